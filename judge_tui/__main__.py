@@ -1,0 +1,3 @@
+from judge_tui.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,160 @@
+"""The judge-tui command: parses arguments and hands each command to the module that does the work.
+
+Handlers are imported only when their command runs, so `judge-tui --help` and the app start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from judge_tui import __version__
+from judge_tui.errors import UserError
+
+DB_HELP = "database file (default: $JUDGE_TUI_DB, or judge-tui.db in the user data folder)"
+
+# command -> "module:function"; each function takes the parsed arguments and returns an exit code.
+HANDLERS = {
+    "rate": "judge_tui.tui.launch:run",
+    "rubrics": "judge_tui.commands:list_rubrics",
+    "import": "judge_tui.importing:run_import",
+    "import-ratings": "judge_tui.importing:run_import_ratings",
+    "export": "judge_tui.exporting:run_export",
+    "split": "judge_tui.splits:run_split",
+    "judge": "judge_tui.judge.headless:run",
+    "report": "judge_tui.report:run",
+    "merge": "judge_tui.merging:run_merge",
+    "history": "judge_tui.versions:run_history",
+    "rubric-change": "judge_tui.versions:run_rubric_change",
+}
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS keeps a --db given before the command (judge-tui --db x import f) from being reset.
+    parser.add_argument("--db", type=Path, help=DB_HELP, default=argparse.SUPPRESS)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="judge-tui",
+        description="Rate submissions against a rubric by keyboard, judge them with an LLM, and measure agreement. "
+        "With no command, opens the rating screen (on a new database, on the bundled CIS demo).",
+    )
+    parser.add_argument("--version", action="version", version=f"judge-tui {__version__}")
+    parser.add_argument("--db", type=Path, help=DB_HELP)
+    parser.add_argument("--reviewer", help="your reviewer id (asked once, then remembered)")
+    parser.add_argument("--rubric", help="rubric id or rubric file to rate")
+    parser.add_argument("--split", help="rate only items of this split (train, dev, test)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("rate", help="open the rating screen")
+    _common(p)
+    p.add_argument("--reviewer", help="your reviewer id (asked once, then remembered)", default=argparse.SUPPRESS)
+    p.add_argument("--rubric", help="rubric id or rubric file to rate", default=argparse.SUPPRESS)
+    p.add_argument("--split", help="rate only items of this split (train, dev, test)", default=argparse.SUPPRESS)
+
+    p = sub.add_parser("rubrics", help="list the available rubrics")
+    p.add_argument("--rubric", dest="rubric_files", action="append", type=Path, default=[],
+                   help="also load this rubric file (repeatable)")
+
+    p = sub.add_parser("import", help="import items (JSON, JSONL, CSV, promptfoo results)")
+    _common(p)
+    p.add_argument("file", type=Path, nargs="?", help="file to import")
+    p.add_argument("--rubric", help="rubric id or file the items are rated against")
+    p.add_argument("--format", choices=["json", "jsonl", "csv", "promptfoo"], help="default: from the file")
+    p.add_argument("--map", action="append", default=[], metavar="FIELD=COLUMN",
+                   help="CSV: take item field FIELD from column COLUMN (repeatable)")
+    p.add_argument("--split", help="put every imported item in this split")
+    p.add_argument("--bundle", type=Path, metavar="FILE", help="import one expert's bundle (see export --bundle)")
+
+    p = sub.add_parser("import-ratings", help="import ratings made elsewhere (rating_form.json, judge output, ...)")
+    _common(p)
+    p.add_argument("file", type=Path)
+    p.add_argument("--rater", required=True, help="rater id to file the ratings under")
+    p.add_argument("--kind", choices=["human", "judge"], required=True)
+    p.add_argument("--rubric", help="rubric id (default: the items' rubric)")
+    p.add_argument("--format", choices=["rating-form", "judge-output", "reasoning-json", "jsonl", "csv"],
+                   help="default: detected from the file")
+    p.add_argument("--model", help="for --kind judge: the model that made the ratings")
+
+    p = sub.add_parser("export", help="export ratings (rating_form.json, JSONL, CSV, review template)")
+    _common(p)
+    p.add_argument("--format", choices=["rating-form", "jsonl", "csv", "review-template"], default="jsonl")
+    p.add_argument("-o", "--output", type=Path, help="output file (default: standard output)")
+    p.add_argument("--rubric", help="only this rubric's items")
+    p.add_argument("--rater", help="only this rater (rating-form: the expert; default: the remembered reviewer)")
+    p.add_argument("--judge", help="review-template: the judge rater to show beside the human")
+    p.add_argument("--bundle", action="store_true", help="export this database's work as one bundle file")
+
+    p = sub.add_parser("split", help="assign items to train / dev / test splits")
+    _common(p)
+    p.add_argument("--rubric", help="only this rubric's items")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--train", type=float, default=0.15)
+    p.add_argument("--dev", type=float, default=0.40)
+    p.add_argument("--test", type=float, default=0.45)
+
+    p = sub.add_parser("judge", help="judge items with an LLM (headless, resumable)")
+    _common(p)
+    p.add_argument("--rubric", help="rubric id (default: every rubric with items)")
+    p.add_argument("--model", help="model id, pinned for the run")
+    p.add_argument("--concurrency", type=int, default=4)
+    p.add_argument("--limit", type=int, help="judge at most N items")
+    p.add_argument("--split", help="only items of this split")
+    p.add_argument("--repeat", type=int, default=1, help="judge each item K times (self-agreement)")
+    p.add_argument("--batch", action="store_true", help="use the Message Batches API (half price, slower)")
+    p.add_argument("--backend", choices=["anthropic", "command", "replay"], default="anthropic")
+    p.add_argument("--cmd", help="for --backend command: program reading a request on stdin, answering on stdout")
+    p.add_argument("--replay", type=Path, metavar="FILE", help="for --backend replay: recorded answers")
+
+    p = sub.add_parser("report", help="agreement report without the app")
+    _common(p)
+    p.add_argument("--format", choices=["text", "markdown", "json"], default="text")
+    p.add_argument("--rubric", help="rubric id (default: the one with the most items)")
+    p.add_argument("--by", metavar="FIELD", help="break down by task_type, cefr_level, split or an item field")
+    p.add_argument("--split", help="only items of this split")
+    p.add_argument("--raters", help="compare these raters: A,B (groups: A+B,C)")
+    p.add_argument("--compare", nargs=2, metavar=("V1", "V2"), help="alignment under two prompt versions")
+    p.add_argument("-o", "--output", type=Path, help="write to a file instead of standard output")
+
+    p = sub.add_parser("merge", help="merge other experts' databases into this one")
+    _common(p)
+    p.add_argument("others", type=Path, nargs="+", metavar="OTHER.db")
+
+    p = sub.add_parser("history", help="list rubric and prompt versions with their reasons")
+    _common(p)
+    p.add_argument("--rubric", help="only this rubric")
+
+    return parser
+
+
+def _handler(command: str):  # noqa: ANN202 - returns the command's function
+    module_name, function_name = HANDLERS[command].split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.startswith("judge_tui"):
+            raise UserError(f"`judge-tui {command}` is not available in this version") from None
+        raise
+    return getattr(module, function_name)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    command = args.command or "rate"
+    try:
+        return int(_handler(command)(args) or 0)
+    except UserError as exc:
+        print(f"judge-tui: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("judge-tui: interrupted; everything saved so far is kept.", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # Output piped into `head` and the like: exit quietly.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1

@@ -1,0 +1,56 @@
+"""Helpers every command shares (opening the database, resolving a rubric) and the smallest commands."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from judge_tui import locations
+from judge_tui.errors import UserError
+from judge_tui.rubrics import Rubric, RubricError, get_rubric, load_rubrics
+from judge_tui.store import Store, StoreError
+
+
+def db_path(args: argparse.Namespace) -> Path:
+    return Path(args.db) if getattr(args, "db", None) else locations.default_db_path()
+
+
+def open_store(args: argparse.Namespace) -> Store:
+    """The database named by --db, $JUDGE_TUI_DB or the default location, created if new."""
+    path = db_path(args)
+    try:
+        return Store(path)
+    except StoreError as exc:
+        raise UserError(f"{exc}. Check the path, or pass --db with another file.") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot open the database ({exc.strerror})") from None
+
+
+def resolve_rubric(name_or_path: str) -> Rubric:
+    try:
+        return get_rubric(name_or_path)
+    except RubricError as exc:
+        raise UserError(str(exc)) from None
+
+
+def list_rubrics(args: argparse.Namespace) -> int:
+    try:
+        found = load_rubrics(args.rubric_files)
+    except RubricError as exc:
+        raise UserError(str(exc)) from None
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title="Rubrics", title_justify="left")
+    for column in ("id", "name", "version", "scale", "dimensions", "file"):
+        table.add_column(column)
+    for rubric_id, (rubric, path) in sorted(found.items()):
+        table.add_row(
+            Text(rubric_id), Text(rubric.name), Text(rubric.version), Text(rubric.scale.kind),
+            Text(", ".join(d.id + (" (code)" if d.method == "code" else "") for d in rubric.dimensions)),
+            Text(str(path)),
+        )
+    Console().print(table)
+    print(f"Add a rubric: put a *.rubric.toml file in {locations.user_rubrics_dir()} or pass --rubric PATH.")
+    return 0

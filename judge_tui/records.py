@@ -1,0 +1,63 @@
+"""Plain records passed between the store and the rest of judge-tui."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+RaterKind = Literal["human", "judge", "code"]
+RATER_KINDS: tuple[str, ...] = ("human", "judge", "code")
+SPLITS: tuple[str, ...] = ("train", "dev", "test")
+
+
+def content_hash(fields: dict[str, Any]) -> str:
+    """Identifies an item's content, whatever its id or split, so merges can spot two versions of one id."""
+    canonical = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()[:20]
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str
+    rubric: str
+    fields: dict[str, Any]
+    task_type: str | None = None
+    split: str | None = None
+    position: int = 0
+    content_hash: str = ""
+
+
+@dataclass(frozen=True)
+class Rating:
+    """One rater's scores for one item under one rubric version (repeat > 0 for a judge's extra runs)."""
+
+    item_id: str
+    rater_id: str
+    rubric_version_id: int
+    scores: dict[str, float]
+    overall: float | None = None
+    verdict: str | None = None
+    notes: str = ""
+    seconds: float = 0.0
+    repeat: int = 0
+    source: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
+    created_at: str = ""
+    updated_at: str = ""
+
+
+@dataclass(frozen=True)
+class Draft:
+    """The rating screen's unsaved-yet work on an item: kept on disk after every change."""
+
+    item_id: str
+    rater_id: str
+    scores: dict[str, float] = field(default_factory=dict)
+    notes: str = ""
+    seconds: float = 0.0
+    skipped: bool = False
+    flagged: bool = False
+    flag_reason: str = ""
+    updated_at: str = ""

@@ -1,0 +1,39 @@
+"""User settings: one pydantic model, read from settings.json in the judge-tui folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from judge_tui import locations
+from judge_tui.errors import UserError
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    idle_seconds: float = Field(default=180.0, gt=0, description="Stop the item timer after this long without a key")
+    reveal_after_submit: bool = Field(
+        default=False, description="Show the judge's and other raters' scores for an item once you have submitted it"
+    )
+    keymap: dict[str, str] = Field(
+        default_factory=dict, description="Binding id -> keys, e.g. {\"submit\": \"enter,ctrl+s\"}"
+    )
+    judge_model: str = Field(default="claude-sonnet-4-5", description="Model for the Anthropic judge backend")
+    judge_concurrency: int = Field(default=4, ge=1, le=64)
+    judge_in_background: bool = Field(default=True, description="Judge queued items while the app is open")
+
+
+def load_settings(path: Path | None = None) -> Settings:
+    path = path or locations.settings_path()
+    if not path.is_file():
+        return Settings()
+    try:
+        return Settings.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path}:{exc.lineno}: settings file is not valid JSON ({exc.msg})") from None
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise UserError(f"{path}: invalid settings ({problems})") from None

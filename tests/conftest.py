@@ -1,0 +1,30 @@
+"""Shared fixtures. Every test runs with its own judge-tui home, so nothing touches a user's real data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from judge_tui.rubrics import Rubric, load_rubrics
+from judge_tui.store import Store
+
+
+@pytest.fixture(autouse=True)
+def hermetic_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("judge-tui-home")
+    monkeypatch.setenv("JUDGE_TUI_HOME", str(home))
+    monkeypatch.delenv("JUDGE_TUI_DB", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    return home
+
+
+@pytest.fixture(scope="session")
+def rubrics() -> dict[str, Rubric]:
+    return {rubric_id: rubric for rubric_id, (rubric, _path) in load_rubrics().items()}
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    with Store(tmp_path / "test.db") as s:
+        yield s

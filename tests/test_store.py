@@ -1,0 +1,99 @@
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from judge_tui.records import Draft, Item, Rating
+from judge_tui.store import ItemConflict, Store, StoreError
+
+
+def _items(n: int, rubric: str = "binary") -> list[Item]:
+    return [Item(id=f"P{i:03d}", rubric=rubric, fields={"query": f"q{i}", "criterion": "c", "response": "r"})
+            for i in range(1, n + 1)]
+
+
+def test_pragmas_and_schema(store: Store):
+    assert store.scalar("PRAGMA journal_mode") == "wal"
+    assert store.scalar("PRAGMA synchronous") == 2  # FULL
+    assert store.scalar("PRAGMA foreign_keys") == 1
+    tables = {r["name"] for r in store.query("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"items", "raters", "ratings", "rubric_versions", "drafts", "judge_jobs", "meta"} <= tables
+
+
+def test_reopening_applies_no_migration_twice(tmp_path: Path):
+    path = tmp_path / "x.db"
+    Store(path).close()
+    with Store(path) as again:
+        assert again.scalar("SELECT COUNT(*) FROM _sqlite_migrations") == 1
+
+
+def test_not_a_database_is_a_clear_error(tmp_path: Path):
+    path = tmp_path / "notes.txt"
+    path.write_text("hello, this is not sqlite\n" * 100)
+    with pytest.raises(StoreError, match="cannot open"):
+        Store(path)
+
+
+def test_items_idempotent_and_conflicts(store: Store):
+    assert store.add_items(_items(3)) == {"added": 3, "unchanged": 0, "split_changed": 0}
+    assert store.add_items(_items(3)) == {"added": 0, "unchanged": 3, "split_changed": 0}
+    changed = Item(id="P001", rubric="binary", fields={"query": "other", "criterion": "c", "response": "r"})
+    with pytest.raises(ItemConflict, match="different content"):
+        store.add_items([*_items(1)[:0], Item(id="P009", rubric="binary", fields={}), changed])
+    assert store.item("P009") is None  # the whole batch was rolled back
+    with pytest.raises(ItemConflict, match="under rubric"):
+        store.add_items([Item(id="P001", rubric="cis", fields={"query": "q1", "criterion": "c", "response": "r"})])
+    assert [i.id for i in store.iter_items("binary")] == ["P001", "P002", "P003"]
+
+
+def test_ratings_upsert_and_next_unrated(store: Store, rubrics):
+    store.add_items(_items(4))
+    version = store.ensure_rubric_version(rubrics["binary"])
+    assert store.ensure_rubric_version(rubrics["binary"]) == version
+    store.ensure_rater("ann", "human")
+    with pytest.raises(ValueError, match="already exists as a human"):
+        store.ensure_rater("ann", "judge")
+    first = store.next_unrated_item("ann", "binary")
+    assert first.id == "P001"
+    rating = Rating(item_id="P001", rater_id="ann", rubric_version_id=version, scores={"label": 1.0},
+                    overall=1.0, verdict="PASS", notes="fine", seconds=12.5)
+    assert store.save_rating(rating) is True
+    assert store.save_rating(rating) is False  # same again changes nothing
+    assert store.next_unrated_item("ann", "binary").id == "P002"
+    assert store.next_unrated_item("ann", "binary", after_position=3).id == "P004"
+    assert store.rating("P001", "ann").notes == "fine"
+    assert store.progress("ann", "binary") == {"rated": 1, "skipped": 0, "flagged": 0, "total": 4}
+
+
+def test_drafts_survive_and_submit_clears_them(store: Store, rubrics):
+    store.add_items(_items(2))
+    store.ensure_rater("ann", "human")
+    version = store.ensure_rubric_version(rubrics["binary"])
+    store.save_draft(Draft(item_id="P002", rater_id="ann", scores={"label": 0.0}, notes="n", seconds=3.0,
+                           flagged=True, flag_reason="unclear"))
+    store.save_draft(Draft(item_id="P001", rater_id="ann", skipped=True))
+    assert store.latest_draft("ann").item_id == "P002"
+    assert store.next_unrated_item("ann", "binary").id == "P002"  # P001 skipped
+    assert store.progress("ann", "binary")["flagged"] == 1
+    store.save_rating(Rating(item_id="P002", rater_id="ann", rubric_version_id=version, scores={"label": 0.0}),
+                      clear_draft=True)
+    kept = store.draft("P002", "ann")
+    assert kept.flagged and kept.scores == {} and kept.flag_reason == "unclear"
+
+
+def test_foreign_keys_are_enforced(store: Store):
+    with pytest.raises(sqlite3.IntegrityError), store.transaction() as conn:
+        conn.execute("INSERT INTO drafts (item_id, rater_id, updated_at) VALUES ('nope', 'nobody', 'x')")
+
+
+def test_committed_rating_visible_to_another_connection(tmp_path: Path, rubrics):
+    path = tmp_path / "shared.db"
+    with Store(path) as a:
+        a.add_items(_items(1))
+        a.ensure_rater("ann", "human")
+        version = a.ensure_rubric_version(rubrics["binary"])
+        a.save_rating(Rating(item_id="P001", rater_id="ann", rubric_version_id=version, scores={"label": 1.0}))
+        with Store(path) as b:
+            assert b.rating("P001", "ann").scores == {"label": 1.0}
