@@ -49,7 +49,7 @@ class JudgeTemplate:
     item_text: str
     layout: str = "scores"
     score_key: str = "{id}"
-    max_tokens: int = 1024
+    max_tokens: int = 4096
     digest: str = ""
 
 
@@ -102,7 +102,7 @@ def load_template(path: Path) -> JudgeTemplate:
         item_text=item_text,
         layout=str(options.get("layout", "scores")),
         score_key=str(options.get("score_key", "{id}")),
-        max_tokens=int(options.get("max_tokens", 1024)),
+        max_tokens=int(options.get("max_tokens", 4096)),
         digest=hashlib.sha256(raw).hexdigest(),
     )
 

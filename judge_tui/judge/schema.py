@@ -152,10 +152,7 @@ class OutputFormat:
             self.keys[d.id]: (scale.label(scores[d.id]) if scale.kind == "pass_fail" else scores[d.id])
             for d in self.dimensions
         }
-        if self.layout == "flat":
-            answer = {**values, **extras}
-        else:
-            answer = {"scores": values, **extras}
+        answer = {**values, **extras} if self.layout == "flat" else {"scores": values, **extras}
         return json.dumps(answer, ensure_ascii=False, indent=2)
 
     # ------------------------------------------------------------------ strict parsing
