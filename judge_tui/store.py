@@ -654,7 +654,8 @@ class Store:
         split_clause, split_params = ("AND i.split = ?", [split]) if split else ("", [])
         stamp = now()
         with self.transaction() as conn:
-            cursor = conn.execute(
+            before = conn.total_changes  # rowcount is not reported for a statement that starts with WITH
+            conn.execute(
                 "WITH RECURSIVE reps(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM reps WHERE n + 1 < ?),"
                 " todo AS (SELECT i.id, i.position FROM items i WHERE i.rubric = ? " + split_clause +
                 "   AND EXISTS (SELECT 1 FROM reps WHERE NOT EXISTS (SELECT 1 FROM judge_jobs j"
@@ -666,7 +667,7 @@ class Store:
                 [max(1, repeats), rubric, *split_params, rater_id, rubric_version_id,
                  -1 if limit is None else max(0, limit), rater_id, rubric_version_id, stamp, stamp],
             )
-            return cursor.rowcount
+            return conn.total_changes - before
 
     def enqueue_judge_items(self, rater_id: str, rubric_version_id: int, item_ids: Iterable[str], repeat: int = 0) -> int:
         """Queue these items (e.g. as the app opens them); already queued ones are left alone."""
