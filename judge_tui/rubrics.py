@@ -213,6 +213,13 @@ class Rubric(_Strict):
             raise ValueError("overall = 'label' needs exactly one dimension")
         return self
 
+    def model_copy(self, *, update: Mapping[str, object] | None = None, deep: bool = False) -> Rubric:
+        """A copy whose derived values (content_hash and the views below) are computed afresh."""
+        copy = super().model_copy(update=update, deep=deep)
+        for name in ("dimension_ids", "judged_dimensions", "code_dimensions", "thresholds", "content_hash"):
+            copy.__dict__.pop(name, None)
+        return copy
+
     # ---- derived views
 
     @cached_property
