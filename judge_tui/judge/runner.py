@@ -25,6 +25,7 @@ from typing import Any
 
 from judge_tui.judge.backends import (
     AnswerError,
+    BackendError,
     FatalError,
     JudgeAnswer,
     JudgeRequest,
@@ -39,6 +40,8 @@ from judge_tui.judge.schema import JudgmentError
 from judge_tui.records import Rating
 from judge_tui.rubrics import Rubric
 from judge_tui.store import Store
+
+_Outcome = tuple[JudgeRequest, "JudgeAnswer | BackendError", float]
 
 
 def judge_rater_id(model: str, rubric_id: str, prompt_version: str) -> str:
@@ -100,6 +103,7 @@ class Judge:
         store.ensure_rater(self.rater_id, "judge", model=backend.model, prompt_version=prompt.version)
         self.queue = JudgeQueue(store, self.rater_id, self.rubric_version_id, rubric.id)
         self._marked: set[str] = set()
+        self._schema = prompt.output.json_schema()
         self._temperature_key = f"judge.temperature_rejected:{self.model}"
         if hasattr(backend, "temperature_rejected") and store.get_meta(self._temperature_key) == "1":
             backend.temperature_rejected = True  # learnt in an earlier run: do not ask again
@@ -111,7 +115,7 @@ class Judge:
         if item is None:
             return None
         return JudgeRequest(job_id=job["id"], item_id=item.id, repeat=job["repeat"], rubric_id=self.rubric.id,
-                            prompt=self.prompt.render(item), schema=self.prompt.output.json_schema(),
+                            prompt=self.prompt.render(item), schema=self._schema,
                             max_tokens=self.prompt.template.max_tokens)
 
     def cache_note(self) -> str:
@@ -297,7 +301,7 @@ class JudgeRunner(_Base):
             self.state.offline = reason
         self.next_probe = time.monotonic() + self.options.offline_probe
 
-    def _fill(self, inflight: set[asyncio.Task[None]]) -> None:
+    def _fill(self, inflight: dict[asyncio.Task[_Outcome], dict[str, Any]]) -> None:
         if self.stopping:
             return
         now = time.monotonic()
@@ -309,9 +313,11 @@ class JudgeRunner(_Base):
         if slots <= 0:
             return
         for job in self._claim(slots):
-            inflight.add(asyncio.create_task(self._process(job)))
-        if inflight:
-            self._report()
+            request = self.judge.request(job)
+            if request is None:
+                self._fail(job, f"item {job['item_id']!r} is no longer in the database")
+                continue
+            inflight[asyncio.create_task(self._call(job, request))] = job
 
     def _idle_wait(self) -> float | None:
         """How long to sleep when nothing is in flight; None when the run is over."""
@@ -334,13 +340,16 @@ class JudgeRunner(_Base):
         return max(0.001, min(waits))
 
     async def run(self) -> RunState:
+        store = self.judge.store
         self.queue.requeue_stale()
         self._load_counts()
         self._report()
-        inflight: set[asyncio.Task[None]] = set()
+        inflight: dict[asyncio.Task[_Outcome], dict[str, Any]] = {}
         try:
             while True:
-                self._fill(inflight)
+                if not inflight:
+                    self._fill(inflight)
+                    self._report()
                 if not inflight:
                     wait = self._idle_wait()
                     if wait is None:
@@ -351,47 +360,51 @@ class JudgeRunner(_Base):
                     continue
                 done, _ = await asyncio.wait(inflight, timeout=self.options.idle_poll,
                                              return_when=asyncio.FIRST_COMPLETED)
-                for task in done:
-                    inflight.discard(task)
-                    task.result()  # _process handles every expected error; anything else is a bug: raise it
+                # Everything that finished meanwhile, and the next claims, in one transaction: one disk
+                # sync for many judgments. Each job still changes state together with its rating.
+                with store.transaction():
+                    for task in done:
+                        job = inflight.pop(task)
+                        self._apply(job, *task.result())
+                    self._fill(inflight)
+                self._report()
         finally:
             for task in inflight:
                 task.cancel()
             if inflight:
                 await asyncio.gather(*inflight, return_exceptions=True)
+                self._release(list(inflight.values()), "interrupted")
             self._report()
         return self.state
 
-    async def _process(self, job: dict[str, Any]) -> None:
-        request = self.judge.request(job)
-        if request is None:
-            self._fail(job, f"item {job['item_id']!r} is no longer in the database")
-            self._report()
-            return
+    async def _call(self, job: dict[str, Any], request: JudgeRequest) -> _Outcome:
+        """The network part only; what to make of the outcome is decided by _apply, on the loop's turn."""
         started = time.monotonic()
         try:
-            answer = await self.judge.backend.judge(request)
-        except asyncio.CancelledError:
-            self._release([job], "interrupted")
-            raise
-        except OfflineError as exc:
-            self._release([job], f"waiting: {exc}")
-            self._go_offline(str(exc))
-        except RetryableError as exc:
-            delay = self._retry(job, exc)
-            if exc.throttle:
-                self.paused_until = max(self.paused_until, time.monotonic() + delay)
-        except FatalError as exc:
-            self._release([job], f"stopped: {exc}")
-            self.state.error = str(exc)
-        except AnswerError as exc:
-            self.warm = True
-            self._fail(job, str(exc), exc.raw, exc.answer)
-        else:
+            answer: JudgeAnswer | BackendError = await self.judge.backend.judge(request)
+        except BackendError as exc:
+            answer = exc
+        return request, answer, time.monotonic() - started
+
+    def _apply(self, job: dict[str, Any], request: JudgeRequest, outcome: JudgeAnswer | BackendError,
+               seconds: float) -> None:
+        if isinstance(outcome, JudgeAnswer):
             self.warm = True
             self.state.offline = ""
-            self._record(job, request, answer, time.monotonic() - started)
-        self._report()
+            self._record(job, request, outcome, seconds)
+        elif isinstance(outcome, OfflineError):
+            self._release([job], f"waiting: {outcome}")
+            self._go_offline(str(outcome))
+        elif isinstance(outcome, RetryableError):
+            delay = self._retry(job, outcome)
+            if outcome.throttle:
+                self.paused_until = max(self.paused_until, time.monotonic() + delay)
+        elif isinstance(outcome, FatalError):
+            self._release([job], f"stopped: {outcome}")
+            self.state.error = str(outcome)
+        else:  # AnswerError: the call worked, the answer is unusable
+            self.warm = True
+            self._fail(job, str(outcome), outcome.raw, outcome.answer)
 
 
 class BatchRunner(_Base):

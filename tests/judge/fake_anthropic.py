@@ -100,8 +100,11 @@ class FakeAnthropic:
         class Handler(_Handler):
             server_state = fake
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-        self.server.daemon_threads = True
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 256  # the default backlog of 5 drops connections when 16 open at once
+            daemon_threads = True
+
+        self.server = Server(("127.0.0.1", port), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self.thread.start()
         return self
@@ -128,7 +131,9 @@ class FakeAnthropic:
             self.rules.append(Rule(behaviour, contains, times))
 
     def message_requests(self) -> list[Recorded]:
-        return [r for r in self.requests if r.method == "POST" and r.path == "/v1/messages"]
+        """Complete POST /v1/messages requests (not those cut off by a client that died while sending)."""
+        return [r for r in self.requests if r.method == "POST" and r.path == "/v1/messages"
+                and r.behaviour != "aborted"]
 
     def _choose(self, user_text: str) -> str:
         with self.lock:
@@ -306,6 +311,7 @@ def _error_body(kind: str, message: str) -> dict[str, Any]:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out as separate writes: no 40 ms Nagle stall
     server_state: FakeAnthropic
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet
@@ -358,6 +364,10 @@ class _Handler(BaseHTTPRequestHandler):
         fake = self.server_state
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
+        if len(raw) < length:  # the client went away mid-request (killed): nothing to answer
+            self.close_connection = True
+            self._record(None).behaviour = "aborted"
+            return None
         try:
             body = json.loads(raw or b"{}")
         except json.JSONDecodeError:
