@@ -110,6 +110,7 @@ def memory(folder: Path, rubric, queued: int, slice_jobs: int) -> dict:  # noqa:
     server = FakeServer(0.0)
     os.environ["ANTHROPIC_BASE_URL"] = server.url
     samples: list[float] = []
+    at_start = rss_mb()
     try:
         with Store(folder / "memory.db") as store:
             store.ensure_rubric_version(rubric)
@@ -131,7 +132,8 @@ def memory(folder: Path, rubric, queued: int, slice_jobs: int) -> dict:  # noqa:
             counts = judge.queue.counts()
     finally:
         server.stop()
-    return {"queued": added, "enqueue_s": round(enqueue_s, 2), "rss_before_enqueue_mb": round(before, 1),
+    return {"queued": added, "enqueue_s": round(enqueue_s, 2), "rss_before_items_mb": round(at_start, 1),
+            "rss_before_enqueue_mb": round(before, 1),
             "rss_after_enqueue_mb": round(after, 1), "slice_judged": state.done,
             "rss_while_running_max_mb": round(max(samples), 1), "rss_while_running_first_mb": round(samples[0], 1),
             "still_queued": counts["queued"]}
