@@ -217,7 +217,9 @@ def _kappa_from_confusion(confusion: np.ndarray, weights: Weights) -> Figure:
     expected = np.outer(confusion.sum(axis=1), confusion.sum(axis=0)) / n
     expected_disagreement = float((disagreement * expected).sum())
     if expected_disagreement <= 0:
-        return Undefined("both raters used one and the same category for every item, so chance agreement is total")
+        return Undefined(
+            "both raters used one and the same category for every item, so chance agreement is total"
+        )
     observed_disagreement = float((disagreement * confusion).sum())
     return 1.0 - observed_disagreement / expected_disagreement
 
@@ -328,6 +330,8 @@ def _count_inversions(sequence: np.ndarray, levels: int) -> int:
     then split stably into their 0-half and 1-half for the next bit.
     """
     n = sequence.size
+    if n < 2:
+        return 0
     current = sequence.astype(np.int64, copy=True)
     position = np.arange(n)
     inversions = 0
@@ -844,7 +848,10 @@ def interpret_kappa(kappa: Figure, thresholds: Thresholds = DEFAULT_THRESHOLDS) 
         )
     if kappa >= t.kappa_substantial - _EDGE:
         return Interpretation(
-            "substantial", "Agreement is in the target band; keep an eye on it as the rubric changes.", "ok", True
+            "substantial",
+            "Agreement is in the target band; keep an eye on it as the rubric changes.",
+            "ok",
+            True,
         )
     if kappa >= t.kappa_moderate - _EDGE:
         return Interpretation(
@@ -882,7 +889,9 @@ def meets_pearson_target(r: Figure, thresholds: Thresholds = DEFAULT_THRESHOLDS)
     )
 
 
-def meets_binary_target(tpr: Figure, tnr: Figure, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> Interpretation:
+def meets_binary_target(
+    tpr: Figure, tnr: Figure, thresholds: Thresholds = DEFAULT_THRESHOLDS
+) -> Interpretation:
     """Whether a PASS/FAIL judge catches both classes well enough (TPR and TNR above 0.90 by default)."""
     for figure in (tpr, tnr):
         if isinstance(figure, Undefined):
