@@ -69,6 +69,12 @@ def score_value(rubric: Rubric, value: float) -> float | str:
     return value
 
 
+def ordered_scores(rubric: Rubric, scores: dict[str, float]) -> dict[str, float | str]:
+    """Scores in the rubric's dimension order (the store keeps them sorted by name)."""
+    order = [d for d in rubric.dimension_ids if d in scores] + sorted(set(scores) - set(rubric.dimension_ids))
+    return {d: score_value(rubric, scores[d]) for d in order}
+
+
 def _minutes(seconds: float) -> float | int:
     minutes = seconds / 60.0
     return int(minutes) if minutes == int(minutes) else round(minutes, 2)
@@ -87,7 +93,7 @@ def rating_rows(store: Store, rubric: str | None = None, rater: str | None = Non
         row: dict[str, Any] = {
             "item_id": rating.item_id, "rater": rating.rater_id, "kind": kinds.get(rating.rater_id),
             "rubric": definition.id, "rubric_version": version["version"],
-            "scores": {d: score_value(definition, v) for d, v in rating.scores.items()},
+            "scores": ordered_scores(definition, rating.scores),
             "overall": rating.overall, "verdict": rating.verdict, "notes": rating.notes,
             "seconds": rating.seconds, "repeat": rating.repeat,
         }
@@ -120,13 +126,14 @@ def write_csv(store: Store, out: io.TextIOBase, rubric: str | None, rater: str |
     dims = _dimension_columns(store, rubric)
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["item_id", "rater", "kind", "rubric", "rubric_version", *dims, "overall", "verdict", "notes",
-                     "seconds", "repeat"])
+                     "seconds", "repeat", "details"])
     count = 0
     for row in rating_rows(store, rubric, rater):
         cells = [row["item_id"], row["rater"], row["kind"], row["rubric"], row["rubric_version"],
                  *(row["scores"].get(d, "") for d in dims),
                  "" if row["overall"] is None else row["overall"], row["verdict"] or "", row["notes"],
-                 row["seconds"], row["repeat"]]
+                 row["seconds"], row["repeat"],
+                 json.dumps(row["details"], ensure_ascii=False) if row.get("details") else ""]
         writer.writerow([protect(c) if isinstance(c, str) else repr(c) if isinstance(c, float) else c
                          for c in cells])
         count += 1
@@ -181,7 +188,7 @@ def rating_form(store: Store, rater: str | None, rubric_name: str | None) -> dic
         rating = latest[item.id]
         definition = rubrics[rating.rubric_version_id]
         row: dict[str, Any] = {"submission_id": item.id, "task_type": item.task_type}
-        row.update({f"{d}_score": score_value(definition, v) for d, v in rating.scores.items()})
+        row.update({f"{d}_score": v for d, v in ordered_scores(definition, rating.scores).items()})
         row[overall_key] = rating.overall
         row["notes"] = rating.notes
         row["time_spent_minutes"] = _minutes(rating.seconds)

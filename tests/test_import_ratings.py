@@ -82,7 +82,7 @@ def test_reasoning_json_object_list_and_lines(db: Path, tmp_path: Path, capsys):
         assert t2.scores["accuracy"] == 0.7  # a judge's continuous score is kept exactly
         assert t2.verdict == "needs_revision" and t2.overall == pytest.approx(0.68)
         assert t2.details["issues"] == ["Skips the unit conversion."]
-        assert t2.details["stated_verdict"] == "needs_revision"
+        assert "stated_verdict" not in t2.details  # kept only when the file disagrees with the rubric
         assert t2.notes == "Right answer, thin working."
     rows = [json.loads(line) for line in (FIXTURES / "reasoning_output.jsonl").read_text().splitlines()]
     single = tmp_path / "one.json"
@@ -90,6 +90,8 @@ def test_reasoning_json_object_list_and_lines(db: Path, tmp_path: Path, capsys):
     code, _out, err = run(capsys, "import-ratings", single, "--rater", "j2", "--kind", "judge", "--db", db)
     assert code == 0
     assert "the file's verdict 'reject' differs from the rubric's 'approve'; keeping the rubric's" in err
+    with Store(db) as store:
+        assert store.rating("T001", "j2").details["stated_verdict"] == "reject"
     listed = tmp_path / "list.json"
     listed.write_text(json.dumps(rows, indent=2))
     code, out, _err = run(capsys, "import-ratings", listed, "--rater", "j3", "--kind", "judge", "--db", db)
