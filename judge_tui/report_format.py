@@ -445,7 +445,7 @@ def render_markdown(report: Report) -> str:
     columns = _columns(report)
     out += _md_table(["Dimension", *(h for h, _ in columns), "Alignment band", "Kappa band"],
                      [[f"**{r.key}**" if r.method == "overall" else r.key + (" (code)" if r.method == "code" else ""),
-                       *(cell(r, f) for _, f in columns), r.alignment_band.label, r.kappa_band.label]
+                       *(cell(r, f) for _, f in columns), r.alignment_band.label, _kappa_band_cell(r)]
                       for r in [*report.rows, report.overall]])
     notes = undefined_notes(report)
     if notes is not None:
@@ -473,6 +473,12 @@ def render_markdown(report: Report) -> str:
         out += ["", "## Agreement among humans", "", md(human.title), ""]
         out += _md_table([md(col.header) for col in human.columns], _table_cells(human))
     return "\n".join(out) + "\n"
+
+
+def _kappa_band_cell(row: Row) -> str:
+    if row.method == "overall" and not ag.is_defined(row.agreement.cohen_kappa):
+        return "—"
+    return row.kappa_band.label
 
 
 def _table_cells(table: Table) -> list[list[str]]:

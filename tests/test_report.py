@@ -373,3 +373,33 @@ def test_output_file(exercise_db, tmp_path, capsys):
     assert main(["report", "--db", str(db), "--format", "markdown", "-o", str(target)]) == 0
     assert capsys.readouterr().out == ""
     assert target.read_text().startswith("# Agreement report: Exercise quality")
+
+
+@pytest.mark.parametrize("rubric_id", ["exercise-quality", "cis", "reasoning-trace"])
+def test_import_ratings_then_report_matches_references(tmp_path, rubrics, capsys, rubric_id):
+    """The whole path a study lead takes: import items, a human file and a judge file, then report."""
+    from judge_tui import locations
+
+    rubric = rubrics[rubric_id]
+    data_dir = locations.data_dir()
+    db = str(tmp_path / "demo.db")
+    human_file = data_dir / f"{rubric_id}.expert-demo.ratings.jsonl"
+    judge_file = data_dir / f"{rubric_id}.judge-demo.ratings.jsonl"
+    assert main(["import", "--db", db, str(data_dir / f"{rubric_id}.jsonl"), "--rubric", rubric_id]) == 0
+    assert main(["import-ratings", "--db", db, str(human_file), "--rater", HUMAN, "--kind", "human"]) == 0
+    assert main(["import-ratings", "--db", db, str(judge_file), "--rater", "judge:demo", "--kind", "judge"]) == 0
+    capsys.readouterr()
+    data = report_json(Path(db), "--rubric", rubric_id, capsys=capsys)
+
+    def scores(path: Path) -> dict[str, dict[str, float]]:
+        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        return {r["item_id"]: r["scores"] for r in rows}
+
+    human, judge = scores(human_file), scores(judge_file)
+    ids = sorted(set(human) & set(judge))
+    assert data["counts"]["compared"] == len(ids)
+    rows = {r["dimension"]: r for r in data["dimensions"]}
+    for dim in rubric.judged_dimensions:
+        h = np.array([float(human[i][dim.id]) for i in ids])
+        j = np.array([float(judge[i][dim.id]) for i in ids])
+        assert_row_matches(rows[dim.id], reference_figures(h, j, rubric.scale.points))
