@@ -424,7 +424,7 @@ def _findings(report_rows: Sequence[Row], overall: Row, summary: Summary, rubric
     if defined:
         below = [r for r in defined if not r.kappa_band.meets_target]
         worst = max(defined, key=lambda r: _SEVERITY[r.kappa_band.status])
-        text = (f"Cohen's kappa reaches the target band (≥ {thresholds.kappa_substantial:g}) on "
+        text = (f"Cohen's kappa reaches the target band (≥ {thresholds.kappa_substantial:.2f}) on "
                 f"{len(defined) - len(below)} of {len(defined)} judged dimensions")
         if below:
             text += "; below it: " + ", ".join(
@@ -441,7 +441,7 @@ def _findings(report_rows: Sequence[Row], overall: Row, summary: Summary, rubric
         findings.append(Finding(
             "pearson", target.status, target.meets_target, scope,
             f"Pearson r of the {rubric.overall_name} scores: {_num(overall.agreement.pearson_r)} "
-            f"(target ≥ {thresholds.pearson_target:g}): {target.label}. {target.action}",
+            f"(target ≥ {thresholds.pearson_target:.2f}): {target.label}. {target.action}",
         ))
     if rubric.scale.kind == "pass_fail":
         findings.append(_binary_finding(judged[0] if judged else overall, test_binary, thresholds))
@@ -499,21 +499,27 @@ def _natural_key(value: str) -> tuple[Any, ...]:
     return (value == "(none)", value.lower())
 
 
+def newest_judge(raters: Sequence[dict[str, Any]]) -> str | None:
+    """The judge rater whose latest rating is the newest (the prompt version in use now)."""
+    judges = sorted((r for r in raters if r["kind"] == "judge"), key=lambda r: r["last_id"])
+    return judges[-1]["id"] if judges else None
+
+
 def default_groups(store: Store, rubric_id: str) -> tuple[Group, Group]:
     """Every human rater against the judge rater that rated most recently."""
     raters = store.rubric_raters(rubric_id)
     humans = tuple(r["id"] for r in raters if r["kind"] == "human")
-    judges = sorted((r for r in raters if r["kind"] == "judge"), key=lambda r: r["last_id"])
+    judge = newest_judge(raters)
     if not raters:
         raise ReportError(f"no ratings of rubric {rubric_id!r} yet: rate items, or bring ratings in with "
                           "`judge-tui import-ratings FILE --rater ID --kind human|judge`")
     if not humans:
         raise ReportError(f"rubric {rubric_id!r} has no human ratings to compare the judge with: rate items in "
                           "the app, or `judge-tui import-ratings FILE --rater ID --kind human`")
-    if not judges:
+    if judge is None:
         raise ReportError(f"rubric {rubric_id!r} has no judge ratings yet: run `judge-tui judge --rubric "
                           f"{rubric_id}`, or `judge-tui import-ratings FILE --rater ID --kind judge`")
-    return Group("human", humans), Group("judge", (judges[-1]["id"],))
+    return Group("human", humans), Group("judge", (judge,))
 
 
 def parse_raters(spec: str, store: Store, rubric_id: str) -> tuple[Group, Group]:
@@ -723,3 +729,43 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(output, end="" if output.endswith("\n") else "\n")
     return 0
+
+
+# --------------------------------------------------------------------------------------------------
+# Disagreements, item by item (the disagreement browser)
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    item_id: str
+    human_overall: float | None
+    judge_overall: float | None
+    gap: float  # |human - judge| on the overall score (a PASS/FAIL mismatch is 1)
+    differing: int  # dimensions whose scores differ by more than the tolerance
+
+
+def disagreements(store: Store, rubric: Rubric, human_id: str, judge_id: str,
+                  tolerance: float = 0.15) -> list[Disagreement]:
+    """Items rated by both raters, the largest overall gap first (then the most differing dimensions)."""
+    dims = rubric.dimension_ids
+    with store.snapshot():
+        human = first_runs(store.rater_scores(rubric.id, human_id, dims))
+        judge = first_runs(store.rater_scores(rubric.id, judge_id, dims))
+        keys, ids = store.item_field_values(rubric.id, "id")
+    pairing = _Pairing(rubric, human, judge)
+    gap = np.abs(pairing.human_overall - pairing.judge_overall)
+    gap = np.where(np.isnan(gap), 0.0, gap)
+    with np.errstate(invalid="ignore"):
+        differing = np.count_nonzero(np.abs(pairing.human - pairing.judge) > tolerance + ag.ALIGNMENT_EPSILON, axis=1)
+    order = np.lexsort((pairing.keys, -differing, -gap))
+    item_ids = [ids[i] for i in np.searchsorted(keys, pairing.keys[order]).tolist()]
+
+    def plain(value: float) -> float | None:
+        return None if np.isnan(value) else float(value)
+
+    return [
+        Disagreement(item_id, plain(pairing.human_overall[i]), plain(pairing.judge_overall[i]), float(gap[i]),
+                     int(differing[i]))
+        for item_id, i in zip(item_ids, order.tolist(), strict=True)
+    ]

@@ -236,14 +236,15 @@ def summary_lines(s: Summary, rates: dict[str, Figure], tolerance: float) -> lis
     ]
 
 
-def _columns(report: Report) -> list[tuple[str, str]]:
-    """(header, figure) for the per-dimension table."""
+def _columns(report: Report, compact: bool = False) -> list[tuple[str, str]]:
+    """(header, figure) for the per-dimension table; compact leaves out the rank correlations."""
     columns = [("n", "n"), ("Align", "alignment_rate"), ("κ", "cohen_kappa")]
     if report.rubric.scale.kind == "pass_fail":
-        columns += [("TPR", "tpr"), ("TNR", "tnr"), ("Acc", "accuracy"), ("r", "pearson_r")]
+        columns += [("TPR", "tpr"), ("TNR", "tnr"), ("Acc", "accuracy")]
+        columns += [] if compact else [("r", "pearson_r")]
     else:
-        columns += [("κ quad", "weighted_kappa"), ("r", "pearson_r"), ("ρ", "spearman_rho"),
-                    ("τ", "kendall_tau")]
+        columns += [("κ quad", "weighted_kappa"), ("r", "pearson_r")]
+        columns += [] if compact else [("ρ", "spearman_rho"), ("τ", "kendall_tau")]
     return [*columns, ("J−H", "mean_difference")]
 
 
@@ -258,25 +259,41 @@ def cell(row: Row, figure: str) -> str:
     return num(value)
 
 
-def dimension_table(report: Report, rows: Sequence[Row] | None = None, overall: Row | None = None,
-                    title: str = "Per dimension") -> Table:
-    rows = report.rows if rows is None else rows
-    overall = report.overall if overall is None else overall
-    columns = _columns(report)
-    table = Table(title=title, title_justify="left")
-    table.add_column("Dimension")
+def dimension_table(report: Report, *, compact: bool = False) -> Table:
+    """The per-dimension figures and the overall row, with the alignment and kappa bands.
+
+    Compact (the summary screen) leaves out the rank correlations and the band names; the alignment and
+    kappa cells are coloured by their band instead.
+    """
+    rows = report.rows
+    columns = _columns(report, compact)
+    table = Table(title="Per dimension", title_justify="left")
+    widest = max(len(r.key) + (7 if r.method == "code" else 0) for r in [*rows, report.overall])
+    table.add_column("Dimension", min_width=min(widest, 18 if compact else 28), overflow="fold")
     for head, _ in columns:
-        table.add_column(head, justify="right")
-    table.add_column("Bands (align / κ)")
-    for row in [*rows, overall]:
+        table.add_column(head, justify="right", no_wrap=True)
+    if not compact:
+        table.add_column("Alignment band")
+        table.add_column("κ band")
+    for row in [*rows, report.overall]:
         name = row.key + (" (code)" if row.method == "code" else "")
-        bands = Text(row.alignment_band.label, style=STATUS_STYLE[row.alignment_band.status])
-        if row.method != "overall" or ag.is_defined(row.agreement.cohen_kappa):
-            bands.append(" / ")
-            bands.append(row.kappa_band.label, style=STATUS_STYLE[row.kappa_band.status])
-        table.add_row(Text(name, style="bold" if row.method == "overall" else ""),
-                      *(cell(row, f) for _, f in columns), bands,
-                      end_section=row is rows[-1] if rows else False)
+        kappa_band = _kappa_band_cell(row)
+        align_style = STATUS_STYLE[row.alignment_band.status]
+        kappa_style = STATUS_STYLE[row.kappa_band.status] if kappa_band != "—" else ""
+        cells = []
+        for _, figure in columns:
+            style = {"alignment_rate": align_style, "cohen_kappa": kappa_style}.get(figure, "") if compact else ""
+            cells.append(Text(cell(row, figure), style=style))
+        bands = [] if compact else [Text(row.alignment_band.label, style=align_style), Text(kappa_band, style=kappa_style)]
+        table.add_row(Text(name, style="bold" if row.method == "overall" else ""), *cells, *bands,
+                      end_section=row is rows[-1])
+    if compact:
+        t = report.thresholds
+        table.caption = Text(
+            f"Colours: alignment ≥ {t.alignment_well_calibrated:.0%} green, ≥ {t.alignment_minor_drift:.0%} yellow, "
+            f"≥ {t.alignment_significant_drift:.0%} orange, else red; κ ≥ {t.kappa_substantial:g} green, "
+            f"≥ {t.kappa_moderate:g} yellow, else red.", style="dim")
+        table.caption_justify = "left"
     return table
 
 
@@ -346,8 +363,8 @@ def breakdown_tables(report: Report) -> list[Table]:
     tables = []
     judged = [r.key for r in report.judged_rows]
     for breakdown in report.breakdowns:
-        table = Table(title=f"By {safe(breakdown.by)}", title_justify="left")
-        table.add_column(safe(breakdown.by))
+        table = Table(title=Text(f"By {safe(breakdown.by)}"), title_justify="left")
+        table.add_column(Text(safe(breakdown.by)))
         table.add_column("n", justify="right")
         table.add_column("Align", justify="right")
         for key in judged:
@@ -366,8 +383,9 @@ def self_agreement_tables(report: Report) -> list[Table]:
     tables = []
     for s in report.self_agreement:
         pairs = ", ".join(f"{a}–{b}" for a, b in s.pairs)
-        table = Table(title=f"Judge self-agreement: {safe(s.rater_id)}, {s.items} items judged "
-                      f"{s.repeats} times (repeat pairs {pairs}, averaged)", title_justify="left")
+        title = (f"Judge self-agreement: {safe(s.rater_id)}, {s.items} items judged {s.repeats} times "
+                 f"(repeat pairs {pairs}, averaged)")
+        table = Table(title=Text(title), title_justify="left")
         for head in ("Dimension", "n", "Align", "κ"):
             table.add_column(head, justify="left" if head == "Dimension" else "right")
         for r in s.rows:
@@ -380,7 +398,7 @@ def human_agreement_table(report: Report) -> Table | None:
     h = report.human_agreement
     if h is None:
         return None
-    table = Table(title=f"Agreement among humans ({safe(', '.join(h.rater_ids))}; {h.level} alpha)",
+    table = Table(title=Text(f"Agreement among humans ({safe(', '.join(h.rater_ids))}; {h.level} alpha)"),
                   title_justify="left")
     for head in ("Dimension", "items", "Krippendorff α", "mean pairwise κ"):
         table.add_column(head, justify="left" if head == "Dimension" else "right")
