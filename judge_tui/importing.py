@@ -109,11 +109,12 @@ def read_text(path: Path) -> str:
 
 
 def _parse(path: Path, reader: Any, text: str) -> Parsed:
+    """The file's records; rows that cannot be read become problems, reported with those the checks find."""
     try:
         parsed = reader(text)
     except Unreadable as exc:
         raise ImportFailed(path, [exc.problem]) from None
-    if parsed.problems:
+    if parsed.problems and not parsed.records:
         raise ImportFailed(path, parsed.problems)
     return parsed
 
@@ -216,6 +217,7 @@ def import_items(
         raise UserError(f"--split must be train, dev or test, not {split!r}")
     existing = store.item_states(str(data.get("id", data.get("item_id"))) for _line, data in rows)
     checked = check_items(rows, chosen, split=split, existing=existing)
+    checked.problems[:0] = parsed.problems
     checked.warnings.extend(warnings)
     if pending is not None:
         pending.check(checked, store)
@@ -284,6 +286,7 @@ def import_ratings(
     chosen = _rubric(rubric) or _rubric_of_items(path, items)
     checked = check_ratings(records, chosen, rater=rater, kind=kind, items=items, source=f"import:{path.name}")
     checked.warnings[:0] = warnings
+    checked.problems[:0] = parsed.problems
     if checked.problems:
         raise ImportFailed(path, checked.problems)
     result = ImportResult(path=str(path), format=fmt, rubric=chosen.id, warnings=checked.warnings)

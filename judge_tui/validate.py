@@ -112,6 +112,7 @@ def check_items(
     """
     checked = Checked()
     first_line: dict[str, int] = {}
+    required = rubric.required_fields()
     for line, data in rows:
         values = dict(data)
         raw_id = values.pop("id") if "id" in values else values.pop("item_id", None)
@@ -131,7 +132,7 @@ def check_items(
         elif item_split not in SPLITS:
             checked.problems.append(Problem(line, f"split {item_split!r} is not one of {', '.join(SPLITS)}"))
             continue
-        missing = [name for name in rubric.required_fields() if _missing(values.get(name))]
+        missing = [name for name in required if _missing(values.get(name))]
         if missing:
             names = ", ".join(f'"{name}"' for name in missing)
             checked.problems.append(Problem(line, f"item {item_id!r}: missing required field {names} "
@@ -141,8 +142,9 @@ def check_items(
             checked.problems.append(Problem(line, f"duplicate id {item_id!r} (first at line {first_line[item_id]})"))
             continue
         first_line[item_id] = line
-        digest = content_hash(values)
+        digest = ""  # computed by the store as it writes, unless the id exists and must be compared now
         if item_id in existing:
+            digest = content_hash(values)
             old_rubric, old_hash = existing[item_id]
             if old_rubric != rubric.id:
                 checked.problems.append(Problem(line, f"item {item_id!r} already exists under rubric {old_rubric!r}"))
@@ -239,12 +241,14 @@ def check_ratings(
         first_line[key] = line
         checked.warnings.extend(Problem(line, f"item {item_id!r}: {text}") for text in notes_on_scores)
         overall, verdict = rubric.overall_score(scores), rubric.verdict(scores)
-        checked.warnings.extend(_stated_differences(record, item, overall, verdict))
+        differences = _stated_differences(record, item, overall, verdict)
+        checked.warnings.extend(differences.values())
         details = dict(record.details)
         details.pop("task_type", None)
-        if record.stated_overall is not None:
+        # What the file claimed is kept only where it disagrees with the rubric, for the record.
+        if "overall" in differences:
             details["stated_overall"] = record.stated_overall
-        if record.stated_verdict is not None:
+        if "verdict" in differences:
             details["stated_verdict"] = record.stated_verdict
         checked.ratings.append(Rating(
             item_id=item_id, rater_id=rater, rubric_version_id=0, scores=scores, overall=overall, verdict=verdict,
@@ -253,19 +257,21 @@ def check_ratings(
     return checked
 
 
-def _stated_differences(record: RatingRecord, item: Item, overall: float | None, verdict: str | None) -> list[Problem]:
-    """Warnings where the file states an overall, verdict or task type other than the rubric's."""
-    found = []
+def _stated_differences(
+    record: RatingRecord, item: Item, overall: float | None, verdict: str | None,
+) -> dict[str, Problem]:
+    """Warnings, by what differs, where the file states an overall, verdict or task type other than ours."""
+    found: dict[str, Problem] = {}
     stated = record.stated_overall
     if isinstance(stated, int | float) and not isinstance(stated, bool) and overall is not None \
             and abs(stated - overall) > STATED_OVERALL_TOLERANCE:
-        found.append(Problem(record.line, f"item {item.id!r}: the file's overall {stated:g} differs from the "
+        found["overall"] = (Problem(record.line, f"item {item.id!r}: the file's overall {stated:g} differs from the "
                                           f"rubric's {overall:g}; keeping the rubric's"))
     if isinstance(record.stated_verdict, str) and verdict is not None and record.stated_verdict != verdict:
-        found.append(Problem(record.line, f"item {item.id!r}: the file's verdict {record.stated_verdict!r} differs "
+        found["verdict"] = (Problem(record.line, f"item {item.id!r}: the file's verdict {record.stated_verdict!r} differs "
                                           f"from the rubric's {verdict!r}; keeping the rubric's"))
     task_type = record.details.get("task_type")
     if task_type and item.task_type and task_type != item.task_type:
-        found.append(Problem(record.line, f"item {item.id!r}: task type {task_type!r} in the file, "
+        found["task_type"] = (Problem(record.line, f"item {item.id!r}: task type {task_type!r} in the file, "
                                           f"{item.task_type!r} in the database"))
     return found

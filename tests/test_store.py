@@ -26,7 +26,8 @@ def test_reopening_applies_no_migration_twice(tmp_path: Path):
     path = tmp_path / "x.db"
     Store(path).close()
     with Store(path) as again:
-        assert again.scalar("SELECT COUNT(*) FROM _sqlite_migrations") == 1
+        applied = again.scalar("SELECT COUNT(*) FROM _sqlite_migrations")
+        assert applied == len({row[0] for row in again.conn.execute("SELECT name FROM _sqlite_migrations")}) >= 1
 
 
 def test_not_a_database_is_a_clear_error(tmp_path: Path):
