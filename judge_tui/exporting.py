@@ -321,7 +321,7 @@ def run_export(args: argparse.Namespace) -> int:
 
     if getattr(args, "bundle", False):
         raise UserError("`judge-tui export --bundle` is not available in this version")
-    with open_store(args) as store:
+    with open_store(args, create=False) as store:
         if args.output is None:
             export(store, args.format, sys.stdout, rubric=args.rubric, rater=args.rater, judge=args.judge)
             return 0

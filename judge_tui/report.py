@@ -701,7 +701,7 @@ def run(args: argparse.Namespace) -> int:
     settings = load_settings().agreement
     by = [f.strip() for f in (getattr(args, "by", None) or "").split(",") if f.strip()]
     fmt = getattr(args, "format", "text") or "text"
-    with open_store(args) as store:
+    with open_store(args, create=False) as store:
         rubric = _pick_rubric(store, getattr(args, "rubric", None))
         human = judge = None
         if getattr(args, "raters", None):

@@ -111,5 +111,12 @@ def test_bad_proportions(db: Path, capsys, args, message):
 
 
 def test_empty_database(tmp_path: Path, capsys):
+    Store(tmp_path / "empty.db").close()
     code, _out, err = run(capsys, "split", "--db", tmp_path / "empty.db")
     assert code == 1 and "no items to split" in err
+
+
+def test_missing_database_is_not_created(tmp_path: Path, capsys):
+    code, _out, err = run(capsys, "split", "--db", tmp_path / "typo.db")
+    assert code == 1 and "no such database" in err
+    assert not (tmp_path / "typo.db").exists()
