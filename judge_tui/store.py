@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import sqlite_utils
 from sqlite_utils.migrations import Migrations
@@ -153,6 +154,26 @@ _SCHEMA_V1 = """
             UNIQUE (item_id, rubric)
         );
         """
+
+
+@migrations()
+def m002_prompt_versions(db: sqlite_utils.Database) -> None:
+    # A judge prompt version (the judge's hash of its template and rubric) with the reason it was made, so
+    # prompt changes are documented like rubric changes. Judge raters keep pointing at it by that hash.
+    db.execute(
+        """
+        CREATE TABLE prompt_versions (
+            id INTEGER PRIMARY KEY,
+            rubric TEXT NOT NULL,
+            prompt_version TEXT NOT NULL UNIQUE,
+            rubric_version_id INTEGER REFERENCES rubric_versions (id),
+            template TEXT NOT NULL DEFAULT '',
+            reason TEXT NOT NULL DEFAULT '',
+            motivating_items TEXT NOT NULL DEFAULT '[]',
+            created_at TEXT NOT NULL
+        )
+        """
+    )
 
 
 def now() -> str:
@@ -627,6 +648,272 @@ class Store:
             [rater_id, rubric, *params],
         ).fetchone()
         return {"rated": rated, "skipped": int(skipped), "flagged": int(flagged), "total": total}
+
+    # ------------------------------------------------------------------ merging (rows from another database)
+
+    def merge_state(self) -> MergeState:
+        """What this database already holds, keyed the way a merge matches rows."""
+        state = MergeState()
+        for rv_id, digest in self.conn.execute("SELECT id, content_hash FROM rubric_versions"):
+            state.rubric_versions[digest] = rv_id
+        for pv_id, version in self.conn.execute("SELECT id, prompt_version FROM prompt_versions"):
+            state.prompt_versions[version] = pv_id
+        for item_id, rubric, digest, fields, split in self.conn.execute(
+            "SELECT id, rubric, content_hash, fields, split FROM items"
+        ):
+            state.items[item_id] = (rubric, digest, fields, split)
+        state.raters.update(self.conn.execute("SELECT id, kind FROM raters"))
+        for row in self.conn.execute(
+            "SELECT item_id, rater_id, rubric_version_id, repeat, scores, overall, verdict, notes, seconds,"
+            " source, details FROM ratings"
+        ):
+            state.ratings[tuple(row[:4])] = rating_content(row[4:])
+        for item_id, rubric, note in self.conn.execute("SELECT item_id, rubric, note FROM revision_marks"):
+            state.revision_marks[(item_id, rubric)] = note
+        state.next_position = self._next_position()
+        return state
+
+    def insert_merged(self, table: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Insert rows copied from another database, as they are (ids already remapped by the caller)."""
+        if table not in _MERGED_TABLES:
+            raise ValueError(f"{table!r} is not a table a merge writes")
+        if not rows:
+            return
+        columns = list(rows[0])
+        sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+        with self.transaction() as conn:
+            conn.executemany(sql, [[row[c] for c in columns] for row in rows])
+
+    def insert_merged_rubric_version(self, row: Mapping[str, Any]) -> int:
+        columns = [c for c in row if c != "id"]
+        with self.transaction() as conn:
+            cursor = conn.execute(
+                f"INSERT INTO rubric_versions ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                [row[c] for c in columns],
+            )
+            return int(cursor.lastrowid)  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------------ versions (reasons for changes)
+
+    def set_rubric_version_reason(self, version_id: int, reason: str, motivating_items: Sequence[str]) -> None:
+        with self.transaction() as conn:
+            conn.execute("UPDATE rubric_versions SET reason = ?, motivating_items = ? WHERE id = ?",
+                         [reason, _dumps(list(motivating_items)), version_id])
+
+    def rubric_version_by_hash(self, digest: str) -> dict[str, Any] | None:
+        rows = self.query("SELECT id, rubric, version, content_hash, reason, motivating_items, created_at"
+                          " FROM rubric_versions WHERE content_hash = ?", [digest])
+        if not rows:
+            return None
+        rows[0]["motivating_items"] = _loads(rows[0]["motivating_items"], [])
+        return rows[0]
+
+    def rubric_definition(self, version_id: int) -> dict[str, Any] | None:
+        text = self.scalar("SELECT definition FROM rubric_versions WHERE id = ?", [version_id])
+        return _loads(text, None)
+
+    def record_prompt_version(
+        self, rubric_id: str, prompt_version: str, rubric_version_id: int | None, template: str = "",
+        reason: str = "", motivating_items: Sequence[str] = (),
+    ) -> int:
+        """The id of a judge prompt version, recorded the first time; a reason given later fills an empty one."""
+        row = self.conn.execute(
+            "SELECT id, reason FROM prompt_versions WHERE prompt_version = ?", [prompt_version]
+        ).fetchone()
+        with self.transaction() as conn:
+            if row is not None:
+                if reason and not row[1]:
+                    conn.execute("UPDATE prompt_versions SET reason = ?, motivating_items = ? WHERE id = ?",
+                                 [reason, _dumps(list(motivating_items)), row[0]])
+                return int(row[0])
+            cursor = conn.execute(
+                "INSERT INTO prompt_versions (rubric, prompt_version, rubric_version_id, template, reason,"
+                " motivating_items, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [rubric_id, prompt_version, rubric_version_id, template, reason, _dumps(list(motivating_items)),
+                 now()],
+            )
+            return int(cursor.lastrowid)  # type: ignore[arg-type]
+
+    def prompt_versions(self, rubric_id: str | None = None) -> list[dict[str, Any]]:
+        where, params = ("WHERE rubric = ?", [rubric_id]) if rubric_id else ("", [])
+        rows = self.query(
+            f"SELECT id, rubric, prompt_version, rubric_version_id, reason, motivating_items, created_at"
+            f" FROM prompt_versions {where} ORDER BY id", params,
+        )
+        for row in rows:
+            row["motivating_items"] = _loads(row["motivating_items"], [])
+        return rows
+
+    def rating_counts_by_version(self, rubric_id: str | None = None) -> dict[tuple[int, str], int]:
+        """(rubric version id, rater kind) -> number of ratings."""
+        where, params = ("WHERE v.rubric = ?", [rubric_id]) if rubric_id else ("", [])
+        rows = self.conn.execute(
+            f"SELECT r.rubric_version_id, t.kind, COUNT(*) FROM ratings r JOIN raters t ON t.id = r.rater_id"
+            f" JOIN rubric_versions v ON v.id = r.rubric_version_id {where} GROUP BY 1, 2", params,
+        )
+        return {(version, kind): count for version, kind, count in rows}
+
+    def judge_raters_with_prompt(self) -> list[dict[str, Any]]:
+        """Judge raters with their prompt version and how many ratings each has, per rubric."""
+        return self.query(
+            "SELECT t.id, t.model, t.prompt_version, i.rubric, COUNT(r.id) AS ratings FROM raters t"
+            " JOIN ratings r ON r.rater_id = t.id JOIN items i ON i.id = r.item_id WHERE t.kind = 'judge'"
+            " GROUP BY t.id, i.rubric ORDER BY t.created_at, t.id"
+        )
+
+    # ------------------------------------------------------------------ team (several raters side by side)
+
+    def rating_rows(
+        self, rubric: str, *, repeat: int | None = 0, split: str | None = None,
+        rubric_version_ids: Sequence[int] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Ratings of a rubric's items with their rater's kind, newest rubric version last per item and rater.
+
+        Rows: item_id, rater_id, kind, rubric_version_id, repeat, scores (dict), notes, details (dict),
+        created_at. repeat=None returns every repeat.
+        """
+        clauses, params = ["i.rubric = ?"], [rubric]
+        if repeat is not None:
+            clauses.append("r.repeat = ?")
+            params.append(repeat)
+        if split:
+            clauses.append("i.split = ?")
+            params.append(split)
+        if rubric_version_ids:
+            clauses.append(f"r.rubric_version_id IN ({','.join('?' * len(rubric_version_ids))})")
+            params.extend(rubric_version_ids)
+        rows = self.query(
+            "SELECT r.item_id, r.rater_id, t.kind, r.rubric_version_id, r.repeat, r.scores, r.notes, r.details,"
+            " r.created_at FROM ratings r JOIN items i ON i.id = r.item_id JOIN raters t ON t.id = r.rater_id"
+            f" WHERE {' AND '.join(clauses)} ORDER BY i.position, r.rater_id, r.rubric_version_id, r.repeat",
+            params,
+        )
+        for row in rows:
+            row["scores"] = json.loads(row["scores"])
+            row["details"] = _loads(row["details"], {})
+        return rows
+
+    def item_ids(self, rubric: str, split: str | None = None) -> list[str]:
+        clauses, params = self._item_filter(rubric, split)
+        return [r[0] for r in self.conn.execute(f"SELECT id FROM items {clauses} ORDER BY position", params)]
+
+    def rater_kinds(self) -> dict[str, str]:
+        return dict(self.conn.execute("SELECT id, kind FROM raters").fetchall())
+
+    # ------------------------------------------------------------------ drift (re-rating for self-agreement)
+
+    def drift_candidates(self, rater_id: str, rubric: str) -> list[tuple[str, int]]:
+        """(item id, rubric version id) this rater has rated once (repeat 0) and not yet re-rated, oldest first."""
+        return [tuple(r) for r in self.conn.execute(  # type: ignore[misc]
+            "SELECT r.item_id, r.rubric_version_id FROM ratings r JOIN items i ON i.id = r.item_id"
+            " WHERE r.rater_id = ? AND i.rubric = ? AND r.repeat = 0 AND NOT EXISTS (SELECT 1 FROM ratings x"
+            " WHERE x.item_id = r.item_id AND x.rater_id = r.rater_id AND x.repeat > 0)"
+            " ORDER BY r.created_at, r.item_id", [rater_id, rubric])]
+
+
+class MergeState:
+    """This database's rows as a merge needs them: what exists, keyed by what makes two rows the same."""
+
+    def __init__(self) -> None:
+        self.rubric_versions: dict[str, int] = {}  # content hash -> id
+        self.prompt_versions: dict[str, int] = {}  # prompt version -> id
+        self.items: dict[str, tuple[str, str, str, str | None]] = {}  # id -> (rubric, hash, fields, split)
+        self.raters: dict[str, str] = {}  # id -> kind
+        self.ratings: dict[tuple[str, str, int, int], tuple[Any, ...]] = {}  # key -> comparable values
+        self.revision_marks: dict[tuple[str, str], str] = {}
+        self.next_position = 1
+
+
+_MERGED_TABLES = {"items", "raters", "ratings", "revision_marks", "prompt_versions"}
+
+
+def rating_content(row: Sequence[Any]) -> tuple[Any, ...]:
+    """A rating's content in a form two databases can compare (JSON re-encoded canonically)."""
+    scores, overall, verdict, notes, seconds, source, details = row
+    return (_dumps(_loads(scores, {})), overall, verdict, notes, float(seconds), source, _dumps(_loads(details, {})))
+
+
+class ForeignDatabase:
+    """Another judge-tui database, opened read-only (SQLite URI mode=ro) so a merge can never change it."""
+
+    REQUIRED = ("items", "raters", "ratings", "rubric_versions")
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise StoreError(f"{path}: no such file")
+        uri = "file:" + quote(str(self.path.resolve())) + "?mode=ro"
+        try:
+            self.conn = sqlite3.connect(uri, uri=True, timeout=10.0)
+            self.tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{path}: cannot read as a judge-tui database ({exc})") from None
+        missing = [t for t in self.REQUIRED if t not in self.tables]
+        if missing:
+            self.conn.close()
+            raise StoreError(f"{path}: not a judge-tui database (no {', '.join(missing)} table)")
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> ForeignDatabase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        try:
+            cursor = self.conn.execute(sql, params)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: cannot read ({exc})") from None
+        names = [d[0] for d in cursor.description or ()]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+    @staticmethod
+    def _rater_filter(only_raters: Sequence[str] | None, column: str) -> tuple[str, list[Any]]:
+        if not only_raters:
+            return "", []
+        return f" WHERE {column} IN ({','.join('?' * len(only_raters))})", list(only_raters)
+
+    def meta(self, key: str) -> str | None:
+        if "meta" not in self.tables:
+            return None
+        rows = self._rows("SELECT value FROM meta WHERE key = ?", [key])
+        return rows[0]["value"] if rows else None
+
+    def rubric_versions(self) -> list[dict[str, Any]]:
+        return self._rows("SELECT id, rubric, version, content_hash, definition, reason, motivating_items,"
+                          " created_at FROM rubric_versions ORDER BY id")
+
+    def prompt_versions(self) -> list[dict[str, Any]]:
+        if "prompt_versions" not in self.tables:
+            return []
+        return self._rows("SELECT rubric, prompt_version, rubric_version_id, template, reason, motivating_items,"
+                          " created_at FROM prompt_versions ORDER BY id")
+
+    def items(self, only_raters: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        where, params = self._rater_filter(only_raters, "rater_id")
+        restrict = f" WHERE id IN (SELECT item_id FROM ratings{where})" if only_raters else ""
+        return self._rows("SELECT id, rubric, task_type, fields, split, content_hash, position, source,"
+                          f" few_shot_used, created_at FROM items{restrict} ORDER BY position", params)
+
+    def raters(self, only_raters: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        where, params = self._rater_filter(only_raters, "id")
+        return self._rows("SELECT id, kind, model, prompt_version, display_name, created_at FROM raters"
+                          f"{where} ORDER BY id", params)
+
+    def ratings(self, only_raters: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        where, params = self._rater_filter(only_raters, "rater_id")
+        return self._rows("SELECT item_id, rater_id, rubric_version_id, repeat, scores, overall, verdict, notes,"
+                          f" seconds, source, details, created_at, updated_at FROM ratings{where} ORDER BY id",
+                          params)
+
+    def revision_marks(self, only_items: set[str] | None = None) -> list[dict[str, Any]]:
+        if "revision_marks" not in self.tables:
+            return []
+        rows = self._rows("SELECT item_id, rubric, note, created_at FROM revision_marks ORDER BY id")
+        return rows if only_items is None else [r for r in rows if r["item_id"] in only_items]
 
 
 class ItemConflict(Exception):
