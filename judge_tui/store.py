@@ -737,7 +737,7 @@ class Store:
     def prompt_versions(self, rubric_id: str | None = None) -> list[dict[str, Any]]:
         where, params = ("WHERE rubric = ?", [rubric_id]) if rubric_id else ("", [])
         rows = self.query(
-            f"SELECT id, rubric, prompt_version, rubric_version_id, reason, motivating_items, created_at"
+            f"SELECT id, rubric, prompt_version, rubric_version_id, template, reason, motivating_items, created_at"
             f" FROM prompt_versions {where} ORDER BY id", params,
         )
         for row in rows:
@@ -760,6 +760,11 @@ class Store:
             " JOIN ratings r ON r.rater_id = t.id JOIN items i ON i.id = r.item_id WHERE t.kind = 'judge'"
             " GROUP BY t.id, i.rubric ORDER BY t.created_at, t.id"
         )
+
+    def judge_raters_on_version(self, rubric_version_id: int) -> list[str]:
+        return [r[0] for r in self.conn.execute(
+            "SELECT DISTINCT r.rater_id FROM ratings r JOIN raters t ON t.id = r.rater_id"
+            " WHERE t.kind = 'judge' AND r.rubric_version_id = ? ORDER BY 1", [rubric_version_id])]
 
     # ------------------------------------------------------------------ team (several raters side by side)
 
