@@ -103,7 +103,7 @@ def _judge_scores(store: Store, rubric: Rubric, version: Version, item_ids: tupl
 
 def compare_versions(store: Store, rubric: Rubric, v1: str, v2: str, split: str | None = None) -> VersionComparison:
     first, second = resolve_version(store, rubric, v1), resolve_version(store, rubric, v2)
-    if first == second:
+    if (first.rater_id, first.rubric_version_ids) == (second.rater_id, second.rubric_version_ids):
         raise UserError(f"{v1} and {v2} name the same version; compare two different ones")
     if split is None:
         split = DEFAULT_SPLIT
