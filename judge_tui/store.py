@@ -431,6 +431,12 @@ class Store:
                 return self._item(row)
         return None
 
+    def item_ordinal(self, rubric: str, position: int, split: str | None = None) -> int:
+        """The item's place (1-based) among its rubric's items (and split), for "item 12 of 25"."""
+        extra, params = ("AND split = ?", [split]) if split else ("", [])
+        return int(self.scalar(
+            f"SELECT COUNT(*) FROM items WHERE rubric = ? AND position <= ? {extra}", [rubric, position, *params]))
+
     def set_splits(self, splits: Mapping[str, str | None]) -> None:
         with self.transaction() as conn:
             conn.executemany("UPDATE items SET split = ? WHERE id = ?", [(s, i) for i, s in splits.items()])
