@@ -18,18 +18,31 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from judge_tui import agreement as ag
 from judge_tui.records import Item, Rating
 from judge_tui.rubrics import Rubric
 from judge_tui.store import Store
+
+if TYPE_CHECKING:
+    from judge_tui import agreement as ag
 
 DEFAULT_SHARE = 0.10
 MIN_GAP = 5
 DRIFT_SOURCE = "drift"
 DRIFT_REPEAT = 1
+
+
+@dataclass(frozen=True)
+class DriftSettings:
+    """Drift checks for one session: the share re-shown and the session's seed (recorded with each re-rating)."""
+
+    share: float = DEFAULT_SHARE
+    seed: int = 0
+
+    @classmethod
+    def for_new_session(cls, share: float) -> DriftSettings:
+        return cls(share=share, seed=random.SystemRandom().randrange(2**31))
 
 
 class DriftScheduler:
@@ -98,6 +111,10 @@ class SelfAgreement:
 
 def self_agreement(store: Store, rubric: Rubric, split: str | None = None) -> list[SelfAgreement]:
     """Each expert's agreement with their own earlier ratings, over the items they rated twice."""
+    import numpy as np  # deferred: the rating screen imports this module and must start fast
+
+    from judge_tui import agreement as ag
+
     rows = store.rating_rows(rubric.id, repeat=None, split=split)
     first: dict[tuple[str, str, int], dict[str, float]] = {}
     second: dict[tuple[str, str, int], dict[str, float]] = {}

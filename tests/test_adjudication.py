@@ -103,3 +103,25 @@ def test_adjudicate_command_without_disagreements_or_experts(tmp_path: Path, rub
     assert "nothing to settle" in capsys.readouterr().out
     assert main(["adjudicate", "--db", str(path), "--rubric", "exercise-quality"]) == 1
     assert "Pass --reviewer ID" in capsys.readouterr().err
+
+
+def test_c_on_the_rating_screen_opens_adjudication_and_escape_returns(tmp_path: Path, rubrics):
+    from judge_tui.tui.app import JudgeTuiApp
+    from judge_tui.tui.screens.rating import RatingScreen
+
+    path = _db(tmp_path, rubrics)
+
+    async def scenario() -> None:
+        with Store(path) as store:
+            app = JudgeTuiApp(store, rubrics["exercise-quality"], reviewer="bob")
+            async with app.run_test(size=(140, 40)) as pilot:
+                await pilot.pause()
+                await pilot.press("c")
+                await pilot.pause()
+                assert isinstance(app.screen, AdjudicationScreen)
+                assert [d.item_id for d in app.screen.items] == ["E02", "E04"]
+                await pilot.press("escape")
+                await pilot.pause()
+                assert isinstance(app.screen, RatingScreen)
+
+    asyncio.run(scenario())

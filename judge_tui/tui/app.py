@@ -9,6 +9,7 @@ from pathlib import Path
 from textual import events
 from textual.app import App
 
+from judge_tui.drift import DriftSettings
 from judge_tui.rubrics import Rubric
 from judge_tui.settings import Settings
 from judge_tui.store import Store
@@ -73,6 +74,7 @@ class JudgeTuiApp(App[None]):
         self.session = RatingSession(
             self.store, self.rubric, self.reviewer, split=self.split, idle_seconds=self.settings.idle_seconds,
             reveal_after_submit=self.settings.reveal_after_submit, clock=self.clock,
+            drift=DriftSettings.for_new_session(self.settings.drift_share) if self.settings.drift_check else None,
         )
         screen = RatingScreen(self.session, keymap=self.settings.keymap)
         self.push_screen(screen)

@@ -39,6 +39,8 @@ RATING_BINDINGS: list[Binding] = [
     Binding("end", "scroll_item('scroll_end')", "Item bottom", show=False, id="item-bottom"),
     Binding("a", "agreement", "Agreement", show=False, id="agreement",
             tooltip="Open the agreement summary for this rubric"),
+    Binding("c", "adjudicate", "Adjudicate", show=False, id="adjudicate",
+            tooltip="Settle the items where experts disagree (only items you have rated yourself)"),
     Binding("?", "help", "Help", id="help", tooltip="List every key"),
     Binding("q", "app.quit", "Quit", id="quit", tooltip="Save and quit; the next start resumes here"),
 ]

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from judge_tui.drift import DriftScheduler, DriftSettings
 from judge_tui.records import Draft, Item, Rating
 from judge_tui.rubrics import Rubric
 from judge_tui.store import Store
@@ -34,6 +35,7 @@ class ItemState:
     skipped: bool = False
     submitted: Rating | None = None  # this reviewer's own rating of the item, once submitted
     code_ids: frozenset[str] = frozenset()  # dimensions computed by code, absent from edit.scores
+    recheck: bool = False  # a drift re-check: shown blind, saved as repeat 1, never as a draft
 
     @property
     def changed_since_submit(self) -> bool:
@@ -54,6 +56,7 @@ class RatingSession:
         idle_seconds: float = 180.0,
         reveal_after_submit: bool = False,
         clock: Callable[[], float] = time.monotonic,
+        drift: DriftSettings | None = None,
     ) -> None:
         self.store = store
         self.rubric = rubric
@@ -68,6 +71,9 @@ class RatingSession:
         self._undo: list[Edit] = []
         self._code_ids = frozenset(d.id for d in rubric.code_dimensions)
         self._judged_ids = tuple(d.id for d in rubric.judged_dimensions)
+        self.drift = (DriftScheduler(store, reviewer, rubric, self.version_id, share=drift.share, seed=drift.seed)
+                      if drift else None)
+        self._position_before_recheck = 0
 
     # ------------------------------------------------------------------ opening items
 
@@ -118,10 +124,28 @@ class RatingSession:
         )
 
     def open_next_unrated(self) -> ItemState | None:
-        """The next item this reviewer has not submitted (skipped ones last); None when all are rated."""
+        """The next item this reviewer has not submitted (skipped ones last); None when all are rated.
+
+        With drift checks on, a due re-check of an already-rated item comes first.
+        """
         position = self.state.item.position if self.state else 0
+        if self.state is not None and self.state.recheck:
+            position = self._position_before_recheck
+        recheck = self.drift.next_recheck() if self.drift else None
+        if recheck is not None:
+            return self.open_recheck(recheck, position)
         item = self._next_unrated(position)
         return self.open(item) if item else None
+
+    def open_recheck(self, item: Item, return_position: int) -> ItemState:
+        """Show an already-rated item again as if new: no earlier score, note or draft (criteria drift)."""
+        if self.state is not None:
+            self.leave()
+        self._position_before_recheck = return_position
+        self.state = ItemState(item, Edit(), code_ids=self._code_ids, recheck=True)
+        self._undo.clear()
+        self.timer.start(0.0)
+        return self.state
 
     def open_neighbour(self, direction: int) -> ItemState | None:
         """The previous (-1) or next (+1) item in import order; None at either end."""
@@ -201,7 +225,7 @@ class RatingSession:
 
     def save_draft(self, *, only_if_timed: bool = False) -> None:
         """Write the current item's state. With only_if_timed, skip items whose time is not being recorded."""
-        if self.state is None:
+        if self.state is None or self.state.recheck:
             return
         state = self.state
         if only_if_timed and state.submitted is not None and not state.changed_since_submit:
@@ -228,6 +252,14 @@ class RatingSession:
         assert self.state is not None
         if self.missing:
             raise ValueError(f"not every dimension is scored: {', '.join(self.missing)}")
+        if self.state.recheck and self.drift is not None:
+            rating = self.drift.rating(self.state.item, dict(self.state.edit.scores), self.state.edit.notes,
+                                       round(self.timer.elapsed(), 3))
+            self.store.save_rating(rating)
+            self.drift.record_recheck(self.state.item.id)
+            self.state.submitted = rating
+            return rating
+        first_rating = self.state.submitted is None
         scores = self.all_scores()
         rating = Rating(
             item_id=self.state.item.id, rater_id=self.reviewer, rubric_version_id=self.version_id,
@@ -237,6 +269,8 @@ class RatingSession:
         self.store.save_rating(rating, clear_draft=True)
         self.state.submitted = rating
         self.state.skipped = False
+        if first_rating and self.drift is not None:
+            self.drift.record_new_rating()
         return rating
 
     # ------------------------------------------------------------------ what the screen shows

@@ -139,7 +139,7 @@ class RatingScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.session.state is None:
-            return action in ("help", "quit", "agreement")
+            return action in ("help", "quit", "agreement", "adjudicate")
         scale = self.rubric.scale
         if action == "score":
             return scale.kind != "pass_fail" and int(parameters[0]) < len(scale.points)  # type: ignore[call-overload]
@@ -291,6 +291,12 @@ class RatingScreen(Screen[None]):
             self.notify("The agreement summary is not available yet.", markup=False, severity="warning")
             return
         self.app.push_screen(module.SummaryScreen(self.session.store, self.rubric.id, self.session.reviewer))
+
+    def action_adjudicate(self) -> None:
+        from judge_tui.tui.screens.adjudication import AdjudicationScreen
+
+        self.app.push_screen(AdjudicationScreen(self.session.store, self.rubric, self.session.reviewer,
+                                                split=self.session.split))
 
     # ------------------------------------------------------------------ the note
 
