@@ -19,6 +19,7 @@ from judge_tui.merging import MergeResult, describe, merge_database
 from judge_tui.store import ForeignDatabase, Store, StoreError, now
 
 BUNDLE_META = "bundle_of"
+REVIEWER_META_KEY = "reviewer_id"  # where the rating app remembers who is rating (judge_tui.tui.app)
 
 
 def export_bundle(store: Store, rater_id: str, output: Path) -> MergeResult:
@@ -73,7 +74,7 @@ def choose_rater(store: Store, requested: str | None) -> str:
     """The rater to bundle: the one asked for, else the remembered reviewer, else the database's only expert."""
     if requested:
         return requested
-    remembered = store.get_meta("reviewer")
+    remembered = store.get_meta(REVIEWER_META_KEY)
     if remembered:
         return remembered
     humans = [r["id"] for r in store.raters("human") if r["id"] != "consensus"]

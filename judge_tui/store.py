@@ -655,6 +655,52 @@ class Store:
         ).fetchone()
         return {"rated": rated, "skipped": int(skipped), "flagged": int(flagged), "total": total}
 
+    # ------------------------------------------------------------------ import, export and splits
+
+    def item_states(self, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
+        """{id: (rubric, content hash)} for those of these ids that exist."""
+        ids = list(ids)
+        out: dict[str, tuple[str, str]] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            out.update((r[0], (r[1], r[2])) for r in self.conn.execute(
+                f"SELECT id, rubric, content_hash FROM items WHERE id IN ({marks})", chunk))
+        return out
+
+    def items_by_id(self, ids: Iterable[str]) -> dict[str, Item]:
+        ids = list(dict.fromkeys(ids))
+        out: dict[str, Item] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for row in self.conn.execute(f"SELECT {self._ITEM_COLUMNS} FROM items WHERE id IN ({marks})", chunk):
+                out[row[0]] = self._item(row)
+        return out
+
+    def item_ids(self, rubric: str) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT id FROM items WHERE rubric = ? ORDER BY id", [rubric])]
+
+    def rating_keys(self, rater_id: str, rubric_version_id: int) -> set[tuple[str, int]]:
+        """(item id, repeat) of this rater's ratings under one rubric version."""
+        return set(self.conn.execute(
+            "SELECT item_id, repeat FROM ratings WHERE rater_id = ? AND rubric_version_id = ?",
+            [rater_id, rubric_version_id]).fetchall())
+
+    def rubric_definition(self, rubric_version_id: int) -> dict[str, Any] | None:
+        """The rubric exactly as it was when this version was recorded."""
+        text = self.scalar("SELECT definition FROM rubric_versions WHERE id = ?", [rubric_version_id])
+        return _loads(text, None)
+
+    def latest_human_verdicts(self, rubric: str) -> dict[str, str]:
+        """{item id: verdict} from the most recently updated human rating of each item that has a verdict."""
+        rows = self.conn.execute(
+            "SELECT r.item_id, r.verdict FROM ratings r JOIN items i ON i.id = r.item_id"
+            " JOIN raters t ON t.id = r.rater_id"
+            " WHERE i.rubric = ? AND t.kind = 'human' AND r.verdict IS NOT NULL"
+            " ORDER BY r.updated_at, r.id", [rubric])
+        return dict(rows.fetchall())  # later rows overwrite earlier ones: the latest wins
+
     # ------------------------------------------------------------------ merging (rows from another database)
 
     def merge_state(self) -> MergeState:
@@ -713,10 +759,6 @@ class Store:
             return None
         rows[0]["motivating_items"] = _loads(rows[0]["motivating_items"], [])
         return rows[0]
-
-    def rubric_definition(self, version_id: int) -> dict[str, Any] | None:
-        text = self.scalar("SELECT definition FROM rubric_versions WHERE id = ?", [version_id])
-        return _loads(text, None)
 
     def record_prompt_version(
         self, rubric_id: str, prompt_version: str, rubric_version_id: int | None, template: str = "",
@@ -804,7 +846,7 @@ class Store:
             row["details"] = _loads(row["details"], {})
         return rows
 
-    def item_ids(self, rubric: str, split: str | None = None) -> list[str]:
+    def item_ids_in_order(self, rubric: str, split: str | None = None) -> list[str]:
         clauses, params = self._item_filter(rubric, split)
         return [r[0] for r in self.conn.execute(f"SELECT id FROM items {clauses} ORDER BY position", params)]
 
@@ -925,53 +967,6 @@ class ForeignDatabase:
             return []
         rows = self._rows("SELECT item_id, rubric, note, created_at FROM revision_marks ORDER BY id")
         return rows if only_items is None else [r for r in rows if r["item_id"] in only_items]
-
-
-    # ------------------------------------------------------------------ import, export and splits
-
-    def item_states(self, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
-        """{id: (rubric, content hash)} for those of these ids that exist."""
-        ids = list(ids)
-        out: dict[str, tuple[str, str]] = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            out.update((r[0], (r[1], r[2])) for r in self.conn.execute(
-                f"SELECT id, rubric, content_hash FROM items WHERE id IN ({marks})", chunk))
-        return out
-
-    def items_by_id(self, ids: Iterable[str]) -> dict[str, Item]:
-        ids = list(dict.fromkeys(ids))
-        out: dict[str, Item] = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for row in self.conn.execute(f"SELECT {self._ITEM_COLUMNS} FROM items WHERE id IN ({marks})", chunk):
-                out[row[0]] = self._item(row)
-        return out
-
-    def item_ids(self, rubric: str) -> list[str]:
-        return [r[0] for r in self.conn.execute("SELECT id FROM items WHERE rubric = ? ORDER BY id", [rubric])]
-
-    def rating_keys(self, rater_id: str, rubric_version_id: int) -> set[tuple[str, int]]:
-        """(item id, repeat) of this rater's ratings under one rubric version."""
-        return set(self.conn.execute(
-            "SELECT item_id, repeat FROM ratings WHERE rater_id = ? AND rubric_version_id = ?",
-            [rater_id, rubric_version_id]).fetchall())
-
-    def rubric_definition(self, rubric_version_id: int) -> dict[str, Any] | None:
-        """The rubric exactly as it was when this version was recorded."""
-        text = self.scalar("SELECT definition FROM rubric_versions WHERE id = ?", [rubric_version_id])
-        return _loads(text, None)
-
-    def latest_human_verdicts(self, rubric: str) -> dict[str, str]:
-        """{item id: verdict} from the most recently updated human rating of each item that has a verdict."""
-        rows = self.conn.execute(
-            "SELECT r.item_id, r.verdict FROM ratings r JOIN items i ON i.id = r.item_id"
-            " JOIN raters t ON t.id = r.rater_id"
-            " WHERE i.rubric = ? AND t.kind = 'human' AND r.verdict IS NOT NULL"
-            " ORDER BY r.updated_at, r.id", [rubric])
-        return dict(rows.fetchall())  # later rows overwrite earlier ones: the latest wins
 
 
 class ItemConflict(Exception):

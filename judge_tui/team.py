@@ -57,7 +57,7 @@ def load_team(store: Store, rubric: Rubric, *, split: str | None = None, judge: 
     """The view of `rubric`'s items (optionally one split). The judge is `judge`, else the judge rater with
     the most ratings of this rubric (first created wins a tie)."""
     rows = store.rating_rows(rubric.id, repeat=0, split=split)
-    item_ids = tuple(store.item_ids(rubric.id, split))
+    item_ids = tuple(store.item_ids_in_order(rubric.id, split))
     column = {item_id: i for i, item_id in enumerate(item_ids)}
     experts = tuple(sorted({r["rater_id"] for r in rows if is_expert(r["rater_id"], r["kind"])}))
     if judge is None:

@@ -73,3 +73,19 @@ def test_export_needs_an_output_file_and_a_rater_when_several(tmp_path: Path, ru
     args.output = tmp_path / "x.db"
     with pytest.raises(UserError, match="Pass --rater ID .*ann, bob"):
         run_export_bundle(args)
+
+
+def test_export_and_import_bundle_commands(tmp_path: Path, rubrics, capsys):
+    from judge_tui.cli import main
+
+    laptop = _laptop(tmp_path / "laptop.db", rubrics)
+    with Store(laptop) as store:
+        store.set_meta("reviewer_id", "ann")  # the rating app remembers its reviewer here
+    bundle_path = tmp_path / "ann.bundle.db"
+    assert main(["export", "--bundle", "-o", str(bundle_path), "--db", str(laptop)]) == 0
+    assert f"wrote {bundle_path}: 3 ratings of 2 items by ann." in capsys.readouterr().out
+    lead = tmp_path / "lead.db"
+    assert main(["import", "--bundle", str(bundle_path), "--db", str(lead)]) == 0
+    assert "added 3 ratings, 2 items, 1 rater, 1 rubric version" in capsys.readouterr().out
+    assert main(["import", "--bundle", str(laptop), "--db", str(lead)]) == 1
+    assert "not a bundle" in capsys.readouterr().err
