@@ -607,15 +607,14 @@ def pairwise_kappa(
     _check_weights(weights)
     exact, scale = _rater_matrix(matrix, categories)
     present = ~np.isnan(exact)
+    codes = _nearest(np.where(present, exact, scale[0]), scale)  # exact points, so nearest is the category
     raters = exact.shape[0]
     table: list[list[Figure]] = [[Undefined("")] * raters for _ in range(raters)]
     for i in range(raters):
         for j in range(i, raters):
             both = present[i] & present[j]
-            codes_i = _codes(exact[i, both], scale, "ratings")
-            codes_j = _codes(exact[j, both], scale, "ratings")
-            kappa = _kappa_from_confusion(_confusion_from_codes(codes_i, codes_j, scale.size), weights)
-            table[i][j] = table[j][i] = kappa
+            confusion = _confusion_from_codes(codes[i, both], codes[j, both], scale.size)
+            table[i][j] = table[j][i] = _kappa_from_confusion(confusion, weights)
     return tuple(tuple(row) for row in table)
 
 
@@ -777,6 +776,27 @@ class Thresholds:
     kappa_moderate: float = 0.41
     pearson_target: float = 0.70  # r at or above
     binary_target: float = 0.90  # TPR and TNR strictly above
+
+    def __post_init__(self) -> None:
+        alignment = (
+            self.alignment_significant_drift,
+            self.alignment_minor_drift,
+            self.alignment_well_calibrated,
+        )
+        kappa = (self.kappa_moderate, self.kappa_substantial, self.kappa_almost_perfect)
+        if not (0.0 <= alignment[0] <= alignment[1] <= alignment[2] <= 1.0):
+            raise ValueError(
+                "alignment thresholds must satisfy 0 <= significant drift <= minor drift <= well calibrated <= 1, "
+                f"got {alignment}"
+            )
+        if not (-1.0 <= kappa[0] <= kappa[1] <= kappa[2] <= 1.0):
+            raise ValueError(
+                f"kappa thresholds must satisfy -1 <= moderate <= substantial <= almost perfect <= 1, got {kappa}"
+            )
+        for name in ("pearson_target", "binary_target"):
+            value = getattr(self, name)
+            if not -1.0 <= value <= 1.0:
+                raise ValueError(f"{name} must lie between -1 and 1, got {value}")
 
 
 DEFAULT_THRESHOLDS = Thresholds()

@@ -447,6 +447,20 @@ def test_user_thresholds_replace_the_defaults():
     assert ag.meets_binary_target(0.93, 0.96, strict).meets_target is False
 
 
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"alignment_minor_drift": 0.9},  # above well calibrated (0.80)
+        {"alignment_well_calibrated": 1.2},
+        {"kappa_substantial": 0.3},  # below moderate (0.41)
+        {"binary_target": 1.5},
+    ],
+)
+def test_inconsistent_thresholds_are_refused(overrides):
+    with pytest.raises(ValueError, match="must"):
+        Thresholds(**overrides)
+
+
 def test_undefined_figures_are_interpreted_as_not_enough_data():
     why = Undefined("no items were rated by both")
     for verdict in (ag.interpret_alignment(why), ag.interpret_kappa(why), ag.meets_pearson_target(why)):
@@ -512,11 +526,14 @@ def test_kappa_of_identical_ratings_is_one_when_defined(case, weights):
 def test_no_figure_is_ever_nan(case):
     points, a, b = case
     result = ag.compare(a, b, points, ordered=True)
-    for value in vars(result).values():
+    bounded = ("alignment_rate", "cohen_kappa", "weighted_kappa", "pearson_r", "spearman_rho", "kendall_tau")
+    for name in (*bounded, "mean_difference", "tpr", "tnr", "accuracy"):
+        value = getattr(result, name)
+        assert isinstance(value, float | Undefined), name
         if isinstance(value, float):
-            assert math.isfinite(value)
-            if value is not result.mean_difference and value is not result.tolerance:
-                assert -1.0 <= value <= 1.0
+            assert math.isfinite(value) and -1.0 <= value <= 1.0, name
+    if a:
+        assert 0.0 <= result.alignment_rate <= 1.0
 
 
 @settings(max_examples=100, deadline=None)

@@ -165,11 +165,14 @@ async def test_keymap_remaps_keys_and_help_follows(make_app, filled_store):
         assert isinstance(app.screen, RatingScreen)
 
 
-async def test_agreement_key_without_a_summary_screen(make_app):
+async def test_agreement_key_opens_the_summary_screen(make_app):
+    from judge_tui.tui.screens.summary import SummaryScreen
+
     app = make_app("cis")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.press("a")
-        assert "The agreement summary is not available yet." in await shown(pilot)
+        await pilot.pause()
+        assert isinstance(app.screen, SummaryScreen)
 
 
 async def test_judge_status_message_reaches_the_status_line(make_app):
