@@ -58,32 +58,39 @@ class VersionComparison:
 
 
 def resolve_version(store: Store, rubric: Rubric, name: str) -> Version:
+    """The judge ratings a version name stands for. Tried in order: a judge rater id, an exact prompt version,
+    a rubric version number (`#4` always means one), a prompt version prefix of four or more characters."""
     judges = [j for j in store.judge_raters_with_prompt() if j["rubric"] == rubric.id]
     by_id = {j["id"]: j for j in judges}
     if name in by_id:
         return Version(name, name, None)
-    known = ", ".join(sorted({j["prompt_version"] or j["id"] for j in judges})) or "none"
+
+    def prompt_of(judge: dict) -> str:
+        return judge["prompt_version"] or judge["id"].rpartition("@")[2]
+
+    def one(matches: list[str], what: str) -> Version | None:
+        if len(matches) > 1:
+            raise UserError(f"{what} {name!r} was used by several judges ({', '.join(matches)}); give the full "
+                            "judge rater id instead")
+        return Version(name, matches[0], None) if matches else None
+
+    exact = one([j["id"] for j in judges if not name.startswith("#") and prompt_of(j) == name], "prompt version")
+    if exact:
+        return exact
     number = re.fullmatch(r"#?(\d+)", name)
     if number:
         version_id = int(number.group(1))
         raters = [r for r in store.judge_raters_on_version(version_id) if r in by_id]
-        if len(raters) == 1:
-            return Version(name, raters[0], (version_id,))
-        if not raters:
-            raise UserError(f"no judge ratings of rubric {rubric.id} under rubric version #{version_id}; "
-                            f"see `judge-tui history --rubric {rubric.id}`")
-        raise UserError(f"rubric version #{version_id} was judged by several judges ({', '.join(raters)}); "
-                        "name one of them instead")
-    if len(name) < 4:
-        raise UserError(f"{name!r} is too short to name a prompt version: give at least four characters")
-    matches = [j["id"] for j in judges
-               if (j["prompt_version"] or "").startswith(name) or j["id"].rpartition("@")[2].startswith(name)]
-    if len(matches) == 1:
-        return Version(name, matches[0], None)
-    if not matches:
-        raise UserError(f"no judge of rubric {rubric.id} has prompt version {name!r}; known prompt versions: "
-                        f"{known} (see `judge-tui history`)")
-    raise UserError(f"{name!r} matches several judges ({', '.join(matches)}); give the full judge rater id")
+        found = one(raters, "rubric version")
+        if found:
+            return Version(name, found.rater_id, (version_id,))
+    elif len(name) >= 4:
+        found = one([j["id"] for j in judges if prompt_of(j).startswith(name)], "prompt version")
+        if found:
+            return found
+    known = ", ".join(sorted({prompt_of(j) for j in judges})) or "none"
+    raise UserError(f"no judge ratings of rubric {rubric.id!r} under prompt version or rubric version {name!r}; "
+                    f"known prompt versions: {known} (see `judge-tui history --rubric {rubric.id}`)")
 
 
 def _judge_scores(store: Store, rubric: Rubric, version: Version, item_ids: tuple[str, ...],

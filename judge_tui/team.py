@@ -53,11 +53,15 @@ def is_expert(rater_id: str, kind: str) -> bool:
     return kind == "human" and rater_id != CONSENSUS_RATER
 
 
-def load_team(store: Store, rubric: Rubric, *, split: str | None = None, judge: str | None = None) -> TeamView:
-    """The view of `rubric`'s items (optionally one split). The judge is `judge`, else the judge rater with
-    the most ratings of this rubric (first created wins a tie)."""
+def load_team(store: Store, rubric: Rubric, *, split: str | None = None, judge: str | None = None,
+              only_items: set[str] | None = None) -> TeamView:
+    """The view of `rubric`'s items (optionally one split, or only some items). The judge is `judge`, else
+    the judge rater with the most ratings of this rubric (first created wins a tie)."""
     rows = store.rating_rows(rubric.id, repeat=0, split=split)
     item_ids = tuple(store.item_ids_in_order(rubric.id, split))
+    if only_items is not None:
+        item_ids = tuple(i for i in item_ids if i in only_items)
+        rows = [r for r in rows if r["item_id"] in only_items]
     column = {item_id: i for i, item_id in enumerate(item_ids)}
     experts = tuple(sorted({r["rater_id"] for r in rows if is_expert(r["rater_id"], r["kind"])}))
     if judge is None:

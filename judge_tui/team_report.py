@@ -6,6 +6,7 @@ from that dict, so the three formats always show the same figures.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from judge_tui import agreement as ag
@@ -14,6 +15,7 @@ from judge_tui.drift import self_agreement
 from judge_tui.rubrics import Rubric
 from judge_tui.store import Store
 from judge_tui.team import CONSENSUS_RATER, load_team, team_agreement
+from judge_tui.textsafe import clean
 
 
 def figure(value: ag.Figure) -> float | dict[str, str]:
@@ -30,10 +32,10 @@ def _pair(p: ag.PairAgreement) -> dict[str, Any]:
 # --------------------------------------------------------------------------- building the sections
 
 
-def team_section(store: Store, rubric: Rubric, split: str | None = None,
-                 judge: str | None = None) -> dict[str, Any] | None:
+def team_section(store: Store, rubric: Rubric, split: str | None = None, judge: str | None = None,
+                 only_items: set[str] | None = None) -> dict[str, Any] | None:
     """The team figures, or None when fewer than two experts rated this rubric."""
-    view = load_team(store, rubric, split=split, judge=judge)
+    view = load_team(store, rubric, split=split, judge=judge, only_items=only_items)
     if len(view.experts) < 2:
         return None
     result = team_agreement(view)
@@ -52,12 +54,13 @@ def team_section(store: Store, rubric: Rubric, split: str | None = None,
             "dimensions": dims, "pooled_alignment": {k: figure(v) for k, v in result.pooled_vs_judge.items()}}
 
 
-def drift_section(store: Store, rubric: Rubric, split: str | None = None) -> list[dict[str, Any]]:
-    """Each expert's self-agreement over the items they rated twice (empty when nobody did)."""
+def drift_section(store: Store, rubric: Rubric, split: str | None = None,
+                  rater: str | None = None) -> list[dict[str, Any]]:
+    """Each expert's (or one expert's) self-agreement over the items they rated twice (empty when none did)."""
     return [{"rater": s.rater_id, "pairs": s.pairs, "alignment": figure(s.alignment),
              "by_dimension": {d: {"alignment": figure(p.alignment_rate), "kappa": figure(p.cohen_kappa)}
                               for d, p in s.by_dimension.items()}}
-            for s in self_agreement(store, rubric, split)]
+            for s in self_agreement(store, rubric, split) if rater is None or s.rater_id == rater]
 
 
 def compare_section(store: Store, rubric: Rubric, v1: str, v2: str, split: str | None = None) -> dict[str, Any]:
@@ -95,7 +98,15 @@ def _num(value: Any, percent: bool = False, signed: bool = False) -> str:
     return f"{value:+.2f}" if signed else f"{value:.2f}"
 
 
+def _cell(text: object, fmt: str) -> str:
+    """Rater ids and names come from other people's databases: no control characters, no table breakers."""
+    cleaned = clean(str(text)).replace("\n", " ")
+    return cleaned.replace("\\", "\\\\").replace("|", "\\|") if fmt == "markdown" else cleaned
+
+
 def _table(headers: list[str], rows: list[list[str]], fmt: str) -> list[str]:
+    headers = [_cell(h, fmt) for h in headers]
+    rows = [[_cell(c, fmt) for c in row] for row in rows]
     if fmt == "markdown":
         lines = ["| " + " | ".join(headers) + " |", "|" + "|".join(" --- " for _ in headers) + "|"]
         return lines + ["| " + " | ".join(row) + " |" for row in rows]
@@ -111,9 +122,9 @@ def _heading(text: str, fmt: str, level: int = 2) -> list[str]:
 def render_team(section: dict[str, Any], fmt: str) -> list[str]:
     experts = section["experts"]
     lines = _heading("Team: agreement among experts", fmt)
-    lines.append(f"{len(experts)} experts ({', '.join(experts)}) on {section['items']} items; judge: "
-                 f"{section['judge'] or 'none yet'}. Consensus = adjudicated score, else the experts' mean "
-                 "(PASS/FAIL: majority; ties left out).")
+    lines.append(f"{len(experts)} experts ({_cell(', '.join(experts), fmt)}) on {section['items']} items; judge: "
+                 f"{_cell(section['judge'] or 'none yet', fmt)}. Consensus = adjudicated score, else the experts' mean "
+                 "(PASS/FAIL: majority; ties left out); kappa takes a mean at its nearest scale point.")
     lines.append("")
     lines += _table(["dimension", "alpha", "level"],
                     [[d["dimension"], _num(d["alpha"]), d["alpha_level"]] for d in section["dimensions"]], fmt)
@@ -129,7 +140,7 @@ def render_team(section: dict[str, Any], fmt: str) -> list[str]:
     lines.append("Each expert and the consensus against the judge (alignment within ±0.15):")
     lines += _table(["dimension", "rater", "n", "alignment", "kappa", "r"], rows, fmt)
     lines.append("")
-    pooled = ", ".join(f"{k} {_num(v, percent=True)}" for k, v in section["pooled_alignment"].items())
+    pooled = ", ".join(f"{_cell(k, fmt)} {_num(v, percent=True)}" for k, v in section["pooled_alignment"].items())
     lines.append(f"Alignment with the judge over every judged dimension: {pooled}")
     lines.append("")
     for d in section["dimensions"]:
@@ -152,10 +163,10 @@ def render_drift(section: list[dict[str, Any]], fmt: str) -> list[str]:
 
 def render_compare(section: dict[str, Any], fmt: str) -> list[str]:
     v1, v2 = section["v1"], section["v2"]
-    lines = _heading(f"Version comparison: {v1['name']} -> {v2['name']}", fmt)
-    lines.append(f"{v1['name']} = {v1['judge']}; {v2['name']} = {v2['judge']}")
-    lines.append(f"Rubric {section['rubric']}, split {section['split']}, {section['items']} items judged under "
-                 f"both and rated by the experts; reference: {section['reference']}.")
+    lines = _heading(_cell(f"Version comparison: {v1['name']} -> {v2['name']}", fmt), fmt)
+    lines.append(_cell(f"{v1['name']} = {v1['judge']}; {v2['name']} = {v2['judge']}", fmt))
+    lines.append(_cell(f"Rubric {section['rubric']}, split {section['split']}, {section['items']} items judged "
+                       f"under both and rated by the experts; reference: {section['reference']}.", fmt))
     lines.append("")
     rows = []
     for d in section["dimensions"]:
@@ -170,3 +181,39 @@ def render_compare(section: dict[str, Any], fmt: str) -> list[str]:
     lines += _table(["dimension", "figure", "n", v1["name"], v2["name"], "change"], rows, fmt)
     lines.append("")
     return lines
+
+
+# --------------------------------------------------------------------------- joining the agreement report
+
+
+def with_team_sections(output: str, fmt: str, store: Store, rubric: Rubric, split: str | None,
+                       judge: str | None) -> str:
+    """The report with the team section (two or more experts) and the experts' self-agreement (if any)."""
+    team = team_section(store, rubric, split, judge)
+    drift = drift_section(store, rubric, split)
+    if team is None and not drift:
+        return output
+    if fmt == "json":
+        data = json.loads(output)
+        if team is not None:
+            data["team"] = team
+        if drift:
+            data["expert_self_agreement"] = drift
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    lines = [output.rstrip("\n"), ""]
+    if team is not None:
+        lines += render_team(team, fmt)
+    if drift:
+        lines += render_drift(drift, fmt)
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def render_version_comparison(store: Store, rubric: Rubric, v1: str, v2: str, split: str | None, fmt: str) -> str:
+    """`judge-tui report --compare V1 V2` in the chosen format."""
+    from judge_tui.report_format import SCHEMA_VERSION
+
+    section = compare_section(store, rubric, v1, v2, split)
+    if fmt == "json":
+        return json.dumps({"schema_version": SCHEMA_VERSION, "version_comparison": section}, indent=2,
+                          ensure_ascii=False) + "\n"
+    return "\n".join(render_compare(section, fmt)).rstrip("\n") + "\n"
