@@ -102,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("judge", help="judge items with an LLM (headless, resumable)")
     _common(p)
     p.add_argument("--rubric", help="rubric id (default: every rubric with items)")
-    p.add_argument("--model", help="model id, pinned for the run")
+    p.add_argument("--model", help="model id, pinned for the run (default: settings judge_model)")
     p.add_argument("--concurrency", type=int, default=4)
     p.add_argument("--limit", type=int, help="judge at most N items")
     p.add_argument("--split", help="only items of this split")
@@ -113,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--replay", type=Path, metavar="FILE", help="for --backend replay: recorded answers")
     p.add_argument("--reason", help="record a changed rubric or prompt with this reason (required after a change)")
     p.add_argument("--items", metavar="ID,ID", help="with --reason: the items that motivated the change")
+    p.add_argument("--retry-failed", action="store_true", help="queue this judge's failed judgments again")
 
     p = sub.add_parser("report", help="agreement report without the app")
     _common(p)
