@@ -190,3 +190,35 @@ def test_compare_section_text_and_errors(tmp_path: Path, rubrics):
         # On the test split only P11 counts: v1 wrong, v2 right.
         on_test = compare_versions(store, rubrics["binary"], "aaaa", "bbbb", split="test")
         assert on_test.items == 1 and on_test.alignment == (0.0, 1.0)
+
+
+def test_judge_refuses_a_changed_prompt_until_its_reason_is_given(tmp_path: Path, capsys):
+    import json
+
+    from judge_tui.locations import prompts_dir, user_rubrics_dir
+
+    db = tmp_path / "j.db"
+    with Store(db) as store:
+        store.add_items([binary_item(n) for n in range(1, 4)])
+    replay = tmp_path / "answers.jsonl"
+    replay.write_text("".join(json.dumps({"item_id": f"P0{n}", "answer": {"label": "PASS", "critique": "fine"}}) + "\n"
+                              for n in range(1, 4)))
+    judge = ["judge", "--db", str(db), "--rubric", "binary", "--backend", "replay", "--replay", str(replay)]
+    assert main(judge) == 0
+    # The lead edits the judge prompt (a user copy of the template replaces the bundled one).
+    user_rubrics_dir().mkdir(parents=True, exist_ok=True)
+    template = (prompts_dir() / "binary.judge.md").read_text(encoding="utf-8")
+    (user_rubrics_dir() / "binary.judge.md").write_text(template + "\nBe strict about implied ingredients.\n",
+                                                      encoding="utf-8")
+    capsys.readouterr()
+    assert main(judge) == 1
+    err = capsys.readouterr().err
+    assert "the binary judge prompt has changed since prompt version" in err and "--reason TEXT --items" in err
+    assert main([*judge, "--reason", "Lenient on implied ingredients", "--items", "P02"]) == 0
+    capsys.readouterr()
+    assert main(["history", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert "reason: Lenient on implied ingredients" in out and "items: P02" in out
+    with Store(db) as store:
+        judges = [r["id"] for r in store.raters("judge")]
+    assert len(judges) == 2  # one judge rater per prompt version; both kept
