@@ -706,12 +706,20 @@ def run(args: argparse.Namespace) -> int:
 
             output = render_version_comparison(store, rubric, compare[0], compare[1], args.split, fmt)
         else:
-            from judge_tui.team_report import with_team_sections
+            from judge_tui.team_report import team_only, with_team_sections
 
-            report = build_report(store, rubric, human=human, judge=judge, split=args.split, by=by,
-                                  settings=settings)
-            judge_id = report.judge.rater_ids[0] if len(report.judge.rater_ids) == 1 else None
-            output = with_team_sections(report_format.render(report, fmt), fmt, store, rubric, args.split, judge_id)
+            try:
+                report = build_report(store, rubric, human=human, judge=judge, split=args.split, by=by,
+                                      settings=settings)
+            except ReportError as exc:
+                # Experts merged before any judging still get their agreement with each other.
+                output = team_only(str(exc), fmt, store, rubric, args.split)
+                if output is None:
+                    raise
+            else:
+                judge_id = report.judge.rater_ids[0] if len(report.judge.rater_ids) == 1 else None
+                output = with_team_sections(report_format.render(report, fmt), fmt, store, rubric, args.split,
+                                            judge_id)
     destination = getattr(args, "output", None)
     if destination:
         try:

@@ -208,6 +208,26 @@ def with_team_sections(output: str, fmt: str, store: Store, rubric: Rubric, spli
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+def team_only(problem: str, fmt: str, store: Store, rubric: Rubric, split: str | None) -> str | None:
+    """When the judge comparison cannot be made: the team section alone, with the reason; None if no team."""
+    team = team_section(store, rubric, split)
+    if team is None:
+        return None
+    drift = drift_section(store, rubric, split)
+    if fmt == "json":
+        from judge_tui.report_format import SCHEMA_VERSION
+
+        data: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "rubric": rubric.id, "judge_comparison": problem,
+                                "team": team}
+        if drift:
+            data["expert_self_agreement"] = drift
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    lines = [_cell(f"No judge comparison: {problem}", fmt), ""] + render_team(team, fmt)
+    if drift:
+        lines += render_drift(drift, fmt)
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
 def render_version_comparison(store: Store, rubric: Rubric, v1: str, v2: str, split: str | None, fmt: str) -> str:
     """`judge-tui report --compare V1 V2` in the chosen format."""
     from judge_tui.report_format import SCHEMA_VERSION

@@ -102,3 +102,20 @@ def test_report_text_in_a_real_process_and_the_prompt_change_with_compare(lead_d
     # Consensus clarity (mean of ann, bob, cat): 5/6, 5/6, 1/2, 2/3, 1/3, 1. p1 says 1 everywhere; 1 - 5/6 is
     # 0.167, beyond the tolerance, so only E06 is aligned.
     assert clarity["alignment"]["v1"] == pytest.approx(1 / 6, abs=1e-4)
+
+
+def test_experts_merged_before_any_judging_still_get_their_team_figures(tmp_path: Path, capsys):
+    items = _items(tmp_path)
+    lead = tmp_path / "lead.db"
+    for expert, rows in SHEETS.items():
+        _run("import", str(items), "--rubric", "exercise-quality", "--db", str(lead))
+        _run("import-ratings", str(_write_jsonl(tmp_path / f"{expert}.jsonl", _sheet(rows))), "--rater", expert,
+             "--kind", "human", "--db", str(lead))
+    capsys.readouterr()
+    _run("report", "--db", str(lead), "--rubric", "exercise-quality")
+    out = capsys.readouterr().out
+    assert out.startswith("No judge comparison: rubric 'exercise-quality' has no judge ratings yet")
+    assert "3 experts (ann, bob, cat) on 6 items; judge: none yet" in out
+    _run("report", "--db", str(lead), "--rubric", "exercise-quality", "--format", "json")
+    data = json.loads(capsys.readouterr().out)
+    assert data["team"]["experts"] == ["ann", "bob", "cat"] and "no judge ratings" in data["judge_comparison"]
