@@ -15,6 +15,7 @@ from judge_tui.settings import Settings
 from judge_tui.store import Store
 from judge_tui.tui.app import JudgeTuiApp
 
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     """Run `async def` tests (Pilot needs a running event loop) without an extra plugin."""
