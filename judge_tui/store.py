@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,10 +18,28 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-import sqlite_utils
-from sqlite_utils.migrations import Migrations
-
 from judge_tui.records import Draft, Item, Rating, content_hash
+
+
+def _import_sqlite_utils_without_numpy() -> None:
+    """sqlite-utils imports numpy and pandas, if installed, only to map their scalar types to column types.
+
+    judge-tui writes plain Python values, so both are hidden while sqlite-utils loads: that keeps ~80 ms and
+    numpy's memory off the rating screen's start-up path. numpy imports normally afterwards.
+    """
+    hidden = [name for name in ("numpy", "pandas") if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment] - makes `import name` raise ImportError
+    try:
+        import sqlite_utils  # noqa: F401
+    finally:
+        for name in hidden:
+            del sys.modules[name]
+
+
+_import_sqlite_utils_without_numpy()
+import sqlite_utils  # noqa: E402 - loaded above without numpy
+from sqlite_utils.migrations import Migrations  # noqa: E402
 
 migrations = Migrations("judge_tui")
 

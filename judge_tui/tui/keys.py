@@ -47,6 +47,13 @@ RATING_BINDINGS: list[Binding] = [
 
 BINDING_IDS: tuple[str, ...] = tuple(dict.fromkeys(b.id for b in RATING_BINDINGS if b.id))
 
+# A key whose action cannot act right now (check_action says no) falls through to a second, hidden binding
+# with the same id that says why. Being a binding too, it runs in key order and follows the keymap.
+EXPLAINED_IDS = ("score-0", "score-1", "score-2", "score-3", "score-4", "pass", "fail", "submit", "undo")
+EXPLAIN_BINDINGS: list[Binding] = [
+    Binding(b.key, f"explain({b.id!r})", show=False, id=b.id) for b in RATING_BINDINGS if b.id in EXPLAINED_IDS
+]
+
 
 def keys_of(binding: Binding, keymap: Mapping[str, str]) -> list[str]:
     """The keys a binding answers to once the user's keymap is applied."""
@@ -54,14 +61,17 @@ def keys_of(binding: Binding, keymap: Mapping[str, str]) -> list[str]:
     return [k.strip() for k in keys.split(",") if k.strip()]
 
 
-def binding_for_key(key: str, character: str | None, keymap: Mapping[str, str]) -> Binding | None:
-    """The rating-screen binding a key press belongs to, whether or not it can act right now."""
-    for binding in RATING_BINDINGS:
-        for candidate in keys_of(binding, keymap):
-            if candidate == key or (len(candidate) == 1 and candidate == character):
-                return binding
-    return None
+def binding(binding_id: str) -> Binding:
+    return next(b for b in RATING_BINDINGS if b.id == binding_id)
 
 
-def unknown_binding_ids(keymap: Mapping[str, str]) -> list[str]:
-    return sorted(set(keymap) - set(BINDING_IDS))
+def keymap_problems(keymap: Mapping[str, str]) -> list[str]:
+    """What is wrong with a user's keymap: unknown binding ids, or one key given to two bindings."""
+    problems = [f"unknown binding id {name!r}" for name in sorted(set(keymap) - set(BINDING_IDS))]
+    owner: dict[str, str] = {}
+    for b in RATING_BINDINGS:
+        for key in keys_of(b, keymap):
+            if owner.get(key, b.id) != b.id:
+                problems.append(f"key {key!r} is given to both {owner[key]!r} and {b.id!r}")
+            owner.setdefault(key, b.id or "")
+    return problems

@@ -56,12 +56,13 @@ def choose_reviewer(store: Store, given: str | None) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     settings = load_settings()
-    from judge_tui.tui.keys import BINDING_IDS, unknown_binding_ids
+    from judge_tui.locations import settings_path
+    from judge_tui.tui.keys import BINDING_IDS, keymap_problems
 
-    unknown = unknown_binding_ids(settings.keymap)
-    if unknown:
-        raise UserError(f"settings keymap: unknown binding ids {', '.join(unknown)}; "
-                        f"known ids: {', '.join(BINDING_IDS)}")
+    problems = keymap_problems(settings.keymap)
+    if problems:
+        raise UserError(f"{settings_path()}: keymap: {'; '.join(problems)}. Binding ids: {', '.join(BINDING_IDS)} "
+                        "(`?` in the app lists them with their keys).")
     store = commands.open_store(args)
     notice = ""
     if store.count_items() == 0:

@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, TextArea
 
-from judge_tui.tui.keys import RATING_BINDINGS, binding_for_key, keys_of
+from judge_tui.tui.keys import EXPLAIN_BINDINGS, RATING_BINDINGS, binding, keys_of
 from judge_tui.tui.session import RatingSession
 from judge_tui.tui.widgets.item_pane import ItemPane
 from judge_tui.tui.widgets.notes_editor import NotesEditor
@@ -25,7 +25,7 @@ SAVE_EVERY_TICKS = 5  # the timer ticks each second; the draft's time is saved e
 
 class RatingScreen(Screen[None]):
     AUTO_FOCUS = ""  # keys belong to the rubric until the reviewer asks to edit the note
-    BINDINGS = RATING_BINDINGS
+    BINDINGS = [*RATING_BINDINGS, *EXPLAIN_BINDINGS]
 
     def __init__(self, session: RatingSession, *, keymap: Mapping[str, str] | None = None) -> None:
         super().__init__()
@@ -93,11 +93,10 @@ class RatingScreen(Screen[None]):
             ids = {1.0: "pass", 0.0: "fail"}
         else:
             ids = {point: f"score-{n}" for n, point in enumerate(scale.points)}
-        by_id = {b.id: b for b in RATING_BINDINGS}
         shown = {}
         for point, binding_id in ids.items():
-            keys = keys_of(by_id[binding_id], self.keymap)
-            shown[point] = self.app.get_key_display(by_id[binding_id].with_key(keys[0])) if keys else ""
+            keys = keys_of(binding(binding_id), self.keymap)
+            shown[point] = self.app.get_key_display(binding(binding_id).with_key(keys[0])) if keys else ""
         return shown
 
     def _show_rubric(self) -> None:
@@ -167,18 +166,10 @@ class RatingScreen(Screen[None]):
             return "Nothing to undo on this item."
         return "That key cannot act right now."
 
-    def on_key(self, event: events.Key) -> None:
-        """Explain a key that is bound but cannot act now (bindings run after this, when they can act)."""
-        if isinstance(self.focused, TextArea):
-            return
-        binding = binding_for_key(event.key, event.character, self.keymap)
-        if binding is None:
-            return
-        namespace, action, parameters = parse_action(binding.action)
-        if not namespace and self.check_action(action, parameters) is not True:
-            event.stop()
-            event.prevent_default()
-            self.notify(self.why_not(action, parameters), markup=False, severity="warning", timeout=4)
+    def action_explain(self, binding_id: str) -> None:
+        """Say why a key that cannot act right now does nothing (see keys.EXPLAIN_BINDINGS)."""
+        _namespace, action, parameters = parse_action(binding(binding_id).action)
+        self.notify(self.why_not(action, parameters), markup=False, severity="warning", timeout=4)
 
     # ------------------------------------------------------------------ actions
 

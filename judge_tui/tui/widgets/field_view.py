@@ -104,6 +104,11 @@ class FieldView(Widget):
     # ------------------------------------------------------------------ layout
 
     @property
+    def _word_wrap(self) -> bool:
+        """Prose and XML wrap at word boundaries; code and program output wrap at the edge, with a gutter."""
+        return self.kind in ("text", "xml")
+
+    @property
     def _gutter_width(self) -> int:
         return len(str(len(self._lines))) + 3 if self.kind == "code" else 0
 
@@ -113,14 +118,14 @@ class FieldView(Widget):
         if width != self._layout_width:
             self._layout_width = width
             self._strips.clear()
-            if self.kind == "text":
+            if self._word_wrap:
                 joined = Text("\n").join(self._lines)
                 self._word_rows = list(joined.wrap(self.app.console, width))
             else:
                 room = max(1, width - self._gutter_width)
                 heights = [max(1, -(-cell_len(line.plain) // room)) for line in self._lines]
                 self._row_starts = [0, *accumulate(heights)]
-        return len(self._word_rows) if self.kind == "text" else self._row_starts[-1]
+        return len(self._word_rows) if self._word_wrap else self._row_starts[-1]
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return self._layout(width)
@@ -143,7 +148,7 @@ class FieldView(Widget):
 
     def _render_row(self, y: int, width: int) -> Strip:
         console = self.app.console
-        if self.kind == "text":
+        if self._word_wrap:
             return Strip(list(self._word_rows[y].render(console, end="")))
         index = bisect_right(self._row_starts, y) - 1
         part = y - self._row_starts[index]
