@@ -27,7 +27,8 @@ def quotas(total: int, weights: list[float]) -> list[int]:
         return [0] * len(weights)
     exact = [total * w / weight_sum for w in weights]
     counts = [math.floor(x) for x in exact]
-    order = sorted(range(len(weights)), key=lambda i: (-(exact[i] - counts[i]), i))
+    # Fractions rounded before comparing, so float noise (4 x 0.40 = 1.6000000000000001) cannot break a tie.
+    order = sorted(range(len(weights)), key=lambda i: (-round(exact[i] - counts[i], 9), i))
     for i in order[: total - sum(counts)]:
         counts[i] += 1
     return counts

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from judge_tui.records import Draft, Item, Rating, content_hash
+from judge_tui.records import Draft, Item, Rating, canonical_json, hash_of_canonical
 
 
 def _import_sqlite_utils_without_numpy() -> None:
@@ -50,6 +50,14 @@ def m001_initial_schema(db: sqlite_utils.Database) -> None:
     for statement in _SCHEMA_V1.split(";"):
         if statement.strip():
             db.execute(statement)
+
+
+@migrations()
+def m002_items_next_unrated_index(db: sqlite_utils.Database) -> None:
+    # Covers "the next item of a rubric (and split) in import order": finding the first unrated item then
+    # reads only this index and the ratings index. It makes items_by_rubric (a prefix of it) redundant.
+    db.execute("CREATE INDEX items_next_unrated ON items (rubric, position, id, split)")
+    db.execute("DROP INDEX items_by_rubric")
 
 
 _SCHEMA_V1 = """
@@ -229,7 +237,8 @@ class Store:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute("PRAGMA foreign_keys=ON")
-            self.db = sqlite_utils.Database(conn)
+            # No sqlite-utils plugins: loading them scans every installed package (~40 ms at each start).
+            self.db = sqlite_utils.Database(conn, execute_plugins=False)
             migrations.apply(self.db)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path}: cannot open as a judge-tui database ({exc})") from None
@@ -332,21 +341,30 @@ class Store:
         if an id already exists under another rubric or with different content.
         """
         counts = {"added": 0, "unchanged": 0, "split_changed": 0}
+        items = list(items)
         with self.transaction() as conn:
+            # One lookup per 500 ids and one executemany per kind of write: a 100k-item import takes seconds.
+            known: dict[str, tuple[str, str, str | None]] = {}
+            ids = list(dict.fromkeys(item.id for item in items))
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                for id_, rubric, digest, split in conn.execute(
+                        f"SELECT id, rubric, content_hash, split FROM items WHERE id IN ({marks})", chunk):
+                    known[id_] = (rubric, digest, split)
             position = self._next_position()
             stamp = now()
+            inserts: list[list[Any]] = []
+            split_updates: list[tuple[str, str]] = []
             for item in items:
-                digest = item.content_hash or content_hash(item.fields)
-                row = conn.execute(
-                    "SELECT rubric, content_hash, split FROM items WHERE id = ?", [item.id]
-                ).fetchone()
+                # Serialised once: the stored text is the canonical form the content hash is made from.
+                text = canonical_json(item.fields)
+                digest = item.content_hash or hash_of_canonical(text)
+                row = known.get(item.id)
                 if row is None:
-                    conn.execute(
-                        "INSERT INTO items (id, rubric, task_type, fields, split, content_hash, position, source,"
-                        " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        [item.id, item.rubric, item.task_type, _dumps(item.fields), item.split, digest,
-                         position, source, stamp],
-                    )
+                    inserts.append([item.id, item.rubric, item.task_type, text, item.split, digest,
+                                    position, source, stamp])
+                    known[item.id] = (item.rubric, digest, item.split)
                     position += 1
                     counts["added"] += 1
                     continue
@@ -356,10 +374,15 @@ class Store:
                 if existing_hash != digest:
                     raise ItemConflict(item.id, "already exists with different content")
                 if item.split and item.split != split:
-                    conn.execute("UPDATE items SET split = ? WHERE id = ?", [item.split, item.id])
+                    split_updates.append((item.split, item.id))
+                    known[item.id] = (rubric, existing_hash, item.split)
                     counts["split_changed"] += 1
                 else:
                     counts["unchanged"] += 1
+            conn.executemany(
+                "INSERT INTO items (id, rubric, task_type, fields, split, content_hash, position, source,"
+                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", inserts)
+            conn.executemany("UPDATE items SET split = ? WHERE id = ?", split_updates)
         return counts
 
     @staticmethod
@@ -442,20 +465,22 @@ class Store:
         Skipped items are passed over unless include_skipped is set.
         """
         extra, params = ("AND i.split = ?", [split]) if split else ("", [])
-        skipped = "" if include_skipped else (
-            "AND NOT EXISTS (SELECT 1 FROM drafts d WHERE d.item_id = i.id AND d.rater_id = ? AND d.skipped = 1)"
-        )
-        skip_params = [] if include_skipped else [rater_id]
+        skipped, skip_params = "", []
+        if not include_skipped and self.conn.execute(
+                "SELECT 1 FROM drafts WHERE rater_id = ? AND skipped = 1 LIMIT 1", [rater_id]).fetchone():
+            skipped = "AND i.id NOT IN (SELECT item_id FROM drafts WHERE rater_id = ? AND skipped = 1)"
+            skip_params = [rater_id]
+        # An anti-join over the covering index items_next_unrated: with 90% of 100k items rated this is the
+        # difference between ~30 ms and ~75 ms on a fresh start.
         sql = (
-            f"SELECT {', '.join('i.' + c.strip() for c in self._ITEM_COLUMNS.split(','))} FROM items i"
-            f" WHERE i.rubric = ? AND i.position > ? {extra}"
-            f" AND NOT EXISTS (SELECT 1 FROM ratings r WHERE r.item_id = i.id AND r.rater_id = ?) {skipped}"
-            f" ORDER BY i.position LIMIT 1"
+            "SELECT i.id FROM items i LEFT JOIN ratings r ON r.item_id = i.id AND r.rater_id = ?"
+            f" WHERE i.rubric = ? AND i.position > ? {extra} AND r.item_id IS NULL {skipped}"
+            " ORDER BY i.position LIMIT 1"
         )
         for start in (after_position, 0):
-            row = self.conn.execute(sql, [rubric, start, *params, rater_id, *skip_params]).fetchone()
+            row = self.conn.execute(sql, [rater_id, rubric, start, *params, *skip_params]).fetchone()
             if row:
-                return self._item(row)
+                return self.item(row[0])
         return None
 
     def item_ordinal(self, rubric: str, position: int, split: str | None = None) -> int:

@@ -112,6 +112,7 @@ def check_items(
     """
     checked = Checked()
     first_line: dict[str, int] = {}
+    required = rubric.required_fields()
     for line, data in rows:
         values = dict(data)
         raw_id = values.pop("id") if "id" in values else values.pop("item_id", None)
@@ -131,7 +132,7 @@ def check_items(
         elif item_split not in SPLITS:
             checked.problems.append(Problem(line, f"split {item_split!r} is not one of {', '.join(SPLITS)}"))
             continue
-        missing = [name for name in rubric.required_fields() if _missing(values.get(name))]
+        missing = [name for name in required if _missing(values.get(name))]
         if missing:
             names = ", ".join(f'"{name}"' for name in missing)
             checked.problems.append(Problem(line, f"item {item_id!r}: missing required field {names} "
@@ -141,8 +142,9 @@ def check_items(
             checked.problems.append(Problem(line, f"duplicate id {item_id!r} (first at line {first_line[item_id]})"))
             continue
         first_line[item_id] = line
-        digest = content_hash(values)
+        digest = ""  # computed by the store as it writes, unless the id exists and must be compared now
         if item_id in existing:
+            digest = content_hash(values)
             old_rubric, old_hash = existing[item_id]
             if old_rubric != rubric.id:
                 checked.problems.append(Problem(line, f"item {item_id!r} already exists under rubric {old_rubric!r}"))

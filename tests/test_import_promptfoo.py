@@ -144,3 +144,22 @@ def test_not_promptfoo_or_unsupported_version(db: Path, tmp_path: Path, capsys):
     path.write_text(text)
     code, _out, err = run(capsys, "import", path, "--rubric", "binary", "--db", db)
     assert code == 1 and f"{path}:{entry_lines(text)[2]}: result has no `vars` object" in err
+
+
+def test_human_components_with_metrics_rate_every_dimension(db: Path, tmp_path: Path, capsys):
+    top = json.loads(V3.read_text())
+    components = top["results"]["results"][1]["gradingResult"]["componentResults"]
+    for metric, score in (("difficulty_match", 0.5), ("instruction_clarity", 0), ("learning_objective_alignment", 1)):
+        components.append({"pass": score >= 0.7, "score": score, "reason": "Manual result",
+                           "assertion": {"type": "human", "metric": metric}})
+    top["results"]["results"][1]["gradingResult"]["comment"] = "No task line for the student."
+    path = tmp_path / "human.json"
+    path.write_text(json.dumps(top))
+    code, _out, err = run(capsys, "import", path, "--rubric", "exercise-quality", "--db", db)
+    assert code == 0, err
+    with Store(db) as store:
+        human = store.rating("PF-E02", "promptfoo-reviewer")
+        # the item's exercise has no closing tag: the checker's 0.0 is added to the person's three scores
+        assert human.scores == {"structural_validity": 0.0, "difficulty_match": 0.5, "instruction_clarity": 0.0,
+                                "learning_objective_alignment": 1.0}
+        assert human.verdict == "fail" and human.notes == "No task line for the student."

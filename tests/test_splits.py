@@ -96,6 +96,7 @@ def test_quotas_add_up():
         counts = quotas(n, [0.15, 0.40, 0.45])
         assert sum(counts) == n and all(c >= 0 for c in counts)
     assert quotas(10, [1, 0, 0]) == [10, 0, 0]
+    assert quotas(4, [0.15, 0.40, 0.45]) == [1, 1, 2]  # .6/.6/.8 remainders: the tie goes to the earlier split
 
 
 @pytest.mark.parametrize("args,message", [

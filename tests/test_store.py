@@ -28,6 +28,8 @@ def test_reopening_applies_no_migration_twice(tmp_path: Path):
     Store(path).close()
     with Store(path) as again:
         assert again.scalar("SELECT COUNT(*) FROM _sqlite_migrations") == len(migrations.pending(sqlite_utils.Database(":memory:")))
+        applied = again.scalar("SELECT COUNT(*) FROM _sqlite_migrations")
+        assert applied == len({row[0] for row in again.conn.execute("SELECT name FROM _sqlite_migrations")}) >= 1
 
 
 def test_not_a_database_is_a_clear_error(tmp_path: Path):
