@@ -478,7 +478,7 @@ def _binary_finding(row: Row, test: ag.BinaryMetrics | None, thresholds: Thresho
     if test is None or test.n == 0:
         return Finding(
             "tpr_tnr", "unknown", None, "test split",
-            f"The TPR/TNR target (both above {target:g}) applies to the test split, and no test-split item was "
+            f"The TPR/TNR target (both above {target:.2f}) applies to the test split, and no test-split item was "
             f"labelled by both; over the compared items TPR is {_num(row.agreement.tpr)} and TNR "
             f"{_num(row.agreement.tnr)}, for guidance only. Assign splits with `judge-tui split`.",
         )
@@ -486,7 +486,7 @@ def _binary_finding(row: Row, test: ag.BinaryMetrics | None, thresholds: Thresho
     return Finding(
         "tpr_tnr", verdict.status, verdict.meets_target, "test split",
         f"On the test split ({test.n} items): TPR {_num(test.tpr)}, TNR {_num(test.tnr)} "
-        f"(target: both above {target:g}): {verdict.label}. {verdict.action}",
+        f"(target: both above {target:.2f}): {verdict.label}. {verdict.action}",
     )
 
 

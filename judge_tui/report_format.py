@@ -330,6 +330,9 @@ def corrected_text(report: Report) -> Text | None:
     for row in rows:
         c = row.corrected
         assert c is not None
+        if c.n_judge_only == 0:
+            text.append("No item was labelled by the judge alone, so there is no pass rate to correct.\n")
+            continue
         text.append(f"Pass rate on the {c.n_judge_only} items only the judge labelled: ", style="bold")
         if isinstance(c.estimate, ag.Undefined):
             text.append(f"cannot be corrected ({c.estimate.reason}).\n")
