@@ -392,6 +392,7 @@ class AnthropicBackend:
         except Exception as exc:  # noqa: BLE001
             raise self._map_error(exc) from None
         sampling = self.sampling()
+        sent_temperature = sampling.get("temperature") is not None
         async for entry in stream:
             result = entry.result
             if result.type == "succeeded":
@@ -407,7 +408,7 @@ class AnthropicBackend:
                 kind = getattr(error, "type", "")
                 if kind in ("overloaded_error", "api_error", "rate_limit_error", "timeout_error"):
                     yield entry.custom_id, RetryableError(f"batch request failed, will retry ({message})")
-                elif "temperature" in message.lower() and self._extra_body() is not None:
+                elif "temperature" in message.lower() and sent_temperature:
                     self.temperature_rejected = True
                     yield entry.custom_id, RetryableError(f"retrying without temperature ({message})")
                 else:

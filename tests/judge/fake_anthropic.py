@@ -386,8 +386,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(400, _error_body("invalid_request_error", "`temperature` is deprecated for this model."))
         behaviour = fake._choose(fake._user_text(body))
         entry.behaviour = behaviour
-        if fake.latency:
-            time.sleep(fake.latency)
+        if fake.latency and behaviour not in (RATE_LIMIT, OVERLOADED, UNAUTHORIZED, PAYMENT):
+            time.sleep(fake.latency)  # refusals to serve come back at once, as from the real API
         if behaviour == DROP:
             self.close_connection = True
             self.connection.shutdown(2)  # the client sees the connection die with no response

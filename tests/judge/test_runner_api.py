@@ -92,16 +92,28 @@ def test_passing_problems_are_retried_until_judged(fake: fa.FakeAnthropic, cis_s
     assert sum(attempts) == ITEMS + 2
 
 
-def test_retry_after_is_honoured_and_pauses_everyone(fake: fa.FakeAnthropic, cis_store: Store,
-                                                     rubrics: dict[str, Rubric]) -> None:
+def test_retry_after_is_honoured(fake: fa.FakeAnthropic, cis_store: Store, rubrics: dict[str, Rubric]) -> None:
     fake.retry_after = "0.4"
     fake.script.extend([fa.OK, fa.RATE_LIMIT])
-    run(cis_store, rubrics["cis"])
+    state, _judge, _ = run(cis_store, rubrics["cis"], concurrency=1)
+    assert state.done == ITEMS
     requests = fake.message_requests()
-    limited = next(i for i, r in enumerate(requests) if r.behaviour == fa.RATE_LIMIT)
-    later = [r.at for r in requests if r.at > requests[limited].at + 0.01]
-    # calls already on their way may land; none is *sent* in the 0.4 s after the 429
-    assert later and min(t for t in later if t > requests[limited].at + 0.05) >= requests[limited].at + 0.4
+    assert requests[1].behaviour == fa.RATE_LIMIT
+    assert requests[2].at - requests[1].at >= 0.4  # far longer than the 0.01 s backoff the options ask for
+
+
+def test_a_429_pauses_every_call_not_just_its_own(fake: fa.FakeAnthropic, cis_store: Store,
+                                                  rubrics: dict[str, Rubric]) -> None:
+    fake.retry_after = "0.4"
+    fake.latency = 0.2  # answers take 0.2 s; the 429 comes back at once
+    fake.script.extend([fa.OK, fa.RATE_LIMIT])
+    run(cis_store, rubrics["cis"], concurrency=4)
+    requests = fake.message_requests()
+    limited = next(r for r in requests if r.behaviour == fa.RATE_LIMIT)
+    # the calls sent with the limited one answer 0.2 s later and free their slots, yet nothing new is
+    # sent until the 0.4 s the API asked for are over
+    assert not [r for r in requests if limited.at + 0.1 < r.at < limited.at + 0.4]
+    assert [r for r in requests if r.at >= limited.at + 0.4]
 
 
 def test_a_problem_that_persists_fails_the_job_after_max_attempts(fake: fa.FakeAnthropic, cis_store: Store,
