@@ -320,7 +320,9 @@ def run_export(args: argparse.Namespace) -> int:
     from judge_tui.commands import open_store
 
     if getattr(args, "bundle", False):
-        raise UserError("`judge-tui export --bundle` is not available in this version")
+        from judge_tui.bundle import run_export_bundle
+
+        return run_export_bundle(args)
     with open_store(args, create=False) as store:
         if args.output is None:
             export(store, args.format, sys.stdout, rubric=args.rubric, rater=args.rater, judge=args.judge)

@@ -349,7 +349,9 @@ def run_import(args: argparse.Namespace) -> int:
     from judge_tui.commands import open_store
 
     if getattr(args, "bundle", None):
-        raise UserError("`judge-tui import --bundle` is not available in this version")
+        from judge_tui.bundle import run_import_bundle
+
+        return run_import_bundle(args)
     if args.file is None:
         raise UserError("name the file to import: judge-tui import FILE [--rubric NAME]")
     mapping = parse_mapping(args.map)

@@ -506,9 +506,14 @@ def newest_judge(raters: Sequence[dict[str, Any]]) -> str | None:
 
 
 def default_groups(store: Store, rubric_id: str) -> tuple[Group, Group]:
-    """Every human rater against the judge rater that rated most recently."""
+    """Every human rater against the judge rater that rated most recently.
+
+    The adjudicated "consensus" rater is derived from the experts, so it is not one of them here (see team.py).
+    """
+    from judge_tui.team import is_expert
+
     raters = store.rubric_raters(rubric_id)
-    humans = tuple(r["id"] for r in raters if r["kind"] == "human")
+    humans = tuple(r["id"] for r in raters if is_expert(r["id"], r["kind"]))
     judge = newest_judge(raters)
     if not raters:
         raise ReportError(f"no ratings of rubric {rubric_id!r} yet: rate items, or bring ratings in with "
@@ -682,17 +687,6 @@ def _pick_rubric(store: Store, name: str | None) -> Rubric:
     return resolve_rubric(in_use[0][0])
 
 
-def _compare_groups(store: Store, rubric: Rubric, version: str) -> Group:
-    """The judge raters of one prompt version (or a judge rater named directly)."""
-    judges = [r for r in store.rubric_raters(rubric.id) if r["kind"] == "judge"]
-    chosen = tuple(r["id"] for r in judges if version in (r["id"], r["prompt_version"]))
-    if not chosen:
-        listing = ", ".join(f"{r['id']} (prompt {r['prompt_version'] or '?'})" for r in judges) or "none"
-        raise ReportError(f"--compare: no judge ratings of rubric {rubric.id!r} under prompt version or rater "
-                          f"{version!r}; judge raters: {listing}")
-    return Group("judge", chosen)
-
-
 def run(args: argparse.Namespace) -> int:
     from judge_tui import report_format
     from judge_tui.commands import open_store
@@ -708,18 +702,24 @@ def run(args: argparse.Namespace) -> int:
             human, judge = parse_raters(args.raters, store, rubric.id)
         compare = getattr(args, "compare", None)
         if compare:
-            if human is None:
-                human = default_groups(store, rubric.id)[0]
-            reports = [
-                build_report(store, rubric, human=human, judge=_compare_groups(store, rubric, v),
-                             split=args.split, by=by, settings=settings)
-                for v in compare
-            ]
-            output = report_format.render_comparison(reports, list(compare), fmt)
+            from judge_tui.team_report import render_version_comparison
+
+            output = render_version_comparison(store, rubric, compare[0], compare[1], args.split, fmt)
         else:
-            report = build_report(store, rubric, human=human, judge=judge, split=args.split, by=by,
-                                  settings=settings)
-            output = report_format.render(report, fmt)
+            from judge_tui.team_report import team_only, with_team_sections
+
+            try:
+                report = build_report(store, rubric, human=human, judge=judge, split=args.split, by=by,
+                                      settings=settings)
+            except ReportError as exc:
+                # Experts merged before any judging still get their agreement with each other.
+                output = team_only(str(exc), fmt, store, rubric, args.split)
+                if output is None:
+                    raise
+            else:
+                judge_id = report.judge.rater_ids[0] if len(report.judge.rater_ids) == 1 else None
+                output = with_team_sections(report_format.render(report, fmt), fmt, store, rubric, args.split,
+                                            judge_id)
     destination = getattr(args, "output", None)
     if destination:
         try:

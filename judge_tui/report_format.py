@@ -15,13 +15,13 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from judge_tui import agreement as ag
 from judge_tui.agreement import Figure
-from judge_tui.report import OVERALL, Report, Row, Summary
+from judge_tui.report import Report, Row, Summary
 from judge_tui.textsafe import clean
 
 SCHEMA_VERSION = 1
@@ -505,33 +505,3 @@ def _kappa_band_cell(row: Row) -> str:
 def _table_cells(table: Table) -> list[list[str]]:
     columns = [[md(c.plain if isinstance(c, Text) else c) for c in col.cells] for col in table.columns]
     return [list(row) for row in zip(*columns, strict=True)]
-
-
-# --------------------------------------------------------------------------------------------------
-# Two prompt versions side by side
-# --------------------------------------------------------------------------------------------------
-
-
-def render_comparison(reports: Sequence[Report], versions: Sequence[str], fmt: str) -> str:
-    if fmt == "json":
-        return json.dumps({"schema_version": SCHEMA_VERSION, "compare": [
-            {"version": v, "report": report_to_dict(r)} for v, r in zip(versions, reports, strict=True)]},
-            indent=2, ensure_ascii=False) + "\n"
-    first, second = reports
-    keys = [r.key for r in first.rows] + [OVERALL]
-    by_key = [{r.key: r for r in [*rep.rows, rep.overall]} for rep in reports]
-    head = ["Dimension", f"Align {versions[0]}", f"Align {versions[1]}", f"κ {versions[0]}", f"κ {versions[1]}"]
-    rows = [[k, pct(by_key[0][k].agreement.alignment_rate), pct(by_key[1][k].agreement.alignment_rate),
-             num(by_key[0][k].agreement.cohen_kappa), num(by_key[1][k].agreement.cohen_kappa)] for k in keys]
-    rows.append(["all judged", pct(first.summary.alignment_rate), pct(second.summary.alignment_rate), "", ""])
-    if fmt == "markdown":
-        lines = [f"# Prompt versions compared: {md(versions[0])} and {md(versions[1])}", ""]
-        return "\n".join(lines + _md_table([md(h) for h in head], [[md(c) for c in r] for r in rows])) + "\n"
-    table = Table(title=f"Prompt versions compared on {first.rubric.id}", title_justify="left")
-    for h in head:
-        table.add_column(Text(safe(h)))
-    for r in rows:
-        table.add_row(*(Text(c) for c in r))
-    buffer = io.StringIO()
-    Console(file=buffer, width=110, color_system=None, force_terminal=False).print(Group(table))
-    return buffer.getvalue()

@@ -213,6 +213,14 @@ class Rubric(_Strict):
             raise ValueError("overall = 'label' needs exactly one dimension")
         return self
 
+    def model_copy(self, *, update: Mapping[str, object] | None = None, deep: bool = False) -> Rubric:
+        """A copy whose derived values (content hash, dimension lists) are computed afresh, never carried over."""
+        copy = super().model_copy(update=update, deep=deep)
+        for name, value in type(self).__dict__.items():
+            if isinstance(value, cached_property):
+                copy.__dict__.pop(name, None)
+        return copy
+
     # ---- derived views
 
     @cached_property

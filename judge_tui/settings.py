@@ -45,9 +45,13 @@ class Settings(BaseModel):
     keymap: dict[str, str] = Field(
         default_factory=dict, description="Binding id -> keys, e.g. {\"submit\": \"enter,ctrl+s\"}"
     )
-    judge_model: str = Field(default="claude-sonnet-4-5", description="Model for the Anthropic judge backend")
+    judge_model: str = Field(default="claude-sonnet-5-5", description="Model for the Anthropic judge backend")
     judge_concurrency: int = Field(default=4, ge=1, le=64)
     judge_in_background: bool = Field(default=True, description="Judge queued items while the app is open")
+    drift_check: bool = Field(
+        default=False, description="Re-show some already-rated items, blind, to measure your self-agreement"
+    )
+    drift_share: float = Field(default=0.10, gt=0, le=1, description="With drift_check: share of items re-shown")
     agreement: AgreementSettings = Field(default_factory=AgreementSettings)
 
 

@@ -9,17 +9,37 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-
-import sqlite_utils
-from sqlite_utils.migrations import Migrations
+from urllib.parse import quote
 
 from judge_tui.records import Draft, Item, Rating, canonical_json, hash_of_canonical
+
+
+def _import_sqlite_utils_without_numpy() -> None:
+    """sqlite-utils imports numpy and pandas, if installed, only to map their scalar types to column types.
+
+    judge-tui writes plain Python values, so both are hidden while sqlite-utils loads: that keeps ~80 ms and
+    numpy's memory off the rating screen's start-up path. numpy imports normally afterwards.
+    """
+    hidden = [name for name in ("numpy", "pandas") if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment] - makes `import name` raise ImportError
+    try:
+        import sqlite_utils  # noqa: F401
+    finally:
+        for name in hidden:
+            del sys.modules[name]
+
+
+_import_sqlite_utils_without_numpy()
+import sqlite_utils  # noqa: E402 - loaded above without numpy
+from sqlite_utils.migrations import Migrations  # noqa: E402
 
 migrations = Migrations("judge_tui")
 
@@ -162,6 +182,33 @@ _SCHEMA_V1 = """
             UNIQUE (item_id, rubric)
         );
         """
+
+
+@migrations()
+def m002_judge_queue_index(db: sqlite_utils.Database) -> None:
+    # The judge queue is read per rater: counts by status and the next job to claim.
+    db.execute("CREATE INDEX judge_jobs_by_rater ON judge_jobs (rater_id, status, id)")
+    db.execute("CREATE INDEX judge_calls_by_job ON judge_calls (job_id)")
+
+
+@migrations()
+def m003_prompt_versions(db: sqlite_utils.Database) -> None:
+    # A judge prompt version (the judge's hash of its template and rubric) with the reason it was made, so
+    # prompt changes are documented like rubric changes. Judge raters keep pointing at it by that hash.
+    db.execute(
+        """
+        CREATE TABLE prompt_versions (
+            id INTEGER PRIMARY KEY,
+            rubric TEXT NOT NULL,
+            prompt_version TEXT NOT NULL UNIQUE,
+            rubric_version_id INTEGER REFERENCES rubric_versions (id),
+            template TEXT NOT NULL DEFAULT '',
+            reason TEXT NOT NULL DEFAULT '',
+            motivating_items TEXT NOT NULL DEFAULT '[]',
+            created_at TEXT NOT NULL
+        )
+        """
+    )
 
 
 def now() -> str:
@@ -436,6 +483,12 @@ class Store:
                 return self.item(row[0])
         return None
 
+    def item_ordinal(self, rubric: str, position: int, split: str | None = None) -> int:
+        """The item's place (1-based) among its rubric's items (and split), for "item 12 of 25"."""
+        extra, params = ("AND split = ?", [split]) if split else ("", [])
+        return int(self.scalar(
+            f"SELECT COUNT(*) FROM items WHERE rubric = ? AND position <= ? {extra}", [rubric, position, *params]))
+
     def set_splits(self, splits: Mapping[str, str | None]) -> None:
         with self.transaction() as conn:
             conn.executemany("UPDATE items SET split = ? WHERE id = ?", [(s, i) for i, s in splits.items()])
@@ -654,6 +707,210 @@ class Store:
         ).fetchone()
         return {"rated": rated, "skipped": int(skipped), "flagged": int(flagged), "total": total}
 
+    # ------------------------------------------------------------------ judge queue
+    # A job is one judgment to make: (item, judge rater, rubric version, repeat). Its life:
+    # queued -> running -> done | failed, or back to queued for a retry. Jobs in a Message Batch stay
+    # 'running' with their batch_id until the batch's results are read.
+
+    _JOB_COLUMNS = "id, item_id, rater_id, rubric_version_id, repeat, status, attempts, last_error, raw_output," \
+        " batch_id, rating_id, next_attempt_at"
+
+    def enqueue_judge_jobs(
+        self, rater_id: str, rubric_version_id: int, rubric: str, *, split: str | None = None,
+        repeats: int = 1, limit: int | None = None,
+    ) -> int:
+        """Queue item x repeat jobs this rater does not have yet, in import order; returns how many were added.
+
+        limit counts items (each with its missing repeats). Idempotent: running it again adds nothing.
+        """
+        split_clause, split_params = ("AND i.split = ?", [split]) if split else ("", [])
+        stamp = now()
+        with self.transaction() as conn:
+            before = conn.total_changes  # rowcount is not reported for a statement that starts with WITH
+            conn.execute(
+                "WITH RECURSIVE reps(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM reps WHERE n + 1 < ?),"
+                " todo AS (SELECT i.id, i.position FROM items i WHERE i.rubric = ? " + split_clause +
+                "   AND EXISTS (SELECT 1 FROM reps WHERE NOT EXISTS (SELECT 1 FROM judge_jobs j"
+                "     WHERE j.item_id = i.id AND j.rater_id = ? AND j.rubric_version_id = ? AND j.repeat = reps.n))"
+                "   ORDER BY i.position LIMIT ?)"
+                " INSERT OR IGNORE INTO judge_jobs (item_id, rater_id, rubric_version_id, repeat, status,"
+                " created_at, updated_at) SELECT todo.id, ?, ?, reps.n, 'queued', ?, ? FROM todo, reps"
+                " ORDER BY todo.position, reps.n",
+                [max(1, repeats), rubric, *split_params, rater_id, rubric_version_id,
+                 -1 if limit is None else max(0, limit), rater_id, rubric_version_id, stamp, stamp],
+            )
+            return conn.total_changes - before
+
+    def enqueue_judge_items(self, rater_id: str, rubric_version_id: int, item_ids: Iterable[str], repeat: int = 0) -> int:
+        """Queue these items (e.g. as the app opens them); already queued ones are left alone."""
+        stamp = now()
+        with self.transaction() as conn:
+            before = conn.total_changes
+            conn.executemany(
+                "INSERT OR IGNORE INTO judge_jobs (item_id, rater_id, rubric_version_id, repeat, status, created_at,"
+                " updated_at) VALUES (?, ?, ?, ?, 'queued', ?, ?)",
+                ((item_id, rater_id, rubric_version_id, repeat, stamp, stamp) for item_id in item_ids),
+            )
+            return conn.total_changes - before
+
+    def requeue_stale_judge_jobs(self, rater_id: str | None = None) -> int:
+        """Jobs left 'running' by a crash or a kill go back to the queue (not those waiting in a batch)."""
+        extra, params = ("AND rater_id = ?", [rater_id]) if rater_id else ("", [])
+        with self.transaction() as conn:
+            return conn.execute(
+                f"UPDATE judge_jobs SET status = 'queued', updated_at = ? WHERE status = 'running'"
+                f" AND batch_id IS NULL {extra}", [now(), *params]).rowcount
+
+    def claim_judge_jobs(self, rater_id: str, limit: int, at: str | None = None) -> list[dict[str, Any]]:
+        """Up to limit queued jobs that are due, marked running, oldest first."""
+        if limit <= 0:
+            return []
+        at = at or now()
+        with self.transaction() as conn:
+            rows = self.query(
+                f"SELECT {self._JOB_COLUMNS} FROM judge_jobs WHERE rater_id = ? AND status = 'queued'"
+                " AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ORDER BY id LIMIT ?",
+                [rater_id, at, limit],
+            )
+            conn.executemany("UPDATE judge_jobs SET status = 'running', updated_at = ? WHERE id = ?",
+                             [(at, row["id"]) for row in rows])
+        for row in rows:
+            row["status"] = "running"
+        return rows
+
+    def next_judge_retry_at(self, rater_id: str) -> str | None:
+        """When the earliest queued job waiting for a retry becomes due (None if none waits)."""
+        return self.scalar("SELECT MIN(next_attempt_at) FROM judge_jobs WHERE rater_id = ? AND status = 'queued'",
+                           [rater_id])
+
+    def _record_judge_call(self, conn: sqlite3.Connection, job_id: int, call: Mapping[str, Any]) -> None:
+        conn.execute(
+            "INSERT INTO judge_calls (job_id, model, input_tokens, output_tokens, cache_read_tokens,"
+            " cache_write_tokens, cost_usd, sampling, outcome, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [job_id, call.get("model", ""), int(call.get("input_tokens", 0)), int(call.get("output_tokens", 0)),
+             int(call.get("cache_read_tokens", 0)), int(call.get("cache_write_tokens", 0)),
+             float(call.get("cost_usd") or 0.0), _dumps(call.get("sampling", {})), call.get("outcome", ""), now()],
+        )
+
+    def complete_judge_job(self, job_id: int, rating: Rating, call: Mapping[str, Any] | None = None) -> None:
+        """Save the judge's rating and mark the job done, in one transaction (never one without the other)."""
+        with self.transaction() as conn:
+            self._upsert_rating(conn, rating)
+            rating_id = self.scalar(
+                "SELECT id FROM ratings WHERE item_id = ? AND rater_id = ? AND rubric_version_id = ? AND repeat = ?",
+                [rating.item_id, rating.rater_id, rating.rubric_version_id, rating.repeat])
+            conn.execute(
+                "UPDATE judge_jobs SET status = 'done', attempts = attempts + 1, rating_id = ?, last_error = '',"
+                " raw_output = '', next_attempt_at = NULL, updated_at = ? WHERE id = ?",
+                [rating_id, now(), job_id])
+            if call is not None:
+                self._record_judge_call(conn, job_id, call)
+
+    def fail_judge_job(self, job_id: int, error: str, raw_output: str = "",
+                       call: Mapping[str, Any] | None = None) -> None:
+        """A judgment that cannot be used: kept with its error and the raw answer, never retried by itself."""
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE judge_jobs SET status = 'failed', attempts = attempts + 1, last_error = ?, raw_output = ?,"
+                " batch_id = NULL, next_attempt_at = NULL, updated_at = ? WHERE id = ?",
+                [error, raw_output, now(), job_id])
+            if call is not None:
+                self._record_judge_call(conn, job_id, call)
+
+    def retry_judge_job(self, job_id: int, error: str, next_attempt_at: str | None, raw_output: str = "",
+                        call: Mapping[str, Any] | None = None) -> None:
+        """Back to the queue after a passing problem (rate limit, overload, dropped connection); counts an attempt."""
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE judge_jobs SET status = 'queued', attempts = attempts + 1, last_error = ?, raw_output = ?,"
+                " batch_id = NULL, next_attempt_at = ?, updated_at = ? WHERE id = ?",
+                [error, raw_output, next_attempt_at, now(), job_id])
+            if call is not None:
+                self._record_judge_call(conn, job_id, call)
+
+    def release_judge_jobs(self, job_ids: Iterable[int], note: str = "") -> None:
+        """Back to the queue without counting an attempt: the job was not at fault (offline, stopped, interrupted)."""
+        stamp = now()
+        with self.transaction() as conn:
+            conn.executemany(
+                "UPDATE judge_jobs SET status = 'queued', batch_id = NULL, last_error = CASE WHEN ? = '' THEN"
+                " last_error ELSE ? END, updated_at = ? WHERE id = ? AND status = 'running'",
+                [(note, note, stamp, job_id) for job_id in job_ids])
+
+    def requeue_failed_judge_jobs(self, rater_id: str) -> int:
+        """Give failed jobs another go (attempts are kept; their last error stays until they succeed)."""
+        with self.transaction() as conn:
+            return conn.execute(
+                "UPDATE judge_jobs SET status = 'queued', next_attempt_at = NULL, updated_at = ?"
+                " WHERE rater_id = ? AND status = 'failed'", [now(), rater_id]).rowcount
+
+    def judge_job(self, job_id: int) -> dict[str, Any] | None:
+        rows = self.query(f"SELECT {self._JOB_COLUMNS} FROM judge_jobs WHERE id = ?", [job_id])
+        return rows[0] if rows else None
+
+    def judge_jobs(self, rater_id: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
+        clauses, params = [], []
+        if rater_id:
+            clauses.append("rater_id = ?")
+            params.append(rater_id)
+        if status:
+            clauses.append("status = ?")
+            params.append(status)
+        where = "WHERE " + " AND ".join(clauses) if clauses else ""
+        return self.query(f"SELECT {self._JOB_COLUMNS} FROM judge_jobs {where} ORDER BY id", params)
+
+    def judge_job_counts(self, rater_id: str | None = None) -> dict[str, int]:
+        """{queued, running, done, failed} for one judge rater (or all)."""
+        extra, params = ("WHERE rater_id = ?", [rater_id]) if rater_id else ("", [])
+        counts = {"queued": 0, "running": 0, "done": 0, "failed": 0}
+        for status, n in self.conn.execute(
+                f"SELECT status, COUNT(*) FROM judge_jobs {extra} GROUP BY status", params):
+            counts[status] = n
+        return counts
+
+    def judge_call_totals(self, rater_id: str | None = None) -> dict[str, float]:
+        """Tokens and cost of every call made for a judge rater."""
+        extra, params = ("WHERE j.rater_id = ?", [rater_id]) if rater_id else ("", [])
+        row = self.conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(c.input_tokens), 0), COALESCE(SUM(c.output_tokens), 0),"
+            " COALESCE(SUM(c.cache_read_tokens), 0), COALESCE(SUM(c.cache_write_tokens), 0),"
+            f" COALESCE(SUM(c.cost_usd), 0) FROM judge_calls c JOIN judge_jobs j ON j.id = c.job_id {extra}",
+            params).fetchone()
+        keys = ("calls", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd")
+        return dict(zip(keys, row, strict=True))
+
+    def judge_calls(self, job_id: int) -> list[dict[str, Any]]:
+        rows = self.query("SELECT * FROM judge_calls WHERE job_id = ? ORDER BY id", [job_id])
+        for row in rows:
+            row["sampling"] = _loads(row["sampling"], {})
+        return rows
+
+    # ---- Message Batches
+
+    def start_judge_batch(self, batch_id: str, rater_id: str, rubric_version_id: int, job_ids: Sequence[int]) -> None:
+        """Record a batch the API accepted and tie its jobs to it, in one transaction."""
+        stamp = now()
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO judge_batches (id, rater_id, rubric_version_id, status, request_count, created_at,"
+                " updated_at) VALUES (?, ?, ?, 'in_progress', ?, ?, ?)",
+                [batch_id, rater_id, rubric_version_id, len(job_ids), stamp, stamp])
+            conn.executemany("UPDATE judge_jobs SET status = 'running', batch_id = ?, updated_at = ? WHERE id = ?",
+                             [(batch_id, stamp, job_id) for job_id in job_ids])
+
+    def set_judge_batch_status(self, batch_id: str, status: str) -> None:
+        with self.transaction() as conn:
+            conn.execute("UPDATE judge_batches SET status = ?, updated_at = ? WHERE id = ?", [status, now(), batch_id])
+
+    def open_judge_batches(self, rater_id: str) -> list[dict[str, Any]]:
+        """Batches whose results have not been read yet (to resume after a restart)."""
+        return self.query("SELECT * FROM judge_batches WHERE rater_id = ? AND status != 'processed'"
+                          " ORDER BY created_at", [rater_id])
+
+    def judge_batch_jobs(self, batch_id: str) -> list[dict[str, Any]]:
+        """The jobs of a batch still waiting for its results."""
+        return self.query(f"SELECT {self._JOB_COLUMNS} FROM judge_jobs WHERE batch_id = ? AND status = 'running'"
+                          " ORDER BY id", [batch_id])
 
     # ------------------------------------------------------------------ import, export and splits
 
@@ -806,6 +1063,168 @@ class Store:
             "SELECT item_id, note FROM revision_marks WHERE rubric = ? ORDER BY created_at, item_id", [rubric]
         ).fetchall())
 
+    # ------------------------------------------------------------------ merging (rows from another database)
+
+    def merge_state(self) -> MergeState:
+        """What this database already holds, keyed the way a merge matches rows."""
+        state = MergeState()
+        for rv_id, digest in self.conn.execute("SELECT id, content_hash FROM rubric_versions"):
+            state.rubric_versions[digest] = rv_id
+        for pv_id, version in self.conn.execute("SELECT id, prompt_version FROM prompt_versions"):
+            state.prompt_versions[version] = pv_id
+        for item_id, rubric, digest, fields, split in self.conn.execute(
+            "SELECT id, rubric, content_hash, fields, split FROM items"
+        ):
+            state.items[item_id] = (rubric, digest, fields, split)
+        state.raters.update(self.conn.execute("SELECT id, kind FROM raters"))
+        for row in self.conn.execute(
+            "SELECT item_id, rater_id, rubric_version_id, repeat, scores, overall, verdict, notes, seconds,"
+            " source, details FROM ratings"
+        ):
+            state.ratings[tuple(row[:4])] = rating_content(row[4:])
+        for item_id, rubric, note in self.conn.execute("SELECT item_id, rubric, note FROM revision_marks"):
+            state.revision_marks[(item_id, rubric)] = note
+        state.next_position = self._next_position()
+        return state
+
+    def insert_merged(self, table: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Insert rows copied from another database, as they are (ids already remapped by the caller)."""
+        if table not in _MERGED_TABLES:
+            raise ValueError(f"{table!r} is not a table a merge writes")
+        if not rows:
+            return
+        columns = list(rows[0])
+        sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+        with self.transaction() as conn:
+            conn.executemany(sql, [[row[c] for c in columns] for row in rows])
+
+    def insert_merged_rubric_version(self, row: Mapping[str, Any]) -> int:
+        columns = [c for c in row if c != "id"]
+        with self.transaction() as conn:
+            cursor = conn.execute(
+                f"INSERT INTO rubric_versions ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                [row[c] for c in columns],
+            )
+            return int(cursor.lastrowid)  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------------ versions (reasons for changes)
+
+    def set_rubric_version_reason(self, version_id: int, reason: str, motivating_items: Sequence[str]) -> None:
+        with self.transaction() as conn:
+            conn.execute("UPDATE rubric_versions SET reason = ?, motivating_items = ? WHERE id = ?",
+                         [reason, _dumps(list(motivating_items)), version_id])
+
+    def rubric_version_by_hash(self, digest: str) -> dict[str, Any] | None:
+        rows = self.query("SELECT id, rubric, version, content_hash, reason, motivating_items, created_at"
+                          " FROM rubric_versions WHERE content_hash = ?", [digest])
+        if not rows:
+            return None
+        rows[0]["motivating_items"] = _loads(rows[0]["motivating_items"], [])
+        return rows[0]
+
+    def record_prompt_version(
+        self, rubric_id: str, prompt_version: str, rubric_version_id: int | None, template: str = "",
+        reason: str = "", motivating_items: Sequence[str] = (),
+    ) -> int:
+        """The id of a judge prompt version, recorded the first time; a reason given later fills an empty one."""
+        row = self.conn.execute(
+            "SELECT id, reason FROM prompt_versions WHERE prompt_version = ?", [prompt_version]
+        ).fetchone()
+        with self.transaction() as conn:
+            if row is not None:
+                if reason and not row[1]:
+                    conn.execute("UPDATE prompt_versions SET reason = ?, motivating_items = ? WHERE id = ?",
+                                 [reason, _dumps(list(motivating_items)), row[0]])
+                return int(row[0])
+            cursor = conn.execute(
+                "INSERT INTO prompt_versions (rubric, prompt_version, rubric_version_id, template, reason,"
+                " motivating_items, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [rubric_id, prompt_version, rubric_version_id, template, reason, _dumps(list(motivating_items)),
+                 now()],
+            )
+            return int(cursor.lastrowid)  # type: ignore[arg-type]
+
+    def prompt_versions(self, rubric_id: str | None = None) -> list[dict[str, Any]]:
+        where, params = ("WHERE rubric = ?", [rubric_id]) if rubric_id else ("", [])
+        rows = self.query(
+            f"SELECT id, rubric, prompt_version, rubric_version_id, template, reason, motivating_items, created_at"
+            f" FROM prompt_versions {where} ORDER BY id", params,
+        )
+        for row in rows:
+            row["motivating_items"] = _loads(row["motivating_items"], [])
+        return rows
+
+    def rating_counts_by_version(self, rubric_id: str | None = None) -> dict[tuple[int, str], int]:
+        """(rubric version id, rater kind) -> number of ratings."""
+        where, params = ("WHERE v.rubric = ?", [rubric_id]) if rubric_id else ("", [])
+        rows = self.conn.execute(
+            f"SELECT r.rubric_version_id, t.kind, COUNT(*) FROM ratings r JOIN raters t ON t.id = r.rater_id"
+            f" JOIN rubric_versions v ON v.id = r.rubric_version_id {where} GROUP BY 1, 2", params,
+        )
+        return {(version, kind): count for version, kind, count in rows}
+
+    def judge_raters_with_prompt(self) -> list[dict[str, Any]]:
+        """Judge raters with their prompt version and how many ratings each has, per rubric."""
+        return self.query(
+            "SELECT t.id, t.model, t.prompt_version, i.rubric, COUNT(r.id) AS ratings FROM raters t"
+            " JOIN ratings r ON r.rater_id = t.id JOIN items i ON i.id = r.item_id WHERE t.kind = 'judge'"
+            " GROUP BY t.id, i.rubric ORDER BY t.created_at, t.id"
+        )
+
+    def judge_raters_on_version(self, rubric_version_id: int) -> list[str]:
+        return [r[0] for r in self.conn.execute(
+            "SELECT DISTINCT r.rater_id FROM ratings r JOIN raters t ON t.id = r.rater_id"
+            " WHERE t.kind = 'judge' AND r.rubric_version_id = ? ORDER BY 1", [rubric_version_id])]
+
+    # ------------------------------------------------------------------ team (several raters side by side)
+
+    def rating_rows(
+        self, rubric: str, *, repeat: int | None = 0, split: str | None = None,
+        rubric_version_ids: Sequence[int] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Ratings of a rubric's items with their rater's kind, newest rubric version last per item and rater.
+
+        Rows: item_id, rater_id, kind, rubric_version_id, repeat, scores (dict), notes, details (dict),
+        created_at. repeat=None returns every repeat.
+        """
+        clauses, params = ["i.rubric = ?"], [rubric]
+        if repeat is not None:
+            clauses.append("r.repeat = ?")
+            params.append(repeat)
+        if split:
+            clauses.append("i.split = ?")
+            params.append(split)
+        if rubric_version_ids:
+            clauses.append(f"r.rubric_version_id IN ({','.join('?' * len(rubric_version_ids))})")
+            params.extend(rubric_version_ids)
+        rows = self.query(
+            "SELECT r.item_id, r.rater_id, t.kind, r.rubric_version_id, r.repeat, r.scores, r.notes, r.details,"
+            " r.created_at FROM ratings r JOIN items i ON i.id = r.item_id JOIN raters t ON t.id = r.rater_id"
+            f" WHERE {' AND '.join(clauses)} ORDER BY i.position, r.rater_id, r.rubric_version_id, r.repeat",
+            params,
+        )
+        for row in rows:
+            row["scores"] = json.loads(row["scores"])
+            row["details"] = _loads(row["details"], {})
+        return rows
+
+    def item_ids_in_order(self, rubric: str, split: str | None = None) -> list[str]:
+        clauses, params = self._item_filter(rubric, split)
+        return [r[0] for r in self.conn.execute(f"SELECT id FROM items {clauses} ORDER BY position", params)]
+
+    def rater_kinds(self) -> dict[str, str]:
+        return dict(self.conn.execute("SELECT id, kind FROM raters").fetchall())
+
+    # ------------------------------------------------------------------ drift (re-rating for self-agreement)
+
+    def drift_candidates(self, rater_id: str, rubric: str) -> list[tuple[str, int]]:
+        """(item id, rubric version id) this rater has rated once (repeat 0) and not yet re-rated, oldest first."""
+        return [tuple(r) for r in self.conn.execute(  # type: ignore[misc]
+            "SELECT r.item_id, r.rubric_version_id FROM ratings r JOIN items i ON i.id = r.item_id"
+            " WHERE r.rater_id = ? AND i.rubric = ? AND r.repeat = 0 AND NOT EXISTS (SELECT 1 FROM ratings x"
+            " WHERE x.item_id = r.item_id AND x.rater_id = r.rater_id AND x.repeat > 0)"
+            " ORDER BY r.created_at, r.item_id", [rater_id, rubric])]
+
 
 def _json_path(key: str) -> str:
     """A JSON path selecting one object key, quoted so that dots or brackets in the key are taken literally."""
@@ -825,6 +1244,111 @@ class RaterScores:
     versions: Any  # int64 array: rubric version id
     overall: Any  # float array
     scores: Any  # float array, rows x dimensions
+
+
+class MergeState:
+    """This database's rows as a merge needs them: what exists, keyed by what makes two rows the same."""
+
+    def __init__(self) -> None:
+        self.rubric_versions: dict[str, int] = {}  # content hash -> id
+        self.prompt_versions: dict[str, int] = {}  # prompt version -> id
+        self.items: dict[str, tuple[str, str, str, str | None]] = {}  # id -> (rubric, hash, fields, split)
+        self.raters: dict[str, str] = {}  # id -> kind
+        self.ratings: dict[tuple[str, str, int, int], tuple[Any, ...]] = {}  # key -> comparable values
+        self.revision_marks: dict[tuple[str, str], str] = {}
+        self.next_position = 1
+
+
+_MERGED_TABLES = {"items", "raters", "ratings", "revision_marks", "prompt_versions"}
+
+
+def rating_content(row: Sequence[Any]) -> tuple[Any, ...]:
+    """A rating's content in a form two databases can compare (JSON re-encoded canonically)."""
+    scores, overall, verdict, notes, seconds, source, details = row
+    return (_dumps(_loads(scores, {})), overall, verdict, notes, float(seconds), source, _dumps(_loads(details, {})))
+
+
+class ForeignDatabase:
+    """Another judge-tui database, opened read-only (SQLite URI mode=ro) so a merge can never change it."""
+
+    REQUIRED = ("items", "raters", "ratings", "rubric_versions")
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise StoreError(f"{path}: no such file")
+        uri = "file:" + quote(str(self.path.resolve())) + "?mode=ro"
+        try:
+            self.conn = sqlite3.connect(uri, uri=True, timeout=10.0)
+            self.tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{path}: cannot read as a judge-tui database ({exc})") from None
+        missing = [t for t in self.REQUIRED if t not in self.tables]
+        if missing:
+            self.conn.close()
+            raise StoreError(f"{path}: not a judge-tui database (no {', '.join(missing)} table)")
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> ForeignDatabase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        try:
+            cursor = self.conn.execute(sql, params)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: cannot read ({exc})") from None
+        names = [d[0] for d in cursor.description or ()]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+    @staticmethod
+    def _rater_filter(only_raters: Sequence[str] | None, column: str) -> tuple[str, list[Any]]:
+        if not only_raters:
+            return "", []
+        return f" WHERE {column} IN ({','.join('?' * len(only_raters))})", list(only_raters)
+
+    def meta(self, key: str) -> str | None:
+        if "meta" not in self.tables:
+            return None
+        rows = self._rows("SELECT value FROM meta WHERE key = ?", [key])
+        return rows[0]["value"] if rows else None
+
+    def rubric_versions(self) -> list[dict[str, Any]]:
+        return self._rows("SELECT id, rubric, version, content_hash, definition, reason, motivating_items,"
+                          " created_at FROM rubric_versions ORDER BY id")
+
+    def prompt_versions(self) -> list[dict[str, Any]]:
+        if "prompt_versions" not in self.tables:
+            return []
+        return self._rows("SELECT rubric, prompt_version, rubric_version_id, template, reason, motivating_items,"
+                          " created_at FROM prompt_versions ORDER BY id")
+
+    def items(self, only_raters: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        where, params = self._rater_filter(only_raters, "rater_id")
+        restrict = f" WHERE id IN (SELECT item_id FROM ratings{where})" if only_raters else ""
+        return self._rows("SELECT id, rubric, task_type, fields, split, content_hash, position, source,"
+                          f" few_shot_used, created_at FROM items{restrict} ORDER BY position", params)
+
+    def raters(self, only_raters: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        where, params = self._rater_filter(only_raters, "id")
+        return self._rows("SELECT id, kind, model, prompt_version, display_name, created_at FROM raters"
+                          f"{where} ORDER BY id", params)
+
+    def ratings(self, only_raters: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        where, params = self._rater_filter(only_raters, "rater_id")
+        return self._rows("SELECT item_id, rater_id, rubric_version_id, repeat, scores, overall, verdict, notes,"
+                          f" seconds, source, details, created_at, updated_at FROM ratings{where} ORDER BY id",
+                          params)
+
+    def revision_marks(self, only_items: set[str] | None = None) -> list[dict[str, Any]]:
+        if "revision_marks" not in self.tables:
+            return []
+        rows = self._rows("SELECT item_id, rubric, note, created_at FROM revision_marks ORDER BY id")
+        return rows if only_items is None else [r for r in rows if r["item_id"] in only_items]
 
 
 class ItemConflict(Exception):

@@ -359,12 +359,11 @@ def test_compare_two_prompt_versions(exercise_db, rubrics, tmp_path, capsys):
         store.save_ratings(Rating(item_id=r["item"], rater_id="judge:v2", rubric_version_id=version,
                                   scores=r["scores"], overall=rubric.overall_score(r["scores"]))
                            for r in map(json.loads, (tmp_path / "v2.jsonl").read_text().splitlines()))
-    data = report_json(db, "--compare", "1", "2", capsys=capsys)
-    first, second = (c["report"] for c in data["compare"])
-    assert first["raters"]["judge"]["ids"] == [JUDGE] and second["raters"]["judge"]["ids"] == ["judge:v2"]
-    assert second["summary"]["alignment_rate"] > first["summary"]["alignment_rate"]
+    data = report_json(db, "--compare", "1", "2", capsys=capsys)["version_comparison"]
+    assert data["v1"]["judge"] == JUDGE and data["v2"]["judge"] == "judge:v2"
+    assert data["alignment"]["v2"] > data["alignment"]["v1"]
     assert main(["report", "--db", str(db), "--compare", "1", "2"]) == 0
-    assert "Prompt versions compared" in capsys.readouterr().out
+    assert "Version comparison: 1 -> 2" in capsys.readouterr().out
 
 
 def test_output_file(exercise_db, tmp_path, capsys):

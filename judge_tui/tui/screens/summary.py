@@ -22,7 +22,7 @@ from textual.worker import Worker, WorkerState
 from judge_tui import report_format
 from judge_tui.errors import UserError
 from judge_tui.report import Group, Report, build_report, newest_judge
-from judge_tui.rubrics import RubricError, get_rubric
+from judge_tui.rubrics import Rubric, RubricError, get_rubric
 from judge_tui.settings import load_settings
 from judge_tui.store import Store
 from judge_tui.textsafe import clean
@@ -60,6 +60,25 @@ def scatter_plot(human: np.ndarray, judge: np.ndarray, bins: int = PLOT_BINS) ->
     return text
 
 
+def team_lines(store: Store, rubric: Rubric, reviewer: str, judge: str) -> list[str]:
+    """The team section and this reviewer's self-agreement, as text lines (empty when there is neither).
+
+    Blind rule: a reviewer who rated items of this rubric sees the team figures over those items only; a lead
+    who rated none sees them over every item.
+    """
+    from judge_tui.team_report import drift_section, render_drift, render_team, team_section
+
+    rated = store.rated_item_ids(reviewer, rubric.id)
+    team = team_section(store, rubric, judge=judge, only_items=rated or None)
+    drift = drift_section(store, rubric, rater=reviewer)
+    lines: list[str] = []
+    if team is not None:
+        lines += render_team(team, "text")
+    if drift:
+        lines += render_drift(drift, "text")
+    return lines
+
+
 class SummaryScreen(Screen[None]):
     """Per-dimension agreement, the verdict, breakdowns, self-agreement and a plot: this reviewer vs the judge."""
 
@@ -77,14 +96,16 @@ class SummaryScreen(Screen[None]):
     ]
 
     class Ready(Message):
-        def __init__(self, report: Report) -> None:
+        def __init__(self, report: Report, team: list[str] | None = None) -> None:
             super().__init__()
             self.report = report
+            self.team = team or []  # lines of the team and self-agreement sections (team_report)
 
     class Unavailable(Message):
-        def __init__(self, reason: str) -> None:
+        def __init__(self, reason: str, team: list[str] | None = None) -> None:
             super().__init__()
             self.reason = reason
+            self.team = team or []
 
     def __init__(self, store: Store, rubric_id: str, reviewer_id: str) -> None:
         super().__init__()
@@ -106,6 +127,7 @@ class SummaryScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="summary")
     def compute(self) -> None:
+        team: list[str] = []
         try:
             rubric = get_rubric(self.rubric_id)
             settings = load_settings().agreement
@@ -115,6 +137,7 @@ class SummaryScreen(Screen[None]):
                     self.post_message(self.Unavailable(
                         "The judge has not rated any item of this rubric yet, so there is nothing to compare."))
                     return
+                team = team_lines(store, rubric, self.reviewer_id, judge)
                 report = build_report(
                     store, rubric, human=Group("human", (self.reviewer_id,)), judge=Group("judge", (judge,)),
                     by=BREAKDOWNS, settings=settings, skip_missing_fields=True, judge_only=False,
@@ -124,17 +147,20 @@ class SummaryScreen(Screen[None]):
             if "was rated by both" in message:
                 message = ("None of the items you submitted has been rated by the judge yet (only submitted items "
                            "are compared, so nothing is revealed before you rate). Rate more, or run the judge.")
-            self.post_message(self.Unavailable(message))
+            self.post_message(self.Unavailable(message, team))
             return
-        self.post_message(self.Ready(report))
+        self.post_message(self.Ready(report, team))
 
     def on_summary_screen_ready(self, message: Ready) -> None:
         self.report = message.report
-        self._show(self._sections(message.report))
+        sections = self._sections(message.report)
+        if message.team:
+            sections.insert(-1, Text(clean("\n".join(message.team))))
+        self._show(sections)
 
     def on_summary_screen_unavailable(self, message: Unavailable) -> None:
         self.report = None
-        self._show([Text(clean(message.reason))])
+        self._show([Text(clean(message.reason)), *([Text(clean("\n".join(message.team)))] if message.team else [])])
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "summary" and event.state == WorkerState.ERROR:

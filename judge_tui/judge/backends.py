@@ -1,0 +1,514 @@
+"""Where judgments come from: the Anthropic API, a local program, or a file of recorded answers.
+
+Every backend takes a JudgeRequest and returns a JudgeAnswer (the raw text, tokens, cost, the sampling
+actually used) or raises one of four errors that tell the queue what to do next:
+
+- RetryableError: a passing problem (429, 5xx, 529 overloaded, a dropped connection): try again later;
+- OfflineError: no network or no API key: wait, probe now and then, and carry on when it is back;
+- FatalError: a refused key, a spend limit or another 4xx: stop the whole queue and say why;
+- AnswerError: the call worked but gave nothing usable (a refusal, a program that exited non-zero):
+  a failed judgment that keeps the raw output.
+
+The Anthropic SDK takes seconds to import, so it is imported on first use, off the event loop.
+The API key is read from the environment when a client is made, and never stored anywhere by us.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import os
+import shlex
+import shutil
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from judge_tui.judge.prompts import RenderedPrompt
+
+TOOL_NAME = "record_judgment"
+API_KEY_ENV = "ANTHROPIC_API_KEY"
+BASE_URL_ENV = "ANTHROPIC_BASE_URL"
+
+
+# --------------------------------------------------------------------------- requests and answers
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    job_id: int
+    item_id: str
+    repeat: int
+    rubric_id: str
+    prompt: RenderedPrompt
+    schema: dict[str, Any]
+    max_tokens: int = 1024
+
+    @property
+    def custom_id(self) -> str:
+        """The id of this request inside a Message Batch."""
+        return f"job-{self.job_id}"
+
+
+@dataclass
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    @property
+    def total_input(self) -> int:
+        return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
+
+
+@dataclass
+class JudgeAnswer:
+    raw_text: str
+    model: str
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float | None = None
+    sampling: dict[str, Any] = field(default_factory=dict)
+    stop_reason: str | None = None
+
+    def call_record(self, outcome: str) -> dict[str, Any]:
+        """What the store keeps about this call (tokens, cost, sampling), whatever became of the answer."""
+        return {
+            "model": self.model, "input_tokens": self.usage.input_tokens, "output_tokens": self.usage.output_tokens,
+            "cache_read_tokens": self.usage.cache_read_tokens, "cache_write_tokens": self.usage.cache_write_tokens,
+            "cost_usd": self.cost_usd or 0.0, "sampling": self.sampling, "outcome": outcome,
+        }
+
+
+class BackendError(Exception):
+    def __init__(self, message: str, *, raw: str = "", answer: JudgeAnswer | None = None) -> None:
+        super().__init__(message)
+        self.raw = raw
+        self.answer = answer
+
+
+class RetryableError(BackendError):
+    """Try this job again later. throttle: the API asked everyone to slow down (429 / 529)."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None, throttle: bool = False,
+                 raw: str = "") -> None:
+        super().__init__(message, raw=raw)
+        self.retry_after = retry_after
+        self.throttle = throttle
+
+
+class OfflineError(BackendError):
+    """No network or no key: nothing is wrong with the job; wait and probe again."""
+
+
+class FatalError(BackendError):
+    """Stop the queue: going on would only repeat the same refusal."""
+
+
+class AnswerError(BackendError):
+    """The call returned but its answer cannot be used; the job fails with the raw output kept."""
+
+
+class ConfigError(ValueError):
+    """A backend that cannot be set up as asked (missing program, unreadable replay file)."""
+
+
+# --------------------------------------------------------------------------- prices
+
+
+@dataclass(frozen=True)
+class ModelPrice:
+    input_per_mtok: float  # USD per million input tokens
+    output_per_mtok: float
+    min_cache_tokens: int | None  # a shorter prefix is not cached at all; None: not published when checked
+
+
+# List prices in USD per million tokens, and the shortest prefix each model caches, from Anthropic's model,
+# pricing and prompt-caching pages (checked November 2026). Where sources disagreed on the minimum, the
+# larger figure is used so the warning errs on the side of saying "may not cache". Cache writes (5 minutes)
+# cost 1.25x the input price, cache reads 0.1x, and the Message Batches API halves everything.
+# Ids are matched by prefix, so dated ids ("claude-sonnet-4-5-20250929") find their family.
+PRICES: dict[str, ModelPrice] = {
+    "claude-fable-5-1": ModelPrice(10.0, 50.0, None),
+    "claude-opus-5-5": ModelPrice(4.0, 20.0, None),
+    "claude-opus-5": ModelPrice(5.0, 25.0, 512),
+    "claude-sonnet-5-5": ModelPrice(2.0, 10.0, None),
+    "claude-sonnet-5": ModelPrice(2.0, 10.0, 1024),
+    "claude-opus-4-6": ModelPrice(5.0, 25.0, 4096),
+    "claude-opus-4-5": ModelPrice(5.0, 25.0, 4096),
+    "claude-opus-4-1": ModelPrice(15.0, 75.0, 1024),
+    "claude-sonnet-4-6": ModelPrice(3.0, 15.0, 2048),
+    "claude-sonnet-4-5": ModelPrice(3.0, 15.0, 1024),
+    "claude-haiku-4-5": ModelPrice(1.0, 5.0, 4096),
+}
+CACHE_WRITE_FACTOR = 1.25
+CACHE_READ_FACTOR = 0.1
+BATCH_FACTOR = 0.5
+
+
+def model_price(model: str) -> ModelPrice | None:
+    matches = [key for key in PRICES if model == key or model.startswith(key + "-")]
+    return PRICES[max(matches, key=len)] if matches else None
+
+
+def cost_usd(model: str, usage: Usage, *, batch: bool = False) -> float | None:
+    """What a call cost, or None for a model without a known price."""
+    price = model_price(model)
+    if price is None:
+        return None
+    dollars = (
+        usage.input_tokens * price.input_per_mtok
+        + usage.cache_write_tokens * price.input_per_mtok * CACHE_WRITE_FACTOR
+        + usage.cache_read_tokens * price.input_per_mtok * CACHE_READ_FACTOR
+        + usage.output_tokens * price.output_per_mtok
+    ) / 1_000_000
+    return dollars * (BATCH_FACTOR if batch else 1.0)
+
+
+# --------------------------------------------------------------------------- Anthropic
+
+
+def _retry_after(headers: Any) -> float | None:
+    """Seconds the server asked us to wait (retry-after-ms or retry-after), if it said."""
+    if headers is None:
+        return None
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) * scale
+        except ValueError:
+            continue
+        if seconds >= 0:
+            return seconds
+    return None
+
+
+def _connect_failed(exc: BaseException) -> bool:
+    """True when the connection never opened (refused, no route, no DNS), as opposed to dropped mid-way."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if type(current).__name__ in ("ConnectError", "ConnectionRefusedError", "gaierror") or isinstance(
+            current, ConnectionRefusedError
+        ):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _error_text(exc: Any) -> str:
+    message = getattr(exc, "api_message", None) or getattr(exc, "message", None) or str(exc)
+    return str(message)
+
+
+class AnthropicBackend:
+    """The Messages API through the official SDK; the SDK's own retries are off because the queue retries."""
+
+    name = "anthropic"
+
+    def __init__(self, model: str, *, base_url: str | None = None, structured: str = "output_config",
+                 temperature: float | None = 0.0, timeout: float = 120.0) -> None:
+        if structured not in ("output_config", "tool"):
+            raise ConfigError(f"structured output must be 'output_config' or 'tool', not {structured!r}")
+        self.model = model
+        self.base_url = base_url
+        self.structured = structured
+        self.temperature = temperature
+        self.temperature_rejected = False
+        self.timeout = timeout
+        self._client: Any = None
+        self._sdk: Any = None
+
+    async def _sdk_module(self) -> Any:
+        if self._sdk is None:
+            self._sdk = await asyncio.to_thread(importlib.import_module, "anthropic")
+        return self._sdk
+
+    async def client(self) -> Any:
+        key = os.environ.get(API_KEY_ENV, "").strip()
+        if not key:
+            self._client = None
+            raise OfflineError(f"no {API_KEY_ENV} in the environment")
+        if self._client is None:
+            sdk = await self._sdk_module()
+            self._client = sdk.AsyncAnthropic(
+                api_key=key, base_url=self.base_url or os.environ.get(BASE_URL_ENV) or None,
+                max_retries=0, timeout=self.timeout,
+            )
+        return self._client
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    # ---- the request
+
+    def params(self, request: JudgeRequest) -> dict[str, Any]:
+        """Messages API parameters for a request (also the body of one Message Batches entry)."""
+        params: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": request.max_tokens,
+            "system": request.prompt.system_blocks(),
+            "messages": [{"role": "user", "content": request.prompt.user}],
+        }
+        if self.structured == "output_config":
+            params["output_config"] = {"format": {"type": "json_schema", "schema": request.schema}}
+        else:
+            params["tools"] = [{"name": TOOL_NAME, "description": "Record the judgment of this item.",
+                                "input_schema": request.schema}]
+            params["tool_choice"] = {"type": "tool", "name": TOOL_NAME}
+        return params
+
+    def sampling(self) -> dict[str, Any]:
+        if self.temperature is not None and not self.temperature_rejected:
+            return {"temperature": self.temperature}
+        why = "the model rejected temperature" if self.temperature_rejected else "not requested"
+        return {"temperature": None, "note": f"model default ({why})"}
+
+    def _extra_body(self) -> dict[str, Any] | None:
+        # anthropic >= 1.0 has no temperature argument; the API still takes it in the body for older models.
+        if self.temperature is None or self.temperature_rejected:
+            return None
+        return {"temperature": self.temperature}
+
+    async def judge(self, request: JudgeRequest) -> JudgeAnswer:
+        client = await self.client()
+        sdk = self._sdk
+        params = self.params(request)
+        while True:
+            sampling = self.sampling()
+            try:
+                response = await client.messages.with_raw_response.create(**params, extra_body=self._extra_body())
+                body = (await response.read()).decode("utf-8", errors="replace")
+            except sdk.BadRequestError as exc:
+                if self._extra_body() is not None and "temperature" in _error_text(exc).lower():
+                    self.temperature_rejected = True  # fall back to the model's default and say so
+                    continue
+                raise FatalError(f"the API refused the request (400): {_error_text(exc)}") from None
+            except Exception as exc:  # noqa: BLE001 - mapped to what the queue should do
+                raise self._map_error(exc) from None
+            try:
+                message = await response.parse()
+            except Exception as exc:  # noqa: BLE001 - a garbled body is the server's fault: retry
+                raise RetryableError(f"the API sent a response that could not be read ({type(exc).__name__})",
+                                     raw=body) from None
+            return self._answer(message, sampling, body)
+
+    def _answer(self, message: Any, sampling: dict[str, Any], body: str, *, batch: bool = False) -> JudgeAnswer:
+        usage = Usage(
+            input_tokens=int(message.usage.input_tokens or 0),
+            output_tokens=int(message.usage.output_tokens or 0),
+            cache_read_tokens=int(getattr(message.usage, "cache_read_input_tokens", 0) or 0),
+            cache_write_tokens=int(getattr(message.usage, "cache_creation_input_tokens", 0) or 0),
+        )
+        model = getattr(message, "model", None) or self.model
+        if batch:
+            sampling = {**sampling, "batch": True}
+        answer = JudgeAnswer(raw_text="", model=model, usage=usage, cost_usd=cost_usd(model, usage, batch=batch),
+                             sampling=sampling, stop_reason=getattr(message, "stop_reason", None))
+        texts, tool_input = [], None
+        for block in message.content or []:
+            if getattr(block, "type", None) == "text":
+                texts.append(block.text)
+            elif getattr(block, "type", None) == "tool_use" and getattr(block, "name", None) == TOOL_NAME:
+                tool_input = block.input
+        if self.structured == "tool" and tool_input is not None:
+            answer.raw_text = json.dumps(tool_input, ensure_ascii=False)
+        else:
+            answer.raw_text = "".join(texts)
+        if answer.stop_reason == "refusal":
+            raise AnswerError("the model declined to answer (stop_reason: refusal)",
+                              raw=answer.raw_text or body, answer=answer)
+        if not answer.raw_text:
+            raise AnswerError(f"the answer has no {'tool call' if self.structured == 'tool' else 'text'}"
+                              f" (stop_reason: {answer.stop_reason})", raw=body, answer=answer)
+        return answer
+
+    def _map_error(self, exc: BaseException) -> BackendError:
+        sdk = self._sdk
+        if isinstance(exc, sdk.AuthenticationError):
+            return FatalError(f"the API key was refused (401): {_error_text(exc)}. Check {API_KEY_ENV}.")
+        if isinstance(exc, sdk.PermissionDeniedError):
+            return FatalError(f"this key may not use {self.model} (403): {_error_text(exc)}")
+        if isinstance(exc, sdk.RateLimitError):
+            return RetryableError(f"rate limited (429): {_error_text(exc)}",
+                                  retry_after=_retry_after(exc.response.headers), throttle=True)
+        if isinstance(exc, sdk.APIStatusError):
+            status = exc.status_code
+            if status >= 500 or status in (408, 409):
+                return RetryableError(f"the API failed ({status}): {_error_text(exc)}",
+                                      retry_after=_retry_after(exc.response.headers), throttle=status == 529,
+                                      raw=exc.response.text if exc.response.is_stream_consumed else "")
+            if status == 402:
+                return FatalError(f"billing problem or spend limit reached (402): {_error_text(exc)}")
+            return FatalError(f"the API refused the request ({status}): {_error_text(exc)}")
+        if isinstance(exc, sdk.APITimeoutError):
+            return RetryableError(f"no answer within {self.timeout:g} s")
+        if isinstance(exc, sdk.APIConnectionError):
+            if _connect_failed(exc):
+                return OfflineError(f"cannot reach the API ({self.base_url or os.environ.get(BASE_URL_ENV) or 'api.anthropic.com'})")
+            return RetryableError(f"the connection dropped ({_error_text(exc)})")
+        if isinstance(exc, (OSError, asyncio.TimeoutError)):
+            return RetryableError(f"network error ({exc})")
+        return FatalError(f"unexpected error from the API client: {type(exc).__name__}: {exc}")
+
+    # ---- Message Batches
+
+    def batch_params(self, request: JudgeRequest) -> dict[str, Any]:
+        params = self.params(request)
+        extra = self._extra_body()
+        if extra:
+            params.update(extra)
+        return params
+
+    async def create_batch(self, requests: list[JudgeRequest]) -> str:
+        client = await self.client()
+        try:
+            batch = await client.messages.batches.create(
+                requests=[{"custom_id": r.custom_id, "params": self.batch_params(r)} for r in requests])
+        except Exception as exc:  # noqa: BLE001
+            raise self._map_error(exc) from None
+        return str(batch.id)
+
+    async def batch_status(self, batch_id: str) -> tuple[str, dict[str, int]]:
+        client = await self.client()
+        try:
+            batch = await client.messages.batches.retrieve(batch_id)
+        except Exception as exc:  # noqa: BLE001
+            raise self._map_error(exc) from None
+        return str(batch.processing_status), batch.request_counts.model_dump()
+
+    async def batch_results(self, batch_id: str) -> AsyncIterator[tuple[str, JudgeAnswer | BackendError]]:
+        """Each result as (custom_id, answer or error), in whatever order the API gives them."""
+        client = await self.client()
+        try:
+            stream = await client.messages.batches.results(batch_id)
+        except Exception as exc:  # noqa: BLE001
+            raise self._map_error(exc) from None
+        sampling = self.sampling()
+        sent_temperature = sampling.get("temperature") is not None
+        async for entry in stream:
+            result = entry.result
+            if result.type == "succeeded":
+                try:
+                    answer = self._answer(result.message, sampling, result.message.model_dump_json(), batch=True)
+                except AnswerError as exc:
+                    yield entry.custom_id, exc
+                    continue
+                yield entry.custom_id, answer
+            elif result.type == "errored":
+                error = result.error.error
+                message = f"{getattr(error, 'type', 'error')}: {getattr(error, 'message', '')}"
+                kind = getattr(error, "type", "")
+                if kind in ("overloaded_error", "api_error", "rate_limit_error", "timeout_error"):
+                    yield entry.custom_id, RetryableError(f"batch request failed, will retry ({message})")
+                elif "temperature" in message.lower() and sent_temperature:
+                    self.temperature_rejected = True
+                    yield entry.custom_id, RetryableError(f"retrying without temperature ({message})")
+                else:
+                    yield entry.custom_id, AnswerError(f"batch request failed ({message})",
+                                                       raw=result.model_dump_json())
+            else:  # canceled or expired: nothing was judged; queue it again
+                yield entry.custom_id, RetryableError(f"batch request {result.type}")
+
+
+# --------------------------------------------------------------------------- a local program
+
+
+class CommandBackend:
+    """Runs a local program per judgment: the request as JSON on stdin, the answer JSON on stdout."""
+
+    name = "command"
+
+    def __init__(self, command: str, *, model: str | None = None, timeout: float = 300.0) -> None:
+        try:
+            self.argv = shlex.split(command)
+        except ValueError as exc:
+            raise ConfigError(f"cannot split --cmd {command!r}: {exc}") from None
+        if not self.argv:
+            raise ConfigError("--cmd is empty: give the program to run, e.g. --cmd 'python my_judge.py'")
+        if shutil.which(self.argv[0]) is None and not Path(self.argv[0]).is_file():
+            raise ConfigError(f"--cmd: program {self.argv[0]!r} not found")
+        self.model = model or f"cmd-{Path(self.argv[0]).name}"
+        self.timeout = timeout
+
+    async def close(self) -> None:
+        return None
+
+    async def judge(self, request: JudgeRequest) -> JudgeAnswer:
+        payload = json.dumps({
+            "model": self.model, "rubric": request.rubric_id, "item_id": request.item_id, "repeat": request.repeat,
+            "system": request.prompt.system, "prompt": request.prompt.user, "schema": request.schema,
+            "max_tokens": request.max_tokens,
+        }, ensure_ascii=False).encode()
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE)
+        except OSError as exc:
+            raise FatalError(f"cannot start {self.argv[0]!r}: {exc.strerror}") from None
+        try:
+            out, err = await asyncio.wait_for(process.communicate(payload), self.timeout)
+        except TimeoutError:
+            process.kill()
+            await process.wait()
+            raise AnswerError(f"{self.argv[0]} gave no answer within {self.timeout:g} s") from None
+        stdout = out.decode("utf-8", errors="replace")
+        if process.returncode != 0:
+            stderr = err.decode("utf-8", errors="replace").strip()
+            raise AnswerError(f"{self.argv[0]} exited with status {process.returncode}: {stderr[-2000:]}",
+                              raw=stdout)
+        return JudgeAnswer(raw_text=stdout, model=self.model, sampling={"backend": "command"})
+
+
+# --------------------------------------------------------------------------- recorded answers
+
+
+class ReplayBackend:
+    """Answers recorded in a JSONL file: {"item_id": ..., "repeat": 0, "answer": {...} or "raw text"}."""
+
+    name = "replay"
+
+    def __init__(self, path: Path, *, model: str | None = None) -> None:
+        self.path = Path(path)
+        self.answers: dict[tuple[str, int], str] = {}
+        recorded_model = None
+        try:
+            lines = self.path.read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise ConfigError(f"{self.path}: cannot read the replay file ({exc.strerror})") from None
+        except UnicodeDecodeError:
+            raise ConfigError(f"{self.path}: not a UTF-8 text file") from None
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ConfigError(f"{self.path}:{number}: not valid JSON ({exc.msg})") from None
+            if not isinstance(row, dict) or "item_id" not in row or "answer" not in row:
+                raise ConfigError(f"{self.path}:{number}: each line needs \"item_id\" and \"answer\"")
+            repeat = row.get("repeat", 0)
+            if not isinstance(repeat, int) or repeat < 0:
+                raise ConfigError(f"{self.path}:{number}: \"repeat\" must be a whole number >= 0")
+            answer = row["answer"]
+            self.answers[(str(row["item_id"]), repeat)] = (
+                answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False))
+            recorded_model = recorded_model or row.get("model")
+        self.model = model or recorded_model or "replay"
+
+    async def close(self) -> None:
+        return None
+
+    async def judge(self, request: JudgeRequest) -> JudgeAnswer:
+        raw = self.answers.get((request.item_id, request.repeat))
+        if raw is None:
+            raise AnswerError(f"{self.path.name} has no recorded answer for item {request.item_id!r}"
+                              f" (repeat {request.repeat})")
+        return JudgeAnswer(raw_text=raw, model=self.model, sampling={"backend": "replay"})

@@ -1,0 +1,327 @@
+"""Render the judge prompt for a rubric and an item.
+
+A judge prompt has four parts: a role with the definitions the rubric depends on, the criteria (dimensions,
+what each scale point means, guidance per task type and the task constraints), worked examples taken only
+from train-split items that a human has rated, and a strict answer format. The first three parts and the
+format do not depend on the item, so they form one stable block sent as the system prompt with
+`cache_control`: calls after the first read it from the cache. The item comes last, in the user message.
+
+The wording lives in `prompts/<rubric>.judge.md`; this module fills in what comes from the rubric. The
+prompt version is a hash of the template and the rubric, so any change to either makes a new judge rater.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from judge_tui import locations
+from judge_tui.judge.schema import OutputFormat
+from judge_tui.records import Item, Rating
+from judge_tui.rubrics import Rubric
+from judge_tui.store import Store
+
+TEMPLATE_SUFFIX = ".judge.md"
+GENERIC_TEMPLATE = "generic"
+ITEM_MARKER = "<!-- item -->"
+PLACEHOLDER = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
+SYSTEM_PLACEHOLDERS = {"definitions", "criteria", "examples", "output_format", "rubric_name"}
+ITEM_PLACEHOLDERS = {"item", "rubric_name"}
+
+
+class PromptError(Exception):
+    """A judge template that cannot be used; the message names the file and the problem."""
+
+
+# --------------------------------------------------------------------------- templates
+
+
+@dataclass(frozen=True)
+class JudgeTemplate:
+    path: Path
+    system_text: str
+    item_text: str
+    layout: str = "scores"
+    score_key: str = "{id}"
+    max_tokens: int = 4096
+    digest: str = ""
+
+
+def template_path(rubric_id: str) -> Path | None:
+    """The rubric's own template (user folder first, then the bundled one), else the generic template."""
+    for folder in (locations.user_rubrics_dir(), locations.prompts_dir()):
+        candidate = folder / f"{rubric_id}{TEMPLATE_SUFFIX}"
+        if candidate.is_file():
+            return candidate
+    generic = locations.prompts_dir() / f"{GENERIC_TEMPLATE}{TEMPLATE_SUFFIX}"
+    return generic if generic.is_file() else None
+
+
+def load_template(path: Path) -> JudgeTemplate:
+    """Read a template: optional TOML front matter between +++ lines, the stable part, the item marker, the item part."""
+    try:
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
+    except OSError as exc:
+        raise PromptError(f"{path}: cannot read judge template ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise PromptError(f"{path}: not a UTF-8 text file") from None
+    options: dict[str, Any] = {}
+    if text.startswith("+++\n"):
+        end = text.find("\n+++\n", 4)
+        if end < 0:
+            raise PromptError(f"{path}: front matter opened with +++ is never closed")
+        try:
+            options = tomllib.loads(text[4:end])
+        except tomllib.TOMLDecodeError as exc:
+            raise PromptError(f"{path}: front matter is not valid TOML ({exc})") from None
+        text = text[end + 5 :]
+    unknown = set(options) - {"layout", "score_key", "max_tokens"}
+    if unknown:
+        raise PromptError(f"{path}: unknown front matter keys {sorted(unknown)}; known: layout, score_key, max_tokens")
+    if text.count(ITEM_MARKER) != 1:
+        raise PromptError(f"{path}: needs exactly one {ITEM_MARKER} line between the stable part and the item part")
+    system_text, item_text = (part.strip("\n") for part in text.split(ITEM_MARKER))
+    for part_name, part, allowed in (("stable", system_text, SYSTEM_PLACEHOLDERS), ("item", item_text, ITEM_PLACEHOLDERS)):
+        bad = set(PLACEHOLDER.findall(part)) - allowed
+        if bad:
+            raise PromptError(
+                f"{path}: unknown placeholder(s) {sorted(bad)} in the {part_name} part; allowed: {sorted(allowed)}"
+            )
+    if "{{item}}" not in item_text.replace(" ", ""):
+        raise PromptError(f"{path}: the item part must contain {{{{item}}}}")
+    return JudgeTemplate(
+        path=path,
+        system_text=system_text,
+        item_text=item_text,
+        layout=str(options.get("layout", "scores")),
+        score_key=str(options.get("score_key", "{id}")),
+        max_tokens=int(options.get("max_tokens", 4096)),
+        digest=hashlib.sha256(raw).hexdigest(),
+    )
+
+
+def prompt_version(rubric: Rubric, template: JudgeTemplate) -> str:
+    """Changes whenever the template or the rubric changes."""
+    return hashlib.sha256(f"{template.digest}:{rubric.content_hash}".encode()).hexdigest()[:12]
+
+
+def _fill(text: str, values: dict[str, str]) -> str:
+    # One pass: text coming from items or rubrics is never scanned for placeholders again.
+    return PLACEHOLDER.sub(lambda m: values[m.group(1)], text)
+
+
+# --------------------------------------------------------------------------- few-shot examples
+
+
+@dataclass(frozen=True)
+class FewShotExample:
+    item: Item
+    rating: Rating
+
+
+def select_few_shot(store: Store, rubric: Rubric, count: int, spare: int = 1) -> list[FewShotExample]:
+    """Up to count + spare train-split items with a complete human rating, spread over the labels.
+
+    Only the train split is ever used. Items are taken in import order, alternating between verdicts
+    (or PASS/FAIL labels) so the examples show both sides of the boundary when the data has them.
+    """
+    if count <= 0:
+        return []
+    wanted = count + spare
+    judged = [d.id for d in rubric.judged_dimensions]
+    by_label: dict[str, list[FewShotExample]] = {}
+    seen: set[str] = set()
+    for rating in store.iter_ratings(rubric=rubric.id, kind="human", split="train"):
+        if rating.item_id in seen or any(d not in rating.scores for d in judged):
+            continue
+        item = store.item(rating.item_id)
+        if item is None or item.split != "train":
+            continue
+        seen.add(rating.item_id)
+        label = rating.verdict or ""
+        by_label.setdefault(label, []).append(FewShotExample(item, rating))
+        if len(seen) >= wanted * 8:  # enough to choose from; never read a whole large split
+            break
+    chosen: list[FewShotExample] = []
+    queues = list(by_label.values())
+    while len(chosen) < wanted and any(queues):
+        for queue in queues:
+            if queue and len(chosen) < wanted:
+                chosen.append(queue.pop(0))
+    return chosen
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def _fence(text: str, language: str = "") -> str:
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{language}\n{text.rstrip()}\n{ticks}"
+
+
+def render_item_fields(rubric: Rubric, fields: dict[str, Any]) -> str:
+    """The item as the judge sees it: only the fields the rubric declares, never anything else it carries."""
+    parts: list[str] = []
+    for f in rubric.fields:
+        value = fields.get(f.name)
+        if value is None or value == "":
+            if f.required:
+                parts.append(f"### {f.label}\n(empty)")
+            continue
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        if f.kind == "code":
+            text = _fence(text, f.language or "")
+        elif f.kind in ("output", "xml"):
+            text = _fence(text, "xml" if f.kind == "xml" else "")
+        parts.append(f"### {f.label}\n{text}")
+    computed = rubric.code_scores(fields)
+    if computed:
+        lines = [f"- {rubric.dimension(d).name}: {rubric.scale.label(v)}" for d, v in computed.items()]
+        parts.append("### Computed by the program (for reference; do not score these)\n" + "\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def _definitions(rubric: Rubric) -> str:
+    lines = [f"- **{d.term}**: {d.meaning}" for d in rubric.definitions]
+    lines += [f"- **{d.name}**: {d.measures}" for d in rubric.dimensions]
+    return "\n".join(lines)
+
+
+def _criteria(rubric: Rubric, output: OutputFormat) -> str:
+    scale = rubric.scale
+    out: list[str] = []
+    allowed = ", ".join(scale.labels)
+    out.append(f"Every judged dimension gets one value from this scale: {allowed}.")
+    if scale.anchors:
+        out.append("What the values mean, unless a dimension says otherwise:\n" + "\n".join(
+            f"- {label}: {scale.anchors[label]}" for label in scale.labels if label in scale.anchors))
+    for d in rubric.judged_dimensions:
+        block = [f"### {d.name} (answer key `{output.keys[d.id]}`)", d.measures]
+        if d.questions:
+            block.append("Ask yourself:\n" + "\n".join(f"- {q}" for q in d.questions))
+        if d.anchors:
+            block.append("What the values mean here:\n" + "\n".join(
+                f"- {label}: {meaning}" for label, meaning in rubric.anchors(d).items()))
+        if d.threshold is not None:
+            block.append(f"Acceptable from {d.threshold:g} upwards.")
+        if d.guidance:
+            block.append("By task type:\n" + "\n".join(f"- {task}: {text}" for task, text in d.guidance.items()))
+        out.append("\n".join(block))
+    if rubric.code_dimensions:
+        names = ", ".join(d.name for d in rubric.code_dimensions)
+        out.append(f"{names} is computed by the program; it is shown with the item and you do not score it.")
+    if rubric.task_types:
+        lines = []
+        for t in rubric.task_types:
+            constraints = "".join(f"\n  - {c}" for c in t.constraints)
+            lines.append(f"- **{t.name}**: {t.summary}{constraints}")
+        out.append("### Task types and their constraints\n" + "\n".join(lines))
+    if rubric.instructions.strip():
+        out.append("### Ground rules\n" + rubric.instructions.strip())
+    return "\n\n".join(part for part in out if part)
+
+
+def _output_format(rubric: Rubric, output: OutputFormat) -> str:
+    keys = list(output.example())
+    lines = [
+        "Reply with exactly one JSON object and nothing else: no text before or after it, no code fence.",
+        f"Use these keys in this order: {', '.join(keys)}.",
+        f"Each score must be one of {', '.join(rubric.scale.labels)}"
+        + (" (a string)." if rubric.scale.kind == "pass_fail" else " (a number)."),
+        "An answer of any other shape is discarded as a failed judgment.",
+        "",
+        json.dumps(output.example(), ensure_ascii=False, indent=2),
+    ]
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class RenderedPrompt:
+    system: str
+    user: str
+    few_shot_ids: tuple[str, ...] = ()
+
+    def system_blocks(self) -> list[dict[str, Any]]:
+        """The stable part as one cacheable system block."""
+        return [{"type": "text", "text": self.system, "cache_control": {"type": "ephemeral"}}]
+
+
+@dataclass
+class JudgePrompt:
+    """Everything needed to ask one rubric's judge about items: template, answer format, examples."""
+
+    rubric: Rubric
+    template: JudgeTemplate
+    candidates: list[FewShotExample] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.output = OutputFormat(self.rubric, self.template.layout, self.template.score_key)  # type: ignore[arg-type]
+        self.version = prompt_version(self.rubric, self.template)
+        self._systems: dict[tuple[str, ...], str] = {}
+
+    @classmethod
+    def for_rubric(cls, rubric: Rubric, store: Store | None = None, few_shot: int | None = None) -> JudgePrompt:
+        path = template_path(rubric.id)
+        if path is None:
+            raise PromptError(f"no judge template for rubric {rubric.id!r}: add {rubric.id}{TEMPLATE_SUFFIX}")
+        count = rubric.few_shot_examples if few_shot is None else few_shot
+        candidates = select_few_shot(store, rubric, count) if store is not None else []
+        return cls(rubric, load_template(path), candidates)
+
+    @property
+    def few_shot_count(self) -> int:
+        return self.rubric.few_shot_examples
+
+    def examples_for(self, item_id: str) -> list[FewShotExample]:
+        """The examples for judging this item: never the item itself."""
+        count = min(self.few_shot_count, len(self.candidates))
+        return [ex for ex in self.candidates if ex.item.id != item_id][:count]
+
+    def _examples_text(self, examples: Iterable[FewShotExample]) -> str:
+        blocks = []
+        for n, ex in enumerate(examples, 1):
+            label = ex.rating.verdict or ""
+            extras = {
+                name: ([] if name in ("issues", "suggestions") else ex.rating.notes.strip() or "(no note)")
+                for name in self.rubric.judge_output_extras
+            }
+            blocks.append(
+                f"### Example {n}{f' ({label})' if label else ''}\n"
+                f"{render_item_fields(self.rubric, ex.item.fields)}\n\n"
+                f"Answer:\n{self.output.render(ex.rating.scores, extras)}"
+            )
+        if not blocks:
+            return "No worked examples are given for this rubric; rely on the criteria above."
+        return "\n\n".join(blocks)
+
+    def system_text(self, examples: list[FewShotExample]) -> str:
+        key = tuple(ex.item.id for ex in examples)
+        if key not in self._systems:
+            self._systems[key] = _fill(self.template.system_text, {
+                "rubric_name": self.rubric.name,
+                "definitions": _definitions(self.rubric),
+                "criteria": _criteria(self.rubric, self.output),
+                "examples": self._examples_text(examples),
+                "output_format": _output_format(self.rubric, self.output),
+            })
+        return self._systems[key]
+
+    def render(self, item: Item) -> RenderedPrompt:
+        examples = self.examples_for(item.id)
+        user = _fill(self.template.item_text, {
+            "rubric_name": self.rubric.name,
+            "item": render_item_fields(self.rubric, item.fields),
+        })
+        return RenderedPrompt(self.system_text(examples), user, tuple(ex.item.id for ex in examples))
+
+    def stable_prefix_chars(self) -> int:
+        """Length of the cacheable part as most items see it."""
+        return len(self.system_text(self.examples_for("")))

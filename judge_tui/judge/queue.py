@@ -1,0 +1,98 @@
+"""The judge's job queue for one judge rater, kept in SQLite so nothing is lost to a crash or a kill.
+
+A job is one judgment to make: (item, judge rater, rubric version, repeat), unique, so queueing twice
+adds nothing. States: queued -> running -> done | failed, or back to queued for a retry. A rating and its
+job's 'done' are written in one transaction: a job is either judged once or not at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from judge_tui.records import Rating
+from judge_tui.store import Store
+
+
+def stamp_in(seconds: float) -> str:
+    """A store timestamp this many seconds from now (same format as Store's, so they compare as text)."""
+    return (datetime.now(UTC) + timedelta(seconds=max(0.0, seconds))).isoformat(timespec="milliseconds")
+
+
+class JudgeQueue:
+    def __init__(self, store: Store, rater_id: str, rubric_version_id: int, rubric_id: str) -> None:
+        self.store = store
+        self.rater_id = rater_id
+        self.rubric_version_id = rubric_version_id
+        self.rubric_id = rubric_id
+
+    # ---- filling
+
+    def enqueue(self, *, split: str | None = None, repeats: int = 1, limit: int | None = None) -> int:
+        """Queue every item of the rubric (or of a split) this judge has no job for yet; returns how many."""
+        return self.store.enqueue_judge_jobs(self.rater_id, self.rubric_version_id, self.rubric_id,
+                                             split=split, repeats=repeats, limit=limit)
+
+    def enqueue_items(self, item_ids: Iterable[str]) -> int:
+        return self.store.enqueue_judge_items(self.rater_id, self.rubric_version_id, item_ids)
+
+    def requeue_stale(self) -> int:
+        """After a crash or kill: jobs left running go back to the queue (batch jobs wait for their batch)."""
+        return self.store.requeue_stale_judge_jobs(self.rater_id)
+
+    def requeue_failed(self) -> int:
+        return self.store.requeue_failed_judge_jobs(self.rater_id)
+
+    # ---- working
+
+    def claim(self, limit: int) -> list[dict[str, Any]]:
+        return self.store.claim_judge_jobs(self.rater_id, limit)
+
+    def done(self, job: Mapping[str, Any], rating: Rating, call: Mapping[str, Any] | None) -> None:
+        self.store.complete_judge_job(job["id"], rating, call)
+
+    def failed(self, job: Mapping[str, Any], error: str, raw_output: str = "",
+               call: Mapping[str, Any] | None = None) -> None:
+        self.store.fail_judge_job(job["id"], error, raw_output, call)
+
+    def retry(self, job: Mapping[str, Any], error: str, delay: float, raw_output: str = "",
+              call: Mapping[str, Any] | None = None) -> None:
+        self.store.retry_judge_job(job["id"], error, stamp_in(delay), raw_output, call)
+
+    def release(self, jobs: Iterable[Mapping[str, Any]], note: str = "") -> None:
+        self.store.release_judge_jobs([job["id"] for job in jobs], note)
+
+    def next_retry_at(self) -> datetime | None:
+        value = self.store.next_judge_retry_at(self.rater_id)
+        return datetime.fromisoformat(value) if value else None
+
+    # ---- batches
+
+    def start_batch(self, batch_id: str, jobs: Sequence[Mapping[str, Any]]) -> None:
+        self.store.start_judge_batch(batch_id, self.rater_id, self.rubric_version_id, [j["id"] for j in jobs])
+
+    def open_batches(self) -> list[dict[str, Any]]:
+        return self.store.open_judge_batches(self.rater_id)
+
+    def batch_job(self, batch_id: str, job_id: int) -> dict[str, Any] | None:
+        """A job still waiting for this batch's result (None if it is not, e.g. already recorded)."""
+        job = self.store.judge_job(job_id)
+        if job is None or job["batch_id"] != batch_id or job["status"] != "running" or job["rater_id"] != self.rater_id:
+            return None
+        return job
+
+    def finish_batch(self, batch_id: str) -> int:
+        """Jobs of the batch that got no result go back to the queue; the batch is marked processed."""
+        left = self.store.judge_batch_jobs(batch_id)
+        self.release(left, note="no result in its batch; queued again")
+        self.store.set_judge_batch_status(batch_id, "processed")
+        return len(left)
+
+    # ---- reading
+
+    def counts(self) -> dict[str, int]:
+        return self.store.judge_job_counts(self.rater_id)
+
+    def totals(self) -> dict[str, float]:
+        return self.store.judge_call_totals(self.rater_id)

@@ -1,0 +1,521 @@
+"""Run the judge over its queue: concurrently, politely, and without ever losing or repeating a judgment.
+
+- At most N calls at once; the very first call goes alone so it writes the prompt cache, then the rest
+  fan out and read it.
+- 429 / 5xx / 529 / a dropped connection: the job is retried with exponential backoff and jitter, or after
+  the retry-after the API asked for (a 429 or 529 pauses every call, not just the one). After max_attempts
+  it fails, keeping the last error and any raw output.
+- A refused key, a spend limit or another 4xx: the queue stops with the API's message; jobs stay queued.
+- No network or no API key: the queue says it is offline, probes now and then, and resumes by itself.
+- An answer that breaks the schema or the scale: a failed judgment that keeps the raw text.
+
+Everything runs on one event loop thread, and the store is only touched from it (quick writes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from judge_tui.judge.backends import (
+    AnswerError,
+    FatalError,
+    JudgeAnswer,
+    JudgeRequest,
+    OfflineError,
+    RetryableError,
+    Usage,
+    model_price,
+)
+from judge_tui.judge.prompts import JudgePrompt
+from judge_tui.judge.queue import JudgeQueue
+from judge_tui.judge.schema import JudgmentError
+from judge_tui.records import Rating
+from judge_tui.rubrics import Rubric
+from judge_tui.store import Store
+
+
+def judge_rater_id(model: str, rubric_id: str, prompt_version: str) -> str:
+    return f"judge:{model}:{rubric_id}@{prompt_version}"
+
+
+@dataclass
+class RunOptions:
+    concurrency: int = 4
+    max_attempts: int = 5
+    backoff_base: float = 1.0  # seconds before the first retry (doubles each time, with jitter)
+    backoff_cap: float = 60.0
+    offline_probe: float = 15.0  # seconds between probes while offline
+    max_jobs: int | None = None  # claim at most this many distinct jobs in this run
+    warm_first: bool = True  # first call alone, so it writes the prompt cache
+    keep_alive: bool = False  # when the queue is empty, wait for more instead of returning (the app)
+    idle_poll: float = 1.0
+    batch_poll: float = 30.0
+    batch_size: int = 100_000
+
+
+@dataclass
+class RunState:
+    """Where a run stands; handed to the progress callback after every change."""
+
+    queued: int = 0
+    running: int = 0
+    done: int = 0
+    failed: int = 0
+    done_now: int = 0  # in this run
+    failed_now: int = 0
+    offline: str = ""  # why we are waiting, while offline
+    error: str = ""  # why the queue stopped, if it did
+    calls: int = 0
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float = 0.0
+    cost_unknown: bool = False
+    first_usage: Usage | None = None  # the first call's usage: did it write the cache?
+    batch: str = ""  # the batch being waited on, and its state
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def total(self) -> int:
+        return self.queued + self.running + self.done + self.failed
+
+
+class Judge:
+    """One rubric's judge on one backend: makes requests from jobs and ratings from answers."""
+
+    def __init__(self, store: Store, rubric: Rubric, prompt: JudgePrompt, backend: Any,
+                 rater_id: str | None = None) -> None:
+        self.store = store
+        self.rubric = rubric
+        self.prompt = prompt
+        self.backend = backend
+        self.model = backend.model
+        self.rubric_version_id = store.ensure_rubric_version(rubric)
+        self.rater_id = rater_id or judge_rater_id(backend.model, rubric.id, prompt.version)
+        store.ensure_rater(self.rater_id, "judge", model=backend.model, prompt_version=prompt.version)
+        self.queue = JudgeQueue(store, self.rater_id, self.rubric_version_id, rubric.id)
+        self._marked: set[str] = set()
+        self._temperature_key = f"judge.temperature_rejected:{self.model}"
+        if hasattr(backend, "temperature_rejected") and store.get_meta(self._temperature_key) == "1":
+            backend.temperature_rejected = True  # learnt in an earlier run: do not ask again
+
+    # ---- requests
+
+    def request(self, job: Mapping[str, Any]) -> JudgeRequest | None:
+        item = self.store.item(job["item_id"])
+        if item is None:
+            return None
+        return JudgeRequest(job_id=job["id"], item_id=item.id, repeat=job["repeat"], rubric_id=self.rubric.id,
+                            prompt=self.prompt.render(item), schema=self.prompt.output.json_schema(),
+                            max_tokens=self.prompt.template.max_tokens)
+
+    def cache_note(self) -> str:
+        """A warning when the stable prefix is too short for this model to cache, or '' if it should cache."""
+        chars = self.prompt.stable_prefix_chars()
+        estimate = chars // 4
+        price = model_price(self.model)
+        if price is None or price.min_cache_tokens is None:
+            return (f"{self.rubric.id}: the stable prompt prefix is about {estimate:,} tokens; the minimum cacheable"
+                    f" length of {self.model} is not in judge-tui's table, so the first call's cache counters"
+                    " will tell whether caching works.")
+        if estimate < price.min_cache_tokens:
+            return (f"{self.rubric.id}: the stable prompt prefix is about {estimate:,} tokens, below the"
+                    f" {price.min_cache_tokens:,}-token minimum that {self.model} caches: prompt caching will"
+                    " not apply and every call pays for the full prompt.")
+        return ""
+
+    # ---- answers
+
+    def record(self, job: Mapping[str, Any], request: JudgeRequest | None, answer: JudgeAnswer,
+               seconds: float, batch_id: str | None = None) -> bool:
+        """Parse strictly and store: a rating and 'done', or 'failed' with the raw text. True if done."""
+        if getattr(self.backend, "temperature_rejected", False) and self.store.get_meta(self._temperature_key) != "1":
+            self.store.set_meta(self._temperature_key, "1")
+        few_shot = list(request.prompt.few_shot_ids) if request else [
+            ex.item.id for ex in self.prompt.examples_for(job["item_id"])]
+        try:
+            judgment = self.prompt.output.parse(answer.raw_text)
+        except JudgmentError as exc:
+            self.queue.failed(job, f"{exc.kind}: {exc}", answer.raw_text, answer.call_record(f"failed:{exc.kind}"))
+            return False
+        item = self.store.item(job["item_id"])
+        scores = {**judgment.scores, **self.rubric.code_scores(item.fields if item else {})}
+        details = {
+            "model": answer.model, "prompt_version": self.prompt.version, "few_shot_ids": few_shot,
+            "sampling": answer.sampling, "backend": getattr(self.backend, "name", ""),
+            "tokens": {"input": answer.usage.input_tokens, "output": answer.usage.output_tokens,
+                       "cache_read": answer.usage.cache_read_tokens, "cache_write": answer.usage.cache_write_tokens},
+            "cost_usd": answer.cost_usd, "raw_text": answer.raw_text,
+            "extras": {k: v for k, v in judgment.extras.items() if k not in ("reasoning", "critique")},
+        }
+        if batch_id:
+            details["batch_id"] = batch_id
+        rating = Rating(item_id=job["item_id"], rater_id=self.rater_id, rubric_version_id=self.rubric_version_id,
+                        scores=scores, overall=self.rubric.overall_score(scores), verdict=self.rubric.verdict(scores),
+                        notes=judgment.notes, seconds=round(seconds, 3), repeat=job["repeat"],
+                        source=f"judge:{details['backend']}", details=details)
+        self.queue.done(job, rating, answer.call_record("done"))
+        new = [i for i in few_shot if i not in self._marked]
+        if new:
+            self.store.mark_few_shot_used(new)
+            self._marked.update(new)
+        return True
+
+
+class _Base:
+    def __init__(self, judge: Judge, options: RunOptions | None = None,
+                 on_progress: Callable[[RunState], None] | None = None) -> None:
+        self.judge = judge
+        self.queue = judge.queue
+        self.options = options or RunOptions()
+        self.on_progress = on_progress
+        self.state = RunState()
+        self._stop_requested = False
+        self._claimed: set[int] = set()
+
+    def stop(self) -> None:
+        """Finish the calls in flight, start no more."""
+        self._stop_requested = True
+
+    @property
+    def stopping(self) -> bool:
+        return self._stop_requested or bool(self.state.error)
+
+    def _report(self) -> None:
+        if self.on_progress is not None:
+            self.on_progress(self.state)
+
+    def _load_counts(self) -> None:
+        counts = self.queue.counts()
+        self.state.queued, self.state.running = counts["queued"], counts["running"]
+        self.state.done, self.state.failed = counts["done"], counts["failed"]
+
+    def _room(self) -> int | None:
+        if self.options.max_jobs is None:
+            return None
+        return max(0, self.options.max_jobs - len(self._claimed))
+
+    def _claim(self, limit: int) -> list[dict[str, Any]]:
+        room = self._room()
+        if room is not None:
+            limit = min(limit, room)
+        jobs = self.queue.claim(limit) if limit > 0 else []
+        if self.options.max_jobs is not None:
+            self._claimed.update(job["id"] for job in jobs)
+        self.state.queued -= len(jobs)
+        self.state.running += len(jobs)
+        return jobs
+
+    def _count_usage(self, answer: JudgeAnswer) -> None:
+        self.state.calls += 1
+        usage = self.state.usage
+        usage.input_tokens += answer.usage.input_tokens
+        usage.output_tokens += answer.usage.output_tokens
+        usage.cache_read_tokens += answer.usage.cache_read_tokens
+        usage.cache_write_tokens += answer.usage.cache_write_tokens
+        if answer.cost_usd is None:
+            self.state.cost_unknown = True
+        else:
+            self.state.cost_usd += answer.cost_usd
+        if self.state.first_usage is None:
+            self.state.first_usage = Usage(**vars(answer.usage))
+
+    def _delay(self, attempts: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return retry_after + random.uniform(0, 0.1 * self.options.backoff_base)
+        exponential = min(self.options.backoff_cap, self.options.backoff_base * 2 ** max(0, attempts - 1))
+        return exponential * random.uniform(0.5, 1.0)
+
+    def _record(self, job: Mapping[str, Any], request: JudgeRequest | None, answer: JudgeAnswer, seconds: float,
+                batch_id: str | None = None) -> None:
+        self._count_usage(answer)
+        self.state.running -= 1
+        if self.judge.record(job, request, answer, seconds, batch_id):
+            self.state.done += 1
+            self.state.done_now += 1
+        else:
+            self.state.failed += 1
+            self.state.failed_now += 1
+
+    def _fail(self, job: Mapping[str, Any], error: str, raw: str = "", answer: JudgeAnswer | None = None) -> None:
+        if answer is not None:
+            self._count_usage(answer)
+        self.queue.failed(job, error, raw, answer.call_record("failed") if answer else None)
+        self.state.running -= 1
+        self.state.failed += 1
+        self.state.failed_now += 1
+
+    def _retry(self, job: Mapping[str, Any], exc: RetryableError) -> float:
+        """Queue the job again after a delay, or fail it once it has used its attempts. Returns the delay."""
+        attempts = int(job["attempts"]) + 1
+        self.state.running -= 1
+        if attempts >= self.options.max_attempts:
+            self.queue.failed(job, f"gave up after {attempts} attempts; last error: {exc}", exc.raw)
+            self.state.failed += 1
+            self.state.failed_now += 1
+            return 0.0
+        delay = self._delay(attempts, exc.retry_after)
+        self.queue.retry(job, str(exc), delay, exc.raw)
+        self.state.queued += 1
+        return delay
+
+    def _release(self, jobs: list[Mapping[str, Any]], note: str = "") -> None:
+        if jobs:
+            self.queue.release(jobs, note)
+            self.state.running -= len(jobs)
+            self.state.queued += len(jobs)
+
+    def _seconds_until_retry(self) -> float | None:
+        due = self.queue.next_retry_at()
+        if due is None:
+            return None
+        return max(0.0, (due - datetime.now(UTC)).total_seconds())
+
+
+class JudgeRunner(_Base):
+    """Judges queued jobs through the Messages API (or a local backend), N at a time."""
+
+    def __init__(self, judge: Judge, options: RunOptions | None = None,
+                 on_progress: Callable[[RunState], None] | None = None) -> None:
+        super().__init__(judge, options, on_progress)
+        self.warm = not self.options.warm_first
+        self.paused_until = 0.0
+        self.next_probe = 0.0
+        self._wake = asyncio.Event()
+
+    def poke(self) -> None:
+        """New jobs were queued: look at the queue now rather than at the next idle poll."""
+        self._wake.set()
+
+    def _go_offline(self, reason: str) -> None:
+        if not self.state.offline:
+            self.state.offline = reason
+        self.next_probe = time.monotonic() + self.options.offline_probe
+
+    def _fill(self, inflight: set[asyncio.Task[None]]) -> None:
+        if self.stopping:
+            return
+        now = time.monotonic()
+        if now < self.paused_until or (self.state.offline and now < self.next_probe):
+            return
+        # One call at a time until the first answer has written the cache, and while probing offline.
+        limit = self.options.concurrency if self.warm and not self.state.offline else 1
+        slots = limit - len(inflight)
+        if slots <= 0:
+            return
+        for job in self._claim(slots):
+            inflight.add(asyncio.create_task(self._process(job)))
+        if inflight:
+            self._report()
+
+    def _idle_wait(self) -> float | None:
+        """How long to sleep when nothing is in flight; None when the run is over."""
+        if self.stopping:
+            return None
+        room = self._room()
+        if room is not None and room <= 0:
+            return None
+        now = time.monotonic()
+        waits = []
+        if now < self.paused_until:
+            waits.append(self.paused_until - now)
+        if self.state.offline:
+            waits.append(max(0.0, self.next_probe - now))
+        retry = self._seconds_until_retry()
+        if retry is not None:
+            waits.append(retry)
+        if not waits:
+            return self.options.idle_poll if self.options.keep_alive else None
+        return max(0.001, min(waits))
+
+    async def run(self) -> RunState:
+        self.queue.requeue_stale()
+        self._load_counts()
+        self._report()
+        inflight: set[asyncio.Task[None]] = set()
+        try:
+            while True:
+                self._fill(inflight)
+                if not inflight:
+                    wait = self._idle_wait()
+                    if wait is None:
+                        break
+                    self._wake.clear()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._wake.wait(), timeout=wait)
+                    continue
+                done, _ = await asyncio.wait(inflight, timeout=self.options.idle_poll,
+                                             return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    inflight.discard(task)
+                    task.result()  # _process handles every expected error; anything else is a bug: raise it
+        finally:
+            for task in inflight:
+                task.cancel()
+            if inflight:
+                await asyncio.gather(*inflight, return_exceptions=True)
+            self._report()
+        return self.state
+
+    async def _process(self, job: dict[str, Any]) -> None:
+        request = self.judge.request(job)
+        if request is None:
+            self._fail(job, f"item {job['item_id']!r} is no longer in the database")
+            self._report()
+            return
+        started = time.monotonic()
+        try:
+            answer = await self.judge.backend.judge(request)
+        except asyncio.CancelledError:
+            self._release([job], "interrupted")
+            raise
+        except OfflineError as exc:
+            self._release([job], f"waiting: {exc}")
+            self._go_offline(str(exc))
+        except RetryableError as exc:
+            delay = self._retry(job, exc)
+            if exc.throttle:
+                self.paused_until = max(self.paused_until, time.monotonic() + delay)
+        except FatalError as exc:
+            self._release([job], f"stopped: {exc}")
+            self.state.error = str(exc)
+        except AnswerError as exc:
+            self.warm = True
+            self._fail(job, str(exc), exc.raw, exc.answer)
+        else:
+            self.warm = True
+            self.state.offline = ""
+            self._record(job, request, answer, time.monotonic() - started)
+        self._report()
+
+
+class BatchRunner(_Base):
+    """Judges queued jobs through the Message Batches API: half price, results within 24 hours.
+
+    A batch's id is stored with its jobs as soon as the API accepts it, so a restart picks up polling where
+    it left off; results are matched to jobs by custom_id, in whatever order they arrive.
+    """
+
+    def __init__(self, judge: Judge, options: RunOptions | None = None,
+                 on_progress: Callable[[RunState], None] | None = None) -> None:
+        super().__init__(judge, options, on_progress)
+        if not hasattr(judge.backend, "create_batch"):
+            raise ValueError(f"the {getattr(judge.backend, 'name', '?')} backend has no batch mode")
+
+    async def _wait_out(self, exc: Exception) -> bool:
+        """Sleep through a passing problem; False when the queue must stop."""
+        if isinstance(exc, FatalError):
+            self.state.error = str(exc)
+            return False
+        if isinstance(exc, OfflineError):
+            self.state.offline = str(exc)
+            self._report()
+            await asyncio.sleep(self.options.offline_probe)
+        else:
+            await asyncio.sleep(self.options.batch_poll)
+        return not self._stop_requested
+
+    async def run(self) -> RunState:
+        self.queue.requeue_stale()
+        self._load_counts()
+        self._report()
+        try:
+            for batch in self.queue.open_batches():
+                if self.stopping or not await self._collect(batch["id"]):
+                    return self.state
+            while not self.stopping:
+                jobs = self._claim(self.options.batch_size)
+                if not jobs:
+                    wait = self._seconds_until_retry()
+                    room = self._room()
+                    if wait is None or (room is not None and room <= 0):
+                        break
+                    await asyncio.sleep(max(0.001, wait))
+                    continue
+                batch_id = await self._submit(jobs)
+                if batch_id and not await self._collect(batch_id):
+                    break
+        finally:
+            self._report()
+        return self.state
+
+    async def _submit(self, jobs: list[dict[str, Any]]) -> str | None:
+        requests, ready = [], []
+        for job in jobs:
+            request = self.judge.request(job)
+            if request is None:
+                self._fail(job, f"item {job['item_id']!r} is no longer in the database")
+            else:
+                requests.append(request)
+                ready.append(job)
+        if not ready:
+            return None
+        while True:
+            try:
+                batch_id = await self.judge.backend.create_batch(requests)
+            except (OfflineError, RetryableError, FatalError) as exc:
+                if await self._wait_out(exc):
+                    continue
+                self._release(ready, f"not sent: {exc}")
+                return None
+            self.queue.start_batch(batch_id, ready)
+            self.state.offline = ""
+            self.state.batch = f"{batch_id}: sent {len(ready)}"
+            self._report()
+            return batch_id
+
+    async def _collect(self, batch_id: str) -> bool:
+        """Poll until the batch has ended, then record its results. False if the queue must stop."""
+        backend = self.judge.backend
+        while True:
+            try:
+                status, counts = await backend.batch_status(batch_id)
+            except (OfflineError, RetryableError, FatalError) as exc:
+                if await self._wait_out(exc):
+                    continue
+                return False
+            self.state.offline = ""
+            finished = sum(v for k, v in counts.items() if k != "processing")
+            self.state.batch = f"{batch_id}: {status} ({finished}/{finished + counts.get('processing', 0)})"
+            self._report()
+            if status == "ended":
+                break
+            if self._stop_requested:
+                return False
+            await asyncio.sleep(self.options.batch_poll)
+        try:
+            async for custom_id, result in backend.batch_results(batch_id):
+                self._apply(batch_id, custom_id, result)
+        except (OfflineError, RetryableError, FatalError) as exc:
+            # Results not fully read: the batch stays open and is read again next time (recorded jobs are skipped).
+            await self._wait_out(exc)
+            return False
+        left = self.queue.finish_batch(batch_id)
+        self.state.running -= left
+        self.state.queued += left
+        self.state.batch = ""
+        self._report()
+        return True
+
+    def _apply(self, batch_id: str, custom_id: str, result: JudgeAnswer | Exception) -> None:
+        try:
+            job_id = int(custom_id.removeprefix("job-"))
+        except ValueError:
+            return
+        job = self.queue.batch_job(batch_id, job_id)
+        if job is None:  # already recorded (a restart re-reads the results) or not ours
+            return
+        if isinstance(result, JudgeAnswer):
+            self._record(job, None, result, 0.0, batch_id)
+        elif isinstance(result, RetryableError):
+            self._retry(job, RetryableError(str(result), retry_after=0.0, raw=result.raw))
+        elif isinstance(result, AnswerError):
+            self._fail(job, str(result), result.raw, result.answer)
+        else:
+            self._fail(job, f"unexpected batch result: {result}")
+        self._report()

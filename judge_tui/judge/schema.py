@@ -1,0 +1,187 @@
+"""The judge's answer format for a rubric: a pydantic model, its JSON schema, and a strict parser.
+
+The model is generated from the rubric: one score per judged dimension, on the rubric's scale, plus the
+rubric's `judge_output_extras` (a reasoning or critique text, lists of issues and suggestions). Parsing is
+strict on purpose: text that is not JSON, JSON of another shape, or a score off the scale is a failed
+judgment that keeps the raw text. Nothing is repaired, rounded or guessed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+from judge_tui.rubrics import Rubric, ScoreError
+
+# Extras that are lists of short texts; every other extra is one text.
+LIST_EXTRAS = frozenset({"issues", "suggestions"})
+
+EXTRA_DESCRIPTIONS = {
+    "reasoning": "A short explanation of the scores, naming the evidence.",
+    "critique": "The specific element or elements of the response that decided the label.",
+    "issues": "Each specific problem found, one per entry (may be empty).",
+    "suggestions": "Each concrete improvement, one per entry (may be empty).",
+}
+
+Layout = Literal["scores", "flat"]
+
+
+class JudgmentError(ValueError):
+    """An answer that cannot be used; `kind` says why: invalid_json, schema_mismatch or off_scale."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """A parsed, checked answer: scores by dimension id (scale values) and the extras."""
+
+    scores: dict[str, float]
+    extras: dict[str, Any]
+
+    @property
+    def notes(self) -> str:
+        """The free-text part of the answer, stored as the rating's notes."""
+        for key in ("reasoning", "critique"):
+            if isinstance(self.extras.get(key), str):
+                return self.extras[key]
+        return ""
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+class OutputFormat:
+    """How one rubric's judge answers, and how that answer is checked.
+
+    layout "scores": {"scores": {"<dimension id>": value, ...}, <extras>} (the reasoning-trace format);
+    layout "flat": {"<score key>": value, ..., <extras>} with score_key such as "{id}_score" (r_score, a_score:
+    the CIS rating format) or "{id}" (a single "label" for PASS/FAIL).
+    """
+
+    def __init__(self, rubric: Rubric, layout: Layout = "scores", score_key: str = "{id}") -> None:
+        if layout not in ("scores", "flat"):
+            raise ValueError(f"unknown output layout {layout!r}: use 'scores' or 'flat'")
+        if "{id}" not in score_key:
+            raise ValueError(f"score_key {score_key!r} must contain {{id}}")
+        self.rubric = rubric
+        self.layout = layout
+        self.score_key = score_key
+        self.dimensions = rubric.judged_dimensions
+        self.keys = {d.id: score_key.format(id=d.id) for d in self.dimensions}
+        clash = set(self.keys.values()) & set(rubric.judge_output_extras)
+        if clash or len(set(self.keys.values())) != len(self.keys):
+            raise ValueError(f"score keys {sorted(self.keys.values())} clash with each other or with the extras")
+        self.model = self._build_model()
+
+    # ------------------------------------------------------------------ the model and its schema
+
+    def _score_type(self) -> Any:
+        if self.rubric.scale.kind == "pass_fail":
+            return Literal["PASS", "FAIL"]
+        return float
+
+    def _build_model(self) -> type[BaseModel]:
+        strict = ConfigDict(extra="forbid", strict=True)
+        score_fields = {self.keys[d.id]: (self._score_type(), ...) for d in self.dimensions}
+        extra_fields: dict[str, Any] = {
+            name: ((list[str], ...) if name in LIST_EXTRAS else (str, ...))
+            for name in self.rubric.judge_output_extras
+        }
+        name = "".join(part.title() for part in self.rubric.id.split("-")) + "Judgment"
+        if self.layout == "flat":
+            return create_model(name, __config__=strict, **score_fields, **extra_fields)
+        scores = create_model(name + "Scores", __config__=strict, **score_fields)
+        return create_model(name, __config__=strict, scores=(scores, ...), **extra_fields)
+
+    def _score_schema(self) -> dict[str, Any]:
+        scale = self.rubric.scale
+        if scale.kind == "pass_fail":
+            return {"type": "string", "enum": ["PASS", "FAIL"]}
+        return {"type": "number", "enum": list(scale.points)}
+
+    def json_schema(self) -> dict[str, Any]:
+        """The schema sent to the API (output_config or a tool's input_schema): closed objects, all keys required."""
+        scores = {
+            "type": "object",
+            "properties": {self.keys[d.id]: self._score_schema() for d in self.dimensions},
+            "required": [self.keys[d.id] for d in self.dimensions],
+            "additionalProperties": False,
+        }
+        extras = {
+            name: (
+                {"type": "array", "items": {"type": "string"}, "description": EXTRA_DESCRIPTIONS.get(name, name)}
+                if name in LIST_EXTRAS
+                else {"type": "string", "description": EXTRA_DESCRIPTIONS.get(name, name)}
+            )
+            for name in self.rubric.judge_output_extras
+        }
+        if self.layout == "flat":
+            properties = {**scores["properties"], **extras}
+        else:
+            properties = {"scores": scores, **extras}
+        return {
+            "type": "object",
+            "properties": properties,
+            "required": list(properties),
+            "additionalProperties": False,
+        }
+
+    def example(self) -> dict[str, Any]:
+        """The shape of an answer with placeholder values, for the prompt's output section."""
+        placeholder: Any = "PASS" if self.rubric.scale.kind == "pass_fail" else 0.0
+        scores = {self.keys[d.id]: placeholder for d in self.dimensions}
+        extras = {
+            name: ([] if name in LIST_EXTRAS else "...") for name in self.rubric.judge_output_extras
+        }
+        if self.layout == "flat":
+            return {**scores, **extras}
+        return {"scores": scores, **extras}
+
+    def render(self, scores: dict[str, float], extras: dict[str, Any]) -> str:
+        """An answer in this format from known scores (used for few-shot examples)."""
+        scale = self.rubric.scale
+        values = {
+            self.keys[d.id]: (scale.label(scores[d.id]) if scale.kind == "pass_fail" else scores[d.id])
+            for d in self.dimensions
+        }
+        answer = {**values, **extras} if self.layout == "flat" else {"scores": values, **extras}
+        return json.dumps(answer, ensure_ascii=False, indent=2)
+
+    # ------------------------------------------------------------------ strict parsing
+
+    def parse(self, raw: str) -> Judgment:
+        """Check an answer; raises JudgmentError(kind, message). Never coerces."""
+        try:
+            data = json.loads(raw, parse_constant=_reject_constant)
+        except (json.JSONDecodeError, ValueError) as exc:
+            preview = raw.strip()[:80].replace("\n", " ")
+            raise JudgmentError("invalid_json", f"the answer is not JSON ({exc}); it starts {preview!r}") from None
+        try:
+            parsed = self.model.model_validate(data)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or '(top level)'}: {e['msg']}" for e in exc.errors()[:5]
+            )
+            raise JudgmentError("schema_mismatch", f"the answer does not match the schema: {problems}") from None
+        dumped = parsed.model_dump()
+        raw_scores = dumped["scores"] if self.layout == "scores" else dumped
+        scores: dict[str, float] = {}
+        for d in self.dimensions:
+            key = self.keys[d.id]
+            value = raw_scores[key]
+            if isinstance(value, float) and not math.isfinite(value):
+                raise JudgmentError("off_scale", f"{key}: {value!r} is not a finite number")
+            try:
+                scores[d.id] = self.rubric.scale.parse(value)
+            except ScoreError as exc:
+                raise JudgmentError("off_scale", f"{key}: {exc}") from None
+        extras = {name: dumped[name] for name in self.rubric.judge_output_extras}
+        return Judgment(scores=scores, extras=extras)

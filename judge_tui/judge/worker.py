@@ -1,0 +1,108 @@
+"""The judge inside the app: judges queued items in the background while the expert rates.
+
+The Textual app runs `BackgroundJudge.run()` in an async worker:
+
+    judge = BackgroundJudge(store, rubric, on_status=lambda s: app.post_message(JudgeProgress.from_status(s)))
+    app.run_worker(judge.run(), exit_on_error=False, group="judge")
+    judge.enqueue([item.id])          # e.g. when the expert opens an item; or judge.enqueue_all()
+
+All network traffic is async on the app's event loop, and the few database writes per judgment are quick,
+so a key press is never kept waiting. Results are ordinary ratings of a judge rater; the rating screen
+keeps them out of sight until the expert has rated the item (the blind rule).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from judge_tui.judge.backends import AnthropicBackend
+from judge_tui.judge.prompts import JudgePrompt
+from judge_tui.judge.runner import Judge, JudgeRunner, RunOptions, RunState
+from judge_tui.rubrics import Rubric
+from judge_tui.settings import Settings
+from judge_tui.store import Store
+
+
+@dataclass(frozen=True)
+class JudgeStatus:
+    queued: int
+    running: int
+    done: int
+    failed: int
+    offline: str = ""  # what the judge is waiting for, e.g. "no ANTHROPIC_API_KEY in the environment"
+    error: str = ""  # why the judge stopped
+
+    def line(self) -> str:
+        """The status line text, e.g. 'judge: 18 queued · offline'."""
+        parts = [f"{self.queued} queued"]
+        if self.running:
+            parts.append(f"{self.running} running")
+        if self.done:
+            parts.append(f"{self.done} done")
+        if self.failed:
+            parts.append(f"{self.failed} failed")
+        if self.error:
+            parts.append("stopped")
+        elif self.offline:
+            parts.append("offline")
+        return "judge: " + " · ".join(parts)
+
+
+def status_of(state: RunState) -> JudgeStatus:
+    return JudgeStatus(queued=max(0, state.queued), running=max(0, state.running), done=state.done,
+                       failed=state.failed, offline=state.offline, error=state.error)
+
+
+class BackgroundJudge:
+    def __init__(self, store: Store, rubric: Rubric, *, on_status: Callable[[JudgeStatus], None],
+                 settings: Settings | None = None, backend: Any = None, options: RunOptions | None = None) -> None:
+        settings = settings or Settings()
+        self.store = store
+        self.on_status = on_status
+        self.backend = backend or AnthropicBackend(settings.judge_model)
+        self.judge = Judge(store, rubric, JudgePrompt.for_rubric(rubric, store), self.backend)
+        options = options or RunOptions(concurrency=settings.judge_concurrency)
+        options.keep_alive = True  # an empty queue is not the end: the expert may open more items
+        self.runner = JudgeRunner(self.judge, options, self._progress)
+        self._last: JudgeStatus | None = None
+
+    @property
+    def rater_id(self) -> str:
+        return self.judge.rater_id
+
+    def _progress(self, state: RunState) -> None:
+        status = status_of(state)
+        if status != self._last:  # only real changes reach the screen
+            self._last = status
+            self.on_status(status)
+
+    def enqueue(self, item_ids: Iterable[str]) -> int:
+        """Queue these items for judging (already queued ones are left alone); returns how many were new."""
+        added = self.judge.queue.enqueue_items(item_ids)
+        if added:
+            self.runner.state.queued += added
+            self._progress(self.runner.state)
+            self.runner.poke()
+        return added
+
+    def enqueue_all(self, split: str | None = None) -> int:
+        added = self.judge.queue.enqueue(split=split)
+        if added:
+            self.runner.state.queued += added
+            self._progress(self.runner.state)
+            self.runner.poke()
+        return added
+
+    def stop(self) -> None:
+        """Finish the calls in flight and return from run()."""
+        self.runner.stop()
+        self.runner.poke()
+
+    async def run(self) -> JudgeStatus:
+        try:
+            state = await self.runner.run()
+        finally:
+            await self.backend.close()
+        return status_of(state)

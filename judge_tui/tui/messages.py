@@ -1,0 +1,47 @@
+"""Messages posted to the app: the judge's status line text, and the background judge's queue progress."""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+from judge_tui.judge.worker import JudgeStatus as QueueStatus
+
+
+class JudgeStatus(Message):
+    """What the background judge is doing, shown in the status line (e.g. "judge: 18 queued · offline").
+
+    Post it to the app (`app.post_message(JudgeStatus(text))`); a newer status replaces a pending older one.
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, JudgeStatus)
+
+
+class JudgeProgress(Message):
+    """The background judge's queue changed: counts, and whether it is offline or stopped (and why)."""
+
+    def __init__(self, queued: int, running: int, done: int, failed: int, offline: str = "",
+                 error: str = "") -> None:
+        super().__init__()
+        self.queued = queued
+        self.running = running
+        self.done = done
+        self.failed = failed
+        self.offline = offline
+        self.error = error
+
+    @classmethod
+    def from_status(cls, status: QueueStatus) -> JudgeProgress:
+        return cls(status.queued, status.running, status.done, status.failed, status.offline, status.error)
+
+    @property
+    def status(self) -> QueueStatus:
+        return QueueStatus(self.queued, self.running, self.done, self.failed, self.offline, self.error)
+
+    def line(self) -> str:
+        """e.g. 'judge: 18 queued · offline' (plain text: show it with markup off)."""
+        return self.status.line()

@@ -1,0 +1,105 @@
+"""Judging without the network: a local program, or answers recorded in a file."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from judge_tui.judge.backends import CommandBackend, ConfigError, ReplayBackend
+from judge_tui.judge.runner import JudgeRunner
+from judge_tui.rubrics import Rubric
+from judge_tui.store import Store
+from tests.judge.conftest import assert_consistent, fast, make_judge
+
+ITEMS = 6
+
+# A tiny "local model": reads the request, answers with the lowest score on every key of the schema, and
+# misbehaves for items whose prompt contains a trigger word.
+SCRIPT = r'''
+import json, sys
+request = json.load(sys.stdin)
+if "OrderedDict" in request["prompt"]:
+    print("model crashed on this one", file=sys.stderr)
+    sys.exit(3)
+props = request["schema"]["properties"]
+answer = {k: (v["enum"][0] if "enum" in v else "local reasoning for " + request["item_id"]) for k, v in props.items()}
+print(json.dumps(answer))
+'''
+
+
+def test_command_backend_judges_through_the_same_strict_parser(tmp_path: Path, cis_store: Store,
+                                                              rubrics: dict[str, Rubric]) -> None:
+    script = tmp_path / "local_judge.py"
+    script.write_text(SCRIPT)
+    backend = CommandBackend(f"{sys.executable} {script}", model="tiny-local")
+    judge = make_judge(cis_store, rubrics["cis"], backend)
+    judge.queue.enqueue()
+    state = asyncio.run(JudgeRunner(judge, fast()).run())
+    assert judge.rater_id.startswith("judge:tiny-local:cis@")
+    assert_consistent(cis_store, judge.rater_id, ITEMS)
+    failed = {j["item_id"]: j for j in cis_store.judge_jobs(judge.rater_id, "failed")}
+    assert state.done + state.failed == ITEMS and "B001" in failed
+    assert "exited with status 3" in failed["B001"]["last_error"]
+    assert "model crashed on this one" in failed["B001"]["last_error"]  # stderr kept
+    rating = cis_store.rating("B003", judge.rater_id)
+    assert rating.scores == {"r": 0.0, "a": 0.0, "t": 0.0, "l": 0.0}
+    assert rating.notes == "local reasoning for B003"
+    assert rating.details["sampling"] == {"backend": "command"}
+
+
+def test_command_timeout_is_a_failed_judgment(tmp_path: Path, cis_store: Store, rubrics: dict[str, Rubric]) -> None:
+    script = tmp_path / "slow.py"
+    script.write_text("import time, sys\nsys.stdin.read()\ntime.sleep(30)\n")
+    backend = CommandBackend(f"{sys.executable} {script}", timeout=0.3)
+    judge = make_judge(cis_store, rubrics["cis"], backend)
+    judge.queue.enqueue(limit=1)
+    asyncio.run(JudgeRunner(judge, fast()).run())
+    [job] = cis_store.judge_jobs(judge.rater_id)
+    assert job["status"] == "failed" and "no answer within 0.3 s" in job["last_error"]
+
+
+def test_command_must_exist() -> None:
+    with pytest.raises(ConfigError, match="not found"):
+        CommandBackend("no-such-judge-program --fast")
+    with pytest.raises(ConfigError, match="empty"):
+        CommandBackend("  ")
+
+
+def test_replay_backend_answers_from_the_file(tmp_path: Path, cis_store: Store, rubrics: dict[str, Rubric]) -> None:
+    good = {"r_score": 1, "a_score": 0.75, "t_score": 0.5, "l_score": 1, "reasoning": "recorded"}
+    lines = [
+        {"item_id": "B001", "answer": good, "model": "claude-recorded"},
+        {"item_id": "B002", "answer": {**good, "t_score": 0.6}},  # off the scale: still fails strictly
+        {"item_id": "B003", "answer": "not json at all"},
+        {"item_id": "B004", "repeat": 1, "answer": good},  # only repeat 1 is recorded
+    ]
+    path = tmp_path / "answers.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    backend = ReplayBackend(path)
+    judge = make_judge(cis_store, rubrics["cis"], backend)
+    judge.queue.enqueue()
+    asyncio.run(JudgeRunner(judge, fast()).run())
+    assert judge.rater_id.startswith("judge:claude-recorded:cis@")
+    jobs = {j["item_id"]: j for j in cis_store.judge_jobs(judge.rater_id)}
+    assert jobs["B001"]["status"] == "done"
+    assert cis_store.rating("B001", judge.rater_id).scores == {"r": 1.0, "a": 0.75, "t": 0.5, "l": 1.0}
+    assert "off_scale" in jobs["B002"]["last_error"] and "0.6" in jobs["B002"]["raw_output"]
+    assert "invalid_json" in jobs["B003"]["last_error"] and jobs["B003"]["raw_output"] == "not json at all"
+    assert "no recorded answer for item 'B004' (repeat 0)" in jobs["B004"]["last_error"]
+    assert_consistent(cis_store, judge.rater_id, ITEMS)
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ('{"item_id": "B1", "answer": {}}\n{oops\n', ":2: not valid JSON"),
+    ('{"answer": {}}\n', ':1: each line needs "item_id" and "answer"'),
+    ('{"item_id": "B1", "answer": {}, "repeat": -1}\n', ':1: "repeat" must be'),
+])
+def test_a_broken_replay_file_names_the_line(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text(content)
+    with pytest.raises(ConfigError, match=message):
+        ReplayBackend(path)

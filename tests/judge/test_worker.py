@@ -1,0 +1,120 @@
+"""The judge in the app: judges in the background while keys keep working, and reports its progress."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.events import Key
+from textual.widgets import Static
+
+from judge_tui.judge.worker import BackgroundJudge, JudgeStatus
+from judge_tui.rubrics import Rubric
+from judge_tui.settings import Settings
+from judge_tui.store import Store
+from judge_tui.tui.messages import JudgeProgress
+from tests.judge import fake_anthropic as fa
+from tests.judge.conftest import fast
+
+ITEMS = 6
+
+
+class Host(App[None]):
+    """A stand-in for the rating screen: shows the judge's status line and counts key presses."""
+
+    def __init__(self, store: Store, rubric: Rubric) -> None:
+        super().__init__()
+        self.store = store
+        self.rubric = rubric
+        self.lines: list[str] = []
+        self.progress: list[JudgeProgress] = []
+        self.presses = 0
+        self.key_times: list[float] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="status", markup=False)
+
+    def on_mount(self) -> None:
+        self.judge = BackgroundJudge(
+            self.store, self.rubric, on_status=lambda s: self.post_message(JudgeProgress.from_status(s)),
+            settings=Settings(judge_model="claude-sonnet-5"), options=fast(concurrency=2))
+        self.run_worker(self.judge.run(), exit_on_error=False, group="judge")
+        self.longest_stall = 0.0
+        self._tick = time.monotonic()
+        self.set_interval(0.01, self._measure_stall)
+
+    def _measure_stall(self) -> None:
+        now = time.monotonic()
+        self.longest_stall = max(self.longest_stall, now - self._tick - 0.01)
+        self._tick = now
+
+    def on_judge_progress(self, message: JudgeProgress) -> None:
+        self.progress.append(message)
+        self.lines.append(message.line())
+        self.query_one("#status", Static).update(Text(message.line()))
+
+    def on_key(self, event: Key) -> None:
+        self.presses += 1
+        self.key_times.append(time.monotonic())
+
+
+async def _until(predicate, timeout: float = 10.0) -> None:  # noqa: ANN001
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out")
+        await asyncio.sleep(0.02)
+
+
+def test_background_judging_never_delays_a_key_press(fake: fa.FakeAnthropic, cis_store: Store,
+                                                      rubrics: dict[str, Rubric]) -> None:
+    fake.latency = 0.3
+
+    async def scenario() -> None:
+        app = Host(cis_store, rubrics["cis"])
+        async with app.run_test() as pilot:
+            assert app.judge.enqueue_all() == ITEMS
+            slowest = 0.0
+            for _ in range(12):
+                started = time.monotonic()
+                await pilot.press("j")
+                slowest = max(slowest, app.key_times[-1] - started)
+            await _until(lambda: bool(app.progress) and app.progress[-1].done == ITEMS)
+            assert app.presses == 12
+            # each key reached its handler at once, and the event loop never stalled, while 0.3 s calls ran
+            assert slowest < 0.1
+            assert app.longest_stall < 0.2, app.longest_stall
+            assert fake.max_concurrent_seen == 2  # at most N at once
+            assert app.lines[-1] == "judge: 0 queued · 6 done"
+            assert str(app.query_one("#status", Static).render()) == "judge: 0 queued · 6 done"
+            assert any("running" in line for line in app.lines)
+            # opening an item queues it; an already judged item is not judged again
+            assert app.judge.enqueue(["B001"]) == 0
+            app.judge.stop()
+        assert cis_store.count_ratings(rater_id=app.judge.rater_id) == ITEMS
+
+    asyncio.run(scenario())
+
+
+def test_without_a_key_the_status_says_offline(cis_store: Store, rubrics: dict[str, Rubric]) -> None:
+    async def scenario() -> None:
+        app = Host(cis_store, rubrics["cis"])
+        async with app.run_test() as pilot:
+            app.judge.enqueue(["B001", "B002", "B003"])
+            await _until(lambda: bool(app.progress) and bool(app.progress[-1].offline))
+            await pilot.press("j")
+            assert app.lines[-1] == "judge: 3 queued · offline"
+            assert app.progress[-1].offline == "no ANTHROPIC_API_KEY in the environment"
+            app.judge.stop()
+            await _until(lambda: app.workers and all(w.is_finished for w in app.workers) or not app.workers)
+        assert cis_store.judge_job_counts(app.judge.rater_id) == {"queued": 3, "running": 0, "done": 0, "failed": 0}
+
+    asyncio.run(scenario())
+
+
+def test_status_line_words() -> None:
+    assert JudgeStatus(18, 0, 0, 0, offline="no network").line() == "judge: 18 queued · offline"
+    assert JudgeStatus(2, 2, 5, 1).line() == "judge: 2 queued · 2 running · 5 done · 1 failed"
+    assert JudgeStatus(4, 0, 0, 0, error="401").line() == "judge: 4 queued · stopped"
