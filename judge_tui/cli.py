@@ -30,6 +30,7 @@ HANDLERS = {
     "merge": "judge_tui.merging:run_merge",
     "history": "judge_tui.versions:run_history",
     "rubric-change": "judge_tui.versions:run_rubric_change",
+    "adjudicate": "judge_tui.tui.screens.adjudication:run",
 }
 
 
@@ -110,6 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=["anthropic", "command", "replay"], default="anthropic")
     p.add_argument("--cmd", help="for --backend command: program reading a request on stdin, answering on stdout")
     p.add_argument("--replay", type=Path, metavar="FILE", help="for --backend replay: recorded answers")
+    p.add_argument("--reason", help="record a changed rubric or prompt with this reason (required after a change)")
+    p.add_argument("--items", metavar="ID,ID", help="with --reason: the items that motivated the change")
     p.add_argument("--retry-failed", action="store_true", help="queue this judge's failed judgments again")
 
     p = sub.add_parser("report", help="agreement report without the app")
@@ -129,6 +132,20 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("history", help="list rubric and prompt versions with their reasons")
     _common(p)
     p.add_argument("--rubric", help="only this rubric")
+
+    p = sub.add_parser("rubric-change", help="record a new rubric version with its reason and motivating items")
+    _common(p)
+    p.add_argument("rubric", help="rubric id (or rubric file)")
+    p.add_argument("--reason", required=True, help="what changed and why")
+    p.add_argument("--items", required=True, metavar="ID,ID", help="the items that motivated the change")
+    p.add_argument("--file", type=Path, metavar="NEW.rubric.toml",
+                   help="the new definition (copied into your rubrics folder so every command uses it)")
+
+    p = sub.add_parser("adjudicate", help="settle the items where experts disagree (stored as rater 'consensus')")
+    _common(p)
+    p.add_argument("--rubric", help="rubric id (default: the one with the most items)")
+    p.add_argument("--reviewer", help="who adjudicates (default: the remembered reviewer)", default=argparse.SUPPRESS)
+    p.add_argument("--split", help="only items of this split", default=argparse.SUPPRESS)
 
     return parser
 

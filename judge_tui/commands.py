@@ -15,9 +15,15 @@ def db_path(args: argparse.Namespace) -> Path:
     return Path(args.db) if getattr(args, "db", None) else locations.default_db_path()
 
 
-def open_store(args: argparse.Namespace) -> Store:
-    """The database named by --db, $JUDGE_TUI_DB or the default location, created if new."""
+def open_store(args: argparse.Namespace, *, create: bool = True) -> Store:
+    """The database named by --db, $JUDGE_TUI_DB or the default location.
+
+    Commands that only read (report, export, split, ...) pass create=False, so a mistyped path is an error
+    rather than a new empty database.
+    """
     path = db_path(args)
+    if not create and not path.exists():
+        raise UserError(f"{path}: no such database. Check the path, or import items first (judge-tui import).")
     try:
         return Store(path)
     except StoreError as exc:

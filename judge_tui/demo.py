@@ -1,19 +1,40 @@
-"""The bundled demo: loaded into a new, empty database so a first start lands on a working screen."""
+"""The bundled demo: loaded into a new, empty database so a first start lands on a working screen.
+
+Items come from data/<rubric>.jsonl; demo ratings, where present, from data/<rubric>.expert-demo.ratings.jsonl
+(rater "demo-expert", a person), data/<rubric>.judge-demo.ratings.jsonl (rater "demo-judge", a judge) and
+data/binary.labels.jsonl (the PASS/FAIL labels, also "demo-expert"). Everything goes through the importer,
+so the demo files are held to the same checks as a user's files.
+"""
 
 from __future__ import annotations
 
-import json
-
 from judge_tui import locations
-from judge_tui.records import Item
+from judge_tui.importing import import_items, import_ratings
 from judge_tui.rubrics import load_rubrics
 from judge_tui.store import Store
 
 DEMO_RUBRICS = ("cis", "exercise-quality", "reasoning-trace", "binary")
+DEMO_EXPERT = "demo-expert"
+DEMO_JUDGE = "demo-judge"
+
+
+def demo_rating_files(rubric_id: str) -> list[tuple[str, str, str]]:
+    """(file name, rater, kind) of the demo ratings of a rubric, whether or not the files exist."""
+    files = [(f"{rubric_id}.expert-demo.ratings.jsonl", DEMO_EXPERT, "human"),
+             (f"{rubric_id}.judge-demo.ratings.jsonl", DEMO_JUDGE, "judge")]
+    if rubric_id == "binary":
+        files.append(("binary.labels.jsonl", DEMO_EXPERT, "human"))
+    return files
 
 
 def load_demo(store: Store) -> int:
-    """Import the demo items of every built-in rubric; returns how many items were added."""
+    """Import the demo items and ratings of every built-in rubric into an empty database.
+
+    Returns how many items were added (0 if the database already holds items: the demo never mixes with
+    a user's data).
+    """
+    if store.count_items():
+        return 0
     rubrics = load_rubrics()
     added = 0
     for rubric_id in DEMO_RUBRICS:
@@ -21,14 +42,9 @@ def load_demo(store: Store) -> int:
         if not path.is_file() or rubric_id not in rubrics:
             continue
         rubric = rubrics[rubric_id][0]
-        items = []
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if not line.strip():
-                continue
-            row = json.loads(line)
-            item_id, split = str(row.pop("id")), row.pop("split", None)
-            items.append(Item(id=item_id, rubric=rubric_id, fields=row, task_type=rubric.task_type_of(row),
-                              split=split))
-        store.ensure_rubric_version(rubric)
-        added += store.add_items(items, source=f"demo:{path.name}")["added"]
+        added += import_items(store, path, rubric, fmt="jsonl").items["added"]
+        for name, rater, kind in demo_rating_files(rubric_id):
+            ratings_path = locations.data_dir() / name
+            if ratings_path.is_file():
+                import_ratings(store, ratings_path, rater, kind, rubric=rubric, fmt="jsonl")
     return added

@@ -12,10 +12,18 @@ RATER_KINDS: tuple[str, ...] = ("human", "judge", "code")
 SPLITS: tuple[str, ...] = ("train", "dev", "test")
 
 
+def canonical_json(fields: dict[str, Any]) -> str:
+    """The one serialisation of an item's fields that its content hash is computed from."""
+    return json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def hash_of_canonical(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
 def content_hash(fields: dict[str, Any]) -> str:
     """Identifies an item's content, whatever its id or split, so merges can spot two versions of one id."""
-    canonical = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()[:20]
+    return hash_of_canonical(canonical_json(fields))
 
 
 @dataclass(frozen=True)

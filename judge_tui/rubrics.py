@@ -214,10 +214,11 @@ class Rubric(_Strict):
         return self
 
     def model_copy(self, *, update: Mapping[str, object] | None = None, deep: bool = False) -> Rubric:
-        """A copy whose derived values (content_hash and the views below) are computed afresh."""
+        """A copy whose derived values (content hash, dimension lists) are computed afresh, never carried over."""
         copy = super().model_copy(update=update, deep=deep)
-        for name in ("dimension_ids", "judged_dimensions", "code_dimensions", "thresholds", "content_hash"):
-            copy.__dict__.pop(name, None)
+        for name, value in type(self).__dict__.items():
+            if isinstance(value, cached_property):
+                copy.__dict__.pop(name, None)
         return copy
 
     # ---- derived views

@@ -141,3 +141,9 @@ def test_content_hash_changes_with_definition(rubrics):
     cis = rubrics["cis"]
     changed = cis.model_copy(update={"description": "changed"})
     assert cis.content_hash != changed.content_hash
+
+
+def test_a_copy_with_changes_gets_its_own_content_hash(rubrics):
+    cis = rubrics["cis"]
+    before = cis.content_hash  # computed and cached on the original first
+    assert cis.model_copy(update={"description": "changed"}).content_hash != before

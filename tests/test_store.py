@@ -4,9 +4,10 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+import sqlite_utils
 
 from judge_tui.records import Draft, Item, Rating
-from judge_tui.store import ItemConflict, Store, StoreError
+from judge_tui.store import ItemConflict, Store, StoreError, migrations
 
 
 def _items(n: int, rubric: str = "binary") -> list[Item]:
@@ -29,6 +30,9 @@ def test_reopening_applies_no_migration_twice(tmp_path: Path):
     assert applied >= 1
     with Store(path) as again:
         assert again.scalar("SELECT COUNT(*) FROM _sqlite_migrations") == applied
+        assert applied == len(migrations.pending(sqlite_utils.Database(":memory:")))
+        names = {row[0] for row in again.conn.execute("SELECT name FROM _sqlite_migrations")}
+        assert applied == len(names)
 
 
 def test_not_a_database_is_a_clear_error(tmp_path: Path):

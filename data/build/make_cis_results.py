@@ -138,22 +138,38 @@ def run_tests(submission: Submission) -> RunResult:
         Path(scratch, "test_solution.py").write_text(submission.test_code, encoding="utf-8")
         if _PYTEST_STYLE.search(submission.test_code):
             shown = "python -m pytest -q --tb=short test_solution.py"
-            command = [sys.executable, "-m", "pytest", "-q", "--tb=short", "-p", "no:cacheprovider",
-                       "test_solution.py"]
+            command = [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "--tb=short",
+                "-p",
+                "no:cacheprovider",
+                "test_solution.py",
+            ]
         else:
             shown = "python test_solution.py"
             command = [sys.executable, "test_solution.py"]
         try:
-            done = subprocess.run(command, cwd=scratch, env=_test_environment(), capture_output=True,
-                                  text=True, timeout=TIMEOUT_SECONDS)
+            done = subprocess.run(
+                command,
+                check=False,
+                cwd=scratch,
+                env=_test_environment(),
+                capture_output=True,
+                text=True,
+                timeout=TIMEOUT_SECONDS,
+            )
         except subprocess.TimeoutExpired as exc:
             raise BuildError(f"{submission.id}: tests still running after {TIMEOUT_SECONDS} s") from exc
         output = _normalise(done.stdout + done.stderr, scratch)
     if "No module named pytest" in output:
-        raise BuildError(f"pytest is not installed for {sys.executable}; run this script with the project venv")
-    text = f"$ {shown}\n{output}\n(exit status {done.returncode})" if output else \
-        f"$ {shown}\n(exit status {done.returncode})"
-    return RunResult(output=text, passed=done.returncode == 0)
+        raise BuildError(
+            f"pytest is not installed for {sys.executable}; run this script with the project venv"
+        )
+    parts = [f"$ {shown}", output, f"(exit status {done.returncode})"]
+    return RunResult(output="\n".join(part for part in parts if part), passed=done.returncode == 0)
 
 
 def build_lines(submissions: list[Submission]) -> list[str]:
@@ -162,13 +178,13 @@ def build_lines(submissions: list[Submission]) -> list[str]:
         results = list(pool.map(run_tests, submissions))
     surprises = [
         f"{sub.id}: tests {'passed' if res.passed else 'failed'} but meta.json expects {sub.expect}"
-        for sub, res in zip(submissions, results)
+        for sub, res in zip(submissions, results, strict=True)
         if res.passed != (sub.expect == "pass")
     ]
     if surprises:
         raise BuildError("unexpected test outcomes:\n  " + "\n  ".join(surprises))
     lines = []
-    for sub, res in zip(submissions, results):
+    for sub, res in zip(submissions, results, strict=True):
         item = {
             "id": sub.id,
             "task_type": sub.task_type,
@@ -183,9 +199,14 @@ def build_lines(submissions: list[Submission]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Run the CIS demo submissions' tests and rebuild data/cis.jsonl.")
-    parser.add_argument("--check", action="store_true",
-                        help="do not write; exit 1 if data/cis.jsonl differs from a fresh build")
+    parser = argparse.ArgumentParser(
+        description="Run the CIS demo submissions' tests and rebuild data/cis.jsonl."
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="do not write; exit 1 if data/cis.jsonl differs from a fresh build",
+    )
     args = parser.parse_args(argv)
     try:
         lines = build_lines(load_submissions())
@@ -200,8 +221,11 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         old = {json.loads(line)["id"]: line for line in current.splitlines() if line.strip()}
         stale = [json.loads(line)["id"] for line in lines if old.get(json.loads(line)["id"]) != line]
-        print(f"{OUTPUT_FILE.name} is out of date for: {', '.join(stale) or 'line order or extra lines'}; "
-              f"run python {Path(__file__).relative_to(BUILD_DIR.parent.parent)}", file=sys.stderr)
+        print(
+            f"{OUTPUT_FILE.name} is out of date for: {', '.join(stale) or 'line order or extra lines'}; "
+            f"run python {Path(__file__).relative_to(BUILD_DIR.parent.parent)}",
+            file=sys.stderr,
+        )
         return 1
     OUTPUT_FILE.write_text(fresh, encoding="utf-8")
     print(f"wrote {len(lines)} submissions to {OUTPUT_FILE}")

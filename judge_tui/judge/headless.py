@@ -29,6 +29,7 @@ from judge_tui.rubrics import Rubric
 from judge_tui.settings import load_settings
 from judge_tui.store import Store
 from judge_tui.textsafe import clean
+from judge_tui.versions import parse_items, require_recorded
 
 
 def make_backend(args: argparse.Namespace, default_model: str) -> Any:
@@ -144,6 +145,9 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
                 prompt = JudgePrompt.for_rubric(rubric, store)
             except PromptError as exc:
                 raise UserError(str(exc)) from None
+            # A changed rubric or prompt needs its reason recorded first (judge_tui.versions).
+            require_recorded(store, rubric, prompt_version=prompt.version, template=prompt.template.digest,
+                             reason=getattr(args, "reason", None), items=parse_items(getattr(args, "items", None)))
             judge = Judge(store, rubric, prompt, backend)
             if getattr(args, "retry_failed", False):
                 judge.queue.requeue_failed()

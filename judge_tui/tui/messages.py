@@ -1,10 +1,24 @@
-"""Messages the app's screens exchange (the judge's progress for the status line)."""
+"""Messages posted to the app: the judge's status line text, and the background judge's queue progress."""
 
 from __future__ import annotations
 
 from textual.message import Message
 
-from judge_tui.judge.worker import JudgeStatus
+from judge_tui.judge.worker import JudgeStatus as QueueStatus
+
+
+class JudgeStatus(Message):
+    """What the background judge is doing, shown in the status line (e.g. "judge: 18 queued · offline").
+
+    Post it to the app (`app.post_message(JudgeStatus(text))`); a newer status replaces a pending older one.
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, JudgeStatus)
 
 
 class JudgeProgress(Message):
@@ -21,12 +35,12 @@ class JudgeProgress(Message):
         self.error = error
 
     @classmethod
-    def from_status(cls, status: JudgeStatus) -> JudgeProgress:
+    def from_status(cls, status: QueueStatus) -> JudgeProgress:
         return cls(status.queued, status.running, status.done, status.failed, status.offline, status.error)
 
     @property
-    def status(self) -> JudgeStatus:
-        return JudgeStatus(self.queued, self.running, self.done, self.failed, self.offline, self.error)
+    def status(self) -> QueueStatus:
+        return QueueStatus(self.queued, self.running, self.done, self.failed, self.offline, self.error)
 
     def line(self) -> str:
         """e.g. 'judge: 18 queued · offline' (plain text: show it with markup off)."""

@@ -1,0 +1,164 @@
+"""How fast the agreement report and the summary screen are on large databases.
+
+    PYTHONPATH=. /work/venv/bin/python benchmarks/bench_report.py [--items 100000] [--keep DIR]
+
+1. Builds a synthetic database (not timed): N items of the reasoning-trace rubric (5 dimensions, 0-1 in
+   0.25 steps), rated by one human and one judge: N x 5 x 2 scores (1M for N = 100,000).
+2. Times `judge-tui report --format json` in a fresh process (open, load, compute, render), 5 runs.
+3. Times the phases in one process, and the two ways of reading the scores (json_extract in SQL against
+   json.loads in Python).
+4. Times the summary screen and the disagreement browser opening on 10,000 rated items.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from judge_tui.records import Item, Rating
+from judge_tui.rubrics import get_rubric
+from judge_tui.store import Store
+
+RUBRIC = "reasoning-trace"
+HUMAN, JUDGE = "EXP001", "judge:bench:reasoning-trace@1"
+
+
+def build(path: Path, n: int, seed: int = 7) -> None:
+    rubric = get_rubric(RUBRIC)
+    rng = np.random.default_rng(seed)
+    points = np.asarray(rubric.scale.points)
+    splits = ("train", "dev", "test")
+    with Store(path) as store:
+        version = store.ensure_rubric_version(rubric)
+        store.add_items(Item(id=f"T{i:06d}", rubric=RUBRIC, split=splits[i % 3],
+                             fields={"question": f"q{i}", "response": "r", "reference_answer": "a"}) for i in range(n))
+        store.ensure_rater(HUMAN, "human")
+        store.ensure_rater(JUDGE, "judge", model="bench", prompt_version="1")
+        human = rng.integers(0, points.size, (n, len(rubric.dimensions)))
+        judge = np.clip(human + rng.choice([-1, 0, 0, 1], human.shape), 0, points.size - 1)
+
+        def ratings():
+            for i in range(n):
+                for rater, codes in ((HUMAN, human[i]), (JUDGE, judge[i])):
+                    scores = {d: float(points[c]) for d, c in zip(rubric.dimension_ids, codes, strict=True)}
+                    yield Rating(item_id=f"T{i:06d}", rater_id=rater, rubric_version_id=version, scores=scores,
+                                 overall=rubric.overall_score(scores), notes="n", details={"reasoning": "why"})
+
+        store.save_ratings(ratings())
+
+
+def timed(function, runs: int) -> tuple[float, float]:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return min(times), statistics.median(times)
+
+
+def fresh_process(db: Path, runs: int = 5) -> tuple[float, float]:
+    command = [sys.executable, "-m", "judge_tui", "report", "--db", str(db), "--format", "json", "-o", "/dev/null"]
+    return timed(lambda: subprocess.run(command, check=True), runs)
+
+
+def phases(db: Path) -> dict[str, float]:
+    from judge_tui import report_format
+    from judge_tui.report import build_report
+
+    rubric = get_rubric(RUBRIC)
+    out = {}
+    with Store(db) as store:
+        start = time.perf_counter()
+        for rater in (HUMAN, JUDGE):
+            store.rater_scores(RUBRIC, rater, rubric.dimension_ids)
+        out["load scores (2 raters, json_extract)"] = time.perf_counter() - start
+        start = time.perf_counter()
+        for rater in (HUMAN, JUDGE):
+            rows = store.conn.execute(
+                "SELECT i.rowid, r.repeat, r.rubric_version_id, r.overall, r.scores FROM ratings r"
+                " JOIN items i ON i.id = r.item_id WHERE r.rater_id = ? AND i.rubric = ?", [rater, RUBRIC]).fetchall()
+            parsed = [json.loads(row[4]) for row in rows]
+            np.array([[p.get(d, np.nan) for d in rubric.dimension_ids] for p in parsed], dtype=float)
+        out["load scores (2 raters, json.loads per row)"] = time.perf_counter() - start
+        start = time.perf_counter()
+        report = build_report(store, rubric)
+        out["build_report (load + all figures)"] = time.perf_counter() - start
+        start = time.perf_counter()
+        build_report(store, rubric, by=["split"])
+        out["build_report --by split"] = time.perf_counter() - start
+    start = time.perf_counter()
+    report_format.render_json(report)
+    out["render json"] = time.perf_counter() - start
+    start = time.perf_counter()
+    report_format.render_text(report)
+    out["render text"] = time.perf_counter() - start
+    return out
+
+
+async def screens(db: Path) -> dict[str, float]:
+    from textual.app import App
+
+    from judge_tui.tui.screens.disagreements import DisagreementScreen
+    from judge_tui.tui.screens.summary import SummaryScreen
+
+    out = {}
+    with Store(db) as store:
+        app = App()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            start = time.perf_counter()
+            await app.push_screen(SummaryScreen(store, RUBRIC, HUMAN))
+            out["summary screen: first frame (loading indicator)"] = time.perf_counter() - start
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            out["summary screen: figures shown"] = time.perf_counter() - start
+            start = time.perf_counter()
+            await app.push_screen(DisagreementScreen(store, RUBRIC, HUMAN))
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            out["disagreement browser: list and first item shown"] = time.perf_counter() - start
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--items", type=int, default=100_000)
+    parser.add_argument("--screen-items", type=int, default=10_000)
+    parser.add_argument("--keep", type=Path, help="keep (and reuse) the synthetic databases in this folder")
+    args = parser.parse_args()
+    folder = args.keep or Path(tempfile.mkdtemp(prefix="bench-report-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    big = folder / f"report-{args.items}.db"
+    small = folder / f"screen-{args.screen_items}.db"
+    for path, n in ((big, args.items), (small, args.screen_items)):
+        if not path.exists():
+            start = time.perf_counter()
+            build(path, n)
+            print(f"built {path.name}: {n} items x 5 dimensions x 2 raters in {time.perf_counter() - start:.1f} s")
+
+    best, median = fresh_process(big)
+    print(f"\njudge-tui report --format json, fresh process, {args.items * 10:,} scores: "
+          f"best {best:.2f} s, median {median:.2f} s")
+    print("\nphases, one process:")
+    for name, seconds in phases(big).items():
+        print(f"  {name}: {seconds * 1000:.0f} ms")
+    print(f"\nscreens on {args.screen_items:,} rated items:")
+    for name, seconds in asyncio.run(screens(small)).items():
+        print(f"  {name}: {seconds * 1000:.0f} ms")
+    if not args.keep:
+        for path in folder.iterdir():
+            path.unlink()
+        folder.rmdir()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,952 @@
+"""Agreement statistics between raters, as pure functions over numpy arrays.
+
+Every figure is a ``float`` or an :class:`Undefined` that says in plain words why the figure cannot be
+computed (too few items, a rater who used a single category, ...). Data conditions never raise and never
+produce NaN; only programming mistakes (arrays of different lengths, values off the scale where categories
+are required, an unknown option) raise ``ValueError``.
+
+Conventions
+-----------
+* Scores are floats. PASS/FAIL is encoded PASS = 1.0, FAIL = 0.0.
+* A scale is the sorted tuple of its allowed points, e.g. ``(0, 0.25, 0.5, 0.75, 1)``.
+* Functions over two raters take aligned 1-D arrays over the items both rated; the caller pairs them.
+* Rater x item matrices mark a missing rating with NaN.
+
+This module imports nothing from the rest of judge-tui; its only dependencies are numpy and (lazily, for
+Krippendorff's alpha) the ``krippendorff`` package. See docs/agreement.md for definitions and bands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal, TypeGuard
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "BinaryMetrics",
+    "CorrectedPassRate",
+    "Figure",
+    "Interpretation",
+    "PairAgreement",
+    "Thresholds",
+    "Undefined",
+    "alignment_rate",
+    "binary_metrics",
+    "cohen_kappa",
+    "compare",
+    "confusion_matrix",
+    "corrected_pass_rate",
+    "interpret_alignment",
+    "interpret_kappa",
+    "is_defined",
+    "kendall_tau",
+    "krippendorff_alpha",
+    "lowest_and_highest",
+    "mean_difference",
+    "meets_binary_target",
+    "meets_pearson_target",
+    "pairwise_kappa",
+    "pearson_r",
+    "snap_to_scale",
+    "spearman_rho",
+]
+
+PASS = 1.0
+FAIL = 0.0
+BINARY_SCALE = (FAIL, PASS)
+
+# A value this close to a scale point counts as that point (float noise from JSON or arithmetic).
+ON_SCALE_EPSILON = 1e-9
+# Differences this much above the tolerance still count as aligned: 0.65 - 0.5 is 0.15000000000000002.
+ALIGNMENT_EPSILON = 1e-9
+# Kendall's tau uses a rater-by-rater table of distinct values while it has at most this many cells.
+KENDALL_TABLE_MAX_CELLS = 1 << 20
+
+ArrayLike = npt.ArrayLike
+Weights = Literal["linear", "quadratic"] | None
+AlphaLevel = Literal["nominal", "ordinal", "interval", "ratio"]
+
+
+@dataclass(frozen=True)
+class Undefined:
+    """A figure that cannot be computed from the data, with the reason in words a reviewer understands."""
+
+    reason: str
+
+    def __str__(self) -> str:
+        return "n/a"
+
+
+Figure = float | Undefined
+
+
+def is_defined(value: Figure) -> TypeGuard[float]:
+    """True when ``value`` is a number rather than :class:`Undefined`."""
+    return not isinstance(value, Undefined)
+
+
+# --------------------------------------------------------------------------------------------------
+# Input checks and coding
+# --------------------------------------------------------------------------------------------------
+
+
+def _scores(values: ArrayLike, name: str) -> np.ndarray:
+    array = np.asarray(values, dtype=np.float64)
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array of scores, got shape {array.shape}")
+    if not np.isfinite(array).all():
+        raise ValueError(f"{name} contains NaN or infinite scores; pair only items that both raters rated")
+    return array
+
+
+def _paired(a: ArrayLike, b: ArrayLike, names: tuple[str, str] = ("a", "b")) -> tuple[np.ndarray, np.ndarray]:
+    x, y = _scores(a, names[0]), _scores(b, names[1])
+    if x.size != y.size:
+        raise ValueError(f"{names[0]} and {names[1]} must be aligned: lengths {x.size} and {y.size} differ")
+    return x, y
+
+
+def _scale(points: Sequence[float]) -> np.ndarray:
+    array = np.asarray(points, dtype=np.float64)
+    if array.ndim != 1 or array.size < 2:
+        raise ValueError(f"a scale needs at least two points, got {points!r}")
+    if not np.isfinite(array).all() or not (np.diff(array) > 0).all():
+        raise ValueError(f"scale points must be finite and strictly increasing, got {points!r}")
+    return array
+
+
+def _nearest(values: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Index of the nearest scale point for every value; a value halfway between two points goes down."""
+    midpoints = (points[:-1] + points[1:]) / 2
+    return np.searchsorted(midpoints, values, side="left")
+
+
+def _codes(values: np.ndarray, points: np.ndarray, name: str) -> np.ndarray:
+    """Category index of every value, which must already lie on the scale."""
+    index = _nearest(values, points)
+    off = np.abs(values - points[index]) > ON_SCALE_EPSILON
+    if off.any():
+        first = values[off][0]
+        raise ValueError(
+            f"{name} has {int(off.sum())} value(s) off the scale {tuple(points.tolist())} (first: {first!r}); "
+            "snap them with snap_to_scale() first"
+        )
+    return index
+
+
+def snap_to_scale(values: ArrayLike, points: Sequence[float]) -> tuple[np.ndarray, int]:
+    """Move every value to the nearest point of the scale.
+
+    Continuous judge scores (say 0.83 on a 0/0.5/1 scale) must become categories before kappa or a
+    confusion matrix can be computed. A value exactly halfway between two points goes to the lower point
+    (the judge gets no benefit of the doubt). Values beyond the ends go to the end points. NaN stays NaN,
+    so rater x item matrices can be snapped whole.
+
+    Returns the snapped array (same shape as ``values``) and how many non-missing values were more than
+    ``ON_SCALE_EPSILON`` away from every point, so callers can say that snapping happened.
+    """
+    scale = _scale(points)
+    array = np.asarray(values, dtype=np.float64)
+    present = ~np.isnan(array)
+    snapped = np.full(array.shape, np.nan)
+    flat = array[present]
+    nearest = scale[_nearest(flat, scale)]
+    snapped[present] = nearest
+    moved = int(np.count_nonzero(np.abs(flat - nearest) > ON_SCALE_EPSILON))
+    return snapped, moved
+
+
+# --------------------------------------------------------------------------------------------------
+# Agreement and distance
+# --------------------------------------------------------------------------------------------------
+
+
+def alignment_rate(a: ArrayLike, b: ArrayLike, tolerance: float = 0.15) -> Figure:
+    """Share of pairs whose scores differ by at most ``tolerance`` (both ends included).
+
+    A difference that exceeds the tolerance only by float noise (``ALIGNMENT_EPSILON``) still counts.
+    Defined from one pair on; Undefined for no pairs.
+    """
+    if tolerance < 0:
+        raise ValueError(f"tolerance must be zero or positive, got {tolerance}")
+    x, y = _paired(a, b)
+    if x.size == 0:
+        return Undefined("no items were rated by both")
+    within = np.abs(x - y) <= tolerance + ALIGNMENT_EPSILON
+    return float(np.count_nonzero(within) / x.size)
+
+
+def mean_difference(judge: ArrayLike, human: ArrayLike) -> Figure:
+    """Mean of (judge - human): positive means the judge is more lenient than the human."""
+    x, y = _paired(judge, human, ("judge", "human"))
+    if x.size == 0:
+        return Undefined("no items were rated by both")
+    return float(np.mean(x - y))
+
+
+def _confusion_from_codes(ca: np.ndarray, cb: np.ndarray, k: int) -> np.ndarray:
+    return np.bincount(ca * k + cb, minlength=k * k).reshape(k, k)
+
+
+def confusion_matrix(a: ArrayLike, b: ArrayLike, categories: Sequence[float]) -> np.ndarray:
+    """Counts of (a category, b category): rows follow ``a``, columns follow ``b``, both in scale order.
+
+    Values must lie on the scale (snap first). Matches ``sklearn.metrics.confusion_matrix(a, b,
+    labels=categories)``. An empty input gives a matrix of zeros.
+    """
+    scale = _scale(categories)
+    x, y = _paired(a, b)
+    return _confusion_from_codes(_codes(x, scale, "a"), _codes(y, scale, "b"), scale.size)
+
+
+def _kappa_from_confusion(confusion: np.ndarray, weights: Weights) -> Figure:
+    n = int(confusion.sum())
+    if n < 2:
+        return Undefined("kappa needs at least two items rated by both")
+    k = confusion.shape[0]
+    index = np.arange(k)
+    if weights is None:
+        disagreement = (index[:, None] != index[None, :]).astype(np.float64)
+    elif weights == "linear":
+        disagreement = np.abs(index[:, None] - index[None, :]).astype(np.float64)
+    else:
+        disagreement = ((index[:, None] - index[None, :]) ** 2).astype(np.float64)
+    expected = np.outer(confusion.sum(axis=1), confusion.sum(axis=0)) / n
+    expected_disagreement = float((disagreement * expected).sum())
+    if expected_disagreement <= 0:
+        return Undefined(
+            "both raters used one and the same category for every item, so chance agreement is total"
+        )
+    observed_disagreement = float((disagreement * confusion).sum())
+    return 1.0 - observed_disagreement / expected_disagreement
+
+
+def _check_weights(weights: Weights) -> None:
+    if weights not in (None, "linear", "quadratic"):
+        raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
+
+
+def cohen_kappa(a: ArrayLike, b: ArrayLike, categories: Sequence[float], weights: Weights = None) -> Figure:
+    """Cohen's kappa over the scale's categories, optionally weighted.
+
+    kappa = 1 - sum(w * observed) / sum(w * expected), where ``expected`` is the outer product of the two
+    raters' category totals divided by n, and ``w`` is 0 on the diagonal and 1 elsewhere (unweighted),
+    |i - j| (linear) or (i - j)^2 (quadratic) for category indices i, j. Weights use the categories' rank,
+    which for equally spaced scales is the same as using their values. Matches
+    ``sklearn.metrics.cohen_kappa_score(a, b, labels=categories, weights=weights)``.
+
+    Values must lie on the scale (snap first). Undefined for fewer than two items, or when both raters put
+    every item into the same single category (chance alone would give full agreement).
+    """
+    _check_weights(weights)
+    return _kappa_from_confusion(confusion_matrix(a, b, categories), weights)
+
+
+# --------------------------------------------------------------------------------------------------
+# Correlations
+# --------------------------------------------------------------------------------------------------
+
+
+def _pearson(x: np.ndarray, y: np.ndarray) -> Figure:
+    if x.size < 2:
+        return Undefined("a correlation needs at least two items rated by both")
+    if x.min() == x.max() or y.min() == y.max():
+        return Undefined("one rater gave the same score to every item, so there is no variation to correlate")
+    dx = x - x.mean()
+    dy = y - y.mean()
+    r = float(np.dot(dx, dy) / (np.sqrt(np.dot(dx, dx)) * np.sqrt(np.dot(dy, dy))))
+    return min(1.0, max(-1.0, r))
+
+
+def pearson_r(a: ArrayLike, b: ArrayLike) -> Figure:
+    """Pearson's correlation coefficient (matches ``scipy.stats.pearsonr``).
+
+    Undefined for fewer than two pairs or when either rater's scores do not vary.
+    """
+    x, y = _paired(a, b)
+    return _pearson(x, y)
+
+
+@dataclass(frozen=True)
+class _Coded:
+    """Scores replaced by integer codes that keep their order and ties, plus how often each code occurs."""
+
+    codes: np.ndarray
+    counts: np.ndarray
+
+    @property
+    def levels(self) -> int:
+        return self.counts.size
+
+
+def _code_scores(values: np.ndarray) -> _Coded:
+    _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+    return _Coded(inverse.astype(np.int64, copy=False), counts.astype(np.int64, copy=False))
+
+
+def _average_ranks(coded: _Coded) -> np.ndarray:
+    """1-based ranks, tied values sharing the mean of the ranks they span."""
+    before = np.cumsum(coded.counts) - coded.counts
+    return (before + (coded.counts + 1) / 2.0)[coded.codes]
+
+
+def _spearman(cx: _Coded, cy: _Coded) -> Figure:
+    return _pearson(_average_ranks(cx), _average_ranks(cy))
+
+
+def spearman_rho(a: ArrayLike, b: ArrayLike) -> Figure:
+    """Spearman's rank correlation, ties given average ranks (matches ``scipy.stats.spearmanr``).
+
+    Undefined for fewer than two pairs or when either rater's scores do not vary.
+    """
+    x, y = _paired(a, b)
+    return _spearman(_code_scores(x), _code_scores(y))
+
+
+def _tie_pairs(counts: np.ndarray) -> int:
+    return int((counts * (counts - 1) // 2).sum())
+
+
+def _concordance_from_table(cx: _Coded, cy: _Coded) -> tuple[int, int]:
+    """(concordant - discordant, pairs tied in both) from the table of distinct-value pairs, O(kx * ky)."""
+    table = np.bincount(cx.codes * cy.levels + cy.codes, minlength=cx.levels * cy.levels)
+    table = table.reshape(cx.levels, cy.levels)
+    # above_right[i, j]: items with x-code >= i and y-code >= j; below_left-like for the discordant side.
+    above_right = table[::-1, ::-1].cumsum(axis=0).cumsum(axis=1)[::-1, ::-1]
+    above_left = table[::-1, :].cumsum(axis=0)[::-1, :].cumsum(axis=1)
+    concordant = int((table[:-1, :-1] * above_right[1:, 1:]).sum())
+    discordant = int((table[:-1, 1:] * above_left[1:, :-1]).sum())
+    return concordant - discordant, _tie_pairs(table.ravel())
+
+
+def _count_inversions(sequence: np.ndarray, levels: int) -> int:
+    """Pairs i < j with sequence[i] > sequence[j], for integers in [0, levels); O(n log levels).
+
+    Works bit by bit from the top: within each group of values sharing the higher bits (kept in original
+    order), every 1-bit element before a 0-bit element is an inversion decided at this bit. The groups are
+    then split stably into their 0-half and 1-half for the next bit.
+    """
+    n = sequence.size
+    if n < 2:
+        return 0
+    current = sequence.astype(np.int64, copy=True)
+    position = np.arange(n)
+    inversions = 0
+    for bit in range(max(levels - 1, 1).bit_length() - 1, -1, -1):
+        prefix = current >> (bit + 1)
+        ones = (current >> bit) & 1
+        starts = np.empty(n, dtype=bool)
+        starts[0] = True
+        np.not_equal(prefix[1:], prefix[:-1], out=starts[1:])
+        group_start = np.flatnonzero(starts)
+        group = np.cumsum(starts) - 1
+        start_of_own = group_start[group]
+        ones_before = np.cumsum(ones) - ones
+        ones_before_in_group = ones_before - ones_before[start_of_own]
+        inversions += int(ones_before_in_group[ones == 0].sum())
+        zeros_in_group = np.diff(np.append(group_start, n)) - np.add.reduceat(ones, group_start)
+        zeros_before_in_group = position - start_of_own - ones_before_in_group
+        target = start_of_own + np.where(
+            ones == 1, zeros_in_group[group] + ones_before_in_group, zeros_before_in_group
+        )
+        reordered = np.empty_like(current)
+        reordered[target] = current
+        current = reordered
+    return inversions
+
+
+def _concordance_by_sorting(cx: _Coded, cy: _Coded) -> tuple[int, int]:
+    """(concordant - discordant, pairs tied in both) by Knight's method, O(n log n) for any data."""
+    order = np.lexsort((cy.codes, cx.codes))
+    xs, ys = cx.codes[order], cy.codes[order]
+    n = xs.size
+    # After sorting by (x, y), a discordant pair is exactly an inversion of the y sequence.
+    discordant = _count_inversions(ys, cy.levels)
+    boundaries = np.flatnonzero(np.r_[True, (xs[1:] != xs[:-1]) | (ys[1:] != ys[:-1]), True])
+    joint_ties = _tie_pairs(np.diff(boundaries))
+    total = n * (n - 1) // 2
+    # total = concordant + discordant + x-ties + y-ties - joint ties
+    concordant = total - discordant - _tie_pairs(cx.counts) - _tie_pairs(cy.counts) + joint_ties
+    return concordant - discordant, joint_ties
+
+
+def _kendall(cx: _Coded, cy: _Coded, method: Literal["auto", "table", "sort"] = "auto") -> Figure:
+    n = cx.codes.size
+    if n < 2:
+        return Undefined("a correlation needs at least two items rated by both")
+    if cx.levels < 2 or cy.levels < 2:
+        return Undefined("one rater gave the same score to every item, so there is no variation to correlate")
+    if method == "auto":
+        method = "table" if cx.levels * cy.levels <= KENDALL_TABLE_MAX_CELLS else "sort"
+    if method == "table":
+        difference, _ = _concordance_from_table(cx, cy)
+    else:
+        difference, _ = _concordance_by_sorting(cx, cy)
+    total = n * (n - 1) // 2
+    tau = difference / np.sqrt(total - _tie_pairs(cx.counts)) / np.sqrt(total - _tie_pairs(cy.counts))
+    return min(1.0, max(-1.0, float(tau)))
+
+
+def kendall_tau(a: ArrayLike, b: ArrayLike) -> Figure:
+    """Kendall's tau-b, which corrects for ties (matches ``scipy.stats.kendalltau``).
+
+    Rating scales have few distinct values, so the pairs are counted from the small table of distinct
+    value pairs in O(n + kx * ky); data with many distinct values (over ``KENDALL_TABLE_MAX_CELLS`` table
+    cells) uses an O(n log n) sort instead. Undefined for fewer than two pairs or when either rater's
+    scores do not vary.
+    """
+    x, y = _paired(a, b)
+    return _kendall(_code_scores(x), _code_scores(y))
+
+
+# --------------------------------------------------------------------------------------------------
+# PASS/FAIL
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BinaryMetrics:
+    """How a PASS/FAIL judge fares against human labels taken as the truth (PASS is the positive class)."""
+
+    n: int
+    true_pass: int  # human PASS, judge PASS
+    false_fail: int  # human PASS, judge FAIL
+    true_fail: int  # human FAIL, judge FAIL
+    false_pass: int  # human FAIL, judge PASS
+    tpr: Figure  # true_pass / human PASS
+    tnr: Figure  # true_fail / human FAIL
+    accuracy: Figure
+
+
+def _binary_from_confusion(confusion: np.ndarray) -> BinaryMetrics:
+    # rows: human FAIL, PASS; columns: judge FAIL, PASS
+    true_fail, false_pass = int(confusion[0, 0]), int(confusion[0, 1])
+    false_fail, true_pass = int(confusion[1, 0]), int(confusion[1, 1])
+    n = true_fail + false_pass + false_fail + true_pass
+    human_pass, human_fail = true_pass + false_fail, true_fail + false_pass
+    tpr: Figure = true_pass / human_pass if human_pass else Undefined("the human labels contain no PASS")
+    tnr: Figure = true_fail / human_fail if human_fail else Undefined("the human labels contain no FAIL")
+    accuracy: Figure = (true_pass + true_fail) / n if n else Undefined("no items were labelled by both")
+    return BinaryMetrics(n, true_pass, false_fail, true_fail, false_pass, tpr, tnr, accuracy)
+
+
+def binary_metrics(human: ArrayLike, judge: ArrayLike) -> BinaryMetrics:
+    """TPR, TNR and accuracy of the judge's PASS/FAIL labels against the human's.
+
+    Labels are 1.0 (PASS) or 0.0 (FAIL). TPR is Undefined without any human PASS, TNR without any human
+    FAIL, accuracy without any pair.
+    """
+    scale = np.asarray(BINARY_SCALE)
+    h, j = _paired(human, judge, ("human", "judge"))
+    codes_h, codes_j = _codes(h, scale, "human labels"), _codes(j, scale, "judge labels")
+    return _binary_from_confusion(_confusion_from_codes(codes_h, codes_j, 2))
+
+
+@dataclass(frozen=True)
+class CorrectedPassRate:
+    """Pass rate on judge-only items, corrected for the judge's known errors (Rogan-Gladen)."""
+
+    estimate: Figure
+    low: Figure  # bootstrap percentile interval
+    high: Figure
+    observed_pass_rate: Figure  # the judge's raw pass rate on judge-only items
+    tpr: Figure
+    tnr: Figure
+    n_judge_only: int
+    n_labelled: int
+    n_boot: int
+    n_boot_used: int  # resamples in which the correction was defined
+    confidence: float
+
+
+# The interval is reported only when the correction was defined in at least this share of resamples;
+# dropping many resamples would hide how unstable the estimate is.
+MIN_USABLE_RESAMPLES = 0.95
+
+
+def _rogan_gladen(observed: np.ndarray | float, tpr: np.ndarray | float, tnr: np.ndarray | float):
+    return np.clip((observed + tnr - 1.0) / (tpr + tnr - 1.0), 0.0, 1.0)
+
+
+def corrected_pass_rate(
+    judge_only_labels: ArrayLike,
+    human_labels: ArrayLike,
+    judge_labels: ArrayLike,
+    *,
+    n_boot: int = 2000,
+    seed: int = 20260128,
+    confidence: float = 0.95,
+) -> CorrectedPassRate:
+    """Estimate the true pass rate of items only the judge labelled.
+
+    The point estimate is Rogan-Gladen: (p_obs + TNR - 1) / (TPR + TNR - 1), clipped to [0, 1], where
+    p_obs is the judge's pass rate on ``judge_only_labels`` and TPR/TNR come from the labelled pairs
+    (``human_labels`` aligned with ``judge_labels``).
+
+    The interval is a bootstrap percentile interval. Each resample redraws the labelled pairs with
+    replacement (re-estimating TPR and TNR) and the judge-only items with replacement (re-estimating
+    p_obs). Because the estimate depends only on counts, the redraws are taken as one multinomial over
+    the four (human, judge) cells and one binomial over the judge-only passes, which has the same
+    distribution as resampling items and stays vectorised. A fixed ``seed`` makes the interval identical
+    on every run for the same data. Resamples where TPR + TNR <= 1 (or a class is missing) are left out;
+    if more than 5% are, the interval is Undefined.
+
+    Undefined estimate when there are no judge-only items, no labelled pairs, no human PASS or FAIL, or
+    TPR + TNR <= 1 (the judge is no better than chance and the correction divides by zero or flips sign).
+    """
+    if n_boot < 1:
+        raise ValueError(f"n_boot must be at least 1, got {n_boot}")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
+    scale = np.asarray(BINARY_SCALE)
+    judge_only = _codes(_scores(judge_only_labels, "judge_only_labels"), scale, "judge-only labels")
+    metrics = binary_metrics(human_labels, judge_labels)
+    n_judge_only = int(judge_only.size)
+    observed: Figure = (
+        float(judge_only.mean()) if n_judge_only else Undefined("no items were labelled by the judge alone")
+    )
+
+    def result(estimate: Figure, low: Figure, high: Figure, used: int = 0) -> CorrectedPassRate:
+        return CorrectedPassRate(
+            estimate, low, high, observed, metrics.tpr, metrics.tnr,
+            n_judge_only, metrics.n, n_boot, used, confidence,
+        )  # fmt: skip
+
+    for figure in (observed, metrics.tpr, metrics.tnr):
+        if isinstance(figure, Undefined):
+            return result(figure, figure, figure)
+    assert is_defined(observed) and is_defined(metrics.tpr) and is_defined(metrics.tnr)
+    if metrics.tpr + metrics.tnr <= 1.0:
+        why = Undefined(
+            f"TPR + TNR is {metrics.tpr + metrics.tnr:.3f}, not above 1: the judge does no better than chance, "
+            "so its labels cannot be corrected"
+        )
+        return result(why, why, why)
+    estimate = float(_rogan_gladen(observed, metrics.tpr, metrics.tnr))
+
+    rng = np.random.default_rng(seed)
+    cells = np.array([metrics.true_pass, metrics.false_fail, metrics.true_fail, metrics.false_pass])
+    drawn = rng.multinomial(metrics.n, cells / metrics.n, size=n_boot)
+    passes = rng.binomial(n_judge_only, observed, size=n_boot)
+    true_pass, false_fail, true_fail, false_pass = drawn.T
+    human_pass, human_fail = true_pass + false_fail, true_fail + false_pass
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tpr = true_pass / human_pass
+        tnr = true_fail / human_fail
+        usable = (human_pass > 0) & (human_fail > 0) & (tpr + tnr > 1.0)
+        replicates = _rogan_gladen(passes / n_judge_only, tpr, tnr)[usable]
+    used = int(replicates.size)
+    if used < MIN_USABLE_RESAMPLES * n_boot:
+        why = Undefined(
+            f"the correction was defined in only {used} of {n_boot} resamples; label more items to get an interval"
+        )
+        return result(estimate, why, why, used)
+    tail = (1.0 - confidence) / 2.0 * 100.0
+    low, high = np.percentile(replicates, [tail, 100.0 - tail])
+    return result(estimate, float(low), float(high), used)
+
+
+# --------------------------------------------------------------------------------------------------
+# Many raters
+# --------------------------------------------------------------------------------------------------
+
+
+def _rater_matrix(matrix: ArrayLike, points: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """The matrix with every present value set exactly to its scale point, and the scale."""
+    scale = _scale(points)
+    array = np.asarray(matrix, dtype=np.float64)
+    if array.ndim != 2:
+        raise ValueError(f"ratings must be a raters x items matrix, got shape {array.shape}")
+    if np.isinf(array).any():
+        raise ValueError("ratings contain infinite values; mark missing ratings with NaN")
+    present = ~np.isnan(array)
+    exact = np.full(array.shape, np.nan)
+    exact[present] = scale[_codes(array[present], scale, "ratings")]
+    return exact, scale
+
+
+def krippendorff_alpha(matrix: ArrayLike, level: AlphaLevel, points: Sequence[float]) -> Figure:
+    """Krippendorff's alpha for a raters x items matrix with NaN for missing ratings.
+
+    ``level`` must be given: "ordinal" for ordered scales, "nominal" for PASS/FAIL or unordered
+    categories ("interval" and "ratio" are accepted too). ``points`` is the scale and is passed as the
+    value domain; values must lie on it (snap first). Computed by the ``krippendorff`` package.
+
+    Undefined with fewer than two raters, fewer than two items rated by at least two raters, or when all
+    those ratings are the same value.
+    """
+    if level not in ("nominal", "ordinal", "interval", "ratio"):
+        raise ValueError(f"level must be 'nominal', 'ordinal', 'interval' or 'ratio', got {level!r}")
+    exact, scale = _rater_matrix(matrix, points)
+    if exact.shape[0] < 2:
+        return Undefined("alpha needs at least two raters")
+    pairable = np.count_nonzero(~np.isnan(exact), axis=0) >= 2
+    if np.count_nonzero(pairable) < 2:
+        return Undefined("alpha needs at least two items rated by at least two raters")
+    used = exact[:, pairable]
+    values = used[~np.isnan(used)]
+    if values.min() == values.max():
+        return Undefined("every rating is the same value, so agreement cannot be told apart from chance")
+    import krippendorff  # deferred: only the report needs it, and start-up stays quick
+
+    alpha = krippendorff.alpha(reliability_data=used, value_domain=scale, level_of_measurement=level)
+    return float(alpha)
+
+
+def pairwise_kappa(
+    matrix: ArrayLike, categories: Sequence[float], weights: Weights = None
+) -> tuple[tuple[Figure, ...], ...]:
+    """Cohen's kappa for every pair of raters (rows) over the items both rated (non-NaN in both).
+
+    Returns a symmetric raters x raters table; the diagonal is each rater against themselves (1.0, or
+    Undefined when that rater used a single category or rated fewer than two items).
+    """
+    _check_weights(weights)
+    exact, scale = _rater_matrix(matrix, categories)
+    present = ~np.isnan(exact)
+    codes = _nearest(np.where(present, exact, scale[0]), scale)  # exact points, so nearest is the category
+    raters = exact.shape[0]
+    table: list[list[Figure]] = [[Undefined("")] * raters for _ in range(raters)]
+    for i in range(raters):
+        for j in range(i, raters):
+            both = present[i] & present[j]
+            confusion = _confusion_from_codes(codes[i, both], codes[j, both], scale.size)
+            table[i][j] = table[j][i] = _kappa_from_confusion(confusion, weights)
+    return tuple(tuple(row) for row in table)
+
+
+# --------------------------------------------------------------------------------------------------
+# One comparison of two raters on one dimension
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PairAgreement:
+    """Every agreement figure for one human/judge pairing on one dimension."""
+
+    n: int
+    scale: tuple[float, ...]
+    ordered: bool
+    tolerance: float
+    alignment_rate: Figure
+    cohen_kappa: Figure
+    weighted_kappa: Figure  # quadratic weights
+    pearson_r: Figure
+    spearman_rho: Figure
+    kendall_tau: Figure
+    mean_difference: Figure  # judge - human
+    confusion: tuple[tuple[int, ...], ...]  # rows: human category, columns: judge category
+    snapped_human: int  # values moved onto the scale before kappa and the confusion matrix
+    snapped_judge: int
+    tpr: Figure  # PASS/FAIL scales only
+    tnr: Figure
+    accuracy: Figure
+
+    @property
+    def snapped(self) -> int:
+        return self.snapped_human + self.snapped_judge
+
+    @property
+    def is_binary(self) -> bool:
+        return self.scale == BINARY_SCALE
+
+
+def _coded_on_scale(codes: np.ndarray, k: int) -> _Coded:
+    return _Coded(codes, np.bincount(codes, minlength=k))
+
+
+def compare(
+    human: ArrayLike,
+    judge: ArrayLike,
+    scale_points: Sequence[float],
+    *,
+    ordered: bool,
+    tolerance: float = 0.15,
+) -> PairAgreement:
+    """All agreement figures between aligned human and judge scores on one dimension.
+
+    Alignment rate, mean difference and the three correlations use the scores as given; kappa, the
+    confusion matrix and TPR/TNR use the scores snapped to the scale (``snapped_*`` says how many moved).
+
+    * ``ordered=False`` (unordered categories): correlations, mean difference and weighted kappa are
+      Undefined, since they rely on the order of the points.
+    * PASS/FAIL scales ``(0, 1)`` get TPR, TNR and accuracy (human as the truth, PASS positive); other
+      scales get them as Undefined. With two categories, quadratic weights change nothing, so the weighted
+      kappa of a PASS/FAIL scale equals Cohen's kappa; the correlations of 0/1 data are the phi
+      coefficient, and the mean difference is the judge's pass rate minus the human's.
+    """
+    if tolerance < 0:
+        raise ValueError(f"tolerance must be zero or positive, got {tolerance}")
+    scale = _scale(scale_points)
+    points = tuple(float(p) for p in scale)
+    h, j = _paired(human, judge, ("human", "judge"))
+    n = int(h.size)
+    k = scale.size
+    codes_h, codes_j = _nearest(h, scale), _nearest(j, scale)
+    snapped_h = int(np.count_nonzero(np.abs(h - scale[codes_h]) > ON_SCALE_EPSILON))
+    snapped_j = int(np.count_nonzero(np.abs(j - scale[codes_j]) > ON_SCALE_EPSILON))
+    confusion = _confusion_from_codes(codes_h, codes_j, k)
+    binary = points == BINARY_SCALE
+
+    if n == 0:
+        empty = Undefined("no items were rated by both")
+        alignment: Figure = empty
+    else:
+        within = np.abs(h - j) <= tolerance + ALIGNMENT_EPSILON
+        alignment = float(np.count_nonzero(within) / n)
+
+    kappa = _kappa_from_confusion(confusion, None)
+    if binary:
+        weighted: Figure = kappa
+    elif ordered:
+        weighted = _kappa_from_confusion(confusion, "quadratic")
+    else:
+        weighted = Undefined("weighted kappa needs an ordered scale")
+
+    if ordered or binary:
+        # Scores already on the scale reuse their scale codes; off-scale scores need their own coding.
+        coded_h = _coded_on_scale(codes_h, k) if snapped_h == 0 else _code_scores(h)
+        coded_j = _coded_on_scale(codes_j, k) if snapped_j == 0 else _code_scores(j)
+        pearson = _pearson(h, j)
+        spearman = _spearman(coded_h, coded_j)
+        kendall = _kendall(_compact(coded_h), _compact(coded_j))
+        difference: Figure = float(np.mean(j - h)) if n else Undefined("no items were rated by both")
+    else:
+        pearson = spearman = kendall = difference = Undefined("the scale has no order")
+
+    if binary:
+        metrics = _binary_from_confusion(confusion)
+        tpr, tnr, accuracy = metrics.tpr, metrics.tnr, metrics.accuracy
+    else:
+        tpr = tnr = accuracy = Undefined("only PASS/FAIL scales have TPR, TNR and accuracy")
+
+    return PairAgreement(
+        n=n,
+        scale=points,
+        ordered=ordered,
+        tolerance=tolerance,
+        alignment_rate=alignment,
+        cohen_kappa=kappa,
+        weighted_kappa=weighted,
+        pearson_r=pearson,
+        spearman_rho=spearman,
+        kendall_tau=kendall,
+        mean_difference=difference,
+        confusion=tuple(tuple(int(c) for c in row) for row in confusion),
+        snapped_human=snapped_h,
+        snapped_judge=snapped_j,
+        tpr=tpr,
+        tnr=tnr,
+        accuracy=accuracy,
+    )
+
+
+def _compact(coded: _Coded) -> _Coded:
+    """Drop unused codes so 'one distinct value' shows as one level."""
+    used = coded.counts > 0
+    if used.all():
+        return coded
+    renumber = np.cumsum(used) - 1
+    return _Coded(renumber[coded.codes], coded.counts[used])
+
+
+# --------------------------------------------------------------------------------------------------
+# Interpretation with the user's thresholds
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Where the interpretation bands start. Defaults are the user's calibration targets.
+
+    A band starts at its lower bound and runs up to the next band's bound. Alignment bands include
+    their lower bound (0.80 is well calibrated). Kappa follows the published bands, "above 0.80" for
+    almost perfect and 0.61 / 0.41 as the lower bounds of substantial and moderate; a kappa in the gaps
+    those bands leave (0.60-0.61, 0.40-0.41) falls into the lower band.
+    """
+
+    alignment_well_calibrated: float = 0.80
+    alignment_minor_drift: float = 0.70
+    alignment_significant_drift: float = 0.60
+    kappa_almost_perfect: float = 0.80  # kappa must be strictly above this
+    kappa_substantial: float = 0.61  # the target band starts here
+    kappa_moderate: float = 0.41
+    pearson_target: float = 0.70  # r at or above
+    binary_target: float = 0.90  # TPR and TNR strictly above
+
+    def __post_init__(self) -> None:
+        alignment = (
+            self.alignment_significant_drift,
+            self.alignment_minor_drift,
+            self.alignment_well_calibrated,
+        )
+        kappa = (self.kappa_moderate, self.kappa_substantial, self.kappa_almost_perfect)
+        if not (0.0 <= alignment[0] <= alignment[1] <= alignment[2] <= 1.0):
+            raise ValueError(
+                "alignment thresholds must satisfy 0 <= significant drift <= minor drift <= well calibrated <= 1, "
+                f"got {alignment}"
+            )
+        if not (-1.0 <= kappa[0] <= kappa[1] <= kappa[2] <= 1.0):
+            raise ValueError(
+                f"kappa thresholds must satisfy -1 <= moderate <= substantial <= almost perfect <= 1, got {kappa}"
+            )
+        for name in ("pearson_target", "binary_target"):
+            value = getattr(self, name)
+            if not -1.0 <= value <= 1.0:
+                raise ValueError(f"{name} must lie between -1 and 1, got {value}")
+
+
+DEFAULT_THRESHOLDS = Thresholds()
+
+Status = Literal["ok", "caution", "act", "stop", "unknown"]
+
+# Tolerates float noise when a figure sits exactly on a band edge (e.g. 7/10 against 0.70).
+_EDGE = 1e-12
+
+
+@dataclass(frozen=True)
+class Interpretation:
+    """What a figure means for trusting the judge: a short label, what to do next, and a status for colour."""
+
+    label: str
+    action: str
+    status: Status
+    meets_target: bool | None  # None when the figure is Undefined
+
+
+def _unknown(figure: Undefined) -> Interpretation:
+    return Interpretation("not enough data", f"Cannot judge yet: {figure.reason}.", "unknown", None)
+
+
+def interpret_alignment(rate: Figure, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> Interpretation:
+    """Band of an alignment rate (share of scores within the tolerance)."""
+    if isinstance(rate, Undefined):
+        return _unknown(rate)
+    t = thresholds
+    if rate >= t.alignment_well_calibrated - _EDGE:
+        return Interpretation(
+            "well calibrated",
+            "The judge agrees closely with the reviewers; it can be extended to more item types.",
+            "ok",
+            True,
+        )
+    if rate >= t.alignment_minor_drift - _EDGE:
+        return Interpretation(
+            "minor drift",
+            "Record the items where judge and reviewers part ways and sharpen the anchors of one or two "
+            "dimensions; go on carefully.",
+            "caution",
+            False,
+        )
+    if rate >= t.alignment_significant_drift - _EDGE:
+        return Interpretation(
+            "significant drift",
+            "Rework the judge prompt for the weakest dimensions and check again on a handful of items "
+            "before going further.",
+            "act",
+            False,
+        )
+    return Interpretation(
+        "unreliable",
+        "Stop using the judge here: the rubric needs a thorough rewrite before the judge covers anything new.",
+        "stop",
+        False,
+    )
+
+
+def interpret_kappa(kappa: Figure, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> Interpretation:
+    """Band of a Cohen's kappa; substantial or better meets the target."""
+    if isinstance(kappa, Undefined):
+        return _unknown(kappa)
+    t = thresholds
+    if kappa > t.kappa_almost_perfect + _EDGE:
+        return Interpretation(
+            "almost perfect", "Agreement is far beyond chance; the judge can be relied on.", "ok", True
+        )
+    if kappa >= t.kappa_substantial - _EDGE:
+        return Interpretation(
+            "substantial",
+            "Agreement is in the target band; keep an eye on it as the rubric changes.",
+            "ok",
+            True,
+        )
+    if kappa >= t.kappa_moderate - _EDGE:
+        return Interpretation(
+            "moderate",
+            "Below the target band: make the rubric anchors more precise and compare again.",
+            "caution",
+            False,
+        )
+    return Interpretation(
+        "fair or poor",
+        "Agreement is little better than chance: revise the rubric before trusting the judge.",
+        "stop",
+        False,
+    )
+
+
+def meets_pearson_target(r: Figure, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> Interpretation:
+    """Whether the correlation of overall scores reaches the target (r at or above 0.70 by default)."""
+    if isinstance(r, Undefined):
+        return _unknown(r)
+    target = thresholds.pearson_target
+    if r >= target - _EDGE:
+        return Interpretation(
+            f"r meets {target:.2f}",
+            "Judge and reviewers rank items alike; the overall score can stand in for expert ratings.",
+            "ok",
+            True,
+        )
+    return Interpretation(
+        f"r below {target:.2f}",
+        "The judge's overall scores do not track the reviewers' closely enough; find the dimensions that "
+        "drag the correlation down and revise their anchors.",
+        "act",
+        False,
+    )
+
+
+def meets_binary_target(
+    tpr: Figure, tnr: Figure, thresholds: Thresholds = DEFAULT_THRESHOLDS
+) -> Interpretation:
+    """Whether a PASS/FAIL judge catches both classes well enough (TPR and TNR above 0.90 by default)."""
+    for figure in (tpr, tnr):
+        if isinstance(figure, Undefined):
+            return _unknown(figure)
+    assert is_defined(tpr) and is_defined(tnr)
+    target = thresholds.binary_target
+    if tpr > target + _EDGE and tnr > target + _EDGE:
+        return Interpretation(
+            f"TPR and TNR above {target:.2f}",
+            "The judge finds passes and failures alike; confirm on the test split before citing it.",
+            "ok",
+            True,
+        )
+    weak = [name for name, value in (("TPR", tpr), ("TNR", tnr)) if not value > target + _EDGE]
+    missed = {
+        ("TPR",): "human PASS items the judge failed",
+        ("TNR",): "human FAIL items the judge passed",
+    }.get(tuple(weak), "items the judge labelled differently from the reviewers")
+    return Interpretation(
+        f"{' and '.join(weak)} at or below {target:.2f}",
+        f"Read the {missed} on the dev split, add boundary examples from the train split, and measure again.",
+        "act",
+        False,
+    )
+
+
+def lowest_and_highest(alignments: Mapping[str, Figure]) -> tuple[str | None, str | None]:
+    """Names of the dimensions with the lowest and the highest defined figure.
+
+    Undefined figures are skipped; ties go to the dimension listed first. (None, None) when nothing is
+    defined.
+    """
+    defined = [(name, value) for name, value in alignments.items() if is_defined(value)]
+    if not defined:
+        return None, None
+    lowest = min(defined, key=lambda item: item[1])[0]
+    highest = max(defined, key=lambda item: item[1])[0]
+    return lowest, highest

@@ -1,0 +1,350 @@
+"""`judge-tui export`: ratings as JSON Lines, CSV, a rating_form.json, or the exercise review template.
+
+JSON Lines and CSV carry every column `judge-tui import-ratings` reads back, so an export re-imports as the
+same ratings. CSV cells that a spreadsheet would run as a formula (starting with = + - @ tab or carriage
+return) are written with a leading quote; import-ratings removes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from judge_tui.errors import UserError
+from judge_tui.formats.csv_rows import protect
+from judge_tui.records import Item, Rating
+from judge_tui.rubrics import Rubric, RubricError, get_rubric
+from judge_tui.store import Store
+from judge_tui.textsafe import clean
+
+AGREEMENT_TOLERANCE = 0.15  # 003: a human and a judge score agree when within ±0.15
+_EPS = 1e-9
+REVIEW_LABELS = {  # 003's short column names
+    "structural_validity": "Struct",
+    "difficulty_match": "Diff",
+    "instruction_clarity": "Clarity",
+    "learning_objective_alignment": "Align",
+}
+MISSING = "—"
+
+
+class Rubrics:
+    """Rubric definitions by rubric version id, exactly as they were recorded."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._by_version: dict[int, Rubric] = {}
+        self.versions = {v["id"]: v for v in store.rubric_versions()}
+
+    def __getitem__(self, version_id: int) -> Rubric:
+        if version_id not in self._by_version:
+            definition = self.store.rubric_definition(version_id)
+            try:
+                rubric = Rubric.model_validate(definition)
+            except Exception:  # recorded by another judge-tui version: fall back to today's file
+                rubric = _rubric(self.versions[version_id]["rubric"])
+            self._by_version[version_id] = rubric
+        return self._by_version[version_id]
+
+
+def _rubric(name: str) -> Rubric:
+    try:
+        return get_rubric(name)
+    except RubricError as exc:
+        raise UserError(str(exc)) from None
+
+
+def score_value(rubric: Rubric, value: float) -> float | str:
+    """A score as exported: PASS/FAIL on a PASS/FAIL scale, otherwise the number exactly."""
+    if rubric.scale.kind == "pass_fail" and value in (0.0, 1.0):
+        return rubric.scale.label(value)
+    return value
+
+
+def ordered_scores(rubric: Rubric, scores: dict[str, float]) -> dict[str, float | str]:
+    """Scores in the rubric's dimension order (the store keeps them sorted by name)."""
+    order = [d for d in rubric.dimension_ids if d in scores] + sorted(set(scores) - set(rubric.dimension_ids))
+    return {d: score_value(rubric, scores[d]) for d in order}
+
+
+def _minutes(seconds: float) -> float | int:
+    minutes = seconds / 60.0
+    return int(minutes) if minutes == int(minutes) else round(minutes, 2)
+
+
+# --------------------------------------------------------------------------- JSON Lines and CSV
+
+
+def rating_rows(store: Store, rubric: str | None = None, rater: str | None = None) -> Iterator[dict[str, Any]]:
+    """Every rating (optionally one rubric's, one rater's) as a flat row, in item order."""
+    rubrics = Rubrics(store)
+    kinds = {r["id"]: r["kind"] for r in store.raters()}
+    for rating in store.iter_ratings(rubric=rubric, rater_ids=[rater] if rater else None):
+        definition = rubrics[rating.rubric_version_id]
+        version = rubrics.versions[rating.rubric_version_id]
+        row: dict[str, Any] = {
+            "item_id": rating.item_id, "rater": rating.rater_id, "kind": kinds.get(rating.rater_id),
+            "rubric": definition.id, "rubric_version": version["version"],
+            "scores": ordered_scores(definition, rating.scores),
+            "overall": rating.overall, "verdict": rating.verdict, "notes": rating.notes,
+            "seconds": rating.seconds, "repeat": rating.repeat,
+        }
+        if rating.details:
+            row["details"] = rating.details
+        yield row
+
+
+def write_jsonl(store: Store, out: io.TextIOBase, rubric: str | None, rater: str | None) -> int:
+    count = 0
+    for row in rating_rows(store, rubric, rater):
+        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+        count += 1
+    return count
+
+
+def _dimension_columns(store: Store, rubric: str | None) -> list[str]:
+    rubrics = Rubrics(store)
+    columns: list[str] = []
+    for version_id, version in rubrics.versions.items():
+        if rubric and version["rubric"] != rubric:
+            continue
+        for dim in rubrics[version_id].dimension_ids:
+            if dim not in columns:
+                columns.append(dim)
+    return columns
+
+
+def write_csv(store: Store, out: io.TextIOBase, rubric: str | None, rater: str | None) -> int:
+    dims = _dimension_columns(store, rubric)
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["item_id", "rater", "kind", "rubric", "rubric_version", *dims, "overall", "verdict", "notes",
+                     "seconds", "repeat", "details"])
+    count = 0
+    for row in rating_rows(store, rubric, rater):
+        cells = [row["item_id"], row["rater"], row["kind"], row["rubric"], row["rubric_version"],
+                 *(row["scores"].get(d, "") for d in dims),
+                 "" if row["overall"] is None else row["overall"], row["verdict"] or "", row["notes"],
+                 row["seconds"], row["repeat"],
+                 json.dumps(row["details"], ensure_ascii=False) if row.get("details") else ""]
+        writer.writerow([protect(c) if isinstance(c, str) else repr(c) if isinstance(c, float) else c
+                         for c in cells])
+        count += 1
+    return count
+
+
+# --------------------------------------------------------------------------- rating_form.json
+
+
+def _only(candidates: list[str], what: str, option: str) -> str:
+    if len(candidates) == 1:
+        return candidates[0]
+    if not candidates:
+        raise UserError(f"no {what} found; rate or import some first")
+    raise UserError(f"several {what}s ({', '.join(candidates)}): choose one with {option}")
+
+
+def _latest_by_item(store: Store, rubric: str, rater: str) -> dict[str, Rating]:
+    """The rater's first-run rating of each item under the newest rubric version they used for it."""
+    latest: dict[str, Rating] = {}
+    for rating in store.iter_ratings(rubric=rubric, rater_ids=[rater]):
+        if rating.repeat:
+            continue
+        kept = latest.get(rating.item_id)
+        if kept is None or rating.rubric_version_id > kept.rubric_version_id:
+            latest[rating.item_id] = rating
+    return latest
+
+
+def _rated_rubrics(store: Store, rater: str) -> list[str]:
+    return sorted({rubric for rubric, _count in store.rubrics_in_use() if store.rated_item_ids(rater, rubric)})
+
+
+def rating_form(store: Store, rater: str | None, rubric_name: str | None) -> dict[str, Any]:
+    """One expert's ratings in the CIS study's rating_form.json shape."""
+    if rater is None:
+        humans = [r["id"] for r in store.raters("human") if store.count_ratings(rater_id=r["id"])]
+        rater = _only(humans, "human rater", "--rater")
+    info = store.rater(rater)
+    if info is None:
+        raise UserError(f"no rater {rater!r} in this database")
+    rubric_name = rubric_name or _only(_rated_rubrics(store, rater), f"rubric rated by {rater}", "--rubric")
+    rubric = _rubric(rubric_name)
+    latest = _latest_by_item(store, rubric.id, rater)
+    if not latest:
+        raise UserError(f"{rater} has no ratings of rubric {rubric.id}")
+    rubrics = Rubrics(store)
+    items = store.items_by_id(latest)
+    overall_key = f"expert_{rubric.overall_name.lower()}"
+    rows = []
+    for item in sorted(items.values(), key=lambda i: i.position):
+        rating = latest[item.id]
+        definition = rubrics[rating.rubric_version_id]
+        row: dict[str, Any] = {"submission_id": item.id, "task_type": item.task_type}
+        row.update({f"{d}_score": v for d, v in ordered_scores(definition, rating.scores).items()})
+        row[overall_key] = rating.overall
+        row["notes"] = rating.notes
+        row["time_spent_minutes"] = _minutes(rating.seconds)
+        rows.append(row)
+    ratings = list(latest.values())
+    completed = max(r.updated_at for r in ratings)
+    return {
+        "expert_name": info.get("display_name") or rater,
+        "expert_id": rater,
+        "study_date": min(r.created_at for r in ratings)[:10],
+        "ratings": rows,
+        "summary_notes": store.get_meta(f"summary_notes:{rater}:{rubric.id}", "") or "",
+        "total_time_minutes": _minutes(sum(r.seconds for r in ratings)),
+        "completion_date": completed[:19] + "Z",
+    }
+
+
+# --------------------------------------------------------------------------- review template (003)
+
+
+def _cell(value: float | None) -> str:
+    return MISSING if value is None else f"{value:g}"
+
+
+def _text_cell(text: str) -> str:
+    one_line = " ".join(clean(text).split())
+    if len(one_line) > 200:
+        one_line = one_line[:199] + "…"
+    return one_line.replace("\\", "\\\\").replace("|", "\\|")
+
+
+def _rater_of_kind(store: Store, rubric: str, kind: str, option: str) -> str:
+    found = [r["id"] for r in store.raters(kind) if store.rated_item_ids(r["id"], rubric)]
+    return _only(found, f"{kind} rater of {rubric}", option)
+
+
+def review_template(store: Store, rubric_name: str | None, human: str | None, judge: str | None) -> str:
+    """003's review table, one row per item with the human's and the judge's scores, and its summary figures."""
+    rubric = _rubric(rubric_name or "exercise-quality")
+    human = human or _rater_of_kind(store, rubric.id, "human", "--rater")
+    judge = judge or _rater_of_kind(store, rubric.id, "judge", "--judge")
+    human_ratings = _latest_by_item(store, rubric.id, human)
+    judge_ratings = _latest_by_item(store, rubric.id, judge)
+    judged = [d.id for d in rubric.judged_dimensions]
+    labels = {d.id: REVIEW_LABELS.get(d.id, d.name) for d in rubric.dimensions}
+    item_columns = ["CEFR", "Focus"] if {"cefr_level", "focus"} <= {f.name for f in rubric.fields} else ["Item"]
+    header = ["#", *item_columns]
+    for d in rubric.dimensions:
+        header += [f"Human: {labels[d.id]}", f"Judge: {labels[d.id]}"]
+    header += ["Agreement?", "Notes"]
+    lines = [f"# Review template: {rubric.name}", "",
+             f"Human: {_text_cell(human)} · Judge: {_text_cell(judge)} · agreement = every judged dimension "
+             f"within ±{AGREEMENT_TOLERANCE:g}", "",
+             "| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
+    agree_by_dim = dict.fromkeys(judged, 0)
+    compared_by_dim = dict.fromkeys(judged, 0)
+    reviewed = 0
+    items: list[Item] = list(store.iter_items(rubric=rubric.id))
+    for number, item in enumerate(items, start=1):
+        h, j = human_ratings.get(item.id), judge_ratings.get(item.id)
+        code = rubric.code_scores(item.fields)
+        cells = [str(number)]
+        cells += ([_text_cell(str(item.fields.get("cefr_level", ""))), _text_cell(str(item.fields.get("focus", "")))]
+                  if item_columns == ["CEFR", "Focus"] else [_text_cell(item.id)])
+        for d in rubric.dimensions:
+            human_value = h.scores.get(d.id) if h else None
+            judge_value = (j.scores.get(d.id, code.get(d.id)) if j else None)
+            cells += [_cell(human_value), _cell(judge_value)]
+        agreement = MISSING
+        if h and j:
+            pairs = [(h.scores[d], j.scores[d]) for d in judged if d in h.scores and d in j.scores]
+            within = [abs(a - b) <= AGREEMENT_TOLERANCE + _EPS for a, b in pairs]
+            for d in judged:
+                if d in h.scores and d in j.scores:
+                    compared_by_dim[d] += 1
+                    agree_by_dim[d] += abs(h.scores[d] - j.scores[d]) <= AGREEMENT_TOLERANCE + _EPS
+            if pairs:
+                reviewed += 1
+                agreement = "yes" if all(within) else f"no ({sum(within)}/{len(within)})"
+        cells += [agreement, _text_cell(h.notes) if h else ""]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", *_summary(reviewed, len(items), agree_by_dim, compared_by_dim, labels), ""]
+    return "\n".join(lines)
+
+
+def _summary(reviewed: int, total: int, agree: dict[str, int], compared: dict[str, int],
+             labels: dict[str, str]) -> list[str]:
+    agreed, pairs = sum(agree.values()), sum(compared.values())
+    rates = {d: agree[d] / compared[d] for d in agree if compared[d]}
+    lowest = highest = MISSING
+    if rates:
+        low, high = min(rates.values()), max(rates.values())
+        lowest = ", ".join(f"{d} ({rate:.0%})" for d, rate in rates.items() if rate == low)
+        highest = ", ".join(f"{d} ({rate:.0%})" for d, rate in rates.items() if rate == high)
+    rows = [
+        ("Total cases reviewed", f"{reviewed}/{total}"),
+        (f"Dimension agreements (within ±{AGREEMENT_TOLERANCE:g})", f"{agreed}/{pairs}"),
+        ("Overall alignment rate", f"{agreed / pairs:.1%}" if pairs else MISSING),
+        ("Dimension with lowest alignment", lowest),
+        ("Dimension with highest alignment", highest),
+    ]
+    return ["## Summary metrics", "", "| Metric | Value |", "| --- | --- |",
+            *(f"| {name} | {value} |" for name, value in rows)]
+
+
+# --------------------------------------------------------------------------- command
+
+
+def export(store: Store, fmt: str, out: io.TextIOBase, *, rubric: str | None = None, rater: str | None = None,
+           judge: str | None = None) -> int:
+    """Write one export to out; returns how many ratings (or rows) it holds."""
+    if rubric:
+        rubric = _rubric(rubric).id
+    if fmt == "jsonl":
+        return write_jsonl(store, out, rubric, rater)
+    if fmt == "csv":
+        return write_csv(store, out, rubric, rater)
+    if fmt == "rating-form":
+        form = rating_form(store, rater, rubric)
+        out.write(json.dumps(form, ensure_ascii=False, indent=2) + "\n")
+        return len(form["ratings"])
+    if fmt == "review-template":
+        out.write(review_template(store, rubric, rater, judge))
+        return store.count_items(rubric=rubric or "exercise-quality")
+    raise UserError(f"unknown export format {fmt!r}")
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from judge_tui.commands import open_store
+
+    if getattr(args, "bundle", False):
+        from judge_tui.bundle import run_export_bundle
+
+        return run_export_bundle(args)
+    with open_store(args, create=False) as store:
+        if args.output is None:
+            export(store, args.format, sys.stdout, rubric=args.rubric, rater=args.rater, judge=args.judge)
+            return 0
+        count = _export_to_file(store, args)
+    print(f"wrote {count} {'rows' if args.format == 'review-template' else 'ratings'} to {args.output}",
+          file=sys.stderr)
+    return 0
+
+
+def _export_to_file(store: Store, args: argparse.Namespace) -> int:
+    """Write next to the target and rename, so a failed export never leaves half a file behind."""
+    target = Path(args.output)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise UserError(f"{target}: the folder {folder} does not exist")
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            count = export(store, args.format, out, rubric=args.rubric, rater=args.rater, judge=args.judge)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return count

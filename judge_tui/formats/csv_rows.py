@@ -1,0 +1,68 @@
+"""CSV with a header row: one record per row, keyed by the header's column names.
+
+Exports protect spreadsheet users from formula injection by putting a quote before any cell that starts
+with = + - @ tab or carriage return (and before a quote that precedes one of them, so the escape can be
+undone exactly); reading removes that quote again.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from judge_tui.formats import Parsed, Problem, Record
+
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+csv.field_size_limit(2**31 - 1)  # item fields (source code, documents) can exceed the 128 KiB default
+
+
+def protect(cell: str) -> str:
+    """The cell as written to a CSV file: a leading quote keeps spreadsheets from running it as a formula."""
+    if cell.startswith(_FORMULA_STARTS) or (cell.startswith("'") and cell[1:2] in (*_FORMULA_STARTS, "'")):
+        return "'" + cell
+    return cell
+
+
+def unprotect(cell: str) -> str:
+    if cell.startswith("'") and cell[1:2] and cell[1:2] in (*_FORMULA_STARTS, "'"):
+        return cell[1:]
+    return cell
+
+
+def read(text: str) -> Parsed:
+    parsed = Parsed()
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    header: list[str] | None = None
+    start = 1
+    try:
+        for row in reader:
+            line, start = start, reader.line_num + 1
+            if not row or all(not cell.strip() for cell in row):
+                continue
+            if header is None:
+                header = [cell.strip() for cell in row]
+                problem = _header_problem(header)
+                if problem:
+                    parsed.problems.append(Problem(line, problem))
+                    return parsed
+                parsed.meta["header"] = header
+                continue
+            if len(row) != len(header):
+                parsed.problems.append(
+                    Problem(line, f"row has {len(row)} cells but the header has {len(header)} columns"))
+                continue
+            parsed.records.append(Record(line, {name: unprotect(cell) for name, cell in zip(header, row, strict=True)}))
+    except csv.Error as exc:
+        parsed.problems.append(Problem(reader.line_num or start, f"not valid CSV: {exc}"))
+    if header is None and not parsed.problems:
+        parsed.problems.append(Problem(1, "the file is empty: a CSV file needs a header row naming its columns"))
+    return parsed
+
+
+def _header_problem(header: list[str]) -> str | None:
+    if any(not name for name in header):
+        return "the header row has an empty column name (the first row must name every column)"
+    duplicates = sorted({name for name in header if header.count(name) > 1})
+    if duplicates:
+        return f"the header names column {duplicates[0]!r} twice"
+    return None

@@ -1,0 +1,62 @@
+"""The CIS study's rating_form.json, filled in by an expert.
+
+{"expert_name", "expert_id", "study_date", "ratings": [{"submission_id", "task_type", "r_score", "a_score",
+"t_score", "l_score", "expert_cis", "notes", "time_spent_minutes"}], "summary_notes", "total_time_minutes",
+"completion_date", "bonus_eligible"}. A key "<dimension>_score" scores that dimension.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judge_tui.formats import Parsed, Problem, RatingRecord
+from judge_tui.formats.text import lines_of, load_json
+
+FORM_KEYS = ("expert_name", "expert_id", "study_date", "summary_notes", "total_time_minutes", "completion_date",
+             "bonus_eligible")
+SCORE_SUFFIX = "_score"
+
+
+def scores_of(row: dict[str, Any]) -> dict[str, Any]:
+    """{"r": 0.75, ...} from {"r_score": 0.75, ...}."""
+    return {key[: -len(SCORE_SUFFIX)]: value for key, value in row.items()
+            if key.endswith(SCORE_SUFFIX) and len(key) > len(SCORE_SUFFIX)}
+
+
+def read_rows(text: str, *, notes_key: str, describe: str) -> Parsed:
+    """The {"ratings": [...]} structure shared by the rating form and the judge's output."""
+    parsed = Parsed()
+    top = load_json(text)
+    if not isinstance(top, dict) or not isinstance(top.get("ratings"), list):
+        parsed.problems.append(Problem(1, f"expected {describe}: an object with a \"ratings\" array"))
+        return parsed
+    parsed.meta.update({key: top[key] for key in FORM_KEYS if key in top})
+    for line, row in zip(lines_of(text, ("ratings",), len(top["ratings"])), top["ratings"], strict=True):
+        if not isinstance(row, dict):
+            parsed.problems.append(Problem(line, "a \"ratings\" entry is not an object"))
+            continue
+        if "submission_id" not in row:
+            parsed.problems.append(Problem(line, "missing required field \"submission_id\""))
+            continue
+        minutes = row.get("time_spent_minutes")
+        seconds = None
+        if minutes is not None:
+            if isinstance(minutes, bool) or not isinstance(minutes, int | float) or minutes < 0:
+                parsed.problems.append(Problem(line, f"time_spent_minutes must be a number of minutes >= 0, "
+                                                     f"not {minutes!r}"))
+                continue
+            seconds = float(minutes) * 60.0
+        notes = row.get(notes_key)
+        details = {"task_type": row["task_type"]} if isinstance(row.get("task_type"), str) else {}
+        parsed.records.append(RatingRecord(
+            line=line, item_id=row["submission_id"], scores=scores_of(row),
+            notes=notes if isinstance(notes, str) else "", seconds=seconds, details=details,
+            stated_overall=row.get("expert_cis"),
+        ))
+        if notes is not None and not isinstance(notes, str):
+            parsed.problems.append(Problem(line, f"\"{notes_key}\" must be text"))
+    return parsed
+
+
+def read(text: str) -> Parsed:
+    return read_rows(text, notes_key="notes", describe="a rating form (rating_form.json)")

@@ -1,0 +1,371 @@
+"""`judge-tui import` and `judge-tui import-ratings`: read a file, check every row, then write it all at once.
+
+A file with any problem imports nothing: each problem is reported as FILE:LINE: what is wrong. A clean file
+is written in one transaction, and importing it again changes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from judge_tui.errors import UserError
+from judge_tui.formats import (
+    Parsed,
+    Problem,
+    csv_rows,
+    items_json,
+    judge_output,
+    promptfoo,
+    rating_form,
+    ratings_rows,
+    reasoning_json,
+)
+from judge_tui.formats.text import Unreadable, decode, load_json
+from judge_tui.records import Rating
+from judge_tui.rubrics import Rubric, RubricError, get_rubric, load_rubrics
+from judge_tui.store import ItemConflict, Store
+from judge_tui.validate import check_items, check_ratings, guess_rubric, item_rows, parse_mapping
+
+MAX_SHOWN = 20
+
+ITEM_READERS = {
+    "json": items_json.read_array,
+    "jsonl": items_json.read_lines,
+    "csv": csv_rows.read,
+    "promptfoo": promptfoo.read,
+}
+RATING_READERS = {
+    "rating-form": rating_form.read,
+    "judge-output": judge_output.read,
+    "reasoning-json": reasoning_json.read,
+    "jsonl": ratings_rows.read_jsonl,
+    "csv": ratings_rows.read_csv,
+}
+
+
+class ImportFailed(UserError):
+    """A file with problems: nothing was imported. The message lists FILE:LINE: problem for each."""
+
+    def __init__(self, path: Path | str, problems: list[Problem]) -> None:
+        self.path = str(path)
+        self.problems = sorted(problems, key=lambda p: p.line)
+        shown = [f"{_where(self.path, p.line)}: {p.message}" for p in self.problems[:MAX_SHOWN]]
+        if len(self.problems) > MAX_SHOWN:
+            shown.append(f"... and {len(self.problems) - MAX_SHOWN} more errors")
+        count = len(self.problems)
+        super().__init__(f"nothing imported from {self.path}: {count} error{'s' if count != 1 else ''}\n"
+                         + "\n".join(shown))
+
+
+def _where(path: str, line: int) -> str:
+    return f"{path}:{line}" if line else path
+
+
+@dataclass
+class ImportResult:
+    path: str
+    format: str
+    rubric: str
+    items: dict[str, int] = field(default_factory=lambda: {"added": 0, "unchanged": 0, "split_changed": 0})
+    ratings: dict[str, int] = field(default_factory=lambda: {"added": 0, "updated": 0, "unchanged": 0})
+    raters: list[str] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+
+    def summary(self) -> str:
+        parts = []
+        if sum(self.items.values()):
+            moved = f", {self.items['split_changed']} moved to another split" if self.items["split_changed"] else ""
+            parts.append(f"items: {self.items['added']} added, {self.items['unchanged']} unchanged{moved}")
+        if sum(self.ratings.values()):
+            parts.append(f"ratings: {self.ratings['added']} added, {self.ratings['updated']} updated, "
+                         f"{self.ratings['unchanged']} unchanged ({', '.join(self.raters)})")
+        return f"{self.path} ({self.format}, rubric {self.rubric}): " + ("; ".join(parts) or "nothing to import")
+
+    def warning_lines(self) -> list[str]:
+        ordered = sorted(self.warnings, key=lambda w: w.line)
+        return [f"{_where(self.path, w.line)}: warning: {w.message}" for w in ordered]
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise UserError(f"{path}: is a folder, not a file") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({exc.strerror})") from None
+    try:
+        return decode(data)
+    except Unreadable as exc:
+        raise ImportFailed(path, [exc.problem]) from None
+
+
+def _parse(path: Path, reader: Any, text: str) -> Parsed:
+    """The file's records; rows that cannot be read become problems, reported with those the checks find."""
+    try:
+        parsed = reader(text)
+    except Unreadable as exc:
+        raise ImportFailed(path, [exc.problem]) from None
+    if parsed.problems and not parsed.records:
+        raise ImportFailed(path, parsed.problems)
+    return parsed
+
+
+def _first_json_char(text: str) -> str:
+    stripped = text.lstrip()
+    return stripped[:1]
+
+
+def detect_item_format(path: Path, text: str) -> str:
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson"):
+        return "jsonl"
+    if suffix == ".csv":
+        return "csv"
+    first = _first_json_char(text)
+    if first == "[":
+        return "json"
+    if first == "{":
+        try:
+            whole = load_json(text)
+        except Unreadable:
+            return "jsonl" if suffix != ".json" else "json"
+        return "promptfoo" if isinstance(whole, dict) and "results" in whole else "jsonl"
+    if suffix == ".json":
+        return "json"
+    raise UserError(f"{path}: cannot tell the file's format from its name or content; pass --format "
+                    f"({', '.join(ITEM_READERS)})")
+
+
+def detect_rating_format(path: Path, text: str) -> str:
+    if path.suffix.lower() == ".csv":
+        return "csv"
+    try:
+        whole = load_json(text)
+    except Unreadable:
+        whole = None
+    if isinstance(whole, dict) and "ratings" in whole:
+        return "rating-form" if any(k in whole for k in ("expert_id", "expert_name", "study_date")) else "judge-output"
+    if isinstance(whole, dict | list):
+        rows = whole if isinstance(whole, list) else [whole]
+        if any(isinstance(r, dict) and ("overall_score" in r or "issues" in r) for r in rows):
+            return "reasoning-json"
+        return "jsonl" if isinstance(whole, dict) else "reasoning-json"
+    if _first_json_char(text) in ("{", ""):
+        first_line = next((line for line in text.splitlines() if line.strip()), "")
+        return "reasoning-json" if ('"overall_score"' in first_line or '"issues"' in first_line) else "jsonl"
+    raise UserError(f"{path}: cannot tell the ratings format; pass --format ({', '.join(RATING_READERS)})")
+
+
+def _rubric(rubric: Rubric | str | None) -> Rubric | None:
+    if rubric is None or isinstance(rubric, Rubric):
+        return rubric
+    try:
+        return get_rubric(rubric)
+    except RubricError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _all_rubrics() -> dict[str, Rubric]:
+    try:
+        return {rubric_id: r for rubric_id, (r, _path) in load_rubrics().items()}
+    except RubricError as exc:
+        raise UserError(str(exc)) from None
+
+
+# --------------------------------------------------------------------------- items
+
+
+def import_items(
+    store: Store, path: Path | str, rubric: Rubric | str | None = None, fmt: str | None = None,
+    mapping: dict[str, str] | list[str] | None = None, split: str | None = None,
+) -> ImportResult:
+    """Import a file of items (and, from promptfoo, the ratings in it). Raises ImportFailed, writing nothing."""
+    path = Path(path)
+    text = read_text(path)
+    fmt = fmt or detect_item_format(path, text)
+    if fmt not in ITEM_READERS:
+        raise UserError(f"unknown item format {fmt!r}; use one of {', '.join(ITEM_READERS)}")
+    if isinstance(mapping, list):
+        mapping = parse_mapping(mapping)
+    mapping = dict(mapping or {})
+    parsed = _parse(path, ITEM_READERS[fmt], text)
+    if fmt == "promptfoo":
+        from judge_tui.promptfoo_import import promptfoo_rows
+
+        chosen = _rubric(rubric)
+        rows, pending, warnings = promptfoo_rows(parsed, chosen, mapping, _all_rubrics)
+        chosen = pending.rubric
+    else:
+        if fmt == "csv":
+            header = parsed.meta.get("header", [])
+            absent = [column for column in mapping.values() if column not in header]
+            if absent:
+                raise ImportFailed(path, [Problem(1, f"--map names column {absent[0]!r}, which is not in the header "
+                                                     f"(columns: {', '.join(header)})")])
+        rows, pending, warnings = item_rows(parsed.records, mapping), None, []
+        chosen = _rubric(rubric) or _guess(path, rows)
+    if split is not None and split not in ("train", "dev", "test"):
+        raise UserError(f"--split must be train, dev or test, not {split!r}")
+    existing = store.item_states(str(data.get("id", data.get("item_id"))) for _line, data in rows)
+    checked = check_items(rows, chosen, split=split, existing=existing)
+    checked.problems[:0] = parsed.problems
+    checked.warnings.extend(warnings)
+    if pending is not None:
+        pending.check(checked, store)
+    if checked.problems:
+        raise ImportFailed(path, checked.problems)
+    result = ImportResult(path=str(path), format=fmt, rubric=chosen.id, warnings=checked.warnings)
+    try:
+        with store.transaction():
+            version = store.ensure_rubric_version(chosen)
+            result.items = store.add_items(checked.items, source=f"import:{path.name}")
+            if pending is not None:
+                for rater, kind, ratings in pending.by_rater:
+                    store.ensure_rater(rater, kind, model=pending.models.get(rater))
+                    _save(store, result, rater, version, ratings)
+    except ItemConflict as exc:  # the database changed between checking and writing
+        raise ImportFailed(path, [Problem(0, str(exc))]) from None
+    return result
+
+
+def _guess(path: Path, rows: list[tuple[int, dict[str, Any]]]) -> Rubric:
+    rubrics = _all_rubrics()
+    guessed = guess_rubric([data for _line, data in rows], rubrics)
+    if guessed is None:
+        raise UserError(f"{path}: pass --rubric NAME to say which rubric these items are rated against "
+                        f"(one of {', '.join(sorted(rubrics))})")
+    return guessed
+
+
+def _save(store: Store, result: ImportResult, rater: str, version: int, ratings: list[Rating]) -> None:
+    before = store.rating_keys(rater, version)
+    ratings = [replace(r, rubric_version_id=version) for r in ratings]
+    changed = store.save_ratings(ratings)
+    added = sum((r.item_id, r.repeat) not in before for r in ratings)
+    result.ratings["added"] += added
+    result.ratings["updated"] += changed - added
+    result.ratings["unchanged"] += len(ratings) - changed
+    if rater not in result.raters:
+        result.raters.append(rater)
+
+
+# --------------------------------------------------------------------------- ratings
+
+
+def import_ratings(
+    store: Store, path: Path | str, rater: str, kind: str, rubric: Rubric | str | None = None,
+    fmt: str | None = None, model: str | None = None,
+) -> ImportResult:
+    """Import ratings made elsewhere under one rater. Raises ImportFailed, writing nothing."""
+    path = Path(path)
+    if kind not in ("human", "judge"):
+        raise UserError(f"--kind must be human or judge, not {kind!r}")
+    if not rater or not rater.strip():
+        raise UserError("--rater must name the rater (e.g. EXP001)")
+    existing_rater = store.rater(rater)
+    if existing_rater and existing_rater["kind"] != kind:
+        raise UserError(f"rater {rater!r} already exists as a {existing_rater['kind']} rater; "
+                        f"use --kind {existing_rater['kind']} or another --rater")
+    text = read_text(path)
+    fmt = fmt or detect_rating_format(path, text)
+    if fmt not in RATING_READERS:
+        raise UserError(f"unknown ratings format {fmt!r}; use one of {', '.join(RATING_READERS)}")
+    parsed = _parse(path, RATING_READERS[fmt], text)
+    warnings: list[Problem] = []
+    records = _records_for_rater(path, parsed, rater, warnings)
+    items = store.items_by_id(str(r.item_id) for r in records if isinstance(r.item_id, str | int))
+    chosen = _rubric(rubric) or _rubric_of_items(path, items)
+    checked = check_ratings(records, chosen, rater=rater, kind=kind, items=items, source=f"import:{path.name}")
+    checked.warnings[:0] = warnings
+    checked.problems[:0] = parsed.problems
+    if checked.problems:
+        raise ImportFailed(path, checked.problems)
+    result = ImportResult(path=str(path), format=fmt, rubric=chosen.id, warnings=checked.warnings)
+    with store.transaction():
+        version = store.ensure_rubric_version(chosen)
+        store.ensure_rater(rater, kind, model=model)
+        _save(store, result, rater, version, checked.ratings)
+        if parsed.meta.get("summary_notes"):
+            store.set_meta(f"summary_notes:{rater}:{chosen.id}", str(parsed.meta["summary_notes"]))
+    result.raters = [rater]
+    return result
+
+
+def _records_for_rater(path: Path, parsed: Parsed, rater: str, warnings: list[Problem]) -> list[Any]:
+    """The rows to file under --rater.
+
+    A rating form names its expert: a different expert_id is only a warning. Rows that name their rater
+    (judge-tui's own exports) are filtered to --rater when some match; rows of a single other rater are
+    taken under --rater with a warning; rows of several other raters are an error.
+    """
+    expert = parsed.meta.get("expert_id")
+    if expert is not None and str(expert) != rater:
+        warnings.append(Problem(0, f"the form's expert_id is {expert!r}; filing its ratings under --rater {rater!r}"))
+    named = {r.rater for r in parsed.records if r.rater}
+    if not named:
+        return parsed.records
+    if rater in named:
+        kept = [r for r in parsed.records if r.rater in (None, rater)]
+        if len(kept) < len(parsed.records):
+            warnings.append(Problem(0, f"took the {len(kept)} rows of rater {rater!r}; skipped "
+                                       f"{len(parsed.records) - len(kept)} rows of {', '.join(sorted(named - {rater}))}"))
+        return kept
+    if len(named) == 1:
+        warnings.append(Problem(0, f"the rows name rater {next(iter(named))!r}; filing them under --rater {rater!r}"))
+        return parsed.records
+    raise ImportFailed(path, [Problem(0, f"the file holds ratings of several raters ({', '.join(sorted(named))}) and "
+                                         f"none is {rater!r}; pass one of them as --rater")])
+
+
+def _rubric_of_items(path: Path, items: dict[str, Any]) -> Rubric:
+    found = sorted({item.rubric for item in items.values()})
+    if len(found) == 1:
+        return _rubric(found[0])  # type: ignore[return-value]
+    if not found:
+        raise ImportFailed(path, [Problem(0, "none of the item ids in this file is in the database "
+                                             "(import the items first, or check --db)")])
+    raise UserError(f"{path}: the ratings cover items of several rubrics ({', '.join(found)}); pass --rubric NAME")
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def _report(result: ImportResult) -> None:
+    for line in result.warning_lines():
+        print(line, file=sys.stderr)
+    print(result.summary())
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from judge_tui.commands import open_store
+
+    if getattr(args, "bundle", None):
+        from judge_tui.bundle import run_import_bundle
+
+        return run_import_bundle(args)
+    if args.file is None:
+        raise UserError("name the file to import: judge-tui import FILE [--rubric NAME]")
+    mapping = parse_mapping(args.map)
+    with open_store(args) as store:
+        result = import_items(store, args.file, args.rubric, fmt=args.format, mapping=mapping, split=args.split)
+    _report(result)
+    return 0
+
+
+def run_import_ratings(args: argparse.Namespace) -> int:
+    from judge_tui.commands import open_store
+
+    with open_store(args) as store:
+        result = import_ratings(store, args.file, args.rater, args.kind, rubric=args.rubric, fmt=args.format,
+                                model=args.model)
+    _report(result)
+    return 0

@@ -1,0 +1,130 @@
+"""`judge-tui split`: assign items to train / dev / test, stratified on the human label.
+
+Strata are the verdict of each item's latest human rating (PASS / FAIL for a binary rubric); items nobody
+has labelled form a stratum of their own. Within a stratum the ids are sorted and shuffled with a random
+generator seeded from --seed, the rubric and the stratum, so the same database and seed give the same
+split. Items already shown to a judge as few-shot examples stay in train and count toward train's share.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+from dataclasses import dataclass, field
+
+from judge_tui.errors import UserError
+from judge_tui.records import SPLITS
+from judge_tui.store import Store
+
+UNLABELLED = "(no label)"
+
+
+def quotas(total: int, weights: list[float]) -> list[int]:
+    """Whole counts for total items in these proportions (largest remainder; ties go to the earlier split)."""
+    weight_sum = sum(weights)
+    if total == 0 or weight_sum <= 0:
+        return [0] * len(weights)
+    exact = [total * w / weight_sum for w in weights]
+    counts = [math.floor(x) for x in exact]
+    # Fractions rounded before comparing, so float noise (4 x 0.40 = 1.6000000000000001) cannot break a tie.
+    order = sorted(range(len(weights)), key=lambda i: (-round(exact[i] - counts[i], 9), i))
+    for i in order[: total - sum(counts)]:
+        counts[i] += 1
+    return counts
+
+
+def check_proportions(train: float, dev: float, test: float) -> None:
+    for name, value in (("--train", train), ("--dev", dev), ("--test", test)):
+        if not math.isfinite(value) or value < 0 or value > 1:
+            raise UserError(f"{name} must be a share between 0 and 1, not {value}")
+    if not math.isclose(train + dev + test, 1.0, abs_tol=1e-6):
+        raise UserError(f"--train, --dev and --test must add up to 1; they add up to {train + dev + test:g}")
+
+
+@dataclass
+class SplitPlan:
+    rubric: str
+    assignment: dict[str, str] = field(default_factory=dict)
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)  # stratum -> split -> count
+    pinned: int = 0
+    moved_to_train: list[str] = field(default_factory=list)
+
+
+def plan_split(
+    ids: list[str], labels: dict[str, str], few_shot: set[str], *, seed: int, rubric: str,
+    proportions: tuple[float, float, float],
+) -> SplitPlan:
+    """The split of these items: pure, so it can be checked without a database."""
+    plan = SplitPlan(rubric=rubric)
+    strata: dict[str, list[str]] = {}
+    for item_id in sorted(ids):
+        strata.setdefault(labels.get(item_id, UNLABELLED), []).append(item_id)
+    train_share, dev_share, test_share = proportions
+    for stratum, members in sorted(strata.items()):
+        pinned = [i for i in members if i in few_shot]
+        free = [i for i in members if i not in few_shot]
+        random.Random(f"{seed}/{rubric}/{stratum}").shuffle(free)
+        n_train, n_dev, n_test = quotas(len(members), [train_share, dev_share, test_share])
+        if len(pinned) > n_train:  # few-shot examples never leave train: the rest shares what is left
+            n_train = len(pinned)
+            n_dev, n_test = quotas(len(members) - n_train, [dev_share, test_share])
+        n_free_train = n_train - len(pinned)
+        order = ["train"] * n_free_train + ["dev"] * n_dev + ["test"] * n_test
+        for item_id in pinned:
+            plan.assignment[item_id] = "train"
+        for item_id, split in zip(free, order, strict=True):
+            plan.assignment[item_id] = split
+        plan.counts[stratum] = {s: sum(plan.assignment[i] == s for i in members) for s in SPLITS}
+        plan.pinned += len(pinned)
+    return plan
+
+
+def split_rubric(store: Store, rubric: str, *, seed: int, proportions: tuple[float, float, float]) -> SplitPlan:
+    """Plan and store the split of one rubric's items."""
+    ids = store.item_ids(rubric)
+    few_shot = store.few_shot_used_ids(rubric)
+    before = {item.id: item.split for item in store.items_by_id(few_shot).values()}
+    plan = plan_split(ids, store.latest_human_verdicts(rubric), few_shot, seed=seed, rubric=rubric,
+                      proportions=proportions)
+    plan.moved_to_train = sorted(i for i, split in before.items() if split not in (None, "train"))
+    store.set_splits(plan.assignment)
+    return plan
+
+
+def format_plan(plan: SplitPlan) -> str:
+    width = max([len("stratum"), *(len(s) for s in plan.counts)])
+    lines = [f"rubric {plan.rubric}: {len(plan.assignment)} items",
+             f"  {'stratum'.ljust(width)}  {'train':>6} {'dev':>6} {'test':>6} {'total':>6}"]
+    totals = dict.fromkeys(SPLITS, 0)
+    for stratum, counts in plan.counts.items():
+        for s in SPLITS:
+            totals[s] += counts[s]
+        lines.append(f"  {stratum.ljust(width)}  " + " ".join(f"{counts[s]:>6}" for s in SPLITS)
+                     + f" {sum(counts.values()):>6}")
+    lines.append(f"  {'all'.ljust(width)}  " + " ".join(f"{totals[s]:>6}" for s in SPLITS)
+                 + f" {sum(totals.values()):>6}")
+    if plan.pinned:
+        lines.append(f"  {plan.pinned} few-shot example(s) kept in train")
+    return "\n".join(lines)
+
+
+def run_split(args: argparse.Namespace) -> int:
+    import sys
+
+    from judge_tui.commands import open_store, resolve_rubric
+
+    proportions = (args.train, args.dev, args.test)
+    check_proportions(*proportions)
+    with open_store(args, create=False) as store:
+        rubric_ids = [resolve_rubric(args.rubric).id] if args.rubric else [r for r, _n in store.rubrics_in_use()]
+        if not rubric_ids or (args.rubric and not store.count_items(rubric=rubric_ids[0])):
+            raise UserError("no items to split; import some first (judge-tui import FILE)")
+        with store.transaction():
+            plans = [split_rubric(store, r, seed=args.seed, proportions=proportions) for r in rubric_ids]
+    for plan in plans:
+        print(format_plan(plan))
+        if plan.moved_to_train:
+            print(f"warning: few-shot examples {', '.join(plan.moved_to_train)} were outside train; "
+                  f"put back in train (results measured on them are not a fair test)", file=sys.stderr)
+    return 0

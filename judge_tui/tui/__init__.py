@@ -1,0 +1,1 @@
+"""The Textual user interface: the rating screen and its parts."""

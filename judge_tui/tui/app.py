@@ -1,0 +1,115 @@
+"""The judge-tui application: asks who is rating (once), then opens the rating screen."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from textual import events
+from textual.app import App
+
+from judge_tui.drift import DriftSettings
+from judge_tui.rubrics import Rubric
+from judge_tui.settings import Settings
+from judge_tui.store import Store
+from judge_tui.tui.messages import JudgeStatus
+from judge_tui.tui.screens.rating import RatingScreen
+from judge_tui.tui.session import RatingSession
+
+REVIEWER_META_KEY = "reviewer_id"
+_ACTIVITY = (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)
+
+
+class JudgeTuiApp(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "judge-tui"
+    ENABLE_COMMAND_PALETTE = False  # every action has its own key; see the help screen
+
+    def __init__(
+        self,
+        store: Store,
+        rubric: Rubric,
+        *,
+        reviewer: str | None,
+        settings: Settings | None = None,
+        split: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        notice: str = "",
+        first_paint_file: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.store = store
+        self.rubric = rubric
+        self.reviewer = reviewer
+        self.settings = settings or Settings()
+        self.split = split
+        self.clock = clock
+        self.notice = notice
+        self.first_paint_file = first_paint_file
+        self.session: RatingSession | None = None
+        self.judge_status = ""
+
+    def on_mount(self) -> None:
+        self.set_keymap(self.settings.keymap)
+        if self.notice:
+            self.notify(self.notice, markup=False, timeout=8)
+        if self.reviewer:
+            self.open_rating()
+        else:
+            from judge_tui.tui.screens.reviewer import ReviewerScreen
+
+            self.push_screen(ReviewerScreen(), self._reviewer_chosen)
+
+    def _reviewer_chosen(self, reviewer: str | None) -> None:
+        if not reviewer:
+            self.exit()
+            return
+        self.store.set_meta(REVIEWER_META_KEY, reviewer)
+        self.reviewer = reviewer
+        self.open_rating()
+
+    def open_rating(self) -> None:
+        assert self.reviewer
+        self.session = RatingSession(
+            self.store, self.rubric, self.reviewer, split=self.split, idle_seconds=self.settings.idle_seconds,
+            reveal_after_submit=self.settings.reveal_after_submit, clock=self.clock,
+            drift=DriftSettings.for_new_session(self.settings.drift_share) if self.settings.drift_check else None,
+        )
+        screen = RatingScreen(self.session, keymap=self.settings.keymap)
+        self.push_screen(screen)
+        if self.judge_status:
+            screen.call_after_refresh(screen.set_judge_status, self.judge_status)
+
+    def first_item_painted(self) -> None:
+        """With JUDGE_TUI_EXIT_AFTER_FIRST_PAINT (start-up benchmarks): note the time and leave."""
+        if self.first_paint_file is not None:
+            self.first_paint_file.write_text(f"{time.time():.6f}\n")
+            self.exit()
+
+    # ------------------------------------------------------------------ time and status from outside
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, _ACTIVITY) and not event.is_forwarded and self.session is not None:
+            self.session.timer.activity()
+        await super().on_event(event)
+
+    def on_app_blur(self) -> None:
+        if self.session is not None:
+            self.session.timer.away()
+
+    def on_app_focus(self) -> None:
+        if self.session is not None and isinstance(self.screen, RatingScreen):
+            self.session.timer.back()
+
+    def on_judge_status(self, message: JudgeStatus) -> None:
+        self.judge_status = message.text
+        for screen in self.screen_stack:
+            if isinstance(screen, RatingScreen):
+                screen.set_judge_status(message.text)
+
+    async def action_quit(self) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, RatingScreen):
+                screen.save_now()
+        self.exit()

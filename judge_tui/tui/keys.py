@@ -1,0 +1,77 @@
+"""The rating screen's key bindings. Every binding has a stable id, so settings.keymap can remap it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from textual.binding import Binding
+
+SCORE_GROUP = Binding.Group("score", compact=True)
+
+RATING_BINDINGS: list[Binding] = [
+    *(
+        Binding(str(n), f"score({n})", f"score {n}", id=f"score-{n}", group=SCORE_GROUP,
+                tooltip=f"Give the focused dimension the scale's point number {n} (0 is the lowest)")
+        for n in range(5)
+    ),
+    Binding("p", "pass_fail('PASS')", "PASS", id="pass", tooltip="Label the focused dimension PASS"),
+    Binding("f", "pass_fail('FAIL')", "FAIL", id="fail", tooltip="Label the focused dimension FAIL"),
+    Binding("enter", "submit", "Submit", id="submit",
+            tooltip="Save the rating and open the next unrated item (every judged dimension needs a score)"),
+    Binding("down,tab", "move(1)", "Next dimension", show=False, id="next-dimension"),
+    Binding("up,shift+tab", "move(-1)", "Previous dimension", show=False, id="prev-dimension"),
+    Binding("right", "next_item", "Next item", show=False, id="next-item",
+            tooltip="Open the next item in order, rated or not"),
+    Binding("left", "prev_item", "Previous item", show=False, id="prev-item",
+            tooltip="Open the previous item in order"),
+    Binding("s", "skip", "Skip", id="skip", tooltip="Set this item aside; it comes back after all the others"),
+    Binding("!", "flag", "Flag", id="flag", tooltip="Flag the item for discussion, with an optional reason "
+            "(again to remove the flag)"),
+    Binding("u,ctrl+z", "undo", "Undo", id="undo", tooltip="Revert the last change to this item"),
+    Binding("n", "edit_note", "Note", id="edit-note", tooltip="Write a note on this item; Escape when done"),
+    Binding("g", "toggle_guidance", "Guidance", show=False, id="toggle-guidance",
+            tooltip="Show or hide the guidance for this task type"),
+    Binding("pagedown,space", "scroll_item('page_down')", "Scroll item down", show=False, id="scroll-down"),
+    Binding("pageup", "scroll_item('page_up')", "Scroll item up", show=False, id="scroll-up"),
+    Binding("j", "scroll_item('scroll_down')", "Item one line down", show=False, id="line-down"),
+    Binding("k", "scroll_item('scroll_up')", "Item one line up", show=False, id="line-up"),
+    Binding("home", "scroll_item('scroll_home')", "Item top", show=False, id="item-top"),
+    Binding("end", "scroll_item('scroll_end')", "Item bottom", show=False, id="item-bottom"),
+    Binding("a", "agreement", "Agreement", show=False, id="agreement",
+            tooltip="Open the agreement summary for this rubric"),
+    Binding("c", "adjudicate", "Adjudicate", show=False, id="adjudicate",
+            tooltip="Settle the items where experts disagree (only items you have rated yourself)"),
+    Binding("?", "help", "Help", id="help", tooltip="List every key"),
+    Binding("q", "app.quit", "Quit", id="quit", tooltip="Save and quit; the next start resumes here"),
+]
+
+BINDING_IDS: tuple[str, ...] = tuple(dict.fromkeys(b.id for b in RATING_BINDINGS if b.id))
+
+# A key whose action cannot act right now (check_action says no) falls through to a second, hidden binding
+# with the same id that says why. Being a binding too, it runs in key order and follows the keymap.
+EXPLAINED_IDS = ("score-0", "score-1", "score-2", "score-3", "score-4", "pass", "fail", "submit", "undo")
+EXPLAIN_BINDINGS: list[Binding] = [
+    Binding(b.key, f"explain({b.id!r})", show=False, id=b.id) for b in RATING_BINDINGS if b.id in EXPLAINED_IDS
+]
+
+
+def keys_of(binding: Binding, keymap: Mapping[str, str]) -> list[str]:
+    """The keys a binding answers to once the user's keymap is applied."""
+    keys = keymap.get(binding.id or "", binding.key)
+    return [k.strip() for k in keys.split(",") if k.strip()]
+
+
+def binding(binding_id: str) -> Binding:
+    return next(b for b in RATING_BINDINGS if b.id == binding_id)
+
+
+def keymap_problems(keymap: Mapping[str, str]) -> list[str]:
+    """What is wrong with a user's keymap: unknown binding ids, or one key given to two bindings."""
+    problems = [f"unknown binding id {name!r}" for name in sorted(set(keymap) - set(BINDING_IDS))]
+    owner: dict[str, str] = {}
+    for b in RATING_BINDINGS:
+        for key in keys_of(b, keymap):
+            if owner.get(key, b.id) != b.id:
+                problems.append(f"key {key!r} is given to both {owner[key]!r} and {b.id!r}")
+            owner.setdefault(key, b.id or "")
+    return problems

@@ -1,0 +1,89 @@
+"""`judge-tui` / `judge-tui rate`: open the database, pick the rubric and the reviewer, run the app."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from judge_tui import commands, demo
+from judge_tui.errors import UserError
+from judge_tui.rubrics import Rubric
+from judge_tui.settings import load_settings
+from judge_tui.store import Store
+
+FIRST_PAINT_ENV = "JUDGE_TUI_EXIT_AFTER_FIRST_PAINT"
+PREFERRED_RUBRIC = "cis"
+
+
+def choose_rubric(store: Store, requested: str | None) -> Rubric:
+    """--rubric if given; otherwise the rubric with the most items (the CIS rubric on the demo)."""
+    if requested:
+        rubric = commands.resolve_rubric(requested)
+    else:
+        in_use = store.rubrics_in_use()
+        if not in_use:
+            raise UserError("the database has no items. Import some with `judge-tui import FILE --rubric NAME`.")
+        most = in_use[0][1]
+        candidates = [name for name, count in in_use if count == most]
+        rubric = commands.resolve_rubric(PREFERRED_RUBRIC if PREFERRED_RUBRIC in candidates else candidates[0])
+    if store.count_items(rubric.id) == 0:
+        available = ", ".join(f"{name} ({count})" for name, count in store.rubrics_in_use()) or "none"
+        raise UserError(
+            f"the database has no items for rubric {rubric.id!r} (items by rubric: {available}). "
+            f"Import some with `judge-tui import FILE --rubric {rubric.id}`, or choose another --rubric."
+        )
+    return rubric
+
+
+def choose_reviewer(store: Store, given: str | None) -> str | None:
+    """--reviewer (remembered from now on), else the remembered one; None means ask in the app."""
+    from judge_tui.tui.app import REVIEWER_META_KEY
+    from judge_tui.tui.screens.reviewer import reviewer_problem
+
+    if given:
+        problem = reviewer_problem(given)
+        if problem:
+            raise UserError(f"--reviewer {given!r}: {problem}")
+        rater = store.rater(given)
+        if rater is not None and rater["kind"] != "human":
+            raise UserError(f"--reviewer {given!r} is already the id of a {rater['kind']} rater; choose another")
+        store.set_meta(REVIEWER_META_KEY, given)
+        return given
+    return store.get_meta(REVIEWER_META_KEY)
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = load_settings()
+    from judge_tui.locations import settings_path
+    from judge_tui.tui.keys import BINDING_IDS, keymap_problems
+
+    problems = keymap_problems(settings.keymap)
+    if problems:
+        raise UserError(f"{settings_path()}: keymap: {'; '.join(problems)}. Binding ids: {', '.join(BINDING_IDS)} "
+                        "(`?` in the app lists them with their keys).")
+    store = commands.open_store(args)
+    notice = ""
+    if store.count_items() == 0:
+        added = demo.load_demo(store)
+        if added:
+            notice = (f"This database was empty, so the bundled demo ({added} items) was loaded into "
+                      f"{commands.db_path(args)}.")
+            print(f"judge-tui: {notice}", file=sys.stderr)
+    rubric = choose_rubric(store, getattr(args, "rubric", None))
+    split = getattr(args, "split", None)
+    if split and store.count_items(rubric.id, split) == 0:
+        raise UserError(f"no {rubric.id} items are in split {split!r}; `judge-tui split` assigns splits")
+    reviewer = choose_reviewer(store, getattr(args, "reviewer", None))
+    first_paint = os.environ.get(FIRST_PAINT_ENV)
+
+    from judge_tui.tui.app import JudgeTuiApp
+
+    app = JudgeTuiApp(store, rubric, reviewer=reviewer, settings=settings, split=split, notice=notice,
+                      first_paint_file=Path(first_paint) if first_paint else None)
+    try:
+        app.run()
+    finally:
+        store.close()
+    return app.return_code or 0

@@ -1,0 +1,288 @@
+"""The adjudication screen: settle the items where experts differ beyond the tolerance.
+
+For each such item the screen shows the item, every expert's scores side by side (dimensions that differ
+by more than 0.15 are marked) and their notes. The lead sets the consensus score of each judged dimension
+with the rating screen's keys (0-4 for the scale's points, p / f for PASS / FAIL; dimensions the experts
+already agree on start with their common score) and submits. The result is a rating by the rater
+"consensus" (kind human) whose details say {"adjudicated": true, "from": [the experts], "by": the lead}.
+
+Blind rule: a lead who is also an expert of this rubric only sees the disagreements on items they have
+rated themselves.
+
+Opened with `judge-tui adjudicate` or with the `adjudicate` key (c) from the rating screen.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+from rich.table import Table
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from judge_tui.errors import UserError
+from judge_tui.records import Rating
+from judge_tui.rubrics import Rubric
+from judge_tui.store import Store
+from judge_tui.team import CONSENSUS_RATER, TOLERANCE, Disagreement, TeamView, disagreements, load_team
+from judge_tui.textsafe import clean
+from judge_tui.tui.widgets.item_pane import ItemPane
+
+ADJUDICATION_BINDINGS = [
+    *(Binding(str(n), f"score({n})", f"score {n}", id=f"score-{n}", show=False) for n in range(5)),
+    Binding("p", "pass_fail('PASS')", "PASS", id="pass", show=False),
+    Binding("f", "pass_fail('FAIL')", "FAIL", id="fail", show=False),
+    Binding("enter", "submit", "Save consensus", id="submit",
+            tooltip="Save the consensus (every judged dimension needs a score) and open the next item"),
+    Binding("down,tab", "move(1)", "Next dimension", show=False, id="next-dimension"),
+    Binding("up,shift+tab", "move(-1)", "Previous dimension", show=False, id="prev-dimension"),
+    Binding("right", "item(1)", "Next item", id="next-item"),
+    Binding("left", "item(-1)", "Previous item", id="prev-item"),
+    Binding("escape", "leave", "Back", id="leave-adjudication"),
+]
+
+
+def visible_disagreements(store: Store, view: TeamView, lead: str) -> list[Disagreement]:
+    """The disagreements the lead may see: all of them, or only on items they rated if they are an expert."""
+    found = disagreements(view, TOLERANCE)
+    if lead in view.experts:
+        rated = store.rated_item_ids(lead, view.rubric.id)
+        found = [d for d in found if d.item_id in rated]
+    return found
+
+
+class AdjudicationScreen(Screen[None]):
+    AUTO_FOCUS = ""
+    BINDINGS = ADJUDICATION_BINDINGS
+
+    def __init__(self, store: Store, rubric: Rubric, lead: str, *, split: str | None = None) -> None:
+        super().__init__()
+        self.store, self.rubric, self.lead, self.split = store, rubric, lead, split
+        self.judged = [d.id for d in rubric.judged_dimensions]
+        self.view = load_team(store, rubric, split=split)
+        self.items = visible_disagreements(store, self.view, lead)
+        self.index = 0
+        self.cursor = 0
+        self.choice: dict[str, float] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="adj-status", markup=False)
+        with Horizontal(id="body"):
+            yield ItemPane(self.rubric, id="item")
+            with Vertical(id="adj-side"):
+                yield Static(id="adj-scores", markup=False)
+                with VerticalScroll(id="adj-notes-scroll"):
+                    yield Static(id="adj-notes", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if not self.items:
+            self.query_one("#adj-status", Static).update(Text(
+                f"No {self.rubric.id} items where experts differ by more than ±{TOLERANCE:g}: nothing to settle."))
+            return
+        first_open = next((i for i, d in enumerate(self.items) if not d.adjudicated), 0)
+        self._open(first_open)
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def current(self) -> Disagreement | None:
+        return self.items[self.index] if self.items else None
+
+    def _open(self, index: int) -> None:
+        self.index = index
+        item_id = self.items[index].item_id
+        column = self.view.item_ids.index(item_id)
+        existing = self.store.rating(item_id, CONSENSUS_RATER)
+        if existing is not None:
+            self.choice = {d: existing.scores[d] for d in self.judged if d in existing.scores}
+        else:
+            # Where the experts agree (within the tolerance), start from their common score.
+            self.choice = {}
+            flagged = set(self.items[index].dimensions)
+            for d in self.judged:
+                values = self.view.expert_scores[d][:, column]
+                values = values[~np.isnan(values)]
+                if d not in flagged and values.size:
+                    self.choice[d] = self.rubric.scale.parse(float(values[0]))
+        missing = [i for i, d in enumerate(self.judged) if d not in self.choice]
+        self.cursor = missing[0] if missing else 0
+        item = self.store.item(item_id)
+        assert item is not None
+        self.query_one(ItemPane).show(item, None, 1)
+        self._refresh_view()
+
+    def _refresh_view(self) -> None:
+        current = self.current
+        if current is None:
+            return
+        done = sum(d.adjudicated for d in self.items)
+        status = Text.assemble(
+            ("Adjudication", "bold"), f"  {self.rubric.id} · item {self.index + 1} of {len(self.items)} where "
+            f"experts differ by more than ±{TOLERANCE:g} · {done} settled · lead ", (clean(self.lead), "bold"))
+        self.query_one("#adj-status", Static).update(status)
+        self.query_one("#adj-scores", Static).update(self._score_table(current))
+        self.query_one("#adj-notes", Static).update(self._notes(current))
+        self.refresh_bindings()
+
+    def _score_table(self, current: Disagreement) -> Table:
+        column = self.view.item_ids.index(current.item_id)
+        table = Table(box=None, pad_edge=False, expand=True)
+        table.add_column("")
+        table.add_column(Text("dimension"))
+        for expert in current.experts:
+            table.add_column(Text(clean(expert)), justify="center")
+        table.add_column(Text("consensus", style="bold"), justify="center")
+        scale = self.rubric.scale
+        for i, d in enumerate(self.judged):
+            marker = "▶" if i == self.cursor else ""
+            name = Text(self.rubric.dimension(d).name)
+            if d in current.dimensions:
+                name.append(" ≠", style="bold red")
+            row = self.view.experts
+            cells = []
+            for expert in current.experts:
+                value = self.view.expert_scores[d][row.index(expert), column]
+                cells.append(Text("—" if np.isnan(value) else scale.label(float(value))))
+            chosen = self.choice.get(d)
+            cells.append(Text(scale.label(chosen) if chosen is not None else "?",
+                              style="bold reverse" if i == self.cursor else "bold"))
+            table.add_row(Text(marker), name, *cells)
+        keys = ("p = PASS, f = FAIL" if scale.kind == "pass_fail" else
+                ", ".join(f"{n} = {label}" for n, label in enumerate(scale.labels)))
+        table.caption = f"{keys}; ↑/↓ dimension; Enter saves; ←/→ other items"
+        return table
+
+    def _notes(self, current: Disagreement) -> Text:
+        text = Text()
+        for expert in current.experts:
+            note = self.view.notes.get((expert, current.item_id), "")
+            text.append(clean(expert), style="bold")
+            text.append(": ")
+            text.append(clean(note) if note else "(no note)", style="" if note else "dim")
+            text.append("\n")
+        return text
+
+    # ------------------------------------------------------------------ keys
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave":
+            return True
+        if self.current is None:
+            return False
+        scale = self.rubric.scale
+        if action == "score":
+            return scale.kind != "pass_fail" and int(parameters[0]) < len(scale.points)  # type: ignore[call-overload]
+        if action == "pass_fail":
+            return scale.kind == "pass_fail"
+        if action == "submit":
+            return True if all(d in self.choice for d in self.judged) else None
+        return True
+
+    def action_score(self, number: int) -> None:
+        self._set(self.rubric.scale.points[number])
+
+    def action_pass_fail(self, label: str) -> None:
+        self._set(self.rubric.scale.parse(label))
+
+    def _set(self, value: float) -> None:
+        self.choice[self.judged[self.cursor]] = value
+        self.cursor = min(self.cursor + 1, len(self.judged) - 1)
+        self._refresh_view()
+
+    def action_move(self, delta: int) -> None:
+        self.cursor = (self.cursor + delta) % len(self.judged)
+        self._refresh_view()
+
+    def action_item(self, delta: int) -> None:
+        target = self.index + delta
+        if 0 <= target < len(self.items):
+            self._open(target)
+
+    def action_submit(self) -> None:
+        current = self.current
+        assert current is not None
+        rating = self.save_consensus(current, dict(self.choice))
+        self.items[self.index] = Disagreement(current.item_id, current.dimensions, current.experts, True)
+        self.notify(f"{current.item_id}: consensus saved ({self.rubric.overall_name} "
+                    f"{_shown(self.rubric, rating.overall)})", markup=False, timeout=3)
+        following = [i for i in range(len(self.items)) if not self.items[i].adjudicated]
+        if following:
+            after = [i for i in following if i > self.index]
+            self._open(after[0] if after else following[0])
+        else:
+            self.notify("Every disagreement is settled.", markup=False, timeout=6)
+            self._refresh_view()
+
+    def save_consensus(self, current: Disagreement, scores: dict[str, float]) -> Rating:
+        item = self.store.item(current.item_id)
+        assert item is not None
+        self.store.ensure_rater(CONSENSUS_RATER, "human", display_name="Adjudicated consensus")
+        full = {**self.rubric.code_scores(item.fields), **scores}
+        rating = Rating(
+            item_id=item.id, rater_id=CONSENSUS_RATER, rubric_version_id=self.store.ensure_rubric_version(self.rubric),
+            scores=full, overall=self.rubric.overall_score(full), verdict=self.rubric.verdict(full),
+            notes=f"adjudicated by {self.lead}", source="adjudication",
+            details={"adjudicated": True, "from": list(current.experts), "by": self.lead},
+        )
+        self.store.save_rating(rating)
+        return rating
+
+    def action_leave(self) -> None:
+        if isinstance(self.app, AdjudicationApp):
+            self.app.exit()
+        else:
+            self.app.pop_screen()
+
+
+def _shown(rubric: Rubric, overall: float | None) -> str:
+    if overall is None:
+        return ""
+    return rubric.scale.label(overall) if rubric.overall == "label" else f"{overall:.2f}"
+
+
+class AdjudicationApp(App[None]):
+    """`judge-tui adjudicate`: the adjudication screen on its own."""
+
+    CSS_PATH = "../app.tcss"
+    TITLE = "judge-tui adjudicate"
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(self, store: Store, rubric: Rubric, lead: str, *, split: str | None = None,
+                 keymap: dict[str, str] | None = None) -> None:
+        super().__init__()
+        self.store, self.rubric, self.lead, self.split = store, rubric, lead, split
+        self.keymap = keymap or {}
+
+    def on_mount(self) -> None:
+        self.set_keymap(self.keymap)
+        self.push_screen(AdjudicationScreen(self.store, self.rubric, self.lead, split=self.split))
+
+
+def run(args: argparse.Namespace) -> int:
+    from judge_tui import commands
+    from judge_tui.settings import load_settings
+    from judge_tui.tui.app import REVIEWER_META_KEY
+    from judge_tui.tui.launch import choose_rubric
+
+    settings = load_settings()
+    with commands.open_store(args) as store:
+        rubric = choose_rubric(store, getattr(args, "rubric", None))
+        lead = getattr(args, "reviewer", None) or store.get_meta(REVIEWER_META_KEY)
+        if not lead:
+            raise UserError("who is adjudicating? Pass --reviewer ID (it is recorded with every consensus)")
+        split = getattr(args, "split", None)
+        view = load_team(store, rubric, split=split)
+        if len(view.experts) < 2:
+            raise UserError(f"adjudication needs ratings of {rubric.id} by at least two experts; found "
+                            f"{len(view.experts)}. Merge their databases first: judge-tui merge OTHER.db")
+        if not visible_disagreements(store, view, lead):
+            print(f"No {rubric.id} items where experts differ by more than ±{TOLERANCE:g}: nothing to settle.")
+            return 0
+        AdjudicationApp(store, rubric, lead, split=split, keymap=settings.keymap).run()
+    return 0

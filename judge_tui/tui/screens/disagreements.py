@@ -1,0 +1,282 @@
+"""The disagreement browser: items where this reviewer and the judge differ most, side by side.
+
+The list holds only items the reviewer has submitted (the blind rule). For the highlighted item it shows
+both scores per dimension, the reviewer's note and the judge's reasoning; `m` marks the item as a reason
+to revise the rubric (with an optional note), `u` removes the mark.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Footer, Input, Label, Static
+from textual.worker import Worker, WorkerState
+
+from judge_tui.errors import UserError
+from judge_tui.records import Rating
+from judge_tui.report import Disagreement, disagreements, newest_judge
+from judge_tui.rubrics import Rubric, RubricError, Scale, get_rubric
+from judge_tui.settings import load_settings
+from judge_tui.store import Store
+from judge_tui.textsafe import clean
+
+MAX_ROWS = 1000
+
+
+def score_label(scale: Scale, value: float | None) -> str:
+    """A score as the scale writes it; a judge's score between points keeps two decimals."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    for point in scale.points:
+        if abs(value - point) <= 1e-9:
+            return scale.label(point)
+    return f"{value:.2f}"
+
+
+def overall_label(rubric: Rubric, value: float | None) -> str:
+    if value is None:
+        return "—"
+    return rubric.scale.label(value) if rubric.overall == "label" else f"{value:.2f}"
+
+
+def reasoning_text(rating: Rating | None) -> Text:
+    """The judge's reasoning: its notes, then every extra field it returned (critique, issues, ...)."""
+    text = Text()
+    if rating is None:
+        return Text("(no rating)", style="dim")
+    if rating.notes:
+        text.append(clean(rating.notes) + "\n")
+    for key, value in rating.details.items():
+        text.append(f"{clean(str(key))}: ", style="bold")
+        if isinstance(value, list):
+            text.append("\n")
+            for entry in value:
+                text.append(f"  • {clean(entry if isinstance(entry, str) else json.dumps(entry))}\n")
+        elif isinstance(value, str):
+            text.append(clean(value) + "\n")
+        else:
+            text.append(clean(json.dumps(value, ensure_ascii=False)) + "\n")
+    return text if text.plain else Text("(no reasoning given)", style="dim")
+
+
+class RevisionNoteScreen(ModalScreen[str | None]):
+    """Ask why an item calls for a rubric change; Enter saves (the note may be empty), Escape cancels."""
+
+    DEFAULT_CSS = """
+    RevisionNoteScreen { align: center middle; }
+    RevisionNoteScreen > Vertical { width: 70; height: auto; padding: 1 2; border: thick $accent; background: $surface; }
+    """
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="cancel-revision-note")]
+
+    def __init__(self, item_id: str, note: str) -> None:
+        super().__init__()
+        self.item_id = item_id
+        self.note = note
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(Text(f"Mark {clean(self.item_id)} as a reason to revise the rubric"))
+            yield Input(value=self.note, placeholder="what the rubric should say differently (optional)",
+                        id="revision-note")
+            yield Label(Text("Enter: save · Escape: cancel", style="dim"))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip())
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class DisagreementScreen(Screen[None]):
+    """Items sorted by how far this reviewer and the judge disagree, with both sides' reasons."""
+
+    DEFAULT_CSS = """
+    DisagreementScreen #dis-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
+    DisagreementScreen #dis-list { width: 44; max-width: 50%; }
+    DisagreementScreen #dis-detail { width: 1fr; padding: 0 1; }
+    DisagreementScreen #dis-detail > Static { margin-bottom: 1; }
+    DisagreementScreen #dis-sides { height: auto; }
+    DisagreementScreen #dis-sides > Static { width: 1fr; padding-right: 1; }
+    """
+
+    BINDINGS = [
+        Binding("m", "mark", "Mark for revision", id="mark-revision"),
+        Binding("u", "unmark", "Unmark", id="unmark-revision"),
+        Binding("escape,q", "close", "Back", id="close-disagreements"),
+    ]
+
+    class Ready(Message):
+        def __init__(self, rubric: Rubric, judge_id: str, rows: list[Disagreement], marks: dict[str, str]) -> None:
+            super().__init__()
+            self.rubric = rubric
+            self.judge_id = judge_id
+            self.rows = rows
+            self.marks = marks
+
+    class Unavailable(Message):
+        def __init__(self, reason: str) -> None:
+            super().__init__()
+            self.reason = reason
+
+    def __init__(self, store: Store, rubric_id: str, reviewer_id: str) -> None:
+        super().__init__()
+        self.store = store
+        self.rubric_id = rubric_id
+        self.reviewer_id = reviewer_id
+        self.rubric: Rubric | None = None
+        self.judge_id: str | None = None
+        self.marks: dict[str, str] = {}
+        self.current: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(f"Disagreements · {clean(self.rubric_id)} · {clean(self.reviewer_id)} against the judge"),
+                     id="dis-title")
+        with Horizontal():
+            yield DataTable(id="dis-list", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="dis-detail"):
+                yield Static(Text("Loading…", style="dim"), id="dis-scores")
+                with Horizontal(id="dis-sides"):
+                    yield Static(id="dis-human-note")
+                    yield Static(id="dis-judge-reasoning")
+                yield Static(id="dis-mark")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#dis-list", DataTable)
+        table.add_columns("Item", "Gap", "You", "Judge", "Dims", "Mark")
+        table.focus()
+        self.load()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="disagreements")
+    def load(self) -> None:
+        try:
+            rubric = get_rubric(self.rubric_id)
+            tolerance = load_settings().agreement.tolerance
+            with Store(self.store.path) as store:
+                judge = newest_judge(store.rubric_raters(self.rubric_id))
+                if judge is None:
+                    self.post_message(self.Unavailable("The judge has not rated any item of this rubric yet."))
+                    return
+                rows = disagreements(store, rubric, self.reviewer_id, judge, tolerance)
+                marks = store.revision_marks(self.rubric_id)
+        except (UserError, RubricError) as exc:
+            self.post_message(self.Unavailable(str(exc)))
+            return
+        self.post_message(self.Ready(rubric, judge, rows, marks))
+
+    def on_disagreement_screen_ready(self, message: Ready) -> None:
+        self.rubric, self.judge_id, self.marks = message.rubric, message.judge_id, message.marks
+        rows = message.rows
+        if not rows:
+            self._unavailable("None of the items you submitted has been rated by the judge yet.")
+            return
+        table = self.query_one("#dis-list", DataTable)
+        for row in rows[:MAX_ROWS]:
+            table.add_row(
+                Text(clean(row.item_id)), f"{row.gap:.2f}", overall_label(message.rubric, row.human_overall),
+                overall_label(message.rubric, row.judge_overall), str(row.differing),
+                "✎" if row.item_id in self.marks else "", key=row.item_id,
+            )
+        if len(rows) > MAX_ROWS:
+            self.notify(f"Showing the {MAX_ROWS} largest disagreements of {len(rows)}.", markup=False)
+        self._show_item(rows[0].item_id)
+
+    def on_disagreement_screen_unavailable(self, message: Unavailable) -> None:
+        self._unavailable(message.reason)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "disagreements" and event.state == WorkerState.ERROR:
+            self._unavailable(f"Could not list the disagreements: {event.worker.error}")
+
+    def _unavailable(self, reason: str) -> None:
+        self.query_one("#dis-scores", Static).update(Text(clean(reason)))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key.value is not None:
+            self._show_item(event.row_key.value)
+
+    def _show_item(self, item_id: str) -> None:
+        """Both sides of one item, read on the UI thread's connection (a few small queries)."""
+        if self.rubric is None or self.judge_id is None:
+            return
+        self.current = item_id
+        rubric = self.rubric
+        human = self.store.rating(item_id, self.reviewer_id)
+        judge = self.store.rating(item_id, self.judge_id)
+        item = self.store.item(item_id)
+        table = Table(title=Text(f"{clean(item_id)}" + (f" · {clean(item.task_type)}" if item and item.task_type
+                                                          else "")), title_justify="left", expand=True)
+        table.add_column("Dimension")
+        table.add_column("You", justify="right")
+        table.add_column("Judge", justify="right")
+        for dimension in rubric.dimensions:
+            mine = human.scores.get(dimension.id) if human else None
+            theirs = judge.scores.get(dimension.id) if judge else None
+            differ = mine is not None and theirs is not None and abs(mine - theirs) > 0.15 + 1e-9
+            table.add_row(Text(dimension.name + (" (code)" if dimension.method == "code" else ""),
+                               style="bold yellow" if differ else ""),
+                          score_label(rubric.scale, mine), score_label(rubric.scale, theirs))
+        table.add_row(Text(rubric.overall_name, style="bold"), overall_label(rubric, human.overall if human else None),
+                      overall_label(rubric, judge.overall if judge else None))
+        self.query_one("#dis-scores", Static).update(table)
+        note = Text("Your note\n", style="bold")
+        note.append(clean(human.notes) if human and human.notes else "(none)")
+        reasoning = Text("Judge's reasoning\n", style="bold")
+        reasoning.append_text(reasoning_text(judge))
+        self.query_one("#dis-human-note", Static).update(note)
+        self.query_one("#dis-judge-reasoning", Static).update(reasoning)
+        self._show_mark()
+
+    def _show_mark(self) -> None:
+        mark = Text()
+        if self.current in self.marks:
+            mark.append("Marked as a reason to revise the rubric", style="bold magenta")
+            if self.marks[self.current]:
+                mark.append(": " + clean(self.marks[self.current]))
+            mark.append("  (u: remove)", style="dim")
+        else:
+            mark.append("m: mark this item as a reason to revise the rubric", style="dim")
+        self.query_one("#dis-mark", Static).update(mark)
+
+    def _set_mark_cell(self, item_id: str) -> None:
+        table = self.query_one("#dis-list", DataTable)
+        table.update_cell(item_id, table.ordered_columns[-1].key, "✎" if item_id in self.marks else "")
+
+    def action_mark(self) -> None:
+        item_id = self.current
+        if item_id is None:
+            return
+
+        def save(note: str | None) -> None:
+            if note is None:
+                return
+            self.store.mark_for_revision(item_id, self.rubric_id, note)
+            self.marks[item_id] = note
+            self._set_mark_cell(item_id)
+            if self.current == item_id:
+                self._show_mark()
+
+        self.app.push_screen(RevisionNoteScreen(item_id, self.marks.get(item_id, "")), save)
+
+    def action_unmark(self) -> None:
+        item_id = self.current
+        if item_id is None or item_id not in self.marks:
+            return
+        self.store.unmark_for_revision(item_id, self.rubric_id)
+        del self.marks[item_id]
+        self._set_mark_cell(item_id)
+        self._show_mark()
+
+    def action_close(self) -> None:
+        self.dismiss()
+

@@ -1,0 +1,325 @@
+"""The rating screen: the item, the rubric, a note and the status line, all driven from the keyboard."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+
+from textual import events
+from textual.actions import parse as parse_action
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, TextArea
+
+from judge_tui.tui.keys import EXPLAIN_BINDINGS, RATING_BINDINGS, binding, keys_of
+from judge_tui.tui.session import RatingSession
+from judge_tui.tui.widgets.item_pane import ItemPane
+from judge_tui.tui.widgets.notes_editor import NotesEditor
+from judge_tui.tui.widgets.rubric_panel import RubricPanel
+from judge_tui.tui.widgets.status_line import StatusLine
+
+SUMMARY_MODULE = "judge_tui.tui.screens.summary"
+SAVE_EVERY_TICKS = 5  # the timer ticks each second; the draft's time is saved every 5 s
+
+
+class RatingScreen(Screen[None]):
+    AUTO_FOCUS = ""  # keys belong to the rubric until the reviewer asks to edit the note
+    BINDINGS = [*RATING_BINDINGS, *EXPLAIN_BINDINGS]
+
+    def __init__(self, session: RatingSession, *, keymap: Mapping[str, str] | None = None) -> None:
+        super().__init__()
+        self.session = session
+        self.rubric = session.rubric
+        self.keymap = dict(keymap or {})
+        self.judged = [d.id for d in self.rubric.judged_dimensions]
+        self.cursor: str | None = self.judged[0] if self.judged else None
+        self.guidance_on = True
+        self._ticks = 0
+        self._note_before: str | None = None
+        self._first_paint_reported = False
+
+    # ------------------------------------------------------------------ building
+
+    def compose(self) -> ComposeResult:
+        yield StatusLine(self.session.reviewer, id="status")
+        with Horizontal(id="body"):
+            yield ItemPane(self.rubric, id="item")
+            with Vertical(id="side"):
+                yield RubricPanel(self.rubric, id="rubric")
+                yield NotesEditor(id="notes")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        state = self.session.resume()
+        self.set_interval(1.0, self._tick)
+        if state is None:
+            self.notify(f"There are no {self.rubric.id} items to rate. Import some with `judge-tui import`.",
+                        markup=False, severity="warning", timeout=30)
+            return
+        self._show_item()
+        if state.submitted is not None and not state.changed_since_submit:
+            self.notify("Every item is rated. ← and → page through them; q quits.", markup=False)
+        self.call_after_refresh(self._first_paint)
+
+    def _first_paint(self) -> None:
+        if not self._first_paint_reported:
+            self._first_paint_reported = True
+            first_item_painted = getattr(self.app, "first_item_painted", None)
+            if first_item_painted:
+                first_item_painted()
+
+    # ------------------------------------------------------------------ showing state
+
+    def _show_item(self) -> None:
+        state = self.session.state
+        if state is None:
+            return
+        missing = self.session.missing
+        self.cursor = missing[0] if missing else (self.judged[0] if self.judged else None)
+        ordinal = self.session.store.item_ordinal(self.rubric.id, state.item.position, self.session.split)
+        self.query_one(ItemPane).show(state.item, ordinal, self.session.total)
+        notes = self.query_one(NotesEditor)
+        if notes.text != state.edit.notes:
+            notes.load_text(state.edit.notes)
+        self._show_rubric()
+        self._show_progress()
+        self._tick(count=False)
+
+    def _score_keys(self) -> dict[float, str]:
+        """Scale point -> the key that sets it, as the user's keymap has it."""
+        scale = self.rubric.scale
+        if scale.kind == "pass_fail":
+            ids = {1.0: "pass", 0.0: "fail"}
+        else:
+            ids = {point: f"score-{n}" for n, point in enumerate(scale.points)}
+        shown = {}
+        for point, binding_id in ids.items():
+            keys = keys_of(binding(binding_id), self.keymap)
+            shown[point] = self.app.get_key_display(binding(binding_id).with_key(keys[0])) if keys else ""
+        return shown
+
+    def _show_rubric(self) -> None:
+        state = self.session.state
+        if state is None:
+            return
+        panel = self.query_one(RubricPanel)
+        code_scores = self.rubric.code_scores(state.item.fields)
+        panel.show(state.edit.scores, code_scores, cursor=self.cursor, guidance_on=self.guidance_on,
+                   task_type=self.rubric.task_type_of(state.item.fields) or state.item.task_type,
+                   keys=self._score_keys())
+        scores = {**state.edit.scores, **code_scores}
+        panel.show_summary(
+            overall=self.rubric.overall_score(scores), verdict=self.rubric.verdict(scores),
+            scored=len(self.judged) - len(self.session.missing), needed=len(self.judged),
+            flagged=state.edit.flagged, flag_reason=state.edit.flag_reason, submitted=state.submitted is not None,
+            changed=state.changed_since_submit, skipped=state.skipped,
+        )
+        panel.show_others(self.session.others())
+        if self.cursor:
+            panel.scroll_to_dimension(self.cursor)
+        self.refresh_bindings()
+
+    def _show_progress(self) -> None:
+        self.query_one(StatusLine).set_progress(self.session.progress())
+
+    def _tick(self, count: bool = True) -> None:
+        timer = self.session.timer
+        self.query_one(StatusLine).set_time(timer.elapsed(), timer.state)
+        if count:
+            self._ticks += 1
+            if self._ticks % SAVE_EVERY_TICKS == 0:
+                self.session.save_draft(only_if_timed=True)
+
+    def set_judge_status(self, text: str) -> None:
+        self.query_one(StatusLine).set_judge(text)
+
+    # ------------------------------------------------------------------ which keys can act now
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.session.state is None:
+            return action in ("help", "quit", "agreement", "adjudicate")
+        scale = self.rubric.scale
+        if action == "score":
+            return scale.kind != "pass_fail" and int(parameters[0]) < len(scale.points)  # type: ignore[call-overload]
+        if action == "pass_fail":
+            return scale.kind == "pass_fail"
+        if action == "submit":
+            return True if not self.session.missing else None
+        if action == "undo":
+            return True if self.session.can_undo else None
+        return True
+
+    def why_not(self, action: str, parameters: tuple[object, ...]) -> str:
+        scale = self.rubric.scale
+        if self.session.state is None:
+            return "There is no item to rate."
+        if action in ("score", "pass_fail"):
+            if scale.kind == "pass_fail":
+                return "This rubric is PASS/FAIL: press p for PASS or f for FAIL."
+            top = len(scale.points) - 1
+            return f"This scale has {len(scale.points)} points ({', '.join(scale.labels)}): use the keys 0 to {top}."
+        if action == "submit":
+            names = [self.rubric.dimension(d).name.split(" (")[0] for d in self.session.missing]
+            return "Not yet: score " + ", ".join(names) + " first."
+        if action == "undo":
+            return "Nothing to undo on this item."
+        return "That key cannot act right now."
+
+    def action_explain(self, binding_id: str) -> None:
+        """Say why a key that cannot act right now does nothing (see keys.EXPLAIN_BINDINGS)."""
+        _namespace, action, parameters = parse_action(binding(binding_id).action)
+        self.notify(self.why_not(action, parameters), markup=False, severity="warning", timeout=4)
+
+    # ------------------------------------------------------------------ actions
+
+    def action_score(self, number: int) -> None:
+        if self.cursor is None:
+            return
+        self._set_score(self.rubric.scale.points[number])
+
+    def action_pass_fail(self, label: str) -> None:
+        if self.cursor is None:
+            return
+        self._set_score(self.rubric.scale.parse(label))
+
+    def _set_score(self, value: float) -> None:
+        assert self.cursor is not None
+        was_skipped = self.session.state is not None and self.session.state.skipped
+        self.session.set_score(self.cursor, value)
+        index = self.judged.index(self.cursor)
+        self.cursor = self.judged[min(index + 1, len(self.judged) - 1)]
+        self._show_rubric()
+        if was_skipped:
+            self._show_progress()
+
+    def action_move(self, delta: int) -> None:
+        if self.cursor is None:
+            return
+        index = (self.judged.index(self.cursor) + delta) % len(self.judged)
+        self.cursor = self.judged[index]
+        self._show_rubric()
+
+    def action_submit(self) -> None:
+        rating = self.session.submit()
+        shown = (self.rubric.scale.label(rating.overall) if self.rubric.overall == "label"
+                 else f"{rating.overall:.2f}" if rating.overall is not None else "")
+        self.notify(f"{rating.item_id} saved: {self.rubric.overall_name} {shown}", markup=False, timeout=3)
+        if self.session.open_next_unrated() is None:
+            self.notify("Every item is rated. ← and → page through them; q quits.", markup=False, timeout=10)
+        self._show_item()
+
+    def action_next_item(self) -> None:
+        if self.session.open_neighbour(+1) is None:
+            self.notify("This is the last item.", markup=False, timeout=3)
+            return
+        self._show_item()
+
+    def action_prev_item(self) -> None:
+        if self.session.open_neighbour(-1) is None:
+            self.notify("This is the first item.", markup=False, timeout=3)
+            return
+        self._show_item()
+
+    def action_skip(self) -> None:
+        skipped = self.session.state.item.id if self.session.state else ""
+        if self.session.skip() is None or (self.session.state and self.session.state.item.id == skipped):
+            self.notify("No other item is waiting; this one stays open.", markup=False, timeout=4)
+        self._show_item()
+
+    def action_flag(self) -> None:
+        state = self.session.state
+        assert state is not None
+        if state.edit.flagged:
+            self.session.set_flag(False)
+            self.notify(f"Flag removed from {state.item.id} (u undoes).", markup=False, timeout=3)
+            self._after_flag()
+            return
+        from judge_tui.tui.screens.flag import FlagScreen
+
+        def flagged(reason: str | None) -> None:
+            if reason is not None and self.session.state is state:
+                self.session.set_flag(True, reason)
+                self._after_flag()
+
+        self.app.push_screen(FlagScreen(state.item.id), flagged)
+
+    def _after_flag(self) -> None:
+        self._show_rubric()
+        self._show_progress()
+
+    def action_undo(self) -> None:
+        if self.session.undo():
+            state = self.session.state
+            assert state is not None
+            notes = self.query_one(NotesEditor)
+            if notes.text != state.edit.notes:
+                notes.load_text(state.edit.notes)
+            self._show_rubric()
+            self._show_progress()
+
+    def action_edit_note(self) -> None:
+        self.query_one(NotesEditor).focus()
+
+    def action_toggle_guidance(self) -> None:
+        self.guidance_on = not self.guidance_on
+        self._show_rubric()
+
+    def action_scroll_item(self, how: str) -> None:
+        getattr(self.query_one(ItemPane), how)(animate=False)
+
+    def action_help(self) -> None:
+        from judge_tui.tui.screens.help import HelpScreen
+
+        self.app.push_screen(HelpScreen(self.keymap))
+
+    def action_agreement(self) -> None:
+        try:
+            module = importlib.import_module(SUMMARY_MODULE)
+        except ModuleNotFoundError as exc:
+            if exc.name != SUMMARY_MODULE:
+                raise
+            self.notify("The agreement summary is not available yet.", markup=False, severity="warning")
+            return
+        self.app.push_screen(module.SummaryScreen(self.session.store, self.rubric.id, self.session.reviewer))
+
+    def action_adjudicate(self) -> None:
+        from judge_tui.tui.screens.adjudication import AdjudicationScreen
+
+        self.app.push_screen(AdjudicationScreen(self.session.store, self.rubric, self.session.reviewer,
+                                                split=self.session.split))
+
+    # ------------------------------------------------------------------ the note
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        if isinstance(event.widget, NotesEditor) and self.session.state is not None:
+            self._note_before = self.session.state.edit.notes
+            self.refresh_bindings()
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        if isinstance(event.widget, NotesEditor) and self._note_before is not None:
+            self.session.set_notes(event.widget.text, undoable=False)
+            self.session.record_note_edit(self._note_before)
+            self._note_before = None
+            self._show_rubric()
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        # Saved as typed, so a crash loses nothing; the undo step is taken when editing ends.
+        if self._note_before is not None and self.session.state is not None:
+            self.session.set_notes(event.text_area.text, undoable=False)
+
+    # ------------------------------------------------------------------ time
+
+    def on_screen_suspend(self) -> None:
+        if not isinstance(self.app.screen, ModalScreen):
+            self.session.timer.away()  # reading help or the summary is not time on the item
+
+    def on_screen_resume(self) -> None:
+        if self.app.app_focus:
+            self.session.timer.back()
+
+    def save_now(self) -> None:
+        """Save the draft with its time (on quit)."""
+        if self.query_one(NotesEditor).has_focus and self.session.state is not None:
+            self.session.set_notes(self.query_one(NotesEditor).text, undoable=False)
+        self.session.leave()

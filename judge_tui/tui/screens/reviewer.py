@@ -1,0 +1,45 @@
+"""Asked once, on the first start: who is rating. The answer is remembered in the database."""
+
+from __future__ import annotations
+
+import re
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Input, Static
+
+REVIEWER_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,39}$")
+
+
+def reviewer_problem(reviewer: str) -> str | None:
+    """Why a reviewer id cannot be used, or None if it can."""
+    if not REVIEWER_ID.match(reviewer):
+        return ("a reviewer id is 1 to 40 letters, digits or _ . @ - (no spaces), starting with a letter or "
+                "digit, e.g. EXP001")
+    return None
+
+
+class ReviewerScreen(Screen[str]):
+    """Dismissed with a valid reviewer id."""
+
+    AUTO_FOCUS = "#reviewer-id"
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="reviewer-dialog", classes="dialog"):
+            yield Static("Welcome to judge-tui", classes="title", markup=False)
+            yield Static(
+                "Your reviewer id is stored with every rating you make (for example EXP001). It is asked once "
+                "and remembered; `judge-tui --reviewer ID` changes it.",
+                markup=False, classes="hint",
+            )
+            yield Input(placeholder="reviewer id", id="reviewer-id", max_length=40)
+            yield Static("", id="reviewer-problem", markup=False)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        reviewer = event.value.strip()
+        problem = reviewer_problem(reviewer)
+        if problem:
+            self.query_one("#reviewer-problem", Static).update(f"Not yet: {problem}.")
+            return
+        self.dismiss(reviewer)

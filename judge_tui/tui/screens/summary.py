@@ -1,0 +1,203 @@
+"""The agreement summary: how far the judge agrees with this reviewer, on the items they already submitted.
+
+The blind rule: only items the reviewer has submitted are compared, so nothing here shows the judge's
+opinion of an item the reviewer has still to rate. The figures are computed in a thread worker with its own
+database connection; the worker only posts messages, and the handlers build the widgets.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from rich.console import Group as RichGroup
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, LoadingIndicator, Static
+from textual.worker import Worker, WorkerState
+
+from judge_tui import report_format
+from judge_tui.errors import UserError
+from judge_tui.report import Group, Report, build_report, newest_judge
+from judge_tui.rubrics import Rubric, RubricError, get_rubric
+from judge_tui.settings import load_settings
+from judge_tui.store import Store
+from judge_tui.textsafe import clean
+
+BREAKDOWNS = ("task_type", "cefr_level", "split")
+PLOT_BINS = 11  # 0.0, 0.1, ... 1.0
+PLOT_CELL = 4
+
+
+def scatter_plot(human: np.ndarray, judge: np.ndarray, bins: int = PLOT_BINS) -> Text:
+    """Human (across) against judge (up) overall scores as a grid of counts; the diagonal is agreement."""
+    text = Text()
+    text.append(f"Overall scores, you (across) against the judge (up): {human.size} items\n", style="bold")
+    if human.size == 0:
+        return text
+    column = np.clip(np.rint(human * (bins - 1)), 0, bins - 1).astype(int)
+    row = np.clip(np.rint(judge * (bins - 1)), 0, bins - 1).astype(int)
+    grid = np.zeros((bins, bins), dtype=int)
+    np.add.at(grid, (row, column), 1)
+    for r in range(bins - 1, -1, -1):
+        label = f"{r / (bins - 1):.1f}" if r % 2 == 0 else ""
+        text.append(f"{label:>4} │", style="dim")
+        for c in range(bins):
+            count = int(grid[r, c])
+            shown = "·" if count == 0 else (str(count) if count < 1000 else "1k+")
+            style = "bold green" if r == c and count else ("yellow" if abs(r - c) == 1 and count else "")
+            text.append(f"{shown:>{PLOT_CELL}}", style=style or ("dim" if count == 0 else ""))
+        text.append("\n")
+    text.append("     └" + "─" * (bins * PLOT_CELL) + "\n", style="dim")
+    text.append("      ")
+    for c in range(bins):
+        label = f"{c / (bins - 1):.1f}" if c % 2 == 0 else ""
+        text.append(f"{label:>{PLOT_CELL}}", style="dim")
+    text.append("\n")
+    return text
+
+
+def team_lines(store: Store, rubric: Rubric, reviewer: str, judge: str) -> list[str]:
+    """The team section and this reviewer's self-agreement, as text lines (empty when there is neither).
+
+    Blind rule: a reviewer who rated items of this rubric sees the team figures over those items only; a lead
+    who rated none sees them over every item.
+    """
+    from judge_tui.team_report import drift_section, render_drift, render_team, team_section
+
+    rated = store.rated_item_ids(reviewer, rubric.id)
+    team = team_section(store, rubric, judge=judge, only_items=rated or None)
+    drift = drift_section(store, rubric, rater=reviewer)
+    lines: list[str] = []
+    if team is not None:
+        lines += render_team(team, "text")
+    if drift:
+        lines += render_drift(drift, "text")
+    return lines
+
+
+class SummaryScreen(Screen[None]):
+    """Per-dimension agreement, the verdict, breakdowns, self-agreement and a plot: this reviewer vs the judge."""
+
+    DEFAULT_CSS = """
+    SummaryScreen #summary-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
+    SummaryScreen #summary-body { padding: 0 1; }
+    SummaryScreen #summary-body > Static { margin-bottom: 1; }
+    SummaryScreen LoadingIndicator { height: 3; }
+    """
+
+    BINDINGS = [
+        Binding("d", "disagreements", "Disagreements", id="open-disagreements"),
+        Binding("r", "refresh", "Refresh", id="refresh-summary"),
+        Binding("escape,q", "close", "Back", id="close-summary"),
+    ]
+
+    class Ready(Message):
+        def __init__(self, report: Report, team: list[str] | None = None) -> None:
+            super().__init__()
+            self.report = report
+            self.team = team or []  # lines of the team and self-agreement sections (team_report)
+
+    class Unavailable(Message):
+        def __init__(self, reason: str, team: list[str] | None = None) -> None:
+            super().__init__()
+            self.reason = reason
+            self.team = team or []
+
+    def __init__(self, store: Store, rubric_id: str, reviewer_id: str) -> None:
+        super().__init__()
+        self.store = store
+        self.rubric_id = rubric_id
+        self.reviewer_id = reviewer_id
+        self.report: Report | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(f"Agreement · {clean(self.rubric_id)} · {clean(self.reviewer_id)} against the judge"),
+                     id="summary-title")
+        with VerticalScroll(id="summary-body"):
+            yield LoadingIndicator()
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#summary-body").focus()
+        self.compute()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="summary")
+    def compute(self) -> None:
+        team: list[str] = []
+        try:
+            rubric = get_rubric(self.rubric_id)
+            settings = load_settings().agreement
+            with Store(self.store.path) as store:
+                judge = newest_judge(store.rubric_raters(self.rubric_id))
+                if judge is None:
+                    self.post_message(self.Unavailable(
+                        "The judge has not rated any item of this rubric yet, so there is nothing to compare."))
+                    return
+                team = team_lines(store, rubric, self.reviewer_id, judge)
+                report = build_report(
+                    store, rubric, human=Group("human", (self.reviewer_id,)), judge=Group("judge", (judge,)),
+                    by=BREAKDOWNS, settings=settings, skip_missing_fields=True, judge_only=False,
+                )
+        except (UserError, RubricError) as exc:
+            message = str(exc)
+            if "was rated by both" in message:
+                message = ("None of the items you submitted has been rated by the judge yet (only submitted items "
+                           "are compared, so nothing is revealed before you rate). Rate more, or run the judge.")
+            self.post_message(self.Unavailable(message, team))
+            return
+        self.post_message(self.Ready(report, team))
+
+    def on_summary_screen_ready(self, message: Ready) -> None:
+        self.report = message.report
+        sections = self._sections(message.report)
+        if message.team:
+            sections.insert(-1, Text(clean("\n".join(message.team))))
+        self._show(sections)
+
+    def on_summary_screen_unavailable(self, message: Unavailable) -> None:
+        self.report = None
+        self._show([Text(clean(message.reason)), *([Text(clean("\n".join(message.team)))] if message.team else [])])
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "summary" and event.state == WorkerState.ERROR:
+            self._show([Text(f"Could not compute the agreement: {clean(str(event.worker.error))}", style="red")])
+
+    def _show(self, renderables: list) -> None:
+        body = self.query_one("#summary-body", VerticalScroll)
+        body.remove_children()
+        body.mount_all(Static(r) for r in renderables)
+
+    def _sections(self, report: Report) -> list:
+        c = report.counts
+        intro = Text()
+        intro.append(f"{clean(report.rubric.name)}: ", style="bold")
+        intro.append(f"you ({clean(self.reviewer_id)}) against {clean(report.judge.rater_ids[0])} on the "
+                     f"{c['compared']} items you submitted that the judge also rated (you rated "
+                     f"{c['rated_by_human']} of {c['items']}).")
+        sections: list = [intro, report_format.verdict(report),
+                          RichGroup(report_format.summary_table(report), report_format.dimension_table(report, compact=True))]
+        notes = report_format.undefined_notes(report)
+        if notes is not None:
+            sections.append(notes)
+        sections += report_format.breakdown_tables(report)
+        sections += report_format.self_agreement_tables(report)
+        sections.append(scatter_plot(report.human_overall, report.judge_overall))
+        sections.append(Text("d: the items where you and the judge disagree most", style="dim"))
+        return sections
+
+    def action_refresh(self) -> None:
+        self._show([])
+        self.query_one("#summary-body").mount(LoadingIndicator())
+        self.compute()
+
+    def action_disagreements(self) -> None:
+        from judge_tui.tui.screens.disagreements import DisagreementScreen
+
+        self.app.push_screen(DisagreementScreen(self.store, self.rubric_id, self.reviewer_id))
+
+    def action_close(self) -> None:
+        self.dismiss()

@@ -1,0 +1,289 @@
+"""The rating session: what the rating screen does, without the screen.
+
+One reviewer rates one rubric's items (optionally one split). Every change is written to the store as a
+draft the moment it is made; submitting writes the rating. Only the current item is held in memory: the
+others are read from SQLite when they are opened.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from judge_tui.drift import DriftScheduler, DriftSettings
+from judge_tui.records import Draft, Item, Rating
+from judge_tui.rubrics import Rubric
+from judge_tui.store import Store
+from judge_tui.tui.timer import ItemTimer
+
+
+@dataclass(frozen=True)
+class Edit:
+    """The parts of an item's state that undo restores."""
+
+    scores: dict[str, float] = field(default_factory=dict)
+    notes: str = ""
+    flagged: bool = False
+    flag_reason: str = ""
+
+
+@dataclass
+class ItemState:
+    item: Item
+    edit: Edit
+    skipped: bool = False
+    submitted: Rating | None = None  # this reviewer's own rating of the item, once submitted
+    code_ids: frozenset[str] = frozenset()  # dimensions computed by code, absent from edit.scores
+    recheck: bool = False  # a drift re-check: shown blind, saved as repeat 1, never as a draft
+
+    @property
+    def changed_since_submit(self) -> bool:
+        if self.submitted is None:
+            return False
+        judged = {k: v for k, v in self.submitted.scores.items() if k not in self.code_ids}
+        return self.edit.scores != judged or self.edit.notes != self.submitted.notes
+
+
+class RatingSession:
+    def __init__(
+        self,
+        store: Store,
+        rubric: Rubric,
+        reviewer: str,
+        *,
+        split: str | None = None,
+        idle_seconds: float = 180.0,
+        reveal_after_submit: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+        drift: DriftSettings | None = None,
+    ) -> None:
+        self.store = store
+        self.rubric = rubric
+        self.reviewer = reviewer
+        self.split = split
+        self.reveal_after_submit = reveal_after_submit
+        self.timer = ItemTimer(idle_seconds, clock)
+        self.version_id = store.ensure_rubric_version(rubric)
+        store.ensure_rater(reviewer, "human")
+        self.total = store.count_items(rubric.id, split)
+        self.state: ItemState | None = None
+        self._undo: list[Edit] = []
+        self._code_ids = frozenset(d.id for d in rubric.code_dimensions)
+        self._judged_ids = tuple(d.id for d in rubric.judged_dimensions)
+        self.drift = (DriftScheduler(store, reviewer, rubric, self.version_id, share=drift.share, seed=drift.seed)
+                      if drift else None)
+        self._position_before_recheck = 0
+
+    # ------------------------------------------------------------------ opening items
+
+    def resume(self) -> ItemState | None:
+        """Where a new session starts: the draft touched last, else the first unrated item, else the first."""
+        draft = self.store.latest_draft(self.reviewer, self.rubric.id)
+        if draft is not None:
+            item = self.store.item(draft.item_id)
+            if item is not None and (self.split is None or item.split == self.split):
+                return self.open(item)
+        item = self._next_unrated(0) or self.store.item_at(self.rubric.id, 0, +1, self.split)
+        return self.open(item) if item else None
+
+    def open(self, item: Item) -> ItemState:
+        """Show an item: its draft if there is one, else this reviewer's submitted rating, else nothing."""
+        if self.state is not None:
+            self.leave()
+        draft = self.store.draft(item.id, self.reviewer)
+        rating = self.store.rating(item.id, self.reviewer)
+        live_draft = draft is not None and (draft.scores or draft.notes or (rating is None and draft.seconds))
+        if live_draft:
+            assert draft is not None
+            edit = Edit({k: v for k, v in draft.scores.items() if k in self._judged_ids}, draft.notes)
+            seconds = draft.seconds
+        elif rating is not None:
+            edit = Edit({k: v for k, v in rating.scores.items() if k in self._judged_ids}, rating.notes)
+            seconds = rating.seconds
+        else:
+            edit = Edit()
+            seconds = 0.0
+        if draft is not None:
+            edit = replace(edit, flagged=draft.flagged, flag_reason=draft.flag_reason)
+        self.state = ItemState(item, edit, skipped=bool(draft and draft.skipped), submitted=rating,
+                               code_ids=self._code_ids)
+        self._undo.clear()
+        self.timer.start(seconds)
+        return self.state
+
+    def leave(self) -> None:
+        """Keep the time spent on the current item before another one opens (or the app closes)."""
+        self.save_draft(only_if_timed=True)
+
+    def _next_unrated(self, after_position: int) -> Item | None:
+        return self.store.next_unrated_item(
+            self.reviewer, self.rubric.id, self.split, after_position=after_position
+        ) or self.store.next_unrated_item(
+            self.reviewer, self.rubric.id, self.split, after_position=after_position, include_skipped=True
+        )
+
+    def open_next_unrated(self) -> ItemState | None:
+        """The next item this reviewer has not submitted (skipped ones last); None when all are rated.
+
+        With drift checks on, a due re-check of an already-rated item comes first.
+        """
+        position = self.state.item.position if self.state else 0
+        if self.state is not None and self.state.recheck:
+            position = self._position_before_recheck
+        recheck = self.drift.next_recheck() if self.drift else None
+        if recheck is not None:
+            return self.open_recheck(recheck, position)
+        item = self._next_unrated(position)
+        return self.open(item) if item else None
+
+    def open_recheck(self, item: Item, return_position: int) -> ItemState:
+        """Show an already-rated item again as if new: no earlier score, note or draft (criteria drift)."""
+        if self.state is not None:
+            self.leave()
+        self._position_before_recheck = return_position
+        self.state = ItemState(item, Edit(), code_ids=self._code_ids, recheck=True)
+        self._undo.clear()
+        self.timer.start(0.0)
+        return self.state
+
+    def open_neighbour(self, direction: int) -> ItemState | None:
+        """The previous (-1) or next (+1) item in import order; None at either end."""
+        if self.state is None:
+            return None
+        item = self.store.item_at(self.rubric.id, self.state.item.position, direction, self.split)
+        return self.open(item) if item else None
+
+    # ------------------------------------------------------------------ changes (each saved at once)
+
+    def _change(self, edit: Edit) -> None:
+        assert self.state is not None
+        if edit == self.state.edit:
+            return
+        self._undo.append(self.state.edit)
+        self.state.edit = edit
+        self.save_draft()
+
+    def set_score(self, dimension_id: str, value: float) -> None:
+        assert self.state is not None
+        point = self.rubric.scale.parse(value)
+        if dimension_id not in self._judged_ids:
+            raise KeyError(f"{dimension_id!r} is not a judged dimension of {self.rubric.id}")
+        self.state.skipped = False
+        self._change(replace(self.state.edit, scores={**self.state.edit.scores, dimension_id: point}))
+
+    def set_notes(self, notes: str, *, undoable: bool = True) -> None:
+        """A note edit. While typing, save without an undo step; one undo step covers a whole edit."""
+        assert self.state is not None
+        if undoable:
+            self._change(replace(self.state.edit, notes=notes))
+        elif notes != self.state.edit.notes:
+            self.state.edit = replace(self.state.edit, notes=notes)
+            self.save_draft()
+
+    def record_note_edit(self, before: str) -> None:
+        """Close a note edit begun with `before` as one undo step (the text itself is already saved)."""
+        assert self.state is not None
+        if before != self.state.edit.notes:
+            self._undo.append(replace(self.state.edit, notes=before))
+
+    def set_flag(self, flagged: bool, reason: str = "") -> None:
+        assert self.state is not None
+        self._change(replace(self.state.edit, flagged=flagged, flag_reason=reason if flagged else ""))
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._undo)
+
+    def undo(self) -> bool:
+        """Revert the last change to this item (score, note or flag); the reverted state is saved too."""
+        if self.state is None or not self._undo:
+            return False
+        self.state.edit = self._undo.pop()
+        self.save_draft()
+        return True
+
+    def skip(self) -> ItemState | None:
+        """Set the item aside (it comes back after every other item) and open the next unrated one."""
+        assert self.state is not None
+        self.state.skipped = True
+        self.save_draft()
+        return self.open_next_unrated()
+
+    # ------------------------------------------------------------------ saving
+
+    def draft(self) -> Draft:
+        assert self.state is not None
+        state, edit = self.state, self.state.edit
+        if state.submitted is not None and not state.changed_since_submit:
+            # Nothing beyond the submitted rating but perhaps a flag: the rating stays the source of truth.
+            return Draft(state.item.id, self.reviewer, flagged=edit.flagged, flag_reason=edit.flag_reason,
+                         skipped=state.skipped)
+        return Draft(state.item.id, self.reviewer, scores=dict(edit.scores), notes=edit.notes,
+                     seconds=round(self.timer.elapsed(), 3), skipped=state.skipped, flagged=edit.flagged,
+                     flag_reason=edit.flag_reason)
+
+    def save_draft(self, *, only_if_timed: bool = False) -> None:
+        """Write the current item's state. With only_if_timed, skip items whose time is not being recorded."""
+        if self.state is None or self.state.recheck:
+            return
+        state = self.state
+        if only_if_timed and state.submitted is not None and not state.changed_since_submit:
+            return  # looking again at a submitted item records nothing
+        draft = self.draft()
+        blank = not (draft.scores or draft.notes or draft.seconds or draft.flagged or draft.skipped)
+        if blank and self.store.draft(state.item.id, self.reviewer) is None:
+            return
+        self.store.save_draft(draft)
+
+    @property
+    def missing(self) -> list[str]:
+        """Judged dimensions still without a score."""
+        assert self.state is not None
+        return self.rubric.missing_judged(self.state.edit.scores)
+
+    def all_scores(self) -> dict[str, float]:
+        """The reviewer's scores plus the dimensions computed by code."""
+        assert self.state is not None
+        return {**self.state.edit.scores, **self.rubric.code_scores(self.state.item.fields)}
+
+    def submit(self) -> Rating:
+        """Save the rating (with code-computed dimensions, overall, verdict, note and time); clears the draft."""
+        assert self.state is not None
+        if self.missing:
+            raise ValueError(f"not every dimension is scored: {', '.join(self.missing)}")
+        if self.state.recheck and self.drift is not None:
+            rating = self.drift.rating(self.state.item, dict(self.state.edit.scores), self.state.edit.notes,
+                                       round(self.timer.elapsed(), 3))
+            self.store.save_rating(rating)
+            self.drift.record_recheck(self.state.item.id)
+            self.state.submitted = rating
+            return rating
+        first_rating = self.state.submitted is None
+        scores = self.all_scores()
+        rating = Rating(
+            item_id=self.state.item.id, rater_id=self.reviewer, rubric_version_id=self.version_id,
+            scores=scores, overall=self.rubric.overall_score(scores), verdict=self.rubric.verdict(scores),
+            notes=self.state.edit.notes, seconds=round(self.timer.elapsed(), 3), source="app",
+        )
+        self.store.save_rating(rating, clear_draft=True)
+        self.state.submitted = rating
+        self.state.skipped = False
+        if first_rating and self.drift is not None:
+            self.drift.record_new_rating()
+        return rating
+
+    # ------------------------------------------------------------------ what the screen shows
+
+    def progress(self) -> dict[str, int]:
+        return self.store.progress(self.reviewer, self.rubric.id, self.split)
+
+    def others(self) -> list[Rating]:
+        """Other raters' ratings of the current item: empty unless revealing is on and this one is submitted.
+
+        The blind rule: nothing of a judge's or another reviewer's opinion before your own is submitted.
+        """
+        if not self.reveal_after_submit or self.state is None or self.state.submitted is None:
+            return []
+        return [r for r in self.store.ratings_for_item(self.state.item.id)
+                if r.rater_id != self.reviewer and r.repeat == 0]

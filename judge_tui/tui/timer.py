@@ -1,0 +1,85 @@
+"""Active time spent on one item: paused while the terminal is away or after an idle spell."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Literal
+
+TimerState = Literal["running", "idle", "away"]
+
+
+class ItemTimer:
+    """Counts active seconds on the current item.
+
+    Time runs from the last activity (a key press) for at most `idle_seconds`; after that it stops until the
+    next key. While the terminal has lost focus it does not run at all. The clock is injectable so tests
+    and screenshots are deterministic.
+    """
+
+    def __init__(self, idle_seconds: float = 180.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.idle_seconds = idle_seconds
+        self.clock = clock
+        self._banked = 0.0
+        self._segment_start: float | None = None
+        self._last_activity = clock()
+        self._away = False
+
+    def start(self, seconds_so_far: float) -> None:
+        """Begin timing a newly opened item that already has `seconds_so_far` from earlier visits."""
+        now = self.clock()
+        self._banked = max(0.0, float(seconds_so_far))
+        self._last_activity = now
+        self._segment_start = None if self._away else now
+
+    def _segment_seconds(self, now: float) -> float:
+        if self._segment_start is None:
+            return 0.0
+        end = min(now, self._last_activity + self.idle_seconds)
+        return max(0.0, end - self._segment_start)
+
+    def elapsed(self) -> float:
+        return self._banked + self._segment_seconds(self.clock())
+
+    @property
+    def state(self) -> TimerState:
+        if self._away:
+            return "away"
+        if self.clock() - self._last_activity > self.idle_seconds:
+            return "idle"
+        return "running"
+
+    def activity(self) -> None:
+        """A key press or scroll: the reviewer is here. Ends an idle pause."""
+        now = self.clock()
+        if self._away:
+            return
+        if self._segment_start is None or now - self._last_activity > self.idle_seconds:
+            self._banked += self._segment_seconds(now)
+            self._segment_start = now
+        self._last_activity = now
+
+    def away(self) -> None:
+        """The terminal lost focus: stop counting."""
+        if self._away:
+            return
+        now = self.clock()
+        self._banked += self._segment_seconds(now)
+        self._segment_start = None
+        self._away = True
+
+    def back(self) -> None:
+        """The terminal has focus again."""
+        if not self._away:
+            return
+        self._away = False
+        now = self.clock()
+        self._segment_start = now
+        self._last_activity = now
+
+
+def format_seconds(seconds: float) -> str:
+    whole = int(seconds)
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"

@@ -1,0 +1,162 @@
+"""One field of an item, drawn line by line so that only what is on screen is rendered.
+
+A 5,000-line submission costs the same per frame as a 50-line one: the text is split into lines once,
+wrapped rows are worked out per width, and each row becomes a Strip only when it is on screen. Code and
+XML are highlighted with Pygments (large ones in a thread, shown plain until the colours are ready).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from itertools import accumulate
+from typing import Literal
+
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.geometry import Size
+from textual.strip import Strip
+from textual.widget import Widget
+from textual.worker import Worker, WorkerState
+
+FieldKind = Literal["text", "code", "output", "xml"]
+
+# Highlighting this many lines takes ~30 ms; more is done in a thread.
+HIGHLIGHT_INLINE_LINES = 400
+_STRIP_CACHE_LIMIT = 2_000
+_GUTTER_STYLE = Style(dim=True)
+
+
+def highlight_lines(text: str, language: str) -> list[Text]:
+    """The text's lines with syntax colours (Rich/Pygments); never interprets markup."""
+    from rich.syntax import Syntax
+
+    highlighted = Syntax(text, language, theme="monokai").highlight(text)
+    highlighted.style = ""  # keep the pane's own background rather than the theme's
+    lines = list(highlighted.split("\n", allow_blank=True))
+    wanted = text.count("\n") + 1
+    return (lines + [Text("")] * wanted)[:wanted]
+
+
+class FieldView(Widget):
+    DEFAULT_CSS = """
+    FieldView { height: auto; }
+    """
+
+    def __init__(self, kind: FieldKind = "text", language: str | None = None, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.kind = kind
+        self.language = language or ("xml" if kind == "xml" else None)
+        self._text = ""
+        self._lines: list[Text] = [Text("")]
+        self._layout_width = -1
+        self._word_rows: list[Text] = []
+        self._row_starts: list[int] = []  # fold mode: first row of each source line
+        self._strips: dict[int, Strip] = {}
+        self._generation = 0
+
+    # ------------------------------------------------------------------ content
+
+    @property
+    def text(self) -> str:
+        return self._text
+
+    @property
+    def line_count(self) -> int:
+        return len(self._lines)
+
+    def set_text(self, text: str) -> None:
+        """Show new (already cleaned) text; safe for anything, as no markup is ever parsed."""
+        text = text.expandtabs(4)
+        self._text = text
+        self._generation += 1
+        self._lines = [Text(line) for line in text.split("\n")]
+        if self.language and text:
+            if len(self._lines) <= HIGHLIGHT_INLINE_LINES:
+                self._lines = highlight_lines(text, self.language)
+            else:
+                generation, language = self._generation, self.language
+                self.run_worker(
+                    lambda: (generation, highlight_lines(text, language)),
+                    thread=True, exclusive=True, group="highlight", exit_on_error=False,
+                )
+        self._forget_layout()
+        self.refresh(layout=True)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state != WorkerState.SUCCESS or event.worker.group != "highlight":
+            return
+        generation, lines = event.worker.result
+        if generation == self._generation and len(lines) == len(self._lines):
+            self._lines = lines
+            self._strips.clear()
+            self._word_rows = []
+            self._layout_width = -1
+            self.refresh()
+
+    def _forget_layout(self) -> None:
+        self._layout_width = -1
+        self._word_rows = []
+        self._row_starts = []
+        self._strips.clear()
+
+    # ------------------------------------------------------------------ layout
+
+    @property
+    def _word_wrap(self) -> bool:
+        """Prose and XML wrap at word boundaries; code and program output wrap at the edge, with a gutter."""
+        return self.kind in ("text", "xml")
+
+    @property
+    def _gutter_width(self) -> int:
+        return len(str(len(self._lines))) + 3 if self.kind == "code" else 0
+
+    def _layout(self, width: int) -> int:
+        """Work out the wrapped rows for this width; returns the number of rows."""
+        width = max(1, width)
+        if width != self._layout_width:
+            self._layout_width = width
+            self._strips.clear()
+            if self._word_wrap:
+                joined = Text("\n").join(self._lines)
+                self._word_rows = list(joined.wrap(self.app.console, width))
+            else:
+                room = max(1, width - self._gutter_width)
+                heights = [max(1, -(-cell_len(line.plain) // room)) for line in self._lines]
+                self._row_starts = [0, *accumulate(heights)]
+        return len(self._word_rows) if self._word_wrap else self._row_starts[-1]
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return self._layout(width)
+
+    # ------------------------------------------------------------------ drawing
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        rows = self._layout(width)
+        style = self.rich_style
+        if y >= rows:
+            return Strip.blank(width, style)
+        strip = self._strips.get(y)
+        if strip is None:
+            strip = self._render_row(y, width)
+            if len(self._strips) > _STRIP_CACHE_LIMIT:
+                self._strips.clear()
+            self._strips[y] = strip
+        return strip.adjust_cell_length(width, style).apply_style(style)
+
+    def _render_row(self, y: int, width: int) -> Strip:
+        console = self.app.console
+        if self._word_wrap:
+            return Strip(list(self._word_rows[y].render(console, end="")))
+        index = bisect_right(self._row_starts, y) - 1
+        part = y - self._row_starts[index]
+        gutter = self._gutter_width
+        room = max(1, width - gutter)
+        line = Strip(list(self._lines[index].render(console, end="")))
+        piece = line.crop(part * room, (part + 1) * room)
+        if not gutter:
+            return piece
+        number = f"{index + 1:>{gutter - 3}} │ " if part == 0 else " " * (gutter - 2) + "│ "
+        return Strip.join([Strip([Segment(number, _GUTTER_STYLE)]), piece])

@@ -1,0 +1,53 @@
+"""The item being rated, laid out field by field as its rubric describes."""
+
+from __future__ import annotations
+
+import json
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from judge_tui.records import Item
+from judge_tui.rubrics import Rubric
+from judge_tui.textsafe import clean
+from judge_tui.tui.widgets.field_view import FieldView
+
+
+def field_text(value: object) -> str:
+    """An item field as display text: strings as written, anything else as indented JSON; always cleaned."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return clean(value)
+    return clean(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+class ItemPane(VerticalScroll, can_focus=False):
+    """Scrolls with the rating screen's keys, so the arrow keys stay free for the rubric."""
+
+    def __init__(self, rubric: Rubric, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.rubric = rubric
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="item-header", markup=False)
+        for field in self.rubric.fields:
+            yield Static(Text(field.label), classes="field-label", id=f"label-{field.name}")
+            yield FieldView(field.kind, field.language, id=f"field-{field.name}", classes=f"field-{field.kind}")
+
+    def show(self, item: Item, ordinal: int | None, total: int) -> None:
+        where = f"item {ordinal} of {total}" if ordinal else f"{total} items"
+        header = Text.assemble((clean(item.id), "bold"), "  ", (where, "dim"))
+        if item.split:
+            header.append(f"  · {clean(item.split)} split", "dim")
+        self.query_one("#item-header", Static).update(header)
+        for field in self.rubric.fields:
+            value = item.fields.get(field.name)
+            missing = value in (None, "")
+            label = self.query_one(f"#label-{field.name}", Static)
+            view = self.query_one(f"#field-{field.name}", FieldView)
+            label.display = view.display = not (missing and not field.required)
+            view.set_text(field_text(value) if not missing else "(empty)")
+        self.scroll_home(animate=False)

@@ -1,0 +1,154 @@
+"""The rubric beside the item: each dimension with its score, what the points mean, and guidance.
+
+Rubric files are text from outside the program too, so everything here is built as rich Text (no markup).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from judge_tui.records import Rating
+from judge_tui.rubrics import Dimension, Rubric
+from judge_tui.textsafe import clean
+
+
+def _score_label(rubric: Rubric, value: float | None) -> str:
+    return "—" if value is None else rubric.scale.label(value)
+
+
+class DimensionCard(Static):
+    """One dimension: a single line, or with its anchors and guidance when it has the focus."""
+
+    def __init__(self, rubric: Rubric, dimension: Dimension, **kwargs: object) -> None:
+        super().__init__(markup=False, **kwargs)  # type: ignore[arg-type]
+        self.rubric = rubric
+        self.dimension = dimension
+
+    def show(
+        self, score: float | None, *, focused: bool, expanded: bool, guidance_on: bool,
+        task_type: str | None, keys: Mapping[float, str],
+    ) -> None:
+        rubric, dim = self.rubric, self.dimension
+        self.set_class(focused, "-focused")
+        head = Text()
+        head.append("▶ " if focused else "  ", "bold")
+        head.append(f"{_score_label(rubric, score):>4}  ", "bold reverse" if score is not None else "dim")
+        head.append(clean(dim.name), "bold" if focused else "")
+        if dim.method == "code":
+            head.append("  (computed)", "dim italic")
+        if not expanded:
+            self.update(head)
+            return
+        parts: list[RenderableType] = [head, Text(clean(dim.measures), "italic")]
+        anchors = Table.grid(padding=(0, 1))
+        anchors.add_column(justify="right", no_wrap=True)
+        anchors.add_column(justify="right", no_wrap=True)
+        anchors.add_column()
+        for label, meaning in rubric.anchors(dim).items():
+            point = rubric.scale.parse(label)
+            chosen = score is not None and abs(score - point) < 1e-9
+            anchors.add_row(Text(keys.get(point, ""), "bold"), Text(label, "bold reverse" if chosen else "bold"),
+                            Text(clean(meaning), "" if chosen else "dim"))
+        parts.append(anchors)
+        if guidance_on:
+            guidance = rubric.guidance_for(dim, task_type)
+            if guidance:
+                parts.append(Text.assemble((f"For {clean(task_type or '')}: ", "bold"), clean(guidance)))
+            for question in dim.questions:
+                parts.append(Text.assemble(("· ", "dim"), (clean(question), "dim")))
+        self.update(Group(*parts))
+
+
+class RubricPanel(VerticalScroll, can_focus=False):
+    def __init__(self, rubric: Rubric, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.rubric = rubric
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(clean(self.rubric.name), "bold"), id="rubric-title", markup=False)
+        for dim in self.rubric.dimensions:
+            yield DimensionCard(self.rubric, dim, id=f"dim-{dim.id}", classes="dimension")
+        yield Static(id="rubric-summary", markup=False)
+        yield Static(id="rubric-definitions", markup=False)
+        yield Static(id="others", markup=False)
+
+    def show(
+        self, scores: Mapping[str, float], code_scores: Mapping[str, float], *, cursor: str | None,
+        guidance_on: bool, task_type: str | None, keys: Mapping[float, str],
+    ) -> None:
+        for dim in self.rubric.dimensions:
+            card = self.query_one(f"#dim-{dim.id}", DimensionCard)
+            value = code_scores.get(dim.id) if dim.method == "code" else scores.get(dim.id)
+            focused = dim.id == cursor
+            card.show(value, focused=focused, expanded=focused or dim.method == "code" and guidance_on,
+                      guidance_on=guidance_on, task_type=task_type, keys=keys if focused else {})
+        definitions = self.query_one("#rubric-definitions", Static)
+        definitions.display = guidance_on and bool(self.rubric.definitions)
+        if definitions.display:
+            text = Text("Definitions", "bold")
+            for d in self.rubric.definitions:
+                text.append("\n")
+                text.append(clean(d.term), "italic")
+                text.append(f": {clean(d.meaning)}", "dim")
+            definitions.update(text)
+
+    def scroll_to_dimension(self, dimension_id: str) -> None:
+        self.query_one(f"#dim-{dimension_id}").scroll_visible(animate=False)
+
+    def show_summary(
+        self, *, overall: float | None, verdict: str | None, scored: int, needed: int, flagged: bool,
+        flag_reason: str, submitted: bool, changed: bool, skipped: bool,
+    ) -> None:
+        rubric = self.rubric
+        text = Text()
+        name = clean(rubric.overall_name) if rubric.overall != "label" else "label"
+        if overall is None:
+            text.append(f"{name} —", "bold")
+            text.append(f"  ({scored} of {needed} scored)", "dim")
+        else:
+            shown = rubric.scale.label(overall) if rubric.overall == "label" else f"{overall:.2f}"
+            text.append(f"{name} {shown}", "bold")
+            if verdict and rubric.overall != "label":
+                text.append(f"  → {clean(verdict)}", "bold")
+        if submitted:
+            text.append("\n✓ submitted", "green")
+            if changed:
+                text.append(" · changed since: Enter saves again", "yellow")
+        elif skipped:
+            text.append("\n↷ skipped", "dim")
+        if flagged:
+            text.append("\n⚑ flagged", "bold red")
+            if flag_reason:
+                text.append(": ")
+                text.append(clean(flag_reason))
+        self.query_one("#rubric-summary", Static).update(text)
+
+    def show_others(self, ratings: Sequence[Rating]) -> None:
+        """Other raters' ratings: only ever given ratings of an item this reviewer has submitted."""
+        others = self.query_one("#others", Static)
+        others.display = bool(ratings)
+        if not ratings:
+            others.update("")
+            return
+        text = Text("Other ratings (shown after your own)", "bold")
+        for rating in ratings:
+            text.append("\n")
+            text.append(clean(rating.rater_id), "italic")
+            scores = ", ".join(f"{clean(k)} {self.rubric.scale.label(v)}" for k, v in rating.scores.items())
+            text.append(f": {scores}")
+            if rating.overall is not None and self.rubric.overall != "label":
+                text.append(f" · {rating.overall:.2f}")
+            if rating.verdict:
+                text.append(f" · {clean(rating.verdict)}")
+            reason = rating.notes or str(rating.details.get("reasoning") or rating.details.get("critique") or "")
+            if reason:
+                text.append("\n  ")
+                text.append(clean(reason), "dim")
+        others.update(text)

@@ -1,0 +1,127 @@
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from judge_tui.cli import main
+from judge_tui.store import Store
+from judge_tui.team import load_team, team_agreement
+from judge_tui.tui.screens.adjudication import AdjudicationApp, AdjudicationScreen
+from tests.team_fixtures import exercise_item, rate
+
+DIMS = ("difficulty_match", "instruction_clarity", "learning_objective_alignment")
+
+
+def _db(tmp_path: Path, rubrics) -> Path:
+    eq = rubrics["exercise-quality"]
+    path = tmp_path / "lead.db"
+    with Store(path) as store:
+        store.add_items([exercise_item(n) for n in range(1, 5)])
+
+        def sheet(rows):
+            return {f"E{n:02d}": dict(zip(DIMS, row, strict=True)) for n, row in enumerate(rows, start=1)}
+
+        # E02 differs on clarity, E04 on difficulty and alignment; E01 and E03 agree.
+        rate(store, eq, "ann", "human", sheet([(1, 1, 1), (1, 0, 1), (0.5, 0.5, 0.5), (0, 1, 1)]),
+             notes="[red]too hard[/red] \x1b]0;pwned\x07")
+        rate(store, eq, "bob", "human", sheet([(1, 1, 1), (1, 1, 1), (0.5, 0.5, 0.5), (1, 1, 0)]))
+    return path
+
+
+def test_lead_settles_each_disagreement_with_the_rating_keys(tmp_path: Path, rubrics):
+    path = _db(tmp_path, rubrics)
+    eq = rubrics["exercise-quality"]
+
+    async def scenario() -> None:
+        with Store(path) as store:
+            app = AdjudicationApp(store, eq, "lead")
+            async with app.run_test(size=(140, 40)) as pilot:
+                await pilot.pause()
+                screen = app.screen
+                assert isinstance(screen, AdjudicationScreen)
+                assert [d.item_id for d in screen.items] == ["E02", "E04"]
+                # Difficulty and alignment are agreed on E02, so only clarity (the cursor) is open.
+                assert screen.choice == {"difficulty_match": 1.0, "learning_objective_alignment": 1.0}
+                assert screen.judged[screen.cursor] == "instruction_clarity"
+                notes = str(screen.query_one("#adj-notes").render())
+                assert "[red]too hard[/red]" in notes and "\x1b" not in notes  # shown as text, escapes removed
+                await pilot.press("enter")  # not every dimension set: nothing is saved
+                assert store.rating("E02", "consensus") is None
+                await pilot.press("1", "enter")  # clarity = 0.5, save
+                await pilot.pause()
+                assert screen.current.item_id == "E04"
+                assert screen.choice == {"instruction_clarity": 1.0}
+                await pilot.press("2", "down", "0", "enter")  # difficulty 1, clarity kept, alignment 0
+                await pilot.pause()
+                assert all(d.adjudicated for d in screen.items)
+                await pilot.press("escape")
+        with Store(path) as store:
+            first = store.rating("E02", "consensus")
+            assert first.scores["instruction_clarity"] == 0.5 and first.scores["structural_validity"] == 1.0
+            assert first.details == {"adjudicated": True, "from": ["ann", "bob"], "by": "lead"}
+            assert store.rater("consensus")["kind"] == "human"
+            second = store.rating("E04", "consensus")
+            assert {d: second.scores[d] for d in DIMS} == {"difficulty_match": 1.0, "instruction_clarity": 1.0,
+                                                           "learning_objective_alignment": 0.0}
+            # The consensus rater is never one of the experts.
+            view = load_team(store, eq)
+            assert view.experts == ("ann", "bob")
+            assert team_agreement(view).dimensions[1].adjudicated_items == 2
+
+    asyncio.run(scenario())
+
+
+def test_an_expert_as_lead_sees_only_items_they_rated(tmp_path: Path, rubrics):
+    path = _db(tmp_path, rubrics)
+    eq = rubrics["exercise-quality"]
+    with Store(path) as store:
+        store.add_items([exercise_item(5)])
+        rate(store, eq, "bob", "human", {"E05": dict.fromkeys(DIMS, 1.0)})
+        rate(store, eq, "cat", "human", {"E05": dict.fromkeys(DIMS, 0.0)})
+
+    async def scenario() -> None:
+        with Store(path) as store:
+            app = AdjudicationApp(store, eq, "ann")
+            async with app.run_test(size=(140, 40)) as pilot:
+                await pilot.pause()
+                assert [d.item_id for d in app.screen.items] == ["E02", "E04"]  # not E05: ann has not rated it
+
+    asyncio.run(scenario())
+
+
+def test_adjudicate_command_without_disagreements_or_experts(tmp_path: Path, rubrics, capsys):
+    eq = rubrics["exercise-quality"]
+    path = tmp_path / "calm.db"
+    with Store(path) as store:
+        store.add_items([exercise_item(1)])
+        rate(store, eq, "ann", "human", {"E01": dict.fromkeys(DIMS, 1.0)})
+    assert main(["adjudicate", "--db", str(path), "--reviewer", "lead", "--rubric", "exercise-quality"]) == 1
+    assert "at least two experts; found 1" in capsys.readouterr().err
+    with Store(path) as store:
+        rate(store, eq, "bob", "human", {"E01": dict.fromkeys(DIMS, 1.0)})
+    assert main(["adjudicate", "--db", str(path), "--reviewer", "lead", "--rubric", "exercise-quality"]) == 0
+    assert "nothing to settle" in capsys.readouterr().out
+    assert main(["adjudicate", "--db", str(path), "--rubric", "exercise-quality"]) == 1
+    assert "Pass --reviewer ID" in capsys.readouterr().err
+
+
+def test_c_on_the_rating_screen_opens_adjudication_and_escape_returns(tmp_path: Path, rubrics):
+    from judge_tui.tui.app import JudgeTuiApp
+    from judge_tui.tui.screens.rating import RatingScreen
+
+    path = _db(tmp_path, rubrics)
+
+    async def scenario() -> None:
+        with Store(path) as store:
+            app = JudgeTuiApp(store, rubrics["exercise-quality"], reviewer="bob")
+            async with app.run_test(size=(140, 40)) as pilot:
+                await pilot.pause()
+                await pilot.press("c")
+                await pilot.pause()
+                assert isinstance(app.screen, AdjudicationScreen)
+                assert [d.item_id for d in app.screen.items] == ["E02", "E04"]
+                await pilot.press("escape")
+                await pilot.pause()
+                assert isinstance(app.screen, RatingScreen)
+
+    asyncio.run(scenario())

@@ -1,0 +1,204 @@
+"""The summary screen and the disagreement browser, driven through their real keys on a real database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from textual.app import App
+from textual.widgets import DataTable, Static
+
+from judge_tui.records import Rating
+from judge_tui.store import Store
+from judge_tui.tui.screens.disagreements import DisagreementScreen, RevisionNoteScreen
+from judge_tui.tui.screens.summary import SummaryScreen, scatter_plot
+from tests.agreement_data import exercise_items, load_ratings, ratings_file
+
+REVIEWER, OTHER, JUDGE = "EXP001", "EXP002", "judge:test-model:exercise-quality@1"
+SUBMITTED = 24
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class Host(App[None]):
+    """The smallest app that opens the summary screen, as the rating screen's key does."""
+
+    def __init__(self, store: Store, reviewer: str = REVIEWER) -> None:
+        super().__init__()
+        self.store = store
+        self.reviewer = reviewer
+
+    def on_mount(self) -> None:
+        self.push_screen(SummaryScreen(self.store, "exercise-quality", self.reviewer))
+
+
+@pytest.fixture
+def rated_db(tmp_path: Path, rubrics) -> Path:
+    """40 items: the reviewer submitted 24, a colleague all 40, the judge all 40 (10 of them twice)."""
+    rubric = rubrics["exercise-quality"]
+    items = exercise_items(40, rubric)
+    db = tmp_path / "screens.db"
+    with Store(db) as store:
+        store.add_items(items)
+        mine = ratings_file(tmp_path / "me.jsonl", rubric, items[:SUBMITTED], seed=21)
+        other = ratings_file(tmp_path / "other.jsonl", rubric, items, seed=22)
+        judge = ratings_file(tmp_path / "judge.jsonl", rubric, items, seed=23, kind="judge",
+                             base={**other, **mine}, noise=0.35)
+        ratings_file(tmp_path / "again.jsonl", rubric, items[:10], seed=24, kind="judge", base=judge, noise=0.2)
+        load_ratings(store, rubric, tmp_path / "me.jsonl", REVIEWER, "human")
+        load_ratings(store, rubric, tmp_path / "other.jsonl", OTHER, "human")
+        load_ratings(store, rubric, tmp_path / "judge.jsonl", JUDGE, "judge")
+        load_ratings(store, rubric, tmp_path / "again.jsonl", JUDGE, "judge", repeat=1)
+    return db
+
+
+async def settle(app: App, pilot) -> None:
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def screen_text(screen) -> str:
+    return "\n".join(str(w.render()) for w in screen.query(Static))
+
+
+@pytest.mark.anyio
+async def test_summary_compares_only_submitted_items(rated_db: Path):
+    with Store(rated_db) as store:
+        app = Host(store)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            screen = app.screen
+            assert isinstance(screen, SummaryScreen)
+            report = screen.report
+            assert report is not None
+            # The blind rule: only the reviewer, and only the items they submitted.
+            assert report.human.rater_ids == (REVIEWER,) and report.judge.rater_ids == (JUDGE,)
+            assert report.counts["compared"] == SUBMITTED
+            assert all(row.agreement.n == SUBMITTED for row in report.rows)
+            assert {s.value for b in report.breakdowns for s in b.sections if b.by == "split"} == {
+                "train", "dev", "test"}
+            assert sum(s.summary.cases for s in report.breakdowns[0].sections) == SUBMITTED
+            assert [b.by for b in report.breakdowns] == ["cefr_level", "split"]  # no task types in this rubric
+            assert report.self_agreement[0].items == 10
+            assert report.human_overall.size == SUBMITTED
+            assert all(r.corrected is None for r in report.rows)
+            text = screen_text(screen)
+            assert "Verdict" in text and "you (EXP001) against" in text and "24 items" in text
+
+
+@pytest.mark.anyio
+async def test_disagreements_sorted_marked_and_blind(rated_db: Path):
+    with Store(rated_db) as store:
+        app = Host(store)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            await pilot.press("d")
+            await settle(app, pilot)
+            screen = app.screen
+            assert isinstance(screen, DisagreementScreen)
+            table = screen.query_one("#dis-list", DataTable)
+            ids = [row.key.value for row in table.ordered_rows]
+            assert sorted(ids) == [f"E{i:03d}" for i in range(SUBMITTED)]  # never an item not yet submitted
+            gaps = [float(table.get_row_at(i)[1]) for i in range(len(ids))]
+            assert gaps == sorted(gaps, reverse=True) and gaps[0] > 0
+            first = ids[0]
+            human, judge = store.rating(first, REVIEWER), store.rating(first, JUDGE)
+            assert abs(gaps[0] - abs(human.overall - judge.overall)) < 0.006
+            text = screen_text(screen)
+            assert f"human note on {first}" in text and f"judge reasoning on {first}" in text
+
+            await pilot.press("down")
+            second = ids[1]
+            assert screen.current == second
+            await pilot.press("m")
+            assert isinstance(app.screen, RevisionNoteScreen)
+            await pilot.press(*"too lenient", "enter")
+            assert store.revision_marks("exercise-quality") == {second: "too lenient"}
+            with Store(rated_db) as other:  # committed: another connection sees it
+                assert other.revision_marks("exercise-quality") == {second: "too lenient"}
+            assert table.get_row(second)[-1] == "✎"
+            assert "too lenient" in screen_text(screen)
+            await pilot.press("m", "escape")  # cancelling keeps the mark as it was
+            assert store.revision_marks("exercise-quality") == {second: "too lenient"}
+            await pilot.press("u")
+            assert store.revision_marks("exercise-quality") == {}
+            assert table.get_row(second)[-1] == ""
+            await pilot.press("escape")
+            assert isinstance(app.screen, SummaryScreen)
+
+
+@pytest.mark.anyio
+async def test_reviewer_with_nothing_submitted_sees_a_message(rated_db: Path):
+    with Store(rated_db) as store:
+        store.ensure_rater("NEW01", "human")
+        app = Host(store, reviewer="NEW01")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(app, pilot)
+            assert app.screen.report is None
+            assert "None of the items you submitted" in screen_text(app.screen)
+            await pilot.press("d")
+            await settle(app, pilot)
+            assert "None of the items you submitted" in screen_text(app.screen)
+
+
+@pytest.mark.anyio
+async def test_untrusted_notes_are_shown_as_text(rated_db: Path, rubrics):
+    rubric = rubrics["exercise-quality"]
+    with Store(rated_db) as store:
+        version = store.ensure_rubric_version(rubric)
+        mine = store.rating("E000", REVIEWER)
+        scores = {k: (0.0 if k != "structural_validity" else v) for k, v in mine.scores.items()}
+        store.save_rating(Rating(item_id="E000", rater_id=REVIEWER, rubric_version_id=version, scores=scores,
+                                 overall=rubric.overall_score(scores), notes="[bold]mine[/] \x1b]0;title\x07ok"))
+        theirs = store.rating("E000", JUDGE)
+        judge_scores = {k: (1.0 if k != "structural_validity" else v) for k, v in theirs.scores.items()}
+        store.save_rating(Rating(item_id="E000", rater_id=JUDGE, rubric_version_id=version, scores=judge_scores,
+                                 overall=rubric.overall_score(judge_scores), notes="[@click=app.quit]x[/]",
+                                 details={"issues": ["[red]a", {"k": 1}]}))
+        app = Host(store)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            await pilot.press("d")
+            await settle(app, pilot)
+            screen = app.screen
+            assert screen.current == "E000"  # the largest gap comes first
+            text = screen_text(screen)
+            assert "[bold]mine[/] ok" in text and "\x1b" not in text
+            assert "[@click=app.quit]x[/]" in text and "• [red]a" in text
+            assert app.is_running
+
+
+def test_scatter_plot_counts_land_in_their_cells():
+    human = np.array([0.0, 0.0, 1.0, 0.5, 0.52])
+    judge = np.array([0.0, 0.0, 0.0, 0.5, 0.48])
+    lines = scatter_plot(human, judge).plain.splitlines()
+    grid = lines[1:12]  # judge 1.0 at the top down to 0.0
+    bottom = grid[-1].split("│")[1]
+    assert bottom.split() == ["2", *["·"] * 9, "1"]
+    middle = grid[5].split("│")[1]
+    assert middle.split()[5] == "2"
+    assert "5 items" in lines[0]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_summary_snapshot(rated_db: Path, snap_compare, size):
+    with Store(rated_db) as store:
+        async def ready(pilot) -> None:
+            await settle(pilot.app, pilot)
+
+        assert snap_compare(Host(store), terminal_size=size, run_before=ready)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_disagreements_snapshot(rated_db: Path, snap_compare, size):
+    with Store(rated_db) as store:
+        async def open_list(pilot) -> None:
+            await settle(pilot.app, pilot)
+            await pilot.press("d")
+            await settle(pilot.app, pilot)
+
+        assert snap_compare(Host(store), terminal_size=size, run_before=open_list)

@@ -1,0 +1,155 @@
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from judge_tui.cli import main
+from judge_tui.merging import merge_database
+from judge_tui.records import Item
+from judge_tui.store import Store, StoreError
+from tests.team_fixtures import binary_item, expert_db, rate
+
+
+def _file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _table_rows(path: Path, sql: str) -> list[tuple]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute(sql).fetchall()
+
+
+def test_merge_brings_items_raters_ratings_and_is_idempotent(tmp_path: Path, rubrics):
+    binary = rubrics["binary"]
+    items = [binary_item(n) for n in range(1, 6)]
+    ours = expert_db(tmp_path / "a" / "ann.db", binary, items[:3], "ann", {"P01": {"label": 1.0}})
+    theirs = expert_db(tmp_path / "b" / "bob.db", binary, items, "bob",
+                       {f"P0{n}": {"label": float(n % 2)} for n in range(1, 6)}, notes="[bold]mine[/]")
+    before = _file_digest(theirs)
+
+    with Store(ours) as store:
+        first = merge_database(store, theirs)
+        assert first.added["ratings"] == 5 and first.added["items"] == 2 and first.added["raters"] == 1
+        assert first.added["rubric_versions"] == 0  # same rubric definition, matched by content hash
+        assert first.problems == 0
+        assert store.count_ratings(rater_id="bob") == 5
+        assert store.rating("P04", "bob").notes == "[bold]mine[/]"
+        # New items go after ours, in the other database's order.
+        assert [i.id for i in store.iter_items("binary")] == ["P01", "P02", "P03", "P04", "P05"]
+
+        second = merge_database(store, theirs)
+        assert not second.changed and second.unchanged_ratings == 5 and second.problems == 0
+    assert _file_digest(theirs) == before  # the other file is only read
+    snapshot = _table_rows(ours, "SELECT * FROM ratings ORDER BY id")
+    with Store(ours) as store:
+        merge_database(store, theirs)
+    assert _table_rows(ours, "SELECT * FROM ratings ORDER BY id") == snapshot
+
+
+def test_rubric_versions_are_remapped_by_content(tmp_path: Path, rubrics):
+    binary, cis = rubrics["binary"], rubrics["cis"]
+    # Versions recorded in another order get other ids in each file.
+    with Store(tmp_path / "ours.db") as store:
+        store.ensure_rubric_version(cis)
+        store.add_items([binary_item(1)])
+        rate(store, binary, "ann", "human", {"P01": {"label": 1.0}})
+    other = expert_db(tmp_path / "theirs.db", binary, [binary_item(1)], "bob", {"P01": {"label": 0.0}})
+    with Store(tmp_path / "ours.db") as store:
+        result = merge_database(store, other)
+        assert result.added["rubric_versions"] == 0
+        binary_version = store.rubric_version_by_hash(binary.content_hash)["id"]
+        assert store.rating("P01", "bob").rubric_version_id == binary_version == 2
+
+
+def test_conflicting_rating_keeps_ours_and_is_reported(tmp_path: Path, rubrics):
+    binary = rubrics["binary"]
+    items = [binary_item(1), binary_item(2)]
+    ours = expert_db(tmp_path / "ours.db", binary, items, "ann", {"P01": {"label": 1.0}, "P02": {"label": 1.0}})
+    # The same expert's rating of P01 changed on another copy of the database.
+    theirs = expert_db(tmp_path / "copy.db", binary, items, "ann", {"P01": {"label": 0.0}, "P02": {"label": 1.0}})
+    with Store(ours) as store:
+        result = merge_database(store, theirs)
+        assert result.added["ratings"] == 0 and result.unchanged_ratings == 1
+        [conflict] = result.rating_conflicts
+        assert (conflict.item_id, conflict.rater_id, conflict.repeat) == ("P01", "ann", 0)
+        assert conflict.ours["scores"] == {"label": 1.0} and conflict.theirs["scores"] == {"label": 0.0}
+        assert store.rating("P01", "ann").scores == {"label": 1.0}
+        again = merge_database(store, theirs)
+        assert len(again.rating_conflicts) == 1 and not again.changed
+
+
+def test_item_with_other_content_is_reported_and_its_ratings_skipped(tmp_path: Path, rubrics):
+    binary = rubrics["binary"]
+    ours = expert_db(tmp_path / "ours.db", binary, [binary_item(1), binary_item(2)], "ann", {"P01": {"label": 1.0}})
+    changed = Item(id="P02", rubric="binary", fields={"query": "edited", "criterion": "vegan", "response": "x"})
+    theirs = expert_db(tmp_path / "theirs.db", binary, [binary_item(1), changed], "bob",
+                       {"P01": {"label": 1.0}, "P02": {"label": 0.0}})
+    with Store(ours) as store:
+        result = merge_database(store, theirs)
+        assert result.added["ratings"] == 1
+        [diff] = result.item_differences
+        assert diff.item_id == "P02" and "different content" in diff.problem and diff.skipped_ratings == ("bob",)
+        assert store.item("P02").fields["query"] == "question 2"
+        assert store.rating("P02", "bob") is None
+
+
+def test_rater_of_another_kind_is_reported(tmp_path: Path, rubrics):
+    binary = rubrics["binary"]
+    ours = expert_db(tmp_path / "ours.db", binary, [binary_item(1)], "ann", {"P01": {"label": 1.0}})
+    with Store(tmp_path / "theirs.db") as other:
+        other.add_items([binary_item(1)])
+        rate(other, binary, "ann", "judge", {"P01": {"label": 0.0}})
+    with Store(ours) as store:
+        result = merge_database(store, tmp_path / "theirs.db")
+        [conflict] = result.rater_conflicts
+        assert (conflict.our_kind, conflict.their_kind, conflict.skipped_ratings) == ("human", "judge", 1)
+
+
+def test_merge_keeps_judge_details_and_repeats(tmp_path: Path, rubrics):
+    binary = rubrics["binary"]
+    ours = expert_db(tmp_path / "ours.db", binary, [binary_item(1)], "ann", {"P01": {"label": 1.0}})
+    with Store(tmp_path / "judge.db") as other:
+        other.add_items([binary_item(1)])
+        rate(other, binary, "judge:m:binary@abc", "judge", {"P01": {"label": 1.0}}, prompt_version="abc")
+        rate(other, binary, "judge:m:binary@abc", "judge", {"P01": {"label": 0.0}}, repeat=1,
+             prompt_version="abc")
+        other.record_prompt_version("binary", "abc", 1, template="t", reason="first")
+    with Store(ours) as store:
+        result = merge_database(store, tmp_path / "judge.db")
+        assert result.added["ratings"] == 2 and result.added["prompt_versions"] == 1
+        assert store.rater("judge:m:binary@abc")["prompt_version"] == "abc"
+        assert [r.repeat for r in store.ratings_for_item("P01") if r.rater_id.startswith("judge")] == [0, 1]
+
+
+def test_not_a_database_and_same_file_are_clear_errors(tmp_path: Path, rubrics):
+    text = tmp_path / "notes.db"
+    text.write_text("not sqlite " * 100)
+    with Store(tmp_path / "ours.db") as store:
+        with pytest.raises(StoreError, match="notes.db"):
+            merge_database(store, text)
+        with pytest.raises(StoreError, match="no such file"):
+            merge_database(store, tmp_path / "missing.db")
+        with pytest.raises(StoreError, match="same database"):
+            merge_database(store, tmp_path / "ours.db")
+    plain = tmp_path / "plain.db"
+    sqlite3.connect(plain).execute("CREATE TABLE t (x)").connection.close()
+    with Store(tmp_path / "ours.db") as store, pytest.raises(StoreError, match="not a judge-tui database"):
+        merge_database(store, plain)
+
+
+def test_merge_command_reports_conflicts(tmp_path: Path, rubrics, capsys):
+    binary = rubrics["binary"]
+    items = [binary_item(1), binary_item(2)]
+    ours = expert_db(tmp_path / "ours.db", binary, items, "ann", {"P01": {"label": 1.0}})
+    same_rater = expert_db(tmp_path / "copy.db", binary, items, "ann", {"P01": {"label": 0.0}})
+    other = expert_db(tmp_path / "bob.db", binary, items, "bob", {"P01": {"label": 1.0}, "P02": {"label": 1.0}})
+    assert main(["merge", "--db", str(ours), str(other), str(same_rater)]) == 0
+    out = capsys.readouterr().out
+    assert "bob.db: added 2 ratings, 0 items, 1 rater, 0 rubric versions (0 ratings already here)." in out
+    assert "CONFLICT rating of P01 by ann" in out and "kept ours" in out
+    assert "1 conflict:" in out
+    assert main(["merge", "--db", str(ours), str(tmp_path / "nope.db")]) == 1
+    assert "nope.db: no such file. Nothing was merged from it." in capsys.readouterr().err

@@ -1,0 +1,122 @@
+"""judge-tui split: stratified on the human label, deterministic, few-shot examples stay in train."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from formats_helpers import binary_item, run, write_jsonl
+
+from judge_tui.importing import import_items, import_ratings
+from judge_tui.splits import plan_split, quotas
+from judge_tui.store import Store
+
+N_PASS, N_FAIL, N_UNLABELLED = 40, 20, 7
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    """67 binary items: 40 labelled PASS, 20 FAIL by a person, 7 with no label (one of them only judged)."""
+    path = tmp_path / "s.db"
+    total = N_PASS + N_FAIL + N_UNLABELLED
+    with Store(path) as store:
+        import_items(store, write_jsonl(tmp_path / "i.jsonl", [binary_item(f"P{i:03d}", i) for i in range(total)]),
+                     "binary")
+        labels = [{"item_id": f"P{i:03d}", "label": "PASS" if i < N_PASS else "FAIL"}
+                  for i in range(N_PASS + N_FAIL)]
+        import_ratings(store, write_jsonl(tmp_path / "l.jsonl", labels), "EXP001", "human")
+        judged = [{"item_id": f"P{total - 1:03d}", "label": "PASS"}]
+        import_ratings(store, write_jsonl(tmp_path / "j.jsonl", judged), "judge:m:binary@1", "judge")
+    return path
+
+
+def _splits(db: Path) -> dict[str, str]:
+    with Store(db) as store:
+        return {item.id: item.split for item in store.iter_items("binary")}
+
+
+def test_stratified_counts_are_printed_and_stored(db: Path, capsys):
+    code, out, err = run(capsys, "split", "--seed", "7", "--db", db)
+    assert code == 0, err
+    splits = _splits(db)
+    by_stratum = Counter((("PASS" if int(i[1:]) < N_PASS else "FAIL" if int(i[1:]) < N_PASS + N_FAIL else "none"),
+                          s) for i, s in splits.items())
+    # 15/40/45 of 40 = 6/16/18; of 20 = 3/8/9; of 7 = 1.05/2.8/3.15 -> 1/3/3 by largest remainder
+    assert (by_stratum["PASS", "train"], by_stratum["PASS", "dev"], by_stratum["PASS", "test"]) == (6, 16, 18)
+    assert (by_stratum["FAIL", "train"], by_stratum["FAIL", "dev"], by_stratum["FAIL", "test"]) == (3, 8, 9)
+    assert (by_stratum["none", "train"], by_stratum["none", "dev"], by_stratum["none", "test"]) == (1, 3, 3)
+    table = [line.split() for line in out.splitlines()]
+    assert ["stratum", "train", "dev", "test", "total"] in table
+    assert ["PASS", "6", "16", "18", "40"] in table
+    assert ["FAIL", "3", "8", "9", "20"] in table
+    assert ["(no", "label)", "1", "3", "3", "7"] in table
+    assert ["all", "10", "27", "30", "67"] in table
+
+
+def test_same_seed_same_split_other_seed_differs(db: Path, capsys):
+    run(capsys, "split", "--seed", "3", "--db", db)
+    first = _splits(db)
+    run(capsys, "split", "--seed", "4", "--db", db)
+    other = _splits(db)
+    run(capsys, "split", "--seed", "3", "--db", db)
+    assert _splits(db) == first
+    assert other != first
+
+
+def test_few_shot_examples_stay_in_train_and_count_toward_it(db: Path, capsys):
+    run(capsys, "split", "--seed", "1", "--db", db)
+    test_items = sorted(i for i, s in _splits(db).items() if s == "test" and int(i[1:]) < N_PASS)[:8]
+    with Store(db) as store:
+        store.mark_few_shot_used(test_items)  # as if a bad earlier run had used them: they belong in train
+    code, _out, err = run(capsys, "split", "--seed", "1", "--db", db)
+    assert code == 0
+    assert "were outside train; put back in train" in err
+    splits = _splits(db)
+    assert all(splits[i] == "train" for i in test_items)
+    passes = Counter(s for i, s in splits.items() if int(i[1:]) < N_PASS)
+    # 8 pinned > the 6 train places: the other 32 share dev/test as 40:45
+    assert passes == {"train": 8, "dev": 15, "test": 17}
+    for seed in (2, 3, 4):
+        run(capsys, "split", "--seed", seed, "--db", db)
+        assert all(_splits(db)[i] == "train" for i in test_items)
+
+
+def test_latest_human_label_decides_the_stratum(tmp_path: Path):
+    ids = [f"x{i}" for i in range(10)]
+    labels = dict.fromkeys(ids[:5], "PASS") | dict.fromkeys(ids[5:], "FAIL")
+    plan = plan_split(ids, labels, set(), seed=0, rubric="binary", proportions=(0.2, 0.4, 0.4))
+    assert plan.counts == {"FAIL": {"train": 1, "dev": 2, "test": 2}, "PASS": {"train": 1, "dev": 2, "test": 2}}
+    assert plan_split(list(reversed(ids)), labels, set(), seed=0, rubric="binary",
+                      proportions=(0.2, 0.4, 0.4)).assignment == plan.assignment
+
+
+def test_quotas_add_up():
+    for n in range(0, 50):
+        counts = quotas(n, [0.15, 0.40, 0.45])
+        assert sum(counts) == n and all(c >= 0 for c in counts)
+    assert quotas(10, [1, 0, 0]) == [10, 0, 0]
+    assert quotas(4, [0.15, 0.40, 0.45]) == [1, 1, 2]  # .6/.6/.8 remainders: the tie goes to the earlier split
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--train", "0.2", "--dev", "0.4", "--test", "0.3"], "must add up to 1; they add up to 0.9"),
+    (["--train", "-0.1", "--dev", "0.6", "--test", "0.5"], "--train must be a share between 0 and 1"),
+])
+def test_bad_proportions(db: Path, capsys, args, message):
+    before = _splits(db)
+    code, _out, err = run(capsys, "split", *args, "--db", db)
+    assert code == 1 and message in err
+    assert _splits(db) == before
+
+
+def test_empty_database(tmp_path: Path, capsys):
+    Store(tmp_path / "empty.db").close()
+    code, _out, err = run(capsys, "split", "--db", tmp_path / "empty.db")
+    assert code == 1 and "no items to split" in err
+
+
+def test_missing_database_is_not_created(tmp_path: Path, capsys):
+    code, _out, err = run(capsys, "split", "--db", tmp_path / "typo.db")
+    assert code == 1 and "no such database" in err
+    assert not (tmp_path / "typo.db").exists()

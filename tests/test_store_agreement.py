@@ -1,0 +1,51 @@
+"""The store's agreement queries: score arrays, item fields by key, raters of a rubric, revision marks."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from judge_tui.records import Item, Rating
+from judge_tui.store import Store
+
+
+def test_rater_scores_arrays_and_item_fields(store: Store, rubrics):
+    rubric = rubrics["binary"]
+    version = store.ensure_rubric_version(rubric)
+    store.add_items([Item(id=f"P{i}", rubric="binary", split="test" if i % 2 else "dev",
+                          fields={"query": "q", "criterion": "c", "response": "r", "a.b": i, "tag": None})
+                     for i in range(4)])
+    store.ensure_rater("H", "human")
+    store.ensure_rater("J", "judge")
+    store.save_ratings([Rating(item_id="P1", rater_id="H", rubric_version_id=version, scores={"label": 1.0},
+                               overall=1.0),
+                        Rating(item_id="P2", rater_id="H", rubric_version_id=version, scores={}, overall=None),
+                        Rating(item_id="P1", rater_id="J", rubric_version_id=version, scores={"label": 0.0},
+                               overall=0.0, repeat=1)])
+    scores = store.rater_scores("binary", "H", ["label"])
+    assert scores.scores.shape == (2, 1)
+    assert scores.scores[0, 0] == 1.0 and np.isnan(scores.scores[1, 0]) and np.isnan(scores.overall[1])
+    assert store.rater_scores("binary", "H", ["label"], split="test").item_keys.size == 1
+    judge = store.rater_scores("binary", "J", ["label"])
+    assert judge.repeats.tolist() == [1] and judge.versions.tolist() == [version]
+    assert store.rater_scores("cis", "H", ["r"]).scores.shape == (0, 1)
+    keys, values = store.item_field_values("binary", "a.b")  # a dot in a field name is taken literally
+    assert values == [0, 1, 2, 3] and keys.tolist() == sorted(keys.tolist())
+    _, ids = store.item_field_values("binary", "id")
+    assert ids == ["P0", "P1", "P2", "P3"]
+    assert dict(zip(ids, store.item_field_values("binary", "split")[1], strict=True))["P1"] == "test"
+    assert store.item_fields_present("binary", "a.b") and not store.item_fields_present("binary", "colour")
+    assert store.item_fields_present("binary", "tag")  # present, if null: a breakdown shows "(none)"
+    assert [r["id"] for r in store.rubric_raters("binary")] == ["H", "J"]
+    assert store.rubric_raters("cis") == []
+
+
+def test_revision_marks(store: Store):
+    store.add_items([Item(id="E1", rubric="exercise-quality", fields={}), Item(id="E2", rubric="exercise-quality",
+                                                                           fields={"x": 1})])
+    store.mark_for_revision("E1", "exercise-quality", "too lenient on clarity")
+    store.mark_for_revision("E2", "exercise-quality")
+    store.mark_for_revision("E1", "exercise-quality", "anchors for 0.5 are vague")
+    assert store.revision_marks("exercise-quality") == {"E1": "anchors for 0.5 are vague", "E2": ""}
+    store.unmark_for_revision("E2", "exercise-quality")
+    assert store.revision_marks("exercise-quality") == {"E1": "anchors for 0.5 are vague"}
+    assert store.revision_marks("cis") == {}

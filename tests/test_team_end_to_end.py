@@ -1,0 +1,121 @@
+"""Three experts rate on their own machines; the lead merges, adds two judge prompt versions and reports."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import krippendorff
+import pytest
+
+from judge_tui.cli import main
+
+DIMS = ("difficulty_match", "instruction_clarity", "learning_objective_alignment")
+SHEETS = {
+    "ann": [(1, 1, 1), (0.5, 1, 1), (0, 0.5, 1), (1, 0.5, 0.5), (0.5, 0.5, 0), (1, 1, 0.5)],
+    "bob": [(1, 1, 1), (0.5, 0.5, 1), (0, 0.5, 1), (1, 1, 0.5), (0.5, 0, 0), (1, 1, 0.5)],
+    "cat": [(1, 0.5, 1), (0.5, 1, 1), (0.5, 0.5, 1), (1, 0.5, 0.5), (0.5, 0.5, 0), (0.5, 1, 0.5)],
+}
+JUDGE_P1 = [(1, 1, 1), (1, 1, 1), (0, 1, 1), (1, 1, 1), (1, 1, 1), (1, 1, 1)]  # lenient
+JUDGE_P2 = [(1, 1, 1), (0.5, 1, 1), (0, 0.5, 1), (1, 0.5, 0.5), (0.5, 0.5, 0), (1, 1, 0.5)]  # tightened
+
+
+def _write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def _sheet(rows) -> list[dict]:
+    return [{"item_id": f"E{n:02d}", "scores": dict(zip(DIMS, row, strict=True))}
+            for n, row in enumerate(rows, start=1)]
+
+
+def _items(tmp_path: Path) -> Path:
+    rows = []
+    for n in range(1, 7):
+        rows.append({"id": f"E{n:02d}", "split": "dev", "source_document": f"<doc>Text {n}</doc>",
+                     "instruction": f"Practise {n}", "cefr_level": "B1", "focus": "verbs",
+                     "exercise": f'<exercise><blank answer="w{n}" student-answer=""/></exercise>'})
+    return _write_jsonl(tmp_path / "items.jsonl", rows)
+
+
+def _run(*args: str) -> None:
+    assert main(list(args)) == 0
+
+
+@pytest.fixture
+def lead_db(tmp_path: Path) -> Path:
+    items = _items(tmp_path)
+    laptops = []
+    for expert, rows in SHEETS.items():
+        folder = tmp_path / expert
+        folder.mkdir()
+        db = folder / "judge-tui.db"
+        _run("import", str(items), "--rubric", "exercise-quality", "--db", str(db))
+        _run("import-ratings", str(_write_jsonl(folder / "mine.jsonl", _sheet(rows))), "--rater", expert,
+             "--kind", "human", "--db", str(db))
+        laptops.append(str(db))
+    lead = tmp_path / "lead" / "judge-tui.db"
+    _run("merge", "--db", str(lead), *laptops)
+    for version, rows in (("p1", JUDGE_P1), ("p2", JUDGE_P2)):
+        _run("import-ratings", str(_write_jsonl(tmp_path / f"{version}.jsonl", _sheet(rows))), "--rater",
+             f"judge:m:exercise-quality@{version}", "--kind", "judge", "--model", "m", "--db", str(lead))
+    return lead
+
+
+def test_merged_experts_report_alpha_judge_agreement_and_consensus(lead_db: Path, capsys):
+    capsys.readouterr()
+    _run("report", "--db", str(lead_db), "--rubric", "exercise-quality", "--format", "json")
+    data = json.loads(capsys.readouterr().out)
+    team = data["team"]
+    assert team["experts"] == ["ann", "bob", "cat"] and team["judge"] == "judge:m:exercise-quality@p2"
+    difficulty = team["dimensions"][0]
+    expected = krippendorff.alpha(reliability_data=[[r[0] for r in SHEETS[e]] for e in SHEETS],
+                                  level_of_measurement="ordinal", value_domain=[0, 0.5, 1])
+    assert difficulty["alpha"] == pytest.approx(expected, abs=1e-4)
+    # p2 copies ann's sheet: ann agrees on every score, the consensus on the items where the mean is on ann's.
+    assert difficulty["experts_vs_judge"]["ann"]["alignment"] == 1.0
+    assert difficulty["experts_vs_judge"]["cat"]["alignment"] == pytest.approx(4 / 6, abs=1e-4)
+    assert difficulty["consensus_vs_judge"]["n"] == 6
+    assert team["pooled_alignment"]["ann"] == 1.0
+
+
+def test_report_text_in_a_real_process_and_the_prompt_change_with_compare(lead_db: Path, tmp_path: Path):
+    env = {**os.environ, "JUDGE_TUI_HOME": str(tmp_path / "home")}
+    done = subprocess.run([sys.executable, "-m", "judge_tui", "report", "--db", str(lead_db), "--rubric",
+                           "exercise-quality"], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "Team: agreement among experts" in out and "3 experts (ann, bob, cat) on 6 items" in out
+    assert "alpha" in out and "consensus" in out
+    done = subprocess.run([sys.executable, "-m", "judge_tui", "report", "--db", str(lead_db), "--rubric",
+                           "exercise-quality", "--compare", "p1", "p2", "--format", "json"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    comparison = json.loads(done.stdout)["version_comparison"]
+    assert comparison["split"] == "dev" and comparison["items"] == 6
+    assert comparison["alignment"]["v2"] > comparison["alignment"]["v1"]
+    clarity = comparison["dimensions"][1]
+    # Consensus clarity (mean of ann, bob, cat): 5/6, 5/6, 1/2, 2/3, 1/3, 1. p1 says 1 everywhere; 1 - 5/6 is
+    # 0.167, beyond the tolerance, so only E06 is aligned.
+    assert clarity["alignment"]["v1"] == pytest.approx(1 / 6, abs=1e-4)
+
+
+def test_experts_merged_before_any_judging_still_get_their_team_figures(tmp_path: Path, capsys):
+    items = _items(tmp_path)
+    lead = tmp_path / "lead.db"
+    for expert, rows in SHEETS.items():
+        _run("import", str(items), "--rubric", "exercise-quality", "--db", str(lead))
+        _run("import-ratings", str(_write_jsonl(tmp_path / f"{expert}.jsonl", _sheet(rows))), "--rater", expert,
+             "--kind", "human", "--db", str(lead))
+    capsys.readouterr()
+    _run("report", "--db", str(lead), "--rubric", "exercise-quality")
+    out = capsys.readouterr().out
+    assert out.startswith("No judge comparison: rubric 'exercise-quality' has no judge ratings yet")
+    assert "3 experts (ann, bob, cat) on 6 items; judge: none yet" in out
+    _run("report", "--db", str(lead), "--rubric", "exercise-quality", "--format", "json")
+    data = json.loads(capsys.readouterr().out)
+    assert data["team"]["experts"] == ["ann", "bob", "cat"] and "no judge ratings" in data["judge_comparison"]

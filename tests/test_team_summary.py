@@ -1,0 +1,60 @@
+"""The summary screen's team section: blind for an expert, complete for a lead who rated nothing."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from textual.app import App
+from textual.widgets import Static
+
+from judge_tui.store import Store
+from judge_tui.tui.screens.summary import SummaryScreen
+from tests.team_fixtures import exercise_item, rate
+
+DIMS = ("difficulty_match", "instruction_clarity", "learning_objective_alignment")
+
+
+class Host(App[None]):
+    def __init__(self, store: Store, reviewer: str) -> None:
+        super().__init__()
+        self.store, self.reviewer = store, reviewer
+
+    def on_mount(self) -> None:
+        self.push_screen(SummaryScreen(self.store, "exercise-quality", self.reviewer))
+
+
+def _db(tmp_path: Path, rubrics) -> Path:
+    eq = rubrics["exercise-quality"]
+    path = tmp_path / "s.db"
+    with Store(path) as store:
+        store.add_items([exercise_item(n) for n in range(1, 7)])
+        rate(store, eq, "ann", "human", {f"E0{n}": dict.fromkeys(DIMS, 1.0) for n in range(1, 4)})
+        rate(store, eq, "ann", "human", {"E01": dict.fromkeys(DIMS, 0.5)}, repeat=1)  # a drift re-check
+        rate(store, eq, "bob", "human", {f"E0{n}": dict.fromkeys(DIMS, 1.0) for n in range(1, 7)})
+        rate(store, eq, "judge:m", "judge", {f"E0{n}": dict.fromkeys(DIMS, 1.0) for n in range(1, 7)})
+    return path
+
+
+def _shown(reviewer: str, path: Path) -> str:
+    async def scenario() -> str:
+        with Store(path) as store:
+            app = Host(store, reviewer)
+            async with app.run_test(size=(120, 60)) as pilot:
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+                return "\n".join(str(w.render()) for w in app.screen.query(Static))
+
+    return asyncio.run(scenario())
+
+
+def test_an_expert_sees_the_team_over_their_own_items_and_their_self_agreement(tmp_path: Path, rubrics):
+    text = _shown("ann", _db(tmp_path, rubrics))
+    assert "Team: agreement among experts" in text and "2 experts (ann, bob) on 3 items" in text
+    assert "Self-agreement" in text and "ann" in text
+
+
+def test_a_lead_who_rated_nothing_sees_the_whole_team(tmp_path: Path, rubrics):
+    text = _shown("lead", _db(tmp_path, rubrics))
+    assert "None of the items you submitted" in text
+    assert "2 experts (ann, bob) on 6 items" in text and "Self-agreement" not in text

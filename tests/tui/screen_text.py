@@ -1,0 +1,33 @@
+"""What the app shows, as plain lines of text (read back from Textual's own screenshot)."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections import defaultdict
+
+from textual.app import App
+
+_TEXT = re.compile(r'<text [^>]*?x="([\d.]+)"[^>]*?clip-path="url\(#[\w-]+-line-(\d+)\)"[^>]*>([^<]*)</text>')
+
+
+def screen_text(app: App) -> str:
+    lines: dict[int, list[tuple[float, str]]] = defaultdict(list)
+    for x, line, content in _TEXT.findall(app.export_screenshot()):
+        lines[int(line)].append((float(x), html.unescape(content).replace("\xa0", " ")))
+    return "\n".join("".join(part for _x, part in sorted(lines[n])) for n in sorted(lines))
+
+
+def widget_text(app: App) -> str:
+    """Everything the current screen holds as text, including what is scrolled out of view."""
+    from textual.widgets import Static, TextArea
+
+    from judge_tui.tui.widgets.field_view import FieldView
+
+    parts: list[str] = []
+    for widget in app.screen.query("*"):
+        if isinstance(widget, Static):
+            parts.append(str(widget.render()))
+        elif isinstance(widget, FieldView | TextArea):
+            parts.append(widget.text)
+    return "\n".join(parts)

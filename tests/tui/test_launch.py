@@ -1,0 +1,70 @@
+"""`judge-tui rate`: demo on an empty database, rubric and reviewer choice, clear errors for bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from judge_tui.cli import main
+from judge_tui.store import Store
+from judge_tui.tui import launch
+from judge_tui.tui.keys import keymap_problems
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_default_rubric_is_the_one_with_most_items_preferring_cis(filled_store):
+    assert launch.choose_rubric(filled_store, None).id == "cis"  # 3 items, more than any other
+    assert launch.choose_rubric(filled_store, "binary").id == "binary"
+
+
+def test_rubric_without_items_is_a_clear_error(tmp_path, rubrics):
+    with Store(tmp_path / "x.db") as store:
+        from judge_tui.records import Item
+
+        store.add_items([Item(id="P1", rubric="binary", fields={"query": "q", "criterion": "c", "response": "r"})])
+        with pytest.raises(launch.UserError, match="no items for rubric 'cis'.*binary \\(1\\).*judge-tui import"):
+            launch.choose_rubric(store, "cis")
+
+
+def test_reviewer_given_once_is_remembered(store):
+    assert launch.choose_reviewer(store, None) is None  # the app will ask
+    assert launch.choose_reviewer(store, "EXP007") == "EXP007"
+    assert launch.choose_reviewer(store, None) == "EXP007"
+    with pytest.raises(launch.UserError, match="no spaces"):
+        launch.choose_reviewer(store, "has space")
+
+
+def test_keymap_problems():
+    assert keymap_problems({"submit": "ctrl+s"}) == []
+    assert keymap_problems({"sumbit": "x"}) == ["unknown binding id 'sumbit'"]
+    assert keymap_problems({"submit": "s"}) == ["key 's' is given to both 'submit' and 'skip'"]
+
+
+def test_bad_keymap_is_reported_without_traceback(hermetic_home, tmp_path, capsys):
+    (hermetic_home / "settings.json").write_text(json.dumps({"keymap": {"flag": "q"}}))
+    assert main(["rate", "--db", str(tmp_path / "x.db"), "--reviewer", "EXP001"]) == 1
+    err = capsys.readouterr().err
+    assert "settings.json: keymap: key 'q' is given to both 'flag' and 'quit'" in err and "Traceback" not in err
+
+
+def test_first_start_loads_the_demo_and_paints_the_first_item(hermetic_home, tmp_path):
+    """The real command in a subprocess, told to exit once the first item is on screen."""
+    stamp = tmp_path / "painted"
+    db = tmp_path / "new.db"
+    started = time.time()
+    done = subprocess.run(
+        [sys.executable, "-m", "judge_tui", "--db", str(db), "--reviewer", "EXP001"],
+        cwd=REPO, capture_output=True, text=True, timeout=60,
+        env={"JUDGE_TUI_HOME": str(hermetic_home), "JUDGE_TUI_EXIT_AFTER_FIRST_PAINT": str(stamp),
+             "PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "TERM": "xterm-256color"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "bundled demo" in done.stderr and float(stamp.read_text()) > started
+    with Store(db) as store:
+        assert store.count_items("cis") > 0 and store.get_meta("reviewer_id") == "EXP001"

@@ -1,0 +1,224 @@
+"""The rating screen driven by real key presses (Pilot), checked on screen and in the database."""
+
+from __future__ import annotations
+
+import pytest
+
+from judge_tui.records import Rating
+from judge_tui.store import Store
+from judge_tui.tui.messages import JudgeStatus
+from judge_tui.tui.screens.rating import RatingScreen
+from tests.tui.screen_text import screen_text, widget_text
+
+SIZE = (120, 40)
+
+
+async def shown(pilot) -> str:
+    """The screen as the reviewer sees it, once pending messages and notifications are drawn."""
+    await pilot.pause()
+    return screen_text(pilot.app)
+
+
+def _session(app):
+    assert isinstance(app.screen, RatingScreen)
+    return app.screen.session
+
+
+async def test_k_dimensions_take_k_plus_one_keys(make_app, filled_store, clock):
+    app = make_app("cis")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert _session(app).state.item.id == "B001"
+        clock.advance(33)
+        await pilot.press("3", "2", "3", "3")
+        assert filled_store.draft("B001", "EXP001").scores == {"r": 0.75, "a": 0.5, "t": 0.75, "l": 0.75}
+        await pilot.press("enter")
+        assert _session(app).state.item.id == "B002"
+        assert "B002" in await shown(pilot) and "1 rated" in await shown(pilot)
+    rating = filled_store.rating("B001", "EXP001")
+    assert rating.overall == pytest.approx(0.6875) and rating.seconds == 33.0 and rating.source == "app"
+
+
+async def test_three_point_and_pass_fail_keys(make_app, filled_store):
+    app = make_app("exercise-quality")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("4")  # off a three-point scale: explained, not applied
+        assert filled_store.draft("E001", "EXP001") is None
+        assert "points (0, 0.5, 1)" in await shown(pilot)
+        await pilot.press("2", "1", "0", "enter")
+    rating = filled_store.rating("E001", "EXP001")
+    assert rating.scores == {"structural_validity": 1.0, "difficulty_match": 1.0, "instruction_clarity": 0.5,
+                             "learning_objective_alignment": 0.0}
+    app = make_app("binary")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("1", "f", "enter")
+    assert filled_store.rating("P001", "EXP001").scores == {"label": 0.0}
+    assert filled_store.rating("P001", "EXP001").verdict == "FAIL"
+
+
+async def test_submit_before_every_dimension_is_scored_explains_why(make_app, filled_store):
+    app = make_app("cis")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("4", "enter")
+        assert _session(app).state.item.id == "B001"
+        assert "Not yet: score A · Architecture" in await shown(pilot)
+    assert filled_store.rating("B001", "EXP001") is None
+
+
+async def test_undo_and_moving_between_dimensions(make_app, filled_store):
+    app = make_app("cis")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("1", "2", "up", "4")  # R=0.25, A=0.50, then back up to A and change it to 1.00
+        assert filled_store.draft("B001", "EXP001").scores == {"r": 0.25, "a": 1.0}
+        await pilot.press("u")
+        assert filled_store.draft("B001", "EXP001").scores == {"r": 0.25, "a": 0.5}
+        await pilot.press("u", "u")
+        assert filled_store.draft("B001", "EXP001").scores == {}
+        await pilot.press("u")
+        assert "Nothing to undo" in await shown(pilot)
+
+
+async def test_previous_next_and_skip(make_app, filled_store):
+    app = make_app("cis")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("left")
+        assert "This is the first item." in await shown(pilot)
+        await pilot.press("right", "2")
+        assert _session(app).state.item.id == "B002"
+        await pilot.press("left")
+        assert _session(app).state.item.id == "B001"
+        await pilot.press("s")
+        assert _session(app).state.item.id == "B002"
+        assert _session(app).state.edit.scores == {"r": 0.5}  # its draft came back with it
+        assert "1 skipped" in await shown(pilot)
+    assert filled_store.draft("B001", "EXP001").skipped
+
+
+async def test_flag_with_reason_and_unflag(make_app, filled_store):
+    app = make_app("cis")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("!")
+        await pilot.press(*"odd test")
+        await pilot.press("enter")
+        draft = filled_store.draft("B001", "EXP001")
+        assert draft.flagged and draft.flag_reason == "odd test"
+        assert "⚑ flagged: odd test" in await shown(pilot) and "1 flagged" in await shown(pilot)
+        await pilot.press("!")
+        assert not filled_store.draft("B001", "EXP001").flagged
+        await pilot.press("!", "escape")  # cancelled: no flag
+        assert not filled_store.draft("B001", "EXP001").flagged
+
+
+async def test_note_is_saved_as_typed_and_undone_in_one_step(make_app, filled_store):
+    app = make_app("cis")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("n", *"tests miss eviction", "escape")
+        assert filled_store.draft("B001", "EXP001").notes == "tests miss eviction"
+        await pilot.press("3")  # keys act on the rubric again
+        assert filled_store.draft("B001", "EXP001").scores == {"r": 0.75}
+        await pilot.press("u", "u")
+        assert filled_store.draft("B001", "EXP001").notes == ""
+
+
+async def test_quit_and_resume_on_the_same_item_with_drafts_and_time(make_app, filled_store, clock):
+    app = make_app("cis")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("right", "1", "1")
+        clock.advance(61)
+        await pilot.press("q")
+    assert filled_store.draft("B002", "EXP001").seconds == 61.0
+    clock.advance(500)  # time away from the app is not counted
+    app = make_app("cis")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        assert _session(app).state.item.id == "B002"
+        assert _session(app).state.edit.scores == {"r": 0.25, "a": 0.25}
+        assert "⏱ 1:01" in await shown(pilot)
+        assert app.screen.cursor == "t"  # focus on the first unscored dimension
+
+
+async def test_terminal_losing_focus_pauses_the_timer(make_app, clock):
+    from textual import events
+
+    app = make_app("cis")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        clock.advance(10)
+        app.post_message(events.AppBlur())
+        await pilot.pause()
+        clock.advance(300)
+        assert _session(app).timer.elapsed() == 10.0
+        app.post_message(events.AppFocus())
+        await pilot.pause()
+        clock.advance(2)
+        assert _session(app).timer.elapsed() == 12.0
+
+
+async def test_keymap_remaps_keys_and_help_follows(make_app, filled_store):
+    app = make_app("cis", keymap={"submit": "ctrl+s", "score-4": "9"})
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("9", "9", "9", "9", "enter")
+        assert filled_store.rating("B001", "EXP001") is None
+        await pilot.press("ctrl+s")
+        assert filled_store.rating("B001", "EXP001").scores == {"r": 1.0, "a": 1.0, "t": 1.0, "l": 1.0}
+        await pilot.press("?")
+        help_text = await shown(pilot)
+        assert "Save the rating and open the next unrated item" in help_text and "^s" in help_text
+        await pilot.press("escape")
+        assert isinstance(app.screen, RatingScreen)
+
+
+async def test_agreement_key_opens_the_summary_screen(make_app):
+    from judge_tui.tui.screens.summary import SummaryScreen
+
+    app = make_app("cis")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, SummaryScreen)
+
+
+async def test_judge_status_message_reaches_the_status_line(make_app):
+    app = make_app("cis")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        app.post_message(JudgeStatus("judge: 18 queued · offline [bold]x"))
+        await pilot.pause()
+        assert "judge: 18 queued · offline [bold]x" in await shown(pilot)
+
+
+async def test_reviewer_is_asked_once_and_remembered(make_app, filled_store):
+    app = make_app("cis", reviewer=None)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press(*"a b", "enter")
+        assert "Not yet" in await shown(pilot)
+        await pilot.press("backspace", "backspace", "enter")
+        assert isinstance(app.screen, RatingScreen) and _session(app).reviewer == "a"
+    assert filled_store.get_meta("reviewer_id") == "a"
+    assert filled_store.rater("a")["kind"] == "human"
+
+
+async def test_blind_rule_on_screen(make_app, filled_store, rubrics):
+    version = filled_store.ensure_rubric_version(rubrics["cis"])
+    filled_store.ensure_rater("judge:m:cis@1", "judge")
+    filled_store.ensure_rater("EXP002", "human")
+    filled_store.save_rating(Rating("B001", "judge:m:cis@1", version, {"r": 0, "a": 0, "t": 0, "l": 0},
+                                    overall=0.0, details={"reasoning": "JUDGE-REASONING"}))
+    filled_store.save_rating(Rating("B001", "EXP002", version, {"r": 1, "a": 1, "t": 1, "l": 1}, overall=1.0,
+                                    notes="OTHER-EXPERT-NOTE"))
+    app = make_app("cis", reveal_after_submit=True)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        shown = widget_text(app)
+        assert "JUDGE-REASONING" not in shown and "OTHER-EXPERT-NOTE" not in shown and "judge:m" not in shown
+        await pilot.press("2", "2", "2", "2", "enter", "left")
+        assert _session(app).state.item.id == "B001"
+        assert "JUDGE-REASONING" in widget_text(app) and "OTHER-EXPERT-NOTE" in widget_text(app)
+    app = make_app("cis")  # reveal is opt-in
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("left")
+        assert _session(app).state.item.id == "B001" and "JUDGE-REASONING" not in widget_text(app)
+
+
+async def test_every_item_rated(make_app, filled_store):
+    app = make_app("binary")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("p", "enter", "f", "enter")
+        assert "Every item is rated" in await shown(pilot)
+    with Store(filled_store.path) as again:
+        assert again.progress("EXP001", "binary") == {"rated": 2, "skipped": 0, "flagged": 0, "total": 2}

@@ -1,0 +1,29 @@
+"""Screenshots of the rating screen for each rubric at two terminal sizes (pytest-textual-snapshot).
+
+The timer runs on a fixed test clock, so the screenshots do not depend on how fast the machine is.
+Regenerate after an intended change with `pytest tests/tui/test_snapshots.py --snapshot-update`.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.tui.test_untrusted_text import add_hostile_item
+
+# One score key first, so each screenshot shows a scored and a focused dimension.
+FIRST_KEY = {"cis": "3", "reasoning-trace": "2", "exercise-quality": "1", "binary": "p"}
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
+@pytest.mark.parametrize("rubric_id", ["cis", "reasoning-trace", "exercise-quality", "binary"])
+def test_rating_screen(snap_compare, make_app, rubric_id, size):
+    assert snap_compare(make_app(rubric_id), press=[FIRST_KEY[rubric_id]], terminal_size=size)
+
+
+def test_hostile_item_is_drawn_literally(snap_compare, make_app, filled_store, rubrics):
+    add_hostile_item(filled_store, rubrics)
+    assert snap_compare(make_app("binary"), press=["right", "right"], terminal_size=(120, 40))
+
+
+def test_help_screen(snap_compare, make_app):
+    assert snap_compare(make_app("cis"), press=["question_mark"], terminal_size=(120, 40))

@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+from judge_tui.tui.timer import ItemTimer, format_seconds
+from tests.tui.conftest import FakeClock
+
+
+def test_counts_only_active_time_and_stops_after_idle():
+    clock = FakeClock()
+    timer = ItemTimer(idle_seconds=60, clock=clock)
+    timer.start(10.0)  # seconds from an earlier visit
+    clock.advance(30)
+    assert timer.elapsed() == 40.0 and timer.state == "running"
+    clock.advance(200)  # walked away: only the first 60 s after the last key count
+    assert timer.elapsed() == 70.0 and timer.state == "idle"
+    timer.activity()  # back at the keyboard
+    clock.advance(5)
+    assert timer.elapsed() == 75.0 and timer.state == "running"
+
+
+def test_pauses_while_the_terminal_is_away():
+    clock = FakeClock()
+    timer = ItemTimer(idle_seconds=180, clock=clock)
+    timer.start(0)
+    clock.advance(4)
+    timer.away()
+    clock.advance(100)
+    assert timer.elapsed() == 4.0 and timer.state == "away"
+    timer.activity()  # a key while away does not restart the clock
+    clock.advance(10)
+    assert timer.elapsed() == 4.0
+    timer.back()
+    clock.advance(6)
+    assert timer.elapsed() == 10.0
+
+
+def test_a_new_item_while_away_starts_paused():
+    clock = FakeClock()
+    timer = ItemTimer(clock=clock)
+    timer.away()
+    timer.start(12.5)
+    clock.advance(50)
+    assert timer.elapsed() == 12.5
+
+
+def test_format_seconds():
+    assert format_seconds(0) == "0:00"
+    assert format_seconds(75.9) == "1:15"
+    assert format_seconds(3725) == "1:02:05"

@@ -1,0 +1,49 @@
+"""Items, notes and reasons full of markup and escape sequences are shown exactly as written."""
+
+from __future__ import annotations
+
+from judge_tui.records import Item
+from judge_tui.tui.screens.rating import RatingScreen
+from tests.tui.screen_text import screen_text, widget_text
+
+MARKUP = "[bold]loud[/bold] a stray [/] then [@click=app.quit]quit[/] and [link=https://evil.example]x[/link]"
+ESCAPES = "\x1b]0;pwned title\x07\x1b[31mred\x1b[0m bell\x07 nul\x00 csi\x9b2J"
+
+
+def add_hostile_item(store, rubrics) -> None:
+    fields = {"query": MARKUP, "criterion": "[red]criterion[/red]", "response": f"{ESCAPES}\nline2 {MARKUP}"}
+    store.ensure_rubric_version(rubrics["binary"])
+    store.add_items([Item(id="[b]X[/]", rubric="binary", fields=fields)])
+
+
+async def test_markup_and_escapes_are_literal(make_app, filled_store, rubrics):
+    add_hostile_item(filled_store, rubrics)
+    app = make_app("binary")
+    async with app.run_test(size=(160, 40), notifications=True) as pilot:
+        await pilot.press("right", "right")
+        assert app.screen.session.state.item.id == "[b]X[/]"
+        await pilot.press("n", *"note [/] [@click=app.quit]q", "escape", "!", *"why [bold]", "enter")
+        await pilot.pause()
+        shown = screen_text(app)
+        everything = widget_text(app)
+        assert "[bold]loud[/bold] a stray [/] then [@click=app.quit]quit[/]" in shown
+        assert "[link=https://evil.example]x[/link]" in shown
+        assert "[b]X[/]" in shown and "[red]criterion[/red]" in shown
+        assert "red bell nul csi" in shown  # the visible text stays, the sequences are gone
+        assert "red bell nul csi\nline2" in everything
+        assert "\x1b" not in everything and "\x07" not in everything and "\x9b" not in everything
+        assert "pwned" not in shown  # an OSC title change is dropped whole
+        assert "note [/] [@click=app.quit]q" in shown and "⚑ flagged: why [bold]" in shown
+        await pilot.click("#field-query", offset=(40, 0))  # where "[@click=app.quit]" is written
+        assert app.is_running and isinstance(app.screen, RatingScreen)
+    draft = filled_store.draft("[b]X[/]", "EXP001")
+    assert draft.notes == "note [/] [@click=app.quit]q" and draft.flag_reason == "why [bold]"
+
+
+async def test_notify_with_user_data_is_literal(make_app, filled_store, rubrics):
+    add_hostile_item(filled_store, rubrics)
+    app = make_app("binary")
+    async with app.run_test(size=(160, 40), notifications=True) as pilot:
+        await pilot.press("right", "right", "p", "enter")  # "[b]X[/] saved: ..." is a notification
+        await pilot.pause()
+        assert "[b]X[/] saved" in screen_text(app)
