@@ -779,9 +779,9 @@ class Store:
         return rows
 
     def next_judge_retry_at(self, rater_id: str) -> str | None:
-        """When the earliest queued job waiting for a retry becomes due (None if none waits)."""
-        return self.scalar("SELECT MIN(next_attempt_at) FROM judge_jobs WHERE rater_id = ? AND status = 'queued'",
-                           [rater_id])
+        """When the earliest queued job still waiting for its retry time becomes due (None if none waits)."""
+        return self.scalar("SELECT MIN(next_attempt_at) FROM judge_jobs WHERE rater_id = ? AND status = 'queued'"
+                           " AND next_attempt_at > ?", [rater_id, now()])
 
     def _record_judge_call(self, conn: sqlite3.Connection, job_id: int, call: Mapping[str, Any]) -> None:
         conn.execute(

@@ -103,3 +103,22 @@ def test_a_broken_replay_file_names_the_line(tmp_path: Path, content: str, messa
     path.write_text(content)
     with pytest.raises(ConfigError, match=message):
         ReplayBackend(path)
+
+
+def test_each_judgment_records_its_examples_and_marks_them(tmp_path: Path, rubrics: dict[str, Rubric]) -> None:
+    from tests.judge.conftest import add_binary_items
+
+    path = tmp_path / "answers.jsonl"
+    path.write_text("".join(json.dumps({"item_id": i, "answer": {"label": "FAIL", "critique": "honey"}}) + "\n"
+                            for i in ("P05", "P06", "P07", "P08")))
+    with Store(tmp_path / "few.db") as store:
+        add_binary_items(store, rubrics["binary"])
+        assert store.few_shot_used_ids("binary") == set()
+        judge = make_judge(store, rubrics["binary"], ReplayBackend(path))
+        judge.queue.enqueue(split="test")
+        asyncio.run(JudgeRunner(judge, fast()).run())
+        rating = store.rating("P07", judge.rater_id)
+        assert sorted(rating.details["few_shot_ids"]) == ["P01", "P02", "P03"]
+        assert rating.details["prompt_version"] == judge.prompt.version
+        assert rating.verdict == "FAIL" and rating.notes == "honey"
+        assert store.few_shot_used_ids("binary") == {"P01", "P02", "P03"}

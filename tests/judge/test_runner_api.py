@@ -284,3 +284,30 @@ def test_concurrency_limit_holds(fake: fa.FakeAnthropic, cis_store: Store, rubri
     state, _judge, _ = run(cis_store, rubrics["cis"], concurrency=2)
     assert state.done == ITEMS and fake.max_concurrent_seen == 2
     assert time.monotonic() - started >= 0.05 * (1 + (ITEMS - 1) / 2)
+
+
+def test_waiting_offline_does_not_spin(cis_store: Store, rubrics: dict[str, Rubric]) -> None:
+    # a job whose retry time has passed, and no key: the runner sleeps until the next probe, it does not spin
+    judge = make_judge(cis_store, rubrics["cis"])
+    judge.queue.enqueue(limit=1)
+    [job] = cis_store.claim_judge_jobs(judge.rater_id, 1)
+    cis_store.retry_judge_job(job["id"], "500", next_attempt_at="2000-01-01T00:00:00.000+00:00")
+    looks = 0
+    real = judge.queue.next_retry_at
+
+    def counted():  # noqa: ANN202
+        nonlocal looks
+        looks += 1
+        return real()
+
+    judge.queue.next_retry_at = counted
+
+    async def main() -> None:
+        runner = JudgeRunner(judge, fast(offline_probe=0.2))
+        task = asyncio.create_task(runner.run())
+        await asyncio.sleep(0.5)
+        runner.stop()
+        await asyncio.wait_for(task, 5)
+
+    asyncio.run(main())
+    assert looks < 20
