@@ -1,0 +1,1 @@
+"""The LLM judge: prompts, strict answers, backends, the SQLite job queue and the runners."""
