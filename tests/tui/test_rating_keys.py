@@ -219,3 +219,21 @@ async def test_every_item_rated(make_app, filled_store):
         assert "Every item is rated" in await shown(pilot)
     with Store(filled_store.path) as again:
         assert again.progress("EXP001", "binary") == {"rated": 2, "skipped": 0, "flagged": 0, "total": 2}
+
+
+async def test_item_scrolls_with_keys_while_arrows_stay_on_the_rubric(make_app):
+    from judge_tui.tui.widgets.item_pane import ItemPane
+
+    app = make_app("cis")
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = app.screen.query_one(ItemPane)
+        await pilot.press("pagedown")
+        assert pane.scroll_y > 0
+        await pilot.press("home")
+        assert pane.scroll_y == 0
+        await pilot.press("j", "j")
+        assert pane.scroll_y == 2
+        await pilot.press("end")
+        assert pane.scroll_y == pane.max_scroll_y
+        await pilot.press("down")
+        assert pane.scroll_y == pane.max_scroll_y and app.screen.cursor == "a"

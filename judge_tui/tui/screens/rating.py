@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
+from functools import partial
 
 from textual import events
 from textual.actions import parse as parse_action
@@ -14,7 +15,7 @@ from textual.widgets import Footer, TextArea
 
 from judge_tui.tui.keys import EXPLAIN_BINDINGS, RATING_BINDINGS, binding, keys_of
 from judge_tui.tui.session import RatingSession
-from judge_tui.tui.widgets.item_pane import ItemPane
+from judge_tui.tui.widgets.item_pane import ItemPane, prepare_item
 from judge_tui.tui.widgets.notes_editor import NotesEditor
 from judge_tui.tui.widgets.rubric_panel import RubricPanel
 from judge_tui.tui.widgets.status_line import StatusLine
@@ -77,14 +78,21 @@ class RatingScreen(Screen[None]):
             return
         missing = self.session.missing
         self.cursor = missing[0] if missing else (self.judged[0] if self.judged else None)
-        ordinal = self.session.store.item_ordinal(self.rubric.id, state.item.position, self.session.split)
-        self.query_one(ItemPane).show(state.item, ordinal, self.session.total)
+        self.query_one(ItemPane).show(state.item)
         notes = self.query_one(NotesEditor)
         if notes.text != state.edit.notes:
             notes.load_text(state.edit.notes)
         self._show_rubric()
         self._show_progress()
         self._tick(count=False)
+        self.call_after_refresh(self._prepare_next_item)
+
+    def _prepare_next_item(self) -> None:
+        """Highlight the next unrated item's code in a thread, so that submitting opens it at once."""
+        upcoming = self.session.peek_next_unrated()
+        if upcoming is not None:
+            self.run_worker(partial(prepare_item, self.rubric, upcoming), thread=True, group="prepare",
+                            exclusive=True, exit_on_error=False)
 
     def _score_keys(self) -> dict[float, str]:
         """Scale point -> the key that sets it, as the user's keymap has it."""
@@ -265,8 +273,11 @@ class RatingScreen(Screen[None]):
         self.guidance_on = not self.guidance_on
         self._show_rubric()
 
+    SCROLLS = ("scroll_page_down", "scroll_page_up", "scroll_down", "scroll_up", "scroll_home", "scroll_end")
+
     def action_scroll_item(self, how: str) -> None:
-        getattr(self.query_one(ItemPane), how)(animate=False)
+        if how in self.SCROLLS:
+            getattr(self.query_one(ItemPane), how)(animate=False)
 
     def action_help(self) -> None:
         from judge_tui.tui.screens.help import HelpScreen

@@ -7,7 +7,9 @@ XML are highlighted with Pygments (large ones in a thread, shown plain until the
 
 from __future__ import annotations
 
+import threading
 from bisect import bisect_right
+from collections import OrderedDict
 from itertools import accumulate
 from typing import Literal
 
@@ -26,6 +28,41 @@ FieldKind = Literal["text", "code", "output", "xml"]
 HIGHLIGHT_INLINE_LINES = 400
 _STRIP_CACHE_LIMIT = 2_000
 _GUTTER_STYLE = Style(dim=True)
+
+
+# Highlighted lines of recently shown or prepared texts, so that opening the next item need not wait for
+# Pygments: the rating screen prepares the next unrated item's code in a thread while the reviewer reads.
+_HIGHLIGHTED: OrderedDict[tuple[str, str], list[Text]] = OrderedDict()
+_HIGHLIGHTED_LIMIT = 16
+
+
+_HIGHLIGHTED_LOCK = threading.Lock()
+
+
+def highlighted(text: str, language: str) -> list[Text]:
+    """highlight_lines, remembered for the last few texts."""
+    key = (language, text)
+    with _HIGHLIGHTED_LOCK:
+        lines = _HIGHLIGHTED.get(key)
+    if lines is None:
+        lines = highlight_lines(text, language)
+        with _HIGHLIGHTED_LOCK:
+            _HIGHLIGHTED[key] = lines
+            while len(_HIGHLIGHTED) > _HIGHLIGHTED_LIMIT:
+                _HIGHLIGHTED.popitem(last=False)
+    return lines
+
+
+def language_for(kind: FieldKind, language: str | None) -> str | None:
+    return language or ("xml" if kind == "xml" else None)
+
+
+def prepare(text: str, kind: FieldKind, language: str | None) -> None:
+    """Highlight a field ahead of time (safe in a thread: it only fills the cache)."""
+    language = language_for(kind, language)
+    text = text.expandtabs(4)
+    if language and text and text.count("\n") < HIGHLIGHT_INLINE_LINES:
+        highlighted(text, language)
 
 
 def highlight_lines(text: str, language: str) -> list[Text]:
@@ -47,7 +84,7 @@ class FieldView(Widget):
     def __init__(self, kind: FieldKind = "text", language: str | None = None, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.kind = kind
-        self.language = language or ("xml" if kind == "xml" else None)
+        self.language = language_for(kind, language)
         self._text = ""
         self._lines: list[Text] = [Text("")]
         self._layout_width = -1
@@ -74,7 +111,7 @@ class FieldView(Widget):
         self._lines = [Text(line) for line in text.split("\n")]
         if self.language and text:
             if len(self._lines) <= HIGHLIGHT_INLINE_LINES:
-                self._lines = highlight_lines(text, self.language)
+                self._lines = highlighted(text, self.language)
             else:
                 generation, language = self._generation, self.language
                 self.run_worker(
