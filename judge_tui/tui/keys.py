@@ -6,12 +6,20 @@ from collections.abc import Mapping
 
 from textual.binding import Binding
 
+from judge_tui.rubrics import Scale
+
 SCORE_GROUP = Binding.Group("score", compact=True)
+
+
+def _score_tooltip(number: int) -> str:
+    quarter = Scale(kind="quarter").labels[number]
+    three = Scale(kind="three_point").labels
+    also = f", {three[number]} on a three-point scale" if number < len(three) else " (quarter scale only)"
+    return f"Score the focused dimension {quarter} on a quarter scale{also}; then on to the next dimension"
 
 RATING_BINDINGS: list[Binding] = [
     *(
-        Binding(str(n), f"score({n})", f"score {n}", id=f"score-{n}", group=SCORE_GROUP,
-                tooltip=f"Give the focused dimension the scale's point number {n} (0 is the lowest)")
+        Binding(str(n), f"score({n})", f"score {n}", id=f"score-{n}", group=SCORE_GROUP, tooltip=_score_tooltip(n))
         for n in range(5)
     ),
     Binding("p", "pass_fail('PASS')", "PASS", id="pass", tooltip="Label the focused dimension PASS"),

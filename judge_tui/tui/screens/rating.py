@@ -11,11 +11,12 @@ from textual.actions import parse as parse_action
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, TextArea
+from textual.widgets import TextArea
 
 from judge_tui.tui.keys import EXPLAIN_BINDINGS, RATING_BINDINGS, binding, keys_of
 from judge_tui.tui.session import RatingSession
 from judge_tui.tui.widgets.item_pane import ItemPane, prepare_item
+from judge_tui.tui.widgets.key_bar import KeyBar
 from judge_tui.tui.widgets.notes_editor import NotesEditor
 from judge_tui.tui.widgets.rubric_panel import RubricPanel
 from judge_tui.tui.widgets.status_line import StatusLine
@@ -49,7 +50,7 @@ class RatingScreen(Screen[None]):
             with Vertical(id="side"):
                 yield RubricPanel(self.rubric, id="rubric")
                 yield NotesEditor(id="notes")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         state = self.session.resume()
