@@ -58,8 +58,9 @@ async def test_three_point_and_pass_fail_keys(make_app, filled_store):
 async def test_submit_before_every_dimension_is_scored_explains_why(make_app, filled_store):
     app = make_app("cis")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await pilot.press("4", "enter")
+        await pilot.press("4", "down", "down", "enter")
         assert _session(app).state.item.id == "B001"
+        assert app.screen.cursor == "a"  # moved to the first dimension still to score
         assert "Not yet: score A · Architecture" in await shown(pilot)
     assert filled_store.rating("B001", "EXP001") is None
 
@@ -71,6 +72,7 @@ async def test_undo_and_moving_between_dimensions(make_app, filled_store):
         assert filled_store.draft("B001", "EXP001").scores == {"r": 0.25, "a": 1.0}
         await pilot.press("u")
         assert filled_store.draft("B001", "EXP001").scores == {"r": 0.25, "a": 0.5}
+        assert app.screen.cursor == "a"  # on the dimension the undo changed
         await pilot.press("u", "u")
         assert filled_store.draft("B001", "EXP001").scores == {}
         await pilot.press("u")

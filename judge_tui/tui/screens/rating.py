@@ -64,6 +64,10 @@ class RatingScreen(Screen[None]):
             self.notify("Every item is rated. ← and → page through them; q quits.", markup=False)
         self.call_after_refresh(self._first_paint)
 
+    def on_resize(self, event: events.Resize) -> None:
+        # A smaller note box on small terminals leaves the rubric's anchors room to show.
+        self.query_one(NotesEditor).styles.height = 4 if event.size.height < 30 else 6
+
     def _first_paint(self) -> None:
         if not self._first_paint_reported:
             self._first_paint_reported = True
@@ -178,6 +182,9 @@ class RatingScreen(Screen[None]):
     def action_explain(self, binding_id: str) -> None:
         """Say why a key that cannot act right now does nothing (see keys.EXPLAIN_BINDINGS)."""
         _namespace, action, parameters = parse_action(binding(binding_id).action)
+        if action == "submit" and self.session.state is not None and self.session.missing:
+            self.cursor = self.session.missing[0]  # straight to what is left to score
+            self._show_rubric()
         self.notify(self.why_not(action, parameters), markup=False, severity="warning", timeout=4)
 
     # ------------------------------------------------------------------ actions
@@ -258,9 +265,13 @@ class RatingScreen(Screen[None]):
         self._show_progress()
 
     def action_undo(self) -> None:
+        before = dict(self.session.state.edit.scores) if self.session.state else {}
         if self.session.undo():
             state = self.session.state
             assert state is not None
+            changed = [d for d in self.judged if before.get(d) != state.edit.scores.get(d)]
+            if changed:
+                self.cursor = changed[0]  # back on the dimension the undo touched
             notes = self.query_one(NotesEditor)
             if notes.text != state.edit.notes:
                 notes.load_text(state.edit.notes)
