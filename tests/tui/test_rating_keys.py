@@ -239,3 +239,28 @@ async def test_item_scrolls_with_keys_while_arrows_stay_on_the_rubric(make_app):
         assert pane.scroll_y == pane.max_scroll_y
         await pilot.press("down")
         assert pane.scroll_y == pane.max_scroll_y and app.screen.cursor == "a"
+
+
+async def test_time_is_saved_every_few_seconds_without_any_key(make_app, filled_store, clock):
+    from judge_tui.tui.screens.rating import SAVE_EVERY_TICKS
+
+    app = make_app("cis")
+    async with app.run_test(size=SIZE) as pilot:
+        app.screen.ticker.pause()
+        for _ in range(SAVE_EVERY_TICKS):  # the screen's one-second ticks, driven by hand
+            clock.advance(1)
+            app.screen._tick()  # noqa: SLF001
+        await pilot.pause()
+        assert filled_store.draft("B001", "EXP001").seconds == SAVE_EVERY_TICKS
+        assert "⏱ 0:05" in await shown(pilot)
+
+
+async def test_idle_time_is_not_counted(make_app, clock):
+    app = make_app("cis", idle_seconds=60)
+    async with app.run_test(size=SIZE) as pilot:
+        clock.advance(600)  # ten minutes without a key
+        assert _session(app).timer.elapsed() == 60.0
+        await pilot.press("2")  # back: the clock runs again from here
+        clock.advance(5)
+        assert _session(app).timer.elapsed() == 65.0
+        assert "(idle, paused)" not in await shown(pilot)

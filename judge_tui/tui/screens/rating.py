@@ -54,7 +54,7 @@ class RatingScreen(Screen[None]):
 
     def on_mount(self) -> None:
         state = self.session.resume()
-        self.set_interval(1.0, self._tick)
+        self.ticker = self.set_interval(1.0, self._tick)
         if state is None:
             self.notify(f"There are no {self.rubric.id} items to rate. Import some with `judge-tui import`.",
                         markup=False, severity="warning", timeout=30)
