@@ -483,12 +483,6 @@ class Store:
                 return self.item(row[0])
         return None
 
-    def item_ordinal(self, rubric: str, position: int, split: str | None = None) -> int:
-        """The item's place (1-based) among its rubric's items (and split), for "item 12 of 25"."""
-        extra, params = ("AND split = ?", [split]) if split else ("", [])
-        return int(self.scalar(
-            f"SELECT COUNT(*) FROM items WHERE rubric = ? AND position <= ? {extra}", [rubric, position, *params]))
-
     def set_splits(self, splits: Mapping[str, str | None]) -> None:
         with self.transaction() as conn:
             conn.executemany("UPDATE items SET split = ? WHERE id = ?", [(s, i) for i, s in splits.items()])
@@ -684,7 +678,8 @@ class Store:
 
     def latest_draft(self, rater_id: str, rubric: str | None = None) -> Draft | None:
         """The draft this rater touched last (where a resumed session reopens)."""
-        sql = ("SELECT d.item_id FROM drafts d JOIN items i ON i.id = d.item_id WHERE d.rater_id = ?"
+        # CROSS JOIN keeps drafts as the outer loop: this rater's few drafts, not every item of the rubric.
+        sql = ("SELECT d.item_id FROM drafts d CROSS JOIN items i ON i.id = d.item_id WHERE d.rater_id = ?"
                " AND d.skipped = 0 AND d.scores != '{}'")
         params: list[Any] = [rater_id]
         if rubric:
@@ -693,16 +688,23 @@ class Store:
         row = self.conn.execute(sql + " ORDER BY d.updated_at DESC LIMIT 1", params).fetchone()
         return self.draft(row[0], rater_id) if row else None
 
-    def progress(self, rater_id: str, rubric: str, split: str | None = None) -> dict[str, int]:
-        """Counts for the status line: rated, skipped, flagged, total."""
+    def progress(
+        self, rater_id: str, rubric: str, split: str | None = None, *, total: int | None = None
+    ) -> dict[str, int]:
+        """Counts for the status line: rated, skipped, flagged, total (pass a known total to skip counting it).
+
+        The CROSS JOINs make SQLite start from this rater's ratings and drafts rather than from every item of
+        the rubric (200 ms at 100,000 items without them).
+        """
         extra, params = ("AND i.split = ?", [split]) if split else ("", [])
-        total = int(self.scalar(f"SELECT COUNT(*) FROM items i WHERE i.rubric = ? {extra}", [rubric, *params]))
+        if total is None:
+            total = int(self.scalar(f"SELECT COUNT(*) FROM items i WHERE i.rubric = ? {extra}", [rubric, *params]))
         rated = int(self.scalar(
-            f"SELECT COUNT(DISTINCT r.item_id) FROM ratings r JOIN items i ON i.id = r.item_id"
+            f"SELECT COUNT(DISTINCT r.item_id) FROM ratings r CROSS JOIN items i ON i.id = r.item_id"
             f" WHERE r.rater_id = ? AND i.rubric = ? {extra}", [rater_id, rubric, *params]))
         skipped, flagged = self.conn.execute(
             f"SELECT COALESCE(SUM(d.skipped), 0), COALESCE(SUM(d.flagged), 0) FROM drafts d"
-            f" JOIN items i ON i.id = d.item_id WHERE d.rater_id = ? AND i.rubric = ? {extra}",
+            f" CROSS JOIN items i ON i.id = d.item_id WHERE d.rater_id = ? AND i.rubric = ? {extra}",
             [rater_id, rubric, *params],
         ).fetchone()
         return {"rated": rated, "skipped": int(skipped), "flagged": int(flagged), "total": total}

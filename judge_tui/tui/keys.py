@@ -6,12 +6,20 @@ from collections.abc import Mapping
 
 from textual.binding import Binding
 
+from judge_tui.rubrics import Scale
+
 SCORE_GROUP = Binding.Group("score", compact=True)
+
+
+def _score_tooltip(number: int) -> str:
+    quarter = Scale(kind="quarter").labels[number]
+    three = Scale(kind="three_point").labels
+    also = f", {three[number]} on a three-point scale" if number < len(three) else " (quarter scale only)"
+    return f"Score the focused dimension {quarter} on a quarter scale{also}; then on to the next dimension"
 
 RATING_BINDINGS: list[Binding] = [
     *(
-        Binding(str(n), f"score({n})", f"score {n}", id=f"score-{n}", group=SCORE_GROUP,
-                tooltip=f"Give the focused dimension the scale's point number {n} (0 is the lowest)")
+        Binding(str(n), f"score({n})", f"score {n}", id=f"score-{n}", group=SCORE_GROUP, tooltip=_score_tooltip(n))
         for n in range(5)
     ),
     Binding("p", "pass_fail('PASS')", "PASS", id="pass", tooltip="Label the focused dimension PASS"),
@@ -31,8 +39,8 @@ RATING_BINDINGS: list[Binding] = [
     Binding("n", "edit_note", "Note", id="edit-note", tooltip="Write a note on this item; Escape when done"),
     Binding("g", "toggle_guidance", "Guidance", show=False, id="toggle-guidance",
             tooltip="Show or hide the guidance for this task type"),
-    Binding("pagedown,space", "scroll_item('page_down')", "Scroll item down", show=False, id="scroll-down"),
-    Binding("pageup", "scroll_item('page_up')", "Scroll item up", show=False, id="scroll-up"),
+    Binding("pagedown,space", "scroll_item('scroll_page_down')", "Scroll item down", show=False, id="scroll-down"),
+    Binding("pageup", "scroll_item('scroll_page_up')", "Scroll item up", show=False, id="scroll-up"),
     Binding("j", "scroll_item('scroll_down')", "Item one line down", show=False, id="line-down"),
     Binding("k", "scroll_item('scroll_up')", "Item one line up", show=False, id="line-up"),
     Binding("home", "scroll_item('scroll_home')", "Item top", show=False, id="item-top"),

@@ -66,7 +66,7 @@ class RatingSession:
         self.timer = ItemTimer(idle_seconds, clock)
         self.version_id = store.ensure_rubric_version(rubric)
         store.ensure_rater(reviewer, "human")
-        self.total = store.count_items(rubric.id, split)
+        self.total = store.count_items(rubric.id, split)  # the app imports nothing, so this holds
         self.state: ItemState | None = None
         self._undo: list[Edit] = []
         self._code_ids = frozenset(d.id for d in rubric.code_dimensions)
@@ -122,6 +122,13 @@ class RatingSession:
         ) or self.store.next_unrated_item(
             self.reviewer, self.rubric.id, self.split, after_position=after_position, include_skipped=True
         )
+
+    def peek_next_unrated(self) -> Item | None:
+        """The item submitting this one would open next (for preparing it ahead of time)."""
+        if self.state is None:
+            return None
+        return self.store.next_unrated_item(
+            self.reviewer, self.rubric.id, self.split, after_position=self.state.item.position)
 
     def open_next_unrated(self) -> ItemState | None:
         """The next item this reviewer has not submitted (skipped ones last); None when all are rated.
@@ -276,7 +283,7 @@ class RatingSession:
     # ------------------------------------------------------------------ what the screen shows
 
     def progress(self) -> dict[str, int]:
-        return self.store.progress(self.reviewer, self.rubric.id, self.split)
+        return self.store.progress(self.reviewer, self.rubric.id, self.split, total=self.total)
 
     def others(self) -> list[Rating]:
         """Other raters' ratings of the current item: empty unless revealing is on and this one is submitted.

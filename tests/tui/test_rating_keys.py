@@ -58,8 +58,9 @@ async def test_three_point_and_pass_fail_keys(make_app, filled_store):
 async def test_submit_before_every_dimension_is_scored_explains_why(make_app, filled_store):
     app = make_app("cis")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await pilot.press("4", "enter")
+        await pilot.press("4", "down", "down", "enter")
         assert _session(app).state.item.id == "B001"
+        assert app.screen.cursor == "a"  # moved to the first dimension still to score
         assert "Not yet: score A · Architecture" in await shown(pilot)
     assert filled_store.rating("B001", "EXP001") is None
 
@@ -71,6 +72,7 @@ async def test_undo_and_moving_between_dimensions(make_app, filled_store):
         assert filled_store.draft("B001", "EXP001").scores == {"r": 0.25, "a": 1.0}
         await pilot.press("u")
         assert filled_store.draft("B001", "EXP001").scores == {"r": 0.25, "a": 0.5}
+        assert app.screen.cursor == "a"  # on the dimension the undo changed
         await pilot.press("u", "u")
         assert filled_store.draft("B001", "EXP001").scores == {}
         await pilot.press("u")
@@ -222,3 +224,46 @@ async def test_every_item_rated(make_app, filled_store):
         assert "Every item is rated" in await shown(pilot)
     with Store(filled_store.path) as again:
         assert again.progress("EXP001", "binary") == {"rated": 2, "skipped": 0, "flagged": 0, "total": 2}
+
+
+async def test_item_scrolls_with_keys_while_arrows_stay_on_the_rubric(make_app):
+    from judge_tui.tui.widgets.item_pane import ItemPane
+
+    app = make_app("cis")
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = app.screen.query_one(ItemPane)
+        await pilot.press("pagedown")
+        assert pane.scroll_y > 0
+        await pilot.press("home")
+        assert pane.scroll_y == 0
+        await pilot.press("j", "j")
+        assert pane.scroll_y == 2
+        await pilot.press("end")
+        assert pane.scroll_y == pane.max_scroll_y
+        await pilot.press("down")
+        assert pane.scroll_y == pane.max_scroll_y and app.screen.cursor == "a"
+
+
+async def test_time_is_saved_every_few_seconds_without_any_key(make_app, filled_store, clock):
+    from judge_tui.tui.screens.rating import SAVE_EVERY_TICKS
+
+    app = make_app("cis")
+    async with app.run_test(size=SIZE) as pilot:
+        app.screen.ticker.pause()
+        for _ in range(SAVE_EVERY_TICKS):  # the screen's one-second ticks, driven by hand
+            clock.advance(1)
+            app.screen._tick()  # noqa: SLF001
+        await pilot.pause()
+        assert filled_store.draft("B001", "EXP001").seconds == SAVE_EVERY_TICKS
+        assert "⏱ 0:05" in await shown(pilot)
+
+
+async def test_idle_time_is_not_counted(make_app, clock):
+    app = make_app("cis", idle_seconds=60)
+    async with app.run_test(size=SIZE) as pilot:
+        clock.advance(600)  # ten minutes without a key
+        assert _session(app).timer.elapsed() == 60.0
+        await pilot.press("2")  # back: the clock runs again from here
+        clock.advance(5)
+        assert _session(app).timer.elapsed() == 65.0
+        assert "(idle, paused)" not in await shown(pilot)

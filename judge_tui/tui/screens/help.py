@@ -10,9 +10,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from judge_tui.tui.keys import RATING_BINDINGS, keys_of
+from judge_tui.tui.widgets.key_bar import KeyBar
 
 
 class HelpScreen(Screen[None]):
@@ -46,4 +47,4 @@ class HelpScreen(Screen[None]):
                 ),
                 markup=False, classes="hint",
             )
-        yield Footer()
+        yield KeyBar()

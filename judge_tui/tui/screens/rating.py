@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
+from functools import partial
 
 from textual import events
 from textual.actions import parse as parse_action
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, TextArea
+from textual.widgets import TextArea
 
 from judge_tui.tui.keys import EXPLAIN_BINDINGS, RATING_BINDINGS, binding, keys_of
 from judge_tui.tui.session import RatingSession
-from judge_tui.tui.widgets.item_pane import ItemPane
+from judge_tui.tui.widgets.item_pane import ItemPane, prepare_item
+from judge_tui.tui.widgets.key_bar import KeyBar
 from judge_tui.tui.widgets.notes_editor import NotesEditor
 from judge_tui.tui.widgets.rubric_panel import RubricPanel
 from judge_tui.tui.widgets.status_line import StatusLine
@@ -48,11 +50,11 @@ class RatingScreen(Screen[None]):
             with Vertical(id="side"):
                 yield RubricPanel(self.rubric, id="rubric")
                 yield NotesEditor(id="notes")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         state = self.session.resume()
-        self.set_interval(1.0, self._tick)
+        self.ticker = self.set_interval(1.0, self._tick)
         if state is None:
             self.notify(f"There are no {self.rubric.id} items to rate. Import some with `judge-tui import`.",
                         markup=False, severity="warning", timeout=30)
@@ -61,6 +63,10 @@ class RatingScreen(Screen[None]):
         if state.submitted is not None and not state.changed_since_submit:
             self.notify("Every item is rated. ← and → page through them; q quits.", markup=False)
         self.call_after_refresh(self._first_paint)
+
+    def on_resize(self, event: events.Resize) -> None:
+        # A smaller note box on small terminals leaves the rubric's anchors room to show.
+        self.query_one(NotesEditor).styles.height = 4 if event.size.height < 30 else 6
 
     def _first_paint(self) -> None:
         if not self._first_paint_reported:
@@ -77,14 +83,21 @@ class RatingScreen(Screen[None]):
             return
         missing = self.session.missing
         self.cursor = missing[0] if missing else (self.judged[0] if self.judged else None)
-        ordinal = self.session.store.item_ordinal(self.rubric.id, state.item.position, self.session.split)
-        self.query_one(ItemPane).show(state.item, ordinal, self.session.total)
+        self.query_one(ItemPane).show(state.item)
         notes = self.query_one(NotesEditor)
         if notes.text != state.edit.notes:
             notes.load_text(state.edit.notes)
         self._show_rubric()
         self._show_progress()
         self._tick(count=False)
+        self.call_after_refresh(self._prepare_next_item)
+
+    def _prepare_next_item(self) -> None:
+        """Highlight the next unrated item's code in a thread, so that submitting opens it at once."""
+        upcoming = self.session.peek_next_unrated()
+        if upcoming is not None:
+            self.run_worker(partial(prepare_item, self.rubric, upcoming), thread=True, group="prepare",
+                            exclusive=True, exit_on_error=False)
 
     def _score_keys(self) -> dict[float, str]:
         """Scale point -> the key that sets it, as the user's keymap has it."""
@@ -169,6 +182,9 @@ class RatingScreen(Screen[None]):
     def action_explain(self, binding_id: str) -> None:
         """Say why a key that cannot act right now does nothing (see keys.EXPLAIN_BINDINGS)."""
         _namespace, action, parameters = parse_action(binding(binding_id).action)
+        if action == "submit" and self.session.state is not None and self.session.missing:
+            self.cursor = self.session.missing[0]  # straight to what is left to score
+            self._show_rubric()
         self.notify(self.why_not(action, parameters), markup=False, severity="warning", timeout=4)
 
     # ------------------------------------------------------------------ actions
@@ -249,9 +265,13 @@ class RatingScreen(Screen[None]):
         self._show_progress()
 
     def action_undo(self) -> None:
+        before = dict(self.session.state.edit.scores) if self.session.state else {}
         if self.session.undo():
             state = self.session.state
             assert state is not None
+            changed = [d for d in self.judged if before.get(d) != state.edit.scores.get(d)]
+            if changed:
+                self.cursor = changed[0]  # back on the dimension the undo touched
             notes = self.query_one(NotesEditor)
             if notes.text != state.edit.notes:
                 notes.load_text(state.edit.notes)
@@ -265,8 +285,11 @@ class RatingScreen(Screen[None]):
         self.guidance_on = not self.guidance_on
         self._show_rubric()
 
+    SCROLLS = ("scroll_page_down", "scroll_page_up", "scroll_down", "scroll_up", "scroll_home", "scroll_end")
+
     def action_scroll_item(self, how: str) -> None:
-        getattr(self.query_one(ItemPane), how)(animate=False)
+        if how in self.SCROLLS:
+            getattr(self.query_one(ItemPane), how)(animate=False)
 
     def action_help(self) -> None:
         from judge_tui.tui.screens.help import HelpScreen

@@ -12,7 +12,7 @@ from textual.widgets import Static
 from judge_tui.records import Item
 from judge_tui.rubrics import Rubric
 from judge_tui.textsafe import clean
-from judge_tui.tui.widgets.field_view import FieldView
+from judge_tui.tui.widgets.field_view import FieldView, prepare
 
 
 def field_text(value: object) -> str:
@@ -37,9 +37,11 @@ class ItemPane(VerticalScroll, can_focus=False):
             yield Static(Text(field.label), classes="field-label", id=f"label-{field.name}")
             yield FieldView(field.kind, field.language, id=f"field-{field.name}", classes=f"field-{field.kind}")
 
-    def show(self, item: Item, ordinal: int | None, total: int) -> None:
-        where = f"item {ordinal} of {total}" if ordinal else f"{total} items"
-        header = Text.assemble((clean(item.id), "bold"), "  ", (where, "dim"))
+    def show(self, item: Item) -> None:
+        header = Text(clean(item.id), "bold")
+        task_type = item.task_type or self.rubric.task_type_of(item.fields)
+        if task_type:
+            header.append(f"  · {clean(task_type)}", "dim")
         if item.split:
             header.append(f"  · {clean(item.split)} split", "dim")
         self.query_one("#item-header", Static).update(header)
@@ -51,3 +53,11 @@ class ItemPane(VerticalScroll, can_focus=False):
             label.display = view.display = not (missing and not field.required)
             view.set_text(field_text(value) if not missing else "(empty)")
         self.scroll_home(animate=False)
+
+
+def prepare_item(rubric: Rubric, item: Item) -> None:
+    """Do the slow part of showing an item (syntax colours) ahead of time; runs in a thread."""
+    for field in rubric.fields:
+        value = item.fields.get(field.name)
+        if value not in (None, ""):
+            prepare(field_text(value), field.kind, field.language)

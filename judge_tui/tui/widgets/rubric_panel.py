@@ -100,7 +100,15 @@ class RubricPanel(VerticalScroll, can_focus=False):
             definitions.update(text)
 
     def scroll_to_dimension(self, dimension_id: str) -> None:
-        self.query_one(f"#dim-{dimension_id}").scroll_visible(animate=False)
+        """Bring the focused dimension into view once its new height is known; its first line always shows."""
+        self.call_after_refresh(self._scroll_to_card, dimension_id)
+
+    def _scroll_to_card(self, dimension_id: str) -> None:
+        card = self.query_one(f"#dim-{dimension_id}")
+        if card.outer_size.height >= self.scrollable_content_region.height:
+            self.scroll_to_widget(card, animate=False, top=True)
+        else:
+            self.scroll_to_widget(card, animate=False)
 
     def show_summary(
         self, *, overall: float | None, verdict: str | None, scored: int, needed: int, flagged: bool,
