@@ -114,7 +114,7 @@ class AdjudicationScreen(Screen[None]):
         self.cursor = missing[0] if missing else 0
         item = self.store.item(item_id)
         assert item is not None
-        self.query_one(ItemPane).show(item, None, 1)
+        self.query_one(ItemPane).show(item)
         self._refresh_view()
 
     def _refresh_view(self) -> None:
