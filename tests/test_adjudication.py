@@ -4,6 +4,7 @@ import asyncio
 from pathlib import Path
 
 from judge_tui.cli import main
+from judge_tui.settings import Settings
 from judge_tui.store import Store
 from judge_tui.team import load_team, team_agreement
 from judge_tui.tui.screens.adjudication import AdjudicationApp, AdjudicationScreen
@@ -113,7 +114,8 @@ def test_c_on_the_rating_screen_opens_adjudication_and_escape_returns(tmp_path: 
 
     async def scenario() -> None:
         with Store(path) as store:
-            app = JudgeTuiApp(store, rubrics["exercise-quality"], reviewer="bob")
+            app = JudgeTuiApp(store, rubrics["exercise-quality"], reviewer="bob",
+                              settings=Settings(judge_in_background=False))
             async with app.run_test(size=(140, 40)) as pilot:
                 await pilot.pause()
                 await pilot.press("c")

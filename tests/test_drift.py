@@ -92,7 +92,8 @@ def test_rating_screen_reshows_a_rated_item_blind_and_keeps_the_first_rating(tmp
 
     async def scenario() -> None:
         with Store(path) as store:
-            app = JudgeTuiApp(store, binary, reviewer="ann", settings=Settings(drift_check=True, drift_share=0.5))
+            app = JudgeTuiApp(store, binary, reviewer="ann", settings=Settings(drift_check=True, drift_share=0.5,
+                                                                     judge_in_background=False))
             async with app.run_test(size=(140, 40)) as pilot:
                 await pilot.pause()
                 session = app.session

@@ -8,12 +8,14 @@ from pathlib import Path
 
 from textual import events
 from textual.app import App
+from textual.worker import Worker, WorkerState
 
 from judge_tui.drift import DriftSettings
+from judge_tui.errors import UserError
 from judge_tui.rubrics import Rubric
 from judge_tui.settings import Settings
 from judge_tui.store import Store
-from judge_tui.tui.messages import JudgeStatus
+from judge_tui.tui.messages import JudgeProgress, JudgeStatus
 from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.session import RatingSession
 
@@ -49,6 +51,8 @@ class JudgeTuiApp(App[None]):
         self.first_paint_file = first_paint_file
         self.session: RatingSession | None = None
         self.judge_status = ""
+        self.background_judge = None  # judge_tui.judge.worker.BackgroundJudge, once started
+        self._judge_error_shown = ""
 
     def on_mount(self) -> None:
         self.set_keymap(self.settings.keymap)
@@ -80,6 +84,49 @@ class JudgeTuiApp(App[None]):
         self.push_screen(screen)
         if self.judge_status:
             screen.call_after_refresh(screen.set_judge_status, self.judge_status)
+        # After the first item is on screen, so judging never delays it.
+        self.set_timer(0.5, self.start_background_judge)
+
+    # ------------------------------------------------------------------ the judge in the background
+
+    def start_background_judge(self) -> None:
+        """Judge this rubric's items while the expert rates (settings.judge_in_background).
+
+        Results are ordinary judge ratings, kept out of sight by the blind rule. Without a key or a network
+        the queue waits and the status line says so; it resumes by itself.
+        """
+        if not self.settings.judge_in_background or self.background_judge is not None:
+            return
+        from judge_tui.judge.prompts import PromptError
+        from judge_tui.judge.worker import BackgroundJudge
+        from judge_tui.versions import require_recorded
+
+        try:
+            judge = BackgroundJudge(self.store, self.rubric, settings=self.settings, on_status=self._judge_changed)
+            prompt = judge.judge.prompt
+            require_recorded(self.store, self.rubric, prompt_version=prompt.version, template=prompt.template.digest)
+        except (UserError, PromptError) as exc:
+            self.post_message(JudgeStatus("judge: stopped"))
+            self.notify(f"The background judge did not start: {exc}", markup=False, severity="warning", timeout=12)
+            return
+        self.background_judge = judge
+        self.run_worker(judge.run(), name="background-judge", group="judge", exit_on_error=False)
+        judge.enqueue_all(split=self.split)
+
+    def _judge_changed(self, status: object) -> None:
+        self.post_message(JudgeProgress.from_status(status))  # type: ignore[arg-type]
+
+    def on_judge_progress(self, message: JudgeProgress) -> None:
+        self.post_message(JudgeStatus(message.line()))
+        if message.error and message.error != self._judge_error_shown:
+            self._judge_error_shown = message.error
+            self.notify(f"The judge stopped: {message.error}", markup=False, severity="error", timeout=15)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.name == "background-judge" and event.state == WorkerState.ERROR:
+            self.post_message(JudgeStatus("judge: stopped"))
+            self.notify(f"The background judge failed: {event.worker.error}", markup=False, severity="error",
+                        timeout=15)
 
     def first_item_painted(self) -> None:
         """With JUDGE_TUI_EXIT_AFTER_FIRST_PAINT (start-up benchmarks): note the time and leave."""
@@ -112,4 +159,7 @@ class JudgeTuiApp(App[None]):
         for screen in self.screen_stack:
             if isinstance(screen, RatingScreen):
                 screen.save_now()
+        if self.background_judge is not None:
+            # Calls in flight are abandoned; their jobs go back to the queue at the next start.
+            self.background_judge.stop()
         self.exit()

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.message import Message
 
-from judge_tui.judge.worker import JudgeStatus as QueueStatus
+if TYPE_CHECKING:  # the judge's modules stay off the app's start-up path
+    from judge_tui.judge.worker import JudgeStatus as QueueStatus
 
 
 class JudgeStatus(Message):
@@ -38,8 +41,13 @@ class JudgeProgress(Message):
     def from_status(cls, status: QueueStatus) -> JudgeProgress:
         return cls(status.queued, status.running, status.done, status.failed, status.offline, status.error)
 
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, JudgeProgress)
+
     @property
     def status(self) -> QueueStatus:
+        from judge_tui.judge.worker import JudgeStatus as QueueStatus
+
         return QueueStatus(self.queued, self.running, self.done, self.failed, self.offline, self.error)
 
     def line(self) -> str:

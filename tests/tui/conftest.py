@@ -119,6 +119,6 @@ AppFactory = Callable[..., JudgeTuiApp]
 def make_app(filled_store: Store, rubrics: dict[str, Rubric], clock: FakeClock) -> AppFactory:
     def factory(rubric_id: str = "cis", reviewer: str | None = "EXP001", **settings: object) -> JudgeTuiApp:
         return JudgeTuiApp(filled_store, rubrics[rubric_id], reviewer=reviewer,
-                           settings=Settings(**settings), clock=clock)  # type: ignore[arg-type]
+                           settings=Settings(**{"judge_in_background": False, **settings}), clock=clock)  # type: ignore[arg-type]
 
     return factory
