@@ -1,0 +1,56 @@
+"""The SQLite store: the one package of judge-tui that speaks SQL.
+
+Durability: WAL with synchronous=FULL, so a committed rating survives a crash or a power cut, and every
+write is its own short transaction begun with BEGIN IMMEDIATE (a second process waits instead of failing).
+A Store belongs to the thread that opened it.
+
+One module per area: schema.py (tables and migrations), core.py (connection, transactions, meta), then the
+queries of items, ratings, drafts, the judge queue, import/export, agreement, merging, versions and team;
+foreign.py reads another database for a merge.
+"""
+
+from __future__ import annotations
+
+from judge_tui.store.agreement_queries import AgreementQueries, RaterScores
+from judge_tui.store.common import ItemConflict, StoreError, now
+from judge_tui.store.core import StoreCore
+from judge_tui.store.drafts import DraftQueries
+from judge_tui.store.foreign import ForeignDatabase
+from judge_tui.store.import_export import ImportExportQueries
+from judge_tui.store.items import ItemQueries
+from judge_tui.store.judge_queue import JudgeQueueQueries
+from judge_tui.store.merging import MergeQueries, MergeState, rating_content
+from judge_tui.store.ratings import RaterQueries, RatingQueries
+from judge_tui.store.schema import migrations
+from judge_tui.store.team import DriftQueries, TeamQueries
+from judge_tui.store.versions import VersionQueries
+
+__all__ = [
+    "ForeignDatabase",
+    "ItemConflict",
+    "MergeState",
+    "RaterScores",
+    "Store",
+    "StoreError",
+    "migrations",
+    "now",
+    "rating_content",
+]
+
+
+class Store(
+    # A class built on another area comes before it: Python's method order requires it.
+    VersionQueries,
+    ImportExportQueries,
+    MergeQueries,
+    TeamQueries,
+    ItemQueries,
+    RaterQueries,
+    JudgeQueueQueries,
+    RatingQueries,
+    DraftQueries,
+    AgreementQueries,
+    DriftQueries,
+    StoreCore,
+):
+    """A judge-tui database: every query of every area, on one connection."""

@@ -1,0 +1,76 @@
+"""Drafts: the rating screen's unsaved work on an item, committed on every change."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from judge_tui.records import Draft
+from judge_tui.store.common import _dumps, now
+from judge_tui.store.core import StoreCore
+
+
+class DraftQueries(StoreCore):
+    # ------------------------------------------------------------------ drafts (the rating screen's work)
+
+    def save_draft(self, draft: Draft) -> None:
+        """Commit the rating screen's current state of an item; called on every change."""
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO drafts (item_id, rater_id, scores, notes, seconds, skipped, flagged, flag_reason,"
+                " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (item_id, rater_id) DO UPDATE SET scores = excluded.scores, notes = excluded.notes,"
+                " seconds = excluded.seconds, skipped = excluded.skipped, flagged = excluded.flagged,"
+                " flag_reason = excluded.flag_reason, updated_at = excluded.updated_at",
+                [draft.item_id, draft.rater_id, _dumps(draft.scores), draft.notes, float(draft.seconds),
+                 int(draft.skipped), int(draft.flagged), draft.flag_reason, now()],
+            )
+
+    def draft(self, item_id: str, rater_id: str) -> Draft | None:
+        row = self.conn.execute(
+            "SELECT scores, notes, seconds, skipped, flagged, flag_reason, updated_at FROM drafts"
+            " WHERE item_id = ? AND rater_id = ?", [item_id, rater_id]
+        ).fetchone()
+        if row is None:
+            return None
+        scores, notes, seconds, skipped, flagged, reason, updated = row
+        return Draft(item_id=item_id, rater_id=rater_id, scores=json.loads(scores), notes=notes,
+                     seconds=seconds, skipped=bool(skipped), flagged=bool(flagged), flag_reason=reason,
+                     updated_at=updated)
+
+    def delete_draft(self, item_id: str, rater_id: str) -> None:
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM drafts WHERE item_id = ? AND rater_id = ?", [item_id, rater_id])
+
+    def latest_draft(self, rater_id: str, rubric: str | None = None) -> Draft | None:
+        """The draft this rater touched last (where a resumed session reopens)."""
+        # CROSS JOIN keeps drafts as the outer loop: this rater's few drafts, not every item of the rubric.
+        sql = ("SELECT d.item_id FROM drafts d CROSS JOIN items i ON i.id = d.item_id WHERE d.rater_id = ?"
+               " AND d.skipped = 0 AND d.scores != '{}'")
+        params: list[Any] = [rater_id]
+        if rubric:
+            sql += " AND i.rubric = ?"
+            params.append(rubric)
+        row = self.conn.execute(sql + " ORDER BY d.updated_at DESC LIMIT 1", params).fetchone()
+        return self.draft(row[0], rater_id) if row else None
+
+    def progress(
+        self, rater_id: str, rubric: str, split: str | None = None, *, total: int | None = None
+    ) -> dict[str, int]:
+        """Counts for the status line: rated, skipped, flagged, total (pass a known total to skip counting it).
+
+        The CROSS JOINs make SQLite start from this rater's ratings and drafts rather than from every item of
+        the rubric (200 ms at 100,000 items without them).
+        """
+        extra, params = ("AND i.split = ?", [split]) if split else ("", [])
+        if total is None:
+            total = int(self.scalar(f"SELECT COUNT(*) FROM items i WHERE i.rubric = ? {extra}", [rubric, *params]))
+        rated = int(self.scalar(
+            f"SELECT COUNT(DISTINCT r.item_id) FROM ratings r CROSS JOIN items i ON i.id = r.item_id"
+            f" WHERE r.rater_id = ? AND i.rubric = ? {extra}", [rater_id, rubric, *params]))
+        skipped, flagged = self.conn.execute(
+            f"SELECT COALESCE(SUM(d.skipped), 0), COALESCE(SUM(d.flagged), 0) FROM drafts d"
+            f" CROSS JOIN items i ON i.id = d.item_id WHERE d.rater_id = ? AND i.rubric = ? {extra}",
+            [rater_id, rubric, *params],
+        ).fetchone()
+        return {"rated": rated, "skipped": int(skipped), "flagged": int(flagged), "total": total}

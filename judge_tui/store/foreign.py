@@ -1,0 +1,94 @@
+"""Another judge-tui database, read-only, as the source of a merge or a bundle."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from judge_tui.store.common import StoreError
+
+
+class ForeignDatabase:
+    """Another judge-tui database, opened read-only (SQLite URI mode=ro) so a merge can never change it."""
+
+    REQUIRED = ("items", "raters", "ratings", "rubric_versions")
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise StoreError(f"{path}: no such file")
+        uri = "file:" + quote(str(self.path.resolve())) + "?mode=ro"
+        try:
+            self.conn = sqlite3.connect(uri, uri=True, timeout=10.0)
+            self.tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{path}: cannot read as a judge-tui database ({exc})") from None
+        missing = [t for t in self.REQUIRED if t not in self.tables]
+        if missing:
+            self.conn.close()
+            raise StoreError(f"{path}: not a judge-tui database (no {', '.join(missing)} table)")
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> ForeignDatabase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        try:
+            cursor = self.conn.execute(sql, params)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: cannot read ({exc})") from None
+        names = [d[0] for d in cursor.description or ()]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+    @staticmethod
+    def _rater_filter(only_raters: Sequence[str] | None, column: str) -> tuple[str, list[Any]]:
+        if not only_raters:
+            return "", []
+        return f" WHERE {column} IN ({','.join('?' * len(only_raters))})", list(only_raters)
+
+    def meta(self, key: str) -> str | None:
+        if "meta" not in self.tables:
+            return None
+        rows = self._rows("SELECT value FROM meta WHERE key = ?", [key])
+        return rows[0]["value"] if rows else None
+
+    def rubric_versions(self) -> list[dict[str, Any]]:
+        return self._rows("SELECT id, rubric, version, content_hash, definition, reason, motivating_items,"
+                          " created_at FROM rubric_versions ORDER BY id")
+
+    def prompt_versions(self) -> list[dict[str, Any]]:
+        if "prompt_versions" not in self.tables:
+            return []
+        return self._rows("SELECT rubric, prompt_version, rubric_version_id, template, reason, motivating_items,"
+                          " created_at FROM prompt_versions ORDER BY id")
+
+    def items(self, only_raters: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        where, params = self._rater_filter(only_raters, "rater_id")
+        restrict = f" WHERE id IN (SELECT item_id FROM ratings{where})" if only_raters else ""
+        return self._rows("SELECT id, rubric, task_type, fields, split, content_hash, position, source,"
+                          f" few_shot_used, created_at FROM items{restrict} ORDER BY position", params)
+
+    def raters(self, only_raters: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        where, params = self._rater_filter(only_raters, "id")
+        return self._rows("SELECT id, kind, model, prompt_version, display_name, created_at FROM raters"
+                          f"{where} ORDER BY id", params)
+
+    def ratings(self, only_raters: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        where, params = self._rater_filter(only_raters, "rater_id")
+        return self._rows("SELECT item_id, rater_id, rubric_version_id, repeat, scores, overall, verdict, notes,"
+                          f" seconds, source, details, created_at, updated_at FROM ratings{where} ORDER BY id",
+                          params)
+
+    def revision_marks(self, only_items: set[str] | None = None) -> list[dict[str, Any]]:
+        if "revision_marks" not in self.tables:
+            return []
+        rows = self._rows("SELECT item_id, rubric, note, created_at FROM revision_marks ORDER BY id")
+        return rows if only_items is None else [r for r in rows if r["item_id"] in only_items]

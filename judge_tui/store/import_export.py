@@ -1,0 +1,58 @@
+"""What importing, exporting and splitting read beyond the plain item and rating queries."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from judge_tui.records import Item
+from judge_tui.store.common import _loads
+from judge_tui.store.items import ItemQueries
+
+
+class ImportExportQueries(ItemQueries):
+    # ------------------------------------------------------------------ import, export and splits
+
+    def item_states(self, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
+        """{id: (rubric, content hash)} for those of these ids that exist."""
+        ids = list(ids)
+        out: dict[str, tuple[str, str]] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            out.update((r[0], (r[1], r[2])) for r in self.conn.execute(
+                f"SELECT id, rubric, content_hash FROM items WHERE id IN ({marks})", chunk))
+        return out
+
+    def items_by_id(self, ids: Iterable[str]) -> dict[str, Item]:
+        ids = list(dict.fromkeys(ids))
+        out: dict[str, Item] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for row in self.conn.execute(f"SELECT {self._ITEM_COLUMNS} FROM items WHERE id IN ({marks})", chunk):
+                out[row[0]] = self._item(row)
+        return out
+
+    def item_ids(self, rubric: str) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT id FROM items WHERE rubric = ? ORDER BY id", [rubric])]
+
+    def rating_keys(self, rater_id: str, rubric_version_id: int) -> set[tuple[str, int]]:
+        """(item id, repeat) of this rater's ratings under one rubric version."""
+        return set(self.conn.execute(
+            "SELECT item_id, repeat FROM ratings WHERE rater_id = ? AND rubric_version_id = ?",
+            [rater_id, rubric_version_id]).fetchall())
+
+    def rubric_definition(self, rubric_version_id: int) -> dict[str, Any] | None:
+        """The rubric exactly as it was when this version was recorded."""
+        text = self.scalar("SELECT definition FROM rubric_versions WHERE id = ?", [rubric_version_id])
+        return _loads(text, None)
+
+    def latest_human_verdicts(self, rubric: str) -> dict[str, str]:
+        """{item id: verdict} from the most recently updated human rating of each item that has a verdict."""
+        rows = self.conn.execute(
+            "SELECT r.item_id, r.verdict FROM ratings r JOIN items i ON i.id = r.item_id"
+            " JOIN raters t ON t.id = r.rater_id"
+            " WHERE i.rubric = ? AND t.kind = 'human' AND r.verdict IS NOT NULL"
+            " ORDER BY r.updated_at, r.id", [rubric])
+        return dict(rows.fetchall())  # later rows overwrite earlier ones: the latest wins

@@ -1,0 +1,180 @@
+"""Items: importing them, reading them in import order, and finding the next one to rate."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from judge_tui.records import Item, canonical_json, hash_of_canonical
+from judge_tui.store.common import ItemConflict, now
+from judge_tui.store.core import StoreCore
+
+
+class ItemQueries(StoreCore):
+    # ------------------------------------------------------------------ items
+
+    def _next_position(self) -> int:
+        return int(self.scalar("SELECT COALESCE(MAX(position), 0) + 1 FROM items"))
+
+    def add_items(self, items: Iterable[Item], source: str = "") -> dict[str, int]:
+        """Insert new items in one transaction; an existing id with the same content is left alone.
+
+        Returns counts {"added", "unchanged", "split_changed"}. Raises ItemConflict (nothing written)
+        if an id already exists under another rubric or with different content.
+        """
+        counts = {"added": 0, "unchanged": 0, "split_changed": 0}
+        items = list(items)
+        with self.transaction() as conn:
+            # One lookup per 500 ids and one executemany per kind of write: a 100k-item import takes seconds.
+            known: dict[str, tuple[str, str, str | None]] = {}
+            ids = list(dict.fromkeys(item.id for item in items))
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                for id_, rubric, digest, split in conn.execute(
+                        f"SELECT id, rubric, content_hash, split FROM items WHERE id IN ({marks})", chunk):
+                    known[id_] = (rubric, digest, split)
+            position = self._next_position()
+            stamp = now()
+            inserts: list[list[Any]] = []
+            split_updates: list[tuple[str, str]] = []
+            for item in items:
+                # Serialised once: the stored text is the canonical form the content hash is made from.
+                text = canonical_json(item.fields)
+                digest = item.content_hash or hash_of_canonical(text)
+                row = known.get(item.id)
+                if row is None:
+                    inserts.append([item.id, item.rubric, item.task_type, text, item.split, digest,
+                                    position, source, stamp])
+                    known[item.id] = (item.rubric, digest, item.split)
+                    position += 1
+                    counts["added"] += 1
+                    continue
+                rubric, existing_hash, split = row
+                if rubric != item.rubric:
+                    raise ItemConflict(item.id, f"already exists under rubric {rubric!r}, not {item.rubric!r}")
+                if existing_hash != digest:
+                    raise ItemConflict(item.id, "already exists with different content")
+                if item.split and item.split != split:
+                    split_updates.append((item.split, item.id))
+                    known[item.id] = (rubric, existing_hash, item.split)
+                    counts["split_changed"] += 1
+                else:
+                    counts["unchanged"] += 1
+            conn.executemany(
+                "INSERT INTO items (id, rubric, task_type, fields, split, content_hash, position, source,"
+                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", inserts)
+            conn.executemany("UPDATE items SET split = ? WHERE id = ?", split_updates)
+        return counts
+
+    @staticmethod
+    def _item(row: Sequence[Any]) -> Item:
+        id_, rubric, task_type, fields, split, position, digest = row
+        return Item(id=id_, rubric=rubric, task_type=task_type, fields=json.loads(fields), split=split,
+                    position=position, content_hash=digest)
+
+    _ITEM_COLUMNS = "id, rubric, task_type, fields, split, position, content_hash"
+
+    def item(self, item_id: str) -> Item | None:
+        row = self.conn.execute(f"SELECT {self._ITEM_COLUMNS} FROM items WHERE id = ?", [item_id]).fetchone()
+        return self._item(row) if row else None
+
+    def existing_item_ids(self, ids: Iterable[str]) -> set[str]:
+        """Which of these ids exist (checked in chunks, for validating large imports)."""
+        ids = list(ids)
+        found: set[str] = set()
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            found.update(r[0] for r in self.conn.execute(f"SELECT id FROM items WHERE id IN ({marks})", chunk))
+        return found
+
+    def item_rubrics(self, ids: Iterable[str]) -> dict[str, str]:
+        ids = list(ids)
+        out: dict[str, str] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            out.update(self.conn.execute(f"SELECT id, rubric FROM items WHERE id IN ({marks})", chunk).fetchall())
+        return out
+
+    def iter_items(self, rubric: str | None = None, split: str | None = None) -> Iterator[Item]:
+        """Items in import order, streamed (never all held in memory)."""
+        clauses, params = self._item_filter(rubric, split)
+        cursor = self.conn.execute(
+            f"SELECT {self._ITEM_COLUMNS} FROM items {clauses} ORDER BY position", params
+        )
+        for row in cursor:
+            yield self._item(row)
+
+    @staticmethod
+    def _item_filter(rubric: str | None, split: str | None, prefix: str = "") -> tuple[str, list[Any]]:
+        clauses, params = [], []
+        if rubric:
+            clauses.append(f"{prefix}rubric = ?")
+            params.append(rubric)
+        if split:
+            clauses.append(f"{prefix}split = ?")
+            params.append(split)
+        return ("WHERE " + " AND ".join(clauses) if clauses else ""), params
+
+    def count_items(self, rubric: str | None = None, split: str | None = None) -> int:
+        clauses, params = self._item_filter(rubric, split)
+        return int(self.scalar(f"SELECT COUNT(*) FROM items {clauses}", params))
+
+    def rubrics_in_use(self) -> list[tuple[str, int]]:
+        """(rubric id, item count), most items first."""
+        return [tuple(r) for r in self.conn.execute(  # type: ignore[misc]
+            "SELECT rubric, COUNT(*) FROM items GROUP BY rubric ORDER BY COUNT(*) DESC, rubric")]
+
+    def item_at(self, rubric: str, position: int, direction: int, split: str | None = None) -> Item | None:
+        """The item before (direction -1) or after (+1) a position, within a rubric (and split)."""
+        op, order = (">", "ASC") if direction > 0 else ("<", "DESC")
+        extra, params = ("AND split = ?", [split]) if split else ("", [])
+        row = self.conn.execute(
+            f"SELECT {self._ITEM_COLUMNS} FROM items WHERE rubric = ? AND position {op} ? {extra}"
+            f" ORDER BY position {order} LIMIT 1",
+            [rubric, position, *params],
+        ).fetchone()
+        return self._item(row) if row else None
+
+    def next_unrated_item(
+        self, rater_id: str, rubric: str, split: str | None = None, after_position: int = 0,
+        include_skipped: bool = False,
+    ) -> Item | None:
+        """The first item (in import order, after a position, wrapping round) this rater has not submitted.
+
+        Skipped items are passed over unless include_skipped is set.
+        """
+        extra, params = ("AND i.split = ?", [split]) if split else ("", [])
+        skipped, skip_params = "", []
+        if not include_skipped and self.conn.execute(
+                "SELECT 1 FROM drafts WHERE rater_id = ? AND skipped = 1 LIMIT 1", [rater_id]).fetchone():
+            skipped = "AND i.id NOT IN (SELECT item_id FROM drafts WHERE rater_id = ? AND skipped = 1)"
+            skip_params = [rater_id]
+        # An anti-join over the covering index items_next_unrated: with 90% of 100k items rated this is the
+        # difference between ~30 ms and ~75 ms on a fresh start.
+        sql = (
+            "SELECT i.id FROM items i LEFT JOIN ratings r ON r.item_id = i.id AND r.rater_id = ?"
+            f" WHERE i.rubric = ? AND i.position > ? {extra} AND r.item_id IS NULL {skipped}"
+            " ORDER BY i.position LIMIT 1"
+        )
+        for start in (after_position, 0):
+            row = self.conn.execute(sql, [rater_id, rubric, start, *params, *skip_params]).fetchone()
+            if row:
+                return self.item(row[0])
+        return None
+
+    def set_splits(self, splits: Mapping[str, str | None]) -> None:
+        with self.transaction() as conn:
+            conn.executemany("UPDATE items SET split = ? WHERE id = ?", [(s, i) for i, s in splits.items()])
+
+    def mark_few_shot_used(self, item_ids: Iterable[str]) -> None:
+        """Items shown to a judge as examples: a split must never move them out of train."""
+        with self.transaction() as conn:
+            conn.executemany("UPDATE items SET few_shot_used = 1 WHERE id = ?", [(i,) for i in item_ids])
+
+    def few_shot_used_ids(self, rubric: str) -> set[str]:
+        return {r[0] for r in self.conn.execute(
+            "SELECT id FROM items WHERE rubric = ? AND few_shot_used = 1", [rubric])}

@@ -1,0 +1,218 @@
+"""The judge's work queue, the calls it made and its Message Batches."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from judge_tui.records import Rating
+from judge_tui.store.common import _dumps, _loads, now
+from judge_tui.store.ratings import RatingQueries
+
+
+class JudgeQueueQueries(RatingQueries):
+    # ------------------------------------------------------------------ judge queue
+    # A job is one judgment to make: (item, judge rater, rubric version, repeat). Its life:
+    # queued -> running -> done | failed, or back to queued for a retry. Jobs in a Message Batch stay
+    # 'running' with their batch_id until the batch's results are read.
+
+    _JOB_COLUMNS = "id, item_id, rater_id, rubric_version_id, repeat, status, attempts, last_error, raw_output," \
+        " batch_id, rating_id, next_attempt_at"
+
+    def enqueue_judge_jobs(
+        self, rater_id: str, rubric_version_id: int, rubric: str, *, split: str | None = None,
+        repeats: int = 1, limit: int | None = None,
+    ) -> int:
+        """Queue item x repeat jobs this rater does not have yet, in import order; returns how many were added.
+
+        limit counts items (each with its missing repeats). Idempotent: running it again adds nothing.
+        """
+        split_clause, split_params = ("AND i.split = ?", [split]) if split else ("", [])
+        stamp = now()
+        with self.transaction() as conn:
+            before = conn.total_changes  # rowcount is not reported for a statement that starts with WITH
+            conn.execute(
+                "WITH RECURSIVE reps(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM reps WHERE n + 1 < ?),"
+                " todo AS (SELECT i.id, i.position FROM items i WHERE i.rubric = ? " + split_clause +
+                "   AND EXISTS (SELECT 1 FROM reps WHERE NOT EXISTS (SELECT 1 FROM judge_jobs j"
+                "     WHERE j.item_id = i.id AND j.rater_id = ? AND j.rubric_version_id = ? AND j.repeat = reps.n))"
+                "   ORDER BY i.position LIMIT ?)"
+                " INSERT OR IGNORE INTO judge_jobs (item_id, rater_id, rubric_version_id, repeat, status,"
+                " created_at, updated_at) SELECT todo.id, ?, ?, reps.n, 'queued', ?, ? FROM todo, reps"
+                " ORDER BY todo.position, reps.n",
+                [max(1, repeats), rubric, *split_params, rater_id, rubric_version_id,
+                 -1 if limit is None else max(0, limit), rater_id, rubric_version_id, stamp, stamp],
+            )
+            return conn.total_changes - before
+
+    def enqueue_judge_items(self, rater_id: str, rubric_version_id: int, item_ids: Iterable[str], repeat: int = 0) -> int:
+        """Queue these items (e.g. as the app opens them); already queued ones are left alone."""
+        stamp = now()
+        with self.transaction() as conn:
+            before = conn.total_changes
+            conn.executemany(
+                "INSERT OR IGNORE INTO judge_jobs (item_id, rater_id, rubric_version_id, repeat, status, created_at,"
+                " updated_at) VALUES (?, ?, ?, ?, 'queued', ?, ?)",
+                ((item_id, rater_id, rubric_version_id, repeat, stamp, stamp) for item_id in item_ids),
+            )
+            return conn.total_changes - before
+
+    def requeue_stale_judge_jobs(self, rater_id: str | None = None) -> int:
+        """Jobs left 'running' by a crash or a kill go back to the queue (not those waiting in a batch)."""
+        extra, params = ("AND rater_id = ?", [rater_id]) if rater_id else ("", [])
+        with self.transaction() as conn:
+            return conn.execute(
+                f"UPDATE judge_jobs SET status = 'queued', updated_at = ? WHERE status = 'running'"
+                f" AND batch_id IS NULL {extra}", [now(), *params]).rowcount
+
+    def claim_judge_jobs(self, rater_id: str, limit: int, at: str | None = None) -> list[dict[str, Any]]:
+        """Up to limit queued jobs that are due, marked running, oldest first."""
+        if limit <= 0:
+            return []
+        at = at or now()
+        with self.transaction() as conn:
+            rows = self.query(
+                f"SELECT {self._JOB_COLUMNS} FROM judge_jobs WHERE rater_id = ? AND status = 'queued'"
+                " AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ORDER BY id LIMIT ?",
+                [rater_id, at, limit],
+            )
+            conn.executemany("UPDATE judge_jobs SET status = 'running', updated_at = ? WHERE id = ?",
+                             [(at, row["id"]) for row in rows])
+        for row in rows:
+            row["status"] = "running"
+        return rows
+
+    def next_judge_retry_at(self, rater_id: str) -> str | None:
+        """When the earliest queued job still waiting for its retry time becomes due (None if none waits)."""
+        return self.scalar("SELECT MIN(next_attempt_at) FROM judge_jobs WHERE rater_id = ? AND status = 'queued'"
+                           " AND next_attempt_at > ?", [rater_id, now()])
+
+    def _record_judge_call(self, conn: sqlite3.Connection, job_id: int, call: Mapping[str, Any]) -> None:
+        conn.execute(
+            "INSERT INTO judge_calls (job_id, model, input_tokens, output_tokens, cache_read_tokens,"
+            " cache_write_tokens, cost_usd, sampling, outcome, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [job_id, call.get("model", ""), int(call.get("input_tokens", 0)), int(call.get("output_tokens", 0)),
+             int(call.get("cache_read_tokens", 0)), int(call.get("cache_write_tokens", 0)),
+             float(call.get("cost_usd") or 0.0), _dumps(call.get("sampling", {})), call.get("outcome", ""), now()],
+        )
+
+    def complete_judge_job(self, job_id: int, rating: Rating, call: Mapping[str, Any] | None = None) -> None:
+        """Save the judge's rating and mark the job done, in one transaction (never one without the other)."""
+        with self.transaction() as conn:
+            self._upsert_rating(conn, rating)
+            rating_id = self.scalar(
+                "SELECT id FROM ratings WHERE item_id = ? AND rater_id = ? AND rubric_version_id = ? AND repeat = ?",
+                [rating.item_id, rating.rater_id, rating.rubric_version_id, rating.repeat])
+            conn.execute(
+                "UPDATE judge_jobs SET status = 'done', attempts = attempts + 1, rating_id = ?, last_error = '',"
+                " raw_output = '', next_attempt_at = NULL, updated_at = ? WHERE id = ?",
+                [rating_id, now(), job_id])
+            if call is not None:
+                self._record_judge_call(conn, job_id, call)
+
+    def fail_judge_job(self, job_id: int, error: str, raw_output: str = "",
+                       call: Mapping[str, Any] | None = None) -> None:
+        """A judgment that cannot be used: kept with its error and the raw answer, never retried by itself."""
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE judge_jobs SET status = 'failed', attempts = attempts + 1, last_error = ?, raw_output = ?,"
+                " batch_id = NULL, next_attempt_at = NULL, updated_at = ? WHERE id = ?",
+                [error, raw_output, now(), job_id])
+            if call is not None:
+                self._record_judge_call(conn, job_id, call)
+
+    def retry_judge_job(self, job_id: int, error: str, next_attempt_at: str | None, raw_output: str = "",
+                        call: Mapping[str, Any] | None = None) -> None:
+        """Back to the queue after a passing problem (rate limit, overload, dropped connection); counts an attempt."""
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE judge_jobs SET status = 'queued', attempts = attempts + 1, last_error = ?, raw_output = ?,"
+                " batch_id = NULL, next_attempt_at = ?, updated_at = ? WHERE id = ?",
+                [error, raw_output, next_attempt_at, now(), job_id])
+            if call is not None:
+                self._record_judge_call(conn, job_id, call)
+
+    def release_judge_jobs(self, job_ids: Iterable[int], note: str = "") -> None:
+        """Back to the queue without counting an attempt: the job was not at fault (offline, stopped, interrupted)."""
+        stamp = now()
+        with self.transaction() as conn:
+            conn.executemany(
+                "UPDATE judge_jobs SET status = 'queued', batch_id = NULL, last_error = CASE WHEN ? = '' THEN"
+                " last_error ELSE ? END, updated_at = ? WHERE id = ? AND status = 'running'",
+                [(note, note, stamp, job_id) for job_id in job_ids])
+
+    def requeue_failed_judge_jobs(self, rater_id: str) -> int:
+        """Give failed jobs another go (attempts are kept; their last error stays until they succeed)."""
+        with self.transaction() as conn:
+            return conn.execute(
+                "UPDATE judge_jobs SET status = 'queued', next_attempt_at = NULL, updated_at = ?"
+                " WHERE rater_id = ? AND status = 'failed'", [now(), rater_id]).rowcount
+
+    def judge_job(self, job_id: int) -> dict[str, Any] | None:
+        rows = self.query(f"SELECT {self._JOB_COLUMNS} FROM judge_jobs WHERE id = ?", [job_id])
+        return rows[0] if rows else None
+
+    def judge_jobs(self, rater_id: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
+        clauses, params = [], []
+        if rater_id:
+            clauses.append("rater_id = ?")
+            params.append(rater_id)
+        if status:
+            clauses.append("status = ?")
+            params.append(status)
+        where = "WHERE " + " AND ".join(clauses) if clauses else ""
+        return self.query(f"SELECT {self._JOB_COLUMNS} FROM judge_jobs {where} ORDER BY id", params)
+
+    def judge_job_counts(self, rater_id: str | None = None) -> dict[str, int]:
+        """{queued, running, done, failed} for one judge rater (or all)."""
+        extra, params = ("WHERE rater_id = ?", [rater_id]) if rater_id else ("", [])
+        counts = {"queued": 0, "running": 0, "done": 0, "failed": 0}
+        for status, n in self.conn.execute(
+                f"SELECT status, COUNT(*) FROM judge_jobs {extra} GROUP BY status", params):
+            counts[status] = n
+        return counts
+
+    def judge_call_totals(self, rater_id: str | None = None) -> dict[str, float]:
+        """Tokens and cost of every call made for a judge rater."""
+        extra, params = ("WHERE j.rater_id = ?", [rater_id]) if rater_id else ("", [])
+        row = self.conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(c.input_tokens), 0), COALESCE(SUM(c.output_tokens), 0),"
+            " COALESCE(SUM(c.cache_read_tokens), 0), COALESCE(SUM(c.cache_write_tokens), 0),"
+            f" COALESCE(SUM(c.cost_usd), 0) FROM judge_calls c JOIN judge_jobs j ON j.id = c.job_id {extra}",
+            params).fetchone()
+        keys = ("calls", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd")
+        return dict(zip(keys, row, strict=True))
+
+    def judge_calls(self, job_id: int) -> list[dict[str, Any]]:
+        rows = self.query("SELECT * FROM judge_calls WHERE job_id = ? ORDER BY id", [job_id])
+        for row in rows:
+            row["sampling"] = _loads(row["sampling"], {})
+        return rows
+
+    # ---- Message Batches
+
+    def start_judge_batch(self, batch_id: str, rater_id: str, rubric_version_id: int, job_ids: Sequence[int]) -> None:
+        """Record a batch the API accepted and tie its jobs to it, in one transaction."""
+        stamp = now()
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO judge_batches (id, rater_id, rubric_version_id, status, request_count, created_at,"
+                " updated_at) VALUES (?, ?, ?, 'in_progress', ?, ?, ?)",
+                [batch_id, rater_id, rubric_version_id, len(job_ids), stamp, stamp])
+            conn.executemany("UPDATE judge_jobs SET status = 'running', batch_id = ?, updated_at = ? WHERE id = ?",
+                             [(batch_id, stamp, job_id) for job_id in job_ids])
+
+    def set_judge_batch_status(self, batch_id: str, status: str) -> None:
+        with self.transaction() as conn:
+            conn.execute("UPDATE judge_batches SET status = ?, updated_at = ? WHERE id = ?", [status, now(), batch_id])
+
+    def open_judge_batches(self, rater_id: str) -> list[dict[str, Any]]:
+        """Batches whose results have not been read yet (to resume after a restart)."""
+        return self.query("SELECT * FROM judge_batches WHERE rater_id = ? AND status != 'processed'"
+                          " ORDER BY created_at", [rater_id])
+
+    def judge_batch_jobs(self, batch_id: str) -> list[dict[str, Any]]:
+        """The jobs of a batch still waiting for its results."""
+        return self.query(f"SELECT {self._JOB_COLUMNS} FROM judge_jobs WHERE batch_id = ? AND status = 'running'"
+                          " ORDER BY id", [batch_id])

@@ -1,0 +1,77 @@
+"""Merging another judge-tui database into this one: what exists here, and writing copied rows."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from judge_tui.store.common import _dumps, _loads
+from judge_tui.store.items import ItemQueries
+
+
+class MergeQueries(ItemQueries):
+    # ------------------------------------------------------------------ merging (rows from another database)
+
+    def merge_state(self) -> MergeState:
+        """What this database already holds, keyed the way a merge matches rows."""
+        state = MergeState()
+        for rv_id, digest in self.conn.execute("SELECT id, content_hash FROM rubric_versions"):
+            state.rubric_versions[digest] = rv_id
+        for pv_id, version in self.conn.execute("SELECT id, prompt_version FROM prompt_versions"):
+            state.prompt_versions[version] = pv_id
+        for item_id, rubric, digest, fields, split in self.conn.execute(
+            "SELECT id, rubric, content_hash, fields, split FROM items"
+        ):
+            state.items[item_id] = (rubric, digest, fields, split)
+        state.raters.update(self.conn.execute("SELECT id, kind FROM raters"))
+        for row in self.conn.execute(
+            "SELECT item_id, rater_id, rubric_version_id, repeat, scores, overall, verdict, notes, seconds,"
+            " source, details FROM ratings"
+        ):
+            state.ratings[tuple(row[:4])] = rating_content(row[4:])
+        for item_id, rubric, note in self.conn.execute("SELECT item_id, rubric, note FROM revision_marks"):
+            state.revision_marks[(item_id, rubric)] = note
+        state.next_position = self._next_position()
+        return state
+
+    def insert_merged(self, table: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Insert rows copied from another database, as they are (ids already remapped by the caller)."""
+        if table not in _MERGED_TABLES:
+            raise ValueError(f"{table!r} is not a table a merge writes")
+        if not rows:
+            return
+        columns = list(rows[0])
+        sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+        with self.transaction() as conn:
+            conn.executemany(sql, [[row[c] for c in columns] for row in rows])
+
+    def insert_merged_rubric_version(self, row: Mapping[str, Any]) -> int:
+        columns = [c for c in row if c != "id"]
+        with self.transaction() as conn:
+            cursor = conn.execute(
+                f"INSERT INTO rubric_versions ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                [row[c] for c in columns],
+            )
+            return int(cursor.lastrowid)  # type: ignore[arg-type]
+
+
+class MergeState:
+    """This database's rows as a merge needs them: what exists, keyed by what makes two rows the same."""
+
+    def __init__(self) -> None:
+        self.rubric_versions: dict[str, int] = {}  # content hash -> id
+        self.prompt_versions: dict[str, int] = {}  # prompt version -> id
+        self.items: dict[str, tuple[str, str, str, str | None]] = {}  # id -> (rubric, hash, fields, split)
+        self.raters: dict[str, str] = {}  # id -> kind
+        self.ratings: dict[tuple[str, str, int, int], tuple[Any, ...]] = {}  # key -> comparable values
+        self.revision_marks: dict[tuple[str, str], str] = {}
+        self.next_position = 1
+
+
+_MERGED_TABLES = {"items", "raters", "ratings", "revision_marks", "prompt_versions"}
+
+
+def rating_content(row: Sequence[Any]) -> tuple[Any, ...]:
+    """A rating's content in a form two databases can compare (JSON re-encoded canonically)."""
+    scores, overall, verdict, notes, seconds, source, details = row
+    return (_dumps(_loads(scores, {})), overall, verdict, notes, float(seconds), source, _dumps(_loads(details, {})))

@@ -1,0 +1,165 @@
+"""Raters and their ratings."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from judge_tui.records import Rating
+from judge_tui.store.common import _dumps, _loads, now
+from judge_tui.store.core import StoreCore
+
+
+class RaterQueries(StoreCore):
+    # ------------------------------------------------------------------ raters
+
+    def ensure_rater(
+        self, rater_id: str, kind: str, *, model: str | None = None, prompt_version: str | None = None,
+        display_name: str = "",
+    ) -> None:
+        """Create the rater if new; an existing rater of another kind is an error."""
+        row = self.conn.execute("SELECT kind FROM raters WHERE id = ?", [rater_id]).fetchone()
+        if row is not None:
+            if row[0] != kind:
+                raise ValueError(f"rater {rater_id!r} already exists as a {row[0]} rater, not {kind}")
+            return
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO raters (id, kind, model, prompt_version, display_name, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                [rater_id, kind, model, prompt_version, display_name, now()],
+            )
+
+    def rater(self, rater_id: str) -> dict[str, Any] | None:
+        rows = self.query("SELECT * FROM raters WHERE id = ?", [rater_id])
+        return rows[0] if rows else None
+
+    def raters(self, kind: str | None = None) -> list[dict[str, Any]]:
+        if kind:
+            return self.query("SELECT * FROM raters WHERE kind = ? ORDER BY id", [kind])
+        return self.query("SELECT * FROM raters ORDER BY kind, id")
+
+
+class RatingQueries(StoreCore):
+    # ------------------------------------------------------------------ ratings
+
+    _RATING_COLUMNS = (
+        "item_id, rater_id, rubric_version_id, repeat, scores, overall, verdict, notes, seconds, source,"
+        " details, created_at, updated_at"
+    )
+
+    @staticmethod
+    def _rating(row: Sequence[Any]) -> Rating:
+        (item_id, rater_id, version, repeat, scores, overall, verdict, notes, seconds, source, details,
+         created, updated) = row
+        return Rating(item_id=item_id, rater_id=rater_id, rubric_version_id=version, repeat=repeat,
+                      scores=json.loads(scores), overall=overall, verdict=verdict, notes=notes,
+                      seconds=seconds, source=source, details=_loads(details, {}), created_at=created,
+                      updated_at=updated)
+
+    def save_rating(self, rating: Rating, *, clear_draft: bool = False) -> bool:
+        """Insert or replace a rating (same item, rater, rubric version and repeat) and commit it.
+
+        Returns True if anything changed. With clear_draft the item's draft goes in the same transaction.
+        """
+        with self.transaction() as conn:
+            changed = self._upsert_rating(conn, rating)
+            if clear_draft:
+                # A flag outlives the submission; the rest of the draft is now in the rating.
+                key = [rating.item_id, rating.rater_id]
+                conn.execute("DELETE FROM drafts WHERE item_id = ? AND rater_id = ? AND flagged = 0", key)
+                conn.execute("UPDATE drafts SET scores = '{}', notes = '', seconds = 0, skipped = 0"
+                             " WHERE item_id = ? AND rater_id = ?", key)
+        return changed
+
+    def save_ratings(self, ratings: Iterable[Rating]) -> int:
+        """Many ratings in one transaction (an import): all or nothing. Returns how many changed."""
+        with self.transaction() as conn:
+            return sum(self._upsert_rating(conn, r) for r in ratings)
+
+    def _upsert_rating(self, conn: sqlite3.Connection, r: Rating) -> bool:
+        key = [r.item_id, r.rater_id, r.rubric_version_id, r.repeat]
+        values = [_dumps(r.scores), r.overall, r.verdict, r.notes, float(r.seconds), r.source, _dumps(r.details)]
+        existing = conn.execute(
+            "SELECT scores, overall, verdict, notes, seconds, source, details FROM ratings"
+            " WHERE item_id = ? AND rater_id = ? AND rubric_version_id = ? AND repeat = ?", key
+        ).fetchone()
+        if existing is not None and list(existing) == values:
+            return False
+        stamp = now()
+        if existing is None:
+            conn.execute(
+                f"INSERT INTO ratings ({self._RATING_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [*key, *values, r.created_at or stamp, stamp],
+            )
+        else:
+            conn.execute(
+                "UPDATE ratings SET scores = ?, overall = ?, verdict = ?, notes = ?, seconds = ?, source = ?,"
+                " details = ?, updated_at = ? WHERE item_id = ? AND rater_id = ? AND rubric_version_id = ?"
+                " AND repeat = ?",
+                [*values, stamp, *key],
+            )
+        return True
+
+    def rating(self, item_id: str, rater_id: str) -> Rating | None:
+        """This rater's latest rating of an item (newest rubric version, first run)."""
+        row = self.conn.execute(
+            f"SELECT {self._RATING_COLUMNS} FROM ratings WHERE item_id = ? AND rater_id = ?"
+            " ORDER BY repeat, rubric_version_id DESC LIMIT 1",
+            [item_id, rater_id],
+        ).fetchone()
+        return self._rating(row) if row else None
+
+    def ratings_for_item(self, item_id: str) -> list[Rating]:
+        rows = self.conn.execute(
+            f"SELECT {self._RATING_COLUMNS} FROM ratings WHERE item_id = ? ORDER BY rater_id, repeat", [item_id]
+        ).fetchall()
+        return [self._rating(r) for r in rows]
+
+    def iter_ratings(
+        self, rubric: str | None = None, rater_ids: Sequence[str] | None = None, kind: str | None = None,
+        split: str | None = None,
+    ) -> Iterator[Rating]:
+        """Ratings in item order, streamed, optionally limited to a rubric, raters, a rater kind or a split."""
+        clauses, params = [], []
+        if rubric:
+            clauses.append("i.rubric = ?")
+            params.append(rubric)
+        if split:
+            clauses.append("i.split = ?")
+            params.append(split)
+        if rater_ids:
+            clauses.append(f"r.rater_id IN ({','.join('?' * len(rater_ids))})")
+            params.extend(rater_ids)
+        if kind:
+            clauses.append("r.rater_id IN (SELECT id FROM raters WHERE kind = ?)")
+            params.append(kind)
+        where = "WHERE " + " AND ".join(clauses) if clauses else ""
+        columns = ", ".join("r." + c.strip() for c in self._RATING_COLUMNS.split(","))
+        cursor = self.conn.execute(
+            f"SELECT {columns} FROM ratings r JOIN items i ON i.id = r.item_id {where}"
+            " ORDER BY i.position, r.rater_id, r.repeat", params
+        )
+        for row in cursor:
+            yield self._rating(row)
+
+    def count_ratings(self, rater_id: str | None = None, rubric: str | None = None) -> int:
+        clauses, params = [], []
+        if rater_id:
+            clauses.append("r.rater_id = ?")
+            params.append(rater_id)
+        if rubric:
+            clauses.append("i.rubric = ?")
+            params.append(rubric)
+        where = "WHERE " + " AND ".join(clauses) if clauses else ""
+        return int(self.scalar(f"SELECT COUNT(*) FROM ratings r JOIN items i ON i.id = r.item_id {where}", params))
+
+    def rated_item_ids(self, rater_id: str, rubric: str | None = None) -> set[str]:
+        sql = "SELECT DISTINCT r.item_id FROM ratings r JOIN items i ON i.id = r.item_id WHERE r.rater_id = ?"
+        params: list[Any] = [rater_id]
+        if rubric:
+            sql += " AND i.rubric = ?"
+            params.append(rubric)
+        return {row[0] for row in self.conn.execute(sql, params)}

@@ -1,0 +1,199 @@
+"""The database schema: the first version's tables and the migrations applied since, in order.
+
+sqlite-utils records each applied migration by name in _sqlite_migrations, so a name never changes once
+a database has it, and a schema change is always a new migration at the end.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def _import_sqlite_utils_without_numpy() -> None:
+    """sqlite-utils imports numpy and pandas, if installed, only to map their scalar types to column types.
+
+    judge-tui writes plain Python values, so both are hidden while sqlite-utils loads: that keeps ~80 ms and
+    numpy's memory off the rating screen's start-up path. numpy imports normally afterwards.
+    """
+    hidden = [name for name in ("numpy", "pandas") if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment] - makes `import name` raise ImportError
+    try:
+        import sqlite_utils  # noqa: F401
+    finally:
+        for name in hidden:
+            del sys.modules[name]
+
+
+_import_sqlite_utils_without_numpy()
+import sqlite_utils  # noqa: E402 - loaded above without numpy
+from sqlite_utils.migrations import Migrations  # noqa: E402
+
+migrations = Migrations("judge_tui")
+
+
+@migrations()
+def m001_initial_schema(db: sqlite_utils.Database) -> None:
+    # Statement by statement: executescript() would commit the migration's transaction half way.
+    for statement in _SCHEMA_V1.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+@migrations()
+def m002_items_next_unrated_index(db: sqlite_utils.Database) -> None:
+    # Covers "the next item of a rubric (and split) in import order": finding the first unrated item then
+    # reads only this index and the ratings index. It makes items_by_rubric (a prefix of it) redundant.
+    db.execute("CREATE INDEX items_next_unrated ON items (rubric, position, id, split)")
+    db.execute("DROP INDEX items_by_rubric")
+
+
+@migrations()
+def m002_judge_queue_index(db: sqlite_utils.Database) -> None:
+    # The judge queue is read per rater: counts by status and the next job to claim.
+    db.execute("CREATE INDEX judge_jobs_by_rater ON judge_jobs (rater_id, status, id)")
+    db.execute("CREATE INDEX judge_calls_by_job ON judge_calls (job_id)")
+
+
+@migrations()
+def m003_prompt_versions(db: sqlite_utils.Database) -> None:
+    # A judge prompt version (the judge's hash of its template and rubric) with the reason it was made, so
+    # prompt changes are documented like rubric changes. Judge raters keep pointing at it by that hash.
+    db.execute(
+        """
+        CREATE TABLE prompt_versions (
+            id INTEGER PRIMARY KEY,
+            rubric TEXT NOT NULL,
+            prompt_version TEXT NOT NULL UNIQUE,
+            rubric_version_id INTEGER REFERENCES rubric_versions (id),
+            template TEXT NOT NULL DEFAULT '',
+            reason TEXT NOT NULL DEFAULT '',
+            motivating_items TEXT NOT NULL DEFAULT '[]',
+            created_at TEXT NOT NULL
+        )
+        """
+    )
+
+
+_SCHEMA_V1 = """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+        CREATE TABLE rubric_versions (
+            id INTEGER PRIMARY KEY,
+            rubric TEXT NOT NULL,
+            version TEXT NOT NULL,
+            content_hash TEXT NOT NULL UNIQUE,
+            definition TEXT NOT NULL,
+            reason TEXT NOT NULL DEFAULT '',
+            motivating_items TEXT NOT NULL DEFAULT '[]',
+            created_at TEXT NOT NULL
+        );
+
+        CREATE TABLE items (
+            id TEXT PRIMARY KEY,
+            rubric TEXT NOT NULL,
+            task_type TEXT,
+            fields TEXT NOT NULL,
+            split TEXT,
+            content_hash TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            source TEXT NOT NULL DEFAULT '',
+            few_shot_used INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX items_by_rubric ON items (rubric, position);
+
+        CREATE TABLE raters (
+            id TEXT PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('human', 'judge', 'code')),
+            model TEXT,
+            prompt_version TEXT,
+            display_name TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL
+        );
+
+        CREATE TABLE ratings (
+            id INTEGER PRIMARY KEY,
+            item_id TEXT NOT NULL REFERENCES items (id),
+            rater_id TEXT NOT NULL REFERENCES raters (id),
+            rubric_version_id INTEGER NOT NULL REFERENCES rubric_versions (id),
+            repeat INTEGER NOT NULL DEFAULT 0,
+            scores TEXT NOT NULL,
+            overall REAL,
+            verdict TEXT,
+            notes TEXT NOT NULL DEFAULT '',
+            seconds REAL NOT NULL DEFAULT 0,
+            source TEXT NOT NULL DEFAULT '',
+            details TEXT NOT NULL DEFAULT '{}',
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            UNIQUE (item_id, rater_id, rubric_version_id, repeat)
+        );
+        CREATE INDEX ratings_by_rater ON ratings (rater_id, item_id);
+
+        CREATE TABLE drafts (
+            item_id TEXT NOT NULL REFERENCES items (id),
+            rater_id TEXT NOT NULL REFERENCES raters (id),
+            scores TEXT NOT NULL DEFAULT '{}',
+            notes TEXT NOT NULL DEFAULT '',
+            seconds REAL NOT NULL DEFAULT 0,
+            skipped INTEGER NOT NULL DEFAULT 0,
+            flagged INTEGER NOT NULL DEFAULT 0,
+            flag_reason TEXT NOT NULL DEFAULT '',
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (item_id, rater_id)
+        );
+
+        CREATE TABLE judge_jobs (
+            id INTEGER PRIMARY KEY,
+            item_id TEXT NOT NULL REFERENCES items (id),
+            rater_id TEXT NOT NULL REFERENCES raters (id),
+            rubric_version_id INTEGER NOT NULL REFERENCES rubric_versions (id),
+            repeat INTEGER NOT NULL DEFAULT 0,
+            status TEXT NOT NULL DEFAULT 'queued'
+                CHECK (status IN ('queued', 'running', 'done', 'failed')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT NOT NULL DEFAULT '',
+            raw_output TEXT NOT NULL DEFAULT '',
+            batch_id TEXT,
+            rating_id INTEGER REFERENCES ratings (id),
+            next_attempt_at TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            UNIQUE (item_id, rater_id, rubric_version_id, repeat)
+        );
+        CREATE INDEX judge_jobs_by_status ON judge_jobs (status, id);
+
+        CREATE TABLE judge_batches (
+            id TEXT PRIMARY KEY,
+            rater_id TEXT NOT NULL REFERENCES raters (id),
+            rubric_version_id INTEGER NOT NULL REFERENCES rubric_versions (id),
+            status TEXT NOT NULL,
+            request_count INTEGER NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+
+        CREATE TABLE judge_calls (
+            id INTEGER PRIMARY KEY,
+            job_id INTEGER NOT NULL REFERENCES judge_jobs (id),
+            model TEXT NOT NULL,
+            input_tokens INTEGER NOT NULL DEFAULT 0,
+            output_tokens INTEGER NOT NULL DEFAULT 0,
+            cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+            cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+            cost_usd REAL NOT NULL DEFAULT 0,
+            sampling TEXT NOT NULL DEFAULT '{}',
+            outcome TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+
+        CREATE TABLE revision_marks (
+            id INTEGER PRIMARY KEY,
+            item_id TEXT NOT NULL REFERENCES items (id),
+            rubric TEXT NOT NULL,
+            note TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL,
+            UNIQUE (item_id, rubric)
+        );
+        """

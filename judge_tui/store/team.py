@@ -1,0 +1,64 @@
+"""Several raters side by side (team agreement) and one rater against themself (drift)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from judge_tui.store.common import _loads
+from judge_tui.store.core import StoreCore
+from judge_tui.store.items import ItemQueries
+
+
+class TeamQueries(ItemQueries):
+    # ------------------------------------------------------------------ team (several raters side by side)
+
+    def rating_rows(
+        self, rubric: str, *, repeat: int | None = 0, split: str | None = None,
+        rubric_version_ids: Sequence[int] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Ratings of a rubric's items with their rater's kind, newest rubric version last per item and rater.
+
+        Rows: item_id, rater_id, kind, rubric_version_id, repeat, scores (dict), notes, details (dict),
+        created_at. repeat=None returns every repeat.
+        """
+        clauses, params = ["i.rubric = ?"], [rubric]
+        if repeat is not None:
+            clauses.append("r.repeat = ?")
+            params.append(repeat)
+        if split:
+            clauses.append("i.split = ?")
+            params.append(split)
+        if rubric_version_ids:
+            clauses.append(f"r.rubric_version_id IN ({','.join('?' * len(rubric_version_ids))})")
+            params.extend(rubric_version_ids)
+        rows = self.query(
+            "SELECT r.item_id, r.rater_id, t.kind, r.rubric_version_id, r.repeat, r.scores, r.notes, r.details,"
+            " r.created_at FROM ratings r JOIN items i ON i.id = r.item_id JOIN raters t ON t.id = r.rater_id"
+            f" WHERE {' AND '.join(clauses)} ORDER BY i.position, r.rater_id, r.rubric_version_id, r.repeat",
+            params,
+        )
+        for row in rows:
+            row["scores"] = json.loads(row["scores"])
+            row["details"] = _loads(row["details"], {})
+        return rows
+
+    def item_ids_in_order(self, rubric: str, split: str | None = None) -> list[str]:
+        clauses, params = self._item_filter(rubric, split)
+        return [r[0] for r in self.conn.execute(f"SELECT id FROM items {clauses} ORDER BY position", params)]
+
+    def rater_kinds(self) -> dict[str, str]:
+        return dict(self.conn.execute("SELECT id, kind FROM raters").fetchall())
+
+
+class DriftQueries(StoreCore):
+    # ------------------------------------------------------------------ drift (re-rating for self-agreement)
+
+    def drift_candidates(self, rater_id: str, rubric: str) -> list[tuple[str, int]]:
+        """(item id, rubric version id) this rater has rated once (repeat 0) and not yet re-rated, oldest first."""
+        return [tuple(r) for r in self.conn.execute(  # type: ignore[misc]
+            "SELECT r.item_id, r.rubric_version_id FROM ratings r JOIN items i ON i.id = r.item_id"
+            " WHERE r.rater_id = ? AND i.rubric = ? AND r.repeat = 0 AND NOT EXISTS (SELECT 1 FROM ratings x"
+            " WHERE x.item_id = r.item_id AND x.rater_id = r.rater_id AND x.repeat > 0)"
+            " ORDER BY r.created_at, r.item_id", [rater_id, rubric])]

@@ -1,0 +1,117 @@
+"""Rubric versions and judge prompt versions, with the reasons they were made."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from judge_tui.store.common import _dumps, _loads, now
+from judge_tui.store.core import StoreCore
+
+
+class VersionQueries(StoreCore):
+    # ------------------------------------------------------------------ rubric versions
+
+    def ensure_rubric_version(self, rubric: Any, reason: str = "", motivating_items: Sequence[str] = ()) -> int:
+        """The id of this exact rubric definition, recording it the first time it is seen."""
+        existing = self.scalar("SELECT id FROM rubric_versions WHERE content_hash = ?", [rubric.content_hash])
+        if existing is not None:
+            return int(existing)
+        with self.transaction() as conn:
+            cursor = conn.execute(
+                "INSERT INTO rubric_versions (rubric, version, content_hash, definition, reason, motivating_items,"
+                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    rubric.id,
+                    rubric.version,
+                    rubric.content_hash,
+                    _dumps(rubric.model_dump(mode="json")),
+                    reason,
+                    _dumps(list(motivating_items)),
+                    now(),
+                ],
+            )
+            return int(cursor.lastrowid)  # type: ignore[arg-type]
+
+    def rubric_versions(self, rubric_id: str | None = None) -> list[dict[str, Any]]:
+        where, params = ("WHERE rubric = ?", [rubric_id]) if rubric_id else ("", [])
+        rows = self.query(
+            f"SELECT id, rubric, version, content_hash, reason, motivating_items, created_at"
+            f" FROM rubric_versions {where} ORDER BY id",
+            params,
+        )
+        for row in rows:
+            row["motivating_items"] = _loads(row["motivating_items"], [])
+        return rows
+
+    def rubric_version_ids(self, rubric_id: str) -> list[int]:
+        return [r[0] for r in self.conn.execute("SELECT id FROM rubric_versions WHERE rubric = ?", [rubric_id])]
+
+    # ------------------------------------------------------------------ versions (reasons for changes)
+
+    def set_rubric_version_reason(self, version_id: int, reason: str, motivating_items: Sequence[str]) -> None:
+        with self.transaction() as conn:
+            conn.execute("UPDATE rubric_versions SET reason = ?, motivating_items = ? WHERE id = ?",
+                         [reason, _dumps(list(motivating_items)), version_id])
+
+    def rubric_version_by_hash(self, digest: str) -> dict[str, Any] | None:
+        rows = self.query("SELECT id, rubric, version, content_hash, reason, motivating_items, created_at"
+                          " FROM rubric_versions WHERE content_hash = ?", [digest])
+        if not rows:
+            return None
+        rows[0]["motivating_items"] = _loads(rows[0]["motivating_items"], [])
+        return rows[0]
+
+    def record_prompt_version(
+        self, rubric_id: str, prompt_version: str, rubric_version_id: int | None, template: str = "",
+        reason: str = "", motivating_items: Sequence[str] = (),
+    ) -> int:
+        """The id of a judge prompt version, recorded the first time; a reason given later fills an empty one."""
+        row = self.conn.execute(
+            "SELECT id, reason FROM prompt_versions WHERE prompt_version = ?", [prompt_version]
+        ).fetchone()
+        with self.transaction() as conn:
+            if row is not None:
+                if reason and not row[1]:
+                    conn.execute("UPDATE prompt_versions SET reason = ?, motivating_items = ? WHERE id = ?",
+                                 [reason, _dumps(list(motivating_items)), row[0]])
+                return int(row[0])
+            cursor = conn.execute(
+                "INSERT INTO prompt_versions (rubric, prompt_version, rubric_version_id, template, reason,"
+                " motivating_items, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [rubric_id, prompt_version, rubric_version_id, template, reason, _dumps(list(motivating_items)),
+                 now()],
+            )
+            return int(cursor.lastrowid)  # type: ignore[arg-type]
+
+    def prompt_versions(self, rubric_id: str | None = None) -> list[dict[str, Any]]:
+        where, params = ("WHERE rubric = ?", [rubric_id]) if rubric_id else ("", [])
+        rows = self.query(
+            f"SELECT id, rubric, prompt_version, rubric_version_id, template, reason, motivating_items, created_at"
+            f" FROM prompt_versions {where} ORDER BY id", params,
+        )
+        for row in rows:
+            row["motivating_items"] = _loads(row["motivating_items"], [])
+        return rows
+
+    def rating_counts_by_version(self, rubric_id: str | None = None) -> dict[tuple[int, str], int]:
+        """(rubric version id, rater kind) -> number of ratings."""
+        where, params = ("WHERE v.rubric = ?", [rubric_id]) if rubric_id else ("", [])
+        rows = self.conn.execute(
+            f"SELECT r.rubric_version_id, t.kind, COUNT(*) FROM ratings r JOIN raters t ON t.id = r.rater_id"
+            f" JOIN rubric_versions v ON v.id = r.rubric_version_id {where} GROUP BY 1, 2", params,
+        )
+        return {(version, kind): count for version, kind, count in rows}
+
+    def judge_raters_with_prompt(self) -> list[dict[str, Any]]:
+        """Judge raters with their prompt version and how many ratings each has, per rubric."""
+        return self.query(
+            "SELECT t.id, t.model, t.prompt_version, i.rubric, COUNT(r.id) AS ratings FROM raters t"
+            " JOIN ratings r ON r.rater_id = t.id JOIN items i ON i.id = r.item_id WHERE t.kind = 'judge'"
+            " GROUP BY t.id, i.rubric ORDER BY t.created_at, t.id"
+        )
+
+    def judge_raters_on_version(self, rubric_version_id: int) -> list[str]:
+        return [r[0] for r in self.conn.execute(
+            "SELECT DISTINCT r.rater_id FROM ratings r JOIN raters t ON t.id = r.rater_id"
+            " WHERE t.kind = 'judge' AND r.rubric_version_id = ? ORDER BY 1", [rubric_version_id])]
