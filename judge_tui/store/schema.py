@@ -49,14 +49,14 @@ def m002_items_next_unrated_index(db: sqlite_utils.Database) -> None:
 
 
 @migrations()
-def m002_judge_queue_index(db: sqlite_utils.Database) -> None:
+def m003_judge_queue_index(db: sqlite_utils.Database) -> None:
     # The judge queue is read per rater: counts by status and the next job to claim.
     db.execute("CREATE INDEX judge_jobs_by_rater ON judge_jobs (rater_id, status, id)")
     db.execute("CREATE INDEX judge_calls_by_job ON judge_calls (job_id)")
 
 
 @migrations()
-def m003_prompt_versions(db: sqlite_utils.Database) -> None:
+def m004_prompt_versions(db: sqlite_utils.Database) -> None:
     # A judge prompt version (the judge's hash of its template and rubric) with the reason it was made, so
     # prompt changes are documented like rubric changes. Judge raters keep pointing at it by that hash.
     db.execute(
