@@ -4,7 +4,7 @@ Main figure: compare() over 100,000 items x 5 dimensions x 2 raters (human and j
 0.25 steps. Other lines time the heavier paths: judge scores that are continuous (promptfoo-style 0.83),
 Kendall's tau on fully continuous data, the bootstrap interval and Krippendorff's alpha.
 
-Run: PYTHONPATH=. /work/venv/bin/python benchmarks/bench_agreement.py
+Run: .venv/bin/python benchmarks/bench_agreement.py
 """
 
 from __future__ import annotations

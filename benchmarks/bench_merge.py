@@ -4,7 +4,7 @@ Builds two expert databases over the same 2,500 CIS-shaped items (four raters x 
 in each, two raters shared so half the ratings are already present), then times `merge_database` and a second,
 idempotent merge of the same file.
 
-    PYTHONPATH=. /work/venv/bin/python benchmarks/bench_merge.py
+    .venv/bin/python benchmarks/bench_merge.py
 """
 
 from __future__ import annotations

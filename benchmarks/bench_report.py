@@ -1,6 +1,6 @@
 """How fast the agreement report and the summary screen are on large databases.
 
-    PYTHONPATH=. /work/venv/bin/python benchmarks/bench_report.py [--items 100000] [--keep DIR]
+    .venv/bin/python benchmarks/bench_report.py [--items 100000] [--keep DIR]
 
 1. Builds a synthetic database (not timed): N items of the reasoning-trace rubric (5 dimensions, 0-1 in
    0.25 steps), rated by one human and one judge: N x 5 x 2 scores (1M for N = 100,000).

@@ -1,6 +1,6 @@
 """Rating screen speed at 100,000 items: start-up, key and submit work, memory, and a 5,000-line submission.
 
-    /work/venv/bin/python benchmarks/bench_tui.py [--items 100000] [--keep DIR] [--compare-static-syntax]
+    .venv/bin/python benchmarks/bench_tui.py [--items 100000] [--keep DIR] [--compare-static-syntax]
 
 1. Builds a database of N CIS items (the demo submissions repeated under new ids) with Store.add_items.
 2. Start-up: runs `python -m judge_tui` in a pseudo-terminal (120x40) with JUDGE_TUI_EXIT_AFTER_FIRST_PAINT,

@@ -14,7 +14,7 @@ from judge_tui.compare import compare_versions
 from judge_tui.drift import self_agreement
 from judge_tui.rubrics import Rubric
 from judge_tui.store import Store
-from judge_tui.team import CONSENSUS_RATER, load_team, team_agreement
+from judge_tui.team import CONSENSUS_RATER, is_expert, load_team, team_agreement
 from judge_tui.textsafe import clean
 
 
@@ -35,6 +35,9 @@ def _pair(p: ag.PairAgreement) -> dict[str, Any]:
 def team_section(store: Store, rubric: Rubric, split: str | None = None, judge: str | None = None,
                  only_items: set[str] | None = None) -> dict[str, Any] | None:
     """The team figures, or None when fewer than two experts rated this rubric."""
+    # Asked first because it is cheap: most reports have one expert, and load_team reads every rating.
+    if sum(is_expert(r["id"], r["kind"]) for r in store.rubric_raters(rubric.id)) < 2:
+        return None
     view = load_team(store, rubric, split=split, judge=judge, only_items=only_items)
     if len(view.experts) < 2:
         return None
@@ -57,6 +60,8 @@ def team_section(store: Store, rubric: Rubric, split: str | None = None, judge: 
 def drift_section(store: Store, rubric: Rubric, split: str | None = None,
                   rater: str | None = None) -> list[dict[str, Any]]:
     """Each expert's (or one expert's) self-agreement over the items they rated twice (empty when none did)."""
+    if not store.has_human_rerating(rubric.id):
+        return []
     return [{"rater": s.rater_id, "pairs": s.pairs, "alignment": figure(s.alignment),
              "by_dimension": {d: {"alignment": figure(p.alignment_rate), "kappa": figure(p.cohen_kappa)}
                               for d, p in s.by_dimension.items()}}

@@ -103,3 +103,18 @@ def test_committed_rating_visible_to_another_connection(tmp_path: Path, rubrics)
         a.save_rating(Rating(item_id="P001", rater_id="ann", rubric_version_id=version, scores={"label": 1.0}))
         with Store(path) as b:
             assert b.rating("P001", "ann").scores == {"label": 1.0}
+
+
+def test_has_human_rerating_ignores_judge_repeats(store: Store, rubrics):
+    store.add_items(_items(2))
+    version = store.ensure_rubric_version(rubrics["binary"])
+    store.ensure_rater("ann", "human")
+    store.ensure_rater("judge:m:binary@1", "judge")
+    for rater, repeat in (("ann", 0), ("judge:m:binary@1", 0), ("judge:m:binary@1", 1)):
+        store.save_rating(Rating(item_id="P001", rater_id=rater, rubric_version_id=version, scores={"label": 1.0},
+                                 repeat=repeat))
+    assert store.has_human_rerating("binary") is False
+    store.save_rating(Rating(item_id="P001", rater_id="ann", rubric_version_id=version, scores={"label": 0.0},
+                             repeat=1))
+    assert store.has_human_rerating("binary") is True
+    assert store.has_human_rerating("cis") is False

@@ -44,6 +44,15 @@ class TeamQueries(ItemQueries):
             row["details"] = _loads(row["details"], {})
         return rows
 
+    def has_human_rerating(self, rubric: str) -> bool:
+        """Whether any human rated an item of this rubric twice (a drift re-check): ~40 ms at 200k ratings,
+        where loading every rating to find out takes seconds."""
+        return self.conn.execute(
+            "SELECT 1 FROM raters t WHERE t.kind = 'human' AND EXISTS (SELECT 1 FROM ratings r"
+            " JOIN items i ON i.id = r.item_id WHERE r.rater_id = t.id AND r.repeat > 0 AND i.rubric = ?) LIMIT 1",
+            [rubric],
+        ).fetchone() is not None
+
     def item_ids_in_order(self, rubric: str, split: str | None = None) -> list[str]:
         clauses, params = self._item_filter(rubric, split)
         return [r[0] for r in self.conn.execute(f"SELECT id FROM items {clauses} ORDER BY position", params)]
