@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -93,13 +94,16 @@ def resolve_version(store: Store, rubric: Rubric, name: str) -> Version:
                     f"known prompt versions: {known} (see `judge-tui history --rubric {rubric.id}`)")
 
 
-def _judge_scores(store: Store, rubric: Rubric, version: Version, item_ids: tuple[str, ...],
-                  split: str | None) -> dict[str, np.ndarray]:
+def _judge_scores(rows: list[dict[str, Any]], rubric: Rubric, version: Version,
+                  item_ids: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """The version's scores per judged dimension, aligned with item_ids (rows: oldest rubric version first)."""
     column = {item_id: i for i, item_id in enumerate(item_ids)}
     dims = [d.id for d in rubric.judged_dimensions]
     out = {d: np.full(len(item_ids), np.nan) for d in dims}
-    for row in store.rating_rows(rubric.id, repeat=0, split=split, rubric_version_ids=version.rubric_version_ids):
-        if row["rater_id"] != version.rater_id:
+    wanted_versions = version.rubric_version_ids
+    for row in rows:
+        if row["rater_id"] != version.rater_id or (
+                wanted_versions is not None and row["rubric_version_id"] not in wanted_versions):
             continue
         for d in dims:
             value = row["scores"].get(d)
@@ -118,11 +122,12 @@ def compare_versions(store: Store, rubric: Rubric, v1: str, v2: str, split: str 
             store.count_items(rubric.id, s) == 0 for s in ("train", "dev", "test")
         ):
             split = None  # no splits assigned at all
-    view = load_team(store, rubric, split=split)
+    rows = store.rating_rows(rubric.id, repeat=0, split=split)  # read once: the experts and both versions
+    view = load_team(store, rubric, split=split, rows=rows)
     if not view.item_ids:
         raise UserError(f"no items of rubric {rubric.id} in the {split} split; assign splits with "
                         f"`judge-tui split` or choose one with --split")
-    judged = [_judge_scores(store, rubric, v, view.item_ids, split) for v in (first, second)]
+    judged = [_judge_scores(rows, rubric, v, view.item_ids) for v in (first, second)]
     scale = rubric.scale
     shifts = []
     flags: list[list[np.ndarray]] = [[], []]

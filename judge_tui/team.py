@@ -20,6 +20,7 @@ Drift re-ratings (repeat 1) are left out: each expert's first rating is their ra
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -54,10 +55,12 @@ def is_expert(rater_id: str, kind: str) -> bool:
 
 
 def load_team(store: Store, rubric: Rubric, *, split: str | None = None, judge: str | None = None,
-              only_items: set[str] | None = None) -> TeamView:
+              only_items: set[str] | None = None, rows: list[dict[str, Any]] | None = None) -> TeamView:
     """The view of `rubric`'s items (optionally one split, or only some items). The judge is `judge`, else
-    the judge rater with the most ratings of this rubric (first created wins a tie)."""
-    rows = store.rating_rows(rubric.id, repeat=0, split=split)
+    the judge rater with the most ratings of this rubric (first created wins a tie). `rows`: the split's
+    first-run rating rows (`store.rating_rows(..., repeat=0)`) when the caller has read them already."""
+    if rows is None:
+        rows = store.rating_rows(rubric.id, repeat=0, split=split)
     item_ids = tuple(store.item_ids_in_order(rubric.id, split))
     if only_items is not None:
         item_ids = tuple(i for i in item_ids if i in only_items)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from judge_tui import locations
-from judge_tui.judge.schema import OutputFormat
+from judge_tui.judge.schema import LIST_EXTRAS, OutputFormat
 from judge_tui.records import Item, Rating
 from judge_tui.rubrics import Rubric
 from judge_tui.store import Store
@@ -268,29 +268,23 @@ class JudgePrompt:
         self._systems: dict[tuple[str, ...], str] = {}
 
     @classmethod
-    def for_rubric(cls, rubric: Rubric, store: Store | None = None, few_shot: int | None = None) -> JudgePrompt:
+    def for_rubric(cls, rubric: Rubric, store: Store | None = None) -> JudgePrompt:
         path = template_path(rubric.id)
         if path is None:
             raise PromptError(f"no judge template for rubric {rubric.id!r}: add {rubric.id}{TEMPLATE_SUFFIX}")
-        count = rubric.few_shot_examples if few_shot is None else few_shot
-        candidates = select_few_shot(store, rubric, count) if store is not None else []
+        candidates = select_few_shot(store, rubric, rubric.few_shot_examples) if store is not None else []
         return cls(rubric, load_template(path), candidates)
-
-    @property
-    def few_shot_count(self) -> int:
-        return self.rubric.few_shot_examples
 
     def examples_for(self, item_id: str) -> list[FewShotExample]:
         """The examples for judging this item: never the item itself."""
-        count = min(self.few_shot_count, len(self.candidates))
-        return [ex for ex in self.candidates if ex.item.id != item_id][:count]
+        return [ex for ex in self.candidates if ex.item.id != item_id][: self.rubric.few_shot_examples]
 
     def _examples_text(self, examples: Iterable[FewShotExample]) -> str:
         blocks = []
         for n, ex in enumerate(examples, 1):
             label = ex.rating.verdict or ""
             extras = {
-                name: ([] if name in ("issues", "suggestions") else ex.rating.notes.strip() or "(no note)")
+                name: ([] if name in LIST_EXTRAS else ex.rating.notes.strip() or "(no note)")
                 for name in self.rubric.judge_output_extras
             }
             blocks.append(

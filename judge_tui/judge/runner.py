@@ -254,8 +254,11 @@ class _Base:
         self.state.failed += 1
         self.state.failed_now += 1
 
-    def _retry(self, job: Mapping[str, Any], exc: RetryableError) -> float:
-        """Queue the job again after a delay, or fail it once it has used its attempts. Returns the delay."""
+    def _retry(self, job: Mapping[str, Any], exc: RetryableError, delay: float | None = None) -> float:
+        """Queue the job again after `delay` (by default a backoff), or fail it once it has used its attempts.
+
+        Returns the delay.
+        """
         attempts = int(job["attempts"]) + 1
         self.state.running -= 1
         if attempts >= self.options.max_attempts:
@@ -263,7 +266,8 @@ class _Base:
             self.state.failed += 1
             self.state.failed_now += 1
             return 0.0
-        delay = self._delay(attempts, exc.retry_after)
+        if delay is None:
+            delay = self._delay(attempts, exc.retry_after)
         self.queue.retry(job, str(exc), delay, exc.raw)
         self.state.queued += 1
         return delay
@@ -526,7 +530,9 @@ class BatchRunner(_Base):
         if isinstance(result, JudgeAnswer):
             self._record(job, None, result, 0.0, batch_id)
         elif isinstance(result, RetryableError):
-            self._retry(job, RetryableError(str(result), retry_after=0.0, raw=result.raw))
+            # Due at once, with no jitter: the retried requests of a batch all go into the next batch together
+            # (a jittered time each would split them over several batches, each with its own wait).
+            self._retry(job, result, delay=0.0)
         elif isinstance(result, AnswerError):
             self._fail(job, str(result), result.raw, result.answer)
         else:

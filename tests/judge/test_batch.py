@@ -67,7 +67,8 @@ def test_temperature_rejected_in_a_batch_is_resent_without_it(fake: fa.FakeAnthr
     fake.reject_temperature = True
     judge = make_judge(cis_store, rubrics["cis"])
     judge.queue.enqueue()
-    state = asyncio.run(BatchRunner(judge, fast()).run())
+    # A long backoff: retried batch requests must not wait for it, nor be spread over several batches by its jitter.
+    state = asyncio.run(BatchRunner(judge, fast(backoff_base=30.0, backoff_cap=60.0)).run())
     assert state.done == ITEMS
     first, second = batch_posts(fake)
     assert "temperature" in first.body["requests"][0]["params"]
