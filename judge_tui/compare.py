@@ -61,7 +61,7 @@ class VersionComparison:
 def resolve_version(store: Store, rubric: Rubric, name: str) -> Version:
     """The judge ratings a version name stands for. Tried in order: a judge rater id, an exact prompt version,
     a rubric version number (`#4` always means one), a prompt version prefix of four or more characters."""
-    judges = [j for j in store.judge_raters_with_prompt() if j["rubric"] == rubric.id]
+    judges = store.judge_raters_with_prompt(rubric.id)
     by_id = {j["id"]: j for j in judges}
     if name in by_id:
         return Version(name, name, None)

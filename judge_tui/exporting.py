@@ -86,7 +86,7 @@ def _minutes(seconds: float) -> float | int:
 def rating_rows(store: Store, rubric: str | None = None, rater: str | None = None) -> Iterator[dict[str, Any]]:
     """Every rating (optionally one rubric's, one rater's) as a flat row, in item order."""
     rubrics = Rubrics(store)
-    kinds = {r["id"]: r["kind"] for r in store.raters()}
+    kinds = store.rater_kinds()
     for rating in store.iter_ratings(rubric=rubric, rater_ids=[rater] if rater else None):
         definition = rubrics[rating.rubric_version_id]
         version = rubrics.versions[rating.rubric_version_id]
@@ -164,7 +164,7 @@ def _latest_by_item(store: Store, rubric: str, rater: str) -> dict[str, Rating]:
 
 
 def _rated_rubrics(store: Store, rater: str) -> list[str]:
-    return sorted({rubric for rubric, _count in store.rubrics_in_use() if store.rated_item_ids(rater, rubric)})
+    return sorted(rubric for rubric, _count in store.rubrics_in_use() if store.count_ratings(rater, rubric))
 
 
 def rating_form(store: Store, rater: str | None, rubric_name: str | None) -> dict[str, Any]:
@@ -221,7 +221,7 @@ def _text_cell(text: str) -> str:
 
 
 def _rater_of_kind(store: Store, rubric: str, kind: str, option: str) -> str:
-    found = [r["id"] for r in store.raters(kind) if store.rated_item_ids(r["id"], rubric)]
+    found = [r["id"] for r in store.raters(kind) if store.count_ratings(r["id"], rubric)]
     return _only(found, f"{kind} rater of {rubric}", option)
 
 

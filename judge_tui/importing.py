@@ -28,7 +28,14 @@ from judge_tui.formats.text import Unreadable, decode, load_json
 from judge_tui.records import Rating
 from judge_tui.rubrics import Rubric, RubricError, get_rubric, load_rubrics
 from judge_tui.store import ItemConflict, Store
-from judge_tui.validate import check_items, check_ratings, guess_rubric, item_rows, parse_mapping
+from judge_tui.validate import (
+    apply_mapping,
+    check_items,
+    check_ratings,
+    guess_rubric,
+    item_rows,
+    parse_mapping,
+)
 
 MAX_SHOWN = 20
 
@@ -205,14 +212,16 @@ def import_items(
         rows, pending, warnings = promptfoo_rows(parsed, chosen, mapping, _all_rubrics)
         chosen = pending.rubric
     else:
-        if fmt == "csv":
-            header = parsed.meta.get("header", [])
+        header = parsed.meta.get("header") if fmt == "csv" else None
+        if header is not None:
             absent = [column for column in mapping.values() if column not in header]
             if absent:
                 raise ImportFailed(path, [Problem(1, f"--map names column {absent[0]!r}, which is not in the header "
                                                      f"(columns: {', '.join(header)})")])
         rows, pending, warnings = item_rows(parsed.records, mapping), None, []
         chosen = _rubric(rubric) or _guess(path, rows)
+        if header is not None:
+            _check_header(path, header, mapping, chosen)
     if split is not None and split not in ("train", "dev", "test"):
         raise UserError(f"--split must be train, dev or test, not {split!r}")
     existing = store.item_states(str(data.get("id", data.get("item_id"))) for _line, data in rows)
@@ -235,6 +244,17 @@ def import_items(
     except ItemConflict as exc:  # the database changed between checking and writing
         raise ImportFailed(path, [Problem(0, str(exc))]) from None
     return result
+
+
+def _check_header(path: Path, header: list[str], mapping: dict[str, str], rubric: Rubric) -> None:
+    """A CSV file without a column for a required field: one error at the header, not one per row."""
+    columns = apply_mapping(dict.fromkeys(header), mapping)
+    lacking = [name for name in rubric.required_fields() if name not in columns]
+    if lacking:
+        names = ", ".join(f'"{name}"' for name in lacking)
+        raise ImportFailed(path, [Problem(1, f"the header has no column for {names}, which rubric {rubric.id} "
+                                             f"requires: add the column, or name the one that holds it with "
+                                             f"--map FIELD=COLUMN (columns: {', '.join(header)})")])
 
 
 def _guess(path: Path, rows: list[tuple[int, dict[str, Any]]]) -> Rubric:

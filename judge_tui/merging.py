@@ -7,9 +7,10 @@ Each expert rates on a laptop; the lead merges their database files into one. Th
   content (or under another rubric) is reported: ours is kept and the other file's ratings of that item are
   skipped and listed, never attached to content the rater did not see.
 * Raters are matched by id; the same id with another kind (human / judge / code) is reported and skipped.
-* A rating is identified by item, rater, rubric version and repeat. If we hold it with the same content it is
-  left alone; with different content ours is kept and the pair is reported as a conflict. Nothing of ours is
-  ever overwritten, so merging the same file twice changes nothing the second time.
+* A rating is identified by item, rater, rubric version and repeat. If we hold it with the same content (its
+  source, the file or screen it came from, does not count) it is left alone; with different content ours is
+  kept and the pair is reported as a conflict. Nothing of ours is ever overwritten, so merging the same file
+  twice changes nothing the second time.
 * Judge results are ratings (their details keep the reasoning and parse information) and merge as such;
   the other machine's judge queue and cost log are its own and are not copied. Drafts (unsubmitted work) stay
   where they were made. Revision marks are copied when we have none for that item.
@@ -27,7 +28,7 @@ from typing import Any
 
 from judge_tui.errors import UserError
 from judge_tui.records import content_hash
-from judge_tui.store import ForeignDatabase, MergeState, Store, StoreError, rating_content
+from judge_tui.store import RATING_CONTENT, ForeignDatabase, MergeState, Store, StoreError, rating_content
 
 
 @dataclass(frozen=True)
@@ -197,8 +198,7 @@ def _merge_ratings(
             skipped_by_rater[rater_id] += 1
             continue
         key = (item_id, rater_id, version_map[row["rubric_version_id"]], row["repeat"])
-        theirs = rating_content([row[c] for c in ("scores", "overall", "verdict", "notes", "seconds", "source",
-                                                  "details")])
+        theirs = rating_content([row[c] for c in RATING_CONTENT])
         ours = state.ratings.get(key)
         if ours is None:
             new.append({**row, "rubric_version_id": key[2]})

@@ -65,6 +65,9 @@ def test_export_then_import_gives_back_the_same_ratings(rated: Path, tmp_path: P
     code, _out, err = run(capsys, "import-ratings", out, "--rater", rater, "--kind", kind, "--db", fresh)
     assert code == 0, err
     assert _ratings(fresh, rater) == _ratings(rated, rater)
+    # Read back into the database it came from, the export is the same ratings: nothing changes.
+    code, out_text, err = run(capsys, "import-ratings", out, "--rater", rater, "--kind", kind, "--db", rated)
+    assert code == 0 and " 0 added, 0 updated, " in out_text, out_text + err
 
 
 def test_rating_form_round_trip_and_shape(rated: Path, tmp_path: Path, capsys):

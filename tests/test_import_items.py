@@ -154,6 +154,15 @@ def test_csv_problems(tmp_path: Path, db: Path, capsys):
     path.write_text("")
     code, _out, err = run(capsys, "import", path, "--rubric", "binary", "--db", db)
     assert f"{path}:1: the file is empty" in err
+    # A column the rubric needs is missing altogether: said once, at the header, with what to do.
+    path.write_text("id,query,answer\nP1,q,r\nP2,q,r\n")
+    code, _out, err = run(capsys, "import", path, "--rubric", "binary", "--db", db)
+    assert code == 1 and "1 error\n" in err
+    assert (f"{path}:1: the header has no column for \"criterion\", \"response\", which rubric binary requires: "
+            "add the column, or name the one that holds it with --map FIELD=COLUMN (columns: id, query, answer)") in err
+    code, _out, err = run(capsys, "import", path, "--rubric", "binary", "--db", db, "--map", "response=answer")
+    assert code == 1 and f"{path}:1: the header has no column for \"criterion\", which" in err
+    assert not db.exists() or table_counts(db)["items"] == 0
 
 
 def test_json_array_problems_name_element_lines(tmp_path: Path, db: Path, capsys):

@@ -81,6 +81,19 @@ def test_conflicting_rating_keeps_ours_and_is_reported(tmp_path: Path, rubrics):
         assert len(again.rating_conflicts) == 1 and not again.changed
 
 
+def test_same_rating_from_another_source_is_no_conflict(tmp_path: Path, rubrics):
+    binary = rubrics["binary"]
+    items = [binary_item(1)]
+    ours = expert_db(tmp_path / "ours.db", binary, items, "ann", {"P01": {"label": 1.0}})
+    theirs = expert_db(tmp_path / "copy.db", binary, items, "ann", {"P01": {"label": 1.0}})
+    with sqlite3.connect(theirs) as conn:  # the same rating, imported there from a file
+        conn.execute("UPDATE ratings SET source = 'import:ann-form.json'")
+    conn.close()
+    with Store(ours) as store:
+        result = merge_database(store, theirs)
+        assert result.problems == 0 and result.unchanged_ratings == 1 and not result.changed
+
+
 def test_item_with_other_content_is_reported_and_its_ratings_skipped(tmp_path: Path, rubrics):
     binary = rubrics["binary"]
     ours = expert_db(tmp_path / "ours.db", binary, [binary_item(1), binary_item(2)], "ann", {"P01": {"label": 1.0}})

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -67,6 +68,12 @@ def test_ratings_upsert_and_next_unrated(store: Store, rubrics):
                     overall=1.0, verdict="PASS", notes="fine", seconds=12.5)
     assert store.save_rating(rating) is True
     assert store.save_rating(rating) is False  # same again changes nothing
+    # The same rating read from another file is unchanged too, and keeps where it first came from.
+    assert store.save_rating(replace(rating, source="import:copy.jsonl")) is False
+    assert store.rating("P001", "ann").source == ""
+    assert store.save_rating(replace(rating, notes="on second thought", source="app")) is True
+    assert store.rating("P001", "ann").source == "app"
+    store.save_rating(rating)
     assert store.next_unrated_item("ann", "binary").id == "P002"
     assert store.next_unrated_item("ann", "binary", after_position=3).id == "P004"
     assert store.rating("P001", "ann").notes == "fine"

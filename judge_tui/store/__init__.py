@@ -19,13 +19,14 @@ from judge_tui.store.foreign import ForeignDatabase
 from judge_tui.store.import_export import ImportExportQueries
 from judge_tui.store.items import ItemQueries
 from judge_tui.store.judge_queue import JudgeQueueQueries
-from judge_tui.store.merging import MergeQueries, MergeState, rating_content
+from judge_tui.store.merging import RATING_CONTENT, MergeQueries, MergeState, rating_content
 from judge_tui.store.ratings import RaterQueries, RatingQueries
 from judge_tui.store.schema import migrations
 from judge_tui.store.team import DriftQueries, TeamQueries
 from judge_tui.store.versions import VersionQueries
 
 __all__ = [
+    "RATING_CONTENT",
     "ForeignDatabase",
     "ItemConflict",
     "MergeState",

@@ -6,7 +6,7 @@ Every area of the store (items, ratings, the judge queue...) is a class built on
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Self
@@ -68,6 +68,13 @@ class StoreCore:
     def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
         row = self.conn.execute(sql, params).fetchone()
         return row[0] if row else None
+
+    def rows_for_ids(self, sql: str, ids: Iterable[str]) -> Iterator[tuple[Any, ...]]:
+        """The rows of sql, whose "IN ({ids})" is filled with these ids 500 at a time (SQLite limits parameters)."""
+        ids = list(dict.fromkeys(ids))
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            yield from self.conn.execute(sql.format(ids=",".join("?" * len(chunk))), chunk)
 
     # ------------------------------------------------------------------ meta
 

@@ -38,10 +38,6 @@ class DraftQueries(StoreCore):
                      seconds=seconds, skipped=bool(skipped), flagged=bool(flagged), flag_reason=reason,
                      updated_at=updated)
 
-    def delete_draft(self, item_id: str, rater_id: str) -> None:
-        with self.transaction() as conn:
-            conn.execute("DELETE FROM drafts WHERE item_id = ? AND rater_id = ?", [item_id, rater_id])
-
     def latest_draft(self, rater_id: str, rubric: str | None = None) -> Draft | None:
         """The draft this rater touched last (where a resumed session reopens)."""
         # CROSS JOIN keeps drafts as the outer loop: this rater's few drafts, not every item of the rubric.

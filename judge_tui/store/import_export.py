@@ -15,24 +15,12 @@ class ImportExportQueries(ItemQueries):
 
     def item_states(self, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
         """{id: (rubric, content hash)} for those of these ids that exist."""
-        ids = list(ids)
-        out: dict[str, tuple[str, str]] = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            out.update((r[0], (r[1], r[2])) for r in self.conn.execute(
-                f"SELECT id, rubric, content_hash FROM items WHERE id IN ({marks})", chunk))
-        return out
+        return {id_: (rubric, digest) for id_, rubric, digest in self.rows_for_ids(
+            "SELECT id, rubric, content_hash FROM items WHERE id IN ({ids})", ids)}
 
     def items_by_id(self, ids: Iterable[str]) -> dict[str, Item]:
-        ids = list(dict.fromkeys(ids))
-        out: dict[str, Item] = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for row in self.conn.execute(f"SELECT {self._ITEM_COLUMNS} FROM items WHERE id IN ({marks})", chunk):
-                out[row[0]] = self._item(row)
-        return out
+        return {row[0]: self._item(row) for row in self.rows_for_ids(
+            f"SELECT {self._ITEM_COLUMNS} FROM items WHERE id IN ({{ids}})", ids)}
 
     def item_ids(self, rubric: str) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT id FROM items WHERE rubric = ? ORDER BY id", [rubric])]

@@ -27,14 +27,10 @@ class ItemQueries(StoreCore):
         items = list(items)
         with self.transaction() as conn:
             # One lookup per 500 ids and one executemany per kind of write: a 100k-item import takes seconds.
-            known: dict[str, tuple[str, str, str | None]] = {}
-            ids = list(dict.fromkeys(item.id for item in items))
-            for start in range(0, len(ids), 500):
-                chunk = ids[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                for id_, rubric, digest, split in conn.execute(
-                        f"SELECT id, rubric, content_hash, split FROM items WHERE id IN ({marks})", chunk):
-                    known[id_] = (rubric, digest, split)
+            known: dict[str, tuple[str, str, str | None]] = {
+                id_: (rubric, digest, split) for id_, rubric, digest, split in self.rows_for_ids(
+                    "SELECT id, rubric, content_hash, split FROM items WHERE id IN ({ids})", (i.id for i in items))
+            }
             position = self._next_position()
             stamp = now()
             inserts: list[list[Any]] = []
@@ -80,24 +76,9 @@ class ItemQueries(StoreCore):
         row = self.conn.execute(f"SELECT {self._ITEM_COLUMNS} FROM items WHERE id = ?", [item_id]).fetchone()
         return self._item(row) if row else None
 
-    def existing_item_ids(self, ids: Iterable[str]) -> set[str]:
-        """Which of these ids exist (checked in chunks, for validating large imports)."""
-        ids = list(ids)
-        found: set[str] = set()
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            found.update(r[0] for r in self.conn.execute(f"SELECT id FROM items WHERE id IN ({marks})", chunk))
-        return found
-
     def item_rubrics(self, ids: Iterable[str]) -> dict[str, str]:
-        ids = list(ids)
-        out: dict[str, str] = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            out.update(self.conn.execute(f"SELECT id, rubric FROM items WHERE id IN ({marks})", chunk).fetchall())
-        return out
+        """{id: rubric} for those of these ids that exist."""
+        return dict(self.rows_for_ids("SELECT id, rubric FROM items WHERE id IN ({ids})", ids))
 
     def iter_items(self, rubric: str | None = None, split: str | None = None) -> Iterator[Item]:
         """Items in import order, streamed (never all held in memory)."""

@@ -25,8 +25,7 @@ class MergeQueries(ItemQueries):
             state.items[item_id] = (rubric, digest, fields, split)
         state.raters.update(self.conn.execute("SELECT id, kind FROM raters"))
         for row in self.conn.execute(
-            "SELECT item_id, rater_id, rubric_version_id, repeat, scores, overall, verdict, notes, seconds,"
-            " source, details FROM ratings"
+            f"SELECT item_id, rater_id, rubric_version_id, repeat, {', '.join(RATING_CONTENT)} FROM ratings"
         ):
             state.ratings[tuple(row[:4])] = rating_content(row[4:])
         for item_id, rubric, note in self.conn.execute("SELECT item_id, rubric, note FROM revision_marks"):
@@ -71,7 +70,11 @@ class MergeState:
 _MERGED_TABLES = {"items", "raters", "ratings", "revision_marks", "prompt_versions"}
 
 
+# What makes two ratings the same rating; the source (which file or screen it came from) is not part of it.
+RATING_CONTENT = ("scores", "overall", "verdict", "notes", "seconds", "details")
+
+
 def rating_content(row: Sequence[Any]) -> tuple[Any, ...]:
-    """A rating's content in a form two databases can compare (JSON re-encoded canonically)."""
-    scores, overall, verdict, notes, seconds, source, details = row
-    return (_dumps(_loads(scores, {})), overall, verdict, notes, float(seconds), source, _dumps(_loads(details, {})))
+    """A rating's RATING_CONTENT values in a form two databases can compare (JSON re-encoded canonically)."""
+    scores, overall, verdict, notes, seconds, details = row
+    return (_dumps(_loads(scores, {})), overall, verdict, notes, float(seconds), _dumps(_loads(details, {})))

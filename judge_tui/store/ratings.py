@@ -81,25 +81,28 @@ class RatingQueries(StoreCore):
 
     def _upsert_rating(self, conn: sqlite3.Connection, r: Rating) -> bool:
         key = [r.item_id, r.rater_id, r.rubric_version_id, r.repeat]
-        values = [_dumps(r.scores), r.overall, r.verdict, r.notes, float(r.seconds), r.source, _dumps(r.details)]
+        values = [_dumps(r.scores), r.overall, r.verdict, r.notes, float(r.seconds), _dumps(r.details)]
         existing = conn.execute(
-            "SELECT scores, overall, verdict, notes, seconds, source, details FROM ratings"
+            "SELECT scores, overall, verdict, notes, seconds, details FROM ratings"
             " WHERE item_id = ? AND rater_id = ? AND rubric_version_id = ? AND repeat = ?", key
         ).fetchone()
+        # The source says where a rating came from, not what it is: the same rating read from another file
+        # (an export of it, say) is unchanged and keeps its first source.
         if existing is not None and list(existing) == values:
             return False
         stamp = now()
         if existing is None:
             conn.execute(
-                f"INSERT INTO ratings ({self._RATING_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [*key, *values, r.created_at or stamp, stamp],
+                "INSERT INTO ratings (item_id, rater_id, rubric_version_id, repeat, scores, overall, verdict, notes,"
+                " seconds, details, source, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [*key, *values, r.source, r.created_at or stamp, stamp],
             )
         else:
             conn.execute(
-                "UPDATE ratings SET scores = ?, overall = ?, verdict = ?, notes = ?, seconds = ?, source = ?,"
-                " details = ?, updated_at = ? WHERE item_id = ? AND rater_id = ? AND rubric_version_id = ?"
+                "UPDATE ratings SET scores = ?, overall = ?, verdict = ?, notes = ?, seconds = ?, details = ?,"
+                " source = ?, updated_at = ? WHERE item_id = ? AND rater_id = ? AND rubric_version_id = ?"
                 " AND repeat = ?",
-                [*values, stamp, *key],
+                [*values, r.source, stamp, *key],
             )
         return True
 

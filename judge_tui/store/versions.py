@@ -103,12 +103,12 @@ class VersionQueries(StoreCore):
         )
         return {(version, kind): count for version, kind, count in rows}
 
-    def judge_raters_with_prompt(self) -> list[dict[str, Any]]:
-        """Judge raters with their prompt version and how many ratings each has, per rubric."""
+    def judge_raters_with_prompt(self, rubric_id: str) -> list[dict[str, Any]]:
+        """Judge raters of a rubric's items with their prompt version and how many of those items' ratings each has."""
         return self.query(
             "SELECT t.id, t.model, t.prompt_version, i.rubric, COUNT(r.id) AS ratings FROM raters t"
-            " JOIN ratings r ON r.rater_id = t.id JOIN items i ON i.id = r.item_id WHERE t.kind = 'judge'"
-            " GROUP BY t.id, i.rubric ORDER BY t.created_at, t.id"
+            " JOIN ratings r ON r.rater_id = t.id JOIN items i ON i.id = r.item_id"
+            " WHERE t.kind = 'judge' AND i.rubric = ? GROUP BY t.id ORDER BY t.created_at, t.id", [rubric_id]
         )
 
     def judge_raters_on_version(self, rubric_version_id: int) -> list[str]:
