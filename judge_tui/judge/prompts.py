@@ -1,6 +1,6 @@
 """Render the judge prompt for a rubric and an item.
 
-A judge prompt has four parts: a role with the definitions the rubric depends on, the criteria (dimensions,
+Every judge prompt is built from four parts: who the judge is and the terms the rubric relies on, the criteria (dimensions,
 what each scale point means, guidance per task type and the task constraints), worked examples taken only
 from train-split items that a human has rated, and a strict answer format. The first three parts and the
 format do not depend on the item, so they form one stable block sent as the system prompt with

@@ -8,7 +8,7 @@ def fibonacci(n: int) -> int:
     if not isinstance(n, int) or isinstance(n, bool):
         raise TypeError("n must be an integer")
     if n < 0:
-        raise ValueError("n must be non-negative")
+        raise ValueError("n cannot be negative")
     return _fib(n, {0: 0, 1: 1})
 
 

@@ -19,7 +19,7 @@ def test_larger_value():
 
 
 def test_negative_n_raises_value_error():
-    with pytest.raises(ValueError, match="non-negative"):
+    with pytest.raises(ValueError, match="cannot be negative"):
         fibonacci(-1)
 
 
