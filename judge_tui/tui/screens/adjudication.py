@@ -19,7 +19,7 @@ import argparse
 import numpy as np
 from rich.table import Table
 from rich.text import Text
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
@@ -31,6 +31,7 @@ from judge_tui.rubrics import Rubric
 from judge_tui.store import Store
 from judge_tui.team import CONSENSUS_RATER, TOLERANCE, Disagreement, TeamView, disagreements, load_team
 from judge_tui.textsafe import clean
+from judge_tui.tui.plain_app import PlainNoticeApp
 from judge_tui.tui.widgets.item_pane import ItemPane
 
 ADJUDICATION_BINDINGS = [
@@ -246,7 +247,7 @@ def _shown(rubric: Rubric, overall: float | None) -> str:
     return rubric.scale.label(overall) if rubric.overall == "label" else f"{overall:.2f}"
 
 
-class AdjudicationApp(App[None]):
+class AdjudicationApp(PlainNoticeApp[None]):
     """`judge-tui adjudicate`: the adjudication screen on its own."""
 
     CSS_PATH = "../app.tcss"
