@@ -32,6 +32,7 @@ from judge_tui.store import Store
 from judge_tui.team import CONSENSUS_RATER, TOLERANCE, Disagreement, TeamView, disagreements, load_team
 from judge_tui.textsafe import clean
 from judge_tui.tui.plain_app import PlainNoticeApp
+from judge_tui.tui.score_text import overall_label
 from judge_tui.tui.widgets.item_pane import ItemPane
 
 ADJUDICATION_BINDINGS = [
@@ -211,7 +212,7 @@ class AdjudicationScreen(Screen[None]):
         rating = self.save_consensus(current, dict(self.choice))
         self.items[self.index] = Disagreement(current.item_id, current.dimensions, current.experts, True)
         self.notify(f"{current.item_id}: consensus saved ({self.rubric.overall_name} "
-                    f"{_shown(self.rubric, rating.overall)})", markup=False, timeout=3)
+                    f"{overall_label(self.rubric, rating.overall)})", markup=False, timeout=3)
         following = [i for i in range(len(self.items)) if not self.items[i].adjudicated]
         if following:
             after = [i for i in following if i > self.index]
@@ -239,12 +240,6 @@ class AdjudicationScreen(Screen[None]):
             self.app.exit()
         else:
             self.app.pop_screen()
-
-
-def _shown(rubric: Rubric, overall: float | None) -> str:
-    if overall is None:
-        return ""
-    return rubric.scale.label(overall) if rubric.overall == "label" else f"{overall:.2f}"
 
 
 class AdjudicationApp(PlainNoticeApp[None]):

@@ -8,7 +8,6 @@ to revise the rubric (with an optional note), `u` removes the mark.
 from __future__ import annotations
 
 import json
-import math
 
 from rich.table import Table
 from rich.text import Text
@@ -24,28 +23,13 @@ from textual.worker import Worker, WorkerState
 from judge_tui.errors import UserError
 from judge_tui.records import Rating
 from judge_tui.report import Disagreement, disagreements, newest_judge
-from judge_tui.rubrics import Rubric, RubricError, Scale, get_rubric
+from judge_tui.rubrics import Rubric, RubricError, get_rubric
 from judge_tui.settings import load_settings
 from judge_tui.store import Store
 from judge_tui.textsafe import clean
+from judge_tui.tui.score_text import exact, overall_label, score_label
 
 MAX_ROWS = 1000
-
-
-def score_label(scale: Scale, value: float | None) -> str:
-    """A score as the scale writes it; a judge's score between points keeps two decimals."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "—"
-    for point in scale.points:
-        if abs(value - point) <= 1e-9:
-            return scale.label(point)
-    return f"{value:.2f}"
-
-
-def overall_label(rubric: Rubric, value: float | None) -> str:
-    if value is None:
-        return "—"
-    return rubric.scale.label(value) if rubric.overall == "label" else f"{value:.2f}"
 
 
 def reasoning_text(rating: Rating | None) -> Text:
@@ -183,7 +167,7 @@ class DisagreementScreen(Screen[None]):
         table = self.query_one("#dis-list", DataTable)
         for row in rows[:MAX_ROWS]:
             table.add_row(
-                Text(clean(row.item_id)), f"{row.gap:.2f}", overall_label(message.rubric, row.human_overall),
+                Text(clean(row.item_id)), exact(row.gap), overall_label(message.rubric, row.human_overall),
                 overall_label(message.rubric, row.judge_overall), str(row.differing),
                 "✎" if row.item_id in self.marks else "", key=row.item_id,
             )

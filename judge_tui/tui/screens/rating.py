@@ -14,6 +14,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import TextArea
 
 from judge_tui.tui.keys import EXPLAIN_BINDINGS, RATING_BINDINGS, binding, keys_of
+from judge_tui.tui.score_text import overall_label
 from judge_tui.tui.session import RatingSession
 from judge_tui.tui.widgets.item_pane import ItemPane, prepare_item
 from judge_tui.tui.widgets.key_bar import KeyBar
@@ -218,8 +219,7 @@ class RatingScreen(Screen[None]):
 
     def action_submit(self) -> None:
         rating = self.session.submit()
-        shown = (self.rubric.scale.label(rating.overall) if self.rubric.overall == "label"
-                 else f"{rating.overall:.2f}" if rating.overall is not None else "")
+        shown = overall_label(self.rubric, rating.overall)
         self.notify(f"{rating.item_id} saved: {self.rubric.overall_name} {shown}", markup=False, timeout=3)
         if self.session.open_next_unrated() is None:
             self.notify("Every item is rated. ← and → page through them; q quits.", markup=False, timeout=10)
