@@ -143,7 +143,7 @@ class AdjudicationScreen(Screen[None]):
         scale = self.rubric.scale
         for i, d in enumerate(self.judged):
             marker = "▶" if i == self.cursor else ""
-            name = Text(self.rubric.dimension(d).name)
+            name = Text(clean(self.rubric.dimension(d).name))
             if d in current.dimensions:
                 name.append(" ≠", style="bold red")
             row = self.view.experts

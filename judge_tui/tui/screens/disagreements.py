@@ -100,9 +100,11 @@ class DisagreementScreen(Screen[None]):
     ]
 
     class Ready(Message):
-        def __init__(self, rubric: Rubric, judge_id: str, rows: list[Disagreement], marks: dict[str, str]) -> None:
+        def __init__(self, rubric: Rubric, judge_id: str, rows: list[Disagreement], marks: dict[str, str],
+                     tolerance: float) -> None:
             super().__init__()
             self.rubric = rubric
+            self.tolerance = tolerance
             self.judge_id = judge_id
             self.rows = rows
             self.marks = marks
@@ -119,6 +121,7 @@ class DisagreementScreen(Screen[None]):
         self.reviewer_id = reviewer_id
         self.rubric: Rubric | None = None
         self.judge_id: str | None = None
+        self.tolerance = 0.0  # scores further apart than this are marked (settings.agreement.tolerance)
         self.marks: dict[str, str] = {}
         self.current: str | None = None
 
@@ -156,10 +159,11 @@ class DisagreementScreen(Screen[None]):
         except (UserError, RubricError) as exc:
             self.post_message(self.Unavailable(str(exc)))
             return
-        self.post_message(self.Ready(rubric, judge, rows, marks))
+        self.post_message(self.Ready(rubric, judge, rows, marks, tolerance))
 
     def on_disagreement_screen_ready(self, message: Ready) -> None:
         self.rubric, self.judge_id, self.marks = message.rubric, message.judge_id, message.marks
+        self.tolerance = message.tolerance
         rows = message.rows
         if not rows:
             self._unavailable("None of the items you submitted has been rated by the judge yet.")
@@ -206,11 +210,11 @@ class DisagreementScreen(Screen[None]):
         for dimension in rubric.dimensions:
             mine = human.scores.get(dimension.id) if human else None
             theirs = judge.scores.get(dimension.id) if judge else None
-            differ = mine is not None and theirs is not None and abs(mine - theirs) > 0.15 + 1e-9
-            table.add_row(Text(dimension.name + (" (code)" if dimension.method == "code" else ""),
+            differ = mine is not None and theirs is not None and abs(mine - theirs) > self.tolerance + 1e-9
+            table.add_row(Text(clean(dimension.name) + (" (code)" if dimension.method == "code" else ""),
                                style="bold yellow" if differ else ""),
                           score_label(rubric.scale, mine), score_label(rubric.scale, theirs))
-        table.add_row(Text(rubric.overall_name, style="bold"), overall_label(rubric, human.overall if human else None),
+        table.add_row(Text(clean(rubric.overall_name), style="bold"), overall_label(rubric, human.overall if human else None),
                       overall_label(rubric, judge.overall if judge else None))
         self.query_one("#dis-scores", Static).update(table)
         note = Text("Your note\n", style="bold")
