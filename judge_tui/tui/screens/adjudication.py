@@ -31,6 +31,7 @@ from judge_tui.rubrics import Rubric
 from judge_tui.store import Store
 from judge_tui.team import CONSENSUS_RATER, TOLERANCE, Disagreement, TeamView, disagreements, load_team
 from judge_tui.textsafe import clean
+from judge_tui.tui.keys import SCORE_ACTIONS, scale_has_key
 from judge_tui.tui.plain_app import PlainNoticeApp
 from judge_tui.tui.score_text import overall_label
 from judge_tui.tui.widgets.item_pane import ItemPane
@@ -177,11 +178,8 @@ class AdjudicationScreen(Screen[None]):
             return True
         if self.current is None:
             return False
-        scale = self.rubric.scale
-        if action == "score":
-            return scale.kind != "pass_fail" and int(parameters[0]) < len(scale.points)  # type: ignore[call-overload]
-        if action == "pass_fail":
-            return scale.kind == "pass_fail"
+        if action in SCORE_ACTIONS:
+            return scale_has_key(self.rubric.scale, action, parameters)
         if action == "submit":
             return True if all(d in self.choice for d in self.judged) else None
         return True
