@@ -14,6 +14,7 @@ from pathlib import Path
 
 from judge_tui import __version__
 from judge_tui.errors import UserError
+from judge_tui.textsafe import clean
 
 DB_HELP = "database file (default: $JUDGE_TUI_DB, or judge-tui.db in the user data folder)"
 
@@ -167,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(_handler(command)(args) or 0)
     except UserError as exc:
-        print(f"judge-tui: {exc}", file=sys.stderr)
+        print(f"judge-tui: {clean(str(exc))}", file=sys.stderr)  # messages quote what the user typed
         return exc.exit_code
     except KeyboardInterrupt:
         print("judge-tui: interrupted; everything saved so far is kept.", file=sys.stderr)

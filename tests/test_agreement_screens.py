@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -9,6 +10,7 @@ import pytest
 from textual.app import App
 from textual.widgets import DataTable, Static
 
+from judge_tui import locations
 from judge_tui.records import Rating
 from judge_tui.store import Store
 from judge_tui.tui.screens.disagreements import DisagreementScreen, RevisionNoteScreen
@@ -107,7 +109,7 @@ async def test_disagreements_sorted_marked_and_blind(rated_db: Path):
             assert gaps == sorted(gaps, reverse=True) and gaps[0] > 0
             first = ids[0]
             human, judge = store.rating(first, REVIEWER), store.rating(first, JUDGE)
-            assert abs(gaps[0] - abs(human.overall - judge.overall)) < 0.006
+            assert abs(gaps[0] - abs(human.overall - judge.overall)) < 5e-5  # shown to four decimals
             text = screen_text(screen)
             assert f"human note on {first}" in text and f"judge reasoning on {first}" in text
 
@@ -129,6 +131,29 @@ async def test_disagreements_sorted_marked_and_blind(rated_db: Path):
             assert table.get_row(second)[-1] == ""
             await pilot.press("escape")
             assert isinstance(app.screen, SummaryScreen)
+
+
+def marked_dimensions(screen: DisagreementScreen) -> list[str]:
+    """The dimensions the detail table marks as differing (its yellow names)."""
+    table = screen.query_one("#dis-scores", Static).content
+    return [cell.plain for cell in table.columns[0]._cells if "yellow" in str(cell.style)]  # noqa: SLF001
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("tolerance", "marks_some"), [(0.15, True), (1.0, False)])
+async def test_disagreements_mark_dimensions_beyond_the_set_tolerance(rated_db: Path, tolerance, marks_some):
+    settings = locations.settings_path()
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"agreement": {"tolerance": tolerance}}))
+    with Store(rated_db) as store:
+        app = Host(store)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            await pilot.press("d")
+            await settle(app, pilot)
+            screen = app.screen
+            assert isinstance(screen, DisagreementScreen)
+            assert bool(marked_dimensions(screen)) is marks_some
 
 
 @pytest.mark.anyio

@@ -7,7 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from textual import events
-from textual.app import App
 from textual.worker import Worker, WorkerState
 
 from judge_tui.drift import DriftSettings
@@ -16,6 +15,7 @@ from judge_tui.rubrics import Rubric
 from judge_tui.settings import Settings
 from judge_tui.store import Store
 from judge_tui.tui.messages import JudgeProgress, JudgeStatus
+from judge_tui.tui.plain_app import PlainNoticeApp
 from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.session import RatingSession
 
@@ -23,7 +23,7 @@ REVIEWER_META_KEY = "reviewer_id"
 _ACTIVITY = (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)
 
 
-class JudgeTuiApp(App[None]):
+class JudgeTuiApp(PlainNoticeApp[None]):
     CSS_PATH = "app.tcss"
     TITLE = "judge-tui"
     ENABLE_COMMAND_PALETTE = False  # every action has its own key; see the help screen

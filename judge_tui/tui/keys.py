@@ -63,6 +63,16 @@ EXPLAIN_BINDINGS: list[Binding] = [
 ]
 
 
+SCORE_ACTIONS = ("score", "pass_fail")
+
+
+def scale_has_key(scale: Scale, action: str, parameters: tuple[object, ...]) -> bool:
+    """Whether a score key acts on this scale: digits up to its last point, p / f only on PASS/FAIL."""
+    if scale.kind == "pass_fail":
+        return action == "pass_fail"
+    return action == "score" and int(parameters[0]) < len(scale.points)  # type: ignore[call-overload]
+
+
 def keys_of(binding: Binding, keymap: Mapping[str, str]) -> list[str]:
     """The keys a binding answers to once the user's keymap is applied."""
     keys = keymap.get(binding.id or "", binding.key)

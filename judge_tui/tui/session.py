@@ -211,10 +211,14 @@ class RatingSession:
         return True
 
     def skip(self) -> ItemState | None:
-        """Set the item aside (it comes back after every other item) and open the next unrated one."""
+        """Set the item aside (it comes back after every other item) and open the next unrated one.
+
+        A submitted item is not set aside (it is done, and would count as both rated and skipped).
+        """
         assert self.state is not None
-        self.state.skipped = True
-        self.save_draft()
+        if self.state.submitted is None:
+            self.state.skipped = True
+            self.save_draft()
         return self.open_next_unrated()
 
     # ------------------------------------------------------------------ saving

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from judge_tui.cli import main
+from judge_tui.records import Item, Rating
 from judge_tui.store import Store
 from judge_tui.tui import launch
 from judge_tui.tui.keys import keymap_problems
@@ -25,8 +26,6 @@ def test_default_rubric_is_the_one_with_most_items_preferring_cis(filled_store):
 
 def test_rubric_without_items_is_a_clear_error(tmp_path, rubrics):
     with Store(tmp_path / "x.db") as store:
-        from judge_tui.records import Item
-
         store.add_items([Item(id="P1", rubric="binary", fields={"query": "q", "criterion": "c", "response": "r"})])
         with pytest.raises(launch.UserError, match="no items for rubric 'cis'.*binary \\(1\\).*judge-tui import"):
             launch.choose_rubric(store, "cis")
@@ -38,6 +37,8 @@ def test_reviewer_given_once_is_remembered(store):
     assert launch.choose_reviewer(store, None) == "EXP007"
     with pytest.raises(launch.UserError, match="no spaces"):
         launch.choose_reviewer(store, "has space")
+    with pytest.raises(launch.UserError, match="no spaces"):
+        launch.choose_reviewer(store, "EXP007\n")  # `$` alone would let a trailing newline through
 
 
 def test_keymap_problems():
@@ -51,6 +52,20 @@ def test_bad_keymap_is_reported_without_traceback(hermetic_home, tmp_path, capsy
     assert main(["rate", "--db", str(tmp_path / "x.db"), "--reviewer", "EXP001"]) == 1
     err = capsys.readouterr().err
     assert "settings.json: keymap: key 'q' is given to both 'flag' and 'quit'" in err and "Traceback" not in err
+
+
+def test_errors_quoting_user_input_reach_the_terminal_without_escape_sequences(hermetic_home, tmp_path, capsys,
+                                                                                 rubrics):
+    with Store(tmp_path / "x.db") as store:
+        store.add_items([Item(id="P1", rubric="binary", fields={"query": "q", "criterion": "c", "response": "r"})])
+        version = store.ensure_rubric_version(rubrics["binary"])
+        for rater, kind in (("EXP001", "human"), ("judge:m", "judge")):
+            store.ensure_rater(rater, kind)
+            store.save_rating(Rating(item_id="P1", rater_id=rater, rubric_version_id=version, scores={"label": 1.0}))
+    assert main(["report", "--db", str(tmp_path / "x.db"), "--split", "dev\x1b]0;pwned\x07\x1b[2J"]) == 1
+    err = capsys.readouterr().err
+    assert "in the dev split" in err and "pwned" not in err  # the OSC title change and the screen clear are gone
+    assert "\x1b" not in err and "\x07" not in err
 
 
 def test_first_start_loads_the_demo_and_paints_the_first_item(hermetic_home, tmp_path):

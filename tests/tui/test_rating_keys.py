@@ -31,9 +31,11 @@ async def test_k_dimensions_take_k_plus_one_keys(make_app, filled_store, clock):
         clock.advance(33)
         await pilot.press("3", "2", "3", "3")
         assert filled_store.draft("B001", "EXP001").scores == {"r": 0.75, "a": 0.5, "t": 0.75, "l": 0.75}
+        assert "CIS 0.6875" in widget_text(app)  # the exact mean, not "0.69"
         await pilot.press("enter")
         assert _session(app).state.item.id == "B002"
         assert "B002" in await shown(pilot) and "1 rated" in await shown(pilot)
+        assert "B001 saved: CIS 0.6875" in await shown(pilot)
     rating = filled_store.rating("B001", "EXP001")
     assert rating.overall == pytest.approx(0.6875) and rating.seconds == 33.0 and rating.source == "app"
 

@@ -100,6 +100,17 @@ def test_skip_sets_aside_until_the_rest_are_done(filled_store, rubrics, clock):
     assert session.state.item.id == "B001"  # the skipped one comes back last
 
 
+def test_skipping_a_submitted_item_only_moves_on(filled_store, rubrics, clock):
+    session = _session(filled_store, rubrics, clock)
+    session.resume()
+    for dim in "ratl":
+        session.set_score(dim, 0.5)
+    session.submit()
+    assert session.skip().item.id == "B002"
+    assert session.progress() == {"rated": 1, "skipped": 0, "flagged": 0, "total": 3}
+    assert filled_store.draft("B001", "EXP001") is None
+
+
 def test_resume_reopens_the_latest_draft_with_its_time(filled_store, rubrics, clock, db_path):
     session = _session(filled_store, rubrics, clock)
     session.resume()

@@ -47,3 +47,19 @@ async def test_notify_with_user_data_is_literal(make_app, filled_store, rubrics)
         await pilot.press("right", "right", "p", "enter")  # "[b]X[/] saved: ..." is a notification
         await pilot.pause()
         assert "[b]X[/] saved" in screen_text(app)
+
+
+async def test_notices_never_carry_escape_sequences(make_app, filled_store, rubrics):
+    """An item id with a title-changing OSC and colour codes: the "saved" notice shows the id without them."""
+    filled_store.add_items([Item(id="Z\x1b]0;pwned\x07\x1b[31m9", rubric="binary", fields={"query": "q", "response": "r"})])
+    app = make_app("binary")
+    notices: list[str] = []
+    async with app.run_test(size=(160, 40), notifications=True) as pilot:
+        while app.screen.session.state.item.id != "Z\x1b]0;pwned\x07\x1b[31m9":
+            await pilot.press("right")
+        await pilot.press("p", "enter")
+        await pilot.pause()
+        notices = [n.message for n in app._notifications]  # noqa: SLF001 - what the toasts were given
+        assert "Z9 saved: overall PASS" in screen_text(app)
+    assert any(n.startswith("Z9 saved") for n in notices)
+    assert not any("\x1b" in n or "\x07" in n for n in notices)

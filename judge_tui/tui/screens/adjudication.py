@@ -19,7 +19,7 @@ import argparse
 import numpy as np
 from rich.table import Table
 from rich.text import Text
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
@@ -31,6 +31,9 @@ from judge_tui.rubrics import Rubric
 from judge_tui.store import Store
 from judge_tui.team import CONSENSUS_RATER, TOLERANCE, Disagreement, TeamView, disagreements, load_team
 from judge_tui.textsafe import clean
+from judge_tui.tui.keys import SCORE_ACTIONS, scale_has_key
+from judge_tui.tui.plain_app import PlainNoticeApp
+from judge_tui.tui.score_text import overall_label
 from judge_tui.tui.widgets.item_pane import ItemPane
 
 ADJUDICATION_BINDINGS = [
@@ -141,7 +144,7 @@ class AdjudicationScreen(Screen[None]):
         scale = self.rubric.scale
         for i, d in enumerate(self.judged):
             marker = "▶" if i == self.cursor else ""
-            name = Text(self.rubric.dimension(d).name)
+            name = Text(clean(self.rubric.dimension(d).name))
             if d in current.dimensions:
                 name.append(" ≠", style="bold red")
             row = self.view.experts
@@ -175,11 +178,8 @@ class AdjudicationScreen(Screen[None]):
             return True
         if self.current is None:
             return False
-        scale = self.rubric.scale
-        if action == "score":
-            return scale.kind != "pass_fail" and int(parameters[0]) < len(scale.points)  # type: ignore[call-overload]
-        if action == "pass_fail":
-            return scale.kind == "pass_fail"
+        if action in SCORE_ACTIONS:
+            return scale_has_key(self.rubric.scale, action, parameters)
         if action == "submit":
             return True if all(d in self.choice for d in self.judged) else None
         return True
@@ -210,7 +210,7 @@ class AdjudicationScreen(Screen[None]):
         rating = self.save_consensus(current, dict(self.choice))
         self.items[self.index] = Disagreement(current.item_id, current.dimensions, current.experts, True)
         self.notify(f"{current.item_id}: consensus saved ({self.rubric.overall_name} "
-                    f"{_shown(self.rubric, rating.overall)})", markup=False, timeout=3)
+                    f"{overall_label(self.rubric, rating.overall)})", markup=False, timeout=3)
         following = [i for i in range(len(self.items)) if not self.items[i].adjudicated]
         if following:
             after = [i for i in following if i > self.index]
@@ -240,13 +240,7 @@ class AdjudicationScreen(Screen[None]):
             self.app.pop_screen()
 
 
-def _shown(rubric: Rubric, overall: float | None) -> str:
-    if overall is None:
-        return ""
-    return rubric.scale.label(overall) if rubric.overall == "label" else f"{overall:.2f}"
-
-
-class AdjudicationApp(App[None]):
+class AdjudicationApp(PlainNoticeApp[None]):
     """`judge-tui adjudicate`: the adjudication screen on its own."""
 
     CSS_PATH = "../app.tcss"

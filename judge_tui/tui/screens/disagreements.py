@@ -8,7 +8,6 @@ to revise the rubric (with an optional note), `u` removes the mark.
 from __future__ import annotations
 
 import json
-import math
 
 from rich.table import Table
 from rich.text import Text
@@ -24,28 +23,13 @@ from textual.worker import Worker, WorkerState
 from judge_tui.errors import UserError
 from judge_tui.records import Rating
 from judge_tui.report import Disagreement, disagreements, newest_judge
-from judge_tui.rubrics import Rubric, RubricError, Scale, get_rubric
+from judge_tui.rubrics import Rubric, RubricError, get_rubric
 from judge_tui.settings import load_settings
 from judge_tui.store import Store
 from judge_tui.textsafe import clean
+from judge_tui.tui.score_text import exact, overall_label, score_label
 
 MAX_ROWS = 1000
-
-
-def score_label(scale: Scale, value: float | None) -> str:
-    """A score as the scale writes it; a judge's score between points keeps two decimals."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "—"
-    for point in scale.points:
-        if abs(value - point) <= 1e-9:
-            return scale.label(point)
-    return f"{value:.2f}"
-
-
-def overall_label(rubric: Rubric, value: float | None) -> str:
-    if value is None:
-        return "—"
-    return rubric.scale.label(value) if rubric.overall == "label" else f"{value:.2f}"
 
 
 def reasoning_text(rating: Rating | None) -> Text:
@@ -116,9 +100,11 @@ class DisagreementScreen(Screen[None]):
     ]
 
     class Ready(Message):
-        def __init__(self, rubric: Rubric, judge_id: str, rows: list[Disagreement], marks: dict[str, str]) -> None:
+        def __init__(self, rubric: Rubric, judge_id: str, rows: list[Disagreement], marks: dict[str, str],
+                     tolerance: float) -> None:
             super().__init__()
             self.rubric = rubric
+            self.tolerance = tolerance
             self.judge_id = judge_id
             self.rows = rows
             self.marks = marks
@@ -135,6 +121,7 @@ class DisagreementScreen(Screen[None]):
         self.reviewer_id = reviewer_id
         self.rubric: Rubric | None = None
         self.judge_id: str | None = None
+        self.tolerance = 0.0  # scores further apart than this are marked (settings.agreement.tolerance)
         self.marks: dict[str, str] = {}
         self.current: str | None = None
 
@@ -172,10 +159,11 @@ class DisagreementScreen(Screen[None]):
         except (UserError, RubricError) as exc:
             self.post_message(self.Unavailable(str(exc)))
             return
-        self.post_message(self.Ready(rubric, judge, rows, marks))
+        self.post_message(self.Ready(rubric, judge, rows, marks, tolerance))
 
     def on_disagreement_screen_ready(self, message: Ready) -> None:
         self.rubric, self.judge_id, self.marks = message.rubric, message.judge_id, message.marks
+        self.tolerance = message.tolerance
         rows = message.rows
         if not rows:
             self._unavailable("None of the items you submitted has been rated by the judge yet.")
@@ -183,7 +171,7 @@ class DisagreementScreen(Screen[None]):
         table = self.query_one("#dis-list", DataTable)
         for row in rows[:MAX_ROWS]:
             table.add_row(
-                Text(clean(row.item_id)), f"{row.gap:.2f}", overall_label(message.rubric, row.human_overall),
+                Text(clean(row.item_id)), exact(row.gap), overall_label(message.rubric, row.human_overall),
                 overall_label(message.rubric, row.judge_overall), str(row.differing),
                 "✎" if row.item_id in self.marks else "", key=row.item_id,
             )
@@ -222,11 +210,11 @@ class DisagreementScreen(Screen[None]):
         for dimension in rubric.dimensions:
             mine = human.scores.get(dimension.id) if human else None
             theirs = judge.scores.get(dimension.id) if judge else None
-            differ = mine is not None and theirs is not None and abs(mine - theirs) > 0.15 + 1e-9
-            table.add_row(Text(dimension.name + (" (code)" if dimension.method == "code" else ""),
+            differ = mine is not None and theirs is not None and abs(mine - theirs) > self.tolerance + 1e-9
+            table.add_row(Text(clean(dimension.name) + (" (code)" if dimension.method == "code" else ""),
                                style="bold yellow" if differ else ""),
                           score_label(rubric.scale, mine), score_label(rubric.scale, theirs))
-        table.add_row(Text(rubric.overall_name, style="bold"), overall_label(rubric, human.overall if human else None),
+        table.add_row(Text(clean(rubric.overall_name), style="bold"), overall_label(rubric, human.overall if human else None),
                       overall_label(rubric, judge.overall if judge else None))
         self.query_one("#dis-scores", Static).update(table)
         note = Text("Your note\n", style="bold")

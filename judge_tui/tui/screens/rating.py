@@ -13,7 +13,15 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import TextArea
 
-from judge_tui.tui.keys import EXPLAIN_BINDINGS, RATING_BINDINGS, binding, keys_of
+from judge_tui.tui.keys import (
+    EXPLAIN_BINDINGS,
+    RATING_BINDINGS,
+    SCORE_ACTIONS,
+    binding,
+    keys_of,
+    scale_has_key,
+)
+from judge_tui.tui.score_text import overall_label
 from judge_tui.tui.session import RatingSession
 from judge_tui.tui.widgets.item_pane import ItemPane, prepare_item
 from judge_tui.tui.widgets.key_bar import KeyBar
@@ -152,11 +160,8 @@ class RatingScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.session.state is None:
             return action in ("help", "quit", "agreement", "adjudicate")
-        scale = self.rubric.scale
-        if action == "score":
-            return scale.kind != "pass_fail" and int(parameters[0]) < len(scale.points)  # type: ignore[call-overload]
-        if action == "pass_fail":
-            return scale.kind == "pass_fail"
+        if action in SCORE_ACTIONS:
+            return scale_has_key(self.rubric.scale, action, parameters)
         if action == "submit":
             return True if not self.session.missing else None
         if action == "undo":
@@ -167,7 +172,7 @@ class RatingScreen(Screen[None]):
         scale = self.rubric.scale
         if self.session.state is None:
             return "There is no item to rate."
-        if action in ("score", "pass_fail"):
+        if action in SCORE_ACTIONS:
             if scale.kind == "pass_fail":
                 return "This rubric is PASS/FAIL: press p for PASS or f for FAIL."
             top = len(scale.points) - 1
@@ -218,8 +223,7 @@ class RatingScreen(Screen[None]):
 
     def action_submit(self) -> None:
         rating = self.session.submit()
-        shown = (self.rubric.scale.label(rating.overall) if self.rubric.overall == "label"
-                 else f"{rating.overall:.2f}" if rating.overall is not None else "")
+        shown = overall_label(self.rubric, rating.overall)
         self.notify(f"{rating.item_id} saved: {self.rubric.overall_name} {shown}", markup=False, timeout=3)
         if self.session.open_next_unrated() is None:
             self.notify("Every item is rated. ← and → page through them; q quits.", markup=False, timeout=10)

@@ -17,10 +17,7 @@ from textual.widgets import Static
 from judge_tui.records import Rating
 from judge_tui.rubrics import Dimension, Rubric
 from judge_tui.textsafe import clean
-
-
-def _score_label(rubric: Rubric, value: float | None) -> str:
-    return "—" if value is None else rubric.scale.label(value)
+from judge_tui.tui.score_text import exact, overall_label, score_label
 
 
 class DimensionCard(Static):
@@ -39,7 +36,7 @@ class DimensionCard(Static):
         self.set_class(focused, "-focused")
         head = Text()
         head.append("▶ " if focused else "  ", "bold")
-        head.append(f"{_score_label(rubric, score):>4}  ", "bold reverse" if score is not None else "dim")
+        head.append(f"{score_label(rubric.scale, score):>4}  ", "bold reverse" if score is not None else "dim")
         head.append(clean(dim.name), "bold" if focused else "")
         if dim.method == "code":
             head.append("  (computed)", "dim italic")
@@ -121,8 +118,7 @@ class RubricPanel(VerticalScroll, can_focus=False):
             text.append(f"{name} —", "bold")
             text.append(f"  ({scored} of {needed} scored)", "dim")
         else:
-            shown = rubric.scale.label(overall) if rubric.overall == "label" else f"{overall:.2f}"
-            text.append(f"{name} {shown}", "bold")
+            text.append(f"{name} {overall_label(rubric, overall)}", "bold")
             if verdict and rubric.overall != "label":
                 text.append(f"  → {clean(verdict)}", "bold")
         if submitted:
@@ -152,7 +148,7 @@ class RubricPanel(VerticalScroll, can_focus=False):
             scores = ", ".join(f"{clean(k)} {self.rubric.scale.label(v)}" for k, v in rating.scores.items())
             text.append(f": {scores}")
             if rating.overall is not None and self.rubric.overall != "label":
-                text.append(f" · {rating.overall:.2f}")
+                text.append(f" · {exact(rating.overall)}")
             if rating.verdict:
                 text.append(f" · {clean(rating.verdict)}")
             reason = rating.notes or str(rating.details.get("reasoning") or rating.details.get("critique") or "")

@@ -1,0 +1,31 @@
+"""The base of judge-tui's apps: every notification is plain, cleaned text.
+
+Notices carry item ids, file names and error messages with user data in them. Textual parses a notice as
+markup by default, and neither markup=False nor Rich removes escape sequences, so both are handled here once
+(Screen.notify and Widget.notify go through App.notify).
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from textual.app import App
+from textual.notifications import SeverityLevel
+
+from judge_tui.textsafe import clean
+
+ReturnType = TypeVar("ReturnType")
+
+
+class PlainNoticeApp(App[ReturnType]):
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """A notification shown exactly as written: never parsed as markup, without control characters."""
+        super().notify(clean(str(message)), title=clean(title), severity=severity, timeout=timeout, markup=False)
