@@ -103,7 +103,8 @@ def test_without_a_key_the_status_says_offline(cis_store: Store, rubrics: dict[s
         app = Host(cis_store, rubrics["cis"])
         async with app.run_test() as pilot:
             app.judge.enqueue(["B001", "B002", "B003"])
-            await _until(lambda: bool(app.progress) and bool(app.progress[-1].offline))
+            # Claimed jobs go back to the queue once the runner finds it is offline: wait for that to settle.
+            await _until(lambda: bool(app.lines) and app.lines[-1] == "judge: 3 queued · offline")
             await pilot.press("j")
             assert app.lines[-1] == "judge: 3 queued · offline"
             assert app.progress[-1].offline == "no ANTHROPIC_API_KEY in the environment"
