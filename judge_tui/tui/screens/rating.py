@@ -26,7 +26,7 @@ from judge_tui.tui.session import RatingSession
 from judge_tui.tui.widgets.item_pane import ItemPane, prepare_item
 from judge_tui.tui.widgets.key_bar import KeyBar
 from judge_tui.tui.widgets.notes_editor import NotesEditor
-from judge_tui.tui.widgets.rubric_panel import RubricPanel
+from judge_tui.tui.widgets.rubric_panel import RubricPanel, ScoreSummary
 from judge_tui.tui.widgets.status_line import StatusLine
 
 SUMMARY_MODULE = "judge_tui.tui.screens.summary"
@@ -57,6 +57,7 @@ class RatingScreen(Screen[None]):
             yield ItemPane(self.rubric, id="item")
             with Vertical(id="side"):
                 yield RubricPanel(self.rubric, id="rubric")
+                yield ScoreSummary(self.rubric, id="rubric-summary")
                 yield NotesEditor(id="notes")
         yield KeyBar()
 
@@ -130,7 +131,7 @@ class RatingScreen(Screen[None]):
                    task_type=self.rubric.task_type_of(state.item.fields) or state.item.task_type,
                    keys=self._score_keys())
         scores = {**state.edit.scores, **code_scores}
-        panel.show_summary(
+        self.query_one(ScoreSummary).show(
             overall=self.rubric.overall_score(scores), verdict=self.rubric.verdict(scores),
             scored=len(self.judged) - len(self.session.missing), needed=len(self.judged),
             flagged=state.edit.flagged, flag_reason=state.edit.flag_reason, submitted=state.submitted is not None,

@@ -72,7 +72,6 @@ class RubricPanel(VerticalScroll, can_focus=False):
         yield Static(Text(clean(self.rubric.name), "bold"), id="rubric-title", markup=False)
         for dim in self.rubric.dimensions:
             yield DimensionCard(self.rubric, dim, id=f"dim-{dim.id}", classes="dimension")
-        yield Static(id="rubric-summary", markup=False)
         yield Static(id="rubric-definitions", markup=False)
         yield Static(id="others", markup=False)
 
@@ -107,7 +106,38 @@ class RubricPanel(VerticalScroll, can_focus=False):
         else:
             self.scroll_to_widget(card, animate=False)
 
-    def show_summary(
+    def show_others(self, ratings: Sequence[Rating]) -> None:
+        """Other raters' ratings: only ever given ratings of an item this reviewer has submitted."""
+        others = self.query_one("#others", Static)
+        others.display = bool(ratings)
+        if not ratings:
+            others.update("")
+            return
+        text = Text("Other ratings (shown after your own)", "bold")
+        for rating in ratings:
+            text.append("\n")
+            text.append(clean(rating.rater_id), "italic")
+            scores = ", ".join(f"{clean(k)} {self.rubric.scale.label(v)}" for k, v in rating.scores.items())
+            text.append(f": {scores}")
+            if rating.overall is not None and self.rubric.overall != "label":
+                text.append(f" · {exact(rating.overall)}")
+            if rating.verdict:
+                text.append(f" · {clean(rating.verdict)}")
+            reason = rating.notes or str(rating.details.get("reasoning") or rating.details.get("critique") or "")
+            if reason:
+                text.append("\n  ")
+                text.append(clean(reason), "dim")
+        others.update(text)
+
+
+class ScoreSummary(Static):
+    """The overall score, verdict and flag under the rubric, outside its scrolling so it always shows."""
+
+    def __init__(self, rubric: Rubric, **kwargs: object) -> None:
+        super().__init__(markup=False, **kwargs)  # type: ignore[arg-type]
+        self.rubric = rubric
+
+    def show(
         self, *, overall: float | None, verdict: str | None, scored: int, needed: int, flagged: bool,
         flag_reason: str, submitted: bool, changed: bool, skipped: bool,
     ) -> None:
@@ -132,27 +162,4 @@ class RubricPanel(VerticalScroll, can_focus=False):
             if flag_reason:
                 text.append(": ")
                 text.append(clean(flag_reason))
-        self.query_one("#rubric-summary", Static).update(text)
-
-    def show_others(self, ratings: Sequence[Rating]) -> None:
-        """Other raters' ratings: only ever given ratings of an item this reviewer has submitted."""
-        others = self.query_one("#others", Static)
-        others.display = bool(ratings)
-        if not ratings:
-            others.update("")
-            return
-        text = Text("Other ratings (shown after your own)", "bold")
-        for rating in ratings:
-            text.append("\n")
-            text.append(clean(rating.rater_id), "italic")
-            scores = ", ".join(f"{clean(k)} {self.rubric.scale.label(v)}" for k, v in rating.scores.items())
-            text.append(f": {scores}")
-            if rating.overall is not None and self.rubric.overall != "label":
-                text.append(f" · {exact(rating.overall)}")
-            if rating.verdict:
-                text.append(f" · {clean(rating.verdict)}")
-            reason = rating.notes or str(rating.details.get("reasoning") or rating.details.get("critique") or "")
-            if reason:
-                text.append("\n  ")
-                text.append(clean(reason), "dim")
-        others.update(text)
+        self.update(text)
