@@ -54,6 +54,7 @@ class VersionComparison:
     v2: Version
     experts: tuple[str, ...]
     items: int  # items in the comparison (rated by the experts and judged under both versions)
+    tolerance: float  # scores at most this far apart count as aligned
     dimensions: tuple[DimensionShift, ...]
     alignment: tuple[ag.Figure, ag.Figure]  # over every judged dimension
 
@@ -112,7 +113,8 @@ def _judge_scores(rows: list[dict[str, Any]], rubric: Rubric, version: Version,
     return out
 
 
-def compare_versions(store: Store, rubric: Rubric, v1: str, v2: str, split: str | None = None) -> VersionComparison:
+def compare_versions(store: Store, rubric: Rubric, v1: str, v2: str, split: str | None = None,
+                     tolerance: float = TOLERANCE) -> VersionComparison:
     first, second = resolve_version(store, rubric, v1), resolve_version(store, rubric, v2)
     if (first.rater_id, first.rubric_version_ids) == (second.rater_id, second.rubric_version_ids):
         raise UserError(f"{v1} and {v2} name the same version; compare two different ones")
@@ -136,17 +138,17 @@ def compare_versions(store: Store, rubric: Rubric, v1: str, v2: str, split: str 
         human, _ = team_consensus(view, d, min_raters=1)
         same = ~np.isnan(human) & ~np.isnan(judged[0][d]) & ~np.isnan(judged[1][d])
         used |= same
-        pairs = [ag.compare(human[same], j[d][same], scale.points, ordered=scale.ordered, tolerance=TOLERANCE)
+        pairs = [ag.compare(human[same], j[d][same], scale.points, ordered=scale.ordered, tolerance=tolerance)
                  for j in judged]
         for k, j in enumerate(judged):
-            flags[k].append(np.abs(human[same] - j[d][same]) <= TOLERANCE + ag.ALIGNMENT_EPSILON)
+            flags[k].append(np.abs(human[same] - j[d][same]) <= tolerance + ag.ALIGNMENT_EPSILON)
         shifts.append(DimensionShift(d, int(np.count_nonzero(same)),
                                      (pairs[0].alignment_rate, pairs[1].alignment_rate),
                                      (pairs[0].cohen_kappa, pairs[1].cohen_kappa),
                                      (pairs[0].pearson_r, pairs[1].pearson_r)))
     pooled = tuple(_rate(parts) for parts in flags)
     return VersionComparison(rubric.id, split, first, second, view.experts, int(np.count_nonzero(used)),
-                             tuple(shifts), pooled)  # type: ignore[arg-type]
+                             tolerance, tuple(shifts), pooled)  # type: ignore[arg-type]
 
 
 def _rate(parts: list[np.ndarray]) -> ag.Figure:

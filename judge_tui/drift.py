@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from judge_tui.records import Item, Rating
 from judge_tui.rubrics import Rubric
+from judge_tui.settings import DEFAULT_TOLERANCE
 from judge_tui.store import Store
 
 if TYPE_CHECKING:
@@ -109,8 +110,10 @@ class SelfAgreement:
     by_dimension: dict[str, ag.PairAgreement]  # first rating as "human", re-rating as "judge"
 
 
-def self_agreement(store: Store, rubric: Rubric, split: str | None = None) -> list[SelfAgreement]:
-    """Each expert's agreement with their own earlier ratings, over the items they rated twice."""
+def self_agreement(store: Store, rubric: Rubric, split: str | None = None,
+                   tolerance: float = DEFAULT_TOLERANCE) -> list[SelfAgreement]:
+    """Each expert's agreement with their own earlier ratings, over the items they rated twice; two scores
+    count as aligned when at most `tolerance` apart."""
     import numpy as np  # deferred: the rating screen imports this module and must start fast
 
     from judge_tui import agreement as ag
@@ -138,8 +141,8 @@ def self_agreement(store: Store, rubric: Rubric, split: str | None = None) -> li
             pairs = [(first[k][d], second[k][d]) for k in keys if d in first[k] and d in second[k]]
             a = np.array([p[0] for p in pairs], dtype=np.float64)
             b = np.array([p[1] for p in pairs], dtype=np.float64)
-            by_dim[d] = ag.compare(a, b, rubric.scale.points, ordered=rubric.scale.ordered)
-            flags.append(np.abs(a - b) <= 0.15 + ag.ALIGNMENT_EPSILON)
+            by_dim[d] = ag.compare(a, b, rubric.scale.points, ordered=rubric.scale.ordered, tolerance=tolerance)
+            flags.append(np.abs(a - b) <= tolerance + ag.ALIGNMENT_EPSILON)
         joined = np.concatenate(flags) if flags else np.array([], dtype=bool)
         alignment = float(joined.mean()) if joined.size else ag.Undefined("no items were rated twice")
         out.append(SelfAgreement(rater, len(keys), alignment, by_dim))

@@ -704,7 +704,8 @@ def run(args: argparse.Namespace) -> int:
         if compare:
             from judge_tui.team_report import render_version_comparison
 
-            output = render_version_comparison(store, rubric, compare[0], compare[1], args.split, fmt)
+            output = render_version_comparison(store, rubric, compare[0], compare[1], args.split, fmt,
+                                               settings.tolerance)
         else:
             from judge_tui.team_report import team_only, with_team_sections
 
@@ -713,13 +714,13 @@ def run(args: argparse.Namespace) -> int:
                                       settings=settings)
             except ReportError as exc:
                 # Experts merged before any judging still get their agreement with each other.
-                output = team_only(str(exc), fmt, store, rubric, args.split)
+                output = team_only(str(exc), fmt, store, rubric, args.split, settings.tolerance)
                 if output is None:
                     raise
             else:
                 judge_id = report.judge.rater_ids[0] if len(report.judge.rater_ids) == 1 else None
                 output = with_team_sections(report_format.render(report, fmt), fmt, store, rubric, args.split,
-                                            judge_id)
+                                            judge_id, settings.tolerance)
     destination = getattr(args, "output", None)
     if destination:
         try:

@@ -10,13 +10,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from judge_tui import locations
 from judge_tui.errors import UserError
 
+# Scores at most this far apart count as aligned, unless settings.json says otherwise.
+DEFAULT_TOLERANCE = 0.15
+
 
 class AgreementSettings(BaseModel):
     """Where the agreement bands start; the defaults are the calibration targets judge-tui was built for."""
 
     model_config = ConfigDict(extra="forbid")
 
-    tolerance: float = Field(default=0.15, ge=0, le=1, description="Scores this close count as aligned")
+    tolerance: float = Field(default=DEFAULT_TOLERANCE, ge=0, le=1, description="Scores this close count as aligned")
     alignment_well_calibrated: float = Field(default=0.80, ge=0, le=1)
     alignment_minor_drift: float = Field(default=0.70, ge=0, le=1)
     alignment_significant_drift: float = Field(default=0.60, ge=0, le=1)

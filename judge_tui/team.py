@@ -26,10 +26,11 @@ import numpy as np
 
 from judge_tui import agreement as ag
 from judge_tui.rubrics import Rubric
+from judge_tui.settings import DEFAULT_TOLERANCE
 from judge_tui.store import Store
 
 CONSENSUS_RATER = "consensus"
-TOLERANCE = 0.15
+TOLERANCE = DEFAULT_TOLERANCE  # callers pass settings.agreement.tolerance
 
 
 @dataclass(frozen=True)
@@ -134,9 +135,10 @@ def spread_exceeds(matrix: np.ndarray, tolerance: float = TOLERANCE) -> np.ndarr
     return enough & (high - low > tolerance + ag.ALIGNMENT_EPSILON)
 
 
-def _pair(a: np.ndarray, b: np.ndarray, points: tuple[float, ...], ordered: bool) -> ag.PairAgreement:
+def _pair(a: np.ndarray, b: np.ndarray, points: tuple[float, ...], ordered: bool,
+          tolerance: float) -> ag.PairAgreement:
     both = ~np.isnan(a) & ~np.isnan(b)
-    return ag.compare(a[both], b[both], points, ordered=ordered, tolerance=TOLERANCE)
+    return ag.compare(a[both], b[both], points, ordered=ordered, tolerance=tolerance)
 
 
 # --------------------------------------------------------------------------- the team figures
@@ -161,6 +163,7 @@ class TeamAgreement:
     experts: tuple[str, ...]
     judge: str | None
     items: int
+    tolerance: float  # scores at most this far apart count as aligned
     dimensions: tuple[DimensionTeam, ...]
     pooled_vs_judge: dict[str, ag.Figure]  # expert (and "consensus") -> alignment over every judged dimension
 
@@ -177,7 +180,7 @@ def team_consensus(view: TeamView, dimension: str, min_raters: int = 2) -> tuple
     return np.where(done, adjudicated, computed), int(np.count_nonzero(tied & ~done))
 
 
-def team_agreement(view: TeamView) -> TeamAgreement:
+def team_agreement(view: TeamView, tolerance: float = TOLERANCE) -> TeamAgreement:
     scale = view.rubric.scale
     points, ordered = scale.points, scale.ordered
     level = "ordinal" if ordered else "nominal"
@@ -189,24 +192,25 @@ def team_agreement(view: TeamView) -> TeamAgreement:
         alpha = ag.krippendorff_alpha(matrix, level, points) if len(view.experts) >= 2 else ag.Undefined(
             "alpha needs at least two experts")
         kappa = ag.pairwise_kappa(matrix, points) if view.experts else ()
-        per_expert = {e: _pair(matrix[i], judge, points, ordered) for i, e in enumerate(view.experts)}
+        per_expert = {e: _pair(matrix[i], judge, points, ordered, tolerance) for i, e in enumerate(view.experts)}
         values, ties = team_consensus(view, d)
         dims.append(DimensionTeam(
             dimension=d, alpha=alpha, alpha_level=level, kappa=kappa, experts_vs_judge=per_expert,
-            consensus_vs_judge=_pair(values, judge, points, ordered),
+            consensus_vs_judge=_pair(values, judge, points, ordered, tolerance),
             consensus_items=int(np.count_nonzero(~np.isnan(values))),
             adjudicated_items=int(np.count_nonzero(~np.isnan(view.adjudicated[d]))), ties=ties,
         ))
         for i, e in enumerate(view.experts):
-            pooled[e].append(_aligned(matrix[i], judge))
-        pooled[CONSENSUS_RATER].append(_aligned(values, judge))
+            pooled[e].append(_aligned(matrix[i], judge, tolerance))
+        pooled[CONSENSUS_RATER].append(_aligned(values, judge, tolerance))
     pooled_rates = {name: _rate(parts) for name, parts in pooled.items()}
-    return TeamAgreement(view.rubric.id, view.experts, view.judge, len(view.item_ids), tuple(dims), pooled_rates)
+    return TeamAgreement(view.rubric.id, view.experts, view.judge, len(view.item_ids), tolerance, tuple(dims),
+                         pooled_rates)
 
 
-def _aligned(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _aligned(a: np.ndarray, b: np.ndarray, tolerance: float) -> np.ndarray:
     both = ~np.isnan(a) & ~np.isnan(b)
-    return np.abs(a[both] - b[both]) <= TOLERANCE + ag.ALIGNMENT_EPSILON
+    return np.abs(a[both] - b[both]) <= tolerance + ag.ALIGNMENT_EPSILON
 
 
 def _rate(parts: list[np.ndarray]) -> ag.Figure:

@@ -14,7 +14,7 @@ from judge_tui.compare import compare_versions
 from judge_tui.drift import self_agreement
 from judge_tui.rubrics import Rubric
 from judge_tui.store import Store
-from judge_tui.team import CONSENSUS_RATER, is_expert, load_team, team_agreement
+from judge_tui.team import CONSENSUS_RATER, TOLERANCE, is_expert, load_team, team_agreement
 from judge_tui.textsafe import clean
 
 
@@ -33,7 +33,7 @@ def _pair(p: ag.PairAgreement) -> dict[str, Any]:
 
 
 def team_section(store: Store, rubric: Rubric, split: str | None = None, judge: str | None = None,
-                 only_items: set[str] | None = None) -> dict[str, Any] | None:
+                 only_items: set[str] | None = None, tolerance: float = TOLERANCE) -> dict[str, Any] | None:
     """The team figures, or None when fewer than two experts rated this rubric."""
     # Asked first because it is cheap: most reports have one expert, and load_team reads every rating.
     if sum(is_expert(r["id"], r["kind"]) for r in store.rubric_raters(rubric.id)) < 2:
@@ -41,7 +41,7 @@ def team_section(store: Store, rubric: Rubric, split: str | None = None, judge: 
     view = load_team(store, rubric, split=split, judge=judge, only_items=only_items)
     if len(view.experts) < 2:
         return None
-    result = team_agreement(view)
+    result = team_agreement(view, tolerance)
     dims = []
     for d in result.dimensions:
         dims.append({
@@ -54,22 +54,23 @@ def team_section(store: Store, rubric: Rubric, split: str | None = None, judge: 
                                    "adjudicated": d.adjudicated_items, "ties": d.ties},
         })
     return {"experts": list(result.experts), "judge": result.judge, "items": result.items, "split": split,
-            "dimensions": dims, "pooled_alignment": {k: figure(v) for k, v in result.pooled_vs_judge.items()}}
+            "tolerance": result.tolerance, "dimensions": dims, "pooled_alignment": {k: figure(v) for k, v in result.pooled_vs_judge.items()}}
 
 
 def drift_section(store: Store, rubric: Rubric, split: str | None = None,
-                  rater: str | None = None) -> list[dict[str, Any]]:
+                  rater: str | None = None, tolerance: float = TOLERANCE) -> list[dict[str, Any]]:
     """Each expert's (or one expert's) self-agreement over the items they rated twice (empty when none did)."""
     if not store.has_human_rerating(rubric.id):
         return []
-    return [{"rater": s.rater_id, "pairs": s.pairs, "alignment": figure(s.alignment),
+    return [{"rater": s.rater_id, "pairs": s.pairs, "tolerance": tolerance, "alignment": figure(s.alignment),
              "by_dimension": {d: {"alignment": figure(p.alignment_rate), "kappa": figure(p.cohen_kappa)}
                               for d, p in s.by_dimension.items()}}
-            for s in self_agreement(store, rubric, split) if rater is None or s.rater_id == rater]
+            for s in self_agreement(store, rubric, split, tolerance) if rater is None or s.rater_id == rater]
 
 
-def compare_section(store: Store, rubric: Rubric, v1: str, v2: str, split: str | None = None) -> dict[str, Any]:
-    c = compare_versions(store, rubric, v1, v2, split)
+def compare_section(store: Store, rubric: Rubric, v1: str, v2: str, split: str | None = None,
+                    tolerance: float = TOLERANCE) -> dict[str, Any]:
+    c = compare_versions(store, rubric, v1, v2, split, tolerance)
 
     def delta(pair: tuple[ag.Figure, ag.Figure]) -> float | dict[str, str]:
         a, b = pair
@@ -81,6 +82,7 @@ def compare_section(store: Store, rubric: Rubric, v1: str, v2: str, split: str |
         "rubric": c.rubric, "split": c.split or "all items (no splits assigned)",
         "v1": {"name": c.v1.name, "judge": c.v1.rater_id}, "v2": {"name": c.v2.name, "judge": c.v2.rater_id},
         "reference": f"consensus of {len(c.experts)} expert(s): {', '.join(c.experts)}", "items": c.items,
+        "tolerance": c.tolerance,
         "alignment": {"v1": figure(c.alignment[0]), "v2": figure(c.alignment[1]), "change": delta(c.alignment)},
         "dimensions": [{"dimension": s.dimension, "n": s.n,
                         "alignment": {"v1": figure(s.alignment[0]), "v2": figure(s.alignment[1]),
@@ -142,7 +144,7 @@ def render_team(section: dict[str, Any], fmt: str) -> list[str]:
                 extra = f" ({p['adjudicated']} adjudicated, {p['ties']} ties left out)"
             rows.append([d["dimension"], name + extra, str(p["n"]), _num(p["alignment"], percent=True),
                          _num(p["kappa"]), _num(p["pearson_r"])])
-    lines.append("Each expert and the consensus against the judge (alignment within ±0.15):")
+    lines.append(f"Each expert and the consensus against the judge (alignment within ±{section['tolerance']:g}):")
     lines += _table(["dimension", "rater", "n", "alignment", "kappa", "r"], rows, fmt)
     lines.append("")
     pooled = ", ".join(f"{_cell(k, fmt)} {_num(v, percent=True)}" for k, v in section["pooled_alignment"].items())
@@ -158,6 +160,8 @@ def render_team(section: dict[str, Any], fmt: str) -> list[str]:
 
 def render_drift(section: list[dict[str, Any]], fmt: str) -> list[str]:
     lines = _heading("Self-agreement (items re-rated blind later)", fmt)
+    if section:
+        lines.append(f"First rating against the re-rating (alignment within ±{section[0]['tolerance']:g}):")
     dims = list(section[0]["by_dimension"]) if section else []
     rows = [[s["rater"], str(s["pairs"]), _num(s["alignment"], percent=True),
              *(_num(s["by_dimension"][d]["kappa"]) for d in dims)] for s in section]
@@ -171,7 +175,8 @@ def render_compare(section: dict[str, Any], fmt: str) -> list[str]:
     lines = _heading(_cell(f"Version comparison: {v1['name']} -> {v2['name']}", fmt), fmt)
     lines.append(_cell(f"{v1['name']} = {v1['judge']}; {v2['name']} = {v2['judge']}", fmt))
     lines.append(_cell(f"Rubric {section['rubric']}, split {section['split']}, {section['items']} items judged "
-                       f"under both and rated by the experts; reference: {section['reference']}.", fmt))
+                       f"under both and rated by the experts; reference: {section['reference']}; alignment within "
+                       f"±{section['tolerance']:g}.", fmt))
     lines.append("")
     rows = []
     for d in section["dimensions"]:
@@ -192,10 +197,10 @@ def render_compare(section: dict[str, Any], fmt: str) -> list[str]:
 
 
 def with_team_sections(output: str, fmt: str, store: Store, rubric: Rubric, split: str | None,
-                       judge: str | None) -> str:
+                       judge: str | None, tolerance: float = TOLERANCE) -> str:
     """The report with the team section (two or more experts) and the experts' self-agreement (if any)."""
-    team = team_section(store, rubric, split, judge)
-    drift = drift_section(store, rubric, split)
+    team = team_section(store, rubric, split, judge, tolerance=tolerance)
+    drift = drift_section(store, rubric, split, tolerance=tolerance)
     if team is None and not drift:
         return output
     if fmt == "json":
@@ -213,12 +218,13 @@ def with_team_sections(output: str, fmt: str, store: Store, rubric: Rubric, spli
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def team_only(problem: str, fmt: str, store: Store, rubric: Rubric, split: str | None) -> str | None:
+def team_only(problem: str, fmt: str, store: Store, rubric: Rubric, split: str | None,
+              tolerance: float = TOLERANCE) -> str | None:
     """When the judge comparison cannot be made: the team section alone, with the reason; None if no team."""
-    team = team_section(store, rubric, split)
+    team = team_section(store, rubric, split, tolerance=tolerance)
     if team is None:
         return None
-    drift = drift_section(store, rubric, split)
+    drift = drift_section(store, rubric, split, tolerance=tolerance)
     if fmt == "json":
         from judge_tui.report_format import SCHEMA_VERSION
 
@@ -233,11 +239,12 @@ def team_only(problem: str, fmt: str, store: Store, rubric: Rubric, split: str |
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def render_version_comparison(store: Store, rubric: Rubric, v1: str, v2: str, split: str | None, fmt: str) -> str:
+def render_version_comparison(store: Store, rubric: Rubric, v1: str, v2: str, split: str | None, fmt: str,
+                              tolerance: float = TOLERANCE) -> str:
     """`judge-tui report --compare V1 V2` in the chosen format."""
     from judge_tui.report_format import SCHEMA_VERSION
 
-    section = compare_section(store, rubric, v1, v2, split)
+    section = compare_section(store, rubric, v1, v2, split, tolerance)
     if fmt == "json":
         return json.dumps({"schema_version": SCHEMA_VERSION, "version_comparison": section}, indent=2,
                           ensure_ascii=False) + "\n"

@@ -7,7 +7,7 @@ from judge_tui.cli import main
 from judge_tui.settings import Settings
 from judge_tui.store import Store
 from judge_tui.team import load_team, team_agreement
-from judge_tui.tui.screens.adjudication import AdjudicationApp, AdjudicationScreen
+from judge_tui.tui.screens.adjudication import AdjudicationApp, AdjudicationScreen, visible_disagreements
 from tests.team_fixtures import exercise_item, rate
 
 DIMS = ("difficulty_match", "instruction_clarity", "learning_objective_alignment")
@@ -127,3 +127,37 @@ def test_c_on_the_rating_screen_opens_adjudication_and_escape_returns(tmp_path: 
                 assert isinstance(app.screen, RatingScreen)
 
     asyncio.run(scenario())
+
+
+def test_the_tolerance_from_the_settings_decides_what_is_a_disagreement(tmp_path: Path, rubrics, capsys,
+                                                                         hermetic_home: Path):
+    from judge_tui.settings import AgreementSettings
+    from judge_tui.tui.app import JudgeTuiApp
+
+    path = _db(tmp_path, rubrics)
+    eq = rubrics["exercise-quality"]
+    with Store(path) as store:
+        store.add_items([exercise_item(5)])  # 0.5 apart on difficulty: beyond 0.15, within 0.5
+        rate(store, eq, "ann", "human", {"E05": dict.fromkeys(DIMS, 1.0)})
+        rate(store, eq, "bob", "human", {"E05": {**dict.fromkeys(DIMS, 1.0), "difficulty_match": 0.5}})
+
+    async def scenario() -> None:
+        with Store(path) as store:
+            settings = Settings(judge_in_background=False, agreement=AgreementSettings(tolerance=0.5))
+            app = JudgeTuiApp(store, eq, reviewer="lead", settings=settings)
+            async with app.run_test(size=(140, 40)) as pilot:
+                await pilot.pause()
+                await pilot.press("c")
+                await pilot.pause()
+                assert isinstance(app.screen, AdjudicationScreen)
+                assert [d.item_id for d in app.screen.items] == ["E02", "E04"]
+                assert "differ by more than ±0.5" in str(app.screen.query_one("#adj-status").render())
+
+    asyncio.run(scenario())
+    with Store(path) as store:  # at the default tolerance E05 is a disagreement too
+        assert [d.item_id for d in visible_disagreements(store, load_team(store, eq), "lead", 0.15)] == [
+            "E02", "E04", "E05"]
+    (hermetic_home / "settings.json").write_text('{"agreement": {"tolerance": 1.0}}', encoding="utf-8")
+    capsys.readouterr()
+    assert main(["adjudicate", "--db", str(path), "--reviewer", "lead", "--rubric", "exercise-quality"]) == 0
+    assert "experts differ by more than ±1: nothing to settle" in capsys.readouterr().out

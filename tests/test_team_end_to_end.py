@@ -12,6 +12,8 @@ import krippendorff
 import pytest
 
 from judge_tui.cli import main
+from judge_tui.store import Store
+from tests.team_fixtures import rate
 
 DIMS = ("difficulty_match", "instruction_clarity", "learning_objective_alignment")
 SHEETS = {
@@ -119,3 +121,45 @@ def test_experts_merged_before_any_judging_still_get_their_team_figures(tmp_path
     _run("report", "--db", str(lead), "--rubric", "exercise-quality", "--format", "json")
     data = json.loads(capsys.readouterr().out)
     assert data["team"]["experts"] == ["ann", "bob", "cat"] and "no judge ratings" in data["judge_comparison"]
+
+
+def test_a_custom_tolerance_reaches_the_team_self_agreement_and_comparison_figures(
+        lead_db: Path, hermetic_home: Path, rubrics, capsys):
+    (hermetic_home / "settings.json").write_text(json.dumps({"agreement": {"tolerance": 0.5}}), encoding="utf-8")
+    # ann re-rates three items blind: E01 difficulty 0.5 off, E02 unchanged, E03 learning objective 1.0 off.
+    with Store(lead_db) as store:
+        rate(store, rubrics["exercise-quality"], "ann", "human",
+             {"E01": dict(zip(DIMS, (0.5, 1, 1), strict=True)), "E02": dict(zip(DIMS, (0.5, 1, 1), strict=True)),
+              "E03": dict(zip(DIMS, (0, 0.5, 0), strict=True))}, repeat=1)
+    capsys.readouterr()
+    _run("report", "--db", str(lead_db), "--rubric", "exercise-quality", "--format", "json")
+    data = json.loads(capsys.readouterr().out)
+    assert data["thresholds"]["tolerance"] == 0.5
+    # The main report's human side is the mean of the three experts, as is the team's consensus: with the same
+    # tolerance they must give the same alignment, dimension by dimension and pooled.
+    consensus = {d["dimension"]: d["consensus_vs_judge"]["alignment"] for d in data["team"]["dimensions"]}
+    assert consensus == {row["dimension"]: row["alignment_rate"] for row in data["dimensions"]
+                         if row["method"] == "judged"}
+    # Difficulty: the consensus is 1/6 away from p2 on E03 and E06, within 0.5 (not within 0.15).
+    assert consensus["difficulty_match"] == 1.0
+    assert data["team"]["pooled_alignment"]["consensus"] == data["summary"]["alignment_rate"]
+    assert data["team"]["tolerance"] == 0.5
+    # 8 of ann's 9 re-rated scores are within 0.5 of the first (at 0.15 it would be 7 of 9).
+    [ann] = data["expert_self_agreement"]
+    assert ann["alignment"] == pytest.approx(8 / 9, abs=1e-4)
+    assert ann["by_dimension"]["difficulty_match"]["alignment"] == 1.0 and ann["tolerance"] == 0.5
+
+    _run("report", "--db", str(lead_db), "--rubric", "exercise-quality")
+    text = capsys.readouterr().out
+    assert "tolerance ±0.5" in text and "alignment within ±0.5" in text and "±0.15" not in text
+
+    _run("report", "--db", str(lead_db), "--rubric", "exercise-quality", "--compare", "p1", "p2", "--format", "json")
+    comparison = json.loads(capsys.readouterr().out)["version_comparison"]
+    # Consensus clarity 5/6, 5/6, 1/2, 2/3, 1/3, 1 against p1's 1s: all but E05 (2/3 off) are within 0.5.
+    clarity = comparison["dimensions"][1]
+    assert clarity["alignment"]["v1"] == pytest.approx(5 / 6, abs=1e-4)
+    # p2 against the consensus on every (dev) item is what the main report measured.
+    assert [d["alignment"]["v2"] for d in comparison["dimensions"]] == list(consensus.values())
+    assert comparison["tolerance"] == 0.5
+    _run("report", "--db", str(lead_db), "--rubric", "exercise-quality", "--compare", "p1", "p2")
+    assert "alignment within ±0.5." in capsys.readouterr().out

@@ -58,3 +58,19 @@ def test_a_lead_who_rated_nothing_sees_the_whole_team(tmp_path: Path, rubrics):
     text = _shown("lead", _db(tmp_path, rubrics))
     assert "None of the items you submitted" in text
     assert "2 experts (ann, bob) on 6 items" in text and "Self-agreement" not in text
+
+
+def test_the_team_and_self_agreement_use_the_tolerance_from_the_settings(tmp_path: Path, rubrics,
+                                                                         hermetic_home: Path):
+    path = _db(tmp_path, rubrics)
+
+    def ann_self_agreement(text: str) -> list[str]:
+        drift = text[text.index("Self-agreement"):]
+        return next(line for line in drift.splitlines() if line.split()[:1] == ["ann"]).split()
+
+    # ann's re-check is 0.5 off on every dimension: beyond ±0.15, within ±0.5.
+    assert ann_self_agreement(_shown("ann", path))[:3] == ["ann", "1", "0.0%"]
+    (hermetic_home / "settings.json").write_text('{"agreement": {"tolerance": 0.5}}', encoding="utf-8")
+    text = _shown("ann", path)
+    assert "alignment within ±0.5" in text and "±0.15" not in text
+    assert ann_self_agreement(text)[:3] == ["ann", "1", "100.0%"]

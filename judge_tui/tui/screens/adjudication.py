@@ -1,10 +1,11 @@
 """The adjudication screen: settle the items where experts differ beyond the tolerance.
 
 For each such item the screen shows the item, every expert's scores side by side (dimensions that differ
-by more than 0.15 are marked) and their notes. The lead sets the consensus score of each judged dimension
-with the rating screen's keys (0-4 for the scale's points, p / f for PASS / FAIL; dimensions the experts
-already agree on start with their common score) and submits. The result is a rating by the rater
-"consensus" (kind human) whose details say {"adjudicated": true, "from": [the experts], "by": the lead}.
+by more than the alignment tolerance, `agreement.tolerance` in settings.json, are marked) and their notes.
+The lead sets the consensus score of each judged dimension with the rating screen's keys (0-4 for the
+scale's points, p / f for PASS / FAIL; dimensions the experts already agree on start with their common
+score) and submits. The result is a rating by the rater "consensus" (kind human) whose details say
+{"adjudicated": true, "from": [the experts], "by": the lead}.
 
 Blind rule: a lead who is also an expert of this rubric only sees the disagreements on items they have
 rated themselves.
@@ -50,9 +51,9 @@ ADJUDICATION_BINDINGS = [
 ]
 
 
-def visible_disagreements(store: Store, view: TeamView, lead: str) -> list[Disagreement]:
+def visible_disagreements(store: Store, view: TeamView, lead: str, tolerance: float) -> list[Disagreement]:
     """The disagreements the lead may see: all of them, or only on items they rated if they are an expert."""
-    found = disagreements(view, TOLERANCE)
+    found = disagreements(view, tolerance)
     if lead in view.experts:
         rated = store.rated_item_ids(lead, view.rubric.id)
         found = [d for d in found if d.item_id in rated]
@@ -63,12 +64,14 @@ class AdjudicationScreen(Screen[None]):
     AUTO_FOCUS = ""
     BINDINGS = ADJUDICATION_BINDINGS
 
-    def __init__(self, store: Store, rubric: Rubric, lead: str, *, split: str | None = None) -> None:
+    def __init__(self, store: Store, rubric: Rubric, lead: str, *, split: str | None = None,
+                 tolerance: float = TOLERANCE) -> None:
         super().__init__()
         self.store, self.rubric, self.lead, self.split = store, rubric, lead, split
+        self.tolerance = tolerance  # settings.agreement.tolerance: experts further apart than this disagree
         self.judged = [d.id for d in rubric.judged_dimensions]
         self.view = load_team(store, rubric, split=split)
-        self.items = visible_disagreements(store, self.view, lead)
+        self.items = visible_disagreements(store, self.view, lead, tolerance)
         self.index = 0
         self.cursor = 0
         self.choice: dict[str, float] = {}
@@ -86,7 +89,7 @@ class AdjudicationScreen(Screen[None]):
     def on_mount(self) -> None:
         if not self.items:
             self.query_one("#adj-status", Static).update(Text(
-                f"No {self.rubric.id} items where experts differ by more than ±{TOLERANCE:g}: nothing to settle."))
+                f"No {self.rubric.id} items where experts differ by more than ±{self.tolerance:g}: nothing to settle."))
             return
         first_open = next((i for i, d in enumerate(self.items) if not d.adjudicated), 0)
         self._open(first_open)
@@ -127,7 +130,7 @@ class AdjudicationScreen(Screen[None]):
         done = sum(d.adjudicated for d in self.items)
         status = Text.assemble(
             ("Adjudication", "bold"), f"  {self.rubric.id} · item {self.index + 1} of {len(self.items)} where "
-            f"experts differ by more than ±{TOLERANCE:g} · {done} settled · lead ", (clean(self.lead), "bold"))
+            f"experts differ by more than ±{self.tolerance:g} · {done} settled · lead ", (clean(self.lead), "bold"))
         self.query_one("#adj-status", Static).update(status)
         self.query_one("#adj-scores", Static).update(self._score_table(current))
         self.query_one("#adj-notes", Static).update(self._notes(current))
@@ -248,14 +251,16 @@ class AdjudicationApp(PlainNoticeApp[None]):
     ENABLE_COMMAND_PALETTE = False
 
     def __init__(self, store: Store, rubric: Rubric, lead: str, *, split: str | None = None,
-                 keymap: dict[str, str] | None = None) -> None:
+                 keymap: dict[str, str] | None = None, tolerance: float = TOLERANCE) -> None:
         super().__init__()
         self.store, self.rubric, self.lead, self.split = store, rubric, lead, split
         self.keymap = keymap or {}
+        self.tolerance = tolerance
 
     def on_mount(self) -> None:
         self.set_keymap(self.keymap)
-        self.push_screen(AdjudicationScreen(self.store, self.rubric, self.lead, split=self.split))
+        self.push_screen(AdjudicationScreen(self.store, self.rubric, self.lead, split=self.split,
+                                            tolerance=self.tolerance))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -275,8 +280,9 @@ def run(args: argparse.Namespace) -> int:
         if len(view.experts) < 2:
             raise UserError(f"adjudication needs ratings of {rubric.id} by at least two experts; found "
                             f"{len(view.experts)}. Merge their databases first: judge-tui merge OTHER.db")
-        if not visible_disagreements(store, view, lead):
-            print(f"No {rubric.id} items where experts differ by more than ±{TOLERANCE:g}: nothing to settle.")
+        tolerance = settings.agreement.tolerance
+        if not visible_disagreements(store, view, lead, tolerance):
+            print(f"No {rubric.id} items where experts differ by more than ±{tolerance:g}: nothing to settle.")
             return 0
-        AdjudicationApp(store, rubric, lead, split=split, keymap=settings.keymap).run()
+        AdjudicationApp(store, rubric, lead, split=split, keymap=settings.keymap, tolerance=tolerance).run()
     return 0

@@ -314,8 +314,9 @@ class RatingScreen(Screen[None]):
     def action_adjudicate(self) -> None:
         from judge_tui.tui.screens.adjudication import AdjudicationScreen
 
+        tolerance = self.app.settings.agreement.tolerance  # type: ignore[attr-defined]  # JudgeTuiApp
         self.app.push_screen(AdjudicationScreen(self.session.store, self.rubric, self.session.reviewer,
-                                                split=self.session.split))
+                                                split=self.session.split, tolerance=tolerance))
 
     # ------------------------------------------------------------------ the note
 

@@ -60,8 +60,9 @@ def scatter_plot(human: np.ndarray, judge: np.ndarray, bins: int = PLOT_BINS) ->
     return text
 
 
-def team_lines(store: Store, rubric: Rubric, reviewer: str, judge: str) -> list[str]:
-    """The team section and this reviewer's self-agreement, as text lines (empty when there is neither).
+def team_lines(store: Store, rubric: Rubric, reviewer: str, judge: str, tolerance: float) -> list[str]:
+    """The team section and this reviewer's self-agreement, as text lines (empty when there is neither), with
+    the same alignment tolerance as the rest of the summary.
 
     Blind rule: a reviewer who rated items of this rubric sees the team figures over those items only; a lead
     who rated none sees them over every item.
@@ -69,8 +70,8 @@ def team_lines(store: Store, rubric: Rubric, reviewer: str, judge: str) -> list[
     from judge_tui.team_report import drift_section, render_drift, render_team, team_section
 
     rated = store.rated_item_ids(reviewer, rubric.id)
-    team = team_section(store, rubric, judge=judge, only_items=rated or None)
-    drift = drift_section(store, rubric, rater=reviewer)
+    team = team_section(store, rubric, judge=judge, only_items=rated or None, tolerance=tolerance)
+    drift = drift_section(store, rubric, rater=reviewer, tolerance=tolerance)
     lines: list[str] = []
     if team is not None:
         lines += render_team(team, "text")
@@ -137,7 +138,7 @@ class SummaryScreen(Screen[None]):
                     self.post_message(self.Unavailable(
                         "The judge has not rated any item of this rubric yet, so there is nothing to compare."))
                     return
-                team = team_lines(store, rubric, self.reviewer_id, judge)
+                team = team_lines(store, rubric, self.reviewer_id, judge, settings.tolerance)
                 report = build_report(
                     store, rubric, human=Group("human", (self.reviewer_id,)), judge=Group("judge", (judge,)),
                     by=BREAKDOWNS, settings=settings, skip_missing_fields=True, judge_only=False,
