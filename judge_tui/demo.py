@@ -37,14 +37,15 @@ def load_demo(store: Store) -> int:
         return 0
     rubrics = load_rubrics()
     added = 0
-    for rubric_id in DEMO_RUBRICS:
-        path = locations.data_dir() / f"{rubric_id}.jsonl"
-        if not path.is_file() or rubric_id not in rubrics:
-            continue
-        rubric = rubrics[rubric_id][0]
-        added += import_items(store, path, rubric, fmt="jsonl").items["added"]
-        for name, rater, kind in demo_rating_files(rubric_id):
-            ratings_path = locations.data_dir() / name
-            if ratings_path.is_file():
-                import_ratings(store, ratings_path, rater, kind, rubric=rubric, fmt="jsonl")
+    with store.transaction():  # all of the demo or none of it
+        for rubric_id in DEMO_RUBRICS:
+            path = locations.data_dir() / f"{rubric_id}.jsonl"
+            if not path.is_file() or rubric_id not in rubrics:
+                continue
+            rubric = rubrics[rubric_id][0]
+            added += import_items(store, path, rubric, fmt="jsonl").items["added"]
+            for name, rater, kind in demo_rating_files(rubric_id):
+                ratings_path = locations.data_dir() / name
+                if ratings_path.is_file():
+                    import_ratings(store, ratings_path, rater, kind, rubric=rubric, fmt="jsonl")
     return added

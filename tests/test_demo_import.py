@@ -42,3 +42,21 @@ def test_demo_never_mixes_with_user_data(tmp_path: Path):
         import_items(store, write_jsonl(tmp_path / "mine.jsonl", [binary_item("MY1")]), "binary")
         assert load_demo(store) == 0
         assert store.count_items() == 1
+
+
+def test_a_broken_demo_file_leaves_the_database_empty(tmp_path: Path, monkeypatch):
+    import shutil
+
+    import pytest
+
+    from judge_tui.importing import ImportFailed
+
+    data = tmp_path / "data"
+    shutil.copytree(locations.data_dir(), data, ignore=shutil.ignore_patterns("build"))
+    (data / "reasoning-trace.jsonl").write_text('{"id": "R01", "question": "q"\n', encoding="utf-8")
+    monkeypatch.setattr(locations, "data_dir", lambda: data)
+    with Store(tmp_path / "demo.db") as store:
+        with pytest.raises(ImportFailed):
+            load_demo(store)
+        assert store.count_items() == 0  # cis and exercise-quality, loaded before, were rolled back too
+        assert store.count_ratings() == 0

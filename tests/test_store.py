@@ -125,3 +125,31 @@ def test_has_human_rerating_ignores_judge_repeats(store: Store, rubrics):
                              repeat=1))
     assert store.has_human_rerating("binary") is True
     assert store.has_human_rerating("cis") is False
+
+
+class _RacingConnection:
+    """A connection whose first rater look-up comes back empty while another process creates that rater."""
+
+    def __init__(self, real: sqlite3.Connection, meanwhile) -> None:  # noqa: ANN001
+        self.real, self.meanwhile, self.fired = real, meanwhile, False
+
+    def execute(self, sql: str, params=()):  # noqa: ANN001, ANN201
+        if sql.startswith("SELECT kind FROM raters") and not self.fired:
+            self.fired = True
+            self.meanwhile()
+            return self.real.execute("SELECT kind FROM raters WHERE 0")
+        return self.real.execute(sql, params)
+
+    def __getattr__(self, name: str):  # noqa: ANN204
+        return getattr(self.real, name)
+
+
+def test_a_rater_created_by_another_process_meanwhile_is_accepted(tmp_path: Path):
+    path = tmp_path / "two.db"
+    with Store(path) as a, Store(path) as b:
+        b.conn = _RacingConnection(b.conn, lambda: a.ensure_rater("ann", "human"))
+        b.ensure_rater("ann", "human")  # looked before a wrote, inserts after: no IntegrityError
+        assert b.conn.fired and [r["id"] for r in b.raters()] == ["ann"]
+        b.conn = _RacingConnection(b.conn.real, lambda: a.ensure_rater("bob", "judge"))
+        with pytest.raises(ValueError, match="already exists as a judge"):
+            b.ensure_rater("bob", "human")

@@ -21,16 +21,17 @@ class RaterQueries(StoreCore):
     ) -> None:
         """Create the rater if new; an existing rater of another kind is an error."""
         row = self.conn.execute("SELECT kind FROM raters WHERE id = ?", [rater_id]).fetchone()
-        if row is not None:
-            if row[0] != kind:
-                raise ValueError(f"rater {rater_id!r} already exists as a {row[0]} rater, not {kind}")
-            return
-        with self.transaction() as conn:
-            conn.execute(
-                "INSERT INTO raters (id, kind, model, prompt_version, display_name, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                [rater_id, kind, model, prompt_version, display_name, now()],
-            )
+        if row is None:
+            # Another process may create the same rater between the look-up and here: DO NOTHING, then read.
+            with self.transaction() as conn:
+                conn.execute(
+                    "INSERT INTO raters (id, kind, model, prompt_version, display_name, created_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+                    [rater_id, kind, model, prompt_version, display_name, now()],
+                )
+                row = conn.execute("SELECT kind FROM raters WHERE id = ?", [rater_id]).fetchone()
+        if row[0] != kind:
+            raise ValueError(f"rater {rater_id!r} already exists as a {row[0]} rater, not {kind}")
 
     def rater(self, rater_id: str) -> dict[str, Any] | None:
         rows = self.query("SELECT * FROM raters WHERE id = ?", [rater_id])
