@@ -19,6 +19,24 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
+def where(*conditions: tuple[str, Any]) -> tuple[str, list[Any]]:
+    """`WHERE a = ? AND b IN (?, ?)` from (condition, value) pairs, leaving out those whose value is None or empty.
+
+    A condition with several `?` takes a sequence of that many parameters as its value.
+    """
+    parts: list[str] = []
+    params: list[Any] = []
+    for condition, value in conditions:
+        if value is None or value == "" or (isinstance(value, list | tuple) and not value):
+            continue
+        parts.append(condition)
+        if isinstance(value, list | tuple):
+            params.extend(value)
+        else:
+            params.append(value)
+    return ("WHERE " + " AND ".join(parts) if parts else ""), params
+
+
 def _json_path(key: str) -> str:
     """A JSON path selecting one object key, quoted so that dots or brackets in the key are taken literally."""
     if '"' in key:

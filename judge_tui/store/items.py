@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from judge_tui.records import Item, canonical_json, hash_of_canonical
-from judge_tui.store.common import ItemConflict, now
+from judge_tui.store.common import ItemConflict, now, where
 from judge_tui.store.core import StoreCore
 
 
@@ -91,14 +91,7 @@ class ItemQueries(StoreCore):
 
     @staticmethod
     def _item_filter(rubric: str | None, split: str | None, prefix: str = "") -> tuple[str, list[Any]]:
-        clauses, params = [], []
-        if rubric:
-            clauses.append(f"{prefix}rubric = ?")
-            params.append(rubric)
-        if split:
-            clauses.append(f"{prefix}split = ?")
-            params.append(split)
-        return ("WHERE " + " AND ".join(clauses) if clauses else ""), params
+        return where((f"{prefix}rubric = ?", rubric), (f"{prefix}split = ?", split))
 
     def count_items(self, rubric: str | None = None, split: str | None = None) -> int:
         clauses, params = self._item_filter(rubric, split)

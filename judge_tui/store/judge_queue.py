@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from judge_tui.records import Rating
-from judge_tui.store.common import _dumps, _loads, now
+from judge_tui.store.common import _dumps, _loads, now, where
 from judge_tui.store.ratings import RatingQueries
 
 
@@ -154,15 +154,8 @@ class JudgeQueueQueries(RatingQueries):
         return rows[0] if rows else None
 
     def judge_jobs(self, rater_id: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
-        clauses, params = [], []
-        if rater_id:
-            clauses.append("rater_id = ?")
-            params.append(rater_id)
-        if status:
-            clauses.append("status = ?")
-            params.append(status)
-        where = "WHERE " + " AND ".join(clauses) if clauses else ""
-        return self.query(f"SELECT {self._JOB_COLUMNS} FROM judge_jobs {where} ORDER BY id", params)
+        clause, params = where(("rater_id = ?", rater_id), ("status = ?", status))
+        return self.query(f"SELECT {self._JOB_COLUMNS} FROM judge_jobs {clause} ORDER BY id", params)
 
     def judge_job_counts(self, rater_id: str | None = None) -> dict[str, int]:
         """{queued, running, done, failed} for one judge rater (or all)."""

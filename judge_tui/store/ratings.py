@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from judge_tui.records import Rating
-from judge_tui.store.common import _dumps, _loads, now
+from judge_tui.store.common import _dumps, _loads, now, where
 from judge_tui.store.core import StoreCore
 
 
@@ -127,38 +127,22 @@ class RatingQueries(StoreCore):
         split: str | None = None,
     ) -> Iterator[Rating]:
         """Ratings in item order, streamed, optionally limited to a rubric, raters, a rater kind or a split."""
-        clauses, params = [], []
-        if rubric:
-            clauses.append("i.rubric = ?")
-            params.append(rubric)
-        if split:
-            clauses.append("i.split = ?")
-            params.append(split)
-        if rater_ids:
-            clauses.append(f"r.rater_id IN ({','.join('?' * len(rater_ids))})")
-            params.extend(rater_ids)
-        if kind:
-            clauses.append("r.rater_id IN (SELECT id FROM raters WHERE kind = ?)")
-            params.append(kind)
-        where = "WHERE " + " AND ".join(clauses) if clauses else ""
+        clause, params = where(
+            ("i.rubric = ?", rubric), ("i.split = ?", split),
+            (f"r.rater_id IN ({','.join('?' * len(rater_ids or ()))})", list(rater_ids or ())),
+            ("r.rater_id IN (SELECT id FROM raters WHERE kind = ?)", kind),
+        )
         columns = ", ".join("r." + c.strip() for c in self._RATING_COLUMNS.split(","))
         cursor = self.conn.execute(
-            f"SELECT {columns} FROM ratings r JOIN items i ON i.id = r.item_id {where}"
+            f"SELECT {columns} FROM ratings r JOIN items i ON i.id = r.item_id {clause}"
             " ORDER BY i.position, r.rater_id, r.repeat", params
         )
         for row in cursor:
             yield self._rating(row)
 
     def count_ratings(self, rater_id: str | None = None, rubric: str | None = None) -> int:
-        clauses, params = [], []
-        if rater_id:
-            clauses.append("r.rater_id = ?")
-            params.append(rater_id)
-        if rubric:
-            clauses.append("i.rubric = ?")
-            params.append(rubric)
-        where = "WHERE " + " AND ".join(clauses) if clauses else ""
-        return int(self.scalar(f"SELECT COUNT(*) FROM ratings r JOIN items i ON i.id = r.item_id {where}", params))
+        clause, params = where(("r.rater_id = ?", rater_id), ("i.rubric = ?", rubric))
+        return int(self.scalar(f"SELECT COUNT(*) FROM ratings r JOIN items i ON i.id = r.item_id {clause}", params))
 
     def rated_item_ids(self, rater_id: str, rubric: str | None = None) -> set[str]:
         sql = "SELECT DISTINCT r.item_id FROM ratings r JOIN items i ON i.id = r.item_id WHERE r.rater_id = ?"

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import Any
 
-from judge_tui.store.common import _loads
+from judge_tui.store.common import _loads, where
 from judge_tui.store.core import StoreCore
 from judge_tui.store.items import ItemQueries
 
@@ -14,29 +13,17 @@ from judge_tui.store.items import ItemQueries
 class TeamQueries(ItemQueries):
     # ------------------------------------------------------------------ team (several raters side by side)
 
-    def rating_rows(
-        self, rubric: str, *, repeat: int | None = 0, split: str | None = None,
-        rubric_version_ids: Sequence[int] | None = None,
-    ) -> list[dict[str, Any]]:
+    def rating_rows(self, rubric: str, *, repeat: int | None = 0, split: str | None = None) -> list[dict[str, Any]]:
         """Ratings of a rubric's items with their rater's kind, newest rubric version last per item and rater.
 
         Rows: item_id, rater_id, kind, rubric_version_id, repeat, scores (dict), notes, details (dict),
         created_at. repeat=None returns every repeat.
         """
-        clauses, params = ["i.rubric = ?"], [rubric]
-        if repeat is not None:
-            clauses.append("r.repeat = ?")
-            params.append(repeat)
-        if split:
-            clauses.append("i.split = ?")
-            params.append(split)
-        if rubric_version_ids:
-            clauses.append(f"r.rubric_version_id IN ({','.join('?' * len(rubric_version_ids))})")
-            params.extend(rubric_version_ids)
+        clause, params = where(("i.rubric = ?", rubric), ("r.repeat = ?", repeat), ("i.split = ?", split))
         rows = self.query(
             "SELECT r.item_id, r.rater_id, t.kind, r.rubric_version_id, r.repeat, r.scores, r.notes, r.details,"
             " r.created_at FROM ratings r JOIN items i ON i.id = r.item_id JOIN raters t ON t.id = r.rater_id"
-            f" WHERE {' AND '.join(clauses)} ORDER BY i.position, r.rater_id, r.rubric_version_id, r.repeat",
+            f" {clause} ORDER BY i.position, r.rater_id, r.rubric_version_id, r.repeat",
             params,
         )
         for row in rows:
