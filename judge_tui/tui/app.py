@@ -84,8 +84,6 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         self.push_screen(screen)
         if self.judge_status:
             screen.call_after_refresh(screen.set_judge_status, self.judge_status)
-        # After the first item is on screen, so judging never delays it.
-        self.set_timer(0.5, self.start_background_judge)
 
     # ------------------------------------------------------------------ the judge in the background
 
@@ -129,10 +127,15 @@ class JudgeTuiApp(PlainNoticeApp[None]):
                         timeout=15)
 
     def first_item_painted(self) -> None:
-        """With JUDGE_TUI_EXIT_AFTER_FIRST_PAINT (start-up benchmarks): note the time and leave."""
+        """The first item is on screen: only now may background work begin, so it never delays it.
+
+        With JUDGE_TUI_EXIT_AFTER_FIRST_PAINT (start-up benchmarks): note the time and leave instead.
+        """
         if self.first_paint_file is not None:
             self.first_paint_file.write_text(f"{time.time():.6f}\n")
             self.exit()
+            return
+        self.set_timer(0.5, self.start_background_judge)
 
     # ------------------------------------------------------------------ time and status from outside
 
