@@ -116,9 +116,10 @@ class JudgeTuiApp(PlainNoticeApp[None]):
 
     def on_judge_progress(self, message: JudgeProgress) -> None:
         self.post_message(JudgeStatus(message.line()))
-        if message.error and message.error != self._judge_error_shown:
-            self._judge_error_shown = message.error
-            self.notify(f"The judge stopped: {message.error}", markup=False, severity="error", timeout=15)
+        error = message.status.error
+        if error and error != self._judge_error_shown:
+            self._judge_error_shown = error
+            self.notify(f"The judge stopped: {error}", markup=False, severity="error", timeout=15)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.name == "background-judge" and event.state == WorkerState.ERROR:

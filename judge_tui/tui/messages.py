@@ -27,28 +27,16 @@ class JudgeStatus(Message):
 class JudgeProgress(Message):
     """The background judge's queue changed: counts, and whether it is offline or stopped (and why)."""
 
-    def __init__(self, queued: int, running: int, done: int, failed: int, offline: str = "",
-                 error: str = "") -> None:
+    def __init__(self, status: QueueStatus) -> None:
         super().__init__()
-        self.queued = queued
-        self.running = running
-        self.done = done
-        self.failed = failed
-        self.offline = offline
-        self.error = error
+        self.status = status
 
     @classmethod
     def from_status(cls, status: QueueStatus) -> JudgeProgress:
-        return cls(status.queued, status.running, status.done, status.failed, status.offline, status.error)
+        return cls(status)
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, JudgeProgress)
-
-    @property
-    def status(self) -> QueueStatus:
-        from judge_tui.judge.worker import JudgeStatus as QueueStatus
-
-        return QueueStatus(self.queued, self.running, self.done, self.failed, self.offline, self.error)
 
     def line(self) -> str:
         """e.g. 'judge: 18 queued · offline' (plain text: show it with markup off)."""

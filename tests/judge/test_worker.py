@@ -81,7 +81,7 @@ def test_background_judging_never_delays_a_key_press(fake: fa.FakeAnthropic, cis
                 started = time.monotonic()
                 await pilot.press("j")
                 slowest = max(slowest, app.key_times[-1] - started)
-            await _until(lambda: bool(app.progress) and app.progress[-1].done == ITEMS)
+            await _until(lambda: bool(app.progress) and app.progress[-1].status.done == ITEMS)
             assert app.presses == 12
             # each key reached its handler at once, and the event loop never stalled, while 0.3 s calls ran
             assert slowest < 0.1
@@ -107,7 +107,7 @@ def test_without_a_key_the_status_says_offline(cis_store: Store, rubrics: dict[s
             await _until(lambda: bool(app.lines) and app.lines[-1] == "judge: 3 queued · offline")
             await pilot.press("j")
             assert app.lines[-1] == "judge: 3 queued · offline"
-            assert app.progress[-1].offline == "no ANTHROPIC_API_KEY in the environment"
+            assert app.progress[-1].status.offline == "no ANTHROPIC_API_KEY in the environment"
             app.judge.stop()
             await _until(lambda: app.workers and all(w.is_finished for w in app.workers) or not app.workers)
         assert cis_store.judge_job_counts(app.judge.rater_id) == {"queued": 3, "running": 0, "done": 0, "failed": 0}
