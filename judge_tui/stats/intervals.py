@@ -1,0 +1,376 @@
+"""Confidence intervals for agreement figures.
+
+A closed form where a standard one exists, a seeded bootstrap over items otherwise:
+
+* a share with one observation per item (alignment on one dimension, TPR, TNR, accuracy): the Wilson score
+  interval;
+* Cohen's kappa, unweighted or with quadratic weights: the large-sample standard error of Fleiss, Cohen and
+  Everitt (1969), as statsmodels' ``cohens_kappa`` computes it;
+* Pearson's r: Fisher's z, as scipy's ``pearsonr(...).confidence_interval()``;
+* Spearman's rho and Kendall's tau: a bootstrap at small n, Fisher's z with the variances of Fieller, Hartley
+  and Pearson (1957) at large n;
+* anything else, and every paired difference between two judges on the same items: a percentile bootstrap
+  over items (:func:`bootstrap`).
+
+Every interval names its method, so a report can say how it was made. Intervals are clipped to the range the
+figure can take.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Literal
+
+import numpy as np
+
+from judge_tui.agreement import Undefined
+
+__all__ = [
+    "BOOTSTRAP_MAX_ITEMS",
+    "DEFAULT_RESAMPLES",
+    "DEFAULT_SEED",
+    "Interval",
+    "IntervalFigure",
+    "bootstrap",
+    "fisher_z",
+    "kappa_interval",
+    "kappa_standard_error",
+    "kendall_interval",
+    "percentile_interval",
+    "spearman_interval",
+    "wilson",
+    "z_value",
+]
+
+DEFAULT_RESAMPLES = 2000
+DEFAULT_SEED = 20260128
+# Above this many items a bootstrap costs more than it tells: the asymptotic intervals are as good there.
+BOOTSTRAP_MAX_ITEMS = 5000
+# A bootstrap interval is reported only when the figure was defined in at least this share of resamples;
+# dropping many resamples would hide how unstable the figure is.
+MIN_USABLE_RESAMPLES = 0.95
+# Each chunk of resamples holds at most this many item weights in memory at once.
+_CHUNK_CELLS = 2_000_000
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A two-sided confidence interval and how it was made."""
+
+    low: float
+    high: float
+    method: str
+    confidence: float
+
+    def contains(self, value: float) -> bool:
+        return self.low <= value <= self.high
+
+
+IntervalFigure = Interval | Undefined
+
+
+def _check_confidence(confidence: float) -> None:
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
+
+
+def z_value(confidence: float) -> float:
+    """The standard normal quantile that leaves (1 - confidence) / 2 in each tail (1.96 for 95%)."""
+    _check_confidence(confidence)
+    return NormalDist().inv_cdf(0.5 + confidence / 2.0)
+
+
+def wilson(successes: int, n: int, confidence: float = 0.95) -> IntervalFigure:
+    """Wilson score interval for a share of ``successes`` out of ``n`` independent items.
+
+    Equals statsmodels' ``proportion_confint(successes, n, alpha=1 - confidence, method="wilson")``.
+    """
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes must lie in 0..n, got {successes} of {n}")
+    if n == 0:
+        return Undefined("an interval needs at least one item")
+    z = z_value(confidence)
+    p = successes / n
+    z2 = z * z
+    denominator = 1.0 + z2 / n
+    centre = (p + z2 / (2.0 * n)) / denominator
+    half = z * np.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n)) / denominator
+    return Interval(max(0.0, centre - half), min(1.0, centre + half), "wilson", confidence)
+
+
+def fisher_z(
+    r: float, n: int, confidence: float = 0.95, *, variance: float = 1.0, offset: int = 3, method: str = "fisher-z"
+) -> Interval:
+    """Interval for a correlation by Fisher's z transform: tanh(atanh(r) ± z·sqrt(variance / (n - offset))).
+
+    The defaults are Pearson's r and equal scipy's ``pearsonr(x, y).confidence_interval(confidence)``; with
+    too few items (n <= offset) the interval is the whole range [-1, 1], as scipy gives it.
+    """
+    if n <= offset:
+        return Interval(-1.0, 1.0, method, confidence)
+    z = z_value(confidence)
+    with np.errstate(divide="ignore"):
+        centre = np.arctanh(r)
+    half = z * np.sqrt(variance / (n - offset))
+    return Interval(float(np.tanh(centre - half)), float(np.tanh(centre + half)), method, confidence)
+
+
+def spearman_interval_asymptotic(rho: float, n: int, confidence: float = 0.95) -> Interval:
+    """Fisher's z with Fieller, Hartley and Pearson's variance 1.06 / (n - 3) for Spearman's rho."""
+    return fisher_z(rho, n, confidence, variance=1.06, offset=3, method="fisher-z (Fieller)")
+
+
+def kendall_interval_asymptotic(tau: float, n: int, confidence: float = 0.95) -> Interval:
+    """Fisher's z with Fieller, Hartley and Pearson's variance 0.437 / (n - 4) for Kendall's tau."""
+    return fisher_z(tau, n, confidence, variance=0.437, offset=4, method="fisher-z (Fieller)")
+
+
+# --------------------------------------------------------------------------------------------------
+# Cohen's kappa
+# --------------------------------------------------------------------------------------------------
+
+KappaWeights = Literal["quadratic"] | None
+
+
+def _agreement_weights(k: int, weights: KappaWeights) -> np.ndarray:
+    index = np.arange(k)
+    if weights is None:
+        return np.eye(k)
+    if weights == "quadratic":
+        return 1.0 - (index[:, None] - index[None, :]) ** 2 / float((k - 1) ** 2)
+    raise ValueError(f"weights must be None or 'quadratic', got {weights!r}")
+
+
+def kappa_standard_error(confusion: np.ndarray, weights: KappaWeights = None) -> tuple[float, float] | Undefined:
+    """Cohen's kappa and its large-sample standard error (Fleiss, Cohen and Everitt 1969).
+
+    ``confusion`` counts (rater A category, rater B category). The standard error is the one that does not
+    assume kappa = 0, statsmodels' ``std_kappa``; with agreement weights w (1 on the diagonal, 1 - (i-j)^2 /
+    (k-1)^2 for quadratic), var = [sum p_ij (w_ij - (w̄_i. + w̄_.j)(1 - κ))^2 - (κ - p_e(1 - κ))^2] / ((1 - p_e)^2 n).
+    """
+    table = np.asarray(confusion, dtype=np.float64)
+    n = float(table.sum())
+    if n < 2:
+        return Undefined("kappa needs at least two items rated by both")
+    k = table.shape[0]
+    w = _agreement_weights(k, weights)
+    p = table / n
+    rows, cols = p.sum(axis=1), p.sum(axis=0)
+    chance = float((w * np.outer(rows, cols)).sum())
+    if chance >= 1.0 - 1e-12:
+        return Undefined("both raters used one and the same category for every item, so chance agreement is total")
+    observed = float((w * p).sum())
+    kappa = (observed - chance) / (1.0 - chance)
+    w_row = w @ cols  # mean agreement weight of each row category against B's distribution
+    w_col = rows @ w  # and of each column category against A's
+    spread = (p * (w - (w_row[:, None] + w_col[None, :]) * (1.0 - kappa)) ** 2).sum()
+    variance = (spread - (kappa - chance * (1.0 - kappa)) ** 2) / ((1.0 - chance) ** 2 * n)
+    return kappa, float(np.sqrt(max(variance, 0.0)))
+
+
+def kappa_interval(confusion: np.ndarray, weights: KappaWeights = None, confidence: float = 0.95) -> IntervalFigure:
+    """kappa ± z·SE with the Fleiss–Cohen–Everitt standard error, clipped to [-1, 1].
+
+    Equals statsmodels' ``kappa_low`` and ``kappa_upp`` where those lie within [-1, 1]. When every item lies on
+    the diagonal the standard error is 0 whatever n is, which would claim certainty from two items: the interval
+    is then taken from the Wilson interval of the observed agreement with chance agreement held fixed
+    (method "wilson-agreement").
+    """
+    found = kappa_standard_error(confusion, weights)
+    if isinstance(found, Undefined):
+        return found
+    kappa, se = found
+    if se > 0:
+        z = z_value(confidence)
+        return Interval(max(-1.0, kappa - z * se), min(1.0, kappa + z * se), "fleiss-cohen-everitt", confidence)
+    table = np.asarray(confusion, dtype=np.float64)
+    n = int(round(table.sum()))
+    w = _agreement_weights(table.shape[0], weights)
+    p = table / n
+    chance = float((w * np.outer(p.sum(axis=1), p.sum(axis=0))).sum())
+    agreed = wilson(int(round(float((w * table).sum()))), n, confidence)
+    assert isinstance(agreed, Interval)
+    return Interval(
+        max(-1.0, (agreed.low - chance) / (1.0 - chance)),
+        min(1.0, (agreed.high - chance) / (1.0 - chance)),
+        "wilson-agreement",
+        confidence,
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# The bootstrap over items
+# --------------------------------------------------------------------------------------------------
+
+# A statistic under resampling: given item weights of shape (resamples, items) (how often each item was
+# drawn), the figure of every resample, NaN where it is undefined.
+WeightedStatistic = Callable[[np.ndarray], np.ndarray]
+
+
+def bootstrap(
+    statistic: WeightedStatistic, n: int, *, n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+) -> np.ndarray:
+    """The figure of ``n_boot`` resamples of ``n`` items drawn with replacement.
+
+    Each resample is drawn as multinomial counts per item, which is the same as drawing items with
+    replacement and lets every figure be computed as a weighted sum over all resamples at once. The draws
+    depend only on (n, n_boot, seed): two figures bootstrapped with the same arguments see the same resamples,
+    which is what a paired comparison of two judges on the same items needs.
+    """
+    if n < 1:
+        raise ValueError("a bootstrap needs at least one item")
+    if n_boot < 1:
+        raise ValueError(f"n_boot must be at least 1, got {n_boot}")
+    rng = np.random.default_rng(seed)
+    chunk = max(1, _CHUNK_CELLS // n)
+    uniform = np.full(n, 1.0 / n)
+    out = np.empty(n_boot)
+    for start in range(0, n_boot, chunk):
+        rows = min(chunk, n_boot - start)
+        weights = rng.multinomial(n, uniform, size=rows).astype(np.float64)
+        out[start : start + rows] = statistic(weights)
+    return out
+
+
+def percentile_interval(
+    replicates: np.ndarray, confidence: float = 0.95, *, method: str = "bootstrap", low: float = -1.0, high: float = 1.0
+) -> IntervalFigure:
+    """The percentile interval of bootstrap replicates (NaN marks a resample where the figure was undefined)."""
+    _check_confidence(confidence)
+    usable = replicates[np.isfinite(replicates)]
+    if usable.size < MIN_USABLE_RESAMPLES * replicates.size:
+        return Undefined(
+            f"the figure was defined in only {usable.size} of {replicates.size} resamples; "
+            "rate more items to get an interval"
+        )
+    tail = (1.0 - confidence) / 2.0 * 100.0
+    lower, upper = np.percentile(usable, [tail, 100.0 - tail])
+    return Interval(max(low, float(lower)), min(high, float(upper)), method, confidence)
+
+
+# Statistics of weighted items, vectorised over resamples (rows of ``weights``).
+
+
+def weighted_share(weights: np.ndarray, hits: np.ndarray, counted: np.ndarray | None = None) -> np.ndarray:
+    """sum(w·hits) / sum(w·counted): a share over items, or over several scores per item (a cluster)."""
+    numerator = weights @ np.asarray(hits, dtype=np.float64)
+    denominator = weights.sum(axis=1) if counted is None else weights @ np.asarray(counted, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(denominator > 0, numerator / denominator, np.nan)
+
+
+def weighted_pearson(weights: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson's r of every resample; NaN where one side does not vary."""
+    total = weights.sum(axis=1)
+    mx, my = (weights @ x) / total, (weights @ y) / total
+    sxx = weights @ (x * x) / total - mx * mx
+    syy = weights @ (y * y) / total - my * my
+    sxy = weights @ (x * y) / total - mx * my
+    scale = np.sqrt(np.clip(sxx, 0, None) * np.clip(syy, 0, None))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # Relative guard: a side whose variance is float noise around zero does not vary.
+        tiny = (sxx <= 1e-12 * (weights @ (x * x) / total)) | (syy <= 1e-12 * (weights @ (y * y) / total))
+        return np.where(tiny | (scale == 0), np.nan, np.clip(sxy / scale, -1.0, 1.0))
+
+
+def _cell_counts(weights: np.ndarray, codes_a: np.ndarray, codes_b: np.ndarray, ka: int, kb: int) -> np.ndarray:
+    """Contingency tables of every resample: shape (resamples, ka, kb)."""
+    cells = np.asarray(codes_a) * kb + np.asarray(codes_b)
+    onehot = np.zeros((cells.size, ka * kb))
+    onehot[np.arange(cells.size), cells] = 1.0
+    return (weights @ onehot).reshape(-1, ka, kb)
+
+
+def weighted_kappa(
+    weights: np.ndarray, codes_a: np.ndarray, codes_b: np.ndarray, k: int, kappa_weights: KappaWeights = None
+) -> np.ndarray:
+    """Cohen's kappa (unweighted or quadratic) of every resample from the items' category codes."""
+    tables = _cell_counts(weights, codes_a, codes_b, k, k)
+    total = tables.sum(axis=(1, 2))
+    w = _agreement_weights(k, kappa_weights)
+    observed = (tables * w).sum(axis=(1, 2)) / total
+    rows, cols = tables.sum(axis=2) / total[:, None], tables.sum(axis=1) / total[:, None]
+    chance = np.einsum("ri,ij,rj->r", rows, w, cols)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(chance < 1.0 - 1e-12, (observed - chance) / (1.0 - chance), np.nan)
+
+
+def _level_ranks(counts: np.ndarray) -> np.ndarray:
+    """Average rank of each level given the count of every level per resample (ties share their mean rank)."""
+    before = np.cumsum(counts, axis=1) - counts
+    return before + (counts + 1.0) / 2.0
+
+
+def weighted_spearman(weights: np.ndarray, codes_a: np.ndarray, codes_b: np.ndarray, ka: int, kb: int) -> np.ndarray:
+    """Spearman's rho of every resample from level codes (sorted distinct values) of both sides."""
+    tables = _cell_counts(weights, codes_a, codes_b, ka, kb)
+    counts_a, counts_b = tables.sum(axis=2), tables.sum(axis=1)
+    ranks_a, ranks_b = _level_ranks(counts_a), _level_ranks(counts_b)
+    total = counts_a.sum(axis=1)
+    ma = (counts_a * ranks_a).sum(axis=1) / total
+    mb = (counts_b * ranks_b).sum(axis=1) / total
+    saa = (counts_a * ranks_a**2).sum(axis=1) / total - ma**2
+    sbb = (counts_b * ranks_b**2).sum(axis=1) / total - mb**2
+    sab = np.einsum("rij,ri,rj->r", tables, ranks_a, ranks_b) / total - ma * mb
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where((saa > 1e-12) & (sbb > 1e-12), np.clip(sab / np.sqrt(saa * sbb), -1, 1), np.nan)
+
+
+def weighted_kendall(weights: np.ndarray, codes_a: np.ndarray, codes_b: np.ndarray, ka: int, kb: int) -> np.ndarray:
+    """Kendall's tau-b of every resample from level codes, by counting concordant pairs in the tables."""
+    tables = _cell_counts(weights, codes_a, codes_b, ka, kb)
+    # above[r, i, j]: items with a level above i on side a and above j on side b.
+    above = np.flip(np.cumsum(np.cumsum(np.flip(tables, (1, 2)), axis=1), axis=2), (1, 2))
+    above = np.pad(above, ((0, 0), (0, 1), (0, 1)))[:, 1:, 1:]
+    # below_right[r, i, j]: items above i on side a and below j on side b.
+    above_a = np.flip(np.cumsum(np.flip(tables, 1), axis=1), 1)
+    above_a = np.pad(above_a, ((0, 0), (0, 1), (0, 0)))[:, 1:, :]
+    below_b = np.cumsum(above_a, axis=2) - above_a
+    concordant = (tables * above).sum(axis=(1, 2))
+    discordant = (tables * below_b).sum(axis=(1, 2))
+    total = tables.sum(axis=(1, 2))
+    pairs = total * (total - 1) / 2
+    ties_a = (tables.sum(axis=2) * (tables.sum(axis=2) - 1) / 2).sum(axis=1)
+    ties_b = (tables.sum(axis=1) * (tables.sum(axis=1) - 1) / 2).sum(axis=1)
+    denominator = np.sqrt((pairs - ties_a) * (pairs - ties_b))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(denominator > 0, np.clip((concordant - discordant) / denominator, -1, 1), np.nan)
+
+
+def _levels(values: np.ndarray) -> tuple[np.ndarray, int]:
+    distinct, codes = np.unique(np.asarray(values, dtype=np.float64), return_inverse=True)
+    return codes, int(distinct.size)
+
+
+# Bootstrapping a rank correlation costs resamples x levels_a x levels_b; past this it uses Fieller's variance.
+_RANK_TABLE_MAX_CELLS = 400
+
+
+def spearman_interval(
+    x: np.ndarray, y: np.ndarray, rho: float, confidence: float = 0.95, *, n_boot: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> IntervalFigure:
+    """Bootstrap interval of Spearman's rho at small n and few distinct values; Fieller's z otherwise."""
+    codes_x, kx = _levels(x)
+    codes_y, ky = _levels(y)
+    n = codes_x.size
+    if n > BOOTSTRAP_MAX_ITEMS or kx * ky > _RANK_TABLE_MAX_CELLS:
+        return spearman_interval_asymptotic(rho, n, confidence)
+    replicates = bootstrap(lambda w: weighted_spearman(w, codes_x, codes_y, kx, ky), n, n_boot=n_boot, seed=seed)
+    return percentile_interval(replicates, confidence)
+
+
+def kendall_interval(
+    x: np.ndarray, y: np.ndarray, tau: float, confidence: float = 0.95, *, n_boot: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> IntervalFigure:
+    """Bootstrap interval of Kendall's tau-b at small n and few distinct values; Fieller's z otherwise."""
+    codes_x, kx = _levels(x)
+    codes_y, ky = _levels(y)
+    n = codes_x.size
+    if n > BOOTSTRAP_MAX_ITEMS or kx * ky > _RANK_TABLE_MAX_CELLS:
+        return kendall_interval_asymptotic(tau, n, confidence)
+    replicates = bootstrap(lambda w: weighted_kendall(w, codes_x, codes_y, kx, ky), n, n_boot=n_boot, seed=seed)
+    return percentile_interval(replicates, confidence)

@@ -1,0 +1,322 @@
+"""Intervals, chance-corrected agreement and decisions, checked against statsmodels, scipy, irrCAC and by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from irrCAC.table import CAC
+from scipy import stats as scipy_stats
+from statsmodels.stats.inter_rater import cohens_kappa
+from statsmodels.stats.proportion import proportion_confint
+
+from judge_tui.agreement import Undefined, cohen_kappa, kendall_tau, spearman_rho
+from judge_tui.stats import chance, decisions, intervals
+from judge_tui.stats.intervals import Interval
+
+RNG = np.random.default_rng(7)
+
+
+# ---------------------------------------------------------------------------------------------- Wilson
+
+
+@pytest.mark.parametrize("confidence", [0.8, 0.9, 0.95, 0.99])
+def test_wilson_equals_statsmodels(confidence):
+    for n in (1, 2, 5, 12, 46, 300):
+        for successes in sorted({0, 1, n // 3, n // 2, n - 1, n}):
+            if not 0 <= successes <= n:
+                continue
+            got = intervals.wilson(successes, n, confidence)
+            low, high = proportion_confint(successes, n, alpha=1 - confidence, method="wilson")
+            assert got.low == pytest.approx(max(0.0, low), abs=1e-9)
+            assert got.high == pytest.approx(min(1.0, high), abs=1e-9)
+            assert got.method == "wilson" and got.confidence == confidence
+
+
+def test_wilson_of_the_tnr_in_the_skewed_split():
+    # 10 of 12 human FAILs caught: TNR 0.833 with the interval [0.55, 0.95] quoted for this split.
+    got = intervals.wilson(10, 12)
+    assert (round(got.low, 2), round(got.high, 2)) == (0.55, 0.95)
+
+
+def test_wilson_needs_an_item():
+    assert isinstance(intervals.wilson(0, 0), Undefined)
+    with pytest.raises(ValueError):
+        intervals.wilson(3, 2)
+
+
+# ---------------------------------------------------------------------------------------------- Fisher z
+
+
+def test_fisher_z_equals_scipy():
+    for n in (4, 5, 12, 25, 200):
+        for _ in range(5):
+            x = RNG.normal(size=n)
+            y = 0.6 * x + RNG.normal(size=n)
+            result = scipy_stats.pearsonr(x, y)
+            for confidence in (0.9, 0.95):
+                reference = result.confidence_interval(confidence)
+                got = intervals.fisher_z(float(result.statistic), n, confidence)
+                assert got.low == pytest.approx(reference.low, abs=1e-9)
+                assert got.high == pytest.approx(reference.high, abs=1e-9)
+
+
+def test_fisher_z_with_three_items_spans_everything_as_scipy_does():
+    x, y = np.array([0.0, 0.5, 1.0]), np.array([0.25, 0.5, 1.0])
+    reference = scipy_stats.pearsonr(x, y).confidence_interval()
+    got = intervals.fisher_z(float(scipy_stats.pearsonr(x, y).statistic), 3)
+    assert (got.low, got.high) == (reference.low, reference.high) == (-1.0, 1.0)
+
+
+# ---------------------------------------------------------------------------------------------- kappa
+
+
+def _random_table(k: int, n: int) -> np.ndarray:
+    truth = RNG.integers(0, k, size=n)
+    other = np.where(RNG.random(n) < 0.7, truth, RNG.integers(0, k, size=n))
+    return np.bincount(truth * k + other, minlength=k * k).reshape(k, k)
+
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+@pytest.mark.parametrize("weights", [None, "quadratic"])
+def test_kappa_standard_error_equals_statsmodels(k, weights):
+    for n in (10, 46, 250):
+        table = _random_table(k, n)
+        reference = cohens_kappa(table, wt=weights and "quadratic")
+        found = intervals.kappa_standard_error(table, weights)
+        assert not isinstance(found, Undefined)
+        kappa, se = found
+        assert kappa == pytest.approx(reference.kappa, abs=1e-9)
+        assert se == pytest.approx(reference.std_kappa, abs=1e-9)
+        got = intervals.kappa_interval(table, weights)
+        assert got.method == "fleiss-cohen-everitt"
+        assert got.low == pytest.approx(max(-1.0, reference.kappa_low), abs=1e-9)
+        assert got.high == pytest.approx(min(1.0, reference.kappa_upp), abs=1e-9)
+
+
+def test_kappa_from_the_table_equals_the_engine():
+    table = _random_table(5, 80)
+    human = np.repeat(np.arange(5), table.sum(axis=1)) / 4
+    judge = np.concatenate([np.repeat(np.arange(5), row) for row in table]) / 4
+    scale = [0, 0.25, 0.5, 0.75, 1]
+    assert intervals.kappa_standard_error(table)[0] == pytest.approx(cohen_kappa(human, judge, scale), abs=1e-12)
+    assert intervals.kappa_standard_error(table, "quadratic")[0] == pytest.approx(
+        cohen_kappa(human, judge, scale, "quadratic"), abs=1e-12
+    )
+
+
+def test_kappa_of_the_skewed_split():
+    # 46 traces: 34 human PASS, 12 FAIL, 41 agreements (31 PASS-PASS, 10 FAIL-FAIL).
+    table = np.array([[10, 2], [3, 31]])  # rows human FAIL, PASS; columns judge FAIL, PASS
+    kappa, _ = intervals.kappa_standard_error(table)
+    got = intervals.kappa_interval(table)
+    assert round(kappa, 3) == 0.726
+    assert got.low < 0.61 < got.high  # substantial by the point, undecided by the interval
+
+
+def test_perfect_agreement_on_few_items_is_not_certain():
+    table = np.array([[1, 0], [0, 1]])
+    got = intervals.kappa_interval(table)
+    assert got.method == "wilson-agreement"
+    assert got.high == 1.0 and got.low < 0  # two items cannot show kappa is above anything
+
+
+def test_kappa_undefined_when_one_category_only():
+    assert isinstance(intervals.kappa_interval(np.array([[5, 0], [0, 0]])), Undefined)
+
+
+# ---------------------------------------------------------------------------------------------- bootstrap
+
+
+def test_bootstrap_is_deterministic_and_paired():
+    hits = RNG.random(40) < 0.8
+    first = intervals.bootstrap(lambda w: intervals.weighted_share(w, hits), 40, n_boot=500)
+    again = intervals.bootstrap(lambda w: intervals.weighted_share(w, hits), 40, n_boot=500)
+    assert np.array_equal(first, again)
+    other = intervals.bootstrap(lambda w: w.sum(axis=1), 40, n_boot=500)
+    assert np.all(other == 40)  # every resample draws n items
+
+
+def test_bootstrap_share_is_close_to_wilson_at_moderate_n():
+    hits = np.array([1] * 160 + [0] * 40)
+    replicates = intervals.bootstrap(lambda w: intervals.weighted_share(w, hits), hits.size)
+    got = intervals.percentile_interval(replicates, low=0.0, high=1.0)
+    reference = intervals.wilson(160, 200)
+    assert abs(got.low - reference.low) < 0.015 and abs(got.high - reference.high) < 0.015
+
+
+def test_chunked_resamples_equal_one_block():
+    hits = RNG.random(30) < 0.5
+    whole = intervals.bootstrap(lambda w: intervals.weighted_share(w, hits), 30, n_boot=300)
+    old = intervals._CHUNK_CELLS
+    try:
+        intervals._CHUNK_CELLS = 30 * 7  # seven resamples per chunk
+        chunked = intervals.bootstrap(lambda w: intervals.weighted_share(w, hits), 30, n_boot=300)
+    finally:
+        intervals._CHUNK_CELLS = old
+    assert np.array_equal(whole, chunked)
+
+
+def _expand(weights_row: np.ndarray, *arrays: np.ndarray) -> list[np.ndarray]:
+    counts = weights_row.astype(int)
+    return [np.repeat(a, counts) for a in arrays]
+
+
+def test_weighted_statistics_equal_the_plain_figures_on_expanded_resamples():
+    n = 25
+    scale = np.array([0, 0.25, 0.5, 0.75, 1])
+    human = RNG.integers(0, 5, size=n)
+    judge = np.clip(human + RNG.integers(-1, 2, size=n), 0, 4)
+    weights = np.random.default_rng(3).multinomial(n, np.full(n, 1 / n), size=20).astype(float)
+    kappa = intervals.weighted_kappa(weights, human, judge, 5)
+    quadratic = intervals.weighted_kappa(weights, human, judge, 5, "quadratic")
+    r = intervals.weighted_pearson(weights, scale[human], scale[judge])
+    rho = intervals.weighted_spearman(weights, human, judge, 5, 5)
+    tau = intervals.weighted_kendall(weights, human, judge, 5, 5)
+    for row, w in enumerate(weights):
+        h, j = _expand(w, human, judge)
+        assert kappa[row] == pytest.approx(cohen_kappa(scale[h], scale[j], scale), abs=1e-9)
+        assert quadratic[row] == pytest.approx(cohen_kappa(scale[h], scale[j], scale, "quadratic"), abs=1e-9)
+        assert r[row] == pytest.approx(scipy_stats.pearsonr(scale[h], scale[j]).statistic, abs=1e-9)
+        assert rho[row] == pytest.approx(spearman_rho(scale[h], scale[j]), abs=1e-9)
+        assert tau[row] == pytest.approx(kendall_tau(scale[h], scale[j]), abs=1e-9)
+
+
+def test_rank_intervals_switch_to_fieller_at_large_n():
+    x = RNG.random(6000)
+    y = x + RNG.normal(scale=0.5, size=6000)
+    rho = float(scipy_stats.spearmanr(x, y).statistic)
+    got = intervals.spearman_interval(x, y, rho)
+    assert got.method == "fisher-z (Fieller)" and got.contains(rho)
+    small = intervals.spearman_interval(np.round(x[:60] * 4) / 4, np.round(np.clip(y[:60], 0, 1) * 4) / 4, rho)
+    assert small.method == "bootstrap"
+
+
+def test_bootstrap_interval_within_monte_carlo_error_of_an_independent_bootstrap():
+    n = 40
+    x = RNG.integers(0, 5, size=n) / 4
+    y = np.clip(x + RNG.integers(-1, 2, size=n) / 4, 0, 1)
+    ours = intervals.spearman_interval(x, y, spearman_rho(x, y), n_boot=4000)
+    reference = scipy_stats.bootstrap(
+        (x, y), lambda a, b: scipy_stats.spearmanr(a, b).statistic, paired=True, vectorized=False,
+        n_resamples=4000, method="percentile", random_state=11,
+    ).confidence_interval
+    assert abs(ours.low - reference.low) < 0.05 and abs(ours.high - reference.high) < 0.05
+
+
+def test_too_few_usable_resamples_give_no_interval():
+    replicates = np.array([0.5] * 90 + [np.nan] * 10)
+    assert isinstance(intervals.percentile_interval(replicates), Undefined)
+
+
+# ---------------------------------------------------------------------------------------------- AC1, PABAK
+
+
+def _irr(table: np.ndarray, weights: str = "identity") -> dict:
+    return CAC(pd.DataFrame(table), weights=weights, digits=12).gwet()["est"]
+
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_ac1_and_ac2_equal_irrcac(k):
+    for n in (12, 46, 300):
+        table = _random_table(k, n)
+        got = chance.gwet_ac(table)
+        reference = _irr(table)
+        assert got.value == pytest.approx(reference["coefficient_value"], abs=1e-9)
+        assert got.standard_error == pytest.approx(float(np.ravel(reference["se"])[0]), abs=1e-9)
+        assert got.chance_agreement == pytest.approx(reference["pe"], abs=1e-9)
+        if k > 2:
+            weighted = chance.gwet_ac(table, "quadratic")
+            reference = _irr(table, "quadratic")
+            assert weighted.value == pytest.approx(reference["coefficient_value"], abs=1e-9)
+            assert weighted.standard_error == pytest.approx(float(np.ravel(reference["se"])[0]), abs=1e-9)
+
+
+def test_ac1_resists_prevalence_where_kappa_does_not():
+    table = np.array([[10, 2], [3, 31]])
+    kappa, _ = intervals.kappa_standard_error(table)
+    ac1 = chance.gwet_ac(table)
+    assert round(ac1.value, 2) == 0.82 and ac1.value > 0.80 > kappa  # almost perfect by AC1, substantial by kappa
+
+    # 4 of 6 agree and every human says PASS: kappa is 0, AC1 is not.
+    lopsided = np.array([[0, 0], [2, 4]])
+    assert intervals.kappa_standard_error(lopsided)[0] == pytest.approx(0.0)
+    assert chance.gwet_ac(lopsided).value > 0.4
+
+
+def test_pabak_prevalence_and_bias_by_hand():
+    table = np.array([[10, 2], [3, 31]])
+    assert chance.pabak(table) == pytest.approx(2 * 41 / 46 - 1)
+    assert chance.prevalence_index(table) == pytest.approx(21 / 46)
+    assert chance.bias_index(table) == pytest.approx(1 / 46)
+    assert chance.pabak(np.eye(3) * 4) == pytest.approx(1.0)
+    assert isinstance(chance.prevalence_index(np.eye(3)), Undefined)
+    assert chance.majority_baseline_accuracy(np.array([1] * 34 + [0] * 12)) == pytest.approx(34 / 46)
+
+
+# ---------------------------------------------------------------------------------------------- decisions
+
+
+def _interval(low: float, high: float) -> Interval:
+    return Interval(low, high, "test", 0.95)
+
+
+def test_decisions_exactly_at_the_boundaries():
+    assert decisions.decide(_interval(0.80, 0.95), 0.80) == "met"
+    assert decisions.decide(_interval(0.79, 0.95), 0.80) == "undecided"
+    assert decisions.decide(_interval(0.60, 0.80), 0.80) == "undecided"
+    assert decisions.decide(_interval(0.60, 0.7999), 0.80) == "not met"
+    # strict: TPR > 0.90
+    assert decisions.decide(_interval(0.90, 0.99), 0.90, strict=True) == "undecided"
+    assert decisions.decide(_interval(0.901, 0.99), 0.90, strict=True) == "met"
+    assert decisions.decide(_interval(0.70, 0.90), 0.90, strict=True) == "not met"
+    assert decisions.decide_point(0.90, 0.90, strict=True) == "not met"
+    assert decisions.decide_point(0.80, 0.80) == "met"
+
+
+def test_too_few_items_are_undecided_whatever_the_interval():
+    # Wilson's interval of 0 out of 1 ends at 0.79: below the target, but one item decides nothing.
+    assert intervals.wilson(0, 1).high < 0.80
+    assert decisions.decide(intervals.wilson(0, 1), 0.80, n=1) == "undecided"
+    assert decisions.decide(intervals.wilson(1, 1), 0.80, n=1) == "undecided"
+    few = decisions.MIN_ITEMS_TO_DECIDE
+    assert decisions.decide(intervals.wilson(0, few - 1), 0.80, n=few - 1) == "undecided"
+    assert decisions.decide(intervals.wilson(0, few), 0.80, n=few) == "not met"
+
+
+def test_share_plan_is_the_smallest_settling_number():
+    successes, n, target = 13, 14, 0.80  # 0.93 observed
+    plan = decisions.plan_for_share(successes, n, target)
+    assert plan.more_items and plan.more_items > 0
+    share = successes / n
+    total = n + plan.more_items
+    settling = intervals.wilson(round(share * total), total)
+    assert decisions._wilson_at(share, total, 0.95).low >= target
+    assert decisions._wilson_at(share, total - 1, 0.95).low < target
+    assert settling.low == pytest.approx(decisions._wilson_at(share, total, 0.95).low, abs=0.01)
+
+
+def test_plans_when_the_estimate_is_on_the_target_or_settled():
+    assert decisions.plan_for_share(8, 10, 0.80).more_items is None
+    assert decisions.plan_for_share(200, 200, 0.80).more_items == 0
+    assert decisions.plan_for_share(5, 10, 0.80).more_items == 0  # [0.24, 0.76]: already short of 0.80
+    below = decisions.plan_for_share(7, 10, 0.80)
+    assert below.more_items and decisions._wilson_at(0.7, 10 + below.more_items, 0.95).high < 0.80
+    assert decisions._wilson_at(0.7, 10 + below.more_items - 1, 0.95).high >= 0.80
+
+
+def test_standard_error_plan_shrinks_the_interval_to_clear_the_target():
+    estimate, n = 0.73, 46
+    interval = _interval(0.49, 0.97)
+    plan = decisions.plan_for_standard_error(estimate, interval, n, 0.61)
+    assert plan.more_items
+    half = (estimate - interval.low) * np.sqrt(n / (n + plan.more_items))
+    assert estimate - half > 0.61
+    half_before = (estimate - interval.low) * np.sqrt(n / (n + plan.more_items - 1))
+    assert estimate - half_before <= 0.61
+    assert decisions.plan_for_standard_error(0.61, interval, n, 0.61).more_items is None
+
+
+def test_items_for_a_class_at_its_share():
+    assert decisions.items_for_class(10, 12 / 46) == 39
+    assert decisions.items_for_class(3, 0.0) is None
