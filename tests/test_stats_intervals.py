@@ -12,6 +12,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from judge_tui.agreement import Undefined, cohen_kappa, kendall_tau, spearman_rho
 from judge_tui.stats import chance, decisions, intervals
+from judge_tui.stats import raters as raters_mod
 from judge_tui.stats.intervals import Interval
 
 RNG = np.random.default_rng(7)
@@ -320,3 +321,64 @@ def test_standard_error_plan_shrinks_the_interval_to_clear_the_target():
 def test_items_for_a_class_at_its_share():
     assert decisions.items_for_class(10, 12 / 46) == 39
     assert decisions.items_for_class(3, 0.0) is None
+
+
+# ---------------------------------------------------------------------------------------------- many raters
+
+
+def _team(raters: int, items: int, k: int, missing: float) -> np.ndarray:
+    truth = RNG.integers(0, k, size=items)
+    noisy = np.where(RNG.random((raters, items)) < 0.7, truth, RNG.integers(0, k, size=(raters, items)))
+    matrix = (noisy / (k - 1)).astype(float)
+    matrix[RNG.random((raters, items)) < missing] = np.nan
+    return matrix
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval"])
+def test_alpha_from_unit_coincidences_equals_krippendorff(level):
+    import krippendorff
+
+    for raters, items, k in ((2, 12, 2), (3, 40, 5), (5, 25, 3)):
+        matrix = _team(raters, items, k, 0.15)
+        scale = np.linspace(0, 1, k)
+        value, interval = raters_mod.alpha_interval(matrix, level, scale, n_boot=300)
+        reference = krippendorff.alpha(reliability_data=matrix, value_domain=scale, level_of_measurement=level)
+        assert value == pytest.approx(reference, abs=1e-9)
+        assert interval.method == "bootstrap (units)" and interval.low <= value <= interval.high
+
+
+def test_alpha_bootstrap_resamples_equal_alpha_of_the_drawn_units():
+    import krippendorff
+
+    matrix = _team(3, 15, 5, 0.1)
+    scale = np.linspace(0, 1, 5)
+    counts = raters_mod.unit_category_counts(matrix, scale)
+    units = counts.sum(axis=1) >= 2
+    kept = matrix[:, units]
+    per_unit = raters_mod._unit_coincidences(counts[units]).reshape(int(units.sum()), -1)
+    weights = np.random.default_rng(5).multinomial(kept.shape[1], np.full(kept.shape[1], 1 / kept.shape[1]), size=5)
+    alphas = raters_mod._alpha((weights @ per_unit).reshape(-1, 5, 5), "ordinal", scale)
+    for row, w in zip(alphas, weights, strict=True):
+        drawn = np.repeat(kept, w, axis=1)
+        assert row == pytest.approx(
+            krippendorff.alpha(reliability_data=drawn, value_domain=scale, level_of_measurement="ordinal"), abs=1e-9
+        )
+
+
+def test_fleiss_kappa_equals_irrcac():
+    from irrCAC.raw import CAC as RawCAC
+
+    for raters, items, k in ((3, 30, 2), (4, 50, 5), (6, 20, 3)):
+        matrix = _team(raters, items, k, 0.2)
+        got = raters_mod.fleiss_kappa(matrix, np.linspace(0, 1, k))
+        reference = RawCAC(pd.DataFrame(matrix.T), digits=12).fleiss()["est"]
+        assert got.value == pytest.approx(reference["coefficient_value"], abs=1e-9)
+        assert got.standard_error == pytest.approx(float(reference["se"]), abs=1e-9)
+
+
+def test_many_raters_undefined_cases():
+    lonely = np.array([[0.0, np.nan, 1.0], [np.nan, 1.0, np.nan]])
+    assert isinstance(raters_mod.alpha_interval(lonely, "nominal", np.array([0.0, 1.0])), Undefined)
+    same = np.ones((3, 5))
+    assert isinstance(raters_mod.alpha_interval(same, "nominal", np.array([0.0, 1.0])), Undefined)
+    assert isinstance(raters_mod.fleiss_kappa(same, np.array([0.0, 1.0])), Undefined)

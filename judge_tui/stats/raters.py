@@ -1,0 +1,143 @@
+"""Agreement among several raters with intervals: Krippendorff's alpha by units, and Fleiss' kappa.
+
+Both take a raters x items matrix with NaN for a missing rating and values on the scale (snap first).
+
+* Krippendorff's alpha at the nominal, ordinal or interval level is computed from each unit's coincidences,
+  so a bootstrap over units (Hayes and Krippendorff 2007 resample the units of analysis) is a weighted sum of
+  per-unit tables and all resamples are computed at once. Equals the ``krippendorff`` package's alpha.
+* Fleiss' kappa, in the generalised form that lets the number of raters vary by item, with Gwet's variance
+  as irrCAC's ``CAC(ratings).fleiss()`` computes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from judge_tui.agreement import Undefined
+from judge_tui.stats.intervals import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    Interval,
+    IntervalFigure,
+    bootstrap,
+    percentile_interval,
+    z_value,
+)
+
+__all__ = ["FleissKappa", "alpha_interval", "fleiss_kappa", "unit_category_counts"]
+
+Level = Literal["nominal", "ordinal", "interval"]
+
+
+def unit_category_counts(matrix: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """How many raters put each item into each scale category: shape (items, categories)."""
+    values = np.asarray(matrix, dtype=np.float64)
+    points = np.asarray(scale, dtype=np.float64)
+    present = ~np.isnan(values)
+    codes = np.abs(values[..., None] - points).argmin(axis=-1)
+    counts = np.zeros((values.shape[1], points.size))
+    rater, item = np.nonzero(present)
+    np.add.at(counts, (item, codes[rater, item]), 1.0)
+    return counts
+
+
+def _unit_coincidences(counts: np.ndarray) -> np.ndarray:
+    """Each pairable unit's coincidence table (n_uc n_uk - [c = k] n_uc) / (m_u - 1): shape (units, k, k)."""
+    m = counts.sum(axis=1)
+    pairs = counts[:, :, None] * counts[:, None, :]
+    index = np.arange(counts.shape[1])
+    pairs[:, index, index] -= counts
+    return pairs / (m - 1.0)[:, None, None]
+
+
+def _squared_distance(level: Level, scale: np.ndarray, marginals: np.ndarray) -> np.ndarray:
+    """delta^2 between every pair of categories; the ordinal metric depends on each resample's marginals."""
+    k = scale.size
+    if level == "nominal":
+        return np.broadcast_to(1.0 - np.eye(k), marginals.shape[:-1] + (k, k))
+    if level == "interval":
+        return np.broadcast_to((scale[:, None] - scale[None, :]) ** 2, marginals.shape[:-1] + (k, k))
+    # ordinal: (sum of n_g for g from c to k, minus half of n_c and n_k) squared.
+    cumulative = np.cumsum(marginals, axis=-1)
+    upper = np.maximum.outer(np.arange(k), np.arange(k))
+    lower = np.minimum.outer(np.arange(k), np.arange(k))
+    span = cumulative[..., upper] - cumulative[..., lower] + marginals[..., lower]
+    return (span - (marginals[..., :, None] + marginals[..., None, :]) / 2.0) ** 2
+
+
+def _alpha(coincidences: np.ndarray, level: Level, scale: np.ndarray) -> np.ndarray:
+    """Alpha of coincidence tables of shape (..., k, k); NaN where the expected disagreement is 0."""
+    marginals = coincidences.sum(axis=-1)
+    total = marginals.sum(axis=-1)
+    delta = _squared_distance(level, scale, marginals)
+    observed = (coincidences * delta).sum(axis=(-2, -1))
+    expected = (marginals[..., :, None] * marginals[..., None, :] * delta).sum(axis=(-2, -1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(expected > 0, 1.0 - (total - 1.0) * observed / expected, np.nan)
+
+
+def alpha_interval(
+    matrix: np.ndarray, level: Level, scale: np.ndarray, confidence: float = 0.95, *,
+    n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+) -> tuple[float, IntervalFigure] | Undefined:
+    """Krippendorff's alpha and its percentile bootstrap interval over units (items rated by two or more)."""
+    counts = unit_category_counts(matrix, scale)
+    counts = counts[counts.sum(axis=1) >= 2]
+    if counts.shape[0] < 2:
+        return Undefined("alpha needs at least two items rated by at least two raters")
+    points = np.asarray(scale, dtype=np.float64)
+    per_unit = _unit_coincidences(counts)
+    value = float(_alpha(per_unit.sum(axis=0), level, points))
+    if np.isnan(value):
+        return Undefined("every rating is the same value, so agreement cannot be told apart from chance")
+    k = points.size
+    flat = per_unit.reshape(per_unit.shape[0], k * k)
+
+    def statistic(weights: np.ndarray) -> np.ndarray:
+        return _alpha((weights @ flat).reshape(-1, k, k), level, points)
+
+    replicates = bootstrap(statistic, counts.shape[0], n_boot=n_boot, seed=seed)
+    return value, percentile_interval(replicates, confidence, method="bootstrap (units)")
+
+
+@dataclass(frozen=True)
+class FleissKappa:
+    value: float
+    standard_error: float
+    interval: Interval
+
+
+def fleiss_kappa(matrix: np.ndarray, scale: np.ndarray, confidence: float = 0.95) -> FleissKappa | Undefined:
+    """Fleiss' kappa for any number of raters per item, with Gwet's standard error.
+
+    p_a is the mean, over items rated by two or more, of the share of agreeing rater pairs; p_e = sum_k pi_k^2
+    with pi_k the mean share of category k over items. The interval is kappa ± z·SE clipped to [-1, 1].
+    """
+    counts = unit_category_counts(matrix, scale)
+    counts = counts[counts.sum(axis=1) > 0]
+    n = counts.shape[0]
+    raters = counts.sum(axis=1)
+    pairable = raters >= 2
+    if np.count_nonzero(pairable) < 2:
+        return Undefined("Fleiss' kappa needs at least two items rated by at least two raters")
+    agreeing = (counts * (counts - 1.0)).sum(axis=1)
+    pair_counts = np.where(pairable, raters * (raters - 1.0), 1.0)
+    item_agreement = np.where(pairable, agreeing / pair_counts, 0.0)
+    observed = float(item_agreement[pairable].sum() / np.count_nonzero(pairable))
+    shares = (counts / raters[:, None]).mean(axis=0)
+    chance = float((shares**2).sum())
+    if chance >= 1.0:
+        return Undefined("every rating is the same category, so agreement cannot be told apart from chance")
+    kappa = (observed - chance) / (1.0 - chance)
+    # Gwet's linearisation: each item's contribution, corrected for the estimated chance agreement.
+    share_of_pairable = n / np.count_nonzero(pairable)
+    item_kappa = share_of_pairable * (item_agreement - chance * pairable) / (1.0 - chance)
+    item_chance = counts @ shares / raters
+    corrected = item_kappa - 2.0 * (1.0 - kappa) * (item_chance - chance) / (1.0 - chance)
+    variance = float(((corrected - kappa) ** 2).sum() / (n * (n - 1.0)))
+    se = float(np.sqrt(variance))
+    z = z_value(confidence)
+    return FleissKappa(kappa, se, Interval(max(-1.0, kappa - z * se), min(1.0, kappa + z * se), "gwet", confidence))
