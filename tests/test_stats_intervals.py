@@ -382,3 +382,54 @@ def test_many_raters_undefined_cases():
     same = np.ones((3, 5))
     assert isinstance(raters_mod.alpha_interval(same, "nominal", np.array([0.0, 1.0])), Undefined)
     assert isinstance(raters_mod.fleiss_kappa(same, np.array([0.0, 1.0])), Undefined)
+
+
+# ---------------------------------------------------------------------------------------------- stratified
+
+
+def test_unstratified_draws_are_unchanged_by_the_strata_option():
+    hits = RNG.random(30) < 0.6
+    plain = intervals.bootstrap(lambda w: intervals.weighted_share(w, hits), 30, n_boot=200)
+    one_stratum = intervals.bootstrap(
+        lambda w: intervals.weighted_share(w, hits), 30, n_boot=200, strata=np.zeros(30), design_weights=np.ones(30)
+    )
+    assert np.array_equal(plain, one_stratum)
+
+
+def test_stratified_resamples_keep_each_stratum_size():
+    strata = np.array([0] * 8 + [1] * 4)
+    sizes = intervals.bootstrap(lambda w: (w[:, :8].sum(axis=1) * 10 + w[:, 8:].sum(axis=1)), 12, n_boot=100,
+                                strata=strata)
+    assert np.all(sizes == 84)
+
+
+def test_design_weighted_tpr_by_hand():
+    # Pool: 80 items the judge called PASS, 20 it called FAIL. Rated: 8 of the PASS stratum, 8 of the FAIL one.
+    stratum = np.array([0] * 8 + [1] * 8)
+    weight = np.where(stratum == 0, 80 / 8, 20 / 8)
+    human_pass = np.array([1, 1, 1, 1, 1, 1, 1, 0] + [1, 1, 0, 0, 0, 0, 0, 0], dtype=float)
+    judge_pass = np.array([1] * 8 + [0] * 8, dtype=float)
+    tpr = intervals.weighted_share(weight[None, :], human_pass * judge_pass, human_pass)[0]
+    # Estimated human PASS: 7 x 10 in the PASS stratum + 2 x 2.5 in the FAIL one; caught: the 70.
+    assert tpr == pytest.approx(70 / 75, abs=1e-12)
+    assert intervals.effective_sample_size(weight) == pytest.approx((8 * 10 + 8 * 2.5) ** 2 / (8 * 100 + 8 * 6.25))
+    assert intervals.effective_sample_size(np.ones(16)) == pytest.approx(16)
+    replicates = intervals.bootstrap(
+        lambda w: intervals.weighted_share(w, human_pass * judge_pass, human_pass), 16, n_boot=500,
+        strata=stratum, design_weights=weight,
+    )
+    assert np.nanmedian(replicates) == pytest.approx(tpr, abs=0.05)
+
+
+def test_uniform_design_weights_equal_the_plain_figures():
+    n = 30
+    human = RNG.integers(0, 5, size=n)
+    judge = np.clip(human + RNG.integers(-1, 2, size=n), 0, 4)
+    scale = np.linspace(0, 1, 5)
+    w = np.full((1, n), 3.0)
+    assert intervals.weighted_kappa(w, human, judge, 5)[0] == pytest.approx(
+        cohen_kappa(scale[human], scale[judge], list(scale)), abs=1e-12
+    )
+    assert intervals.weighted_pearson(w, scale[human], scale[judge])[0] == pytest.approx(
+        scipy_stats.pearsonr(scale[human], scale[judge]).statistic, abs=1e-12
+    )

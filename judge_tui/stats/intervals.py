@@ -34,6 +34,7 @@ __all__ = [
     "Interval",
     "IntervalFigure",
     "bootstrap",
+    "effective_sample_size",
     "fisher_z",
     "kappa_interval",
     "kappa_standard_error",
@@ -210,28 +211,48 @@ WeightedStatistic = Callable[[np.ndarray], np.ndarray]
 
 
 def bootstrap(
-    statistic: WeightedStatistic, n: int, *, n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+    statistic: WeightedStatistic,
+    n: int,
+    *,
+    n_boot: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    strata: np.ndarray | None = None,
+    design_weights: np.ndarray | None = None,
 ) -> np.ndarray:
     """The figure of ``n_boot`` resamples of ``n`` items drawn with replacement.
 
     Each resample is drawn as multinomial counts per item, which is the same as drawing items with
     replacement and lets every figure be computed as a weighted sum over all resamples at once. The draws
-    depend only on (n, n_boot, seed): two figures bootstrapped with the same arguments see the same resamples,
-    which is what a paired comparison of two judges on the same items needs.
+    depend only on (n, n_boot, seed, strata): two figures bootstrapped with the same arguments see the same
+    resamples, which is what a paired comparison of two judges on the same items needs.
+
+    With ``strata`` (one label per item) each stratum is resampled on its own, keeping its size, as a
+    stratified sample must be; ``design_weights`` (one per item, e.g. stratum size / items rated in it)
+    multiply the counts, so the statistic sees every resample weighted as the estimate is.
     """
     if n < 1:
         raise ValueError("a bootstrap needs at least one item")
     if n_boot < 1:
         raise ValueError(f"n_boot must be at least 1, got {n_boot}")
     rng = np.random.default_rng(seed)
+    groups = [np.arange(n)] if strata is None else [np.flatnonzero(strata == s) for s in np.unique(strata)]
+    scale = np.ones(n) if design_weights is None else np.asarray(design_weights, dtype=np.float64)
     chunk = max(1, _CHUNK_CELLS // n)
-    uniform = np.full(n, 1.0 / n)
     out = np.empty(n_boot)
     for start in range(0, n_boot, chunk):
         rows = min(chunk, n_boot - start)
-        weights = rng.multinomial(n, uniform, size=rows).astype(np.float64)
-        out[start : start + rows] = statistic(weights)
+        weights = np.zeros((rows, n))
+        for members in groups:
+            size = members.size
+            weights[:, members] = rng.multinomial(size, np.full(size, 1.0 / size), size=rows)
+        out[start : start + rows] = statistic(weights * scale)
     return out
+
+
+def effective_sample_size(design_weights: np.ndarray) -> float:
+    """Kish's effective sample size (sum w)^2 / sum w^2: n itself when every weight is equal."""
+    w = np.asarray(design_weights, dtype=np.float64)
+    return float(w.sum() ** 2 / (w * w).sum()) if w.size else 0.0
 
 
 def percentile_interval(
