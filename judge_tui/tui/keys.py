@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 
 from textual.binding import Binding
+from textual.keys import KEY_ALIASES, Keys, _character_to_key
 
 from judge_tui.rubrics import Scale
 
@@ -83,12 +85,65 @@ def binding(binding_id: str) -> Binding:
     return next(b for b in RATING_BINDINGS if b.id == binding_id)
 
 
+# Keys the app itself answers to, whatever the screen: a binding given one would never run, or would quit.
+RESERVED_KEYS = {"ctrl+q": "quits the app", "ctrl+c": "copies text and explains how to quit"}
+# Keys a terminal sends as another key (ctrl+i arrives as tab): bound under the alias, nothing ever runs.
+_SENT_AS = {alias: key for key, aliases in KEY_ALIASES.items() for alias in aliases}
+_NAMED_KEYS = frozenset(k.value for k in Keys if not k.value.startswith("<") and k.value not in _SENT_AS)
+
+
+def _printable(character: str) -> bool:
+    return len(character) == 1 and character.isprintable() and not character.isspace()
+
+
+def _is_character_name(name: str) -> bool:
+    """A printable character's key name, as Textual names it (exclamation_mark for "!")."""
+    try:
+        character = unicodedata.lookup(name.replace("_", " "))
+    except KeyError:
+        return False
+    return _printable(character) and _character_to_key(character) == name
+
+
+def normalise_key(key: str) -> str:
+    """One spelling per key: a printable character and its key name ("!" and "exclamation_mark") are one key."""
+    return _character_to_key(key) if _printable(key) else key
+
+
+def key_problem(key: str) -> str | None:
+    """Why a terminal can never deliver this key to a binding, or None when it can."""
+    if key in RESERVED_KEYS:
+        return f"{key!r} is reserved: it {RESERVED_KEYS[key]}"
+    if key in _SENT_AS:
+        return f"{key!r} reaches the app as {_SENT_AS[key]!r} in a terminal: bind {_SENT_AS[key]!r} instead"
+    if key in _NAMED_KEYS or _printable(key) or _is_character_name(key):
+        return None
+    modifiers, _, last = key.rpartition("+")
+    if modifiers in ("alt", "alt+shift") and len(last) == 1 and last.isascii() and last.isalnum() and last.islower():
+        return None
+    if modifiers == "shift" and len(last) == 1 and last.isalpha():
+        return f"{key!r} is typed as {last.upper()!r}: bind {last.upper()!r}"
+    if key.lower() != key and key_problem(key.lower()) is None:
+        return f"unknown key {key!r}: key names are lower case ({key.lower()!r})"
+    return f"unknown key {key!r} (a character such as 'x' or '!', or a key name such as 'enter', 'space', " \
+           "'pagedown', 'f5' or 'ctrl+s')"
+
+
 def keymap_problems(keymap: Mapping[str, str]) -> list[str]:
-    """What is wrong with a user's keymap: unknown binding ids, or one key given to two bindings."""
+    """What is wrong with a user's keymap: unknown binding ids, keys a terminal cannot send, a key given to two
+    bindings, or a binding left with no key at all."""
     problems = [f"unknown binding id {name!r}" for name in sorted(set(keymap) - set(BINDING_IDS))]
     owner: dict[str, str] = {}
     for b in RATING_BINDINGS:
-        for key in keys_of(b, keymap):
+        keys = keys_of(b, keymap)
+        if not keys:
+            problems.append(f"{b.id!r} is given no key")
+        for key in keys:
+            problem = key_problem(key) if b.id in keymap else None
+            if problem:
+                problems.append(f"{b.id!r}: {problem}")
+                continue
+            key = normalise_key(key)
             if owner.get(key, b.id) != b.id:
                 problems.append(f"key {key!r} is given to both {owner[key]!r} and {b.id!r}")
             owner.setdefault(key, b.id or "")

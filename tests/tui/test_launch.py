@@ -47,6 +47,36 @@ def test_keymap_problems():
     assert keymap_problems({"submit": "s"}) == ["key 's' is given to both 'submit' and 'skip'"]
 
 
+@pytest.mark.parametrize(
+    ("keys", "problem"),
+    [
+        ("Enter", "'submit': unknown key 'Enter': key names are lower case ('enter')"),
+        ("not_a_real_key", "'submit': unknown key 'not_a_real_key'"),
+        ("ctrl+i", "'submit': 'ctrl+i' reaches the app as 'tab' in a terminal: bind 'tab' instead"),
+        ("ctrl+m", "'submit': 'ctrl+m' reaches the app as 'enter' in a terminal"),
+        ("ctrl+q", "'submit': 'ctrl+q' is reserved: it quits the app"),
+        ("ctrl+c", "'submit': 'ctrl+c' is reserved"),
+        ("shift+x", "'submit': 'shift+x' is typed as 'X': bind 'X'"),
+        ("", "'submit' is given no key"),
+        (" , ", "'submit' is given no key"),
+    ],
+)
+def test_keymap_refuses_keys_that_leave_an_action_without_a_working_key(keys, problem):
+    found = keymap_problems({"submit": keys})
+    assert len(found) == 1 and found[0].startswith(problem), found
+
+
+@pytest.mark.parametrize("keys", ["enter,ctrl+s", "f5", "backspace", "X", "alt+x", "insert", "ctrl+shift+up", "é"])
+def test_keymap_accepts_keys_a_terminal_sends(keys):
+    assert keymap_problems({"submit": keys}) == []
+
+
+def test_a_character_and_its_key_name_are_one_key():
+    assert keymap_problems({"skip": "exclamation_mark"}) == [
+        "key 'exclamation_mark' is given to both 'skip' and 'flag'"]
+    assert keymap_problems({"flag": "exclamation_mark"}) == []
+
+
 def test_bad_keymap_is_reported_without_traceback(hermetic_home, tmp_path, capsys):
     (hermetic_home / "settings.json").write_text(json.dumps({"keymap": {"flag": "q"}}))
     assert main(["rate", "--db", str(tmp_path / "x.db"), "--reviewer", "EXP001"]) == 1
