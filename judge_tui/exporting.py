@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from judge_tui.errors import UserError
-from judge_tui.formats.csv_rows import protect
+from judge_tui.formats.csv_rows import EXPORT_COLUMNS, EXPORT_TAIL, protect
 from judge_tui.records import Item, Rating
 from judge_tui.rubrics import Rubric, RubricError, get_rubric
 from judge_tui.store import Store
@@ -125,8 +125,7 @@ def _dimension_columns(store: Store, rubric: str | None) -> list[str]:
 def write_csv(store: Store, out: io.TextIOBase, rubric: str | None, rater: str | None) -> int:
     dims = _dimension_columns(store, rubric)
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["item_id", "rater", "kind", "rubric", "rubric_version", *dims, "overall", "verdict", "notes",
-                     "seconds", "repeat", "details"])
+    writer.writerow([*EXPORT_COLUMNS, *dims, *EXPORT_TAIL])
     count = 0
     for row in rating_rows(store, rubric, rater):
         cells = [row["item_id"], row["rater"], row["kind"], row["rubric"], row["rubric_version"],

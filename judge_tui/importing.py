@@ -24,7 +24,7 @@ from judge_tui.formats import (
     ratings_rows,
     reasoning_json,
 )
-from judge_tui.formats.text import Unreadable, decode, load_json
+from judge_tui.formats.text import Unreadable, decode, flaw, load_json
 from judge_tui.records import Rating
 from judge_tui.rubrics import Rubric, RubricError, get_rubric, load_rubrics
 from judge_tui.store import ItemConflict, Store
@@ -121,9 +121,25 @@ def _parse(path: Path, reader: Any, text: str) -> Parsed:
         parsed = reader(text)
     except Unreadable as exc:
         raise ImportFailed(path, [exc.problem]) from None
+    _set_aside_flawed(parsed)
     if parsed.problems and not parsed.records:
         raise ImportFailed(path, parsed.problems)
     return parsed
+
+
+def _set_aside_flawed(parsed: Parsed) -> None:
+    """Records holding a value JSON cannot carry (NaN, 1e400, a repeated key) become problems at their line."""
+    kept = []
+    for record in parsed.records:
+        problem = flaw(record)
+        if problem:
+            parsed.problems.append(Problem(record.line, problem))
+        else:
+            kept.append(record)
+    parsed.records = kept
+    problem = flaw(parsed.meta)
+    if problem:
+        parsed.problems.append(Problem(1, problem))
 
 
 def _first_json_char(text: str) -> str:
@@ -233,6 +249,8 @@ def import_items(
     if checked.problems:
         raise ImportFailed(path, checked.problems)
     result = ImportResult(path=str(path), format=fmt, rubric=chosen.id, warnings=checked.warnings)
+    if not checked.items:
+        return result  # nothing to import: the database is not touched, not even with the rubric's version
     try:
         with store.transaction():
             version = store.ensure_rubric_version(chosen)

@@ -10,6 +10,9 @@ from typing import Any, Literal
 RaterKind = Literal["human", "judge", "code"]
 RATER_KINDS: tuple[str, ...] = ("human", "judge", "code")
 SPLITS: tuple[str, ...] = ("train", "dev", "test")
+# Bounds on what a rating can claim: past them a value is a slip (minutes in a seconds column, a stray exponent).
+MAX_SECONDS = 7 * 24 * 3600.0  # a week of active time on one item
+MAX_REPEAT = 1000
 
 
 def canonical_json(fields: dict[str, Any]) -> str:

@@ -19,6 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from judge_tui import checkers, locations
+from judge_tui.numbers import parse_number
 
 RUBRIC_SUFFIX = ".rubric.toml"
 
@@ -89,8 +90,8 @@ class Scale(_Strict):
         if isinstance(raw, bool) or raw is None:
             raise ScoreError(f"{raw!r} is not a score")
         try:
-            value = float(raw)  # type: ignore[arg-type]
-        except (TypeError, ValueError):
+            value = parse_number(raw)
+        except ValueError:
             expected = "PASS or FAIL" if self.kind == "pass_fail" else "a number from 0 to 1"
             raise ScoreError(f"{raw!r} is not a score: expected {expected}") from None
         if not math.isfinite(value) or value < 0.0 or value > 1.0:

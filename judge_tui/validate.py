@@ -14,7 +14,8 @@ from typing import Any
 
 from judge_tui.errors import UserError
 from judge_tui.formats import Problem, RatingRecord, Record
-from judge_tui.records import SPLITS, Item, Rating, content_hash
+from judge_tui.numbers import parse_number
+from judge_tui.records import MAX_REPEAT, MAX_SECONDS, SPLITS, Item, Rating, content_hash
 from judge_tui.rubrics import Rubric, ScoreError
 
 MAX_ID_LENGTH = 200
@@ -74,15 +75,13 @@ def check_id(raw: Any) -> str:
     return text
 
 
-def _number(raw: Any, what: str, *, whole: bool = False) -> float:
-    if isinstance(raw, bool):
-        raise ValueError(f"{what} must be a number, not {raw!r}")
+def _number(raw: Any, what: str, *, whole: bool = False, most: float) -> float:
     try:
-        value = float(raw)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must be a number, not {raw!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise ValueError(f"{what} must be a number >= 0, not {raw!r}")
+        value = parse_number(raw)
+    except ValueError as exc:
+        raise ValueError(f"{what}: {exc}") from None
+    if value < 0 or value > most:
+        raise ValueError(f"{what} must be a number from 0 to {most:g}, not {raw!r}")
     if whole and value != int(value):
         raise ValueError(f"{what} must be a whole number, not {raw!r}")
     return value
@@ -131,6 +130,12 @@ def check_items(
             item_split = None
         elif item_split not in SPLITS:
             checked.problems.append(Problem(line, f"split {item_split!r} is not one of {', '.join(SPLITS)}"))
+            continue
+        shaped = [f.name for f in rubric.fields if isinstance(values.get(f.name), dict | list)]
+        if shaped:
+            checked.problems.append(Problem(line, f"item {item_id!r}: field {shaped[0]!r} must be text, "
+                                                  f"not {'an object' if isinstance(values[shaped[0]], dict) else 'a list'} "
+                                                  "(the rating screen shows it as written)"))
             continue
         missing = [name for name in required if _missing(values.get(name))]
         if missing:
@@ -224,8 +229,8 @@ def check_ratings(
             continue
         try:
             scores, notes_on_scores = rating_scores(rubric, record.scores, kind=kind, fields=item.fields)
-            seconds = 0.0 if record.seconds is None else _number(record.seconds, "seconds")
-            repeat = int(_number(record.repeat or 0, "repeat", whole=True))
+            seconds = 0.0 if record.seconds is None else _number(record.seconds, "seconds", most=MAX_SECONDS)
+            repeat = int(_number(record.repeat or 0, "repeat", whole=True, most=MAX_REPEAT))
         except (ScoreError, ValueError) as exc:
             checked.problems.append(Problem(line, f"item {item_id!r}: {exc}"))
             continue

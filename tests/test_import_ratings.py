@@ -117,7 +117,7 @@ def test_our_jsonl_and_csv(db: Path, tmp_path: Path, capsys):
     code, _out, err = run(capsys, "import-ratings", csv_path, "--rater", "EXP003", "--kind", "human", "--db", db)
     assert code == 0, err
     with Store(db) as store:
-        assert store.rating("C001", "EXP003").notes == "=fine"
+        assert store.rating("C001", "EXP003").notes == "'=fine"  # a hand-written CSV keeps its quote
         assert store.rating("C002", "EXP003").scores == {"r": 1.0, "a": 1.0, "t": 1.0, "l": 1.0}
 
 
@@ -150,7 +150,7 @@ def test_bad_ratings_are_reported_and_nothing_is_written(db: Path, tmp_path: Pat
         f"{path}:7: item 'C003': unknown dimension 'x'; cis has r, a, t, l",
         f"{path}:8: missing required field \"item_id\" (or \"id\" / \"submission_id\")",
         f"{path}:9: item 'T001' belongs to rubric 'reasoning-trace', not 'cis'",
-        f"{path}:10: item 'C002': seconds must be a number >= 0, not -3",
+        f"{path}:10: item 'C002': seconds must be a number from 0 to 604800, not -3",
         f"{path}:11: item 'C003': l: 'PASS' is a PASS/FAIL label but this scale is numeric",
     ]:
         assert message in err
@@ -182,7 +182,7 @@ def test_rating_form_problems(db: Path, tmp_path: Path, capsys):
     second = line_of(text, '"task_type": "Rate Limiter"') - 1  # the line of the entry's opening brace
     third = line_of(text, '"C003"') - 1
     assert f"{path}:{second}: missing required field \"submission_id\"" in err
-    assert f"{path}:{third}: time_spent_minutes must be a number of minutes >= 0, not 'five'" in err
+    assert f"{path}:{third}: time_spent_minutes must be a number of minutes from 0 to 10080, not 'five'" in err
     path.write_text('{"ratings": 3}')
     code, _out, err = run(capsys, "import-ratings", path, "--rater", "EXP001", "--kind", "human", "--db", db,
                           "--format", "rating-form")

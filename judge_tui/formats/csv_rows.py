@@ -1,8 +1,10 @@
 """CSV with a header row: one record per row, keyed by the header's column names.
 
-Exports protect spreadsheet users from formula injection by putting a quote before any cell that starts
-with = + - @ tab or carriage return (and before a quote that precedes one of them, so the escape can be
-undone exactly); reading removes that quote again.
+Cells are read exactly as written. judge-tui's own rating exports protect spreadsheet users from formula
+injection by putting a quote before any cell that starts with = + - @ tab or carriage return (and before a
+quote that precedes one of them, so the escape can be undone exactly); ``unprotect`` removes that quote, and
+the ratings reader applies it only to a file it recognises as such an export (``is_own_export``): in anyone
+else's CSV a leading quote is the writer's own text.
 """
 
 from __future__ import annotations
@@ -29,6 +31,16 @@ def unprotect(cell: str) -> str:
     return cell
 
 
+# The columns every `judge-tui export --format csv` file starts with, in this order.
+EXPORT_COLUMNS = ("item_id", "rater", "kind", "rubric", "rubric_version")
+EXPORT_TAIL = ("overall", "verdict", "notes", "seconds", "repeat", "details")
+
+
+def is_own_export(header: list[str]) -> bool:
+    """Whether a header is that of a ratings CSV judge-tui wrote (whose cells carry the formula quote)."""
+    return tuple(header[: len(EXPORT_COLUMNS)]) == EXPORT_COLUMNS and set(EXPORT_TAIL) <= set(header)
+
+
 def read(text: str) -> Parsed:
     parsed = Parsed()
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
@@ -51,7 +63,7 @@ def read(text: str) -> Parsed:
                 parsed.problems.append(
                     Problem(line, f"row has {len(row)} cells but the header has {len(header)} columns"))
                 continue
-            parsed.records.append(Record(line, {name: unprotect(cell) for name, cell in zip(header, row, strict=True)}))
+            parsed.records.append(Record(line, dict(zip(header, row, strict=True))))
     except csv.Error as exc:
         parsed.problems.append(Problem(reader.line_num or start, f"not valid CSV: {exc}"))
     if header is None and not parsed.problems:

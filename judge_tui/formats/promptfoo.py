@@ -68,7 +68,11 @@ def _components(grading: Any, problems: list[Problem], line: int) -> list[Compon
     found: list[Component] = []
     if not isinstance(grading, dict):
         return found
-    pending = list(grading.get("componentResults") or [])
+    listed = grading.get("componentResults") or []
+    if not isinstance(listed, list):
+        problems.append(Problem(line, "gradingResult.componentResults is not a list"))
+        return found
+    pending = list(listed)
     while pending:
         component = pending.pop(0)
         if not isinstance(component, dict):
@@ -76,7 +80,11 @@ def _components(grading: Any, problems: list[Problem], line: int) -> list[Compon
             continue
         assertion = component.get("assertion") if isinstance(component.get("assertion"), dict) else {}
         if assertion.get("type") in ("assert-set",) and component.get("componentResults"):
-            pending.extend(component["componentResults"])  # a group of assertions: read its members
+            members = component["componentResults"]
+            if not isinstance(members, list):
+                problems.append(Problem(line, "an assert-set's componentResults is not a list"))
+                continue
+            pending.extend(members)  # a group of assertions: read its members
             continue
         metric = assertion.get("metric")
         found.append(Component(

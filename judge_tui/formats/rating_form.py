@@ -11,6 +11,7 @@ from typing import Any
 
 from judge_tui.formats import Parsed, Problem, RatingRecord
 from judge_tui.formats.text import lines_of, load_json
+from judge_tui.records import MAX_SECONDS
 
 FORM_KEYS = ("expert_name", "expert_id", "study_date", "summary_notes", "total_time_minutes", "completion_date",
              "bonus_eligible")
@@ -41,9 +42,10 @@ def read_rows(text: str, *, notes_key: str, describe: str) -> Parsed:
         minutes = row.get("time_spent_minutes")
         seconds = None
         if minutes is not None:
-            if isinstance(minutes, bool) or not isinstance(minutes, int | float) or minutes < 0:
-                parsed.problems.append(Problem(line, f"time_spent_minutes must be a number of minutes >= 0, "
-                                                     f"not {minutes!r}"))
+            if isinstance(minutes, bool) or not isinstance(minutes, int | float) \
+                    or not 0 <= minutes <= MAX_SECONDS / 60:
+                parsed.problems.append(Problem(line, f"time_spent_minutes must be a number of minutes from 0 to "
+                                                     f"{MAX_SECONDS / 60:g}, not {minutes!r}"))
                 continue
             seconds = float(minutes) * 60.0
         notes = row.get(notes_key)

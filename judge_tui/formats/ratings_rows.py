@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from judge_tui.formats import ID_KEYS, Parsed, Problem, RatingRecord, csv_rows, first_present
-from judge_tui.formats.text import json_lines
+from judge_tui.formats.text import json_lines, parse_json
 
 NOTE_KEYS = ("notes", "critique", "reasoning")
 OTHER_KEYS = ("rater", "kind", "rubric", "rubric_version", "overall", "verdict", "repeat", "details", "seconds",
@@ -32,7 +32,7 @@ def record_from(line: int, row: dict[str, Any], problems: list[Problem], *, from
         scores = row["scores"]
         if from_csv:
             try:
-                scores = json.loads(scores) if scores.strip() else {}
+                scores = parse_json(scores) if scores.strip() else {}
             except json.JSONDecodeError:
                 scores = None
         if not isinstance(scores, dict):
@@ -51,7 +51,7 @@ def record_from(line: int, row: dict[str, Any], problems: list[Problem], *, from
     details = row.get("details") or {}
     if from_csv and isinstance(details, str):
         try:
-            details = json.loads(details)
+            details = parse_json(details)
         except json.JSONDecodeError:
             details = None
     if not isinstance(details, dict):
@@ -94,8 +94,10 @@ def read_csv(text: str) -> Parsed:
     if header and not any(key in header for key in ID_KEYS):
         parsed.problems.append(Problem(1, "the header has no item id column (name one item_id, id or submission_id)"))
         return parsed
+    own = csv_rows.is_own_export(header)
     for row in table.records:
-        record = record_from(row.line, row.data, parsed.problems, from_csv=True)
+        data = {key: csv_rows.unprotect(cell) for key, cell in row.data.items()} if own else row.data
+        record = record_from(row.line, data, parsed.problems, from_csv=True)
         if record:
             parsed.records.append(record)
     return parsed

@@ -11,13 +11,13 @@ import json
 
 from judge_tui.formats import Parsed, Problem
 from judge_tui.formats.ratings_rows import record_from
-from judge_tui.formats.text import json_lines, json_problem, lines_of
+from judge_tui.formats.text import json_lines, json_problem, lines_of, parse_json
 
 
 def read(text: str) -> Parsed:
     parsed = Parsed()
     try:
-        whole = json.loads(text)
+        whole = parse_json(text)
     except (json.JSONDecodeError, RecursionError) as exc:
         values, parsed.problems = json_lines(text)  # not one JSON value: perhaps JSON Lines
         if not values:  # no line parses on its own either: report the JSON error where it is

@@ -3,14 +3,91 @@
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import json
+import math
 from collections.abc import Sequence
 from typing import Any
 
 from judge_tui.formats import Problem
 
-_DECODER = json.JSONDecoder()
+# Walks the text for positions only, so numbers stay text: no conversion can fail or take long.
+_DECODER = json.JSONDecoder(parse_int=str, parse_float=str, parse_constant=str)
 _WHITESPACE = " \t\n\r"
+_MAX_INT_DIGITS = 4300  # Python's own limit for turning text into an int
+
+
+class Flawed:
+    """A value the file holds but JSON cannot carry faithfully: NaN, Infinity, a number too large to hold.
+
+    The strict decoder returns one in the value's place instead of failing the whole file, so the import can
+    report it at the line of the record that holds it; ``flaw()`` finds it.
+    """
+
+    __slots__ = ("problem",)
+
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+
+    def __repr__(self) -> str:
+        return self.problem
+
+
+class DuplicateKeys(dict):
+    """An object that named a key twice; JSON readers would silently keep only the last value."""
+
+    duplicates: list[str]
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) == len(pairs):
+        return found
+    seen: set[str] = set()
+    marked = DuplicateKeys(found)
+    marked.duplicates = [key for key, _ in pairs if key in seen or seen.add(key)]  # type: ignore[func-returns-value]
+    return marked
+
+
+def _integer(text: str) -> int | Flawed:
+    digits = len(text.lstrip("-"))
+    return Flawed(f"a whole number of {digits} digits") if digits > _MAX_INT_DIGITS else int(text)
+
+
+def _real(text: str) -> float | Flawed:
+    value = float(text)
+    return value if math.isfinite(value) else Flawed(f"the number {text[:24]} (too large to hold)")
+
+
+_STRICT = json.JSONDecoder(
+    parse_constant=lambda name: Flawed(f"{name} (not a number JSON allows)"),
+    parse_int=_integer,
+    parse_float=_real,
+    object_pairs_hook=_object,
+)
+
+
+def parse_json(text: str) -> Any:
+    """json.loads that never loses a value silently: see Flawed and DuplicateKeys; raises JSONDecodeError."""
+    return _STRICT.decode(text)
+
+
+def flaw(value: Any) -> str | None:
+    """What is wrong with the first Flawed value or repeated key inside ``value`` (records included), if any."""
+    pending = [value]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, Flawed):
+            return f"{current.problem} is not a value judge-tui can store: write a plain number, or null"
+        if isinstance(current, DuplicateKeys):
+            return f"the key {current.duplicates[0]!r} appears twice in one object: keep one"
+        if isinstance(current, dict):
+            pending.extend(current.values())
+        elif isinstance(current, list | tuple):
+            pending.extend(current)
+        elif dataclasses.is_dataclass(current) and not isinstance(current, type):
+            pending.extend(getattr(current, f.name) for f in dataclasses.fields(current))
+    return None
 
 
 class Unreadable(Exception):
@@ -38,7 +115,7 @@ def json_problem(exc: json.JSONDecodeError) -> Problem:
 def load_json(text: str) -> Any:
     """The whole text as one JSON value; raises Unreadable at the line of the first syntax error."""
     try:
-        return json.loads(text)
+        return parse_json(text)
     except json.JSONDecodeError as exc:
         raise Unreadable(json_problem(exc)) from None
     except RecursionError:
@@ -118,7 +195,7 @@ def json_lines(text: str) -> tuple[list[tuple[int, Any]], list[Problem]]:
         if not line.strip():
             continue
         try:
-            values.append((number, json.loads(line)))
+            values.append((number, parse_json(line)))
         except json.JSONDecodeError as exc:
             problems.append(Problem(number, f"not valid JSON: {exc.msg} (column {exc.colno})"))
         except RecursionError:
