@@ -53,6 +53,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         self.judge_status = ""
         self.background_judge = None  # judge_tui.judge.worker.BackgroundJudge, once started
         self._judge_error_shown = ""
+        self._leaving: object | None = None  # the timer that quits once kept changes are saved
 
     def on_mount(self) -> None:
         self.set_keymap(self.settings.keymap)
@@ -163,6 +164,13 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         for screen in self.screen_stack:
             if isinstance(screen, RatingScreen):
                 screen.save_now()
+        if self.session is not None and not self.session.save_pending():
+            # Another process holds the database (or the disk is full): leave once the changes are written.
+            if self._leaving is None:
+                self._leaving = self.set_interval(0.5, self.action_quit)
+                self.notify("Your changes are not saved yet: judge-tui closes as soon as they are.",
+                            severity="warning", timeout=10)
+            return
         if self.background_judge is not None:
             # Calls in flight are abandoned; their jobs go back to the queue at the next start.
             self.background_judge.stop()

@@ -1,0 +1,81 @@
+"""The rating app while another process holds the database: it waits, says so, keeps every key and never crashes."""
+
+from __future__ import annotations
+
+from judge_tui.tui.screens.rating import RatingScreen
+from tests.faults.locker import Locker
+from tests.tui.screen_text import screen_text
+
+SIZE = (80, 24)
+
+
+async def _until(pilot, condition, ticks: int = 100) -> None:
+    """Let the app's own timers run until condition() holds (no wall-clock assertion: only a bound)."""
+    for _ in range(ticks):
+        if condition():
+            return
+        await pilot.pause(0.1)
+    raise AssertionError("the app never got there")
+
+
+async def test_keys_pressed_while_another_process_writes_are_saved_afterwards(make_app, filled_store, db_path,
+                                                                               clock):
+    app = make_app("cis")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = app.screen
+        assert isinstance(screen, RatingScreen)
+        session = screen.session
+        assert session.state.item.id == "B001"
+        with Locker(db_path) as locker:
+            clock.advance(20)
+            await pilot.press("3", "2", "3", "3")  # every dimension of B001, while the database is held
+            assert session.state.edit.scores == {"r": 0.75, "a": 0.5, "t": 0.75, "l": 0.75}
+            await pilot.press("enter")  # submitted: the next item opens at once
+            assert session.state.item.id == "B002"
+            await pilot.press("2")
+            await _until(pilot, lambda: "database busy" in screen_text(app))
+            assert "your changes are kept" in screen_text(app)
+            assert filled_store.rating("B001", "EXP001") is None and filled_store.draft("B002", "EXP001") is None
+            await pilot.press("left")  # back to B001: shown as submitted, from what is kept
+            assert session.state.item.id == "B001" and session.state.submitted is not None
+            await pilot.press("right")
+            assert session.state.item.id == "B002" and session.state.edit.scores == {"r": 0.5}
+            locker.release()
+            await _until(pilot, lambda: not session.pending)
+            await _until(pilot, lambda: "database busy" not in screen_text(app))
+        rating = filled_store.rating("B001", "EXP001")
+        assert rating is not None and rating.scores == {"r": 0.75, "a": 0.5, "t": 0.75, "l": 0.75}
+        assert rating.seconds == 20.0
+        assert filled_store.draft("B002", "EXP001").scores == {"r": 0.5}
+        assert "1 rated" in screen_text(app)
+    assert app.return_code in (None, 0)
+
+
+async def test_the_idle_timer_save_waits_instead_of_crashing(make_app, filled_store, db_path, clock):
+    app = make_app("cis")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await pilot.press("1")
+        with Locker(db_path):
+            clock.advance(7)
+            for _ in range(5):
+                screen._tick()  # the 5-second save, as the screen's timer runs it
+            assert screen.session.pending and screen.session.waiting_for == "busy"
+            await pilot.pause()
+            assert "database busy" in screen_text(app)
+        await _until(pilot, lambda: not screen.session.pending)
+    assert filled_store.draft("B001", "EXP001").seconds == 7.0
+
+
+async def test_quitting_while_the_database_is_held_leaves_once_the_changes_are_saved(make_app, filled_store,
+                                                                                     db_path):
+    app = make_app("cis")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        with Locker(db_path) as locker:
+            await pilot.press("3")
+            await pilot.press("q")
+            await pilot.pause()
+            assert app.is_running and "closes as soon as" in screen_text(app)
+            locker.release()
+            await _until(pilot, lambda: not app.is_running)
+    assert filled_store.draft("B001", "EXP001").scores == {"r": 0.75}
