@@ -42,6 +42,22 @@ def read_only_uri(path: Path, *, immutable: bool = False) -> str:
     return "file:" + quote(str(path.resolve())) + "?mode=ro" + ("&immutable=1" if immutable else "")
 
 
+def connect_read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection, even to a WAL database on read-only media (where SQLite cannot make its -shm)."""
+    conn = sqlite3.connect(read_only_uri(path), uri=True, timeout=BUSY_TIMEOUT)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+    wal = Path(f"{path}-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        # immutable would ignore the changes still in the -wal file: better no answer than a wrong one.
+        raise StoreError(f"{path}: cannot read it where it is (read-only, with changes still in {wal.name}); "
+                         "copy it and its -wal file to a writable folder and use the copy")
+    return sqlite3.connect(read_only_uri(path, immutable=True), uri=True, timeout=BUSY_TIMEOUT)
+
+
 def _writable(path: Path) -> bool:
     """Can this process change the file and create its -wal and -shm files beside it?"""
     return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
@@ -57,7 +73,7 @@ def check_header(path: Path) -> None:
     except IsADirectoryError:
         raise StoreError(f"{path}: cannot open: a folder, not a database file") from None
     if head and head != SQLITE_HEADER:
-        raise StoreError(f"{path}: cannot open: not a SQLite database file (judge-tui left it unchanged)")
+        raise StoreError(f"{path}: cannot open: not a SQLite database file (judge-tui left it unchanged). Check the path, or pass --db with another file")
 
 
 class StoreCore:
@@ -91,20 +107,14 @@ class StoreCore:
             else:
                 migrations.apply(self.db)
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{path}: cannot open as a judge-tui database ({exc})") from None
+            raise StoreError(f"{path}: cannot open as a judge-tui database ({exc}). Check the path, or pass --db "
+                             "with another file") from None
         self.conn = conn
 
     def _connect(self, path: str) -> sqlite3.Connection:
         if not self.read_only:
             return sqlite3.connect(path, timeout=BUSY_TIMEOUT)
-        conn = sqlite3.connect(read_only_uri(self.path), uri=True, timeout=BUSY_TIMEOUT)
-        try:
-            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            return conn
-        except sqlite3.OperationalError:
-            # A WAL database on read-only media: SQLite cannot make its -shm file, and nothing can write there.
-            conn.close()
-            return sqlite3.connect(read_only_uri(self.path, immutable=True), uri=True, timeout=BUSY_TIMEOUT)
+        return connect_read_only(self.path)
 
     def _check_schema(self, conn: sqlite3.Connection) -> None:
         """Refuse another program's database and one a newer judge-tui has upgraded; both stay as they are."""
@@ -128,6 +138,14 @@ class StoreCore:
                 f"{self.path} was upgraded by a newer judge-tui (it has {', '.join(unknown)}, which judge-tui "
                 f"{__version__} does not know); judge-tui left it unchanged. Use the newer judge-tui "
                 "(pip install -U judge-tui)")
+
+    def damage(self) -> str:
+        """SQLite's quick check of every page ("" when sound). It reads the whole file: not for the app's start."""
+        try:
+            problems = [row[0] for row in self.conn.execute("PRAGMA quick_check")]
+        except sqlite3.DatabaseError as exc:
+            return str(exc)
+        return "" if problems == ["ok"] else "; ".join(problems[:3])
 
     def close(self) -> None:
         self.conn.close()
