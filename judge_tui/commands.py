@@ -17,6 +17,8 @@ def db_path(args: argparse.Namespace) -> Path:
 
 # Commands that add many rows check the whole file first: they must not build on a damaged database.
 CHECKED_BEFORE_WRITING = {"import", "import-ratings", "split", "merge"}
+# Commands that never write: the only ones that run on a read-only database.
+ONLY_READING = {"report", "export", "history"}
 
 
 def open_store(args: argparse.Namespace, *, create: bool = True) -> Store:
@@ -34,7 +36,13 @@ def open_store(args: argparse.Namespace, *, create: bool = True) -> Store:
         raise UserError(str(exc)) from None
     except OSError as exc:
         raise UserError(f"{path}: cannot open the database ({exc.strerror})") from None
-    if getattr(args, "command", None) in CHECKED_BEFORE_WRITING:
+    command = getattr(args, "command", None)
+    if store.read_only and command not in ONLY_READING:
+        store.close()
+        from judge_tui.faults import READ_ONLY
+
+        raise UserError(READ_ONLY.format(db=path))
+    if command in CHECKED_BEFORE_WRITING:
         problem = store.damage()
         if problem:
             store.close()

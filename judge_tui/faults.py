@@ -19,6 +19,13 @@ DAMAGED = (
 )
 
 
+READ_ONLY = (
+    "{db} cannot be changed: the file, its folder or the disk is read-only. Commands that only read (report, "
+    "export, history) work on it; to change it, make it writable (chmod u+w) or copy it somewhere writable and "
+    "pass --db with the copy"
+)
+
+
 def describe_sqlite(exc: sqlite3.Error, db: Path) -> str:
     code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
     error = str(exc)
@@ -29,9 +36,7 @@ def describe_sqlite(exc: sqlite3.Error, db: Path) -> str:
         return (f"the disk holding {db} is full ({error}); this command's changes were rolled back and nothing "
                 "saved before is lost. Free some space and run it again")
     if code == sqlite3.SQLITE_READONLY:
-        return (f"{db} cannot be changed: the file, its folder or the disk is read-only. Commands that only read "
-                "(report, export) work on it; to change it, make it writable (chmod u+w) or copy it somewhere "
-                "writable and pass --db with the copy")
+        return READ_ONLY.format(db=db)
     if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
         return DAMAGED.format(db=db, error=error)
     if code == sqlite3.SQLITE_IOERR:

@@ -96,7 +96,8 @@ def test_a_database_on_read_only_media_can_be_read_and_merged_from_but_not_chang
     assert report.returncode == 0, report.stderr
     exported = run("export", "--db", expert, home=hermetic_home)
     assert exported.returncode == 0 and len(exported.stdout.splitlines()) == 40
-    for command in (["import", write_items(tmp_path / "i.jsonl", 2, prefix="N"), "--rubric", "binary"], ["split"]):
+    for command in (["import", write_items(tmp_path / "i.jsonl", 2, prefix="N"), "--rubric", "binary"], ["split"],
+                    ["rate", "--reviewer", "EXP001"], ["judge", "--backend", "command", "--cmd", "false"]):
         proc = run(*command, "--db", expert, home=hermetic_home)
         assert proc.returncode == 1, proc.stderr
         no_traceback(proc)

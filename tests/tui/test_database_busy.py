@@ -79,3 +79,21 @@ async def test_quitting_while_the_database_is_held_leaves_once_the_changes_are_s
             locker.release()
             await _until(pilot, lambda: not app.is_running)
     assert filled_store.draft("B001", "EXP001").scores == {"r": 0.75}
+
+
+async def test_a_full_disk_mid_session_keeps_the_changes_and_says_so(make_app, filled_store):
+    app = make_app("cis")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        session = screen.session
+        # SQLite's own size limit fails writes exactly as a full disk does (SQLITE_FULL).
+        filled_store.conn.execute(f"PRAGMA max_page_count = {filled_store.scalar('PRAGMA page_count')}")
+        session.set_notes("a long note, " * 2000)  # needs new pages
+        await pilot.press("3")
+        assert session.pending and session.waiting_for == "full"
+        assert session.state.edit.scores == {"r": 0.75}
+        await _until(pilot, lambda: "disk full: your changes are kept" in screen_text(app))
+        filled_store.conn.execute("PRAGMA max_page_count = 1073741823")  # space freed
+        await _until(pilot, lambda: not session.pending)
+    draft = filled_store.draft("B001", "EXP001")
+    assert draft.scores == {"r": 0.75} and draft.notes.startswith("a long note, ")
