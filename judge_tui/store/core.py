@@ -118,13 +118,14 @@ class StoreCore:
 
     def _check_schema(self, conn: sqlite3.Connection) -> None:
         """Refuse another program's database and one a newer judge-tui has upgraded; both stay as they are."""
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if not tables:
-            return  # a new, empty database: judge-tui sets it up
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+                  if not r[0].startswith("sqlite_")}
         applied = set()
         if "_sqlite_migrations" in tables:
             applied = {r[0] for r in conn.execute(
                 "SELECT name FROM _sqlite_migrations WHERE migration_set = ?", [migrations.name])}
+        if not applied and not tables - {"_sqlite_migrations"}:
+            return  # a new database (or one whose first set-up was cut short): judge-tui sets it up
         if not applied:
             shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
             raise StoreError(

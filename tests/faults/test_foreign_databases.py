@@ -71,3 +71,23 @@ def test_an_empty_file_becomes_a_new_database(tmp_path: Path):
     path.touch()
     with Store(path) as store:
         assert store.count_items("binary") == 0
+
+
+def test_a_database_whose_first_set_up_was_cut_short_is_set_up(tmp_path: Path):
+    path = tmp_path / "new.db"
+    with sqlite3.connect(path) as conn:  # what sqlite-utils creates before the first migration's transaction
+        conn.execute("CREATE TABLE _sqlite_migrations (id INTEGER PRIMARY KEY, migration_set TEXT, name TEXT,"
+                     " applied_at TEXT)")
+    conn.close()
+    with Store(path) as store:
+        assert store.count_items("binary") == 0
+
+
+def test_a_database_another_process_is_writing_to_opens_without_waiting(tmp_path: Path):
+    from tests.faults.locker import Locker
+
+    path = tmp_path / "study.db"
+    Store(path).close()
+    with Locker(path), Store(path) as store:
+        store.conn.execute("PRAGMA busy_timeout = 0")  # opening took no lock, and reading needs none
+        assert store.get_meta("held_by") is None
