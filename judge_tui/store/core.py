@@ -107,6 +107,9 @@ class StoreCore:
             else:
                 migrations.apply(self.db)
         except sqlite3.DatabaseError as exc:
+            if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR):
+                raise StoreError(f"{path}: cannot open ({exc}): the disk may be full or failing. Free some space "
+                                 "(judge-tui needs room for the database's -wal and -shm files) and try again") from None
             raise StoreError(f"{path}: cannot open as a judge-tui database ({exc}). Check the path, or pass --db "
                              "with another file") from None
         self.conn = conn

@@ -6,6 +6,7 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
 from judge_tui.store.common import StoreError
 from judge_tui.store.core import connect_read_only
 

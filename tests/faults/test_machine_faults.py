@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import json
+import os
 import sqlite3
+import sys
 from pathlib import Path
 
 from judge_tui.records import Rating
@@ -200,3 +201,28 @@ def test_a_broken_rubric_file_makes_only_that_rubric_unusable(tmp_path, hermetic
     assert _count(db, "items") == 2
     needed = run("import", tmp_path / "i.jsonl", "--rubric", "mine", "--db", db, home=hermetic_home)
     assert needed.returncode == 1 and "unknown rubric 'mine'" in needed.stderr and str(broken) in needed.stderr
+
+
+def test_judge_on_a_full_disk_says_so(tmp_path, disk, hermetic_home):
+    folder = disk("3m")
+    db = _database(folder / "study.db", 2000)
+    _fill(folder)
+    filler = folder / "filler"
+    os.truncate(filler, max(0, filler.stat().st_size - 200_000))  # room to open the database, not to judge
+    answer = tmp_path / "answer.py"
+    answer.write_text("import sys\nsys.stdin.read()\nprint('{\"reasoning\": \"ok\", \"label\": \"PASS\"}')\n")
+    proc = run("judge", "--db", db, "--rubric", "binary", "--backend", "command", "--cmd",
+               f"{sys.executable} {answer}", home=hermetic_home)
+    assert proc.returncode == 1
+    no_traceback(proc)
+    assert f"the disk holding {db} is full" in proc.stderr
+
+
+def test_a_full_disk_at_opening_says_so(tmp_path, disk, hermetic_home):
+    folder = disk("3m")
+    db = _database(folder / "study.db", 200)
+    _fill(folder)
+    proc = run("report", "--db", db, home=hermetic_home)
+    assert proc.returncode == 1
+    no_traceback(proc)
+    assert "the disk may be full" in proc.stderr
