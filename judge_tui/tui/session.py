@@ -34,7 +34,7 @@ class Edit:
     flag_reason: str = ""
 
 
-WRITE_WAIT = 0.2  # seconds a write may hold up the screen before it is kept for later
+WRITE_WAIT = 0.1  # seconds a write may hold up the screen before it is kept for later
 
 
 @dataclass(frozen=True)
@@ -282,13 +282,18 @@ class RatingSession:
     # ------------------------------------------------------------------ writes that wait for the database
 
     def _write(self, write: PendingWrite) -> None:
-        """Write now, or keep the write for save_pending when the database is busy or the disk full."""
-        if self.pending and write.draft is not None and self.pending[-1].draft is not None \
+        """Write now, or keep the write for save_pending when the database is busy or the disk full.
+
+        While writes wait, a new one only joins them (the screen's timer retries), so keys stay instant.
+        """
+        if not self.pending:
+            self.pending.append(write)
+            self.save_pending()
+        elif write.draft is not None and self.pending[-1].draft is not None \
                 and self.pending[-1].item_id == write.item_id:
             self.pending[-1] = write  # a newer draft of the same item replaces the one waiting
-            return
-        self.pending.append(write)
-        self.save_pending()
+        else:
+            self.pending.append(write)
 
     def save_pending(self) -> bool:
         """Write the kept changes, oldest first; True when none is left waiting."""

@@ -97,3 +97,29 @@ async def test_a_full_disk_mid_session_keeps_the_changes_and_says_so(make_app, f
         await _until(pilot, lambda: not session.pending)
     draft = filled_store.draft("B001", "EXP001")
     assert draft.scores == {"r": 0.75} and draft.notes.startswith("a long note, ")
+
+
+def test_changes_kept_while_the_database_is_held_are_written_in_order(filled_store, rubrics, clock, db_path):
+    from judge_tui.tui.session import RatingSession
+
+    session = RatingSession(filled_store, rubrics["cis"], "EXP001", clock=clock)
+    session.resume()
+    with Locker(db_path):
+        for point in (0.25, 0.5, 0.75):
+            session.set_score("r", point)
+        assert len(session.pending) == 1  # newer drafts of one item replace the one waiting
+        for dimension in ("a", "t", "l"):
+            session.set_score(dimension, 1.0)
+        session.submit()
+        session.set_flag(True, "test output is truncated")  # after the submit, on the submitted item
+        assert session.open_next_unrated().item.id == "B002"  # B001 counts as rated, though not yet written
+        session.skip()  # B002 set aside
+        assert [(w.item_id, w.rating is not None) for w in session.pending] == [
+            ("B001", False), ("B001", True), ("B001", False), ("B002", False)]  # draft, rating, flag, skip
+        assert not session.save_pending() and session.waiting_for == "busy"
+    assert session.save_pending() and session.waiting_for == ""
+    rating = filled_store.rating("B001", "EXP001")
+    assert rating.scores["r"] == 0.75 and rating.scores["a"] == 1.0
+    draft = filled_store.draft("B001", "EXP001")
+    assert draft.flagged and draft.flag_reason == "test output is truncated" and draft.scores == {}
+    assert filled_store.draft("B002", "EXP001").skipped
