@@ -73,7 +73,8 @@ def check_header(path: Path) -> None:
     except IsADirectoryError:
         raise StoreError(f"{path}: cannot open: a folder, not a database file") from None
     if head and head != SQLITE_HEADER:
-        raise StoreError(f"{path}: cannot open: not a SQLite database file (judge-tui left it unchanged). Check the path, or pass --db with another file")
+        raise StoreError(f"{path}: cannot open: not a SQLite database file (judge-tui left it unchanged). "
+                         "Check the path, or pass --db with another file")
 
 
 class StoreCore:
@@ -91,6 +92,7 @@ class StoreCore:
             if not self.path.exists():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
         self.read_only = not memory and self.path.exists() and not _writable(self.path)
+        conn = None
         try:
             conn = self._connect(str(path))
             self._check_schema(conn)
@@ -106,10 +108,15 @@ class StoreCore:
                                      "once (judge-tui upgrades it), or open a writable copy")
             else:
                 migrations.apply(self.db)
-        except sqlite3.DatabaseError as exc:
+        except BaseException as exc:
+            if conn is not None:
+                conn.close()
+            if not isinstance(exc, sqlite3.DatabaseError):
+                raise
             if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR):
                 raise StoreError(f"{path}: cannot open ({exc}): the disk may be full or failing. Free some space "
-                                 "(judge-tui needs room for the database's -wal and -shm files) and try again") from None
+                                 "(judge-tui needs room for the database's -wal and -shm files) and try again"
+                                 ) from None
             raise StoreError(f"{path}: cannot open as a judge-tui database ({exc}). Check the path, or pass --db "
                              "with another file") from None
         self.conn = conn

@@ -123,7 +123,8 @@ def test_export_into_a_read_only_folder_or_onto_a_folder_is_a_clear_error(tmp_pa
     assert proc.returncode == 1
     no_traceback(proc)
     assert f"{folder} is a folder; give a file name" in proc.stderr
-    assert list(folder.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["disk0", "exports", "study.db"]
+    assert list(folder.iterdir()) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["disk0", "exports", "study.db"]
 
 
 # ---------------------------------------------------------------------------------------------- damage
