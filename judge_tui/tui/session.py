@@ -97,7 +97,8 @@ class RatingSession:
                       if drift else None)
         self._position_before_recheck = 0
         self.pending: list[PendingWrite] = []
-        self.waiting_for = ""  # why pending writes wait: "busy" (another process writes) or "full" (disk)
+        # Why pending writes wait: "busy" (another process writes), "full" (disk) or "error: <SQLite's message>".
+        self.waiting_for = ""
 
     # ------------------------------------------------------------------ opening items
 
@@ -307,9 +308,8 @@ class RatingSession:
                         assert write.rating is not None
                         self.store.save_rating(write.rating, clear_draft=write.clear_draft)
             except sqlite3.OperationalError as exc:
-                if not (is_busy(exc) or is_full(exc)):
-                    raise
-                self.waiting_for = "busy" if is_busy(exc) else "full"
+                # Anything else the machine does (the disk went read-only, an I/O error) is kept the same way.
+                self.waiting_for = "busy" if is_busy(exc) else "full" if is_full(exc) else f"error: {exc}"
                 return False
             self.pending.pop(0)
         self.waiting_for = ""

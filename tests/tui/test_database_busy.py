@@ -123,3 +123,17 @@ def test_changes_kept_while_the_database_is_held_are_written_in_order(filled_sto
     draft = filled_store.draft("B001", "EXP001")
     assert draft.flagged and draft.flag_reason == "test output is truncated" and draft.scores == {}
     assert filled_store.draft("B002", "EXP001").skipped
+
+
+async def test_a_database_that_stops_taking_writes_mid_session_keeps_the_changes(make_app, filled_store):
+    app = make_app("cis")
+    async with app.run_test(size=(120, 24)) as pilot:
+        session = app.screen.session
+        filled_store.conn.execute("PRAGMA query_only = ON")  # writes now fail as on a disk remounted read-only
+        await pilot.press("3", "2")
+        assert session.pending and session.state.edit.scores == {"r": 0.75, "a": 0.5}
+        await _until(pilot, lambda: "cannot save (attempt to write a readonly database)" in screen_text(app))
+        filled_store.conn.execute("PRAGMA query_only = OFF")
+        await _until(pilot, lambda: not session.pending)
+        await _until(pilot, lambda: "cannot save" not in screen_text(app))
+    assert filled_store.draft("B001", "EXP001").scores == {"r": 0.75, "a": 0.5}

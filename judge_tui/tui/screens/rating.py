@@ -160,7 +160,10 @@ class RatingScreen(Screen[None]):
                 self.session.save_draft(only_if_timed=True)
             if self.session.pending and self.session.save_pending():
                 self._show_progress()
-        self.query_one(StatusLine).set_waiting(WAITING.get(self.session.waiting_for, ""))
+        waiting = self.session.waiting_for
+        self.query_one(StatusLine).set_waiting(WAITING.get(waiting, "") or (
+            f"cannot save ({waiting.removeprefix('error: ')}): your changes are kept and will be saved" if waiting
+            else ""))
 
     def set_judge_status(self, text: str) -> None:
         self.query_one(StatusLine).set_judge(text)
