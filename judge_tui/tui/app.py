@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -70,9 +71,16 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         if not reviewer:
             self.exit()
             return
-        self.store.set_meta(REVIEWER_META_KEY, reviewer)
-        self.reviewer = reviewer
-        self.open_rating()
+        try:  # the first writes of a new reviewer (their id, their rater row)
+            self.store.set_meta(REVIEWER_META_KEY, reviewer)
+            self.reviewer = reviewer
+            self.open_rating()
+        except sqlite3.OperationalError as exc:  # a busy, full or read-only database: say so, as the CLI does
+            from rich.text import Text
+
+            from judge_tui.faults import describe_sqlite
+
+            self.exit(return_code=1, message=Text(f"judge-tui: {describe_sqlite(exc, self.store.path)}"))
 
     def open_rating(self) -> None:
         assert self.reviewer

@@ -137,3 +137,18 @@ async def test_a_database_that_stops_taking_writes_mid_session_keeps_the_changes
         await _until(pilot, lambda: not session.pending)
         await _until(pilot, lambda: "cannot save" not in screen_text(app))
     assert filled_store.draft("B001", "EXP001").scores == {"r": 0.75, "a": 0.5}
+
+
+async def test_a_new_reviewer_on_a_database_that_takes_no_writes_gets_a_message_not_a_traceback(make_app,
+                                                                                                filled_store, capfd):
+    app = make_app("cis", reviewer=None)
+    async with app.run_test(size=SIZE) as pilot:
+        filled_store.conn.execute("PRAGMA query_only = ON")  # as a database on a disk remounted read-only
+        await pilot.press("a", "enter")
+        await _until(pilot, lambda: not app.is_running)
+    assert app.return_code == 1
+    printed = " ".join(capfd.readouterr().err.split())  # the console wraps long lines
+    assert "cannot be changed: the file, its folder or the disk is read-only" in printed
+    assert "Traceback" not in printed
+    filled_store.conn.execute("PRAGMA query_only = OFF")
+    assert filled_store.rater("a") is None
