@@ -34,7 +34,7 @@ async def test_keys_pressed_while_another_process_writes_are_saved_afterwards(ma
             assert session.state.item.id == "B002"
             await pilot.press("2")
             await _until(pilot, lambda: "database busy" in screen_text(app))
-            assert "your changes are kept" in screen_text(app)
+            assert "your changes are kept, saved later" in screen_text(app)  # whole, at 80 columns
             assert filled_store.rating("B001", "EXP001") is None and filled_store.draft("B002", "EXP001") is None
             await pilot.press("left")  # back to B001: shown as submitted, from what is kept
             assert session.state.item.id == "B001" and session.state.submitted is not None

@@ -34,7 +34,7 @@ SAVE_EVERY_TICKS = 5  # the timer ticks each second; the draft's time is saved e
 
 
 WAITING = {  # the status line while changes wait to be saved (RatingSession.waiting_for)
-    "busy": "database busy (another program is writing): your changes are kept and will be saved",
+    "busy": "database busy, another program is writing: your changes are kept, saved later",
     "full": "disk full: your changes are kept and will be saved once space is freed",
 }
 
