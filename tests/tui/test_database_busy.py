@@ -34,7 +34,7 @@ async def test_keys_pressed_while_another_process_writes_are_saved_afterwards(ma
             assert session.state.item.id == "B002"
             await pilot.press("2")
             await _until(pilot, lambda: "database busy" in screen_text(app))
-            assert "your changes are kept, saved later" in screen_text(app)  # whole, at 80 columns
+            assert "database busy (another program writes): changes kept, saved later" in screen_text(app)
             assert filled_store.rating("B001", "EXP001") is None and filled_store.draft("B002", "EXP001") is None
             await pilot.press("left")  # back to B001: shown as submitted, from what is kept
             assert session.state.item.id == "B001" and session.state.submitted is not None
@@ -92,7 +92,7 @@ async def test_a_full_disk_mid_session_keeps_the_changes_and_says_so(make_app, f
         await pilot.press("3")
         assert session.pending and session.waiting_for == "full"
         assert session.state.edit.scores == {"r": 0.75}
-        await _until(pilot, lambda: "disk full: your changes are kept" in screen_text(app))
+        await _until(pilot, lambda: "disk full: changes kept, saved once space is freed" in screen_text(app))
         filled_store.conn.execute("PRAGMA max_page_count = 1073741823")  # space freed
         await _until(pilot, lambda: not session.pending)
     draft = filled_store.draft("B001", "EXP001")

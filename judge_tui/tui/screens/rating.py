@@ -34,8 +34,8 @@ SAVE_EVERY_TICKS = 5  # the timer ticks each second; the draft's time is saved e
 
 
 WAITING = {  # the status line while changes wait to be saved (RatingSession.waiting_for)
-    "busy": "database busy, another program is writing: your changes are kept, saved later",
-    "full": "disk full: your changes are kept and will be saved once space is freed",
+    "busy": "database busy (another program writes): changes kept, saved later",
+    "full": "disk full: changes kept, saved once space is freed",
 }
 
 
@@ -162,7 +162,7 @@ class RatingScreen(Screen[None]):
                 self._show_progress()
         waiting = self.session.waiting_for
         self.query_one(StatusLine).set_waiting(WAITING.get(waiting, "") or (
-            f"cannot save ({waiting.removeprefix('error: ')}): your changes are kept and will be saved" if waiting
+            f"cannot save ({waiting.removeprefix('error: ')}): changes kept, saved later" if waiting
             else ""))
 
     def set_judge_status(self, text: str) -> None:
