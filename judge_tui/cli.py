@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,6 +33,7 @@ HANDLERS = {
     "history": "judge_tui.versions:run_history",
     "rubric-change": "judge_tui.versions:run_rubric_change",
     "adjudicate": "judge_tui.tui.screens.adjudication:run",
+    "check": "judge_tui.commands:run_check",
 }
 
 
@@ -148,6 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reviewer", help="who adjudicates (default: the remembered reviewer)", default=argparse.SUPPRESS)
     p.add_argument("--split", help="only items of this split", default=argparse.SUPPRESS)
 
+    p = sub.add_parser("check", help="check the database file for damage (reads all of it)")
+    _common(p)
+
     return parser
 
 
@@ -176,4 +181,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # Output piped into `head` and the like: exit quietly.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except (sqlite3.Error, OSError) as exc:
+        # A fault of the machine (busy, read-only, full or damaged database; unwritable file): the one place
+        # that explains them. Every write is a transaction, so the command's changes are already rolled back.
+        from judge_tui import faults
+        from judge_tui.commands import db_path
+
+        if isinstance(exc, sqlite3.Error):
+            message = faults.describe_sqlite(exc, db_path(args))
+        else:
+            message = faults.describe_os(exc)
+        print(f"judge-tui: {clean(message)}", file=sys.stderr)
         return 1

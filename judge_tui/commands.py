@@ -15,6 +15,12 @@ def db_path(args: argparse.Namespace) -> Path:
     return Path(args.db) if getattr(args, "db", None) else locations.default_db_path()
 
 
+# Commands that add many rows check the whole file first: they must not build on a damaged database.
+CHECKED_BEFORE_WRITING = {"import", "import-ratings", "split", "merge"}
+# Commands that never write: the only ones that run on a read-only database.
+ONLY_READING = {"report", "export", "history"}
+
+
 def open_store(args: argparse.Namespace, *, create: bool = True) -> Store:
     """The database named by --db, $JUDGE_TUI_DB or the default location.
 
@@ -25,11 +31,57 @@ def open_store(args: argparse.Namespace, *, create: bool = True) -> Store:
     if not create and not path.exists():
         raise UserError(f"{path}: no such database. Check the path, or import items first (judge-tui import).")
     try:
-        return Store(path)
+        store = Store(path)
     except StoreError as exc:
-        raise UserError(f"{exc}. Check the path, or pass --db with another file.") from None
+        raise UserError(str(exc)) from None
     except OSError as exc:
         raise UserError(f"{path}: cannot open the database ({exc.strerror})") from None
+    command = getattr(args, "command", None)
+    if store.read_only and command not in ONLY_READING:
+        store.close()
+        from judge_tui.faults import READ_ONLY
+
+        raise UserError(READ_ONLY.format(db=path))
+    if command in CHECKED_BEFORE_WRITING:
+        problem = store.damage()
+        if problem:
+            store.close()
+            from judge_tui.faults import DAMAGED
+
+            raise UserError(DAMAGED.format(db=path, error=problem))
+    return store
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """SQLite's full integrity check of the database (read-only; it reads every page, so it takes a while)."""
+    import sqlite3
+
+    from judge_tui.store.core import check_header, read_only_uri
+
+    path = db_path(args)
+    if not path.is_file():
+        raise UserError(f"{path}: no such database")
+    try:
+        check_header(path)
+    except StoreError as exc:
+        raise UserError(str(exc)) from None
+    conn = sqlite3.connect(read_only_uri(path), uri=True)
+    try:
+        problems = [row[0] for row in conn.execute("PRAGMA integrity_check")]
+    except sqlite3.DatabaseError as exc:  # damaged beyond what the check can walk
+        problems = [str(exc)]
+    finally:
+        conn.close()
+    if problems == ["ok"]:
+        print(f"{path}: no damage found")
+        return 0
+    print(f"{path} is damaged:")
+    for problem in problems[:20]:
+        print(f"  {problem}")
+    if len(problems) > 20:
+        print(f"  ... and {len(problems) - 20} more")
+    print("Restore it from a backup, or rebuild it by merging the experts' databases or bundles into a new one.")
+    return 1
 
 
 def resolve_rubric(name_or_path: str) -> Rubric:

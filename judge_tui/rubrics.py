@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import sys
 import tomllib
 from collections.abc import Iterable, Mapping
 from functools import cached_property
@@ -341,6 +342,8 @@ def load_rubric(path: Path) -> Rubric:
         raise RubricError(f"{path}: not a UTF-8 text file") from None
     except tomllib.TOMLDecodeError as exc:
         raise RubricError(f"{path}: not valid TOML ({exc})") from None
+    except RecursionError:
+        raise RubricError(f"{path}: not a rubric (nested too deeply)") from None
     try:
         return Rubric.model_validate(raw)
     except ValidationError as exc:
@@ -352,11 +355,28 @@ def rubric_folders() -> list[Path]:
     return [locations.prompts_dir(), locations.user_rubrics_dir()]
 
 
+_warned: set[str] = set()  # broken rubric files already reported by this process
+
+
 def load_rubrics(extra_files: Iterable[Path] = ()) -> dict[str, tuple[Rubric, Path]]:
-    """Every rubric in the rubric folders plus extra files, by id. Raises RubricError on a broken file."""
+    """Every rubric in the rubric folders plus extra files, by id. Raises RubricError on a broken extra file.
+
+    A broken file in a rubric folder makes only its own rubric unusable: it is named once on stderr and left
+    out, so commands that need other rubrics go on.
+    """
     found: dict[str, tuple[Rubric, Path]] = {}
     paths = [p for folder in rubric_folders() if folder.is_dir() for p in sorted(folder.glob(f"*{RUBRIC_SUFFIX}"))]
-    for path in [*paths, *extra_files]:
+    for path in paths:
+        try:
+            rubric = load_rubric(path)
+        except RubricError as exc:
+            if str(exc) not in _warned:
+                _warned.add(str(exc))
+                print(f"judge-tui: warning: {exc}\n  (this rubric is left out until the file is fixed)",
+                      file=sys.stderr)
+            continue
+        found[rubric.id] = (rubric, path)
+    for path in extra_files:
         rubric = load_rubric(Path(path))
         found[rubric.id] = (rubric, Path(path))
     return found

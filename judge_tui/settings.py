@@ -64,6 +64,13 @@ def load_settings(path: Path | None = None) -> Settings:
         return Settings()
     try:
         return Settings.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: settings file is not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+    except RecursionError:
+        raise UserError(f"{path}: settings file is nested too deeply to be settings; see the README's "
+                        "Settings section for its form") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read the settings file ({exc.strerror})") from None
     except json.JSONDecodeError as exc:
         raise UserError(f"{path}:{exc.lineno}: settings file is not valid JSON ({exc.msg})") from None
     except ValidationError as exc:

@@ -1,38 +1,162 @@
 """The store's connection: opening the database, transactions, plain queries and the meta table.
 
 Every area of the store (items, ratings, the judge queue...) is a class built on StoreCore.
+
+Opening checks, before anything is written, that the file is a judge-tui database this version understands:
+a SQLite file of another program, or one upgraded by a newer judge-tui, is refused and left as it was. These
+checks read the file's header and schema only, so they cost the same on 10 items as on a million.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Self
+from urllib.parse import quote
 
 from judge_tui.store.common import StoreError
 from judge_tui.store.schema import migrations, sqlite_utils
 
+BUSY_TIMEOUT = 10.0  # seconds a write waits for another process's transaction before failing
+SQLITE_HEADER = b"SQLite format 3\x00"
+_WAIT_CODES = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
+
+
+def is_busy(exc: BaseException) -> bool:
+    """Another connection holds the write lock (SQLITE_BUSY or SQLITE_LOCKED): waiting will help."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return isinstance(exc, sqlite3.OperationalError) and code is not None and code & 0xFF in _WAIT_CODES
+
+
+def is_full(exc: BaseException) -> bool:
+    """The disk (or the database's size limit) is full: freeing space will help."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return isinstance(exc, sqlite3.OperationalError) and code is not None and code & 0xFF == sqlite3.SQLITE_FULL
+
+
+def read_only_uri(path: Path, *, immutable: bool = False) -> str:
+    """A URI opening path read-only; immutable also needs no -shm file (a database on read-only media)."""
+    return "file:" + quote(str(path.resolve())) + "?mode=ro" + ("&immutable=1" if immutable else "")
+
+
+def connect_read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection, even to a WAL database on read-only media (where SQLite cannot make its -shm)."""
+    conn = sqlite3.connect(read_only_uri(path), uri=True, timeout=BUSY_TIMEOUT)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+    wal = Path(f"{path}-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        # immutable would ignore the changes still in the -wal file: better no answer than a wrong one.
+        raise StoreError(f"{path}: cannot read it where it is (read-only, with changes still in {wal.name}); "
+                         "copy it and its -wal file to a writable folder and use the copy")
+    return sqlite3.connect(read_only_uri(path, immutable=True), uri=True, timeout=BUSY_TIMEOUT)
+
+
+def _writable(path: Path) -> bool:
+    """Can this process change the file and create its -wal and -shm files beside it?"""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
+def check_header(path: Path) -> None:
+    """Refuse a non-empty file that is not SQLite at all, before SQLite is asked to open it."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        return
+    except IsADirectoryError:
+        raise StoreError(f"{path}: cannot open: a folder, not a database file") from None
+    if head and head != SQLITE_HEADER:
+        raise StoreError(f"{path}: cannot open: not a SQLite database file (judge-tui left it unchanged). "
+                         "Check the path, or pass --db with another file")
+
 
 class StoreCore:
-    """One connection to a judge-tui database, migrated on opening. It belongs to the thread that opened it."""
+    """One connection to a judge-tui database, migrated on opening. It belongs to the thread that opened it.
+
+    A file this process cannot write (read-only file, folder or media) is opened read-only: commands that
+    only read work as usual, and a write fails with SQLite's "readonly database" error.
+    """
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+        memory = str(path) == ":memory:"
+        if not memory:
+            check_header(self.path)
+            if not self.path.exists():
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.read_only = not memory and self.path.exists() and not _writable(self.path)
+        conn = None
         try:
-            conn = sqlite3.connect(str(path), timeout=10.0)
-            conn.execute("PRAGMA journal_mode=WAL")
+            conn = self._connect(str(path))
+            self._check_schema(conn)
+            if not self.read_only:
+                conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute("PRAGMA foreign_keys=ON")
             # No sqlite-utils plugins: loading them scans every installed package (~40 ms at each start).
             self.db = sqlite_utils.Database(conn, execute_plugins=False)
-            migrations.apply(self.db)
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{path}: cannot open as a judge-tui database ({exc})") from None
+            if self.read_only:
+                if migrations.pending(self.db):
+                    raise StoreError(f"{path} is read-only and was made by an older judge-tui: make it writable "
+                                     "once (judge-tui upgrades it), or open a writable copy")
+            else:
+                migrations.apply(self.db)
+        except BaseException as exc:
+            if conn is not None:
+                conn.close()
+            if not isinstance(exc, sqlite3.DatabaseError):
+                raise
+            if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR):
+                raise StoreError(f"{path}: cannot open ({exc}): the disk may be full or failing. Free some space "
+                                 "(judge-tui needs room for the database's -wal and -shm files) and try again"
+                                 ) from None
+            raise StoreError(f"{path}: cannot open as a judge-tui database ({exc}). Check the path, or pass --db "
+                             "with another file") from None
         self.conn = conn
+
+    def _connect(self, path: str) -> sqlite3.Connection:
+        if not self.read_only:
+            return sqlite3.connect(path, timeout=BUSY_TIMEOUT)
+        return connect_read_only(self.path)
+
+    def _check_schema(self, conn: sqlite3.Connection) -> None:
+        """Refuse another program's database and one a newer judge-tui has upgraded; both stay as they are."""
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+                  if not r[0].startswith("sqlite_")}
+        applied = set()
+        if "_sqlite_migrations" in tables:
+            applied = {r[0] for r in conn.execute(
+                "SELECT name FROM _sqlite_migrations WHERE migration_set = ?", [migrations.name])}
+        if not applied and not tables - {"_sqlite_migrations"}:
+            return  # a new database (or one whose first set-up was cut short): judge-tui sets it up
+        if not applied:
+            shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+            raise StoreError(
+                f"{self.path} is a SQLite database of another program (tables {shown}), not a judge-tui database; "
+                "judge-tui left it unchanged. Pass --db with a judge-tui database or a new file name")
+        unknown = sorted(applied - {m.name for m in migrations._migrations})
+        if unknown:
+            from judge_tui import __version__
+
+            raise StoreError(
+                f"{self.path} was upgraded by a newer judge-tui (it has {', '.join(unknown)}, which judge-tui "
+                f"{__version__} does not know); judge-tui left it unchanged. Use the newer judge-tui "
+                "(pip install -U judge-tui)")
+
+    def damage(self) -> str:
+        """SQLite's quick check of every page ("" when sound). It reads the whole file: not for the app's start."""
+        try:
+            problems = [row[0] for row in self.conn.execute("PRAGMA quick_check")]
+        except sqlite3.DatabaseError as exc:
+            return str(exc)
+        return "" if problems == ["ok"] else "; ".join(problems[:3])
 
     def close(self) -> None:
         self.conn.close()
@@ -44,6 +168,15 @@ class StoreCore:
         self.close()
 
     # ------------------------------------------------------------------ transactions
+
+    @contextmanager
+    def waiting_at_most(self, seconds: float) -> Iterator[None]:
+        """Writes inside give up after this many seconds if another process holds the database (is_busy)."""
+        self.conn.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
+        try:
+            yield
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

@@ -6,13 +6,16 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from judge_tui.store.common import StoreError
+from judge_tui.store.core import connect_read_only
 
 
 class ForeignDatabase:
-    """Another judge-tui database, opened read-only (SQLite URI mode=ro) so a merge can never change it."""
+    """Another judge-tui database, opened read-only (SQLite URI mode=ro) so a merge can never change it.
+
+    On read-only media (an expert's USB stick) it is opened as immutable, as nothing can change it there.
+    """
 
     REQUIRED = ("items", "raters", "ratings", "rubric_versions")
 
@@ -20,9 +23,8 @@ class ForeignDatabase:
         self.path = Path(path)
         if not self.path.is_file():
             raise StoreError(f"{path}: no such file")
-        uri = "file:" + quote(str(self.path.resolve())) + "?mode=ro"
         try:
-            self.conn = sqlite3.connect(uri, uri=True, timeout=10.0)
+            self.conn = connect_read_only(self.path)
             self.tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path}: cannot read as a judge-tui database ({exc})") from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -53,6 +54,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         self.judge_status = ""
         self.background_judge = None  # judge_tui.judge.worker.BackgroundJudge, once started
         self._judge_error_shown = ""
+        self._leaving: object | None = None  # the timer that quits once kept changes are saved
 
     def on_mount(self) -> None:
         self.set_keymap(self.settings.keymap)
@@ -69,9 +71,16 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         if not reviewer:
             self.exit()
             return
-        self.store.set_meta(REVIEWER_META_KEY, reviewer)
-        self.reviewer = reviewer
-        self.open_rating()
+        try:  # the first writes of a new reviewer (their id, their rater row)
+            self.store.set_meta(REVIEWER_META_KEY, reviewer)
+            self.reviewer = reviewer
+            self.open_rating()
+        except sqlite3.OperationalError as exc:  # a busy, full or read-only database: say so, as the CLI does
+            from rich.text import Text
+
+            from judge_tui.faults import describe_sqlite
+
+            self.exit(return_code=1, message=Text(f"judge-tui: {describe_sqlite(exc, self.store.path)}"))
 
     def open_rating(self) -> None:
         assert self.reviewer
@@ -163,6 +172,13 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         for screen in self.screen_stack:
             if isinstance(screen, RatingScreen):
                 screen.save_now()
+        if self.session is not None and not self.session.save_pending():
+            # Another process holds the database (or the disk is full): leave once the changes are written.
+            if self._leaving is None:
+                self._leaving = self.set_interval(0.5, self.action_quit)
+                self.notify("Your changes are not saved yet: judge-tui closes as soon as they are.",
+                            severity="warning", timeout=10)
+            return
         if self.background_judge is not None:
             # Calls in flight are abandoned; their jobs go back to the queue at the next start.
             self.background_judge.stop()

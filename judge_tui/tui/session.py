@@ -3,10 +3,15 @@
 One reviewer rates one rubric's items (optionally one split). Every change is written to the store as a
 draft the moment it is made; submitting writes the rating. Only the current item is held in memory: the
 others are read from SQLite when they are opened.
+
+When another process holds the database (a merge, a big import) or the disk is full, a write waits a moment
+at most, then joins `pending`: the change stays on screen and in memory, and `save_pending` (called each
+second by the screen) writes the pending changes in order once the database takes them again.
 """
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -15,6 +20,7 @@ from judge_tui.drift import DriftScheduler, DriftSettings
 from judge_tui.records import Draft, Item, Rating
 from judge_tui.rubrics import Rubric
 from judge_tui.store import Store
+from judge_tui.store.core import is_busy, is_full
 from judge_tui.tui.timer import ItemTimer
 
 
@@ -26,6 +32,22 @@ class Edit:
     notes: str = ""
     flagged: bool = False
     flag_reason: str = ""
+
+
+WRITE_WAIT = 0.1  # seconds a write may hold up the screen before it is kept for later
+
+
+@dataclass(frozen=True)
+class PendingWrite:
+    """A change the database could not take yet: a draft, or a rating (with clear_draft when submitted)."""
+
+    draft: Draft | None = None
+    rating: Rating | None = None
+    clear_draft: bool = False
+
+    @property
+    def item_id(self) -> str:
+        return self.draft.item_id if self.draft else self.rating.item_id  # type: ignore[union-attr]
 
 
 @dataclass
@@ -74,6 +96,9 @@ class RatingSession:
         self.drift = (DriftScheduler(store, reviewer, rubric, self.version_id, share=drift.share, seed=drift.seed)
                       if drift else None)
         self._position_before_recheck = 0
+        self.pending: list[PendingWrite] = []
+        # Why pending writes wait: "busy" (another process writes), "full" (disk) or "error: <SQLite's message>".
+        self.waiting_for = ""
 
     # ------------------------------------------------------------------ opening items
 
@@ -91,8 +116,7 @@ class RatingSession:
         """Show an item: its draft if there is one, else this reviewer's submitted rating, else nothing."""
         if self.state is not None:
             self.leave()
-        draft = self.store.draft(item.id, self.reviewer)
-        rating = self.store.rating(item.id, self.reviewer)
+        draft, rating = self._saved(item.id)
         live_draft = draft is not None and (draft.scores or draft.notes or (rating is None and draft.seconds))
         if live_draft:
             assert draft is not None
@@ -117,11 +141,20 @@ class RatingSession:
         self.save_draft(only_if_timed=True)
 
     def _next_unrated(self, after_position: int) -> Item | None:
-        return self.store.next_unrated_item(
-            self.reviewer, self.rubric.id, self.split, after_position=after_position
-        ) or self.store.next_unrated_item(
-            self.reviewer, self.rubric.id, self.split, after_position=after_position, include_skipped=True
-        )
+        for include_skipped in (False, True):
+            position = after_position
+            # Items submitted while the database was busy are rated, though not yet in the database.
+            for _ in range(len(self.pending) + 1):
+                item = self.store.next_unrated_item(self.reviewer, self.rubric.id, self.split,
+                                                    after_position=position, include_skipped=include_skipped)
+                if item is None or self._pending_rating(item.id) is None:
+                    break
+                position = item.position
+            else:
+                item = None
+            if item is not None:
+                return item
+        return None
 
     def peek_next_unrated(self) -> Item | None:
         """The item submitting this one would open next (for preparing it ahead of time)."""
@@ -243,9 +276,65 @@ class RatingSession:
             return  # looking again at a submitted item records nothing
         draft = self.draft()
         blank = not (draft.scores or draft.notes or draft.seconds or draft.flagged or draft.skipped)
-        if blank and self.store.draft(state.item.id, self.reviewer) is None:
+        if blank and self._saved(state.item.id)[0] is None:
             return
-        self.store.save_draft(draft)
+        self._write(PendingWrite(draft=draft))
+
+    # ------------------------------------------------------------------ writes that wait for the database
+
+    def _write(self, write: PendingWrite) -> None:
+        """Write now, or keep the write for save_pending when the database is busy or the disk full.
+
+        While writes wait, a new one only joins them (the screen's timer retries), so keys stay instant.
+        """
+        if not self.pending:
+            self.pending.append(write)
+            self.save_pending()
+        elif write.draft is not None and self.pending[-1].draft is not None \
+                and self.pending[-1].item_id == write.item_id:
+            self.pending[-1] = write  # a newer draft of the same item replaces the one waiting
+        else:
+            self.pending.append(write)
+
+    def save_pending(self) -> bool:
+        """Write the kept changes, oldest first; True when none is left waiting."""
+        while self.pending:
+            write = self.pending[0]
+            try:
+                with self.store.waiting_at_most(WRITE_WAIT):
+                    if write.draft is not None:
+                        self.store.save_draft(write.draft)
+                    else:
+                        assert write.rating is not None
+                        self.store.save_rating(write.rating, clear_draft=write.clear_draft)
+            except sqlite3.OperationalError as exc:
+                # Anything else the machine does (the disk went read-only, an I/O error) is kept the same way.
+                self.waiting_for = "busy" if is_busy(exc) else "full" if is_full(exc) else f"error: {exc}"
+                return False
+            self.pending.pop(0)
+        self.waiting_for = ""
+        return True
+
+    def _saved(self, item_id: str) -> tuple[Draft | None, Rating | None]:
+        """This reviewer's draft and rating of an item, counting the writes still pending."""
+        draft = self.store.draft(item_id, self.reviewer)
+        rating = self.store.rating(item_id, self.reviewer)
+        for write in self.pending:
+            if write.item_id != item_id:
+                continue
+            if write.draft is not None:
+                draft = write.draft
+            elif write.rating is not None and write.rating.repeat == 0:
+                rating = write.rating
+                if write.clear_draft and draft is not None:  # as save_rating does: only a flag outlives it
+                    draft = Draft(item_id, self.reviewer, flagged=draft.flagged, flag_reason=draft.flag_reason)
+        return draft, rating
+
+    def _pending_rating(self, item_id: str) -> Rating | None:
+        for write in reversed(self.pending):
+            if write.rating is not None and write.rating.repeat == 0 and write.item_id == item_id:
+                return write.rating
+        return None
 
     @property
     def missing(self) -> list[str]:
@@ -266,7 +355,7 @@ class RatingSession:
         if self.state.recheck and self.drift is not None:
             rating = self.drift.rating(self.state.item, dict(self.state.edit.scores), self.state.edit.notes,
                                        round(self.timer.elapsed(), 3))
-            self.store.save_rating(rating)
+            self._write(PendingWrite(rating=rating))
             self.drift.record_recheck(self.state.item.id)
             self.state.submitted = rating
             return rating
@@ -277,7 +366,7 @@ class RatingSession:
             scores=scores, overall=self.rubric.overall_score(scores), verdict=self.rubric.verdict(scores),
             notes=self.state.edit.notes, seconds=round(self.timer.elapsed(), 3), source="app",
         )
-        self.store.save_rating(rating, clear_draft=True)
+        self._write(PendingWrite(rating=rating, clear_draft=True))
         self.state.submitted = rating
         self.state.skipped = False
         if first_rating and self.drift is not None:

@@ -33,6 +33,12 @@ SUMMARY_MODULE = "judge_tui.tui.screens.summary"
 SAVE_EVERY_TICKS = 5  # the timer ticks each second; the draft's time is saved every 5 s
 
 
+WAITING = {  # the status line while changes wait to be saved (RatingSession.waiting_for)
+    "busy": "database busy (another program writes): changes kept, saved later",
+    "full": "disk full: changes kept, saved once space is freed",
+}
+
+
 class RatingScreen(Screen[None]):
     AUTO_FOCUS = ""  # keys belong to the rubric until the reviewer asks to edit the note
     BINDINGS = [*RATING_BINDINGS, *EXPLAIN_BINDINGS]
@@ -152,6 +158,12 @@ class RatingScreen(Screen[None]):
             self._ticks += 1
             if self._ticks % SAVE_EVERY_TICKS == 0:
                 self.session.save_draft(only_if_timed=True)
+            if self.session.pending and self.session.save_pending():
+                self._show_progress()
+        waiting = self.session.waiting_for
+        self.query_one(StatusLine).set_waiting(WAITING.get(waiting, "") or (
+            f"cannot save ({waiting.removeprefix('error: ')}): changes kept, saved later" if waiting
+            else ""))
 
     def set_judge_status(self, text: str) -> None:
         self.query_one(StatusLine).set_judge(text)

@@ -19,6 +19,7 @@ class StatusLine(Static):
         self.seconds = 0.0
         self.timer_state: TimerState = "running"
         self.judge = ""
+        self.waiting = ""  # why changes are kept unsaved for now (the database is busy, the disk full)
 
     def set_progress(self, progress: dict[str, int]) -> None:
         self.progress = dict(progress)
@@ -33,9 +34,17 @@ class StatusLine(Static):
         self.judge = clean(text)
         self._redraw()
 
+    def set_waiting(self, text: str) -> None:
+        if text != self.waiting:
+            self.waiting = text
+            self._redraw()
+
     def _redraw(self) -> None:
         p = self.progress
         line = Text(no_wrap=True, overflow="ellipsis")
+        if self.waiting:  # first, so that even 80 columns show it
+            line.append(f"⚠ {self.waiting}", "bold reverse")
+            line.append("  │  ", "dim")
         line.append(f"{p['rated']} rated", "bold")
         line.append(f" · {p['skipped']} skipped · {p['flagged']} flagged · {p['total']} total")
         line.append("  │  ", "dim")

@@ -1,0 +1,154 @@
+"""The rating app while another process holds the database: it waits, says so, keeps every key and never crashes."""
+
+from __future__ import annotations
+
+from judge_tui.tui.screens.rating import RatingScreen
+from tests.faults.locker import Locker
+from tests.tui.screen_text import screen_text
+
+SIZE = (80, 24)
+
+
+async def _until(pilot, condition, ticks: int = 100) -> None:
+    """Let the app's own timers run until condition() holds (no wall-clock assertion: only a bound)."""
+    for _ in range(ticks):
+        if condition():
+            return
+        await pilot.pause(0.1)
+    raise AssertionError("the app never got there")
+
+
+async def test_keys_pressed_while_another_process_writes_are_saved_afterwards(make_app, filled_store, db_path,
+                                                                               clock):
+    app = make_app("cis")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = app.screen
+        assert isinstance(screen, RatingScreen)
+        session = screen.session
+        assert session.state.item.id == "B001"
+        with Locker(db_path) as locker:
+            clock.advance(20)
+            await pilot.press("3", "2", "3", "3")  # every dimension of B001, while the database is held
+            assert session.state.edit.scores == {"r": 0.75, "a": 0.5, "t": 0.75, "l": 0.75}
+            await pilot.press("enter")  # submitted: the next item opens at once
+            assert session.state.item.id == "B002"
+            await pilot.press("2")
+            await _until(pilot, lambda: "database busy" in screen_text(app))
+            assert "database busy (another program writes): changes kept, saved later" in screen_text(app)
+            assert filled_store.rating("B001", "EXP001") is None and filled_store.draft("B002", "EXP001") is None
+            await pilot.press("left")  # back to B001: shown as submitted, from what is kept
+            assert session.state.item.id == "B001" and session.state.submitted is not None
+            await pilot.press("right")
+            assert session.state.item.id == "B002" and session.state.edit.scores == {"r": 0.5}
+            locker.release()
+            await _until(pilot, lambda: not session.pending)
+            await _until(pilot, lambda: "database busy" not in screen_text(app))
+        rating = filled_store.rating("B001", "EXP001")
+        assert rating is not None and rating.scores == {"r": 0.75, "a": 0.5, "t": 0.75, "l": 0.75}
+        assert rating.seconds == 20.0
+        assert filled_store.draft("B002", "EXP001").scores == {"r": 0.5}
+        assert "1 rated" in screen_text(app)
+    assert app.return_code in (None, 0)
+
+
+async def test_the_idle_timer_save_waits_instead_of_crashing(make_app, filled_store, db_path, clock):
+    app = make_app("cis")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await pilot.press("1")
+        with Locker(db_path):
+            clock.advance(7)
+            for _ in range(5):
+                screen._tick()  # the 5-second save, as the screen's timer runs it
+            assert screen.session.pending and screen.session.waiting_for == "busy"
+            await pilot.pause()
+            assert "database busy" in screen_text(app)
+        await _until(pilot, lambda: not screen.session.pending)
+    assert filled_store.draft("B001", "EXP001").seconds == 7.0
+
+
+async def test_quitting_while_the_database_is_held_leaves_once_the_changes_are_saved(make_app, filled_store,
+                                                                                     db_path):
+    app = make_app("cis")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        with Locker(db_path) as locker:
+            await pilot.press("3")
+            await pilot.press("q")
+            await pilot.pause()
+            assert app.is_running and "closes as soon as" in screen_text(app)
+            locker.release()
+            await _until(pilot, lambda: not app.is_running)
+    assert filled_store.draft("B001", "EXP001").scores == {"r": 0.75}
+
+
+async def test_a_full_disk_mid_session_keeps_the_changes_and_says_so(make_app, filled_store):
+    app = make_app("cis")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        session = screen.session
+        # SQLite's own size limit fails writes exactly as a full disk does (SQLITE_FULL).
+        filled_store.conn.execute(f"PRAGMA max_page_count = {filled_store.scalar('PRAGMA page_count')}")
+        session.set_notes("a long note, " * 2000)  # needs new pages
+        await pilot.press("3")
+        assert session.pending and session.waiting_for == "full"
+        assert session.state.edit.scores == {"r": 0.75}
+        await _until(pilot, lambda: "disk full: changes kept, saved once space is freed" in screen_text(app))
+        filled_store.conn.execute("PRAGMA max_page_count = 1073741823")  # space freed
+        await _until(pilot, lambda: not session.pending)
+    draft = filled_store.draft("B001", "EXP001")
+    assert draft.scores == {"r": 0.75} and draft.notes.startswith("a long note, ")
+
+
+def test_changes_kept_while_the_database_is_held_are_written_in_order(filled_store, rubrics, clock, db_path):
+    from judge_tui.tui.session import RatingSession
+
+    session = RatingSession(filled_store, rubrics["cis"], "EXP001", clock=clock)
+    session.resume()
+    with Locker(db_path):
+        for point in (0.25, 0.5, 0.75):
+            session.set_score("r", point)
+        assert len(session.pending) == 1  # newer drafts of one item replace the one waiting
+        for dimension in ("a", "t", "l"):
+            session.set_score(dimension, 1.0)
+        session.submit()
+        session.set_flag(True, "test output is truncated")  # after the submit, on the submitted item
+        assert session.open_next_unrated().item.id == "B002"  # B001 counts as rated, though not yet written
+        session.skip()  # B002 set aside
+        assert [(w.item_id, w.rating is not None) for w in session.pending] == [
+            ("B001", False), ("B001", True), ("B001", False), ("B002", False)]  # draft, rating, flag, skip
+        assert not session.save_pending() and session.waiting_for == "busy"
+    assert session.save_pending() and session.waiting_for == ""
+    rating = filled_store.rating("B001", "EXP001")
+    assert rating.scores["r"] == 0.75 and rating.scores["a"] == 1.0
+    draft = filled_store.draft("B001", "EXP001")
+    assert draft.flagged and draft.flag_reason == "test output is truncated" and draft.scores == {}
+    assert filled_store.draft("B002", "EXP001").skipped
+
+
+async def test_a_database_that_stops_taking_writes_mid_session_keeps_the_changes(make_app, filled_store):
+    app = make_app("cis")
+    async with app.run_test(size=(120, 24)) as pilot:
+        session = app.screen.session
+        filled_store.conn.execute("PRAGMA query_only = ON")  # writes now fail as on a disk remounted read-only
+        await pilot.press("3", "2")
+        assert session.pending and session.state.edit.scores == {"r": 0.75, "a": 0.5}
+        await _until(pilot, lambda: "cannot save (attempt to write a readonly database)" in screen_text(app))
+        filled_store.conn.execute("PRAGMA query_only = OFF")
+        await _until(pilot, lambda: not session.pending)
+        await _until(pilot, lambda: "cannot save" not in screen_text(app))
+    assert filled_store.draft("B001", "EXP001").scores == {"r": 0.75, "a": 0.5}
+
+
+async def test_a_new_reviewer_on_a_database_that_takes_no_writes_gets_a_message_not_a_traceback(make_app,
+                                                                                                filled_store, capfd):
+    app = make_app("cis", reviewer=None)
+    async with app.run_test(size=SIZE) as pilot:
+        filled_store.conn.execute("PRAGMA query_only = ON")  # as a database on a disk remounted read-only
+        await pilot.press("a", "enter")
+        await _until(pilot, lambda: not app.is_running)
+    assert app.return_code == 1
+    printed = " ".join(capfd.readouterr().err.split())  # the console wraps long lines
+    assert "cannot be changed: the file, its folder or the disk is read-only" in printed
+    assert "Traceback" not in printed
+    filled_store.conn.execute("PRAGMA query_only = OFF")
+    assert filled_store.rater("a") is None
