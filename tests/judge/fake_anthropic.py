@@ -82,6 +82,9 @@ class FakeAnthropic:
     requests: list[Recorded] = field(default_factory=list)
     max_concurrent_seen: int = 0
     record_bodies: bool = True
+    # When set, every message request waits here before answering: a test holds calls in flight, does its
+    # checks, then sets the event. (A safety timeout keeps a failed test from hanging the server.)
+    hold: threading.Event | None = None
 
     def __post_init__(self) -> None:
         self.lock = threading.Lock()
@@ -119,6 +122,10 @@ class FakeAnthropic:
     def port(self) -> int:
         assert self.server is not None
         return self.server.server_address[1]
+
+    def in_flight(self) -> int:
+        with self.lock:
+            return self._in_flight
 
     @property
     def url(self) -> str:
@@ -396,6 +403,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(400, _error_body("invalid_request_error", "`temperature` is deprecated for this model."))
         behaviour = fake._choose(fake._user_text(body))
         entry.behaviour = behaviour
+        if fake.hold is not None:
+            fake.hold.wait(timeout=60)
         if fake.latency and behaviour not in (RATE_LIMIT, OVERLOADED, UNAUTHORIZED, PAYMENT):
             time.sleep(fake.latency)  # refusals to serve come back at once, as from the real API
         if behaviour == DROP:

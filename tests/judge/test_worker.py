@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 
 from rich.text import Text
@@ -31,7 +32,6 @@ class Host(App[None]):
         self.lines: list[str] = []
         self.progress: list[JudgeProgress] = []
         self.presses = 0
-        self.key_times: list[float] = []
 
     def compose(self) -> ComposeResult:
         yield Static("", id="status", markup=False)
@@ -41,14 +41,6 @@ class Host(App[None]):
             self.store, self.rubric, on_status=lambda s: self.post_message(JudgeProgress.from_status(s)),
             settings=Settings(judge_model="claude-sonnet-5"), options=fast(concurrency=2))
         self.run_worker(self.judge.run(), exit_on_error=False, group="judge")
-        self.longest_stall = 0.0
-        self._tick = time.monotonic()
-        self.set_interval(0.01, self._measure_stall)
-
-    def _measure_stall(self) -> None:
-        now = time.monotonic()
-        self.longest_stall = max(self.longest_stall, now - self._tick - 0.01)
-        self._tick = now
 
     def on_judge_progress(self, message: JudgeProgress) -> None:
         self.progress.append(message)
@@ -57,7 +49,6 @@ class Host(App[None]):
 
     def on_key(self, event: Key) -> None:
         self.presses += 1
-        self.key_times.append(time.monotonic())
 
 
 async def _until(predicate, timeout: float = 10.0) -> None:  # noqa: ANN001
@@ -70,22 +61,22 @@ async def _until(predicate, timeout: float = 10.0) -> None:  # noqa: ANN001
 
 def test_background_judging_never_delays_a_key_press(fake: fa.FakeAnthropic, cis_store: Store,
                                                       rubrics: dict[str, Rubric]) -> None:
-    fake.latency = 0.3
+    fake.latency = 0.3  # long enough for two calls to overlap once answers flow
+    fake.hold = threading.Event()  # every call stays in flight until the keys have been handled
 
     async def scenario() -> None:
         app = Host(cis_store, rubrics["cis"])
         async with app.run_test() as pilot:
             assert app.judge.enqueue_all() == ITEMS
-            slowest = 0.0
+            # The first call goes alone (it writes the prompt cache the others read); hold it unanswered.
+            await _until(lambda: fake.in_flight() == 1)
             for _ in range(12):
-                started = time.monotonic()
                 await pilot.press("j")
-                slowest = max(slowest, app.key_times[-1] - started)
+            # every key reached its handler while the call was still in flight: judging never blocks a key
+            assert app.presses == 12 and fake.in_flight() == 1
+            assert cis_store.count_ratings(rater_id=app.judge.rater_id) == 0
+            fake.hold.set()
             await _until(lambda: bool(app.progress) and app.progress[-1].status.done == ITEMS)
-            assert app.presses == 12
-            # each key reached its handler at once, and the event loop never stalled, while 0.3 s calls ran
-            assert slowest < 0.1
-            assert app.longest_stall < 0.2, app.longest_stall
             assert fake.max_concurrent_seen == 2  # at most N at once
             assert app.lines[-1] == "judge: 0 queued · 6 done"
             assert str(app.query_one("#status", Static).render()) == "judge: 0 queued · 6 done"
