@@ -355,7 +355,13 @@ def rubric_folders() -> list[Path]:
     return [locations.prompts_dir(), locations.user_rubrics_dir()]
 
 
-_warned: set[str] = set()  # broken rubric files already reported by this process
+_warned: set[str] = set()  # warnings about rubric files already given by this process
+
+
+def _warn_once(text: str) -> None:
+    if text not in _warned:
+        _warned.add(text)
+        print(f"judge-tui: warning: {text}", file=sys.stderr)
 
 
 def load_rubrics(extra_files: Iterable[Path] = ()) -> dict[str, tuple[Rubric, Path]]:
@@ -370,11 +376,11 @@ def load_rubrics(extra_files: Iterable[Path] = ()) -> dict[str, tuple[Rubric, Pa
         try:
             rubric = load_rubric(path)
         except RubricError as exc:
-            if str(exc) not in _warned:
-                _warned.add(str(exc))
-                print(f"judge-tui: warning: {exc}\n  (this rubric is left out until the file is fixed)",
-                      file=sys.stderr)
+            _warn_once(f"{exc}\n  (this rubric is left out until the file is fixed)")
             continue
+        if rubric.id in found and found[rubric.id][1].parent == locations.prompts_dir():
+            _warn_once(f"{path} defines rubric {rubric.id!r} and replaces the built-in rubric of that id "
+                       f"(give it another id to keep both)")
         found[rubric.id] = (rubric, path)
     for path in extra_files:
         rubric = load_rubric(Path(path))

@@ -1,9 +1,13 @@
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from judge_tui import locations
 from judge_tui.checkers import fill_blank_structure
 from judge_tui.rubrics import RubricError, ScoreError, get_rubric, load_rubric, load_rubrics
 
@@ -147,3 +151,14 @@ def test_a_copy_with_changes_gets_its_own_content_hash(rubrics):
     cis = rubrics["cis"]
     before = cis.content_hash  # computed and cached on the original first
     assert cis.model_copy(update={"description": "changed"}).content_hash != before
+
+
+def test_a_user_rubric_that_replaces_a_built_in_one_says_so(hermetic_home: Path):
+    folder = hermetic_home / "rubrics"
+    folder.mkdir()
+    text = (locations.prompts_dir() / "binary.rubric.toml").read_text(encoding="utf-8")
+    (folder / "mine.rubric.toml").write_text(text.replace('id = "binary"', 'id = "cis"', 1), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "judge_tui", "rubrics"], capture_output=True, text=True,
+                          env={**os.environ, "JUDGE_TUI_HOME": str(hermetic_home)}, check=True)
+    assert done.stderr.count("replaces the built-in rubric") == 1
+    assert f"{folder / 'mine.rubric.toml'} defines rubric 'cis' and replaces the built-in rubric" in done.stderr
