@@ -11,3 +11,11 @@ def test_newline_tab_and_markup_are_kept():
     text = "[bold]x[/] [@click=app.quit]y[/]\n\tz"
     assert clean(text) == text
     assert clean("a\r\nb") == "a\nb"
+
+
+def test_invisible_format_characters_are_shown():
+    # Trojan Source: a right-to-left override and an isolate make code read differently from what it is.
+    assert clean("if access\u202e } \u2066admin") == "if access<U+202E> } <U+2066>admin"
+    assert clean("a\u200bb\u200dc\ufeffd") == "a<U+200B>b<U+200D>c<U+FEFF>d"
+    assert clean("👨\u200d👩 ❤\ufe0f") == "👨<U+200D>👩 ❤<U+FE0F>"
+    assert clean("plain text, ü and 中文 and emoji 🙂 stay") == "plain text, ü and 中文 and emoji 🙂 stay"

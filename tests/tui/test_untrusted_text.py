@@ -63,3 +63,20 @@ async def test_notices_never_carry_escape_sequences(make_app, filled_store, rubr
         assert "Z9 saved: overall PASS" in screen_text(app)
     assert any(n.startswith("Z9 saved") for n in notices)
     assert not any("\x1b" in n or "\x07" in n for n in notices)
+
+
+async def test_invisible_and_bidi_characters_are_visible_and_keep_the_layout(make_app, filled_store, rubrics):
+    hidden = "if access\u202e } \u2066admin\u2069 " + "👨\u200d👩\u200d👧" * 3 + " \u200b\ufe0f" * 10
+    filled_store.ensure_rubric_version(rubrics["binary"])
+    filled_store.add_items([Item(id="BIDI", rubric="binary", fields={"query": hidden, "criterion": "c",
+                                                                     "response": hidden * 4})])
+    app = make_app("binary")
+    async with app.run_test(size=(80, 24)) as pilot:
+        rubric_x = app.screen.query_one("#rubric").region.x
+        while app.screen.session.state.item.id != "BIDI":
+            await pilot.press("right")
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "<U+202E>" in shown and "<U+2066>" in shown
+        assert "\u202e" not in widget_text(app) and "\u200d" not in widget_text(app)
+        assert app.screen.query_one("#rubric").region.x == rubric_x  # the rubric panel stays where it was
