@@ -292,9 +292,9 @@ def test_share_plan_is_the_smallest_settling_number():
     share = successes / n
     total = n + plan.more_items
     settling = intervals.wilson(round(share * total), total)
-    assert decisions._wilson_at(share, total, 0.95).low >= target
-    assert decisions._wilson_at(share, total - 1, 0.95).low < target
-    assert settling.low == pytest.approx(decisions._wilson_at(share, total, 0.95).low, abs=0.01)
+    assert intervals.wilson_at(share, total, 0.95).low >= target
+    assert intervals.wilson_at(share, total - 1, 0.95).low < target
+    assert settling.low == pytest.approx(intervals.wilson_at(share, total, 0.95).low, abs=0.01)
 
 
 def test_plans_when_the_estimate_is_on_the_target_or_settled():
@@ -302,8 +302,8 @@ def test_plans_when_the_estimate_is_on_the_target_or_settled():
     assert decisions.plan_for_share(200, 200, 0.80).more_items == 0
     assert decisions.plan_for_share(5, 10, 0.80).more_items == 0  # [0.24, 0.76]: already short of 0.80
     below = decisions.plan_for_share(7, 10, 0.80)
-    assert below.more_items and decisions._wilson_at(0.7, 10 + below.more_items, 0.95).high < 0.80
-    assert decisions._wilson_at(0.7, 10 + below.more_items - 1, 0.95).high >= 0.80
+    assert below.more_items and intervals.wilson_at(0.7, 10 + below.more_items, 0.95).high < 0.80
+    assert intervals.wilson_at(0.7, 10 + below.more_items - 1, 0.95).high >= 0.80
 
 
 def test_standard_error_plan_shrinks_the_interval_to_clear_the_target():

@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-from judge_tui.stats.intervals import Interval, z_value
+from judge_tui.stats.intervals import Interval, wilson_at
 
 __all__ = [
     "Decision", "Plan", "decide", "decide_point", "items_for_class", "plan_for_share", "plan_for_standard_error",
@@ -83,7 +83,7 @@ def plan_for_share(successes: int, n: int, target: float, *, strict: bool = Fals
     def settled(total: int) -> bool:
         if total < MIN_ITEMS_TO_DECIDE:
             return False
-        bounds = _wilson_at(share, total, confidence)
+        bounds = wilson_at(share, total, confidence)
         return _clears(bounds.low, target, strict) if above else not _clears(bounds.high, target, strict)
 
     if settled(n):
@@ -98,16 +98,6 @@ def plan_for_share(successes: int, n: int, target: float, *, strict: bool = Fals
         else:
             low = middle
     return Plan(high - n, f"about {high - n} more items if the estimate stays at {share:.3g}")
-
-
-def _wilson_at(share: float, total: int, confidence: float) -> Interval:
-    # Wilson's formula is smooth in the count, so the share can stay exactly fixed as the count grows.
-    z = z_value(confidence)
-    z2 = z * z
-    denominator = 1.0 + z2 / total
-    centre = (share + z2 / (2.0 * total)) / denominator
-    half = z * math.sqrt(share * (1.0 - share) / total + z2 / (4.0 * total * total)) / denominator
-    return Interval(max(0.0, centre - half), min(1.0, centre + half), "wilson", confidence)
 
 
 def plan_for_standard_error(

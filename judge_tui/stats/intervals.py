@@ -42,6 +42,7 @@ __all__ = [
     "percentile_interval",
     "spearman_interval",
     "wilson",
+    "wilson_at",
     "z_value",
 ]
 
@@ -92,12 +93,16 @@ def wilson(successes: int, n: int, confidence: float = 0.95) -> IntervalFigure:
         raise ValueError(f"successes must lie in 0..n, got {successes} of {n}")
     if n == 0:
         return Undefined("an interval needs at least one item")
+    return wilson_at(successes / n, n, confidence)
+
+
+def wilson_at(share: float, n: float, confidence: float = 0.95) -> Interval:
+    """The Wilson interval of an observed share over n items; n may be any positive number (for planning)."""
     z = z_value(confidence)
-    p = successes / n
     z2 = z * z
     denominator = 1.0 + z2 / n
-    centre = (p + z2 / (2.0 * n)) / denominator
-    half = z * np.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n)) / denominator
+    centre = (share + z2 / (2.0 * n)) / denominator
+    half = z * float(np.sqrt(share * (1.0 - share) / n + z2 / (4.0 * n * n))) / denominator
     return Interval(max(0.0, centre - half), min(1.0, centre + half), "wilson", confidence)
 
 
@@ -369,18 +374,26 @@ def _levels(values: np.ndarray) -> tuple[np.ndarray, int]:
 _RANK_TABLE_MAX_CELLS = 400
 
 
+def _rank_interval(
+    weighted: Callable[[np.ndarray, np.ndarray, np.ndarray, int, int], np.ndarray],
+    asymptotic: Callable[[float, int, float], Interval],
+    x: np.ndarray, y: np.ndarray, figure: float, confidence: float, n_boot: int, seed: int,
+) -> IntervalFigure:
+    codes_x, kx = _levels(x)
+    codes_y, ky = _levels(y)
+    n = codes_x.size
+    if n > BOOTSTRAP_MAX_ITEMS or kx * ky > _RANK_TABLE_MAX_CELLS:
+        return asymptotic(figure, n, confidence)
+    replicates = bootstrap(lambda w: weighted(w, codes_x, codes_y, kx, ky), n, n_boot=n_boot, seed=seed)
+    return percentile_interval(replicates, confidence)
+
+
 def spearman_interval(
     x: np.ndarray, y: np.ndarray, rho: float, confidence: float = 0.95, *, n_boot: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
 ) -> IntervalFigure:
     """Bootstrap interval of Spearman's rho at small n and few distinct values; Fieller's z otherwise."""
-    codes_x, kx = _levels(x)
-    codes_y, ky = _levels(y)
-    n = codes_x.size
-    if n > BOOTSTRAP_MAX_ITEMS or kx * ky > _RANK_TABLE_MAX_CELLS:
-        return spearman_interval_asymptotic(rho, n, confidence)
-    replicates = bootstrap(lambda w: weighted_spearman(w, codes_x, codes_y, kx, ky), n, n_boot=n_boot, seed=seed)
-    return percentile_interval(replicates, confidence)
+    return _rank_interval(weighted_spearman, spearman_interval_asymptotic, x, y, rho, confidence, n_boot, seed)
 
 
 def kendall_interval(
@@ -388,10 +401,4 @@ def kendall_interval(
     seed: int = DEFAULT_SEED,
 ) -> IntervalFigure:
     """Bootstrap interval of Kendall's tau-b at small n and few distinct values; Fieller's z otherwise."""
-    codes_x, kx = _levels(x)
-    codes_y, ky = _levels(y)
-    n = codes_x.size
-    if n > BOOTSTRAP_MAX_ITEMS or kx * ky > _RANK_TABLE_MAX_CELLS:
-        return kendall_interval_asymptotic(tau, n, confidence)
-    replicates = bootstrap(lambda w: weighted_kendall(w, codes_x, codes_y, kx, ky), n, n_boot=n_boot, seed=seed)
-    return percentile_interval(replicates, confidence)
+    return _rank_interval(weighted_kendall, kendall_interval_asymptotic, x, y, tau, confidence, n_boot, seed)
