@@ -87,7 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("export", help="export ratings (rating_form.json, JSONL, CSV, review template)")
     _common(p)
-    p.add_argument("--format", choices=["rating-form", "jsonl", "csv", "review-template"], default="jsonl")
+    p.add_argument("--format", choices=["rating-form", "jsonl", "csv", "review-template"],
+                   help="default: from the output file's name (.csv, .jsonl, .json rating form, .md review "
+                        "template), else jsonl")
     p.add_argument("-o", "--output", type=Path, help="output file (default: standard output)")
     p.add_argument("--rubric", help="only this rubric's items")
     p.add_argument("--rater", help="only this rater (rating-form: the expert; default: the remembered reviewer)")

@@ -51,10 +51,12 @@ class Rating:
     overall: float | None = None
     verdict: str | None = None
     notes: str = ""
-    seconds: float = 0.0
+    seconds: float | None = None  # active time spent; None when not known (a file without times)
     repeat: int = 0
     source: str = ""
     details: dict[str, Any] = field(default_factory=dict)
+    flagged: bool = False  # raised for discussion by the rater, with an optional reason
+    flag_reason: str = ""
     created_at: str = ""
     updated_at: str = ""
 

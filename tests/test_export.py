@@ -78,7 +78,7 @@ def test_rating_form_round_trip_and_shape(rated: Path, tmp_path: Path, capsys):
     assert list(form) == ["expert_name", "expert_id", "study_date", "ratings", "summary_notes",
                           "total_time_minutes", "completion_date"]
     assert list(form["ratings"][0]) == ["submission_id", "task_type", "r_score", "a_score", "t_score", "l_score",
-                                        "expert_cis", "notes", "time_spent_minutes"]
+                                        "expert_cis", "notes", "time_spent_minutes", "flagged", "flag_reason"]
     first = form["ratings"][0]
     assert (first["submission_id"], first["task_type"], first["expert_cis"], first["time_spent_minutes"]) == (
         "C001", "LRU Cache", 0.6875, 6)
