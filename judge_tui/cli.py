@@ -34,6 +34,7 @@ HANDLERS = {
     "rubric-change": "judge_tui.versions:run_rubric_change",
     "adjudicate": "judge_tui.tui.screens.adjudication:run",
     "check": "judge_tui.commands:run_check",
+    "flags": "judge_tui.flags:run",
 }
 
 
@@ -128,6 +129,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--split", help="only items of this split")
     p.add_argument("--raters", help="compare these raters: A,B (groups: A+B,C)")
     p.add_argument("--compare", nargs=2, metavar=("V1", "V2"), help="alignment under two prompt versions")
+    p.add_argument("-o", "--output", type=Path, help="write to a file instead of standard output")
+
+    p = sub.add_parser("flags", help="list the items experts flagged for discussion, with their reasons")
+    _common(p)
+    p.add_argument("--rubric", help="only this rubric's items")
+    p.add_argument("--rater", help="only this expert's flags")
+    p.add_argument("--split", help="only items of this split")
+    p.add_argument("--format", choices=["text", "markdown", "csv", "json"],
+                   help="default: from the output file's name (.csv, .json, .md), else text")
     p.add_argument("-o", "--output", type=Path, help="write to a file instead of standard output")
 
     p = sub.add_parser("merge", help="merge other experts' databases into this one")

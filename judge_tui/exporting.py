@@ -343,13 +343,13 @@ def export(store: Store, fmt: str, out: io.TextIOBase, *, rubric: str | None = N
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from judge_tui.commands import open_store
+    from judge_tui.commands import open_store, output_format
 
     if getattr(args, "bundle", False):
         from judge_tui.bundle import run_export_bundle
 
         return run_export_bundle(args)
-    args.format = args.format or format_for(args.output)
+    args.format = output_format(args.format, args.output, FORMAT_BY_SUFFIX, "jsonl")
     with open_store(args, create=False) as store:
         if args.output is None:
             export(store, args.format, sys.stdout, rubric=args.rubric, rater=args.rater, judge=args.judge)
@@ -358,11 +358,6 @@ def run_export(args: argparse.Namespace) -> int:
     print(f"wrote {count} {'rows' if args.format == 'review-template' else 'ratings'} to {args.output} "
           f"({args.format})", file=sys.stderr)
     return 0
-
-
-def format_for(output: Path | None) -> str:
-    """The format asked for by the output file's name (.csv, .jsonl, .json, .md); JSON Lines otherwise."""
-    return FORMAT_BY_SUFFIX.get(output.suffix.lower(), "jsonl") if output is not None else "jsonl"
 
 
 def _export_to_file(store: Store, args: argparse.Namespace) -> int:

@@ -721,6 +721,9 @@ def run(args: argparse.Namespace) -> int:
                 judge_id = report.judge.rater_ids[0] if len(report.judge.rater_ids) == 1 else None
                 output = with_team_sections(report_format.render(report, fmt), fmt, store, rubric, args.split,
                                             judge_id, settings.tolerance)
+        from judge_tui.flags import with_flagged_section
+
+        output = with_flagged_section(output, fmt, store, rubric.id, args.split)
     destination = getattr(args, "output", None)
     if destination:
         try:
