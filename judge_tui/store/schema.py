@@ -81,8 +81,11 @@ def m005_rating_flags(db: sqlite_utils.Database) -> None:
     # A flag and its reason belong to the rating, so they travel with it through exports, bundles and merges;
     # an item flagged but not rated (skipped, say) keeps its flag in its draft row, which merges also carry.
     # seconds becomes nullable: NULL is "not known" (an import without times), 0 is a measured zero.
-    # SQLite cannot drop NOT NULL in place: the table is rebuilt, with the same ids (judge_jobs points at them).
-    db.execute("PRAGMA defer_foreign_keys = ON")  # the old table is dropped before the new one takes its name
+    # SQLite cannot drop NOT NULL in place: the table is rebuilt with the same ids. judge_jobs.rating_id points
+    # at them; it is set aside while the old table goes (dropping a referenced table would break the foreign
+    # key, and PRAGMA foreign_keys cannot change inside the migration's transaction), then put back.
+    db.execute("CREATE TEMP TABLE job_ratings AS SELECT id, rating_id FROM judge_jobs WHERE rating_id IS NOT NULL")
+    db.execute("UPDATE judge_jobs SET rating_id = NULL WHERE rating_id IS NOT NULL")
     db.execute(_RATINGS_V5)
     db.execute(
         "INSERT INTO ratings_v5 (id, item_id, rater_id, rubric_version_id, repeat, scores, overall, verdict, notes,"
@@ -92,6 +95,9 @@ def m005_rating_flags(db: sqlite_utils.Database) -> None:
     db.execute("DROP TABLE ratings")
     db.execute("ALTER TABLE ratings_v5 RENAME TO ratings")
     db.execute("CREATE INDEX ratings_by_rater ON ratings (rater_id, item_id)")
+    db.execute("UPDATE judge_jobs SET rating_id = (SELECT j.rating_id FROM temp.job_ratings j"
+               " WHERE j.id = judge_jobs.id) WHERE id IN (SELECT id FROM temp.job_ratings)")
+    db.execute("DROP TABLE temp.job_ratings")
     # Flags set on already-submitted items lived in drafts: they move onto the rater's newest first-run rating.
     db.execute(
         "UPDATE ratings SET flagged = 1, flag_reason = (SELECT d.flag_reason FROM drafts d"
