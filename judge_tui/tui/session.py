@@ -124,7 +124,7 @@ class RatingSession:
             seconds = draft.seconds
         elif rating is not None:
             edit = Edit({k: v for k, v in rating.scores.items() if k in self._judged_ids}, rating.notes)
-            seconds = rating.seconds
+            seconds = rating.seconds or 0.0  # an imported rating's time may be unknown (None)
         else:
             edit = Edit()
             seconds = 0.0
