@@ -35,6 +35,7 @@ HANDLERS = {
     "adjudicate": "judge_tui.tui.screens.adjudication:run",
     "check": "judge_tui.commands:run_check",
     "flags": "judge_tui.flags:run",
+    "status": "judge_tui.status:run",
 }
 
 
@@ -130,6 +131,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--raters", help="compare these raters: A,B (groups: A+B,C)")
     p.add_argument("--compare", nargs=2, metavar=("V1", "V2"), help="alignment under two prompt versions")
     p.add_argument("-o", "--output", type=Path, help="write to a file instead of standard output")
+
+    p = sub.add_parser("status", help="where the study stands: each expert's progress and time, the judge queue")
+    _common(p)
+    p.add_argument("--rubric", help="only this rubric (default: every rubric with items)")
+    p.add_argument("--format", choices=["text", "json"], default="text")
 
     p = sub.add_parser("flags", help="list the items experts flagged for discussion, with their reasons")
     _common(p)

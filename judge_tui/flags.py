@@ -83,7 +83,7 @@ def _table(flags: list[Flag]) -> Any:
         table.add_column(column, overflow="fold")
     for f in flags:
         table.add_row(*(Text(clean(str(v or ""))) for v in (
-            f.item_id, f.rater_id, f.state, f.reason, f.task_type, f.split, f.rubric, f.updated_at[:19])))
+            f.item_id, f.rater_id, f.state, f.reason, f.task_type, f.split, f.rubric, f.updated_at[:19].replace("T", " "))))
     return table
 
 

@@ -23,6 +23,7 @@ from judge_tui.store.judge_queue import JudgeQueueQueries
 from judge_tui.store.merging import RATING_CONTENT, MergeQueries, MergeState, rating_content
 from judge_tui.store.ratings import RaterQueries, RatingQueries
 from judge_tui.store.schema import migrations
+from judge_tui.store.status import StatusQueries
 from judge_tui.store.team import DriftQueries, TeamQueries
 from judge_tui.store.versions import VersionQueries
 
@@ -55,6 +56,7 @@ class Store(
     FlagQueries,
     AgreementQueries,
     DriftQueries,
+    StatusQueries,
     StoreCore,
 ):
     """A judge-tui database: every query of every area, on one connection."""
