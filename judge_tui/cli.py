@@ -124,7 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="agreement report without the app")
     _common(p)
-    p.add_argument("--format", choices=["text", "markdown", "json"], default="text")
+    p.add_argument("--format", choices=["text", "markdown", "json", "csv", "jsonl"],
+                   help="text (default), markdown or json; with --items: csv (default), jsonl or markdown")
+    p.add_argument("--items", action="store_true",
+                   help="item by item: human and judge scores per dimension, gaps, flags and notes")
     p.add_argument("--rubric", help="rubric id (default: the one with the most items)")
     p.add_argument("--by", metavar="FIELD", help="break down by task_type, cefr_level, split or an item field")
     p.add_argument("--split", help="only items of this split")
