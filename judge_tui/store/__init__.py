@@ -5,7 +5,8 @@ write is its own short transaction begun with BEGIN IMMEDIATE (a second process 
 A Store belongs to the thread that opened it.
 
 One module per area: schema.py (tables and migrations), core.py (connection, transactions, meta), then the
-queries of items, ratings, drafts, the judge queue, import/export, agreement, merging, versions and team;
+queries of items, ratings, drafts, flags, the judge queue, import/export, agreement, merging, versions, team
+and status;
 foreign.py reads another database for a merge.
 """
 
