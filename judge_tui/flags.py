@@ -101,8 +101,9 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"--rater {args.rater!r}: no such rater in {store.path} (experts here: {raters})")
         flags = store.flags(rubric, args.rater, args.split)
     if fmt == "text" and args.output is None:
-        print_table(_table(flags))
-        if not flags:
+        if flags:
+            print_table(_table(flags))
+        else:
             print("No item is flagged.")
         return 0
     write_output(render(flags, fmt), args.output)
