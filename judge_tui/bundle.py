@@ -97,7 +97,10 @@ def run_export_bundle(args: argparse.Namespace) -> int:
             result = export_bundle(store, rater, Path(args.output))
         except (StoreError, sqlite3.DatabaseError, OSError) as exc:
             raise UserError(f"{args.output}: cannot write the bundle ({exc})") from None
-    print(f"wrote {args.output}: {result.added['ratings']} ratings of {result.added['items']} items by {rater}.")
+    marks = result.added["set_aside"]
+    also = f", and {marks} skipped or flagged item{'s' if marks != 1 else ''} not yet rated" if marks else ""
+    print(f"wrote {args.output}: {result.added['ratings']} ratings of {result.added['items']} items by {rater}"
+          f"{also}.")
     return 0
 
 

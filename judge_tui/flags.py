@@ -14,7 +14,8 @@ import json
 from typing import Any
 
 from judge_tui.formats.csv_rows import protect
-from judge_tui.store import Flag, Store
+from judge_tui.records import Flag
+from judge_tui.store import Store
 from judge_tui.textsafe import clean
 
 COLUMNS = ("item_id", "rater", "state", "reason", "task_type", "split", "rubric", "updated_at")

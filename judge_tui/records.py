@@ -74,3 +74,17 @@ class Draft:
     flagged: bool = False
     flag_reason: str = ""
     updated_at: str = ""
+
+
+@dataclass(frozen=True)
+class Flag:
+    """An item a rater raised for discussion, and where their work on it stands."""
+
+    item_id: str
+    rater_id: str
+    reason: str
+    state: str  # "rated", "skipped" or "unrated"
+    updated_at: str
+    rubric: str
+    task_type: str | None
+    split: str | None

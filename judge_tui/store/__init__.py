@@ -16,7 +16,7 @@ from judge_tui.store.agreement_queries import AgreementQueries, RaterScores
 from judge_tui.store.common import ItemConflict, StoreError, now
 from judge_tui.store.core import StoreCore
 from judge_tui.store.drafts import DraftQueries
-from judge_tui.store.flags import Flag, FlagQueries
+from judge_tui.store.flags import FlagQueries
 from judge_tui.store.foreign import ForeignDatabase
 from judge_tui.store.import_export import ImportExportQueries
 from judge_tui.store.items import ItemQueries
@@ -30,7 +30,6 @@ from judge_tui.store.versions import VersionQueries
 
 __all__ = [
     "RATING_CONTENT",
-    "Flag",
     "ForeignDatabase",
     "ItemConflict",
     "MergeState",

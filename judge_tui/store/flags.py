@@ -6,8 +6,7 @@ first-run rating counts), otherwise on their draft (an item skipped or not yet r
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from judge_tui.records import Flag
 from judge_tui.store.common import where
 from judge_tui.store.core import StoreCore
 
@@ -24,18 +23,6 @@ _FLAGS = """
      WHERE d.flagged = 1 AND NOT EXISTS (
            SELECT 1 FROM ratings o WHERE o.item_id = d.item_id AND o.rater_id = d.rater_id AND o.repeat = 0)
 """
-
-
-@dataclass(frozen=True)
-class Flag:
-    item_id: str
-    rater_id: str
-    reason: str
-    state: str  # "rated", "skipped" or "unrated": where the rater's work on the item stands
-    updated_at: str
-    rubric: str
-    task_type: str | None
-    split: str | None
 
 
 class FlagQueries(StoreCore):
