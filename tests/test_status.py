@@ -67,11 +67,16 @@ def test_status_figures(study: Path):
                               "calls": 3, "cost_usd": 1.0}]
 
 
-def test_status_table_keeps_ids_whole_when_piped(study: Path):
+def test_status_table_keeps_ids_whole_when_piped(study: Path, rubrics):
+    long_id = "expert-" + "x" * 90 + "-end"
+    with Store(study) as store:
+        store.ensure_rater(long_id, "human")
+        store.save_rating(Rating("C1", long_id, store.ensure_rubric_version(rubrics["cis"]),
+                                 dict.fromkeys("ratl", 0.5), seconds=5))
     done = _status(study)
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert "cis: 6 items" in out and "judge:m:cis@1" in out  # never truncated on a pipe
+    assert "cis: 6 items" in out and "judge:m:cis@1" in out and long_id in out  # never cut or folded on a pipe
     exp1 = next(line for line in out.splitlines() if "EXP001" in line and "Dana" not in line and "│" in line
                 and "LRU" not in line and "Parser" not in line)
     assert [cell.strip() for cell in exp1.strip("│ ").split("│")][:7] == [

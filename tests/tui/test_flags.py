@@ -206,3 +206,21 @@ def test_flags_command_lists_every_flag(filled_store, rubrics, clock, tmp_path):
     wrong = _cli("flags", "--db", db, "--rater", "EXP009")
     assert wrong.returncode == 1 and "--rater 'EXP009': no such rater" in wrong.stderr
     assert "Traceback" not in wrong.stderr
+
+
+def test_a_flag_survives_the_whole_road_to_the_lead(filled_store, rubrics, clock, tmp_path, capsys):
+    """Submit -> export -> import on another machine -> bundle -> the lead's import -> a merge upstream."""
+    _expert_database(filled_store, rubrics, clock)
+    exported = tmp_path / "exp001.csv"
+    assert main(["export", "--db", str(filled_store.path), "--rater", "EXP001", "-o", str(exported)]) == 0
+    laptop = tmp_path / "laptop.db"
+    with Store(laptop) as store:
+        store.add_items(make_items(rubrics["cis"]))
+    assert main(["import-ratings", str(exported), "--db", str(laptop), "--rater", "EXP001", "--kind", "human"]) == 0
+    bundle = tmp_path / "exp001.bundle.db"
+    assert main(["export", "--bundle", "--db", str(laptop), "--rater", "EXP001", "-o", str(bundle)]) == 0
+    assert main(["import", "--bundle", str(bundle), "--db", str(tmp_path / "lead.db")]) == 0
+    assert main(["merge", str(tmp_path / "lead.db"), "--db", str(tmp_path / "study.db")]) == 0
+    capsys.readouterr()
+    with Store(tmp_path / "study.db") as study:
+        assert [(f.item_id, f.rater_id, f.reason) for f in study.flags()] == [("B001", "EXP001", REASON)]
