@@ -164,6 +164,11 @@ def snap_to_scale(values: ArrayLike, points: Sequence[float]) -> tuple[np.ndarra
 # --------------------------------------------------------------------------------------------------
 
 
+def within_tolerance(a: ArrayLike, b: ArrayLike, tolerance: float) -> np.ndarray:
+    """Pair by pair, whether two scores align: they differ by at most ``tolerance`` (plus float noise)."""
+    return np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float)) <= tolerance + ALIGNMENT_EPSILON
+
+
 def alignment_rate(a: ArrayLike, b: ArrayLike, tolerance: float = 0.15) -> Figure:
     """Share of pairs whose scores differ by at most ``tolerance`` (both ends included).
 
@@ -175,8 +180,7 @@ def alignment_rate(a: ArrayLike, b: ArrayLike, tolerance: float = 0.15) -> Figur
     x, y = _paired(a, b)
     if x.size == 0:
         return Undefined("no items were rated by both")
-    within = np.abs(x - y) <= tolerance + ALIGNMENT_EPSILON
-    return float(np.count_nonzero(within) / x.size)
+    return float(np.count_nonzero(within_tolerance(x, y, tolerance)) / x.size)
 
 
 def mean_difference(judge: ArrayLike, human: ArrayLike) -> Figure:
@@ -695,8 +699,7 @@ def compare(
         empty = Undefined("no items were rated by both")
         alignment: Figure = empty
     else:
-        within = np.abs(h - j) <= tolerance + ALIGNMENT_EPSILON
-        alignment = float(np.count_nonzero(within) / n)
+        alignment = float(np.count_nonzero(within_tolerance(h, j, tolerance)) / n)
 
     kappa = _kappa_from_confusion(confusion, None)
     if binary:

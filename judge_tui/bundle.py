@@ -1,8 +1,10 @@
 """One expert's work as a single file: `judge-tui export --bundle -o FILE` and `judge-tui import --bundle FILE`.
 
 A bundle is a judge-tui database (same schema) holding one rater's submitted ratings (every repeat,
-drift re-ratings included), the items they rated, the rubric and prompt versions those ratings use and the
-revision marks of those items. Drafts stay on the machine they were made on. The bundle is written with
+drift re-ratings included, each with its flag and reason), the items they rated, skipped or flagged, the rubric
+and prompt versions those ratings use and the revision marks of those items. Unsubmitted scores and notes stay
+on the machine they were made on; an item skipped or flagged but not rated travels as a draft row holding only
+that mark and the flag's reason. The bundle is written with
 the merge code (so it obeys the merge rules), marked with `bundle_of` in its meta table, switched out of WAL
 so it is one self-contained file, and moved into place only when complete. Importing a bundle is a merge.
 """
@@ -95,7 +97,10 @@ def run_export_bundle(args: argparse.Namespace) -> int:
             result = export_bundle(store, rater, Path(args.output))
         except (StoreError, sqlite3.DatabaseError, OSError) as exc:
             raise UserError(f"{args.output}: cannot write the bundle ({exc})") from None
-    print(f"wrote {args.output}: {result.added['ratings']} ratings of {result.added['items']} items by {rater}.")
+    marks = result.added["set_aside"]
+    also = f", and {marks} skipped or flagged item{'s' if marks != 1 else ''} not yet rated" if marks else ""
+    print(f"wrote {args.output}: {result.added['ratings']} ratings of {result.added['items']} items by {rater}"
+          f"{also}.")
     return 0
 
 

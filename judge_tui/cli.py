@@ -34,6 +34,8 @@ HANDLERS = {
     "rubric-change": "judge_tui.versions:run_rubric_change",
     "adjudicate": "judge_tui.tui.screens.adjudication:run",
     "check": "judge_tui.commands:run_check",
+    "flags": "judge_tui.flags:run",
+    "status": "judge_tui.status:run",
 }
 
 
@@ -87,7 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("export", help="export ratings (rating_form.json, JSONL, CSV, review template)")
     _common(p)
-    p.add_argument("--format", choices=["rating-form", "jsonl", "csv", "review-template"], default="jsonl")
+    p.add_argument("--format", choices=["rating-form", "jsonl", "csv", "review-template"],
+                   help="default: from the output file's name (.csv, .jsonl, .json rating form, .md review "
+                        "template), else jsonl")
     p.add_argument("-o", "--output", type=Path, help="output file (default: standard output)")
     p.add_argument("--rubric", help="only this rubric's items")
     p.add_argument("--rater", help="only this rater (rating-form: the expert; default: the remembered reviewer)")
@@ -120,12 +124,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="agreement report without the app")
     _common(p)
-    p.add_argument("--format", choices=["text", "markdown", "json"], default="text")
+    p.add_argument("--format", choices=["text", "markdown", "json", "csv", "jsonl"],
+                   help="text (default), markdown or json; with --items: csv (default), jsonl or markdown")
+    p.add_argument("--items", action="store_true",
+                   help="item by item: human and judge scores per dimension, gaps, flags and notes")
     p.add_argument("--rubric", help="rubric id (default: the one with the most items)")
     p.add_argument("--by", metavar="FIELD", help="break down by task_type, cefr_level, split or an item field")
     p.add_argument("--split", help="only items of this split")
     p.add_argument("--raters", help="compare these raters: A,B (groups: A+B,C)")
     p.add_argument("--compare", nargs=2, metavar=("V1", "V2"), help="alignment under two prompt versions")
+    p.add_argument("-o", "--output", type=Path, help="write to a file instead of standard output")
+
+    p = sub.add_parser("status", help="where the study stands: each expert's progress and time, the judge queue")
+    _common(p)
+    p.add_argument("--rubric", help="only this rubric (default: every rubric with items)")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+
+    p = sub.add_parser("flags", help="list the items experts flagged for discussion, with their reasons")
+    _common(p)
+    p.add_argument("--rubric", help="only this rubric's items")
+    p.add_argument("--rater", help="only this expert's flags")
+    p.add_argument("--split", help="only items of this split")
+    p.add_argument("--format", choices=["text", "markdown", "csv", "json"],
+                   help="default: from the output file's name (.csv, .json, .md), else text")
     p.add_argument("-o", "--output", type=Path, help="write to a file instead of standard output")
 
     p = sub.add_parser("merge", help="merge other experts' databases into this one")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from judge_tui import locations
 from judge_tui.errors import UserError
@@ -18,7 +19,7 @@ def db_path(args: argparse.Namespace) -> Path:
 # Commands that add many rows check the whole file first: they must not build on a damaged database.
 CHECKED_BEFORE_WRITING = {"import", "import-ratings", "split", "merge"}
 # Commands that never write: the only ones that run on a read-only database.
-ONLY_READING = {"report", "export", "history"}
+ONLY_READING = {"report", "export", "history", "flags", "status"}
 
 
 def open_store(args: argparse.Namespace, *, create: bool = True) -> Store:
@@ -50,6 +51,36 @@ def open_store(args: argparse.Namespace, *, create: bool = True) -> Store:
 
             raise UserError(DAMAGED.format(db=path, error=problem))
     return store
+
+
+def print_table(table: Any) -> None:
+    """A Rich table on standard output: as wide as the terminal, or on a pipe as wide as it needs (never cut)."""
+    import sys
+
+    from rich.console import Console
+
+    if sys.stdout.isatty():
+        Console(highlight=False).print(table)
+    else:
+        Console(width=100_000, color_system=None, highlight=False, soft_wrap=False).print(table)
+
+
+def write_output(text: str, destination: Path | None) -> None:
+    """A command's output to -o FILE, or to standard output."""
+    if destination is None:
+        print(text, end="" if text.endswith("\n") else "\n")
+        return
+    try:
+        destination.write_text(text, encoding="utf-8", newline="")
+    except OSError as exc:
+        raise UserError(f"{destination}: cannot write ({exc.strerror})") from None
+
+
+def output_format(fmt: str | None, destination: Path | None, by_suffix: dict[str, str], default: str) -> str:
+    """--format if given, else the one the output file's name asks for (.csv, .md, ...), else the default."""
+    if fmt:
+        return fmt
+    return by_suffix.get(destination.suffix.lower(), default) if destination is not None else default
 
 
 def run_check(args: argparse.Namespace) -> int:

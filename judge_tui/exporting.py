@@ -1,7 +1,7 @@
 """`judge-tui export`: ratings as JSON Lines, CSV, a rating_form.json, or the exercise review template.
 
-JSON Lines and CSV carry every column `judge-tui import-ratings` reads back, so an export re-imports as the
-same ratings. CSV cells that a spreadsheet would run as a formula (starting with = + - @ tab or carriage
+JSON Lines and CSV carry every column `judge-tui import-ratings` reads back (the flag and its reason
+included; seconds empty or null when not known), so an export re-imports as the same ratings. CSV cells that a spreadsheet would run as a formula (starting with = + - @ tab or carriage
 return) are written with a leading quote; import-ratings removes it.
 """
 
@@ -16,17 +16,20 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judge_tui.errors import UserError
 from judge_tui.formats.csv_rows import EXPORT_COLUMNS, EXPORT_TAIL, protect
+from judge_tui.formats.rating_form import FORM_DATES
 from judge_tui.records import Item, Rating
 from judge_tui.rubrics import Rubric, RubricError, get_rubric
+from judge_tui.settings import AgreementSettings, load_settings
 from judge_tui.store import Store
 from judge_tui.textsafe import clean
 
-AGREEMENT_TOLERANCE = 0.15  # 003: a human and a judge score agree when within ±0.15
-_EPS = 1e-9
+if TYPE_CHECKING:
+    from judge_tui.report import Report
+
 REVIEW_LABELS = {  # 003's short column names
     "structural_validity": "Struct",
     "difficulty_match": "Diff",
@@ -34,6 +37,9 @@ REVIEW_LABELS = {  # 003's short column names
     "learning_objective_alignment": "Align",
 }
 MISSING = "—"
+# The format a file name asks for when --format is not given (anything else: JSON Lines).
+FORMAT_BY_SUFFIX = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "rating-form",
+                    ".md": "review-template"}
 
 
 class Rubrics:
@@ -75,7 +81,9 @@ def ordered_scores(rubric: Rubric, scores: dict[str, float]) -> dict[str, float 
     return {d: score_value(rubric, scores[d]) for d in order}
 
 
-def _minutes(seconds: float) -> float | int:
+def _minutes(seconds: float | None) -> float | int | None:
+    if seconds is None:
+        return None
     minutes = seconds / 60.0
     return int(minutes) if minutes == int(minutes) else round(minutes, 2)
 
@@ -96,6 +104,7 @@ def rating_rows(store: Store, rubric: str | None = None, rater: str | None = Non
             "scores": ordered_scores(definition, rating.scores),
             "overall": rating.overall, "verdict": rating.verdict, "notes": rating.notes,
             "seconds": rating.seconds, "repeat": rating.repeat,
+            "flagged": rating.flagged, "flag_reason": rating.flag_reason,
         }
         if rating.details:
             row["details"] = rating.details
@@ -131,8 +140,9 @@ def write_csv(store: Store, out: io.TextIOBase, rubric: str | None, rater: str |
         cells = [row["item_id"], row["rater"], row["kind"], row["rubric"], row["rubric_version"],
                  *(row["scores"].get(d, "") for d in dims),
                  "" if row["overall"] is None else row["overall"], row["verdict"] or "", row["notes"],
-                 row["seconds"], row["repeat"],
-                 json.dumps(row["details"], ensure_ascii=False) if row.get("details") else ""]
+                 "" if row["seconds"] is None else row["seconds"], row["repeat"],
+                 json.dumps(row["details"], ensure_ascii=False) if row.get("details") else "",
+                 "yes" if row["flagged"] else "", row["flag_reason"]]
         writer.writerow([protect(c) if isinstance(c, str) else repr(c) if isinstance(c, float) else c
                          for c in cells])
         count += 1
@@ -142,12 +152,13 @@ def write_csv(store: Store, out: io.TextIOBase, rubric: str | None, rater: str |
 # --------------------------------------------------------------------------- rating_form.json
 
 
-def _only(candidates: list[str], what: str, option: str) -> str:
+def _only(candidates: list[str], what: str, option: str, *, several: str | None = None) -> str:
+    """The one candidate; otherwise an error naming them (`several` says there are several; default: what + s)."""
     if len(candidates) == 1:
         return candidates[0]
     if not candidates:
         raise UserError(f"no {what} found; rate or import some first")
-    raise UserError(f"several {what}s ({', '.join(candidates)}): choose one with {option}")
+    raise UserError(f"{several or 'several ' + what + 's'} ({', '.join(candidates)}): choose one with {option}")
 
 
 def _latest_by_item(store: Store, rubric: str, rater: str) -> dict[str, Rating]:
@@ -174,7 +185,8 @@ def rating_form(store: Store, rater: str | None, rubric_name: str | None) -> dic
     info = store.rater(rater)
     if info is None:
         raise UserError(f"no rater {rater!r} in this database")
-    rubric_name = rubric_name or _only(_rated_rubrics(store, rater), f"rubric rated by {rater}", "--rubric")
+    rubric_name = rubric_name or _only(_rated_rubrics(store, rater), f"rubric rated by {rater}", "--rubric",
+                                       several=f"{rater} rated several rubrics")
     rubric = _rubric(rubric_name)
     latest = _latest_by_item(store, rubric.id, rater)
     if not latest:
@@ -191,17 +203,21 @@ def rating_form(store: Store, rater: str | None, rubric_name: str | None) -> dic
         row[overall_key] = rating.overall
         row["notes"] = rating.notes
         row["time_spent_minutes"] = _minutes(rating.seconds)
+        row["flagged"] = rating.flagged
+        row["flag_reason"] = rating.flag_reason
         rows.append(row)
     ratings = list(latest.values())
-    completed = max(r.updated_at for r in ratings)
+    known = [r.seconds for r in ratings if r.seconds is not None]
+    # An imported form's own dates are kept (FORM_DATES); ratings made here date the form by when they were made.
+    dates = {key: store.get_meta(f"{key}:{rater}:{rubric.id}") for key in FORM_DATES}
     return {
         "expert_name": info.get("display_name") or rater,
         "expert_id": rater,
-        "study_date": min(r.created_at for r in ratings)[:10],
+        "study_date": dates["study_date"] or min(r.created_at for r in ratings)[:10],
         "ratings": rows,
         "summary_notes": store.get_meta(f"summary_notes:{rater}:{rubric.id}", "") or "",
-        "total_time_minutes": _minutes(sum(r.seconds for r in ratings)),
-        "completion_date": completed[:19] + "Z",
+        "total_time_minutes": _minutes(sum(known)) if known else None,
+        "completion_date": dates["completion_date"] or max(r.updated_at for r in ratings)[:19] + "Z",
     }
 
 
@@ -224,8 +240,17 @@ def _rater_of_kind(store: Store, rubric: str, kind: str, option: str) -> str:
     return _only(found, f"{kind} rater of {rubric}", option)
 
 
-def review_template(store: Store, rubric_name: str | None, human: str | None, judge: str | None) -> str:
-    """003's review table, one row per item with the human's and the judge's scores, and its summary figures."""
+def review_template(store: Store, rubric_name: str | None, human: str | None, judge: str | None,
+                    settings: AgreementSettings | None = None) -> str:
+    """003's review table, one row per item with the human's and the judge's scores, and its summary figures.
+
+    Agreement is the report's: the same tolerance (agreement.tolerance in the settings) and the same figures.
+    """
+    from judge_tui import agreement as ag
+    from judge_tui.report import Group, ReportError, build_report
+
+    settings = settings or load_settings().agreement
+    tolerance = settings.tolerance
     rubric = _rubric(rubric_name or "exercise-quality")
     human = human or _rater_of_kind(store, rubric.id, "human", "--rater")
     judge = judge or _rater_of_kind(store, rubric.id, "judge", "--judge")
@@ -240,11 +265,8 @@ def review_template(store: Store, rubric_name: str | None, human: str | None, ju
     header += ["Agreement?", "Notes"]
     lines = [f"# Review template: {rubric.name}", "",
              f"Human: {_text_cell(human)} · Judge: {_text_cell(judge)} · agreement = every judged dimension "
-             f"within ±{AGREEMENT_TOLERANCE:g}", "",
+             f"within ±{tolerance:g} (agreement.tolerance in the settings, as in `judge-tui report`)", "",
              "| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
-    agree_by_dim = dict.fromkeys(judged, 0)
-    compared_by_dim = dict.fromkeys(judged, 0)
-    reviewed = 0
     items: list[Item] = list(store.iter_items(rubric=rubric.id))
     for number, item in enumerate(items, start=1):
         h, j = human_ratings.get(item.id), judge_ratings.get(item.id)
@@ -259,33 +281,38 @@ def review_template(store: Store, rubric_name: str | None, human: str | None, ju
         agreement = MISSING
         if h and j:
             pairs = [(h.scores[d], j.scores[d]) for d in judged if d in h.scores and d in j.scores]
-            within = [abs(a - b) <= AGREEMENT_TOLERANCE + _EPS for a, b in pairs]
-            for d in judged:
-                if d in h.scores and d in j.scores:
-                    compared_by_dim[d] += 1
-                    agree_by_dim[d] += abs(h.scores[d] - j.scores[d]) <= AGREEMENT_TOLERANCE + _EPS
             if pairs:
-                reviewed += 1
+                within = ag.within_tolerance(*zip(*pairs, strict=True), tolerance).tolist()
                 agreement = "yes" if all(within) else f"no ({sum(within)}/{len(within)})"
         cells += [agreement, _text_cell(h.notes) if h else ""]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", *_summary(reviewed, len(items), agree_by_dim, compared_by_dim, labels), ""]
+    try:
+        report = build_report(store, rubric, human=Group("human", (human,)), judge=Group("judge", (judge,)),
+                              settings=settings)
+    except ReportError:
+        report = None  # no item rated by both: every figure is missing
+    lines += ["", *_summary(report, len(items), tolerance), ""]
     return "\n".join(lines)
 
 
-def _summary(reviewed: int, total: int, agree: dict[str, int], compared: dict[str, int],
-             labels: dict[str, str]) -> list[str]:
-    agreed, pairs = sum(agree.values()), sum(compared.values())
-    rates = {d: agree[d] / compared[d] for d in agree if compared[d]}
+def _summary(report: Report | None, total: int, tolerance: float) -> list[str]:
+    """The summary metrics, as the report computes them."""
     lowest = highest = MISSING
-    if rates:
-        low, high = min(rates.values()), max(rates.values())
-        lowest = ", ".join(f"{d} ({rate:.0%})" for d, rate in rates.items() if rate == low)
-        highest = ", ".join(f"{d} ({rate:.0%})" for d, rate in rates.items() if rate == high)
+    reviewed = agreed = pairs = 0
+    rate = MISSING
+    if report is not None:
+        s = report.summary
+        reviewed, agreed, pairs = s.cases, s.agreements, s.pairs
+        rate = f"{s.alignment_rate:.1%}" if pairs else MISSING
+        rates = {r.key: r.agreement.alignment_rate for r in report.judged_rows if r.agreement.n}
+        if rates:
+            low, high = min(rates.values()), max(rates.values())
+            lowest = ", ".join(f"{d} ({value:.0%})" for d, value in rates.items() if value == low)
+            highest = ", ".join(f"{d} ({value:.0%})" for d, value in rates.items() if value == high)
     rows = [
         ("Total cases reviewed", f"{reviewed}/{total}"),
-        (f"Dimension agreements (within ±{AGREEMENT_TOLERANCE:g})", f"{agreed}/{pairs}"),
-        ("Overall alignment rate", f"{agreed / pairs:.1%}" if pairs else MISSING),
+        (f"Dimension agreements (within ±{tolerance:g})", f"{agreed}/{pairs}"),
+        ("Overall alignment rate", rate),
         ("Dimension with lowest alignment", lowest),
         ("Dimension with highest alignment", highest),
     ]
@@ -316,19 +343,20 @@ def export(store: Store, fmt: str, out: io.TextIOBase, *, rubric: str | None = N
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from judge_tui.commands import open_store
+    from judge_tui.commands import open_store, output_format
 
     if getattr(args, "bundle", False):
         from judge_tui.bundle import run_export_bundle
 
         return run_export_bundle(args)
+    args.format = output_format(args.format, args.output, FORMAT_BY_SUFFIX, "jsonl")
     with open_store(args, create=False) as store:
         if args.output is None:
             export(store, args.format, sys.stdout, rubric=args.rubric, rater=args.rater, judge=args.judge)
             return 0
         count = _export_to_file(store, args)
-    print(f"wrote {count} {'rows' if args.format == 'review-template' else 'ratings'} to {args.output}",
-          file=sys.stderr)
+    print(f"wrote {count} {'rows' if args.format == 'review-template' else 'ratings'} to {args.output} "
+          f"({args.format})", file=sys.stderr)
     return 0
 
 

@@ -24,6 +24,7 @@ from judge_tui.formats import (
     ratings_rows,
     reasoning_json,
 )
+from judge_tui.formats.rating_form import FORM_DATES
 from judge_tui.formats.text import Unreadable, decode, flaw, load_json
 from judge_tui.records import Rating
 from judge_tui.rubrics import Rubric, RubricError, get_rubric, load_rubrics
@@ -330,10 +331,14 @@ def import_ratings(
     result = ImportResult(path=str(path), format=fmt, rubric=chosen.id, warnings=checked.warnings)
     with store.transaction():
         version = store.ensure_rubric_version(chosen)
-        store.ensure_rater(rater, kind, model=model)
+        name = parsed.meta.get("expert_name")
+        store.ensure_rater(rater, kind, model=model, display_name=name.strip() if isinstance(name, str) else "")
         _save(store, result, rater, version, checked.ratings)
         if parsed.meta.get("summary_notes"):
             store.set_meta(f"summary_notes:{rater}:{chosen.id}", str(parsed.meta["summary_notes"]))
+        for key in FORM_DATES:  # written back by `export --format rating-form`
+            if isinstance(parsed.meta.get(key), str) and parsed.meta[key].strip():
+                store.set_meta(f"{key}:{rater}:{chosen.id}", parsed.meta[key].strip())
     result.raters = [rater]
     return result
 

@@ -13,7 +13,9 @@ Each expert rates on a laptop; the lead merges their database files into one. Th
   twice changes nothing the second time.
 * Judge results are ratings (their details keep the reasoning and parse information) and merge as such;
   the other machine's judge queue and cost log are its own and are not copied. Drafts (unsubmitted work) stay
-  where they were made. Revision marks are copied when we have none for that item.
+  where they were made, except that an item skipped or flagged but not rated travels as just that mark (and
+  the flag's reason), unless we hold a rating or a draft of it by that rater. A submitted item's flag is part
+  of its rating. Revision marks are copied when we have none for that item.
 
 The other file is opened read-only and all writes happen in one transaction per file.
 """
@@ -60,7 +62,7 @@ class RaterConflict:
 class MergeResult:
     source: Path
     added: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
-        ("items", "raters", "rubric_versions", "prompt_versions", "ratings", "revision_marks"), 0))
+        ("items", "raters", "rubric_versions", "prompt_versions", "ratings", "revision_marks", "set_aside"), 0))
     unchanged_ratings: int = 0
     item_differences: list[ItemDifference] = field(default_factory=list)
     rating_conflicts: list[RatingConflict] = field(default_factory=list)
@@ -90,8 +92,9 @@ def _same_content(ours: tuple[str, str, str, str | None], theirs: dict[str, Any]
 
 
 def _rating_summary(values: tuple[Any, ...]) -> dict[str, Any]:
-    scores, overall, verdict, notes, *_ = values
-    return {"scores": json.loads(scores), "overall": overall, "verdict": verdict, "notes": notes}
+    scores, overall, verdict, notes, _seconds, _details, flagged, flag_reason = values
+    return {"scores": json.loads(scores), "overall": overall, "verdict": verdict, "notes": notes,
+            "flagged": bool(flagged), "flag_reason": flag_reason}
 
 
 def merge_database(store: Store, other_path: Path | str, *, only_raters: list[str] | None = None) -> MergeResult:
@@ -112,6 +115,7 @@ def merge_database(store: Store, other_path: Path | str, *, only_raters: list[st
         bad_raters = _merge_raters(store, state, other, only_raters, result)
         rated_items = _merge_ratings(store, state, other, only_raters, version_map, bad_items, bad_raters, result)
         _merge_revision_marks(store, state, other, rated_items if only_raters else None, bad_items, result)
+        _merge_set_aside(store, state, other, only_raters, bad_items, bad_raters, result)
     return result
 
 
@@ -236,11 +240,36 @@ def _merge_revision_marks(
     result.added["revision_marks"] = len(new)
 
 
+def _merge_set_aside(
+    store: Store, state: MergeState, other: ForeignDatabase, only_raters: list[str] | None,
+    bad_items: dict[str, str], bad_raters: dict[str, str], result: MergeResult,
+) -> None:
+    """Items the other side skipped or flagged without rating them, as draft rows holding only those marks."""
+    rated = {(key[0], key[1]) for key in state.ratings if key[3] == 0}
+    new = []
+    for row in other.set_aside(only_raters):
+        key = (row["item_id"], row["rater_id"])
+        if row["item_id"] in bad_items or row["rater_id"] in bad_raters or key in rated or key in state.drafts:
+            continue
+        new.append({**row, "scores": "{}", "notes": "", "seconds": 0})
+        state.drafts.add(key)
+    store.insert_merged("drafts", new)
+    result.added["set_aside"] = len(new)
+
+
 # --------------------------------------------------------------------------- the command
 
 
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _shown(rating: dict[str, Any], other: dict[str, Any]) -> str:
+    """A conflicting rating's scores, and its flag where the two differ in that."""
+    text = json.dumps(rating["scores"], sort_keys=True)
+    if (rating["flagged"], rating["flag_reason"]) != (other["flagged"], other["flag_reason"]):
+        text += f" flagged ({rating['flag_reason'] or 'no reason'})" if rating["flagged"] else " not flagged"
+    return text
 
 
 def describe(result: MergeResult) -> list[str]:
@@ -253,6 +282,8 @@ def describe(result: MergeResult) -> list[str]:
             head += f", {_plural(a['prompt_versions'], 'prompt version')}"
         if a["revision_marks"]:
             head += f", {_plural(a['revision_marks'], 'revision mark')}"
+        if a["set_aside"]:
+            head += f", {_plural(a['set_aside'], 'skipped or flagged item')} not yet rated"
     else:
         head = f"{result.source}: nothing new"
     lines = [head + f" ({_plural(result.unchanged_ratings, 'rating')} already here)."]
@@ -262,8 +293,7 @@ def describe(result: MergeResult) -> list[str]:
     for c in result.rating_conflicts:
         lines.append(
             f"  CONFLICT rating of {c.item_id} by {c.rater_id} (rubric version {c.rubric_version_id}, repeat "
-            f"{c.repeat}) differs: kept ours {json.dumps(c.ours['scores'], sort_keys=True)}, theirs "
-            f"{json.dumps(c.theirs['scores'], sort_keys=True)}."
+            f"{c.repeat}) differs: kept ours {_shown(c.ours, c.theirs)}, theirs {_shown(c.theirs, c.ours)}."
         )
     for r in result.rater_conflicts:
         lines.append(f"  CONFLICT rater {r.rater_id} is a {r.our_kind} rater here but a {r.their_kind} rater "

@@ -51,10 +51,12 @@ class Rating:
     overall: float | None = None
     verdict: str | None = None
     notes: str = ""
-    seconds: float = 0.0
+    seconds: float | None = None  # active time spent; None when not known (a file without times)
     repeat: int = 0
     source: str = ""
     details: dict[str, Any] = field(default_factory=dict)
+    flagged: bool = False  # raised for discussion by the rater, with an optional reason
+    flag_reason: str = ""
     created_at: str = ""
     updated_at: str = ""
 
@@ -72,3 +74,17 @@ class Draft:
     flagged: bool = False
     flag_reason: str = ""
     updated_at: str = ""
+
+
+@dataclass(frozen=True)
+class Flag:
+    """An item a rater raised for discussion, and where their work on it stands."""
+
+    item_id: str
+    rater_id: str
+    reason: str
+    state: str  # "rated", "skipped" or "unrated"
+    updated_at: str
+    rubric: str
+    task_type: str | None
+    split: str | None

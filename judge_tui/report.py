@@ -692,9 +692,15 @@ def run(args: argparse.Namespace) -> int:
     from judge_tui.commands import open_store
     from judge_tui.settings import load_settings
 
+    if getattr(args, "items", False):
+        from judge_tui.item_report import run_items
+
+        return run_items(args)
     settings = load_settings().agreement
     by = [f.strip() for f in (getattr(args, "by", None) or "").split(",") if f.strip()]
     fmt = getattr(args, "format", "text") or "text"
+    if fmt in ("csv", "jsonl"):
+        raise UserError(f"--format {fmt} is for the item-by-item listing: add --items")
     with open_store(args, create=False) as store:
         rubric = _pick_rubric(store, getattr(args, "rubric", None))
         human = judge = None
@@ -721,6 +727,9 @@ def run(args: argparse.Namespace) -> int:
                 judge_id = report.judge.rater_ids[0] if len(report.judge.rater_ids) == 1 else None
                 output = with_team_sections(report_format.render(report, fmt), fmt, store, rubric, args.split,
                                             judge_id, settings.tolerance)
+            from judge_tui.flags import with_flagged_section
+
+            output = with_flagged_section(output, fmt, store, rubric.id, args.split)
     destination = getattr(args, "output", None)
     if destination:
         try:

@@ -229,7 +229,8 @@ def check_ratings(
             continue
         try:
             scores, notes_on_scores = rating_scores(rubric, record.scores, kind=kind, fields=item.fields)
-            seconds = 0.0 if record.seconds is None else _number(record.seconds, "seconds", most=MAX_SECONDS)
+            seconds = None if record.seconds is None else _number(record.seconds, "seconds", most=MAX_SECONDS)
+            flagged, flag_reason = _flag(record.flagged, record.flag_reason)
             repeat = int(_number(record.repeat or 0, "repeat", whole=True, most=MAX_REPEAT))
         except (ScoreError, ValueError) as exc:
             checked.problems.append(Problem(line, f"item {item_id!r}: {exc}"))
@@ -258,8 +259,27 @@ def check_ratings(
         checked.ratings.append(Rating(
             item_id=item_id, rater_id=rater, rubric_version_id=0, scores=scores, overall=overall, verdict=verdict,
             notes=record.notes, seconds=seconds, repeat=repeat, source=source, details=details,
+            flagged=flagged, flag_reason=flag_reason,
         ))
     return checked
+
+
+_FLAG_WORDS = {"": False, "0": False, "false": False, "no": False, "1": True, "true": True, "yes": True}
+
+
+def _flag(raw: Any, reason: Any) -> tuple[bool, str]:
+    """A rating's flag and reason: true/false (or in CSV 1/0, yes/no, empty) and text."""
+    if isinstance(raw, str) and raw.strip().lower() in _FLAG_WORDS:
+        raw = _FLAG_WORDS[raw.strip().lower()]
+    if raw is None:
+        raw = False
+    if not isinstance(raw, bool):
+        raise ValueError(f"\"flagged\" must be true or false, not {raw!r}")
+    if reason is None:
+        reason = ""
+    if not isinstance(reason, str):
+        raise ValueError(f"\"flag_reason\" must be text, not {reason!r}")
+    return raw, reason if raw else ""
 
 
 def _stated_differences(

@@ -78,7 +78,7 @@ def test_rating_form_round_trip_and_shape(rated: Path, tmp_path: Path, capsys):
     assert list(form) == ["expert_name", "expert_id", "study_date", "ratings", "summary_notes",
                           "total_time_minutes", "completion_date"]
     assert list(form["ratings"][0]) == ["submission_id", "task_type", "r_score", "a_score", "t_score", "l_score",
-                                        "expert_cis", "notes", "time_spent_minutes"]
+                                        "expert_cis", "notes", "time_spent_minutes", "flagged", "flag_reason"]
     first = form["ratings"][0]
     assert (first["submission_id"], first["task_type"], first["expert_cis"], first["time_spent_minutes"]) == (
         "C001", "LRU Cache", 0.6875, 6)
@@ -173,3 +173,81 @@ def test_export_errors(rated: Path, tmp_path: Path, capsys):
     assert code == 1 and "does not exist" in err
     code, _out, err = run(capsys, "export", "--format", "rating-form", "--rater", "nobody", "--db", rated)
     assert code == 1 and "no rater 'nobody'" in err
+
+
+@pytest.mark.parametrize("name,first_line", [
+    ("out.csv", "item_id,rater,kind,rubric,rubric_version,r,a,t,l"),
+    ("out.jsonl", '{"item_id": "C001", "rater": "EXP001"'),
+    ("out.json", "{"),
+])
+def test_the_output_file_name_chooses_the_format(rated: Path, tmp_path: Path, capsys, name, first_line):
+    out = tmp_path / name
+    code, _out, err = run(capsys, "export", "--rater", "EXP001", "--rubric", "cis", "-o", out, "--db", rated)
+    assert code == 0, err
+    assert out.read_text().startswith(first_line)
+    if name == "out.json":
+        assert json.loads(out.read_text())["expert_id"] == "EXP001" and "(rating-form)" in err
+
+
+def test_rating_form_round_trip_keeps_the_expert_name_and_the_dates(rated: Path, tmp_path: Path, capsys):
+    out = tmp_path / "form.json"
+    assert run(capsys, "export", "--format", "rating-form", "--rater", "EXP001", "-o", out, "--db", rated)[0] == 0
+    form = json.loads(out.read_text())
+    original = json.loads((FIXTURES / "rating_form.json").read_text())
+    for key in ("expert_name", "study_date", "completion_date", "summary_notes", "total_time_minutes"):
+        assert form[key] == original[key], key
+    assert form["expert_name"] == "Dana Reviewer"
+
+
+def test_unknown_seconds_stay_unknown(rated: Path, tmp_path: Path, capsys):
+    with Store(rated) as store:
+        stored = {r.item_id: r.seconds for r in store.iter_ratings(rater_ids=["EXP002"])}
+    assert stored == {"C001": 37.25, "C002": 0.0, "C003": None}  # C003's row has no seconds: not known
+    code, jsonl, _err = run(capsys, "export", "--rater", "EXP002", "--db", rated)
+    assert [json.loads(line)["seconds"] for line in jsonl.splitlines()] == [37.25, 0.0, None]
+    out = tmp_path / "x.csv"
+    assert run(capsys, "export", "--rater", "EXP002", "-o", out, "--db", rated)[0] == 0
+    assert [row["seconds"] for row in csv.DictReader(out.open())] == ["37.25", "0.0", ""]
+    form = json.loads(run(capsys, "export", "--format", "rating-form", "--rater", "EXP002", "--db", rated)[1])
+    assert [r["time_spent_minutes"] for r in form["ratings"]] == [0.62, 0, None]
+    assert form["total_time_minutes"] == 0.62  # the known times only
+    fresh = _database(tmp_path / "b.db", tmp_path)
+    assert run(capsys, "import-ratings", out, "--rater", "EXP002", "--kind", "human", "--db", fresh)[0] == 0
+    assert _ratings(fresh, "EXP002") == _ratings(rated, "EXP002")
+
+
+def test_several_rubrics_rated_by_one_expert_is_a_clear_error(rated: Path, tmp_path: Path, capsys):
+    traces = write_jsonl(tmp_path / "tr.jsonl", [
+        {"item_id": "T001", "scores": {"completeness": 1, "accuracy": 1, "reasoning_validity": 1,
+                                       "answer_correctness": 1, "clarity": 1}}])
+    with Store(rated) as store:
+        import_ratings(store, traces, "EXP001", "human")
+    code, _out, err = run(capsys, "export", "--format", "rating-form", "--rater", "EXP001", "--db", rated)
+    assert code == 1
+    assert "EXP001 rated several rubrics (cis, reasoning-trace): choose one with --rubric" in err
+
+
+def test_review_template_agrees_with_the_report_at_the_configured_tolerance(tmp_path: Path, capsys, hermetic_home):
+    (hermetic_home / "settings.json").write_text(json.dumps({"agreement": {"tolerance": 0.3}}))
+    db = tmp_path / "e.db"
+    items = [exercise_item(f"E{i}", "B1", "Modal verbs") for i in range(1, 5)]
+    with Store(db) as store:
+        import_items(store, write_jsonl(tmp_path / "e.jsonl", items), "exercise-quality")
+        dims = ("difficulty_match", "instruction_clarity", "learning_objective_alignment")
+        import_ratings(store, write_jsonl(tmp_path / "h.jsonl", [
+            {"item_id": f"E{i}", "scores": dict.fromkeys(dims, 1)} for i in range(1, 5)]), "EXP001", "human")
+        judged = [0.75, 0.7, 0.5, 1]  # 0.25 and 0.3 off: within ±0.3, not within ±0.15
+        import_ratings(store, write_jsonl(tmp_path / "j.jsonl", [
+            {"item_id": f"E{i}", "scores": dict.fromkeys(dims, judged[i - 1])} for i in range(1, 5)]),
+            "judge:m:exercise-quality@1", "judge")
+    code, report, err = run(capsys, "report", "--format", "json", "--db", db, "--rubric", "exercise-quality")
+    assert code == 0, err
+    summary = json.loads(report)["summary"]
+    assert (summary["dimension_agreements"], summary["dimension_pairs"]) == (9, 12)
+    code, template, err = run(capsys, "export", "--format", "review-template", "--db", db)
+    assert code == 0, err
+    assert "within ±0.3 (agreement.tolerance in the settings" in template
+    assert "| Dimension agreements (within ±0.3) | 9/12 |" in template
+    assert f"| Overall alignment rate | {summary['alignment_rate']:.1%} |" in template  # 75.0%, as the report
+    assert "| 2 | B1 | Modal verbs | 1 | 1 | 1 | 0.7 | 1 | 0.7 | 1 | 0.7 | yes |  |" in template
+    assert "| 3 | B1 | Modal verbs | 1 | 1 | 1 | 0.5 | 1 | 0.5 | 1 | 0.5 | no (0/3) |  |" in template

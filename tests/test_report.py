@@ -234,7 +234,8 @@ def test_json_schema_is_stable(exercise_db, capsys):
     db, _, _ = exercise_db
     data = report_json(db, "--by", "split", capsys=capsys)
     assert list(data) == ["schema_version", "rubric", "split", "raters", "thresholds", "counts", "summary",
-                          "dimensions", "overall", "verdict", "breakdowns", "self_agreement", "human_agreement"]
+                          "dimensions", "overall", "verdict", "breakdowns", "self_agreement", "human_agreement",
+                          "flagged_items"]
     assert data["schema_version"] == 1
     row_keys = ["dimension", "name", "method", "n", "alignment_rate", "cohen_kappa", "weighted_kappa", "pearson_r",
                 "spearman_rho", "kendall_tau", "mean_difference", "tpr", "tnr", "accuracy", "corrected_pass_rate",

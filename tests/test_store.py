@@ -90,10 +90,11 @@ def test_drafts_survive_and_submit_clears_them(store: Store, rubrics):
     assert store.latest_draft("ann").item_id == "P002"
     assert store.next_unrated_item("ann", "binary").id == "P002"  # P001 skipped
     assert store.progress("ann", "binary")["flagged"] == 1
-    store.save_rating(Rating(item_id="P002", rater_id="ann", rubric_version_id=version, scores={"label": 0.0}),
-                      clear_draft=True)
-    kept = store.draft("P002", "ann")
-    assert kept.flagged and kept.scores == {} and kept.flag_reason == "unclear"
+    store.save_rating(Rating(item_id="P002", rater_id="ann", rubric_version_id=version, scores={"label": 0.0},
+                             flagged=True, flag_reason="unclear"), clear_draft=True)
+    assert store.draft("P002", "ann") is None  # the flag is the rating's now
+    assert store.rating("P002", "ann").flag_reason == "unclear"
+    assert store.progress("ann", "binary")["flagged"] == 1
 
 
 def test_foreign_keys_are_enforced(store: Store):

@@ -45,6 +45,8 @@ class RatingRecord:
     details: dict[str, Any] = field(default_factory=dict)
     stated_overall: Any = None
     stated_verdict: Any = None
+    flagged: Any = False  # the file's raw value: true/false, or in CSV text such as "yes" or ""
+    flag_reason: Any = ""
 
 
 @dataclass

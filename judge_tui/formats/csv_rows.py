@@ -33,12 +33,13 @@ def unprotect(cell: str) -> str:
 
 # The columns every `judge-tui export --format csv` file starts with, in this order.
 EXPORT_COLUMNS = ("item_id", "rater", "kind", "rubric", "rubric_version")
-EXPORT_TAIL = ("overall", "verdict", "notes", "seconds", "repeat", "details")
+_FIRST_TAIL = ("overall", "verdict", "notes", "seconds", "repeat", "details")  # what every version wrote
+EXPORT_TAIL = (*_FIRST_TAIL, "flagged", "flag_reason")
 
 
 def is_own_export(header: list[str]) -> bool:
     """Whether a header is that of a ratings CSV judge-tui wrote (whose cells carry the formula quote)."""
-    return tuple(header[: len(EXPORT_COLUMNS)]) == EXPORT_COLUMNS and set(EXPORT_TAIL) <= set(header)
+    return tuple(header[: len(EXPORT_COLUMNS)]) == EXPORT_COLUMNS and set(_FIRST_TAIL) <= set(header)
 
 
 def read(text: str) -> Parsed:

@@ -1,8 +1,9 @@
 """The CIS study's rating_form.json, filled in by an expert.
 
 {"expert_name", "expert_id", "study_date", "ratings": [{"submission_id", "task_type", "r_score", "a_score",
-"t_score", "l_score", "expert_cis", "notes", "time_spent_minutes"}], "summary_notes", "total_time_minutes",
-"completion_date", "bonus_eligible"}. A key "<dimension>_score" scores that dimension.
+"t_score", "l_score", "expert_cis", "notes", "time_spent_minutes", "flagged", "flag_reason"}], "summary_notes",
+"total_time_minutes", "completion_date", "bonus_eligible"}. A key "<dimension>_score" scores that dimension;
+"flagged" and "flag_reason" (judge-tui's own forms carry them) say the expert raised the item for discussion.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from judge_tui.records import MAX_SECONDS
 FORM_KEYS = ("expert_name", "expert_id", "study_date", "summary_notes", "total_time_minutes", "completion_date",
              "bonus_eligible")
 SCORE_SUFFIX = "_score"
+FORM_DATES = ("study_date", "completion_date")  # kept per expert and rubric on import, written back on export
 
 
 def scores_of(row: dict[str, Any]) -> dict[str, Any]:
@@ -53,7 +55,8 @@ def read_rows(text: str, *, notes_key: str, describe: str) -> Parsed:
         parsed.records.append(RatingRecord(
             line=line, item_id=row["submission_id"], scores=scores_of(row),
             notes=notes if isinstance(notes, str) else "", seconds=seconds, details=details,
-            stated_overall=row.get("expert_cis"),
+            stated_overall=row.get("expert_cis"), flagged=row.get("flagged", False),
+            flag_reason=row.get("flag_reason", ""),
         ))
         if notes is not None and not isinstance(notes, str):
             parsed.problems.append(Problem(line, f"\"{notes_key}\" must be text"))

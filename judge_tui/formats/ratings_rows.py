@@ -1,8 +1,8 @@
 """judge-tui's own rating rows, as JSON Lines or CSV (what `judge-tui export` writes).
 
 JSON Lines: {"item_id": ..., "scores": {<dimension id>: value}, "notes": ..., "seconds": ...} per line, plus
-optional "rater", "kind", "rubric", "rubric_version", "overall", "verdict", "repeat", "details" (exports carry
-them; overall and verdict are recomputed on import). Without a "scores" object, every other key is taken
+optional "rater", "kind", "rubric", "rubric_version", "overall", "verdict", "repeat", "details", "flagged",
+"flag_reason" (exports carry them; overall and verdict are recomputed on import). Without a "scores" object, every other key is taken
 as a dimension: {"item_id": "P01", "label": "PASS", "critique": "..."}.
 CSV: an item id column (item_id, id or submission_id) and one column per dimension, with the same optional
 columns; an empty cell leaves that dimension unscored.
@@ -18,7 +18,8 @@ from judge_tui.formats.text import json_lines, parse_json
 
 NOTE_KEYS = ("notes", "critique", "reasoning")
 OTHER_KEYS = ("rater", "kind", "rubric", "rubric_version", "overall", "verdict", "repeat", "details", "seconds",
-              "created_at", "updated_at", "task_type", "overall_score", "issues", "suggestions")
+              "created_at", "updated_at", "task_type", "overall_score", "issues", "suggestions", "flagged",
+              "flag_reason")
 NOT_DIMENSIONS = frozenset((*ID_KEYS, *NOTE_KEYS, *OTHER_KEYS, "scores"))
 
 
@@ -71,6 +72,7 @@ def record_from(line: int, row: dict[str, Any], problems: list[Problem], *, from
         details=details,
         stated_overall=row.get("overall_score"),
         stated_verdict=row.get("verdict") if "overall_score" in row else None,
+        flagged=row.get("flagged", False), flag_reason=row.get("flag_reason", ""),
     )
 
 

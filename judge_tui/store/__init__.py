@@ -5,7 +5,8 @@ write is its own short transaction begun with BEGIN IMMEDIATE (a second process 
 A Store belongs to the thread that opened it.
 
 One module per area: schema.py (tables and migrations), core.py (connection, transactions, meta), then the
-queries of items, ratings, drafts, the judge queue, import/export, agreement, merging, versions and team;
+queries of items, ratings, drafts, flags, the judge queue, import/export, agreement, merging, versions, team
+and status;
 foreign.py reads another database for a merge.
 """
 
@@ -15,6 +16,7 @@ from judge_tui.store.agreement_queries import AgreementQueries, RaterScores
 from judge_tui.store.common import ItemConflict, StoreError, now
 from judge_tui.store.core import StoreCore
 from judge_tui.store.drafts import DraftQueries
+from judge_tui.store.flags import FlagQueries
 from judge_tui.store.foreign import ForeignDatabase
 from judge_tui.store.import_export import ImportExportQueries
 from judge_tui.store.items import ItemQueries
@@ -22,6 +24,7 @@ from judge_tui.store.judge_queue import JudgeQueueQueries
 from judge_tui.store.merging import RATING_CONTENT, MergeQueries, MergeState, rating_content
 from judge_tui.store.ratings import RaterQueries, RatingQueries
 from judge_tui.store.schema import migrations
+from judge_tui.store.status import StatusQueries
 from judge_tui.store.team import DriftQueries, TeamQueries
 from judge_tui.store.versions import VersionQueries
 
@@ -50,8 +53,10 @@ class Store(
     JudgeQueueQueries,
     RatingQueries,
     DraftQueries,
+    FlagQueries,
     AgreementQueries,
     DriftQueries,
+    StatusQueries,
     StoreCore,
 ):
     """A judge-tui database: every query of every area, on one connection."""

@@ -7,10 +7,10 @@ from typing import Any
 
 from judge_tui.records import Draft
 from judge_tui.store.common import _dumps, now
-from judge_tui.store.core import StoreCore
+from judge_tui.store.flags import FlagQueries
 
 
-class DraftQueries(StoreCore):
+class DraftQueries(FlagQueries):
     # ------------------------------------------------------------------ drafts (the rating screen's work)
 
     def save_draft(self, draft: Draft) -> None:
@@ -64,9 +64,10 @@ class DraftQueries(StoreCore):
         rated = int(self.scalar(
             f"SELECT COUNT(DISTINCT r.item_id) FROM ratings r CROSS JOIN items i ON i.id = r.item_id"
             f" WHERE r.rater_id = ? AND i.rubric = ? {extra}", [rater_id, rubric, *params]))
-        skipped, flagged = self.conn.execute(
-            f"SELECT COALESCE(SUM(d.skipped), 0), COALESCE(SUM(d.flagged), 0) FROM drafts d"
+        skipped = self.scalar(
+            f"SELECT COALESCE(SUM(d.skipped), 0) FROM drafts d"
             f" CROSS JOIN items i ON i.id = d.item_id WHERE d.rater_id = ? AND i.rubric = ? {extra}",
             [rater_id, rubric, *params],
-        ).fetchone()
-        return {"rated": rated, "skipped": int(skipped), "flagged": int(flagged), "total": total}
+        )
+        flagged = self.count_flagged(rater_id, rubric, split)  # on ratings and on drafts
+        return {"rated": rated, "skipped": int(skipped), "flagged": flagged, "total": total}

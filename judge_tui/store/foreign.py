@@ -72,9 +72,18 @@ class ForeignDatabase:
         return self._rows("SELECT rubric, prompt_version, rubric_version_id, template, reason, motivating_items,"
                           " created_at FROM prompt_versions ORDER BY id")
 
+    def _columns(self, table: str) -> set[str]:
+        return {row["name"] for row in self._rows(f"PRAGMA table_info({table})")}
+
     def items(self, only_raters: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Items; with only_raters, those these raters rated, skipped or flagged."""
         where, params = self._rater_filter(only_raters, "rater_id")
-        restrict = f" WHERE id IN (SELECT item_id FROM ratings{where})" if only_raters else ""
+        restrict = ""
+        if only_raters:
+            restrict = f" WHERE id IN (SELECT item_id FROM ratings{where})"
+            if "drafts" in self.tables:
+                restrict += f" OR id IN (SELECT item_id FROM drafts{where} AND (skipped = 1 OR flagged = 1))"
+                params = params * 2
         return self._rows("SELECT id, rubric, task_type, fields, split, content_hash, position, source,"
                           f" few_shot_used, created_at FROM items{restrict} ORDER BY position", params)
 
@@ -85,9 +94,26 @@ class ForeignDatabase:
 
     def ratings(self, only_raters: Sequence[str] | None = None) -> list[dict[str, Any]]:
         where, params = self._rater_filter(only_raters, "rater_id")
+        flags = "flagged, flag_reason"
+        if "flagged" not in self._columns("ratings"):
+            # A database from before flags moved onto ratings: a submitted item's flag is in its draft.
+            flags = ("COALESCE((SELECT d.flagged FROM drafts d WHERE d.item_id = r.item_id AND d.rater_id = r.rater_id"
+                     " AND r.repeat = 0), 0) AS flagged, COALESCE((SELECT d.flag_reason FROM drafts d WHERE"
+                     " d.item_id = r.item_id AND d.rater_id = r.rater_id AND d.flagged = 1 AND r.repeat = 0), '')"
+                     " AS flag_reason") if "drafts" in self.tables else "0 AS flagged, '' AS flag_reason"
         return self._rows("SELECT item_id, rater_id, rubric_version_id, repeat, scores, overall, verdict, notes,"
-                          f" seconds, source, details, created_at, updated_at FROM ratings{where} ORDER BY id",
-                          params)
+                          f" seconds, source, details, created_at, updated_at, {flags} FROM ratings r{where}"
+                          " ORDER BY id", params)
+
+    def set_aside(self, only_raters: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Drafts of items skipped or flagged but not rated: just those marks (unsubmitted scores stay here)."""
+        if "drafts" not in self.tables:
+            return []
+        where, params = self._rater_filter(only_raters, "d.rater_id")
+        where = (where + " AND" if where else " WHERE") + " (d.skipped = 1 OR d.flagged = 1) AND NOT EXISTS"
+        return self._rows("SELECT d.item_id, d.rater_id, d.skipped, d.flagged, d.flag_reason, d.updated_at"
+                          f" FROM drafts d{where} (SELECT 1 FROM ratings r WHERE r.item_id = d.item_id AND"
+                          " r.rater_id = d.rater_id AND r.repeat = 0) ORDER BY d.item_id, d.rater_id", params)
 
     def revision_marks(self, only_items: set[str] | None = None) -> list[dict[str, Any]]:
         if "revision_marks" not in self.tables:

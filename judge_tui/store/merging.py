@@ -28,6 +28,7 @@ class MergeQueries(ItemQueries):
             f"SELECT item_id, rater_id, rubric_version_id, repeat, {', '.join(RATING_CONTENT)} FROM ratings"
         ):
             state.ratings[tuple(row[:4])] = rating_content(row[4:])
+        state.drafts.update(self.conn.execute("SELECT item_id, rater_id FROM drafts"))
         for item_id, rubric, note in self.conn.execute("SELECT item_id, rubric, note FROM revision_marks"):
             state.revision_marks[(item_id, rubric)] = note
         state.next_position = self._next_position()
@@ -64,17 +65,19 @@ class MergeState:
         self.raters: dict[str, str] = {}  # id -> kind
         self.ratings: dict[tuple[str, str, int, int], tuple[Any, ...]] = {}  # key -> comparable values
         self.revision_marks: dict[tuple[str, str], str] = {}
+        self.drafts: set[tuple[str, str]] = set()  # (item id, rater id)
         self.next_position = 1
 
 
-_MERGED_TABLES = {"items", "raters", "ratings", "revision_marks", "prompt_versions"}
+_MERGED_TABLES = {"items", "raters", "ratings", "revision_marks", "prompt_versions", "drafts"}
 
 
 # What makes two ratings the same rating; the source (which file or screen it came from) is not part of it.
-RATING_CONTENT = ("scores", "overall", "verdict", "notes", "seconds", "details")
+RATING_CONTENT = ("scores", "overall", "verdict", "notes", "seconds", "details", "flagged", "flag_reason")
 
 
 def rating_content(row: Sequence[Any]) -> tuple[Any, ...]:
     """A rating's RATING_CONTENT values in a form two databases can compare (JSON re-encoded canonically)."""
-    scores, overall, verdict, notes, seconds, details = row
-    return (_dumps(_loads(scores, {})), overall, verdict, notes, float(seconds), _dumps(_loads(details, {})))
+    scores, overall, verdict, notes, seconds, details, flagged, flag_reason = row
+    return (_dumps(_loads(scores, {})), overall, verdict, notes, None if seconds is None else float(seconds),
+            _dumps(_loads(details, {})), int(flagged), flag_reason)

@@ -19,7 +19,10 @@ class RaterQueries(StoreCore):
         self, rater_id: str, kind: str, *, model: str | None = None, prompt_version: str | None = None,
         display_name: str = "",
     ) -> None:
-        """Create the rater if new; an existing rater of another kind is an error."""
+        """Create the rater if new; an existing rater of another kind is an error.
+
+        A display name fills in an existing rater's empty one (a rating form naming its expert), never replaces it.
+        """
         row = self.conn.execute("SELECT kind FROM raters WHERE id = ?", [rater_id]).fetchone()
         if row is None:
             # Another process may create the same rater between the look-up and here: DO NOTHING, then read.
@@ -32,6 +35,10 @@ class RaterQueries(StoreCore):
                 row = conn.execute("SELECT kind FROM raters WHERE id = ?", [rater_id]).fetchone()
         if row[0] != kind:
             raise ValueError(f"rater {rater_id!r} already exists as a {row[0]} rater, not {kind}")
+        if display_name:
+            with self.transaction() as conn:
+                conn.execute("UPDATE raters SET display_name = ? WHERE id = ? AND display_name = ''",
+                             [display_name, rater_id])
 
     def rater(self, rater_id: str) -> dict[str, Any] | None:
         rows = self.query("SELECT * FROM raters WHERE id = ?", [rater_id])
@@ -48,31 +55,28 @@ class RatingQueries(StoreCore):
 
     _RATING_COLUMNS = (
         "item_id, rater_id, rubric_version_id, repeat, scores, overall, verdict, notes, seconds, source,"
-        " details, created_at, updated_at"
+        " details, created_at, updated_at, flagged, flag_reason"
     )
 
     @staticmethod
     def _rating(row: Sequence[Any]) -> Rating:
         (item_id, rater_id, version, repeat, scores, overall, verdict, notes, seconds, source, details,
-         created, updated) = row
+         created, updated, flagged, flag_reason) = row
         return Rating(item_id=item_id, rater_id=rater_id, rubric_version_id=version, repeat=repeat,
                       scores=json.loads(scores), overall=overall, verdict=verdict, notes=notes,
                       seconds=seconds, source=source, details=_loads(details, {}), created_at=created,
-                      updated_at=updated)
+                      updated_at=updated, flagged=bool(flagged), flag_reason=flag_reason)
 
     def save_rating(self, rating: Rating, *, clear_draft: bool = False) -> bool:
         """Insert or replace a rating (same item, rater, rubric version and repeat) and commit it.
 
-        Returns True if anything changed. With clear_draft the item's draft goes in the same transaction.
+        Returns True if anything changed. With clear_draft the item's draft goes in the same transaction
+        (its flag, too, is now the rating's).
         """
         with self.transaction() as conn:
             changed = self._upsert_rating(conn, rating)
             if clear_draft:
-                # A flag outlives the submission; the rest of the draft is now in the rating.
-                key = [rating.item_id, rating.rater_id]
-                conn.execute("DELETE FROM drafts WHERE item_id = ? AND rater_id = ? AND flagged = 0", key)
-                conn.execute("UPDATE drafts SET scores = '{}', notes = '', seconds = 0, skipped = 0"
-                             " WHERE item_id = ? AND rater_id = ?", key)
+                conn.execute("DELETE FROM drafts WHERE item_id = ? AND rater_id = ?", [rating.item_id, rating.rater_id])
         return changed
 
     def save_ratings(self, ratings: Iterable[Rating]) -> int:
@@ -82,9 +86,11 @@ class RatingQueries(StoreCore):
 
     def _upsert_rating(self, conn: sqlite3.Connection, r: Rating) -> bool:
         key = [r.item_id, r.rater_id, r.rubric_version_id, r.repeat]
-        values = [_dumps(r.scores), r.overall, r.verdict, r.notes, float(r.seconds), _dumps(r.details)]
+        seconds = None if r.seconds is None else float(r.seconds)
+        values = [_dumps(r.scores), r.overall, r.verdict, r.notes, seconds, _dumps(r.details), int(r.flagged),
+                  r.flag_reason if r.flagged else ""]
         existing = conn.execute(
-            "SELECT scores, overall, verdict, notes, seconds, details FROM ratings"
+            "SELECT scores, overall, verdict, notes, seconds, details, flagged, flag_reason FROM ratings"
             " WHERE item_id = ? AND rater_id = ? AND rubric_version_id = ? AND repeat = ?", key
         ).fetchone()
         # The source says where a rating came from, not what it is: the same rating read from another file
@@ -95,14 +101,15 @@ class RatingQueries(StoreCore):
         if existing is None:
             conn.execute(
                 "INSERT INTO ratings (item_id, rater_id, rubric_version_id, repeat, scores, overall, verdict, notes,"
-                " seconds, details, source, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " seconds, details, flagged, flag_reason, source, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [*key, *values, r.source, r.created_at or stamp, stamp],
             )
         else:
             conn.execute(
                 "UPDATE ratings SET scores = ?, overall = ?, verdict = ?, notes = ?, seconds = ?, details = ?,"
-                " source = ?, updated_at = ? WHERE item_id = ? AND rater_id = ? AND rubric_version_id = ?"
-                " AND repeat = ?",
+                " flagged = ?, flag_reason = ?, source = ?, updated_at = ? WHERE item_id = ? AND rater_id = ?"
+                " AND rubric_version_id = ? AND repeat = ?",
                 [*values, r.source, stamp, *key],
             )
         return True

@@ -75,6 +75,68 @@ def m004_prompt_versions(db: sqlite_utils.Database) -> None:
     )
 
 
+
+@migrations()
+def m005_rating_flags(db: sqlite_utils.Database) -> None:
+    # A flag and its reason belong to the rating, so they travel with it through exports, bundles and merges;
+    # an item flagged but not rated (skipped, say) keeps its flag in its draft row, which merges also carry.
+    # seconds becomes nullable: NULL is "not known" (an import without times), 0 is a measured zero.
+    # SQLite cannot drop NOT NULL in place: the table is rebuilt with the same ids. judge_jobs.rating_id points
+    # at them; it is set aside while the old table goes (dropping a referenced table would break the foreign
+    # key, and PRAGMA foreign_keys cannot change inside the migration's transaction), then put back.
+    db.execute("CREATE TEMP TABLE job_ratings AS SELECT id, rating_id FROM judge_jobs WHERE rating_id IS NOT NULL")
+    db.execute("UPDATE judge_jobs SET rating_id = NULL WHERE rating_id IS NOT NULL")
+    db.execute(_RATINGS_V5)
+    db.execute(
+        "INSERT INTO ratings_v5 (id, item_id, rater_id, rubric_version_id, repeat, scores, overall, verdict, notes,"
+        " seconds, source, details, created_at, updated_at) SELECT id, item_id, rater_id, rubric_version_id,"
+        " repeat, scores, overall, verdict, notes, seconds, source, details, created_at, updated_at FROM ratings"
+    )
+    db.execute("DROP TABLE ratings")
+    db.execute("ALTER TABLE ratings_v5 RENAME TO ratings")
+    db.execute("CREATE INDEX ratings_by_rater ON ratings (rater_id, item_id)")
+    # The few flagged ratings, found without reading the rest (the status line counts them after each change).
+    db.execute("CREATE INDEX ratings_flagged ON ratings (rater_id, item_id) WHERE flagged = 1")
+    db.execute("UPDATE judge_jobs SET rating_id = (SELECT j.rating_id FROM temp.job_ratings j"
+               " WHERE j.id = judge_jobs.id) WHERE id IN (SELECT id FROM temp.job_ratings)")
+    db.execute("DROP TABLE temp.job_ratings")
+    # Flags set on already-submitted items lived in drafts: they move onto the rater's newest first-run rating.
+    db.execute(
+        "UPDATE ratings SET flagged = 1, flag_reason = (SELECT d.flag_reason FROM drafts d"
+        " WHERE d.item_id = ratings.item_id AND d.rater_id = ratings.rater_id)"
+        " WHERE repeat = 0 AND rubric_version_id = (SELECT MAX(o.rubric_version_id) FROM ratings o"
+        " WHERE o.item_id = ratings.item_id AND o.rater_id = ratings.rater_id AND o.repeat = 0)"
+        " AND EXISTS (SELECT 1 FROM drafts d WHERE d.item_id = ratings.item_id AND d.rater_id = ratings.rater_id"
+        " AND d.flagged = 1)"
+    )
+    db.execute(
+        "DELETE FROM drafts WHERE flagged = 1 AND scores = '{}' AND notes = '' AND skipped = 0"
+        " AND EXISTS (SELECT 1 FROM ratings r WHERE r.item_id = drafts.item_id AND r.rater_id = drafts.rater_id)"
+    )
+
+
+_RATINGS_V5 = """
+        CREATE TABLE ratings_v5 (
+            id INTEGER PRIMARY KEY,
+            item_id TEXT NOT NULL REFERENCES items (id),
+            rater_id TEXT NOT NULL REFERENCES raters (id),
+            rubric_version_id INTEGER NOT NULL REFERENCES rubric_versions (id),
+            repeat INTEGER NOT NULL DEFAULT 0,
+            scores TEXT NOT NULL,
+            overall REAL,
+            verdict TEXT,
+            notes TEXT NOT NULL DEFAULT '',
+            seconds REAL,
+            source TEXT NOT NULL DEFAULT '',
+            details TEXT NOT NULL DEFAULT '{}',
+            flagged INTEGER NOT NULL DEFAULT 0,
+            flag_reason TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            UNIQUE (item_id, rater_id, rubric_version_id, repeat)
+        )
+        """
+
 _SCHEMA_V1 = """
         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 

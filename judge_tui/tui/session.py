@@ -124,12 +124,13 @@ class RatingSession:
             seconds = draft.seconds
         elif rating is not None:
             edit = Edit({k: v for k, v in rating.scores.items() if k in self._judged_ids}, rating.notes)
-            seconds = rating.seconds
+            seconds = rating.seconds or 0.0  # an imported rating's time may be unknown (None)
         else:
             edit = Edit()
             seconds = 0.0
-        if draft is not None:
-            edit = replace(edit, flagged=draft.flagged, flag_reason=draft.flag_reason)
+        flag_from = draft if draft is not None and (live_draft or rating is None) else rating
+        if flag_from is not None:
+            edit = replace(edit, flagged=flag_from.flagged, flag_reason=flag_from.flag_reason)
         self.state = ItemState(item, edit, skipped=bool(draft and draft.skipped), submitted=rating,
                                code_ids=self._code_ids)
         self._undo.clear()
@@ -259,10 +260,6 @@ class RatingSession:
     def draft(self) -> Draft:
         assert self.state is not None
         state, edit = self.state, self.state.edit
-        if state.submitted is not None and not state.changed_since_submit:
-            # Nothing beyond the submitted rating but perhaps a flag: the rating stays the source of truth.
-            return Draft(state.item.id, self.reviewer, flagged=edit.flagged, flag_reason=edit.flag_reason,
-                         skipped=state.skipped)
         return Draft(state.item.id, self.reviewer, scores=dict(edit.scores), notes=edit.notes,
                      seconds=round(self.timer.elapsed(), 3), skipped=state.skipped, flagged=edit.flagged,
                      flag_reason=edit.flag_reason)
@@ -272,8 +269,13 @@ class RatingSession:
         if self.state is None or self.state.recheck:
             return
         state = self.state
-        if only_if_timed and state.submitted is not None and not state.changed_since_submit:
-            return  # looking again at a submitted item records nothing
+        if state.submitted is not None and not state.changed_since_submit:
+            if not only_if_timed:  # looking again at a submitted item records nothing
+                # The submitted rating is the source of truth; a flag raised or lowered on it is the rating's.
+                state.submitted = replace(state.submitted, flagged=state.edit.flagged,
+                                          flag_reason=state.edit.flag_reason)
+                self._write(PendingWrite(rating=state.submitted, clear_draft=True))
+            return
         draft = self.draft()
         blank = not (draft.scores or draft.notes or draft.seconds or draft.flagged or draft.skipped)
         if blank and self._saved(state.item.id)[0] is None:
@@ -326,8 +328,8 @@ class RatingSession:
                 draft = write.draft
             elif write.rating is not None and write.rating.repeat == 0:
                 rating = write.rating
-                if write.clear_draft and draft is not None:  # as save_rating does: only a flag outlives it
-                    draft = Draft(item_id, self.reviewer, flagged=draft.flagged, flag_reason=draft.flag_reason)
+                if write.clear_draft:  # as save_rating does
+                    draft = None
         return draft, rating
 
     def _pending_rating(self, item_id: str) -> Rating | None:
@@ -365,6 +367,7 @@ class RatingSession:
             item_id=self.state.item.id, rater_id=self.reviewer, rubric_version_id=self.version_id,
             scores=scores, overall=self.rubric.overall_score(scores), verdict=self.rubric.verdict(scores),
             notes=self.state.edit.notes, seconds=round(self.timer.elapsed(), 3), source="app",
+            flagged=self.state.edit.flagged, flag_reason=self.state.edit.flag_reason,
         )
         self._write(PendingWrite(rating=rating, clear_draft=True))
         self.state.submitted = rating

@@ -115,13 +115,13 @@ def test_changes_kept_while_the_database_is_held_are_written_in_order(filled_sto
         assert session.open_next_unrated().item.id == "B002"  # B001 counts as rated, though not yet written
         session.skip()  # B002 set aside
         assert [(w.item_id, w.rating is not None) for w in session.pending] == [
-            ("B001", False), ("B001", True), ("B001", False), ("B002", False)]  # draft, rating, flag, skip
+            ("B001", False), ("B001", True), ("B001", True), ("B002", False)]  # draft, rating, its flag, skip
         assert not session.save_pending() and session.waiting_for == "busy"
     assert session.save_pending() and session.waiting_for == ""
     rating = filled_store.rating("B001", "EXP001")
     assert rating.scores["r"] == 0.75 and rating.scores["a"] == 1.0
-    draft = filled_store.draft("B001", "EXP001")
-    assert draft.flagged and draft.flag_reason == "test output is truncated" and draft.scores == {}
+    assert rating.flagged and rating.flag_reason == "test output is truncated"  # a submitted item's flag
+    assert filled_store.draft("B001", "EXP001") is None
     assert filled_store.draft("B002", "EXP001").skipped
 
 

@@ -1,0 +1,42 @@
+"""Flags: items a rater raised for discussion, with an optional reason.
+
+A flag lives where the rater's work on the item lives: on their rating once they submitted one (the newest
+first-run rating counts), otherwise on their draft (an item skipped or not yet rated).
+"""
+
+from __future__ import annotations
+
+from judge_tui.records import Flag
+from judge_tui.store.common import where
+from judge_tui.store.core import StoreCore
+
+# One row per (item, rater): the flag of the rater's newest first-run rating, else of their draft if unrated.
+_FLAGS = """
+    SELECT r.item_id, r.rater_id, r.flag_reason, 'rated' AS state, r.updated_at
+      FROM ratings r
+     WHERE r.flagged = 1 AND r.repeat = 0 AND r.rubric_version_id = (
+           SELECT MAX(o.rubric_version_id) FROM ratings o
+            WHERE o.item_id = r.item_id AND o.rater_id = r.rater_id AND o.repeat = 0)
+    UNION ALL
+    SELECT d.item_id, d.rater_id, d.flag_reason, CASE WHEN d.skipped THEN 'skipped' ELSE 'unrated' END, d.updated_at
+      FROM drafts d
+     WHERE d.flagged = 1 AND NOT EXISTS (
+           SELECT 1 FROM ratings o WHERE o.item_id = d.item_id AND o.rater_id = d.rater_id AND o.repeat = 0)
+"""
+
+
+class FlagQueries(StoreCore):
+    # ------------------------------------------------------------------ flags
+
+    def flags(self, rubric: str | None = None, rater_id: str | None = None, split: str | None = None) -> list[Flag]:
+        """Every flag (optionally of one rubric, rater or split), in item order, then by rater."""
+        clause, params = where(("i.rubric = ?", rubric), ("f.rater_id = ?", rater_id), ("i.split = ?", split))
+        rows = self.conn.execute(
+            f"SELECT f.item_id, f.rater_id, f.flag_reason, f.state, f.updated_at, i.rubric, i.task_type, i.split"
+            f" FROM ({_FLAGS}) f JOIN items i ON i.id = f.item_id {clause} ORDER BY i.position, f.rater_id", params
+        )
+        return [Flag(*row) for row in rows]
+
+    def count_flagged(self, rater_id: str, rubric: str, split: str | None = None) -> int:
+        return len(self.flags(rubric, rater_id, split))
+

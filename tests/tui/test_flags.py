@@ -1,0 +1,226 @@
+"""Flags reach the lead: from the rating session onto the rating, through every export, bundle and merge,
+into the report's flagged section and `judge-tui flags`."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from judge_tui.bundle import export_bundle, import_bundle
+from judge_tui.cli import main
+from judge_tui.merging import merge_database
+from judge_tui.records import Draft, Rating
+from judge_tui.store import Store, migrations
+from judge_tui.tui.session import RatingSession
+from tests.tui.conftest import FakeClock, make_items
+
+REASON = "tests never run the eviction path"
+SKIP_REASON = '=HYPERLINK("x") \x1b]0;owned\x07 task text is cut off'
+
+
+def _rate(session: RatingSession, value: float = 0.75) -> None:
+    for dimension in "ratl":
+        session.set_score(dimension, value)
+
+
+def _expert_database(store: Store, rubrics, clock: FakeClock) -> None:
+    """EXP001 flags B001 and submits it, rates B002 unflagged, and flags and skips B003."""
+    session = RatingSession(store, rubrics["cis"], "EXP001", clock=clock)
+    assert session.resume().item.id == "B001"
+    session.set_flag(True, REASON)
+    _rate(session)
+    clock.advance(30)
+    session.submit()
+    assert session.open_next_unrated().item.id == "B002"
+    _rate(session, 0.5)
+    session.submit()
+    assert session.open_next_unrated().item.id == "B003"
+    session.set_flag(True, SKIP_REASON)
+    session.skip()
+
+
+def _flags(store: Store) -> list[tuple[str, str, str, str]]:
+    return [(f.item_id, f.rater_id, f.state, f.reason) for f in store.flags()]
+
+
+EXPECTED = [("B001", "EXP001", "rated", REASON), ("B003", "EXP001", "skipped", SKIP_REASON)]
+
+
+def test_submitting_moves_the_flag_and_its_reason_onto_the_rating(filled_store, rubrics, clock, db_path):
+    _expert_database(filled_store, rubrics, clock)
+    rating = filled_store.rating("B001", "EXP001")
+    assert rating.flagged and rating.flag_reason == REASON and rating.seconds == 30.0
+    assert filled_store.draft("B001", "EXP001") is None  # nothing of B001 is left in drafts
+    assert not filled_store.rating("B002", "EXP001").flagged
+    assert _flags(filled_store) == EXPECTED
+    assert filled_store.progress("EXP001", "cis") == {"rated": 2, "skipped": 1, "flagged": 2, "total": 3}
+    # A new session shows the flag from the rating.
+    again = RatingSession(Store(db_path), rubrics["cis"], "EXP001", clock=clock)
+    state = again.open(filled_store.item("B001"))
+    assert state.edit.flagged and state.edit.flag_reason == REASON
+
+
+def test_flagging_a_submitted_item_changes_its_rating(filled_store, rubrics, clock):
+    session = RatingSession(filled_store, rubrics["cis"], "EXP001", clock=clock)
+    session.resume()
+    _rate(session)
+    session.submit()
+    session.set_flag(True, "second thoughts")
+    assert filled_store.rating("B001", "EXP001").flag_reason == "second thoughts"
+    assert filled_store.draft("B001", "EXP001") is None
+    session.set_flag(False)
+    assert not filled_store.rating("B001", "EXP001").flagged
+    assert session.undo() and filled_store.rating("B001", "EXP001").flagged  # undo brings the flag back
+    assert filled_store.rating("B001", "EXP001").scores["r"] == 0.75  # the rest of the rating untouched
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "rating-form"])
+def test_flags_survive_export_and_import_in_every_format(filled_store, rubrics, clock, tmp_path, capsys, fmt):
+    _expert_database(filled_store, rubrics, clock)
+    out = tmp_path / f"out.{fmt}"
+    assert main(["export", "--db", str(filled_store.path), "--format", fmt, "--rater", "EXP001",
+                 "--rubric", "cis", "-o", str(out)]) == 0
+    fresh = tmp_path / "fresh.db"
+    with Store(fresh) as store:
+        store.add_items(make_items(rubrics["cis"]))
+    assert main(["import-ratings", str(out), "--db", str(fresh), "--rater", "EXP001", "--kind", "human"]) == 0
+    capsys.readouterr()
+    with Store(fresh) as store:
+        assert [(f.item_id, f.reason) for f in store.flags()] == [("B001", REASON)]
+        assert not store.rating("B002", "EXP001").flagged
+
+
+def test_flags_survive_bundle_import_and_merge(filled_store, rubrics, clock, tmp_path):
+    _expert_database(filled_store, rubrics, clock)
+    bundle = tmp_path / "exp001.bundle.db"
+    export_bundle(filled_store, "EXP001", bundle)
+    with Store(tmp_path / "lead.db") as lead:
+        result = import_bundle(lead, bundle)
+        assert result.added["ratings"] == 2 and result.added["set_aside"] == 1
+        assert _flags(lead) == EXPECTED
+        assert lead.draft("B003", "EXP001") == Draft("B003", "EXP001", skipped=True, flagged=True,
+                                                     flag_reason=SKIP_REASON, updated_at=lead.draft(
+                                                         "B003", "EXP001").updated_at)
+        again = import_bundle(lead, bundle)  # nothing twice
+        assert not again.changed and again.problems == 0
+    with Store(tmp_path / "lead2.db") as lead:
+        merge_database(lead, filled_store.path)
+        assert _flags(lead) == EXPECTED
+
+
+def test_a_flag_that_differs_is_a_merge_conflict_and_ours_is_kept(filled_store, rubrics, clock, tmp_path):
+    _expert_database(filled_store, rubrics, clock)
+    lead_path = tmp_path / "lead.db"
+    with Store(lead_path) as lead:
+        merge_database(lead, filled_store.path)
+    rating = filled_store.rating("B001", "EXP001")
+    filled_store.save_rating(Rating(**{**rating.__dict__, "flag_reason": "another reason"}))
+    with Store(lead_path) as lead:
+        result = merge_database(lead, filled_store.path)
+        assert [(c.item_id, c.ours["flag_reason"], c.theirs["flag_reason"]) for c in result.rating_conflicts] == [
+            ("B001", REASON, "another reason")]
+        assert lead.rating("B001", "EXP001").flag_reason == REASON
+
+
+def test_a_database_from_before_flags_moved_onto_ratings_is_upgraded(tmp_path, rubrics):
+    """m005_rating_flags: a submitted item's flag moves from its draft onto the rating; seconds may be NULL."""
+    path = tmp_path / "old.db"
+    with Store(path) as store:
+        store.add_items(make_items(rubrics["cis"]))
+        store.ensure_rater("EXP001", "human")
+        version = store.ensure_rubric_version(rubrics["cis"])
+    with sqlite3.connect(path) as conn:  # back to the schema before m005, as an older judge-tui left it
+        conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm005_rating_flags'")
+        conn.execute("DROP TABLE ratings")
+        conn.execute(migrations_m001_ratings())
+        conn.execute("CREATE INDEX ratings_by_rater ON ratings (rater_id, item_id)")
+        conn.execute("INSERT INTO ratings (item_id, rater_id, rubric_version_id, scores, seconds, created_at,"
+                     " updated_at) VALUES ('B001', 'EXP001', ?, '{\"r\": 1}', 12, 'x', 'x')", [version])
+        conn.execute("INSERT INTO drafts (item_id, rater_id, flagged, flag_reason, updated_at)"
+                     " VALUES ('B001', 'EXP001', 1, 'old flag', 'x'), ('B002', 'EXP001', 1, 'unrated', 'x')")
+        conn.execute("INSERT INTO judge_jobs (item_id, rater_id, rubric_version_id, rating_id, created_at,"
+                     " updated_at) VALUES ('B001', 'EXP001', ?, 1, 'x', 'x')", [version])
+    with Store(path) as store:
+        assert not migrations.pending(store.db)
+        rating = store.rating("B001", "EXP001")
+        assert rating.flagged and rating.flag_reason == "old flag" and rating.seconds == 12
+        assert store.draft("B001", "EXP001") is None
+        assert [(f.item_id, f.state) for f in store.flags()] == [("B001", "rated"), ("B002", "unrated")]
+        indexes = {r[1] for r in store.conn.execute("PRAGMA index_list(ratings)")}
+        assert "ratings_by_rater" in indexes and any(i.startswith("sqlite_autoindex") for i in indexes)
+        assert store.conn.execute("PRAGMA foreign_key_check").fetchall() == []
+        assert store.scalar("SELECT rating_id FROM judge_jobs") == 1  # the judge job still points at its rating
+        store.conn.execute("UPDATE ratings SET seconds = NULL")  # unknown is allowed now
+
+
+def migrations_m001_ratings() -> str:
+    from judge_tui.store.schema import _SCHEMA_V1
+
+    return next(s for s in _SCHEMA_V1.split(";") if "CREATE TABLE ratings" in s)
+
+
+def test_report_lists_the_flagged_items(filled_store, rubrics, clock, tmp_path, capsys):
+    _expert_database(filled_store, rubrics, clock)
+    filled_store.ensure_rater("judge:m:cis@1", "judge")
+    version = filled_store.ensure_rubric_version(rubrics["cis"])
+    for item_id in ("B001", "B002"):
+        filled_store.save_rating(Rating(item_id, "judge:m:cis@1", version, {d: 0.5 for d in "ratl"}, overall=0.5))
+    db = str(filled_store.path)
+    assert main(["report", "--db", db, "--rubric", "cis"]) == 0
+    text = capsys.readouterr().out
+    section = text[text.index("Flagged items (2)"):]
+    assert f"B001  EXP001  rated    {REASON}" in section
+    assert "B003  EXP001  skipped  =HYPERLINK(\"x\") task text is cut off" in section  # escape stripped
+    assert "\x1b" not in text
+    assert main(["report", "--db", db, "--rubric", "cis", "--format", "markdown"]) == 0
+    assert f"| B001 | EXP001 | rated | {REASON} |" in capsys.readouterr().out
+    assert main(["report", "--db", db, "--rubric", "cis", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [(f["item_id"], f["state"], f["reason"]) for f in data["flagged_items"]] == [
+        ("B001", "rated", REASON), ("B003", "skipped", SKIP_REASON)]
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "judge_tui", *args], capture_output=True, text=True, check=False)
+
+
+def test_flags_command_lists_every_flag(filled_store, rubrics, clock, tmp_path):
+    _expert_database(filled_store, rubrics, clock)
+    db = str(filled_store.path)
+    piped = _cli("flags", "--db", db)
+    assert piped.returncode == 0, piped.stderr
+    assert "Flagged items (2)" in piped.stdout and REASON in piped.stdout  # full width on a pipe: never cut
+    assert "\x1b" not in piped.stdout and "task text is cut off" in piped.stdout
+    out = tmp_path / "flags.csv"
+    done = _cli("flags", "--db", db, "-o", str(out))  # the format from the file name
+    assert done.returncode == 0, done.stderr
+    rows = out.read_text().splitlines()
+    assert rows[0] == "item_id,rater,state,reason,task_type,split,rubric,updated_at"
+    assert rows[2].startswith('B003,EXP001,skipped,"\'=HYPERLINK(""x"")')  # a spreadsheet will not run it
+    as_json = json.loads(_cli("flags", "--db", db, "--format", "json", "--rater", "EXP001").stdout)
+    assert [f["item_id"] for f in as_json] == ["B001", "B003"]
+    wrong = _cli("flags", "--db", db, "--rater", "EXP009")
+    assert wrong.returncode == 1 and "--rater 'EXP009': no such rater" in wrong.stderr
+    assert "Traceback" not in wrong.stderr
+
+
+def test_a_flag_survives_the_whole_road_to_the_lead(filled_store, rubrics, clock, tmp_path, capsys):
+    """Submit -> export -> import on another machine -> bundle -> the lead's import -> a merge upstream."""
+    _expert_database(filled_store, rubrics, clock)
+    exported = tmp_path / "exp001.csv"
+    assert main(["export", "--db", str(filled_store.path), "--rater", "EXP001", "-o", str(exported)]) == 0
+    laptop = tmp_path / "laptop.db"
+    with Store(laptop) as store:
+        store.add_items(make_items(rubrics["cis"]))
+    assert main(["import-ratings", str(exported), "--db", str(laptop), "--rater", "EXP001", "--kind", "human"]) == 0
+    bundle = tmp_path / "exp001.bundle.db"
+    assert main(["export", "--bundle", "--db", str(laptop), "--rater", "EXP001", "-o", str(bundle)]) == 0
+    assert main(["import", "--bundle", str(bundle), "--db", str(tmp_path / "lead.db")]) == 0
+    assert main(["merge", str(tmp_path / "lead.db"), "--db", str(tmp_path / "study.db")]) == 0
+    capsys.readouterr()
+    with Store(tmp_path / "study.db") as study:
+        assert [(f.item_id, f.rater_id, f.reason) for f in study.flags()] == [("B001", "EXP001", REASON)]
