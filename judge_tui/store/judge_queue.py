@@ -58,16 +58,22 @@ class JudgeQueueQueries(RatingQueries):
             )
             return conn.total_changes - before
 
-    def requeue_stale_judge_jobs(self, rater_id: str | None = None) -> int:
-        """Jobs left 'running' by a crash or a kill go back to the queue (not those waiting in a batch)."""
+    def requeue_orphaned_judge_jobs(self, rater_id: str | None = None, live_owners: Iterable[str] = ()) -> int:
+        """Jobs left 'running' by a process that is gone go back to the queue (not those waiting in a batch).
+
+        A job whose lease_owner is one of live_owners is another process's call in flight: left alone.
+        """
+        live = list(live_owners)
         extra, params = ("AND rater_id = ?", [rater_id]) if rater_id else ("", [])
+        owned = f"AND (lease_owner IS NULL OR lease_owner NOT IN ({', '.join('?' * len(live))}))" if live else ""
         with self.transaction() as conn:
             return conn.execute(
-                f"UPDATE judge_jobs SET status = 'queued', updated_at = ? WHERE status = 'running'"
-                f" AND batch_id IS NULL {extra}", [now(), *params]).rowcount
+                f"UPDATE judge_jobs SET status = 'queued', lease_owner = NULL, updated_at = ? WHERE status = 'running'"
+                f" AND batch_id IS NULL {extra} {owned}", [now(), *params, *live]).rowcount
 
-    def claim_judge_jobs(self, rater_id: str, limit: int, at: str | None = None) -> list[dict[str, Any]]:
-        """Up to limit queued jobs that are due, marked running, oldest first."""
+    def claim_judge_jobs(self, rater_id: str, limit: int, at: str | None = None,
+                         owner: str | None = None) -> list[dict[str, Any]]:
+        """Up to limit queued jobs that are due, marked running (leased to owner), oldest first."""
         if limit <= 0:
             return []
         at = at or now()
@@ -77,11 +83,29 @@ class JudgeQueueQueries(RatingQueries):
                 " AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ORDER BY id LIMIT ?",
                 [rater_id, at, limit],
             )
-            conn.executemany("UPDATE judge_jobs SET status = 'running', updated_at = ? WHERE id = ?",
-                             [(at, row["id"]) for row in rows])
+            conn.executemany("UPDATE judge_jobs SET status = 'running', lease_owner = ?, updated_at = ? WHERE id = ?",
+                             [(owner, at, row["id"]) for row in rows])
         for row in rows:
             row["status"] = "running"
         return rows
+
+    # ---- the judge processes that hold leases
+
+    def register_judge_worker(self, worker_id: str, host: str, pid: int, at: str) -> None:
+        with self.transaction() as conn:
+            conn.execute("INSERT OR REPLACE INTO judge_workers (id, host, pid, started_at, heartbeat_at)"
+                         " VALUES (?, ?, ?, ?, ?)", [worker_id, host, pid, at, at])
+
+    def judge_worker_heartbeat(self, worker_id: str, at: str) -> None:
+        with self.transaction() as conn:
+            conn.execute("UPDATE judge_workers SET heartbeat_at = ? WHERE id = ?", [at, worker_id])
+
+    def remove_judge_workers(self, worker_ids: Iterable[str]) -> None:
+        with self.transaction() as conn:
+            conn.executemany("DELETE FROM judge_workers WHERE id = ?", [(w,) for w in worker_ids])
+
+    def judge_workers(self) -> list[dict[str, Any]]:
+        return self.query("SELECT id, host, pid, started_at, heartbeat_at FROM judge_workers ORDER BY started_at")
 
     def next_judge_retry_at(self, rater_id: str) -> str | None:
         """When the earliest queued job still waiting for its retry time becomes due (None if none waits)."""

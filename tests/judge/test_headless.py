@@ -136,3 +136,35 @@ def test_killed_mid_run_then_rerun_judges_nothing_twice(fake: fa.FakeAnthropic, 
     assert len(asked) == items
     assert sum(asked.values()) <= items + 2  # concurrency 2: at most two calls were in flight
     assert sum(asked.values()) - items == sum(1 for n in asked.values() if n == 2)
+
+
+def test_judges_side_by_side_never_pay_twice_for_one_job(fake: fa.FakeAnthropic, tmp_path: Path,
+                                                          rubrics: dict[str, Rubric], hermetic_home: Path) -> None:
+    items = 16
+    fake.latency = 0.3
+    db = tmp_path / "two.db"
+    with Store(db) as store:
+        add_cis_items(store, rubrics["cis"], items)
+    first = _spawn(db, fake, hermetic_home)
+    others: list[subprocess.Popen[str]] = []
+    try:
+        _wait_for_done(db, "judge:", 1)  # the first judge is mid-run, with calls in flight
+        others = [_spawn(db, fake, hermetic_home) for _ in range(2)]
+        for process in (first, *others):
+            _out, err = process.communicate(timeout=60)
+            assert process.returncode == 0, err
+    finally:
+        for process in (first, *others):
+            if process.poll() is None:
+                process.kill()
+    asked: dict[str, int] = {}
+    for request in fake.message_requests():
+        text = request.body["messages"][0]["content"]
+        asked[text] = asked.get(text, 0) + 1
+    assert len(asked) == items
+    assert max(asked.values()) == 1  # no job was taken from a live judge and paid for again
+    with Store(db) as store:
+        rater = store.raters("judge")[0]["id"]
+        assert_consistent(store, rater, items)
+        assert store.judge_job_counts(rater)["done"] == items
+        assert store.judge_workers() == []  # each judge removed itself on the way out
