@@ -20,6 +20,25 @@ class JudgeQueueQueries(RatingQueries):
     _JOB_COLUMNS = "id, item_id, rater_id, rubric_version_id, repeat, status, attempts, last_error, raw_output," \
         " batch_id, rating_id, next_attempt_at"
 
+    @staticmethod
+    def _missing_jobs(split: str | None) -> str:
+        """The CTEs reps(n) and todo(id, position): items (of a split) lacking one of their repeats' jobs.
+
+        Parameters after the split's: repeats, rubric, [split], rater_id, rubric_version_id, limit.
+        """
+        return (
+            "WITH RECURSIVE reps(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM reps WHERE n + 1 < ?),"
+            " todo AS (SELECT i.id, i.position FROM items i WHERE i.rubric = ? " + ("AND i.split = ?" if split else "") +
+            "   AND EXISTS (SELECT 1 FROM reps WHERE NOT EXISTS (SELECT 1 FROM judge_jobs j"
+            "     WHERE j.item_id = i.id AND j.rater_id = ? AND j.rubric_version_id = ? AND j.repeat = reps.n))"
+            "   ORDER BY i.position LIMIT ?)")
+
+    def _missing_params(self, rater_id: str, rubric_version_id: int | None, rubric: str, split: str | None,
+                        repeats: int, limit: int | None) -> list[Any]:
+        split_params = [split] if split else []
+        return [max(1, repeats), rubric, *split_params, rater_id, rubric_version_id,
+                -1 if limit is None else max(0, limit)]
+
     def enqueue_judge_jobs(
         self, rater_id: str, rubric_version_id: int, rubric: str, *, split: str | None = None,
         repeats: int = 1, limit: int | None = None,
@@ -28,23 +47,31 @@ class JudgeQueueQueries(RatingQueries):
 
         limit counts items (each with its missing repeats). Idempotent: running it again adds nothing.
         """
-        split_clause, split_params = ("AND i.split = ?", [split]) if split else ("", [])
+        ctes = self._missing_jobs(split)
         stamp = now()
         with self.transaction() as conn:
             before = conn.total_changes  # rowcount is not reported for a statement that starts with WITH
             conn.execute(
-                "WITH RECURSIVE reps(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM reps WHERE n + 1 < ?),"
-                " todo AS (SELECT i.id, i.position FROM items i WHERE i.rubric = ? " + split_clause +
-                "   AND EXISTS (SELECT 1 FROM reps WHERE NOT EXISTS (SELECT 1 FROM judge_jobs j"
-                "     WHERE j.item_id = i.id AND j.rater_id = ? AND j.rubric_version_id = ? AND j.repeat = reps.n))"
-                "   ORDER BY i.position LIMIT ?)"
-                " INSERT OR IGNORE INTO judge_jobs (item_id, rater_id, rubric_version_id, repeat, status,"
+                ctes + " INSERT OR IGNORE INTO judge_jobs (item_id, rater_id, rubric_version_id, repeat, status,"
                 " created_at, updated_at) SELECT todo.id, ?, ?, reps.n, 'queued', ?, ? FROM todo, reps"
-                " ORDER BY todo.position, reps.n",
-                [max(1, repeats), rubric, *split_params, rater_id, rubric_version_id,
-                 -1 if limit is None else max(0, limit), rater_id, rubric_version_id, stamp, stamp],
+                " WHERE NOT EXISTS (SELECT 1 FROM judge_jobs j WHERE j.item_id = todo.id AND j.rater_id = ?"
+                " AND j.rubric_version_id = ? AND j.repeat = reps.n) ORDER BY todo.position, reps.n",
+                [*self._missing_params(rater_id, rubric_version_id, rubric, split, repeats, limit),
+                 rater_id, rubric_version_id, stamp, stamp, rater_id, rubric_version_id],
             )
             return conn.total_changes - before
+
+    def count_missing_judge_jobs(
+        self, rater_id: str, rubric_version_id: int | None, rubric: str, *, split: str | None = None,
+        repeats: int = 1, limit: int | None = None,
+    ) -> int:
+        """How many jobs enqueue_judge_jobs would add, without adding them (a dry run)."""
+        ctes = self._missing_jobs(split)
+        return int(self.scalar(
+            ctes + " SELECT COUNT(*) FROM todo, reps WHERE NOT EXISTS (SELECT 1 FROM judge_jobs j"
+            " WHERE j.item_id = todo.id AND j.rater_id = ? AND j.rubric_version_id = ? AND j.repeat = reps.n)",
+            [*self._missing_params(rater_id, rubric_version_id, rubric, split, repeats, limit),
+             rater_id, rubric_version_id]) or 0)
 
     def enqueue_judge_items(self, rater_id: str, rubric_version_id: int, item_ids: Iterable[str], repeat: int = 0) -> int:
         """Queue these items (e.g. as the app opens them); already queued ones are left alone."""
@@ -181,6 +208,14 @@ class JudgeQueueQueries(RatingQueries):
         clause, params = where(("rater_id = ?", rater_id), ("status = ?", status))
         return self.query(f"SELECT {self._JOB_COLUMNS} FROM judge_jobs {clause} ORDER BY id", params)
 
+    def failed_judge_jobs(self, rubric: str | None = None, rater_id: str | None = None) -> list[dict[str, Any]]:
+        """Failed judgments with their error and raw answer (and the item's rubric), oldest first."""
+        clause, params = where(("i.rubric = ?", rubric), ("j.rater_id = ?", rater_id))
+        clause = (clause + " AND" if clause else "WHERE") + " j.status = 'failed'"
+        columns = ", ".join(f"j.{c.strip()}" for c in self._JOB_COLUMNS.split(","))
+        return self.query(f"SELECT {columns}, i.rubric, j.updated_at FROM judge_jobs j JOIN items i ON i.id = j.item_id"
+                          f" {clause} ORDER BY j.rater_id, j.id", params)
+
     def judge_job_counts(self, rater_id: str | None = None) -> dict[str, int]:
         """{queued, running, done, failed} for one judge rater (or all)."""
         extra, params = ("WHERE rater_id = ?", [rater_id]) if rater_id else ("", [])
@@ -200,6 +235,12 @@ class JudgeQueueQueries(RatingQueries):
             params).fetchone()
         keys = ("calls", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd")
         return dict(zip(keys, row, strict=True))
+
+    def mean_judge_output_tokens(self, model: str) -> float | None:
+        """How long this model's answers have been, in tokens (None before its first answer here)."""
+        value = self.scalar("SELECT AVG(output_tokens) FROM judge_calls WHERE model = ? AND output_tokens > 0",
+                            [model])
+        return float(value) if value is not None else None
 
     def judge_calls(self, job_id: int) -> list[dict[str, Any]]:
         rows = self.query("SELECT * FROM judge_calls WHERE job_id = ? ORDER BY id", [job_id])
