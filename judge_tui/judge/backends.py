@@ -16,6 +16,7 @@ The API key is read from the environment when a client is made, and never stored
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import json
 import os
@@ -458,6 +459,13 @@ class CommandBackend:
     async def close(self) -> None:
         return None
 
+    @staticmethod
+    async def _end(process: asyncio.subprocess.Process) -> None:
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+        await process.communicate()  # reads the pipes to their end, so their transports close now
+
     async def judge(self, request: JudgeRequest) -> JudgeAnswer:
         payload = json.dumps({
             "model": self.model, "rubric": request.rubric_id, "item_id": request.item_id, "repeat": request.repeat,
@@ -473,9 +481,13 @@ class CommandBackend:
         try:
             out, err = await asyncio.wait_for(process.communicate(payload), self.timeout)
         except TimeoutError:
-            process.kill()
-            await process.wait()
+            await self._end(process)
             raise AnswerError(f"{self.argv[0]} gave no answer within {self.timeout:g} s") from None
+        except asyncio.CancelledError:
+            # Stopped (Ctrl-C, the app quitting): end the program while the event loop still runs, or its pipes
+            # are closed after the loop and Python prints "Event loop is closed" tracebacks on the way out.
+            await self._end(process)
+            raise
         stdout = out.decode("utf-8", errors="replace")
         if process.returncode != 0:
             stderr = err.decode("utf-8", errors="replace").strip()

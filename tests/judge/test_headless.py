@@ -13,6 +13,7 @@ import pytest
 
 from judge_tui.cli import build_parser, main
 from judge_tui.judge import headless
+from judge_tui.judge.lease import process_running
 from judge_tui.rubrics import Rubric
 from judge_tui.store import Store
 from tests.judge import fake_anthropic as fa
@@ -284,3 +285,39 @@ def test_limit_counts_and_bars_only_what_this_run_judges(fake: fa.FakeAnthropic,
     assert "0 new job(s) queued; 2 to judge" in out
     assert "2/2" in out and "/6" not in out
     assert "cis: 2 done, 0 failed, 4 waiting" in out
+
+
+@pytest.mark.parametrize("program", ["stops on ctrl-c", "ignores ctrl-c"])
+def test_ctrl_c_with_a_local_judge_running_ends_it_without_tracebacks(tmp_path: Path, rubrics: dict[str, Rubric],
+                                                                      hermetic_home: Path, program: str) -> None:
+    db = tmp_path / "ctrl-c.db"
+    with Store(db) as store:
+        add_cis_items(store, rubrics["cis"], 4)
+    script = tmp_path / "slow_judge.py"
+    pid_file = tmp_path / "judge.pid"
+    script.write_text(
+        "import os, signal, sys, time\n"
+        + ("signal.signal(signal.SIGINT, signal.SIG_IGN)\n" if program == "ignores ctrl-c" else "")
+        + f"open({str(pid_file)!r}, 'w').write(str(os.getpid()))\nsys.stdin.read()\ntime.sleep(30)\n")
+    env = {**os.environ, "JUDGE_TUI_HOME": str(hermetic_home), "PYTHONPATH": str(ROOT)}
+    # Ctrl-C in a terminal interrupts the whole process group: judge-tui and the programs it runs
+    process = subprocess.Popen(
+        [sys.executable, "-m", "judge_tui", "judge", "--db", str(db), "--backend", "command", "--cmd",
+         f"{sys.executable} {script}"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not pid_file.exists() or not pid_file.read_text():
+            assert time.monotonic() < deadline, "the local judge never started"
+            time.sleep(0.05)
+        os.killpg(process.pid, signal.SIGINT)
+        _out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130
+    assert "interrupted; everything saved so far is kept." in err
+    assert "Traceback" not in err and "Event loop is closed" not in err, err
+    assert not process_running(int(pid_file.read_text()))  # the program was ended, not left behind
+    with Store(db) as store:
+        assert store.judge_job_counts()["running"] == 0  # released on the way out
