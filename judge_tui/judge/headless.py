@@ -247,7 +247,10 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
         plans = [_plan(store, rubric, backend.model, args) for rubric in _rubrics(store, args)]
         dry_run = getattr(args, "dry_run", False)
         for plan in plans:
-            if paid and plan.calls:
+            if not plan.calls:
+                if dry_run:
+                    console.print(Text(f"{plan.rubric.id}: nothing to judge."))
+            elif paid:
                 console.print(Text(_estimate(store, plan, backend.model, args)), soft_wrap=True)
             elif dry_run:
                 console.print(Text(f"{plan.rubric.id}: {plan.calls:,} judgment(s) to make with {backend.model}"
