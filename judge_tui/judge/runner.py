@@ -215,6 +215,7 @@ class _Base:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._heartbeat
         self.lease.release()
+        self._load_counts()  # the queue as it is, with the work of any judge beside this one
 
     async def _beat(self) -> None:
         while True:

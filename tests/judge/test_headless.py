@@ -152,9 +152,11 @@ def test_judges_side_by_side_never_pay_twice_for_one_job(fake: fa.FakeAnthropic,
     try:
         _wait_for_done(db, "judge:", 1)  # the first judge is mid-run, with calls in flight
         others = [_spawn(db, fake, hermetic_home) for _ in range(2)]
+        outs = []
         for process in (first, *others):
-            _out, err = process.communicate(timeout=60)
+            out, err = process.communicate(timeout=60)
             assert process.returncode == 0, err
+            outs.append(out)
     finally:
         for process in (first, *others):
             if process.poll() is None:
@@ -165,6 +167,8 @@ def test_judges_side_by_side_never_pay_twice_for_one_job(fake: fa.FakeAnthropic,
         asked[text] = asked.get(text, 0) + 1
     assert len(asked) == items
     assert max(asked.values()) == 1  # no job was taken from a live judge and paid for again
+    # the judge that finished last counts the work of all three
+    assert any(f"cis: {items} done, 0 failed, 0 waiting" in out for out in outs), outs
     with Store(db) as store:
         rater = store.raters("judge")[0]["id"]
         assert_consistent(store, rater, items)
