@@ -28,6 +28,7 @@ HANDLERS = {
     "export": "judge_tui.exporting:run_export",
     "split": "judge_tui.splits:run_split",
     "judge": "judge_tui.judge.headless:run",
+    "failures": "judge_tui.judge.failures:run",
     "report": "judge_tui.report:run",
     "merge": "judge_tui.merging:run_merge",
     "history": "judge_tui.versions:run_history",
@@ -108,8 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("judge", help="judge items with an LLM (headless, resumable)")
     _common(p)
-    p.add_argument("--rubric", help="rubric id (default: every rubric with items)")
-    p.add_argument("--model", help="model id, pinned for the run (default: settings judge_model)")
+    p.add_argument("--rubric", help="rubric id, or 'all' (needed when the database holds items of several rubrics)")
+    p.add_argument("--model", help="model id, pinned for the run (default: settings judge_model; with --backend"
+                   " command, a name for the program)")
     p.add_argument("--concurrency", type=int, default=4)
     p.add_argument("--limit", type=int, help="judge at most N items")
     p.add_argument("--split", help="only items of this split")
@@ -121,6 +123,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reason", help="record a changed rubric or prompt with this reason (required after a change)")
     p.add_argument("--items", metavar="ID,ID", help="with --reason: the items that motivated the change")
     p.add_argument("--retry-failed", action="store_true", help="queue this judge's failed judgments again")
+    p.add_argument("--dry-run", action="store_true",
+                   help="say how many calls the run would make and what they would cost; queue and judge nothing")
+
+    p = sub.add_parser("failures", help="list failed judgments with their reason and raw answer")
+    _common(p)
+    p.add_argument("--rubric", help="only this rubric's items")
+    p.add_argument("--rater", help="only this judge rater (see judge-tui judge's summary)")
+    p.add_argument("--limit", type=int, default=20, help="show at most N in full (default 20; 0: all)")
 
     p = sub.add_parser("report", help="agreement report without the app")
     _common(p)

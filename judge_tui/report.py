@@ -16,6 +16,7 @@ How groups combine (documented in the README, "Reading the agreement"):
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -499,14 +500,22 @@ def _natural_key(value: str) -> tuple[Any, ...]:
     return (value == "(none)", value.lower())
 
 
-def newest_judge(raters: Sequence[dict[str, Any]]) -> str | None:
-    """The judge rater whose latest rating is the newest (the prompt version in use now)."""
-    judges = sorted((r for r in raters if r["kind"] == "judge"), key=lambda r: r["last_id"])
-    return judges[-1]["id"] if judges else None
+def judges_by_coverage(store: Store, rubric_id: str) -> list[tuple[str, int]]:
+    """The rubric's judge raters with how many of its items each rated: the most items first, then the one
+    that rated most recently (a judge that rated 2 of 25 items is not the default over one that rated all)."""
+    judges = [r for r in store.rubric_raters(rubric_id) if r["kind"] == "judge"]
+    rated = {r["id"]: store.progress(r["id"], rubric_id, total=0)["rated"] for r in judges}
+    judges.sort(key=lambda r: (rated[r["id"]], r["last_id"]), reverse=True)
+    return [(r["id"], rated[r["id"]]) for r in judges]
+
+
+def default_judge(store: Store, rubric_id: str) -> str | None:
+    judges = judges_by_coverage(store, rubric_id)
+    return judges[0][0] if judges else None
 
 
 def default_groups(store: Store, rubric_id: str) -> tuple[Group, Group]:
-    """Every human rater against the judge rater that rated most recently.
+    """Every human rater against the judge rater that covers the rubric best (judges_by_coverage).
 
     The adjudicated "consensus" rater is derived from the experts, so it is not one of them here (see team.py).
     """
@@ -514,7 +523,7 @@ def default_groups(store: Store, rubric_id: str) -> tuple[Group, Group]:
 
     raters = store.rubric_raters(rubric_id)
     humans = tuple(r["id"] for r in raters if is_expert(r["id"], r["kind"]))
-    judge = newest_judge(raters)
+    judge = default_judge(store, rubric_id)
     if not raters:
         raise ReportError(f"no ratings of rubric {rubric_id!r} yet: rate items, or bring ratings in with "
                           "`judge-tui import-ratings FILE --rater ID --kind human|judge`")
@@ -687,6 +696,19 @@ def _pick_rubric(store: Store, name: str | None) -> Rubric:
     return resolve_rubric(in_use[0][0])
 
 
+def _say_which_judge(store: Store, rubric_id: str) -> None:
+    """With several judges and no --raters, name the one compared (on stderr: the report itself stays as it is)."""
+    judges = judges_by_coverage(store, rubric_id)
+    if len(judges) < 2:
+        return
+    from judge_tui.textsafe import clean
+
+    total = store.count_items(rubric_id)
+    others = ", ".join(f"{clean(rater)} ({rated})" for rater, rated in judges[1:])
+    print(f"report: comparing with judge {clean(judges[0][0])}, which rated {judges[0][1]} of {total} items"
+          f" (other judges: {others}); choose another with --raters HUMAN,JUDGE", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
     from judge_tui import report_format
     from judge_tui.commands import open_store
@@ -706,6 +728,8 @@ def run(args: argparse.Namespace) -> int:
         human = judge = None
         if getattr(args, "raters", None):
             human, judge = parse_raters(args.raters, store, rubric.id)
+        else:
+            _say_which_judge(store, rubric.id)
         compare = getattr(args, "compare", None)
         if compare:
             from judge_tui.team_report import render_version_comparison

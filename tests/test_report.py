@@ -403,3 +403,19 @@ def test_import_ratings_then_report_matches_references(tmp_path, rubrics, capsys
         h = np.array([float(human[i][dim.id]) for i in ids])
         j = np.array([float(judge[i][dim.id]) for i in ids])
         assert_row_matches(rows[dim.id], reference_figures(h, j, rubric.scale.points))
+
+
+def test_the_default_judge_is_the_one_that_covers_the_rubric_and_is_named(exercise_db, rubrics, tmp_path, capsys):
+    db, human, _ = exercise_db  # JUDGE rated 50 of the 60 items
+    rubric = rubrics["exercise-quality"]
+    with Store(db) as store:
+        items = list(store.iter_items("exercise-quality"))[:2]
+        ratings_file(tmp_path / "newer.jsonl", rubric, items, seed=5, base=human, kind="judge")
+        load_ratings(store, rubric, tmp_path / "newer.jsonl", "judge:newer:exercise-quality@2", "judge")
+    # the newer judge has rated 2 items: the report still compares with the one that rated 50
+    data = report_json(db, capsys=capsys)
+    assert data["raters"]["judge"]["ids"] == [JUDGE]
+    assert main(["report", "--db", str(db)]) == 0
+    err = capsys.readouterr().err
+    assert f"report: comparing with judge {JUDGE}, which rated 50 of 60 items" in err
+    assert "other judges: judge:newer:exercise-quality@2 (2)" in err and "--raters" in err

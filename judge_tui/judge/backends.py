@@ -16,9 +16,11 @@ The API key is read from the environment when a client is made, and never stored
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import json
 import os
+import re
 import shlex
 import shutil
 from collections.abc import AsyncIterator
@@ -420,6 +422,22 @@ class AnthropicBackend:
 
 # --------------------------------------------------------------------------- a local program
 
+# Programs that run a script: a judge run as `python3 my_judge.py` is named after the script, not the interpreter.
+_RUNNERS = re.compile(r"(python|pypy|node|deno|bun|ruby|perl|php|bash|sh|zsh|rscript|julia|uv|uvx|npx|pipx)[\d.]*"
+                      r"(\.exe)?|run|exec", re.IGNORECASE)
+
+
+def program_name(argv: list[str]) -> str:
+    """What a local judge is called: my_judge for `python3 my_judge.py` or `python -m tools.my_judge`."""
+    words = iter(argv)
+    for word in words:
+        if word == "-m":
+            return next(words, "module").rsplit(".", 1)[-1]
+        if word.startswith("-") or _RUNNERS.fullmatch(Path(word).name):
+            continue
+        return Path(word).stem
+    return Path(argv[0]).stem
+
 
 class CommandBackend:
     """Runs a local program per judgment: the request as JSON on stdin, the answer JSON on stdout."""
@@ -435,11 +453,18 @@ class CommandBackend:
             raise ConfigError("--cmd is empty: give the program to run, e.g. --cmd 'python my_judge.py'")
         if shutil.which(self.argv[0]) is None and not Path(self.argv[0]).is_file():
             raise ConfigError(f"--cmd: program {self.argv[0]!r} not found")
-        self.model = model or f"cmd-{Path(self.argv[0]).name}"
+        self.model = model or f"cmd-{program_name(self.argv)}"
         self.timeout = timeout
 
     async def close(self) -> None:
         return None
+
+    @staticmethod
+    async def _end(process: asyncio.subprocess.Process) -> None:
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+        await process.communicate()  # reads the pipes to their end, so their transports close now
 
     async def judge(self, request: JudgeRequest) -> JudgeAnswer:
         payload = json.dumps({
@@ -456,9 +481,13 @@ class CommandBackend:
         try:
             out, err = await asyncio.wait_for(process.communicate(payload), self.timeout)
         except TimeoutError:
-            process.kill()
-            await process.wait()
+            await self._end(process)
             raise AnswerError(f"{self.argv[0]} gave no answer within {self.timeout:g} s") from None
+        except asyncio.CancelledError:
+            # Stopped (Ctrl-C, the app quitting): end the program while the event loop still runs, or its pipes
+            # are closed after the loop and Python prints "Event loop is closed" tracebacks on the way out.
+            await self._end(process)
+            raise
         stdout = out.decode("utf-8", errors="replace")
         if process.returncode != 0:
             stderr = err.decode("utf-8", errors="replace").strip()
@@ -501,7 +530,9 @@ class ReplayBackend:
             self.answers[(str(row["item_id"]), repeat)] = (
                 answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False))
             recorded_model = recorded_model or row.get("model")
-        self.model = model or recorded_model or "replay"
+        # Filed apart from live judgments of the same model: a later live run must not take them for its own.
+        recorded = model or recorded_model or "unknown-model"
+        self.model = recorded if recorded.startswith("replay:") else f"replay:{recorded}"
 
     async def close(self) -> None:
         return None

@@ -37,17 +37,18 @@ class JudgeQueue:
     def enqueue_items(self, item_ids: Iterable[str]) -> int:
         return self.store.enqueue_judge_items(self.rater_id, self.rubric_version_id, item_ids)
 
-    def requeue_stale(self) -> int:
-        """After a crash or kill: jobs left running go back to the queue (batch jobs wait for their batch)."""
-        return self.store.requeue_stale_judge_jobs(self.rater_id)
+    def requeue_orphaned(self, live_owners: Iterable[str] = ()) -> int:
+        """Jobs left running by a judge that is gone (crashed, killed) go back to the queue; the running
+        jobs of live_owners (other judges' calls in flight) and jobs waiting for their batch stay as they are."""
+        return self.store.requeue_orphaned_judge_jobs(self.rater_id, live_owners)
 
     def requeue_failed(self) -> int:
         return self.store.requeue_failed_judge_jobs(self.rater_id)
 
     # ---- working
 
-    def claim(self, limit: int) -> list[dict[str, Any]]:
-        return self.store.claim_judge_jobs(self.rater_id, limit)
+    def claim(self, limit: int, owner: str | None = None) -> list[dict[str, Any]]:
+        return self.store.claim_judge_jobs(self.rater_id, limit, owner=owner)
 
     def done(self, job: Mapping[str, Any], rating: Rating, call: Mapping[str, Any] | None) -> None:
         self.store.complete_judge_job(job["id"], rating, call)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import sqlite3
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ from judge_tui.judge.backends import (
     Usage,
     model_price,
 )
+from judge_tui.judge.lease import LEASE_SECONDS, Lease
 from judge_tui.judge.prompts import JudgePrompt
 from judge_tui.judge.queue import JudgeQueue
 from judge_tui.judge.schema import JudgmentError
@@ -61,6 +63,7 @@ class RunOptions:
     idle_poll: float = 1.0
     batch_poll: float = 30.0
     batch_size: int = 100_000
+    lease_seconds: float = LEASE_SECONDS  # another judge re-queues our running jobs only after this long unheard
 
 
 @dataclass
@@ -181,6 +184,8 @@ class _Base:
         self.state = RunState()
         self._stop_requested = False
         self._claimed: set[int] = set()
+        self.lease = Lease(judge.store, seconds=self.options.lease_seconds)
+        self._heartbeat: asyncio.Task[None] | None = None
 
     def stop(self) -> None:
         """Finish the calls in flight, start no more."""
@@ -193,6 +198,40 @@ class _Base:
     def _report(self) -> None:
         if self.on_progress is not None:
             self.on_progress(self.state)
+
+    # ---- the lease: running jobs belong to this process while it lives
+
+    def _start(self) -> None:
+        """Take part: register this judge, take back the jobs of judges that are gone, keep a heartbeat."""
+        self.lease.register()
+        self.queue.requeue_orphaned(self.lease.live_owners())
+        self._load_counts()
+        self._report()
+        self._heartbeat = asyncio.create_task(self._beat())
+
+    async def _finish(self) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._heartbeat
+        self.lease.release()
+        self._load_counts()  # the queue as it is, with the work of any judge beside this one
+
+    async def _beat(self) -> None:
+        while True:
+            await asyncio.sleep(self.lease.beat_every)
+            try:
+                self.lease.beat()
+                taken_back = self.queue.requeue_orphaned(self.lease.live_owners())
+            except sqlite3.OperationalError:
+                continue  # the database is busy for now: the next beat comes well within the lease
+            if taken_back:  # a judge beside this one died: its jobs are ours to do
+                self._load_counts()
+                self._report()
+                self._wake()
+
+    def _wake(self) -> None:
+        """New work appeared in the queue (nothing to do for runners that look at it anyway)."""
 
     def _load_counts(self) -> None:
         counts = self.queue.counts()
@@ -208,7 +247,7 @@ class _Base:
         room = self._room()
         if room is not None:
             limit = min(limit, room)
-        jobs = self.queue.claim(limit) if limit > 0 else []
+        jobs = self.queue.claim(limit, self.lease.owner) if limit > 0 else []
         if self.options.max_jobs is not None:
             self._claimed.update(job["id"] for job in jobs)
         self.state.queued -= len(jobs)
@@ -294,11 +333,14 @@ class JudgeRunner(_Base):
         self.warm = not self.options.warm_first
         self.paused_until = 0.0
         self.next_probe = 0.0
-        self._wake = asyncio.Event()
+        self._wake_up = asyncio.Event()
 
     def poke(self) -> None:
         """New jobs were queued: look at the queue now rather than at the next idle poll."""
-        self._wake.set()
+        self._wake_up.set()
+
+    def _wake(self) -> None:
+        self.poke()
 
     def _go_offline(self, reason: str) -> None:
         if not self.state.offline:
@@ -345,9 +387,7 @@ class JudgeRunner(_Base):
 
     async def run(self) -> RunState:
         store = self.judge.store
-        self.queue.requeue_stale()
-        self._load_counts()
-        self._report()
+        self._start()
         inflight: dict[asyncio.Task[_Outcome], dict[str, Any]] = {}
         try:
             while True:
@@ -358,9 +398,9 @@ class JudgeRunner(_Base):
                     wait = self._idle_wait()
                     if wait is None:
                         break
-                    self._wake.clear()
+                    self._wake_up.clear()
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._wake.wait(), timeout=wait)
+                        await asyncio.wait_for(self._wake_up.wait(), timeout=wait)
                     continue
                 done, _ = await asyncio.wait(inflight, timeout=self.options.idle_poll,
                                              return_when=asyncio.FIRST_COMPLETED)
@@ -378,6 +418,7 @@ class JudgeRunner(_Base):
             if inflight:
                 await asyncio.gather(*inflight, return_exceptions=True)
                 self._release(list(inflight.values()), "interrupted")
+            await self._finish()
             self._report()
         return self.state
 
@@ -438,9 +479,7 @@ class BatchRunner(_Base):
         return not self._stop_requested
 
     async def run(self) -> RunState:
-        self.queue.requeue_stale()
-        self._load_counts()
-        self._report()
+        self._start()
         try:
             for batch in self.queue.open_batches():
                 if self.stopping or not await self._collect(batch["id"]):
@@ -458,6 +497,7 @@ class BatchRunner(_Base):
                 if batch_id and not await self._collect(batch_id):
                     break
         finally:
+            await self._finish()
             self._report()
         return self.state
 

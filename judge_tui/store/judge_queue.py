@@ -20,6 +20,25 @@ class JudgeQueueQueries(RatingQueries):
     _JOB_COLUMNS = "id, item_id, rater_id, rubric_version_id, repeat, status, attempts, last_error, raw_output," \
         " batch_id, rating_id, next_attempt_at"
 
+    @staticmethod
+    def _missing_jobs(split: str | None) -> str:
+        """The CTEs reps(n) and todo(id, position): items (of a split) lacking one of their repeats' jobs.
+
+        Parameters after the split's: repeats, rubric, [split], rater_id, rubric_version_id, limit.
+        """
+        return (
+            "WITH RECURSIVE reps(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM reps WHERE n + 1 < ?),"
+            " todo AS (SELECT i.id, i.position FROM items i WHERE i.rubric = ? " + ("AND i.split = ?" if split else "") +
+            "   AND EXISTS (SELECT 1 FROM reps WHERE NOT EXISTS (SELECT 1 FROM judge_jobs j"
+            "     WHERE j.item_id = i.id AND j.rater_id = ? AND j.rubric_version_id = ? AND j.repeat = reps.n))"
+            "   ORDER BY i.position LIMIT ?)")
+
+    def _missing_params(self, rater_id: str, rubric_version_id: int | None, rubric: str, split: str | None,
+                        repeats: int, limit: int | None) -> list[Any]:
+        split_params = [split] if split else []
+        return [max(1, repeats), rubric, *split_params, rater_id, rubric_version_id,
+                -1 if limit is None else max(0, limit)]
+
     def enqueue_judge_jobs(
         self, rater_id: str, rubric_version_id: int, rubric: str, *, split: str | None = None,
         repeats: int = 1, limit: int | None = None,
@@ -28,23 +47,31 @@ class JudgeQueueQueries(RatingQueries):
 
         limit counts items (each with its missing repeats). Idempotent: running it again adds nothing.
         """
-        split_clause, split_params = ("AND i.split = ?", [split]) if split else ("", [])
+        ctes = self._missing_jobs(split)
         stamp = now()
         with self.transaction() as conn:
             before = conn.total_changes  # rowcount is not reported for a statement that starts with WITH
             conn.execute(
-                "WITH RECURSIVE reps(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM reps WHERE n + 1 < ?),"
-                " todo AS (SELECT i.id, i.position FROM items i WHERE i.rubric = ? " + split_clause +
-                "   AND EXISTS (SELECT 1 FROM reps WHERE NOT EXISTS (SELECT 1 FROM judge_jobs j"
-                "     WHERE j.item_id = i.id AND j.rater_id = ? AND j.rubric_version_id = ? AND j.repeat = reps.n))"
-                "   ORDER BY i.position LIMIT ?)"
-                " INSERT OR IGNORE INTO judge_jobs (item_id, rater_id, rubric_version_id, repeat, status,"
+                ctes + " INSERT OR IGNORE INTO judge_jobs (item_id, rater_id, rubric_version_id, repeat, status,"
                 " created_at, updated_at) SELECT todo.id, ?, ?, reps.n, 'queued', ?, ? FROM todo, reps"
-                " ORDER BY todo.position, reps.n",
-                [max(1, repeats), rubric, *split_params, rater_id, rubric_version_id,
-                 -1 if limit is None else max(0, limit), rater_id, rubric_version_id, stamp, stamp],
+                " WHERE NOT EXISTS (SELECT 1 FROM judge_jobs j WHERE j.item_id = todo.id AND j.rater_id = ?"
+                " AND j.rubric_version_id = ? AND j.repeat = reps.n) ORDER BY todo.position, reps.n",
+                [*self._missing_params(rater_id, rubric_version_id, rubric, split, repeats, limit),
+                 rater_id, rubric_version_id, stamp, stamp, rater_id, rubric_version_id],
             )
             return conn.total_changes - before
+
+    def count_missing_judge_jobs(
+        self, rater_id: str, rubric_version_id: int | None, rubric: str, *, split: str | None = None,
+        repeats: int = 1, limit: int | None = None,
+    ) -> int:
+        """How many jobs enqueue_judge_jobs would add, without adding them (a dry run)."""
+        ctes = self._missing_jobs(split)
+        return int(self.scalar(
+            ctes + " SELECT COUNT(*) FROM todo, reps WHERE NOT EXISTS (SELECT 1 FROM judge_jobs j"
+            " WHERE j.item_id = todo.id AND j.rater_id = ? AND j.rubric_version_id = ? AND j.repeat = reps.n)",
+            [*self._missing_params(rater_id, rubric_version_id, rubric, split, repeats, limit),
+             rater_id, rubric_version_id]) or 0)
 
     def enqueue_judge_items(self, rater_id: str, rubric_version_id: int, item_ids: Iterable[str], repeat: int = 0) -> int:
         """Queue these items (e.g. as the app opens them); already queued ones are left alone."""
@@ -58,16 +85,22 @@ class JudgeQueueQueries(RatingQueries):
             )
             return conn.total_changes - before
 
-    def requeue_stale_judge_jobs(self, rater_id: str | None = None) -> int:
-        """Jobs left 'running' by a crash or a kill go back to the queue (not those waiting in a batch)."""
+    def requeue_orphaned_judge_jobs(self, rater_id: str | None = None, live_owners: Iterable[str] = ()) -> int:
+        """Jobs left 'running' by a process that is gone go back to the queue (not those waiting in a batch).
+
+        A job whose lease_owner is one of live_owners is another process's call in flight: left alone.
+        """
+        live = list(live_owners)
         extra, params = ("AND rater_id = ?", [rater_id]) if rater_id else ("", [])
+        owned = f"AND (lease_owner IS NULL OR lease_owner NOT IN ({', '.join('?' * len(live))}))" if live else ""
         with self.transaction() as conn:
             return conn.execute(
-                f"UPDATE judge_jobs SET status = 'queued', updated_at = ? WHERE status = 'running'"
-                f" AND batch_id IS NULL {extra}", [now(), *params]).rowcount
+                f"UPDATE judge_jobs SET status = 'queued', lease_owner = NULL, updated_at = ? WHERE status = 'running'"
+                f" AND batch_id IS NULL {extra} {owned}", [now(), *params, *live]).rowcount
 
-    def claim_judge_jobs(self, rater_id: str, limit: int, at: str | None = None) -> list[dict[str, Any]]:
-        """Up to limit queued jobs that are due, marked running, oldest first."""
+    def claim_judge_jobs(self, rater_id: str, limit: int, at: str | None = None,
+                         owner: str | None = None) -> list[dict[str, Any]]:
+        """Up to limit queued jobs that are due, marked running (leased to owner), oldest first."""
         if limit <= 0:
             return []
         at = at or now()
@@ -77,11 +110,29 @@ class JudgeQueueQueries(RatingQueries):
                 " AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ORDER BY id LIMIT ?",
                 [rater_id, at, limit],
             )
-            conn.executemany("UPDATE judge_jobs SET status = 'running', updated_at = ? WHERE id = ?",
-                             [(at, row["id"]) for row in rows])
+            conn.executemany("UPDATE judge_jobs SET status = 'running', lease_owner = ?, updated_at = ? WHERE id = ?",
+                             [(owner, at, row["id"]) for row in rows])
         for row in rows:
             row["status"] = "running"
         return rows
+
+    # ---- the judge processes that hold leases
+
+    def register_judge_worker(self, worker_id: str, host: str, pid: int, at: str) -> None:
+        with self.transaction() as conn:
+            conn.execute("INSERT OR REPLACE INTO judge_workers (id, host, pid, started_at, heartbeat_at)"
+                         " VALUES (?, ?, ?, ?, ?)", [worker_id, host, pid, at, at])
+
+    def judge_worker_heartbeat(self, worker_id: str, at: str) -> None:
+        with self.transaction() as conn:
+            conn.execute("UPDATE judge_workers SET heartbeat_at = ? WHERE id = ?", [at, worker_id])
+
+    def remove_judge_workers(self, worker_ids: Iterable[str]) -> None:
+        with self.transaction() as conn:
+            conn.executemany("DELETE FROM judge_workers WHERE id = ?", [(w,) for w in worker_ids])
+
+    def judge_workers(self) -> list[dict[str, Any]]:
+        return self.query("SELECT id, host, pid, started_at, heartbeat_at FROM judge_workers ORDER BY started_at")
 
     def next_judge_retry_at(self, rater_id: str) -> str | None:
         """When the earliest queued job still waiting for its retry time becomes due (None if none waits)."""
@@ -157,6 +208,14 @@ class JudgeQueueQueries(RatingQueries):
         clause, params = where(("rater_id = ?", rater_id), ("status = ?", status))
         return self.query(f"SELECT {self._JOB_COLUMNS} FROM judge_jobs {clause} ORDER BY id", params)
 
+    def failed_judge_jobs(self, rubric: str | None = None, rater_id: str | None = None) -> list[dict[str, Any]]:
+        """Failed judgments with their error and raw answer (and the item's rubric), oldest first."""
+        clause, params = where(("i.rubric = ?", rubric), ("j.rater_id = ?", rater_id))
+        clause = (clause + " AND" if clause else "WHERE") + " j.status = 'failed'"
+        columns = ", ".join(f"j.{c.strip()}" for c in self._JOB_COLUMNS.split(","))
+        return self.query(f"SELECT {columns}, i.rubric, j.updated_at FROM judge_jobs j JOIN items i ON i.id = j.item_id"
+                          f" {clause} ORDER BY j.rater_id, j.id", params)
+
     def judge_job_counts(self, rater_id: str | None = None) -> dict[str, int]:
         """{queued, running, done, failed} for one judge rater (or all)."""
         extra, params = ("WHERE rater_id = ?", [rater_id]) if rater_id else ("", [])
@@ -176,6 +235,12 @@ class JudgeQueueQueries(RatingQueries):
             params).fetchone()
         keys = ("calls", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd")
         return dict(zip(keys, row, strict=True))
+
+    def mean_judge_output_tokens(self, model: str) -> float | None:
+        """How long this model's answers have been, in tokens (None before its first answer here)."""
+        value = self.scalar("SELECT AVG(output_tokens) FROM judge_calls WHERE model = ? AND output_tokens > 0",
+                            [model])
+        return float(value) if value is not None else None
 
     def judge_calls(self, job_id: int) -> list[dict[str, Any]]:
         rows = self.query("SELECT * FROM judge_calls WHERE job_id = ? ORDER BY id", [job_id])

@@ -137,6 +137,25 @@ _RATINGS_V5 = """
         )
         """
 
+
+@migrations()
+def m006_judge_job_leases(db: sqlite_utils.Database) -> None:
+    # A running job belongs to the judge process that claimed it (lease_owner, a judge_workers row). Another
+    # process re-queues it only when that owner is gone: its process has ended, or its heartbeat went stale.
+    db.execute("ALTER TABLE judge_jobs ADD COLUMN lease_owner TEXT")
+    db.execute(
+        """
+        CREATE TABLE judge_workers (
+            id TEXT PRIMARY KEY,
+            host TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            started_at TEXT NOT NULL,
+            heartbeat_at TEXT NOT NULL
+        )
+        """
+    )
+
+
 _SCHEMA_V1 = """
         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 

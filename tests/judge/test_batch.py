@@ -102,7 +102,7 @@ def test_a_restart_mid_batch_resumes_polling_the_same_batch(fake: fa.FakeAnthrop
     fake.batch_polls = 0
     with Store(path) as store:
         judge = make_judge(store, rubrics["cis"])
-        assert judge.queue.requeue_stale() == 0
+        assert judge.queue.requeue_orphaned() == 0
         state: RunState = asyncio.run(BatchRunner(judge, fast()).run())
         assert state.done == ITEMS
         assert len(batch_posts(fake)) == 1  # no second batch: nothing sent or judged twice

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.judge.backends import CommandBackend, ConfigError, ReplayBackend
+from judge_tui.judge.backends import CommandBackend, ConfigError, ReplayBackend, program_name
 from judge_tui.judge.runner import JudgeRunner
 from judge_tui.rubrics import Rubric
 from judge_tui.store import Store
@@ -62,6 +62,20 @@ def test_command_timeout_is_a_failed_judgment(tmp_path: Path, cis_store: Store, 
     assert job["status"] == "failed" and "no answer within 0.3 s" in job["last_error"]
 
 
+@pytest.mark.parametrize(("command", "name"), [
+    ("python3 my_judge.py", "my_judge"),
+    ("/usr/bin/python3.12 -u tools/my_judge.py --fast", "my_judge"),
+    ("python -m tools.my_judge", "my_judge"),
+    ("uv run score.py", "score"),
+    ("node judge.mjs", "judge"),
+    ("./local-judge", "local-judge"),
+    ("bash", "bash"),
+])
+def test_a_command_judge_is_named_after_its_script_not_its_interpreter(command: str, name: str) -> None:
+    assert program_name(command.split()) == name
+    assert CommandBackend(f"{sys.executable} {name}.py").model == f"cmd-{name}"
+
+
 def test_command_must_exist() -> None:
     with pytest.raises(ConfigError, match="not found"):
         CommandBackend("no-such-judge-program --fast")
@@ -83,7 +97,8 @@ def test_replay_backend_answers_from_the_file(tmp_path: Path, cis_store: Store, 
     judge = make_judge(cis_store, rubrics["cis"], backend)
     judge.queue.enqueue()
     asyncio.run(JudgeRunner(judge, fast()).run())
-    assert judge.rater_id.startswith("judge:claude-recorded:cis@")
+    # filed as a replay, apart from a live claude-recorded judge, which would otherwise skip these items
+    assert judge.rater_id.startswith("judge:replay:claude-recorded:cis@")
     jobs = {j["item_id"]: j for j in cis_store.judge_jobs(judge.rater_id)}
     assert jobs["B001"]["status"] == "done"
     assert cis_store.rating("B001", judge.rater_id).scores == {"r": 1.0, "a": 0.75, "t": 0.5, "l": 1.0}

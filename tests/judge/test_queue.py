@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
+from judge_tui.judge.lease import Lease
 from judge_tui.records import Rating
 from judge_tui.rubrics import Rubric
 from judge_tui.store import Store
@@ -74,7 +79,59 @@ def test_stale_running_jobs_come_back_but_batch_jobs_wait(queue_store: tuple[Sto
     in_batch = store.claim_judge_jobs(rater, 2)
     store.start_judge_batch("msgbatch_1", rater, version, [j["id"] for j in in_batch])
     store.claim_judge_jobs(rater, 3)  # then the process dies
-    assert store.requeue_stale_judge_jobs(rater) == 3
+    assert store.requeue_orphaned_judge_jobs(rater) == 3
     assert store.judge_job_counts(rater) == {"queued": 6, "running": 2, "done": 0, "failed": 0}
     assert [b["id"] for b in store.open_judge_batches(rater)] == ["msgbatch_1"]
     assert len(store.judge_batch_jobs("msgbatch_1")) == 2
+
+
+class _FakeClock:
+    def __init__(self) -> None:
+        self.moment = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.moment
+
+
+def _ended_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_running_jobs_of_a_live_judge_stay_theirs_until_its_heartbeat_stops(queue_store: tuple[Store, int]) -> None:
+    store, version = queue_store
+    rater = "judge:m:binary@v1"
+    store.enqueue_judge_jobs(rater, version, "binary")
+    clock = _FakeClock()
+    first, second = Lease(store, seconds=60, clock=clock), Lease(store, seconds=60, clock=clock)
+    first.register()
+    second.register()
+    store.claim_judge_jobs(rater, 3, owner=first.owner)
+    # the second judge starts while the first has three calls in flight: they are not taken from it
+    assert store.requeue_orphaned_judge_jobs(rater, second.live_owners()) == 0
+    clock.moment += timedelta(seconds=45)
+    first.beat()
+    clock.moment += timedelta(seconds=45)
+    assert first.owner in second.live_owners()  # 45 s since its last beat: still within its lease
+    assert store.requeue_orphaned_judge_jobs(rater, second.live_owners()) == 0
+    clock.moment += timedelta(seconds=30)  # 75 s without a beat: the first judge is gone
+    assert second.live_owners() == [second.owner]
+    assert store.requeue_orphaned_judge_jobs(rater, second.live_owners()) == 3
+    assert [w["id"] for w in store.judge_workers()] == [second.owner]
+
+
+def test_running_jobs_of_an_ended_process_come_back_at_once(queue_store: tuple[Store, int]) -> None:
+    store, version = queue_store
+    rater = "judge:m:binary@v1"
+    store.enqueue_judge_jobs(rater, version, "binary")
+    clock = _FakeClock()
+    mine = Lease(store, clock=clock)
+    dead = Lease(store, clock=clock)
+    dead.pid = _ended_pid()  # a judge on this machine whose process has ended (killed), heartbeat still fresh
+    dead.register()
+    mine.register()
+    store.claim_judge_jobs(rater, 2, owner=dead.owner)
+    store.claim_judge_jobs(rater, 1, owner=mine.owner)
+    assert store.requeue_orphaned_judge_jobs(rater, mine.live_owners()) == 2
+    assert store.judge_job_counts(rater)["running"] == 1

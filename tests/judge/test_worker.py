@@ -110,3 +110,37 @@ def test_status_line_words() -> None:
     assert JudgeStatus(18, 0, 0, 0, offline="no network").line() == "judge: 18 queued · offline"
     assert JudgeStatus(2, 2, 5, 1).line() == "judge: 2 queued · 2 running · 5 done · 1 failed"
     assert JudgeStatus(4, 0, 0, 0, error="401").line() == "judge: 4 queued · stopped"
+
+
+def test_the_app_judge_beside_a_headless_judge_never_pays_twice(fake: fa.FakeAnthropic, tmp_path,
+                                                                 rubrics: dict[str, Rubric]) -> None:
+    from judge_tui.judge.runner import JudgeRunner
+    from tests.judge.conftest import add_cis_items, assert_consistent, make_judge
+
+    items = 8
+    fake.latency = 0.2
+    path = tmp_path / "shared.db"
+    with Store(path) as store:
+        add_cis_items(store, rubrics["cis"], items)
+
+    async def side_by_side() -> str:
+        with Store(path) as app_store, Store(path) as cli_store:
+            app = BackgroundJudge(app_store, rubrics["cis"], on_status=lambda status: None,
+                                  settings=Settings(judge_model="claude-sonnet-5"), options=fast(concurrency=2))
+            app.enqueue_all()
+            app_run = asyncio.create_task(app.run())
+            while not app_store.judge_job_counts(app.rater_id)["running"]:
+                await asyncio.sleep(0.01)
+            # a headless judge of the same model starts while the app has a call in flight
+            await JudgeRunner(make_judge(cli_store, rubrics["cis"]), fast(concurrency=2)).run()
+            while app_store.judge_job_counts(app.rater_id)["done"] < items:
+                await asyncio.sleep(0.02)
+            app.stop()
+            await app_run
+            return app.rater_id
+
+    rater = asyncio.run(side_by_side())
+    texts = [request.body["messages"][0]["content"] for request in fake.message_requests()]
+    assert len(texts) == len(set(texts)) == items  # each item asked about once, by one judge or the other
+    with Store(path) as store:
+        assert_consistent(store, rater, items)

@@ -22,7 +22,7 @@ from textual.worker import Worker, WorkerState
 
 from judge_tui.errors import UserError
 from judge_tui.records import Rating
-from judge_tui.report import Disagreement, disagreements, newest_judge
+from judge_tui.report import Disagreement, default_judge, disagreements
 from judge_tui.rubrics import Rubric, RubricError, get_rubric
 from judge_tui.settings import load_settings
 from judge_tui.store import Store
@@ -150,7 +150,7 @@ class DisagreementScreen(Screen[None]):
             rubric = get_rubric(self.rubric_id)
             tolerance = load_settings().agreement.tolerance
             with Store(self.store.path) as store:
-                judge = newest_judge(store.rubric_raters(self.rubric_id))
+                judge = default_judge(store, self.rubric_id)
                 if judge is None:
                     self.post_message(self.Unavailable("The judge has not rated any item of this rubric yet."))
                     return

@@ -21,7 +21,7 @@ from textual.worker import Worker, WorkerState
 
 from judge_tui import report_format
 from judge_tui.errors import UserError
-from judge_tui.report import Group, Report, build_report, newest_judge
+from judge_tui.report import Group, Report, build_report, default_judge
 from judge_tui.rubrics import Rubric, RubricError, get_rubric
 from judge_tui.settings import load_settings
 from judge_tui.store import Store
@@ -133,7 +133,7 @@ class SummaryScreen(Screen[None]):
             rubric = get_rubric(self.rubric_id)
             settings = load_settings().agreement
             with Store(self.store.path) as store:
-                judge = newest_judge(store.rubric_raters(self.rubric_id))
+                judge = default_judge(store, self.rubric_id)
                 if judge is None:
                     self.post_message(self.Unavailable(
                         "The judge has not rated any item of this rubric yet, so there is nothing to compare."))

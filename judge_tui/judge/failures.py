@@ -1,0 +1,102 @@
+"""Failed judgments: why they failed, grouped by cause, and (`judge-tui failures`) each with its raw answer.
+
+Errors and raw answers are model output or a program's output: shown through textsafe.clean, never interpreted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from judge_tui.textsafe import clean
+
+MAX_CAUSES = 5  # causes shown after a run
+MAX_ITEMS = 3  # item ids named per cause
+EXAMPLE_CHARS = 200
+
+
+def cause(error: str) -> str:
+    """The kind of failure: the first line's text before its first ': ' ('off_scale', 'python3 exited with
+    status 3', 'gave up after 5 attempts; last error')."""
+    first = error.strip().splitlines()[0] if error.strip() else "no reason recorded"
+    return first.split(": ", 1)[0]
+
+
+def _first_line(text: str, limit: int = EXAMPLE_CHARS) -> str:
+    line = clean(text.strip().splitlines()[0] if text.strip() else "no reason recorded")
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def by_cause(jobs: Sequence[Mapping[str, Any]]) -> list[tuple[str, list[Mapping[str, Any]]]]:
+    """Failed jobs grouped by cause, the most frequent first (ties: the one seen first)."""
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for job in jobs:
+        groups.setdefault(cause(job["last_error"]), []).append(job)
+    return sorted(groups.items(), key=lambda group: -len(group[1]))
+
+
+def grouped_lines(jobs: Sequence[Mapping[str, Any]], max_causes: int = MAX_CAUSES) -> list[str]:
+    """One line per cause: how many, one example error with its item, and the first few other items."""
+    groups = by_cause(jobs)
+    lines = []
+    for _cause, members in groups[:max_causes]:
+        first = members[0]
+        others = [clean(str(j["item_id"])) for j in members[1:MAX_ITEMS]]
+        more = len(members) - 1 - len(others)
+        also = ", ".join(others) + (f" and {more} more" if more else "")
+        lines.append(f"  {len(members)} × {clean(str(first['item_id']))}: {_first_line(first['last_error'])}"
+                     + (f" (also {also})" if also else ""))
+    hidden = sum(len(members) for _cause, members in groups[max_causes:])
+    if hidden:
+        lines.append(f"  ... and {hidden} more with {len(groups) - max_causes} other cause(s)")
+    return lines
+
+
+def failures_command(args: argparse.Namespace, rubric_id: str | None = None) -> str:
+    """The command that lists these failures, with the same --db."""
+    parts = ["judge-tui", "failures"]
+    db = getattr(args, "db", None)
+    if db:
+        parts += ["--db", str(db)]
+    if rubric_id:
+        parts += ["--rubric", rubric_id]
+    return clean(shlex.join(parts))
+
+
+def _indented(text: str) -> str:
+    return "\n".join("    " + line for line in clean(text).splitlines()) or "    (empty)"
+
+
+def run(args: argparse.Namespace) -> int:
+    """`judge-tui failures`: failed judgments with their reason and raw answer."""
+    from judge_tui.commands import open_store
+
+    limit = getattr(args, "limit", 20)
+    if limit is not None and limit < 0:
+        from judge_tui.errors import UserError
+
+        raise UserError(f"--limit must be 0 (all) or more, not {limit}")
+    with open_store(args, create=False) as store:
+        jobs = store.failed_judge_jobs(rubric=args.rubric, rater_id=args.rater)
+    scope = "".join([f" of rubric {clean(args.rubric)}" if args.rubric else "",
+                     f" by {clean(args.rater)}" if args.rater else ""])
+    if not jobs:
+        print(f"No failed judgments{scope}.")
+        return 0
+    print(f"{len(jobs)} failed judgment(s){scope}, by cause:")
+    print("\n".join(grouped_lines(jobs, max_causes=len(jobs))))
+    shown = jobs if not limit else jobs[:limit]
+    for job in shown:
+        print()
+        print(f"{clean(str(job['item_id']))} · {clean(job['rubric'])} · {clean(job['rater_id'])}"
+              f" · repeat {job['repeat']} · {job['attempts']} attempt(s) · {job['updated_at'][:16].replace('T', ' ')}")
+        print("  reason:")
+        print(_indented(job["last_error"]))
+        print("  raw answer:")
+        print(_indented(job["raw_output"]) if job["raw_output"] else "    (none: no answer came back)")
+    if len(shown) < len(jobs):
+        print(f"\n{len(jobs) - len(shown)} more not shown: --limit 0 shows all.")
+    print("\nTo judge them again, run the same judge-tui judge command with --retry-failed.")
+    return 0
