@@ -117,7 +117,7 @@ def run_split(args: argparse.Namespace) -> int:
     proportions = (args.train, args.dev, args.test)
     check_proportions(*proportions)
     with open_store(args, create=False) as store:
-        rubric_ids = [resolve_rubric(args.rubric).id] if args.rubric else [r for r, _n in store.rubrics_in_use()]
+        rubric_ids = [resolve_rubric(args.rubric, store).id] if args.rubric else [r for r, _n in store.rubrics_in_use()]
         if not rubric_ids or (args.rubric and not store.count_items(rubric=rubric_ids[0])):
             raise UserError("no items to split; import some first (judge-tui import FILE)")
         with store.transaction():

@@ -51,12 +51,12 @@ def make_backend(args: argparse.Namespace, default_model: str) -> Any:
 
 def _rubrics(store: Store, args: argparse.Namespace) -> list[Rubric]:
     if args.rubric:
-        return [resolve_rubric(args.rubric)]
+        return [resolve_rubric(args.rubric, store)]
     in_use = [rubric_id for rubric_id, _count in store.rubrics_in_use()]
     if not in_use:
         raise UserError("there are no items to judge in this database: import some first"
                         " (judge-tui import FILE --rubric ID)")
-    return [resolve_rubric(rubric_id) for rubric_id in in_use]
+    return [resolve_rubric(rubric_id, store) for rubric_id in in_use]
 
 
 def _check_numbers(args: argparse.Namespace) -> None:

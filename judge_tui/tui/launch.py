@@ -20,14 +20,15 @@ PREFERRED_RUBRIC = "cis"
 def choose_rubric(store: Store, requested: str | None) -> Rubric:
     """--rubric if given; otherwise the rubric with the most items (the CIS rubric on the demo)."""
     if requested:
-        rubric = commands.resolve_rubric(requested)
+        rubric = commands.resolve_rubric(requested, store)
     else:
         in_use = store.rubrics_in_use()
         if not in_use:
             raise UserError("the database has no items. Import some with `judge-tui import FILE --rubric NAME`.")
         most = in_use[0][1]
         candidates = [name for name, count in in_use if count == most]
-        rubric = commands.resolve_rubric(PREFERRED_RUBRIC if PREFERRED_RUBRIC in candidates else candidates[0])
+        preferred = PREFERRED_RUBRIC if PREFERRED_RUBRIC in candidates else candidates[0]
+        rubric = commands.resolve_rubric(preferred, store)
     if store.count_items(rubric.id) == 0:
         available = ", ".join(f"{name} ({count})" for name, count in store.rubrics_in_use()) or "none"
         raise UserError(
