@@ -22,6 +22,7 @@ DB_HELP = "database file (default: $JUDGE_TUI_DB, or judge-tui.db in the user da
 # command -> "module:function"; each function takes the parsed arguments and returns an exit code.
 HANDLERS = {
     "rate": "judge_tui.tui.launch:run",
+    "demo": "judge_tui.tui.launch:run",
     "rubrics": "judge_tui.commands:list_rubrics",
     "import": "judge_tui.importing:run_import",
     "import-ratings": "judge_tui.importing:run_import_ratings",
@@ -46,7 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="judge-tui",
         description="Rate submissions against a rubric by keyboard, judge them with an LLM, and measure agreement. "
-        "With no command, opens the rating screen (on a new database, on the bundled CIS demo).",
+        "With no command, opens the rating screen (before your study has items, on the bundled demo, which "
+        "has a database of its own).",
     )
     parser.add_argument("--version", action="version", version=f"judge-tui {__version__}")
     parser.add_argument("--db", type=Path, help=DB_HELP)
@@ -60,6 +62,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reviewer", help="your reviewer id (asked once, then remembered)", default=argparse.SUPPRESS)
     p.add_argument("--rubric", help="rubric id or rubric file to rate", default=argparse.SUPPRESS)
     p.add_argument("--split", help="rate only items of this split (train, dev, test)", default=argparse.SUPPRESS)
+
+    p = sub.add_parser("demo", help="open the rating screen on the bundled demo (a database of its own, apart "
+                                    "from your study)")
+    p.add_argument("--reviewer", help="your reviewer id in the demo (asked once, then remembered)",
+                   default=argparse.SUPPRESS)
+    p.add_argument("--rubric", help="rubric id to rate (default: cis)", default=argparse.SUPPRESS)
 
     p = sub.add_parser("rubrics", help="list the available rubrics")
     p.add_argument("--rubric", dest="rubric_files", action="append", type=Path, default=[],

@@ -239,7 +239,7 @@ def import_items(
     if pending is not None:
         pending.check(checked, store)
     if checked.problems:
-        raise ImportFailed(path, checked.problems)
+        raise ImportFailed(path, checked.problems + _demo_clash(store, existing, checked.problems))
     result = ImportResult(path=str(path), format=fmt, rubric=chosen.id, warnings=checked.warnings)
     if not checked.items:
         return result  # nothing to import: the database is not touched, not even with the rubric's version
@@ -254,6 +254,22 @@ def import_items(
     except ItemConflict as exc:  # the database changed between checking and writing
         raise ImportFailed(path, [Problem(0, str(exc))]) from None
     return result
+
+
+def _demo_clash(store: Store, existing: dict[str, tuple[str, str]], problems: list[Problem]) -> list[Problem]:
+    """A database that an earlier judge-tui filled with the demo: ids clashing with it say so, and what to do."""
+    from judge_tui.demo import demo_items_among
+
+    clashing = [i for i in demo_items_among(existing)
+                if any(p.message.startswith(f"item {i!r} already exists") for p in problems)]
+    if not clashing:
+        return []
+    shown = ", ".join(clashing[:5]) + (f" and {len(clashing) - 5} more" if len(clashing) > 5 else "")
+    return [Problem(0, f"{shown} {'is an item' if len(clashing) == 1 else 'are items'} of the bundled demo, which "
+                       f"an earlier judge-tui loaded into {store.path} (the demo now has a database of its own: "
+                       f"judge-tui demo). To start your study without the demo, import into a new database "
+                       f"(judge-tui import FILE --db study.db, then --db study.db with every command), or move "
+                       f"{store.path} aside and import again")]
 
 
 def _check_header(path: Path, header: list[str], mapping: dict[str, str], rubric: Rubric) -> None:
