@@ -92,10 +92,25 @@ def test_errors_quoting_user_input_reach_the_terminal_without_escape_sequences(h
         for rater, kind in (("EXP001", "human"), ("judge:m", "judge")):
             store.ensure_rater(rater, kind)
             store.save_rating(Rating(item_id="P1", rater_id=rater, rubric_version_id=version, scores={"label": 1.0}))
-    assert main(["report", "--db", str(tmp_path / "x.db"), "--split", "dev\x1b]0;pwned\x07\x1b[2J"]) == 1
+    assert main(["import", str(tmp_path / "items\x1b]0;pwned\x07\x1b[2J.jsonl"), "--db", str(tmp_path / "x.db")]) == 1
     err = capsys.readouterr().err
-    assert "in the dev split" in err and "pwned" not in err  # the OSC title change and the screen clear are gone
+    assert "items.jsonl: no such file" in err and "pwned" not in err  # the title change and screen clear are gone
     assert "\x1b" not in err and "\x07" not in err
+    with pytest.raises(SystemExit):
+        main(["report", "--db", str(tmp_path / "x.db"), "--split", "dev\x1b]0;pwned\x07\x1b[2J"])
+    err = capsys.readouterr().err
+    assert "unknown split 'dev'" in err and "pwned" not in err
+    assert "\x1b" not in err and "\x07" not in err
+
+
+@pytest.mark.parametrize("command", [["report"], ["rate"], ["judge"], ["adjudicate"],
+                                     ["import", "f.jsonl"]])
+def test_a_mistyped_split_is_named_as_unknown(command, tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main([*command, "--db", str(tmp_path / "x.db"), "--split", "tset"])
+    assert exit_.value.code == 2
+    assert "argument --split: unknown split 'tset': use train, dev, test" in capsys.readouterr().err
+    assert not (tmp_path / "x.db").exists()
 
 
 def _start(home: Path, stamp: Path, *args: str) -> subprocess.CompletedProcess[str]:
