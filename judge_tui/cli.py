@@ -160,7 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reason", required=True, help="what changed and why")
     p.add_argument("--items", required=True, metavar="ID,ID", help="the items that motivated the change")
     p.add_argument("--file", type=Path, metavar="NEW.rubric.toml",
-                   help="the new definition (copied into your rubrics folder so every command uses it)")
+                   help="the new definition, used by every command on this database from now on (other "
+                        "databases keep theirs)")
 
     p = sub.add_parser("adjudicate", help="settle the items where experts disagree (stored as rater 'consensus')")
     _common(p)
