@@ -154,3 +154,21 @@ def test_few_shot_examples_imported_outside_train_still_go_to_train(tmp_path: Pa
     assert run(capsys, "split", "--db", db)[0] == 0
     splits = _splits(db)
     assert splits["P03"] == "train" and all(s == "dev" for i, s in splits.items() if i != "P03")
+
+
+def test_a_database_from_before_split_origins_keeps_every_split_until_reassigned(tmp_path: Path, capsys):
+    import sqlite3
+
+    db = tmp_path / "old.db"
+    rows = [binary_item(f"P{i:02d}", i) for i in range(10)]
+    assert run(capsys, "import", write_jsonl(tmp_path / "i.jsonl", rows), "--rubric", "binary", "--db", db)[0] == 0
+    assert run(capsys, "split", "--seed", "1", "--db", db)[0] == 0
+    before = _splits(db)
+    with sqlite3.connect(db) as conn:  # as an earlier judge-tui left it: no record of where a split came from
+        conn.execute("ALTER TABLE items DROP COLUMN split_from_import")
+        conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm007_items_split_from_import'")
+    conn.close()
+    code, out, _err = run(capsys, "split", "--seed", "2", "--db", db)
+    assert code == 0 and "10 item(s) kept the split set at import" in out
+    assert _splits(db) == before
+    assert run(capsys, "split", "--seed", "2", "--reassign", "--db", db)[0] == 0

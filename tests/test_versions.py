@@ -245,5 +245,12 @@ def test_versions_are_numbered_per_rubric_alike_in_history_exports_and_messages(
     import json
 
     assert [json.loads(line)["rubric_version"] for line in capsys.readouterr().out.splitlines()] == [1, 2]
-    with Store(db) as store, pytest.raises(UserError, match="changed since version #2"):
-        require_recorded(store, Rubric.model_validate({**changed.model_dump(), "description": "Again."}))
+    with Store(db) as store:
+        store.ensure_rater("judge:m:cis@p2", "judge", model="m", prompt_version="p2")
+        store.save_rating(Rating(item_id="B001", rater_id="judge:m:cis@p2", rubric_version_id=3,
+                                 scores={"r": 1.0, "a": 1.0, "t": 1.0, "l": 1.0}))
+        from judge_tui.compare import resolve_version
+
+        assert resolve_version(store, changed, "#2").rubric_version_ids == (3,)  # cis's second, row 3
+        with pytest.raises(UserError, match="changed since version #2"):
+            require_recorded(store, Rubric.model_validate({**changed.model_dump(), "description": "Again."}))
