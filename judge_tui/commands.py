@@ -96,10 +96,10 @@ def resolve_rubric(name_or_path: str, store: Store | None = None) -> Rubric:
     """The rubric a command works with: a file given by path, else the rubric of that id for this database.
 
     For an id the database comes first: its newest recorded version of the rubric, which is how a rubric
-    imported from a file, or changed with `rubric-change --file`, stays with its database. A rubric file of
-    that id (rubrics folder, then built-in) is used instead when the database has none, or when the file
-    holds a definition the database has never recorded: an edit made since, which the judge asks a reason
-    for. Without a database, the files alone.
+    imported from a file, or changed with `rubric-change --file`, stays with its database. The rubric file of
+    that id (rubrics folder, then built-in) is used instead when the database has no version of it, or when
+    the file was changed after the database's newest version and holds a definition the database has never
+    recorded: an edit made since, which the judge asks a reason for. Without a database, the files alone.
     """
     try:
         if store is None or is_rubric_path(name_or_path):
@@ -110,20 +110,31 @@ def resolve_rubric(name_or_path: str, store: Store | None = None) -> Rubric:
 
 
 def _rubric_of_database(store: Store, rubric_id: str, files: dict[str, tuple[Rubric, Path]]) -> Rubric:
-    in_file = files[rubric_id][0] if rubric_id in files else None
-    if in_file is not None and store.rubric_version_by_hash(in_file.content_hash) is None:
-        return in_file  # new to this database (or edited since): the judge asks for the change's reason
-    definition = store.newest_rubric_definition(rubric_id)
-    if definition is None:
+    in_file, path = files.get(rubric_id, (None, None))
+    newest = store.newest_rubric_version(rubric_id)
+    if newest is None:
         if in_file is None:
             raise unknown_rubric(rubric_id, {*files, *store.recorded_rubric_ids()})
         return in_file
+    if (in_file is not None and path is not None and _changed_after(path, newest["created_at"])
+            and store.rubric_version_by_hash(in_file.content_hash) is None):
+        return in_file  # edited since: the judge asks for the change's reason
     try:
-        return rubric_from_definition(definition, f"{store.path} (rubric {rubric_id})")
+        return rubric_from_definition(newest["definition"], f"{store.path} (rubric {rubric_id})")
     except RubricError:
         if in_file is None:  # recorded by another judge-tui version and no file to fall back on
             raise
         return in_file
+
+
+def _changed_after(path: Path, stamp: str) -> bool:
+    """Whether the file was last written after the moment `stamp` (an ISO date with its time zone)."""
+    from datetime import UTC, datetime
+
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime, UTC) > datetime.fromisoformat(stamp)
+    except (OSError, ValueError):
+        return True  # unknown: take the file, as a new edit
 
 
 def available_rubrics(store: Store | None = None) -> dict[str, Rubric]:

@@ -64,6 +64,25 @@ def test_a_rubric_given_by_path_is_remembered_by_every_command(tmp_path: Path, c
         assert launch.choose_rubric(store, None).id == "mine"
 
 
+def test_a_rubric_given_by_path_with_a_built_in_id_stays_the_databases(tmp_path: Path, capsys):
+    """A copy of a built-in rubric, edited and kept outside the rubrics folder, given by path at import."""
+    strict = _rubric_file(tmp_path / "strict.rubric.toml", "binary", "Strict.")
+    db = tmp_path / "study.db"
+    items = write_jsonl(tmp_path / "items.jsonl", [binary_item(f"P0{n}", n) for n in range(1, 4)])
+    assert run(capsys, "import", items, "--rubric", strict, "--db", db)[0] == 0
+    answers = _answers(tmp_path / "answers.jsonl", ["P01", "P02", "P03"], built_in=True)
+    code, _out, err = run(capsys, "judge", "--db", db, "--backend", "replay", "--replay", answers)
+    assert code == 0, err  # the built-in file is not taken for an unexplained change
+    with Store(db) as store:
+        assert launch.choose_rubric(store, None).description.startswith("Strict.")
+        assert [v["content_hash"] for v in store.rubric_versions("binary")] == [load_rubric(strict).content_hash]
+    # Another database keeps the built-in rubric.
+    other = tmp_path / "other.db"
+    assert run(capsys, "import", items, "--rubric", "binary", "--db", other)[0] == 0
+    with Store(other) as store:
+        assert not resolve_rubric("binary", store).description.startswith("Strict.")
+
+
 def test_an_unknown_rubric_lists_the_databases_own_too(tmp_path: Path, capsys):
     db = tmp_path / "study.db"
     items = write_jsonl(tmp_path / "items.jsonl", [binary_item("M1")])

@@ -51,11 +51,14 @@ class VersionQueries(StoreCore):
     def recorded_rubric_ids(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT DISTINCT rubric FROM rubric_versions ORDER BY 1")]
 
-    def newest_rubric_definition(self, rubric_id: str) -> dict[str, Any] | None:
-        """The definition of the rubric's newest recorded version (merged versions keep their own date)."""
-        text = self.scalar("SELECT definition FROM rubric_versions WHERE rubric = ? ORDER BY created_at DESC,"
-                           " id DESC LIMIT 1", [rubric_id])
-        return _loads(text, None)
+    def newest_rubric_version(self, rubric_id: str) -> dict[str, Any] | None:
+        """The rubric's newest recorded version: its definition and when it was made (merges keep that date)."""
+        rows = self.query("SELECT definition, created_at FROM rubric_versions WHERE rubric = ?"
+                          " ORDER BY created_at DESC, id DESC LIMIT 1", [rubric_id])
+        if not rows:
+            return None
+        rows[0]["definition"] = _loads(rows[0]["definition"], None)
+        return rows[0]
 
     def rubric_version_ids(self, rubric_id: str) -> list[int]:
         return [r[0] for r in self.conn.execute("SELECT id FROM rubric_versions WHERE rubric = ?", [rubric_id])]
