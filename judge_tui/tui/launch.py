@@ -46,6 +46,9 @@ def open_database(args: argparse.Namespace) -> tuple[Store, str]:
     database; the study database is left as it is, so the user's own study starts without the demo.
     """
     study = commands.db_path(args)
+    if args.command != "demo" and getattr(args, "db", None) and not study.exists():
+        raise UserError(f"{study}: no such database. Check the path, import items into it first (judge-tui import "
+                        f"FILE --rubric ID --db {study}), or try the bundled demo: judge-tui demo")
     if args.command != "demo" and (getattr(args, "db", None) or _study_started(study)):
         return commands.open_store(args, create=False), ""
     try:

@@ -165,7 +165,8 @@ def test_judge_tui_demo_opens_the_demo_whatever_the_study_holds(hermetic_home, t
 def test_a_named_database_is_never_filled_with_the_demo(hermetic_home, tmp_path, capsys):
     missing = tmp_path / "typo.db"
     assert main(["rate", "--db", str(missing), "--reviewer", "EXP001"]) == 1
-    assert f"{missing}: no such database" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"{missing}: no such database" in err and "judge-tui demo" in err
     assert not missing.exists()
     empty = tmp_path / "empty.db"
     Store(empty).close()
