@@ -149,9 +149,9 @@ def run_rubric_change(args: argparse.Namespace) -> int:
                 raise UserError(f"{args.file} defines rubric {rubric.id!r}, not {args.rubric!r}")
         else:
             rubric = resolve_rubric(args.rubric, store)
-        version = store.rubric_version(record_rubric_change(store, rubric, args.reason, items))
-    assert version is not None
-    print(f"recorded rubric {rubric.id} version #{version['number']} (hash {rubric.content_hash}) in {store.path}; "
+        version_id = record_rubric_change(store, rubric, args.reason, items)
+        number = next(v["number"] for v in store.rubric_versions(rubric.id) if v["id"] == version_id)
+    print(f"recorded rubric {rubric.id} version #{number} (hash {rubric.content_hash}) in {store.path}; "
           f"motivated by {', '.join(items)}.")
     if args.file:
         print(f"Every command on {store.path} uses this definition from now on; other databases keep their own "
