@@ -15,6 +15,7 @@ from pathlib import Path
 
 from judge_tui import __version__
 from judge_tui.errors import UserError
+from judge_tui.records import SPLITS
 from judge_tui.textsafe import clean
 
 DB_HELP = "database file (default: $JUDGE_TUI_DB, or judge-tui.db in the user data folder)"
@@ -22,6 +23,7 @@ DB_HELP = "database file (default: $JUDGE_TUI_DB, or judge-tui.db in the user da
 # command -> "module:function"; each function takes the parsed arguments and returns an exit code.
 HANDLERS = {
     "rate": "judge_tui.tui.launch:run",
+    "demo": "judge_tui.tui.launch:run",
     "rubrics": "judge_tui.commands:list_rubrics",
     "import": "judge_tui.importing:run_import",
     "import-ratings": "judge_tui.importing:run_import_ratings",
@@ -40,6 +42,13 @@ HANDLERS = {
 }
 
 
+def split_name(value: str) -> str:
+    """--split: one of the three splits, so a typo is named as such rather than found to hold no items."""
+    if value not in SPLITS:
+        raise argparse.ArgumentTypeError(f"unknown split {clean(value)!r}: use {', '.join(SPLITS)}")
+    return value
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     # SUPPRESS keeps a --db given before the command (judge-tui --db x import f) from being reset.
     parser.add_argument("--db", type=Path, help=DB_HELP, default=argparse.SUPPRESS)
@@ -49,20 +58,27 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="judge-tui",
         description="Rate submissions against a rubric by keyboard, judge them with an LLM, and measure agreement. "
-        "With no command, opens the rating screen (on a new database, on the bundled CIS demo).",
+        "With no command, opens the rating screen (before your study has items, on the bundled demo, which "
+        "has a database of its own).",
     )
     parser.add_argument("--version", action="version", version=f"judge-tui {__version__}")
     parser.add_argument("--db", type=Path, help=DB_HELP)
     parser.add_argument("--reviewer", help="your reviewer id (asked once, then remembered)")
     parser.add_argument("--rubric", help="rubric id or rubric file to rate")
-    parser.add_argument("--split", help="rate only items of this split (train, dev, test)")
+    parser.add_argument("--split", type=split_name, help="rate only items of this split (train, dev, test)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("rate", help="open the rating screen")
     _common(p)
     p.add_argument("--reviewer", help="your reviewer id (asked once, then remembered)", default=argparse.SUPPRESS)
     p.add_argument("--rubric", help="rubric id or rubric file to rate", default=argparse.SUPPRESS)
-    p.add_argument("--split", help="rate only items of this split (train, dev, test)", default=argparse.SUPPRESS)
+    p.add_argument("--split", type=split_name, help="rate only items of this split (train, dev, test)", default=argparse.SUPPRESS)
+
+    p = sub.add_parser("demo", help="open the rating screen on the bundled demo (a database of its own, apart "
+                                    "from your study)")
+    p.add_argument("--reviewer", help="your reviewer id in the demo (asked once, then remembered)",
+                   default=argparse.SUPPRESS)
+    p.add_argument("--rubric", help="rubric id to rate (default: cis)", default=argparse.SUPPRESS)
 
     p = sub.add_parser("rubrics", help="list the available rubrics")
     p.add_argument("--rubric", dest="rubric_files", action="append", type=Path, default=[],
@@ -75,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["json", "jsonl", "csv", "promptfoo"], help="default: from the file")
     p.add_argument("--map", action="append", default=[], metavar="FIELD=COLUMN",
                    help="CSV: take item field FIELD from column COLUMN (repeatable)")
-    p.add_argument("--split", help="put every imported item in this split")
+    p.add_argument("--split", type=split_name, help="put every imported item in this split")
     p.add_argument("--bundle", type=Path, metavar="FILE", help="import one expert's bundle (see export --bundle)")
 
     p = sub.add_parser("import-ratings", help="import ratings made elsewhere (rating_form.json, judge output, ...)")
@@ -106,6 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--train", type=float, default=0.15)
     p.add_argument("--dev", type=float, default=0.40)
     p.add_argument("--test", type=float, default=0.45)
+    p.add_argument("--reassign", action="store_true",
+                   help="also move items whose split was set at import (kept by default)")
 
     p = sub.add_parser("judge", help="judge items with an LLM (headless, resumable)")
     _common(p)
@@ -114,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
                    " command, a name for the program)")
     p.add_argument("--concurrency", type=int, default=4)
     p.add_argument("--limit", type=int, help="judge at most N items")
-    p.add_argument("--split", help="only items of this split")
+    p.add_argument("--split", type=split_name, help="only items of this split")
     p.add_argument("--repeat", type=int, default=1, help="judge each item K times (self-agreement)")
     p.add_argument("--batch", action="store_true", help="use the Message Batches API (half price, slower)")
     p.add_argument("--backend", choices=["anthropic", "command", "replay"], default="anthropic")
@@ -140,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="item by item: human and judge scores per dimension, gaps, flags and notes")
     p.add_argument("--rubric", help="rubric id (default: the one with the most items)")
     p.add_argument("--by", metavar="FIELD", help="break down by task_type, cefr_level, split or an item field")
-    p.add_argument("--split", help="only items of this split")
+    p.add_argument("--split", type=split_name, help="only items of this split")
     p.add_argument("--raters", help="compare these raters: A,B (groups: A+B,C)")
     p.add_argument("--compare", nargs=2, metavar=("V1", "V2"), help="alignment under two prompt versions")
     p.add_argument("-o", "--output", type=Path, help="write to a file instead of standard output")
@@ -173,13 +191,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reason", required=True, help="what changed and why")
     p.add_argument("--items", required=True, metavar="ID,ID", help="the items that motivated the change")
     p.add_argument("--file", type=Path, metavar="NEW.rubric.toml",
-                   help="the new definition (copied into your rubrics folder so every command uses it)")
+                   help="the new definition, used by every command on this database from now on (other "
+                        "databases keep theirs)")
 
     p = sub.add_parser("adjudicate", help="settle the items where experts disagree (stored as rater 'consensus')")
     _common(p)
     p.add_argument("--rubric", help="rubric id (default: the one with the most items)")
     p.add_argument("--reviewer", help="who adjudicates (default: the remembered reviewer)", default=argparse.SUPPRESS)
-    p.add_argument("--split", help="only items of this split", default=argparse.SUPPRESS)
+    p.add_argument("--split", type=split_name, help="only items of this split", default=argparse.SUPPRESS)
 
     p = sub.add_parser("check", help="check the database file for damage (reads all of it)")
     _common(p)

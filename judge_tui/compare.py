@@ -81,11 +81,11 @@ def resolve_version(store: Store, rubric: Rubric, name: str) -> Version:
         return exact
     number = re.fullmatch(r"#?(\d+)", name)
     if number:
-        version_id = int(number.group(1))
-        raters = [r for r in store.judge_raters_on_version(version_id) if r in by_id]
+        ids = [v["id"] for v in store.rubric_versions(rubric.id) if v["number"] == int(number.group(1))]
+        raters = [r for r in store.judge_raters_on_version(ids[0]) if r in by_id] if ids else []
         found = one(raters, "rubric version")
         if found:
-            return Version(name, found.rater_id, (version_id,))
+            return Version(name, found.rater_id, (ids[0],))
     elif len(name) >= 4:
         found = one([j["id"] for j in judges if prompt_of(j).startswith(name)], "prompt version")
         if found:

@@ -1,21 +1,28 @@
-"""The bundled demo: loaded into a new, empty database so a first start lands on a working screen.
+"""The bundled demo, in a database of its own so that it never mixes with a user's study.
 
-Items come from data/<rubric>.jsonl; demo ratings, where present, from data/<rubric>.expert-demo.ratings.jsonl
-(rater "demo-expert", a person), data/<rubric>.judge-demo.ratings.jsonl (rater "demo-judge", a judge) and
-data/binary.labels.jsonl (the PASS/FAIL labels, also "demo-expert"). Everything goes through the importer,
-so the demo files are held to the same checks as a user's files.
+`judge-tui demo`, and a first start (no study database yet), open the demo database (locations.demo_db_path),
+loading the demo the first time. Items come from data/<rubric>.jsonl; demo ratings, where present, from
+data/<rubric>.expert-demo.ratings.jsonl (rater "demo-expert", a person), data/<rubric>.judge-demo.ratings.jsonl
+(rater "demo-judge", a judge) and data/binary.labels.jsonl (the PASS/FAIL labels, also "demo-expert").
+Everything goes through the importer, so the demo files are held to the same checks as a user's files.
+
+Earlier versions loaded the demo into the user's own database; such a database keeps working, and an import
+whose ids clash with those demo items says so (demo_items_among).
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
+
 from judge_tui import locations
-from judge_tui.importing import import_items, import_ratings
-from judge_tui.rubrics import load_rubrics
+from judge_tui.records import content_hash
 from judge_tui.store import Store
 
 DEMO_RUBRICS = ("cis", "exercise-quality", "reasoning-trace", "binary")
 DEMO_EXPERT = "demo-expert"
 DEMO_JUDGE = "demo-judge"
+DEMO_META_KEY = "demo_database"  # set in the demo's own database, so every screen can name it
 
 
 def demo_rating_files(rubric_id: str) -> list[tuple[str, str, str]]:
@@ -28,11 +35,14 @@ def demo_rating_files(rubric_id: str) -> list[tuple[str, str, str]]:
 
 
 def load_demo(store: Store) -> int:
-    """Import the demo items and ratings of every built-in rubric into an empty database.
+    """Import the demo items and ratings of every built-in rubric into an empty database, and mark it the demo's.
 
     Returns how many items were added (0 if the database already holds items: the demo never mixes with
     a user's data).
     """
+    from judge_tui.importing import import_items, import_ratings
+    from judge_tui.rubrics import load_rubrics
+
     if store.count_items():
         return 0
     rubrics = load_rubrics()
@@ -48,4 +58,37 @@ def load_demo(store: Store) -> int:
                 ratings_path = locations.data_dir() / name
                 if ratings_path.is_file():
                     import_ratings(store, ratings_path, rater, kind, rubric=rubric, fmt="jsonl")
+        store.set_meta(DEMO_META_KEY, "1")
     return added
+
+
+def open_demo() -> tuple[Store, int]:
+    """The demo's own database, with the demo loaded the first time; and how many items were just added."""
+    store = Store(locations.demo_db_path())
+    try:
+        return store, load_demo(store)
+    except BaseException:
+        store.close()
+        raise
+
+
+def is_demo_database(store: Store) -> bool:
+    return store.get_meta(DEMO_META_KEY) == "1"
+
+
+def demo_items_among(existing: Mapping[str, tuple[str, str]]) -> list[str]:
+    """The ids among `existing` ({id: (rubric, content hash)} in a database) that are the bundled demo's items."""
+    found = []
+    for rubric_id in DEMO_RUBRICS:
+        path = locations.data_dir() / f"{rubric_id}.jsonl"
+        if not path.is_file():
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            fields = json.loads(line)
+            item_id = str(fields.pop("id"))
+            fields.pop("split", None)
+            if existing.get(item_id) == (rubric_id, content_hash(fields)):
+                found.append(item_id)
+    return found

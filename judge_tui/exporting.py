@@ -18,11 +18,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from judge_tui.commands import resolve_rubric
 from judge_tui.errors import UserError
 from judge_tui.formats.csv_rows import EXPORT_COLUMNS, EXPORT_TAIL, protect
 from judge_tui.formats.rating_form import FORM_DATES
 from judge_tui.records import Item, Rating
-from judge_tui.rubrics import Rubric, RubricError, get_rubric
+from judge_tui.rubrics import Rubric, RubricError, rubric_from_definition
 from judge_tui.settings import AgreementSettings, load_settings
 from judge_tui.store import Store
 from judge_tui.textsafe import clean
@@ -52,20 +53,13 @@ class Rubrics:
 
     def __getitem__(self, version_id: int) -> Rubric:
         if version_id not in self._by_version:
-            definition = self.store.rubric_definition(version_id)
+            version = self.versions[version_id]
             try:
-                rubric = Rubric.model_validate(definition)
-            except Exception:  # recorded by another judge-tui version: fall back to today's file
-                rubric = _rubric(self.versions[version_id]["rubric"])
+                rubric = rubric_from_definition(self.store.rubric_definition(version_id), str(self.store.path))
+            except RubricError:  # recorded by another judge-tui version: the rubric this database uses now
+                rubric = resolve_rubric(version["rubric"], self.store)
             self._by_version[version_id] = rubric
         return self._by_version[version_id]
-
-
-def _rubric(name: str) -> Rubric:
-    try:
-        return get_rubric(name)
-    except RubricError as exc:
-        raise UserError(str(exc)) from None
 
 
 def score_value(rubric: Rubric, value: float) -> float | str:
@@ -100,7 +94,7 @@ def rating_rows(store: Store, rubric: str | None = None, rater: str | None = Non
         version = rubrics.versions[rating.rubric_version_id]
         row: dict[str, Any] = {
             "item_id": rating.item_id, "rater": rating.rater_id, "kind": kinds.get(rating.rater_id),
-            "rubric": definition.id, "rubric_version": version["version"],
+            "rubric": definition.id, "rubric_version": version["number"],
             "scores": ordered_scores(definition, rating.scores),
             "overall": rating.overall, "verdict": rating.verdict, "notes": rating.notes,
             "seconds": rating.seconds, "repeat": rating.repeat,
@@ -187,7 +181,7 @@ def rating_form(store: Store, rater: str | None, rubric_name: str | None) -> dic
         raise UserError(f"no rater {rater!r} in this database")
     rubric_name = rubric_name or _only(_rated_rubrics(store, rater), f"rubric rated by {rater}", "--rubric",
                                        several=f"{rater} rated several rubrics")
-    rubric = _rubric(rubric_name)
+    rubric = resolve_rubric(rubric_name, store)
     latest = _latest_by_item(store, rubric.id, rater)
     if not latest:
         raise UserError(f"{rater} has no ratings of rubric {rubric.id}")
@@ -251,7 +245,7 @@ def review_template(store: Store, rubric_name: str | None, human: str | None, ju
 
     settings = settings or load_settings().agreement
     tolerance = settings.tolerance
-    rubric = _rubric(rubric_name or "exercise-quality")
+    rubric = resolve_rubric(rubric_name or "exercise-quality", store)
     human = human or _rater_of_kind(store, rubric.id, "human", "--rater")
     judge = judge or _rater_of_kind(store, rubric.id, "judge", "--judge")
     human_ratings = _latest_by_item(store, rubric.id, human)
@@ -327,7 +321,7 @@ def export(store: Store, fmt: str, out: io.TextIOBase, *, rubric: str | None = N
            judge: str | None = None) -> int:
     """Write one export to out; returns how many ratings (or rows) it holds."""
     if rubric:
-        rubric = _rubric(rubric).id
+        rubric = resolve_rubric(rubric, store).id
     if fmt == "jsonl":
         return write_jsonl(store, out, rubric, rater)
     if fmt == "csv":

@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
 
     fmt = output_format(args.format, args.output, FORMAT_BY_SUFFIX, "text")
     with open_store(args, create=False) as store:
-        rubric = resolve_rubric(args.rubric).id if args.rubric else None
+        rubric = resolve_rubric(args.rubric, store).id if args.rubric else None
         if args.rater and store.rater(args.rater) is None:
             from judge_tui.errors import UserError
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from judge_tui.commands import available_rubrics, resolve_rubric
 from judge_tui.errors import UserError
 from judge_tui.formats import (
     Parsed,
@@ -27,7 +28,7 @@ from judge_tui.formats import (
 from judge_tui.formats.rating_form import FORM_DATES
 from judge_tui.formats.text import Unreadable, decode, flaw, load_json
 from judge_tui.records import Rating
-from judge_tui.rubrics import Rubric, RubricError, get_rubric, load_rubrics
+from judge_tui.rubrics import Rubric
 from judge_tui.store import ItemConflict, Store
 from judge_tui.validate import (
     apply_mapping,
@@ -189,20 +190,11 @@ def detect_rating_format(path: Path, text: str) -> str:
     raise UserError(f"{path}: cannot tell the ratings format; pass --format ({', '.join(RATING_READERS)})")
 
 
-def _rubric(rubric: Rubric | str | None) -> Rubric | None:
+def _rubric(store: Store, rubric: Rubric | str | None) -> Rubric | None:
+    """--rubric: a Rubric as it is, else a file path or an id as this database knows it."""
     if rubric is None or isinstance(rubric, Rubric):
         return rubric
-    try:
-        return get_rubric(rubric)
-    except RubricError as exc:
-        raise UserError(str(exc)) from None
-
-
-def _all_rubrics() -> dict[str, Rubric]:
-    try:
-        return {rubric_id: r for rubric_id, (r, _path) in load_rubrics().items()}
-    except RubricError as exc:
-        raise UserError(str(exc)) from None
+    return resolve_rubric(rubric, store)
 
 
 # --------------------------------------------------------------------------- items
@@ -225,8 +217,8 @@ def import_items(
     if fmt == "promptfoo":
         from judge_tui.promptfoo_import import promptfoo_rows
 
-        chosen = _rubric(rubric)
-        rows, pending, warnings = promptfoo_rows(parsed, chosen, mapping, _all_rubrics)
+        chosen = _rubric(store, rubric)
+        rows, pending, warnings = promptfoo_rows(parsed, chosen, mapping, lambda: available_rubrics(store))
         chosen = pending.rubric
     else:
         header = parsed.meta.get("header") if fmt == "csv" else None
@@ -236,7 +228,7 @@ def import_items(
                 raise ImportFailed(path, [Problem(1, f"--map names column {absent[0]!r}, which is not in the header "
                                                      f"(columns: {', '.join(header)})")])
         rows, pending, warnings = item_rows(parsed.records, mapping), None, []
-        chosen = _rubric(rubric) or _guess(path, rows)
+        chosen = _rubric(store, rubric) or _guess(store, path, rows)
         if header is not None:
             _check_header(path, header, mapping, chosen)
     if split is not None and split not in ("train", "dev", "test"):
@@ -248,7 +240,7 @@ def import_items(
     if pending is not None:
         pending.check(checked, store)
     if checked.problems:
-        raise ImportFailed(path, checked.problems)
+        raise ImportFailed(path, checked.problems + _demo_clash(store, existing, checked.problems))
     result = ImportResult(path=str(path), format=fmt, rubric=chosen.id, warnings=checked.warnings)
     if not checked.items:
         return result  # nothing to import: the database is not touched, not even with the rubric's version
@@ -265,6 +257,22 @@ def import_items(
     return result
 
 
+def _demo_clash(store: Store, existing: dict[str, tuple[str, str]], problems: list[Problem]) -> list[Problem]:
+    """A database that an earlier judge-tui filled with the demo: ids clashing with it say so, and what to do."""
+    from judge_tui.demo import demo_items_among
+
+    clashing = [i for i in demo_items_among(existing)
+                if any(p.message.startswith(f"item {i!r} already exists") for p in problems)]
+    if not clashing:
+        return []
+    shown = ", ".join(clashing[:5]) + (f" and {len(clashing) - 5} more" if len(clashing) > 5 else "")
+    return [Problem(0, f"{shown} {'is an item' if len(clashing) == 1 else 'are items'} of the bundled demo, which "
+                       f"an earlier judge-tui loaded into {store.path} (the demo now has a database of its own: "
+                       f"judge-tui demo). To start your study without the demo, import into a new database "
+                       f"(judge-tui import FILE --db study.db, then --db study.db with every command), or move "
+                       f"{store.path} aside and import again")]
+
+
 def _check_header(path: Path, header: list[str], mapping: dict[str, str], rubric: Rubric) -> None:
     """A CSV file without a column for a required field: one error at the header, not one per row."""
     columns = apply_mapping(dict.fromkeys(header), mapping)
@@ -276,8 +284,8 @@ def _check_header(path: Path, header: list[str], mapping: dict[str, str], rubric
                                              f"--map FIELD=COLUMN (columns: {', '.join(header)})")])
 
 
-def _guess(path: Path, rows: list[tuple[int, dict[str, Any]]]) -> Rubric:
-    rubrics = _all_rubrics()
+def _guess(store: Store, path: Path, rows: list[tuple[int, dict[str, Any]]]) -> Rubric:
+    rubrics = available_rubrics(store)
     guessed = guess_rubric([data for _line, data in rows], rubrics)
     if guessed is None:
         raise UserError(f"{path}: pass --rubric NAME to say which rubric these items are rated against "
@@ -322,7 +330,7 @@ def import_ratings(
     warnings: list[Problem] = []
     records = _records_for_rater(path, parsed, rater, warnings)
     items = store.items_by_id(str(r.item_id) for r in records if isinstance(r.item_id, str | int))
-    chosen = _rubric(rubric) or _rubric_of_items(path, items)
+    chosen = _rubric(store, rubric) or _rubric_of_items(store, path, items)
     checked = check_ratings(records, chosen, rater=rater, kind=kind, items=items, source=f"import:{path.name}")
     checked.warnings[:0] = warnings
     checked.problems[:0] = parsed.problems
@@ -369,10 +377,10 @@ def _records_for_rater(path: Path, parsed: Parsed, rater: str, warnings: list[Pr
                                          f"none is {rater!r}; pass one of them as --rater")])
 
 
-def _rubric_of_items(path: Path, items: dict[str, Any]) -> Rubric:
+def _rubric_of_items(store: Store, path: Path, items: dict[str, Any]) -> Rubric:
     found = sorted({item.rubric for item in items.values()})
     if len(found) == 1:
-        return _rubric(found[0])  # type: ignore[return-value]
+        return resolve_rubric(found[0], store)
     if not found:
         raise ImportFailed(path, [Problem(0, "none of the item ids in this file is in the database "
                                              "(import the items first, or check --db)")])

@@ -1,7 +1,8 @@
 """Every path judge-tui reads or writes, in one place.
 
 Environment variables override each default, so tests and scripts never touch a user's real data:
-JUDGE_TUI_DB (the database file), JUDGE_TUI_HOME (folder for the database, settings and user rubrics).
+JUDGE_TUI_DB (the database file), JUDGE_TUI_HOME (folder for the database, the demo's database, settings
+and user rubrics).
 """
 
 from __future__ import annotations
@@ -45,6 +46,11 @@ def default_db_path() -> Path:
     if override:
         return Path(override).expanduser()
     return home_dir() / "judge-tui.db"
+
+
+def demo_db_path() -> Path:
+    """The bundled demo's own database, apart from the user's study (`judge-tui demo`)."""
+    return home_dir() / "demo.db"
 
 
 def user_rubrics_dir() -> Path:

@@ -688,12 +688,12 @@ def _pick_rubric(store: Store, name: str | None) -> Rubric:
     from judge_tui.commands import resolve_rubric
 
     if name:
-        return resolve_rubric(name)
+        return resolve_rubric(name, store)
     in_use = store.rubrics_in_use()
     if not in_use:
         raise ReportError(f"{store.path}: the database has no items yet; import some with "
                           "`judge-tui import FILE --rubric ID`, then ratings with `judge-tui import-ratings`")
-    return resolve_rubric(in_use[0][0])
+    return resolve_rubric(in_use[0][0], store)
 
 
 def _say_which_judge(store: Store, rubric_id: str) -> None:

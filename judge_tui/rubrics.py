@@ -388,15 +388,30 @@ def load_rubrics(extra_files: Iterable[Path] = ()) -> dict[str, tuple[Rubric, Pa
     return found
 
 
-def get_rubric(name_or_path: str) -> Rubric:
-    """A rubric by id, or from a file path."""
+def rubric_from_definition(definition: object, where: str) -> Rubric:
+    """A rubric recorded in a database (`where` names it in the error)."""
+    try:
+        return Rubric.model_validate(definition)
+    except ValidationError as exc:
+        raise RubricError(_describe_validation_error(Path(where), exc)) from None
+
+
+def is_rubric_path(name_or_path: str) -> bool:
+    """Whether --rubric names a file rather than a rubric id."""
     candidate = Path(name_or_path)
-    if candidate.suffix == ".toml" or candidate.is_file():
-        return load_rubric(candidate)
+    return candidate.suffix == ".toml" or candidate.is_file()
+
+
+def unknown_rubric(name: str, available: Iterable[str]) -> RubricError:
+    return RubricError(f"unknown rubric {name!r}; available: {', '.join(sorted(available)) or 'none'} "
+                       f"(or pass a file path; `judge-tui rubrics` lists them)")
+
+
+def get_rubric(name_or_path: str) -> Rubric:
+    """A rubric by id (from the rubric folders alone), or from a file path."""
+    if is_rubric_path(name_or_path):
+        return load_rubric(Path(name_or_path))
     rubrics = load_rubrics()
     if name_or_path not in rubrics:
-        raise RubricError(
-            f"unknown rubric {name_or_path!r}; available: {', '.join(sorted(rubrics)) or 'none'} "
-            f"(or pass a file path; `judge-tui rubrics` lists them)"
-        )
+        raise unknown_rubric(name_or_path, rubrics)
     return rubrics[name_or_path][0]

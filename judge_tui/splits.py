@@ -3,7 +3,8 @@
 Strata are the verdict of each item's latest human rating (PASS / FAIL for a binary rubric); items nobody
 has labelled form a stratum of their own. Within a stratum the ids are sorted and shuffled with a random
 generator seeded from --seed, the rubric and the stratum, so the same database and seed give the same
-split. Items already shown to a judge as few-shot examples stay in train and count toward train's share.
+split. Items already shown to a judge as few-shot examples stay in train, and items whose split was set at
+import keep it (unless --reassign); both count toward their split's share.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 import math
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from judge_tui.errors import UserError
@@ -48,47 +50,53 @@ class SplitPlan:
     assignment: dict[str, str] = field(default_factory=dict)
     counts: dict[str, dict[str, int]] = field(default_factory=dict)  # stratum -> split -> count
     pinned: int = 0
+    kept: int = 0  # items keeping the split they were imported with
     moved_to_train: list[str] = field(default_factory=list)
 
 
 def plan_split(
     ids: list[str], labels: dict[str, str], few_shot: set[str], *, seed: int, rubric: str,
-    proportions: tuple[float, float, float],
+    proportions: tuple[float, float, float], kept: Mapping[str, str] | None = None,
 ) -> SplitPlan:
-    """The split of these items: pure, so it can be checked without a database."""
+    """The split of these items: pure, so it can be checked without a database.
+
+    Few-shot examples stay in train, and items in `kept` ({id: split}) keep their split; both count toward
+    their split's share, and the other items fill what is left (in proportion, where a split is overfull).
+    """
     plan = SplitPlan(rubric=rubric)
+    fixed = {i: s for i, s in (kept or {}).items() if i not in few_shot} | dict.fromkeys(few_shot, "train")
     strata: dict[str, list[str]] = {}
     for item_id in sorted(ids):
         strata.setdefault(labels.get(item_id, UNLABELLED), []).append(item_id)
-    train_share, dev_share, test_share = proportions
     for stratum, members in sorted(strata.items()):
-        pinned = [i for i in members if i in few_shot]
-        free = [i for i in members if i not in few_shot]
+        free = [i for i in members if i not in fixed]
         random.Random(f"{seed}/{rubric}/{stratum}").shuffle(free)
-        n_train, n_dev, n_test = quotas(len(members), [train_share, dev_share, test_share])
-        if len(pinned) > n_train:  # few-shot examples never leave train: the rest shares what is left
-            n_train = len(pinned)
-            n_dev, n_test = quotas(len(members) - n_train, [dev_share, test_share])
-        n_free_train = n_train - len(pinned)
-        order = ["train"] * n_free_train + ["dev"] * n_dev + ["test"] * n_test
-        for item_id in pinned:
-            plan.assignment[item_id] = "train"
-        for item_id, split in zip(free, order, strict=True):
-            plan.assignment[item_id] = split
+        targets = quotas(len(members), list(proportions))
+        taken = [sum(fixed.get(i) == s for i in members) for s in SPLITS]
+        places = [max(0, target - n) for target, n in zip(targets, taken, strict=True)]
+        if sum(places) != len(free):  # a split is overfull with fixed items: the rest share the other splits
+            places = quotas(len(free), [w if t > n else 0.0 for w, t, n in zip(proportions, targets, taken,
+                                                                                 strict=True)])
+        order = [s for s, n in zip(SPLITS, places, strict=True) for _ in range(n)]
+        plan.assignment.update({i: fixed[i] for i in members if i in fixed})
+        plan.assignment.update(zip(free, order, strict=True))
         plan.counts[stratum] = {s: sum(plan.assignment[i] == s for i in members) for s in SPLITS}
-        plan.pinned += len(pinned)
+        plan.pinned += sum(i in few_shot for i in members)
+        plan.kept += sum(i in fixed and i not in few_shot for i in members)
     return plan
 
 
-def split_rubric(store: Store, rubric: str, *, seed: int, proportions: tuple[float, float, float]) -> SplitPlan:
-    """Plan and store the split of one rubric's items."""
+def split_rubric(store: Store, rubric: str, *, seed: int, proportions: tuple[float, float, float],
+                 reassign: bool = False) -> SplitPlan:
+    """Plan and store the split of one rubric's items (keeping splits set at import, unless reassign)."""
     ids = store.item_ids(rubric)
     few_shot = store.few_shot_used_ids(rubric)
     before = {item.id: item.split for item in store.items_by_id(few_shot).values()}
+    kept = {} if reassign else store.splits_from_import(rubric)
     plan = plan_split(ids, store.latest_human_verdicts(rubric), few_shot, seed=seed, rubric=rubric,
-                      proportions=proportions)
+                      proportions=proportions, kept=kept)
     plan.moved_to_train = sorted(i for i, split in before.items() if split not in (None, "train"))
-    store.set_splits(plan.assignment)
+    store.set_splits({i: s for i, s in plan.assignment.items() if kept.get(i) != s})
     return plan
 
 
@@ -106,6 +114,8 @@ def format_plan(plan: SplitPlan) -> str:
                  + f" {sum(totals.values()):>6}")
     if plan.pinned:
         lines.append(f"  {plan.pinned} few-shot example(s) kept in train")
+    if plan.kept:
+        lines.append(f"  {plan.kept} item(s) kept the split set at import (--reassign splits them too)")
     return "\n".join(lines)
 
 
@@ -117,11 +127,12 @@ def run_split(args: argparse.Namespace) -> int:
     proportions = (args.train, args.dev, args.test)
     check_proportions(*proportions)
     with open_store(args, create=False) as store:
-        rubric_ids = [resolve_rubric(args.rubric).id] if args.rubric else [r for r, _n in store.rubrics_in_use()]
+        rubric_ids = [resolve_rubric(args.rubric, store).id] if args.rubric else [r for r, _n in store.rubrics_in_use()]
         if not rubric_ids or (args.rubric and not store.count_items(rubric=rubric_ids[0])):
             raise UserError("no items to split; import some first (judge-tui import FILE)")
         with store.transaction():
-            plans = [split_rubric(store, r, seed=args.seed, proportions=proportions) for r in rubric_ids]
+            plans = [split_rubric(store, r, seed=args.seed, proportions=proportions, reassign=args.reassign)
+                     for r in rubric_ids]
     for plan in plans:
         print(format_plan(plan))
         if plan.moved_to_train:

@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     from judge_tui.commands import open_store, print_table, resolve_rubric
 
     with open_store(args, create=False) as store:
-        rubric = resolve_rubric(args.rubric).id if args.rubric else None
+        rubric = resolve_rubric(args.rubric, store).id if args.rubric else None
         status = study_status(store, rubric)
     if args.format == "json":
         print(json.dumps(status, indent=2, ensure_ascii=False))

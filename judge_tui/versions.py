@@ -17,14 +17,12 @@ The rule, for rubrics and judge prompts alike:
 from __future__ import annotations
 
 import argparse
-import shutil
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from judge_tui import locations
 from judge_tui.errors import UserError
-from judge_tui.rubrics import Rubric, RubricError, load_rubric, load_rubrics
+from judge_tui.rubrics import Rubric, RubricError, load_rubric
 from judge_tui.store import Store
 
 
@@ -75,7 +73,7 @@ def record_rubric_change(store: Store, rubric: Rubric, reason: str | None, items
     existing = store.rubric_version_by_hash(rubric.content_hash)
     if existing is not None and existing["reason"]:
         raise UserError(
-            f"rubric {rubric.id} is unchanged since version #{existing['id']} ({_short(existing['created_at'])}, "
+            f"rubric {rubric.id} is unchanged since version #{existing['number']} ({_short(existing['created_at'])}, "
             f"reason: {existing['reason']}). Edit the rubric file (or pass --file NEW.rubric.toml) first."
         )
     if existing is not None:
@@ -97,7 +95,7 @@ def require_recorded(
     if stale is not None:
         if not reason:
             raise UserError(
-                f"rubric {rubric.id} has changed since version #{stale['id']} ({_short(stale['created_at'])}) "
+                f"rubric {rubric.id} has changed since version #{stale['number']} ({_short(stale['created_at'])}) "
                 f"and the change has no recorded reason. Record it first: judge-tui rubric-change {rubric.id} "
                 f"--reason TEXT --items ID,ID (or pass --reason and --items to this command)"
             )
@@ -123,10 +121,10 @@ def _require_prompt(store: Store, rubric: Rubric, version_id: int, prompt_versio
         store.record_prompt_version(rubric.id, prompt_version, version_id, template, reason, items)
         return
     same_template = last["template"] == template
-    rubric_row = next((v for v in store.rubric_versions(rubric.id) if v["id"] == version_id), None)
+    rubric_row = store.rubric_version(version_id)
     if same_template and template and rubric_row and rubric_row["reason"]:
         store.record_prompt_version(rubric.id, prompt_version, version_id, template,
-                                    f"rubric version #{version_id}: {rubric_row['reason']}",
+                                    f"rubric version #{rubric_row['number']}: {rubric_row['reason']}",
                                     rubric_row["motivating_items"])
         return
     raise UserError(
@@ -136,44 +134,28 @@ def _require_prompt(store: Store, rubric: Rubric, version_id: int, prompt_versio
     )
 
 
-def _install(rubric: Rubric, file: Path) -> Path | None:
-    """Make `file` the active definition of its rubric id; returns where it was copied (None if already active)."""
-    try:
-        active = load_rubrics().get(rubric.id)
-    except RubricError as exc:
-        raise UserError(str(exc)) from None
-    if active is not None and active[1].resolve() == file.resolve():
-        return None
-    user_dir = locations.user_rubrics_dir()
-    if active is not None and active[1].resolve().parent == user_dir.resolve():
-        target = active[1]
-    else:
-        target = user_dir / f"{rubric.id}.rubric.toml"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(file, target)
-    return target
-
-
 def run_rubric_change(args: argparse.Namespace) -> int:
+    """Record a rubric version in this database only: other databases keep theirs, and no file is copied."""
     from judge_tui.commands import open_store, resolve_rubric
 
     items = parse_items(args.items)
-    if args.file:
-        try:
-            rubric = load_rubric(Path(args.file))
-        except RubricError as exc:
-            raise UserError(str(exc)) from None
-        if rubric.id != args.rubric:
-            raise UserError(f"{args.file} defines rubric {rubric.id!r}, not {args.rubric!r}")
-    else:
-        rubric = resolve_rubric(args.rubric)
     with open_store(args) as store:
+        if args.file:
+            try:
+                rubric = load_rubric(Path(args.file))
+            except RubricError as exc:
+                raise UserError(str(exc)) from None
+            if rubric.id != args.rubric:
+                raise UserError(f"{args.file} defines rubric {rubric.id!r}, not {args.rubric!r}")
+        else:
+            rubric = resolve_rubric(args.rubric, store)
         version_id = record_rubric_change(store, rubric, args.reason, items)
-    installed = _install(rubric, Path(args.file)) if args.file else None
-    print(f"recorded rubric {rubric.id} version #{version_id} (hash {rubric.content_hash}); "
+        number = next(v["number"] for v in store.rubric_versions(rubric.id) if v["id"] == version_id)
+    print(f"recorded rubric {rubric.id} version #{number} (hash {rubric.content_hash}) in {store.path}; "
           f"motivated by {', '.join(items)}.")
-    if installed:
-        print(f"{installed} now holds this definition, so every command uses it.")
+    if args.file:
+        print(f"Every command on {store.path} uses this definition from now on; other databases keep their own "
+              f"version of {rubric.id}.")
     return 0
 
 
@@ -190,8 +172,9 @@ def history_lines(store: Store, rubric_id: str | None = None) -> list[str]:
     lines: list[str] = []
     for rid in rubric_ids:
         lines.append(f"rubric {rid}")
-        entries = [("rubric", v) for v in store.rubric_versions(rid)] + [("prompt", p)
-                                                                         for p in store.prompt_versions(rid)]
+        versions = store.rubric_versions(rid)
+        number_of = {v["id"]: v["number"] for v in versions}
+        entries = [("rubric", v) for v in versions] + [("prompt", p) for p in store.prompt_versions(rid)]
         entries.sort(key=lambda e: e[1]["created_at"])
         first_rubric = True
         first_prompt = True
@@ -199,13 +182,14 @@ def history_lines(store: Store, rubric_id: str | None = None) -> list[str]:
             if what == "rubric":
                 human = counts.get((v["id"], "human"), 0)
                 judge = counts.get((v["id"], "judge"), 0)
-                lines.append(f"  #{v['id']}  {_short(v['created_at'])}  rubric version {v['id']} "
-                             f"(file version {v['version']}, hash {v['content_hash']}); ratings: {human} human, "
-                             f"{judge} judge")
+                lines.append(f"  #{v['number']}  {_short(v['created_at'])}  rubric version {v['number']} "
+                             f"(label in the file: {v['version']}, hash {v['content_hash']}); ratings: "
+                             f"{human} human, {judge} judge")
                 initial, first_rubric = first_rubric, False
             else:
+                on = number_of.get(v["rubric_version_id"])
                 lines.append(f"  prompt {v['prompt_version']}  {_short(v['created_at'])}  judge prompt on rubric "
-                             f"version #{v['rubric_version_id']}")
+                             f"version #{on if on is not None else '?'}")
                 initial, first_prompt = first_prompt, False
             if v["reason"]:
                 lines.append(f"      reason: {v['reason']}")

@@ -60,3 +60,41 @@ def test_a_broken_demo_file_leaves_the_database_empty(tmp_path: Path, monkeypatc
             load_demo(store)
         assert store.count_items() == 0  # cis and exercise-quality, loaded before, were rolled back too
         assert store.count_ratings() == 0
+
+
+def test_the_demo_database_is_marked_so_screens_can_name_it(tmp_path: Path):
+    from judge_tui.demo import is_demo_database
+
+    with Store(tmp_path / "demo.db") as store:
+        load_demo(store)
+        assert is_demo_database(store)
+    with Store(tmp_path / "mine.db") as store:
+        import_items(store, write_jsonl(tmp_path / "mine.jsonl", [binary_item("MY1")]), "binary")
+        assert not is_demo_database(store)
+
+
+def test_ids_clashing_with_the_demo_an_earlier_version_loaded_say_so_and_the_database_keeps_working(
+        tmp_path: Path, capsys):
+    from judge_tui.demo import DEMO_META_KEY
+
+    db = tmp_path / "judge-tui.db"
+    with Store(db) as store:  # the user's own database, filled with the demo by an earlier judge-tui
+        load_demo(store)
+        with store.transaction() as conn:
+            conn.execute("DELETE FROM meta WHERE key = ?", [DEMO_META_KEY])  # which did not mark it
+    mine = write_jsonl(tmp_path / "mine.jsonl", [binary_item("P01"), binary_item("P02", 2), binary_item("MY3", 3)])
+    code, _out, err = run(capsys, "import", mine, "--rubric", "binary", "--db", db)
+    assert code == 1
+    assert f"P01, P02 are items of the bundled demo, which an earlier judge-tui loaded into {db}" in err
+    assert "judge-tui import FILE --db study.db" in err and f"move {db} aside" in err
+    assert "item 'P01' already exists with different content" in err  # each line is still named
+    with Store(db) as store:
+        assert store.item("MY3") is None
+    code, out, err = run(capsys, "report", "--db", db, "--rubric", "cis")
+    assert code == 0, err
+    # A clash with the user's own items is only that.
+    other = tmp_path / "other.db"
+    assert run(capsys, "import", write_jsonl(tmp_path / "a.jsonl", [binary_item("P01", 7)]), "--rubric", "binary",
+               "--db", other)[0] == 0
+    code, _out, err = run(capsys, "import", mine, "--rubric", "binary", "--db", other)
+    assert code == 1 and "bundled demo" not in err

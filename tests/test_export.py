@@ -121,7 +121,7 @@ def test_jsonl_to_stdout(rated: Path, capsys):
     assert code == 0
     (row,) = [json.loads(line) for line in out.splitlines()]
     assert row["scores"] == {"r": 0.61, "a": 0.9} and row["kind"] == "judge" and row["overall"] is None
-    assert row["rubric"] == "cis" and row["rubric_version"] == "1"
+    assert row["rubric"] == "cis" and row["rubric_version"] == 1  # the version number within the rubric
 
 
 def test_review_template(tmp_path: Path, capsys):

@@ -327,7 +327,6 @@ def test_text_format_shows_untrusted_values_as_plain_text(tmp_path, rubrics, cap
         ("full", ["--by", "colour"], "no item of rubric 'exercise-quality' has that field"),
         ("full", ["--raters", "EXP001,nobody"], "no ratings of rubric 'exercise-quality' by 'nobody'"),
         ("full", ["--raters", "EXP001"], "give two groups"),
-        ("full", ["--split", "holdout"], "no item of rubric 'exercise-quality' in the holdout split"),
         ("full", ["--compare", "7", "8"], "no judge ratings of rubric 'exercise-quality' under prompt version"),
     ],
 )

@@ -120,3 +120,55 @@ def test_missing_database_is_not_created(tmp_path: Path, capsys):
     code, _out, err = run(capsys, "split", "--db", tmp_path / "typo.db")
     assert code == 1 and "no such database" in err
     assert not (tmp_path / "typo.db").exists()
+
+
+def test_splits_set_at_import_are_kept_unless_reassigned(tmp_path: Path, capsys):
+    db = tmp_path / "s.db"
+    rows = [{**binary_item(f"P{i:02d}", i), **({"split": "test"} if i < 4 else {})} for i in range(20)]
+    assert run(capsys, "import", write_jsonl(tmp_path / "i.jsonl", rows), "--rubric", "binary", "--db", db)[0] == 0
+    chosen = {f"P{i:02d}" for i in range(4)}
+    for seed in (1, 2, 3):
+        code, out, err = run(capsys, "split", "--seed", seed, "--db", db)
+        assert code == 0, err
+        assert "4 item(s) kept the split set at import (--reassign splits them too)" in out
+        splits = _splits(db)
+        assert all(splits[i] == "test" for i in chosen)
+        # They count toward test's share: 15/40/45 of 20 is 3/8/9 in all.
+        assert Counter(splits.values()) == {"train": 3, "dev": 8, "test": 9}
+    with Store(db) as store:  # a later import that sets the split again is the user's decision too
+        assert store.splits_from_import("binary") == dict.fromkeys(sorted(chosen), "test")
+    code, out, _err = run(capsys, "split", "--seed", "1", "--reassign", "--db", db)
+    assert code == 0 and "kept the split set at import" not in out
+    moved = [run(capsys, "split", "--seed", seed, "--reassign", "--db", db) and _splits(db) for seed in (4, 5, 6)]
+    assert any(m[i] != "test" for m in moved for i in chosen)
+    with Store(db) as store:
+        assert store.splits_from_import("binary") == {}  # now `split`'s own, which a later split may move
+
+
+def test_few_shot_examples_imported_outside_train_still_go_to_train(tmp_path: Path, capsys):
+    db = tmp_path / "s.db"
+    rows = [{**binary_item(f"P{i:02d}", i), "split": "dev"} for i in range(10)]
+    assert run(capsys, "import", write_jsonl(tmp_path / "i.jsonl", rows), "--rubric", "binary", "--db", db)[0] == 0
+    with Store(db) as store:
+        store.mark_few_shot_used(["P03"])
+    assert run(capsys, "split", "--db", db)[0] == 0
+    splits = _splits(db)
+    assert splits["P03"] == "train" and all(s == "dev" for i, s in splits.items() if i != "P03")
+
+
+def test_a_database_from_before_split_origins_keeps_every_split_until_reassigned(tmp_path: Path, capsys):
+    import sqlite3
+
+    db = tmp_path / "old.db"
+    rows = [binary_item(f"P{i:02d}", i) for i in range(10)]
+    assert run(capsys, "import", write_jsonl(tmp_path / "i.jsonl", rows), "--rubric", "binary", "--db", db)[0] == 0
+    assert run(capsys, "split", "--seed", "1", "--db", db)[0] == 0
+    before = _splits(db)
+    with sqlite3.connect(db) as conn:  # as an earlier judge-tui left it: no record of where a split came from
+        conn.execute("ALTER TABLE items DROP COLUMN split_from_import")
+        conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm007_items_split_from_import'")
+    conn.close()
+    code, out, _err = run(capsys, "split", "--seed", "2", "--db", db)
+    assert code == 0 and "10 item(s) kept the split set at import" in out
+    assert _splits(db) == before
+    assert run(capsys, "split", "--seed", "2", "--reassign", "--db", db)[0] == 0

@@ -38,15 +38,14 @@ def _cis_db(tmp_path: Path, rubrics) -> Path:
     return db
 
 
-def test_rubric_change_records_reason_items_and_installs_the_file(tmp_path: Path, rubrics, capsys):
+def test_rubric_change_records_reason_and_items_in_that_database(tmp_path: Path, rubrics, capsys):
     db = _cis_db(tmp_path, rubrics)
     new_file = _edited_cis(tmp_path, "Stricter.")
     assert main(["rubric-change", "cis", "--db", str(db), "--reason", "Clarity anchors were too lenient",
                  "--items", "B003,B007", "--file", str(new_file)]) == 0
     out = capsys.readouterr().out
     assert "recorded rubric cis version #2" in out and "motivated by B003, B007" in out
-    active = load_rubrics()["cis"]
-    assert active[1].parent == locations.user_rubrics_dir() and active[0].description.startswith("Stricter.")
+    assert load_rubrics()["cis"][1].parent == locations.prompts_dir()  # the shared rubric files are unchanged
     with Store(db) as store:
         [first, second] = store.rubric_versions("cis")
         assert first["reason"] == "" and second["reason"] == "Clarity anchors were too lenient"
@@ -222,3 +221,36 @@ def test_judge_refuses_a_changed_prompt_until_its_reason_is_given(tmp_path: Path
     with Store(db) as store:
         judges = [r["id"] for r in store.raters("judge")]
     assert len(judges) == 2  # one judge rater per prompt version; both kept
+
+
+def test_versions_are_numbered_per_rubric_alike_in_history_exports_and_messages(tmp_path: Path, rubrics, capsys):
+    """Two versions of cis, labelled "1" in both files, with a binary version recorded between them."""
+    from judge_tui.records import Item, Rating
+
+    db = tmp_path / "n.db"
+    changed = Rubric.model_validate({**tomllib.loads(CIS_FILE.read_text()), "description": "Changed."})
+    with Store(db) as store:
+        store.ensure_rubric_version(rubrics["binary"])  # row id 1
+        store.add_items([Item(id="B001", rubric="cis", fields={"task_type": "LRU Cache"})])
+        store.ensure_rater("EXP001", "human")
+        for rubric in (rubrics["cis"], changed):  # row ids 2 and 3
+            version = store.ensure_rubric_version(rubric)
+            store.save_rating(Rating(item_id="B001", rater_id="EXP001", rubric_version_id=version,
+                                     scores={"r": 1.0, "a": 1.0, "t": 1.0, "l": 1.0}))
+    assert main(["history", "--db", str(db), "--rubric", "cis"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].startswith("  #1  ") and "(label in the file: 1, hash" in out[1]
+    assert out[3].startswith("  #2  ") and "(label in the file: 1, hash" in out[3]
+    assert main(["export", "--db", str(db), "--rubric", "cis"]) == 0
+    import json
+
+    assert [json.loads(line)["rubric_version"] for line in capsys.readouterr().out.splitlines()] == [1, 2]
+    with Store(db) as store:
+        store.ensure_rater("judge:m:cis@p2", "judge", model="m", prompt_version="p2")
+        store.save_rating(Rating(item_id="B001", rater_id="judge:m:cis@p2", rubric_version_id=3,
+                                 scores={"r": 1.0, "a": 1.0, "t": 1.0, "l": 1.0}))
+        from judge_tui.compare import resolve_version
+
+        assert resolve_version(store, changed, "#2").rubric_version_ids == (3,)  # cis's second, row 3
+        with pytest.raises(UserError, match="changed since version #2"):
+            require_recorded(store, Rubric.model_validate({**changed.model_dump(), "description": "Again."}))

@@ -60,7 +60,7 @@ def make_backend(args: argparse.Namespace, default_model: str) -> Any:
 def _rubrics(store: Store, args: argparse.Namespace) -> list[Rubric]:
     """The rubric asked for; every rubric with items for `--rubric all`; the only one if there is one."""
     if args.rubric and args.rubric != "all":
-        return [resolve_rubric(args.rubric)]
+        return [resolve_rubric(args.rubric, store)]
     in_use = store.rubrics_in_use()
     if not in_use:
         raise UserError("there are no items to judge in this database: import some first"
@@ -69,7 +69,7 @@ def _rubrics(store: Store, args: argparse.Namespace) -> list[Rubric]:
         listed = ", ".join(f"{clean(rubric_id)} ({count:,} items)" for rubric_id, count in in_use)
         raise UserError(f"this database holds items of {len(in_use)} rubrics: {listed}. Say which to judge:"
                         f" --rubric {clean(in_use[0][0])}, or --rubric all for every one")
-    return [resolve_rubric(rubric_id) for rubric_id, _count in in_use]
+    return [resolve_rubric(rubric_id, store) for rubric_id, _count in in_use]
 
 
 def _require_key() -> None:

@@ -41,8 +41,8 @@ class ItemQueries(StoreCore):
                 digest = item.content_hash or hash_of_canonical(text)
                 row = known.get(item.id)
                 if row is None:
-                    inserts.append([item.id, item.rubric, item.task_type, text, item.split, digest,
-                                    position, source, stamp])
+                    inserts.append([item.id, item.rubric, item.task_type, text, item.split, int(bool(item.split)),
+                                    digest, position, source, stamp])
                     known[item.id] = (item.rubric, digest, item.split)
                     position += 1
                     counts["added"] += 1
@@ -59,9 +59,9 @@ class ItemQueries(StoreCore):
                 else:
                     counts["unchanged"] += 1
             conn.executemany(
-                "INSERT INTO items (id, rubric, task_type, fields, split, content_hash, position, source,"
-                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", inserts)
-            conn.executemany("UPDATE items SET split = ? WHERE id = ?", split_updates)
+                "INSERT INTO items (id, rubric, task_type, fields, split, split_from_import, content_hash, position,"
+                " source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", inserts)
+            conn.executemany("UPDATE items SET split = ?, split_from_import = 1 WHERE id = ?", split_updates)
         return counts
 
     @staticmethod
@@ -141,8 +141,15 @@ class ItemQueries(StoreCore):
         return None
 
     def set_splits(self, splits: Mapping[str, str | None]) -> None:
+        """Splits assigned by `judge-tui split` (a later split may move them, unlike splits set at import)."""
         with self.transaction() as conn:
-            conn.executemany("UPDATE items SET split = ? WHERE id = ?", [(s, i) for i, s in splits.items()])
+            conn.executemany("UPDATE items SET split = ?, split_from_import = 0 WHERE id = ?",
+                             [(s, i) for i, s in splits.items()])
+
+    def splits_from_import(self, rubric: str) -> dict[str, str]:
+        """{item id: split} of the rubric's items whose split was set when they were imported."""
+        return dict(self.conn.execute(
+            "SELECT id, split FROM items WHERE rubric = ? AND split_from_import = 1 AND split IS NOT NULL", [rubric]))
 
     def mark_few_shot_used(self, item_ids: Iterable[str]) -> None:
         """Items shown to a judge as examples: a split must never move them out of train."""

@@ -278,3 +278,12 @@ _SCHEMA_V1 = """
             UNIQUE (item_id, rubric)
         );
         """
+
+
+@migrations()
+def m007_items_split_from_import(db: sqlite_utils.Database) -> None:
+    # Whether an item's split was set when it was imported (the item's own "split", or import --split): a
+    # decision of the user's that `judge-tui split` keeps unless told --reassign. An earlier database cannot
+    # tell an imported split from one `split` made, so every split it holds is kept.
+    db.execute("ALTER TABLE items ADD COLUMN split_from_import INTEGER NOT NULL DEFAULT 0")
+    db.execute("UPDATE items SET split_from_import = 1 WHERE split IS NOT NULL")

@@ -8,6 +8,13 @@ from typing import Any
 from judge_tui.store.common import _dumps, _loads, now
 from judge_tui.store.core import StoreCore
 
+# A rubric's versions are numbered 1, 2, ... in the order they were made; history, exports and messages all use
+# this number. Merged versions keep their date, so two databases number the same versions alike.
+_NUMBERED = (
+    "SELECT id, rubric, version, content_hash, reason, motivating_items, created_at,"
+    " ROW_NUMBER() OVER (PARTITION BY rubric ORDER BY created_at, id) AS number FROM rubric_versions"
+)
+
 
 class VersionQueries(StoreCore):
     # ------------------------------------------------------------------ rubric versions
@@ -34,15 +41,24 @@ class VersionQueries(StoreCore):
             return int(cursor.lastrowid)  # type: ignore[arg-type]
 
     def rubric_versions(self, rubric_id: str | None = None) -> list[dict[str, Any]]:
+        """Recorded versions, oldest first per rubric, each with its number within its rubric (1, 2, ...)."""
         where, params = ("WHERE rubric = ?", [rubric_id]) if rubric_id else ("", [])
-        rows = self.query(
-            f"SELECT id, rubric, version, content_hash, reason, motivating_items, created_at"
-            f" FROM rubric_versions {where} ORDER BY id",
-            params,
-        )
+        rows = self.query(f"SELECT * FROM ({_NUMBERED}) {where} ORDER BY rubric, number", params)
         for row in rows:
             row["motivating_items"] = _loads(row["motivating_items"], [])
         return rows
+
+    def recorded_rubric_ids(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT DISTINCT rubric FROM rubric_versions ORDER BY 1")]
+
+    def newest_rubric_version(self, rubric_id: str) -> dict[str, Any] | None:
+        """The rubric's newest recorded version: its definition and when it was made (merges keep that date)."""
+        rows = self.query("SELECT definition, created_at FROM rubric_versions WHERE rubric = ?"
+                          " ORDER BY created_at DESC, id DESC LIMIT 1", [rubric_id])
+        if not rows:
+            return None
+        rows[0]["definition"] = _loads(rows[0]["definition"], None)
+        return rows[0]
 
     def rubric_version_ids(self, rubric_id: str) -> list[int]:
         return [r[0] for r in self.conn.execute("SELECT id FROM rubric_versions WHERE rubric = ?", [rubric_id])]
@@ -55,8 +71,13 @@ class VersionQueries(StoreCore):
                          [reason, _dumps(list(motivating_items)), version_id])
 
     def rubric_version_by_hash(self, digest: str) -> dict[str, Any] | None:
-        rows = self.query("SELECT id, rubric, version, content_hash, reason, motivating_items, created_at"
-                          " FROM rubric_versions WHERE content_hash = ?", [digest])
+        return self._one_rubric_version("content_hash", digest)
+
+    def rubric_version(self, version_id: int) -> dict[str, Any] | None:
+        return self._one_rubric_version("id", version_id)
+
+    def _one_rubric_version(self, column: str, value: object) -> dict[str, Any] | None:
+        rows = self.query(f"SELECT * FROM ({_NUMBERED}) WHERE {column} = ?", [value])
         if not rows:
             return None
         rows[0]["motivating_items"] = _loads(rows[0]["motivating_items"], [])

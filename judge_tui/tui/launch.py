@@ -11,7 +11,7 @@ from judge_tui import commands, demo
 from judge_tui.errors import UserError
 from judge_tui.rubrics import Rubric
 from judge_tui.settings import load_settings
-from judge_tui.store import Store
+from judge_tui.store import Store, StoreError
 
 FIRST_PAINT_ENV = "JUDGE_TUI_EXIT_AFTER_FIRST_PAINT"
 PREFERRED_RUBRIC = "cis"
@@ -20,14 +20,16 @@ PREFERRED_RUBRIC = "cis"
 def choose_rubric(store: Store, requested: str | None) -> Rubric:
     """--rubric if given; otherwise the rubric with the most items (the CIS rubric on the demo)."""
     if requested:
-        rubric = commands.resolve_rubric(requested)
+        rubric = commands.resolve_rubric(requested, store)
     else:
         in_use = store.rubrics_in_use()
         if not in_use:
-            raise UserError("the database has no items. Import some with `judge-tui import FILE --rubric NAME`.")
+            raise UserError(f"{store.path} has no items yet. Import some with `judge-tui import FILE --rubric NAME "
+                            f"--db {store.path}`, or try the bundled demo, in its own database: `judge-tui demo`.")
         most = in_use[0][1]
         candidates = [name for name, count in in_use if count == most]
-        rubric = commands.resolve_rubric(PREFERRED_RUBRIC if PREFERRED_RUBRIC in candidates else candidates[0])
+        preferred = PREFERRED_RUBRIC if PREFERRED_RUBRIC in candidates else candidates[0]
+        rubric = commands.resolve_rubric(preferred, store)
     if store.count_items(rubric.id) == 0:
         available = ", ".join(f"{name} ({count})" for name, count in store.rubrics_in_use()) or "none"
         raise UserError(
@@ -35,6 +37,40 @@ def choose_rubric(store: Store, requested: str | None) -> Rubric:
             f"Import some with `judge-tui import FILE --rubric {rubric.id}`, or choose another --rubric."
         )
     return rubric
+
+
+def open_database(args: argparse.Namespace) -> tuple[Store, str]:
+    """The database to rate in, and what to tell the user about it.
+
+    `judge-tui demo`, and a first start (no --db, and no study database with items yet), open the demo's own
+    database; the study database is left as it is, so the user's own study starts without the demo.
+    """
+    study = commands.db_path(args)
+    if args.command != "demo" and getattr(args, "db", None) and not study.exists():
+        raise UserError(f"{study}: no such database. Check the path, import items into it first (judge-tui import "
+                        f"FILE --rubric ID --db {study}), or try the bundled demo: judge-tui demo")
+    if args.command != "demo" and (getattr(args, "db", None) or _study_started(study)):
+        return commands.open_store(args, create=False), ""
+    try:
+        store, added = demo.open_demo()
+    except StoreError as exc:
+        raise UserError(str(exc)) from None
+    loaded = f"The bundled demo ({added} items) was loaded into its own database, {store.path}. " if added else ""
+    if args.command == "demo":
+        return store, loaded.strip()
+    return store, (f"{loaded}This is the demo database: your own study goes in {study} (judge-tui import FILE "
+                   f"--rubric ID), apart from the demo; `judge-tui demo` opens the demo again.")
+
+
+def _study_started(path: Path) -> bool:
+    """Whether the study database has items (or is a file open_store must judge: damaged, foreign, newer)."""
+    if not path.is_file():
+        return False
+    try:
+        with Store(path) as store:
+            return bool(store.rubrics_in_use())  # this query uses an index: 4 ms at 100,000 items
+    except StoreError:
+        return True
 
 
 def choose_reviewer(store: Store, given: str | None) -> str | None:
@@ -63,14 +99,9 @@ def run(args: argparse.Namespace) -> int:
     if problems:
         raise UserError(f"{settings_path()}: keymap: {'; '.join(problems)}. Binding ids: {', '.join(BINDING_IDS)} "
                         "(`?` in the app lists them with their keys).")
-    store = commands.open_store(args)
-    notice = ""
-    if not store.rubrics_in_use():  # an empty database (this query uses an index: 4 ms at 100,000 items)
-        added = demo.load_demo(store)
-        if added:
-            notice = (f"This database was empty, so the bundled demo ({added} items) was loaded into "
-                      f"{commands.db_path(args)}.")
-            print(f"judge-tui: {notice}", file=sys.stderr)
+    store, notice = open_database(args)
+    if notice:
+        print(f"judge-tui: {notice}", file=sys.stderr)
     rubric = choose_rubric(store, getattr(args, "rubric", None))
     split = getattr(args, "split", None)
     if split and store.count_items(rubric.id, split) == 0:

@@ -92,24 +92,102 @@ def test_errors_quoting_user_input_reach_the_terminal_without_escape_sequences(h
         for rater, kind in (("EXP001", "human"), ("judge:m", "judge")):
             store.ensure_rater(rater, kind)
             store.save_rating(Rating(item_id="P1", rater_id=rater, rubric_version_id=version, scores={"label": 1.0}))
-    assert main(["report", "--db", str(tmp_path / "x.db"), "--split", "dev\x1b]0;pwned\x07\x1b[2J"]) == 1
+    assert main(["import", str(tmp_path / "items\x1b]0;pwned\x07\x1b[2J.jsonl"), "--db", str(tmp_path / "x.db")]) == 1
     err = capsys.readouterr().err
-    assert "in the dev split" in err and "pwned" not in err  # the OSC title change and the screen clear are gone
+    assert "items.jsonl: no such file" in err and "pwned" not in err  # the title change and screen clear are gone
+    assert "\x1b" not in err and "\x07" not in err
+    with pytest.raises(SystemExit):
+        main(["report", "--db", str(tmp_path / "x.db"), "--split", "dev\x1b]0;pwned\x07\x1b[2J"])
+    err = capsys.readouterr().err
+    assert "unknown split 'dev'" in err and "pwned" not in err
     assert "\x1b" not in err and "\x07" not in err
 
 
-def test_first_start_loads_the_demo_and_paints_the_first_item(hermetic_home, tmp_path):
+@pytest.mark.parametrize("command", [["report"], ["rate"], ["judge"], ["adjudicate"],
+                                     ["import", "f.jsonl"]])
+def test_a_mistyped_split_is_named_as_unknown(command, tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main([*command, "--db", str(tmp_path / "x.db"), "--split", "tset"])
+    assert exit_.value.code == 2
+    assert "argument --split: unknown split 'tset': use train, dev, test" in capsys.readouterr().err
+    assert not (tmp_path / "x.db").exists()
+
+
+def _start(home: Path, stamp: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """The real command in a subprocess, told to exit once the first item is on screen."""
-    stamp = tmp_path / "painted"
-    db = tmp_path / "new.db"
-    started = time.time()
-    done = subprocess.run(
-        [sys.executable, "-m", "judge_tui", "--db", str(db), "--reviewer", "EXP001"],
-        cwd=REPO, capture_output=True, text=True, timeout=60,
-        env={"JUDGE_TUI_HOME": str(hermetic_home), "JUDGE_TUI_EXIT_AFTER_FIRST_PAINT": str(stamp),
+    return subprocess.run(
+        [sys.executable, "-m", "judge_tui", *args], cwd=REPO, capture_output=True, text=True, timeout=60,
+        env={"JUDGE_TUI_HOME": str(home), "JUDGE_TUI_EXIT_AFTER_FIRST_PAINT": str(stamp),
              "PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "TERM": "xterm-256color"},
     )
+
+
+def test_first_start_opens_the_demo_in_its_own_database_and_the_study_starts_without_it(hermetic_home, tmp_path,
+                                                                                          capsys):
+    stamp = tmp_path / "painted"
+    started = time.time()
+    done = _start(hermetic_home, stamp, "--reviewer", "EXP001")
     assert done.returncode == 0, done.stderr
-    assert "bundled demo" in done.stderr and float(stamp.read_text()) > started
-    with Store(db) as store:
+    assert float(stamp.read_text()) > started
+    demo_db, study_db = hermetic_home / "demo.db", hermetic_home / "judge-tui.db"
+    assert f"loaded into its own database, {demo_db}" in done.stderr
+    assert f"your own study goes in {study_db}" in done.stderr
+    assert not study_db.exists()  # the study's database is not even created
+    with Store(demo_db) as store:
         assert store.count_items("cis") > 0 and store.get_meta("reviewer_id") == "EXP001"
+    # The lead's own P01 (the demo has a P01 too) goes into the study's database without a clash...
+    items = tmp_path / "mine.jsonl"
+    items.write_text(json.dumps({"id": "P01", "query": "q", "criterion": "c", "response": "my own"}) + "\n")
+    assert main(["import", str(items), "--rubric", "binary"]) == 0
+    assert "1 added" in capsys.readouterr().out
+    with Store(study_db) as store:
+        assert store.count_items() == 1 and store.rater("demo-expert") is None and store.rater("demo-judge") is None
+    # ... and from now on `judge-tui` opens the study.
+    stamp.unlink()
+    done = _start(hermetic_home, stamp, "--reviewer", "EXP001")
+    assert done.returncode == 0, done.stderr
+    assert "demo" not in done.stderr and stamp.exists()
+    with Store(study_db) as store:
+        assert store.get_meta("reviewer_id") == "EXP001"
+
+
+def test_judge_tui_demo_opens_the_demo_whatever_the_study_holds(hermetic_home, tmp_path, rubrics):
+    with Store(hermetic_home / "judge-tui.db") as store:
+        store.add_items([Item(id="MY1", rubric="binary", fields={"query": "q", "criterion": "c", "response": "r"})])
+    stamp = tmp_path / "painted"
+    done = _start(hermetic_home, stamp, "demo", "--reviewer", "EXP001")
+    assert done.returncode == 0, done.stderr
+    assert stamp.exists() and "loaded into its own database" in done.stderr
+    with Store(hermetic_home / "judge-tui.db") as store:
+        assert store.count_items() == 1
+
+
+def test_a_named_database_is_never_filled_with_the_demo(hermetic_home, tmp_path, capsys):
+    missing = tmp_path / "typo.db"
+    assert main(["rate", "--db", str(missing), "--reviewer", "EXP001"]) == 1
+    err = capsys.readouterr().err
+    assert f"{missing}: no such database" in err and "judge-tui demo" in err
+    assert not missing.exists()
+    empty = tmp_path / "empty.db"
+    Store(empty).close()
+    assert main(["--db", str(empty), "--reviewer", "EXP001"]) == 1
+    err = capsys.readouterr().err
+    assert f"{empty} has no items yet" in err and "judge-tui demo" in err
+    with Store(empty) as store:
+        assert store.count_items() == 0
+    assert not (hermetic_home / "demo.db").exists()
+
+
+async def test_the_status_line_names_the_demo_database(hermetic_home):
+    from judge_tui.demo import open_demo
+    from judge_tui.settings import Settings
+    from judge_tui.tui.app import JudgeTuiApp
+    from judge_tui.tui.widgets.status_line import StatusLine
+
+    store, _added = open_demo()
+    with store:
+        app = JudgeTuiApp(store, launch.choose_rubric(store, None), reviewer="EXP001",
+                          settings=Settings(judge_in_background=False))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            assert str(app.screen.query_one(StatusLine).render()).startswith("demo database  │  0 rated")

@@ -13,6 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import TextArea
 
+from judge_tui.demo import is_demo_database
 from judge_tui.tui.keys import (
     EXPLAIN_BINDINGS,
     RATING_BINDINGS,
@@ -58,7 +59,8 @@ class RatingScreen(Screen[None]):
     # ------------------------------------------------------------------ building
 
     def compose(self) -> ComposeResult:
-        yield StatusLine(self.session.reviewer, id="status")
+        demo = is_demo_database(self.session.store)
+        yield StatusLine(self.session.reviewer, database="demo database" if demo else "", id="status")
         with Horizontal(id="body"):
             yield ItemPane(self.rubric, id="item")
             with Vertical(id="side"):

@@ -1,4 +1,5 @@
-"""The line at the top of the rating screen: progress, the item's timer, the reviewer and the judge."""
+"""The line at the top of the rating screen: which database (if not the study's), progress, the item's timer,
+the reviewer and the judge."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ _PAUSED = {"running": "", "idle": " (idle, paused)", "away": " (away, paused)"}
 
 
 class StatusLine(Static):
-    def __init__(self, reviewer: str, **kwargs: object) -> None:
+    def __init__(self, reviewer: str, *, database: str = "", **kwargs: object) -> None:
         super().__init__(markup=False, **kwargs)  # type: ignore[arg-type]
         self.reviewer = reviewer
+        self.database = database  # names a database that is not the user's study ("demo database")
         self.progress = {"rated": 0, "skipped": 0, "flagged": 0, "total": 0}
         self.seconds = 0.0
         self.timer_state: TimerState = "running"
@@ -44,6 +46,9 @@ class StatusLine(Static):
         line = Text(no_wrap=True, overflow="ellipsis")
         if self.waiting:  # first, so that even 80 columns show it
             line.append(f"⚠ {self.waiting}", "bold reverse")
+            line.append("  │  ", "dim")
+        if self.database:
+            line.append(self.database, "reverse")
             line.append("  │  ", "dim")
         line.append(f"{p['rated']} rated", "bold")
         line.append(f" · {p['skipped']} skipped · {p['flagged']} flagged · {p['total']} total")
