@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -34,7 +36,11 @@ from judge_tui.validate import (
     check_ratings,
     guess_rubric,
     item_rows,
+    lacking_required,
+    map_hint,
     parse_mapping,
+    quoted,
+    row_id_key,
 )
 
 MAX_SHOWN = 20
@@ -222,11 +228,14 @@ def import_items(
     mapping = dict(mapping or {})
     parsed = _parse(path, ITEM_READERS[fmt], text)
     if fmt == "promptfoo":
-        from judge_tui.promptfoo_import import promptfoo_rows
+        from judge_tui.promptfoo_import import lacking_vars, promptfoo_rows
 
         chosen = _rubric(rubric)
         rows, pending, warnings = promptfoo_rows(parsed, chosen, mapping, _all_rubrics)
         chosen = pending.rubric
+        problem = lacking_vars(parsed.records, rows, chosen, mapping)
+        if problem:
+            raise ImportFailed(path, [problem])
     else:
         header = parsed.meta.get("header") if fmt == "csv" else None
         if header is not None:
@@ -240,7 +249,7 @@ def import_items(
             _check_header(path, header, mapping, chosen)
     if split is not None and split not in ("train", "dev", "test"):
         raise UserError(f"--split must be train, dev or test, not {split!r}")
-    existing = store.item_states(str(data.get("id", data.get("item_id"))) for _line, data in rows)
+    existing = store.item_states(str(data[key]) for _line, data in rows if (key := row_id_key(data)))
     checked = check_items(rows, chosen, split=split, existing=existing)
     checked.problems[:0] = parsed.problems
     checked.warnings.extend(warnings)
@@ -266,13 +275,12 @@ def import_items(
 
 def _check_header(path: Path, header: list[str], mapping: dict[str, str], rubric: Rubric) -> None:
     """A CSV file without a column for a required field: one error at the header, not one per row."""
-    columns = apply_mapping(dict.fromkeys(header), mapping)
-    lacking = [name for name in rubric.required_fields() if name not in columns]
+    lacking = lacking_required(rubric, apply_mapping(dict.fromkeys(header), mapping))
     if lacking:
-        names = ", ".join(f'"{name}"' for name in lacking)
-        raise ImportFailed(path, [Problem(1, f"the header has no column for {names}, which rubric {rubric.id} "
-                                             f"requires: add the column, or name the one that holds it with "
-                                             f"--map FIELD=COLUMN (columns: {', '.join(header)})")])
+        fix = map_hint(rubric, lacking, header, "add the column, or name the one that holds it with "
+                                                 "--map FIELD=COLUMN")
+        raise ImportFailed(path, [Problem(1, f"the header has no column for {quoted(lacking)}, which rubric "
+                                             f"{rubric.id} requires: {fix} (columns: {', '.join(header)})")])
 
 
 def _guess(path: Path, rows: list[tuple[int, dict[str, Any]]]) -> Rubric:
@@ -383,9 +391,25 @@ def _report(result: ImportResult) -> None:
     print(result.summary())
 
 
-def run_import(args: argparse.Namespace) -> int:
-    from judge_tui.commands import open_store
+@contextmanager
+def _import_store(args: argparse.Namespace) -> Iterator[Store]:
+    """The database to import into. One this command created is removed again if the import fails, so a
+    mistyped --db leaves no empty database behind."""
+    from judge_tui.commands import db_path, open_store
 
+    path = db_path(args)
+    created = not path.exists()
+    try:
+        with open_store(args) as store:
+            yield store
+    except BaseException:
+        if created:
+            for leftover in (path, *(path.with_name(path.name + end) for end in ("-wal", "-shm", "-journal"))):
+                leftover.unlink(missing_ok=True)
+        raise
+
+
+def run_import(args: argparse.Namespace) -> int:
     if getattr(args, "bundle", None):
         from judge_tui.bundle import run_import_bundle
 
@@ -393,16 +417,14 @@ def run_import(args: argparse.Namespace) -> int:
     if args.file is None:
         raise UserError("name the file to import: judge-tui import FILE [--rubric NAME]")
     mapping = parse_mapping(args.map)
-    with open_store(args) as store:
+    with _import_store(args) as store:
         result = import_items(store, args.file, args.rubric, fmt=args.format, mapping=mapping, split=args.split)
     _report(result)
     return 0
 
 
 def run_import_ratings(args: argparse.Namespace) -> int:
-    from judge_tui.commands import open_store
-
-    with open_store(args) as store:
+    with _import_store(args) as store:
         result = import_ratings(store, args.file, args.rater, args.kind, rubric=args.rubric, fmt=args.format,
                                 model=args.model)
     _report(result)
