@@ -78,8 +78,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("import-ratings", help="import ratings made elsewhere (rating_form.json, judge output, ...)")
     _common(p)
     p.add_argument("file", type=Path)
-    p.add_argument("--rater", required=True, help="rater id to file the ratings under")
-    p.add_argument("--kind", choices=["human", "judge"], required=True)
+    p.add_argument("--rater", help="rater id to file the ratings under (default: the rater the file names, "
+                                    "a rating form's expert_id)")
+    p.add_argument("--kind", choices=["human", "judge"],
+                   help="default: the rater's kind in the database, else the kind the file states "
+                        "(a rating form: human; judge output: judge)")
     p.add_argument("--rubric", help="rubric id (default: the items' rubric)")
     p.add_argument("--format", choices=["rating-form", "judge-output", "reasoning-json", "jsonl", "csv"],
                    help="default: detected from the file")
