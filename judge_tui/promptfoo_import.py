@@ -6,9 +6,9 @@ the vars do not provide (exercise-quality's `exercise`, for instance) unless a v
 field (then `--map` must say which).
 Item ids: the usual id names, `item_id`, `id` or `submission_id`, in the vars and then in the test's
 metadata; else "pf-" and the first 12 hex digits of the SHA-256 of the item's fields (vars and output), so
-re-importing a file finds the same ids. When one id is used by several
-results with different outputs (several providers or prompts), each gets "@<provider label or id>" appended,
-and "#p<prompt index>" if that is still not unique.
+re-importing a file finds the same ids. When one id is used by several results with different outputs
+(several providers or prompts), each gets "@<provider label or id>" appended, and "#p<prompt index>" if
+that is still not unique.
 Ratings: graded components (and `namedScores`) whose metric is a dimension id become judge ratings, one
 rater per grading provider, "judge:<grader>:<rubric id>@promptfoo", scores kept exactly as given in 0-1.
 Components of type "human" (a person's rating in promptfoo's viewer) become human ratings of rater
@@ -158,7 +158,7 @@ def lacking_vars(
 ) -> Problem | None:
     """A field the rubric needs that no test's vars hold: one problem naming the vars and the --map that fits."""
     lacking = lacking_required(rubric, (name for _line, values in rows for name in values))
-    if not lacking or not results:
+    if not lacking or not rows:  # no rows: every provider call failed, as the warnings say
         return None
     names = list(dict.fromkeys(name for result in results for name in result.vars))
     outputs = [] if OUTPUT in mapping.values() else [OUTPUT]

@@ -5,7 +5,8 @@ The file is {"evalId", "results": {"version", "timestamp", "results": [...], "pr
 (`output`, `error`), `provider` ({"id", "label"} or a string), `prompt`, `testCase`, `namedScores` and
 `gradingResult` with `componentResults` (each with `assertion` {"type", "metric", "provider"}, `score`,
 `pass`, `reason`), and the test's `metadata` (in `testCase` and beside it). A rating made by a person in
-promptfoo's viewer is a component whose assertion type is "human". A bare summary ({"version", "results": [...]}) is read too.
+promptfoo's viewer is a component whose assertion type is "human". A bare summary ({"version", "results":
+[...]}) is read too.
 """
 
 from __future__ import annotations
