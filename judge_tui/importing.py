@@ -7,6 +7,7 @@ is written in one transaction, and importing it again changes nothing.
 from __future__ import annotations
 
 import argparse
+import os
 import stat
 import sys
 from collections.abc import Iterator
@@ -138,6 +139,12 @@ def read_text(path: Path) -> str:
         return decode(data)
     except Unreadable as exc:
         raise ImportFailed(path, [exc.problem]) from None
+
+
+def _source(path: Path) -> str:
+    """Where rows came from, as stored with them. A file name that is not UTF-8 (its bytes decoded as
+    surrogates) gets U+FFFD for each bad byte, since the database holds only real characters."""
+    return "import:" + os.fsencode(path.name).decode("utf-8", "replace")
 
 
 def _parse(path: Path, reader: Any, text: str) -> Parsed:
@@ -285,7 +292,7 @@ def import_items(
     try:
         with store.transaction():
             version = store.ensure_rubric_version(chosen)
-            result.items = store.add_items(checked.items, source=f"import:{path.name}")
+            result.items = store.add_items(checked.items, source=_source(path))
             if pending is not None:
                 for rater, kind, ratings in pending.by_rater:
                     store.ensure_rater(rater, kind, model=pending.models.get(rater))
@@ -365,7 +372,7 @@ def import_ratings(
     records = _records_for_rater(path, parsed, rater, warnings)
     items = store.items_by_id(str(r.item_id) for r in records if isinstance(r.item_id, str | int))
     chosen = _rubric(rubric) or _rubric_of_items(path, items, parsed.problems)
-    checked = check_ratings(records, chosen, rater=rater, kind=kind, items=items, source=f"import:{path.name}")
+    checked = check_ratings(records, chosen, rater=rater, kind=kind, items=items, source=_source(path))
     checked.warnings[:0] = warnings
     checked.problems[:0] = parsed.problems
     if checked.problems:

@@ -31,7 +31,7 @@ def cli(tmp_path: Path, *args: object) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "JUDGE_TUI_HOME": str(tmp_path / "home"), "PYTHONPATH": str(Path.cwd())}
     env.pop("JUDGE_TUI_DB", None)
     return subprocess.run([sys.executable, "-m", "judge_tui", *map(str, args)], capture_output=True, text=True,
-                          env=env, timeout=120, stdin=subprocess.DEVNULL)
+                          errors="replace", env=env, timeout=120, stdin=subprocess.DEVNULL)
 
 
 # --------------------------------------------------------------------------- who rated
@@ -188,3 +188,21 @@ def test_the_forms_overall_rounded_to_two_decimals_is_not_a_difference(db: Path,
     code, _out, err = run(capsys, "import-ratings", path, "--rater", "EXP001", "--kind", "human", "--db", db)
     assert code == 0, err
     assert ("the file's overall" in err) is warned
+
+
+def test_a_file_name_that_is_not_utf8_imports(tmp_path: Path):
+    name = os.fsdecode(b"caf\xe9.jsonl")  # bytes a Latin-1 system wrote, not UTF-8
+    path = write_jsonl(tmp_path / name, [{"id": "Z1", "query": "q", "criterion": "c", "response": "r"}])
+    proc = cli(tmp_path, "import", path, "--rubric", "binary", "--db", tmp_path / "s.db")
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    with Store(tmp_path / "s.db") as store:
+        assert store.conn.execute("SELECT source FROM items").fetchone()[0] == "import:caf\ufffd.jsonl"
+
+
+def test_the_judge_sees_only_the_optional_fields_an_item_has(rubrics):
+    from judge_tui.judge.prompts import render_item_fields
+
+    fields = {"task_type": "Fibonacci", "rationale": "A loop.", "source_code": "def fib(n): ..."}
+    shown = render_item_fields(rubrics["cis"], fields)
+    assert "### Source code" in shown and "### Rationale" in shown
+    assert "### Tests" not in shown and "### Test output" not in shown and "(empty)" not in shown
