@@ -361,7 +361,7 @@ def import_ratings(
     parsed = _parse(path, RATING_READERS[fmt], text)
     if not parsed.records and not parsed.problems:
         raise ImportFailed(path, [Problem(0, "the file holds no ratings")])
-    rater = rater or _named_rater(path, parsed)
+    rater = rater or _named_rater(path, parsed, fmt)
     existing_rater = store.rater(rater)
     if kind is None:
         kind = existing_rater["kind"] if existing_rater else _implied_kind(path, parsed, fmt, rater)
@@ -394,7 +394,7 @@ KINDS = ("human", "judge")
 FORMAT_KINDS = {"rating-form": "human", "judge-output": "judge", "reasoning-json": "judge"}
 
 
-def _named_rater(path: Path, parsed: Parsed) -> str:
+def _named_rater(path: Path, parsed: Parsed, fmt: str) -> str:
     """The rater a file names: a rating form's expert_id, or the one rater its rows name."""
     expert = parsed.meta.get("expert_id")
     if expert is not None:
@@ -408,8 +408,8 @@ def _named_rater(path: Path, parsed: Parsed) -> str:
     if named:
         raise UserError(f"{path}: the file holds ratings of several raters ({', '.join(named)}); "
                         f"pass one of them as --rater")
-    raise UserError(f"{path}: the file does not say whose ratings these are; pass --rater NAME "
-                    f"(and --kind human or judge)")
+    kind = "" if fmt in FORMAT_KINDS else " (and --kind human or judge)"
+    raise UserError(f"{path}: the file does not say whose ratings these are; pass --rater NAME{kind}")
 
 
 def _implied_kind(path: Path, parsed: Parsed, fmt: str, rater: str) -> str:

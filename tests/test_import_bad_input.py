@@ -57,6 +57,8 @@ def test_a_known_rater_keeps_its_kind_and_a_file_naming_nobody_asks_for_rater(tm
     code, _out, err = run(capsys, "import-ratings", path, "--rater", "judge:m:cis@1", "--db", db)
     assert code == 1 and "say whether 'judge:m:cis@1' is a person or a judge: pass --kind human" in err
     assert run(capsys, "import-ratings", path, "--rater", "judge:m:cis@1", "--kind", "judge", "--db", db)[0] == 0
+    code, _out, err = run(capsys, "import-ratings", FIXTURES / "judge_output.json", "--db", db)
+    assert code == 1 and err.endswith("the file does not say whose ratings these are; pass --rater NAME\n")
     path = write_jsonl(tmp_path / "judge2.jsonl", [{"item_id": "C002", "scores": {"r": 0.25}}])
     code, _out, err = run(capsys, "import-ratings", path, "--rater", "judge:m:cis@1", "--db", db)
     assert code == 0, err  # the rater is known as a judge
