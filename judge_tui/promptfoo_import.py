@@ -5,10 +5,10 @@ field: the field `--map FIELD=output` names, else a field called "response", els
 the vars do not provide (exercise-quality's `exercise`, for instance) unless a var looks like it holds that
 field (then `--map` must say which).
 Item ids: the usual id names, `item_id`, `id` or `submission_id`, in the vars and then in the test's
-metadata; else "pf-" and the first 12 hex digits of the SHA-256 of the item's fields (vars and output), so
-re-importing a file finds the same ids. When one id is used by several results with different outputs
-(several providers or prompts), each gets "@<provider label or id>" appended, and "#p<prompt index>" if
-that is still not unique.
+metadata (`--map id=metadata.KEY` takes another); else "pf-" and the first 12 hex digits of the SHA-256 of
+the item's fields (vars and output), so re-importing a file finds the same ids. When one id is used by
+several results with different outputs (several providers or prompts), each gets "@<provider label or id>"
+appended, and "#p<prompt index>" if that is still not unique.
 Ratings: graded components (and `namedScores`) whose metric is a dimension id become judge ratings, one
 rater per grading provider, "judge:<grader>:<rubric id>@promptfoo", scores kept exactly as given in 0-1.
 Components of type "human" (a person's rating in promptfoo's viewer) become human ratings of rater
@@ -130,7 +130,7 @@ def promptfoo_rows(
     hashed = 0
     target: str | None = None
     for result in results:
-        values = apply_mapping(result.vars, var_mapping)
+        values = apply_mapping({**result.vars, **_mapped_metadata(result, var_mapping)}, var_mapping)
         target = response_field(rubric, set(values), mapping)
         if target and result.output is not None:
             values[target] = _text(result.output)
@@ -151,6 +151,15 @@ def promptfoo_rows(
     rows, kept = _unique_ids(rows, results, warnings)
     _collect_ratings(pending, [results[i] for i in kept], [values for _line, values in rows], warnings)
     return rows, pending, warnings
+
+
+METADATA = "metadata."
+
+
+def _mapped_metadata(result: Result, mapping: dict[str, str]) -> dict[str, Any]:
+    """The test's metadata that --map FIELD=metadata.KEY names, keyed as named (the rest is not item content)."""
+    return {source: result.metadata[source[len(METADATA):]] for source in mapping.values()
+            if source.startswith(METADATA) and source[len(METADATA):] in result.metadata}
 
 
 def lacking_vars(

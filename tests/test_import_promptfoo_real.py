@@ -74,6 +74,21 @@ def test_ids_come_from_the_metadata_when_the_vars_have_none(db: Path, tmp_path: 
         assert sorted(item.id for item in store.iter_items("cis"))[0] == "CR-001"
 
 
+def test_map_takes_the_id_or_a_field_from_any_metadata_key(db: Path, tmp_path: Path, capsys):
+    top = json.loads(REAL.read_text())
+    for number, entry in enumerate(top["results"]["results"], start=1):
+        entry["vars"].pop("submission_id")
+        entry["testCase"]["metadata"]["case"] = f"case-{number}"
+    path = tmp_path / "metadata_case.json"
+    path.write_text(json.dumps(top))
+    code, _out, err = run(capsys, "import", path, "--rubric", "cis", "--map", "source_code=code",
+                          "--map", "id=metadata.case", "--map", "task=metadata.quality", "--db", db)
+    assert code == 0, err
+    with Store(db) as store:
+        item = store.item("case-1")
+        assert item.fields["task"] == "high" and "cohort" not in item.fields  # only what --map names
+
+
 def test_tests_without_any_id_get_content_ids_with_a_warning(db: Path, tmp_path: Path, capsys):
     top = json.loads(REAL.read_text())
     for entry in top["results"]["results"]:
