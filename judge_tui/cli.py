@@ -86,19 +86,23 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("import", help="import items (JSON, JSONL, CSV, promptfoo results)")
     _common(p)
-    p.add_argument("file", type=Path, nargs="?", help="file to import")
+    p.add_argument("file", type=Path, nargs="?", help="file to import (a file on disk of up to 2 GB)")
     p.add_argument("--rubric", help="rubric id or file the items are rated against")
     p.add_argument("--format", choices=["json", "jsonl", "csv", "promptfoo"], help="default: from the file")
     p.add_argument("--map", action="append", default=[], metavar="FIELD=COLUMN",
-                   help="CSV: take item field FIELD from column COLUMN (repeatable)")
+                   help="take item field FIELD from column COLUMN (a CSV column, a JSON key, a promptfoo var, "
+                        "or output for promptfoo's answer; repeatable)")
     p.add_argument("--split", type=split_name, help="put every imported item in this split")
     p.add_argument("--bundle", type=Path, metavar="FILE", help="import one expert's bundle (see export --bundle)")
 
     p = sub.add_parser("import-ratings", help="import ratings made elsewhere (rating_form.json, judge output, ...)")
     _common(p)
-    p.add_argument("file", type=Path)
-    p.add_argument("--rater", required=True, help="rater id to file the ratings under")
-    p.add_argument("--kind", choices=["human", "judge"], required=True)
+    p.add_argument("file", type=Path, help="file of ratings (a file on disk of up to 2 GB)")
+    p.add_argument("--rater", help="rater id to file the ratings under (default: the rater the file names, "
+                                    "a rating form's expert_id)")
+    p.add_argument("--kind", choices=["human", "judge"],
+                   help="default: the rater's kind in the database, else the kind the file states "
+                        "(a rating form: human; judge output: judge)")
     p.add_argument("--rubric", help="rubric id (default: the items' rubric)")
     p.add_argument("--format", choices=["rating-form", "judge-output", "reasoning-json", "jsonl", "csv"],
                    help="default: detected from the file")

@@ -7,7 +7,11 @@ is written in one transaction, and importing it again changes nothing.
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -26,7 +30,7 @@ from judge_tui.formats import (
     reasoning_json,
 )
 from judge_tui.formats.rating_form import FORM_DATES
-from judge_tui.formats.text import Unreadable, decode, flaw, load_json
+from judge_tui.formats.text import Unreadable, decode, flaw, load_json, one_json_document
 from judge_tui.records import Rating
 from judge_tui.rubrics import Rubric
 from judge_tui.store import ItemConflict, Store
@@ -36,7 +40,11 @@ from judge_tui.validate import (
     check_ratings,
     guess_rubric,
     item_rows,
+    lacking_required,
+    map_hint,
     parse_mapping,
+    quoted,
+    row_id_key,
 )
 
 MAX_SHOWN = 20
@@ -102,19 +110,43 @@ class ImportResult:
 # --------------------------------------------------------------------------- reading
 
 
+MAX_FILE_BYTES = 2_000_000_000  # 2 GB: more than any study's file, less than would exhaust a laptop's memory
+
+
 def read_text(path: Path) -> str:
+    """A file's text. Only regular files up to MAX_FILE_BYTES are read: a device such as /dev/zero, a pipe or
+    a growing file would otherwise be read until memory runs out."""
     try:
-        data = path.read_bytes()
+        status = path.stat()
+        if stat.S_ISDIR(status.st_mode):
+            raise UserError(f"{path}: is a folder, not a file")
+        if not stat.S_ISREG(status.st_mode):
+            raise UserError(f"{path}: not a regular file (a device, pipe or socket); judge-tui reads files saved "
+                            f"on disk: save the data to a file first")
+        too_large = status.st_size > MAX_FILE_BYTES
+        if not too_large:
+            with path.open("rb") as handle:
+                data = handle.read(MAX_FILE_BYTES + 1)  # a file growing as it is read stops here too
+                too_large = len(data) > MAX_FILE_BYTES
     except FileNotFoundError:
         raise UserError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise UserError(f"{path}: is a folder, not a file") from None
     except OSError as exc:
         raise UserError(f"{path}: cannot read ({exc.strerror})") from None
+    if too_large:
+        raise UserError(f"{path}: larger than {MAX_FILE_BYTES / 1e9:g} GB, the most judge-tui imports at once; "
+                        f"split it into smaller files")
     try:
         return decode(data)
     except Unreadable as exc:
         raise ImportFailed(path, [exc.problem]) from None
+
+
+def _source(path: Path) -> str:
+    """Where rows came from, as stored with them. A file name that is not UTF-8 (its bytes decoded as
+    surrogates) gets U+FFFD for each bad byte, since the database holds only real characters."""
+    return "import:" + os.fsencode(path.name).decode("utf-8", "replace")
 
 
 def _parse(path: Path, reader: Any, text: str) -> Parsed:
@@ -161,8 +193,8 @@ def detect_item_format(path: Path, text: str) -> str:
     if first == "{":
         try:
             whole = load_json(text)
-        except Unreadable:
-            return "jsonl" if suffix != ".json" else "json"
+        except Unreadable:  # one broken document is read as such, so its one JSON error is reported
+            return "json" if suffix == ".json" or one_json_document(text) else "jsonl"
         return "promptfoo" if isinstance(whole, dict) and "results" in whole else "jsonl"
     if suffix == ".json":
         return "json"
@@ -171,11 +203,14 @@ def detect_item_format(path: Path, text: str) -> str:
 
 
 def detect_rating_format(path: Path, text: str) -> str:
-    if path.suffix.lower() == ".csv":
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
         return "csv"
     try:
         whole = load_json(text)
-    except Unreadable:
+    except Unreadable as exc:
+        if suffix not in (".jsonl", ".ndjson") and _first_json_char(text) in ("{", "[") and one_json_document(text):
+            raise ImportFailed(path, [exc.problem]) from None  # one broken document, not many broken lines
         whole = None
     if isinstance(whole, dict) and "ratings" in whole:
         return "rating-form" if any(k in whole for k in ("expert_id", "expert_name", "study_date")) else "judge-output"
@@ -215,11 +250,14 @@ def import_items(
     mapping = dict(mapping or {})
     parsed = _parse(path, ITEM_READERS[fmt], text)
     if fmt == "promptfoo":
-        from judge_tui.promptfoo_import import promptfoo_rows
+        from judge_tui.promptfoo_import import lacking_vars, promptfoo_rows
 
         chosen = _rubric(store, rubric)
         rows, pending, warnings = promptfoo_rows(parsed, chosen, mapping, lambda: available_rubrics(store))
         chosen = pending.rubric
+        problem = lacking_vars(parsed.records, rows, chosen, mapping)
+        if problem:
+            raise ImportFailed(path, [problem])
     else:
         header = parsed.meta.get("header") if fmt == "csv" else None
         if header is not None:
@@ -228,12 +266,12 @@ def import_items(
                 raise ImportFailed(path, [Problem(1, f"--map names column {absent[0]!r}, which is not in the header "
                                                      f"(columns: {', '.join(header)})")])
         rows, pending, warnings = item_rows(parsed.records, mapping), None, []
-        chosen = _rubric(store, rubric) or _guess(store, path, rows)
+        chosen = _rubric(store, rubric) or _guess(store, path, rows, parsed.problems)
         if header is not None:
             _check_header(path, header, mapping, chosen)
     if split is not None and split not in ("train", "dev", "test"):
         raise UserError(f"--split must be train, dev or test, not {split!r}")
-    existing = store.item_states(str(data.get("id", data.get("item_id"))) for _line, data in rows)
+    existing = store.item_states(str(data[key]) for _line, data in rows if (key := row_id_key(data)))
     checked = check_items(rows, chosen, split=split, existing=existing)
     checked.problems[:0] = parsed.problems
     checked.warnings.extend(warnings)
@@ -247,7 +285,7 @@ def import_items(
     try:
         with store.transaction():
             version = store.ensure_rubric_version(chosen)
-            result.items = store.add_items(checked.items, source=f"import:{path.name}")
+            result.items = store.add_items(checked.items, source=_source(path))
             if pending is not None:
                 for rater, kind, ratings in pending.by_rater:
                     store.ensure_rater(rater, kind, model=pending.models.get(rater))
@@ -275,21 +313,24 @@ def _demo_clash(store: Store, existing: dict[str, tuple[str, str]], problems: li
 
 def _check_header(path: Path, header: list[str], mapping: dict[str, str], rubric: Rubric) -> None:
     """A CSV file without a column for a required field: one error at the header, not one per row."""
-    columns = apply_mapping(dict.fromkeys(header), mapping)
-    lacking = [name for name in rubric.required_fields() if name not in columns]
+    lacking = lacking_required(rubric, apply_mapping(dict.fromkeys(header), mapping))
     if lacking:
-        names = ", ".join(f'"{name}"' for name in lacking)
-        raise ImportFailed(path, [Problem(1, f"the header has no column for {names}, which rubric {rubric.id} "
-                                             f"requires: add the column, or name the one that holds it with "
-                                             f"--map FIELD=COLUMN (columns: {', '.join(header)})")])
+        fix = map_hint(rubric, lacking, header, "add the column, or name the one that holds it with "
+                                                 "--map FIELD=COLUMN")
+        raise ImportFailed(path, [Problem(1, f"the header has no column for {quoted(lacking)}, which rubric "
+                                             f"{rubric.id} requires: {fix} (columns: {', '.join(header)})")])
 
 
-def _guess(store: Store, path: Path, rows: list[tuple[int, dict[str, Any]]]) -> Rubric:
+def _guess(store: Store, path: Path, rows: list[tuple[int, dict[str, Any]]], problems: list[Problem]) -> Rubric:
+    """The one rubric the rows fit; problems found in reading the file are reported with the request for one."""
     rubrics = available_rubrics(store)
     guessed = guess_rubric([data for _line, data in rows], rubrics)
     if guessed is None:
-        raise UserError(f"{path}: pass --rubric NAME to say which rubric these items are rated against "
-                        f"(one of {', '.join(sorted(rubrics))})")
+        ask = (f"pass --rubric NAME to say which rubric these items are rated against "
+               f"(one of {', '.join(sorted(rubrics))})")
+        if problems:
+            raise ImportFailed(path, [*problems, Problem(0, ask)])
+        raise UserError(f"{path}: {ask}")
     return guessed
 
 
@@ -309,29 +350,38 @@ def _save(store: Store, result: ImportResult, rater: str, version: int, ratings:
 
 
 def import_ratings(
-    store: Store, path: Path | str, rater: str, kind: str, rubric: Rubric | str | None = None,
-    fmt: str | None = None, model: str | None = None,
+    store: Store, path: Path | str, rater: str | None = None, kind: str | None = None,
+    rubric: Rubric | str | None = None, fmt: str | None = None, model: str | None = None,
 ) -> ImportResult:
-    """Import ratings made elsewhere under one rater. Raises ImportFailed, writing nothing."""
+    """Import ratings made elsewhere under one rater. Raises ImportFailed, writing nothing.
+
+    Without a rater, the one the file names is taken (a rating form's expert_id, or the one rater its rows
+    name); without a kind, the rater's kind in the database, else the kind the file implies.
+    """
     path = Path(path)
-    if kind not in ("human", "judge"):
+    if kind is not None and kind not in KINDS:
         raise UserError(f"--kind must be human or judge, not {kind!r}")
-    if not rater or not rater.strip():
+    if rater is not None and not rater.strip():
         raise UserError("--rater must name the rater (e.g. EXP001)")
-    existing_rater = store.rater(rater)
-    if existing_rater and existing_rater["kind"] != kind:
-        raise UserError(f"rater {rater!r} already exists as a {existing_rater['kind']} rater; "
-                        f"use --kind {existing_rater['kind']} or another --rater")
     text = read_text(path)
     fmt = fmt or detect_rating_format(path, text)
     if fmt not in RATING_READERS:
         raise UserError(f"unknown ratings format {fmt!r}; use one of {', '.join(RATING_READERS)}")
     parsed = _parse(path, RATING_READERS[fmt], text)
+    if not parsed.records and not parsed.problems:
+        raise ImportFailed(path, [Problem(0, "the file holds no ratings")])
+    rater = rater or _named_rater(path, parsed, fmt)
+    existing_rater = store.rater(rater)
+    if kind is None:
+        kind = existing_rater["kind"] if existing_rater else _implied_kind(path, parsed, fmt, rater)
+    elif existing_rater and existing_rater["kind"] != kind:
+        raise UserError(f"rater {rater!r} already exists as a {existing_rater['kind']} rater; "
+                        f"use --kind {existing_rater['kind']} or another --rater")
     warnings: list[Problem] = []
     records = _records_for_rater(path, parsed, rater, warnings)
     items = store.items_by_id(str(r.item_id) for r in records if isinstance(r.item_id, str | int))
-    chosen = _rubric(store, rubric) or _rubric_of_items(store, path, items)
-    checked = check_ratings(records, chosen, rater=rater, kind=kind, items=items, source=f"import:{path.name}")
+    chosen = _rubric(store, rubric) or _rubric_of_items(store, path, items, parsed.problems)
+    checked = check_ratings(records, chosen, rater=rater, kind=kind, items=items, source=_source(path))
     checked.warnings[:0] = warnings
     checked.problems[:0] = parsed.problems
     if checked.problems:
@@ -349,6 +399,40 @@ def import_ratings(
                 store.set_meta(f"{key}:{rater}:{chosen.id}", parsed.meta[key].strip())
     result.raters = [rater]
     return result
+
+
+KINDS = ("human", "judge")
+# The kind of rater a format holds when nothing else says: an expert fills in a rating form; the others are
+# a judge's output.
+FORMAT_KINDS = {"rating-form": "human", "judge-output": "judge", "reasoning-json": "judge"}
+
+
+def _named_rater(path: Path, parsed: Parsed, fmt: str) -> str:
+    """The rater a file names: a rating form's expert_id, or the one rater its rows name."""
+    expert = parsed.meta.get("expert_id")
+    if expert is not None:
+        if isinstance(expert, bool) or not isinstance(expert, str | int) or not str(expert).strip() \
+                or any(not char.isprintable() for char in str(expert)):
+            raise UserError(f"{path}: the form's expert_id {expert!r} cannot name a rater; pass --rater NAME")
+        return str(expert).strip()
+    named = sorted({r.rater for r in parsed.records if r.rater})
+    if len(named) == 1:
+        return named[0]
+    if named:
+        raise UserError(f"{path}: the file holds ratings of several raters ({', '.join(named)}); "
+                        f"pass one of them as --rater")
+    kind = "" if fmt in FORMAT_KINDS else " (and --kind human or judge)"
+    raise UserError(f"{path}: the file does not say whose ratings these are; pass --rater NAME{kind}")
+
+
+def _implied_kind(path: Path, parsed: Parsed, fmt: str, rater: str) -> str:
+    """A new rater's kind from the file: the kind its rows state, else the kind its format holds."""
+    stated = {r.kind for r in parsed.records if r.kind and r.rater in (None, rater)}
+    if len(stated) == 1 and next(iter(stated)) in KINDS:
+        return next(iter(stated))
+    if not stated and fmt in FORMAT_KINDS:
+        return FORMAT_KINDS[fmt]
+    raise UserError(f"{path}: say whether {rater!r} is a person or a judge: pass --kind human or --kind judge")
 
 
 def _records_for_rater(path: Path, parsed: Parsed, rater: str, warnings: list[Problem]) -> list[Any]:
@@ -377,14 +461,16 @@ def _records_for_rater(path: Path, parsed: Parsed, rater: str, warnings: list[Pr
                                          f"none is {rater!r}; pass one of them as --rater")])
 
 
-def _rubric_of_items(store: Store, path: Path, items: dict[str, Any]) -> Rubric:
+def _rubric_of_items(store: Store, path: Path, items: dict[str, Any], problems: list[Problem]) -> Rubric:
+    """The rubric of the items the ratings name; problems found in reading the file are reported with any error."""
     found = sorted({item.rubric for item in items.values()})
     if len(found) == 1:
         return resolve_rubric(found[0], store)
     if not found:
-        raise ImportFailed(path, [Problem(0, "none of the item ids in this file is in the database "
-                                             "(import the items first, or check --db)")])
-    raise UserError(f"{path}: the ratings cover items of several rubrics ({', '.join(found)}); pass --rubric NAME")
+        raise ImportFailed(path, [*problems, Problem(0, "none of the item ids in this file is in the database "
+                                                         "(import the items first, or check --db)")])
+    raise ImportFailed(path, [*problems, Problem(0, f"the ratings cover items of several rubrics "
+                                                     f"({', '.join(found)}); pass --rubric NAME")])
 
 
 # --------------------------------------------------------------------------- commands
@@ -396,9 +482,25 @@ def _report(result: ImportResult) -> None:
     print(result.summary())
 
 
-def run_import(args: argparse.Namespace) -> int:
-    from judge_tui.commands import open_store
+@contextmanager
+def _import_store(args: argparse.Namespace) -> Iterator[Store]:
+    """The database to import into. One this command created is removed again if the import fails, so a
+    mistyped --db leaves no empty database behind."""
+    from judge_tui.commands import db_path, open_store
 
+    path = db_path(args)
+    created = not path.exists()
+    try:
+        with open_store(args) as store:
+            yield store
+    except BaseException:
+        if created:
+            for leftover in (path, *(path.with_name(path.name + end) for end in ("-wal", "-shm", "-journal"))):
+                leftover.unlink(missing_ok=True)
+        raise
+
+
+def run_import(args: argparse.Namespace) -> int:
     if getattr(args, "bundle", None):
         from judge_tui.bundle import run_import_bundle
 
@@ -406,16 +508,14 @@ def run_import(args: argparse.Namespace) -> int:
     if args.file is None:
         raise UserError("name the file to import: judge-tui import FILE [--rubric NAME]")
     mapping = parse_mapping(args.map)
-    with open_store(args) as store:
+    with _import_store(args) as store:
         result = import_items(store, args.file, args.rubric, fmt=args.format, mapping=mapping, split=args.split)
     _report(result)
     return 0
 
 
 def run_import_ratings(args: argparse.Namespace) -> int:
-    from judge_tui.commands import open_store
-
-    with open_store(args) as store:
+    with _import_store(args) as store:
         result = import_ratings(store, args.file, args.rater, args.kind, rubric=args.rubric, fmt=args.format,
                                 model=args.model)
     _report(result)

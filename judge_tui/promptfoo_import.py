@@ -2,11 +2,13 @@
 
 Items: a result's `vars` become the item's fields and `response.output` goes into the rubric's response
 field: the field `--map FIELD=output` names, else a field called "response", else the one required field
-the vars do not provide (exercise-quality's `exercise`, for instance).
-Item ids: `vars.id` (or `vars.item_id`) when present, else "pf-" and the first 12 hex digits of the SHA-256 of
-the item's fields (vars and output), so re-importing a file finds the same ids. When one id is used by several
-results with different outputs (several providers or prompts), each gets "@<provider label or id>" appended,
-and "#p<prompt index>" if that is still not unique.
+the vars do not provide (exercise-quality's `exercise`, for instance) unless a var looks like it holds that
+field (then `--map` must say which).
+Item ids: the usual id names, `item_id`, `id` or `submission_id`, in the vars and then in the test's
+metadata (`--map id=metadata.KEY` takes another); else "pf-" and the first 12 hex digits of the SHA-256 of
+the item's fields (vars and output), so re-importing a file finds the same ids. When one id is used by
+several results with different outputs (several providers or prompts), each gets "@<provider label or id>"
+appended, and "#p<prompt index>" if that is still not unique.
 Ratings: graded components (and `namedScores`) whose metric is a dimension id become judge ratings, one
 rater per grading provider, "judge:<grader>:<rubric id>@promptfoo", scores kept exactly as given in 0-1.
 Components of type "human" (a person's rating in promptfoo's viewer) become human ratings of rater
@@ -22,12 +24,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judge_tui.errors import UserError
-from judge_tui.formats import Parsed, Problem, RatingRecord
+from judge_tui.formats import ID_KEYS, Parsed, Problem, RatingRecord, first_present
 from judge_tui.formats.promptfoo import HUMAN, Result
 from judge_tui.records import Item, Rating, content_hash
 from judge_tui.rubrics import Rubric
 from judge_tui.store import Store
-from judge_tui.validate import Checked, apply_mapping, check_ratings
+from judge_tui.validate import (
+    Checked,
+    apply_mapping,
+    check_ratings,
+    lacking_required,
+    map_hint,
+    quoted,
+    suggested_maps,
+)
 
 HUMAN_RATER = "promptfoo-reviewer"
 DEFAULT_GRADER = "default-grader"
@@ -47,7 +57,9 @@ def response_field(rubric: Rubric, var_names: set[str], mapping: dict[str, str])
     if "response" in names and "response" not in var_names:
         return "response"
     missing = [name for name in rubric.required_fields() if name not in var_names]
-    return missing[0] if len(missing) == 1 else None
+    if len(missing) == 1 and not suggested_maps(rubric, missing, var_names):
+        return missing[0]
+    return None
 
 
 @dataclass
@@ -106,24 +118,33 @@ def promptfoo_rows(
     if rubric is None:
         fitting = [r for r in all_rubrics().values() if _fits(r, results, mapping)]
         if len(fitting) != 1:
+            names = ", ".join(dict.fromkeys(name for result in results for name in result.vars))
             raise UserError("pass --rubric NAME to say which rubric the promptfoo results are rated against"
-                            + (f" (they fit {', '.join(r.id for r in fitting)})" if fitting else ""))
+                            + (f" (they fit {', '.join(r.id for r in fitting)})" if fitting else
+                               f" (no rubric finds all the fields it needs among the vars {names or '(none)'}; "
+                               f"with --rubric the error says which are missing and the --map that fits)"))
         rubric = fitting[0]
     var_mapping = {target: source for target, source in mapping.items() if source != OUTPUT}
     pending = PendingRatings(rubric=rubric, meta=parsed.meta)
     rows: list[tuple[int, dict[str, Any]]] = []
-    explicit: list[bool] = []
+    hashed = 0
     target: str | None = None
     for result in results:
-        values = apply_mapping(result.vars, var_mapping)
+        values = apply_mapping({**result.vars, **_mapped_metadata(result, var_mapping)}, var_mapping)
         target = response_field(rubric, set(values), mapping)
         if target and result.output is not None:
             values[target] = _text(result.output)
-        has_id = "id" in values or "item_id" in values
-        if not has_id:
-            values["id"] = "pf-" + content_hash(values)[:12]
+        id_key, item_id = first_present(values, ID_KEYS)
+        if id_key is not None:
+            del values[id_key]
+        else:
+            _key, item_id = first_present(result.metadata, ID_KEYS)
+        values["id"] = "pf-" + content_hash(values)[:12] if item_id is None else item_id
         rows.append((result.line, values))
-        explicit.append(has_id)
+        hashed += item_id is None
+    if hashed:
+        warnings.append(Problem(0, f"{hashed} of the tests name no id (vars or metadata {', '.join(ID_KEYS)}); "
+                                   f"their items get ids made from their content (pf-...)"))
     if results and target is None:
         warnings.append(Problem(0, f"the outputs are not stored: rubric {rubric.id} has no field left for them "
                                    f"(name one with --map FIELD=output)"))
@@ -132,13 +153,32 @@ def promptfoo_rows(
     return rows, pending, warnings
 
 
+METADATA = "metadata."
+
+
+def _mapped_metadata(result: Result, mapping: dict[str, str]) -> dict[str, Any]:
+    """The test's metadata that --map FIELD=metadata.KEY names, keyed as named (the rest is not item content)."""
+    return {source: result.metadata[source[len(METADATA):]] for source in mapping.values()
+            if source.startswith(METADATA) and source[len(METADATA):] in result.metadata}
+
+
+def lacking_vars(
+    results: list[Result], rows: list[tuple[int, dict[str, Any]]], rubric: Rubric, mapping: dict[str, str],
+) -> Problem | None:
+    """A field the rubric needs that no test's vars hold: one problem naming the vars and the --map that fits."""
+    lacking = lacking_required(rubric, (name for _line, values in rows for name in values))
+    if not lacking or not rows:  # no rows: every provider call failed, as the warnings say
+        return None
+    names = list(dict.fromkeys(name for result in results for name in result.vars))
+    outputs = [] if OUTPUT in mapping.values() else [OUTPUT]
+    fix = map_hint(rubric, lacking, [*names, *outputs], "name the var that holds each with --map FIELD=VAR "
+                                                        "(--map FIELD=output for the provider's answer)")
+    return Problem(results[0].line, f"no test's vars hold {quoted(lacking)}, which rubric {rubric.id} needs to "
+                                    f"rate an item: {fix} (vars: {', '.join(names) or 'none'})")
+
+
 def _id_of(values: dict[str, Any]) -> str:
-    return str(values["id"] if "id" in values else values.get("item_id"))
-
-
-def _set_id(values: dict[str, Any], new_id: str) -> None:
-    values.pop("item_id", None)
-    values["id"] = new_id
+    return str(values["id"])
 
 
 def _unique_ids(
@@ -146,7 +186,7 @@ def _unique_ids(
 ) -> tuple[list[tuple[int, dict[str, Any]]], list[int]]:
     """Drop exact repeats; give results that share an id but differ in content their own ids."""
     def content(values: dict[str, Any]) -> str:
-        return content_hash({k: v for k, v in values.items() if k not in ("id", "item_id")})
+        return content_hash({k: v for k, v in values.items() if k != "id"})
 
     seen: dict[tuple[str, str], int] = {}
     kept: list[int] = []
@@ -164,7 +204,7 @@ def _unique_ids(
         for members in groups.values():
             if len(members) > 1:
                 for index in members:
-                    _set_id(rows[index][1], _id_of(rows[index][1]) + suffix(results[index]))
+                    rows[index][1]["id"] = _id_of(rows[index][1]) + suffix(results[index])
     return [rows[i] for i in kept], kept
 
 

@@ -13,14 +13,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judge_tui.errors import UserError
-from judge_tui.formats import Problem, RatingRecord, Record
+from judge_tui.formats import ID_KEYS, Problem, RatingRecord, Record, first_present
 from judge_tui.numbers import parse_number
 from judge_tui.records import MAX_REPEAT, MAX_SECONDS, SPLITS, Item, Rating, content_hash
 from judge_tui.rubrics import Rubric, ScoreError
 
 MAX_ID_LENGTH = 200
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-STATED_OVERALL_TOLERANCE = 0.005  # rating forms round the overall to two decimals (0.6875 -> 0.69)
+# Rating forms round the overall to two decimals (0.6875 -> 0.69, 0.625 -> 0.63); the small extra absorbs
+# float error, for which 0.63 - 0.625 is a hair above 0.005.
+STATED_OVERALL_TOLERANCE = 0.005 + 1e-9
 
 
 @dataclass
@@ -61,6 +63,45 @@ def apply_mapping(data: Mapping[str, Any], mapping: Mapping[str, str]) -> dict[s
     return row
 
 
+def lacking_required(rubric: Rubric, present: Iterable[str]) -> list[str]:
+    """The fields the rubric needs to rate an item that none of the names present provides."""
+    present = set(present)
+    return [name for name in rubric.required_fields() if name not in present]
+
+
+def _words(name: str) -> set[str]:
+    return {word for word in re.split(r"[^a-z0-9]+", name.lower()) if word}
+
+
+def suggested_maps(rubric: Rubric, lacking: Iterable[str], sources: Iterable[str]) -> dict[str, str]:
+    """{field: source} for each lacking field one source name plausibly holds (--map FIELD=SOURCE).
+
+    A source fits when it shares the most words with the field (``code`` for ``source_code``), and only
+    sources that are not already a field of the rubric or an id count; a tie suggests nothing.
+    """
+    taken = {f.name for f in rubric.fields} | set(ID_KEYS) | {"split"}
+    free = [source for source in sources if source not in taken]
+    maps: dict[str, str] = {}
+    for name in lacking:
+        scored = sorted(((len(_words(name) & _words(source)), source) for source in free
+                         if source not in maps.values()), reverse=True)
+        if scored and scored[0][0] and (len(scored) == 1 or scored[1][0] < scored[0][0]):
+            maps[name] = scored[0][1]
+    return maps
+
+
+def map_hint(rubric: Rubric, lacking: list[str], sources: list[str], otherwise: str) -> str:
+    """The --map options that would fit, when every lacking field has a likely source; else the advice given."""
+    maps = suggested_maps(rubric, lacking, sources)
+    if len(maps) == len(lacking):
+        return "use " + " ".join(f"--map {name}={source}" for name, source in maps.items())
+    return otherwise
+
+
+def quoted(names: Iterable[str]) -> str:
+    return ", ".join(f'"{name}"' for name in names)
+
+
 def check_id(raw: Any) -> str:
     """An item id as text; raises ValueError saying what is wrong with it."""
     if isinstance(raw, bool) or not isinstance(raw, str | int):
@@ -94,6 +135,12 @@ def _missing(value: Any) -> bool:
 # --------------------------------------------------------------------------- items
 
 
+def row_id_key(values: Mapping[str, Any]) -> str | None:
+    """Which key of an item row holds its id: the first of ID_KEYS present (any others stay fields)."""
+    key, _value = first_present(values, ID_KEYS)
+    return key
+
+
 def guess_rubric(rows: list[dict[str, Any]], rubrics: Mapping[str, Rubric]) -> Rubric | None:
     """The one rubric whose required fields every row has, if exactly one fits."""
     fitting = [r for r in rubrics.values() if rows and all(
@@ -114,9 +161,10 @@ def check_items(
     required = rubric.required_fields()
     for line, data in rows:
         values = dict(data)
-        raw_id = values.pop("id") if "id" in values else values.pop("item_id", None)
+        id_key = row_id_key(values)
+        raw_id = values.pop(id_key) if id_key else None
         if raw_id is None:
-            checked.problems.append(Problem(line, "missing required field \"id\""))
+            checked.problems.append(Problem(line, "missing required field \"id\" (or \"item_id\" / \"submission_id\")"))
             continue
         try:
             item_id = check_id(raw_id)

@@ -120,7 +120,9 @@ def test_map_output_and_vars(db: Path, tmp_path: Path, capsys):
     path = tmp_path / "renamed.json"
     path.write_text(json.dumps(top))
     code, _out, err = run(capsys, "import", path, "--rubric", "binary", "--db", db)
-    assert code == 1 and 'missing required field "query"' in err
+    assert code == 1 and "1 error\n" in err
+    assert ("no test's vars hold \"query\", which rubric binary needs to rate an item: name the var that holds "
+            "each with --map FIELD=VAR (--map FIELD=output for the provider's answer) (vars: criterion, question)") in err
     code, _out, err = run(capsys, "import", path, "--rubric", "binary", "--db", db,
                           "--map", "query=question", "--map", "response=output")
     assert code == 0, err

@@ -4,8 +4,9 @@ The file is {"evalId", "results": {"version", "timestamp", "results": [...], "pr
 "config", ...}; each entry of results.results is one (prompt, provider, test case) run: `vars`, `response`
 (`output`, `error`), `provider` ({"id", "label"} or a string), `prompt`, `testCase`, `namedScores` and
 `gradingResult` with `componentResults` (each with `assertion` {"type", "metric", "provider"}, `score`,
-`pass`, `reason`). A rating made by a person in promptfoo's viewer is a component whose assertion type is
-"human". A bare summary ({"version", "results": [...]}) is read too.
+`pass`, `reason`), and the test's `metadata` (in `testCase` and beside it). A rating made by a person in
+promptfoo's viewer is a component whose assertion type is "human". A bare summary ({"version", "results":
+[...]}) is read too.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ class Result:
     named_scores: dict[str, Any] = field(default_factory=dict)
     default_grader: str | None = None
     comment: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)  # the test case's metadata
 
 
 def _name(provider: Any) -> str | None:
@@ -132,6 +134,7 @@ def read(text: str) -> Parsed:
         grading = entry.get("gradingResult")
         named = entry.get("namedScores")
         prompt_index = entry.get("promptIdx")
+        metadata = test_case.get("metadata", entry.get("metadata"))
         parsed.records.append(Result(
             line=line,
             index=index,
@@ -144,5 +147,6 @@ def read(text: str) -> Parsed:
             named_scores=named if isinstance(named, dict) else {},
             default_grader=_grader(options.get("provider")),
             comment=str(grading.get("comment") or "") if isinstance(grading, dict) else "",
+            metadata=metadata if isinstance(metadata, dict) else {},
         ))
     return parsed

@@ -6,6 +6,7 @@ import bisect
 import dataclasses
 import json
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -72,16 +73,27 @@ def parse_json(text: str) -> Any:
     return _STRICT.decode(text)
 
 
+# A JSON escape such as "\ud800" can name half of a UTF-16 surrogate pair: text no file or database can hold.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def flaw(value: Any) -> str | None:
-    """What is wrong with the first Flawed value or repeated key inside ``value`` (records included), if any."""
+    """What is wrong with the first Flawed value, repeated key or lone surrogate inside ``value`` (records
+    included), if any."""
     pending = [value]
     while pending:
         current = pending.pop()
-        if isinstance(current, Flawed):
+        if isinstance(current, str):
+            half = _SURROGATE.search(current)
+            if half:
+                return (f"the escape \\u{ord(half.group()):04x} is half of a UTF-16 surrogate pair, not a character: "
+                        f"write the whole character, or both halves of its pair")
+        elif isinstance(current, Flawed):
             return f"{current.problem} is not a value judge-tui can store: write a plain number, or null"
-        if isinstance(current, DuplicateKeys):
+        elif isinstance(current, DuplicateKeys):
             return f"the key {current.duplicates[0]!r} appears twice in one object: keep one"
         if isinstance(current, dict):
+            pending.extend(current.keys())
             pending.extend(current.values())
         elif isinstance(current, list | tuple):
             pending.extend(current)
@@ -109,7 +121,25 @@ def decode(data: bytes) -> str:
 
 
 def json_problem(exc: json.JSONDecodeError) -> Problem:
+    if not exc.doc.strip():
+        return Problem(1, "the file is empty")
+    # Nothing after the point of failure, or a string never closed: the text stops inside a value.
+    if not exc.doc[exc.pos:].strip() or exc.msg.startswith("Unterminated string"):
+        last = exc.doc.rstrip().count("\n") + 1
+        return Problem(last, f"the file ends early at line {last}: its JSON stops before every object and "
+                             f"array is closed (was it cut off while saving or copying?)")
     return Problem(exc.lineno, f"not valid JSON: {exc.msg} (column {exc.colno})")
+
+
+def one_json_document(text: str) -> bool:
+    """Whether text that is not valid JSON was meant as one JSON document rather than JSON Lines: its first
+    line is not a JSON value on its own."""
+    first_line = next((line for line in text.split("\n") if line.strip()), "")
+    try:
+        parse_json(first_line)
+    except (json.JSONDecodeError, RecursionError):
+        return True
+    return False
 
 
 def load_json(text: str) -> Any:

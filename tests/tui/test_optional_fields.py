@@ -1,0 +1,35 @@
+"""An item without a rubric's optional fields is rated with the fields it has; the others are not shown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Static
+
+from judge_tui.importing import import_items
+from judge_tui.settings import Settings
+from judge_tui.store import Store
+from judge_tui.tui.app import JudgeTuiApp
+from judge_tui.tui.widgets.field_view import FieldView
+from tests.tui.screen_text import screen_text
+
+REAL = Path(__file__).resolve().parent.parent / "fixtures" / "promptfoo_real_codereview.json"
+
+
+async def test_a_submission_without_task_text_or_tests_shows_only_what_it_has(tmp_path: Path, rubrics, clock):
+    with Store(tmp_path / "study.db") as store:
+        import_items(store, REAL, "cis", mapping={"source_code": "code"})
+        app = JudgeTuiApp(store, rubrics["cis"], reviewer="EXP001",
+                          settings=Settings(judge_in_background=False), clock=clock)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            assert app.screen.session.state.item.id == "CR-001"
+            for name in ("task", "test_code", "test_results"):
+                assert not app.screen.query_one(f"#label-{name}", Static).display
+                assert not app.screen.query_one(f"#field-{name}", FieldView).display
+            for name in ("rationale", "source_code"):
+                assert app.screen.query_one(f"#label-{name}", Static).display
+            assert app.screen.query_one("#field-source_code", FieldView).text.startswith(
+                "from collections import OrderedDict")
+            shown = screen_text(app)
+            assert "Source code" in shown and "Tests" not in shown and "(empty)" not in shown
