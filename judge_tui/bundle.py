@@ -104,6 +104,8 @@ def run_import_bundle(args: argparse.Namespace) -> int:
 
     with open_store(args) as store:
         result = import_bundle(store, Path(args.bundle))
+    from judge_tui.cli_output import echo
+
     for line in describe(result):
-        print(line)
+        echo(line)
     return 0

@@ -122,9 +122,11 @@ def run_split(args: argparse.Namespace) -> int:
             raise UserError("no items to split; import some first (judge-tui import FILE)")
         with store.transaction():
             plans = [split_rubric(store, r, seed=args.seed, proportions=proportions) for r in rubric_ids]
+    from judge_tui.cli_output import echo
+
     for plan in plans:
-        print(format_plan(plan))
+        echo(format_plan(plan))  # strata are item field values
         if plan.moved_to_train:
-            print(f"warning: few-shot examples {', '.join(plan.moved_to_train)} were outside train; "
-                  f"put back in train (results measured on them are not a fair test)", file=sys.stderr)
+            echo(f"warning: few-shot examples {', '.join(plan.moved_to_train)} were outside train; "
+                 f"put back in train (results measured on them are not a fair test)", sys.stderr)
     return 0

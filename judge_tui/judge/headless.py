@@ -125,7 +125,7 @@ def _summary(judge: Judge, state: RunState) -> Text:
         f" (this run: {state.done_now} judged, {state.failed_now} failed) · {state.calls} calls ·"
         f" input {usage.total_input:,} tokens ({cached:.0%} read from cache, {usage.cache_write_tokens:,} written)"
         f" · output {usage.output_tokens:,} · cost {_money(state.cost_usd, state.cost_unknown)}"
-        f"\nrater: {judge.rater_id}"
+        f"\nrater: {clean(judge.rater_id)}"
     )
 
 
@@ -166,7 +166,7 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
             run_options.concurrency = args.concurrency
             run_options.max_jobs = args.limit * args.repeat if args.limit else None
             state = asyncio.run(_run_one(judge, run_options, bool(args.batch), console))
-            console.print(_summary(judge, state))
+            console.print(_summary(judge, state), soft_wrap=True)  # whole lines: the rater id is copied
             first = state.first_usage
             if (isinstance(backend, AnthropicBackend) and not args.batch and first is not None
                     and first.cache_read_tokens == 0 and first.cache_write_tokens == 0):

@@ -1,0 +1,110 @@
+"""What commands print: tables that never cut what a user copies, and text that is safe on a terminal.
+
+To a pipe or a file, a table takes the full width it needs (nothing is wrapped or cut, so ids, dimension names
+and paths can be copied into the next command) and lines are written exactly as stored (data round-trips).
+On a terminal, a table fits the window by wrapping its id, name and path columns (never an ellipsis), and
+untrusted text goes through ``textsafe.clean``: no escape sequence reaches the terminal, and invisible or
+bidirectional characters are shown as ``<U+XXXX>``, as the app shows them.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from collections.abc import Iterable
+from typing import IO, Any
+
+from rich.cells import cell_len
+from rich.console import Console, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from judge_tui.textsafe import clean
+
+# Wide enough for any table a command prints; Rich tables only take the width they need.
+PIPE_WIDTH = 10_000
+
+
+def is_terminal(stream: IO[str] | None = None) -> bool:
+    stream = stream if stream is not None else sys.stdout
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except ValueError:  # a closed stream
+        return False
+
+
+def output_width(stream: IO[str] | None = None) -> int:
+    """The terminal's width on a terminal, else room for the widest table."""
+    stream = stream if stream is not None else sys.stdout
+    return Console(file=stream).width if is_terminal(stream) else PIPE_WIDTH
+
+
+def render_plain(renderables: Iterable[RenderableType], *, width: int | None = None, gap: bool = False) -> str:
+    """Rich renderables as plain text (no colour), at ``width`` or the width right for standard output;
+    ``gap`` puts a blank line after each."""
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width or output_width(), color_system=None, force_terminal=False,
+                      highlight=False)
+    for renderable in renderables:
+        console.print(renderable)
+        if gap:
+            console.print()
+    # Titles and short rows are padded to the table's width; the padding is noise in a file.
+    return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())
+
+
+def print_table(table: Table, stream: IO[str] | None = None) -> None:
+    """A table on standard output: in colour fitted to a terminal, or at its full width to a pipe or file."""
+    stream = stream if stream is not None else sys.stdout
+    if is_terminal(stream):
+        Console(file=stream, highlight=False).print(table)
+    else:
+        stream.write(render_plain([table], width=PIPE_WIDTH))
+
+
+def add_id_column(table: Table, header: str | Text, *, keep_whole: Iterable[str] = (), **options: Any) -> None:
+    """A column of ids, names or paths: on a narrow terminal it wraps (long words fold), never ends in '…'.
+
+    ``keep_whole`` gives the column priority: it keeps the width of the longest of these values while the
+    other columns can still wrap, so an id stays on one line for copying.
+    """
+    widest = max((cell_len(clean(v)) for v in keep_whole), default=0)
+    if widest:
+        options.setdefault("width", max(widest, cell_len(str(header))))
+    table.add_column(header, overflow="fold", **options)
+
+
+def cell(text: object) -> Text:
+    """A table cell holding untrusted text: never markup, no control characters (they would break the layout)."""
+    return Text(clean(str(text)))
+
+
+def for_terminal(text: str, stream: IO[str] | None = None) -> str:
+    """``text`` cleaned for a terminal; unchanged for a pipe or a file."""
+    return clean(text) if is_terminal(stream) else text
+
+
+def echo(text: str = "", stream: IO[str] | None = None) -> None:
+    """Print a line that may hold untrusted text (item ids, notes, reasons, rater ids)."""
+    stream = stream if stream is not None else sys.stdout
+    print(for_terminal(text, stream), file=stream)
+
+
+class _CleaningWriter:
+    """Writes everything through ``clean``; each write is whole rows, so no sequence is split between writes."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(clean(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+
+def safe_stdout() -> Any:
+    """Standard output for data (exports): exact on a pipe or file, cleaned on a terminal."""
+    return _CleaningWriter(sys.stdout) if is_terminal(sys.stdout) else sys.stdout
