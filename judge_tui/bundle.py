@@ -95,7 +95,9 @@ def run_export_bundle(args: argparse.Namespace) -> int:
             result = export_bundle(store, rater, Path(args.output))
         except (StoreError, sqlite3.DatabaseError, OSError) as exc:
             raise UserError(f"{args.output}: cannot write the bundle ({exc})") from None
-    print(f"wrote {args.output}: {result.added['ratings']} ratings of {result.added['items']} items by {rater}.")
+    from judge_tui.cli_output import echo
+
+    echo(f"wrote {args.output}: {result.added['ratings']} ratings of {result.added['items']} items by {rater}.")
     return 0
 
 

@@ -9,6 +9,7 @@ bidirectional characters are shown as ``<U+XXXX>``, as the app shows them.
 
 from __future__ import annotations
 
+import copy
 import io
 import sys
 from collections.abc import Iterable
@@ -16,6 +17,7 @@ from typing import IO, Any
 
 from rich.cells import cell_len
 from rich.console import Console, RenderableType
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -23,6 +25,8 @@ from judge_tui.textsafe import clean
 
 # Wide enough for any table a command prints; Rich tables only take the width they need.
 PIPE_WIDTH = 10_000
+# On a narrow terminal an id column may be folded down to this many characters a line, no fewer.
+FOLD_FLOOR = 10
 
 
 def is_terminal(stream: IO[str] | None = None) -> bool:
@@ -47,7 +51,7 @@ def render_plain(renderables: Iterable[RenderableType], *, width: int | None = N
     console = Console(file=buffer, width=width or output_width(), color_system=None, force_terminal=False,
                       highlight=False)
     for renderable in renderables:
-        console.print(renderable)
+        _print(console, renderable)
         if gap:
             console.print()
     # Titles and short rows are padded to the table's width; the padding is noise in a file.
@@ -58,9 +62,48 @@ def print_table(table: Table, stream: IO[str] | None = None) -> None:
     """A table on standard output: in colour fitted to a terminal, or at its full width to a pipe or file."""
     stream = stream if stream is not None else sys.stdout
     if is_terminal(stream):
-        Console(file=stream, highlight=False).print(table)
+        _print(Console(file=stream, highlight=False), table)
     else:
         stream.write(render_plain([table], width=PIPE_WIDTH))
+
+
+def _print(console: Console, renderable: RenderableType) -> None:
+    """Print one renderable; a table is never squeezed below the width its figures and words need."""
+    if not isinstance(renderable, Table):
+        console.print(renderable)
+        return
+    if renderable.title is not None:
+        # On a line of its own, as wide as the page: Rich would wrap a title to the table's width,
+        # splitting the ids it names (a judge's rater id over a narrow table).
+        title = renderable.title
+        console.print(Text(title, style="table.title") if isinstance(title, str) else title)
+        renderable = copy.copy(renderable)
+        renderable.title = None
+    width = console.width
+    console.width = max(width, _least_width(console, renderable))
+    try:
+        console.print(renderable)
+    finally:
+        console.width = width
+
+
+def _least_width(console: Console, table: Table) -> int:
+    """The width below which Rich would cut cells with '…' or crop lines at the edge: columns that do not
+    wrap at their full width, id columns at a few characters (they fold), other text at its longest word.
+    A table wider than the terminal wraps on screen instead, and nothing is lost."""
+    options = console.options.update_width(PIPE_WIDTH)
+    _top, right, _bottom, left = table.padding
+    total = len(table.columns) + 1 if table.box else 0
+    for column in table.columns:
+        sizes = [Measurement.get(console, options, c) for c in [column.header, *column.cells]]
+        if column.width or column.no_wrap:
+            least = column.width or max(m.maximum for m in sizes)
+        elif column.overflow == "fold":
+            least = min(max(m.maximum for m in sizes), FOLD_FLOOR)
+        else:
+            least = max(m.minimum for m in sizes)
+        total += max(least, column.min_width or 0) + left + right
+    return total
 
 
 def add_id_column(table: Table, header: str | Text, *, keep_whole: Iterable[str] = (), **options: Any) -> None:

@@ -703,12 +703,15 @@ def _pick_rubric(store: Store, name: str | None) -> Rubric:
 
 def run(args: argparse.Namespace) -> int:
     from judge_tui import report_format
+    from judge_tui.cli_output import PIPE_WIDTH, for_terminal
     from judge_tui.commands import open_store
     from judge_tui.settings import load_settings
 
     settings = load_settings().agreement
     by = [f.strip() for f in (getattr(args, "by", None) or "").split(",") if f.strip()]
     fmt = getattr(args, "format", "text") or "text"
+    destination = getattr(args, "output", None)
+    width = PIPE_WIDTH if destination else None  # a file gets every table at its full width
     with open_store(args, create=False) as store:
         rubric = _pick_rubric(store, getattr(args, "rubric", None))
         human = judge = None
@@ -735,17 +738,14 @@ def run(args: argparse.Namespace) -> int:
                     raise
             else:
                 judge_id = report.judge.rater_ids[0] if len(report.judge.rater_ids) == 1 else None
-                output = with_team_sections(report_format.render(report, fmt), fmt, store, rubric, args.split,
+                output = with_team_sections(report_format.render(report, fmt, width), fmt, store, rubric, args.split,
                                             judge_id, settings.tolerance)
-    destination = getattr(args, "output", None)
     if destination:
         try:
             destination.write_text(output, encoding="utf-8")
         except OSError as exc:
             raise UserError(f"{destination}: cannot write the report ({exc.strerror})") from None
     else:
-        from judge_tui.cli_output import for_terminal
-
         print(for_terminal(output), end="" if output.endswith("\n") else "\n")
     return 0
 

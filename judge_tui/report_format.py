@@ -32,12 +32,13 @@ STATUS_STYLE = {"ok": "green", "caution": "yellow", "act": "dark_orange", "stop"
 STATUS_MARK = {"ok": "OK", "caution": "CAUTION", "act": "ACT", "stop": "STOP", "unknown": "?", "info": "i"}
 
 
-def render(report: Report, fmt: str) -> str:
+def render(report: Report, fmt: str, width: int | None = None) -> str:
+    """The report in a format; text at ``width``, or fitted to standard output (see cli_output)."""
     if fmt == "json":
         return render_json(report)
     if fmt == "markdown":
         return render_markdown(report)
-    return render_text(report)
+    return render_text(report, width)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -269,15 +270,13 @@ def dimension_table(report: Report, *, compact: bool = False) -> Table:
     columns = _columns(report, compact)
     table = Table(title="Per dimension", title_justify="left")
     names = [row.key + (" (code)" if row.method == "code" else "") for row in [*rows, report.overall]]
-    if compact:  # the summary screen: the figures keep their room, long names wrap
-        add_id_column(table, "Dimension", min_width=min(max(map(len, names)), 18))
-    else:
-        add_id_column(table, "Dimension", keep_whole=names)
+    # The summary screen keeps the names readable; a command's output gives them what the figures leave.
+    add_id_column(table, "Dimension", min_width=min(max(map(len, names)), 18) if compact else None)
     for head, _ in columns:
         table.add_column(head, justify="right", no_wrap=True)
     if not compact:
-        table.add_column("Alignment band")
-        table.add_column("κ band")
+        add_id_column(table, "Alignment band")
+        add_id_column(table, "κ band")
     for row, name in zip([*rows, report.overall], names, strict=True):
         kappa_band = _kappa_band_cell(row)
         align_style = STATUS_STYLE[row.alignment_band.status]
