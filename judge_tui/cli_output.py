@@ -26,7 +26,7 @@ from judge_tui.textsafe import clean
 # Wide enough for any table a command prints; Rich tables only take the width they need.
 PIPE_WIDTH = 10_000
 # On a narrow terminal an id column may be folded down to this many characters a line, no fewer.
-FOLD_FLOOR = 10
+FOLD_FLOOR = 8
 
 
 def is_terminal(stream: IO[str] | None = None) -> bool:
@@ -72,38 +72,55 @@ def _print(console: Console, renderable: RenderableType) -> None:
     if not isinstance(renderable, Table):
         console.print(renderable)
         return
-    if renderable.title is not None:
+    table = copy.copy(renderable)
+    if table.title is not None:
         # On a line of its own, as wide as the page: Rich would wrap a title to the table's width,
         # splitting the ids it names (a judge's rater id over a narrow table).
-        title = renderable.title
-        console.print(Text(title, style="table.title") if isinstance(title, str) else title)
-        renderable = copy.copy(renderable)
-        renderable.title = None
+        console.print(Text(table.title, style="table.title") if isinstance(table.title, str) else table.title)
+        table.title = None
     width = console.width
-    console.width = max(width, _least_width(console, renderable))
+    console.width = max(width, _fit(console, table))
     try:
-        console.print(renderable)
+        console.print(table)
     finally:
         console.width = width
 
 
-def _least_width(console: Console, table: Table) -> int:
-    """The width below which Rich would cut cells with '…' or crop lines at the edge: columns that do not
-    wrap at their full width, id columns at a few characters (they fold), other text at its longest word.
-    A table wider than the terminal wraps on screen instead, and nothing is lost."""
+def _fit(console: Console, table: Table) -> int:
+    """Narrow the table's text columns until it fits the console, widest first and ids kept whole
+    (``keep_whole``) last, never below what Rich needs to show every cell without '…': figures (no_wrap)
+    at full width, words whole, ids folded to a few characters. Returns the table's width, which is wider
+    than the console when it cannot fit (the terminal then wraps it, and nothing is lost)."""
     options = console.options.update_width(PIPE_WIDTH)
-    _top, right, _bottom, left = table.padding
-    total = len(table.columns) + 1 if table.box else 0
-    for column in table.columns:
+    columns = table.columns
+    full, least = [], []
+    for column in columns:
         sizes = [Measurement.get(console, options, c) for c in [column.header, *column.cells]]
-        if column.width or column.no_wrap:
-            least = column.width or max(m.maximum for m in sizes)
+        widest = max(column.width or max(m.maximum for m in sizes), column.min_width or 0)
+        if column.no_wrap:
+            floor = widest
         elif column.overflow == "fold":
-            least = min(max(m.maximum for m in sizes), FOLD_FLOOR)
+            floor = max(FOLD_FLOOR, min(sizes[0].minimum, 2 * FOLD_FLOOR))  # a header's words stay whole
         else:
-            least = max(m.minimum for m in sizes)
-        total += max(least, column.min_width or 0) + left + right
-    return total
+            floor = max(m.minimum for m in sizes)
+        full.append(widest)
+        least.append(min(widest, floor))
+    _top, right, _bottom, left = table.padding
+    frame = (len(columns) + 1 if table.box else 0) + (left + right) * len(columns)
+    room = console.width - frame
+    if sum(full) <= room:
+        return sum(full) + frame
+    widths = list(full)
+    kept = [c.overflow == "fold" and c.width is not None for c in columns]
+    while sum(widths) > room:
+        narrower = [i for i in range(len(columns)) if widths[i] > least[i]]
+        if not narrower:
+            break
+        widths[max(narrower, key=lambda i: (not kept[i], widths[i]))] -= 1
+    table.columns = [copy.copy(c) for c in columns]
+    for column, width in zip(table.columns, widths, strict=True):
+        column.width = width
+    return sum(widths) + frame
 
 
 def add_id_column(table: Table, header: str | Text, *, keep_whole: Iterable[str] = (), **options: Any) -> None:

@@ -11,6 +11,7 @@ import io
 import json
 import os
 import pty
+import re
 import shutil
 import struct
 import subprocess
@@ -160,6 +161,11 @@ def test_tables_on_a_terminal_wrap_and_never_cut(study: Path, columns: int):
         assert out.count("62.5%") >= (3 if args[0] == "report" else 0)
     out = on_terminal("rubrics", columns=120)
     _line_with(out, RUBRIC_ID)  # the id column keeps its ids on one line while other columns can wrap
+    assert max(len(_visible(line)) for line in out.splitlines()) <= 120  # and the table fits the window
+
+
+def _visible(line: str) -> str:
+    return re.sub(r"\x1b\[[0-9;]*m", "", line)  # without Rich's own colours
 
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "rating-form", "review-template"])
