@@ -44,6 +44,13 @@ def output_width(stream: IO[str] | None = None) -> int:
     return Console(file=stream).width if is_terminal(stream) else PIPE_WIDTH
 
 
+def message_console(*, stderr: bool = False) -> Console:
+    """A console for a command's messages: fitted to a terminal; to a pipe or file, lines are never wrapped,
+    so an id in a message stays on one line."""
+    stream = sys.stderr if stderr else sys.stdout
+    return Console(file=stream, highlight=False, width=None if is_terminal(stream) else PIPE_WIDTH)
+
+
 def render_plain(renderables: Iterable[RenderableType], *, width: int | None = None, gap: bool = False) -> str:
     """Rich renderables as plain text (no colour), at ``width`` or the width right for standard output;
     ``gap`` puts a blank line after each."""
@@ -126,8 +133,8 @@ def _fit(console: Console, table: Table) -> int:
 def add_id_column(table: Table, header: str | Text, *, keep_whole: Iterable[str] = (), **options: Any) -> None:
     """A column of ids, names or paths: on a narrow terminal it wraps (long words fold), never ends in '…'.
 
-    ``keep_whole`` gives the column priority: it keeps the width of the longest of these values while the
-    other columns can still wrap, so an id stays on one line for copying.
+    ``keep_whole`` gives the column priority: it starts at the width of the longest of these values and,
+    on a narrow terminal, gives up room only after the other columns, so an id stays on one line for copying.
     """
     widest = max((cell_len(clean(v)) for v in keep_whole), default=0)
     if widest:
@@ -152,7 +159,8 @@ def echo(text: str = "", stream: IO[str] | None = None) -> None:
 
 
 class _CleaningWriter:
-    """Writes everything through ``clean``; each write is whole rows, so no sequence is split between writes."""
+    """Writes everything through ``clean``. Every escape and control byte goes wherever a write ends, so a
+    sequence split between two writes cannot reach the terminal either."""
 
     def __init__(self, stream: IO[str]) -> None:
         self._stream = stream

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn
 from rich.text import Text
 
+from judge_tui.cli_output import message_console
 from judge_tui.commands import open_store, resolve_rubric
 from judge_tui.errors import UserError
 from judge_tui.judge.backends import (
@@ -132,8 +133,8 @@ def _summary(judge: Judge, state: RunState) -> Text:
 def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
     _check_numbers(args)
     settings = load_settings()
-    console = Console(highlight=False)
-    err = Console(stderr=True, highlight=False)
+    console = message_console()
+    err = message_console(stderr=True)
     backend = make_backend(args, settings.judge_model)
     if args.batch and not isinstance(backend, AnthropicBackend):
         raise UserError("--batch works with the anthropic backend only")
@@ -166,7 +167,7 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
             run_options.concurrency = args.concurrency
             run_options.max_jobs = args.limit * args.repeat if args.limit else None
             state = asyncio.run(_run_one(judge, run_options, bool(args.batch), console))
-            console.print(_summary(judge, state), soft_wrap=True)  # whole lines: the rater id is copied
+            console.print(_summary(judge, state))
             first = state.first_usage
             if (isinstance(backend, AnthropicBackend) and not args.batch and first is not None
                     and first.cache_read_tokens == 0 and first.cache_write_tokens == 0):
