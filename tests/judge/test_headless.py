@@ -136,3 +136,15 @@ def test_killed_mid_run_then_rerun_judges_nothing_twice(fake: fa.FakeAnthropic, 
     assert len(asked) == items
     assert sum(asked.values()) <= items + 2  # concurrency 2: at most two calls were in flight
     assert sum(asked.values()) - items == sum(1 for n in asked.values() if n == 2)
+
+
+def test_piped_summary_lines_are_never_wrapped(fake: fa.FakeAnthropic, tmp_path: Path, rubrics: dict[str, Rubric],
+                                               hermetic_home: Path) -> None:
+    db = tmp_path / "p.db"
+    with Store(db) as store:
+        add_cis_items(store, rubrics["cis"], 2)
+    run = _spawn(db, fake, hermetic_home)
+    out, err = run.communicate(timeout=60)
+    assert run.returncode == 0, err
+    summary = [line for line in out.splitlines() if line.startswith("cis: 2 done")]
+    assert summary and "cost $" in summary[0] and len(summary[0]) > 80  # one line, as long as it needs
