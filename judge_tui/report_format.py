@@ -390,7 +390,7 @@ def self_agreement_tables(report: Report) -> list[Table]:
         title = (f"Judge self-agreement: {safe(s.rater_id)}, {s.items} items judged {s.repeats} times "
                  f"(repeat pairs {pairs}, averaged)")
         table = Table(title=Text(title), title_justify="left")
-        add_id_column(table, "Dimension", keep_whole=[r.key for r in s.rows])
+        add_id_column(table, "Dimension")
         for head in ("n", "Align", "κ"):
             table.add_column(head, justify="right")
         for r in s.rows:
@@ -405,7 +405,7 @@ def human_agreement_table(report: Report) -> Table | None:
         return None
     table = Table(title=Text(f"Agreement among humans ({safe(', '.join(h.rater_ids))}; {h.level} alpha)"),
                   title_justify="left")
-    add_id_column(table, "Dimension", keep_whole=[r.key for r in h.rows])
+    add_id_column(table, "Dimension")
     for head in ("items", "Krippendorff α", "mean pairwise κ"):
         table.add_column(head, justify="right")
     for r in h.rows:
