@@ -217,8 +217,8 @@ def summary_table(report: Report) -> Table:
     s = report.summary
     rates = {r.key: r.agreement.alignment_rate for r in report.rows}
     table = Table(title="Summary metrics", title_justify="left")
-    add_id_column(table, "Metric")
-    add_id_column(table, "Value")
+    table.add_column("Metric")
+    add_id_column(table, "Value")  # names a dimension
     for metric, value in summary_lines(s, rates, report.tolerance):
         table.add_row(metric, Text(value))
     return table
@@ -275,8 +275,8 @@ def dimension_table(report: Report, *, compact: bool = False) -> Table:
     for head, _ in columns:
         table.add_column(head, justify="right", no_wrap=True)
     if not compact:
-        add_id_column(table, "Alignment band")
-        add_id_column(table, "κ band")
+        table.add_column("Alignment band")  # words: they wrap, and a command's table keeps each whole
+        table.add_column("κ band")
     for row, name in zip([*rows, report.overall], names, strict=True):
         kappa_band = _kappa_band_cell(row)
         align_style = STATUS_STYLE[row.alignment_band.status]

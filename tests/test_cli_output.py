@@ -215,3 +215,27 @@ def test_history_and_merge_on_a_terminal_are_safe_and_piped_exact(study: Path, t
     merged = on_terminal("merge", "--db", str(study), str(other))
     assert "CONFLICT rater ann<U+202E>evil is a human rater here" in merged
     assert_safe(merged)
+
+
+@pytest.mark.parametrize("width", [30, 50, 80, 120, 200])
+def test_a_table_at_any_width_keeps_every_figure_and_every_id_character(width: int):
+    from rich.table import Table
+
+    from judge_tui.cli_output import add_id_column, cell, render_plain
+
+    table = Table(title=f"Judge self-agreement: {JUDGE}", title_justify="left")
+    add_id_column(table, "id", keep_whole=[RUBRIC_ID])
+    add_id_column(table, "name")
+    for head in ("n", "Align", "κ"):
+        table.add_column(head, justify="right", no_wrap=True)
+    add_id_column(table, "Alignment band")
+    table.add_row(cell(RUBRIC_ID), cell("Binary criterion (PASS/FAIL)"), "128", "62.5%", "0.250", "significant drift")
+    out = render_plain([table], width=width)
+    assert "…" not in out
+    assert JUDGE in out.replace("\n", "")  # the title, on lines of its own
+    rows = [line.split("│") for line in out.splitlines() if line.startswith("│")]
+    assert "".join(r[1].strip() for r in rows) == RUBRIC_ID  # folded, perhaps, but every character there
+    assert [r[3].strip() for r in rows][0] == "128" and rows[0][4].strip() == "62.5%"
+    assert "".join(r[6].strip() for r in rows).replace(" ", "") == "significantdrift"
+    if width >= 120:
+        assert rows[0][1].strip() == RUBRIC_ID and max(map(len, out.splitlines())) <= width
