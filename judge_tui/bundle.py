@@ -97,10 +97,12 @@ def run_export_bundle(args: argparse.Namespace) -> int:
             result = export_bundle(store, rater, Path(args.output))
         except (StoreError, sqlite3.DatabaseError, OSError) as exc:
             raise UserError(f"{args.output}: cannot write the bundle ({exc})") from None
+    from judge_tui.cli_output import echo
+
     marks = result.added["set_aside"]
     also = f", and {marks} skipped or flagged item{'s' if marks != 1 else ''} not yet rated" if marks else ""
-    print(f"wrote {args.output}: {result.added['ratings']} ratings of {result.added['items']} items by {rater}"
-          f"{also}.")
+    echo(f"wrote {args.output}: {result.added['ratings']} ratings of {result.added['items']} items by {rater}"
+         f"{also}.")
     return 0
 
 
@@ -109,6 +111,8 @@ def run_import_bundle(args: argparse.Namespace) -> int:
 
     with open_store(args) as store:
         result = import_bundle(store, Path(args.bundle))
+    from judge_tui.cli_output import echo
+
     for line in describe(result):
-        print(line)
+        echo(line)
     return 0

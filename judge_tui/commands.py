@@ -190,19 +190,23 @@ def list_rubrics(args: argparse.Namespace) -> int:
         found = load_rubrics(args.rubric_files)
     except RubricError as exc:
         raise UserError(str(exc)) from None
-    from rich.console import Console
     from rich.table import Table
-    from rich.text import Text
+
+    from judge_tui.cli_output import add_id_column, cell, print_table
 
     table = Table(title="Rubrics", title_justify="left")
-    for column in ("id", "name", "version", "scale", "dimensions", "file"):
-        table.add_column(column)
+    add_id_column(table, "id", keep_whole=found)
+    add_id_column(table, "name")
+    add_id_column(table, "version")
+    add_id_column(table, "scale")
+    add_id_column(table, "dimensions")
+    add_id_column(table, "file")
     for rubric_id, (rubric, path) in sorted(found.items()):
         table.add_row(
-            Text(rubric_id), Text(rubric.name), Text(rubric.version), Text(rubric.scale.kind),
-            Text(", ".join(d.id + (" (code)" if d.method == "code" else "") for d in rubric.dimensions)),
-            Text(str(path)),
+            cell(rubric_id), cell(rubric.name), cell(rubric.version), cell(rubric.scale.kind),
+            cell(", ".join(d.id + (" (code)" if d.method == "code" else "") for d in rubric.dimensions)),
+            cell(path),
         )
-    Console().print(table)
+    print_table(table)
     print(f"Add a rubric: put a *.rubric.toml file in {locations.user_rubrics_dir()} or pass --rubric PATH.")
     return 0

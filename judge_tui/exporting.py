@@ -346,7 +346,9 @@ def run_export(args: argparse.Namespace) -> int:
     args.format = output_format(args.format, args.output, FORMAT_BY_SUFFIX, "jsonl")
     with open_store(args, create=False) as store:
         if args.output is None:
-            export(store, args.format, sys.stdout, rubric=args.rubric, rater=args.rater, judge=args.judge)
+            from judge_tui.cli_output import safe_stdout
+
+            export(store, args.format, safe_stdout(), rubric=args.rubric, rater=args.rater, judge=args.judge)
             return 0
         count = _export_to_file(store, args)
     print(f"wrote {count} {'rows' if args.format == 'review-template' else 'ratings'} to {args.output} "

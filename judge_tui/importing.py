@@ -477,9 +477,11 @@ def _rubric_of_items(store: Store, path: Path, items: dict[str, Any], problems: 
 
 
 def _report(result: ImportResult) -> None:
-    for line in result.warning_lines():
-        print(line, file=sys.stderr)
-    print(result.summary())
+    from judge_tui.cli_output import echo
+
+    for line in result.warning_lines():  # they quote the file
+        echo(line, sys.stderr)
+    echo(result.summary())
 
 
 @contextmanager

@@ -304,6 +304,7 @@ def describe(result: MergeResult) -> list[str]:
 
 
 def run_merge(args: argparse.Namespace) -> int:
+    from judge_tui.cli_output import echo
     from judge_tui.commands import open_store
 
     store = open_store(args)
@@ -315,7 +316,7 @@ def run_merge(args: argparse.Namespace) -> int:
             except StoreError as exc:
                 raise UserError(f"{exc}. Nothing was merged from it.") from None
             for line in describe(result):
-                print(line)
+                echo(line)
             problems += result.problems
     finally:
         store.close()

@@ -42,6 +42,10 @@ class ReportError(UserError):
     """Nothing to compare (empty database, no overlap, unknown rater or field): a message, not a crash."""
 
 
+class NoComparison(ReportError):
+    """The two groups cannot be compared: one has no ratings, or they rated no item in common."""
+
+
 # --------------------------------------------------------------------------------------------------
 # The report model
 # --------------------------------------------------------------------------------------------------
@@ -525,13 +529,13 @@ def default_groups(store: Store, rubric_id: str) -> tuple[Group, Group]:
     humans = tuple(r["id"] for r in raters if is_expert(r["id"], r["kind"]))
     judge = default_judge(store, rubric_id)
     if not raters:
-        raise ReportError(f"no ratings of rubric {rubric_id!r} yet: rate items, or bring ratings in with "
+        raise NoComparison(f"no ratings of rubric {rubric_id!r} yet: rate items, or bring ratings in with "
                           "`judge-tui import-ratings FILE --rater ID --kind human|judge`")
     if not humans:
-        raise ReportError(f"rubric {rubric_id!r} has no human ratings to compare the judge with: rate items in "
+        raise NoComparison(f"rubric {rubric_id!r} has no human ratings to compare the judge with: rate items in "
                           "the app, or `judge-tui import-ratings FILE --rater ID --kind human`")
     if judge is None:
-        raise ReportError(f"rubric {rubric_id!r} has no judge ratings yet: run `judge-tui judge --rubric "
+        raise NoComparison(f"rubric {rubric_id!r} has no judge ratings yet: run `judge-tui judge --rubric "
                           f"{rubric_id}`, or `judge-tui import-ratings FILE --rater ID --kind judge`")
     return Group("human", humans), Group("judge", (judge,))
 
@@ -577,6 +581,9 @@ def build_report(
     tolerance = settings.tolerance
     dims = rubric.dimension_ids
     with store.snapshot():
+        if not skip_missing_fields:  # first, so a mistyped field is never hidden behind another message
+            for field in by:
+                _require_field(store, rubric, field)
         if human is None or judge is None:
             default_human, default_judge = default_groups(store, rubric.id)
             human, judge = human or default_human, judge or default_judge
@@ -589,7 +596,7 @@ def build_report(
         total = store.count_items(rubric.id, split)
         if pairing.keys.size == 0:
             where = f" in the {split} split" if split else ""
-            raise ReportError(
+            raise NoComparison(
                 f"no item of rubric {rubric.id!r}{where} was rated by both {_names(human)} and {_names(judge)} "
                 f"({human_scores.keys.size} rated by the first, {judge_scores.keys.size} by the second)"
             )
@@ -598,11 +605,8 @@ def build_report(
         needs_split = rubric.scale.kind == "pass_fail" and not split
         wanted = list(dict.fromkeys([*by, *(["split"] if needs_split else [])]))
         for field in wanted:
-            if field not in ITEM_COLUMNS and field != "id" and not store.item_fields_present(rubric.id, field):
-                if skip_missing_fields or field not in by:
-                    continue
-                fields = ", ".join([*ITEM_COLUMNS, *(f.name for f in rubric.fields)])
-                raise ReportError(f"--by {field!r}: no item of rubric {rubric.id!r} has that field; try one of {fields}")
+            if not _has_field(store, rubric, field):
+                continue
             keys, values = store.item_field_values(rubric.id, field, split)
             field_values[field] = _values_for(pairing.keys, keys, values)
 
@@ -664,6 +668,16 @@ def build_report(
     )  # fmt: skip
 
 
+def _has_field(store: Store, rubric: Rubric, field: str) -> bool:
+    return field in ITEM_COLUMNS or field == "id" or store.item_fields_present(rubric.id, field)
+
+
+def _require_field(store: Store, rubric: Rubric, field: str) -> None:
+    if not _has_field(store, rubric, field):
+        fields = ", ".join([*ITEM_COLUMNS, *(f.name for f in rubric.fields)])
+        raise ReportError(f"--by {field!r}: no item of rubric {rubric.id!r} has that field; try one of {fields}")
+
+
 def _names(group: Group) -> str:
     ids = ", ".join(group.rater_ids)
     return f"the {group.role} rater{'s' if len(group.rater_ids) > 1 else ''} {ids}"
@@ -711,6 +725,7 @@ def _say_which_judge(store: Store, rubric_id: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from judge_tui import report_format
+    from judge_tui.cli_output import PIPE_WIDTH, for_terminal
     from judge_tui.commands import open_store
     from judge_tui.settings import load_settings
 
@@ -723,6 +738,8 @@ def run(args: argparse.Namespace) -> int:
     fmt = getattr(args, "format", "text") or "text"
     if fmt in ("csv", "jsonl"):
         raise UserError(f"--format {fmt} is for the item-by-item listing: add --items")
+    destination = getattr(args, "output", None)
+    width = PIPE_WIDTH if destination else None  # a file gets every table at its full width
     with open_store(args, create=False) as store:
         rubric = _pick_rubric(store, getattr(args, "rubric", None))
         human = judge = None
@@ -742,26 +759,27 @@ def run(args: argparse.Namespace) -> int:
             try:
                 report = build_report(store, rubric, human=human, judge=judge, split=args.split, by=by,
                                       settings=settings)
-            except ReportError as exc:
-                # Experts merged before any judging still get their agreement with each other.
-                output = team_only(str(exc), fmt, store, rubric, args.split, settings.tolerance)
+            except NoComparison as exc:
+                # Experts merged before any judging still get their agreement with each other; groups the
+                # user named (--raters) that cannot be compared are an error.
+                output = None if human is not None else team_only(str(exc), fmt, store, rubric, args.split,
+                                                                  settings.tolerance)
                 if output is None:
                     raise
             else:
                 judge_id = report.judge.rater_ids[0] if len(report.judge.rater_ids) == 1 else None
-                output = with_team_sections(report_format.render(report, fmt), fmt, store, rubric, args.split,
+                output = with_team_sections(report_format.render(report, fmt, width), fmt, store, rubric, args.split,
                                             judge_id, settings.tolerance)
             from judge_tui.flags import with_flagged_section
 
             output = with_flagged_section(output, fmt, store, rubric.id, args.split)
-    destination = getattr(args, "output", None)
     if destination:
         try:
             destination.write_text(output, encoding="utf-8")
         except OSError as exc:
             raise UserError(f"{destination}: cannot write the report ({exc.strerror})") from None
     else:
-        print(output, end="" if output.endswith("\n") else "\n")
+        print(for_terminal(output), end="" if output.endswith("\n") else "\n")
     return 0
 
 

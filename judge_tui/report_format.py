@@ -10,17 +10,17 @@ stripping control characters; Markdown escapes table separators.
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Sequence
 from typing import Any
 
-from rich.console import Console, RenderableType
+from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from judge_tui import agreement as ag
 from judge_tui.agreement import Figure
+from judge_tui.cli_output import add_id_column, render_plain
 from judge_tui.report import Report, Row, Summary
 from judge_tui.textsafe import clean
 
@@ -32,12 +32,13 @@ STATUS_STYLE = {"ok": "green", "caution": "yellow", "act": "dark_orange", "stop"
 STATUS_MARK = {"ok": "OK", "caution": "CAUTION", "act": "ACT", "stop": "STOP", "unknown": "?", "info": "i"}
 
 
-def render(report: Report, fmt: str) -> str:
+def render(report: Report, fmt: str, width: int | None = None) -> str:
+    """The report in a format; text at ``width``, or fitted to standard output (see cli_output)."""
     if fmt == "json":
         return render_json(report)
     if fmt == "markdown":
         return render_markdown(report)
-    return render_text(report)
+    return render_text(report, width)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -217,7 +218,7 @@ def summary_table(report: Report) -> Table:
     rates = {r.key: r.agreement.alignment_rate for r in report.rows}
     table = Table(title="Summary metrics", title_justify="left")
     table.add_column("Metric")
-    table.add_column("Value")
+    add_id_column(table, "Value")  # names a dimension
     for metric, value in summary_lines(s, rates, report.tolerance):
         table.add_row(metric, Text(value))
     return table
@@ -268,15 +269,15 @@ def dimension_table(report: Report, *, compact: bool = False) -> Table:
     rows = report.rows
     columns = _columns(report, compact)
     table = Table(title="Per dimension", title_justify="left")
-    widest = max(len(r.key) + (7 if r.method == "code" else 0) for r in [*rows, report.overall])
-    table.add_column("Dimension", min_width=min(widest, 18 if compact else 28), overflow="fold")
+    names = [row.key + (" (code)" if row.method == "code" else "") for row in [*rows, report.overall]]
+    # The summary screen keeps the names readable; a command's output gives them what the figures leave.
+    add_id_column(table, "Dimension", min_width=min(max(map(len, names)), 18) if compact else None)
     for head, _ in columns:
         table.add_column(head, justify="right", no_wrap=True)
     if not compact:
-        table.add_column("Alignment band")
+        table.add_column("Alignment band")  # words: they wrap, and a command's table keeps each whole
         table.add_column("κ band")
-    for row in [*rows, report.overall]:
-        name = row.key + (" (code)" if row.method == "code" else "")
+    for row, name in zip([*rows, report.overall], names, strict=True):
         kappa_band = _kappa_band_cell(row)
         align_style = STATUS_STYLE[row.alignment_band.status]
         kappa_style = STATUS_STYLE[row.kappa_band.status] if kappa_band != "—" else ""
@@ -353,9 +354,9 @@ def confusion_tables(report: Report) -> list[Table]:
         if not row.agreement.confusion:
             continue
         table = Table(title=f"{row.key}: rows human, columns judge", title_justify="left")
-        table.add_column("human \\ judge")
+        add_id_column(table, "human \\ judge")
         for point in row.agreement.scale:
-            table.add_column(scale.label(point), justify="right")
+            add_id_column(table, scale.label(point), justify="right")
         for point, counts in zip(row.agreement.scale, row.agreement.confusion, strict=True):
             table.add_row(scale.label(point), *(str(c) for c in counts))
         tables.append(table)
@@ -367,11 +368,11 @@ def breakdown_tables(report: Report) -> list[Table]:
     judged = [r.key for r in report.judged_rows]
     for breakdown in report.breakdowns:
         table = Table(title=Text(f"By {safe(breakdown.by)}"), title_justify="left")
-        table.add_column(Text(safe(breakdown.by)))
+        add_id_column(table, Text(safe(breakdown.by)))
         table.add_column("n", justify="right")
         table.add_column("Align", justify="right")
         for key in judged:
-            table.add_column(key, justify="right")
+            add_id_column(table, key, justify="right")
         overall_figure = "pearson_r" if report.rubric.overall != "label" else "cohen_kappa"
         table.add_column("r (overall)" if overall_figure == "pearson_r" else "κ", justify="right")
         for section in breakdown.sections:
@@ -389,8 +390,9 @@ def self_agreement_tables(report: Report) -> list[Table]:
         title = (f"Judge self-agreement: {safe(s.rater_id)}, {s.items} items judged {s.repeats} times "
                  f"(repeat pairs {pairs}, averaged)")
         table = Table(title=Text(title), title_justify="left")
-        for head in ("Dimension", "n", "Align", "κ"):
-            table.add_column(head, justify="left" if head == "Dimension" else "right")
+        add_id_column(table, "Dimension")
+        for head in ("n", "Align", "κ"):
+            table.add_column(head, justify="right")
         for r in s.rows:
             table.add_row(r.key, str(r.n), pct(r.alignment_rate), num(r.cohen_kappa))
         tables.append(table)
@@ -403,8 +405,9 @@ def human_agreement_table(report: Report) -> Table | None:
         return None
     table = Table(title=Text(f"Agreement among humans ({safe(', '.join(h.rater_ids))}; {h.level} alpha)"),
                   title_justify="left")
-    for head in ("Dimension", "items", "Krippendorff α", "mean pairwise κ"):
-        table.add_column(head, justify="left" if head == "Dimension" else "right")
+    add_id_column(table, "Dimension")
+    for head in ("items", "Krippendorff α", "mean pairwise κ"):
+        table.add_column(head, justify="right")
     for r in h.rows:
         table.add_row(r.key, str(r.items), num(r.krippendorff_alpha), num(r.mean_pairwise_kappa))
     return table
@@ -421,13 +424,9 @@ def rich_sections(report: Report, *, confusion: bool = True) -> list[RenderableT
     return [s for s in sections if s is not None]
 
 
-def render_text(report: Report, width: int = 110) -> str:
-    buffer = io.StringIO()
-    console = Console(file=buffer, width=width, color_system=None, force_terminal=False, highlight=False)
-    for section in rich_sections(report):
-        console.print(section)
-        console.print()
-    return buffer.getvalue()
+def render_text(report: Report, width: int | None = None) -> str:
+    """The text report at ``width``, or fitted to the terminal (full width to a pipe or file)."""
+    return render_plain(rich_sections(report), width=width, gap=True)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -133,9 +133,11 @@ def run_split(args: argparse.Namespace) -> int:
         with store.transaction():
             plans = [split_rubric(store, r, seed=args.seed, proportions=proportions, reassign=args.reassign)
                      for r in rubric_ids]
+    from judge_tui.cli_output import echo
+
     for plan in plans:
-        print(format_plan(plan))
+        echo(format_plan(plan))  # strata are item field values
         if plan.moved_to_train:
-            print(f"warning: few-shot examples {', '.join(plan.moved_to_train)} were outside train; "
-                  f"put back in train (results measured on them are not a fair test)", file=sys.stderr)
+            echo(f"warning: few-shot examples {', '.join(plan.moved_to_train)} were outside train; "
+                 f"put back in train (results measured on them are not a fair test)", sys.stderr)
     return 0

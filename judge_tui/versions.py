@@ -206,9 +206,10 @@ def history_lines(store: Store, rubric_id: str | None = None) -> list[str]:
 
 
 def run_history(args: argparse.Namespace) -> int:
+    from judge_tui.cli_output import echo
     from judge_tui.commands import open_store
 
     with open_store(args) as store:
         for line in history_lines(store, getattr(args, "rubric", None)):
-            print(line)
+            echo(line)
     return 0

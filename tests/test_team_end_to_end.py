@@ -163,3 +163,27 @@ def test_a_custom_tolerance_reaches_the_team_self_agreement_and_comparison_figur
     assert comparison["tolerance"] == 0.5
     _run("report", "--db", str(lead_db), "--rubric", "exercise-quality", "--compare", "p1", "p2")
     assert "alignment within ±0.5." in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--by", "nosuchfield"], "--by 'nosuchfield': no item of rubric 'exercise-quality' has that field"),
+        (["--raters", "dan,ann"], "no item of rubric 'exercise-quality' was rated by both the human rater dan and"),
+    ],
+)
+def test_a_report_that_cannot_be_made_exits_1_even_with_a_team(lead_db: Path, tmp_path: Path, capsys, args,
+                                                              message):
+    # dan rated only an item nobody else rated, so dan and ann have nothing in common.
+    extra = _write_jsonl(tmp_path / "extra.jsonl", [{
+        "id": "E07", "split": "dev", "source_document": "<doc>Text 7</doc>", "instruction": "Practise 7",
+        "cefr_level": "B1", "focus": "verbs", "exercise": '<exercise><blank answer="w7" student-answer=""/></exercise>'}])
+    _run("import", str(extra), "--rubric", "exercise-quality", "--db", str(lead_db))
+    dan = [{"item_id": "E07", "scores": dict.fromkeys(DIMS, 1)}]
+    _run("import-ratings", str(_write_jsonl(tmp_path / "dan.jsonl", dan)), "--rater", "dan", "--kind", "human",
+         "--db", str(lead_db))
+    capsys.readouterr()
+    assert main(["report", "--db", str(lead_db), "--rubric", "exercise-quality", *args]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""  # no half report
+    assert captured.err.startswith("judge-tui: ") and message in captured.err

@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn
 from rich.text import Text
 
+from judge_tui.cli_output import message_console
 from judge_tui.commands import open_store, resolve_rubric
 from judge_tui.errors import UserError
 from judge_tui.judge.backends import (
@@ -217,7 +218,7 @@ def _summary(judge: Judge, state: RunState) -> Text:
         line += (f" · input {usage.total_input:,} tokens ({cached:.0%} read from cache,"
                  f" {usage.cache_write_tokens:,} written) · output {usage.output_tokens:,}"
                  f" · cost {_money(state.cost_usd, state.cost_unknown)}")
-    return Text(f"{line}\nrater: {judge.rater_id}")
+    return Text(f"{line}\nrater: {clean(judge.rater_id)}")
 
 
 def _print_failures(console: Console, store: Store, judge: Judge, args: argparse.Namespace) -> None:
@@ -235,8 +236,8 @@ def _print_failures(console: Console, store: Store, judge: Judge, args: argparse
 def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
     _check_numbers(args)
     settings = load_settings()
-    console = Console(highlight=False)
-    err = Console(stderr=True, highlight=False)
+    console = message_console()
+    err = message_console(stderr=True)
     backend = make_backend(args, settings.judge_model)
     paid = isinstance(backend, AnthropicBackend)
     if args.batch and not paid:

@@ -325,3 +325,13 @@ def test_ctrl_c_with_a_local_judge_running_ends_it_without_tracebacks(tmp_path: 
     assert not process_running(int(pid_file.read_text()))  # the program was ended, not left behind
     with Store(db) as store:
         assert store.judge_job_counts()["running"] == 0  # released on the way out
+def test_piped_summary_lines_are_never_wrapped(fake: fa.FakeAnthropic, tmp_path: Path, rubrics: dict[str, Rubric],
+                                               hermetic_home: Path) -> None:
+    db = tmp_path / "p.db"
+    with Store(db) as store:
+        add_cis_items(store, rubrics["cis"], 2)
+    run = _spawn(db, fake, hermetic_home)
+    out, err = run.communicate(timeout=60)
+    assert run.returncode == 0, err
+    summary = [line for line in out.splitlines() if line.startswith("cis: 2 done")]
+    assert summary and "cost $" in summary[0] and len(summary[0]) > 80  # one line, as long as it needs

@@ -80,3 +80,21 @@ async def test_invisible_and_bidi_characters_are_visible_and_keep_the_layout(mak
         assert "<U+202E>" in shown and "<U+2066>" in shown
         assert "\u202e" not in widget_text(app) and "\u200d" not in widget_text(app)
         assert app.screen.query_one("#rubric").region.x == rubric_x  # the rubric panel stays where it was
+
+
+async def test_trojan_source_in_code_fields_is_shown_as_stored(make_app, filled_store, rubrics):
+    # The "Trojan Source" early return: on a terminal that honours the overrides it reads as a comment.
+    trojan = ('def is_admin(user):\n    access = "user"\n'
+              '    if access != "user\u202e \u2066# check if admin\u2069 \u2066":\n        return True\n')
+    filled_store.add_items([Item(id="TROJAN", rubric="cis", fields={
+        "task_type": "Auth", "task": "t", "rationale": "r", "source_code": trojan,
+        "test_code": "assert is_admin('x') is False\u2067\n", "test_results": "ok\u202e"})])
+    app = make_app("cis")
+    async with app.run_test(size=(120, 40)) as pilot:
+        while app.screen.session.state.item.id != "TROJAN":
+            await pilot.press("right")
+        await pilot.pause()
+        code = widget_text(app)
+        assert 'if access != "user<U+202E> <U+2066># check if admin<U+2069> <U+2066>":' in code
+        assert "<U+2067>" in code
+        assert not any(c in code for c in "\u202e\u2066\u2067\u2069")
