@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 from judge_tui import locations
 from judge_tui.errors import UserError
@@ -61,22 +60,12 @@ def open_store(args: argparse.Namespace, *, create: bool = True) -> Store:
     return store
 
 
-def print_table(table: Any) -> None:
-    """A Rich table on standard output: as wide as the terminal, or on a pipe as wide as it needs (never cut)."""
-    import sys
-
-    from rich.console import Console
-
-    if sys.stdout.isatty():
-        Console(highlight=False).print(table)
-    else:
-        Console(width=100_000, color_system=None, highlight=False, soft_wrap=False).print(table)
-
-
 def write_output(text: str, destination: Path | None) -> None:
     """A command's output to -o FILE, or to standard output."""
     if destination is None:
-        print(text, end="" if text.endswith("\n") else "\n")
+        from judge_tui.cli_output import for_terminal
+
+        print(for_terminal(text), end="" if text.endswith("\n") else "\n")  # notes and reasons are untrusted
         return
     try:
         destination.write_text(text, encoding="utf-8", newline="")

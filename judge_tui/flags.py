@@ -90,7 +90,8 @@ def _table(flags: list[Flag]) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """`judge-tui flags`: every flagged item, with who flagged it, the reason and where the item stands."""
-    from judge_tui.commands import open_store, output_format, print_table, resolve_rubric, write_output
+    from judge_tui.cli_output import print_table
+    from judge_tui.commands import open_store, output_format, resolve_rubric, write_output
 
     fmt = output_format(args.format, args.output, FORMAT_BY_SUFFIX, "text")
     with open_store(args, create=False) as store:

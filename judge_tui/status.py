@@ -103,7 +103,8 @@ def _tables(status: dict[str, Any]) -> list[Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judge_tui.commands import open_store, print_table, resolve_rubric
+    from judge_tui.cli_output import print_table
+    from judge_tui.commands import open_store, resolve_rubric
 
     with open_store(args, create=False) as store:
         rubric = resolve_rubric(args.rubric, store).id if args.rubric else None
