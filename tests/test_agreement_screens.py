@@ -12,6 +12,8 @@ from textual.widgets import DataTable, Static
 
 from judge_tui import locations
 from judge_tui.records import Rating
+from judge_tui.rubrics import load_rubrics
+from judge_tui.settings import load_settings
 from judge_tui.store import Store
 from judge_tui.tui.screens.disagreements import DisagreementScreen, RevisionNoteScreen
 from judge_tui.tui.screens.summary import SummaryScreen, scatter_plot
@@ -27,15 +29,18 @@ def anyio_backend() -> str:
 
 
 class Host(App[None]):
-    """The smallest app that opens the summary screen, as the rating screen's key does."""
+    """The smallest app that opens the summary screen, as the rating screen's key does (with the settings read
+    at its start)."""
 
     def __init__(self, store: Store, reviewer: str = REVIEWER) -> None:
         super().__init__()
         self.store = store
         self.reviewer = reviewer
+        self.agreement = load_settings().agreement
 
     def on_mount(self) -> None:
-        self.push_screen(SummaryScreen(self.store, "exercise-quality", self.reviewer))
+        rubric = load_rubrics()["exercise-quality"][0]
+        self.push_screen(SummaryScreen(self.store, rubric, self.reviewer, agreement=self.agreement))
 
 
 @pytest.fixture
@@ -164,10 +169,39 @@ async def test_reviewer_with_nothing_submitted_sees_a_message(rated_db: Path):
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(app, pilot)
             assert app.screen.report is None
-            assert "None of the items you submitted" in screen_text(app.screen)
+            assert "You have not submitted any exercise-quality item yet" in screen_text(app.screen)
             await pilot.press("d")
             await settle(app, pilot)
-            assert "None of the items you submitted" in screen_text(app.screen)
+            assert "You have not submitted any exercise-quality item yet" in screen_text(app.screen)
+
+
+@pytest.mark.anyio
+async def test_empty_states_name_the_command_to_run(rated_db: Path, rubrics):
+    rubric = rubrics["exercise-quality"]
+    with Store(rated_db) as store:
+        version = store.ensure_rubric_version(rubric)
+        scores = store.rating("E030", OTHER).scores
+        store.ensure_rater("NEW01", "human")
+        # NEW01 submits E030; the judge's rating of it is taken away, so nothing of theirs is compared yet.
+        store.save_rating(Rating(item_id="E030", rater_id="NEW01", rubric_version_id=version, scores=scores,
+                                 overall=rubric.overall_score(scores)))
+        store.conn.execute("DELETE FROM ratings WHERE item_id = 'E030' AND rater_id = ?", (JUDGE,))
+        store.conn.commit()
+        app = Host(store, reviewer="NEW01")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            assert "run `judge-tui judge --rubric exercise-quality`" in screen_text(app.screen)
+            await pilot.press("d")
+            await settle(app, pilot)
+            assert "run `judge-tui judge --rubric exercise-quality`" in screen_text(app.screen)
+            await pilot.press("escape")
+        store.conn.execute("DELETE FROM ratings WHERE rater_id = ?", (JUDGE,))
+        store.conn.commit()
+        app = Host(store, reviewer="NEW01")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            assert "The judge has not rated any item of exercise-quality yet" in screen_text(app.screen)
+            assert "Run `judge-tui judge --rubric exercise-quality`" in screen_text(app.screen)
 
 
 @pytest.mark.anyio

@@ -1,0 +1,55 @@
+"""One item in full, read-only: opened from the disagreement browser to read what the scores were about."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from judge_tui.records import Item
+from judge_tui.rubrics import Rubric
+from judge_tui.textsafe import clean
+from judge_tui.tui.widgets.item_pane import ItemPane
+
+
+class ItemScreen(Screen[None]):
+    AUTO_FOCUS = ""
+
+    DEFAULT_CSS = """
+    ItemScreen #item-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
+    ItemScreen ItemPane { padding: 0 1; }
+    """
+
+    BINDINGS = [
+        Binding("pagedown,space", "scroll('scroll_page_down')", "Page down", show=False, id="item-page-down"),
+        Binding("pageup", "scroll('scroll_page_up')", "Page up", show=False, id="item-page-up"),
+        Binding("down,j", "scroll('scroll_down')", "Line down", show=False, id="item-line-down"),
+        Binding("up,k", "scroll('scroll_up')", "Line up", show=False, id="item-line-up"),
+        Binding("home", "scroll('scroll_home')", "Top", show=False, id="item-top"),
+        Binding("end", "scroll('scroll_end')", "Bottom", show=False, id="item-bottom"),
+        Binding("escape,q", "close", "Back", id="close-item"),
+    ]
+    SCROLLS = ("scroll_page_down", "scroll_page_up", "scroll_down", "scroll_up", "scroll_home", "scroll_end")
+
+    def __init__(self, rubric: Rubric, item: Item) -> None:
+        super().__init__()
+        self.rubric = rubric
+        self.item = item
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(f"Item {clean(self.item.id)} · {clean(self.rubric.id)} · ↑/↓ PgUp/PgDn scroll"),
+                     id="item-title")
+        yield ItemPane(self.rubric, id="item-view")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(ItemPane).show(self.item)
+
+    def action_scroll(self, how: str) -> None:
+        if how in self.SCROLLS:
+            getattr(self.query_one(ItemPane), how)(animate=False)
+
+    def action_close(self) -> None:
+        self.dismiss()
