@@ -190,12 +190,12 @@ class DisagreementScreen(Screen[None]):
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         # Enter on the list (the table has the focus, so its own Enter binding answers first).
-        if event.row_key.value is not None:
+        if event.row_key is not None and event.row_key.value is not None:
             self.current = event.row_key.value
         self.action_open_item()
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.row_key.value is not None:
+        if event.row_key is not None and event.row_key.value is not None:  # None: a key on an empty list
             self._show_item(event.row_key.value)
 
     def _show_item(self, item_id: str) -> None:
