@@ -259,3 +259,42 @@ def test_the_tolerance_from_the_settings_decides_what_is_a_disagreement(tmp_path
     capsys.readouterr()
     assert main(["adjudicate", "--db", str(path), "--reviewer", "lead", "--rubric", "exercise-quality"]) == 0
     assert "experts differ by more than ±1: nothing to settle" in capsys.readouterr().out
+
+
+def test_a_in_adjudication_shows_the_lead_the_team_over_every_item(tmp_path: Path, rubrics):
+    from judge_tui.tui.screens.summary import SummaryScreen
+
+    path = _db(tmp_path, rubrics)
+    eq = rubrics["exercise-quality"]
+    with Store(path) as store:
+        rate(store, eq, "judge:m", "judge", {f"E0{n}": dict.fromkeys(DIMS, 1.0) for n in range(1, 5)})
+
+    async def scenario() -> None:
+        with Store(path) as store:
+            app = AdjudicationApp(store, eq, "lead")
+            async with app.run_test(size=(140, 60)) as pilot:
+                await pilot.pause()
+                await pilot.press("a")
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+                assert isinstance(app.screen, SummaryScreen) and app.screen.lead
+                text = "\n".join(str(w.render()) for w in app.screen.query(Static))
+                assert "lead lead against the judge" in text and "2 experts (ann, bob) on 4 items" in text
+                await pilot.press("escape")
+                await pilot.pause()
+                assert isinstance(app.screen, AdjudicationScreen)
+
+    asyncio.run(scenario())
+
+
+def test_the_lead_flag_reaches_the_rating_app(tmp_path: Path, rubrics, monkeypatch):
+    from judge_tui.tui.app import JudgeTuiApp
+
+    path = _db(tmp_path, rubrics)
+    started: list[bool] = []
+    monkeypatch.setattr(JudgeTuiApp, "run", lambda self: started.append(self.lead))
+    args = ["--db", str(path), "--rubric", "exercise-quality", "--reviewer", "lead"]
+    assert main(["rate", *args]) == 0
+    assert main(["rate", *args, "--lead"]) == 0
+    assert main([*args, "--lead"]) == 0
+    assert started == [False, True, True]

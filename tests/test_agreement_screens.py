@@ -261,3 +261,60 @@ def test_disagreements_snapshot(rated_db: Path, snap_compare, size):
             await settle(pilot.app, pilot)
 
         assert snap_compare(Host(store), terminal_size=size, run_before=open_list)
+
+
+@pytest.mark.anyio
+async def test_enter_opens_the_listed_item_and_escape_returns(rated_db: Path):
+    from judge_tui.tui.screens.item import ItemScreen
+
+    with Store(rated_db) as store:
+        app = Host(store)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            await pilot.press("d")
+            await settle(app, pilot)
+            await pilot.press("down")
+            listed = app.screen.current
+            await pilot.press("enter")
+            await pilot.pause()
+            assert isinstance(app.screen, ItemScreen)
+            item = store.item(listed)
+            text = "\n".join(str(w.render()) for w in app.screen.query(Static))
+            assert f"Item {listed}" in text
+            shown = "\n".join(w.text for w in app.screen.query("FieldView"))
+            assert item.fields["instruction"] in shown and item.fields["source_document"] in shown
+            await pilot.press("pagedown", "escape")
+            await pilot.pause()
+            assert isinstance(app.screen, DisagreementScreen) and app.screen.current == listed
+
+
+@pytest.mark.anyio
+async def test_a_rubric_given_by_path_reaches_the_summary_and_the_disagreements(tmp_path: Path, rubrics):
+    """The screens receive the loaded rubric: one that lives only in a file outside the rubric folders works."""
+    from judge_tui.rubrics import load_rubric
+
+    source = (Path(__file__).parents[1] / "prompts" / "exercise-quality.rubric.toml").read_text(encoding="utf-8")
+    assert 'id = "exercise-quality"' in source
+    path = tmp_path / "elsewhere.rubric.toml"
+    path.write_text(source.replace('id = "exercise-quality"', 'id = "eq-elsewhere"'), encoding="utf-8")
+    rubric = load_rubric(path)
+    items = exercise_items(6, rubric)  # filed under the rubric id of the file
+    db = tmp_path / "elsewhere.db"
+    with Store(db) as store:
+        store.add_items(items)
+        ratings_file(tmp_path / "me.jsonl", rubric, items, seed=1)
+        ratings_file(tmp_path / "j.jsonl", rubric, items, seed=2, kind="judge")
+        load_ratings(store, rubric, tmp_path / "me.jsonl", REVIEWER, "human")
+        load_ratings(store, rubric, tmp_path / "j.jsonl", JUDGE, "judge")
+
+        class PathHost(App[None]):
+            def on_mount(self) -> None:
+                self.push_screen(SummaryScreen(store, rubric, REVIEWER, agreement=load_settings().agreement))
+
+        app = PathHost()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            assert app.screen.report is not None and app.screen.report.counts["compared"] == 6
+            await pilot.press("d")
+            await settle(app, pilot)
+            assert len(app.screen.query_one("#dis-list", DataTable).rows) == 6
