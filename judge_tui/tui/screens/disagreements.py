@@ -238,7 +238,7 @@ class DisagreementScreen(Screen[None]):
                 mark.append(": " + clean(self.marks[self.current]))
             mark.append("  (u: remove)", style="dim")
         else:
-            mark.append("m: mark this item as a reason to revise the rubric", style="dim")
+            mark.append("Enter: open the item · m: mark it as a reason to revise the rubric", style="dim")
         self.query_one("#dis-mark", Static).update(mark)
 
     def _set_mark_cell(self, item_id: str) -> None:

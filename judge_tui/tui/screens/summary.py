@@ -69,7 +69,7 @@ def judge_missing(rubric: Rubric) -> str:
 
 def not_yet_submitted(rubric: Rubric) -> str:
     return (f"You have not submitted any {rubric.id} item yet. Figures appear here over the items you submit, "
-            "never over items you have still to rate. Escape goes back to rating.")
+            "never over items you have still to rate. Escape goes back.")
 
 
 def unjudged_submissions(rubric: Rubric) -> str:
