@@ -11,6 +11,8 @@ from textual.widgets import Footer, Static
 from judge_tui.records import Item
 from judge_tui.rubrics import Rubric
 from judge_tui.textsafe import clean
+from judge_tui.tui.keys import RATING_BINDINGS
+from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.widgets.item_pane import ItemPane
 
 
@@ -22,16 +24,13 @@ class ItemScreen(Screen[None]):
     ItemScreen ItemPane { padding: 0 1; }
     """
 
+    # The rating screen's scroll keys (same binding ids, so a keymap moves them here too), and the arrows.
     BINDINGS = [
-        Binding("pagedown,space", "scroll('scroll_page_down')", "Page down", show=False, id="item-page-down"),
-        Binding("pageup", "scroll('scroll_page_up')", "Page up", show=False, id="item-page-up"),
-        Binding("down,j", "scroll('scroll_down')", "Line down", show=False, id="item-line-down"),
-        Binding("up,k", "scroll('scroll_up')", "Line up", show=False, id="item-line-up"),
-        Binding("home", "scroll('scroll_home')", "Top", show=False, id="item-top"),
-        Binding("end", "scroll('scroll_end')", "Bottom", show=False, id="item-bottom"),
+        *(b for b in RATING_BINDINGS if b.action.startswith("scroll_item")),
+        Binding("down", "scroll_item('scroll_down')", "Line down", show=False, id="item-arrow-down"),
+        Binding("up", "scroll_item('scroll_up')", "Line up", show=False, id="item-arrow-up"),
         Binding("escape,q", "close", "Back", id="close-item"),
     ]
-    SCROLLS = ("scroll_page_down", "scroll_page_up", "scroll_down", "scroll_up", "scroll_home", "scroll_end")
 
     def __init__(self, rubric: Rubric, item: Item) -> None:
         super().__init__()
@@ -47,8 +46,8 @@ class ItemScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one(ItemPane).show(self.item)
 
-    def action_scroll(self, how: str) -> None:
-        if how in self.SCROLLS:
+    def action_scroll_item(self, how: str) -> None:
+        if how in RatingScreen.SCROLLS:
             getattr(self.query_one(ItemPane), how)(animate=False)
 
     def action_close(self) -> None:
