@@ -318,3 +318,16 @@ async def test_a_rubric_given_by_path_reaches_the_summary_and_the_disagreements(
             await pilot.press("d")
             await settle(app, pilot)
             assert len(app.screen.query_one("#dis-list", DataTable).rows) == 6
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_item_opened_from_the_disagreements_snapshot(rated_db: Path, snap_compare, size):
+    with Store(rated_db) as store:
+        async def open_item(pilot) -> None:
+            await settle(pilot.app, pilot)
+            await pilot.press("d")
+            await settle(pilot.app, pilot)
+            await pilot.press("enter")
+            await pilot.pause()
+
+        assert snap_compare(Host(store), terminal_size=size, run_before=open_item)
