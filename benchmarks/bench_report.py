@@ -107,22 +107,24 @@ def phases(db: Path) -> dict[str, float]:
 async def screens(db: Path) -> dict[str, float]:
     from textual.app import App
 
+    from judge_tui.settings import AgreementSettings
     from judge_tui.tui.screens.disagreements import DisagreementScreen
     from judge_tui.tui.screens.summary import SummaryScreen
 
+    rubric, agreement = get_rubric(RUBRIC), AgreementSettings()
     out = {}
     with Store(db) as store:
         app = App()
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
             start = time.perf_counter()
-            await app.push_screen(SummaryScreen(store, RUBRIC, HUMAN))
+            await app.push_screen(SummaryScreen(store, rubric, HUMAN, agreement=agreement))
             out["summary screen: first frame (loading indicator)"] = time.perf_counter() - start
             await app.workers.wait_for_complete()
             await pilot.pause()
             out["summary screen: figures shown"] = time.perf_counter() - start
             start = time.perf_counter()
-            await app.push_screen(DisagreementScreen(store, RUBRIC, HUMAN))
+            await app.push_screen(DisagreementScreen(store, rubric, HUMAN, agreement=agreement))
             await app.workers.wait_for_complete()
             await pilot.pause()
             out["disagreement browser: list and first item shown"] = time.perf_counter() - start

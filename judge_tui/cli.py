@@ -19,6 +19,8 @@ from judge_tui.records import SPLITS
 from judge_tui.textsafe import clean
 
 DB_HELP = "database file (default: $JUDGE_TUI_DB, or judge-tui.db in the user data folder)"
+LEAD_HELP = ("open as the study lead: c adjudicates, a shows the team over every item (a reviewer sees figures "
+             "only over the items they submitted)")
 
 # command -> "module:function"; each function takes the parsed arguments and returns an exit code.
 HANDLERS = {
@@ -66,13 +68,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--reviewer", help="your reviewer id (asked once, then remembered)")
     parser.add_argument("--rubric", help="rubric id or rubric file to rate")
     parser.add_argument("--split", type=split_name, help="rate only items of this split (train, dev, test)")
+    parser.add_argument("--lead", action="store_true", help=LEAD_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("rate", help="open the rating screen")
     _common(p)
     p.add_argument("--reviewer", help="your reviewer id (asked once, then remembered)", default=argparse.SUPPRESS)
     p.add_argument("--rubric", help="rubric id or rubric file to rate", default=argparse.SUPPRESS)
-    p.add_argument("--split", type=split_name, help="rate only items of this split (train, dev, test)", default=argparse.SUPPRESS)
+    p.add_argument("--split", type=split_name, help="rate only items of this split (train, dev, test)",
+                   default=argparse.SUPPRESS)
+    p.add_argument("--lead", action="store_true", help=LEAD_HELP, default=argparse.SUPPRESS)
 
     p = sub.add_parser("demo", help="open the rating screen on the bundled demo (a database of its own, apart "
                                     "from your study)")

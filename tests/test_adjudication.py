@@ -3,8 +3,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from textual.widgets import Static
+
 from judge_tui.cli import main
-from judge_tui.settings import Settings
+from judge_tui.settings import Settings, load_settings
 from judge_tui.store import Store
 from judge_tui.team import load_team, team_agreement
 from judge_tui.tui.screens.adjudication import AdjudicationApp, AdjudicationScreen, visible_disagreements
@@ -106,7 +108,7 @@ def test_adjudicate_command_without_disagreements_or_experts(tmp_path: Path, rub
     assert "Pass --reviewer ID" in capsys.readouterr().err
 
 
-def test_c_on_the_rating_screen_opens_adjudication_and_escape_returns(tmp_path: Path, rubrics):
+def test_c_on_a_reviewers_rating_screen_says_where_adjudication_opens(tmp_path: Path, rubrics):
     from judge_tui.tui.app import JudgeTuiApp
     from judge_tui.tui.screens.rating import RatingScreen
 
@@ -120,6 +122,26 @@ def test_c_on_the_rating_screen_opens_adjudication_and_escape_returns(tmp_path: 
                 await pilot.pause()
                 await pilot.press("c")
                 await pilot.pause()
+                assert isinstance(app.screen, RatingScreen)
+                assert "it opens with `judge-tui adjudicate`" in [n.message for n in app._notifications][-1]  # noqa: SLF001
+
+    asyncio.run(scenario())
+
+
+def test_c_with_the_lead_flag_opens_adjudication_and_escape_returns(tmp_path: Path, rubrics):
+    from judge_tui.tui.app import JudgeTuiApp
+    from judge_tui.tui.screens.rating import RatingScreen
+
+    path = _db(tmp_path, rubrics)
+
+    async def scenario() -> None:
+        with Store(path) as store:
+            app = JudgeTuiApp(store, rubrics["exercise-quality"], reviewer="bob",
+                              settings=Settings(judge_in_background=False), lead=True)
+            async with app.run_test(size=(140, 40)) as pilot:
+                await pilot.pause()
+                await pilot.press("c")
+                await pilot.pause()
                 assert isinstance(app.screen, AdjudicationScreen)
                 assert [d.item_id for d in app.screen.items] == ["E02", "E04"]
                 await pilot.press("escape")
@@ -127,6 +149,82 @@ def test_c_on_the_rating_screen_opens_adjudication_and_escape_returns(tmp_path: 
                 assert isinstance(app.screen, RatingScreen)
 
     asyncio.run(scenario())
+
+
+def test_c_with_nothing_to_settle_says_so_instead_of_an_empty_screen(tmp_path: Path, rubrics):
+    from judge_tui.tui.app import JudgeTuiApp
+    from judge_tui.tui.screens.rating import RatingScreen
+
+    eq = rubrics["exercise-quality"]
+    path = tmp_path / "calm.db"
+    with Store(path) as store:
+        store.add_items([exercise_item(1), exercise_item(2)])
+        rate(store, eq, "ann", "human", {"E01": dict.fromkeys(DIMS, 1.0)})
+
+    async def press_c() -> str:
+        with Store(path) as store:
+            app = JudgeTuiApp(store, eq, reviewer="lead", settings=Settings(judge_in_background=False), lead=True)
+            async with app.run_test(size=(140, 40)) as pilot:
+                await pilot.pause()
+                await pilot.press("c")
+                await pilot.pause()
+                assert isinstance(app.screen, RatingScreen)
+                return [n.message for n in app._notifications][-1]  # noqa: SLF001
+
+    assert "at least two experts; found 1. Merge their databases first: `judge-tui merge OTHER.db`" in asyncio.run(
+        press_c())
+    with Store(path) as store:
+        rate(store, eq, "bob", "human", {"E01": dict.fromkeys(DIMS, 1.0)})
+    assert asyncio.run(press_c()) == ("No exercise-quality items where experts differ by more than ±0.15: "
+                                      "nothing to settle.")
+
+
+def test_adjudication_and_the_summary_use_the_settings_the_app_started_with(tmp_path: Path, rubrics,
+                                                                            hermetic_home: Path):
+    from judge_tui.tui.app import JudgeTuiApp
+    from judge_tui.tui.screens.summary import SummaryScreen
+
+    path = _db(tmp_path, rubrics)
+    eq = rubrics["exercise-quality"]
+    with Store(path) as store:
+        rate(store, eq, "judge:m", "judge", {f"E0{n}": dict.fromkeys(DIMS, 1.0) for n in range(1, 5)})
+    settings_file = hermetic_home / "settings.json"
+    settings_file.write_text('{"agreement": {"tolerance": 0.5}, "judge_in_background": false}', encoding="utf-8")
+
+    async def scenario() -> None:
+        with Store(path) as store:
+            app = JudgeTuiApp(store, eq, reviewer="lead", settings=load_settings(), lead=True)
+            async with app.run_test(size=(140, 60)) as pilot:
+                await pilot.pause()
+                settings_file.write_text('{"agreement": {"tolerance": 1.0}}', encoding="utf-8")  # changed later
+                await pilot.press("c")
+                await pilot.pause()
+                assert "differ by more than ±0.5" in str(app.screen.query_one("#adj-status").render())
+                await pilot.press("a")
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+                assert isinstance(app.screen, SummaryScreen)
+                text = "\n".join(str(w.render()) for w in app.screen.query(Static))
+                assert "alignment within ±0.5" in text and "±1" not in text
+
+    asyncio.run(scenario())
+
+
+def test_the_adjudicate_command_checks_the_keymap_and_the_reviewer_as_rate_does(tmp_path: Path, rubrics, capsys,
+                                                                              hermetic_home: Path):
+    path = _db(tmp_path, rubrics)
+    args = ["--db", str(path), "--rubric", "exercise-quality"]
+    for command in ("rate", "adjudicate"):
+        assert main([command, *args, "--reviewer", "bad id"]) == 1
+        assert "--reviewer 'bad id': a reviewer id is 1 to 40" in capsys.readouterr().err
+        assert main([command, *args, "--split", "test", "--reviewer", "lead"]) == 1
+        assert "no exercise-quality items are in split 'test'" in capsys.readouterr().err
+    (hermetic_home / "settings.json").write_text('{"keymap": {"submit": "ctrl+i"}}', encoding="utf-8")
+    for command in ("rate", "adjudicate"):
+        assert main([command, *args, "--reviewer", "lead"]) == 1
+        assert "keymap: 'submit': 'ctrl+i' reaches the app as 'tab'" in capsys.readouterr().err
+    with Store(path) as store:
+        assert store.get_meta("reviewer_id") is None  # a lead's id is not remembered as the reviewer's
 
 
 def test_the_tolerance_from_the_settings_decides_what_is_a_disagreement(tmp_path: Path, rubrics, capsys,
@@ -144,7 +242,7 @@ def test_the_tolerance_from_the_settings_decides_what_is_a_disagreement(tmp_path
     async def scenario() -> None:
         with Store(path) as store:
             settings = Settings(judge_in_background=False, agreement=AgreementSettings(tolerance=0.5))
-            app = JudgeTuiApp(store, eq, reviewer="lead", settings=settings)
+            app = JudgeTuiApp(store, eq, reviewer="lead", settings=settings, lead=True)
             async with app.run_test(size=(140, 40)) as pilot:
                 await pilot.pause()
                 await pilot.press("c")
@@ -161,3 +259,42 @@ def test_the_tolerance_from_the_settings_decides_what_is_a_disagreement(tmp_path
     capsys.readouterr()
     assert main(["adjudicate", "--db", str(path), "--reviewer", "lead", "--rubric", "exercise-quality"]) == 0
     assert "experts differ by more than ±1: nothing to settle" in capsys.readouterr().out
+
+
+def test_a_in_adjudication_shows_the_lead_the_team_over_every_item(tmp_path: Path, rubrics):
+    from judge_tui.tui.screens.summary import SummaryScreen
+
+    path = _db(tmp_path, rubrics)
+    eq = rubrics["exercise-quality"]
+    with Store(path) as store:
+        rate(store, eq, "judge:m", "judge", {f"E0{n}": dict.fromkeys(DIMS, 1.0) for n in range(1, 5)})
+
+    async def scenario() -> None:
+        with Store(path) as store:
+            app = AdjudicationApp(store, eq, "lead")
+            async with app.run_test(size=(140, 60)) as pilot:
+                await pilot.pause()
+                await pilot.press("a")
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+                assert isinstance(app.screen, SummaryScreen) and app.screen.lead
+                text = "\n".join(str(w.render()) for w in app.screen.query(Static))
+                assert "lead lead against the judge" in text and "2 experts (ann, bob) on 4 items" in text
+                await pilot.press("escape")
+                await pilot.pause()
+                assert isinstance(app.screen, AdjudicationScreen)
+
+    asyncio.run(scenario())
+
+
+def test_the_lead_flag_reaches_the_rating_app(tmp_path: Path, rubrics, monkeypatch):
+    from judge_tui.tui.app import JudgeTuiApp
+
+    path = _db(tmp_path, rubrics)
+    started: list[bool] = []
+    monkeypatch.setattr(JudgeTuiApp, "run", lambda self: started.append(self.lead))
+    args = ["--db", str(path), "--rubric", "exercise-quality", "--reviewer", "lead"]
+    assert main(["rate", *args]) == 0
+    assert main(["rate", *args, "--lead"]) == 0
+    assert main([*args, "--lead"]) == 0
+    assert started == [False, True, True]

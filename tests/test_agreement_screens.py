@@ -12,6 +12,8 @@ from textual.widgets import DataTable, Static
 
 from judge_tui import locations
 from judge_tui.records import Rating
+from judge_tui.rubrics import load_rubrics
+from judge_tui.settings import load_settings
 from judge_tui.store import Store
 from judge_tui.tui.screens.disagreements import DisagreementScreen, RevisionNoteScreen
 from judge_tui.tui.screens.summary import SummaryScreen, scatter_plot
@@ -27,15 +29,18 @@ def anyio_backend() -> str:
 
 
 class Host(App[None]):
-    """The smallest app that opens the summary screen, as the rating screen's key does."""
+    """The smallest app that opens the summary screen, as the rating screen's key does (with the settings read
+    at its start)."""
 
     def __init__(self, store: Store, reviewer: str = REVIEWER) -> None:
         super().__init__()
         self.store = store
         self.reviewer = reviewer
+        self.agreement = load_settings().agreement
 
     def on_mount(self) -> None:
-        self.push_screen(SummaryScreen(self.store, "exercise-quality", self.reviewer))
+        rubric = load_rubrics()["exercise-quality"][0]
+        self.push_screen(SummaryScreen(self.store, rubric, self.reviewer, agreement=self.agreement))
 
 
 @pytest.fixture
@@ -164,10 +169,39 @@ async def test_reviewer_with_nothing_submitted_sees_a_message(rated_db: Path):
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(app, pilot)
             assert app.screen.report is None
-            assert "None of the items you submitted" in screen_text(app.screen)
+            assert "You have not submitted any exercise-quality item yet" in screen_text(app.screen)
             await pilot.press("d")
             await settle(app, pilot)
-            assert "None of the items you submitted" in screen_text(app.screen)
+            assert "You have not submitted any exercise-quality item yet" in screen_text(app.screen)
+
+
+@pytest.mark.anyio
+async def test_empty_states_name_the_command_to_run(rated_db: Path, rubrics):
+    rubric = rubrics["exercise-quality"]
+    with Store(rated_db) as store:
+        version = store.ensure_rubric_version(rubric)
+        scores = store.rating("E030", OTHER).scores
+        store.ensure_rater("NEW01", "human")
+        # NEW01 submits E030; the judge's rating of it is taken away, so nothing of theirs is compared yet.
+        store.save_rating(Rating(item_id="E030", rater_id="NEW01", rubric_version_id=version, scores=scores,
+                                 overall=rubric.overall_score(scores)))
+        store.conn.execute("DELETE FROM ratings WHERE item_id = 'E030' AND rater_id = ?", (JUDGE,))
+        store.conn.commit()
+        app = Host(store, reviewer="NEW01")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            assert "run `judge-tui judge --rubric exercise-quality`" in screen_text(app.screen)
+            await pilot.press("d")
+            await settle(app, pilot)
+            assert "run `judge-tui judge --rubric exercise-quality`" in screen_text(app.screen)
+            await pilot.press("escape")
+        store.conn.execute("DELETE FROM ratings WHERE rater_id = ?", (JUDGE,))
+        store.conn.commit()
+        app = Host(store, reviewer="NEW01")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            assert "The judge has not rated any item of exercise-quality yet" in screen_text(app.screen)
+            assert "Run `judge-tui judge --rubric exercise-quality`" in screen_text(app.screen)
 
 
 @pytest.mark.anyio
@@ -227,3 +261,73 @@ def test_disagreements_snapshot(rated_db: Path, snap_compare, size):
             await settle(pilot.app, pilot)
 
         assert snap_compare(Host(store), terminal_size=size, run_before=open_list)
+
+
+@pytest.mark.anyio
+async def test_enter_opens_the_listed_item_and_escape_returns(rated_db: Path):
+    from judge_tui.tui.screens.item import ItemScreen
+
+    with Store(rated_db) as store:
+        app = Host(store)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            await pilot.press("d")
+            await settle(app, pilot)
+            await pilot.press("down")
+            listed = app.screen.current
+            await pilot.press("enter")
+            await pilot.pause()
+            assert isinstance(app.screen, ItemScreen)
+            item = store.item(listed)
+            text = "\n".join(str(w.render()) for w in app.screen.query(Static))
+            assert f"Item {listed}" in text
+            shown = "\n".join(w.text for w in app.screen.query("FieldView"))
+            assert item.fields["instruction"] in shown and item.fields["source_document"] in shown
+            await pilot.press("pagedown", "escape")
+            await pilot.pause()
+            assert isinstance(app.screen, DisagreementScreen) and app.screen.current == listed
+
+
+@pytest.mark.anyio
+async def test_a_rubric_given_by_path_reaches_the_summary_and_the_disagreements(tmp_path: Path, rubrics):
+    """The screens receive the loaded rubric: one that lives only in a file outside the rubric folders works."""
+    from judge_tui.rubrics import load_rubric
+
+    source = (Path(__file__).parents[1] / "prompts" / "exercise-quality.rubric.toml").read_text(encoding="utf-8")
+    assert 'id = "exercise-quality"' in source
+    path = tmp_path / "elsewhere.rubric.toml"
+    path.write_text(source.replace('id = "exercise-quality"', 'id = "eq-elsewhere"'), encoding="utf-8")
+    rubric = load_rubric(path)
+    items = exercise_items(6, rubric)  # filed under the rubric id of the file
+    db = tmp_path / "elsewhere.db"
+    with Store(db) as store:
+        store.add_items(items)
+        ratings_file(tmp_path / "me.jsonl", rubric, items, seed=1)
+        ratings_file(tmp_path / "j.jsonl", rubric, items, seed=2, kind="judge")
+        load_ratings(store, rubric, tmp_path / "me.jsonl", REVIEWER, "human")
+        load_ratings(store, rubric, tmp_path / "j.jsonl", JUDGE, "judge")
+
+        class PathHost(App[None]):
+            def on_mount(self) -> None:
+                self.push_screen(SummaryScreen(store, rubric, REVIEWER, agreement=load_settings().agreement))
+
+        app = PathHost()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            assert app.screen.report is not None and app.screen.report.counts["compared"] == 6
+            await pilot.press("d")
+            await settle(app, pilot)
+            assert len(app.screen.query_one("#dis-list", DataTable).rows) == 6
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_item_opened_from_the_disagreements_snapshot(rated_db: Path, snap_compare, size):
+    with Store(rated_db) as store:
+        async def open_item(pilot) -> None:
+            await settle(pilot.app, pilot)
+            await pilot.press("d")
+            await settle(pilot.app, pilot)
+            await pilot.press("enter")
+            await pilot.pause()
+
+        assert snap_compare(Host(store), terminal_size=size, run_before=open_item)

@@ -1,4 +1,4 @@
-"""The summary screen's team section: blind for an expert, complete for a lead who rated nothing."""
+"""The summary screen's team section: blind for a reviewer, complete only for a lead who rated nothing."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from pathlib import Path
 from textual.app import App
 from textual.widgets import Static
 
+from judge_tui.rubrics import load_rubrics
+from judge_tui.settings import load_settings
 from judge_tui.store import Store
 from judge_tui.tui.screens.summary import SummaryScreen
 from tests.team_fixtures import exercise_item, rate
@@ -16,12 +18,14 @@ DIMS = ("difficulty_match", "instruction_clarity", "learning_objective_alignment
 
 
 class Host(App[None]):
-    def __init__(self, store: Store, reviewer: str) -> None:
+    def __init__(self, store: Store, reviewer: str, lead: bool) -> None:
         super().__init__()
-        self.store, self.reviewer = store, reviewer
+        self.store, self.reviewer, self.lead = store, reviewer, lead
 
     def on_mount(self) -> None:
-        self.push_screen(SummaryScreen(self.store, "exercise-quality", self.reviewer))
+        rubric = load_rubrics()["exercise-quality"][0]
+        self.push_screen(SummaryScreen(self.store, rubric, self.reviewer, agreement=load_settings().agreement,
+                                       lead=self.lead))
 
 
 def _db(tmp_path: Path, rubrics) -> Path:
@@ -36,10 +40,10 @@ def _db(tmp_path: Path, rubrics) -> Path:
     return path
 
 
-def _shown(reviewer: str, path: Path) -> str:
+def _shown(reviewer: str, path: Path, *, lead: bool = False) -> str:
     async def scenario() -> str:
         with Store(path) as store:
-            app = Host(store, reviewer)
+            app = Host(store, reviewer, lead)
             async with app.run_test(size=(120, 60)) as pilot:
                 await app.workers.wait_for_complete()
                 await pilot.pause()
@@ -55,9 +59,20 @@ def test_an_expert_sees_the_team_over_their_own_items_and_their_self_agreement(t
 
 
 def test_a_lead_who_rated_nothing_sees_the_whole_team(tmp_path: Path, rubrics):
-    text = _shown("lead", _db(tmp_path, rubrics))
-    assert "None of the items you submitted" in text
+    text = _shown("lead", _db(tmp_path, rubrics), lead=True)
+    assert "You have rated no exercise-quality item, so there is no comparison of yours with the judge" in text
     assert "2 experts (ann, bob) on 6 items" in text and "Self-agreement" not in text
+
+
+def test_a_reviewer_who_rated_nothing_sees_no_team_figures(tmp_path: Path, rubrics):
+    text = _shown("carol", _db(tmp_path, rubrics))
+    assert "You have not submitted any exercise-quality item yet" in text
+    assert "Team" not in text and "experts" not in text and "ann" not in text and "bob" not in text
+
+
+def test_a_lead_who_rates_is_an_expert_and_sees_the_team_over_their_items(tmp_path: Path, rubrics):
+    text = _shown("ann", _db(tmp_path, rubrics), lead=True)
+    assert "2 experts (ann, bob) on 3 items" in text
 
 
 def test_the_team_and_self_agreement_use_the_tolerance_from_the_settings(tmp_path: Path, rubrics,

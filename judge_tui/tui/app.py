@@ -40,6 +40,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         clock: Callable[[], float] = time.monotonic,
         notice: str = "",
         first_paint_file: Path | None = None,
+        lead: bool = False,
     ) -> None:
         super().__init__()
         self.store = store
@@ -49,6 +50,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         self.split = split
         self.clock = clock
         self.notice = notice
+        self.lead = lead  # `judge-tui rate --lead`: the lead's keys on the rating screen (judge_tui.blind)
         self.first_paint_file = first_paint_file
         self.session: RatingSession | None = None
         self.judge_status = ""
@@ -60,6 +62,9 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         self.set_keymap(self.settings.keymap)
         if self.notice:
             self.notify(self.notice, markup=False, timeout=8)
+        if self.lead:
+            self.notify("Lead: c settles the items where experts disagree; a shows the team over every item "
+                        "(or over the items you rate, once you rate).", markup=False, timeout=8)
         if self.reviewer:
             self.open_rating()
         else:
@@ -89,7 +94,8 @@ class JudgeTuiApp(PlainNoticeApp[None]):
             reveal_after_submit=self.settings.reveal_after_submit, clock=self.clock,
             drift=DriftSettings.for_new_session(self.settings.drift_share) if self.settings.drift_check else None,
         )
-        screen = RatingScreen(self.session, keymap=self.settings.keymap)
+        screen = RatingScreen(self.session, keymap=self.settings.keymap, agreement=self.settings.agreement,
+                              lead=self.lead)
         self.push_screen(screen)
         if self.judge_status:
             screen.call_after_refresh(screen.set_judge_status, self.judge_status)

@@ -1,16 +1,18 @@
-"""`judge-tui` / `judge-tui rate`: open the database, pick the rubric and the reviewer, run the app."""
+"""`judge-tui` / `judge-tui rate` and `judge-tui adjudicate`: one start-up (check the settings, open the database,
+pick the rubric and the reviewer), then the app."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from judge_tui import commands, demo
 from judge_tui.errors import UserError
 from judge_tui.rubrics import Rubric
-from judge_tui.settings import load_settings
+from judge_tui.settings import Settings, load_settings
 from judge_tui.store import Store, StoreError
 
 FIRST_PAINT_ENV = "JUDGE_TUI_EXIT_AFTER_FIRST_PAINT"
@@ -73,8 +75,9 @@ def _study_started(path: Path) -> bool:
         return True
 
 
-def choose_reviewer(store: Store, given: str | None) -> str | None:
-    """--reviewer (remembered from now on), else the remembered one; None means ask in the app."""
+def choose_reviewer(store: Store, given: str | None, *, remember: bool = True) -> str | None:
+    """--reviewer (remembered from now on unless remember is False), else the remembered one; None means ask
+    in the app."""
     from judge_tui.tui.app import REVIEWER_META_KEY
     from judge_tui.tui.screens.reviewer import reviewer_problem
 
@@ -85,12 +88,31 @@ def choose_reviewer(store: Store, given: str | None) -> str | None:
         rater = store.rater(given)
         if rater is not None and rater["kind"] != "human":
             raise UserError(f"--reviewer {given!r} is already the id of a {rater['kind']} rater; choose another")
-        store.set_meta(REVIEWER_META_KEY, given)
+        if remember:
+            store.set_meta(REVIEWER_META_KEY, given)
         return given
     return store.get_meta(REVIEWER_META_KEY)
 
 
-def run(args: argparse.Namespace) -> int:
+@dataclass
+class Launch:
+    """What both apps start from: checked settings, the open database, the rubric, who is at the keyboard."""
+
+    settings: Settings
+    store: Store
+    rubric: Rubric
+    reviewer: str | None  # None: the rating app asks
+    split: str | None
+    notice: str = ""
+
+
+def prepare(args: argparse.Namespace, *, lead: bool = False) -> Launch:
+    """The one start-up of `judge-tui rate` and `judge-tui adjudicate`: the same checks, in the same order.
+
+    A lead (adjudicate) works on the study database, must say who they are, and their id is not remembered
+    as the reviewer's; the rating app opens the demo's own database on a first start and asks for a reviewer it
+    does not know.
+    """
     settings = load_settings()
     from judge_tui.locations import settings_path
     from judge_tui.tui.keys import BINDING_IDS, keymap_problems
@@ -99,22 +121,35 @@ def run(args: argparse.Namespace) -> int:
     if problems:
         raise UserError(f"{settings_path()}: keymap: {'; '.join(problems)}. Binding ids: {', '.join(BINDING_IDS)} "
                         "(`?` in the app lists them with their keys).")
-    store, notice = open_database(args)
-    if notice:
-        print(f"judge-tui: {notice}", file=sys.stderr)
-    rubric = choose_rubric(store, getattr(args, "rubric", None))
-    split = getattr(args, "split", None)
-    if split and store.count_items(rubric.id, split) == 0:
-        raise UserError(f"no {rubric.id} items are in split {split!r}; `judge-tui split` assigns splits")
-    reviewer = choose_reviewer(store, getattr(args, "reviewer", None))
+    # The lead adjudicates the study itself; the rating app opens the demo on a first start.
+    store, notice = (commands.open_store(args, create=False), "") if lead else open_database(args)
+    try:
+        if notice:
+            print(f"judge-tui: {notice}", file=sys.stderr)
+        rubric = choose_rubric(store, getattr(args, "rubric", None))
+        split = getattr(args, "split", None)
+        if split and store.count_items(rubric.id, split) == 0:
+            raise UserError(f"no {rubric.id} items are in split {split!r}; `judge-tui split` assigns splits")
+        reviewer = choose_reviewer(store, getattr(args, "reviewer", None), remember=not lead)
+        if lead and not reviewer:
+            raise UserError("who is adjudicating? Pass --reviewer ID (it is recorded with every consensus)")
+    except BaseException:
+        store.close()
+        raise
+    return Launch(settings, store, rubric, reviewer, split, notice)
+
+
+def run(args: argparse.Namespace) -> int:
+    launch = prepare(args)
     first_paint = os.environ.get(FIRST_PAINT_ENV)
 
     from judge_tui.tui.app import JudgeTuiApp
 
-    app = JudgeTuiApp(store, rubric, reviewer=reviewer, settings=settings, split=split, notice=notice,
+    app = JudgeTuiApp(launch.store, launch.rubric, reviewer=launch.reviewer, settings=launch.settings,
+                      split=launch.split, notice=launch.notice, lead=getattr(args, "lead", False),
                       first_paint_file=Path(first_paint) if first_paint else None)
     try:
         app.run()
     finally:
-        store.close()
+        launch.store.close()
     return app.return_code or 0

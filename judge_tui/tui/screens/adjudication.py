@@ -7,10 +7,12 @@ scale's points, p / f for PASS / FAIL; dimensions the experts already agree on s
 score) and submits. The result is a rating by the rater "consensus" (kind human) whose details say
 {"adjudicated": true, "from": [the experts], "by": the lead}.
 
-Blind rule: a lead who is also an expert of this rubric only sees the disagreements on items they have
-rated themselves.
+Blind rule (judge_tui.blind): a lead who is also an expert of this rubric only sees the disagreements on
+items they have rated themselves.
 
-Opened with `judge-tui adjudicate` or with the `adjudicate` key (c) from the rating screen.
+The lead's screen: opened with `judge-tui adjudicate`, or with the `adjudicate` key (c) on the rating screen of
+`judge-tui rate --lead`; a reviewer's c only says so. `a` opens the agreement summary with the team over
+every item.
 """
 
 from __future__ import annotations
@@ -26,11 +28,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from judge_tui.blind import visible_items
 from judge_tui.errors import UserError
 from judge_tui.records import Rating
 from judge_tui.rubrics import Rubric
+from judge_tui.settings import AgreementSettings, Settings
 from judge_tui.store import Store
-from judge_tui.team import CONSENSUS_RATER, TOLERANCE, Disagreement, TeamView, disagreements, load_team
+from judge_tui.team import CONSENSUS_RATER, Disagreement, TeamView, disagreements, load_team
 from judge_tui.textsafe import clean
 from judge_tui.tui.keys import SCORE_ACTIONS, scale_has_key
 from judge_tui.tui.plain_app import PlainNoticeApp
@@ -47,6 +51,8 @@ ADJUDICATION_BINDINGS = [
     Binding("up,shift+tab", "move(-1)", "Previous dimension", show=False, id="prev-dimension"),
     Binding("right", "item(1)", "Next item", id="next-item"),
     Binding("left", "item(-1)", "Previous item", id="prev-item"),
+    Binding("a", "agreement", "Agreement", id="agreement",
+            tooltip="The agreement summary, with the team's figures over every item"),
     Binding("escape", "leave", "Back", id="leave-adjudication"),
 ]
 
@@ -54,10 +60,22 @@ ADJUDICATION_BINDINGS = [
 def visible_disagreements(store: Store, view: TeamView, lead: str, tolerance: float) -> list[Disagreement]:
     """The disagreements the lead may see: all of them, or only on items they rated if they are an expert."""
     found = disagreements(view, tolerance)
-    if lead in view.experts:
-        rated = store.rated_item_ids(lead, view.rubric.id)
-        found = [d for d in found if d.item_id in rated]
-    return found
+    visible = visible_items(store, view.rubric.id, lead, lead=True)
+    return found if visible is None else [d for d in found if d.item_id in visible]
+
+
+def disagreements_to_settle(store: Store, rubric: Rubric, lead: str, *, split: str | None,
+                            tolerance: float) -> tuple[TeamView, list[Disagreement]]:
+    """The team and the disagreements this lead may settle (possibly none); UserError without two experts."""
+    view = load_team(store, rubric, split=split)
+    if len(view.experts) < 2:
+        raise UserError(f"adjudication needs ratings of {rubric.id} by at least two experts; found "
+                        f"{len(view.experts)}. Merge their databases first: `judge-tui merge OTHER.db`.")
+    return view, visible_disagreements(store, view, lead, tolerance)
+
+
+def nothing_to_settle(rubric: Rubric, tolerance: float) -> str:
+    return f"No {rubric.id} items where experts differ by more than ±{tolerance:g}: nothing to settle."
 
 
 class AdjudicationScreen(Screen[None]):
@@ -65,13 +83,16 @@ class AdjudicationScreen(Screen[None]):
     BINDINGS = ADJUDICATION_BINDINGS
 
     def __init__(self, store: Store, rubric: Rubric, lead: str, *, split: str | None = None,
-                 tolerance: float = TOLERANCE) -> None:
+                 agreement: AgreementSettings | None = None, view: TeamView | None = None,
+                 items: list[Disagreement] | None = None) -> None:
+        """`view` and `items` as disagreements_to_settle found them (read again when not given)."""
         super().__init__()
         self.store, self.rubric, self.lead, self.split = store, rubric, lead, split
-        self.tolerance = tolerance  # settings.agreement.tolerance: experts further apart than this disagree
+        self.agreement = agreement or AgreementSettings()
+        self.tolerance = self.agreement.tolerance  # experts further apart than this disagree
         self.judged = [d.id for d in rubric.judged_dimensions]
-        self.view = load_team(store, rubric, split=split)
-        self.items = visible_disagreements(store, self.view, lead, tolerance)
+        self.view = view if view is not None else load_team(store, rubric, split=split)
+        self.items = items if items is not None else visible_disagreements(store, self.view, lead, self.tolerance)
         self.index = 0
         self.cursor = 0
         self.choice: dict[str, float] = {}
@@ -89,7 +110,7 @@ class AdjudicationScreen(Screen[None]):
     def on_mount(self) -> None:
         if not self.items:
             self.query_one("#adj-status", Static).update(Text(
-                f"No {self.rubric.id} items where experts differ by more than ±{self.tolerance:g}: nothing to settle."))
+                f"{nothing_to_settle(self.rubric, self.tolerance)} a: the agreement summary · Escape: back"))
             return
         first_open = next((i for i, d in enumerate(self.items) if not d.adjudicated), 0)
         self._open(first_open)
@@ -177,7 +198,7 @@ class AdjudicationScreen(Screen[None]):
     # ------------------------------------------------------------------ keys
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "leave":
+        if action in ("leave", "agreement"):
             return True
         if self.current is None:
             return False
@@ -236,6 +257,11 @@ class AdjudicationScreen(Screen[None]):
         self.store.save_rating(rating)
         return rating
 
+    def action_agreement(self) -> None:
+        from judge_tui.tui.screens.summary import SummaryScreen
+
+        self.app.push_screen(SummaryScreen(self.store, self.rubric, self.lead, agreement=self.agreement, lead=True))
+
     def action_leave(self) -> None:
         if isinstance(self.app, AdjudicationApp):
             self.app.exit()
@@ -251,38 +277,30 @@ class AdjudicationApp(PlainNoticeApp[None]):
     ENABLE_COMMAND_PALETTE = False
 
     def __init__(self, store: Store, rubric: Rubric, lead: str, *, split: str | None = None,
-                 keymap: dict[str, str] | None = None, tolerance: float = TOLERANCE) -> None:
+                 settings: Settings | None = None, view: TeamView | None = None,
+                 items: list[Disagreement] | None = None) -> None:
         super().__init__()
         self.store, self.rubric, self.lead, self.split = store, rubric, lead, split
-        self.keymap = keymap or {}
-        self.tolerance = tolerance
+        self.settings = settings or Settings()
+        self.view, self.items = view, items
 
     def on_mount(self) -> None:
-        self.set_keymap(self.keymap)
+        self.set_keymap(self.settings.keymap)
         self.push_screen(AdjudicationScreen(self.store, self.rubric, self.lead, split=self.split,
-                                            tolerance=self.tolerance))
+                                            agreement=self.settings.agreement, view=self.view, items=self.items))
 
 
 def run(args: argparse.Namespace) -> int:
-    from judge_tui import commands
-    from judge_tui.settings import load_settings
-    from judge_tui.tui.app import REVIEWER_META_KEY
-    from judge_tui.tui.launch import choose_rubric
+    from judge_tui.tui.launch import prepare
 
-    settings = load_settings()
-    with commands.open_store(args) as store:
-        rubric = choose_rubric(store, getattr(args, "rubric", None))
-        lead = getattr(args, "reviewer", None) or store.get_meta(REVIEWER_META_KEY)
-        if not lead:
-            raise UserError("who is adjudicating? Pass --reviewer ID (it is recorded with every consensus)")
-        split = getattr(args, "split", None)
-        view = load_team(store, rubric, split=split)
-        if len(view.experts) < 2:
-            raise UserError(f"adjudication needs ratings of {rubric.id} by at least two experts; found "
-                            f"{len(view.experts)}. Merge their databases first: judge-tui merge OTHER.db")
-        tolerance = settings.agreement.tolerance
-        if not visible_disagreements(store, view, lead, tolerance):
-            print(f"No {rubric.id} items where experts differ by more than ±{tolerance:g}: nothing to settle.")
+    launch = prepare(args, lead=True)
+    with launch.store as store:
+        tolerance = launch.settings.agreement.tolerance
+        view, items = disagreements_to_settle(store, launch.rubric, launch.reviewer, split=launch.split,
+                                              tolerance=tolerance)
+        if not items:
+            print(nothing_to_settle(launch.rubric, tolerance))
             return 0
-        AdjudicationApp(store, rubric, lead, split=split, keymap=settings.keymap, tolerance=tolerance).run()
+        AdjudicationApp(store, launch.rubric, launch.reviewer, split=launch.split, settings=launch.settings,
+                        view=view, items=items).run()
     return 0

@@ -1,8 +1,8 @@
 """The disagreement browser: items where this reviewer and the judge differ most, side by side.
 
 The list holds only items the reviewer has submitted (the blind rule). For the highlighted item it shows
-both scores per dimension, the reviewer's note and the judge's reasoning; `m` marks the item as a reason
-to revise the rubric (with an optional note), `u` removes the mark.
+both scores per dimension, the reviewer's note and the judge's reasoning; Enter opens the item itself, `m`
+marks the item as a reason to revise the rubric (with an optional note), `u` removes the mark.
 """
 
 from __future__ import annotations
@@ -23,11 +23,12 @@ from textual.worker import Worker, WorkerState
 from judge_tui.errors import UserError
 from judge_tui.records import Rating
 from judge_tui.report import Disagreement, default_judge, disagreements
-from judge_tui.rubrics import Rubric, RubricError, get_rubric
-from judge_tui.settings import load_settings
+from judge_tui.rubrics import Rubric, RubricError
+from judge_tui.settings import AgreementSettings
 from judge_tui.store import Store
 from judge_tui.textsafe import clean
 from judge_tui.tui.score_text import exact, overall_label, score_label
+from judge_tui.tui.screens.summary import judge_missing, not_yet_submitted, unjudged_submissions
 
 MAX_ROWS = 1000
 
@@ -94,17 +95,15 @@ class DisagreementScreen(Screen[None]):
     """
 
     BINDINGS = [
+        Binding("enter", "open_item", "Open item", id="open-item", tooltip="Read the highlighted item in full"),
         Binding("m", "mark", "Mark for revision", id="mark-revision"),
         Binding("u", "unmark", "Unmark", id="unmark-revision"),
         Binding("escape,q", "close", "Back", id="close-disagreements"),
     ]
 
     class Ready(Message):
-        def __init__(self, rubric: Rubric, judge_id: str, rows: list[Disagreement], marks: dict[str, str],
-                     tolerance: float) -> None:
+        def __init__(self, judge_id: str, rows: list[Disagreement], marks: dict[str, str]) -> None:
             super().__init__()
-            self.rubric = rubric
-            self.tolerance = tolerance
             self.judge_id = judge_id
             self.rows = rows
             self.marks = marks
@@ -114,19 +113,18 @@ class DisagreementScreen(Screen[None]):
             super().__init__()
             self.reason = reason
 
-    def __init__(self, store: Store, rubric_id: str, reviewer_id: str) -> None:
+    def __init__(self, store: Store, rubric: Rubric, reviewer_id: str, *, agreement: AgreementSettings) -> None:
         super().__init__()
         self.store = store
-        self.rubric_id = rubric_id
+        self.rubric = rubric
         self.reviewer_id = reviewer_id
-        self.rubric: Rubric | None = None
         self.judge_id: str | None = None
-        self.tolerance = 0.0  # scores further apart than this are marked (settings.agreement.tolerance)
+        self.tolerance = agreement.tolerance  # scores further apart than this are marked
         self.marks: dict[str, str] = {}
         self.current: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(f"Disagreements · {clean(self.rubric_id)} · {clean(self.reviewer_id)} against the judge"),
+        yield Static(Text(f"Disagreements · {clean(self.rubric.id)} · {clean(self.reviewer_id)} against the judge"),
                      id="dis-title")
         with Horizontal():
             yield DataTable(id="dis-list", cursor_type="row", zebra_stripes=True)
@@ -146,33 +144,34 @@ class DisagreementScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="disagreements")
     def load(self) -> None:
+        rubric = self.rubric
         try:
-            rubric = get_rubric(self.rubric_id)
-            tolerance = load_settings().agreement.tolerance
             with Store(self.store.path) as store:
-                judge = default_judge(store, self.rubric_id)
-                if judge is None:
-                    self.post_message(self.Unavailable("The judge has not rated any item of this rubric yet."))
+                if not store.rated_item_ids(self.reviewer_id, rubric.id):
+                    self.post_message(self.Unavailable(not_yet_submitted(rubric)))
                     return
-                rows = disagreements(store, rubric, self.reviewer_id, judge, tolerance)
-                marks = store.revision_marks(self.rubric_id)
+                judge = default_judge(store, rubric.id)
+                if judge is None:
+                    self.post_message(self.Unavailable(judge_missing(rubric)))
+                    return
+                rows = disagreements(store, rubric, self.reviewer_id, judge, self.tolerance)
+                marks = store.revision_marks(rubric.id)
         except (UserError, RubricError) as exc:
             self.post_message(self.Unavailable(str(exc)))
             return
-        self.post_message(self.Ready(rubric, judge, rows, marks, tolerance))
+        self.post_message(self.Ready(judge, rows, marks))
 
     def on_disagreement_screen_ready(self, message: Ready) -> None:
-        self.rubric, self.judge_id, self.marks = message.rubric, message.judge_id, message.marks
-        self.tolerance = message.tolerance
+        self.judge_id, self.marks = message.judge_id, message.marks
         rows = message.rows
         if not rows:
-            self._unavailable("None of the items you submitted has been rated by the judge yet.")
+            self._unavailable(unjudged_submissions(self.rubric))
             return
         table = self.query_one("#dis-list", DataTable)
         for row in rows[:MAX_ROWS]:
             table.add_row(
-                Text(clean(row.item_id)), exact(row.gap), overall_label(message.rubric, row.human_overall),
-                overall_label(message.rubric, row.judge_overall), str(row.differing),
+                Text(clean(row.item_id)), exact(row.gap), overall_label(self.rubric, row.human_overall),
+                overall_label(self.rubric, row.judge_overall), str(row.differing),
                 "✎" if row.item_id in self.marks else "", key=row.item_id,
             )
         if len(rows) > MAX_ROWS:
@@ -189,13 +188,19 @@ class DisagreementScreen(Screen[None]):
     def _unavailable(self, reason: str) -> None:
         self.query_one("#dis-scores", Static).update(Text(clean(reason)))
 
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        # Enter on the list (the table has the focus, so its own Enter binding answers first).
+        if event.row_key is not None and event.row_key.value is not None:
+            self.current = event.row_key.value
+        self.action_open_item()
+
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.row_key.value is not None:
+        if event.row_key is not None and event.row_key.value is not None:  # None: a key on an empty list
             self._show_item(event.row_key.value)
 
     def _show_item(self, item_id: str) -> None:
         """Both sides of one item, read on the UI thread's connection (a few small queries)."""
-        if self.rubric is None or self.judge_id is None:
+        if self.judge_id is None:
             return
         self.current = item_id
         rubric = self.rubric
@@ -233,7 +238,7 @@ class DisagreementScreen(Screen[None]):
                 mark.append(": " + clean(self.marks[self.current]))
             mark.append("  (u: remove)", style="dim")
         else:
-            mark.append("m: mark this item as a reason to revise the rubric", style="dim")
+            mark.append("Enter: open the item · m: mark it as a reason to revise the rubric", style="dim")
         self.query_one("#dis-mark", Static).update(mark)
 
     def _set_mark_cell(self, item_id: str) -> None:
@@ -248,7 +253,7 @@ class DisagreementScreen(Screen[None]):
         def save(note: str | None) -> None:
             if note is None:
                 return
-            self.store.mark_for_revision(item_id, self.rubric_id, note)
+            self.store.mark_for_revision(item_id, self.rubric.id, note)
             self.marks[item_id] = note
             self._set_mark_cell(item_id)
             if self.current == item_id:
@@ -260,10 +265,19 @@ class DisagreementScreen(Screen[None]):
         item_id = self.current
         if item_id is None or item_id not in self.marks:
             return
-        self.store.unmark_for_revision(item_id, self.rubric_id)
+        self.store.unmark_for_revision(item_id, self.rubric.id)
         del self.marks[item_id]
         self._set_mark_cell(item_id)
         self._show_mark()
+
+    def action_open_item(self) -> None:
+        item = self.store.item(self.current) if self.current is not None else None
+        if item is None:
+            self.notify("No item to open: the list is empty.", markup=False, severity="warning", timeout=4)
+            return
+        from judge_tui.tui.screens.item import ItemScreen
+
+        self.app.push_screen(ItemScreen(self.rubric, item))
 
     def action_close(self) -> None:
         self.dismiss()

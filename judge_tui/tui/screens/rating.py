@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from functools import partial
 
@@ -14,6 +13,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import TextArea
 
 from judge_tui.demo import is_demo_database
+from judge_tui.settings import AgreementSettings
 from judge_tui.tui.keys import (
     EXPLAIN_BINDINGS,
     RATING_BINDINGS,
@@ -30,7 +30,6 @@ from judge_tui.tui.widgets.notes_editor import NotesEditor
 from judge_tui.tui.widgets.rubric_panel import RubricPanel, ScoreSummary
 from judge_tui.tui.widgets.status_line import StatusLine
 
-SUMMARY_MODULE = "judge_tui.tui.screens.summary"
 SAVE_EVERY_TICKS = 5  # the timer ticks each second; the draft's time is saved every 5 s
 
 
@@ -44,9 +43,12 @@ class RatingScreen(Screen[None]):
     AUTO_FOCUS = ""  # keys belong to the rubric until the reviewer asks to edit the note
     BINDINGS = [*RATING_BINDINGS, *EXPLAIN_BINDINGS]
 
-    def __init__(self, session: RatingSession, *, keymap: Mapping[str, str] | None = None) -> None:
+    def __init__(self, session: RatingSession, *, keymap: Mapping[str, str] | None = None,
+                 agreement: AgreementSettings | None = None, lead: bool = False) -> None:
         super().__init__()
         self.session = session
+        self.agreement = agreement or AgreementSettings()
+        self.lead = lead  # `judge-tui rate --lead`: adjudication and the team over every item (judge_tui.blind)
         self.rubric = session.rubric
         self.keymap = dict(keymap or {})
         self.judged = [d.id for d in self.rubric.judged_dimensions]
@@ -173,8 +175,10 @@ class RatingScreen(Screen[None]):
     # ------------------------------------------------------------------ which keys can act now
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "adjudicate":
+            return True if self.lead else None  # a reviewer's key only says where adjudication opens
         if self.session.state is None:
-            return action in ("help", "quit", "agreement", "adjudicate")
+            return action in ("help", "quit", "agreement", "explain")
         if action in SCORE_ACTIONS:
             return scale_has_key(self.rubric.scale, action, parameters)
         if action == "submit":
@@ -185,6 +189,9 @@ class RatingScreen(Screen[None]):
 
     def why_not(self, action: str, parameters: tuple[object, ...]) -> str:
         scale = self.rubric.scale
+        if action == "adjudicate":
+            return ("Adjudication is the lead's: it opens with `judge-tui adjudicate`, or with c after "
+                    "`judge-tui rate --lead`.")
         if self.session.state is None:
             return "There is no item to rate."
         if action in SCORE_ACTIONS:
@@ -316,21 +323,32 @@ class RatingScreen(Screen[None]):
         self.app.push_screen(HelpScreen(self.keymap))
 
     def action_agreement(self) -> None:
-        try:
-            module = importlib.import_module(SUMMARY_MODULE)
-        except ModuleNotFoundError as exc:
-            if exc.name != SUMMARY_MODULE:
-                raise
-            self.notify("The agreement summary is not available yet.", markup=False, severity="warning")
-            return
-        self.app.push_screen(module.SummaryScreen(self.session.store, self.rubric.id, self.session.reviewer))
+        from judge_tui.tui.screens.summary import SummaryScreen  # numpy: only once figures are asked for
+
+        self.app.push_screen(SummaryScreen(self.session.store, self.rubric, self.session.reviewer,
+                                           agreement=self.agreement, lead=self.lead))
 
     def action_adjudicate(self) -> None:
-        from judge_tui.tui.screens.adjudication import AdjudicationScreen
+        """The lead's key (check_action): the items where experts disagree, or why there are none."""
+        from judge_tui.errors import UserError
+        from judge_tui.tui.screens.adjudication import (
+            AdjudicationScreen,
+            disagreements_to_settle,
+            nothing_to_settle,
+        )
 
-        tolerance = self.app.settings.agreement.tolerance  # type: ignore[attr-defined]  # JudgeTuiApp
+        try:
+            view, items = disagreements_to_settle(self.session.store, self.rubric, self.session.reviewer,
+                                                  split=self.session.split, tolerance=self.agreement.tolerance)
+        except UserError as exc:
+            self.notify(str(exc), markup=False, severity="warning", timeout=8)
+            return
+        if not items:
+            self.notify(nothing_to_settle(self.rubric, self.agreement.tolerance), markup=False, timeout=8)
+            return
         self.app.push_screen(AdjudicationScreen(self.session.store, self.rubric, self.session.reviewer,
-                                                split=self.session.split, tolerance=tolerance))
+                                                split=self.session.split, agreement=self.agreement, view=view,
+                                                items=items))
 
     # ------------------------------------------------------------------ the note
 

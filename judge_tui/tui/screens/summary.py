@@ -1,7 +1,8 @@
 """The agreement summary: how far the judge agrees with this reviewer, on the items they already submitted.
 
-The blind rule: only items the reviewer has submitted are compared, so nothing here shows the judge's
-opinion of an item the reviewer has still to rate. The figures are computed in a thread worker with its own
+The blind rule (judge_tui.blind): every section, the team's and the judge's included, is computed over the
+items the reviewer has submitted, so nothing here shows an opinion of an item they have still to rate. Only
+the lead (lead=True) sees the team over every item. The figures are computed in a thread worker with its own
 database connection; the worker only posts messages, and the handlers build the widgets.
 """
 
@@ -20,10 +21,11 @@ from textual.widgets import Footer, LoadingIndicator, Static
 from textual.worker import Worker, WorkerState
 
 from judge_tui import report_format
+from judge_tui.blind import visible_items
 from judge_tui.errors import UserError
 from judge_tui.report import Group, Report, build_report, default_judge
-from judge_tui.rubrics import Rubric, RubricError, get_rubric
-from judge_tui.settings import load_settings
+from judge_tui.rubrics import Rubric, RubricError
+from judge_tui.settings import AgreementSettings
 from judge_tui.store import Store
 from judge_tui.textsafe import clean
 
@@ -60,17 +62,31 @@ def scatter_plot(human: np.ndarray, judge: np.ndarray, bins: int = PLOT_BINS) ->
     return text
 
 
-def team_lines(store: Store, rubric: Rubric, reviewer: str, judge: str, tolerance: float) -> list[str]:
-    """The team section and this reviewer's self-agreement, as text lines (empty when there is neither), with
-    the same alignment tolerance as the rest of the summary.
+def judge_missing(rubric: Rubric) -> str:
+    return (f"The judge has not rated any item of {rubric.id} yet, so there is nothing to compare. Run "
+            f"`judge-tui judge --rubric {rubric.id}` (with an API key set, the app also judges in the background).")
 
-    Blind rule: a reviewer who rated items of this rubric sees the team figures over those items only; a lead
-    who rated none sees them over every item.
+
+def not_yet_submitted(rubric: Rubric) -> str:
+    return (f"You have not submitted any {rubric.id} item yet. Figures appear here over the items you submit, "
+            "never over items you have still to rate. Escape goes back.")
+
+
+def unjudged_submissions(rubric: Rubric) -> str:
+    return (f"None of the items you submitted has been rated by the judge yet (only submitted items are compared, "
+            f"so nothing is revealed before you rate). Rate more, or run `judge-tui judge --rubric {rubric.id}`.")
+
+
+def team_lines(store: Store, rubric: Rubric, reviewer: str, judge: str, tolerance: float, *,
+               lead: bool = False) -> list[str]:
+    """The team section and this reviewer's self-agreement, as text lines (empty when there is neither), with
+    the same alignment tolerance as the rest of the summary, over the items the blind rule lets them see.
     """
     from judge_tui.team_report import drift_section, render_drift, render_team, team_section
 
-    rated = store.rated_item_ids(reviewer, rubric.id)
-    team = team_section(store, rubric, judge=judge, only_items=rated or None, tolerance=tolerance)
+    visible = visible_items(store, rubric.id, reviewer, lead=lead)
+    team = (team_section(store, rubric, judge=judge, only_items=visible, tolerance=tolerance)
+            if visible is None or visible else None)
     drift = drift_section(store, rubric, rater=reviewer, tolerance=tolerance)
     lines: list[str] = []
     if team is not None:
@@ -108,15 +124,19 @@ class SummaryScreen(Screen[None]):
             self.reason = reason
             self.team = team or []
 
-    def __init__(self, store: Store, rubric_id: str, reviewer_id: str) -> None:
+    def __init__(self, store: Store, rubric: Rubric, reviewer_id: str, *, agreement: AgreementSettings,
+                 lead: bool = False) -> None:
         super().__init__()
         self.store = store
-        self.rubric_id = rubric_id
+        self.rubric = rubric
         self.reviewer_id = reviewer_id
+        self.agreement = agreement  # the app's settings, read once at start like every other screen's
+        self.lead = lead  # the lead's view: the team over every item (judge_tui.blind)
         self.report: Report | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(f"Agreement · {clean(self.rubric_id)} · {clean(self.reviewer_id)} against the judge"),
+        role = "lead " if self.lead else ""
+        yield Static(Text(f"Agreement · {clean(self.rubric.id)} · {role}{clean(self.reviewer_id)} against the judge"),
                      id="summary-title")
         with VerticalScroll(id="summary-body"):
             yield LoadingIndicator()
@@ -129,16 +149,23 @@ class SummaryScreen(Screen[None]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="summary")
     def compute(self) -> None:
         team: list[str] = []
+        rubric, settings = self.rubric, self.agreement
         try:
-            rubric = get_rubric(self.rubric_id)
-            settings = load_settings().agreement
             with Store(self.store.path) as store:
-                judge = default_judge(store, self.rubric_id)
-                if judge is None:
-                    self.post_message(self.Unavailable(
-                        "The judge has not rated any item of this rubric yet, so there is nothing to compare."))
+                submitted = store.rated_item_ids(self.reviewer_id, rubric.id)
+                if not submitted and not self.lead:
+                    self.post_message(self.Unavailable(not_yet_submitted(rubric)))
                     return
-                team = team_lines(store, rubric, self.reviewer_id, judge, settings.tolerance)
+                judge = default_judge(store, rubric.id)
+                if judge is None:
+                    self.post_message(self.Unavailable(judge_missing(rubric)))
+                    return
+                team = team_lines(store, rubric, self.reviewer_id, judge, settings.tolerance, lead=self.lead)
+                if not submitted:
+                    self.post_message(self.Unavailable(
+                        f"You have rated no {rubric.id} item, so there is no comparison of yours with the judge.",
+                        team))
+                    return
                 report = build_report(
                     store, rubric, human=Group("human", (self.reviewer_id,)), judge=Group("judge", (judge,)),
                     by=BREAKDOWNS, settings=settings, skip_missing_fields=True, judge_only=False,
@@ -146,8 +173,7 @@ class SummaryScreen(Screen[None]):
         except (UserError, RubricError) as exc:
             message = str(exc)
             if "was rated by both" in message:
-                message = ("None of the items you submitted has been rated by the judge yet (only submitted items "
-                           "are compared, so nothing is revealed before you rate). Rate more, or run the judge.")
+                message = unjudged_submissions(rubric)
             self.post_message(self.Unavailable(message, team))
             return
         self.post_message(self.Ready(report, team))
@@ -198,7 +224,7 @@ class SummaryScreen(Screen[None]):
     def action_disagreements(self) -> None:
         from judge_tui.tui.screens.disagreements import DisagreementScreen
 
-        self.app.push_screen(DisagreementScreen(self.store, self.rubric_id, self.reviewer_id))
+        self.app.push_screen(DisagreementScreen(self.store, self.rubric, self.reviewer_id, agreement=self.agreement))
 
     def action_close(self) -> None:
         self.dismiss()

@@ -1,0 +1,54 @@
+"""One item in full, read-only: opened from the disagreement browser to read what the scores were about."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from judge_tui.records import Item
+from judge_tui.rubrics import Rubric
+from judge_tui.textsafe import clean
+from judge_tui.tui.keys import RATING_BINDINGS
+from judge_tui.tui.screens.rating import RatingScreen
+from judge_tui.tui.widgets.item_pane import ItemPane
+
+
+class ItemScreen(Screen[None]):
+    AUTO_FOCUS = ""
+
+    DEFAULT_CSS = """
+    ItemScreen #item-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
+    ItemScreen ItemPane { padding: 0 1; }
+    """
+
+    # The rating screen's scroll keys (same binding ids, so a keymap moves them here too), and the arrows.
+    BINDINGS = [
+        *(b for b in RATING_BINDINGS if b.action.startswith("scroll_item")),
+        Binding("down", "scroll_item('scroll_down')", "Line down", show=False, id="item-arrow-down"),
+        Binding("up", "scroll_item('scroll_up')", "Line up", show=False, id="item-arrow-up"),
+        Binding("escape,q", "close", "Back", id="close-item"),
+    ]
+
+    def __init__(self, rubric: Rubric, item: Item) -> None:
+        super().__init__()
+        self.rubric = rubric
+        self.item = item
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(f"Item {clean(self.item.id)} · {clean(self.rubric.id)} · ↑/↓ PgUp/PgDn scroll"),
+                     id="item-title")
+        yield ItemPane(self.rubric, id="item-view")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(ItemPane).show(self.item)
+
+    def action_scroll_item(self, how: str) -> None:
+        if how in RatingScreen.SCROLLS:
+            getattr(self.query_one(ItemPane), how)(animate=False)
+
+    def action_close(self) -> None:
+        self.dismiss()
