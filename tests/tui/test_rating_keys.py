@@ -247,17 +247,55 @@ async def test_item_scrolls_with_keys_while_arrows_stay_on_the_rubric(make_app):
 
 
 async def test_time_is_saved_every_few_seconds_without_any_key(make_app, filled_store, clock):
-    from judge_tui.tui.screens.rating import SAVE_EVERY_TICKS
+    from judge_tui.tui.screens.rating import SAVE_TIME_EVERY
 
     app = make_app("cis")
     async with app.run_test(size=SIZE) as pilot:
-        app.screen.ticker.pause()
-        for _ in range(SAVE_EVERY_TICKS):  # the screen's one-second ticks, driven by hand
+        # The screen's own one-second timer may tick at any moment too: only the fake clock decides.
+        for _ in range(int(SAVE_TIME_EVERY) - 1):
             clock.advance(1)
             app.screen._tick()  # noqa: SLF001
+        assert filled_store.draft("B001", "EXP001") is None
+        clock.advance(1)
+        app.screen._tick()  # noqa: SLF001
         await pilot.pause()
-        assert filled_store.draft("B001", "EXP001").seconds == SAVE_EVERY_TICKS
+        assert filled_store.draft("B001", "EXP001").seconds == SAVE_TIME_EVERY
         assert "⏱ 0:05" in await shown(pilot)
+
+
+async def test_an_idle_reviewer_causes_no_writes(make_app, filled_store, clock):
+    app = make_app("cis", idle_seconds=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2")
+        written = filled_store.draft("B001", "EXP001")
+        changes = filled_store.db.execute("select total_changes()").fetchone()[0]
+        for _ in range(35 * 60):  # 35 minutes away from the keyboard, tick by tick
+            clock.advance(1)
+            app.screen._tick()  # noqa: SLF001
+        assert filled_store.db.execute("select total_changes()").fetchone()[0] - changes <= 12
+        assert filled_store.draft("B001", "EXP001").seconds == 60.0 != written.seconds
+        assert "(idle, paused)" in await shown(pilot)
+
+
+async def test_a_submitted_item_shows_its_time_stopped(make_app, filled_store, clock):
+    app = make_app("binary")
+    async with app.run_test(size=SIZE) as pilot:
+        clock.advance(7)
+        await pilot.press("p", "enter")
+        clock.advance(30)
+        await pilot.press("left")  # back on the submitted item
+        assert _session(app).state.item.id == "P001"
+        clock.advance(100)
+        app.screen._tick()  # noqa: SLF001
+        assert "⏱ 0:07 (submitted, stopped)" in await shown(pilot)
+        assert filled_store.draft("P001", "EXP001") is None  # looking records nothing
+        await pilot.press("f")  # a change: the time counts on from the rating's
+        clock.advance(3)
+        app.screen._tick()  # noqa: SLF001
+        assert "⏱ 0:10" in await shown(pilot) and "stopped" not in await shown(pilot)
+        await pilot.press("u")  # back to the rating as submitted: held again
+        assert "⏱ 0:07 (submitted, stopped)" in await shown(pilot)
+    assert filled_store.rating("P001", "EXP001").seconds == 7.0
 
 
 async def test_idle_time_is_not_counted(make_app, clock):

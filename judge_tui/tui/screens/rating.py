@@ -30,7 +30,7 @@ from judge_tui.tui.widgets.rubric_panel import RubricPanel, ScoreSummary
 from judge_tui.tui.widgets.status_line import StatusLine
 
 SUMMARY_MODULE = "judge_tui.tui.screens.summary"
-SAVE_EVERY_TICKS = 5  # the timer ticks each second; the draft's time is saved every 5 s
+SAVE_TIME_EVERY = 5.0  # seconds of counted time between writes of the draft's time
 
 
 WAITING = {  # the status line while changes wait to be saved (RatingSession.waiting_for)
@@ -51,7 +51,6 @@ class RatingScreen(Screen[None]):
         self.judged = [d.id for d in self.rubric.judged_dimensions]
         self.cursor: str | None = self.judged[0] if self.judged else None
         self.guidance_on = True
-        self._ticks = 0
         self._note_before: str | None = None
         self._first_paint_reported = False
 
@@ -144,6 +143,7 @@ class RatingScreen(Screen[None]):
             changed=state.changed_since_submit, skipped=state.skipped,
         )
         panel.show_others(self.session.others())
+        self._show_time()  # a change to a submitted item starts its timer; an undo may stop it again
         if self.cursor:
             panel.scroll_to_dimension(self.cursor)
         self.refresh_bindings()
@@ -151,13 +151,14 @@ class RatingScreen(Screen[None]):
     def _show_progress(self) -> None:
         self.query_one(StatusLine).set_progress(self.session.progress())
 
-    def _tick(self, count: bool = True) -> None:
+    def _show_time(self) -> None:
         timer = self.session.timer
         self.query_one(StatusLine).set_time(timer.elapsed(), timer.state)
+
+    def _tick(self, count: bool = True) -> None:
+        self._show_time()
         if count:
-            self._ticks += 1
-            if self._ticks % SAVE_EVERY_TICKS == 0:
-                self.session.save_draft(only_if_timed=True)
+            self.session.save_time(every=SAVE_TIME_EVERY)
             if self.session.pending and self.session.save_pending():
                 self._show_progress()
         waiting = self.session.waiting_for

@@ -8,7 +8,7 @@ from textual.widgets import Static
 from judge_tui.textsafe import clean
 from judge_tui.tui.timer import TimerState, format_seconds
 
-_PAUSED = {"running": "", "idle": " (idle, paused)", "away": " (away, paused)"}
+_PAUSED = {"running": "", "idle": " (idle, paused)", "away": " (away, paused)", "held": " (submitted, stopped)"}
 
 
 class StatusLine(Static):
