@@ -226,8 +226,12 @@ class RatingSession:
         self._change(replace(self.state.edit, scores={**self.state.edit.scores, dimension_id: point}))
 
     def set_notes(self, notes: str, *, undoable: bool = True) -> None:
-        """A note edit. While typing, save without an undo step; one undo step covers a whole edit."""
+        """A note edit. While typing, save without an undo step; one undo step covers a whole edit.
+
+        Trailing blank lines and spaces are not kept (Enter in the note is a new line, easily typed last).
+        """
         assert self.state is not None
+        notes = notes.rstrip()
         if undoable:
             self._change(replace(self.state.edit, notes=notes))
         elif notes != self.state.edit.notes:

@@ -307,3 +307,38 @@ async def test_idle_time_is_not_counted(make_app, clock):
         clock.advance(5)
         assert _session(app).timer.elapsed() == 65.0
         assert "(idle, paused)" not in await shown(pilot)
+
+
+async def test_while_the_note_is_edited_the_key_bar_shows_its_keys_and_trailing_lines_are_dropped(
+        make_app, filled_store):
+    app = make_app("cis")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n", *"ok", "enter", "enter")
+        key_bar = (await shown(pilot)).splitlines()[-1]
+        assert "Done" in key_bar and "Submit" not in key_bar and "Skip" not in key_bar
+        await pilot.press("escape")
+        assert filled_store.draft("B001", "EXP001").notes == "ok"
+        assert app.screen.query_one("#notes").text == "ok"
+        assert "Submit" in (await shown(pilot)).splitlines()[-1]
+
+
+async def test_ctrl_c_says_in_plain_words_how_to_quit(make_app):
+    app = make_app("cis")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("ctrl+c")
+        text = await shown(pilot)
+        assert "to quit." in text and "[b]" not in text and "q" in text.split("to quit.")[0][-12:]
+
+
+async def test_the_welcome_dialog_takes_q_in_an_id_and_escape_leaves(make_app, filled_store):
+    app = make_app("cis", reviewer=None)
+    async with app.run_test(size=SIZE) as pilot:
+        assert "Esc quits" in await shown(pilot)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not app.is_running
+    assert filled_store.get_meta("reviewer_id") is None
+    app = make_app("cis", reviewer=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("q", "a", "enter")
+        assert _session(app).reviewer == "qa"

@@ -31,6 +31,8 @@ from judge_tui.tui.widgets.status_line import StatusLine
 
 SUMMARY_MODULE = "judge_tui.tui.screens.summary"
 SAVE_TIME_EVERY = 5.0  # seconds of counted time between writes of the draft's time
+# Below this many rows (80×24 is the common default) the note box shrinks and the rubric goes compact.
+SHORT_TERMINAL_ROWS = 30
 
 
 WAITING = {  # the status line while changes wait to be saved (RatingSession.waiting_for)
@@ -79,8 +81,12 @@ class RatingScreen(Screen[None]):
         self.call_after_refresh(self._first_paint)
 
     def on_resize(self, event: events.Resize) -> None:
-        # A smaller note box on small terminals leaves the rubric's anchors room to show.
-        self.query_one(NotesEditor).styles.height = 4 if event.size.height < 30 else 6
+        # On a short terminal a one-line note box (taller while editing) and compact dimensions leave the
+        # focused dimension's anchors room to show.
+        short = event.size.height < SHORT_TERMINAL_ROWS
+        if short != self.has_class("-short"):
+            self.set_class(short, "-short")
+            self._show_rubric()
 
     def _first_paint(self) -> None:
         if not self._first_paint_reported:
@@ -134,7 +140,7 @@ class RatingScreen(Screen[None]):
         code_scores = self.rubric.code_scores(state.item.fields)
         panel.show(state.edit.scores, code_scores, cursor=self.cursor, guidance_on=self.guidance_on,
                    task_type=self.rubric.task_type_of(state.item.fields) or state.item.task_type,
-                   keys=self._score_keys())
+                   keys=self._score_keys(), compact=self.has_class("-short"))
         scores = {**state.edit.scores, **code_scores}
         self.query_one(ScoreSummary).show(
             overall=self.rubric.overall_score(scores), verdict=self.rubric.verdict(scores),
@@ -172,6 +178,8 @@ class RatingScreen(Screen[None]):
     # ------------------------------------------------------------------ which keys can act now
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self._note_before is not None:
+            return False  # the note has the keys (Enter is a new line) until Escape: only its keys show
         if self.session.state is None:
             return action in ("help", "quit", "agreement", "adjudicate")
         if action in SCORE_ACTIONS:
@@ -309,6 +317,10 @@ class RatingScreen(Screen[None]):
         if how in self.SCROLLS:
             getattr(self.query_one(ItemPane), how)(animate=False)
 
+    def action_scroll_rubric(self, direction: int) -> None:
+        panel = self.query_one(RubricPanel)
+        panel.scroll_relative(y=direction * max(1, panel.scrollable_content_region.height - 2), animate=False)
+
     def action_help(self) -> None:
         from judge_tui.tui.screens.help import HelpScreen
 
@@ -343,6 +355,9 @@ class RatingScreen(Screen[None]):
             self.session.set_notes(event.widget.text, undoable=False)
             self.session.record_note_edit(self._note_before)
             self._note_before = None
+            notes = self.session.state.edit.notes if self.session.state else ""
+            if event.widget.text != notes:
+                event.widget.load_text(notes)  # as saved: without trailing blank lines
             self._show_rubric()
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
