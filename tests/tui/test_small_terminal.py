@@ -19,7 +19,7 @@ def _words(text: str) -> str:
 def side_text(app) -> str:
     """The rubric side of the screen as one line of words (wrapped lines joined; scroll bars cut off)."""
     side = app.screen.query_one("#side")
-    strips = app.screen._compositor.render_update(full=True).strips  # noqa: SLF001 - the cells on screen
+    strips = app.screen._compositor.render_strips()  # noqa: SLF001 - the cells on screen
     return _words(" ".join(strip.crop(side.region.x + 1, side.region.right - 1).text for strip in strips))
 
 
