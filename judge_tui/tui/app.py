@@ -89,7 +89,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
             reveal_after_submit=self.settings.reveal_after_submit, clock=self.clock,
             drift=DriftSettings.for_new_session(self.settings.drift_share) if self.settings.drift_check else None,
         )
-        screen = RatingScreen(self.session, keymap=self.settings.keymap)
+        screen = RatingScreen(self.session, keymap=self.settings.keymap, auto_submit=self.settings.auto_submit)
         self.push_screen(screen)
         if self.judge_status:
             screen.call_after_refresh(screen.set_judge_status, self.judge_status)

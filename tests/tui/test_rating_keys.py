@@ -278,7 +278,7 @@ async def test_an_idle_reviewer_causes_no_writes(make_app, filled_store, clock):
 
 
 async def test_a_submitted_item_shows_its_time_stopped(make_app, filled_store, clock):
-    app = make_app("binary")
+    app = make_app("binary", auto_submit=False)
     async with app.run_test(size=SIZE) as pilot:
         clock.advance(7)
         await pilot.press("p", "enter")
@@ -342,3 +342,30 @@ async def test_the_welcome_dialog_takes_q_in_an_id_and_escape_leaves(make_app, f
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("q", "a", "enter")
         assert _session(app).reviewer == "qa"
+
+
+async def test_one_key_decides_and_moves_on_when_there_is_one_dimension(make_app, filled_store):
+    app = make_app("binary")  # auto_submit is on by default
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("p")
+        assert filled_store.rating("P001", "EXP001").verdict == "PASS"
+        assert _session(app).state.item.id == "P002"
+        await pilot.press("u")  # nothing to undo here: the way back is said
+        assert "← goes back" in await shown(pilot)
+        await pilot.press("left", "f")  # back, and the other decision
+        assert filled_store.rating("P001", "EXP001").verdict == "FAIL"
+        assert _session(app).state.item.id == "P002"
+    app = make_app("cis")  # several dimensions: Enter still submits
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3", "3", "3", "3")
+        assert filled_store.rating("B001", "EXP001") is None
+
+
+async def test_auto_submit_off_takes_the_score_then_enter(make_app, filled_store):
+    app = make_app("binary", auto_submit=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("p")
+        assert filled_store.rating("P001", "EXP001") is None
+        assert filled_store.draft("P001", "EXP001").scores == {"label": 1.0}
+        await pilot.press("enter")
+        assert filled_store.rating("P001", "EXP001").verdict == "PASS"

@@ -17,7 +17,9 @@ FIRST_KEY = {"cis": "3", "reasoning-trace": "2", "exercise-quality": "1", "binar
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
 @pytest.mark.parametrize("rubric_id", ["cis", "reasoning-trace", "exercise-quality", "binary"])
 def test_rating_screen(snap_compare, make_app, rubric_id, size):
-    assert snap_compare(make_app(rubric_id), press=[FIRST_KEY[rubric_id]], terminal_size=size)
+    # auto_submit off, so that the binary rubric's key leaves its item on screen, scored.
+    app = make_app(rubric_id, auto_submit=False)
+    assert snap_compare(app, press=[FIRST_KEY[rubric_id]], terminal_size=size)
 
 
 def test_hostile_item_is_drawn_literally(snap_compare, make_app, filled_store, rubrics):

@@ -45,12 +45,16 @@ class RatingScreen(Screen[None]):
     AUTO_FOCUS = ""  # keys belong to the rubric until the reviewer asks to edit the note
     BINDINGS = [*RATING_BINDINGS, *EXPLAIN_BINDINGS]
 
-    def __init__(self, session: RatingSession, *, keymap: Mapping[str, str] | None = None) -> None:
+    def __init__(self, session: RatingSession, *, keymap: Mapping[str, str] | None = None,
+                 auto_submit: bool = False) -> None:
         super().__init__()
         self.session = session
         self.rubric = session.rubric
         self.keymap = dict(keymap or {})
         self.judged = [d.id for d in self.rubric.judged_dimensions]
+        # One key decides and moves on when there is only one dimension to score (settings.auto_submit).
+        self.auto_submit = auto_submit and len(self.judged) == 1
+        self._auto_submitted: tuple[str, str] | None = None  # (item submitted by a score key, item opened next)
         self.cursor: str | None = self.judged[0] if self.judged else None
         self.guidance_on = True
         self._note_before: str | None = None
@@ -203,6 +207,10 @@ class RatingScreen(Screen[None]):
             names = [self.rubric.dimension(d).name.split(" (")[0] for d in self.session.missing]
             return "Not yet: score " + ", ".join(names) + " first."
         if action == "undo":
+            just_submitted = self._auto_submitted
+            if just_submitted and just_submitted[1] == self.session.state.item.id:
+                return (f"Nothing to undo on this item. {just_submitted[0]} was submitted by its key: ← goes back "
+                        "to it, and a key there changes it.")
             return "Nothing to undo on this item."
         return "That key cannot act right now."
 
@@ -230,6 +238,12 @@ class RatingScreen(Screen[None]):
         assert self.cursor is not None
         was_skipped = self.session.state is not None and self.session.state.skipped
         self.session.set_score(self.cursor, value)
+        if self.auto_submit and self.session.state is not None:
+            submitted = self.session.state.item.id
+            self.action_submit()
+            opened = self.session.state.item.id if self.session.state else ""
+            self._auto_submitted = (submitted, opened) if opened != submitted else None
+            return
         index = self.judged.index(self.cursor)
         self.cursor = self.judged[min(index + 1, len(self.judged) - 1)]
         self._show_rubric()
