@@ -109,8 +109,8 @@ class RatingScreen(Screen[None]):
         self.cursor = missing[0] if missing else (self.judged[0] if self.judged else None)
         self.query_one(ItemPane).show(state.item)
         notes = self.query_one(NotesEditor)
-        if notes.text != state.edit.notes:
-            notes.load_text(state.edit.notes)
+        if notes.note != state.edit.notes:
+            notes.load_note(state.edit.notes)
         self._show_rubric()
         self._show_progress()
         self._tick(count=False)
@@ -313,8 +313,8 @@ class RatingScreen(Screen[None]):
             if changed:
                 self.cursor = changed[0]  # back on the dimension the undo touched
             notes = self.query_one(NotesEditor)
-            if notes.text != state.edit.notes:
-                notes.load_text(state.edit.notes)
+            if notes.note != state.edit.notes:
+                notes.load_note(state.edit.notes)
             self._show_rubric()
             self._show_progress()
 
@@ -366,18 +366,18 @@ class RatingScreen(Screen[None]):
 
     def on_descendant_blur(self, event: events.DescendantBlur) -> None:
         if isinstance(event.widget, NotesEditor) and self._note_before is not None:
-            self.session.set_notes(event.widget.text, undoable=False)
+            self.session.set_notes(event.widget.note, undoable=False)
             self.session.record_note_edit(self._note_before)
             self._note_before = None
             notes = self.session.state.edit.notes if self.session.state else ""
-            if event.widget.text != notes:
-                event.widget.load_text(notes)  # as saved: without trailing blank lines
+            if event.widget.note != notes:
+                event.widget.load_note(notes)  # as saved: without trailing blank lines
             self._show_rubric()
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         # Saved as typed, so a crash loses nothing; the undo step is taken when editing ends.
         if self._note_before is not None and self.session.state is not None:
-            self.session.set_notes(event.text_area.text, undoable=False)
+            self.session.set_notes(self.query_one(NotesEditor).note, undoable=False)
 
     # ------------------------------------------------------------------ time
 
@@ -392,5 +392,5 @@ class RatingScreen(Screen[None]):
     def save_now(self) -> None:
         """Save the draft with its time (on quit)."""
         if self.query_one(NotesEditor).has_focus and self.session.state is not None:
-            self.session.set_notes(self.query_one(NotesEditor).text, undoable=False)
+            self.session.set_notes(self.query_one(NotesEditor).note, undoable=False)
         self.session.leave()
