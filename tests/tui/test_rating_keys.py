@@ -316,6 +316,7 @@ async def test_while_the_note_is_edited_the_key_bar_shows_its_keys_and_trailing_
         await pilot.press("n", *"ok", "enter", "enter")
         key_bar = (await shown(pilot)).splitlines()[-1]
         assert "Done" in key_bar and "Submit" not in key_bar and "Skip" not in key_bar
+        assert "Enter: new line · Esc: done" in await shown(pilot)
         await pilot.press("escape")
         assert filled_store.draft("B001", "EXP001").notes == "ok"
         assert app.screen.query_one("#notes").text == "ok"

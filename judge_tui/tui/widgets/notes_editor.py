@@ -41,5 +41,11 @@ class NotesEditor(TextArea):
         row = text.count("\n", 0, offset)
         return row, offset - (text.rfind("\n", 0, offset) + 1)
 
+    def on_focus(self) -> None:
+        self.border_subtitle = "Enter: new line · Esc: done"
+
+    def on_blur(self) -> None:
+        self.border_subtitle = "n to edit"
+
     def action_finish(self) -> None:
         self.screen.set_focus(None)
