@@ -39,3 +39,22 @@ async def test_every_anchor_of_the_focused_dimension_and_the_judge_state_show_at
             for label, meaning in rubric.anchors(dimension).items():
                 assert _words(f"{label} {meaning}") in shown, (dimension.id, label, shown)
             assert JUDGE in screen_text(app).splitlines()[0]
+
+
+async def test_brackets_scroll_the_rubric_to_what_does_not_fit(make_app, rubrics):
+    rubric = rubrics["cis"]
+    guidance = rubric.guidance_for(rubric.dimension("r"), "LRU Cache")
+    app = make_app("cis")
+    async with app.run_test(size=SMALL) as pilot:
+        panel = app.screen.query_one("#rubric")
+        await pilot.pause()
+        start = panel.scroll_y
+        assert _words(guidance) not in side_text(app)
+        await pilot.press("]")
+        await pilot.pause()
+        assert panel.scroll_y > start and _words(guidance) in side_text(app)
+        await pilot.press("[")
+        assert panel.scroll_y == start
+        await pilot.press("]", "down")  # the focus brings its dimension's anchors back into view
+        await pilot.pause()
+        assert _words("0.00 " + rubric.anchors(rubric.dimension("a"))["0.00"]) in side_text(app)
