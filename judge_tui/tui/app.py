@@ -61,7 +61,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         if self.notice:
             self.notify(self.notice, markup=False, timeout=8)
         if self.reviewer:
-            self.open_rating()
+            self._start_rating(self.reviewer)
         else:
             from judge_tui.tui.screens.reviewer import ReviewerScreen
 
@@ -71,8 +71,14 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         if not reviewer:
             self.exit()
             return
-        try:  # the first writes of a new reviewer (their id, their rater row)
-            self.store.set_meta(REVIEWER_META_KEY, reviewer)
+        self._start_rating(reviewer, remember=True)
+
+    def _start_rating(self, reviewer: str, *, remember: bool = False) -> None:
+        """Open the rating screen; its first writes (a new reviewer, a new rubric version) may meet a database
+        another program holds for longer than the usual wait."""
+        try:
+            if remember:
+                self.store.set_meta(REVIEWER_META_KEY, reviewer)
             self.reviewer = reviewer
             self.open_rating()
         except sqlite3.OperationalError as exc:  # a busy, full or read-only database: say so, as the CLI does
