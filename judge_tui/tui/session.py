@@ -406,7 +406,16 @@ class RatingSession:
     # ------------------------------------------------------------------ what the screen shows
 
     def progress(self) -> dict[str, int]:
-        return self.store.progress(self.reviewer, self.rubric.id, self.split, total=self.total)
+        """Rated, skipped, flagged and total, counting the changes kept for later as they will be once written."""
+        counts = self.store.progress(self.reviewer, self.rubric.id, self.split, total=self.total)
+        for item_id in {write.item_id for write in self.pending}:
+            draft, rating = self._saved(item_id)
+            stored_draft, stored_rating = self.store.draft(item_id, self.reviewer), self.store.rating(item_id,
+                                                                                                   self.reviewer)
+            counts["rated"] += (rating is not None) - (stored_rating is not None)
+            for what in ("skipped", "flagged"):
+                counts[what] += bool(draft and getattr(draft, what)) - bool(stored_draft and getattr(stored_draft, what))
+        return counts
 
     def others(self) -> list[Rating]:
         """Other raters' ratings of the current item: empty unless revealing is on and this one is submitted.

@@ -171,3 +171,18 @@ async def test_a_new_rubric_version_while_another_process_writes_gets_a_message_
     printed = " ".join(capfd.readouterr().err.split())
     assert "is busy: another program" in printed and "run it again" in printed
     assert "Traceback" not in printed
+
+
+async def test_the_counts_include_the_changes_kept_while_the_database_is_busy(make_app, filled_store, db_path):
+    app = make_app("cis")
+    async with app.run_test(size=(120, 24)) as pilot:
+        session = app.screen.session
+        with Locker(db_path):
+            await pilot.press("3", "2", "3", "3", "enter")  # B001 submitted, kept
+            await pilot.press("s")  # B002 set aside, kept
+            await _until(pilot, lambda: "database busy" in screen_text(app))
+            assert session.pending and filled_store.rating("B001", "EXP001") is None
+            assert session.progress() == {"rated": 1, "skipped": 1, "flagged": 0, "total": 3}
+            assert "1/3 rated · 1 skipped" in screen_text(app)
+        await _until(pilot, lambda: not session.pending)
+        assert session.progress() == {"rated": 1, "skipped": 1, "flagged": 0, "total": 3}
