@@ -410,11 +410,10 @@ class RatingSession:
         counts = self.store.progress(self.reviewer, self.rubric.id, self.split, total=self.total)
         for item_id in {write.item_id for write in self.pending}:
             draft, rating = self._saved(item_id)
-            stored_draft, stored_rating = self.store.draft(item_id, self.reviewer), self.store.rating(item_id,
-                                                                                                   self.reviewer)
-            counts["rated"] += (rating is not None) - (stored_rating is not None)
+            stored_draft = self.store.draft(item_id, self.reviewer)
+            counts["rated"] += (rating is not None) - (self.store.rating(item_id, self.reviewer) is not None)
             for what in ("skipped", "flagged"):
-                counts[what] += bool(draft and getattr(draft, what)) - bool(stored_draft and getattr(stored_draft, what))
+                counts[what] += bool(getattr(draft, what, False)) - bool(getattr(stored_draft, what, False))
         return counts
 
     def others(self) -> list[Rating]:
