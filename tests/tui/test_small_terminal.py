@@ -38,6 +38,9 @@ async def test_every_anchor_of_the_focused_dimension_and_the_judge_state_show_at
             shown = side_text(app)
             for label, meaning in rubric.anchors(dimension).items():
                 assert _words(f"{label} {meaning}") in shown, (dimension.id, label, shown)
+            for number, point in enumerate(rubric.scale.points):  # every key with the score it gives
+                key = {1.0: "p", 0.0: "f"}[point] if rubric.scale.kind == "pass_fail" else str(number)
+                assert f"{key}→{rubric.scale.label(point)}" in shown
             assert JUDGE in screen_text(app).splitlines()[0]
 
 

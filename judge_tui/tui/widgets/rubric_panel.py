@@ -51,14 +51,17 @@ class DimensionCard(Static):
         anchors = Table.grid(padding=(0, 1))
         anchors.add_column(no_wrap=True)
         anchors.add_column()
-        for label, meaning in rubric.anchors(dim).items():
-            point = rubric.scale.parse(label)
+        meanings = rubric.anchors(dim)
+        for point in rubric.scale.points:  # every point, described or not, so that every key is explained
+            label = rubric.scale.label(point)
+            if label not in meanings and not keys:
+                continue
             chosen = score is not None and abs(score - point) < 1e-9
             key = keys.get(point, "")
             # "1→0.5": the key and the score it gives (on a three-point scale the key is not the score).
             anchors.add_row(Text.assemble((f"{key}→" if key else "", "bold"),
                                           (label, "bold reverse" if chosen else "bold")),
-                            Text(clean(meaning), "" if chosen else "dim"))
+                            Text(clean(meanings.get(label, "")), "" if chosen else "dim"))
         parts: list[RenderableType] = [head, anchors, measures] if compact else [head, measures, anchors]
         if guidance_on:
             guidance = rubric.guidance_for(dim, task_type)
