@@ -201,8 +201,8 @@ class RatingScreen(Screen[None]):
         if action in SCORE_ACTIONS:
             if scale.kind == "pass_fail":
                 return "This rubric is PASS/FAIL: press p for PASS or f for FAIL."
-            top = len(scale.points) - 1
-            return f"This scale has {len(scale.points)} points ({', '.join(scale.labels)}): use the keys 0 to {top}."
+            keys = ", ".join(f"{key}→{label}" for key, label in enumerate(scale.labels))
+            return f"This scale has {len(scale.points)} points ({', '.join(scale.labels)}): use the keys {keys}."
         if action == "submit":
             names = [self.rubric.dimension(d).name.split(" (")[0] for d in self.session.missing]
             return "Not yet: score " + ", ".join(names) + " first."
