@@ -45,6 +45,10 @@ class Settings(BaseModel):
     reveal_after_submit: bool = Field(
         default=False, description="Show the judge's and other raters' scores for an item once you have submitted it"
     )
+    auto_submit: bool = Field(
+        default=True, description="On a rubric with one judged dimension (such as binary PASS/FAIL), the score key "
+        "also submits and opens the next item; ← goes back to change it"
+    )
     keymap: dict[str, str] = Field(
         default_factory=dict, description="Binding id -> keys, e.g. {\"submit\": \"enter,ctrl+s\"}"
     )

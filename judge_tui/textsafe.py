@@ -31,8 +31,31 @@ _INVISIBLE = re.compile(
 )
 
 
+_SHOWN = re.compile(r"<U\+([0-9A-F]{4,6})>")
+
+
 def _visible(match: re.Match[str]) -> str:
     return f"<U+{ord(match.group()):04X}>"
+
+
+def show_invisible(text: str) -> str:
+    """The text with invisible format characters as ``<U+XXXX>`` (and nothing else changed)."""
+    return _INVISIBLE.sub(_visible, text)
+
+
+def _invisible_again(match: re.Match[str]) -> str:
+    character = chr(int(match.group(1), 16)) if int(match.group(1), 16) <= 0x10FFFF else ""
+    return character if character and _INVISIBLE.fullmatch(character) else match.group()
+
+
+def restore_invisible(text: str) -> str:
+    """The reverse of show_invisible: each ``<U+XXXX>`` of an invisible character becomes the character."""
+    return _SHOWN.sub(_invisible_again, text)
+
+
+def invisible_spans(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, shown as) of each invisible character in the text, last first (for editing in place)."""
+    return [(m.start(), m.end(), _visible(m)) for m in reversed(list(_INVISIBLE.finditer(text)))]
 
 
 def clean(text: str) -> str:
@@ -41,4 +64,4 @@ def clean(text: str) -> str:
     if not text:
         return ""
     text = text.replace("\r\n", "\n")
-    return _INVISIBLE.sub(_visible, _CONTROL.sub("", _ESCAPE_SEQUENCE.sub("", text)))
+    return show_invisible(_CONTROL.sub("", _ESCAPE_SEQUENCE.sub("", text)))

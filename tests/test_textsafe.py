@@ -19,3 +19,12 @@ def test_invisible_format_characters_are_shown():
     assert clean("a\u200bb\u200dc\ufeffd") == "a<U+200B>b<U+200D>c<U+FEFF>d"
     assert clean("👨\u200d👩 ❤\ufe0f") == "👨<U+200D>👩 ❤<U+FE0F>"
     assert clean("plain text, ü and 中文 and emoji 🙂 stay") == "plain text, ü and 中文 and emoji 🙂 stay"
+
+
+def test_shown_invisible_characters_turn_back_into_themselves():
+    from judge_tui.textsafe import restore_invisible, show_invisible
+
+    text = "❤\ufe0f a\u200bb \u202eevil \U000e0041 <U+0041> <U+110000> <U+202e>"
+    shown = show_invisible(text)
+    assert shown == "❤<U+FE0F> a<U+200B>b <U+202E>evil <U+E0041> <U+0041> <U+110000> <U+202e>"
+    assert restore_invisible(shown) == text  # only codes of invisible characters, as show_invisible writes them

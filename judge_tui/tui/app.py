@@ -66,7 +66,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
             self.notify("Lead: c settles the items where experts disagree; a shows the team over every item "
                         "(or over the items you rate, once you rate).", markup=False, timeout=8)
         if self.reviewer:
-            self.open_rating()
+            self._start_rating(self.reviewer)
         else:
             from judge_tui.tui.screens.reviewer import ReviewerScreen
 
@@ -76,8 +76,14 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         if not reviewer:
             self.exit()
             return
-        try:  # the first writes of a new reviewer (their id, their rater row)
-            self.store.set_meta(REVIEWER_META_KEY, reviewer)
+        self._start_rating(reviewer, remember=True)
+
+    def _start_rating(self, reviewer: str, *, remember: bool = False) -> None:
+        """Open the rating screen; its first writes (a new reviewer, a new rubric version) may meet a database
+        another program holds for longer than the usual wait."""
+        try:
+            if remember:
+                self.store.set_meta(REVIEWER_META_KEY, reviewer)
             self.reviewer = reviewer
             self.open_rating()
         except sqlite3.OperationalError as exc:  # a busy, full or read-only database: say so, as the CLI does
@@ -95,7 +101,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
             drift=DriftSettings.for_new_session(self.settings.drift_share) if self.settings.drift_check else None,
         )
         screen = RatingScreen(self.session, keymap=self.settings.keymap, agreement=self.settings.agreement,
-                              lead=self.lead)
+                              lead=self.lead, auto_submit=self.settings.auto_submit)
         self.push_screen(screen)
         if self.judge_status:
             screen.call_after_refresh(screen.set_judge_status, self.judge_status)

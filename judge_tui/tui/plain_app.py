@@ -29,3 +29,9 @@ class PlainNoticeApp(App[ReturnType]):
     ) -> None:
         """A notification shown exactly as written: never parsed as markup, without control characters."""
         super().notify(clean(str(message)), title=clean(title), severity=severity, timeout=timeout, markup=False)
+
+    def action_help_quit(self) -> None:
+        """Ctrl+C (the reflex to quit): say which key quits, in plain words (Textual's own notice is markup)."""
+        keys = [self.get_key_display(active.binding) for active in self.active_bindings.values()
+                if active.binding.action in ("quit", "app.quit")]
+        self.notify(f"Press {' or '.join(dict.fromkeys(keys))} to quit.", title="Do you want to quit?")

@@ -97,6 +97,7 @@ class RatingSession:
                       if drift else None)
         self._position_before_recheck = 0
         self.pending: list[PendingWrite] = []
+        self._seconds_saved = 0.0  # the current item's time as last written
         # Why pending writes wait: "busy" (another process writes), "full" (disk) or "error: <SQLite's message>".
         self.waiting_for = ""
 
@@ -135,7 +136,17 @@ class RatingSession:
                                code_ids=self._code_ids)
         self._undo.clear()
         self.timer.start(seconds)
+        self._seconds_saved = seconds
+        self._follow_submitted()
         return self.state
+
+    def _follow_submitted(self) -> None:
+        """Time counts while an item is being rated; a submitted rating only looked at holds its seconds."""
+        state = self.state
+        if state is not None and state.submitted is not None and not state.changed_since_submit:
+            self.timer.hold(state.submitted.seconds)
+        else:
+            self.timer.resume()
 
     def leave(self) -> None:
         """Keep the time spent on the current item before another one opens (or the app closes)."""
@@ -186,6 +197,7 @@ class RatingSession:
         self.state = ItemState(item, Edit(), code_ids=self._code_ids, recheck=True)
         self._undo.clear()
         self.timer.start(0.0)
+        self._seconds_saved = 0.0
         return self.state
 
     def open_neighbour(self, direction: int) -> ItemState | None:
@@ -203,6 +215,7 @@ class RatingSession:
             return
         self._undo.append(self.state.edit)
         self.state.edit = edit
+        self._follow_submitted()
         self.save_draft()
 
     def set_score(self, dimension_id: str, value: float) -> None:
@@ -214,12 +227,17 @@ class RatingSession:
         self._change(replace(self.state.edit, scores={**self.state.edit.scores, dimension_id: point}))
 
     def set_notes(self, notes: str, *, undoable: bool = True) -> None:
-        """A note edit. While typing, save without an undo step; one undo step covers a whole edit."""
+        """A note edit. While typing, save without an undo step; one undo step covers a whole edit.
+
+        Trailing blank lines and spaces are not kept (Enter in the note is a new line, easily typed last).
+        """
         assert self.state is not None
+        notes = notes.rstrip()
         if undoable:
             self._change(replace(self.state.edit, notes=notes))
         elif notes != self.state.edit.notes:
             self.state.edit = replace(self.state.edit, notes=notes)
+            self._follow_submitted()
             self.save_draft()
 
     def record_note_edit(self, before: str) -> None:
@@ -241,6 +259,7 @@ class RatingSession:
         if self.state is None or not self._undo:
             return False
         self.state.edit = self._undo.pop()
+        self._follow_submitted()
         self.save_draft()
         return True
 
@@ -280,7 +299,16 @@ class RatingSession:
         blank = not (draft.scores or draft.notes or draft.seconds or draft.flagged or draft.skipped)
         if blank and self._saved(state.item.id)[0] is None:
             return
+        self._seconds_saved = draft.seconds
         self._write(PendingWrite(draft=draft))
+
+    def save_time(self, every: float) -> None:
+        """Write the draft once its timer has counted `every` seconds more than last written.
+
+        An idle, away or held timer counts nothing, so a reviewer who walks away causes no writes.
+        """
+        if self.state is not None and self.timer.elapsed() - self._seconds_saved >= every:
+            self.save_draft(only_if_timed=True)
 
     # ------------------------------------------------------------------ writes that wait for the database
 
@@ -360,6 +388,7 @@ class RatingSession:
             self._write(PendingWrite(rating=rating))
             self.drift.record_recheck(self.state.item.id)
             self.state.submitted = rating
+            self._follow_submitted()
             return rating
         first_rating = self.state.submitted is None
         scores = self.all_scores()
@@ -372,6 +401,7 @@ class RatingSession:
         self._write(PendingWrite(rating=rating, clear_draft=True))
         self.state.submitted = rating
         self.state.skipped = False
+        self._follow_submitted()
         if first_rating and self.drift is not None:
             self.drift.record_new_rating()
         return rating
@@ -379,7 +409,15 @@ class RatingSession:
     # ------------------------------------------------------------------ what the screen shows
 
     def progress(self) -> dict[str, int]:
-        return self.store.progress(self.reviewer, self.rubric.id, self.split, total=self.total)
+        """Rated, skipped, flagged and total, counting the changes kept for later as they will be once written."""
+        counts = self.store.progress(self.reviewer, self.rubric.id, self.split, total=self.total)
+        for item_id in {write.item_id for write in self.pending}:
+            draft, rating = self._saved(item_id)
+            stored_draft = self.store.draft(item_id, self.reviewer)
+            counts["rated"] += (rating is not None) - (self.store.rating(item_id, self.reviewer) is not None)
+            for what in ("skipped", "flagged"):
+                counts[what] += bool(getattr(draft, what, False)) - bool(getattr(stored_draft, what, False))
+        return counts
 
     def others(self) -> list[Rating]:
         """Other raters' ratings of the current item: empty unless revealing is on and this one is submitted.

@@ -6,15 +6,16 @@ import time
 from collections.abc import Callable
 from typing import Literal
 
-TimerState = Literal["running", "idle", "away"]
+TimerState = Literal["running", "idle", "away", "held"]
 
 
 class ItemTimer:
     """Counts active seconds on the current item.
 
     Time runs from the last activity (a key press) for at most `idle_seconds`; after that it stops until the
-    next key. While the terminal has lost focus it does not run at all. The clock is injectable so tests
-    and screenshots are deterministic.
+    next key. While the terminal has lost focus it does not run at all. It is held (shown, never counting)
+    while the item is a submitted rating only being looked at. The clock is injectable so tests and
+    screenshots are deterministic.
     """
 
     def __init__(self, idle_seconds: float = 180.0, clock: Callable[[], float] = time.monotonic) -> None:
@@ -24,13 +25,34 @@ class ItemTimer:
         self._segment_start: float | None = None
         self._last_activity = clock()
         self._away = False
+        self._held = False
 
     def start(self, seconds_so_far: float) -> None:
         """Begin timing a newly opened item that already has `seconds_so_far` from earlier visits."""
         now = self.clock()
         self._banked = max(0.0, float(seconds_so_far))
         self._last_activity = now
+        self._held = False
         self._segment_start = None if self._away else now
+
+    def hold(self, seconds: float) -> None:
+        """Show `seconds` and stop counting (a submitted item, looked at again, records no time)."""
+        self._banked = max(0.0, float(seconds))
+        self._segment_start = None
+        self._held = True
+
+    def resume(self) -> None:
+        """Count again from the seconds held (the submitted item is being changed)."""
+        if not self._held:
+            return
+        self._held = False
+        now = self.clock()
+        self._last_activity = now
+        self._segment_start = None if self._away else now
+
+    @property
+    def held(self) -> bool:
+        return self._held
 
     def _segment_seconds(self, now: float) -> float:
         if self._segment_start is None:
@@ -43,6 +65,8 @@ class ItemTimer:
 
     @property
     def state(self) -> TimerState:
+        if self._held:
+            return "held"
         if self._away:
             return "away"
         if self.clock() - self._last_activity > self.idle_seconds:
@@ -52,7 +76,7 @@ class ItemTimer:
     def activity(self) -> None:
         """A key press or scroll: the reviewer is here. Ends an idle pause."""
         now = self.clock()
-        if self._away:
+        if self._away or self._held:
             return
         if self._segment_start is None or now - self._last_activity > self.idle_seconds:
             self._banked += self._segment_seconds(now)
@@ -74,7 +98,7 @@ class ItemTimer:
             return
         self._away = False
         now = self.clock()
-        self._segment_start = now
+        self._segment_start = None if self._held else now
         self._last_activity = now
 
 

@@ -152,3 +152,37 @@ async def test_a_new_reviewer_on_a_database_that_takes_no_writes_gets_a_message_
     assert "Traceback" not in printed
     filled_store.conn.execute("PRAGMA query_only = OFF")
     assert filled_store.rater("a") is None
+
+
+async def test_a_new_rubric_version_while_another_process_writes_gets_a_message_not_a_traceback(
+        filled_store, db_path, rubrics, clock, capfd):
+    from judge_tui.rubrics import Rubric
+    from judge_tui.settings import Settings
+    from judge_tui.tui.app import JudgeTuiApp
+
+    changed = Rubric.model_validate({**rubrics["cis"].model_dump(), "version": "2"})  # a new rubric version
+    filled_store.conn.execute("PRAGMA busy_timeout = 50")  # instead of the usual 10 s wait
+    with Locker(db_path):
+        app = JudgeTuiApp(filled_store, changed, reviewer="EXP001", settings=Settings(judge_in_background=False),
+                          clock=clock)
+        async with app.run_test(size=SIZE) as pilot:
+            await _until(pilot, lambda: not app.is_running)
+    assert app.return_code == 1
+    printed = " ".join(capfd.readouterr().err.split())
+    assert "is busy: another program" in printed and "run it again" in printed
+    assert "Traceback" not in printed
+
+
+async def test_the_counts_include_the_changes_kept_while_the_database_is_busy(make_app, filled_store, db_path):
+    app = make_app("cis")
+    async with app.run_test(size=(120, 24)) as pilot:
+        session = app.screen.session
+        with Locker(db_path):
+            await pilot.press("3", "2", "3", "3", "enter")  # B001 submitted, kept
+            await pilot.press("s")  # B002 set aside, kept
+            await _until(pilot, lambda: "database busy" in screen_text(app))
+            assert session.pending and filled_store.rating("B001", "EXP001") is None
+            assert session.progress() == {"rated": 1, "skipped": 1, "flagged": 0, "total": 3}
+            assert "1/3 rated · 1 skipped" in screen_text(app)
+        await _until(pilot, lambda: not session.pending)
+        assert session.progress() == {"rated": 1, "skipped": 1, "flagged": 0, "total": 3}

@@ -45,7 +45,8 @@ async def test_three_point_and_pass_fail_keys(make_app, filled_store):
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.press("4")  # off a three-point scale: explained, not applied
         assert filled_store.draft("E001", "EXP001") is None
-        assert "points (0, 0.5, 1)" in await shown(pilot)
+        text = await shown(pilot)  # the notice wraps
+        assert "points (0, 0.5, 1): use the keys 0→0," in text and "1→0.5, 2→1." in text
         await pilot.press("2", "1", "0", "enter")
     rating = filled_store.rating("E001", "EXP001")
     assert rating.scores == {"structural_validity": 1.0, "difficulty_match": 1.0, "instruction_clarity": 0.5,
@@ -247,17 +248,55 @@ async def test_item_scrolls_with_keys_while_arrows_stay_on_the_rubric(make_app):
 
 
 async def test_time_is_saved_every_few_seconds_without_any_key(make_app, filled_store, clock):
-    from judge_tui.tui.screens.rating import SAVE_EVERY_TICKS
+    from judge_tui.tui.screens.rating import SAVE_TIME_EVERY
 
     app = make_app("cis")
     async with app.run_test(size=SIZE) as pilot:
-        app.screen.ticker.pause()
-        for _ in range(SAVE_EVERY_TICKS):  # the screen's one-second ticks, driven by hand
+        # The screen's own one-second timer may tick at any moment too: only the fake clock decides.
+        for _ in range(int(SAVE_TIME_EVERY) - 1):
             clock.advance(1)
             app.screen._tick()  # noqa: SLF001
+        assert filled_store.draft("B001", "EXP001") is None
+        clock.advance(1)
+        app.screen._tick()  # noqa: SLF001
         await pilot.pause()
-        assert filled_store.draft("B001", "EXP001").seconds == SAVE_EVERY_TICKS
+        assert filled_store.draft("B001", "EXP001").seconds == SAVE_TIME_EVERY
         assert "⏱ 0:05" in await shown(pilot)
+
+
+async def test_an_idle_reviewer_causes_no_writes(make_app, filled_store, clock):
+    app = make_app("cis", idle_seconds=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2")
+        written = filled_store.draft("B001", "EXP001")
+        changes = filled_store.db.execute("select total_changes()").fetchone()[0]
+        for _ in range(35 * 60):  # 35 minutes away from the keyboard, tick by tick
+            clock.advance(1)
+            app.screen._tick()  # noqa: SLF001
+        assert filled_store.db.execute("select total_changes()").fetchone()[0] - changes <= 12
+        assert filled_store.draft("B001", "EXP001").seconds == 60.0 != written.seconds
+        assert "(idle, paused)" in await shown(pilot)
+
+
+async def test_a_submitted_item_shows_its_time_stopped(make_app, filled_store, clock):
+    app = make_app("binary", auto_submit=False)
+    async with app.run_test(size=SIZE) as pilot:
+        clock.advance(7)
+        await pilot.press("p", "enter")
+        clock.advance(30)
+        await pilot.press("left")  # back on the submitted item
+        assert _session(app).state.item.id == "P001"
+        clock.advance(100)
+        app.screen._tick()  # noqa: SLF001
+        assert "⏱ 0:07 (submitted, stopped)" in await shown(pilot)
+        assert filled_store.draft("P001", "EXP001") is None  # looking records nothing
+        await pilot.press("f")  # a change: the time counts on from the rating's
+        clock.advance(3)
+        app.screen._tick()  # noqa: SLF001
+        assert "⏱ 0:10" in await shown(pilot) and "stopped" not in await shown(pilot)
+        await pilot.press("u")  # back to the rating as submitted: held again
+        assert "⏱ 0:07 (submitted, stopped)" in await shown(pilot)
+    assert filled_store.rating("P001", "EXP001").seconds == 7.0
 
 
 async def test_idle_time_is_not_counted(make_app, clock):
@@ -269,3 +308,66 @@ async def test_idle_time_is_not_counted(make_app, clock):
         clock.advance(5)
         assert _session(app).timer.elapsed() == 65.0
         assert "(idle, paused)" not in await shown(pilot)
+
+
+async def test_while_the_note_is_edited_the_key_bar_shows_its_keys_and_trailing_lines_are_dropped(
+        make_app, filled_store):
+    app = make_app("cis")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n", *"ok", "enter", "enter")
+        key_bar = (await shown(pilot)).splitlines()[-1]
+        assert "Done" in key_bar and "Submit" not in key_bar and "Skip" not in key_bar
+        assert "Enter: new line · Esc: done" in await shown(pilot)
+        await pilot.press("escape")
+        assert filled_store.draft("B001", "EXP001").notes == "ok"
+        assert app.screen.query_one("#notes").text == "ok"
+        assert "Submit" in (await shown(pilot)).splitlines()[-1]
+
+
+async def test_ctrl_c_says_in_plain_words_how_to_quit(make_app):
+    app = make_app("cis")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("ctrl+c")
+        text = await shown(pilot)
+        assert "to quit." in text and "[b]" not in text and "q" in text.split("to quit.")[0][-12:]
+
+
+async def test_the_welcome_dialog_takes_q_in_an_id_and_escape_leaves(make_app, filled_store):
+    app = make_app("cis", reviewer=None)
+    async with app.run_test(size=SIZE) as pilot:
+        assert "Esc quits" in await shown(pilot)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not app.is_running
+    assert filled_store.get_meta("reviewer_id") is None
+    app = make_app("cis", reviewer=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("q", "a", "enter")
+        assert _session(app).reviewer == "qa"
+
+
+async def test_one_key_decides_and_moves_on_when_there_is_one_dimension(make_app, filled_store):
+    app = make_app("binary")  # auto_submit is on by default
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("p")
+        assert filled_store.rating("P001", "EXP001").verdict == "PASS"
+        assert _session(app).state.item.id == "P002"
+        await pilot.press("u")  # nothing to undo here: the way back is said
+        assert "← goes back" in await shown(pilot)
+        await pilot.press("left", "f")  # back, and the other decision
+        assert filled_store.rating("P001", "EXP001").verdict == "FAIL"
+        assert _session(app).state.item.id == "P002"
+    app = make_app("cis")  # several dimensions: Enter still submits
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3", "3", "3", "3")
+        assert filled_store.rating("B001", "EXP001") is None
+
+
+async def test_auto_submit_off_takes_the_score_then_enter(make_app, filled_store):
+    app = make_app("binary", auto_submit=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("p")
+        assert filled_store.rating("P001", "EXP001") is None
+        assert filled_store.draft("P001", "EXP001").scores == {"label": 1.0}
+        await pilot.press("enter")
+        assert filled_store.rating("P001", "EXP001").verdict == "PASS"

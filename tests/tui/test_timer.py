@@ -46,3 +46,19 @@ def test_format_seconds():
     assert format_seconds(0) == "0:00"
     assert format_seconds(75.9) == "1:15"
     assert format_seconds(3725) == "1:02:05"
+
+
+def test_a_held_timer_shows_its_seconds_and_counts_nothing():
+    clock = FakeClock()
+    timer = ItemTimer(clock=clock)
+    timer.start(0)
+    timer.hold(42.0)  # a submitted item, looked at again
+    clock.advance(30)
+    timer.activity()
+    timer.away()
+    timer.back()
+    clock.advance(30)
+    assert timer.elapsed() == 42.0 and timer.state == "held"
+    timer.resume()  # the item is being changed
+    clock.advance(5)
+    assert timer.elapsed() == 47.0 and timer.state == "running"

@@ -98,3 +98,28 @@ async def test_trojan_source_in_code_fields_is_shown_as_stored(make_app, filled_
         assert 'if access != "user<U+202E> <U+2066># check if admin<U+2069> <U+2066>":' in code
         assert "<U+2067>" in code
         assert not any(c in code for c in "\u202e\u2066\u2067\u2069")
+async def test_a_typed_emoji_and_invisible_characters_in_the_note_keep_its_box_in_line(make_app, filled_store):
+    from textual import events
+
+    from judge_tui.textsafe import show_invisible
+    from judge_tui.tui.widgets.notes_editor import NotesEditor
+
+    typed = "love ❤\ufe0f, zero\u200bwidth, 👨\u200d👩\u200d👧, \u202eevil"
+    app = make_app("cis")
+    async with app.run_test(size=(80, 24)) as pilot:
+        notes = app.screen.query_one(NotesEditor)
+        await pilot.press("n")
+        app.post_message(events.Paste(typed))  # a paste, or an emoji typed through an input method
+        await pilot.pause()
+        await pilot.press("!", "escape")
+        # Stored exactly as typed; shown with each invisible character as its code, as everywhere else.
+        assert filled_store.draft("B001", "EXP001").notes == typed + "!"
+        assert notes.text == "love ❤<U+FE0F>, zero<U+200B>width, 👨<U+200D>👩<U+200D>👧, <U+202E>evil!"
+        on_screen = "".join(strip.text for strip in app.screen._compositor.render_strips())  # noqa: SLF001
+        assert show_invisible(on_screen) == on_screen  # nothing whose width terminals disagree on
+        await pilot.press("n", "end", "backspace", "escape")  # editing goes on as usual
+        assert filled_store.draft("B001", "EXP001").notes == typed
+    app = make_app("cis")
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert app.screen.query_one(NotesEditor).text.endswith("<U+202E>evil")
+        assert app.screen.session.state.edit.notes == typed

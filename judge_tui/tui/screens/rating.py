@@ -30,7 +30,9 @@ from judge_tui.tui.widgets.notes_editor import NotesEditor
 from judge_tui.tui.widgets.rubric_panel import RubricPanel, ScoreSummary
 from judge_tui.tui.widgets.status_line import StatusLine
 
-SAVE_EVERY_TICKS = 5  # the timer ticks each second; the draft's time is saved every 5 s
+SAVE_TIME_EVERY = 5.0  # seconds of counted time between writes of the draft's time
+# Below this many rows (80×24 is the common default) the note box shrinks and the rubric goes compact.
+SHORT_TERMINAL_ROWS = 30
 
 
 WAITING = {  # the status line while changes wait to be saved (RatingSession.waiting_for)
@@ -44,7 +46,8 @@ class RatingScreen(Screen[None]):
     BINDINGS = [*RATING_BINDINGS, *EXPLAIN_BINDINGS]
 
     def __init__(self, session: RatingSession, *, keymap: Mapping[str, str] | None = None,
-                 agreement: AgreementSettings | None = None, lead: bool = False) -> None:
+                 agreement: AgreementSettings | None = None, lead: bool = False,
+                 auto_submit: bool = False) -> None:
         super().__init__()
         self.session = session
         self.agreement = agreement or AgreementSettings()
@@ -52,9 +55,11 @@ class RatingScreen(Screen[None]):
         self.rubric = session.rubric
         self.keymap = dict(keymap or {})
         self.judged = [d.id for d in self.rubric.judged_dimensions]
+        # One key decides and moves on when there is only one dimension to score (settings.auto_submit).
+        self.auto_submit = auto_submit and len(self.judged) == 1
+        self._auto_submitted: tuple[str, str] | None = None  # (item submitted by a score key, item opened next)
         self.cursor: str | None = self.judged[0] if self.judged else None
         self.guidance_on = True
-        self._ticks = 0
         self._note_before: str | None = None
         self._first_paint_reported = False
 
@@ -84,8 +89,12 @@ class RatingScreen(Screen[None]):
         self.call_after_refresh(self._first_paint)
 
     def on_resize(self, event: events.Resize) -> None:
-        # A smaller note box on small terminals leaves the rubric's anchors room to show.
-        self.query_one(NotesEditor).styles.height = 4 if event.size.height < 30 else 6
+        # On a short terminal a one-line note box (taller while editing) and compact dimensions leave the
+        # focused dimension's anchors room to show.
+        short = event.size.height < SHORT_TERMINAL_ROWS
+        if short != self.has_class("-short"):
+            self.set_class(short, "-short")
+            self._show_rubric()
 
     def _first_paint(self) -> None:
         if not self._first_paint_reported:
@@ -104,8 +113,8 @@ class RatingScreen(Screen[None]):
         self.cursor = missing[0] if missing else (self.judged[0] if self.judged else None)
         self.query_one(ItemPane).show(state.item)
         notes = self.query_one(NotesEditor)
-        if notes.text != state.edit.notes:
-            notes.load_text(state.edit.notes)
+        if notes.note != state.edit.notes:
+            notes.load_note(state.edit.notes)
         self._show_rubric()
         self._show_progress()
         self._tick(count=False)
@@ -139,7 +148,7 @@ class RatingScreen(Screen[None]):
         code_scores = self.rubric.code_scores(state.item.fields)
         panel.show(state.edit.scores, code_scores, cursor=self.cursor, guidance_on=self.guidance_on,
                    task_type=self.rubric.task_type_of(state.item.fields) or state.item.task_type,
-                   keys=self._score_keys())
+                   keys=self._score_keys(), compact=self.has_class("-short"))
         scores = {**state.edit.scores, **code_scores}
         self.query_one(ScoreSummary).show(
             overall=self.rubric.overall_score(scores), verdict=self.rubric.verdict(scores),
@@ -148,6 +157,7 @@ class RatingScreen(Screen[None]):
             changed=state.changed_since_submit, skipped=state.skipped,
         )
         panel.show_others(self.session.others())
+        self._show_time()  # a change to a submitted item starts its timer; an undo may stop it again
         if self.cursor:
             panel.scroll_to_dimension(self.cursor)
         self.refresh_bindings()
@@ -155,13 +165,14 @@ class RatingScreen(Screen[None]):
     def _show_progress(self) -> None:
         self.query_one(StatusLine).set_progress(self.session.progress())
 
-    def _tick(self, count: bool = True) -> None:
+    def _show_time(self) -> None:
         timer = self.session.timer
         self.query_one(StatusLine).set_time(timer.elapsed(), timer.state)
+
+    def _tick(self, count: bool = True) -> None:
+        self._show_time()
         if count:
-            self._ticks += 1
-            if self._ticks % SAVE_EVERY_TICKS == 0:
-                self.session.save_draft(only_if_timed=True)
+            self.session.save_time(every=SAVE_TIME_EVERY)
             if self.session.pending and self.session.save_pending():
                 self._show_progress()
         waiting = self.session.waiting_for
@@ -175,6 +186,8 @@ class RatingScreen(Screen[None]):
     # ------------------------------------------------------------------ which keys can act now
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self._note_before is not None:
+            return False  # the note has the keys (Enter is a new line) until Escape: only its keys show
         if action == "adjudicate":
             return True if self.lead else None  # a reviewer's key only says where adjudication opens
         if self.session.state is None:
@@ -197,12 +210,16 @@ class RatingScreen(Screen[None]):
         if action in SCORE_ACTIONS:
             if scale.kind == "pass_fail":
                 return "This rubric is PASS/FAIL: press p for PASS or f for FAIL."
-            top = len(scale.points) - 1
-            return f"This scale has {len(scale.points)} points ({', '.join(scale.labels)}): use the keys 0 to {top}."
+            keys = ", ".join(f"{key}→{label}" for key, label in enumerate(scale.labels))
+            return f"This scale has {len(scale.points)} points ({', '.join(scale.labels)}): use the keys {keys}."
         if action == "submit":
             names = [self.rubric.dimension(d).name.split(" (")[0] for d in self.session.missing]
             return "Not yet: score " + ", ".join(names) + " first."
         if action == "undo":
+            just_submitted = self._auto_submitted
+            if just_submitted and just_submitted[1] == self.session.state.item.id:
+                return (f"Nothing to undo on this item. {just_submitted[0]} was submitted by its key: ← goes back "
+                        "to it, and a key there changes it.")
             return "Nothing to undo on this item."
         return "That key cannot act right now."
 
@@ -230,6 +247,12 @@ class RatingScreen(Screen[None]):
         assert self.cursor is not None
         was_skipped = self.session.state is not None and self.session.state.skipped
         self.session.set_score(self.cursor, value)
+        if self.auto_submit and self.session.state is not None:
+            submitted = self.session.state.item.id
+            self.action_submit()
+            opened = self.session.state.item.id if self.session.state else ""
+            self._auto_submitted = (submitted, opened) if opened != submitted else None
+            return
         index = self.judged.index(self.cursor)
         self.cursor = self.judged[min(index + 1, len(self.judged) - 1)]
         self._show_rubric()
@@ -299,8 +322,8 @@ class RatingScreen(Screen[None]):
             if changed:
                 self.cursor = changed[0]  # back on the dimension the undo touched
             notes = self.query_one(NotesEditor)
-            if notes.text != state.edit.notes:
-                notes.load_text(state.edit.notes)
+            if notes.note != state.edit.notes:
+                notes.load_note(state.edit.notes)
             self._show_rubric()
             self._show_progress()
 
@@ -316,6 +339,10 @@ class RatingScreen(Screen[None]):
     def action_scroll_item(self, how: str) -> None:
         if how in self.SCROLLS:
             getattr(self.query_one(ItemPane), how)(animate=False)
+
+    def action_scroll_rubric(self, direction: int) -> None:
+        panel = self.query_one(RubricPanel)
+        panel.scroll_relative(y=direction * max(1, panel.scrollable_content_region.height - 2), animate=False)
 
     def action_help(self) -> None:
         from judge_tui.tui.screens.help import HelpScreen
@@ -359,15 +386,18 @@ class RatingScreen(Screen[None]):
 
     def on_descendant_blur(self, event: events.DescendantBlur) -> None:
         if isinstance(event.widget, NotesEditor) and self._note_before is not None:
-            self.session.set_notes(event.widget.text, undoable=False)
+            self.session.set_notes(event.widget.note, undoable=False)
             self.session.record_note_edit(self._note_before)
             self._note_before = None
+            notes = self.session.state.edit.notes if self.session.state else ""
+            if event.widget.note != notes:
+                event.widget.load_note(notes)  # as saved: without trailing blank lines
             self._show_rubric()
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         # Saved as typed, so a crash loses nothing; the undo step is taken when editing ends.
         if self._note_before is not None and self.session.state is not None:
-            self.session.set_notes(event.text_area.text, undoable=False)
+            self.session.set_notes(self.query_one(NotesEditor).note, undoable=False)
 
     # ------------------------------------------------------------------ time
 
@@ -382,5 +412,5 @@ class RatingScreen(Screen[None]):
     def save_now(self) -> None:
         """Save the draft with its time (on quit)."""
         if self.query_one(NotesEditor).has_focus and self.session.state is not None:
-            self.session.set_notes(self.query_one(NotesEditor).text, undoable=False)
+            self.session.set_notes(self.query_one(NotesEditor).note, undoable=False)
         self.session.leave()

@@ -1,9 +1,17 @@
-"""The note for the current item: a small text area that takes the keys only while editing."""
+"""The note for the current item: a small text area that takes the keys only while editing.
+
+Invisible characters (a typed ❤️ is U+2764 then the variation selector U+FE0F, zero-width spaces and
+joiners, bidi controls) are measured by the layout as narrower than many terminals draw them, which pushed
+the box's right border out of line. The editor therefore shows each as ``<U+FE0F>``, as every other screen
+does, while the note is stored exactly as typed: `note` turns the codes back into the characters.
+"""
 
 from __future__ import annotations
 
 from textual.binding import Binding
 from textual.widgets import TextArea
+
+from judge_tui.textsafe import invisible_spans, restore_invisible, show_invisible
 
 
 class NotesEditor(TextArea):
@@ -12,6 +20,31 @@ class NotesEditor(TextArea):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="focus", **kwargs)  # type: ignore[arg-type]
         self.border_title = "Note"
+        self.border_subtitle = "n to edit"
+
+    @property
+    def note(self) -> str:
+        """The note as the reviewer wrote it (invisible characters as themselves)."""
+        return restore_invisible(self.text)
+
+    def load_note(self, note: str) -> None:
+        self.load_text(show_invisible(note))
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        # A typed or pasted invisible character is shown as its code at once (the message then bubbles on).
+        text = self.text
+        for start, end, shown in invisible_spans(text):
+            self.replace(shown, self._location(text, start), self._location(text, end))
+
+    @staticmethod
+    def _location(text: str, offset: int) -> tuple[int, int]:
+        row = text.count("\n", 0, offset)
+        return row, offset - (text.rfind("\n", 0, offset) + 1)
+
+    def on_focus(self) -> None:
+        self.border_subtitle = "Enter: new line · Esc: done"
+
+    def on_blur(self) -> None:
         self.border_subtitle = "n to edit"
 
     def action_finish(self) -> None:

@@ -21,7 +21,11 @@ from judge_tui.tui.score_text import exact, overall_label, score_label
 
 
 class DimensionCard(Static):
-    """One dimension: a single line, or with its anchors and guidance when it has the focus."""
+    """One dimension: a single line, or with its anchors and guidance when it has the focus.
+
+    Compact (a short terminal), the anchors come straight under the name, so that every score point of the
+    focused dimension shows even when what it measures and its guidance do not fit (they scroll).
+    """
 
     def __init__(self, rubric: Rubric, dimension: Dimension, **kwargs: object) -> None:
         super().__init__(markup=False, **kwargs)  # type: ignore[arg-type]
@@ -30,7 +34,7 @@ class DimensionCard(Static):
 
     def show(
         self, score: float | None, *, focused: bool, expanded: bool, guidance_on: bool,
-        task_type: str | None, keys: Mapping[float, str],
+        task_type: str | None, keys: Mapping[float, str], compact: bool = False,
     ) -> None:
         rubric, dim = self.rubric, self.dimension
         self.set_class(focused, "-focused")
@@ -43,17 +47,22 @@ class DimensionCard(Static):
         if not expanded:
             self.update(head)
             return
-        parts: list[RenderableType] = [head, Text(clean(dim.measures), "italic")]
+        measures = Text(clean(dim.measures), "italic")
         anchors = Table.grid(padding=(0, 1))
-        anchors.add_column(justify="right", no_wrap=True)
-        anchors.add_column(justify="right", no_wrap=True)
+        anchors.add_column(no_wrap=True)
         anchors.add_column()
-        for label, meaning in rubric.anchors(dim).items():
-            point = rubric.scale.parse(label)
+        meanings = rubric.anchors(dim)
+        for point in rubric.scale.points:  # every point, described or not, so that every key is explained
+            label = rubric.scale.label(point)
+            if label not in meanings and not keys:
+                continue
             chosen = score is not None and abs(score - point) < 1e-9
-            anchors.add_row(Text(keys.get(point, ""), "bold"), Text(label, "bold reverse" if chosen else "bold"),
-                            Text(clean(meaning), "" if chosen else "dim"))
-        parts.append(anchors)
+            key = keys.get(point, "")
+            # "1→0.5": the key and the score it gives (on a three-point scale the key is not the score).
+            anchors.add_row(Text.assemble((f"{key}→" if key else "", "bold"),
+                                          (label, "bold reverse" if chosen else "bold")),
+                            Text(clean(meanings.get(label, "")), "" if chosen else "dim"))
+        parts: list[RenderableType] = [head, anchors, measures] if compact else [head, measures, anchors]
         if guidance_on:
             guidance = rubric.guidance_for(dim, task_type)
             if guidance:
@@ -77,14 +86,16 @@ class RubricPanel(VerticalScroll, can_focus=False):
 
     def show(
         self, scores: Mapping[str, float], code_scores: Mapping[str, float], *, cursor: str | None,
-        guidance_on: bool, task_type: str | None, keys: Mapping[float, str],
+        guidance_on: bool, task_type: str | None, keys: Mapping[float, str], compact: bool = False,
     ) -> None:
+        """Compact: the focused dimension's anchors first, and computed dimensions on one line each."""
         for dim in self.rubric.dimensions:
             card = self.query_one(f"#dim-{dim.id}", DimensionCard)
             value = code_scores.get(dim.id) if dim.method == "code" else scores.get(dim.id)
             focused = dim.id == cursor
-            card.show(value, focused=focused, expanded=focused or dim.method == "code" and guidance_on,
-                      guidance_on=guidance_on, task_type=task_type, keys=keys if focused else {})
+            expanded = focused or dim.method == "code" and guidance_on and not compact
+            card.show(value, focused=focused, expanded=expanded, guidance_on=guidance_on, task_type=task_type,
+                      keys=keys if focused else {}, compact=compact)
         definitions = self.query_one("#rubric-definitions", Static)
         definitions.display = guidance_on and bool(self.rubric.definitions)
         if definitions.display:

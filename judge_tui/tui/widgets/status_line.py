@@ -1,15 +1,23 @@
 """The line at the top of the rating screen: which database (if not the study's), progress, the item's timer,
-the reviewer and the judge."""
+the reviewer and the judge.
+
+When the full line does not fit (80 columns with a busy judge), a compact form keeps every state in view:
+"3/25 rated" with skipped and flagged counts only when there are any, shorter separators and timer states,
+the judge before the reviewer id, and the reviewer id dropped last of all. Why changes wait to be saved
+(a busy database, a full disk), when it happens, comes first and in full.
+"""
 
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.widgets import Static
 
 from judge_tui.textsafe import clean
 from judge_tui.tui.timer import TimerState, format_seconds
 
-_PAUSED = {"running": "", "idle": " (idle, paused)", "away": " (away, paused)"}
+_PAUSED = {"running": "", "idle": " (idle, paused)", "away": " (away, paused)", "held": " (submitted, stopped)"}
+_PAUSED_SHORT = {"running": "", "idle": " idle", "away": " away", "held": " stopped"}
 
 
 class StatusLine(Static):
@@ -41,23 +49,40 @@ class StatusLine(Static):
             self.waiting = text
             self._redraw()
 
+    def on_resize(self, event: events.Resize) -> None:
+        self._redraw()
+
     def _redraw(self) -> None:
-        p = self.progress
-        line = Text(no_wrap=True, overflow="ellipsis")
-        if self.waiting:  # first, so that even 80 columns show it
-            line.append(f"⚠ {self.waiting}", "bold reverse")
-            line.append("  │  ", "dim")
-        if self.database:
-            line.append(self.database, "reverse")
-            line.append("  │  ", "dim")
-        line.append(f"{p['rated']} rated", "bold")
-        line.append(f" · {p['skipped']} skipped · {p['flagged']} flagged · {p['total']} total")
-        line.append("  │  ", "dim")
-        line.append(f"⏱ {format_seconds(self.seconds)}", "bold" if self.timer_state == "running" else "dim")
-        line.append(_PAUSED[self.timer_state], "dim")
-        line.append("  │  ", "dim")
-        line.append(self.reviewer)
-        if self.judge:
-            line.append("  │  ", "dim")
-            line.append(self.judge)
+        width = self.content_region.width
+        line = self.line(compact=False)
+        if width and line.cell_len > width:
+            line = self.line(compact=True)
+            if line.cell_len > width:
+                line = self.line(compact=True, with_reviewer=False)
         self.update(line)
+
+    def line(self, *, compact: bool, with_reviewer: bool = True) -> Text:
+        p = self.progress
+        bar = " │ " if compact else "  │  "
+        line = Text(no_wrap=True, overflow="ellipsis")
+        if self.waiting:  # first and in full, so that even 80 columns show why nothing is saved
+            line.append(f"⚠ {self.waiting}", "bold reverse")
+            line.append(bar, "dim")
+        if self.database:
+            line.append(self.database.split()[0] if compact else self.database, "reverse")
+            line.append(bar, "dim")
+        if compact:
+            line.append(f"{p['rated']}/{p['total']} rated", "bold")
+            line.append("".join(f" · {p[what]} {what}" for what in ("skipped", "flagged") if p[what]))
+        else:
+            line.append(f"{p['rated']} rated", "bold")
+            line.append(f" · {p['skipped']} skipped · {p['flagged']} flagged · {p['total']} total")
+        line.append(bar, "dim")
+        line.append(f"⏱ {format_seconds(self.seconds)}", "bold" if self.timer_state == "running" else "dim")
+        line.append((_PAUSED_SHORT if compact else _PAUSED)[self.timer_state], "dim")
+        parts = [self.judge, self.reviewer] if compact else [self.reviewer, self.judge]
+        for part in parts:
+            if part and (with_reviewer or part is not self.reviewer):
+                line.append(bar, "dim")
+                line.append(part)
+        return line
