@@ -745,8 +745,6 @@ def run(args: argparse.Namespace) -> int:
         human = judge = None
         if getattr(args, "raters", None):
             human, judge = parse_raters(args.raters, store, rubric.id)
-        else:
-            _say_which_judge(store, rubric.id)
         compare = getattr(args, "compare", None)
         if compare:
             from judge_tui.team_report import render_version_comparison
@@ -767,6 +765,8 @@ def run(args: argparse.Namespace) -> int:
                 if output is None:
                     raise
             else:
+                if human is None:
+                    _say_which_judge(store, rubric.id)  # once the report stands: a mistake is said alone
                 judge_id = report.judge.rater_ids[0] if len(report.judge.rater_ids) == 1 else None
                 output = with_team_sections(report_format.render(report, fmt, width), fmt, store, rubric, args.split,
                                             judge_id, settings.tolerance)
