@@ -146,3 +146,27 @@ def test_a_change_recorded_for_one_database_stays_with_it(tmp_path: Path, capsys
     rows = [json.loads(line) for line in out.splitlines()]
     assert sorted({(r["rater"], r["rubric_version"]) for r in rows}) == [
         (rows[0]["rater"], 1), (rows[-1]["rater"], 2)]
+
+
+def test_a_built_in_rubric_a_newer_version_ships_reaches_new_databases_only(tmp_path: Path, capsys, monkeypatch):
+    """An upgrade is no change the user made: the database keeps its version and the judge runs without asking."""
+    db = tmp_path / "study.db"
+    items = write_jsonl(tmp_path / "items.jsonl", [binary_item(f"P0{n}", n) for n in range(1, 4)])
+    answers = _answers(tmp_path / "answers.jsonl", ["P01", "P02", "P03"], built_in=True)
+    assert run(capsys, "import", items, "--rubric", "binary", "--db", db)[0] == 0
+    assert run(capsys, "judge", "--db", db, "--backend", "replay", "--replay", answers)[0] == 0
+    shipped = tmp_path / "shipped"  # the built-in rubrics of a newer judge-tui, written after the import
+    shipped.mkdir()
+    for path in locations.prompts_dir().iterdir():
+        (shipped / path.name).write_bytes(path.read_bytes())
+    _rubric_file(shipped / "binary.rubric.toml", "binary", "Shipped later.")
+    monkeypatch.setattr(locations, "prompts_dir", lambda: shipped)
+    with Store(db) as store:
+        assert not resolve_rubric("binary", store).description.startswith("Shipped later.")
+    code, out, err = run(capsys, "judge", "--db", db, "--backend", "replay", "--replay", answers)
+    assert code == 0, err
+    assert "has changed since" not in err
+    fresh = tmp_path / "fresh.db"
+    assert run(capsys, "import", items, "--rubric", "binary", "--db", fresh)[0] == 0
+    with Store(fresh) as store:
+        assert resolve_rubric("binary", store).description.startswith("Shipped later.")
