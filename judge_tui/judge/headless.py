@@ -247,6 +247,8 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
     try:
         plans = [_plan(store, rubric, backend.model, args) for rubric in _rubrics(store, args)]
         dry_run = getattr(args, "dry_run", False)
+        if paid and not dry_run and any(plan.calls for plan in plans):
+            _require_key()  # before the estimate: a run that cannot start says only why
         for plan in plans:
             if not plan.calls:
                 if dry_run:
@@ -259,8 +261,6 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
         if dry_run:
             console.print("Dry run: nothing was queued or judged.")
             return 0
-        if paid and any(plan.calls for plan in plans):
-            _require_key()
         for plan in plans:
             rubric, prompt = plan.rubric, plan.prompt
             # A changed rubric or prompt needs its reason recorded first (judge_tui.versions).

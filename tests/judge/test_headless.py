@@ -231,6 +231,7 @@ def test_headless_without_a_key_exits_at_once_saying_what_to_set(tmp_path: Path,
     assert "no ANTHROPIC_API_KEY in the environment: export ANTHROPIC_API_KEY=" in process.stderr
     assert "--backend command" in process.stderr and "--backend replay" in process.stderr
     assert "Traceback" not in process.stderr and "waiting and trying again" not in process.stdout
+    assert "at list prices" not in process.stdout  # no estimate for a run that cannot start
     with Store(db) as store:
         assert store.judge_jobs() == []  # nothing queued for a run that cannot start
 
