@@ -929,10 +929,11 @@ def meets_binary_target(
             True,
         )
     weak = [name for name, value in (("TPR", tpr), ("TNR", tnr)) if not value > target + _EDGE]
-    missed = {
+    missed_by_weak: dict[tuple[str, ...], str] = {
         ("TPR",): "human PASS items the judge failed",
         ("TNR",): "human FAIL items the judge passed",
-    }.get(tuple(weak), "items the judge labelled differently from the reviewers")
+    }
+    missed = missed_by_weak.get(tuple(weak), "items the judge labelled differently from the reviewers")
     return Interpretation(
         f"{' and '.join(weak)} at or below {target:.2f}",
         f"Read the {missed} on the dev split, add boundary examples from the train split, and measure again.",

@@ -144,7 +144,7 @@ class RatingSession:
         """Time counts while an item is being rated; a submitted rating only looked at holds its seconds."""
         state = self.state
         if state is not None and state.submitted is not None and not state.changed_since_submit:
-            self.timer.hold(state.submitted.seconds)
+            self.timer.hold(state.submitted.seconds or 0.0)  # an imported rating's time may be unknown
         else:
             self.timer.resume()
 
