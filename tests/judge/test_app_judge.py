@@ -6,6 +6,8 @@ import asyncio
 import time
 from pathlib import Path
 
+import pytest
+
 from judge_tui.rubrics import Rubric
 from judge_tui.settings import Settings
 from judge_tui.store import Store
@@ -23,6 +25,7 @@ async def _until(predicate, pilot, timeout: float = 20.0) -> None:  # noqa: ANN0
         await pilot.pause(0.05)
 
 
+@pytest.mark.slow
 def test_app_judges_in_the_background_and_keeps_the_results_hidden(
     fake: fa.FakeAnthropic, tmp_path: Path, rubrics: dict[str, Rubric]
 ) -> None:

@@ -6,6 +6,7 @@ import asyncio
 import threading
 import time
 
+import pytest
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.events import Key
@@ -59,6 +60,7 @@ async def _until(predicate, timeout: float = 10.0) -> None:  # noqa: ANN001
         await asyncio.sleep(0.02)
 
 
+@pytest.mark.slow
 def test_background_judging_never_delays_a_key_press(fake: fa.FakeAnthropic, cis_store: Store,
                                                       rubrics: dict[str, Rubric]) -> None:
     fake.latency = 0.3  # long enough for two calls to overlap once answers flow
