@@ -17,6 +17,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 README = (REPO / "README.md").read_text(encoding="utf-8")
+CONTRIBUTING = (REPO / "CONTRIBUTING.md").read_text(encoding="utf-8")
 CI = (REPO / ".ci" / "run").read_text(encoding="utf-8")
 
 # Writes its name and arguments to the log; exits 3 when $FAIL names this call.
@@ -67,10 +68,19 @@ ALL_STEPS = [
 
 
 def test_ci_runs_the_readmes_test_command_verbatim_then_ruff_and_mypy() -> None:
-    command = _readme_test_command()
-    lines = [line.strip("()") for line in CI.splitlines() if line and not line.startswith("#")]
-    index = lines.index(command)
-    assert lines[index + 1:] == [".venv/bin/ruff check .", ".venv/bin/mypy judge_tui"]
+    assert _ci_commands() == [_readme_test_command(), ".venv/bin/ruff check .", ".venv/bin/mypy judge_tui"]
+
+
+def _ci_commands() -> list[str]:
+    return [line.strip("()") for line in CI.splitlines() if line and not line.startswith("#")][2:]
+
+
+@pytest.mark.parametrize(("document", "section"), [(README, "## Development"),
+                                                   (CONTRIBUTING, "## The checks CI runs")])
+def test_the_docs_list_exactly_the_checks_ci_runs(document: str, section: str) -> None:
+    after = document.split(section + "\n", 1)[1]
+    [listed] = re.findall(r"```bash\n(.*?)\n```", after, flags=re.DOTALL)[:1]
+    assert listed.splitlines() == _ci_commands()
 
 
 def test_ci_passes_when_every_step_passes(tmp_path: Path) -> None:
