@@ -23,6 +23,7 @@ from judge_tui.tui.session import RatingSession
 
 if TYPE_CHECKING:
     from judge_tui.judge.worker import BackgroundJudge  # the judge loads only when it starts
+    from judge_tui.judge.worker import JudgeStatus as QueueStatus
 
 REVIEWER_META_KEY = "reviewer_id"
 _ACTIVITY = (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)
@@ -136,8 +137,8 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         self.run_worker(judge.run(), name="background-judge", group="judge", exit_on_error=False)
         judge.enqueue_all(split=self.split)
 
-    def _judge_changed(self, status: object) -> None:
-        self.post_message(JudgeProgress.from_status(status))  # type: ignore[arg-type]
+    def _judge_changed(self, status: QueueStatus) -> None:
+        self.post_message(JudgeProgress.from_status(status))
 
     def on_judge_progress(self, message: JudgeProgress) -> None:
         self.post_message(JudgeStatus(message.line()))

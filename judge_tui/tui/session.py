@@ -47,7 +47,10 @@ class PendingWrite:
 
     @property
     def item_id(self) -> str:
-        return self.draft.item_id if self.draft else self.rating.item_id  # type: ignore[union-attr]
+        if self.draft is not None:
+            return self.draft.item_id
+        assert self.rating is not None  # a pending write holds a draft, a rating or both
+        return self.rating.item_id
 
 
 @dataclass
