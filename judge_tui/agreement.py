@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeGuard
+from typing import Any, Literal, TypeGuard
 
 import numpy as np
 import numpy.typing as npt
@@ -471,7 +471,8 @@ class CorrectedPassRate:
 MIN_USABLE_RESAMPLES = 0.95
 
 
-def _rogan_gladen(observed: np.ndarray | float, tpr: np.ndarray | float, tnr: np.ndarray | float):
+def _rogan_gladen(observed: np.ndarray | float, tpr: np.ndarray | float, tnr: np.ndarray | float
+                  ) -> Any:  # an array for arrays, a number for numbers
     return np.clip((observed + tnr - 1.0) / (tpr + tnr - 1.0), 0.0, 1.0)
 
 
