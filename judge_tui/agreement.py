@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeGuard
+from typing import Any, Literal, TypeGuard
 
 import numpy as np
 import numpy.typing as npt
@@ -471,7 +471,8 @@ class CorrectedPassRate:
 MIN_USABLE_RESAMPLES = 0.95
 
 
-def _rogan_gladen(observed: np.ndarray | float, tpr: np.ndarray | float, tnr: np.ndarray | float):
+def _rogan_gladen(observed: np.ndarray | float, tpr: np.ndarray | float, tnr: np.ndarray | float
+                  ) -> Any:  # an array for arrays, a number for numbers
     return np.clip((observed + tnr - 1.0) / (tpr + tnr - 1.0), 0.0, 1.0)
 
 
@@ -929,10 +930,11 @@ def meets_binary_target(
             True,
         )
     weak = [name for name, value in (("TPR", tpr), ("TNR", tnr)) if not value > target + _EDGE]
-    missed = {
+    missed_by_weak: dict[tuple[str, ...], str] = {
         ("TPR",): "human PASS items the judge failed",
         ("TNR",): "human FAIL items the judge passed",
-    }.get(tuple(weak), "items the judge labelled differently from the reviewers")
+    }
+    missed = missed_by_weak.get(tuple(weak), "items the judge labelled differently from the reviewers")
     return Interpretation(
         f"{' and '.join(weak)} at or below {target:.2f}",
         f"Read the {missed} on the dev split, add boundary examples from the train split, and measure again.",

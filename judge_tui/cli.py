@@ -10,7 +10,7 @@ import importlib
 import os
 import sqlite3
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from judge_tui import __version__
@@ -215,7 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _handler(command: str):  # noqa: ANN202 - returns the command's function
+def _handler(command: str) -> Callable[[argparse.Namespace], int | None]:
     module_name, function_name = HANDLERS[command].split(":")
     try:
         module = importlib.import_module(module_name)

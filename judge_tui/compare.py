@@ -146,9 +146,9 @@ def compare_versions(store: Store, rubric: Rubric, v1: str, v2: str, split: str 
                                      (pairs[0].alignment_rate, pairs[1].alignment_rate),
                                      (pairs[0].cohen_kappa, pairs[1].cohen_kappa),
                                      (pairs[0].pearson_r, pairs[1].pearson_r)))
-    pooled = tuple(_rate(parts) for parts in flags)
+    pooled = (_rate(flags[0]), _rate(flags[1]))
     return VersionComparison(rubric.id, split, first, second, view.experts, int(np.count_nonzero(used)),
-                             tolerance, tuple(shifts), pooled)  # type: ignore[arg-type]
+                             tolerance, tuple(shifts), pooled)
 
 
 def _rate(parts: list[np.ndarray]) -> ag.Figure:

@@ -274,9 +274,10 @@ def review_template(store: Store, rubric_name: str | None, human: str | None, ju
             cells += [_cell(human_value), _cell(judge_value)]
         agreement = MISSING
         if h and j:
-            pairs = [(h.scores[d], j.scores[d]) for d in judged if d in h.scores and d in j.scores]
-            if pairs:
-                within = ag.within_tolerance(*zip(*pairs, strict=True), tolerance).tolist()
+            both = [d for d in judged if d in h.scores and d in j.scores]
+            if both:
+                within = ag.within_tolerance([h.scores[d] for d in both], [j.scores[d] for d in both],
+                                             tolerance).tolist()
                 agreement = "yes" if all(within) else f"no ({sum(within)}/{len(within)})"
         cells += [agreement, _text_cell(h.notes) if h else ""]
         lines.append("| " + " | ".join(cells) + " |")
@@ -298,7 +299,13 @@ def _summary(report: Report | None, total: int, tolerance: float) -> list[str]:
         s = report.summary
         reviewed, agreed, pairs = s.cases, s.agreements, s.pairs
         rate = f"{s.alignment_rate:.1%}" if pairs else MISSING
-        rates = {r.key: r.agreement.alignment_rate for r in report.judged_rows if r.agreement.n}
+        from judge_tui.agreement import Undefined
+
+        rates: dict[str, float] = {}
+        for r in report.judged_rows:
+            dimension_rate = r.agreement.alignment_rate
+            if r.agreement.n and not isinstance(dimension_rate, Undefined):  # a compared pair: a defined rate
+                rates[r.key] = dimension_rate
         if rates:
             low, high = min(rates.values()), max(rates.values())
             lowest = ", ".join(f"{d} ({value:.0%})" for d, value in rates.items() if value == low)

@@ -48,9 +48,9 @@ def item_rows(store: Store, rubric: Rubric, human: Any, judge: Any, split: str |
         ordered = store.item_ids_in_order(rubric.id, split)
         items = store.items_by_id(ordered)
         notes: dict[str, dict[str, str]] = {}
-        for row in store.rating_rows(rubric.id, split=split):  # newest rubric version last: it wins
-            if row["rater_id"] in (*human.rater_ids, *judge.rater_ids) and row["notes"]:
-                notes.setdefault(row["item_id"], {})[row["rater_id"]] = row["notes"]
+        for rating in store.rating_rows(rubric.id, split=split):  # newest rubric version last: it wins
+            if rating["rater_id"] in (*human.rater_ids, *judge.rater_ids) and rating["notes"]:
+                notes.setdefault(rating["item_id"], {})[rating["rater_id"]] = rating["notes"]
         flags: dict[str, list[dict[str, str]]] = {}
         for flag in store.flags(rubric.id, split=split):
             if flag.rater_id in human.rater_ids:

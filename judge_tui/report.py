@@ -382,7 +382,7 @@ def _human_agreement(members: Sequence[GroupScores], rater_ids: Sequence[str],
     if len(members) < 2:
         return None
     keys = np.unique(np.concatenate([m.keys for m in members]))
-    level = "ordinal" if rubric.scale.ordered else "nominal"
+    level: ag.AlphaLevel = "ordinal" if rubric.scale.ordered else "nominal"
     points = rubric.scale.points
     rows = []
     for index, dimension in enumerate(rubric.dimensions):
@@ -440,6 +440,7 @@ def _findings(report_rows: Sequence[Row], overall: Row, summary: Summary, rubric
         findings.append(Finding("kappa", worst.kappa_band.status, not below, scope, text))
     else:
         reason = judged[0].agreement.cohen_kappa if judged else Undefined("no judged dimension")
+        assert isinstance(reason, Undefined)  # no judged dimension has a defined kappa here
         findings.append(Finding("kappa", "unknown", None, scope, f"Cohen's kappa cannot be computed: {reason.reason}."))
     if rubric.overall != "label":
         target = ag.meets_pearson_target(overall.agreement.pearson_r, thresholds)
@@ -450,7 +451,7 @@ def _findings(report_rows: Sequence[Row], overall: Row, summary: Summary, rubric
         ))
     if rubric.scale.kind == "pass_fail":
         findings.append(_binary_finding(judged[0] if judged else overall, test_binary, thresholds))
-    if len(judged) > 1 and summary.lowest:
+    if len(judged) > 1 and summary.lowest and summary.highest:
         rates = {r.key: r.agreement.alignment_rate for r in judged}
         findings.append(Finding(
             "range", "info", None, scope,
@@ -760,10 +761,11 @@ def run(args: argparse.Namespace) -> int:
             except NoComparison as exc:
                 # Experts merged before any judging still get their agreement with each other; groups the
                 # user named (--raters) that cannot be compared are an error.
-                output = None if human is not None else team_only(str(exc), fmt, store, rubric, args.split,
-                                                                  settings.tolerance)
-                if output is None:
+                team = None if human is not None else team_only(str(exc), fmt, store, rubric, args.split,
+                                                                settings.tolerance)
+                if team is None:
                     raise
+                output = team
             else:
                 if human is None:
                     _say_which_judge(store, rubric.id)  # once the report stands: a mistake is said alone

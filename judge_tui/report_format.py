@@ -142,15 +142,16 @@ def report_to_dict(report: Report) -> dict[str, Any]:
                                "repeat_pairs": [list(p) for p in s.pairs], "dimensions": rows})
     human_agreement = None
     if report.human_agreement is not None:
-        rows = []
-        for r in report.human_agreement.rows:
+        human_rows = []
+        for h in report.human_agreement.rows:
             undefined = {}
-            rows.append({"dimension": r.key, "items": r.items,
-                         "krippendorff_alpha": _figure(r.krippendorff_alpha, "krippendorff_alpha", undefined),
-                         "mean_pairwise_kappa": _figure(r.mean_pairwise_kappa, "mean_pairwise_kappa", undefined),
-                         "undefined": undefined})
+            human_rows.append({"dimension": h.key, "items": h.items,
+                               "krippendorff_alpha": _figure(h.krippendorff_alpha, "krippendorff_alpha", undefined),
+                               "mean_pairwise_kappa": _figure(h.mean_pairwise_kappa, "mean_pairwise_kappa",
+                                                              undefined),
+                               "undefined": undefined})
         human_agreement = {"raters": list(report.human_agreement.rater_ids), "level": report.human_agreement.level,
-                           "dimensions": rows}
+                           "dimensions": human_rows}
     return {
         "schema_version": SCHEMA_VERSION,
         "rubric": {"id": rubric.id, "name": rubric.name, "version": rubric.version, "scale": rubric.scale.kind,

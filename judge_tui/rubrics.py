@@ -265,10 +265,11 @@ class Rubric(_Strict):
 
     def code_scores(self, fields: Mapping[str, object]) -> dict[str, float]:
         """Scores of the dimensions computed by code, from the item's fields."""
-        return {
-            d.id: checkers.CHECKERS[d.checker](str(fields.get(d.checker_field) or ""))  # type: ignore[index]
-            for d in self.code_dimensions
-        }
+        scores = {}
+        for d in self.code_dimensions:
+            assert d.checker is not None and d.checker_field is not None  # validated: a code dimension names both
+            scores[d.id] = checkers.CHECKERS[d.checker](str(fields.get(d.checker_field) or ""))
+        return scores
 
     def parse_scores(self, raw: Mapping[str, object], *, continuous: bool = False) -> dict[str, float]:
         """Check a mapping of dimension id -> raw value; raises ScoreError naming the dimension."""

@@ -85,6 +85,7 @@ def load_team(store: Store, rubric: Rubric, *, split: str | None = None, judge: 
     for r in rows:
         col = column[r["item_id"]]
         rater = r["rater_id"]
+        target: list[tuple[np.ndarray, Any]]
         if rater in row_of:
             target = [(expert_scores[d], (row_of[rater], col)) for d in dims]
             notes[(rater, r["item_id"])] = r["notes"]
@@ -183,7 +184,7 @@ def team_consensus(view: TeamView, dimension: str, min_raters: int = 2) -> tuple
 def team_agreement(view: TeamView, tolerance: float = TOLERANCE) -> TeamAgreement:
     scale = view.rubric.scale
     points, ordered = scale.points, scale.ordered
-    level = "ordinal" if ordered else "nominal"
+    level: ag.AlphaLevel = "ordinal" if ordered else "nominal"
     dims = []
     pooled: dict[str, list[np.ndarray]] = {name: [] for name in (*view.experts, CONSENSUS_RATER)}
     for d in view.dimensions:

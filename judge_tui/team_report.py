@@ -19,9 +19,9 @@ from judge_tui.textsafe import clean
 
 
 def figure(value: ag.Figure) -> float | dict[str, str]:
-    if ag.is_defined(value):
-        return round(float(value), 4)
-    return {"undefined": value.reason}
+    if isinstance(value, ag.Undefined):
+        return {"undefined": value.reason}
+    return round(float(value), 4)
 
 
 def _pair(p: ag.PairAgreement) -> dict[str, Any]:

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 from pathlib import Path
 
 import pytest
 
 from judge_tui.rubrics import Rubric, load_rubrics
 from judge_tui.store import Store
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    """Run `async def` tests (Pilot needs a running event loop) without an extra plugin: the one async style."""
+    if not inspect.iscoroutinefunction(pyfuncitem.obj):
+        return None
+    names = pyfuncitem._fixtureinfo.argnames  # noqa: SLF001 - the test's own arguments
+    asyncio.run(pyfuncitem.obj(**{name: pyfuncitem.funcargs[name] for name in names}))
+    return True
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from textual.widgets import Static
@@ -31,50 +30,47 @@ def _db(tmp_path: Path, rubrics) -> Path:
     return path
 
 
-def test_lead_settles_each_disagreement_with_the_rating_keys(tmp_path: Path, rubrics):
+async def test_lead_settles_each_disagreement_with_the_rating_keys(tmp_path: Path, rubrics):
     path = _db(tmp_path, rubrics)
     eq = rubrics["exercise-quality"]
 
-    async def scenario() -> None:
-        with Store(path) as store:
-            app = AdjudicationApp(store, eq, "lead")
-            async with app.run_test(size=(140, 40)) as pilot:
-                await pilot.pause()
-                screen = app.screen
-                assert isinstance(screen, AdjudicationScreen)
-                assert [d.item_id for d in screen.items] == ["E02", "E04"]
-                # Difficulty and alignment are agreed on E02, so only clarity (the cursor) is open.
-                assert screen.choice == {"difficulty_match": 1.0, "learning_objective_alignment": 1.0}
-                assert screen.judged[screen.cursor] == "instruction_clarity"
-                notes = str(screen.query_one("#adj-notes").render())
-                assert "[red]too hard[/red]" in notes and "\x1b" not in notes  # shown as text, escapes removed
-                await pilot.press("enter")  # not every dimension set: nothing is saved
-                assert store.rating("E02", "consensus") is None
-                await pilot.press("1", "enter")  # clarity = 0.5, save
-                await pilot.pause()
-                assert screen.current.item_id == "E04"
-                assert screen.choice == {"instruction_clarity": 1.0}
-                await pilot.press("2", "down", "0", "enter")  # difficulty 1, clarity kept, alignment 0
-                await pilot.pause()
-                assert all(d.adjudicated for d in screen.items)
-                await pilot.press("escape")
-        with Store(path) as store:
-            first = store.rating("E02", "consensus")
-            assert first.scores["instruction_clarity"] == 0.5 and first.scores["structural_validity"] == 1.0
-            assert first.details == {"adjudicated": True, "from": ["ann", "bob"], "by": "lead"}
-            assert store.rater("consensus")["kind"] == "human"
-            second = store.rating("E04", "consensus")
-            assert {d: second.scores[d] for d in DIMS} == {"difficulty_match": 1.0, "instruction_clarity": 1.0,
-                                                           "learning_objective_alignment": 0.0}
-            # The consensus rater is never one of the experts.
-            view = load_team(store, eq)
-            assert view.experts == ("ann", "bob")
-            assert team_agreement(view).dimensions[1].adjudicated_items == 2
-
-    asyncio.run(scenario())
+    with Store(path) as store:
+        app = AdjudicationApp(store, eq, "lead")
+        async with app.run_test(size=(140, 40)) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, AdjudicationScreen)
+            assert [d.item_id for d in screen.items] == ["E02", "E04"]
+            # Difficulty and alignment are agreed on E02, so only clarity (the cursor) is open.
+            assert screen.choice == {"difficulty_match": 1.0, "learning_objective_alignment": 1.0}
+            assert screen.judged[screen.cursor] == "instruction_clarity"
+            notes = str(screen.query_one("#adj-notes").render())
+            assert "[red]too hard[/red]" in notes and "\x1b" not in notes  # shown as text, escapes removed
+            await pilot.press("enter")  # not every dimension set: nothing is saved
+            assert store.rating("E02", "consensus") is None
+            await pilot.press("1", "enter")  # clarity = 0.5, save
+            await pilot.pause()
+            assert screen.current.item_id == "E04"
+            assert screen.choice == {"instruction_clarity": 1.0}
+            await pilot.press("2", "down", "0", "enter")  # difficulty 1, clarity kept, alignment 0
+            await pilot.pause()
+            assert all(d.adjudicated for d in screen.items)
+            await pilot.press("escape")
+    with Store(path) as store:
+        first = store.rating("E02", "consensus")
+        assert first.scores["instruction_clarity"] == 0.5 and first.scores["structural_validity"] == 1.0
+        assert first.details == {"adjudicated": True, "from": ["ann", "bob"], "by": "lead"}
+        assert store.rater("consensus")["kind"] == "human"
+        second = store.rating("E04", "consensus")
+        assert {d: second.scores[d] for d in DIMS} == {"difficulty_match": 1.0, "instruction_clarity": 1.0,
+                                                       "learning_objective_alignment": 0.0}
+        # The consensus rater is never one of the experts.
+        view = load_team(store, eq)
+        assert view.experts == ("ann", "bob")
+        assert team_agreement(view).dimensions[1].adjudicated_items == 2
 
 
-def test_an_expert_as_lead_sees_only_items_they_rated(tmp_path: Path, rubrics):
+async def test_an_expert_as_lead_sees_only_items_they_rated(tmp_path: Path, rubrics):
     path = _db(tmp_path, rubrics)
     eq = rubrics["exercise-quality"]
     with Store(path) as store:
@@ -82,14 +78,11 @@ def test_an_expert_as_lead_sees_only_items_they_rated(tmp_path: Path, rubrics):
         rate(store, eq, "bob", "human", {"E05": dict.fromkeys(DIMS, 1.0)})
         rate(store, eq, "cat", "human", {"E05": dict.fromkeys(DIMS, 0.0)})
 
-    async def scenario() -> None:
-        with Store(path) as store:
-            app = AdjudicationApp(store, eq, "ann")
-            async with app.run_test(size=(140, 40)) as pilot:
-                await pilot.pause()
-                assert [d.item_id for d in app.screen.items] == ["E02", "E04"]  # not E05: ann has not rated it
-
-    asyncio.run(scenario())
+    with Store(path) as store:
+        app = AdjudicationApp(store, eq, "ann")
+        async with app.run_test(size=(140, 40)) as pilot:
+            await pilot.pause()
+            assert [d.item_id for d in app.screen.items] == ["E02", "E04"]  # not E05: ann has not rated it
 
 
 def test_adjudicate_command_without_disagreements_or_experts(tmp_path: Path, rubrics, capsys):
@@ -108,50 +101,44 @@ def test_adjudicate_command_without_disagreements_or_experts(tmp_path: Path, rub
     assert "Pass --reviewer ID" in capsys.readouterr().err
 
 
-def test_c_on_a_reviewers_rating_screen_says_where_adjudication_opens(tmp_path: Path, rubrics):
+async def test_c_on_a_reviewers_rating_screen_says_where_adjudication_opens(tmp_path: Path, rubrics):
     from judge_tui.tui.app import JudgeTuiApp
     from judge_tui.tui.screens.rating import RatingScreen
 
     path = _db(tmp_path, rubrics)
 
-    async def scenario() -> None:
-        with Store(path) as store:
-            app = JudgeTuiApp(store, rubrics["exercise-quality"], reviewer="bob",
-                              settings=Settings(judge_in_background=False))
-            async with app.run_test(size=(140, 40)) as pilot:
-                await pilot.pause()
-                await pilot.press("c")
-                await pilot.pause()
-                assert isinstance(app.screen, RatingScreen)
-                assert "it opens with `judge-tui adjudicate`" in [n.message for n in app._notifications][-1]  # noqa: SLF001
-
-    asyncio.run(scenario())
+    with Store(path) as store:
+        app = JudgeTuiApp(store, rubrics["exercise-quality"], reviewer="bob",
+                          settings=Settings(judge_in_background=False))
+        async with app.run_test(size=(140, 40)) as pilot:
+            await pilot.pause()
+            await pilot.press("c")
+            await pilot.pause()
+            assert isinstance(app.screen, RatingScreen)
+            assert "it opens with `judge-tui adjudicate`" in [n.message for n in app._notifications][-1]  # noqa: SLF001
 
 
-def test_c_with_the_lead_flag_opens_adjudication_and_escape_returns(tmp_path: Path, rubrics):
+async def test_c_with_the_lead_flag_opens_adjudication_and_escape_returns(tmp_path: Path, rubrics):
     from judge_tui.tui.app import JudgeTuiApp
     from judge_tui.tui.screens.rating import RatingScreen
 
     path = _db(tmp_path, rubrics)
 
-    async def scenario() -> None:
-        with Store(path) as store:
-            app = JudgeTuiApp(store, rubrics["exercise-quality"], reviewer="bob",
-                              settings=Settings(judge_in_background=False), lead=True)
-            async with app.run_test(size=(140, 40)) as pilot:
-                await pilot.pause()
-                await pilot.press("c")
-                await pilot.pause()
-                assert isinstance(app.screen, AdjudicationScreen)
-                assert [d.item_id for d in app.screen.items] == ["E02", "E04"]
-                await pilot.press("escape")
-                await pilot.pause()
-                assert isinstance(app.screen, RatingScreen)
-
-    asyncio.run(scenario())
+    with Store(path) as store:
+        app = JudgeTuiApp(store, rubrics["exercise-quality"], reviewer="bob",
+                          settings=Settings(judge_in_background=False), lead=True)
+        async with app.run_test(size=(140, 40)) as pilot:
+            await pilot.pause()
+            await pilot.press("c")
+            await pilot.pause()
+            assert isinstance(app.screen, AdjudicationScreen)
+            assert [d.item_id for d in app.screen.items] == ["E02", "E04"]
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.screen, RatingScreen)
 
 
-def test_c_with_nothing_to_settle_says_so_instead_of_an_empty_screen(tmp_path: Path, rubrics):
+async def test_c_with_nothing_to_settle_says_so_instead_of_an_empty_screen(tmp_path: Path, rubrics):
     from judge_tui.tui.app import JudgeTuiApp
     from judge_tui.tui.screens.rating import RatingScreen
 
@@ -171,15 +158,15 @@ def test_c_with_nothing_to_settle_says_so_instead_of_an_empty_screen(tmp_path: P
                 assert isinstance(app.screen, RatingScreen)
                 return [n.message for n in app._notifications][-1]  # noqa: SLF001
 
-    assert "at least two experts; found 1. Merge their databases first: `judge-tui merge OTHER.db`" in asyncio.run(
-        press_c())
+    assert "at least two experts; found 1. Merge their databases first: `judge-tui merge OTHER.db`" in (
+        await press_c())
     with Store(path) as store:
         rate(store, eq, "bob", "human", {"E01": dict.fromkeys(DIMS, 1.0)})
-    assert asyncio.run(press_c()) == ("No exercise-quality items where experts differ by more than ±0.15: "
-                                      "nothing to settle.")
+    assert await press_c() == ("No exercise-quality items where experts differ by more than ±0.15: "
+                               "nothing to settle.")
 
 
-def test_adjudication_and_the_summary_use_the_settings_the_app_started_with(tmp_path: Path, rubrics,
+async def test_adjudication_and_the_summary_use_the_settings_the_app_started_with(tmp_path: Path, rubrics,
                                                                             hermetic_home: Path):
     from judge_tui.tui.app import JudgeTuiApp
     from judge_tui.tui.screens.summary import SummaryScreen
@@ -191,23 +178,20 @@ def test_adjudication_and_the_summary_use_the_settings_the_app_started_with(tmp_
     settings_file = hermetic_home / "settings.json"
     settings_file.write_text('{"agreement": {"tolerance": 0.5}, "judge_in_background": false}', encoding="utf-8")
 
-    async def scenario() -> None:
-        with Store(path) as store:
-            app = JudgeTuiApp(store, eq, reviewer="lead", settings=load_settings(), lead=True)
-            async with app.run_test(size=(140, 60)) as pilot:
-                await pilot.pause()
-                settings_file.write_text('{"agreement": {"tolerance": 1.0}}', encoding="utf-8")  # changed later
-                await pilot.press("c")
-                await pilot.pause()
-                assert "differ by more than ±0.5" in str(app.screen.query_one("#adj-status").render())
-                await pilot.press("a")
-                await app.workers.wait_for_complete()
-                await pilot.pause()
-                assert isinstance(app.screen, SummaryScreen)
-                text = "\n".join(str(w.render()) for w in app.screen.query(Static))
-                assert "alignment within ±0.5" in text and "±1" not in text
-
-    asyncio.run(scenario())
+    with Store(path) as store:
+        app = JudgeTuiApp(store, eq, reviewer="lead", settings=load_settings(), lead=True)
+        async with app.run_test(size=(140, 60)) as pilot:
+            await pilot.pause()
+            settings_file.write_text('{"agreement": {"tolerance": 1.0}}', encoding="utf-8")  # changed later
+            await pilot.press("c")
+            await pilot.pause()
+            assert "differ by more than ±0.5" in str(app.screen.query_one("#adj-status").render())
+            await pilot.press("a")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert isinstance(app.screen, SummaryScreen)
+            text = "\n".join(str(w.render()) for w in app.screen.query(Static))
+            assert "alignment within ±0.5" in text and "±1" not in text
 
 
 def test_the_adjudicate_command_checks_the_keymap_and_the_reviewer_as_rate_does(tmp_path: Path, rubrics, capsys,
@@ -227,7 +211,7 @@ def test_the_adjudicate_command_checks_the_keymap_and_the_reviewer_as_rate_does(
         assert store.get_meta("reviewer_id") is None  # a lead's id is not remembered as the reviewer's
 
 
-def test_the_tolerance_from_the_settings_decides_what_is_a_disagreement(tmp_path: Path, rubrics, capsys,
+async def test_the_tolerance_from_the_settings_decides_what_is_a_disagreement(tmp_path: Path, rubrics, capsys,
                                                                          hermetic_home: Path):
     from judge_tui.settings import AgreementSettings
     from judge_tui.tui.app import JudgeTuiApp
@@ -239,19 +223,16 @@ def test_the_tolerance_from_the_settings_decides_what_is_a_disagreement(tmp_path
         rate(store, eq, "ann", "human", {"E05": dict.fromkeys(DIMS, 1.0)})
         rate(store, eq, "bob", "human", {"E05": {**dict.fromkeys(DIMS, 1.0), "difficulty_match": 0.5}})
 
-    async def scenario() -> None:
-        with Store(path) as store:
-            settings = Settings(judge_in_background=False, agreement=AgreementSettings(tolerance=0.5))
-            app = JudgeTuiApp(store, eq, reviewer="lead", settings=settings, lead=True)
-            async with app.run_test(size=(140, 40)) as pilot:
-                await pilot.pause()
-                await pilot.press("c")
-                await pilot.pause()
-                assert isinstance(app.screen, AdjudicationScreen)
-                assert [d.item_id for d in app.screen.items] == ["E02", "E04"]
-                assert "differ by more than ±0.5" in str(app.screen.query_one("#adj-status").render())
-
-    asyncio.run(scenario())
+    with Store(path) as store:
+        settings = Settings(judge_in_background=False, agreement=AgreementSettings(tolerance=0.5))
+        app = JudgeTuiApp(store, eq, reviewer="lead", settings=settings, lead=True)
+        async with app.run_test(size=(140, 40)) as pilot:
+            await pilot.pause()
+            await pilot.press("c")
+            await pilot.pause()
+            assert isinstance(app.screen, AdjudicationScreen)
+            assert [d.item_id for d in app.screen.items] == ["E02", "E04"]
+            assert "differ by more than ±0.5" in str(app.screen.query_one("#adj-status").render())
     with Store(path) as store:  # at the default tolerance E05 is a disagreement too
         assert [d.item_id for d in visible_disagreements(store, load_team(store, eq), "lead", 0.15)] == [
             "E02", "E04", "E05"]
@@ -261,7 +242,7 @@ def test_the_tolerance_from_the_settings_decides_what_is_a_disagreement(tmp_path
     assert "experts differ by more than ±1: nothing to settle" in capsys.readouterr().out
 
 
-def test_a_in_adjudication_shows_the_lead_the_team_over_every_item(tmp_path: Path, rubrics):
+async def test_a_in_adjudication_shows_the_lead_the_team_over_every_item(tmp_path: Path, rubrics):
     from judge_tui.tui.screens.summary import SummaryScreen
 
     path = _db(tmp_path, rubrics)
@@ -269,22 +250,19 @@ def test_a_in_adjudication_shows_the_lead_the_team_over_every_item(tmp_path: Pat
     with Store(path) as store:
         rate(store, eq, "judge:m", "judge", {f"E0{n}": dict.fromkeys(DIMS, 1.0) for n in range(1, 5)})
 
-    async def scenario() -> None:
-        with Store(path) as store:
-            app = AdjudicationApp(store, eq, "lead")
-            async with app.run_test(size=(140, 60)) as pilot:
-                await pilot.pause()
-                await pilot.press("a")
-                await app.workers.wait_for_complete()
-                await pilot.pause()
-                assert isinstance(app.screen, SummaryScreen) and app.screen.lead
-                text = "\n".join(str(w.render()) for w in app.screen.query(Static))
-                assert "lead lead against the judge" in text and "2 experts (ann, bob) on 4 items" in text
-                await pilot.press("escape")
-                await pilot.pause()
-                assert isinstance(app.screen, AdjudicationScreen)
-
-    asyncio.run(scenario())
+    with Store(path) as store:
+        app = AdjudicationApp(store, eq, "lead")
+        async with app.run_test(size=(140, 60)) as pilot:
+            await pilot.pause()
+            await pilot.press("a")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert isinstance(app.screen, SummaryScreen) and app.screen.lead
+            text = "\n".join(str(w.render()) for w in app.screen.query(Static))
+            assert "lead lead against the judge" in text and "2 experts (ann, bob) on 4 items" in text
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.screen, AdjudicationScreen)
 
 
 def test_the_lead_flag_reaches_the_rating_app(tmp_path: Path, rubrics, monkeypatch):

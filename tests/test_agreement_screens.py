@@ -23,11 +23,6 @@ REVIEWER, OTHER, JUDGE = "EXP001", "EXP002", "judge:test-model:exercise-quality@
 SUBMITTED = 24
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class Host(App[None]):
     """The smallest app that opens the summary screen, as the rating screen's key does (with the settings read
     at its start)."""
@@ -72,7 +67,6 @@ def screen_text(screen) -> str:
     return "\n".join(str(w.render()) for w in screen.query(Static))
 
 
-@pytest.mark.anyio
 async def test_summary_compares_only_submitted_items(rated_db: Path):
     with Store(rated_db) as store:
         app = Host(store)
@@ -97,7 +91,7 @@ async def test_summary_compares_only_submitted_items(rated_db: Path):
             assert "Verdict" in text and "you (EXP001) against" in text and "24 items" in text
 
 
-@pytest.mark.anyio
+@pytest.mark.slow
 async def test_disagreements_sorted_marked_and_blind(rated_db: Path):
     with Store(rated_db) as store:
         app = Host(store)
@@ -144,7 +138,6 @@ def marked_dimensions(screen: DisagreementScreen) -> list[str]:
     return [cell.plain for cell in table.columns[0]._cells if "yellow" in str(cell.style)]  # noqa: SLF001
 
 
-@pytest.mark.anyio
 @pytest.mark.parametrize(("tolerance", "marks_some"), [(0.15, True), (1.0, False)])
 async def test_disagreements_mark_dimensions_beyond_the_set_tolerance(rated_db: Path, tolerance, marks_some):
     settings = locations.settings_path()
@@ -161,7 +154,6 @@ async def test_disagreements_mark_dimensions_beyond_the_set_tolerance(rated_db: 
             assert bool(marked_dimensions(screen)) is marks_some
 
 
-@pytest.mark.anyio
 async def test_reviewer_with_nothing_submitted_sees_a_message(rated_db: Path):
     with Store(rated_db) as store:
         store.ensure_rater("NEW01", "human")
@@ -175,7 +167,6 @@ async def test_reviewer_with_nothing_submitted_sees_a_message(rated_db: Path):
             assert "You have not submitted any exercise-quality item yet" in screen_text(app.screen)
 
 
-@pytest.mark.anyio
 async def test_empty_states_name_the_command_to_run(rated_db: Path, rubrics):
     rubric = rubrics["exercise-quality"]
     with Store(rated_db) as store:
@@ -204,7 +195,6 @@ async def test_empty_states_name_the_command_to_run(rated_db: Path, rubrics):
             assert "Run `judge-tui judge --rubric exercise-quality`" in screen_text(app.screen)
 
 
-@pytest.mark.anyio
 async def test_untrusted_notes_are_shown_as_text(rated_db: Path, rubrics):
     rubric = rubrics["exercise-quality"]
     with Store(rated_db) as store:
@@ -263,7 +253,6 @@ def test_disagreements_snapshot(rated_db: Path, snap_compare, size):
         assert snap_compare(Host(store), terminal_size=size, run_before=open_list)
 
 
-@pytest.mark.anyio
 async def test_enter_opens_the_listed_item_and_escape_returns(rated_db: Path):
     from judge_tui.tui.screens.item import ItemScreen
 
@@ -288,7 +277,6 @@ async def test_enter_opens_the_listed_item_and_escape_returns(rated_db: Path):
             assert isinstance(app.screen, DisagreementScreen) and app.screen.current == listed
 
 
-@pytest.mark.anyio
 async def test_a_rubric_given_by_path_reaches_the_summary_and_the_disagreements(tmp_path: Path, rubrics):
     """The screens receive the loaded rubric: one that lives only in a file outside the rubric folders works."""
     from judge_tui.rubrics import load_rubric

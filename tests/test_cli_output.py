@@ -186,6 +186,7 @@ def test_export_piped_is_exact_and_round_trips(study: Path):
     assert {r["notes"] for r in rows if r["rater"] == EXPERT} == {HOSTILE}
 
 
+@pytest.mark.slow
 def test_report_on_a_terminal_shows_hostile_rater_ids_visibly(study: Path, tmp_path: Path):
     rater = "ann\u202eevil\x1b]0;pwned\x07"
     ratings = [{"item_id": f"I{n}", "scores": {DIMENSION: "PASS"}} for n in range(8)]
@@ -197,6 +198,7 @@ def test_report_on_a_terminal_shows_hostile_rater_ids_visibly(study: Path, tmp_p
         assert "ann<U+202E>evil" in out
 
 
+@pytest.mark.slow
 def test_history_and_merge_on_a_terminal_are_safe_and_piped_exact(study: Path, tmp_path: Path):
     with Store(study) as store:
         store.set_rubric_version_reason(store.rubric_versions(RUBRIC_ID)[0]["id"], HOSTILE, ["I1"])

@@ -182,6 +182,7 @@ def test_cis_quality_and_length_vary():
     assert sum(20 <= n <= 80 for n in lengths) > len(lengths) / 2
 
 
+@pytest.mark.slow
 def test_cis_jsonl_is_what_the_build_script_produces():
     script = DATA / "build" / "make_cis_results.py"
     done = subprocess.run(

@@ -78,9 +78,7 @@ def test_self_agreement_compares_first_and_second_ratings(store: Store, rubrics)
     assert "ann" in text and "75.0%" in text
 
 
-def test_rating_screen_reshows_a_rated_item_blind_and_keeps_the_first_rating(tmp_path: Path, rubrics):
-    import asyncio
-
+async def test_rating_screen_reshows_a_rated_item_blind_and_keeps_the_first_rating(tmp_path: Path, rubrics):
     from judge_tui.settings import Settings
     from judge_tui.tui.app import JudgeTuiApp
 
@@ -90,37 +88,34 @@ def test_rating_screen_reshows_a_rated_item_blind_and_keeps_the_first_rating(tmp
         store.add_items([binary_item(n) for n in range(1, 12)])
         rate(store, binary, "ann", "human", {f"P0{n}": {"label": 1.0} for n in range(1, 9)}, notes="earlier")
 
-    async def scenario() -> None:
-        with Store(path) as store:
-            app = JudgeTuiApp(store, binary, reviewer="ann", settings=Settings(drift_check=True, drift_share=0.5,
-                                                                     judge_in_background=False))
-            async with app.run_test(size=(140, 40)) as pilot:
-                await pilot.pause()
-                session = app.session
-                assert session.state.item.id == "P09"
-                await pilot.press("f", "enter")  # P09: one new rating, nothing due yet at 50%
-                await pilot.pause()
-                assert session.state.item.id == "P10" and not session.state.recheck
-                await pilot.press("f", "enter")  # two new ratings: one re-check is due
-                await pilot.pause()
-                state = session.state
-                assert state.recheck and state.item.id in {"P01", "P02", "P03", "P04", "P05"}
-                # Blind: no earlier score, note or rating shown.
-                assert state.edit.scores == {} and state.edit.notes == "" and state.submitted is None
-                assert app.screen.query_one("#notes").text == ""
-                rechecked = state.item.id
-                await pilot.press("f", "enter")
-                await pilot.pause()
-                assert session.state.item.id == "P11" and not session.state.recheck  # back where the expert was
-                seed = session.drift.seed
-                await pilot.press("q")
-        with Store(path) as store:
-            ratings = {r.repeat: r for r in store.ratings_for_item(rechecked) if r.rater_id == "ann"}
-            assert ratings[0].scores == {"label": 1.0} and ratings[0].notes == "earlier"
-            assert ratings[1].scores == {"label": 0.0} and ratings[1].source == "drift"
-            assert ratings[1].details["drift"]["seed"] == seed
-            assert store.draft(rechecked, "ann") is None
-            [ann] = self_agreement(store, binary)
-            assert ann.pairs == 1 and ann.alignment == 0.0
-
-    asyncio.run(scenario())
+    with Store(path) as store:
+        app = JudgeTuiApp(store, binary, reviewer="ann", settings=Settings(drift_check=True, drift_share=0.5,
+                                                                           judge_in_background=False))
+        async with app.run_test(size=(140, 40)) as pilot:
+            await pilot.pause()
+            session = app.session
+            assert session.state.item.id == "P09"
+            await pilot.press("f", "enter")  # P09: one new rating, nothing due yet at 50%
+            await pilot.pause()
+            assert session.state.item.id == "P10" and not session.state.recheck
+            await pilot.press("f", "enter")  # two new ratings: one re-check is due
+            await pilot.pause()
+            state = session.state
+            assert state.recheck and state.item.id in {"P01", "P02", "P03", "P04", "P05"}
+            # Blind: no earlier score, note or rating shown.
+            assert state.edit.scores == {} and state.edit.notes == "" and state.submitted is None
+            assert app.screen.query_one("#notes").text == ""
+            rechecked = state.item.id
+            await pilot.press("f", "enter")
+            await pilot.pause()
+            assert session.state.item.id == "P11" and not session.state.recheck  # back where the expert was
+            seed = session.drift.seed
+            await pilot.press("q")
+    with Store(path) as store:
+        ratings = {r.repeat: r for r in store.ratings_for_item(rechecked) if r.rater_id == "ann"}
+        assert ratings[0].scores == {"label": 1.0} and ratings[0].notes == "earlier"
+        assert ratings[1].scores == {"label": 0.0} and ratings[1].source == "drift"
+        assert ratings[1].details["drift"]["seed"] == seed
+        assert store.draft(rechecked, "ann") is None
+        [ann] = self_agreement(store, binary)
+        assert ann.pairs == 1 and ann.alignment == 0.0

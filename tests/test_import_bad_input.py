@@ -152,6 +152,7 @@ def test_a_cut_off_rating_form_is_one_error_at_its_end(tmp_path: Path, db: Path,
 # --------------------------------------------------------------------------- what can be read
 
 
+@pytest.mark.slow
 def test_devices_pipes_and_folders_are_refused_without_reading(tmp_path: Path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)

@@ -63,6 +63,7 @@ def test_csv_rows_match_the_hand_worked_gaps(db: Path, tmp_path: Path):
     assert (c3["r_human"], c3["r_judge"], c3["r_gap"], c3["aligned"]) == ("", "1.0", "", "")
 
 
+@pytest.mark.slow
 def test_jsonl_and_markdown(db: Path, tmp_path: Path):
     out = tmp_path / "items.jsonl"
     assert _cli("--db", db, "-o", out).returncode == 0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from textual.app import App
@@ -40,42 +39,39 @@ def _db(tmp_path: Path, rubrics) -> Path:
     return path
 
 
-def _shown(reviewer: str, path: Path, *, lead: bool = False) -> str:
-    async def scenario() -> str:
-        with Store(path) as store:
-            app = Host(store, reviewer, lead)
-            async with app.run_test(size=(120, 60)) as pilot:
-                await app.workers.wait_for_complete()
-                await pilot.pause()
-                return "\n".join(str(w.render()) for w in app.screen.query(Static))
-
-    return asyncio.run(scenario())
+async def _shown(reviewer: str, path: Path, *, lead: bool = False) -> str:
+    with Store(path) as store:
+        app = Host(store, reviewer, lead)
+        async with app.run_test(size=(120, 60)) as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            return "\n".join(str(w.render()) for w in app.screen.query(Static))
 
 
-def test_an_expert_sees_the_team_over_their_own_items_and_their_self_agreement(tmp_path: Path, rubrics):
-    text = _shown("ann", _db(tmp_path, rubrics))
+async def test_an_expert_sees_the_team_over_their_own_items_and_their_self_agreement(tmp_path: Path, rubrics):
+    text = await _shown("ann", _db(tmp_path, rubrics))
     assert "Team: agreement among experts" in text and "2 experts (ann, bob) on 3 items" in text
     assert "Self-agreement" in text and "ann" in text
 
 
-def test_a_lead_who_rated_nothing_sees_the_whole_team(tmp_path: Path, rubrics):
-    text = _shown("lead", _db(tmp_path, rubrics), lead=True)
+async def test_a_lead_who_rated_nothing_sees_the_whole_team(tmp_path: Path, rubrics):
+    text = await _shown("lead", _db(tmp_path, rubrics), lead=True)
     assert "You have rated no exercise-quality item, so there is no comparison of yours with the judge" in text
     assert "2 experts (ann, bob) on 6 items" in text and "Self-agreement" not in text
 
 
-def test_a_reviewer_who_rated_nothing_sees_no_team_figures(tmp_path: Path, rubrics):
-    text = _shown("carol", _db(tmp_path, rubrics))
+async def test_a_reviewer_who_rated_nothing_sees_no_team_figures(tmp_path: Path, rubrics):
+    text = await _shown("carol", _db(tmp_path, rubrics))
     assert "You have not submitted any exercise-quality item yet" in text
     assert "Team" not in text and "experts" not in text and "ann" not in text and "bob" not in text
 
 
-def test_a_lead_who_rates_is_an_expert_and_sees_the_team_over_their_items(tmp_path: Path, rubrics):
-    text = _shown("ann", _db(tmp_path, rubrics), lead=True)
+async def test_a_lead_who_rates_is_an_expert_and_sees_the_team_over_their_items(tmp_path: Path, rubrics):
+    text = await _shown("ann", _db(tmp_path, rubrics), lead=True)
     assert "2 experts (ann, bob) on 3 items" in text
 
 
-def test_the_team_and_self_agreement_use_the_tolerance_from_the_settings(tmp_path: Path, rubrics,
+async def test_the_team_and_self_agreement_use_the_tolerance_from_the_settings(tmp_path: Path, rubrics,
                                                                          hermetic_home: Path):
     path = _db(tmp_path, rubrics)
 
@@ -84,8 +80,8 @@ def test_the_team_and_self_agreement_use_the_tolerance_from_the_settings(tmp_pat
         return next(line for line in drift.splitlines() if line.split()[:1] == ["ann"]).split()
 
     # ann's re-check is 0.5 off on every dimension: beyond ±0.15, within ±0.5.
-    assert ann_self_agreement(_shown("ann", path))[:3] == ["ann", "1", "0.0%"]
+    assert ann_self_agreement(await _shown("ann", path))[:3] == ["ann", "1", "0.0%"]
     (hermetic_home / "settings.json").write_text('{"agreement": {"tolerance": 0.5}}', encoding="utf-8")
-    text = _shown("ann", path)
+    text = await _shown("ann", path)
     assert "alignment within ±0.5" in text and "±0.15" not in text
     assert ann_self_agreement(text)[:3] == ["ann", "1", "100.0%"]

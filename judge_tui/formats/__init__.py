@@ -7,6 +7,7 @@ scale: checking records against a rubric and the store is the importer's job.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,7 +62,7 @@ class Parsed:
 ID_KEYS = ("item_id", "id", "submission_id")
 
 
-def first_present(data: dict[str, Any], keys: tuple[str, ...]) -> tuple[str | None, Any]:
+def first_present(data: Mapping[str, Any], keys: tuple[str, ...]) -> tuple[str | None, Any]:
     """The first of keys present in data (and its value), or (None, None)."""
     for key in keys:
         if key in data:

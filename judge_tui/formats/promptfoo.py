@@ -47,6 +47,11 @@ class Result:
     metadata: dict[str, Any] = field(default_factory=dict)  # the test case's metadata
 
 
+def _object(value: Any) -> dict[str, Any]:
+    """value if it is a JSON object, else an empty one (a missing or malformed part reads as absent)."""
+    return value if isinstance(value, dict) else {}
+
+
 def _name(provider: Any) -> str | None:
     """A provider given as "openai:gpt-4o" or as {"id": ..., "label": ...}."""
     if isinstance(provider, str) and provider.strip():
@@ -80,7 +85,7 @@ def _components(grading: Any, problems: list[Problem], line: int) -> list[Compon
         if not isinstance(component, dict):
             problems.append(Problem(line, "a componentResults entry is not an object"))
             continue
-        assertion = component.get("assertion") if isinstance(component.get("assertion"), dict) else {}
+        assertion = _object(component.get("assertion"))
         if assertion.get("type") in ("assert-set",) and component.get("componentResults"):
             members = component["componentResults"]
             if not isinstance(members, list):
@@ -103,7 +108,8 @@ def _components(grading: Any, problems: list[Problem], line: int) -> list[Compon
 def read(text: str) -> Parsed:
     parsed = Parsed()
     top = load_json(text)
-    summary, path = None, ()
+    summary: Any = None
+    path: tuple[str, ...] = ()
     if isinstance(top, dict) and isinstance(top.get("results"), dict):
         summary, path = top["results"], ("results", "results")
     elif isinstance(top, dict) and isinstance(top.get("results"), list) and "version" in top:
@@ -123,14 +129,14 @@ def read(text: str) -> Parsed:
         if not isinstance(entry, dict):
             parsed.problems.append(Problem(line, "a results entry is not an object"))
             continue
-        test_case = entry.get("testCase") if isinstance(entry.get("testCase"), dict) else {}
+        test_case = _object(entry.get("testCase"))
         variables = entry.get("vars", test_case.get("vars"))
         if not isinstance(variables, dict):
             parsed.problems.append(Problem(line, "result has no `vars` object"))
             continue
-        response = entry.get("response") if isinstance(entry.get("response"), dict) else {}
+        response = _object(entry.get("response"))
         error = entry.get("error") or response.get("error")
-        options = test_case.get("options") if isinstance(test_case.get("options"), dict) else {}
+        options = _object(test_case.get("options"))
         grading = entry.get("gradingResult")
         named = entry.get("namedScores")
         prompt_index = entry.get("promptIdx")
@@ -144,9 +150,9 @@ def read(text: str) -> Parsed:
             provider=_name(entry.get("provider")) or "unknown-provider",
             prompt_index=prompt_index if isinstance(prompt_index, int) else None,
             components=_components(grading, parsed.problems, line),
-            named_scores=named if isinstance(named, dict) else {},
+            named_scores=_object(named),
             default_grader=_grader(options.get("provider")),
             comment=str(grading.get("comment") or "") if isinstance(grading, dict) else "",
-            metadata=metadata if isinstance(metadata, dict) else {},
+            metadata=_object(metadata),
         ))
     return parsed

@@ -46,7 +46,11 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         return found
     seen: set[str] = set()
     marked = DuplicateKeys(found)
-    marked.duplicates = [key for key, _ in pairs if key in seen or seen.add(key)]  # type: ignore[func-returns-value]
+    marked.duplicates = []
+    for key, _ in pairs:
+        if key in seen:
+            marked.duplicates.append(key)
+        seen.add(key)
     return marked
 
 

@@ -77,7 +77,8 @@ class Lease:
 
     def live_owners(self) -> list[str]:
         """The judges still running; the rows of those that are gone are removed."""
-        live, gone = [], []
+        live: list[str] = []
+        gone: list[str] = []
         for worker in self.store.judge_workers():
             (live if self.alive(worker) else gone).append(worker["id"])
         if gone:

@@ -19,10 +19,10 @@ import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from judge_tui import locations
-from judge_tui.judge.schema import LIST_EXTRAS, OutputFormat
+from judge_tui.judge.schema import LIST_EXTRAS, Layout, OutputFormat
 from judge_tui.records import Item, Rating
 from judge_tui.rubrics import Rubric
 from judge_tui.store import Store
@@ -263,7 +263,10 @@ class JudgePrompt:
     candidates: list[FewShotExample] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.output = OutputFormat(self.rubric, self.template.layout, self.template.score_key)  # type: ignore[arg-type]
+        try:  # OutputFormat checks the layout and the score keys the template's front matter chose
+            self.output = OutputFormat(self.rubric, cast(Layout, self.template.layout), self.template.score_key)
+        except ValueError as exc:
+            raise PromptError(f"{self.template.path}: {exc}") from None
         self.version = prompt_version(self.rubric, self.template)
         self._systems: dict[tuple[str, ...], str] = {}
 

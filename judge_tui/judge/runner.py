@@ -19,7 +19,7 @@ import contextlib
 import random
 import sqlite3
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -311,7 +311,7 @@ class _Base:
         self.state.queued += 1
         return delay
 
-    def _release(self, jobs: list[Mapping[str, Any]], note: str = "") -> None:
+    def _release(self, jobs: Sequence[Mapping[str, Any]], note: str = "") -> None:
         if jobs:
             self.queue.release(jobs, note)
             self.state.running -= len(jobs)

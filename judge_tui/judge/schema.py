@@ -90,7 +90,7 @@ class OutputFormat:
 
     def _build_model(self) -> type[BaseModel]:
         strict = ConfigDict(extra="forbid", strict=True)
-        score_fields = {self.keys[d.id]: (self._score_type(), ...) for d in self.dimensions}
+        score_fields: dict[str, Any] = {self.keys[d.id]: (self._score_type(), ...) for d in self.dimensions}
         extra_fields: dict[str, Any] = {
             name: ((list[str], ...) if name in LIST_EXTRAS else (str, ...))
             for name in self.rubric.judge_output_extras
@@ -109,7 +109,7 @@ class OutputFormat:
 
     def json_schema(self) -> dict[str, Any]:
         """The schema sent to the API (output_config or a tool's input_schema): closed objects, all keys required."""
-        scores = {
+        scores: dict[str, Any] = {
             "type": "object",
             "properties": {self.keys[d.id]: self._score_schema() for d in self.dimensions},
             "required": [self.keys[d.id] for d in self.dimensions],

@@ -193,10 +193,10 @@ class StoreCore:
         else:
             self.conn.commit()
 
-    def query(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[sqlite3.Row]:
+    def query(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[dict[str, Any]]:
         cursor = self.conn.execute(sql, params)
         names = [d[0] for d in cursor.description or ()]
-        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]  # type: ignore[misc]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
     def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
         row = self.conn.execute(sql, params).fetchone()

@@ -99,7 +99,7 @@ class ItemQueries(StoreCore):
 
     def rubrics_in_use(self) -> list[tuple[str, int]]:
         """(rubric id, item count), most items first."""
-        return [tuple(r) for r in self.conn.execute(  # type: ignore[misc]
+        return [tuple(r) for r in self.conn.execute(
             "SELECT rubric, COUNT(*) FROM items GROUP BY rubric ORDER BY COUNT(*) DESC, rubric")]
 
     def item_at(self, rubric: str, position: int, direction: int, split: str | None = None) -> Item | None:

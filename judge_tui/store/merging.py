@@ -52,7 +52,7 @@ class MergeQueries(ItemQueries):
                 f"INSERT INTO rubric_versions ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
                 [row[c] for c in columns],
             )
-            return int(cursor.lastrowid)  # type: ignore[arg-type]
+            return int(cursor.lastrowid)  # type: ignore[arg-type]  # set by the INSERT just run
 
 
 class MergeState:

@@ -17,7 +17,7 @@ def _import_sqlite_utils_without_numpy() -> None:
     """
     hidden = [name for name in ("numpy", "pandas") if name not in sys.modules]
     for name in hidden:
-        sys.modules[name] = None  # type: ignore[assignment] - makes `import name` raise ImportError
+        sys.modules[name] = None  # type: ignore[assignment]  # makes `import name` raise ImportError
     try:
         import sqlite_utils  # noqa: F401
     finally:

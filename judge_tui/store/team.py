@@ -53,7 +53,7 @@ class DriftQueries(StoreCore):
 
     def drift_candidates(self, rater_id: str, rubric: str) -> list[tuple[str, int]]:
         """(item id, rubric version id) this rater has rated once (repeat 0) and not yet re-rated, oldest first."""
-        return [tuple(r) for r in self.conn.execute(  # type: ignore[misc]
+        return [tuple(r) for r in self.conn.execute(
             "SELECT r.item_id, r.rubric_version_id FROM ratings r JOIN items i ON i.id = r.item_id"
             " WHERE r.rater_id = ? AND i.rubric = ? AND r.repeat = 0 AND NOT EXISTS (SELECT 1 FROM ratings x"
             " WHERE x.item_id = r.item_id AND x.rater_id = r.rater_id AND x.repeat > 0)"

@@ -38,7 +38,7 @@ class VersionQueries(StoreCore):
                     now(),
                 ],
             )
-            return int(cursor.lastrowid)  # type: ignore[arg-type]
+            return int(cursor.lastrowid)  # type: ignore[arg-type]  # set by the INSERT just run
 
     def rubric_versions(self, rubric_id: str | None = None) -> list[dict[str, Any]]:
         """Recorded versions, oldest first per rubric, each with its number within its rubric (1, 2, ...)."""
@@ -103,7 +103,7 @@ class VersionQueries(StoreCore):
                 [rubric_id, prompt_version, rubric_version_id, template, reason, _dumps(list(motivating_items)),
                  now()],
             )
-            return int(cursor.lastrowid)  # type: ignore[arg-type]
+            return int(cursor.lastrowid)  # type: ignore[arg-type]  # set by the INSERT just run
 
     def prompt_versions(self, rubric_id: str | None = None) -> list[dict[str, Any]]:
         where, params = ("WHERE rubric = ?", [rubric_id]) if rubric_id else ("", [])

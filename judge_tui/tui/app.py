@@ -6,6 +6,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.worker import Worker, WorkerState
@@ -19,6 +20,10 @@ from judge_tui.tui.messages import JudgeProgress, JudgeStatus
 from judge_tui.tui.plain_app import PlainNoticeApp
 from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.session import RatingSession
+
+if TYPE_CHECKING:
+    from judge_tui.judge.worker import BackgroundJudge  # the judge loads only when it starts
+    from judge_tui.judge.worker import JudgeStatus as QueueStatus
 
 REVIEWER_META_KEY = "reviewer_id"
 _ACTIVITY = (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)
@@ -54,7 +59,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         self.first_paint_file = first_paint_file
         self.session: RatingSession | None = None
         self.judge_status = ""
-        self.background_judge = None  # judge_tui.judge.worker.BackgroundJudge, once started
+        self.background_judge: BackgroundJudge | None = None  # once started
         self._judge_error_shown = ""
         self._leaving: object | None = None  # the timer that quits once kept changes are saved
 
@@ -132,8 +137,8 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         self.run_worker(judge.run(), name="background-judge", group="judge", exit_on_error=False)
         judge.enqueue_all(split=self.split)
 
-    def _judge_changed(self, status: object) -> None:
-        self.post_message(JudgeProgress.from_status(status))  # type: ignore[arg-type]
+    def _judge_changed(self, status: QueueStatus) -> None:
+        self.post_message(JudgeProgress.from_status(status))
 
     def on_judge_progress(self, message: JudgeProgress) -> None:
         self.post_message(JudgeStatus(message.line()))

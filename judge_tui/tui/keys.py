@@ -77,7 +77,7 @@ def scale_has_key(scale: Scale, action: str, parameters: tuple[object, ...]) -> 
     """Whether a score key acts on this scale: digits up to its last point, p / f only on PASS/FAIL."""
     if scale.kind == "pass_fail":
         return action == "pass_fail"
-    return action == "score" and int(parameters[0]) < len(scale.points)  # type: ignore[call-overload]
+    return action == "score" and int(parameters[0]) < len(scale.points)  # type: ignore[call-overload]  # an int: score(N)
 
 
 def keys_of(binding: Binding, keymap: Mapping[str, str]) -> list[str]:

@@ -47,7 +47,10 @@ class PendingWrite:
 
     @property
     def item_id(self) -> str:
-        return self.draft.item_id if self.draft else self.rating.item_id  # type: ignore[union-attr]
+        if self.draft is not None:
+            return self.draft.item_id
+        assert self.rating is not None  # a pending write holds a draft, a rating or both
+        return self.rating.item_id
 
 
 @dataclass
@@ -144,7 +147,7 @@ class RatingSession:
         """Time counts while an item is being rated; a submitted rating only looked at holds its seconds."""
         state = self.state
         if state is not None and state.submitted is not None and not state.changed_since_submit:
-            self.timer.hold(state.submitted.seconds)
+            self.timer.hold(state.submitted.seconds or 0.0)  # an imported rating's time may be unknown
         else:
             self.timer.resume()
 

@@ -7,6 +7,8 @@ import sqlite3
 import sys
 from pathlib import Path
 
+import pytest
+
 from judge_tui.records import Rating
 from judge_tui.rubrics import get_rubric
 from judge_tui.store import Store
@@ -88,6 +90,7 @@ def test_export_onto_a_full_disk_says_so_and_leaves_no_partial_file(tmp_path, di
 # ---------------------------------------------------------------------------------------------- read-only
 
 
+@pytest.mark.slow
 def test_a_database_on_read_only_media_can_be_read_and_merged_from_but_not_changed(tmp_path, disk,
                                                                                    hermetic_home):
     media = disk("8m")
@@ -138,6 +141,7 @@ def _damage(path: Path) -> None:
             f.write(b"\xde\xad\xbe\xef" * 256)
 
 
+@pytest.mark.slow
 def test_a_damaged_database_is_named_as_such_and_a_full_check_is_offered(tmp_path, hermetic_home):
     db = _database(tmp_path / "study.db", 600, ratings=600)
     _damage(db)
@@ -158,6 +162,7 @@ def test_a_damaged_database_is_named_as_such_and_a_full_check_is_offered(tmp_pat
 # ---------------------------------------------------------------------------------------------- a busy database
 
 
+@pytest.mark.slow
 def test_a_command_waiting_too_long_for_another_process_says_so(tmp_path, hermetic_home):
     db = _database(tmp_path / "study.db", 3)
     with Locker(db):

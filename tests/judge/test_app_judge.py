@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from pathlib import Path
+
+import pytest
 
 from judge_tui.rubrics import Rubric
 from judge_tui.settings import Settings
@@ -23,46 +24,41 @@ async def _until(predicate, pilot, timeout: float = 20.0) -> None:  # noqa: ANN0
         await pilot.pause(0.05)
 
 
-def test_app_judges_in_the_background_and_keeps_the_results_hidden(
+@pytest.mark.slow
+async def test_app_judges_in_the_background_and_keeps_the_results_hidden(
     fake: fa.FakeAnthropic, tmp_path: Path, rubrics: dict[str, Rubric]
 ) -> None:
     rubric = rubrics["cis"]
 
-    async def scenario() -> None:
-        with Store(tmp_path / "app.db") as store:
-            ids = add_cis_items(store, rubric, 4)
-            app = JudgeTuiApp(store, rubric, reviewer="EXP001",
-                              settings=Settings(judge_model="claude-sonnet-5", judge_concurrency=2))
-            async with app.run_test(size=(120, 40)) as pilot:
-                await _until(lambda: f"{len(ids)} done" in app.judge_status, pilot)
-                judge_ratings = list(store.iter_ratings(kind="judge"))
-                assert sorted(r.item_id for r in judge_ratings) == sorted(ids)
-                assert isinstance(app.screen, RatingScreen)
-                shown = widget_text(app)
-                assert f"judge: 0 queued · {len(ids)} done" in shown  # the status line
-                for rating in judge_ratings:  # blind: no judge reasoning before the expert has rated
-                    assert rating.notes and rating.notes not in shown
-                await pilot.press("3")  # keys still act while and after the judge runs
-                assert app.screen.session.state.edit.scores
-                await pilot.press("q")
-        assert len(fake.message_requests()) == len(ids)
-
-    asyncio.run(scenario())
+    with Store(tmp_path / "app.db") as store:
+        ids = add_cis_items(store, rubric, 4)
+        app = JudgeTuiApp(store, rubric, reviewer="EXP001",
+                          settings=Settings(judge_model="claude-sonnet-5", judge_concurrency=2))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await _until(lambda: f"{len(ids)} done" in app.judge_status, pilot)
+            judge_ratings = list(store.iter_ratings(kind="judge"))
+            assert sorted(r.item_id for r in judge_ratings) == sorted(ids)
+            assert isinstance(app.screen, RatingScreen)
+            shown = widget_text(app)
+            assert f"judge: 0 queued · {len(ids)} done" in shown  # the status line
+            for rating in judge_ratings:  # blind: no judge reasoning before the expert has rated
+                assert rating.notes and rating.notes not in shown
+            await pilot.press("3")  # keys still act while and after the judge runs
+            assert app.screen.session.state.edit.scores
+            await pilot.press("q")
+    assert len(fake.message_requests()) == len(ids)
 
 
-def test_app_says_the_judge_is_offline_without_a_key(tmp_path: Path, rubrics: dict[str, Rubric]) -> None:
+async def test_app_says_the_judge_is_offline_without_a_key(tmp_path: Path, rubrics: dict[str, Rubric]) -> None:
     rubric = rubrics["cis"]
 
-    async def scenario() -> None:
-        with Store(tmp_path / "offline.db") as store:
-            ids = add_cis_items(store, rubric, 3)
-            app = JudgeTuiApp(store, rubric, reviewer="EXP001", settings=Settings())
-            async with app.run_test(size=(120, 40)) as pilot:
-                await _until(lambda: "offline" in app.judge_status, pilot)
-                assert app.judge_status == f"judge: {len(ids)} queued · offline"
-                assert app.judge_status in widget_text(app)
-                await pilot.press("q")
-            assert store.count_ratings() == 0  # nothing judged and nothing lost: the jobs wait in the queue
-            assert len(store.judge_jobs(app.background_judge.rater_id)) == len(ids)
-
-    asyncio.run(scenario())
+    with Store(tmp_path / "offline.db") as store:
+        ids = add_cis_items(store, rubric, 3)
+        app = JudgeTuiApp(store, rubric, reviewer="EXP001", settings=Settings())
+        async with app.run_test(size=(120, 40)) as pilot:
+            await _until(lambda: "offline" in app.judge_status, pilot)
+            assert app.judge_status == f"judge: {len(ids)} queued · offline"
+            assert app.judge_status in widget_text(app)
+            await pilot.press("q")
+        assert store.count_ratings() == 0  # nothing judged and nothing lost: the jobs wait in the queue
+        assert len(store.judge_jobs(app.background_judge.rater_id)) == len(ids)

@@ -98,6 +98,7 @@ def _wait_for_done(db: Path, rater_prefix: str, at_least: int, timeout: float = 
     raise AssertionError(f"fewer than {at_least} ratings after {timeout} s")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["kill", "ctrl-c"])
 def test_killed_mid_run_then_rerun_judges_nothing_twice(fake: fa.FakeAnthropic, tmp_path: Path,
                                                         rubrics: dict[str, Rubric], how: str,
@@ -140,6 +141,7 @@ def test_killed_mid_run_then_rerun_judges_nothing_twice(fake: fa.FakeAnthropic, 
     assert sum(asked.values()) - items == sum(1 for n in asked.values() if n == 2)
 
 
+@pytest.mark.slow
 def test_judges_side_by_side_never_pay_twice_for_one_job(fake: fa.FakeAnthropic, tmp_path: Path,
                                                           rubrics: dict[str, Rubric], hermetic_home: Path) -> None:
     items = 16
@@ -326,6 +328,7 @@ def test_ctrl_c_with_a_local_judge_running_ends_it_without_tracebacks(tmp_path: 
     assert not process_running(int(pid_file.read_text()))  # the program was ended, not left behind
     with Store(db) as store:
         assert store.judge_job_counts()["running"] == 0  # released on the way out
+@pytest.mark.slow
 def test_piped_summary_lines_are_never_wrapped(fake: fa.FakeAnthropic, tmp_path: Path, rubrics: dict[str, Rubric],
                                                hermetic_home: Path) -> None:
     db = tmp_path / "p.db"

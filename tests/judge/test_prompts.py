@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
 
 from judge_tui import locations
+from judge_tui.cli import main
 from judge_tui.judge.prompts import JudgePrompt, PromptError, load_template, prompt_version, template_path
 from judge_tui.records import Item, Rating
 from judge_tui.rubrics import Rubric
@@ -98,6 +101,26 @@ def test_broken_templates_are_reported_with_the_file(tmp_path: Path, text: str, 
     with pytest.raises(PromptError) as caught:
         load_template(path)
     assert str(path) in str(caught.value) and message in str(caught.value)
+
+
+@pytest.mark.parametrize(("front_matter", "message"), [
+    ('layout = "flatt"', "unknown output layout 'flatt': use 'scores' or 'flat'"),
+    ('layout = "flat"\nscore_key = "score"', "score_key 'score' must contain {id}"),
+])
+def test_a_front_matter_the_answer_format_refuses_is_a_message_naming_the_file(
+        tmp_path: Path, rubrics: dict[str, Rubric], hermetic_home: Path, capsys: pytest.CaptureFixture[str],
+        front_matter: str, message: str) -> None:
+    user_template = locations.user_rubrics_dir() / "binary.judge.md"
+    user_template.parent.mkdir(parents=True, exist_ok=True)
+    user_template.write_text(f"+++\n{front_matter}\n+++\n{{{{criteria}}}}\n<!-- item -->\n{{{{item}}}}")
+    with pytest.raises(PromptError, match=re.escape(f"{user_template}: {message}")):
+        JudgePrompt(rubrics["binary"], load_template(user_template))
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps({"id": "P1", "query": "q", "criterion": "c", "response": "r"}) + "\n")
+    db = tmp_path / "s.db"
+    assert main(["import", str(items), "--rubric", "binary", "--db", str(db)]) == 0
+    assert main(["judge", "--rubric", "binary", "--db", str(db), "--dry-run"]) == 1  # a message, not a traceback
+    assert f"judge-tui: {user_template}: {message}" in capsys.readouterr().err
 
 
 def test_item_text_is_inserted_verbatim(cis_store: Store, rubrics: dict[str, Rubric]) -> None:

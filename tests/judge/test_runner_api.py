@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import time
 from pathlib import Path
 
 import pytest
@@ -279,11 +278,9 @@ def test_the_api_key_is_never_written_anywhere(fake: fa.FakeAnthropic, tmp_path:
 
 
 def test_concurrency_limit_holds(fake: fa.FakeAnthropic, cis_store: Store, rubrics: dict[str, Rubric]) -> None:
-    fake.latency = 0.05
-    started = time.monotonic()
+    fake.latency = 0.05  # long enough for calls to overlap, were more than two allowed
     state, _judge, _ = run(cis_store, rubrics["cis"], concurrency=2)
     assert state.done == ITEMS and fake.max_concurrent_seen == 2
-    assert time.monotonic() - started >= 0.05 * (1 + (ITEMS - 1) / 2)
 
 
 def test_waiting_offline_does_not_spin(cis_store: Store, rubrics: dict[str, Rubric]) -> None:

@@ -6,6 +6,7 @@ import asyncio
 import threading
 import time
 
+import pytest
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.events import Key
@@ -59,51 +60,46 @@ async def _until(predicate, timeout: float = 10.0) -> None:  # noqa: ANN001
         await asyncio.sleep(0.02)
 
 
-def test_background_judging_never_delays_a_key_press(fake: fa.FakeAnthropic, cis_store: Store,
+@pytest.mark.slow
+async def test_background_judging_never_delays_a_key_press(fake: fa.FakeAnthropic, cis_store: Store,
                                                       rubrics: dict[str, Rubric]) -> None:
     fake.latency = 0.3  # long enough for two calls to overlap once answers flow
     fake.hold = threading.Event()  # every call stays in flight until the keys have been handled
 
-    async def scenario() -> None:
-        app = Host(cis_store, rubrics["cis"])
-        async with app.run_test() as pilot:
-            assert app.judge.enqueue_all() == ITEMS
-            # The first call goes alone (it writes the prompt cache the others read); hold it unanswered.
-            await _until(lambda: fake.in_flight() == 1)
-            for _ in range(12):
-                await pilot.press("j")
-            # every key reached its handler while the call was still in flight: judging never blocks a key
-            assert app.presses == 12 and fake.in_flight() == 1
-            assert cis_store.count_ratings(rater_id=app.judge.rater_id) == 0
-            fake.hold.set()
-            await _until(lambda: bool(app.progress) and app.progress[-1].status.done == ITEMS)
-            assert fake.max_concurrent_seen == 2  # at most N at once
-            assert app.lines[-1] == "judge: 0 queued · 6 done"
-            assert str(app.query_one("#status", Static).render()) == "judge: 0 queued · 6 done"
-            assert any("running" in line for line in app.lines)
-            # opening an item queues it; an already judged item is not judged again
-            assert app.judge.enqueue(["B001"]) == 0
-            app.judge.stop()
-        assert cis_store.count_ratings(rater_id=app.judge.rater_id) == ITEMS
-
-    asyncio.run(scenario())
-
-
-def test_without_a_key_the_status_says_offline(cis_store: Store, rubrics: dict[str, Rubric]) -> None:
-    async def scenario() -> None:
-        app = Host(cis_store, rubrics["cis"])
-        async with app.run_test() as pilot:
-            app.judge.enqueue(["B001", "B002", "B003"])
-            # Claimed jobs go back to the queue once the runner finds it is offline: wait for that to settle.
-            await _until(lambda: bool(app.lines) and app.lines[-1] == "judge: 3 queued · offline")
+    app = Host(cis_store, rubrics["cis"])
+    async with app.run_test() as pilot:
+        assert app.judge.enqueue_all() == ITEMS
+        # The first call goes alone (it writes the prompt cache the others read); hold it unanswered.
+        await _until(lambda: fake.in_flight() == 1)
+        for _ in range(12):
             await pilot.press("j")
-            assert app.lines[-1] == "judge: 3 queued · offline"
-            assert app.progress[-1].status.offline == "no ANTHROPIC_API_KEY in the environment"
-            app.judge.stop()
-            await _until(lambda: app.workers and all(w.is_finished for w in app.workers) or not app.workers)
-        assert cis_store.judge_job_counts(app.judge.rater_id) == {"queued": 3, "running": 0, "done": 0, "failed": 0}
+        # every key reached its handler while the call was still in flight: judging never blocks a key
+        assert app.presses == 12 and fake.in_flight() == 1
+        assert cis_store.count_ratings(rater_id=app.judge.rater_id) == 0
+        fake.hold.set()
+        await _until(lambda: bool(app.progress) and app.progress[-1].status.done == ITEMS)
+        assert fake.max_concurrent_seen == 2  # at most N at once
+        assert app.lines[-1] == "judge: 0 queued · 6 done"
+        assert str(app.query_one("#status", Static).render()) == "judge: 0 queued · 6 done"
+        assert any("running" in line for line in app.lines)
+        # opening an item queues it; an already judged item is not judged again
+        assert app.judge.enqueue(["B001"]) == 0
+        app.judge.stop()
+    assert cis_store.count_ratings(rater_id=app.judge.rater_id) == ITEMS
 
-    asyncio.run(scenario())
+
+async def test_without_a_key_the_status_says_offline(cis_store: Store, rubrics: dict[str, Rubric]) -> None:
+    app = Host(cis_store, rubrics["cis"])
+    async with app.run_test() as pilot:
+        app.judge.enqueue(["B001", "B002", "B003"])
+        # Claimed jobs go back to the queue once the runner finds it is offline: wait for that to settle.
+        await _until(lambda: bool(app.lines) and app.lines[-1] == "judge: 3 queued · offline")
+        await pilot.press("j")
+        assert app.lines[-1] == "judge: 3 queued · offline"
+        assert app.progress[-1].status.offline == "no ANTHROPIC_API_KEY in the environment"
+        app.judge.stop()
+        await _until(lambda: app.workers and all(w.is_finished for w in app.workers) or not app.workers)
+    assert cis_store.judge_job_counts(app.judge.rater_id) == {"queued": 3, "running": 0, "done": 0, "failed": 0}
 
 
 def test_status_line_words() -> None:
@@ -112,7 +108,7 @@ def test_status_line_words() -> None:
     assert JudgeStatus(4, 0, 0, 0, error="401").line() == "judge: 4 queued · stopped"
 
 
-def test_the_app_judge_beside_a_headless_judge_never_pays_twice(fake: fa.FakeAnthropic, tmp_path,
+async def test_the_app_judge_beside_a_headless_judge_never_pays_twice(fake: fa.FakeAnthropic, tmp_path,
                                                                  rubrics: dict[str, Rubric]) -> None:
     from judge_tui.judge.runner import JudgeRunner
     from tests.judge.conftest import add_cis_items, assert_consistent, make_judge
@@ -139,7 +135,7 @@ def test_the_app_judge_beside_a_headless_judge_never_pays_twice(fake: fa.FakeAnt
             await app_run
             return app.rater_id
 
-    rater = asyncio.run(side_by_side())
+    rater = await side_by_side()
     texts = [request.body["messages"][0]["content"] for request in fake.message_requests()]
     assert len(texts) == len(set(texts)) == items  # each item asked about once, by one judge or the other
     with Store(path) as store:

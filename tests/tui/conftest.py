@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,17 +12,6 @@ from judge_tui.rubrics import Rubric
 from judge_tui.settings import Settings
 from judge_tui.store import Store
 from judge_tui.tui.app import JudgeTuiApp
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
-    """Run `async def` tests (Pilot needs a running event loop) without an extra plugin."""
-    if not inspect.iscoroutinefunction(pyfuncitem.obj):
-        return None
-    names = pyfuncitem._fixtureinfo.argnames  # noqa: SLF001 - the test's own arguments
-    asyncio.run(pyfuncitem.obj(**{name: pyfuncitem.funcargs[name] for name in names}))
-    return True
-
 
 CIS_CODE = '''class Counter:
     """Counts calls."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from judge_tui.tui.screens.rating import RatingScreen
 from tests.faults.locker import Locker
 from tests.tui.screen_text import screen_text
@@ -18,6 +20,7 @@ async def _until(pilot, condition, ticks: int = 100) -> None:
     raise AssertionError("the app never got there")
 
 
+@pytest.mark.slow
 async def test_keys_pressed_while_another_process_writes_are_saved_afterwards(make_app, filled_store, db_path,
                                                                                clock):
     app = make_app("cis")
@@ -51,6 +54,7 @@ async def test_keys_pressed_while_another_process_writes_are_saved_afterwards(ma
     assert app.return_code in (None, 0)
 
 
+@pytest.mark.slow
 async def test_the_idle_timer_save_waits_instead_of_crashing(make_app, filled_store, db_path, clock):
     app = make_app("cis")
     async with app.run_test(size=SIZE) as pilot:
@@ -67,6 +71,7 @@ async def test_the_idle_timer_save_waits_instead_of_crashing(make_app, filled_st
     assert filled_store.draft("B001", "EXP001").seconds == 7.0
 
 
+@pytest.mark.slow
 async def test_quitting_while_the_database_is_held_leaves_once_the_changes_are_saved(make_app, filled_store,
                                                                                      db_path):
     app = make_app("cis")
@@ -81,6 +86,7 @@ async def test_quitting_while_the_database_is_held_leaves_once_the_changes_are_s
     assert filled_store.draft("B001", "EXP001").scores == {"r": 0.75}
 
 
+@pytest.mark.slow
 async def test_a_full_disk_mid_session_keeps_the_changes_and_says_so(make_app, filled_store):
     app = make_app("cis")
     async with app.run_test(size=SIZE) as pilot:
@@ -125,6 +131,7 @@ def test_changes_kept_while_the_database_is_held_are_written_in_order(filled_sto
     assert filled_store.draft("B002", "EXP001").skipped
 
 
+@pytest.mark.slow
 async def test_a_database_that_stops_taking_writes_mid_session_keeps_the_changes(make_app, filled_store):
     app = make_app("cis")
     async with app.run_test(size=(120, 24)) as pilot:
@@ -173,6 +180,7 @@ async def test_a_new_rubric_version_while_another_process_writes_gets_a_message_
     assert "Traceback" not in printed
 
 
+@pytest.mark.slow
 async def test_the_counts_include_the_changes_kept_while_the_database_is_busy(make_app, filled_store, db_path):
     app = make_app("cis")
     async with app.run_test(size=(120, 24)) as pilot:

@@ -14,6 +14,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from judge_tui.store import Store
 from judge_tui.tui.screens.rating import RatingScreen
 from tests.tui.screen_text import screen_text
@@ -72,6 +74,7 @@ def wait_until(check, timeout: float = 10.0):  # noqa: ANN001, ANN201
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 async def test_kill_9_mid_session_loses_nothing(filled_store, db_path, make_app, hermetic_home):
     app = TerminalApp(["--db", str(db_path), "--reviewer", "EXP001", "--rubric", "cis"], hermetic_home)
     try:

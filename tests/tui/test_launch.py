@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -122,13 +121,13 @@ def _start(home: Path, stamp: Path, *args: str) -> subprocess.CompletedProcess[s
     )
 
 
+@pytest.mark.slow
 def test_first_start_opens_the_demo_in_its_own_database_and_the_study_starts_without_it(hermetic_home, tmp_path,
                                                                                           capsys):
     stamp = tmp_path / "painted"
-    started = time.time()
     done = _start(hermetic_home, stamp, "--reviewer", "EXP001")
     assert done.returncode == 0, done.stderr
-    assert float(stamp.read_text()) > started
+    assert stamp.is_file()  # the app painted its first item (the stamp is new in this test's folder)
     demo_db, study_db = hermetic_home / "demo.db", hermetic_home / "judge-tui.db"
     assert f"loaded into its own database, {demo_db}" in done.stderr
     assert f"your own study goes in {study_db}" in done.stderr

@@ -98,6 +98,7 @@ async def test_previous_next_and_skip(make_app, filled_store):
     assert filled_store.draft("B001", "EXP001").skipped
 
 
+@pytest.mark.slow
 async def test_flag_with_reason_and_unflag(make_app, filled_store):
     app = make_app("cis")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -113,6 +114,7 @@ async def test_flag_with_reason_and_unflag(make_app, filled_store):
         assert not filled_store.draft("B001", "EXP001").flagged
 
 
+@pytest.mark.slow
 async def test_note_is_saved_as_typed_and_undone_in_one_step(make_app, filled_store):
     app = make_app("cis")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -156,6 +158,7 @@ async def test_terminal_losing_focus_pauses_the_timer(make_app, clock):
         assert _session(app).timer.elapsed() == 12.0
 
 
+@pytest.mark.slow
 async def test_keymap_remaps_keys_and_help_follows(make_app, filled_store):
     app = make_app("cis", keymap={"submit": "ctrl+s", "score-4": "9"})
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -346,6 +349,7 @@ async def test_the_welcome_dialog_takes_q_in_an_id_and_escape_leaves(make_app, f
         assert _session(app).reviewer == "qa"
 
 
+@pytest.mark.slow
 async def test_one_key_decides_and_moves_on_when_there_is_one_dimension(make_app, filled_store):
     app = make_app("binary")  # auto_submit is on by default
     async with app.run_test(size=SIZE, notifications=True) as pilot:

@@ -161,3 +161,16 @@ def test_revisiting_a_submitted_item_changes_nothing_until_edited(filled_store, 
     assert filled_store.draft("B001", "EXP001").scores == {"r": 0.75, "a": 0.75, "t": 0.75, "l": 0.25}
     session.submit()
     assert filled_store.rating("B001", "EXP001").scores["l"] == 0.25
+
+
+def test_a_submitted_rating_imported_without_a_time_opens_with_its_timer_held_at_zero(filled_store, rubrics, clock):
+    version = filled_store.ensure_rubric_version(rubrics["cis"])
+    filled_store.ensure_rater("EXP001", "human")
+    filled_store.save_rating(Rating("B001", "EXP001", version, {"r": 0.75, "a": 0.5, "t": 0.75, "l": 0.75},
+                                    seconds=None))  # as `import-ratings` stores a file without times
+    session = _session(filled_store, rubrics, clock)
+    state = session.open(filled_store.item("B001"))
+    clock.advance(60)
+    assert state.submitted is not None and session.timer.elapsed() == 0.0  # looking records no time
+    session.leave()
+    assert filled_store.rating("B001", "EXP001").seconds is None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from judge_tui.records import Item
 from judge_tui.tui.screens.rating import RatingScreen
 from tests.tui.screen_text import screen_text, widget_text
@@ -16,6 +18,7 @@ def add_hostile_item(store, rubrics) -> None:
     store.add_items([Item(id="[b]X[/]", rubric="binary", fields=fields)])
 
 
+@pytest.mark.slow
 async def test_markup_and_escapes_are_literal(make_app, filled_store, rubrics):
     add_hostile_item(filled_store, rubrics)
     app = make_app("binary")

@@ -80,7 +80,7 @@ def nothing_to_settle(rubric: Rubric, tolerance: float) -> str:
 
 class AdjudicationScreen(Screen[None]):
     AUTO_FOCUS = ""
-    BINDINGS = ADJUDICATION_BINDINGS
+    BINDINGS = [*ADJUDICATION_BINDINGS]
 
     def __init__(self, store: Store, rubric: Rubric, lead: str, *, split: str | None = None,
                  agreement: AgreementSettings | None = None, view: TeamView | None = None,
@@ -294,13 +294,15 @@ def run(args: argparse.Namespace) -> int:
     from judge_tui.tui.launch import prepare
 
     launch = prepare(args, lead=True)
+    lead = launch.reviewer
+    assert lead is not None  # prepare(lead=True) refuses to start without one
     with launch.store as store:
         tolerance = launch.settings.agreement.tolerance
-        view, items = disagreements_to_settle(store, launch.rubric, launch.reviewer, split=launch.split,
+        view, items = disagreements_to_settle(store, launch.rubric, lead, split=launch.split,
                                               tolerance=tolerance)
         if not items:
             print(nothing_to_settle(launch.rubric, tolerance))
             return 0
-        AdjudicationApp(store, launch.rubric, launch.reviewer, split=launch.split, settings=launch.settings,
+        AdjudicationApp(store, launch.rubric, lead, split=launch.split, settings=launch.settings,
                         view=view, items=items).run()
     return 0

@@ -13,7 +13,7 @@ from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterator
 from itertools import accumulate
-from typing import Literal
+from typing import Any, Literal
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -112,8 +112,8 @@ class FieldView(Widget):
     FieldView { height: auto; }
     """
 
-    def __init__(self, kind: FieldKind = "text", language: str | None = None, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, kind: FieldKind = "text", language: str | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
         self.kind = kind
         self.language = language_for(kind, language)
         self._text = ""

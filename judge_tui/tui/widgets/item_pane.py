@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -27,8 +28,8 @@ def field_text(value: object) -> str:
 class ItemPane(VerticalScroll, can_focus=False):
     """Scrolls with the rating screen's keys, so the arrow keys stay free for the rubric."""
 
-    def __init__(self, rubric: Rubric, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, rubric: Rubric, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
         self.rubric = rubric
 
     def compose(self) -> ComposeResult:

@@ -8,6 +8,8 @@ does, while the note is stored exactly as typed: `note` turns the codes back int
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.binding import Binding
 from textual.widgets import TextArea
 
@@ -17,8 +19,8 @@ from judge_tui.textsafe import invisible_spans, restore_invisible, show_invisibl
 class NotesEditor(TextArea):
     BINDINGS = [Binding("escape", "finish", "Done", id="finish-note", tooltip="Stop editing the note")]
 
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="focus", **kwargs)  # type: ignore[arg-type]
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="focus", **kwargs)
         self.border_title = "Note"
         self.border_subtitle = "n to edit"
 

@@ -6,6 +6,7 @@ Rubric files are text from outside the program too, so everything here is built 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -27,8 +28,8 @@ class DimensionCard(Static):
     focused dimension shows even when what it measures and its guidance do not fit (they scroll).
     """
 
-    def __init__(self, rubric: Rubric, dimension: Dimension, **kwargs: object) -> None:
-        super().__init__(markup=False, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, rubric: Rubric, dimension: Dimension, **kwargs: Any) -> None:
+        super().__init__(markup=False, **kwargs)
         self.rubric = rubric
         self.dimension = dimension
 
@@ -73,8 +74,8 @@ class DimensionCard(Static):
 
 
 class RubricPanel(VerticalScroll, can_focus=False):
-    def __init__(self, rubric: Rubric, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, rubric: Rubric, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
         self.rubric = rubric
 
     def compose(self) -> ComposeResult:
@@ -144,8 +145,8 @@ class RubricPanel(VerticalScroll, can_focus=False):
 class ScoreSummary(Static):
     """The overall score, verdict and flag under the rubric, outside its scrolling so it always shows."""
 
-    def __init__(self, rubric: Rubric, **kwargs: object) -> None:
-        super().__init__(markup=False, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, rubric: Rubric, **kwargs: Any) -> None:
+        super().__init__(markup=False, **kwargs)
         self.rubric = rubric
 
     def show(

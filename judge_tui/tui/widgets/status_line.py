@@ -9,6 +9,8 @@ the judge before the reviewer id, and the reviewer id dropped last of all. Why c
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 from textual import events
 from textual.widgets import Static
@@ -21,8 +23,8 @@ _PAUSED_SHORT = {"running": "", "idle": " idle", "away": " away", "held": " stop
 
 
 class StatusLine(Static):
-    def __init__(self, reviewer: str, *, database: str = "", **kwargs: object) -> None:
-        super().__init__(markup=False, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, reviewer: str, *, database: str = "", **kwargs: Any) -> None:
+        super().__init__(markup=False, **kwargs)
         self.reviewer = reviewer
         self.database = database  # names a database that is not the user's study ("demo database")
         self.progress = {"rated": 0, "skipped": 0, "flagged": 0, "total": 0}
