@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import threading
 import time
 from pathlib import Path
 
@@ -104,16 +105,33 @@ def test_retry_after_is_honoured(fake: fa.FakeAnthropic, cis_store: Store, rubri
 
 def test_a_429_pauses_every_call_not_just_its_own(fake: fa.FakeAnthropic, cis_store: Store,
                                                   rubrics: dict[str, Rubric]) -> None:
-    fake.retry_after = "0.4"
-    fake.latency = 0.2  # answers take 0.2 s; the 429 comes back at once
+    """The calls sent with the limited one answer after the runner has taken in its 429, freeing their slots,
+    yet nothing new is sent while the pause the API asked for lasts. Ordered by events, never by timing: the
+    fake API holds those answers until the runner has paused, and the pause (30 s) outlasts any test machine's
+    delay; the run is stopped once the answers are in."""
+    fake.retry_after = "30"
     fake.script.extend([fa.OK, fa.RATE_LIMIT])
-    run(cis_store, rubrics["cis"], concurrency=4)
-    requests = fake.message_requests()
-    limited = next(r for r in requests if r.behaviour == fa.RATE_LIMIT)
-    # the calls sent with the limited one answer 0.2 s later and free their slots, yet nothing new is
-    # sent until the 0.4 s the API asked for are over
-    assert not [r for r in requests if limited.at + 0.1 < r.at < limited.at + 0.4]
-    assert [r for r in requests if r.at >= limited.at + 0.4]
+    judge = make_judge(cis_store, rubrics["cis"], AnthropicBackend("claude-sonnet-5"))
+    judge.queue.enqueue()
+    held = threading.Event()
+    seen: dict[str, int] = {}
+
+    def progress(state: RunState) -> None:
+        if state.done == 1 and fake.hold is None:
+            fake.hold = held  # the first call answered alone; the next four go out together and are held
+        if fake.hold is held and (state.done, state.running) == (1, 3) and not held.is_set():
+            held.set()  # one of the four came back without a rating, the 429: now the other three answer
+        if state.done == 4 and "running_after" not in seen:
+            seen["running_after"], seen["requests_after"] = state.running, len(fake.message_requests())
+            runner.stop()
+            runner.poke()
+
+    runner = JudgeRunner(judge, fast(concurrency=4), progress)
+    state = asyncio.run(runner.run())
+    assert seen == {"running_after": 0, "requests_after": 5}  # three slots free, none used
+    assert [r.behaviour for r in fake.message_requests()] == [fa.OK, fa.RATE_LIMIT, fa.OK, fa.OK, fa.OK]
+    assert (state.done, state.queued, state.running) == (4, 2, 0)  # the limited job and the sixth wait, not lost
+    assert_consistent(cis_store, judge.rater_id, ITEMS)
 
 
 def test_a_problem_that_persists_fails_the_job_after_max_attempts(fake: fa.FakeAnthropic, cis_store: Store,
