@@ -192,6 +192,14 @@ def test_an_imported_mark_keeps_a_draft_and_leaves_a_rated_item_alone(filled_sto
         draft = store.draft("B003", "EXP001")
         assert (draft.skipped, draft.flagged, draft.flag_reason) == (True, True, SKIP_REASON)
         assert (draft.scores, draft.notes, draft.seconds) == ({"r": 0.25}, "half done", 12)  # nothing lost
+    rated_later = tmp_path / "rated_later.jsonl"  # the expert went back and rated the skipped item
+    rated_later.write_text(json.dumps({"item_id": "B003", "scores": {"r": 0.5, "a": 0.5, "t": 0.5, "l": 0.5}}) + "\n")
+    marks_only = _fresh(tmp_path, rubrics, "marks_only.db")
+    _import(out, marks_only, capsys)
+    _import(rated_later, marks_only, capsys)
+    with Store(marks_only) as store:  # the skip is over: nothing counts B003 as skipped any more
+        assert store.draft("B003", "EXP001") is None
+        assert store.progress("EXP001", "cis") == {"rated": 3, "skipped": 0, "flagged": 1, "total": 3}
     mark_of_rated = tmp_path / "late.jsonl"
     mark_of_rated.write_text(json.dumps({**rows[-1], "item_id": "B002"}) + "\n")
     summary, warnings = _import(mark_of_rated, fresh, capsys)
