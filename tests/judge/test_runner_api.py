@@ -10,6 +10,7 @@ import asyncio
 import socket
 import threading
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -132,6 +133,34 @@ def test_a_429_pauses_every_call_not_just_its_own(fake: fa.FakeAnthropic, cis_st
     assert [r.behaviour for r in fake.message_requests()] == [fa.OK, fa.RATE_LIMIT, fa.OK, fa.OK, fa.OK]
     assert (state.done, state.queued, state.running) == (4, 2, 0)  # the limited job and the sixth wait, not lost
     assert_consistent(cis_store, judge.rater_id, ITEMS)
+
+
+def test_a_retry_due_between_the_claim_and_the_wait_is_still_judged(fake: fa.FakeAnthropic, cis_store: Store,
+                                                                      rubrics: dict[str, Rubric]) -> None:
+    """The runner claims what is due, then asks when the next retry is; a retry that fell due in between ended
+    the run with the job left in the queue (seen under load). Here the question is asked only once the retry
+    is due, so that moment is certain, not a matter of luck."""
+    fake.script.extend([fa.SERVER_ERROR])
+    judge = make_judge(cis_store, rubrics["cis"], AnthropicBackend("claude-sonnet-5"))
+    judge.queue.enqueue(limit=1)
+    ask = judge.queue.next_retry_at
+    late: list[datetime] = []
+
+    def asked_late() -> datetime | None:
+        due = ask()
+        if due is not None and not late:
+            late.append(due)
+            while datetime.now(UTC) <= due:  # the retry falls due before the question gets its answer
+                time.sleep(0.005)
+            return ask()
+        return due
+
+    judge.queue.next_retry_at = asked_late  # type: ignore[method-assign]
+    state = asyncio.run(JudgeRunner(judge, fast()).run())
+    assert late  # the moment in question did happen
+    assert (state.done, state.failed, state.queued) == (1, 0, 0)
+    assert [r.behaviour for r in fake.message_requests()] == [fa.SERVER_ERROR, fa.OK]
+    assert_consistent(cis_store, judge.rater_id, 1)
 
 
 def test_a_problem_that_persists_fails_the_job_after_max_attempts(fake: fa.FakeAnthropic, cis_store: Store,
