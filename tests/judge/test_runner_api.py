@@ -10,7 +10,7 @@ import asyncio
 import socket
 import threading
 import time
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -138,26 +138,24 @@ def test_a_429_pauses_every_call_not_just_its_own(fake: fa.FakeAnthropic, cis_st
 def test_a_retry_due_between_the_claim_and_the_wait_is_still_judged(fake: fa.FakeAnthropic, cis_store: Store,
                                                                       rubrics: dict[str, Rubric]) -> None:
     """The runner claims what is due, then asks when the next retry is; a retry that fell due in between ended
-    the run with the job left in the queue (seen under load). Here the question is asked only once the retry
-    is due, so that moment is certain, not a matter of luck."""
+    the run with the job left in the queue (seen under load). Here the retry waits 30 s or more, so the claim
+    certainly finds it not yet due, and falls due (its time is moved into the past) just as the question is
+    asked: that moment is certain, not a matter of luck."""
     fake.script.extend([fa.SERVER_ERROR])
     judge = make_judge(cis_store, rubrics["cis"], AnthropicBackend("claude-sonnet-5"))
     judge.queue.enqueue(limit=1)
     ask = judge.queue.next_retry_at
-    late: list[datetime] = []
+    moved: list[str] = []
 
-    def asked_late() -> datetime | None:
-        due = ask()
-        if due is not None and not late:
-            late.append(due)
-            while datetime.now(UTC) <= due:  # the retry falls due before the question gets its answer
-                time.sleep(0.005)
-            return ask()
-        return due
+    def asked_as_it_falls_due() -> datetime | None:
+        if ask() is not None and not moved:
+            moved.append("2000-01-01T00:00:00.000+00:00")
+            cis_store.db.execute("UPDATE judge_jobs SET next_attempt_at = ? WHERE status = 'queued'", moved)
+        return ask()
 
-    judge.queue.next_retry_at = asked_late  # type: ignore[method-assign]
-    state = asyncio.run(JudgeRunner(judge, fast()).run())
-    assert late  # the moment in question did happen
+    judge.queue.next_retry_at = asked_as_it_falls_due  # type: ignore[method-assign]
+    state = asyncio.run(JudgeRunner(judge, fast(backoff_base=60.0, backoff_cap=60.0)).run())
+    assert moved  # the moment in question did happen
     assert (state.done, state.failed, state.queued) == (1, 0, 0)
     assert [r.behaviour for r in fake.message_requests()] == [fa.SERVER_ERROR, fa.OK]
     assert_consistent(cis_store, judge.rater_id, 1)
