@@ -113,7 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="default: detected from the file")
     p.add_argument("--model", help="for --kind judge: the model that made the ratings")
 
-    p = sub.add_parser("export", help="export ratings (rating_form.json, JSONL, CSV, review template)")
+    p = sub.add_parser("export", help="export ratings and items skipped or flagged without one (rating_form.json, "
+                                      "JSONL, CSV, review template)")
     _common(p)
     p.add_argument("--format", choices=["rating-form", "jsonl", "csv", "review-template"],
                    help="default: from the output file's name (.csv, .jsonl, .json rating form, .md review "

@@ -1,7 +1,10 @@
 """`judge-tui export`: ratings as JSON Lines, CSV, a rating_form.json, or the exercise review template.
 
 JSON Lines and CSV carry every column `judge-tui import-ratings` reads back (the flag and its reason
-included; seconds empty or null when not known), so an export re-imports as the same ratings. CSV cells that a spreadsheet would run as a formula (starting with = + - @ tab or carriage
+included; seconds empty or null when not known), so an export re-imports as the same ratings. After the
+ratings come the items a rater skipped or flagged without rating them: rows with no scores that carry
+"skipped", "flagged" and "flag_reason" (in a rating form, entries without scores), which import-ratings
+reads back as those marks. CSV cells that a spreadsheet would run as a formula (starting with = + - @ tab or carriage
 return) are written with a leading quote; import-ratings removes it.
 """
 
@@ -15,6 +18,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -98,19 +102,54 @@ def rating_rows(store: Store, rubric: str | None = None, rater: str | None = Non
             "scores": ordered_scores(definition, rating.scores),
             "overall": rating.overall, "verdict": rating.verdict, "notes": rating.notes,
             "seconds": rating.seconds, "repeat": rating.repeat,
-            "flagged": rating.flagged, "flag_reason": rating.flag_reason,
+            "flagged": rating.flagged, "flag_reason": rating.flag_reason, "skipped": False,
         }
         if rating.details:
             row["details"] = rating.details
         yield row
 
 
-def write_jsonl(store: Store, out: io.TextIOBase, rubric: str | None, rater: str | None) -> int:
-    count = 0
+def mark_rows(store: Store, rubric: str | None = None, rater: str | None = None) -> list[dict[str, Any]]:
+    """Every item skipped or flagged without a rating (optionally one rubric's, one rater's), in item order:
+    a row with no scores that carries just the mark and the flag's reason."""
+    marks = store.set_aside(rubric, rater)
+    kinds = store.rater_kinds()
+    items = store.items_by_id(mark.item_id for mark in marks)
+    return [{"item_id": mark.item_id, "rater": mark.rater_id, "kind": kinds.get(mark.rater_id),
+             "rubric": items[mark.item_id].rubric, "rubric_version": None, "scores": {}, "overall": None,
+             "verdict": None, "notes": "", "seconds": None, "repeat": 0, "flagged": mark.flagged,
+             "flag_reason": mark.flag_reason, "skipped": mark.skipped} for mark in marks]
+
+
+@dataclass
+class Written:
+    """What an export wrote: ratings (or the review template's rows), and items skipped or flagged unrated."""
+
+    ratings: int = 0
+    marks: int = 0
+
+    def describe(self, fmt: str) -> str:
+        if fmt == "review-template":
+            return f"{self.ratings} rows"
+        marks = f" and {self.marks} item{'s' if self.marks != 1 else ''} skipped or flagged without a rating"
+        return f"{self.ratings} rating{'s' if self.ratings != 1 else ''}{marks if self.marks else ''}"
+
+
+def export_rows(store: Store, rubric: str | None, rater: str | None, written: Written) -> Iterator[dict[str, Any]]:
+    """The ratings, then the items skipped or flagged without a rating, counting each kind into written."""
     for row in rating_rows(store, rubric, rater):
+        written.ratings += 1
+        yield row
+    for row in mark_rows(store, rubric, rater):
+        written.marks += 1
+        yield row
+
+
+def write_jsonl(store: Store, out: io.TextIOBase, rubric: str | None, rater: str | None) -> Written:
+    written = Written()
+    for row in export_rows(store, rubric, rater, written):
         out.write(json.dumps(row, ensure_ascii=False) + "\n")
-        count += 1
-    return count
+    return written
 
 
 def _dimension_columns(store: Store, rubric: str | None) -> list[str]:
@@ -125,22 +164,22 @@ def _dimension_columns(store: Store, rubric: str | None) -> list[str]:
     return columns
 
 
-def write_csv(store: Store, out: io.TextIOBase, rubric: str | None, rater: str | None) -> int:
+def write_csv(store: Store, out: io.TextIOBase, rubric: str | None, rater: str | None) -> Written:
     dims = _dimension_columns(store, rubric)
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([*EXPORT_COLUMNS, *dims, *EXPORT_TAIL])
-    count = 0
-    for row in rating_rows(store, rubric, rater):
-        cells = [row["item_id"], row["rater"], row["kind"], row["rubric"], row["rubric_version"],
+    written = Written()
+    for row in export_rows(store, rubric, rater, written):
+        cells = [row["item_id"], row["rater"], row["kind"], row["rubric"],
+                 "" if row["rubric_version"] is None else row["rubric_version"],
                  *(row["scores"].get(d, "") for d in dims),
                  "" if row["overall"] is None else row["overall"], row["verdict"] or "", row["notes"],
                  "" if row["seconds"] is None else row["seconds"], row["repeat"],
                  json.dumps(row["details"], ensure_ascii=False) if row.get("details") else "",
-                 "yes" if row["flagged"] else "", row["flag_reason"]]
+                 "yes" if row["flagged"] else "", row["flag_reason"], "yes" if row["skipped"] else ""]
         writer.writerow([protect(c) if isinstance(c, str) else repr(c) if isinstance(c, float) else c
                          for c in cells])
-        count += 1
-    return count
+    return written
 
 
 # --------------------------------------------------------------------------- rating_form.json
@@ -183,13 +222,19 @@ def rating_form(store: Store, rater: str | None, rubric_name: str | None) -> dic
                                        several=f"{rater} rated several rubrics")
     rubric = resolve_rubric(rubric_name, store)
     latest = _latest_by_item(store, rubric.id, rater)
-    if not latest:
+    marks = {mark.item_id: mark for mark in store.set_aside(rubric.id, rater)}
+    if not latest and not marks:
         raise UserError(f"{rater} has no ratings of rubric {rubric.id}")
     rubrics = Rubrics(store)
-    items = store.items_by_id(latest)
+    items = store.items_by_id([*latest, *marks])
     overall_key = f"expert_{rubric.overall_name.lower()}"
     rows = []
     for item in sorted(items.values(), key=lambda i: i.position):
+        if item.id in marks:  # no scores: an entry the form's readers tell apart from a rating
+            mark = marks[item.id]
+            rows.append({"submission_id": item.id, "task_type": item.task_type, "skipped": mark.skipped,
+                         "flagged": mark.flagged, "flag_reason": mark.flag_reason})
+            continue
         rating = latest[item.id]
         definition = rubrics[rating.rubric_version_id]
         row: dict[str, Any] = {"submission_id": item.id, "task_type": item.task_type}
@@ -202,16 +247,19 @@ def rating_form(store: Store, rater: str | None, rubric_name: str | None) -> dic
         rows.append(row)
     ratings = list(latest.values())
     known = [r.seconds for r in ratings if r.seconds is not None]
-    # An imported form's own dates are kept (FORM_DATES); ratings made here date the form by when they were made.
+    # An imported form's own dates are kept (FORM_DATES); ratings made here date the form by when they were made
+    # (an expert who only skipped or flagged items: by when they did that).
     dates = {key: store.get_meta(f"{key}:{rater}:{rubric.id}") for key in FORM_DATES}
+    made = [r.created_at for r in ratings] or [m.updated_at for m in marks.values()]
+    changed = [r.updated_at for r in ratings] or [m.updated_at for m in marks.values()]
     return {
         "expert_name": info.get("display_name") or rater,
         "expert_id": rater,
-        "study_date": dates["study_date"] or min(r.created_at for r in ratings)[:10],
+        "study_date": dates["study_date"] or min(made)[:10],
         "ratings": rows,
         "summary_notes": store.get_meta(f"summary_notes:{rater}:{rubric.id}", "") or "",
         "total_time_minutes": _minutes(sum(known)) if known else None,
-        "completion_date": dates["completion_date"] or max(r.updated_at for r in ratings)[:19] + "Z",
+        "completion_date": dates["completion_date"] or max(changed)[:19] + "Z",
     }
 
 
@@ -325,8 +373,8 @@ def _summary(report: Report | None, total: int, tolerance: float) -> list[str]:
 
 
 def export(store: Store, fmt: str, out: io.TextIOBase, *, rubric: str | None = None, rater: str | None = None,
-           judge: str | None = None) -> int:
-    """Write one export to out; returns how many ratings (or rows) it holds."""
+           judge: str | None = None) -> Written:
+    """Write one export to out; returns how many ratings (or rows) and marks it holds."""
     if rubric:
         rubric = resolve_rubric(rubric, store).id
     if fmt == "jsonl":
@@ -336,10 +384,11 @@ def export(store: Store, fmt: str, out: io.TextIOBase, *, rubric: str | None = N
     if fmt == "rating-form":
         form = rating_form(store, rater, rubric)
         out.write(json.dumps(form, ensure_ascii=False, indent=2) + "\n")
-        return len(form["ratings"])
+        marks = sum("skipped" in row for row in form["ratings"])
+        return Written(len(form["ratings"]) - marks, marks)
     if fmt == "review-template":
         out.write(review_template(store, rubric, rater, judge))
-        return store.count_items(rubric=rubric or "exercise-quality")
+        return Written(store.count_items(rubric=rubric or "exercise-quality"))
     raise UserError(f"unknown export format {fmt!r}")
 
 
@@ -357,13 +406,12 @@ def run_export(args: argparse.Namespace) -> int:
 
             export(store, args.format, safe_stdout(), rubric=args.rubric, rater=args.rater, judge=args.judge)
             return 0
-        count = _export_to_file(store, args)
-    print(f"wrote {count} {'rows' if args.format == 'review-template' else 'ratings'} to {args.output} "
-          f"({args.format})", file=sys.stderr)
+        written = _export_to_file(store, args)
+    print(f"wrote {written.describe(args.format)} to {args.output} ({args.format})", file=sys.stderr)
     return 0
 
 
-def _export_to_file(store: Store, args: argparse.Namespace) -> int:
+def _export_to_file(store: Store, args: argparse.Namespace) -> Written:
     """Write next to the target and rename, so a failed export never leaves half a file behind."""
     target = Path(args.output)
     folder = target.parent if str(target.parent) else Path(".")
@@ -372,9 +420,9 @@ def _export_to_file(store: Store, args: argparse.Namespace) -> int:
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            count = export(store, args.format, out, rubric=args.rubric, rater=args.rater, judge=args.judge)
+            written = export(store, args.format, out, rubric=args.rubric, rater=args.rater, judge=args.judge)
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-    return count
+    return written

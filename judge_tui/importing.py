@@ -31,10 +31,11 @@ from judge_tui.formats import (
 )
 from judge_tui.formats.rating_form import FORM_DATES
 from judge_tui.formats.text import Unreadable, decode, flaw, load_json, one_json_document
-from judge_tui.records import Rating
+from judge_tui.records import Draft, Rating
 from judge_tui.rubrics import Rubric
 from judge_tui.store import ItemConflict, Store
 from judge_tui.validate import (
+    Checked,
     apply_mapping,
     check_items,
     check_ratings,
@@ -89,6 +90,7 @@ class ImportResult:
     rubric: str
     items: dict[str, int] = field(default_factory=lambda: {"added": 0, "unchanged": 0, "split_changed": 0})
     ratings: dict[str, int] = field(default_factory=lambda: {"added": 0, "updated": 0, "unchanged": 0})
+    marks: dict[str, int] = field(default_factory=lambda: {"added": 0, "updated": 0, "unchanged": 0})
     raters: list[str] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
 
@@ -100,6 +102,9 @@ class ImportResult:
         if sum(self.ratings.values()):
             parts.append(f"ratings: {self.ratings['added']} added, {self.ratings['updated']} updated, "
                          f"{self.ratings['unchanged']} unchanged ({', '.join(self.raters)})")
+        if sum(self.marks.values()):
+            parts.append(f"skipped or flagged without a rating: {self.marks['added']} added, "
+                         f"{self.marks['updated']} updated, {self.marks['unchanged']} unchanged")
         return f"{self.path} ({self.format}, rubric {self.rubric}): " + ("; ".join(parts) or "nothing to import")
 
     def warning_lines(self) -> list[str]:
@@ -387,11 +392,14 @@ def import_ratings(
     if checked.problems:
         raise ImportFailed(path, checked.problems)
     result = ImportResult(path=str(path), format=fmt, rubric=chosen.id, warnings=checked.warnings)
+    marks = _unrated_marks(store, checked, rater, chosen.id)
     with store.transaction():
         version = store.ensure_rubric_version(chosen)
         name = parsed.meta.get("expert_name")
         store.ensure_rater(rater, kind, model=model, display_name=name.strip() if isinstance(name, str) else "")
         _save(store, result, rater, version, checked.ratings)
+        added, updated = store.save_marks(marks)
+        result.marks = {"added": added, "updated": updated, "unchanged": len(marks) - added - updated}
         if parsed.meta.get("summary_notes"):
             store.set_meta(f"summary_notes:{rater}:{chosen.id}", str(parsed.meta["summary_notes"]))
         for key in FORM_DATES:  # written back by `export --format rating-form`
@@ -399,6 +407,18 @@ def import_ratings(
                 store.set_meta(f"{key}:{rater}:{chosen.id}", parsed.meta[key].strip())
     result.raters = [rater]
     return result
+
+
+def _unrated_marks(store: Store, checked: Checked, rater: str, rubric: str) -> list[Draft]:
+    """The file's skip and flag marks of items the rater has not rated here; a rated item's mark is left out
+    with a warning, since its flag belongs to the rating."""
+    rated = store.rated_item_ids(rater, rubric)
+    for mark in checked.marks:
+        if mark.item_id in rated:
+            checked.warnings.append(Problem(0, f"item {mark.item_id!r} is rated by {rater} here already; the file's "
+                                               f"{'skip' if mark.skipped else 'flag'} without a rating is left out "
+                                               f"(a rated item's flag is set on its rating, in the app)"))
+    return [mark for mark in checked.marks if mark.item_id not in rated]
 
 
 KINDS = ("human", "judge")

@@ -15,7 +15,7 @@ from typing import Any
 from judge_tui.errors import UserError
 from judge_tui.formats import ID_KEYS, Problem, RatingRecord, Record, first_present
 from judge_tui.numbers import parse_number
-from judge_tui.records import MAX_REPEAT, MAX_SECONDS, SPLITS, Item, Rating, content_hash
+from judge_tui.records import MAX_REPEAT, MAX_SECONDS, SPLITS, Draft, Item, Rating, content_hash
 from judge_tui.rubrics import Rubric, ScoreError
 
 MAX_ID_LENGTH = 200
@@ -31,6 +31,7 @@ class Checked:
 
     items: list[Item] = field(default_factory=list)
     ratings: list[Rating] = field(default_factory=list)
+    marks: list[Draft] = field(default_factory=list)  # items skipped or flagged without a rating
     problems: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
 
@@ -276,12 +277,24 @@ def check_ratings(
                                                   f"not {rubric.id!r}"))
             continue
         try:
-            scores, notes_on_scores = rating_scores(rubric, record.scores, kind=kind, fields=item.fields)
-            seconds = None if record.seconds is None else _number(record.seconds, "seconds", most=MAX_SECONDS)
+            skipped = _yes_no(record.skipped, "skipped")
             flagged, flag_reason = _flag(record.flagged, record.flag_reason)
+            if not record.scores and (skipped or flagged):
+                mark = Draft(item_id, rater, skipped=skipped, flagged=flagged, flag_reason=flag_reason)
+            elif skipped:
+                raise ValueError("a skipped item has no scores: remove its scores, or set \"skipped\" to false "
+                                 "to import it as a rating")
+            else:
+                mark = None
+                scores, notes_on_scores = rating_scores(rubric, record.scores, kind=kind, fields=item.fields)
+            seconds = None if record.seconds is None else _number(record.seconds, "seconds", most=MAX_SECONDS)
             repeat = int(_number(record.repeat or 0, "repeat", whole=True, most=MAX_REPEAT))
         except (ScoreError, ValueError) as exc:
             checked.problems.append(Problem(line, f"item {item_id!r}: {exc}"))
+            continue
+        if mark is not None and repeat:
+            checked.problems.append(Problem(line, f"item {item_id!r}: a skip or flag without scores marks the "
+                                                  f"item itself, not a repeat run (repeat {repeat})"))
             continue
         if kind == "human" and repeat:
             checked.problems.append(Problem(line, f"item {item_id!r}: repeat {repeat} is for a judge's extra runs; "
@@ -293,6 +306,12 @@ def check_ratings(
                                                   f"(first at line {first_line[key]})"))
             continue
         first_line[key] = line
+        if mark is not None:
+            checked.marks.append(mark)
+            if record.notes.strip():
+                checked.warnings.append(Problem(line, f"item {item_id!r}: notes of an item skipped or flagged "
+                                                      "without scores are not kept (only the mark and its reason)"))
+            continue
         checked.warnings.extend(Problem(line, f"item {item_id!r}: {text}") for text in notes_on_scores)
         overall, verdict = rubric.overall_score(scores), rubric.verdict(scores)
         differences = _stated_differences(record, item, overall, verdict)
@@ -315,14 +334,20 @@ def check_ratings(
 _FLAG_WORDS = {"": False, "0": False, "false": False, "no": False, "1": True, "true": True, "yes": True}
 
 
-def _flag(raw: Any, reason: Any) -> tuple[bool, str]:
-    """A rating's flag and reason: true/false (or in CSV 1/0, yes/no, empty) and text."""
+def _yes_no(raw: Any, name: str) -> bool:
+    """true/false (or in CSV 1/0, yes/no, empty; missing is false)."""
     if isinstance(raw, str) and raw.strip().lower() in _FLAG_WORDS:
         raw = _FLAG_WORDS[raw.strip().lower()]
     if raw is None:
         raw = False
     if not isinstance(raw, bool):
-        raise ValueError(f"\"flagged\" must be true or false, not {raw!r}")
+        raise ValueError(f"\"{name}\" must be true or false, not {raw!r}")
+    return raw
+
+
+def _flag(raw: Any, reason: Any) -> tuple[bool, str]:
+    """A rating's flag and reason: true/false (or in CSV 1/0, yes/no, empty) and text."""
+    raw = _yes_no(raw, "flagged")
     if reason is None:
         reason = ""
     if not isinstance(reason, str):

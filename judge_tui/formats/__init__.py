@@ -48,6 +48,7 @@ class RatingRecord:
     stated_verdict: Any = None
     flagged: Any = False  # the file's raw value: true/false, or in CSV text such as "yes" or ""
     flag_reason: Any = ""
+    skipped: Any = False  # with no scores: the rater skipped the item (a mark, not a rating)
 
 
 @dataclass

@@ -34,7 +34,7 @@ def unprotect(cell: str) -> str:
 # The columns every `judge-tui export --format csv` file starts with, in this order.
 EXPORT_COLUMNS = ("item_id", "rater", "kind", "rubric", "rubric_version")
 _FIRST_TAIL = ("overall", "verdict", "notes", "seconds", "repeat", "details")  # what every version wrote
-EXPORT_TAIL = (*_FIRST_TAIL, "flagged", "flag_reason")
+EXPORT_TAIL = (*_FIRST_TAIL, "flagged", "flag_reason", "skipped")
 
 
 def is_own_export(header: list[str]) -> bool:

@@ -4,6 +4,8 @@
 "t_score", "l_score", "expert_cis", "notes", "time_spent_minutes", "flagged", "flag_reason"}], "summary_notes",
 "total_time_minutes", "completion_date", "bonus_eligible"}. A key "<dimension>_score" scores that dimension;
 "flagged" and "flag_reason" (judge-tui's own forms carry them) say the expert raised the item for discussion.
+An entry with no scores that has "skipped": true or "flagged": true is an item the expert skipped or flagged
+without rating it: {"submission_id", "task_type", "skipped", "flagged", "flag_reason"}.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ def read_rows(text: str, *, notes_key: str, describe: str) -> Parsed:
             line=line, item_id=row["submission_id"], scores=scores_of(row),
             notes=notes if isinstance(notes, str) else "", seconds=seconds, details=details,
             stated_overall=row.get("expert_cis"), flagged=row.get("flagged", False),
-            flag_reason=row.get("flag_reason", ""),
+            flag_reason=row.get("flag_reason", ""), skipped=row.get("skipped", False),
         ))
         if notes is not None and not isinstance(notes, str):
             parsed.problems.append(Problem(line, f"\"{notes_key}\" must be text"))

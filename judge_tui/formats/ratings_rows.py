@@ -2,7 +2,9 @@
 
 JSON Lines: {"item_id": ..., "scores": {<dimension id>: value}, "notes": ..., "seconds": ...} per line, plus
 optional "rater", "kind", "rubric", "rubric_version", "overall", "verdict", "repeat", "details", "flagged",
-"flag_reason" (exports carry them; overall and verdict are recomputed on import). Without a "scores" object, every other key is taken
+"flag_reason", "skipped" (exports carry them; overall and verdict are recomputed on import). A row without
+scores that is skipped or flagged is not a rating but that mark: the rater skipped or flagged the item
+without rating it. Without a "scores" object, every other key is taken
 as a dimension: {"item_id": "P01", "label": "PASS", "critique": "..."}.
 CSV: an item id column (item_id, id or submission_id) and one column per dimension, with the same optional
 columns; an empty cell leaves that dimension unscored.
@@ -19,7 +21,7 @@ from judge_tui.formats.text import json_lines, parse_json
 NOTE_KEYS = ("notes", "critique", "reasoning")
 OTHER_KEYS = ("rater", "kind", "rubric", "rubric_version", "overall", "verdict", "repeat", "details", "seconds",
               "created_at", "updated_at", "task_type", "overall_score", "issues", "suggestions", "flagged",
-              "flag_reason")
+              "flag_reason", "skipped")
 NOT_DIMENSIONS = frozenset((*ID_KEYS, *NOTE_KEYS, *OTHER_KEYS, "scores"))
 
 
@@ -72,7 +74,7 @@ def record_from(line: int, row: dict[str, Any], problems: list[Problem], *, from
         details=details,
         stated_overall=row.get("overall_score"),
         stated_verdict=row.get("verdict") if "overall_score" in row else None,
-        flagged=row.get("flagged", False), flag_reason=row.get("flag_reason", ""),
+        flagged=row.get("flagged", False), flag_reason=row.get("flag_reason", ""), skipped=row.get("skipped", False),
     )
 
 

@@ -373,17 +373,15 @@ class JudgeRunner(_Base):
         if room is not None and room <= 0:
             return None
         now = time.monotonic()
-        waits = []
-        if now < self.paused_until:
-            waits.append(self.paused_until - now)
-        if self.state.offline:
-            waits.append(max(0.0, self.next_probe - now))
+        # While paused, and offline until the next probe, _fill sends nothing: wake when it can again.
+        held = max(self.paused_until - now, self.next_probe - now if self.state.offline else 0.0)
+        if held > 0:
+            return max(0.001, held)
+        # A retry that fell due after _fill looked counts too (0 s): the run is not over while it waits.
         retry = self._seconds_until_retry()
         if retry is not None:
-            waits.append(retry)
-        if not waits:
-            return self.options.idle_poll if self.options.keep_alive else None
-        return max(0.001, min(waits))
+            return max(0.001, retry)
+        return self.options.idle_poll if self.options.keep_alive else None
 
     async def run(self) -> RunState:
         store = self.judge.store

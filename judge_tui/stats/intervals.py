@@ -167,6 +167,12 @@ def kappa_standard_error(confusion: np.ndarray, weights: KappaWeights = None) ->
     chance = float((w * np.outer(rows, cols)).sum())
     if chance >= 1.0 - 1e-12:
         return Undefined("both raters used one and the same category for every item, so chance agreement is total")
+    # Degenerate tables get their exact answer, where the formula leaves rounding noise (se = 3e-8, kappa 1 + 1e-15)
+    # that kappa_interval would take for a real standard error, claiming certainty from a handful of items.
+    if not np.any(table[~np.eye(k, dtype=bool)]):
+        return 1.0, 0.0  # every item agreed
+    if np.count_nonzero(rows) == 1 or np.count_nonzero(cols) == 1:
+        return 0.0, 0.0  # one rater gave every item the same category: agreement is exactly chance
     observed = float((w * p).sum())
     kappa = (observed - chance) / (1.0 - chance)
     w_row = w @ cols  # mean agreement weight of each row category against B's distribution
@@ -180,9 +186,9 @@ def kappa_interval(confusion: np.ndarray, weights: KappaWeights = None, confiden
     """kappa ± z·SE with the Fleiss–Cohen–Everitt standard error, clipped to [-1, 1].
 
     Equals statsmodels' ``kappa_low`` and ``kappa_upp`` where those lie within [-1, 1]. When every item lies on
-    the diagonal the standard error is 0 whatever n is, which would claim certainty from two items: the interval
-    is then taken from the Wilson interval of the observed agreement with chance agreement held fixed
-    (method "wilson-agreement").
+    the diagonal, or one rater gave every item the same category, the standard error is 0 whatever n is, which
+    would claim certainty from two items: the interval is then taken from the Wilson interval of the observed
+    agreement with chance agreement held fixed (method "wilson-agreement").
     """
     found = kappa_standard_error(confusion, weights)
     if isinstance(found, Undefined):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from judge_tui.records import Draft
@@ -25,6 +26,27 @@ class DraftQueries(FlagQueries):
                 [draft.item_id, draft.rater_id, _dumps(draft.scores), draft.notes, float(draft.seconds),
                  int(draft.skipped), int(draft.flagged), draft.flag_reason, now()],
             )
+
+    def save_marks(self, marks: Iterable[Draft]) -> tuple[int, int]:
+        """Skip and flag marks of items without a rating (an import), in one transaction: a new draft holds only
+        the mark; an existing draft keeps its scores, notes and time. Returns how many were added and updated."""
+        added = updated = 0
+        with self.transaction() as conn:
+            for mark in marks:
+                held = self.draft(mark.item_id, mark.rater_id)
+                if held is None:
+                    conn.execute("INSERT INTO drafts (item_id, rater_id, scores, notes, seconds, skipped, flagged,"
+                                 " flag_reason, updated_at) VALUES (?, ?, '{}', '', 0, ?, ?, ?, ?)",
+                                 [mark.item_id, mark.rater_id, int(mark.skipped), int(mark.flagged),
+                                  mark.flag_reason, now()])
+                    added += 1
+                elif (held.skipped, held.flagged, held.flag_reason) != (mark.skipped, mark.flagged, mark.flag_reason):
+                    conn.execute("UPDATE drafts SET skipped = ?, flagged = ?, flag_reason = ?, updated_at = ?"
+                                 " WHERE item_id = ? AND rater_id = ?",
+                                 [int(mark.skipped), int(mark.flagged), mark.flag_reason, now(), mark.item_id,
+                                  mark.rater_id])
+                    updated += 1
+        return added, updated
 
     def draft(self, item_id: str, rater_id: str) -> Draft | None:
         row = self.conn.execute(

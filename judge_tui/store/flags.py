@@ -6,9 +6,13 @@ first-run rating counts), otherwise on their draft (an item skipped or not yet r
 
 from __future__ import annotations
 
-from judge_tui.records import Flag
+from judge_tui.records import Draft, Flag
 from judge_tui.store.common import where
 from judge_tui.store.core import StoreCore
+
+# A draft (alias d) that only marks its item: skipped or flagged, and the rater holds no first-run rating of it.
+SET_ASIDE = ("(d.skipped = 1 OR d.flagged = 1) AND NOT EXISTS (SELECT 1 FROM ratings o WHERE o.item_id = d.item_id"
+             " AND o.rater_id = d.rater_id AND o.repeat = 0)")
 
 # One row per (item, rater): the flag of the rater's newest first-run rating, else of their draft if unrated.
 _FLAGS = """
@@ -40,3 +44,14 @@ class FlagQueries(StoreCore):
     def count_flagged(self, rater_id: str, rubric: str, split: str | None = None) -> int:
         return len(self.flags(rubric, rater_id, split))
 
+
+    def set_aside(self, rubric: str | None = None, rater_id: str | None = None) -> list[Draft]:
+        """Items skipped or flagged without a rating, as drafts holding only those marks, in item order."""
+        clause, params = where(("i.rubric = ?", rubric), ("d.rater_id = ?", rater_id))
+        clause = (clause + " AND " if clause else "WHERE ") + SET_ASIDE
+        rows = self.conn.execute(
+            "SELECT d.item_id, d.rater_id, d.skipped, d.flagged, d.flag_reason, d.updated_at FROM drafts d"
+            f" JOIN items i ON i.id = d.item_id {clause} ORDER BY i.position, d.rater_id", params
+        )
+        return [Draft(item_id, rater, skipped=bool(skipped), flagged=bool(flagged), flag_reason=reason,
+                      updated_at=updated) for item_id, rater, skipped, flagged, reason, updated in rows]

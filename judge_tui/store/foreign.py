@@ -9,6 +9,7 @@ from typing import Any
 
 from judge_tui.store.common import StoreError
 from judge_tui.store.core import connect_read_only
+from judge_tui.store.flags import SET_ASIDE
 
 
 class ForeignDatabase:
@@ -110,10 +111,9 @@ class ForeignDatabase:
         if "drafts" not in self.tables:
             return []
         where, params = self._rater_filter(only_raters, "d.rater_id")
-        where = (where + " AND" if where else " WHERE") + " (d.skipped = 1 OR d.flagged = 1) AND NOT EXISTS"
+        where = (where + " AND " if where else " WHERE ") + SET_ASIDE
         return self._rows("SELECT d.item_id, d.rater_id, d.skipped, d.flagged, d.flag_reason, d.updated_at"
-                          f" FROM drafts d{where} (SELECT 1 FROM ratings r WHERE r.item_id = d.item_id AND"
-                          " r.rater_id = d.rater_id AND r.repeat = 0) ORDER BY d.item_id, d.rater_id", params)
+                          f" FROM drafts d{where} ORDER BY d.item_id, d.rater_id", params)
 
     def revision_marks(self, only_items: set[str] | None = None) -> list[dict[str, Any]]:
         if "revision_marks" not in self.tables:

@@ -135,9 +135,10 @@ class JudgeQueueQueries(RatingQueries):
         return self.query("SELECT id, host, pid, started_at, heartbeat_at FROM judge_workers ORDER BY started_at")
 
     def next_judge_retry_at(self, rater_id: str) -> str | None:
-        """When the earliest queued job still waiting for its retry time becomes due (None if none waits)."""
-        return self.scalar("SELECT MIN(next_attempt_at) FROM judge_jobs WHERE rater_id = ? AND status = 'queued'"
-                           " AND next_attempt_at > ?", [rater_id, now()])
+        """When the earliest queued job with a retry time is due (None if none has one). It may be due already:
+        a retry that fell due just after a claim looked is still to be judged."""
+        return self.scalar("SELECT MIN(next_attempt_at) FROM judge_jobs WHERE rater_id = ? AND status = 'queued'",
+                           [rater_id])
 
     def _record_judge_call(self, conn: sqlite3.Connection, job_id: int, call: Mapping[str, Any]) -> None:
         conn.execute(

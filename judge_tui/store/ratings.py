@@ -80,9 +80,19 @@ class RatingQueries(StoreCore):
         return changed
 
     def save_ratings(self, ratings: Iterable[Rating]) -> int:
-        """Many ratings in one transaction (an import): all or nothing. Returns how many changed."""
+        """Many ratings in one transaction (an import): all or nothing. Returns how many changed.
+
+        A draft that only marked a newly rated item (skipped or flagged, no scores or notes) goes: the item is
+        rated now, as when it is submitted on the rating screen. A draft holding unsubmitted work stays.
+        """
         with self.transaction() as conn:
-            return sum(self._upsert_rating(conn, r) for r in ratings)
+            changed = 0
+            for r in ratings:
+                changed += self._upsert_rating(conn, r)
+                if not r.repeat:
+                    conn.execute("DELETE FROM drafts WHERE item_id = ? AND rater_id = ? AND scores = '{}'"
+                                 " AND notes = ''", [r.item_id, r.rater_id])
+            return changed
 
     def _upsert_rating(self, conn: sqlite3.Connection, r: Rating) -> bool:
         key = [r.item_id, r.rater_id, r.rubric_version_id, r.repeat]

@@ -82,8 +82,8 @@ class FakeAnthropic:
     requests: list[Recorded] = field(default_factory=list)
     max_concurrent_seen: int = 0
     record_bodies: bool = True
-    # When set, every message request waits here before answering: a test holds calls in flight, does its
-    # checks, then sets the event. (A safety timeout keeps a failed test from hanging the server.)
+    # When set, every message request but a refusal to serve (429, 529, 401, 402) waits here before answering:
+    # a test holds calls in flight, does its checks, then sets the event. (A safety timeout keeps a failed test from hanging the server.)
     hold: threading.Event | None = None
 
     def __post_init__(self) -> None:
@@ -403,10 +403,11 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(400, _error_body("invalid_request_error", "`temperature` is deprecated for this model."))
         behaviour = fake._choose(fake._user_text(body))
         entry.behaviour = behaviour
-        if fake.hold is not None:
+        refusal = behaviour in (RATE_LIMIT, OVERLOADED, UNAUTHORIZED, PAYMENT)  # back at once, as from the real API
+        if fake.hold is not None and not refusal:
             fake.hold.wait(timeout=60)
-        if fake.latency and behaviour not in (RATE_LIMIT, OVERLOADED, UNAUTHORIZED, PAYMENT):
-            time.sleep(fake.latency)  # refusals to serve come back at once, as from the real API
+        if fake.latency and not refusal:
+            time.sleep(fake.latency)
         if behaviour == DROP:
             self.close_connection = True
             self.connection.shutdown(2)  # the client sees the connection die with no response

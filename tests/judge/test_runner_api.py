@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import threading
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -103,16 +105,59 @@ def test_retry_after_is_honoured(fake: fa.FakeAnthropic, cis_store: Store, rubri
 
 def test_a_429_pauses_every_call_not_just_its_own(fake: fa.FakeAnthropic, cis_store: Store,
                                                   rubrics: dict[str, Rubric]) -> None:
-    fake.retry_after = "0.4"
-    fake.latency = 0.2  # answers take 0.2 s; the 429 comes back at once
+    """The calls sent with the limited one answer after the runner has taken in its 429, freeing their slots,
+    yet nothing new is sent while the pause the API asked for lasts. Ordered by events, never by timing: the
+    fake API holds those answers until the runner has paused, and the pause (30 s) outlasts any test machine's
+    delay; the run is stopped once the answers are in."""
+    fake.retry_after = "30"
     fake.script.extend([fa.OK, fa.RATE_LIMIT])
-    run(cis_store, rubrics["cis"], concurrency=4)
-    requests = fake.message_requests()
-    limited = next(r for r in requests if r.behaviour == fa.RATE_LIMIT)
-    # the calls sent with the limited one answer 0.2 s later and free their slots, yet nothing new is
-    # sent until the 0.4 s the API asked for are over
-    assert not [r for r in requests if limited.at + 0.1 < r.at < limited.at + 0.4]
-    assert [r for r in requests if r.at >= limited.at + 0.4]
+    judge = make_judge(cis_store, rubrics["cis"], AnthropicBackend("claude-sonnet-5"))
+    judge.queue.enqueue()
+    held = threading.Event()
+    seen: dict[str, int] = {}
+
+    def progress(state: RunState) -> None:
+        if state.done == 1 and fake.hold is None:
+            fake.hold = held  # the first call answered alone; the next four go out together and are held
+        if fake.hold is held and (state.done, state.running) == (1, 3) and not held.is_set():
+            held.set()  # one of the four came back without a rating, the 429: now the other three answer
+        if state.done == 4 and "running_after" not in seen:
+            seen["running_after"], seen["requests_after"] = state.running, len(fake.message_requests())
+            runner.stop()
+            runner.poke()
+
+    runner = JudgeRunner(judge, fast(concurrency=4), progress)
+    state = asyncio.run(runner.run())
+    assert seen == {"running_after": 0, "requests_after": 5}  # three slots free, none used
+    assert [r.behaviour for r in fake.message_requests()] == [fa.OK, fa.RATE_LIMIT, fa.OK, fa.OK, fa.OK]
+    assert (state.done, state.queued, state.running) == (4, 2, 0)  # the limited job and the sixth wait, not lost
+    assert_consistent(cis_store, judge.rater_id, ITEMS)
+
+
+def test_a_retry_due_between_the_claim_and_the_wait_is_still_judged(fake: fa.FakeAnthropic, cis_store: Store,
+                                                                      rubrics: dict[str, Rubric]) -> None:
+    """The runner claims what is due, then asks when the next retry is; a retry that fell due in between ended
+    the run with the job left in the queue (seen under load). Here the retry waits 30 s or more, so the claim
+    certainly finds it not yet due, and falls due (its time is moved into the past) just as the question is
+    asked: that moment is certain, not a matter of luck."""
+    fake.script.extend([fa.SERVER_ERROR])
+    judge = make_judge(cis_store, rubrics["cis"], AnthropicBackend("claude-sonnet-5"))
+    judge.queue.enqueue(limit=1)
+    ask = judge.queue.next_retry_at
+    moved: list[str] = []
+
+    def asked_as_it_falls_due() -> datetime | None:
+        if ask() is not None and not moved:
+            moved.append("2000-01-01T00:00:00.000+00:00")
+            cis_store.db.execute("UPDATE judge_jobs SET next_attempt_at = ? WHERE status = 'queued'", moved)
+        return ask()
+
+    judge.queue.next_retry_at = asked_as_it_falls_due  # type: ignore[method-assign]
+    state = asyncio.run(JudgeRunner(judge, fast(backoff_base=60.0, backoff_cap=60.0)).run())
+    assert moved  # the moment in question did happen
+    assert (state.done, state.failed, state.queued) == (1, 0, 0)
+    assert [r.behaviour for r in fake.message_requests()] == [fa.SERVER_ERROR, fa.OK]
+    assert_consistent(cis_store, judge.rater_id, 1)
 
 
 def test_a_problem_that_persists_fails_the_job_after_max_attempts(fake: fa.FakeAnthropic, cis_store: Store,

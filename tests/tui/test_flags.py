@@ -78,20 +78,150 @@ def test_flagging_a_submitted_item_changes_its_rating(filled_store, rubrics, clo
     assert filled_store.rating("B001", "EXP001").scores["r"] == 0.75  # the rest of the rating untouched
 
 
-@pytest.mark.parametrize("fmt", ["jsonl", "csv", "rating-form"])
-def test_flags_survive_export_and_import_in_every_format(filled_store, rubrics, clock, tmp_path, capsys, fmt):
-    _expert_database(filled_store, rubrics, clock)
-    out = tmp_path / f"out.{fmt}"
-    assert main(["export", "--db", str(filled_store.path), "--format", fmt, "--rater", "EXP001",
-                 "--rubric", "cis", "-o", str(out)]) == 0
-    fresh = tmp_path / "fresh.db"
+def _export(store: Store, out, fmt: str, capsys, rater: str = "EXP001") -> str:
+    assert main(["export", "--db", str(store.path), "--format", fmt, "--rater", rater, "--rubric", "cis",
+                 "-o", str(out)]) == 0
+    return capsys.readouterr().err
+
+
+def _import(path, db, capsys, rater: str = "EXP001") -> tuple[str, str]:
+    assert main(["import-ratings", str(path), "--db", str(db), "--rater", rater, "--kind", "human"]) == 0
+    captured = capsys.readouterr()
+    return captured.out, captured.err
+
+
+def _fresh(tmp_path, rubrics, name: str = "fresh.db"):
+    fresh = tmp_path / name
     with Store(fresh) as store:
         store.add_items(make_items(rubrics["cis"]))
-    assert main(["import-ratings", str(out), "--db", str(fresh), "--rater", "EXP001", "--kind", "human"]) == 0
-    capsys.readouterr()
+    return fresh
+
+
+FORMATS = ["jsonl", "csv", "rating-form"]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_flags_survive_export_and_import_in_every_format(filled_store, rubrics, clock, tmp_path, capsys, fmt):
+    """The rated item's flag and the skipped item's flag and reason both come back, the latter never as a rating."""
+    _expert_database(filled_store, rubrics, clock)
+    out = tmp_path / f"out.{fmt}"
+    said = _export(filled_store, out, fmt, capsys)
+    assert f"wrote 2 ratings and 1 item skipped or flagged without a rating to {out} ({fmt})" in said
+    fresh = _fresh(tmp_path, rubrics)
+    summary, _ = _import(out, fresh, capsys)
+    assert "ratings: 2 added" in summary and "skipped or flagged without a rating: 1 added" in summary
     with Store(fresh) as store:
-        assert [(f.item_id, f.reason) for f in store.flags()] == [("B001", REASON)]
+        assert _flags(store) == EXPECTED
         assert not store.rating("B002", "EXP001").flagged
+        assert store.rating("B003", "EXP001") is None  # a mark, not a rating with no scores
+        draft = store.draft("B003", "EXP001")
+        assert (draft.skipped, draft.flagged, draft.flag_reason, draft.scores) == (True, True, SKIP_REASON, {})
+        assert store.progress("EXP001", "cis") == {"rated": 2, "skipped": 1, "flagged": 2, "total": 3}
+    again, _ = _import(out, fresh, capsys)  # importing the same file twice changes nothing
+    assert "skipped or flagged without a rating: 0 added, 0 updated, 1 unchanged" in again
+
+
+def _set_aside_only(store: Store) -> None:
+    """EXP002 flags B002 with unsubmitted scores and notes, and skips B003 without a flag; rates nothing."""
+    store.ensure_rater("EXP002", "human")
+    store.save_draft(Draft("B002", "EXP002", scores={"r": 0.5}, notes="unsubmitted thoughts", seconds=40,
+                           flagged=True, flag_reason="which task is this?"))
+    store.save_draft(Draft("B003", "EXP002", skipped=True))
+
+
+def test_each_format_writes_a_mark_as_a_row_without_scores(filled_store, tmp_path, capsys):
+    _set_aside_only(filled_store)
+    texts = {}
+    for fmt in FORMATS:
+        out = tmp_path / f"marks.{fmt}"
+        assert "wrote 0 ratings and 2 items skipped or flagged without a rating" in _export(
+            filled_store, out, fmt, capsys, "EXP002")
+        texts[fmt] = out.read_text()
+        assert "unsubmitted thoughts" not in texts[fmt] and "0.5" not in texts[fmt]  # never unsubmitted work
+    rows = [json.loads(line) for line in texts["jsonl"].splitlines()]
+    assert rows[0] == {"item_id": "B002", "rater": "EXP002", "kind": "human", "rubric": "cis", "rubric_version": None,
+                       "scores": {}, "overall": None, "verdict": None, "notes": "", "seconds": None, "repeat": 0,
+                       "flagged": True, "flag_reason": "which task is this?", "skipped": False}
+    assert (rows[1]["item_id"], rows[1]["skipped"], rows[1]["flagged"]) == ("B003", True, False)
+    lines = texts["csv"].splitlines()
+    assert lines[0].endswith(",flagged,flag_reason,skipped")
+    assert lines[1] == "B002,EXP002,human,cis,,,,,,,,,,0,,yes,which task is this?,"
+    assert lines[2] == "B003,EXP002,human,cis,,,,,,,,,,0,,,,yes"
+    form = json.loads(texts["rating-form"])
+    assert form["ratings"] == [
+        {"submission_id": "B002", "task_type": "Fibonacci", "skipped": False, "flagged": True,
+         "flag_reason": "which task is this?"},
+        {"submission_id": "B003", "task_type": form["ratings"][1]["task_type"], "skipped": True, "flagged": False,
+         "flag_reason": ""}]
+    assert form["total_time_minutes"] is None
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_marks_without_any_rating_import_as_marks(filled_store, rubrics, tmp_path, capsys, fmt):
+    _set_aside_only(filled_store)
+    out = tmp_path / f"marks.{fmt}"
+    _export(filled_store, out, fmt, capsys, "EXP002")
+    fresh = _fresh(tmp_path, rubrics)
+    summary, _ = _import(out, fresh, capsys, "EXP002")
+    assert "skipped or flagged without a rating: 2 added" in summary and "ratings:" not in summary
+    with Store(fresh) as store:
+        assert [(f.item_id, f.state, f.reason) for f in store.flags()] == [("B002", "unrated", "which task is this?")]
+        assert store.draft("B002", "EXP002") == Draft("B002", "EXP002", flagged=True, flag_reason="which task is this?",
+                                                      updated_at=store.draft("B002", "EXP002").updated_at)
+        assert store.draft("B003", "EXP002").skipped and not store.draft("B003", "EXP002").flagged
+        assert store.count_ratings("EXP002") == 0
+
+
+def test_an_imported_mark_keeps_a_draft_and_leaves_a_rated_item_alone(filled_store, rubrics, clock, tmp_path, capsys):
+    _expert_database(filled_store, rubrics, clock)
+    out = tmp_path / "exp001.jsonl"
+    _export(filled_store, out, "jsonl", capsys)
+    fresh = _fresh(tmp_path, rubrics)
+    with Store(fresh) as store:  # on this machine EXP001 has a draft of B003 with scores, and rated B001 already
+        store.ensure_rater("EXP001", "human")
+        store.save_draft(Draft("B003", "EXP001", scores={"r": 0.25}, notes="half done", seconds=12))
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    rows.append({**rows[-1], "item_id": "B001"})  # a skip of an item the file also rates
+    out.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    assert main(["import-ratings", str(out), "--db", str(fresh)]) == 1
+    assert "duplicate rating of item 'B001' (first at line 1)" in capsys.readouterr().err
+    out.write_text("\n".join(json.dumps(r) for r in rows[:-1]) + "\n")
+    summary, _ = _import(out, fresh, capsys)
+    assert "skipped or flagged without a rating: 0 added, 1 updated" in summary
+    with Store(fresh) as store:
+        draft = store.draft("B003", "EXP001")
+        assert (draft.skipped, draft.flagged, draft.flag_reason) == (True, True, SKIP_REASON)
+        assert (draft.scores, draft.notes, draft.seconds) == ({"r": 0.25}, "half done", 12)  # nothing lost
+    rated_later = tmp_path / "rated_later.jsonl"  # the expert went back and rated the skipped item
+    rated_later.write_text(json.dumps({"item_id": "B003", "scores": {"r": 0.5, "a": 0.5, "t": 0.5, "l": 0.5}}) + "\n")
+    marks_only = _fresh(tmp_path, rubrics, "marks_only.db")
+    _import(out, marks_only, capsys)
+    _import(rated_later, marks_only, capsys)
+    with Store(marks_only) as store:  # the skip is over: nothing counts B003 as skipped any more
+        assert store.draft("B003", "EXP001") is None
+        assert store.progress("EXP001", "cis") == {"rated": 3, "skipped": 0, "flagged": 1, "total": 3}
+    mark_of_rated = tmp_path / "late.jsonl"
+    mark_of_rated.write_text(json.dumps({**rows[-1], "item_id": "B002"}) + "\n")
+    summary, warnings = _import(mark_of_rated, fresh, capsys)
+    assert "item 'B002' is rated by EXP001 here already; the file's skip without a rating is left out" in warnings
+    with Store(fresh) as store:
+        assert store.draft("B002", "EXP001") is None and not store.rating("B002", "EXP001").flagged
+
+
+@pytest.mark.parametrize("row, problem", [
+    ({"item_id": "B003", "scores": {"r": 0.5, "a": 0.5, "t": 0.5, "l": 0.5}, "skipped": True},
+     "item 'B003': a skipped item has no scores: remove its scores, or set \"skipped\" to false"),
+    ({"item_id": "B003", "scores": {}, "skipped": "maybe"}, "item 'B003': \"skipped\" must be true or false"),
+    ({"item_id": "B003", "scores": {}}, "item 'B003': missing score for r, a, t, l"),
+])
+def test_a_mark_that_makes_no_sense_is_an_error_at_its_line(filled_store, tmp_path, capsys, row, problem):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    assert main(["import-ratings", str(path), "--db", str(filled_store.path), "--rater", "EXP001",
+                 "--kind", "human"]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}:1: {problem}" in err and "Traceback" not in err
+    assert filled_store.draft("B003", "EXP001") is None
 
 
 def test_flags_survive_bundle_import_and_merge(filled_store, rubrics, clock, tmp_path):
@@ -223,4 +353,4 @@ def test_a_flag_survives_the_whole_road_to_the_lead(filled_store, rubrics, clock
     assert main(["merge", str(tmp_path / "lead.db"), "--db", str(tmp_path / "study.db")]) == 0
     capsys.readouterr()
     with Store(tmp_path / "study.db") as study:
-        assert [(f.item_id, f.rater_id, f.reason) for f in study.flags()] == [("B001", "EXP001", REASON)]
+        assert _flags(study) == EXPECTED  # the skipped item's flag made the whole road too
