@@ -276,3 +276,21 @@ def test_the_lead_flag_reaches_the_rating_app(tmp_path: Path, rubrics, monkeypat
     assert main(["rate", *args, "--lead"]) == 0
     assert main([*args, "--lead"]) == 0
     assert started == [False, True, True]
+
+
+async def test_at_80x24_the_score_table_shows_every_id_whole(tmp_path: Path, rubrics):
+    from tests.tui.screen_text import screen_text
+
+    eq = rubrics["exercise-quality"]
+    path = tmp_path / "narrow.db"
+    with Store(path) as store:
+        store.add_items([exercise_item(1)])
+        rate(store, eq, "demo-expert", "human", {"E01": dict.fromkeys(DIMS, 1.0)})
+        rate(store, eq, "EXP001", "human", {"E01": dict.fromkeys(DIMS, 0.0)})
+        app = AdjudicationApp(store, eq, "lead")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            shown = screen_text(app)
+    header = next(line for line in shown.splitlines() if "consensus" in line)
+    assert "demo-expert" in header and "EXP001" in header  # whole, on one line with the consensus column
+    assert "…" not in shown

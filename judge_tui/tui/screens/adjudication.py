@@ -160,11 +160,16 @@ class AdjudicationScreen(Screen[None]):
     def _score_table(self, current: Disagreement) -> Table:
         column = self.view.item_ids.index(current.item_id)
         table = Table(box=None, pad_edge=False, expand=True)
+        # Ids and names wrap onto more lines when the panel is narrow (80 columns), never end in an ellipsis.
+        # The dimension column gives up room first; an expert's id keeps its width while it fits.
         table.add_column("")
-        table.add_column(Text("dimension"))
+        words = [w for d in self.judged for w in self.rubric.dimension(d).name.split()]
+        table.add_column(Text("dimension"), overflow="fold", ratio=1,
+                         min_width=min(max(map(len, words), default=9), 12))
         for expert in current.experts:
-            table.add_column(Text(clean(expert)), justify="center")
-        table.add_column(Text("consensus", style="bold"), justify="center")
+            shown = clean(expert)
+            table.add_column(Text(shown), justify="center", overflow="fold", min_width=min(len(shown), 16))
+        table.add_column(Text("consensus", style="bold"), justify="center", min_width=len("consensus"))
         scale = self.rubric.scale
         for i, d in enumerate(self.judged):
             marker = "▶" if i == self.cursor else ""
