@@ -65,11 +65,6 @@ class JudgeTuiApp(PlainNoticeApp[None]):
 
     def on_mount(self) -> None:
         self.set_keymap(self.settings.keymap)
-        if self.notice:
-            self.notify(self.notice, markup=False, timeout=8)
-        if self.lead:
-            self.notify("Lead: c settles the items where experts disagree; a shows the team over every item "
-                        "(or over the items you rate, once you rate).", markup=False, timeout=8)
         if self.reviewer:
             self._start_rating(self.reviewer)
         else:
@@ -91,12 +86,21 @@ class JudgeTuiApp(PlainNoticeApp[None]):
                 self.store.set_meta(REVIEWER_META_KEY, reviewer)
             self.reviewer = reviewer
             self.open_rating()
+            self._show_notices()
         except sqlite3.OperationalError as exc:  # a busy, full or read-only database: say so, as the CLI does
             from rich.text import Text
 
             from judge_tui.faults import describe_sqlite
 
             self.exit(return_code=1, message=Text(f"judge-tui: {describe_sqlite(exc, self.store.path)}"))
+
+    def _show_notices(self) -> None:
+        # Once the rating screen is open: over the welcome dialog a long notice would hide its input at 80×24.
+        if self.notice:
+            self.notify(self.notice, markup=False, timeout=8)
+        if self.lead:
+            self.notify("Lead: c settles the items where experts disagree; a shows the team over every item "
+                        "(or over the items you rate, once you rate).", markup=False, timeout=8)
 
     def open_rating(self) -> None:
         assert self.reviewer

@@ -375,3 +375,14 @@ async def test_auto_submit_off_takes_the_score_then_enter(make_app, filled_store
         assert filled_store.draft("P001", "EXP001").scores == {"label": 1.0}
         await pilot.press("enter")
         assert filled_store.rating("P001", "EXP001").verdict == "PASS"
+
+
+async def test_the_start_notice_waits_for_the_welcome_dialog_to_close(make_app):
+    app = make_app("cis", reviewer=None)
+    app.notice = "NOTICE-ABOUT-THE-DEMO"
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        assert "NOTICE-ABOUT-THE-DEMO" not in await shown(pilot)  # it would hide the id's input at 80×24
+        await pilot.press("E", "X", "P", "enter")
+        await pilot.pause()
+        assert "NOTICE-ABOUT-THE-DEMO" in await shown(pilot)
