@@ -110,7 +110,7 @@ def test_a_restart_mid_batch_resumes_polling_the_same_batch(fake: fa.FakeAnthrop
         assert {r.details["batch_id"] for r in store.iter_ratings(rater_ids=[judge.rater_id])} == {open_batch["id"]}
         # reading the results again (a crash after recording) records nothing twice
         again = BatchRunner(make_judge(store, rubrics["cis"]), fast())
-        assert asyncio.run(again._collect(open_batch["id"])) is True
+        assert asyncio.run(again._read_results(open_batch["id"])) is True
         assert again.state.done_now == 0
         assert_consistent(store, judge.rater_id, ITEMS)
 
