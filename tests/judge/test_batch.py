@@ -168,10 +168,15 @@ def test_the_fake_refuses_a_batch_over_either_limit_as_the_api_does(fake: fa.Fak
 
 def test_the_size_of_a_batch_is_measured_as_the_sdk_sends_it(fake: fa.FakeAnthropic, tmp_path: Path,
                                                              rubrics: dict[str, Rubric]) -> None:
-    from tests.judge.conftest import add_cis_items
+    from judge_tui.records import Item
+    from tests.judge.conftest import add_cis_items, cis_rows
 
     with Store(tmp_path / "sized.db") as store:
-        add_cis_items(store, rubrics["cis"], 25)
+        add_cis_items(store, rubrics["cis"], 24)
+        row = cis_rows(25)[24]
+        fields = {k: f"{v} — naïve, 日本語" if isinstance(v, str) else v for k, v in row.items()
+                  if k not in ("id", "split")}
+        store.add_items([Item(id=row["id"], rubric="cis", fields=fields, task_type=row.get("task_type"))])
         judge = make_judge(store, rubrics["cis"])
         judge.queue.enqueue()
         requests = [judge.request(job) for job in store.judge_jobs(judge.rater_id)]
