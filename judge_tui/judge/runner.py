@@ -476,6 +476,7 @@ class BatchRunner(_Base):
     """
 
     RESULTS_PER_TRANSACTION = 1000  # one disk sync for many judgments
+    CLAIM_PAGE = 1000
 
     def __init__(self, judge: Judge, options: RunOptions | None = None,
                  on_progress: Callable[[RunState], None] | None = None) -> None:
@@ -527,21 +528,27 @@ class BatchRunner(_Base):
 
     # ---- sending
 
-    def _take(self, limit: int) -> None:
-        """Claim up to limit more jobs and make their requests, measured as they will be sent."""
-        backend = self.judge.backend
-        for job in self._claim(limit):
-            request = self.judge.request(job)
-            if request is None:
-                self._fail(job, f"item {job['item_id']!r} is no longer in the database")
-            else:
-                self._unsent.append((job, request, backend.batch_entry_bytes(request)))
+    def _take(self) -> None:
+        """Claim jobs, a page at a time, until the unsent ones fill a batch; make their requests, measured as
+        they will be sent. (A page at a time: no more jobs wait in memory than one batch needs.)"""
+        limits, backend = self.options.batch_limits, self.judge.backend
+        while (len(self._unsent) < limits.max_requests
+               and limits.body_bytes([size for _, _, size in self._unsent]) <= limits.budget):
+            jobs = self._claim(min(self.CLAIM_PAGE, limits.max_requests - len(self._unsent)))
+            if not jobs:
+                return
+            for job in jobs:
+                request = self.judge.request(job)
+                if request is None:
+                    self._fail(job, f"item {job['item_id']!r} is no longer in the database")
+                else:
+                    self._unsent.append((job, request, backend.batch_entry_bytes(request)))
 
     async def _send(self) -> BackendError | None:
         """Send the due jobs in as many batches as they need; the passing error that held one back, if any."""
         limits = self.options.batch_limits
         while not self.stopping:
-            self._take(limits.max_requests - len(self._unsent))
+            self._take()
             if not self._unsent:
                 return None
             count = limits.fitting([size for _, _, size in self._unsent])
