@@ -189,11 +189,11 @@ class _StatsColumn(ProgressColumn):
 
 
 def _batch_line(batch_id: str, batch: BatchProgress) -> str:
-    """One batch's row: its id (to look it up in the Console), its state and its results so far."""
-    parts = [clean(batch_id), clean(batch.status), f"{batch.succeeded:,} succeeded", f"{batch.errored:,} errored"]
+    """One batch's row: its state, its results so far, and its id (to look it up in the Console)."""
+    parts = [clean(batch.status), f"{batch.succeeded:,} succeeded", f"{batch.errored:,} errored"]
     parts += [f"{count:,} {name}" for name, count in (("canceled", batch.canceled), ("expired", batch.expired))
               if count]
-    return " · ".join(parts)
+    return " · ".join([*parts, clean(batch_id)])
 
 
 async def _run_one(judge: Judge, options: RunOptions, batch: bool, console: Console) -> RunState:

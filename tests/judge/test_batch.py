@@ -302,6 +302,6 @@ def test_the_judge_command_shows_each_batch(fake: fa.FakeAnthropic, tmp_path: Pa
     out = capsys.readouterr().out
     ids = list(fake._batches)
     assert "batch 1 of 2" in out and "batch 2 of 2" in out
-    assert f"{ids[0]} · ended · 4 succeeded · 0 errored" in out
-    assert f"{ids[1]} · ended · 2 succeeded · 0 errored" in out
+    assert f"ended · 4 succeeded · 0 errored · {ids[0]}" in out
+    assert f"ended · 2 succeeded · 0 errored · {ids[1]}" in out
     assert "cis: 6 done, 0 failed, 0 waiting" in out
