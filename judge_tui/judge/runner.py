@@ -603,7 +603,7 @@ class BatchRunner(_Base):
         return True
 
     async def _read_results(self, batch_id: str) -> bool:
-        """Record an ended batch's results. False if they could not all be read (the queue must stop or wait)."""
+        """Record an ended batch's results. False if the queue must stop."""
         chunk: list[tuple[str, JudgeAnswer | Exception]] = []
         try:
             async for custom_id, result in self.judge.backend.batch_results(batch_id):
@@ -612,10 +612,9 @@ class BatchRunner(_Base):
                     self._apply_all(batch_id, chunk)
                     chunk = []
         except (OfflineError, RetryableError, FatalError) as exc:
-            # Results not fully read: the batch stays open and is read again next time (recorded jobs are skipped).
+            # Results not fully read: the batch stays open and is read again (recorded jobs are skipped).
             self._apply_all(batch_id, chunk)
-            await self._wait_out(exc)
-            return False
+            return await self._wait_out(exc)
         self._apply_all(batch_id, chunk)
         left = self.queue.finish_batch(batch_id)
         self.state.running -= left

@@ -88,6 +88,7 @@ class FakeAnthropic:
     # The Message Batches API refuses a batch over either limit, whole (smaller in tests that prove the split).
     max_batch_requests: int = 100_000
     max_batch_bytes: int = 256_000_000
+    results_failures: int = 0  # the first reads of batch results answer 500
     # When set, every message request but a refusal to serve (429, 529, 401, 402) waits here before answering:
     # a test holds calls in flight, does its checks, then sets the event. (A safety timeout keeps a failed test from hanging the server.)
     hold: threading.Event | None = None
@@ -369,6 +370,10 @@ class _Handler(BaseHTTPRequestHandler):
             if batch_id not in fake._batches:
                 return self._send(404, _error_body("not_found_error", f"no batch {batch_id}"))
             if len(parts) == 5 and parts[4] == "results":
+                with fake.lock:
+                    failing, fake.results_failures = fake.results_failures > 0, max(0, fake.results_failures - 1)
+                if failing:
+                    return self._send(500, _error_body("api_error", "Internal server error"))
                 return self._send(200, fake.batch_results_jsonl(batch_id), content_type="application/binary")
             return self._send(200, fake.batch_json(batch_id, poll=True))
         self._send(404, _error_body("not_found_error", self.path))

@@ -252,6 +252,17 @@ def test_a_request_too_large_for_any_batch_fails_alone_saying_why(fake: fa.FakeA
     assert all(p.behaviour == "" for p in batch_posts(fake))
 
 
+def test_results_that_fail_to_download_are_read_again_in_the_same_run(fake: fa.FakeAnthropic, cis_store: Store,
+                                                                       rubrics: dict[str, Rubric]) -> None:
+    fake.results_failures = 2
+    judge = make_judge(cis_store, rubrics["cis"])
+    judge.queue.enqueue()
+    state = asyncio.run(BatchRunner(judge, fast()).run())
+    assert (state.done, state.error) == (ITEMS, "")
+    assert len(batch_posts(fake)) == 1  # read again, not sent again
+    assert_consistent(cis_store, judge.rater_id, ITEMS)
+
+
 def test_a_run_stopped_between_two_batches_resumes_with_the_rest(fake: fa.FakeAnthropic, tmp_path: Path,
                                                                  rubrics: dict[str, Rubric]) -> None:
     from tests.judge.conftest import add_cis_items
