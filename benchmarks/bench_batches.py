@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -81,8 +82,10 @@ def main() -> int:
         rubric = load_rubrics()["cis"][0]
         batches = one_run(folder, rubric, args.items, True, args.concurrency)
         calls = one_run(folder, rubric, args.items, False, args.concurrency)
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # this process, not the fake server
     print(json.dumps({"model": "claude-sonnet-5", "batches": batches, "one_call_at_a_time": calls,
-                      "batch_cost_share": round(batches["cost_usd"] / calls["cost_usd"], 3)}, indent=2))
+                      "batch_cost_share": round(batches["cost_usd"] / calls["cost_usd"], 3),
+                      "rss_peak_mb": round(peak_mb)}, indent=2))
     return 0
 
 
