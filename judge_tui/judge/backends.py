@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from judge_tui.judge.batch_limits import json_bytes
 from judge_tui.judge.prompts import RenderedPrompt
 
 TOOL_NAME = "record_judgment"
@@ -369,11 +370,17 @@ class AnthropicBackend:
             params.update(extra)
         return params
 
+    def batch_entry(self, request: JudgeRequest) -> dict[str, Any]:
+        """One request of a Message Batch, as sent."""
+        return {"custom_id": request.custom_id, "params": self.batch_params(request)}
+
+    def batch_entry_bytes(self, request: JudgeRequest) -> int:
+        return json_bytes(self.batch_entry(request))
+
     async def create_batch(self, requests: list[JudgeRequest]) -> str:
         client = await self.client()
         try:
-            batch = await client.messages.batches.create(
-                requests=[{"custom_id": r.custom_id, "params": self.batch_params(r)} for r in requests])
+            batch = await client.messages.batches.create(requests=[self.batch_entry(r) for r in requests])
         except Exception as exc:  # noqa: BLE001
             raise self._map_error(exc) from None
         return str(batch.id)

@@ -33,7 +33,15 @@ from judge_tui.judge.backends import (
 )
 from judge_tui.judge.failures import failures_command, grouped_lines
 from judge_tui.judge.prompts import JudgePrompt, PromptError
-from judge_tui.judge.runner import BatchRunner, Judge, JudgeRunner, RunOptions, RunState, judge_rater_id
+from judge_tui.judge.runner import (
+    BatchProgress,
+    BatchRunner,
+    Judge,
+    JudgeRunner,
+    RunOptions,
+    RunState,
+    judge_rater_id,
+)
 from judge_tui.rubrics import Rubric
 from judge_tui.settings import load_settings
 from judge_tui.store import Store
@@ -162,6 +170,8 @@ class _StatsColumn(ProgressColumn):
         self.paid = paid
 
     def render(self, task: Task) -> Text:
+        if "batch_line" in task.fields:
+            return Text(task.fields["batch_line"])
         state: RunState | None = task.fields.get("state")
         if state is None:
             return Text("")
@@ -175,9 +185,15 @@ class _StatsColumn(ProgressColumn):
             parts += [f"{tokens:,} tokens", _money(state.cost_usd, state.cost_unknown)]
         if state.offline:
             parts.append(f"offline: {clean(state.offline)}")
-        if state.batch:
-            parts.append(f"batch {clean(state.batch)}")
         return Text(" · ".join(parts))
+
+
+def _batch_line(batch_id: str, batch: BatchProgress) -> str:
+    """One batch's row: its state, its results so far, and its id (to look it up in the Console)."""
+    parts = [clean(batch.status), f"{batch.succeeded:,} succeeded", f"{batch.errored:,} errored"]
+    parts += [f"{count:,} {name}" for name, count in (("canceled", batch.canceled), ("expired", batch.expired))
+              if count]
+    return " · ".join([*parts, clean(batch_id)])
 
 
 async def _run_one(judge: Judge, options: RunOptions, batch: bool, console: Console) -> RunState:
@@ -187,6 +203,7 @@ async def _run_one(judge: Judge, options: RunOptions, batch: bool, console: Cons
     task_id = progress.add_task(judge.rubric.id, total=None)
     offline_said = ""
     finished_before: int | None = None  # done and failed when the run began
+    batch_rows: dict[str, Any] = {}  # a row of the progress display per Message Batch
 
     def update(state: RunState) -> None:
         nonlocal offline_said, finished_before
@@ -196,6 +213,11 @@ async def _run_one(judge: Judge, options: RunOptions, batch: bool, console: Cons
         if options.max_jobs is not None:
             total = min(total, finished_before + options.max_jobs)
         progress.update(task_id, total=max(1, total), completed=state.done + state.failed, state=state)
+        for number, (batch_id, batch) in enumerate(state.batches.items(), 1):
+            if batch_id not in batch_rows:
+                batch_rows[batch_id] = progress.add_task("", total=batch.requests)
+            progress.update(batch_rows[batch_id], description=f"  batch {number} of {len(state.batches)}",
+                            total=batch.requests, completed=batch.finished, batch_line=_batch_line(batch_id, batch))
         if state.offline and state.offline != offline_said:
             offline_said = state.offline
             console.print(Text(f"judge: offline ({clean(state.offline)}); waiting and trying again every"

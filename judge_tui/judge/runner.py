@@ -35,6 +35,7 @@ from judge_tui.judge.backends import (
     Usage,
     model_price,
 )
+from judge_tui.judge.batch_limits import BatchLimits
 from judge_tui.judge.lease import LEASE_SECONDS, Lease
 from judge_tui.judge.prompts import JudgePrompt
 from judge_tui.judge.queue import JudgeQueue
@@ -62,8 +63,24 @@ class RunOptions:
     keep_alive: bool = False  # when the queue is empty, wait for more instead of returning (the app)
     idle_poll: float = 1.0
     batch_poll: float = 30.0
-    batch_size: int = 100_000
+    batch_limits: BatchLimits = field(default_factory=BatchLimits)  # what one Message Batch may hold
     lease_seconds: float = LEASE_SECONDS  # another judge re-queues our running jobs only after this long unheard
+
+
+@dataclass
+class BatchProgress:
+    """One Message Batch as the API last reported it."""
+
+    requests: int
+    status: str = "in_progress"
+    succeeded: int = 0
+    errored: int = 0
+    canceled: int = 0
+    expired: int = 0
+
+    @property
+    def finished(self) -> int:
+        return self.succeeded + self.errored + self.canceled + self.expired
 
 
 @dataclass
@@ -83,7 +100,7 @@ class RunState:
     cost_usd: float = 0.0
     cost_unknown: bool = False
     first_usage: Usage | None = None  # the first call's usage: did it write the cache?
-    batch: str = ""  # the batch being waited on, and its state
+    batches: dict[str, BatchProgress] = field(default_factory=dict)  # this run's Message Batches, in sent order
     started: float = field(default_factory=time.monotonic)
 
     @property
@@ -453,15 +470,21 @@ class JudgeRunner(_Base):
 class BatchRunner(_Base):
     """Judges queued jobs through the Message Batches API: half price, results within 24 hours.
 
-    A batch's id is stored with its jobs as soon as the API accepts it, so a restart picks up polling where
-    it left off; results are matched to jobs by custom_id, in whatever order they arrive.
+    The queue is cut into batches the API accepts (judge_tui.judge.batch_limits), sent side by side and
+    polled together. A batch's id is stored with its jobs as soon as the API accepts it, so a restart picks
+    up polling where it left off; results are matched to jobs by custom_id, in whatever order they arrive.
     """
+
+    RESULTS_PER_TRANSACTION = 1000  # one disk sync for many judgments
+    CLAIM_PAGE = 1000
 
     def __init__(self, judge: Judge, options: RunOptions | None = None,
                  on_progress: Callable[[RunState], None] | None = None) -> None:
         super().__init__(judge, options, on_progress)
         if not hasattr(judge.backend, "create_batch"):
             raise ValueError(f"the {getattr(judge.backend, 'name', '?')} backend has no batch mode")
+        # Claimed jobs with their request and its size, not yet in a batch (they did not fit in the last one).
+        self._unsent: list[tuple[dict[str, Any], JudgeRequest, int]] = []
 
     async def _wait_out(self, exc: Exception) -> bool:
         """Sleep through a passing problem; False when the queue must stop."""
@@ -478,84 +501,132 @@ class BatchRunner(_Base):
 
     async def run(self) -> RunState:
         self._start()
+        for batch in self.queue.open_batches():  # sent before a restart: polled, never sent again
+            self.state.batches[batch["id"]] = BatchProgress(requests=batch["request_count"])
         try:
-            for batch in self.queue.open_batches():
-                if self.stopping or not await self._collect(batch["id"]):
-                    return self.state
             while not self.stopping:
-                jobs = self._claim(self.options.batch_size)
-                if not jobs:
-                    wait = self._seconds_until_retry()
-                    room = self._room()
-                    if wait is None or (room is not None and room <= 0):
+                refused = await self._send()
+                if self.queue.open_batches():
+                    if not await self._poll():
                         break
-                    await asyncio.sleep(max(0.001, wait))
                     continue
-                batch_id = await self._submit(jobs)
-                if batch_id and not await self._collect(batch_id):
+                if refused is not None:  # nothing to wait for but the API: wait, then send again
+                    if not await self._wait_out(refused):
+                        break
+                    continue
+                wait = self._seconds_until_retry()
+                room = self._room()
+                if wait is None or (room is not None and room <= 0):
                     break
+                await asyncio.sleep(max(0.001, wait))
         finally:
+            self._release([job for job, _, _ in self._unsent], "interrupted before it was sent")
+            self._unsent = []
             await self._finish()
             self._report()
         return self.state
 
-    async def _submit(self, jobs: list[dict[str, Any]]) -> str | None:
-        requests, ready = [], []
-        for job in jobs:
-            request = self.judge.request(job)
-            if request is None:
-                self._fail(job, f"item {job['item_id']!r} is no longer in the database")
-            else:
-                requests.append(request)
-                ready.append(job)
-        if not ready:
-            return None
-        while True:
-            try:
-                batch_id = await self.judge.backend.create_batch(requests)
-            except (OfflineError, RetryableError, FatalError) as exc:
-                if await self._wait_out(exc):
-                    continue
-                self._release(ready, f"not sent: {exc}")
-                return None
-            self.queue.start_batch(batch_id, ready)
-            self.state.offline = ""
-            self.state.batch = f"{batch_id}: sent {len(ready)}"
-            self._report()
-            return batch_id
+    # ---- sending
 
-    async def _collect(self, batch_id: str) -> bool:
-        """Poll until the batch has ended, then record its results. False if the queue must stop."""
-        backend = self.judge.backend
-        while True:
+    def _take(self) -> None:
+        """Claim jobs, a page at a time, until the unsent ones fill a batch; make their requests, measured as
+        they will be sent. (A page at a time: no more jobs wait in memory than one batch needs.)"""
+        limits, backend = self.options.batch_limits, self.judge.backend
+        while (len(self._unsent) < limits.max_requests
+               and limits.body_bytes([size for _, _, size in self._unsent]) <= limits.budget):
+            jobs = self._claim(min(self.CLAIM_PAGE, limits.max_requests - len(self._unsent)))
+            if not jobs:
+                return
+            for job in jobs:
+                request = self.judge.request(job)
+                if request is None:
+                    self._fail(job, f"item {job['item_id']!r} is no longer in the database")
+                else:
+                    self._unsent.append((job, request, backend.batch_entry_bytes(request)))
+
+    async def _send(self) -> BackendError | None:
+        """Send the due jobs in as many batches as they need; the passing error that held one back, if any."""
+        limits = self.options.batch_limits
+        while not self.stopping:
+            self._take()
+            if not self._unsent:
+                return None
+            count = limits.fitting([size for _, _, size in self._unsent])
+            if count == 0:  # one request alone is over the limit: it can never go in a batch
+                job, _, size = self._unsent.pop(0)
+                self._fail(job, limits.too_large(size))
+                continue
+            batch = self._unsent[:count]
             try:
-                status, counts = await backend.batch_status(batch_id)
-            except (OfflineError, RetryableError, FatalError) as exc:
-                if await self._wait_out(exc):
-                    continue
-                return False
+                batch_id = await self.judge.backend.create_batch([request for _, request, _ in batch])
+            except FatalError as exc:
+                self.state.error = str(exc)
+                self._release([job for job, _, _ in self._unsent], f"not sent: {exc}")
+                self._unsent = []
+                return None
+            except (OfflineError, RetryableError) as exc:
+                return exc  # the jobs stay claimed; sent once the API takes batches again
+            del self._unsent[:count]
+            jobs = [job for job, _, _ in batch]
+            self.queue.start_batch(batch_id, jobs)
             self.state.offline = ""
-            finished = sum(v for k, v in counts.items() if k != "processing")
-            self.state.batch = f"{batch_id}: {status} ({finished}/{finished + counts.get('processing', 0)})"
+            self.state.batches[batch_id] = BatchProgress(requests=len(jobs))
             self._report()
-            if status == "ended":
-                break
+        return None
+
+    # ---- collecting
+
+    async def _poll(self) -> bool:
+        """Look at every open batch once and read the results of those that ended; sleep if some are still
+        processing. False if the queue must stop."""
+        still_open = False
+        for batch in self.queue.open_batches():
+            batch_id = batch["id"]
+            try:
+                status, counts = await self.judge.backend.batch_status(batch_id)
+            except (OfflineError, RetryableError, FatalError) as exc:
+                return await self._wait_out(exc)
+            self.state.offline = ""
+            progress = self.state.batches.setdefault(batch_id, BatchProgress(requests=batch["request_count"]))
+            progress.status = status
+            for name in ("succeeded", "errored", "canceled", "expired"):
+                setattr(progress, name, int(counts.get(name, 0)))
+            self._report()
+            if status != "ended":
+                still_open = True
+            elif not await self._read_results(batch_id):
+                return False
+        if still_open:
             if self._stop_requested:
                 return False
             await asyncio.sleep(self.options.batch_poll)
+        return True
+
+    async def _read_results(self, batch_id: str) -> bool:
+        """Record an ended batch's results. False if the queue must stop."""
+        chunk: list[tuple[str, JudgeAnswer | Exception]] = []
         try:
-            async for custom_id, result in backend.batch_results(batch_id):
-                self._apply(batch_id, custom_id, result)
+            async for custom_id, result in self.judge.backend.batch_results(batch_id):
+                chunk.append((custom_id, result))
+                if len(chunk) >= self.RESULTS_PER_TRANSACTION:
+                    self._apply_all(batch_id, chunk)
+                    chunk = []
         except (OfflineError, RetryableError, FatalError) as exc:
-            # Results not fully read: the batch stays open and is read again next time (recorded jobs are skipped).
-            await self._wait_out(exc)
-            return False
+            # Results not fully read: the batch stays open and is read again (recorded jobs are skipped).
+            self._apply_all(batch_id, chunk)
+            return await self._wait_out(exc)
+        self._apply_all(batch_id, chunk)
         left = self.queue.finish_batch(batch_id)
         self.state.running -= left
         self.state.queued += left
-        self.state.batch = ""
         self._report()
         return True
+
+    def _apply_all(self, batch_id: str, results: list[tuple[str, JudgeAnswer | Exception]]) -> None:
+        with self.judge.store.transaction():
+            for custom_id, result in results:
+                self._apply(batch_id, custom_id, result)
+        self._report()
 
     def _apply(self, batch_id: str, custom_id: str, result: JudgeAnswer | Exception) -> None:
         try:
@@ -575,4 +646,3 @@ class BatchRunner(_Base):
             self._fail(job, str(result), result.raw, result.answer)
         else:
             self._fail(job, f"unexpected batch result: {result}")
-        self._report()

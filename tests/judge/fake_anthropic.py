@@ -2,6 +2,8 @@
 
 It speaks enough of the real API for the official SDK (pointed at it with base_url) to work unchanged:
 POST /v1/messages, POST /v1/messages/batches, GET /v1/messages/batches/{id} and GET .../results (JSONL).
+A batch over 100,000 requests (400) or 256 MB (413 request_too_large) is refused whole, as by the API;
+both limits can be lowered to prove the split without sending 256 MB.
 Behaviour is scriptable per request: answer well, slowly, with 429 + retry-after, 529, 500, a garbled body,
 text that is not JSON, JSON that breaks the schema, scores off the scale, a 401, or a dropped connection.
 Usage is reported the way the real API reports it, with tokens estimated as characters / 4: a system
@@ -63,6 +65,7 @@ class Recorded:
     body: Any
     at: float
     behaviour: str = ""
+    size: int = 0  # bytes of the request body
 
 
 def estimate_tokens(text: str) -> int:
@@ -82,6 +85,10 @@ class FakeAnthropic:
     requests: list[Recorded] = field(default_factory=list)
     max_concurrent_seen: int = 0
     record_bodies: bool = True
+    # The Message Batches API refuses a batch over either limit, whole (smaller in tests that prove the split).
+    max_batch_requests: int = 100_000
+    max_batch_bytes: int = 256_000_000
+    results_failures: int = 0  # the first reads of batch results answer 500
     # When set, every message request but a refusal to serve (429, 529, 401, 402) waits here before answering:
     # a test holds calls in flight, does its checks, then sets the event. (A safety timeout keeps a failed test from hanging the server.)
     hold: threading.Event | None = None
@@ -363,6 +370,10 @@ class _Handler(BaseHTTPRequestHandler):
             if batch_id not in fake._batches:
                 return self._send(404, _error_body("not_found_error", f"no batch {batch_id}"))
             if len(parts) == 5 and parts[4] == "results":
+                with fake.lock:
+                    failing, fake.results_failures = fake.results_failures > 0, max(0, fake.results_failures - 1)
+                if failing:
+                    return self._send(500, _error_body("api_error", "Internal server error"))
                 return self._send(200, fake.batch_results_jsonl(batch_id), content_type="application/binary")
             return self._send(200, fake.batch_json(batch_id, poll=True))
         self._send(404, _error_body("not_found_error", self.path))
@@ -381,11 +392,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._record(None)
             return self._send(400, _error_body("invalid_request_error", "body is not JSON"))
         entry = self._record(body)
+        entry.size = len(raw)
         if not self._authorised():
             entry.behaviour = UNAUTHORIZED
             return self._send(401, _error_body("authentication_error", "invalid x-api-key"))
         if self.path.startswith("/v1/messages/batches"):
-            return self._send(200, fake.create_batch(body))
+            return self._create_batch(fake, body, entry)
         if not self.path.startswith("/v1/messages"):
             return self._send(404, _error_body("not_found_error", self.path))
         with fake.lock:
@@ -396,6 +408,21 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             with fake.lock:
                 fake._in_flight -= 1
+
+    def _create_batch(self, fake: FakeAnthropic, body: dict[str, Any], entry: Recorded) -> None:
+        """Refused whole, as by the API, when over 256 MB or 100,000 requests."""
+        if entry.size > fake.max_batch_bytes:
+            entry.behaviour = "request_too_large"
+            return self._send(413, _error_body("request_too_large",
+                                               f"Request exceeds the maximum allowed number of bytes"
+                                               f" ({fake.max_batch_bytes})."))
+        count = len(body.get("requests") or [])
+        if count > fake.max_batch_requests:
+            entry.behaviour = "too_many_requests"
+            return self._send(400, _error_body("invalid_request_error",
+                                               f"requests: a batch holds at most {fake.max_batch_requests} requests,"
+                                               f" got {count}"))
+        return self._send(200, fake.create_batch(body))
 
     def _message(self, fake: FakeAnthropic, body: dict[str, Any], entry: Recorded) -> None:
         if fake.reject_temperature and "temperature" in body:
@@ -437,9 +464,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--api-key", default="test-key")
     parser.add_argument("--batch-polls", type=int, default=1)
     parser.add_argument("--no-record", action="store_true", help="keep no request bodies (long benchmarks)")
+    parser.add_argument("--max-batch-requests", type=int, default=100_000)
+    parser.add_argument("--max-batch-bytes", type=int, default=256_000_000)
     args = parser.parse_args(argv)
     fake = FakeAnthropic(latency=args.latency, min_cache_tokens=args.min_cache_tokens, api_key=args.api_key,
-                         batch_polls=args.batch_polls, record_bodies=not args.no_record)
+                         batch_polls=args.batch_polls, record_bodies=not args.no_record,
+                         max_batch_requests=args.max_batch_requests, max_batch_bytes=args.max_batch_bytes)
     fake.start(args.port)
     print(f"PORT {fake.port}", flush=True)
     stop: Callable[[], None] = fake.stop

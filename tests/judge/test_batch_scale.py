@@ -1,0 +1,71 @@
+"""Message Batches at full scale: more requests than one batch may hold, and more bytes than one batch may hold."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from judge_tui.judge.backends import AnthropicBackend
+from judge_tui.judge.batch_limits import MAX_BYTES, MAX_REQUESTS, BatchLimits
+from judge_tui.judge.prompts import JudgePrompt, JudgeTemplate
+from judge_tui.judge.runner import BatchRunner, Judge
+from judge_tui.records import Item
+from judge_tui.rubrics import Rubric
+from judge_tui.store import Store
+from tests.judge import fake_anthropic as fa
+from tests.judge.conftest import fast
+
+pytestmark = pytest.mark.slow
+
+
+def tiny_judge(store: Store, rubric: Rubric) -> Judge:
+    """A judge with a one-line prompt, so that 120,000 requests stay small."""
+    template = JudgeTemplate(path=Path("tiny.judge.md"), system_text="Judge against {{rubric_name}}.",
+                             item_text="{{item}}")
+    return Judge(store, rubric, JudgePrompt(rubric, template), AnthropicBackend("claude-sonnet-5"))
+
+
+def add_items(store: Store, rubric: Rubric, count: int, response: str = "yes") -> None:
+    store.ensure_rubric_version(rubric)
+    store.add_items(Item(id=f"T{n:06d}", rubric=rubric.id, fields={"query": f"q{n}", "criterion": "c",
+                                                                   "response": response}) for n in range(count))
+
+
+def batch_posts(fake: fa.FakeAnthropic) -> list[fa.Recorded]:
+    return [r for r in fake.requests if r.method == "POST" and r.path == "/v1/messages/batches"]
+
+
+def test_120000_items_go_in_batches_of_at_most_100000(fake: fa.FakeAnthropic, tmp_path: Path,
+                                                      rubrics: dict[str, Rubric]) -> None:
+    fake.record_bodies = False
+    with Store(tmp_path / "scale.db") as store:
+        add_items(store, rubrics["binary"], 120_000)
+        judge = tiny_judge(store, rubrics["binary"])
+        assert judge.queue.enqueue() == 120_000
+        state = asyncio.run(BatchRunner(judge, fast()).run())
+        assert (state.done, state.failed, state.queued, state.running, state.error) == (120_000, 0, 0, 0, "")
+        assert store.judge_job_counts(judge.rater_id)["done"] == 120_000
+        assert store.scalar("SELECT COUNT(*) FROM ratings WHERE rater_id = ?", [judge.rater_id]) == 120_000
+    posts = batch_posts(fake)
+    assert all(p.behaviour == "" for p in posts)  # none refused
+    assert sorted(len(b["requests"]) for b in fake._batches.values()) == [20_000, MAX_REQUESTS]
+    assert [b.requests for b in state.batches.values()] == [MAX_REQUESTS, 20_000]
+    assert state.cost_usd > 0 and state.usage.output_tokens > 0  # priced from the usage the API reported
+
+
+def test_requests_over_256_mb_go_in_several_batches_none_refused(fake: fa.FakeAnthropic, tmp_path: Path,
+                                                                 rubrics: dict[str, Rubric]) -> None:
+    """The real limit: 2,700 requests of about 100 KB, some 270 MB in all."""
+    fake.record_bodies = False
+    with Store(tmp_path / "large.db") as store:
+        add_items(store, rubrics["binary"], 2_700, response="word " * 20_000)
+        judge = tiny_judge(store, rubrics["binary"])
+        judge.queue.enqueue()
+        state = asyncio.run(BatchRunner(judge, fast()).run())
+        assert (state.done, state.failed, state.error) == (2_700, 0, "")
+    posts = batch_posts(fake)
+    assert len(posts) == 2 and all(p.behaviour == "" for p in posts)
+    assert sum(p.size for p in posts) > MAX_BYTES  # one batch would have been refused
+    assert all(p.size <= BatchLimits().budget for p in posts)
