@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.bundle import export_bundle, import_bundle, run_export_bundle
-from judge_tui.errors import UserError
+from judge_tui.model.errors import UserError
 from judge_tui.store import Store
+from judge_tui.transfer.bundle import export_bundle, import_bundle, run_export_bundle
 from tests.team_fixtures import binary_item, rate
 
 
@@ -76,7 +76,7 @@ def test_export_needs_an_output_file_and_a_rater_when_several(tmp_path: Path, ru
 
 
 def test_export_and_import_bundle_commands(tmp_path: Path, rubrics, capsys):
-    from judge_tui.cli import main
+    from judge_tui.cli.main import main
 
     laptop = _laptop(tmp_path / "laptop.db", rubrics)
     with Store(laptop) as store:

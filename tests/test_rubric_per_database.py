@@ -8,9 +8,9 @@ from pathlib import Path
 
 from formats_helpers import binary_item, run, write_jsonl
 
-from judge_tui import locations
-from judge_tui.commands import resolve_rubric
-from judge_tui.rubrics import load_rubric, load_rubrics
+from judge_tui.cli.commands import resolve_rubric
+from judge_tui.model import locations
+from judge_tui.model.rubrics import load_rubric, load_rubrics
 from judge_tui.store import Store
 from judge_tui.tui import launch
 

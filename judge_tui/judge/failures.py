@@ -10,7 +10,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from judge_tui.textsafe import clean
+from judge_tui.model.textsafe import clean
 
 MAX_CAUSES = 5  # causes shown after a run
 MAX_ITEMS = 3  # item ids named per cause
@@ -71,11 +71,11 @@ def _indented(text: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """`judge-tui failures`: failed judgments with their reason and raw answer."""
-    from judge_tui.commands import open_store
+    from judge_tui.cli.commands import open_store
 
     limit = getattr(args, "limit", 20)
     if limit is not None and limit < 0:
-        from judge_tui.errors import UserError
+        from judge_tui.model.errors import UserError
 
         raise UserError(f"--limit must be 0 (all) or more, not {limit}")
     with open_store(args, create=False) as store:

@@ -18,9 +18,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn
 from rich.text import Text
 
-from judge_tui.cli_output import message_console
-from judge_tui.commands import open_store, resolve_rubric
-from judge_tui.errors import UserError
+from judge_tui.analysis.history import parse_items, require_recorded
+from judge_tui.cli.commands import open_store, resolve_rubric
+from judge_tui.formats.terminal import message_console
 from judge_tui.judge.backends import (
     API_KEY_ENV,
     AnthropicBackend,
@@ -34,11 +34,11 @@ from judge_tui.judge.backends import (
 from judge_tui.judge.failures import failures_command, grouped_lines
 from judge_tui.judge.prompts import JudgePrompt, PromptError
 from judge_tui.judge.runner import BatchRunner, Judge, JudgeRunner, RunOptions, RunState, judge_rater_id
-from judge_tui.rubrics import Rubric
-from judge_tui.settings import load_settings
+from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import load_settings
+from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
-from judge_tui.textsafe import clean
-from judge_tui.versions import parse_items, require_recorded
 
 
 def make_backend(args: argparse.Namespace, default_model: str) -> Any:
@@ -263,7 +263,7 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
             return 0
         for plan in plans:
             rubric, prompt = plan.rubric, plan.prompt
-            # A changed rubric or prompt needs its reason recorded first (judge_tui.versions).
+            # A changed rubric or prompt needs its reason recorded first (judge_tui.analysis.history).
             require_recorded(store, rubric, prompt_version=prompt.version, template=prompt.template.digest,
                              reason=getattr(args, "reason", None), items=parse_items(getattr(args, "items", None)))
             judge = Judge(store, rubric, prompt, backend)

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 from textual import events
 from textual.worker import Worker, WorkerState
 
-from judge_tui.drift import DriftSettings
-from judge_tui.errors import UserError
-from judge_tui.rubrics import Rubric
-from judge_tui.settings import Settings
+from judge_tui.analysis.drift import DriftSettings
+from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import Settings
 from judge_tui.store import Store
 from judge_tui.tui.messages import JudgeProgress, JudgeStatus
 from judge_tui.tui.plain_app import PlainNoticeApp
@@ -55,7 +55,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         self.split = split
         self.clock = clock
         self.notice = notice
-        self.lead = lead  # `judge-tui rate --lead`: the lead's keys on the rating screen (judge_tui.blind)
+        self.lead = lead  # `judge-tui rate --lead`: the lead's keys on the rating screen (judge_tui.model.blind)
         self.first_paint_file = first_paint_file
         self.session: RatingSession | None = None
         self.judge_status = ""
@@ -94,7 +94,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         except sqlite3.OperationalError as exc:  # a busy, full or read-only database: say so, as the CLI does
             from rich.text import Text
 
-            from judge_tui.faults import describe_sqlite
+            from judge_tui.store.faults import describe_sqlite
 
             self.exit(return_code=1, message=Text(f"judge-tui: {describe_sqlite(exc, self.store.path)}"))
 
@@ -121,9 +121,9 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         """
         if not self.settings.judge_in_background or self.background_judge is not None:
             return
+        from judge_tui.analysis.history import require_recorded
         from judge_tui.judge.prompts import PromptError
         from judge_tui.judge.worker import BackgroundJudge
-        from judge_tui.versions import require_recorded
 
         try:
             judge = BackgroundJudge(self.store, self.rubric, settings=self.settings, on_status=self._judge_changed)

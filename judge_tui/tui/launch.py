@@ -9,11 +9,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge_tui import commands, demo
-from judge_tui.errors import UserError
-from judge_tui.rubrics import Rubric
-from judge_tui.settings import Settings, load_settings
+from judge_tui.cli import commands
+from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import Settings, load_settings
 from judge_tui.store import Store, StoreError
+from judge_tui.transfer import demo
 
 FIRST_PAINT_ENV = "JUDGE_TUI_EXIT_AFTER_FIRST_PAINT"
 PREFERRED_RUBRIC = "cis"
@@ -114,7 +115,7 @@ def prepare(args: argparse.Namespace, *, lead: bool = False) -> Launch:
     does not know.
     """
     settings = load_settings()
-    from judge_tui.locations import settings_path
+    from judge_tui.model.locations import settings_path
     from judge_tui.tui.keys import BINDING_IDS, keymap_problems
 
     problems = keymap_problems(settings.keymap)

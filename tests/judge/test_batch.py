@@ -7,7 +7,7 @@ from pathlib import Path
 
 from judge_tui.judge.backends import AnthropicBackend
 from judge_tui.judge.runner import BatchRunner, RunState
-from judge_tui.rubrics import Rubric
+from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from tests.judge import fake_anthropic as fa
 from tests.judge.conftest import assert_consistent, fast, make_judge

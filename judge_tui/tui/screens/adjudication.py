@@ -7,7 +7,7 @@ scale's points, p / f for PASS / FAIL; dimensions the experts already agree on s
 score) and submits. The result is a rating by the rater "consensus" (kind human) whose details say
 {"adjudicated": true, "from": [the experts], "by": the lead}.
 
-Blind rule (judge_tui.blind): a lead who is also an expert of this rubric only sees the disagreements on
+Blind rule (judge_tui.model.blind): a lead who is also an expert of this rubric only sees the disagreements on
 items they have rated themselves.
 
 The lead's screen: opened with `judge-tui adjudicate`, or with the `adjudicate` key (c) on the rating screen of
@@ -28,14 +28,14 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from judge_tui.blind import visible_items
-from judge_tui.errors import UserError
-from judge_tui.records import Rating
-from judge_tui.rubrics import Rubric
-from judge_tui.settings import AgreementSettings, Settings
+from judge_tui.analysis.team import CONSENSUS_RATER, Disagreement, TeamView, disagreements, load_team
+from judge_tui.model.blind import visible_items
+from judge_tui.model.errors import UserError
+from judge_tui.model.records import Rating
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import AgreementSettings, Settings
+from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
-from judge_tui.team import CONSENSUS_RATER, Disagreement, TeamView, disagreements, load_team
-from judge_tui.textsafe import clean
 from judge_tui.tui.keys import SCORE_ACTIONS, scale_has_key
 from judge_tui.tui.plain_app import PlainNoticeApp
 from judge_tui.tui.score_text import overall_label

@@ -8,9 +8,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from judge_tui.records import Item
-from judge_tui.rubrics import Rubric
-from judge_tui.textsafe import clean
+from judge_tui.model.records import Item
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.textsafe import clean
 from judge_tui.tui.keys import RATING_BINDINGS
 from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.widgets.item_pane import ItemPane

@@ -12,8 +12,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import TextArea
 
-from judge_tui.demo import is_demo_database
-from judge_tui.settings import AgreementSettings
+from judge_tui.model.settings import AgreementSettings
+from judge_tui.transfer.demo import is_demo_database
 from judge_tui.tui.keys import (
     EXPLAIN_BINDINGS,
     RATING_BINDINGS,
@@ -51,7 +51,7 @@ class RatingScreen(Screen[None]):
         super().__init__()
         self.session = session
         self.agreement = agreement or AgreementSettings()
-        self.lead = lead  # `judge-tui rate --lead`: adjudication and the team over every item (judge_tui.blind)
+        self.lead = lead  # `judge-tui rate --lead`: adjudication and the team over every item (judge_tui.model.blind)
         self.rubric = session.rubric
         self.keymap = dict(keymap or {})
         self.judged = [d.id for d in self.rubric.judged_dimensions]
@@ -357,7 +357,7 @@ class RatingScreen(Screen[None]):
 
     def action_adjudicate(self) -> None:
         """The lead's key (check_action): the items where experts disagree, or why there are none."""
-        from judge_tui.errors import UserError
+        from judge_tui.model.errors import UserError
         from judge_tui.tui.screens.adjudication import (
             AdjudicationScreen,
             disagreements_to_settle,

@@ -10,9 +10,9 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from judge_tui.records import Item
-from judge_tui.rubrics import Rubric
-from judge_tui.textsafe import clean
+from judge_tui.model.records import Item
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.textsafe import clean
 from judge_tui.tui.widgets.field_view import FieldView, prepare
 
 

@@ -15,7 +15,7 @@ from rich.text import Text
 from textual import events
 from textual.widgets import Static
 
-from judge_tui.textsafe import clean
+from judge_tui.model.textsafe import clean
 from judge_tui.tui.timer import TimerState, format_seconds
 
 _PAUSED = {"running": "", "idle": " (idle, paused)", "away": " (away, paused)", "held": " (submitted, stopped)"}

@@ -16,9 +16,9 @@ import os
 import sqlite3
 from pathlib import Path
 
-from judge_tui.errors import UserError
-from judge_tui.merging import MergeResult, describe, merge_database
+from judge_tui.model.errors import UserError
 from judge_tui.store import ForeignDatabase, Store, StoreError, now
+from judge_tui.transfer.merge import MergeResult, describe, merge_database
 
 BUNDLE_META = "bundle_of"
 REVIEWER_META_KEY = "reviewer_id"  # where the rating app remembers who is rating (judge_tui.tui.app)
@@ -87,7 +87,7 @@ def choose_rater(store: Store, requested: str | None) -> str:
 
 
 def run_export_bundle(args: argparse.Namespace) -> int:
-    from judge_tui.commands import open_store
+    from judge_tui.cli.commands import open_store
 
     if not args.output:
         raise UserError("a bundle is a database file: give its name with -o FILE (e.g. -o ann.bundle.db)")
@@ -97,7 +97,7 @@ def run_export_bundle(args: argparse.Namespace) -> int:
             result = export_bundle(store, rater, Path(args.output))
         except (StoreError, sqlite3.DatabaseError, OSError) as exc:
             raise UserError(f"{args.output}: cannot write the bundle ({exc})") from None
-    from judge_tui.cli_output import echo
+    from judge_tui.formats.terminal import echo
 
     marks = result.added["set_aside"]
     also = f", and {marks} skipped or flagged item{'s' if marks != 1 else ''} not yet rated" if marks else ""
@@ -107,11 +107,11 @@ def run_export_bundle(args: argparse.Namespace) -> int:
 
 
 def run_import_bundle(args: argparse.Namespace) -> int:
-    from judge_tui.commands import open_store
+    from judge_tui.cli.commands import open_store
 
     with open_store(args) as store:
         result = import_bundle(store, Path(args.bundle))
-    from judge_tui.cli_output import echo
+    from judge_tui.formats.terminal import echo
 
     for line in describe(result):
         echo(line)

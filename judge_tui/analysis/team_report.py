@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from judge_tui import agreement as ag
-from judge_tui.compare import compare_versions
-from judge_tui.drift import self_agreement
-from judge_tui.rubrics import Rubric
+from judge_tui.analysis.compare import compare_versions
+from judge_tui.analysis.drift import self_agreement
+from judge_tui.analysis.team import CONSENSUS_RATER, TOLERANCE, is_expert, load_team, team_agreement
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.textsafe import clean
+from judge_tui.stats import agreement as ag
 from judge_tui.store import Store
-from judge_tui.team import CONSENSUS_RATER, TOLERANCE, is_expert, load_team, team_agreement
-from judge_tui.textsafe import clean
 
 
 def figure(value: ag.Figure) -> float | dict[str, str]:
@@ -226,7 +226,7 @@ def team_only(problem: str, fmt: str, store: Store, rubric: Rubric, split: str |
         return None
     drift = drift_section(store, rubric, split, tolerance=tolerance)
     if fmt == "json":
-        from judge_tui.report_format import SCHEMA_VERSION
+        from judge_tui.analysis.report_format import SCHEMA_VERSION
 
         data: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "rubric": rubric.id, "judge_comparison": problem,
                                 "team": team}
@@ -242,7 +242,7 @@ def team_only(problem: str, fmt: str, store: Store, rubric: Rubric, split: str |
 def render_version_comparison(store: Store, rubric: Rubric, v1: str, v2: str, split: str | None, fmt: str,
                               tolerance: float = TOLERANCE) -> str:
     """`judge-tui report --compare V1 V2` in the chosen format."""
-    from judge_tui.report_format import SCHEMA_VERSION
+    from judge_tui.analysis.report_format import SCHEMA_VERSION
 
     section = compare_section(store, rubric, v1, v2, split, tolerance)
     if fmt == "json":

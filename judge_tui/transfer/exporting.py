@@ -22,18 +22,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judge_tui.commands import resolve_rubric
-from judge_tui.errors import UserError
+from judge_tui.cli.commands import resolve_rubric
 from judge_tui.formats.csv_rows import EXPORT_COLUMNS, EXPORT_TAIL, protect
 from judge_tui.formats.rating_form import FORM_DATES
-from judge_tui.records import Item, Rating
-from judge_tui.rubrics import Rubric, RubricError, rubric_from_definition
-from judge_tui.settings import AgreementSettings, load_settings
+from judge_tui.model.errors import UserError
+from judge_tui.model.records import Item, Rating
+from judge_tui.model.rubrics import Rubric, RubricError, rubric_from_definition
+from judge_tui.model.settings import AgreementSettings, load_settings
+from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
-from judge_tui.textsafe import clean
 
 if TYPE_CHECKING:
-    from judge_tui.report import Report
+    from judge_tui.analysis.report import Report
 
 REVIEW_LABELS = {  # 003's short column names
     "structural_validity": "Struct",
@@ -288,8 +288,8 @@ def review_template(store: Store, rubric_name: str | None, human: str | None, ju
 
     Agreement is the report's: the same tolerance (agreement.tolerance in the settings) and the same figures.
     """
-    from judge_tui import agreement as ag
-    from judge_tui.report import Group, ReportError, build_report
+    from judge_tui.analysis.report import Group, ReportError, build_report
+    from judge_tui.stats import agreement as ag
 
     settings = settings or load_settings().agreement
     tolerance = settings.tolerance
@@ -347,7 +347,7 @@ def _summary(report: Report | None, total: int, tolerance: float) -> list[str]:
         s = report.summary
         reviewed, agreed, pairs = s.cases, s.agreements, s.pairs
         rate = f"{s.alignment_rate:.1%}" if pairs else MISSING
-        from judge_tui.agreement import Undefined
+        from judge_tui.stats.agreement import Undefined
 
         rates: dict[str, float] = {}
         for r in report.judged_rows:
@@ -393,16 +393,16 @@ def export(store: Store, fmt: str, out: io.TextIOBase, *, rubric: str | None = N
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from judge_tui.commands import open_store, output_format
+    from judge_tui.cli.commands import open_store, output_format
 
     if getattr(args, "bundle", False):
-        from judge_tui.bundle import run_export_bundle
+        from judge_tui.transfer.bundle import run_export_bundle
 
         return run_export_bundle(args)
     args.format = output_format(args.format, args.output, FORMAT_BY_SUFFIX, "jsonl")
     with open_store(args, create=False) as store:
         if args.output is None:
-            from judge_tui.cli_output import safe_stdout
+            from judge_tui.formats.terminal import safe_stdout
 
             export(store, args.format, safe_stdout(), rubric=args.rubric, rater=args.rater, judge=args.judge)
             return 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parents[1]  # judge_tui/, above model/
 
 
 def _bundled(name: str) -> Path:

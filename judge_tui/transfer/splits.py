@@ -15,8 +15,8 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from judge_tui.errors import UserError
-from judge_tui.records import SPLITS
+from judge_tui.model.errors import UserError
+from judge_tui.model.records import SPLITS
 from judge_tui.store import Store
 
 UNLABELLED = "(no label)"
@@ -122,7 +122,7 @@ def format_plan(plan: SplitPlan) -> str:
 def run_split(args: argparse.Namespace) -> int:
     import sys
 
-    from judge_tui.commands import open_store, resolve_rubric
+    from judge_tui.cli.commands import open_store, resolve_rubric
 
     proportions = (args.train, args.dev, args.test)
     check_proportions(*proportions)
@@ -133,7 +133,7 @@ def run_split(args: argparse.Namespace) -> int:
         with store.transaction():
             plans = [split_rubric(store, r, seed=args.seed, proportions=proportions, reassign=args.reassign)
                      for r in rubric_ids]
-    from judge_tui.cli_output import echo
+    from judge_tui.formats.terminal import echo
 
     for plan in plans:
         echo(format_plan(plan))  # strata are item field values

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from judge_tui import locations
-from judge_tui.errors import UserError
-from judge_tui.rubrics import (
+from judge_tui.model import locations
+from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import (
     Rubric,
     RubricError,
     get_rubric,
@@ -47,14 +47,14 @@ def open_store(args: argparse.Namespace, *, create: bool = True) -> Store:
     command = getattr(args, "command", None)
     if store.read_only and command not in ONLY_READING:
         store.close()
-        from judge_tui.faults import READ_ONLY
+        from judge_tui.store.faults import READ_ONLY
 
         raise UserError(READ_ONLY.format(db=path))
     if command in CHECKED_BEFORE_WRITING:
         problem = store.damage()
         if problem:
             store.close()
-            from judge_tui.faults import DAMAGED
+            from judge_tui.store.faults import DAMAGED
 
             raise UserError(DAMAGED.format(db=path, error=problem))
     return store
@@ -63,7 +63,7 @@ def open_store(args: argparse.Namespace, *, create: bool = True) -> Store:
 def write_output(text: str, destination: Path | None) -> None:
     """A command's output to -o FILE, or to standard output."""
     if destination is None:
-        from judge_tui.cli_output import for_terminal
+        from judge_tui.formats.terminal import for_terminal
 
         print(for_terminal(text), end="" if text.endswith("\n") else "\n")  # notes and reasons are untrusted
         return
@@ -183,7 +183,7 @@ def list_rubrics(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     from rich.table import Table
 
-    from judge_tui.cli_output import add_id_column, cell, print_table
+    from judge_tui.formats.terminal import add_id_column, cell, print_table
 
     table = Table(title="Rubrics", title_justify="left")
     add_id_column(table, "id", keep_whole=found)

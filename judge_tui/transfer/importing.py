@@ -16,8 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from judge_tui.commands import available_rubrics, resolve_rubric
-from judge_tui.errors import UserError
+from judge_tui.cli.commands import available_rubrics, resolve_rubric
 from judge_tui.formats import (
     Parsed,
     Problem,
@@ -31,10 +30,11 @@ from judge_tui.formats import (
 )
 from judge_tui.formats.rating_form import FORM_DATES
 from judge_tui.formats.text import Unreadable, decode, flaw, load_json, one_json_document
-from judge_tui.records import Draft, Rating
-from judge_tui.rubrics import Rubric
+from judge_tui.model.errors import UserError
+from judge_tui.model.records import Draft, Rating
+from judge_tui.model.rubrics import Rubric
 from judge_tui.store import ItemConflict, Store
-from judge_tui.validate import (
+from judge_tui.transfer.validate import (
     Checked,
     apply_mapping,
     check_items,
@@ -255,7 +255,7 @@ def import_items(
     mapping = dict(mapping or {})
     parsed = _parse(path, ITEM_READERS[fmt], text)
     if fmt == "promptfoo":
-        from judge_tui.promptfoo_import import lacking_vars, promptfoo_rows
+        from judge_tui.transfer.promptfoo_import import lacking_vars, promptfoo_rows
 
         chosen = _rubric(store, rubric)
         rows, pending, warnings = promptfoo_rows(parsed, chosen, mapping, lambda: available_rubrics(store))
@@ -302,7 +302,7 @@ def import_items(
 
 def _demo_clash(store: Store, existing: dict[str, tuple[str, str]], problems: list[Problem]) -> list[Problem]:
     """A database that an earlier judge-tui filled with the demo: ids clashing with it say so, and what to do."""
-    from judge_tui.demo import demo_items_among
+    from judge_tui.transfer.demo import demo_items_among
 
     clashing = [i for i in demo_items_among(existing)
                 if any(p.message.startswith(f"item {i!r} already exists") for p in problems)]
@@ -497,7 +497,7 @@ def _rubric_of_items(store: Store, path: Path, items: dict[str, Any], problems: 
 
 
 def _report(result: ImportResult) -> None:
-    from judge_tui.cli_output import echo
+    from judge_tui.formats.terminal import echo
 
     for line in result.warning_lines():  # they quote the file
         echo(line, sys.stderr)
@@ -508,7 +508,7 @@ def _report(result: ImportResult) -> None:
 def _import_store(args: argparse.Namespace) -> Iterator[Store]:
     """The database to import into. One this command created is removed again if the import fails, so a
     mistyped --db leaves no empty database behind."""
-    from judge_tui.commands import db_path, open_store
+    from judge_tui.cli.commands import db_path, open_store
 
     path = db_path(args)
     created = not path.exists()
@@ -524,7 +524,7 @@ def _import_store(args: argparse.Namespace) -> Iterator[Store]:
 
 def run_import(args: argparse.Namespace) -> int:
     if getattr(args, "bundle", None):
-        from judge_tui.bundle import run_import_bundle
+        from judge_tui.transfer.bundle import run_import_bundle
 
         return run_import_bundle(args)
     if args.file is None:

@@ -12,11 +12,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from judge_tui.errors import UserError
 from judge_tui.formats import ID_KEYS, Problem, RatingRecord, Record, first_present
-from judge_tui.numbers import parse_number
-from judge_tui.records import MAX_REPEAT, MAX_SECONDS, SPLITS, Draft, Item, Rating, content_hash
-from judge_tui.rubrics import Rubric, ScoreError
+from judge_tui.model.errors import UserError
+from judge_tui.model.numbers import parse_number
+from judge_tui.model.records import MAX_REPEAT, MAX_SECONDS, SPLITS, Draft, Item, Rating, content_hash
+from judge_tui.model.rubrics import Rubric, ScoreError
 
 MAX_ID_LENGTH = 200
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")

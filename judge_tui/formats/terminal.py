@@ -21,7 +21,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from judge_tui.textsafe import clean
+from judge_tui.model.textsafe import clean
 
 # Wide enough for any table a command prints; Rich tables only take the width they need.
 PIPE_WIDTH = 10_000

@@ -21,8 +21,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from judge_tui.errors import UserError
-from judge_tui.rubrics import Rubric, RubricError, load_rubric
+from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import Rubric, RubricError, load_rubric
 from judge_tui.store import Store
 
 
@@ -136,7 +136,7 @@ def _require_prompt(store: Store, rubric: Rubric, version_id: int, prompt_versio
 
 def run_rubric_change(args: argparse.Namespace) -> int:
     """Record a rubric version in this database only: other databases keep theirs, and no file is copied."""
-    from judge_tui.commands import open_store, resolve_rubric
+    from judge_tui.cli.commands import open_store, resolve_rubric
 
     items = parse_items(args.items)
     with open_store(args) as store:
@@ -206,8 +206,8 @@ def history_lines(store: Store, rubric_id: str | None = None) -> list[str]:
 
 
 def run_history(args: argparse.Namespace) -> int:
-    from judge_tui.cli_output import echo
-    from judge_tui.commands import open_store
+    from judge_tui.cli.commands import open_store
+    from judge_tui.formats.terminal import echo
 
     with open_store(args) as store:
         for line in history_lines(store, getattr(args, "rubric", None)):

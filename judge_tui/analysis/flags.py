@@ -14,9 +14,9 @@ import json
 from typing import Any
 
 from judge_tui.formats.csv_rows import protect
-from judge_tui.records import Flag
+from judge_tui.model.records import Flag
+from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
-from judge_tui.textsafe import clean
 
 COLUMNS = ("item_id", "rater", "state", "reason", "task_type", "split", "rubric", "updated_at")
 FORMAT_BY_SUFFIX = {".csv": "csv", ".json": "json", ".md": "markdown"}
@@ -28,7 +28,7 @@ def flag_row(flag: Flag) -> dict[str, Any]:
 
 
 def _markdown_cell(text: object) -> str:
-    from judge_tui.report_format import md
+    from judge_tui.analysis.report_format import md
 
     return md("" if text is None else text)
 
@@ -90,14 +90,14 @@ def _table(flags: list[Flag]) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """`judge-tui flags`: every flagged item, with who flagged it, the reason and where the item stands."""
-    from judge_tui.cli_output import print_table
-    from judge_tui.commands import open_store, output_format, resolve_rubric, write_output
+    from judge_tui.cli.commands import open_store, output_format, resolve_rubric, write_output
+    from judge_tui.formats.terminal import print_table
 
     fmt = output_format(args.format, args.output, FORMAT_BY_SUFFIX, "text")
     with open_store(args, create=False) as store:
         rubric = resolve_rubric(args.rubric, store).id if args.rubric else None
         if args.rater and store.rater(args.rater) is None:
-            from judge_tui.errors import UserError
+            from judge_tui.model.errors import UserError
 
             raters = ", ".join(r["id"] for r in store.raters("human")) or "none"
             raise UserError(f"--rater {args.rater!r}: no such rater in {store.path} (experts here: {raters})")

@@ -19,8 +19,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from judge_tui import checkers, locations
-from judge_tui.numbers import parse_number
+from judge_tui.model import checkers, locations
+from judge_tui.model.numbers import parse_number
 
 RUBRIC_SUFFIX = ".rubric.toml"
 

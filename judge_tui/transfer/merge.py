@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judge_tui.errors import UserError
-from judge_tui.records import content_hash
+from judge_tui.model.errors import UserError
+from judge_tui.model.records import content_hash
 from judge_tui.store import RATING_CONTENT, ForeignDatabase, MergeState, Store, StoreError, rating_content
 
 
@@ -304,8 +304,8 @@ def describe(result: MergeResult) -> list[str]:
 
 
 def run_merge(args: argparse.Namespace) -> int:
-    from judge_tui.cli_output import echo
-    from judge_tui.commands import open_store
+    from judge_tui.cli.commands import open_store
+    from judge_tui.formats.terminal import echo
 
     store = open_store(args)
     problems = 0

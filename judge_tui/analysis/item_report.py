@@ -16,10 +16,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from judge_tui.errors import UserError
-from judge_tui.rubrics import Rubric
+from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
-from judge_tui.textsafe import clean
 
 FORMATS = ("csv", "jsonl", "markdown")
 FORMAT_BY_SUFFIX = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".md": "markdown"}
@@ -37,8 +37,8 @@ def item_rows(store: Store, rubric: Rubric, human: Any, judge: Any, split: str |
     aligned (judged dimensions within the tolerance, of those both scored), flags and notes by rater."""
     import numpy as np
 
-    from judge_tui import agreement as ag
-    from judge_tui.report import combine, first_runs
+    from judge_tui.analysis.report import combine, first_runs
+    from judge_tui.stats import agreement as ag
 
     dims = rubric.dimension_ids
     with store.snapshot():
@@ -123,7 +123,7 @@ def render_jsonl(rows: list[dict[str, Any]], text: Callable[[str], str]) -> str:
 
 
 def render_markdown(rows: list[dict[str, Any]], rubric: Rubric, human: Any, judge: Any, tolerance: float) -> str:
-    from judge_tui.report_format import md
+    from judge_tui.analysis.report_format import md
 
     def cell(value: float | None) -> str:
         return "—" if value is None else f"{value:g}"
@@ -145,9 +145,9 @@ def render_markdown(rows: list[dict[str, Any]], rubric: Rubric, human: Any, judg
 
 def run_items(args: argparse.Namespace) -> int:
     """`report --items`: the rendering asked for (format from --format or the -o file's name; default CSV)."""
-    from judge_tui.commands import open_store, output_format, write_output
-    from judge_tui.report import _pick_rubric, default_groups, parse_raters
-    from judge_tui.settings import load_settings
+    from judge_tui.analysis.report import _pick_rubric, default_groups, parse_raters
+    from judge_tui.cli.commands import open_store, output_format, write_output
+    from judge_tui.model.settings import load_settings
 
     fmt = output_format(args.format, args.output, FORMAT_BY_SUFFIX, "csv")
     if fmt not in FORMATS:

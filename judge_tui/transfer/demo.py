@@ -15,8 +15,8 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from judge_tui import locations
-from judge_tui.records import content_hash
+from judge_tui.model import locations
+from judge_tui.model.records import content_hash
 from judge_tui.store import Store
 
 DEMO_RUBRICS = ("cis", "exercise-quality", "reasoning-trace", "binary")
@@ -40,8 +40,8 @@ def load_demo(store: Store) -> int:
     Returns how many items were added (0 if the database already holds items: the demo never mixes with
     a user's data).
     """
-    from judge_tui.importing import import_items, import_ratings
-    from judge_tui.rubrics import load_rubrics
+    from judge_tui.model.rubrics import load_rubrics
+    from judge_tui.transfer.importing import import_items, import_ratings
 
     if store.count_items():
         return 0

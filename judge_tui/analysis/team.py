@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from judge_tui import agreement as ag
-from judge_tui.rubrics import Rubric
-from judge_tui.settings import DEFAULT_TOLERANCE
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import DEFAULT_TOLERANCE
+from judge_tui.stats import agreement as ag
 from judge_tui.store import Store
 
 CONSENSUS_RATER = "consensus"

@@ -23,13 +23,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from judge_tui.errors import UserError
 from judge_tui.formats import ID_KEYS, Parsed, Problem, RatingRecord, first_present
 from judge_tui.formats.promptfoo import HUMAN, Result
-from judge_tui.records import Item, Rating, content_hash
-from judge_tui.rubrics import Rubric
+from judge_tui.model.errors import UserError
+from judge_tui.model.records import Item, Rating, content_hash
+from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
-from judge_tui.validate import (
+from judge_tui.transfer.validate import (
     Checked,
     apply_mapping,
     check_ratings,

@@ -20,13 +20,13 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from judge_tui.records import Item, Rating
-from judge_tui.rubrics import Rubric
-from judge_tui.settings import DEFAULT_TOLERANCE
+from judge_tui.model.records import Item, Rating
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import DEFAULT_TOLERANCE
 from judge_tui.store import Store
 
 if TYPE_CHECKING:
-    from judge_tui import agreement as ag
+    from judge_tui.stats import agreement as ag
 
 DEFAULT_SHARE = 0.10
 MIN_GAP = 5
@@ -116,7 +116,7 @@ def self_agreement(store: Store, rubric: Rubric, split: str | None = None,
     count as aligned when at most `tolerance` apart."""
     import numpy as np  # deferred: the rating screen imports this module and must start fast
 
-    from judge_tui import agreement as ag
+    from judge_tui.stats import agreement as ag
 
     rows = store.rating_rows(rubric.id, repeat=None, split=split)
     first: dict[tuple[str, str, int], dict[str, float]] = {}

@@ -24,11 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from judge_tui import agreement as ag
-from judge_tui.agreement import Figure, Interpretation, PairAgreement, Thresholds, Undefined
-from judge_tui.errors import UserError
-from judge_tui.rubrics import Rubric
-from judge_tui.settings import AgreementSettings
+from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import AgreementSettings
+from judge_tui.stats import agreement as ag
+from judge_tui.stats.agreement import Figure, Interpretation, PairAgreement, Thresholds, Undefined
 from judge_tui.store import RaterScores, Store
 
 OVERALL = "overall"
@@ -524,7 +524,7 @@ def default_groups(store: Store, rubric_id: str) -> tuple[Group, Group]:
 
     The adjudicated "consensus" rater is derived from the experts, so it is not one of them here (see team.py).
     """
-    from judge_tui.team import is_expert
+    from judge_tui.analysis.team import is_expert
 
     raters = store.rubric_raters(rubric_id)
     humans = tuple(r["id"] for r in raters if is_expert(r["id"], r["kind"]))
@@ -700,7 +700,7 @@ def _values_for(wanted: np.ndarray, keys: np.ndarray, values: list[Any]) -> list
 
 
 def _pick_rubric(store: Store, name: str | None) -> Rubric:
-    from judge_tui.commands import resolve_rubric
+    from judge_tui.cli.commands import resolve_rubric
 
     if name:
         return resolve_rubric(name, store)
@@ -716,7 +716,7 @@ def _say_which_judge(store: Store, rubric_id: str) -> None:
     judges = judges_by_coverage(store, rubric_id)
     if len(judges) < 2:
         return
-    from judge_tui.textsafe import clean
+    from judge_tui.model.textsafe import clean
 
     total = store.count_items(rubric_id)
     others = ", ".join(f"{clean(rater)} ({rated})" for rater, rated in judges[1:])
@@ -725,13 +725,13 @@ def _say_which_judge(store: Store, rubric_id: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judge_tui import report_format
-    from judge_tui.cli_output import PIPE_WIDTH, for_terminal
-    from judge_tui.commands import open_store
-    from judge_tui.settings import load_settings
+    from judge_tui.analysis import report_format
+    from judge_tui.cli.commands import open_store
+    from judge_tui.formats.terminal import PIPE_WIDTH, for_terminal
+    from judge_tui.model.settings import load_settings
 
     if getattr(args, "items", False):
-        from judge_tui.item_report import run_items
+        from judge_tui.analysis.item_report import run_items
 
         return run_items(args)
     settings = load_settings().agreement
@@ -748,12 +748,12 @@ def run(args: argparse.Namespace) -> int:
             human, judge = parse_raters(args.raters, store, rubric.id)
         compare = getattr(args, "compare", None)
         if compare:
-            from judge_tui.team_report import render_version_comparison
+            from judge_tui.analysis.team_report import render_version_comparison
 
             output = render_version_comparison(store, rubric, compare[0], compare[1], args.split, fmt,
                                                settings.tolerance)
         else:
-            from judge_tui.team_report import team_only, with_team_sections
+            from judge_tui.analysis.team_report import team_only, with_team_sections
 
             try:
                 report = build_report(store, rubric, human=human, judge=judge, split=args.split, by=by,
@@ -772,7 +772,7 @@ def run(args: argparse.Namespace) -> int:
                 judge_id = report.judge.rater_ids[0] if len(report.judge.rater_ids) == 1 else None
                 output = with_team_sections(report_format.render(report, fmt, width), fmt, store, rubric, args.split,
                                             judge_id, settings.tolerance)
-            from judge_tui.flags import with_flagged_section
+            from judge_tui.analysis.flags import with_flagged_section
 
             output = with_flagged_section(output, fmt, store, rubric.id, args.split)
     if destination:

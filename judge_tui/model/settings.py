@@ -7,8 +7,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from judge_tui import locations
-from judge_tui.errors import UserError
+from judge_tui.model import locations
+from judge_tui.model.errors import UserError
 
 # Scores at most this far apart count as aligned, unless settings.json says otherwise.
 DEFAULT_TOLERANCE = 0.15

@@ -18,11 +18,11 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from judge_tui import agreement as ag
-from judge_tui.agreement import Figure
-from judge_tui.cli_output import add_id_column, render_plain
-from judge_tui.report import Report, Row, Summary
-from judge_tui.textsafe import clean
+from judge_tui.analysis.report import Report, Row, Summary
+from judge_tui.formats.terminal import add_id_column, render_plain
+from judge_tui.model.textsafe import clean
+from judge_tui.stats import agreement as ag
+from judge_tui.stats.agreement import Figure
 
 SCHEMA_VERSION = 1
 FIGURES = ("alignment_rate", "cohen_kappa", "weighted_kappa", "pearson_r", "spearman_rho", "kendall_tau",

@@ -13,8 +13,8 @@ import json
 from statistics import median
 from typing import Any
 
+from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
-from judge_tui.textsafe import clean
 
 NO_TASK_TYPE = "(none)"
 
@@ -103,8 +103,8 @@ def _tables(status: dict[str, Any]) -> list[Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judge_tui.cli_output import print_table
-    from judge_tui.commands import open_store, resolve_rubric
+    from judge_tui.cli.commands import open_store, resolve_rubric
+    from judge_tui.formats.terminal import print_table
 
     with open_store(args, create=False) as store:
         rubric = resolve_rubric(args.rubric, store).id if args.rubric else None

@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from judge_tui import agreement as ag
-from judge_tui.errors import UserError
-from judge_tui.rubrics import Rubric
+from judge_tui.analysis.team import TOLERANCE, load_team, team_consensus
+from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import Rubric
+from judge_tui.stats import agreement as ag
 from judge_tui.store import Store
-from judge_tui.team import TOLERANCE, load_team, team_consensus
 
 DEFAULT_SPLIT = "dev"
 

@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from judge_tui import __version__
-from judge_tui.errors import UserError
-from judge_tui.records import SPLITS
-from judge_tui.textsafe import clean
+from judge_tui.model.errors import UserError
+from judge_tui.model.records import SPLITS
+from judge_tui.model.textsafe import clean
 
 DB_HELP = "database file (default: $JUDGE_TUI_DB, or judge-tui.db in the user data folder)"
 LEAD_HELP = ("open as the study lead: c adjudicates, a shows the team over every item (a reviewer sees figures "
@@ -26,21 +26,21 @@ LEAD_HELP = ("open as the study lead: c adjudicates, a shows the team over every
 HANDLERS = {
     "rate": "judge_tui.tui.launch:run",
     "demo": "judge_tui.tui.launch:run",
-    "rubrics": "judge_tui.commands:list_rubrics",
-    "import": "judge_tui.importing:run_import",
-    "import-ratings": "judge_tui.importing:run_import_ratings",
-    "export": "judge_tui.exporting:run_export",
-    "split": "judge_tui.splits:run_split",
+    "rubrics": "judge_tui.cli.commands:list_rubrics",
+    "import": "judge_tui.transfer.importing:run_import",
+    "import-ratings": "judge_tui.transfer.importing:run_import_ratings",
+    "export": "judge_tui.transfer.exporting:run_export",
+    "split": "judge_tui.transfer.splits:run_split",
     "judge": "judge_tui.judge.headless:run",
     "failures": "judge_tui.judge.failures:run",
-    "report": "judge_tui.report:run",
-    "merge": "judge_tui.merging:run_merge",
-    "history": "judge_tui.versions:run_history",
-    "rubric-change": "judge_tui.versions:run_rubric_change",
+    "report": "judge_tui.analysis.report:run",
+    "merge": "judge_tui.transfer.merge:run_merge",
+    "history": "judge_tui.analysis.history:run_history",
+    "rubric-change": "judge_tui.analysis.history:run_rubric_change",
     "adjudicate": "judge_tui.tui.screens.adjudication:run",
-    "check": "judge_tui.commands:run_check",
-    "flags": "judge_tui.flags:run",
-    "status": "judge_tui.status:run",
+    "check": "judge_tui.cli.commands:run_check",
+    "flags": "judge_tui.analysis.flags:run",
+    "status": "judge_tui.analysis.status:run",
 }
 
 
@@ -245,8 +245,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (sqlite3.Error, OSError) as exc:
         # A fault of the machine (busy, read-only, full or damaged database; unwritable file): the one place
         # that explains them. Every write is a transaction, so the command's changes are already rolled back.
-        from judge_tui import faults
-        from judge_tui.commands import db_path
+        from judge_tui.cli.commands import db_path
+        from judge_tui.store import faults
 
         if isinstance(exc, sqlite3.Error):
             message = faults.describe_sqlite(exc, db_path(args))
