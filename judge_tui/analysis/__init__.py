@@ -1,1 +1,1 @@
-"""Agreement figures and what is built on them: report, team, drift, compare, history, status, flags and the item report."""
+"""Figures built from the store: the blind rule, report, team, drift, compare, history, status, flags."""

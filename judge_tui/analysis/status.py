@@ -13,6 +13,7 @@ import json
 from statistics import median
 from typing import Any
 
+from judge_tui.model.numbers import format_seconds
 from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
 
@@ -58,8 +59,6 @@ def study_status(store: Store, rubric: str | None = None) -> dict[str, Any]:
 def duration(seconds: float | None) -> str:
     if seconds is None:
         return "—"
-    from judge_tui.tui.timer import format_seconds  # a plain function; the module imports nothing heavy
-
     return format_seconds(round(seconds))
 
 

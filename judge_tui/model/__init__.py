@@ -1,1 +1,4 @@
-"""Plain types and rules: records, rubrics, checkers, settings, locations, errors, safe text, numbers and the blind rule. Imports nothing of ours outside model/."""
+"""Plain types and rules: records, rubrics, checkers, settings, locations, errors, safe text and numbers.
+
+Imports nothing of ours outside model/.
+"""

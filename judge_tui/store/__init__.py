@@ -6,8 +6,8 @@ A Store belongs to the thread that opened it.
 
 One module per area: schema.py (tables and migrations), core.py (connection, transactions, meta), then the
 queries of items, ratings, drafts, flags, the judge queue, import/export, agreement, merge_rows (what a merge
-finds here and the rows it writes), version_rows (rubric and prompt versions), rating_rows (several raters side by
-side, one rater's re-ratings) and status; foreign.py reads another database for a merge; faults.py turns the
+finds here and the rows it writes), version_rows (rubric and prompt versions), rating_rows (several raters side
+by side, one rater's re-ratings) and status; foreign.py reads another database for a merge; faults.py turns the
 database's faults into messages.
 """
 

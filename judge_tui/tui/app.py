@@ -55,7 +55,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         self.split = split
         self.clock = clock
         self.notice = notice
-        self.lead = lead  # `judge-tui rate --lead`: the lead's keys on the rating screen (judge_tui.model.blind)
+        self.lead = lead  # `judge-tui rate --lead`: the lead's keys on the rating screen (judge_tui.analysis.blind)
         self.first_paint_file = first_paint_file
         self.session: RatingSession | None = None
         self.judge_status = ""

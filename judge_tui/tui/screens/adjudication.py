@@ -7,7 +7,7 @@ scale's points, p / f for PASS / FAIL; dimensions the experts already agree on s
 score) and submits. The result is a rating by the rater "consensus" (kind human) whose details say
 {"adjudicated": true, "from": [the experts], "by": the lead}.
 
-Blind rule (judge_tui.model.blind): a lead who is also an expert of this rubric only sees the disagreements on
+Blind rule (judge_tui.analysis.blind): a lead who is also an expert of this rubric only sees the disagreements on
 items they have rated themselves.
 
 The lead's screen: opened with `judge-tui adjudicate`, or with the `adjudicate` key (c) on the rating screen of
@@ -28,8 +28,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from judge_tui.analysis.blind import visible_items
 from judge_tui.analysis.team import CONSENSUS_RATER, Disagreement, TeamView, disagreements, load_team
-from judge_tui.model.blind import visible_items
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import Rating
 from judge_tui.model.rubrics import Rubric

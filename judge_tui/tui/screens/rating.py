@@ -51,7 +51,7 @@ class RatingScreen(Screen[None]):
         super().__init__()
         self.session = session
         self.agreement = agreement or AgreementSettings()
-        self.lead = lead  # `judge-tui rate --lead`: adjudication and the team over every item (judge_tui.model.blind)
+        self.lead = lead  # `judge-tui rate --lead`: adjudication and the team over every item (judge_tui.analysis.blind)
         self.rubric = session.rubric
         self.keymap = dict(keymap or {})
         self.judged = [d.id for d in self.rubric.judged_dimensions]

@@ -1,6 +1,6 @@
 """The agreement summary: how far the judge agrees with this reviewer, on the items they already submitted.
 
-The blind rule (judge_tui.model.blind): every section, the team's and the judge's included, is computed over the
+The blind rule (judge_tui.analysis.blind): every section, the team's and the judge's included, is computed over the
 items the reviewer has submitted, so nothing here shows an opinion of an item they have still to rate. Only
 the lead (lead=True) sees the team over every item. The figures are computed in a thread worker with its own
 database connection; the worker only posts messages, and the handlers build the widgets.
@@ -21,8 +21,8 @@ from textual.widgets import Footer, LoadingIndicator, Static
 from textual.worker import Worker, WorkerState
 
 from judge_tui.analysis import report_format
+from judge_tui.analysis.blind import visible_items
 from judge_tui.analysis.report import Group, Report, build_report, default_judge
-from judge_tui.model.blind import visible_items
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric, RubricError
 from judge_tui.model.settings import AgreementSettings
@@ -131,7 +131,7 @@ class SummaryScreen(Screen[None]):
         self.rubric = rubric
         self.reviewer_id = reviewer_id
         self.agreement = agreement  # the app's settings, read once at start like every other screen's
-        self.lead = lead  # the lead's view: the team over every item (judge_tui.model.blind)
+        self.lead = lead  # the lead's view: the team over every item (judge_tui.analysis.blind)
         self.report: Report | None = None
 
     def compose(self) -> ComposeResult:

@@ -1,0 +1,24 @@
+"""The package layers of docs/architecture.md hold: lint-imports (import-linter) keeps every contract."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
+
+
+@pytest.mark.skipif(not LINT_IMPORTS.exists() and shutil.which("lint-imports") is None,
+                    reason="import-linter is not installed (pip install -e '.[test]')")
+def test_every_import_contract_is_kept() -> None:
+    command = str(LINT_IMPORTS) if LINT_IMPORTS.exists() else "lint-imports"
+    done = subprocess.run([command, "--no-cache"], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for contract in ("stats imports nothing of ours", "nothing outside tui and cli imports tui",
+                     "model, store and formats import nothing from the layers above them"):
+        assert f"{contract} KEPT" in done.stdout
