@@ -8,17 +8,13 @@ more lenient). Every item of the rubric (and split) is listed, rated or not, so 
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import json
-import sys
 from collections.abc import Callable
 from typing import Any
 
-from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
-from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
 
 FORMATS = ("csv", "jsonl", "markdown")
@@ -141,30 +137,3 @@ def render_markdown(rows: list[dict[str, Any]], rubric: Rubric, human: Any, judg
         cells += [row["aligned"], md(_joined(row["flags"])), md(_joined(notes))]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join([*lines, ""])
-
-
-def run_items(args: argparse.Namespace) -> int:
-    """`report --items`: the rendering asked for (format from --format or the -o file's name; default CSV)."""
-    from judge_tui.analysis.report import _pick_rubric, default_groups, parse_raters
-    from judge_tui.cli.commands import open_store, output_format, write_output
-    from judge_tui.model.settings import load_settings
-
-    fmt = output_format(args.format, args.output, FORMAT_BY_SUFFIX, "csv")
-    if fmt not in FORMATS:
-        raise UserError(f"--items writes {', '.join(FORMATS)} (or a file named .csv, .jsonl or .md), "
-                        f"not --format {fmt}")
-    tolerance = load_settings().agreement.tolerance
-    with open_store(args, create=False) as store:
-        rubric = _pick_rubric(store, args.rubric)
-        human, judge = parse_raters(args.raters, store, rubric.id) if args.raters else default_groups(store, rubric.id)
-        rows = item_rows(store, rubric, human, judge, args.split, tolerance)
-    # On a terminal, nothing in a note may act on it (colours, titles, cursor moves); files keep the text exact.
-    text = clean if args.output is None and sys.stdout.isatty() else str
-    if fmt == "csv":
-        output = render_csv(rows, text)
-    elif fmt == "jsonl":
-        output = render_jsonl(rows, text)
-    else:
-        output = render_markdown(rows, rubric, human, judge, tolerance)
-    write_output(output, args.output)
-    return 0

@@ -24,8 +24,8 @@ LEAD_HELP = ("open as the study lead: c adjudicates, a shows the team over every
 
 # command -> "module:function"; each function takes the parsed arguments and returns an exit code.
 HANDLERS = {
-    "rate": "judge_tui.tui.launch:run",
-    "demo": "judge_tui.tui.launch:run",
+    "rate": "judge_tui.cli.launch:run",
+    "demo": "judge_tui.cli.launch:run",
     "rubrics": "judge_tui.cli.commands:list_rubrics",
     "import": "judge_tui.transfer.importing:run_import",
     "import-ratings": "judge_tui.transfer.importing:run_import_ratings",
@@ -33,11 +33,11 @@ HANDLERS = {
     "split": "judge_tui.transfer.splits:run_split",
     "judge": "judge_tui.judge.headless:run",
     "failures": "judge_tui.judge.failures:run",
-    "report": "judge_tui.analysis.report:run",
+    "report": "judge_tui.cli.report:run",
     "merge": "judge_tui.transfer.merge:run_merge",
     "history": "judge_tui.analysis.history:run_history",
     "rubric-change": "judge_tui.analysis.history:run_rubric_change",
-    "adjudicate": "judge_tui.tui.screens.adjudication:run",
+    "adjudicate": "judge_tui.cli.launch:run_adjudicate",
     "check": "judge_tui.cli.commands:run_check",
     "flags": "judge_tui.analysis.flags:run",
     "status": "judge_tui.analysis.status:run",

@@ -17,8 +17,6 @@ every item.
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
 from rich.table import Table
 from rich.text import Text
@@ -288,21 +286,3 @@ class AdjudicationApp(PlainNoticeApp[None]):
         self.set_keymap(self.settings.keymap)
         self.push_screen(AdjudicationScreen(self.store, self.rubric, self.lead, split=self.split,
                                             agreement=self.settings.agreement, view=self.view, items=self.items))
-
-
-def run(args: argparse.Namespace) -> int:
-    from judge_tui.tui.launch import prepare
-
-    launch = prepare(args, lead=True)
-    lead = launch.reviewer
-    assert lead is not None  # prepare(lead=True) refuses to start without one
-    with launch.store as store:
-        tolerance = launch.settings.agreement.tolerance
-        view, items = disagreements_to_settle(store, launch.rubric, lead, split=launch.split,
-                                              tolerance=tolerance)
-        if not items:
-            print(nothing_to_settle(launch.rubric, tolerance))
-            return 0
-        AdjudicationApp(store, launch.rubric, lead, split=launch.split, settings=launch.settings,
-                        view=view, items=items).run()
-    return 0

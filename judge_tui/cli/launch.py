@@ -154,3 +154,22 @@ def run(args: argparse.Namespace) -> int:
     finally:
         launch.store.close()
     return app.return_code or 0
+
+
+def run_adjudicate(args: argparse.Namespace) -> int:
+    """`judge-tui adjudicate`: the same start-up as `rate`, as the lead, then the disagreements to settle."""
+    from judge_tui.tui.screens.adjudication import AdjudicationApp, disagreements_to_settle, nothing_to_settle
+
+    launch = prepare(args, lead=True)
+    lead = launch.reviewer
+    assert lead is not None  # prepare(lead=True) refuses to start without one
+    with launch.store as store:
+        tolerance = launch.settings.agreement.tolerance
+        view, items = disagreements_to_settle(store, launch.rubric, lead, split=launch.split,
+                                              tolerance=tolerance)
+        if not items:
+            print(nothing_to_settle(launch.rubric, tolerance))
+            return 0
+        AdjudicationApp(store, launch.rubric, lead, split=launch.split, settings=launch.settings,
+                        view=view, items=items).run()
+    return 0
