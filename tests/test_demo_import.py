@@ -8,7 +8,8 @@ from formats_helpers import binary_item, run, write_jsonl
 
 from judge_tui.model import locations
 from judge_tui.store import Store
-from judge_tui.transfer.demo import demo_rating_files, load_demo
+from judge_tui.transfer.demo import demo_rating_files
+from judge_tui.transfer.demo_loading import load_demo
 from judge_tui.transfer.importing import import_items
 
 

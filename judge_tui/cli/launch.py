@@ -14,7 +14,7 @@ from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings, load_settings
 from judge_tui.store import Store, StoreError
-from judge_tui.transfer import demo
+from judge_tui.transfer import demo_loading
 
 FIRST_PAINT_ENV = "JUDGE_TUI_EXIT_AFTER_FIRST_PAINT"
 PREFERRED_RUBRIC = "cis"
@@ -55,7 +55,7 @@ def open_database(args: argparse.Namespace) -> tuple[Store, str]:
     if args.command != "demo" and (getattr(args, "db", None) or _study_started(study)):
         return commands.open_store(args, create=False), ""
     try:
-        store, added = demo.open_demo()
+        store, added = demo_loading.open_demo()
     except StoreError as exc:
         raise UserError(str(exc)) from None
     loaded = f"The bundled demo ({added} items) was loaded into its own database, {store.path}. " if added else ""

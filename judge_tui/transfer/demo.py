@@ -4,7 +4,8 @@
 loading the demo the first time. Items come from data/<rubric>.jsonl; demo ratings, where present, from
 data/<rubric>.expert-demo.ratings.jsonl (rater "demo-expert", a person), data/<rubric>.judge-demo.ratings.jsonl
 (rater "demo-judge", a judge) and data/binary.labels.jsonl (the PASS/FAIL labels, also "demo-expert").
-Everything goes through the importer, so the demo files are held to the same checks as a user's files.
+Loading it is demo_loading.py's job: everything goes through the importer, so the demo files are held to
+the same checks as a user's files.
 
 Earlier versions loaded the demo into the user's own database; such a database keeps working, and an import
 whose ids clash with those demo items says so (demo_items_among).
@@ -32,44 +33,6 @@ def demo_rating_files(rubric_id: str) -> list[tuple[str, str, str]]:
     if rubric_id == "binary":
         files.append(("binary.labels.jsonl", DEMO_EXPERT, "human"))
     return files
-
-
-def load_demo(store: Store) -> int:
-    """Import the demo items and ratings of every built-in rubric into an empty database, and mark it the demo's.
-
-    Returns how many items were added (0 if the database already holds items: the demo never mixes with
-    a user's data).
-    """
-    from judge_tui.model.rubrics import load_rubrics
-    from judge_tui.transfer.importing import import_items, import_ratings
-
-    if store.count_items():
-        return 0
-    rubrics = load_rubrics()
-    added = 0
-    with store.transaction():  # all of the demo or none of it
-        for rubric_id in DEMO_RUBRICS:
-            path = locations.data_dir() / f"{rubric_id}.jsonl"
-            if not path.is_file() or rubric_id not in rubrics:
-                continue
-            rubric = rubrics[rubric_id][0]
-            added += import_items(store, path, rubric, fmt="jsonl").items["added"]
-            for name, rater, kind in demo_rating_files(rubric_id):
-                ratings_path = locations.data_dir() / name
-                if ratings_path.is_file():
-                    import_ratings(store, ratings_path, rater, kind, rubric=rubric, fmt="jsonl")
-        store.set_meta(DEMO_META_KEY, "1")
-    return added
-
-
-def open_demo() -> tuple[Store, int]:
-    """The demo's own database, with the demo loaded the first time; and how many items were just added."""
-    store = Store(locations.demo_db_path())
-    try:
-        return store, load_demo(store)
-    except BaseException:
-        store.close()
-        raise
 
 
 def is_demo_database(store: Store) -> bool:

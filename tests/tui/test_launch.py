@@ -179,7 +179,7 @@ def test_a_named_database_is_never_filled_with_the_demo(hermetic_home, tmp_path,
 
 async def test_the_status_line_names_the_demo_database(hermetic_home):
     from judge_tui.model.settings import Settings
-    from judge_tui.transfer.demo import open_demo
+    from judge_tui.transfer.demo_loading import open_demo
     from judge_tui.tui.app import JudgeTuiApp
     from judge_tui.tui.widgets.status_line import StatusLine
 

@@ -28,7 +28,7 @@ from judge_tui.model.settings import AgreementSettings
 from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
 from judge_tui.tui.score_text import exact, overall_label, score_label
-from judge_tui.tui.screens.summary import judge_missing, not_yet_submitted, unjudged_submissions
+from judge_tui.tui.screens.unavailable import judge_missing, not_yet_submitted, unjudged_submissions
 
 MAX_ROWS = 1000
 

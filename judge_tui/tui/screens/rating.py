@@ -24,7 +24,7 @@ from judge_tui.tui.keys import (
 )
 from judge_tui.tui.score_text import overall_label
 from judge_tui.tui.session import RatingSession
-from judge_tui.tui.widgets.item_pane import ItemPane, prepare_item
+from judge_tui.tui.widgets.item_pane import SCROLLS, ItemPane, prepare_item
 from judge_tui.tui.widgets.key_bar import KeyBar
 from judge_tui.tui.widgets.notes_editor import NotesEditor
 from judge_tui.tui.widgets.rubric_panel import RubricPanel, ScoreSummary
@@ -334,10 +334,8 @@ class RatingScreen(Screen[None]):
         self.guidance_on = not self.guidance_on
         self._show_rubric()
 
-    SCROLLS = ("scroll_page_down", "scroll_page_up", "scroll_down", "scroll_up", "scroll_home", "scroll_end")
-
     def action_scroll_item(self, how: str) -> None:
-        if how in self.SCROLLS:
+        if how in SCROLLS:
             getattr(self.query_one(ItemPane), how)(animate=False)
 
     def action_scroll_rubric(self, direction: int) -> None:

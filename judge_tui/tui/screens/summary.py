@@ -28,6 +28,7 @@ from judge_tui.model.rubrics import Rubric, RubricError
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
+from judge_tui.tui.screens.unavailable import judge_missing, not_yet_submitted, unjudged_submissions
 
 BREAKDOWNS = ("task_type", "cefr_level", "split")
 PLOT_BINS = 11  # 0.0, 0.1, ... 1.0
@@ -60,21 +61,6 @@ def scatter_plot(human: np.ndarray, judge: np.ndarray, bins: int = PLOT_BINS) ->
         text.append(f"{label:>{PLOT_CELL}}", style="dim")
     text.append("\n")
     return text
-
-
-def judge_missing(rubric: Rubric) -> str:
-    return (f"The judge has not rated any item of {rubric.id} yet, so there is nothing to compare. Run "
-            f"`judge-tui judge --rubric {rubric.id}` (with an API key set, the app also judges in the background).")
-
-
-def not_yet_submitted(rubric: Rubric) -> str:
-    return (f"You have not submitted any {rubric.id} item yet. Figures appear here over the items you submit, "
-            "never over items you have still to rate. Escape goes back.")
-
-
-def unjudged_submissions(rubric: Rubric) -> str:
-    return (f"None of the items you submitted has been rated by the judge yet (only submitted items are compared, "
-            f"so nothing is revealed before you rate). Rate more, or run `judge-tui judge --rubric {rubric.id}`.")
 
 
 def team_lines(store: Store, rubric: Rubric, reviewer: str, judge: str, tolerance: float, *,

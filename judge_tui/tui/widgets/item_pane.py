@@ -25,6 +25,10 @@ def field_text(value: object) -> str:
     return clean(json.dumps(value, indent=2, ensure_ascii=False))
 
 
+# The scroll actions a screen may pass on to the item pane (the rating screen's and the item screen's keys).
+SCROLLS = ("scroll_page_down", "scroll_page_up", "scroll_down", "scroll_up", "scroll_home", "scroll_end")
+
+
 class ItemPane(VerticalScroll, can_focus=False):
     """Scrolls with the rating screen's keys, so the arrow keys stay free for the rubric."""
 
