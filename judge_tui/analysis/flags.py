@@ -7,7 +7,6 @@ of terminal escapes for a terminal, escaped for Markdown, formula-protected in C
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import json
@@ -75,7 +74,7 @@ def with_flagged_section(output: str, fmt: str, store: Store, rubric_id: str, sp
     return output.rstrip("\n") + "\n\n" + render(flags, "markdown" if fmt == "markdown" else "text")
 
 
-def _table(flags: list[Flag]) -> Any:
+def flags_table(flags: list[Flag]) -> Any:
     from rich.table import Table
     from rich.text import Text
 
@@ -86,27 +85,3 @@ def _table(flags: list[Flag]) -> Any:
         table.add_row(*(Text(clean(str(v or ""))) for v in (
             f.item_id, f.rater_id, f.state, f.reason, f.task_type, f.split, f.rubric, f.updated_at[:19].replace("T", " "))))
     return table
-
-
-def run(args: argparse.Namespace) -> int:
-    """`judge-tui flags`: every flagged item, with who flagged it, the reason and where the item stands."""
-    from judge_tui.cli.commands import open_store, output_format, resolve_rubric, write_output
-    from judge_tui.formats.terminal import print_table
-
-    fmt = output_format(args.format, args.output, FORMAT_BY_SUFFIX, "text")
-    with open_store(args, create=False) as store:
-        rubric = resolve_rubric(args.rubric, store).id if args.rubric else None
-        if args.rater and store.rater(args.rater) is None:
-            from judge_tui.model.errors import UserError
-
-            raters = ", ".join(r["id"] for r in store.raters("human")) or "none"
-            raise UserError(f"--rater {args.rater!r}: no such rater in {store.path} (experts here: {raters})")
-        flags = store.flags(rubric, args.rater, args.split)
-    if fmt == "text" and args.output is None:
-        if flags:
-            print_table(_table(flags))
-        else:
-            print("No item is flagged.")
-        return 0
-    write_output(render(flags, fmt), args.output)
-    return 0

@@ -8,8 +8,6 @@ item); ratings imported without a time are counted as "time unknown" and left ou
 
 from __future__ import annotations
 
-import argparse
-import json
 from statistics import median
 from typing import Any
 
@@ -62,7 +60,7 @@ def duration(seconds: float | None) -> str:
     return format_seconds(round(seconds))
 
 
-def _tables(status: dict[str, Any]) -> list[Any]:
+def status_tables(status: dict[str, Any]) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
 
@@ -99,21 +97,3 @@ def _tables(status: dict[str, Any]) -> list[Any]:
                                str(j["failed"]), str(j["calls"]), f"${j['cost_usd']:,.4f}")  # as `judge-tui judge` shows cost
             tables.append(judges)
     return tables
-
-
-def run(args: argparse.Namespace) -> int:
-    from judge_tui.cli.commands import open_store, resolve_rubric
-    from judge_tui.formats.terminal import print_table
-
-    with open_store(args, create=False) as store:
-        rubric = resolve_rubric(args.rubric, store).id if args.rubric else None
-        status = study_status(store, rubric)
-    if args.format == "json":
-        print(json.dumps(status, indent=2, ensure_ascii=False))
-        return 0
-    if not status["rubrics"]:
-        print("No items yet: import some with `judge-tui import FILE --rubric ID`.")
-        return 0
-    for table in _tables(status):
-        print_table(table)
-    return 0

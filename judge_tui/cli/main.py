@@ -35,12 +35,12 @@ HANDLERS = {
     "failures": "judge_tui.judge.failures:run",
     "report": "judge_tui.cli.report:run",
     "merge": "judge_tui.transfer.merge:run_merge",
-    "history": "judge_tui.analysis.history:run_history",
-    "rubric-change": "judge_tui.analysis.history:run_rubric_change",
+    "history": "judge_tui.cli.history:run_history",
+    "rubric-change": "judge_tui.cli.history:run_rubric_change",
     "adjudicate": "judge_tui.cli.launch:run_adjudicate",
     "check": "judge_tui.cli.commands:run_check",
-    "flags": "judge_tui.analysis.flags:run",
-    "status": "judge_tui.analysis.status:run",
+    "flags": "judge_tui.cli.flags:run",
+    "status": "judge_tui.cli.status:run",
 }
 
 
