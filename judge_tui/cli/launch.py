@@ -14,6 +14,7 @@ from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings, load_settings
 from judge_tui.store import Store, StoreError
+from judge_tui.store.rubric_choice import resolve_rubric
 from judge_tui.transfer import demo_loading
 
 FIRST_PAINT_ENV = "JUDGE_TUI_EXIT_AFTER_FIRST_PAINT"
@@ -23,7 +24,7 @@ PREFERRED_RUBRIC = "cis"
 def choose_rubric(store: Store, requested: str | None) -> Rubric:
     """--rubric if given; otherwise the rubric with the most items (the CIS rubric on the demo)."""
     if requested:
-        rubric = commands.resolve_rubric(requested, store)
+        rubric = resolve_rubric(requested, store)
     else:
         in_use = store.rubrics_in_use()
         if not in_use:
@@ -32,7 +33,7 @@ def choose_rubric(store: Store, requested: str | None) -> Rubric:
         most = in_use[0][1]
         candidates = [name for name, count in in_use if count == most]
         preferred = PREFERRED_RUBRIC if PREFERRED_RUBRIC in candidates else candidates[0]
-        rubric = commands.resolve_rubric(preferred, store)
+        rubric = resolve_rubric(preferred, store)
     if store.count_items(rubric.id) == 0:
         available = ", ".join(f"{name} ({count})" for name, count in store.rubrics_in_use()) or "none"
         raise UserError(

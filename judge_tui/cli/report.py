@@ -24,13 +24,14 @@ from judge_tui.analysis.report import (
     parse_raters,
 )
 from judge_tui.analysis.team_report import render_version_comparison, team_only, with_team_sections
-from judge_tui.cli.commands import open_store, output_format, resolve_rubric, write_output
+from judge_tui.cli.commands import open_store, output_format, write_output
 from judge_tui.formats.terminal import PIPE_WIDTH, for_terminal
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import load_settings
 from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
+from judge_tui.store.rubric_choice import resolve_rubric
 
 
 def pick_rubric(store: Store, name: str | None) -> Rubric:

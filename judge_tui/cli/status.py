@@ -6,8 +6,9 @@ import argparse
 import json
 
 from judge_tui.analysis.status import status_tables, study_status
-from judge_tui.cli.commands import open_store, resolve_rubric
+from judge_tui.cli.commands import open_store
 from judge_tui.formats.terminal import print_table
+from judge_tui.store.rubric_choice import resolve_rubric
 
 
 def run(args: argparse.Namespace) -> int:

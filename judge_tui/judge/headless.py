@@ -19,7 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColum
 from rich.text import Text
 
 from judge_tui.analysis.history import parse_items, require_recorded
-from judge_tui.cli.commands import open_store, resolve_rubric
+from judge_tui.cli.commands import open_store
 from judge_tui.formats.terminal import message_console
 from judge_tui.judge.backends import (
     API_KEY_ENV,
@@ -39,6 +39,7 @@ from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import load_settings
 from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
+from judge_tui.store.rubric_choice import resolve_rubric
 
 
 def make_backend(args: argparse.Namespace, default_model: str) -> Any:

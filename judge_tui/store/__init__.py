@@ -8,7 +8,7 @@ One module per area: schema.py (tables and migrations), core.py (connection, tra
 queries of items, ratings, drafts, flags, the judge queue, import/export, agreement, merge_rows (what a merge
 finds here and the rows it writes), version_rows (rubric and prompt versions), rating_rows (several raters side
 by side, one rater's re-ratings) and status; foreign.py reads another database for a merge; faults.py turns the
-database's faults into messages.
+database's faults into messages; rubric_choice.py picks the rubric definition a database works with.
 """
 
 from __future__ import annotations

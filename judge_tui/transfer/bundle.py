@@ -11,14 +11,12 @@ so it is one self-contained file, and moved into place only when complete. Impor
 
 from __future__ import annotations
 
-import argparse
 import os
-import sqlite3
 from pathlib import Path
 
 from judge_tui.model.errors import UserError
 from judge_tui.store import ForeignDatabase, Store, StoreError, now
-from judge_tui.transfer.merge import MergeResult, describe, merge_database
+from judge_tui.transfer.merge import MergeResult, merge_database
 
 BUNDLE_META = "bundle_of"
 REVIEWER_META_KEY = "reviewer_id"  # where the rating app remembers who is rating (judge_tui.tui.app)
@@ -84,35 +82,3 @@ def choose_rater(store: Store, requested: str | None) -> str:
         return humans[0]
     raise UserError(f"which expert's work should the bundle hold? Pass --rater ID (experts here: "
                     f"{', '.join(humans) or 'none'})")
-
-
-def run_export_bundle(args: argparse.Namespace) -> int:
-    from judge_tui.cli.commands import open_store
-
-    if not args.output:
-        raise UserError("a bundle is a database file: give its name with -o FILE (e.g. -o ann.bundle.db)")
-    with open_store(args) as store:
-        rater = choose_rater(store, getattr(args, "rater", None))
-        try:
-            result = export_bundle(store, rater, Path(args.output))
-        except (StoreError, sqlite3.DatabaseError, OSError) as exc:
-            raise UserError(f"{args.output}: cannot write the bundle ({exc})") from None
-    from judge_tui.formats.terminal import echo
-
-    marks = result.added["set_aside"]
-    also = f", and {marks} skipped or flagged item{'s' if marks != 1 else ''} not yet rated" if marks else ""
-    echo(f"wrote {args.output}: {result.added['ratings']} ratings of {result.added['items']} items by {rater}"
-         f"{also}.")
-    return 0
-
-
-def run_import_bundle(args: argparse.Namespace) -> int:
-    from judge_tui.cli.commands import open_store
-
-    with open_store(args) as store:
-        result = import_bundle(store, Path(args.bundle))
-    from judge_tui.formats.terminal import echo
-
-    for line in describe(result):
-        echo(line)
-    return 0

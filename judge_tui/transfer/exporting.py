@@ -10,19 +10,16 @@ return) are written with a leading quote; import-ratings removes it.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import json
 import os
-import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judge_tui.cli.commands import resolve_rubric
 from judge_tui.formats.csv_rows import EXPORT_COLUMNS, EXPORT_TAIL, protect
 from judge_tui.formats.rating_form import FORM_DATES
 from judge_tui.model.errors import UserError
@@ -31,6 +28,7 @@ from judge_tui.model.rubrics import Rubric, RubricError, rubric_from_definition
 from judge_tui.model.settings import AgreementSettings, load_settings
 from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
+from judge_tui.store.rubric_choice import resolve_rubric
 
 if TYPE_CHECKING:
     from judge_tui.analysis.report import Report
@@ -392,35 +390,16 @@ def export(store: Store, fmt: str, out: io.TextIOBase, *, rubric: str | None = N
     raise UserError(f"unknown export format {fmt!r}")
 
 
-def run_export(args: argparse.Namespace) -> int:
-    from judge_tui.cli.commands import open_store, output_format
-
-    if getattr(args, "bundle", False):
-        from judge_tui.transfer.bundle import run_export_bundle
-
-        return run_export_bundle(args)
-    args.format = output_format(args.format, args.output, FORMAT_BY_SUFFIX, "jsonl")
-    with open_store(args, create=False) as store:
-        if args.output is None:
-            from judge_tui.formats.terminal import safe_stdout
-
-            export(store, args.format, safe_stdout(), rubric=args.rubric, rater=args.rater, judge=args.judge)
-            return 0
-        written = _export_to_file(store, args)
-    print(f"wrote {written.describe(args.format)} to {args.output} ({args.format})", file=sys.stderr)
-    return 0
-
-
-def _export_to_file(store: Store, args: argparse.Namespace) -> Written:
+def export_to_file(store: Store, fmt: str, target: Path, *, rubric: str | None = None, rater: str | None = None,
+                   judge: str | None = None) -> Written:
     """Write next to the target and rename, so a failed export never leaves half a file behind."""
-    target = Path(args.output)
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise UserError(f"{target}: the folder {folder} does not exist")
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            written = export(store, args.format, out, rubric=args.rubric, rater=args.rater, judge=args.judge)
+            written = export(store, fmt, out, rubric=rubric, rater=rater, judge=judge)
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

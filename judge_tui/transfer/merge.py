@@ -22,13 +22,11 @@ The other file is opened read-only and all writes happen in one transaction per 
 
 from __future__ import annotations
 
-import argparse
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judge_tui.model.errors import UserError
 from judge_tui.model.records import content_hash
 from judge_tui.store import RATING_CONTENT, ForeignDatabase, MergeState, Store, StoreError, rating_content
 
@@ -260,7 +258,7 @@ def _merge_set_aside(
 # --------------------------------------------------------------------------- the command
 
 
-def _plural(count: int, word: str) -> str:
+def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
@@ -276,17 +274,17 @@ def describe(result: MergeResult) -> list[str]:
     """The lines `judge-tui merge` prints for one file: what came in, then every problem, one per line."""
     a = result.added
     if result.changed:
-        head = (f"{result.source}: added {_plural(a['ratings'], 'rating')}, {_plural(a['items'], 'item')}, "
-                f"{_plural(a['raters'], 'rater')}, {_plural(a['rubric_versions'], 'rubric version')}")
+        head = (f"{result.source}: added {plural(a['ratings'], 'rating')}, {plural(a['items'], 'item')}, "
+                f"{plural(a['raters'], 'rater')}, {plural(a['rubric_versions'], 'rubric version')}")
         if a["prompt_versions"]:
-            head += f", {_plural(a['prompt_versions'], 'prompt version')}"
+            head += f", {plural(a['prompt_versions'], 'prompt version')}"
         if a["revision_marks"]:
-            head += f", {_plural(a['revision_marks'], 'revision mark')}"
+            head += f", {plural(a['revision_marks'], 'revision mark')}"
         if a["set_aside"]:
-            head += f", {_plural(a['set_aside'], 'skipped or flagged item')} not yet rated"
+            head += f", {plural(a['set_aside'], 'skipped or flagged item')} not yet rated"
     else:
         head = f"{result.source}: nothing new"
-    lines = [head + f" ({_plural(result.unchanged_ratings, 'rating')} already here)."]
+    lines = [head + f" ({plural(result.unchanged_ratings, 'rating')} already here)."]
     for diff in result.item_differences:
         skipped = f"; skipped their ratings by {', '.join(diff.skipped_ratings)}" if diff.skipped_ratings else ""
         lines.append(f"  CONFLICT item {diff.item_id} {diff.problem}: kept ours{skipped}.")
@@ -297,30 +295,7 @@ def describe(result: MergeResult) -> list[str]:
         )
     for r in result.rater_conflicts:
         lines.append(f"  CONFLICT rater {r.rater_id} is a {r.our_kind} rater here but a {r.their_kind} rater "
-                     f"there: skipped {_plural(r.skipped_ratings, 'rating')}.")
+                     f"there: skipped {plural(r.skipped_ratings, 'rating')}.")
     for item_id, ours, theirs in result.split_differences:
         lines.append(f"  note: item {item_id} is in split {ours} here and {theirs} there; kept {ours}.")
     return lines
-
-
-def run_merge(args: argparse.Namespace) -> int:
-    from judge_tui.cli.commands import open_store
-    from judge_tui.formats.terminal import echo
-
-    store = open_store(args)
-    problems = 0
-    try:
-        for path in args.others:
-            try:
-                result = merge_database(store, path)
-            except StoreError as exc:
-                raise UserError(f"{exc}. Nothing was merged from it.") from None
-            for line in describe(result):
-                echo(line)
-            problems += result.problems
-    finally:
-        store.close()
-    if problems:
-        print(f"{_plural(problems, 'conflict')}: nothing of this database was changed for them; "
-              "resolve them by hand if needed (the other file is untouched).")
-    return 0

@@ -9,7 +9,6 @@ import keep it (unless --reassign); both count toward their split's share.
 
 from __future__ import annotations
 
-import argparse
 import math
 import random
 from collections.abc import Mapping
@@ -117,27 +116,3 @@ def format_plan(plan: SplitPlan) -> str:
     if plan.kept:
         lines.append(f"  {plan.kept} item(s) kept the split set at import (--reassign splits them too)")
     return "\n".join(lines)
-
-
-def run_split(args: argparse.Namespace) -> int:
-    import sys
-
-    from judge_tui.cli.commands import open_store, resolve_rubric
-
-    proportions = (args.train, args.dev, args.test)
-    check_proportions(*proportions)
-    with open_store(args, create=False) as store:
-        rubric_ids = [resolve_rubric(args.rubric, store).id] if args.rubric else [r for r, _n in store.rubrics_in_use()]
-        if not rubric_ids or (args.rubric and not store.count_items(rubric=rubric_ids[0])):
-            raise UserError("no items to split; import some first (judge-tui import FILE)")
-        with store.transaction():
-            plans = [split_rubric(store, r, seed=args.seed, proportions=proportions, reassign=args.reassign)
-                     for r in rubric_ids]
-    from judge_tui.formats.terminal import echo
-
-    for plan in plans:
-        echo(format_plan(plan))  # strata are item field values
-        if plan.moved_to_train:
-            echo(f"warning: few-shot examples {', '.join(plan.moved_to_train)} were outside train; "
-                 f"put back in train (results measured on them are not a fair test)", sys.stderr)
-    return 0
