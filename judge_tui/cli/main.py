@@ -31,7 +31,7 @@ HANDLERS = {
     "import-ratings": "judge_tui.cli.importing:run_import_ratings",
     "export": "judge_tui.cli.export:run_export",
     "split": "judge_tui.cli.split:run_split",
-    "judge": "judge_tui.judge.headless:run",
+    "judge": "judge_tui.cli.judge:run",
     "failures": "judge_tui.cli.failures:run",
     "report": "judge_tui.cli.report:run",
     "merge": "judge_tui.cli.merge:run_merge",

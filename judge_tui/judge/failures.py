@@ -5,9 +5,9 @@ Errors and raw answers are model output or a program's output: shown through tex
 
 from __future__ import annotations
 
-import argparse
 import shlex
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from judge_tui.model.textsafe import clean
@@ -54,10 +54,9 @@ def grouped_lines(jobs: Sequence[Mapping[str, Any]], max_causes: int = MAX_CAUSE
     return lines
 
 
-def failures_command(args: argparse.Namespace, rubric_id: str | None = None) -> str:
+def failures_command(db: Path | None = None, rubric_id: str | None = None) -> str:
     """The command that lists these failures, with the same --db."""
     parts = ["judge-tui", "failures"]
-    db = getattr(args, "db", None)
     if db:
         parts += ["--db", str(db)]
     if rubric_id:

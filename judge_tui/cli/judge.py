@@ -227,8 +227,9 @@ def _print_failures(console: Console, store: Store, judge: Judge, args: argparse
     jobs = store.failed_judge_jobs(rater_id=judge.rater_id)
     if not jobs:
         return
+    listing = failures_command(getattr(args, "db", None), judge.rubric.id)
     lines = [f"{judge.rubric.id}: {len(jobs)} failed judgment(s), by cause:", *grouped_lines(jobs),
-             f"See each with its raw answer: {failures_command(args, judge.rubric.id)}; judge them again"
+             f"See each with its raw answer: {listing}; judge them again"
              " with --retry-failed."]
     for line in lines:
         console.print(Text(line), soft_wrap=True)  # whole lines, so they can be copied and searched
