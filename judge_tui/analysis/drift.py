@@ -103,7 +103,7 @@ class DriftScheduler:
 
 
 @dataclass(frozen=True)
-class SelfAgreement:
+class ExpertSelfAgreement:
     rater_id: str
     pairs: int  # items rated twice
     alignment: ag.Figure  # over every judged dimension
@@ -111,7 +111,7 @@ class SelfAgreement:
 
 
 def self_agreement(store: Store, rubric: Rubric, split: str | None = None,
-                   tolerance: float = DEFAULT_TOLERANCE) -> list[SelfAgreement]:
+                   tolerance: float = DEFAULT_TOLERANCE) -> list[ExpertSelfAgreement]:
     """Each expert's agreement with their own earlier ratings, over the items they rated twice; two scores
     count as aligned when at most `tolerance` apart."""
     import numpy as np  # deferred: the rating screen imports this module and must start fast
@@ -145,5 +145,5 @@ def self_agreement(store: Store, rubric: Rubric, split: str | None = None,
             flags.append(np.abs(a - b) <= tolerance + ag.ALIGNMENT_EPSILON)
         joined = np.concatenate(flags) if flags else np.array([], dtype=bool)
         alignment = float(joined.mean()) if joined.size else ag.Undefined("no items were rated twice")
-        out.append(SelfAgreement(rater, len(keys), alignment, by_dim))
+        out.append(ExpertSelfAgreement(rater, len(keys), alignment, by_dim))
     return out

@@ -128,7 +128,7 @@ class SelfRow:
 
 
 @dataclass(frozen=True)
-class SelfAgreement:
+class JudgeSelfAgreement:
     """A judge against itself: its repeats of the same items, pair by pair, averaged."""
 
     rater_id: str
@@ -167,7 +167,7 @@ class Report:
     overall: Row
     findings: tuple[Finding, ...]
     breakdowns: tuple[Breakdown, ...]
-    self_agreement: tuple[SelfAgreement, ...]
+    self_agreement: tuple[JudgeSelfAgreement, ...]
     human_agreement: HumanAgreement | None
     human_overall: np.ndarray  # paired overall scores, for the scatter plot
     judge_overall: np.ndarray
@@ -324,7 +324,7 @@ def _corrected(rubric: Rubric, row: Row, pairing: _Pairing, judge: GroupScores,
 
 
 def _self_agreement(table: RaterScores, rubric: Rubric, tolerance: float,
-                    restrict: np.ndarray | None) -> SelfAgreement | None:
+                    restrict: np.ndarray | None) -> JudgeSelfAgreement | None:
     """Repeat against repeat for one judge rater, on each item's newest rubric version."""
     keys, versions = table.item_keys, table.versions
     if restrict is not None:
@@ -364,7 +364,7 @@ def _self_agreement(table: RaterScores, rubric: Rubric, tolerance: float,
             alignments.append(alignment)
             kappas.append(kappa)
         rows.append(SelfRow(key, n, _mean_figure(alignments), _mean_figure(kappas)))
-    return SelfAgreement(table.rater_id, len(available), pairs, int(np.count_nonzero(counts >= 2)), tuple(rows))
+    return JudgeSelfAgreement(table.rater_id, len(available), pairs, int(np.count_nonzero(counts >= 2)), tuple(rows))
 
 
 def _mean_figure(figures: Sequence[Figure]) -> Figure:
@@ -698,7 +698,7 @@ def _values_for(wanted: np.ndarray, keys: np.ndarray, values: list[Any]) -> list
 
 
 @dataclass(frozen=True)
-class Disagreement:
+class JudgeDisagreement:
     item_id: str
     human_overall: float | None
     judge_overall: float | None
@@ -707,7 +707,7 @@ class Disagreement:
 
 
 def disagreements(store: Store, rubric: Rubric, human_id: str, judge_id: str,
-                  tolerance: float = 0.15) -> list[Disagreement]:
+                  tolerance: float = 0.15) -> list[JudgeDisagreement]:
     """Items rated by both raters, the largest overall gap first (then the most differing dimensions)."""
     dims = rubric.dimension_ids
     with store.snapshot():
@@ -726,7 +726,7 @@ def disagreements(store: Store, rubric: Rubric, human_id: str, judge_id: str,
         return None if np.isnan(value) else float(value)
 
     return [
-        Disagreement(item_id, plain(pairing.human_overall[i]), plain(pairing.judge_overall[i]), float(gap[i]),
+        JudgeDisagreement(item_id, plain(pairing.human_overall[i]), plain(pairing.judge_overall[i]), float(gap[i]),
                      int(differing[i]))
         for item_id, i in zip(item_ids, order.tolist(), strict=True)
     ]

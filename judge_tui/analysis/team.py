@@ -225,14 +225,14 @@ def _rate(parts: list[np.ndarray]) -> ag.Figure:
 
 
 @dataclass(frozen=True)
-class Disagreement:
+class ExpertDisagreement:
     item_id: str
     dimensions: tuple[str, ...]  # where the experts differ beyond the tolerance
     experts: tuple[str, ...]  # who rated the item
     adjudicated: bool
 
 
-def disagreements(view: TeamView, tolerance: float = TOLERANCE) -> list[Disagreement]:
+def disagreements(view: TeamView, tolerance: float = TOLERANCE) -> list[ExpertDisagreement]:
     """Items two or more experts rated whose scores differ by more than the tolerance on some dimension."""
     if not view.experts:
         return []
@@ -245,5 +245,5 @@ def disagreements(view: TeamView, tolerance: float = TOLERANCE) -> list[Disagree
         if dims:
             raters = tuple(e for i, e in enumerate(view.experts) if present[i, j])
             done = not np.isnan(view.adjudicated[first][j])
-            out.append(Disagreement(item_id, dims, raters, done))
+            out.append(ExpertDisagreement(item_id, dims, raters, done))
     return out

@@ -27,7 +27,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from judge_tui.analysis.blind import visible_items
-from judge_tui.analysis.team import CONSENSUS_RATER, Disagreement, TeamView, disagreements, load_team
+from judge_tui.analysis.team import CONSENSUS_RATER, ExpertDisagreement, TeamView, disagreements, load_team
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import Rating
 from judge_tui.model.rubrics import Rubric
@@ -55,7 +55,7 @@ ADJUDICATION_BINDINGS = [
 ]
 
 
-def visible_disagreements(store: Store, view: TeamView, lead: str, tolerance: float) -> list[Disagreement]:
+def visible_disagreements(store: Store, view: TeamView, lead: str, tolerance: float) -> list[ExpertDisagreement]:
     """The disagreements the lead may see: all of them, or only on items they rated if they are an expert."""
     found = disagreements(view, tolerance)
     visible = visible_items(store, view.rubric.id, lead, lead=True)
@@ -63,7 +63,7 @@ def visible_disagreements(store: Store, view: TeamView, lead: str, tolerance: fl
 
 
 def disagreements_to_settle(store: Store, rubric: Rubric, lead: str, *, split: str | None,
-                            tolerance: float) -> tuple[TeamView, list[Disagreement]]:
+                            tolerance: float) -> tuple[TeamView, list[ExpertDisagreement]]:
     """The team and the disagreements this lead may settle (possibly none); UserError without two experts."""
     view = load_team(store, rubric, split=split)
     if len(view.experts) < 2:
@@ -82,7 +82,7 @@ class AdjudicationScreen(Screen[None]):
 
     def __init__(self, store: Store, rubric: Rubric, lead: str, *, split: str | None = None,
                  agreement: AgreementSettings | None = None, view: TeamView | None = None,
-                 items: list[Disagreement] | None = None) -> None:
+                 items: list[ExpertDisagreement] | None = None) -> None:
         """`view` and `items` as disagreements_to_settle found them (read again when not given)."""
         super().__init__()
         self.store, self.rubric, self.lead, self.split = store, rubric, lead, split
@@ -116,7 +116,7 @@ class AdjudicationScreen(Screen[None]):
     # ------------------------------------------------------------------ state
 
     @property
-    def current(self) -> Disagreement | None:
+    def current(self) -> ExpertDisagreement | None:
         return self.items[self.index] if self.items else None
 
     def _open(self, index: int) -> None:
@@ -155,7 +155,7 @@ class AdjudicationScreen(Screen[None]):
         self.query_one("#adj-notes", Static).update(self._notes(current))
         self.refresh_bindings()
 
-    def _score_table(self, current: Disagreement) -> Table:
+    def _score_table(self, current: ExpertDisagreement) -> Table:
         column = self.view.item_ids.index(current.item_id)
         table = Table(box=None, pad_edge=False, expand=True)
         table.add_column("")
@@ -183,7 +183,7 @@ class AdjudicationScreen(Screen[None]):
         table.caption = f"{keys}; ↑/↓ dimension; Enter saves; ←/→ other items"
         return table
 
-    def _notes(self, current: Disagreement) -> Text:
+    def _notes(self, current: ExpertDisagreement) -> Text:
         text = Text()
         for expert in current.experts:
             note = self.view.notes.get((expert, current.item_id), "")
@@ -230,7 +230,7 @@ class AdjudicationScreen(Screen[None]):
         current = self.current
         assert current is not None
         rating = self.save_consensus(current, dict(self.choice))
-        self.items[self.index] = Disagreement(current.item_id, current.dimensions, current.experts, True)
+        self.items[self.index] = ExpertDisagreement(current.item_id, current.dimensions, current.experts, True)
         self.notify(f"{current.item_id}: consensus saved ({self.rubric.overall_name} "
                     f"{overall_label(self.rubric, rating.overall)})", markup=False, timeout=3)
         following = [i for i in range(len(self.items)) if not self.items[i].adjudicated]
@@ -241,7 +241,7 @@ class AdjudicationScreen(Screen[None]):
             self.notify("Every disagreement is settled.", markup=False, timeout=6)
             self._refresh_view()
 
-    def save_consensus(self, current: Disagreement, scores: dict[str, float]) -> Rating:
+    def save_consensus(self, current: ExpertDisagreement, scores: dict[str, float]) -> Rating:
         item = self.store.item(current.item_id)
         assert item is not None
         self.store.ensure_rater(CONSENSUS_RATER, "human", display_name="Adjudicated consensus")
@@ -276,7 +276,7 @@ class AdjudicationApp(PlainNoticeApp[None]):
 
     def __init__(self, store: Store, rubric: Rubric, lead: str, *, split: str | None = None,
                  settings: Settings | None = None, view: TeamView | None = None,
-                 items: list[Disagreement] | None = None) -> None:
+                 items: list[ExpertDisagreement] | None = None) -> None:
         super().__init__()
         self.store, self.rubric, self.lead, self.split = store, rubric, lead, split
         self.settings = settings or Settings()

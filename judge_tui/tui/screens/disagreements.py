@@ -20,7 +20,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
-from judge_tui.analysis.report import Disagreement, default_judge, disagreements
+from judge_tui.analysis.report import JudgeDisagreement, default_judge, disagreements
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import Rating
 from judge_tui.model.rubrics import Rubric, RubricError
@@ -102,7 +102,7 @@ class DisagreementScreen(Screen[None]):
     ]
 
     class Ready(Message):
-        def __init__(self, judge_id: str, rows: list[Disagreement], marks: dict[str, str]) -> None:
+        def __init__(self, judge_id: str, rows: list[JudgeDisagreement], marks: dict[str, str]) -> None:
             super().__init__()
             self.judge_id = judge_id
             self.rows = rows
