@@ -40,3 +40,13 @@ def test_only_cli_sees_argparse() -> None:
             if any(name.split(".")[0] == "argparse" for name in names):
                 seen.append(str(path.relative_to(REPO)))
     assert seen == []
+
+
+def test_no_two_classes_share_a_name() -> None:
+    """One name, one meaning: a newcomer who finds a class by name finds the one meant."""
+    homes: dict[str, list[str]] = {}
+    for path in sorted((REPO / "judge_tui").rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef):
+                homes.setdefault(node.name, []).append(str(path.relative_to(REPO)))
+    assert {name: paths for name, paths in homes.items() if len(paths) > 1} == {}

@@ -16,7 +16,7 @@ from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store
-from judge_tui.tui.messages import JudgeProgress, JudgeStatus
+from judge_tui.tui.messages import JudgeProgress, JudgeStatusLine
 from judge_tui.tui.plain_app import PlainNoticeApp
 from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.session import RatingSession
@@ -130,7 +130,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
             prompt = judge.judge.prompt
             require_recorded(self.store, self.rubric, prompt_version=prompt.version, template=prompt.template.digest)
         except (UserError, PromptError) as exc:
-            self.post_message(JudgeStatus("judge: stopped"))
+            self.post_message(JudgeStatusLine("judge: stopped"))
             self.notify(f"The background judge did not start: {exc}", markup=False, severity="warning", timeout=12)
             return
         self.background_judge = judge
@@ -141,7 +141,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         self.post_message(JudgeProgress.from_status(status))
 
     def on_judge_progress(self, message: JudgeProgress) -> None:
-        self.post_message(JudgeStatus(message.line()))
+        self.post_message(JudgeStatusLine(message.line()))
         error = message.status.error
         if error and error != self._judge_error_shown:
             self._judge_error_shown = error
@@ -149,7 +149,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.name == "background-judge" and event.state == WorkerState.ERROR:
-            self.post_message(JudgeStatus("judge: stopped"))
+            self.post_message(JudgeStatusLine("judge: stopped"))
             self.notify(f"The background judge failed: {event.worker.error}", markup=False, severity="error",
                         timeout=15)
 
@@ -179,7 +179,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         if self.session is not None and isinstance(self.screen, RatingScreen):
             self.session.timer.back()
 
-    def on_judge_status(self, message: JudgeStatus) -> None:
+    def on_judge_status_line(self, message: JudgeStatusLine) -> None:
         self.judge_status = message.text
         for screen in self.screen_stack:
             if isinstance(screen, RatingScreen):
