@@ -1,3 +1,3 @@
-from judge_tui.cli.main import main
+from judge_tui.cli import main
 
 raise SystemExit(main())

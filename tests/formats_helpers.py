@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from judge_tui.cli.main import main
+from judge_tui.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TASK_TYPES = ("LRU Cache", "Rate Limiter", "Email Validator", "Fibonacci")

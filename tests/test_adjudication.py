@@ -5,7 +5,7 @@ from pathlib import Path
 from textual.widgets import Static
 
 from judge_tui.analysis.team import load_team, team_agreement
-from judge_tui.cli.main import main
+from judge_tui.cli import main
 from judge_tui.model.settings import Settings, load_settings
 from judge_tui.store import Store
 from judge_tui.tui.screens.adjudication import AdjudicationApp, AdjudicationScreen, visible_disagreements

@@ -77,7 +77,7 @@ def test_export_needs_an_output_file_and_a_rater_when_several(tmp_path: Path, ru
 
 
 def test_export_and_import_bundle_commands(tmp_path: Path, rubrics, capsys):
-    from judge_tui.cli.main import main
+    from judge_tui.cli import main
 
     laptop = _laptop(tmp_path / "laptop.db", rubrics)
     with Store(laptop) as store:

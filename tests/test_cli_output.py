@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.cli.main import main
+from judge_tui.cli import main
 from judge_tui.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent

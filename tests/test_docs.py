@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.cli.main import build_parser
+from judge_tui.cli import build_parser
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.cli.main import main
+from judge_tui.cli import main
 from judge_tui.model.records import Item, Rating
 from judge_tui.store import Store
 

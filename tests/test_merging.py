@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.cli.main import main
+from judge_tui.cli import main
 from judge_tui.model.records import Item
 from judge_tui.store import Store, StoreError
 from judge_tui.transfer.merge import merge_database

@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
-from judge_tui.cli.main import main
+from judge_tui.cli import main
 from judge_tui.store import Store
 from tests.agreement_data import binary_items, exercise_items, load_ratings, ratings_file
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import krippendorff
 import pytest
 
-from judge_tui.cli.main import main
+from judge_tui.cli import main
 from judge_tui.store import Store
 from tests.team_fixtures import rate
 

@@ -8,7 +8,7 @@ import pytest
 from judge_tui.analysis.compare import compare_versions
 from judge_tui.analysis.history import history_lines, require_recorded
 from judge_tui.analysis.team_report import compare_section, render_compare
-from judge_tui.cli.main import main
+from judge_tui.cli import main
 from judge_tui.model import locations
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric, load_rubrics

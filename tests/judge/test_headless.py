@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from judge_tui.cli import build_parser, main
 from judge_tui.cli import judge as headless
-from judge_tui.cli.main import build_parser, main
 from judge_tui.judge.lease import process_running
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.cli.main import main
+from judge_tui.cli import main
 from judge_tui.judge.prompts import JudgePrompt, PromptError, load_template, prompt_version, template_path
 from judge_tui.model import locations
 from judge_tui.model.records import Item, Rating

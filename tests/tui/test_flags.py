@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from judge_tui.cli.main import main
+from judge_tui.cli import main
 from judge_tui.model.records import Draft, Rating
 from judge_tui.store import Store, migrations
 from judge_tui.transfer.bundle import export_bundle, import_bundle

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.cli import launch
-from judge_tui.cli.main import main
+from judge_tui.cli import launch, main
 from judge_tui.model.records import Item, Rating
 from judge_tui.store import Store
 from judge_tui.tui.keys import keymap_problems
