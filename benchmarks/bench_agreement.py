@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from judge_tui import agreement as ag
+from judge_tui.stats import agreement as ag
 
 ITEMS = 100_000
 DIMENSIONS = 5

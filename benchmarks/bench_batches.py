@@ -28,7 +28,7 @@ from bench_judge import KEY, FakeServer, judge_for, make_items  # noqa: E402
 
 from judge_tui.judge.batch_limits import BatchLimits  # noqa: E402
 from judge_tui.judge.runner import BatchRunner, JudgeRunner, RunOptions, RunState  # noqa: E402
-from judge_tui.rubrics import load_rubrics  # noqa: E402
+from judge_tui.model.rubrics import load_rubrics  # noqa: E402
 from judge_tui.store import Store  # noqa: E402
 
 

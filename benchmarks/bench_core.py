@@ -22,11 +22,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from judge_tui.exporting import export  # noqa: E402
-from judge_tui.importing import import_items  # noqa: E402
-from judge_tui.records import Rating  # noqa: E402
-from judge_tui.rubrics import get_rubric  # noqa: E402
+from judge_tui.model.records import Rating  # noqa: E402
+from judge_tui.model.rubrics import get_rubric  # noqa: E402
 from judge_tui.store import Store  # noqa: E402
+from judge_tui.transfer.exporting import export  # noqa: E402
+from judge_tui.transfer.importing import import_items  # noqa: E402
 
 OPEN_AND_FETCH = """
 import sys, time

@@ -23,12 +23,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from judge_tui import locations  # noqa: E402
 from judge_tui.judge.backends import AnthropicBackend  # noqa: E402
 from judge_tui.judge.prompts import JudgePrompt  # noqa: E402
 from judge_tui.judge.runner import Judge, JudgeRunner, RunOptions, RunState  # noqa: E402
-from judge_tui.records import Item  # noqa: E402
-from judge_tui.rubrics import load_rubrics  # noqa: E402
+from judge_tui.model import locations  # noqa: E402
+from judge_tui.model.records import Item  # noqa: E402
+from judge_tui.model.rubrics import load_rubrics  # noqa: E402
 from judge_tui.store import Store  # noqa: E402
 
 KEY = "bench-key"

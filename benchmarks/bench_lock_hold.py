@@ -45,8 +45,8 @@ def longest_lock(db: Path, command: list[str], home: Path) -> tuple[float, float
 
 def rate_everything(db: Path) -> None:
     """One expert's rating of every item, as an expert's database to merge holds."""
-    from judge_tui.records import Rating
-    from judge_tui.rubrics import get_rubric
+    from judge_tui.model.records import Rating
+    from judge_tui.model.rubrics import get_rubric
     from judge_tui.store import Store
 
     with Store(db) as store:

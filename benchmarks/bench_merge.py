@@ -16,10 +16,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from judge_tui.merging import merge_database
-from judge_tui.records import Item, Rating
-from judge_tui.rubrics import get_rubric
+from judge_tui.model.records import Item, Rating
+from judge_tui.model.rubrics import get_rubric
 from judge_tui.store import Store
+from judge_tui.transfer.merge import merge_database
 
 ITEMS = 2_500
 RUNS = 5

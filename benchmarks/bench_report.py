@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from judge_tui.records import Item, Rating
-from judge_tui.rubrics import get_rubric
+from judge_tui.model.records import Item, Rating
+from judge_tui.model.rubrics import get_rubric
 from judge_tui.store import Store
 
 RUBRIC = "reasoning-trace"
@@ -71,8 +71,8 @@ def fresh_process(db: Path, runs: int = 5) -> tuple[float, float]:
 
 
 def phases(db: Path) -> dict[str, float]:
-    from judge_tui import report_format
-    from judge_tui.report import build_report
+    from judge_tui.analysis import report_format
+    from judge_tui.analysis.report import build_report
 
     rubric = get_rubric(RUBRIC)
     out = {}
@@ -107,7 +107,7 @@ def phases(db: Path) -> dict[str, float]:
 async def screens(db: Path) -> dict[str, float]:
     from textual.app import App
 
-    from judge_tui.settings import AgreementSettings
+    from judge_tui.model.settings import AgreementSettings
     from judge_tui.tui.screens.disagreements import DisagreementScreen
     from judge_tui.tui.screens.summary import SummaryScreen
 

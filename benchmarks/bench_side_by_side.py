@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_judge import KEY, MODEL, FakeServer, make_items  # noqa: E402
 
-from judge_tui.rubrics import load_rubrics  # noqa: E402
+from judge_tui.model.rubrics import load_rubrics  # noqa: E402
 from judge_tui.store import Store  # noqa: E402
 
 

@@ -47,8 +47,8 @@ def rss_mib() -> float:
 
 
 def build_db(path: Path, count: int) -> float:
-    from judge_tui.records import Item
-    from judge_tui.rubrics import get_rubric
+    from judge_tui.model.records import Item
+    from judge_tui.model.rubrics import get_rubric
     from judge_tui.store import Store
 
     demo = [json.loads(line) for line in (REPO / "data" / "cis.jsonl").read_text().splitlines() if line.strip()]
@@ -110,7 +110,7 @@ def start_once(db: Path, home: Path) -> tuple[float, float]:
 
 
 async def keys_benchmark(db: Path, items: int) -> dict[str, object]:
-    from judge_tui.rubrics import get_rubric
+    from judge_tui.model.rubrics import get_rubric
     from judge_tui.store import Store
     from judge_tui.tui.app import JudgeTuiApp
     from judge_tui.tui.screens.rating import RatingScreen

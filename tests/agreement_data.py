@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from judge_tui.records import Item, Rating
-from judge_tui.rubrics import Rubric
+from judge_tui.model.records import Item, Rating
+from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 
 CEFR = ("A2", "B1", "B2", "C1")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.rubrics import Rubric, load_rubrics
+from judge_tui.model.rubrics import Rubric, load_rubrics
 from judge_tui.store import Store
 
 

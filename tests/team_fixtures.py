@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from judge_tui.records import Item, Rating
-from judge_tui.rubrics import Rubric
+from judge_tui.model.records import Item, Rating
+from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 
 

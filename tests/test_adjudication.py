@@ -4,10 +4,10 @@ from pathlib import Path
 
 from textual.widgets import Static
 
+from judge_tui.analysis.team import load_team, team_agreement
 from judge_tui.cli import main
-from judge_tui.settings import Settings, load_settings
+from judge_tui.model.settings import Settings, load_settings
 from judge_tui.store import Store
-from judge_tui.team import load_team, team_agreement
 from judge_tui.tui.screens.adjudication import AdjudicationApp, AdjudicationScreen, visible_disagreements
 from tests.team_fixtures import exercise_item, rate
 
@@ -213,7 +213,7 @@ def test_the_adjudicate_command_checks_the_keymap_and_the_reviewer_as_rate_does(
 
 async def test_the_tolerance_from_the_settings_decides_what_is_a_disagreement(tmp_path: Path, rubrics, capsys,
                                                                          hermetic_home: Path):
-    from judge_tui.settings import AgreementSettings
+    from judge_tui.model.settings import AgreementSettings
     from judge_tui.tui.app import JudgeTuiApp
 
     path = _db(tmp_path, rubrics)

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge_tui import agreement as ag
-from judge_tui.agreement import Thresholds, Undefined
+from judge_tui.stats import agreement as ag
+from judge_tui.stats.agreement import Thresholds, Undefined
 
 THREE = (0.0, 0.5, 1.0)
 FIVE = (0.0, 0.25, 0.5, 0.75, 1.0)

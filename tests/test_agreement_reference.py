@@ -11,8 +11,8 @@ from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 from sklearn.metrics import confusion_matrix as sk_confusion_matrix
 
-from judge_tui import agreement as ag
-from judge_tui.agreement import Undefined
+from judge_tui.stats import agreement as ag
+from judge_tui.stats.agreement import Undefined
 
 SCALES = [(0.0, 1.0), (0.0, 0.5, 1.0), (0.0, 0.25, 0.5, 0.75, 1.0)]
 SEEDS = [0, 1, 2, 3]

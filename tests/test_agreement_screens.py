@@ -10,10 +10,10 @@ import pytest
 from textual.app import App
 from textual.widgets import DataTable, Static
 
-from judge_tui import locations
-from judge_tui.records import Rating
-from judge_tui.rubrics import load_rubrics
-from judge_tui.settings import load_settings
+from judge_tui.model import locations
+from judge_tui.model.records import Rating
+from judge_tui.model.rubrics import load_rubrics
+from judge_tui.model.settings import load_settings
 from judge_tui.store import Store
 from judge_tui.tui.screens.disagreements import DisagreementScreen, RevisionNoteScreen
 from judge_tui.tui.screens.summary import SummaryScreen, scatter_plot
@@ -279,7 +279,7 @@ async def test_enter_opens_the_listed_item_and_escape_returns(rated_db: Path):
 
 async def test_a_rubric_given_by_path_reaches_the_summary_and_the_disagreements(tmp_path: Path, rubrics):
     """The screens receive the loaded rubric: one that lives only in a file outside the rubric folders works."""
-    from judge_tui.rubrics import load_rubric
+    from judge_tui.model.rubrics import load_rubric
 
     source = (Path(__file__).parents[1] / "prompts" / "exercise-quality.rubric.toml").read_text(encoding="utf-8")
     assert 'id = "exercise-quality"' in source

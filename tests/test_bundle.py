@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.bundle import export_bundle, import_bundle, run_export_bundle
-from judge_tui.errors import UserError
+from judge_tui.cli.bundle import run_export_bundle
+from judge_tui.model.errors import UserError
 from judge_tui.store import Store
+from judge_tui.transfer.bundle import export_bundle, import_bundle
 from tests.team_fixtures import binary_item, rate
 
 

@@ -1,4 +1,4 @@
-""".ci/run: the README's test command verbatim, then ruff and mypy; a failing step fails the run.
+""".ci/run: the README's test command verbatim, then ruff, mypy and lint-imports; a failing step fails the run.
 
 The script runs in a copy of the checkout with stand-ins for python3 and the virtualenv's tools, which
 record their calls and fail on demand, so the order and the exit status are checked without installing.
@@ -26,7 +26,7 @@ echo "{name} $*" >> "$CI_LOG"
 case "{name} $*" in "$FAIL"*) exit 3 ;; esac
 {extra}exit 0
 """
-TOOLS = ("pip", "python", "ruff", "mypy")
+TOOLS = ("pip", "python", "ruff", "mypy", "lint-imports")
 MAKE_VENV = 'mkdir -p .venv/bin && cp "$STAND_INS"/* .venv/bin/\n'
 
 
@@ -64,11 +64,13 @@ ALL_STEPS = [
     "python -m pytest -n 2 -q",
     "ruff check .",
     "mypy judge_tui",
+    "lint-imports ",
 ]
 
 
-def test_ci_runs_the_readmes_test_command_verbatim_then_ruff_and_mypy() -> None:
-    assert _ci_commands() == [_readme_test_command(), ".venv/bin/ruff check .", ".venv/bin/mypy judge_tui"]
+def test_ci_runs_the_readmes_test_command_verbatim_then_ruff_mypy_and_lint_imports() -> None:
+    assert _ci_commands() == [_readme_test_command(), ".venv/bin/ruff check .", ".venv/bin/mypy judge_tui",
+                              ".venv/bin/lint-imports"]
 
 
 def _ci_commands() -> list[str]:

@@ -223,7 +223,7 @@ def test_history_and_merge_on_a_terminal_are_safe_and_piped_exact(study: Path, t
 def test_a_table_at_any_width_keeps_every_figure_and_every_id_character(width: int):
     from rich.table import Table
 
-    from judge_tui.cli_output import add_id_column, cell, render_plain
+    from judge_tui.formats.terminal import add_id_column, cell, render_plain
 
     table = Table(title=f"Judge self-agreement: {JUDGE}", title_justify="left")
     add_id_column(table, "id", keep_whole=[RUBRIC_ID])

@@ -6,10 +6,11 @@ from pathlib import Path
 
 from formats_helpers import binary_item, run, write_jsonl
 
-from judge_tui import locations
-from judge_tui.demo import demo_rating_files, load_demo
-from judge_tui.importing import import_items
+from judge_tui.model import locations
 from judge_tui.store import Store
+from judge_tui.transfer.demo import demo_rating_files
+from judge_tui.transfer.demo_loading import load_demo
+from judge_tui.transfer.importing import import_items
 
 
 def _lines(path: Path) -> int:
@@ -49,7 +50,7 @@ def test_a_broken_demo_file_leaves_the_database_empty(tmp_path: Path, monkeypatc
 
     import pytest
 
-    from judge_tui.importing import ImportFailed
+    from judge_tui.transfer.importing import ImportFailed
 
     data = tmp_path / "data"
     shutil.copytree(locations.data_dir(), data, ignore=shutil.ignore_patterns("build"))
@@ -63,7 +64,7 @@ def test_a_broken_demo_file_leaves_the_database_empty(tmp_path: Path, monkeypatc
 
 
 def test_the_demo_database_is_marked_so_screens_can_name_it(tmp_path: Path):
-    from judge_tui.demo import is_demo_database
+    from judge_tui.transfer.demo import is_demo_database
 
     with Store(tmp_path / "demo.db") as store:
         load_demo(store)
@@ -75,7 +76,7 @@ def test_the_demo_database_is_marked_so_screens_can_name_it(tmp_path: Path):
 
 def test_ids_clashing_with_the_demo_an_earlier_version_loaded_say_so_and_the_database_keeps_working(
         tmp_path: Path, capsys):
-    from judge_tui.demo import DEMO_META_KEY
+    from judge_tui.transfer.demo import DEMO_META_KEY
 
     db = tmp_path / "judge-tui.db"
     with Store(db) as store:  # the user's own database, filled with the demo by an earlier judge-tui

@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.drift import DriftScheduler, self_agreement
+from judge_tui.analysis.drift import DriftScheduler, self_agreement
+from judge_tui.analysis.team import load_team
+from judge_tui.analysis.team_report import drift_section, render_drift
 from judge_tui.store import Store
-from judge_tui.team import load_team
-from judge_tui.team_report import drift_section, render_drift
 from tests.team_fixtures import binary_item, rate
 
 
@@ -79,7 +79,7 @@ def test_self_agreement_compares_first_and_second_ratings(store: Store, rubrics)
 
 
 async def test_rating_screen_reshows_a_rated_item_blind_and_keeps_the_first_rating(tmp_path: Path, rubrics):
-    from judge_tui.settings import Settings
+    from judge_tui.model.settings import Settings
     from judge_tui.tui.app import JudgeTuiApp
 
     binary = rubrics["binary"]

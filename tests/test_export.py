@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from formats_helpers import FIXTURES, cis_item, exercise_item, run, trace_item, write_jsonl
 
-from judge_tui.importing import import_items, import_ratings
 from judge_tui.store import Store
+from judge_tui.transfer.importing import import_items, import_ratings
 
 TRICKY_NOTES = '=HYPERLINK("http://x") , "quoted"\nsecond line'
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from formats_helpers import FIXTURES, cis_item, run, table_counts, write_jsonl
 
-from judge_tui.importing import MAX_FILE_BYTES, import_items
 from judge_tui.store import Store
+from judge_tui.transfer.importing import MAX_FILE_BYTES, import_items
 
 FORM = json.loads((FIXTURES / "rating_form.json").read_text())
 

@@ -13,7 +13,7 @@ REPO = Path(__file__).resolve().parents[1]
 HEAVY = ("anthropic", "httpx", "numpy", "krippendorff", "scipy", "sklearn", "pandas")
 
 
-@pytest.mark.parametrize("module", ["judge_tui.tui.app", "judge_tui.tui.launch", "judge_tui.cli"])
+@pytest.mark.parametrize("module", ["judge_tui.tui.app", "judge_tui.cli.launch", "judge_tui.cli"])
 def test_start_up_imports_nothing_heavy(module):
     code = (f"import sys, json, {module}; "
             f"print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))")

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from formats_helpers import binary_item, cis_item, exercise_item, line_of, run, table_counts, write_jsonl
 
-from judge_tui.importing import ImportFailed, import_items
 from judge_tui.store import Store
+from judge_tui.transfer.importing import ImportFailed, import_items
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from formats_helpers import FIXTURES, run, table_counts
 
-from judge_tui.records import content_hash
+from judge_tui.model.records import content_hash
 from judge_tui.store import Store
 
 V3 = FIXTURES / "promptfoo_v3_exercise.json"

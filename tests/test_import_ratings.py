@@ -17,8 +17,8 @@ from formats_helpers import (
     write_jsonl,
 )
 
-from judge_tui.importing import ImportFailed, import_items, import_ratings
 from judge_tui.store import Store
+from judge_tui.transfer.importing import ImportFailed, import_items, import_ratings
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from judge_tui.cli import main
-from judge_tui.records import Item, Rating
+from judge_tui.model.records import Item, Rating
 from judge_tui.store import Store
 
 NOTE = "eviction untested \x1b[31mred\x1b[0m"

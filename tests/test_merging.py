@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from judge_tui.cli import main
-from judge_tui.merging import merge_database
-from judge_tui.records import Item
+from judge_tui.model.records import Item
 from judge_tui.store import Store, StoreError
+from judge_tui.transfer.merge import merge_database
 from tests.team_fixtures import binary_item, expert_db, rate
 
 

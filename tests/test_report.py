@@ -126,7 +126,7 @@ def test_breakdown_by_cefr_level_matches_subsets(exercise_db, rubrics, capsys):
 
 def test_split_filter_and_continuous_judge_scores(tmp_path, rubrics, capsys):
     rubric = rubrics["reasoning-trace"]
-    from judge_tui.records import Item
+    from judge_tui.model.records import Item
 
     items = [Item(id=f"T{i:03d}", rubric=rubric.id, fields={"question": "q", "response": f"r{i}",
                                                             "reference_answer": "a"}, split=("dev", "test")[i % 2])
@@ -354,7 +354,7 @@ def test_compare_two_prompt_versions(exercise_db, rubrics, tmp_path, capsys):
         ratings_file(tmp_path / "v2.jsonl", rubric, items, seed=9, base=human, noise=0.05, kind="judge")
         version = store.ensure_rubric_version(rubric)
         store.ensure_rater("judge:v2", "judge", model="m", prompt_version="2")
-        from judge_tui.records import Rating
+        from judge_tui.model.records import Rating
 
         store.save_ratings(Rating(item_id=r["item"], rater_id="judge:v2", rubric_version_id=version,
                                   scores=r["scores"], overall=rubric.overall_score(r["scores"]))
@@ -377,7 +377,7 @@ def test_output_file(exercise_db, tmp_path, capsys):
 @pytest.mark.parametrize("rubric_id", ["exercise-quality", "cis", "reasoning-trace"])
 def test_import_ratings_then_report_matches_references(tmp_path, rubrics, capsys, rubric_id):
     """The whole path a study lead takes: import items, a human file and a judge file, then report."""
-    from judge_tui import locations
+    from judge_tui.model import locations
 
     rubric = rubrics[rubric_id]
     data_dir = locations.data_dir()

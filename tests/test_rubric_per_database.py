@@ -8,11 +8,11 @@ from pathlib import Path
 
 from formats_helpers import binary_item, run, write_jsonl
 
-from judge_tui import locations
-from judge_tui.commands import resolve_rubric
-from judge_tui.rubrics import load_rubric, load_rubrics
+from judge_tui.cli import launch
+from judge_tui.model import locations
+from judge_tui.model.rubrics import load_rubric, load_rubrics
 from judge_tui.store import Store
-from judge_tui.tui import launch
+from judge_tui.store.rubric_choice import resolve_rubric
 
 BINARY_FILE = Path(__file__).resolve().parent.parent / "prompts" / "binary.rubric.toml"
 

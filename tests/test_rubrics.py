@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui import locations
-from judge_tui.checkers import fill_blank_structure
-from judge_tui.rubrics import RubricError, ScoreError, get_rubric, load_rubric, load_rubrics
+from judge_tui.model import locations
+from judge_tui.model.checkers import fill_blank_structure
+from judge_tui.model.rubrics import RubricError, ScoreError, get_rubric, load_rubric, load_rubrics
 
 
 def test_the_four_user_rubrics_ship_with_their_names(rubrics):

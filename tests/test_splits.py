@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from formats_helpers import binary_item, run, write_jsonl
 
-from judge_tui.importing import import_items, import_ratings
-from judge_tui.splits import plan_split, quotas
 from judge_tui.store import Store
+from judge_tui.transfer.importing import import_items, import_ratings
+from judge_tui.transfer.splits import plan_split, quotas
 
 N_PASS, N_FAIL, N_UNLABELLED = 40, 20, 7
 

@@ -10,9 +10,9 @@ from scipy import stats as scipy_stats
 from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.proportion import proportion_confint
 
-from judge_tui.agreement import Undefined, cohen_kappa, kendall_tau, spearman_rho
 from judge_tui.stats import chance, decisions, intervals
 from judge_tui.stats import raters as raters_mod
+from judge_tui.stats.agreement import Undefined, cohen_kappa, kendall_tau, spearman_rho
 from judge_tui.stats.intervals import Interval
 
 

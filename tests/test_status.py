@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.records import Draft, Item, Rating
+from judge_tui.model.records import Draft, Item, Rating
 from judge_tui.store import Store
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
-from judge_tui.records import Draft, Item, Rating
+from judge_tui.model.records import Draft, Item, Rating
 from judge_tui.store import ItemConflict, Store, StoreError, migrations
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from judge_tui.records import Item, Rating
+from judge_tui.model.records import Item, Rating
 from judge_tui.store import Store
 
 

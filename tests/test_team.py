@@ -7,17 +7,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from judge_tui import agreement as ag
-from judge_tui.merging import merge_database
-from judge_tui.store import Store
-from judge_tui.team import (
+from judge_tui.analysis.team import (
     consensus,
     disagreements,
     load_team,
     spread_exceeds,
     team_agreement,
 )
-from judge_tui.team_report import render_team, team_section
+from judge_tui.analysis.team_report import render_team, team_section
+from judge_tui.stats import agreement as ag
+from judge_tui.store import Store
+from judge_tui.transfer.merge import merge_database
 from tests.team_fixtures import binary_item, exercise_item, expert_db, rate
 
 NAN = np.nan

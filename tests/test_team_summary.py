@@ -7,8 +7,8 @@ from pathlib import Path
 from textual.app import App
 from textual.widgets import Static
 
-from judge_tui.rubrics import load_rubrics
-from judge_tui.settings import load_settings
+from judge_tui.model.rubrics import load_rubrics
+from judge_tui.model.settings import load_settings
 from judge_tui.store import Store
 from judge_tui.tui.screens.summary import SummaryScreen
 from tests.team_fixtures import exercise_item, rate

@@ -1,4 +1,4 @@
-from judge_tui.textsafe import clean
+from judge_tui.model.textsafe import clean
 
 
 def test_escape_sequences_and_controls_are_removed():
@@ -22,7 +22,7 @@ def test_invisible_format_characters_are_shown():
 
 
 def test_shown_invisible_characters_turn_back_into_themselves():
-    from judge_tui.textsafe import restore_invisible, show_invisible
+    from judge_tui.model.textsafe import restore_invisible, show_invisible
 
     text = "❤\ufe0f a\u200bb \u202eevil \U000e0041 <U+0041> <U+110000> <U+202e>"
     shown = show_invisible(text)

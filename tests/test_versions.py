@@ -5,14 +5,14 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui import locations
+from judge_tui.analysis.compare import compare_versions
+from judge_tui.analysis.history import history_lines, require_recorded
+from judge_tui.analysis.team_report import compare_section, render_compare
 from judge_tui.cli import main
-from judge_tui.compare import compare_versions
-from judge_tui.errors import UserError
-from judge_tui.rubrics import Rubric, load_rubrics
+from judge_tui.model import locations
+from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import Rubric, load_rubrics
 from judge_tui.store import Store
-from judge_tui.team_report import compare_section, render_compare
-from judge_tui.versions import history_lines, require_recorded
 from tests.team_fixtures import binary_item, rate
 
 CIS_FILE = Path(__file__).resolve().parent.parent / "prompts" / "cis.rubric.toml"
@@ -31,7 +31,7 @@ def _cis_db(tmp_path: Path, rubrics) -> Path:
     with Store(db) as store:
         store.ensure_rubric_version(rubrics["cis"])
         store.add_items([binary_item(1)])  # an item of another rubric, to test --items checks
-        from judge_tui.records import Item
+        from judge_tui.model.records import Item
 
         store.add_items([Item(id=f"B00{n}", rubric="cis", fields={"task_type": "LRU Cache", "code": str(n)})
                          for n in range(1, 8)])
@@ -194,7 +194,7 @@ def test_compare_section_text_and_errors(tmp_path: Path, rubrics):
 def test_judge_refuses_a_changed_prompt_until_its_reason_is_given(tmp_path: Path, capsys):
     import json
 
-    from judge_tui.locations import prompts_dir, user_rubrics_dir
+    from judge_tui.model.locations import prompts_dir, user_rubrics_dir
 
     db = tmp_path / "j.db"
     with Store(db) as store:
@@ -225,7 +225,7 @@ def test_judge_refuses_a_changed_prompt_until_its_reason_is_given(tmp_path: Path
 
 def test_versions_are_numbered_per_rubric_alike_in_history_exports_and_messages(tmp_path: Path, rubrics, capsys):
     """Two versions of cis, labelled "1" in both files, with a binary version recorded between them."""
-    from judge_tui.records import Item, Rating
+    from judge_tui.model.records import Item, Rating
 
     db = tmp_path / "n.db"
     changed = Rubric.model_validate({**tomllib.loads(CIS_FILE.read_text()), "description": "Changed."})
@@ -249,7 +249,7 @@ def test_versions_are_numbered_per_rubric_alike_in_history_exports_and_messages(
         store.ensure_rater("judge:m:cis@p2", "judge", model="m", prompt_version="p2")
         store.save_rating(Rating(item_id="B001", rater_id="judge:m:cis@p2", rubric_version_id=3,
                                  scores={"r": 1.0, "a": 1.0, "t": 1.0, "l": 1.0}))
-        from judge_tui.compare import resolve_version
+        from judge_tui.analysis.compare import resolve_version
 
         assert resolve_version(store, changed, "#2").rubric_version_ids == (3,)  # cis's second, row 3
         with pytest.raises(UserError, match="changed since version #2"):

@@ -14,7 +14,7 @@ from typing import Any
 
 from judge_tui.formats import Parsed, Problem, RatingRecord
 from judge_tui.formats.text import lines_of, load_json
-from judge_tui.records import MAX_SECONDS
+from judge_tui.model.records import MAX_SECONDS
 
 FORM_KEYS = ("expert_name", "expert_id", "study_date", "summary_notes", "total_time_minutes", "completion_date",
              "bonus_eligible")

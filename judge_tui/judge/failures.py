@@ -5,12 +5,12 @@ Errors and raw answers are model output or a program's output: shown through tex
 
 from __future__ import annotations
 
-import argparse
 import shlex
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-from judge_tui.textsafe import clean
+from judge_tui.model.textsafe import clean
 
 MAX_CAUSES = 5  # causes shown after a run
 MAX_ITEMS = 3  # item ids named per cause
@@ -54,10 +54,9 @@ def grouped_lines(jobs: Sequence[Mapping[str, Any]], max_causes: int = MAX_CAUSE
     return lines
 
 
-def failures_command(args: argparse.Namespace, rubric_id: str | None = None) -> str:
+def failures_command(db: Path | None = None, rubric_id: str | None = None) -> str:
     """The command that lists these failures, with the same --db."""
     parts = ["judge-tui", "failures"]
-    db = getattr(args, "db", None)
     if db:
         parts += ["--db", str(db)]
     if rubric_id:
@@ -65,38 +64,5 @@ def failures_command(args: argparse.Namespace, rubric_id: str | None = None) -> 
     return clean(shlex.join(parts))
 
 
-def _indented(text: str) -> str:
+def indented(text: str) -> str:
     return "\n".join("    " + line for line in clean(text).splitlines()) or "    (empty)"
-
-
-def run(args: argparse.Namespace) -> int:
-    """`judge-tui failures`: failed judgments with their reason and raw answer."""
-    from judge_tui.commands import open_store
-
-    limit = getattr(args, "limit", 20)
-    if limit is not None and limit < 0:
-        from judge_tui.errors import UserError
-
-        raise UserError(f"--limit must be 0 (all) or more, not {limit}")
-    with open_store(args, create=False) as store:
-        jobs = store.failed_judge_jobs(rubric=args.rubric, rater_id=args.rater)
-    scope = "".join([f" of rubric {clean(args.rubric)}" if args.rubric else "",
-                     f" by {clean(args.rater)}" if args.rater else ""])
-    if not jobs:
-        print(f"No failed judgments{scope}.")
-        return 0
-    print(f"{len(jobs)} failed judgment(s){scope}, by cause:")
-    print("\n".join(grouped_lines(jobs, max_causes=len(jobs))))
-    shown = jobs if not limit else jobs[:limit]
-    for job in shown:
-        print()
-        print(f"{clean(str(job['item_id']))} · {clean(job['rubric'])} · {clean(job['rater_id'])}"
-              f" · repeat {job['repeat']} · {job['attempts']} attempt(s) · {job['updated_at'][:16].replace('T', ' ')}")
-        print("  reason:")
-        print(_indented(job["last_error"]))
-        print("  raw answer:")
-        print(_indented(job["raw_output"]) if job["raw_output"] else "    (none: no answer came back)")
-    if len(shown) < len(jobs):
-        print(f"\n{len(jobs) - len(shown)} more not shown: --limit 0 shows all.")
-    print("\nTo judge them again, run the same judge-tui judge command with --retry-failed.")
-    return 0

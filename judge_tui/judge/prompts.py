@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from judge_tui import locations
 from judge_tui.judge.schema import LIST_EXTRAS, Layout, OutputFormat
-from judge_tui.records import Item, Rating
-from judge_tui.rubrics import Rubric
+from judge_tui.model import locations
+from judge_tui.model.records import Item, Rating
+from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 
 TEMPLATE_SUFFIX = ".judge.md"

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from judge_tui.records import Rating
+from judge_tui.model.records import Rating
 from judge_tui.store import Store
 
 

@@ -40,8 +40,8 @@ from judge_tui.judge.lease import LEASE_SECONDS, Lease
 from judge_tui.judge.prompts import JudgePrompt
 from judge_tui.judge.queue import JudgeQueue
 from judge_tui.judge.schema import JudgmentError
-from judge_tui.records import Rating
-from judge_tui.rubrics import Rubric
+from judge_tui.model.records import Rating
+from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 
 _Outcome = tuple[JudgeRequest, "JudgeAnswer | BackendError", float]

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from judge_tui.rubrics import Rubric, ScoreError
+from judge_tui.model.rubrics import Rubric, ScoreError
 
 # Extras that are lists of short texts; every other extra is one text.
 LIST_EXTRAS = frozenset({"issues", "suggestions"})

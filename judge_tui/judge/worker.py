@@ -20,8 +20,8 @@ from typing import Any
 from judge_tui.judge.backends import AnthropicBackend
 from judge_tui.judge.prompts import JudgePrompt
 from judge_tui.judge.runner import Judge, JudgeRunner, RunOptions, RunState
-from judge_tui.rubrics import Rubric
-from judge_tui.settings import Settings
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import Settings
 from judge_tui.store import Store
 
 

@@ -19,7 +19,7 @@ from typing import Literal
 
 import numpy as np
 
-from judge_tui.agreement import Undefined
+from judge_tui.stats.agreement import Undefined
 from judge_tui.stats.intervals import Interval, IntervalFigure, z_value
 
 __all__ = ["GwetAC", "bias_index", "gwet_ac", "majority_baseline_accuracy", "pabak", "prevalence_index"]

@@ -25,7 +25,7 @@ from typing import Literal
 
 import numpy as np
 
-from judge_tui.agreement import Undefined
+from judge_tui.stats.agreement import Undefined
 
 __all__ = [
     "BOOTSTRAP_MAX_ITEMS",

@@ -16,7 +16,7 @@ from typing import Literal
 
 import numpy as np
 
-from judge_tui.agreement import Undefined
+from judge_tui.stats.agreement import Undefined
 from judge_tui.stats.intervals import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,

@@ -5,9 +5,10 @@ write is its own short transaction begun with BEGIN IMMEDIATE (a second process 
 A Store belongs to the thread that opened it.
 
 One module per area: schema.py (tables and migrations), core.py (connection, transactions, meta), then the
-queries of items, ratings, drafts, flags, the judge queue, import/export, agreement, merging, versions, team
-and status;
-foreign.py reads another database for a merge.
+queries of items, ratings, drafts, flags, the judge queue, import/export, agreement, merge_rows (what a merge
+finds here and the rows it writes), version_rows (rubric and prompt versions), rating_rows (several raters side
+by side, one rater's re-ratings) and status; foreign.py reads another database for a merge; faults.py turns the
+database's faults into messages; rubric_choice.py picks the rubric definition a database works with.
 """
 
 from __future__ import annotations
@@ -21,12 +22,12 @@ from judge_tui.store.foreign import ForeignDatabase
 from judge_tui.store.import_export import ImportExportQueries
 from judge_tui.store.items import ItemQueries
 from judge_tui.store.judge_queue import JudgeQueueQueries
-from judge_tui.store.merging import RATING_CONTENT, MergeQueries, MergeState, rating_content
+from judge_tui.store.merge_rows import RATING_CONTENT, MergeQueries, MergeState, rating_content
+from judge_tui.store.rating_rows import DriftQueries, TeamQueries
 from judge_tui.store.ratings import RaterQueries, RatingQueries
 from judge_tui.store.schema import migrations
 from judge_tui.store.status import StatusQueries
-from judge_tui.store.team import DriftQueries, TeamQueries
-from judge_tui.store.versions import VersionQueries
+from judge_tui.store.version_rows import VersionQueries
 
 __all__ = [
     "RATING_CONTENT",

@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from judge_tui.records import Draft
+from judge_tui.model.records import Draft
 from judge_tui.store.common import _dumps, now
 from judge_tui.store.flags import FlagQueries
 

@@ -6,7 +6,7 @@ first-run rating counts), otherwise on their draft (an item skipped or not yet r
 
 from __future__ import annotations
 
-from judge_tui.records import Draft, Flag
+from judge_tui.model.records import Draft, Flag
 from judge_tui.store.common import where
 from judge_tui.store.core import StoreCore
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from judge_tui.records import Item
+from judge_tui.model.records import Item
 from judge_tui.store.common import _loads
 from judge_tui.store.items import ItemQueries
 

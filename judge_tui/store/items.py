@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from judge_tui.records import Item, canonical_json, hash_of_canonical
+from judge_tui.model.records import Item, canonical_json, hash_of_canonical
 from judge_tui.store.common import ItemConflict, now, where
 from judge_tui.store.core import StoreCore
 

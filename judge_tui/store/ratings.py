@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from judge_tui.records import Rating
+from judge_tui.model.records import Rating
 from judge_tui.store.common import _dumps, _loads, now, where
 from judge_tui.store.core import StoreCore
 

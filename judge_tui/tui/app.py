@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING
 from textual import events
 from textual.worker import Worker, WorkerState
 
-from judge_tui.drift import DriftSettings
-from judge_tui.errors import UserError
-from judge_tui.rubrics import Rubric
-from judge_tui.settings import Settings
+from judge_tui.analysis.drift import DriftSettings
+from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import Settings
 from judge_tui.store import Store
-from judge_tui.tui.messages import JudgeProgress, JudgeStatus
+from judge_tui.tui.messages import JudgeProgress, JudgeStatusLine
 from judge_tui.tui.plain_app import PlainNoticeApp
 from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.session import RatingSession
@@ -55,7 +55,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         self.split = split
         self.clock = clock
         self.notice = notice
-        self.lead = lead  # `judge-tui rate --lead`: the lead's keys on the rating screen (judge_tui.blind)
+        self.lead = lead  # `judge-tui rate --lead`: the lead's keys on the rating screen (judge_tui.analysis.blind)
         self.first_paint_file = first_paint_file
         self.session: RatingSession | None = None
         self.judge_status = ""
@@ -90,7 +90,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         except sqlite3.OperationalError as exc:  # a busy, full or read-only database: say so, as the CLI does
             from rich.text import Text
 
-            from judge_tui.faults import describe_sqlite
+            from judge_tui.store.faults import describe_sqlite
 
             self.exit(return_code=1, message=Text(f"judge-tui: {describe_sqlite(exc, self.store.path)}"))
 
@@ -125,16 +125,16 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         """
         if not self.settings.judge_in_background or self.background_judge is not None:
             return
+        from judge_tui.analysis.history import require_recorded
         from judge_tui.judge.prompts import PromptError
         from judge_tui.judge.worker import BackgroundJudge
-        from judge_tui.versions import require_recorded
 
         try:
             judge = BackgroundJudge(self.store, self.rubric, settings=self.settings, on_status=self._judge_changed)
             prompt = judge.judge.prompt
             require_recorded(self.store, self.rubric, prompt_version=prompt.version, template=prompt.template.digest)
         except (UserError, PromptError) as exc:
-            self.post_message(JudgeStatus("judge: stopped"))
+            self.post_message(JudgeStatusLine("judge: stopped"))
             self.notify(f"The background judge did not start: {exc}", markup=False, severity="warning", timeout=12)
             return
         self.background_judge = judge
@@ -145,7 +145,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         self.post_message(JudgeProgress.from_status(status))
 
     def on_judge_progress(self, message: JudgeProgress) -> None:
-        self.post_message(JudgeStatus(message.line()))
+        self.post_message(JudgeStatusLine(message.line()))
         error = message.status.error
         if error and error != self._judge_error_shown:
             self._judge_error_shown = error
@@ -153,7 +153,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.name == "background-judge" and event.state == WorkerState.ERROR:
-            self.post_message(JudgeStatus("judge: stopped"))
+            self.post_message(JudgeStatusLine("judge: stopped"))
             self.notify(f"The background judge failed: {event.worker.error}", markup=False, severity="error",
                         timeout=15)
 
@@ -183,7 +183,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         if self.session is not None and isinstance(self.screen, RatingScreen):
             self.session.timer.back()
 
-    def on_judge_status(self, message: JudgeStatus) -> None:
+    def on_judge_status_line(self, message: JudgeStatusLine) -> None:
         self.judge_status = message.text
         for screen in self.screen_stack:
             if isinstance(screen, RatingScreen):

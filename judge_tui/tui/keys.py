@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from textual.binding import Binding
 from textual.keys import KEY_ALIASES, Keys, _character_to_key
 
-from judge_tui.rubrics import Scale
+from judge_tui.model.rubrics import Scale
 
 SCORE_GROUP = Binding.Group("score", compact=True)
 

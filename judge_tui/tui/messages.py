@@ -10,10 +10,10 @@ if TYPE_CHECKING:  # the judge's modules stay off the app's start-up path
     from judge_tui.judge.worker import JudgeStatus as QueueStatus
 
 
-class JudgeStatus(Message):
+class JudgeStatusLine(Message):
     """What the background judge is doing, shown in the status line (e.g. "judge: 18 queued · offline").
 
-    Post it to the app (`app.post_message(JudgeStatus(text))`); a newer status replaces a pending older one.
+    Post it to the app (`app.post_message(JudgeStatusLine(text))`); a newer status replaces a pending older one.
     """
 
     def __init__(self, text: str) -> None:
@@ -21,7 +21,7 @@ class JudgeStatus(Message):
         self.text = text
 
     def can_replace(self, message: Message) -> bool:
-        return isinstance(message, JudgeStatus)
+        return isinstance(message, JudgeStatusLine)
 
 
 class JudgeProgress(Message):

@@ -12,7 +12,7 @@ from typing import TypeVar
 from textual.app import App
 from textual.notifications import SeverityLevel
 
-from judge_tui.textsafe import clean
+from judge_tui.model.textsafe import clean
 
 ReturnType = TypeVar("ReturnType")
 

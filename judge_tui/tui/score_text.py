@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from judge_tui.rubrics import Rubric, Scale
+from judge_tui.model.rubrics import Rubric, Scale
 
 NO_SCORE = "—"
 

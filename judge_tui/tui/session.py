@@ -16,9 +16,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from judge_tui.drift import DriftScheduler, DriftSettings
-from judge_tui.records import Draft, Item, Rating
-from judge_tui.rubrics import Rubric
+from judge_tui.analysis.drift import DriftScheduler, DriftSettings
+from judge_tui.model.records import Draft, Item, Rating
+from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from judge_tui.store.core import is_busy, is_full
 from judge_tui.tui.timer import ItemTimer

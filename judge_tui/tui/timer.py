@@ -102,8 +102,3 @@ class ItemTimer:
         self._last_activity = now
 
 
-def format_seconds(seconds: float) -> str:
-    whole = int(seconds)
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"

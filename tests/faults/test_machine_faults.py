@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.records import Rating
-from judge_tui.rubrics import get_rubric
+from judge_tui.model.records import Rating
+from judge_tui.model.rubrics import get_rubric
 from judge_tui.store import Store
 from tests.faults.conftest import no_traceback, remount, run, write_items
 from tests.faults.locker import Locker
@@ -21,7 +21,7 @@ def _database(path: Path, items: int, *, ratings: int = 0, prefix: str = "P") ->
     rubric = get_rubric("binary")
     with Store(path) as store:
         version = store.ensure_rubric_version(rubric)
-        from judge_tui.records import Item
+        from judge_tui.model.records import Item
 
         store.add_items([Item(id=f"{prefix}{n}", rubric="binary", fields={"query": "q" * 300, "criterion": "c",
                                                                           "response": f"r{n}" + "r" * 300})

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui import locations
 from judge_tui.judge.backends import AnthropicBackend
 from judge_tui.judge.prompts import JudgePrompt
 from judge_tui.judge.runner import Judge, RunOptions
-from judge_tui.records import Item, Rating
-from judge_tui.rubrics import Rubric
+from judge_tui.model import locations
+from judge_tui.model.records import Item, Rating
+from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from tests.judge.fake_anthropic import FakeAnthropic
 

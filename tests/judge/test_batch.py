@@ -10,7 +10,7 @@ import pytest
 from judge_tui.judge.backends import AnthropicBackend
 from judge_tui.judge.batch_limits import BatchLimits
 from judge_tui.judge.runner import BatchRunner, RunState
-from judge_tui.rubrics import Rubric
+from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from tests.judge import fake_anthropic as fa
 from tests.judge.conftest import API_KEY, assert_consistent, fast, make_judge
@@ -168,7 +168,7 @@ def test_the_fake_refuses_a_batch_over_either_limit_as_the_api_does(fake: fa.Fak
 
 def test_the_size_of_a_batch_is_measured_as_the_sdk_sends_it(fake: fa.FakeAnthropic, tmp_path: Path,
                                                              rubrics: dict[str, Rubric]) -> None:
-    from judge_tui.records import Item
+    from judge_tui.model.records import Item
     from tests.judge.conftest import add_cis_items, cis_rows
 
     with Store(tmp_path / "sized.db") as store:
@@ -300,7 +300,7 @@ def test_a_run_stopped_between_two_batches_resumes_with_the_rest(fake: fa.FakeAn
 def test_the_judge_command_shows_each_batch(fake: fa.FakeAnthropic, tmp_path: Path, rubrics: dict[str, Rubric],
                                             capsys: pytest.CaptureFixture[str]) -> None:
     from judge_tui.cli import build_parser
-    from judge_tui.judge import headless
+    from judge_tui.cli import judge as headless
     from tests.judge.conftest import add_cis_items
 
     fake.max_batch_requests = 4

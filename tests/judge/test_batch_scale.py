@@ -11,8 +11,8 @@ from judge_tui.judge.backends import AnthropicBackend
 from judge_tui.judge.batch_limits import MAX_BYTES, MAX_REQUESTS, BatchLimits
 from judge_tui.judge.prompts import JudgePrompt, JudgeTemplate
 from judge_tui.judge.runner import BatchRunner, Judge
-from judge_tui.records import Item
-from judge_tui.rubrics import Rubric
+from judge_tui.model.records import Item
+from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from tests.judge import fake_anthropic as fa
 from tests.judge.conftest import fast

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from judge_tui.cli import build_parser, main
-from judge_tui.judge import headless
+from judge_tui.cli import judge as headless
 from judge_tui.judge.lease import process_running
-from judge_tui.rubrics import Rubric
+from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from tests.judge import fake_anthropic as fa
 from tests.judge.conftest import API_KEY, add_binary_items, add_cis_items, assert_consistent, fast

@@ -11,7 +11,7 @@ import pytest
 
 from judge_tui.judge.backends import CommandBackend, ConfigError, ReplayBackend, program_name
 from judge_tui.judge.runner import JudgeRunner
-from judge_tui.rubrics import Rubric
+from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from tests.judge.conftest import assert_consistent, fast, make_judge
 

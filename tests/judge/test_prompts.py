@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui import locations
 from judge_tui.cli import main
 from judge_tui.judge.prompts import JudgePrompt, PromptError, load_template, prompt_version, template_path
-from judge_tui.records import Item, Rating
-from judge_tui.rubrics import Rubric
+from judge_tui.model import locations
+from judge_tui.model.records import Item, Rating
+from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from tests.judge.conftest import add_binary_items, add_cis_items
 

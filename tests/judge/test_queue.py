@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from judge_tui.judge.lease import Lease
-from judge_tui.records import Rating
-from judge_tui.rubrics import Rubric
+from judge_tui.model.records import Rating
+from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from tests.judge.conftest import add_binary_items
 

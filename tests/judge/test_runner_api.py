@@ -16,7 +16,7 @@ import pytest
 
 from judge_tui.judge.backends import AnthropicBackend
 from judge_tui.judge.runner import JudgeRunner, RunState
-from judge_tui.rubrics import Rubric
+from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from tests.judge import fake_anthropic as fa
 from tests.judge.conftest import API_KEY, assert_consistent, fast, make_judge

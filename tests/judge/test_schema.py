@@ -7,7 +7,7 @@ import json
 import pytest
 
 from judge_tui.judge.schema import JudgmentError, OutputFormat
-from judge_tui.rubrics import Rubric
+from judge_tui.model.rubrics import Rubric
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ from textual.events import Key
 from textual.widgets import Static
 
 from judge_tui.judge.worker import BackgroundJudge, JudgeStatus
-from judge_tui.rubrics import Rubric
-from judge_tui.settings import Settings
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import Settings
 from judge_tui.store import Store
 from judge_tui.tui.messages import JudgeProgress
 from tests.judge import fake_anthropic as fa

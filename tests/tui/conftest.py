@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.records import Item
-from judge_tui.rubrics import Rubric
-from judge_tui.settings import Settings
+from judge_tui.model.records import Item
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import Settings
 from judge_tui.store import Store
 from judge_tui.tui.app import JudgeTuiApp
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from judge_tui.records import Rating
-from judge_tui.settings import Settings
+from judge_tui.model.records import Rating
+from judge_tui.model.settings import Settings
 from judge_tui.store import Store
 from judge_tui.tui.app import JudgeTuiApp
 from judge_tui.tui.screens.rating import RatingScreen

@@ -163,8 +163,8 @@ async def test_a_new_reviewer_on_a_database_that_takes_no_writes_gets_a_message_
 
 async def test_a_new_rubric_version_while_another_process_writes_gets_a_message_not_a_traceback(
         filled_store, db_path, rubrics, clock, capfd):
-    from judge_tui.rubrics import Rubric
-    from judge_tui.settings import Settings
+    from judge_tui.model.rubrics import Rubric
+    from judge_tui.model.settings import Settings
     from judge_tui.tui.app import JudgeTuiApp
 
     changed = Rubric.model_validate({**rubrics["cis"].model_dump(), "version": "2"})  # a new rubric version

@@ -10,11 +10,11 @@ import sys
 
 import pytest
 
-from judge_tui.bundle import export_bundle, import_bundle
 from judge_tui.cli import main
-from judge_tui.merging import merge_database
-from judge_tui.records import Draft, Rating
+from judge_tui.model.records import Draft, Rating
 from judge_tui.store import Store, migrations
+from judge_tui.transfer.bundle import export_bundle, import_bundle
+from judge_tui.transfer.merge import merge_database
 from judge_tui.tui.session import RatingSession
 from tests.tui.conftest import FakeClock, make_items
 

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.cli import main
-from judge_tui.records import Item, Rating
+from judge_tui.cli import launch, main
+from judge_tui.model.records import Item, Rating
 from judge_tui.store import Store
-from judge_tui.tui import launch
 from judge_tui.tui.keys import keymap_problems
 
 REPO = Path(__file__).resolve().parents[2]
@@ -178,8 +177,8 @@ def test_a_named_database_is_never_filled_with_the_demo(hermetic_home, tmp_path,
 
 
 async def test_the_status_line_names_the_demo_database(hermetic_home):
-    from judge_tui.demo import open_demo
-    from judge_tui.settings import Settings
+    from judge_tui.model.settings import Settings
+    from judge_tui.transfer.demo_loading import open_demo
     from judge_tui.tui.app import JudgeTuiApp
     from judge_tui.tui.widgets.status_line import StatusLine
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from textual.widgets import Static
 
-from judge_tui.importing import import_items
-from judge_tui.settings import Settings
+from judge_tui.model.settings import Settings
 from judge_tui.store import Store
+from judge_tui.transfer.importing import import_items
 from judge_tui.tui.app import JudgeTuiApp
 from judge_tui.tui.widgets.field_view import FieldView
 from tests.tui.screen_text import screen_text

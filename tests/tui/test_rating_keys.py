@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from judge_tui.records import Rating
+from judge_tui.model.records import Rating
 from judge_tui.store import Store
-from judge_tui.tui.messages import JudgeStatus
+from judge_tui.tui.messages import JudgeStatusLine
 from judge_tui.tui.screens.rating import RatingScreen
 from tests.tui.screen_text import screen_text, widget_text
 
@@ -186,7 +186,7 @@ async def test_agreement_key_opens_the_summary_screen(make_app):
 async def test_judge_status_message_reaches_the_status_line(make_app):
     app = make_app("cis")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        app.post_message(JudgeStatus("judge: 18 queued · offline [bold]x"))
+        app.post_message(JudgeStatusLine("judge: 18 queued · offline [bold]x"))
         await pilot.pause()
         assert "judge: 18 queued · offline [bold]x" in await shown(pilot)
 

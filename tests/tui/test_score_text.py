@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge_tui.rubrics import Scale, get_rubric
+from judge_tui.model.rubrics import Scale, get_rubric
 from judge_tui.tui.score_text import exact, overall_label, score_label
 
 

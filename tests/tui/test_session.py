@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge_tui.records import Rating
+from judge_tui.model.records import Rating
 from judge_tui.store import Store
 from judge_tui.tui.session import RatingSession
 from tests.tui.conftest import FakeClock

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge_tui.tui.messages import JudgeStatus
+from judge_tui.tui.messages import JudgeStatusLine
 from judge_tui.tui.screens.rating import RatingScreen
 from tests.tui.screen_text import screen_text
 
@@ -29,7 +29,7 @@ async def test_every_anchor_of_the_focused_dimension_and_the_judge_state_show_at
     rubric = rubrics[rubric_id]
     app = make_app(rubric_id)
     async with app.run_test(size=SMALL) as pilot:
-        app.post_message(JudgeStatus(JUDGE))
+        app.post_message(JudgeStatusLine(JUDGE))
         for index, dimension in enumerate(rubric.judged_dimensions):
             if index:
                 await pilot.press("down")

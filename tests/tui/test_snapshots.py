@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge_tui.tui.messages import JudgeStatus
+from judge_tui.tui.messages import JudgeStatusLine
 from tests.tui.test_untrusted_text import add_hostile_item
 
 # One score key first, so each screenshot shows a scored and a focused dimension.
@@ -22,7 +22,7 @@ def test_rating_screen(snap_compare, make_app, rubric_id, size):
     app = make_app(rubric_id, auto_submit=False)
 
     async def judge_busy(pilot) -> None:  # the status line must keep the judge's state, even at 80×24
-        app.post_message(JudgeStatus("judge: 18 queued · 2 running · 30 done · offline"))
+        app.post_message(JudgeStatusLine("judge: 18 queued · 2 running · 30 done · offline"))
         await pilot.pause()
 
     assert snap_compare(app, press=[FIRST_KEY[rubric_id]], terminal_size=size, run_before=judge_busy)

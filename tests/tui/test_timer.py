@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from judge_tui.tui.timer import ItemTimer, format_seconds
+from judge_tui.model.numbers import format_seconds
+from judge_tui.tui.timer import ItemTimer
 from tests.tui.conftest import FakeClock
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge_tui.records import Item
+from judge_tui.model.records import Item
 from judge_tui.tui.screens.rating import RatingScreen
 from tests.tui.screen_text import screen_text, widget_text
 
@@ -104,7 +104,7 @@ async def test_trojan_source_in_code_fields_is_shown_as_stored(make_app, filled_
 async def test_a_typed_emoji_and_invisible_characters_in_the_note_keep_its_box_in_line(make_app, filled_store):
     from textual import events
 
-    from judge_tui.textsafe import show_invisible
+    from judge_tui.model.textsafe import show_invisible
     from judge_tui.tui.widgets.notes_editor import NotesEditor
 
     typed = "love ❤\ufe0f, zero\u200bwidth, 👨\u200d👩\u200d👧, \u202eevil"

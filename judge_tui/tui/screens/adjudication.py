@@ -7,7 +7,7 @@ scale's points, p / f for PASS / FAIL; dimensions the experts already agree on s
 score) and submits. The result is a rating by the rater "consensus" (kind human) whose details say
 {"adjudicated": true, "from": [the experts], "by": the lead}.
 
-Blind rule (judge_tui.blind): a lead who is also an expert of this rubric only sees the disagreements on
+Blind rule (judge_tui.analysis.blind): a lead who is also an expert of this rubric only sees the disagreements on
 items they have rated themselves.
 
 The lead's screen: opened with `judge-tui adjudicate`, or with the `adjudicate` key (c) on the rating screen of
@@ -16,8 +16,6 @@ every item.
 """
 
 from __future__ import annotations
-
-import argparse
 
 import numpy as np
 from rich.table import Table
@@ -28,14 +26,14 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from judge_tui.blind import visible_items
-from judge_tui.errors import UserError
-from judge_tui.records import Rating
-from judge_tui.rubrics import Rubric
-from judge_tui.settings import AgreementSettings, Settings
+from judge_tui.analysis.blind import visible_items
+from judge_tui.analysis.team import CONSENSUS_RATER, ExpertDisagreement, TeamView, disagreements, load_team
+from judge_tui.model.errors import UserError
+from judge_tui.model.records import Rating
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import AgreementSettings, Settings
+from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
-from judge_tui.team import CONSENSUS_RATER, Disagreement, TeamView, disagreements, load_team
-from judge_tui.textsafe import clean
 from judge_tui.tui.keys import SCORE_ACTIONS, scale_has_key
 from judge_tui.tui.plain_app import PlainNoticeApp
 from judge_tui.tui.score_text import overall_label
@@ -57,7 +55,7 @@ ADJUDICATION_BINDINGS = [
 ]
 
 
-def visible_disagreements(store: Store, view: TeamView, lead: str, tolerance: float) -> list[Disagreement]:
+def visible_disagreements(store: Store, view: TeamView, lead: str, tolerance: float) -> list[ExpertDisagreement]:
     """The disagreements the lead may see: all of them, or only on items they rated if they are an expert."""
     found = disagreements(view, tolerance)
     visible = visible_items(store, view.rubric.id, lead, lead=True)
@@ -65,7 +63,7 @@ def visible_disagreements(store: Store, view: TeamView, lead: str, tolerance: fl
 
 
 def disagreements_to_settle(store: Store, rubric: Rubric, lead: str, *, split: str | None,
-                            tolerance: float) -> tuple[TeamView, list[Disagreement]]:
+                            tolerance: float) -> tuple[TeamView, list[ExpertDisagreement]]:
     """The team and the disagreements this lead may settle (possibly none); UserError without two experts."""
     view = load_team(store, rubric, split=split)
     if len(view.experts) < 2:
@@ -84,7 +82,7 @@ class AdjudicationScreen(Screen[None]):
 
     def __init__(self, store: Store, rubric: Rubric, lead: str, *, split: str | None = None,
                  agreement: AgreementSettings | None = None, view: TeamView | None = None,
-                 items: list[Disagreement] | None = None) -> None:
+                 items: list[ExpertDisagreement] | None = None) -> None:
         """`view` and `items` as disagreements_to_settle found them (read again when not given)."""
         super().__init__()
         self.store, self.rubric, self.lead, self.split = store, rubric, lead, split
@@ -118,7 +116,7 @@ class AdjudicationScreen(Screen[None]):
     # ------------------------------------------------------------------ state
 
     @property
-    def current(self) -> Disagreement | None:
+    def current(self) -> ExpertDisagreement | None:
         return self.items[self.index] if self.items else None
 
     def _open(self, index: int) -> None:
@@ -157,7 +155,7 @@ class AdjudicationScreen(Screen[None]):
         self.query_one("#adj-notes", Static).update(self._notes(current))
         self.refresh_bindings()
 
-    def _score_table(self, current: Disagreement) -> Table:
+    def _score_table(self, current: ExpertDisagreement) -> Table:
         column = self.view.item_ids.index(current.item_id)
         table = Table(box=None, pad_edge=False, expand=True)
         # Ids and names wrap onto more lines when the panel is narrow (80 columns), never end in an ellipsis.
@@ -190,7 +188,7 @@ class AdjudicationScreen(Screen[None]):
         table.caption = f"{keys}; ↑/↓ dimension; Enter saves; ←/→ other items"
         return table
 
-    def _notes(self, current: Disagreement) -> Text:
+    def _notes(self, current: ExpertDisagreement) -> Text:
         text = Text()
         for expert in current.experts:
             note = self.view.notes.get((expert, current.item_id), "")
@@ -237,7 +235,7 @@ class AdjudicationScreen(Screen[None]):
         current = self.current
         assert current is not None
         rating = self.save_consensus(current, dict(self.choice))
-        self.items[self.index] = Disagreement(current.item_id, current.dimensions, current.experts, True)
+        self.items[self.index] = ExpertDisagreement(current.item_id, current.dimensions, current.experts, True)
         self.notify(f"{current.item_id}: consensus saved ({self.rubric.overall_name} "
                     f"{overall_label(self.rubric, rating.overall)})", markup=False, timeout=3)
         following = [i for i in range(len(self.items)) if not self.items[i].adjudicated]
@@ -248,7 +246,7 @@ class AdjudicationScreen(Screen[None]):
             self.notify("Every disagreement is settled.", markup=False, timeout=6)
             self._refresh_view()
 
-    def save_consensus(self, current: Disagreement, scores: dict[str, float]) -> Rating:
+    def save_consensus(self, current: ExpertDisagreement, scores: dict[str, float]) -> Rating:
         item = self.store.item(current.item_id)
         assert item is not None
         self.store.ensure_rater(CONSENSUS_RATER, "human", display_name="Adjudicated consensus")
@@ -283,7 +281,7 @@ class AdjudicationApp(PlainNoticeApp[None]):
 
     def __init__(self, store: Store, rubric: Rubric, lead: str, *, split: str | None = None,
                  settings: Settings | None = None, view: TeamView | None = None,
-                 items: list[Disagreement] | None = None) -> None:
+                 items: list[ExpertDisagreement] | None = None) -> None:
         super().__init__()
         self.store, self.rubric, self.lead, self.split = store, rubric, lead, split
         self.settings = settings or Settings()
@@ -293,21 +291,3 @@ class AdjudicationApp(PlainNoticeApp[None]):
         self.set_keymap(self.settings.keymap)
         self.push_screen(AdjudicationScreen(self.store, self.rubric, self.lead, split=self.split,
                                             agreement=self.settings.agreement, view=self.view, items=self.items))
-
-
-def run(args: argparse.Namespace) -> int:
-    from judge_tui.tui.launch import prepare
-
-    launch = prepare(args, lead=True)
-    lead = launch.reviewer
-    assert lead is not None  # prepare(lead=True) refuses to start without one
-    with launch.store as store:
-        tolerance = launch.settings.agreement.tolerance
-        view, items = disagreements_to_settle(store, launch.rubric, lead, split=launch.split,
-                                              tolerance=tolerance)
-        if not items:
-            print(nothing_to_settle(launch.rubric, tolerance))
-            return 0
-        AdjudicationApp(store, launch.rubric, lead, split=launch.split, settings=launch.settings,
-                        view=view, items=items).run()
-    return 0

@@ -20,15 +20,15 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
-from judge_tui.errors import UserError
-from judge_tui.records import Rating
-from judge_tui.report import Disagreement, default_judge, disagreements
-from judge_tui.rubrics import Rubric, RubricError
-from judge_tui.settings import AgreementSettings
+from judge_tui.analysis.report import JudgeDisagreement, default_judge, disagreements
+from judge_tui.model.errors import UserError
+from judge_tui.model.records import Rating
+from judge_tui.model.rubrics import Rubric, RubricError
+from judge_tui.model.settings import AgreementSettings
+from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
-from judge_tui.textsafe import clean
 from judge_tui.tui.score_text import exact, overall_label, score_label
-from judge_tui.tui.screens.summary import judge_missing, not_yet_submitted, unjudged_submissions
+from judge_tui.tui.screens.unavailable import judge_missing, not_yet_submitted, unjudged_submissions
 
 MAX_ROWS = 1000
 
@@ -102,7 +102,7 @@ class DisagreementScreen(Screen[None]):
     ]
 
     class Ready(Message):
-        def __init__(self, judge_id: str, rows: list[Disagreement], marks: dict[str, str]) -> None:
+        def __init__(self, judge_id: str, rows: list[JudgeDisagreement], marks: dict[str, str]) -> None:
             super().__init__()
             self.judge_id = judge_id
             self.rows = rows

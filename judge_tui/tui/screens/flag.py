@@ -9,7 +9,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from judge_tui.textsafe import clean
+from judge_tui.model.textsafe import clean
 
 
 class FlagScreen(ModalScreen[str | None]):

@@ -8,12 +8,11 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from judge_tui.records import Item
-from judge_tui.rubrics import Rubric
-from judge_tui.textsafe import clean
+from judge_tui.model.records import Item
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.textsafe import clean
 from judge_tui.tui.keys import RATING_BINDINGS
-from judge_tui.tui.screens.rating import RatingScreen
-from judge_tui.tui.widgets.item_pane import ItemPane
+from judge_tui.tui.widgets.item_pane import SCROLLS, ItemPane
 
 
 class ItemScreen(Screen[None]):
@@ -47,7 +46,7 @@ class ItemScreen(Screen[None]):
         self.query_one(ItemPane).show(self.item)
 
     def action_scroll_item(self, how: str) -> None:
-        if how in RatingScreen.SCROLLS:
+        if how in SCROLLS:
             getattr(self.query_one(ItemPane), how)(animate=False)
 
     def action_close(self) -> None:

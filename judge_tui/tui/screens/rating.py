@@ -12,8 +12,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import TextArea
 
-from judge_tui.demo import is_demo_database
-from judge_tui.settings import AgreementSettings
+from judge_tui.model.settings import AgreementSettings
+from judge_tui.transfer.demo import is_demo_database
 from judge_tui.tui.keys import (
     EXPLAIN_BINDINGS,
     RATING_BINDINGS,
@@ -24,7 +24,7 @@ from judge_tui.tui.keys import (
 )
 from judge_tui.tui.score_text import overall_label
 from judge_tui.tui.session import RatingSession
-from judge_tui.tui.widgets.item_pane import ItemPane, prepare_item
+from judge_tui.tui.widgets.item_pane import SCROLLS, ItemPane, prepare_item
 from judge_tui.tui.widgets.key_bar import KeyBar
 from judge_tui.tui.widgets.notes_editor import NotesEditor
 from judge_tui.tui.widgets.rubric_panel import RubricPanel, ScoreSummary
@@ -51,7 +51,7 @@ class RatingScreen(Screen[None]):
         super().__init__()
         self.session = session
         self.agreement = agreement or AgreementSettings()
-        self.lead = lead  # `judge-tui rate --lead`: adjudication and the team over every item (judge_tui.blind)
+        self.lead = lead  # `judge-tui rate --lead`: adjudication and the team over every item (judge_tui.analysis.blind)
         self.rubric = session.rubric
         self.keymap = dict(keymap or {})
         self.judged = [d.id for d in self.rubric.judged_dimensions]
@@ -334,10 +334,8 @@ class RatingScreen(Screen[None]):
         self.guidance_on = not self.guidance_on
         self._show_rubric()
 
-    SCROLLS = ("scroll_page_down", "scroll_page_up", "scroll_down", "scroll_up", "scroll_home", "scroll_end")
-
     def action_scroll_item(self, how: str) -> None:
-        if how in self.SCROLLS:
+        if how in SCROLLS:
             getattr(self.query_one(ItemPane), how)(animate=False)
 
     def action_scroll_rubric(self, direction: int) -> None:
@@ -357,7 +355,7 @@ class RatingScreen(Screen[None]):
 
     def action_adjudicate(self) -> None:
         """The lead's key (check_action): the items where experts disagree, or why there are none."""
-        from judge_tui.errors import UserError
+        from judge_tui.model.errors import UserError
         from judge_tui.tui.screens.adjudication import (
             AdjudicationScreen,
             disagreements_to_settle,

@@ -1,6 +1,6 @@
 """The agreement summary: how far the judge agrees with this reviewer, on the items they already submitted.
 
-The blind rule (judge_tui.blind): every section, the team's and the judge's included, is computed over the
+The blind rule (judge_tui.analysis.blind): every section, the team's and the judge's included, is computed over the
 items the reviewer has submitted, so nothing here shows an opinion of an item they have still to rate. Only
 the lead (lead=True) sees the team over every item. The figures are computed in a thread worker with its own
 database connection; the worker only posts messages, and the handlers build the widgets.
@@ -20,14 +20,15 @@ from textual.screen import Screen
 from textual.widgets import Footer, LoadingIndicator, Static
 from textual.worker import Worker, WorkerState
 
-from judge_tui import report_format
-from judge_tui.blind import visible_items
-from judge_tui.errors import UserError
-from judge_tui.report import Group, Report, build_report, default_judge
-from judge_tui.rubrics import Rubric, RubricError
-from judge_tui.settings import AgreementSettings
+from judge_tui.analysis import report_format
+from judge_tui.analysis.blind import visible_items
+from judge_tui.analysis.report import Group, Report, build_report, default_judge
+from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import Rubric, RubricError
+from judge_tui.model.settings import AgreementSettings
+from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
-from judge_tui.textsafe import clean
+from judge_tui.tui.screens.unavailable import judge_missing, not_yet_submitted, unjudged_submissions
 
 BREAKDOWNS = ("task_type", "cefr_level", "split")
 PLOT_BINS = 11  # 0.0, 0.1, ... 1.0
@@ -62,27 +63,12 @@ def scatter_plot(human: np.ndarray, judge: np.ndarray, bins: int = PLOT_BINS) ->
     return text
 
 
-def judge_missing(rubric: Rubric) -> str:
-    return (f"The judge has not rated any item of {rubric.id} yet, so there is nothing to compare. Run "
-            f"`judge-tui judge --rubric {rubric.id}` (with an API key set, the app also judges in the background).")
-
-
-def not_yet_submitted(rubric: Rubric) -> str:
-    return (f"You have not submitted any {rubric.id} item yet. Figures appear here over the items you submit, "
-            "never over items you have still to rate. Escape goes back.")
-
-
-def unjudged_submissions(rubric: Rubric) -> str:
-    return (f"None of the items you submitted has been rated by the judge yet (only submitted items are compared, "
-            f"so nothing is revealed before you rate). Rate more, or run `judge-tui judge --rubric {rubric.id}`.")
-
-
 def team_lines(store: Store, rubric: Rubric, reviewer: str, judge: str, tolerance: float, *,
                lead: bool = False) -> list[str]:
     """The team section and this reviewer's self-agreement, as text lines (empty when there is neither), with
     the same alignment tolerance as the rest of the summary, over the items the blind rule lets them see.
     """
-    from judge_tui.team_report import drift_section, render_drift, render_team, team_section
+    from judge_tui.analysis.team_report import drift_section, render_drift, render_team, team_section
 
     visible = visible_items(store, rubric.id, reviewer, lead=lead)
     team = (team_section(store, rubric, judge=judge, only_items=visible, tolerance=tolerance)
@@ -131,7 +117,7 @@ class SummaryScreen(Screen[None]):
         self.rubric = rubric
         self.reviewer_id = reviewer_id
         self.agreement = agreement  # the app's settings, read once at start like every other screen's
-        self.lead = lead  # the lead's view: the team over every item (judge_tui.blind)
+        self.lead = lead  # the lead's view: the team over every item (judge_tui.analysis.blind)
         self.report: Report | None = None
 
     def compose(self) -> ComposeResult:

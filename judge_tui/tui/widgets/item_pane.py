@@ -10,9 +10,9 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from judge_tui.records import Item
-from judge_tui.rubrics import Rubric
-from judge_tui.textsafe import clean
+from judge_tui.model.records import Item
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.textsafe import clean
 from judge_tui.tui.widgets.field_view import FieldView, prepare
 
 
@@ -23,6 +23,10 @@ def field_text(value: object) -> str:
     if isinstance(value, str):
         return clean(value)
     return clean(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+# The scroll actions a screen may pass on to the item pane (the rating screen's and the item screen's keys).
+SCROLLS = ("scroll_page_down", "scroll_page_up", "scroll_down", "scroll_up", "scroll_home", "scroll_end")
 
 
 class ItemPane(VerticalScroll, can_focus=False):

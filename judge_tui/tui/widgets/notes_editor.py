@@ -13,7 +13,7 @@ from typing import Any
 from textual.binding import Binding
 from textual.widgets import TextArea
 
-from judge_tui.textsafe import invisible_spans, restore_invisible, show_invisible
+from judge_tui.model.textsafe import invisible_spans, restore_invisible, show_invisible
 
 
 class NotesEditor(TextArea):

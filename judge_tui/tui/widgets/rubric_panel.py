@@ -15,9 +15,9 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from judge_tui.records import Rating
-from judge_tui.rubrics import Dimension, Rubric
-from judge_tui.textsafe import clean
+from judge_tui.model.records import Rating
+from judge_tui.model.rubrics import Dimension, Rubric
+from judge_tui.model.textsafe import clean
 from judge_tui.tui.score_text import exact, overall_label, score_label
 
 

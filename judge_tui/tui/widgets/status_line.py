@@ -15,8 +15,9 @@ from rich.text import Text
 from textual import events
 from textual.widgets import Static
 
-from judge_tui.textsafe import clean
-from judge_tui.tui.timer import TimerState, format_seconds
+from judge_tui.model.numbers import format_seconds
+from judge_tui.model.textsafe import clean
+from judge_tui.tui.timer import TimerState
 
 _PAUSED = {"running": "", "idle": " (idle, paused)", "away": " (away, paused)", "held": " (submitted, stopped)"}
 _PAUSED_SHORT = {"running": "", "idle": " idle", "away": " away", "held": " stopped"}

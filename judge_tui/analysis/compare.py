@@ -1,0 +1,158 @@
+"""How agreement with the experts moved between two judge prompt (or rubric) versions: `report --compare V1 V2`.
+
+A version is named by what `judge-tui history` shows:
+
+* a judge prompt version (its hash, or a prefix of at least four characters): the judge rater with that
+  prompt version;
+* a rubric version number (`#4` or `4`): the judge's ratings made under that rubric version;
+* a judge rater id (`judge:<model>:<rubric>@<prompt version>`).
+
+Both versions are measured against the same human reference, the experts' consensus (adjudicated score,
+else the mean or PASS/FAIL majority of the experts who rated the item; a single expert's score when only one
+did), on the SAME items: those both versions judged and the experts rated. The dev split is used unless
+another split is asked for; when no item has a split at all, every item is used and the result says so.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from judge_tui.analysis.team import TOLERANCE, load_team, team_consensus
+from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import Rubric
+from judge_tui.stats import agreement as ag
+from judge_tui.store import Store
+
+DEFAULT_SPLIT = "dev"
+
+
+@dataclass(frozen=True)
+class Version:
+    name: str  # as the user gave it
+    rater_id: str
+    rubric_version_ids: tuple[int, ...] | None  # None: every rubric version of that rater
+
+
+@dataclass(frozen=True)
+class DimensionShift:
+    dimension: str
+    n: int
+    alignment: tuple[ag.Figure, ag.Figure]
+    kappa: tuple[ag.Figure, ag.Figure]
+    pearson: tuple[ag.Figure, ag.Figure]
+
+
+@dataclass(frozen=True)
+class VersionComparison:
+    rubric: str
+    split: str | None  # None: every item (no splits assigned)
+    v1: Version
+    v2: Version
+    experts: tuple[str, ...]
+    items: int  # items in the comparison (rated by the experts and judged under both versions)
+    tolerance: float  # scores at most this far apart count as aligned
+    dimensions: tuple[DimensionShift, ...]
+    alignment: tuple[ag.Figure, ag.Figure]  # over every judged dimension
+
+
+def resolve_version(store: Store, rubric: Rubric, name: str) -> Version:
+    """The judge ratings a version name stands for. Tried in order: a judge rater id, an exact prompt version,
+    a rubric version number (`#4` always means one), a prompt version prefix of four or more characters."""
+    judges = store.judge_raters_with_prompt(rubric.id)
+    by_id = {j["id"]: j for j in judges}
+    if name in by_id:
+        return Version(name, name, None)
+
+    def prompt_of(judge: dict) -> str:
+        return judge["prompt_version"] or judge["id"].rpartition("@")[2]
+
+    def one(matches: list[str], what: str) -> Version | None:
+        if len(matches) > 1:
+            raise UserError(f"{what} {name!r} was used by several judges ({', '.join(matches)}); give the full "
+                            "judge rater id instead")
+        return Version(name, matches[0], None) if matches else None
+
+    exact = one([j["id"] for j in judges if not name.startswith("#") and prompt_of(j) == name], "prompt version")
+    if exact:
+        return exact
+    number = re.fullmatch(r"#?(\d+)", name)
+    if number:
+        ids = [v["id"] for v in store.rubric_versions(rubric.id) if v["number"] == int(number.group(1))]
+        raters = [r for r in store.judge_raters_on_version(ids[0]) if r in by_id] if ids else []
+        found = one(raters, "rubric version")
+        if found:
+            return Version(name, found.rater_id, (ids[0],))
+    elif len(name) >= 4:
+        found = one([j["id"] for j in judges if prompt_of(j).startswith(name)], "prompt version")
+        if found:
+            return found
+    known = ", ".join(sorted({prompt_of(j) for j in judges})) or "none"
+    raise UserError(f"no judge ratings of rubric {rubric.id!r} under prompt version or rubric version {name!r}; "
+                    f"known prompt versions: {known} (see `judge-tui history --rubric {rubric.id}`)")
+
+
+def _judge_scores(rows: list[dict[str, Any]], rubric: Rubric, version: Version,
+                  item_ids: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """The version's scores per judged dimension, aligned with item_ids (rows: oldest rubric version first)."""
+    column = {item_id: i for i, item_id in enumerate(item_ids)}
+    dims = [d.id for d in rubric.judged_dimensions]
+    out = {d: np.full(len(item_ids), np.nan) for d in dims}
+    wanted_versions = version.rubric_version_ids
+    for row in rows:
+        if row["rater_id"] != version.rater_id or (
+                wanted_versions is not None and row["rubric_version_id"] not in wanted_versions):
+            continue
+        for d in dims:
+            value = row["scores"].get(d)
+            if value is not None:
+                out[d][column[row["item_id"]]] = float(value)
+    return out
+
+
+def compare_versions(store: Store, rubric: Rubric, v1: str, v2: str, split: str | None = None,
+                     tolerance: float = TOLERANCE) -> VersionComparison:
+    first, second = resolve_version(store, rubric, v1), resolve_version(store, rubric, v2)
+    if (first.rater_id, first.rubric_version_ids) == (second.rater_id, second.rubric_version_ids):
+        raise UserError(f"{v1} and {v2} name the same version; compare two different ones")
+    if split is None:
+        split = DEFAULT_SPLIT
+        if store.count_items(rubric.id, split) == 0 and all(
+            store.count_items(rubric.id, s) == 0 for s in ("train", "dev", "test")
+        ):
+            split = None  # no splits assigned at all
+    rows = store.rating_rows(rubric.id, repeat=0, split=split)  # read once: the experts and both versions
+    view = load_team(store, rubric, split=split, rows=rows)
+    if not view.item_ids:
+        raise UserError(f"no items of rubric {rubric.id} in the {split} split; assign splits with "
+                        f"`judge-tui split` or choose one with --split")
+    judged = [_judge_scores(rows, rubric, v, view.item_ids) for v in (first, second)]
+    scale = rubric.scale
+    shifts = []
+    flags: list[list[np.ndarray]] = [[], []]
+    used = np.zeros(len(view.item_ids), dtype=bool)
+    for d in view.dimensions:
+        human, _ = team_consensus(view, d, min_raters=1)
+        same = ~np.isnan(human) & ~np.isnan(judged[0][d]) & ~np.isnan(judged[1][d])
+        used |= same
+        pairs = [ag.compare(human[same], j[d][same], scale.points, ordered=scale.ordered, tolerance=tolerance)
+                 for j in judged]
+        for k, j in enumerate(judged):
+            flags[k].append(np.abs(human[same] - j[d][same]) <= tolerance + ag.ALIGNMENT_EPSILON)
+        shifts.append(DimensionShift(d, int(np.count_nonzero(same)),
+                                     (pairs[0].alignment_rate, pairs[1].alignment_rate),
+                                     (pairs[0].cohen_kappa, pairs[1].cohen_kappa),
+                                     (pairs[0].pearson_r, pairs[1].pearson_r)))
+    pooled = (_rate(flags[0]), _rate(flags[1]))
+    return VersionComparison(rubric.id, split, first, second, view.experts, int(np.count_nonzero(used)),
+                             tolerance, tuple(shifts), pooled)
+
+
+def _rate(parts: list[np.ndarray]) -> ag.Figure:
+    flags = np.concatenate(parts) if parts else np.array([], dtype=bool)
+    if flags.size == 0:
+        return ag.Undefined("no items were judged under both versions and rated by the experts")
+    return float(flags.mean())

@@ -1,0 +1,149 @@
+"""Criteria drift: re-show some already-rated items later in a session and measure self-agreement.
+
+An expert's idea of a score can shift as they see more items. With the `drift_check` setting on, the rating
+screen asks a DriftScheduler before each new item whether a re-check is due. The rule, deterministic for a
+session's seed:
+
+* a re-check is due whenever the re-checks shown so far are fewer than `share` (default 10%) of the items
+  newly rated in this session, so one in ten at the default;
+* it is drawn at random (seeded) from the items this expert rated once under the current rubric version and
+  never re-rated, leaving out the MIN_GAP items rated most recently (too fresh in memory to test anything);
+* the screen shows it like a new item, blind: no earlier score, note or draft.
+
+The re-rating is saved as repeat 1 of the same rater with source "drift"; the first rating (repeat 0) is never
+touched and stays the expert's rating everywhere else. Self-agreement compares repeat 0 with repeat 1.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from judge_tui.model.records import Item, Rating
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import DEFAULT_TOLERANCE
+from judge_tui.store import Store
+
+if TYPE_CHECKING:
+    from judge_tui.stats import agreement as ag
+
+DEFAULT_SHARE = 0.10
+MIN_GAP = 5
+DRIFT_SOURCE = "drift"
+DRIFT_REPEAT = 1
+
+
+@dataclass(frozen=True)
+class DriftSettings:
+    """Drift checks for one session: the share re-shown and the session's seed (recorded with each re-rating)."""
+
+    share: float = DEFAULT_SHARE
+    seed: int = 0
+
+    @classmethod
+    def for_new_session(cls, share: float) -> DriftSettings:
+        return cls(share=share, seed=random.SystemRandom().randrange(2**31))
+
+
+class DriftScheduler:
+    """When to re-show which already-rated item, for one expert, rubric version and session."""
+
+    def __init__(self, store: Store, rater_id: str, rubric: Rubric, rubric_version_id: int, *,
+                 share: float = DEFAULT_SHARE, seed: int = 0, min_gap: int = MIN_GAP) -> None:
+        if not 0 < share <= 1:
+            raise ValueError(f"drift share must be above 0 and at most 1, got {share}")
+        self.store, self.rater_id, self.rubric, self.version = store, rater_id, rubric, rubric_version_id
+        self.share, self.seed, self.min_gap = share, seed, min_gap
+        self._rng = random.Random(seed)
+        self.new_ratings = 0
+        self.rechecks = 0
+        self._pending: str | None = None
+
+    def record_new_rating(self) -> None:
+        """The expert submitted a first rating of an item in this session."""
+        self.new_ratings += 1
+
+    def record_recheck(self, item_id: str) -> None:
+        """The expert submitted the re-rating of a re-shown item."""
+        if self._pending == item_id:
+            self._pending = None
+        self.rechecks += 1
+
+    def due(self) -> bool:
+        return self.rechecks < int(self.share * self.new_ratings + 1e-9)
+
+    def next_recheck(self) -> Item | None:
+        """The item to re-show now, or None when no re-check is due (or none is possible)."""
+        if self._pending is not None:
+            return self.store.item(self._pending)
+        if not self.due():
+            return None
+        candidates = [item_id for item_id, version in self.store.drift_candidates(self.rater_id, self.rubric.id)
+                      if version == self.version]
+        pool = candidates[: max(0, len(candidates) - self.min_gap)]
+        if not pool:
+            return None
+        self._pending = self._rng.choice(pool)
+        return self.store.item(self._pending)
+
+    def is_recheck(self, item_id: str) -> bool:
+        return self._pending == item_id
+
+    def rating(self, item: Item, scores: dict[str, float], notes: str = "", seconds: float = 0.0) -> Rating:
+        """The re-rating to save: repeat 1 of this rater, marked as a drift check."""
+        full = {**self.rubric.code_scores(item.fields), **scores}
+        return Rating(item_id=item.id, rater_id=self.rater_id, rubric_version_id=self.version, scores=full,
+                      overall=self.rubric.overall_score(full), verdict=self.rubric.verdict(full), notes=notes,
+                      seconds=seconds, repeat=DRIFT_REPEAT, source=DRIFT_SOURCE,
+                      details={"drift": {"seed": self.seed, "share": self.share}})
+
+
+# --------------------------------------------------------------------------- self-agreement
+
+
+@dataclass(frozen=True)
+class ExpertSelfAgreement:
+    rater_id: str
+    pairs: int  # items rated twice
+    alignment: ag.Figure  # over every judged dimension
+    by_dimension: dict[str, ag.PairAgreement]  # first rating as "human", re-rating as "judge"
+
+
+def self_agreement(store: Store, rubric: Rubric, split: str | None = None,
+                   tolerance: float = DEFAULT_TOLERANCE) -> list[ExpertSelfAgreement]:
+    """Each expert's agreement with their own earlier ratings, over the items they rated twice; two scores
+    count as aligned when at most `tolerance` apart."""
+    import numpy as np  # deferred: the rating screen imports this module and must start fast
+
+    from judge_tui.stats import agreement as ag
+
+    rows = store.rating_rows(rubric.id, repeat=None, split=split)
+    first: dict[tuple[str, str, int], dict[str, float]] = {}
+    second: dict[tuple[str, str, int], dict[str, float]] = {}
+    for r in rows:
+        if r["kind"] != "human":
+            continue
+        key = (r["rater_id"], r["item_id"], r["rubric_version_id"])
+        if r["repeat"] == 0:
+            first[key] = r["scores"]
+        elif r["repeat"] == DRIFT_REPEAT:
+            second[key] = r["scores"]
+    dims = [d.id for d in rubric.judged_dimensions]
+    out = []
+    for rater in sorted({key[0] for key in second}):
+        keys = [k for k in second if k[0] == rater and k in first]
+        if not keys:
+            continue
+        by_dim = {}
+        flags = []
+        for d in dims:
+            pairs = [(first[k][d], second[k][d]) for k in keys if d in first[k] and d in second[k]]
+            a = np.array([p[0] for p in pairs], dtype=np.float64)
+            b = np.array([p[1] for p in pairs], dtype=np.float64)
+            by_dim[d] = ag.compare(a, b, rubric.scale.points, ordered=rubric.scale.ordered, tolerance=tolerance)
+            flags.append(np.abs(a - b) <= tolerance + ag.ALIGNMENT_EPSILON)
+        joined = np.concatenate(flags) if flags else np.array([], dtype=bool)
+        alignment = float(joined.mean()) if joined.size else ag.Undefined("no items were rated twice")
+        out.append(ExpertSelfAgreement(rater, len(keys), alignment, by_dim))
+    return out

@@ -1,0 +1,178 @@
+"""Rubric and judge prompt versions, each with the reason it was made and the items that motivated it.
+
+The rule, for rubrics and judge prompts alike:
+
+* every distinct definition is a version (rubrics by their content hash, prompts by the judge's prompt
+  version, a hash of template and rubric); ratings and judgments point at the version they were made under;
+* the first version of a rubric (or the first judge prompt of a rubric) needs no reason;
+* every later version needs a reason and at least one motivating item. `judge-tui rubric-change` records a
+  rubric change; the judge records a prompt change when run with `--reason` and `--items`;
+* the judge refuses to run on an unrecorded change (rubric or prompt) and says which command records it;
+  experts are never stopped from rating, but `judge-tui history` shows such a version as "no reason recorded"
+  until `rubric-change` adds one;
+* a prompt version whose template is unchanged and whose rubric version has a recorded reason takes that
+  reason (the prompt changed because the rubric did), so a rubric change is recorded once.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import Rubric
+from judge_tui.store import Store
+
+
+def parse_items(text: str | None) -> list[str]:
+    return [part.strip() for part in (text or "").split(",") if part.strip()]
+
+
+def _check_reason(reason: str | None, items: list[str], store: Store, rubric_id: str, what: str) -> str:
+    reason = (reason or "").strip()
+    if not reason:
+        raise UserError(f"{what} needs a reason: pass --reason TEXT saying what changed and why")
+    if not items:
+        raise UserError(f"{what} needs the items that motivated it: pass --items ID,ID (e.g. --items B003,B007)")
+    rubrics_of = store.item_rubrics(items)
+    unknown = [i for i in items if i not in rubrics_of]
+    if unknown:
+        raise UserError(f"--items: {', '.join(unknown)} not in {store.path}; check the ids (`judge-tui export` "
+                        f"lists items)")
+    elsewhere = [i for i in items if rubrics_of[i] != rubric_id]
+    if elsewhere:
+        raise UserError(f"--items: {', '.join(elsewhere)} belong to another rubric, not {rubric_id}")
+    return reason
+
+
+def _short(stamp: str) -> str:
+    try:
+        return datetime.fromisoformat(stamp).strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return stamp
+
+
+# --------------------------------------------------------------------------- rubric versions
+
+
+def needs_reason(store: Store, rubric: Rubric) -> dict[str, Any] | None:
+    """The latest recorded version if `rubric` is a later, unexplained version of it; else None."""
+    versions = store.rubric_versions(rubric.id)
+    recorded = store.rubric_version_by_hash(rubric.content_hash)
+    if recorded is not None:
+        is_first = versions and versions[0]["id"] == recorded["id"]
+        return None if is_first or recorded["reason"] else recorded
+    return versions[-1] if versions else None
+
+
+def record_rubric_change(store: Store, rubric: Rubric, reason: str | None, items: list[str]) -> int:
+    """Record `rubric` as a new version with its reason (or add the reason to a version recorded without)."""
+    reason = _check_reason(reason, items, store, rubric.id, f"a change to rubric {rubric.id}")
+    existing = store.rubric_version_by_hash(rubric.content_hash)
+    if existing is not None and existing["reason"]:
+        raise UserError(
+            f"rubric {rubric.id} is unchanged since version #{existing['number']} ({_short(existing['created_at'])}, "
+            f"reason: {existing['reason']}). Edit the rubric file (or pass --file NEW.rubric.toml) first."
+        )
+    if existing is not None:
+        store.set_rubric_version_reason(existing["id"], reason, items)
+        return int(existing["id"])
+    return store.ensure_rubric_version(rubric, reason, items)
+
+
+def require_recorded(
+    store: Store, rubric: Rubric, *, prompt_version: str | None = None, template: str = "",
+    reason: str | None = None, items: list[str] | None = None,
+) -> int:
+    """Before the judge runs: the rubric version id, refusing an unrecorded rubric or prompt change.
+
+    With a reason (and items) the change is recorded instead. Used by `judge-tui judge`.
+    """
+    items = items or []
+    stale = needs_reason(store, rubric)
+    if stale is not None:
+        if not reason:
+            raise UserError(
+                f"rubric {rubric.id} has changed since version #{stale['number']} ({_short(stale['created_at'])}) "
+                f"and the change has no recorded reason. Record it first: judge-tui rubric-change {rubric.id} "
+                f"--reason TEXT --items ID,ID (or pass --reason and --items to this command)"
+            )
+        version_id = record_rubric_change(store, rubric, reason, items)
+    else:
+        version_id = store.ensure_rubric_version(rubric)
+    if prompt_version is not None:
+        _require_prompt(store, rubric, version_id, prompt_version, template, reason, items)
+    return version_id
+
+
+def _require_prompt(store: Store, rubric: Rubric, version_id: int, prompt_version: str, template: str,
+                    reason: str | None, items: list[str]) -> None:
+    known = store.prompt_versions(rubric.id)
+    if any(p["prompt_version"] == prompt_version for p in known):
+        return
+    if not known:
+        store.record_prompt_version(rubric.id, prompt_version, version_id, template, (reason or "").strip(), items)
+        return
+    last = known[-1]
+    if reason:
+        reason = _check_reason(reason, items, store, rubric.id, f"a change to the {rubric.id} judge prompt")
+        store.record_prompt_version(rubric.id, prompt_version, version_id, template, reason, items)
+        return
+    same_template = last["template"] == template
+    rubric_row = store.rubric_version(version_id)
+    if same_template and template and rubric_row and rubric_row["reason"]:
+        store.record_prompt_version(rubric.id, prompt_version, version_id, template,
+                                    f"rubric version #{rubric_row['number']}: {rubric_row['reason']}",
+                                    rubric_row["motivating_items"])
+        return
+    raise UserError(
+        f"the {rubric.id} judge prompt has changed since prompt version {last['prompt_version']} "
+        f"({_short(last['created_at'])}) and the change has no recorded reason. Run the judge again with "
+        f"--reason TEXT --items ID,ID saying what changed, why, and which items showed the need"
+    )
+
+
+# --------------------------------------------------------------------------- history
+
+
+def history_lines(store: Store, rubric_id: str | None = None) -> list[str]:
+    """Every rubric and prompt version, oldest first per rubric, with dates, reasons, items and rating counts."""
+    counts = store.rating_counts_by_version(rubric_id)
+    rubric_ids = sorted({v["rubric"] for v in store.rubric_versions(rubric_id)} |
+                        {p["rubric"] for p in store.prompt_versions(rubric_id)})
+    if not rubric_ids:
+        return [f"no versions recorded{f' for rubric {rubric_id}' if rubric_id else ''} yet"]
+    lines: list[str] = []
+    for rid in rubric_ids:
+        lines.append(f"rubric {rid}")
+        versions = store.rubric_versions(rid)
+        number_of = {v["id"]: v["number"] for v in versions}
+        entries = [("rubric", v) for v in versions] + [("prompt", p) for p in store.prompt_versions(rid)]
+        entries.sort(key=lambda e: e[1]["created_at"])
+        first_rubric = True
+        first_prompt = True
+        for what, v in entries:
+            if what == "rubric":
+                human = counts.get((v["id"], "human"), 0)
+                judge = counts.get((v["id"], "judge"), 0)
+                lines.append(f"  #{v['number']}  {_short(v['created_at'])}  rubric version {v['number']} "
+                             f"(label in the file: {v['version']}, hash {v['content_hash']}); ratings: "
+                             f"{human} human, {judge} judge")
+                initial, first_rubric = first_rubric, False
+            else:
+                on = number_of.get(v["rubric_version_id"])
+                lines.append(f"  prompt {v['prompt_version']}  {_short(v['created_at'])}  judge prompt on rubric "
+                             f"version #{on if on is not None else '?'}")
+                initial, first_prompt = first_prompt, False
+            if v["reason"]:
+                lines.append(f"      reason: {v['reason']}")
+            elif initial:
+                lines.append("      first version")
+            elif what == "rubric":
+                lines.append(f"      reason: NONE RECORDED (record it: judge-tui rubric-change {rid} --reason TEXT "
+                             "--items ID,ID)")
+            else:
+                lines.append("      reason: NONE RECORDED (record it: run the judge with --reason TEXT --items ID,ID)")
+            if v["motivating_items"]:
+                lines.append(f"      items: {', '.join(v['motivating_items'])}")
+    return lines

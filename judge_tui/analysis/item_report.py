@@ -1,0 +1,139 @@
+"""`judge-tui report --items`: item by item, the human and judge scores per dimension, their gaps, the flags
+and the notes, as CSV, JSON Lines or Markdown (to paste into a spreadsheet or a review document).
+
+The groups and scores are the report's (`report.py`): each rater's first run under the newest rubric version
+they used, a group of several raters scored by its mean. A gap is judge minus human (positive: the judge is
+more lenient). Every item of the rubric (and split) is listed, rated or not, so gaps in coverage show.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable
+from typing import Any
+
+from judge_tui.model.rubrics import Rubric
+from judge_tui.store import Store
+
+FORMATS = ("csv", "jsonl", "markdown")
+FORMAT_BY_SUFFIX = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".md": "markdown"}
+OVERALL = "overall"
+
+
+def _plain(value: float) -> float | None:
+    """A score or gap as written: None where missing, float noise rounded away (0.7 - 1 is -0.3)."""
+    return None if value != value else round(float(value), 6)  # NaN is the only value not equal to itself
+
+
+def item_rows(store: Store, rubric: Rubric, human: Any, judge: Any, split: str | None,
+              tolerance: float) -> list[dict[str, Any]]:
+    """One row per item: id, task type, split, per dimension and overall the human, judge and gap values,
+    aligned (judged dimensions within the tolerance, of those both scored), flags and notes by rater."""
+    import numpy as np
+
+    from judge_tui.analysis.report import combine, first_runs
+    from judge_tui.stats import agreement as ag
+
+    dims = rubric.dimension_ids
+    with store.snapshot():
+        groups = [combine([first_runs(store.rater_scores(rubric.id, r, dims, split)) for r in g.rater_ids],
+                          len(dims)) for g in (human, judge)]
+        keys, ids = store.item_field_values(rubric.id, "id", split)
+        ordered = store.item_ids_in_order(rubric.id, split)
+        items = store.items_by_id(ordered)
+        notes: dict[str, dict[str, str]] = {}
+        for rating in store.rating_rows(rubric.id, split=split):  # newest rubric version last: it wins
+            if rating["rater_id"] in (*human.rater_ids, *judge.rater_ids) and rating["notes"]:
+                notes.setdefault(rating["item_id"], {})[rating["rater_id"]] = rating["notes"]
+        flags: dict[str, list[dict[str, str]]] = {}
+        for flag in store.flags(rubric.id, split=split):
+            if flag.rater_id in human.rater_ids:
+                flags.setdefault(flag.item_id, []).append({"rater": flag.rater_id, "reason": flag.reason})
+    key_of = dict(zip(ids, keys.tolist(), strict=True))
+    empty = np.full(len(dims) + 1, np.nan)
+
+    def values(group: Any, item_id: str) -> np.ndarray:
+        index = np.searchsorted(group.keys, key_of[item_id])
+        if index < group.keys.size and group.keys[index] == key_of[item_id]:
+            return np.append(group.scores[index], group.overall[index])
+        return empty
+
+    judged = [i for i, d in enumerate(rubric.dimensions) if d.method == "judged"]
+    rows = []
+    for item_id in ordered:
+        h, j = values(groups[0], item_id), values(groups[1], item_id)
+        item = items[item_id]
+        row: dict[str, Any] = {"item_id": item_id, "task_type": item.task_type, "split": item.split}
+        for index, name in enumerate([*dims, OVERALL]):
+            row[f"{name}_human"], row[f"{name}_judge"] = _plain(h[index]), _plain(j[index])
+            row[f"{name}_gap"] = _plain(j[index] - h[index])
+        both = [i for i in judged if not np.isnan(h[i]) and not np.isnan(j[i])]
+        within = ag.within_tolerance(h[both], j[both], tolerance)
+        row["aligned"] = f"{int(np.count_nonzero(within))}/{len(both)}" if both else ""
+        row["flags"] = flags.get(item_id, [])
+        by_rater = notes.get(item_id, {})
+        row["human_notes"] = {r: by_rater[r] for r in human.rater_ids if r in by_rater}
+        row["judge_notes"] = {r: by_rater[r] for r in judge.rater_ids if r in by_rater}
+        rows.append(row)
+    return rows
+
+
+# --------------------------------------------------------------------------- renderings
+
+
+def _joined(value: Any) -> str:
+    """Flags and notes as one cell: "EXP001: reason; EXP002: reason"."""
+    if isinstance(value, list):
+        return "; ".join(f"{f['rater']}: {f['reason']}" if f["reason"] else f["rater"] for f in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{rater}: {text}" for rater, text in value.items())
+    return "" if value is None else str(value)
+
+
+def render_csv(rows: list[dict[str, Any]], text: Callable[[str], str]) -> str:
+    from judge_tui.formats.csv_rows import protect
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    columns = list(rows[0]) if rows else ["item_id"]
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow([protect(text(_joined(row[c]))) if isinstance(row[c], str | list | dict)
+                         else "" if row[c] is None else row[c] for c in columns])
+    return out.getvalue()
+
+
+def render_jsonl(rows: list[dict[str, Any]], text: Callable[[str], str]) -> str:
+    def cleaned(value: Any) -> Any:
+        if isinstance(value, str):
+            return text(value)
+        if isinstance(value, list):
+            return [cleaned(v) for v in value]
+        if isinstance(value, dict):
+            return {k: cleaned(v) for k, v in value.items()}
+        return value
+
+    return "".join(json.dumps(cleaned(row), ensure_ascii=False) + "\n" for row in rows)
+
+
+def render_markdown(rows: list[dict[str, Any]], rubric: Rubric, human: Any, judge: Any, tolerance: float) -> str:
+    from judge_tui.analysis.report_format import md
+
+    def cell(value: float | None) -> str:
+        return "—" if value is None else f"{value:g}"
+
+    names = [*rubric.dimension_ids, OVERALL]
+    head = ["Item", *(f"{name} (H / J / gap)" for name in names), "Aligned", "Flags", "Notes"]
+    lines = [f"# Item by item: {md(rubric.name)}", "",
+             f"Human: {md(', '.join(human.rater_ids))} · Judge: {md(', '.join(judge.rater_ids))} · gap = judge − "
+             f"human · aligned = judged dimensions within ±{tolerance:g}", "",
+             "| " + " | ".join(head) + " |", "|" + "|".join(" --- " for _ in head) + "|"]
+    for row in rows:
+        cells = [md(row["item_id"])]
+        cells += [f"{cell(row[f'{n}_human'])} / {cell(row[f'{n}_judge'])} / {cell(row[f'{n}_gap'])}" for n in names]
+        notes = {**row["human_notes"], **row["judge_notes"]}
+        cells += [row["aligned"], md(_joined(row["flags"])), md(_joined(notes))]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join([*lines, ""])

@@ -1,0 +1,507 @@
+"""The agreement report rendered three ways: text (Rich tables), Markdown and JSON.
+
+The JSON schema is documented in the README ("Reading the agreement") and is stable: keys are only ever
+added, and SCHEMA_VERSION changes if one is removed or changes meaning. A figure that cannot be computed
+is null, and the object holding it has an "undefined" map from the figure's name to the reason.
+
+Rater ids and item field values are untrusted: Rich output wraps them in Text (never markup) after
+stripping control characters; Markdown escapes table separators.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from judge_tui.analysis.report import Report, Row, Summary
+from judge_tui.formats.terminal import add_id_column, render_plain
+from judge_tui.model.textsafe import clean
+from judge_tui.stats import agreement as ag
+from judge_tui.stats.agreement import Figure
+
+SCHEMA_VERSION = 1
+FIGURES = ("alignment_rate", "cohen_kappa", "weighted_kappa", "pearson_r", "spearman_rho", "kendall_tau",
+           "mean_difference", "tpr", "tnr", "accuracy")
+STATUS_STYLE = {"ok": "green", "caution": "yellow", "act": "dark_orange", "stop": "bold red", "unknown": "dim",
+                "info": "cyan"}
+STATUS_MARK = {"ok": "OK", "caution": "CAUTION", "act": "ACT", "stop": "STOP", "unknown": "?", "info": "i"}
+
+
+def render(report: Report, fmt: str, width: int | None = None) -> str:
+    """The report in a format; text at ``width``, or fitted to standard output (see cli_output)."""
+    if fmt == "json":
+        return render_json(report)
+    if fmt == "markdown":
+        return render_markdown(report)
+    return render_text(report, width)
+
+
+# --------------------------------------------------------------------------------------------------
+# Numbers
+# --------------------------------------------------------------------------------------------------
+
+
+def pct(value: Figure) -> str:
+    return f"{value:.1%}" if ag.is_defined(value) else "n/a"
+
+
+def num(value: Figure) -> str:
+    return f"{value:.3f}" if ag.is_defined(value) else "n/a"
+
+
+def signed(value: Figure) -> str:
+    return f"{value:+.3f}" if ag.is_defined(value) else "n/a"
+
+
+def safe(text: object) -> str:
+    return clean(str(text))
+
+
+# --------------------------------------------------------------------------------------------------
+# JSON
+# --------------------------------------------------------------------------------------------------
+
+
+def _figure(value: Figure, name: str, undefined: dict[str, str]) -> float | None:
+    if isinstance(value, ag.Undefined):
+        undefined[name] = value.reason
+        return None
+    return float(value)
+
+
+def _band(interpretation: ag.Interpretation) -> dict[str, Any]:
+    return {"label": interpretation.label, "status": interpretation.status,
+            "meets_target": interpretation.meets_target}
+
+
+def row_to_dict(row: Row, report: Report) -> dict[str, Any]:
+    pair = row.agreement
+    undefined: dict[str, str] = {}
+    out: dict[str, Any] = {"dimension": row.key, "name": row.name, "method": row.method, "n": pair.n}
+    for name in FIGURES:
+        out[name] = _figure(getattr(pair, name), name, undefined)
+    corrected: dict[str, Any] = {"value": None, "ci_low": None, "ci_high": None, "confidence": 0.95,
+                                 "observed_pass_rate": None, "n_judge_only": 0}
+    if row.corrected is not None:
+        c = row.corrected
+        corrected.update(
+            value=_figure(c.estimate, "corrected_pass_rate", undefined),
+            ci_low=_figure(c.low, "corrected_pass_rate_interval", undefined),
+            ci_high=_figure(c.high, "corrected_pass_rate_interval", undefined),
+            confidence=c.confidence,
+            observed_pass_rate=_figure(c.observed_pass_rate, "observed_pass_rate", undefined),
+            n_judge_only=c.n_judge_only,
+        )
+    elif report.rubric.scale.kind != "pass_fail":
+        undefined["corrected_pass_rate"] = "only PASS/FAIL scales have a corrected pass rate"
+    else:
+        undefined["corrected_pass_rate"] = "not computed here: it uses items only the judge rated"
+    out["corrected_pass_rate"] = corrected
+    out["confusion"] = (
+        {"labels": [report.rubric.scale.label(p) for p in pair.scale], "counts": [list(r) for r in pair.confusion]}
+        if pair.confusion else None
+    )
+    out["snapped"] = {"human": pair.snapped_human, "judge": pair.snapped_judge}
+    out["alignment_band"] = _band(row.alignment_band)
+    out["kappa_band"] = _band(row.kappa_band)
+    out["undefined"] = undefined
+    return out
+
+
+def summary_to_dict(summary: Summary) -> dict[str, Any]:
+    undefined: dict[str, str] = {}
+    return {
+        "cases_reviewed": summary.cases,
+        "items": summary.items,
+        "dimension_agreements": summary.agreements,
+        "dimension_pairs": summary.pairs,
+        "alignment_rate": _figure(summary.alignment_rate, "alignment_rate", undefined),
+        "lowest_alignment_dimension": summary.lowest,
+        "highest_alignment_dimension": summary.highest,
+        "undefined": undefined,
+    }
+
+
+def report_to_dict(report: Report) -> dict[str, Any]:
+    rubric = report.rubric
+    t = report.thresholds
+    self_agreement = []
+    for s in report.self_agreement:
+        rows = []
+        for r in s.rows:
+            undefined: dict[str, str] = {}
+            rows.append({"dimension": r.key, "n": r.n,
+                         "alignment_rate": _figure(r.alignment_rate, "alignment_rate", undefined),
+                         "cohen_kappa": _figure(r.cohen_kappa, "cohen_kappa", undefined), "undefined": undefined})
+        self_agreement.append({"rater": s.rater_id, "repeats": s.repeats, "items": s.items,
+                               "repeat_pairs": [list(p) for p in s.pairs], "dimensions": rows})
+    human_agreement = None
+    if report.human_agreement is not None:
+        human_rows = []
+        for h in report.human_agreement.rows:
+            undefined = {}
+            human_rows.append({"dimension": h.key, "items": h.items,
+                               "krippendorff_alpha": _figure(h.krippendorff_alpha, "krippendorff_alpha", undefined),
+                               "mean_pairwise_kappa": _figure(h.mean_pairwise_kappa, "mean_pairwise_kappa",
+                                                              undefined),
+                               "undefined": undefined})
+        human_agreement = {"raters": list(report.human_agreement.rater_ids), "level": report.human_agreement.level,
+                           "dimensions": human_rows}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "rubric": {"id": rubric.id, "name": rubric.name, "version": rubric.version, "scale": rubric.scale.kind,
+                   "overall_name": rubric.overall_name},
+        "split": report.split,
+        "raters": {
+            "human": {"ids": list(report.human.rater_ids), "combine": report.human.combine},
+            "judge": {"ids": list(report.judge.rater_ids), "combine": report.judge.combine},
+        },
+        "thresholds": {
+            "tolerance": report.tolerance,
+            "alignment": {"well_calibrated": t.alignment_well_calibrated, "minor_drift": t.alignment_minor_drift,
+                          "significant_drift": t.alignment_significant_drift},
+            "kappa": {"almost_perfect": t.kappa_almost_perfect, "substantial": t.kappa_substantial,
+                      "moderate": t.kappa_moderate},
+            "pearson_target": t.pearson_target,
+            "tpr_tnr_target": t.binary_target,
+        },
+        "counts": dict(report.counts),
+        "summary": summary_to_dict(report.summary),
+        "dimensions": [row_to_dict(r, report) for r in report.rows],
+        "overall": row_to_dict(report.overall, report),
+        "verdict": [{"topic": f.topic, "status": f.status, "meets_target": f.meets_target, "scope": f.scope,
+                     "text": f.text} for f in report.findings],
+        "breakdowns": [
+            {"by": b.by, "groups": [
+                {"value": s.value, "summary": summary_to_dict(s.summary),
+                 "dimensions": [row_to_dict(r, report) for r in s.rows], "overall": row_to_dict(s.overall, report)}
+                for s in b.sections]}
+            for b in report.breakdowns
+        ],
+        "self_agreement": self_agreement,
+        "human_agreement": human_agreement,
+    }
+
+
+def render_json(report: Report) -> str:
+    return json.dumps(report_to_dict(report), indent=2, ensure_ascii=False) + "\n"
+
+
+# --------------------------------------------------------------------------------------------------
+# Rich (the text format and the summary screen share these)
+# --------------------------------------------------------------------------------------------------
+
+
+def header(report: Report) -> Text:
+    c = report.counts
+    text = Text()
+    text.append(f"Agreement: {report.rubric.name}", style="bold")
+    text.append(f" ({report.rubric.id}, scale {report.rubric.scale.kind})\n")
+    text.append("Human: ", style="bold")
+    text.append(safe(", ".join(report.human.rater_ids)))
+    text.append(f" ({report.human.combine})\n")
+    text.append("Judge: ", style="bold")
+    text.append(safe(", ".join(report.judge.rater_ids)))
+    text.append(f" ({report.judge.combine})\n")
+    text.append(f"Split: {safe(report.split or 'all')} · tolerance ±{report.tolerance:g} · "
+                f"compared {c['compared']} of {c['items']} items (human rated {c['rated_by_human']}, "
+                f"judge {c['rated_by_judge']}, judge only {c['judge_only']})")
+    return text
+
+
+def summary_table(report: Report) -> Table:
+    s = report.summary
+    rates = {r.key: r.agreement.alignment_rate for r in report.rows}
+    table = Table(title="Summary metrics", title_justify="left")
+    table.add_column("Metric")
+    add_id_column(table, "Value")  # names a dimension
+    for metric, value in summary_lines(s, rates, report.tolerance):
+        table.add_row(metric, Text(value))
+    return table
+
+
+def summary_lines(s: Summary, rates: dict[str, Figure], tolerance: float) -> list[tuple[str, str]]:
+    def named(key: str | None) -> str:
+        return f"{key} ({pct(rates[key])})" if key else "n/a"
+
+    return [
+        ("Total cases reviewed", f"{s.cases}/{s.items}"),
+        (f"Dimension agreements (within ±{tolerance:g})", f"{s.agreements}/{s.pairs}"),
+        ("Overall alignment rate", pct(s.alignment_rate)),
+        ("Dimension with lowest alignment", named(s.lowest)),
+        ("Dimension with highest alignment", named(s.highest)),
+    ]
+
+
+def _columns(report: Report, compact: bool = False) -> list[tuple[str, str]]:
+    """(header, figure) for the per-dimension table; compact leaves out the rank correlations."""
+    columns = [("n", "n"), ("Align", "alignment_rate"), ("κ", "cohen_kappa")]
+    if report.rubric.scale.kind == "pass_fail":
+        columns += [("TPR", "tpr"), ("TNR", "tnr"), ("Acc", "accuracy")]
+        columns += [] if compact else [("r", "pearson_r")]
+    else:
+        columns += [("κ quad", "weighted_kappa"), ("r", "pearson_r")]
+        columns += [] if compact else [("ρ", "spearman_rho"), ("τ", "kendall_tau")]
+    return [*columns, ("J−H", "mean_difference")]
+
+
+def cell(row: Row, figure: str) -> str:
+    if figure == "n":
+        return str(row.agreement.n)
+    value = getattr(row.agreement, figure)
+    if figure in ("alignment_rate", "tpr", "tnr", "accuracy"):
+        return pct(value)
+    if figure == "mean_difference":
+        return signed(value)
+    return num(value)
+
+
+def dimension_table(report: Report, *, compact: bool = False) -> Table:
+    """The per-dimension figures and the overall row, with the alignment and kappa bands.
+
+    Compact (the summary screen) leaves out the rank correlations and the band names; the alignment and
+    kappa cells are coloured by their band instead.
+    """
+    rows = report.rows
+    columns = _columns(report, compact)
+    table = Table(title="Per dimension", title_justify="left")
+    names = [row.key + (" (code)" if row.method == "code" else "") for row in [*rows, report.overall]]
+    # The summary screen keeps the names readable; a command's output gives them what the figures leave.
+    add_id_column(table, "Dimension", min_width=min(max(map(len, names)), 18) if compact else None)
+    for head, _ in columns:
+        table.add_column(head, justify="right", no_wrap=True)
+    if not compact:
+        table.add_column("Alignment band")  # words: they wrap, and a command's table keeps each whole
+        table.add_column("κ band")
+    for row, name in zip([*rows, report.overall], names, strict=True):
+        kappa_band = _kappa_band_cell(row)
+        align_style = STATUS_STYLE[row.alignment_band.status]
+        kappa_style = STATUS_STYLE[row.kappa_band.status] if kappa_band != "—" else ""
+        cells = []
+        for _, figure in columns:
+            style = {"alignment_rate": align_style, "cohen_kappa": kappa_style}.get(figure, "") if compact else ""
+            cells.append(Text(cell(row, figure), style=style))
+        bands = [] if compact else [Text(row.alignment_band.label, style=align_style), Text(kappa_band, style=kappa_style)]
+        table.add_row(Text(name, style="bold" if row.method == "overall" else ""), *cells, *bands,
+                      end_section=row is rows[-1])
+    if compact:
+        t = report.thresholds
+        table.caption = Text(
+            f"Colours: alignment ≥ {t.alignment_well_calibrated:.0%} green, ≥ {t.alignment_minor_drift:.0%} yellow, "
+            f"≥ {t.alignment_significant_drift:.0%} orange, else red; κ ≥ {t.kappa_substantial:g} green, "
+            f"≥ {t.kappa_moderate:g} yellow, else red.", style="dim")
+        table.caption_justify = "left"
+    return table
+
+
+def verdict(report: Report) -> Text:
+    text = Text()
+    text.append("Verdict\n", style="bold")
+    for finding in report.findings:
+        text.append(f"[{STATUS_MARK[finding.status]}] ", style=STATUS_STYLE[finding.status])
+        text.append(finding.text + "\n")
+    return text
+
+
+def undefined_notes(report: Report) -> Text | None:
+    shown = {f for _, f in _columns(report) if f != "n"}
+    notes: dict[str, list[str]] = {}
+    for row in [*report.rows, report.overall]:
+        for figure in shown:
+            value = getattr(row.agreement, figure)
+            if isinstance(value, ag.Undefined):
+                notes.setdefault(value.reason, []).append(f"{row.key} {figure}")
+    if not notes:
+        return None
+    text = Text("n/a means:\n", style="dim")
+    for reason, where in notes.items():
+        text.append(f"  {', '.join(where)}: {reason}\n", style="dim")
+    return text
+
+
+def corrected_text(report: Report) -> Text | None:
+    rows = [r for r in report.rows if r.corrected is not None]
+    if not rows:
+        return None
+    text = Text()
+    for row in rows:
+        c = row.corrected
+        assert c is not None
+        if c.n_judge_only == 0:
+            text.append("No item was labelled by the judge alone, so there is no pass rate to correct.\n")
+            continue
+        text.append(f"Pass rate on the {c.n_judge_only} items only the judge labelled: ", style="bold")
+        if isinstance(c.estimate, ag.Undefined):
+            text.append(f"cannot be corrected ({c.estimate.reason}).\n")
+            continue
+        text.append(f"observed {pct(c.observed_pass_rate)}, corrected {pct(c.estimate)}")
+        if ag.is_defined(c.low) and ag.is_defined(c.high):
+            text.append(f" ({c.confidence:.0%} interval {pct(c.low)} to {pct(c.high)})")
+        else:
+            text.append(f" (no interval: {c.low.reason})" if isinstance(c.low, ag.Undefined) else "")
+        text.append(".\n")
+    return text
+
+
+def confusion_tables(report: Report) -> list[Table]:
+    scale = report.rubric.scale
+    tables = []
+    for row in report.rows:
+        if not row.agreement.confusion:
+            continue
+        table = Table(title=f"{row.key}: rows human, columns judge", title_justify="left")
+        add_id_column(table, "human \\ judge")
+        for point in row.agreement.scale:
+            add_id_column(table, scale.label(point), justify="right")
+        for point, counts in zip(row.agreement.scale, row.agreement.confusion, strict=True):
+            table.add_row(scale.label(point), *(str(c) for c in counts))
+        tables.append(table)
+    return tables
+
+
+def breakdown_tables(report: Report) -> list[Table]:
+    tables = []
+    judged = [r.key for r in report.judged_rows]
+    for breakdown in report.breakdowns:
+        table = Table(title=Text(f"By {safe(breakdown.by)}"), title_justify="left")
+        add_id_column(table, Text(safe(breakdown.by)))
+        table.add_column("n", justify="right")
+        table.add_column("Align", justify="right")
+        for key in judged:
+            add_id_column(table, key, justify="right")
+        overall_figure = "pearson_r" if report.rubric.overall != "label" else "cohen_kappa"
+        table.add_column("r (overall)" if overall_figure == "pearson_r" else "κ", justify="right")
+        for section in breakdown.sections:
+            rates = {r.key: r.agreement.alignment_rate for r in section.rows}
+            table.add_row(Text(safe(section.value)), str(section.summary.cases), pct(section.summary.alignment_rate),
+                          *(pct(rates[k]) for k in judged), num(getattr(section.overall.agreement, overall_figure)))
+        tables.append(table)
+    return tables
+
+
+def self_agreement_tables(report: Report) -> list[Table]:
+    tables = []
+    for s in report.self_agreement:
+        pairs = ", ".join(f"{a}–{b}" for a, b in s.pairs)
+        title = (f"Judge self-agreement: {safe(s.rater_id)}, {s.items} items judged {s.repeats} times "
+                 f"(repeat pairs {pairs}, averaged)")
+        table = Table(title=Text(title), title_justify="left")
+        add_id_column(table, "Dimension")
+        for head in ("n", "Align", "κ"):
+            table.add_column(head, justify="right")
+        for r in s.rows:
+            table.add_row(r.key, str(r.n), pct(r.alignment_rate), num(r.cohen_kappa))
+        tables.append(table)
+    return tables
+
+
+def human_agreement_table(report: Report) -> Table | None:
+    h = report.human_agreement
+    if h is None:
+        return None
+    table = Table(title=Text(f"Agreement among humans ({safe(', '.join(h.rater_ids))}; {h.level} alpha)"),
+                  title_justify="left")
+    add_id_column(table, "Dimension")
+    for head in ("items", "Krippendorff α", "mean pairwise κ"):
+        table.add_column(head, justify="right")
+    for r in h.rows:
+        table.add_row(r.key, str(r.items), num(r.krippendorff_alpha), num(r.mean_pairwise_kappa))
+    return table
+
+
+def rich_sections(report: Report, *, confusion: bool = True) -> list[RenderableType]:
+    sections: list[RenderableType | None] = [
+        header(report), summary_table(report), dimension_table(report), undefined_notes(report),
+        verdict(report), corrected_text(report),
+    ]
+    if confusion:
+        sections += confusion_tables(report)
+    sections += [*breakdown_tables(report), *self_agreement_tables(report), human_agreement_table(report)]
+    return [s for s in sections if s is not None]
+
+
+def render_text(report: Report, width: int | None = None) -> str:
+    """The text report at ``width``, or fitted to the terminal (full width to a pipe or file)."""
+    return render_plain(rich_sections(report), width=width, gap=True)
+
+
+# --------------------------------------------------------------------------------------------------
+# Markdown
+# --------------------------------------------------------------------------------------------------
+
+
+def md(text: object) -> str:
+    """A table cell: no control characters, no line breaks, no column separators."""
+    return safe(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def _md_table(head: Sequence[str], rows: Sequence[Sequence[str]], right_from: int = 1) -> list[str]:
+    align = ["---" if i < right_from else "---:" for i in range(len(head))]
+    lines = ["| " + " | ".join(head) + " |", "| " + " | ".join(align) + " |"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines
+
+
+def render_markdown(report: Report) -> str:
+    rubric = report.rubric
+    c = report.counts
+    out = [f"# Agreement report: {md(rubric.name)}", ""]
+    out.append(f"Rubric `{rubric.id}` (version {md(rubric.version)}, scale {rubric.scale.kind}); "
+               f"split: {md(report.split or 'all')}; tolerance ±{report.tolerance:g}.  ")
+    out.append(f"Human: {md(', '.join(report.human.rater_ids))} ({report.human.combine}).  ")
+    out.append(f"Judge: {md(', '.join(report.judge.rater_ids))} ({report.judge.combine}).  ")
+    out.append(f"Items: {c['items']}; rated by the human side {c['rated_by_human']}, by the judge "
+               f"{c['rated_by_judge']}, by both {c['compared']}, by the judge only {c['judge_only']}.")
+    out += ["", "## Summary metrics", ""]
+    rates = {r.key: r.agreement.alignment_rate for r in report.rows}
+    out += _md_table(["Metric", "Value"], summary_lines(report.summary, rates, report.tolerance), right_from=2)
+    out += ["", "## Verdict", ""]
+    out += [f"- **{STATUS_MARK[f.status]}** {md(f.text)}" for f in report.findings]
+    out += ["", "## Per dimension", ""]
+    columns = _columns(report)
+    out += _md_table(["Dimension", *(h for h, _ in columns), "Alignment band", "Kappa band"],
+                     [[f"**{r.key}**" if r.method == "overall" else r.key + (" (code)" if r.method == "code" else ""),
+                       *(cell(r, f) for _, f in columns), r.alignment_band.label, _kappa_band_cell(r)]
+                      for r in [*report.rows, report.overall]])
+    notes = undefined_notes(report)
+    if notes is not None:
+        out += ["", *(f"- {line.strip()}" for line in notes.plain.splitlines()[1:] if line.strip())]
+    corrected = corrected_text(report)
+    if corrected is not None:
+        out += ["", corrected.plain.strip()]
+    confusions = [r for r in report.rows if r.agreement.confusion]
+    if confusions:
+        out += ["", "## Confusion matrices (rows: human, columns: judge)"]
+        for row in confusions:
+            labels = [rubric.scale.label(p) for p in row.agreement.scale]
+            out += ["", f"**{row.key}**", ""]
+            out += _md_table(["human \\\\ judge", *labels],
+                             [[label, *(str(v) for v in counts)]
+                              for label, counts in zip(labels, row.agreement.confusion, strict=True)])
+    for table, breakdown in zip(breakdown_tables(report), report.breakdowns, strict=True):
+        out += ["", f"## By {md(breakdown.by)}", ""]
+        out += _md_table([md(col.header) for col in table.columns], _table_cells(table))
+    for table in self_agreement_tables(report):
+        out += ["", "## Judge self-agreement", "", md(table.title), ""]
+        out += _md_table([md(col.header) for col in table.columns], _table_cells(table))
+    human = human_agreement_table(report)
+    if human is not None:
+        out += ["", "## Agreement among humans", "", md(human.title), ""]
+        out += _md_table([md(col.header) for col in human.columns], _table_cells(human))
+    return "\n".join(out) + "\n"
+
+
+def _kappa_band_cell(row: Row) -> str:
+    if row.method == "overall" and not ag.is_defined(row.agreement.cohen_kappa):
+        return "—"
+    return row.kappa_band.label
+
+
+def _table_cells(table: Table) -> list[list[str]]:
+    columns = [[md(c.plain if isinstance(c, Text) else c) for c in col.cells] for col in table.columns]
+    return [list(row) for row in zip(*columns, strict=True)]

@@ -1,0 +1,134 @@
+"""Helpers every command shares (opening the database, resolving a rubric) and the smallest commands."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from judge_tui.model import locations
+from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import (
+    RubricError,
+    load_rubrics,
+)
+from judge_tui.store import Store, StoreError
+
+
+def db_path(args: argparse.Namespace) -> Path:
+    return Path(args.db) if getattr(args, "db", None) else locations.default_db_path()
+
+
+# Commands that add many rows check the whole file first: they must not build on a damaged database.
+CHECKED_BEFORE_WRITING = {"import", "import-ratings", "split", "merge"}
+# Commands that never write: the only ones that run on a read-only database.
+ONLY_READING = {"report", "export", "history", "flags", "status", "failures"}
+
+
+def open_store(args: argparse.Namespace, *, create: bool = True) -> Store:
+    """The database named by --db, $JUDGE_TUI_DB or the default location.
+
+    Commands that only read (report, export, split, ...) pass create=False, so a mistyped path is an error
+    rather than a new empty database.
+    """
+    path = db_path(args)
+    if not create and not path.exists():
+        raise UserError(f"{path}: no such database. Check the path, or import items first (judge-tui import).")
+    try:
+        store = Store(path)
+    except StoreError as exc:
+        raise UserError(str(exc)) from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot open the database ({exc.strerror})") from None
+    command = getattr(args, "command", None)
+    if store.read_only and command not in ONLY_READING:
+        store.close()
+        from judge_tui.store.faults import READ_ONLY
+
+        raise UserError(READ_ONLY.format(db=path))
+    if command in CHECKED_BEFORE_WRITING:
+        problem = store.damage()
+        if problem:
+            store.close()
+            from judge_tui.store.faults import DAMAGED
+
+            raise UserError(DAMAGED.format(db=path, error=problem))
+    return store
+
+
+def write_output(text: str, destination: Path | None) -> None:
+    """A command's output to -o FILE, or to standard output."""
+    if destination is None:
+        from judge_tui.formats.terminal import for_terminal
+
+        print(for_terminal(text), end="" if text.endswith("\n") else "\n")  # notes and reasons are untrusted
+        return
+    try:
+        destination.write_text(text, encoding="utf-8", newline="")
+    except OSError as exc:
+        raise UserError(f"{destination}: cannot write ({exc.strerror})") from None
+
+
+def output_format(fmt: str | None, destination: Path | None, by_suffix: dict[str, str], default: str) -> str:
+    """--format if given, else the one the output file's name asks for (.csv, .md, ...), else the default."""
+    if fmt:
+        return fmt
+    return by_suffix.get(destination.suffix.lower(), default) if destination is not None else default
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """SQLite's full integrity check of the database (read-only; it reads every page, so it takes a while)."""
+    import sqlite3
+
+    from judge_tui.store.core import check_header, read_only_uri
+
+    path = db_path(args)
+    if not path.is_file():
+        raise UserError(f"{path}: no such database")
+    try:
+        check_header(path)
+    except StoreError as exc:
+        raise UserError(str(exc)) from None
+    conn = sqlite3.connect(read_only_uri(path), uri=True)
+    try:
+        problems = [row[0] for row in conn.execute("PRAGMA integrity_check")]
+    except sqlite3.DatabaseError as exc:  # damaged beyond what the check can walk
+        problems = [str(exc)]
+    finally:
+        conn.close()
+    if problems == ["ok"]:
+        print(f"{path}: no damage found")
+        return 0
+    print(f"{path} is damaged:")
+    for problem in problems[:20]:
+        print(f"  {problem}")
+    if len(problems) > 20:
+        print(f"  ... and {len(problems) - 20} more")
+    print("Restore it from a backup, or rebuild it by merging the experts' databases or bundles into a new one.")
+    return 1
+
+
+def list_rubrics(args: argparse.Namespace) -> int:
+    try:
+        found = load_rubrics(args.rubric_files)
+    except RubricError as exc:
+        raise UserError(str(exc)) from None
+    from rich.table import Table
+
+    from judge_tui.formats.terminal import add_id_column, cell, print_table
+
+    table = Table(title="Rubrics", title_justify="left")
+    add_id_column(table, "id", keep_whole=found)
+    add_id_column(table, "name")
+    add_id_column(table, "version")
+    add_id_column(table, "scale")
+    add_id_column(table, "dimensions")
+    add_id_column(table, "file")
+    for rubric_id, (rubric, path) in sorted(found.items()):
+        table.add_row(
+            cell(rubric_id), cell(rubric.name), cell(rubric.version), cell(rubric.scale.kind),
+            cell(", ".join(d.id + (" (code)" if d.method == "code" else "") for d in rubric.dimensions)),
+            cell(path),
+        )
+    print_table(table)
+    print(f"Add a rubric: put a *.rubric.toml file in {locations.user_rubrics_dir()} or pass --rubric PATH.")
+    return 0

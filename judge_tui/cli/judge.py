@@ -1,0 +1,329 @@
+"""`judge-tui judge`: judge a whole dataset from the command line, with a progress bar, resumable.
+
+Every judgment is committed as it arrives, so Ctrl-C or a kill loses at most the calls in flight; running
+the same command again picks up the queue where it stopped and judges nothing twice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import os
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn
+from rich.text import Text
+
+from judge_tui.analysis.history import parse_items, require_recorded
+from judge_tui.cli.commands import open_store
+from judge_tui.formats.terminal import message_console
+from judge_tui.judge.backends import (
+    API_KEY_ENV,
+    AnthropicBackend,
+    CommandBackend,
+    ConfigError,
+    ReplayBackend,
+    Usage,
+    cost_usd,
+    model_price,
+)
+from judge_tui.judge.failures import failures_command, grouped_lines
+from judge_tui.judge.prompts import JudgePrompt, PromptError
+from judge_tui.judge.runner import (
+    BatchProgress,
+    BatchRunner,
+    Judge,
+    JudgeRunner,
+    RunOptions,
+    RunState,
+    judge_rater_id,
+)
+from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import load_settings
+from judge_tui.model.textsafe import clean
+from judge_tui.store import Store
+from judge_tui.store.rubric_choice import resolve_rubric
+
+
+def make_backend(args: argparse.Namespace, default_model: str) -> Any:
+    kind = getattr(args, "backend", "anthropic") or "anthropic"
+    try:
+        if kind == "command":
+            if not args.cmd:
+                raise UserError("--backend command needs --cmd \"PROGRAM ARGS\": a program that reads the request"
+                                " as JSON on stdin and writes the answer JSON on stdout")
+            return CommandBackend(args.cmd, model=args.model)
+        if kind == "replay":
+            if not args.replay:
+                raise UserError("--backend replay needs --replay FILE: a JSONL file of recorded answers")
+            return ReplayBackend(args.replay, model=args.model)
+        return AnthropicBackend(args.model or default_model)
+    except ConfigError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _rubrics(store: Store, args: argparse.Namespace) -> list[Rubric]:
+    """The rubric asked for; every rubric with items for `--rubric all`; the only one if there is one."""
+    if args.rubric and args.rubric != "all":
+        return [resolve_rubric(args.rubric, store)]
+    in_use = store.rubrics_in_use()
+    if not in_use:
+        raise UserError("there are no items to judge in this database: import some first"
+                        " (judge-tui import FILE --rubric ID)")
+    if len(in_use) > 1 and args.rubric != "all":
+        listed = ", ".join(f"{clean(rubric_id)} ({count:,} items)" for rubric_id, count in in_use)
+        raise UserError(f"this database holds items of {len(in_use)} rubrics: {listed}. Say which to judge:"
+                        f" --rubric {clean(in_use[0][0])}, or --rubric all for every one")
+    return [resolve_rubric(rubric_id, store) for rubric_id, _count in in_use]
+
+
+def _require_key() -> None:
+    """Headless, a missing key will not appear while the process waits: say what to set, and stop."""
+    if not os.environ.get(API_KEY_ENV, "").strip():
+        raise UserError(f"no {API_KEY_ENV} in the environment: export {API_KEY_ENV}=sk-ant-... and run again,"
+                        " or judge without the API: --backend command --cmd \"PROGRAM ARGS\" (a local judge)"
+                        " or --backend replay --replay FILE (recorded answers)")
+
+
+# --------------------------------------------------------------------------- what a run will do
+
+
+@dataclass
+class _Plan:
+    rubric: Rubric
+    prompt: JudgePrompt
+    calls: int  # judgments this run would make (before any retry)
+
+
+def _plan(store: Store, rubric: Rubric, model: str, args: argparse.Namespace) -> _Plan:
+    """What a run of this rubric would judge, read without writing anything (for --dry-run and the estimate)."""
+    try:
+        prompt = JudgePrompt.for_rubric(rubric, store)
+    except PromptError as exc:
+        raise UserError(str(exc)) from None
+    rater_id = judge_rater_id(model, rubric.id, prompt.version)
+    known = store.rubric_version_by_hash(rubric.content_hash)
+    counts = store.judge_job_counts(rater_id)
+    missing = store.count_missing_judge_jobs(rater_id, known["id"] if known else None, rubric.id, split=args.split,
+                                             repeats=args.repeat, limit=args.limit)
+    pending = counts["queued"] + counts["running"] + missing + (counts["failed"] if args.retry_failed else 0)
+    return _Plan(rubric, prompt, min(pending, args.limit * args.repeat) if args.limit else pending)
+
+
+def _estimate(store: Store, plan: _Plan, model: str, args: argparse.Namespace) -> str:
+    """'about N calls, about $X at list prices', from the prompts' length (about 4 characters a token) and the
+    answers' length in earlier calls to this model (or, before any, the answer's token limit)."""
+    calls = plan.calls
+    head = f"{plan.rubric.id}: about {calls:,} call(s) to {model}"
+    price = model_price(model)
+    if price is None:
+        return f"{head}; judge-tui has no list price for {model}, so no cost estimate"
+    sample = list(itertools.islice(store.iter_items(plan.rubric.id, args.split), 50))
+    prefix = plan.prompt.stable_prefix_chars() // 4
+    item = sum(len(plan.prompt.render(i).user) for i in sample) // max(1, len(sample)) // 4
+    # The first call writes the stable prefix to the cache and the others read it, where the model caches it.
+    cached = not args.batch and price.min_cache_tokens is not None and prefix >= price.min_cache_tokens
+    batch = bool(args.batch)
+    prompt = Usage(input_tokens=calls * item + (0 if cached else calls * prefix),
+                   cache_write_tokens=prefix if cached else 0, cache_read_tokens=(calls - 1) * prefix if cached else 0)
+    input_cost = cost_usd(model, prompt, batch=batch) or 0.0
+    seen = store.mean_judge_output_tokens(model)
+    limit = plan.prompt.template.max_tokens
+    output_cost = cost_usd(model, Usage(output_tokens=calls * round(seen or limit)), batch=batch) or 0.0
+    tokens = f"about {prompt.total_input:,} input tokens"
+    half = "; batch: half price" if batch else ""
+    if seen is not None:
+        return (f"{head}, about {_dollars(input_cost + output_cost)} at list prices ({tokens}, and {seen:,.0f} output"
+                f" tokens per answer as in earlier calls{half})")
+    return (f"{head}, about {_dollars(input_cost)} at list prices for the input ({tokens}{half}), plus at most"
+            f" {_dollars(output_cost)} for the output (at the {limit:,}-token limit of each answer)")
+
+
+def _dollars(value: float) -> str:
+    return f"${value:,.2f}" if value >= 0.01 else f"${value:,.4f}"
+
+
+def _check_numbers(args: argparse.Namespace) -> None:
+    for name, value in (("--concurrency", args.concurrency), ("--repeat", args.repeat), ("--limit", args.limit)):
+        if value is not None and value < 1:
+            raise UserError(f"{name} must be 1 or more, not {value}")
+    if args.concurrency > 64:
+        raise UserError(f"--concurrency {args.concurrency} is too high; use at most 64")
+
+
+# --------------------------------------------------------------------------- the progress bar
+
+
+def _money(value: float, unknown: bool) -> str:
+    return f"${value:,.4f}" + ("+?" if unknown else "")
+
+
+class _StatsColumn(ProgressColumn):
+    """failed · rate · ETA · tokens · cost (the API's only), from the run state carried in the task's fields."""
+
+    def __init__(self, paid: bool) -> None:
+        super().__init__()
+        self.paid = paid
+
+    def render(self, task: Task) -> Text:
+        if "batch_line" in task.fields:
+            return Text(task.fields["batch_line"])
+        state: RunState | None = task.fields.get("state")
+        if state is None:
+            return Text("")
+        minutes = max(1e-6, (time.monotonic() - state.started) / 60)
+        rate = (state.done_now + state.failed_now) / minutes
+        left = max(0, int((task.total or 0) - task.completed))
+        eta = f"{left / rate:,.1f} min" if rate > 0 and left else "-"
+        parts = [f"failed {state.failed}", f"{rate:,.1f}/min", f"ETA {eta}"]
+        if self.paid:
+            tokens = state.usage.total_input + state.usage.output_tokens
+            parts += [f"{tokens:,} tokens", _money(state.cost_usd, state.cost_unknown)]
+        if state.offline:
+            parts.append(f"offline: {clean(state.offline)}")
+        return Text(" · ".join(parts))
+
+
+def _batch_line(batch_id: str, batch: BatchProgress) -> str:
+    """One batch's row: its state, its results so far, and its id (to look it up in the Console)."""
+    parts = [clean(batch.status), f"{batch.succeeded:,} succeeded", f"{batch.errored:,} errored"]
+    parts += [f"{count:,} {name}" for name, count in (("canceled", batch.canceled), ("expired", batch.expired))
+              if count]
+    return " · ".join([*parts, clean(batch_id)])
+
+
+async def _run_one(judge: Judge, options: RunOptions, batch: bool, console: Console) -> RunState:
+    paid = isinstance(judge.backend, AnthropicBackend)
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), _StatsColumn(paid),
+                        console=console, transient=False)
+    task_id = progress.add_task(judge.rubric.id, total=None)
+    offline_said = ""
+    finished_before: int | None = None  # done and failed when the run began
+    batch_rows: dict[str, Any] = {}  # a row of the progress display per Message Batch
+
+    def update(state: RunState) -> None:
+        nonlocal offline_said, finished_before
+        if finished_before is None:
+            finished_before = state.done + state.failed
+        total = state.total  # with --limit, the bar ends where this run's share does
+        if options.max_jobs is not None:
+            total = min(total, finished_before + options.max_jobs)
+        progress.update(task_id, total=max(1, total), completed=state.done + state.failed, state=state)
+        for number, (batch_id, batch) in enumerate(state.batches.items(), 1):
+            if batch_id not in batch_rows:
+                batch_rows[batch_id] = progress.add_task("", total=batch.requests)
+            progress.update(batch_rows[batch_id], description=f"  batch {number} of {len(state.batches)}",
+                            total=batch.requests, completed=batch.finished, batch_line=_batch_line(batch_id, batch))
+        if state.offline and state.offline != offline_said:
+            offline_said = state.offline
+            console.print(Text(f"judge: offline ({clean(state.offline)}); waiting and trying again every"
+                               f" {options.offline_probe:g} s. Ctrl-C stops; everything judged so far is kept."))
+
+    runner = (BatchRunner if batch else JudgeRunner)(judge, options, update)
+    try:
+        with progress:
+            return await runner.run()
+    finally:
+        await judge.backend.close()
+
+
+def _summary(judge: Judge, state: RunState) -> Text:
+    line = (f"{judge.rubric.id}: {state.done} done, {state.failed} failed, {state.queued + state.running} waiting"
+            f" (this run: {state.done_now} judged, {state.failed_now} failed) · {state.calls} calls")
+    if isinstance(judge.backend, AnthropicBackend):  # a local program or a replay has no tokens or price
+        usage = state.usage
+        cached = usage.cache_read_tokens / usage.total_input if usage.total_input else 0.0
+        line += (f" · input {usage.total_input:,} tokens ({cached:.0%} read from cache,"
+                 f" {usage.cache_write_tokens:,} written) · output {usage.output_tokens:,}"
+                 f" · cost {_money(state.cost_usd, state.cost_unknown)}")
+    return Text(f"{line}\nrater: {clean(judge.rater_id)}")
+
+
+def _print_failures(console: Console, store: Store, judge: Judge, args: argparse.Namespace) -> None:
+    """The first reasons, grouped by cause, and the command that lists each with its raw answer."""
+    jobs = store.failed_judge_jobs(rater_id=judge.rater_id)
+    if not jobs:
+        return
+    listing = failures_command(getattr(args, "db", None), judge.rubric.id)
+    lines = [f"{judge.rubric.id}: {len(jobs)} failed judgment(s), by cause:", *grouped_lines(jobs),
+             f"See each with its raw answer: {listing}; judge them again"
+             " with --retry-failed."]
+    for line in lines:
+        console.print(Text(line), soft_wrap=True)  # whole lines, so they can be copied and searched
+
+
+def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
+    _check_numbers(args)
+    settings = load_settings()
+    console = message_console()
+    err = message_console(stderr=True)
+    backend = make_backend(args, settings.judge_model)
+    paid = isinstance(backend, AnthropicBackend)
+    if args.batch and not paid:
+        raise UserError("--batch works with the anthropic backend only")
+    store = open_store(args)
+    exit_code = 0
+    try:
+        plans = [_plan(store, rubric, backend.model, args) for rubric in _rubrics(store, args)]
+        dry_run = getattr(args, "dry_run", False)
+        if paid and not dry_run and any(plan.calls for plan in plans):
+            _require_key()  # before the estimate: a run that cannot start says only why
+        for plan in plans:
+            if not plan.calls:
+                if dry_run:
+                    console.print(Text(f"{plan.rubric.id}: nothing to judge."))
+            elif paid:
+                console.print(Text(_estimate(store, plan, backend.model, args)), soft_wrap=True)
+            elif dry_run:
+                console.print(Text(f"{plan.rubric.id}: {plan.calls:,} judgment(s) to make with {backend.model}"
+                                   f" ({backend.name} backend, no API cost)"))
+        if dry_run:
+            console.print("Dry run: nothing was queued or judged.")
+            return 0
+        for plan in plans:
+            rubric, prompt = plan.rubric, plan.prompt
+            # A changed rubric or prompt needs its reason recorded first (judge_tui.analysis.history).
+            require_recorded(store, rubric, prompt_version=prompt.version, template=prompt.template.digest,
+                             reason=getattr(args, "reason", None), items=parse_items(getattr(args, "items", None)))
+            judge = Judge(store, rubric, prompt, backend)
+            if getattr(args, "retry_failed", False):
+                judge.queue.requeue_failed()
+            added = judge.queue.enqueue(split=args.split, repeats=args.repeat, limit=args.limit)
+            counts = judge.queue.counts()
+            max_jobs = args.limit * args.repeat if args.limit else None
+            to_judge = counts["queued"] + counts["running"]
+            if to_judge == 0:
+                console.print(Text(f"{rubric.id}: nothing to judge ({counts['done']} done, {counts['failed']} failed"
+                                   f"{'; --retry-failed queues the failed ones again' if counts['failed'] else ''})."))
+                _print_failures(console, store, judge, args)
+                continue
+            console.print(Text(f"{rubric.id}: {added} new job(s) queued; {min(to_judge, max_jobs or to_judge)}"
+                               f" to judge with {judge.model} ({backend.name} backend)."))
+            note = judge.cache_note() if paid else ""
+            if note:
+                err.print(Text(f"note: {note}"))
+            run_options = options or RunOptions()
+            run_options.concurrency = args.concurrency
+            run_options.max_jobs = max_jobs
+            state = asyncio.run(_run_one(judge, run_options, bool(args.batch), console))
+            console.print(_summary(judge, state))
+            _print_failures(console, store, judge, args)
+            first = state.first_usage
+            if (paid and not args.batch and first is not None
+                    and first.cache_read_tokens == 0 and first.cache_write_tokens == 0):
+                err.print(Text(f"note: the API reported no cache write or read for the first {rubric.id} call:"
+                               " the prompt prefix was not cached."))
+            if state.error:
+                err.print(Text(f"judge-tui: the judge stopped: {clean(state.error)}"))
+                err.print("Nothing is lost: fix the problem and run the same command again to carry on.")
+                return 2
+            if state.failed_now:
+                exit_code = 1
+    finally:
+        store.close()
+    return exit_code

@@ -1,0 +1,256 @@
+"""The judge-tui command: parses arguments and hands each command to the module that does the work.
+
+Handlers are imported only when their command runs, so `judge-tui --help` and the app start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sqlite3
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from judge_tui import __version__
+from judge_tui.model.errors import UserError
+from judge_tui.model.records import SPLITS
+from judge_tui.model.textsafe import clean
+
+DB_HELP = "database file (default: $JUDGE_TUI_DB, or judge-tui.db in the user data folder)"
+LEAD_HELP = ("open as the study lead: c adjudicates, a shows the team over every item (a reviewer sees figures "
+             "only over the items they submitted)")
+
+# command -> "module:function"; each function takes the parsed arguments and returns an exit code.
+HANDLERS = {
+    "rate": "judge_tui.cli.launch:run",
+    "demo": "judge_tui.cli.launch:run",
+    "rubrics": "judge_tui.cli.commands:list_rubrics",
+    "import": "judge_tui.cli.importing:run_import",
+    "import-ratings": "judge_tui.cli.importing:run_import_ratings",
+    "export": "judge_tui.cli.export:run_export",
+    "split": "judge_tui.cli.split:run_split",
+    "judge": "judge_tui.cli.judge:run",
+    "failures": "judge_tui.cli.failures:run",
+    "report": "judge_tui.cli.report:run",
+    "merge": "judge_tui.cli.merge:run_merge",
+    "history": "judge_tui.cli.history:run_history",
+    "rubric-change": "judge_tui.cli.history:run_rubric_change",
+    "adjudicate": "judge_tui.cli.launch:run_adjudicate",
+    "check": "judge_tui.cli.commands:run_check",
+    "flags": "judge_tui.cli.flags:run",
+    "status": "judge_tui.cli.status:run",
+}
+
+
+def split_name(value: str) -> str:
+    """--split: one of the three splits, so a typo is named as such rather than found to hold no items."""
+    if value not in SPLITS:
+        raise argparse.ArgumentTypeError(f"unknown split {clean(value)!r}: use {', '.join(SPLITS)}")
+    return value
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS keeps a --db given before the command (judge-tui --db x import f) from being reset.
+    parser.add_argument("--db", type=Path, help=DB_HELP, default=argparse.SUPPRESS)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="judge-tui",
+        description="Rate submissions against a rubric by keyboard, judge them with an LLM, and measure agreement. "
+        "With no command, opens the rating screen (before your study has items, on the bundled demo, which "
+        "has a database of its own).",
+    )
+    parser.add_argument("--version", action="version", version=f"judge-tui {__version__}")
+    parser.add_argument("--db", type=Path, help=DB_HELP)
+    parser.add_argument("--reviewer", help="your reviewer id (asked once, then remembered)")
+    parser.add_argument("--rubric", help="rubric id or rubric file to rate")
+    parser.add_argument("--split", type=split_name, help="rate only items of this split (train, dev, test)")
+    parser.add_argument("--lead", action="store_true", help=LEAD_HELP)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("rate", help="open the rating screen")
+    _common(p)
+    p.add_argument("--reviewer", help="your reviewer id (asked once, then remembered)", default=argparse.SUPPRESS)
+    p.add_argument("--rubric", help="rubric id or rubric file to rate", default=argparse.SUPPRESS)
+    p.add_argument("--split", type=split_name, help="rate only items of this split (train, dev, test)",
+                   default=argparse.SUPPRESS)
+    p.add_argument("--lead", action="store_true", help=LEAD_HELP, default=argparse.SUPPRESS)
+
+    p = sub.add_parser("demo", help="open the rating screen on the bundled demo (a database of its own, apart "
+                                    "from your study)")
+    p.add_argument("--reviewer", help="your reviewer id in the demo (asked once, then remembered)",
+                   default=argparse.SUPPRESS)
+    p.add_argument("--rubric", help="rubric id to rate (default: cis)", default=argparse.SUPPRESS)
+
+    p = sub.add_parser("rubrics", help="list the available rubrics")
+    p.add_argument("--rubric", dest="rubric_files", action="append", type=Path, default=[],
+                   help="also load this rubric file (repeatable)")
+
+    p = sub.add_parser("import", help="import items (JSON, JSONL, CSV, promptfoo results)")
+    _common(p)
+    p.add_argument("file", type=Path, nargs="?", help="file to import (a file on disk of up to 2 GB)")
+    p.add_argument("--rubric", help="rubric id or file the items are rated against")
+    p.add_argument("--format", choices=["json", "jsonl", "csv", "promptfoo"], help="default: from the file")
+    p.add_argument("--map", action="append", default=[], metavar="FIELD=COLUMN",
+                   help="take item field FIELD from column COLUMN (a CSV column, a JSON key, a promptfoo var, "
+                        "or output for promptfoo's answer; repeatable)")
+    p.add_argument("--split", type=split_name, help="put every imported item in this split")
+    p.add_argument("--bundle", type=Path, metavar="FILE", help="import one expert's bundle (see export --bundle)")
+
+    p = sub.add_parser("import-ratings", help="import ratings made elsewhere (rating_form.json, judge output, ...)")
+    _common(p)
+    p.add_argument("file", type=Path, help="file of ratings (a file on disk of up to 2 GB)")
+    p.add_argument("--rater", help="rater id to file the ratings under (default: the rater the file names, "
+                                    "a rating form's expert_id)")
+    p.add_argument("--kind", choices=["human", "judge"],
+                   help="default: the rater's kind in the database, else the kind the file states "
+                        "(a rating form: human; judge output: judge)")
+    p.add_argument("--rubric", help="rubric id (default: the items' rubric)")
+    p.add_argument("--format", choices=["rating-form", "judge-output", "reasoning-json", "jsonl", "csv"],
+                   help="default: detected from the file")
+    p.add_argument("--model", help="for --kind judge: the model that made the ratings")
+
+    p = sub.add_parser("export", help="export ratings and items skipped or flagged without one (rating_form.json, "
+                                      "JSONL, CSV, review template)")
+    _common(p)
+    p.add_argument("--format", choices=["rating-form", "jsonl", "csv", "review-template"],
+                   help="default: from the output file's name (.csv, .jsonl, .json rating form, .md review "
+                        "template), else jsonl")
+    p.add_argument("-o", "--output", type=Path, help="output file (default: standard output)")
+    p.add_argument("--rubric", help="only this rubric's items")
+    p.add_argument("--rater", help="only this rater (rating-form: the expert; default: the remembered reviewer)")
+    p.add_argument("--judge", help="review-template: the judge rater to show beside the human")
+    p.add_argument("--bundle", action="store_true", help="export this database's work as one bundle file")
+
+    p = sub.add_parser("split", help="assign items to train / dev / test splits")
+    _common(p)
+    p.add_argument("--rubric", help="only this rubric's items")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--train", type=float, default=0.15)
+    p.add_argument("--dev", type=float, default=0.40)
+    p.add_argument("--test", type=float, default=0.45)
+    p.add_argument("--reassign", action="store_true",
+                   help="also move items whose split was set at import (kept by default)")
+
+    p = sub.add_parser("judge", help="judge items with an LLM (headless, resumable)")
+    _common(p)
+    p.add_argument("--rubric", help="rubric id, or 'all' (needed when the database holds items of several rubrics)")
+    p.add_argument("--model", help="model id, pinned for the run (default: settings judge_model; with --backend"
+                   " command, a name for the program)")
+    p.add_argument("--concurrency", type=int, default=4)
+    p.add_argument("--limit", type=int, help="judge at most N items")
+    p.add_argument("--split", type=split_name, help="only items of this split")
+    p.add_argument("--repeat", type=int, default=1, help="judge each item K times (self-agreement)")
+    p.add_argument("--batch", action="store_true", help="use the Message Batches API (half price, slower)")
+    p.add_argument("--backend", choices=["anthropic", "command", "replay"], default="anthropic")
+    p.add_argument("--cmd", help="for --backend command: program reading a request on stdin, answering on stdout")
+    p.add_argument("--replay", type=Path, metavar="FILE", help="for --backend replay: recorded answers")
+    p.add_argument("--reason", help="record a changed rubric or prompt with this reason (required after a change)")
+    p.add_argument("--items", metavar="ID,ID", help="with --reason: the items that motivated the change")
+    p.add_argument("--retry-failed", action="store_true", help="queue this judge's failed judgments again")
+    p.add_argument("--dry-run", action="store_true",
+                   help="say how many calls the run would make and what they would cost; queue and judge nothing")
+
+    p = sub.add_parser("failures", help="list failed judgments with their reason and raw answer")
+    _common(p)
+    p.add_argument("--rubric", help="only this rubric's items")
+    p.add_argument("--rater", help="only this judge rater (see judge-tui judge's summary)")
+    p.add_argument("--limit", type=int, default=20, help="show at most N in full (default 20; 0: all)")
+
+    p = sub.add_parser("report", help="agreement report without the app")
+    _common(p)
+    p.add_argument("--format", choices=["text", "markdown", "json", "csv", "jsonl"],
+                   help="text (default), markdown or json; with --items: csv (default), jsonl or markdown")
+    p.add_argument("--items", action="store_true",
+                   help="item by item: human and judge scores per dimension, gaps, flags and notes")
+    p.add_argument("--rubric", help="rubric id (default: the one with the most items)")
+    p.add_argument("--by", metavar="FIELD", help="break down by task_type, cefr_level, split or an item field")
+    p.add_argument("--split", type=split_name, help="only items of this split")
+    p.add_argument("--raters", help="compare these raters: A,B (groups: A+B,C)")
+    p.add_argument("--compare", nargs=2, metavar=("V1", "V2"), help="alignment under two prompt versions")
+    p.add_argument("-o", "--output", type=Path, help="write to a file instead of standard output")
+
+    p = sub.add_parser("status", help="where the study stands: each expert's progress and time, the judge queue")
+    _common(p)
+    p.add_argument("--rubric", help="only this rubric (default: every rubric with items)")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+
+    p = sub.add_parser("flags", help="list the items experts flagged for discussion, with their reasons")
+    _common(p)
+    p.add_argument("--rubric", help="only this rubric's items")
+    p.add_argument("--rater", help="only this expert's flags")
+    p.add_argument("--split", help="only items of this split")
+    p.add_argument("--format", choices=["text", "markdown", "csv", "json"],
+                   help="default: from the output file's name (.csv, .json, .md), else text")
+    p.add_argument("-o", "--output", type=Path, help="write to a file instead of standard output")
+
+    p = sub.add_parser("merge", help="merge other experts' databases into this one")
+    _common(p)
+    p.add_argument("others", type=Path, nargs="+", metavar="OTHER.db")
+
+    p = sub.add_parser("history", help="list rubric and prompt versions with their reasons")
+    _common(p)
+    p.add_argument("--rubric", help="only this rubric")
+
+    p = sub.add_parser("rubric-change", help="record a new rubric version with its reason and motivating items")
+    _common(p)
+    p.add_argument("rubric", help="rubric id (or rubric file)")
+    p.add_argument("--reason", required=True, help="what changed and why")
+    p.add_argument("--items", required=True, metavar="ID,ID", help="the items that motivated the change")
+    p.add_argument("--file", type=Path, metavar="NEW.rubric.toml",
+                   help="the new definition, used by every command on this database from now on (other "
+                        "databases keep theirs)")
+
+    p = sub.add_parser("adjudicate", help="settle the items where experts disagree (stored as rater 'consensus')")
+    _common(p)
+    p.add_argument("--rubric", help="rubric id (default: the one with the most items)")
+    p.add_argument("--reviewer", help="who adjudicates (default: the remembered reviewer)", default=argparse.SUPPRESS)
+    p.add_argument("--split", type=split_name, help="only items of this split", default=argparse.SUPPRESS)
+
+    p = sub.add_parser("check", help="check the database file for damage (reads all of it)")
+    _common(p)
+
+    return parser
+
+
+def _handler(command: str) -> Callable[[argparse.Namespace], int | None]:
+    module_name, function_name = HANDLERS[command].split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.startswith("judge_tui"):
+            raise UserError(f"`judge-tui {command}` is not available in this version") from None
+        raise
+    return getattr(module, function_name)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    command = args.command or "rate"
+    try:
+        return int(_handler(command)(args) or 0)
+    except UserError as exc:
+        print(f"judge-tui: {clean(str(exc))}", file=sys.stderr)  # messages quote what the user typed
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("judge-tui: interrupted; everything saved so far is kept.", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # Output piped into `head` and the like: exit quietly.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except (sqlite3.Error, OSError) as exc:
+        # A fault of the machine (busy, read-only, full or damaged database; unwritable file): the one place
+        # that explains them. Every write is a transaction, so the command's changes are already rolled back.
+        from judge_tui.cli.commands import db_path
+        from judge_tui.store import faults
+
+        if isinstance(exc, sqlite3.Error):
+            message = faults.describe_sqlite(exc, db_path(args))
+        else:
+            message = faults.describe_os(exc)
+        print(f"judge-tui: {clean(message)}", file=sys.stderr)
+        return 1

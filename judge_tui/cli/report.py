@@ -1,0 +1,126 @@
+"""`judge-tui report`: the agreement report, or with --items the item-by-item listing."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from judge_tui.analysis import report_format
+from judge_tui.analysis.flags import with_flagged_section
+from judge_tui.analysis.item_report import (
+    FORMAT_BY_SUFFIX,
+    FORMATS,
+    item_rows,
+    render_csv,
+    render_jsonl,
+    render_markdown,
+)
+from judge_tui.analysis.report import (
+    NoComparison,
+    ReportError,
+    build_report,
+    default_groups,
+    judges_by_coverage,
+    parse_raters,
+)
+from judge_tui.analysis.team_report import render_version_comparison, team_only, with_team_sections
+from judge_tui.cli.commands import open_store, output_format, write_output
+from judge_tui.formats.terminal import PIPE_WIDTH, for_terminal
+from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import load_settings
+from judge_tui.model.textsafe import clean
+from judge_tui.store import Store
+from judge_tui.store.rubric_choice import resolve_rubric
+
+
+def pick_rubric(store: Store, name: str | None) -> Rubric:
+    if name:
+        return resolve_rubric(name, store)
+    in_use = store.rubrics_in_use()
+    if not in_use:
+        raise ReportError(f"{store.path}: the database has no items yet; import some with "
+                          "`judge-tui import FILE --rubric ID`, then ratings with `judge-tui import-ratings`")
+    return resolve_rubric(in_use[0][0], store)
+
+
+def say_which_judge(store: Store, rubric_id: str) -> None:
+    """With several judges and no --raters, name the one compared (on stderr: the report itself stays as it is)."""
+    judges = judges_by_coverage(store, rubric_id)
+    if len(judges) < 2:
+        return
+    total = store.count_items(rubric_id)
+    others = ", ".join(f"{clean(rater)} ({rated})" for rater, rated in judges[1:])
+    print(f"report: comparing with judge {clean(judges[0][0])}, which rated {judges[0][1]} of {total} items"
+          f" (other judges: {others}); choose another with --raters HUMAN,JUDGE", file=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> int:
+    if getattr(args, "items", False):
+        return run_items(args)
+    settings = load_settings().agreement
+    by = [f.strip() for f in (getattr(args, "by", None) or "").split(",") if f.strip()]
+    fmt = getattr(args, "format", "text") or "text"
+    if fmt in ("csv", "jsonl"):
+        raise UserError(f"--format {fmt} is for the item-by-item listing: add --items")
+    destination = getattr(args, "output", None)
+    width = PIPE_WIDTH if destination else None  # a file gets every table at its full width
+    with open_store(args, create=False) as store:
+        rubric = pick_rubric(store, getattr(args, "rubric", None))
+        human = judge = None
+        if getattr(args, "raters", None):
+            human, judge = parse_raters(args.raters, store, rubric.id)
+        compare = getattr(args, "compare", None)
+        if compare:
+            output = render_version_comparison(store, rubric, compare[0], compare[1], args.split, fmt,
+                                               settings.tolerance)
+        else:
+            try:
+                report = build_report(store, rubric, human=human, judge=judge, split=args.split, by=by,
+                                      settings=settings)
+            except NoComparison as exc:
+                # Experts merged before any judging still get their agreement with each other; groups the
+                # user named (--raters) that cannot be compared are an error.
+                team = None if human is not None else team_only(str(exc), fmt, store, rubric, args.split,
+                                                                settings.tolerance)
+                if team is None:
+                    raise
+                output = team
+            else:
+                if human is None:
+                    say_which_judge(store, rubric.id)  # once the report stands: a mistake is said alone
+                judge_id = report.judge.rater_ids[0] if len(report.judge.rater_ids) == 1 else None
+                output = with_team_sections(report_format.render(report, fmt, width), fmt, store, rubric, args.split,
+                                            judge_id, settings.tolerance)
+            output = with_flagged_section(output, fmt, store, rubric.id, args.split)
+    if destination:
+        try:
+            destination.write_text(output, encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"{destination}: cannot write the report ({exc.strerror})") from None
+    else:
+        print(for_terminal(output), end="" if output.endswith("\n") else "\n")
+    return 0
+
+
+def run_items(args: argparse.Namespace) -> int:
+    """`report --items`: the rendering asked for (format from --format or the -o file's name; default CSV)."""
+    fmt = output_format(args.format, args.output, FORMAT_BY_SUFFIX, "csv")
+    if fmt not in FORMATS:
+        raise UserError(f"--items writes {', '.join(FORMATS)} (or a file named .csv, .jsonl or .md), "
+                        f"not --format {fmt}")
+    tolerance = load_settings().agreement.tolerance
+    with open_store(args, create=False) as store:
+        rubric = pick_rubric(store, args.rubric)
+        human, judge = parse_raters(args.raters, store, rubric.id) if args.raters else default_groups(store, rubric.id)
+        rows = item_rows(store, rubric, human, judge, args.split, tolerance)
+    # On a terminal, nothing in a note may act on it (colours, titles, cursor moves); files keep the text exact.
+    text = clean if args.output is None and sys.stdout.isatty() else str
+    if fmt == "csv":
+        output = render_csv(rows, text)
+    elif fmt == "jsonl":
+        output = render_jsonl(rows, text)
+    else:
+        output = render_markdown(rows, rubric, human, judge, tolerance)
+    write_output(output, args.output)
+    return 0

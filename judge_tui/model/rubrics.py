@@ -1,0 +1,418 @@
+"""Rubrics as data: pydantic models, scoring rules and loading from TOML files.
+
+A rubric file describes what an item looks like (its fields), the scale, the dimensions with what each
+scale point means, weights, thresholds, the overall formula and the verdict rules. Nothing here knows
+about SQL, the screen or the judge.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import sys
+import tomllib
+from collections.abc import Iterable, Mapping
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from judge_tui.model import checkers, locations
+from judge_tui.model.numbers import parse_number
+
+RUBRIC_SUFFIX = ".rubric.toml"
+
+
+class RubricError(Exception):
+    """A rubric file that cannot be used; the message names the file and the field."""
+
+
+class ScoreError(ValueError):
+    """A score that is not on the rubric's scale."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# --------------------------------------------------------------------------- scale
+
+
+class Scale(_Strict):
+    """The values a judged dimension may take.
+
+    quarter: 0.00 to 1.00 in 0.25 steps; three_point: 0 / 0.5 / 1 as categories;
+    pass_fail: PASS (stored as 1.0) or FAIL (stored as 0.0).
+    """
+
+    kind: Literal["quarter", "three_point", "pass_fail"]
+    anchors: dict[str, str] = Field(default_factory=dict, description="What each point means, by label")
+
+    @property
+    def points(self) -> tuple[float, ...]:
+        return {
+            "quarter": (0.0, 0.25, 0.5, 0.75, 1.0),
+            "three_point": (0.0, 0.5, 1.0),
+            "pass_fail": (0.0, 1.0),
+        }[self.kind]
+
+    @property
+    def ordered(self) -> bool:
+        """PASS/FAIL is nominal; the numeric scales are ordered."""
+        return self.kind != "pass_fail"
+
+    def label(self, value: float) -> str:
+        if self.kind == "pass_fail":
+            return "PASS" if value >= 0.5 else "FAIL"
+        if self.kind == "quarter":
+            return f"{value:.2f}"
+        return f"{value:g}"
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(self.label(p) for p in self.points)
+
+    def parse(self, raw: object) -> float:
+        """A value from a file or a key press, checked against the scale points exactly."""
+        value = self.parse_continuous(raw)
+        for point in self.points:
+            if math.isclose(value, point, abs_tol=1e-9):
+                return point
+        raise ScoreError(f"{raw!r} is off the scale: allowed values are {', '.join(self.labels)}")
+
+    def parse_continuous(self, raw: object) -> float:
+        """A value in [0, 1] that may lie between scale points (a judge's continuous score)."""
+        if isinstance(raw, str) and raw.strip().upper() in ("PASS", "FAIL"):
+            if self.kind != "pass_fail":
+                raise ScoreError(f"{raw!r} is a PASS/FAIL label but this scale is numeric")
+            return 1.0 if raw.strip().upper() == "PASS" else 0.0
+        if isinstance(raw, bool) or raw is None:
+            raise ScoreError(f"{raw!r} is not a score")
+        try:
+            value = parse_number(raw)
+        except ValueError:
+            expected = "PASS or FAIL" if self.kind == "pass_fail" else "a number from 0 to 1"
+            raise ScoreError(f"{raw!r} is not a score: expected {expected}") from None
+        if not math.isfinite(value) or value < 0.0 or value > 1.0:
+            raise ScoreError(f"{raw!r} is outside the scale 0 to 1")
+        return value
+
+
+# --------------------------------------------------------------------------- parts of a rubric
+
+
+class ItemField(_Strict):
+    """One field of an item, and how the rating screen shows it."""
+
+    name: str
+    label: str
+    kind: Literal["text", "code", "output", "xml"] = "text"
+    language: str | None = Field(default=None, description="For code fields: syntax highlighting")
+    required: bool = True
+
+
+class TaskType(_Strict):
+    name: str
+    summary: str
+    constraints: list[str] = Field(default_factory=list)
+
+
+class Definition(_Strict):
+    term: str
+    meaning: str
+
+
+class Dimension(_Strict):
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    name: str
+    measures: str
+    questions: list[str] = Field(default_factory=list, description="What to ask yourself when rating")
+    anchors: dict[str, str] = Field(default_factory=dict, description="Overrides the scale's anchors")
+    guidance: dict[str, str] = Field(default_factory=dict, description="Task type name -> guidance")
+    weight: float = Field(default=1.0, gt=0)
+    threshold: float | None = Field(default=None, ge=0, le=1)
+    method: Literal["judged", "code"] = "judged"
+    checker: str | None = Field(default=None, description="For method = code: the checker's name")
+    checker_field: str | None = Field(default=None, description="For method = code: the item field it reads")
+
+
+class VerdictRule(_Strict):
+    """A verdict given when every condition holds; a rule with no conditions is the fallback."""
+
+    verdict: str
+    overall_at_least: float | None = None
+    every_dimension_at_least: float | None = None
+    dimension_at_least: dict[str, float] = Field(default_factory=dict)
+    every_threshold_met: bool = False
+
+    def holds(self, scores: Mapping[str, float], overall: float, thresholds: Mapping[str, float]) -> bool:
+        eps = 1e-9  # thresholds are inclusive: 0.85 must meet "at least 0.85" despite float error
+        if self.overall_at_least is not None and overall < self.overall_at_least - eps:
+            return False
+        if self.every_dimension_at_least is not None and any(
+            v < self.every_dimension_at_least - eps for v in scores.values()
+        ):
+            return False
+        if any(scores[d] < floor - eps for d, floor in self.dimension_at_least.items()):
+            return False
+        return not (self.every_threshold_met and any(scores[d] < t - eps for d, t in thresholds.items()))
+
+
+# --------------------------------------------------------------------------- the rubric
+
+
+class Rubric(_Strict):
+    id: str = Field(pattern=r"^[a-z][a-z0-9-]*$")
+    name: str
+    version: str
+    description: str
+    instructions: str = ""
+    scale: Scale
+    fields: list[ItemField]
+    task_type_field: str | None = None
+    task_types: list[TaskType] = Field(default_factory=list)
+    definitions: list[Definition] = Field(default_factory=list)
+    dimensions: list[Dimension] = Field(min_length=1)
+    overall: Literal["weighted_mean", "label"] = "weighted_mean"
+    overall_name: str = "overall"
+    verdicts: list[VerdictRule] = Field(default_factory=list)
+    judge_output_extras: list[str] = Field(
+        default_factory=list, description="Extra fields a judge returns besides scores (critique, issues)"
+    )
+    few_shot_examples: int = Field(default=0, ge=0, le=10, description="Train-split examples in the judge prompt")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Rubric:
+        ids = [d.id for d in self.dimensions]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"dimension ids must be unique, got {ids}")
+        field_names = {f.name for f in self.fields}
+        if self.task_type_field and self.task_type_field not in field_names:
+            raise ValueError(f"task_type_field {self.task_type_field!r} is not one of the fields")
+        labels = set(self.scale.labels)
+        task_names = {t.name for t in self.task_types}
+        for d in self.dimensions:
+            bad = set(d.anchors) - labels
+            if bad:
+                raise ValueError(f"dimension {d.id!r}: anchors {sorted(bad)} are not scale points {sorted(labels)}")
+            unknown = set(d.guidance) - task_names
+            if unknown:
+                raise ValueError(f"dimension {d.id!r}: guidance for unknown task types {sorted(unknown)}")
+            if d.method == "code":
+                if d.checker not in checkers.CHECKERS:
+                    raise ValueError(
+                        f"dimension {d.id!r}: unknown checker {d.checker!r}; known: {sorted(checkers.CHECKERS)}"
+                    )
+                if d.checker_field not in field_names:
+                    raise ValueError(f"dimension {d.id!r}: checker_field {d.checker_field!r} is not a field")
+        for rule in self.verdicts:
+            unknown = set(rule.dimension_at_least) - set(ids)
+            if unknown:
+                raise ValueError(f"verdict {rule.verdict!r} names unknown dimensions {sorted(unknown)}")
+        if self.overall == "label" and len(self.dimensions) != 1:
+            raise ValueError("overall = 'label' needs exactly one dimension")
+        return self
+
+    def model_copy(self, *, update: Mapping[str, object] | None = None, deep: bool = False) -> Rubric:
+        """A copy whose derived values (content hash, dimension lists) are computed afresh, never carried over."""
+        copy = super().model_copy(update=update, deep=deep)
+        for name, value in type(self).__dict__.items():
+            if isinstance(value, cached_property):
+                copy.__dict__.pop(name, None)
+        return copy
+
+    # ---- derived views
+
+    @cached_property
+    def dimension_ids(self) -> tuple[str, ...]:
+        return tuple(d.id for d in self.dimensions)
+
+    @cached_property
+    def judged_dimensions(self) -> tuple[Dimension, ...]:
+        return tuple(d for d in self.dimensions if d.method == "judged")
+
+    @cached_property
+    def code_dimensions(self) -> tuple[Dimension, ...]:
+        return tuple(d for d in self.dimensions if d.method == "code")
+
+    @cached_property
+    def thresholds(self) -> dict[str, float]:
+        return {d.id: d.threshold for d in self.dimensions if d.threshold is not None}
+
+    def dimension(self, dimension_id: str) -> Dimension:
+        for d in self.dimensions:
+            if d.id == dimension_id:
+                return d
+        raise KeyError(dimension_id)
+
+    def anchors(self, dimension: Dimension) -> dict[str, str]:
+        """What each scale point means for this dimension, in scale order."""
+        merged = {**self.scale.anchors, **dimension.anchors}
+        return {label: merged[label] for label in self.scale.labels if label in merged}
+
+    def required_fields(self) -> list[str]:
+        return [f.name for f in self.fields if f.required]
+
+    @cached_property
+    def content_hash(self) -> str:
+        """Identifies this exact definition; a changed rubric file gets a new rubric version."""
+        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+    # ---- scoring
+
+    def code_scores(self, fields: Mapping[str, object]) -> dict[str, float]:
+        """Scores of the dimensions computed by code, from the item's fields."""
+        scores = {}
+        for d in self.code_dimensions:
+            assert d.checker is not None and d.checker_field is not None  # validated: a code dimension names both
+            scores[d.id] = checkers.CHECKERS[d.checker](str(fields.get(d.checker_field) or ""))
+        return scores
+
+    def parse_scores(self, raw: Mapping[str, object], *, continuous: bool = False) -> dict[str, float]:
+        """Check a mapping of dimension id -> raw value; raises ScoreError naming the dimension."""
+        unknown = set(raw) - set(self.dimension_ids)
+        if unknown:
+            raise ScoreError(
+                f"unknown dimension {sorted(unknown)[0]!r}; {self.id} has {', '.join(self.dimension_ids)}"
+            )
+        parsed: dict[str, float] = {}
+        for dim_id, value in raw.items():
+            try:
+                parse = self.scale.parse_continuous if continuous else self.scale.parse
+                parsed[dim_id] = parse(value)
+            except ScoreError as exc:
+                raise ScoreError(f"{dim_id}: {exc}") from None
+        return parsed
+
+    def missing_judged(self, scores: Mapping[str, float]) -> list[str]:
+        return [d.id for d in self.judged_dimensions if d.id not in scores]
+
+    def overall_score(self, scores: Mapping[str, float]) -> float | None:
+        """The overall score, or None while a dimension is unscored."""
+        if any(d not in scores for d in self.dimension_ids):
+            return None
+        if self.overall == "label":
+            return scores[self.dimensions[0].id]
+        total_weight = sum(d.weight for d in self.dimensions)
+        return sum(d.weight * scores[d.id] for d in self.dimensions) / total_weight
+
+    def verdict(self, scores: Mapping[str, float]) -> str | None:
+        overall = self.overall_score(scores)
+        if overall is None:
+            return None
+        if self.overall == "label":
+            return self.scale.label(overall)
+        for rule in self.verdicts:
+            if rule.holds(scores, overall, self.thresholds):
+                return rule.verdict
+        return None
+
+    def task_type_of(self, fields: Mapping[str, object]) -> str | None:
+        if not self.task_type_field:
+            return None
+        value = fields.get(self.task_type_field)
+        return str(value) if value not in (None, "") else None
+
+    def guidance_for(self, dimension: Dimension, task_type: str | None) -> str | None:
+        return dimension.guidance.get(task_type) if task_type else None
+
+    def task(self, name: str | None) -> TaskType | None:
+        return next((t for t in self.task_types if t.name == name), None)
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def _describe_validation_error(path: Path, exc: ValidationError) -> str:
+    lines = [f"{path}: invalid rubric"]
+    for err in exc.errors():
+        where = ".".join(str(part) for part in err["loc"]) or "(top level)"
+        lines.append(f"  field {where}: {err['msg']}")
+    return "\n".join(lines)
+
+
+def load_rubric(path: Path) -> Rubric:
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise RubricError(f"{path}: cannot read rubric file ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise RubricError(f"{path}: not a UTF-8 text file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise RubricError(f"{path}: not valid TOML ({exc})") from None
+    except RecursionError:
+        raise RubricError(f"{path}: not a rubric (nested too deeply)") from None
+    try:
+        return Rubric.model_validate(raw)
+    except ValidationError as exc:
+        raise RubricError(_describe_validation_error(path, exc)) from None
+
+
+def rubric_folders() -> list[Path]:
+    """Built-in rubrics first; a user's rubric with the same id replaces the built-in one."""
+    return [locations.prompts_dir(), locations.user_rubrics_dir()]
+
+
+_warned: set[str] = set()  # warnings about rubric files already given by this process
+
+
+def _warn_once(text: str) -> None:
+    if text not in _warned:
+        _warned.add(text)
+        print(f"judge-tui: warning: {text}", file=sys.stderr)
+
+
+def load_rubrics(extra_files: Iterable[Path] = ()) -> dict[str, tuple[Rubric, Path]]:
+    """Every rubric in the rubric folders plus extra files, by id. Raises RubricError on a broken extra file.
+
+    A broken file in a rubric folder makes only its own rubric unusable: it is named once on stderr and left
+    out, so commands that need other rubrics go on.
+    """
+    found: dict[str, tuple[Rubric, Path]] = {}
+    paths = [p for folder in rubric_folders() if folder.is_dir() for p in sorted(folder.glob(f"*{RUBRIC_SUFFIX}"))]
+    for path in paths:
+        try:
+            rubric = load_rubric(path)
+        except RubricError as exc:
+            _warn_once(f"{exc}\n  (this rubric is left out until the file is fixed)")
+            continue
+        if rubric.id in found and found[rubric.id][1].parent == locations.prompts_dir():
+            _warn_once(f"{path} defines rubric {rubric.id!r} and replaces the built-in rubric of that id "
+                       f"(give it another id to keep both)")
+        found[rubric.id] = (rubric, path)
+    for path in extra_files:
+        rubric = load_rubric(Path(path))
+        found[rubric.id] = (rubric, Path(path))
+    return found
+
+
+def rubric_from_definition(definition: object, where: str) -> Rubric:
+    """A rubric recorded in a database (`where` names it in the error)."""
+    try:
+        return Rubric.model_validate(definition)
+    except ValidationError as exc:
+        raise RubricError(_describe_validation_error(Path(where), exc)) from None
+
+
+def is_rubric_path(name_or_path: str) -> bool:
+    """Whether --rubric names a file rather than a rubric id."""
+    candidate = Path(name_or_path)
+    return candidate.suffix == ".toml" or candidate.is_file()
+
+
+def unknown_rubric(name: str, available: Iterable[str]) -> RubricError:
+    return RubricError(f"unknown rubric {name!r}; available: {', '.join(sorted(available)) or 'none'} "
+                       f"(or pass a file path; `judge-tui rubrics` lists them)")
+
+
+def get_rubric(name_or_path: str) -> Rubric:
+    """A rubric by id (from the rubric folders alone), or from a file path."""
+    if is_rubric_path(name_or_path):
+        return load_rubric(Path(name_or_path))
+    rubrics = load_rubrics()
+    if name_or_path not in rubrics:
+        raise unknown_rubric(name_or_path, rubrics)
+    return rubrics[name_or_path][0]

@@ -1,0 +1,1 @@
+"""Moving data in and out: import, validation, promptfoo import, export, merge, bundles, splits, the demo."""

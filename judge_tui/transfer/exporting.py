@@ -1,0 +1,407 @@
+"""`judge-tui export`: ratings as JSON Lines, CSV, a rating_form.json, or the exercise review template.
+
+JSON Lines and CSV carry every column `judge-tui import-ratings` reads back (the flag and its reason
+included; seconds empty or null when not known), so an export re-imports as the same ratings. After the
+ratings come the items a rater skipped or flagged without rating them: rows with no scores that carry
+"skipped", "flagged" and "flag_reason" (in a rating form, entries without scores), which import-ratings
+reads back as those marks. CSV cells that a spreadsheet would run as a formula (starting with = + - @ tab or carriage
+return) are written with a leading quote; import-ratings removes it.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from judge_tui.formats.csv_rows import EXPORT_COLUMNS, EXPORT_TAIL, protect
+from judge_tui.formats.rating_form import FORM_DATES
+from judge_tui.model.errors import UserError
+from judge_tui.model.records import Item, Rating
+from judge_tui.model.rubrics import Rubric, RubricError, rubric_from_definition
+from judge_tui.model.settings import AgreementSettings, load_settings
+from judge_tui.model.textsafe import clean
+from judge_tui.store import Store
+from judge_tui.store.rubric_choice import resolve_rubric
+
+if TYPE_CHECKING:
+    from judge_tui.analysis.report import Report
+
+REVIEW_LABELS = {  # 003's short column names
+    "structural_validity": "Struct",
+    "difficulty_match": "Diff",
+    "instruction_clarity": "Clarity",
+    "learning_objective_alignment": "Align",
+}
+MISSING = "—"
+# The format a file name asks for when --format is not given (anything else: JSON Lines).
+FORMAT_BY_SUFFIX = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "rating-form",
+                    ".md": "review-template"}
+
+
+class Rubrics:
+    """Rubric definitions by rubric version id, exactly as they were recorded."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._by_version: dict[int, Rubric] = {}
+        self.versions = {v["id"]: v for v in store.rubric_versions()}
+
+    def __getitem__(self, version_id: int) -> Rubric:
+        if version_id not in self._by_version:
+            version = self.versions[version_id]
+            try:
+                rubric = rubric_from_definition(self.store.rubric_definition(version_id), str(self.store.path))
+            except RubricError:  # recorded by another judge-tui version: the rubric this database uses now
+                rubric = resolve_rubric(version["rubric"], self.store)
+            self._by_version[version_id] = rubric
+        return self._by_version[version_id]
+
+
+def score_value(rubric: Rubric, value: float) -> float | str:
+    """A score as exported: PASS/FAIL on a PASS/FAIL scale, otherwise the number exactly."""
+    if rubric.scale.kind == "pass_fail" and value in (0.0, 1.0):
+        return rubric.scale.label(value)
+    return value
+
+
+def ordered_scores(rubric: Rubric, scores: dict[str, float]) -> dict[str, float | str]:
+    """Scores in the rubric's dimension order (the store keeps them sorted by name)."""
+    order = [d for d in rubric.dimension_ids if d in scores] + sorted(set(scores) - set(rubric.dimension_ids))
+    return {d: score_value(rubric, scores[d]) for d in order}
+
+
+def _minutes(seconds: float | None) -> float | int | None:
+    if seconds is None:
+        return None
+    minutes = seconds / 60.0
+    return int(minutes) if minutes == int(minutes) else round(minutes, 2)
+
+
+# --------------------------------------------------------------------------- JSON Lines and CSV
+
+
+def rating_rows(store: Store, rubric: str | None = None, rater: str | None = None) -> Iterator[dict[str, Any]]:
+    """Every rating (optionally one rubric's, one rater's) as a flat row, in item order."""
+    rubrics = Rubrics(store)
+    kinds = store.rater_kinds()
+    for rating in store.iter_ratings(rubric=rubric, rater_ids=[rater] if rater else None):
+        definition = rubrics[rating.rubric_version_id]
+        version = rubrics.versions[rating.rubric_version_id]
+        row: dict[str, Any] = {
+            "item_id": rating.item_id, "rater": rating.rater_id, "kind": kinds.get(rating.rater_id),
+            "rubric": definition.id, "rubric_version": version["number"],
+            "scores": ordered_scores(definition, rating.scores),
+            "overall": rating.overall, "verdict": rating.verdict, "notes": rating.notes,
+            "seconds": rating.seconds, "repeat": rating.repeat,
+            "flagged": rating.flagged, "flag_reason": rating.flag_reason, "skipped": False,
+        }
+        if rating.details:
+            row["details"] = rating.details
+        yield row
+
+
+def mark_rows(store: Store, rubric: str | None = None, rater: str | None = None) -> list[dict[str, Any]]:
+    """Every item skipped or flagged without a rating (optionally one rubric's, one rater's), in item order:
+    a row with no scores that carries just the mark and the flag's reason."""
+    marks = store.set_aside(rubric, rater)
+    kinds = store.rater_kinds()
+    items = store.items_by_id(mark.item_id for mark in marks)
+    return [{"item_id": mark.item_id, "rater": mark.rater_id, "kind": kinds.get(mark.rater_id),
+             "rubric": items[mark.item_id].rubric, "rubric_version": None, "scores": {}, "overall": None,
+             "verdict": None, "notes": "", "seconds": None, "repeat": 0, "flagged": mark.flagged,
+             "flag_reason": mark.flag_reason, "skipped": mark.skipped} for mark in marks]
+
+
+@dataclass
+class Written:
+    """What an export wrote: ratings (or the review template's rows), and items skipped or flagged unrated."""
+
+    ratings: int = 0
+    marks: int = 0
+
+    def describe(self, fmt: str) -> str:
+        if fmt == "review-template":
+            return f"{self.ratings} rows"
+        marks = f" and {self.marks} item{'s' if self.marks != 1 else ''} skipped or flagged without a rating"
+        return f"{self.ratings} rating{'s' if self.ratings != 1 else ''}{marks if self.marks else ''}"
+
+
+def export_rows(store: Store, rubric: str | None, rater: str | None, written: Written) -> Iterator[dict[str, Any]]:
+    """The ratings, then the items skipped or flagged without a rating, counting each kind into written."""
+    for row in rating_rows(store, rubric, rater):
+        written.ratings += 1
+        yield row
+    for row in mark_rows(store, rubric, rater):
+        written.marks += 1
+        yield row
+
+
+def write_jsonl(store: Store, out: io.TextIOBase, rubric: str | None, rater: str | None) -> Written:
+    written = Written()
+    for row in export_rows(store, rubric, rater, written):
+        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return written
+
+
+def _dimension_columns(store: Store, rubric: str | None) -> list[str]:
+    rubrics = Rubrics(store)
+    columns: list[str] = []
+    for version_id, version in rubrics.versions.items():
+        if rubric and version["rubric"] != rubric:
+            continue
+        for dim in rubrics[version_id].dimension_ids:
+            if dim not in columns:
+                columns.append(dim)
+    return columns
+
+
+def write_csv(store: Store, out: io.TextIOBase, rubric: str | None, rater: str | None) -> Written:
+    dims = _dimension_columns(store, rubric)
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*EXPORT_COLUMNS, *dims, *EXPORT_TAIL])
+    written = Written()
+    for row in export_rows(store, rubric, rater, written):
+        cells = [row["item_id"], row["rater"], row["kind"], row["rubric"],
+                 "" if row["rubric_version"] is None else row["rubric_version"],
+                 *(row["scores"].get(d, "") for d in dims),
+                 "" if row["overall"] is None else row["overall"], row["verdict"] or "", row["notes"],
+                 "" if row["seconds"] is None else row["seconds"], row["repeat"],
+                 json.dumps(row["details"], ensure_ascii=False) if row.get("details") else "",
+                 "yes" if row["flagged"] else "", row["flag_reason"], "yes" if row["skipped"] else ""]
+        writer.writerow([protect(c) if isinstance(c, str) else repr(c) if isinstance(c, float) else c
+                         for c in cells])
+    return written
+
+
+# --------------------------------------------------------------------------- rating_form.json
+
+
+def _only(candidates: list[str], what: str, option: str, *, several: str | None = None) -> str:
+    """The one candidate; otherwise an error naming them (`several` says there are several; default: what + s)."""
+    if len(candidates) == 1:
+        return candidates[0]
+    if not candidates:
+        raise UserError(f"no {what} found; rate or import some first")
+    raise UserError(f"{several or 'several ' + what + 's'} ({', '.join(candidates)}): choose one with {option}")
+
+
+def _latest_by_item(store: Store, rubric: str, rater: str) -> dict[str, Rating]:
+    """The rater's first-run rating of each item under the newest rubric version they used for it."""
+    latest: dict[str, Rating] = {}
+    for rating in store.iter_ratings(rubric=rubric, rater_ids=[rater]):
+        if rating.repeat:
+            continue
+        kept = latest.get(rating.item_id)
+        if kept is None or rating.rubric_version_id > kept.rubric_version_id:
+            latest[rating.item_id] = rating
+    return latest
+
+
+def _rated_rubrics(store: Store, rater: str) -> list[str]:
+    return sorted(rubric for rubric, _count in store.rubrics_in_use() if store.count_ratings(rater, rubric))
+
+
+def rating_form(store: Store, rater: str | None, rubric_name: str | None) -> dict[str, Any]:
+    """One expert's ratings in the CIS study's rating_form.json shape."""
+    if rater is None:
+        humans = [r["id"] for r in store.raters("human") if store.count_ratings(rater_id=r["id"])]
+        rater = _only(humans, "human rater", "--rater")
+    info = store.rater(rater)
+    if info is None:
+        raise UserError(f"no rater {rater!r} in this database")
+    rubric_name = rubric_name or _only(_rated_rubrics(store, rater), f"rubric rated by {rater}", "--rubric",
+                                       several=f"{rater} rated several rubrics")
+    rubric = resolve_rubric(rubric_name, store)
+    latest = _latest_by_item(store, rubric.id, rater)
+    marks = {mark.item_id: mark for mark in store.set_aside(rubric.id, rater)}
+    if not latest and not marks:
+        raise UserError(f"{rater} has no ratings of rubric {rubric.id}")
+    rubrics = Rubrics(store)
+    items = store.items_by_id([*latest, *marks])
+    overall_key = f"expert_{rubric.overall_name.lower()}"
+    rows = []
+    for item in sorted(items.values(), key=lambda i: i.position):
+        if item.id in marks:  # no scores: an entry the form's readers tell apart from a rating
+            mark = marks[item.id]
+            rows.append({"submission_id": item.id, "task_type": item.task_type, "skipped": mark.skipped,
+                         "flagged": mark.flagged, "flag_reason": mark.flag_reason})
+            continue
+        rating = latest[item.id]
+        definition = rubrics[rating.rubric_version_id]
+        row: dict[str, Any] = {"submission_id": item.id, "task_type": item.task_type}
+        row.update({f"{d}_score": v for d, v in ordered_scores(definition, rating.scores).items()})
+        row[overall_key] = rating.overall
+        row["notes"] = rating.notes
+        row["time_spent_minutes"] = _minutes(rating.seconds)
+        row["flagged"] = rating.flagged
+        row["flag_reason"] = rating.flag_reason
+        rows.append(row)
+    ratings = list(latest.values())
+    known = [r.seconds for r in ratings if r.seconds is not None]
+    # An imported form's own dates are kept (FORM_DATES); ratings made here date the form by when they were made
+    # (an expert who only skipped or flagged items: by when they did that).
+    dates = {key: store.get_meta(f"{key}:{rater}:{rubric.id}") for key in FORM_DATES}
+    made = [r.created_at for r in ratings] or [m.updated_at for m in marks.values()]
+    changed = [r.updated_at for r in ratings] or [m.updated_at for m in marks.values()]
+    return {
+        "expert_name": info.get("display_name") or rater,
+        "expert_id": rater,
+        "study_date": dates["study_date"] or min(made)[:10],
+        "ratings": rows,
+        "summary_notes": store.get_meta(f"summary_notes:{rater}:{rubric.id}", "") or "",
+        "total_time_minutes": _minutes(sum(known)) if known else None,
+        "completion_date": dates["completion_date"] or max(changed)[:19] + "Z",
+    }
+
+
+# --------------------------------------------------------------------------- review template (003)
+
+
+def _cell(value: float | None) -> str:
+    return MISSING if value is None else f"{value:g}"
+
+
+def _text_cell(text: str) -> str:
+    one_line = " ".join(clean(text).split())
+    if len(one_line) > 200:
+        one_line = one_line[:199] + "…"
+    return one_line.replace("\\", "\\\\").replace("|", "\\|")
+
+
+def _rater_of_kind(store: Store, rubric: str, kind: str, option: str) -> str:
+    found = [r["id"] for r in store.raters(kind) if store.count_ratings(r["id"], rubric)]
+    return _only(found, f"{kind} rater of {rubric}", option)
+
+
+def review_template(store: Store, rubric_name: str | None, human: str | None, judge: str | None,
+                    settings: AgreementSettings | None = None) -> str:
+    """003's review table, one row per item with the human's and the judge's scores, and its summary figures.
+
+    Agreement is the report's: the same tolerance (agreement.tolerance in the settings) and the same figures.
+    """
+    from judge_tui.analysis.report import Group, ReportError, build_report
+    from judge_tui.stats import agreement as ag
+
+    settings = settings or load_settings().agreement
+    tolerance = settings.tolerance
+    rubric = resolve_rubric(rubric_name or "exercise-quality", store)
+    human = human or _rater_of_kind(store, rubric.id, "human", "--rater")
+    judge = judge or _rater_of_kind(store, rubric.id, "judge", "--judge")
+    human_ratings = _latest_by_item(store, rubric.id, human)
+    judge_ratings = _latest_by_item(store, rubric.id, judge)
+    judged = [d.id for d in rubric.judged_dimensions]
+    labels = {d.id: REVIEW_LABELS.get(d.id, d.name) for d in rubric.dimensions}
+    item_columns = ["CEFR", "Focus"] if {"cefr_level", "focus"} <= {f.name for f in rubric.fields} else ["Item"]
+    header = ["#", *item_columns]
+    for d in rubric.dimensions:
+        header += [f"Human: {labels[d.id]}", f"Judge: {labels[d.id]}"]
+    header += ["Agreement?", "Notes"]
+    lines = [f"# Review template: {rubric.name}", "",
+             f"Human: {_text_cell(human)} · Judge: {_text_cell(judge)} · agreement = every judged dimension "
+             f"within ±{tolerance:g} (agreement.tolerance in the settings, as in `judge-tui report`)", "",
+             "| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
+    items: list[Item] = list(store.iter_items(rubric=rubric.id))
+    for number, item in enumerate(items, start=1):
+        h, j = human_ratings.get(item.id), judge_ratings.get(item.id)
+        code = rubric.code_scores(item.fields)
+        cells = [str(number)]
+        cells += ([_text_cell(str(item.fields.get("cefr_level", ""))), _text_cell(str(item.fields.get("focus", "")))]
+                  if item_columns == ["CEFR", "Focus"] else [_text_cell(item.id)])
+        for d in rubric.dimensions:
+            human_value = h.scores.get(d.id) if h else None
+            judge_value = (j.scores.get(d.id, code.get(d.id)) if j else None)
+            cells += [_cell(human_value), _cell(judge_value)]
+        agreement = MISSING
+        if h and j:
+            both = [d for d in judged if d in h.scores and d in j.scores]
+            if both:
+                within = ag.within_tolerance([h.scores[d] for d in both], [j.scores[d] for d in both],
+                                             tolerance).tolist()
+                agreement = "yes" if all(within) else f"no ({sum(within)}/{len(within)})"
+        cells += [agreement, _text_cell(h.notes) if h else ""]
+        lines.append("| " + " | ".join(cells) + " |")
+    try:
+        report = build_report(store, rubric, human=Group("human", (human,)), judge=Group("judge", (judge,)),
+                              settings=settings)
+    except ReportError:
+        report = None  # no item rated by both: every figure is missing
+    lines += ["", *_summary(report, len(items), tolerance), ""]
+    return "\n".join(lines)
+
+
+def _summary(report: Report | None, total: int, tolerance: float) -> list[str]:
+    """The summary metrics, as the report computes them."""
+    lowest = highest = MISSING
+    reviewed = agreed = pairs = 0
+    rate = MISSING
+    if report is not None:
+        s = report.summary
+        reviewed, agreed, pairs = s.cases, s.agreements, s.pairs
+        rate = f"{s.alignment_rate:.1%}" if pairs else MISSING
+        from judge_tui.stats.agreement import Undefined
+
+        rates: dict[str, float] = {}
+        for r in report.judged_rows:
+            dimension_rate = r.agreement.alignment_rate
+            if r.agreement.n and not isinstance(dimension_rate, Undefined):  # a compared pair: a defined rate
+                rates[r.key] = dimension_rate
+        if rates:
+            low, high = min(rates.values()), max(rates.values())
+            lowest = ", ".join(f"{d} ({value:.0%})" for d, value in rates.items() if value == low)
+            highest = ", ".join(f"{d} ({value:.0%})" for d, value in rates.items() if value == high)
+    rows = [
+        ("Total cases reviewed", f"{reviewed}/{total}"),
+        (f"Dimension agreements (within ±{tolerance:g})", f"{agreed}/{pairs}"),
+        ("Overall alignment rate", rate),
+        ("Dimension with lowest alignment", lowest),
+        ("Dimension with highest alignment", highest),
+    ]
+    return ["## Summary metrics", "", "| Metric | Value |", "| --- | --- |",
+            *(f"| {name} | {value} |" for name, value in rows)]
+
+
+# --------------------------------------------------------------------------- command
+
+
+def export(store: Store, fmt: str, out: io.TextIOBase, *, rubric: str | None = None, rater: str | None = None,
+           judge: str | None = None) -> Written:
+    """Write one export to out; returns how many ratings (or rows) and marks it holds."""
+    if rubric:
+        rubric = resolve_rubric(rubric, store).id
+    if fmt == "jsonl":
+        return write_jsonl(store, out, rubric, rater)
+    if fmt == "csv":
+        return write_csv(store, out, rubric, rater)
+    if fmt == "rating-form":
+        form = rating_form(store, rater, rubric)
+        out.write(json.dumps(form, ensure_ascii=False, indent=2) + "\n")
+        marks = sum("skipped" in row for row in form["ratings"])
+        return Written(len(form["ratings"]) - marks, marks)
+    if fmt == "review-template":
+        out.write(review_template(store, rubric, rater, judge))
+        return Written(store.count_items(rubric=rubric or "exercise-quality"))
+    raise UserError(f"unknown export format {fmt!r}")
+
+
+def export_to_file(store: Store, fmt: str, target: Path, *, rubric: str | None = None, rater: str | None = None,
+                   judge: str | None = None) -> Written:
+    """Write next to the target and rename, so a failed export never leaves half a file behind."""
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise UserError(f"{target}: the folder {folder} does not exist")
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            written = export(store, fmt, out, rubric=rubric, rater=rater, judge=judge)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return written

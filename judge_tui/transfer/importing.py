@@ -1,0 +1,492 @@
+"""`judge-tui import` and `judge-tui import-ratings`: read a file, check every row, then write it all at once.
+
+A file with any problem imports nothing: each problem is reported as FILE:LINE: what is wrong. A clean file
+is written in one transaction, and importing it again changes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from judge_tui.formats import (
+    Parsed,
+    Problem,
+    csv_rows,
+    items_json,
+    judge_output,
+    promptfoo,
+    rating_form,
+    ratings_rows,
+    reasoning_json,
+)
+from judge_tui.formats.rating_form import FORM_DATES
+from judge_tui.formats.text import Unreadable, decode, flaw, load_json, one_json_document
+from judge_tui.model.errors import UserError
+from judge_tui.model.records import Draft, Rating
+from judge_tui.model.rubrics import Rubric
+from judge_tui.store import ItemConflict, Store
+from judge_tui.store.rubric_choice import available_rubrics, resolve_rubric
+from judge_tui.transfer.validate import (
+    Checked,
+    apply_mapping,
+    check_items,
+    check_ratings,
+    guess_rubric,
+    item_rows,
+    lacking_required,
+    map_hint,
+    parse_mapping,
+    quoted,
+    row_id_key,
+)
+
+MAX_SHOWN = 20
+
+ITEM_READERS = {
+    "json": items_json.read_array,
+    "jsonl": items_json.read_lines,
+    "csv": csv_rows.read,
+    "promptfoo": promptfoo.read,
+}
+RATING_READERS = {
+    "rating-form": rating_form.read,
+    "judge-output": judge_output.read,
+    "reasoning-json": reasoning_json.read,
+    "jsonl": ratings_rows.read_jsonl,
+    "csv": ratings_rows.read_csv,
+}
+
+
+class ImportFailed(UserError):
+    """A file with problems: nothing was imported. The message lists FILE:LINE: problem for each."""
+
+    def __init__(self, path: Path | str, problems: list[Problem]) -> None:
+        self.path = str(path)
+        self.problems = sorted(problems, key=lambda p: p.line)
+        shown = [f"{_where(self.path, p.line)}: {p.message}" for p in self.problems[:MAX_SHOWN]]
+        if len(self.problems) > MAX_SHOWN:
+            shown.append(f"... and {len(self.problems) - MAX_SHOWN} more errors")
+        count = len(self.problems)
+        super().__init__(f"nothing imported from {self.path}: {count} error{'s' if count != 1 else ''}\n"
+                         + "\n".join(shown))
+
+
+def _where(path: str, line: int) -> str:
+    return f"{path}:{line}" if line else path
+
+
+@dataclass
+class ImportResult:
+    path: str
+    format: str
+    rubric: str
+    items: dict[str, int] = field(default_factory=lambda: {"added": 0, "unchanged": 0, "split_changed": 0})
+    ratings: dict[str, int] = field(default_factory=lambda: {"added": 0, "updated": 0, "unchanged": 0})
+    marks: dict[str, int] = field(default_factory=lambda: {"added": 0, "updated": 0, "unchanged": 0})
+    raters: list[str] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+
+    def summary(self) -> str:
+        parts = []
+        if sum(self.items.values()):
+            moved = f", {self.items['split_changed']} moved to another split" if self.items["split_changed"] else ""
+            parts.append(f"items: {self.items['added']} added, {self.items['unchanged']} unchanged{moved}")
+        if sum(self.ratings.values()):
+            parts.append(f"ratings: {self.ratings['added']} added, {self.ratings['updated']} updated, "
+                         f"{self.ratings['unchanged']} unchanged ({', '.join(self.raters)})")
+        if sum(self.marks.values()):
+            parts.append(f"skipped or flagged without a rating: {self.marks['added']} added, "
+                         f"{self.marks['updated']} updated, {self.marks['unchanged']} unchanged")
+        return f"{self.path} ({self.format}, rubric {self.rubric}): " + ("; ".join(parts) or "nothing to import")
+
+    def warning_lines(self) -> list[str]:
+        ordered = sorted(self.warnings, key=lambda w: w.line)
+        return [f"{_where(self.path, w.line)}: warning: {w.message}" for w in ordered]
+
+
+# --------------------------------------------------------------------------- reading
+
+
+MAX_FILE_BYTES = 2_000_000_000  # 2 GB: more than any study's file, less than would exhaust a laptop's memory
+
+
+def read_text(path: Path) -> str:
+    """A file's text. Only regular files up to MAX_FILE_BYTES are read: a device such as /dev/zero, a pipe or
+    a growing file would otherwise be read until memory runs out."""
+    try:
+        status = path.stat()
+        if stat.S_ISDIR(status.st_mode):
+            raise UserError(f"{path}: is a folder, not a file")
+        if not stat.S_ISREG(status.st_mode):
+            raise UserError(f"{path}: not a regular file (a device, pipe or socket); judge-tui reads files saved "
+                            f"on disk: save the data to a file first")
+        too_large = status.st_size > MAX_FILE_BYTES
+        if not too_large:
+            with path.open("rb") as handle:
+                data = handle.read(MAX_FILE_BYTES + 1)  # a file growing as it is read stops here too
+                too_large = len(data) > MAX_FILE_BYTES
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise UserError(f"{path}: is a folder, not a file") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({exc.strerror})") from None
+    if too_large:
+        raise UserError(f"{path}: larger than {MAX_FILE_BYTES / 1e9:g} GB, the most judge-tui imports at once; "
+                        f"split it into smaller files")
+    try:
+        return decode(data)
+    except Unreadable as exc:
+        raise ImportFailed(path, [exc.problem]) from None
+
+
+def _source(path: Path) -> str:
+    """Where rows came from, as stored with them. A file name that is not UTF-8 (its bytes decoded as
+    surrogates) gets U+FFFD for each bad byte, since the database holds only real characters."""
+    return "import:" + os.fsencode(path.name).decode("utf-8", "replace")
+
+
+def _parse(path: Path, reader: Any, text: str) -> Parsed:
+    """The file's records; rows that cannot be read become problems, reported with those the checks find."""
+    try:
+        parsed = reader(text)
+    except Unreadable as exc:
+        raise ImportFailed(path, [exc.problem]) from None
+    _set_aside_flawed(parsed)
+    if parsed.problems and not parsed.records:
+        raise ImportFailed(path, parsed.problems)
+    return parsed
+
+
+def _set_aside_flawed(parsed: Parsed) -> None:
+    """Records holding a value JSON cannot carry (NaN, 1e400, a repeated key) become problems at their line."""
+    kept = []
+    for record in parsed.records:
+        problem = flaw(record)
+        if problem:
+            parsed.problems.append(Problem(record.line, problem))
+        else:
+            kept.append(record)
+    parsed.records = kept
+    problem = flaw(parsed.meta)
+    if problem:
+        parsed.problems.append(Problem(1, problem))
+
+
+def _first_json_char(text: str) -> str:
+    stripped = text.lstrip()
+    return stripped[:1]
+
+
+def detect_item_format(path: Path, text: str) -> str:
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson"):
+        return "jsonl"
+    if suffix == ".csv":
+        return "csv"
+    first = _first_json_char(text)
+    if first == "[":
+        return "json"
+    if first == "{":
+        try:
+            whole = load_json(text)
+        except Unreadable:  # one broken document is read as such, so its one JSON error is reported
+            return "json" if suffix == ".json" or one_json_document(text) else "jsonl"
+        return "promptfoo" if isinstance(whole, dict) and "results" in whole else "jsonl"
+    if suffix == ".json":
+        return "json"
+    raise UserError(f"{path}: cannot tell the file's format from its name or content; pass --format "
+                    f"({', '.join(ITEM_READERS)})")
+
+
+def detect_rating_format(path: Path, text: str) -> str:
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return "csv"
+    try:
+        whole = load_json(text)
+    except Unreadable as exc:
+        if suffix not in (".jsonl", ".ndjson") and _first_json_char(text) in ("{", "[") and one_json_document(text):
+            raise ImportFailed(path, [exc.problem]) from None  # one broken document, not many broken lines
+        whole = None
+    if isinstance(whole, dict) and "ratings" in whole:
+        return "rating-form" if any(k in whole for k in ("expert_id", "expert_name", "study_date")) else "judge-output"
+    if isinstance(whole, dict | list):
+        rows = whole if isinstance(whole, list) else [whole]
+        if any(isinstance(r, dict) and ("overall_score" in r or "issues" in r) for r in rows):
+            return "reasoning-json"
+        return "jsonl" if isinstance(whole, dict) else "reasoning-json"
+    if _first_json_char(text) in ("{", ""):
+        first_line = next((line for line in text.splitlines() if line.strip()), "")
+        return "reasoning-json" if ('"overall_score"' in first_line or '"issues"' in first_line) else "jsonl"
+    raise UserError(f"{path}: cannot tell the ratings format; pass --format ({', '.join(RATING_READERS)})")
+
+
+def _rubric(store: Store, rubric: Rubric | str | None) -> Rubric | None:
+    """--rubric: a Rubric as it is, else a file path or an id as this database knows it."""
+    if rubric is None or isinstance(rubric, Rubric):
+        return rubric
+    return resolve_rubric(rubric, store)
+
+
+# --------------------------------------------------------------------------- items
+
+
+def import_items(
+    store: Store, path: Path | str, rubric: Rubric | str | None = None, fmt: str | None = None,
+    mapping: dict[str, str] | list[str] | None = None, split: str | None = None,
+) -> ImportResult:
+    """Import a file of items (and, from promptfoo, the ratings in it). Raises ImportFailed, writing nothing."""
+    path = Path(path)
+    text = read_text(path)
+    fmt = fmt or detect_item_format(path, text)
+    if fmt not in ITEM_READERS:
+        raise UserError(f"unknown item format {fmt!r}; use one of {', '.join(ITEM_READERS)}")
+    if isinstance(mapping, list):
+        mapping = parse_mapping(mapping)
+    mapping = dict(mapping or {})
+    parsed = _parse(path, ITEM_READERS[fmt], text)
+    if fmt == "promptfoo":
+        from judge_tui.transfer.promptfoo_import import lacking_vars, promptfoo_rows
+
+        chosen = _rubric(store, rubric)
+        rows, pending, warnings = promptfoo_rows(parsed, chosen, mapping, lambda: available_rubrics(store))
+        chosen = pending.rubric
+        problem = lacking_vars(parsed.records, rows, chosen, mapping)
+        if problem:
+            raise ImportFailed(path, [problem])
+    else:
+        header = parsed.meta.get("header") if fmt == "csv" else None
+        if header is not None:
+            absent = [column for column in mapping.values() if column not in header]
+            if absent:
+                raise ImportFailed(path, [Problem(1, f"--map names column {absent[0]!r}, which is not in the header "
+                                                     f"(columns: {', '.join(header)})")])
+        rows, pending, warnings = item_rows(parsed.records, mapping), None, []
+        chosen = _rubric(store, rubric) or _guess(store, path, rows, parsed.problems)
+        if header is not None:
+            _check_header(path, header, mapping, chosen)
+    if split is not None and split not in ("train", "dev", "test"):
+        raise UserError(f"--split must be train, dev or test, not {split!r}")
+    existing = store.item_states(str(data[key]) for _line, data in rows if (key := row_id_key(data)))
+    checked = check_items(rows, chosen, split=split, existing=existing)
+    checked.problems[:0] = parsed.problems
+    checked.warnings.extend(warnings)
+    if pending is not None:
+        pending.check(checked, store)
+    if checked.problems:
+        raise ImportFailed(path, checked.problems + _demo_clash(store, existing, checked.problems))
+    result = ImportResult(path=str(path), format=fmt, rubric=chosen.id, warnings=checked.warnings)
+    if not checked.items:
+        return result  # nothing to import: the database is not touched, not even with the rubric's version
+    try:
+        with store.transaction():
+            version = store.ensure_rubric_version(chosen)
+            result.items = store.add_items(checked.items, source=_source(path))
+            if pending is not None:
+                for rater, kind, ratings in pending.by_rater:
+                    store.ensure_rater(rater, kind, model=pending.models.get(rater))
+                    _save(store, result, rater, version, ratings)
+    except ItemConflict as exc:  # the database changed between checking and writing
+        raise ImportFailed(path, [Problem(0, str(exc))]) from None
+    return result
+
+
+def _demo_clash(store: Store, existing: dict[str, tuple[str, str]], problems: list[Problem]) -> list[Problem]:
+    """A database that an earlier judge-tui filled with the demo: ids clashing with it say so, and what to do."""
+    from judge_tui.transfer.demo import demo_items_among
+
+    clashing = [i for i in demo_items_among(existing)
+                if any(p.message.startswith(f"item {i!r} already exists") for p in problems)]
+    if not clashing:
+        return []
+    shown = ", ".join(clashing[:5]) + (f" and {len(clashing) - 5} more" if len(clashing) > 5 else "")
+    return [Problem(0, f"{shown} {'is an item' if len(clashing) == 1 else 'are items'} of the bundled demo, which "
+                       f"an earlier judge-tui loaded into {store.path} (the demo now has a database of its own: "
+                       f"judge-tui demo). To start your study without the demo, import into a new database "
+                       f"(judge-tui import FILE --db study.db, then --db study.db with every command), or move "
+                       f"{store.path} aside and import again")]
+
+
+def _check_header(path: Path, header: list[str], mapping: dict[str, str], rubric: Rubric) -> None:
+    """A CSV file without a column for a required field: one error at the header, not one per row."""
+    lacking = lacking_required(rubric, apply_mapping(dict.fromkeys(header), mapping))
+    if lacking:
+        fix = map_hint(rubric, lacking, header, "add the column, or name the one that holds it with "
+                                                 "--map FIELD=COLUMN")
+        raise ImportFailed(path, [Problem(1, f"the header has no column for {quoted(lacking)}, which rubric "
+                                             f"{rubric.id} requires: {fix} (columns: {', '.join(header)})")])
+
+
+def _guess(store: Store, path: Path, rows: list[tuple[int, dict[str, Any]]], problems: list[Problem]) -> Rubric:
+    """The one rubric the rows fit; problems found in reading the file are reported with the request for one."""
+    rubrics = available_rubrics(store)
+    guessed = guess_rubric([data for _line, data in rows], rubrics)
+    if guessed is None:
+        ask = (f"pass --rubric NAME to say which rubric these items are rated against "
+               f"(one of {', '.join(sorted(rubrics))})")
+        if problems:
+            raise ImportFailed(path, [*problems, Problem(0, ask)])
+        raise UserError(f"{path}: {ask}")
+    return guessed
+
+
+def _save(store: Store, result: ImportResult, rater: str, version: int, ratings: list[Rating]) -> None:
+    before = store.rating_keys(rater, version)
+    ratings = [replace(r, rubric_version_id=version) for r in ratings]
+    changed = store.save_ratings(ratings)
+    added = sum((r.item_id, r.repeat) not in before for r in ratings)
+    result.ratings["added"] += added
+    result.ratings["updated"] += changed - added
+    result.ratings["unchanged"] += len(ratings) - changed
+    if rater not in result.raters:
+        result.raters.append(rater)
+
+
+# --------------------------------------------------------------------------- ratings
+
+
+def import_ratings(
+    store: Store, path: Path | str, rater: str | None = None, kind: str | None = None,
+    rubric: Rubric | str | None = None, fmt: str | None = None, model: str | None = None,
+) -> ImportResult:
+    """Import ratings made elsewhere under one rater. Raises ImportFailed, writing nothing.
+
+    Without a rater, the one the file names is taken (a rating form's expert_id, or the one rater its rows
+    name); without a kind, the rater's kind in the database, else the kind the file implies.
+    """
+    path = Path(path)
+    if kind is not None and kind not in KINDS:
+        raise UserError(f"--kind must be human or judge, not {kind!r}")
+    if rater is not None and not rater.strip():
+        raise UserError("--rater must name the rater (e.g. EXP001)")
+    text = read_text(path)
+    fmt = fmt or detect_rating_format(path, text)
+    if fmt not in RATING_READERS:
+        raise UserError(f"unknown ratings format {fmt!r}; use one of {', '.join(RATING_READERS)}")
+    parsed = _parse(path, RATING_READERS[fmt], text)
+    if not parsed.records and not parsed.problems:
+        raise ImportFailed(path, [Problem(0, "the file holds no ratings")])
+    rater = rater or _named_rater(path, parsed, fmt)
+    existing_rater = store.rater(rater)
+    if kind is None:
+        kind = existing_rater["kind"] if existing_rater else _implied_kind(path, parsed, fmt, rater)
+    elif existing_rater and existing_rater["kind"] != kind:
+        raise UserError(f"rater {rater!r} already exists as a {existing_rater['kind']} rater; "
+                        f"use --kind {existing_rater['kind']} or another --rater")
+    warnings: list[Problem] = []
+    records = _records_for_rater(path, parsed, rater, warnings)
+    items = store.items_by_id(str(r.item_id) for r in records if isinstance(r.item_id, str | int))
+    chosen = _rubric(store, rubric) or _rubric_of_items(store, path, items, parsed.problems)
+    checked = check_ratings(records, chosen, rater=rater, kind=kind, items=items, source=_source(path))
+    checked.warnings[:0] = warnings
+    checked.problems[:0] = parsed.problems
+    if checked.problems:
+        raise ImportFailed(path, checked.problems)
+    result = ImportResult(path=str(path), format=fmt, rubric=chosen.id, warnings=checked.warnings)
+    marks = _unrated_marks(store, checked, rater, chosen.id)
+    with store.transaction():
+        version = store.ensure_rubric_version(chosen)
+        name = parsed.meta.get("expert_name")
+        store.ensure_rater(rater, kind, model=model, display_name=name.strip() if isinstance(name, str) else "")
+        _save(store, result, rater, version, checked.ratings)
+        added, updated = store.save_marks(marks)
+        result.marks = {"added": added, "updated": updated, "unchanged": len(marks) - added - updated}
+        if parsed.meta.get("summary_notes"):
+            store.set_meta(f"summary_notes:{rater}:{chosen.id}", str(parsed.meta["summary_notes"]))
+        for key in FORM_DATES:  # written back by `export --format rating-form`
+            if isinstance(parsed.meta.get(key), str) and parsed.meta[key].strip():
+                store.set_meta(f"{key}:{rater}:{chosen.id}", parsed.meta[key].strip())
+    result.raters = [rater]
+    return result
+
+
+def _unrated_marks(store: Store, checked: Checked, rater: str, rubric: str) -> list[Draft]:
+    """The file's skip and flag marks of items the rater has not rated here; a rated item's mark is left out
+    with a warning, since its flag belongs to the rating."""
+    rated = store.rated_item_ids(rater, rubric)
+    for mark in checked.marks:
+        if mark.item_id in rated:
+            checked.warnings.append(Problem(0, f"item {mark.item_id!r} is rated by {rater} here already; the file's "
+                                               f"{'skip' if mark.skipped else 'flag'} without a rating is left out "
+                                               f"(a rated item's flag is set on its rating, in the app)"))
+    return [mark for mark in checked.marks if mark.item_id not in rated]
+
+
+KINDS = ("human", "judge")
+# The kind of rater a format holds when nothing else says: an expert fills in a rating form; the others are
+# a judge's output.
+FORMAT_KINDS = {"rating-form": "human", "judge-output": "judge", "reasoning-json": "judge"}
+
+
+def _named_rater(path: Path, parsed: Parsed, fmt: str) -> str:
+    """The rater a file names: a rating form's expert_id, or the one rater its rows name."""
+    expert = parsed.meta.get("expert_id")
+    if expert is not None:
+        if isinstance(expert, bool) or not isinstance(expert, str | int) or not str(expert).strip() \
+                or any(not char.isprintable() for char in str(expert)):
+            raise UserError(f"{path}: the form's expert_id {expert!r} cannot name a rater; pass --rater NAME")
+        return str(expert).strip()
+    named = sorted({r.rater for r in parsed.records if r.rater})
+    if len(named) == 1:
+        return named[0]
+    if named:
+        raise UserError(f"{path}: the file holds ratings of several raters ({', '.join(named)}); "
+                        f"pass one of them as --rater")
+    kind = "" if fmt in FORMAT_KINDS else " (and --kind human or judge)"
+    raise UserError(f"{path}: the file does not say whose ratings these are; pass --rater NAME{kind}")
+
+
+def _implied_kind(path: Path, parsed: Parsed, fmt: str, rater: str) -> str:
+    """A new rater's kind from the file: the kind its rows state, else the kind its format holds."""
+    stated = {r.kind for r in parsed.records if r.kind and r.rater in (None, rater)}
+    if len(stated) == 1 and next(iter(stated)) in KINDS:
+        return next(iter(stated))
+    if not stated and fmt in FORMAT_KINDS:
+        return FORMAT_KINDS[fmt]
+    raise UserError(f"{path}: say whether {rater!r} is a person or a judge: pass --kind human or --kind judge")
+
+
+def _records_for_rater(path: Path, parsed: Parsed, rater: str, warnings: list[Problem]) -> list[Any]:
+    """The rows to file under --rater.
+
+    A rating form names its expert: a different expert_id is only a warning. Rows that name their rater
+    (judge-tui's own exports) are filtered to --rater when some match; rows of a single other rater are
+    taken under --rater with a warning; rows of several other raters are an error.
+    """
+    expert = parsed.meta.get("expert_id")
+    if expert is not None and str(expert) != rater:
+        warnings.append(Problem(0, f"the form's expert_id is {expert!r}; filing its ratings under --rater {rater!r}"))
+    named = {r.rater for r in parsed.records if r.rater}
+    if not named:
+        return parsed.records
+    if rater in named:
+        kept = [r for r in parsed.records if r.rater in (None, rater)]
+        if len(kept) < len(parsed.records):
+            warnings.append(Problem(0, f"took the {len(kept)} rows of rater {rater!r}; skipped "
+                                       f"{len(parsed.records) - len(kept)} rows of {', '.join(sorted(named - {rater}))}"))
+        return kept
+    if len(named) == 1:
+        warnings.append(Problem(0, f"the rows name rater {next(iter(named))!r}; filing them under --rater {rater!r}"))
+        return parsed.records
+    raise ImportFailed(path, [Problem(0, f"the file holds ratings of several raters ({', '.join(sorted(named))}) and "
+                                         f"none is {rater!r}; pass one of them as --rater")])
+
+
+def _rubric_of_items(store: Store, path: Path, items: dict[str, Any], problems: list[Problem]) -> Rubric:
+    """The rubric of the items the ratings name; problems found in reading the file are reported with any error."""
+    found = sorted({item.rubric for item in items.values()})
+    if len(found) == 1:
+        return resolve_rubric(found[0], store)
+    if not found:
+        raise ImportFailed(path, [*problems, Problem(0, "none of the item ids in this file is in the database "
+                                                         "(import the items first, or check --db)")])
+    raise ImportFailed(path, [*problems, Problem(0, f"the ratings cover items of several rubrics "
+                                                     f"({', '.join(found)}); pass --rubric NAME")])
+
+
+# --------------------------------------------------------------------------- commands

@@ -1,0 +1,301 @@
+"""Merging other judge-tui databases into this one (`judge-tui merge OTHER.db ...`).
+
+Each expert rates on a laptop; the lead merges their database files into one. The rules:
+
+* Rubric and prompt versions are matched by content hash; the other file's ids are remapped to ours.
+* Items are matched by id. The same id with the same content is one item. The same id with different
+  content (or under another rubric) is reported: ours is kept and the other file's ratings of that item are
+  skipped and listed, never attached to content the rater did not see.
+* Raters are matched by id; the same id with another kind (human / judge / code) is reported and skipped.
+* A rating is identified by item, rater, rubric version and repeat. If we hold it with the same content (its
+  source, the file or screen it came from, does not count) it is left alone; with different content ours is
+  kept and the pair is reported as a conflict. Nothing of ours is ever overwritten, so merging the same file
+  twice changes nothing the second time.
+* Judge results are ratings (their details keep the reasoning and parse information) and merge as such;
+  the other machine's judge queue and cost log are its own and are not copied. Drafts (unsubmitted work) stay
+  where they were made, except that an item skipped or flagged but not rated travels as just that mark (and
+  the flag's reason), unless we hold a rating or a draft of it by that rater. A submitted item's flag is part
+  of its rating. Revision marks are copied when we have none for that item.
+
+The other file is opened read-only and all writes happen in one transaction per file.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from judge_tui.model.records import content_hash
+from judge_tui.store import RATING_CONTENT, ForeignDatabase, MergeState, Store, StoreError, rating_content
+
+
+@dataclass(frozen=True)
+class ItemDifference:
+    item_id: str
+    problem: str
+    skipped_ratings: tuple[str, ...]  # rater ids whose ratings of this item were not merged
+
+
+@dataclass(frozen=True)
+class RatingConflict:
+    item_id: str
+    rater_id: str
+    rubric_version_id: int  # ours
+    repeat: int
+    ours: dict[str, Any]
+    theirs: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RaterConflict:
+    rater_id: str
+    our_kind: str
+    their_kind: str
+    skipped_ratings: int
+
+
+@dataclass
+class MergeResult:
+    source: Path
+    added: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
+        ("items", "raters", "rubric_versions", "prompt_versions", "ratings", "revision_marks", "set_aside"), 0))
+    unchanged_ratings: int = 0
+    item_differences: list[ItemDifference] = field(default_factory=list)
+    rating_conflicts: list[RatingConflict] = field(default_factory=list)
+    rater_conflicts: list[RaterConflict] = field(default_factory=list)
+    split_differences: list[tuple[str, str | None, str | None]] = field(default_factory=list)  # id, ours, theirs
+
+    @property
+    def changed(self) -> bool:
+        return any(self.added.values())
+
+    @property
+    def problems(self) -> int:
+        return len(self.item_differences) + len(self.rating_conflicts) + len(self.rater_conflicts)
+
+
+def _same_content(ours: tuple[str, str, str, str | None], theirs: dict[str, Any]) -> str | None:
+    """None when the two items are the same; otherwise what differs."""
+    rubric, digest, fields, _split = ours
+    if rubric != theirs["rubric"]:
+        return f"is under rubric {rubric!r} here but {theirs['rubric']!r} there"
+    if digest == theirs["content_hash"]:
+        return None
+    # Hashes can differ for the same fields if one side stored a hash made another way: compare the fields.
+    if content_hash(json.loads(fields)) == content_hash(json.loads(theirs["fields"])):
+        return None
+    return "has different content in the two databases"
+
+
+def _rating_summary(values: tuple[Any, ...]) -> dict[str, Any]:
+    scores, overall, verdict, notes, _seconds, _details, flagged, flag_reason = values
+    return {"scores": json.loads(scores), "overall": overall, "verdict": verdict, "notes": notes,
+            "flagged": bool(flagged), "flag_reason": flag_reason}
+
+
+def merge_database(store: Store, other_path: Path | str, *, only_raters: list[str] | None = None) -> MergeResult:
+    """Bring another database's items, raters, versions, ratings and revision marks into `store`.
+
+    `only_raters` limits the merge to those raters' ratings and the items and versions they use (bundles).
+    Raises StoreError if the other file cannot be read as a judge-tui database.
+    """
+    other_path = Path(other_path)
+    if store.path.exists() and other_path.exists() and store.path.resolve() == other_path.resolve():
+        raise StoreError(f"{other_path}: is this same database; nothing to merge")
+    result = MergeResult(source=other_path)
+    with ForeignDatabase(other_path) as other, store.transaction():
+        state = store.merge_state()
+        version_map = _merge_rubric_versions(store, state, other, result)
+        _merge_prompt_versions(store, state, other, version_map, result)
+        bad_items = _merge_items(store, state, other, only_raters, result)
+        bad_raters = _merge_raters(store, state, other, only_raters, result)
+        rated_items = _merge_ratings(store, state, other, only_raters, version_map, bad_items, bad_raters, result)
+        _merge_revision_marks(store, state, other, rated_items if only_raters else None, bad_items, result)
+        _merge_set_aside(store, state, other, only_raters, bad_items, bad_raters, result)
+    return result
+
+
+def _merge_rubric_versions(store: Store, state: MergeState, other: ForeignDatabase, result: MergeResult) -> dict:
+    version_map: dict[int, int] = {}
+    for row in other.rubric_versions():
+        ours = state.rubric_versions.get(row["content_hash"])
+        if ours is None:
+            ours = store.insert_merged_rubric_version(row)
+            state.rubric_versions[row["content_hash"]] = ours
+            result.added["rubric_versions"] += 1
+        version_map[row["id"]] = ours
+    return version_map
+
+
+def _merge_prompt_versions(
+    store: Store, state: MergeState, other: ForeignDatabase, version_map: dict[int, int], result: MergeResult
+) -> None:
+    new = []
+    for row in other.prompt_versions():
+        if row["prompt_version"] in state.prompt_versions:
+            continue
+        new.append({**row, "rubric_version_id": version_map.get(row["rubric_version_id"])})
+        state.prompt_versions[row["prompt_version"]] = -1
+    store.insert_merged("prompt_versions", new)
+    result.added["prompt_versions"] += len(new)
+
+
+def _merge_items(
+    store: Store, state: MergeState, other: ForeignDatabase, only_raters: list[str] | None, result: MergeResult
+) -> dict[str, str]:
+    """Copy new items; returns the ids whose content differs (with the problem)."""
+    bad: dict[str, str] = {}
+    new = []
+    for row in other.items(only_raters):
+        ours = state.items.get(row["id"])
+        if ours is None:
+            new.append({**row, "position": state.next_position})
+            state.next_position += 1
+            state.items[row["id"]] = (row["rubric"], row["content_hash"], row["fields"], row["split"])
+            continue
+        problem = _same_content(ours, row)
+        if problem:
+            bad[row["id"]] = problem
+        elif row["split"] != ours[3] and row["split"] and ours[3]:
+            result.split_differences.append((row["id"], ours[3], row["split"]))
+    store.insert_merged("items", new)
+    result.added["items"] = len(new)
+    return bad
+
+
+def _merge_raters(
+    store: Store, state: MergeState, other: ForeignDatabase, only_raters: list[str] | None, result: MergeResult
+) -> dict[str, str]:
+    bad: dict[str, str] = {}
+    new = []
+    for row in other.raters(only_raters):
+        kind = state.raters.get(row["id"])
+        if kind is None:
+            new.append(row)
+            state.raters[row["id"]] = row["kind"]
+        elif kind != row["kind"]:
+            bad[row["id"]] = row["kind"]
+    store.insert_merged("raters", new)
+    result.added["raters"] = len(new)
+    return bad
+
+
+def _merge_ratings(
+    store: Store, state: MergeState, other: ForeignDatabase, only_raters: list[str] | None,
+    version_map: dict[int, int], bad_items: dict[str, str], bad_raters: dict[str, str], result: MergeResult,
+) -> set[str]:
+    new = []
+    skipped_by_item: dict[str, set[str]] = {item_id: set() for item_id in bad_items}
+    skipped_by_rater: dict[str, int] = dict.fromkeys(bad_raters, 0)
+    rated: set[str] = set()
+    for row in other.ratings(only_raters):
+        item_id, rater_id = row["item_id"], row["rater_id"]
+        rated.add(item_id)
+        if item_id in bad_items:
+            skipped_by_item[item_id].add(rater_id)
+            continue
+        if rater_id in bad_raters:
+            skipped_by_rater[rater_id] += 1
+            continue
+        key = (item_id, rater_id, version_map[row["rubric_version_id"]], row["repeat"])
+        theirs = rating_content([row[c] for c in RATING_CONTENT])
+        ours = state.ratings.get(key)
+        if ours is None:
+            new.append({**row, "rubric_version_id": key[2]})
+            state.ratings[key] = theirs
+        elif ours == theirs:
+            result.unchanged_ratings += 1
+        else:
+            result.rating_conflicts.append(RatingConflict(
+                item_id, rater_id, key[2], key[3], _rating_summary(ours), _rating_summary(theirs)))
+    store.insert_merged("ratings", new)
+    result.added["ratings"] = len(new)
+    result.item_differences.extend(
+        ItemDifference(item_id, problem, tuple(sorted(skipped_by_item[item_id])))
+        for item_id, problem in sorted(bad_items.items())
+    )
+    result.rater_conflicts.extend(
+        RaterConflict(rater_id, state.raters[rater_id], kind, skipped_by_rater[rater_id])
+        for rater_id, kind in sorted(bad_raters.items())
+    )
+    return rated
+
+
+def _merge_revision_marks(
+    store: Store, state: MergeState, other: ForeignDatabase, only_items: set[str] | None,
+    bad_items: dict[str, str], result: MergeResult,
+) -> None:
+    new = []
+    for row in other.revision_marks(only_items):
+        key = (row["item_id"], row["rubric"])
+        if row["item_id"] in bad_items or key in state.revision_marks:
+            continue
+        new.append(row)
+        state.revision_marks[key] = row["note"]
+    store.insert_merged("revision_marks", new)
+    result.added["revision_marks"] = len(new)
+
+
+def _merge_set_aside(
+    store: Store, state: MergeState, other: ForeignDatabase, only_raters: list[str] | None,
+    bad_items: dict[str, str], bad_raters: dict[str, str], result: MergeResult,
+) -> None:
+    """Items the other side skipped or flagged without rating them, as draft rows holding only those marks."""
+    rated = {(key[0], key[1]) for key in state.ratings if key[3] == 0}
+    new = []
+    for row in other.set_aside(only_raters):
+        key = (row["item_id"], row["rater_id"])
+        if row["item_id"] in bad_items or row["rater_id"] in bad_raters or key in rated or key in state.drafts:
+            continue
+        new.append({**row, "scores": "{}", "notes": "", "seconds": 0})
+        state.drafts.add(key)
+    store.insert_merged("drafts", new)
+    result.added["set_aside"] = len(new)
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _shown(rating: dict[str, Any], other: dict[str, Any]) -> str:
+    """A conflicting rating's scores, and its flag where the two differ in that."""
+    text = json.dumps(rating["scores"], sort_keys=True)
+    if (rating["flagged"], rating["flag_reason"]) != (other["flagged"], other["flag_reason"]):
+        text += f" flagged ({rating['flag_reason'] or 'no reason'})" if rating["flagged"] else " not flagged"
+    return text
+
+
+def describe(result: MergeResult) -> list[str]:
+    """The lines `judge-tui merge` prints for one file: what came in, then every problem, one per line."""
+    a = result.added
+    if result.changed:
+        head = (f"{result.source}: added {plural(a['ratings'], 'rating')}, {plural(a['items'], 'item')}, "
+                f"{plural(a['raters'], 'rater')}, {plural(a['rubric_versions'], 'rubric version')}")
+        if a["prompt_versions"]:
+            head += f", {plural(a['prompt_versions'], 'prompt version')}"
+        if a["revision_marks"]:
+            head += f", {plural(a['revision_marks'], 'revision mark')}"
+        if a["set_aside"]:
+            head += f", {plural(a['set_aside'], 'skipped or flagged item')} not yet rated"
+    else:
+        head = f"{result.source}: nothing new"
+    lines = [head + f" ({plural(result.unchanged_ratings, 'rating')} already here)."]
+    for diff in result.item_differences:
+        skipped = f"; skipped their ratings by {', '.join(diff.skipped_ratings)}" if diff.skipped_ratings else ""
+        lines.append(f"  CONFLICT item {diff.item_id} {diff.problem}: kept ours{skipped}.")
+    for c in result.rating_conflicts:
+        lines.append(
+            f"  CONFLICT rating of {c.item_id} by {c.rater_id} (rubric version {c.rubric_version_id}, repeat "
+            f"{c.repeat}) differs: kept ours {_shown(c.ours, c.theirs)}, theirs {_shown(c.theirs, c.ours)}."
+        )
+    for r in result.rater_conflicts:
+        lines.append(f"  CONFLICT rater {r.rater_id} is a {r.our_kind} rater here but a {r.their_kind} rater "
+                     f"there: skipped {plural(r.skipped_ratings, 'rating')}.")
+    for item_id, ours, theirs in result.split_differences:
+        lines.append(f"  note: item {item_id} is in split {ours} here and {theirs} there; kept {ours}.")
+    return lines

@@ -1,0 +1,375 @@
+"""Checking records read from a file against a rubric, before anything is written.
+
+Pure functions: the database's current state comes in as plain dicts, so an import can find every problem
+in a file first and then write all of it, or nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from judge_tui.formats import ID_KEYS, Problem, RatingRecord, Record, first_present
+from judge_tui.model.errors import UserError
+from judge_tui.model.numbers import parse_number
+from judge_tui.model.records import MAX_REPEAT, MAX_SECONDS, SPLITS, Draft, Item, Rating, content_hash
+from judge_tui.model.rubrics import Rubric, ScoreError
+
+MAX_ID_LENGTH = 200
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# Rating forms round the overall to two decimals (0.6875 -> 0.69, 0.625 -> 0.63); the small extra absorbs
+# float error, for which 0.63 - 0.625 is a hair above 0.005.
+STATED_OVERALL_TOLERANCE = 0.005 + 1e-9
+
+
+@dataclass
+class Checked:
+    """What a file amounts to once checked: the items and ratings to write, or the problems that stop it."""
+
+    items: list[Item] = field(default_factory=list)
+    ratings: list[Rating] = field(default_factory=list)
+    marks: list[Draft] = field(default_factory=list)  # items skipped or flagged without a rating
+    problems: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- small checks
+
+
+def parse_mapping(pairs: Iterable[str]) -> dict[str, str]:
+    """--map FIELD=COLUMN options as {field: column}."""
+    mapping: dict[str, str] = {}
+    for pair in pairs:
+        target, sep, source = pair.partition("=")
+        if not sep or not target.strip() or not source.strip():
+            raise UserError(f"--map expects FIELD=COLUMN (e.g. --map exercise=generated_xml), got {pair!r}")
+        if target.strip() in mapping:
+            raise UserError(f"--map names the field {target.strip()!r} twice")
+        mapping[target.strip()] = source.strip()
+    return mapping
+
+
+def apply_mapping(data: Mapping[str, Any], mapping: Mapping[str, str]) -> dict[str, Any]:
+    """The row with each mapped column renamed to its field (unmapped columns keep their names)."""
+    if not mapping:
+        return dict(data)
+    sources = set(mapping.values())
+    row = {key: value for key, value in data.items() if key not in sources}
+    for target, source in mapping.items():
+        if source in data:
+            row[target] = data[source]
+    return row
+
+
+def lacking_required(rubric: Rubric, present: Iterable[str]) -> list[str]:
+    """The fields the rubric needs to rate an item that none of the names present provides."""
+    present = set(present)
+    return [name for name in rubric.required_fields() if name not in present]
+
+
+def _words(name: str) -> set[str]:
+    return {word for word in re.split(r"[^a-z0-9]+", name.lower()) if word}
+
+
+def suggested_maps(rubric: Rubric, lacking: Iterable[str], sources: Iterable[str]) -> dict[str, str]:
+    """{field: source} for each lacking field one source name plausibly holds (--map FIELD=SOURCE).
+
+    A source fits when it shares the most words with the field (``code`` for ``source_code``), and only
+    sources that are not already a field of the rubric or an id count; a tie suggests nothing.
+    """
+    taken = {f.name for f in rubric.fields} | set(ID_KEYS) | {"split"}
+    free = [source for source in sources if source not in taken]
+    maps: dict[str, str] = {}
+    for name in lacking:
+        scored = sorted(((len(_words(name) & _words(source)), source) for source in free
+                         if source not in maps.values()), reverse=True)
+        if scored and scored[0][0] and (len(scored) == 1 or scored[1][0] < scored[0][0]):
+            maps[name] = scored[0][1]
+    return maps
+
+
+def map_hint(rubric: Rubric, lacking: list[str], sources: list[str], otherwise: str) -> str:
+    """The --map options that would fit, when every lacking field has a likely source; else the advice given."""
+    maps = suggested_maps(rubric, lacking, sources)
+    if len(maps) == len(lacking):
+        return "use " + " ".join(f"--map {name}={source}" for name, source in maps.items())
+    return otherwise
+
+
+def quoted(names: Iterable[str]) -> str:
+    return ", ".join(f'"{name}"' for name in names)
+
+
+def check_id(raw: Any) -> str:
+    """An item id as text; raises ValueError saying what is wrong with it."""
+    if isinstance(raw, bool) or not isinstance(raw, str | int):
+        raise ValueError(f"the item id must be text or a whole number, not {raw!r}")
+    text = str(raw)
+    if not text.strip():
+        raise ValueError("the item id is empty")
+    if _CONTROL.search(text):
+        raise ValueError(f"the item id {text!r} contains control characters")
+    if len(text) > MAX_ID_LENGTH:
+        raise ValueError(f"the item id is longer than {MAX_ID_LENGTH} characters")
+    return text
+
+
+def _number(raw: Any, what: str, *, whole: bool = False, most: float) -> float:
+    try:
+        value = parse_number(raw)
+    except ValueError as exc:
+        raise ValueError(f"{what}: {exc}") from None
+    if value < 0 or value > most:
+        raise ValueError(f"{what} must be a number from 0 to {most:g}, not {raw!r}")
+    if whole and value != int(value):
+        raise ValueError(f"{what} must be a whole number, not {raw!r}")
+    return value
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+# --------------------------------------------------------------------------- items
+
+
+def row_id_key(values: Mapping[str, Any]) -> str | None:
+    """Which key of an item row holds its id: the first of ID_KEYS present (any others stay fields)."""
+    key, _value = first_present(values, ID_KEYS)
+    return key
+
+
+def guess_rubric(rows: list[dict[str, Any]], rubrics: Mapping[str, Rubric]) -> Rubric | None:
+    """The one rubric whose required fields every row has, if exactly one fits."""
+    fitting = [r for r in rubrics.values() if rows and all(
+        all(not _missing(row.get(name)) for name in r.required_fields()) for row in rows)]
+    return fitting[0] if len(fitting) == 1 else None
+
+
+def check_items(
+    rows: list[tuple[int, dict[str, Any]]], rubric: Rubric, *, split: str | None,
+    existing: Mapping[str, tuple[str, str]],
+) -> Checked:
+    """rows: (line, values with "id", fields and optional "split"), mapping already applied.
+
+    existing: {item id: (rubric id, content hash)} for ids of this file already in the database.
+    """
+    checked = Checked()
+    first_line: dict[str, int] = {}
+    required = rubric.required_fields()
+    for line, data in rows:
+        values = dict(data)
+        id_key = row_id_key(values)
+        raw_id = values.pop(id_key) if id_key else None
+        if raw_id is None:
+            checked.problems.append(Problem(line, "missing required field \"id\" (or \"item_id\" / \"submission_id\")"))
+            continue
+        try:
+            item_id = check_id(raw_id)
+        except ValueError as exc:
+            checked.problems.append(Problem(line, str(exc)))
+            continue
+        item_split = values.pop("split", None)
+        if split:
+            item_split = split
+        if _missing(item_split):
+            item_split = None
+        elif item_split not in SPLITS:
+            checked.problems.append(Problem(line, f"split {item_split!r} is not one of {', '.join(SPLITS)}"))
+            continue
+        shaped = [f.name for f in rubric.fields if isinstance(values.get(f.name), dict | list)]
+        if shaped:
+            checked.problems.append(Problem(line, f"item {item_id!r}: field {shaped[0]!r} must be text, "
+                                                  f"not {'an object' if isinstance(values[shaped[0]], dict) else 'a list'} "
+                                                  "(the rating screen shows it as written)"))
+            continue
+        missing = [name for name in required if _missing(values.get(name))]
+        if missing:
+            names = ", ".join(f'"{name}"' for name in missing)
+            checked.problems.append(Problem(line, f"item {item_id!r}: missing required field {names} "
+                                                  f"(rubric {rubric.id})"))
+            continue
+        if item_id in first_line:
+            checked.problems.append(Problem(line, f"duplicate id {item_id!r} (first at line {first_line[item_id]})"))
+            continue
+        first_line[item_id] = line
+        digest = ""  # computed by the store as it writes, unless the id exists and must be compared now
+        if item_id in existing:
+            digest = content_hash(values)
+            old_rubric, old_hash = existing[item_id]
+            if old_rubric != rubric.id:
+                checked.problems.append(Problem(line, f"item {item_id!r} already exists under rubric {old_rubric!r}"))
+                continue
+            if old_hash != digest:
+                checked.problems.append(Problem(
+                    line, f"item {item_id!r} already exists with different content (give the new version a new id)"))
+                continue
+        checked.items.append(Item(id=item_id, rubric=rubric.id, fields=values, task_type=rubric.task_type_of(values),
+                                  split=item_split, content_hash=digest))
+    return checked
+
+
+def item_rows(records: Iterable[Record], mapping: Mapping[str, str]) -> list[tuple[int, dict[str, Any]]]:
+    return [(record.line, apply_mapping(record.data, mapping)) for record in records]
+
+
+# --------------------------------------------------------------------------- ratings
+
+
+def normalise_keys(raw: Mapping[str, Any], rubric: Rubric) -> dict[str, Any]:
+    """Accept "<dimension>_score" for a dimension (the rating form's r_score is cis's r)."""
+    dims = set(rubric.dimension_ids)
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in dims and key.endswith("_score") and key[: -len("_score")] in dims:
+            key = key[: -len("_score")]
+        out[key] = value
+    return out
+
+
+def rating_scores(
+    rubric: Rubric, raw: Mapping[str, Any], *, kind: str, fields: Mapping[str, Any],
+) -> tuple[dict[str, float], list[str]]:
+    """Checked scores for one rating (raises ScoreError), plus warnings.
+
+    Humans score on the rubric's steps and must score every judged dimension; a judge's scores may lie
+    between steps (kept exactly) and may leave dimensions out. Dimensions computed by code are filled in.
+    """
+    scores = rubric.parse_scores(normalise_keys(raw, rubric), continuous=(kind != "human"))
+    warnings: list[str] = []
+    if kind == "human":
+        missing = rubric.missing_judged(scores)
+        if missing:
+            raise ScoreError(f"missing score for {', '.join(missing)} (a person's rating scores every dimension)")
+    elif not any(d.id in scores for d in rubric.judged_dimensions):
+        raise ScoreError(f"no scores for any of {', '.join(d.id for d in rubric.judged_dimensions)}")
+    for dim_id, value in rubric.code_scores(fields).items():
+        if dim_id not in scores:
+            scores[dim_id] = value
+        elif not math.isclose(scores[dim_id], value, abs_tol=1e-9):
+            warnings.append(f"{dim_id} is {scores[dim_id]:g} in the file but the checker computes {value:g}")
+    return {d: scores[d] for d in rubric.dimension_ids if d in scores}, warnings
+
+
+def check_ratings(
+    records: Iterable[RatingRecord], rubric: Rubric, *, rater: str, kind: str,
+    items: Mapping[str, Item], source: str,
+) -> Checked:
+    """records against the rubric and the items they name (items: id -> Item for the ids found in the store)."""
+    checked = Checked()
+    first_line: dict[tuple[str, int], int] = {}
+    for record in records:
+        line = record.line
+        try:
+            item_id = check_id(record.item_id)
+        except ValueError as exc:
+            checked.problems.append(Problem(line, str(exc)))
+            continue
+        item = items.get(item_id)
+        if item is None:
+            checked.problems.append(Problem(line, f"unknown item id {item_id!r} (import the items first)"))
+            continue
+        if item.rubric != rubric.id:
+            checked.problems.append(Problem(line, f"item {item_id!r} belongs to rubric {item.rubric!r}, "
+                                                  f"not {rubric.id!r}"))
+            continue
+        try:
+            skipped = _yes_no(record.skipped, "skipped")
+            flagged, flag_reason = _flag(record.flagged, record.flag_reason)
+            if not record.scores and (skipped or flagged):
+                mark = Draft(item_id, rater, skipped=skipped, flagged=flagged, flag_reason=flag_reason)
+            elif skipped:
+                raise ValueError("a skipped item has no scores: remove its scores, or set \"skipped\" to false "
+                                 "to import it as a rating")
+            else:
+                mark = None
+                scores, notes_on_scores = rating_scores(rubric, record.scores, kind=kind, fields=item.fields)
+            seconds = None if record.seconds is None else _number(record.seconds, "seconds", most=MAX_SECONDS)
+            repeat = int(_number(record.repeat or 0, "repeat", whole=True, most=MAX_REPEAT))
+        except (ScoreError, ValueError) as exc:
+            checked.problems.append(Problem(line, f"item {item_id!r}: {exc}"))
+            continue
+        if mark is not None and repeat:
+            checked.problems.append(Problem(line, f"item {item_id!r}: a skip or flag without scores marks the "
+                                                  f"item itself, not a repeat run (repeat {repeat})"))
+            continue
+        if kind == "human" and repeat:
+            checked.problems.append(Problem(line, f"item {item_id!r}: repeat {repeat} is for a judge's extra runs; "
+                                                  "a person rates an item once"))
+            continue
+        key = (item_id, repeat)
+        if key in first_line:
+            checked.problems.append(Problem(line, f"duplicate rating of item {item_id!r} "
+                                                  f"(first at line {first_line[key]})"))
+            continue
+        first_line[key] = line
+        if mark is not None:
+            checked.marks.append(mark)
+            if record.notes.strip():
+                checked.warnings.append(Problem(line, f"item {item_id!r}: notes of an item skipped or flagged "
+                                                      "without scores are not kept (only the mark and its reason)"))
+            continue
+        checked.warnings.extend(Problem(line, f"item {item_id!r}: {text}") for text in notes_on_scores)
+        overall, verdict = rubric.overall_score(scores), rubric.verdict(scores)
+        differences = _stated_differences(record, item, overall, verdict)
+        checked.warnings.extend(differences.values())
+        details = dict(record.details)
+        details.pop("task_type", None)
+        # What the file claimed is kept only where it disagrees with the rubric, for the record.
+        if "overall" in differences:
+            details["stated_overall"] = record.stated_overall
+        if "verdict" in differences:
+            details["stated_verdict"] = record.stated_verdict
+        checked.ratings.append(Rating(
+            item_id=item_id, rater_id=rater, rubric_version_id=0, scores=scores, overall=overall, verdict=verdict,
+            notes=record.notes, seconds=seconds, repeat=repeat, source=source, details=details,
+            flagged=flagged, flag_reason=flag_reason,
+        ))
+    return checked
+
+
+_FLAG_WORDS = {"": False, "0": False, "false": False, "no": False, "1": True, "true": True, "yes": True}
+
+
+def _yes_no(raw: Any, name: str) -> bool:
+    """true/false (or in CSV 1/0, yes/no, empty; missing is false)."""
+    if isinstance(raw, str) and raw.strip().lower() in _FLAG_WORDS:
+        raw = _FLAG_WORDS[raw.strip().lower()]
+    if raw is None:
+        raw = False
+    if not isinstance(raw, bool):
+        raise ValueError(f"\"{name}\" must be true or false, not {raw!r}")
+    return raw
+
+
+def _flag(raw: Any, reason: Any) -> tuple[bool, str]:
+    """A rating's flag and reason: true/false (or in CSV 1/0, yes/no, empty) and text."""
+    raw = _yes_no(raw, "flagged")
+    if reason is None:
+        reason = ""
+    if not isinstance(reason, str):
+        raise ValueError(f"\"flag_reason\" must be text, not {reason!r}")
+    return raw, reason if raw else ""
+
+
+def _stated_differences(
+    record: RatingRecord, item: Item, overall: float | None, verdict: str | None,
+) -> dict[str, Problem]:
+    """Warnings, by what differs, where the file states an overall, verdict or task type other than ours."""
+    found: dict[str, Problem] = {}
+    stated = record.stated_overall
+    if isinstance(stated, int | float) and not isinstance(stated, bool) and overall is not None \
+            and abs(stated - overall) > STATED_OVERALL_TOLERANCE:
+        found["overall"] = (Problem(record.line, f"item {item.id!r}: the file's overall {stated:g} differs from the "
+                                          f"rubric's {overall:g}; keeping the rubric's"))
+    if isinstance(record.stated_verdict, str) and verdict is not None and record.stated_verdict != verdict:
+        found["verdict"] = (Problem(record.line, f"item {item.id!r}: the file's verdict {record.stated_verdict!r} differs "
+                                          f"from the rubric's {verdict!r}; keeping the rubric's"))
+    task_type = record.details.get("task_type")
+    if task_type and item.task_type and task_type != item.task_type:
+        found["task_type"] = (Problem(record.line, f"item {item.id!r}: task type {task_type!r} in the file, "
+                                          f"{item.task_type!r} in the database"))
+    return found
