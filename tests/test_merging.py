@@ -166,3 +166,20 @@ def test_merge_command_reports_conflicts(tmp_path: Path, rubrics, capsys):
     assert "1 conflict:" in out
     assert main(["merge", "--db", str(ours), str(tmp_path / "nope.db")]) == 1
     assert "nope.db: no such file. Nothing was merged from it." in capsys.readouterr().err
+
+
+def test_a_merged_rating_ends_the_receivers_skip_of_that_item(tmp_path: Path, rubrics):
+    """The lead's copy holds ann's skip of P02 (from an earlier bundle); her laptop has since rated it."""
+    from judge_tui.model.records import Draft
+
+    binary = rubrics["binary"]
+    items = [binary_item(n) for n in range(1, 4)]
+    lead = expert_db(tmp_path / "lead.db", binary, items, "ann", {"P01": {"label": 1.0}})
+    laptop = expert_db(tmp_path / "ann.db", binary, items, "ann", {"P01": {"label": 1.0}, "P02": {"label": 0.0}})
+    with Store(lead) as store:
+        store.save_marks([Draft("P02", "ann", skipped=True), Draft("P03", "ann", skipped=True)])
+        assert [d.item_id for d in store.set_aside(rater_id="ann")] == ["P02", "P03"]
+        merge_database(store, laptop)
+        assert store.rating("P02", "ann").scores["label"] == 0.0
+        assert [d.item_id for d in store.set_aside(rater_id="ann")] == ["P03"]  # P03 is still skipped
+        assert store.draft("P02", "ann") is None

@@ -11,6 +11,9 @@ from judge_tui.model.records import Rating
 from judge_tui.store.common import _dumps, _loads, now, where
 from judge_tui.store.core import StoreCore
 
+# A draft holding nothing but a skip or flag mark, of an item the rater has now rated: the mark has done its job.
+DROP_MARK_OF_RATED = "DELETE FROM drafts WHERE item_id = ? AND rater_id = ? AND scores = '{}' AND notes = ''"
+
 
 class RaterQueries(StoreCore):
     # ------------------------------------------------------------------ raters
@@ -90,9 +93,14 @@ class RatingQueries(StoreCore):
             for r in ratings:
                 changed += self._upsert_rating(conn, r)
                 if not r.repeat:
-                    conn.execute("DELETE FROM drafts WHERE item_id = ? AND rater_id = ? AND scores = '{}'"
-                                 " AND notes = ''", [r.item_id, r.rater_id])
+                    conn.execute(DROP_MARK_OF_RATED, [r.item_id, r.rater_id])
             return changed
+
+    def drop_marks_of_rated(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """(item, rater) pairs now rated (a merge): a draft that only marked the item skipped or flagged goes,
+        as when the rating is submitted on the rating screen or imported."""
+        with self.transaction() as conn:
+            conn.executemany(DROP_MARK_OF_RATED, pairs)
 
     def _upsert_rating(self, conn: sqlite3.Connection, r: Rating) -> bool:
         key = [r.item_id, r.rater_id, r.rubric_version_id, r.repeat]

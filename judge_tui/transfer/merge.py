@@ -211,6 +211,7 @@ def _merge_ratings(
             result.rating_conflicts.append(RatingConflict(
                 item_id, rater_id, key[2], key[3], _rating_summary(ours), _rating_summary(theirs)))
     store.insert_merged("ratings", new)
+    store.drop_marks_of_rated({(row["item_id"], row["rater_id"]) for row in new if not row["repeat"]})
     result.added["ratings"] = len(new)
     result.item_differences.extend(
         ItemDifference(item_id, problem, tuple(sorted(skipped_by_item[item_id])))
