@@ -251,3 +251,34 @@ def test_review_template_agrees_with_the_report_at_the_configured_tolerance(tmp_
     assert f"| Overall alignment rate | {summary['alignment_rate']:.1%} |" in template  # 75.0%, as the report
     assert "| 2 | B1 | Modal verbs | 1 | 1 | 1 | 0.7 | 1 | 0.7 | 1 | 0.7 | yes |  |" in template
     assert "| 3 | B1 | Modal verbs | 1 | 1 | 1 | 0.5 | 1 | 0.5 | 1 | 0.5 | no (0/3) |  |" in template
+
+
+PINNED = FIXTURES / "exports"
+PINNED_EXPORTS = {  # file name -> export arguments; every format, with awkward notes, marks-free and with details
+    "all.jsonl": ("--format", "jsonl"),
+    "all.csv": ("--format", "csv"),
+    "cis_EXP002.csv": ("--format", "csv", "--rubric", "cis", "--rater", "EXP002"),
+    "traces.jsonl": ("--format", "jsonl", "--rubric", "reasoning-trace"),
+    "rating_form_EXP001.json": ("--format", "rating-form", "--rater", "EXP001", "--rubric", "cis"),
+}
+
+
+def pinned_exports(db: Path, tmp_path: Path, capsys) -> dict[str, bytes]:
+    """Each pinned export of db, as the bytes written to its file."""
+    found = {}
+    for name, args in PINNED_EXPORTS.items():
+        out = tmp_path / f"out-{name}"
+        code, _out, err = run(capsys, "export", *args, "-o", out, "--db", db)
+        assert code == 0, err
+        found[name] = out.read_bytes()
+    return found
+
+
+def test_every_format_is_written_byte_for_byte_as_pinned(rated: Path, tmp_path: Path, capsys):
+    marks = write_jsonl(tmp_path / "marks.jsonl", [{"item_id": "C002", "scores": {}, "skipped": True},
+                                                   {"item_id": "C003", "scores": {}, "flagged": True,
+                                                    "flag_reason": "=two answers"}])
+    with Store(rated) as store:
+        import_ratings(store, marks, "EXP003", "human")
+    for name, written in pinned_exports(rated, tmp_path, capsys).items():
+        assert written == (PINNED / name).read_bytes(), name

@@ -1,8 +1,9 @@
-"""Readers for the file formats judge-tui imports.
+"""Readers for the file formats judge-tui imports, and beside them the writers of those it exports.
 
 Each module here parses one outside format into plain records that remember their line number, and reports
 what is malformed as Problems (also with line numbers). Nothing here touches the database or knows a rubric's
-scale: checking records against a rubric and the store is the importer's job.
+scale: checking records against a rubric and the store is the importer's job. A writer takes plain records
+and values; choosing them from the store is the exporter's job.
 """
 
 from __future__ import annotations

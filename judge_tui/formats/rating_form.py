@@ -6,15 +6,19 @@
 "flagged" and "flag_reason" (judge-tui's own forms carry them) say the expert raised the item for discussion.
 An entry with no scores that has "skipped": true or "flagged": true is an item the expert skipped or flagged
 without rating it: {"submission_id", "task_type", "skipped", "flagged", "flag_reason"}.
+
+The writers (``rating_entry``, ``mark_entry``, ``form``, ``write``) give judge-tui's own forms this shape.
 """
 
 from __future__ import annotations
 
+import io
+import json
 from typing import Any
 
 from judge_tui.formats import Parsed, Problem, RatingRecord
 from judge_tui.formats.text import lines_of, load_json
-from judge_tui.model.records import MAX_SECONDS
+from judge_tui.model.records import MAX_SECONDS, Draft, Rating
 
 FORM_KEYS = ("expert_name", "expert_id", "study_date", "summary_notes", "total_time_minutes", "completion_date",
              "bonus_eligible")
@@ -67,3 +71,50 @@ def read_rows(text: str, *, notes_key: str, describe: str) -> Parsed:
 
 def read(text: str) -> Parsed:
     return read_rows(text, notes_key="notes", describe="a rating form (rating_form.json)")
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def minutes(seconds: float | None) -> float | int | None:
+    """Seconds as the form's minutes: whole minutes as an integer, otherwise to the hundredth."""
+    if seconds is None:
+        return None
+    value = seconds / 60.0
+    return int(value) if value == int(value) else round(value, 2)
+
+
+def rating_entry(rating: Rating, task_type: str | None, scores: dict[str, float | str], overall_key: str) -> dict[str, Any]:
+    """One rating as a "ratings" entry; scores as exported, overall_key names the overall (e.g. expert_cis)."""
+    entry: dict[str, Any] = {"submission_id": rating.item_id, "task_type": task_type}
+    entry.update({f"{d}{SCORE_SUFFIX}": v for d, v in scores.items()})
+    entry[overall_key] = rating.overall
+    entry["notes"] = rating.notes
+    entry["time_spent_minutes"] = minutes(rating.seconds)
+    entry["flagged"] = rating.flagged
+    entry["flag_reason"] = rating.flag_reason
+    return entry
+
+
+def mark_entry(mark: Draft, task_type: str | None) -> dict[str, Any]:
+    """No scores: an entry the form's readers tell apart from a rating."""
+    return {"submission_id": mark.item_id, "task_type": task_type, "skipped": mark.skipped,
+            "flagged": mark.flagged, "flag_reason": mark.flag_reason}
+
+
+def form(*, expert_name: str, expert_id: str, study_date: str, entries: list[dict[str, Any]], summary_notes: str,
+         known_seconds: list[float], completion_date: str) -> dict[str, Any]:
+    """The whole form; total_time_minutes sums the known seconds (null when none is known)."""
+    return {
+        "expert_name": expert_name,
+        "expert_id": expert_id,
+        "study_date": study_date,
+        "ratings": entries,
+        "summary_notes": summary_notes,
+        "total_time_minutes": minutes(sum(known_seconds)) if known_seconds else None,
+        "completion_date": completion_date,
+    }
+
+
+def write(out: io.TextIOBase, rating_form: dict[str, Any]) -> None:
+    out.write(json.dumps(rating_form, ensure_ascii=False, indent=2) + "\n")

@@ -8,15 +8,22 @@ without rating it. Without a "scores" object, every other key is taken
 as a dimension: {"item_id": "P01", "label": "PASS", "critique": "..."}.
 CSV: an item id column (item_id, id or submission_id) and one column per dimension, with the same optional
 columns; an empty cell leaves that dimension unscored.
+
+The writers (``rating_row``, ``mark_row``, ``write_jsonl``, ``write_csv``) write what the readers read back: every
+column named above, seconds empty or null when not known, and in CSV the formula quote of ``csv_rows.protect``.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from judge_tui.formats import ID_KEYS, Parsed, Problem, RatingRecord, csv_rows, first_present
 from judge_tui.formats.text import json_lines, parse_json
+from judge_tui.model.records import Draft, Rating
 
 NOTE_KEYS = ("notes", "critique", "reasoning")
 OTHER_KEYS = ("rater", "kind", "rubric", "rubric_version", "overall", "verdict", "repeat", "details", "seconds",
@@ -105,3 +112,50 @@ def read_csv(text: str) -> Parsed:
         if record:
             parsed.records.append(record)
     return parsed
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def rating_row(rating: Rating, *, kind: str | None, rubric: str, rubric_version: int,
+               scores: dict[str, float | str]) -> dict[str, Any]:
+    """One rating as a flat row; scores as exported (in the rubric's order, PASS/FAIL by label)."""
+    row: dict[str, Any] = {
+        "item_id": rating.item_id, "rater": rating.rater_id, "kind": kind,
+        "rubric": rubric, "rubric_version": rubric_version, "scores": scores,
+        "overall": rating.overall, "verdict": rating.verdict, "notes": rating.notes,
+        "seconds": rating.seconds, "repeat": rating.repeat,
+        "flagged": rating.flagged, "flag_reason": rating.flag_reason, "skipped": False,
+    }
+    if rating.details:
+        row["details"] = rating.details
+    return row
+
+
+def mark_row(mark: Draft, *, kind: str | None, rubric: str) -> dict[str, Any]:
+    """An item skipped or flagged without a rating: a row with no scores that carries just the mark."""
+    return {"item_id": mark.item_id, "rater": mark.rater_id, "kind": kind, "rubric": rubric, "rubric_version": None,
+            "scores": {}, "overall": None, "verdict": None, "notes": "", "seconds": None, "repeat": 0,
+            "flagged": mark.flagged, "flag_reason": mark.flag_reason, "skipped": mark.skipped}
+
+
+def write_jsonl(out: io.TextIOBase, rows: Iterable[dict[str, Any]]) -> None:
+    """Each row as one line of JSON."""
+    for row in rows:
+        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def write_csv(out: io.TextIOBase, rows: Iterable[dict[str, Any]], dimensions: list[str]) -> None:
+    """A header (the export's columns, one per dimension between them), then one line per row."""
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*csv_rows.EXPORT_COLUMNS, *dimensions, *csv_rows.EXPORT_TAIL])
+    for row in rows:
+        cells = [row["item_id"], row["rater"], row["kind"], row["rubric"],
+                 "" if row["rubric_version"] is None else row["rubric_version"],
+                 *(row["scores"].get(d, "") for d in dimensions),
+                 "" if row["overall"] is None else row["overall"], row["verdict"] or "", row["notes"],
+                 "" if row["seconds"] is None else row["seconds"], row["repeat"],
+                 json.dumps(row["details"], ensure_ascii=False) if row.get("details") else "",
+                 "yes" if row["flagged"] else "", row["flag_reason"], "yes" if row["skipped"] else ""]
+        writer.writerow([csv_rows.protect(c) if isinstance(c, str) else repr(c) if isinstance(c, float) else c
+                         for c in cells])

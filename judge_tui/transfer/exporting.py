@@ -1,5 +1,9 @@
 """`judge-tui export`: ratings as JSON Lines, CSV, a rating_form.json, or the exercise review template.
 
+This module chooses what to export from the store (raters, rubrics, the marks of skipped items) and hands plain
+records to each format's writer in `judge_tui.formats`. The review template stays here: its rows and summary
+are the report's figures (`judge_tui.analysis.report`), which no format module may import.
+
 JSON Lines and CSV carry every column `judge-tui import-ratings` reads back (the flag and its reason
 included; seconds empty or null when not known), so an export re-imports as the same ratings. After the
 ratings come the items a rater skipped or flagged without rating them: rows with no scores that carry
@@ -10,9 +14,7 @@ return) are written with a leading quote; import-ratings removes it.
 
 from __future__ import annotations
 
-import csv
 import io
-import json
 import os
 import tempfile
 from collections.abc import Iterator
@@ -20,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judge_tui.formats.csv_rows import EXPORT_COLUMNS, EXPORT_TAIL, protect
+from judge_tui.formats import rating_form as form_format
+from judge_tui.formats import ratings_rows
 from judge_tui.formats.rating_form import FORM_DATES
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import Item, Rating
@@ -77,13 +80,6 @@ def ordered_scores(rubric: Rubric, scores: dict[str, float]) -> dict[str, float 
     return {d: score_value(rubric, scores[d]) for d in order}
 
 
-def _minutes(seconds: float | None) -> float | int | None:
-    if seconds is None:
-        return None
-    minutes = seconds / 60.0
-    return int(minutes) if minutes == int(minutes) else round(minutes, 2)
-
-
 # --------------------------------------------------------------------------- JSON Lines and CSV
 
 
@@ -93,30 +89,18 @@ def rating_rows(store: Store, rubric: str | None = None, rater: str | None = Non
     kinds = store.rater_kinds()
     for rating in store.iter_ratings(rubric=rubric, rater_ids=[rater] if rater else None):
         definition = rubrics[rating.rubric_version_id]
-        version = rubrics.versions[rating.rubric_version_id]
-        row: dict[str, Any] = {
-            "item_id": rating.item_id, "rater": rating.rater_id, "kind": kinds.get(rating.rater_id),
-            "rubric": definition.id, "rubric_version": version["number"],
-            "scores": ordered_scores(definition, rating.scores),
-            "overall": rating.overall, "verdict": rating.verdict, "notes": rating.notes,
-            "seconds": rating.seconds, "repeat": rating.repeat,
-            "flagged": rating.flagged, "flag_reason": rating.flag_reason, "skipped": False,
-        }
-        if rating.details:
-            row["details"] = rating.details
-        yield row
+        yield ratings_rows.rating_row(rating, kind=kinds.get(rating.rater_id), rubric=definition.id,
+                                      rubric_version=rubrics.versions[rating.rubric_version_id]["number"],
+                                      scores=ordered_scores(definition, rating.scores))
 
 
 def mark_rows(store: Store, rubric: str | None = None, rater: str | None = None) -> list[dict[str, Any]]:
-    """Every item skipped or flagged without a rating (optionally one rubric's, one rater's), in item order:
-    a row with no scores that carries just the mark and the flag's reason."""
+    """Every item skipped or flagged without a rating (optionally one rubric's, one rater's), in item order."""
     marks = store.set_aside(rubric, rater)
     kinds = store.rater_kinds()
     items = store.items_by_id(mark.item_id for mark in marks)
-    return [{"item_id": mark.item_id, "rater": mark.rater_id, "kind": kinds.get(mark.rater_id),
-             "rubric": items[mark.item_id].rubric, "rubric_version": None, "scores": {}, "overall": None,
-             "verdict": None, "notes": "", "seconds": None, "repeat": 0, "flagged": mark.flagged,
-             "flag_reason": mark.flag_reason, "skipped": mark.skipped} for mark in marks]
+    return [ratings_rows.mark_row(mark, kind=kinds.get(mark.rater_id), rubric=items[mark.item_id].rubric)
+            for mark in marks]
 
 
 @dataclass
@@ -145,8 +129,7 @@ def export_rows(store: Store, rubric: str | None, rater: str | None, written: Wr
 
 def write_jsonl(store: Store, out: io.TextIOBase, rubric: str | None, rater: str | None) -> Written:
     written = Written()
-    for row in export_rows(store, rubric, rater, written):
-        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    ratings_rows.write_jsonl(out, export_rows(store, rubric, rater, written))
     return written
 
 
@@ -163,20 +146,8 @@ def _dimension_columns(store: Store, rubric: str | None) -> list[str]:
 
 
 def write_csv(store: Store, out: io.TextIOBase, rubric: str | None, rater: str | None) -> Written:
-    dims = _dimension_columns(store, rubric)
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*EXPORT_COLUMNS, *dims, *EXPORT_TAIL])
     written = Written()
-    for row in export_rows(store, rubric, rater, written):
-        cells = [row["item_id"], row["rater"], row["kind"], row["rubric"],
-                 "" if row["rubric_version"] is None else row["rubric_version"],
-                 *(row["scores"].get(d, "") for d in dims),
-                 "" if row["overall"] is None else row["overall"], row["verdict"] or "", row["notes"],
-                 "" if row["seconds"] is None else row["seconds"], row["repeat"],
-                 json.dumps(row["details"], ensure_ascii=False) if row.get("details") else "",
-                 "yes" if row["flagged"] else "", row["flag_reason"], "yes" if row["skipped"] else ""]
-        writer.writerow([protect(c) if isinstance(c, str) else repr(c) if isinstance(c, float) else c
-                         for c in cells])
+    ratings_rows.write_csv(out, export_rows(store, rubric, rater, written), _dimension_columns(store, rubric))
     return written
 
 
@@ -226,39 +197,27 @@ def rating_form(store: Store, rater: str | None, rubric_name: str | None) -> dic
     rubrics = Rubrics(store)
     items = store.items_by_id([*latest, *marks])
     overall_key = f"expert_{rubric.overall_name.lower()}"
-    rows = []
+    entries = []
     for item in sorted(items.values(), key=lambda i: i.position):
-        if item.id in marks:  # no scores: an entry the form's readers tell apart from a rating
-            mark = marks[item.id]
-            rows.append({"submission_id": item.id, "task_type": item.task_type, "skipped": mark.skipped,
-                         "flagged": mark.flagged, "flag_reason": mark.flag_reason})
+        if item.id in marks:
+            entries.append(form_format.mark_entry(marks[item.id], item.task_type))
             continue
         rating = latest[item.id]
-        definition = rubrics[rating.rubric_version_id]
-        row: dict[str, Any] = {"submission_id": item.id, "task_type": item.task_type}
-        row.update({f"{d}_score": v for d, v in ordered_scores(definition, rating.scores).items()})
-        row[overall_key] = rating.overall
-        row["notes"] = rating.notes
-        row["time_spent_minutes"] = _minutes(rating.seconds)
-        row["flagged"] = rating.flagged
-        row["flag_reason"] = rating.flag_reason
-        rows.append(row)
+        scores = ordered_scores(rubrics[rating.rubric_version_id], rating.scores)
+        entries.append(form_format.rating_entry(rating, item.task_type, scores, overall_key))
     ratings = list(latest.values())
-    known = [r.seconds for r in ratings if r.seconds is not None]
     # An imported form's own dates are kept (FORM_DATES); ratings made here date the form by when they were made
     # (an expert who only skipped or flagged items: by when they did that).
     dates = {key: store.get_meta(f"{key}:{rater}:{rubric.id}") for key in FORM_DATES}
     made = [r.created_at for r in ratings] or [m.updated_at for m in marks.values()]
     changed = [r.updated_at for r in ratings] or [m.updated_at for m in marks.values()]
-    return {
-        "expert_name": info.get("display_name") or rater,
-        "expert_id": rater,
-        "study_date": dates["study_date"] or min(made)[:10],
-        "ratings": rows,
-        "summary_notes": store.get_meta(f"summary_notes:{rater}:{rubric.id}", "") or "",
-        "total_time_minutes": _minutes(sum(known)) if known else None,
-        "completion_date": dates["completion_date"] or max(changed)[:19] + "Z",
-    }
+    return form_format.form(
+        expert_name=info.get("display_name") or rater, expert_id=rater,
+        study_date=dates["study_date"] or min(made)[:10], entries=entries,
+        summary_notes=store.get_meta(f"summary_notes:{rater}:{rubric.id}", "") or "",
+        known_seconds=[r.seconds for r in ratings if r.seconds is not None],
+        completion_date=dates["completion_date"] or max(changed)[:19] + "Z",
+    )
 
 
 # --------------------------------------------------------------------------- review template (003)
@@ -381,7 +340,7 @@ def export(store: Store, fmt: str, out: io.TextIOBase, *, rubric: str | None = N
         return write_csv(store, out, rubric, rater)
     if fmt == "rating-form":
         form = rating_form(store, rater, rubric)
-        out.write(json.dumps(form, ensure_ascii=False, indent=2) + "\n")
+        form_format.write(out, form)
         marks = sum("skipped" in row for row in form["ratings"])
         return Written(len(form["ratings"]) - marks, marks)
     if fmt == "review-template":
