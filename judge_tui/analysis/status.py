@@ -117,6 +117,8 @@ def team_tables(team: dict[str, Any]) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
 
+    from judge_tui.stats.decisions import MIN_ITEMS_TO_DECIDE
+
     who = "every expert" if team["overlap_raters"] == len(team["experts"]) else f"{team['overlap_raters']} experts"
     progress = Table(title=f"assignment plan {team['number']} ({team['created_at'][:10]}, seed {team['seed']}, "
                            f"{team['overlap']:.0%} overlap rated by {who})", title_justify="left")
@@ -132,14 +134,15 @@ def team_tables(team: dict[str, Any]) -> list[Any]:
                           f"experts ({o['rated_by_all_assigned']} by all assigned); team agreement so far: "
                           f"{agreement['measure']}, {agreement['confidence']:.0%} interval, target "
                           f"{agreement['target']:.2f}", title_justify="left")
-    for column in ("dimension", "items", "alpha", "interval", "target", "more items"):
-        figures.add_column(column, justify="left" if column in ("dimension", "target") else "right",
+    for column in ("dimension", "items", "alpha", "interval", f"vs {agreement['target']:.2f}", "more items"):
+        figures.add_column(column, justify="left" if column == "dimension" or column.startswith("vs") else "right",
                            overflow="fold")
     for d in agreement["dimensions"]:
         if d["alpha"] is None:
             figures.add_row(Text(clean(d["dimension"])), str(d["items"]), "—", "—", "undecided", Text(d["why"]))
             continue
-        more = Text("—" if d["more_items"] is None else f"about {d['more_items']}")
+        more = Text("—" if d["more_items"] is None else
+                    f"at least {d['more_items']}" if d["items"] < MIN_ITEMS_TO_DECIDE else f"about {d['more_items']}")
         if d["decision"] == "undecided" and d["more_items"] is None:
             more = Text(d["why"])
         figures.add_row(Text(clean(d["dimension"])), str(d["items"]), f"{d['alpha']:.2f}",

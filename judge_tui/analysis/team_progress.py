@@ -90,15 +90,21 @@ def _agreement(store: Store, rubric: Rubric, overlap_ids: set[str], target: floa
         dimensions.append(row)
     decided = bool(dimensions) and all(d["decision"] != "undecided" for d in dimensions)
     needed = [d["more_items"] for d in dimensions if d["decision"] == "undecided"]
+    fewest = min((d["items"] for d in dimensions), default=0)
     if decided:
         verdict = "enough: every dimension's interval is decided against the target"
+    elif fewest < MIN_ITEMS_TO_DECIDE:
+        verdict = (f"not yet: {fewest} overlap item(s) rated by two or more experts so far, and at least "
+                   f"{MIN_ITEMS_TO_DECIDE} are needed before an interval can decide")
     elif any(n is None for n in needed):
-        verdict = "not yet: too few overlap items are rated by two experts to tell"
+        why = next(d["why"] for d in dimensions if d["decision"] == "undecided" and d["more_items"] is None)
+        verdict = f"not yet: {why}"
     elif max(needed) <= overlap_left:
-        verdict = (f"not yet: about {max(needed)} more overlap items would settle it; {overlap_left} planned "
-                   "overlap items are not yet rated by two experts")
+        verdict = (f"not yet: about {max(needed)} more overlap items would settle it if alpha stays where it is; "
+                   f"{overlap_left} planned overlap items are not yet rated by two experts")
     else:
-        verdict = (f"not yet, and the plan may fall short: about {max(needed)} more overlap items would settle "
-                   f"it, {overlap_left} are left in the plan (a larger --overlap when re-assigning adds more)")
+        verdict = (f"not yet, and the plan may fall short: about {max(needed)} more overlap items would settle it "
+                   f"if alpha stays where it is, and {overlap_left} are left in the plan (re-assign with a larger "
+                   "--overlap to add more)")
     return {"measure": f"Krippendorff's alpha ({level})", "confidence": CONFIDENCE, "target": target,
             "experts": list(view.experts), "dimensions": dimensions, "enough": decided, "verdict": verdict}
