@@ -123,3 +123,31 @@ def test_plan_hand_out_rate_offline_merge_back_and_see_the_team(tmp_path: Path):
     text = cli(home, "status", "--rubric", "cis", "--db", lead)
     assert "assignment plan 1" in text and "overlap: 5 of 5 items rated by two or more experts" in text
     assert "Krippendorff's alpha (ordinal)" in text and "enough overlap?" in text
+
+    # The lead re-plans with another seed: nothing rated moves, and cat's new bundle brings the new queue.
+    again = json.loads(cli(home, "assign", "--rubric", "cis", "--experts", ",".join(EXPERTS), "--seed", "12",
+                           "--format", "json", "--db", lead))
+    assert again["number"] == 2
+    assert {e["expert"]: e["kept_rated"] for e in again["experts"]} == {e: len(rated[e]) for e in EXPERTS}
+    with Store(lead) as store:
+        plan2 = store.current_plan("cis")["id"]
+        for expert in EXPERTS:
+            assert set(rated[expert]) <= {i for _r, i, _p, _o in store.assigned_items(plan2, expert)}
+    cli(home, "export", "--bundle", "--for", "cat", "-o", tmp_path / "cat.again.db", "--db", lead)
+    cli(tmp_path / "cat" / "home", "import", "--bundle", tmp_path / "cat.again.db", "--db", tmp_path / "cat" / "judge-tui.db")
+    with Store(tmp_path / "cat" / "judge-tui.db") as store:
+        session = RatingSession(store, resolve_rubric("cis", store), "cat", clock=FakeClock())
+        assert session.plan == plan2
+        assert session.progress()["rated"] == 6 and session.total == {e["expert"]: e["items"]
+                                                                      for e in again["experts"]}["cat"]
+    status = json.loads(cli(home, "status", "--rubric", "cis", "--format", "json", "--db", lead))
+    assert [e["rated"] for e in status["rubrics"][0]["team"]["experts"]] == [len(rated[e]) for e in EXPERTS]
+
+
+@pytest.mark.slow
+def test_a_study_without_a_plan_has_no_team_section(tmp_path: Path):
+    lead = tmp_path / "lead.db"
+    cli(tmp_path / "home", "import", Path("data/cis.jsonl").resolve(), "--rubric", "cis", "--db", lead)
+    status = json.loads(cli(tmp_path / "home", "status", "--format", "json", "--db", lead))
+    assert "team" not in status["rubrics"][0]
+    assert "assignment plan" not in cli(tmp_path / "home", "status", "--db", lead)
