@@ -216,6 +216,7 @@ def test_a_bundle_for_an_expert_holds_their_assignment_and_nobody_elses_scores(l
         result = import_bundle(laptop, tmp_path / "ann.for.db")
         assert result.added["assignment_plans"] == 1 and result.added["assignments"] == len(plan.queues["ann"])
         assert laptop.assignment_of("ann", "cis") == plan.plan_id
+        assert laptop.get_meta("reviewer_id") == "ann"  # a new laptop rates as the expert it was given to
         assert laptop.assignments_in_force("ann") == {"cis": (len(plan.queues["ann"]),
                                                               sum(s for _i, s in plan.queues["ann"]))}
         again = import_bundle(laptop, tmp_path / "ann.for.db")  # idempotent, like every merge

@@ -10,7 +10,13 @@ from judge_tui.cli.commands import open_store
 from judge_tui.formats.terminal import echo
 from judge_tui.model.errors import UserError
 from judge_tui.store import StoreError
-from judge_tui.transfer.bundle import bundle_rater, choose_rater, export_bundle, import_bundle
+from judge_tui.transfer.bundle import (
+    REVIEWER_META_KEY,
+    bundle_rater,
+    choose_rater,
+    export_bundle,
+    import_bundle,
+)
 from judge_tui.transfer.merge import describe
 
 
@@ -52,4 +58,6 @@ def run_import_bundle(args: argparse.Namespace) -> int:
             for rubric, (n, overlap) in store.assignments_in_force(expert).items():
                 echo(f"{expert}'s assignment: {n} items of {rubric} ({overlap} shared with other experts). "
                      f"Rate them with: judge-tui rate --reviewer {expert} --rubric {rubric}")
+            if store.get_meta(REVIEWER_META_KEY) == expert:
+                echo(f"This database now rates as {expert}: `judge-tui rate` opens their queue.")
     return 0

@@ -74,11 +74,16 @@ def bundle_rater(path: Path) -> str:
 
 
 def import_bundle(store: Store, path: Path) -> MergeResult:
-    bundle_rater(path)
+    """Merge a bundle. One made for an expert, imported where nobody is remembered as the reviewer yet (their
+    laptop), also makes them the reviewer, so that `judge-tui` opens on their queue."""
+    rater = bundle_rater(path)
     try:
-        return merge_database(store, path)
+        result = merge_database(store, path)
     except StoreError as exc:
         raise UserError(str(exc)) from None
+    if result.added["assignments"] and store.get_meta(REVIEWER_META_KEY) is None:
+        store.set_meta(REVIEWER_META_KEY, rater)
+    return result
 
 
 def _assigned_list(store: Store) -> str:
