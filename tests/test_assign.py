@@ -319,3 +319,42 @@ def test_export_for_an_expert_and_its_errors(tmp_path, demo_db):
     done = cli(tmp_path, "export", "--bundle", "--for", "ann", "--rater", "bob", "-o", tmp_path / "x.db",
                "--db", demo_db)
     assert done.returncode == 1 and "name two experts" in done.stderr
+
+
+def test_invariants_over_many_random_plans():
+    import random
+
+    rng = random.Random(2026)
+    for _ in range(150):
+        n = rng.randint(2, 7)
+        experts = tuple(f"e{i}" for i in range(n))
+        k = rng.choice([0, *range(2, n + 1)])
+        count = rng.randint(12, 150)
+        items = [(f"I{i:03d}", (rng.choice("ABC"), rng.choice("xy"))) for i in range(count)]
+        rated: dict[str, set[str]] = {}
+        for item_id, _s in rng.sample(items, rng.randint(0, count // 4)):
+            rated[item_id] = set(rng.sample([*experts, "outsider"], rng.randint(1, 2)))
+        per_expert = rng.choice([None, rng.randint(10, 60)])
+        options = Options("cis", experts, overlap=rng.choice([0.1, 0.2, 0.5]), overlap_raters=k,
+                          per_expert=per_expert, seed=rng.randint(0, 9))
+        try:
+            plan = plan_assignment(items, options, balance=("task_type", "split"), rated=rated)
+        except UserError as exc:
+            assert "too small" in str(exc) or "less than one item" in str(exc)
+            continue
+        who = holders(plan)
+        for queue in plan.queues.values():
+            assert len({i for i, _s in queue}) == len(queue)  # nothing twice in a queue
+        for item_id, raters in rated.items():  # rated work never moves
+            ours = raters & set(experts)
+            if ours:
+                assert ours <= who[item_id]
+            else:
+                assert item_id not in who
+        for item_id, got in who.items():
+            if item_id in plan.overlap_items:
+                assert len(got) >= min(options.raters_per_overlap_item, n)
+            else:
+                assert len(got) == 1
+        if per_expert is None:
+            assert len(who) == count - plan.rated_elsewhere

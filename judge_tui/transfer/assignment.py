@@ -28,7 +28,7 @@ from typing import Any
 
 from judge_tui.analysis.team import CONSENSUS_RATER
 from judge_tui.model.errors import UserError
-from judge_tui.model.records import reviewer_problem
+from judge_tui.model.records import Item, reviewer_problem
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store, now
 from judge_tui.transfer.splits import quotas
@@ -201,9 +201,8 @@ def plan_assignment(
     shared_set = set(shared)
     singles_rated = [i for i in once if i not in shared_set]
     free = [i for i in unrated if i not in shared_set]
-    room = covered - len(shared) - len(singles_rated)
-    singles = _sample(free, room, strata, f"{key}/single") if room < len(free) else _sample(
-        free, len(free), strata, f"{key}/single")
+    room = max(0, covered - len(shared) - len(singles_rated))
+    singles = _sample(free, min(room, len(free)), strata, f"{key}/single")
 
     rank = {e: r for r, e in enumerate(random.Random(f"{key}/experts").sample(list(experts), len(experts)))}
     load = dict.fromkeys(experts, 0)
@@ -257,7 +256,7 @@ def balance_fields(store: Store, rubric: Rubric) -> tuple[str, ...]:
     return tuple(present)
 
 
-def _stratum(item: Any, rubric: Rubric, balance: tuple[str, ...]) -> tuple[str, ...]:
+def _stratum(item: Item, rubric: Rubric, balance: tuple[str, ...]) -> tuple[str, ...]:
     values = []
     for name in balance:
         if name == "task_type":
