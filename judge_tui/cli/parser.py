@@ -189,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--per-expert", type=int, metavar="N",
                    help="about N items per expert (default: every item of the rubric is assigned)")
     p.add_argument("--seed", type=int, default=0, help="the same items, experts and seed give the same plan")
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("--format", choices=["text", "json"], default="text", help="the plan as text (default) or JSON")
 
     p = sub.add_parser("status", help="where the study stands: each expert's progress and time, the judge queue")
     _common(p)
