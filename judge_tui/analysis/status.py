@@ -2,6 +2,7 @@
 
 Per rubric and per expert: items rated, skipped and flagged, the time spent (total, median per item, and per
 task type) and the last activity; per judge: its queue (queued, running, done, failed) and the cost so far.
+A rubric with an assignment plan (`judge-tui assign`) adds the team's progress on it (analysis/team_progress.py).
 Time is the active time the rating screen recorded for each submitted rating (the newest first run of each
 item); ratings imported without a time are counted as "time unknown" and left out of totals and medians.
 """
@@ -40,15 +41,26 @@ def expert_status(store: Store, rubric: str, rater: dict[str, Any]) -> dict[str,
     }
 
 
-def study_status(store: Store, rubric: str | None = None) -> dict[str, Any]:
-    """Every rubric in use (or one): its items, each expert's work and each judge's queue."""
+def study_status(store: Store, rubric: str | None = None, *, team_alpha_target: float = 0.80) -> dict[str, Any]:
+    """Every rubric in use (or one): its items, each expert's work and each judge's queue; with an assignment
+    plan, the team's progress on it ("team")."""
     rubrics = [(r, n) for r, n in store.rubrics_in_use() if rubric is None or r == rubric]
     with store.snapshot():
-        return {"rubrics": [{
-            "rubric": rubric_id, "items": items,
-            "experts": [expert_status(store, rubric_id, r) for r in store.active_experts(rubric_id)],
-            "judges": [{"judge": judge, **queue} for judge, queue in sorted(store.judge_queue_by_rater(rubric_id).items())],
-        } for rubric_id, items in sorted(rubrics)]}
+        parts = []
+        for rubric_id, items in sorted(rubrics):
+            part: dict[str, Any] = {
+                "rubric": rubric_id, "items": items,
+                "experts": [expert_status(store, rubric_id, r) for r in store.active_experts(rubric_id)],
+                "judges": [{"judge": judge, **queue}
+                           for judge, queue in sorted(store.judge_queue_by_rater(rubric_id).items())],
+            }
+            if store.current_plan(rubric_id) is not None:
+                from judge_tui.analysis.team_progress import team_progress
+                from judge_tui.store.rubric_choice import resolve_rubric
+
+                part["team"] = team_progress(store, resolve_rubric(rubric_id, store), target=team_alpha_target)
+            parts.append(part)
+        return {"rubrics": parts}
 
 
 # --------------------------------------------------------------------------- rendering
@@ -96,4 +108,45 @@ def status_tables(status: dict[str, Any]) -> list[Any]:
                 judges.add_row(Text(clean(j["judge"])), str(j["queued"]), str(j["running"]), str(j["done"]),
                                str(j["failed"]), str(j["calls"]), f"${j['cost_usd']:,.4f}")  # as `judge-tui judge` shows cost
             tables.append(judges)
+        if part.get("team"):
+            tables.extend(team_tables(part["team"]))
     return tables
+
+
+def team_tables(team: dict[str, Any]) -> list[Any]:
+    from rich.table import Table
+    from rich.text import Text
+
+    from judge_tui.stats.decisions import MIN_ITEMS_TO_DECIDE
+
+    who = "every expert" if team["overlap_raters"] == len(team["experts"]) else f"{team['overlap_raters']} experts"
+    progress = Table(title=f"assignment plan {team['number']} ({team['created_at'][:10]}, seed {team['seed']}, "
+                           f"{team['overlap']:.0%} overlap rated by {who})", title_justify="left")
+    for column in ("expert", "assigned", "rated", "remaining", "skipped", "flagged", "overlap rated", "time"):
+        progress.add_column(column, justify="left" if column == "expert" else "right", overflow="fold")
+    for e in team["experts"]:
+        progress.add_row(Text(clean(e["expert"])), str(e["assigned"]), str(e["rated"]), str(e["remaining"]),
+                         str(e["skipped"]), str(e["flagged"]), f"{e['overlap_rated']}/{e['overlap_assigned']}",
+                         duration(e["seconds"]) + (f" (+{e['time_unknown']} unknown)" if e["time_unknown"] else ""))
+    o = team["overlap_items"]
+    agreement = team["agreement"]
+    figures = Table(title=f"overlap: {o['rated_by_two_or_more']} of {o['planned']} items rated by two or more "
+                          f"experts ({o['rated_by_all_assigned']} by all assigned); team agreement so far: "
+                          f"{agreement['measure']}, {agreement['confidence']:.0%} interval, target "
+                          f"{agreement['target']:.2f}", title_justify="left")
+    for column in ("dimension", "items", "alpha", "interval", f"vs {agreement['target']:.2f}", "more items"):
+        figures.add_column(column, justify="left" if column == "dimension" or column.startswith("vs") else "right",
+                           overflow="fold")
+    for d in agreement["dimensions"]:
+        if d["alpha"] is None:
+            figures.add_row(Text(clean(d["dimension"])), str(d["items"]), "—", "—", "undecided", Text(d["why"]))
+            continue
+        more = Text("—" if d["more_items"] is None else
+                    f"at least {d['more_items']}" if d["items"] < MIN_ITEMS_TO_DECIDE else f"about {d['more_items']}")
+        if d["decision"] == "undecided" and d["more_items"] is None:
+            more = Text(d["why"])
+        figures.add_row(Text(clean(d["dimension"])), str(d["items"]), f"{d['alpha']:.2f}",
+                        f"[{d['low']:.2f}, {d['high']:.2f}]", d["decision"], more)
+    figures.caption = f"enough overlap? {agreement['verdict']}"
+    figures.caption_justify = "left"
+    return [progress, figures]

@@ -10,21 +10,38 @@ from judge_tui.cli.commands import open_store
 from judge_tui.formats.terminal import echo
 from judge_tui.model.errors import UserError
 from judge_tui.store import StoreError
-from judge_tui.transfer.bundle import choose_rater, export_bundle, import_bundle
+from judge_tui.transfer.bundle import (
+    REVIEWER_META_KEY,
+    bundle_rater,
+    choose_rater,
+    export_bundle,
+    import_bundle,
+)
 from judge_tui.transfer.merge import describe
 
 
 def run_export_bundle(args: argparse.Namespace) -> int:
     if not args.output:
         raise UserError("a bundle is a database file: give its name with -o FILE (e.g. -o ann.bundle.db)")
+    expert = getattr(args, "for_expert", None)
+    if expert and getattr(args, "rater", None) and args.rater != expert:
+        raise UserError(f"--for {expert} and --rater {args.rater} name two experts; a bundle holds one's work")
     with open_store(args) as store:
-        rater = choose_rater(store, getattr(args, "rater", None))
+        rater = expert or choose_rater(store, getattr(args, "rater", None))
         try:
-            result = export_bundle(store, rater, Path(args.output))
+            result = export_bundle(store, rater, Path(args.output), assignment=bool(expert))
         except (StoreError, sqlite3.DatabaseError, OSError) as exc:
             raise UserError(f"{args.output}: cannot write the bundle ({exc})") from None
+        queues = store.assignments_in_force(rater) if expert else {}
     marks = result.added["set_aside"]
     also = f", and {marks} skipped or flagged item{'s' if marks != 1 else ''} not yet rated" if marks else ""
+    if expert:
+        shown = "; ".join(f"{n} items of {rubric} ({overlap} shared with other experts)"
+                          for rubric, (n, overlap) in queues.items())
+        echo(f"wrote {args.output} for {rater}: their assignment, {shown}; {result.added['items']} items and "
+             f"{result.added['ratings']} ratings of theirs{also}.")
+        echo(f"On their machine: judge-tui import --bundle {args.output}, then judge-tui rate --reviewer {rater}")
+        return 0
     echo(f"wrote {args.output}: {result.added['ratings']} ratings of {result.added['items']} items by {rater}"
          f"{also}.")
     return 0
@@ -34,6 +51,13 @@ def run_export_bundle(args: argparse.Namespace) -> int:
 def run_import_bundle(args: argparse.Namespace) -> int:
     with open_store(args) as store:
         result = import_bundle(store, Path(args.bundle))
-    for line in describe(result):
-        echo(line)
+        for line in describe(result):
+            echo(line)
+        if result.added["assignments"]:
+            expert = bundle_rater(Path(args.bundle))
+            for rubric, (n, overlap) in store.assignments_in_force(expert).items():
+                echo(f"{expert}'s assignment: {n} items of {rubric} ({overlap} shared with other experts). "
+                     f"Rate them with: judge-tui rate --reviewer {expert} --rubric {rubric}")
+            if store.get_meta(REVIEWER_META_KEY) == expert:
+                echo(f"This database now rates as {expert}: `judge-tui rate` opens their queue.")
     return 0

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from judge_tui.cli import commands
 from judge_tui.model.errors import UserError
+from judge_tui.model.records import reviewer_problem
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings, load_settings
 from judge_tui.store import Store, StoreError
@@ -81,7 +82,6 @@ def choose_reviewer(store: Store, given: str | None, *, remember: bool = True) -
     """--reviewer (remembered from now on unless remember is False), else the remembered one; None means ask
     in the app."""
     from judge_tui.tui.app import REVIEWER_META_KEY
-    from judge_tui.tui.screens.reviewer import reviewer_problem
 
     if given:
         problem = reviewer_problem(given)

@@ -41,6 +41,7 @@ HANDLERS = {
     "check": "judge_tui.cli.commands:run_check",
     "flags": "judge_tui.cli.flags:run",
     "status": "judge_tui.cli.status:run",
+    "assign": "judge_tui.cli.assign:run",
 }
 
 
@@ -124,6 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rater", help="only this rater (rating-form: the expert; default: the remembered reviewer)")
     p.add_argument("--judge", help="review-template: the judge rater to show beside the human")
     p.add_argument("--bundle", action="store_true", help="export this database's work as one bundle file")
+    p.add_argument("--for", dest="for_expert", metavar="EXPERT",
+                   help="with --bundle: the bundle to hand EXPERT, holding their assignment (judge-tui assign) "
+                        "and its items, and their ratings so far")
 
     p = sub.add_parser("split", help="assign items to train / dev / test splits")
     _common(p)
@@ -172,6 +176,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--raters", help="compare these raters: A,B (groups: A+B,C)")
     p.add_argument("--compare", nargs=2, metavar=("V1", "V2"), help="alignment under two prompt versions")
     p.add_argument("-o", "--output", type=Path, help="write to a file instead of standard output")
+
+    p = sub.add_parser("assign", help="plan who rates which items: each expert's share, with an overlap rated by "
+                                      "several experts for agreement")
+    _common(p)
+    p.add_argument("--rubric", required=True, help="rubric id whose items are assigned")
+    p.add_argument("--experts", required=True, metavar="ID,ID,...", help="the experts' reviewer ids, e.g. ann,bob,cat")
+    p.add_argument("--overlap", type=float, default=0.2,
+                   help="share of the items rated by several experts, for agreement (default 0.2; 0 for none)")
+    p.add_argument("--overlap-raters", type=int, default=0, metavar="K",
+                   help="how many experts rate each overlap item (default: every expert; at least 2)")
+    p.add_argument("--per-expert", type=int, metavar="N",
+                   help="about N items per expert (default: every item of the rubric is assigned)")
+    p.add_argument("--seed", type=int, default=0, help="the same items, experts and seed give the same plan")
+    p.add_argument("--format", choices=["text", "json"], default="text", help="the plan as text (default) or JSON")
 
     p = sub.add_parser("status", help="where the study stands: each expert's progress and time, the judge queue")
     _common(p)

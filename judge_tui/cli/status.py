@@ -8,13 +8,14 @@ import json
 from judge_tui.analysis.status import status_tables, study_status
 from judge_tui.cli.commands import open_store
 from judge_tui.formats.terminal import print_table
+from judge_tui.model.settings import load_settings
 from judge_tui.store.rubric_choice import resolve_rubric
 
 
 def run(args: argparse.Namespace) -> int:
     with open_store(args, create=False) as store:
         rubric = resolve_rubric(args.rubric, store).id if args.rubric else None
-        status = study_status(store, rubric)
+        status = study_status(store, rubric, team_alpha_target=load_settings().agreement.team_alpha_target)
     if args.format == "json":
         print(json.dumps(status, indent=2, ensure_ascii=False))
         return 0

@@ -4,12 +4,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 RaterKind = Literal["human", "judge", "code"]
 RATER_KINDS: tuple[str, ...] = ("human", "judge", "code")
 SPLITS: tuple[str, ...] = ("train", "dev", "test")
+
+REVIEWER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,39}")
+
+
+def reviewer_problem(reviewer: str) -> str | None:
+    """Why a reviewer (expert) id cannot be used, or None if it can."""
+    if not REVIEWER_ID.fullmatch(reviewer):
+        return ("a reviewer id is 1 to 40 letters, digits or _ . @ - (no spaces), starting with a letter or "
+                "digit, e.g. EXP001")
+    return None
 # Bounds on what a rating can claim: past them a value is a slip (minutes in a seconds column, a stray exponent).
 MAX_SECONDS = 7 * 24 * 3600.0  # a week of active time on one item
 MAX_REPEAT = 1000

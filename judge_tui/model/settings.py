@@ -28,6 +28,8 @@ class AgreementSettings(BaseModel):
     kappa_moderate: float = Field(default=0.41, ge=-1, le=1)
     pearson_target: float = Field(default=0.70, ge=-1, le=1, description="Overall-score r at or above this")
     tpr_tnr_target: float = Field(default=0.90, ge=0, le=1, description="PASS/FAIL: TPR and TNR above this")
+    team_alpha_target: float = Field(default=0.80, ge=-1, le=1,
+                                     description="Krippendorff's alpha among the experts at or above this")
 
     @model_validator(mode="after")
     def _bands_in_order(self) -> AgreementSettings:

@@ -5,8 +5,8 @@ write is its own short transaction begun with BEGIN IMMEDIATE (a second process 
 A Store belongs to the thread that opened it.
 
 One module per area: schema.py (tables and migrations), core.py (connection, transactions, meta), then the
-queries of items, ratings, drafts, flags, the judge queue, import/export, agreement, merge_rows (what a merge
-finds here and the rows it writes), version_rows (rubric and prompt versions), rating_rows (several raters side
+queries of items, ratings, drafts, flags, assignments, the judge queue, import/export, agreement, merge_rows
+(what a merge finds here and the rows it writes), version_rows (rubric and prompt versions), rating_rows (several raters side
 by side, one rater's re-ratings) and status; foreign.py reads another database for a merge; faults.py turns the
 database's faults into messages; rubric_choice.py picks the rubric definition a database works with.
 """
@@ -14,6 +14,7 @@ database's faults into messages; rubric_choice.py picks the rubric definition a 
 from __future__ import annotations
 
 from judge_tui.store.agreement_queries import AgreementQueries, RaterScores
+from judge_tui.store.assignments import AssignmentQueries
 from judge_tui.store.common import ItemConflict, StoreError, now
 from judge_tui.store.core import StoreCore
 from judge_tui.store.drafts import DraftQueries
@@ -58,6 +59,7 @@ class Store(
     AgreementQueries,
     DriftQueries,
     StatusQueries,
+    AssignmentQueries,
     StoreCore,
 ):
     """A judge-tui database: every query of every area, on one connection."""

@@ -32,17 +32,22 @@ _FLAGS = """
 class FlagQueries(StoreCore):
     # ------------------------------------------------------------------ flags
 
-    def flags(self, rubric: str | None = None, rater_id: str | None = None, split: str | None = None) -> list[Flag]:
-        """Every flag (optionally of one rubric, rater or split), in item order, then by rater."""
-        clause, params = where(("i.rubric = ?", rubric), ("f.rater_id = ?", rater_id), ("i.split = ?", split))
+    def flags(self, rubric: str | None = None, rater_id: str | None = None, split: str | None = None,
+              plan: str | None = None) -> list[Flag]:
+        """Every flag (optionally of one rubric, rater or split, or of items assigned to the rater in a plan),
+        in item order, then by rater."""
+        clause, params = where(
+            ("i.rubric = ?", rubric), ("f.rater_id = ?", rater_id), ("i.split = ?", split),
+            ("f.item_id IN (SELECT item_id FROM assignments a WHERE a.plan_id = ? AND a.rater_id = f.rater_id)",
+             plan))
         rows = self.conn.execute(
             f"SELECT f.item_id, f.rater_id, f.flag_reason, f.state, f.updated_at, i.rubric, i.task_type, i.split"
             f" FROM ({_FLAGS}) f JOIN items i ON i.id = f.item_id {clause} ORDER BY i.position, f.rater_id", params
         )
         return [Flag(*row) for row in rows]
 
-    def count_flagged(self, rater_id: str, rubric: str, split: str | None = None) -> int:
-        return len(self.flags(rubric, rater_id, split))
+    def count_flagged(self, rater_id: str, rubric: str, split: str | None = None, plan: str | None = None) -> int:
+        return len(self.flags(rubric, rater_id, split, plan))
 
 
     def set_aside(self, rubric: str | None = None, rater_id: str | None = None) -> list[Draft]:

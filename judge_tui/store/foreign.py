@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from judge_tui.store.assignments import CURRENT_PLAN
 from judge_tui.store.common import StoreError
 from judge_tui.store.core import connect_read_only
 from judge_tui.store.flags import SET_ASIDE
@@ -76,15 +77,23 @@ class ForeignDatabase:
     def _columns(self, table: str) -> set[str]:
         return {row["name"] for row in self._rows(f"PRAGMA table_info({table})")}
 
-    def items(self, only_raters: Sequence[str] | None = None) -> list[dict[str, Any]]:
-        """Items; with only_raters, those these raters rated, skipped or flagged."""
+    def items(self, only_raters: Sequence[str] | None = None, *, assigned: bool = False) -> list[dict[str, Any]]:
+        """Items; with only_raters, those these raters rated, skipped or flagged (and with assigned, those
+        assigned to them in the plans in force)."""
         where, params = self._rater_filter(only_raters, "rater_id")
         restrict = ""
         if only_raters:
             restrict = f" WHERE id IN (SELECT item_id FROM ratings{where})"
+            copies = 1
             if "drafts" in self.tables:
                 restrict += f" OR id IN (SELECT item_id FROM drafts{where} AND (skipped = 1 OR flagged = 1))"
-                params = params * 2
+                copies = 2
+            params = params * copies
+            if assigned and "assignments" in self.tables:
+                of_raters, rater_params = self._rater_filter(only_raters, "a.rater_id")
+                restrict += (" OR id IN (SELECT a.item_id FROM assignments a JOIN assignment_plans p ON"
+                             f" p.id = a.plan_id{of_raters} AND {CURRENT_PLAN})")
+                params += rater_params
         return self._rows("SELECT id, rubric, task_type, fields, split, content_hash, position, source,"
                           f" few_shot_used, created_at FROM items{restrict} ORDER BY position", params)
 
@@ -114,6 +123,26 @@ class ForeignDatabase:
         where = (where + " AND " if where else " WHERE ") + SET_ASIDE
         return self._rows("SELECT d.item_id, d.rater_id, d.skipped, d.flagged, d.flag_reason, d.updated_at"
                           f" FROM drafts d{where} ORDER BY d.item_id, d.rater_id", params)
+
+    def assignment_plans(self, only_raters: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Assignment plans; with only_raters, the plans in force in which these raters have items."""
+        if "assignment_plans" not in self.tables:
+            return []
+        where, params = self._rater_filter(only_raters, "a.rater_id")
+        restrict = ""
+        if only_raters:
+            restrict = f" WHERE {CURRENT_PLAN} AND id IN (SELECT a.plan_id FROM assignments a{where})"
+        return self._rows("SELECT id, rubric, experts, overlap, overlap_raters, per_expert, seed, balance, created_at"
+                          f" FROM assignment_plans p{restrict} ORDER BY created_at, id", params)
+
+    def assignments(self, plan_ids: Sequence[str], only_raters: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """The rows of these plans (of these raters only, if given)."""
+        if "assignments" not in self.tables or not plan_ids:
+            return []
+        where, params = self._rater_filter(only_raters, "rater_id")
+        where = (where + " AND " if where else " WHERE ") + f"plan_id IN ({','.join('?' * len(plan_ids))})"
+        return self._rows("SELECT plan_id, rater_id, item_id, position, overlap FROM assignments"
+                          f"{where} ORDER BY plan_id, rater_id, position", [*params, *plan_ids])
 
     def revision_marks(self, only_items: set[str] | None = None) -> list[dict[str, Any]]:
         if "revision_marks" not in self.tables:

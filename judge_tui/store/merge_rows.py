@@ -31,6 +31,8 @@ class MergeQueries(ItemQueries):
         state.drafts.update(self.conn.execute("SELECT item_id, rater_id FROM drafts"))
         for item_id, rubric, note in self.conn.execute("SELECT item_id, rubric, note FROM revision_marks"):
             state.revision_marks[(item_id, rubric)] = note
+        state.plans.update(r[0] for r in self.conn.execute("SELECT id FROM assignment_plans"))
+        state.assignments.update(self.conn.execute("SELECT plan_id, rater_id, item_id FROM assignments"))
         state.next_position = self._next_position()
         return state
 
@@ -66,10 +68,13 @@ class MergeState:
         self.ratings: dict[tuple[str, str, int, int], tuple[Any, ...]] = {}  # key -> comparable values
         self.revision_marks: dict[tuple[str, str], str] = {}
         self.drafts: set[tuple[str, str]] = set()  # (item id, rater id)
+        self.plans: set[str] = set()  # assignment plan ids
+        self.assignments: set[tuple[str, str, str]] = set()  # (plan id, rater id, item id)
         self.next_position = 1
 
 
-_MERGED_TABLES = {"items", "raters", "ratings", "revision_marks", "prompt_versions", "drafts"}
+_MERGED_TABLES = {"items", "raters", "ratings", "revision_marks", "prompt_versions", "drafts", "assignment_plans",
+                  "assignments"}
 
 
 # What makes two ratings the same rating; the source (which file or screen it came from) is not part of it.

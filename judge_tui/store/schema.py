@@ -287,3 +287,40 @@ def m007_items_split_from_import(db: sqlite_utils.Database) -> None:
     # tell an imported split from one `split` made, so every split it holds is kept.
     db.execute("ALTER TABLE items ADD COLUMN split_from_import INTEGER NOT NULL DEFAULT 0")
     db.execute("UPDATE items SET split_from_import = 1 WHERE split IS NOT NULL")
+
+
+@migrations()
+def m008_assignments(db: sqlite_utils.Database) -> None:
+    # `judge-tui assign`: which expert rates which items. A plan keeps the options it was made with; its rows
+    # are each expert's queue in order, with the items several experts rate (the overlap) marked. Plans are
+    # never edited: re-assigning adds a newer plan, and a rubric's newest plan is the one in force. The id is
+    # made on the lead's machine, so copies of a plan in bundles and merged databases are recognised as one.
+    # rater_id has no foreign key: experts are named before they have rated anything.
+    db.execute(
+        """
+        CREATE TABLE assignment_plans (
+            id TEXT PRIMARY KEY,
+            rubric TEXT NOT NULL,
+            experts TEXT NOT NULL,
+            overlap REAL NOT NULL,
+            overlap_raters INTEGER NOT NULL,
+            per_expert INTEGER,
+            seed INTEGER NOT NULL,
+            balance TEXT NOT NULL DEFAULT '[]',
+            created_at TEXT NOT NULL
+        )
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE assignments (
+            plan_id TEXT NOT NULL REFERENCES assignment_plans (id),
+            rater_id TEXT NOT NULL,
+            item_id TEXT NOT NULL REFERENCES items (id),
+            position INTEGER NOT NULL,
+            overlap INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (plan_id, rater_id, item_id)
+        )
+        """
+    )
+    db.execute("CREATE INDEX assignments_queue ON assignments (plan_id, rater_id, position)")

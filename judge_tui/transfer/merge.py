@@ -16,6 +16,10 @@ Each expert rates on a laptop; the lead merges their database files into one. Th
   where they were made, except that an item skipped or flagged but not rated travels as just that mark (and
   the flag's reason), unless we hold a rating or a draft of it by that rater. A submitted item's flag is part
   of its rating. Revision marks are copied when we have none for that item.
+* Assignment plans (`judge-tui assign`) are never edited once made, so a plan and its rows are copied when
+  missing here (rows of items left out above stay out); the newest plan of a rubric is the one in force. A
+  bundle of one expert's work carries no plan; a bundle made `--for` an expert carries the plans in force in
+  which they have items, with their rows only.
 
 The other file is opened read-only and all writes happen in one transaction per file.
 """
@@ -60,7 +64,8 @@ class RaterConflict:
 class MergeResult:
     source: Path
     added: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
-        ("items", "raters", "rubric_versions", "prompt_versions", "ratings", "revision_marks", "set_aside"), 0))
+        ("items", "raters", "rubric_versions", "prompt_versions", "ratings", "revision_marks", "set_aside",
+         "assignment_plans", "assignments"), 0))
     unchanged_ratings: int = 0
     item_differences: list[ItemDifference] = field(default_factory=list)
     rating_conflicts: list[RatingConflict] = field(default_factory=list)
@@ -95,10 +100,12 @@ def _rating_summary(values: tuple[Any, ...]) -> dict[str, Any]:
             "flagged": bool(flagged), "flag_reason": flag_reason}
 
 
-def merge_database(store: Store, other_path: Path | str, *, only_raters: list[str] | None = None) -> MergeResult:
-    """Bring another database's items, raters, versions, ratings and revision marks into `store`.
+def merge_database(store: Store, other_path: Path | str, *, only_raters: list[str] | None = None,
+                   assignments: bool = False) -> MergeResult:
+    """Bring another database's items, raters, versions, ratings, revision marks and assignment plans into `store`.
 
-    `only_raters` limits the merge to those raters' ratings and the items and versions they use (bundles).
+    `only_raters` limits the merge to those raters' ratings and the items and versions they use (bundles); with
+    `assignments` it also takes the plans in force in which they have items, their rows and those items.
     Raises StoreError if the other file cannot be read as a judge-tui database.
     """
     other_path = Path(other_path)
@@ -109,11 +116,13 @@ def merge_database(store: Store, other_path: Path | str, *, only_raters: list[st
         state = store.merge_state()
         version_map = _merge_rubric_versions(store, state, other, result)
         _merge_prompt_versions(store, state, other, version_map, result)
-        bad_items = _merge_items(store, state, other, only_raters, result)
+        bad_items = _merge_items(store, state, other, only_raters, assignments, result)
         bad_raters = _merge_raters(store, state, other, only_raters, result)
         rated_items = _merge_ratings(store, state, other, only_raters, version_map, bad_items, bad_raters, result)
         _merge_revision_marks(store, state, other, rated_items if only_raters else None, bad_items, result)
         _merge_set_aside(store, state, other, only_raters, bad_items, bad_raters, result)
+        if assignments or not only_raters:
+            _merge_assignments(store, state, other, only_raters, bad_items, result)
     return result
 
 
@@ -143,12 +152,13 @@ def _merge_prompt_versions(
 
 
 def _merge_items(
-    store: Store, state: MergeState, other: ForeignDatabase, only_raters: list[str] | None, result: MergeResult
+    store: Store, state: MergeState, other: ForeignDatabase, only_raters: list[str] | None, assigned: bool,
+    result: MergeResult,
 ) -> dict[str, str]:
     """Copy new items; returns the ids whose content differs (with the problem)."""
     bad: dict[str, str] = {}
     new = []
-    for row in other.items(only_raters):
+    for row in other.items(only_raters, assigned=assigned):
         ours = state.items.get(row["id"])
         if ours is None:
             new.append({**row, "position": state.next_position})
@@ -256,6 +266,26 @@ def _merge_set_aside(
     result.added["set_aside"] = len(new)
 
 
+def _merge_assignments(
+    store: Store, state: MergeState, other: ForeignDatabase, only_raters: list[str] | None,
+    bad_items: dict[str, str], result: MergeResult,
+) -> None:
+    plans = other.assignment_plans(only_raters)
+    new_plans = [row for row in plans if row["id"] not in state.plans]
+    store.insert_merged("assignment_plans", new_plans)
+    state.plans.update(row["id"] for row in new_plans)
+    result.added["assignment_plans"] = len(new_plans)
+    new = []
+    for row in other.assignments([p["id"] for p in plans], only_raters):
+        key = (row["plan_id"], row["rater_id"], row["item_id"])
+        if key in state.assignments or row["item_id"] in bad_items or row["item_id"] not in state.items:
+            continue
+        new.append(row)
+        state.assignments.add(key)
+    store.insert_merged("assignments", new)
+    result.added["assignments"] = len(new)
+
+
 # --------------------------------------------------------------------------- the command
 
 
@@ -283,6 +313,9 @@ def describe(result: MergeResult) -> list[str]:
             head += f", {plural(a['revision_marks'], 'revision mark')}"
         if a["set_aside"]:
             head += f", {plural(a['set_aside'], 'skipped or flagged item')} not yet rated"
+        if a["assignment_plans"] or a["assignments"]:
+            head += (f", {plural(a['assignment_plans'], 'assignment plan')} ({plural(a['assignments'], 'assigned item')}"
+                     " across experts)")
     else:
         head = f"{result.source}: nothing new"
     lines = [head + f" ({plural(result.unchanged_ratings, 'rating')} already here)."]

@@ -91,7 +91,11 @@ class RatingSession:
         self.timer = ItemTimer(idle_seconds, clock)
         self.version_id = store.ensure_rubric_version(rubric)
         store.ensure_rater(reviewer, "human")
-        self.total = store.count_items(rubric.id, split)  # the app imports nothing, so this holds
+        # With an assignment (judge-tui assign) the reviewer rates its queue, in its order; else every item.
+        self.plan = store.assignment_of(reviewer, rubric.id)
+        # The app imports nothing, so this holds.
+        self.total = (store.count_items(rubric.id, split) if self.plan is None
+                      else store.count_assigned(self.plan, reviewer, split))
         self.state: ItemState | None = None
         self._undo: list[Edit] = []
         self._code_ids = frozenset(d.id for d in rubric.code_dimensions)
@@ -111,10 +115,20 @@ class RatingSession:
         draft = self.store.latest_draft(self.reviewer, self.rubric.id)
         if draft is not None:
             item = self.store.item(draft.item_id)
-            if item is not None and (self.split is None or item.split == self.split):
+            if item is not None and (self.split is None or item.split == self.split) and self._place(item):
                 return self.open(item)
-        item = self._next_unrated(0) or self.store.item_at(self.rubric.id, 0, +1, self.split)
+        item = self._next_unrated(0) or self.store.item_at(self.rubric.id, 0, +1, self.split, self._queue)
         return self.open(item) if item else None
+
+    @property
+    def _queue(self) -> tuple[str, str] | None:
+        return None if self.plan is None else (self.plan, self.reviewer)
+
+    def _place(self, item: Item) -> int:
+        """Where an item stands in the order this reviewer rates: import order, or their queue (0: not in it)."""
+        if self.plan is None:
+            return item.position
+        return self.store.queue_position(self.plan, self.reviewer, item.id) or 0
 
     def open(self, item: Item) -> ItemState:
         """Show an item: its draft if there is one, else this reviewer's submitted rating, else nothing."""
@@ -161,10 +175,11 @@ class RatingSession:
             # Items submitted while the database was busy are rated, though not yet in the database.
             for _ in range(len(self.pending) + 1):
                 item = self.store.next_unrated_item(self.reviewer, self.rubric.id, self.split,
-                                                    after_position=position, include_skipped=include_skipped)
+                                                    after_position=position, include_skipped=include_skipped,
+                                                    plan=self.plan)
                 if item is None or self._pending_rating(item.id) is None:
                     break
-                position = item.position
+                position = self._place(item)
             else:
                 item = None
             if item is not None:
@@ -176,14 +191,14 @@ class RatingSession:
         if self.state is None:
             return None
         return self.store.next_unrated_item(
-            self.reviewer, self.rubric.id, self.split, after_position=self.state.item.position)
+            self.reviewer, self.rubric.id, self.split, after_position=self._place(self.state.item), plan=self.plan)
 
     def open_next_unrated(self) -> ItemState | None:
         """The next item this reviewer has not submitted (skipped ones last); None when all are rated.
 
         With drift checks on, a due re-check of an already-rated item comes first.
         """
-        position = self.state.item.position if self.state else 0
+        position = self._place(self.state.item) if self.state else 0
         if self.state is not None and self.state.recheck:
             position = self._position_before_recheck
         recheck = self.drift.next_recheck() if self.drift else None
@@ -204,10 +219,10 @@ class RatingSession:
         return self.state
 
     def open_neighbour(self, direction: int) -> ItemState | None:
-        """The previous (-1) or next (+1) item in import order; None at either end."""
+        """The previous (-1) or next (+1) item in import order (or the reviewer's queue); None at either end."""
         if self.state is None:
             return None
-        item = self.store.item_at(self.rubric.id, self.state.item.position, direction, self.split)
+        item = self.store.item_at(self.rubric.id, self._place(self.state.item), direction, self.split, self._queue)
         return self.open(item) if item else None
 
     # ------------------------------------------------------------------ changes (each saved at once)
@@ -412,8 +427,11 @@ class RatingSession:
     # ------------------------------------------------------------------ what the screen shows
 
     def progress(self) -> dict[str, int]:
-        """Rated, skipped, flagged and total, counting the changes kept for later as they will be once written."""
-        counts = self.store.progress(self.reviewer, self.rubric.id, self.split, total=self.total)
+        """Rated, skipped, flagged and total, counting the changes kept for later as they will be once written.
+
+        With an assignment, of the assigned items (total is their number).
+        """
+        counts = self.store.progress(self.reviewer, self.rubric.id, self.split, total=self.total, plan=self.plan)
         for item_id in {write.item_id for write in self.pending}:
             draft, rating = self._saved(item_id)
             stored_draft = self.store.draft(item_id, self.reviewer)

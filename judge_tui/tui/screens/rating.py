@@ -67,7 +67,8 @@ class RatingScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         demo = is_demo_database(self.session.store)
-        yield StatusLine(self.session.reviewer, database="demo database" if demo else "", id="status")
+        yield StatusLine(self.session.reviewer, database="demo database" if demo else "",
+                         assigned=self.session.plan is not None, id="status")
         with Horizontal(id="body"):
             yield ItemPane(self.rubric, id="item")
             with Vertical(id="side"):
@@ -85,7 +86,7 @@ class RatingScreen(Screen[None]):
             return
         self._show_item()
         if state.submitted is not None and not state.changed_since_submit:
-            self.notify("Every item is rated. ← and → page through them; q quits.", markup=False)
+            self.notify(self._all_rated(), markup=False)
         self.call_after_refresh(self._first_paint)
 
     def on_resize(self, event: events.Resize) -> None:
@@ -271,8 +272,14 @@ class RatingScreen(Screen[None]):
         shown = overall_label(self.rubric, rating.overall)
         self.notify(f"{rating.item_id} saved: {self.rubric.overall_name} {shown}", markup=False, timeout=3)
         if self.session.open_next_unrated() is None:
-            self.notify("Every item is rated. ← and → page through them; q quits.", markup=False, timeout=10)
+            self.notify(self._all_rated(), markup=False, timeout=10)
         self._show_item()
+
+    def _all_rated(self) -> str:
+        if self.session.plan is not None:
+            return ("Every item of your assignment is rated: export your work (judge-tui export --bundle) for the "
+                    "lead. ← and → page through your items; q quits.")
+        return "Every item is rated. ← and → page through them; q quits."
 
     def action_next_item(self) -> None:
         if self.session.open_neighbour(+1) is None:

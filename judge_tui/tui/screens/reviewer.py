@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-import re
-
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-REVIEWER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,39}")
-
-
-def reviewer_problem(reviewer: str) -> str | None:
-    """Why a reviewer id cannot be used, or None if it can."""
-    if not REVIEWER_ID.fullmatch(reviewer):
-        return ("a reviewer id is 1 to 40 letters, digits or _ . @ - (no spaces), starting with a letter or "
-                "digit, e.g. EXP001")
-    return None
+from judge_tui.model.records import reviewer_problem
 
 
 class ReviewerScreen(Screen[str | None]):

@@ -3,7 +3,8 @@ the reviewer and the judge.
 
 When the full line does not fit (80 columns with a busy judge), a compact form keeps every state in view:
 "3/25 rated" with skipped and flagged counts only when there are any, shorter separators and timer states,
-the judge before the reviewer id, and the reviewer id dropped last of all. Why changes wait to be saved
+the judge before the reviewer id, and the reviewer id dropped last of all. With an assignment (judge-tui
+assign) the counts are of the reviewer's assigned items: "3/40 assigned rated", "40 assigned". Why changes wait to be saved
 (a busy database, a full disk), when it happens, comes first and in full.
 """
 
@@ -24,9 +25,10 @@ _PAUSED_SHORT = {"running": "", "idle": " idle", "away": " away", "held": " stop
 
 
 class StatusLine(Static):
-    def __init__(self, reviewer: str, *, database: str = "", **kwargs: Any) -> None:
+    def __init__(self, reviewer: str, *, database: str = "", assigned: bool = False, **kwargs: Any) -> None:
         super().__init__(markup=False, **kwargs)
         self.reviewer = reviewer
+        self.assigned = assigned  # the counts are of the reviewer's assignment
         self.database = database  # names a database that is not the user's study ("demo database")
         self.progress = {"rated": 0, "skipped": 0, "flagged": 0, "total": 0}
         self.seconds = 0.0
@@ -75,11 +77,12 @@ class StatusLine(Static):
             line.append(self.database.split()[0] if compact else self.database, "reverse")
             line.append(bar, "dim")
         if compact:
-            line.append(f"{p['rated']}/{p['total']} rated", "bold")
+            line.append(f"{p['rated']}/{p['total']} {'assigned ' if self.assigned else ''}rated", "bold")
             line.append("".join(f" · {p[what]} {what}" for what in ("skipped", "flagged") if p[what]))
         else:
             line.append(f"{p['rated']} rated", "bold")
-            line.append(f" · {p['skipped']} skipped · {p['flagged']} flagged · {p['total']} total")
+            line.append(f" · {p['skipped']} skipped · {p['flagged']} flagged · {p['total']} "
+                        f"{'assigned to you' if self.assigned else 'total'}")
         line.append(bar, "dim")
         line.append(f"⏱ {format_seconds(self.seconds)}", "bold" if self.timer_state == "running" else "dim")
         line.append((_PAUSED_SHORT if compact else _PAUSED)[self.timer_state], "dim")

@@ -1,0 +1,153 @@
+"""A lead plans a 3-expert study with a 20% overlap, hands out three bundles, each expert rates on a laptop of
+their own (a separate database, through the rating session the screen uses), the bundles come back and are
+merged, and `judge-tui status` shows each expert's progress, the overlap and the team's agreement."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import krippendorff
+import numpy as np
+import pytest
+
+from judge_tui.store import Store
+from judge_tui.store.rubric_choice import resolve_rubric
+from judge_tui.tui.session import RatingSession
+from tests.tui.conftest import FakeClock
+
+EXPERTS = ("ann", "bob", "cat")
+POINTS = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+def cli(home: Path, *args: object) -> str:
+    env = {**os.environ, "JUDGE_TUI_HOME": str(home), "PYTHONPATH": str(Path.cwd())}
+    env.pop("JUDGE_TUI_DB", None)
+    done = subprocess.run([sys.executable, "-m", "judge_tui", *map(str, args)], capture_output=True, text=True,
+                          env=env, timeout=120, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def quality(item_id: str) -> float:
+    """What every expert sees in an item; cat reads the rationale dimension a step higher on some."""
+    return POINTS[int(item_id[1:]) % 5]
+
+
+def rate_on_laptop(db: Path, expert: str, how_many: int | None) -> list[str]:
+    """The expert rates their queue through the rating session (the screen's own logic), as far as how_many."""
+    clock = FakeClock()
+    with Store(db) as store:
+        rubric = resolve_rubric("cis", store)
+        session = RatingSession(store, rubric, expert, clock=clock)
+        state = session.resume()
+        done: list[str] = []
+        while state is not None and (how_many is None or len(done) < how_many):
+            if state.submitted is not None:
+                break
+            q = quality(state.item.id)
+            for dimension in rubric.judged_dimensions:
+                bump = 0.25 if expert == "cat" and dimension.id == "a" and q < 1 and int(state.item.id[1:]) % 3 == 0 else 0
+                session.set_score(dimension.id, q + bump)
+            if expert == "cat" and not done:
+                session.set_flag(True, "test output missing")
+            clock.advance(40)
+            session.submit()
+            done.append(state.item.id)
+            state = session.open_next_unrated()
+        return done
+
+
+@pytest.mark.slow
+def test_plan_hand_out_rate_offline_merge_back_and_see_the_team(tmp_path: Path):
+    home = tmp_path / "home"
+    lead = tmp_path / "lead.db"
+    cli(home, "import", Path("data/cis.jsonl").resolve(), "--rubric", "cis", "--db", lead)
+    plan = json.loads(cli(home, "assign", "--rubric", "cis", "--experts", ",".join(EXPERTS), "--overlap", "0.2",
+                          "--seed", "11", "--format", "json", "--db", lead))
+    assert plan["items_in_plan"] == 25 and plan["overlap_items"] == 5
+    assigned = {e["expert"]: e["items"] for e in plan["experts"]}
+    assert sum(assigned.values()) == 20 + 5 * 3
+
+    rated: dict[str, list[str]] = {}
+    for expert, how_many in (("ann", None), ("bob", None), ("cat", 6)):
+        bundle = tmp_path / f"{expert}.for.db"
+        cli(home, "export", "--bundle", "--for", expert, "-o", bundle, "--db", lead)
+        laptop = tmp_path / expert / "judge-tui.db"
+        laptop.parent.mkdir()
+        out = cli(tmp_path / expert / "home", "import", "--bundle", bundle, "--db", laptop)
+        assert f"{expert}'s assignment: {assigned[expert]} items of cis" in out
+        rated[expert] = rate_on_laptop(laptop, expert, how_many)
+        with Store(laptop) as store:  # the laptop never held anyone else's ratings
+            assert {r.rater_id for r in store.iter_ratings("cis")} == {expert}
+        cli(tmp_path / expert / "home", "export", "--bundle", "--rater", expert, "-o", tmp_path / f"{expert}.back.db",
+            "--db", laptop)
+    assert len(rated["ann"]) == assigned["ann"] and len(rated["cat"]) == 6
+
+    for expert in EXPERTS:
+        cli(home, "import", "--bundle", tmp_path / f"{expert}.back.db", "--db", lead)
+    status = json.loads(cli(home, "status", "--rubric", "cis", "--format", "json", "--db", lead))
+    team = status["rubrics"][0]["team"]
+    by_expert = {e["expert"]: e for e in team["experts"]}
+    for expert in EXPERTS:
+        e = by_expert[expert]
+        assert e["assigned"] == assigned[expert] and e["rated"] == len(rated[expert])
+        assert e["remaining"] == assigned[expert] - len(rated[expert])
+        assert e["seconds"] == 40.0 * len(rated[expert]) and e["time_unknown"] == 0
+    assert by_expert["cat"]["flagged"] == 1 and by_expert["ann"]["flagged"] == 0
+    assert by_expert["ann"]["overlap_rated"] == 5 and by_expert["bob"]["overlap_rated"] == 5
+    # ann and bob rated every overlap item; cat, half-way, the ones early in her queue (they are spread out).
+    assert 1 <= by_expert["cat"]["overlap_rated"] < 5
+    overlap = team["overlap_items"]
+    assert overlap == {"planned": 5, "rated_by_two_or_more": 5, "rated_by_all_assigned": by_expert["cat"]["overlap_rated"]}
+
+    # The team's alpha on the overlap is the krippendorff package's, from the same ratings.
+    with Store(lead) as store:
+        shared = sorted(store.overlap_item_ids(team["plan"]))
+        for d in team["agreement"]["dimensions"]:
+            matrix = np.full((3, len(shared)), np.nan)
+            for row, expert in enumerate(EXPERTS):
+                for col, item in enumerate(shared):
+                    rating = store.rating(item, expert)
+                    if rating is not None:
+                        matrix[row, col] = rating.scores[d["dimension"]]
+            expected = krippendorff.alpha(reliability_data=matrix, level_of_measurement="ordinal",
+                                          value_domain=list(POINTS))
+            assert d["items"] == 5 and d["alpha"] == pytest.approx(expected, abs=1e-4)
+            assert d["low"] <= d["alpha"] <= d["high"] and d["decision"] in ("met", "not met", "undecided")
+    assert team["agreement"]["target"] == 0.8 and team["agreement"]["verdict"]
+
+    text = cli(home, "status", "--rubric", "cis", "--db", lead)
+    assert "assignment plan 1" in text and "overlap: 5 of 5 items rated by two or more experts" in text
+    assert "Krippendorff's alpha (ordinal)" in text and "enough overlap?" in text
+
+    # The lead re-plans with another seed: nothing rated moves, and cat's new bundle brings the new queue.
+    again = json.loads(cli(home, "assign", "--rubric", "cis", "--experts", ",".join(EXPERTS), "--seed", "12",
+                           "--format", "json", "--db", lead))
+    assert again["number"] == 2
+    assert {e["expert"]: e["kept_rated"] for e in again["experts"]} == {e: len(rated[e]) for e in EXPERTS}
+    with Store(lead) as store:
+        plan2 = store.current_plan("cis")["id"]
+        for expert in EXPERTS:
+            assert set(rated[expert]) <= {i for _r, i, _p, _o in store.assigned_items(plan2, expert)}
+    cli(home, "export", "--bundle", "--for", "cat", "-o", tmp_path / "cat.again.db", "--db", lead)
+    cli(tmp_path / "cat" / "home", "import", "--bundle", tmp_path / "cat.again.db", "--db", tmp_path / "cat" / "judge-tui.db")
+    with Store(tmp_path / "cat" / "judge-tui.db") as store:
+        session = RatingSession(store, resolve_rubric("cis", store), "cat", clock=FakeClock())
+        assert session.plan == plan2
+        assert session.progress()["rated"] == 6 and session.total == {e["expert"]: e["items"]
+                                                                      for e in again["experts"]}["cat"]
+    status = json.loads(cli(home, "status", "--rubric", "cis", "--format", "json", "--db", lead))
+    assert [e["rated"] for e in status["rubrics"][0]["team"]["experts"]] == [len(rated[e]) for e in EXPERTS]
+
+
+@pytest.mark.slow
+def test_a_study_without_a_plan_has_no_team_section(tmp_path: Path):
+    lead = tmp_path / "lead.db"
+    cli(tmp_path / "home", "import", Path("data/cis.jsonl").resolve(), "--rubric", "cis", "--db", lead)
+    status = json.loads(cli(tmp_path / "home", "status", "--format", "json", "--db", lead))
+    assert "team" not in status["rubrics"][0]
+    assert "assignment plan" not in cli(tmp_path / "home", "status", "--db", lead)
