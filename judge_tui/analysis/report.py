@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from judge_tui.analysis.numbers import num, pct
 from judge_tui.analysis.scores import (
     OVERALL_COLUMN,
     Pairing,
@@ -325,14 +326,6 @@ def _human_agreement(members: Sequence[Scores], rater_ids: Sequence[str],
 # --------------------------------------------------------------------------------------------------
 
 
-def _pct(value: Figure) -> str:
-    return f"{value:.1%}" if ag.is_defined(value) else "n/a"
-
-
-def _num(value: Figure) -> str:
-    return f"{value:.3f}" if ag.is_defined(value) else "n/a"
-
-
 _SEVERITY = {"ok": 0, "info": 0, "unknown": 1, "caution": 2, "act": 3, "stop": 4}
 
 
@@ -343,7 +336,7 @@ def _findings(report_rows: Sequence[Row], overall: Row, summary: Summary, rubric
     band = ag.interpret_alignment(summary.alignment_rate, thresholds)
     findings.append(Finding(
         "alignment", band.status, band.meets_target, scope,
-        f"Alignment {_pct(summary.alignment_rate)} ({summary.agreements} of {summary.pairs} judged scores "
+        f"Alignment {pct(summary.alignment_rate)} ({summary.agreements} of {summary.pairs} judged scores "
         f"within ±{tolerance:g}): {band.label}. {band.action}",
     ))
     judged = [r for r in report_rows if r.method == "judged"]
@@ -355,7 +348,7 @@ def _findings(report_rows: Sequence[Row], overall: Row, summary: Summary, rubric
                 f"{len(defined) - len(below)} of {len(defined)} judged dimensions")
         if below:
             text += "; below it: " + ", ".join(
-                f"{r.key} ({_num(r.agreement.cohen_kappa)}, {r.kappa_band.label})" for r in below)
+                f"{r.key} ({num(r.agreement.cohen_kappa)}, {r.kappa_band.label})" for r in below)
             text += f". {worst.kappa_band.action}"
         else:
             text += "."
@@ -368,7 +361,7 @@ def _findings(report_rows: Sequence[Row], overall: Row, summary: Summary, rubric
         target = ag.meets_pearson_target(overall.agreement.pearson_r, thresholds)
         findings.append(Finding(
             "pearson", target.status, target.meets_target, scope,
-            f"Pearson r of the {rubric.overall_name} scores: {_num(overall.agreement.pearson_r)} "
+            f"Pearson r of the {rubric.overall_name} scores: {num(overall.agreement.pearson_r)} "
             f"(target ≥ {thresholds.pearson_target:.2f}): {target.label}. {target.action}",
         ))
     if rubric.scale.kind == "pass_fail":
@@ -377,8 +370,8 @@ def _findings(report_rows: Sequence[Row], overall: Row, summary: Summary, rubric
         rates = {r.key: r.agreement.alignment_rate for r in judged}
         findings.append(Finding(
             "range", "info", None, scope,
-            f"Lowest alignment: {summary.lowest} ({_pct(rates[summary.lowest])}); "
-            f"highest: {summary.highest} ({_pct(rates[summary.highest])}).",
+            f"Lowest alignment: {summary.lowest} ({pct(rates[summary.lowest])}); "
+            f"highest: {summary.highest} ({pct(rates[summary.highest])}).",
         ))
     for row in report_rows:
         if row.method == "code" and row.agreement.n:
@@ -407,13 +400,13 @@ def _binary_finding(row: Row, test: ag.BinaryMetrics | None, thresholds: Thresho
         return Finding(
             "tpr_tnr", "unknown", None, "test split",
             f"The TPR/TNR target (both above {target:.2f}) applies to the test split, and no test-split item was "
-            f"labelled by both; over the compared items TPR is {_num(row.agreement.tpr)} and TNR "
-            f"{_num(row.agreement.tnr)}, for guidance only. Assign splits with `judge-tui split`.",
+            f"labelled by both; over the compared items TPR is {num(row.agreement.tpr)} and TNR "
+            f"{num(row.agreement.tnr)}, for guidance only. Assign splits with `judge-tui split`.",
         )
     verdict = ag.meets_binary_target(test.tpr, test.tnr, thresholds)
     return Finding(
         "tpr_tnr", verdict.status, verdict.meets_target, "test split",
-        f"On the test split ({test.n} items): TPR {_num(test.tpr)}, TNR {_num(test.tnr)} "
+        f"On the test split ({test.n} items): TPR {num(test.tpr)}, TNR {num(test.tnr)} "
         f"(target: both above {target:.2f}): {verdict.label}. {verdict.action}",
     )
 
