@@ -98,22 +98,21 @@ def consensus(matrix: np.ndarray, ordered: bool, min_raters: int = 2) -> tuple[n
     """Per item: the mean of the raters' scores (ordered scales) or the majority value (unordered), NaN where
     fewer than `min_raters` rated or (unordered) the most frequent values tie. Returns (values, tie mask)."""
     matrix = np.asarray(matrix, dtype=np.float64)
-    out = np.full(matrix.shape[1], np.nan)
-    tied = np.zeros(matrix.shape[1], dtype=bool)
-    for j in range(matrix.shape[1]):
-        column = matrix[:, j][~np.isnan(matrix[:, j])]
-        if column.size < min_raters:
-            continue
-        if ordered:
-            out[j] = float(column.mean())
-            continue
-        values, counts = np.unique(column, return_counts=True)
-        winners = values[counts == counts.max()]
-        if winners.size == 1:
-            out[j] = float(winners[0])
-        else:
-            tied[j] = True
-    return out, tied
+    present = ~np.isnan(matrix)
+    raters = present.sum(axis=0)
+    enough = raters >= min_raters
+    if ordered:
+        # Summed rater by rater, in the order a mean over each item's column would add them.
+        sums = np.where(present, matrix, 0.0).sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(enough, sums / np.maximum(raters, 1), np.nan), np.zeros(matrix.shape[1], dtype=bool)
+    values = np.unique(matrix[present])
+    if values.size == 0:
+        return np.full(matrix.shape[1], np.nan), np.zeros(matrix.shape[1], dtype=bool)
+    counts = np.stack([(matrix == v).sum(axis=0) for v in values])  # values x items
+    winners = (counts == counts.max(axis=0)).sum(axis=0)
+    out = np.where(enough & (winners == 1), values[counts.argmax(axis=0)], np.nan)
+    return out, enough & (winners > 1)
 
 
 def spread_exceeds(matrix: np.ndarray, tolerance: float = TOLERANCE) -> np.ndarray:
