@@ -298,7 +298,7 @@ def verdict(report: Report) -> Text:
 
 
 def undefined_notes(report: Report) -> Text | None:
-    shown = {f for _, f in _columns(report) if f != "n"}
+    shown = [f for _, f in _columns(report) if f != "n"]  # in column order, the same on every run
     notes: dict[str, list[str]] = {}
     for row in [*report.rows, report.overall]:
         for figure in shown:
