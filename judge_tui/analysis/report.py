@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from judge_tui.analysis.numbers import num, pct
+from judge_tui.analysis.figure_format import num, pct
 from judge_tui.analysis.scores import (
     OVERALL_COLUMN,
     Pairing,

@@ -18,7 +18,7 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from judge_tui.analysis.numbers import num, pct, signed
+from judge_tui.analysis.figure_format import num, pct, signed
 from judge_tui.analysis.report import Report, Row, Summary
 from judge_tui.formats.terminal import add_id_column, render_plain
 from judge_tui.model.textsafe import clean

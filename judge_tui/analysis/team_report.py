@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from judge_tui.analysis.compare import VersionComparison, compare_versions
 from judge_tui.analysis.drift import ExpertSelfAgreement, self_agreement
-from judge_tui.analysis.numbers import figure_text
+from judge_tui.analysis.figure_format import figure_text
 from judge_tui.analysis.team import (
     CONSENSUS_RATER,
     TOLERANCE,

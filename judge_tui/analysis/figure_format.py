@@ -1,4 +1,4 @@
-"""How every figure is written for people: the one number formatter of the text and Markdown reports.
+"""How every figure is written for people: the one number formatter of the report (text, Markdown, screens).
 
 A figure that cannot be computed (Undefined, or its JSON form {"undefined": reason}) is written "n/a".
 """
