@@ -126,7 +126,7 @@ def self_agreement(store: Store, rubric: Rubric, split: str | None = None,
         pairing = ratings.reratings(rater, DRIFT_REPEAT)
         if pairing.keys.size == 0:
             continue
-        paired = {d: pairing.dimension(column) for d, column in columns}
+        paired = {d: pairing.column(column) for d, column in columns}
         by_dim = {d: p.compare(rubric, tolerance) for d, p in paired.items()}
         alignment = pooled_alignment(paired.values(), tolerance, "no items were rated twice")
         out.append(ExpertSelfAgreement(rater, int(pairing.keys.size), alignment, by_dim, paired))

@@ -227,7 +227,7 @@ def _rows(pairing: Pairing, rubric: Rubric, tolerance: float,
           thresholds: Thresholds) -> tuple[tuple[Row, ...], Row]:
     rows = []
     for index, dimension in enumerate(rubric.dimensions):
-        pair = pairing.dimension(index).compare(rubric, tolerance)
+        pair = pairing.column(index).compare(rubric, tolerance)
         rows.append(Row(dimension.id, dimension.name, dimension.method, pair,
                         ag.interpret_alignment(pair.alignment_rate, thresholds),
                         ag.interpret_kappa(pair.cohen_kappa, thresholds)))
@@ -254,7 +254,7 @@ def _summary(rows: Sequence[Row], cases: int, items: int) -> Summary:
 def _corrected(rubric: Rubric, row: Row, pairing: Pairing, judge: Scores, human: Scores) -> ag.CorrectedPassRate:
     index = rubric.dimension_ids.index(row.key)
     points = rubric.scale.points
-    paired = pairing.dimension(index)
+    paired = pairing.column(index)
     only = ~np.isin(judge.keys, human.keys) & ~np.isnan(judge.scores[:, index])
     judge_only, _ = ag.snap_to_scale(judge.scores[only, index], points)
     human_labels, _ = ag.snap_to_scale(paired.a, points)
@@ -546,7 +546,7 @@ def build_report(
         else:
             test_pairing = None
         if test_pairing is not None:
-            tested = test_pairing.dimension(0)
+            tested = test_pairing.column(0)
             h, j = tested.a, tested.b
             test_binary = ag.binary_metrics(ag.snap_to_scale(h, (0.0, 1.0))[0], ag.snap_to_scale(j, (0.0, 1.0))[0])
     findings = _findings(rows, overall, summary, rubric, tolerance, thresholds, test_binary, split)

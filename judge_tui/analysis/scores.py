@@ -8,7 +8,7 @@ re-ratings, one judge version against another) starts here:
 * `RubricRatings.first_runs` holds the one rule for "a rater's rating of an item": their first run
   (repeat 0) under the newest rubric version they rated the item in. Repeats stay available
   (`by_repeat` for a judge's repeats, `reratings` for an expert's blind re-ratings);
-* `pair` lines two sides up over the items both scored (`Pairing`), and `Pairing.dimension` /
+* `pair` lines two sides up over the items both scored (`Pairing`), and `Pairing.column` (a dimension) /
   `Pairing.overall` give an `AlignedPair`: the two sides' scores item by item, with the item keys. Figures
   are computed from AlignedPairs, so an interval can resample their items;
 * `pooled_alignment` is the share of aligned scores over several AlignedPairs (every judged dimension).
@@ -232,9 +232,6 @@ class Pairing:
     def column(self, index: int) -> AlignedPair:
         """One dimension (OVERALL_COLUMN: the overall score), over the items where both sides scored it."""
         return AlignedPair.of(self.keys, self.a.column(index), self.b.column(index))
-
-    def dimension(self, index: int) -> AlignedPair:
-        return self.column(index)
 
     def overall(self) -> AlignedPair:
         return self.column(OVERALL_COLUMN)
