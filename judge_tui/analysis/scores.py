@@ -54,12 +54,18 @@ class Scores:
 
     def on(self, keys: np.ndarray, index: int) -> np.ndarray:
         """One column laid over other item keys (sorted or not): NaN where this side has no row."""
-        out = np.full(keys.size, np.nan)
+        return self.rows_on(keys)[:, index]
+
+    def rows_on(self, keys: np.ndarray) -> np.ndarray:
+        """Every column (the dimensions, then the overall score) laid over other item keys (sorted or not):
+        items x (dimensions + 1), NaN where this side has no row."""
+        table = np.column_stack([self.scores, self.overall])
+        out = np.full((keys.size, table.shape[1]), np.nan)
         if self.keys.size == 0 or keys.size == 0:
             return out
         position = np.clip(np.searchsorted(self.keys, keys), 0, self.keys.size - 1)
         found = self.keys[position] == keys
-        out[found] = self.column(index)[position[found]]
+        out[found] = table[position[found]]
         return out
 
 
@@ -126,6 +132,15 @@ class RubricRatings:
         if versions is not None:
             keep &= np.isin(self.versions, np.asarray(versions, dtype=np.int64))
         return _newest_per_item(self.item_keys[keep], self.versions[keep], self.scores[keep], self.overall[keep])
+
+    def first_run_matrix(self, rater_ids: Sequence[str | None], keys: np.ndarray) -> np.ndarray:
+        """Raters x items x dimensions of first runs over the items ``keys``, NaN where a rater left a score
+        out (a rater None, or without a rating here: a row of NaN)."""
+        out = np.full((len(rater_ids), keys.size, self.n_dimensions), np.nan)
+        for row, rater in enumerate(rater_ids):
+            if rater is not None:
+                out[row] = self.first_runs(rater).rows_on(keys)[:, :-1]
+        return out
 
     def by_repeat(self, rater_id: str, restrict: np.ndarray | None = None) -> dict[int, Scores]:
         """A rater's runs, repeat by repeat, each on the item's newest rubric version among the rater's
@@ -258,6 +273,32 @@ def pooled_alignment(pairs: Iterable[AlignedPair], tolerance: float, empty: str)
     if total == 0:
         return ag.Undefined(empty)
     return sum(int(np.count_nonzero(f)) for f in flags) / total
+
+
+# --------------------------------------------------------------------------------------------------
+# Consensus
+# --------------------------------------------------------------------------------------------------
+
+
+def consensus(matrix: np.ndarray, ordered: bool, min_raters: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """Per item: the mean of the raters' scores (ordered scales) or the majority value (unordered), NaN where
+    fewer than `min_raters` rated or (unordered) the most frequent values tie. Returns (values, tie mask)."""
+    matrix = np.asarray(matrix, dtype=np.float64)
+    present = ~np.isnan(matrix)
+    raters = present.sum(axis=0)
+    enough = raters >= min_raters
+    if ordered:
+        # Summed rater by rater, in the order a mean over each item's column would add them.
+        sums = np.where(present, matrix, 0.0).sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(enough, sums / np.maximum(raters, 1), np.nan), np.zeros(matrix.shape[1], dtype=bool)
+    values = np.unique(matrix[present])
+    if values.size == 0:
+        return np.full(matrix.shape[1], np.nan), np.zeros(matrix.shape[1], dtype=bool)
+    counts = np.stack([(matrix == v).sum(axis=0) for v in values])  # values x items
+    winners = (counts == counts.max(axis=0)).sum(axis=0)
+    out = np.where(enough & (winners == 1), values[counts.argmax(axis=0)], np.nan)
+    return out, enough & (winners > 1)
 
 
 def items_at_least(counts_of: Iterable[Scores], n: int) -> int:

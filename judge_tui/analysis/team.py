@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from judge_tui.analysis.scores import AlignedPair, RubricRatings, Scores, load, pooled_alignment
+from judge_tui.analysis.scores import AlignedPair, RubricRatings, consensus, load, pooled_alignment
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import DEFAULT_TOLERANCE
 from judge_tui.stats import agreement as ag
@@ -76,43 +76,17 @@ def load_team(store: Store, rubric: Rubric, *, split: str | None = None, judge: 
         judge = max(counts, key=lambda j: counts[j]) if counts else None
     dims = [d.id for d in rubric.judged_dimensions]
     columns = [rubric.dimension_ids.index(d) for d in dims]
-
-    def spread(rater: str | None) -> dict[str, np.ndarray]:
-        scores = ratings.first_runs(rater) if rater is not None else Scores.empty(len(rubric.dimensions))
-        return {d: scores.on(keys, column) for d, column in zip(dims, columns, strict=True)}
-
-    per_expert = [spread(e) for e in experts]
-    expert_scores = {d: (np.stack([p[d] for p in per_expert]) if per_expert else np.full((0, len(item_ids)), np.nan))
-                     for d in dims}
-    found = store.first_run_notes(rubric.id, split) if notes else {}
     # A judge named among the experts (or the consensus) fills their row, not the judge's (as it always has).
     judge_rater = judge if judge not in (*experts, CONSENSUS_RATER) else None
-    return TeamView(rubric, tuple(item_ids), keys, experts, expert_scores, spread(CONSENSUS_RATER), judge,
-                    spread(judge_rater), found)
+    scores = ratings.first_run_matrix([*experts, CONSENSUS_RATER, judge_rater], keys)  # raters x items x dims
+    expert_scores = {d: scores[:len(experts), :, c] for d, c in zip(dims, columns, strict=True)}
+    adjudicated = {d: scores[len(experts), :, c] for d, c in zip(dims, columns, strict=True)}
+    judge_scores = {d: scores[len(experts) + 1, :, c] for d, c in zip(dims, columns, strict=True)}
+    found = store.first_run_notes(rubric.id, split) if notes else {}
+    return TeamView(rubric, tuple(item_ids), keys, experts, expert_scores, adjudicated, judge, judge_scores, found)
 
 
 # --------------------------------------------------------------------------- pure functions on arrays
-
-
-def consensus(matrix: np.ndarray, ordered: bool, min_raters: int = 2) -> tuple[np.ndarray, np.ndarray]:
-    """Per item: the mean of the raters' scores (ordered scales) or the majority value (unordered), NaN where
-    fewer than `min_raters` rated or (unordered) the most frequent values tie. Returns (values, tie mask)."""
-    matrix = np.asarray(matrix, dtype=np.float64)
-    present = ~np.isnan(matrix)
-    raters = present.sum(axis=0)
-    enough = raters >= min_raters
-    if ordered:
-        # Summed rater by rater, in the order a mean over each item's column would add them.
-        sums = np.where(present, matrix, 0.0).sum(axis=0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(enough, sums / np.maximum(raters, 1), np.nan), np.zeros(matrix.shape[1], dtype=bool)
-    values = np.unique(matrix[present])
-    if values.size == 0:
-        return np.full(matrix.shape[1], np.nan), np.zeros(matrix.shape[1], dtype=bool)
-    counts = np.stack([(matrix == v).sum(axis=0) for v in values])  # values x items
-    winners = (counts == counts.max(axis=0)).sum(axis=0)
-    out = np.where(enough & (winners == 1), values[counts.argmax(axis=0)], np.nan)
-    return out, enough & (winners > 1)
 
 
 def spread_exceeds(matrix: np.ndarray, tolerance: float = TOLERANCE) -> np.ndarray:
