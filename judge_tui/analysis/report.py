@@ -24,10 +24,13 @@ import numpy as np
 
 from judge_tui.analysis.figure_format import num, pct
 from judge_tui.analysis.scores import (
+    ITEM_COLUMNS,
     OVERALL_COLUMN,
     Pairing,
     RubricRatings,
     Scores,
+    has_item_field,
+    item_groups,
     items_at_least,
     load,
     mean_of,
@@ -41,8 +44,6 @@ from judge_tui.stats.agreement import Figure, Interpretation, PairAgreement, Thr
 from judge_tui.store import Store
 
 OVERALL = "overall"
-# Item properties a breakdown can use besides the item's own fields.
-ITEM_COLUMNS = ("task_type", "split")
 # Self-agreement compares at most this many repeats pairwise (10 pairs).
 MAX_REPEATS = 5
 
@@ -523,10 +524,8 @@ def build_report(
         needs_split = rubric.scale.kind == "pass_fail" and not split
         wanted = list(dict.fromkeys([*by, *(["split"] if needs_split else [])]))
         for field in wanted:
-            if not _has_field(store, rubric, field):
-                continue
-            keys, values = store.item_field_values(rubric.id, field, split)
-            field_values[field] = _values_for(pairing.keys, keys, values)
+            if has_item_field(store, rubric, field):
+                field_values[field] = item_groups(store, rubric, field, pairing.keys, split)
 
     rows, overall = _rows(pairing, rubric, tolerance, thresholds)
     if rubric.scale.kind == "pass_fail" and judge_only:
@@ -587,12 +586,8 @@ def build_report(
     )  # fmt: skip
 
 
-def _has_field(store: Store, rubric: Rubric, field: str) -> bool:
-    return field in ITEM_COLUMNS or field == "id" or store.item_fields_present(rubric.id, field)
-
-
 def _require_field(store: Store, rubric: Rubric, field: str) -> None:
-    if not _has_field(store, rubric, field):
+    if not has_item_field(store, rubric, field):
         fields = ", ".join([*ITEM_COLUMNS, *(f.name for f in rubric.fields)])
         raise ReportError(f"--by {field!r}: no item of rubric {rubric.id!r} has that field; try one of {fields}")
 
@@ -600,16 +595,6 @@ def _require_field(store: Store, rubric: Rubric, field: str) -> None:
 def _names(group: Group) -> str:
     ids = ", ".join(group.rater_ids)
     return f"the {group.role} rater{'s' if len(group.rater_ids) > 1 else ''} {ids}"
-
-
-def _values_for(wanted: np.ndarray, keys: np.ndarray, values: list[Any]) -> list[str]:
-    """The field value of each wanted item key, as text; "(none)" where the item lacks it."""
-    positions = np.searchsorted(keys, wanted)
-    out = []
-    for position in positions.tolist():
-        value = values[position] if position < len(values) else None
-        out.append("(none)" if value is None or value == "" else str(value))
-    return out
 
 
 # --------------------------------------------------------------------------------------------------

@@ -11,7 +11,10 @@ re-ratings, one judge version against another) starts here:
 * `pair` lines two sides up over the items both scored (`Pairing`), and `Pairing.column` (a dimension) /
   `Pairing.overall` give an `AlignedPair`: the two sides' scores item by item, with the item keys. Figures
   are computed from AlignedPairs, so an interval can resample their items;
-* `pooled_alignment` is the share of aligned scores over several AlignedPairs (every judged dimension).
+* `pooled_alignment` is the share of aligned scores over several AlignedPairs (every judged dimension);
+* `first_run_matrix` lays several raters out as raters x items x dimensions, and `consensus` combines them
+  per item (the mean, or the PASS/FAIL majority);
+* `item_groups` gives each item's group for a breakdown (task type, split, or a field of the item).
 
 Item keys are the items' row ids (as `store.item_field_values` and `store.item_keys_in_order` give them).
 """
@@ -27,6 +30,8 @@ from judge_tui.model.rubrics import Rubric
 from judge_tui.stats import agreement as ag
 from judge_tui.store import RubricScores, Store
 
+# Item properties a group (a breakdown) can use besides the item's own fields and its id.
+ITEM_COLUMNS = ("task_type", "split")
 # Where the overall score sits among a side's columns (`Scores.column`, `Pairing.column`).
 OVERALL_COLUMN = -1
 
@@ -198,6 +203,26 @@ def load(store: Store, rubric: Rubric, split: str | None = None) -> RubricRating
         rater=index_of_key[table.rater_keys], item_keys=table.item_keys, repeats=table.repeats,
         versions=table.versions, overall=table.overall, scores=table.scores,
     )  # fmt: skip
+
+
+# --------------------------------------------------------------------------------------------------
+# Groups of items
+# --------------------------------------------------------------------------------------------------
+
+
+def has_item_field(store: Store, rubric: Rubric, field: str) -> bool:
+    """Whether items can be grouped by ``field``: a property of every item, or a field some item has."""
+    return field in ITEM_COLUMNS or field == "id" or store.item_fields_present(rubric.id, field)
+
+
+def item_groups(store: Store, rubric: Rubric, field: str, keys: np.ndarray, split: str | None = None) -> list[str]:
+    """The group of each item key (its ``field`` as text); "(none)" where the item lacks it."""
+    known, values = store.item_field_values(rubric.id, field, split)
+    out = []
+    for position in np.searchsorted(known, keys).tolist():
+        value = values[position] if position < len(values) else None
+        out.append("(none)" if value is None or value == "" else str(value))
+    return out
 
 
 # --------------------------------------------------------------------------------------------------
