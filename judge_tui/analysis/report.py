@@ -29,12 +29,14 @@ from judge_tui.analysis.scores import (
     Pairing,
     RubricRatings,
     Scores,
+    aligned_count,
     has_item_field,
     item_groups,
     items_at_least,
     load,
     mean_of,
     pair,
+    pooled_alignment,
 )
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
@@ -84,11 +86,6 @@ class Row:
     alignment_band: Interpretation
     kappa_band: Interpretation
     corrected: ag.CorrectedPassRate | None = None  # PASS/FAIL rubrics with judge-only items
-
-    @property
-    def aligned(self) -> int:
-        rate = self.agreement.alignment_rate
-        return round(rate * self.agreement.n) if ag.is_defined(rate) else 0
 
 
 @dataclass(frozen=True)
@@ -243,13 +240,13 @@ def _rows(pairing: Pairing, rubric: Rubric, tolerance: float,
     return tuple(rows), overall
 
 
-def _summary(rows: Sequence[Row], cases: int, items: int) -> Summary:
+def _summary(rows: Sequence[Row], pairing: Pairing, rubric: Rubric, tolerance: float, items: int) -> Summary:
     judged = [r for r in rows if r.method == "judged"]
-    agreements = sum(r.aligned for r in judged)
-    pairs = sum(r.agreement.n for r in judged)
-    rate: Figure = agreements / pairs if pairs else Undefined("no judged dimension was scored by both")
+    paired = [pairing.column(rubric.dimension_ids.index(r.key)) for r in judged]
+    agreements, pairs = aligned_count(paired, tolerance)
+    rate = pooled_alignment(paired, tolerance, "no judged dimension was scored by both")
     lowest, highest = ag.lowest_and_highest({r.key: r.agreement.alignment_rate for r in judged})
-    return Summary(cases, items, agreements, pairs, rate, lowest, highest)
+    return Summary(int(pairing.keys.size), items, agreements, pairs, rate, lowest, highest)
 
 
 def _corrected(rubric: Rubric, row: Row, pairing: Pairing, judge: Scores, human: Scores) -> ag.CorrectedPassRate:
@@ -534,7 +531,7 @@ def build_report(
                 _corrected(rubric, r, pairing, judge_scores, human_scores))
             for r in rows
         )
-    summary = _summary(rows, int(pairing.keys.size), total)
+    summary = _summary(rows, pairing, rubric, tolerance, total)
 
     test_binary = None
     if rubric.scale.kind == "pass_fail":
@@ -561,7 +558,7 @@ def build_report(
         for value in sorted(set(values), key=_natural_key):
             part = pairing.subset(np.array([v == value for v in values], dtype=bool))
             part_rows, part_overall = _rows(part, rubric, tolerance, thresholds)
-            sections.append(Section(value, _summary(part_rows, int(part.keys.size), int(part.keys.size)),
+            sections.append(Section(value, _summary(part_rows, part, rubric, tolerance, int(part.keys.size)),
                                     part_rows, part_overall))
         breakdowns.append(Breakdown(field, tuple(sections)))
 

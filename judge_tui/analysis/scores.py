@@ -290,14 +290,17 @@ def pair(a: Scores, b: Scores) -> Pairing:
     return Pairing(common, _rows(a, ia), _rows(b, ib))
 
 
+def aligned_count(pairs: Iterable[AlignedPair], tolerance: float) -> tuple[int, int]:
+    """(aligned scores, scores compared) over several AlignedPairs taken together."""
+    flags = [p.aligned(tolerance) for p in pairs]
+    return sum(int(np.count_nonzero(f)) for f in flags), sum(int(f.size) for f in flags)
+
+
 def pooled_alignment(pairs: Iterable[AlignedPair], tolerance: float, empty: str) -> ag.Figure:
     """The share of aligned scores over several AlignedPairs taken together (e.g. every judged dimension);
     Undefined, for the reason ``empty``, when there is no pair at all."""
-    flags = [p.aligned(tolerance) for p in pairs]
-    total = sum(int(f.size) for f in flags)
-    if total == 0:
-        return ag.Undefined(empty)
-    return sum(int(np.count_nonzero(f)) for f in flags) / total
+    aligned, total = aligned_count(pairs, tolerance)
+    return aligned / total if total else ag.Undefined(empty)
 
 
 # --------------------------------------------------------------------------------------------------
