@@ -85,14 +85,14 @@ def fresh_process(db: Path, runs: int = 5) -> tuple[float, float]:
 def phases(db: Path) -> dict[str, float]:
     from judge_tui.analysis import report_format
     from judge_tui.analysis.report import build_report
+    from judge_tui.analysis.scores import load
 
     rubric = get_rubric(RUBRIC)
     out = {}
     with Store(db) as store:
         start = time.perf_counter()
-        for rater in (HUMAN, JUDGE):
-            store.rater_scores(RUBRIC, rater, rubric.dimension_ids)
-        out["load scores (2 raters, json_extract)"] = time.perf_counter() - start
+        load(store, rubric)
+        out["load scores (scores.load: 2 raters, one pass, json_extract)"] = time.perf_counter() - start
         start = time.perf_counter()
         for rater in (HUMAN, JUDGE):
             rows = store.conn.execute(
