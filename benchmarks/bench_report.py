@@ -2,9 +2,11 @@
 
     .venv/bin/python benchmarks/bench_report.py [--items 100000] [--keep DIR]
 
-1. Builds a synthetic database (not timed): N items of the reasoning-trace rubric (5 dimensions, 0-1 in
-   0.25 steps), rated by one human and one judge: N x 5 x 2 scores (1M for N = 100,000).
-2. Times `judge-tui report --format json` in a fresh process (open, load, compute, render), 5 runs.
+1. Builds synthetic databases (not timed): N items of the reasoning-trace rubric (5 dimensions, 0-1 in
+   0.25 steps), rated by one human and one judge: N x 5 x 2 scores (1M for N = 100,000); and a team
+   database of N/2 items rated by three experts and the judge (1M scores again), one expert re-rating
+   every tenth item blind (the team and self-agreement sections then appear in the report).
+2. Times `judge-tui report --format json` in a fresh process (open, load, compute, render), 5 runs each.
 3. Times the phases in one process, and the two ways of reading the scores (json_extract in SQL against
    json.loads in Python).
 4. Times the summary screen and the disagreement browser opening on 10,000 rated items.
@@ -32,7 +34,7 @@ RUBRIC = "reasoning-trace"
 HUMAN, JUDGE = "EXP001", "judge:bench:reasoning-trace@1"
 
 
-def build(path: Path, n: int, seed: int = 7) -> None:
+def build(path: Path, n: int, seed: int = 7, experts: tuple[str, ...] = (HUMAN,)) -> None:
     rubric = get_rubric(RUBRIC)
     rng = np.random.default_rng(seed)
     points = np.asarray(rubric.scale.points)
@@ -41,17 +43,27 @@ def build(path: Path, n: int, seed: int = 7) -> None:
         version = store.ensure_rubric_version(rubric)
         store.add_items(Item(id=f"T{i:06d}", rubric=RUBRIC, split=splits[i % 3],
                              fields={"question": f"q{i}", "response": "r", "reference_answer": "a"}) for i in range(n))
-        store.ensure_rater(HUMAN, "human")
+        for expert in experts:
+            store.ensure_rater(expert, "human")
         store.ensure_rater(JUDGE, "judge", model="bench", prompt_version="1")
-        human = rng.integers(0, points.size, (n, len(rubric.dimensions)))
-        judge = np.clip(human + rng.choice([-1, 0, 0, 1], human.shape), 0, points.size - 1)
+        truth = rng.integers(0, points.size, (n, len(rubric.dimensions)))
+
+        def near(codes: np.ndarray) -> np.ndarray:
+            return np.clip(codes + rng.choice([-1, 0, 0, 1], codes.shape), 0, points.size - 1)
+
+        codes_of = {rater: near(truth) for rater in (*experts, JUDGE)}
+        if len(experts) == 1:  # the one human's scores are the truth, as before
+            codes_of[experts[0]] = truth
 
         def ratings():
             for i in range(n):
-                for rater, codes in ((HUMAN, human[i]), (JUDGE, judge[i])):
-                    scores = {d: float(points[c]) for d, c in zip(rubric.dimension_ids, codes, strict=True)}
-                    yield Rating(item_id=f"T{i:06d}", rater_id=rater, rubric_version_id=version, scores=scores,
-                                 overall=rubric.overall_score(scores), notes="n", details={"reasoning": "why"})
+                for rater, codes in codes_of.items():
+                    repeats = (0, 1) if len(experts) > 1 and rater == experts[0] and i % 10 == 0 else (0,)
+                    for repeat in repeats:
+                        scores = {d: float(points[c]) for d, c in zip(rubric.dimension_ids, codes[i], strict=True)}
+                        yield Rating(item_id=f"T{i:06d}", rater_id=rater, rubric_version_id=version, scores=scores,
+                                     overall=rubric.overall_score(scores), notes="n", details={"reasoning": "why"},
+                                     repeat=repeat, source="drift" if repeat else "")
 
         store.save_ratings(ratings())
 
@@ -73,14 +85,14 @@ def fresh_process(db: Path, runs: int = 5) -> tuple[float, float]:
 def phases(db: Path) -> dict[str, float]:
     from judge_tui.analysis import report_format
     from judge_tui.analysis.report import build_report
+    from judge_tui.analysis.scores import load
 
     rubric = get_rubric(RUBRIC)
     out = {}
     with Store(db) as store:
         start = time.perf_counter()
-        for rater in (HUMAN, JUDGE):
-            store.rater_scores(RUBRIC, rater, rubric.dimension_ids)
-        out["load scores (2 raters, json_extract)"] = time.perf_counter() - start
+        load(store, rubric)
+        out["load scores (scores.load: 2 raters, one pass, json_extract)"] = time.perf_counter() - start
         start = time.perf_counter()
         for rater in (HUMAN, JUDGE):
             rows = store.conn.execute(
@@ -140,15 +152,22 @@ def main() -> None:
     folder = args.keep or Path(tempfile.mkdtemp(prefix="bench-report-"))
     folder.mkdir(parents=True, exist_ok=True)
     big = folder / f"report-{args.items}.db"
+    team = folder / f"team-{args.items // 2}.db"
     small = folder / f"screen-{args.screen_items}.db"
-    for path, n in ((big, args.items), (small, args.screen_items)):
+    experts = ("EXP001", "EXP002", "EXP003")
+    for path, n, raters in ((big, args.items, (HUMAN,)), (team, args.items // 2, experts),
+                            (small, args.screen_items, (HUMAN,))):
         if not path.exists():
             start = time.perf_counter()
-            build(path, n)
-            print(f"built {path.name}: {n} items x 5 dimensions x 2 raters in {time.perf_counter() - start:.1f} s")
+            build(path, n, experts=raters)
+            print(f"built {path.name}: {n} items x 5 dimensions x {len(raters) + 1} raters in "
+                  f"{time.perf_counter() - start:.1f} s")
 
     best, median = fresh_process(big)
     print(f"\njudge-tui report --format json, fresh process, {args.items * 10:,} scores: "
+          f"best {best:.2f} s, median {median:.2f} s")
+    best, median = fresh_process(team)
+    print(f"the same with three experts, their team and self-agreement sections, {args.items // 2 * 20:,} scores: "
           f"best {best:.2f} s, median {median:.2f} s")
     print("\nphases, one process:")
     for name, seconds in phases(big).items():

@@ -133,3 +133,22 @@ def test_adjudicated_consensus_replaces_the_computed_one_and_is_not_an_expert(tm
         # alpha is computed from the two experts only
         expected = ag.krippendorff_alpha(np.array([[1, 1, 0, 1], [1, 0, 0, 0]], dtype=float), "nominal", (0, 1))
         assert after.alpha == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("ordered", [True, False])
+def test_consensus_over_all_items_at_once_matches_item_by_item(ordered):
+    rng = np.random.default_rng(3)
+    matrix = rng.choice([0.0, 0.5, 1.0] if ordered else [0.0, 1.0], size=(4, 300))
+    matrix[rng.random(matrix.shape) < 0.3] = np.nan
+    values, tied = consensus(matrix, ordered)
+    for j in range(matrix.shape[1]):
+        column = matrix[:, j][~np.isnan(matrix[:, j])]
+        if column.size < 2:
+            assert np.isnan(values[j]) and not tied[j]
+        elif ordered:
+            assert values[j] == column.mean() and not tied[j]
+        else:
+            labels, counts = np.unique(column, return_counts=True)
+            top = labels[counts == counts.max()]
+            assert tied[j] == (top.size > 1)
+            assert np.isnan(values[j]) if top.size > 1 else values[j] == top[0]

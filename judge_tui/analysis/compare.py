@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
+from judge_tui.analysis.scores import AlignedPair, load, pooled_alignment
 from judge_tui.analysis.team import TOLERANCE, load_team, team_consensus
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
@@ -44,6 +44,7 @@ class DimensionShift:
     alignment: tuple[ag.Figure, ag.Figure]
     kappa: tuple[ag.Figure, ag.Figure]
     pearson: tuple[ag.Figure, ag.Figure]
+    paired: tuple[AlignedPair, AlignedPair]  # the consensus against each version, item by item
 
 
 @dataclass(frozen=True)
@@ -95,24 +96,6 @@ def resolve_version(store: Store, rubric: Rubric, name: str) -> Version:
                     f"known prompt versions: {known} (see `judge-tui history --rubric {rubric.id}`)")
 
 
-def _judge_scores(rows: list[dict[str, Any]], rubric: Rubric, version: Version,
-                  item_ids: tuple[str, ...]) -> dict[str, np.ndarray]:
-    """The version's scores per judged dimension, aligned with item_ids (rows: oldest rubric version first)."""
-    column = {item_id: i for i, item_id in enumerate(item_ids)}
-    dims = [d.id for d in rubric.judged_dimensions]
-    out = {d: np.full(len(item_ids), np.nan) for d in dims}
-    wanted_versions = version.rubric_version_ids
-    for row in rows:
-        if row["rater_id"] != version.rater_id or (
-                wanted_versions is not None and row["rubric_version_id"] not in wanted_versions):
-            continue
-        for d in dims:
-            value = row["scores"].get(d)
-            if value is not None:
-                out[d][column[row["item_id"]]] = float(value)
-    return out
-
-
 def compare_versions(store: Store, rubric: Rubric, v1: str, v2: str, split: str | None = None,
                      tolerance: float = TOLERANCE) -> VersionComparison:
     first, second = resolve_version(store, rubric, v1), resolve_version(store, rubric, v2)
@@ -124,35 +107,30 @@ def compare_versions(store: Store, rubric: Rubric, v1: str, v2: str, split: str 
             store.count_items(rubric.id, s) == 0 for s in ("train", "dev", "test")
         ):
             split = None  # no splits assigned at all
-    rows = store.rating_rows(rubric.id, repeat=0, split=split)  # read once: the experts and both versions
-    view = load_team(store, rubric, split=split, rows=rows)
+    ratings = load(store, rubric, split)  # read once: the experts and both versions
+    view = load_team(store, rubric, split=split, ratings=ratings, notes=False)
     if not view.item_ids:
         raise UserError(f"no items of rubric {rubric.id} in the {split} split; assign splits with "
                         f"`judge-tui split` or choose one with --split")
-    judged = [_judge_scores(rows, rubric, v, view.item_ids) for v in (first, second)]
-    scale = rubric.scale
+    judged = [ratings.first_runs(v.rater_id, v.rubric_version_ids) for v in (first, second)]
     shifts = []
-    flags: list[list[np.ndarray]] = [[], []]
+    paired: list[list[AlignedPair]] = [[], []]
     used = np.zeros(len(view.item_ids), dtype=bool)
     for d in view.dimensions:
+        column = rubric.dimension_ids.index(d)
         human, _ = team_consensus(view, d, min_raters=1)
-        same = ~np.isnan(human) & ~np.isnan(judged[0][d]) & ~np.isnan(judged[1][d])
+        versions = [j.on(view.item_keys, column) for j in judged]
+        same = ~np.isnan(human) & ~np.isnan(versions[0]) & ~np.isnan(versions[1])
         used |= same
-        pairs = [ag.compare(human[same], j[d][same], scale.points, ordered=scale.ordered, tolerance=tolerance)
-                 for j in judged]
-        for k, j in enumerate(judged):
-            flags[k].append(np.abs(human[same] - j[d][same]) <= tolerance + ag.ALIGNMENT_EPSILON)
+        pairs = [AlignedPair(view.item_keys[same], human[same], v[same]) for v in versions]
+        for k, p in enumerate(pairs):
+            paired[k].append(p)
+        figures = [p.compare(rubric, tolerance) for p in pairs]
         shifts.append(DimensionShift(d, int(np.count_nonzero(same)),
-                                     (pairs[0].alignment_rate, pairs[1].alignment_rate),
-                                     (pairs[0].cohen_kappa, pairs[1].cohen_kappa),
-                                     (pairs[0].pearson_r, pairs[1].pearson_r)))
-    pooled = (_rate(flags[0]), _rate(flags[1]))
+                                     (figures[0].alignment_rate, figures[1].alignment_rate),
+                                     (figures[0].cohen_kappa, figures[1].cohen_kappa),
+                                     (figures[0].pearson_r, figures[1].pearson_r), (pairs[0], pairs[1])))
+    empty = "no items were judged under both versions and rated by the experts"
+    pooled = (pooled_alignment(paired[0], tolerance, empty), pooled_alignment(paired[1], tolerance, empty))
     return VersionComparison(rubric.id, split, first, second, view.experts, int(np.count_nonzero(used)),
                              tolerance, tuple(shifts), pooled)
-
-
-def _rate(parts: list[np.ndarray]) -> ag.Figure:
-    flags = np.concatenate(parts) if parts else np.array([], dtype=bool)
-    if flags.size == 0:
-        return ag.Undefined("no items were judged under both versions and rated by the experts")
-    return float(flags.mean())

@@ -26,6 +26,7 @@ from judge_tui.model.settings import DEFAULT_TOLERANCE
 from judge_tui.store import Store
 
 if TYPE_CHECKING:
+    from judge_tui.analysis.scores import AlignedPair, RubricRatings
     from judge_tui.stats import agreement as ag
 
 DEFAULT_SHARE = 0.10
@@ -108,42 +109,25 @@ class ExpertSelfAgreement:
     pairs: int  # items rated twice
     alignment: ag.Figure  # over every judged dimension
     by_dimension: dict[str, ag.PairAgreement]  # first rating as "human", re-rating as "judge"
+    paired: dict[str, AlignedPair]  # per dimension: first rating and re-rating, item by item
 
 
 def self_agreement(store: Store, rubric: Rubric, split: str | None = None,
-                   tolerance: float = DEFAULT_TOLERANCE) -> list[ExpertSelfAgreement]:
+                   tolerance: float = DEFAULT_TOLERANCE, ratings: RubricRatings | None = None) -> list[ExpertSelfAgreement]:
     """Each expert's agreement with their own earlier ratings, over the items they rated twice; two scores
-    count as aligned when at most `tolerance` apart."""
-    import numpy as np  # deferred: the rating screen imports this module and must start fast
+    count as aligned when at most `tolerance` apart. `ratings`: the split's ratings, when already loaded."""
+    from judge_tui.analysis.scores import load, pooled_alignment
 
-    from judge_tui.stats import agreement as ag
-
-    rows = store.rating_rows(rubric.id, repeat=None, split=split)
-    first: dict[tuple[str, str, int], dict[str, float]] = {}
-    second: dict[tuple[str, str, int], dict[str, float]] = {}
-    for r in rows:
-        if r["kind"] != "human":
-            continue
-        key = (r["rater_id"], r["item_id"], r["rubric_version_id"])
-        if r["repeat"] == 0:
-            first[key] = r["scores"]
-        elif r["repeat"] == DRIFT_REPEAT:
-            second[key] = r["scores"]
-    dims = [d.id for d in rubric.judged_dimensions]
+    if ratings is None:
+        ratings = load(store, rubric, split)
+    columns = [(d.id, rubric.dimension_ids.index(d.id)) for d in rubric.judged_dimensions]
     out = []
-    for rater in sorted({key[0] for key in second}):
-        keys = [k for k in second if k[0] == rater and k in first]
-        if not keys:
+    for rater in ratings.raters_of_kind("human"):
+        pairing = ratings.reratings(rater, DRIFT_REPEAT)
+        if pairing.keys.size == 0:
             continue
-        by_dim = {}
-        flags = []
-        for d in dims:
-            pairs = [(first[k][d], second[k][d]) for k in keys if d in first[k] and d in second[k]]
-            a = np.array([p[0] for p in pairs], dtype=np.float64)
-            b = np.array([p[1] for p in pairs], dtype=np.float64)
-            by_dim[d] = ag.compare(a, b, rubric.scale.points, ordered=rubric.scale.ordered, tolerance=tolerance)
-            flags.append(np.abs(a - b) <= tolerance + ag.ALIGNMENT_EPSILON)
-        joined = np.concatenate(flags) if flags else np.array([], dtype=bool)
-        alignment = float(joined.mean()) if joined.size else ag.Undefined("no items were rated twice")
-        out.append(ExpertSelfAgreement(rater, len(keys), alignment, by_dim))
+        paired = {d: pairing.column(column) for d, column in columns}
+        by_dim = {d: p.compare(rubric, tolerance) for d, p in paired.items()}
+        alignment = pooled_alignment(paired.values(), tolerance, "no items were rated twice")
+        out.append(ExpertSelfAgreement(rater, int(pairing.keys.size), alignment, by_dim, paired))
     return out

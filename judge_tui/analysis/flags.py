@@ -15,7 +15,6 @@ from typing import Any
 from judge_tui.formats.csv_rows import protect
 from judge_tui.model.records import Flag
 from judge_tui.model.textsafe import clean
-from judge_tui.store import Store
 
 COLUMNS = ("item_id", "rater", "state", "reason", "task_type", "split", "rubric", "updated_at")
 FORMAT_BY_SUFFIX = {".csv": "csv", ".json": "json", ".md": "markdown"}
@@ -62,16 +61,6 @@ def render(flags: list[Flag], fmt: str, *, title: str = "Flagged items") -> str:
         lines.append(f"  {clean(r['item_id']):<{width_item}}  {clean(r['rater']):<{width_rater}}  "
                      f"{r['state']:<7}  {reason}")
     return "\n".join([*lines, ""])
-
-
-def with_flagged_section(output: str, fmt: str, store: Store, rubric_id: str, split: str | None) -> str:
-    """The report with its "Flagged items" section (every expert's flags on this rubric's items)."""
-    flags = store.flags(rubric_id, split=split)
-    if fmt == "json":
-        data = json.loads(output)
-        data["flagged_items"] = [flag_row(f) for f in flags]
-        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    return output.rstrip("\n") + "\n\n" + render(flags, "markdown" if fmt == "markdown" else "text")
 
 
 def flags_table(flags: list[Flag]) -> Any:

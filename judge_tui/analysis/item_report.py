@@ -33,13 +33,13 @@ def item_rows(store: Store, rubric: Rubric, human: Any, judge: Any, split: str |
     aligned (judged dimensions within the tolerance, of those both scored), flags and notes by rater."""
     import numpy as np
 
-    from judge_tui.analysis.report import combine, first_runs
+    from judge_tui.analysis.scores import load, mean_of
     from judge_tui.stats import agreement as ag
 
     dims = rubric.dimension_ids
     with store.snapshot():
-        groups = [combine([first_runs(store.rater_scores(rubric.id, r, dims, split)) for r in g.rater_ids],
-                          len(dims)) for g in (human, judge)]
+        ratings = load(store, rubric, split)
+        groups = [mean_of([ratings.first_runs(r) for r in g.rater_ids], len(dims)) for g in (human, judge)]
         keys, ids = store.item_field_values(rubric.id, "id", split)
         ordered = store.item_ids_in_order(rubric.id, split)
         items = store.items_by_id(ordered)

@@ -22,16 +22,30 @@ from typing import Any
 
 import numpy as np
 
+from judge_tui.analysis.figure_format import num, pct
+from judge_tui.analysis.scores import (
+    ITEM_COLUMNS,
+    OVERALL_COLUMN,
+    Pairing,
+    RubricRatings,
+    Scores,
+    aligned_count,
+    has_item_field,
+    item_groups,
+    items_at_least,
+    load,
+    mean_of,
+    pair,
+    pooled_alignment,
+)
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.agreement import Figure, Interpretation, PairAgreement, Thresholds, Undefined
-from judge_tui.store import RaterScores, Store
+from judge_tui.store import Store
 
 OVERALL = "overall"
-# Item properties a breakdown can use besides the item's own fields.
-ITEM_COLUMNS = ("task_type", "split")
 # Self-agreement compares at most this many repeats pairwise (10 pairs).
 MAX_REPEATS = 5
 
@@ -72,11 +86,6 @@ class Row:
     alignment_band: Interpretation
     kappa_band: Interpretation
     corrected: ag.CorrectedPassRate | None = None  # PASS/FAIL rubrics with judge-only items
-
-    @property
-    def aligned(self) -> int:
-        rate = self.agreement.alignment_rate
-        return round(rate * self.agreement.n) if ag.is_defined(rate) else 0
 
 
 @dataclass(frozen=True)
@@ -191,56 +200,8 @@ def thresholds_from(settings: AgreementSettings) -> Thresholds:
 
 
 # --------------------------------------------------------------------------------------------------
-# Scores per group
-# --------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class GroupScores:
-    keys: np.ndarray  # sorted item keys
-    scores: np.ndarray  # items x dimensions, NaN where unscored
-    overall: np.ndarray
-
-
-def first_runs(table: RaterScores) -> GroupScores:
-    """One row per item: the rater's first run (repeat 0) under the newest rubric version they used."""
-    keep = table.repeats == 0
-    keys, versions = table.item_keys[keep], table.versions[keep]
-    order = np.lexsort((versions, keys))
-    sorted_keys = keys[order]
-    last = order[np.r_[sorted_keys[1:] != sorted_keys[:-1], True]] if keys.size else order
-    return GroupScores(keys[last], table.scores[keep][last], table.overall[keep][last])
-
-
-def combine(members: Sequence[GroupScores], n_dimensions: int) -> GroupScores:
-    """Mean of the members' scores per item and dimension, ignoring members who left it unscored."""
-    if len(members) == 1:
-        return members[0]
-    if not members:
-        return GroupScores(np.empty(0, np.int64), np.empty((0, n_dimensions)), np.empty(0))
-    keys = np.concatenate([m.keys for m in members])
-    values = np.column_stack([np.concatenate([m.scores for m in members]),
-                              np.concatenate([m.overall for m in members])])
-    unique, inverse = np.unique(keys, return_inverse=True)
-    present = ~np.isnan(values)
-    sums = np.zeros((unique.size, values.shape[1]))
-    counts = np.zeros((unique.size, values.shape[1]))
-    for column in range(values.shape[1]):
-        sums[:, column] = np.bincount(inverse, np.where(present[:, column], values[:, column], 0.0), unique.size)
-        counts[:, column] = np.bincount(inverse, present[:, column], unique.size)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
-    return GroupScores(unique, mean[:, :-1], mean[:, -1])
-
-
-# --------------------------------------------------------------------------------------------------
 # Figures
 # --------------------------------------------------------------------------------------------------
-
-
-def _both(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    mask = ~np.isnan(a) & ~np.isnan(b)
-    return a[mask], b[mask]
 
 
 def _continuous_overall(human: np.ndarray, judge: np.ndarray, tolerance: float) -> PairAgreement:
@@ -260,111 +221,73 @@ def _continuous_overall(human: np.ndarray, judge: np.ndarray, tolerance: float) 
     )  # fmt: skip
 
 
-class _Pairing:
-    """Human and judge scores over the items both groups rated, aligned row by row."""
-
-    def __init__(self, rubric: Rubric, human: GroupScores, judge: GroupScores):
-        common, ih, ij = np.intersect1d(human.keys, judge.keys, assume_unique=True, return_indices=True)
-        self.rubric = rubric
-        self.keys = common
-        self.human = human.scores[ih]
-        self.judge = judge.scores[ij]
-        self.human_overall = human.overall[ih]
-        self.judge_overall = judge.overall[ij]
-
-    def subset(self, mask: np.ndarray) -> _Pairing:
-        other = object.__new__(_Pairing)
-        other.rubric = self.rubric
-        other.keys = self.keys[mask]
-        other.human, other.judge = self.human[mask], self.judge[mask]
-        other.human_overall, other.judge_overall = self.human_overall[mask], self.judge_overall[mask]
-        return other
-
-
-def _rows(pairing: _Pairing, tolerance: float, thresholds: Thresholds) -> tuple[tuple[Row, ...], Row]:
-    rubric = pairing.rubric
-    scale = rubric.scale
+def _rows(pairing: Pairing, rubric: Rubric, tolerance: float,
+          thresholds: Thresholds) -> tuple[tuple[Row, ...], Row]:
     rows = []
     for index, dimension in enumerate(rubric.dimensions):
-        h, j = _both(pairing.human[:, index], pairing.judge[:, index])
-        pair = ag.compare(h, j, scale.points, ordered=scale.ordered, tolerance=tolerance)
+        pair = pairing.column(index).compare(rubric, tolerance)
         rows.append(Row(dimension.id, dimension.name, dimension.method, pair,
                         ag.interpret_alignment(pair.alignment_rate, thresholds),
                         ag.interpret_kappa(pair.cohen_kappa, thresholds)))
-    h, j = _both(pairing.human_overall, pairing.judge_overall)
+    paired = pairing.overall()
     if rubric.overall == "label":
-        pair = ag.compare(h, j, scale.points, ordered=scale.ordered, tolerance=tolerance)
+        pair = paired.compare(rubric, tolerance)
     else:
-        pair = _continuous_overall(h, j, tolerance)
+        pair = _continuous_overall(paired.a, paired.b, tolerance)
     overall = Row(OVERALL, rubric.overall_name, "overall", pair,
                   ag.interpret_alignment(pair.alignment_rate, thresholds),
                   ag.interpret_kappa(pair.cohen_kappa, thresholds))
     return tuple(rows), overall
 
 
-def _summary(rows: Sequence[Row], cases: int, items: int) -> Summary:
+def _summary(rows: Sequence[Row], pairing: Pairing, rubric: Rubric, tolerance: float, items: int) -> Summary:
     judged = [r for r in rows if r.method == "judged"]
-    agreements = sum(r.aligned for r in judged)
-    pairs = sum(r.agreement.n for r in judged)
-    rate: Figure = agreements / pairs if pairs else Undefined("no judged dimension was scored by both")
+    paired = [pairing.column(rubric.dimension_ids.index(r.key)) for r in judged]
+    agreements, pairs = aligned_count(paired, tolerance)
+    rate = pooled_alignment(paired, tolerance, "no judged dimension was scored by both")
     lowest, highest = ag.lowest_and_highest({r.key: r.agreement.alignment_rate for r in judged})
-    return Summary(cases, items, agreements, pairs, rate, lowest, highest)
+    return Summary(int(pairing.keys.size), items, agreements, pairs, rate, lowest, highest)
 
 
-def _corrected(rubric: Rubric, row: Row, pairing: _Pairing, judge: GroupScores,
-               human: GroupScores) -> ag.CorrectedPassRate:
+def _corrected(rubric: Rubric, row: Row, pairing: Pairing, judge: Scores, human: Scores) -> ag.CorrectedPassRate:
     index = rubric.dimension_ids.index(row.key)
     points = rubric.scale.points
-    h, j = _both(pairing.human[:, index], pairing.judge[:, index])
+    paired = pairing.column(index)
     only = ~np.isin(judge.keys, human.keys) & ~np.isnan(judge.scores[:, index])
     judge_only, _ = ag.snap_to_scale(judge.scores[only, index], points)
-    human_labels, _ = ag.snap_to_scale(h, points)
-    judge_labels, _ = ag.snap_to_scale(j, points)
+    human_labels, _ = ag.snap_to_scale(paired.a, points)
+    judge_labels, _ = ag.snap_to_scale(paired.b, points)
     return ag.corrected_pass_rate(judge_only, human_labels, judge_labels)
 
 
-def _self_agreement(table: RaterScores, rubric: Rubric, tolerance: float,
+def _self_agreement(ratings: RubricRatings, rater_id: str, tolerance: float,
                     restrict: np.ndarray | None) -> JudgeSelfAgreement | None:
     """Repeat against repeat for one judge rater, on each item's newest rubric version."""
-    keys, versions = table.item_keys, table.versions
-    if restrict is not None:
-        inside = np.isin(keys, restrict)
-        keys, versions = keys[inside], versions[inside]
-        scores, overall, repeats = table.scores[inside], table.overall[inside], table.repeats[inside]
-    else:
-        scores, overall, repeats = table.scores, table.overall, table.repeats
-    if keys.size == 0:
-        return None
-    newest = np.full(int(keys.max()) + 1, -1, dtype=np.int64)
-    np.maximum.at(newest, keys, versions)
-    current = versions == newest[keys]
-    keys, scores, overall, repeats = keys[current], scores[current], overall[current], repeats[current]
-    available = [int(r) for r in np.unique(repeats)[:MAX_REPEATS]]
+    rubric = ratings.rubric
+    runs = ratings.by_repeat(rater_id, restrict)
+    available = sorted(runs)[:MAX_REPEATS]
     if len(available) < 2:
         return None
-    by_repeat = {r: GroupScores(keys[repeats == r], scores[repeats == r], overall[repeats == r]) for r in available}
     pairs = tuple(combinations(available, 2))
-    counts = np.bincount(np.concatenate([by_repeat[r].keys for r in available]))
-    columns = [*((i, d.id) for i, d in enumerate(rubric.dimensions)), (-1, OVERALL)]
+    pairings = [pair(runs[a], runs[b]) for a, b in pairs]
+    columns = [*((i, d.id) for i, d in enumerate(rubric.dimensions)), (OVERALL_COLUMN, OVERALL)]
     rows = []
     for index, key in columns:
         alignments, kappas, n = [], [], 0
-        for a, b in pairs:
-            pairing = _Pairing(rubric, by_repeat[a], by_repeat[b])
-            if index >= 0:
-                x, y = _both(pairing.human[:, index], pairing.judge[:, index])
-                pair = ag.compare(x, y, rubric.scale.points, ordered=rubric.scale.ordered, tolerance=tolerance)
-                kappa = pair.cohen_kappa
+        for pairing in pairings:
+            paired = pairing.column(index)
+            if index != OVERALL_COLUMN:
+                figures = paired.compare(rubric, tolerance)
+                alignment, kappa = figures.alignment_rate, figures.cohen_kappa
             else:
-                x, y = _both(pairing.human_overall, pairing.judge_overall)
-                pair = None
+                alignment = ag.alignment_rate(paired.a, paired.b, tolerance)
                 kappa = Undefined("the overall score is an average of dimensions, not a category of the scale")
-            alignment = pair.alignment_rate if pair else ag.alignment_rate(x, y, tolerance)
-            n = max(n, int(x.size))
+            n = max(n, paired.n)
             alignments.append(alignment)
             kappas.append(kappa)
         rows.append(SelfRow(key, n, _mean_figure(alignments), _mean_figure(kappas)))
-    return JudgeSelfAgreement(table.rater_id, len(available), pairs, int(np.count_nonzero(counts >= 2)), tuple(rows))
+    items = items_at_least((runs[r] for r in available), 2)
+    return JudgeSelfAgreement(rater_id, len(available), pairs, items, tuple(rows))
 
 
 def _mean_figure(figures: Sequence[Figure]) -> Figure:
@@ -375,7 +298,7 @@ def _mean_figure(figures: Sequence[Figure]) -> Figure:
     return undefined[0] if undefined else Undefined("no repeats to compare")
 
 
-def _human_agreement(members: Sequence[GroupScores], rater_ids: Sequence[str],
+def _human_agreement(members: Sequence[Scores], rater_ids: Sequence[str],
                      rubric: Rubric) -> HumanAgreement | None:
     if len(members) < 2:
         return None
@@ -401,14 +324,6 @@ def _human_agreement(members: Sequence[GroupScores], rater_ids: Sequence[str],
 # --------------------------------------------------------------------------------------------------
 
 
-def _pct(value: Figure) -> str:
-    return f"{value:.1%}" if ag.is_defined(value) else "n/a"
-
-
-def _num(value: Figure) -> str:
-    return f"{value:.3f}" if ag.is_defined(value) else "n/a"
-
-
 _SEVERITY = {"ok": 0, "info": 0, "unknown": 1, "caution": 2, "act": 3, "stop": 4}
 
 
@@ -419,7 +334,7 @@ def _findings(report_rows: Sequence[Row], overall: Row, summary: Summary, rubric
     band = ag.interpret_alignment(summary.alignment_rate, thresholds)
     findings.append(Finding(
         "alignment", band.status, band.meets_target, scope,
-        f"Alignment {_pct(summary.alignment_rate)} ({summary.agreements} of {summary.pairs} judged scores "
+        f"Alignment {pct(summary.alignment_rate)} ({summary.agreements} of {summary.pairs} judged scores "
         f"within ±{tolerance:g}): {band.label}. {band.action}",
     ))
     judged = [r for r in report_rows if r.method == "judged"]
@@ -431,7 +346,7 @@ def _findings(report_rows: Sequence[Row], overall: Row, summary: Summary, rubric
                 f"{len(defined) - len(below)} of {len(defined)} judged dimensions")
         if below:
             text += "; below it: " + ", ".join(
-                f"{r.key} ({_num(r.agreement.cohen_kappa)}, {r.kappa_band.label})" for r in below)
+                f"{r.key} ({num(r.agreement.cohen_kappa)}, {r.kappa_band.label})" for r in below)
             text += f". {worst.kappa_band.action}"
         else:
             text += "."
@@ -444,7 +359,7 @@ def _findings(report_rows: Sequence[Row], overall: Row, summary: Summary, rubric
         target = ag.meets_pearson_target(overall.agreement.pearson_r, thresholds)
         findings.append(Finding(
             "pearson", target.status, target.meets_target, scope,
-            f"Pearson r of the {rubric.overall_name} scores: {_num(overall.agreement.pearson_r)} "
+            f"Pearson r of the {rubric.overall_name} scores: {num(overall.agreement.pearson_r)} "
             f"(target ≥ {thresholds.pearson_target:.2f}): {target.label}. {target.action}",
         ))
     if rubric.scale.kind == "pass_fail":
@@ -453,8 +368,8 @@ def _findings(report_rows: Sequence[Row], overall: Row, summary: Summary, rubric
         rates = {r.key: r.agreement.alignment_rate for r in judged}
         findings.append(Finding(
             "range", "info", None, scope,
-            f"Lowest alignment: {summary.lowest} ({_pct(rates[summary.lowest])}); "
-            f"highest: {summary.highest} ({_pct(rates[summary.highest])}).",
+            f"Lowest alignment: {summary.lowest} ({pct(rates[summary.lowest])}); "
+            f"highest: {summary.highest} ({pct(rates[summary.highest])}).",
         ))
     for row in report_rows:
         if row.method == "code" and row.agreement.n:
@@ -483,13 +398,13 @@ def _binary_finding(row: Row, test: ag.BinaryMetrics | None, thresholds: Thresho
         return Finding(
             "tpr_tnr", "unknown", None, "test split",
             f"The TPR/TNR target (both above {target:.2f}) applies to the test split, and no test-split item was "
-            f"labelled by both; over the compared items TPR is {_num(row.agreement.tpr)} and TNR "
-            f"{_num(row.agreement.tnr)}, for guidance only. Assign splits with `judge-tui split`.",
+            f"labelled by both; over the compared items TPR is {num(row.agreement.tpr)} and TNR "
+            f"{num(row.agreement.tnr)}, for guidance only. Assign splits with `judge-tui split`.",
         )
     verdict = ag.meets_binary_target(test.tpr, test.tnr, thresholds)
     return Finding(
         "tpr_tnr", verdict.status, verdict.meets_target, "test split",
-        f"On the test split ({test.n} items): TPR {_num(test.tpr)}, TNR {_num(test.tnr)} "
+        f"On the test split ({test.n} items): TPR {num(test.tpr)}, TNR {num(test.tnr)} "
         f"(target: both above {target:.2f}): {verdict.label}. {verdict.action}",
     )
 
@@ -568,12 +483,14 @@ def build_report(
     settings: AgreementSettings | None = None,
     skip_missing_fields: bool = False,
     judge_only: bool = True,
+    ratings: RubricRatings | None = None,
 ) -> Report:
     """Every agreement figure between two rater groups over the items both rated.
 
     ``by`` lists breakdown fields (an unknown field is an error unless ``skip_missing_fields``);
     ``judge_only=False`` leaves out everything computed on items the human group has not rated (the
-    corrected pass rate), as the summary screen must under the blind rule.
+    corrected pass rate), as the summary screen must under the blind rule. ``ratings``: the rubric's
+    ratings in ``split`` when the caller has loaded them already (see scores.load).
     """
     settings = settings or AgreementSettings()
     thresholds = thresholds_from(settings)
@@ -586,12 +503,12 @@ def build_report(
         if human is None or judge is None:
             default_human, default_judge = default_groups(store, rubric.id)
             human, judge = human or default_human, judge or default_judge
-        human_tables = [store.rater_scores(rubric.id, r, dims, split) for r in human.rater_ids]
-        judge_tables = [store.rater_scores(rubric.id, r, dims, split) for r in judge.rater_ids]
-        human_members = [first_runs(t) for t in human_tables]
-        human_scores = combine(human_members, len(dims))
-        judge_scores = combine([first_runs(t) for t in judge_tables], len(dims))
-        pairing = _Pairing(rubric, human_scores, judge_scores)
+        if ratings is None:
+            ratings = load(store, rubric, split)
+        human_members = [ratings.first_runs(r) for r in human.rater_ids]
+        human_scores = mean_of(human_members, len(dims))
+        judge_scores = mean_of([ratings.first_runs(r) for r in judge.rater_ids], len(dims))
+        pairing = pair(human_scores, judge_scores)
         total = store.count_items(rubric.id, split)
         if pairing.keys.size == 0:
             where = f" in the {split} split" if split else ""
@@ -604,19 +521,17 @@ def build_report(
         needs_split = rubric.scale.kind == "pass_fail" and not split
         wanted = list(dict.fromkeys([*by, *(["split"] if needs_split else [])]))
         for field in wanted:
-            if not _has_field(store, rubric, field):
-                continue
-            keys, values = store.item_field_values(rubric.id, field, split)
-            field_values[field] = _values_for(pairing.keys, keys, values)
+            if has_item_field(store, rubric, field):
+                field_values[field] = item_groups(store, rubric, field, pairing.keys, split)
 
-    rows, overall = _rows(pairing, tolerance, thresholds)
+    rows, overall = _rows(pairing, rubric, tolerance, thresholds)
     if rubric.scale.kind == "pass_fail" and judge_only:
         rows = tuple(
             Row(r.key, r.name, r.method, r.agreement, r.alignment_band, r.kappa_band,
                 _corrected(rubric, r, pairing, judge_scores, human_scores))
             for r in rows
         )
-    summary = _summary(rows, int(pairing.keys.size), total)
+    summary = _summary(rows, pairing, rubric, tolerance, total)
 
     test_binary = None
     if rubric.scale.kind == "pass_fail":
@@ -627,7 +542,8 @@ def build_report(
         else:
             test_pairing = None
         if test_pairing is not None:
-            h, j = _both(test_pairing.human[:, 0], test_pairing.judge[:, 0])
+            tested = test_pairing.column(0)
+            h, j = tested.a, tested.b
             test_binary = ag.binary_metrics(ag.snap_to_scale(h, (0.0, 1.0))[0], ag.snap_to_scale(j, (0.0, 1.0))[0])
     findings = _findings(rows, overall, summary, rubric, tolerance, thresholds, test_binary, split)
 
@@ -641,14 +557,14 @@ def build_report(
         sections = []
         for value in sorted(set(values), key=_natural_key):
             part = pairing.subset(np.array([v == value for v in values], dtype=bool))
-            part_rows, part_overall = _rows(part, tolerance, thresholds)
-            sections.append(Section(value, _summary(part_rows, int(part.keys.size), int(part.keys.size)),
+            part_rows, part_overall = _rows(part, rubric, tolerance, thresholds)
+            sections.append(Section(value, _summary(part_rows, part, rubric, tolerance, int(part.keys.size)),
                                     part_rows, part_overall))
         breakdowns.append(Breakdown(field, tuple(sections)))
 
     restrict = pairing.keys if not judge_only else None
     self_agreement = tuple(
-        s for s in (_self_agreement(t, rubric, tolerance, restrict) for t in judge_tables) if s is not None
+        s for s in (_self_agreement(ratings, r, tolerance, restrict) for r in judge.rater_ids) if s is not None
     )
     counts = {
         "items": total,
@@ -657,22 +573,18 @@ def build_report(
         "compared": int(pairing.keys.size),
         "judge_only": int(np.count_nonzero(~np.isin(judge_scores.keys, human_scores.keys))),
     }
-    human_overall, judge_overall = _both(pairing.human_overall, pairing.judge_overall)
+    paired_overall = pairing.overall()
     return Report(
         rubric=rubric, split=split, human=human, judge=judge, tolerance=tolerance, thresholds=thresholds,
         counts=counts, summary=summary, rows=rows, overall=overall, findings=tuple(findings),
         breakdowns=tuple(breakdowns), self_agreement=self_agreement,
         human_agreement=_human_agreement(human_members, human.rater_ids, rubric),
-        human_overall=human_overall, judge_overall=judge_overall,
+        human_overall=paired_overall.a, judge_overall=paired_overall.b,
     )  # fmt: skip
 
 
-def _has_field(store: Store, rubric: Rubric, field: str) -> bool:
-    return field in ITEM_COLUMNS or field == "id" or store.item_fields_present(rubric.id, field)
-
-
 def _require_field(store: Store, rubric: Rubric, field: str) -> None:
-    if not _has_field(store, rubric, field):
+    if not has_item_field(store, rubric, field):
         fields = ", ".join([*ITEM_COLUMNS, *(f.name for f in rubric.fields)])
         raise ReportError(f"--by {field!r}: no item of rubric {rubric.id!r} has that field; try one of {fields}")
 
@@ -680,16 +592,6 @@ def _require_field(store: Store, rubric: Rubric, field: str) -> None:
 def _names(group: Group) -> str:
     ids = ", ".join(group.rater_ids)
     return f"the {group.role} rater{'s' if len(group.rater_ids) > 1 else ''} {ids}"
-
-
-def _values_for(wanted: np.ndarray, keys: np.ndarray, values: list[Any]) -> list[str]:
-    """The field value of each wanted item key, as text; "(none)" where the item lacks it."""
-    positions = np.searchsorted(keys, wanted)
-    out = []
-    for position in positions.tolist():
-        value = values[position] if position < len(values) else None
-        out.append("(none)" if value is None or value == "" else str(value))
-    return out
 
 
 # --------------------------------------------------------------------------------------------------
@@ -709,16 +611,16 @@ class JudgeDisagreement:
 def disagreements(store: Store, rubric: Rubric, human_id: str, judge_id: str,
                   tolerance: float = 0.15) -> list[JudgeDisagreement]:
     """Items rated by both raters, the largest overall gap first (then the most differing dimensions)."""
-    dims = rubric.dimension_ids
     with store.snapshot():
-        human = first_runs(store.rater_scores(rubric.id, human_id, dims))
-        judge = first_runs(store.rater_scores(rubric.id, judge_id, dims))
+        ratings = load(store, rubric)
         keys, ids = store.item_field_values(rubric.id, "id")
-    pairing = _Pairing(rubric, human, judge)
-    gap = np.abs(pairing.human_overall - pairing.judge_overall)
+    pairing = pair(ratings.first_runs(human_id), ratings.first_runs(judge_id))
+    human_overall, judge_overall = pairing.a.overall, pairing.b.overall
+    gap = np.abs(human_overall - judge_overall)
     gap = np.where(np.isnan(gap), 0.0, gap)
     with np.errstate(invalid="ignore"):
-        differing = np.count_nonzero(np.abs(pairing.human - pairing.judge) > tolerance + ag.ALIGNMENT_EPSILON, axis=1)
+        differing = np.count_nonzero(np.abs(pairing.a.scores - pairing.b.scores) > tolerance + ag.ALIGNMENT_EPSILON,
+                                     axis=1)
     order = np.lexsort((pairing.keys, -differing, -gap))
     item_ids = [ids[i] for i in np.searchsorted(keys, pairing.keys[order]).tolist()]
 
@@ -726,7 +628,7 @@ def disagreements(store: Store, rubric: Rubric, human_id: str, judge_id: str,
         return None if np.isnan(value) else float(value)
 
     return [
-        JudgeDisagreement(item_id, plain(pairing.human_overall[i]), plain(pairing.judge_overall[i]), float(gap[i]),
+        JudgeDisagreement(item_id, plain(human_overall[i]), plain(judge_overall[i]), float(gap[i]),
                      int(differing[i]))
         for item_id, i in zip(item_ids, order.tolist(), strict=True)
     ]

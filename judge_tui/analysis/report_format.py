@@ -18,6 +18,7 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from judge_tui.analysis.figure_format import num, pct, signed
 from judge_tui.analysis.report import Report, Row, Summary
 from judge_tui.formats.terminal import add_id_column, render_plain
 from judge_tui.model.textsafe import clean
@@ -44,18 +45,6 @@ def render(report: Report, fmt: str, width: int | None = None) -> str:
 # --------------------------------------------------------------------------------------------------
 # Numbers
 # --------------------------------------------------------------------------------------------------
-
-
-def pct(value: Figure) -> str:
-    return f"{value:.1%}" if ag.is_defined(value) else "n/a"
-
-
-def num(value: Figure) -> str:
-    return f"{value:.3f}" if ag.is_defined(value) else "n/a"
-
-
-def signed(value: Figure) -> str:
-    return f"{value:+.3f}" if ag.is_defined(value) else "n/a"
 
 
 def safe(text: object) -> str:
@@ -309,7 +298,7 @@ def verdict(report: Report) -> Text:
 
 
 def undefined_notes(report: Report) -> Text | None:
-    shown = {f for _, f in _columns(report) if f != "n"}
+    shown = [f for _, f in _columns(report) if f != "n"]  # in column order, the same on every run
     notes: dict[str, list[str]] = {}
     for row in [*report.rows, report.overall]:
         for figure in shown:

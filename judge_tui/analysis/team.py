@@ -20,10 +20,10 @@ Drift re-ratings (repeat 1) are left out: each expert's first rating is their ra
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
+from judge_tui.analysis.scores import AlignedPair, RubricRatings, consensus, load, pooled_alignment
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import DEFAULT_TOLERANCE
 from judge_tui.stats import agreement as ag
@@ -39,6 +39,7 @@ class TeamView:
 
     rubric: Rubric
     item_ids: tuple[str, ...]
+    item_keys: np.ndarray  # the items' keys, in the same order
     experts: tuple[str, ...]
     expert_scores: dict[str, np.ndarray]  # dimension -> (experts, items)
     adjudicated: dict[str, np.ndarray]  # dimension -> (items,)
@@ -56,74 +57,36 @@ def is_expert(rater_id: str, kind: str) -> bool:
 
 
 def load_team(store: Store, rubric: Rubric, *, split: str | None = None, judge: str | None = None,
-              only_items: set[str] | None = None, rows: list[dict[str, Any]] | None = None) -> TeamView:
+              only_items: set[str] | None = None, ratings: RubricRatings | None = None,
+              notes: bool = True) -> TeamView:
     """The view of `rubric`'s items (optionally one split, or only some items). The judge is `judge`, else
-    the judge rater with the most ratings of this rubric (first created wins a tie). `rows`: the split's
-    first-run rating rows (`store.rating_rows(..., repeat=0)`) when the caller has read them already."""
-    if rows is None:
-        rows = store.rating_rows(rubric.id, repeat=0, split=split)
-    item_ids = tuple(store.item_ids_in_order(rubric.id, split))
+    the judge rater with the most first-run ratings of this rubric (the first in id order wins a tie).
+    `ratings`: the split's ratings (scores.load) when the caller has read them already; `notes`: also read
+    the experts' notes (the adjudication screen shows them; the report does not)."""
+    if ratings is None:
+        ratings = load(store, rubric, split)
+    keys, item_ids = store.item_keys_in_order(rubric.id, split)
     if only_items is not None:
-        item_ids = tuple(i for i in item_ids if i in only_items)
-        rows = [r for r in rows if r["item_id"] in only_items]
-    column = {item_id: i for i, item_id in enumerate(item_ids)}
-    experts = tuple(sorted({r["rater_id"] for r in rows if is_expert(r["rater_id"], r["kind"])}))
+        inside = np.array([i in only_items for i in item_ids], dtype=bool)
+        keys, item_ids = keys[inside], [i for i in item_ids if i in only_items]
+    experts = tuple(r for r in ratings.raters_of_kind("human")
+                    if is_expert(r, "human") and np.isin(ratings.first_runs(r).keys, keys).any())
     if judge is None:
-        counts: dict[str, int] = {}
-        for r in rows:
-            if r["kind"] == "judge":
-                counts[r["rater_id"]] = counts.get(r["rater_id"], 0) + 1
+        counts = {j: ratings.rating_counts(j) for j in ratings.raters_of_kind("judge")}
         judge = max(counts, key=lambda j: counts[j]) if counts else None
-    row_of = {expert: i for i, expert in enumerate(experts)}
     dims = [d.id for d in rubric.judged_dimensions]
-    shape = (len(experts), len(item_ids))
-    expert_scores = {d: np.full(shape, np.nan) for d in dims}
-    adjudicated = {d: np.full(len(item_ids), np.nan) for d in dims}
-    judge_scores = {d: np.full(len(item_ids), np.nan) for d in dims}
-    notes: dict[tuple[str, str], str] = {}
-    # Rows come oldest rubric version first, so the newest version's rating is the one kept.
-    for r in rows:
-        col = column[r["item_id"]]
-        rater = r["rater_id"]
-        target: list[tuple[np.ndarray, Any]]
-        if rater in row_of:
-            target = [(expert_scores[d], (row_of[rater], col)) for d in dims]
-            notes[(rater, r["item_id"])] = r["notes"]
-        elif rater == CONSENSUS_RATER:
-            target = [(adjudicated[d], col) for d in dims]
-        elif rater == judge:
-            target = [(judge_scores[d], col) for d in dims]
-        else:
-            continue
-        for (array, index), d in zip(target, dims, strict=True):
-            value = r["scores"].get(d)
-            array[index] = np.nan if value is None else float(value)
-    return TeamView(rubric, item_ids, experts, expert_scores, adjudicated, judge, judge_scores, notes)
+    columns = [rubric.dimension_ids.index(d) for d in dims]
+    # A judge named among the experts (or the consensus) fills their row, not the judge's (as it always has).
+    judge_rater = judge if judge not in (*experts, CONSENSUS_RATER) else None
+    scores = ratings.first_run_matrix([*experts, CONSENSUS_RATER, judge_rater], keys)  # raters x items x dims
+    expert_scores = {d: scores[:len(experts), :, c] for d, c in zip(dims, columns, strict=True)}
+    adjudicated = {d: scores[len(experts), :, c] for d, c in zip(dims, columns, strict=True)}
+    judge_scores = {d: scores[len(experts) + 1, :, c] for d, c in zip(dims, columns, strict=True)}
+    found = store.first_run_notes(rubric.id, split) if notes else {}
+    return TeamView(rubric, tuple(item_ids), keys, experts, expert_scores, adjudicated, judge, judge_scores, found)
 
 
 # --------------------------------------------------------------------------- pure functions on arrays
-
-
-def consensus(matrix: np.ndarray, ordered: bool, min_raters: int = 2) -> tuple[np.ndarray, np.ndarray]:
-    """Per item: the mean of the raters' scores (ordered scales) or the majority value (unordered), NaN where
-    fewer than `min_raters` rated or (unordered) the most frequent values tie. Returns (values, tie mask)."""
-    matrix = np.asarray(matrix, dtype=np.float64)
-    out = np.full(matrix.shape[1], np.nan)
-    tied = np.zeros(matrix.shape[1], dtype=bool)
-    for j in range(matrix.shape[1]):
-        column = matrix[:, j][~np.isnan(matrix[:, j])]
-        if column.size < min_raters:
-            continue
-        if ordered:
-            out[j] = float(column.mean())
-            continue
-        values, counts = np.unique(column, return_counts=True)
-        winners = values[counts == counts.max()]
-        if winners.size == 1:
-            out[j] = float(winners[0])
-        else:
-            tied[j] = True
-    return out, tied
 
 
 def spread_exceeds(matrix: np.ndarray, tolerance: float = TOLERANCE) -> np.ndarray:
@@ -134,12 +97,6 @@ def spread_exceeds(matrix: np.ndarray, tolerance: float = TOLERANCE) -> np.ndarr
     high = np.where(present, matrix, -np.inf).max(axis=0)
     low = np.where(present, matrix, np.inf).min(axis=0)
     return enough & (high - low > tolerance + ag.ALIGNMENT_EPSILON)
-
-
-def _pair(a: np.ndarray, b: np.ndarray, points: tuple[float, ...], ordered: bool,
-          tolerance: float) -> ag.PairAgreement:
-    both = ~np.isnan(a) & ~np.isnan(b)
-    return ag.compare(a[both], b[both], points, ordered=ordered, tolerance=tolerance)
 
 
 # --------------------------------------------------------------------------- the team figures
@@ -156,6 +113,7 @@ class DimensionTeam:
     consensus_items: int  # items with a consensus
     adjudicated_items: int
     ties: int  # PASS/FAIL items left out for want of a majority
+    paired: dict[str, AlignedPair]  # expert (and "consensus") -> their scores and the judge's, item by item
 
 
 @dataclass(frozen=True)
@@ -182,43 +140,33 @@ def team_consensus(view: TeamView, dimension: str, min_raters: int = 2) -> tuple
 
 
 def team_agreement(view: TeamView, tolerance: float = TOLERANCE) -> TeamAgreement:
-    scale = view.rubric.scale
-    points, ordered = scale.points, scale.ordered
+    rubric = view.rubric
+    points, ordered = rubric.scale.points, rubric.scale.ordered
     level: ag.AlphaLevel = "ordinal" if ordered else "nominal"
     dims = []
-    pooled: dict[str, list[np.ndarray]] = {name: [] for name in (*view.experts, CONSENSUS_RATER)}
+    pooled: dict[str, list[AlignedPair]] = {name: [] for name in (*view.experts, CONSENSUS_RATER)}
     for d in view.dimensions:
         matrix = view.expert_scores[d]
         judge = view.judge_scores[d]
         alpha = ag.krippendorff_alpha(matrix, level, points) if len(view.experts) >= 2 else ag.Undefined(
             "alpha needs at least two experts")
         kappa = ag.pairwise_kappa(matrix, points) if view.experts else ()
-        per_expert = {e: _pair(matrix[i], judge, points, ordered, tolerance) for i, e in enumerate(view.experts)}
         values, ties = team_consensus(view, d)
+        paired = {e: AlignedPair.of(view.item_keys, matrix[i], judge) for i, e in enumerate(view.experts)}
+        paired[CONSENSUS_RATER] = AlignedPair.of(view.item_keys, values, judge)
         dims.append(DimensionTeam(
-            dimension=d, alpha=alpha, alpha_level=level, kappa=kappa, experts_vs_judge=per_expert,
-            consensus_vs_judge=_pair(values, judge, points, ordered, tolerance),
+            dimension=d, alpha=alpha, alpha_level=level, kappa=kappa,
+            experts_vs_judge={e: paired[e].compare(rubric, tolerance) for e in view.experts},
+            consensus_vs_judge=paired[CONSENSUS_RATER].compare(rubric, tolerance),
             consensus_items=int(np.count_nonzero(~np.isnan(values))),
-            adjudicated_items=int(np.count_nonzero(~np.isnan(view.adjudicated[d]))), ties=ties,
+            adjudicated_items=int(np.count_nonzero(~np.isnan(view.adjudicated[d]))), ties=ties, paired=paired,
         ))
-        for i, e in enumerate(view.experts):
-            pooled[e].append(_aligned(matrix[i], judge, tolerance))
-        pooled[CONSENSUS_RATER].append(_aligned(values, judge, tolerance))
-    pooled_rates = {name: _rate(parts) for name, parts in pooled.items()}
+        for name, pair in paired.items():
+            pooled[name].append(pair)
+    pooled_rates = {name: pooled_alignment(pairs, tolerance, "no items were rated by both")
+                    for name, pairs in pooled.items()}
     return TeamAgreement(view.rubric.id, view.experts, view.judge, len(view.item_ids), tolerance, tuple(dims),
                          pooled_rates)
-
-
-def _aligned(a: np.ndarray, b: np.ndarray, tolerance: float) -> np.ndarray:
-    both = ~np.isnan(a) & ~np.isnan(b)
-    return np.abs(a[both] - b[both]) <= tolerance + ag.ALIGNMENT_EPSILON
-
-
-def _rate(parts: list[np.ndarray]) -> ag.Figure:
-    flags = np.concatenate(parts) if parts else np.array([], dtype=bool)
-    if flags.size == 0:
-        return ag.Undefined("no items were rated by both")
-    return float(np.count_nonzero(flags) / flags.size)
 
 
 # --------------------------------------------------------------------------- disagreements (adjudication)

@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from judge_tui.analysis import report_format
-from judge_tui.analysis.flags import with_flagged_section
+from judge_tui.analysis.full_report import build_full_report, render_full
 from judge_tui.analysis.item_report import (
     FORMAT_BY_SUFFIX,
     FORMATS,
@@ -16,14 +15,11 @@ from judge_tui.analysis.item_report import (
     render_markdown,
 )
 from judge_tui.analysis.report import (
-    NoComparison,
     ReportError,
-    build_report,
     default_groups,
     judges_by_coverage,
     parse_raters,
 )
-from judge_tui.analysis.team_report import render_version_comparison, team_only, with_team_sections
 from judge_tui.cli.commands import open_store, output_format, write_output
 from judge_tui.formats.terminal import PIPE_WIDTH, for_terminal
 from judge_tui.model.errors import UserError
@@ -71,28 +67,11 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, "raters", None):
             human, judge = parse_raters(args.raters, store, rubric.id)
         compare = getattr(args, "compare", None)
-        if compare:
-            output = render_version_comparison(store, rubric, compare[0], compare[1], args.split, fmt,
-                                               settings.tolerance)
-        else:
-            try:
-                report = build_report(store, rubric, human=human, judge=judge, split=args.split, by=by,
-                                      settings=settings)
-            except NoComparison as exc:
-                # Experts merged before any judging still get their agreement with each other; groups the
-                # user named (--raters) that cannot be compared are an error.
-                team = None if human is not None else team_only(str(exc), fmt, store, rubric, args.split,
-                                                                settings.tolerance)
-                if team is None:
-                    raise
-                output = team
-            else:
-                if human is None:
-                    say_which_judge(store, rubric.id)  # once the report stands: a mistake is said alone
-                judge_id = report.judge.rater_ids[0] if len(report.judge.rater_ids) == 1 else None
-                output = with_team_sections(report_format.render(report, fmt, width), fmt, store, rubric, args.split,
-                                            judge_id, settings.tolerance)
-            output = with_flagged_section(output, fmt, store, rubric.id, args.split)
+        full = build_full_report(store, rubric, human=human, judge=judge, split=args.split, by=by,
+                                 settings=settings, compare=tuple(compare) if compare else None)
+        if full.report is not None and human is None:
+            say_which_judge(store, rubric.id)  # once the report stands: a mistake is said alone
+        output = render_full(full, fmt, width)
     if destination:
         try:
             destination.write_text(output, encoding="utf-8")

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from judge_tui.store.common import _json_path, now
+from judge_tui.store.common import _json_path, now, where
 from judge_tui.store.core import StoreCore
 
 
@@ -46,33 +46,55 @@ class AgreementQueries(StoreCore):
     def rater_scores(
         self, rubric: str, rater_id: str, dimensions: Sequence[str], split: str | None = None
     ) -> RaterScores:
-        """Every rating of one rater on a rubric's items, as arrays (one row per rating, any version/repeat).
+        """Every rating of one rater on a rubric's items, as arrays (one row per rating, any version/repeat)."""
+        table = self.rubric_scores(rubric, dimensions, split, rater_id=rater_id)
+        return RaterScores(rater_id, table.dimensions, table.item_keys, table.repeats, table.versions,
+                           table.overall, table.scores)
+
+    def rubric_scores(self, rubric: str, dimensions: Sequence[str], split: str | None = None, *,
+                      rater_id: str | None = None) -> RubricScores:
+        """Every rating of a rubric's items (or one rater's), as parallel arrays, in one pass.
 
         Scores are read with json_extract in SQL: on 100k ratings of 5 dimensions this is about 1.5 times as
-        fast as json.loads of each row in Python (see docs/benchmarks.md).
+        fast as json.loads of each row in Python (see docs/benchmarks.md). Raters come as the rater table's
+        row ids, named in `raters` (id, kind), so every column is a number and the rows make one array.
         """
         import numpy as np
 
         extract = "".join(", json_extract(r.scores, ?)" for _ in dimensions)
         sql = (
-            f"SELECT i.rowid, r.repeat, r.rubric_version_id, r.overall{extract}"
-            " FROM ratings r JOIN items i ON i.id = r.item_id WHERE r.rater_id = ? AND i.rubric = ?"
+            f"SELECT t.rowid, i.rowid, r.repeat, r.rubric_version_id, r.overall{extract}"
+            " FROM ratings r JOIN items i ON i.id = r.item_id JOIN raters t ON t.id = r.rater_id"
+            " WHERE i.rubric = ?"
         )
-        params: list[Any] = [_json_path(d) for d in dimensions] + [rater_id, rubric]
+        params: list[Any] = [_json_path(d) for d in dimensions] + [rubric]
+        if rater_id is not None:
+            sql += " AND r.rater_id = ?"
+            params.append(rater_id)
         if split:
             sql += " AND i.split = ?"
             params.append(split)
         rows = self.conn.execute(sql, params).fetchall()
-        table = np.array(rows, dtype=np.float64).reshape(len(rows), 4 + len(dimensions))
-        return RaterScores(
-            rater_id=rater_id,
+        table = np.array(rows, dtype=np.float64).reshape(len(rows), 5 + len(dimensions))
+        raters = {key: (rater, kind) for key, rater, kind in self.conn.execute("SELECT rowid, id, kind FROM raters")}
+        return RubricScores(
             dimensions=tuple(dimensions),
-            item_keys=table[:, 0].astype(np.int64),
-            repeats=table[:, 1].astype(np.int64),
-            versions=table[:, 2].astype(np.int64),
-            overall=table[:, 3].copy(),
-            scores=table[:, 4:].copy(),
+            raters=raters,
+            rater_keys=table[:, 0].astype(np.int64),
+            item_keys=table[:, 1].astype(np.int64),
+            repeats=table[:, 2].astype(np.int64),
+            versions=table[:, 3].astype(np.int64),
+            overall=table[:, 4].copy(),
+            scores=table[:, 5:].copy(),
         )
+
+    def item_keys_in_order(self, rubric: str, split: str | None = None) -> tuple[Any, list[str]]:
+        """(item keys, item ids) of a rubric's items (optionally one split) in the items' own order."""
+        import numpy as np
+
+        clause, params = where(("rubric = ?", rubric), ("split = ?", split))
+        rows = self.conn.execute(f"SELECT rowid, id FROM items {clause} ORDER BY position", params).fetchall()
+        return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)), [r[1] for r in rows]
 
     def item_field_values(self, rubric: str, field: str, split: str | None = None) -> tuple[Any, list[Any]]:
         """(item keys, values) of one item property: id, task_type, split, or a field of the item.
@@ -127,6 +149,20 @@ class RaterScores:
 
     rater_id: str
     dimensions: tuple[str, ...]
+    item_keys: Any  # int64 array: the item's row id (see item_field_values)
+    repeats: Any  # int64 array
+    versions: Any  # int64 array: rubric version id
+    overall: Any  # float array
+    scores: Any  # float array, rows x dimensions
+
+
+@dataclass(frozen=True)
+class RubricScores:
+    """Every rating of a rubric as parallel arrays (one row per rating); NaN marks a dimension left unscored."""
+
+    dimensions: tuple[str, ...]
+    raters: dict[int, tuple[str, str]]  # rater key -> (rater id, kind)
+    rater_keys: Any  # int64 array: the rater's row id
     item_keys: Any  # int64 array: the item's row id (see item_field_values)
     repeats: Any  # int64 array
     versions: Any  # int64 array: rubric version id

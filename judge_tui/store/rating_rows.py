@@ -34,6 +34,14 @@ class TeamQueries(ItemQueries):
             row["details"] = _loads(row["details"], {})
         return rows
 
+    def first_run_notes(self, rubric: str, split: str | None = None) -> dict[tuple[str, str], str]:
+        """(rater id, item id) -> the note of the rater's first run under the newest rubric version they used."""
+        clause, params = where(("i.rubric = ?", rubric), ("r.repeat = ?", 0), ("i.split = ?", split))
+        rows = self.conn.execute(
+            f"SELECT r.rater_id, r.item_id, r.notes FROM ratings r JOIN items i ON i.id = r.item_id {clause}"
+            " ORDER BY r.rubric_version_id", params)
+        return {(rater, item): notes for rater, item, notes in rows}  # the newest version comes last and wins
+
     def has_human_rerating(self, rubric: str) -> bool:
         """Whether any human rated an item of this rubric twice (a drift re-check): ~40 ms at 200k ratings,
         where loading every rating to find out takes seconds."""

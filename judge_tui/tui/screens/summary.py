@@ -23,6 +23,7 @@ from textual.worker import Worker, WorkerState
 from judge_tui.analysis import report_format
 from judge_tui.analysis.blind import visible_items
 from judge_tui.analysis.report import Group, Report, build_report, default_judge
+from judge_tui.analysis.scores import RubricRatings, load
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric, RubricError
 from judge_tui.model.settings import AgreementSettings
@@ -64,21 +65,30 @@ def scatter_plot(human: np.ndarray, judge: np.ndarray, bins: int = PLOT_BINS) ->
 
 
 def team_lines(store: Store, rubric: Rubric, reviewer: str, judge: str, tolerance: float, *,
-               lead: bool = False) -> list[str]:
+               lead: bool = False, ratings: RubricRatings | None = None) -> list[str]:
     """The team section and this reviewer's self-agreement, as text lines (empty when there is neither), with
     the same alignment tolerance as the rest of the summary, over the items the blind rule lets them see.
+    ``ratings``: the rubric's ratings (scores.load), read once for the whole summary.
     """
-    from judge_tui.analysis.team_report import drift_section, render_drift, render_team, team_section
+    from judge_tui.analysis.team_report import (
+        drift_blocks,
+        drift_figures,
+        drift_to_dicts,
+        lines_of,
+        team_blocks,
+        team_figures,
+        team_to_dict,
+    )
 
     visible = visible_items(store, rubric.id, reviewer, lead=lead)
-    team = (team_section(store, rubric, judge=judge, only_items=visible, tolerance=tolerance)
+    team = (team_figures(store, rubric, judge=judge, only_items=visible, tolerance=tolerance, ratings=ratings)
             if visible is None or visible else None)
-    drift = drift_section(store, rubric, rater=reviewer, tolerance=tolerance)
+    drift = drift_figures(store, rubric, rater=reviewer, tolerance=tolerance, ratings=ratings)
     lines: list[str] = []
     if team is not None:
-        lines += render_team(team, "text")
+        lines += lines_of(team_blocks(team_to_dict(team, None)), "text")
     if drift:
-        lines += render_drift(drift, "text")
+        lines += lines_of(drift_blocks(drift_to_dicts(drift, tolerance)), "text")
     return lines
 
 
@@ -146,7 +156,9 @@ class SummaryScreen(Screen[None]):
                 if judge is None:
                     self.post_message(self.Unavailable(judge_missing(rubric)))
                     return
-                team = team_lines(store, rubric, self.reviewer_id, judge, settings.tolerance, lead=self.lead)
+                ratings = load(store, rubric)  # one read of the ratings for every section below
+                team = team_lines(store, rubric, self.reviewer_id, judge, settings.tolerance, lead=self.lead,
+                                  ratings=ratings)
                 if not submitted:
                     self.post_message(self.Unavailable(
                         f"You have rated no {rubric.id} item, so there is no comparison of yours with the judge.",
@@ -154,7 +166,7 @@ class SummaryScreen(Screen[None]):
                     return
                 report = build_report(
                     store, rubric, human=Group("human", (self.reviewer_id,)), judge=Group("judge", (judge,)),
-                    by=BREAKDOWNS, settings=settings, skip_missing_fields=True, judge_only=False,
+                    by=BREAKDOWNS, settings=settings, skip_missing_fields=True, judge_only=False, ratings=ratings,
                 )
         except (UserError, RubricError) as exc:
             message = str(exc)

@@ -1,0 +1,128 @@
+"""`judge-tui report` as a whole: every section computed once, from one read of the ratings, then rendered once.
+
+The sections are objects: the judge comparison (report.Report), the team (team.TeamAgreement), the experts'
+self-agreement (drift.ExpertSelfAgreement), a version comparison (compare.VersionComparison) and the flagged
+items. JSON is built from them in one go; text draws every table with Rich; Markdown joins the sections.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from judge_tui.analysis import report_format
+from judge_tui.analysis.compare import VersionComparison, compare_versions
+from judge_tui.analysis.drift import ExpertSelfAgreement
+from judge_tui.analysis.flags import flag_row
+from judge_tui.analysis.flags import render as render_flags
+from judge_tui.analysis.report import Group, NoComparison, Report, build_report
+from judge_tui.analysis.scores import load
+from judge_tui.analysis.team import TeamAgreement
+from judge_tui.analysis.team_report import (
+    Block,
+    Paragraph,
+    compare_blocks,
+    comparison_to_dict,
+    drift_blocks,
+    drift_figures,
+    drift_to_dicts,
+    lines_of,
+    rich_of,
+    team_blocks,
+    team_figures,
+    team_to_dict,
+)
+from judge_tui.formats.terminal import render_plain
+from judge_tui.model.records import Flag
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import AgreementSettings
+from judge_tui.store import Store
+
+
+@dataclass(frozen=True)
+class FullReport:
+    rubric: Rubric
+    split: str | None
+    tolerance: float
+    report: Report | None  # the judge comparison; None when it cannot be made (see judge_comparison)
+    judge_comparison: str | None  # why there is no judge comparison (the team section then stands alone)
+    team: TeamAgreement | None  # two or more experts
+    expert_self_agreement: tuple[ExpertSelfAgreement, ...]
+    comparison: VersionComparison | None  # `--compare V1 V2`: this section alone
+    flagged: tuple[Flag, ...] | None  # None: not part of this report (a version comparison)
+
+
+def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = None, judge: Group | None = None,
+                      split: str | None = None, by: Iterable[str] = (), settings: AgreementSettings | None = None,
+                      compare: tuple[str, str] | None = None) -> FullReport:
+    """Every section of the report. The judge comparison raises NoComparison when it cannot be made, unless
+    the groups were not named and two or more experts rated: then the team section stands alone."""
+    settings = settings or AgreementSettings()
+    tolerance = settings.tolerance
+    with store.snapshot():
+        if compare:
+            comparison = compare_versions(store, rubric, compare[0], compare[1], split, tolerance)
+            return FullReport(rubric, split, tolerance, None, None, None, (), comparison, None)
+        ratings = load(store, rubric, split)  # the one read of the ratings every section uses
+        problem: NoComparison | None = None
+        try:
+            report: Report | None = build_report(store, rubric, human=human, judge=judge, split=split, by=by,
+                                                 settings=settings, ratings=ratings)
+        except NoComparison as exc:
+            if human is not None:  # groups the user named that cannot be compared are an error
+                raise
+            report, problem = None, exc
+        judge_id = None
+        if report is not None and len(report.judge.rater_ids) == 1:
+            judge_id = report.judge.rater_ids[0]
+        team = team_figures(store, rubric, split, judge_id, tolerance=tolerance, ratings=ratings)
+        if problem is not None and team is None:
+            raise problem  # nothing to show but the reason
+        drift = drift_figures(store, rubric, split, tolerance=tolerance, ratings=ratings)
+        flagged = tuple(store.flags(rubric.id, split=split))
+    return FullReport(rubric, split, tolerance, report, str(problem) if problem else None, team, tuple(drift), None,
+                      flagged)
+
+
+def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
+    """The report in a format: "json", "markdown" or "text" (at ``width``, or fitted to standard output)."""
+    team = team_to_dict(full.team, full.split) if full.team is not None else None
+    drift = drift_to_dicts(full.expert_self_agreement, full.tolerance)
+    if fmt == "json":
+        data: dict[str, Any]
+        if full.comparison is not None:
+            data = {"schema_version": report_format.SCHEMA_VERSION,
+                    "version_comparison": comparison_to_dict(full.comparison)}
+        elif full.report is not None:
+            data = report_format.report_to_dict(full.report)
+        else:
+            data = {"schema_version": report_format.SCHEMA_VERSION, "rubric": full.rubric.id,
+                    "judge_comparison": full.judge_comparison}
+        if team is not None:
+            data["team"] = team
+        if drift:
+            data["expert_self_agreement"] = drift
+        if full.flagged is not None:
+            data["flagged_items"] = [flag_row(f) for f in full.flagged]
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    blocks: list[Block] = []
+    if full.comparison is not None:
+        blocks += compare_blocks(comparison_to_dict(full.comparison))
+    if full.report is None and full.comparison is None:
+        blocks.append(Paragraph((f"No judge comparison: {full.judge_comparison}",)))
+    if team is not None:
+        blocks += team_blocks(team)
+    if drift:
+        blocks += drift_blocks(drift)
+    if fmt == "markdown":
+        lines = [report_format.render_markdown(full.report).rstrip("\n"), ""] if full.report is not None else []
+        body = "\n".join(lines + lines_of(blocks, fmt))
+    else:
+        sections = report_format.rich_sections(full.report) if full.report is not None else []
+        body = render_plain([*sections, *rich_of(blocks)], width=width, gap=True)
+    if full.flagged is None:
+        return body.rstrip("\n") + "\n"
+    flagged = render_flags(list(full.flagged), "markdown" if fmt == "markdown" else "text")
+    return body.rstrip("\n") + "\n\n" + flagged

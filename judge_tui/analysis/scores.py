@@ -1,0 +1,338 @@
+"""One path from the store to every figure: a rubric's ratings read once, as arrays, then paired.
+
+Every agreement figure (human vs judge, expert vs expert, the consensus, a judge's repeats, an expert's
+re-ratings, one judge version against another) starts here:
+
+* `load` reads every rating of a rubric (optionally one split) in one SQL pass into `RubricRatings`:
+  parallel arrays of rater, item key, repeat, rubric version, overall and dimension scores;
+* `RubricRatings.first_runs` holds the one rule for "a rater's rating of an item": their first run
+  (repeat 0) under the newest rubric version they rated the item in. Repeats stay available
+  (`by_repeat` for a judge's repeats, `reratings` for an expert's blind re-ratings);
+* `pair` lines two sides up over the items both scored (`Pairing`), and `Pairing.column` (a dimension) /
+  `Pairing.overall` give an `AlignedPair`: the two sides' scores item by item, with the item keys. Figures
+  are computed from AlignedPairs, so an interval can resample their items;
+* `pooled_alignment` is the share of aligned scores over several AlignedPairs (every judged dimension);
+* `first_run_matrix` lays several raters out as raters x items x dimensions, and `consensus` combines them
+  per item (the mean, or the PASS/FAIL majority);
+* `item_groups` gives each item's group for a breakdown (task type, split, or a field of the item).
+
+Item keys are the items' row ids (as `store.item_field_values` and `store.item_keys_in_order` give them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from judge_tui.model.rubrics import Rubric
+from judge_tui.stats import agreement as ag
+from judge_tui.store import RubricScores, Store
+
+# Item properties a group (a breakdown) can use besides the item's own fields and its id.
+ITEM_COLUMNS = ("task_type", "split")
+# Where the overall score sits among a side's columns (`Scores.column`, `Pairing.column`).
+OVERALL_COLUMN = -1
+
+
+# --------------------------------------------------------------------------------------------------
+# One side's scores
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Scores:
+    """One side's scores, one row per item: a rater's first runs, a group's means, a judge's repeat."""
+
+    keys: np.ndarray  # int64 item keys, sorted and unique
+    scores: np.ndarray  # items x dimensions (the rubric's dimension order), NaN where unscored
+    overall: np.ndarray
+
+    @classmethod
+    def empty(cls, n_dimensions: int) -> Scores:
+        return cls(np.empty(0, np.int64), np.empty((0, n_dimensions)), np.empty(0))
+
+    def column(self, index: int) -> np.ndarray:
+        """One dimension's scores (OVERALL_COLUMN: the overall score)."""
+        return self.overall if index == OVERALL_COLUMN else self.scores[:, index]
+
+    def on(self, keys: np.ndarray, index: int) -> np.ndarray:
+        """One column laid over other item keys (sorted or not): NaN where this side has no row."""
+        return self.rows_on(keys)[:, index]
+
+    def rows_on(self, keys: np.ndarray) -> np.ndarray:
+        """Every column (the dimensions, then the overall score) laid over other item keys (sorted or not):
+        items x (dimensions + 1), NaN where this side has no row."""
+        table = np.column_stack([self.scores, self.overall])
+        out = np.full((keys.size, table.shape[1]), np.nan)
+        if self.keys.size == 0 or keys.size == 0:
+            return out
+        position = np.clip(np.searchsorted(self.keys, keys), 0, self.keys.size - 1)
+        found = self.keys[position] == keys
+        out[found] = table[position[found]]
+        return out
+
+
+def mean_of(members: Sequence[Scores], n_dimensions: int) -> Scores:
+    """A group's scores: the members' mean per item and dimension, ignoring members who left it unscored."""
+    if len(members) == 1:
+        return members[0]
+    if not members:
+        return Scores.empty(n_dimensions)
+    keys = np.concatenate([m.keys for m in members])
+    values = np.column_stack([np.concatenate([m.scores for m in members]),
+                              np.concatenate([m.overall for m in members])])
+    unique, inverse = np.unique(keys, return_inverse=True)
+    present = ~np.isnan(values)
+    sums = np.zeros((unique.size, values.shape[1]))
+    counts = np.zeros((unique.size, values.shape[1]))
+    for column in range(values.shape[1]):
+        sums[:, column] = np.bincount(inverse, np.where(present[:, column], values[:, column], 0.0), unique.size)
+        counts[:, column] = np.bincount(inverse, present[:, column], unique.size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+    return Scores(unique, mean[:, :-1], mean[:, -1])
+
+
+# --------------------------------------------------------------------------------------------------
+# A rubric's ratings
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RubricRatings:
+    """Every rating of one rubric (in one split, or all), every rater, every repeat, as parallel arrays."""
+
+    rubric: Rubric
+    split: str | None
+    rater_ids: tuple[str, ...]  # every rater with a rating here, sorted
+    kinds: dict[str, str]  # rater id -> "human" or "judge"
+    rater: np.ndarray  # per rating: index into rater_ids
+    item_keys: np.ndarray
+    repeats: np.ndarray
+    versions: np.ndarray  # rubric version ids
+    overall: np.ndarray
+    scores: np.ndarray  # ratings x dimensions
+
+    @property
+    def n_dimensions(self) -> int:
+        return int(self.scores.shape[1])
+
+    def raters_of_kind(self, kind: str) -> tuple[str, ...]:
+        return tuple(r for r in self.rater_ids if self.kinds[r] == kind)
+
+    def _of(self, rater_id: str) -> np.ndarray:
+        if rater_id not in self.kinds:
+            return np.zeros(self.rater.size, dtype=bool)
+        return self.rater == self.rater_ids.index(rater_id)
+
+    def rating_counts(self, rater_id: str, repeat: int = 0) -> int:
+        return int(np.count_nonzero(self._of(rater_id) & (self.repeats == repeat)))
+
+    def first_runs(self, rater_id: str, versions: Sequence[int] | None = None) -> Scores:
+        """The rule for a rater's rating of an item: their first run (repeat 0) under the newest rubric
+        version they rated the item in (only among ``versions`` when given)."""
+        keep = self._of(rater_id) & (self.repeats == 0)
+        if versions is not None:
+            keep &= np.isin(self.versions, np.asarray(versions, dtype=np.int64))
+        return _newest_per_item(self.item_keys[keep], self.versions[keep], self.scores[keep], self.overall[keep])
+
+    def first_run_matrix(self, rater_ids: Sequence[str | None], keys: np.ndarray) -> np.ndarray:
+        """Raters x items x dimensions of first runs over the items ``keys``, NaN where a rater left a score
+        out (a rater None, or without a rating here: a row of NaN)."""
+        out = np.full((len(rater_ids), keys.size, self.n_dimensions), np.nan)
+        for row, rater in enumerate(rater_ids):
+            if rater is not None:
+                out[row] = self.first_runs(rater).rows_on(keys)[:, :-1]
+        return out
+
+    def by_repeat(self, rater_id: str, restrict: np.ndarray | None = None) -> dict[int, Scores]:
+        """A rater's runs, repeat by repeat, each on the item's newest rubric version among the rater's
+        ratings (``restrict``: only these item keys)."""
+        mask = self._of(rater_id)
+        if restrict is not None:
+            mask &= np.isin(self.item_keys, restrict)
+        keys, versions, repeats = self.item_keys[mask], self.versions[mask], self.repeats[mask]
+        if keys.size == 0:
+            return {}
+        newest = np.full(int(keys.max()) + 1, -1, dtype=np.int64)
+        np.maximum.at(newest, keys, versions)
+        current = versions == newest[keys]
+        keys, repeats = keys[current], repeats[current]
+        scores, overall = self.scores[mask][current], self.overall[mask][current]
+        out = {}
+        for repeat in np.unique(repeats).tolist():
+            this = repeats == repeat
+            order = np.argsort(keys[this], kind="stable")
+            out[int(repeat)] = Scores(keys[this][order], scores[this][order], overall[this][order])
+        return out
+
+    def reratings(self, rater_id: str, repeat: int) -> Pairing:
+        """A rater's first runs against their re-runs (``repeat``) of the same item under the same rubric
+        version, every version counted (keys here stand for item and version together)."""
+        mask = self._of(rater_id)
+        sides = []
+        for wanted in (0, repeat):
+            this = mask & (self.repeats == wanted)
+            keys = (self.item_keys[this] << 32) | self.versions[this]
+            order = np.argsort(keys, kind="stable")
+            sides.append(Scores(keys[order], self.scores[this][order], self.overall[this][order]))
+        return pair(sides[0], sides[1])
+
+
+def _newest_per_item(keys: np.ndarray, versions: np.ndarray, scores: np.ndarray, overall: np.ndarray) -> Scores:
+    order = np.lexsort((versions, keys))
+    sorted_keys = keys[order]
+    last = order[np.r_[sorted_keys[1:] != sorted_keys[:-1], True]] if keys.size else order
+    return Scores(keys[last], scores[last], overall[last])
+
+
+def load(store: Store, rubric: Rubric, split: str | None = None) -> RubricRatings:
+    """Every rating of ``rubric`` (in ``split``, if given), read in one pass."""
+    table: RubricScores = store.rubric_scores(rubric.id, rubric.dimension_ids, split)
+    present = np.unique(table.rater_keys)
+    named = sorted((table.raters[int(k)][0], int(k)) for k in present)
+    rater_ids = tuple(r for r, _ in named)
+    index_of_key = np.zeros(int(present.max()) + 1 if present.size else 1, dtype=np.int64)
+    for index, (_, key) in enumerate(named):
+        index_of_key[key] = index
+    return RubricRatings(
+        rubric=rubric, split=split, rater_ids=rater_ids,
+        kinds={table.raters[k][0]: table.raters[k][1] for _, k in named},
+        rater=index_of_key[table.rater_keys], item_keys=table.item_keys, repeats=table.repeats,
+        versions=table.versions, overall=table.overall, scores=table.scores,
+    )  # fmt: skip
+
+
+# --------------------------------------------------------------------------------------------------
+# Groups of items
+# --------------------------------------------------------------------------------------------------
+
+
+def has_item_field(store: Store, rubric: Rubric, field: str) -> bool:
+    """Whether items can be grouped by ``field``: a property of every item, or a field some item has."""
+    return field in ITEM_COLUMNS or field == "id" or store.item_fields_present(rubric.id, field)
+
+
+def item_groups(store: Store, rubric: Rubric, field: str, keys: np.ndarray, split: str | None = None) -> list[str]:
+    """The group of each item key (its ``field`` as text); "(none)" where the item lacks it."""
+    known, values = store.item_field_values(rubric.id, field, split)
+    out = []
+    for position in np.searchsorted(known, keys).tolist():
+        value = values[position] if position < len(values) else None
+        out.append("(none)" if value is None or value == "" else str(value))
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# Pairing two sides
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AlignedPair:
+    """Two sides' scores of one figure (a dimension, or the overall score) over the items both scored,
+    item by item: what every agreement figure is computed from, and what an interval would resample."""
+
+    keys: np.ndarray  # item keys, one per pair
+    a: np.ndarray  # the reference side (human, expert, first rating, older version)
+    b: np.ndarray  # the side being checked (judge, other expert, re-rating, newer version)
+
+    @classmethod
+    def of(cls, keys: np.ndarray, a: np.ndarray, b: np.ndarray) -> AlignedPair:
+        """The pairs where both sides have a score (NaN marks a missing one)."""
+        both = ~np.isnan(a) & ~np.isnan(b)
+        return cls(keys[both], a[both], b[both])
+
+    @property
+    def n(self) -> int:
+        return int(self.keys.size)
+
+    def aligned(self, tolerance: float) -> np.ndarray:
+        """Pair by pair, whether the two scores are within the tolerance."""
+        return ag.within_tolerance(self.a, self.b, tolerance)
+
+    def compare(self, rubric: Rubric, tolerance: float) -> ag.PairAgreement:
+        """Every pairwise figure on the rubric's scale."""
+        return ag.compare(self.a, self.b, rubric.scale.points, ordered=rubric.scale.ordered, tolerance=tolerance)
+
+    def subset(self, mask: np.ndarray) -> AlignedPair:
+        return AlignedPair(self.keys[mask], self.a[mask], self.b[mask])
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """Two sides' scores over the items both rated (each side may still leave a dimension unscored)."""
+
+    keys: np.ndarray
+    a: Scores
+    b: Scores
+
+    def column(self, index: int) -> AlignedPair:
+        """One dimension (OVERALL_COLUMN: the overall score), over the items where both sides scored it."""
+        return AlignedPair.of(self.keys, self.a.column(index), self.b.column(index))
+
+    def overall(self) -> AlignedPair:
+        return self.column(OVERALL_COLUMN)
+
+    def subset(self, mask: np.ndarray) -> Pairing:
+        return Pairing(self.keys[mask], _rows(self.a, mask), _rows(self.b, mask))
+
+
+def _rows(scores: Scores, mask: np.ndarray) -> Scores:
+    return Scores(scores.keys[mask], scores.scores[mask], scores.overall[mask])
+
+
+def pair(a: Scores, b: Scores) -> Pairing:
+    """``a`` and ``b`` over the items both have a row for, aligned row by row."""
+    common, ia, ib = np.intersect1d(a.keys, b.keys, assume_unique=True, return_indices=True)
+    return Pairing(common, _rows(a, ia), _rows(b, ib))
+
+
+def aligned_count(pairs: Iterable[AlignedPair], tolerance: float) -> tuple[int, int]:
+    """(aligned scores, scores compared) over several AlignedPairs taken together."""
+    flags = [p.aligned(tolerance) for p in pairs]
+    return sum(int(np.count_nonzero(f)) for f in flags), sum(int(f.size) for f in flags)
+
+
+def pooled_alignment(pairs: Iterable[AlignedPair], tolerance: float, empty: str) -> ag.Figure:
+    """The share of aligned scores over several AlignedPairs taken together (e.g. every judged dimension);
+    Undefined, for the reason ``empty``, when there is no pair at all."""
+    aligned, total = aligned_count(pairs, tolerance)
+    return aligned / total if total else ag.Undefined(empty)
+
+
+# --------------------------------------------------------------------------------------------------
+# Consensus
+# --------------------------------------------------------------------------------------------------
+
+
+def consensus(matrix: np.ndarray, ordered: bool, min_raters: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """Per item: the mean of the raters' scores (ordered scales) or the majority value (unordered), NaN where
+    fewer than `min_raters` rated or (unordered) the most frequent values tie. Returns (values, tie mask)."""
+    matrix = np.asarray(matrix, dtype=np.float64)
+    present = ~np.isnan(matrix)
+    raters = present.sum(axis=0)
+    enough = raters >= min_raters
+    if ordered:
+        # Summed rater by rater, in the order a mean over each item's column would add them.
+        sums = np.where(present, matrix, 0.0).sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(enough, sums / np.maximum(raters, 1), np.nan), np.zeros(matrix.shape[1], dtype=bool)
+    values = np.unique(matrix[present])
+    if values.size == 0:
+        return np.full(matrix.shape[1], np.nan), np.zeros(matrix.shape[1], dtype=bool)
+    counts = np.stack([(matrix == v).sum(axis=0) for v in values])  # values x items
+    winners = (counts == counts.max(axis=0)).sum(axis=0)
+    out = np.where(enough & (winners == 1), values[counts.argmax(axis=0)], np.nan)
+    return out, enough & (winners > 1)
+
+
+def items_at_least(counts_of: Iterable[Scores], n: int) -> int:
+    """How many items appear in at least ``n`` of these sides (e.g. judged at least twice)."""
+    keys = [s.keys for s in counts_of]
+    if not keys:
+        return 0
+    _, counts = np.unique(np.concatenate(keys), return_counts=True)
+    return int(np.count_nonzero(counts >= n))

@@ -1,0 +1,91 @@
+"""The agreement report's JSON and Markdown, pinned byte for byte from a fixed database of three experts, an
+adjudicated consensus, blind re-ratings, two judge prompt versions with repeats, and a flag."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from judge_tui.cli import main
+from judge_tui.store import Store
+from tests.team_fixtures import exercise_item, rate
+
+PINNED = Path(__file__).parent / "fixtures" / "reports"
+DIMS = ("difficulty_match", "instruction_clarity", "learning_objective_alignment")
+SHEETS = {
+    "ann": [(1, 1, 1), (0.5, 1, 1), (0, 0.5, 1), (1, 0.5, 0.5), (0.5, 0.5, 0), (1, 1, 0.5), (1, 1, 1), (0, 0, 0)],
+    "bob": [(1, 1, 1), (0.5, 0.5, 1), (0, 0.5, 1), (1, 1, 0.5), (0.5, 0, 0), (1, 1, 0.5), (0.5, 1, 1), (0, 0.5, 0)],
+    "cat": [(1, 0.5, 1), (0.5, 1, 1), (0.5, 0.5, 1), (1, 0.5, 0.5), (0.5, 0.5, 0), (0.5, 1, 0.5), (1, 1, 0.5)],
+}
+JUDGE = "judge:m:exercise-quality@"
+P1 = [(1, 1, 1)] * 8
+P2 = [(1, 1, 1), (0.5, 1, 1), (0, 0.5, 1), (1, 0.5, 0.5), (0.5, 0.5, 0), (1, 1, 0.5), (1, 0.5, 1), (0, 0, 0.5)]
+P2_REPEATS = {1: [(1, 1, 1), (0.5, 0.5, 1), (0, 0.5, 1), (1, 0.5, 0.5), (0.5, 0.5, 0.5), (1, 1, 0.5)],
+              2: [(1, 1, 0.5), (0.5, 1, 1), (0, 0.5, 1), (1, 0.5, 0.5)]}
+REPORTS = {  # file name -> report arguments
+    "team.json": ("--format", "json"),
+    "team.md": ("--format", "markdown"),
+    "team_by_split.json": ("--format", "json", "--by", "split"),
+    "team_by_split.md": ("--format", "markdown", "--by", "split"),
+    "team_test_split.md": ("--format", "markdown", "--split", "test"),
+    "experts_vs_p1.md": ("--format", "markdown", "--raters", f"ann+bob,{JUDGE}p1"),
+    "compare.json": ("--format", "json", "--compare", "p1", "p2", "--split", "test"),
+    "compare.md": ("--format", "markdown", "--compare", "p1", "p2", "--split", "test"),
+}
+
+
+def _scores(rows) -> dict[str, dict[str, float]]:
+    return {f"E{n:02d}": dict(zip(DIMS, row, strict=True)) for n, row in enumerate(rows, start=1)}
+
+
+@pytest.fixture
+def team_db(tmp_path: Path, rubrics) -> Path:
+    rubric = rubrics["exercise-quality"]
+    path = tmp_path / "team.db"
+    with Store(path) as store:
+        store.ensure_rubric_version(rubric)
+        store.add_items([exercise_item(n, "B1" if n % 2 else "B2") for n in range(1, 9)])
+        with store.transaction() as conn:
+            conn.execute("UPDATE items SET split = CASE WHEN rowid % 2 = 0 THEN 'dev' ELSE 'test' END")
+        for expert, rows in SHEETS.items():
+            rate(store, rubric, expert, "human", _scores(rows), notes="n")
+        rate(store, rubric, "ann", "human", _scores([(0.5, 1, 1), (0.5, 1, 1), (0, 0.5, 0)]), repeat=1)
+        rate(store, rubric, "consensus", "human", {"E02": dict(zip(DIMS, (0.5, 1, 1), strict=True))})
+        rate(store, rubric, f"{JUDGE}p1", "judge", _scores(P1), prompt_version="p1")
+        rate(store, rubric, f"{JUDGE}p2", "judge", _scores(P2), prompt_version="p2")
+        for repeat, rows in P2_REPEATS.items():
+            rate(store, rubric, f"{JUDGE}p2", "judge", _scores(rows), repeat=repeat, prompt_version="p2")
+        with store.transaction() as conn:
+            conn.execute("UPDATE ratings SET flagged = 1, flag_reason = 'unclear | blank',"
+                         " updated_at = '2026-01-01T00:00:00' WHERE rater_id = 'bob' AND item_id = 'E03'"
+                         " AND repeat = 0")
+    return path
+
+
+def _report(capsys, db: Path, *args: str) -> bytes:
+    capsys.readouterr()
+    assert main(["report", "--db", str(db), *args]) == 0
+    return capsys.readouterr().out.encode("utf-8")
+
+
+def test_every_report_is_written_byte_for_byte_as_pinned(team_db: Path, hermetic_home: Path, capsys):
+    for name, args in REPORTS.items():
+        written = _report(capsys, team_db, *args)
+        if os.environ.get("JUDGE_TUI_PIN_REPORTS"):  # rewrite the pinned files (a deliberate format change)
+            (PINNED / name).write_bytes(written)
+        assert written == (PINNED / name).read_bytes(), name
+
+
+def test_the_report_is_the_same_in_every_process(team_db: Path, hermetic_home: Path):
+    """Nothing in it depends on the order of a set (Python orders strings differently in every process)."""
+    outputs = set()
+    for seed in ("1", "2", "3"):
+        done = subprocess.run([sys.executable, "-m", "judge_tui", "report", "--db", str(team_db), "--format",
+                               "markdown"], capture_output=True, env={**os.environ, "PYTHONHASHSEED": seed},
+                              timeout=60, check=True)
+        outputs.add(done.stdout)
+    assert len(outputs) == 1
