@@ -63,8 +63,7 @@ def _agreement(store: Store, rubric: Rubric, plan_id: str, target: float, overla
     from judge_tui.stats.decisions import MIN_ITEMS_TO_DECIDE, decide, plan_for_standard_error
     from judge_tui.stats.raters import alpha_interval
 
-    view = load_team(store, rubric, only_items=store.overlap_item_ids(plan_id),
-                     rows=store.rating_rows(rubric.id, repeat=0, overlap_of=plan_id))
+    view = load_team(store, rubric, only_items=store.overlap_item_ids(plan_id), notes=False)
     level: Literal["ordinal", "nominal"] = "ordinal" if rubric.scale.ordered else "nominal"
     points = np.asarray(rubric.scale.points, dtype=np.float64)
     dimensions = []

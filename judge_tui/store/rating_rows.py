@@ -13,16 +13,14 @@ from judge_tui.store.items import ItemQueries
 class TeamQueries(ItemQueries):
     # ------------------------------------------------------------------ team (several raters side by side)
 
-    def rating_rows(self, rubric: str, *, repeat: int | None = 0, split: str | None = None,
-                    overlap_of: str | None = None) -> list[dict[str, Any]]:
+    def rating_rows(self, rubric: str, *, repeat: int | None = 0, split: str | None = None) -> list[dict[str, Any]]:
         """Ratings of a rubric's items with their rater's kind, newest rubric version last per item and rater.
 
         Rows: item_id, rater_id, kind, rubric_version_id, repeat, scores (dict), notes, details (dict),
-        created_at. repeat=None returns every repeat. overlap_of: only the overlap items of that assignment plan.
+        created_at. repeat=None returns every repeat.
         """
         clause, params = where(
-            ("i.rubric = ?", rubric), ("r.repeat = ?", repeat), ("i.split = ?", split),
-            ("r.item_id IN (SELECT item_id FROM assignments WHERE plan_id = ? AND overlap = 1)", overlap_of))
+            ("i.rubric = ?", rubric), ("r.repeat = ?", repeat), ("i.split = ?", split))
         rows = self.query(
             "SELECT r.item_id, r.rater_id, t.kind, r.rubric_version_id, r.repeat, r.scores, r.notes, r.details,"
             " r.created_at FROM ratings r JOIN items i ON i.id = r.item_id JOIN raters t ON t.id = r.rater_id"
