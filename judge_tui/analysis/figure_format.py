@@ -30,3 +30,29 @@ def num(value: Any) -> str:
 
 def signed(value: Any) -> str:
     return figure_text(value, signed=True)
+
+
+def interval_text(interval: Any, *, digits: int = 2, percent: bool = False) -> str:
+    """An interval as "[low, high]" (shares in percent without decimals), or "" when there is none."""
+    if interval is None or isinstance(interval, dict | ag.Undefined):
+        return ""
+    if percent:
+        return f"[{interval.low * 100:.0f}, {interval.high * 100:.0f}]"
+    return f"[{interval.low:.{digits}f}, {interval.high:.{digits}f}]"
+
+
+def figure_with_interval(value: Any, interval: Any, *, digits: int = 3, percent: bool = False) -> str:
+    """A figure and its interval side by side, e.g. "0.726 [0.49, 0.96]" or "83.3% [55, 95]"."""
+    text = figure_text(value, digits=digits, percent=percent)
+    bounds = interval_text(interval, percent=percent)
+    return f"{text} {bounds}" if bounds and text != "n/a" else text
+
+
+def interval_json(interval: Any, name: str, undefined: dict[str, str]) -> dict[str, Any] | None:
+    """An interval for the JSON report at full precision: {low, high, method, confidence}; null when it cannot
+    be computed, with the reason put in ``undefined`` under ``name`` (as undefined figures are written)."""
+    if isinstance(interval, ag.Undefined):
+        undefined[name] = interval.reason
+        return None
+    return {"low": float(interval.low), "high": float(interval.high), "method": interval.method,
+            "confidence": float(interval.confidence)}
