@@ -289,7 +289,8 @@ def test_markdown_mirrors_the_summary_metrics_table(tmp_path, rubrics, capsys):
         "| Metric | Value |",
         "| Total cases reviewed | 12/12 |",
         f"| Dimension agreements (within ±0.15) | {s['dimension_agreements']}/36 |",
-        f"| Overall alignment rate | {s['alignment_rate']:.1%} |",
+        f"| Overall alignment rate | {s['alignment_rate']:.1%} [{s['intervals']['alignment_rate']['low'] * 100:.0f}, "
+        f"{s['intervals']['alignment_rate']['high'] * 100:.0f}] |",
         f"| Dimension with lowest alignment | {s['lowest_alignment_dimension']} "
         f"({rates[s['lowest_alignment_dimension']]:.1%}) |",
         f"| Dimension with highest alignment | {s['highest_alignment_dimension']} "

@@ -69,7 +69,8 @@ class TargetCheck:
         where = "test items" if self.scope == "test split" else "rated items"
         of_class = (f" (≈ {self.more_of_class} of them {self.class_label})"
                     if self.more_of_class is not None and self.class_label else "")
-        return (f"about {self.more_items} more {where}{of_class} would settle {self.goal} "
+        outcome = "met" if ag.is_defined(self.estimate) and self.estimate > self.target else "not met"
+        return (f"about {self.more_items} more {where}{of_class} would settle {self.goal} ({outcome}) "
                 f"if it stays at {stays}")
 
 
