@@ -332,7 +332,8 @@ def dimension_table(report: Report, *, compact: bool = False) -> Table:
         cells = []
         for _, figure in columns:
             style = {"alignment_rate": align_style, "cohen_kappa": kappa_style}.get(figure, "") if compact else ""
-            cells.append(Text(stacked_cell(row, figure), style=style))
+            # The summary screen draws the alignment and kappa intervals as bars below, which keeps 80 columns.
+            cells.append(Text(cell(row, figure) if compact else stacked_cell(row, figure), style=style))
         bands = [] if compact else [Text(row.alignment_band.label, style=align_style), Text(kappa_band, style=kappa_style)]
         table.add_row(Text(name, style="bold" if row.method == "overall" else ""), *cells, *bands,
                       end_section=row is rows[-1])
