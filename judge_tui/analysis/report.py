@@ -242,7 +242,7 @@ def _continuous_overall(human: np.ndarray, judge: np.ndarray, tolerance: float) 
 
 
 def _rows(pairing: Pairing, rubric: Rubric, tolerance: float, thresholds: Thresholds,
-          confidence: float = 0.95) -> tuple[tuple[Row, ...], Row]:
+          confidence: float = 0.95, ranks: bool = True) -> tuple[tuple[Row, ...], Row]:
     rows = []
     for index, dimension in enumerate(rubric.dimensions):
         paired = pairing.column(index)
@@ -250,7 +250,7 @@ def _rows(pairing: Pairing, rubric: Rubric, tolerance: float, thresholds: Thresh
         rows.append(Row(dimension.id, dimension.name, dimension.method, pair,
                         ag.interpret_alignment(pair.alignment_rate, thresholds),
                         ag.interpret_kappa(pair.cohen_kappa, thresholds),
-                        uncertainty=row_uncertainty(paired, pair, confidence)))
+                        uncertainty=row_uncertainty(paired, pair, confidence, ranks=ranks)))
     paired = pairing.overall()
     if rubric.overall == "label":
         pair = paired.compare(rubric, tolerance)
@@ -259,7 +259,8 @@ def _rows(pairing: Pairing, rubric: Rubric, tolerance: float, thresholds: Thresh
     overall = Row(OVERALL, rubric.overall_name, "overall", pair,
                   ag.interpret_alignment(pair.alignment_rate, thresholds),
                   ag.interpret_kappa(pair.cohen_kappa, thresholds),
-                  uncertainty=row_uncertainty(paired, pair, confidence, categorical=rubric.overall == "label"))
+                  uncertainty=row_uncertainty(paired, pair, confidence, categorical=rubric.overall == "label",
+                                              ranks=ranks))
     return tuple(rows), overall
 
 
@@ -754,7 +755,7 @@ def build_report(
         sections = []
         for value in sorted(set(values), key=_natural_key):
             part = pairing.subset(np.array([v == value for v in values], dtype=bool))
-            part_rows, part_overall = _rows(part, rubric, tolerance, thresholds, confidence)
+            part_rows, part_overall = _rows(part, rubric, tolerance, thresholds, confidence, ranks=False)
             sections.append(Section(value, _summary(part_rows, part, rubric, tolerance, int(part.keys.size),
                                                     confidence), part_rows, part_overall))
         breakdowns.append(Breakdown(field, tuple(sections)))

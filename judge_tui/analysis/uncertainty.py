@@ -32,6 +32,8 @@ from judge_tui.stats.intervals import Interval, IntervalFigure
 # The figures of a row that get an interval, in the order the JSON lists them.
 INTERVAL_FIGURES = ("alignment_rate", "cohen_kappa", "weighted_kappa", "pearson_r", "spearman_rho", "kendall_tau",
                     "mean_difference", "tpr", "tnr", "accuracy", "ac1", "ac2")
+# Past this many items the pooled alignment takes the cluster-robust normal interval instead of the bootstrap.
+POOLED_BOOTSTRAP_MAX_ITEMS = 1000
 CHANCE_FIGURES = ("ac1", "ac1_standard_error", "ac2", "ac2_standard_error", "pabak", "prevalence", "bias_index",
                   "baseline_accuracy")
 
@@ -62,8 +64,12 @@ def _undefined_like(value: Figure, fallback: str) -> Undefined:
 
 
 def row_uncertainty(paired: AlignedPair, figures: PairAgreement, confidence: float,
-                    categorical: bool = True) -> RowUncertainty:
-    """Intervals and chance-robust figures of one row; ``categorical=False`` for an overall score that is a mean."""
+                    categorical: bool = True, ranks: bool = True) -> RowUncertainty:
+    """Intervals and chance-robust figures of one row; ``categorical=False`` for an overall score that is a mean.
+
+    ``ranks=False`` leaves out the Spearman and Kendall intervals, a bootstrap each below 5,000 items: breakdown
+    groups, whose tables show neither, skip them (with the reason in the JSON).
+    """
     n = paired.n
     out: dict[str, IntervalFigure] = {}
     empty = "no items were rated by both"
@@ -80,8 +86,11 @@ def row_uncertainty(paired: AlignedPair, figures: PairAgreement, confidence: flo
     out["pearson_r"] = iv.fisher_z(r, n, confidence) if ag.is_defined(r) else _undefined_like(r, empty)
     for name, make in (("spearman_rho", iv.spearman_interval), ("kendall_tau", iv.kendall_interval)):
         value = getattr(figures, name)
-        out[name] = (make(paired.a, paired.b, value, confidence) if ag.is_defined(value)
-                     else _undefined_like(value, empty))
+        if not ranks:
+            out[name] = Undefined("rank-correlation intervals are given for the whole comparison, not per group")
+        else:
+            out[name] = (make(paired.a, paired.b, value, confidence) if ag.is_defined(value)
+                         else _undefined_like(value, empty))
     difference = figures.mean_difference
     out["mean_difference"] = (_mean_interval(paired.b - paired.a, confidence) if ag.is_defined(difference)
                               else _undefined_like(difference, empty))
@@ -140,8 +149,9 @@ def _ac_value(found: chance.GwetAC | Undefined) -> tuple[Figure, Figure]:
 def pooled_alignment_interval(pairs: Sequence[AlignedPair], tolerance: float, confidence: float) -> IntervalFigure:
     """The interval of the share of aligned scores over several dimensions, resampling items (clusters).
 
-    Up to ``BOOTSTRAP_MAX_ITEMS`` items: a seeded percentile bootstrap over items; beyond: the normal interval
-    of a ratio estimator with the cluster-robust (linearised) variance, which the bootstrap approximates there.
+    Up to ``POOLED_BOOTSTRAP_MAX_ITEMS`` items: a seeded percentile bootstrap over items; beyond: the normal
+    interval of a ratio estimator with the cluster-robust (linearised) variance, which the bootstrap approaches
+    there (drawing 2,000 resamples of thousands of items would keep the summary screen waiting seconds).
     """
     keys = [p.keys for p in pairs if p.n]
     if not keys:
@@ -152,7 +162,7 @@ def pooled_alignment_interval(pairs: Sequence[AlignedPair], tolerance: float, co
     counted = np.bincount(inverse, minlength=items.size).astype(np.float64)
     n = items.size
     share = float(hits.sum() / counted.sum())
-    if n > iv.BOOTSTRAP_MAX_ITEMS:
+    if n > POOLED_BOOTSTRAP_MAX_ITEMS:
         residual = hits - share * counted
         variance = n / max(n - 1, 1) * float((residual * residual).sum()) / float(counted.sum()) ** 2
         half = iv.z_value(confidence) * float(np.sqrt(variance))
