@@ -250,3 +250,19 @@ def test_a_tied_expert_consensus_is_left_out_and_named(tmp_path, rubrics, capsys
     assert data["ties"]["left_out"] == 1 and data["dimensions"][0]["n"] == 45
     tie = next(v for v in data["verdict"] if v["topic"] == "ties")
     assert "judge-tui adjudicate" in tie["text"]
+
+
+def test_targets_at_the_boundaries():
+    from judge_tui.analysis.targets import check
+    from judge_tui.stats.intervals import Interval
+
+    on = Interval(0.61, 0.9, "test", 0.95)
+    assert check("k", "κ", "s", 0.7, on, 50, 0.61).decision == "met"  # ≥: the low end on the target clears it
+    strict = Interval(0.90, 0.97, "test", 0.95)
+    assert check("tnr", "TNR", "s", 0.93, strict, 50, 0.90, strict=True).decision == "undecided"  # > needs more
+    below = Interval(0.5, 0.61, "test", 0.95)
+    assert check("k", "κ", "s", 0.55, below, 50, 0.61).decision == "undecided"  # the high end reaches it
+    sits = check("tnr", "TNR", "test split", 0.9, Interval(0.8, 0.97, "wilson", 0.95), 30, 0.90, strict=True,
+                 share=(27, 30), class_share=0.3, class_label="FAIL")
+    assert sits.decision == "undecided" and "cannot settle" in sits.plan_text()
+    assert check("k", "κ", "s", 0.7, on, 4, 0.61).decision == "undecided"  # too few items to decide

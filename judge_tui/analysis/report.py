@@ -533,7 +533,7 @@ def _kappa_ac1_findings(defined: Sequence[Row], rubric: Rubric, thresholds: Thre
     """When kappa and Gwet's AC1 fall in different bands, say why: skewed labels (the kappa paradox)."""
     out = []
     for row in defined:
-        ac1 = row.uncertainty.figures.get("ac1")
+        ac1 = row.uncertainty.figures.get("ac1", Undefined("not computed"))
         if not ag.is_defined(ac1):
             continue
         kappa_band, ac1_band = row.kappa_band, ag.interpret_kappa(ac1, thresholds)
@@ -544,8 +544,8 @@ def _kappa_ac1_findings(defined: Sequence[Row], rubric: Rubric, thresholds: Thre
         share = float(counts[common] / counts.sum())
         label = rubric.scale.label(row.agreement.scale[common])
         intervals = row.uncertainty.intervals
-        baseline = row.uncertainty.figures.get("baseline_accuracy")
-        observed = row.uncertainty.figures.get("pabak")
+        baseline = row.uncertainty.figures.get("baseline_accuracy", Undefined("not computed"))
+        observed = row.uncertainty.figures.get("pabak", Undefined("not computed"))
         agreement = (float(observed) + 1) / 2 if ag.is_defined(observed) and len(counts) == 2 else None
         out.append(Finding(
             "kappa_ac1", "info", None, scope,
@@ -583,7 +583,9 @@ def _binary_finding(row: Row, test: ag.BinaryMetrics | None, thresholds: Thresho
         decision = "undecided"
     else:
         decision = "met"
-    baseline = row.uncertainty.figures.get("baseline_accuracy") if test.n == row.agreement.n else None
+    baseline = row.uncertainty.figures.get("baseline_accuracy", Undefined("not computed"))
+    if test.n != row.agreement.n:  # the row's baseline is over other items than the test split's
+        baseline = Undefined("the test split is part of the compared items")
     text = (f"On the test split ({test.n} items): TPR {tpr.reading}, TNR {tnr.reading} "
             f"(target: both above {target:.2f}): ")
     text += "; ".join(f"{c.figure} {verdict_words(c, decide_on)}" for c in (tpr, tnr))
@@ -593,7 +595,7 @@ def _binary_finding(row: Row, test: ag.BinaryMetrics | None, thresholds: Thresho
     elif decision == "met":
         status, action = "ok", verdict.action
     text += "." + (f" {action}" if action else "")
-    if baseline is not None and ag.is_defined(baseline):
+    if ag.is_defined(baseline):
         text += (f" Accuracy {pct(test.accuracy)}, against {pct(baseline)} for a judge that always answers the "
                  "most common human label.")
     return Finding("tpr_tnr", status, verdict.meets_target, "test split", text, decision)

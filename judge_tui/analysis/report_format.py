@@ -34,6 +34,7 @@ from judge_tui.formats.terminal import add_id_column, render_plain
 from judge_tui.model.textsafe import clean
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.agreement import Figure
+from judge_tui.stats.intervals import IntervalFigure
 
 SCHEMA_VERSION = 1
 FIGURES = ("alignment_rate", "cohen_kappa", "weighted_kappa", "pearson_r", "spearman_rho", "kendall_tau",
@@ -363,14 +364,18 @@ def interval_bars(report: Report) -> list[IntervalBars]:
     level = f"{report.confidence:.0%}"
     return [
         IntervalBars(f"Alignment, {level} intervals against the bands", [
-            Bar(r.key, r.agreement.alignment_rate, r.uncertainty.intervals.get("alignment_rate")) for r in judged
+            Bar(r.key, r.agreement.alignment_rate, _interval(r, "alignment_rate")) for r in judged
         ] + [Bar("all judged", report.summary.alignment_rate, report.summary.alignment_interval)],
             (t.alignment_significant_drift, t.alignment_minor_drift, t.alignment_well_calibrated),
             alignment_status, percent=True),
         IntervalBars(f"Cohen's κ, {level} intervals against the bands",
-                     [Bar(r.key, r.agreement.cohen_kappa, r.uncertainty.intervals.get("cohen_kappa")) for r in judged],
+                     [Bar(r.key, r.agreement.cohen_kappa, _interval(r, "cohen_kappa")) for r in judged],
                      (t.kappa_moderate, t.kappa_substantial, t.kappa_almost_perfect), kappa_status),
     ]
+
+
+def _interval(row: Row, figure: str) -> IntervalFigure:
+    return row.uncertainty.intervals.get(figure, ag.Undefined("not computed"))
 
 
 def plan_lines(report: Report) -> list[str]:
@@ -406,7 +411,7 @@ def _chance_columns(report: Report) -> list[tuple[str, str]]:
         if name in ("cohen_kappa", "accuracy"):
             keep = any(ag.is_defined(getattr(r.agreement, name)) for r in rows)
         else:
-            keep = any(ag.is_defined(r.uncertainty.figures.get(name)) for r in rows)
+            keep = any(ag.is_defined(r.uncertainty.figures.get(name, ag.Undefined(""))) for r in rows)
         if keep:
             columns.append((head, name))
     return columns

@@ -124,7 +124,7 @@ def verdict_words(c: TargetCheck, decide_on: DecideOn) -> str:
     if decision is None:
         return "cannot be decided"
     if decision != "undecided":
-        text = decision
+        text: str = decision
         if decide_on == "point" and c.decision != decision:
             text += f" on the point estimate (the interval leaves it {c.decision})"
         return text

@@ -76,7 +76,8 @@ def row_uncertainty(paired: AlignedPair, figures: PairAgreement, confidence: flo
     aligned = int(np.count_nonzero(paired.aligned(figures.tolerance))) if n else 0
     out["alignment_rate"] = _share(aligned, n, confidence, empty)
     table = np.asarray(figures.confusion, dtype=np.float64) if figures.confusion else None
-    for name, weights in (("cohen_kappa", None), ("weighted_kappa", "quadratic")):
+    kinds: tuple[tuple[str, iv.KappaWeights], ...] = (("cohen_kappa", None), ("weighted_kappa", "quadratic"))
+    for name, weights in kinds:
         value = getattr(figures, name)
         if isinstance(value, Undefined) or table is None:
             out[name] = _undefined_like(value, "no categories to compare")
