@@ -158,13 +158,25 @@ def _exercise_db(tmp_path: Path, rubrics, n: int, noise: float, seed: int = 3) -
     return db
 
 
-def test_one_rated_item_is_undecided_never_stop(tmp_path, rubrics, capsys):
-    db = _exercise_db(tmp_path, rubrics, 1, noise=0.5)
+def test_one_rated_item_is_undecided_never_stop(tmp_path, rubrics, hermetic_home, capsys):
+    db = binary_db(tmp_path / "one.db", rubrics["binary"], [(1.0, 0.0)])  # one item, and they disagree
     data = report_json(db, capsys=capsys)
     assert all(v["status"] != "stop" for v in data["verdict"])
     alignment = data["verdict"][0]
-    assert alignment["decision"] == "undecided" and "undecided: rate more items" in alignment["text"].lower()
-    assert "Stop using the judge" not in report_text(db, capsys=capsys)
+    assert alignment["decision"] == "undecided" and "undecided: rate more items (only 1 so far)" in alignment["text"].lower()
+    assert "unreliable" in alignment["text"]  # the band of the estimate is still named
+    text = report_text(db, capsys=capsys)
+    assert "Stop using the judge" not in text and "[STOP]" not in text
+    # The literal rule, asked for, still says stop.
+    (hermetic_home / "settings.json").write_text(json.dumps({"agreement": {"decide_on": "point"}}))
+    assert "[STOP]" in report_text(db, capsys=capsys)
+
+
+def test_perfect_agreement_on_few_items_claims_no_certainty(tmp_path, rubrics, capsys):
+    db = binary_db(tmp_path / "p.db", rubrics["binary"], [(1.0, 1.0)] * 6 + [(0.0, 0.0)] * 4)
+    row = report_json(db, capsys=capsys)["dimensions"][0]
+    for name in ("cohen_kappa", "ac1", "alignment_rate"):
+        assert row["intervals"][name]["low"] < 0.9, name
 
 
 def test_twelve_rated_items_say_how_many_more_would_settle_each_target(tmp_path, rubrics, capsys):

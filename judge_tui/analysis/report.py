@@ -482,7 +482,7 @@ def _target_finding(topic: str, c: TargetCheck, interpret: Callable[[Figure, Thr
     span = band_span(c.interval, interpret, thresholds)
     sign = ">" if c.strict else "≥"
     goal = f"{c.target:.0%}" if c.percent else f"{c.target:.2f}"
-    text = f"{opening} (target {sign} {goal}): {band.label}" + (f", the interval spans {span}" if span else "")
+    text = f"{opening} (target {sign} {goal}): {band.label}" + (f"; the interval lies {span}" if span else "")
     status, action = band.status, band.action
     if decision is not None:
         words = verdict_words(c, decide_on)
@@ -529,6 +529,10 @@ def _kappa_finding(defined: Sequence[Row], by_key: dict[str, TargetCheck], thres
     return Finding("kappa", worst, meets, scope, text, decision)
 
 
+# Labels count as skewed when the most common one exceeds an even share (1/categories) by this much.
+SKEWED_BY = 0.2
+
+
 def _kappa_ac1_findings(defined: Sequence[Row], rubric: Rubric, thresholds: Thresholds, scope: str) -> list[Finding]:
     """When kappa and Gwet's AC1 fall in different bands, say why: skewed labels (the kappa paradox)."""
     out = []
@@ -545,19 +549,22 @@ def _kappa_ac1_findings(defined: Sequence[Row], rubric: Rubric, thresholds: Thre
         label = rubric.scale.label(row.agreement.scale[common])
         intervals = row.uncertainty.intervals
         baseline = row.uncertainty.figures.get("baseline_accuracy", Undefined("not computed"))
-        observed = row.uncertainty.figures.get("pabak", Undefined("not computed"))
-        agreement = (float(observed) + 1) / 2 if ag.is_defined(observed) and len(counts) == 2 else None
-        out.append(Finding(
-            "kappa_ac1", "info", None, scope,
-            f"On {row.key}, kappa {figure_with_interval(row.agreement.cohen_kappa, intervals.get('cohen_kappa'))} "
-            f"({kappa_band.label}) and Gwet's AC1 {figure_with_interval(ac1, intervals.get('ac1'))} "
-            f"({ac1_band.label}) fall in different bands because the labels are skewed: {share:.0%} of the human "
-            f"labels are {label}. With one label that common, two raters agree by chance so often that kappa stays "
-            "low even when they seldom disagree (the kappa paradox); AC1 estimates chance agreement in a way skew "
-            "does not inflate. "
-            + (f"The raw agreement is {pct(agreement)}; " if agreement is not None else "")
-            + f"a judge that always answered {label} would be right on {pct(baseline)} of these items.",
-        ))
+        both = (f"On {row.key}, kappa {figure_with_interval(row.agreement.cohen_kappa, intervals.get('cohen_kappa'))}"
+                f" ({kappa_band.label}) and Gwet's AC1 {figure_with_interval(ac1, intervals.get('ac1'))} "
+                f"({ac1_band.label}) fall in different bands")
+        table = np.asarray(row.agreement.confusion)
+        observed = float(np.trace(table) / table.sum())
+        if share < 1.0 / len(counts) + SKEWED_BY:
+            difference = abs(float(ac1) - float(row.agreement.cohen_kappa))
+            text = (f"{both}, on either side of a band edge: they differ by {difference:.3f} and the labels are not "
+                    f"skewed (the most common, {label}, is {share:.0%}), so read them as the same agreement.")
+        else:
+            text = (f"{both} because the labels are skewed: {share:.0%} of the human labels are {label}. With one "
+                    "label that common, two raters agree by chance so often that kappa stays low even when they "
+                    "seldom disagree (the kappa paradox); AC1 estimates chance agreement in a way skew does not "
+                    f"inflate. A judge that always answered {label} would be right on {pct(baseline)} of these "
+                    f"items; this judge gives the human category on {pct(observed)}.")
+        out.append(Finding("kappa_ac1", "info", None, scope, text))
     return out
 
 
