@@ -278,3 +278,21 @@ def test_targets_at_the_boundaries():
                  share=(27, 30), class_share=0.3, class_label="FAIL")
     assert sits.decision == "undecided" and "cannot settle" in sits.plan_text()
     assert check("k", "κ", "s", 0.7, on, 4, 0.61).decision == "undecided"  # too few items to decide
+
+
+def test_interval_bars_fit_80_columns_and_mark_the_thresholds(tmp_path, rubrics):
+    from judge_tui.analysis import report_format
+    from judge_tui.analysis.report import build_report
+    from judge_tui.formats.terminal import render_plain
+
+    db = _exercise_db(tmp_path, rubrics, 30, noise=0.3)
+    with Store(db) as store:
+        report = build_report(store, rubrics["exercise-quality"])
+    bars = report_format.interval_bars(report)
+    text = render_plain(bars, width=80)
+    lines = text.splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    assert "60%  70%" in text.replace("   ", "  ") or "60%" in lines[1]
+    for row in report.judged_rows:
+        line = next(line for line in lines if line.startswith(row.key[:16]))
+        assert "●" in line and line.count("┼") + line.count("━") >= 3
