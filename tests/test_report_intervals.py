@@ -244,7 +244,7 @@ def test_corrected_pass_rate_equals_judgy_and_keeps_unsplit_items(tmp_path, rubr
                    splits=["test"] * len(labels) + ["dev"] * len(dev), judge_only=judge_only)
     expected, _, _ = estimate_success_rate([h for h, _ in labels], [j for _, j in labels],
                                            [v for v, _ in judge_only], bootstrap_iterations=10)
-    for extra in ((), ("--split", "test")):
+    for extra in ((), ("--split", "test"), ("--split", "dev")):
         corrected = report_json(db, *extra, capsys=capsys)["dimensions"][0]["corrected_pass_rate"]
         assert abs(corrected["value"] - expected) <= TOL, extra
         assert corrected["n_judge_only"] == 60 and corrected["tpr_tnr_from"] == "test split"
@@ -296,3 +296,24 @@ def test_interval_bars_fit_80_columns_and_mark_the_thresholds(tmp_path, rubrics)
     for row in report.judged_rows:
         line = next(line for line in lines if line.startswith(row.key[:16]))
         assert "●" in line and line.count("┼") + line.count("━") >= 3
+
+
+def test_pooled_alignment_interval_is_a_cluster_bootstrap_over_items(tmp_path, rubrics, capsys):
+    """Within Monte-Carlo error of an independent bootstrap that draws whole items (all their dimensions)."""
+    db = _exercise_db(tmp_path, rubrics, 60, noise=0.35, seed=4)
+    rubric = rubrics["exercise-quality"]
+    data = report_json(db, capsys=capsys)
+    with Store(db) as store:
+        from judge_tui.analysis.scores import load, pair
+
+        ratings = load(store, rubric)
+        pairing = pair(ratings.first_runs(HUMAN), ratings.first_runs("judge:m:exercise-quality@1"))
+    judged = [i for i, d in enumerate(rubric.dimensions) if d.method == "judged"]
+    hits = np.abs(pairing.a.scores[:, judged] - pairing.b.scores[:, judged]) <= 0.15 + 1e-9  # items x dims
+    rng = np.random.default_rng(12345)
+    draws = rng.integers(0, hits.shape[0], size=(4000, hits.shape[0]))
+    shares = hits[draws].mean(axis=(1, 2))
+    low, high = np.percentile(shares, [2.5, 97.5])
+    got = data["summary"]["intervals"]["alignment_rate"]
+    assert got["method"] == "cluster bootstrap"
+    assert abs(got["low"] - low) <= 0.02 and abs(got["high"] - high) <= 0.02
