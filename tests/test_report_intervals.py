@@ -262,6 +262,14 @@ def test_a_tied_expert_consensus_is_left_out_and_named(tmp_path, rubrics, capsys
     assert data["ties"]["left_out"] == 1 and data["dimensions"][0]["n"] == 45
     tie = next(v for v in data["verdict"] if v["topic"] == "ties")
     assert "judge-tui adjudicate" in tie["text"]
+    # Once the lead adjudicates it, the item comes back with the adjudicated label, as in the team section.
+    rubric = rubrics["binary"]
+    with Store(db) as store:
+        store.ensure_rater("consensus", "human")
+        store.save_ratings([_rating(rubric, store.ensure_rubric_version(rubric), "T000", "consensus", 1.0)])
+    data = report_json(db, capsys=capsys)
+    assert data["ties"]["left_out"] == 0 and data["dimensions"][0]["n"] == 46
+    assert not any(v["topic"] == "ties" for v in data["verdict"])
 
 
 def test_targets_at_the_boundaries():

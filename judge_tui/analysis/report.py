@@ -275,17 +275,23 @@ def _summary(rows: Sequence[Row], pairing: Pairing, rubric: Rubric, tolerance: f
     return Summary(int(pairing.keys.size), items, agreements, pairs, rate, lowest, highest, interval)
 
 
-def _without_ties(scores: Scores, members: int, rubric: Rubric) -> tuple[Scores, int]:
-    """A PASS/FAIL group's consensus with tied items left out, as the team section leaves them out: the mean of
-    an even split is 1/2, which has no majority. Returns the scores and how many items had a tie."""
+def _without_ties(scores: Scores, members: int, rubric: Rubric, ratings: RubricRatings) -> tuple[Scores, int]:
+    """A PASS/FAIL group's consensus with ties settled as the team section settles them: the lead's adjudicated
+    score where there is one, else left out (the mean of an even split is 1/2, which has no majority).
+    Returns the scores and how many items still have a tie."""
     if members < 2 or rubric.scale.kind != "pass_fail":
         return scores, 0
     table = np.column_stack([scores.scores, scores.overall])
     tied = np.abs(table - 0.5) < 1e-9
     if not tied.any():
         return scores, 0
-    table = np.where(tied, np.nan, table)
-    return Scores(scores.keys, table[:, :-1], table[:, -1]), int(np.count_nonzero(tied.any(axis=1)))
+    from judge_tui.analysis.team import CONSENSUS_RATER
+
+    adjudicated = (ratings.first_runs(CONSENSUS_RATER).rows_on(scores.keys)
+                   if CONSENSUS_RATER in ratings.rater_ids else np.full(table.shape, np.nan))
+    table = np.where(tied, adjudicated, table)
+    left_out = tied & np.isnan(adjudicated)
+    return Scores(scores.keys, table[:, :-1], table[:, -1]), int(np.count_nonzero(left_out.any(axis=1)))
 
 
 def _corrected(rubric: Rubric, index: int, labelled: Pairing, judge: Scores, human: Scores,
@@ -705,7 +711,7 @@ def build_report(
         if ratings is None:
             ratings = load(store, rubric, split)
         human_members = [ratings.first_runs(r) for r in human.rater_ids]
-        human_scores, ties = _without_ties(mean_of(human_members, len(dims)), len(human_members), rubric)
+        human_scores, ties = _without_ties(mean_of(human_members, len(dims)), len(human_members), rubric, ratings)
         judge_scores = mean_of([ratings.first_runs(r) for r in judge.rater_ids], len(dims))
         pairing = pair(human_scores, judge_scores)
         total = store.count_items(rubric.id, split)
@@ -804,7 +810,7 @@ def _correction_sides(store: Store, rubric: Rubric, human: Group, judge: Group, 
         everything = load(store, rubric)
         n = rubric.dimension_ids.__len__()
         members = [everything.first_runs(r) for r in human.rater_ids]
-        human_scores, _ = _without_ties(mean_of(members, n), len(members), rubric)
+        human_scores, _ = _without_ties(mean_of(members, n), len(members), rubric, everything)
         judge_scores = mean_of([everything.first_runs(r) for r in judge.rater_ids], n)
     keys, values = store.item_field_values(rubric.id, "split")
     splits = {k: v for k, v in zip(keys.tolist(), values, strict=True) if v}
