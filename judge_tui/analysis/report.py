@@ -561,7 +561,9 @@ def _kappa_ac1_findings(defined: Sequence[Row], rubric: Rubric, thresholds: Thre
         table = np.asarray(row.agreement.confusion)
         observed = float(np.trace(table) / table.sum())
         if share < 1.0 / len(counts) + SKEWED_BY:
-            difference = abs(float(ac1) - float(row.agreement.cohen_kappa))
+            kappa = row.agreement.cohen_kappa
+            assert ag.is_defined(kappa)  # rows without a kappa never reach here
+            difference = abs(float(ac1) - kappa)
             text = (f"{both}, on either side of a band edge: they differ by {difference:.3f} and the labels are not "
                     f"skewed (the most common, {label}, is {share:.0%}), so read them as the same agreement.")
         else:
