@@ -319,3 +319,33 @@ def test_item_opened_from_the_disagreements_snapshot(rated_db: Path, snap_compar
             await pilot.pause()
 
         assert snap_compare(Host(store), terminal_size=size, run_before=open_item)
+
+
+async def test_summary_shows_intervals_bars_and_the_plan_over_submitted_items_only(tmp_path: Path, rubrics):
+    """One submitted item: every figure is undecided, nothing says stop, and the bars and the plan are drawn from
+    that one item (the colleague's and the judge's other 39 items stay out of every figure)."""
+    rubric = rubrics["exercise-quality"]
+    items = exercise_items(40, rubric)
+    db = tmp_path / "one.db"
+    with Store(db) as store:
+        store.add_items(items)
+        other = ratings_file(tmp_path / "other.jsonl", rubric, items, seed=22)
+        mine = ratings_file(tmp_path / "me.jsonl", rubric, items[:1], seed=21)
+        flipped = {k: {d: 1.0 - v for d, v in s.items()} for k, s in mine.items()}
+        ratings_file(tmp_path / "judge.jsonl", rubric, items, seed=23, kind="judge", base={**other, **flipped},
+                     noise=0.0)
+        load_ratings(store, rubric, tmp_path / "me.jsonl", REVIEWER, "human")
+        load_ratings(store, rubric, tmp_path / "other.jsonl", OTHER, "human")
+        load_ratings(store, rubric, tmp_path / "judge.jsonl", JUDGE, "judge")
+        app = Host(store)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(app, pilot)
+            report = app.screen.report
+            assert report is not None and report.counts["compared"] == 1
+            assert all(c.n <= 1 for c in report.checks)
+            text = screen_text(app.screen)
+            assert "[STOP]" not in text and "Stop using the judge" not in text
+            assert "undecided: rate more items (only 1 so far)" in text.lower()
+            assert "What would settle it" in text
+            bars = [w for w in app.screen.query(Static) if type(w.content).__name__ == "IntervalBars"]
+            assert len(bars) == 2 and app.screen.query_one("#summary-body").virtual_size.width <= 80

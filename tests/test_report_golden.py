@@ -89,3 +89,41 @@ def test_the_report_is_the_same_in_every_process(team_db: Path, hermetic_home: P
                               timeout=60, check=True)
         outputs.add(done.stdout)
     assert len(outputs) == 1
+
+
+# The verdict's words, status and the floats the text report rounds are what the intervals change on purpose;
+# every other key and value of the JSON report stays as it was before the intervals were added.
+_CHANGED_ON_PURPOSE = {"text", "status"}
+
+
+def _only_added(old, new, path="") -> list[str]:
+    """Where ``new`` drops or changes something of ``old`` (keys may be added, values must stay)."""
+    if isinstance(old, dict):
+        if not isinstance(new, dict):
+            return [path]
+        problems = []
+        for key, value in old.items():
+            if key not in new:
+                problems.append(f"{path}.{key} removed")
+            elif not (key in _CHANGED_ON_PURPOSE and path.split("[")[0].endswith("verdict")):
+                problems += _only_added(value, new[key], f"{path}.{key}")
+        return problems
+    if isinstance(old, list):
+        if not isinstance(new, list) or len(new) < len(old):
+            return [f"{path} shortened"]
+        return [p for i, (a, b) in enumerate(zip(old, new, strict=False)) for p in _only_added(a, b, f"{path}[{i}]")]
+    return [] if old == new else [f"{path}: {old!r} -> {new!r}"]
+
+
+@pytest.mark.parametrize("name", ["team.json", "team_by_split.json"])
+def test_the_json_report_only_adds_keys_to_what_it_wrote_before(name):
+    import json
+
+    old = json.loads((PINNED / "before_intervals" / name).read_text(encoding="utf-8"))
+    new = json.loads((PINNED / name).read_text(encoding="utf-8"))
+    old_verdict = [{k: v for k, v in f.items() if k not in _CHANGED_ON_PURPOSE} for f in old.pop("verdict")]
+    new_verdict = [{k: v for k, v in f.items() if k in old_verdict[0]} for f in new.pop("verdict")]
+    remaining = iter(new_verdict)  # every old finding is still there, in order (new ones may sit between)
+    for finding in old_verdict:
+        assert any(f["topic"] == finding["topic"] and f["scope"] == finding["scope"] for f in remaining), finding
+    assert _only_added(old, new) == []

@@ -15,14 +15,14 @@ How groups combine (documented in the README, "Reading the agreement"):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Any
 
 import numpy as np
 
-from judge_tui.analysis.figure_format import num, pct
+from judge_tui.analysis.figure_format import figure_with_interval, pct
 from judge_tui.analysis.scores import (
     ITEM_COLUMNS,
     OVERALL_COLUMN,
@@ -38,11 +38,15 @@ from judge_tui.analysis.scores import (
     pair,
     pooled_alignment,
 )
+from judge_tui.analysis.targets import DecideOn, TargetCheck, band_span, check, ruling, verdict_words
+from judge_tui.analysis.uncertainty import RowUncertainty, pooled_alignment_interval, row_uncertainty
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag
+from judge_tui.stats import intervals as iv
 from judge_tui.stats.agreement import Figure, Interpretation, PairAgreement, Thresholds, Undefined
+from judge_tui.stats.intervals import Interval, IntervalFigure
 from judge_tui.store import Store
 
 OVERALL = "overall"
@@ -85,7 +89,17 @@ class Row:
     agreement: PairAgreement
     alignment_band: Interpretation
     kappa_band: Interpretation
-    corrected: ag.CorrectedPassRate | None = None  # PASS/FAIL rubrics with judge-only items
+    corrected: Correction | None = None  # PASS/FAIL rubrics with judge-only items
+    uncertainty: RowUncertainty = RowUncertainty()  # intervals, AC1/AC2, PABAK, prevalence, baseline
+
+
+@dataclass(frozen=True)
+class Correction:
+    """The corrected pass rate of the judge-only items, and which items it came from."""
+
+    rate: ag.CorrectedPassRate
+    labelled_from: str  # "test split" when splits exist, else "all compared items"
+    judge_only_splits: dict[str, int]  # judge-only items corrected, by split ("(none)": never split)
 
 
 @dataclass(frozen=True)
@@ -99,17 +113,19 @@ class Summary:
     alignment_rate: Figure
     lowest: str | None
     highest: str | None
+    alignment_interval: IntervalFigure = Undefined("no interval computed")  # a cluster bootstrap over items
 
 
 @dataclass(frozen=True)
 class Finding:
     """One line of the verdict."""
 
-    topic: str  # alignment, kappa, pearson, tpr_tnr, range, checker, snapped
+    topic: str  # alignment, kappa, kappa_ac1, pearson, tpr_tnr, range, checker, snapped, ties
     status: str  # ok, caution, act, stop, unknown, info
-    meets_target: bool | None
+    meets_target: bool | None  # the point estimate against the target, as the bands read it
     scope: str
     text: str
+    decision: str | None = None  # met, not met, undecided (under agreement.decide_on); None: no target
 
 
 @dataclass(frozen=True)
@@ -180,6 +196,10 @@ class Report:
     human_agreement: HumanAgreement | None
     human_overall: np.ndarray  # paired overall scores, for the scatter plot
     judge_overall: np.ndarray
+    confidence: float = 0.95
+    decide_on: DecideOn = "interval"
+    checks: tuple[TargetCheck, ...] = ()  # every target, decided; the undecided ones carry the plan
+    ties: int = 0  # items whose PASS/FAIL human consensus is tied, left out (judge-tui adjudicate settles them)
 
     @property
     def judged_rows(self) -> tuple[Row, ...]:
@@ -221,14 +241,16 @@ def _continuous_overall(human: np.ndarray, judge: np.ndarray, tolerance: float) 
     )  # fmt: skip
 
 
-def _rows(pairing: Pairing, rubric: Rubric, tolerance: float,
-          thresholds: Thresholds) -> tuple[tuple[Row, ...], Row]:
+def _rows(pairing: Pairing, rubric: Rubric, tolerance: float, thresholds: Thresholds,
+          confidence: float = 0.95, ranks: bool = True) -> tuple[tuple[Row, ...], Row]:
     rows = []
     for index, dimension in enumerate(rubric.dimensions):
-        pair = pairing.column(index).compare(rubric, tolerance)
+        paired = pairing.column(index)
+        pair = paired.compare(rubric, tolerance)
         rows.append(Row(dimension.id, dimension.name, dimension.method, pair,
                         ag.interpret_alignment(pair.alignment_rate, thresholds),
-                        ag.interpret_kappa(pair.cohen_kappa, thresholds)))
+                        ag.interpret_kappa(pair.cohen_kappa, thresholds),
+                        uncertainty=row_uncertainty(paired, pair, confidence, ranks=ranks)))
     paired = pairing.overall()
     if rubric.overall == "label":
         pair = paired.compare(rubric, tolerance)
@@ -236,28 +258,62 @@ def _rows(pairing: Pairing, rubric: Rubric, tolerance: float,
         pair = _continuous_overall(paired.a, paired.b, tolerance)
     overall = Row(OVERALL, rubric.overall_name, "overall", pair,
                   ag.interpret_alignment(pair.alignment_rate, thresholds),
-                  ag.interpret_kappa(pair.cohen_kappa, thresholds))
+                  ag.interpret_kappa(pair.cohen_kappa, thresholds),
+                  uncertainty=row_uncertainty(paired, pair, confidence, categorical=rubric.overall == "label",
+                                              ranks=ranks))
     return tuple(rows), overall
 
 
-def _summary(rows: Sequence[Row], pairing: Pairing, rubric: Rubric, tolerance: float, items: int) -> Summary:
+def _summary(rows: Sequence[Row], pairing: Pairing, rubric: Rubric, tolerance: float, items: int,
+             confidence: float = 0.95) -> Summary:
     judged = [r for r in rows if r.method == "judged"]
     paired = [pairing.column(rubric.dimension_ids.index(r.key)) for r in judged]
     agreements, pairs = aligned_count(paired, tolerance)
     rate = pooled_alignment(paired, tolerance, "no judged dimension was scored by both")
     lowest, highest = ag.lowest_and_highest({r.key: r.agreement.alignment_rate for r in judged})
-    return Summary(int(pairing.keys.size), items, agreements, pairs, rate, lowest, highest)
+    interval = pooled_alignment_interval(paired, tolerance, confidence)
+    return Summary(int(pairing.keys.size), items, agreements, pairs, rate, lowest, highest, interval)
 
 
-def _corrected(rubric: Rubric, row: Row, pairing: Pairing, judge: Scores, human: Scores) -> ag.CorrectedPassRate:
-    index = rubric.dimension_ids.index(row.key)
+def _without_ties(scores: Scores, members: int, rubric: Rubric, ratings: RubricRatings) -> tuple[Scores, int]:
+    """A PASS/FAIL group's consensus with ties settled as the team section settles them: the lead's adjudicated
+    score where there is one, else left out (the mean of an even split is 1/2, which has no majority).
+    Returns the scores and how many items still have a tie."""
+    if members < 2 or rubric.scale.kind != "pass_fail":
+        return scores, 0
+    table = np.column_stack([scores.scores, scores.overall])
+    tied = np.abs(table - 0.5) < 1e-9
+    if not tied.any():
+        return scores, 0
+    from judge_tui.analysis.team import CONSENSUS_RATER
+
+    adjudicated = (ratings.first_runs(CONSENSUS_RATER).rows_on(scores.keys)
+                   if CONSENSUS_RATER in ratings.rater_ids else np.full(table.shape, np.nan))
+    table = np.where(tied, adjudicated, table)
+    left_out = tied & np.isnan(adjudicated)
+    return Scores(scores.keys, table[:, :-1], table[:, -1]), int(np.count_nonzero(left_out.any(axis=1)))
+
+
+def _corrected(rubric: Rubric, index: int, labelled: Pairing, judge: Scores, human: Scores,
+               splits: dict[int, str], from_test: bool, confidence: float) -> Correction:
+    """Rogan-Gladen on every item only the judge labelled (whatever its split), with TPR/TNR from ``labelled``:
+    the test split's labelled items when splits exist, as `estimate_success_rate` of judgy takes them."""
     points = rubric.scale.points
-    paired = pairing.column(index)
+    paired = labelled.column(index)
     only = ~np.isin(judge.keys, human.keys) & ~np.isnan(judge.scores[:, index])
     judge_only, _ = ag.snap_to_scale(judge.scores[only, index], points)
     human_labels, _ = ag.snap_to_scale(paired.a, points)
     judge_labels, _ = ag.snap_to_scale(paired.b, points)
-    return ag.corrected_pass_rate(judge_only, human_labels, judge_labels)
+    by_split: dict[str, int] = {}
+    for key in judge.keys[only].tolist():
+        name = splits.get(key) or "(none)"
+        by_split[name] = by_split.get(name, 0) + 1
+    rate = ag.corrected_pass_rate(judge_only, human_labels, judge_labels, confidence=confidence)
+    if from_test and paired.n == 0 and judge_only.size:
+        why = Undefined("no test-split item was labelled by both, and TPR and TNR for the correction come from "
+                        "the test split only: label some test items")
+        rate = replace(rate, estimate=why, low=why, high=why, tpr=why, tnr=why)
+    return Correction(rate, "test split" if from_test else "all compared items", dict(sorted(by_split.items())))
 
 
 def _self_agreement(ratings: RubricRatings, rater_id: str, tolerance: float,
@@ -327,43 +383,64 @@ def _human_agreement(members: Sequence[Scores], rater_ids: Sequence[str],
 _SEVERITY = {"ok": 0, "info": 0, "unknown": 1, "caution": 2, "act": 3, "stop": 4}
 
 
-def _findings(report_rows: Sequence[Row], overall: Row, summary: Summary, rubric: Rubric, tolerance: float,
-              thresholds: Thresholds, test_binary: ag.BinaryMetrics | None, split: str | None) -> list[Finding]:
+def _checks(rows: Sequence[Row], overall: Row, summary: Summary, rubric: Rubric, thresholds: Thresholds,
+            test_pairing: Pairing | None, split: str | None, confidence: float) -> list[TargetCheck]:
+    """Every target of the report, decided on its interval, with a plan for the undecided ones."""
     scope = f"{split} split" if split else "all compared items"
+    checks = [check("alignment", "alignment", scope, summary.alignment_rate, summary.alignment_interval,
+                    summary.cases, thresholds.alignment_well_calibrated, percent=True, confidence=confidence)]
+    for row in rows:
+        if row.method == "judged":
+            checks.append(check(f"kappa:{row.key}", f"κ of {row.key}", scope, row.agreement.cohen_kappa,
+                                row.uncertainty.intervals.get("cohen_kappa", Undefined("no interval")),
+                                row.agreement.n, thresholds.kappa_substantial, confidence=confidence))
+    if rubric.overall != "label":
+        checks.append(check("pearson", f"r of the {rubric.overall_name}", scope, overall.agreement.pearson_r,
+                            overall.uncertainty.intervals.get("pearson_r", Undefined("no interval")),
+                            overall.agreement.n, thresholds.pearson_target, confidence=confidence))
+    if test_pairing is not None and rubric.scale.kind == "pass_fail":
+        tested = test_pairing.column(0)
+        h = ag.snap_to_scale(tested.a, ag.BINARY_SCALE)[0]
+        j = ag.snap_to_scale(tested.b, ag.BINARY_SCALE)[0]
+        m = ag.binary_metrics(h, j)
+        human_pass, human_fail = m.true_pass + m.false_fail, m.true_fail + m.false_pass
+        for key, hits, of, label in (("tpr", m.true_pass, human_pass, "PASS"), ("tnr", m.true_fail, human_fail, "FAIL")):
+            interval = iv.wilson(hits, of, confidence) if of else Undefined(f"the human labels contain no {label}")
+            checks.append(check(key, key.upper(), "test split", getattr(m, key), interval, of,
+                                thresholds.binary_target, strict=True, confidence=confidence, share=(hits, of),
+                                class_share=of / m.n if m.n else None, class_label=label))
+    return checks
+
+
+def _findings(report_rows: Sequence[Row], overall: Row, summary: Summary, rubric: Rubric, tolerance: float,
+              thresholds: Thresholds, test_binary: ag.BinaryMetrics | None, split: str | None,
+              checks: Sequence[TargetCheck], decide_on: DecideOn, ties: int) -> list[Finding]:
+    scope = f"{split} split" if split else "all compared items"
+    by_key = {c.key: c for c in checks}
     findings = []
-    band = ag.interpret_alignment(summary.alignment_rate, thresholds)
-    findings.append(Finding(
-        "alignment", band.status, band.meets_target, scope,
-        f"Alignment {pct(summary.alignment_rate)} ({summary.agreements} of {summary.pairs} judged scores "
-        f"within ±{tolerance:g}): {band.label}. {band.action}",
+    findings.append(_target_finding(
+        "alignment", by_key["alignment"], ag.interpret_alignment, thresholds, decide_on,
+        f"Alignment {figure_with_interval(summary.alignment_rate, summary.alignment_interval, percent=True)} "
+        f"({summary.agreements} of {summary.pairs} judged scores within ±{tolerance:g})",
     ))
     judged = [r for r in report_rows if r.method == "judged"]
     defined = [r for r in judged if ag.is_defined(r.agreement.cohen_kappa)]
     if defined:
-        below = [r for r in defined if not r.kappa_band.meets_target]
-        worst = max(defined, key=lambda r: _SEVERITY[r.kappa_band.status])
-        text = (f"Cohen's kappa reaches the target band (≥ {thresholds.kappa_substantial:.2f}) on "
-                f"{len(defined) - len(below)} of {len(defined)} judged dimensions")
-        if below:
-            text += "; below it: " + ", ".join(
-                f"{r.key} ({num(r.agreement.cohen_kappa)}, {r.kappa_band.label})" for r in below)
-            text += f". {worst.kappa_band.action}"
-        else:
-            text += "."
-        findings.append(Finding("kappa", worst.kappa_band.status, not below, scope, text))
+        findings.append(_kappa_finding(defined, by_key, thresholds, decide_on, scope))
+        findings += _kappa_ac1_findings(defined, rubric, thresholds, scope)
     else:
         reason = judged[0].agreement.cohen_kappa if judged else Undefined("no judged dimension")
         assert isinstance(reason, Undefined)  # no judged dimension has a defined kappa here
         findings.append(Finding("kappa", "unknown", None, scope, f"Cohen's kappa cannot be computed: {reason.reason}."))
     if rubric.overall != "label":
-        target = ag.meets_pearson_target(overall.agreement.pearson_r, thresholds)
-        findings.append(Finding(
-            "pearson", target.status, target.meets_target, scope,
-            f"Pearson r of the {rubric.overall_name} scores: {num(overall.agreement.pearson_r)} "
-            f"(target ≥ {thresholds.pearson_target:.2f}): {target.label}. {target.action}",
+        c = by_key["pearson"]
+        findings.append(_target_finding(
+            "pearson", c, _pearson_band, thresholds, decide_on,
+            f"Pearson r of the {rubric.overall_name} scores {c.reading}",
         ))
     if rubric.scale.kind == "pass_fail":
-        findings.append(_binary_finding(judged[0] if judged else overall, test_binary, thresholds))
+        findings.append(_binary_finding(judged[0] if judged else overall, test_binary, thresholds,
+                                        by_key.get("tpr"), by_key.get("tnr"), decide_on))
     if len(judged) > 1 and summary.lowest and summary.highest:
         rates = {r.key: r.agreement.alignment_rate for r in judged}
         findings.append(Finding(
@@ -389,24 +466,154 @@ def _findings(report_rows: Sequence[Row], overall: Row, summary: Summary, rubric
             "they were moved to the nearest point (halfway goes down) for kappa, the confusion matrix and "
             "TPR/TNR. Alignment and correlations use them as given.",
         ))
+    if ties:
+        findings.append(Finding(
+            "ties", "info", None, scope,
+            f"{ties} item(s) have a tied PASS/FAIL human consensus (as many PASS as FAIL) and are left out of "
+            "this comparison, as in the team section; settle them with `judge-tui adjudicate`.",
+        ))
     return findings
 
 
-def _binary_finding(row: Row, test: ag.BinaryMetrics | None, thresholds: Thresholds) -> Finding:
+def _pearson_band(r: Figure, thresholds: Thresholds) -> Interpretation:
+    return ag.meets_pearson_target(r, thresholds)
+
+
+def _target_finding(topic: str, c: TargetCheck, interpret: Callable[[Figure, Thresholds], Interpretation],
+                    thresholds: Thresholds, decide_on: DecideOn, opening: str) -> Finding:
+    """A finding for one target: the band of the estimate, the bands its interval spans, the decision, and
+    advice only as strong as the interval supports (the band of the interval's best end when not met)."""
+    band = interpret(c.estimate, thresholds)
+    decision = ruling(c, decide_on)
+    span = band_span(c.interval, interpret, thresholds)
+    sign = ">" if c.strict else "≥"
+    goal = f"{c.target:.0%}" if c.percent else f"{c.target:.2f}"
+    text = f"{opening} (target {sign} {goal}): {band.label}" + (f"; the interval lies {span}" if span else "")
+    status, action = band.status, band.action
+    if decision is not None:
+        words = verdict_words(c, decide_on)
+        text += f". {words[0].upper()}{words[1:]}"
+        if decision == "undecided":
+            status, action = "unknown", ""
+        elif decision == "not met" and decide_on == "interval" and isinstance(c.interval, Interval):
+            best = interpret(c.interval.high, thresholds)  # the most the data allows
+            status, action = best.status, best.action
+    text += "." + (f" {action}" if action else "")
+    return Finding(topic, status, band.meets_target, c.scope, text, decision)
+
+
+def _kappa_finding(defined: Sequence[Row], by_key: dict[str, TargetCheck], thresholds: Thresholds,
+                   decide_on: DecideOn, scope: str) -> Finding:
+    groups: dict[str, list[str]] = {"met": [], "not met": [], "undecided": []}
+    statuses: list[str] = []
+    actions: list[str] = []
+    for row in defined:
+        c = by_key[f"kappa:{row.key}"]
+        decision = ruling(c, decide_on) or "undecided"
+        span = band_span(c.interval, ag.interpret_kappa, thresholds)
+        detail = f"{row.key} ({c.reading}, {row.kappa_band.label}" + (f", {span}" if span else "") + ")"
+        groups[decision].append(row.key if decision == "met" else detail)
+        if decision == "met":
+            statuses.append(row.kappa_band.status)
+        elif decision == "undecided":
+            statuses.append("unknown")
+        else:
+            best = (ag.interpret_kappa(c.interval.high, thresholds)
+                    if decide_on == "interval" and isinstance(c.interval, Interval) else row.kappa_band)
+            statuses.append(best.status)
+            actions.append(best.action)
+    worst = max(statuses, key=lambda s: _SEVERITY[s])
+    text = f"Cohen's kappa target (≥ {thresholds.kappa_substantial:.2f}) on {len(defined)} judged dimension(s): "
+    parts = [f"{name} on {', '.join(keys)}" for name, keys in groups.items() if keys]
+    text += "; ".join(parts) + "."
+    if groups["undecided"]:
+        text += " Undecided: rate more items (see the plan)."
+    if actions:
+        text += f" {actions[0]}"
+    decision = "not met" if groups["not met"] else ("undecided" if groups["undecided"] else "met")
+    meets = all(r.kappa_band.meets_target for r in defined)
+    return Finding("kappa", worst, meets, scope, text, decision)
+
+
+# Labels count as skewed when the most common one exceeds an even share (1/categories) by this much.
+SKEWED_BY = 0.2
+
+
+def _kappa_ac1_findings(defined: Sequence[Row], rubric: Rubric, thresholds: Thresholds, scope: str) -> list[Finding]:
+    """When kappa and Gwet's AC1 fall in different bands, say why: skewed labels (the kappa paradox)."""
+    out = []
+    for row in defined:
+        ac1 = row.uncertainty.figures.get("ac1", Undefined("not computed"))
+        if not ag.is_defined(ac1):
+            continue
+        kappa_band, ac1_band = row.kappa_band, ag.interpret_kappa(ac1, thresholds)
+        if kappa_band.label == ac1_band.label:
+            continue
+        counts = np.asarray(row.agreement.confusion).sum(axis=1)
+        common = int(np.argmax(counts))
+        share = float(counts[common] / counts.sum())
+        label = rubric.scale.label(row.agreement.scale[common])
+        intervals = row.uncertainty.intervals
+        baseline = row.uncertainty.figures.get("baseline_accuracy", Undefined("not computed"))
+        both = (f"On {row.key}, kappa {figure_with_interval(row.agreement.cohen_kappa, intervals.get('cohen_kappa'))}"
+                f" ({kappa_band.label}) and Gwet's AC1 {figure_with_interval(ac1, intervals.get('ac1'))} "
+                f"({ac1_band.label}) fall in different bands")
+        table = np.asarray(row.agreement.confusion)
+        observed = float(np.trace(table) / table.sum())
+        if share < 1.0 / len(counts) + SKEWED_BY:
+            kappa = row.agreement.cohen_kappa
+            assert ag.is_defined(kappa)  # rows without a kappa never reach here
+            difference = abs(float(ac1) - kappa)
+            text = (f"{both}, on either side of a band edge: they differ by {difference:.3f} and the labels are not "
+                    f"skewed (the most common, {label}, is {share:.0%}), so read them as the same agreement.")
+        else:
+            text = (f"{both} because the labels are skewed: {share:.0%} of the human labels are {label}. With one "
+                    "label that common, two raters agree by chance so often that kappa stays low even when they "
+                    "seldom disagree (the kappa paradox); AC1 estimates chance agreement in a way skew does not "
+                    f"inflate. A judge that always answered {label} would be right on {pct(baseline)} of these "
+                    f"items; this judge gives the human category on {pct(observed)}.")
+        out.append(Finding("kappa_ac1", "info", None, scope, text))
+    return out
+
+
+def _binary_finding(row: Row, test: ag.BinaryMetrics | None, thresholds: Thresholds,
+                    tpr: TargetCheck | None, tnr: TargetCheck | None, decide_on: DecideOn) -> Finding:
     target = thresholds.binary_target
-    if test is None or test.n == 0:
+    if test is None or test.n == 0 or tpr is None or tnr is None:
+        intervals = row.uncertainty.intervals
         return Finding(
             "tpr_tnr", "unknown", None, "test split",
             f"The TPR/TNR target (both above {target:.2f}) applies to the test split, and no test-split item was "
-            f"labelled by both; over the compared items TPR is {num(row.agreement.tpr)} and TNR "
-            f"{num(row.agreement.tnr)}, for guidance only. Assign splits with `judge-tui split`.",
+            f"labelled by both; over the compared items TPR is {figure_with_interval(row.agreement.tpr, intervals.get('tpr'))} "
+            f"and TNR {figure_with_interval(row.agreement.tnr, intervals.get('tnr'))}, for guidance only. "
+            "Assign splits with `judge-tui split`.",
         )
     verdict = ag.meets_binary_target(test.tpr, test.tnr, thresholds)
-    return Finding(
-        "tpr_tnr", verdict.status, verdict.meets_target, "test split",
-        f"On the test split ({test.n} items): TPR {num(test.tpr)}, TNR {num(test.tnr)} "
-        f"(target: both above {target:.2f}): {verdict.label}. {verdict.action}",
-    )
+    rulings = [ruling(c, decide_on) for c in (tpr, tnr)]
+    if None in rulings:
+        decision = None
+    elif "not met" in rulings:
+        decision = "not met"
+    elif "undecided" in rulings:
+        decision = "undecided"
+    else:
+        decision = "met"
+    baseline = row.uncertainty.figures.get("baseline_accuracy", Undefined("not computed"))
+    if test.n != row.agreement.n:  # the row's baseline is over other items than the test split's
+        baseline = Undefined("the test split is part of the compared items")
+    text = (f"On the test split ({test.n} items): TPR {tpr.reading}, TNR {tnr.reading} "
+            f"(target: both above {target:.2f}): ")
+    text += "; ".join(f"{c.figure} {verdict_words(c, decide_on)}" for c in (tpr, tnr))
+    status, action = verdict.status, verdict.action
+    if decision == "undecided":
+        status, action = "unknown", ""
+    elif decision == "met":
+        status, action = "ok", verdict.action
+    text += "." + (f" {action}" if action else "")
+    if ag.is_defined(baseline):
+        text += (f" Accuracy {pct(test.accuracy)}, against {pct(baseline)} for a judge that always answers the "
+                 "most common human label.")
+    return Finding("tpr_tnr", status, verdict.meets_target, "test split", text, decision)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -506,7 +713,7 @@ def build_report(
         if ratings is None:
             ratings = load(store, rubric, split)
         human_members = [ratings.first_runs(r) for r in human.rater_ids]
-        human_scores = mean_of(human_members, len(dims))
+        human_scores, ties = _without_ties(mean_of(human_members, len(dims)), len(human_members), rubric, ratings)
         judge_scores = mean_of([ratings.first_runs(r) for r in judge.rater_ids], len(dims))
         pairing = pair(human_scores, judge_scores)
         total = store.count_items(rubric.id, split)
@@ -523,17 +730,23 @@ def build_report(
         for field in wanted:
             if has_item_field(store, rubric, field):
                 field_values[field] = item_groups(store, rubric, field, pairing.keys, split)
+        correction = None
+        if rubric.scale.kind == "pass_fail" and judge_only:
+            correction = _correction_sides(store, rubric, human, judge, ratings, human_scores, judge_scores)
 
-    rows, overall = _rows(pairing, rubric, tolerance, thresholds)
-    if rubric.scale.kind == "pass_fail" and judge_only:
+    confidence = settings.confidence
+    rows, overall = _rows(pairing, rubric, tolerance, thresholds, confidence)
+    if correction is not None:
+        labelled, all_human, all_judge, splits, from_test = correction
         rows = tuple(
-            Row(r.key, r.name, r.method, r.agreement, r.alignment_band, r.kappa_band,
-                _corrected(rubric, r, pairing, judge_scores, human_scores))
-            for r in rows
+            replace(r, corrected=_corrected(rubric, index, labelled, all_judge, all_human, splits, from_test,
+                                            confidence))
+            for index, r in enumerate(rows)
         )
-    summary = _summary(rows, pairing, rubric, tolerance, total)
+    summary = _summary(rows, pairing, rubric, tolerance, total, confidence)
 
     test_binary = None
+    test_pairing: Pairing | None = None
     if rubric.scale.kind == "pass_fail":
         if split == "test":
             test_pairing = pairing
@@ -545,7 +758,9 @@ def build_report(
             tested = test_pairing.column(0)
             h, j = tested.a, tested.b
             test_binary = ag.binary_metrics(ag.snap_to_scale(h, (0.0, 1.0))[0], ag.snap_to_scale(j, (0.0, 1.0))[0])
-    findings = _findings(rows, overall, summary, rubric, tolerance, thresholds, test_binary, split)
+    checks = _checks(rows, overall, summary, rubric, thresholds, test_pairing, split, confidence)
+    findings = _findings(rows, overall, summary, rubric, tolerance, thresholds, test_binary, split, checks,
+                         settings.decide_on, ties)
 
     breakdowns = []
     for field in dict.fromkeys(by):
@@ -557,9 +772,9 @@ def build_report(
         sections = []
         for value in sorted(set(values), key=_natural_key):
             part = pairing.subset(np.array([v == value for v in values], dtype=bool))
-            part_rows, part_overall = _rows(part, rubric, tolerance, thresholds)
-            sections.append(Section(value, _summary(part_rows, part, rubric, tolerance, int(part.keys.size)),
-                                    part_rows, part_overall))
+            part_rows, part_overall = _rows(part, rubric, tolerance, thresholds, confidence, ranks=False)
+            sections.append(Section(value, _summary(part_rows, part, rubric, tolerance, int(part.keys.size),
+                                                    confidence), part_rows, part_overall))
         breakdowns.append(Breakdown(field, tuple(sections)))
 
     restrict = pairing.keys if not judge_only else None
@@ -579,8 +794,33 @@ def build_report(
         counts=counts, summary=summary, rows=rows, overall=overall, findings=tuple(findings),
         breakdowns=tuple(breakdowns), self_agreement=self_agreement,
         human_agreement=_human_agreement(human_members, human.rater_ids, rubric),
-        human_overall=paired_overall.a, judge_overall=paired_overall.b,
+        human_overall=paired_overall.a, judge_overall=paired_overall.b, confidence=confidence,
+        decide_on=settings.decide_on, checks=tuple(checks), ties=ties,
     )  # fmt: skip
+
+
+def _correction_sides(store: Store, rubric: Rubric, human: Group, judge: Group, ratings: RubricRatings,
+                      human_scores: Scores, judge_scores: Scores
+                      ) -> tuple[Pairing, Scores, Scores, dict[int, str], bool]:
+    """What the corrected pass rate uses, whatever split the report is restricted to: every item of the rubric
+    the judge labelled (so unsplit production items are corrected too), and the labelled pairs that give TPR and
+    TNR: the test split's when any item has a split, every compared item otherwise.
+
+    Returns (labelled pairs, human scores, judge scores, split of each item key, whether from the test split).
+    """
+    if ratings.split is not None:  # the report is one split; the correction is the rubric's
+        everything = load(store, rubric)
+        n = rubric.dimension_ids.__len__()
+        members = [everything.first_runs(r) for r in human.rater_ids]
+        human_scores, _ = _without_ties(mean_of(members, n), len(members), rubric, everything)
+        judge_scores = mean_of([everything.first_runs(r) for r in judge.rater_ids], n)
+    keys, values = store.item_field_values(rubric.id, "split")
+    splits = {k: v for k, v in zip(keys.tolist(), values, strict=True) if v}
+    labelled = pair(human_scores, judge_scores)
+    if not splits:
+        return labelled, human_scores, judge_scores, splits, False
+    in_test = np.array([splits.get(k) == "test" for k in labelled.keys.tolist()], dtype=bool)
+    return labelled.subset(in_test), human_scores, judge_scores, splits, True
 
 
 def _require_field(store: Store, rubric: Rubric, field: str) -> None:

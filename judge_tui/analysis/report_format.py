@@ -18,12 +18,23 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from judge_tui.analysis.figure_format import num, pct, signed
+from judge_tui.analysis.figure_format import (
+    figure_with_interval,
+    interval_json,
+    interval_text,
+    num,
+    pct,
+    signed,
+)
+from judge_tui.analysis.interval_bars import Bar, IntervalBars
 from judge_tui.analysis.report import Report, Row, Summary
+from judge_tui.analysis.targets import ruling
+from judge_tui.analysis.uncertainty import CHANCE_FIGURES, INTERVAL_FIGURES
 from judge_tui.formats.terminal import add_id_column, render_plain
 from judge_tui.model.textsafe import clean
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.agreement import Figure
+from judge_tui.stats.intervals import IntervalFigure
 
 SCHEMA_VERSION = 1
 FIGURES = ("alignment_rate", "cohen_kappa", "weighted_kappa", "pearson_r", "spearman_rho", "kendall_tau",
@@ -77,7 +88,7 @@ def row_to_dict(row: Row, report: Report) -> dict[str, Any]:
     corrected: dict[str, Any] = {"value": None, "ci_low": None, "ci_high": None, "confidence": 0.95,
                                  "observed_pass_rate": None, "n_judge_only": 0}
     if row.corrected is not None:
-        c = row.corrected
+        c = row.corrected.rate
         corrected.update(
             value=_figure(c.estimate, "corrected_pass_rate", undefined),
             ci_low=_figure(c.low, "corrected_pass_rate_interval", undefined),
@@ -85,6 +96,10 @@ def row_to_dict(row: Row, report: Report) -> dict[str, Any]:
             confidence=c.confidence,
             observed_pass_rate=_figure(c.observed_pass_rate, "observed_pass_rate", undefined),
             n_judge_only=c.n_judge_only,
+            n_labelled=c.n_labelled,
+            tpr_tnr_from=row.corrected.labelled_from,
+            judge_only_by_split=dict(row.corrected.judge_only_splits),
+            method="rogan-gladen; interval: percentile bootstrap of the labelled pairs and the judge-only items",
         )
     elif report.rubric.scale.kind != "pass_fail":
         undefined["corrected_pass_rate"] = "only PASS/FAIL scales have a corrected pass rate"
@@ -98,12 +113,18 @@ def row_to_dict(row: Row, report: Report) -> dict[str, Any]:
     out["snapped"] = {"human": pair.snapped_human, "judge": pair.snapped_judge}
     out["alignment_band"] = _band(row.alignment_band)
     out["kappa_band"] = _band(row.kappa_band)
-    out["undefined"] = undefined
+    out["undefined"] = undefined  # filled on below too: keys added later come after the original ones
+    for name in CHANCE_FIGURES:
+        out[name] = _figure(row.uncertainty.figures.get(name, ag.Undefined("not computed")), name, undefined)
+    out["intervals"] = {name: interval_json(row.uncertainty.intervals.get(name, ag.Undefined("not computed")),
+                                            f"{name}_interval", undefined)
+                        for name in INTERVAL_FIGURES}
     return out
 
 
 def summary_to_dict(summary: Summary) -> dict[str, Any]:
     undefined: dict[str, str] = {}
+    intervals = {"alignment_rate": interval_json(summary.alignment_interval, "alignment_rate_interval", undefined)}
     return {
         "cases_reviewed": summary.cases,
         "items": summary.items,
@@ -113,7 +134,25 @@ def summary_to_dict(summary: Summary) -> dict[str, Any]:
         "lowest_alignment_dimension": summary.lowest,
         "highest_alignment_dimension": summary.highest,
         "undefined": undefined,
+        "intervals": intervals,
     }
+
+
+def plan_to_dicts(report: Report) -> list[dict[str, Any]]:
+    """Every target, decided, with how many more items would settle an undecided one."""
+    out = []
+    for c in report.checks:
+        undefined: dict[str, str] = {}
+        out.append({
+            "target": c.key, "goal": c.goal, "scope": c.scope, "threshold": c.target, "strict": c.strict,
+            "estimate": _figure(c.estimate, "estimate", undefined), "n": c.n,
+            "interval": interval_json(c.interval, "interval", undefined),
+            "decision": ruling(c, report.decide_on), "decision_interval": c.decision,
+            "decision_point": c.point_decision,
+            "more_items": c.more_items, "more_of_class": c.more_of_class, "class": c.class_label,
+            "text": c.plan_text() or None, "undefined": undefined,
+        })
+    return out
 
 
 def report_to_dict(report: Report) -> dict[str, Any]:
@@ -164,7 +203,7 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "dimensions": [row_to_dict(r, report) for r in report.rows],
         "overall": row_to_dict(report.overall, report),
         "verdict": [{"topic": f.topic, "status": f.status, "meets_target": f.meets_target, "scope": f.scope,
-                     "text": f.text} for f in report.findings],
+                     "text": f.text, "decision": f.decision} for f in report.findings],
         "breakdowns": [
             {"by": b.by, "groups": [
                 {"value": s.value, "summary": summary_to_dict(s.summary),
@@ -174,6 +213,10 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         ],
         "self_agreement": self_agreement,
         "human_agreement": human_agreement,
+        "confidence": report.confidence,
+        "decide_on": report.decide_on,
+        "plan": plan_to_dicts(report),
+        "ties": {"left_out": report.ties, "settle_with": "judge-tui adjudicate"},
     }
 
 
@@ -221,7 +264,7 @@ def summary_lines(s: Summary, rates: dict[str, Figure], tolerance: float) -> lis
     return [
         ("Total cases reviewed", f"{s.cases}/{s.items}"),
         (f"Dimension agreements (within ±{tolerance:g})", f"{s.agreements}/{s.pairs}"),
-        ("Overall alignment rate", pct(s.alignment_rate)),
+        ("Overall alignment rate", figure_with_interval(s.alignment_rate, s.alignment_interval, percent=True)),
         ("Dimension with lowest alignment", named(s.lowest)),
         ("Dimension with highest alignment", named(s.highest)),
     ]
@@ -239,15 +282,31 @@ def _columns(report: Report, compact: bool = False) -> list[tuple[str, str]]:
     return [*columns, ("J−H", "mean_difference")]
 
 
-def cell(row: Row, figure: str) -> str:
+PERCENT_FIGURES = ("alignment_rate", "tpr", "tnr", "accuracy")
+
+
+def cell(row: Row, figure: str, *, interval: bool = False) -> str:
+    """A figure of a row; with ``interval`` followed by its interval ("83.3% [55, 95]")."""
     if figure == "n":
         return str(row.agreement.n)
     value = getattr(row.agreement, figure)
-    if figure in ("alignment_rate", "tpr", "tnr", "accuracy"):
-        return pct(value)
-    if figure == "mean_difference":
-        return signed(value)
-    return num(value)
+    if figure in PERCENT_FIGURES:
+        text = pct(value)
+    elif figure == "mean_difference":
+        text = signed(value)
+    else:
+        text = num(value)
+    bounds = interval_text(row.uncertainty.intervals.get(figure), percent=figure in PERCENT_FIGURES)
+    return f"{text} {bounds}" if interval and bounds and text != "n/a" else text
+
+
+def stacked_cell(row: Row, figure: str) -> str:
+    """A figure over its interval on the next line, so a table of intervals stays narrow."""
+    text = cell(row, figure)
+    if figure == "n" or text == "n/a":
+        return text
+    bounds = interval_text(row.uncertainty.intervals.get(figure), percent=figure in PERCENT_FIGURES)
+    return f"{text}\n{bounds}" if bounds else text
 
 
 def dimension_table(report: Report, *, compact: bool = False) -> Table:
@@ -274,7 +333,8 @@ def dimension_table(report: Report, *, compact: bool = False) -> Table:
         cells = []
         for _, figure in columns:
             style = {"alignment_rate": align_style, "cohen_kappa": kappa_style}.get(figure, "") if compact else ""
-            cells.append(Text(cell(row, figure), style=style))
+            # The summary screen draws the alignment and kappa intervals as bars below, which keeps 80 columns.
+            cells.append(Text(cell(row, figure) if compact else stacked_cell(row, figure), style=style))
         bands = [] if compact else [Text(row.alignment_band.label, style=align_style), Text(kappa_band, style=kappa_style)]
         table.add_row(Text(name, style="bold" if row.method == "overall" else ""), *cells, *bands,
                       end_section=row is rows[-1])
@@ -285,6 +345,106 @@ def dimension_table(report: Report, *, compact: bool = False) -> Table:
             f"≥ {t.alignment_significant_drift:.0%} orange, else red; κ ≥ {t.kappa_substantial:g} green, "
             f"≥ {t.kappa_moderate:g} yellow, else red.", style="dim")
         table.caption_justify = "left"
+    return table
+
+
+def interval_bars(report: Report) -> list[IntervalBars]:
+    """Each judged dimension's alignment and kappa as an interval against the band thresholds."""
+    t = report.thresholds
+    judged = report.judged_rows
+    if not judged:
+        return []
+
+    def alignment_status(value: float) -> str:
+        return ag.interpret_alignment(value, t).status
+
+    def kappa_status(value: float) -> str:
+        return ag.interpret_kappa(value, t).status
+
+    level = f"{report.confidence:.0%}"
+    return [
+        IntervalBars(f"Alignment, {level} intervals against the bands", [
+            Bar(r.key, r.agreement.alignment_rate, _interval(r, "alignment_rate")) for r in judged
+        ] + [Bar("all judged", report.summary.alignment_rate, report.summary.alignment_interval)],
+            (t.alignment_significant_drift, t.alignment_minor_drift, t.alignment_well_calibrated),
+            alignment_status, percent=True),
+        IntervalBars(f"Cohen's κ, {level} intervals against the bands",
+                     [Bar(r.key, r.agreement.cohen_kappa, _interval(r, "cohen_kappa")) for r in judged],
+                     (t.kappa_moderate, t.kappa_substantial, t.kappa_almost_perfect), kappa_status),
+    ]
+
+
+def _interval(row: Row, figure: str) -> IntervalFigure:
+    return row.uncertainty.intervals.get(figure, ag.Undefined("not computed"))
+
+
+def plan_lines(report: Report) -> list[str]:
+    """What would settle each undecided target, one sentence each."""
+    lines = []
+    for c in report.checks:
+        if ruling(c, report.decide_on) == "undecided" or (c.decision == "undecided" and c.plan is not None):
+            text = c.plan_text()
+            if text:
+                lines.append(f"{c.goal} ({c.scope}): undecided; {text}.")
+    return lines
+
+
+def plan_text(report: Report) -> Text | None:
+    lines = plan_lines(report)
+    if not lines:
+        return None
+    text = Text()
+    text.append("What would settle it\n", style="bold")
+    for line in lines:
+        text.append(f"  {line}\n")
+    return text
+
+
+CHANCE_COLUMNS = (("κ", "cohen_kappa"), ("AC1", "ac1"), ("AC2", "ac2"), ("PABAK", "pabak"),
+                  ("Prev", "prevalence"), ("Bias", "bias_index"), ("Acc", "accuracy"), ("Base", "baseline_accuracy"))
+
+
+def _chance_columns(report: Report) -> list[tuple[str, str]]:
+    rows = [r for r in report.rows if r.agreement.confusion]
+    columns = []
+    for head, name in CHANCE_COLUMNS:
+        if name in ("cohen_kappa", "accuracy"):
+            keep = any(ag.is_defined(getattr(r.agreement, name)) for r in rows)
+        else:
+            keep = any(ag.is_defined(r.uncertainty.figures.get(name, ag.Undefined(""))) for r in rows)
+        if keep:
+            columns.append((head, name))
+    return columns
+
+
+def chance_cell(row: Row, name: str) -> str:
+    if name in ("cohen_kappa", "accuracy"):
+        return stacked_cell(row, name)
+    value = row.uncertainty.figures.get(name)
+    if name in ("prevalence", "baseline_accuracy"):
+        return pct(value)
+    text = num(value)
+    bounds = interval_text(row.uncertainty.intervals.get(name)) if name in ("ac1", "ac2") else ""
+    return f"{text}\n{bounds}" if bounds and text != "n/a" else text
+
+
+def chance_table(report: Report) -> Table | None:
+    """Kappa beside the figures skewed labels do not pull down: Gwet's AC1/AC2, PABAK, prevalence and bias,
+    the judge's accuracy beside a constant judge's."""
+    rows = [r for r in report.rows if r.agreement.confusion and r.agreement.n]
+    columns = _chance_columns(report)
+    if not rows or not columns:
+        return None
+    table = Table(title="Chance-corrected agreement beside kappa", title_justify="left")
+    add_id_column(table, "Dimension")
+    for head, _ in columns:
+        table.add_column(head, justify="right", no_wrap=True)
+    for row in rows:
+        table.add_row(row.key, *(Text(chance_cell(row, name)) for _, name in columns))
+    table.caption = Text("Prev: share of human PASS. Bias: + when the judge fails more human PASS than it passes "
+                         "human FAIL. Base: accuracy of a judge always giving the most common human label.",
+                         style="dim")
+    table.caption_justify = "left"
     return table
 
 
@@ -319,8 +479,8 @@ def corrected_text(report: Report) -> Text | None:
         return None
     text = Text()
     for row in rows:
-        c = row.corrected
-        assert c is not None
+        assert row.corrected is not None
+        c = row.corrected.rate
         if c.n_judge_only == 0:
             text.append("No item was labelled by the judge alone, so there is no pass rate to correct.\n")
             continue
@@ -333,7 +493,10 @@ def corrected_text(report: Report) -> Text | None:
             text.append(f" ({c.confidence:.0%} interval {pct(c.low)} to {pct(c.high)})")
         else:
             text.append(f" (no interval: {c.low.reason})" if isinstance(c.low, ag.Undefined) else "")
-        text.append(".\n")
+        splits = ", ".join(f"{n} {'never split' if name == '(none)' else name}"
+                           for name, n in row.corrected.judge_only_splits.items())
+        text.append(f". TPR and TNR from the {c.n_labelled} items of the {row.corrected.labelled_from} labelled "
+                    f"by both; corrected: every item only the judge labelled ({safe(splits)}).\n")
     return text
 
 
@@ -405,8 +568,8 @@ def human_agreement_table(report: Report) -> Table | None:
 
 def rich_sections(report: Report, *, confusion: bool = True) -> list[RenderableType]:
     sections: list[RenderableType | None] = [
-        header(report), summary_table(report), dimension_table(report), undefined_notes(report),
-        verdict(report), corrected_text(report),
+        header(report), summary_table(report), dimension_table(report), *interval_bars(report),
+        chance_table(report), undefined_notes(report), verdict(report), plan_text(report), corrected_text(report),
     ]
     if confusion:
         sections += confusion_tables(report)
@@ -451,12 +614,22 @@ def render_markdown(report: Report) -> str:
     out += _md_table(["Metric", "Value"], summary_lines(report.summary, rates, report.tolerance), right_from=2)
     out += ["", "## Verdict", ""]
     out += [f"- **{STATUS_MARK[f.status]}** {md(f.text)}" for f in report.findings]
+    plan = plan_lines(report)
+    if plan:
+        out += ["", "## What would settle it", ""]
+        out += [f"- {md(line)}" for line in plan]
     out += ["", "## Per dimension", ""]
     columns = _columns(report)
     out += _md_table(["Dimension", *(h for h, _ in columns), "Alignment band", "Kappa band"],
                      [[f"**{r.key}**" if r.method == "overall" else r.key + (" (code)" if r.method == "code" else ""),
-                       *(cell(r, f) for _, f in columns), r.alignment_band.label, _kappa_band_cell(r)]
+                       *(cell(r, f, interval=True) for _, f in columns), r.alignment_band.label,
+                       _kappa_band_cell(r)]
                       for r in [*report.rows, report.overall]])
+    out += ["", f"Intervals: {report.confidence:.0%}, in brackets after each figure (shares in percent)."]
+    chance = chance_table(report)
+    if chance is not None:
+        out += ["", "## Chance-corrected agreement beside kappa", ""]
+        out += _md_table([md(col.header) for col in chance.columns], _table_cells(chance))
     notes = undefined_notes(report)
     if notes is not None:
         out += ["", *(f"- {line.strip()}" for line in notes.plain.splitlines()[1:] if line.strip())]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -30,6 +31,11 @@ class AgreementSettings(BaseModel):
     tpr_tnr_target: float = Field(default=0.90, ge=0, le=1, description="PASS/FAIL: TPR and TNR above this")
     team_alpha_target: float = Field(default=0.80, ge=-1, le=1,
                                      description="Krippendorff's alpha among the experts at or above this")
+    confidence: float = Field(default=0.95, gt=0, lt=1,
+                              description="Confidence of every interval in the report, e.g. 0.95 for 95%")
+    decide_on: Literal["interval", "point"] = Field(
+        default="interval", description="Decide each target on the whole interval (met / not met / undecided), "
+        "or on the point estimate alone (\"point\")")
 
     @model_validator(mode="after")
     def _bands_in_order(self) -> AgreementSettings:

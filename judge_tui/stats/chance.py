@@ -20,7 +20,7 @@ from typing import Literal
 import numpy as np
 
 from judge_tui.stats.agreement import Undefined
-from judge_tui.stats.intervals import Interval, IntervalFigure, z_value
+from judge_tui.stats.intervals import Interval, IntervalFigure, wilson_at, z_value
 
 __all__ = ["GwetAC", "bias_index", "gwet_ac", "majority_baseline_accuracy", "pabak", "prevalence_index"]
 
@@ -75,7 +75,14 @@ def gwet_ac(
     variance = (spread - (observed - 2.0 * (1.0 - ac) * chance) ** 2) / (n * (1.0 - chance) ** 2)
     se = float(np.sqrt(max(variance, 0.0)))
     z = z_value(confidence)
-    interval = Interval(max(-1.0, ac - z * se), min(1.0, ac + z * se), "gwet", confidence)
+    if se > 1e-12:
+        interval = Interval(max(-1.0, ac - z * se), min(1.0, ac + z * se), "gwet", confidence)
+    else:
+        # Every item agreed (or the spread vanished): a standard error of 0 would claim certainty from a handful
+        # of items. As for kappa, take the Wilson interval of the agreement with chance agreement held fixed.
+        agreed = wilson_at(observed, n, confidence)
+        interval = Interval(max(-1.0, (agreed.low - chance) / (1.0 - chance)),
+                            min(1.0, (agreed.high - chance) / (1.0 - chance)), "wilson-agreement", confidence)
     return GwetAC(ac, se, interval, observed, chance, weights is not None)
 
 

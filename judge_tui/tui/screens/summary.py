@@ -203,8 +203,13 @@ class SummaryScreen(Screen[None]):
         intro.append(f"you ({clean(self.reviewer_id)}) against {clean(report.judge.rater_ids[0])} on the "
                      f"{c['compared']} items you submitted that the judge also rated (you rated "
                      f"{c['rated_by_human']} of {c['items']}).")
-        sections: list = [intro, report_format.verdict(report),
-                          RichGroup(report_format.summary_table(report), report_format.dimension_table(report, compact=True))]
+        sections: list = [intro, report_format.verdict(report)]
+        plan = report_format.plan_text(report)
+        if plan is not None:
+            sections.append(plan)
+        sections.append(RichGroup(report_format.summary_table(report),
+                                  report_format.dimension_table(report, compact=True)))
+        sections += report_format.interval_bars(report)
         notes = report_format.undefined_notes(report)
         if notes is not None:
             sections.append(notes)

@@ -1,0 +1,181 @@
+"""How sure each human-vs-judge figure is: its confidence interval, and the chance-robust figures beside kappa.
+
+For one row of the report (a dimension, or the overall score) from its AlignedPair:
+
+* alignment, TPR, TNR and accuracy (one observation per item): the Wilson interval;
+* Cohen's kappa and quadratic-weighted kappa: the Fleiss-Cohen-Everitt standard error;
+* Pearson's r: Fisher's z; Spearman's rho and Kendall's tau: the engine's choice (a seeded bootstrap at small n,
+  Fieller's z at large n); the mean difference: the normal interval of a mean;
+* Gwet's AC1 (every categorical row) and AC2 with quadratic weights (ordered scales of three or more points),
+  PABAK, the prevalence (share of human PASS) and bias index (PASS/FAIL), and the accuracy of a constant judge
+  that always answers the humans' most common label.
+
+The pooled alignment over several dimensions counts several scores per item, which are not independent: its
+interval is a seeded bootstrap over items (a cluster bootstrap), or at many items the cluster-robust normal
+interval of a ratio. Everything is deterministic: the same pairs give the same intervals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from judge_tui.analysis.scores import AlignedPair
+from judge_tui.stats import agreement as ag
+from judge_tui.stats import chance
+from judge_tui.stats import intervals as iv
+from judge_tui.stats.agreement import Figure, PairAgreement, Undefined
+from judge_tui.stats.intervals import Interval, IntervalFigure
+
+# The figures of a row that get an interval, in the order the JSON lists them.
+INTERVAL_FIGURES = ("alignment_rate", "cohen_kappa", "weighted_kappa", "pearson_r", "spearman_rho", "kendall_tau",
+                    "mean_difference", "tpr", "tnr", "accuracy", "ac1", "ac2")
+# Past this many items the pooled alignment takes the cluster-robust normal interval instead of the bootstrap.
+POOLED_BOOTSTRAP_MAX_ITEMS = 1000
+CHANCE_FIGURES = ("ac1", "ac1_standard_error", "ac2", "ac2_standard_error", "pabak", "prevalence", "bias_index",
+                  "baseline_accuracy")
+
+
+@dataclass(frozen=True)
+class RowUncertainty:
+    """The intervals of a row's figures (by figure name) and its chance-robust figures."""
+
+    intervals: dict[str, IntervalFigure] = field(default_factory=dict)
+    figures: dict[str, Figure] = field(default_factory=dict)  # CHANCE_FIGURES
+
+
+def _share(successes: int, n: int, confidence: float, empty: str) -> IntervalFigure:
+    return iv.wilson(successes, n, confidence) if n else Undefined(empty)
+
+
+def _mean_interval(values: np.ndarray, confidence: float) -> IntervalFigure:
+    n = values.size
+    if n < 2:
+        return Undefined("an interval of a mean needs at least two items")
+    mean = float(values.mean())
+    half = iv.z_value(confidence) * float(values.std(ddof=1)) / float(np.sqrt(n))
+    return Interval(mean - half, mean + half, "normal", confidence)
+
+
+def _undefined_like(value: Figure, fallback: str) -> Undefined:
+    return value if isinstance(value, Undefined) else Undefined(fallback)
+
+
+def row_uncertainty(paired: AlignedPair, figures: PairAgreement, confidence: float,
+                    categorical: bool = True, ranks: bool = True) -> RowUncertainty:
+    """Intervals and chance-robust figures of one row; ``categorical=False`` for an overall score that is a mean.
+
+    ``ranks=False`` leaves out the Spearman and Kendall intervals, a bootstrap each below 5,000 items: breakdown
+    groups, whose tables show neither, skip them (with the reason in the JSON).
+    """
+    n = paired.n
+    out: dict[str, IntervalFigure] = {}
+    empty = "no items were rated by both"
+    aligned = int(np.count_nonzero(paired.aligned(figures.tolerance))) if n else 0
+    out["alignment_rate"] = _share(aligned, n, confidence, empty)
+    table = np.asarray(figures.confusion, dtype=np.float64) if figures.confusion else None
+    kinds: tuple[tuple[str, iv.KappaWeights], ...] = (("cohen_kappa", None), ("weighted_kappa", "quadratic"))
+    for name, weights in kinds:
+        value = getattr(figures, name)
+        if isinstance(value, Undefined) or table is None:
+            out[name] = _undefined_like(value, "no categories to compare")
+        else:
+            out[name] = iv.kappa_interval(table, None if table.shape[0] == 2 else weights, confidence)
+    r = figures.pearson_r
+    out["pearson_r"] = iv.fisher_z(r, n, confidence) if ag.is_defined(r) else _undefined_like(r, empty)
+    for name, make in (("spearman_rho", iv.spearman_interval), ("kendall_tau", iv.kendall_interval)):
+        value = getattr(figures, name)
+        if not ranks:
+            out[name] = Undefined("rank-correlation intervals are given for the whole comparison, not per group")
+        else:
+            out[name] = (make(paired.a, paired.b, value, confidence) if ag.is_defined(value)
+                         else _undefined_like(value, empty))
+    difference = figures.mean_difference
+    out["mean_difference"] = (_mean_interval(paired.b - paired.a, confidence) if ag.is_defined(difference)
+                              else _undefined_like(difference, empty))
+    binary = figures.scale == ag.BINARY_SCALE
+    if binary and table is not None:
+        true_fail, false_pass = int(table[0, 0]), int(table[0, 1])
+        false_fail, true_pass = int(table[1, 0]), int(table[1, 1])
+        out["tpr"] = _share(true_pass, true_pass + false_fail, confidence, "the human labels contain no PASS")
+        out["tnr"] = _share(true_fail, true_fail + false_pass, confidence, "the human labels contain no FAIL")
+        out["accuracy"] = _share(true_pass + true_fail, n, confidence, empty)
+    else:
+        for name in ("tpr", "tnr", "accuracy"):
+            out[name] = _undefined_like(getattr(figures, name), "only PASS/FAIL scales have TPR, TNR and accuracy")
+    extra = _chance_figures(table if categorical else None, figures, confidence, out)
+    return RowUncertainty(out, extra)
+
+
+def _chance_figures(table: np.ndarray | None, figures: PairAgreement, confidence: float,
+                    out: dict[str, IntervalFigure]) -> dict[str, Figure]:
+    extra: dict[str, Figure] = {}
+    if table is None or table.sum() == 0:
+        why = Undefined("the overall score is an average of dimensions, not a category of the scale"
+                        if table is None else "no items were rated by both")
+        for name in CHANCE_FIGURES:
+            extra[name] = why
+        out["ac1"] = out["ac2"] = why
+        return extra
+    ac1 = chance.gwet_ac(table, None, confidence)
+    extra["ac1"], extra["ac1_standard_error"] = _ac_value(ac1)
+    out["ac1"] = ac1.interval if isinstance(ac1, chance.GwetAC) else ac1
+    if figures.ordered and table.shape[0] > 2:
+        ac2: chance.GwetAC | Undefined = chance.gwet_ac(table, "quadratic", confidence)
+    else:
+        ac2 = Undefined("AC2 weighs ordered scales of three or more points; here it would equal AC1"
+                        if figures.ordered else "AC2 needs an ordered scale")
+    extra["ac2"], extra["ac2_standard_error"] = _ac_value(ac2)
+    out["ac2"] = ac2.interval if isinstance(ac2, chance.GwetAC) else ac2
+    extra["pabak"] = chance.pabak(table)
+    human_codes = np.repeat(np.arange(table.shape[0]), table.sum(axis=1).astype(np.int64))
+    extra["baseline_accuracy"] = chance.majority_baseline_accuracy(human_codes)
+    if figures.scale == ag.BINARY_SCALE:
+        extra["prevalence"] = float(table[1].sum() / table.sum())  # share of human PASS
+        extra["bias_index"] = chance.bias_index(table)  # + : the judge says FAIL to human PASS more than the reverse
+    else:
+        why = Undefined("prevalence and bias index are defined for PASS/FAIL")
+        extra["prevalence"] = extra["bias_index"] = why
+    return extra
+
+
+def _ac_value(found: chance.GwetAC | Undefined) -> tuple[Figure, Figure]:
+    if isinstance(found, Undefined):
+        return found, found
+    return found.value, found.standard_error
+
+
+def pooled_alignment_interval(pairs: Sequence[AlignedPair], tolerance: float, confidence: float) -> IntervalFigure:
+    """The interval of the share of aligned scores over several dimensions, resampling items (clusters).
+
+    Up to ``POOLED_BOOTSTRAP_MAX_ITEMS`` items: a seeded percentile bootstrap over items; beyond: the normal
+    interval of a ratio estimator with the cluster-robust (linearised) variance, which the bootstrap approaches
+    there (drawing 2,000 resamples of thousands of items would keep the summary screen waiting seconds).
+    """
+    keys = [p.keys for p in pairs if p.n]
+    if not keys:
+        return Undefined("no judged dimension was scored by both")
+    items, inverse = np.unique(np.concatenate(keys), return_inverse=True)
+    hits = np.bincount(inverse, np.concatenate([p.aligned(tolerance) for p in pairs if p.n]).astype(np.float64),
+                       items.size)
+    counted = np.bincount(inverse, minlength=items.size).astype(np.float64)
+    n = items.size
+    share = float(hits.sum() / counted.sum())
+    if n > POOLED_BOOTSTRAP_MAX_ITEMS:
+        residual = hits - share * counted
+        variance = n / max(n - 1, 1) * float((residual * residual).sum()) / float(counted.sum()) ** 2
+        half = iv.z_value(confidence) * float(np.sqrt(variance))
+        return Interval(max(0.0, share - half), min(1.0, share + half), "cluster-robust normal", confidence)
+    if share in (0.0, 1.0):  # every resample would agree, claiming certainty: take the items' Wilson interval
+        bounds = iv.wilson_at(share, n, confidence)
+        return Interval(bounds.low, bounds.high, "wilson (items)", confidence)
+    replicates = iv.bootstrap(lambda w: iv.weighted_share(w, hits, counted), n)
+    return iv.percentile_interval(replicates, confidence, method="cluster bootstrap", low=0.0, high=1.0)
+
+
+def items_in(pairs: Sequence[AlignedPair]) -> int:
+    """How many distinct items stand behind several AlignedPairs."""
+    keys = [p.keys for p in pairs if p.n]
+    return int(np.unique(np.concatenate(keys)).size) if keys else 0
