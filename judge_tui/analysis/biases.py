@@ -17,6 +17,7 @@ report adds the section with one call.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -136,7 +137,7 @@ def judge_biases(store: Store, rubric: Rubric, judge_id: str, *, split: str | No
             share = float(hits[inside].sum() / counted[inside].sum())
             others: ag.Figure = (float(hits[rest].sum() / counted[rest].sum()) if counted[rest].sum() > 0
                                  else ag.Undefined("no other items"))
-            replicates = bootstrap(lambda w, h=hits[inside], c=counted[inside]: weighted_share(w, h, c), n)
+            replicates = bootstrap(partial(weighted_share, hits=hits[inside], counted=counted[inside]), n)
             interval = percentile_interval(replicates, low=0.0, high=1.0)
             weak = (isinstance(others, float) and not isinstance(interval, ag.Undefined)
                     and interval.high < others)
@@ -159,10 +160,11 @@ def judge_biases(store: Store, rubric: Rubric, judge_id: str, *, split: str | No
 
 def _estimate_dict(estimate: Estimate, name: str) -> dict[str, Any]:
     undefined: dict[str, str] = {}
-    value = estimate.value
-    if isinstance(value, ag.Undefined):
-        undefined[name] = value.reason
-        value = None
+    value: float | None = None
+    if isinstance(estimate.value, ag.Undefined):
+        undefined[name] = estimate.value.reason
+    else:
+        value = estimate.value
     out = {"n": estimate.n, name: value, "interval": interval_json(estimate.interval, "interval", undefined),
            "excludes_zero": estimate.excludes_zero}
     if undefined:
