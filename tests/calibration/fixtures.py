@@ -49,6 +49,6 @@ def judge_dev(path: Path, split: str = "dev") -> None:
     """The first judge, as a user runs it: the judge command with the local program."""
     done = subprocess.run(
         [sys.executable, "-m", "judge_tui", "judge", "--rubric", "binary", "--split", split, "--backend", "command",
-         "--cmd", JUDGE_CMD, "--db", str(path)],
+         "--cmd", JUDGE_CMD, "--model", MODEL, "--db", str(path)],
         capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr + done.stdout
