@@ -135,3 +135,33 @@ async def test_j_opens_the_judge_screen_for_the_lead_only(study):
         assert not any(isinstance(s, CalibrationScreen) for s in expert.screen_stack)
         notices = [n.message for n in expert._notifications]  # noqa: SLF001
         assert any("The judge screen is the lead's" in n for n in notices)
+
+
+async def test_the_in_app_editor_refuses_a_broken_template_and_keeps_the_text(study, monkeypatch):
+    from textual.widgets import TextArea
+
+    from judge_tui.tui.screens.calibrate import CalibrationApp, TextEditorScreen
+
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.delenv("EDITOR", raising=False)
+    rubric = resolve_rubric("binary", study)
+    files = judge_files(rubric)
+    before = _recorded(study)
+    app = CalibrationApp(study, rubric, "lead")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("t")
+        await pilot.pause()
+        assert isinstance(app.screen, TextEditorScreen)
+        area = app.screen.query_one(TextArea)
+        area.move_cursor(area.document.end)
+        await pilot.press(*"{{bad}}", "ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, CalibrationScreen)
+        notices = "\n".join(n.message for n in app._notifications)  # noqa: SLF001
+        assert "Not saved, nothing recorded" in notices and str(files.template) in notices and "bad" in notices
+        await pilot.press("t")  # the refused text comes back for the next try
+        await pilot.pause()
+        assert app.screen.query_one(TextArea).text.endswith("{{bad}}")
+        await pilot.press("escape")
+    assert _recorded(study) == before and not files.template.exists()
