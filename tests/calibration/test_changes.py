@@ -98,6 +98,7 @@ def test_a_change_without_a_reason_writes_and_records_nothing(study):
     assert _recorded(study) == before and not files.template.exists()
 
 
+@pytest.mark.slow  # a real process
 def test_the_test_split_never_enters_the_loop(study, tmp_path):
     rubric = resolve_rubric("binary", study)
     with pytest.raises(UserError, match="report --split test"):
@@ -108,6 +109,7 @@ def test_the_test_split_never_enters_the_loop(study, tmp_path):
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.slow  # a real process
 def test_a_lead_who_rated_is_an_expert_and_cannot_open_the_judge_screen(study):
     done = subprocess.run([sys.executable, "-m", "judge_tui", "calibrate", "--rubric", "binary", "--reviewer",
                            "alice", "--db", str(study.path)], capture_output=True, text=True, check=False)

@@ -50,6 +50,7 @@ def study(tmp_path: Path, rubrics: dict[str, Rubric]) -> Path:
     return path
 
 
+@pytest.mark.slow  # a real judge program per item, twice over the dev split
 async def test_the_loop_twice_edit_rejudge_compare_keep_then_revert(study, monkeypatch):
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.setenv("EDITOR", editor("# Part 3.", f"{GUARD} # Part 3."))
