@@ -201,7 +201,8 @@ def apply_change(store: Store, current: Rubric, files: JudgeFiles, change: Check
     before = current_prompt_version(store, current)
     after = change.prompt.version
     if after == before:
-        raise UserError("nothing changed: the rubric and the judge template are as they were")
+        raise UserError("nothing changed for the judge: the rubric and the judge template define the same prompt "
+                        "as before (comments and layout in the rubric file do not count)")
     reason = check_reason(reason, items, store, current.id, f"a change to the {current.id} judge")
     old_rubric = files.rubric_source.read_bytes()
     old_template = files.template_source.read_bytes()
