@@ -16,7 +16,8 @@ The rule, for rubrics and judge prompts alike:
 
 from __future__ import annotations
 
-from datetime import datetime
+import json
+from datetime import UTC, datetime
 from typing import Any
 
 from judge_tui.model.errors import UserError
@@ -28,7 +29,7 @@ def parse_items(text: str | None) -> list[str]:
     return [part.strip() for part in (text or "").split(",") if part.strip()]
 
 
-def _check_reason(reason: str | None, items: list[str], store: Store, rubric_id: str, what: str) -> str:
+def check_reason(reason: str | None, items: list[str], store: Store, rubric_id: str, what: str) -> str:
     reason = (reason or "").strip()
     if not reason:
         raise UserError(f"{what} needs a reason: pass --reason TEXT saying what changed and why")
@@ -67,7 +68,7 @@ def needs_reason(store: Store, rubric: Rubric) -> dict[str, Any] | None:
 
 def record_rubric_change(store: Store, rubric: Rubric, reason: str | None, items: list[str]) -> int:
     """Record `rubric` as a new version with its reason (or add the reason to a version recorded without)."""
-    reason = _check_reason(reason, items, store, rubric.id, f"a change to rubric {rubric.id}")
+    reason = check_reason(reason, items, store, rubric.id, f"a change to rubric {rubric.id}")
     existing = store.rubric_version_by_hash(rubric.content_hash)
     if existing is not None and existing["reason"]:
         raise UserError(
@@ -115,7 +116,7 @@ def _require_prompt(store: Store, rubric: Rubric, version_id: int, prompt_versio
         return
     last = known[-1]
     if reason:
-        reason = _check_reason(reason, items, store, rubric.id, f"a change to the {rubric.id} judge prompt")
+        reason = check_reason(reason, items, store, rubric.id, f"a change to the {rubric.id} judge prompt")
         store.record_prompt_version(rubric.id, prompt_version, version_id, template, reason, items)
         return
     same_template = last["template"] == template
@@ -130,6 +131,30 @@ def _require_prompt(store: Store, rubric: Rubric, version_id: int, prompt_versio
         f"({_short(last['created_at'])}) and the change has no recorded reason. Run the judge again with "
         f"--reason TEXT --items ID,ID saying what changed, why, and which items showed the need"
     )
+
+
+# --------------------------------------------------------------------------- kept and reverted changes
+
+OUTCOMES_META = "calibration.outcomes:{rubric}"
+
+
+def record_outcome(store: Store, rubric_id: str, outcome: str, before: str, after: str, reason: str = "",
+                   items: list[str] | None = None) -> None:
+    """Record that a change to the judge (prompt version `before` -> `after`) was kept or reverted, and why."""
+    entries = outcomes(store, rubric_id)
+    entries.append({"outcome": outcome, "before": before, "after": after, "reason": reason.strip(),
+                    "motivating_items": list(items or []), "created_at": datetime.now(UTC).isoformat(timespec="milliseconds")})
+    store.set_meta(OUTCOMES_META.format(rubric=rubric_id), json.dumps(entries, ensure_ascii=False))
+
+
+def outcomes(store: Store, rubric_id: str) -> list[dict[str, Any]]:
+    """Every kept or reverted change of a rubric's judge, oldest first."""
+    raw = store.get_meta(OUTCOMES_META.format(rubric=rubric_id))
+    try:
+        found = json.loads(raw) if raw else []
+    except json.JSONDecodeError:
+        return []
+    return found if isinstance(found, list) else []
 
 
 # --------------------------------------------------------------------------- history
@@ -148,10 +173,19 @@ def history_lines(store: Store, rubric_id: str | None = None) -> list[str]:
         versions = store.rubric_versions(rid)
         number_of = {v["id"]: v["number"] for v in versions}
         entries = [("rubric", v) for v in versions] + [("prompt", p) for p in store.prompt_versions(rid)]
+        entries += [("outcome", o) for o in outcomes(store, rid)]
         entries.sort(key=lambda e: e[1]["created_at"])
         first_rubric = True
         first_prompt = True
         for what, v in entries:
+            if what == "outcome":
+                lines.append(f"  {v['outcome']}  {_short(v['created_at'])}  judge prompt {v['after']} "
+                             f"({'back to' if v['outcome'] == 'reverted' else 'over'} {v['before']})")
+                if v.get("reason"):
+                    lines.append(f"      reason: {v['reason']}")
+                if v.get("motivating_items"):
+                    lines.append(f"      items: {', '.join(v['motivating_items'])}")
+                continue
             if what == "rubric":
                 human = counts.get((v["id"], "human"), 0)
                 judge = counts.get((v["id"], "judge"), 0)

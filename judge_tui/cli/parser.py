@@ -38,6 +38,7 @@ HANDLERS = {
     "history": "judge_tui.cli.history:run_history",
     "rubric-change": "judge_tui.cli.history:run_rubric_change",
     "adjudicate": "judge_tui.cli.launch:run_adjudicate",
+    "calibrate": "judge_tui.cli.calibrate:run",
     "check": "judge_tui.cli.commands:run_check",
     "flags": "judge_tui.cli.flags:run",
     "status": "judge_tui.cli.status:run",
@@ -227,6 +228,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rubric", help="rubric id (default: the one with the most items)")
     p.add_argument("--reviewer", help="who adjudicates (default: the remembered reviewer)", default=argparse.SUPPRESS)
     p.add_argument("--split", type=split_name, help="only items of this split", default=argparse.SUPPRESS)
+
+    p = sub.add_parser("calibrate", help="the lead's judge screen: change the judge, re-judge the dev split, "
+                                         "see whether it helped, keep or revert")
+    _common(p)
+    p.add_argument("--rubric", help="rubric id (default: the one with the most items)")
+    p.add_argument("--reviewer", help="the lead's id (default: the remembered reviewer); a lead who has rated "
+                                      "items of the rubric is an expert and cannot open it", default=argparse.SUPPRESS)
+    p.add_argument("--split", type=split_name, default="dev",
+                   help="the split the loop measures on: dev (default) or train; never test")
+    p.add_argument("--model", help="model id for the re-judge (default: settings judge_model; with --backend "
+                                   "command or replay, the model name to record)")
+    p.add_argument("--concurrency", type=int, default=None,
+                   help="at most this many judgments at once (default: settings judge_concurrency)")
+    p.add_argument("--backend", choices=["anthropic", "command", "replay"], default="anthropic")
+    p.add_argument("--cmd", help="for --backend command: program reading a request on stdin, answering on stdout")
+    p.add_argument("--replay", type=Path, metavar="FILE", help="for --backend replay: recorded answers")
 
     p = sub.add_parser("check", help="check the database file for damage (reads all of it)")
     _common(p)

@@ -124,20 +124,40 @@ def _fill(text: str, values: dict[str, str]) -> str:
 class FewShotExample:
     item: Item
     rating: Rating
+    explanation: str = ""  # a chosen example's one line on why its rating is right
+
+
+def example_count(rubric: Rubric) -> int:
+    """How many examples a prompt shows: the rubric's count, or all its chosen examples if there are more."""
+    return max(rubric.few_shot_examples, len(rubric.examples))
+
+
+def chosen_examples(store: Store, rubric: Rubric) -> list[FewShotExample]:
+    """The rubric's chosen examples (`[[examples]]`) still usable: a train-split item with that expert's rating."""
+    chosen = []
+    for pin in rubric.examples:
+        item = store.item(pin.item)
+        rating = store.rating(pin.item, pin.rater)
+        if item is not None and item.split == "train" and rating is not None:
+            chosen.append(FewShotExample(item, rating, pin.explanation))
+    return chosen
 
 
 def select_few_shot(store: Store, rubric: Rubric, count: int, spare: int = 1) -> list[FewShotExample]:
     """Up to count + spare train-split items with a complete human rating, spread over the labels.
 
-    Only the train split is ever used. Items are taken in import order, alternating between verdicts
+    Only the train split is ever used. The rubric's chosen examples come first (all of them, even beyond
+    count); the rest are taken in import order, alternating between verdicts
     (or PASS/FAIL labels) so the examples show both sides of the boundary when the data has them.
     """
+    chosen = chosen_examples(store, rubric)
+    count = max(count, len(chosen))
     if count <= 0:
         return []
     wanted = count + spare
     judged = [d.id for d in rubric.judged_dimensions]
     by_label: dict[str, list[FewShotExample]] = {}
-    seen: set[str] = set()
+    seen: set[str] = {ex.item.id for ex in chosen}
     for rating in store.iter_ratings(rubric=rubric.id, kind="human", split="train"):
         if rating.item_id in seen or any(d not in rating.scores for d in judged):
             continue
@@ -147,9 +167,8 @@ def select_few_shot(store: Store, rubric: Rubric, count: int, spare: int = 1) ->
         seen.add(rating.item_id)
         label = rating.verdict or ""
         by_label.setdefault(label, []).append(FewShotExample(item, rating))
-        if len(seen) >= wanted * 8:  # enough to choose from; never read a whole large split
+        if len(seen) >= wanted * 8 + len(chosen):  # enough to choose from; never read a whole large split
             break
-    chosen: list[FewShotExample] = []
     queues = list(by_label.values())
     while len(chosen) < wanted and any(queues):
         for queue in queues:
@@ -280,7 +299,7 @@ class JudgePrompt:
 
     def examples_for(self, item_id: str) -> list[FewShotExample]:
         """The examples for judging this item: never the item itself."""
-        return [ex for ex in self.candidates if ex.item.id != item_id][: self.rubric.few_shot_examples]
+        return [ex for ex in self.candidates if ex.item.id != item_id][: example_count(self.rubric)]
 
     def _examples_text(self, examples: Iterable[FewShotExample]) -> str:
         blocks = []
@@ -290,9 +309,10 @@ class JudgePrompt:
                 name: ([] if name in LIST_EXTRAS else ex.rating.notes.strip() or "(no note)")
                 for name in self.rubric.judge_output_extras
             }
+            why = f"Why this answer: {ex.explanation}\n\n" if ex.explanation else ""
             blocks.append(
                 f"### Example {n}{f' ({label})' if label else ''}\n"
-                f"{render_item_fields(self.rubric, ex.item.fields)}\n\n"
+                f"{render_item_fields(self.rubric, ex.item.fields)}\n\n{why}"
                 f"Answer:\n{self.output.render(ex.rating.scores, extras)}"
             )
         if not blocks:

@@ -119,6 +119,14 @@ class TaskType(_Strict):
     constraints: list[str] = Field(default_factory=list)
 
 
+class FewShotPin(_Strict):
+    """A train-split item chosen as a worked example for the judge, shown with one expert's rating of it."""
+
+    item: str = Field(min_length=1)
+    rater: str = Field(min_length=1, description="The expert whose rating of the item is the example's answer")
+    explanation: str = Field(default="", description="One line: why this rating is right")
+
+
 class Definition(_Strict):
     term: str
     meaning: str
@@ -182,6 +190,9 @@ class Rubric(_Strict):
         default_factory=list, description="Extra fields a judge returns besides scores (critique, issues)"
     )
     few_shot_examples: int = Field(default=0, ge=0, le=10, description="Train-split examples in the judge prompt")
+    examples: list[FewShotPin] = Field(
+        default_factory=list, description="Chosen train-split examples, shown first (besides few_shot_examples)"
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> Rubric:
@@ -258,7 +269,10 @@ class Rubric(_Strict):
     @cached_property
     def content_hash(self) -> str:
         """Identifies this exact definition; a changed rubric file gets a new rubric version."""
-        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+        definition = self.model_dump(mode="json")
+        if not definition["examples"]:
+            del definition["examples"]  # rubrics without chosen examples keep the hash they always had
+        canonical = json.dumps(definition, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
     # ---- scoring

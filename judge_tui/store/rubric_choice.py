@@ -29,7 +29,8 @@ def resolve_rubric(name_or_path: str, store: Store | None = None) -> Rubric:
     imported from a file, or changed with `rubric-change --file`, stays with its database. The rubric file of
     that id (rubrics folder, then built-in) is used instead when the database has no version of it, or when
     the file in the user's rubrics folder was changed after the database's newest version and holds a
-    definition the database has never recorded: an edit made since, which the judge asks a reason for. A
+    definition the database has never recorded (an edit made since, which the judge asks a reason for) or an
+    earlier version of it (a change reverted: that version is in force again). A
     built-in rubric that a newer judge-tui ships reaches new databases only: the user made no change to give a
     reason for. Without a database, the files alone.
     """
@@ -49,8 +50,10 @@ def _rubric_of_database(store: Store, rubric_id: str, files: dict[str, tuple[Rub
             raise unknown_rubric(rubric_id, {*files, *store.recorded_rubric_ids()})
         return in_file
     edited = path is not None and path.parent != locations.prompts_dir() and _changed_after(path, newest["created_at"])
-    if in_file is not None and edited and store.rubric_version_by_hash(in_file.content_hash) is None:
-        return in_file  # edited since: the judge asks for the change's reason
+    if in_file is not None and edited:
+        # Edited since: a new definition (the judge asks for the change's reason), or an earlier version
+        # written back (a change reverted), which is the one in force again.
+        return in_file
     try:
         return rubric_from_definition(newest["definition"], f"{store.path} (rubric {rubric_id})")
     except RubricError:

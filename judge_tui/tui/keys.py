@@ -55,6 +55,9 @@ RATING_BINDINGS: list[Binding] = [
             tooltip="Open the agreement summary: you, the judge and the team over the items you have submitted"),
     Binding("c", "adjudicate", "Adjudicate", show=False, id="adjudicate",
             tooltip="Lead only (judge-tui rate --lead): settle the items where experts disagree"),
+    Binding("J", "calibrate", "Judge screen", show=False, id="calibrate",
+            tooltip="Lead only (judge-tui rate --lead): the judge screen, to change the judge and see whether it "
+                    "helped"),
     Binding("?", "help", "Help", id="help", tooltip="List every key"),
     Binding("q", "app.quit", "Quit", id="quit", tooltip="Save and quit; the next start resumes here"),
 ]
@@ -64,7 +67,7 @@ BINDING_IDS: tuple[str, ...] = tuple(dict.fromkeys(b.id for b in RATING_BINDINGS
 # A key whose action cannot act right now (check_action says no) falls through to a second, hidden binding
 # with the same id that says why. Being a binding too, it runs in key order and follows the keymap.
 EXPLAINED_IDS = ("score-0", "score-1", "score-2", "score-3", "score-4", "pass", "fail", "submit", "undo",
-                 "adjudicate")
+                 "adjudicate", "calibrate")
 EXPLAIN_BINDINGS: list[Binding] = [
     Binding(b.key, f"explain({b.id!r})", show=False, id=b.id) for b in RATING_BINDINGS if b.id in EXPLAINED_IDS
 ]

@@ -140,6 +140,7 @@ async def test_a_new_reviewer_sees_nothing_of_the_others_from_any_key(filled_sto
     assert filled_store.rated_item_ids(REVIEWER, RUBRIC) == set()
     assert {"RatingScreen", "HelpScreen", "FlagScreen", "SummaryScreen", "DisagreementScreen"} <= first.screens
     assert first.frames > 60, first.frames
+    assert "CalibrationScreen" not in first.screens  # J, the lead's judge screen, only says where it opens
 
     # One item submitted with the real keys: its figures (and only its) appear.
     app = JudgeTuiApp(filled_store, rubric, reviewer=REVIEWER, settings=settings, clock=FakeClock())
@@ -152,3 +153,4 @@ async def test_a_new_reviewer_sees_nothing_of_the_others_from_any_key(filled_sto
     second = await sweep()
     assert filled_store.rated_item_ids(REVIEWER, RUBRIC) == submitted
     assert {"SummaryScreen", "DisagreementScreen", "ItemScreen", "RevisionNoteScreen"} <= second.screens
+    assert "CalibrationScreen" not in second.screens

@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import TextArea
 
-from judge_tui.model.settings import AgreementSettings
+from judge_tui.model.settings import AgreementSettings, Settings
 from judge_tui.transfer.demo import is_demo_database
 from judge_tui.tui.keys import (
     EXPLAIN_BINDINGS,
@@ -189,8 +189,8 @@ class RatingScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self._note_before is not None:
             return False  # the note has the keys (Enter is a new line) until Escape: only its keys show
-        if action == "adjudicate":
-            return True if self.lead else None  # a reviewer's key only says where adjudication opens
+        if action in ("adjudicate", "calibrate"):
+            return True if self.lead else None  # a reviewer's key only says where the lead's screen opens
         if self.session.state is None:
             return action in ("help", "quit", "agreement", "explain")
         if action in SCORE_ACTIONS:
@@ -206,6 +206,10 @@ class RatingScreen(Screen[None]):
         if action == "adjudicate":
             return ("Adjudication is the lead's: it opens with `judge-tui adjudicate`, or with c after "
                     "`judge-tui rate --lead`.")
+        if action == "calibrate":
+            from judge_tui.tui.screens.calibrate import lead_may_calibrate
+
+            return lead_may_calibrate(self.session.store, self.rubric, self.session.reviewer, lead=False) or ""
         if self.session.state is None:
             return "There is no item to rate."
         if action in SCORE_ACTIONS:
@@ -381,6 +385,25 @@ class RatingScreen(Screen[None]):
         self.app.push_screen(AdjudicationScreen(self.session.store, self.rubric, self.session.reviewer,
                                                 split=self.session.split, agreement=self.agreement, view=view,
                                                 items=items))
+
+    def action_calibrate(self) -> None:
+        """The lead's key (check_action): the judge screen, if the blind rule lets this lead see the judge."""
+        from judge_tui.tui.screens.calibrate import CalibrationScreen, lead_may_calibrate
+
+        store, reviewer = self.session.store, self.session.reviewer
+        refused = lead_may_calibrate(store, self.rubric, reviewer, lead=self.lead)
+        if refused:
+            self.notify(refused, markup=False, severity="warning", timeout=10)
+            return
+        settings = getattr(self.app, "settings", None) or Settings()
+
+        def anthropic() -> object:  # the app's judge: the Anthropic backend with the settings' model
+            from judge_tui.judge.backends import AnthropicBackend
+
+            return AnthropicBackend(settings.judge_model)
+
+        self.app.push_screen(CalibrationScreen(store, self.rubric, reviewer, settings=settings,
+                                               make_backend=anthropic))
 
     # ------------------------------------------------------------------ the note
 

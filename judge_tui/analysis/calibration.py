@@ -1,0 +1,231 @@
+"""What the judge screen shows: where the judge stands on the dev split, and whether the last change helped.
+
+Every figure comes from the code the report uses: the judge against the experts (`report.build_report`, the
+experts as the human group), the paired comparison of the previous and the current prompt version
+(`compare.compare_versions`, drawn as the report draws it), the biases (`biases.judge_biases`). The
+misaligned items are those where the judge and the experts' consensus differ by more than the tolerance on
+some judged dimension, the largest gap first, with the experts' notes and the judge's reasoning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from judge_tui.analysis.biases import Biases, judge_biases
+from judge_tui.analysis.compare import VersionComparison, compare_versions
+from judge_tui.analysis.figure_format import figure_text, figure_with_interval
+from judge_tui.analysis.report import Group, NoComparison, build_report
+from judge_tui.analysis.team import CONSENSUS_RATER, load_team, team_consensus
+from judge_tui.analysis.team_report import comparison_to_dict, render_compare
+from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import AgreementSettings
+from judge_tui.stats import agreement as ag
+from judge_tui.store import Store
+
+DEV = "dev"
+TEST_NOTE = ("The test split never enters this loop: it gives the final, unbiased figure once you stop "
+             "changing the judge: judge-tui report --split test")
+
+
+@dataclass(frozen=True)
+class VersionNote:
+    label: str  # "rubric #3" or "prompt 1a2b3c4d5e6f"
+    created_at: str
+    reason: str
+    items: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Misaligned:
+    item_id: str
+    gap: float  # the largest |judge − consensus| over the judged dimensions
+    differing: int  # judged dimensions further apart than the tolerance
+    consensus: dict[str, float]
+    judge: dict[str, float]
+    notes: dict[str, str]  # expert -> note
+
+
+@dataclass(frozen=True)
+class Cost:
+    calls: int
+    dollars: float
+    input_tokens: int  # every input token, cached or not
+    cache_read_tokens: int
+
+    @property
+    def cache_share(self) -> float | None:
+        return self.cache_read_tokens / self.input_tokens if self.input_tokens else None
+
+    def line(self) -> str:
+        if not self.input_tokens:
+            return f"{self.calls} calls · no tokens counted (a local program or a replay has no tokens or price)"
+        share = self.cache_share
+        cached = f"{share:.0%} of input tokens read from the cache" if share is not None else "no tokens yet"
+        return f"{self.calls} calls · ${self.dollars:.4f} · {self.input_tokens:,} input tokens, {cached}"
+
+
+@dataclass(frozen=True)
+class Standing:
+    rubric: str
+    split: str
+    rubric_version: VersionNote | None
+    prompt_version: VersionNote
+    judge: str | None  # the judge rater of the current prompt version (None: not judged yet)
+    previous: str | None  # the judge rater of the previous prompt version
+    figures: tuple[str, ...]  # the current judge against the experts, per dimension
+    comparison: VersionComparison | None
+    comparison_lines: tuple[str, ...]  # the comparison as the report draws it, or why there is none
+    misaligned: tuple[Misaligned, ...]
+    cost: Cost | None
+    biases: Biases | None
+    notes: tuple[str, ...] = field(default=())  # what could not be computed, and why
+
+
+def judge_of(store: Store, rubric_id: str, prompt_version: str | None, model: str | None = None) -> str | None:
+    """The judge rater that judged under this prompt version: of this model if there is one, else the one
+    with the most ratings."""
+    if prompt_version is None:
+        return None
+    found = [j for j in store.judge_raters_with_prompt(rubric_id)
+             if (j["prompt_version"] or j["id"].rpartition("@")[2]) == prompt_version]
+    found.sort(key=lambda j: (j["model"] == model, j["ratings"]), reverse=True)
+    return found[0]["id"] if found else None
+
+
+def previous_prompt(store: Store, rubric_id: str, current: str) -> str | None:
+    """The prompt version recorded just before the current one (the last recorded one if the current one is
+    not recorded yet)."""
+    versions = [p["prompt_version"] for p in store.prompt_versions(rubric_id)]
+    if current in versions:
+        index = versions.index(current)
+        return versions[index - 1] if index > 0 else None
+    return versions[-1] if versions else None
+
+
+def _version_notes(store: Store, rubric: Rubric, prompt_version: str) -> tuple[VersionNote | None, VersionNote]:
+    row = store.rubric_version_by_hash(rubric.content_hash)
+    rubric_note = (VersionNote(f"rubric #{row['number']}", row["created_at"], row["reason"] or "",
+                               tuple(row["motivating_items"])) if row else None)
+    prompt = next((p for p in store.prompt_versions(rubric.id) if p["prompt_version"] == prompt_version), None)
+    prompt_note = VersionNote(f"prompt {prompt_version}", prompt["created_at"] if prompt else "",
+                              (prompt["reason"] if prompt else "") or "", tuple(prompt["motivating_items"])
+                              if prompt else ())
+    return rubric_note, prompt_note
+
+
+def _figure(agreement: Any, name: str, percent: bool = False) -> str:
+    """A figure with its interval when the agreement carries one (`<name>_interval`)."""
+    return figure_with_interval(getattr(agreement, name), getattr(agreement, f"{name}_interval", None),
+                                percent=percent)
+
+
+def _figure_lines(store: Store, rubric: Rubric, judge: str, experts: tuple[str, ...], split: str,
+                  settings: AgreementSettings) -> tuple[str, ...]:
+    report = build_report(store, rubric, human=Group("human", experts), judge=Group("judge", (judge,)),
+                          split=split, settings=settings)
+    lines = [f"{report.counts['compared']} {split} items judged and rated by the experts "
+             f"({', '.join(experts)}); alignment within ±{settings.tolerance:g}"]
+    for row in report.judged_rows:
+        a = row.agreement
+        lines.append(f"  {row.name}: alignment {_figure(a, 'alignment_rate', True)} · kappa "
+                     f"{_figure(a, 'cohen_kappa')} · r {_figure(a, 'pearson_r')}")
+    return tuple(lines)
+
+
+def change_headline(comparison: VersionComparison) -> str:
+    """The paired change in alignment over every judged dimension, e.g. "+6.0 pts [-2, +14]: no detectable
+    change yet", with the interval and the decision when the comparison carries them."""
+    before, after = comparison.alignment
+    if not (ag.is_defined(before) and ag.is_defined(after)):
+        return f"alignment change: n/a over {comparison.items} items"
+    text = f"alignment {figure_text(before, percent=True)} → {figure_text(after, percent=True)}: " \
+           f"{figure_text(after - before, percent=True, signed=True)}"
+    interval = getattr(comparison, "alignment_change_interval", None)
+    if interval is not None and not isinstance(interval, ag.Undefined):
+        text += f" [{interval.low * 100:+.0f}, {interval.high * 100:+.0f}]"
+    verdict = getattr(comparison, "verdict", None)
+    text += f" over {comparison.items} items judged by both"
+    return f"{text}: {verdict}" if verdict else text
+
+
+def _misaligned(store: Store, rubric: Rubric, judge: str, split: str, tolerance: float) -> tuple[Misaligned, ...]:
+    view = load_team(store, rubric, split=split, judge=judge)
+    dims = view.dimensions
+    if not dims or not view.item_ids:
+        return ()
+    human = np.vstack([team_consensus(view, d, min_raters=1)[0] for d in dims])
+    machine = np.vstack([view.judge_scores[d] for d in dims])
+    diff = np.abs(machine - human)
+    with np.errstate(invalid="ignore"):
+        differing = np.count_nonzero(diff > tolerance + ag.ALIGNMENT_EPSILON, axis=0)
+    gap = np.where(np.isnan(diff), -1.0, diff).max(axis=0)
+    order = np.lexsort((np.arange(gap.size), -differing, -gap))
+    out = []
+    for i in order.tolist():
+        if differing[i] == 0:
+            continue
+        item = view.item_ids[i]
+        out.append(Misaligned(
+            item, float(gap[i]), int(differing[i]),
+            {d: float(human[k, i]) for k, d in enumerate(dims) if not np.isnan(human[k, i])},
+            {d: float(machine[k, i]) for k, d in enumerate(dims) if not np.isnan(machine[k, i])},
+            {e: view.notes[(e, item)] for e in (*view.experts, CONSENSUS_RATER) if view.notes.get((e, item))},
+        ))
+    return tuple(out)
+
+
+def standing(store: Store, rubric: Rubric, *, prompt_version: str, previous: str | None, model: str | None = None,
+             split: str = DEV, settings: AgreementSettings | None = None) -> Standing:
+    """Where the judge of `prompt_version` stands on `split`, and how it compares with `previous`."""
+    if split == "test":
+        raise UserError(TEST_NOTE)
+    settings = settings or AgreementSettings()
+    tolerance = settings.tolerance
+    notes: list[str] = []
+    rubric_note, prompt_note = _version_notes(store, rubric, prompt_version)
+    judge = judge_of(store, rubric.id, prompt_version, model)
+    before = judge_of(store, rubric.id, previous, model)
+    experts = tuple(r["id"] for r in store.rubric_raters(rubric.id)
+                    if r["kind"] == "human" and r["id"] != CONSENSUS_RATER)
+    figures: tuple[str, ...] = ()
+    misaligned: tuple[Misaligned, ...] = ()
+    biases = None
+    cost = None
+    if judge is None:
+        notes.append(f"The judge has not judged any item under prompt {prompt_version} yet.")
+    elif not experts:
+        notes.append("No expert has rated an item of this rubric yet: there is nothing to compare the judge with.")
+    else:
+        try:
+            figures = _figure_lines(store, rubric, judge, experts, split, settings)
+        except NoComparison as exc:
+            notes.append(str(exc))
+        misaligned = _misaligned(store, rubric, judge, split, tolerance)
+        biases = judge_biases(store, rubric, judge, split=split, tolerance=tolerance)
+    if judge is not None:
+        totals = store.judge_call_totals(judge)
+        cost = Cost(int(totals["calls"]), float(totals["cost_usd"]),
+                    int(totals["input_tokens"] + totals["cache_read_tokens"] + totals["cache_write_tokens"]),
+                    int(totals["cache_read_tokens"]))
+    comparison = None
+    if previous is None:
+        comparison_lines: tuple[str, ...] = ("No earlier prompt version to compare with: this is the first.",)
+    elif judge is None or before is None:
+        comparison_lines = (f"Waiting for judgments under both prompt {previous} and prompt {prompt_version}.",)
+    else:
+        try:
+            try:  # by prompt version, as `history` names them; by judge rater when several models used one
+                comparison = compare_versions(store, rubric, previous, prompt_version, split=split,
+                                              tolerance=tolerance)
+            except UserError:
+                comparison = compare_versions(store, rubric, before, judge, split=split, tolerance=tolerance)
+            comparison_lines = (change_headline(comparison),
+                                *render_compare(comparison_to_dict(comparison), "text"))
+        except UserError as exc:
+            comparison_lines = (str(exc),)
+    return Standing(rubric.id, split, rubric_note, prompt_note, judge, before, figures, comparison,
+                    comparison_lines, misaligned, cost, biases, tuple(notes))

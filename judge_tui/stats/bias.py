@@ -1,0 +1,72 @@
+"""Figures of a judge's systematic leanings against a human reference: pure numpy on paired arrays.
+
+* leniency: the mean of judge − human, with a percentile bootstrap interval over items;
+* length bias: Spearman's rho between a response's length and the judge − human residual, with its interval
+  (intervals.spearman_interval), flagged when the interval excludes zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from judge_tui.stats import agreement as ag
+from judge_tui.stats.agreement import Figure, Undefined
+from judge_tui.stats.intervals import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    Interval,
+    IntervalFigure,
+    bootstrap,
+    percentile_interval,
+    spearman_interval,
+)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A figure, its interval, and whether the interval lies wholly on one side of zero."""
+
+    n: int
+    value: Figure
+    interval: IntervalFigure
+
+    @property
+    def excludes_zero(self) -> bool:
+        return isinstance(self.interval, Interval) and (self.interval.low > 0 or self.interval.high < 0)
+
+
+def _finite(*arrays: np.ndarray) -> list[np.ndarray]:
+    arrays_f = [np.asarray(a, dtype=np.float64) for a in arrays]
+    keep = np.ones(arrays_f[0].shape, dtype=bool)
+    for a in arrays_f:
+        keep &= np.isfinite(a)
+    return [a[keep] for a in arrays_f]
+
+
+def mean_difference(judge: np.ndarray, human: np.ndarray, confidence: float = 0.95, *,
+                    n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> Estimate:
+    """Mean of judge − human over the items both scored (NaN left out), with a bootstrap interval.
+
+    Positive: the judge scores higher than the humans (lenient); negative: harsher.
+    """
+    j, h = _finite(judge, human)
+    diff = j - h
+    if diff.size == 0:
+        return Estimate(0, Undefined("no item was scored by both sides"), Undefined("no items"))
+    value = float(diff.mean())
+    if diff.size < 2:
+        return Estimate(1, value, Undefined("an interval needs at least two items"))
+    replicates = bootstrap(lambda w: (w @ diff) / w.sum(axis=1), diff.size, n_boot=n_boot, seed=seed)
+    return Estimate(int(diff.size), value, percentile_interval(replicates, confidence, low=-np.inf, high=np.inf))
+
+
+def length_correlation(lengths: np.ndarray, residuals: np.ndarray, confidence: float = 0.95, *,
+                       n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> Estimate:
+    """Spearman's rho between length and residual (judge − human), with its interval."""
+    x, y = _finite(lengths, residuals)
+    rho = ag.spearman_rho(x, y)
+    if isinstance(rho, Undefined):
+        return Estimate(int(x.size), rho, Undefined(rho.reason))
+    return Estimate(int(x.size), rho, spearman_interval(x, y, rho, confidence, n_boot=n_boot, seed=seed))

@@ -1,0 +1,588 @@
+"""The judge screen, the study lead's calibration loop: where the judge stands on the dev split, a change to
+its rubric, template or examples, the dev split re-judged in the background, and the change kept or reverted.
+
+It shows judge figures over every dev item, so it opens only for a lead who has rated no item of the rubric
+(the blind rule, analysis/blind.py): from `judge-tui calibrate`, or with J after `judge-tui rate --lead`.
+The test split never enters the loop.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult, SuspendNotSupported
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import ModalScreen, Screen
+from textual.widgets import ContentSwitcher, DataTable, Footer, Input, Label, Static, TextArea
+from textual.worker import Worker, WorkerState
+
+from judge_tui.analysis.blind import visible_items
+from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import Settings
+from judge_tui.model.textsafe import clean
+from judge_tui.store import Store
+from judge_tui.tui.plain_app import PlainNoticeApp
+from judge_tui.tui.score_text import score_label
+from judge_tui.tui.screens.disagreements import reasoning_text
+
+BackendFactory = Callable[[], Any]
+REFRESH_SECONDS = 1.0  # at most one recomputation of the figures per second while judgments arrive
+
+
+def lead_may_calibrate(store: Store, rubric: Rubric, viewer: str, *, lead: bool) -> str | None:
+    """Why this viewer may not open the judge screen, or None: it shows the judge over every dev item, which
+    the blind rule gives only to a lead who has rated no item of the rubric."""
+    if not lead:
+        return ("The judge screen is the lead's: it opens with `judge-tui calibrate`, or with J after "
+                "`judge-tui rate --lead`.")
+    if visible_items(store, rubric.id, viewer, lead=True) is not None:
+        return (f"{viewer} has rated items of {rubric.id}, so is an expert here too: the judge screen shows the "
+                "judge over every dev item, which the blind rule keeps from an expert. Open it as a lead who has "
+                "not rated (--reviewer ID).")
+    return None
+
+
+# --------------------------------------------------------------------------- dialogs
+
+
+class TextEditorScreen(ModalScreen[str | None]):
+    """The in-app editor, when neither $VISUAL nor $EDITOR is set: Ctrl+S saves, Escape cancels."""
+
+    DEFAULT_CSS = """
+    TextEditorScreen { align: center middle; }
+    TextEditorScreen > Vertical { width: 100%; height: 100%; border: thick $accent; background: $surface; }
+    TextEditorScreen TextArea { height: 1fr; }
+    TextEditorScreen Label { height: 1; }
+    """
+    BINDINGS = [Binding("ctrl+s", "save", "Save", id="editor-save", priority=True),
+                Binding("escape", "cancel", "Cancel", id="editor-cancel", priority=True)]
+
+    def __init__(self, title: str, text: str, language: str | None) -> None:
+        super().__init__()
+        self.title_text, self.text, self.language = title, text, language
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(Text(clean(self.title_text), style="bold"))
+            yield TextArea(self.text, language=self.language, id="editor-text", show_line_numbers=True)
+            yield Label(Text("Ctrl+S: check and save · Escape: cancel (set $EDITOR to use your own editor)",
+                             style="dim"))
+
+    def on_mount(self) -> None:
+        self.query_one(TextArea).focus()
+
+    def action_save(self) -> None:
+        self.dismiss(self.query_one(TextArea).text)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class AskScreen(ModalScreen[tuple[str, str] | None]):
+    """Two lines to fill in (a reason and its items, an item and its explanation); Enter on the last one
+    confirms, Escape cancels."""
+
+    DEFAULT_CSS = """
+    AskScreen { align: center middle; }
+    AskScreen > Vertical { width: 76; max-width: 100%; height: auto; padding: 0 1; border: thick $accent;
+                           background: $surface; }
+    AskScreen Label { width: 100%; }
+    """
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="ask-cancel")]
+
+    def __init__(self, title: str, first: tuple[str, str, str], second: tuple[str, str, str] | None) -> None:
+        super().__init__()
+        self.title_text, self.first, self.second = title, first, second
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(Text(clean(self.title_text), style="bold"))
+            for n, (label, value, placeholder) in enumerate(filter(None, (self.first, self.second))):
+                yield Label(Text(clean(label)))
+                yield Input(value=value, placeholder=placeholder, id=f"ask-{n}")
+            yield Label(Text("Enter: next / confirm · Escape: cancel", style="dim"))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "ask-0" and self.second is not None:
+            self.query_one("#ask-1", Input).focus()
+            return
+        first = self.query_one("#ask-0", Input).value.strip()
+        second = self.query_one("#ask-1", Input).value.strip() if self.second is not None else ""
+        self.dismiss((first, second))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+# --------------------------------------------------------------------------- the screen
+
+
+class CalibrationScreen(Screen[None]):
+    DEFAULT_CSS = """
+    CalibrationScreen #cal-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
+    CalibrationScreen #cal-status { height: auto; max-height: 3; padding: 0 1; background: $boost; }
+    CalibrationScreen ContentSwitcher { height: 1fr; }
+    CalibrationScreen #cal-overview { padding: 0 1; height: 1fr; }
+    CalibrationScreen #cal-overview > Static { margin-bottom: 1; }
+    CalibrationScreen #cal-items { height: 1fr; }
+    CalibrationScreen #cal-list { width: 30; max-width: 40%; }
+    CalibrationScreen #cal-detail { width: 1fr; padding: 0 1; }
+    """
+
+    BINDINGS = [
+        Binding("e", "edit('rubric')", "Edit rubric", id="cal-edit-rubric",
+                tooltip="Edit the rubric (anchors, guidance, guards) in $VISUAL/$EDITOR or the in-app editor"),
+        Binding("t", "edit('template')", "Edit prompt", id="cal-edit-template",
+                tooltip="Edit the judge prompt template"),
+        Binding("x", "promote", "Example", id="cal-promote",
+                tooltip="Make a train-split item, with the expert's rating, a few-shot example"),
+        Binding("K", "keep", "Keep", id="cal-keep", tooltip="Keep the change under trial"),
+        Binding("R", "revert", "Revert", id="cal-revert",
+                tooltip="Revert the change under trial: the files as they were, the revert recorded"),
+        Binding("i", "switch('cal-items')", "Misaligned", id="cal-items",
+                tooltip="The misaligned dev items, worst first"),
+        Binding("o", "switch('cal-overview')", "Overview", id="cal-overview-key", show=False),
+        Binding("escape,q", "close", "Back", id="cal-close"),
+    ]
+
+    class Computed(Message):
+        def __init__(self, standing: Any) -> None:
+            super().__init__()
+            self.standing = standing
+
+    class Failed(Message):
+        def __init__(self, reason: str) -> None:
+            super().__init__()
+            self.reason = reason
+
+    class JudgeStatusChanged(Message):
+        def __init__(self, line: str, done: int) -> None:
+            super().__init__()
+            self.line = line
+            self.done = done
+
+    def __init__(self, store: Store, rubric: Rubric, lead: str, *, settings: Settings | None = None,
+                 make_backend: BackendFactory | None = None, split: str = "dev") -> None:
+        super().__init__()
+        self.store, self.rubric, self.lead = store, rubric, lead
+        self.settings = settings or Settings()
+        self.make_backend = make_backend
+        self.split = split
+        self.standing: Any = None
+        self.judge: Any = None  # the background re-judge while a change is under trial
+        self.judge_line = ""
+        self._dirty = True
+        self._computing = False
+        self._drafts: dict[str, str] = {}  # a refused edit, kept so the next edit starts from it
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(f"Judge · {clean(self.rubric.id)} · {self.split} split · lead {clean(self.lead)}"),
+                     id="cal-title")
+        yield Static(Text("Loading…", style="dim"), id="cal-status")
+        with ContentSwitcher(initial="cal-overview"):
+            with VerticalScroll(id="cal-overview"):
+                yield Static(id="cal-versions")
+                yield Static(id="cal-figures")
+                yield Static(id="cal-compare")
+                yield Static(id="cal-biases")
+                yield Static(id="cal-test-note")
+            with Horizontal(id="cal-items"):
+                yield DataTable(id="cal-list", cursor_type="row", zebra_stripes=True)
+                with VerticalScroll(id="cal-detail"):
+                    yield Static(id="cal-item")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        from judge_tui.analysis.calibration import TEST_NOTE
+
+        self.query_one("#cal-test-note", Static).update(Text(TEST_NOTE, style="italic"))
+        self.query_one("#cal-list", DataTable).add_columns("Item", "Gap", "Dims")
+        self.query_one("#cal-overview").focus()
+        self.set_interval(REFRESH_SECONDS, self._refresh_if_dirty)
+        trial = self._trial()
+        if trial is not None and self.make_backend is not None:
+            self._start_rejudge()  # a change under trial from an earlier session: go on judging it
+        self._refresh_if_dirty()
+
+    def _trial(self) -> Any:
+        from judge_tui.judge.calibration import open_trial
+
+        return open_trial(self.store, self.rubric.id)
+
+    # ------------------------------------------------------------------ the figures (a thread, its own connection)
+
+    def _refresh_if_dirty(self) -> None:
+        if self._dirty and not self._computing:
+            self._dirty = False
+            self._computing = True
+            from judge_tui.judge.calibration import current_prompt_version
+
+            trial = self._trial()
+            try:
+                current = current_prompt_version(self.store, self.rubric)
+            except Exception as exc:  # a template that cannot be read: say so rather than fail
+                self._computing = False
+                self._status(Text(clean(str(exc)), style="red"))
+                return
+            self.compute(current, trial.before if trial else None, trial is not None)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="calibration-figures")
+    def compute(self, current: str, before: str | None, trial: bool) -> None:
+        from judge_tui.analysis.calibration import previous_prompt, standing
+
+        model = getattr(self.judge.backend, "model", None) if self.judge is not None else None
+        try:
+            with Store(self.store.path) as store:
+                previous = before if trial else previous_prompt(store, self.rubric.id, current)
+                found = standing(store, self.rubric, prompt_version=current, previous=previous, model=model,
+                                 split=self.split, settings=self.settings.agreement)
+        except UserError as exc:
+            self.post_message(self.Failed(str(exc)))
+            return
+        self.post_message(self.Computed(found))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "calibration-figures" and event.state == WorkerState.ERROR:
+            self._computing = False
+            self._status(Text(f"Could not compute the figures: {clean(str(event.worker.error))}", style="red"))
+        elif event.worker.group == "calibration-judge" and event.state == WorkerState.ERROR:
+            self._status(Text(f"The re-judge stopped: {clean(str(event.worker.error))}", style="red"))
+
+    def on_calibration_screen_failed(self, message: Failed) -> None:
+        self._computing = False
+        self._status(Text(clean(message.reason), style="red"))
+
+    def on_calibration_screen_computed(self, message: Computed) -> None:
+        self._computing = False
+        self.standing = s = message.standing
+        self._show_status()
+        versions = Text()
+        for note in filter(None, (s.rubric_version, s.prompt_version)):
+            versions.append(f"{note.label}", style="bold")
+            versions.append(f"  {note.created_at[:16].replace('T', ' ')}\n" if note.created_at else "\n")
+            versions.append(f"  reason: {clean(note.reason) or '(first version, or none recorded)'}\n")
+            if note.items:
+                versions.append(f"  items: {clean(', '.join(note.items))}\n")
+        self.query_one("#cal-versions", Static).update(versions)
+        figures = Text("Against the experts' consensus\n", style="bold")
+        figures.append("\n".join(clean(line) for line in (*s.figures, *s.notes)) or "(no figures yet)")
+        self.query_one("#cal-figures", Static).update(figures)
+        compare = Text("Previous version beside it\n", style="bold")
+        compare.append("\n".join(clean(line) for line in s.comparison_lines))
+        self.query_one("#cal-compare", Static).update(compare)
+        biases = Text("Biases\n", style="bold")
+        if s.biases is not None:
+            from judge_tui.analysis.biases import biases_lines
+
+            biases.append("\n".join(clean(line) for line in biases_lines(s.biases)))
+        else:
+            biases.append("(none measured yet)")
+        self.query_one("#cal-biases", Static).update(biases)
+        self._fill_items()
+
+    def _fill_items(self) -> None:
+        table = self.query_one("#cal-list", DataTable)
+        current = table.cursor_row
+        table.clear()
+        for row in self.standing.misaligned:
+            table.add_row(Text(clean(row.item_id)), f"{row.gap:.2f}", str(row.differing), key=row.item_id)
+        if self.standing.misaligned:
+            table.move_cursor(row=min(current, len(self.standing.misaligned) - 1))
+            self._show_item(self.standing.misaligned[table.cursor_row].item_id)
+        else:
+            self.query_one("#cal-item", Static).update(Text("No misaligned dev item.", style="dim"))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key is not None and event.row_key.value is not None:
+            self._show_item(event.row_key.value)
+
+    def _show_item(self, item_id: str) -> None:
+        row = next((m for m in self.standing.misaligned if m.item_id == item_id), None)
+        if row is None:
+            return
+        scale = self.rubric.scale
+        table = Table(title=Text(clean(item_id)), title_justify="left", expand=True)
+        for column in ("Dimension", "Experts", "Judge"):
+            table.add_column(column)
+        for d in self.rubric.judged_dimensions:
+            table.add_row(Text(clean(d.name)), score_label(scale, row.consensus.get(d.id)),
+                          score_label(scale, row.judge.get(d.id)))
+        notes = Text("Experts' notes\n", style="bold")
+        for expert, note in row.notes.items():
+            notes.append(f"{clean(expert)}: ", style="bold")
+            notes.append(clean(note) + "\n")
+        if not row.notes:
+            notes.append("(none)\n", style="dim")
+        reasoning = Text("Judge's reasoning\n", style="bold")
+        judge = self.store.rating(item_id, self.standing.judge) if self.standing.judge else None
+        reasoning.append_text(reasoning_text(judge))
+        from rich.console import Group
+
+        self.query_one("#cal-item", Static).update(Group(table, notes, reasoning))
+
+    # ------------------------------------------------------------------ status: trial, re-judge, cost
+
+    def _status(self, text: Text) -> None:
+        self.query_one("#cal-status", Static).update(text)
+
+    def _show_status(self) -> None:
+        trial = self._trial()
+        text = Text()
+        if trial is not None:
+            text.append(f"Under trial: prompt {trial.after} over {trial.before}", style="bold")
+            text.append(f" · {clean(trial.reason)} · K keeps, R reverts\n")
+        else:
+            text.append("No change under trial · e rubric · t prompt · x example\n", style="dim")
+        if self.judge_line:
+            text.append(clean(self.judge_line) + " · ")
+        cost = self.standing.cost if self.standing is not None else None
+        text.append(f"cost so far: {cost.line()}" if cost is not None else "no judge calls yet")
+        self._status(text)
+
+    def _judge_changed(self, status: Any) -> None:
+        self.post_message(self.JudgeStatusChanged(status.line(), status.done))
+
+    def on_calibration_screen_judge_status_changed(self, message: JudgeStatusChanged) -> None:
+        self.judge_line = "re-judging dev: " + message.line.removeprefix("judge: ")
+        self._dirty = True  # new judgments: the comparison is recomputed at the next tick
+        if self.standing is not None:
+            self._show_status()
+
+    def _start_rejudge(self) -> None:
+        """Judge the dev split under the version in force, in the background (at most judge_concurrency calls at
+        once, on the event loop: never blocking a key)."""
+        from judge_tui.judge.prompts import PromptError
+        from judge_tui.judge.runner import RunOptions
+        from judge_tui.judge.worker import BackgroundJudge
+
+        self._stop_rejudge()
+        if self.make_backend is None:
+            return
+        try:
+            judge = BackgroundJudge(self.store, self.rubric, settings=self.settings, backend=self.make_backend(),
+                                    on_status=self._judge_changed,
+                                    options=RunOptions(concurrency=self.settings.judge_concurrency))
+        except (UserError, PromptError) as exc:
+            self.notify(f"The re-judge did not start: {exc}", severity="error", timeout=12)
+            return
+        self.judge = judge
+        self.run_worker(judge.run(), group="calibration-judge", exit_on_error=False)
+        added = judge.enqueue_all(split=self.split)
+        self.judge_line = f"re-judging dev: {added} queued"
+
+    def _stop_rejudge(self) -> None:
+        if self.judge is not None:
+            self.judge.stop()
+            self.judge = None
+            self.judge_line = ""
+
+    # ------------------------------------------------------------------ changing the judge
+
+    def _files(self) -> Any:
+        from judge_tui.judge.calibration import judge_files
+
+        if self._trial() is not None:
+            raise UserError("A change is under trial: keep it (K) or revert it (R) before the next one.")
+        return judge_files(self.rubric)
+
+    def action_edit(self, what: str) -> None:
+        try:
+            files = self._files()
+        except UserError as exc:
+            self.notify(str(exc), severity="warning", timeout=10)
+            return
+        rubric_text, template_text = files.texts()
+        path = files.rubric if what == "rubric" else files.template
+        text = self._drafts.get(what, rubric_text if what == "rubric" else template_text)
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+
+        def edited(new: str | None) -> None:
+            if new is None or new == (rubric_text if what == "rubric" else template_text):
+                self._drafts.pop(what, None)
+                self.notify("Nothing changed.", timeout=4)
+                return
+            pair = (new, template_text) if what == "rubric" else (rubric_text, new)
+            self._check_and_ask(files, *pair, draft=what)
+
+        if editor:
+            edited(self._run_editor(editor, path.name, text))
+        else:
+            self.app.push_screen(TextEditorScreen(f"Editing {path}", text, "toml" if what == "rubric" else
+                                                  "markdown"), edited)
+
+    def _run_editor(self, editor: str, name: str, text: str) -> str | None:
+        """The text after $VISUAL/$EDITOR edited a copy of it (the app suspended meanwhile), or None."""
+        with tempfile.TemporaryDirectory(prefix="judge-tui-edit-") as folder:
+            copy = Path(folder) / name
+            copy.write_bytes(text.encode("utf-8"))
+            argv = [*shlex.split(editor), str(copy)]
+            try:
+                try:
+                    with self.app.suspend():
+                        done = subprocess.run(argv, check=False)
+                except SuspendNotSupported:  # no terminal to hand over (a headless run): the editor runs as is
+                    done = subprocess.run(argv, check=False, stdin=subprocess.DEVNULL, capture_output=True)
+            except OSError as exc:
+                self.notify(f"Could not start the editor {editor!r}: {exc.strerror}", severity="error", timeout=10)
+                return None
+            if done.returncode != 0:
+                self.notify(f"The editor exited with status {done.returncode}: nothing changed.",
+                            severity="warning", timeout=8)
+                return None
+            return copy.read_bytes().decode("utf-8", errors="replace")
+
+    def _check_and_ask(self, files: Any, rubric_text: str, template_text: str, *, draft: str | None = None,
+                       motivating: list[str] | None = None) -> None:
+        from judge_tui.judge.calibration import check_change
+
+        try:
+            change = check_change(self.store, self.rubric, files, rubric_text, template_text)
+        except UserError as exc:
+            if draft:
+                self._drafts[draft] = rubric_text if draft == "rubric" else template_text
+            self.notify(f"Not saved, nothing recorded: {exc}", severity="error", timeout=15)
+            return
+        if draft:
+            self._drafts.pop(draft, None)
+        marks = list(self.store.revision_marks(self.rubric.id))
+        items = ", ".join(dict.fromkeys([*(motivating or []), *marks]))
+
+        def answered(answer: tuple[str, str] | None) -> None:
+            if answer is None:
+                self.notify("Not saved: nothing changed.", timeout=4)
+                return
+            self._apply(files, change, answer[0], answer[1])
+
+        self.app.push_screen(AskScreen(
+            "Why this change? (recorded with the new version; history shows it)",
+            ("Reason: what changed and why", "", "e.g. anchors of clarity tightened: the judge over-rated"),
+            ("Motivating items (from your revision marks)", items, "ID, ID"),
+        ), answered)
+
+    def _apply(self, files: Any, change: Any, reason: str, items_text: str) -> None:
+        from judge_tui.analysis.history import parse_items
+        from judge_tui.judge.calibration import apply_change
+
+        try:
+            trial = apply_change(self.store, self.rubric, files, change, reason, parse_items(items_text))
+        except UserError as exc:
+            self.notify(f"Not saved, nothing recorded: {exc}", severity="error", timeout=15)
+            return
+        self.rubric = change.rubric
+        self.notify(f"Recorded prompt version {trial.after} with its reason; re-judging the dev split.", timeout=6)
+        self._start_rejudge()
+        self._dirty = True
+        self._refresh_if_dirty()
+
+    def action_promote(self) -> None:
+        from judge_tui.judge.calibration import promote_example
+
+        try:
+            files = self._files()
+        except UserError as exc:
+            self.notify(str(exc), severity="warning", timeout=10)
+            return
+
+        def answered(answer: tuple[str, str] | None) -> None:
+            if answer is None:
+                return
+            item_id, explanation = answer
+            rubric_text, template_text = files.texts()
+            try:
+                new = promote_example(self.store, self.rubric, rubric_text, item_id, explanation)
+            except UserError as exc:
+                self.notify(f"Not made an example: {exc}", severity="error", timeout=15)
+                return
+            self._check_and_ask(files, new, template_text, motivating=[item_id])
+
+        self.app.push_screen(AskScreen(
+            "A few-shot example (train split only)",
+            ("Item id (a train item an expert rated)", "", "e.g. B003"),
+            ("Why the expert's rating is right, in one line", "", "e.g. FAIL: the honey makes it not vegan"),
+        ), answered)
+
+    # ------------------------------------------------------------------ keep or revert
+
+    def action_keep(self) -> None:
+        from judge_tui.judge.calibration import keep
+
+        trial = self._trial()
+        if trial is None:
+            self.notify("No change is under trial.", timeout=4)
+            return
+        keep(self.store, trial)
+        self._stop_rejudge()
+        self.notify(f"Kept prompt version {trial.after}: it is in force for every command.", timeout=6)
+        self._dirty = True
+        self._refresh_if_dirty()
+
+    def action_revert(self) -> None:
+        from judge_tui.judge.calibration import revert
+        from judge_tui.store.rubric_choice import resolve_rubric
+
+        trial = self._trial()
+        if trial is None:
+            self.notify("No change is under trial.", timeout=4)
+            return
+
+        def answered(answer: tuple[str, str] | None) -> None:
+            if answer is None:
+                return
+            try:
+                revert(self.store, trial, answer[0])
+            except UserError as exc:
+                self.notify(str(exc), severity="error", timeout=10)
+                return
+            self._stop_rejudge()
+            self.rubric = resolve_rubric(self.rubric.id, self.store)
+            self.notify(f"Reverted to prompt version {trial.before}; both versions' judgments stay.", timeout=6)
+            self._dirty = True
+            self._refresh_if_dirty()
+
+        self.app.push_screen(AskScreen("Revert the change: why did it not help?",
+                                       ("Reason (recorded with the revert)", "", "e.g. no better on dev"), None),
+                             answered)
+
+    # ------------------------------------------------------------------ moving about
+
+    def action_switch(self, pane: str) -> None:
+        self.query_one(ContentSwitcher).current = pane
+        (self.query_one("#cal-list") if pane == "cal-items" else self.query_one("#cal-overview")).focus()
+
+    def action_close(self) -> None:
+        self._stop_rejudge()
+        self.dismiss()
+
+
+class CalibrationApp(PlainNoticeApp[None]):
+    """`judge-tui calibrate`: the judge screen on its own."""
+
+    CSS_PATH = "../app.tcss"
+    TITLE = "judge-tui calibrate"
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(self, store: Store, rubric: Rubric, lead: str, *, settings: Settings | None = None,
+                 make_backend: BackendFactory | None = None, split: str = "dev") -> None:
+        super().__init__()
+        self.store, self.rubric, self.lead, self.split = store, rubric, lead, split
+        self.settings = settings or Settings()
+        self.make_backend = make_backend
+
+    def on_mount(self) -> None:
+        self.push_screen(CalibrationScreen(self.store, self.rubric, self.lead, settings=self.settings,
+                                           make_backend=self.make_backend, split=self.split),
+                         lambda _result: self.exit())

@@ -1,0 +1,169 @@
+"""Changing the judge: few-shot examples from train only, broken changes refused with nothing recorded, the test
+split kept out of the loop, and the judge screen kept from experts."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from judge_tui.analysis.calibration import standing
+from judge_tui.judge.calibration import apply_change, check_change, judge_files, promote_example
+from judge_tui.judge.prompts import JudgePrompt
+from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import Settings
+from judge_tui.store import Store
+from judge_tui.store.rubric_choice import resolve_rubric
+from judge_tui.tui.app import JudgeTuiApp
+from judge_tui.tui.screens.calibrate import CalibrationScreen
+from tests.calibration.fixtures import build_study
+
+
+@pytest.fixture
+def study(tmp_path: Path, rubrics: dict[str, Rubric]) -> Store:
+    with Store(build_study(tmp_path / "study.db", rubrics["binary"])) as store:
+        yield store
+
+
+def _recorded(store: Store) -> tuple[int, int]:
+    return len(store.rubric_versions("binary")), len(store.prompt_versions("binary"))
+
+
+@pytest.mark.parametrize(("item", "split"), [("P05", "dev"), ("P17", "test")])
+def test_promotion_refuses_dev_and_test_items_with_the_reason(study, item, split):
+    rubric = resolve_rubric("binary", study)
+    text, _template = judge_files(rubric).texts()
+    with pytest.raises(UserError) as refused:
+        promote_example(study, rubric, text, item, "honey is not vegan")
+    assert f"{item} is in the {split} split" in str(refused.value)
+    assert "train split only" in str(refused.value)
+
+
+def test_a_promoted_train_item_leads_the_examples_with_its_explanation(study):
+    rubric = resolve_rubric("binary", study)
+    files = judge_files(rubric)
+    rubric_text, template_text = files.texts()
+    new_text = promote_example(study, rubric, rubric_text, "P04", "FAIL: honey comes from bees")
+    change = check_change(study, rubric, files, new_text, template_text)
+    assert [(p.item, p.rater) for p in change.rubric.examples] == [("P04", "alice")]
+    shown = change.prompt.render(study.item("P05"))
+    assert shown.few_shot_ids[0] == "P04"
+    assert "Why this answer: FAIL: honey comes from bees" in shown.system
+    assert change.prompt.version != JudgePrompt.for_rubric(rubric, study).version
+
+
+def test_a_hand_written_example_from_the_dev_split_is_refused_with_the_field(study):
+    rubric = resolve_rubric("binary", study)
+    files = judge_files(rubric)
+    rubric_text, template_text = files.texts()
+    bad = rubric_text + '\n[[examples]]\nitem = "P05"\nrater = "alice"\n'
+    with pytest.raises(UserError) as refused:
+        check_change(study, rubric, files, bad, template_text)
+    assert f"{files.rubric}: field examples.0.item: P05 is in the dev split" in str(refused.value)
+
+
+def test_a_broken_rubric_is_refused_with_file_and_field_and_nothing_is_recorded(study):
+    rubric = resolve_rubric("binary", study)
+    files = judge_files(rubric)
+    rubric_text, template_text = files.texts()
+    before = _recorded(study)
+    broken = rubric_text.replace('kind = "pass_fail"', 'kind = "five_stars"')
+    with pytest.raises(UserError) as refused:
+        check_change(study, rubric, files, broken, template_text)
+    assert str(files.rubric) in str(refused.value) and "field scale.kind" in str(refused.value)
+    assert _recorded(study) == before and not files.rubric.exists()
+
+
+def test_a_broken_template_is_refused_with_its_file(study):
+    rubric = resolve_rubric("binary", study)
+    files = judge_files(rubric)
+    rubric_text, template_text = files.texts()
+    with pytest.raises(UserError) as refused:
+        check_change(study, rubric, files, rubric_text, template_text.replace("{{examples}}", "{{exemples}}"))
+    assert str(files.template) in str(refused.value) and "exemples" in str(refused.value)
+    assert not files.template.exists()
+
+
+def test_a_change_without_a_reason_writes_and_records_nothing(study):
+    rubric = resolve_rubric("binary", study)
+    files = judge_files(rubric)
+    rubric_text, template_text = files.texts()
+    change = check_change(study, rubric, files, rubric_text, template_text + "\nBe brief.\n")
+    before = _recorded(study)
+    with pytest.raises(UserError, match="needs a reason"):
+        apply_change(study, rubric, files, change, "  ", ["P06"])
+    assert _recorded(study) == before and not files.template.exists()
+
+
+@pytest.mark.slow  # a real process
+def test_the_test_split_never_enters_the_loop(study, tmp_path):
+    rubric = resolve_rubric("binary", study)
+    with pytest.raises(UserError, match="report --split test"):
+        standing(study, rubric, prompt_version="x", previous=None, split="test")
+    done = subprocess.run([sys.executable, "-m", "judge_tui", "calibrate", "--rubric", "binary", "--reviewer", "lead",
+                           "--split", "test", "--db", str(study.path)], capture_output=True, text=True, check=False)
+    assert done.returncode != 0 and "judge-tui report --split test" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.slow  # a real process
+def test_a_lead_who_rated_is_an_expert_and_cannot_open_the_judge_screen(study):
+    done = subprocess.run([sys.executable, "-m", "judge_tui", "calibrate", "--rubric", "binary", "--reviewer",
+                           "alice", "--db", str(study.path)], capture_output=True, text=True, check=False)
+    assert done.returncode != 0 and "alice has rated items of binary" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+async def test_j_opens_the_judge_screen_for_the_lead_only(study):
+    rubric = resolve_rubric("binary", study)
+    settings = Settings(judge_in_background=False)
+    lead = JudgeTuiApp(study, rubric, reviewer="lead", settings=settings, lead=True)
+    async with lead.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("J")
+        await pilot.pause()
+        assert isinstance(lead.screen, CalibrationScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(lead.screen, CalibrationScreen)
+    expert = JudgeTuiApp(study, rubric, reviewer="carol", settings=settings)
+    async with expert.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("J")
+        await pilot.pause()
+        assert not any(isinstance(s, CalibrationScreen) for s in expert.screen_stack)
+        notices = [n.message for n in expert._notifications]  # noqa: SLF001
+        assert any("The judge screen is the lead's" in n for n in notices)
+
+
+async def test_the_in_app_editor_refuses_a_broken_template_and_keeps_the_text(study, monkeypatch):
+    from textual.widgets import TextArea
+
+    from judge_tui.tui.screens.calibrate import CalibrationApp, TextEditorScreen
+
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.delenv("EDITOR", raising=False)
+    rubric = resolve_rubric("binary", study)
+    files = judge_files(rubric)
+    before = _recorded(study)
+    app = CalibrationApp(study, rubric, "lead")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("t")
+        await pilot.pause()
+        assert isinstance(app.screen, TextEditorScreen)
+        area = app.screen.query_one(TextArea)
+        area.move_cursor(area.document.end)
+        await pilot.press(*"{{bad}}", "ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, CalibrationScreen)
+        notices = "\n".join(n.message for n in app._notifications)  # noqa: SLF001
+        assert "Not saved, nothing recorded" in notices and str(files.template) in notices and "bad" in notices
+        await pilot.press("t")  # the refused text comes back for the next try
+        await pilot.pause()
+        assert app.screen.query_one(TextArea).text.endswith("{{bad}}")
+        await pilot.press("escape")
+    assert _recorded(study) == before and not files.template.exists()

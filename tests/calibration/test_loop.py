@@ -1,0 +1,114 @@
+"""The calibration loop end to end in the real app: a scripted $EDITOR changes the judge prompt, the change is
+saved with its reason, the dev split is re-judged in the background by a local program, the paired comparison
+updates, the change is kept; a second change to the rubric is reverted and its files come back byte for byte."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from judge_tui.analysis.history import history_lines
+from judge_tui.judge.backends import CommandBackend
+from judge_tui.judge.calibration import judge_files, open_trial
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import Settings
+from judge_tui.store import Store
+from judge_tui.store.rubric_choice import resolve_rubric
+from judge_tui.tui.screens.calibrate import AskScreen, CalibrationApp, CalibrationScreen
+from tests.calibration.fixtures import HERE, JUDGE_CMD, MODEL, build_study, judge_dev
+
+GUARD = "Rule: HONEY IS NOT VEGAN."
+
+
+def editor(old: str, new: str) -> str:
+    return " ".join(shlex.quote(part) for part in (sys.executable, str(HERE / "edit_file.py"), old, new))
+
+
+async def _wait(pilot, condition, what: str, rounds: int = 600) -> None:
+    for _ in range(rounds):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"never happened: {what}")
+
+
+async def _answer(pilot, app, *lines: str) -> None:
+    await _wait(pilot, lambda: isinstance(app.screen, AskScreen), "the question")
+    for line in lines:
+        if line:
+            await pilot.press(*line)
+        await pilot.press("enter")
+
+
+@pytest.fixture
+def study(tmp_path: Path, rubrics: dict[str, Rubric]) -> Path:
+    path = build_study(tmp_path / "study.db", rubrics["binary"])
+    judge_dev(path)
+    return path
+
+
+@pytest.mark.slow  # a real judge program per item, twice over the dev split
+async def test_the_loop_twice_edit_rejudge_compare_keep_then_revert(study, monkeypatch):
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", editor("# Part 3.", f"{GUARD} # Part 3."))
+    with Store(study) as store:
+        rubric = resolve_rubric("binary", store)
+        files = judge_files(rubric)
+        app = CalibrationApp(store, rubric, "lead", settings=Settings(judge_concurrency=3),
+                             make_backend=lambda: CommandBackend(JUDGE_CMD, model=MODEL))
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = app.screen
+            assert isinstance(screen, CalibrationScreen)
+            await _wait(pilot, lambda: screen.standing is not None, "the first figures")
+            assert screen.standing.previous is None and len(screen.standing.misaligned) == 6  # the honey items
+
+            # Round one: the prompt gets a guard; the reason's items come from the revision marks (P06).
+            await pilot.press("t")
+            await _answer(pilot, app, "guard: honey is not vegan", "")
+            trial = open_trial(store, "binary")
+            assert trial is not None and trial.items == ("P06",)
+            assert GUARD in files.template.read_text()
+            new_judge = f"judge:cmd-fake:binary@{trial.after}"
+            await _wait(pilot, lambda: store.judge_job_counts(new_judge)["done"] == 12, "the dev split re-judged")
+            await _wait(pilot, lambda: screen.standing.comparison is not None
+                        and screen.standing.comparison.items == 12, "the comparison over every dev item")
+            comparison = screen.standing.comparison
+            assert comparison.alignment == (0.5, 1.0)  # the guard fixed every honey item
+            assert screen.standing.misaligned == ()
+            assert any("50.0% → 100.0%" in line for line in screen.standing.comparison_lines)
+            await pilot.press("K")
+            await pilot.pause()
+            assert open_trial(store, "binary") is None
+
+            # Round two: a rubric change, reverted.
+            rubric_before = files.rubric.read_bytes()
+            template_before = files.template.read_bytes()
+            monkeypatch.setenv("EDITOR", editor("If you are unsure", "When unsure"))
+            await pilot.press("e")
+            await _answer(pilot, app, "softer wording", "")
+            second = open_trial(store, "binary")
+            assert second is not None and second.before == trial.after
+            assert files.rubric.read_bytes() != rubric_before
+            await pilot.press("R")
+            await _answer(pilot, app, "no better on dev")
+            await pilot.pause()
+            assert files.rubric.read_bytes() == rubric_before  # byte for byte
+            assert files.template.read_bytes() == template_before
+            assert open_trial(store, "binary") is None
+            assert resolve_rubric("binary", store).content_hash == rubric.content_hash  # in force again
+            await pilot.press("q")
+
+        history = "\n".join(history_lines(store, "binary"))
+        assert "reason: guard: honey is not vegan" in history and "items: P06" in history
+        assert "kept  " in history and "reverted  " in history and "reason: no better on dev" in history
+        assert "reason: softer wording" in history
+        # Both versions' judgments stay.
+        assert store.judge_job_counts(f"judge:cmd-fake:binary@{trial.before}")["done"] == 12
+        assert store.judge_job_counts(new_judge)["done"] == 12
+        # The test split never entered the loop.
+        test_items = {f"P{n:02d}" for n in range(17, 21)}
+        judged = {r.item_id for r in store.iter_ratings(rubric="binary", kind="judge")}
+        assert not judged & test_items

@@ -1,0 +1,96 @@
+"""The judge's biases: leniency and length bias against scipy, and measured through the store."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from judge_tui.analysis.biases import biases_dict, biases_lines, judge_biases, response_field
+from judge_tui.model.records import Item
+from judge_tui.stats.bias import length_correlation, mean_difference
+from tests.team_fixtures import rate
+
+JUDGE = "judge:m:exercise-quality@p1"
+
+
+def _lengths_and_residuals(planted: bool, n: int = 60) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(7)
+    lengths = rng.integers(50, 5000, size=n).astype(float)
+    noise = rng.normal(0, 0.1, size=n)
+    residuals = noise + (0.4 * (lengths - lengths.mean()) / lengths.std() if planted else 0.0)
+    return lengths, residuals
+
+
+@pytest.mark.parametrize("planted", [True, False])
+def test_length_bias_equals_scipy_spearman(planted):
+    lengths, residuals = _lengths_and_residuals(planted)
+    estimate = length_correlation(lengths, residuals)
+    expected = sps.spearmanr(lengths, residuals).statistic
+    assert estimate.value == pytest.approx(expected, abs=1e-12)
+    assert estimate.n == lengths.size
+    assert estimate.excludes_zero is planted  # flagged with a planted bias, not without one
+
+
+def test_length_bias_leaves_out_unscored_items():
+    lengths, residuals = _lengths_and_residuals(True, n=30)
+    residuals[[3, 9]] = np.nan
+    estimate = length_correlation(lengths, residuals)
+    keep = ~np.isnan(residuals)
+    assert estimate.n == 28
+    assert estimate.value == pytest.approx(sps.spearmanr(lengths[keep], residuals[keep]).statistic)
+
+
+def test_leniency_is_the_mean_difference_with_an_interval_around_it():
+    rng = np.random.default_rng(3)
+    human = rng.choice([0.0, 0.5, 1.0], size=80)
+    lenient = mean_difference(np.clip(human + 0.25, 0, 1), human)
+    assert lenient.value == pytest.approx(float(np.mean(np.clip(human + 0.25, 0, 1) - human)))
+    assert lenient.interval.low <= lenient.value <= lenient.interval.high
+    assert lenient.excludes_zero
+    fair = mean_difference(human, human)
+    assert fair.value == 0.0 and not fair.excludes_zero
+
+
+def test_no_items_is_undefined_not_a_crash():
+    empty = mean_difference(np.array([np.nan]), np.array([1.0]))
+    assert empty.n == 0 and str(empty.value) == "n/a"
+    assert length_correlation(np.array([1.0, 2.0]), np.array([0.0, 0.0])).excludes_zero is False
+
+
+def _exercise(n: int, level: str, exercise_len: int) -> Item:
+    fields = {"source_document": "<doc>d</doc>", "instruction": f"item {n}", "cefr_level": level, "focus": "verbs",
+              "exercise": '<exercise><blank answer="w" student-answer=""/></exercise>' + " " * exercise_len}
+    return Item(id=f"E{n:02d}", rubric="exercise-quality", fields=fields, split="dev")
+
+
+def test_biases_from_the_store_find_a_planted_length_bias_and_a_weak_level(store, rubrics):
+    rubric = rubrics["exercise-quality"]
+    assert response_field(rubric) == "exercise"
+    items = [_exercise(n, "C1" if n % 4 == 0 else "B1", exercise_len=n * 40) for n in range(40)]
+    store.add_items(items)
+    dims = [d.id for d in rubric.judged_dimensions]
+    expert = {i.id: dict.fromkeys(dims, 0.5) for i in items}
+    # The judge adds more the longer the exercise, and gets the C1 items wrong.
+    judge = {}
+    for n, i in enumerate(items):
+        lift = 0.5 if n >= 20 else 0.0
+        judge[i.id] = dict.fromkeys(dims, 0.0 if n % 4 == 0 else 0.5 + lift)
+    rate(store, rubric, "alice", "human", expert)
+    rate(store, rubric, JUDGE, "judge", judge, prompt_version="p1")
+    biases = judge_biases(store, rubric, JUDGE, split="dev")
+    assert biases.experts == ("alice",)
+    assert biases.length_flagged and biases.length.value > 0
+    weak = [g for g in biases.groups if g.weak]
+    assert [(g.by, g.value) for g in weak] == [("cefr_level", "C1")]
+    overall = biases.leniency[-1]
+    assert overall.key == "overall"
+    lines = biases_lines(biases)
+    assert any("FLAGGED: the judge rewards longer responses" in line for line in lines)
+    assert any("Markedly worse: cefr_level C1" in line for line in lines)
+    assert any("no repeats" in line for line in lines)
+    section = json.loads(json.dumps(biases_dict(biases)))  # plain JSON
+    assert section["length_bias"]["flagged"] is True
+    assert section["length_bias"]["spearman_rho"] == pytest.approx(biases.length.value)
