@@ -10,14 +10,13 @@ some judged dimension, the largest gap first, with the experts' notes and the ju
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from judge_tui.analysis.biases import Biases, judge_biases
 from judge_tui.analysis.compare import VersionComparison, compare_versions
 from judge_tui.analysis.figure_format import figure_text, figure_with_interval
-from judge_tui.analysis.report import Group, NoComparison, build_report
+from judge_tui.analysis.report import Group, NoComparison, Row, build_report
 from judge_tui.analysis.team import CONSENSUS_RATER, load_team, team_consensus
 from judge_tui.analysis.team_report import comparison_to_dict, render_compare
 from judge_tui.model.errors import UserError
@@ -117,10 +116,9 @@ def _version_notes(store: Store, rubric: Rubric, prompt_version: str) -> tuple[V
     return rubric_note, prompt_note
 
 
-def _figure(agreement: Any, name: str, percent: bool = False) -> str:
-    """A figure with its interval when the agreement carries one (`<name>_interval`)."""
-    return figure_with_interval(getattr(agreement, name), getattr(agreement, f"{name}_interval", None),
-                                percent=percent)
+def _figure(row: Row, name: str, percent: bool = False) -> str:
+    """A figure of a report row with its interval."""
+    return figure_with_interval(getattr(row.agreement, name), row.uncertainty.intervals.get(name), percent=percent)
 
 
 def _figure_lines(store: Store, rubric: Rubric, judge: str, experts: tuple[str, ...], split: str,
@@ -130,9 +128,8 @@ def _figure_lines(store: Store, rubric: Rubric, judge: str, experts: tuple[str, 
     lines = [f"{report.counts['compared']} {split} items judged and rated by the experts "
              f"({', '.join(experts)}); alignment within ±{settings.tolerance:g}"]
     for row in report.judged_rows:
-        a = row.agreement
-        lines.append(f"  {row.name}: alignment {_figure(a, 'alignment_rate', True)} · kappa "
-                     f"{_figure(a, 'cohen_kappa')} · r {_figure(a, 'pearson_r')}")
+        lines.append(f"  {row.name}: alignment {_figure(row, 'alignment_rate', True)} · kappa "
+                     f"{_figure(row, 'cohen_kappa')} · r {_figure(row, 'pearson_r')}")
     return tuple(lines)
 
 
