@@ -17,6 +17,7 @@ from judge_tui.analysis.compare import VersionComparison, compare_versions
 from judge_tui.analysis.drift import ExpertSelfAgreement
 from judge_tui.analysis.flags import flag_row
 from judge_tui.analysis.flags import render as render_flags
+from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE
 from judge_tui.analysis.report import Group, NoComparison, Report, build_report
 from judge_tui.analysis.scores import load
 from judge_tui.analysis.team import TeamAgreement
@@ -52,6 +53,7 @@ class FullReport:
     expert_self_agreement: tuple[ExpertSelfAgreement, ...]
     comparison: VersionComparison | None  # `--compare V1 V2`: this section alone
     flagged: tuple[Flag, ...] | None  # None: not part of this report (a version comparison)
+    confidence: float = DEFAULT_CONFIDENCE  # of every interval in the team, self-agreement and comparison
 
 
 def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = None, judge: Group | None = None,
@@ -61,10 +63,12 @@ def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = Non
     the groups were not named and two or more experts rated: then the team section stands alone."""
     settings = settings or AgreementSettings()
     tolerance = settings.tolerance
+    # The confidence of every interval (`agreement.confidence` in settings.json, 95% when absent).
+    confidence = float(getattr(settings, "confidence", DEFAULT_CONFIDENCE))
     with store.snapshot():
         if compare:
-            comparison = compare_versions(store, rubric, compare[0], compare[1], split, tolerance)
-            return FullReport(rubric, split, tolerance, None, None, None, (), comparison, None)
+            comparison = compare_versions(store, rubric, compare[0], compare[1], split, tolerance, confidence)
+            return FullReport(rubric, split, tolerance, None, None, None, (), comparison, None, confidence)
         ratings = load(store, rubric, split)  # the one read of the ratings every section uses
         problem: NoComparison | None = None
         try:
@@ -77,19 +81,20 @@ def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = Non
         judge_id = None
         if report is not None and len(report.judge.rater_ids) == 1:
             judge_id = report.judge.rater_ids[0]
-        team = team_figures(store, rubric, split, judge_id, tolerance=tolerance, ratings=ratings)
+        team = team_figures(store, rubric, split, judge_id, tolerance=tolerance, ratings=ratings,
+                            confidence=confidence)
         if problem is not None and team is None:
             raise problem  # nothing to show but the reason
-        drift = drift_figures(store, rubric, split, tolerance=tolerance, ratings=ratings)
+        drift = drift_figures(store, rubric, split, tolerance=tolerance, ratings=ratings, confidence=confidence)
         flagged = tuple(store.flags(rubric.id, split=split))
     return FullReport(rubric, split, tolerance, report, str(problem) if problem else None, team, tuple(drift), None,
-                      flagged)
+                      flagged, confidence)
 
 
 def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
     """The report in a format: "json", "markdown" or "text" (at ``width``, or fitted to standard output)."""
     team = team_to_dict(full.team, full.split) if full.team is not None else None
-    drift = drift_to_dicts(full.expert_self_agreement, full.tolerance)
+    drift = drift_to_dicts(full.expert_self_agreement, full.tolerance, full.confidence)
     if fmt == "json":
         data: dict[str, Any]
         if full.comparison is not None:

@@ -18,7 +18,7 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from judge_tui.analysis.figure_format import num, pct, signed
+from judge_tui.analysis.figure_format import figure_with_interval, interval_json, num, pct, signed
 from judge_tui.analysis.report import Report, Row, Summary
 from judge_tui.formats.terminal import add_id_column, render_plain
 from judge_tui.model.textsafe import clean
@@ -126,7 +126,10 @@ def report_to_dict(report: Report) -> dict[str, Any]:
             undefined: dict[str, str] = {}
             rows.append({"dimension": r.key, "n": r.n,
                          "alignment_rate": _figure(r.alignment_rate, "alignment_rate", undefined),
-                         "cohen_kappa": _figure(r.cohen_kappa, "cohen_kappa", undefined), "undefined": undefined})
+                         "cohen_kappa": _figure(r.cohen_kappa, "cohen_kappa", undefined),
+                         "intervals": {name: interval_json(interval, f"{name}_interval", undefined)
+                                       for name, interval in r.intervals.items()},
+                         "undefined": undefined})
         self_agreement.append({"rater": s.rater_id, "repeats": s.repeats, "items": s.items,
                                "repeat_pairs": [list(p) for p in s.pairs], "dimensions": rows})
     human_agreement = None
@@ -384,7 +387,9 @@ def self_agreement_tables(report: Report) -> list[Table]:
         for head in ("n", "Align", "κ"):
             table.add_column(head, justify="right")
         for r in s.rows:
-            table.add_row(r.key, str(r.n), pct(r.alignment_rate), num(r.cohen_kappa))
+            table.add_row(r.key, str(r.n), figure_with_interval(r.alignment_rate, r.intervals["alignment_rate"],
+                                                                percent=True),
+                          figure_with_interval(r.cohen_kappa, r.intervals["cohen_kappa"]))
         tables.append(table)
     return tables
 

@@ -4,7 +4,9 @@ Both take a raters x items matrix with NaN for a missing rating and values on th
 
 * Krippendorff's alpha at the nominal, ordinal or interval level is computed from each unit's coincidences,
   so a bootstrap over units (Hayes and Krippendorff 2007 resample the units of analysis) is a weighted sum of
-  per-unit tables and all resamples are computed at once. Equals the ``krippendorff`` package's alpha.
+  per-unit tables and all resamples are computed at once. Equals the ``krippendorff`` package's alpha. Past
+  ``BOOTSTRAP_MAX_ITEMS`` units the interval is the infinitesimal jackknife over the same units (the
+  bootstrap's large-sample limit, ``stats.linearised``), named as such.
 * Fleiss' kappa, in the generalised form that lets the number of raters vary by item, with Gwet's variance
   as irrCAC's ``CAC(ratings).fleiss()`` computes it.
 """
@@ -18,6 +20,7 @@ import numpy as np
 
 from judge_tui.stats.agreement import Undefined
 from judge_tui.stats.intervals import (
+    BOOTSTRAP_MAX_ITEMS,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     Interval,
@@ -26,6 +29,7 @@ from judge_tui.stats.intervals import (
     percentile_interval,
     z_value,
 )
+from judge_tui.stats.linearised import normal_interval, table_gradient
 
 __all__ = ["FleissKappa", "alpha_interval", "fleiss_kappa", "unit_category_counts"]
 
@@ -81,9 +85,10 @@ def _alpha(coincidences: np.ndarray, level: Level, scale: np.ndarray) -> np.ndar
 
 def alpha_interval(
     matrix: np.ndarray, level: Level, scale: np.ndarray, confidence: float = 0.95, *,
-    n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+    n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, max_bootstrap_units: int = BOOTSTRAP_MAX_ITEMS,
 ) -> tuple[float, IntervalFigure] | Undefined:
-    """Krippendorff's alpha and its percentile bootstrap interval over units (items rated by two or more)."""
+    """Krippendorff's alpha and its percentile bootstrap interval over units (items rated by two or more);
+    past ``max_bootstrap_units`` units, the infinitesimal jackknife over the units."""
     counts = unit_category_counts(matrix, scale)
     counts = counts[counts.sum(axis=1) >= 2]
     if counts.shape[0] < 2:
@@ -95,6 +100,9 @@ def alpha_interval(
         return Undefined("every rating is the same value, so agreement cannot be told apart from chance")
     k = points.size
     flat = per_unit.reshape(per_unit.shape[0], k * k)
+    if counts.shape[0] > max_bootstrap_units:
+        gradient = table_gradient(lambda tables: _alpha(tables, level, points), per_unit.sum(axis=0))
+        return value, normal_interval(value, flat @ gradient.ravel(), confidence, "infinitesimal jackknife (units)")
 
     def statistic(weights: np.ndarray) -> np.ndarray:
         return _alpha((weights @ flat).reshape(-1, k, k), level, points)
