@@ -18,7 +18,7 @@ from judge_tui.analysis.drift import ExpertSelfAgreement
 from judge_tui.analysis.flags import flag_row
 from judge_tui.analysis.flags import render as render_flags
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE
-from judge_tui.analysis.report import Group, NoComparison, Report, build_report
+from judge_tui.analysis.report import Group, NoComparison, Report, build_report, thresholds_from
 from judge_tui.analysis.scores import load
 from judge_tui.analysis.team import TeamAgreement
 from judge_tui.analysis.team_report import (
@@ -39,6 +39,7 @@ from judge_tui.formats.terminal import render_plain
 from judge_tui.model.records import Flag
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
+from judge_tui.stats.agreement import DEFAULT_THRESHOLDS, Thresholds
 from judge_tui.store import Store
 
 
@@ -54,6 +55,7 @@ class FullReport:
     comparison: VersionComparison | None  # `--compare V1 V2`: this section alone
     flagged: tuple[Flag, ...] | None  # None: not part of this report (a version comparison)
     confidence: float = DEFAULT_CONFIDENCE  # of every interval in the team, self-agreement and comparison
+    thresholds: Thresholds = DEFAULT_THRESHOLDS
 
 
 def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = None, judge: Group | None = None,
@@ -88,7 +90,7 @@ def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = Non
         drift = drift_figures(store, rubric, split, tolerance=tolerance, ratings=ratings, confidence=confidence)
         flagged = tuple(store.flags(rubric.id, split=split))
     return FullReport(rubric, split, tolerance, report, str(problem) if problem else None, team, tuple(drift), None,
-                      flagged, confidence)
+                      flagged, confidence, thresholds_from(settings))
 
 
 def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
@@ -101,10 +103,11 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
             data = {"schema_version": report_format.SCHEMA_VERSION,
                     "version_comparison": comparison_to_dict(full.comparison)}
         elif full.report is not None:
-            data = report_format.report_to_dict(full.report)
+            data = {**report_format.report_to_dict(full.report), "judge_comparison": None}
         else:
-            data = {"schema_version": report_format.SCHEMA_VERSION, "rubric": full.rubric.id,
-                    "judge_comparison": full.judge_comparison}
+            data = report_format.no_comparison_to_dict(
+                full.rubric, full.split, full.tolerance, full.thresholds,
+                full.team.experts if full.team is not None else (), full.judge_comparison or "")
         if team is not None:
             data["team"] = team
         if drift:

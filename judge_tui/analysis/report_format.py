@@ -19,8 +19,9 @@ from rich.table import Table
 from rich.text import Text
 
 from judge_tui.analysis.figure_format import figure_with_interval, interval_json, num, pct, signed
-from judge_tui.analysis.report import Report, Row, Summary
+from judge_tui.analysis.report import Group, Report, Row, Summary
 from judge_tui.formats.terminal import add_id_column, render_plain
+from judge_tui.model.rubrics import Rubric
 from judge_tui.model.textsafe import clean
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.agreement import Figure
@@ -116,9 +117,39 @@ def summary_to_dict(summary: Summary) -> dict[str, Any]:
     }
 
 
+def rubric_to_dict(rubric: Rubric) -> dict[str, Any]:
+    return {"id": rubric.id, "name": rubric.name, "version": rubric.version, "scale": rubric.scale.kind,
+            "overall_name": rubric.overall_name}
+
+
+def thresholds_to_dict(tolerance: float, t: ag.Thresholds) -> dict[str, Any]:
+    return {
+        "tolerance": tolerance,
+        "alignment": {"well_calibrated": t.alignment_well_calibrated, "minor_drift": t.alignment_minor_drift,
+                      "significant_drift": t.alignment_significant_drift},
+        "kappa": {"almost_perfect": t.kappa_almost_perfect, "substantial": t.kappa_substantial,
+                  "moderate": t.kappa_moderate},
+        "pearson_target": t.pearson_target,
+        "tpr_tnr_target": t.binary_target,
+    }
+
+
+def no_comparison_to_dict(rubric: Rubric, split: str | None, tolerance: float, thresholds: ag.Thresholds,
+                          humans: Sequence[str], reason: str) -> dict[str, Any]:
+    """The report's documented shape when there is no judge comparison (the team section stands alone): every
+    key present, the judge comparison's figures null or empty, and why in ``undefined``."""
+    return {
+        "schema_version": SCHEMA_VERSION, "rubric": rubric_to_dict(rubric), "split": split,
+        "raters": {"human": {"ids": list(humans), "combine": Group("human", tuple(humans)).combine},
+                   "judge": {"ids": [], "combine": None}},
+        "thresholds": thresholds_to_dict(tolerance, thresholds),
+        "counts": None, "summary": None, "dimensions": [], "overall": None, "verdict": [], "breakdowns": [],
+        "self_agreement": [], "human_agreement": None, "judge_comparison": reason,
+        "undefined": {name: reason for name in ("counts", "summary", "overall")},
+    }
+
+
 def report_to_dict(report: Report) -> dict[str, Any]:
-    rubric = report.rubric
-    t = report.thresholds
     self_agreement = []
     for s in report.self_agreement:
         rows = []
@@ -146,22 +177,13 @@ def report_to_dict(report: Report) -> dict[str, Any]:
                            "dimensions": human_rows}
     return {
         "schema_version": SCHEMA_VERSION,
-        "rubric": {"id": rubric.id, "name": rubric.name, "version": rubric.version, "scale": rubric.scale.kind,
-                   "overall_name": rubric.overall_name},
+        "rubric": rubric_to_dict(report.rubric),
         "split": report.split,
         "raters": {
             "human": {"ids": list(report.human.rater_ids), "combine": report.human.combine},
             "judge": {"ids": list(report.judge.rater_ids), "combine": report.judge.combine},
         },
-        "thresholds": {
-            "tolerance": report.tolerance,
-            "alignment": {"well_calibrated": t.alignment_well_calibrated, "minor_drift": t.alignment_minor_drift,
-                          "significant_drift": t.alignment_significant_drift},
-            "kappa": {"almost_perfect": t.kappa_almost_perfect, "substantial": t.kappa_substantial,
-                      "moderate": t.kappa_moderate},
-            "pearson_target": t.pearson_target,
-            "tpr_tnr_target": t.binary_target,
-        },
+        "thresholds": thresholds_to_dict(report.tolerance, report.thresholds),
         "counts": dict(report.counts),
         "summary": summary_to_dict(report.summary),
         "dimensions": [row_to_dict(r, report) for r in report.rows],
