@@ -394,6 +394,11 @@ def compare_blocks(section: dict[str, Any]) -> list[Block]:
     a = section["alignment"]
     rows.append(("all judged", "alignment", "", _num(a["v1"], True), _num(a["v2"], True), _change_cell(a, True),
                  a["verdict"] or "n/a"))
+    figures = [(f"{d['dimension']} {name}", d[key]) for d in section["dimensions"]
+               for name, key in (("alignment", "alignment"), ("kappa", "kappa"), ("r", "pearson_r"))]
+    missing = [f"{where}: {f['undefined']['change']}" for where, f in [*figures, ("all judged alignment", a)]
+               if _is_number(f["change"]) and "change" in f["undefined"]]
+    notes = [Paragraph(("No interval (so no verdict) for:", *missing))] if missing else []
     return [
         Heading(f"Version comparison: {v1['name']} -> {v2['name']}"),
         Paragraph((f"{v1['name']} = {v1['judge']}; {v2['name']} = {v2['judge']}",
@@ -405,6 +410,7 @@ def compare_blocks(section: dict[str, Any]) -> list[Block]:
                    "above or below 0.")),
         TableBlock(("dimension", "figure", "n", v1["name"], v2["name"], "change", "verdict"), tuple(rows),
                    right=frozenset({2, 3, 4, 5})),
+        *notes,
     ]
 
 
