@@ -213,8 +213,6 @@ def team_agreement(view: TeamView, tolerance: float = TOLERANCE,
     for d in view.dimensions:
         matrix = view.expert_scores[d]
         judge = view.judge_scores[d]
-        alpha = ag.krippendorff_alpha(matrix, level, points) if enough else ag.Undefined(
-            "alpha needs at least two experts")
         kappa = ag.pairwise_kappa(matrix, points) if view.experts else ()
         values, ties = team_consensus(view, d)
         paired = {e: AlignedPair.of(view.item_keys, matrix[i], judge) for i, e in enumerate(view.experts)}
@@ -224,13 +222,14 @@ def team_agreement(view: TeamView, tolerance: float = TOLERANCE,
                         for i, e in enumerate(view.experts)}
         intervals = {f"judge:{name}": pair_intervals(p, confidence) for name, p in vs_judge.items()}
         intervals |= {f"consensus:{e}": pair_intervals(p, confidence) for e, p in vs_consensus.items()}
+        levels = _alpha_levels(matrix, points, ordered, enough, confidence)
         dims.append(DimensionTeam(
-            dimension=d, alpha=alpha, alpha_level=level, kappa=kappa,
+            dimension=d, alpha=levels[level][0], alpha_level=level, kappa=kappa,
             experts_vs_judge={e: vs_judge[e] for e in view.experts},
             consensus_vs_judge=vs_judge[CONSENSUS_RATER],
             consensus_items=int(np.count_nonzero(~np.isnan(values))),
             adjudicated_items=int(np.count_nonzero(~np.isnan(view.adjudicated[d]))), ties=ties, paired=paired,
-            alpha_levels=_alpha_levels(matrix, points, ordered, enough, confidence),
+            alpha_levels=levels,
             fleiss=fleiss_kappa(matrix, np.asarray(points), confidence) if enough else ag.Undefined(
                 "Fleiss' kappa needs at least two experts"),
             expert_pairs=_expert_pairs(view, matrix, kappa, confidence),

@@ -42,10 +42,9 @@ def unit_category_counts(matrix: np.ndarray, scale: np.ndarray) -> np.ndarray:
     points = np.asarray(scale, dtype=np.float64)
     present = ~np.isnan(values)
     codes = np.abs(values[..., None] - points).argmin(axis=-1)
-    counts = np.zeros((values.shape[1], points.size))
-    rater, item = np.nonzero(present)
-    np.add.at(counts, (item, codes[rater, item]), 1.0)
-    return counts
+    k = points.size
+    cells = np.where(present, np.arange(values.shape[1]) * k + codes, -1)[present]
+    return np.bincount(cells, minlength=values.shape[1] * k).reshape(values.shape[1], k).astype(np.float64)
 
 
 def _unit_coincidences(counts: np.ndarray) -> np.ndarray:
