@@ -437,3 +437,17 @@ def test_the_json_report_without_a_judge_keeps_its_documented_shape(tmp_path, he
     assert data["team"]["judge"] is None
     row = data["team"]["dimensions"][0]["consensus_vs_judge"]
     assert row["intervals"]["alignment"] is None and row["undefined"]["alignment"]
+
+
+def test_ac1_of_perfect_agreement_is_not_claimed_certain():
+    from judge_tui.stats.chance import gwet_ac
+
+    table = np.diag([5.0, 3.0, 0.0])  # eight items, every one agreed
+    for weights in (None, "quadratic"):
+        found = gwet_ac(table, weights)
+        assert not isinstance(found, type(None)) and found.value == 1.0 and found.standard_error == 0.0
+        interval = found.interval
+        assert isinstance(interval, Interval) and interval.method == "wilson-agreement"
+        low = proportion_confint(8, 8, method="wilson")[0]
+        assert interval.low == pytest.approx((low - found.chance_agreement) / (1 - found.chance_agreement), abs=1e-12)
+        assert interval.low < 0.8 and interval.high == 1.0
