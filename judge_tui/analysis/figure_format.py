@@ -42,7 +42,10 @@ def interval_text(interval: Any, *, digits: int = 2, percent: bool = False) -> s
     else:
         low, high = interval.low, interval.high
     if percent:
-        return f"[{low * 100:.0f}, {high * 100:.0f}]"
+        low, high = low * 100, high * 100
+        digits = 0
+    # A bound a hair below zero is written 0, not -0.
+    low, high = (0.0 if round(b, digits) == 0 else b for b in (low, high))
     return f"[{low:.{digits}f}, {high:.{digits}f}]"
 
 

@@ -314,31 +314,35 @@ def team_blocks(section: dict[str, Any]) -> list[Block]:
               if any(_is_number(d["alpha_levels"][level]) for d in section["dimensions"])]
     primary = section["dimensions"][0]["alpha_level"] if section["dimensions"] else "ordinal"
     others = [level for level in levels if level != primary]
+    # Tables of at most three figures with intervals, so that they fit 80 columns on the summary screen.
     blocks.append(TableBlock(
-        ("dimension", f"alpha ({primary})", *(f"alpha {level}" for level in others), "Fleiss kappa"),
+        ("dimension", f"alpha ({primary})", "Fleiss kappa"),
         tuple((d["dimension"], _ci(d["alpha"], d["intervals"]["alpha"]),
-               *(_ci(d["alpha_levels"][level], d["intervals"][f"alpha_{level}"]) for level in others),
                _ci(d["fleiss_kappa"], d["intervals"]["fleiss_kappa"])) for d in section["dimensions"]),
-        right=frozenset(range(1, 3 + len(others)))))
-    rows = []
+        right=frozenset({1, 2})))
+    if others:
+        blocks.append(TableBlock(
+            ("dimension", *(f"alpha {level}" for level in others)),
+            tuple((d["dimension"], *(_ci(d["alpha_levels"][level], d["intervals"][f"alpha_{level}"])
+                                     for level in others)) for d in section["dimensions"]),
+            "Alpha at the other levels (the consensus averages scores, as the interval level does):",
+            frozenset(range(1, 1 + len(others)))))
+    tolerance = f"alignment within ±{section['tolerance']:g}"
     for d in section["dimensions"]:
-        for name, p in [*d["experts_vs_judge"].items(), (CONSENSUS_RATER, d["consensus_vs_judge"])]:
-            extra = ""
-            if name == CONSENSUS_RATER and (p["adjudicated"] or p["ties"]):
-                extra = f" ({p['adjudicated']} adjudicated, {p['ties']} ties left out)"
-            rows.append((d["dimension"], name + extra, *_pair_cells(p)))
-    blocks.append(TableBlock(
-        ("dimension", "rater", "n", "alignment", "kappa", "r"), tuple(rows),
-        f"Each expert and the consensus against the judge (alignment within ±{section['tolerance']:g}):",
-        frozenset({2, 3, 4, 5})))
+        c = d["consensus_vs_judge"]
+        settled = f"; consensus: {c['adjudicated']} adjudicated, {c['ties']} ties left out" if (
+            c["adjudicated"] or c["ties"]) else ""
+        rows = [(name, *_pair_cells(p)) for name, p in [*d["experts_vs_judge"].items(), (CONSENSUS_RATER, c)]]
+        blocks.append(TableBlock(("rater", "n", "alignment", "kappa", "r"), tuple(rows),
+                                 f"{d['dimension']}, against the judge ({tolerance}{settled}):",
+                                 frozenset({1, 2, 3, 4})))
+        rows = [(e, *_pair_cells(p)) for e, p in d["experts_vs_consensus"].items()]
+        blocks.append(TableBlock(("expert", "n", "alignment", "kappa", "r"), tuple(rows),
+                                 f"{d['dimension']}, each expert against the consensus (their own score is part "
+                                 "of it):", frozenset({1, 2, 3, 4})))
     pooled = ", ".join(f"{k} {_ci(v, section['pooled_alignment_intervals'][k], percent=True)}"
                        for k, v in section["pooled_alignment"].items())
     blocks.append(Paragraph((f"Alignment with the judge over every judged dimension: {pooled}",)))
-    rows = [(d["dimension"], e, *_pair_cells(p)) for d in section["dimensions"]
-            for e, p in d["experts_vs_consensus"].items()]
-    blocks.append(TableBlock(
-        ("dimension", "expert", "n", "alignment", "kappa", "r"), tuple(rows),
-        "Each expert against the consensus (their own score is part of it):", frozenset({2, 3, 4, 5})))
     for d in section["dimensions"]:
         cells = {(e, e): _num(d["kappa_matrix"][i][i]) for i, e in enumerate(experts)}
         for p in d["expert_pairs"]:
