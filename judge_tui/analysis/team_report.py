@@ -293,9 +293,9 @@ def _change_cell(f: dict[str, Any], percent: bool) -> str:
     interval = f["intervals"]["change"]
     if interval is None or text == "n/a":
         return text
-    if percent:
-        return f"{text} [{interval['low'] * 100:+.0f}, {interval['high'] * 100:+.0f}]"
-    return f"{text} [{interval['low']:+.2f}, {interval['high']:+.2f}]"
+    scale, digits = (100, 0) if percent else (1, 2)
+    low, high = (0.0 if round(b * scale, digits) == 0 else b * scale for b in (interval["low"], interval["high"]))
+    return f"{text} [{low:+.{digits}f}, {high:+.{digits}f}]"
 
 
 def _confidence_line(section: dict[str, Any]) -> str:
