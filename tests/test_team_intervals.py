@@ -126,7 +126,7 @@ def test_alpha_at_every_level_with_a_bootstrap_over_units_like_an_independent_on
         assert d["intervals"]["alpha"] == d["intervals"]["alpha_ordinal"]
 
 
-def test_fleiss_kappa_and_ac1_per_pair_equal_irrcac(team, hermetic_home, capsys):
+def test_fleiss_kappa_and_ac1_among_experts_and_per_pair_equal_irrcac(team, hermetic_home, capsys):
     from irrCAC.raw import CAC as RawCAC
 
     db, codes = team
@@ -136,6 +136,11 @@ def test_fleiss_kappa_and_ac1_per_pair_equal_irrcac(team, hermetic_home, capsys)
         reference = RawCAC(pd.DataFrame(matrix.T), digits=12).fleiss()["est"]
         assert d["fleiss_kappa"] == pytest.approx(reference["coefficient_value"], abs=1e-9)
         assert d["fleiss_kappa_standard_error"] == pytest.approx(float(reference["se"]), abs=1e-9)
+        for name, weights in (("ac1", "identity"), ("ac2", "quadratic")):  # among all three experts
+            gwet = RawCAC(pd.DataFrame(matrix.T), weights=weights, categories=list(SCALE), digits=12).gwet()["est"]
+            assert d[name] == pytest.approx(gwet["coefficient_value"], abs=1e-9)
+            assert d[f"{name}_standard_error"] == pytest.approx(float(np.ravel(gwet["se"])[0]), abs=1e-9)
+            assert d["intervals"][name]["method"] == "gwet"
         fleiss = d["intervals"]["fleiss_kappa"]
         assert fleiss["high"] - fleiss["low"] == pytest.approx(2 * 1.959963984540054 * reference["se"], abs=1e-9)
         assert [p["experts"] for p in d["expert_pairs"]] == [["ann", "bob"], ["ann", "cat"], ["bob", "cat"]]

@@ -34,7 +34,14 @@ from judge_tui.model.settings import DEFAULT_TOLERANCE
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.chance import GwetAC, gwet_ac
 from judge_tui.stats.intervals import IntervalFigure, kappa_interval
-from judge_tui.stats.raters import FleissKappa, Level, alpha_interval, fleiss_kappa
+from judge_tui.stats.raters import (
+    FleissKappa,
+    GwetAgreement,
+    Level,
+    alpha_interval,
+    fleiss_kappa,
+    gwet_ac_raters,
+)
 from judge_tui.store import Store
 
 CONSENSUS_RATER = "consensus"
@@ -139,6 +146,8 @@ class DimensionTeam:
     paired: dict[str, AlignedPair]  # expert (and "consensus") -> their scores and the judge's, item by item
     alpha_levels: dict[str, tuple[ag.Figure, IntervalFigure]]  # level -> alpha and its interval
     fleiss: FleissKappa | ag.Undefined
+    ac1: GwetAgreement | ag.Undefined  # among all the experts
+    ac2: GwetAgreement | ag.Undefined  # quadratic weights; Undefined on a scale without order
     expert_pairs: tuple[ExpertPair, ...]  # every pair of experts, in the order of the kappa matrix
     experts_vs_consensus: dict[str, ag.PairAgreement]  # the consensus includes the expert's own score
     intervals: dict[str, dict[str, IntervalFigure]]  # "judge:<expert>", "judge:consensus", "consensus:<expert>"
@@ -232,6 +241,11 @@ def team_agreement(view: TeamView, tolerance: float = TOLERANCE,
             alpha_levels=levels,
             fleiss=fleiss_kappa(matrix, np.asarray(points), confidence) if enough else ag.Undefined(
                 "Fleiss' kappa needs at least two experts"),
+            ac1=gwet_ac_raters(matrix, np.asarray(points), None, confidence) if enough else ag.Undefined(
+                "AC1 needs at least two experts"),
+            ac2=(gwet_ac_raters(matrix, np.asarray(points), "quadratic", confidence) if enough and ordered
+                 else ag.Undefined("AC2 weighs near misses on an ordered scale" if enough
+                                   else "AC2 needs at least two experts")),
             expert_pairs=_expert_pairs(view, matrix, kappa, confidence),
             experts_vs_consensus=vs_consensus, intervals=intervals,
         ))

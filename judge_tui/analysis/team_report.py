@@ -113,6 +113,8 @@ def team_to_dict(result: TeamAgreement, split: str | None) -> dict[str, Any]:
         named: dict[str, IntervalFigure] = {"alpha": d.alpha_levels[d.alpha_level][1]}
         named |= {f"alpha_{level}": interval for level, (_, interval) in d.alpha_levels.items()}
         named["fleiss_kappa"] = fleiss if isinstance(fleiss, ag.Undefined) else fleiss.interval
+        ac1, ac1_se, named["ac1"] = _gwet(d.ac1)
+        ac2, ac2_se, named["ac2"] = _gwet(d.ac2)
         consensus = d.intervals[f"judge:{CONSENSUS_RATER}"]
         dims.append(_with_intervals({
             "dimension": d.dimension,
@@ -128,6 +130,7 @@ def team_to_dict(result: TeamAgreement, split: str | None) -> dict[str, Any]:
             "expert_pairs": pairs,
             "experts_vs_consensus": {e: _pair(p, d.intervals[f"consensus:{e}"])
                                      for e, p in d.experts_vs_consensus.items()},
+            "ac1": ac1, "ac1_standard_error": ac1_se, "ac2": ac2, "ac2_standard_error": ac2_se,
         }, named))
     undefined: dict[str, str] = {}
     pooled = {k: interval_json(v, f"pooled_alignment_intervals.{k}", undefined)
@@ -327,6 +330,13 @@ def team_blocks(section: dict[str, Any]) -> list[Block]:
                                      for level in others)) for d in section["dimensions"]),
             "Alpha at the other levels (the consensus averages scores, as the interval level does):",
             frozenset(range(1, 1 + len(others)))))
+    with_ac2 = any(_is_number(d["ac2"]) for d in section["dimensions"])
+    blocks.append(TableBlock(
+        ("dimension", "AC1", *(("AC2 (quadratic)",) if with_ac2 else ())),
+        tuple((d["dimension"], _ci(d["ac1"], d["intervals"]["ac1"]),
+               *((_ci(d["ac2"], d["intervals"]["ac2"]),) if with_ac2 else ())) for d in section["dimensions"]),
+        "Gwet's AC1 among all the experts (holds up when one score is far more common than the others):",
+        frozenset({1, 2})))
     tolerance = f"alignment within ±{section['tolerance']:g}"
     for d in section["dimensions"]:
         c = d["consensus_vs_judge"]
