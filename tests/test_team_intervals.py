@@ -456,3 +456,23 @@ def test_ac1_of_perfect_agreement_is_not_claimed_certain():
         low = proportion_confint(8, 8, method="wilson")[0]
         assert interval.low == pytest.approx((low - found.chance_agreement) / (1 - found.chance_agreement), abs=1e-12)
         assert interval.low < 0.8 and interval.high == 1.0
+
+
+def test_status_names_the_method_of_the_team_alpha_as_the_report_does(tmp_path, hermetic_home, capsys):
+    from judge_tui.analysis.team_progress import team_progress
+    from judge_tui.model.rubrics import load_rubrics
+
+    rubric = load_rubrics()["exercise-quality"][0]
+    db = tmp_path / "plan.db"
+    with Store(db) as store:
+        store.ensure_rubric_version(rubric)
+        store.add_items([exercise_item(n) for n in range(1, 21)])
+    assert main(["assign", "--db", str(db), "--rubric", "exercise-quality", "--experts", "ann,bob",
+                 "--overlap", "1"]) == 0
+    rng = np.random.default_rng(2)
+    truth = rng.integers(0, 3, (20, 3))
+    with Store(db) as store:
+        for e in ("ann", "bob"):
+            rate(store, rubric, e, "human", _sheet(_noisy(rng, truth, 0.2), range(1, 21)))
+        rows = team_progress(store, rubric, target=0.8)["agreement"]["dimensions"]
+    assert {r["method"] for r in rows} == {"bootstrap (units)"}

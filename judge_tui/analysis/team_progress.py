@@ -3,8 +3,9 @@ how much of the overlap is rated by two or more experts, and whether that is alr
 agreement.
 
 Agreement is Krippendorff's alpha among the experts, per judged dimension, over the plan's overlap items that
-two or more experts have rated so far, with a percentile bootstrap interval over those items (1,000 resamples)
-(`stats.raters.alpha_interval`). Against the team's target (`agreement.team_alpha_target`, 0.80 unless
+two or more experts have rated so far, with a percentile bootstrap interval over those items (1,000 resamples;
+past 5,000 items the infinitesimal jackknife, as in the report: `stats.raters.alpha_interval`, whose method each
+dimension names). Against the team's target (`agreement.team_alpha_target`, 0.80 unless
 settings.json says otherwise) the interval decides: met (it lies above), not met (below) or undecided (it
 straddles the target, or fewer than five items stand behind it). For an undecided dimension, about how many
 more overlap items would settle it if alpha stayed where it is (`stats.decisions.plan_for_standard_error`),
@@ -77,12 +78,13 @@ def _agreement(store: Store, rubric: Rubric, plan_id: str, target: float, overla
         if isinstance(found, Undefined) or isinstance(interval, Undefined):
             undefined = found if isinstance(found, Undefined) else interval
             assert isinstance(undefined, Undefined)
-            row.update(alpha=None, low=None, high=None, decision="undecided", more_items=None, why=undefined.reason)
+            row.update(alpha=None, low=None, high=None, method=None, decision="undecided", more_items=None,
+                       why=undefined.reason)
         else:
             value = found[0]
             decision = decide(interval, target, n=units)
             row.update(alpha=round(value, 4), low=round(interval.low, 4), high=round(interval.high, 4),
-                       decision=decision, more_items=None, why="")
+                       method=interval.method, decision=decision, more_items=None, why="")
             if units < MIN_ITEMS_TO_DECIDE:  # an interval over a handful of items says little
                 row.update(more_items=MIN_ITEMS_TO_DECIDE - units,
                            why=f"at least {MIN_ITEMS_TO_DECIDE} items rated by two experts are needed to decide")
