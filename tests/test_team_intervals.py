@@ -476,3 +476,12 @@ def test_status_names_the_method_of_the_team_alpha_as_the_report_does(tmp_path, 
             rate(store, rubric, e, "human", _sheet(_noisy(rng, truth, 0.2), range(1, 21)))
         rows = team_progress(store, rubric, target=0.8)["agreement"]["dimensions"]
     assert {r["method"] for r in rows} == {"bootstrap (units)"}
+
+
+def test_pooled_alignment_of_one_dimension_is_wilson():
+    keys = np.arange(10)
+    hits = np.array([1.0] * 7 + [0.0] * 3)
+    got = pooled_interval([AlignedPair(keys, hits, np.ones(10))], 0.15)
+    low, high = proportion_confint(7, 10, method="wilson")
+    assert isinstance(got, Interval) and got.method == "wilson"
+    assert (got.low, got.high) == pytest.approx((low, high), abs=1e-12)

@@ -98,11 +98,14 @@ def _resampled(statistic: Callable[[np.ndarray], np.ndarray], n: int, confidence
 def pooled_interval(pairs: Sequence[AlignedPair], tolerance: float, confidence: float = DEFAULT_CONFIDENCE, *,
                     n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
                     max_bootstrap_items: int = BOOTSTRAP_MAX_ITEMS) -> IntervalFigure:
-    """The interval of alignment pooled over several dimensions: items are resampled with all their scores."""
+    """The interval of alignment pooled over several dimensions: items are resampled with all their scores
+    (Wilson's interval when each item has one score)."""
     c = Clusters.of(pairs, tolerance)
     n = c.keys.size
     if n == 0:
         return ag.Undefined("no items were rated by both")
+    if np.all(c.counted == 1):  # one score per item (one judged dimension): a plain share
+        return wilson(int(c.hits.sum()), n, confidence)
     if n > max_bootstrap_items:
         share = float(c.hits.sum() / c.counted.sum())
         return normal_interval(share, share_influence(c.hits, c.counted), confidence,
