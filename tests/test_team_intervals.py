@@ -485,3 +485,31 @@ def test_pooled_alignment_of_one_dimension_is_wilson():
     low, high = proportion_confint(7, 10, method="wilson")
     assert isinstance(got, Interval) and got.method == "wilson"
     assert (got.low, got.high) == pytest.approx((low, high), abs=1e-12)
+
+
+def test_repeat_pairs_past_the_item_limit_take_conservative_closed_forms(monkeypatch):
+    import judge_tui.analysis.pair_intervals as module
+
+    rng = np.random.default_rng(6)
+    n = 200
+    truth = rng.integers(0, 3, n) * 0.5
+    runs = [np.clip(truth + rng.choice([-0.5, 0, 0, 0, 0.5], n), 0, 1) for _ in range(3)]
+    keys = np.arange(n)
+    pairs = [AlignedPair(keys, runs[a], runs[b]) for a, b in ((0, 1), (0, 2), (1, 2))]
+
+    class Scale:
+        points, ordered = (0.0, 0.5, 1.0), True
+
+    class Rubric:
+        scale = Scale
+
+    boot = module.repeat_intervals(pairs, Rubric, 0.15, kappa=True)  # type: ignore[arg-type]
+    monkeypatch.setattr(module, "BOOTSTRAP_MAX_ITEMS", 10)
+    closed = module.repeat_intervals(pairs, Rubric, 0.15, kappa=True)  # type: ignore[arg-type]
+    for name in ("alignment", "kappa"):
+        a, b = boot[name], closed[name]
+        assert isinstance(a, Interval) and isinstance(b, Interval)
+        assert a.method == "bootstrap (items, mean over repeat pairs)"
+        assert b.method.endswith("(mean over repeat pairs, conservative)")
+        # The bound on the standard error of a mean of correlated figures: at least as wide as the bootstrap's.
+        assert b.high - b.low >= (a.high - a.low) * 0.95
