@@ -45,20 +45,21 @@ DEFAULT_CONFIDENCE = 0.95
 ChangeVerdict = Literal["improved", "worse", "no detectable change"]
 
 
-def _undefined_like(figure: ag.Figure, fallback: str) -> ag.Undefined:
-    return figure if isinstance(figure, ag.Undefined) else ag.Undefined(fallback)
+def _when_defined(figure: ag.Figure, interval: Callable[[float], IntervalFigure]) -> IntervalFigure:
+    """The figure's interval, or the figure's own reason when the figure itself cannot be computed."""
+    return interval(figure) if ag.is_defined(figure) else figure  # type: ignore[return-value]
 
 
 def pair_intervals(agreement: ag.PairAgreement, confidence: float = DEFAULT_CONFIDENCE) -> dict[str, IntervalFigure]:
     """Intervals of one pairing's alignment (Wilson), Cohen's kappa (Fleiss–Cohen–Everitt) and Pearson's r
     (Fisher's z), by figure name as the JSON report names them."""
     n = agreement.n
-    rate, kappa, r = agreement.alignment_rate, agreement.cohen_kappa, agreement.pearson_r
-    alignment = wilson(int(round(rate * n)), n, confidence) if ag.is_defined(rate) else _undefined_like(rate, "")
-    kappa_ci = (kappa_interval(np.asarray(agreement.confusion), None, confidence) if ag.is_defined(kappa)
-                else _undefined_like(kappa, ""))
-    r_ci = fisher_z(r, n, confidence) if ag.is_defined(r) else _undefined_like(r, "")
-    return {"alignment": alignment, "kappa": kappa_ci, "pearson_r": r_ci}
+    return {
+        "alignment": _when_defined(agreement.alignment_rate, lambda rate: wilson(int(round(rate * n)), n, confidence)),
+        "kappa": _when_defined(agreement.cohen_kappa,
+                               lambda _: kappa_interval(np.asarray(agreement.confusion), None, confidence)),
+        "pearson_r": _when_defined(agreement.pearson_r, lambda r: fisher_z(r, n, confidence)),
+    }
 
 
 @dataclass(frozen=True)
@@ -226,8 +227,9 @@ def change_verdict(interval: Interval) -> ChangeVerdict:
     return "no detectable change"
 
 
-def _change(first: ag.Figure, second: ag.Figure, interval: IntervalFigure) -> Change:
-    if not (ag.is_defined(first) and ag.is_defined(second)):
+def _change(first: ag.Figure, second: ag.Figure, interval: IntervalFigure | None) -> Change:
+    """The change with its interval; when either figure is undefined, so are the change and its interval."""
+    if not (ag.is_defined(first) and ag.is_defined(second)) or interval is None:
         missing = first if isinstance(first, ag.Undefined) else second
         assert isinstance(missing, ag.Undefined)
         reason = ag.Undefined(f"one of the two figures is not defined: {missing.reason}")
@@ -266,14 +268,13 @@ def paired_changes(pairs: tuple[AlignedPair, AlignedPair], figures: tuple[ag.Pai
     }
     for name, (attribute, statistic, influence) in specs.items():
         a, b = getattr(figures[0], attribute), getattr(figures[1], attribute)
-        interval: IntervalFigure = ag.Undefined("")
-        if ag.is_defined(a) and ag.is_defined(b):
-            if big:
-                interval = normal_interval(b - a, influence(), confidence, method, low=-2.0, high=2.0)
-            else:
-                interval = _resampled(statistic, n, confidence, method, low=-2.0, high=2.0, n_boot=n_boot,
-                                      seed=seed)
-        out[name] = _change(a, b, interval)
+        if not (ag.is_defined(a) and ag.is_defined(b)):
+            out[name] = _change(a, b, None)
+        elif big:
+            out[name] = _change(a, b, normal_interval(b - a, influence(), confidence, method, low=-2.0, high=2.0))
+        else:
+            out[name] = _change(a, b, _resampled(statistic, n, confidence, method, low=-2.0, high=2.0,
+                                                 n_boot=n_boot, seed=seed))
     return out
 
 
@@ -286,7 +287,7 @@ def pooled_change(pairs: tuple[Sequence[AlignedPair], Sequence[AlignedPair]], to
     first, second = Clusters.of(pairs[0], tolerance), Clusters.of(pairs[1], tolerance)
     n = first.keys.size
     if n == 0 or not (ag.is_defined(pooled[0]) and ag.is_defined(pooled[1])):
-        return _change(pooled[0], pooled[1], ag.Undefined("no items were judged under both versions"))
+        return _change(pooled[0], pooled[1], None)
     if n > max_bootstrap_items:
         influence = share_influence(second.hits, second.counted) - share_influence(first.hits, first.counted)
         interval = normal_interval(pooled[1] - pooled[0], influence, confidence,
