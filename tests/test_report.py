@@ -243,6 +243,7 @@ def test_json_schema_is_stable(exercise_db, capsys):
                                   "dimensions", "overall", "verdict", "breakdowns", "self_agreement",
                                   "human_agreement", "flagged_items"])
     assert {"confidence", "decide_on", "plan", "ties"} <= set(data)
+    assert data["judge_comparison"] is None
     assert data["schema_version"] == 1
     row_keys = ["dimension", "name", "method", "n", "alignment_rate", "cohen_kappa", "weighted_kappa", "pearson_r",
                 "spearman_rho", "kendall_tau", "mean_difference", "tpr", "tnr", "accuracy", "corrected_pass_rate",

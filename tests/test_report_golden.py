@@ -3,6 +3,7 @@ adjudicated consensus, blind re-ratings, two judge prompt versions with repeats,
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -112,6 +113,10 @@ def _only_added(old, new, path="") -> list[str]:
         if not isinstance(new, list) or len(new) < len(old):
             return [f"{path} shortened"]
         return [p for i, (a, b) in enumerate(zip(old, new, strict=False)) for p in _only_added(a, b, f"{path}[{i}]")]
+    if isinstance(old, float) and isinstance(new, float):
+        # Sums may differ in the last bit; the team section wrote 4 decimals and now writes full precision.
+        same = math.isclose(old, new, rel_tol=1e-12, abs_tol=1e-15) or old == round(new, 4)
+        return [] if same else [f"{path}: {old!r} -> {new!r}"]
     return [] if old == new else [f"{path}: {old!r} -> {new!r}"]
 
 

@@ -100,7 +100,8 @@ def test_team_section_renders_in_every_format_without_markup(tmp_path: Path, rub
     assert "3 experts (ann, bob, cat) on 6 items" in text and "consensus" in text
     assert "83.3%" in text  # ann's difficulty alignment
     markdown = "\n".join(render_team(section, "markdown"))
-    assert "## Team: agreement among experts" in markdown and "| difficulty_match | ann |" in markdown
+    assert "## Team: agreement among experts" in markdown and "difficulty_match, against the judge" in markdown
+    assert "| ann | 6 |" in markdown
 
 
 def test_no_team_section_with_one_expert(tmp_path: Path, rubrics):

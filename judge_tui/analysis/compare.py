@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, Change, paired_changes, pooled_change
 from judge_tui.analysis.scores import AlignedPair, load, pooled_alignment
 from judge_tui.analysis.team import TOLERANCE, load_team, team_consensus
 from judge_tui.model.errors import UserError
@@ -45,6 +46,7 @@ class DimensionShift:
     kappa: tuple[ag.Figure, ag.Figure]
     pearson: tuple[ag.Figure, ag.Figure]
     paired: tuple[AlignedPair, AlignedPair]  # the consensus against each version, item by item
+    changes: dict[str, Change]  # "alignment", "kappa", "pearson_r": v2 - v1 with a paired interval
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,8 @@ class VersionComparison:
     tolerance: float  # scores at most this far apart count as aligned
     dimensions: tuple[DimensionShift, ...]
     alignment: tuple[ag.Figure, ag.Figure]  # over every judged dimension
+    alignment_change: Change
+    confidence: float
 
 
 def resolve_version(store: Store, rubric: Rubric, name: str) -> Version:
@@ -97,7 +101,10 @@ def resolve_version(store: Store, rubric: Rubric, name: str) -> Version:
 
 
 def compare_versions(store: Store, rubric: Rubric, v1: str, v2: str, split: str | None = None,
-                     tolerance: float = TOLERANCE) -> VersionComparison:
+                     tolerance: float = TOLERANCE, confidence: float = DEFAULT_CONFIDENCE) -> VersionComparison:
+    """Both versions against the experts' consensus on the same items. Each change comes with the interval of
+    a paired bootstrap over those items (both versions see the same resampled items), and a verdict: improved
+    (the interval lies above 0), worse (below) or no detectable change (it straddles 0)."""
     first, second = resolve_version(store, rubric, v1), resolve_version(store, rubric, v2)
     if (first.rater_id, first.rubric_version_ids) == (second.rater_id, second.rubric_version_ids):
         raise UserError(f"{v1} and {v2} name the same version; compare two different ones")
@@ -126,11 +133,14 @@ def compare_versions(store: Store, rubric: Rubric, v1: str, v2: str, split: str 
         for k, p in enumerate(pairs):
             paired[k].append(p)
         figures = [p.compare(rubric, tolerance) for p in pairs]
+        both = (pairs[0], pairs[1])
         shifts.append(DimensionShift(d, int(np.count_nonzero(same)),
                                      (figures[0].alignment_rate, figures[1].alignment_rate),
                                      (figures[0].cohen_kappa, figures[1].cohen_kappa),
-                                     (figures[0].pearson_r, figures[1].pearson_r), (pairs[0], pairs[1])))
+                                     (figures[0].pearson_r, figures[1].pearson_r), both,
+                                     paired_changes(both, (figures[0], figures[1]), rubric, tolerance, confidence)))
     empty = "no items were judged under both versions and rated by the experts"
     pooled = (pooled_alignment(paired[0], tolerance, empty), pooled_alignment(paired[1], tolerance, empty))
+    change = pooled_change((paired[0], paired[1]), tolerance, pooled, confidence)
     return VersionComparison(rubric.id, split, first, second, view.experts, int(np.count_nonzero(used)),
-                             tolerance, tuple(shifts), pooled)
+                             tolerance, tuple(shifts), pooled, change, confidence)

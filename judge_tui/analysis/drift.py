@@ -28,6 +28,7 @@ from judge_tui.store import Store
 if TYPE_CHECKING:
     from judge_tui.analysis.scores import AlignedPair, RubricRatings
     from judge_tui.stats import agreement as ag
+    from judge_tui.stats.intervals import IntervalFigure
 
 DEFAULT_SHARE = 0.10
 MIN_GAP = 5
@@ -110,12 +111,16 @@ class ExpertSelfAgreement:
     alignment: ag.Figure  # over every judged dimension
     by_dimension: dict[str, ag.PairAgreement]  # first rating as "human", re-rating as "judge"
     paired: dict[str, AlignedPair]  # per dimension: first rating and re-rating, item by item
+    alignment_interval: IntervalFigure  # items resampled with all their dimensions
+    dimension_intervals: dict[str, dict[str, IntervalFigure]]  # dimension -> alignment (Wilson), kappa
 
 
 def self_agreement(store: Store, rubric: Rubric, split: str | None = None,
-                   tolerance: float = DEFAULT_TOLERANCE, ratings: RubricRatings | None = None) -> list[ExpertSelfAgreement]:
+                   tolerance: float = DEFAULT_TOLERANCE, ratings: RubricRatings | None = None,
+                   confidence: float = 0.95) -> list[ExpertSelfAgreement]:
     """Each expert's agreement with their own earlier ratings, over the items they rated twice; two scores
     count as aligned when at most `tolerance` apart. `ratings`: the split's ratings, when already loaded."""
+    from judge_tui.analysis.pair_intervals import pair_intervals, pooled_interval
     from judge_tui.analysis.scores import load, pooled_alignment
 
     if ratings is None:
@@ -129,5 +134,8 @@ def self_agreement(store: Store, rubric: Rubric, split: str | None = None,
         paired = {d: pairing.column(column) for d, column in columns}
         by_dim = {d: p.compare(rubric, tolerance) for d, p in paired.items()}
         alignment = pooled_alignment(paired.values(), tolerance, "no items were rated twice")
-        out.append(ExpertSelfAgreement(rater, int(pairing.keys.size), alignment, by_dim, paired))
+        intervals = {d: {k: v for k, v in pair_intervals(p, confidence).items() if k != "pearson_r"}
+                     for d, p in by_dim.items()}
+        out.append(ExpertSelfAgreement(rater, int(pairing.keys.size), alignment, by_dim, paired,
+                                       pooled_interval(list(paired.values()), tolerance, confidence), intervals))
     return out

@@ -33,12 +33,20 @@ def signed(value: Any) -> str:
 
 
 def interval_text(interval: Any, *, digits: int = 2, percent: bool = False) -> str:
-    """An interval as "[low, high]" (shares in percent without decimals), or "" when there is none."""
-    if interval is None or isinstance(interval, dict | ag.Undefined):
+    """An interval (or its JSON form {low, high, ...}) as "[low, high]" (shares in percent without decimals),
+    or "" when there is none."""
+    if isinstance(interval, dict) and "low" in interval:
+        low, high = interval["low"], interval["high"]
+    elif interval is None or isinstance(interval, dict | ag.Undefined):
         return ""
+    else:
+        low, high = interval.low, interval.high
     if percent:
-        return f"[{interval.low * 100:.0f}, {interval.high * 100:.0f}]"
-    return f"[{interval.low:.{digits}f}, {interval.high:.{digits}f}]"
+        low, high = low * 100, high * 100
+        digits = 0
+    # A bound a hair below zero is written 0, not -0.
+    low, high = (0.0 if round(b, digits) == 0 else b for b in (low, high))
+    return f"[{low:.{digits}f}, {high:.{digits}f}]"
 
 
 def figure_with_interval(value: Any, interval: Any, *, digits: int = 3, percent: bool = False) -> str:

@@ -17,7 +17,8 @@ from judge_tui.analysis.compare import VersionComparison, compare_versions
 from judge_tui.analysis.drift import ExpertSelfAgreement
 from judge_tui.analysis.flags import flag_row
 from judge_tui.analysis.flags import render as render_flags
-from judge_tui.analysis.report import Group, NoComparison, Report, build_report
+from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE
+from judge_tui.analysis.report import Group, NoComparison, Report, build_report, thresholds_from
 from judge_tui.analysis.scores import load
 from judge_tui.analysis.team import TeamAgreement
 from judge_tui.analysis.team_report import (
@@ -38,6 +39,7 @@ from judge_tui.formats.terminal import render_plain
 from judge_tui.model.records import Flag
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
+from judge_tui.stats.agreement import DEFAULT_THRESHOLDS, Thresholds
 from judge_tui.store import Store
 
 
@@ -52,6 +54,8 @@ class FullReport:
     expert_self_agreement: tuple[ExpertSelfAgreement, ...]
     comparison: VersionComparison | None  # `--compare V1 V2`: this section alone
     flagged: tuple[Flag, ...] | None  # None: not part of this report (a version comparison)
+    confidence: float = DEFAULT_CONFIDENCE  # of every interval in the team, self-agreement and comparison
+    thresholds: Thresholds = DEFAULT_THRESHOLDS
 
 
 def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = None, judge: Group | None = None,
@@ -61,10 +65,11 @@ def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = Non
     the groups were not named and two or more experts rated: then the team section stands alone."""
     settings = settings or AgreementSettings()
     tolerance = settings.tolerance
+    confidence = settings.confidence  # of every interval (`agreement.confidence` in settings.json)
     with store.snapshot():
         if compare:
-            comparison = compare_versions(store, rubric, compare[0], compare[1], split, tolerance)
-            return FullReport(rubric, split, tolerance, None, None, None, (), comparison, None)
+            comparison = compare_versions(store, rubric, compare[0], compare[1], split, tolerance, confidence)
+            return FullReport(rubric, split, tolerance, None, None, None, (), comparison, None, confidence)
         ratings = load(store, rubric, split)  # the one read of the ratings every section uses
         problem: NoComparison | None = None
         try:
@@ -77,29 +82,31 @@ def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = Non
         judge_id = None
         if report is not None and len(report.judge.rater_ids) == 1:
             judge_id = report.judge.rater_ids[0]
-        team = team_figures(store, rubric, split, judge_id, tolerance=tolerance, ratings=ratings)
+        team = team_figures(store, rubric, split, judge_id, tolerance=tolerance, ratings=ratings,
+                            confidence=confidence)
         if problem is not None and team is None:
             raise problem  # nothing to show but the reason
-        drift = drift_figures(store, rubric, split, tolerance=tolerance, ratings=ratings)
+        drift = drift_figures(store, rubric, split, tolerance=tolerance, ratings=ratings, confidence=confidence)
         flagged = tuple(store.flags(rubric.id, split=split))
     return FullReport(rubric, split, tolerance, report, str(problem) if problem else None, team, tuple(drift), None,
-                      flagged)
+                      flagged, confidence, thresholds_from(settings))
 
 
 def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
     """The report in a format: "json", "markdown" or "text" (at ``width``, or fitted to standard output)."""
     team = team_to_dict(full.team, full.split) if full.team is not None else None
-    drift = drift_to_dicts(full.expert_self_agreement, full.tolerance)
+    drift = drift_to_dicts(full.expert_self_agreement, full.tolerance, full.confidence)
     if fmt == "json":
         data: dict[str, Any]
         if full.comparison is not None:
             data = {"schema_version": report_format.SCHEMA_VERSION,
                     "version_comparison": comparison_to_dict(full.comparison)}
         elif full.report is not None:
-            data = report_format.report_to_dict(full.report)
+            data = {**report_format.report_to_dict(full.report), "judge_comparison": None}
         else:
-            data = {"schema_version": report_format.SCHEMA_VERSION, "rubric": full.rubric.id,
-                    "judge_comparison": full.judge_comparison}
+            data = report_format.no_comparison_to_dict(
+                full.rubric, full.split, full.tolerance, full.thresholds,
+                full.team.experts if full.team is not None else (), full.judge_comparison or "")
         if team is not None:
             data["team"] = team
         if drift:

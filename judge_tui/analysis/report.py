@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from judge_tui.analysis.figure_format import figure_with_interval, pct
+from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, repeat_intervals
 from judge_tui.analysis.scores import (
     ITEM_COLUMNS,
     OVERALL_COLUMN,
@@ -150,6 +151,7 @@ class SelfRow:
     n: int
     alignment_rate: Figure  # mean over repeat pairs
     cohen_kappa: Figure
+    intervals: dict[str, IntervalFigure]  # "alignment_rate", "cohen_kappa" (pair_intervals.repeat_intervals)
 
 
 @dataclass(frozen=True)
@@ -317,7 +319,7 @@ def _corrected(rubric: Rubric, index: int, labelled: Pairing, judge: Scores, hum
 
 
 def _self_agreement(ratings: RubricRatings, rater_id: str, tolerance: float,
-                    restrict: np.ndarray | None) -> JudgeSelfAgreement | None:
+                    restrict: np.ndarray | None, confidence: float = DEFAULT_CONFIDENCE) -> JudgeSelfAgreement | None:
     """Repeat against repeat for one judge rater, on each item's newest rubric version."""
     rubric = ratings.rubric
     runs = ratings.by_repeat(rater_id, restrict)
@@ -329,9 +331,10 @@ def _self_agreement(ratings: RubricRatings, rater_id: str, tolerance: float,
     columns = [*((i, d.id) for i, d in enumerate(rubric.dimensions)), (OVERALL_COLUMN, OVERALL)]
     rows = []
     for index, key in columns:
-        alignments, kappas, n = [], [], 0
+        alignments, kappas, n, columns_paired = [], [], 0, []
         for pairing in pairings:
             paired = pairing.column(index)
+            columns_paired.append(paired)
             if index != OVERALL_COLUMN:
                 figures = paired.compare(rubric, tolerance)
                 alignment, kappa = figures.alignment_rate, figures.cohen_kappa
@@ -341,7 +344,11 @@ def _self_agreement(ratings: RubricRatings, rater_id: str, tolerance: float,
             n = max(n, paired.n)
             alignments.append(alignment)
             kappas.append(kappa)
-        rows.append(SelfRow(key, n, _mean_figure(alignments), _mean_figure(kappas)))
+        found = repeat_intervals(columns_paired, rubric, tolerance, kappa=index != OVERALL_COLUMN,
+                                 confidence=confidence)
+        no_kappa = Undefined("the overall score is an average of dimensions, not a category of the scale")
+        intervals = {"alignment_rate": found["alignment"], "cohen_kappa": found.get("kappa", no_kappa)}
+        rows.append(SelfRow(key, n, _mean_figure(alignments), _mean_figure(kappas), intervals))
     items = items_at_least((runs[r] for r in available), 2)
     return JudgeSelfAgreement(rater_id, len(available), pairs, items, tuple(rows))
 
@@ -779,7 +786,7 @@ def build_report(
 
     restrict = pairing.keys if not judge_only else None
     self_agreement = tuple(
-        s for s in (_self_agreement(ratings, r, tolerance, restrict) for r in judge.rater_ids) if s is not None
+        s for s in (_self_agreement(ratings, r, tolerance, restrict, confidence) for r in judge.rater_ids) if s is not None
     )
     counts = {
         "items": total,

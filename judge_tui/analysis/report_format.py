@@ -27,10 +27,11 @@ from judge_tui.analysis.figure_format import (
     signed,
 )
 from judge_tui.analysis.interval_bars import Bar, IntervalBars
-from judge_tui.analysis.report import Report, Row, Summary
+from judge_tui.analysis.report import Group, Report, Row, Summary
 from judge_tui.analysis.targets import ruling
 from judge_tui.analysis.uncertainty import CHANCE_FIGURES, INTERVAL_FIGURES
 from judge_tui.formats.terminal import add_id_column, render_plain
+from judge_tui.model.rubrics import Rubric
 from judge_tui.model.textsafe import clean
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.agreement import Figure
@@ -155,9 +156,39 @@ def plan_to_dicts(report: Report) -> list[dict[str, Any]]:
     return out
 
 
+def rubric_to_dict(rubric: Rubric) -> dict[str, Any]:
+    return {"id": rubric.id, "name": rubric.name, "version": rubric.version, "scale": rubric.scale.kind,
+            "overall_name": rubric.overall_name}
+
+
+def thresholds_to_dict(tolerance: float, t: ag.Thresholds) -> dict[str, Any]:
+    return {
+        "tolerance": tolerance,
+        "alignment": {"well_calibrated": t.alignment_well_calibrated, "minor_drift": t.alignment_minor_drift,
+                      "significant_drift": t.alignment_significant_drift},
+        "kappa": {"almost_perfect": t.kappa_almost_perfect, "substantial": t.kappa_substantial,
+                  "moderate": t.kappa_moderate},
+        "pearson_target": t.pearson_target,
+        "tpr_tnr_target": t.binary_target,
+    }
+
+
+def no_comparison_to_dict(rubric: Rubric, split: str | None, tolerance: float, thresholds: ag.Thresholds,
+                          humans: Sequence[str], reason: str) -> dict[str, Any]:
+    """The report's documented shape when there is no judge comparison (the team section stands alone): every
+    key present, the judge comparison's figures null or empty, and why in ``undefined``."""
+    return {
+        "schema_version": SCHEMA_VERSION, "rubric": rubric_to_dict(rubric), "split": split,
+        "raters": {"human": {"ids": list(humans), "combine": Group("human", tuple(humans)).combine},
+                   "judge": {"ids": [], "combine": None}},
+        "thresholds": thresholds_to_dict(tolerance, thresholds),
+        "counts": None, "summary": None, "dimensions": [], "overall": None, "verdict": [], "breakdowns": [],
+        "self_agreement": [], "human_agreement": None, "judge_comparison": reason,
+        "undefined": {name: reason for name in ("counts", "summary", "overall")},
+    }
+
+
 def report_to_dict(report: Report) -> dict[str, Any]:
-    rubric = report.rubric
-    t = report.thresholds
     self_agreement = []
     for s in report.self_agreement:
         rows = []
@@ -165,7 +196,10 @@ def report_to_dict(report: Report) -> dict[str, Any]:
             undefined: dict[str, str] = {}
             rows.append({"dimension": r.key, "n": r.n,
                          "alignment_rate": _figure(r.alignment_rate, "alignment_rate", undefined),
-                         "cohen_kappa": _figure(r.cohen_kappa, "cohen_kappa", undefined), "undefined": undefined})
+                         "cohen_kappa": _figure(r.cohen_kappa, "cohen_kappa", undefined),
+                         "intervals": {name: interval_json(interval, f"{name}_interval", undefined)
+                                       for name, interval in r.intervals.items()},
+                         "undefined": undefined})
         self_agreement.append({"rater": s.rater_id, "repeats": s.repeats, "items": s.items,
                                "repeat_pairs": [list(p) for p in s.pairs], "dimensions": rows})
     human_agreement = None
@@ -182,22 +216,13 @@ def report_to_dict(report: Report) -> dict[str, Any]:
                            "dimensions": human_rows}
     return {
         "schema_version": SCHEMA_VERSION,
-        "rubric": {"id": rubric.id, "name": rubric.name, "version": rubric.version, "scale": rubric.scale.kind,
-                   "overall_name": rubric.overall_name},
+        "rubric": rubric_to_dict(report.rubric),
         "split": report.split,
         "raters": {
             "human": {"ids": list(report.human.rater_ids), "combine": report.human.combine},
             "judge": {"ids": list(report.judge.rater_ids), "combine": report.judge.combine},
         },
-        "thresholds": {
-            "tolerance": report.tolerance,
-            "alignment": {"well_calibrated": t.alignment_well_calibrated, "minor_drift": t.alignment_minor_drift,
-                          "significant_drift": t.alignment_significant_drift},
-            "kappa": {"almost_perfect": t.kappa_almost_perfect, "substantial": t.kappa_substantial,
-                      "moderate": t.kappa_moderate},
-            "pearson_target": t.pearson_target,
-            "tpr_tnr_target": t.binary_target,
-        },
+        "thresholds": thresholds_to_dict(report.tolerance, report.thresholds),
         "counts": dict(report.counts),
         "summary": summary_to_dict(report.summary),
         "dimensions": [row_to_dict(r, report) for r in report.rows],
@@ -547,7 +572,9 @@ def self_agreement_tables(report: Report) -> list[Table]:
         for head in ("n", "Align", "κ"):
             table.add_column(head, justify="right")
         for r in s.rows:
-            table.add_row(r.key, str(r.n), pct(r.alignment_rate), num(r.cohen_kappa))
+            table.add_row(r.key, str(r.n), figure_with_interval(r.alignment_rate, r.intervals["alignment_rate"],
+                                                                percent=True),
+                          figure_with_interval(r.cohen_kappa, r.intervals["cohen_kappa"]))
         tables.append(table)
     return tables
 

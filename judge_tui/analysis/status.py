@@ -41,7 +41,8 @@ def expert_status(store: Store, rubric: str, rater: dict[str, Any]) -> dict[str,
     }
 
 
-def study_status(store: Store, rubric: str | None = None, *, team_alpha_target: float = 0.80) -> dict[str, Any]:
+def study_status(store: Store, rubric: str | None = None, *, team_alpha_target: float = 0.80,
+                 confidence: float = 0.95) -> dict[str, Any]:
     """Every rubric in use (or one): its items, each expert's work and each judge's queue; with an assignment
     plan, the team's progress on it ("team")."""
     rubrics = [(r, n) for r, n in store.rubrics_in_use() if rubric is None or r == rubric]
@@ -58,7 +59,8 @@ def study_status(store: Store, rubric: str | None = None, *, team_alpha_target: 
                 from judge_tui.analysis.team_progress import team_progress
                 from judge_tui.store.rubric_choice import resolve_rubric
 
-                part["team"] = team_progress(store, resolve_rubric(rubric_id, store), target=team_alpha_target)
+                part["team"] = team_progress(store, resolve_rubric(rubric_id, store), target=team_alpha_target,
+                                             confidence=confidence)
             parts.append(part)
         return {"rubrics": parts}
 

@@ -4,8 +4,9 @@ The store gives a rater x item x dimension view of one rubric (`load_team`); eve
 arithmetic on arrays through the agreement engine:
 
 * Krippendorff's alpha per judged dimension among the experts (ordinal for ordered scales, nominal for
-  PASS/FAIL), and Cohen's kappa for every pair of experts;
-* each expert against the judge (alignment within the tolerance, kappa, Pearson r);
+  PASS/FAIL; and at the nominal and interval levels beside it), Fleiss' kappa, and for every pair of experts
+  Cohen's kappa and Gwet's AC1 (AC2 with quadratic weights on ordered scales);
+* each expert against the judge and against the consensus (alignment within the tolerance, kappa, Pearson r);
 * the experts' consensus against the judge. The consensus of an item is the lead's adjudicated score where
   there is one, otherwise the mean of the experts' scores (ordered scales) or the majority label (PASS/FAIL)
   over the experts who rated it, when at least two did. A PASS/FAIL tie has no majority: the item is left out
@@ -15,18 +16,32 @@ Who counts as an expert: every human rater except the adjudicated "consensus" ra
 rater of its own (so its ratings merge, export and show like anyone's) but it is derived from the experts,
 so it never enters alpha, the kappa matrix or the per-expert rows; it only replaces the computed consensus.
 Drift re-ratings (repeat 1) are left out: each expert's first rating is their rating.
+
+Every figure carries an interval (analysis/pair_intervals.py and the statistics engine choose the method).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import combinations
 
 import numpy as np
 
+from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, pair_intervals, pooled_interval
 from judge_tui.analysis.scores import AlignedPair, RubricRatings, consensus, load, pooled_alignment
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import DEFAULT_TOLERANCE
 from judge_tui.stats import agreement as ag
+from judge_tui.stats.chance import GwetAC, gwet_ac
+from judge_tui.stats.intervals import IntervalFigure, kappa_interval
+from judge_tui.stats.raters import (
+    FleissKappa,
+    GwetAgreement,
+    Level,
+    alpha_interval,
+    fleiss_kappa,
+    gwet_ac_raters,
+)
 from judge_tui.store import Store
 
 CONSENSUS_RATER = "consensus"
@@ -102,6 +117,21 @@ def spread_exceeds(matrix: np.ndarray, tolerance: float = TOLERANCE) -> np.ndarr
 # --------------------------------------------------------------------------- the team figures
 
 
+ALPHA_LEVELS: tuple[Level, ...] = ("nominal", "ordinal", "interval")
+
+
+@dataclass(frozen=True)
+class ExpertPair:
+    """Two experts over the items both rated on one dimension."""
+
+    experts: tuple[str, str]
+    n: int
+    kappa: ag.Figure
+    kappa_interval: IntervalFigure
+    ac1: GwetAC | ag.Undefined
+    ac2: GwetAC | ag.Undefined  # quadratic weights; Undefined on a scale without order
+
+
 @dataclass(frozen=True)
 class DimensionTeam:
     dimension: str
@@ -114,6 +144,13 @@ class DimensionTeam:
     adjudicated_items: int
     ties: int  # PASS/FAIL items left out for want of a majority
     paired: dict[str, AlignedPair]  # expert (and "consensus") -> their scores and the judge's, item by item
+    alpha_levels: dict[str, tuple[ag.Figure, IntervalFigure]]  # level -> alpha and its interval
+    fleiss: FleissKappa | ag.Undefined
+    ac1: GwetAgreement | ag.Undefined  # among all the experts
+    ac2: GwetAgreement | ag.Undefined  # quadratic weights; Undefined on a scale without order
+    expert_pairs: tuple[ExpertPair, ...]  # every pair of experts, in the order of the kappa matrix
+    experts_vs_consensus: dict[str, ag.PairAgreement]  # the consensus includes the expert's own score
+    intervals: dict[str, dict[str, IntervalFigure]]  # "judge:<expert>", "judge:consensus", "consensus:<expert>"
 
 
 @dataclass(frozen=True)
@@ -125,6 +162,8 @@ class TeamAgreement:
     tolerance: float  # scores at most this far apart count as aligned
     dimensions: tuple[DimensionTeam, ...]
     pooled_vs_judge: dict[str, ag.Figure]  # expert (and "consensus") -> alignment over every judged dimension
+    pooled_intervals: dict[str, IntervalFigure]  # the same, its cluster interval
+    confidence: float
 
     @property
     def has_team(self) -> bool:
@@ -139,34 +178,84 @@ def team_consensus(view: TeamView, dimension: str, min_raters: int = 2) -> tuple
     return np.where(done, adjudicated, computed), int(np.count_nonzero(tied & ~done))
 
 
-def team_agreement(view: TeamView, tolerance: float = TOLERANCE) -> TeamAgreement:
+def _alpha_levels(matrix: np.ndarray, points: tuple[float, ...], ordered: bool, enough: bool,
+                  confidence: float) -> dict[str, tuple[ag.Figure, IntervalFigure]]:
+    out: dict[str, tuple[ag.Figure, IntervalFigure]] = {}
+    for level in ALPHA_LEVELS:
+        if not enough:
+            found: tuple[float, IntervalFigure] | ag.Undefined = ag.Undefined("alpha needs at least two experts")
+        elif level != "nominal" and not ordered:
+            found = ag.Undefined("the scale's categories have no order")
+        else:
+            found = alpha_interval(matrix, level, np.asarray(points), confidence)
+        out[level] = (found, found) if isinstance(found, ag.Undefined) else found
+    return out
+
+
+def _expert_pairs(view: TeamView, matrix: np.ndarray, kappa: tuple[tuple[ag.Figure, ...], ...],
+                  confidence: float) -> tuple[ExpertPair, ...]:
+    points = view.rubric.scale.points
+    out = []
+    for i, j in combinations(range(len(view.experts)), 2):
+        both = ~np.isnan(matrix[i]) & ~np.isnan(matrix[j])
+        a, _ = ag.snap_to_scale(matrix[i, both], points)
+        b, _ = ag.snap_to_scale(matrix[j, both], points)
+        table = ag.confusion_matrix(a, b, points)
+        n = int(np.count_nonzero(both))
+        value = kappa[i][j]
+        kappa_ci = value if isinstance(value, ag.Undefined) else kappa_interval(table, None, confidence)
+        ac2 = (gwet_ac(table, "quadratic", confidence) if view.rubric.scale.ordered
+               else ag.Undefined("AC2 weighs near misses on an ordered scale; this scale has no order"))
+        out.append(ExpertPair((view.experts[i], view.experts[j]), n, kappa[i][j], kappa_ci,
+                              gwet_ac(table, None, confidence), ac2))
+    return tuple(out)
+
+
+def team_agreement(view: TeamView, tolerance: float = TOLERANCE,
+                   confidence: float = DEFAULT_CONFIDENCE) -> TeamAgreement:
     rubric = view.rubric
     points, ordered = rubric.scale.points, rubric.scale.ordered
     level: ag.AlphaLevel = "ordinal" if ordered else "nominal"
+    enough = len(view.experts) >= 2
     dims = []
     pooled: dict[str, list[AlignedPair]] = {name: [] for name in (*view.experts, CONSENSUS_RATER)}
     for d in view.dimensions:
         matrix = view.expert_scores[d]
         judge = view.judge_scores[d]
-        alpha = ag.krippendorff_alpha(matrix, level, points) if len(view.experts) >= 2 else ag.Undefined(
-            "alpha needs at least two experts")
         kappa = ag.pairwise_kappa(matrix, points) if view.experts else ()
         values, ties = team_consensus(view, d)
         paired = {e: AlignedPair.of(view.item_keys, matrix[i], judge) for i, e in enumerate(view.experts)}
         paired[CONSENSUS_RATER] = AlignedPair.of(view.item_keys, values, judge)
+        vs_judge = {name: p.compare(rubric, tolerance) for name, p in paired.items()}
+        vs_consensus = {e: AlignedPair.of(view.item_keys, values, matrix[i]).compare(rubric, tolerance)
+                        for i, e in enumerate(view.experts)}
+        intervals = {f"judge:{name}": pair_intervals(p, confidence) for name, p in vs_judge.items()}
+        intervals |= {f"consensus:{e}": pair_intervals(p, confidence) for e, p in vs_consensus.items()}
+        levels = _alpha_levels(matrix, points, ordered, enough, confidence)
         dims.append(DimensionTeam(
-            dimension=d, alpha=alpha, alpha_level=level, kappa=kappa,
-            experts_vs_judge={e: paired[e].compare(rubric, tolerance) for e in view.experts},
-            consensus_vs_judge=paired[CONSENSUS_RATER].compare(rubric, tolerance),
+            dimension=d, alpha=levels[level][0], alpha_level=level, kappa=kappa,
+            experts_vs_judge={e: vs_judge[e] for e in view.experts},
+            consensus_vs_judge=vs_judge[CONSENSUS_RATER],
             consensus_items=int(np.count_nonzero(~np.isnan(values))),
             adjudicated_items=int(np.count_nonzero(~np.isnan(view.adjudicated[d]))), ties=ties, paired=paired,
+            alpha_levels=levels,
+            fleiss=fleiss_kappa(matrix, np.asarray(points), confidence) if enough else ag.Undefined(
+                "Fleiss' kappa needs at least two experts"),
+            ac1=gwet_ac_raters(matrix, np.asarray(points), None, confidence) if enough else ag.Undefined(
+                "AC1 needs at least two experts"),
+            ac2=(gwet_ac_raters(matrix, np.asarray(points), "quadratic", confidence) if enough and ordered
+                 else ag.Undefined("AC2 weighs near misses on an ordered scale" if enough
+                                   else "AC2 needs at least two experts")),
+            expert_pairs=_expert_pairs(view, matrix, kappa, confidence),
+            experts_vs_consensus=vs_consensus, intervals=intervals,
         ))
         for name, pair in paired.items():
             pooled[name].append(pair)
     pooled_rates = {name: pooled_alignment(pairs, tolerance, "no items were rated by both")
                     for name, pairs in pooled.items()}
+    pooled_intervals = {name: pooled_interval(pairs, tolerance, confidence) for name, pairs in pooled.items()}
     return TeamAgreement(view.rubric.id, view.experts, view.judge, len(view.item_ids), tolerance, tuple(dims),
-                         pooled_rates)
+                         pooled_rates, pooled_intervals, confidence)
 
 
 # --------------------------------------------------------------------------- disagreements (adjudication)

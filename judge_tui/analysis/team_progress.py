@@ -3,8 +3,9 @@ how much of the overlap is rated by two or more experts, and whether that is alr
 agreement.
 
 Agreement is Krippendorff's alpha among the experts, per judged dimension, over the plan's overlap items that
-two or more experts have rated so far, with a percentile bootstrap interval over those items (1,000 resamples)
-(`stats.raters.alpha_interval`). Against the team's target (`agreement.team_alpha_target`, 0.80 unless
+two or more experts have rated so far, with a percentile bootstrap interval over those items (1,000 resamples;
+past 5,000 items the infinitesimal jackknife, as in the report: `stats.raters.alpha_interval`, whose method each
+dimension names). Against the team's target (`agreement.team_alpha_target`, 0.80 unless
 settings.json says otherwise) the interval decides: met (it lies above), not met (below) or undecided (it
 straddles the target, or fewer than five items stand behind it). For an undecided dimension, about how many
 more overlap items would settle it if alpha stayed where it is (`stats.decisions.plan_for_standard_error`),
@@ -22,13 +23,12 @@ from judge_tui.analysis.team import load_team
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 
-CONFIDENCE = 0.95
 # A progress view recomputed at every `status`: half the report's 2,000 resamples halves the time (0.16 s per
 # dimension at 2,083 overlap items x 20 experts), and the bounds moved by under 0.001 between seeds there.
 RESAMPLES = 1000
 
 
-def team_progress(store: Store, rubric: Rubric, *, target: float) -> dict[str, Any] | None:
+def team_progress(store: Store, rubric: Rubric, *, target: float, confidence: float = 0.95) -> dict[str, Any] | None:
     """The plan in force for this rubric and the team's progress on it; None when the rubric has no plan."""
     plan = store.current_plan(rubric.id)
     if plan is None:
@@ -52,11 +52,12 @@ def team_progress(store: Store, rubric: Rubric, *, target: float) -> dict[str, A
         "overlap": plan["overlap"], "overlap_raters": plan["overlap_raters"], "per_expert": plan["per_expert"],
         "experts": experts,
         "overlap_items": {"planned": items, "rated_by_two_or_more": by_two, "rated_by_all_assigned": by_all},
-        "agreement": _agreement(store, rubric, plan["id"], target, overlap_left),
+        "agreement": _agreement(store, rubric, plan["id"], target, overlap_left, confidence),
     }
 
 
-def _agreement(store: Store, rubric: Rubric, plan_id: str, target: float, overlap_left: int) -> dict[str, Any]:
+def _agreement(store: Store, rubric: Rubric, plan_id: str, target: float, overlap_left: int,
+               confidence: float) -> dict[str, Any]:
     import numpy as np
 
     from judge_tui.stats.agreement import Undefined
@@ -71,18 +72,19 @@ def _agreement(store: Store, rubric: Rubric, plan_id: str, target: float, overla
         matrix = view.expert_scores[dimension]
         units = int(np.count_nonzero((~np.isnan(matrix)).sum(axis=0) >= 2))
         row: dict[str, Any] = {"dimension": dimension, "items": units}
-        found = (alpha_interval(matrix, level, points, CONFIDENCE, n_boot=RESAMPLES) if len(view.experts) >= 2
+        found = (alpha_interval(matrix, level, points, confidence, n_boot=RESAMPLES) if len(view.experts) >= 2
                  else Undefined("alpha needs ratings by at least two experts"))
         interval = found if isinstance(found, Undefined) else found[1]
         if isinstance(found, Undefined) or isinstance(interval, Undefined):
             undefined = found if isinstance(found, Undefined) else interval
             assert isinstance(undefined, Undefined)
-            row.update(alpha=None, low=None, high=None, decision="undecided", more_items=None, why=undefined.reason)
+            row.update(alpha=None, low=None, high=None, method=None, decision="undecided", more_items=None,
+                       why=undefined.reason)
         else:
             value = found[0]
             decision = decide(interval, target, n=units)
-            row.update(alpha=round(value, 4), low=round(interval.low, 4), high=round(interval.high, 4),
-                       decision=decision, more_items=None, why="")
+            row.update(alpha=value, low=interval.low, high=interval.high,
+                       method=interval.method, decision=decision, more_items=None, why="")
             if units < MIN_ITEMS_TO_DECIDE:  # an interval over a handful of items says little
                 row.update(more_items=MIN_ITEMS_TO_DECIDE - units,
                            why=f"at least {MIN_ITEMS_TO_DECIDE} items rated by two experts are needed to decide")
@@ -108,5 +110,5 @@ def _agreement(store: Store, rubric: Rubric, plan_id: str, target: float, overla
         verdict = (f"not yet, and the plan may fall short: about {max(needed)} more overlap items would settle it "
                    f"if alpha stays where it is, and {overlap_left} are left in the plan (re-assign with a larger "
                    "--overlap to add more)")
-    return {"measure": f"Krippendorff's alpha ({level})", "confidence": CONFIDENCE, "target": target,
+    return {"measure": f"Krippendorff's alpha ({level})", "confidence": confidence, "target": target,
             "experts": list(view.experts), "dimensions": dimensions, "enough": decided, "verdict": verdict}

@@ -4,6 +4,10 @@ Each section is computed once as objects (team.TeamAgreement, drift.ExpertSelfAg
 compare.VersionComparison), turned into a plain dict (what `report --format json` prints), and drawn from that
 dict as blocks (headings, paragraphs, tables) that one of three styles renders: Markdown, Rich tables (the text
 report, like its other tables) or plain lines (the summary screen). So every format shows the same figures.
+
+Figures are kept at full precision in the dicts (JSON) and rounded only in text. Every figure's interval sits
+beside it in an ``intervals`` object ({low, high, method, confidence}, or null with the reason in the object's
+``undefined`` map).
 """
 
 from __future__ import annotations
@@ -14,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from judge_tui.analysis.compare import VersionComparison, compare_versions
 from judge_tui.analysis.drift import ExpertSelfAgreement, self_agreement
-from judge_tui.analysis.figure_format import figure_text
+from judge_tui.analysis.figure_format import figure_text, figure_with_interval, interval_json
+from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, Change
 from judge_tui.analysis.team import (
     CONSENSUS_RATER,
     TOLERANCE,
@@ -26,6 +31,7 @@ from judge_tui.analysis.team import (
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.textsafe import clean
 from judge_tui.stats import agreement as ag
+from judge_tui.stats.intervals import IntervalFigure
 from judge_tui.store import Store
 
 if TYPE_CHECKING:
@@ -35,14 +41,31 @@ if TYPE_CHECKING:
 
 
 def figure(value: ag.Figure) -> float | dict[str, str]:
+    """A figure at full precision, or {"undefined": reason} (the sections' form of a missing figure)."""
     if isinstance(value, ag.Undefined):
         return {"undefined": value.reason}
-    return round(float(value), 4)
+    return float(value)
 
 
-def _pair(p: ag.PairAgreement) -> dict[str, Any]:
-    return {"n": p.n, "alignment": figure(p.alignment_rate), "kappa": figure(p.cohen_kappa),
-            "pearson_r": figure(p.pearson_r)}
+def intervals_of(named: dict[str, IntervalFigure], undefined: dict[str, str]) -> dict[str, Any]:
+    """Intervals by figure name for the JSON report; the reasons of missing ones go into ``undefined``."""
+    return {name: interval_json(interval, name, undefined) for name, interval in named.items()}
+
+
+def _with_intervals(figures: dict[str, Any], named: dict[str, IntervalFigure]) -> dict[str, Any]:
+    undefined: dict[str, str] = {}
+    return {**figures, "intervals": intervals_of(named, undefined), "undefined": undefined}
+
+
+def _pair(p: ag.PairAgreement, named: dict[str, IntervalFigure]) -> dict[str, Any]:
+    return _with_intervals({"n": p.n, "alignment": figure(p.alignment_rate), "kappa": figure(p.cohen_kappa),
+                            "pearson_r": figure(p.pearson_r)}, named)
+
+
+def _gwet(value: Any) -> tuple[float | dict[str, str], float | None, IntervalFigure]:
+    if isinstance(value, ag.Undefined):
+        return figure(value), None, value
+    return float(value.value), float(value.standard_error), value.interval
 
 
 # --------------------------------------------------------------------------- computing the sections
@@ -50,7 +73,7 @@ def _pair(p: ag.PairAgreement) -> dict[str, Any]:
 
 def team_figures(store: Store, rubric: Rubric, split: str | None = None, judge: str | None = None,
                  only_items: set[str] | None = None, tolerance: float = TOLERANCE,
-                 ratings: RubricRatings | None = None) -> TeamAgreement | None:
+                 ratings: RubricRatings | None = None, confidence: float = DEFAULT_CONFIDENCE) -> TeamAgreement | None:
     """The team figures, or None when fewer than two experts rated this rubric. ``ratings``: the split's
     ratings (scores.load) when the caller has read them already."""
     if ratings is None:
@@ -62,81 +85,113 @@ def team_figures(store: Store, rubric: Rubric, split: str | None = None, judge: 
     view = load_team(store, rubric, split=split, judge=judge, only_items=only_items, ratings=ratings, notes=False)
     if len(view.experts) < 2:
         return None
-    return team_agreement(view, tolerance)
+    return team_agreement(view, tolerance, confidence)
 
 
 def drift_figures(store: Store, rubric: Rubric, split: str | None = None, rater: str | None = None,
-                  tolerance: float = TOLERANCE, ratings: RubricRatings | None = None) -> list[ExpertSelfAgreement]:
+                  tolerance: float = TOLERANCE, ratings: RubricRatings | None = None,
+                  confidence: float = DEFAULT_CONFIDENCE) -> list[ExpertSelfAgreement]:
     """Each expert's (or one expert's) self-agreement over the items they rated twice (empty when none did)."""
     if ratings is None and not store.has_human_rerating(rubric.id):
         return []
-    return [s for s in self_agreement(store, rubric, split, tolerance, ratings=ratings)
+    return [s for s in self_agreement(store, rubric, split, tolerance, ratings=ratings, confidence=confidence)
             if rater is None or s.rater_id == rater]
 
 
 def team_to_dict(result: TeamAgreement, split: str | None) -> dict[str, Any]:
     dims = []
     for d in result.dimensions:
-        dims.append({
+        pairs = []
+        for pair in d.expert_pairs:
+            ac1, ac1_se, ac1_ci = _gwet(pair.ac1)
+            ac2, ac2_se, ac2_ci = _gwet(pair.ac2)
+            pairs.append(_with_intervals(
+                {"experts": list(pair.experts), "n": pair.n, "kappa": figure(pair.kappa), "ac1": ac1,
+                 "ac1_standard_error": ac1_se, "ac2": ac2, "ac2_standard_error": ac2_se},
+                {"kappa": pair.kappa_interval, "ac1": ac1_ci, "ac2": ac2_ci}))
+        fleiss = d.fleiss
+        named: dict[str, IntervalFigure] = {"alpha": d.alpha_levels[d.alpha_level][1]}
+        named |= {f"alpha_{level}": interval for level, (_, interval) in d.alpha_levels.items()}
+        named["fleiss_kappa"] = fleiss if isinstance(fleiss, ag.Undefined) else fleiss.interval
+        ac1, ac1_se, named["ac1"] = _gwet(d.ac1)
+        ac2, ac2_se, named["ac2"] = _gwet(d.ac2)
+        consensus = d.intervals[f"judge:{CONSENSUS_RATER}"]
+        dims.append(_with_intervals({
             "dimension": d.dimension,
             "alpha": figure(d.alpha),
             "alpha_level": d.alpha_level,
             "kappa_matrix": [[figure(k) for k in row] for row in d.kappa],
-            "experts_vs_judge": {e: _pair(p) for e, p in d.experts_vs_judge.items()},
-            "consensus_vs_judge": {**_pair(d.consensus_vs_judge), "items": d.consensus_items,
+            "experts_vs_judge": {e: _pair(p, d.intervals[f"judge:{e}"]) for e, p in d.experts_vs_judge.items()},
+            "consensus_vs_judge": {**_pair(d.consensus_vs_judge, consensus), "items": d.consensus_items,
                                    "adjudicated": d.adjudicated_items, "ties": d.ties},
-        })
+            "alpha_levels": {level: figure(value) for level, (value, _) in d.alpha_levels.items()},
+            "fleiss_kappa": figure(fleiss if isinstance(fleiss, ag.Undefined) else fleiss.value),
+            "fleiss_kappa_standard_error": None if isinstance(fleiss, ag.Undefined) else fleiss.standard_error,
+            "expert_pairs": pairs,
+            "experts_vs_consensus": {e: _pair(p, d.intervals[f"consensus:{e}"])
+                                     for e, p in d.experts_vs_consensus.items()},
+            "ac1": ac1, "ac1_standard_error": ac1_se, "ac2": ac2, "ac2_standard_error": ac2_se,
+        }, named))
+    undefined: dict[str, str] = {}
+    pooled = {k: interval_json(v, f"pooled_alignment_intervals.{k}", undefined)
+              for k, v in result.pooled_intervals.items()}
     return {"experts": list(result.experts), "judge": result.judge, "items": result.items, "split": split,
             "tolerance": result.tolerance, "dimensions": dims,
-            "pooled_alignment": {k: figure(v) for k, v in result.pooled_vs_judge.items()}}
+            "pooled_alignment": {k: figure(v) for k, v in result.pooled_vs_judge.items()},
+            "confidence": result.confidence, "pooled_alignment_intervals": pooled, "undefined": undefined}
 
 
-def drift_to_dicts(results: Sequence[ExpertSelfAgreement], tolerance: float) -> list[dict[str, Any]]:
-    return [{"rater": s.rater_id, "pairs": s.pairs, "tolerance": tolerance, "alignment": figure(s.alignment),
-             "by_dimension": {d: {"alignment": figure(p.alignment_rate), "kappa": figure(p.cohen_kappa)}
-                              for d, p in s.by_dimension.items()}}
-            for s in results]
+def drift_to_dicts(results: Sequence[ExpertSelfAgreement], tolerance: float,
+                   confidence: float = DEFAULT_CONFIDENCE) -> list[dict[str, Any]]:
+    return [_with_intervals(
+        {"rater": s.rater_id, "pairs": s.pairs, "tolerance": tolerance, "alignment": figure(s.alignment),
+         "by_dimension": {d: _with_intervals({"alignment": figure(p.alignment_rate), "kappa": figure(p.cohen_kappa)},
+                                             s.dimension_intervals[d])
+                          for d, p in s.by_dimension.items()},
+         "confidence": confidence},
+        {"alignment": s.alignment_interval})
+        for s in results]
+
+
+def _change_dict(pair: tuple[ag.Figure, ag.Figure], change: Change) -> dict[str, Any]:
+    value = change.value
+    return _with_intervals({"v1": figure(pair[0]), "v2": figure(pair[1]), "change": figure(value),
+                            "verdict": change.verdict}, {"change": change.interval})
 
 
 def comparison_to_dict(c: VersionComparison) -> dict[str, Any]:
-    def delta(pair: tuple[ag.Figure, ag.Figure]) -> float | dict[str, str]:
-        a, b = pair
-        if ag.is_defined(a) and ag.is_defined(b):
-            return round(b - a, 4)
-        return {"undefined": "one of the two figures is not defined"}
-
     return {
         "rubric": c.rubric, "split": c.split or "all items (no splits assigned)",
         "v1": {"name": c.v1.name, "judge": c.v1.rater_id}, "v2": {"name": c.v2.name, "judge": c.v2.rater_id},
         "reference": f"consensus of {len(c.experts)} expert(s): {', '.join(c.experts)}", "items": c.items,
-        "tolerance": c.tolerance,
-        "alignment": {"v1": figure(c.alignment[0]), "v2": figure(c.alignment[1]), "change": delta(c.alignment)},
+        "tolerance": c.tolerance, "confidence": c.confidence,
+        "alignment": _change_dict(c.alignment, c.alignment_change),
         "dimensions": [{"dimension": s.dimension, "n": s.n,
-                        "alignment": {"v1": figure(s.alignment[0]), "v2": figure(s.alignment[1]),
-                                      "change": delta(s.alignment)},
-                        "kappa": {"v1": figure(s.kappa[0]), "v2": figure(s.kappa[1]), "change": delta(s.kappa)},
-                        "pearson_r": {"v1": figure(s.pearson[0]), "v2": figure(s.pearson[1]),
-                                      "change": delta(s.pearson)}}
+                        "alignment": _change_dict(s.alignment, s.changes["alignment"]),
+                        "kappa": _change_dict(s.kappa, s.changes["kappa"]),
+                        "pearson_r": _change_dict(s.pearson, s.changes["pearson_r"])}
                        for s in c.dimensions],
     }
 
 
 def team_section(store: Store, rubric: Rubric, split: str | None = None, judge: str | None = None,
-                 only_items: set[str] | None = None, tolerance: float = TOLERANCE) -> dict[str, Any] | None:
+                 only_items: set[str] | None = None, tolerance: float = TOLERANCE,
+                 confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Any] | None:
     """The team section as a dict, or None when fewer than two experts rated this rubric."""
-    result = team_figures(store, rubric, split, judge, only_items, tolerance)
+    result = team_figures(store, rubric, split, judge, only_items, tolerance, confidence=confidence)
     return None if result is None else team_to_dict(result, split)
 
 
-def drift_section(store: Store, rubric: Rubric, split: str | None = None,
-                  rater: str | None = None, tolerance: float = TOLERANCE) -> list[dict[str, Any]]:
+def drift_section(store: Store, rubric: Rubric, split: str | None = None, rater: str | None = None,
+                  tolerance: float = TOLERANCE, confidence: float = DEFAULT_CONFIDENCE) -> list[dict[str, Any]]:
     """The self-agreement section as dicts (empty when no expert re-rated an item)."""
-    return drift_to_dicts(drift_figures(store, rubric, split, rater, tolerance), tolerance)
+    return drift_to_dicts(drift_figures(store, rubric, split, rater, tolerance, confidence=confidence), tolerance,
+                          confidence)
 
 
 def compare_section(store: Store, rubric: Rubric, v1: str, v2: str, split: str | None = None,
-                    tolerance: float = TOLERANCE) -> dict[str, Any]:
-    return comparison_to_dict(compare_versions(store, rubric, v1, v2, split, tolerance))
+                    tolerance: float = TOLERANCE, confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Any]:
+    return comparison_to_dict(compare_versions(store, rubric, v1, v2, split, tolerance, confidence))
 
 
 # --------------------------------------------------------------------------- blocks, and their three styles
@@ -231,43 +286,110 @@ def _num(value: Any, percent: bool = False, signed: bool = False) -> str:
     return figure_text(value, digits=2, percent=percent, signed=signed)
 
 
+def _ci(value: Any, interval: Any, percent: bool = False) -> str:
+    """A figure with its interval, e.g. "0.73 [0.49, 0.96]" or "83.3% [55, 95]"."""
+    return figure_with_interval(value, interval, digits=2, percent=percent)
+
+
+def _change_cell(f: dict[str, Any], percent: bool) -> str:
+    text = _num(f["change"], percent, signed=True)
+    interval = f["intervals"]["change"]
+    if interval is None or text == "n/a":
+        return text
+    scale, digits = (100, 0) if percent else (1, 2)
+    low, high = (0.0 if round(b * scale, digits) == 0 else b * scale for b in (interval["low"], interval["high"]))
+    return f"{text} [{low:+.{digits}f}, {high:+.{digits}f}]"
+
+
+def _confidence_line(section: dict[str, Any]) -> str:
+    return f"[low, high]: {section['confidence']:.0%} intervals; docs/agreement.md names each method."
+
+
 def team_blocks(section: dict[str, Any]) -> list[Block]:
     experts = section["experts"]
     blocks: list[Block] = [Heading("Team: agreement among experts")]
     blocks.append(Paragraph((
         f"{len(experts)} experts ({', '.join(experts)}) on {section['items']} items; judge: "
         f"{section['judge'] or 'none yet'}. Consensus = adjudicated score, else the experts' mean "
-        "(PASS/FAIL: majority; ties left out); kappa takes a mean at its nearest scale point.",)))
-    blocks.append(TableBlock(("dimension", "alpha", "level"),
-                             tuple((d["dimension"], _num(d["alpha"]), d["alpha_level"]) for d in section["dimensions"]),
-                             right=frozenset({1})))
-    rows = []
-    for d in section["dimensions"]:
-        for name, p in [*d["experts_vs_judge"].items(), (CONSENSUS_RATER, d["consensus_vs_judge"])]:
-            extra = ""
-            if name == CONSENSUS_RATER and (p["adjudicated"] or p["ties"]):
-                extra = f" ({p['adjudicated']} adjudicated, {p['ties']} ties left out)"
-            rows.append((d["dimension"], name + extra, str(p["n"]), _num(p["alignment"], percent=True),
-                         _num(p["kappa"]), _num(p["pearson_r"])))
+        "(PASS/FAIL: majority; ties left out); kappa takes a mean at its nearest scale point.",
+        _confidence_line(section))))
+    levels = [level for level in ("nominal", "ordinal", "interval")
+              if any(_is_number(d["alpha_levels"][level]) for d in section["dimensions"])]
+    primary = section["dimensions"][0]["alpha_level"] if section["dimensions"] else "ordinal"
+    others = [level for level in levels if level != primary]
+    # Tables of at most three figures with intervals, so that they fit 80 columns on the summary screen.
     blocks.append(TableBlock(
-        ("dimension", "rater", "n", "alignment", "kappa", "r"), tuple(rows),
-        f"Each expert and the consensus against the judge (alignment within ±{section['tolerance']:g}):",
-        frozenset({2, 3, 4, 5})))
-    pooled = ", ".join(f"{k} {_num(v, percent=True)}" for k, v in section["pooled_alignment"].items())
+        ("dimension", f"alpha ({primary})", "Fleiss kappa"),
+        tuple((d["dimension"], _ci(d["alpha"], d["intervals"]["alpha"]),
+               _ci(d["fleiss_kappa"], d["intervals"]["fleiss_kappa"])) for d in section["dimensions"]),
+        right=frozenset({1, 2})))
+    if others:
+        blocks.append(TableBlock(
+            ("dimension", *(f"alpha {level}" for level in others)),
+            tuple((d["dimension"], *(_ci(d["alpha_levels"][level], d["intervals"][f"alpha_{level}"])
+                                     for level in others)) for d in section["dimensions"]),
+            "Alpha at the other levels (the consensus averages scores, as the interval level does):",
+            frozenset(range(1, 1 + len(others)))))
+    with_ac2 = any(_is_number(d["ac2"]) for d in section["dimensions"])
+    blocks.append(TableBlock(
+        ("dimension", "AC1", *(("AC2 (quadratic)",) if with_ac2 else ())),
+        tuple((d["dimension"], _ci(d["ac1"], d["intervals"]["ac1"]),
+               *((_ci(d["ac2"], d["intervals"]["ac2"]),) if with_ac2 else ())) for d in section["dimensions"]),
+        "Gwet's AC1 among all the experts (holds up when one score is far more common than the others):",
+        frozenset({1, 2})))
+    tolerance = f"alignment within ±{section['tolerance']:g}"
+    for d in section["dimensions"]:
+        c = d["consensus_vs_judge"]
+        settled = f"; consensus: {c['adjudicated']} adjudicated, {c['ties']} ties left out" if (
+            c["adjudicated"] or c["ties"]) else ""
+        rows = [(name, *_pair_cells(p)) for name, p in [*d["experts_vs_judge"].items(), (CONSENSUS_RATER, c)]]
+        blocks.append(TableBlock(("rater", "n", "alignment", "kappa", "r"), tuple(rows),
+                                 f"{d['dimension']}, against the judge ({tolerance}{settled}):",
+                                 frozenset({1, 2, 3, 4})))
+        rows = [(e, *_pair_cells(p)) for e, p in d["experts_vs_consensus"].items()]
+        blocks.append(TableBlock(("expert", "n", "alignment", "kappa", "r"), tuple(rows),
+                                 f"{d['dimension']}, each expert against the consensus (their own score is part "
+                                 "of it):", frozenset({1, 2, 3, 4})))
+    pooled = ", ".join(f"{k} {_ci(v, section['pooled_alignment_intervals'][k], percent=True)}"
+                       for k, v in section["pooled_alignment"].items())
     blocks.append(Paragraph((f"Alignment with the judge over every judged dimension: {pooled}",)))
     for d in section["dimensions"]:
+        cells = {(e, e): _num(d["kappa_matrix"][i][i]) for i, e in enumerate(experts)}
+        for p in d["expert_pairs"]:
+            a, b = p["experts"]
+            cells[(a, b)] = cells[(b, a)] = _ci(p["kappa"], p["intervals"]["kappa"])
         blocks.append(TableBlock(
-            ("", *experts), tuple((e, *(_num(k) for k in row)) for e, row in zip(experts, d["kappa_matrix"], strict=True)),
+            ("", *experts), tuple((e, *(cells[(e, other)] for other in experts)) for e in experts),
             f"Cohen's kappa between experts, {d['dimension']}:", frozenset(range(1, len(experts) + 1))))
+        with_ac2 = any(_is_number(p["ac2"]) for p in d["expert_pairs"])
+        blocks.append(TableBlock(
+            ("experts", "n", "AC1", *(("AC2 (quadratic)",) if with_ac2 else ())),
+            tuple((" – ".join(p["experts"]), str(p["n"]), _ci(p["ac1"], p["intervals"]["ac1"]),
+                   *((_ci(p["ac2"], p["intervals"]["ac2"]),) if with_ac2 else ()))
+                  for p in d["expert_pairs"]),
+            f"Gwet's AC1 between experts (holds up when one category is common), {d['dimension']}:",
+            frozenset({1, 2, 3})))
     return blocks
+
+
+def _is_number(value: Any) -> bool:
+    """Whether a JSON figure is a number (not {"undefined": reason} or null)."""
+    return isinstance(value, int | float)
+
+
+def _pair_cells(p: dict[str, Any]) -> tuple[str, str, str, str]:
+    i = p["intervals"]
+    return (str(p["n"]), _ci(p["alignment"], i["alignment"], percent=True), _ci(p["kappa"], i["kappa"]),
+            _ci(p["pearson_r"], i["pearson_r"]))
 
 
 def drift_blocks(section: list[dict[str, Any]]) -> list[Block]:
     dims = list(section[0]["by_dimension"]) if section else []
-    rows = tuple((s["rater"], str(s["pairs"]), _num(s["alignment"], percent=True),
-                  *(_num(s["by_dimension"][d]["kappa"]) for d in dims)) for s in section)
-    title = (f"First rating against the re-rating (alignment within ±{section[0]['tolerance']:g}):"
-             if section else None)
+    rows = tuple((s["rater"], str(s["pairs"]), _ci(s["alignment"], s["intervals"]["alignment"], percent=True),
+                  *(_ci(s["by_dimension"][d]["kappa"], s["by_dimension"][d]["intervals"]["kappa"]) for d in dims))
+                 for s in section)
+    title = (f"First rating against the re-rating (alignment within ±{section[0]['tolerance']:g}; "
+             f"{section[0]['confidence']:.0%} intervals):" if section else None)
     return [Heading("Self-agreement (items re-rated blind later)"),
             TableBlock(("expert", "items", "alignment", *(f"kappa {d}" for d in dims)), rows, title,
                        frozenset(range(1, 3 + len(dims))))]
@@ -281,18 +403,28 @@ def compare_blocks(section: dict[str, Any]) -> list[Block]:
                                    ("r", "pearson_r", False)):
             f = d[key]
             rows.append((d["dimension"] if name == "alignment" else "", name, str(d["n"]) if percent else "",
-                         _num(f["v1"], percent), _num(f["v2"], percent), _num(f["change"], percent, signed=True)))
+                         _num(f["v1"], percent), _num(f["v2"], percent), _change_cell(f, percent),
+                         f["verdict"] or "n/a"))
     a = section["alignment"]
-    rows.append(("all judged", "alignment", "", _num(a["v1"], True), _num(a["v2"], True),
-                 _num(a["change"], True, signed=True)))
+    rows.append(("all judged", "alignment", "", _num(a["v1"], True), _num(a["v2"], True), _change_cell(a, True),
+                 a["verdict"] or "n/a"))
+    figures = [(f"{d['dimension']} {name}", d[key]) for d in section["dimensions"]
+               for name, key in (("alignment", "alignment"), ("kappa", "kappa"), ("r", "pearson_r"))]
+    missing = [f"{where}: {f['undefined']['change']}" for where, f in [*figures, ("all judged alignment", a)]
+               if _is_number(f["change"]) and "change" in f["undefined"]]
+    notes = [Paragraph(("No interval (so no verdict) for:", *missing))] if missing else []
     return [
         Heading(f"Version comparison: {v1['name']} -> {v2['name']}"),
         Paragraph((f"{v1['name']} = {v1['judge']}; {v2['name']} = {v2['judge']}",
                    f"Rubric {section['rubric']}, split {section['split']}, {section['items']} items judged "
                    f"under both and rated by the experts; reference: {section['reference']}; alignment within "
-                   f"±{section['tolerance']:g}.")),
-        TableBlock(("dimension", "figure", "n", v1["name"], v2["name"], "change"), tuple(rows),
+                   f"±{section['tolerance']:g}.",
+                   f"Change: {v2['name']} minus {v1['name']}, with the {section['confidence']:.0%} interval of a "
+                   "paired bootstrap over the same items; improved or worse only when the whole interval lies "
+                   "above or below 0.")),
+        TableBlock(("dimension", "figure", "n", v1["name"], v2["name"], "change", "verdict"), tuple(rows),
                    right=frozenset({2, 3, 4, 5})),
+        *notes,
     ]
 
 

@@ -15,7 +15,9 @@ from judge_tui.store.rubric_choice import resolve_rubric
 def run(args: argparse.Namespace) -> int:
     with open_store(args, create=False) as store:
         rubric = resolve_rubric(args.rubric, store).id if args.rubric else None
-        status = study_status(store, rubric, team_alpha_target=load_settings().agreement.team_alpha_target)
+        agreement = load_settings().agreement
+        status = study_status(store, rubric, team_alpha_target=agreement.team_alpha_target,
+                              confidence=agreement.confidence)
     if args.format == "json":
         print(json.dumps(status, indent=2, ensure_ascii=False))
         return 0

@@ -261,7 +261,9 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> Figure:
         return Undefined("one rater gave the same score to every item, so there is no variation to correlate")
     dx = x - x.mean()
     dy = y - y.mean()
-    r = float(np.dot(dx, dy) / (np.sqrt(np.dot(dx, dx)) * np.sqrt(np.dot(dy, dy))))
+    # Sums rather than np.dot: BLAS wakes its threads for long vectors, which costs milliseconds a call on a
+    # busy machine, where numpy's own (pairwise) sum takes microseconds.
+    r = float((dx * dy).sum() / (np.sqrt((dx * dx).sum()) * np.sqrt((dy * dy).sum())))
     return min(1.0, max(-1.0, r))
 
 

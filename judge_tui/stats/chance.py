@@ -53,7 +53,9 @@ def gwet_ac(
     p_e = T_w / (q (q - 1)) · sum_k pi_k (1 - pi_k), where pi_k is the mean of the two raters' shares of
     category k and T_w the sum of the agreement weights. The variance is Gwet's (2008) for the subjects
     sampled from an infinite population; the interval is AC ± z·SE clipped to [-1, 1] (irrCAC uses a t
-    quantile with n - 1 degrees of freedom, which differs from z by under 1% past 100 items).
+    quantile with n - 1 degrees of freedom, which differs from z by under 1% past 100 items). When every item
+    agreed the SE is 0 whatever n is; the interval is then Wilson's for the observed agreement, chance agreement
+    held fixed (method "wilson-agreement"), as ``intervals.kappa_interval`` does for kappa.
     """
     table = _table(confusion)
     n = float(table.sum())
@@ -75,11 +77,11 @@ def gwet_ac(
     variance = (spread - (observed - 2.0 * (1.0 - ac) * chance) ** 2) / (n * (1.0 - chance) ** 2)
     se = float(np.sqrt(max(variance, 0.0)))
     z = z_value(confidence)
-    if se > 1e-12:
-        interval = Interval(max(-1.0, ac - z * se), min(1.0, ac + z * se), "gwet", confidence)
-    else:
+    interval: IntervalFigure = Interval(max(-1.0, ac - z * se), min(1.0, ac + z * se), "gwet", confidence)
+    if se <= 1e-12 or not np.any(table[~np.eye(q, dtype=bool)]):
         # Every item agreed (or the spread vanished): a standard error of 0 would claim certainty from a handful
-        # of items. As for kappa, take the Wilson interval of the agreement with chance agreement held fixed.
+        # of items, whatever n is. As for kappa, take the Wilson interval of the agreement with chance agreement
+        # held fixed.
         agreed = wilson_at(observed, n, confidence)
         interval = Interval(max(-1.0, (agreed.low - chance) / (1.0 - chance)),
                             min(1.0, (agreed.high - chance) / (1.0 - chance)), "wilson-agreement", confidence)

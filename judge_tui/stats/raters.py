@@ -4,9 +4,13 @@ Both take a raters x items matrix with NaN for a missing rating and values on th
 
 * Krippendorff's alpha at the nominal, ordinal or interval level is computed from each unit's coincidences,
   so a bootstrap over units (Hayes and Krippendorff 2007 resample the units of analysis) is a weighted sum of
-  per-unit tables and all resamples are computed at once. Equals the ``krippendorff`` package's alpha.
+  per-unit tables and all resamples are computed at once. Equals the ``krippendorff`` package's alpha. Past
+  ``BOOTSTRAP_MAX_ITEMS`` units the interval is the infinitesimal jackknife over the same units (the
+  bootstrap's large-sample limit, ``stats.linearised``), named as such.
 * Fleiss' kappa, in the generalised form that lets the number of raters vary by item, with Gwet's variance
-  as irrCAC's ``CAC(ratings).fleiss()`` computes it.
+  as irrCAC's ``CAC(ratings).fleiss()`` computes it;
+* Gwet's AC1 (and AC2 with quadratic weights) for any number of raters per item, with Gwet's (2008) variance,
+  as irrCAC's ``CAC(ratings, weights=...).gwet()`` computes them.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import numpy as np
 
 from judge_tui.stats.agreement import Undefined
 from judge_tui.stats.intervals import (
+    BOOTSTRAP_MAX_ITEMS,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     Interval,
@@ -26,8 +31,9 @@ from judge_tui.stats.intervals import (
     percentile_interval,
     z_value,
 )
+from judge_tui.stats.linearised import normal_interval, table_gradient
 
-__all__ = ["FleissKappa", "alpha_interval", "fleiss_kappa", "unit_category_counts"]
+__all__ = ["FleissKappa", "GwetAgreement", "alpha_interval", "fleiss_kappa", "gwet_ac_raters", "unit_category_counts"]
 
 Level = Literal["nominal", "ordinal", "interval"]
 
@@ -38,10 +44,9 @@ def unit_category_counts(matrix: np.ndarray, scale: np.ndarray) -> np.ndarray:
     points = np.asarray(scale, dtype=np.float64)
     present = ~np.isnan(values)
     codes = np.abs(values[..., None] - points).argmin(axis=-1)
-    counts = np.zeros((values.shape[1], points.size))
-    rater, item = np.nonzero(present)
-    np.add.at(counts, (item, codes[rater, item]), 1.0)
-    return counts
+    k = points.size
+    cells = np.where(present, np.arange(values.shape[1]) * k + codes, -1)[present]
+    return np.bincount(cells, minlength=values.shape[1] * k).reshape(values.shape[1], k).astype(np.float64)
 
 
 def _unit_coincidences(counts: np.ndarray) -> np.ndarray:
@@ -81,9 +86,10 @@ def _alpha(coincidences: np.ndarray, level: Level, scale: np.ndarray) -> np.ndar
 
 def alpha_interval(
     matrix: np.ndarray, level: Level, scale: np.ndarray, confidence: float = 0.95, *,
-    n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+    n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, max_bootstrap_units: int = BOOTSTRAP_MAX_ITEMS,
 ) -> tuple[float, IntervalFigure] | Undefined:
-    """Krippendorff's alpha and its percentile bootstrap interval over units (items rated by two or more)."""
+    """Krippendorff's alpha and its percentile bootstrap interval over units (items rated by two or more);
+    past ``max_bootstrap_units`` units, the infinitesimal jackknife over the units."""
     counts = unit_category_counts(matrix, scale)
     counts = counts[counts.sum(axis=1) >= 2]
     if counts.shape[0] < 2:
@@ -95,6 +101,9 @@ def alpha_interval(
         return Undefined("every rating is the same value, so agreement cannot be told apart from chance")
     k = points.size
     flat = per_unit.reshape(per_unit.shape[0], k * k)
+    if counts.shape[0] > max_bootstrap_units:
+        gradient = table_gradient(lambda tables: _alpha(tables, level, points), per_unit.sum(axis=0))
+        return value, normal_interval(value, flat @ gradient.ravel(), confidence, "infinitesimal jackknife (units)")
 
     def statistic(weights: np.ndarray) -> np.ndarray:
         return _alpha((weights @ flat).reshape(-1, k, k), level, points)
@@ -141,3 +150,50 @@ def fleiss_kappa(matrix: np.ndarray, scale: np.ndarray, confidence: float = 0.95
     se = float(np.sqrt(variance))
     z = z_value(confidence)
     return FleissKappa(kappa, se, Interval(max(-1.0, kappa - z * se), min(1.0, kappa + z * se), "gwet", confidence))
+
+
+@dataclass(frozen=True)
+class GwetAgreement:
+    """Gwet's AC1 (unweighted) or AC2 (weighted) among several raters, with its standard error and interval."""
+
+    value: float
+    standard_error: float
+    interval: Interval
+    weighted: bool
+
+
+def gwet_ac_raters(matrix: np.ndarray, scale: np.ndarray, weights: Literal["quadratic"] | None = None,
+                   confidence: float = 0.95) -> GwetAgreement | Undefined:
+    """Gwet's AC1 (``weights=None``) or AC2 with quadratic agreement weights among any number of raters.
+
+    p_a is the mean, over items rated by two or more, of the (weighted) share of agreeing rater pairs;
+    p_e = T_w / (q (q - 1)) · sum_k pi_k (1 - pi_k), pi_k the mean share of category k over items. The variance
+    linearises each item's contribution as Gwet (2008) does; the interval is AC ± z·SE clipped to [-1, 1].
+    """
+    counts = unit_category_counts(matrix, scale)
+    counts = counts[counts.sum(axis=1) > 0]
+    n, q = counts.shape
+    raters = counts.sum(axis=1)
+    pairable = raters >= 2
+    if np.count_nonzero(pairable) < 2:
+        return Undefined("AC1 needs at least two items rated by at least two raters")
+    index = np.arange(q)
+    w = np.eye(q) if weights is None else 1.0 - (index[:, None] - index[None, :]) ** 2 / float((q - 1) ** 2)
+    weighted_counts = counts @ w.T
+    pairs = np.where(pairable, raters * (raters - 1.0), 1.0)
+    item_agreement = np.where(pairable, (counts * (weighted_counts - 1.0)).sum(axis=1) / pairs, 0.0)
+    observed = float(item_agreement[pairable].sum() / np.count_nonzero(pairable))
+    shares = (counts / raters[:, None]).mean(axis=0)
+    total_weight = float(w.sum())
+    chance = total_weight * float((shares * (1.0 - shares)).sum()) / (q * (q - 1))
+    if chance >= 1.0:
+        return Undefined("chance agreement is total")
+    ac = (observed - chance) / (1.0 - chance)
+    share_of_pairable = n / np.count_nonzero(pairable)
+    item_ac = share_of_pairable * (item_agreement - chance * pairable) / (1.0 - chance)
+    item_chance = total_weight / (q * (q - 1)) * (counts @ (1.0 - shares)) / raters
+    corrected = item_ac - 2.0 * (1.0 - ac) * (item_chance - chance) / (1.0 - chance)
+    se = float(np.sqrt(((corrected - ac) ** 2).sum() / (n * (n - 1.0))))
+    z = z_value(confidence)
+    return GwetAgreement(ac, se, Interval(max(-1.0, ac - z * se), min(1.0, ac + z * se), "gwet", confidence),
+                         weights is not None)

@@ -65,7 +65,7 @@ def scatter_plot(human: np.ndarray, judge: np.ndarray, bins: int = PLOT_BINS) ->
 
 
 def team_lines(store: Store, rubric: Rubric, reviewer: str, judge: str, tolerance: float, *,
-               lead: bool = False, ratings: RubricRatings | None = None) -> list[str]:
+               lead: bool = False, ratings: RubricRatings | None = None, confidence: float = 0.95) -> list[str]:
     """The team section and this reviewer's self-agreement, as text lines (empty when there is neither), with
     the same alignment tolerance as the rest of the summary, over the items the blind rule lets them see.
     ``ratings``: the rubric's ratings (scores.load), read once for the whole summary.
@@ -81,14 +81,15 @@ def team_lines(store: Store, rubric: Rubric, reviewer: str, judge: str, toleranc
     )
 
     visible = visible_items(store, rubric.id, reviewer, lead=lead)
-    team = (team_figures(store, rubric, judge=judge, only_items=visible, tolerance=tolerance, ratings=ratings)
+    team = (team_figures(store, rubric, judge=judge, only_items=visible, tolerance=tolerance, ratings=ratings,
+                         confidence=confidence)
             if visible is None or visible else None)
-    drift = drift_figures(store, rubric, rater=reviewer, tolerance=tolerance, ratings=ratings)
+    drift = drift_figures(store, rubric, rater=reviewer, tolerance=tolerance, ratings=ratings, confidence=confidence)
     lines: list[str] = []
     if team is not None:
         lines += lines_of(team_blocks(team_to_dict(team, None)), "text")
     if drift:
-        lines += lines_of(drift_blocks(drift_to_dicts(drift, tolerance)), "text")
+        lines += lines_of(drift_blocks(drift_to_dicts(drift, tolerance, confidence)), "text")
     return lines
 
 
@@ -158,7 +159,7 @@ class SummaryScreen(Screen[None]):
                     return
                 ratings = load(store, rubric)  # one read of the ratings for every section below
                 team = team_lines(store, rubric, self.reviewer_id, judge, settings.tolerance, lead=self.lead,
-                                  ratings=ratings)
+                                  ratings=ratings, confidence=settings.confidence)
                 if not submitted:
                     self.post_message(self.Unavailable(
                         f"You have rated no {rubric.id} item, so there is no comparison of yours with the judge.",
