@@ -513,3 +513,18 @@ def test_repeat_pairs_past_the_item_limit_take_conservative_closed_forms(monkeyp
         assert b.method.endswith("(mean over repeat pairs, conservative)")
         # The bound on the standard error of a mean of correlated figures: at least as wide as the bootstrap's.
         assert b.high - b.low >= (a.high - a.low) * 0.95
+
+
+def test_the_judge_screen_headline_says_whether_the_change_helped(team, hermetic_home):
+    from judge_tui.analysis.calibration import change_headline
+    from judge_tui.analysis.compare import compare_versions
+    from judge_tui.store.rubric_choice import resolve_rubric
+
+    db, _ = team
+    with Store(db) as store:
+        rubric = resolve_rubric("exercise-quality", store)
+        better = change_headline(compare_versions(store, rubric, "p1", "p2"))
+        noise = change_headline(compare_versions(store, rubric, "p1", "p3"))
+    assert better.endswith(f"over {N} items judged by both: improved")
+    assert " pts [+" in better
+    assert noise.endswith("no detectable change yet")

@@ -23,6 +23,7 @@ from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag
+from judge_tui.stats.intervals import Interval
 from judge_tui.store import Store
 
 DEV = "dev"
@@ -134,19 +135,20 @@ def _figure_lines(store: Store, rubric: Rubric, judge: str, experts: tuple[str, 
 
 
 def change_headline(comparison: VersionComparison) -> str:
-    """The paired change in alignment over every judged dimension, e.g. "+6.0 pts [-2, +14]: no detectable
-    change yet", with the interval and the decision when the comparison carries them."""
+    """The paired change in alignment over every judged dimension with its interval and what it means, e.g.
+    "alignment 62.5% → 68.8%: +6.2 pts [-2, +14] over 16 items judged by both: no detectable change yet"."""
     before, after = comparison.alignment
     if not (ag.is_defined(before) and ag.is_defined(after)):
         return f"alignment change: n/a over {comparison.items} items"
+    change = comparison.alignment_change
     text = f"alignment {figure_text(before, percent=True)} → {figure_text(after, percent=True)}: " \
            f"{figure_text(after - before, percent=True, signed=True)}"
-    interval = getattr(comparison, "alignment_change_interval", None)
-    if interval is not None and not isinstance(interval, ag.Undefined):
-        text += f" [{interval.low * 100:+.0f}, {interval.high * 100:+.0f}]"
-    verdict = getattr(comparison, "verdict", None)
+    if isinstance(change.interval, Interval):
+        text += f" [{change.interval.low * 100:+.0f}, {change.interval.high * 100:+.0f}]"
     text += f" over {comparison.items} items judged by both"
-    return f"{text}: {verdict}" if verdict else text
+    if change.verdict is None:
+        return f"{text}: too few items for an interval yet"
+    return f"{text}: {change.verdict}" + (" yet" if change.verdict == "no detectable change" else "")
 
 
 def _misaligned(store: Store, rubric: Rubric, judge: str, split: str, tolerance: float) -> tuple[Misaligned, ...]:
