@@ -32,11 +32,18 @@ class DimensionCard(Static):
         super().__init__(markup=False, **kwargs)
         self.rubric = rubric
         self.dimension = dimension
+        self._shown: tuple[object, ...] | None = None
 
     def show(
         self, score: float | None, *, focused: bool, expanded: bool, guidance_on: bool,
         task_type: str | None, keys: Mapping[float, str], compact: bool = False,
     ) -> None:
+        """Draw the card; a card whose score, focus and form have not changed is left as it is (a score key
+        changes one or two cards of the panel)."""
+        shown = (score, focused, expanded, guidance_on, task_type, tuple(keys.items()), compact)
+        if shown == self._shown:
+            return
+        self._shown = shown
         rubric, dim = self.rubric, self.dimension
         self.set_class(focused, "-focused")
         head = Text()
@@ -99,7 +106,7 @@ class RubricPanel(VerticalScroll, can_focus=False):
                       keys=keys if focused else {}, compact=compact)
         definitions = self.query_one("#rubric-definitions", Static)
         definitions.display = guidance_on and bool(self.rubric.definitions)
-        if definitions.display:
+        if definitions.display and not definitions.content:  # the same for every item: drawn once
             text = Text("Definitions", "bold")
             for d in self.rubric.definitions:
                 text.append("\n")
@@ -123,7 +130,8 @@ class RubricPanel(VerticalScroll, can_focus=False):
         others = self.query_one("#others", Static)
         others.display = bool(ratings)
         if not ratings:
-            others.update("")
+            if others.content:
+                others.update("")
             return
         text = Text("Other ratings (shown after your own)", "bold")
         for rating in ratings:
@@ -174,4 +182,5 @@ class ScoreSummary(Static):
             if flag_reason:
                 text.append(": ")
                 text.append(clean(flag_reason))
-        self.update(text)
+        if text != self.content:  # redrawn only when it changes
+            self.update(text)
