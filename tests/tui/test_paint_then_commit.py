@@ -156,3 +156,26 @@ def test_kill_9_right_after_a_key_loses_nothing_the_screen_showed_as_saved(
         assert saved == expected
     else:  # shown as not yet saved: the earlier keys are on disk, the last one may or may not be
         assert saved in (expected, {d: v for d, v in expected.items() if d != "ratl"[keys_before_kill - 1]})
+
+
+async def test_the_first_items_code_is_coloured_just_after_the_first_paint(make_app):
+    from judge_tui.tui.widgets.field_view import FieldView
+
+    app = make_app("cis")
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = app.screen.query_one("#field-source_code", FieldView)
+        if view.colour_pending:  # caught before the first paint: shown plain, for now
+            assert not any(line.spans for line in view._lines)  # noqa: SLF001
+        await pilot.pause()
+        assert not view.colour_pending
+        assert any(line.spans for line in view._lines)  # noqa: SLF001 - Pygments' colours, once painted
+
+
+def test_a_field_shown_with_colour_later_is_plain_until_coloured():
+    from judge_tui.tui.widgets.field_view import FieldView
+
+    view = FieldView("code", "python")
+    view.set_text("def f():\n    return 1\n", colour_later=True)
+    assert view.colour_pending and not any(line.spans for line in view._lines)  # noqa: SLF001
+    view.colour()
+    assert not view.colour_pending and any(line.spans for line in view._lines)  # noqa: SLF001
