@@ -20,6 +20,7 @@ so each key starts from rest, as a reviewer's would.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import shutil
@@ -167,6 +168,9 @@ def main() -> int:
     (folder / "bare.py").write_text(BARE_APP)
     env = {"JUDGE_TUI_HOME": str(home), "TERM": "xterm-256color", "PYTHONPATH": str(REPO)}
 
+    # Bytecode as an installed judge-tui has it (pip compiles it; PYTHONDONTWRITEBYTECODE would leave the
+    # source tree without it, and every start would compile judge-tui's modules again).
+    compileall.compile_dir(REPO / "judge_tui", quiet=1)
     tmux = Tmux(folder)
     try:
         tmux.start("bare", [sys.executable, str(folder / "bare.py")], (columns, rows), env)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import compileall
 import fcntl
 import json
 import os
@@ -266,6 +267,9 @@ def main() -> None:
     if not db.exists():
         print(f"building {args.items:,} items in {db} ...", flush=True)
         print(f"  built in {build_db(db, args.items):.1f} s ({db.stat().st_size / 2**20:.0f} MiB)")
+    # Bytecode as an installed judge-tui has it (pip compiles it; PYTHONDONTWRITEBYTECODE would leave the
+    # source tree without it, and every start would compile judge-tui's modules again).
+    compileall.compile_dir(REPO / "judge_tui", quiet=1)
     home = folder / "home"
     home.mkdir(exist_ok=True)
 
