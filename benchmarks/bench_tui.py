@@ -7,8 +7,8 @@
    from process start to the moment the first item has been painted; peak RSS of that process. Beside each
    run, in turn, the floor: a bare Textual app showing one line, from process start to its first paint.
 3. Keys: in a fresh process, the real app (headless, 120x40) rates items by calling the screen's action
-   methods; the time of each action method is measured (the app's own work for the key, database commit
-   included), not Pilot's waiting. Peak RSS of that process after rating.
+   methods; the time of each action method is measured (the app's own work for the key; the commit of the
+   change follows the paint, so it is not in it), not Pilot's waiting. Peak RSS of that process after rating.
 4. A 5,000-line submission: time to open it, then the CPU time per page-down through it (handling the key and
    drawing the new frame), beside the CPU time of a key bound to nothing, and the cost of drawing one
    screenful of its lines.
