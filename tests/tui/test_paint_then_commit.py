@@ -179,3 +179,22 @@ def test_a_field_shown_with_colour_later_is_plain_until_coloured():
     assert view.colour_pending and not any(line.spans for line in view._lines)  # noqa: SLF001
     view.colour()
     assert not view.colour_pending and any(line.spans for line in view._lines)  # noqa: SLF001
+
+
+async def test_an_expanded_card_is_drawn_again_for_a_new_width(make_app):
+    from judge_tui.tui.widgets.rubric_panel import DimensionCard
+
+    app = make_app("cis")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("3")
+        await pilot.pause()
+        card = app.screen.query_one("#dim-a", DimensionCard)
+        wide = card.content_region.width
+        await pilot.resize_terminal(100, 40)
+        await pilot.pause()
+        await pilot.pause()
+        assert card.content_region.width < wide
+        lines = str(card.render()).splitlines()
+        assert max(len(line.rstrip()) for line in lines) <= card.content_region.width
+        assert "Failed: does not work," in screen_text(app)  # the anchors wrapped to the new width, not cut
