@@ -4,10 +4,11 @@
 
 1. Builds a database of N CIS items (the demo submissions repeated under new ids) with Store.add_items.
 2. Start-up: runs `python -m judge_tui` in a pseudo-terminal (120x40) with JUDGE_TUI_EXIT_AFTER_FIRST_PAINT,
-   from process start to the moment the first item has been painted; peak RSS of that process.
+   from process start to the moment the first item has been painted; peak RSS of that process. Beside each
+   run, in turn, the floor: a bare Textual app showing one line, from process start to its first paint.
 3. Keys: in a fresh process, the real app (headless, 120x40) rates items by calling the screen's action
-   methods; the time of each action method is measured (the app's own work for the key, database commit
-   included), not Pilot's waiting. Peak RSS of that process after rating.
+   methods; the time of each action method is measured (the app's own work for the key; the commit of the
+   change follows the paint, so it is not in it), not Pilot's waiting. Peak RSS of that process after rating.
 4. A 5,000-line submission: time to open it, then the CPU time per page-down through it (handling the key and
    drawing the new frame), beside the CPU time of a key bound to nothing, and the cost of drawing one
    screenful of its lines.
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import compileall
 import fcntl
 import json
 import os
@@ -81,17 +83,51 @@ def build_db(path: Path, count: int) -> float:
 # ---------------------------------------------------------------------------- start-up in a terminal
 
 
+BARE_APP = """
+import sys, time
+from textual.app import App
+from textual.widgets import Static
+
+
+class Bare(App):
+    def compose(self):
+        yield Static("one line of text")
+
+    def on_mount(self):
+        self.call_after_refresh(self.painted)
+
+    def painted(self):
+        open(sys.argv[1], "w").write(f"{time.time():.6f}\\n")
+        self.exit()
+
+
+Bare().run()
+"""
+
+
 def start_once(db: Path, home: Path) -> tuple[float, float]:
     """Seconds from process start to first item painted, and the process's peak RSS in MiB."""
     stamp = home / "painted"
+    return _first_paint([sys.executable, "-m", "judge_tui", "--db", str(db), "--reviewer", REVIEWER], home,
+                        {"JUDGE_TUI_EXIT_AFTER_FIRST_PAINT": str(stamp)}, stamp)
+
+
+def bare_start_once(home: Path) -> float:
+    """The floor: seconds from process start to the first paint of a bare Textual app showing one line."""
+    script = home / "bare_app.py"
+    script.write_text(BARE_APP)
+    stamp = home / "bare-painted"
+    return _first_paint([sys.executable, str(script), str(stamp)], home, {}, stamp)[0]
+
+
+def _first_paint(command: list[str], home: Path, extra_env: dict[str, str], stamp: Path) -> tuple[float, float]:
     stamp.unlink(missing_ok=True)
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-    env = {**os.environ, "JUDGE_TUI_HOME": str(home), "JUDGE_TUI_EXIT_AFTER_FIRST_PAINT": str(stamp),
-           "TERM": "xterm-256color", "PYTHONPATH": str(REPO)}
+    env = {**os.environ, "JUDGE_TUI_HOME": str(home), "TERM": "xterm-256color", "PYTHONPATH": str(REPO),
+           **extra_env}
     started = time.time()
-    process = subprocess.Popen([sys.executable, "-m", "judge_tui", "--db", str(db), "--reviewer", REVIEWER],
-                               stdin=slave, stdout=slave, stderr=slave, cwd=REPO, env=env)
+    process = subprocess.Popen(command, stdin=slave, stdout=slave, stderr=slave, cwd=REPO, env=env)
     os.close(slave)
     while True:  # drain the terminal so the app never blocks on output
         try:
@@ -213,10 +249,11 @@ async def static_syntax_first_paint(lines: int = 5000) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--items", type=int, default=100_000)
-    parser.add_argument("--starts", type=int, default=5, help="start-up runs")
+    parser.add_argument("--starts", type=int, default=11, help="start-up runs")
     parser.add_argument("--rate", type=int, default=40, help="items to rate in the key benchmark")
     parser.add_argument("--keep", type=Path, help="folder for the database (reused if it exists)")
     parser.add_argument("--compare-static-syntax", action="store_true")
+    parser.add_argument("--starts-only", action="store_true", help="measure the start-up alone")
     parser.add_argument("--keys-only", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
 
@@ -230,13 +267,26 @@ def main() -> None:
     if not db.exists():
         print(f"building {args.items:,} items in {db} ...", flush=True)
         print(f"  built in {build_db(db, args.items):.1f} s ({db.stat().st_size / 2**20:.0f} MiB)")
+    # Bytecode as an installed judge-tui has it (pip compiles it; PYTHONDONTWRITEBYTECODE would leave the
+    # source tree without it, and every start would compile judge-tui's modules again).
+    compileall.compile_dir(REPO / "judge_tui", quiet=1)
     home = folder / "home"
     home.mkdir(exist_ok=True)
 
-    runs = [start_once(db, home) for _ in range(args.starts)]
+    runs, floor = [], []
+    for _ in range(args.starts):  # in turn, so both see the same load
+        floor.append(bare_start_once(home))
+        runs.append(start_once(db, home))
     seconds = sorted(r[0] for r in runs)
+    load = os.getloadavg()
+    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print(f"bare Textual app, start to first paint ({args.starts} runs): median {statistics.median(floor):.3f} s, "
+          f"max {max(floor):.3f} s")
     print(f"start to first item painted ({args.starts} runs): median {statistics.median(seconds):.3f} s, "
-          f"max {seconds[-1]:.3f} s; peak RSS {max(r[1] for r in runs):.1f} MiB")
+          f"max {seconds[-1]:.3f} s; peak RSS {max(r[1] for r in runs):.1f} MiB; "
+          f"{statistics.median(seconds) / statistics.median(floor):.2f}x the floor")
+    if args.starts_only:
+        return
 
     child = subprocess.run([sys.executable, __file__, "--keys-only", str(db), "--rate", str(args.rate)],
                            capture_output=True, text=True, check=True, cwd=REPO,

@@ -94,6 +94,36 @@ def test_same_rating_from_another_source_is_no_conflict(tmp_path: Path, rubrics)
         assert result.problems == 0 and result.unchanged_ratings == 1 and not result.changed
 
 
+def test_an_item_stored_with_another_hash_of_the_same_fields_is_the_same_item(tmp_path: Path, rubrics):
+    binary = rubrics["binary"]
+    items = [binary_item(1), binary_item(2)]
+    ours = expert_db(tmp_path / "ours.db", binary, items, "ann", {"P01": {"label": 1.0}})
+    theirs = expert_db(tmp_path / "theirs.db", binary, items, "bob", {"P01": {"label": 0.0}, "P02": {"label": 1.0}})
+    with sqlite3.connect(theirs) as conn:  # a hash made another way (an older judge-tui, another tool)
+        conn.execute("UPDATE items SET content_hash = 'made-elsewhere'")
+    conn.close()
+    with Store(ours) as store:
+        result = merge_database(store, theirs)
+        assert result.problems == 0 and result.added["ratings"] == 2 and result.added["items"] == 0
+
+
+def test_several_files_in_one_merge_each_add_what_is_new_and_report_their_conflicts(tmp_path: Path, rubrics,
+                                                                                     capsys):
+    binary = rubrics["binary"]
+    items = [binary_item(n) for n in range(1, 4)]
+    lead = expert_db(tmp_path / "lead.db", binary, items, "ann", {"P01": {"label": 1.0}})
+    bob = expert_db(tmp_path / "bob.db", binary, items, "bob", {"P01": {"label": 1.0}, "P02": {"label": 0.0}})
+    ann_again = expert_db(tmp_path / "ann.db", binary, items, "ann", {"P01": {"label": 0.0}, "P03": {"label": 1.0}})
+    assert main(["merge", str(bob), str(ann_again), str(bob), "--db", str(lead)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"{bob}: added 2 ratings, 0 items, 1 rater, 0 rubric versions (0 ratings already here)."
+    assert out[1].startswith(f"{ann_again}: added 1 rating, 0 items, 0 raters") and "(0 ratings already here)" in out[1]
+    assert "CONFLICT rating of P01 by ann" in out[2] and 'kept ours {"label": 1.0}' in out[2]
+    assert out[3] == f"{bob}: nothing new (2 ratings already here)."
+    with Store(lead) as store:
+        assert store.count_ratings() == 4 and store.rating("P01", "ann").scores == {"label": 1.0}
+
+
 def test_item_with_other_content_is_reported_and_its_ratings_skipped(tmp_path: Path, rubrics):
     binary = rubrics["binary"]
     ours = expert_db(tmp_path / "ours.db", binary, [binary_item(1), binary_item(2)], "ann", {"P01": {"label": 1.0}})

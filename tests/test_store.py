@@ -154,3 +154,12 @@ def test_a_rater_created_by_another_process_meanwhile_is_accepted(tmp_path: Path
         b.conn = _RacingConnection(b.conn.real, lambda: a.ensure_rater("bob", "judge"))
         with pytest.raises(ValueError, match="already exists as a judge"):
             b.ensure_rater("bob", "human")
+
+
+def test_rubric_ids_and_has_items_answer_without_counting(store: Store):
+    assert store.rubric_ids() == [] and not store.has_items()
+    store.add_items([Item(id=f"C{n}", rubric="cis", fields={"task": "t"}) for n in range(3)]
+                    + [Item(id="B1", rubric="binary", fields={"query": "q"}, split="dev")])
+    assert store.rubric_ids() == ["binary", "cis"]  # by id, each once, however many items it has
+    assert store.has_items("cis") and store.has_items("binary", "dev")
+    assert not store.has_items("binary", "test") and not store.has_items("reasoning-trace")

@@ -13,12 +13,16 @@ import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from functools import cached_property
 from pathlib import Path
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import quote
 
 from judge_tui.store.common import StoreError
-from judge_tui.store.schema import migrations, sqlite_utils
+from judge_tui.store.schema import load_sqlite_utils, migrations
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 BUSY_TIMEOUT = 10.0  # seconds a write waits for another process's transaction before failing
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -95,18 +99,16 @@ class StoreCore:
         conn = None
         try:
             conn = self._connect(str(path))
-            self._check_schema(conn)
+            applied = self._check_schema(conn)
             if not self.read_only:
                 conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute("PRAGMA foreign_keys=ON")
-            # No sqlite-utils plugins: loading them scans every installed package (~40 ms at each start).
-            self.db = sqlite_utils.Database(conn, execute_plugins=False)
-            if self.read_only:
-                if migrations.pending(self.db):
+            self.conn = conn
+            if not set(migrations.names) <= applied:
+                if self.read_only:
                     raise StoreError(f"{path} is read-only and was made by an older judge-tui: make it writable "
                                      "once (judge-tui upgrades it), or open a writable copy")
-            else:
                 migrations.apply(self.db)
         except BaseException as exc:
             if conn is not None:
@@ -119,15 +121,26 @@ class StoreCore:
                                  ) from None
             raise StoreError(f"{path}: cannot open as a judge-tui database ({exc}). Check the path, or pass --db "
                              "with another file") from None
-        self.conn = conn
+
+    @cached_property
+    def db(self) -> sqlite_utils.Database:
+        """The connection as sqlite-utils sees it (for migrations); sqlite-utils loads on first use."""
+        load_sqlite_utils()
+        import sqlite_utils
+
+        # No sqlite-utils plugins: loading them scans every installed package (~40 ms at each start).
+        return sqlite_utils.Database(self.conn, execute_plugins=False)
 
     def _connect(self, path: str) -> sqlite3.Connection:
         if not self.read_only:
             return sqlite3.connect(path, timeout=BUSY_TIMEOUT)
         return connect_read_only(self.path)
 
-    def _check_schema(self, conn: sqlite3.Connection) -> None:
-        """Refuse another program's database and one a newer judge-tui has upgraded; both stay as they are."""
+    def _check_schema(self, conn: sqlite3.Connection) -> set[str]:
+        """Refuse another program's database and one a newer judge-tui has upgraded; both stay as they are.
+
+        Returns the names of the migrations the database has.
+        """
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
                   if not r[0].startswith("sqlite_")}
         applied = set()
@@ -135,13 +148,13 @@ class StoreCore:
             applied = {r[0] for r in conn.execute(
                 "SELECT name FROM _sqlite_migrations WHERE migration_set = ?", [migrations.name])}
         if not applied and not tables - {"_sqlite_migrations"}:
-            return  # a new database (or one whose first set-up was cut short): judge-tui sets it up
+            return applied  # a new database (or one whose first set-up was cut short): judge-tui sets it up
         if not applied:
             shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
             raise StoreError(
                 f"{self.path} is a SQLite database of another program (tables {shown}), not a judge-tui database; "
                 "judge-tui left it unchanged. Pass --db with a judge-tui database or a new file name")
-        unknown = sorted(applied - {m.name for m in migrations._migrations})
+        unknown = sorted(applied - set(migrations.names))
         if unknown:
             from judge_tui import __version__
 
@@ -149,6 +162,7 @@ class StoreCore:
                 f"{self.path} was upgraded by a newer judge-tui (it has {', '.join(unknown)}, which judge-tui "
                 f"{__version__} does not know); judge-tui left it unchanged. Use the newer judge-tui "
                 "(pip install -U judge-tui)")
+        return applied
 
     def damage(self) -> str:
         """SQLite's quick check of every page ("" when sound). It reads the whole file: not for the app's start."""

@@ -104,6 +104,20 @@ class ItemQueries(StoreCore):
         return self.scalar(f"SELECT 1 FROM items WHERE rubric = ? AND {column} IS NOT NULL AND {column} != ''"
                            " LIMIT 1", [rubric]) is not None
 
+    def has_items(self, rubric: str | None = None, split: str | None = None) -> bool:
+        """Whether any item matches; stops at the first (counting 100,000 items takes ~3 ms)."""
+        clauses, params = self._item_filter(rubric, split)
+        return bool(self.scalar(f"SELECT EXISTS (SELECT 1 FROM items {clauses})", params))
+
+    def rubric_ids(self) -> list[str]:
+        """The rubrics that have items, by id: one index probe per rubric, however many items each has."""
+        ids: list[str] = []
+        row = self.conn.execute("SELECT min(rubric) FROM items").fetchone()
+        while row[0] is not None:
+            ids.append(row[0])
+            row = self.conn.execute("SELECT min(rubric) FROM items WHERE rubric > ?", [row[0]]).fetchone()
+        return ids
+
     def rubrics_in_use(self) -> list[tuple[str, int]]:
         """(rubric id, item count), most items first."""
         return [tuple(r) for r in self.conn.execute(

@@ -19,15 +19,10 @@ class MergeQueries(ItemQueries):
             state.rubric_versions[digest] = rv_id
         for pv_id, version in self.conn.execute("SELECT id, prompt_version FROM prompt_versions"):
             state.prompt_versions[version] = pv_id
-        for item_id, rubric, digest, fields, split in self.conn.execute(
-            "SELECT id, rubric, content_hash, fields, split FROM items"
-        ):
-            state.items[item_id] = (rubric, digest, fields, split)
+        for item_id, rubric, digest, split in self.conn.execute("SELECT id, rubric, content_hash, split FROM items"):
+            state.items[item_id] = (rubric, digest, split)
         state.raters.update(self.conn.execute("SELECT id, kind FROM raters"))
-        for row in self.conn.execute(
-            f"SELECT item_id, rater_id, rubric_version_id, repeat, {', '.join(RATING_CONTENT)} FROM ratings"
-        ):
-            state.ratings[tuple(row[:4])] = rating_content(row[4:])
+        state.ratings.update(self.conn.execute("SELECT item_id, rater_id, rubric_version_id, repeat FROM ratings"))
         state.drafts.update(self.conn.execute("SELECT item_id, rater_id FROM drafts"))
         for item_id, rubric, note in self.conn.execute("SELECT item_id, rubric, note FROM revision_marks"):
             state.revision_marks[(item_id, rubric)] = note
@@ -35,6 +30,17 @@ class MergeQueries(ItemQueries):
         state.assignments.update(self.conn.execute("SELECT plan_id, rater_id, item_id FROM assignments"))
         state.next_position = self._next_position()
         return state
+
+    def merged_rating_content(self, key: tuple[str, str, int, int]) -> tuple[Any, ...]:
+        """The rating_content() of our rating with this (item, rater, rubric version, repeat)."""
+        row = self.conn.execute(
+            f"SELECT {', '.join(RATING_CONTENT)} FROM ratings"
+            " WHERE item_id = ? AND rater_id = ? AND rubric_version_id = ? AND repeat = ?", key).fetchone()
+        return rating_content(row)
+
+    def merged_item_fields(self, item_id: str) -> str:
+        """Our item's fields as stored (JSON)."""
+        return str(self.scalar("SELECT fields FROM items WHERE id = ?", [item_id]))
 
     def insert_merged(self, table: str, rows: Sequence[Mapping[str, Any]]) -> None:
         """Insert rows copied from another database, as they are (ids already remapped by the caller)."""
@@ -63,9 +69,12 @@ class MergeState:
     def __init__(self) -> None:
         self.rubric_versions: dict[str, int] = {}  # content hash -> id
         self.prompt_versions: dict[str, int] = {}  # prompt version -> id
-        self.items: dict[str, tuple[str, str, str, str | None]] = {}  # id -> (rubric, hash, fields, split)
+        self.items: dict[str, tuple[str, str, str | None]] = {}  # id -> (rubric, content hash, split)
         self.raters: dict[str, str] = {}  # id -> kind
-        self.ratings: dict[tuple[str, str, int, int], tuple[Any, ...]] = {}  # key -> comparable values
+        # Keys only, read from their index: a rating's content (MergeQueries.merged_rating_content) and an item's
+        # fields (merged_item_fields) are read when the other database holds the same one. Reading and
+        # re-encoding every row's JSON at each merge cost ~1 s per 50,000 ratings.
+        self.ratings: set[tuple[str, str, int, int]] = set()  # (item, rater, rubric version, repeat)
         self.revision_marks: dict[tuple[str, str], str] = {}
         self.drafts: set[tuple[str, str]] = set()  # (item id, rater id)
         self.plans: set[str] = set()  # assignment plan ids

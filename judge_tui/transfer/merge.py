@@ -81,14 +81,15 @@ class MergeResult:
         return len(self.item_differences) + len(self.rating_conflicts) + len(self.rater_conflicts)
 
 
-def _same_content(ours: tuple[str, str, str, str | None], theirs: dict[str, Any]) -> str | None:
+def _same_content(store: Store, ours: tuple[str, str, str | None], theirs: dict[str, Any]) -> str | None:
     """None when the two items are the same; otherwise what differs."""
-    rubric, digest, fields, _split = ours
+    rubric, digest, _split = ours
     if rubric != theirs["rubric"]:
         return f"is under rubric {rubric!r} here but {theirs['rubric']!r} there"
     if digest == theirs["content_hash"]:
         return None
     # Hashes can differ for the same fields if one side stored a hash made another way: compare the fields.
+    fields = store.merged_item_fields(theirs["id"])
     if content_hash(json.loads(fields)) == content_hash(json.loads(theirs["fields"])):
         return None
     return "has different content in the two databases"
@@ -163,13 +164,13 @@ def _merge_items(
         if ours is None:
             new.append({**row, "position": state.next_position})
             state.next_position += 1
-            state.items[row["id"]] = (row["rubric"], row["content_hash"], row["fields"], row["split"])
+            state.items[row["id"]] = (row["rubric"], row["content_hash"], row["split"])
             continue
-        problem = _same_content(ours, row)
+        problem = _same_content(store, ours, row)
         if problem:
             bad[row["id"]] = problem
-        elif row["split"] != ours[3] and row["split"] and ours[3]:
-            result.split_differences.append((row["id"], ours[3], row["split"]))
+        elif row["split"] != ours[2] and row["split"] and ours[2]:
+            result.split_differences.append((row["id"], ours[2], row["split"]))
     store.insert_merged("items", new)
     result.added["items"] = len(new)
     return bad
@@ -200,6 +201,7 @@ def _merge_ratings(
     skipped_by_item: dict[str, set[str]] = {item_id: set() for item_id in bad_items}
     skipped_by_rater: dict[str, int] = dict.fromkeys(bad_raters, 0)
     rated: set[str] = set()
+    added: dict[tuple[str, str, int, int], dict[str, Any]] = {}
     for row in other.ratings(only_raters):
         item_id, rater_id = row["item_id"], row["rater_id"]
         rated.add(item_id)
@@ -210,12 +212,15 @@ def _merge_ratings(
             skipped_by_rater[rater_id] += 1
             continue
         key = (item_id, rater_id, version_map[row["rubric_version_id"]], row["repeat"])
-        theirs = rating_content([row[c] for c in RATING_CONTENT])
-        ours = state.ratings.get(key)
-        if ours is None:
+        if key not in state.ratings:
             new.append({**row, "rubric_version_id": key[2]})
-            state.ratings[key] = theirs
-        elif ours == theirs:
+            state.ratings.add(key)
+            added[key] = row
+            continue
+        theirs = rating_content([row[c] for c in RATING_CONTENT])
+        ours = (rating_content([added[key][c] for c in RATING_CONTENT]) if key in added  # not written yet
+                else store.merged_rating_content(key))
+        if ours == theirs:
             result.unchanged_ratings += 1
         else:
             result.rating_conflicts.append(RatingConflict(
@@ -254,9 +259,10 @@ def _merge_set_aside(
     bad_items: dict[str, str], bad_raters: dict[str, str], result: MergeResult,
 ) -> None:
     """Items the other side skipped or flagged without rating them, as draft rows holding only those marks."""
-    rated = {(key[0], key[1]) for key in state.ratings if key[3] == 0}
+    set_aside = other.set_aside(only_raters)
+    rated = {(key[0], key[1]) for key in state.ratings if key[3] == 0} if set_aside else set()
     new = []
-    for row in other.set_aside(only_raters):
+    for row in set_aside:
         key = (row["item_id"], row["rater_id"])
         if row["item_id"] in bad_items or row["rater_id"] in bad_raters or key in rated or key in state.drafts:
             continue

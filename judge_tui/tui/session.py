@@ -7,6 +7,9 @@ others are read from SQLite when they are opened.
 When another process holds the database (a merge, a big import) or the disk is full, a write waits a moment
 at most, then joins `pending`: the change stays on screen and in memory, and `save_pending` (called each
 second by the screen) writes the pending changes in order once the database takes them again.
+
+The rating screen sets `save_soon`: a change then joins `pending` and the screen writes it just after it has
+painted the change (paint first, then commit), marking it as not yet saved until the commit is done.
 """
 
 from __future__ import annotations
@@ -107,6 +110,9 @@ class RatingSession:
         self._seconds_saved = 0.0  # the current item's time as last written
         # Why pending writes wait: "busy" (another process writes), "full" (disk) or "error: <SQLite's message>".
         self.waiting_for = ""
+        # Called when a change joins `pending` to be written right after the screen shows it (the rating
+        # screen sets it); without it a change is written at once.
+        self.save_soon: Callable[[], None] | None = None
 
     # ------------------------------------------------------------------ opening items
 
@@ -331,18 +337,22 @@ class RatingSession:
     # ------------------------------------------------------------------ writes that wait for the database
 
     def _write(self, write: PendingWrite) -> None:
-        """Write now, or keep the write for save_pending when the database is busy or the disk full.
+        """Write now (or, with save_soon, just after the screen shows the change), or keep the write for
+        save_pending when the database is busy or the disk full.
 
         While writes wait, a new one only joins them (the screen's timer retries), so keys stay instant.
         """
-        if not self.pending:
-            self.pending.append(write)
-            self.save_pending()
-        elif write.draft is not None and self.pending[-1].draft is not None \
+        if self.pending and write.draft is not None and self.pending[-1].draft is not None \
                 and self.pending[-1].item_id == write.item_id:
             self.pending[-1] = write  # a newer draft of the same item replaces the one waiting
         else:
             self.pending.append(write)
+        if self.waiting_for:
+            return
+        if self.save_soon is not None:
+            self.save_soon()
+        else:
+            self.save_pending()
 
     def save_pending(self) -> bool:
         """Write the kept changes, oldest first; True when none is left waiting."""

@@ -62,6 +62,7 @@ class RatingScreen(Screen[None]):
         self.guidance_on = True
         self._note_before: str | None = None
         self._first_paint_reported = False
+        self._save_scheduled = False
 
     # ------------------------------------------------------------------ building
 
@@ -78,6 +79,7 @@ class RatingScreen(Screen[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
+        self.session.save_soon = self._save_after_paint
         state = self.session.resume()
         self.ticker = self.set_interval(1.0, self._tick)
         if state is None:
@@ -103,6 +105,7 @@ class RatingScreen(Screen[None]):
             first_item_painted = getattr(self.app, "first_item_painted", None)
             if first_item_painted:
                 first_item_painted()
+            self.query_one(ItemPane).colour()
 
     # ------------------------------------------------------------------ showing state
 
@@ -112,7 +115,8 @@ class RatingScreen(Screen[None]):
             return
         missing = self.session.missing
         self.cursor = missing[0] if missing else (self.judged[0] if self.judged else None)
-        self.query_one(ItemPane).show(state.item)
+        # The first item's code is coloured just after the first paint (FieldView.set_text).
+        self.query_one(ItemPane).show(state.item, colour_later=not self._first_paint_reported)
         notes = self.query_one(NotesEditor)
         if notes.note != state.edit.notes:
             notes.load_note(state.edit.notes)
@@ -176,8 +180,27 @@ class RatingScreen(Screen[None]):
             self.session.save_time(every=SAVE_TIME_EVERY)
             if self.session.pending and self.session.save_pending():
                 self._show_progress()
+        self._show_saving()
+
+    def _save_after_paint(self) -> None:
+        """A change joined the session's pending writes: show it as not yet saved, and commit it just after
+        this frame is painted (a synchronous commit takes a few milliseconds the key need not wait for)."""
+        self.query_one(StatusLine).set_saving(True)
+        if not self._save_scheduled:
+            self._save_scheduled = True
+            self.call_after_refresh(self._save_kept_changes)
+
+    def _save_kept_changes(self) -> None:
+        self._save_scheduled = False
+        self.session.save_pending()
+        self._show_saving()
+
+    def _show_saving(self) -> None:
+        """The status line's mark of changes not yet on disk: "saving…", or why they wait."""
         waiting = self.session.waiting_for
-        self.query_one(StatusLine).set_waiting(WAITING.get(waiting, "") or (
+        status = self.query_one(StatusLine)
+        status.set_saving(bool(self.session.pending) and not waiting)
+        status.set_waiting(WAITING.get(waiting, "") or (
             f"cannot save ({waiting.removeprefix('error: ')}): changes kept, saved later" if waiting
             else ""))
 

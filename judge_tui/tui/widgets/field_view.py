@@ -123,6 +123,7 @@ class FieldView(Widget):
         self._row_starts: list[int] = []  # fold mode: first row of each source line
         self._strips: dict[int, Strip] = {}
         self._generation = 0
+        self._colour_pending = False
 
     # ------------------------------------------------------------------ content
 
@@ -134,20 +135,38 @@ class FieldView(Widget):
     def line_count(self) -> int:
         return len(self._lines)
 
-    def set_text(self, text: str) -> None:
-        """Show new (already cleaned) text; safe for anything, as no markup is ever parsed."""
+    def set_text(self, text: str, *, colour_later: bool = False) -> None:
+        """Show new (already cleaned) text; safe for anything, as no markup is ever parsed.
+
+        With colour_later the text is shown plain until `colour()` is called (the app's first item: Pygments'
+        first use costs ~40 ms, which need not come before the first paint).
+        """
         text = text.expandtabs(4)
         self._text = text
         self._generation += 1
         self._lines = [Text(line) for line in text.split("\n")]
+        self._colour_pending = colour_later
+        if not colour_later:
+            self.colour()
+        self._forget_layout()
+        self.refresh(layout=True)
+
+    def colour(self) -> None:
+        """Syntax colours for the text shown: at once when short, else step by step on the event loop."""
+        self._colour_pending = False
+        text = self._text
         if self.language and text:
             if len(self._lines) <= HIGHLIGHT_INLINE_LINES:
                 self._lines = highlighted(text, self.language)
+                self._forget_layout()
+                self.refresh(layout=True)
             else:
                 self.run_worker(self._highlight_in_steps(self._generation, text, self.language),
                                 exclusive=True, group="highlight", exit_on_error=False)
-        self._forget_layout()
-        self.refresh(layout=True)
+
+    @property
+    def colour_pending(self) -> bool:
+        return self._colour_pending
 
     async def _highlight_in_steps(self, generation: int, text: str, language: str) -> None:
         """Colour a long text on the event loop, yielding between steps so that keys are never kept waiting.

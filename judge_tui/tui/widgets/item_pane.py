@@ -42,7 +42,8 @@ class ItemPane(VerticalScroll, can_focus=False):
             yield Static(Text(field.label), classes="field-label", id=f"label-{field.name}")
             yield FieldView(field.kind, field.language, id=f"field-{field.name}", classes=f"field-{field.kind}")
 
-    def show(self, item: Item) -> None:
+    def show(self, item: Item, *, colour_later: bool = False) -> None:
+        """Show an item; with colour_later its code stays plain until `colour()` (see FieldView.set_text)."""
         header = Text(clean(item.id), "bold")
         task_type = item.task_type or self.rubric.task_type_of(item.fields)
         if task_type:
@@ -56,8 +57,13 @@ class ItemPane(VerticalScroll, can_focus=False):
             label = self.query_one(f"#label-{field.name}", Static)
             view = self.query_one(f"#field-{field.name}", FieldView)
             label.display = view.display = not (missing and not field.required)
-            view.set_text(field_text(value) if not missing else "(empty)")
+            view.set_text(field_text(value) if not missing else "(empty)", colour_later=colour_later)
         self.scroll_home(animate=False)
+
+    def colour(self) -> None:
+        for view in self.query(FieldView):
+            if view.colour_pending:
+                view.colour()
 
 
 def prepare_item(rubric: Rubric, item: Item) -> None:

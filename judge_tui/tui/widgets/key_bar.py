@@ -23,6 +23,8 @@ class KeyBar(Static):
     }
     """
 
+    _shown: tuple[str, object] | None = None
+
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self.bindings_changed)
         self.bindings_changed(self.screen)
@@ -32,7 +34,13 @@ class KeyBar(Static):
 
     def bindings_changed(self, screen: Screen) -> None:
         if self.is_attached and screen is self.screen:
-            self.update(self.describe(screen))
+            described = self.describe(screen)
+            # The bindings are re-checked after every key and most keys change none. (Content's == compares
+            # the text alone; a key that becomes usable changes only its style.)
+            shown = (described.plain, described.spans)
+            if shown != self._shown:
+                self._shown = shown
+                self.update(described, layout=False)
 
     def describe(self, screen: Screen) -> Content:
         """Shown bindings in their order, first key only; a group (the score keys) as one entry; keys that

@@ -5,10 +5,12 @@ Rubric files are text from outside the program too, so everything here is built 
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rich.console import Group, RenderableType
+from rich.console import Console, Group, RenderableType
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -20,23 +22,47 @@ from judge_tui.model.rubrics import Dimension, Rubric
 from judge_tui.model.textsafe import clean
 from judge_tui.tui.score_text import exact, overall_label, score_label
 
+# Expanded cards as drawn, by what they show and their width: the focused card of a new item, or of a
+# dimension the reviewer comes back to, is drawn again without laying out its table of anchors again.
+_DRAWN: OrderedDict[tuple[object, ...], Text] = OrderedDict()
+_DRAWN_LIMIT = 64
+
 
 class DimensionCard(Static):
     """One dimension: a single line, or with its anchors and guidance when it has the focus.
 
     Compact (a short terminal), the anchors come straight under the name, so that every score point of the
     focused dimension shows even when what it measures and its guidance do not fit (they scroll).
+
+    An expanded card is drawn once into lines of text for its width (a table of anchors costs about a
+    millisecond to lay out, and Textual lays it out twice: to measure its height and to draw it).
     """
 
     def __init__(self, rubric: Rubric, dimension: Dimension, **kwargs: Any) -> None:
         super().__init__(markup=False, **kwargs)
         self.rubric = rubric
         self.dimension = dimension
+        self._shown: tuple[object, ...] | None = None
+        self._drawn_width = 0
+        self._drawn_with: tuple[float | None, dict[str, Any]] | None = None  # show()'s arguments, expanded
+
+    def on_resize(self) -> None:
+        """An expanded card drawn for another width is drawn again for this one."""
+        if self._drawn_with is not None and self.content_region.width != self._drawn_width:
+            score, options = self._drawn_with
+            self._shown = None
+            self.show(score, **options)
 
     def show(
         self, score: float | None, *, focused: bool, expanded: bool, guidance_on: bool,
         task_type: str | None, keys: Mapping[float, str], compact: bool = False,
     ) -> None:
+        """Draw the card; a card whose score, focus and form have not changed is left as it is (a score key
+        changes one or two cards of the panel)."""
+        shown = (score, focused, expanded, guidance_on, task_type, tuple(keys.items()), compact)
+        if shown == self._shown:
+            return
+        self._shown = shown
         rubric, dim = self.rubric, self.dimension
         self.set_class(focused, "-focused")
         head = Text()
@@ -46,8 +72,11 @@ class DimensionCard(Static):
         if dim.method == "code":
             head.append("  (computed)", "dim italic")
         if not expanded:
+            self._drawn_with = None
             self.update(head)
             return
+        self._drawn_with = (score, {"focused": focused, "expanded": expanded, "guidance_on": guidance_on,
+                                    "task_type": task_type, "keys": dict(keys), "compact": compact})
         measures = Text(clean(dim.measures), "italic")
         anchors = Table.grid(padding=(0, 1))
         anchors.add_column(no_wrap=True)
@@ -70,7 +99,29 @@ class DimensionCard(Static):
                 parts.append(Text.assemble((f"For {clean(task_type or '')}: ", "bold"), clean(guidance)))
             for question in dim.questions:
                 parts.append(Text.assemble(("· ", "dim"), (clean(question), "dim")))
-        self.update(Group(*parts))
+        width = self.content_region.width
+        self._drawn_width = width
+        if not width:  # not laid out yet
+            self.update(Group(*parts))
+            return
+        cached_as = (rubric.id, rubric.content_hash, dim.id, shown, width)
+        drawn = _DRAWN.get(cached_as)
+        if drawn is None:
+            drawn = _DRAWN[cached_as] = as_lines(self.app.console, Group(*parts), width)
+            while len(_DRAWN) > _DRAWN_LIMIT:
+                _DRAWN.popitem(last=False)
+        self.update(drawn)
+
+
+def as_lines(console: Console, renderable: RenderableType, width: int) -> Text:
+    """A renderable laid out for a width, as the lines of text it draws (styles kept, nothing to lay out)."""
+    lines = console.render_lines(renderable, console.options.update_width(width), pad=False)
+    text = Text("\n").join(Text.assemble(*((segment.text, segment.style or "")
+                                            for segment in Segment.simplify(line) if not segment.control))
+                           for line in lines)
+    text.no_wrap = True
+    text.overflow = "crop"
+    return text
 
 
 class RubricPanel(VerticalScroll, can_focus=False):
@@ -99,7 +150,7 @@ class RubricPanel(VerticalScroll, can_focus=False):
                       keys=keys if focused else {}, compact=compact)
         definitions = self.query_one("#rubric-definitions", Static)
         definitions.display = guidance_on and bool(self.rubric.definitions)
-        if definitions.display:
+        if definitions.display and not definitions.content:  # the same for every item: drawn once
             text = Text("Definitions", "bold")
             for d in self.rubric.definitions:
                 text.append("\n")
@@ -123,7 +174,8 @@ class RubricPanel(VerticalScroll, can_focus=False):
         others = self.query_one("#others", Static)
         others.display = bool(ratings)
         if not ratings:
-            others.update("")
+            if others.content:
+                others.update("")
             return
         text = Text("Other ratings (shown after your own)", "bold")
         for rating in ratings:
@@ -174,4 +226,5 @@ class ScoreSummary(Static):
             if flag_reason:
                 text.append(": ")
                 text.append(clean(flag_reason))
-        self.update(text)
+        if text != self.content:  # redrawn only when it changes
+            self.update(text)

@@ -4,8 +4,9 @@ the reviewer and the judge.
 When the full line does not fit (80 columns with a busy judge), a compact form keeps every state in view:
 "3/25 rated" with skipped and flagged counts only when there are any, shorter separators and timer states,
 the judge before the reviewer id, and the reviewer id dropped last of all. With an assignment (judge-tui
-assign) the counts are of the reviewer's assigned items: "3/40 assigned rated", "40 assigned". Why changes wait to be saved
-(a busy database, a full disk), when it happens, comes first and in full.
+assign) the counts are of the reviewer's assigned items: "3/40 assigned rated", "40 assigned". Why changes
+wait to be saved (a busy database, a full disk), when it happens, comes first and in full. A change shown but
+not yet committed (the few milliseconds after a key) is marked "saving…" at the end of the line.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ class StatusLine(Static):
         self.timer_state: TimerState = "running"
         self.judge = ""
         self.waiting = ""  # why changes are kept unsaved for now (the database is busy, the disk full)
+        self.saving = False  # a change is shown that is not on disk yet
+        self._shown: Text | None = None
 
     def set_progress(self, progress: dict[str, int]) -> None:
         self.progress = dict(progress)
@@ -54,17 +57,26 @@ class StatusLine(Static):
             self.waiting = text
             self._redraw()
 
+    def set_saving(self, saving: bool) -> None:
+        if saving != self.saving:
+            self.saving = saving
+            # Cleared once the change is on disk: the line alone is drawn again (it is one line high whatever
+            # it says). Set with a key, it goes with the layout that key's other changes need.
+            self._redraw(layout=saving)
+
     def on_resize(self, event: events.Resize) -> None:
         self._redraw()
 
-    def _redraw(self) -> None:
+    def _redraw(self, *, layout: bool = True) -> None:
         width = self.content_region.width
         line = self.line(compact=False)
         if width and line.cell_len > width:
             line = self.line(compact=True)
             if line.cell_len > width:
                 line = self.line(compact=True, with_reviewer=False)
-        self.update(line)
+        if line != self._shown:  # the line is redrawn only when it changes (each key sets its parts)
+            self._shown = line
+            self.update(line, layout=layout)
 
     def line(self, *, compact: bool, with_reviewer: bool = True) -> Text:
         p = self.progress
@@ -91,4 +103,7 @@ class StatusLine(Static):
             if part and (with_reviewer or part is not self.reviewer):
                 line.append(bar, "dim")
                 line.append(part)
+        if self.saving:
+            line.append(bar, "dim")
+            line.append("saving…", "italic")
         return line

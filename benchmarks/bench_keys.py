@@ -1,0 +1,217 @@
+"""Keys end to end in a real terminal: judge-tui's rating screen against a bare Textual app, in the same run.
+
+    .venv/bin/python benchmarks/bench_keys.py [--items 40] [--size 120x40] [--keep DIR]
+
+Both apps run side by side in tmux (a server of their own), each in a window of the given size. For every
+measured key the script notes the time, sends the key with `tmux send-keys`, and polls `tmux capture-pane -p`
+until the screen shows the change; the figure is the time from just before `send-keys` to the first capture
+that shows it. Keys alternate between the two apps, so both see the same load.
+
+* judge-tui: a database of 60 CIS items (the 25 demo submissions repeated under new ids), one reviewer, the
+  default settings (the judge in the background has no API key and waits). Per item, four score keys
+  (3 2 3 3: the screen changed below the status line) and Enter (the next item's id on screen).
+* the floor: a bare Textual app with one line of text that shows the number of keys it has received; each key
+  is measured until the new number is on screen.
+
+Between two keys the script waits until the screen has stopped changing (the commit after the paint is done),
+so each key starts from rest, as a reviewer's would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+REVIEWER = "BENCHKEYS"
+ITEMS_IN_DATABASE = 60
+SCORE_KEYS = "3233"
+
+BARE_APP = '''
+from textual.app import App
+from textual.widgets import Static
+
+
+class Bare(App):
+    def compose(self):
+        self.count = 0
+        yield Static("keys: 0", id="line")
+
+    def on_key(self, event):
+        self.count += 1
+        self.query_one("#line").update(f"keys: {self.count}")
+
+
+Bare().run()
+'''
+
+
+class Tmux:
+    """A tmux server of our own (its own socket), so nothing else running in tmux is touched."""
+
+    def __init__(self, folder: Path) -> None:
+        self.socket = str(folder / "tmux.sock")
+
+    def run(self, *args: str) -> str:
+        return subprocess.run(["tmux", "-S", self.socket, *args], capture_output=True, text=True,
+                              check=True).stdout
+
+    def start(self, name: str, command: list[str], size: tuple[int, int], env: dict[str, str]) -> None:
+        exports = " ".join(f"{key}={_quote(value)}" for key, value in env.items())
+        line = f"env {exports} {' '.join(_quote(part) for part in command)}"
+        self.run("new-session", "-d", "-s", name, "-x", str(size[0]), "-y", str(size[1]), line)
+
+    def screen(self, name: str) -> str:
+        return self.run("capture-pane", "-p", "-t", name)
+
+    def send(self, name: str, key: str) -> None:
+        self.run("send-keys", "-t", name, key)
+
+    def stop(self) -> None:
+        subprocess.run(["tmux", "-S", self.socket, "kill-server"], capture_output=True)
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def wait_for(tmux: Tmux, name: str, shows, timeout: float = 10.0) -> str:  # noqa: ANN001
+    deadline = time.perf_counter() + timeout
+    while True:
+        screen = tmux.screen(name)
+        if shows(screen):
+            return screen
+        if time.perf_counter() > deadline:
+            raise SystemExit(f"{name}: the expected screen never came. Last screen:\n{screen}")
+
+
+def settle(tmux: Tmux, name: str, quiet: float = 0.15) -> str:
+    """The screen once it has not changed for `quiet` seconds."""
+    screen = tmux.screen(name)
+    still_since = time.perf_counter()
+    while time.perf_counter() - still_since < quiet:
+        time.sleep(0.02)
+        now = tmux.screen(name)
+        if now != screen:
+            screen, still_since = now, time.perf_counter()
+    return screen
+
+
+def timed_key(tmux: Tmux, name: str, key: str, shows) -> float:  # noqa: ANN001
+    """Milliseconds from just before send-keys to the first capture that `shows` accepts."""
+    started = time.perf_counter()
+    tmux.send(name, key)
+    wait_for(tmux, name, shows)
+    return (time.perf_counter() - started) * 1000
+
+
+def below_status_line(before: str):  # noqa: ANN201
+    """The screen changed somewhere other than its first line (the status line, where the timer ticks)."""
+    old = before.splitlines()[1:]
+    return lambda screen: screen.splitlines()[1:] != old
+
+
+def build_db(path: Path) -> list[str]:
+    from judge_tui.model.records import Item
+    from judge_tui.model.rubrics import get_rubric
+    from judge_tui.store import Store
+
+    demo = [json.loads(line) for line in (REPO / "data" / "cis.jsonl").read_text().splitlines() if line.strip()]
+    ids = [f"K{n:03d}" for n in range(ITEMS_IN_DATABASE)]
+    items = []
+    for n, item_id in enumerate(ids):
+        fields = dict(demo[n % len(demo)])
+        fields.pop("id", None)
+        fields.pop("split", None)
+        items.append(Item(id=item_id, rubric="cis", fields=fields, task_type=fields.get("task_type")))
+    with Store(path) as store:
+        store.ensure_rubric_version(get_rubric("cis"))
+        store.add_items(items)
+    return ids
+
+
+def summary(values: list[float]) -> str:
+    ordered = sorted(values)
+    return (f"median {statistics.median(ordered):.1f} ms, p90 {ordered[int(0.9 * (len(ordered) - 1))]:.1f}, "
+            f"n={len(ordered)}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--items", type=int, default=40, help="items to rate (at most 59)")
+    parser.add_argument("--size", default="120x40", help="terminal size, COLUMNSxROWS")
+    parser.add_argument("--keep", type=Path, help="folder to work in (kept afterwards)")
+    args = parser.parse_args()
+    if shutil.which("tmux") is None:
+        raise SystemExit("tmux is needed: it is the real terminal the keys are measured in")
+    columns, rows = (int(n) for n in args.size.split("x"))
+    folder = args.keep or Path(tempfile.mkdtemp(prefix="bench-keys-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    db = folder / "keys.db"
+    db.unlink(missing_ok=True)
+    for suffix in ("-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    ids = build_db(db)
+    home = folder / "home"
+    home.mkdir(exist_ok=True)
+    (folder / "bare.py").write_text(BARE_APP)
+    env = {"JUDGE_TUI_HOME": str(home), "TERM": "xterm-256color", "PYTHONPATH": str(REPO)}
+
+    # Bytecode as an installed judge-tui has it (pip compiles it; PYTHONDONTWRITEBYTECODE would leave the
+    # source tree without it, and every start would compile judge-tui's modules again).
+    compileall.compile_dir(REPO / "judge_tui", quiet=1)
+    tmux = Tmux(folder)
+    try:
+        tmux.start("bare", [sys.executable, str(folder / "bare.py")], (columns, rows), env)
+        tmux.start("app", [sys.executable, "-m", "judge_tui", "--db", str(db), "--reviewer", REVIEWER,
+                           "--rubric", "cis"], (columns, rows), env)
+        wait_for(tmux, "bare", lambda s: "keys: 0" in s)
+        wait_for(tmux, "app", lambda s: ids[0] in s)
+        time.sleep(1.0)  # the judge in the background starts 0.5 s after the first paint
+        floor: list[float] = []
+        score: list[float] = []
+        submit: list[float] = []
+        pressed = 0
+
+        def bare_key() -> None:
+            nonlocal pressed
+            settle(tmux, "bare")
+            pressed += 1
+            expected = f"keys: {pressed}"
+            floor.append(timed_key(tmux, "bare", "x", lambda s: expected in s))
+
+        for n in range(min(args.items, ITEMS_IN_DATABASE - 1)):
+            for key in SCORE_KEYS:
+                bare_key()
+                before = settle(tmux, "app")
+                score.append(timed_key(tmux, "app", key, below_status_line(before)))
+            bare_key()
+            settle(tmux, "app")
+            following = ids[n + 1]
+            submit.append(timed_key(tmux, "app", "Enter", lambda s, item=following: item in s.split("\n", 1)[-1]))
+        load = os.getloadavg()
+    finally:
+        tmux.stop()
+
+    floor_median = statistics.median(floor)
+    print(f"load average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print(f"bare Textual app, one line per key (the floor): {summary(floor)}")
+    print(f"judge-tui score key: {summary(score)}  ->  {statistics.median(score) / floor_median:.2f}x the floor")
+    print(f"judge-tui Enter to the next item: {summary(submit)}  ->  "
+          f"{statistics.median(submit) / floor_median:.2f}x the floor")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
