@@ -141,7 +141,7 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
         body = "\n".join(lines + lines_of(blocks, fmt))
     else:
         sections = report_format.rich_sections(full.report) if full.report is not None else []
-        body = render_plain([*sections, *rich_of(blocks)], width=width, gap=True)
+        body = render_plain([*sections, *rich_of(blocks)], width=width, gap=True, split=True)
     if full.flagged is None:
         return body.rstrip("\n") + "\n"
     flagged = render_flags(list(full.flagged), "markdown" if fmt == "markdown" else "text")
