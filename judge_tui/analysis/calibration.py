@@ -18,7 +18,7 @@ from judge_tui.analysis.compare import VersionComparison, compare_versions
 from judge_tui.analysis.figure_format import figure_text, figure_with_interval
 from judge_tui.analysis.report import Group, NoComparison, Row, build_report
 from judge_tui.analysis.team import CONSENSUS_RATER, load_team, team_consensus
-from judge_tui.analysis.team_report import comparison_to_dict, render_compare
+from judge_tui.analysis.team_report import compare_blocks, comparison_to_dict, lines_of
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
@@ -223,7 +223,7 @@ def standing(store: Store, rubric: Rubric, *, prompt_version: str, previous: str
             except UserError:
                 comparison = compare_versions(store, rubric, before, judge, split=split, tolerance=tolerance)
             comparison_lines = (change_headline(comparison),
-                                *render_compare(comparison_to_dict(comparison), "text"))
+                                *lines_of(compare_blocks(comparison_to_dict(comparison)), "text"))
         except UserError as exc:
             comparison_lines = (str(exc),)
     return Standing(rubric.id, split, rubric_note, prompt_note, judge, before, figures, comparison,
