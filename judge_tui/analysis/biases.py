@@ -27,7 +27,7 @@ from judge_tui.analysis.figure_format import figure_text, figure_with_interval, 
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE
 from judge_tui.analysis.report import Group, JudgeSelfAgreement, NoComparison, Report, build_report
 from judge_tui.analysis.scores import has_item_field, load
-from judge_tui.analysis.team import TOLERANCE, load_team, team_consensus
+from judge_tui.analysis.team import TOLERANCE, TeamView, load_team, team_consensus
 from judge_tui.analysis.team_report import Block, Heading, Paragraph, TableBlock, lines_of
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
@@ -102,6 +102,14 @@ def _lengths(store: Store, rubric: Rubric, field: str | None, keys: np.ndarray, 
     return out
 
 
+def consensus_and_judge(view: TeamView) -> tuple[np.ndarray, np.ndarray]:
+    """The experts' consensus (one expert is enough) and the judge's scores, each dimensions x items."""
+    if not view.dimensions:
+        return np.empty((0, view.item_keys.size)), np.empty((0, view.item_keys.size))
+    return (np.vstack([team_consensus(view, d, min_raters=1)[0] for d in view.dimensions]),
+            np.vstack([view.judge_scores[d] for d in view.dimensions]))
+
+
 def judge_biases(store: Store, rubric: Rubric, judge_id: str, *, split: str | None = None,
                  tolerance: float = TOLERANCE, confidence: float = DEFAULT_CONFIDENCE,
                  ratings: RubricRatings | None = None, report: Report | None = None) -> Biases:
@@ -122,8 +130,7 @@ def judge_biases(store: Store, rubric: Rubric, judge_id: str, *, split: str | No
         field = response_field(rubric)
         lengths = _lengths(store, rubric, field, view.item_keys, split)
     dims = view.dimensions
-    human = np.vstack([team_consensus(view, d, min_raters=1)[0] for d in dims]) if dims else np.empty((0, 0))
-    judge = np.vstack([view.judge_scores[d] for d in dims]) if dims else np.empty((0, 0))
+    human, judge = consensus_and_judge(view)
     leniency = [Leniency(d, rubric.dimension(d).name, mean_difference(judge[i], human[i], confidence))
                 for i, d in enumerate(dims)]
     diff = judge - human  # dimensions x items
