@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from judge_tui.analysis.figure_format import figure_text, figure_with_interval, interval_json
+from judge_tui.analysis.figure_format import figure_text, figure_with_interval, interval_json, interval_text
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE
 from judge_tui.analysis.report import Group, JudgeSelfAgreement, NoComparison, Report, build_report
 from judge_tui.analysis.scores import has_item_field, load
@@ -240,6 +240,13 @@ def _length_verdict(length: dict[str, Any]) -> str:
     return "no detectable length bias (the interval includes 0)"
 
 
+def _signed_with_interval(value: ag.Figure, interval: Any) -> str:
+    """A difference with its sign, as the report's J−H column writes it: "+0.060 [0.02, 0.12]"."""
+    text = figure_text(value, digits=3, signed=True)
+    bounds = interval_text(interval)
+    return f"{text} {bounds}" if bounds and text != "n/a" else text
+
+
 def biases_blocks(section: dict[str, Any], *, heading: bool = True) -> list[Block]:
     """The biases section (biases_dict) as blocks: the same figures in Markdown, Rich or plain lines."""
     level = f"{section['confidence']:.0%}"
@@ -251,7 +258,7 @@ def biases_blocks(section: dict[str, Any], *, heading: bool = True) -> list[Bloc
     blocks.append(TableBlock(
         ("dimension", "n", "judge − experts", "lean"),
         tuple((le["key"], str(le["n"]),
-               figure_with_interval(_value(le, "mean_difference"), le["interval"], digits=3), _lean(le))
+               _signed_with_interval(_value(le, "mean_difference"), le["interval"]), _lean(le))
               for le in section["leniency"]),
         "Leniency (mean score difference; overall: each item's mean over its judged dimensions):",
         frozenset({1, 2})))
