@@ -94,3 +94,57 @@ def test_biases_from_the_store_find_a_planted_length_bias_and_a_weak_level(store
     section = json.loads(json.dumps(biases_dict(biases)))  # plain JSON
     assert section["length_bias"]["flagged"] is True
     assert section["length_bias"]["spearman_rho"] == pytest.approx(biases.length.value)
+
+
+def _planted_study(store, rubrics) -> None:
+    rubric = rubrics["exercise-quality"]
+    items = [_exercise(n, "C1" if n % 4 == 0 else "B1", exercise_len=n * 40) for n in range(40)]
+    store.add_items(items)
+    dims = [d.id for d in rubric.judged_dimensions]
+    rate(store, rubric, "alice", "human", {i.id: dict.fromkeys(dims, 0.5) for i in items})
+    rate(store, rubric, JUDGE, "judge", {i.id: dict.fromkeys(dims, 0.0 if n % 4 == 0 else 0.5 + (0.5 if n >= 20 else 0))
+                                         for n, i in enumerate(items)}, prompt_version="p1")
+
+
+def test_the_report_shows_the_judges_biases_in_every_format_at_the_configured_confidence(
+        store, rubrics, hermetic_home, capsys):
+    from judge_tui.cli import main
+
+    _planted_study(store, rubrics)
+    (hermetic_home / "settings.json").write_text(json.dumps({"agreement": {"confidence": 0.9}}))
+    out = {}
+    for fmt in ("json", "markdown", "text"):
+        capsys.readouterr()
+        assert main(["report", "--db", str(store.path), "--rubric", "exercise-quality", "--format", fmt]) == 0
+        out[fmt] = capsys.readouterr().out
+    [section] = json.loads(out["json"])["judge_biases"]
+    assert section["judge"] == JUDGE and section["experts"] == ["alice"] and section["confidence"] == 0.9
+    assert section["length_bias"]["flagged"] is True
+    assert section["length_bias"]["interval"]["confidence"] == 0.9
+    overall = section["leniency"][-1]
+    assert overall["key"] == "overall" and overall["interval"]["confidence"] == 0.9
+    assert [(g["by"], g["value"]) for g in section["groups"] if g["weak"]] == [("cefr_level", "C1")]
+    for fmt in ("markdown", "text"):
+        text = out[fmt]
+        assert f"Judge biases: {JUDGE}" in text and "90% intervals" in text, fmt
+        assert "FLAGGED: the judge rewards longer responses" in text, fmt
+        assert "Markedly worse: cefr_level C1" in text, fmt
+    assert "| overall | 40 |" in out["markdown"]
+
+
+def test_biases_come_from_the_ratings_the_report_read(store, rubrics):
+    """Given the report's ratings, the biases read no score again and take the report's self-agreement."""
+    from judge_tui.analysis.report import Group, build_report
+    from judge_tui.analysis.scores import load
+
+    _planted_study(store, rubrics)
+    rubric = rubrics["exercise-quality"]
+    ratings = load(store, rubric, None)
+    report = build_report(store, rubric, human=Group("human", ("alice",)), judge=Group("judge", (JUDGE,)),
+                          ratings=ratings)
+    statements: list[str] = []
+    store.conn.set_trace_callback(statements.append)
+    given = judge_biases(store, rubric, JUDGE, ratings=ratings, report=report)
+    store.conn.set_trace_callback(None)
+    assert not [s for s in statements if "r.scores" in s]
+    assert biases_dict(given) == biases_dict(judge_biases(store, rubric, JUDGE))

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
 
 from judge_tui.analysis.drift import DriftScheduler, self_agreement
+from judge_tui.analysis.full_report import build_full_report, render_full
 from judge_tui.analysis.team import load_team
-from judge_tui.analysis.team_report import drift_section, render_drift
 from judge_tui.store import Store
 from tests.team_fixtures import binary_item, rate
 
@@ -73,9 +75,13 @@ def test_self_agreement_compares_first_and_second_ratings(store: Store, rubrics)
     rate(store, binary, "judge:x", "judge", {"P01": {"label": 0.0}}, repeat=1)  # a judge repeat is not drift
     [ann] = self_agreement(store, binary)
     assert ann.rater_id == "ann" and ann.pairs == 4 and ann.alignment == pytest.approx(0.75)
-    section = drift_section(store, binary)
-    text = "\n".join(render_drift(section, "text"))
-    assert "ann" in text and "75.0%" in text
+    full = build_full_report(store, binary)  # the report's section, as `report` draws it
+    [section] = json.loads(render_full(full, "json"))["expert_self_agreement"]
+    assert section["rater"] == "ann" and section["pairs"] == 4
+    for fmt in ("text", "markdown"):
+        text = render_full(full, fmt, width=10_000)
+        assert "Self-agreement (items re-rated blind later)" in text, fmt
+        assert re.search(r"ann\s*[│|]\s*4\s*[│|]\s*75\.0%", text), fmt
 
 
 async def test_rating_screen_reshows_a_rated_item_blind_and_keeps_the_first_rating(tmp_path: Path, rubrics):

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from judge_tui.analysis.full_report import build_full_report, render_full
 from judge_tui.analysis.team import (
     consensus,
     disagreements,
@@ -14,7 +15,7 @@ from judge_tui.analysis.team import (
     spread_exceeds,
     team_agreement,
 )
-from judge_tui.analysis.team_report import render_team, team_section
+from judge_tui.analysis.team_report import team_figures
 from judge_tui.stats import agreement as ag
 from judge_tui.store import Store
 from judge_tui.transfer.merge import merge_database
@@ -94,12 +95,12 @@ def test_team_figures_for_three_merged_experts(tmp_path: Path, rubrics):
 def test_team_section_renders_in_every_format_without_markup(tmp_path: Path, rubrics):
     lead = _three_expert_lead_db(tmp_path, rubrics)
     with Store(lead) as store:
-        section = team_section(store, rubrics["exercise-quality"])
-    assert json.loads(json.dumps(section))["experts"] == ["ann", "bob", "cat"]
-    text = "\n".join(render_team(section, "text"))
+        full = build_full_report(store, rubrics["exercise-quality"])  # the report's section, as `report` draws it
+    assert json.loads(render_full(full, "json"))["team"]["experts"] == ["ann", "bob", "cat"]
+    text = render_full(full, "text", width=10_000)
     assert "3 experts (ann, bob, cat) on 6 items" in text and "consensus" in text
     assert "83.3%" in text  # ann's difficulty alignment
-    markdown = "\n".join(render_team(section, "markdown"))
+    markdown = render_full(full, "markdown")
     assert "## Team: agreement among experts" in markdown and "difficulty_match, against the judge" in markdown
     assert "| ann | 6 |" in markdown
 
@@ -107,7 +108,7 @@ def test_team_section_renders_in_every_format_without_markup(tmp_path: Path, rub
 def test_no_team_section_with_one_expert(tmp_path: Path, rubrics):
     path = expert_db(tmp_path / "one.db", rubrics["binary"], [binary_item(1)], "ann", {"P01": {"label": 1.0}})
     with Store(path) as store:
-        assert team_section(store, rubrics["binary"]) is None
+        assert team_figures(store, rubrics["binary"]) is None
 
 
 def test_adjudicated_consensus_replaces_the_computed_one_and_is_not_an_expert(tmp_path: Path, rubrics):

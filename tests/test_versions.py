@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from judge_tui.analysis.compare import compare_versions
+from judge_tui.analysis.full_report import build_full_report, render_full
 from judge_tui.analysis.history import history_lines, require_recorded
-from judge_tui.analysis.team_report import compare_section, render_compare
 from judge_tui.cli import main
 from judge_tui.model import locations
 from judge_tui.model.errors import UserError
@@ -177,8 +177,8 @@ def test_compare_versions_on_the_same_dev_items_with_hand_worked_figures(tmp_pat
 def test_compare_section_text_and_errors(tmp_path: Path, rubrics):
     db = _comparison_db(tmp_path, rubrics)
     with Store(db) as store:
-        section = compare_section(store, rubrics["binary"], "aaaa1111", "bbbb")
-        text = "\n".join(render_compare(section, "text"))
+        full = build_full_report(store, rubrics["binary"], compare=("aaaa1111", "bbbb"))  # `report --compare`
+        text = render_full(full, "text", width=10_000)
         assert "77.8%" in text and "88.9%" in text and "+11.1 pts" in text and "+0.25" in text
         with Store(db) as s2, pytest.raises(UserError, match="known prompt versions: aaaa1111, bbbb2222"):
             compare_versions(s2, rubrics["binary"], "cccc", "aaaa")

@@ -10,27 +10,34 @@
 * weak groups: alignment per task type and per CEFR level (fields `task_type`, `cefr_level`) with a bootstrap
   interval over items; a group is marked when its whole interval lies below the alignment of the other items.
 
-`judge_biases` computes them; `biases_dict` is the JSON section and `biases_lines` the text lines, so a
-report adds the section with one call.
+`judge_biases` computes them; `biases_dict` is the JSON section, `biases_blocks` draws that dict as blocks
+(team_report's headings, paragraphs and tables: Markdown, Rich or plain lines) and `biases_lines` is the plain
+form the judge screen shows, so every place shows the same figures.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from judge_tui.analysis.figure_format import figure_text, figure_with_interval, interval_json
-from judge_tui.analysis.report import Group, JudgeSelfAgreement, NoComparison, build_report
+from judge_tui.analysis.figure_format import figure_text, figure_with_interval, interval_json, interval_text
+from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE
+from judge_tui.analysis.report import Group, JudgeSelfAgreement, NoComparison, Report, build_report
 from judge_tui.analysis.scores import has_item_field, load
-from judge_tui.analysis.team import TOLERANCE, load_team, team_consensus
+from judge_tui.analysis.team import TOLERANCE, TeamView, load_team, team_consensus
+from judge_tui.analysis.team_report import Block, Heading, Paragraph, TableBlock, lines_of
 from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.bias import Estimate, length_correlation, mean_difference
 from judge_tui.stats.intervals import IntervalFigure, bootstrap, percentile_interval, weighted_share
 from judge_tui.store import Store
+
+if TYPE_CHECKING:
+    from judge_tui.analysis.scores import RubricRatings
 
 OVERALL = "overall"
 GROUP_FIELDS = ("task_type", "cefr_level")
@@ -65,6 +72,7 @@ class Biases:
     length: Estimate
     self_consistency: JudgeSelfAgreement | None
     groups: tuple[GroupAlignment, ...]
+    confidence: float = DEFAULT_CONFIDENCE  # of every interval
 
     @property
     def length_flagged(self) -> bool:
@@ -94,11 +102,23 @@ def _lengths(store: Store, rubric: Rubric, field: str | None, keys: np.ndarray, 
     return out
 
 
+def consensus_and_judge(view: TeamView) -> tuple[np.ndarray, np.ndarray]:
+    """The experts' consensus (one expert is enough) and the judge's scores, each dimensions x items."""
+    if not view.dimensions:
+        return np.empty((0, view.item_keys.size)), np.empty((0, view.item_keys.size))
+    return (np.vstack([team_consensus(view, d, min_raters=1)[0] for d in view.dimensions]),
+            np.vstack([view.judge_scores[d] for d in view.dimensions]))
+
+
 def judge_biases(store: Store, rubric: Rubric, judge_id: str, *, split: str | None = None,
-                 tolerance: float = TOLERANCE) -> Biases:
-    """Every bias figure of one judge rater against the experts' consensus over the items of `split`."""
+                 tolerance: float = TOLERANCE, confidence: float = DEFAULT_CONFIDENCE,
+                 ratings: RubricRatings | None = None, report: Report | None = None) -> Biases:
+    """Every bias figure of one judge rater against the experts' consensus over the items of `split`.
+
+    ``ratings``: the split's ratings (scores.load) when the caller has read them already; ``report``: a judge
+    comparison built from them, whose self-agreement of this judge is taken instead of building another."""
     with store.snapshot():
-        ratings = load(store, rubric, split)
+        ratings = ratings if ratings is not None else load(store, rubric, split)
         view = load_team(store, rubric, split=split, judge=judge_id, ratings=ratings, notes=False)
         fields = [f for f in GROUP_FIELDS if has_item_field(store, rubric, f)]
         groups_of = {}
@@ -110,17 +130,16 @@ def judge_biases(store: Store, rubric: Rubric, judge_id: str, *, split: str | No
         field = response_field(rubric)
         lengths = _lengths(store, rubric, field, view.item_keys, split)
     dims = view.dimensions
-    human = np.vstack([team_consensus(view, d, min_raters=1)[0] for d in dims]) if dims else np.empty((0, 0))
-    judge = np.vstack([view.judge_scores[d] for d in dims]) if dims else np.empty((0, 0))
-    leniency = [Leniency(d, rubric.dimension(d).name, mean_difference(judge[i], human[i]))
+    human, judge = consensus_and_judge(view)
+    leniency = [Leniency(d, rubric.dimension(d).name, mean_difference(judge[i], human[i], confidence))
                 for i, d in enumerate(dims)]
     diff = judge - human  # dimensions x items
     scored = (~np.isnan(diff)).sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):  # an item nobody scored on both sides: NaN
         residual = np.where(scored > 0, np.nansum(diff, axis=0) / scored, np.nan)
     leniency.append(Leniency(OVERALL, "overall (mean over judged dimensions)",
-                             mean_difference(residual, np.zeros_like(residual))))
-    length = length_correlation(lengths, residual)
+                             mean_difference(residual, np.zeros_like(residual), confidence)))
+    length = length_correlation(lengths, residual, confidence)
 
     aligned = (np.abs(diff) <= tolerance + ag.ALIGNMENT_EPSILON) & ~np.isnan(diff)
     hits = aligned.sum(axis=0).astype(np.float64)
@@ -138,21 +157,23 @@ def judge_biases(store: Store, rubric: Rubric, judge_id: str, *, split: str | No
             others: ag.Figure = (float(hits[rest].sum() / counted[rest].sum()) if counted[rest].sum() > 0
                                  else ag.Undefined("no other items"))
             replicates = bootstrap(partial(weighted_share, hits=hits[inside], counted=counted[inside]), n)
-            interval = percentile_interval(replicates, low=0.0, high=1.0)
+            interval = percentile_interval(replicates, confidence, low=0.0, high=1.0)
             weak = (isinstance(others, float) and not isinstance(interval, ag.Undefined)
                     and interval.high < others)
             groups.append(GroupAlignment(f, value, n, share, interval, others, weak))
 
     self_consistency = None
-    if view.experts:
+    if report is None and view.experts:
         try:
             report = build_report(store, rubric, human=Group("human", view.experts), judge=Group("judge", (judge_id,)),
-                                  split=split, ratings=ratings)
-            self_consistency = report.self_agreement[0] if report.self_agreement else None
+                                  split=split, ratings=ratings, settings=AgreementSettings(tolerance=tolerance,
+                                                                                          confidence=confidence))
         except NoComparison:
-            self_consistency = None
+            report = None
+    if report is not None:
+        self_consistency = next((s for s in report.self_agreement if s.rater_id == judge_id), None)
     return Biases(rubric.id, judge_id, split, view.experts, field, tuple(leniency), length, self_consistency,
-                  tuple(groups))
+                  tuple(groups), confidence)
 
 
 # --------------------------------------------------------------------------- renderings
@@ -179,10 +200,14 @@ def biases_dict(biases: Biases) -> dict[str, Any]:
         s = biases.self_consistency
         consistency = {"repeats": s.repeats, "items": s.items, "rows": [
             {"key": r.key, "n": r.n, "alignment_rate": r.alignment_rate if ag.is_defined(r.alignment_rate) else None,
-             "cohen_kappa": r.cohen_kappa if ag.is_defined(r.cohen_kappa) else None} for r in s.rows]}
+             "cohen_kappa": r.cohen_kappa if ag.is_defined(r.cohen_kappa) else None,
+             "intervals": {name: interval_json(r.intervals[name], name, {})
+                           for name in ("alignment_rate", "cohen_kappa")}} for r in s.rows]}
     return {
         "judge": biases.judge, "split": biases.split, "reference": "experts' consensus", "experts": list(biases.experts),
-        "leniency": [{"key": le.key, **_estimate_dict(le.estimate, "mean_difference")} for le in biases.leniency],
+        "confidence": biases.confidence,
+        "leniency": [{"key": le.key, "name": le.name, **_estimate_dict(le.estimate, "mean_difference")}
+                     for le in biases.leniency],
         "length_bias": {"field": biases.length_field, **_estimate_dict(biases.length, "spearman_rho"),
                         "flagged": biases.length_flagged},
         "self_consistency": consistency,
@@ -194,42 +219,75 @@ def biases_dict(biases: Biases) -> dict[str, Any]:
     }
 
 
-def _lean(estimate: Estimate) -> str:
-    if not estimate.excludes_zero or isinstance(estimate.value, ag.Undefined):
+def _value(entry: dict[str, Any], name: str) -> ag.Figure:
+    value = entry[name]
+    return ag.Undefined(entry.get("undefined", {}).get(name, "n/a")) if value is None else value
+
+
+def _lean(entry: dict[str, Any]) -> str:
+    value = entry["mean_difference"]
+    if not entry["excludes_zero"] or value is None:
         return "no detectable lean"
-    return "lenient: scores higher than the experts" if estimate.value > 0 else "harsh: scores lower than the experts"
+    return "lenient: scores higher" if value > 0 else "harsh: scores lower"
+
+
+def _length_verdict(length: dict[str, Any]) -> str:
+    if length["spearman_rho"] is None:
+        return f"not measurable ({length.get('undefined', {}).get('spearman_rho', 'n/a')})"
+    if length["flagged"]:
+        return ("FLAGGED: the judge rewards longer responses" if length["spearman_rho"] > 0
+                else "FLAGGED: the judge rewards shorter responses")
+    return "no detectable length bias (the interval includes 0)"
+
+
+def _signed_with_interval(value: ag.Figure, interval: Any) -> str:
+    """A difference with its sign, as the report's J−H column writes it: "+0.060 [0.02, 0.12]"."""
+    text = figure_text(value, digits=3, signed=True)
+    bounds = interval_text(interval)
+    return f"{text} {bounds}" if bounds and text != "n/a" else text
+
+
+def biases_blocks(section: dict[str, Any], *, heading: bool = True) -> list[Block]:
+    """The biases section (biases_dict) as blocks: the same figures in Markdown, Rich or plain lines."""
+    level = f"{section['confidence']:.0%}"
+    blocks: list[Block] = [Heading(f"Judge biases: {section['judge']}")] if heading else []
+    where = f"the {section['split']} split" if section["split"] else "all items"
+    blocks.append(Paragraph((
+        f"Against the experts' consensus ({', '.join(section['experts']) or 'no experts'}) on {where}; "
+        f"[low, high]: {level} intervals.",)))
+    blocks.append(TableBlock(
+        ("dimension", "n", "judge − experts", "lean"),
+        tuple((le["key"], str(le["n"]),
+               _signed_with_interval(_value(le, "mean_difference"), le["interval"]), _lean(le))
+              for le in section["leniency"]),
+        "Leniency (mean score difference; overall: each item's mean over its judged dimensions):",
+        frozenset({1, 2})))
+    length = section["length_bias"]
+    rho = figure_with_interval(_value(length, "spearman_rho"), length["interval"], digits=2)
+    lines = [f"Length bias (Spearman rho, length of {length['field'] or '?'} vs judge − consensus): {rho} over "
+             f"{length['n']} items: {_length_verdict(length)}"]
+    consistency = section["self_consistency"]
+    if consistency is None:
+        lines.append("Self-consistency: no repeats (run `judge-tui judge --repeat 3` to measure it)")
+    else:
+        overall = next((r for r in consistency["rows"] if r["key"] == "overall"), consistency["rows"][-1])
+        alignment = overall["alignment_rate"] if overall["alignment_rate"] is not None else ag.Undefined("n/a")
+        lines.append(f"Self-consistency over {consistency['repeats']} repeats of {consistency['items']} items: "
+                     f"alignment {figure_with_interval(alignment, overall['intervals']['alignment_rate'], percent=True)}"
+                     " (overall score)")
+    weak = [g for g in section["groups"] if g["weak"]]
+    for g in weak:
+        others = g["others_alignment_rate"] if g["others_alignment_rate"] is not None else ag.Undefined("n/a")
+        lines.append(f"Markedly worse: {g['by']} {g['value']}: alignment "
+                     f"{figure_with_interval(g['alignment_rate'], g['interval'], percent=True)} over {g['items']} "
+                     f"items, against {figure_text(others, percent=True)} on the other items")
+    if section["groups"] and not weak:
+        by = " / ".join(dict.fromkeys(g["by"] for g in section["groups"]))
+        lines.append(f"By {by}: no group is markedly worse than the others")
+    blocks.append(Paragraph(tuple(lines)))
+    return blocks
 
 
 def biases_lines(biases: Biases) -> list[str]:
-    """The biases as plain text lines (the text report and the judge screen)."""
-    lines = ["Leniency (judge − experts' consensus, mean score difference [95% interval]):"]
-    for le in biases.leniency:
-        text = figure_with_interval(le.estimate.value, le.estimate.interval, digits=3)
-        lines.append(f"  {le.name}: {text} over {le.estimate.n} items: {_lean(le.estimate)}")
-    length = biases.length
-    rho = figure_with_interval(length.value, length.interval, digits=2)
-    if isinstance(length.value, ag.Undefined):
-        verdict = f"not measurable ({length.value.reason})"
-    elif biases.length_flagged:
-        verdict = ("FLAGGED: the judge rewards longer responses" if length.value > 0
-                   else "FLAGGED: the judge rewards shorter responses")
-    else:
-        verdict = "no detectable length bias (the interval includes 0)"
-    lines.append(f"Length bias (Spearman rho, length of {biases.length_field or '?'} vs judge − consensus): "
-                 f"{rho} over {length.n} items: {verdict}")
-    s = biases.self_consistency
-    if s is None:
-        lines.append("Self-consistency: no repeats (run `judge-tui judge --repeat 3` to measure it)")
-    else:
-        overall = next((r for r in s.rows if r.key == "overall"), s.rows[-1])
-        lines.append(f"Self-consistency over {s.repeats} repeats of {s.items} items: alignment "
-                     f"{figure_text(overall.alignment_rate, percent=True)} (overall score)")
-    weak = [g for g in biases.groups if g.weak]
-    for g in weak:
-        lines.append(f"Markedly worse: {g.by} {g.value}: alignment "
-                     f"{figure_with_interval(g.alignment, g.interval, percent=True)} over {g.items} items, "
-                     f"against {figure_text(g.others, percent=True)} on the other items")
-    if biases.groups and not weak:
-        by = " / ".join(dict.fromkeys(g.by for g in biases.groups))
-        lines.append(f"By {by}: no group is markedly worse than the others")
-    return lines
+    """The biases as plain text lines (the judge screen)."""
+    return lines_of(biases_blocks(biases_dict(biases), heading=False), "text")

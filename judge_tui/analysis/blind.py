@@ -1,7 +1,7 @@
 """The blind rule, in one place: over which items a viewer may see other raters' scores, notes and figures.
 
 A reviewer (whoever opens the rating screen) sees only items they have submitted. A lead (`judge-tui
-adjudicate`, `judge-tui rate --lead`) sees every item, unless they have rated items of this rubric themselves:
+adjudicate`, `judge-tui calibrate`, `judge-tui rate --lead`) sees every item, unless they have rated items of this rubric themselves:
 then they are an expert too, and see only those.
 """
 

@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from judge_tui.analysis.biases import Biases, judge_biases
+from judge_tui.analysis.biases import Biases, consensus_and_judge, judge_biases
 from judge_tui.analysis.compare import VersionComparison, compare_versions
 from judge_tui.analysis.figure_format import figure_text, figure_with_interval
-from judge_tui.analysis.report import Group, NoComparison, Row, build_report
-from judge_tui.analysis.team import CONSENSUS_RATER, load_team, team_consensus
-from judge_tui.analysis.team_report import comparison_to_dict, render_compare
+from judge_tui.analysis.report import Group, NoComparison, Report, Row, build_report
+from judge_tui.analysis.scores import load
+from judge_tui.analysis.team import CONSENSUS_RATER, load_team
+from judge_tui.analysis.team_report import compare_blocks, comparison_to_dict, lines_of
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
@@ -122,10 +123,8 @@ def _figure(row: Row, name: str, percent: bool = False) -> str:
     return figure_with_interval(getattr(row.agreement, name), row.uncertainty.intervals.get(name), percent=percent)
 
 
-def _figure_lines(store: Store, rubric: Rubric, judge: str, experts: tuple[str, ...], split: str,
+def _figure_lines(report: Report, experts: tuple[str, ...], split: str,
                   settings: AgreementSettings) -> tuple[str, ...]:
-    report = build_report(store, rubric, human=Group("human", experts), judge=Group("judge", (judge,)),
-                          split=split, settings=settings)
     lines = [f"{report.counts['compared']} {split} items judged and rated by the experts "
              f"({', '.join(experts)}); alignment within ±{settings.tolerance:g}"]
     for row in report.judged_rows:
@@ -151,13 +150,13 @@ def change_headline(comparison: VersionComparison) -> str:
     return f"{text}: {change.verdict}" + (" yet" if change.verdict == "no detectable change" else "")
 
 
-def _misaligned(store: Store, rubric: Rubric, judge: str, split: str, tolerance: float) -> tuple[Misaligned, ...]:
-    view = load_team(store, rubric, split=split, judge=judge)
+def _misaligned(store: Store, rubric: Rubric, judge: str, split: str, tolerance: float,
+                visible: set[str] | None) -> tuple[Misaligned, ...]:
+    view = load_team(store, rubric, split=split, judge=judge, only_items=visible)
     dims = view.dimensions
     if not dims or not view.item_ids:
         return ()
-    human = np.vstack([team_consensus(view, d, min_raters=1)[0] for d in dims])
-    machine = np.vstack([view.judge_scores[d] for d in dims])
+    human, machine = consensus_and_judge(view)
     diff = np.abs(machine - human)
     with np.errstate(invalid="ignore"):
         differing = np.count_nonzero(diff > tolerance + ag.ALIGNMENT_EPSILON, axis=0)
@@ -178,8 +177,12 @@ def _misaligned(store: Store, rubric: Rubric, judge: str, split: str, tolerance:
 
 
 def standing(store: Store, rubric: Rubric, *, prompt_version: str, previous: str | None, model: str | None = None,
-             split: str = DEV, settings: AgreementSettings | None = None) -> Standing:
-    """Where the judge of `prompt_version` stands on `split`, and how it compares with `previous`."""
+             split: str = DEV, settings: AgreementSettings | None = None,
+             visible: set[str] | None = None) -> Standing:
+    """Where the judge of `prompt_version` stands on `split`, and how it compares with `previous`.
+
+    ``visible``: the items the viewer may see (blind.visible_items; None: every item). A lead who has rated is
+    an expert too and, as on the adjudication screen, sees every figure over the items they rated only."""
     if split == "test":
         raise UserError(TEST_NOTE)
     settings = settings or AgreementSettings()
@@ -199,12 +202,22 @@ def standing(store: Store, rubric: Rubric, *, prompt_version: str, previous: str
     elif not experts:
         notes.append("No expert has rated an item of this rubric yet: there is nothing to compare the judge with.")
     else:
+        ratings = load(store, rubric, split)  # one read of the scores for the figures, the biases and the items
+        if visible is not None:
+            keys, ids = store.item_keys_in_order(rubric.id, split)
+            ratings = ratings.restricted_to(keys[np.isin(np.array(ids, dtype=object), list(visible))])
+            notes.append(f"Over the {split} items you rated only: you are an expert of this rubric too, and the "
+                         "blind rule shows you the judge and the other experts on those alone.")
+        report: Report | None = None
         try:
-            figures = _figure_lines(store, rubric, judge, experts, split, settings)
+            report = build_report(store, rubric, human=Group("human", experts), judge=Group("judge", (judge,)),
+                                  split=split, settings=settings, ratings=ratings, judge_only=visible is None)
+            figures = _figure_lines(report, experts, split, settings)
         except NoComparison as exc:
             notes.append(str(exc))
-        misaligned = _misaligned(store, rubric, judge, split, tolerance)
-        biases = judge_biases(store, rubric, judge, split=split, tolerance=tolerance)
+        misaligned = _misaligned(store, rubric, judge, split, tolerance, visible)
+        biases = judge_biases(store, rubric, judge, split=split, tolerance=tolerance, confidence=settings.confidence,
+                              ratings=ratings, report=report)
     if judge is not None:
         totals = store.judge_call_totals(judge)
         cost = Cost(int(totals["calls"]), float(totals["cost_usd"]),
@@ -219,11 +232,13 @@ def standing(store: Store, rubric: Rubric, *, prompt_version: str, previous: str
         try:
             try:  # by prompt version, as `history` names them; by judge rater when several models used one
                 comparison = compare_versions(store, rubric, previous, prompt_version, split=split,
-                                              tolerance=tolerance)
+                                              tolerance=tolerance, confidence=settings.confidence,
+                                              only_items=visible)
             except UserError:
-                comparison = compare_versions(store, rubric, before, judge, split=split, tolerance=tolerance)
+                comparison = compare_versions(store, rubric, before, judge, split=split, tolerance=tolerance,
+                                              confidence=settings.confidence, only_items=visible)
             comparison_lines = (change_headline(comparison),
-                                *render_compare(comparison_to_dict(comparison), "text"))
+                                *lines_of(compare_blocks(comparison_to_dict(comparison)), "text"))
         except UserError as exc:
             comparison_lines = (str(exc),)
     return Standing(rubric.id, split, rubric_note, prompt_note, judge, before, figures, comparison,

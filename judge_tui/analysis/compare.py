@@ -101,8 +101,10 @@ def resolve_version(store: Store, rubric: Rubric, name: str) -> Version:
 
 
 def compare_versions(store: Store, rubric: Rubric, v1: str, v2: str, split: str | None = None,
-                     tolerance: float = TOLERANCE, confidence: float = DEFAULT_CONFIDENCE) -> VersionComparison:
-    """Both versions against the experts' consensus on the same items. Each change comes with the interval of
+                     tolerance: float = TOLERANCE, confidence: float = DEFAULT_CONFIDENCE,
+                     only_items: set[str] | None = None) -> VersionComparison:
+    """Both versions against the experts' consensus on the same items (of ``only_items`` when given: those the
+    viewer may see). Each change comes with the interval of
     a paired bootstrap over those items (both versions see the same resampled items), and a verdict: improved
     (the interval lies above 0), worse (below) or no detectable change (it straddles 0)."""
     first, second = resolve_version(store, rubric, v1), resolve_version(store, rubric, v2)
@@ -115,7 +117,10 @@ def compare_versions(store: Store, rubric: Rubric, v1: str, v2: str, split: str 
         ):
             split = None  # no splits assigned at all
     ratings = load(store, rubric, split)  # read once: the experts and both versions
-    view = load_team(store, rubric, split=split, ratings=ratings, notes=False)
+    view = load_team(store, rubric, split=split, ratings=ratings, notes=False, only_items=only_items)
+    if not view.item_ids and only_items is not None:
+        raise UserError(f"none of the items you rated is in the {split} split: the blind rule shows you the "
+                        "judge only on those")
     if not view.item_ids:
         raise UserError(f"no items of rubric {rubric.id} in the {split} split; assign splits with "
                         f"`judge-tui split` or choose one with --split")

@@ -1,8 +1,9 @@
 """`judge-tui report` as a whole: every section computed once, from one read of the ratings, then rendered once.
 
-The sections are objects: the judge comparison (report.Report), the team (team.TeamAgreement), the experts'
-self-agreement (drift.ExpertSelfAgreement), a version comparison (compare.VersionComparison) and the flagged
-items. JSON is built from them in one go; text draws every table with Rich; Markdown joins the sections.
+The sections are objects: the judge comparison (report.Report), the judge's biases (biases.Biases, one per
+judge rater of the comparison: each rater is one model and prompt version, and pooling them would hide which one
+leans), the team (team.TeamAgreement), the experts' self-agreement (drift.ExpertSelfAgreement), a version
+comparison (compare.VersionComparison) and the flagged items. JSON is built from them in one go; text draws every table with Rich; Markdown joins the sections.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judge_tui.analysis import report_format
+from judge_tui.analysis.biases import Biases, biases_blocks, biases_dict, judge_biases
 from judge_tui.analysis.compare import VersionComparison, compare_versions
 from judge_tui.analysis.drift import ExpertSelfAgreement
 from judge_tui.analysis.flags import flag_row
@@ -56,6 +58,7 @@ class FullReport:
     flagged: tuple[Flag, ...] | None  # None: not part of this report (a version comparison)
     confidence: float = DEFAULT_CONFIDENCE  # of every interval in the team, self-agreement and comparison
     thresholds: Thresholds = DEFAULT_THRESHOLDS
+    judge_biases: tuple[Biases, ...] = ()  # one per judge rater of the comparison, when experts rated
 
 
 def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = None, judge: Group | None = None,
@@ -88,8 +91,14 @@ def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = Non
             raise problem  # nothing to show but the reason
         drift = drift_figures(store, rubric, split, tolerance=tolerance, ratings=ratings, confidence=confidence)
         flagged = tuple(store.flags(rubric.id, split=split))
+        biases: list[Biases] = []
+        for rater in report.judge.rater_ids if report is not None else ():
+            found = judge_biases(store, rubric, rater, split=split, tolerance=tolerance, confidence=confidence,
+                                 ratings=ratings, report=report)
+            if found.experts:  # the consensus is the experts'; without one there is nothing to lean from
+                biases.append(found)
     return FullReport(rubric, split, tolerance, report, str(problem) if problem else None, team, tuple(drift), None,
-                      flagged, confidence, thresholds_from(settings))
+                      flagged, confidence, thresholds_from(settings), tuple(biases))
 
 
 def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
@@ -107,6 +116,8 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
             data = report_format.no_comparison_to_dict(
                 full.rubric, full.split, full.tolerance, full.thresholds,
                 full.team.experts if full.team is not None else (), full.judge_comparison or "")
+        if full.judge_biases:
+            data["judge_biases"] = [biases_dict(b) for b in full.judge_biases]
         if team is not None:
             data["team"] = team
         if drift:
@@ -119,6 +130,8 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
         blocks += compare_blocks(comparison_to_dict(full.comparison))
     if full.report is None and full.comparison is None:
         blocks.append(Paragraph((f"No judge comparison: {full.judge_comparison}",)))
+    for b in full.judge_biases:
+        blocks += biases_blocks(biases_dict(b))
     if team is not None:
         blocks += team_blocks(team)
     if drift:
@@ -128,7 +141,7 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
         body = "\n".join(lines + lines_of(blocks, fmt))
     else:
         sections = report_format.rich_sections(full.report) if full.report is not None else []
-        body = render_plain([*sections, *rich_of(blocks)], width=width, gap=True)
+        body = render_plain([*sections, *rich_of(blocks)], width=width, gap=True, split=True)
     if full.flagged is None:
         return body.rstrip("\n") + "\n"
     flagged = render_flags(list(full.flagged), "markdown" if fmt == "markdown" else "text")

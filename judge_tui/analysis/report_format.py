@@ -30,7 +30,7 @@ from judge_tui.analysis.interval_bars import Bar, IntervalBars
 from judge_tui.analysis.report import Group, Report, Row, Summary
 from judge_tui.analysis.targets import ruling
 from judge_tui.analysis.uncertainty import CHANCE_FIGURES, INTERVAL_FIGURES
-from judge_tui.formats.terminal import add_id_column, render_plain
+from judge_tui.formats.terminal import SplittableTable, add_id_column, render_plain
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.textsafe import clean
 from judge_tui.stats import agreement as ag
@@ -308,6 +308,7 @@ def _columns(report: Report, compact: bool = False) -> list[tuple[str, str]]:
 
 
 PERCENT_FIGURES = ("alignment_rate", "tpr", "tnr", "accuracy")
+CORRELATION_FIGURES = ("pearson_r", "spearman_rho", "kendall_tau", "mean_difference")
 
 
 def cell(row: Row, figure: str, *, interval: bool = False) -> str:
@@ -342,7 +343,13 @@ def dimension_table(report: Report, *, compact: bool = False) -> Table:
     """
     rows = report.rows
     columns = _columns(report, compact)
-    table = Table(title="Per dimension", title_justify="left")
+    # On a page too narrow for every column (80 columns of figures over intervals), two tables.
+    figures = [f for _, f in columns]
+    agreement = [i + 1 for i, f in enumerate(figures) if f not in CORRELATION_FIGURES]
+    band_columns = [] if compact else [len(columns) + 1, len(columns) + 2]
+    table = SplittableTable(title="Per dimension", title_justify="left", groups=[
+        ("agreement", agreement), ("bands", band_columns),
+        ("correlation and bias", [1, *(i + 1 for i, f in enumerate(figures) if f in CORRELATION_FIGURES)])])
     names = [row.key + (" (code)" if row.method == "code" else "") for row in [*rows, report.overall]]
     # The summary screen keeps the names readable; a command's output gives them what the figures leave.
     add_id_column(table, "Dimension", min_width=min(max(map(len, names)), 18) if compact else None)
@@ -429,6 +436,11 @@ CHANCE_COLUMNS = (("κ", "cohen_kappa"), ("AC1", "ac1"), ("AC2", "ac2"), ("PABAK
                   ("Prev", "prevalence"), ("Bias", "bias_index"), ("Acc", "accuracy"), ("Base", "baseline_accuracy"))
 
 
+CHANCE_NOTES = (("prevalence", "Prev: share of human PASS."),
+                ("bias_index", "Bias: + when the judge fails more human PASS than it passes human FAIL."),
+                ("baseline_accuracy", "Base: accuracy of a judge always giving the most common human label."))
+
+
 def _chance_columns(report: Report) -> list[tuple[str, str]]:
     rows = [r for r in report.rows if r.agreement.confusion]
     columns = []
@@ -466,9 +478,9 @@ def chance_table(report: Report) -> Table | None:
         table.add_column(head, justify="right", no_wrap=True)
     for row in rows:
         table.add_row(row.key, *(Text(chance_cell(row, name)) for _, name in columns))
-    table.caption = Text("Prev: share of human PASS. Bias: + when the judge fails more human PASS than it passes "
-                         "human FAIL. Base: accuracy of a judge always giving the most common human label.",
-                         style="dim")
+    shown = {name for _, name in columns}
+    notes = [note for name, note in CHANCE_NOTES if name in shown]  # only the columns this table has
+    table.caption = Text(" ".join(notes), style="dim") if notes else None
     table.caption_justify = "left"
     return table
 
@@ -606,7 +618,7 @@ def rich_sections(report: Report, *, confusion: bool = True) -> list[RenderableT
 
 def render_text(report: Report, width: int | None = None) -> str:
     """The text report at ``width``, or fitted to the terminal (full width to a pipe or file)."""
-    return render_plain(rich_sections(report), width=width, gap=True)
+    return render_plain(rich_sections(report), width=width, gap=True, split=True)
 
 
 # --------------------------------------------------------------------------------------------------

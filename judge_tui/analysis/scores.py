@@ -21,6 +21,7 @@ Item keys are the items' row ids (as `store.item_field_values` and `store.item_k
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -118,6 +119,13 @@ class RubricRatings:
     @property
     def n_dimensions(self) -> int:
         return int(self.scores.shape[1])
+
+    def restricted_to(self, keys: np.ndarray) -> RubricRatings:
+        """The ratings of these items only (the items a viewer may see under the blind rule)."""
+        inside = np.isin(self.item_keys, keys)
+        return dataclasses.replace(self, rater=self.rater[inside], item_keys=self.item_keys[inside],
+                                   repeats=self.repeats[inside], versions=self.versions[inside],
+                                   overall=self.overall[inside], scores=self.scores[inside])
 
     def raters_of_kind(self, kind: str) -> tuple[str, ...]:
         return tuple(r for r in self.rater_ids if self.kinds[r] == kind)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from judge_tui.analysis.compare import VersionComparison, compare_versions
+from judge_tui.analysis.compare import VersionComparison
 from judge_tui.analysis.drift import ExpertSelfAgreement, self_agreement
 from judge_tui.analysis.figure_format import figure_text, figure_with_interval, interval_json
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, Change
@@ -172,26 +172,6 @@ def comparison_to_dict(c: VersionComparison) -> dict[str, Any]:
                         "pearson_r": _change_dict(s.pearson, s.changes["pearson_r"])}
                        for s in c.dimensions],
     }
-
-
-def team_section(store: Store, rubric: Rubric, split: str | None = None, judge: str | None = None,
-                 only_items: set[str] | None = None, tolerance: float = TOLERANCE,
-                 confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Any] | None:
-    """The team section as a dict, or None when fewer than two experts rated this rubric."""
-    result = team_figures(store, rubric, split, judge, only_items, tolerance, confidence=confidence)
-    return None if result is None else team_to_dict(result, split)
-
-
-def drift_section(store: Store, rubric: Rubric, split: str | None = None, rater: str | None = None,
-                  tolerance: float = TOLERANCE, confidence: float = DEFAULT_CONFIDENCE) -> list[dict[str, Any]]:
-    """The self-agreement section as dicts (empty when no expert re-rated an item)."""
-    return drift_to_dicts(drift_figures(store, rubric, split, rater, tolerance, confidence=confidence), tolerance,
-                          confidence)
-
-
-def compare_section(store: Store, rubric: Rubric, v1: str, v2: str, split: str | None = None,
-                    tolerance: float = TOLERANCE, confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Any]:
-    return comparison_to_dict(compare_versions(store, rubric, v1, v2, split, tolerance, confidence))
 
 
 # --------------------------------------------------------------------------- blocks, and their three styles
@@ -426,15 +406,3 @@ def compare_blocks(section: dict[str, Any]) -> list[Block]:
                    right=frozenset({2, 3, 4, 5})),
         *notes,
     ]
-
-
-def render_team(section: dict[str, Any], fmt: str) -> list[str]:
-    return lines_of(team_blocks(section), fmt)
-
-
-def render_drift(section: list[dict[str, Any]], fmt: str) -> list[str]:
-    return lines_of(drift_blocks(section), fmt)
-
-
-def render_compare(section: dict[str, Any], fmt: str) -> list[str]:
-    return lines_of(compare_blocks(section), fmt)

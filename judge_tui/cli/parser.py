@@ -234,7 +234,8 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     p.add_argument("--rubric", help="rubric id (default: the one with the most items)")
     p.add_argument("--reviewer", help="the lead's id (default: the remembered reviewer); a lead who has rated "
-                                      "items of the rubric is an expert and cannot open it", default=argparse.SUPPRESS)
+                                      "items of the rubric is an expert too and sees the judge on those items only",
+                   default=argparse.SUPPRESS)
     p.add_argument("--split", type=split_name, default="dev",
                    help="the split the loop measures on: dev (default) or train; never test")
     p.add_argument("--model", help="model id for the re-judge (default: settings judge_model; with --backend "

@@ -10,9 +10,10 @@ bidirectional characters are shown as ``<U+XXXX>``, as the app shows them.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import io
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import IO, Any
 
 from rich.cells import cell_len
@@ -51,14 +52,33 @@ def message_console(*, stderr: bool = False) -> Console:
     return Console(file=stream, highlight=False, width=None if is_terminal(stream) else PIPE_WIDTH)
 
 
-def render_plain(renderables: Iterable[RenderableType], *, width: int | None = None, gap: bool = False) -> str:
+class SplittableTable(Table):
+    """A table that, too wide for the console, is drawn as several tables side columns apart, each repeating
+    the first ``keys`` columns (the row names). ``groups`` names the sets of other columns that belong
+    together, e.g. [("agreement", [1, 2, 3]), ("correlation and bias", [1, 4, 5])]; a group still too wide
+    is cut further, column by column. Without groups the columns are cut in order."""
+
+    def __init__(self, *args: Any, groups: Sequence[tuple[str, Sequence[int]]] = (), keys: int = 1,
+                 **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.groups = list(groups)
+        self.keys = keys
+
+
+def render_plain(renderables: Iterable[RenderableType], *, width: int | None = None, gap: bool = False,
+                 split: bool = False) -> str:
     """Rich renderables as plain text (no colour), at ``width`` or the width right for standard output;
-    ``gap`` puts a blank line after each."""
+    ``gap`` puts a blank line after each; ``split`` draws a table too wide for ``width`` as several narrower
+    tables (see split_to_fit), so that no line is wider than the page."""
     buffer = io.StringIO()
     console = Console(file=buffer, width=width or output_width(), color_system=None, force_terminal=False,
                       highlight=False)
     for renderable in renderables:
-        _print(console, renderable)
+        parts = split_to_fit(console, renderable) if split and isinstance(renderable, Table) else [renderable]
+        for index, part in enumerate(parts):
+            if index:
+                console.print()
+            _print(console, part)
         if gap:
             console.print()
     # Titles and short rows are padded to the table's width; the padding is noise in a file.
@@ -91,6 +111,52 @@ def _print(console: Console, renderable: RenderableType) -> None:
         console.print(table)
     finally:
         console.width = width
+
+
+def split_to_fit(console: Console, table: Table) -> list[Table]:
+    """``table`` when it fits the console, else its columns over several tables that each fit (as far as a
+    single column allows): by the groups of a SplittableTable, else in order; each repeats the key columns,
+    is titled after the table and the group, and the last keeps the caption."""
+    if _fit(console, copy.copy(table)) <= console.width:
+        return [table]
+    keys = list(range(getattr(table, "keys", 1)))
+    groups = getattr(table, "groups", None) or [("", range(len(keys), len(table.columns)))]
+
+    def fits(columns: Sequence[int]) -> bool:
+        return _fit(console, _columns_of(table, [*keys, *columns])) <= console.width
+
+    parts: list[tuple[str, list[int]]] = []
+    for name, group in groups:
+        columns = list(group)
+        joined = [*parts[-1][1], *(c for c in columns if c not in parts[-1][1])] if parts else []
+        if parts and fits(joined):  # a group joins the one before it when both fit together
+            parts[-1] = (f"{parts[-1][0]}; {name}" if parts[-1][0] and name else parts[-1][0] or name, joined)
+            continue
+        current: list[int] = []
+        for column in columns:
+            if current and not fits([*current, column]):
+                parts.append((name, current))
+                current = []
+            current.append(column)
+        if current:
+            parts.append((name, current))
+    title = table.title.plain if isinstance(table.title, Text) else (table.title or "")
+    tables = []
+    for index, (name, columns) in enumerate(parts):
+        part = _columns_of(table, [*keys, *columns])
+        same = [n for n, _ in parts].count(name)
+        suffix = f" ({[n for n, _ in parts[:index + 1]].count(name)} of {same})" if same > 1 else ""
+        label = ": ".join(t for t in (title, name) if t) + suffix
+        part.title = Text(label) if label else None
+        part.caption = table.caption if index == len(parts) - 1 else None
+        tables.append(part)
+    return tables
+
+
+def _columns_of(table: Table, indexes: Sequence[int]) -> Table:
+    part = copy.copy(table)
+    part.columns = [dataclasses.replace(table.columns[i], _index=j) for j, i in enumerate(indexes)]
+    return part
 
 
 def _fit(console: Console, table: Table) -> int:

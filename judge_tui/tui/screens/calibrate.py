@@ -42,15 +42,12 @@ REFRESH_SECONDS = 1.0  # at most one recomputation of the figures per second whi
 
 
 def lead_may_calibrate(store: Store, rubric: Rubric, viewer: str, *, lead: bool) -> str | None:
-    """Why this viewer may not open the judge screen, or None: it shows the judge over every dev item, which
-    the blind rule gives only to a lead who has rated no item of the rubric."""
+    """Why this viewer may not open the judge screen, or None. It is the lead's, and follows the adjudication
+    screen's rule (blind.visible_items): a lead who has rated items of the rubric is an expert too, and sees the
+    judge, the other experts and every figure over those items only."""
     if not lead:
         return ("The judge screen is the lead's: it opens with `judge-tui calibrate`, or with J after "
                 "`judge-tui rate --lead`.")
-    if visible_items(store, rubric.id, viewer, lead=True) is not None:
-        return (f"{viewer} has rated items of {rubric.id}, so is an expert here too: the judge screen shows the "
-                "judge over every dev item, which the blind rule keeps from an expert. Open it as a lead who has "
-                "not rated (--reviewer ID).")
     return None
 
 
@@ -249,7 +246,8 @@ class CalibrationScreen(Screen[None]):
             with Store(self.store.path) as store:
                 previous = before if trial else previous_prompt(store, self.rubric.id, current)
                 found = standing(store, self.rubric, prompt_version=current, previous=previous, model=model,
-                                 split=self.split, settings=self.settings.agreement)
+                                 split=self.split, settings=self.settings.agreement,
+                                 visible=visible_items(store, self.rubric.id, self.lead, lead=True))
         except UserError as exc:
             self.post_message(self.Failed(str(exc)))
             return
@@ -458,7 +456,8 @@ class CalibrationScreen(Screen[None]):
             return
         if draft:
             self._drafts.pop(draft, None)
-        marks = list(self.store.revision_marks(self.rubric.id))
+        visible = visible_items(self.store, self.rubric.id, self.lead, lead=True)
+        marks = [m for m in self.store.revision_marks(self.rubric.id) if visible is None or m in visible]
         items = ", ".join(dict.fromkeys([*(motivating or []), *marks]))
 
         def answered(answer: tuple[str, str] | None) -> None:
@@ -501,6 +500,12 @@ class CalibrationScreen(Screen[None]):
             if answer is None:
                 return
             item_id, explanation = answer
+            visible = visible_items(self.store, self.rubric.id, self.lead, lead=True)
+            if visible is not None and item_id not in visible:  # the example carries another expert's rating
+                self.notify(f"Not made an example: you have not rated {item_id}, and the blind rule keeps the other "
+                            "experts' ratings from you (you have rated items of this rubric, so you are an expert "
+                            "too).", markup=False, severity="error", timeout=15)
+                return
             rubric_text, template_text = files.texts()
             try:
                 new = promote_example(self.store, self.rubric, rubric_text, item_id, explanation)

@@ -1,0 +1,114 @@
+"""The text report on an 80-column terminal: every table fits (too wide a table is drawn as several), and
+nothing is lost on the way; to a pipe or a file every table keeps its full width."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from judge_tui.analysis.full_report import build_full_report, render_full
+from judge_tui.cli import main
+from judge_tui.store import Store
+from tests.test_report_golden import team_db  # noqa: F401  (a fixture: three experts, repeats, two judges)
+
+DATA = Path(__file__).parent.parent / "data"
+
+
+def _demo_db(tmp_path: Path, rubric: str) -> Path:
+    db = tmp_path / f"{rubric}.db"
+    assert main(["import", str(DATA / f"{rubric}.jsonl"), "--db", str(db)]) == 0
+    if rubric == "binary":  # the demo has a human's labels only: a judge that flips every fifth one
+        expert = DATA / "binary.labels.jsonl"
+        judge = tmp_path / "binary.judge.jsonl"
+        lines = [json.loads(line) for line in expert.read_text(encoding="utf-8").splitlines()]
+        for n, rating in enumerate(lines):
+            if n % 5 == 0:
+                rating["scores"]["label"] = {"PASS": "FAIL", "FAIL": "PASS"}[rating["scores"]["label"]]
+        judge.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    else:
+        expert, judge = DATA / f"{rubric}.expert-demo.ratings.jsonl", DATA / f"{rubric}.judge-demo.ratings.jsonl"
+    for path, rater, kind in ((expert, "ann", "human"), (judge, "judge-v1", "judge")):
+        assert main(["import-ratings", str(path), "--rater", rater, "--kind", kind, "--rubric", rubric,
+                     "--db", str(db)]) == 0
+    return db
+
+
+def _text(db: Path, rubric_id: str, rubrics, width: int) -> str:
+    with Store(db) as store:
+        return render_full(build_full_report(store, rubrics[rubric_id]), "text", width)
+
+
+def _too_wide(text: str, width: int) -> list[str]:
+    return [line for line in text.splitlines() if len(line) > width]
+
+
+@pytest.mark.parametrize("rubric_id", ["cis", "binary", "exercise-quality"])
+def test_every_line_of_a_demo_report_fits_80_columns(tmp_path: Path, rubrics, hermetic_home, rubric_id):
+    db = _demo_db(tmp_path, rubric_id)
+    text = _text(db, rubric_id, rubrics, 80)
+    assert _too_wide(text, 80) == []
+    # The per-dimension figures are all there, in two or three tables named after what they hold.
+    assert "Per dimension: agreement" in text and "correlation and bias" in text
+    for header in ("Align", "κ", "r", "J−H", "Alignment band", "κ band"):
+        assert f" {header} " in text, header
+    wide = _text(db, rubric_id, rubrics, 10_000)  # to a pipe or a file: one table, as before
+    assert "Per dimension\n" in wide and "Per dimension:" not in wide
+
+
+def test_the_team_report_fits_80_columns(team_db: Path, rubrics, hermetic_home):  # noqa: F811
+    text = _text(team_db, "exercise-quality", rubrics, 80)
+    assert _too_wide(text, 80) == []
+    # The experts' self-agreement, one kappa column per dimension, is cut into tables that repeat the expert.
+    assert "First rating against the re-rating" in text
+    for dimension in ("difficulty_match", "instruction_clarity"):
+        assert f"kappa {dimension}" in text.replace("\n", " ") or dimension in text
+
+
+def test_the_chance_table_explains_only_the_columns_it_shows(tmp_path: Path, rubrics, hermetic_home):
+    graded = _text(_demo_db(tmp_path, "cis"), "cis", rubrics, 10_000)
+    assert "Chance-corrected agreement beside kappa" in graded
+    assert "Prev:" not in graded and "Bias:" not in graded and "Base: accuracy" in graded
+    binary = _text(_demo_db(tmp_path, "binary"), "binary", rubrics, 10_000)
+    assert "Prev: share of human PASS." in binary and "Bias: + when" in binary
+
+
+def _on_a_terminal(args: list[str], columns: int) -> str:
+    """What a command prints on a real terminal (a pseudo-terminal) of ``columns`` columns."""
+    import fcntl
+    import os
+    import struct
+    import subprocess
+    import sys
+    import termios
+
+    leader, follower = os.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 200, columns, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    done = subprocess.Popen([sys.executable, "-m", "judge_tui", *args], stdout=follower, stderr=subprocess.PIPE,
+                            env=env)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal closed: the command is done
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    assert done.wait(timeout=60) == 0, done.stderr.read() if done.stderr else ""
+    return b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
+
+
+def test_the_report_command_fits_an_80_column_terminal_and_a_file_gets_full_width(tmp_path: Path, hermetic_home):
+    db = _demo_db(tmp_path, "cis")
+    shown = _on_a_terminal(["report", "--db", str(db)], 80)
+    assert "Per dimension: agreement" in shown
+    assert _too_wide(shown, 80) == []
+    out = tmp_path / "report.txt"
+    assert main(["report", "--db", str(db), "--output", str(out)]) == 0
+    written = out.read_text(encoding="utf-8")
+    assert "Per dimension\n" in written and max(map(len, written.splitlines())) > 80
