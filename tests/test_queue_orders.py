@@ -194,3 +194,98 @@ def test_rate_order_on_the_command_line_is_checked(tmp_path):
     done = subprocess.run([sys.executable, "-m", "judge_tui", "rate", "--order", "sideways", "--db",
                            str(tmp_path / "x.db")], capture_output=True, text=True, cwd=Path(__file__).parents[1])
     assert done.returncode == 2 and "invalid choice: 'sideways'" in done.stderr
+
+
+# --------------------------------------------------------------------------- estimates that stay unbiased
+
+
+def human_rating(store: Store, rubric: Rubric, item_id: str, label: str, rater: str = "ann") -> None:
+    version = store.ensure_rubric_version(rubric)
+    store.ensure_rater(rater, "human")
+    dim = rubric.judged_dimensions[0].id
+    scores = {dim: rubric.scale.points[0] if label == "FAIL" else rubric.scale.points[-1]}
+    store.save_rating(Rating(item_id=item_id, rater_id=rater, rubric_version_id=version, scores=scores,
+                             overall=rubric.overall_score(scores), verdict=rubric.verdict(scores)))
+
+
+def test_balanced_report_weights_each_stratum_by_its_share_of_the_pool(store, binary):
+    from judge_tui.analysis.report import build_report
+    from judge_tui.analysis.report_format import report_to_dict
+
+    fill(store, binary, n=20)  # the judge: FAIL on P005, P010, P015, P020; PASS on the other 16
+    prepare_queue(store, binary, "ann", "balanced")
+    # Every FAIL of the judge rated (4 of 4, weight 1) and 4 of its 16 PASSes (weight 4).
+    labels = {"P005": "FAIL", "P010": "FAIL", "P015": "FAIL", "P020": "PASS",
+              "P001": "PASS", "P002": "PASS", "P003": "PASS", "P004": "FAIL"}
+    for item_id, label in labels.items():
+        human_rating(store, binary, item_id, label)
+    report = build_report(store, binary)
+    design = report.design
+    assert design is not None and design.weighted and design.judge_rater == JUDGE
+    assert design.pool == {"FAIL": 4, "PASS": 16} and design.rated == {"FAIL": 4, "PASS": 4}
+    # By hand, the weighted confusion table (rows human FAIL/PASS, columns judge FAIL/PASS) is [[3, 4], [1, 12]].
+    figures = {f.key: f.estimate for f in design.figures}
+    assert figures["tpr"] == pytest.approx(12 / 13, abs=1e-12)
+    assert figures["tnr"] == pytest.approx(3 / 7, abs=1e-12)
+    assert figures["accuracy"] == pytest.approx(15 / 20, abs=1e-12)
+    assert figures["alignment_rate"] == pytest.approx(15 / 20, abs=1e-12)
+    chance = 7 / 20 * 4 / 20 + 13 / 20 * 16 / 20
+    assert figures["cohen_kappa"] == pytest.approx((0.75 - chance) / (1 - chance), abs=1e-12)
+    pi_fail, pi_pass = (7 / 20 + 4 / 20) / 2, (13 / 20 + 16 / 20) / 2
+    ac_chance = pi_fail * (1 - pi_fail) + pi_pass * (1 - pi_pass)
+    assert figures["ac1"] == pytest.approx((0.75 - ac_chance) / (1 - ac_chance), abs=1e-12)
+    # Kish: weights 1,1,1,1,4,4,4,4 -> 20² / 68.
+    assert design.effective_n == pytest.approx(400 / 68, abs=1e-12)
+    for f in design.figures:
+        assert f.interval.low <= f.estimate <= f.interval.high and f.interval.method == "stratified bootstrap"
+    found = report_to_dict(report)["design"]
+    assert found["order"] == "balanced" and found["strata"]["FAIL"] == {"pool": 4, "rated": 4}
+    assert found["weighted_figures"]["tpr"]["estimate"] == pytest.approx(12 / 13)
+
+
+def test_uniform_weights_give_todays_figures(store, binary):
+    """One stratum (or weights all 1): the design-weighted figures are the report's own to 1e-12."""
+    import numpy as np
+
+    from judge_tui.analysis.design import weighted_figures
+    from judge_tui.analysis.report import build_report
+    from judge_tui.analysis.scores import load, pair
+
+    fill(store, binary, n=30)
+    for n, item_id in enumerate(item_ids(30)[:25]):
+        human_rating(store, binary, item_id, "FAIL" if n % 3 == 0 else "PASS")
+    report = build_report(store, binary)
+    assert report.design is None  # nothing recorded: import order, today's report
+    ratings = load(store, binary)
+    pairing = pair(ratings.first_runs("ann"), ratings.first_runs(JUDGE))
+    n = int(pairing.keys.size)
+    figures = {f.key: f.estimate for f in weighted_figures(binary, pairing, np.zeros(n, dtype=int), np.ones(n),
+                                                          0.0, 0.95)}
+    row = report.overall
+    assert figures["tpr"] == pytest.approx(row.agreement.tpr, abs=1e-12)
+    assert figures["tnr"] == pytest.approx(row.agreement.tnr, abs=1e-12)
+    assert figures["accuracy"] == pytest.approx(row.agreement.accuracy, abs=1e-12)
+    assert figures["cohen_kappa"] == pytest.approx(row.agreement.cohen_kappa, abs=1e-12)
+    assert figures["alignment_rate"] == pytest.approx(report.summary.alignment_rate, abs=1e-12)
+    assert figures["ac1"] == pytest.approx(row.uncertainty.figures["ac1"], abs=1e-12)
+
+
+def test_random_order_changes_no_figure_and_says_so(tmp_path, binary):
+    from judge_tui.analysis.report import build_report
+    from judge_tui.analysis.report_format import render_text, report_to_dict
+
+    found = []
+    for order in ("import", "random"):
+        with Store(tmp_path / f"{order}.db") as store:
+            fill(store, binary)
+            session = RatingSession(store, binary, "ann", order=order)
+            for item_id in item_ids()[:15]:
+                session.open(store.item(item_id))
+                session.set_score("label", 0.0 if item_id in ("P002", "P005", "P010") else 1.0)
+                session.submit()
+            found.append(build_report(store, binary))
+    plain, ordered = (report_to_dict(r) for r in found)
+    design = ordered.pop("design")
+    assert plain == ordered  # every figure exactly as in import order
+    assert design["order"] == "random" and not design["weighted"] and design["effective_sample_size"] == 15
+    assert "Sampling design: random order" in render_text(found[1], width=120)

@@ -8,6 +8,7 @@ judge that stratifies a balanced order is another one now. The items a reviewer 
 
 from __future__ import annotations
 
+from judge_tui.analysis.judges import default_judge
 from judge_tui.model import queue_orders as qo
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
@@ -24,10 +25,7 @@ def check_order(kind: str) -> str:
 
 def stratifying_judge(store: Store, rubric_id: str) -> str | None:
     """The judge rater the report compares by default (the one that covers the rubric best)."""
-    from judge_tui.analysis.report import judges_by_coverage
-
-    judges = judges_by_coverage(store, rubric_id)
-    return judges[0][0] if judges else None
+    return default_judge(store, rubric_id)
 
 
 def judge_strata(store: Store, rubric: Rubric, judge: str | None) -> dict[str, str]:

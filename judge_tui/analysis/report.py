@@ -22,7 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from judge_tui.analysis.design import Design, sampling_design
 from judge_tui.analysis.figure_format import figure_with_interval, pct
+from judge_tui.analysis.judges import default_judge
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, repeat_intervals
 from judge_tui.analysis.scores import (
     ITEM_COLUMNS,
@@ -202,6 +204,7 @@ class Report:
     decide_on: DecideOn = "interval"
     checks: tuple[TargetCheck, ...] = ()  # every target, decided; the undecided ones carry the plan
     ties: int = 0  # items whose PASS/FAIL human consensus is tied, left out (judge-tui adjudicate settles them)
+    design: Design | None = None  # how the compared items were drawn (queue orders); None: not recorded
 
     @property
     def judged_rows(self) -> tuple[Row, ...]:
@@ -632,20 +635,6 @@ def _natural_key(value: str) -> tuple[Any, ...]:
     return (value == "(none)", value.lower())
 
 
-def judges_by_coverage(store: Store, rubric_id: str) -> list[tuple[str, int]]:
-    """The rubric's judge raters with how many of its items each rated: the most items first, then the one
-    that rated most recently (a judge that rated 2 of 25 items is not the default over one that rated all)."""
-    judges = [r for r in store.rubric_raters(rubric_id) if r["kind"] == "judge"]
-    rated = {r["id"]: store.progress(r["id"], rubric_id, total=0)["rated"] for r in judges}
-    judges.sort(key=lambda r: (rated[r["id"]], r["last_id"]), reverse=True)
-    return [(r["id"], rated[r["id"]]) for r in judges]
-
-
-def default_judge(store: Store, rubric_id: str) -> str | None:
-    judges = judges_by_coverage(store, rubric_id)
-    return judges[0][0] if judges else None
-
-
 def default_groups(store: Store, rubric_id: str) -> tuple[Group, Group]:
     """Every human rater against the judge rater that covers the rubric best (judges_by_coverage).
 
@@ -796,13 +785,14 @@ def build_report(
         "judge_only": int(np.count_nonzero(~np.isin(judge_scores.keys, human_scores.keys))),
     }
     paired_overall = pairing.overall()
+    design = sampling_design(store, rubric, human.rater_ids, pairing, split, tolerance, confidence)
     return Report(
         rubric=rubric, split=split, human=human, judge=judge, tolerance=tolerance, thresholds=thresholds,
         counts=counts, summary=summary, rows=rows, overall=overall, findings=tuple(findings),
         breakdowns=tuple(breakdowns), self_agreement=self_agreement,
         human_agreement=_human_agreement(human_members, human.rater_ids, rubric),
         human_overall=paired_overall.a, judge_overall=paired_overall.b, confidence=confidence,
-        decide_on=settings.decide_on, checks=tuple(checks), ties=ties,
+        decide_on=settings.decide_on, checks=tuple(checks), ties=ties, design=design,
     )  # fmt: skip
 
 

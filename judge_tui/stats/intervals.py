@@ -329,6 +329,18 @@ def weighted_kappa(
         return np.where(chance < 1.0 - 1e-12, (observed - chance) / (1.0 - chance), np.nan)
 
 
+def weighted_ac1(weights: np.ndarray, codes_a: np.ndarray, codes_b: np.ndarray, k: int) -> np.ndarray:
+    """Gwet's AC1 of every resample from the items' category codes (k >= 2 categories)."""
+    tables = _cell_counts(weights, codes_a, codes_b, k, k)
+    total = tables.sum(axis=(1, 2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = tables / total[:, None, None]
+        observed = np.trace(p, axis1=1, axis2=2)
+        pi = (p.sum(axis=2) + p.sum(axis=1)) / 2.0
+        chance = (pi * (1.0 - pi)).sum(axis=1) / (k - 1)
+        return np.where(chance < 1.0 - 1e-12, (observed - chance) / (1.0 - chance), np.nan)
+
+
 def _level_ranks(counts: np.ndarray) -> np.ndarray:
     """Average rank of each level given the count of every level per resample (ties share their mean rank)."""
     before = np.cumsum(counts, axis=1) - counts

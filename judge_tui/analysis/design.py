@@ -1,0 +1,132 @@
+"""The sampling design behind the compared ratings, and the figures weighted back to the pool.
+
+The store records how each first rating's item was drawn (rating_draws). When the human group rated in
+balanced order, the rare verdicts of the judge are over-sampled on purpose; each compared item then counts
+with the weight of its stratum, stratum size in the pool ÷ items rated in it, and every figure below is the
+design-weighted one, with a stratified bootstrap (each stratum resampled on its own) for its interval. With
+import or random order every weight is 1 and the report's own figures are the design's: nothing is recomputed.
+
+Strata are the judge's verdicts (queue_orders.judge_strata) by the judge the order was stratified by.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from judge_tui.analysis.queue_orders import judge_strata
+from judge_tui.analysis.scores import OVERALL_COLUMN, Pairing, item_groups
+from judge_tui.model import queue_orders as qo
+from judge_tui.model.rubrics import Rubric
+from judge_tui.stats import agreement as ag
+from judge_tui.stats import intervals as iv
+from judge_tui.stats.agreement import Figure, Undefined
+from judge_tui.stats.intervals import IntervalFigure
+from judge_tui.store import Store
+
+
+@dataclass(frozen=True)
+class WeightedFigure:
+    key: str  # tpr, tnr, accuracy, alignment_rate, cohen_kappa, ac1, pearson_r
+    label: str
+    estimate: Figure
+    interval: IntervalFigure
+
+
+@dataclass(frozen=True)
+class Design:
+    kind: str  # the order the compared ratings were drawn in: import, random, balanced (or assigned)
+    judge_rater: str | None  # the judge whose verdicts stratify a balanced order
+    drawn: int  # compared items with a recorded draw
+    pool: dict[str, int] = field(default_factory=dict)  # stratum -> items of the rubric (split) in it
+    rated: dict[str, int] = field(default_factory=dict)  # stratum -> compared items in it
+    effective_n: float = 0.0
+    figures: tuple[WeightedFigure, ...] = ()  # balanced only: the design-weighted figures
+
+    @property
+    def weighted(self) -> bool:
+        return self.kind == qo.BALANCED
+
+
+def design_weights(strata: Sequence[str], pool: dict[str, int]) -> np.ndarray:
+    """One weight per item: its stratum's size in the pool ÷ the items of that stratum at hand."""
+    rated = Counter(strata)
+    return np.array([pool.get(s, rated[s]) / rated[s] for s in strata], dtype=np.float64)
+
+
+def sampling_design(store: Store, rubric: Rubric, human_ids: Sequence[str], pairing: Pairing, split: str | None,
+                    tolerance: float, confidence: float) -> Design | None:
+    """The design of the compared items' draws; None when none was recorded (rated before queue orders)."""
+    ids = item_groups(store, rubric, "id", pairing.keys, split)
+    draws = {d.item_id: d for d in store.draws(rubric.id, human_ids)}
+    compared = [draws[i] for i in ids if i in draws]
+    if not compared:
+        return None
+    kinds = Counter(d.kind for d in compared)
+    kind = qo.BALANCED if kinds[qo.BALANCED] else kinds.most_common(1)[0][0]
+    n = int(pairing.keys.size)
+    if kind != qo.BALANCED:
+        return Design(kind, None, len(compared), effective_n=float(n))
+    judge = Counter(d.judge_rater for d in compared if d.kind == qo.BALANCED).most_common(1)[0][0]
+    every = judge_strata(store, rubric, judge)
+    in_pool = ({item.id for item in store.iter_items(rubric.id, split)} if split else set(every))
+    pool = Counter(s for i, s in every.items() if i in in_pool)
+    strata = [every.get(i, qo.UNJUDGED) for i in ids]
+    weights = design_weights(strata, pool)
+    return Design(kind, judge, len(compared), dict(sorted(pool.items())), dict(sorted(Counter(strata).items())),
+                  iv.effective_sample_size(weights),
+                  weighted_figures(rubric, pairing, np.array(strata), weights, tolerance, confidence))
+
+
+def _figure(key: str, label: str, statistic: iv.WeightedStatistic, weights: np.ndarray, strata: np.ndarray,
+            confidence: float) -> WeightedFigure:
+    value = float(statistic(weights[None, :])[0])
+    if not np.isfinite(value):
+        why = Undefined("not defined on the compared items")
+        return WeightedFigure(key, label, why, why)
+    replicates = iv.bootstrap(statistic, weights.size, strata=strata, design_weights=weights)
+    return WeightedFigure(key, label, value, iv.percentile_interval(replicates, confidence, method="stratified bootstrap"))
+
+
+def weighted_figures(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weights: np.ndarray, tolerance: float,
+                     confidence: float) -> tuple[WeightedFigure, ...]:
+    """The overall score's figures, each item weighted by its stratum (and the judged dimensions' pooled
+    alignment), on the items where both sides scored the overall score."""
+    figures = []
+    judged = [rubric.dimension_ids.index(d.id) for d in rubric.judged_dimensions]
+    a_all, b_all = pairing.a.scores[:, judged], pairing.b.scores[:, judged]
+    both = ~np.isnan(a_all) & ~np.isnan(b_all)
+    # Per item, its aligned scores and its scores compared (an item is a cluster of dimension scores).
+    hits = (ag.within_tolerance(np.nan_to_num(a_all), np.nan_to_num(b_all), tolerance) & both).sum(axis=1)
+    counted = both.sum(axis=1)
+    figures.append(_figure("alignment_rate", "alignment", lambda w: iv.weighted_share(w, hits, counted),
+                           weights, strata, confidence))
+    a, b = pairing.a.column(OVERALL_COLUMN), pairing.b.column(OVERALL_COLUMN)
+    scored = ~np.isnan(a) & ~np.isnan(b)
+    a, b, w, s = a[scored], b[scored], weights[scored], strata[scored]
+    if not a.size:
+        return tuple(figures)
+    if rubric.overall == "label":
+        points = rubric.scale.points
+        ca = np.searchsorted(points, ag.snap_to_scale(a, points)[0])
+        cb = np.searchsorted(points, ag.snap_to_scale(b, points)[0])
+        k = len(points)
+        figures.append(_figure("cohen_kappa", "κ", lambda v: iv.weighted_kappa(v, ca, cb, k), w, s, confidence))
+        figures.append(_figure("ac1", "AC1", lambda v: iv.weighted_ac1(v, ca, cb, k), w, s, confidence))
+        if rubric.scale.kind == "pass_fail":
+            human_pass, judge_pass = ca == 1, cb == 1
+            figures += [
+                _figure("tpr", "TPR", lambda v: iv.weighted_share(v, human_pass & judge_pass, human_pass), w, s,
+                        confidence),
+                _figure("tnr", "TNR", lambda v: iv.weighted_share(v, ~human_pass & ~judge_pass, ~human_pass), w, s,
+                        confidence),
+                _figure("accuracy", "accuracy", lambda v: iv.weighted_share(v, human_pass == judge_pass), w, s,
+                        confidence),
+            ]
+    else:
+        figures.append(_figure("pearson_r", f"r of the {rubric.overall_name}",
+                               lambda v: iv.weighted_pearson(v, a, b), w, s, confidence))
+    return tuple(figures)
