@@ -238,6 +238,12 @@ def test_balanced_report_weights_each_stratum_by_its_share_of_the_pool(store, bi
     assert design.effective_n == pytest.approx(400 / 68, abs=1e-12)
     for f in design.figures:
         assert f.interval.low <= f.estimate <= f.interval.high and f.interval.method == "stratified bootstrap"
+    # The targets are decided on the weighted figures, not on the tilted plain ones.
+    from judge_tui.analysis.design import WEIGHTED_SCOPE
+
+    decided = {c.key: c for c in report.checks}
+    assert decided["tpr"].estimate == pytest.approx(12 / 13) and decided["tpr"].scope == WEIGHTED_SCOPE
+    assert decided["tnr"].estimate == pytest.approx(3 / 7) and decided["alignment"].estimate == pytest.approx(0.75)
     found = report_to_dict(report)["design"]
     assert found["order"] == "balanced" and found["strata"]["FAIL"] == {"pool": 4, "rated": 4}
     assert found["weighted_figures"]["tpr"]["estimate"] == pytest.approx(12 / 13)

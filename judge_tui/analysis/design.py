@@ -19,6 +19,7 @@ import numpy as np
 
 from judge_tui.analysis.queue_orders import judge_strata
 from judge_tui.analysis.scores import OVERALL_COLUMN, Pairing, item_groups
+from judge_tui.analysis.targets import TargetCheck, check
 from judge_tui.model import queue_orders as qo
 from judge_tui.model.rubrics import Rubric
 from judge_tui.stats import agreement as ag
@@ -130,3 +131,27 @@ def weighted_figures(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weigh
         figures.append(_figure("pearson_r", f"r of the {rubric.overall_name}",
                                lambda v: iv.weighted_pearson(v, a, b), w, s, confidence))
     return tuple(figures)
+
+
+WEIGHTED_SCOPE = "all compared items, design-weighted"
+
+
+def reweighted_checks(checks: Sequence[TargetCheck], design: Design, rubric: Rubric,
+                      confidence: float) -> list[TargetCheck]:
+    """The report's targets decided on the design-weighted figures where there is one (a balanced order's
+    unweighted figures lean towards the over-sampled verdicts, so a decision must not rest on them)."""
+    weighted = {f.key: f for f in design.figures}
+    figure_of = {"alignment": "alignment_rate", "tpr": "tpr", "tnr": "tnr", "pearson": "pearson_r"}
+    judged = rubric.judged_dimensions
+    if rubric.overall == "label" and len(judged) == 1:  # the overall label is that dimension's score
+        figure_of[f"kappa:{judged[0].id}"] = "cohen_kappa"
+    n = max(1, round(design.effective_n))
+    out = []
+    for c in checks:
+        found = weighted.get(figure_of.get(c.key, ""))
+        if found is None:
+            out.append(c)
+            continue
+        out.append(check(c.key, c.figure, WEIGHTED_SCOPE, found.estimate, found.interval, n, c.target,
+                         strict=c.strict, percent=c.percent, confidence=confidence, class_label=c.class_label))
+    return out

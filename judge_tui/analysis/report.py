@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from judge_tui.analysis.design import Design, sampling_design
+from judge_tui.analysis.design import Design, reweighted_checks, sampling_design
 from judge_tui.analysis.figure_format import figure_with_interval, pct
 from judge_tui.analysis.judges import default_judge
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, repeat_intervals
@@ -755,6 +755,9 @@ def build_report(
             h, j = tested.a, tested.b
             test_binary = ag.binary_metrics(ag.snap_to_scale(h, (0.0, 1.0))[0], ag.snap_to_scale(j, (0.0, 1.0))[0])
     checks = _checks(rows, overall, summary, rubric, thresholds, test_pairing, split, confidence)
+    design = sampling_design(store, rubric, human.rater_ids, pairing, split, tolerance, confidence)
+    if design is not None and design.weighted:
+        checks = reweighted_checks(checks, design, rubric, confidence)
     findings = _findings(rows, overall, summary, rubric, tolerance, thresholds, test_binary, split, checks,
                          settings.decide_on, ties)
 
@@ -785,7 +788,6 @@ def build_report(
         "judge_only": int(np.count_nonzero(~np.isin(judge_scores.keys, human_scores.keys))),
     }
     paired_overall = pairing.overall()
-    design = sampling_design(store, rubric, human.rater_ids, pairing, split, tolerance, confidence)
     return Report(
         rubric=rubric, split=split, human=human, judge=judge, tolerance=tolerance, thresholds=thresholds,
         counts=counts, summary=summary, rows=rows, overall=overall, findings=tuple(findings),
