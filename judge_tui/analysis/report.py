@@ -205,6 +205,7 @@ class Report:
     checks: tuple[TargetCheck, ...] = ()  # every target, decided; the undecided ones carry the plan
     ties: int = 0  # items whose PASS/FAIL human consensus is tied, left out (judge-tui adjudicate settles them)
     design: Design | None = None  # how the compared items were drawn (queue orders); None: not recorded
+    settled_after: int | None = None  # the ratings every target was first found decided with (rating screen)
 
     @property
     def judged_rows(self) -> tuple[Row, ...]:
@@ -795,6 +796,7 @@ def build_report(
         human_agreement=_human_agreement(human_members, human.rater_ids, rubric),
         human_overall=paired_overall.a, judge_overall=paired_overall.b, confidence=confidence,
         decide_on=settings.decide_on, checks=tuple(checks), ties=ties, design=design,
+        settled_after=store.settled_after(rubric.id),
     )  # fmt: skip
 
 

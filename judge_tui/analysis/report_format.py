@@ -244,6 +244,7 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "ties": {"left_out": report.ties, "settle_with": "judge-tui adjudicate"},
         # Only when the draws were recorded (queue orders), so reports of other studies stay as they were.
         **({"design": design_to_dict(report)} if report.design is not None else {}),
+        **({"settled_after": report.settled_after} if report.settled_after is not None else {}),
     }
 
 
@@ -551,6 +552,19 @@ def design_text(report: Report) -> Text | None:
     return text
 
 
+def settled_text(report: Report) -> Text | None:
+    """When the rating screen found every target decided: after how many ratings (and whether it still is)."""
+    if report.settled_after is None:
+        return None
+    still = bool(report.checks) and all(ruling(c, report.decide_on) in ("met", "not met") for c in report.checks)
+    text = Text()
+    text.append("Decided after ", style="bold")
+    text.append(f"{report.settled_after} ratings: every target was decided then" +
+                (f" (and is, with the {report.counts['compared']} compared now).\n" if still else
+                 f"; with the {report.counts['compared']} compared now, not every target is.\n"))
+    return text
+
+
 def design_to_dict(report: Report) -> dict[str, Any]:
     d = report.design
     assert d is not None
@@ -637,7 +651,7 @@ def rich_sections(report: Report, *, confusion: bool = True) -> list[RenderableT
     sections: list[RenderableType | None] = [
         header(report), summary_table(report), dimension_table(report), *interval_bars(report),
         chance_table(report), undefined_notes(report), verdict(report), plan_text(report), corrected_text(report),
-        design_text(report),
+        design_text(report), settled_text(report),
     ]
     if confusion:
         sections += confusion_tables(report)
@@ -704,9 +718,9 @@ def render_markdown(report: Report) -> str:
     corrected = corrected_text(report)
     if corrected is not None:
         out += ["", corrected.plain.strip()]
-    design = design_text(report)
-    if design is not None:
-        out += ["", md(design.plain.strip())]
+    for extra in (design_text(report), settled_text(report)):
+        if extra is not None:
+            out += ["", md(extra.plain.strip())]
     confusions = [r for r in report.rows if r.agreement.confusion]
     if confusions:
         out += ["", "## Confusion matrices (rows: human, columns: judge)"]

@@ -114,3 +114,12 @@ class QueueOrderQueries(StoreCore):
             " ORDER BY created_at, rowid", [rubric])
         wanted = None if rater_ids is None else set(rater_ids)
         return [Draw(*r) for r in rows if wanted is None or r[1] in wanted]
+
+    def record_settled(self, rubric: str, ratings: int) -> None:
+        """The number of compared ratings the study's targets were first all decided with (kept once)."""
+        if self.settled_after(rubric) is None:
+            self.set_meta(f"settled_after:{rubric}", str(ratings))
+
+    def settled_after(self, rubric: str) -> int | None:
+        value = self.get_meta(f"settled_after:{rubric}")
+        return int(value) if value is not None and value.isdigit() else None

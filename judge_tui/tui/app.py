@@ -114,7 +114,8 @@ class JudgeTuiApp(PlainNoticeApp[None]):
             self.notify(f"You rate your assigned items in your assignment's order ({self.settings.queue_order} "
                         "order applies to unassigned reviewers).", markup=False, timeout=8)
         screen = RatingScreen(self.session, keymap=self.settings.keymap, agreement=self.settings.agreement,
-                              lead=self.lead, auto_submit=self.settings.auto_submit)
+                              lead=self.lead, auto_submit=self.settings.auto_submit,
+                              stop_notice=self.settings.stop_notice)
         self.push_screen(screen)
         if self.judge_status:
             screen.call_after_refresh(screen.set_judge_status, self.judge_status)

@@ -91,3 +91,69 @@ async def test_no_frame_of_a_balanced_session_shows_the_judge(tmp_path, rubrics,
     for frame in frames:
         assert "SECRET" not in frame and JUDGE not in frame and "secret-model" not in frame
         assert "balanced" not in frame.lower() and "stratum" not in frame.lower()
+
+
+def agreeing_study(store: Store, rubric, n: int = 40) -> dict[str, str]:
+    """n binary items, the judge's label on each (a fifth FAIL), for an expert who agrees with it."""
+    version = store.ensure_rubric_version(rubric)
+    labels = {f"S{k:03d}": "FAIL" if k % 5 == 0 else "PASS" for k in range(1, n + 1)}
+    store.add_items([Item(id=i, rubric="binary", fields={"query": i, "criterion": "c", "response": "r"})
+                     for i in labels])
+    store.ensure_rater(JUDGE, "judge")
+    for item_id, label in labels.items():
+        scores = {"label": 0.0 if label == "FAIL" else 1.0}
+        store.save_rating(Rating(item_id=item_id, rater_id=JUDGE, rubric_version_id=version, scores=scores,
+                                 overall=scores["label"], verdict=label))
+    return labels
+
+
+@pytest.mark.slow
+async def test_you_may_stop_once_every_target_is_decided_and_the_report_says_after_how_many(tmp_path, rubrics,
+                                                                                           clock):
+    from judge_tui.analysis.report import build_report
+    from judge_tui.analysis.report_format import render_text
+
+    notice = "The study's questions are settled with the"
+    with Store(tmp_path / "study.db") as store:
+        labels = agreeing_study(store, rubrics["binary"])
+        app = JudgeTuiApp(store, rubrics["binary"], reviewer="EXP001", clock=clock,
+                          settings=Settings(judge_in_background=False, queue_order="balanced"))
+        statuses, notices = [], []
+        async with app.run_test(size=(120, 40), notifications=True) as pilot:
+            await pilot.pause()
+            session = app.screen.session
+            for _ in range(len(labels)):
+                if session.state is None:
+                    break
+                await pilot.press("f" if labels[session.state.item.id] == "FAIL" else "p")
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+                statuses.append(screen_text(app).splitlines()[0])
+                notices = [n.message for n in app._notifications if notice in n.message]
+                if notices:
+                    break
+        assert len(notices) == 1 and "further ratings are optional" in notices[0]
+        settled_with = store.settled_after("binary")
+        assert settled_with is not None and settled_with < len(labels)
+        assert f"settled with the {settled_with} ratings" in notices[0]
+        assert any("questions settled" in line for line in statuses)
+        for line in statuses:  # a count of decided targets, never which way they went
+            assert "met" not in line and "FAIL" not in line and "PASS" not in line
+        text = render_text(build_report(store, rubrics["binary"]), width=120)
+        assert f"Decided after {settled_with} ratings" in text
+
+
+async def test_stop_notice_false_says_nothing(tmp_path, rubrics, clock):
+    with Store(tmp_path / "study.db") as store:
+        labels = agreeing_study(store, rubrics["binary"], n=20)
+        app = JudgeTuiApp(store, rubrics["binary"], reviewer="EXP001", clock=clock,
+                          settings=Settings(judge_in_background=False, stop_notice=False))
+        async with app.run_test(size=(120, 40), notifications=True) as pilot:
+            await pilot.pause()
+            session = app.screen.session
+            while session.state is not None and store.rating(session.state.item.id, "EXP001") is None:
+                await pilot.press("f" if labels[session.state.item.id] == "FAIL" else "p")
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+            assert not [n for n in app._notifications if "settled" in n.message]
+        assert store.settled_after("binary") is None
