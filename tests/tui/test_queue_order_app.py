@@ -13,6 +13,7 @@ from judge_tui.model.settings import Settings
 from judge_tui.store import Store
 from judge_tui.tui.app import JudgeTuiApp
 from judge_tui.tui.screens.rating import RatingScreen
+from judge_tui.tui.widgets.status_line import StatusLine
 from tests.tui.screen_text import screen_text, widget_text
 from tests.tui.test_kill_and_resume import TerminalApp, wait_until
 
@@ -128,7 +129,7 @@ async def test_you_may_stop_once_every_target_is_decided_and_the_report_says_aft
                 await pilot.press("f" if labels[session.state.item.id] == "FAIL" else "p")
                 await app.workers.wait_for_complete()
                 await pilot.pause()
-                statuses.append(screen_text(app).splitlines()[0])
+                statuses.append(app.screen.query_one(StatusLine).line(compact=False).plain)
                 notices = [n.message for n in app._notifications if notice in n.message]
                 if notices:
                     break
