@@ -237,7 +237,11 @@ def test_balanced_report_weights_each_stratum_by_its_share_of_the_pool(store, bi
     # Kish: weights 1,1,1,1,4,4,4,4 -> 20² / 68.
     assert design.effective_n == pytest.approx(400 / 68, abs=1e-12)
     for f in design.figures:
-        assert f.interval.low <= f.estimate <= f.interval.high and f.interval.method == "stratified bootstrap"
+        assert f.interval.low <= f.estimate <= f.interval.high
+        assert f.interval.method == ("wilson" if f.key in ("tpr", "tnr", "accuracy", "alignment_rate")
+                                     else "stratified bootstrap")
+    # TPR's effective n, by hand: human PASS items weigh 1 (P020) and 4, 4, 4 -> 13² / 49.
+    assert {f.key: f.n for f in design.figures}["tpr"] == pytest.approx(169 / 49)
     # The targets are decided on the weighted figures, not on the tilted plain ones.
     from judge_tui.analysis.design import WEIGHTED_SCOPE
 

@@ -3,7 +3,8 @@
 The store records how each first rating's item was drawn (rating_draws). When the human group rated in
 balanced order, the rare verdicts of the judge are over-sampled on purpose; each compared item then counts
 with the weight of its stratum, stratum size in the pool ÷ items rated in it, and every figure below is the
-design-weighted one, with a stratified bootstrap (each stratum resampled on its own) for its interval. With
+design-weighted one. Shares (TPR, TNR, accuracy, alignment) take Wilson's interval at their effective
+sample size; kappa, AC1 and r a stratified bootstrap (each stratum resampled on its own). With
 import or random order every weight is 1 and the report's own figures are the design's: nothing is recomputed.
 
 Strata are the judge's verdicts (queue_orders.judge_strata) by the judge the order was stratified by.
@@ -35,6 +36,7 @@ class WeightedFigure:
     label: str
     estimate: Figure
     interval: IntervalFigure
+    n: float = 0.0  # the effective number of items behind it (Kish, over the items it counts)
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,23 @@ def _figure(key: str, label: str, statistic: iv.WeightedStatistic, weights: np.n
         why = Undefined("not defined on the compared items")
         return WeightedFigure(key, label, why, why)
     replicates = iv.bootstrap(statistic, weights.size, strata=strata, design_weights=weights)
-    return WeightedFigure(key, label, value, iv.percentile_interval(replicates, confidence, method="stratified bootstrap"))
+    return WeightedFigure(key, label, value, iv.percentile_interval(replicates, confidence, method="stratified bootstrap"),
+                          iv.effective_sample_size(weights))
+
+
+def weighted_share_figure(key: str, label: str, hits: np.ndarray, counted: np.ndarray, weights: np.ndarray,
+                          confidence: float) -> WeightedFigure:
+    """A design-weighted share (TPR, TNR, accuracy, alignment) with Wilson's interval at its effective sample
+    size: a percentile bootstrap of a share that is all hits in a few items would claim certainty."""
+    hits, counted = np.asarray(hits, dtype=np.float64), np.asarray(counted, dtype=np.float64)
+    mass = weights @ counted
+    if mass <= 0:
+        why = Undefined("no compared item is counted in it")
+        return WeightedFigure(key, label, why, why)
+    value = float(weights @ hits / mass)
+    # Kish's n over the scores counted (an item counting c scores weighs c times).
+    n = float(mass**2 / ((weights * counted) ** 2 / np.maximum(counted, 1)).sum())
+    return WeightedFigure(key, label, value, iv.wilson_at(value, n, confidence), n)
 
 
 def weighted_figures(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weights: np.ndarray, tolerance: float,
@@ -103,8 +121,7 @@ def weighted_figures(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weigh
     # Per item, its aligned scores and its scores compared (an item is a cluster of dimension scores).
     hits = (ag.within_tolerance(np.nan_to_num(a_all), np.nan_to_num(b_all), tolerance) & both).sum(axis=1)
     counted = both.sum(axis=1)
-    figures.append(_figure("alignment_rate", "alignment", lambda w: iv.weighted_share(w, hits, counted),
-                           weights, strata, confidence))
+    figures.append(weighted_share_figure("alignment_rate", "alignment", hits, counted, weights, confidence))
     a, b = pairing.a.column(OVERALL_COLUMN), pairing.b.column(OVERALL_COLUMN)
     scored = ~np.isnan(a) & ~np.isnan(b)
     a, b, w, s = a[scored], b[scored], weights[scored], strata[scored]
@@ -120,12 +137,10 @@ def weighted_figures(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weigh
         if rubric.scale.kind == "pass_fail":
             human_pass, judge_pass = ca == 1, cb == 1
             figures += [
-                _figure("tpr", "TPR", lambda v: iv.weighted_share(v, human_pass & judge_pass, human_pass), w, s,
-                        confidence),
-                _figure("tnr", "TNR", lambda v: iv.weighted_share(v, ~human_pass & ~judge_pass, ~human_pass), w, s,
-                        confidence),
-                _figure("accuracy", "accuracy", lambda v: iv.weighted_share(v, human_pass == judge_pass), w, s,
-                        confidence),
+                weighted_share_figure("tpr", "TPR", human_pass & judge_pass, human_pass, w, confidence),
+                weighted_share_figure("tnr", "TNR", ~human_pass & ~judge_pass, ~human_pass, w, confidence),
+                weighted_share_figure("accuracy", "accuracy", human_pass == judge_pass, np.ones(w.size), w,
+                                      confidence),
             ]
     else:
         figures.append(_figure("pearson_r", f"r of the {rubric.overall_name}",
@@ -145,13 +160,12 @@ def reweighted_checks(checks: Sequence[TargetCheck], design: Design, rubric: Rub
     judged = rubric.judged_dimensions
     if rubric.overall == "label" and len(judged) == 1:  # the overall label is that dimension's score
         figure_of[f"kappa:{judged[0].id}"] = "cohen_kappa"
-    n = max(1, round(design.effective_n))
     out = []
     for c in checks:
         found = weighted.get(figure_of.get(c.key, ""))
         if found is None:
             out.append(c)
             continue
-        out.append(check(c.key, c.figure, WEIGHTED_SCOPE, found.estimate, found.interval, n, c.target,
+        out.append(check(c.key, c.figure, WEIGHTED_SCOPE, found.estimate, found.interval, round(found.n), c.target,
                          strict=c.strict, percent=c.percent, confidence=confidence, class_label=c.class_label))
     return out

@@ -548,7 +548,8 @@ def design_text(report: Report) -> Text | None:
     text.append("Design-weighted figures: ", style="bold")
     parts = [f"{f.label} {figure_with_interval(f.estimate, f.interval, percent=f.key in PERCENT_FIGURES)}"
              for f in d.figures]
-    text.append("; ".join(parts) + f" ({report.confidence:.0%} stratified bootstrap intervals).\n")
+    text.append("; ".join(parts) + f" ({report.confidence:.0%} intervals: Wilson's at the effective sample size "
+                "for shares, a stratified bootstrap for the others).\n")
     return text
 
 
