@@ -9,7 +9,7 @@ import pytest
 
 from judge_tui.analysis.queue_orders import prepare_queue
 from judge_tui.model.records import Item, Rating
-from judge_tui.model.settings import Settings
+from judge_tui.model.settings import AgreementSettings, Settings
 from judge_tui.store import Store
 from judge_tui.tui.app import JudgeTuiApp
 from judge_tui.tui.screens.rating import RatingScreen
@@ -117,8 +117,10 @@ async def test_you_may_stop_once_every_target_is_decided_and_the_report_says_aft
     notice = "The study's questions are settled with the"
     with Store(tmp_path / "study.db") as store:
         labels = agreeing_study(store, rubrics["binary"])
+        # A TPR/TNR target of 0.6: 8 FAILs can settle it (Wilson's lower bound of 8/8 is 0.68).
         app = JudgeTuiApp(store, rubrics["binary"], reviewer="EXP001", clock=clock,
-                          settings=Settings(judge_in_background=False, queue_order="balanced"))
+                          settings=Settings(judge_in_background=False, queue_order="balanced",
+                                            agreement=AgreementSettings(tpr_tnr_target=0.6)))
         statuses, notices = [], []
         async with app.run_test(size=(120, 40), notifications=True) as pilot:
             await pilot.pause()
@@ -140,7 +142,7 @@ async def test_you_may_stop_once_every_target_is_decided_and_the_report_says_aft
         assert any("questions settled" in line for line in statuses)
         for line in statuses:  # a count of decided targets, never which way they went
             assert "met" not in line and "FAIL" not in line and "PASS" not in line
-        text = render_text(build_report(store, rubrics["binary"]), width=120)
+        text = render_text(build_report(store, rubrics["binary"], settings=app.settings.agreement), width=120)
         assert f"Decided after {settled_with} ratings" in text
 
 
@@ -158,3 +160,34 @@ async def test_stop_notice_false_says_nothing(tmp_path, rubrics, clock):
                 await pilot.pause()
             assert not [n for n in app._notifications if "settled" in n.message]
         assert store.settled_after("binary") is None
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
+def test_balanced_session_snapshot(snap_compare, tmp_path, rubrics, clock, size):
+    """The blind rule, by snapshot: a balanced session with the judge's secrets planted on every item, three
+    ratings in, shows the settled count and nothing of the judge (the SVG is also searched for the secrets)."""
+    store = Store(tmp_path / "study.db")
+    judged_study(store, rubrics["binary"])
+    app = JudgeTuiApp(store, rubrics["binary"], reviewer="EXP002", clock=clock,
+                      settings=Settings(judge_in_background=False, queue_order="balanced", auto_submit=False))
+
+    async def rate_three(pilot) -> None:
+        for _ in range(3):
+            await pilot.press("p", "enter")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+        app.clear_notifications()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=rate_three)
+    store.close()
+
+
+def test_balanced_snapshots_hold_no_secret():
+    from pathlib import Path
+
+    shots = list((Path(__file__).parent / "__snapshots__").rglob("*balanced_session_snapshot*"))
+    assert shots, "run test_balanced_session_snapshot first"
+    for shot in shots:
+        text = shot.read_text(encoding="utf-8")
+        assert "SECRET" not in text and "secret" not in text
