@@ -33,6 +33,8 @@ from judge_tui.tui.widgets.rubric_panel import RubricPanel, ScoreSummary
 from judge_tui.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
+    from textual.worker import Worker
+
     from judge_tui.analysis.stopping import Settledness
 
 SAVE_TIME_EVERY = 5.0  # seconds of counted time between writes of the draft's time
@@ -55,6 +57,7 @@ class RatingScreen(Screen[None]):
                  auto_submit: bool = False, stop_notice: bool = False) -> None:
         super().__init__()
         self.stop_notice = stop_notice  # say once when every target of the study is decided
+        self._study_worker: Worker[None] | None = None
         self.session = session
         self.agreement = agreement or AgreementSettings()
         self.lead = lead  # `judge-tui rate --lead`: adjudication and the team over every item (judge_tui.analysis.blind)
@@ -319,9 +322,10 @@ class RatingScreen(Screen[None]):
         """After a submit: whether every target of the study is decided, computed away from the keys."""
         store, reviewer, rubric = self.session.store, self.session.reviewer, self.rubric.id
         notice_due = self.stop_notice and store.get_meta(f"stop_notice_shown:{rubric}:{reviewer}") is None
-        if notice_due or self._shows_settling:
-            self.run_worker(self._study_settledness, thread=True, exclusive=True, exit_on_error=False,
-                            group="study-settled")
+        running = self._study_worker is not None and self._study_worker.is_running
+        if (notice_due or self._shows_settling) and not running:  # one at a time: the next submit asks again
+            self._study_worker = self.run_worker(self._study_settledness, thread=True, exit_on_error=False,
+                                                 group="study-settled")
 
     def _study_settledness(self) -> None:
         from judge_tui.analysis.stopping import study_settledness  # the report engine: off the start-up path
