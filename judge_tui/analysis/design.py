@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -48,6 +48,8 @@ class Design:
     rated: dict[str, int] = field(default_factory=dict)  # stratum -> compared items in it
     effective_n: float = 0.0
     figures: tuple[WeightedFigure, ...] = ()  # balanced only: the design-weighted figures
+    strata: np.ndarray | None = None  # balanced only: per compared item, its stratum and its weight
+    weights: np.ndarray | None = None
 
     @property
     def weighted(self) -> bool:
@@ -81,7 +83,40 @@ def sampling_design(store: Store, rubric: Rubric, human_ids: Sequence[str], pair
     weights = design_weights(strata, pool)
     return Design(kind, judge, len(compared), dict(sorted(pool.items())), dict(sorted(Counter(strata).items())),
                   iv.effective_sample_size(weights),
-                  weighted_figures(rubric, pairing, np.array(strata), weights, tolerance, confidence))
+                  weighted_figures(rubric, pairing, np.array(strata), weights, tolerance, confidence),
+                  np.array(strata), weights)
+
+
+def with_corrected_pass_rate(design: Design, pairing: Pairing, observed: float, n_judge_only: int,
+                             confidence: float) -> Design:
+    """Add the corrected pass rate of the judge-only items (Rogan-Gladen) from the weighted TPR and TNR; its
+    interval resamples the compared items by stratum and the judge-only passes binomially."""
+    assert design.strata is not None and design.weights is not None
+    a, b = pairing.a.column(OVERALL_COLUMN), pairing.b.column(OVERALL_COLUMN)
+    scored = ~np.isnan(a) & ~np.isnan(b)
+    human_pass = ag.snap_to_scale(a[scored], ag.BINARY_SCALE)[0] == ag.PASS
+    judge_pass = ag.snap_to_scale(b[scored], ag.BINARY_SCALE)[0] == ag.PASS
+    rng = np.random.default_rng(iv.DEFAULT_SEED)
+
+    def corrected(w: np.ndarray, resampled: bool = True) -> np.ndarray:
+        tpr = iv.weighted_share(w, human_pass & judge_pass, human_pass)
+        tnr = iv.weighted_share(w, ~human_pass & ~judge_pass, ~human_pass)
+        seen = rng.binomial(n_judge_only, observed, size=w.shape[0]) / n_judge_only if resampled else observed
+        with np.errstate(invalid="ignore"):
+            return np.where(tpr + tnr > 1.0, ag.rogan_gladen(seen, tpr, tnr), np.nan)
+
+    weights, strata = design.weights[scored], design.strata[scored]
+    value = float(corrected(weights[None, :], resampled=False)[0])
+    label = "corrected pass rate"
+    if not np.isfinite(value):
+        why = Undefined("TPR + TNR is not above 1 on the weighted figures: the judge's labels cannot be corrected")
+        figure = WeightedFigure("corrected_pass_rate", label, why, why)
+    else:
+        replicates = iv.bootstrap(corrected, weights.size, strata=strata, design_weights=weights)
+        figure = WeightedFigure("corrected_pass_rate", label, value,
+                                iv.percentile_interval(replicates, confidence, method="stratified bootstrap",
+                                                       low=0.0, high=1.0), float(n_judge_only))
+    return replace(design, figures=(*design.figures, figure))
 
 
 def _figure(key: str, label: str, statistic: iv.WeightedStatistic, weights: np.ndarray, strata: np.ndarray,

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from judge_tui.analysis.design import Design, reweighted_checks, sampling_design
+from judge_tui.analysis.design import Design, reweighted_checks, sampling_design, with_corrected_pass_rate
 from judge_tui.analysis.figure_format import figure_with_interval, pct
 from judge_tui.analysis.judges import default_judge
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, repeat_intervals
@@ -759,6 +759,10 @@ def build_report(
     design = sampling_design(store, rubric, human.rater_ids, pairing, split, tolerance, confidence)
     if design is not None and design.weighted:
         checks = reweighted_checks(checks, design, rubric, confidence)
+        fixed = overall.corrected or next((r.corrected for r in rows if r.corrected is not None), None)
+        if fixed is not None and ag.is_defined(fixed.rate.observed_pass_rate):
+            design = with_corrected_pass_rate(design, pairing, float(fixed.rate.observed_pass_rate),
+                                              fixed.rate.n_judge_only, confidence)
     findings = _findings(rows, overall, summary, rubric, tolerance, thresholds, test_binary, split, checks,
                          settings.decide_on, ties)
 

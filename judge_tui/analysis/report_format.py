@@ -310,7 +310,7 @@ def _columns(report: Report, compact: bool = False) -> list[tuple[str, str]]:
     return [*columns, ("J−H", "mean_difference")]
 
 
-PERCENT_FIGURES = ("alignment_rate", "tpr", "tnr", "accuracy")
+PERCENT_FIGURES = ("alignment_rate", "tpr", "tnr", "accuracy", "corrected_pass_rate")
 
 
 def cell(row: Row, figure: str, *, interval: bool = False) -> str:
