@@ -102,7 +102,7 @@ def with_corrected_pass_rate(design: Design, pairing: Pairing, observed: float, 
         tpr = iv.weighted_share(w, human_pass & judge_pass, human_pass)
         tnr = iv.weighted_share(w, ~human_pass & ~judge_pass, ~human_pass)
         seen = rng.binomial(n_judge_only, observed, size=w.shape[0]) / n_judge_only if resampled else observed
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(tpr + tnr > 1.0, ag.rogan_gladen(seen, tpr, tnr), np.nan)
 
     weights, strata = design.weights[scored], design.strata[scored]
