@@ -304,3 +304,22 @@ def test_random_order_changes_no_figure_and_says_so(tmp_path, binary):
     assert plain == ordered  # every figure exactly as in import order
     assert design["order"] == "random" and not design["weighted"] and design["effective_sample_size"] == 15
     assert "Sampling design: random order" in render_text(found[1], width=120)
+
+
+def test_a_merge_and_a_bundle_carry_the_draws_so_the_lead_weights_them(tmp_path, binary):
+    from judge_tui.analysis.report import build_report
+    from judge_tui.transfer.merge import merge_database
+
+    expert = tmp_path / "ann.db"
+    with Store(expert) as store:
+        fill(store, binary)
+        rate_next(RatingSession(store, binary, "ann", order="balanced"), 12)
+        expected = {(d.item_id, d.stratum) for d in store.draws("binary")}
+    for only in (None, ["ann"]):  # a whole database, and one expert's work (a bundle's merge)
+        with Store(tmp_path / f"lead-{only}.db") as lead:
+            merge_database(lead, expert, only_raters=only)
+            merge_database(lead, expert, only_raters=only)  # again: nothing doubled
+            assert {(d.item_id, d.stratum) for d in lead.draws("binary")} == expected
+            if only is None:
+                design = build_report(lead, binary).design
+                assert design is not None and design.weighted and sum(design.rated.values()) == 12
