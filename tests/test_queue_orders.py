@@ -323,3 +323,17 @@ def test_a_merge_and_a_bundle_carry_the_draws_so_the_lead_weights_them(tmp_path,
             if only is None:
                 design = build_report(lead, binary).design
                 assert design is not None and design.weighted and sum(design.rated.values()) == 12
+
+
+def test_a_balanced_design_where_every_item_agreed_does_not_claim_certainty(store, binary):
+    from judge_tui.analysis.report import build_report
+
+    fill(store, binary, n=20)
+    prepare_queue(store, binary, "ann", "balanced")
+    for item_id in ("P005", "P010", "P001", "P002", "P003", "P004"):
+        human_rating(store, binary, item_id, "FAIL" if item_id in ("P005", "P010") else "PASS")
+    design = build_report(store, binary).design
+    assert design is not None
+    for figure in (f for f in design.figures if f.key in ("cohen_kappa", "ac1")):
+        assert figure.estimate == pytest.approx(1.0)
+        assert figure.interval.method == "wilson-agreement" and figure.interval.low < 0.9

@@ -145,6 +145,20 @@ def weighted_share_figure(key: str, label: str, hits: np.ndarray, counted: np.nd
     return WeightedFigure(key, label, value, iv.wilson_at(value, n, confidence), n)
 
 
+def _all_agreed(kappa: WeightedFigure, ac1: WeightedFigure, codes: np.ndarray, weights: np.ndarray, k: int,
+                confidence: float) -> tuple[WeightedFigure, WeightedFigure]:
+    """Kappa's and AC1's intervals when every compared item agreed: Wilson's for the agreement at the effective
+    sample size, chance agreement held fixed (as the report's own kappa interval does)."""
+    share = np.bincount(codes, weights=weights, minlength=k) / weights.sum()  # both raters' share, the same
+    n = iv.effective_sample_size(weights)
+    found = []
+    for figure, chance in ((kappa, float((share * share).sum())), (ac1, float((share * (1 - share)).sum() / (k - 1)))):
+        if chance < 1.0 and ag.is_defined(figure.estimate):
+            figure = replace(figure, interval=iv.chance_held_interval(1.0, chance, n, confidence), n=n)
+        found.append(figure)
+    return found[0], found[1]
+
+
 def weighted_figures(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weights: np.ndarray, tolerance: float,
                      confidence: float) -> tuple[WeightedFigure, ...]:
     """The overall score's figures, each item weighted by its stratum (and the judged dimensions' pooled
@@ -167,8 +181,11 @@ def weighted_figures(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weigh
         ca = np.searchsorted(points, ag.snap_to_scale(a, points)[0])
         cb = np.searchsorted(points, ag.snap_to_scale(b, points)[0])
         k = len(points)
-        figures.append(_figure("cohen_kappa", "κ", lambda v: iv.weighted_kappa(v, ca, cb, k), w, s, confidence))
-        figures.append(_figure("ac1", "AC1", lambda v: iv.weighted_ac1(v, ca, cb, k), w, s, confidence))
+        kappa = _figure("cohen_kappa", "κ", lambda v: iv.weighted_kappa(v, ca, cb, k), w, s, confidence)
+        ac1 = _figure("ac1", "AC1", lambda v: iv.weighted_ac1(v, ca, cb, k), w, s, confidence)
+        if np.all(ca == cb):  # every item agreed: every resample is 1, which would claim certainty
+            kappa, ac1 = _all_agreed(kappa, ac1, ca, w, k, confidence)
+        figures += [kappa, ac1]
         if rubric.scale.kind == "pass_fail":
             human_pass, judge_pass = ca == 1, cb == 1
             figures += [

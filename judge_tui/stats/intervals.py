@@ -212,6 +212,14 @@ def kappa_interval(confusion: np.ndarray, weights: KappaWeights = None, confiden
     )
 
 
+def chance_held_interval(observed: float, chance: float, n: float, confidence: float = 0.95) -> Interval:
+    """A chance-corrected figure's interval from Wilson's for the observed agreement over n (effective) items,
+    chance agreement held fixed: for when every item agreed and a resampling interval would be a point."""
+    agreed = wilson_at(observed, n, confidence)
+    return Interval(max(-1.0, (agreed.low - chance) / (1.0 - chance)),
+                    min(1.0, (agreed.high - chance) / (1.0 - chance)), "wilson-agreement", confidence)
+
+
 # --------------------------------------------------------------------------------------------------
 # The bootstrap over items
 # --------------------------------------------------------------------------------------------------
