@@ -338,7 +338,7 @@ class RatingScreen(Screen[None]):
     def _show_settledness(self, found: Settledness) -> None:
         store, reviewer, rubric = self.session.store, self.session.reviewer, self.rubric.id
         if self._shows_settling:
-            self.query_one(StatusLine).set_settling(f"{found.decided}/{found.targets} questions settled")
+            self.query_one(StatusLine).set_settling(found.decided, found.targets)
         if not found.settled:
             return
         store.record_settled(rubric, found.ratings)
