@@ -22,7 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from judge_tui.analysis.design import Design, reweighted_checks, sampling_design, with_corrected_pass_rate
 from judge_tui.analysis.figure_format import figure_with_interval, pct
+from judge_tui.analysis.judges import default_judge
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, repeat_intervals
 from judge_tui.analysis.scores import (
     ITEM_COLUMNS,
@@ -202,6 +204,8 @@ class Report:
     decide_on: DecideOn = "interval"
     checks: tuple[TargetCheck, ...] = ()  # every target, decided; the undecided ones carry the plan
     ties: int = 0  # items whose PASS/FAIL human consensus is tied, left out (judge-tui adjudicate settles them)
+    design: Design | None = None  # how the compared items were drawn (queue orders); None: not recorded
+    settled_after: int | None = None  # the ratings every target was first found decided with (rating screen)
 
     @property
     def judged_rows(self) -> tuple[Row, ...]:
@@ -632,20 +636,6 @@ def _natural_key(value: str) -> tuple[Any, ...]:
     return (value == "(none)", value.lower())
 
 
-def judges_by_coverage(store: Store, rubric_id: str) -> list[tuple[str, int]]:
-    """The rubric's judge raters with how many of its items each rated: the most items first, then the one
-    that rated most recently (a judge that rated 2 of 25 items is not the default over one that rated all)."""
-    judges = [r for r in store.rubric_raters(rubric_id) if r["kind"] == "judge"]
-    rated = {r["id"]: store.progress(r["id"], rubric_id, total=0)["rated"] for r in judges}
-    judges.sort(key=lambda r: (rated[r["id"]], r["last_id"]), reverse=True)
-    return [(r["id"], rated[r["id"]]) for r in judges]
-
-
-def default_judge(store: Store, rubric_id: str) -> str | None:
-    judges = judges_by_coverage(store, rubric_id)
-    return judges[0][0] if judges else None
-
-
 def default_groups(store: Store, rubric_id: str) -> tuple[Group, Group]:
     """Every human rater against the judge rater that covers the rubric best (judges_by_coverage).
 
@@ -766,6 +756,13 @@ def build_report(
             h, j = tested.a, tested.b
             test_binary = ag.binary_metrics(ag.snap_to_scale(h, (0.0, 1.0))[0], ag.snap_to_scale(j, (0.0, 1.0))[0])
     checks = _checks(rows, overall, summary, rubric, thresholds, test_pairing, split, confidence)
+    design = sampling_design(store, rubric, human.rater_ids, pairing, split, tolerance, confidence)
+    if design is not None and design.weighted:
+        checks = reweighted_checks(checks, design, rubric, confidence)
+        fixed = overall.corrected or next((r.corrected for r in rows if r.corrected is not None), None)
+        if fixed is not None and ag.is_defined(fixed.rate.observed_pass_rate):
+            design = with_corrected_pass_rate(design, pairing, float(fixed.rate.observed_pass_rate),
+                                              fixed.rate.n_judge_only, confidence)
     findings = _findings(rows, overall, summary, rubric, tolerance, thresholds, test_binary, split, checks,
                          settings.decide_on, ties)
 
@@ -802,7 +799,8 @@ def build_report(
         breakdowns=tuple(breakdowns), self_agreement=self_agreement,
         human_agreement=_human_agreement(human_members, human.rater_ids, rubric),
         human_overall=paired_overall.a, judge_overall=paired_overall.b, confidence=confidence,
-        decide_on=settings.decide_on, checks=tuple(checks), ties=ties,
+        decide_on=settings.decide_on, checks=tuple(checks), ties=ties, design=design,
+        settled_after=store.settled_after(rubric.id),
     )  # fmt: skip
 
 

@@ -242,6 +242,9 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "decide_on": report.decide_on,
         "plan": plan_to_dicts(report),
         "ties": {"left_out": report.ties, "settle_with": "judge-tui adjudicate"},
+        # Only when the draws were recorded (queue orders), so reports of other studies stay as they were.
+        **({"design": design_to_dict(report)} if report.design is not None else {}),
+        **({"settled_after": report.settled_after} if report.settled_after is not None else {}),
     }
 
 
@@ -307,7 +310,7 @@ def _columns(report: Report, compact: bool = False) -> list[tuple[str, str]]:
     return [*columns, ("J−H", "mean_difference")]
 
 
-PERCENT_FIGURES = ("alignment_rate", "tpr", "tnr", "accuracy")
+PERCENT_FIGURES = ("alignment_rate", "tpr", "tnr", "accuracy", "corrected_pass_rate")
 CORRELATION_FIGURES = ("pearson_r", "spearman_rho", "kendall_tau", "mean_difference")
 
 
@@ -537,6 +540,58 @@ def corrected_text(report: Report) -> Text | None:
     return text
 
 
+def design_text(report: Report) -> Text | None:
+    """How the compared items were drawn and, for a balanced order, the figures weighted back to the pool."""
+    d = report.design
+    if d is None:
+        return None
+    text = Text()
+    n = report.counts["compared"]
+    if not d.weighted:
+        text.append("Sampling design: ", style="bold")
+        text.append(f"{d.kind} order; every item weighs the same, so the figures above are the design's "
+                    f"(effective sample size {n}).\n")
+        return text
+    text.append("Sampling design: ", style="bold")
+    text.append(f"balanced order, stratified by the verdicts of {safe(d.judge_rater)}; each stratum is weighted "
+                "by its share of the items (stratum size ÷ items rated in it). ")
+    strata = ", ".join(f"{safe(s)} {d.rated.get(s, 0)} of {d.pool.get(s, 0)}" for s in sorted({*d.pool, *d.rated}))
+    text.append(f"Rated per stratum: {strata}. Effective sample size {d.effective_n:.1f} of {n} compared.\n")
+    text.append("Design-weighted figures: ", style="bold")
+    parts = [f"{f.label} {figure_with_interval(f.estimate, f.interval, percent=f.key in PERCENT_FIGURES)}"
+             for f in d.figures]
+    text.append("; ".join(parts) + f" ({report.confidence:.0%} intervals: Wilson's at the effective sample size "
+                "for shares, a stratified bootstrap for the others).\n")
+    return text
+
+
+def settled_text(report: Report) -> Text | None:
+    """When the rating screen found every target decided: after how many ratings (and whether it still is)."""
+    if report.settled_after is None:
+        return None
+    still = bool(report.checks) and all(ruling(c, report.decide_on) in ("met", "not met") for c in report.checks)
+    text = Text()
+    text.append("Decided after ", style="bold")
+    text.append(f"{report.settled_after} ratings: every target was decided then" +
+                (f" (and is, with the {report.counts['compared']} compared now).\n" if still else
+                 f"; with the {report.counts['compared']} compared now, not every target is.\n"))
+    return text
+
+
+def design_to_dict(report: Report) -> dict[str, Any]:
+    d = report.design
+    assert d is not None
+    figures: dict[str, Any] = {}
+    undefined: dict[str, str] = {}
+    for f in d.figures:
+        figures[f.key] = {"estimate": _figure(f.estimate, f.key, undefined),
+                          "interval": interval_json(f.interval, f"{f.key}_interval", undefined)}
+    return {"order": d.kind, "weighted": d.weighted, "judge_rater": d.judge_rater, "drawn": d.drawn,
+            "strata": {s: {"pool": d.pool.get(s, 0), "rated": d.rated.get(s, 0)} for s in sorted({*d.pool, *d.rated})},
+            "effective_sample_size": d.effective_n if d.weighted else report.counts["compared"],
+            "weighted_figures": figures, "undefined": undefined}
+
+
 def confusion_tables(report: Report) -> list[Table]:
     scale = report.rubric.scale
     tables = []
@@ -609,6 +664,7 @@ def rich_sections(report: Report, *, confusion: bool = True) -> list[RenderableT
     sections: list[RenderableType | None] = [
         header(report), summary_table(report), dimension_table(report), *interval_bars(report),
         chance_table(report), undefined_notes(report), verdict(report), plan_text(report), corrected_text(report),
+        design_text(report), settled_text(report),
     ]
     if confusion:
         sections += confusion_tables(report)
@@ -675,6 +731,9 @@ def render_markdown(report: Report) -> str:
     corrected = corrected_text(report)
     if corrected is not None:
         out += ["", corrected.plain.strip()]
+    for extra in (design_text(report), settled_text(report)):
+        if extra is not None:
+            out += ["", md(extra.plain.strip())]
     confusions = [r for r in report.rows if r.agreement.confusion]
     if confusions:
         out += ["", "## Confusion matrices (rows: human, columns: judge)"]

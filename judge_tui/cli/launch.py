@@ -119,6 +119,8 @@ def prepare(args: argparse.Namespace, *, lead: bool = False) -> Launch:
     does not know.
     """
     settings = load_settings()
+    if getattr(args, "order", None):  # rate --order wins over queue_order in settings.json
+        settings = settings.model_copy(update={"queue_order": args.order})
     from judge_tui.model.locations import settings_path
     from judge_tui.tui.keys import BINDING_IDS, keymap_problems
 

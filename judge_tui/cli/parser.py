@@ -80,6 +80,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--split", type=split_name, help="rate only items of this split (train, dev, test)",
                    default=argparse.SUPPRESS)
     p.add_argument("--lead", action="store_true", help=LEAD_HELP, default=argparse.SUPPRESS)
+    p.add_argument("--order", choices=["import", "random", "balanced"],
+                   help="the order your items come in (default: queue_order in settings.json, else import): random "
+                   "is a fixed random order of your own; balanced brings the judge's verdicts in equal measure, "
+                   "at random and never shown. Kept per reviewer: quitting and coming back never reshuffles. "
+                   "An assignment (judge-tui assign) keeps its own queue's order")
 
     p = sub.add_parser("demo", help="open the rating screen on the bundled demo (a database of its own, apart "
                                     "from your study)")

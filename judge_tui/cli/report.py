@@ -14,10 +14,10 @@ from judge_tui.analysis.item_report import (
     render_jsonl,
     render_markdown,
 )
+from judge_tui.analysis.judges import judges_by_coverage
 from judge_tui.analysis.report import (
     ReportError,
     default_groups,
-    judges_by_coverage,
     parse_raters,
 )
 from judge_tui.cli.commands import open_store, output_format, write_output

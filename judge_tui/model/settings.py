@@ -67,6 +67,13 @@ class Settings(BaseModel):
         default=False, description="Re-show some already-rated items, blind, to measure your self-agreement"
     )
     drift_share: float = Field(default=0.10, gt=0, le=1, description="With drift_check: share of items re-shown")
+    queue_order: Literal["import", "random", "balanced"] = Field(
+        default="import", description="The order items come in: import order; random (a fixed random order of "
+        "your own); balanced (the judge's verdicts come in equal measure, at random, never shown)"
+    )
+    stop_notice: bool = Field(
+        default=True, description="Say once when the study's targets are decided and further ratings are optional"
+    )
     agreement: AgreementSettings = Field(default_factory=AgreementSettings)
 
 

@@ -473,9 +473,13 @@ class CorrectedPassRate:
 MIN_USABLE_RESAMPLES = 0.95
 
 
-def _rogan_gladen(observed: np.ndarray | float, tpr: np.ndarray | float, tnr: np.ndarray | float
-                  ) -> Any:  # an array for arrays, a number for numbers
+def rogan_gladen(observed: np.ndarray | float, tpr: np.ndarray | float, tnr: np.ndarray | float
+                 ) -> Any:  # an array for arrays, a number for numbers
+    """The true pass rate behind an observed one, given the judge's TPR and TNR, clipped to [0, 1]."""
     return np.clip((observed + tnr - 1.0) / (tpr + tnr - 1.0), 0.0, 1.0)
+
+
+_rogan_gladen = rogan_gladen
 
 
 def corrected_pass_rate(

@@ -212,6 +212,14 @@ def kappa_interval(confusion: np.ndarray, weights: KappaWeights = None, confiden
     )
 
 
+def chance_held_interval(observed: float, chance: float, n: float, confidence: float = 0.95) -> Interval:
+    """A chance-corrected figure's interval from Wilson's for the observed agreement over n (effective) items,
+    chance agreement held fixed: for when every item agreed and a resampling interval would be a point."""
+    agreed = wilson_at(observed, n, confidence)
+    return Interval(max(-1.0, (agreed.low - chance) / (1.0 - chance)),
+                    min(1.0, (agreed.high - chance) / (1.0 - chance)), "wilson-agreement", confidence)
+
+
 # --------------------------------------------------------------------------------------------------
 # The bootstrap over items
 # --------------------------------------------------------------------------------------------------
@@ -326,6 +334,18 @@ def weighted_kappa(
     rows, cols = tables.sum(axis=2) / total[:, None], tables.sum(axis=1) / total[:, None]
     chance = np.einsum("ri,ij,rj->r", rows, w, cols)
     with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(chance < 1.0 - 1e-12, (observed - chance) / (1.0 - chance), np.nan)
+
+
+def weighted_ac1(weights: np.ndarray, codes_a: np.ndarray, codes_b: np.ndarray, k: int) -> np.ndarray:
+    """Gwet's AC1 of every resample from the items' category codes (k >= 2 categories)."""
+    tables = _cell_counts(weights, codes_a, codes_b, k, k)
+    total = tables.sum(axis=(1, 2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = tables / total[:, None, None]
+        observed = np.trace(p, axis1=1, axis2=2)
+        pi = (p.sum(axis=2) + p.sum(axis=1)) / 2.0
+        chance = (pi * (1.0 - pi)).sum(axis=1) / (k - 1)
         return np.where(chance < 1.0 - 1e-12, (observed - chance) / (1.0 - chance), np.nan)
 
 

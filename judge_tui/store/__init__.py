@@ -5,7 +5,7 @@ write is its own short transaction begun with BEGIN IMMEDIATE (a second process 
 A Store belongs to the thread that opened it.
 
 One module per area: schema.py (tables and migrations), core.py (connection, transactions, meta), then the
-queries of items, ratings, drafts, flags, assignments, the judge queue, import/export, agreement, merge_rows
+queries of items, ratings, drafts, flags, assignments, queue orders, the judge queue, import/export, agreement, merge_rows
 (what a merge finds here and the rows it writes), version_rows (rubric and prompt versions), rating_rows (several raters side
 by side, one rater's re-ratings) and status; foreign.py reads another database for a merge; faults.py turns the
 database's faults into messages; rubric_choice.py picks the rubric definition a database works with.
@@ -24,6 +24,7 @@ from judge_tui.store.import_export import ImportExportQueries
 from judge_tui.store.items import ItemQueries
 from judge_tui.store.judge_queue import JudgeQueueQueries
 from judge_tui.store.merge_rows import RATING_CONTENT, MergeQueries, MergeState, rating_content
+from judge_tui.store.queue_orders import QueueOrderQueries
 from judge_tui.store.rating_rows import DriftQueries, TeamQueries
 from judge_tui.store.ratings import RaterQueries, RatingQueries
 from judge_tui.store.schema import migrations
@@ -61,6 +62,7 @@ class Store(
     DriftQueries,
     StatusQueries,
     AssignmentQueries,
+    QueueOrderQueries,
     StoreCore,
 ):
     """A judge-tui database: every query of every area, on one connection."""

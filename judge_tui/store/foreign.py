@@ -115,6 +115,14 @@ class ForeignDatabase:
                           f" seconds, source, details, created_at, updated_at, {flags} FROM ratings r{where}"
                           " ORDER BY id", params)
 
+    def rating_draws(self, only_raters: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """How each first rating's item was drawn (queue orders), if the database records it."""
+        if "rating_draws" not in self.tables:
+            return []
+        where, params = self._rater_filter(only_raters, "rater_id")
+        return self._rows("SELECT item_id, rater_id, rubric, kind, stratum, judge_rater, seed, position, created_at"
+                          f" FROM rating_draws{where} ORDER BY created_at, rowid", params)
+
     def set_aside(self, only_raters: Sequence[str] | None = None) -> list[dict[str, Any]]:
         """Drafts of items skipped or flagged but not rated: just those marks (unsubmitted scores stay here)."""
         if "drafts" not in self.tables:

@@ -1,4 +1,5 @@
-"""Items: importing them, reading them in import order, and finding the next one to rate."""
+"""Items: importing them, reading them in import order, and finding the next one to rate (in import order, an
+assignment's queue or a stored queue order)."""
 
 from __future__ import annotations
 
@@ -124,13 +125,14 @@ class ItemQueries(StoreCore):
             "SELECT rubric, COUNT(*) FROM items GROUP BY rubric ORDER BY COUNT(*) DESC, rubric")]
 
     def item_at(self, rubric: str, position: int, direction: int, split: str | None = None,
-                plan: tuple[str, str] | None = None) -> Item | None:
+                plan: tuple[str, str] | None = None, ordered_for: str | None = None) -> Item | None:
         """The item before (direction -1) or after (+1) a position, within a rubric (and split).
 
         With a plan (plan id, rater): within that rater's assigned items, `position` being a queue position.
+        With ordered_for (a rater): in that rater's stored queue order, `position` being a place in it.
         """
         op, order = (">", "ASC") if direction > 0 else ("<", "DESC")
-        source, condition, place, params = self._queue(rubric, plan)
+        source, condition, place, params = self._queue(rubric, plan, ordered_for)
         extra, split_params = ("AND i.split = ?", [split]) if split else ("", [])
         columns = ", ".join(f"i.{c.strip()}" for c in self._ITEM_COLUMNS.split(","))
         row = self.conn.execute(
@@ -141,9 +143,13 @@ class ItemQueries(StoreCore):
         return self._item(row) if row else None
 
     @staticmethod
-    def _queue(rubric: str, plan: tuple[str, str] | None) -> tuple[str, str, str, list[Any]]:
-        """(FROM, WHERE, ordering column, parameters) of a rubric's items (alias i) in import order, or of a
-        rater's queue in a plan (plan id, rater)."""
+    def _queue(rubric: str, plan: tuple[str, str] | None,
+               ordered_for: str | None = None) -> tuple[str, str, str, list[Any]]:
+        """(FROM, WHERE, ordering column, parameters) of a rubric's items (alias i) in import order, of a
+        rater's queue in a plan (plan id, rater), or in a rater's stored queue order (random or balanced)."""
+        if plan is None and ordered_for is not None:
+            return ("queue_entries q CROSS JOIN items i ON i.id = q.item_id", "q.rater_id = ? AND q.rubric = ?",
+                    "q.position", [ordered_for, rubric])
         if plan is None:
             return "items i", "i.rubric = ?", "i.position", [rubric]
         # The rater's few assigned rows drive the loop, not every item of the rubric.
@@ -152,12 +158,13 @@ class ItemQueries(StoreCore):
 
     def next_unrated_item(
         self, rater_id: str, rubric: str, split: str | None = None, after_position: int = 0,
-        include_skipped: bool = False, plan: str | None = None,
+        include_skipped: bool = False, plan: str | None = None, ordered: bool = False,
     ) -> Item | None:
         """The first item (in import order, after a position, wrapping round) this rater has not submitted.
 
         Skipped items are passed over unless include_skipped is set. With a plan id: the rater's assigned
-        items in their queue's order, after_position being a queue position.
+        items in their queue's order, after_position being a queue position. With ordered (and no plan): in
+        the rater's stored queue order, after_position being a place in it.
         """
         extra, params = ("AND i.split = ?", [split]) if split else ("", [])
         skipped, skip_params = "", []
@@ -165,7 +172,8 @@ class ItemQueries(StoreCore):
                 "SELECT 1 FROM drafts WHERE rater_id = ? AND skipped = 1 LIMIT 1", [rater_id]).fetchone():
             skipped = "AND i.id NOT IN (SELECT item_id FROM drafts WHERE rater_id = ? AND skipped = 1)"
             skip_params = [rater_id]
-        source, condition, place, source_params = self._queue(rubric, None if plan is None else (plan, rater_id))
+        source, condition, place, source_params = self._queue(
+            rubric, None if plan is None else (plan, rater_id), rater_id if ordered else None)
         # An anti-join over the covering index items_next_unrated: with 90% of 100k items rated this is the
         # difference between ~30 ms and ~75 ms on a fresh start.
         sql = (

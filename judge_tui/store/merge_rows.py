@@ -53,6 +53,14 @@ class MergeQueries(ItemQueries):
         with self.transaction() as conn:
             conn.executemany(sql, [[row[c] for c in columns] for row in rows])
 
+    def insert_merged_draws(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Draw records copied from another database; an item's first draw here is kept."""
+        with self.transaction() as conn:
+            conn.executemany(
+                "INSERT OR IGNORE INTO rating_draws (item_id, rater_id, rubric, kind, stratum, judge_rater, seed,"
+                " position, created_at) VALUES (:item_id, :rater_id, :rubric, :kind, :stratum, :judge_rater, :seed,"
+                " :position, :created_at)", rows)
+
     def insert_merged_rubric_version(self, row: Mapping[str, Any]) -> int:
         columns = [c for c in row if c != "id"]
         with self.transaction() as conn:

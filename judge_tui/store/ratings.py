@@ -10,6 +10,7 @@ from typing import Any
 from judge_tui.model.records import Rating
 from judge_tui.store.common import _dumps, _loads, now, where
 from judge_tui.store.core import StoreCore
+from judge_tui.store.queue_orders import record_draw
 
 # A draft holding nothing but a skip or flag mark, of an item the rater has now rated: the mark has done its job.
 DROP_MARK_OF_RATED = "DELETE FROM drafts WHERE item_id = ? AND rater_id = ? AND scores = '{}' AND notes = ''"
@@ -74,10 +75,12 @@ class RatingQueries(StoreCore):
         """Insert or replace a rating (same item, rater, rubric version and repeat) and commit it.
 
         Returns True if anything changed. With clear_draft the item's draft goes in the same transaction
-        (its flag, too, is now the rating's).
+        (its flag, too, is now the rating's). A first rating records how its item was drawn (rating_draws).
         """
         with self.transaction() as conn:
             changed = self._upsert_rating(conn, rating)
+            if not rating.repeat:
+                record_draw(conn, rating.item_id, rating.rater_id)
             if clear_draft:
                 conn.execute("DELETE FROM drafts WHERE item_id = ? AND rater_id = ?", [rating.item_id, rating.rater_id])
         return changed

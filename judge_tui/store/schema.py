@@ -374,3 +374,54 @@ def m008_assignments(db: sqlite_utils.Database) -> None:
         """
     )
     db.execute("CREATE INDEX assignments_queue ON assignments (plan_id, rater_id, position)")
+
+
+@migrations()
+def m009_queue_orders(db: sqlite_utils.Database) -> None:
+    # The order each reviewer rates a rubric's items in (rate --order, queue_order): its kind and seed, and the
+    # judge whose verdicts stratify a balanced order; queue_entries hold a random or balanced order's items in
+    # place. rating_draws record how each first rating's item was drawn, so the report can weight a balanced
+    # design's strata back to their share of the pool. rater_id has no foreign key, as in assignments.
+    db.execute(
+        """
+        CREATE TABLE queue_orders (
+            rater_id TEXT NOT NULL,
+            rubric TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            seed INTEGER NOT NULL,
+            judge_rater TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (rater_id, rubric)
+        )
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE queue_entries (
+            rater_id TEXT NOT NULL,
+            rubric TEXT NOT NULL,
+            item_id TEXT NOT NULL REFERENCES items (id),
+            position INTEGER NOT NULL,
+            stratum TEXT,
+            PRIMARY KEY (rater_id, rubric, item_id)
+        )
+        """
+    )
+    db.execute("CREATE INDEX queue_entries_order ON queue_entries (rater_id, rubric, position)")
+    db.execute(
+        """
+        CREATE TABLE rating_draws (
+            item_id TEXT NOT NULL REFERENCES items (id),
+            rater_id TEXT NOT NULL,
+            rubric TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            stratum TEXT,
+            judge_rater TEXT,
+            seed INTEGER,
+            position INTEGER,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (item_id, rater_id)
+        )
+        """
+    )

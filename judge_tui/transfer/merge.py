@@ -122,6 +122,9 @@ def merge_database(store: Store, other_path: Path | str, *, only_raters: list[st
         rated_items = _merge_ratings(store, state, other, only_raters, version_map, bad_items, bad_raters, result)
         _merge_revision_marks(store, state, other, rated_items if only_raters else None, bad_items, result)
         _merge_set_aside(store, state, other, only_raters, bad_items, bad_raters, result)
+        store.insert_merged_draws([row for row in other.rating_draws(only_raters)  # weights a balanced design
+                                   if row["item_id"] in state.items and row["item_id"] not in bad_items
+                                   and row["rater_id"] not in bad_raters])
         if assignments or not only_raters:
             _merge_assignments(store, state, other, only_raters, bad_items, result)
     return result

@@ -108,9 +108,14 @@ class JudgeTuiApp(PlainNoticeApp[None]):
             self.store, self.rubric, self.reviewer, split=self.split, idle_seconds=self.settings.idle_seconds,
             reveal_after_submit=self.settings.reveal_after_submit, clock=self.clock,
             drift=DriftSettings.for_new_session(self.settings.drift_share) if self.settings.drift_check else None,
+            order=self.settings.queue_order,
         )
+        if self.session.plan is not None and self.settings.queue_order != "import":
+            self.notify(f"You rate your assigned items in your assignment's order ({self.settings.queue_order} "
+                        "order applies to unassigned reviewers).", markup=False, timeout=8)
         screen = RatingScreen(self.session, keymap=self.settings.keymap, agreement=self.settings.agreement,
-                              lead=self.lead, auto_submit=self.settings.auto_submit)
+                              lead=self.lead, auto_submit=self.settings.auto_submit,
+                              stop_notice=self.settings.stop_notice)
         self.push_screen(screen)
         if self.judge_status:
             screen.call_after_refresh(screen.set_judge_status, self.judge_status)

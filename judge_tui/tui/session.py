@@ -20,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from judge_tui.analysis.drift import DriftScheduler, DriftSettings
+from judge_tui.analysis.queue_orders import prepare_queue
+from judge_tui.model import queue_orders as qo
 from judge_tui.model.records import Draft, Item, Rating
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
@@ -85,6 +87,8 @@ class RatingSession:
         reveal_after_submit: bool = False,
         clock: Callable[[], float] = time.monotonic,
         drift: DriftSettings | None = None,
+        order: str = qo.IMPORT,
+        order_seed: int | None = None,
     ) -> None:
         self.store = store
         self.rubric = rubric
@@ -96,6 +100,9 @@ class RatingSession:
         store.ensure_rater(reviewer, "human")
         # With an assignment (judge-tui assign) the reviewer rates its queue, in its order; else every item.
         self.plan = store.assignment_of(reviewer, rubric.id)
+        # The queue order (rate --order, queue_order): fixed per reviewer and rubric; an assignment's queue wins.
+        self.order = prepare_queue(store, rubric, reviewer, order, assigned=self.plan is not None, seed=order_seed)
+        self.ordered = self.order.kind in (qo.RANDOM, qo.BALANCED)
         # The app imports nothing, so this holds.
         self.total = (store.count_items(rubric.id, split) if self.plan is None
                       else store.count_assigned(self.plan, reviewer, split))
@@ -123,15 +130,23 @@ class RatingSession:
             item = self.store.item(draft.item_id)
             if item is not None and (self.split is None or item.split == self.split) and self._place(item):
                 return self.open(item)
-        item = self._next_unrated(0) or self.store.item_at(self.rubric.id, 0, +1, self.split, self._queue)
+        item = self._next_unrated(0) or self.store.item_at(self.rubric.id, 0, +1, self.split, self._queue,
+                                                            self._ordered_for)
         return self.open(item) if item else None
 
     @property
     def _queue(self) -> tuple[str, str] | None:
         return None if self.plan is None else (self.plan, self.reviewer)
 
+    @property
+    def _ordered_for(self) -> str | None:
+        return self.reviewer if self.ordered else None
+
     def _place(self, item: Item) -> int:
-        """Where an item stands in the order this reviewer rates: import order, or their queue (0: not in it)."""
+        """Where an item stands in the order this reviewer rates: import order, their stored queue order, or
+        their assignment's queue (0: not in it)."""
+        if self.ordered:
+            return self.store.order_position(self.reviewer, self.rubric.id, item.id) or 0
         if self.plan is None:
             return item.position
         return self.store.queue_position(self.plan, self.reviewer, item.id) or 0
@@ -182,7 +197,7 @@ class RatingSession:
             for _ in range(len(self.pending) + 1):
                 item = self.store.next_unrated_item(self.reviewer, self.rubric.id, self.split,
                                                     after_position=position, include_skipped=include_skipped,
-                                                    plan=self.plan)
+                                                    plan=self.plan, ordered=self.ordered)
                 if item is None or self._pending_rating(item.id) is None:
                     break
                 position = self._place(item)
@@ -197,7 +212,8 @@ class RatingSession:
         if self.state is None:
             return None
         return self.store.next_unrated_item(
-            self.reviewer, self.rubric.id, self.split, after_position=self._place(self.state.item), plan=self.plan)
+            self.reviewer, self.rubric.id, self.split, after_position=self._place(self.state.item), plan=self.plan,
+            ordered=self.ordered)
 
     def open_next_unrated(self) -> ItemState | None:
         """The next item this reviewer has not submitted (skipped ones last); None when all are rated.
@@ -225,10 +241,11 @@ class RatingSession:
         return self.state
 
     def open_neighbour(self, direction: int) -> ItemState | None:
-        """The previous (-1) or next (+1) item in import order (or the reviewer's queue); None at either end."""
+        """The previous (-1) or next (+1) item in the reviewer's order; None at either end."""
         if self.state is None:
             return None
-        item = self.store.item_at(self.rubric.id, self._place(self.state.item), direction, self.split, self._queue)
+        item = self.store.item_at(self.rubric.id, self._place(self.state.item), direction, self.split, self._queue,
+                                  self._ordered_for)
         return self.open(item) if item else None
 
     # ------------------------------------------------------------------ changes (each saved at once)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import partial
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.actions import parse as parse_action
@@ -13,6 +14,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import TextArea
 
 from judge_tui.model.settings import AgreementSettings, Settings
+from judge_tui.store import Store
 from judge_tui.transfer.demo import is_demo_database
 from judge_tui.tui.keys import (
     EXPLAIN_BINDINGS,
@@ -29,6 +31,11 @@ from judge_tui.tui.widgets.key_bar import KeyBar
 from judge_tui.tui.widgets.notes_editor import NotesEditor
 from judge_tui.tui.widgets.rubric_panel import RubricPanel, ScoreSummary
 from judge_tui.tui.widgets.status_line import StatusLine
+
+if TYPE_CHECKING:
+    from textual.worker import Worker
+
+    from judge_tui.analysis.stopping import Settledness
 
 SAVE_TIME_EVERY = 5.0  # seconds of counted time between writes of the draft's time
 # Below this many rows (80×24 is the common default) the note box shrinks and the rubric goes compact.
@@ -47,8 +54,10 @@ class RatingScreen(Screen[None]):
 
     def __init__(self, session: RatingSession, *, keymap: Mapping[str, str] | None = None,
                  agreement: AgreementSettings | None = None, lead: bool = False,
-                 auto_submit: bool = False) -> None:
+                 auto_submit: bool = False, stop_notice: bool = False) -> None:
         super().__init__()
+        self.stop_notice = stop_notice  # say once when every target of the study is decided
+        self._study_worker: Worker[None] | None = None
         self.session = session
         self.agreement = agreement or AgreementSettings()
         self.lead = lead  # `judge-tui rate --lead`: adjudication and the team over every item (judge_tui.analysis.blind)
@@ -301,6 +310,43 @@ class RatingScreen(Screen[None]):
         if self.session.open_next_unrated() is None:
             self.notify(self._all_rated(), markup=False, timeout=10)
         self._show_item()
+        self._watch_study()
+
+    # ------------------------------------------------------------------ the study's questions, settled or not
+
+    @property
+    def _shows_settling(self) -> bool:
+        return self.session.order.kind == "balanced"
+
+    def _watch_study(self) -> None:
+        """After a submit: whether every target of the study is decided, computed away from the keys."""
+        store, reviewer, rubric = self.session.store, self.session.reviewer, self.rubric.id
+        notice_due = self.stop_notice and store.get_meta(f"stop_notice_shown:{rubric}:{reviewer}") is None
+        running = self._study_worker is not None and self._study_worker.is_running
+        if (notice_due or self._shows_settling) and not running:  # one at a time: the next submit asks again
+            self._study_worker = self.run_worker(self._study_settledness, thread=True, exit_on_error=False,
+                                                 group="study-settled")
+
+    def _study_settledness(self) -> None:
+        from judge_tui.analysis.stopping import study_settledness  # the report engine: off the start-up path
+
+        with Store(self.session.store.path) as store:
+            found = study_settledness(store, self.rubric, self.agreement)
+        if found is not None:
+            self.app.call_from_thread(self._show_settledness, found)
+
+    def _show_settledness(self, found: Settledness) -> None:
+        store, reviewer, rubric = self.session.store, self.session.reviewer, self.rubric.id
+        if self._shows_settling:
+            self.query_one(StatusLine).set_settling(found.decided, found.targets)
+        if not found.settled:
+            return
+        store.record_settled(rubric, found.ratings)
+        shown_key = f"stop_notice_shown:{rubric}:{reviewer}"
+        if self.stop_notice and store.get_meta(shown_key) is None:
+            store.set_meta(shown_key, str(found.ratings))
+            self.notify(f"The study's questions are settled with the {found.ratings} ratings so far; further "
+                        "ratings are optional.", markup=False, timeout=15)
 
     def _all_rated(self) -> str:
         if self.session.plan is not None:

@@ -6,7 +6,8 @@ When the full line does not fit (80 columns with a busy judge), a compact form k
 the judge before the reviewer id, and the reviewer id dropped last of all. With an assignment (judge-tui
 assign) the counts are of the reviewer's assigned items: "3/40 assigned rated", "40 assigned". Why changes
 wait to be saved (a busy database, a full disk), when it happens, comes first and in full. A change shown but
-not yet committed (the few milliseconds after a key) is marked "saving…" at the end of the line.
+not yet committed (the few milliseconds after a key) is marked "saving…" at the end of the line. With a
+balanced queue order, how many of the study's targets are decided ("2/4 questions settled", "2/4 settled").
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class StatusLine(Static):
         self.seconds = 0.0
         self.timer_state: TimerState = "running"
         self.judge = ""
+        self.settling = ""  # with balanced order: how many of the study's targets are decided ("2/4")
         self.waiting = ""  # why changes are kept unsaved for now (the database is busy, the disk full)
         self.saving = False  # a change is shown that is not on disk yet
         self._shown: Text | None = None
@@ -51,6 +53,12 @@ class StatusLine(Static):
     def set_judge(self, text: str) -> None:
         self.judge = clean(text)
         self._redraw()
+
+    def set_settling(self, decided: int, targets: int) -> None:
+        text = f"{decided}/{targets}"
+        if text != self.settling:
+            self.settling = text
+            self._redraw()
 
     def set_waiting(self, text: str) -> None:
         if text != self.waiting:
@@ -95,6 +103,9 @@ class StatusLine(Static):
             line.append(f"{p['rated']} rated", "bold")
             line.append(f" · {p['skipped']} skipped · {p['flagged']} flagged · {p['total']} "
                         f"{'assigned to you' if self.assigned else 'total'}")
+        if self.settling:  # progress toward a decision (balanced order): a count, never which way
+            line.append(bar, "dim")
+            line.append(f"{self.settling} settled" if compact else f"{self.settling} questions settled")
         line.append(bar, "dim")
         line.append(f"⏱ {format_seconds(self.seconds)}", "bold" if self.timer_state == "running" else "dim")
         line.append((_PAUSED_SHORT if compact else _PAUSED)[self.timer_state], "dim")

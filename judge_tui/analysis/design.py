@@ -1,0 +1,223 @@
+"""The sampling design behind the compared ratings, and the figures weighted back to the pool.
+
+The store records how each first rating's item was drawn (rating_draws). When the human group rated in
+balanced order, the rare verdicts of the judge are over-sampled on purpose; each compared item then counts
+with the weight of its stratum, stratum size in the pool ÷ items rated in it, and every figure below is the
+design-weighted one. Shares (TPR, TNR, accuracy, alignment) take Wilson's interval at their effective
+sample size; kappa, AC1 and r a stratified bootstrap (each stratum resampled on its own). With
+import or random order every weight is 1 and the report's own figures are the design's: nothing is recomputed.
+
+Strata are the judge's verdicts (queue_orders.judge_strata) by the judge the order was stratified by.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from judge_tui.analysis.queue_orders import judge_strata
+from judge_tui.analysis.scores import OVERALL_COLUMN, Pairing, item_groups
+from judge_tui.analysis.targets import TargetCheck, check
+from judge_tui.model import queue_orders as qo
+from judge_tui.model.rubrics import Rubric
+from judge_tui.stats import agreement as ag
+from judge_tui.stats import intervals as iv
+from judge_tui.stats.agreement import Figure, Undefined
+from judge_tui.stats.intervals import IntervalFigure
+from judge_tui.store import Store
+
+
+@dataclass(frozen=True)
+class WeightedFigure:
+    key: str  # tpr, tnr, accuracy, alignment_rate, cohen_kappa, ac1, pearson_r
+    label: str
+    estimate: Figure
+    interval: IntervalFigure
+    n: float = 0.0  # the effective number of items behind it (Kish, over the items it counts)
+
+
+@dataclass(frozen=True)
+class Design:
+    kind: str  # the order the compared ratings were drawn in: import, random, balanced (or assigned)
+    judge_rater: str | None  # the judge whose verdicts stratify a balanced order
+    drawn: int  # compared items with a recorded draw
+    pool: dict[str, int] = field(default_factory=dict)  # stratum -> items of the rubric (split) in it
+    rated: dict[str, int] = field(default_factory=dict)  # stratum -> compared items in it
+    effective_n: float = 0.0
+    figures: tuple[WeightedFigure, ...] = ()  # balanced only: the design-weighted figures
+    strata: np.ndarray | None = None  # balanced only: per compared item, its stratum and its weight
+    weights: np.ndarray | None = None
+
+    @property
+    def weighted(self) -> bool:
+        return self.kind == qo.BALANCED
+
+
+def design_weights(strata: Sequence[str], pool: dict[str, int]) -> np.ndarray:
+    """One weight per item: its stratum's size in the pool ÷ the items of that stratum at hand."""
+    rated = Counter(strata)
+    return np.array([pool.get(s, rated[s]) / rated[s] for s in strata], dtype=np.float64)
+
+
+def sampling_design(store: Store, rubric: Rubric, human_ids: Sequence[str], pairing: Pairing, split: str | None,
+                    tolerance: float, confidence: float) -> Design | None:
+    """The design of the compared items' draws; None when none was recorded (rated before queue orders)."""
+    ids = item_groups(store, rubric, "id", pairing.keys, split)
+    draws = {d.item_id: d for d in store.draws(rubric.id, human_ids)}
+    compared = [draws[i] for i in ids if i in draws]
+    if not compared:
+        return None
+    kinds = Counter(d.kind for d in compared)
+    kind = qo.BALANCED if kinds[qo.BALANCED] else kinds.most_common(1)[0][0]
+    n = int(pairing.keys.size)
+    if kind != qo.BALANCED:
+        return Design(kind, None, len(compared), effective_n=float(n))
+    judge = Counter(d.judge_rater for d in compared if d.kind == qo.BALANCED).most_common(1)[0][0]
+    every = judge_strata(store, rubric, judge)
+    in_pool = ({item.id for item in store.iter_items(rubric.id, split)} if split else set(every))
+    pool = Counter(s for i, s in every.items() if i in in_pool)
+    strata = [every.get(i, qo.UNJUDGED) for i in ids]
+    weights = design_weights(strata, pool)
+    return Design(kind, judge, len(compared), dict(sorted(pool.items())), dict(sorted(Counter(strata).items())),
+                  iv.effective_sample_size(weights),
+                  weighted_figures(rubric, pairing, np.array(strata), weights, tolerance, confidence),
+                  np.array(strata), weights)
+
+
+def with_corrected_pass_rate(design: Design, pairing: Pairing, observed: float, n_judge_only: int,
+                             confidence: float) -> Design:
+    """Add the corrected pass rate of the judge-only items (Rogan-Gladen) from the weighted TPR and TNR; its
+    interval resamples the compared items by stratum and the judge-only passes binomially."""
+    assert design.strata is not None and design.weights is not None
+    a, b = pairing.a.column(OVERALL_COLUMN), pairing.b.column(OVERALL_COLUMN)
+    scored = ~np.isnan(a) & ~np.isnan(b)
+    human_pass = ag.snap_to_scale(a[scored], ag.BINARY_SCALE)[0] == ag.PASS
+    judge_pass = ag.snap_to_scale(b[scored], ag.BINARY_SCALE)[0] == ag.PASS
+    rng = np.random.default_rng(iv.DEFAULT_SEED)
+
+    def corrected(w: np.ndarray, resampled: bool = True) -> np.ndarray:
+        tpr = iv.weighted_share(w, human_pass & judge_pass, human_pass)
+        tnr = iv.weighted_share(w, ~human_pass & ~judge_pass, ~human_pass)
+        seen = rng.binomial(n_judge_only, observed, size=w.shape[0]) / n_judge_only if resampled else observed
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(tpr + tnr > 1.0, ag.rogan_gladen(seen, tpr, tnr), np.nan)
+
+    weights, strata = design.weights[scored], design.strata[scored]
+    value = float(corrected(weights[None, :], resampled=False)[0])
+    label = "corrected pass rate"
+    if not np.isfinite(value):
+        why = Undefined("TPR + TNR is not above 1 on the weighted figures: the judge's labels cannot be corrected")
+        figure = WeightedFigure("corrected_pass_rate", label, why, why)
+    else:
+        replicates = iv.bootstrap(corrected, weights.size, strata=strata, design_weights=weights)
+        figure = WeightedFigure("corrected_pass_rate", label, value,
+                                iv.percentile_interval(replicates, confidence, method="stratified bootstrap",
+                                                       low=0.0, high=1.0), float(n_judge_only))
+    return replace(design, figures=(*design.figures, figure))
+
+
+def _figure(key: str, label: str, statistic: iv.WeightedStatistic, weights: np.ndarray, strata: np.ndarray,
+            confidence: float) -> WeightedFigure:
+    value = float(statistic(weights[None, :])[0])
+    if not np.isfinite(value):
+        why = Undefined("not defined on the compared items")
+        return WeightedFigure(key, label, why, why)
+    replicates = iv.bootstrap(statistic, weights.size, strata=strata, design_weights=weights)
+    return WeightedFigure(key, label, value, iv.percentile_interval(replicates, confidence, method="stratified bootstrap"),
+                          iv.effective_sample_size(weights))
+
+
+def weighted_share_figure(key: str, label: str, hits: np.ndarray, counted: np.ndarray, weights: np.ndarray,
+                          confidence: float) -> WeightedFigure:
+    """A design-weighted share (TPR, TNR, accuracy, alignment) with Wilson's interval at its effective sample
+    size: a percentile bootstrap of a share that is all hits in a few items would claim certainty."""
+    hits, counted = np.asarray(hits, dtype=np.float64), np.asarray(counted, dtype=np.float64)
+    mass = weights @ counted
+    if mass <= 0:
+        why = Undefined("no compared item is counted in it")
+        return WeightedFigure(key, label, why, why)
+    value = float(weights @ hits / mass)
+    # Kish's n over the scores counted (an item counting c scores weighs c times).
+    n = float(mass**2 / ((weights * counted) ** 2 / np.maximum(counted, 1)).sum())
+    return WeightedFigure(key, label, value, iv.wilson_at(value, n, confidence), n)
+
+
+def _all_agreed(kappa: WeightedFigure, ac1: WeightedFigure, codes: np.ndarray, weights: np.ndarray, k: int,
+                confidence: float) -> tuple[WeightedFigure, WeightedFigure]:
+    """Kappa's and AC1's intervals when every compared item agreed: Wilson's for the agreement at the effective
+    sample size, chance agreement held fixed (as the report's own kappa interval does)."""
+    share = np.bincount(codes, weights=weights, minlength=k) / weights.sum()  # both raters' share, the same
+    n = iv.effective_sample_size(weights)
+    found = []
+    for figure, chance in ((kappa, float((share * share).sum())), (ac1, float((share * (1 - share)).sum() / (k - 1)))):
+        if chance < 1.0 and ag.is_defined(figure.estimate):
+            figure = replace(figure, interval=iv.chance_held_interval(1.0, chance, n, confidence), n=n)
+        found.append(figure)
+    return found[0], found[1]
+
+
+def weighted_figures(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weights: np.ndarray, tolerance: float,
+                     confidence: float) -> tuple[WeightedFigure, ...]:
+    """The overall score's figures, each item weighted by its stratum (and the judged dimensions' pooled
+    alignment), on the items where both sides scored the overall score."""
+    figures = []
+    judged = [rubric.dimension_ids.index(d.id) for d in rubric.judged_dimensions]
+    a_all, b_all = pairing.a.scores[:, judged], pairing.b.scores[:, judged]
+    both = ~np.isnan(a_all) & ~np.isnan(b_all)
+    # Per item, its aligned scores and its scores compared (an item is a cluster of dimension scores).
+    hits = (ag.within_tolerance(np.nan_to_num(a_all), np.nan_to_num(b_all), tolerance) & both).sum(axis=1)
+    counted = both.sum(axis=1)
+    figures.append(weighted_share_figure("alignment_rate", "alignment", hits, counted, weights, confidence))
+    a, b = pairing.a.column(OVERALL_COLUMN), pairing.b.column(OVERALL_COLUMN)
+    scored = ~np.isnan(a) & ~np.isnan(b)
+    a, b, w, s = a[scored], b[scored], weights[scored], strata[scored]
+    if not a.size:
+        return tuple(figures)
+    if rubric.overall == "label":
+        points = rubric.scale.points
+        ca = np.searchsorted(points, ag.snap_to_scale(a, points)[0])
+        cb = np.searchsorted(points, ag.snap_to_scale(b, points)[0])
+        k = len(points)
+        kappa = _figure("cohen_kappa", "κ", lambda v: iv.weighted_kappa(v, ca, cb, k), w, s, confidence)
+        ac1 = _figure("ac1", "AC1", lambda v: iv.weighted_ac1(v, ca, cb, k), w, s, confidence)
+        if np.all(ca == cb):  # every item agreed: every resample is 1, which would claim certainty
+            kappa, ac1 = _all_agreed(kappa, ac1, ca, w, k, confidence)
+        figures += [kappa, ac1]
+        if rubric.scale.kind == "pass_fail":
+            human_pass, judge_pass = ca == 1, cb == 1
+            figures += [
+                weighted_share_figure("tpr", "TPR", human_pass & judge_pass, human_pass, w, confidence),
+                weighted_share_figure("tnr", "TNR", ~human_pass & ~judge_pass, ~human_pass, w, confidence),
+                weighted_share_figure("accuracy", "accuracy", human_pass == judge_pass, np.ones(w.size), w,
+                                      confidence),
+            ]
+    else:
+        figures.append(_figure("pearson_r", f"r of the {rubric.overall_name}",
+                               lambda v: iv.weighted_pearson(v, a, b), w, s, confidence))
+    return tuple(figures)
+
+
+WEIGHTED_SCOPE = "all compared items, design-weighted"
+
+
+def reweighted_checks(checks: Sequence[TargetCheck], design: Design, rubric: Rubric,
+                      confidence: float) -> list[TargetCheck]:
+    """The report's targets decided on the design-weighted figures where there is one (a balanced order's
+    unweighted figures lean towards the over-sampled verdicts, so a decision must not rest on them)."""
+    weighted = {f.key: f for f in design.figures}
+    figure_of = {"alignment": "alignment_rate", "tpr": "tpr", "tnr": "tnr", "pearson": "pearson_r"}
+    judged = rubric.judged_dimensions
+    if rubric.overall == "label" and len(judged) == 1:  # the overall label is that dimension's score
+        figure_of[f"kappa:{judged[0].id}"] = "cohen_kappa"
+    out = []
+    for c in checks:
+        found = weighted.get(figure_of.get(c.key, ""))
+        if found is None:
+            out.append(c)
+            continue
+        out.append(check(c.key, c.figure, WEIGHTED_SCOPE, found.estimate, found.interval, round(found.n), c.target,
+                         strict=c.strict, percent=c.percent, confidence=confidence, class_label=c.class_label))
+    return out

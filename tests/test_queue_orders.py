@@ -1,0 +1,339 @@
+"""Queue orders (rate --order, queue_order): deterministic per reviewer, stored in the real SQLite file, never
+reshuffled by quitting and coming back, never repeating or losing an item; a balanced order brings the rare
+verdict early; the store records how each rating's item was drawn."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from judge_tui.analysis.queue_orders import prepare_queue
+from judge_tui.model import queue_orders as qo
+from judge_tui.model.errors import UserError
+from judge_tui.model.records import Item, Rating
+from judge_tui.model.rubrics import Rubric
+from judge_tui.store import Store
+from judge_tui.tui.session import RatingSession
+
+JUDGE = "judge:model-a"
+N_ITEMS = 40
+FAILS = 8  # a 20% FAIL rate by the judge
+
+
+def item_ids(n: int = N_ITEMS) -> list[str]:
+    return [f"P{k:03d}" for k in range(1, n + 1)]
+
+
+def fill(store: Store, rubric: Rubric, n: int = N_ITEMS, judged: int | None = None) -> None:
+    """n items; the judge rates the first `judged` of them (all by default), every fifth FAIL."""
+    store.ensure_rubric_version(rubric)
+    store.add_items([Item(id=i, rubric=rubric.id, fields={"query": i, "criterion": "c", "response": "r"})
+                     for i in item_ids(n)])
+    judge(store, rubric, item_ids(n)[: n if judged is None else judged])
+
+
+def judge(store: Store, rubric: Rubric, ids: list[str]) -> None:
+    version = store.ensure_rubric_version(rubric)
+    store.ensure_rater(JUDGE, "judge")
+    dim = rubric.judged_dimensions[0].id
+    for item_id in ids:
+        fail = int(item_id[1:]) % 5 == 0
+        scores = {dim: rubric.scale.points[0] if fail else rubric.scale.points[-1]}
+        store.save_rating(Rating(item_id=item_id, rater_id=JUDGE, rubric_version_id=version, scores=scores,
+                                 overall=rubric.overall_score(scores), verdict=rubric.verdict(scores)))
+
+
+def rate_next(session: RatingSession, count: int) -> list[str]:
+    """Submit `count` items in the session's order; returns their ids."""
+    seen = []
+    state = session.state or session.resume()
+    for _ in range(count):
+        assert state is not None
+        session.set_score(session.rubric.judged_dimensions[0].id, session.rubric.scale.points[-1])
+        session.submit()
+        seen.append(state.item.id)
+        state = session.open_next_unrated()
+    return seen
+
+
+@pytest.fixture
+def binary(rubrics) -> Rubric:
+    return rubrics["binary"]
+
+
+# --------------------------------------------------------------------------- pure orders
+
+
+def test_orders_are_deterministic_permutations_and_differ_between_reviewers():
+    ids = item_ids()
+    assert qo.random_order(ids, 7) == qo.random_order(list(reversed(ids)), 7)
+    assert sorted(qo.random_order(ids, 7)) == sorted(ids)
+    assert qo.random_order(ids, qo.default_seed("ann", "binary")) != qo.random_order(ids, qo.default_seed("bob", "binary"))
+    strata = {i: "FAIL" if n % 5 == 0 else "PASS" for n, i in enumerate(ids)}
+    order = qo.balanced_order(strata, 3)
+    assert order == qo.balanced_order(strata, 3)
+    assert sorted(i for i, _ in order) == sorted(ids) and all(strata[i] == s for i, s in order)
+
+
+def test_balanced_order_brings_the_rare_verdict_early():
+    ids = [f"I{n:03d}" for n in range(100)]
+    strata = {i: "FAIL" if n < 20 else "PASS" for n, i in enumerate(ids)}
+    early_fails = [Counter(s for _, s in qo.balanced_order(strata, seed)[:20])["FAIL"] for seed in range(50)]
+    assert sum(early_fails) / 50 > 8  # about half the first 20, where import or random order gives 4
+
+
+def test_graded_rubrics_stratify_by_the_nearest_scale_point():
+    assert qo.stratum_of(None, 0.6, (0, 0.25, 0.5, 0.75, 1)) == "overall 0.5"
+    assert qo.stratum_of("FAIL", 0.9, (0, 1)) == "FAIL"
+    assert qo.stratum_of(None, None, (0, 1)) == qo.UNJUDGED
+
+
+# --------------------------------------------------------------------------- the session over the real store
+
+
+def test_import_order_is_todays_order_and_stores_nothing(store, binary):
+    fill(store, binary)
+    session = RatingSession(store, binary, "ann")
+    assert rate_next(session, 5) == item_ids()[:5]
+    assert store.queue_order("ann", "binary") is None
+    assert store.draws("binary") == []
+
+
+@pytest.mark.parametrize("order", ["random", "balanced"])
+def test_order_survives_quit_and_resume_and_rates_every_item_once(tmp_path, binary, order):
+    path = tmp_path / "study.db"
+    with Store(path) as store:
+        fill(store, binary)
+        expected = [i for i, _, _ in prepare_queue(store, binary, "ann", order) and store.queue_entries("ann", "binary")]
+    rated: list[str] = []
+    for stint in (7, 1, 12, 100):
+        with Store(path) as store:  # quit and come back: a new connection, a new session
+            session = RatingSession(store, binary, "ann", order=order)
+            state = session.resume()
+            while state is not None and len(rated) < N_ITEMS and stint:
+                rated += rate_next(session, 1)
+                state = session.state
+                stint -= 1
+    assert rated == expected  # the stored order, never reshuffled
+    assert len(set(rated)) == N_ITEMS  # none repeated, none lost
+    with Store(path) as store:
+        assert store.progress("ann", "binary", total=N_ITEMS)["rated"] == N_ITEMS
+
+
+def test_each_reviewer_has_an_order_of_their_own(store, binary):
+    fill(store, binary)
+    ann = rate_next(RatingSession(store, binary, "ann", order="random"), 10)
+    bob = rate_next(RatingSession(store, binary, "bob", order="random"), 10)
+    assert ann != bob
+    assert ann != item_ids()[:10]
+
+
+def test_balanced_records_each_draw_with_its_stratum_judge_and_seed(store, binary):
+    fill(store, binary)
+    rated = rate_next(RatingSession(store, binary, "ann", order="balanced"), 10)
+    draws = {d.item_id: d for d in store.draws("binary")}
+    assert set(draws) == set(rated)
+    seed = qo.default_seed("ann", "binary")
+    for item_id, draw in draws.items():
+        assert (draw.kind, draw.judge_rater, draw.seed) == ("balanced", JUDGE, seed)
+        assert draw.stratum == ("FAIL" if int(item_id[1:]) % 5 == 0 else "PASS")
+    assert Counter(d.stratum for d in draws.values())["FAIL"] >= 3  # 8 FAILs in 40: 2 expected in import order
+
+
+def test_unjudged_items_wait_in_a_stratum_and_join_as_judgments_arrive(tmp_path, binary):
+    path = tmp_path / "study.db"
+    with Store(path) as store:
+        fill(store, binary, judged=20)
+        session = RatingSession(store, binary, "ann", order="balanced")
+        strata = Counter(s for _, _, s in store.queue_entries("ann", "binary"))
+        assert strata[qo.UNJUDGED] == 20
+        rated = rate_next(session, 5)
+        before = {i: p for i, p, _ in store.queue_entries("ann", "binary")}
+        judge(store, binary, item_ids()[20:])  # the judge comes back online
+    with Store(path) as store:
+        RatingSession(store, binary, "ann", order="balanced")
+        entries = store.queue_entries("ann", "binary")
+        assert not [i for i, _, s in entries if s == qo.UNJUDGED and i not in rated]
+        assert {i: p for i, p, _ in entries if i in rated} == {i: before[i] for i in rated}  # rated stay put
+        assert sorted(i for i, _, _ in entries) == item_ids()
+
+
+def test_skipped_items_still_come_back_last(store, binary):
+    fill(store, binary)
+    session = RatingSession(store, binary, "ann", order="random")
+    first = session.resume()
+    assert first is not None
+    session.skip()
+    rated = rate_next(session, N_ITEMS - 1)
+    assert first.item.id not in rated
+    assert session.state is not None and session.state.item.id == first.item.id
+
+
+def test_an_assignment_keeps_its_own_order(store, binary):
+    from judge_tui.transfer.assignment import Options, assign
+
+    fill(store, binary)
+    assign(store, binary, Options("binary", ("ann", "bob"), overlap=0.0, seed=1))
+    session = RatingSession(store, binary, "ann", order="balanced")
+    assert session.plan is not None and not session.ordered
+    queue = [i for _, i, *_ in store.assigned_items(session.plan, "ann")]
+    assert rate_next(session, 3) == queue[:3]
+
+
+def test_an_unknown_order_is_a_clear_error(store, binary):
+    fill(store, binary)
+    with pytest.raises(UserError, match="choose one of import, random, balanced"):
+        RatingSession(store, binary, "ann", order="shuffled")
+
+
+def test_rate_order_on_the_command_line_is_checked(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "judge_tui", "rate", "--order", "sideways", "--db",
+                           str(tmp_path / "x.db")], capture_output=True, text=True, cwd=Path(__file__).parents[1])
+    assert done.returncode == 2 and "invalid choice: 'sideways'" in done.stderr
+
+
+# --------------------------------------------------------------------------- estimates that stay unbiased
+
+
+def human_rating(store: Store, rubric: Rubric, item_id: str, label: str, rater: str = "ann") -> None:
+    version = store.ensure_rubric_version(rubric)
+    store.ensure_rater(rater, "human")
+    dim = rubric.judged_dimensions[0].id
+    scores = {dim: rubric.scale.points[0] if label == "FAIL" else rubric.scale.points[-1]}
+    store.save_rating(Rating(item_id=item_id, rater_id=rater, rubric_version_id=version, scores=scores,
+                             overall=rubric.overall_score(scores), verdict=rubric.verdict(scores)))
+
+
+def test_balanced_report_weights_each_stratum_by_its_share_of_the_pool(store, binary):
+    from judge_tui.analysis.report import build_report
+    from judge_tui.analysis.report_format import report_to_dict
+
+    fill(store, binary, n=20)  # the judge: FAIL on P005, P010, P015, P020; PASS on the other 16
+    prepare_queue(store, binary, "ann", "balanced")
+    # Every FAIL of the judge rated (4 of 4, weight 1) and 4 of its 16 PASSes (weight 4).
+    labels = {"P005": "FAIL", "P010": "FAIL", "P015": "FAIL", "P020": "PASS",
+              "P001": "PASS", "P002": "PASS", "P003": "PASS", "P004": "FAIL"}
+    for item_id, label in labels.items():
+        human_rating(store, binary, item_id, label)
+    report = build_report(store, binary)
+    design = report.design
+    assert design is not None and design.weighted and design.judge_rater == JUDGE
+    assert design.pool == {"FAIL": 4, "PASS": 16} and design.rated == {"FAIL": 4, "PASS": 4}
+    # By hand, the weighted confusion table (rows human FAIL/PASS, columns judge FAIL/PASS) is [[3, 4], [1, 12]].
+    figures = {f.key: f.estimate for f in design.figures}
+    assert figures["tpr"] == pytest.approx(12 / 13, abs=1e-12)
+    assert figures["tnr"] == pytest.approx(3 / 7, abs=1e-12)
+    assert figures["accuracy"] == pytest.approx(15 / 20, abs=1e-12)
+    assert figures["alignment_rate"] == pytest.approx(15 / 20, abs=1e-12)
+    chance = 7 / 20 * 4 / 20 + 13 / 20 * 16 / 20
+    assert figures["cohen_kappa"] == pytest.approx((0.75 - chance) / (1 - chance), abs=1e-12)
+    pi_fail, pi_pass = (7 / 20 + 4 / 20) / 2, (13 / 20 + 16 / 20) / 2
+    ac_chance = pi_fail * (1 - pi_fail) + pi_pass * (1 - pi_pass)
+    assert figures["ac1"] == pytest.approx((0.75 - ac_chance) / (1 - ac_chance), abs=1e-12)
+    # Kish: weights 1,1,1,1,4,4,4,4 -> 20² / 68.
+    assert design.effective_n == pytest.approx(400 / 68, abs=1e-12)
+    for f in design.figures:
+        if f.key == "corrected_pass_rate":  # 8 labelled items: too few resamples keep TPR + TNR above 1
+            continue
+        assert f.interval.low <= f.estimate <= f.interval.high
+        assert f.interval.method == ("wilson" if f.key in ("tpr", "tnr", "accuracy", "alignment_rate")
+                                     else "stratified bootstrap")
+    # Rogan-Gladen on the 12 judge-only items (all PASS by the judge) with the weighted TPR and TNR, clipped.
+    rogan_gladen = (1.0 + 3 / 7 - 1) / (12 / 13 + 3 / 7 - 1)
+    assert figures["corrected_pass_rate"] == pytest.approx(min(1.0, rogan_gladen), abs=1e-12)
+    # TPR's effective n, by hand: human PASS items weigh 1 (P020) and 4, 4, 4 -> 13² / 49.
+    assert {f.key: f.n for f in design.figures}["tpr"] == pytest.approx(169 / 49)
+    # The targets are decided on the weighted figures, not on the tilted plain ones.
+    from judge_tui.analysis.design import WEIGHTED_SCOPE
+
+    decided = {c.key: c for c in report.checks}
+    assert decided["tpr"].estimate == pytest.approx(12 / 13) and decided["tpr"].scope == WEIGHTED_SCOPE
+    assert decided["tnr"].estimate == pytest.approx(3 / 7) and decided["alignment"].estimate == pytest.approx(0.75)
+    found = report_to_dict(report)["design"]
+    assert found["order"] == "balanced" and found["strata"]["FAIL"] == {"pool": 4, "rated": 4}
+    assert found["weighted_figures"]["tpr"]["estimate"] == pytest.approx(12 / 13)
+
+
+def test_uniform_weights_give_todays_figures(store, binary):
+    """One stratum (or weights all 1): the design-weighted figures are the report's own to 1e-12."""
+    import numpy as np
+
+    from judge_tui.analysis.design import weighted_figures
+    from judge_tui.analysis.report import build_report
+    from judge_tui.analysis.scores import load, pair
+
+    fill(store, binary, n=30)
+    for n, item_id in enumerate(item_ids(30)[:25]):
+        human_rating(store, binary, item_id, "FAIL" if n % 3 == 0 else "PASS")
+    report = build_report(store, binary)
+    assert report.design is None  # nothing recorded: import order, today's report
+    ratings = load(store, binary)
+    pairing = pair(ratings.first_runs("ann"), ratings.first_runs(JUDGE))
+    n = int(pairing.keys.size)
+    figures = {f.key: f.estimate for f in weighted_figures(binary, pairing, np.zeros(n, dtype=int), np.ones(n),
+                                                          0.0, 0.95)}
+    row = report.overall
+    assert figures["tpr"] == pytest.approx(row.agreement.tpr, abs=1e-12)
+    assert figures["tnr"] == pytest.approx(row.agreement.tnr, abs=1e-12)
+    assert figures["accuracy"] == pytest.approx(row.agreement.accuracy, abs=1e-12)
+    assert figures["cohen_kappa"] == pytest.approx(row.agreement.cohen_kappa, abs=1e-12)
+    assert figures["alignment_rate"] == pytest.approx(report.summary.alignment_rate, abs=1e-12)
+    assert figures["ac1"] == pytest.approx(row.uncertainty.figures["ac1"], abs=1e-12)
+
+
+def test_random_order_changes_no_figure_and_says_so(tmp_path, binary):
+    from judge_tui.analysis.report import build_report
+    from judge_tui.analysis.report_format import render_text, report_to_dict
+
+    found = []
+    for order in ("import", "random"):
+        with Store(tmp_path / f"{order}.db") as store:
+            fill(store, binary)
+            session = RatingSession(store, binary, "ann", order=order)
+            for item_id in item_ids()[:15]:
+                session.open(store.item(item_id))
+                session.set_score("label", 0.0 if item_id in ("P002", "P005", "P010") else 1.0)
+                session.submit()
+            found.append(build_report(store, binary))
+    plain, ordered = (report_to_dict(r) for r in found)
+    design = ordered.pop("design")
+    assert plain == ordered  # every figure exactly as in import order
+    assert design["order"] == "random" and not design["weighted"] and design["effective_sample_size"] == 15
+    assert "Sampling design: random order" in render_text(found[1], width=120)
+
+
+def test_a_merge_and_a_bundle_carry_the_draws_so_the_lead_weights_them(tmp_path, binary):
+    from judge_tui.analysis.report import build_report
+    from judge_tui.transfer.merge import merge_database
+
+    expert = tmp_path / "ann.db"
+    with Store(expert) as store:
+        fill(store, binary)
+        rate_next(RatingSession(store, binary, "ann", order="balanced"), 12)
+        expected = {(d.item_id, d.stratum) for d in store.draws("binary")}
+    for only in (None, ["ann"]):  # a whole database, and one expert's work (a bundle's merge)
+        with Store(tmp_path / f"lead-{only}.db") as lead:
+            merge_database(lead, expert, only_raters=only)
+            merge_database(lead, expert, only_raters=only)  # again: nothing doubled
+            assert {(d.item_id, d.stratum) for d in lead.draws("binary")} == expected
+            if only is None:
+                design = build_report(lead, binary).design
+                assert design is not None and design.weighted and sum(design.rated.values()) == 12
+
+
+def test_a_balanced_design_where_every_item_agreed_does_not_claim_certainty(store, binary):
+    from judge_tui.analysis.report import build_report
+
+    fill(store, binary, n=20)
+    prepare_queue(store, binary, "ann", "balanced")
+    for item_id in ("P005", "P010", "P001", "P002", "P003", "P004"):
+        human_rating(store, binary, item_id, "FAIL" if item_id in ("P005", "P010") else "PASS")
+    design = build_report(store, binary).design
+    assert design is not None
+    for figure in (f for f in design.figures if f.key in ("cohen_kappa", "ac1")):
+        assert figure.estimate == pytest.approx(1.0)
+        assert figure.interval.method == "wilson-agreement" and figure.interval.low < 0.9
