@@ -97,7 +97,7 @@ class RatingScreen(Screen[None]):
         short = event.size.height < SHORT_TERMINAL_ROWS
         if short != self.has_class("-short"):
             self.set_class(short, "-short")
-            self._show_rubric()
+            self._show_rubric(scroll_after_layout=True)
 
     def _first_paint(self) -> None:
         if not self._first_paint_reported:
@@ -145,7 +145,7 @@ class RatingScreen(Screen[None]):
             shown[point] = self.app.get_key_display(binding(binding_id).with_key(keys[0])) if keys else ""
         return shown
 
-    def _show_rubric(self) -> None:
+    def _show_rubric(self, *, scroll_after_layout: bool = False) -> None:
         state = self.session.state
         if state is None:
             return
@@ -164,7 +164,7 @@ class RatingScreen(Screen[None]):
         panel.show_others(self.session.others())
         self._show_time()  # a change to a submitted item starts its timer; an undo may stop it again
         if self.cursor:
-            panel.scroll_to_dimension(self.cursor)
+            panel.scroll_to_dimension(self.cursor, after_layout=scroll_after_layout)
         self.refresh_bindings()
 
     def _show_progress(self) -> None:
