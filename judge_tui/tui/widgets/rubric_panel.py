@@ -298,5 +298,8 @@ class ScoreSummary(Static):
             if flag_reason:
                 text.append(": ")
                 text.append(clean(flag_reason))
-        if text != self.content:  # redrawn only when it changes
-            self.update(text)
+        if text != self.content:  # redrawn only when it changes; laid out again only when its height does
+            width = self.content_region.width
+            same_height = width and visualize(self, text, markup=False).get_height(
+                self.styles, width) == self.content_region.height
+            self.update(text, layout=not same_height)
