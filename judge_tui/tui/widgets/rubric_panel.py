@@ -28,6 +28,9 @@ from judge_tui.tui.score_text import exact, overall_label, score_label
 _DRAWN_LIMIT = 64  # blocks kept drawn (per panel): the cards of the dimensions the reviewer moves between
 
 
+_CardArgs = tuple[Dimension, float | None, dict[str, Any]]  # a card's dimension, score and form
+
+
 class RubricPanel(ScrollView, can_focus=False):
     """The rubric's name, one card per dimension, the definitions and other raters' ratings, drawn line by
     line (Textual's line API, as FieldView draws item fields).
@@ -61,10 +64,9 @@ class RubricPanel(ScrollView, can_focus=False):
         super().__init__(**kwargs)
         self.rubric = rubric
         # What each block shows, in order: (what identifies it, its text or how to draw it, its look).
-        self._blocks: dict[str, tuple[tuple[object, ...], Text | None, str]] = {
+        self._blocks: dict[str, tuple[tuple[object, ...], Text | _CardArgs, str]] = {
             "title": (("title",), Text(clean(rubric.name), "bold"), "title"),
         }
-        self._card_args: dict[str, tuple[float | None, dict[str, Any]]] = {}
         self._drawn: OrderedDict[tuple[object, ...], list[Strip]] = OrderedDict()
         self._lines: list[Strip] = []
         self._spans: dict[str, tuple[int, int]] = {}  # block -> its first line and the line after it
@@ -80,13 +82,8 @@ class RubricPanel(ScrollView, can_focus=False):
         """Compact: the focused dimension's anchors first, and computed dimensions on one line each."""
         for dim in self.rubric.dimensions:
             value = code_scores.get(dim.id) if dim.method == "code" else scores.get(dim.id)
-            focused = dim.id == cursor
-            expanded = focused or dim.method == "code" and guidance_on and not compact
-            shown_keys = dict(keys) if focused else {}
-            shown = (dim.id, value, focused, expanded, guidance_on, task_type, tuple(shown_keys.items()), compact)
-            self._card_args[dim.id] = (value, {"focused": focused, "expanded": expanded, "guidance_on": guidance_on,
-                                               "task_type": task_type, "keys": shown_keys, "compact": compact})
-            self._blocks[f"dim-{dim.id}"] = (shown, None, "focused" if focused else "")
+            self._blocks[f"dim-{dim.id}"] = self._card(dim, value, focused=dim.id == cursor, guidance_on=guidance_on,
+                                                       task_type=task_type, keys=keys, compact=compact)
         if guidance_on and self.rubric.definitions:
             if "definitions" not in self._blocks:  # the same for every item
                 text = Text("Definitions", "bold")
@@ -123,6 +120,31 @@ class RubricPanel(ScrollView, can_focus=False):
         self._blocks["others"] = (("others", text.plain, tuple(text.spans)), text, "")
         self._order_blocks()
         self._build()
+
+    def _card(
+        self, dim: Dimension, value: float | None, *, focused: bool, guidance_on: bool, task_type: str | None,
+        keys: Mapping[float, str], compact: bool,
+    ) -> tuple[tuple[object, ...], _CardArgs, str]:
+        """A dimension's card as a block: what identifies it, how to draw it, its look."""
+        expanded = focused or dim.method == "code" and guidance_on and not compact
+        shown_keys = dict(keys) if focused else {}
+        shown = (dim.id, value, focused, expanded, guidance_on, task_type, tuple(shown_keys.items()), compact)
+        options = {"focused": focused, "expanded": expanded, "guidance_on": guidance_on, "task_type": task_type,
+                   "keys": shown_keys, "compact": compact}
+        return shown, (dim, value, options), "focused" if focused else ""
+
+    def prepare_card(
+        self, dimension_id: str, value: float | None, *, guidance_on: bool, task_type: str | None,
+        keys: Mapping[float, str], compact: bool = False,
+    ) -> None:
+        """Draw a dimension's focused card ahead of time (the next key's or the next item's), so that the key
+        finds it drawn: laying out its table of anchors is most of a key's own work."""
+        width = self.scrollable_content_region.width
+        if width <= 2:
+            return
+        key, source, look = self._card(self.rubric.dimension(dimension_id), value, focused=True,
+                                       guidance_on=guidance_on, task_type=task_type, keys=keys, compact=compact)
+        self._drawn_block(key, source, look, self._look(look), width)
 
     def _order_blocks(self) -> None:
         order = ["title", *(f"dim-{d.id}" for d in self.rubric.dimensions), "definitions", "others"]
@@ -170,17 +192,10 @@ class RubricPanel(ScrollView, can_focus=False):
         blank = Strip.blank(width, looks[""][1])
         lines: list[Strip] = []
         spans: dict[str, tuple[int, int]] = {}
-        for name, (key, text, look) in self._blocks.items():
+        for name, (key, source, look) in self._blocks.items():
             if lines:
                 lines.append(blank)  # the space between two blocks
-            drawn_as = (key, look, width, looks[look])
-            drawn = self._drawn.get(drawn_as)
-            if drawn is None:
-                drawn = self._drawn[drawn_as] = self._draw(name, text, looks[look], width)
-                while len(self._drawn) > _DRAWN_LIMIT:
-                    self._drawn.popitem(last=False)
-            else:
-                self._drawn.move_to_end(drawn_as)
+            drawn = self._drawn_block(key, source, look, looks[look], width)
             spans[name] = (len(lines), len(lines) + len(drawn))
             lines.extend(drawn)
         self._lines, self._spans = lines, spans
@@ -192,17 +207,34 @@ class RubricPanel(ScrollView, can_focus=False):
         if refresh:
             self.refresh()
 
+    def _drawn_block(
+        self, key: tuple[object, ...], source: Text | _CardArgs, look: str, style: tuple[Any, RichStyle],
+        width: int,
+    ) -> list[Strip]:
+        """A block's lines, drawn now or kept from before."""
+        drawn_as = (key, look, width, style)
+        drawn = self._drawn.get(drawn_as)
+        if drawn is None:
+            drawn = self._drawn[drawn_as] = self._draw(source, style, width)
+            while len(self._drawn) > _DRAWN_LIMIT:
+                self._drawn.popitem(last=False)
+        else:
+            self._drawn.move_to_end(drawn_as)
+        return drawn
+
     def _look(self, look: str) -> tuple[Any, RichStyle]:
         """A block's visual style and the style of its padding (its background over the panel's)."""
         style = self.get_visual_style(f"rubric-panel--{look}") if look else self.visual_style
-        return style, RichStyle(bgcolor=style.background.rich_color)
+        return style, RichStyle(bgcolor=style.background.rich_color if style.background else None)
 
-    def _draw(self, name: str, text: Text | None, look: tuple[Any, RichStyle], width: int) -> list[Strip]:
+    def _draw(self, source: Text | _CardArgs, look: tuple[Any, RichStyle], width: int) -> list[Strip]:
         style, padding = look
         inner = width - 2
-        if text is None:
-            value, options = self._card_args[name.removeprefix("dim-")]
-            text = self._card_text(self.rubric.dimension(name.removeprefix("dim-")), value, inner, **options)
+        if isinstance(source, Text):
+            text = source
+        else:
+            dim, value, options = source
+            text = self._card_text(dim, value, inner, **options)
         strips = Visual.to_strips(self, visualize(self, text, markup=False), inner, None, style)
         side = Segment(" ", padding)
         return [Strip([side, *strip.adjust_cell_length(inner, padding), side], width) for strip in strips]
@@ -301,5 +333,5 @@ class ScoreSummary(Static):
         if text != self.content:  # redrawn only when it changes; laid out again only when its height does
             width = self.content_region.width
             same_height = width and visualize(self, text, markup=False).get_height(
-                self.styles, width) == self.content_region.height
+                self.styles, width) == self.content_region.height  # type: ignore[arg-type]  # as Textual's own
             self.update(text, layout=not same_height)
