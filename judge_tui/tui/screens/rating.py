@@ -126,6 +126,10 @@ class RatingScreen(Screen[None]):
         self._show_rubric()
         self._show_progress()
         self._tick(count=False)
+        # A new item changes most of the screen: laid out and drawn whole in the next frame, rather than
+        # widget by widget over the frames their own messages reach the screen in.
+        self.refresh(layout=True)
+        self._draw_together(self)
         self.call_after_refresh(self._prepare_next_item)
 
     def _prepare_next_item(self) -> None:
