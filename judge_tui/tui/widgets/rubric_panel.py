@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from rich.console import Console, Group, RenderableType
@@ -140,7 +141,9 @@ class RubricPanel(ScrollView, can_focus=False):
         """Draw a dimension's focused card ahead of time (the next key's or the next item's), so that the key
         finds it drawn: laying out its table of anchors is most of a key's own work."""
         width = self.scrollable_content_region.width
-        if width <= 2:
+        if width <= 2:  # not laid out yet
+            self.call_after_refresh(partial(self.prepare_card, dimension_id, value, guidance_on=guidance_on,
+                                            task_type=task_type, keys=keys, compact=compact))
             return
         key, source, look = self._card(self.rubric.dimension(dimension_id), value, focused=True,
                                        guidance_on=guidance_on, task_type=task_type, keys=keys, compact=compact)
