@@ -120,3 +120,17 @@ async def test_the_next_items_first_card_is_drawn_before_enter(make_app, monkeyp
         assert app.screen.session.state.item.id == "B002"
         assert ("r", "Fibonacci") not in drawn_cards  # drawn while the reviewer read B001
         assert ("r", "Email Validator") in drawn_cards  # and B003's, once B002 is on screen
+
+
+async def test_another_theme_redraws_the_panel_in_its_colours(make_app):
+    app = make_app("cis")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        panel = app.screen.query_one(RubricPanel)
+        before = drawn(panel)
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+        await pilot.pause()
+        await pilot.pause()
+        after = drawn(panel)
+        assert after != before
+        assert after == drawn_afresh(panel)

@@ -182,6 +182,12 @@ class RubricPanel(ScrollView, can_focus=False):
     def on_resize(self) -> None:
         self._build()
 
+    def notify_style_update(self) -> None:
+        """New styles (another theme): the blocks are drawn again in their new colours when next shown."""
+        super().notify_style_update()
+        self._built_for = None
+        self.refresh()
+
     def _build(self, *, refresh: bool = True) -> None:
         """Put the panel's lines together from its blocks, drawing only the blocks not drawn before."""
         width = self.scrollable_content_region.width
@@ -282,7 +288,7 @@ class RubricPanel(ScrollView, can_focus=False):
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
-        if self._built_for is None or self._built_for[0] != width:  # first drawn, or for a new width
+        if self._built_for is None or self._built_for[0] != width:  # first drawn, new styles or a new width
             self._build(refresh=False)
         index = y + round(self.scroll_offset.y)
         if index < len(self._lines) and self._lines[index].cell_length == width:
