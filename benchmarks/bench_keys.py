@@ -4,8 +4,11 @@
 
 Both apps run side by side in tmux (a server of their own), each in a window of the given size. For every
 measured key the script notes the time, sends the key with `tmux send-keys`, and polls `tmux capture-pane -p`
-until the screen shows the change; the figure is the time from just before `send-keys` to the first capture
-that shows it. Keys alternate between the two apps, so both see the same load.
+until the screen shows the change and then until it has stopped changing; the figure is the time from just
+before `send-keys` to the first capture that shows the whole change (the screen as it settled, below the status
+line, where the timer ticks and `saving…` comes and goes). A screen that shows part of a key's change (the
+count of scored dimensions, say, before the cards) does not count. Keys alternate between the two apps, so both
+see the same load.
 
 * judge-tui: a database of 60 CIS items (the 25 demo submissions repeated under new ids), one reviewer, the
   default settings (the judge in the background has no API key and waits). Per item, four score keys
@@ -108,12 +111,24 @@ def settle(tmux: Tmux, name: str, quiet: float = 0.15) -> str:
     return screen
 
 
-def timed_key(tmux: Tmux, name: str, key: str, shows) -> float:  # noqa: ANN001
-    """Milliseconds from just before send-keys to the first capture that `shows` accepts."""
+def timed_key(tmux: Tmux, name: str, key: str, shows, quiet: float = 0.15) -> float:  # noqa: ANN001
+    """Milliseconds from just before send-keys to the first capture that shows the key's whole change: the
+    screen (below its first line) as it is once `shows` accepts it and nothing has changed for `quiet` s."""
     started = time.perf_counter()
     tmux.send(name, key)
-    wait_for(tmux, name, shows)
-    return (time.perf_counter() - started) * 1000
+    seen: list[tuple[float, str]] = []
+    deadline = started + 10.0
+    while True:
+        screen = tmux.screen(name)
+        now = time.perf_counter()
+        body = screen.split("\n", 1)[-1]
+        if not seen or body != seen[-1][1]:
+            seen.append((now, body))
+        if shows(screen) and now - seen[-1][0] >= quiet:
+            break
+        if now > deadline:
+            raise SystemExit(f"{name}: the expected screen never came. Last screen:\n{screen}")
+    return (seen[-1][0] - started) * 1000  # when the settled screen first showed
 
 
 def below_status_line(before: str):  # noqa: ANN201
