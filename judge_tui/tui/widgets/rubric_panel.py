@@ -167,8 +167,8 @@ class RubricPanel(ScrollView, can_focus=False):
         if span is None:
             return
         start, end = span
-        region = Region(0, start - 1, max(1, self.scrollable_content_region.width), end - start + 1)  # with the
-        # blank line above it, as a card's margin is kept in view
+        # The card with the blank line above it, as Textual keeps a widget's margin in view.
+        region = Region(0, start - 1, max(1, self.scrollable_content_region.width), end - start + 1)
         top = end - start >= self.scrollable_content_region.height
         self.scroll_to_region(region, animate=False, top=top, immediate=True)
 
@@ -191,7 +191,7 @@ class RubricPanel(ScrollView, can_focus=False):
     def _build(self, *, refresh: bool = True) -> None:
         """Put the panel's lines together from its blocks, drawing only the blocks not drawn before."""
         width = self.scrollable_content_region.width
-        if width <= 2:  # not laid out yet: drawn on the first resize
+        if width <= 2:  # not laid out yet: built when first drawn
             return
         looks = {look: self._look(look) for look in ("", "title", "focused")}
         built_for = (width, tuple(key for key, _text, _look in self._blocks.values()), looks[""], looks["focused"])
