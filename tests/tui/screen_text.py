@@ -23,11 +23,12 @@ def widget_text(app: App) -> str:
     from textual.widgets import Static, TextArea
 
     from judge_tui.tui.widgets.field_view import FieldView
+    from judge_tui.tui.widgets.rubric_panel import RubricPanel
 
     parts: list[str] = []
     for widget in app.screen.query("*"):
         if isinstance(widget, Static):
             parts.append(str(widget.render()))
-        elif isinstance(widget, FieldView | TextArea):
+        elif isinstance(widget, FieldView | TextArea | RubricPanel):
             parts.append(widget.text)
     return "\n".join(parts)

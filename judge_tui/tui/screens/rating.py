@@ -6,13 +6,15 @@ from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING
 
-from textual import events
+from textual import events, messages
 from textual.actions import parse as parse_action
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
 from textual.widgets import TextArea
 
+from judge_tui.model.records import Item
 from judge_tui.model.settings import AgreementSettings, Settings
 from judge_tui.store import Store
 from judge_tui.transfer.demo import is_demo_database
@@ -72,6 +74,7 @@ class RatingScreen(Screen[None]):
         self._note_before: str | None = None
         self._first_paint_reported = False
         self._save_scheduled = False
+        self._keys_shown: dict[float, str] | None = None
 
     # ------------------------------------------------------------------ building
 
@@ -106,7 +109,7 @@ class RatingScreen(Screen[None]):
         short = event.size.height < SHORT_TERMINAL_ROWS
         if short != self.has_class("-short"):
             self.set_class(short, "-short")
-            self._show_rubric()
+            self._show_rubric(scroll_after_layout=True)
 
     def _first_paint(self) -> None:
         if not self._first_paint_reported:
@@ -132,6 +135,10 @@ class RatingScreen(Screen[None]):
         self._show_rubric()
         self._show_progress()
         self._tick(count=False)
+        # A new item changes most of the screen: laid out and drawn whole in the next frame, rather than
+        # widget by widget over the frames their own messages reach the screen in.
+        self.refresh(layout=True)
+        self._draw_together(self)
         self.call_after_refresh(self._prepare_next_item)
 
     def _prepare_next_item(self) -> None:
@@ -140,9 +147,18 @@ class RatingScreen(Screen[None]):
         if upcoming is not None:
             self.run_worker(partial(prepare_item, self.rubric, upcoming), thread=True, group="prepare",
                             exclusive=True, exit_on_error=False)
+            if self.judged:  # and its first dimension's card, focused and unscored
+                self.query_one(RubricPanel).prepare_card(
+                    self.judged[0], None, guidance_on=self.guidance_on, task_type=self._task_type(upcoming),
+                    keys=self._score_keys(), compact=self.has_class("-short"))
 
     def _score_keys(self) -> dict[float, str]:
-        """Scale point -> the key that sets it, as the user's keymap has it."""
+        """Scale point -> the key that sets it, as the user's keymap has it (worked out once)."""
+        if self._keys_shown is None:
+            self._keys_shown = self._work_out_score_keys()
+        return self._keys_shown
+
+    def _work_out_score_keys(self) -> dict[float, str]:
         scale = self.rubric.scale
         if scale.kind == "pass_fail":
             ids = {1.0: "pass", 0.0: "fail"}
@@ -154,15 +170,14 @@ class RatingScreen(Screen[None]):
             shown[point] = self.app.get_key_display(binding(binding_id).with_key(keys[0])) if keys else ""
         return shown
 
-    def _show_rubric(self) -> None:
+    def _show_rubric(self, *, scroll_after_layout: bool = False) -> None:
         state = self.session.state
         if state is None:
             return
         panel = self.query_one(RubricPanel)
         code_scores = self.rubric.code_scores(state.item.fields)
         panel.show(state.edit.scores, code_scores, cursor=self.cursor, guidance_on=self.guidance_on,
-                   task_type=self.rubric.task_type_of(state.item.fields) or state.item.task_type,
-                   keys=self._score_keys(), compact=self.has_class("-short"))
+                   task_type=self._task_type(state.item), keys=self._score_keys(), compact=self.has_class("-short"))
         scores = {**state.edit.scores, **code_scores}
         self.query_one(ScoreSummary).show(
             overall=self.rubric.overall_score(scores), verdict=self.rubric.verdict(scores),
@@ -173,8 +188,31 @@ class RatingScreen(Screen[None]):
         panel.show_others(self.session.others())
         self._show_time()  # a change to a submitted item starts its timer; an undo may stop it again
         if self.cursor:
-            panel.scroll_to_dimension(self.cursor)
+            panel.scroll_to_dimension(self.cursor, after_layout=scroll_after_layout)
         self.refresh_bindings()
+        self._draw_together(panel, self.query_one(ScoreSummary), self.query_one(StatusLine))
+        self.call_after_refresh(self._prepare_next_card)
+
+    def _task_type(self, item: Item) -> str | None:
+        return self.rubric.task_type_of(item.fields) or item.task_type
+
+    def _prepare_next_card(self) -> None:
+        """Draw the card the next score key will focus while the reviewer reads, so the key finds it drawn."""
+        state = self.session.state
+        if state is None or self.cursor is None:
+            return
+        following = self.judged[min(self.judged.index(self.cursor) + 1, len(self.judged) - 1)]
+        self.query_one(RubricPanel).prepare_card(
+            following, state.edit.scores.get(following), guidance_on=self.guidance_on,
+            task_type=self._task_type(state.item), keys=self._score_keys(), compact=self.has_class("-short"))
+
+    def _draw_together(self, *widgets: Widget) -> None:
+        """Have these widgets' changes drawn in one frame. Textual hands each widget's repaint to the screen
+        from that widget's own message loop, so the screen's next frame (on its 60 fps timer) can come between
+        two of them: a score and its "saving…" mark reached the terminal a frame apart, 16–30 ms. Told now,
+        the screen draws them all in the first frame (a widget with nothing new is drawn from its cache)."""
+        for widget in widgets:
+            self.post_message(messages.Update(widget))
 
     def _show_progress(self) -> None:
         self.query_one(StatusLine).set_progress(self.session.progress())

@@ -7,14 +7,18 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from rich.console import Console, Group, RenderableType
 from rich.segment import Segment
+from rich.style import Style as RichStyle
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.geometry import Region, Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.visual import Visual, visualize
 from textual.widgets import Static
 
 from judge_tui.model.records import Rating
@@ -22,49 +26,233 @@ from judge_tui.model.rubrics import Dimension, Rubric
 from judge_tui.model.textsafe import clean
 from judge_tui.tui.score_text import exact, overall_label, score_label
 
-# Expanded cards as drawn, by what they show and their width: the focused card of a new item, or of a
-# dimension the reviewer comes back to, is drawn again without laying out its table of anchors again.
-_DRAWN: OrderedDict[tuple[object, ...], Text] = OrderedDict()
-_DRAWN_LIMIT = 64
+_DRAWN_LIMIT = 64  # blocks kept drawn (per panel): the cards of the dimensions the reviewer moves between
 
 
-class DimensionCard(Static):
-    """One dimension: a single line, or with its anchors and guidance when it has the focus.
+_CardArgs = tuple[Dimension, float | None, dict[str, Any]]  # a card's dimension, score and form
 
-    Compact (a short terminal), the anchors come straight under the name, so that every score point of the
-    focused dimension shows even when what it measures and its guidance do not fit (they scroll).
 
-    An expanded card is drawn once into lines of text for its width (a table of anchors costs about a
-    millisecond to lay out, and Textual lays it out twice: to measure its height and to draw it).
+class RubricPanel(ScrollView, can_focus=False):
+    """The rubric's name, one card per dimension, the definitions and other raters' ratings, drawn line by
+    line (Textual's line API, as FieldView draws item fields).
+
+    A card is a single line, or with its anchors and guidance when it has the focus. Compact (a short
+    terminal), the anchors come straight under the name, so that every score point of the focused dimension
+    shows even when what it measures and its guidance do not fit (they scroll).
+
+    Each block (the title, a card, the definitions, the others' ratings) is drawn once into lines for its
+    look and width and kept; a score key draws the one or two cards it changes and puts the panel's lines
+    together again, with no layout of the screen (a card growing or shrinking only changes how far the panel
+    scrolls). Blocks look as separate widgets would: one column of padding each side, a blank line between
+    two, the focused card on a lighter background.
     """
 
-    def __init__(self, rubric: Rubric, dimension: Dimension, **kwargs: Any) -> None:
-        super().__init__(markup=False, **kwargs)
-        self.rubric = rubric
-        self.dimension = dimension
-        self._shown: tuple[object, ...] | None = None
-        self._drawn_width = 0
-        self._drawn_with: tuple[float | None, dict[str, Any]] | None = None  # show()'s arguments, expanded
+    DEFAULT_CSS = """
+    RubricPanel {
+        overflow-x: hidden;
+        overflow-y: auto;
+    }
+    RubricPanel > .rubric-panel--title {
+        color: $accent;
+    }
+    RubricPanel > .rubric-panel--focused {
+        background: $boost;
+    }
+    """
+    COMPONENT_CLASSES = {"rubric-panel--title", "rubric-panel--focused"}
 
-    def on_resize(self) -> None:
-        """An expanded card drawn for another width is drawn again for this one."""
-        if self._drawn_with is not None and self.content_region.width != self._drawn_width:
-            score, options = self._drawn_with
-            self._shown = None
-            self.show(score, **options)
+    def __init__(self, rubric: Rubric, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.rubric = rubric
+        # What each block shows, in order: (what identifies it, its text or how to draw it, its look).
+        self._blocks: dict[str, tuple[tuple[object, ...], Text | _CardArgs, str]] = {
+            "title": (("title",), Text(clean(rubric.name), "bold"), "title"),
+        }
+        self._drawn: OrderedDict[tuple[object, ...], list[Strip]] = OrderedDict()
+        self._lines: list[Strip] = []
+        self._spans: dict[str, tuple[int, int]] = {}  # block -> its first line and the line after it
+        self._built_for: tuple[object, ...] | None = None
+        self._scroll_wanted: str | None = None
+
+    # ------------------------------------------------------------------ what the panel shows
 
     def show(
-        self, score: float | None, *, focused: bool, expanded: bool, guidance_on: bool,
-        task_type: str | None, keys: Mapping[float, str], compact: bool = False,
+        self, scores: Mapping[str, float], code_scores: Mapping[str, float], *, cursor: str | None,
+        guidance_on: bool, task_type: str | None, keys: Mapping[float, str], compact: bool = False,
     ) -> None:
-        """Draw the card; a card whose score, focus and form have not changed is left as it is (a score key
-        changes one or two cards of the panel)."""
-        shown = (score, focused, expanded, guidance_on, task_type, tuple(keys.items()), compact)
-        if shown == self._shown:
+        """Compact: the focused dimension's anchors first, and computed dimensions on one line each."""
+        for dim in self.rubric.dimensions:
+            value = code_scores.get(dim.id) if dim.method == "code" else scores.get(dim.id)
+            self._blocks[f"dim-{dim.id}"] = self._card(dim, value, focused=dim.id == cursor, guidance_on=guidance_on,
+                                                       task_type=task_type, keys=keys, compact=compact)
+        if guidance_on and self.rubric.definitions:
+            if "definitions" not in self._blocks:  # the same for every item
+                text = Text("Definitions", "bold")
+                for d in self.rubric.definitions:
+                    text.append("\n")
+                    text.append(clean(d.term), "italic")
+                    text.append(f": {clean(d.meaning)}", "dim")
+                self._blocks["definitions"] = (("definitions",), text, "")
+        else:
+            self._blocks.pop("definitions", None)
+        self._order_blocks()
+        self._build()
+
+    def show_others(self, ratings: Sequence[Rating]) -> None:
+        """Other raters' ratings: only ever given ratings of an item this reviewer has submitted."""
+        if not ratings:
+            if self._blocks.pop("others", None) is not None:
+                self._build()
             return
-        self._shown = shown
-        rubric, dim = self.rubric, self.dimension
-        self.set_class(focused, "-focused")
+        text = Text("Other ratings (shown after your own)", "bold")
+        for rating in ratings:
+            text.append("\n")
+            text.append(clean(rating.rater_id), "italic")
+            scores = ", ".join(f"{clean(k)} {self.rubric.scale.label(v)}" for k, v in rating.scores.items())
+            text.append(f": {scores}")
+            if rating.overall is not None and self.rubric.overall != "label":
+                text.append(f" · {exact(rating.overall)}")
+            if rating.verdict:
+                text.append(f" · {clean(rating.verdict)}")
+            reason = rating.notes or str(rating.details.get("reasoning") or rating.details.get("critique") or "")
+            if reason:
+                text.append("\n  ")
+                text.append(clean(reason), "dim")
+        self._blocks["others"] = (("others", text.plain, tuple(text.spans)), text, "")
+        self._order_blocks()
+        self._build()
+
+    def _card(
+        self, dim: Dimension, value: float | None, *, focused: bool, guidance_on: bool, task_type: str | None,
+        keys: Mapping[float, str], compact: bool,
+    ) -> tuple[tuple[object, ...], _CardArgs, str]:
+        """A dimension's card as a block: what identifies it, how to draw it, its look."""
+        expanded = focused or dim.method == "code" and guidance_on and not compact
+        shown_keys = dict(keys) if focused else {}
+        shown = (dim.id, value, focused, expanded, guidance_on, task_type, tuple(shown_keys.items()), compact)
+        options = {"focused": focused, "expanded": expanded, "guidance_on": guidance_on, "task_type": task_type,
+                   "keys": shown_keys, "compact": compact}
+        return shown, (dim, value, options), "focused" if focused else ""
+
+    def prepare_card(
+        self, dimension_id: str, value: float | None, *, guidance_on: bool, task_type: str | None,
+        keys: Mapping[float, str], compact: bool = False,
+    ) -> None:
+        """Draw a dimension's focused card ahead of time (the next key's or the next item's), so that the key
+        finds it drawn: laying out its table of anchors is most of a key's own work."""
+        width = self.scrollable_content_region.width
+        if width <= 2:  # not laid out yet
+            self.call_after_refresh(partial(self.prepare_card, dimension_id, value, guidance_on=guidance_on,
+                                            task_type=task_type, keys=keys, compact=compact))
+            return
+        key, source, look = self._card(self.rubric.dimension(dimension_id), value, focused=True,
+                                       guidance_on=guidance_on, task_type=task_type, keys=keys, compact=compact)
+        self._drawn_block(key, source, look, self._look(look), width)
+
+    def _order_blocks(self) -> None:
+        order = ["title", *(f"dim-{d.id}" for d in self.rubric.dimensions), "definitions", "others"]
+        self._blocks = {name: self._blocks[name] for name in order if name in self._blocks}
+
+    def scroll_to_dimension(self, dimension_id: str, *, after_layout: bool = False) -> None:
+        """Bring the focused dimension into view; its first line always shows. After_layout: when the panel is
+        about to change size (the terminal's did), once it has."""
+        self._scroll_wanted = dimension_id
+        if self.scrollable_content_region.height and not after_layout:
+            self._scroll_to_card()
+        else:
+            self.call_after_refresh(self._scroll_to_card)
+
+    def _scroll_to_card(self) -> None:
+        span = self._spans.get(f"dim-{self._scroll_wanted}")
+        if span is None:
+            return
+        start, end = span
+        # The card with the blank line above it, as Textual keeps a widget's margin in view.
+        region = Region(0, start - 1, max(1, self.scrollable_content_region.width), end - start + 1)
+        top = end - start >= self.scrollable_content_region.height
+        self.scroll_to_region(region, animate=False, top=top, immediate=True)
+
+    @property
+    def text(self) -> str:
+        """Everything the panel holds as plain text, including what is scrolled out of view."""
+        return "\n".join(line.text.rstrip() for line in self._lines)
+
+    # ------------------------------------------------------------------ drawing
+
+    def on_resize(self) -> None:
+        self._build()
+
+    def notify_style_update(self) -> None:
+        """New styles (another theme): the blocks are drawn again in their new colours when next shown."""
+        super().notify_style_update()
+        self._built_for = None
+        self.refresh()
+
+    def _build(self, *, refresh: bool = True) -> None:
+        """Put the panel's lines together from its blocks, drawing only the blocks not drawn before."""
+        width = self.scrollable_content_region.width
+        if width <= 2:  # not laid out yet: built when first drawn
+            return
+        looks = {look: self._look(look) for look in ("", "title", "focused")}
+        built_for = (width, tuple(key for key, _text, _look in self._blocks.values()), looks[""], looks["focused"])
+        if built_for == self._built_for:
+            return
+        self._built_for = built_for
+        blank = Strip.blank(width, looks[""][1])
+        lines: list[Strip] = []
+        spans: dict[str, tuple[int, int]] = {}
+        for name, (key, source, look) in self._blocks.items():
+            if lines:
+                lines.append(blank)  # the space between two blocks
+            drawn = self._drawn_block(key, source, look, looks[look], width)
+            spans[name] = (len(lines), len(lines) + len(drawn))
+            lines.extend(drawn)
+        self._lines, self._spans = lines, spans
+        size = Size(width, len(lines))
+        if size != self.virtual_size:
+            # No layout of the screen: only the scrollbar's reach changes (it appearing or going is a layout).
+            self.set_reactive(ScrollView.virtual_size, size)
+            self._scroll_update(size)
+        if refresh:
+            self.refresh()
+
+    def _drawn_block(
+        self, key: tuple[object, ...], source: Text | _CardArgs, look: str, style: tuple[Any, RichStyle],
+        width: int,
+    ) -> list[Strip]:
+        """A block's lines, drawn now or kept from before."""
+        drawn_as = (key, look, width, style)
+        drawn = self._drawn.get(drawn_as)
+        if drawn is None:
+            drawn = self._drawn[drawn_as] = self._draw(source, style, width)
+            while len(self._drawn) > _DRAWN_LIMIT:
+                self._drawn.popitem(last=False)
+        else:
+            self._drawn.move_to_end(drawn_as)
+        return drawn
+
+    def _look(self, look: str) -> tuple[Any, RichStyle]:
+        """A block's visual style and the style of its padding (its background over the panel's)."""
+        style = self.get_visual_style(f"rubric-panel--{look}") if look else self.visual_style
+        return style, RichStyle(bgcolor=style.background.rich_color if style.background else None)
+
+    def _draw(self, source: Text | _CardArgs, look: tuple[Any, RichStyle], width: int) -> list[Strip]:
+        style, padding = look
+        inner = width - 2
+        if isinstance(source, Text):
+            text = source
+        else:
+            dim, value, options = source
+            text = self._card_text(dim, value, inner, **options)
+        strips = Visual.to_strips(self, visualize(self, text, markup=False), inner, None, style)
+        side = Segment(" ", padding)
+        return [Strip([side, *strip.adjust_cell_length(inner, padding), side], width) for strip in strips]
+
+    def _card_text(
+        self, dim: Dimension, score: float | None, width: int, *, focused: bool, expanded: bool,
+        guidance_on: bool, task_type: str | None, keys: Mapping[float, str], compact: bool,
+    ) -> Text:
+        rubric = self.rubric
         head = Text()
         head.append("▶ " if focused else "  ", "bold")
         head.append(f"{score_label(rubric.scale, score):>4}  ", "bold reverse" if score is not None else "dim")
@@ -72,11 +260,7 @@ class DimensionCard(Static):
         if dim.method == "code":
             head.append("  (computed)", "dim italic")
         if not expanded:
-            self._drawn_with = None
-            self.update(head)
-            return
-        self._drawn_with = (score, {"focused": focused, "expanded": expanded, "guidance_on": guidance_on,
-                                    "task_type": task_type, "keys": dict(keys), "compact": compact})
+            return head
         measures = Text(clean(dim.measures), "italic")
         anchors = Table.grid(padding=(0, 1))
         anchors.add_column(no_wrap=True)
@@ -99,18 +283,17 @@ class DimensionCard(Static):
                 parts.append(Text.assemble((f"For {clean(task_type or '')}: ", "bold"), clean(guidance)))
             for question in dim.questions:
                 parts.append(Text.assemble(("· ", "dim"), (clean(question), "dim")))
-        width = self.content_region.width
-        self._drawn_width = width
-        if not width:  # not laid out yet
-            self.update(Group(*parts))
-            return
-        cached_as = (rubric.id, rubric.content_hash, dim.id, shown, width)
-        drawn = _DRAWN.get(cached_as)
-        if drawn is None:
-            drawn = _DRAWN[cached_as] = as_lines(self.app.console, Group(*parts), width)
-            while len(_DRAWN) > _DRAWN_LIMIT:
-                _DRAWN.popitem(last=False)
-        self.update(drawn)
+        # The table of anchors is laid out once here, not by Textual at every frame.
+        return as_lines(self.app.console, Group(*parts), width)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        if self._built_for is None or self._built_for[0] != width:  # first drawn, new styles or a new width
+            self._build(refresh=False)
+        index = y + round(self.scroll_offset.y)
+        if index < len(self._lines) and self._lines[index].cell_length == width:
+            return self._lines[index]
+        return Strip.blank(width, self._look("")[1])
 
 
 def as_lines(console: Console, renderable: RenderableType, width: int) -> Text:
@@ -122,76 +305,6 @@ def as_lines(console: Console, renderable: RenderableType, width: int) -> Text:
     text.no_wrap = True
     text.overflow = "crop"
     return text
-
-
-class RubricPanel(VerticalScroll, can_focus=False):
-    def __init__(self, rubric: Rubric, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.rubric = rubric
-
-    def compose(self) -> ComposeResult:
-        yield Static(Text(clean(self.rubric.name), "bold"), id="rubric-title", markup=False)
-        for dim in self.rubric.dimensions:
-            yield DimensionCard(self.rubric, dim, id=f"dim-{dim.id}", classes="dimension")
-        yield Static(id="rubric-definitions", markup=False)
-        yield Static(id="others", markup=False)
-
-    def show(
-        self, scores: Mapping[str, float], code_scores: Mapping[str, float], *, cursor: str | None,
-        guidance_on: bool, task_type: str | None, keys: Mapping[float, str], compact: bool = False,
-    ) -> None:
-        """Compact: the focused dimension's anchors first, and computed dimensions on one line each."""
-        for dim in self.rubric.dimensions:
-            card = self.query_one(f"#dim-{dim.id}", DimensionCard)
-            value = code_scores.get(dim.id) if dim.method == "code" else scores.get(dim.id)
-            focused = dim.id == cursor
-            expanded = focused or dim.method == "code" and guidance_on and not compact
-            card.show(value, focused=focused, expanded=expanded, guidance_on=guidance_on, task_type=task_type,
-                      keys=keys if focused else {}, compact=compact)
-        definitions = self.query_one("#rubric-definitions", Static)
-        definitions.display = guidance_on and bool(self.rubric.definitions)
-        if definitions.display and not definitions.content:  # the same for every item: drawn once
-            text = Text("Definitions", "bold")
-            for d in self.rubric.definitions:
-                text.append("\n")
-                text.append(clean(d.term), "italic")
-                text.append(f": {clean(d.meaning)}", "dim")
-            definitions.update(text)
-
-    def scroll_to_dimension(self, dimension_id: str) -> None:
-        """Bring the focused dimension into view once its new height is known; its first line always shows."""
-        self.call_after_refresh(self._scroll_to_card, dimension_id)
-
-    def _scroll_to_card(self, dimension_id: str) -> None:
-        card = self.query_one(f"#dim-{dimension_id}")
-        if card.outer_size.height >= self.scrollable_content_region.height:
-            self.scroll_to_widget(card, animate=False, top=True)
-        else:
-            self.scroll_to_widget(card, animate=False)
-
-    def show_others(self, ratings: Sequence[Rating]) -> None:
-        """Other raters' ratings: only ever given ratings of an item this reviewer has submitted."""
-        others = self.query_one("#others", Static)
-        others.display = bool(ratings)
-        if not ratings:
-            if others.content:
-                others.update("")
-            return
-        text = Text("Other ratings (shown after your own)", "bold")
-        for rating in ratings:
-            text.append("\n")
-            text.append(clean(rating.rater_id), "italic")
-            scores = ", ".join(f"{clean(k)} {self.rubric.scale.label(v)}" for k, v in rating.scores.items())
-            text.append(f": {scores}")
-            if rating.overall is not None and self.rubric.overall != "label":
-                text.append(f" · {exact(rating.overall)}")
-            if rating.verdict:
-                text.append(f" · {clean(rating.verdict)}")
-            reason = rating.notes or str(rating.details.get("reasoning") or rating.details.get("critique") or "")
-            if reason:
-                text.append("\n  ")
-                text.append(clean(reason), "dim")
-        others.update(text)
 
 
 class ScoreSummary(Static):
@@ -226,5 +339,8 @@ class ScoreSummary(Static):
             if flag_reason:
                 text.append(": ")
                 text.append(clean(flag_reason))
-        if text != self.content:  # redrawn only when it changes
-            self.update(text)
+        if text != self.content:  # redrawn only when it changes; laid out again only when its height does
+            width = self.content_region.width
+            same_height = width and visualize(self, text, markup=False).get_height(
+                self.styles, width) == self.content_region.height  # type: ignore[arg-type]  # as Textual's own
+            self.update(text, layout=not same_height)

@@ -68,14 +68,12 @@ class StatusLine(Static):
     def set_saving(self, saving: bool) -> None:
         if saving != self.saving:
             self.saving = saving
-            # Cleared once the change is on disk: the line alone is drawn again (it is one line high whatever
-            # it says). Set with a key, it goes with the layout that key's other changes need.
-            self._redraw(layout=saving)
+            self._redraw()
 
     def on_resize(self, event: events.Resize) -> None:
         self._redraw()
 
-    def _redraw(self, *, layout: bool = True) -> None:
+    def _redraw(self) -> None:
         width = self.content_region.width
         line = self.line(compact=False)
         if width and line.cell_len > width:
@@ -84,7 +82,7 @@ class StatusLine(Static):
                 line = self.line(compact=True, with_reviewer=False)
         if line != self._shown:  # the line is redrawn only when it changes (each key sets its parts)
             self._shown = line
-            self.update(line, layout=layout)
+            self.update(line, layout=False)  # one line high whatever it says: the line alone is drawn again
 
     def line(self, *, compact: bool, with_reviewer: bool = True) -> Text:
         p = self.progress

@@ -1,0 +1,136 @@
+"""The rubric panel drawn line by line: what a key redraws matches a full redraw, with no layout of the screen,
+and a key's changes reach the terminal in one frame."""
+
+from __future__ import annotations
+
+import pytest
+from textual._compositor import Compositor
+from textual.screen import Screen
+
+from judge_tui.tui.screens.rating import RatingScreen
+from judge_tui.tui.widgets.rubric_panel import RubricPanel, ScoreSummary
+from judge_tui.tui.widgets.status_line import StatusLine
+
+
+def drawn(panel: RubricPanel) -> list[list[tuple[str, object]]]:
+    return [[(segment.text, segment.style) for segment in line] for line in panel._lines]  # noqa: SLF001
+
+
+def drawn_afresh(panel: RubricPanel) -> list[list[tuple[str, object]]]:
+    """The panel's lines as a panel that has kept nothing would draw them."""
+    panel._drawn.clear()  # noqa: SLF001
+    panel._built_for = None  # noqa: SLF001
+    panel._build()  # noqa: SLF001
+    return drawn(panel)
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
+@pytest.mark.parametrize("rubric_id", ["cis", "exercise-quality", "binary"])
+async def test_the_lines_a_key_redraws_match_a_full_redraw(make_app, rubric_id, size):
+    app = make_app(rubric_id, auto_submit=False)
+    keys = {"cis": ["3", "2", "down", "4", "up", "g", "1", "g", "right", "2"],
+            "exercise-quality": ["1", "2", "up", "3", "g", "right", "1"],
+            "binary": ["p", "up", "f", "g", "right", "p"]}[rubric_id]
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        panel = app.screen.query_one(RubricPanel)
+        for key in keys:
+            await pilot.press(key)
+            await pilot.pause()
+            after_key = drawn(panel)
+            assert after_key == drawn_afresh(panel), key
+            assert panel.virtual_size.height == len(after_key)
+
+
+async def test_a_score_key_lays_nothing_out_and_draws_its_changes_in_one_frame(make_app, monkeypatch):
+    app = make_app("cis")
+    layouts: list[int] = []
+    frames: list[set[object]] = []
+    refresh_layout = Screen._refresh_layout
+    update_widgets = Compositor.update_widgets
+
+    def counting_layout(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003
+        layouts.append(1)
+        return refresh_layout(self, *args, **kwargs)
+
+    def recording_frame(self, widgets):  # noqa: ANN001
+        if widgets:
+            frames.append(set(widgets))
+        return update_widgets(self, widgets)
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RatingScreen)
+        monkeypatch.setattr(Screen, "_refresh_layout", counting_layout)
+        monkeypatch.setattr(Compositor, "update_widgets", recording_frame)
+        for key in "323":
+            layouts.clear()
+            frames.clear()
+            await pilot.press(key)
+            await pilot.pause()
+            assert not layouts, key
+            # The first frame after the key holds the score, the count under the rubric and "saving…".
+            assert {screen.query_one(RubricPanel), screen.query_one(ScoreSummary),
+                    screen.query_one(StatusLine)} <= frames[0]
+
+
+async def test_the_card_the_next_key_focuses_is_drawn_before_the_key(make_app, monkeypatch):
+    app = make_app("cis")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        panel = app.screen.query_one(RubricPanel)
+        drawn_cards: list[str] = []
+        card_text = RubricPanel._card_text  # noqa: SLF001
+
+        def counting(self, dim, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003
+            drawn_cards.append(dim.id)
+            return card_text(self, dim, *args, **kwargs)
+
+        monkeypatch.setattr(RubricPanel, "_card_text", counting)
+        await pilot.press("3")  # R scored: A takes the focus, drawn after the first item's paint
+        assert "a" not in drawn_cards
+        await pilot.pause()
+        drawn_cards.clear()
+        await pilot.press("2")  # A scored: T takes the focus, drawn while the reviewer read A
+        assert "t" not in drawn_cards
+        assert panel.text.count("→") >= 5  # T's anchors are on screen
+
+
+async def test_the_next_items_first_card_is_drawn_before_enter(make_app, monkeypatch):
+    app = make_app("cis")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        for key in "3233":
+            await pilot.press(key)
+            await pilot.pause()
+        drawn_cards: list[tuple[str, str]] = []
+        card_text = RubricPanel._card_text  # noqa: SLF001
+
+        def counting(self, dim, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003
+            if kwargs.get("focused"):
+                drawn_cards.append((dim.id, kwargs["task_type"]))
+            return card_text(self, dim, *args, **kwargs)
+
+        monkeypatch.setattr(RubricPanel, "_card_text", counting)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen.session.state.item.id == "B002"
+        assert ("r", "Fibonacci") not in drawn_cards  # drawn while the reviewer read B001
+        assert ("r", "Email Validator") in drawn_cards  # and B003's, once B002 is on screen
+
+
+async def test_another_theme_redraws_the_panel_in_its_colours(make_app):
+    app = make_app("cis")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        panel = app.screen.query_one(RubricPanel)
+        before = drawn(panel)
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+        await pilot.pause()
+        await pilot.pause()
+        after = drawn(panel)
+        assert after != before
+        assert after == drawn_afresh(panel)
