@@ -228,7 +228,7 @@ def test_every_interval_matches_its_reference_through_the_report(tmp_path, rubri
             assert abs(row["intervals"]["pearson_r"]["high"] - ci.high) <= TOL
         assert row["intervals"]["spearman_rho"]["method"] in ("bootstrap", None)
     summary = data["summary"]["intervals"]["alignment_rate"]
-    assert summary["method"] == "cluster bootstrap" and summary["low"] < data["summary"]["alignment_rate"] < summary["high"]
+    assert summary["method"] == "cluster bootstrap (items)" and summary["low"] < data["summary"]["alignment_rate"] < summary["high"]
     assert report_json(db, capsys=capsys) == data  # deterministic
 
 
@@ -323,5 +323,5 @@ def test_pooled_alignment_interval_is_a_cluster_bootstrap_over_items(tmp_path, r
     shares = hits[draws].mean(axis=(1, 2))
     low, high = np.percentile(shares, [2.5, 97.5])
     got = data["summary"]["intervals"]["alignment_rate"]
-    assert got["method"] == "cluster bootstrap"
+    assert got["method"] == "cluster bootstrap (items)"
     assert abs(got["low"] - low) <= 0.02 and abs(got["high"] - high) <= 0.02

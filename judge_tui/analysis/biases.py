@@ -18,13 +18,12 @@ form the judge screen shows, so every place shows the same figures.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from judge_tui.analysis.figure_format import figure_text, figure_with_interval, interval_json, interval_text
-from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE
+from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, cluster_share_interval
 from judge_tui.analysis.report import Group, JudgeSelfAgreement, NoComparison, Report, build_report
 from judge_tui.analysis.scores import has_item_field, load
 from judge_tui.analysis.team import TOLERANCE, TeamView, load_team, team_consensus
@@ -33,7 +32,7 @@ from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.bias import Estimate, length_correlation, mean_difference
-from judge_tui.stats.intervals import IntervalFigure, bootstrap, percentile_interval, weighted_share
+from judge_tui.stats.intervals import IntervalFigure
 from judge_tui.store import Store
 
 if TYPE_CHECKING:
@@ -156,8 +155,7 @@ def judge_biases(store: Store, rubric: Rubric, judge_id: str, *, split: str | No
             share = float(hits[inside].sum() / counted[inside].sum())
             others: ag.Figure = (float(hits[rest].sum() / counted[rest].sum()) if counted[rest].sum() > 0
                                  else ag.Undefined("no other items"))
-            replicates = bootstrap(partial(weighted_share, hits=hits[inside], counted=counted[inside]), n)
-            interval = percentile_interval(replicates, confidence, low=0.0, high=1.0)
+            interval = cluster_share_interval(hits[inside], counted[inside], confidence)
             weak = (isinstance(others, float) and not isinstance(interval, ag.Undefined)
                     and interval.high < others)
             groups.append(GroupAlignment(f, value, n, share, interval, others, weak))

@@ -102,17 +102,26 @@ def pooled_interval(pairs: Sequence[AlignedPair], tolerance: float, confidence: 
     """The interval of alignment pooled over several dimensions: items are resampled with all their scores
     (Wilson's interval when each item has one score)."""
     c = Clusters.of(pairs, tolerance)
-    n = c.keys.size
+    return cluster_share_interval(c.hits, c.counted, confidence, n_boot=n_boot, seed=seed,
+                                  max_bootstrap_items=max_bootstrap_items)
+
+
+def cluster_share_interval(hits: np.ndarray, counted: np.ndarray, confidence: float = DEFAULT_CONFIDENCE, *,
+                           n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                           max_bootstrap_items: int = BOOTSTRAP_MAX_ITEMS) -> IntervalFigure:
+    """The interval of a share of scores counted per item (``hits`` aligned of ``counted``, item by item):
+    items are resampled with all their scores (Wilson's interval when each item has one score)."""
+    n = int(hits.size)
     if n == 0:
         return ag.Undefined("no items were rated by both")
-    if np.all(c.counted == 1):  # one score per item (one judged dimension): a plain share
-        return wilson(int(c.hits.sum()), n, confidence)
+    if np.all(counted == 1):  # one score per item (one judged dimension): a plain share
+        return wilson(int(hits.sum()), n, confidence)
     if n > max_bootstrap_items:
-        share = float(c.hits.sum() / c.counted.sum())
-        return normal_interval(share, share_influence(c.hits, c.counted), confidence,
+        share = float(hits.sum() / counted.sum())
+        return normal_interval(share, share_influence(hits, counted), confidence,
                                "infinitesimal jackknife (items)", low=0.0, high=1.0)
-    return _share_interval(float(c.hits.sum()), float(c.counted.sum()), n, confidence, lambda: _resampled(
-        lambda w: weighted_share(w, c.hits, c.counted), n, confidence, "cluster bootstrap (items)", low=0.0,
+    return _share_interval(float(hits.sum()), float(counted.sum()), n, confidence, lambda: _resampled(
+        lambda w: weighted_share(w, hits, counted), n, confidence, "cluster bootstrap (items)", low=0.0,
         high=1.0, n_boot=n_boot, seed=seed))
 
 

@@ -11,8 +11,8 @@ For one row of the report (a dimension, or the overall score) from its AlignedPa
   that always answers the humans' most common label.
 
 The pooled alignment over several dimensions counts several scores per item, which are not independent: its
-interval is a seeded bootstrap over items (a cluster bootstrap), or at many items the cluster-robust normal
-interval of a ratio. Everything is deterministic: the same pairs give the same intervals.
+interval is a seeded bootstrap over items (a cluster bootstrap), or at many items its large-sample limit, the
+infinitesimal jackknife of a ratio. Everything is deterministic: the same pairs give the same intervals.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from judge_tui.analysis.pair_intervals import pooled_interval
 from judge_tui.analysis.scores import AlignedPair
 from judge_tui.stats import agreement as ag
 from judge_tui.stats import chance
@@ -32,7 +33,7 @@ from judge_tui.stats.intervals import Interval, IntervalFigure
 # The figures of a row that get an interval, in the order the JSON lists them.
 INTERVAL_FIGURES = ("alignment_rate", "cohen_kappa", "weighted_kappa", "pearson_r", "spearman_rho", "kendall_tau",
                     "mean_difference", "tpr", "tnr", "accuracy", "ac1", "ac2")
-# Past this many items the pooled alignment takes the cluster-robust normal interval instead of the bootstrap.
+# Past this many items the pooled alignment takes its large-sample limit instead of the bootstrap.
 POOLED_BOOTSTRAP_MAX_ITEMS = 1000
 CHANCE_FIGURES = ("ac1", "ac1_standard_error", "ac2", "ac2_standard_error", "pabak", "prevalence", "bias_index",
                   "baseline_accuracy")
@@ -148,31 +149,12 @@ def _ac_value(found: chance.GwetAC | Undefined) -> tuple[Figure, Figure]:
 
 
 def pooled_alignment_interval(pairs: Sequence[AlignedPair], tolerance: float, confidence: float) -> IntervalFigure:
-    """The interval of the share of aligned scores over several dimensions, resampling items (clusters).
-
-    Up to ``POOLED_BOOTSTRAP_MAX_ITEMS`` items: a seeded percentile bootstrap over items; beyond: the normal
-    interval of a ratio estimator with the cluster-robust (linearised) variance, which the bootstrap approaches
-    there (drawing 2,000 resamples of thousands of items would keep the summary screen waiting seconds).
-    """
-    keys = [p.keys for p in pairs if p.n]
-    if not keys:
-        return Undefined("no judged dimension was scored by both")
-    items, inverse = np.unique(np.concatenate(keys), return_inverse=True)
-    hits = np.bincount(inverse, np.concatenate([p.aligned(tolerance) for p in pairs if p.n]).astype(np.float64),
-                       items.size)
-    counted = np.bincount(inverse, minlength=items.size).astype(np.float64)
-    n = items.size
-    share = float(hits.sum() / counted.sum())
-    if n > POOLED_BOOTSTRAP_MAX_ITEMS:
-        residual = hits - share * counted
-        variance = n / max(n - 1, 1) * float((residual * residual).sum()) / float(counted.sum()) ** 2
-        half = iv.z_value(confidence) * float(np.sqrt(variance))
-        return Interval(max(0.0, share - half), min(1.0, share + half), "cluster-robust normal", confidence)
-    if share in (0.0, 1.0):  # every resample would agree, claiming certainty: take the items' Wilson interval
-        bounds = iv.wilson_at(share, n, confidence)
-        return Interval(bounds.low, bounds.high, "wilson (items)", confidence)
-    replicates = iv.bootstrap(lambda w: iv.weighted_share(w, hits, counted), n)
-    return iv.percentile_interval(replicates, confidence, method="cluster bootstrap", low=0.0, high=1.0)
+    """The interval of the share of aligned scores over several dimensions, resampling items (clusters), as
+    every section computes it (``pair_intervals.pooled_interval``). Past ``POOLED_BOOTSTRAP_MAX_ITEMS`` items
+    its large-sample limit, which the bootstrap approaches there (drawing 2,000 resamples of thousands of items
+    would keep the summary screen waiting seconds)."""
+    return pooled_interval([p for p in pairs if p.n], tolerance, confidence,
+                           max_bootstrap_items=POOLED_BOOTSTRAP_MAX_ITEMS)
 
 
 def items_in(pairs: Sequence[AlignedPair]) -> int:

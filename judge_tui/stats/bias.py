@@ -1,6 +1,7 @@
 """Figures of a judge's systematic leanings against a human reference: pure numpy on paired arrays.
 
-* leniency: the mean of judge − human, with a percentile bootstrap interval over items;
+* leniency: the mean of judge − human, with a percentile bootstrap interval over items (past
+  ``BOOTSTRAP_MAX_ITEMS`` items the normal interval of a mean, which a bootstrap only reproduces there);
 * length bias: Spearman's rho between a response's length and the judge − human residual, with its interval
   (intervals.spearman_interval), flagged when the interval excludes zero.
 """
@@ -14,6 +15,7 @@ import numpy as np
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.agreement import Figure, Undefined
 from judge_tui.stats.intervals import (
+    BOOTSTRAP_MAX_ITEMS,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     Interval,
@@ -21,6 +23,7 @@ from judge_tui.stats.intervals import (
     bootstrap,
     percentile_interval,
     spearman_interval,
+    z_value,
 )
 
 
@@ -47,7 +50,8 @@ def _finite(*arrays: np.ndarray) -> list[np.ndarray]:
 
 def mean_difference(judge: np.ndarray, human: np.ndarray, confidence: float = 0.95, *,
                     n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> Estimate:
-    """Mean of judge − human over the items both scored (NaN left out), with a bootstrap interval.
+    """Mean of judge − human over the items both scored (NaN left out), with a bootstrap interval (a normal
+    one past BOOTSTRAP_MAX_ITEMS items).
 
     Positive: the judge scores higher than the humans (lenient); negative: harsher.
     """
@@ -58,6 +62,9 @@ def mean_difference(judge: np.ndarray, human: np.ndarray, confidence: float = 0.
     value = float(diff.mean())
     if diff.size < 2:
         return Estimate(1, value, Undefined("an interval needs at least two items"))
+    if diff.size > BOOTSTRAP_MAX_ITEMS:
+        half = z_value(confidence) * float(diff.std(ddof=1)) / float(np.sqrt(diff.size))
+        return Estimate(int(diff.size), value, Interval(value - half, value + half, "normal", confidence))
     replicates = bootstrap(lambda w: (w @ diff) / w.sum(axis=1), diff.size, n_boot=n_boot, seed=seed)
     return Estimate(int(diff.size), value, percentile_interval(replicates, confidence, low=-np.inf, high=np.inf))
 
