@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from judge_tui.analysis.biases import biases_dict, biases_lines, judge_biases, response_field
+from judge_tui.analysis.biases import biases_dict, biases_lines, judge_biases, response_length_field
 from judge_tui.model.records import Item
-from judge_tui.stats.bias import length_correlation, mean_difference
+from judge_tui.stats.bias import length_correlation, mean_difference_estimate
 from tests.team_fixtures import rate
 
 JUDGE = "judge:m:exercise-quality@p1"
@@ -46,16 +46,16 @@ def test_length_bias_leaves_out_unscored_items():
 def test_leniency_is_the_mean_difference_with_an_interval_around_it():
     rng = np.random.default_rng(3)
     human = rng.choice([0.0, 0.5, 1.0], size=80)
-    lenient = mean_difference(np.clip(human + 0.25, 0, 1), human)
+    lenient = mean_difference_estimate(np.clip(human + 0.25, 0, 1), human)
     assert lenient.value == pytest.approx(float(np.mean(np.clip(human + 0.25, 0, 1) - human)))
     assert lenient.interval.low <= lenient.value <= lenient.interval.high
     assert lenient.excludes_zero
-    fair = mean_difference(human, human)
+    fair = mean_difference_estimate(human, human)
     assert fair.value == 0.0 and not fair.excludes_zero
 
 
 def test_no_items_is_undefined_not_a_crash():
-    empty = mean_difference(np.array([np.nan]), np.array([1.0]))
+    empty = mean_difference_estimate(np.array([np.nan]), np.array([1.0]))
     assert empty.n == 0 and str(empty.value) == "n/a"
     assert length_correlation(np.array([1.0, 2.0]), np.array([0.0, 0.0])).excludes_zero is False
 
@@ -68,7 +68,7 @@ def _exercise(n: int, level: str, exercise_len: int) -> Item:
 
 def test_biases_from_the_store_find_a_planted_length_bias_and_a_weak_level(store, rubrics):
     rubric = rubrics["exercise-quality"]
-    assert response_field(rubric) == "exercise"
+    assert response_length_field(rubric) == "exercise"
     items = [_exercise(n, "C1" if n % 4 == 0 else "B1", exercise_len=n * 40) for n in range(40)]
     store.add_items(items)
     dims = [d.id for d in rubric.judged_dimensions]

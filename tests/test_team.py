@@ -10,7 +10,7 @@ import pytest
 from judge_tui.analysis.full_report import build_full_report, render_full
 from judge_tui.analysis.team import (
     consensus,
-    disagreements,
+    expert_disagreements,
     load_team,
     spread_exceeds,
     team_agreement,
@@ -121,7 +121,7 @@ def test_adjudicated_consensus_replaces_the_computed_one_and_is_not_an_expert(tm
                                              "P04": {"label": 0}})
         rate(store, binary, "judge:x", "judge", {f"P0{n}": {"label": 1} for n in range(1, 5)})
         view = load_team(store, binary)
-        assert [d.item_id for d in disagreements(view)] == ["P02", "P04"]
+        assert [d.item_id for d in expert_disagreements(view)] == ["P02", "P04"]
         before = team_agreement(view).dimensions[0]
         assert before.ties == 2 and before.consensus_items == 2
         rate(store, binary, "consensus", "human", {"P02": {"label": 1}})
@@ -131,7 +131,7 @@ def test_adjudicated_consensus_replaces_the_computed_one_and_is_not_an_expert(tm
         assert after.ties == 1 and after.consensus_items == 3 and after.adjudicated_items == 1
         assert after.alpha_level == "nominal"
         assert after.consensus_vs_judge.alignment_rate == pytest.approx(2 / 3)  # P01 yes, P02 yes, P03 no
-        assert [d.adjudicated for d in disagreements(view)] == [True, False]
+        assert [d.adjudicated for d in expert_disagreements(view)] == [True, False]
         # alpha is computed from the two experts only
         expected = ag.krippendorff_alpha(np.array([[1, 1, 0, 1], [1, 0, 0, 0]], dtype=float), "nominal", (0, 1))
         assert after.alpha == pytest.approx(expected)

@@ -31,7 +31,7 @@ from judge_tui.analysis.team_report import Block, Heading, Paragraph, TableBlock
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag
-from judge_tui.stats.bias import Estimate, length_correlation, mean_difference
+from judge_tui.stats.bias import Estimate, length_correlation, mean_difference_estimate
 from judge_tui.stats.intervals import IntervalFigure
 from judge_tui.store import Store
 
@@ -78,7 +78,7 @@ class Biases:
         return self.length.excludes_zero
 
 
-def response_field(rubric: Rubric) -> str | None:
+def response_length_field(rubric: Rubric) -> str | None:
     names = [f.name for f in rubric.fields]
     if "response" in names:
         return "response"
@@ -126,18 +126,18 @@ def judge_biases(store: Store, rubric: Rubric, judge_id: str, *, split: str | No
             value_of = dict(zip(known.tolist(), values, strict=True))
             groups_of[f] = ["(none)" if value_of.get(k) in (None, "") else str(value_of.get(k))
                             for k in view.item_keys.tolist()]
-        field = response_field(rubric)
+        field = response_length_field(rubric)
         lengths = _lengths(store, rubric, field, view.item_keys, split)
     dims = view.dimensions
     human, judge = consensus_and_judge(view)
-    leniency = [Leniency(d, rubric.dimension(d).name, mean_difference(judge[i], human[i], confidence))
+    leniency = [Leniency(d, rubric.dimension(d).name, mean_difference_estimate(judge[i], human[i], confidence))
                 for i, d in enumerate(dims)]
     diff = judge - human  # dimensions x items
     scored = (~np.isnan(diff)).sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):  # an item nobody scored on both sides: NaN
         residual = np.where(scored > 0, np.nansum(diff, axis=0) / scored, np.nan)
     leniency.append(Leniency(OVERALL, "overall (mean over judged dimensions)",
-                             mean_difference(residual, np.zeros_like(residual), confidence)))
+                             mean_difference_estimate(residual, np.zeros_like(residual), confidence)))
     length = length_correlation(lengths, residual, confidence)
 
     aligned = (np.abs(diff) <= tolerance + ag.ALIGNMENT_EPSILON) & ~np.isnan(diff)

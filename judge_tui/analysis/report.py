@@ -853,7 +853,7 @@ class JudgeDisagreement:
     differing: int  # dimensions whose scores differ by more than the tolerance
 
 
-def disagreements(store: Store, rubric: Rubric, human_id: str, judge_id: str,
+def judge_disagreements(store: Store, rubric: Rubric, human_id: str, judge_id: str,
                   tolerance: float = 0.15) -> list[JudgeDisagreement]:
     """Items rated by both raters, the largest overall gap first (then the most differing dimensions)."""
     with store.snapshot():

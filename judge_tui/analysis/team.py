@@ -269,7 +269,7 @@ class ExpertDisagreement:
     adjudicated: bool
 
 
-def disagreements(view: TeamView, tolerance: float = TOLERANCE) -> list[ExpertDisagreement]:
+def expert_disagreements(view: TeamView, tolerance: float = TOLERANCE) -> list[ExpertDisagreement]:
     """Items two or more experts rated whose scores differ by more than the tolerance on some dimension."""
     if not view.experts:
         return []

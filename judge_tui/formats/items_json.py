@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from judge_tui.formats import Parsed, Problem, Record
-from judge_tui.formats.text import json_lines, lines_of, load_json
+from judge_tui.formats.text import json_lines, load_json, source_lines
 
 
 def _kind(value: object) -> str:
@@ -17,7 +17,7 @@ def read_array(text: str) -> Parsed:
     if not isinstance(value, list):
         parsed.problems.append(Problem(1, f"expected a JSON array of item objects, found {_kind(value)}"))
         return parsed
-    lines = lines_of(text, (), len(value))
+    lines = source_lines(text, (), len(value))
     for line, element in zip(lines, value, strict=True):
         if isinstance(element, dict):
             parsed.records.append(Record(line, element))

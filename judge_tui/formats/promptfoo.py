@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judge_tui.formats import Parsed, Problem
-from judge_tui.formats.text import lines_of, load_json
+from judge_tui.formats.text import load_json, source_lines
 
 SUPPORTED_VERSIONS = (2, 3)
 HUMAN = "human"
@@ -124,7 +124,7 @@ def read(text: str) -> Parsed:
                                           f"(judge-tui reads versions 2 and 3; re-export with a current promptfoo)"))
         return parsed
     parsed.meta.update(version=version, eval_id=top.get("evalId"), timestamp=summary.get("timestamp"))
-    lines = lines_of(text, path, len(summary["results"]))
+    lines = source_lines(text, path, len(summary["results"]))
     for index, (line, entry) in enumerate(zip(lines, summary["results"], strict=True)):
         if not isinstance(entry, dict):
             parsed.problems.append(Problem(line, "a results entry is not an object"))

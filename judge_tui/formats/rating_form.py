@@ -17,7 +17,7 @@ import json
 from typing import Any
 
 from judge_tui.formats import Parsed, Problem, RatingRecord
-from judge_tui.formats.text import lines_of, load_json
+from judge_tui.formats.text import load_json, source_lines
 from judge_tui.model.records import MAX_SECONDS, Draft, Rating
 
 FORM_KEYS = ("expert_name", "expert_id", "study_date", "summary_notes", "total_time_minutes", "completion_date",
@@ -40,7 +40,7 @@ def read_rows(text: str, *, notes_key: str, describe: str) -> Parsed:
         parsed.problems.append(Problem(1, f"expected {describe}: an object with a \"ratings\" array"))
         return parsed
     parsed.meta.update({key: top[key] for key in FORM_KEYS if key in top})
-    for line, row in zip(lines_of(text, ("ratings",), len(top["ratings"])), top["ratings"], strict=True):
+    for line, row in zip(source_lines(text, ("ratings",), len(top["ratings"])), top["ratings"], strict=True):
         if not isinstance(row, dict):
             parsed.problems.append(Problem(line, "a \"ratings\" entry is not an object"))
             continue

@@ -11,7 +11,7 @@ import json
 
 from judge_tui.formats import Parsed, Problem
 from judge_tui.formats.ratings_rows import record_from
-from judge_tui.formats.text import json_lines, json_problem, lines_of, parse_json
+from judge_tui.formats.text import json_lines, json_problem, parse_json, source_lines
 
 
 def read(text: str) -> Parsed:
@@ -25,7 +25,7 @@ def read(text: str) -> Parsed:
                                else Problem(1, "not valid JSON: nested too deeply")]
     else:
         if isinstance(whole, list):
-            values = list(zip(lines_of(text, (), len(whole)), whole, strict=True))
+            values = list(zip(source_lines(text, (), len(whole)), whole, strict=True))
         else:
             values = [(1, whole)]
     for line, value in values:

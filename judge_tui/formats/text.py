@@ -215,7 +215,7 @@ def element_lines(text: str, path: Sequence[str | int] = ()) -> list[int]:
     return result
 
 
-def lines_of(text: str, path: Sequence[str | int], count: int) -> list[int]:
+def source_lines(text: str, path: Sequence[str | int], count: int) -> list[int]:
     """element_lines, falling back to line 1 for every element if the walk and the parse ever disagree."""
     found = element_lines(text, path)
     return found if len(found) == count else [1] * count

@@ -48,7 +48,7 @@ def _finite(*arrays: np.ndarray) -> list[np.ndarray]:
     return [a[keep] for a in arrays_f]
 
 
-def mean_difference(judge: np.ndarray, human: np.ndarray, confidence: float = 0.95, *,
+def mean_difference_estimate(judge: np.ndarray, human: np.ndarray, confidence: float = 0.95, *,
                     n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> Estimate:
     """Mean of judge − human over the items both scored (NaN left out), with a bootstrap interval (a normal
     one past BOOTSTRAP_MAX_ITEMS items).

@@ -27,7 +27,13 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from judge_tui.analysis.blind import visible_items
-from judge_tui.analysis.team import CONSENSUS_RATER, ExpertDisagreement, TeamView, disagreements, load_team
+from judge_tui.analysis.team import (
+    CONSENSUS_RATER,
+    ExpertDisagreement,
+    TeamView,
+    expert_disagreements,
+    load_team,
+)
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import Rating
 from judge_tui.model.rubrics import Rubric
@@ -57,7 +63,7 @@ ADJUDICATION_BINDINGS = [
 
 def visible_disagreements(store: Store, view: TeamView, lead: str, tolerance: float) -> list[ExpertDisagreement]:
     """The disagreements the lead may see: all of them, or only on items they rated if they are an expert."""
-    found = disagreements(view, tolerance)
+    found = expert_disagreements(view, tolerance)
     visible = visible_items(store, view.rubric.id, lead, lead=True)
     return found if visible is None else [d for d in found if d.item_id in visible]
 

@@ -20,7 +20,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
-from judge_tui.analysis.report import JudgeDisagreement, default_judge, disagreements
+from judge_tui.analysis.report import JudgeDisagreement, default_judge, judge_disagreements
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import Rating
 from judge_tui.model.rubrics import Rubric, RubricError
@@ -154,7 +154,7 @@ class DisagreementScreen(Screen[None]):
                 if judge is None:
                     self.post_message(self.Unavailable(judge_missing(rubric)))
                     return
-                rows = disagreements(store, rubric, self.reviewer_id, judge, self.tolerance)
+                rows = judge_disagreements(store, rubric, self.reviewer_id, judge, self.tolerance)
                 marks = store.revision_marks(rubric.id)
         except (UserError, RubricError) as exc:
             self.post_message(self.Unavailable(str(exc)))
