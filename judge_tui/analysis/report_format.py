@@ -608,11 +608,13 @@ def confusion_tables(report: Report) -> list[Table]:
     return tables
 
 
-def breakdown_tables(report: Report) -> list[Table]:
+def breakdown_tables(report: Report, *, intervals: bool = True) -> list[SplittableTable]:
+    """Alignment and the overall figure per group; each figure over its interval (the summary screen, whose
+    bars carry the intervals, leaves them out to keep 80 columns)."""
     tables = []
     judged = [r.key for r in report.judged_rows]
     for breakdown in report.breakdowns:
-        table = Table(title=Text(f"By {safe(breakdown.by)}"), title_justify="left")
+        table = SplittableTable(title=Text(f"By {safe(breakdown.by)}"), title_justify="left")
         add_id_column(table, Text(safe(breakdown.by)))
         table.add_column("n", justify="right")
         table.add_column("Align", justify="right")
@@ -621,9 +623,13 @@ def breakdown_tables(report: Report) -> list[Table]:
         overall_figure = "pearson_r" if report.rubric.overall != "label" else "cohen_kappa"
         table.add_column("r (overall)" if overall_figure == "pearson_r" else "κ", justify="right")
         for section in breakdown.sections:
-            rates = {r.key: r.agreement.alignment_rate for r in section.rows}
-            table.add_row(Text(safe(section.value)), str(section.summary.cases), pct(section.summary.alignment_rate),
-                          *(pct(rates[k]) for k in judged), num(getattr(section.overall.agreement, overall_figure)))
+            rows = {r.key: r for r in section.rows}
+            pooled = pct(section.summary.alignment_rate)
+            bounds = interval_text(section.summary.alignment_interval, percent=True) if intervals else ""
+            figure = stacked_cell if intervals else cell
+            table.add_row(Text(safe(section.value)), str(section.summary.cases),
+                          f"{pooled}\n{bounds}" if bounds and pooled != "n/a" else pooled,
+                          *(figure(rows[k], "alignment_rate") for k in judged), figure(section.overall, overall_figure))
         tables.append(table)
     return tables
 
