@@ -749,9 +749,9 @@ def render_markdown(report: Report) -> str:
             out += _md_table(["human \\\\ judge", *labels],
                              [[label, *(str(v) for v in counts)]
                               for label, counts in zip(labels, row.agreement.confusion, strict=True)])
-    for table, breakdown in zip(breakdown_tables(report), report.breakdowns, strict=True):
+    for group_table, breakdown in zip(breakdown_tables(report), report.breakdowns, strict=True):
         out += ["", f"## By {md(breakdown.by)}", ""]
-        out += _md_table([md(col.header) for col in table.columns], _table_cells(table))
+        out += _md_table([md(col.header) for col in group_table.columns], _table_cells(group_table))
     for table in self_agreement_tables(report):
         out += ["", "## Judge self-agreement", "", md(table.title), ""]
         out += _md_table([md(col.header) for col in table.columns], _table_cells(table))
