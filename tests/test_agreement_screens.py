@@ -348,4 +348,4 @@ async def test_summary_shows_intervals_bars_and_the_plan_over_submitted_items_on
             assert "undecided: rate more items (only 1 so far)" in text.lower()
             assert "What would settle it" in text
             bars = [w for w in app.screen.query(Static) if type(w.content).__name__ == "IntervalBars"]
-            assert len(bars) == 2 and app.screen.query_one("#summary-body").virtual_size.width <= 80
+            assert len(bars) == 4 and app.screen.query_one("#summary-body").virtual_size.width <= 80

@@ -11,7 +11,7 @@ stripping control characters; Markdown escapes table separators.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rich.console import RenderableType
@@ -406,7 +406,30 @@ def interval_bars(report: Report) -> list[IntervalBars]:
         IntervalBars(f"Cohen's κ, {level} intervals against the bands",
                      [Bar(r.key, r.agreement.cohen_kappa, _interval(r, "cohen_kappa")) for r in judged],
                      (t.kappa_moderate, t.kappa_substantial, t.kappa_almost_perfect), kappa_status),
+        *([IntervalBars(f"Quadratic-weighted κ, {level} intervals against the bands",
+                        [Bar(r.key, r.agreement.weighted_kappa, _interval(r, "weighted_kappa")) for r in judged],
+                        (t.kappa_moderate, t.kappa_substantial, t.kappa_almost_perfect), kappa_status)]
+          if report.rubric.scale.kind != "pass_fail" else []),
+        *_target_bars(report, level),
     ]
+
+
+def _target_bars(report: Report, level: str) -> list[IntervalBars]:
+    """The figures with a target of their own against it: TPR and TNR on a PASS/FAIL scale, else Pearson's r."""
+    t = report.thresholds
+
+    def against(target: float, strict: bool = False) -> Callable[[float], str]:
+        return lambda value: "ok" if (value > target if strict else value >= target) else "act"
+
+    rows = [*report.judged_rows, report.overall]
+    if report.rubric.scale.kind == "pass_fail":
+        return [IntervalBars(f"TPR and TNR, {level} intervals against the {t.binary_target:.0%} target", [
+            Bar(f"{r.key} {name}", getattr(r.agreement, figure), _interval(r, figure))
+            for r in report.judged_rows for name, figure in (("TPR", "tpr"), ("TNR", "tnr"))],
+            (t.binary_target,), against(t.binary_target, strict=True), percent=True)]
+    return [IntervalBars(f"Pearson's r, {level} intervals against the {t.pearson_target:g} target",
+                         [Bar(r.key, r.agreement.pearson_r, _interval(r, "pearson_r")) for r in rows],
+                         (t.pearson_target,), against(t.pearson_target))]
 
 
 def _interval(row: Row, figure: str) -> IntervalFigure:
