@@ -79,13 +79,19 @@ def test_an_auth_error_stops_with_a_clear_message(fake: fa.FakeAnthropic, tmp_pa
     assert "the judge stopped: the API key was refused (401)" in err and "run the same command again" in err
 
 
+def _as_in_a_terminal() -> None:
+    """Ctrl-C as a terminal delivers it: a test run started in the background (CI, `cmd &`) inherits SIGINT
+    ignored, and Python then never raises KeyboardInterrupt in the children these tests interrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _spawn(db: Path, fake: fa.FakeAnthropic, home: Path, *extra: str) -> subprocess.Popen[str]:
     env = {**os.environ, "ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": fake.url,
            "JUDGE_TUI_HOME": str(home), "PYTHONPATH": str(ROOT)}
     return subprocess.Popen(
         [sys.executable, "-m", "judge_tui", "judge", "--db", str(db), "--rubric", "cis", "--model",
          "claude-sonnet-5", "--concurrency", "2", *extra],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_as_in_a_terminal)
 
 
 def _wait_for_done(db: Path, rater_prefix: str, at_least: int, timeout: float = 30.0) -> None:
@@ -311,7 +317,8 @@ def test_ctrl_c_with_a_local_judge_running_ends_it_without_tracebacks(tmp_path: 
     process = subprocess.Popen(
         [sys.executable, "-m", "judge_tui", "judge", "--db", str(db), "--backend", "command", "--cmd",
          f"{sys.executable} {script}"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=_as_in_a_terminal)
     try:
         deadline = time.monotonic() + 30
         while not pid_file.exists() or not pid_file.read_text():
@@ -328,6 +335,8 @@ def test_ctrl_c_with_a_local_judge_running_ends_it_without_tracebacks(tmp_path: 
     assert not process_running(int(pid_file.read_text()))  # the program was ended, not left behind
     with Store(db) as store:
         assert store.judge_job_counts()["running"] == 0  # released on the way out
+
+
 @pytest.mark.slow
 def test_piped_summary_lines_are_never_wrapped(fake: fa.FakeAnthropic, tmp_path: Path, rubrics: dict[str, Rubric],
                                                hermetic_home: Path) -> None:
