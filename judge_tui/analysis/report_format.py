@@ -311,6 +311,8 @@ def _columns(report: Report, compact: bool = False) -> list[tuple[str, str]]:
 
 
 PERCENT_FIGURES = ("alignment_rate", "tpr", "tnr", "accuracy", "corrected_pass_rate")
+# The figures interval_bars draws: the summary screen's compact table writes them without their intervals.
+BAR_FIGURES = ("alignment_rate", "cohen_kappa", "weighted_kappa", "pearson_r", "tpr", "tnr")
 CORRELATION_FIGURES = ("pearson_r", "spearman_rho", "kendall_tau", "mean_difference")
 
 
@@ -368,8 +370,9 @@ def dimension_table(report: Report, *, compact: bool = False) -> Table:
         cells = []
         for _, figure in columns:
             style = {"alignment_rate": align_style, "cohen_kappa": kappa_style}.get(figure, "") if compact else ""
-            # The summary screen draws the alignment and kappa intervals as bars below, which keeps 80 columns.
-            cells.append(Text(cell(row, figure) if compact else stacked_cell(row, figure), style=style))
+            # The summary screen draws most intervals as bars below, which keeps 80 columns; the rest stack here.
+            plain = compact and figure in BAR_FIGURES
+            cells.append(Text(cell(row, figure) if plain else stacked_cell(row, figure), style=style))
         bands = [] if compact else [Text(row.alignment_band.label, style=align_style), Text(kappa_band, style=kappa_style)]
         table.add_row(Text(name, style="bold" if row.method == "overall" else ""), *cells, *bands,
                       end_section=row is rows[-1])
