@@ -634,9 +634,8 @@ def confusion_tables(report: Report) -> list[Table]:
     return tables
 
 
-def breakdown_tables(report: Report, *, intervals: bool = True) -> list[SplittableTable]:
-    """Alignment and the overall figure per group; each figure over its interval (the summary screen, whose
-    bars carry the intervals, leaves them out to keep 80 columns)."""
+def breakdown_tables(report: Report) -> list[SplittableTable]:
+    """Alignment and the overall figure per group, each figure over its interval."""
     tables = []
     judged = [r.key for r in report.judged_rows]
     for breakdown in report.breakdowns:
@@ -651,11 +650,11 @@ def breakdown_tables(report: Report, *, intervals: bool = True) -> list[Splittab
         for section in breakdown.sections:
             rows = {r.key: r for r in section.rows}
             pooled = pct(section.summary.alignment_rate)
-            bounds = interval_text(section.summary.alignment_interval, percent=True) if intervals else ""
-            figure = stacked_cell if intervals else cell
+            bounds = interval_text(section.summary.alignment_interval, percent=True)
             table.add_row(Text(safe(section.value)), str(section.summary.cases),
                           f"{pooled}\n{bounds}" if bounds and pooled != "n/a" else pooled,
-                          *(figure(rows[k], "alignment_rate") for k in judged), figure(section.overall, overall_figure))
+                          *(stacked_cell(rows[k], "alignment_rate") for k in judged),
+                          stacked_cell(section.overall, overall_figure))
         tables.append(table)
     return tables
 

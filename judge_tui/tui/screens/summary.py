@@ -214,7 +214,7 @@ class SummaryScreen(Screen[None]):
         notes = report_format.undefined_notes(report)
         if notes is not None:
             sections.append(notes)
-        sections += report_format.breakdown_tables(report, intervals=False)
+        sections += report_format.breakdown_tables(report)
         sections += report_format.self_agreement_tables(report)
         sections.append(scatter_plot(report.human_overall, report.judge_overall))
         sections.append(Text("d: the items where you and the judge disagree most", style="dim"))
