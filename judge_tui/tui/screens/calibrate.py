@@ -139,16 +139,16 @@ class CalibrationScreen(Screen[None]):
     """
 
     BINDINGS = [
-        Binding("e", "edit('rubric')", "Edit rubric", id="cal-edit-rubric",
+        Binding("e", "edit('rubric')", "Rubric", id="cal-edit-rubric",
                 tooltip="Edit the rubric (anchors, guidance, guards) in $VISUAL/$EDITOR or the in-app editor"),
-        Binding("t", "edit('template')", "Edit prompt", id="cal-edit-template",
+        Binding("t", "edit('template')", "Prompt", id="cal-edit-template",
                 tooltip="Edit the judge prompt template"),
         Binding("x", "promote", "Example", id="cal-promote",
                 tooltip="Make a train-split item, with the expert's rating, a few-shot example"),
         Binding("K", "keep", "Keep", id="cal-keep", tooltip="Keep the change under trial"),
         Binding("R", "revert", "Revert", id="cal-revert",
                 tooltip="Revert the change under trial: the files as they were, the revert recorded"),
-        Binding("i", "switch('cal-items')", "Misaligned", id="cal-items",
+        Binding("i", "switch('cal-items')", "Items", id="cal-items",
                 tooltip="The misaligned dev items, worst first"),
         Binding("o", "switch('cal-overview')", "Overview", id="cal-overview-key", show=False),
         Binding("escape,q", "close", "Back", id="cal-close"),
