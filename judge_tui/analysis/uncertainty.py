@@ -28,7 +28,7 @@ from judge_tui.stats import agreement as ag
 from judge_tui.stats import chance
 from judge_tui.stats import intervals as iv
 from judge_tui.stats.agreement import Figure, PairAgreement, Undefined
-from judge_tui.stats.intervals import Interval, IntervalFigure
+from judge_tui.stats.intervals import IntervalFigure
 
 # The figures of a row that get an interval, in the order the JSON lists them.
 INTERVAL_FIGURES = ("alignment_rate", "cohen_kappa", "weighted_kappa", "pearson_r", "spearman_rho", "kendall_tau",
@@ -49,15 +49,6 @@ class RowUncertainty:
 
 def _share(successes: int, n: int, confidence: float, empty: str) -> IntervalFigure:
     return iv.wilson(successes, n, confidence) if n else Undefined(empty)
-
-
-def _mean_interval(values: np.ndarray, confidence: float) -> IntervalFigure:
-    n = values.size
-    if n < 2:
-        return Undefined("an interval of a mean needs at least two items")
-    mean = float(values.mean())
-    half = iv.z_value(confidence) * float(values.std(ddof=1)) / float(np.sqrt(n))
-    return Interval(mean - half, mean + half, "normal", confidence)
 
 
 def _undefined_like(value: Figure, fallback: str) -> Undefined:
@@ -94,7 +85,7 @@ def row_uncertainty(paired: AlignedPair, figures: PairAgreement, confidence: flo
             out[name] = (make(paired.a, paired.b, value, confidence) if ag.is_defined(value)
                          else _undefined_like(value, empty))
     difference = figures.mean_difference
-    out["mean_difference"] = (_mean_interval(paired.b - paired.a, confidence) if ag.is_defined(difference)
+    out["mean_difference"] = (iv.mean_interval(paired.b - paired.a, confidence) if ag.is_defined(difference)
                               else _undefined_like(difference, empty))
     binary = figures.scale == ag.BINARY_SCALE
     if binary and table is not None:

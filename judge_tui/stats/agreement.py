@@ -479,9 +479,6 @@ def rogan_gladen(observed: np.ndarray | float, tpr: np.ndarray | float, tnr: np.
     return np.clip((observed + tnr - 1.0) / (tpr + tnr - 1.0), 0.0, 1.0)
 
 
-_rogan_gladen = rogan_gladen
-
-
 def corrected_pass_rate(
     judge_only_labels: ArrayLike,
     human_labels: ArrayLike,
@@ -536,7 +533,7 @@ def corrected_pass_rate(
             "so its labels cannot be corrected"
         )
         return result(why, why, why)
-    estimate = float(_rogan_gladen(observed, metrics.tpr, metrics.tnr))
+    estimate = float(rogan_gladen(observed, metrics.tpr, metrics.tnr))
 
     rng = np.random.default_rng(seed)
     cells = np.array([metrics.true_pass, metrics.false_fail, metrics.true_fail, metrics.false_pass])
@@ -548,7 +545,7 @@ def corrected_pass_rate(
         tpr = true_pass / human_pass
         tnr = true_fail / human_fail
         usable = (human_pass > 0) & (human_fail > 0) & (tpr + tnr > 1.0)
-        replicates = _rogan_gladen(passes / n_judge_only, tpr, tnr)[usable]
+        replicates = rogan_gladen(passes / n_judge_only, tpr, tnr)[usable]
     used = int(replicates.size)
     if used < MIN_USABLE_RESAMPLES * n_boot:
         why = Undefined(

@@ -21,9 +21,9 @@ from judge_tui.stats.intervals import (
     Interval,
     IntervalFigure,
     bootstrap,
+    mean_interval,
     percentile_interval,
     spearman_interval,
-    z_value,
 )
 
 
@@ -63,8 +63,7 @@ def mean_difference_estimate(judge: np.ndarray, human: np.ndarray, confidence: f
     if diff.size < 2:
         return Estimate(1, value, Undefined("an interval needs at least two items"))
     if diff.size > BOOTSTRAP_MAX_ITEMS:
-        half = z_value(confidence) * float(diff.std(ddof=1)) / float(np.sqrt(diff.size))
-        return Estimate(int(diff.size), value, Interval(value - half, value + half, "normal", confidence))
+        return Estimate(int(diff.size), value, mean_interval(diff, confidence))
     replicates = bootstrap(lambda w: (w @ diff) / w.sum(axis=1), diff.size, n_boot=n_boot, seed=seed)
     return Estimate(int(diff.size), value, percentile_interval(replicates, confidence, low=-np.inf, high=np.inf))
 

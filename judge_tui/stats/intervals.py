@@ -39,6 +39,7 @@ __all__ = [
     "kappa_interval",
     "kappa_standard_error",
     "kendall_interval",
+    "mean_interval",
     "percentile_interval",
     "spearman_interval",
     "wilson",
@@ -94,6 +95,16 @@ def wilson(successes: int, n: int, confidence: float = 0.95) -> IntervalFigure:
     if n == 0:
         return Undefined("an interval needs at least one item")
     return wilson_at(successes / n, n, confidence)
+
+
+def mean_interval(values: np.ndarray, confidence: float = 0.95) -> IntervalFigure:
+    """The normal interval of a mean: mean ± z·sd/√n (what a bootstrap of the mean approaches at large n)."""
+    n = values.size
+    if n < 2:
+        return Undefined("an interval of a mean needs at least two items")
+    mean = float(values.mean())
+    half = z_value(confidence) * float(values.std(ddof=1)) / float(np.sqrt(n))
+    return Interval(mean - half, mean + half, "normal", confidence)
 
 
 def wilson_at(share: float, n: float, confidence: float = 0.95) -> Interval:

@@ -20,7 +20,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
-from judge_tui.analysis.report import JudgeDisagreement, default_judge, judge_disagreements
+from judge_tui.analysis.judges import default_judge
+from judge_tui.analysis.report import JudgeDisagreement, judge_disagreements
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import Rating
 from judge_tui.model.rubrics import Rubric, RubricError

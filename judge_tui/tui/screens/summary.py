@@ -22,7 +22,8 @@ from textual.worker import Worker, WorkerState
 
 from judge_tui.analysis import report_format
 from judge_tui.analysis.blind import visible_items
-from judge_tui.analysis.report import Group, Report, build_report, default_judge
+from judge_tui.analysis.judges import default_judge
+from judge_tui.analysis.report import Group, Report, build_report
 from judge_tui.analysis.scores import RubricRatings, load
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric, RubricError
