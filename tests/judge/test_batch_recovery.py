@@ -160,6 +160,8 @@ def test_a_second_batch_process_leaves_a_live_ones_batches_alone_and_takes_over_
     assert state.batches_elsewhere == 1 and batch_id not in state.batches
     assert status_polls(fake, batch_id) == 0  # never polled, never read: the live owner does that
     assert cis_store.judge_job_counts(judge.rater_id)["running"] == ITEMS
+    assert "1 Message Batch(es) of this judge are polled by another judge-tui process" in \
+        headless._summary(judge, state).plain
 
     cis_store.remove_judge_workers([owner])  # that process is gone
     fake.batch_polls = 0
