@@ -31,6 +31,7 @@ from judge_tui.judge.backends import (
     cost_usd,
     model_price,
 )
+from judge_tui.judge.batch_limits import MAX_BYTES, MAX_REQUESTS, BatchLimits
 from judge_tui.judge.failures import failures_command, grouped_lines
 from judge_tui.judge.prompts import JudgePrompt, PromptError
 from judge_tui.judge.runner import (
@@ -154,6 +155,23 @@ def _check_numbers(args: argparse.Namespace) -> None:
             raise UserError(f"{name} must be 1 or more, not {value}")
     if args.concurrency > 64:
         raise UserError(f"--concurrency {args.concurrency} is too high; use at most 64")
+    _batch_limits(args)
+
+
+def _batch_limits(args: argparse.Namespace) -> BatchLimits | None:
+    """The limits --batch-max-requests / --batch-max-mb set (for an account or proxy with lower ones), or None."""
+    requests, megabytes = getattr(args, "batch_max_requests", None), getattr(args, "batch_max_mb", None)
+    if requests is None and megabytes is None:
+        return None
+    if not args.batch:
+        raise UserError("--batch-max-requests and --batch-max-mb go with --batch")
+    if requests is not None and not 1 <= requests <= MAX_REQUESTS:
+        raise UserError(f"--batch-max-requests must be between 1 and {MAX_REQUESTS:,} (the API's limit), not {requests}")
+    max_mb = MAX_BYTES / 1e6
+    if megabytes is not None and not 2 <= megabytes <= max_mb:
+        raise UserError(f"--batch-max-mb must be between 2 and {max_mb:g} (the API's limit), not {megabytes:g}")
+    return BatchLimits(max_requests=requests or MAX_REQUESTS,
+                       max_bytes=int(megabytes * 1e6) if megabytes is not None else MAX_BYTES)
 
 
 # --------------------------------------------------------------------------- the progress bar
@@ -241,6 +259,12 @@ def _summary(judge: Judge, state: RunState) -> Text:
         line += (f" · input {usage.total_input:,} tokens ({cached:.0%} read from cache,"
                  f" {usage.cache_write_tokens:,} written) · output {usage.output_tokens:,}"
                  f" · cost {_money(state.cost_usd, state.cost_unknown)}")
+    if state.batches_elsewhere:
+        line += (f"\n{state.batches_elsewhere} Message Batch(es) of this judge are polled by another judge-tui"
+                 " process still running: their results land when it reads them (or this command takes them"
+                 " over once that process has ended).")
+    if state.notice:
+        line += f"\nnote: {clean(state.notice)}"
     return Text(f"{line}\nrater: {clean(judge.rater_id)}")
 
 
@@ -310,6 +334,9 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
             run_options = options or RunOptions()
             run_options.concurrency = args.concurrency
             run_options.max_jobs = max_jobs
+            limits = _batch_limits(args)
+            if limits is not None:
+                run_options.batch_limits = limits
             state = asyncio.run(_run_one(judge, run_options, bool(args.batch), console))
             console.print(_summary(judge, state))
             _print_failures(console, store, judge, args)

@@ -155,6 +155,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--split", type=split_name, help="only items of this split")
     p.add_argument("--repeat", type=int, default=1, help="judge each item K times (self-agreement)")
     p.add_argument("--batch", action="store_true", help="use the Message Batches API (half price, slower)")
+    p.add_argument("--batch-max-requests", type=int, metavar="N",
+                   help="with --batch: at most N requests a batch (default and most: 100,000)")
+    p.add_argument("--batch-max-mb", type=float, metavar="MB",
+                   help="with --batch: at most MB megabytes a batch, before the 5%% safety margin (default and most: 256)")
     p.add_argument("--backend", choices=["anthropic", "command", "replay"], default="anthropic")
     p.add_argument("--cmd", help="for --backend command: program reading a request on stdin, answering on stdout")
     p.add_argument("--replay", type=Path, metavar="FILE", help="for --backend replay: recorded answers")

@@ -25,6 +25,7 @@ import shlex
 import shutil
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -384,6 +385,19 @@ class AnthropicBackend:
         except Exception as exc:  # noqa: BLE001
             raise self._map_error(exc) from None
         return str(batch.id)
+
+    async def batches_since(self, since: datetime) -> list[tuple[str, int]]:
+        """(id, number of requests) of the account's batches created at or after `since`, newest first."""
+        client = await self.client()
+        found: list[tuple[str, int]] = []
+        try:
+            async for batch in client.messages.batches.list(limit=100):
+                if batch.created_at < since:
+                    break  # the list is newest first
+                found.append((str(batch.id), sum(int(n) for n in batch.request_counts.model_dump().values())))
+        except Exception as exc:  # noqa: BLE001
+            raise self._map_error(exc) from None
+        return found
 
     async def batch_status(self, batch_id: str) -> tuple[str, dict[str, int]]:
         client = await self.client()

@@ -70,8 +70,17 @@ class JudgeQueue:
 
     # ---- batches
 
-    def start_batch(self, batch_id: str, jobs: Sequence[Mapping[str, Any]]) -> None:
-        self.store.start_judge_batch(batch_id, self.rater_id, self.rubric_version_id, [j["id"] for j in jobs])
+    def intend_batch(self, token: str, jobs: Sequence[Mapping[str, Any]], owner: str) -> None:
+        self.store.intend_judge_batch(token, self.rater_id, self.rubric_version_id, [j["id"] for j in jobs], owner)
+
+    def batch_sent(self, token: str, batch_id: str) -> None:
+        self.store.judge_batch_sent(token, batch_id)
+
+    def batch_not_sent(self, token: str) -> list[int]:
+        return self.store.judge_batch_not_sent(token)
+
+    def take_batch(self, batch: Mapping[str, Any], owner: str) -> bool:
+        return self.store.take_judge_batch(batch["id"], owner, batch["owner"])
 
     def open_batches(self) -> list[dict[str, Any]]:
         return self.store.open_judge_batches(self.rater_id)

@@ -19,9 +19,10 @@ import contextlib
 import random
 import sqlite3
 import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from judge_tui.judge.backends import (
@@ -101,6 +102,8 @@ class RunState:
     cost_unknown: bool = False
     first_usage: Usage | None = None  # the first call's usage: did it write the cache?
     batches: dict[str, BatchProgress] = field(default_factory=dict)  # this run's Message Batches, in sent order
+    batches_elsewhere: int = 0  # open batches another live judge process polls (left to it)
+    notice: str = ""  # something the user should know about the run that is not an error
     started: float = field(default_factory=time.monotonic)
 
     @property
@@ -473,10 +476,17 @@ class BatchRunner(_Base):
     The queue is cut into batches the API accepts (judge_tui.judge.batch_limits), sent side by side and
     polled together. A batch's id is stored with its jobs as soon as the API accepts it, so a restart picks
     up polling where it left off; results are matched to jobs by custom_id, in whatever order they arrive.
+
+    Before a batch is sent it is recorded as 'sending' with its jobs: a process killed while the API takes it
+    (a large batch uploads for a while) leaves that record behind, and the next run looks for the batch among
+    the account's recent ones (created since, with as many requests, not known here) before sending anything
+    again. Each batch is polled by one process, its owner (judge/lease.py); a second `judge --batch` leaves a
+    live owner's batches alone and takes over those of an owner that is gone.
     """
 
     RESULTS_PER_TRANSACTION = 1000  # one disk sync for many judgments
     CLAIM_PAGE = 1000
+    CLOCK_SKEW = timedelta(minutes=10)  # how far this machine's clock and the API's may disagree
 
     def __init__(self, judge: Judge, options: RunOptions | None = None,
                  on_progress: Callable[[RunState], None] | None = None) -> None:
@@ -501,12 +511,15 @@ class BatchRunner(_Base):
 
     async def run(self) -> RunState:
         self._start()
-        for batch in self.queue.open_batches():  # sent before a restart: polled, never sent again
-            self.state.batches[batch["id"]] = BatchProgress(requests=batch["request_count"])
+        for batch in self._batches_to_poll():  # sent before a restart: polled, never sent again
+            if batch["status"] != "sending":
+                self.state.batches[batch["id"]] = BatchProgress(requests=batch["request_count"])
         try:
             while not self.stopping:
+                if not await self._find_interrupted_sends():
+                    break
                 refused = await self._send()
-                if self.queue.open_batches():
+                if self._batches_to_poll():
                     if not await self._poll():
                         break
                     continue
@@ -556,19 +569,25 @@ class BatchRunner(_Base):
                 job, _, size = self._unsent.pop(0)
                 self._fail(job, limits.too_large(size))
                 continue
-            batch = self._unsent[:count]
+            # Out of _unsent while it is sent: if the run is stopped meanwhile, its jobs stay with the 'sending'
+            # record (for the next run to look for) instead of being released and sent a second time.
+            batch, self._unsent = self._unsent[:count], self._unsent[count:]
+            jobs = [job for job, _, _ in batch]
+            token = f"sending-{uuid.uuid4().hex}"
+            self.queue.intend_batch(token, jobs, self.lease.owner)
             try:
                 batch_id = await self.judge.backend.create_batch([request for _, request, _ in batch])
             except FatalError as exc:
+                self.queue.batch_not_sent(token)
                 self.state.error = str(exc)
-                self._release([job for job, _, _ in self._unsent], f"not sent: {exc}")
+                self._release([*jobs, *(job for job, _, _ in self._unsent)], f"not sent: {exc}")
                 self._unsent = []
                 return None
             except (OfflineError, RetryableError) as exc:
+                self.queue.batch_not_sent(token)
+                self._unsent = batch + self._unsent
                 return exc  # the jobs stay claimed; sent once the API takes batches again
-            del self._unsent[:count]
-            jobs = [job for job, _, _ in batch]
-            self.queue.start_batch(batch_id, jobs)
+            self.queue.batch_sent(token, batch_id)
             self.state.offline = ""
             self.state.batches[batch_id] = BatchProgress(requests=len(jobs))
             self._report()
@@ -580,7 +599,9 @@ class BatchRunner(_Base):
         """Look at every open batch once and read the results of those that ended; sleep if some are still
         processing. False if the queue must stop."""
         still_open = False
-        for batch in self.queue.open_batches():
+        for batch in self._batches_to_poll():
+            if batch["status"] == "sending":
+                continue  # looked for by _find_interrupted_sends
             batch_id = batch["id"]
             try:
                 status, counts = await self.judge.backend.batch_status(batch_id)
@@ -600,6 +621,54 @@ class BatchRunner(_Base):
             if self._stop_requested:
                 return False
             await asyncio.sleep(self.options.batch_poll)
+        return True
+
+    def _batches_to_poll(self) -> list[dict[str, Any]]:
+        """The open batches this process polls: its own, and those of judge processes that are gone (taken
+        over). Those of another live process are left to it and counted in state.batches_elsewhere."""
+        live = set(self.lease.live_owners())
+        mine: list[dict[str, Any]] = []
+        elsewhere = 0
+        for batch in self.queue.open_batches():
+            owner = batch["owner"]
+            if owner == self.lease.owner:
+                mine.append(batch)
+            elif owner in live:
+                elsewhere += 1
+            elif self.queue.take_batch(batch, self.lease.owner):
+                mine.append({**batch, "owner": self.lease.owner})
+        self.state.batches_elsewhere = elsewhere
+        return mine
+
+    async def _find_interrupted_sends(self) -> bool:
+        """Batches a stopped process was sending: adopted if the API has them, else their jobs are queued
+        again. False if the queue must stop (the list could not be read: nothing is sent meanwhile)."""
+        for batch in self._batches_to_poll():
+            if batch["status"] != "sending":
+                continue
+            since = datetime.fromisoformat(batch["created_at"]) - self.CLOCK_SKEW
+            while True:
+                try:
+                    listed = await self.judge.backend.batches_since(since)
+                    break
+                except (OfflineError, RetryableError, FatalError) as exc:
+                    if not await self._wait_out(exc):
+                        return False
+            known = self.judge.store.judge_batch_ids()
+            found = [batch_id for batch_id, requests in listed
+                     if requests == batch["request_count"] and batch_id not in known]
+            if len(found) == 1:
+                self.queue.batch_sent(batch["id"], found[0])
+                self.state.batches[found[0]] = BatchProgress(requests=batch["request_count"])
+                continue
+            jobs = self.queue.batch_not_sent(batch["id"])
+            self.queue.release([{"id": job_id} for job_id in jobs], "its batch may not have reached the API;"
+                               " queued again")
+            if found:
+                self.state.notice = (f"a batch of {batch['request_count']:,} requests was being sent when judge-tui"
+                                     f" stopped; {len(found)} batches of that size were created since, so it"
+                                     " could not be told which was ours: its items were sent again")
+        self._load_counts()
         return True
 
     async def _read_results(self, batch_id: str) -> bool:

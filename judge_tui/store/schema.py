@@ -425,3 +425,11 @@ def m009_queue_orders(db: sqlite_utils.Database) -> None:
         )
         """
     )
+
+
+@migrations()
+def m012_judge_batch_owner(db: sqlite_utils.Database) -> None:
+    # Which judge process polls a Message Batch (its lease owner, judge/lease.py), so two `judge --batch`
+    # processes never poll and read the same batch; a batch whose owner is gone is taken over. A batch is also
+    # recorded, as 'sending', before it is sent: a process killed while the API takes it finds it again.
+    db.execute("ALTER TABLE judge_batches ADD COLUMN owner TEXT")

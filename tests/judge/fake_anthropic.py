@@ -1,7 +1,8 @@
 """A fake Anthropic Messages + Message Batches API on 127.0.0.1, for tests and benchmarks.
 
 It speaks enough of the real API for the official SDK (pointed at it with base_url) to work unchanged:
-POST /v1/messages, POST /v1/messages/batches, GET /v1/messages/batches/{id} and GET .../results (JSONL).
+POST /v1/messages, POST /v1/messages/batches, GET /v1/messages/batches (the list, newest first),
+GET /v1/messages/batches/{id} and GET .../results (JSONL).
 A batch over 100,000 requests (400) or 256 MB (413 request_too_large) is refused whole, as by the API;
 both limits can be lowered to prove the split without sending 256 MB.
 Behaviour is scriptable per request: answer well, slowly, with 429 + retry-after, 529, 500, a garbled body,
@@ -29,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 # What a request can be made to do.
 OK = "ok"
@@ -92,6 +94,9 @@ class FakeAnthropic:
     # When set, every message request but a refusal to serve (429, 529, 401, 402) waits here before answering:
     # a test holds calls in flight, does its checks, then sets the event. (A safety timeout keeps a failed test from hanging the server.)
     hold: threading.Event | None = None
+    # When set, a batch the fake accepted is answered only once this is set: the client may be killed meanwhile,
+    # as a process can be while a large batch uploads and the API has already taken it.
+    batch_hold: threading.Event | None = None
 
     def __post_init__(self) -> None:
         self.lock = threading.Lock()
@@ -292,6 +297,18 @@ class FakeAnthropic:
             "results_url": f"{self.url}/v1/messages/batches/{batch_id}/results" if ended else None,
         }
 
+    def batch_list(self, query: dict[str, list[str]]) -> dict[str, Any]:
+        """GET /v1/messages/batches: newest first, a page of `limit` after `after_id`, as the API pages."""
+        limit = int(query.get("limit", ["20"])[0])
+        with self.lock:
+            ids = sorted(self._batches, key=lambda b: self._batches[b]["created"], reverse=True)
+        after = query.get("after_id", [None])[0]
+        if after in ids:
+            ids = ids[ids.index(after) + 1:]
+        page = [self.batch_json(batch_id) for batch_id in ids[:limit]]
+        return {"data": page, "has_more": len(ids) > limit, "first_id": page[0]["id"] if page else None,
+                "last_id": page[-1]["id"] if page else None}
+
     def _batch_results(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
         lines = []
         for request in requests:
@@ -365,6 +382,8 @@ class _Handler(BaseHTTPRequestHandler):
         if not self._authorised():
             return self._send(401, _error_body("authentication_error", "invalid x-api-key"))
         parts = self.path.split("?")[0].strip("/").split("/")
+        if parts == ["v1", "messages", "batches"]:
+            return self._send(200, fake.batch_list(parse_qs(urlsplit(self.path).query)))
         if parts[:3] == ["v1", "messages", "batches"] and len(parts) >= 4:
             batch_id = parts[3]
             if batch_id not in fake._batches:
@@ -422,7 +441,10 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(400, _error_body("invalid_request_error",
                                                f"requests: a batch holds at most {fake.max_batch_requests} requests,"
                                                f" got {count}"))
-        return self._send(200, fake.create_batch(body))
+        created = fake.create_batch(body)
+        if fake.batch_hold is not None:
+            fake.batch_hold.wait(timeout=60)
+        return self._send(200, created)
 
     def _message(self, fake: FakeAnthropic, body: dict[str, Any], entry: Recorded) -> None:
         if fake.reject_temperature and "temperature" in body:

@@ -285,15 +285,19 @@ def test_a_run_stopped_between_two_batches_resumes_with_the_rest(fake: fa.FakeAn
         runner = BatchRunner(judge, fast(batch_limits=BatchLimits(max_requests=2)))
         with pytest.raises(asyncio.CancelledError):
             asyncio.run(runner.run())
-        [first] = store.open_judge_batches(judge.rater_id)
-        assert store.judge_job_counts(judge.rater_id) == {"queued": 4, "running": 2, "done": 0, "failed": 0}
+        first, stopped = store.open_judge_batches(judge.rater_id)
+        # the batch being sent when the run stopped is kept, with its jobs, for the next run to look for
+        assert (first["status"], stopped["status"]) == ("in_progress", "sending")
+        assert store.judge_job_counts(judge.rater_id) == {"queued": 2, "running": 4, "done": 0, "failed": 0}
     fake.batch_polls = 0
     with Store(path) as store:
         judge = make_judge(store, rubrics["cis"])
         state = asyncio.run(BatchRunner(judge, fast(batch_limits=BatchLimits(max_requests=2))).run())
         assert (state.done, state.error) == (ITEMS, "")
         assert list(state.batches)[0] == first["id"]  # the stored batch was polled, not sent again
+        # the API had no batch of the stopped one's size besides the first: its jobs were sent, once
         assert [len(p.body["requests"]) for p in batch_posts(fake)] == [2, 2, 2]
+        assert state.notice == ""
         assert_consistent(store, judge.rater_id, ITEMS)
 
 

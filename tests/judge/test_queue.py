@@ -77,7 +77,8 @@ def test_stale_running_jobs_come_back_but_batch_jobs_wait(queue_store: tuple[Sto
     rater = "judge:m:binary@v1"
     store.enqueue_judge_jobs(rater, version, "binary")
     in_batch = store.claim_judge_jobs(rater, 2)
-    store.start_judge_batch("msgbatch_1", rater, version, [j["id"] for j in in_batch])
+    store.intend_judge_batch("sending-1", rater, version, [j["id"] for j in in_batch], "owner-1")
+    store.judge_batch_sent("sending-1", "msgbatch_1")
     store.claim_judge_jobs(rater, 3)  # then the process dies
     assert store.requeue_orphaned_judge_jobs(rater) == 3
     assert store.judge_job_counts(rater) == {"queued": 6, "running": 2, "done": 0, "failed": 0}

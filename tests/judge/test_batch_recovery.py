@@ -1,0 +1,217 @@
+"""Message Batches that must never be paid twice: a process killed while the API takes a batch, two batch
+processes on one database, and the batch limits a user sets."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from judge_tui.cli import build_parser
+from judge_tui.cli import judge as headless
+from judge_tui.judge.runner import BatchRunner
+from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import Rubric
+from judge_tui.store import Store
+from tests.judge import fake_anthropic as fa
+from tests.judge.conftest import API_KEY, add_cis_items, assert_consistent, fast, make_judge
+
+ROOT = Path(__file__).resolve().parents[2]
+ITEMS = 6
+
+
+def batch_posts(fake: fa.FakeAnthropic) -> list[fa.Recorded]:
+    return [r for r in fake.requests if r.method == "POST" and r.path == "/v1/messages/batches"]
+
+
+def status_polls(fake: fa.FakeAnthropic, batch_id: str) -> int:
+    return sum(1 for r in fake.requests if r.method == "GET" and r.path.split("?")[0].endswith(batch_id))
+
+
+def _spawn(db: Path, fake: fa.FakeAnthropic, home: Path) -> subprocess.Popen[str]:
+    env = {**os.environ, "ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": fake.url,
+           "JUDGE_TUI_HOME": str(home), "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen(
+        [sys.executable, "-m", "judge_tui", "judge", "--db", str(db), "--rubric", "cis", "--model",
+         "claude-sonnet-5", "--batch"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.slow
+def test_a_batch_the_api_took_while_the_process_was_killed_is_found_not_sent_again(
+        fake: fa.FakeAnthropic, tmp_path: Path, rubrics: dict[str, Rubric], hermetic_home: Path) -> None:
+    db = tmp_path / "killed.db"
+    with Store(db) as store:
+        add_cis_items(store, rubrics["cis"], ITEMS)
+    fake.batch_hold = threading.Event()  # the API has the batch; its answer never reaches the first process
+    fake.batch_polls = 0
+    first = _spawn(db, fake, hermetic_home)
+    try:
+        deadline = time.monotonic() + 60
+        while not fake._batches and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert fake._batches, first.stderr.read() if first.poll() is not None else "no batch sent"
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=20)
+    finally:
+        if first.poll() is None:
+            first.kill()
+        fake.batch_hold.set()
+    with Store(db) as store:
+        [sending] = store.open_judge_batches(store.raters("judge")[0]["id"])
+        assert (sending["status"], sending["request_count"]) == ("sending", ITEMS)
+    second = _spawn(db, fake, hermetic_home)
+    out, err = second.communicate(timeout=60)
+    assert second.returncode == 0, err
+    assert f"cis: {ITEMS} done, 0 failed" in out and "note:" not in out
+    assert len(batch_posts(fake)) == 1  # found among the account's batches: nothing sent twice
+    [batch_id] = fake._batches
+    with Store(db) as store:
+        rater = store.raters("judge")[0]["id"]
+        assert_consistent(store, rater, ITEMS)
+        assert {r.details["batch_id"] for r in store.iter_ratings(rater_ids=[rater])} == {batch_id}
+        assert store.open_judge_batches(rater) == []
+
+
+def _stopped_while_sending(store: Store, rubric: Rubric) -> tuple[str, int]:
+    """A run stopped while its batch was being sent (Ctrl-C in the upload): (rater, jobs in it)."""
+    judge = make_judge(store, rubric)
+    judge.queue.enqueue()
+    sent = judge.backend.create_batch
+
+    async def stopped_in_flight(requests: list) -> str:
+        await sent(requests)  # the API takes it...
+        raise asyncio.CancelledError  # ...and the run is stopped before the answer comes back
+
+    judge.backend.create_batch = stopped_in_flight
+    with pytest.raises(asyncio.CancelledError):
+        asyncio.run(BatchRunner(judge, fast()).run())
+    return judge.rater_id, ITEMS
+
+
+def test_an_interrupted_send_is_adopted_when_the_api_has_exactly_one_such_batch(
+        fake: fa.FakeAnthropic, cis_store: Store, rubrics: dict[str, Rubric]) -> None:
+    rater, jobs = _stopped_while_sending(cis_store, rubrics["cis"])
+    assert cis_store.judge_job_counts(rater)["running"] == jobs
+    fake.create_batch({"requests": [{}] * (jobs + 1)})  # someone else's batch, of another size: not ours
+    state = asyncio.run(BatchRunner(make_judge(cis_store, rubrics["cis"]), fast()).run())
+    assert (state.done, state.notice) == (jobs, "")
+    assert len(batch_posts(fake)) == 1
+    assert_consistent(cis_store, rater, jobs)
+
+
+def test_an_interrupted_send_that_could_be_one_of_several_batches_is_sent_again_saying_why(
+        fake: fa.FakeAnthropic, cis_store: Store, rubrics: dict[str, Rubric]) -> None:
+    rater, jobs = _stopped_while_sending(cis_store, rubrics["cis"])
+    fake.create_batch({"requests": [{}] * jobs})  # another batch of the same size, created since
+    state = asyncio.run(BatchRunner(make_judge(cis_store, rubrics["cis"]), fast()).run())
+    assert state.done == jobs
+    assert "could not be told which was ours" in state.notice
+    assert len(batch_posts(fake)) == 2  # sent again: paying twice beats losing or mixing up judgments
+    assert_consistent(cis_store, rater, jobs)
+
+
+def test_an_interrupted_send_waits_while_offline_and_never_sends_blind(
+        fake: fa.FakeAnthropic, cis_store: Store, rubrics: dict[str, Rubric]) -> None:
+    rater, jobs = _stopped_while_sending(cis_store, rubrics["cis"])
+    judge = make_judge(cis_store, rubrics["cis"])
+    fake.stop()  # the network is gone: the account's batches cannot be listed
+    runner = BatchRunner(judge, fast())
+
+    async def run_a_while() -> None:
+        task = asyncio.create_task(runner.run())
+        while not runner.state.offline:
+            await asyncio.sleep(0.01)
+        runner.stop()
+        await task
+
+    asyncio.run(run_a_while())
+    [sending] = cis_store.open_judge_batches(rater)
+    assert sending["status"] == "sending" and cis_store.judge_job_counts(rater)["running"] == jobs
+
+
+def _live_elsewhere(store: Store) -> str:
+    """A judge process that is alive (this one's pid, a fresh heartbeat) but is not the runner under test."""
+    from judge_tui.judge.lease import Lease
+
+    other = Lease(store)
+    other.register()
+    return other.owner
+
+
+def test_a_second_batch_process_leaves_a_live_ones_batches_alone_and_takes_over_a_gone_ones(
+        fake: fa.FakeAnthropic, cis_store: Store, rubrics: dict[str, Rubric]) -> None:
+    fake.batch_polls = 1_000_000
+    judge = make_judge(cis_store, rubrics["cis"])
+    judge.queue.enqueue()
+    owner = _live_elsewhere(cis_store)
+    jobs = judge.queue.claim(ITEMS, owner)
+    batch_id = asyncio.run(judge.backend.create_batch([judge.request(job) for job in jobs]))
+    judge.queue.intend_batch("sending-x", jobs, owner)
+    judge.queue.batch_sent("sending-x", batch_id)
+
+    state = asyncio.run(BatchRunner(judge, fast()).run())
+    assert state.batches_elsewhere == 1 and batch_id not in state.batches
+    assert status_polls(fake, batch_id) == 0  # never polled, never read: the live owner does that
+    assert cis_store.judge_job_counts(judge.rater_id)["running"] == ITEMS
+    assert "1 Message Batch(es) of this judge are polled by another judge-tui process" in \
+        headless._summary(judge, state).plain
+
+    cis_store.remove_judge_workers([owner])  # that process is gone
+    fake.batch_polls = 0
+    state = asyncio.run(BatchRunner(make_judge(cis_store, rubrics["cis"]), fast()).run())
+    assert (state.done, state.batches_elsewhere) == (ITEMS, 0)
+    assert len(batch_posts(fake)) == 1
+    assert_consistent(cis_store, judge.rater_id, ITEMS)
+
+
+def test_the_batch_limit_options_cut_the_queue_and_are_checked(fake: fa.FakeAnthropic, tmp_path: Path,
+                                                               rubrics: dict[str, Rubric],
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    fake.max_batch_requests = 4  # an account or proxy with a lower limit
+    db = tmp_path / "limits.db"
+    with Store(db) as store:
+        add_cis_items(store, rubrics["cis"], ITEMS)
+
+    def args(*extra: str):
+        return build_parser().parse_args(["judge", "--db", str(db), "--rubric", "cis", "--model", "claude-sonnet-5",
+                                          *extra])
+
+    assert headless.run(args("--batch", "--batch-max-requests", "4"), fast()) == 0
+    assert [len(p.body["requests"]) for p in batch_posts(fake)] == [4, 2]
+    assert "cis: 6 done, 0 failed" in capsys.readouterr().out
+    for extra, message in (
+            (("--batch-max-requests", "4"), "go with --batch"),
+            (("--batch", "--batch-max-requests", "0"), "between 1 and 100,000"),
+            (("--batch", "--batch-max-requests", "100001"), "between 1 and 100,000"),
+            (("--batch", "--batch-max-mb", "300"), "between 2 and 256"),
+    ):
+        with pytest.raises(UserError, match=message):
+            headless.run(args(*extra), fast())
+
+
+def test_a_batch_size_limit_in_megabytes_is_kept(fake: fa.FakeAnthropic, tmp_path: Path,
+                                                 rubrics: dict[str, Rubric]) -> None:
+    from judge_tui.model.records import Item
+    from tests.judge.conftest import cis_rows
+
+    fake.max_batch_bytes = 1_000_000  # refuses anything over 1 MB, as an account with a lower limit would
+    db = tmp_path / "mb.db"
+    with Store(db) as store:
+        store.ensure_rubric_version(rubrics["cis"])
+        rows = cis_rows(ITEMS)
+        for row in rows:  # long answers: about 250 KB a request, 1.5 MB in all
+            row["source_code"] = (row["source_code"] + "\n") * (250_000 // len(row["source_code"]))
+        store.add_items([Item(id=row.pop("id"), rubric="cis", fields=row) for row in rows])
+    parsed = build_parser().parse_args(["judge", "--db", str(db), "--rubric", "cis", "--model", "claude-sonnet-5",
+                                        "--batch", "--batch-max-mb", "2"])
+    assert headless.run(parsed, fast()) == 0
+    posts = batch_posts(fake)
+    assert len(posts) >= 2 and all(p.size <= 0.9e6 for p in posts)  # 2 MB less the margin and headroom
+    assert sum(len(p.body["requests"]) for p in posts) == ITEMS
