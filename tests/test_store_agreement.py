@@ -8,7 +8,7 @@ from judge_tui.model.records import Item, Rating
 from judge_tui.store import Store
 
 
-def test_rater_scores_arrays_and_item_fields(store: Store, rubrics):
+def test_rubric_scores_arrays_and_item_fields(store: Store, rubrics):
     rubric = rubrics["binary"]
     version = store.ensure_rubric_version(rubric)
     store.add_items([Item(id=f"P{i}", rubric="binary", split="test" if i % 2 else "dev",
@@ -21,13 +21,14 @@ def test_rater_scores_arrays_and_item_fields(store: Store, rubrics):
                         Rating(item_id="P2", rater_id="H", rubric_version_id=version, scores={}, overall=None),
                         Rating(item_id="P1", rater_id="J", rubric_version_id=version, scores={"label": 0.0},
                                overall=0.0, repeat=1)])
-    scores = store.rater_scores("binary", "H", ["label"])
+    scores = store.rubric_scores("binary", ["label"], rater_id="H")
     assert scores.scores.shape == (2, 1)
     assert scores.scores[0, 0] == 1.0 and np.isnan(scores.scores[1, 0]) and np.isnan(scores.overall[1])
-    assert store.rater_scores("binary", "H", ["label"], split="test").item_keys.size == 1
-    judge = store.rater_scores("binary", "J", ["label"])
+    assert store.rubric_scores("binary", ["label"], split="test", rater_id="H").item_keys.size == 1
+    judge = store.rubric_scores("binary", ["label"], rater_id="J")
     assert judge.repeats.tolist() == [1] and judge.versions.tolist() == [version]
-    assert store.rater_scores("cis", "H", ["r"]).scores.shape == (0, 1)
+    assert {scores.raters[k][0] for k in store.rubric_scores("binary", ["label"]).rater_keys} == {"H", "J"}
+    assert store.rubric_scores("cis", ["r"], rater_id="H").scores.shape == (0, 1)
     keys, values = store.item_field_values("binary", "a.b")  # a dot in a field name is taken literally
     assert values == [0, 1, 2, 3] and keys.tolist() == sorted(keys.tolist())
     _, ids = store.item_field_values("binary", "id")

@@ -13,7 +13,7 @@ database's faults into messages; rubric_choice.py picks the rubric definition a 
 
 from __future__ import annotations
 
-from judge_tui.store.agreement_queries import AgreementQueries, RaterScores, RubricScores
+from judge_tui.store.agreement_queries import AgreementQueries, RubricScores
 from judge_tui.store.assignments import AssignmentQueries
 from judge_tui.store.common import ItemConflict, StoreError, now
 from judge_tui.store.core import StoreCore
@@ -36,7 +36,6 @@ __all__ = [
     "ForeignDatabase",
     "ItemConflict",
     "MergeState",
-    "RaterScores",
     "RubricScores",
     "Store",
     "StoreError",

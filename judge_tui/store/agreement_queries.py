@@ -43,14 +43,6 @@ class AgreementQueries(StoreCore):
             [rubric],
         )
 
-    def rater_scores(
-        self, rubric: str, rater_id: str, dimensions: Sequence[str], split: str | None = None
-    ) -> RaterScores:
-        """Every rating of one rater on a rubric's items, as arrays (one row per rating, any version/repeat)."""
-        table = self.rubric_scores(rubric, dimensions, split, rater_id=rater_id)
-        return RaterScores(rater_id, table.dimensions, table.item_keys, table.repeats, table.versions,
-                           table.overall, table.scores)
-
     def rubric_scores(self, rubric: str, dimensions: Sequence[str], split: str | None = None, *,
                       rater_id: str | None = None) -> RubricScores:
         """Every rating of a rubric's items (or one rater's), as parallel arrays, in one pass.
@@ -99,7 +91,7 @@ class AgreementQueries(StoreCore):
     def item_field_values(self, rubric: str, field: str, split: str | None = None) -> tuple[Any, list[Any]]:
         """(item keys, values) of one item property: id, task_type, split, or a field of the item.
 
-        Item keys are the same as RaterScores.item_keys; keys come sorted.
+        Item keys are the same as RubricScores.item_keys; keys come sorted.
         """
         import numpy as np
 
@@ -141,19 +133,6 @@ class AgreementQueries(StoreCore):
         return dict(self.conn.execute(
             "SELECT item_id, note FROM revision_marks WHERE rubric = ? ORDER BY created_at, item_id", [rubric]
         ).fetchall())
-
-
-@dataclass(frozen=True)
-class RaterScores:
-    """One rater's ratings of a rubric as parallel arrays; NaN marks a dimension left unscored."""
-
-    rater_id: str
-    dimensions: tuple[str, ...]
-    item_keys: Any  # int64 array: the item's row id (see item_field_values)
-    repeats: Any  # int64 array
-    versions: Any  # int64 array: rubric version id
-    overall: Any  # float array
-    scores: Any  # float array, rows x dimensions
 
 
 @dataclass(frozen=True)
