@@ -225,7 +225,8 @@ def lines_of(blocks: Sequence[Block], fmt: str) -> list[str]:
         elif isinstance(block, Paragraph):
             lines += [*(_cell(line, fmt) for line in block.lines), ""]
         else:
-            lines += [_cell(block.title, fmt)] if block.title is not None else []
+            if block.title is not None:  # Markdown renderers other than GitHub's need a blank line before a table
+                lines += [_cell(block.title, fmt), ""] if fmt == "markdown" else [_cell(block.title, fmt)]
             lines += [*_table(block.headers, block.rows, fmt), ""]
     return lines
 
