@@ -91,8 +91,12 @@ def _matrix(codes: dict[str, np.ndarray], dimension: int) -> np.ndarray:
     return out
 
 
-def _consensus(codes: dict[str, np.ndarray], dimension: int) -> np.ndarray:
-    return np.nanmean(_matrix(codes, dimension), axis=0)
+def _consensus(codes: dict[str, np.ndarray], dimension: int, leave_out: str | None = None) -> np.ndarray:
+    """The experts' mean score per item; with leave_out, the mean of the other experts'."""
+    matrix = _matrix(codes, dimension)
+    if leave_out is not None:
+        matrix = np.delete(matrix, EXPERTS.index(leave_out), axis=0)
+    return np.nanmean(matrix, axis=0)
 
 
 def _percentiles(values: list[float]) -> tuple[float, float]:
@@ -171,7 +175,8 @@ def test_each_expert_and_the_consensus_against_the_judge_and_the_consensus(team,
         judge = SCALE[codes["p2"][:, j]]
         sides = {e: (SCALE[codes[e][:, j]], judge) for e in EXPERTS} | {"consensus": (consensus, judge)}
         rows = {**d["experts_vs_judge"], "consensus": d["consensus_vs_judge"]}
-        against_consensus = {f"c:{e}": (consensus, SCALE[codes[e][:, j]]) for e in EXPERTS}
+        # each expert against the others' consensus: their own score is left out of it
+        against_consensus = {f"c:{e}": (_consensus(codes, j, leave_out=e), SCALE[codes[e][:, j]]) for e in EXPERTS}
         rows |= {f"c:{e}": row for e, row in d["experts_vs_consensus"].items()}
         for name, (a, b) in {**sides, **against_consensus}.items():
             keep = ~np.isnan(a) & ~np.isnan(b) & (np.arange(N) < (N - 10) if "cat" in name else True)

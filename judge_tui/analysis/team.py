@@ -149,7 +149,7 @@ class DimensionTeam:
     ac1: GwetAgreement | ag.Undefined  # among all the experts
     ac2: GwetAgreement | ag.Undefined  # quadratic weights; Undefined on a scale without order
     expert_pairs: tuple[ExpertPair, ...]  # every pair of experts, in the order of the kappa matrix
-    experts_vs_consensus: dict[str, ag.PairAgreement]  # the consensus includes the expert's own score
+    experts_vs_consensus: dict[str, ag.PairAgreement]  # against the other experts' consensus
     intervals: dict[str, dict[str, IntervalFigure]]  # "judge:<expert>", "judge:consensus", "consensus:<expert>"
 
 
@@ -170,9 +170,15 @@ class TeamAgreement:
         return len(self.experts) >= 2
 
 
-def team_consensus(view: TeamView, dimension: str, min_raters: int = 2) -> tuple[np.ndarray, int]:
-    """The consensus scores of one dimension (adjudicated scores first) and how many PASS/FAIL ties remain."""
-    computed, tied = consensus(view.expert_scores[dimension], view.rubric.scale.ordered, min_raters)
+def team_consensus(view: TeamView, dimension: str, min_raters: int = 2,
+                   leave_out: int | None = None) -> tuple[np.ndarray, int]:
+    """The consensus scores of one dimension (adjudicated scores first) and how many PASS/FAIL ties remain.
+    With leave_out (an expert's row), the consensus of the other experts, one of them sufficing: an expert
+    compared with a consensus holding their own score would be partly compared with themselves."""
+    matrix = view.expert_scores[dimension]
+    if leave_out is not None:
+        matrix, min_raters = np.delete(matrix, leave_out, axis=0), 1
+    computed, tied = consensus(matrix, view.rubric.scale.ordered, min_raters)
     adjudicated = view.adjudicated[dimension]
     done = ~np.isnan(adjudicated)
     return np.where(done, adjudicated, computed), int(np.count_nonzero(tied & ~done))
@@ -227,8 +233,8 @@ def team_agreement(view: TeamView, tolerance: float = TOLERANCE,
         paired = {e: AlignedPair.of(view.item_keys, matrix[i], judge) for i, e in enumerate(view.experts)}
         paired[CONSENSUS_RATER] = AlignedPair.of(view.item_keys, values, judge)
         vs_judge = {name: p.compare(rubric, tolerance) for name, p in paired.items()}
-        vs_consensus = {e: AlignedPair.of(view.item_keys, values, matrix[i]).compare(rubric, tolerance)
-                        for i, e in enumerate(view.experts)}
+        vs_consensus = {e: AlignedPair.of(view.item_keys, team_consensus(view, d, leave_out=i)[0], matrix[i])
+                        .compare(rubric, tolerance) for i, e in enumerate(view.experts)}
         intervals = {f"judge:{name}": pair_intervals(p, confidence) for name, p in vs_judge.items()}
         intervals |= {f"consensus:{e}": pair_intervals(p, confidence) for e, p in vs_consensus.items()}
         levels = _alpha_levels(matrix, points, ordered, enough, confidence)

@@ -329,8 +329,8 @@ def team_blocks(section: dict[str, Any]) -> list[Block]:
                                  frozenset({1, 2, 3, 4})))
         rows = [(e, *_pair_cells(p)) for e, p in d["experts_vs_consensus"].items()]
         blocks.append(TableBlock(("expert", "n", "alignment", "kappa", "r"), tuple(rows),
-                                 f"{d['dimension']}, each expert against the consensus (their own score is part "
-                                 "of it):", frozenset({1, 2, 3, 4})))
+                                 f"{d['dimension']}, each expert against the other experts' consensus (adjudicated"
+                                 " scores where set):", frozenset({1, 2, 3, 4})))
     pooled = ", ".join(f"{k} {_ci(v, section['pooled_alignment_intervals'][k], percent=True)}"
                        for k, v in section["pooled_alignment"].items())
     blocks.append(Paragraph((f"Alignment with the judge over every judged dimension: {pooled}",)))
