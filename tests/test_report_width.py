@@ -112,3 +112,31 @@ def test_the_report_command_fits_an_80_column_terminal_and_a_file_gets_full_widt
     assert main(["report", "--db", str(db), "--output", str(out)]) == 0
     written = out.read_text(encoding="utf-8")
     assert "Per dimension\n" in written and max(map(len, written.splitlines())) > 80
+
+
+def test_the_summary_screens_breakdown_tables_are_split_to_the_width_they_are_drawn_at(tmp_path: Path, rubrics,
+                                                                                     hermetic_home):
+    import io
+    import re
+
+    from rich.console import Console
+
+    from judge_tui.analysis import report_format
+    from judge_tui.analysis.report import build_report
+    from judge_tui.formats.terminal import FittedTable
+
+    db = _demo_db(tmp_path, "cis")
+    with Store(db) as store:
+        report = build_report(store, rubrics["cis"], by=["task_type"])
+    [table] = report_format.breakdown_tables(report)
+    drawn = {}
+    for width in (78, 118):  # the screen's body at 80 and 120 columns, less the scrollbar
+        buffer = io.StringIO()
+        Console(file=buffer, width=width, color_system=None).print(FittedTable(table))
+        text = drawn[width] = buffer.getvalue()
+        assert _too_wide(text, width) == []
+        for header in ("task_type", "Align", "r (overall)"):
+            assert header in text, (width, header)
+        # every interval is whole on its line: none is cut into "[58," and "92]"
+        assert not re.search(r"\[\d[\d.]*,\s*│", text), text
+    assert "By task_type (2 of 2)" in drawn[78] and "(2 of 2)" not in drawn[118]  # split only where needed

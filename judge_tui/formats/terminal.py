@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import IO, Any
 
 from rich.cells import cell_len
-from rich.console import Console, RenderableType
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
@@ -63,6 +63,21 @@ class SplittableTable(Table):
         super().__init__(*args, **kwargs)
         self.groups = list(groups)
         self.keys = keys
+
+
+class FittedTable:
+    """A table drawn as several narrower tables (split_to_fit) when it is too wide for the space it is drawn in:
+    for screens, where that width is known only when drawing, as the text report does for its page."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        measuring = Console(file=io.StringIO(), width=options.max_width, color_system=None, highlight=False)
+        for index, part in enumerate(split_to_fit(measuring, self.table)):
+            if index:
+                yield Text("")
+            yield part
 
 
 def render_plain(renderables: Iterable[RenderableType], *, width: int | None = None, gap: bool = False,

@@ -25,6 +25,7 @@ from judge_tui.analysis.blind import visible_items
 from judge_tui.analysis.judges import default_judge
 from judge_tui.analysis.report import Group, Report, build_report
 from judge_tui.analysis.scores import RubricRatings, load
+from judge_tui.formats.terminal import FittedTable
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric, RubricError
 from judge_tui.model.settings import AgreementSettings
@@ -215,7 +216,7 @@ class SummaryScreen(Screen[None]):
         notes = report_format.undefined_notes(report)
         if notes is not None:
             sections.append(notes)
-        sections += report_format.breakdown_tables(report)
+        sections += [FittedTable(table) for table in report_format.breakdown_tables(report)]
         sections += report_format.self_agreement_tables(report)
         sections.append(scatter_plot(report.human_overall, report.judge_overall))
         sections.append(Text("d: the items where you and the judge disagree most", style="dim"))
