@@ -481,11 +481,19 @@ class CalibrationScreen(Screen[None]):
         except UserError as exc:
             self.notify(f"Not saved, nothing recorded: {exc}", severity="error", timeout=15)
             return
-        self.rubric = change.rubric
+        self._now_in_force(change.rubric)
         self.notify(f"Recorded prompt version {trial.after} with its reason; re-judging the dev split.", timeout=6)
         self._start_rejudge()
         self._dirty = True
         self._refresh_if_dirty()
+
+    def _now_in_force(self, rubric: Rubric) -> None:
+        """This screen and the rest of the running app (the rating screen, its background judge) use `rubric`
+        and the judge template now in its files."""
+        from judge_tui.tui.messages import JudgeDefinitionChanged
+
+        self.rubric = rubric
+        self.app.post_message(JudgeDefinitionChanged(rubric))
 
     def action_promote(self) -> None:
         from judge_tui.judge.calibration import promote_example
@@ -553,7 +561,7 @@ class CalibrationScreen(Screen[None]):
                 self.notify(str(exc), severity="error", timeout=10)
                 return
             self._stop_rejudge()
-            self.rubric = resolve_rubric(self.rubric.id, self.store)
+            self._now_in_force(resolve_rubric(self.rubric.id, self.store))
             self.notify(f"Reverted to prompt version {trial.before}; both versions' judgments stay.", timeout=6)
             self._dirty = True
             self._refresh_if_dirty()
