@@ -139,6 +139,8 @@ class CalibrationScreen(Screen[None]):
     """
 
     BINDINGS = [
+        Binding("j", "judge_split", "Judge", id="cal-judge",
+                tooltip="Judge the dev items the prompt in force has not judged yet, in the background"),
         Binding("e", "edit('rubric')", "Rubric", id="cal-edit-rubric",
                 tooltip="Edit the rubric (anchors, guidance, guards) in $VISUAL/$EDITOR or the in-app editor"),
         Binding("t", "edit('template')", "Prompt", id="cal-edit-template",
@@ -155,9 +157,10 @@ class CalibrationScreen(Screen[None]):
     ]
 
     class Computed(Message):
-        def __init__(self, standing: Any) -> None:
+        def __init__(self, standing: Any, unjudged: int) -> None:
             super().__init__()
             self.standing = standing
+            self.unjudged = unjudged  # split items the prompt in force has not judged yet (with this backend)
 
     class Failed(Message):
         def __init__(self, reason: str) -> None:
@@ -178,8 +181,10 @@ class CalibrationScreen(Screen[None]):
         self.make_backend = make_backend
         self.split = split
         self.standing: Any = None
-        self.judge: Any = None  # the background re-judge while a change is under trial
+        self.judge: Any = None  # the background (re-)judge of the split
         self.judge_line = ""
+        self.unjudged = 0
+        self._spare_backend: Any = None  # made to name the backend before a run; the next run takes it
         self._dirty = True
         self._computing = False
         self._drafts: dict[str, str] = {}  # a refused edit, kept so the next edit starts from it
@@ -235,23 +240,36 @@ class CalibrationScreen(Screen[None]):
                 self._computing = False
                 self._status(Text(clean(str(exc)), style="red"))
                 return
-            self.compute(current, trial.before if trial else None, trial is not None)
+            backend = self.judge.backend if self.judge is not None else self._backend()
+            self.compute(current, trial.before if trial else None, trial is not None,
+                         getattr(backend, "model", None))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="calibration-figures")
-    def compute(self, current: str, before: str | None, trial: bool) -> None:
+    def compute(self, current: str, before: str | None, trial: bool, model: str | None) -> None:
         from judge_tui.analysis.calibration import previous_prompt, standing
 
-        model = getattr(self.judge.backend, "model", None) if self.judge is not None else None
         try:
             with Store(self.store.path) as store:
                 previous = before if trial else previous_prompt(store, self.rubric.id, current)
                 found = standing(store, self.rubric, prompt_version=current, previous=previous, model=model,
                                  split=self.split, settings=self.settings.agreement,
                                  visible=visible_items(store, self.rubric.id, self.lead, lead=True))
+                unjudged = self._count_unjudged(store, current, model) if model else 0
         except UserError as exc:
             self.post_message(self.Failed(str(exc)))
             return
-        self.post_message(self.Computed(found))
+        self.post_message(self.Computed(found, unjudged))
+
+    def _count_unjudged(self, store: Store, prompt_version: str, model: str) -> int:
+        """The split's items the judge of this model has not judged (or still has queued) under the prompt in
+        force: what j would judge."""
+        from judge_tui.judge.runner import judge_rater_id
+
+        rater = judge_rater_id(model, self.rubric.id, prompt_version)
+        version = store.rubric_version_by_hash(self.rubric.content_hash)
+        counts = store.judge_job_counts(rater)
+        return (store.count_missing_judge_jobs(rater, version["id"] if version else None, self.rubric.id,
+                                               split=self.split) + counts["queued"] + counts["running"])
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "calibration-figures" and event.state == WorkerState.ERROR:
@@ -267,6 +285,7 @@ class CalibrationScreen(Screen[None]):
     def on_calibration_screen_computed(self, message: Computed) -> None:
         self._computing = False
         self.standing = s = message.standing
+        self.unjudged = message.unjudged
         self._show_status()
         versions = Text()
         for note in filter(None, (s.rubric_version, s.prompt_version)):
@@ -278,6 +297,9 @@ class CalibrationScreen(Screen[None]):
         self.query_one("#cal-versions", Static).update(versions)
         figures = Text("Against the experts' consensus\n", style="bold")
         figures.append("\n".join(clean(line) for line in (*s.figures, *s.notes)) or "(no figures yet)")
+        offer = self._judge_offer()
+        if offer:
+            figures.append("\n" + offer, style="bold")
         self.query_one("#cal-figures", Static).update(figures)
         compare = Text("Previous version beside it\n", style="bold")
         compare.append("\n".join(clean(line) for line in s.comparison_lines))
@@ -343,6 +365,9 @@ class CalibrationScreen(Screen[None]):
         if trial is not None:
             text.append(f"Under trial: prompt {trial.after} over {trial.before}", style="bold")
             text.append(f" · {clean(trial.reason)} · K keeps, R reverts\n")
+        elif self.unjudged and self.judge is None:
+            text.append(f"j judges the {self.unjudged} {self.split} items not judged yet · e rubric · t prompt · "
+                        "x example\n", style="bold")
         else:
             text.append("No change under trial · e rubric · t prompt · x example\n", style="dim")
         if self.judge_line:
@@ -355,7 +380,7 @@ class CalibrationScreen(Screen[None]):
         self.post_message(self.JudgeStatusChanged(status.line(), status.done))
 
     def on_calibration_screen_judge_status_changed(self, message: JudgeStatusChanged) -> None:
-        self.judge_line = "re-judging dev: " + message.line.removeprefix("judge: ")
+        self.judge_line = f"judging {self.split}: " + message.line.removeprefix("judge: ")
         self._dirty = True  # new judgments: the comparison is recomputed at the next tick
         if self.standing is not None:
             self._show_status()
@@ -370,8 +395,9 @@ class CalibrationScreen(Screen[None]):
         self._stop_rejudge()
         if self.make_backend is None:
             return
+        backend, self._spare_backend = self._backend(), None
         try:
-            judge = BackgroundJudge(self.store, self.rubric, settings=self.settings, backend=self.make_backend(),
+            judge = BackgroundJudge(self.store, self.rubric, settings=self.settings, backend=backend,
                                     on_status=self._judge_changed,
                                     options=RunOptions(concurrency=self.settings.judge_concurrency))
         except (UserError, PromptError) as exc:
@@ -380,7 +406,41 @@ class CalibrationScreen(Screen[None]):
         self.judge = judge
         self.run_worker(judge.run(), group="calibration-judge", exit_on_error=False)
         added = judge.enqueue_all(split=self.split)
-        self.judge_line = f"re-judging dev: {added} queued"
+        self.judge_line = f"judging {self.split}: {added} queued"
+
+    def _backend(self) -> Any:
+        """The backend the next run uses (made now, so the screen can say what it is), or None."""
+        if self._spare_backend is None and self.make_backend is not None:
+            try:
+                self._spare_backend = self.make_backend()
+            except UserError as exc:
+                self.notify(f"No judge backend: {exc}", markup=False, severity="error", timeout=12)
+        return self._spare_backend
+
+    def _judge_offer(self) -> str:
+        """What j does and costs, while there is something for it to judge."""
+        backend = self._spare_backend
+        if not self.unjudged or self.judge is not None or backend is None:
+            return ""
+        current = self.standing.prompt_version.label if self.standing is not None else "the prompt in force"
+        return (f"Press j to judge the {self.unjudged} {self.split} items {current} has not judged yet, in the "
+                f"background: {self.unjudged} calls to {backend_label(backend)}.")
+
+    def action_judge_split(self) -> None:
+        if self.judge is not None:
+            self.notify(f"The {self.split} split is being judged already: {self.judge_line}", markup=False,
+                        timeout=6)
+            return
+        if self.make_backend is None:
+            self.notify("No judge backend here: open the judge screen with `judge-tui calibrate --backend ...`.",
+                        markup=False, severity="warning", timeout=10)
+            return
+        if not self.unjudged:
+            self.notify(f"Every {self.split} item is judged under the prompt in force: nothing to judge.",
+                        markup=False, timeout=6)
+            return
+        self._start_rejudge()
+        self._show_status()
 
     def _stop_rejudge(self) -> None:
         if self.judge is not None:
@@ -579,6 +639,17 @@ class CalibrationScreen(Screen[None]):
     def action_close(self) -> None:
         self._stop_rejudge()
         self.dismiss()
+
+
+def backend_label(backend: Any) -> str:
+    """Which judge a run calls, and whether it costs money."""
+    name = getattr(backend, "name", "")
+    model = clean(str(getattr(backend, "model", "")))
+    if name == "command":
+        return f"the local program {clean(shlex.join(backend.argv))} (no tokens, no price)"
+    if name == "replay":
+        return f"answers recorded in {clean(str(backend.path))} (no calls to a model)"
+    return f"{model} through the Anthropic API (billed per token, at list prices)"
 
 
 class CalibrationApp(PlainNoticeApp[None]):

@@ -1,0 +1,80 @@
+"""The judge screen of a study whose prompt in force has judged nothing yet (or not the dev items imported since):
+it says what j would judge and with what, and j judges them in the background."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from judge_tui.judge.backends import CommandBackend
+from judge_tui.model.records import Item
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import Settings
+from judge_tui.store import Store
+from judge_tui.store.rubric_choice import resolve_rubric
+from judge_tui.tui.screens.calibrate import CalibrationApp, CalibrationScreen
+from tests.calibration.fixtures import JUDGE_CMD, MODEL, build_study
+from tests.calibration.test_loop import _wait
+from tests.tui.screen_text import widget_text
+
+
+def _app(store: Store, rubric: Rubric) -> CalibrationApp:
+    return CalibrationApp(store, rubric, "lead", settings=Settings(judge_concurrency=3),
+                          make_backend=lambda: CommandBackend(JUDGE_CMD, model=MODEL))
+
+
+@pytest.mark.slow  # the judge program over the dev split
+async def test_j_judges_the_dev_split_when_the_prompt_in_force_has_judged_nothing(tmp_path: Path, rubrics):
+    path = build_study(tmp_path / "study.db", rubrics["binary"])
+    with Store(path) as store:
+        rubric = resolve_rubric("binary", store)
+        app = _app(store, rubric)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = app.screen
+            assert isinstance(screen, CalibrationScreen)
+            await _wait(pilot, lambda: screen.standing is not None, "the first figures")
+            assert screen.standing.judge is None and screen.unjudged == 12
+            shown = " ".join(widget_text(app).split())
+            assert "j judges the 12 dev items not judged yet" in shown
+            assert "Press j to judge the 12 dev items prompt" in shown
+            assert "12 calls to the local program" in shown and "(no tokens, no price)" in shown
+
+            await pilot.press("j")
+            await _wait(pilot, lambda: screen.standing.judge is not None
+                        and store.judge_job_counts(screen.standing.judge)["done"] == 12, "the dev split judged")
+            await _wait(pilot, lambda: screen.unjudged == 0 and screen.standing.figures, "the figures")
+            assert "judging dev:" in " ".join(widget_text(app).split())
+            assert len(screen.standing.misaligned) == 6  # the honey items, now there is a judge to compare
+            await pilot.press("j")  # a second press starts nothing new
+            await pilot.pause()
+            assert any("being judged already" in n.message for n in app._notifications)  # noqa: SLF001
+            await pilot.press("q")
+        judged = {r.item_id for r in store.iter_ratings(rubric="binary", kind="judge")}
+        assert judged == {f"P{n:02d}" for n in range(5, 17)}  # the dev split only: never train or test
+
+
+@pytest.mark.slow  # the judge program, twice
+async def test_j_judges_dev_items_imported_after_the_judge_ran(tmp_path: Path, rubrics):
+    path = build_study(tmp_path / "study.db", rubrics["binary"])
+    with Store(path) as store:
+        rubric = resolve_rubric("binary", store)
+        app = _app(store, rubric)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = app.screen
+            await _wait(pilot, lambda: screen.standing is not None, "the first figures")
+            await pilot.press("j")
+            await _wait(pilot, lambda: screen.unjudged == 0 and screen.standing.judge is not None, "judged")
+            await pilot.press("q")
+        store.add_items([Item(id=f"N{n}", rubric="binary", split="dev",
+                              fields={"query": "q", "criterion": "vegan", "response": f"tofu {n}"}) for n in (1, 2)])
+        app = _app(store, rubric)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = app.screen
+            await _wait(pilot, lambda: screen.standing is not None, "the figures")
+            assert screen.unjudged == 2
+            assert "Press j to judge the 2 dev items" in " ".join(widget_text(app).split())
+            await pilot.press("j")
+            await _wait(pilot, lambda: screen.unjudged == 0 and not screen._computing, "the new items judged")
+            await pilot.press("q")
+        assert {"N1", "N2"} <= {r.item_id for r in store.iter_ratings(rubric="binary", kind="judge")}
