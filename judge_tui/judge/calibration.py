@@ -251,11 +251,10 @@ def revert(store: Store, trial: Trial, reason: str) -> None:
 # --------------------------------------------------------------------------- choosing a few-shot example
 
 
-def promote_example(store: Store, rubric: Rubric, rubric_text: str, item_id: str, explanation: str) -> str:
-    """The rubric text with one more chosen example: a train item, its expert's rating, a one-line explanation.
-
-    Refuses an item outside the train split, with the reason."""
-    item_id = item_id.strip()
+def example_raters(store: Store, rubric: Rubric, item_id: str) -> list[str]:
+    """Whose rating a few-shot example of this train item may carry: the experts' consensus first when there is
+    one (the default), then each expert who rated it. Refuses an item outside the train split, with the reason,
+    an item already chosen, and an item no expert has rated."""
     item = store.item(item_id)
     if item is None or item.rubric != rubric.id:
         raise UserError(f"no item {item_id!r} of rubric {rubric.id} in {store.path}")
@@ -263,14 +262,32 @@ def promote_example(store: Store, rubric: Rubric, rubric_text: str, item_id: str
         raise UserError(refuse_split(item_id, item.split))
     if any(pin.item == item_id for pin in rubric.examples):
         raise UserError(f"{item_id} is already a chosen example")
+    experts = sorted(r["id"] for r in store.rubric_raters(rubric.id) if r["kind"] == "human" and r["id"] != "consensus")
+    raters = [r for r in ("consensus", *experts) if store.rating(item_id, r) is not None]
+    if not raters:
+        raise UserError(f"{item_id} has no expert rating yet: an example shows an expert's rating, so rate it first")
+    return raters
+
+
+def example_block(item_id: str, rater: str, explanation: str) -> str:
+    """The rubric file's [[examples]] entry for a chosen example."""
+    return (f"[[examples]]\nitem = {json.dumps(item_id)}\nrater = {json.dumps(rater)}\n"
+            f"explanation = {json.dumps(explanation, ensure_ascii=False)}\n")
+
+
+def promote_example(store: Store, rubric: Rubric, rubric_text: str, item_id: str, explanation: str,
+                    rater: str | None = None) -> str:
+    """The rubric text with one more chosen example: a train item, an expert's rating of it (`rater`; the
+    consensus when there is one, else the first expert, by default) and a one-line explanation.
+
+    Refuses an item outside the train split, with the reason."""
+    item_id = item_id.strip()
+    raters = example_raters(store, rubric, item_id)
     explanation = " ".join(explanation.split())
     if not explanation:
         raise UserError("say in one line why the expert's rating of this item is right")
-    experts = [r for r in store.rubric_raters(rubric.id) if r["kind"] == "human" and r["id"] != "consensus"]
-    raters = ["consensus", *sorted(r["id"] for r in experts)]
-    rater = next((r for r in raters if store.rating(item_id, r) is not None), None)
     if rater is None:
-        raise UserError(f"{item_id} has no expert rating yet: an example shows an expert's rating, so rate it first")
-    block = (f"\n[[examples]]\nitem = {json.dumps(item_id)}\nrater = {json.dumps(rater)}\n"
-             f"explanation = {json.dumps(explanation, ensure_ascii=False)}\n")
-    return rubric_text.rstrip("\n") + "\n" + block
+        rater = raters[0]
+    elif rater not in raters:
+        raise UserError(f"{rater!r} has no rating of {item_id}; choose one of {', '.join(raters)}")
+    return rubric_text.rstrip("\n") + "\n\n" + example_block(item_id, rater, explanation)

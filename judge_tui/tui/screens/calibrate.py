@@ -24,7 +24,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
-from textual.widgets import ContentSwitcher, DataTable, Footer, Input, Label, Static, TextArea
+from textual.widgets import ContentSwitcher, DataTable, Footer, Input, Label, OptionList, Static, TextArea
+from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
 from judge_tui.analysis.blind import visible_items
@@ -118,6 +119,54 @@ class AskScreen(ModalScreen[tuple[str, str] | None]):
         first = self.query_one("#ask-0", Input).value.strip()
         second = self.query_one("#ask-1", Input).value.strip() if self.second is not None else ""
         self.dismiss((first, second))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ChooseScreen(ModalScreen[str | None]):
+    """One of several answers, each with what choosing it writes: Enter chooses the highlighted one (the first,
+    the default, to begin with), Escape cancels."""
+
+    DEFAULT_CSS = """
+    ChooseScreen { align: center middle; }
+    ChooseScreen > Vertical { width: 76; max-width: 100%; height: auto; max-height: 100%; padding: 0 1;
+                              border: thick $accent; background: $surface; }
+    ChooseScreen Label, ChooseScreen Static { width: 100%; }
+    ChooseScreen OptionList { height: auto; max-height: 8; }
+    ChooseScreen #choose-preview { margin-top: 1; }
+    """
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="choose-cancel")]
+
+    def __init__(self, title: str, choices: list[tuple[str, Text, str]]) -> None:
+        """choices: (value, how it is listed, what choosing it writes)."""
+        super().__init__()
+        self.title_text, self.choices = title, choices
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(Text(clean(self.title_text), style="bold"))
+            yield OptionList(*(Option(shown, id=value) for value, shown, _preview in self.choices),
+                             id="choose-list")
+            yield Static(id="choose-preview")
+            yield Label(Text("↑↓: choose · Enter: confirm · Escape: cancel", style="dim"))
+
+    def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        options.highlighted = 0
+        options.focus()
+        self._preview(0)
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self._preview(event.option_index)
+
+    def _preview(self, index: int) -> None:
+        written = Text("Written to the rubric file:\n", style="dim")
+        written.append(clean(self.choices[index][2]))
+        self.query_one("#choose-preview", Static).update(written)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self.choices[event.option_index][0])
 
     def action_cancel(self) -> None:
         self.dismiss(None)
@@ -556,8 +605,6 @@ class CalibrationScreen(Screen[None]):
         self.app.post_message(JudgeDefinitionChanged(rubric))
 
     def action_promote(self) -> None:
-        from judge_tui.judge.calibration import promote_example
-
         try:
             files = self._files()
         except UserError as exc:
@@ -565,28 +612,64 @@ class CalibrationScreen(Screen[None]):
             return
 
         def answered(answer: tuple[str, str] | None) -> None:
-            if answer is None:
-                return
-            item_id, explanation = answer
-            visible = visible_items(self.store, self.rubric.id, self.lead, lead=True)
-            if visible is not None and item_id not in visible:  # the example carries another expert's rating
-                self.notify(f"Not made an example: you have not rated {item_id}, and the blind rule keeps the other "
-                            "experts' ratings from you (you have rated items of this rubric, so you are an expert "
-                            "too).", markup=False, severity="error", timeout=15)
-                return
-            rubric_text, template_text = files.texts()
-            try:
-                new = promote_example(self.store, self.rubric, rubric_text, item_id, explanation)
-            except UserError as exc:
-                self.notify(f"Not made an example: {exc}", severity="error", timeout=15)
-                return
-            self._check_and_ask(files, new, template_text, motivating=[item_id])
+            if answer is not None:
+                self._choose_rater(files, answer[0].strip(), " ".join(answer[1].split()))
 
         self.app.push_screen(AskScreen(
             "A few-shot example (train split only)",
             ("Item id (a train item an expert rated)", "", "e.g. B003"),
             ("Why the expert's rating is right, in one line", "", "e.g. FAIL: the honey makes it not vegan"),
         ), answered)
+
+    def _choose_rater(self, files: Any, item_id: str, explanation: str) -> None:
+        """Whose rating the example carries: asked when more than one expert (or a consensus) rated the item."""
+        from judge_tui.judge.calibration import example_block, example_raters
+
+        visible = visible_items(self.store, self.rubric.id, self.lead, lead=True)
+        if visible is not None and item_id not in visible:  # the example carries another expert's rating
+            self.notify(f"Not made an example: you have not rated {item_id}, and the blind rule keeps the other "
+                        "experts' ratings from you (you have rated items of this rubric, so you are an expert "
+                        "too).", markup=False, severity="error", timeout=15)
+            return
+        try:
+            raters = example_raters(self.store, self.rubric, item_id)
+            if not explanation:
+                raise UserError("say in one line why the expert's rating of this item is right")
+        except UserError as exc:
+            self.notify(f"Not made an example: {exc}", markup=False, severity="error", timeout=15)
+            return
+        if len(raters) == 1:
+            self._promote(files, item_id, explanation, raters[0])
+            return
+        choices = [(rater, self._rating_line(item_id, rater), example_block(item_id, rater, explanation))
+                   for rater in raters]
+
+        def chosen(rater: str | None) -> None:
+            if rater is not None:
+                self._promote(files, item_id, explanation, rater)
+
+        self.app.push_screen(ChooseScreen(f"{item_id}: whose rating does the example show?", choices), chosen)
+
+    def _rating_line(self, item_id: str, rater: str) -> Text:
+        """A rater's rating of an item, one line: who, and the score of each judged dimension."""
+        rating = self.store.rating(item_id, rater)
+        line = Text(clean(rater) + (" (the experts' consensus)" if rater == "consensus" else ""), style="bold")
+        if rating is not None:
+            scores = " · ".join(f"{clean(d.name)} {score_label(self.rubric.scale, rating.scores.get(d.id))}"
+                                for d in self.rubric.judged_dimensions)
+            line.append(f": {scores}", style="")
+        return line
+
+    def _promote(self, files: Any, item_id: str, explanation: str, rater: str) -> None:
+        from judge_tui.judge.calibration import promote_example
+
+        rubric_text, template_text = files.texts()
+        try:
+            new = promote_example(self.store, self.rubric, rubric_text, item_id, explanation, rater)
+        except UserError as exc:
+            self.notify(f"Not made an example: {exc}", markup=False, severity="error", timeout=15)
+            return
+        self._check_and_ask(files, new, template_text, motivating=[item_id])
 
     # ------------------------------------------------------------------ keep or revert
 
