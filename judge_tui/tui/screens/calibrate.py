@@ -206,10 +206,11 @@ class CalibrationScreen(Screen[None]):
     ]
 
     class Computed(Message):
-        def __init__(self, standing: Any, unjudged: int) -> None:
+        def __init__(self, standing: Any, unjudged: int, failed: int) -> None:
             super().__init__()
             self.standing = standing
             self.unjudged = unjudged  # split items the prompt in force has not judged yet (with this backend)
+            self.failed = failed  # of which this many failed before (j tries them again)
 
     class Failed(Message):
         def __init__(self, reason: str) -> None:
@@ -233,10 +234,22 @@ class CalibrationScreen(Screen[None]):
         self.judge: Any = None  # the background (re-)judge of the split
         self.judge_line = ""
         self.unjudged = 0
+        self.failed = 0
         self._spare_backend: Any = None  # made to name the backend before a run; the next run takes it
         self._dirty = True
         self._computing = False
         self._drafts: dict[str, str] = {}  # a refused edit, kept so the next edit starts from it
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keys that would do nothing now are left out of the key bar: K and R without a change under trial,
+        j with nothing to judge, the edits while a change is under trial."""
+        if action in ("keep", "revert"):
+            return self._trial() is not None
+        if action in ("edit", "promote"):
+            return self._trial() is None
+        if action == "judge_split":
+            return self.judge is None and self.unjudged > 0
+        return True
 
     # ------------------------------------------------------------------ layout
 
@@ -303,22 +316,23 @@ class CalibrationScreen(Screen[None]):
                 found = standing(store, self.rubric, prompt_version=current, previous=previous, model=model,
                                  split=self.split, settings=self.settings.agreement,
                                  visible=visible_items(store, self.rubric.id, self.lead, lead=True))
-                unjudged = self._count_unjudged(store, current, model) if model else 0
+                unjudged, failed = self._count_unjudged(store, current, model) if model else (0, 0)
         except UserError as exc:
             self.post_message(self.Failed(str(exc)))
             return
-        self.post_message(self.Computed(found, unjudged))
+        self.post_message(self.Computed(found, unjudged, failed))
 
-    def _count_unjudged(self, store: Store, prompt_version: str, model: str) -> int:
-        """The split's items the judge of this model has not judged (or still has queued) under the prompt in
-        force: what j would judge."""
+    def _count_unjudged(self, store: Store, prompt_version: str, model: str) -> tuple[int, int]:
+        """The split's items the judge of this model has not judged under the prompt in force (queued, never
+        queued, or failed), and how many of them failed: what j would judge."""
         from judge_tui.judge.runner import judge_rater_id
 
         rater = judge_rater_id(model, self.rubric.id, prompt_version)
         version = store.rubric_version_by_hash(self.rubric.content_hash)
         counts = store.judge_job_counts(rater)
-        return (store.count_missing_judge_jobs(rater, version["id"] if version else None, self.rubric.id,
-                                               split=self.split) + counts["queued"] + counts["running"])
+        missing = store.count_missing_judge_jobs(rater, version["id"] if version else None, self.rubric.id,
+                                                 split=self.split)
+        return missing + counts["queued"] + counts["running"] + counts["failed"], counts["failed"]
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "calibration-figures" and event.state == WorkerState.ERROR:
@@ -334,7 +348,8 @@ class CalibrationScreen(Screen[None]):
     def on_calibration_screen_computed(self, message: Computed) -> None:
         self._computing = False
         self.standing = s = message.standing
-        self.unjudged = message.unjudged
+        self.unjudged, self.failed = message.unjudged, message.failed
+        self.refresh_bindings()
         self._show_status()
         versions = Text()
         for note in filter(None, (s.rubric_version, s.prompt_version)):
@@ -430,6 +445,8 @@ class CalibrationScreen(Screen[None]):
 
     def on_calibration_screen_judge_status_changed(self, message: JudgeStatusChanged) -> None:
         self.judge_line = f"judging {self.split}: " + message.line.removeprefix("judge: ")
+        if " failed" in message.line:
+            self.judge_line += " (judge-tui failures shows why)"
         self._dirty = True  # new judgments: the comparison is recomputed at the next tick
         if self.standing is not None:
             self._show_status()
@@ -452,7 +469,9 @@ class CalibrationScreen(Screen[None]):
         except (UserError, PromptError) as exc:
             self.notify(f"The re-judge did not start: {exc}", severity="error", timeout=12)
             return
+        judge.judge.queue.requeue_failed()  # before the run starts, which counts the queue
         self.judge = judge
+        self.refresh_bindings()
         self.run_worker(judge.run(), group="calibration-judge", exit_on_error=False)
         added = judge.enqueue_all(split=self.split)
         self.judge_line = f"judging {self.split}: {added} queued"
@@ -472,21 +491,15 @@ class CalibrationScreen(Screen[None]):
         if not self.unjudged or self.judge is not None or backend is None:
             return ""
         current = self.standing.prompt_version.label if self.standing is not None else "the prompt in force"
+        failed = (f" {self.failed} of them failed before (judge-tui failures shows why) and are tried again."
+                  if self.failed else "")
         return (f"Press j to judge the {self.unjudged} {self.split} items {current} has not judged yet, in the "
-                f"background: {self.unjudged} calls to {backend_label(backend)}.")
+                f"background: {self.unjudged} calls to {backend_label(backend)}.{failed}")
 
     def action_judge_split(self) -> None:
-        if self.judge is not None:
-            self.notify(f"The {self.split} split is being judged already: {self.judge_line}", markup=False,
-                        timeout=6)
-            return
         if self.make_backend is None:
             self.notify("No judge backend here: open the judge screen with `judge-tui calibrate --backend ...`.",
                         markup=False, severity="warning", timeout=10)
-            return
-        if not self.unjudged:
-            self.notify(f"Every {self.split} item is judged under the prompt in force: nothing to judge.",
-                        markup=False, timeout=6)
             return
         self._start_rejudge()
         self._show_status()
@@ -496,6 +509,7 @@ class CalibrationScreen(Screen[None]):
             self.judge.stop()
             self.judge = None
             self.judge_line = ""
+            self.refresh_bindings()
 
     # ------------------------------------------------------------------ changing the judge
 
@@ -602,6 +616,7 @@ class CalibrationScreen(Screen[None]):
         from judge_tui.tui.messages import JudgeDefinitionChanged
 
         self.rubric = rubric
+        self.refresh_bindings()
         self.app.post_message(JudgeDefinitionChanged(rubric))
 
     def action_promote(self) -> None:
@@ -682,6 +697,7 @@ class CalibrationScreen(Screen[None]):
             return
         keep(self.store, trial)
         self._stop_rejudge()
+        self.refresh_bindings()
         self.notify(f"Kept prompt version {trial.after}: it is in force for every command.", timeout=6)
         self._dirty = True
         self._refresh_if_dirty()
