@@ -63,7 +63,7 @@ class Cost:
 
     def line(self) -> str:
         if not self.input_tokens:
-            return f"{self.calls} calls · no tokens counted (a local program or a replay has no tokens or price)"
+            return f"{self.calls} calls · no tokens or price (a local program or a replay)"
         share = self.cache_share
         cached = f"{share:.0%} of input tokens read from the cache" if share is not None else "no tokens yet"
         return f"{self.calls} calls · ${self.dollars:.4f} · {self.input_tokens:,} input tokens, {cached}"

@@ -178,7 +178,7 @@ class ChooseScreen(ModalScreen[str | None]):
 class CalibrationScreen(Screen[None]):
     DEFAULT_CSS = """
     CalibrationScreen #cal-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
-    CalibrationScreen #cal-status { height: auto; max-height: 3; padding: 0 1; background: $boost; }
+    CalibrationScreen #cal-status { height: auto; max-height: 4; padding: 0 1; background: $boost; }
     CalibrationScreen ContentSwitcher { height: 1fr; }
     CalibrationScreen #cal-overview { padding: 0 1; height: 1fr; }
     CalibrationScreen #cal-overview > Static { margin-bottom: 1; }
@@ -200,7 +200,7 @@ class CalibrationScreen(Screen[None]):
         Binding("R", "revert", "Revert", id="cal-revert",
                 tooltip="Revert the change under trial: the files as they were, the revert recorded"),
         Binding("i", "switch('cal-items')", "Items", id="cal-items",
-                tooltip="The misaligned dev items, worst first"),
+                tooltip="The misaligned dev items, worst first (i again, or o, goes back)"),
         Binding("o", "switch('cal-overview')", "Overview", id="cal-overview-key", show=False),
         Binding("escape,q", "close", "Back", id="cal-close"),
     ]
@@ -365,9 +365,7 @@ class CalibrationScreen(Screen[None]):
         if offer:
             figures.append("\n" + offer, style="bold")
         self.query_one("#cal-figures", Static).update(figures)
-        compare = Text("Previous version beside it\n", style="bold")
-        compare.append("\n".join(clean(line) for line in s.comparison_lines))
-        self.query_one("#cal-compare", Static).update(compare)
+        self.query_one("#cal-compare", Static).update(self._comparison(s))
         biases = Text("Biases\n", style="bold")
         if s.biases is not None:
             from judge_tui.analysis.biases import biases_lines
@@ -377,6 +375,31 @@ class CalibrationScreen(Screen[None]):
             biases.append("(none measured yet)")
         self.query_one("#cal-biases", Static).update(biases)
         self._fill_items()
+
+    @staticmethod
+    def _comparison(s: Any) -> Any:
+        """The previous version beside the current one: the headline, then each figure before and after with the
+        paired change and its verdict, in columns narrow enough for 80 (the report's table is wider)."""
+        from rich.console import Group
+
+        from judge_tui.analysis.calibration import change_headline
+        from judge_tui.analysis.team_report import compare_rows, comparison_to_dict
+
+        title = Text("Previous version beside it", style="bold")
+        if s.comparison is None:
+            return Group(title, Text("\n".join(clean(line) for line in s.comparison_lines)))
+        section = comparison_to_dict(s.comparison)
+        table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
+        for header, right in (("", False), ("", False), ("before", True), ("after", True), ("change", True),
+                              ("verdict", False)):
+            table.add_column(header, justify="right" if right else "left", no_wrap=header != "verdict")
+        for dimension, figure, _n, before, after, change, verdict in compare_rows(section):
+            table.add_row(Text(clean(dimension)), figure, before, after, change, verdict)
+        versions = (f"before: prompt {clean(section['v1']['name'])} · after: prompt {clean(section['v2']['name'])} "
+                    f"· {section['items']} {clean(section['split'])} items judged by both · changes with their "
+                    f"{section['confidence']:.0%} paired bootstrap interval")
+        return Group(title, Text(clean(change_headline(s.comparison)), style="bold"), Text(versions, style="dim"),
+                     table)
 
     def _fill_items(self) -> None:
         table = self.query_one("#cal-list", DataTable)
@@ -589,10 +612,12 @@ class CalibrationScreen(Screen[None]):
                 return
             self._apply(files, change, answer[0], answer[1])
 
+        worst = [m.item_id for m in self.standing.misaligned[:3]] if self.standing is not None else []
         self.app.push_screen(AskScreen(
-            "Why this change? (recorded with the new version; history shows it)",
+            "The change passed the checks. Why this change? (recorded with the new version; history shows it)",
             ("Reason: what changed and why", "", "e.g. anchors of clarity tightened: the judge over-rated"),
-            ("Motivating items (from your revision marks)", items, "ID, ID"),
+            ("Motivating items (your revision marks, else type them)", items,
+             f"ID, ID (most misaligned now: {', '.join(worst)})" if worst else "ID, ID"),
         ), answered)
 
     def _apply(self, files: Any, change: Any, reason: str, items_text: str) -> None:
@@ -732,7 +757,10 @@ class CalibrationScreen(Screen[None]):
     # ------------------------------------------------------------------ moving about
 
     def action_switch(self, pane: str) -> None:
-        self.query_one(ContentSwitcher).current = pane
+        switcher = self.query_one(ContentSwitcher)
+        if pane == switcher.current == "cal-items":  # i again: back to the overview
+            pane = "cal-overview"
+        switcher.current = pane
         (self.query_one("#cal-list") if pane == "cal-items" else self.query_one("#cal-overview")).focus()
 
     def action_close(self) -> None:
