@@ -359,12 +359,7 @@ class CalibrationScreen(Screen[None]):
             if note.items:
                 versions.append(f"  items: {clean(', '.join(note.items))}\n")
         self.query_one("#cal-versions", Static).update(versions)
-        figures = Text("Against the experts' consensus\n", style="bold")
-        figures.append("\n".join(clean(line) for line in (*s.figures, *s.notes)) or "(no figures yet)")
-        offer = self._judge_offer()
-        if offer:
-            figures.append("\n" + offer, style="bold")
-        self.query_one("#cal-figures", Static).update(figures)
+        self.query_one("#cal-figures", Static).update(self._figures(s))
         self.query_one("#cal-compare", Static).update(self._comparison(s))
         biases = Text("Biases\n", style="bold")
         if s.biases is not None:
@@ -375,6 +370,30 @@ class CalibrationScreen(Screen[None]):
             biases.append("(none measured yet)")
         self.query_one("#cal-biases", Static).update(biases)
         self._fill_items()
+
+    def _figures(self, s: Any) -> Any:
+        """The judge against the experts: what was compared, a row per dimension, what could not be computed,
+        and what j would judge."""
+        from rich.console import Group
+
+        parts: list[Any] = [Text("Against the experts' consensus", style="bold")]
+        if s.figures:
+            parts.append(Text(clean(s.figures[0])))
+        if s.figure_rows:
+            table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
+            table.add_column("")
+            for header in ("alignment", "kappa", "r"):
+                table.add_column(header, justify="right", no_wrap=True)
+            for name, *figures in s.figure_rows:
+                table.add_row(Text(clean(name.split(" (")[0])), *figures)
+            parts.append(table)
+        parts += [Text(clean(note)) for note in s.notes]
+        if len(parts) == 1:
+            parts.append(Text("(no figures yet)", style="dim"))
+        offer = self._judge_offer()
+        if offer:
+            parts.append(Text(offer, style="bold"))
+        return Group(*parts)
 
     @staticmethod
     def _comparison(s: Any) -> Any:
@@ -695,8 +714,8 @@ class CalibrationScreen(Screen[None]):
         rating = self.store.rating(item_id, rater)
         line = Text(clean(rater) + (" (the experts' consensus)" if rater == "consensus" else ""), style="bold")
         if rating is not None:
-            scores = " · ".join(f"{clean(d.name)} {score_label(self.rubric.scale, rating.scores.get(d.id))}"
-                                for d in self.rubric.judged_dimensions)
+            scores = ", ".join(f"{clean(d.name.split(' (')[0])} {score_label(self.rubric.scale, rating.scores.get(d.id))}"
+                               for d in self.rubric.judged_dimensions)
             line.append(f": {scores}", style="")
         return line
 
