@@ -63,10 +63,14 @@ class Cost:
 
     def line(self) -> str:
         if not self.input_tokens:
-            return f"{self.calls} calls · no tokens or price (a local program or a replay)"
+            return f"{self.calls_text} · no tokens or price (a local program or a replay)"
         share = self.cache_share
         cached = f"{share:.0%} of input tokens read from the cache" if share is not None else "no tokens yet"
-        return f"{self.calls} calls · ${self.dollars:.4f} · {self.input_tokens:,} input tokens, {cached}"
+        return f"{self.calls_text} · ${self.dollars:.4f} · {self.input_tokens:,} input tokens, {cached}"
+
+    @property
+    def calls_text(self) -> str:
+        return f"{self.calls:,} call{'' if self.calls == 1 else 's'}"
 
 
 @dataclass(frozen=True)

@@ -76,3 +76,31 @@ async def test_j_judges_dev_items_imported_after_the_judge_ran(tmp_path: Path, r
             await _wait(pilot, lambda: screen.unjudged == 0 and not screen._computing, "the new items judged")
             await pilot.press("q")
         assert {"N1", "N2"} <= {r.item_id for r in store.iter_ratings(rubric="binary", kind="judge")}
+
+
+@pytest.mark.slow  # the judge program, twice over the dev split
+async def test_failed_judgments_are_counted_and_j_tries_them_again(tmp_path: Path, rubrics, monkeypatch):
+    path = build_study(tmp_path / "study.db", rubrics["binary"])
+    monkeypatch.setenv("FAKE_JUDGE_FAIL", "1")
+    with Store(path) as store:
+        rubric = resolve_rubric("binary", store)
+        app = _app(store, rubric)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = app.screen
+            await _wait(pilot, lambda: screen.standing is not None, "the first figures")
+            await pilot.press("j")
+            await _wait(pilot, lambda: "12 failed" in screen.judge_line, "every judgment failed")
+            assert "judge-tui failures shows why" in " ".join(widget_text(app).split())
+            await pilot.press("q")
+        monkeypatch.delenv("FAKE_JUDGE_FAIL")
+        app = _app(store, rubric)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = app.screen
+            await _wait(pilot, lambda: screen.standing is not None, "the figures")
+            assert screen.unjudged == 12 and screen.failed == 12  # failed ones still count as not judged
+            shown = " ".join(widget_text(app).split())
+            assert "12 of them failed before (judge-tui failures shows why) and are tried again" in shown
+            await pilot.press("j")
+            await _wait(pilot, lambda: screen.unjudged == 0 and screen.standing.judge is not None, "judged at last")
+            await pilot.press("q")
+        assert store.judge_job_counts(screen.standing.judge) == {"queued": 0, "running": 0, "done": 12, "failed": 0}
