@@ -271,3 +271,23 @@ async def test_an_item_one_expert_rated_needs_no_choice(study):
         await pilot.pause()
         assert isinstance(app.screen, AskScreen) and "Why this change" in " ".join(widget_text(app).split())
         await pilot.press("escape")
+
+
+def test_reverting_the_first_change_removes_the_copies_and_the_built_in_files_are_in_force_again(study):
+    from judge_tui.judge.calibration import open_trial, revert
+
+    rubric = resolve_rubric("binary", study)
+    files = judge_files(rubric)
+    assert not files.rubric.exists() and not files.template.exists()  # the built-in files are in force
+    rubric_text, template_text = files.texts()
+    change = check_change(study, rubric, files, rubric_text, template_text + "\nBe brief.\n")
+    apply_change(study, rubric, files, change, "briefer answers", ["P06"])
+    assert files.rubric.exists() and files.template.exists()
+    trial = open_trial(study, "binary")
+    revert(study, trial, "no better")
+    assert not files.rubric.exists() and not files.template.exists()  # exactly as before: no copy at all
+    assert resolve_rubric("binary", study).content_hash == rubric.content_hash
+    assert JudgePrompt.for_rubric(resolve_rubric("binary", study), study).version == trial.before
+    done = subprocess.run([sys.executable, "-m", "judge_tui", "rubrics"], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0 and "replaces the built-in rubric" not in done.stderr
