@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from judge_tui.judge.backends import CommandBackend
+from judge_tui.judge.prompts import JudgePrompt
+from judge_tui.judge.runner import judge_rater_id
 from judge_tui.model.records import Item
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings
@@ -104,3 +106,23 @@ async def test_failed_judgments_are_counted_and_j_tries_them_again(tmp_path: Pat
             await _wait(pilot, lambda: screen.unjudged == 0 and screen.standing.judge is not None, "judged at last")
             await pilot.press("q")
         assert store.judge_job_counts(screen.standing.judge) == {"queued": 0, "running": 0, "done": 12, "failed": 0}
+
+
+async def test_the_offer_counts_the_jobs_already_queued_for_other_splits(tmp_path: Path, rubrics):
+    path = build_study(tmp_path / "study.db", rubrics["binary"])
+    with Store(path) as store:
+        rubric = resolve_rubric("binary", store)
+        # The rating screen's background judge queued every item, of every split, for the same judge.
+        prompt = JudgePrompt.for_rubric(rubric, store)
+        rater = judge_rater_id(MODEL, "binary", prompt.version)
+        store.ensure_rater(rater, "judge", model=MODEL, prompt_version=prompt.version)
+        assert store.enqueue_judge_jobs(rater, store.ensure_rubric_version(rubric), "binary") == 20
+        app = _app(store, rubric)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = app.screen
+            await _wait(pilot, lambda: screen.standing is not None, "the figures")
+            assert (screen.unjudged, screen.queued_elsewhere) == (12, 8)
+            shown = " ".join(widget_text(app).split())
+            assert ("Press j to judge the 12 dev items prompt " in shown and "20 calls to the local program" in shown
+                    and "(8 of them for items of other splits, already in this judge's queue)" in shown)
+            await pilot.press("q")

@@ -206,11 +206,13 @@ class CalibrationScreen(Screen[None]):
     ]
 
     class Computed(Message):
-        def __init__(self, standing: Any, unjudged: int, failed: int) -> None:
+        def __init__(self, standing: Any, unjudged: tuple[int, int, int]) -> None:
             super().__init__()
             self.standing = standing
-            self.unjudged = unjudged  # split items the prompt in force has not judged yet (with this backend)
-            self.failed = failed  # of which this many failed before (j tries them again)
+            # Split items the prompt in force has not judged yet (with this backend); how many of them failed
+            # before (j tries them again); jobs already queued for this judge outside the split (the rating
+            # screen's background judge queues every item), which a run judges too.
+            self.unjudged = unjudged
 
     class Failed(Message):
         def __init__(self, reason: str) -> None:
@@ -235,6 +237,7 @@ class CalibrationScreen(Screen[None]):
         self.judge_line = ""
         self.unjudged = 0
         self.failed = 0
+        self.queued_elsewhere = 0
         self._spare_backend: Any = None  # made to name the backend before a run; the next run takes it
         self._dirty = True
         self._computing = False
@@ -316,23 +319,19 @@ class CalibrationScreen(Screen[None]):
                 found = standing(store, self.rubric, prompt_version=current, previous=previous, model=model,
                                  split=self.split, settings=self.settings.agreement,
                                  visible=visible_items(store, self.rubric.id, self.lead, lead=True))
-                unjudged, failed = self._count_unjudged(store, current, model) if model else (0, 0)
+                unjudged = self._count_unjudged(store, current, model) if model else (0, 0, 0)
         except UserError as exc:
             self.post_message(self.Failed(str(exc)))
             return
-        self.post_message(self.Computed(found, unjudged, failed))
+        self.post_message(self.Computed(found, unjudged))
 
-    def _count_unjudged(self, store: Store, prompt_version: str, model: str) -> tuple[int, int]:
-        """The split's items the judge of this model has not judged under the prompt in force (queued, never
-        queued, or failed), and how many of them failed: what j would judge."""
+    def _count_unjudged(self, store: Store, prompt_version: str, model: str) -> tuple[int, int, int]:
+        """What j would judge: the split's items the judge of this model has not judged under the prompt in
+        force (queued, never queued, or failed), how many of them failed, and its queued jobs elsewhere."""
         from judge_tui.judge.runner import judge_rater_id
 
-        rater = judge_rater_id(model, self.rubric.id, prompt_version)
-        version = store.rubric_version_by_hash(self.rubric.content_hash)
-        counts = store.judge_job_counts(rater)
-        missing = store.count_missing_judge_jobs(rater, version["id"] if version else None, self.rubric.id,
-                                                 split=self.split)
-        return missing + counts["queued"] + counts["running"] + counts["failed"], counts["failed"]
+        return store.count_unjudged(judge_rater_id(model, self.rubric.id, prompt_version), self.rubric.id,
+                                    self.split)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "calibration-figures" and event.state == WorkerState.ERROR:
@@ -348,7 +347,7 @@ class CalibrationScreen(Screen[None]):
     def on_calibration_screen_computed(self, message: Computed) -> None:
         self._computing = False
         self.standing = s = message.standing
-        self.unjudged, self.failed = message.unjudged, message.failed
+        self.unjudged, self.failed, self.queued_elsewhere = message.unjudged
         self.refresh_bindings()
         self._show_status()
         versions = Text()
@@ -535,8 +534,11 @@ class CalibrationScreen(Screen[None]):
         current = self.standing.prompt_version.label if self.standing is not None else "the prompt in force"
         failed = (f" {self.failed} of them failed before (judge-tui failures shows why) and are tried again."
                   if self.failed else "")
+        calls = self.unjudged + self.queued_elsewhere
+        elsewhere = (f" ({self.queued_elsewhere} of them for items of other splits, already in this judge's queue)"
+                     if self.queued_elsewhere else "")
         return (f"Press j to judge the {self.unjudged} {self.split} items {current} has not judged yet, in the "
-                f"background: {self.unjudged} calls to {backend_label(backend)}.{failed}")
+                f"background: {calls} calls to {backend_label(backend)}{elsewhere}.{failed}")
 
     def action_judge_split(self) -> None:
         if self.make_backend is None:
