@@ -163,3 +163,24 @@ def test_rubric_ids_and_has_items_answer_without_counting(store: Store):
     assert store.rubric_ids() == ["binary", "cis"]  # by id, each once, however many items it has
     assert store.has_items("cis") and store.has_items("binary", "dev")
     assert not store.has_items("binary", "test") and not store.has_items("reasoning-trace")
+
+
+def test_a_second_store_in_the_process_keeps_the_first_ones_locks(tmp_path: Path):
+    """Opening and closing another Store of the same file (the judge screen's figures are computed on a
+    connection of their own) must not drop the locks of the connection still open: else another program
+    closing the database takes it for unused and deletes the -wal and -shm files from under it."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "shared.db"
+    with Store(path) as store:
+        store.set_meta("k", "v")
+        with Store(path) as other:
+            assert other.get_meta("k") == "v"
+        done = subprocess.run([sys.executable, "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                               "c.execute('SELECT COUNT(*) FROM meta').fetchall(); c.close()", str(path)],
+                              capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stderr
+        assert (tmp_path / "shared.db-shm").exists() and (tmp_path / "shared.db-wal").exists()
+        store.set_meta("k", "w")  # the first connection still works
+        assert store.get_meta("k") == "w"

@@ -63,10 +63,14 @@ class Cost:
 
     def line(self) -> str:
         if not self.input_tokens:
-            return f"{self.calls} calls · no tokens counted (a local program or a replay has no tokens or price)"
+            return f"{self.calls_text} · no tokens or price (a local program or a replay)"
         share = self.cache_share
         cached = f"{share:.0%} of input tokens read from the cache" if share is not None else "no tokens yet"
-        return f"{self.calls} calls · ${self.dollars:.4f} · {self.input_tokens:,} input tokens, {cached}"
+        return f"{self.calls_text} · ${self.dollars:.4f} · {self.input_tokens:,} input tokens, {cached}"
+
+    @property
+    def calls_text(self) -> str:
+        return f"{self.calls:,} call{'' if self.calls == 1 else 's'}"
 
 
 @dataclass(frozen=True)
@@ -77,13 +81,14 @@ class Standing:
     prompt_version: VersionNote
     judge: str | None  # the judge rater of the current prompt version (None: not judged yet)
     previous: str | None  # the judge rater of the previous prompt version
-    figures: tuple[str, ...]  # the current judge against the experts, per dimension
+    figures: tuple[str, ...]  # the current judge against the experts: what was compared, then per dimension
     comparison: VersionComparison | None
     comparison_lines: tuple[str, ...]  # the comparison as the report draws it, or why there is none
     misaligned: tuple[Misaligned, ...]
     cost: Cost | None
     biases: Biases | None
     notes: tuple[str, ...] = field(default=())  # what could not be computed, and why
+    figure_rows: tuple[tuple[str, str, str, str], ...] = field(default=())  # the figures' dimensions as a table
 
 
 def judge_of(store: Store, rubric_id: str, prompt_version: str | None, model: str | None = None) -> str | None:
@@ -123,13 +128,18 @@ def _figure(row: Row, name: str, percent: bool = False) -> str:
     return figure_with_interval(getattr(row.agreement, name), row.uncertainty.intervals.get(name), percent=percent)
 
 
+def _figure_rows(report: Report) -> tuple[tuple[str, str, str, str], ...]:
+    """Per judged dimension: its name, alignment, kappa and r, each with its interval."""
+    return tuple((row.name, _figure(row, "alignment_rate", True), _figure(row, "cohen_kappa"),
+                  _figure(row, "pearson_r")) for row in report.judged_rows)
+
+
 def _figure_lines(report: Report, experts: tuple[str, ...], split: str,
                   settings: AgreementSettings) -> tuple[str, ...]:
     lines = [f"{report.counts['compared']} {split} items judged and rated by the experts "
              f"({', '.join(experts)}); alignment within ±{settings.tolerance:g}"]
-    for row in report.judged_rows:
-        lines.append(f"  {row.name}: alignment {_figure(row, 'alignment_rate', True)} · kappa "
-                     f"{_figure(row, 'cohen_kappa')} · r {_figure(row, 'pearson_r')}")
+    for name, alignment, kappa, r in _figure_rows(report):
+        lines.append(f"  {name}: alignment {alignment} · kappa {kappa} · r {r}")
     return tuple(lines)
 
 
@@ -194,6 +204,7 @@ def standing(store: Store, rubric: Rubric, *, prompt_version: str, previous: str
     experts = tuple(r["id"] for r in store.rubric_raters(rubric.id)
                     if r["kind"] == "human" and r["id"] != CONSENSUS_RATER)
     figures: tuple[str, ...] = ()
+    figure_rows: tuple[tuple[str, str, str, str], ...] = ()
     misaligned: tuple[Misaligned, ...] = ()
     biases = None
     cost = None
@@ -213,6 +224,7 @@ def standing(store: Store, rubric: Rubric, *, prompt_version: str, previous: str
             report = build_report(store, rubric, human=Group("human", experts), judge=Group("judge", (judge,)),
                                   split=split, settings=settings, ratings=ratings, judge_only=visible is None)
             figures = _figure_lines(report, experts, split, settings)
+            figure_rows = _figure_rows(report)
         except NoComparison as exc:
             notes.append(str(exc))
         misaligned = _misaligned(store, rubric, judge, split, tolerance, visible)
@@ -242,4 +254,4 @@ def standing(store: Store, rubric: Rubric, *, prompt_version: str, previous: str
         except UserError as exc:
             comparison_lines = (str(exc),)
     return Standing(rubric.id, split, rubric_note, prompt_note, judge, before, figures, comparison,
-                    comparison_lines, misaligned, cost, biases, tuple(notes))
+                    comparison_lines, misaligned, cost, biases, tuple(notes), figure_rows)

@@ -16,8 +16,7 @@ The rule, for rubrics and judge prompts alike:
 
 from __future__ import annotations
 
-import json
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from judge_tui.model.errors import UserError
@@ -135,26 +134,11 @@ def _require_prompt(store: Store, rubric: Rubric, version_id: int, prompt_versio
 
 # --------------------------------------------------------------------------- kept and reverted changes
 
-OUTCOMES_META = "calibration.outcomes:{rubric}"
-
 
 def record_outcome(store: Store, rubric_id: str, outcome: str, before: str, after: str, reason: str = "",
                    items: list[str] | None = None) -> None:
     """Record that a change to the judge (prompt version `before` -> `after`) was kept or reverted, and why."""
-    entries = outcomes(store, rubric_id)
-    entries.append({"outcome": outcome, "before": before, "after": after, "reason": reason.strip(),
-                    "motivating_items": list(items or []), "created_at": datetime.now(UTC).isoformat(timespec="milliseconds")})
-    store.set_meta(OUTCOMES_META.format(rubric=rubric_id), json.dumps(entries, ensure_ascii=False))
-
-
-def outcomes(store: Store, rubric_id: str) -> list[dict[str, Any]]:
-    """Every kept or reverted change of a rubric's judge, oldest first."""
-    raw = store.get_meta(OUTCOMES_META.format(rubric=rubric_id))
-    try:
-        found = json.loads(raw) if raw else []
-    except json.JSONDecodeError:
-        return []
-    return found if isinstance(found, list) else []
+    store.record_calibration_change(rubric_id, outcome, before, after, reason.strip(), list(items or []))
 
 
 # --------------------------------------------------------------------------- history
@@ -164,7 +148,8 @@ def history_lines(store: Store, rubric_id: str | None = None) -> list[str]:
     """Every rubric and prompt version, oldest first per rubric, with dates, reasons, items and rating counts."""
     counts = store.rating_counts_by_version(rubric_id)
     rubric_ids = sorted({v["rubric"] for v in store.rubric_versions(rubric_id)} |
-                        {p["rubric"] for p in store.prompt_versions(rubric_id)})
+                        {p["rubric"] for p in store.prompt_versions(rubric_id)} |
+                        {c["rubric"] for c in store.calibration_changes(rubric_id)})
     if not rubric_ids:
         return [f"no versions recorded{f' for rubric {rubric_id}' if rubric_id else ''} yet"]
     lines: list[str] = []
@@ -173,14 +158,16 @@ def history_lines(store: Store, rubric_id: str | None = None) -> list[str]:
         versions = store.rubric_versions(rid)
         number_of = {v["id"]: v["number"] for v in versions}
         entries = [("rubric", v) for v in versions] + [("prompt", p) for p in store.prompt_versions(rid)]
-        entries += [("outcome", o) for o in outcomes(store, rid)]
+        entries += [("outcome", o) for o in store.calibration_changes(rid)]
         entries.sort(key=lambda e: e[1]["created_at"])
         first_rubric = True
         first_prompt = True
         for what, v in entries:
             if what == "outcome":
-                lines.append(f"  {v['outcome']}  {_short(v['created_at'])}  judge prompt {v['after']} "
-                             f"({'back to' if v['outcome'] == 'reverted' else 'over'} {v['before']})")
+                # A revert's record goes from the tried version back to the earlier one.
+                tried, other = ((v["before_version"], f"back to {v['after_version']}") if v["outcome"] == "reverted"
+                                else (v["after_version"], f"over {v['before_version']}"))
+                lines.append(f"  {v['outcome']}  {_short(v['created_at'])}  judge prompt {tried} ({other})")
                 if v.get("reason"):
                     lines.append(f"      reason: {v['reason']}")
                 if v.get("motivating_items"):

@@ -376,19 +376,26 @@ def drift_blocks(section: list[dict[str, Any]]) -> list[Block]:
                        frozenset(range(1, 3 + len(dims))))]
 
 
-def compare_blocks(section: dict[str, Any]) -> list[Block]:
-    v1, v2 = section["v1"], section["v2"]
-    rows = []
+def compare_rows(section: dict[str, Any]) -> list[tuple[str, str, str, str, str, str, str]]:
+    """The version comparison's table: (dimension, figure, n, v1, v2, change with interval, verdict) per figure of
+    each dimension, then alignment over every judged score."""
+    rows: list[tuple[str, str, str, str, str, str, str]] = []
     for d in section["dimensions"]:
         for name, key, percent in (("alignment", "alignment", True), ("kappa", "kappa", False),
                                    ("r", "pearson_r", False)):
             f = d[key]
-            rows.append((d["dimension"] if name == "alignment" else "", name, str(d["n"]) if percent else "",
+            rows.append((str(d["dimension"]) if name == "alignment" else "", name, str(d["n"]) if percent else "",
                          _num(f["v1"], percent), _num(f["v2"], percent), _change_cell(f, percent),
-                         f["verdict"] or "n/a"))
+                         str(f["verdict"] or "n/a")))
     a = section["alignment"]
     rows.append(("all judged", "alignment", "", _num(a["v1"], True), _num(a["v2"], True), _change_cell(a, True),
-                 a["verdict"] or "n/a"))
+                 str(a["verdict"] or "n/a")))
+    return rows
+
+
+def compare_blocks(section: dict[str, Any]) -> list[Block]:
+    v1, v2, a = section["v1"], section["v2"], section["alignment"]
+    rows = compare_rows(section)
     figures = [(f"{d['dimension']} {name}", d[key]) for d in section["dimensions"]
                for name, key in (("alignment", "alignment"), ("kappa", "kappa"), ("r", "pearson_r"))]
     missing = [f"{where}: {f['undefined']['change']}" for where, f in [*figures, ("all judged alignment", a)]

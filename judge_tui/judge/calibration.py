@@ -6,8 +6,9 @@ built-in file is copied there the first time, byte for byte), so a built-in file
 on save is fixed: check the new texts (rubric, template, chosen examples, one rendered prompt) and the reason,
 and only then write the files and record the versions; a refused change leaves files and database as they
 were. The change under trial (the files as they were before it, the two prompt versions) is kept in the
-database, so the judge screen can keep or revert it after a restart. Revert writes the earlier bytes back and
-records the revert with its reason; both versions' judgments stay in the database.
+database, so the judge screen can keep or revert it after a restart. Revert writes the earlier bytes back (or
+removes a copy that did not exist, so the built-in file is in force again) and records the revert with its
+reason; both versions' judgments stay in the database.
 """
 
 from __future__ import annotations
@@ -168,9 +169,25 @@ class Trial:
     template_file: str
     rubric_bytes: str  # base64 of the files before the change
     template_bytes: str
+    rubric_was_file: bool = True  # False: the built-in file was in force, and the user's copy did not exist
+    template_was_file: bool = True
 
     def old_bytes(self) -> tuple[bytes, bytes]:
         return base64.b64decode(self.rubric_bytes), base64.b64decode(self.template_bytes)
+
+    def restore(self) -> None:
+        """The user's files exactly as they were: their earlier bytes, or no file where there was none (the
+        built-in one is in force again)."""
+        old_rubric, old_template = self.old_bytes()
+        _restore(Path(self.rubric_file), old_rubric, self.rubric_was_file)
+        _restore(Path(self.template_file), old_template, self.template_was_file)
+
+
+def _restore(path: Path, old: bytes, was_file: bool) -> None:
+    if was_file:
+        path.write_bytes(old)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def open_trial(store: Store, rubric_id: str) -> Trial | None:
@@ -206,6 +223,9 @@ def apply_change(store: Store, current: Rubric, files: JudgeFiles, change: Check
     reason = check_reason(reason, items, store, current.id, f"a change to the {current.id} judge")
     old_rubric = files.rubric_source.read_bytes()
     old_template = files.template_source.read_bytes()
+    trial = Trial(current.id, before, after, reason, tuple(items), str(files.rubric), str(files.template),
+                  base64.b64encode(old_rubric).decode(), base64.b64encode(old_template).decode(),
+                  files.rubric.is_file(), files.template.is_file())
     files.rubric.parent.mkdir(parents=True, exist_ok=True)
     try:
         files.rubric.write_bytes(change.rubric_text.encode("utf-8"))
@@ -216,11 +236,8 @@ def apply_change(store: Store, current: Rubric, files: JudgeFiles, change: Check
         require_recorded(store, change.rubric, prompt_version=after, template=change.prompt.template.digest,
                          reason=reason, items=items)
     except BaseException:
-        files.rubric.write_bytes(old_rubric)
-        files.template.write_bytes(old_template)
+        trial.restore()
         raise
-    trial = Trial(current.id, before, after, reason, tuple(items), str(files.rubric), str(files.template),
-                  base64.b64encode(old_rubric).decode(), base64.b64encode(old_template).decode())
     store.set_meta(TRIAL_META.format(rubric=current.id), json.dumps(asdict(trial)))
     return trial
 
@@ -241,9 +258,7 @@ def revert(store: Store, trial: Trial, reason: str) -> None:
     """Write the files back exactly as they were before the change and record the revert with its reason."""
     if not reason.strip():
         raise UserError("a revert needs a reason: say why the change did not help")
-    old_rubric, old_template = trial.old_bytes()
-    Path(trial.rubric_file).write_bytes(old_rubric)
-    Path(trial.template_file).write_bytes(old_template)
+    trial.restore()
     record_outcome(store, trial.rubric, "reverted", trial.after, trial.before, reason, list(trial.items))
     _close_trial(store, trial.rubric)
 
@@ -251,11 +266,10 @@ def revert(store: Store, trial: Trial, reason: str) -> None:
 # --------------------------------------------------------------------------- choosing a few-shot example
 
 
-def promote_example(store: Store, rubric: Rubric, rubric_text: str, item_id: str, explanation: str) -> str:
-    """The rubric text with one more chosen example: a train item, its expert's rating, a one-line explanation.
-
-    Refuses an item outside the train split, with the reason."""
-    item_id = item_id.strip()
+def example_raters(store: Store, rubric: Rubric, item_id: str) -> list[str]:
+    """Whose rating a few-shot example of this train item may carry: the experts' consensus first when there is
+    one (the default), then each expert who rated it. Refuses an item outside the train split, with the reason,
+    an item already chosen, and an item no expert has rated."""
     item = store.item(item_id)
     if item is None or item.rubric != rubric.id:
         raise UserError(f"no item {item_id!r} of rubric {rubric.id} in {store.path}")
@@ -263,14 +277,32 @@ def promote_example(store: Store, rubric: Rubric, rubric_text: str, item_id: str
         raise UserError(refuse_split(item_id, item.split))
     if any(pin.item == item_id for pin in rubric.examples):
         raise UserError(f"{item_id} is already a chosen example")
+    experts = sorted(r["id"] for r in store.rubric_raters(rubric.id) if r["kind"] == "human" and r["id"] != "consensus")
+    raters = [r for r in ("consensus", *experts) if store.rating(item_id, r) is not None]
+    if not raters:
+        raise UserError(f"{item_id} has no expert rating yet: an example shows an expert's rating, so rate it first")
+    return raters
+
+
+def example_block(item_id: str, rater: str, explanation: str) -> str:
+    """The rubric file's [[examples]] entry for a chosen example."""
+    return (f"[[examples]]\nitem = {json.dumps(item_id)}\nrater = {json.dumps(rater)}\n"
+            f"explanation = {json.dumps(explanation, ensure_ascii=False)}\n")
+
+
+def promote_example(store: Store, rubric: Rubric, rubric_text: str, item_id: str, explanation: str,
+                    rater: str | None = None) -> str:
+    """The rubric text with one more chosen example: a train item, an expert's rating of it (`rater`; the
+    consensus when there is one, else the first expert, by default) and a one-line explanation.
+
+    Refuses an item outside the train split, with the reason."""
+    item_id = item_id.strip()
+    raters = example_raters(store, rubric, item_id)
     explanation = " ".join(explanation.split())
     if not explanation:
         raise UserError("say in one line why the expert's rating of this item is right")
-    experts = [r for r in store.rubric_raters(rubric.id) if r["kind"] == "human" and r["id"] != "consensus"]
-    raters = ["consensus", *sorted(r["id"] for r in experts)]
-    rater = next((r for r in raters if store.rating(item_id, r) is not None), None)
     if rater is None:
-        raise UserError(f"{item_id} has no expert rating yet: an example shows an expert's rating, so rate it first")
-    block = (f"\n[[examples]]\nitem = {json.dumps(item_id)}\nrater = {json.dumps(rater)}\n"
-             f"explanation = {json.dumps(explanation, ensure_ascii=False)}\n")
-    return rubric_text.rstrip("\n") + "\n" + block
+        rater = raters[0]
+    elif rater not in raters:
+        raise UserError(f"{rater!r} has no rating of {item_id}; choose one of {', '.join(raters)}")
+    return rubric_text.rstrip("\n") + "\n\n" + example_block(item_id, rater, explanation)

@@ -23,7 +23,13 @@ from judge_tui.store.foreign import ForeignDatabase
 from judge_tui.store.import_export import ImportExportQueries
 from judge_tui.store.items import ItemQueries
 from judge_tui.store.judge_queue import JudgeQueueQueries
-from judge_tui.store.merge_rows import RATING_CONTENT, MergeQueries, MergeState, rating_content
+from judge_tui.store.merge_rows import (
+    CALIBRATION_CHANGE_KEY,
+    RATING_CONTENT,
+    MergeQueries,
+    MergeState,
+    rating_content,
+)
 from judge_tui.store.queue_orders import QueueOrderQueries
 from judge_tui.store.rating_rows import DriftQueries, TeamQueries
 from judge_tui.store.ratings import RaterQueries, RatingQueries
@@ -32,6 +38,7 @@ from judge_tui.store.status import StatusQueries
 from judge_tui.store.version_rows import VersionQueries
 
 __all__ = [
+    "CALIBRATION_CHANGE_KEY",
     "RATING_CONTENT",
     "ForeignDatabase",
     "ItemConflict",

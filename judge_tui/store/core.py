@@ -67,8 +67,13 @@ def _writable(path: Path) -> bool:
     return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
 
 
+NOT_SQLITE = ("{path}: cannot open: not a SQLite database file (judge-tui left it unchanged). Check the path, or "
+              "pass --db with another file")
+
+
 def check_header(path: Path) -> None:
-    """Refuse a non-empty file that is not SQLite at all, before SQLite is asked to open it."""
+    """Refuse a non-empty file that is not SQLite at all, before SQLite is asked to open it. Only for a file no
+    connection of this process has open: closing the file here drops this process's SQLite locks on it."""
     try:
         with path.open("rb") as f:
             head = f.read(len(SQLITE_HEADER))
@@ -77,8 +82,7 @@ def check_header(path: Path) -> None:
     except IsADirectoryError:
         raise StoreError(f"{path}: cannot open: a folder, not a database file") from None
     if head and head != SQLITE_HEADER:
-        raise StoreError(f"{path}: cannot open: not a SQLite database file (judge-tui left it unchanged). "
-                         "Check the path, or pass --db with another file")
+        raise StoreError(NOT_SQLITE.format(path=path))
 
 
 class StoreCore:
@@ -92,7 +96,12 @@ class StoreCore:
         self.path = Path(path)
         memory = str(path) == ":memory:"
         if not memory:
-            check_header(self.path)
+            # Not check_header: opening and closing the file from Python would drop the SQLite locks this
+            # process holds on it (POSIX locks are per process), so another program could take this database
+            # for unused and delete the -wal and -shm files from under the connections open here. SQLite
+            # itself refuses a file that is not a database (SQLITE_NOTADB, below), before writing anything.
+            if self.path.is_dir():
+                raise StoreError(f"{path}: cannot open: a folder, not a database file")
             if not self.path.exists():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
         self.read_only = not memory and self.path.exists() and not _writable(self.path)
@@ -115,7 +124,10 @@ class StoreCore:
                 conn.close()
             if not isinstance(exc, sqlite3.DatabaseError):
                 raise
-            if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR):
+            code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+            if code == sqlite3.SQLITE_NOTADB:
+                raise StoreError(NOT_SQLITE.format(path=path)) from None
+            if code in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR):
                 raise StoreError(f"{path}: cannot open ({exc}): the disk may be full or failing. Free some space "
                                  "(judge-tui needs room for the database's -wal and -shm files) and try again"
                                  ) from None

@@ -74,6 +74,13 @@ class ForeignDatabase:
         return self._rows("SELECT rubric, prompt_version, rubric_version_id, template, reason, motivating_items,"
                           " created_at FROM prompt_versions ORDER BY id")
 
+    def calibration_changes(self) -> list[dict[str, Any]]:
+        """Kept and reverted changes to the judge (a database from before their table has none to give)."""
+        if "calibration_changes" not in self.tables:
+            return []
+        return self._rows("SELECT rubric, outcome, before_version, after_version, reason, motivating_items,"
+                          " created_at FROM calibration_changes ORDER BY created_at, id")
+
     def _columns(self, table: str) -> set[str]:
         return {row["name"] for row in self._rows(f"PRAGMA table_info({table})")}
 

@@ -217,6 +217,24 @@ class JudgeQueueQueries(RatingQueries):
         return self.query(f"SELECT {columns}, i.rubric, j.updated_at FROM judge_jobs j JOIN items i ON i.id = j.item_id"
                           f" {clause} ORDER BY j.rater_id, j.id", params)
 
+    def count_unjudged(self, rater_id: str, rubric: str, split: str | None) -> tuple[int, int, int]:
+        """A rubric's items (of a split) this judge rater has no finished judgment of (first repeat); how many
+        of those it failed to judge; and how many jobs of its queue are for items outside the split."""
+        where = " AND i.split = ?" if split else ""
+        split_params = [split] if split else []
+        row = self.conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(EXISTS (SELECT 1 FROM judge_jobs f WHERE f.item_id = i.id"
+            " AND f.rater_id = ? AND f.repeat = 0 AND f.status = 'failed')), 0) FROM items i"
+            f" WHERE i.rubric = ?{where} AND NOT EXISTS (SELECT 1 FROM judge_jobs j WHERE j.item_id = i.id"
+            " AND j.rater_id = ? AND j.repeat = 0 AND j.status = 'done')",
+            [rater_id, rubric, *split_params, rater_id]).fetchone()
+        elsewhere = 0
+        if split:
+            elsewhere = int(self.scalar(
+                "SELECT COUNT(*) FROM judge_jobs j JOIN items i ON i.id = j.item_id WHERE j.rater_id = ?"
+                " AND j.status IN ('queued', 'running') AND i.split IS NOT ?", [rater_id, split]) or 0)
+        return int(row[0]), int(row[1]), elsewhere
+
     def judge_job_counts(self, rater_id: str | None = None) -> dict[str, int]:
         """{queued, running, done, failed} for one judge rater (or all)."""
         extra, params = ("WHERE rater_id = ?", [rater_id]) if rater_id else ("", [])

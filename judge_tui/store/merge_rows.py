@@ -28,6 +28,8 @@ class MergeQueries(ItemQueries):
             state.revision_marks[(item_id, rubric)] = note
         state.plans.update(r[0] for r in self.conn.execute("SELECT id FROM assignment_plans"))
         state.assignments.update(self.conn.execute("SELECT plan_id, rater_id, item_id FROM assignments"))
+        state.calibration_changes.update(self.conn.execute(
+            f"SELECT {', '.join(CALIBRATION_CHANGE_KEY)} FROM calibration_changes"))
         state.next_position = self._next_position()
         return state
 
@@ -87,11 +89,15 @@ class MergeState:
         self.drafts: set[tuple[str, str]] = set()  # (item id, rater id)
         self.plans: set[str] = set()  # assignment plan ids
         self.assignments: set[tuple[str, str, str]] = set()  # (plan id, rater id, item id)
+        self.calibration_changes: set[tuple[str, ...]] = set()  # CALIBRATION_CHANGE_KEY values
         self.next_position = 1
 
 
 _MERGED_TABLES = {"items", "raters", "ratings", "revision_marks", "prompt_versions", "drafts", "assignment_plans",
-                  "assignments"}
+                  "assignments", "calibration_changes"}
+
+# What makes two records of a kept or reverted change to the judge the same record.
+CALIBRATION_CHANGE_KEY = ("rubric", "outcome", "before_version", "after_version", "created_at")
 
 
 # What makes two ratings the same rating; the source (which file or screen it came from) is not part of it.

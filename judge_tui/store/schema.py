@@ -428,6 +428,47 @@ def m009_queue_orders(db: sqlite_utils.Database) -> None:
 
 
 @migrations()
+def m010_calibration_changes(db: sqlite_utils.Database) -> None:
+    # A change to the judge kept or reverted on the judge screen, with its reason and motivating items: a row
+    # of its own (earlier databases held them as JSON in meta), so merges and bundles carry it. A change is
+    # recognised in another database by its rubric, outcome, versions and time, so merging twice adds nothing.
+    import json
+
+    db.execute(
+        """
+        CREATE TABLE calibration_changes (
+            id INTEGER PRIMARY KEY,
+            rubric TEXT NOT NULL,
+            outcome TEXT NOT NULL CHECK (outcome IN ('kept', 'reverted')),
+            before_version TEXT NOT NULL,
+            after_version TEXT NOT NULL,
+            reason TEXT NOT NULL DEFAULT '',
+            motivating_items TEXT NOT NULL DEFAULT '[]',
+            created_at TEXT NOT NULL,
+            UNIQUE (rubric, outcome, before_version, after_version, created_at)
+        )
+        """
+    )
+    prefix = "calibration.outcomes:"
+    for key, value in db.execute("SELECT key, value FROM meta WHERE key LIKE ?", [prefix + "%"]).fetchall():
+        try:
+            entries = json.loads(value) if value else []
+        except json.JSONDecodeError:
+            entries = []
+        for entry in entries if isinstance(entries, list) else []:
+            if not isinstance(entry, dict) or entry.get("outcome") not in ("kept", "reverted"):
+                continue
+            db.execute(
+                "INSERT OR IGNORE INTO calibration_changes (rubric, outcome, before_version, after_version, reason,"
+                " motivating_items, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [key[len(prefix):], entry["outcome"], str(entry.get("before", "")), str(entry.get("after", "")),
+                 str(entry.get("reason", "")), json.dumps(list(entry.get("motivating_items") or []),
+                                                          ensure_ascii=False),
+                 str(entry.get("created_at", ""))])
+        db.execute("DELETE FROM meta WHERE key = ?", [key])
+
+
+@migrations()
 def m012_judge_batch_owner(db: sqlite_utils.Database) -> None:
     # Which judge process polls a Message Batch (its lease owner, judge/lease.py), so two `judge --batch`
     # processes never poll and read the same batch; a batch whose owner is gone is taken over. A batch is also

@@ -136,3 +136,22 @@ class VersionQueries(StoreCore):
         return [r[0] for r in self.conn.execute(
             "SELECT DISTINCT r.rater_id FROM ratings r JOIN raters t ON t.id = r.rater_id"
             " WHERE t.kind = 'judge' AND r.rubric_version_id = ? ORDER BY 1", [rubric_version_id])]
+
+    # ------------------------------------------------------------------ kept and reverted changes to the judge
+
+    def record_calibration_change(self, rubric_id: str, outcome: str, before: str, after: str, reason: str,
+                                  motivating_items: Sequence[str]) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO calibration_changes (rubric, outcome, before_version, after_version, reason,"
+                " motivating_items, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [rubric_id, outcome, before, after, reason, _dumps(list(motivating_items)), now()])
+
+    def calibration_changes(self, rubric_id: str | None = None) -> list[dict[str, Any]]:
+        """Kept and reverted changes to a rubric's judge (every rubric's without one), oldest first."""
+        where, params = ("WHERE rubric = ?", [rubric_id]) if rubric_id else ("", [])
+        rows = self.query("SELECT rubric, outcome, before_version, after_version, reason, motivating_items, created_at"
+                          f" FROM calibration_changes {where} ORDER BY created_at, id", params)
+        for row in rows:
+            row["motivating_items"] = _loads(row["motivating_items"], [])
+        return rows

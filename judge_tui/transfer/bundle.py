@@ -2,7 +2,8 @@
 
 A bundle is a judge-tui database (same schema) holding one rater's submitted ratings (every repeat,
 drift re-ratings included, each with its flag and reason), the items they rated, skipped or flagged, the rubric
-and prompt versions those ratings use and the revision marks of those items. Unsubmitted scores and notes stay
+and prompt versions those ratings use, the revision marks of those items and the record of kept and reverted
+changes to the judge. Unsubmitted scores and notes stay
 on the machine they were made on; an item skipped or flagged but not rated travels as a draft row holding only
 that mark and the flag's reason. The bundle is written with
 the merge code (so it obeys the merge rules), marked with `bundle_of` in its meta table, switched out of WAL

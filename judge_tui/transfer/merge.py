@@ -20,6 +20,8 @@ Each expert rates on a laptop; the lead merges their database files into one. Th
   missing here (rows of items left out above stay out); the newest plan of a rubric is the one in force. A
   bundle of one expert's work carries no plan; a bundle made `--for` an expert carries the plans in force in
   which they have items, with their rows only.
+* Kept and reverted changes to the judge (the judge screen's record of why the judge changed) are copied when
+  missing here, recognised by rubric, outcome, versions and time; bundles carry them too, like prompt versions.
 
 The other file is opened read-only and all writes happen in one transaction per file.
 """
@@ -32,7 +34,15 @@ from pathlib import Path
 from typing import Any
 
 from judge_tui.model.records import content_hash
-from judge_tui.store import RATING_CONTENT, ForeignDatabase, MergeState, Store, StoreError, rating_content
+from judge_tui.store import (
+    CALIBRATION_CHANGE_KEY,
+    RATING_CONTENT,
+    ForeignDatabase,
+    MergeState,
+    Store,
+    StoreError,
+    rating_content,
+)
 
 
 @dataclass(frozen=True)
@@ -65,7 +75,7 @@ class MergeResult:
     source: Path
     added: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
         ("items", "raters", "rubric_versions", "prompt_versions", "ratings", "revision_marks", "set_aside",
-         "assignment_plans", "assignments"), 0))
+         "assignment_plans", "assignments", "calibration_changes"), 0))
     unchanged_ratings: int = 0
     item_differences: list[ItemDifference] = field(default_factory=list)
     rating_conflicts: list[RatingConflict] = field(default_factory=list)
@@ -103,7 +113,8 @@ def _rating_summary(values: tuple[Any, ...]) -> dict[str, Any]:
 
 def merge_database(store: Store, other_path: Path | str, *, only_raters: list[str] | None = None,
                    assignments: bool = False) -> MergeResult:
-    """Bring another database's items, raters, versions, ratings, revision marks and assignment plans into `store`.
+    """Bring another database's items, raters, versions, ratings, revision marks, assignment plans and kept or
+    reverted judge changes into `store`.
 
     `only_raters` limits the merge to those raters' ratings and the items and versions they use (bundles); with
     `assignments` it also takes the plans in force in which they have items, their rows and those items.
@@ -117,6 +128,7 @@ def merge_database(store: Store, other_path: Path | str, *, only_raters: list[st
         state = store.merge_state()
         version_map = _merge_rubric_versions(store, state, other, result)
         _merge_prompt_versions(store, state, other, version_map, result)
+        _merge_calibration_changes(store, state, other, result)
         bad_items = _merge_items(store, state, other, only_raters, assignments, result)
         bad_raters = _merge_raters(store, state, other, only_raters, result)
         rated_items = _merge_ratings(store, state, other, only_raters, version_map, bad_items, bad_raters, result)
@@ -153,6 +165,17 @@ def _merge_prompt_versions(
         state.prompt_versions[row["prompt_version"]] = -1
     store.insert_merged("prompt_versions", new)
     result.added["prompt_versions"] += len(new)
+
+
+def _merge_calibration_changes(store: Store, state: MergeState, other: ForeignDatabase, result: MergeResult) -> None:
+    new = []
+    for row in other.calibration_changes():
+        key = tuple(row[c] for c in CALIBRATION_CHANGE_KEY)
+        if key not in state.calibration_changes:
+            new.append(row)
+            state.calibration_changes.add(key)
+    store.insert_merged("calibration_changes", new)
+    result.added["calibration_changes"] += len(new)
 
 
 def _merge_items(
@@ -320,6 +343,8 @@ def describe(result: MergeResult) -> list[str]:
             head += f", {plural(a['prompt_versions'], 'prompt version')}"
         if a["revision_marks"]:
             head += f", {plural(a['revision_marks'], 'revision mark')}"
+        if a["calibration_changes"]:
+            head += f", {plural(a['calibration_changes'], 'kept or reverted judge change')}"
         if a["set_aside"]:
             head += f", {plural(a['set_aside'], 'skipped or flagged item')} not yet rated"
         if a["assignment_plans"] or a["assignments"]:

@@ -16,7 +16,7 @@ from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store
-from judge_tui.tui.messages import JudgeProgress, JudgeStatusLine
+from judge_tui.tui.messages import JudgeDefinitionChanged, JudgeProgress, JudgeStatusLine
 from judge_tui.tui.plain_app import PlainNoticeApp
 from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.session import RatingSession
@@ -145,6 +145,29 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         self.background_judge = judge
         self.run_worker(judge.run(), name="background-judge", group="judge", exit_on_error=False)
         judge.enqueue_all(split=self.split)
+
+    def on_judge_definition_changed(self, message: JudgeDefinitionChanged) -> None:
+        """A change saved, kept or reverted on the judge screen: the rating screen shows the rubric now in force
+        and the background judge starts again with it (its queue is per prompt version)."""
+        self.rubric = message.rubric
+        if self.session is not None:
+            self.session.use_rubric(message.rubric)
+        for screen in self.screen_stack:
+            if isinstance(screen, RatingScreen):
+                screen.use_rubric(message.rubric)
+        judge = self.background_judge
+        if judge is not None and judge.judge.prompt.version != self._prompt_version(message.rubric):
+            judge.stop()
+            self.background_judge = None
+            self.start_background_judge()
+
+    def _prompt_version(self, rubric: Rubric) -> str | None:
+        from judge_tui.judge.prompts import JudgePrompt, PromptError
+
+        try:
+            return JudgePrompt.for_rubric(rubric, self.store).version
+        except PromptError:
+            return None
 
     def _judge_changed(self, status: QueueStatus) -> None:
         self.post_message(JudgeProgress.from_status(status))

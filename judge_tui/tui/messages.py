@@ -1,4 +1,5 @@
-"""Messages posted to the app: the judge's status line text, and the background judge's queue progress."""
+"""Messages posted to the app: the judge's status line text, the background judge's queue progress, and a new
+version of the rubric or the judge prompt put in force from the judge screen."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:  # the judge's modules stay off the app's start-up path
     from judge_tui.judge.worker import JudgeStatus as QueueStatus
+    from judge_tui.model.rubrics import Rubric
 
 
 class JudgeStatusLine(Message):
@@ -41,3 +43,12 @@ class JudgeProgress(Message):
     def line(self) -> str:
         """e.g. 'judge: 18 queued · offline' (plain text: show it with markup off)."""
         return self.status.line()
+
+
+class JudgeDefinitionChanged(Message):
+    """The judge screen put another rubric or judge template in force (a change saved, kept or reverted): every
+    part of the running app takes it up, the rating screen's rubric and the background judge alike."""
+
+    def __init__(self, rubric: Rubric) -> None:
+        super().__init__()
+        self.rubric = rubric

@@ -121,6 +121,16 @@ class RatingSession:
         # screen sets it); without it a change is written at once.
         self.save_soon: Callable[[], None] | None = None
 
+    def use_rubric(self, rubric: Rubric) -> None:
+        """Another version of the rubric put in force while rating (the judge screen): ratings from now on are
+        of that version."""
+        self.rubric = rubric
+        self.version_id = self.store.ensure_rubric_version(rubric)
+        self._code_ids = frozenset(d.id for d in rubric.code_dimensions)
+        self._judged_ids = tuple(d.id for d in rubric.judged_dimensions)
+        if self.drift is not None:
+            self.drift.rubric, self.drift.version = rubric, self.version_id
+
     # ------------------------------------------------------------------ opening items
 
     def resume(self) -> ItemState | None:

@@ -10,9 +10,16 @@ from pathlib import Path
 import pytest
 
 from judge_tui.analysis.calibration import standing
-from judge_tui.judge.calibration import apply_change, check_change, judge_files, promote_example
+from judge_tui.judge.calibration import (
+    apply_change,
+    check_change,
+    example_raters,
+    judge_files,
+    promote_example,
+)
 from judge_tui.judge.prompts import JudgePrompt
 from judge_tui.model.errors import UserError
+from judge_tui.model.records import Item
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store
@@ -21,6 +28,7 @@ from judge_tui.tui.app import JudgeTuiApp
 from judge_tui.tui.screens.calibrate import CalibrationApp, CalibrationScreen, lead_may_calibrate
 from tests.calibration.fixtures import build_study, judge_dev
 from tests.team_fixtures import rate
+from tests.tui.screen_text import widget_text
 
 
 @pytest.fixture
@@ -198,3 +206,88 @@ async def test_the_in_app_editor_refuses_a_broken_template_and_keeps_the_text(st
         assert app.screen.query_one(TextArea).text.endswith("{{bad}}")
         await pilot.press("escape")
     assert _recorded(study) == before and not files.template.exists()
+
+
+def test_the_example_carries_the_chosen_experts_rating_and_the_consensus_by_default(study):
+    rubric = resolve_rubric("binary", study)
+    rate(study, rubric, "carol", "human", {"P03": {"label": 0.0}})
+    rate(study, rubric, "consensus", "human", {"P03": {"label": 1.0}})
+    text, _template = judge_files(rubric).texts()
+    assert example_raters(study, rubric, "P03") == ["consensus", "alice", "bob", "carol"]
+    assert 'rater = "consensus"' in promote_example(study, rubric, text, "P03", "maple syrup is vegan")
+    assert 'rater = "carol"' in promote_example(study, rubric, text, "P03", "maple syrup is vegan", "carol")
+    with pytest.raises(UserError, match="'dave' has no rating of P03; choose one of consensus, alice, bob, carol"):
+        promote_example(study, rubric, text, "P03", "maple syrup is vegan", "dave")
+    with pytest.raises(UserError, match="P05 is in the dev split"):
+        example_raters(study, rubric, "P05")
+
+
+async def test_the_lead_chooses_whose_rating_the_example_shows_and_sees_what_is_written(study):
+    from textual.widgets import OptionList
+
+    from judge_tui.tui.screens.calibrate import AskScreen, ChooseScreen
+
+    rubric = resolve_rubric("binary", study)
+    rate(study, rubric, "carol", "human", {"P03": {"label": 0.0}}, notes="syrup may hold bone char")
+    files = judge_files(rubric)
+    app = CalibrationApp(study, rubric, "lead")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("x")
+        await pilot.pause()
+        await pilot.press(*"P03", "enter", *"carol saw the bone char", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ChooseScreen)
+        listed = app.screen.query_one(OptionList)
+        assert [str(listed.get_option_at_index(n).prompt) for n in range(listed.option_count)] == [
+            "alice: Label PASS", "bob: Label PASS", "carol: Label FAIL"]
+        assert 'rater = "alice"' in " ".join(widget_text(app).split())  # the default, the first expert (no consensus here)
+        await pilot.press("down", "down")
+        await pilot.pause()
+        shown = " ".join(widget_text(app).split())
+        assert 'rater = "carol"' in shown and 'explanation = "carol saw the bone char"' in shown
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, AskScreen)
+        await pilot.press(*"carol's view as an example", "enter", "enter")
+        await pilot.pause()
+        assert 'item = "P03"\nrater = "carol"' in files.rubric.read_text()
+        await pilot.press("q")
+
+
+async def test_an_item_one_expert_rated_needs_no_choice(study):
+    from judge_tui.tui.screens.calibrate import AskScreen
+
+    rubric = resolve_rubric("binary", study)
+    study.add_items([Item(id="T1", rubric="binary", split="train",
+                          fields={"query": "q", "criterion": "vegan", "response": "tofu"})])
+    rate(study, rubric, "carol", "human", {"T1": {"label": 1.0}})
+    app = CalibrationApp(study, rubric, "lead")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("x")
+        await pilot.pause()
+        await pilot.press(*"T1", "enter", *"tofu is vegan", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, AskScreen) and "Why this change" in " ".join(widget_text(app).split())
+        await pilot.press("escape")
+
+
+def test_reverting_the_first_change_removes_the_copies_and_the_built_in_files_are_in_force_again(study):
+    from judge_tui.judge.calibration import open_trial, revert
+
+    rubric = resolve_rubric("binary", study)
+    files = judge_files(rubric)
+    assert not files.rubric.exists() and not files.template.exists()  # the built-in files are in force
+    rubric_text, template_text = files.texts()
+    change = check_change(study, rubric, files, rubric_text, template_text + "\nBe brief.\n")
+    apply_change(study, rubric, files, change, "briefer answers", ["P06"])
+    assert files.rubric.exists() and files.template.exists()
+    trial = open_trial(study, "binary")
+    revert(study, trial, "no better")
+    assert not files.rubric.exists() and not files.template.exists()  # exactly as before: no copy at all
+    assert resolve_rubric("binary", study).content_hash == rubric.content_hash
+    assert JudgePrompt.for_rubric(resolve_rubric("binary", study), study).version == trial.before
+    done = subprocess.run([sys.executable, "-m", "judge_tui", "rubrics"], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0 and "replaces the built-in rubric" not in done.stderr

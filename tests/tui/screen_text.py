@@ -6,7 +6,9 @@ import html
 import re
 from collections import defaultdict
 
+from rich.text import Text
 from textual.app import App
+from textual.widgets import Static
 
 _TEXT = re.compile(r'<text [^>]*?x="([\d.]+)"[^>]*?clip-path="url\(#[\w-]+-line-(\d+)\)"[^>]*>([^<]*)</text>')
 
@@ -20,7 +22,7 @@ def screen_text(app: App) -> str:
 
 def widget_text(app: App) -> str:
     """Everything the current screen holds as text, including what is scrolled out of view."""
-    from textual.widgets import Static, TextArea
+    from textual.widgets import TextArea
 
     from judge_tui.tui.widgets.field_view import FieldView
     from judge_tui.tui.widgets.rubric_panel import RubricPanel
@@ -28,7 +30,21 @@ def widget_text(app: App) -> str:
     parts: list[str] = []
     for widget in app.screen.query("*"):
         if isinstance(widget, Static):
-            parts.append(str(widget.render()))
+            parts.append(_plain(widget))
         elif isinstance(widget, FieldView | TextArea | RubricPanel):
             parts.append(widget.text)
     return "\n".join(parts)
+
+
+def _plain(widget: Static) -> str:
+    """A Static's text; a Rich renderable other than text (a table, a group) as a wide console prints it."""
+    import io
+
+    from rich.console import Console, ConsoleRenderable, RichCast
+
+    content = widget.content
+    if isinstance(content, ConsoleRenderable | RichCast) and not isinstance(content, Text):
+        console = Console(file=io.StringIO(), width=200, color_system=None)
+        console.print(content)
+        return console.file.getvalue()
+    return str(widget.render())

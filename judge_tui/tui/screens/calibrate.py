@@ -24,7 +24,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
-from textual.widgets import ContentSwitcher, DataTable, Footer, Input, Label, Static, TextArea
+from textual.widgets import ContentSwitcher, DataTable, Footer, Input, Label, OptionList, Static, TextArea
+from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
 from judge_tui.analysis.blind import visible_items
@@ -123,13 +124,61 @@ class AskScreen(ModalScreen[tuple[str, str] | None]):
         self.dismiss(None)
 
 
+class ChooseScreen(ModalScreen[str | None]):
+    """One of several answers, each with what choosing it writes: Enter chooses the highlighted one (the first,
+    the default, to begin with), Escape cancels."""
+
+    DEFAULT_CSS = """
+    ChooseScreen { align: center middle; }
+    ChooseScreen > Vertical { width: 76; max-width: 100%; height: auto; max-height: 100%; padding: 0 1;
+                              border: thick $accent; background: $surface; }
+    ChooseScreen Label, ChooseScreen Static { width: 100%; }
+    ChooseScreen OptionList { height: auto; max-height: 8; }
+    ChooseScreen #choose-preview { margin-top: 1; }
+    """
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="choose-cancel")]
+
+    def __init__(self, title: str, choices: list[tuple[str, Text, str]]) -> None:
+        """choices: (value, how it is listed, what choosing it writes)."""
+        super().__init__()
+        self.title_text, self.choices = title, choices
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(Text(clean(self.title_text), style="bold"))
+            yield OptionList(*(Option(shown, id=value) for value, shown, _preview in self.choices),
+                             id="choose-list")
+            yield Static(id="choose-preview")
+            yield Label(Text("↑↓: choose · Enter: confirm · Escape: cancel", style="dim"))
+
+    def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        options.highlighted = 0
+        options.focus()
+        self._preview(0)
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self._preview(event.option_index)
+
+    def _preview(self, index: int) -> None:
+        written = Text("Written to the rubric file:\n", style="dim")
+        written.append(clean(self.choices[index][2]))
+        self.query_one("#choose-preview", Static).update(written)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self.choices[event.option_index][0])
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
 # --------------------------------------------------------------------------- the screen
 
 
 class CalibrationScreen(Screen[None]):
     DEFAULT_CSS = """
     CalibrationScreen #cal-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
-    CalibrationScreen #cal-status { height: auto; max-height: 3; padding: 0 1; background: $boost; }
+    CalibrationScreen #cal-status { height: auto; max-height: 4; padding: 0 1; background: $boost; }
     CalibrationScreen ContentSwitcher { height: 1fr; }
     CalibrationScreen #cal-overview { padding: 0 1; height: 1fr; }
     CalibrationScreen #cal-overview > Static { margin-bottom: 1; }
@@ -139,6 +188,8 @@ class CalibrationScreen(Screen[None]):
     """
 
     BINDINGS = [
+        Binding("j", "judge_split", "Judge", id="cal-judge",
+                tooltip="Judge the dev items the prompt in force has not judged yet, in the background"),
         Binding("e", "edit('rubric')", "Rubric", id="cal-edit-rubric",
                 tooltip="Edit the rubric (anchors, guidance, guards) in $VISUAL/$EDITOR or the in-app editor"),
         Binding("t", "edit('template')", "Prompt", id="cal-edit-template",
@@ -149,15 +200,19 @@ class CalibrationScreen(Screen[None]):
         Binding("R", "revert", "Revert", id="cal-revert",
                 tooltip="Revert the change under trial: the files as they were, the revert recorded"),
         Binding("i", "switch('cal-items')", "Items", id="cal-items",
-                tooltip="The misaligned dev items, worst first"),
+                tooltip="The misaligned dev items, worst first (i again, or o, goes back)"),
         Binding("o", "switch('cal-overview')", "Overview", id="cal-overview-key", show=False),
         Binding("escape,q", "close", "Back", id="cal-close"),
     ]
 
     class Computed(Message):
-        def __init__(self, standing: Any) -> None:
+        def __init__(self, standing: Any, unjudged: tuple[int, int, int]) -> None:
             super().__init__()
             self.standing = standing
+            # Split items the prompt in force has not judged yet (with this backend); how many of them failed
+            # before (j tries them again); jobs already queued for this judge outside the split (the rating
+            # screen's background judge queues every item), which a run judges too.
+            self.unjudged = unjudged
 
     class Failed(Message):
         def __init__(self, reason: str) -> None:
@@ -178,11 +233,26 @@ class CalibrationScreen(Screen[None]):
         self.make_backend = make_backend
         self.split = split
         self.standing: Any = None
-        self.judge: Any = None  # the background re-judge while a change is under trial
+        self.judge: Any = None  # the background (re-)judge of the split
         self.judge_line = ""
+        self.unjudged = 0
+        self.failed = 0
+        self.queued_elsewhere = 0
+        self._spare_backend: Any = None  # made to name the backend before a run; the next run takes it
         self._dirty = True
         self._computing = False
         self._drafts: dict[str, str] = {}  # a refused edit, kept so the next edit starts from it
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keys that would do nothing now are left out of the key bar: K and R without a change under trial,
+        j with nothing to judge, the edits while a change is under trial."""
+        if action in ("keep", "revert"):
+            return self._trial() is not None
+        if action in ("edit", "promote"):
+            return self._trial() is None
+        if action == "judge_split":
+            return self.judge is None and self.unjudged > 0
+        return True
 
     # ------------------------------------------------------------------ layout
 
@@ -235,23 +305,33 @@ class CalibrationScreen(Screen[None]):
                 self._computing = False
                 self._status(Text(clean(str(exc)), style="red"))
                 return
-            self.compute(current, trial.before if trial else None, trial is not None)
+            backend = self.judge.backend if self.judge is not None else self._backend()
+            self.compute(current, trial.before if trial else None, trial is not None,
+                         getattr(backend, "model", None))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="calibration-figures")
-    def compute(self, current: str, before: str | None, trial: bool) -> None:
+    def compute(self, current: str, before: str | None, trial: bool, model: str | None) -> None:
         from judge_tui.analysis.calibration import previous_prompt, standing
 
-        model = getattr(self.judge.backend, "model", None) if self.judge is not None else None
         try:
             with Store(self.store.path) as store:
                 previous = before if trial else previous_prompt(store, self.rubric.id, current)
                 found = standing(store, self.rubric, prompt_version=current, previous=previous, model=model,
                                  split=self.split, settings=self.settings.agreement,
                                  visible=visible_items(store, self.rubric.id, self.lead, lead=True))
+                unjudged = self._count_unjudged(store, current, model) if model else (0, 0, 0)
         except UserError as exc:
             self.post_message(self.Failed(str(exc)))
             return
-        self.post_message(self.Computed(found))
+        self.post_message(self.Computed(found, unjudged))
+
+    def _count_unjudged(self, store: Store, prompt_version: str, model: str) -> tuple[int, int, int]:
+        """What j would judge: the split's items the judge of this model has not judged under the prompt in
+        force (queued, never queued, or failed), how many of them failed, and its queued jobs elsewhere."""
+        from judge_tui.judge.runner import judge_rater_id
+
+        return store.count_unjudged(judge_rater_id(model, self.rubric.id, prompt_version), self.rubric.id,
+                                    self.split)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "calibration-figures" and event.state == WorkerState.ERROR:
@@ -267,6 +347,8 @@ class CalibrationScreen(Screen[None]):
     def on_calibration_screen_computed(self, message: Computed) -> None:
         self._computing = False
         self.standing = s = message.standing
+        self.unjudged, self.failed, self.queued_elsewhere = message.unjudged
+        self.refresh_bindings()
         self._show_status()
         versions = Text()
         for note in filter(None, (s.rubric_version, s.prompt_version)):
@@ -276,12 +358,8 @@ class CalibrationScreen(Screen[None]):
             if note.items:
                 versions.append(f"  items: {clean(', '.join(note.items))}\n")
         self.query_one("#cal-versions", Static).update(versions)
-        figures = Text("Against the experts' consensus\n", style="bold")
-        figures.append("\n".join(clean(line) for line in (*s.figures, *s.notes)) or "(no figures yet)")
-        self.query_one("#cal-figures", Static).update(figures)
-        compare = Text("Previous version beside it\n", style="bold")
-        compare.append("\n".join(clean(line) for line in s.comparison_lines))
-        self.query_one("#cal-compare", Static).update(compare)
+        self.query_one("#cal-figures", Static).update(self._figures(s))
+        self.query_one("#cal-compare", Static).update(self._comparison(s))
         biases = Text("Biases\n", style="bold")
         if s.biases is not None:
             from judge_tui.analysis.biases import biases_lines
@@ -291,6 +369,55 @@ class CalibrationScreen(Screen[None]):
             biases.append("(none measured yet)")
         self.query_one("#cal-biases", Static).update(biases)
         self._fill_items()
+
+    def _figures(self, s: Any) -> Any:
+        """The judge against the experts: what was compared, a row per dimension, what could not be computed,
+        and what j would judge."""
+        from rich.console import Group
+
+        parts: list[Any] = [Text("Against the experts' consensus", style="bold")]
+        if s.figures:
+            parts.append(Text(clean(s.figures[0])))
+        if s.figure_rows:
+            table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
+            table.add_column("")
+            for header in ("alignment", "kappa", "r"):
+                table.add_column(header, justify="right", no_wrap=True)
+            for name, *figures in s.figure_rows:
+                table.add_row(Text(clean(name.split(" (")[0])), *figures)
+            parts.append(table)
+        parts += [Text(clean(note)) for note in s.notes]
+        if len(parts) == 1:
+            parts.append(Text("(no figures yet)", style="dim"))
+        offer = self._judge_offer()
+        if offer:
+            parts.append(Text(offer, style="bold"))
+        return Group(*parts)
+
+    @staticmethod
+    def _comparison(s: Any) -> Any:
+        """The previous version beside the current one: the headline, then each figure before and after with the
+        paired change and its verdict, in columns narrow enough for 80 (the report's table is wider)."""
+        from rich.console import Group
+
+        from judge_tui.analysis.calibration import change_headline
+        from judge_tui.analysis.team_report import compare_rows, comparison_to_dict
+
+        title = Text("Previous version beside it", style="bold")
+        if s.comparison is None:
+            return Group(title, Text("\n".join(clean(line) for line in s.comparison_lines)))
+        section = comparison_to_dict(s.comparison)
+        table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
+        for header, right in (("", False), ("", False), ("before", True), ("after", True), ("change", True),
+                              ("verdict", False)):
+            table.add_column(header, justify="right" if right else "left", no_wrap=header != "verdict")
+        for dimension, figure, _n, before, after, change, verdict in compare_rows(section):
+            table.add_row(Text(clean(dimension)), figure, before, after, change, verdict)
+        versions = (f"before: prompt {clean(section['v1']['name'])} · after: prompt {clean(section['v2']['name'])} "
+                    f"· {section['items']} {clean(section['split'])} items judged by both · changes with their "
+                    f"{section['confidence']:.0%} paired bootstrap interval")
+        return Group(title, Text(clean(change_headline(s.comparison)), style="bold"), Text(versions, style="dim"),
+                     table)
 
     def _fill_items(self) -> None:
         table = self.query_one("#cal-list", DataTable)
@@ -343,6 +470,9 @@ class CalibrationScreen(Screen[None]):
         if trial is not None:
             text.append(f"Under trial: prompt {trial.after} over {trial.before}", style="bold")
             text.append(f" · {clean(trial.reason)} · K keeps, R reverts\n")
+        elif self.unjudged and self.judge is None:
+            text.append(f"j judges the {self.unjudged} {self.split} items not judged yet · e rubric · t prompt · "
+                        "x example\n", style="bold")
         else:
             text.append("No change under trial · e rubric · t prompt · x example\n", style="dim")
         if self.judge_line:
@@ -355,7 +485,9 @@ class CalibrationScreen(Screen[None]):
         self.post_message(self.JudgeStatusChanged(status.line(), status.done))
 
     def on_calibration_screen_judge_status_changed(self, message: JudgeStatusChanged) -> None:
-        self.judge_line = "re-judging dev: " + message.line.removeprefix("judge: ")
+        self.judge_line = f"judging {self.split}: " + message.line.removeprefix("judge: ")
+        if " failed" in message.line:
+            self.judge_line += " (judge-tui failures shows why)"
         self._dirty = True  # new judgments: the comparison is recomputed at the next tick
         if self.standing is not None:
             self._show_status()
@@ -370,23 +502,58 @@ class CalibrationScreen(Screen[None]):
         self._stop_rejudge()
         if self.make_backend is None:
             return
+        backend, self._spare_backend = self._backend(), None
         try:
-            judge = BackgroundJudge(self.store, self.rubric, settings=self.settings, backend=self.make_backend(),
+            judge = BackgroundJudge(self.store, self.rubric, settings=self.settings, backend=backend,
                                     on_status=self._judge_changed,
                                     options=RunOptions(concurrency=self.settings.judge_concurrency))
         except (UserError, PromptError) as exc:
             self.notify(f"The re-judge did not start: {exc}", severity="error", timeout=12)
             return
+        judge.judge.queue.requeue_failed()  # before the run starts, which counts the queue
         self.judge = judge
+        self.refresh_bindings()
         self.run_worker(judge.run(), group="calibration-judge", exit_on_error=False)
         added = judge.enqueue_all(split=self.split)
-        self.judge_line = f"re-judging dev: {added} queued"
+        self.judge_line = f"judging {self.split}: {added} queued"
+
+    def _backend(self) -> Any:
+        """The backend the next run uses (made now, so the screen can say what it is), or None."""
+        if self._spare_backend is None and self.make_backend is not None:
+            try:
+                self._spare_backend = self.make_backend()
+            except UserError as exc:
+                self.notify(f"No judge backend: {exc}", markup=False, severity="error", timeout=12)
+        return self._spare_backend
+
+    def _judge_offer(self) -> str:
+        """What j does and costs, while there is something for it to judge."""
+        backend = self._spare_backend
+        if not self.unjudged or self.judge is not None or backend is None:
+            return ""
+        current = self.standing.prompt_version.label if self.standing is not None else "the prompt in force"
+        failed = (f" {self.failed} of them failed before (judge-tui failures shows why) and are tried again."
+                  if self.failed else "")
+        calls = self.unjudged + self.queued_elsewhere
+        elsewhere = (f" ({self.queued_elsewhere} of them for items of other splits, already in this judge's queue)"
+                     if self.queued_elsewhere else "")
+        return (f"Press j to judge the {self.unjudged} {self.split} items {current} has not judged yet, in the "
+                f"background: {calls} calls to {backend_label(backend)}{elsewhere}.{failed}")
+
+    def action_judge_split(self) -> None:
+        if self.make_backend is None:
+            self.notify("No judge backend here: open the judge screen with `judge-tui calibrate --backend ...`.",
+                        markup=False, severity="warning", timeout=10)
+            return
+        self._start_rejudge()
+        self._show_status()
 
     def _stop_rejudge(self) -> None:
         if self.judge is not None:
             self.judge.stop()
             self.judge = None
             self.judge_line = ""
+            self.refresh_bindings()
 
     # ------------------------------------------------------------------ changing the judge
 
@@ -466,10 +633,12 @@ class CalibrationScreen(Screen[None]):
                 return
             self._apply(files, change, answer[0], answer[1])
 
+        worst = [m.item_id for m in self.standing.misaligned[:3]] if self.standing is not None else []
         self.app.push_screen(AskScreen(
-            "Why this change? (recorded with the new version; history shows it)",
+            "The change passed the checks. Why this change? (recorded with the new version; history shows it)",
             ("Reason: what changed and why", "", "e.g. anchors of clarity tightened: the judge over-rated"),
-            ("Motivating items (from your revision marks)", items, "ID, ID"),
+            ("Motivating items (your revision marks, else type them)", items,
+             f"ID, ID (most misaligned now: {', '.join(worst)})" if worst else "ID, ID"),
         ), answered)
 
     def _apply(self, files: Any, change: Any, reason: str, items_text: str) -> None:
@@ -481,15 +650,22 @@ class CalibrationScreen(Screen[None]):
         except UserError as exc:
             self.notify(f"Not saved, nothing recorded: {exc}", severity="error", timeout=15)
             return
-        self.rubric = change.rubric
+        self._now_in_force(change.rubric)
         self.notify(f"Recorded prompt version {trial.after} with its reason; re-judging the dev split.", timeout=6)
         self._start_rejudge()
         self._dirty = True
         self._refresh_if_dirty()
 
-    def action_promote(self) -> None:
-        from judge_tui.judge.calibration import promote_example
+    def _now_in_force(self, rubric: Rubric) -> None:
+        """This screen and the rest of the running app (the rating screen, its background judge) use `rubric`
+        and the judge template now in its files."""
+        from judge_tui.tui.messages import JudgeDefinitionChanged
 
+        self.rubric = rubric
+        self.refresh_bindings()
+        self.app.post_message(JudgeDefinitionChanged(rubric))
+
+    def action_promote(self) -> None:
         try:
             files = self._files()
         except UserError as exc:
@@ -497,28 +673,64 @@ class CalibrationScreen(Screen[None]):
             return
 
         def answered(answer: tuple[str, str] | None) -> None:
-            if answer is None:
-                return
-            item_id, explanation = answer
-            visible = visible_items(self.store, self.rubric.id, self.lead, lead=True)
-            if visible is not None and item_id not in visible:  # the example carries another expert's rating
-                self.notify(f"Not made an example: you have not rated {item_id}, and the blind rule keeps the other "
-                            "experts' ratings from you (you have rated items of this rubric, so you are an expert "
-                            "too).", markup=False, severity="error", timeout=15)
-                return
-            rubric_text, template_text = files.texts()
-            try:
-                new = promote_example(self.store, self.rubric, rubric_text, item_id, explanation)
-            except UserError as exc:
-                self.notify(f"Not made an example: {exc}", severity="error", timeout=15)
-                return
-            self._check_and_ask(files, new, template_text, motivating=[item_id])
+            if answer is not None:
+                self._choose_rater(files, answer[0].strip(), " ".join(answer[1].split()))
 
         self.app.push_screen(AskScreen(
             "A few-shot example (train split only)",
             ("Item id (a train item an expert rated)", "", "e.g. B003"),
             ("Why the expert's rating is right, in one line", "", "e.g. FAIL: the honey makes it not vegan"),
         ), answered)
+
+    def _choose_rater(self, files: Any, item_id: str, explanation: str) -> None:
+        """Whose rating the example carries: asked when more than one expert (or a consensus) rated the item."""
+        from judge_tui.judge.calibration import example_block, example_raters
+
+        visible = visible_items(self.store, self.rubric.id, self.lead, lead=True)
+        if visible is not None and item_id not in visible:  # the example carries another expert's rating
+            self.notify(f"Not made an example: you have not rated {item_id}, and the blind rule keeps the other "
+                        "experts' ratings from you (you have rated items of this rubric, so you are an expert "
+                        "too).", markup=False, severity="error", timeout=15)
+            return
+        try:
+            raters = example_raters(self.store, self.rubric, item_id)
+            if not explanation:
+                raise UserError("say in one line why the expert's rating of this item is right")
+        except UserError as exc:
+            self.notify(f"Not made an example: {exc}", markup=False, severity="error", timeout=15)
+            return
+        if len(raters) == 1:
+            self._promote(files, item_id, explanation, raters[0])
+            return
+        choices = [(rater, self._rating_line(item_id, rater), example_block(item_id, rater, explanation))
+                   for rater in raters]
+
+        def chosen(rater: str | None) -> None:
+            if rater is not None:
+                self._promote(files, item_id, explanation, rater)
+
+        self.app.push_screen(ChooseScreen(f"{item_id}: whose rating does the example show?", choices), chosen)
+
+    def _rating_line(self, item_id: str, rater: str) -> Text:
+        """A rater's rating of an item, one line: who, and the score of each judged dimension."""
+        rating = self.store.rating(item_id, rater)
+        line = Text(clean(rater) + (" (the experts' consensus)" if rater == "consensus" else ""), style="bold")
+        if rating is not None:
+            scores = ", ".join(f"{clean(d.name.split(' (')[0])} {score_label(self.rubric.scale, rating.scores.get(d.id))}"
+                               for d in self.rubric.judged_dimensions)
+            line.append(f": {scores}", style="")
+        return line
+
+    def _promote(self, files: Any, item_id: str, explanation: str, rater: str) -> None:
+        from judge_tui.judge.calibration import promote_example
+
+        rubric_text, template_text = files.texts()
+        try:
+            new = promote_example(self.store, self.rubric, rubric_text, item_id, explanation, rater)
+        except UserError as exc:
+            self.notify(f"Not made an example: {exc}", markup=False, severity="error", timeout=15)
+            return
+        self._check_and_ask(files, new, template_text, motivating=[item_id])
 
     # ------------------------------------------------------------------ keep or revert
 
@@ -531,6 +743,7 @@ class CalibrationScreen(Screen[None]):
             return
         keep(self.store, trial)
         self._stop_rejudge()
+        self.refresh_bindings()
         self.notify(f"Kept prompt version {trial.after}: it is in force for every command.", timeout=6)
         self._dirty = True
         self._refresh_if_dirty()
@@ -553,7 +766,7 @@ class CalibrationScreen(Screen[None]):
                 self.notify(str(exc), severity="error", timeout=10)
                 return
             self._stop_rejudge()
-            self.rubric = resolve_rubric(self.rubric.id, self.store)
+            self._now_in_force(resolve_rubric(self.rubric.id, self.store))
             self.notify(f"Reverted to prompt version {trial.before}; both versions' judgments stay.", timeout=6)
             self._dirty = True
             self._refresh_if_dirty()
@@ -565,12 +778,26 @@ class CalibrationScreen(Screen[None]):
     # ------------------------------------------------------------------ moving about
 
     def action_switch(self, pane: str) -> None:
-        self.query_one(ContentSwitcher).current = pane
+        switcher = self.query_one(ContentSwitcher)
+        if pane == switcher.current == "cal-items":  # i again: back to the overview
+            pane = "cal-overview"
+        switcher.current = pane
         (self.query_one("#cal-list") if pane == "cal-items" else self.query_one("#cal-overview")).focus()
 
     def action_close(self) -> None:
         self._stop_rejudge()
         self.dismiss()
+
+
+def backend_label(backend: Any) -> str:
+    """Which judge a run calls, and whether it costs money."""
+    name = getattr(backend, "name", "")
+    model = clean(str(getattr(backend, "model", "")))
+    if name == "command":
+        return f"the local program {clean(shlex.join(backend.argv))} (no tokens, no price)"
+    if name == "replay":
+        return f"answers recorded in {clean(str(backend.path))} (no calls to a model)"
+    return f"{model} through the Anthropic API (billed per token, at list prices)"
 
 
 class CalibrationApp(PlainNoticeApp[None]):

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from textual.worker import Worker
 
     from judge_tui.analysis.stopping import Settledness
+    from judge_tui.model.rubrics import Rubric
 
 SAVE_TIME_EVERY = 5.0  # seconds of counted time between writes of the draft's time
 # Below this many rows (80×24 is the common default) the note box shrinks and the rubric goes compact.
@@ -118,6 +119,18 @@ class RatingScreen(Screen[None]):
             if first_item_painted:
                 first_item_painted()
             self.query_one(ItemPane).colour()
+
+    def use_rubric(self, rubric: Rubric) -> None:
+        """Another version of the rubric is in force (the judge screen): the panels show it at once."""
+        self.rubric = rubric
+        self.judged = [d.id for d in rubric.judged_dimensions]
+        if self.cursor not in self.judged:
+            self.cursor = self.judged[0] if self.judged else None
+        self._keys_shown = None
+        self.query_one(ItemPane).rubric = rubric
+        self.query_one(RubricPanel).use_rubric(rubric)
+        self.query_one(ScoreSummary).rubric = rubric
+        self._show_rubric()
 
     # ------------------------------------------------------------------ showing state
 

@@ -74,6 +74,14 @@ class RubricPanel(ScrollView, can_focus=False):
         self._built_for: tuple[object, ...] | None = None
         self._scroll_wanted: str | None = None
 
+    def use_rubric(self, rubric: Rubric) -> None:
+        """Another version of the rubric (a change kept on the judge screen): every block is drawn anew at the
+        next show(), as the cards are known by dimension, not by their anchors' text."""
+        self.rubric = rubric
+        self._blocks = {"title": (("title", rubric.name), Text(clean(rubric.name), "bold"), "title")}
+        self._drawn.clear()
+        self._built_for = None
+
     # ------------------------------------------------------------------ what the panel shows
 
     def show(
