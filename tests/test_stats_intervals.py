@@ -480,3 +480,17 @@ def test_uniform_design_weights_equal_the_plain_figures(rng):
     assert intervals.weighted_pearson(w, scale[human], scale[judge])[0] == pytest.approx(
         scipy_stats.pearsonr(scale[human], scale[judge]).statistic, abs=1e-12
     )
+
+
+def test_a_pooled_share_equal_on_every_item_is_never_certain():
+    """Three of four scores aligned on each of three items: every bootstrap resample gives 75% exactly; the
+    interval is Wilson's counting each item once (statsmodels), not [75, 75]."""
+    from judge_tui.analysis.pair_intervals import cluster_share_interval
+
+    found = cluster_share_interval(np.array([3.0, 3.0, 3.0]), np.array([4.0, 4.0, 4.0]))
+    low, high = proportion_confint(2.25, 3, alpha=0.05, method="wilson")
+    assert (found.low, found.high, found.method) == (pytest.approx(low, abs=1e-12), pytest.approx(high, abs=1e-12),
+                                                      "wilson (items)")
+    assert found.high - found.low > 0.3
+    varied = cluster_share_interval(np.array([3.0, 2.0, 4.0]), np.array([4.0, 4.0, 4.0]))
+    assert varied.method == "cluster bootstrap (items)"  # items that differ are still resampled

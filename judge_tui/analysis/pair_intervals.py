@@ -36,6 +36,7 @@ from judge_tui.stats.intervals import (
     weighted_pearson,
     weighted_share,
     wilson,
+    wilson_at,
     z_value,
 )
 from judge_tui.stats.linearised import kappa_influence, normal_interval, pearson_influence, share_influence
@@ -120,6 +121,12 @@ def cluster_share_interval(hits: np.ndarray, counted: np.ndarray, confidence: fl
         share = float(hits.sum() / counted.sum())
         return normal_interval(share, share_influence(hits, counted), confidence,
                                "infinitesimal jackknife (items)", low=0.0, high=1.0)
+    shares = hits[counted > 0] / counted[counted > 0]
+    if shares.size and np.ptp(shares) == 0.0 and 0.0 < shares[0] < 1.0:
+        # Every item has the same share (3 of 4 scores aligned on each, say): every resample says the same and
+        # would claim certainty; Wilson's interval counting each item once does not.
+        found = wilson_at(float(shares[0]), n, confidence)
+        return Interval(found.low, found.high, "wilson (items)", confidence)
     return _share_interval(float(hits.sum()), float(counted.sum()), n, confidence, lambda: _resampled(
         lambda w: weighted_share(w, hits, counted), n, confidence, "cluster bootstrap (items)", low=0.0,
         high=1.0, n_boot=n_boot, seed=seed))
