@@ -349,3 +349,20 @@ async def test_summary_shows_intervals_bars_and_the_plan_over_submitted_items_on
             assert "What would settle it" in text
             bars = [w for w in app.screen.query(Static) if type(w.content).__name__ == "IntervalBars"]
             assert len(bars) == 4 and app.screen.query_one("#summary-body").virtual_size.width <= 80
+
+
+def test_the_judges_reasoning_shows_its_answer_not_the_calls_bookkeeping():
+    from judge_tui.tui.screens.disagreements import reasoning_text
+
+    judged_here = Rating(item_id="E1", rater_id="judge:m:r@v", rubric_version_id=1, scores={}, notes="Too easy.",
+                         details={"model": "m", "prompt_version": "v", "few_shot_ids": [], "sampling": {},
+                                  "backend": "anthropic", "tokens": {"input": 10}, "cost_usd": None,
+                                  "raw_text": '{"scores": "RAW-ANSWER"}', "batch_id": "msgbatch_1",
+                                  "extras": {"issues": ["no answer key"], "suggestions": "add one"}})
+    text = reasoning_text(judged_here).plain
+    assert "Too easy." in text and "issues:" in text and "• no answer key" in text and "suggestions: add one" in text
+    for bookkeeping in ("cost_usd", "raw_text", "RAW-ANSWER", "backend", "tokens", "msgbatch_1", "extras"):
+        assert bookkeeping not in text, bookkeeping
+    imported = Rating(item_id="E1", rater_id="judge-v1", rubric_version_id=1, scores={},
+                      details={"critique": "[bold]vague[/bold]"})
+    assert reasoning_text(imported).plain == "critique: [bold]vague[/bold]\n"  # shown as written, not as markup

@@ -8,6 +8,7 @@ marks the item as a reason to revise the rubric (with an optional note), `u` rem
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from rich.table import Table
 from rich.text import Text
@@ -34,6 +35,19 @@ from judge_tui.tui.screens.unavailable import judge_missing, not_yet_submitted, 
 MAX_ROWS = 1000
 
 
+# What judge-tui's own judge records beside the answer (judge/runner.py): the call's bookkeeping, not reasoning.
+_CALL_RECORD = frozenset({"model", "prompt_version", "few_shot_ids", "sampling", "backend", "tokens", "cost_usd",
+                          "raw_text", "batch_id", "extras"})
+
+
+def reasoning_fields(details: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a judge's answer beyond its scores and notes (critique, issues, ...): the answer's extras
+    for a judgment made here, every detail but the call's bookkeeping for an imported one."""
+    extras = details.get("extras")
+    return {**{k: v for k, v in details.items() if k not in _CALL_RECORD},
+            **(extras if isinstance(extras, dict) else {})}
+
+
 def reasoning_text(rating: Rating | None) -> Text:
     """The judge's reasoning: its notes, then every extra field it returned (critique, issues, ...)."""
     text = Text()
@@ -41,7 +55,7 @@ def reasoning_text(rating: Rating | None) -> Text:
         return Text("(no rating)", style="dim")
     if rating.notes:
         text.append(clean(rating.notes) + "\n")
-    for key, value in rating.details.items():
+    for key, value in reasoning_fields(rating.details).items():
         text.append(f"{clean(str(key))}: ", style="bold")
         if isinstance(value, list):
             text.append("\n")
