@@ -30,7 +30,14 @@ from judge_tui.judge.prompts import (
 )
 from judge_tui.model import locations
 from judge_tui.model.errors import UserError
-from judge_tui.model.rubrics import RUBRIC_SUFFIX, Rubric, RubricError, load_rubric, load_rubrics
+from judge_tui.model.rubrics import (
+    REPLACES_BUILT_IN,
+    RUBRIC_SUFFIX,
+    Rubric,
+    RubricError,
+    load_rubric,
+    load_rubrics,
+)
 from judge_tui.store import Store
 
 TRIAL_META = "calibration.trial:{rubric}"
@@ -47,7 +54,11 @@ class JudgeFiles:
     template_source: Path
 
     def texts(self) -> tuple[str, str]:
-        return _read(self.rubric_source), _read(self.template_source)
+        """The texts to edit. A built-in rubric's starts with a line saying its copy replaces it on purpose."""
+        rubric = _read(self.rubric_source)
+        if self.rubric_source != self.rubric and not rubric.startswith(REPLACES_BUILT_IN):
+            rubric = REPLACES_BUILT_IN + rubric
+        return rubric, _read(self.template_source)
 
 
 def _read(path: Path) -> str:

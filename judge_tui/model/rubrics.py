@@ -372,6 +372,18 @@ def rubric_folders() -> list[Path]:
 
 _warned: set[str] = set()  # warnings about rubric files already given by this process
 
+# The first line of a user's rubric file made from a built-in one on the judge screen: it replaces the built-in
+# rubric on purpose, so loading it says nothing (a user's own file with a built-in id is warned about).
+REPLACES_BUILT_IN = "# This file replaces the built-in rubric of the same id on purpose (made on the judge screen).\n"
+
+
+def replaces_on_purpose(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(len(REPLACES_BUILT_IN.encode())) == REPLACES_BUILT_IN.encode()
+    except OSError:
+        return False
+
 
 def _warn_once(text: str) -> None:
     if text not in _warned:
@@ -393,7 +405,8 @@ def load_rubrics(extra_files: Iterable[Path] = ()) -> dict[str, tuple[Rubric, Pa
         except RubricError as exc:
             _warn_once(f"{exc}\n  (this rubric is left out until the file is fixed)")
             continue
-        if rubric.id in found and found[rubric.id][1].parent == locations.prompts_dir():
+        if (rubric.id in found and found[rubric.id][1].parent == locations.prompts_dir()
+                and not replaces_on_purpose(path)):
             _warn_once(f"{path} defines rubric {rubric.id!r} and replaces the built-in rubric of that id "
                        f"(give it another id to keep both)")
         found[rubric.id] = (rubric, path)

@@ -291,3 +291,26 @@ def test_reverting_the_first_change_removes_the_copies_and_the_built_in_files_ar
     done = subprocess.run([sys.executable, "-m", "judge_tui", "rubrics"], capture_output=True, text=True,
                           check=False)
     assert done.returncode == 0 and "replaces the built-in rubric" not in done.stderr
+
+
+def test_a_change_kept_to_a_built_in_rubric_replaces_it_on_purpose_without_a_warning(study):
+    from judge_tui.judge.calibration import keep, open_trial
+    from judge_tui.model.rubrics import REPLACES_BUILT_IN
+
+    rubric = resolve_rubric("binary", study)
+    files = judge_files(rubric)
+    rubric_text, template_text = files.texts()
+    assert rubric_text.startswith(REPLACES_BUILT_IN)  # the lead sees why the copy will be there
+    change = check_change(study, rubric, files, rubric_text, template_text + "\nBe brief.\n")
+    apply_change(study, rubric, files, change, "briefer answers", ["P06"])
+    keep(study, open_trial(study, "binary"), "")
+    assert files.rubric.read_text(encoding="utf-8").startswith(REPLACES_BUILT_IN)
+    done = subprocess.run([sys.executable, "-m", "judge_tui", "rubrics"], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0 and "replaces the built-in rubric" not in done.stderr
+    # a file of the user's own that takes a built-in id by chance is still pointed out
+    files.rubric.write_text(files.rubric.read_text(encoding="utf-8").removeprefix(REPLACES_BUILT_IN),
+                            encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "judge_tui", "rubrics"], capture_output=True, text=True,
+                          check=False)
+    assert "replaces the built-in rubric" in done.stderr
