@@ -9,6 +9,8 @@ A closed form where a standard one exists, a seeded bootstrap over items otherwi
 * Pearson's r: Fisher's z, as scipy's ``pearsonr(...).confidence_interval()``;
 * Spearman's rho and Kendall's tau: a bootstrap at small n, Fisher's z with the variances of Fieller, Hartley
   and Pearson (1957) at large n;
+* a design-weighted share of a stratified sample from a finite pool (a balanced queue order's TPR, TNR,
+  accuracy, alignment): the finite-population stratified posterior (:func:`finite_population_share`);
 * anything else, and every paired difference between two judges on the same items: a percentile bootstrap
   over items (:func:`bootstrap`).
 
@@ -35,6 +37,7 @@ __all__ = [
     "IntervalFigure",
     "bootstrap",
     "effective_sample_size",
+    "finite_population_share",
     "fisher_z",
     "kappa_interval",
     "kappa_standard_error",
@@ -299,6 +302,50 @@ def percentile_interval(
     tail = (1.0 - confidence) / 2.0 * 100.0
     lower, upper = np.percentile(usable, [tail, 100.0 - tail])
     return Interval(max(low, float(lower)), min(high, float(upper)), method, confidence)
+
+
+FINITE_POPULATION_DRAWS = 4000
+
+
+def finite_population_share(
+    strata: np.ndarray,
+    hits: np.ndarray,
+    counted: np.ndarray,
+    pool: dict[str, int],
+    *,
+    draws: int = FINITE_POPULATION_DRAWS,
+    seed: int = DEFAULT_SEED,
+) -> np.ndarray:
+    """Draws of the pool-wide share sum(hits) / sum(counted) over every item of a finite pool, of which the
+    given items (one stratum label each) are a stratified sample; ``pool`` gives each stratum's size.
+
+    Each item falls in a category, its (hits, counted) pair: for TPR an item is not counted (the expert said
+    FAIL), a counted miss or a counted hit. Per stratum the categories' shares get a Jeffreys posterior,
+    Dirichlet(count + 1/2) over the categories seen anywhere (and the all-miss and all-hit ones), and the
+    stratum's unrated items are drawn from it (Dirichlet-multinomial); added to the rated items, every draw is
+    one possible pool, whose share is one draw of the figure. With every item of a stratum rated, the stratum
+    is exact; with one stratum in a large pool the share's draws follow the Jeffreys Beta(hits + 1/2,
+    misses + 1/2). Strata with no item given are left out, as the weighted estimate leaves them out.
+    """
+    strata = np.asarray(strata)
+    pairs = np.stack([np.asarray(hits, dtype=np.float64), np.asarray(counted, dtype=np.float64)], axis=1)
+    most = max(1.0, float(pairs[:, 1].max())) if pairs.size else 1.0
+    categories = np.unique(np.vstack([pairs, [[0.0, most], [most, most]]]), axis=0)
+    rng = np.random.default_rng(seed)
+    hit_total = np.full(draws, pairs[:, 0].sum())
+    counted_total = np.full(draws, pairs[:, 1].sum())
+    for name in np.unique(strata):
+        members = pairs[strata == name]
+        unrated = max(0, pool.get(str(name), members.shape[0]) - members.shape[0])
+        if not unrated:
+            continue
+        seen = (members[:, None, :] == categories[None, :, :]).all(axis=2).sum(axis=0)
+        shares = rng.dirichlet(seen + 0.5, size=draws)
+        drawn = rng.multinomial(unrated, shares)
+        hit_total += drawn @ categories[:, 0]
+        counted_total += drawn @ categories[:, 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(counted_total > 0, hit_total / counted_total, np.nan)
 
 
 # Statistics of weighted items, vectorised over resamples (rows of ``weights``).
