@@ -138,7 +138,8 @@ FINITE_POPULATION = "finite-population stratified"
 
 
 def weighted_share_figure(key: str, label: str, hits: np.ndarray, counted: np.ndarray, weights: np.ndarray,
-                          strata: np.ndarray, pool: dict[str, int], confidence: float) -> WeightedFigure:
+                          strata: np.ndarray, pool: dict[str, int], confidence: float,
+                          categories: dict[str, list[tuple[float, float]]] | None = None) -> WeightedFigure:
     """A design-weighted share (TPR, TNR, accuracy, alignment) with the finite-population stratified interval
     (a percentile bootstrap of a share that is all hits in a few items would claim certainty)."""
     hits, counted = np.asarray(hits, dtype=np.float64), np.asarray(counted, dtype=np.float64)
@@ -149,7 +150,7 @@ def weighted_share_figure(key: str, label: str, hits: np.ndarray, counted: np.nd
     value = float(weights @ hits / mass)
     # Kish's n over the scores counted (an item counting c scores weighs c times).
     n = float(mass**2 / ((weights * counted) ** 2 / np.maximum(counted, 1)).sum())
-    draws = iv.finite_population_share(strata, hits, counted, pool)
+    draws = iv.finite_population_share(strata, hits, counted, pool, categories=categories)
     interval = iv.percentile_interval(draws, confidence, method=FINITE_POPULATION, low=0.0, high=1.0)
     return WeightedFigure(key, label, value, interval, n)
 
@@ -199,10 +200,12 @@ def weighted_figures(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weigh
         if rubric.scale.kind == "pass_fail":
             human_pass, judge_pass = ca == 1, cb == 1
             figures += [
-                weighted_share_figure("tpr", "TPR", human_pass & judge_pass, human_pass, w, s, pool, confidence),
-                weighted_share_figure("tnr", "TNR", ~human_pass & ~judge_pass, ~human_pass, w, s, pool, confidence),
+                weighted_share_figure("tpr", "TPR", human_pass & judge_pass, human_pass, w, s, pool, confidence,
+                                      qo.PASS_FAIL_CATEGORIES["tpr"]),
+                weighted_share_figure("tnr", "TNR", ~human_pass & ~judge_pass, ~human_pass, w, s, pool, confidence,
+                                      qo.PASS_FAIL_CATEGORIES["tnr"]),
                 weighted_share_figure("accuracy", "accuracy", human_pass == judge_pass, np.ones(w.size), w, s, pool,
-                                      confidence),
+                                      confidence, qo.PASS_FAIL_CATEGORIES["accuracy"]),
             ]
     else:
         figures.append(_figure("pearson_r", f"r of the {rubric.overall_name}",

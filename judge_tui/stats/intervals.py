@@ -315,6 +315,7 @@ def finite_population_share(
     *,
     draws: int = FINITE_POPULATION_DRAWS,
     seed: int = DEFAULT_SEED,
+    categories: dict[str, list[tuple[float, float]]] | None = None,
 ) -> np.ndarray:
     """Draws of the pool-wide share sum(hits) / sum(counted) over every item of a finite pool, of which the
     given items (one stratum label each) are a stratified sample; ``pool`` gives each stratum's size.
@@ -326,11 +327,15 @@ def finite_population_share(
     one possible pool, whose share is one draw of the figure. With every item of a stratum rated, the stratum
     is exact; with one stratum in a large pool the share's draws follow the Jeffreys Beta(hits + 1/2,
     misses + 1/2). Strata with no item given are left out, as the weighted estimate leaves them out.
+
+    ``categories`` may name the categories an item of a stratum can fall in (with PASS/FAIL strata by the
+    judge's verdict, a TPR item of the PASS stratum is a hit or not counted, never a miss): the prior's 1/2
+    goes to those (and any seen there) only, not to impossible ones.
     """
     strata = np.asarray(strata)
     pairs = np.stack([np.asarray(hits, dtype=np.float64), np.asarray(counted, dtype=np.float64)], axis=1)
     most = max(1.0, float(pairs[:, 1].max())) if pairs.size else 1.0
-    categories = np.unique(np.vstack([pairs, [[0.0, most], [most, most]]]), axis=0)
+    anywhere = np.unique(np.vstack([pairs, [[0.0, most], [most, most]]]), axis=0)
     rng = np.random.default_rng(seed)
     hit_total = np.full(draws, pairs[:, 0].sum())
     counted_total = np.full(draws, pairs[:, 1].sum())
@@ -339,11 +344,13 @@ def finite_population_share(
         unrated = max(0, pool.get(str(name), members.shape[0]) - members.shape[0])
         if not unrated:
             continue
-        seen = (members[:, None, :] == categories[None, :, :]).all(axis=2).sum(axis=0)
+        possible = (categories or {}).get(str(name))
+        kinds = anywhere if possible is None else np.unique(np.vstack([members, possible]), axis=0)
+        seen = (members[:, None, :] == kinds[None, :, :]).all(axis=2).sum(axis=0)
         shares = rng.dirichlet(seen + 0.5, size=draws)
         drawn = rng.multinomial(unrated, shares)
-        hit_total += drawn @ categories[:, 0]
-        counted_total += drawn @ categories[:, 1]
+        hit_total += drawn @ kinds[:, 0]
+        counted_total += drawn @ kinds[:, 1]
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(counted_total > 0, hit_total / counted_total, np.nan)
 
