@@ -108,7 +108,13 @@ def test_order_survives_quit_and_resume_and_rates_every_item_once(tmp_path, bina
     path = tmp_path / "study.db"
     with Store(path) as store:
         fill(store, binary)
-        expected = [i for i, _, _ in prepare_queue(store, binary, "ann", order) and store.queue_entries("ann", "binary")]
+        first_layout = [i for i, _, _ in prepare_queue(store, binary, "ann", order)
+                        and store.queue_entries("ann", "binary")]
+    with Store(tmp_path / "one-sitting.db") as store:  # the same study rated in one sitting
+        fill(store, binary)
+        expected = rate_next(RatingSession(store, binary, "ann", order=order), N_ITEMS)
+    # A random order is its first layout; a balanced one lays its untouched items out again at checkpoints.
+    assert (expected == first_layout) == (order == "random")
     rated: list[str] = []
     for stint in (7, 1, 12, 100):
         with Store(path) as store:  # quit and come back: a new connection, a new session
@@ -118,7 +124,7 @@ def test_order_survives_quit_and_resume_and_rates_every_item_once(tmp_path, bina
                 rated += rate_next(session, 1)
                 state = session.state
                 stint -= 1
-    assert rated == expected  # the stored order, never reshuffled
+    assert rated == expected  # quitting and coming back never reshuffles
     assert len(set(rated)) == N_ITEMS  # none repeated, none lost
     with Store(path) as store:
         assert store.progress("ann", "binary", total=N_ITEMS)["rated"] == N_ITEMS
@@ -337,3 +343,65 @@ def test_a_balanced_design_where_every_item_agreed_does_not_claim_certainty(stor
     for figure in (f for f in design.figures if f.key in ("cohen_kappa", "ac1")):
         assert figure.estimate == pytest.approx(1.0)
         assert figure.interval.method == "wilson-agreement" and figure.interval.low < 0.9
+
+
+# --------------------------------------------------------------------------- the allocation that follows the uncertainty
+
+
+def _skewed_questions(target: float = 0.90) -> list[qo.Question]:
+    """A judge with TPR 0.97 and TNR 0.70 at 25% FAIL: 20% judged FAIL, of which 11.5% PASS by the expert;
+    80% judged PASS, of which 90.6% PASS by the expert (1,000 items rated)."""
+    rated = {}
+    for stratum, size, passes in (("FAIL", 200, 23), ("PASS", 800, 725)):
+        for k in range(size):
+            rated[f"{stratum}{k}"] = (stratum, k < passes)
+    return qo.pass_fail_questions(rated, target)
+
+
+def test_allocation_follows_the_uncertainty_of_the_binding_target():
+    """By the delta method (worked out in the module's docstring): TPR alone wants ~90% of ratings from the
+    judge's FAILs (the PASSes it failed hide there), TNR alone ~90% from its PASSes; together the binding one,
+    TNR (0.70 against 0.90), wins, and the FAIL stratum gets about 10%, not the equal 50%."""
+    pool = {"FAIL": 40, "PASS": 160}
+    tpr, tnr = _skewed_questions()
+    assert qo.allocation_shares(pool, pool, [tpr])["FAIL"] == pytest.approx(0.895, abs=0.01)
+    assert qo.allocation_shares(pool, pool, [tnr])["PASS"] == pytest.approx(0.895, abs=0.01)
+    both = qo.allocation_shares(pool, pool, [tpr, tnr])
+    assert 0.08 < both["FAIL"] < 0.15 and sum(both.values()) == pytest.approx(1.0)
+
+
+def test_allocation_keeps_every_stratum_in_sight_and_skips_used_up_ones():
+    pool = {"FAIL": 40, "PASS": 160, "unjudged": 5}
+    shares = qo.allocation_shares(pool, {"FAIL": 40, "PASS": 160, "unjudged": 0}, _skewed_questions())
+    assert set(shares) == {"FAIL", "PASS"} and min(shares.values()) >= qo.MIN_SHARE
+    # Nothing rated yet: Jeffreys' smoothing alone, every stratum has a share.
+    assert min(qo.allocation_shares(pool, pool, qo.pass_fail_questions({}, 0.9)).values()) >= qo.MIN_SHARE
+
+
+def test_balanced_order_draws_strata_with_the_shares():
+    strata = {f"I{n:03d}": "FAIL" if n < 100 else "PASS" for n in range(200)}
+    first = [s for _, s in qo.balanced_order(strata, 5, {"FAIL": 0.1, "PASS": 0.9})[:60]]
+    assert Counter(first)["FAIL"] < 15  # about 6 of 60, where equal draws give about 30
+    assert qo.balanced_order(strata, 5, {"FAIL": 0.1, "PASS": 0.9}) == qo.balanced_order(strata, 5, {"FAIL": 0.1, "PASS": 0.9})
+
+
+def test_a_balanced_order_is_laid_out_again_at_each_checkpoint_the_same_whether_or_not_the_app_died(tmp_path, binary):
+    """After every ALLOCATE_EVERY ratings the untouched items follow the allocation. A session killed right after
+    the checkpoint's rating (before laying out) finds, when reopened, the layout an uninterrupted one made."""
+    with Store(tmp_path / "sitting.db") as store:
+        fill(store, binary)
+        session = RatingSession(store, binary, "ann", order="balanced")
+        before = store.queue_entries("ann", "binary")
+        rated = rate_next(session, qo.ALLOCATE_EVERY)
+        assert store.allocated_with("ann", "binary") == qo.ALLOCATE_EVERY
+        uninterrupted = store.queue_entries("ann", "binary")
+        assert [i for i, _, _ in uninterrupted][:qo.ALLOCATE_EVERY] == rated
+        assert uninterrupted != before  # laid out again with the allocation
+    with Store(tmp_path / "killed.db") as store:
+        fill(store, binary)
+        prepare_queue(store, binary, "ann", "balanced")
+        for item_id in rated:  # the ratings reached the database; the layout did not
+            human_rating(store, binary, item_id, "PASS")
+        assert store.allocated_with("ann", "binary") == 0
+        RatingSession(store, binary, "ann", order="balanced")  # reopened
+        assert store.queue_entries("ann", "binary") == uninterrupted

@@ -425,3 +425,11 @@ def m009_queue_orders(db: sqlite_utils.Database) -> None:
         )
         """
     )
+
+
+@migrations()
+def m011_queue_allocation(db: sqlite_utils.Database) -> None:
+    # A balanced order's untouched items are laid out again after every ALLOCATE_EVERY ratings of its reviewer
+    # (model/queue_orders.py); allocated_with is the number of ratings the layout in place was made with, so a
+    # reopened session knows whether it is due (and a session killed before it lays it out as it would have).
+    db.execute("ALTER TABLE queue_orders ADD COLUMN allocated_with INTEGER NOT NULL DEFAULT 0")
