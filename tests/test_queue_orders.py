@@ -16,6 +16,7 @@ from judge_tui.model import queue_orders as qo
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import Item, Rating
 from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.store import Store
 from judge_tui.tui.session import RatingSession
 
@@ -405,3 +406,20 @@ def test_a_balanced_order_is_laid_out_again_at_each_checkpoint_the_same_whether_
         assert store.allocated_with("ann", "binary") == 0
         RatingSession(store, binary, "ann", order="balanced")  # reopened
         assert store.queue_entries("ann", "binary") == uninterrupted
+
+
+def test_the_stop_check_decides_on_a_report_of_the_checks_alone(store, binary):
+    """study_settledness builds only what deciding the targets needs, and decides as the full report does."""
+    from judge_tui.analysis.report import build_report
+    from judge_tui.analysis.stopping import settledness_of, study_settledness
+
+    fill(store, binary)
+    prepare_queue(store, binary, "ann", "balanced")
+    for n, (item_id, _, _) in enumerate(store.queue_entries("ann", "binary")[:20]):
+        human_rating(store, binary, item_id, "FAIL" if n % 4 == 0 else "PASS")
+    full = build_report(store, binary)
+    lean = build_report(store, binary, checks_only=True)
+    assert lean.checks == full.checks
+    assert lean.self_agreement == () and lean.human_agreement is None and lean.breakdowns == ()
+    assert all(f.key != "corrected_pass_rate" for f in lean.design.figures)
+    assert study_settledness(store, binary, AgreementSettings()) == settledness_of(full, has_test_split=False)
