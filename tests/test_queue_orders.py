@@ -263,6 +263,12 @@ def test_balanced_report_weights_each_stratum_by_its_share_of_the_pool(store, bi
     found = report_to_dict(report)["design"]
     assert found["order"] == "balanced" and found["strata"]["FAIL"] == {"pool": 4, "rated": 4}
     assert found["weighted_figures"]["tpr"]["estimate"] == pytest.approx(12 / 13)
+    # The sections that are not weighted say so, in every format.
+    assert "breakdowns" in found["unweighted_sections"] and "team agreement" in found["unweighted_sections"]
+    from judge_tui.analysis.report_format import render_markdown, render_text
+
+    for rendered in (render_text(report, width=200), render_markdown(report)):
+        assert "unweighted counts of the rated items" in " ".join(rendered.split())
 
 
 def test_uniform_weights_give_todays_figures(store, binary):
@@ -423,3 +429,45 @@ def test_the_stop_check_decides_on_a_report_of_the_checks_alone(store, binary):
     assert lean.self_agreement == () and lean.human_agreement is None and lean.breakdowns == ()
     assert all(f.key != "corrected_pass_rate" for f in lean.design.figures)
     assert study_settledness(store, binary, AgreementSettings()) == settledness_of(full, has_test_split=False)
+
+
+def test_graded_kappa_targets_are_decided_on_weighted_kappas(store, rubrics):
+    """A graded rubric in balanced order: each dimension's kappa target is decided on its design-weighted
+    kappa (weighted confusion table, by hand below), not on the tilted plain one."""
+    import numpy as np
+
+    from judge_tui.analysis.design import WEIGHTED_SCOPE
+    from judge_tui.analysis.report import build_report
+
+    rubric = rubrics["exercise-quality"]
+    version = store.ensure_rubric_version(rubric)
+    ids = [f"E{k:03d}" for k in range(30)]
+    store.add_items([Item(id=i, rubric=rubric.id, fields={}) for i in ids])
+    dims = [d.id for d in rubric.judged_dimensions]
+    store.ensure_rater(JUDGE, "judge")
+    store.ensure_rater("ann", "human")
+    judge_scores = {i: {d: (0.0 if k % 4 == 0 else 1.0) for d in dims} for k, i in enumerate(ids)}
+    for i, scores in judge_scores.items():
+        store.save_rating(Rating(item_id=i, rater_id=JUDGE, rubric_version_id=version, scores=scores,
+                                 overall=rubric.overall_score(scores), verdict=rubric.verdict(scores)))
+    prepare_queue(store, rubric, "ann", "balanced")
+    entries = store.queue_entries("ann", rubric.id)
+    rated = [i for i, _, _ in entries[:12]]
+    human = {i: {d: (judge_scores[i][d] if n % 3 else 0.5) for d in dims} for n, i in enumerate(rated)}
+    for i, scores in human.items():
+        store.save_rating(Rating(item_id=i, rater_id="ann", rubric_version_id=version, scores=scores,
+                                 overall=rubric.overall_score(scores), verdict=rubric.verdict(scores)))
+    report = build_report(store, rubric)
+    assert report.design is not None and report.design.weighted
+    pool, seen = Counter(s for _, _, s in entries), Counter(s for _, _, s in entries[:12])
+    strata = {i: s for i, _, s in entries}
+    points = list(rubric.scale.points)
+    for d in dims:
+        table = np.zeros((len(points), len(points)))
+        for i in rated:
+            table[points.index(human[i][d]), points.index(judge_scores[i][d])] += pool[strata[i]] / seen[strata[i]]
+        table /= table.sum()
+        chance = table.sum(axis=1) @ table.sum(axis=0)
+        expected = (np.trace(table) - chance) / (1 - chance)
+        found = next(c for c in report.checks if c.key == f"kappa:{d}")
+        assert found.scope == WEIGHTED_SCOPE and found.estimate == pytest.approx(expected, abs=1e-12)

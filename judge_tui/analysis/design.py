@@ -169,6 +169,38 @@ def _all_agreed(kappa: WeightedFigure, ac1: WeightedFigure, codes: np.ndarray, w
     return found[0], found[1]
 
 
+def _codes(scores: np.ndarray, points: Sequence[float]) -> np.ndarray:
+    return np.searchsorted(points, ag.snap_to_scale(scores, points)[0])
+
+
+def _kappa_and_ac1(key: str, label: str, ca: np.ndarray, cb: np.ndarray, k: int, w: np.ndarray, s: np.ndarray,
+                   confidence: float) -> tuple[WeightedFigure, WeightedFigure]:
+    kappa = _figure(key, f"κ{label}", lambda v: iv.weighted_kappa(v, ca, cb, k), w, s, confidence)
+    ac1 = _figure(key.replace("cohen_kappa", "ac1"), f"AC1{label}", lambda v: iv.weighted_ac1(v, ca, cb, k), w, s,
+                  confidence)
+    if np.all(ca == cb):  # every item agreed: every resample is 1, which would claim certainty
+        kappa, ac1 = _all_agreed(kappa, ac1, ca, w, k, confidence)
+    return kappa, ac1
+
+
+def _dimension_kappas(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weights: np.ndarray,
+                      confidence: float) -> list[WeightedFigure]:
+    """Each judged dimension's kappa (the report's kappa targets, one per dimension), design-weighted, on
+    the items where both sides scored it; keyed as the targets are (kappa:<dimension>)."""
+    points = rubric.scale.points
+    found = []
+    for dimension in rubric.judged_dimensions:
+        index = rubric.dimension_ids.index(dimension.id)
+        a, b = pairing.a.scores[:, index], pairing.b.scores[:, index]
+        both = ~np.isnan(a) & ~np.isnan(b)
+        if not both.any():
+            continue
+        kappa, _ = _kappa_and_ac1("cohen_kappa", "", _codes(a[both], points), _codes(b[both], points), len(points),
+                                  weights[both], strata[both], confidence)
+        found.append(replace(kappa, key=f"kappa:{dimension.id}", label=f"κ of {dimension.id}"))
+    return found
+
+
 def weighted_figures(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weights: np.ndarray, pool: dict[str, int],
                      tolerance: float, confidence: float) -> tuple[WeightedFigure, ...]:
     """The overall score's figures, each item weighted by its stratum (and the judged dimensions' pooled
@@ -182,6 +214,7 @@ def weighted_figures(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weigh
     counted = both.sum(axis=1)
     figures.append(weighted_share_figure("alignment_rate", "alignment", hits, counted, weights, strata, pool,
                                          confidence))
+    figures += _dimension_kappas(rubric, pairing, strata, weights, confidence)
     a, b = pairing.a.column(OVERALL_COLUMN), pairing.b.column(OVERALL_COLUMN)
     scored = ~np.isnan(a) & ~np.isnan(b)
     a, b, w, s = a[scored], b[scored], weights[scored], strata[scored]
@@ -189,14 +222,8 @@ def weighted_figures(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weigh
         return tuple(figures)
     if rubric.overall == "label":
         points = rubric.scale.points
-        ca = np.searchsorted(points, ag.snap_to_scale(a, points)[0])
-        cb = np.searchsorted(points, ag.snap_to_scale(b, points)[0])
-        k = len(points)
-        kappa = _figure("cohen_kappa", "κ", lambda v: iv.weighted_kappa(v, ca, cb, k), w, s, confidence)
-        ac1 = _figure("ac1", "AC1", lambda v: iv.weighted_ac1(v, ca, cb, k), w, s, confidence)
-        if np.all(ca == cb):  # every item agreed: every resample is 1, which would claim certainty
-            kappa, ac1 = _all_agreed(kappa, ac1, ca, w, k, confidence)
-        figures += [kappa, ac1]
+        ca, cb = _codes(a, points), _codes(b, points)
+        figures += _kappa_and_ac1("cohen_kappa", "", ca, cb, len(points), w, s, confidence)
         if rubric.scale.kind == "pass_fail":
             human_pass, judge_pass = ca == 1, cb == 1
             figures += [
@@ -222,12 +249,9 @@ def reweighted_checks(checks: Sequence[TargetCheck], design: Design, rubric: Rub
     unweighted figures lean towards the over-sampled verdicts, so a decision must not rest on them)."""
     weighted = {f.key: f for f in design.figures}
     figure_of = {"alignment": "alignment_rate", "tpr": "tpr", "tnr": "tnr", "pearson": "pearson_r"}
-    judged = rubric.judged_dimensions
-    if rubric.overall == "label" and len(judged) == 1:  # the overall label is that dimension's score
-        figure_of[f"kappa:{judged[0].id}"] = "cohen_kappa"
     out = []
     for c in checks:
-        found = weighted.get(figure_of.get(c.key, ""))
+        found = weighted.get(figure_of.get(c.key, c.key))  # kappa:<dimension> is its own key
         if found is None:
             out.append(c)
             continue
