@@ -188,7 +188,9 @@ def _dimension_kappas(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weig
     """Each judged dimension's kappa (the report's kappa targets, one per dimension), design-weighted, on
     the items where both sides scored it; keyed as the targets are (kappa:<dimension>)."""
     points = rubric.scale.points
-    found = []
+    found: list[WeightedFigure] = []
+    if rubric.overall == "label" and len(rubric.judged_dimensions) == 1:
+        return found  # the overall label is that dimension's score: its kappa is the overall one
     for dimension in rubric.judged_dimensions:
         index = rubric.dimension_ids.index(dimension.id)
         a, b = pairing.a.scores[:, index], pairing.b.scores[:, index]
@@ -249,6 +251,9 @@ def reweighted_checks(checks: Sequence[TargetCheck], design: Design, rubric: Rub
     unweighted figures lean towards the over-sampled verdicts, so a decision must not rest on them)."""
     weighted = {f.key: f for f in design.figures}
     figure_of = {"alignment": "alignment_rate", "tpr": "tpr", "tnr": "tnr", "pearson": "pearson_r"}
+    judged = rubric.judged_dimensions
+    if rubric.overall == "label" and len(judged) == 1:  # the overall label is that dimension's score
+        figure_of[f"kappa:{judged[0].id}"] = "cohen_kappa"
     out = []
     for c in checks:
         found = weighted.get(figure_of.get(c.key, c.key))  # kappa:<dimension> is its own key
