@@ -260,6 +260,9 @@ def test_balanced_report_weights_each_stratum_by_its_share_of_the_pool(store, bi
     decided = {c.key: c for c in report.checks}
     assert decided["tpr"].estimate == pytest.approx(12 / 13) and decided["tpr"].scope == WEIGHTED_SCOPE
     assert decided["tnr"].estimate == pytest.approx(3 / 7) and decided["alignment"].estimate == pytest.approx(0.75)
+    # A plan never asks for more than the 12 items left: rating them all makes every share exact.
+    assert all(c.more_items is None or c.more_items <= 12 for c in report.checks if c.key != "kappa:label")
+    assert any(c.more_items == 12 for c in report.checks)
     found = report_to_dict(report)["design"]
     assert found["order"] == "balanced" and found["strata"]["FAIL"] == {"pool": 4, "rated": 4}
     assert found["weighted_figures"]["tpr"]["estimate"] == pytest.approx(12 / 13)

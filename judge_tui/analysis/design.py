@@ -30,7 +30,7 @@ from judge_tui.model.rubrics import Rubric
 from judge_tui.stats import agreement as ag
 from judge_tui.stats import intervals as iv
 from judge_tui.stats.agreement import Figure, Undefined
-from judge_tui.stats.intervals import IntervalFigure
+from judge_tui.stats.intervals import Interval, IntervalFigure
 from judge_tui.store import Store
 
 
@@ -250,6 +250,7 @@ def reweighted_checks(checks: Sequence[TargetCheck], design: Design, rubric: Rub
     """The report's targets decided on the design-weighted figures where there is one (a balanced order's
     unweighted figures lean towards the over-sampled verdicts, so a decision must not rest on them)."""
     weighted = {f.key: f for f in design.figures}
+    unrated = max(0, sum(design.pool.values()) - sum(design.rated.values()))
     figure_of = {"alignment": "alignment_rate", "tpr": "tpr", "tnr": "tnr", "pearson": "pearson_r"}
     judged = rubric.judged_dimensions
     if rubric.overall == "label" and len(judged) == 1:  # the overall label is that dimension's score
@@ -260,6 +261,12 @@ def reweighted_checks(checks: Sequence[TargetCheck], design: Design, rubric: Rub
         if found is None:
             out.append(c)
             continue
-        out.append(check(c.key, c.figure, WEIGHTED_SCOPE, found.estimate, found.interval, round(found.n), c.target,
-                         strict=c.strict, percent=c.percent, confidence=confidence, class_label=c.class_label))
+        decided = check(c.key, c.figure, WEIGHTED_SCOPE, found.estimate, found.interval, round(found.n), c.target,
+                        strict=c.strict, percent=c.percent, confidence=confidence, class_label=c.class_label)
+        if (isinstance(found.interval, Interval) and found.interval.method == FINITE_POPULATION
+                and decided.more_items is not None
+                and decided.more_items > unrated):
+            # A share's finite-population interval is exact once every item is rated: no more than the rest.
+            decided = replace(decided, more_items=unrated, more_of_class=None)
+        out.append(decided)
     return out
