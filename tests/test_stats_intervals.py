@@ -517,3 +517,15 @@ def test_finite_population_share_combines_strata_by_their_size_in_the_pool():
     # The same call gives the same draws: the interval is seeded.
     again = intervals.finite_population_share(strata, hit, counted, {"FAIL": 4, "PASS": 16}, draws=40_000)
     assert np.array_equal(draws, again)
+
+
+def test_finite_population_share_with_a_stratum_not_yet_seen_is_not_certain():
+    """Only the judge's FAILs rated so far: the PASS stratum (most of the pool) is drawn from the prior alone,
+    so TPR's interval spans nearly everything instead of collapsing on the FAIL stratum's 0."""
+    strata = np.array(["FAIL"] * 6)
+    hit, counted = np.zeros(6), np.array([1, 0, 0, 0, 0, 0])
+    draws = intervals.finite_population_share(strata, hit, counted, {"FAIL": 60, "PASS": 140},
+                                              categories={"PASS": [(0.0, 0.0), (1.0, 1.0)],
+                                                          "FAIL": [(0.0, 0.0), (0.0, 1.0)]})
+    low, high = np.percentile(draws, [2.5, 97.5])
+    assert low < 0.5 and high > 0.95

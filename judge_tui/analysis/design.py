@@ -150,7 +150,8 @@ def weighted_share_figure(key: str, label: str, hits: np.ndarray, counted: np.nd
     value = float(weights @ hits / mass)
     # Kish's n over the scores counted (an item counting c scores weighs c times).
     n = float(mass**2 / ((weights * counted) ** 2 / np.maximum(counted, 1)).sum())
-    draws = iv.finite_population_share(strata, hits, counted, pool, categories=categories)
+    judged = {name: size for name, size in pool.items() if name != qo.UNJUDGED}  # never compared items
+    draws = iv.finite_population_share(strata, hits, counted, judged, categories=categories)
     interval = iv.percentile_interval(draws, confidence, method=FINITE_POPULATION, low=0.0, high=1.0)
     return WeightedFigure(key, label, value, interval, n)
 

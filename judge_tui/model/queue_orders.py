@@ -17,8 +17,10 @@ decided with its last target. The allocation therefore minimises the largest Var
 target), as the minimum of sum_k (Var_k / d_k²)^8, found by re-weighted Neyman allocations
 (n_h ∝ W_h·sqrt(sum_k e_k S_hk² / (B_k² d_k²)), e_k each target's weight in the sum's gradient): the
 targets TPR and TNR pull opposite ways, and a plain sum would serve the one already easy to decide, while a
-target far from its threshold weighs little). Each stratum's outcomes are smoothed with Jeffreys' ½ per category (not counted, counted miss,
-counted hit), d_k is floored at 0.02 (a figure on its threshold cannot take everything) and every stratum with
+target far from its threshold weighs little). Each stratum's outcomes are smoothed with one pseudo-item per category an item can fall in (not
+counted, counted miss, counted hit; add-one rather than Jeffreys' ½, which starved a stratum whose first
+ratings showed no miss: its variance looked near 0, so it was sampled even less, and an unlucky start stayed
+unchecked; in simulation that doubled the wrong decisions), d_k is floored at 0.02 (a figure on its threshold cannot take everything) and every stratum with
 items left keeps at least MIN_SHARE of the draws, so every stratum keeps being seen. On this skewed data set
 (25% FAIL, judge TPR 0.97 / TNR 0.70) the optimum draws about 13% of ratings from the judge's FAILs: TPR wants
 the FAIL stratum (the PASSes the judge failed hide there), TNR the PASS stratum (the FAILs it passed hide
@@ -85,9 +87,9 @@ class Question:
     categories: Mapping[str, Sequence[tuple[float, float]]] | None = None
 
     def moments(self, stratum: str, most: float) -> list[tuple[float, float, float]]:
-        """[(weight, hits, counted)]: the rated items, plus Jeffreys' ½ on each category an item can fall in."""
+        """[(weight, hits, counted)]: the rated items, plus one pseudo-item on each category an item can fall in."""
         possible = (self.categories or {}).get(stratum) or [(0.0, 0.0), (0.0, most), (most, most)]
-        return [(0.5, h, c) for h, c in possible] + [(1.0, h, c) for h, c in self.outcomes.get(stratum, ())]
+        return [(1.0, h, c) for h, c in possible] + [(1.0, h, c) for h, c in self.outcomes.get(stratum, ())]
 
 
 # The (hits, counted) an item can have in each PASS/FAIL stratum (the judge's verdict), per share.

@@ -326,7 +326,8 @@ def finite_population_share(
     stratum's unrated items are drawn from it (Dirichlet-multinomial); added to the rated items, every draw is
     one possible pool, whose share is one draw of the figure. With every item of a stratum rated, the stratum
     is exact; with one stratum in a large pool the share's draws follow the Jeffreys Beta(hits + 1/2,
-    misses + 1/2). Strata with no item given are left out, as the weighted estimate leaves them out.
+    misses + 1/2). A stratum of the pool with no item rated yet is drawn from the prior alone: until each
+    stratum has been seen, the interval is as wide as what it could hold.
 
     ``categories`` may name the categories an item of a stratum can fall in (with PASS/FAIL strata by the
     judge's verdict, a TPR item of the PASS stratum is a hit or not counted, never a miss): the prior's 1/2
@@ -339,7 +340,7 @@ def finite_population_share(
     rng = np.random.default_rng(seed)
     hit_total = np.full(draws, pairs[:, 0].sum())
     counted_total = np.full(draws, pairs[:, 1].sum())
-    for name in np.unique(strata):
+    for name in sorted({*map(str, np.unique(strata)), *pool}):
         members = pairs[strata == name]
         unrated = max(0, pool.get(str(name), members.shape[0]) - members.shape[0])
         if not unrated:
