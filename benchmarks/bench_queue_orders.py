@@ -4,7 +4,8 @@ and whether the design-weighted estimates of a balanced order stay unbiased with
 A labelled data set (drawn afresh, seeded, for each run) is replayed: every item has the expert's label (the
 truth the report estimates) and the judge's label. Each run draws the expert's order (its own seed), rates items
 one at a time in that order, and after every STEP ratings decides TPR > target and TNR > target on their 95%
-intervals exactly as the report does: Wilson intervals for import and random order (every weight 1); for
+intervals exactly as the report does (on at least MIN_ITEMS_TO_DECIDE items: of the figure's class, or for a
+balanced order its effective n and the fewest rated in a verdict group, analysis/design.deciding_n): Wilson intervals for import and random order (every weight 1); for
 balanced order the design-weighted share (stratum size ÷ rated in stratum) with the finite-population
 stratified interval (analysis/design.py). A balanced order is laid out as the app lays it out
 (analysis/queue_orders.py): equal draws between the judge's verdicts for the first ALLOCATE_EVERY ratings,
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judge_tui.analysis.design import design_weights, weighted_share_figure
+from judge_tui.analysis.design import deciding_n, design_weights, weighted_share_figure
 from judge_tui.model import queue_orders as qo
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import decisions
@@ -105,40 +106,47 @@ VARIANTS = (
 )
 
 
-def estimates(data: DataSet, rated: list[str], variant: Variant, pool: dict[str, int]
-              ) -> dict[str, tuple[float, Interval | None]]:
-    """TPR and TNR of the rated items with their 95% intervals, as the report computes them for this order."""
+Found = dict[str, tuple[float, Interval | None, int]]  # per figure: estimate, interval, items it is decided on
+
+
+def estimates(data: DataSet, rated: list[str], variant: Variant, pool: dict[str, int]) -> Found:
+    """TPR and TNR of the rated items with their 95% intervals and the number of items their decision stands
+    on, as the report computes them for this order."""
     human = np.array([data.human_pass[i] for i in rated])
     judge = np.array([data.judge_pass[i] for i in rated])
-    out: dict[str, tuple[float, Interval | None]] = {}
+    out: Found = {}
     if variant.interval == "wilson":
         for key, cls, hit in (("tpr", human, judge), ("tnr", ~human, ~judge)):
             of = int(cls.sum())
             if not of:
-                out[key] = (float("nan"), None)
+                out[key] = (float("nan"), None, 0)
                 continue
             hits = int((cls & hit).sum())
             found = iv.wilson(hits, of)
-            out[key] = (hits / of, found if isinstance(found, Interval) else None)
+            out[key] = (hits / of, found if isinstance(found, Interval) else None, of)
         return out
     if variant.kind == qo.BALANCED:
         strata = np.array(["PASS" if j else "FAIL" for j in judge])
     else:  # one stratum, the whole pool
         strata, pool = np.array(["all"] * len(rated)), {"all": sum(pool.values())}
     weights = design_weights(list(strata), pool)
+    seen = {name: int((strata == name).sum()) for name in pool}
     for key, cls, hit in (("tpr", human, judge), ("tnr", ~human, ~judge)):
         found = weighted_share_figure(key, key, cls & hit, cls, weights, strata, pool, 0.95,
                                       qo.PASS_FAIL_CATEGORIES[key] if variant.kind == qo.BALANCED else None)
         interval = found.interval if isinstance(found.interval, Interval) else None
+        n = round(found.n)
         if interval is not None and variant.interval == "kish":
             interval = iv.wilson_at(float(found.estimate), found.n, 0.95)
-        out[key] = (float(found.estimate) if interval is not None else float("nan"), interval)
+        elif variant.interval == "finite":
+            n = deciding_n(found.n, seen, pool)
+        out[key] = (float(found.estimate) if interval is not None else float("nan"), interval, n)
     return out
 
 
-def decided(found: dict[str, tuple[float, Interval | None]], n: int) -> bool:
+def decided(found: Found) -> bool:
     return all(interval is not None and decisions.decide(interval, TARGET, strict=True, n=n) != "undecided"
-               for _, interval in found.values())
+               for _, interval, n in found.values())
 
 
 Read = dict[str, tuple[float, bool]]  # per figure: estimate − full-data value, and whether the interval covers it
@@ -159,19 +167,19 @@ def run(variant: Variant, seed: int, budget: int, step: int, shape: dict[str, fl
         found = estimates(data, order[:n], variant, pool)
         if n == budget:
             at_budget = found
-        if at_decision is None and decided(found, n):
+        if at_decision is None and decided(found):
             to_decision, at_decision = n, found
         if at_decision is not None and n >= budget:
             break
     wrong = at_decision is not None and any(
-        decisions.decide(interval, TARGET, strict=True, n=to_decision) != ("met" if truth[key] > TARGET else "not met")
-        for key, (_, interval) in at_decision.items() if interval is not None)
+        decisions.decide(interval, TARGET, strict=True, n=n) != ("met" if truth[key] > TARGET else "not met")
+        for key, (_, interval, n) in at_decision.items() if interval is not None)
     if at_decision is None:
         at_decision = estimates(data, order, variant, pool)
 
-    def read(found: dict[str, tuple[float, Interval | None]]) -> Read:
+    def read(found: Found) -> Read:
         return {key: (value - truth[key], interval is not None and interval.low <= truth[key] <= interval.high)
-                for key, (value, interval) in found.items()}
+                for key, (value, interval, _) in found.items()}
 
     return to_decision, read(at_budget), read(at_decision), wrong
 

@@ -246,6 +246,15 @@ def weighted_figures(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weigh
 WEIGHTED_SCOPE = "all compared items, design-weighted"
 
 
+def deciding_n(n: float, rated: dict[str, int], pool: dict[str, int]) -> int:
+    """The items a weighted figure's decision stands on: its effective n, but no more than the fewest rated in
+    any verdict group of the pool not yet rated whole. With a group barely seen (one or two of its items), a
+    stratified interval rests on a guess at that group, and a study that stops at the first decision would
+    stop on it: like any figure over fewer than MIN_ITEMS_TO_DECIDE items, it stays undecided."""
+    partial = [rated.get(s, 0) for s, size in pool.items() if s != qo.UNJUDGED and rated.get(s, 0) < size]
+    return min(round(n), *partial) if partial else round(n)
+
+
 def reweighted_checks(checks: Sequence[TargetCheck], design: Design, rubric: Rubric,
                       confidence: float) -> list[TargetCheck]:
     """The report's targets decided on the design-weighted figures where there is one (a balanced order's
@@ -262,7 +271,8 @@ def reweighted_checks(checks: Sequence[TargetCheck], design: Design, rubric: Rub
         if found is None:
             out.append(c)
             continue
-        decided = check(c.key, c.figure, WEIGHTED_SCOPE, found.estimate, found.interval, round(found.n), c.target,
+        decided = check(c.key, c.figure, WEIGHTED_SCOPE, found.estimate, found.interval,
+                        deciding_n(found.n, design.rated, design.pool), c.target,
                         strict=c.strict, percent=c.percent, confidence=confidence, class_label=c.class_label)
         if (isinstance(found.interval, Interval) and found.interval.method == FINITE_POPULATION
                 and decided.more_items is not None
