@@ -474,3 +474,19 @@ def test_graded_kappa_targets_are_decided_on_weighted_kappas(store, rubrics):
         expected = (np.trace(table) - chance) / (1 - chance)
         found = next(c for c in report.checks if c.key == f"kappa:{d}")
         assert found.scope == WEIGHTED_SCOPE and found.estimate == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_weighted_target_waits_until_every_verdict_group_is_seen(store, binary):
+    """Only 3 of the judge's 16 PASSes rated (and its 4 FAILs): however the intervals fall, no weighted target is
+    decided on a verdict group seen fewer than 5 times, as no figure is decided on fewer than 5 items."""
+    from judge_tui.analysis.design import WEIGHTED_SCOPE, deciding_n
+    from judge_tui.analysis.report import build_report
+
+    fill(store, binary, n=20)
+    prepare_queue(store, binary, "ann", "balanced")
+    for item_id in ("P005", "P010", "P015", "P020", "P001", "P002", "P003"):
+        human_rating(store, binary, item_id, "FAIL" if item_id in ("P005", "P010", "P015", "P020") else "PASS")
+    checks = [c for c in build_report(store, binary).checks if c.scope == WEIGHTED_SCOPE]
+    assert checks and all(c.decision == "undecided" and c.n <= 3 for c in checks)
+    assert deciding_n(40.0, {"FAIL": 4, "PASS": 3}, {"FAIL": 4, "PASS": 16, qo.UNJUDGED: 2}) == 3
+    assert deciding_n(40.0, {"FAIL": 4, "PASS": 16}, {"FAIL": 4, "PASS": 16}) == 40  # every group rated whole
