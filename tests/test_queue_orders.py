@@ -490,3 +490,12 @@ def test_a_weighted_target_waits_until_every_verdict_group_is_seen(store, binary
     assert checks and all(c.decision == "undecided" and c.n <= 3 for c in checks)
     assert deciding_n(40.0, {"FAIL": 4, "PASS": 3}, {"FAIL": 4, "PASS": 16, qo.UNJUDGED: 2}) == 3
     assert deciding_n(40.0, {"FAIL": 4, "PASS": 16}, {"FAIL": 4, "PASS": 16}) == 40  # every group rated whole
+
+
+def test_the_unjudged_stratum_keeps_an_equal_chance():
+    pool = {"FAIL": 40, "PASS": 160, qo.UNJUDGED: 30}
+    shares = qo.allocation_shares(pool, pool, _skewed_questions())
+    assert shares[qo.UNJUDGED] == pytest.approx(1 / 3) and sum(shares.values()) == pytest.approx(1.0)
+    assert shares["FAIL"] / shares["PASS"] == pytest.approx(
+        qo.allocation_shares({"FAIL": 40, "PASS": 160}, {"FAIL": 40, "PASS": 160}, _skewed_questions())["FAIL"]
+        / qo.allocation_shares({"FAIL": 40, "PASS": 160}, {"FAIL": 40, "PASS": 160}, _skewed_questions())["PASS"])

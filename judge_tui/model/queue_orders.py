@@ -17,15 +17,18 @@ decided with its last target. The allocation therefore minimises the largest Var
 target), as the minimum of sum_k (Var_k / d_k²)^8, found by re-weighted Neyman allocations
 (n_h ∝ W_h·sqrt(sum_k e_k S_hk² / (B_k² d_k²)), e_k each target's weight in the sum's gradient): the
 targets TPR and TNR pull opposite ways, and a plain sum would serve the one already easy to decide, while a
-target far from its threshold weighs little). Each stratum's outcomes are smoothed with one pseudo-item per category an item can fall in (not
-counted, counted miss, counted hit; add-one rather than Jeffreys' ½, which starved a stratum whose first
-ratings showed no miss: its variance looked near 0, so it was sampled even less, and an unlucky start stayed
-unchecked; in simulation that doubled the wrong decisions), d_k is floored at 0.02 (a figure on its threshold cannot take everything) and every stratum with
-items left keeps at least MIN_SHARE of the draws, so every stratum keeps being seen. On this skewed data set
-(25% FAIL, judge TPR 0.97 / TNR 0.70) the optimum draws about 13% of ratings from the judge's FAILs: TPR wants
-the FAIL stratum (the PASSes the judge failed hide there), TNR the PASS stratum (the FAILs it passed hide
-there). Until ALLOCATE_EVERY ratings are in, the draws are equal between strata (a pilot: the rare verdicts
-reach the expert early, and each stratum's outcomes are known a little before they steer the allocation).
+target far from its threshold weighs little). Each stratum's outcomes are smoothed with one pseudo-item per
+category an item can fall in (not counted, counted miss, counted hit): add-one rather than Jeffreys' ½,
+which let a stratum whose first ratings showed no miss look nearly free of variance, so it was sampled even
+less and an unlucky start went unchecked. d_k is floored at 0.02 (a figure on its threshold cannot take
+everything) and every stratum with items left keeps at least MIN_SHARE of the draws, so every stratum keeps
+being seen. On a skewed set (25% FAIL, judge TPR 0.97 / TNR 0.70) this draws about 11% of ratings from the
+judge's FAILs: TPR alone would want ~90% there (the PASSes the judge failed hide there), TNR alone ~90% from
+its PASSes (the FAILs it passed hide there), and TNR, far below its target, binds. Until ALLOCATE_EVERY
+ratings are in, the draws are equal between strata (a pilot: the rare verdicts reach the expert early, and
+each stratum's outcomes are known a little before they steer the allocation). Items the judge has not judged
+keep an equal chance with each other stratum, as before: their verdict is unknown, so nothing says what
+rating them would tell.
 
 The blind rule holds: the allocation depends on the expert's own ratings against the judge's verdicts, but
 nothing of it reaches a screen: no rater sees a stratum, a share or a figure, and since the stratum of each
@@ -116,6 +119,11 @@ def allocation_shares(pool: Mapping[str, int], left: Mapping[str, int], question
                       min_share: float = MIN_SHARE) -> dict[str, float]:
     """{stratum: chance of the next position} over the strata with items left (see the module's docstring).
     pool: items per stratum in the whole pool; left: items per stratum not yet in the order's rated part."""
+    if left.get(UNJUDGED, 0) > 0:  # an equal chance, the rest allocated between the judged strata
+        judged = allocation_shares({n: c for n, c in pool.items() if n != UNJUDGED},
+                                   {n: c for n, c in left.items() if n != UNJUDGED}, questions, min_share)
+        unjudged = 1.0 / (len(judged) + 1)
+        return {**{n: share * (1.0 - unjudged) for n, share in judged.items()}, UNJUDGED: unjudged}
     open_strata = sorted(name for name, count in left.items() if count > 0)
     if not open_strata:
         return {}
