@@ -374,10 +374,12 @@ def test_allocation_follows_the_uncertainty_of_the_binding_target():
     TNR (0.70 against 0.90), wins, and the FAIL stratum gets about 10%, not the equal 50%."""
     pool = {"FAIL": 40, "PASS": 160}
     tpr, tnr = _skewed_questions()
-    assert qo.allocation_shares(pool, pool, [tpr])["FAIL"] == pytest.approx(0.895, abs=0.01)
-    assert qo.allocation_shares(pool, pool, [tnr])["PASS"] == pytest.approx(0.895, abs=0.01)
+    assert qo.allocation_shares(pool, pool, [tpr], proportional_floor=0)["FAIL"] == pytest.approx(0.895, abs=0.01)
+    assert qo.allocation_shares(pool, pool, [tnr], proportional_floor=0)["PASS"] == pytest.approx(0.895, abs=0.01)
     both = qo.allocation_shares(pool, pool, [tpr, tnr])
     assert 0.08 < both["FAIL"] < 0.15 and sum(both.values()) == pytest.approx(1.0)
+    # The defensive floor: a stratum keeps at least half its proportional share (PASS: half of 80%).
+    assert qo.allocation_shares(pool, pool, [tpr]) == pytest.approx({"FAIL": 0.6, "PASS": 0.4})
 
 
 def test_allocation_keeps_every_stratum_in_sight_and_skips_used_up_ones():

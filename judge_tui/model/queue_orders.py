@@ -21,8 +21,10 @@ target far from its threshold weighs little). Each stratum's outcomes are smooth
 category an item can fall in (not counted, counted miss, counted hit): add-one rather than Jeffreys' ½,
 which let a stratum whose first ratings showed no miss look nearly free of variance, so it was sampled even
 less and an unlucky start went unchecked. d_k is floored at 0.02 (a figure on its threshold cannot take
-everything) and every stratum with items left keeps at least MIN_SHARE of the draws, so every stratum keeps
-being seen. On a skewed set (25% FAIL, judge TPR 0.97 / TNR 0.70) this draws about 11% of ratings from the
+everything) and every stratum with items left keeps at least MIN_SHARE of the draws and half its
+proportional share (PROPORTIONAL_FLOOR, a defensive floor), so every stratum keeps being seen: without it, a
+stratum whose first ratings showed no miss by luck was starved by an allocation that believed them, and a
+study that stops at its first decision decided wrongly more often. On a skewed set (25% FAIL, judge TPR 0.97 / TNR 0.70) this draws about 11% of ratings from the
 judge's FAILs: TPR alone would want ~90% there (the PASSes the judge failed hide there), TNR alone ~90% from
 its PASSes (the FAILs it passed hide there), and TNR, far below its target, binds. Until ALLOCATE_EVERY
 ratings are in, the draws are equal between strata (a pilot: the rare verdicts reach the expert early, and
@@ -53,6 +55,7 @@ UNJUDGED = "unjudged"
 ALLOCATE_EVERY = 10  # a balanced order's allocation is worked out again after every this many ratings
 MIN_SHARE = 0.05  # the least chance each stratum with items left has of the next position
 MIN_DISTANCE = 0.02  # a figure's distance from its threshold, at least (see the module's docstring)
+PROPORTIONAL_FLOOR = 0.5  # every stratum keeps at least this part of its proportional share
 _EMPHASIS = 8  # the allocation minimises sum_k (Var_k / d_k²)^8, close to the largest one's
 
 
@@ -116,12 +119,14 @@ def pass_fail_questions(rated: Mapping[str, tuple[str, bool]], target: float) ->
 
 
 def allocation_shares(pool: Mapping[str, int], left: Mapping[str, int], questions: Sequence[Question],
-                      min_share: float = MIN_SHARE) -> dict[str, float]:
+                      min_share: float = MIN_SHARE, proportional_floor: float = PROPORTIONAL_FLOOR
+                      ) -> dict[str, float]:
     """{stratum: chance of the next position} over the strata with items left (see the module's docstring).
     pool: items per stratum in the whole pool; left: items per stratum not yet in the order's rated part."""
     if left.get(UNJUDGED, 0) > 0:  # an equal chance, the rest allocated between the judged strata
         judged = allocation_shares({n: c for n, c in pool.items() if n != UNJUDGED},
-                                   {n: c for n, c in left.items() if n != UNJUDGED}, questions, min_share)
+                                   {n: c for n, c in left.items() if n != UNJUDGED}, questions, min_share,
+                                   proportional_floor)
         unjudged = 1.0 / (len(judged) + 1)
         return {**{n: share * (1.0 - unjudged) for n, share in judged.items()}, UNJUDGED: unjudged}
     open_strata = sorted(name for name, count in left.items() if count > 0)
@@ -163,10 +168,21 @@ def allocation_shares(pool: Mapping[str, int], left: Mapping[str, int], question
         burden = [sum(parts[h] / shares[h] for h in open_strata) for parts in need]
         worst = max(burden)
         emphasis = [(b / worst) ** (_EMPHASIS - 1) for b in burden]
-    floor = min(min_share, 1.0 / len(open_strata))
-    raised = {name: max(share, floor) for name, share in shares.items()}
-    mass = sum(raised.values())
-    return {name: share / mass for name, share in raised.items()}
+    # Each stratum keeps at least half its proportional share (and MIN_SHARE): a defensive floor, so a stratum
+    # whose first ratings looked settled by luck is still sampled enough to show otherwise.
+    open_pool = sum(pool.get(name, left[name]) for name in open_strata) or 1
+    floor = {name: max(min(min_share, 1.0 / len(open_strata)),
+                       proportional_floor * pool.get(name, left[name]) / open_pool) for name in open_strata}
+    fixed: dict[str, float] = {}
+    while True:  # strata below their floor are held at it; the others share the rest in proportion
+        free = [name for name in open_strata if name not in fixed]
+        rest = 1.0 - sum(fixed.values())
+        mass = sum(shares[name] for name in free)
+        scaled = {name: shares[name] / mass * rest for name in free} if mass > 0 else {}
+        below = [name for name in free if scaled[name] < floor[name]]
+        if not below or len(below) == len(free):
+            return {**fixed, **scaled} if not below else {**fixed, **{n: rest / len(free) for n in free}}
+        fixed.update((name, floor[name]) for name in below)
 
 
 def balanced_order(strata: Mapping[str, str], seed: int, shares: Mapping[str, float] | None = None
