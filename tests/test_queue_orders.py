@@ -444,7 +444,7 @@ def test_graded_kappa_targets_are_decided_on_weighted_kappas(store, rubrics):
     from judge_tui.analysis.design import WEIGHTED_SCOPE
     from judge_tui.analysis.report import build_report
 
-    rubric = rubrics["exercise-quality"]
+    rubric = rubrics["reasoning-trace"]  # the judge's verdicts: approve, reject
     version = store.ensure_rubric_version(rubric)
     ids = [f"E{k:03d}" for k in range(30)]
     store.add_items([Item(id=i, rubric=rubric.id, fields={}) for i in ids])
@@ -464,6 +464,7 @@ def test_graded_kappa_targets_are_decided_on_weighted_kappas(store, rubrics):
                                  overall=rubric.overall_score(scores), verdict=rubric.verdict(scores)))
     report = build_report(store, rubric)
     assert report.design is not None and report.design.weighted
+    assert set(report.design.pool) == {"approve", "reject"}
     pool, seen = Counter(s for _, _, s in entries), Counter(s for _, _, s in entries[:12])
     strata = {i: s for i, _, s in entries}
     points = list(rubric.scale.points)
@@ -501,3 +502,36 @@ def test_the_unjudged_stratum_keeps_an_equal_chance():
     assert shares["FAIL"] / shares["PASS"] == pytest.approx(
         qo.allocation_shares({"FAIL": 40, "PASS": 160}, {"FAIL": 40, "PASS": 160}, _skewed_questions())["FAIL"]
         / qo.allocation_shares({"FAIL": 40, "PASS": 160}, {"FAIL": 40, "PASS": 160}, _skewed_questions())["PASS"])
+
+
+def test_a_graded_balanced_order_follows_its_agreement_target(store, rubrics):
+    """A graded rubric: the allocation works toward the agreement of the reviewer's overall verdict or band with
+    the judge's; at the first checkpoint the untouched items are laid out again from it."""
+    from judge_tui.analysis.queue_orders import allocation_questions, judge_strata
+
+    rubric = rubrics["reasoning-trace"]  # verdicts approve / needs_revision / reject
+    version = store.ensure_rubric_version(rubric)
+    ids = [f"E{k:03d}" for k in range(40)]
+    store.add_items([Item(id=i, rubric=rubric.id, fields={}) for i in ids])
+    dims = [d.id for d in rubric.judged_dimensions]
+    store.ensure_rater(JUDGE, "judge")
+    store.ensure_rater("ann", "human")
+    for k, i in enumerate(ids):
+        scores = {d: (0.0 if k % 4 == 0 else 1.0) for d in dims}
+        store.save_rating(Rating(item_id=i, rater_id=JUDGE, rubric_version_id=version, scores=scores,
+                                 overall=rubric.overall_score(scores), verdict=rubric.verdict(scores)))
+    prepare_queue(store, rubric, "ann", "balanced")
+    first = store.queue_entries("ann", rubric.id)
+    for n, (item_id, _, _) in enumerate(first[:qo.ALLOCATE_EVERY]):
+        scores = {d: (0.5 if n % 2 else 1.0) for d in dims}  # half of them disagree
+        store.save_rating(Rating(item_id=item_id, rater_id="ann", rubric_version_id=version, scores=scores,
+                                 overall=rubric.overall_score(scores), verdict=rubric.verdict(scores)))
+    strata = judge_strata(store, rubric, JUDGE)
+    (question,) = allocation_questions(store, rubric, "ann", strata, AgreementSettings())
+    assert sum(len(rows) for rows in question.outcomes.values()) == qo.ALLOCATE_EVERY
+    assert question.threshold == AgreementSettings().alignment_well_calibrated
+    prepare_queue(store, rubric, "ann", "balanced")
+    assert store.allocated_with("ann", rubric.id) == qo.ALLOCATE_EVERY
+    again = store.queue_entries("ann", rubric.id)
+    assert again[:qo.ALLOCATE_EVERY] == first[:qo.ALLOCATE_EVERY] and sorted(again) != sorted(first)
+    assert sorted(i for i, _, _ in again) == sorted(ids)  # none lost, none repeated
