@@ -535,3 +535,17 @@ def test_a_graded_balanced_order_follows_its_agreement_target(store, rubrics):
     again = store.queue_entries("ann", rubric.id)
     assert again[:qo.ALLOCATE_EVERY] == first[:qo.ALLOCATE_EVERY] and sorted(again) != sorted(first)
     assert sorted(i for i, _, _ in again) == sorted(ids)  # none lost, none repeated
+
+
+def test_the_corrected_pass_rate_draws_tpr_and_tnr_from_the_finite_population(store, binary):
+    from judge_tui.analysis.report import build_report
+
+    fill(store, binary, n=20)  # the judge: FAIL on P005, P010, P015, P020
+    prepare_queue(store, binary, "ann", "balanced")
+    rated = ["P005", "P010", "P015", "P020", *(f"P{k:03d}" for k in (1, 2, 3, 4, 6, 7, 8, 9, 11, 12))]
+    for item_id in rated:  # the expert agrees with the judge but on P011
+        human_rating(store, binary, item_id, "FAIL" if item_id in ("P005", "P010", "P015", "P020", "P011") else "PASS")
+    design = build_report(store, binary).design
+    corrected = {f.key: f for f in design.figures}["corrected_pass_rate"]
+    assert corrected.interval.method == "finite-population stratified"
+    assert corrected.interval.low <= corrected.estimate <= corrected.interval.high

@@ -5,8 +5,8 @@ balanced order, the rare verdicts of the judge are over-sampled on purpose; each
 with the weight of its stratum, stratum size in the pool ÷ items rated in it, and every figure below is the
 design-weighted one. Shares (TPR, TNR, accuracy, alignment) take the finite-population stratified interval
 (stats.intervals.finite_population_share: the unrated items of each stratum drawn from a Jeffreys posterior
-of what its rated items showed, the figure read over the whole pool); kappa, AC1, r and the corrected pass
-rate a stratified bootstrap (each stratum resampled on its own). Wilson's interval at Kish's effective sample
+of what its rated items showed, the figure read over the whole pool), and the corrected pass rate TPR and TNR
+drawn together from it; kappa, AC1 and r a stratified bootstrap (each stratum resampled on its own). Wilson's interval at Kish's effective sample
 size was too narrow here: with 0-2 misses seen in a stratum weighing 3-5 times, it covered TNR in 84-92% of
 simulated studies instead of 95% (docs/benchmarks.md). With
 import or random order every weight is 1 and the report's own figures are the design's: nothing is recomputed.
@@ -93,8 +93,10 @@ def sampling_design(store: Store, rubric: Rubric, human_ids: Sequence[str], pair
 
 def with_corrected_pass_rate(design: Design, pairing: Pairing, observed: float, n_judge_only: int,
                              confidence: float) -> Design:
-    """Add the corrected pass rate of the judge-only items (Rogan-Gladen) from the weighted TPR and TNR; its
-    interval resamples the compared items by stratum and the judge-only passes binomially."""
+    """Add the corrected pass rate of the judge-only items (Rogan-Gladen) from the weighted TPR and TNR. Its
+    interval draws TPR and TNR together from the finite-population posterior (every stratum one judge verdict,
+    PASS or FAIL, as a balanced order's strata are) and the judge-only passes binomially; a stratified
+    bootstrap where a stratum mixes the compared judge's verdicts (another judge stratified the order)."""
     assert design.strata is not None and design.weights is not None
     a, b = pairing.a.column(OVERALL_COLUMN), pairing.b.column(OVERALL_COLUMN)
     scored = ~np.isnan(a) & ~np.isnan(b)
@@ -116,11 +118,38 @@ def with_corrected_pass_rate(design: Design, pairing: Pairing, observed: float, 
         why = Undefined("TPR + TNR is not above 1 on the weighted figures: the judge's labels cannot be corrected")
         figure = WeightedFigure("corrected_pass_rate", label, why, why)
     else:
-        replicates = iv.bootstrap(corrected, weights.size, strata=strata, design_weights=weights)
+        drawn = _finite_population_tpr_tnr(design, strata, human_pass, judge_pass)
+        if drawn is None:
+            replicates = iv.bootstrap(corrected, weights.size, strata=strata, design_weights=weights)
+            method = "stratified bootstrap"
+        else:
+            tpr, tnr = drawn
+            seen = rng.binomial(n_judge_only, observed, size=tpr.size) / n_judge_only
+            with np.errstate(invalid="ignore", divide="ignore"):
+                replicates = np.where(tpr + tnr > 1.0, ag.rogan_gladen(seen, tpr, tnr), np.nan)
+            method = FINITE_POPULATION
         figure = WeightedFigure("corrected_pass_rate", label, value,
-                                iv.percentile_interval(replicates, confidence, method="stratified bootstrap",
-                                                       low=0.0, high=1.0), float(n_judge_only))
+                                iv.percentile_interval(replicates, confidence, method=method, low=0.0, high=1.0),
+                                float(n_judge_only))
     return replace(design, figures=(*design.figures, figure))
+
+
+def _finite_population_tpr_tnr(design: Design, strata: np.ndarray, human_pass: np.ndarray, judge_pass: np.ndarray
+                               ) -> tuple[np.ndarray, np.ndarray] | None:
+    """Draws of TPR and TNR together over the whole pool, or None unless every stratum is one judge verdict."""
+    pool = {name: size for name, size in design.pool.items() if name != qo.UNJUDGED}
+    if set(pool) - {"PASS", "FAIL"} or any(
+            np.any(judge_pass[strata == name] != (name == "PASS")) for name in np.unique(strata)):
+        return None
+    either = [(0.0, 1.0), (1.0, 1.0)]  # (human PASS, item) of an item of the stratum
+    totals = iv.finite_population_totals(strata, human_pass, np.ones(human_pass.size), pool,
+                                         categories={name: either for name in pool})
+    none = np.zeros((iv.FINITE_POPULATION_DRAWS, 2))
+    passed, failed = totals.get("PASS", none), totals.get("FAIL", none)  # by the judge
+    true_pass, false_fail = passed[:, 0], failed[:, 0]
+    false_pass, true_fail = passed[:, 1] - passed[:, 0], failed[:, 1] - failed[:, 0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return true_pass / (true_pass + false_fail), true_fail / (true_fail + false_pass)
 
 
 def _figure(key: str, label: str, statistic: iv.WeightedStatistic, weights: np.ndarray, strata: np.ndarray,

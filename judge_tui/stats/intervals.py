@@ -38,6 +38,7 @@ __all__ = [
     "bootstrap",
     "effective_sample_size",
     "finite_population_share",
+    "finite_population_totals",
     "fisher_z",
     "kappa_interval",
     "kappa_standard_error",
@@ -333,27 +334,47 @@ def finite_population_share(
     judge's verdict, a TPR item of the PASS stratum is a hit or not counted, never a miss): the prior's 1/2
     goes to those (and any seen there) only, not to impossible ones.
     """
+    hit_total = np.zeros(draws)
+    counted_total = np.zeros(draws)
+    for totals in finite_population_totals(strata, hits, counted, pool, draws=draws, seed=seed,
+                                           categories=categories).values():
+        hit_total += totals[:, 0]
+        counted_total += totals[:, 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(counted_total > 0, hit_total / counted_total, np.nan)
+
+
+def finite_population_totals(
+    strata: np.ndarray,
+    hits: np.ndarray,
+    counted: np.ndarray,
+    pool: dict[str, int],
+    *,
+    draws: int = FINITE_POPULATION_DRAWS,
+    seed: int = DEFAULT_SEED,
+    categories: dict[str, list[tuple[float, float]]] | None = None,
+) -> dict[str, np.ndarray]:
+    """{stratum: draws × 2 array of its (hits, counted) over all its items}: the rated items' own, plus its
+    unrated items drawn as :func:`finite_population_share` describes. Figures that combine strata in other
+    ways than one share (TPR and TNR together) read them from the same draws."""
     strata = np.asarray(strata)
     pairs = np.stack([np.asarray(hits, dtype=np.float64), np.asarray(counted, dtype=np.float64)], axis=1)
     most = max(1.0, float(pairs[:, 1].max())) if pairs.size else 1.0
     anywhere = np.unique(np.vstack([pairs, [[0.0, most], [most, most]]]), axis=0)
     rng = np.random.default_rng(seed)
-    hit_total = np.full(draws, pairs[:, 0].sum())
-    counted_total = np.full(draws, pairs[:, 1].sum())
+    out = {}
     for name in sorted({*map(str, np.unique(strata)), *pool}):
         members = pairs[strata == name]
+        totals = np.tile(members.sum(axis=0), (draws, 1))
         unrated = max(0, pool.get(str(name), members.shape[0]) - members.shape[0])
-        if not unrated:
-            continue
-        possible = (categories or {}).get(str(name))
-        kinds = anywhere if possible is None else np.unique(np.vstack([members, possible]), axis=0)
-        seen = (members[:, None, :] == kinds[None, :, :]).all(axis=2).sum(axis=0)
-        shares = rng.dirichlet(seen + 0.5, size=draws)
-        drawn = rng.multinomial(unrated, shares)
-        hit_total += drawn @ kinds[:, 0]
-        counted_total += drawn @ kinds[:, 1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(counted_total > 0, hit_total / counted_total, np.nan)
+        if unrated:
+            possible = (categories or {}).get(str(name))
+            kinds = anywhere if possible is None else np.unique(np.vstack([members, possible]), axis=0)
+            seen = (members[:, None, :] == kinds[None, :, :]).all(axis=2).sum(axis=0)
+            shares = rng.dirichlet(seen + 0.5, size=draws)
+            totals += rng.multinomial(unrated, shares) @ kinds
+        out[name] = totals
+    return out
 
 
 # Statistics of weighted items, vectorised over resamples (rows of ``weights``).
