@@ -16,6 +16,7 @@ from judge_tui.model import queue_orders as qo
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import Item, Rating
 from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.store import Store
 from judge_tui.tui.session import RatingSession
 
@@ -108,7 +109,13 @@ def test_order_survives_quit_and_resume_and_rates_every_item_once(tmp_path, bina
     path = tmp_path / "study.db"
     with Store(path) as store:
         fill(store, binary)
-        expected = [i for i, _, _ in prepare_queue(store, binary, "ann", order) and store.queue_entries("ann", "binary")]
+        first_layout = [i for i, _, _ in prepare_queue(store, binary, "ann", order)
+                        and store.queue_entries("ann", "binary")]
+    with Store(tmp_path / "one-sitting.db") as store:  # the same study rated in one sitting
+        fill(store, binary)
+        expected = rate_next(RatingSession(store, binary, "ann", order=order), N_ITEMS)
+    # A random order is its first layout; a balanced one lays its untouched items out again at checkpoints.
+    assert (expected == first_layout) == (order == "random")
     rated: list[str] = []
     for stint in (7, 1, 12, 100):
         with Store(path) as store:  # quit and come back: a new connection, a new session
@@ -118,7 +125,7 @@ def test_order_survives_quit_and_resume_and_rates_every_item_once(tmp_path, bina
                 rated += rate_next(session, 1)
                 state = session.state
                 stint -= 1
-    assert rated == expected  # the stored order, never reshuffled
+    assert rated == expected  # quitting and coming back never reshuffles
     assert len(set(rated)) == N_ITEMS  # none repeated, none lost
     with Store(path) as store:
         assert store.progress("ann", "binary", total=N_ITEMS)["rated"] == N_ITEMS
@@ -240,7 +247,7 @@ def test_balanced_report_weights_each_stratum_by_its_share_of_the_pool(store, bi
         if f.key == "corrected_pass_rate":  # 8 labelled items: too few resamples keep TPR + TNR above 1
             continue
         assert f.interval.low <= f.estimate <= f.interval.high
-        assert f.interval.method == ("wilson" if f.key in ("tpr", "tnr", "accuracy", "alignment_rate")
+        assert f.interval.method == ("finite-population stratified" if f.key in ("tpr", "tnr", "accuracy", "alignment_rate")
                                      else "stratified bootstrap")
     # Rogan-Gladen on the 12 judge-only items (all PASS by the judge) with the weighted TPR and TNR, clipped.
     rogan_gladen = (1.0 + 3 / 7 - 1) / (12 / 13 + 3 / 7 - 1)
@@ -253,9 +260,18 @@ def test_balanced_report_weights_each_stratum_by_its_share_of_the_pool(store, bi
     decided = {c.key: c for c in report.checks}
     assert decided["tpr"].estimate == pytest.approx(12 / 13) and decided["tpr"].scope == WEIGHTED_SCOPE
     assert decided["tnr"].estimate == pytest.approx(3 / 7) and decided["alignment"].estimate == pytest.approx(0.75)
+    # A plan never asks for more than the 12 items left: rating them all makes every share exact.
+    assert all(c.more_items is None or c.more_items <= 12 for c in report.checks if c.key != "kappa:label")
+    assert any(c.more_items == 12 for c in report.checks)
     found = report_to_dict(report)["design"]
     assert found["order"] == "balanced" and found["strata"]["FAIL"] == {"pool": 4, "rated": 4}
     assert found["weighted_figures"]["tpr"]["estimate"] == pytest.approx(12 / 13)
+    # The sections that are not weighted say so, in every format.
+    assert "breakdowns" in found["unweighted_sections"] and "team agreement" in found["unweighted_sections"]
+    from judge_tui.analysis.report_format import render_markdown, render_text
+
+    for rendered in (render_text(report, width=200), render_markdown(report)):
+        assert "unweighted counts of the rated items" in " ".join(rendered.split())
 
 
 def test_uniform_weights_give_todays_figures(store, binary):
@@ -275,7 +291,7 @@ def test_uniform_weights_give_todays_figures(store, binary):
     pairing = pair(ratings.first_runs("ann"), ratings.first_runs(JUDGE))
     n = int(pairing.keys.size)
     figures = {f.key: f.estimate for f in weighted_figures(binary, pairing, np.zeros(n, dtype=int), np.ones(n),
-                                                          0.0, 0.95)}
+                                                          {"0": n}, 0.0, 0.95)}
     row = report.overall
     assert figures["tpr"] == pytest.approx(row.agreement.tpr, abs=1e-12)
     assert figures["tnr"] == pytest.approx(row.agreement.tnr, abs=1e-12)
@@ -337,3 +353,199 @@ def test_a_balanced_design_where_every_item_agreed_does_not_claim_certainty(stor
     for figure in (f for f in design.figures if f.key in ("cohen_kappa", "ac1")):
         assert figure.estimate == pytest.approx(1.0)
         assert figure.interval.method == "wilson-agreement" and figure.interval.low < 0.9
+
+
+# --------------------------------------------------------------------------- the allocation that follows the uncertainty
+
+
+def _skewed_questions(target: float = 0.90) -> list[qo.Question]:
+    """A judge with TPR 0.97 and TNR 0.70 at 25% FAIL: 20% judged FAIL, of which 11.5% PASS by the expert;
+    80% judged PASS, of which 90.6% PASS by the expert (1,000 items rated)."""
+    rated = {}
+    for stratum, size, passes in (("FAIL", 200, 23), ("PASS", 800, 725)):
+        for k in range(size):
+            rated[f"{stratum}{k}"] = (stratum, k < passes)
+    return qo.pass_fail_questions(rated, target)
+
+
+def test_allocation_follows_the_uncertainty_of_the_binding_target():
+    """By the delta method (worked out in the module's docstring): TPR alone wants ~90% of ratings from the
+    judge's FAILs (the PASSes it failed hide there), TNR alone ~90% from its PASSes; together the binding one,
+    TNR (0.70 against 0.90), wins, and the FAIL stratum gets about 10%, not the equal 50%."""
+    pool = {"FAIL": 40, "PASS": 160}
+    tpr, tnr = _skewed_questions()
+    assert qo.allocation_shares(pool, pool, [tpr], proportional_floor=0)["FAIL"] == pytest.approx(0.895, abs=0.01)
+    assert qo.allocation_shares(pool, pool, [tnr], proportional_floor=0)["PASS"] == pytest.approx(0.895, abs=0.01)
+    both = qo.allocation_shares(pool, pool, [tpr, tnr])
+    assert 0.08 < both["FAIL"] < 0.15 and sum(both.values()) == pytest.approx(1.0)
+    # The defensive floor: a stratum keeps at least half its proportional share (PASS: half of 80%).
+    assert qo.allocation_shares(pool, pool, [tpr]) == pytest.approx({"FAIL": 0.6, "PASS": 0.4})
+
+
+def test_allocation_keeps_every_stratum_in_sight_and_skips_used_up_ones():
+    pool = {"FAIL": 40, "PASS": 160, "unjudged": 5}
+    shares = qo.allocation_shares(pool, {"FAIL": 40, "PASS": 160, "unjudged": 0}, _skewed_questions())
+    assert set(shares) == {"FAIL", "PASS"} and min(shares.values()) >= qo.MIN_SHARE
+    # Nothing rated yet: Jeffreys' smoothing alone, every stratum has a share.
+    assert min(qo.allocation_shares(pool, pool, qo.pass_fail_questions({}, 0.9)).values()) >= qo.MIN_SHARE
+
+
+def test_balanced_order_draws_strata_with_the_shares():
+    strata = {f"I{n:03d}": "FAIL" if n < 100 else "PASS" for n in range(200)}
+    first = [s for _, s in qo.balanced_order(strata, 5, {"FAIL": 0.1, "PASS": 0.9})[:60]]
+    assert Counter(first)["FAIL"] < 15  # about 6 of 60, where equal draws give about 30
+    assert qo.balanced_order(strata, 5, {"FAIL": 0.1, "PASS": 0.9}) == qo.balanced_order(strata, 5, {"FAIL": 0.1, "PASS": 0.9})
+
+
+def test_a_balanced_order_is_laid_out_again_at_each_checkpoint_the_same_whether_or_not_the_app_died(tmp_path, binary):
+    """After every ALLOCATE_EVERY ratings the untouched items follow the allocation. A session killed right after
+    the checkpoint's rating (before laying out) finds, when reopened, the layout an uninterrupted one made."""
+    with Store(tmp_path / "sitting.db") as store:
+        fill(store, binary)
+        session = RatingSession(store, binary, "ann", order="balanced")
+        before = store.queue_entries("ann", "binary")
+        rated = rate_next(session, qo.ALLOCATE_EVERY)
+        assert store.allocated_with("ann", "binary") == qo.ALLOCATE_EVERY
+        uninterrupted = store.queue_entries("ann", "binary")
+        assert [i for i, _, _ in uninterrupted][:qo.ALLOCATE_EVERY] == rated
+        assert uninterrupted != before  # laid out again with the allocation
+    with Store(tmp_path / "killed.db") as store:
+        fill(store, binary)
+        prepare_queue(store, binary, "ann", "balanced")
+        for item_id in rated:  # the ratings reached the database; the layout did not
+            human_rating(store, binary, item_id, "PASS")
+        assert store.allocated_with("ann", "binary") == 0
+        RatingSession(store, binary, "ann", order="balanced")  # reopened
+        assert store.queue_entries("ann", "binary") == uninterrupted
+
+
+def test_the_stop_check_decides_on_a_report_of_the_checks_alone(store, binary):
+    """study_settledness builds only what deciding the targets needs, and decides as the full report does."""
+    from judge_tui.analysis.report import build_report
+    from judge_tui.analysis.stopping import settledness_of, study_settledness
+
+    fill(store, binary)
+    prepare_queue(store, binary, "ann", "balanced")
+    for n, (item_id, _, _) in enumerate(store.queue_entries("ann", "binary")[:20]):
+        human_rating(store, binary, item_id, "FAIL" if n % 4 == 0 else "PASS")
+    full = build_report(store, binary)
+    lean = build_report(store, binary, checks_only=True)
+    assert lean.checks == full.checks
+    assert lean.self_agreement == () and lean.human_agreement is None and lean.breakdowns == ()
+    assert all(f.key != "corrected_pass_rate" for f in lean.design.figures)
+    assert study_settledness(store, binary, AgreementSettings()) == settledness_of(full, has_test_split=False)
+
+
+def test_graded_kappa_targets_are_decided_on_weighted_kappas(store, rubrics):
+    """A graded rubric in balanced order: each dimension's kappa target is decided on its design-weighted
+    kappa (weighted confusion table, by hand below), not on the tilted plain one."""
+    import numpy as np
+
+    from judge_tui.analysis.design import WEIGHTED_SCOPE
+    from judge_tui.analysis.report import build_report
+
+    rubric = rubrics["reasoning-trace"]  # the judge's verdicts: approve, reject
+    version = store.ensure_rubric_version(rubric)
+    ids = [f"E{k:03d}" for k in range(30)]
+    store.add_items([Item(id=i, rubric=rubric.id, fields={}) for i in ids])
+    dims = [d.id for d in rubric.judged_dimensions]
+    store.ensure_rater(JUDGE, "judge")
+    store.ensure_rater("ann", "human")
+    judge_scores = {i: {d: (0.0 if k % 4 == 0 else 1.0) for d in dims} for k, i in enumerate(ids)}
+    for i, scores in judge_scores.items():
+        store.save_rating(Rating(item_id=i, rater_id=JUDGE, rubric_version_id=version, scores=scores,
+                                 overall=rubric.overall_score(scores), verdict=rubric.verdict(scores)))
+    prepare_queue(store, rubric, "ann", "balanced")
+    entries = store.queue_entries("ann", rubric.id)
+    rated = [i for i, _, _ in entries[:12]]
+    human = {i: {d: (judge_scores[i][d] if n % 3 else 0.5) for d in dims} for n, i in enumerate(rated)}
+    for i, scores in human.items():
+        store.save_rating(Rating(item_id=i, rater_id="ann", rubric_version_id=version, scores=scores,
+                                 overall=rubric.overall_score(scores), verdict=rubric.verdict(scores)))
+    report = build_report(store, rubric)
+    assert report.design is not None and report.design.weighted
+    assert set(report.design.pool) == {"approve", "reject"}
+    pool, seen = Counter(s for _, _, s in entries), Counter(s for _, _, s in entries[:12])
+    strata = {i: s for i, _, s in entries}
+    points = list(rubric.scale.points)
+    for d in dims:
+        table = np.zeros((len(points), len(points)))
+        for i in rated:
+            table[points.index(human[i][d]), points.index(judge_scores[i][d])] += pool[strata[i]] / seen[strata[i]]
+        table /= table.sum()
+        chance = table.sum(axis=1) @ table.sum(axis=0)
+        expected = (np.trace(table) - chance) / (1 - chance)
+        found = next(c for c in report.checks if c.key == f"kappa:{d}")
+        assert found.scope == WEIGHTED_SCOPE and found.estimate == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_weighted_target_waits_until_every_verdict_group_is_seen(store, binary):
+    """Only 3 of the judge's 16 PASSes rated (and its 4 FAILs): however the intervals fall, no weighted target is
+    decided on a verdict group seen fewer than 5 times, as no figure is decided on fewer than 5 items."""
+    from judge_tui.analysis.design import WEIGHTED_SCOPE, deciding_n
+    from judge_tui.analysis.report import build_report
+
+    fill(store, binary, n=20)
+    prepare_queue(store, binary, "ann", "balanced")
+    for item_id in ("P005", "P010", "P015", "P020", "P001", "P002", "P003"):
+        human_rating(store, binary, item_id, "FAIL" if item_id in ("P005", "P010", "P015", "P020") else "PASS")
+    checks = [c for c in build_report(store, binary).checks if c.scope == WEIGHTED_SCOPE]
+    assert checks and all(c.decision == "undecided" and c.n <= 3 for c in checks)
+    assert deciding_n(40.0, {"FAIL": 4, "PASS": 3}, {"FAIL": 4, "PASS": 16, qo.UNJUDGED: 2}) == 3
+    assert deciding_n(40.0, {"FAIL": 4, "PASS": 16}, {"FAIL": 4, "PASS": 16}) == 40  # every group rated whole
+
+
+def test_the_unjudged_stratum_keeps_an_equal_chance():
+    pool = {"FAIL": 40, "PASS": 160, qo.UNJUDGED: 30}
+    shares = qo.allocation_shares(pool, pool, _skewed_questions())
+    assert shares[qo.UNJUDGED] == pytest.approx(1 / 3) and sum(shares.values()) == pytest.approx(1.0)
+    assert shares["FAIL"] / shares["PASS"] == pytest.approx(
+        qo.allocation_shares({"FAIL": 40, "PASS": 160}, {"FAIL": 40, "PASS": 160}, _skewed_questions())["FAIL"]
+        / qo.allocation_shares({"FAIL": 40, "PASS": 160}, {"FAIL": 40, "PASS": 160}, _skewed_questions())["PASS"])
+
+
+def test_a_graded_balanced_order_follows_its_agreement_target(store, rubrics):
+    """A graded rubric: the allocation works toward the agreement of the reviewer's overall verdict or band with
+    the judge's; at the first checkpoint the untouched items are laid out again from it."""
+    from judge_tui.analysis.queue_orders import allocation_questions, judge_strata
+
+    rubric = rubrics["reasoning-trace"]  # verdicts approve / needs_revision / reject
+    version = store.ensure_rubric_version(rubric)
+    ids = [f"E{k:03d}" for k in range(40)]
+    store.add_items([Item(id=i, rubric=rubric.id, fields={}) for i in ids])
+    dims = [d.id for d in rubric.judged_dimensions]
+    store.ensure_rater(JUDGE, "judge")
+    store.ensure_rater("ann", "human")
+    for k, i in enumerate(ids):
+        scores = {d: (0.0 if k % 4 == 0 else 1.0) for d in dims}
+        store.save_rating(Rating(item_id=i, rater_id=JUDGE, rubric_version_id=version, scores=scores,
+                                 overall=rubric.overall_score(scores), verdict=rubric.verdict(scores)))
+    prepare_queue(store, rubric, "ann", "balanced")
+    first = store.queue_entries("ann", rubric.id)
+    for n, (item_id, _, _) in enumerate(first[:qo.ALLOCATE_EVERY]):
+        scores = {d: (0.5 if n % 2 else 1.0) for d in dims}  # half of them disagree
+        store.save_rating(Rating(item_id=item_id, rater_id="ann", rubric_version_id=version, scores=scores,
+                                 overall=rubric.overall_score(scores), verdict=rubric.verdict(scores)))
+    strata = judge_strata(store, rubric, JUDGE)
+    (question,) = allocation_questions(store, rubric, "ann", strata, AgreementSettings())
+    assert sum(len(rows) for rows in question.outcomes.values()) == qo.ALLOCATE_EVERY
+    assert question.threshold == AgreementSettings().alignment_well_calibrated
+    prepare_queue(store, rubric, "ann", "balanced")
+    assert store.allocated_with("ann", rubric.id) == qo.ALLOCATE_EVERY
+    again = store.queue_entries("ann", rubric.id)
+    assert again[:qo.ALLOCATE_EVERY] == first[:qo.ALLOCATE_EVERY] and sorted(again) != sorted(first)
+    assert sorted(i for i, _, _ in again) == sorted(ids)  # none lost, none repeated
+
+
+def test_the_corrected_pass_rate_draws_tpr_and_tnr_from_the_finite_population(store, binary):
+    from judge_tui.analysis.report import build_report
+
+    fill(store, binary, n=20)  # the judge: FAIL on P005, P010, P015, P020
+    prepare_queue(store, binary, "ann", "balanced")
+    rated = ["P005", "P010", "P015", "P020", *(f"P{k:03d}" for k in (1, 2, 3, 4, 6, 7, 8, 9, 11, 12))]
+    for item_id in rated:  # the expert agrees with the judge but on P011
+        human_rating(store, binary, item_id, "FAIL" if item_id in ("P005", "P010", "P015", "P020", "P011") else "PASS")
+    design = build_report(store, binary).design
+    corrected = {f.key: f for f in design.figures}["corrected_pass_rate"]
+    assert corrected.interval.method == "finite-population stratified"
+    assert corrected.interval.low <= corrected.estimate <= corrected.interval.high

@@ -494,3 +494,50 @@ def test_a_pooled_share_equal_on_every_item_is_never_certain():
     assert found.high - found.low > 0.3
     varied = cluster_share_interval(np.array([3.0, 2.0, 4.0]), np.array([4.0, 4.0, 4.0]))
     assert varied.method == "cluster bootstrap (items)"  # items that differ are still resampled
+# The finite-population stratified interval of a design-weighted share (a balanced queue order's TPR, TNR, ...).
+
+
+@pytest.mark.parametrize(("hits", "misses", "not_counted"), [(30, 10, 0), (30, 10, 25), (19, 1, 5), (0, 12, 3)])
+def test_finite_population_share_in_a_large_pool_is_the_jeffreys_interval(hits, misses, not_counted):
+    """One stratum, a pool far larger than the sample: the draws follow Beta(hits + 1/2, misses + 1/2)."""
+    n = hits + misses + not_counted
+    hit = np.r_[np.ones(hits), np.zeros(misses + not_counted)]
+    counted = np.r_[np.ones(hits + misses), np.zeros(not_counted)]
+    draws = intervals.finite_population_share(np.array(["all"] * n), hit, counted, {"all": 10_000_000}, draws=40_000)
+    jeffreys = scipy_stats.beta(hits + 0.5, misses + 0.5).ppf([0.025, 0.975])
+    assert np.percentile(draws, [2.5, 97.5]) == pytest.approx(jeffreys, abs=4e-3)
+
+
+def test_finite_population_share_is_exact_when_every_item_is_rated():
+    strata = np.array(["FAIL"] * 4 + ["PASS"] * 6)
+    hit = np.array([1, 1, 0, 0, 1, 1, 1, 1, 1, 0])
+    draws = intervals.finite_population_share(strata, hit, np.ones(10), {"FAIL": 4, "PASS": 6})
+    assert np.all(draws == 0.7)
+
+
+def test_finite_population_share_combines_strata_by_their_size_in_the_pool():
+    """By hand: FAIL stratum (4 items, all rated: 3 counted, 3 hits), PASS stratum (16 items, 4 rated: 4 counted,
+    1 hit). The pool-wide share's posterior mean is (3 + 1 + 12·E[hit]) / (3 + 4 + 12·E[counted]) nearly, with
+    the PASS stratum's unrated items drawn from Dirichlet(1/2 + seen): hit 1.5/5.5, miss 3.5/5.5, not 0.5/5.5."""
+    strata = np.array(["FAIL"] * 4 + ["PASS"] * 4)
+    hit = np.array([1, 1, 1, 0, 1, 0, 0, 0])
+    counted = np.array([1, 1, 1, 0, 1, 1, 1, 1])
+    draws = intervals.finite_population_share(strata, hit, counted, {"FAIL": 4, "PASS": 16}, draws=40_000)
+    expected = (4 + 12 * 1.5 / 5.5) / (7 + 12 * 5 / 5.5)
+    assert float(np.mean(draws)) == pytest.approx(expected, abs=0.01)
+    assert 0.0 < np.percentile(draws, 2.5) < expected < np.percentile(draws, 97.5) < 1.0
+    # The same call gives the same draws: the interval is seeded.
+    again = intervals.finite_population_share(strata, hit, counted, {"FAIL": 4, "PASS": 16}, draws=40_000)
+    assert np.array_equal(draws, again)
+
+
+def test_finite_population_share_with_a_stratum_not_yet_seen_is_not_certain():
+    """Only the judge's FAILs rated so far: the PASS stratum (most of the pool) is drawn from the prior alone,
+    so TPR's interval spans nearly everything instead of collapsing on the FAIL stratum's 0."""
+    strata = np.array(["FAIL"] * 6)
+    hit, counted = np.zeros(6), np.array([1, 0, 0, 0, 0, 0])
+    draws = intervals.finite_population_share(strata, hit, counted, {"FAIL": 60, "PASS": 140},
+                                              categories={"PASS": [(0.0, 0.0), (1.0, 1.0)],
+                                                          "FAIL": [(0.0, 0.0), (0.0, 1.0)]})
+    low, high = np.percentile(draws, [2.5, 97.5])
+    assert low < 0.5 and high > 0.95

@@ -688,6 +688,7 @@ def build_report(
     skip_missing_fields: bool = False,
     judge_only: bool = True,
     ratings: RubricRatings | None = None,
+    checks_only: bool = False,
 ) -> Report:
     """Every agreement figure between two rater groups over the items both rated.
 
@@ -728,11 +729,11 @@ def build_report(
             if has_item_field(store, rubric, field):
                 field_values[field] = item_groups(store, rubric, field, pairing.keys, split)
         correction = None
-        if rubric.scale.kind == "pass_fail" and judge_only:
+        if rubric.scale.kind == "pass_fail" and judge_only and not checks_only:
             correction = _correction_sides(store, rubric, human, judge, ratings, human_scores, judge_scores)
 
     confidence = settings.confidence
-    rows, overall = _rows(pairing, rubric, tolerance, thresholds, confidence)
+    rows, overall = _rows(pairing, rubric, tolerance, thresholds, confidence, ranks=not checks_only)
     if correction is not None:
         labelled, all_human, all_judge, splits, from_test = correction
         rows = tuple(
@@ -760,14 +761,14 @@ def build_report(
     if design is not None and design.weighted:
         checks = reweighted_checks(checks, design, rubric, confidence)
         fixed = overall.corrected or next((r.corrected for r in rows if r.corrected is not None), None)
-        if fixed is not None and ag.is_defined(fixed.rate.observed_pass_rate):
+        if fixed is not None and ag.is_defined(fixed.rate.observed_pass_rate) and not checks_only:
             design = with_corrected_pass_rate(design, pairing, float(fixed.rate.observed_pass_rate),
                                               fixed.rate.n_judge_only, confidence)
     findings = _findings(rows, overall, summary, rubric, tolerance, thresholds, test_binary, split, checks,
                          settings.decide_on, ties)
 
     breakdowns = []
-    for field in dict.fromkeys(by):
+    for field in dict.fromkeys(() if checks_only else by):
         if field not in field_values:
             continue
         values = field_values[field]
@@ -782,7 +783,7 @@ def build_report(
         breakdowns.append(Breakdown(field, tuple(sections)))
 
     restrict = pairing.keys if not judge_only else None
-    self_agreement = tuple(
+    self_agreement = () if checks_only else tuple(
         s for s in (_self_agreement(ratings, r, tolerance, restrict, confidence) for r in judge.rater_ids) if s is not None
     )
     counts = {
@@ -797,7 +798,7 @@ def build_report(
         rubric=rubric, split=split, human=human, judge=judge, tolerance=tolerance, thresholds=thresholds,
         counts=counts, summary=summary, rows=rows, overall=overall, findings=tuple(findings),
         breakdowns=tuple(breakdowns), self_agreement=self_agreement,
-        human_agreement=_human_agreement(human_members, human.rater_ids, rubric),
+        human_agreement=None if checks_only else _human_agreement(human_members, human.rater_ids, rubric),
         human_overall=paired_overall.a, judge_overall=paired_overall.b, confidence=confidence,
         decide_on=settings.decide_on, checks=tuple(checks), ties=ties, design=design,
         settled_after=store.settled_after(rubric.id),

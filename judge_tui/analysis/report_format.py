@@ -586,9 +586,18 @@ def design_text(report: Report) -> Text | None:
     text.append("Design-weighted figures: ", style="bold")
     parts = [f"{f.label} {figure_with_interval(f.estimate, f.interval, percent=f.key in PERCENT_FIGURES)}"
              for f in d.figures]
-    text.append("; ".join(parts) + f" ({report.confidence:.0%} intervals: Wilson's at the effective sample size "
-                "for shares, a stratified bootstrap for the others).\n")
+    text.append("; ".join(parts) + f" ({report.confidence:.0%} intervals: finite-population stratified for shares "
+                "and the corrected pass rate, a stratified bootstrap for the others). The targets are decided on "
+                "these.\n")
+    text.append("Unweighted: ", style="bold")
+    text.append(UNWEIGHTED_NOTE + "\n")
     return text
+
+
+UNWEIGHTED_SECTIONS = ("dimensions", "confusion matrices", "breakdowns", "judge self-agreement", "team agreement")
+UNWEIGHTED_NOTE = ("the per-dimension table, the confusion matrices, the breakdowns and the judge's self- and the "
+                   "team's agreement are unweighted counts of the rated items, which over-represent the verdicts "
+                   "the balanced order over-sampled; read the pool's figures from the design-weighted ones.")
 
 
 def settled_text(report: Report) -> Text | None:
@@ -615,7 +624,8 @@ def design_to_dict(report: Report) -> dict[str, Any]:
     return {"order": d.kind, "weighted": d.weighted, "judge_rater": d.judge_rater, "drawn": d.drawn,
             "strata": {s: {"pool": d.pool.get(s, 0), "rated": d.rated.get(s, 0)} for s in sorted({*d.pool, *d.rated})},
             "effective_sample_size": d.effective_n if d.weighted else report.counts["compared"],
-            "weighted_figures": figures, "undefined": undefined}
+            "weighted_figures": figures, "undefined": undefined,
+            "unweighted_sections": list(UNWEIGHTED_SECTIONS) if d.weighted else []}
 
 
 def confusion_tables(report: Report) -> list[Table]:

@@ -41,7 +41,7 @@ def settledness_of(report: Report, *, has_test_split: bool = True) -> Settlednes
 def study_settledness(store: Store, rubric: Rubric, settings: AgreementSettings) -> Settledness | None:
     """Over every expert's ratings against the report's judge; None while there is nothing to compare."""
     try:
-        report = build_report(store, rubric, settings=settings)
+        report = build_report(store, rubric, settings=settings, checks_only=True)
     except ReportError:
         return None
     return settledness_of(report, has_test_split=store.has_items(rubric.id, "test"))

@@ -9,6 +9,8 @@ A closed form where a standard one exists, a seeded bootstrap over items otherwi
 * Pearson's r: Fisher's z, as scipy's ``pearsonr(...).confidence_interval()``;
 * Spearman's rho and Kendall's tau: a bootstrap at small n, Fisher's z with the variances of Fieller, Hartley
   and Pearson (1957) at large n;
+* a design-weighted share of a stratified sample from a finite pool (a balanced queue order's TPR, TNR,
+  accuracy, alignment): the finite-population stratified posterior (:func:`finite_population_share`);
 * anything else, and every paired difference between two judges on the same items: a percentile bootstrap
   over items (:func:`bootstrap`).
 
@@ -35,6 +37,8 @@ __all__ = [
     "IntervalFigure",
     "bootstrap",
     "effective_sample_size",
+    "finite_population_share",
+    "finite_population_totals",
     "fisher_z",
     "kappa_interval",
     "kappa_standard_error",
@@ -299,6 +303,78 @@ def percentile_interval(
     tail = (1.0 - confidence) / 2.0 * 100.0
     lower, upper = np.percentile(usable, [tail, 100.0 - tail])
     return Interval(max(low, float(lower)), min(high, float(upper)), method, confidence)
+
+
+FINITE_POPULATION_DRAWS = 4000
+
+
+def finite_population_share(
+    strata: np.ndarray,
+    hits: np.ndarray,
+    counted: np.ndarray,
+    pool: dict[str, int],
+    *,
+    draws: int = FINITE_POPULATION_DRAWS,
+    seed: int = DEFAULT_SEED,
+    categories: dict[str, list[tuple[float, float]]] | None = None,
+) -> np.ndarray:
+    """Draws of the pool-wide share sum(hits) / sum(counted) over every item of a finite pool, of which the
+    given items (one stratum label each) are a stratified sample; ``pool`` gives each stratum's size.
+
+    Each item falls in a category, its (hits, counted) pair: for TPR an item is not counted (the expert said
+    FAIL), a counted miss or a counted hit. Per stratum the categories' shares get a Jeffreys posterior,
+    Dirichlet(count + 1/2) over the categories seen anywhere (and the all-miss and all-hit ones), and the
+    stratum's unrated items are drawn from it (Dirichlet-multinomial); added to the rated items, every draw is
+    one possible pool, whose share is one draw of the figure. With every item of a stratum rated, the stratum
+    is exact; with one stratum in a large pool the share's draws follow the Jeffreys Beta(hits + 1/2,
+    misses + 1/2). A stratum of the pool with no item rated yet is drawn from the prior alone: until each
+    stratum has been seen, the interval is as wide as what it could hold.
+
+    ``categories`` may name the categories an item of a stratum can fall in (with PASS/FAIL strata by the
+    judge's verdict, a TPR item of the PASS stratum is a hit or not counted, never a miss): the prior's 1/2
+    goes to those (and any seen there) only, not to impossible ones.
+    """
+    hit_total = np.zeros(draws)
+    counted_total = np.zeros(draws)
+    for totals in finite_population_totals(strata, hits, counted, pool, draws=draws, seed=seed,
+                                           categories=categories).values():
+        hit_total += totals[:, 0]
+        counted_total += totals[:, 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(counted_total > 0, hit_total / counted_total, np.nan)
+
+
+def finite_population_totals(
+    strata: np.ndarray,
+    hits: np.ndarray,
+    counted: np.ndarray,
+    pool: dict[str, int],
+    *,
+    draws: int = FINITE_POPULATION_DRAWS,
+    seed: int = DEFAULT_SEED,
+    categories: dict[str, list[tuple[float, float]]] | None = None,
+) -> dict[str, np.ndarray]:
+    """{stratum: draws × 2 array of its (hits, counted) over all its items}: the rated items' own, plus its
+    unrated items drawn as :func:`finite_population_share` describes. Figures that combine strata in other
+    ways than one share (TPR and TNR together) read them from the same draws."""
+    strata = np.asarray(strata)
+    pairs = np.stack([np.asarray(hits, dtype=np.float64), np.asarray(counted, dtype=np.float64)], axis=1)
+    most = max(1.0, float(pairs[:, 1].max())) if pairs.size else 1.0
+    anywhere = np.unique(np.vstack([pairs, [[0.0, most], [most, most]]]), axis=0)
+    rng = np.random.default_rng(seed)
+    out = {}
+    for name in sorted({*map(str, np.unique(strata)), *pool}):
+        members = pairs[strata == name]
+        totals = np.tile(members.sum(axis=0), (draws, 1))
+        unrated = max(0, pool.get(str(name), members.shape[0]) - members.shape[0])
+        if unrated:
+            possible = (categories or {}).get(str(name))
+            kinds = anywhere if possible is None else np.unique(np.vstack([members, possible]), axis=0)
+            seen = (members[:, None, :] == kinds[None, :, :]).all(axis=2).sum(axis=0)
+            shares = rng.dirichlet(seen + 0.5, size=draws)
+            totals += rng.multinomial(unrated, shares) @ kinds
+        out[name] = totals
+    return out
 
 
 # Statistics of weighted items, vectorised over resamples (rows of ``weights``).

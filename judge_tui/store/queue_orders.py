@@ -52,17 +52,24 @@ class QueueOrderQueries(StoreCore):
                                 [rater_id, rubric]).fetchone()
         return QueueOrder(*row) if row else None
 
+    def allocated_with(self, rater_id: str, rubric: str) -> int:
+        """The number of the reviewer's ratings their balanced order's layout was made with."""
+        return int(self.scalar("SELECT allocated_with FROM queue_orders WHERE rater_id = ? AND rubric = ?",
+                               [rater_id, rubric]) or 0)
+
     def set_queue_order(self, rater_id: str, rubric: str, order: QueueOrder,
-                        entries: Sequence[tuple[str, str | None]] | None = None, *, keep: Iterable[str] = ()) -> None:
+                        entries: Sequence[tuple[str, str | None]] | None = None, *, keep: Iterable[str] = (),
+                        allocated_with: int = 0) -> None:
         """Record the order a reviewer rates in. With entries [(item id, stratum)], they replace the stored
         entries except those of `keep` (items already worked on, which stay where they were), following them."""
         stamp = now()
         with self.transaction() as conn:
             conn.execute(
-                "INSERT INTO queue_orders (rater_id, rubric, kind, seed, judge_rater, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (rater_id, rubric) DO UPDATE SET kind = excluded.kind,"
-                " seed = excluded.seed, judge_rater = excluded.judge_rater, updated_at = excluded.updated_at",
-                [rater_id, rubric, order.kind, order.seed, order.judge_rater, stamp, stamp])
+                "INSERT INTO queue_orders (rater_id, rubric, kind, seed, judge_rater, allocated_with, created_at,"
+                " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (rater_id, rubric) DO UPDATE SET"
+                " kind = excluded.kind, seed = excluded.seed, judge_rater = excluded.judge_rater,"
+                " allocated_with = excluded.allocated_with, updated_at = excluded.updated_at",
+                [rater_id, rubric, order.kind, order.seed, order.judge_rater, allocated_with, stamp, stamp])
             if entries is None:
                 return
             kept = set(keep)

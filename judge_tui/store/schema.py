@@ -469,6 +469,14 @@ def m010_calibration_changes(db: sqlite_utils.Database) -> None:
 
 
 @migrations()
+def m011_queue_allocation(db: sqlite_utils.Database) -> None:
+    # A balanced order's untouched items are laid out again after every ALLOCATE_EVERY ratings of its reviewer
+    # (model/queue_orders.py); allocated_with is the number of ratings the layout in place was made with, so a
+    # reopened session knows whether it is due (and a session killed before it lays it out as it would have).
+    db.execute("ALTER TABLE queue_orders ADD COLUMN allocated_with INTEGER NOT NULL DEFAULT 0")
+
+
+@migrations()
 def m012_judge_batch_owner(db: sqlite_utils.Database) -> None:
     # Which judge process polls a Message Batch (its lease owner, judge/lease.py), so two `judge --batch`
     # processes never poll and read the same batch; a batch whose owner is gone is taken over. A batch is also

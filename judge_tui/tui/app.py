@@ -108,7 +108,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
             self.store, self.rubric, self.reviewer, split=self.split, idle_seconds=self.settings.idle_seconds,
             reveal_after_submit=self.settings.reveal_after_submit, clock=self.clock,
             drift=DriftSettings.for_new_session(self.settings.drift_share) if self.settings.drift_check else None,
-            order=self.settings.queue_order,
+            order=self.settings.queue_order, targets=self.settings.agreement,
         )
         if self.session.plan is not None and self.settings.queue_order != "import":
             self.notify(f"You rate your assigned items in your assignment's order ({self.settings.queue_order} "

@@ -24,6 +24,7 @@ from judge_tui.analysis.queue_orders import prepare_queue
 from judge_tui.model import queue_orders as qo
 from judge_tui.model.records import Draft, Item, Rating
 from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.store import Store
 from judge_tui.store.core import is_busy, is_full
 from judge_tui.tui.timer import ItemTimer
@@ -89,6 +90,7 @@ class RatingSession:
         drift: DriftSettings | None = None,
         order: str = qo.IMPORT,
         order_seed: int | None = None,
+        targets: AgreementSettings | None = None,
     ) -> None:
         self.store = store
         self.rubric = rubric
@@ -101,7 +103,9 @@ class RatingSession:
         # With an assignment (judge-tui assign) the reviewer rates its queue, in its order; else every item.
         self.plan = store.assignment_of(reviewer, rubric.id)
         # The queue order (rate --order, queue_order): fixed per reviewer and rubric; an assignment's queue wins.
-        self.order = prepare_queue(store, rubric, reviewer, order, assigned=self.plan is not None, seed=order_seed)
+        self.targets = targets
+        self.order = prepare_queue(store, rubric, reviewer, order, assigned=self.plan is not None, seed=order_seed,
+                                   targets=targets)
         self.ordered = self.order.kind in (qo.RANDOM, qo.BALANCED)
         # The app imports nothing, so this holds.
         self.total = (store.count_items(rubric.id, split) if self.plan is None
@@ -459,6 +463,12 @@ class RatingSession:
         self._follow_submitted()
         if first_rating and self.drift is not None:
             self.drift.record_new_rating()
+        if (first_rating and self.order.kind == qo.BALANCED and not self.pending
+                and len(self.store.rated_item_ids(self.reviewer, self.rubric.id)) % qo.ALLOCATE_EVERY == 0):
+            # At a checkpoint the items not yet touched are laid out again with the allocation (a few ms on a
+            # 500-item pool, before the next item opens, so it is the next one served).
+            self.order = prepare_queue(self.store, self.rubric, self.reviewer, qo.BALANCED, seed=self.order.seed,
+                                       targets=self.targets)
         return rating
 
     # ------------------------------------------------------------------ what the screen shows
