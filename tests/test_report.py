@@ -434,3 +434,26 @@ def test_the_default_judge_is_the_one_that_covers_the_rubric_and_is_named(exerci
     err = capsys.readouterr().err
     assert f"report: comparing with judge {JUDGE}, which rated 50 of 60 items" in err
     assert "other judges: judge:newer:exercise-quality@2 (2)" in err and "--raters" in err
+
+
+def test_a_plan_that_asks_for_more_items_than_are_left_says_so(tmp_path, hermetic_home, capsys):
+    data = Path(__file__).parent.parent / "data"
+    db = tmp_path / "left.db"
+    expert = tmp_path / "ann.jsonl"
+    lines = (data / "cis.expert-demo.ratings.jsonl").read_text(encoding="utf-8").splitlines()
+    expert.write_text("\n".join(lines[:12]) + "\n", encoding="utf-8")  # 12 of the 25 items rated
+    assert main(["import", str(data / "cis.jsonl"), "--db", str(db)]) == 0
+    for path, rater, kind in ((expert, "ann", "human"), (data / "cis.judge-demo.ratings.jsonl", "judge-v1", "judge")):
+        assert main(["import-ratings", str(path), "--rater", rater, "--kind", kind, "--rubric", "cis",
+                     "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert main(["report", "--db", str(db), "--format", "json"]) == 0
+    plans = {p["target"]: p for p in json.loads(capsys.readouterr().out)["plan"]}
+    beyond = [p for p in plans.values() if p["more_items"] is not None and p["more_items"] > 13]
+    assert beyond, plans  # some target needs more than the 13 unrated items
+    for plan in beyond:
+        assert plan["text"].endswith("and only 13 are left unrated: rating them all cannot settle it without new "
+                                     "items"), plan["text"]
+    for plan in plans.values():
+        if plan["more_items"] is not None and plan["more_items"] <= 13:
+            assert "left unrated" not in plan["text"]

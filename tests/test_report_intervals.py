@@ -163,7 +163,8 @@ def test_one_rated_item_is_undecided_never_stop(tmp_path, rubrics, hermetic_home
     data = report_json(db, capsys=capsys)
     assert all(v["status"] != "stop" for v in data["verdict"])
     alignment = data["verdict"][0]
-    assert alignment["decision"] == "undecided" and "undecided: rate more items (only 1 so far)" in alignment["text"].lower()
+    # the only item is rated: only new items can settle it
+    assert alignment["decision"] == "undecided" and "undecided: add items to the study (only 1 so far)" in alignment["text"].lower()
     assert "unreliable" in alignment["text"]  # the band of the estimate is still named
     text = report_text(db, capsys=capsys)
     assert "Stop using the judge" not in text and "[STOP]" not in text

@@ -423,6 +423,19 @@ def _checks(rows: Sequence[Row], overall: Row, summary: Summary, rubric: Rubric,
     return checks
 
 
+def _with_items_left(store: Store, rubric: Rubric, checks: Sequence[TargetCheck], total: int,
+                     rated: np.ndarray, split: str | None) -> list[TargetCheck]:
+    """Each check with how many items of its scope are still unrated by the compared experts, so a plan that
+    asks for more than the pool holds says so. Only counted when some plan asks for more items."""
+    if not any(c.more_items is not None for c in checks):
+        return list(checks)
+    left = {f"{split} split" if split else "all compared items": total - int(rated.size)}
+    if any(c.scope == "test split" for c in checks) and "test split" not in left:
+        in_test = sum(1 for s in item_groups(store, rubric, "split", rated, None) if s == "test")
+        left["test split"] = store.count_items(rubric.id, "test") - in_test
+    return [replace(c, left=max(0, left[c.scope])) if c.scope in left else c for c in checks]
+
+
 def _findings(report_rows: Sequence[Row], overall: Row, summary: Summary, rubric: Rubric, tolerance: float,
               thresholds: Thresholds, test_binary: ag.BinaryMetrics | None, split: str | None,
               checks: Sequence[TargetCheck], decide_on: DecideOn, ties: int) -> list[Finding]:
@@ -757,6 +770,7 @@ def build_report(
             h, j = tested.a, tested.b
             test_binary = ag.binary_metrics(ag.snap_to_scale(h, (0.0, 1.0))[0], ag.snap_to_scale(j, (0.0, 1.0))[0])
     checks = _checks(rows, overall, summary, rubric, thresholds, test_pairing, split, confidence)
+    checks = _with_items_left(store, rubric, checks, total, human_scores.keys, split)
     design = sampling_design(store, rubric, human.rater_ids, pairing, split, tolerance, confidence)
     if design is not None and design.weighted:
         checks = reweighted_checks(checks, design, rubric, confidence)

@@ -42,6 +42,7 @@ class TargetCheck:
     more_items: int | None  # the plan in items of the scope (for TPR/TNR converted from the class)
     more_of_class: int | None  # TPR/TNR: how many of the more items would be human PASS / FAIL
     class_label: str | None  # "PASS" or "FAIL"
+    left: int | None = None  # items of the scope nobody of the compared group has rated yet (None: not known)
 
     @property
     def goal(self) -> str:
@@ -70,8 +71,12 @@ class TargetCheck:
         of_class = (f" (≈ {self.more_of_class} of them {self.class_label})"
                     if self.more_of_class is not None and self.class_label else "")
         outcome = "met" if ag.is_defined(self.estimate) and self.estimate > self.target else "not met"
-        return (f"about {self.more_items} more {where}{of_class} would settle {self.goal} ({outcome}) "
+        text = (f"about {self.more_items} more {where}{of_class} would settle {self.goal} ({outcome}) "
                 f"if it stays at {stays}")
+        if self.left is not None and self.more_items is not None and self.more_items > self.left:
+            text += (", and every item is rated already: only new items can settle it" if self.left == 0 else
+                     f", and only {self.left} are left unrated: rating them all cannot settle it without new items")
+        return text
 
 
 def check(key: str, figure: str, scope: str, estimate: Figure, interval: IntervalFigure, n: int, target: float, *,
@@ -129,6 +134,7 @@ def verdict_words(c: TargetCheck, decide_on: DecideOn) -> str:
             text += f" on the point estimate (the interval leaves it {c.decision})"
         return text
     few = c.n < decisions.MIN_ITEMS_TO_DECIDE
-    text = "undecided: rate more items" + (f" (only {c.n} so far)" if few else "")
+    more = "add items to the study" if c.left == 0 else "rate more items"
+    text = f"undecided: {more}" + (f" (only {c.n} so far)" if few else "")
     plan = c.plan_text()
     return f"{text}; {plan}" if plan else text
