@@ -35,11 +35,13 @@ from judge_tui.tui.widgets.rubric_panel import RubricPanel, ScoreSummary
 from judge_tui.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
     from textual.worker import Worker
 
     from judge_tui.analysis.stopping import Settledness
 
 SAVE_TIME_EVERY = 5.0  # seconds of counted time between writes of the draft's time
+SAVED_SHOWN_FOR = 3.0  # seconds the status line says a submitted rating is saved
 # Below this many rows (80×24 is the common default) the note box shrinks and the rubric goes compact.
 SHORT_TERMINAL_ROWS = 30
 
@@ -75,6 +77,8 @@ class RatingScreen(Screen[None]):
         self._first_paint_reported = False
         self._save_scheduled = False
         self._keys_shown: dict[float, str] | None = None
+        self._submitted: tuple[str, str] | None = None  # (item id, overall shown) until its rating is on disk
+        self._saved_mark_timer: Timer | None = None
 
     # ------------------------------------------------------------------ building
 
@@ -247,6 +251,12 @@ class RatingScreen(Screen[None]):
         waiting = self.session.waiting_for
         status = self.query_one(StatusLine)
         status.set_saving(bool(self.session.pending) and not waiting)
+        if self._submitted is not None and not self.session.rating_pending(self._submitted[0]):
+            status.set_saved(*self._submitted)  # on disk now: said where "saving…" was, for a few seconds
+            self._submitted = None
+            if self._saved_mark_timer is not None:
+                self._saved_mark_timer.stop()
+            self._saved_mark_timer = self.set_timer(SAVED_SHOWN_FOR, partial(status.set_saved, ""))
         status.set_waiting(WAITING.get(waiting, "") or (
             f"cannot save ({waiting.removeprefix('error: ')}): changes kept, saved later" if waiting
             else ""))
@@ -343,8 +353,9 @@ class RatingScreen(Screen[None]):
 
     def action_submit(self) -> None:
         rating = self.session.submit()
-        shown = overall_label(self.rubric, rating.overall)
-        self.notify(f"{rating.item_id} saved: {self.rubric.overall_name} {shown}", markup=False, timeout=3)
+        # Said in the status line once the rating is on disk (_show_saving): a line redrawn, no widget mounted.
+        self._submitted = (rating.item_id, f"{self.rubric.overall_name} {overall_label(self.rubric, rating.overall)}")
+        self.query_one(StatusLine).set_saved("")
         if self.session.open_next_unrated() is None:
             self.notify(self._all_rated(), markup=False, timeout=10)
         self._show_item()
