@@ -102,10 +102,12 @@ class RatingScreen(Screen[None]):
             self.notify(f"There are no {self.rubric.id} items to rate. Import some with `judge-tui import`.",
                         markup=False, severity="warning", timeout=30)
             return
+        # Registered before the work _show_item asks for after the frame (the next cards, the next item's
+        # colours), so the first paint is reported, and the code coloured, before that work runs.
+        self.call_after_refresh(self._first_paint)
         self._show_item()
         if state.submitted is not None and not state.changed_since_submit:
             self.notify(self._all_rated(), markup=False)
-        self.call_after_refresh(self._first_paint)
 
     def on_resize(self, event: events.Resize) -> None:
         # On a short terminal a one-line note box (taller while editing) and compact dimensions leave the
