@@ -141,10 +141,13 @@ class RatingScreen(Screen[None]):
         self._show_rubric()
         self._show_progress()
         self._tick(count=False)
-        # A new item changes most of the screen: laid out and drawn whole in the next frame, rather than
-        # widget by widget over the frames their own messages reach the screen in.
-        self.refresh(layout=True)
-        self._draw_together(self)
+        # A new item changes most of the screen: laid out and drawn in the next frame, rather than widget by
+        # widget over the frames their own messages reach the screen in. The widgets that change are named
+        # rather than the whole screen: repainting the screen redraws and resends every line of it.
+        self.refresh(layout=True, repaint=False)
+        pane = self.query_one(ItemPane)
+        self._draw_together(pane, *pane.children, self.query_one(RubricPanel), self.query_one(ScoreSummary),
+                            self.query_one(StatusLine), self.query_one(NotesEditor))
         self.call_after_refresh(self._prepare_next_item)
 
     def _prepare_next_item(self) -> None:
