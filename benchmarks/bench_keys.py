@@ -8,8 +8,8 @@ until the screen shows the change and then until it has stopped changing; the fi
 before `send-keys` to the first capture that shows the whole change (the screen as it settled, below the status
 line, where the timer ticks and `saving…` comes and goes). The first screen that shows part of the change
 (for a score key any change below the status line, for Enter the next item's id) is reported beside it: the
-count of scored dimensions may show a frame before the cards, and Enter's "saved" notification comes after the
-next item. Keys alternate between the two apps, so both see the same load.
+count of scored dimensions may show a frame before the cards, and the next item's fields were at times drawn again,
+re-wrapped, a frame after it. Keys alternate between the two apps, so both see the same load.
 
 * judge-tui: a database of 60 CIS items (the 25 demo submissions repeated under new ids), one reviewer, the
   default settings (the judge in the background has no API key and waits). Per item, four score keys

@@ -34,7 +34,7 @@ class ScoreError(ValueError):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 # --------------------------------------------------------------------------- scale

@@ -18,7 +18,7 @@ DEFAULT_TOLERANCE = 0.15
 class AgreementSettings(BaseModel):
     """Where the agreement bands start; the defaults are the calibration targets judge-tui was built for."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     tolerance: float = Field(default=DEFAULT_TOLERANCE, ge=0, le=1, description="Scores this close count as aligned")
     alignment_well_calibrated: float = Field(default=0.80, ge=0, le=1)
@@ -47,7 +47,7 @@ class AgreementSettings(BaseModel):
 
 
 class Settings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     idle_seconds: float = Field(default=180.0, gt=0, description="Stop the item timer after this long without a key")
     reveal_after_submit: bool = Field(

@@ -419,6 +419,10 @@ class RatingSession:
                     draft = None
         return draft, rating
 
+    def rating_pending(self, item_id: str) -> bool:
+        """Whether a rating of this item waits to be written (the screen says "saved" once it is not)."""
+        return any(write.rating is not None and write.item_id == item_id for write in self.pending)
+
     def _pending_rating(self, item_id: str) -> Rating | None:
         for write in reversed(self.pending):
             if write.rating is not None and write.rating.repeat == 0 and write.item_id == item_id:

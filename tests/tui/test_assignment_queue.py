@@ -109,12 +109,13 @@ async def test_a_reviewer_without_an_assignment_rates_every_item_as_before(team_
         assert current(app) == "B002"
 
 
-async def test_at_80x24_the_compact_line_says_the_count_is_of_the_assignment(team_store, rubrics):
+async def test_at_80x24_the_compact_line_says_the_count_is_of_the_assignment(team_store, rubrics, monkeypatch):
+    monkeypatch.setattr("judge_tui.tui.screens.rating.SAVED_SHOWN_FOR", 0.05)  # the "✓ B001 saved" mark gone
     clock = FakeClock()
     app = app_for(team_store, rubrics["cis"], "ann", clock)
     async with app.run_test(size=SMALL) as pilot:
         await pilot.press("1", "1", "1", "1", "enter")
-        await pilot.pause()
+        await pilot.pause(0.2)
         assert screen_text(app).splitlines()[0].startswith("1 rated · 0 skipped · 0 flagged · 9 assigned to you")
         app.post_message(JudgeStatusLine("judge: 18 queued · 2 running · 30 done · offline"))  # no longer fits
         await pilot.pause()

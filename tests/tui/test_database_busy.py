@@ -39,18 +39,21 @@ async def test_keys_pressed_while_another_process_writes_are_saved_afterwards(ma
             await _until(pilot, lambda: "database busy" in screen_text(app))
             assert "database busy (another program writes): changes kept, saved later" in screen_text(app)
             assert filled_store.rating("B001", "EXP001") is None and filled_store.draft("B002", "EXP001") is None
+            assert "B001 saved" not in screen_text(app)  # kept, not saved: the status line does not say saved
             await pilot.press("left")  # back to B001: shown as submitted, from what is kept
             assert session.state.item.id == "B001" and session.state.submitted is not None
             await pilot.press("right")
             assert session.state.item.id == "B002" and session.state.edit.scores == {"r": 0.5}
             locker.release()
+            await _until(pilot, lambda: "B001 saved" in screen_text(app))  # said once it is written
+            assert filled_store.rating("B001", "EXP001") is not None
             await _until(pilot, lambda: not session.pending)
             await _until(pilot, lambda: "database busy" not in screen_text(app))
         rating = filled_store.rating("B001", "EXP001")
         assert rating is not None and rating.scores == {"r": 0.75, "a": 0.5, "t": 0.75, "l": 0.75}
         assert rating.seconds == 20.0
         assert filled_store.draft("B002", "EXP001").scores == {"r": 0.5}
-        assert "1 rated" in screen_text(app)
+        assert "1 rated" in screen_text(app) or "1/3 rated" in screen_text(app)  # compact beside "B001 saved"
     assert app.return_code in (None, 0)
 
 

@@ -8,6 +8,7 @@ from judge_tui.model.records import Rating
 from judge_tui.store import Store
 from judge_tui.tui.messages import JudgeStatusLine
 from judge_tui.tui.screens.rating import RatingScreen
+from judge_tui.tui.widgets.status_line import StatusLine
 from tests.tui.screen_text import screen_text, widget_text
 
 SIZE = (120, 40)
@@ -38,6 +39,34 @@ async def test_k_dimensions_take_k_plus_one_keys(make_app, filled_store, clock):
         assert "B001 saved: CIS 0.6875" in await shown(pilot)
     rating = filled_store.rating("B001", "EXP001")
     assert rating.overall == pytest.approx(0.6875) and rating.seconds == 33.0 and rating.source == "app"
+
+
+async def test_a_submitted_rating_is_said_saved_in_the_status_line_once_on_disk(make_app, filled_store,
+                                                                               monkeypatch):
+    """No notification widget per submit: the status line says "✓ B001 saved: CIS 0.6875" where "saving…" was,
+    only once the rating is written, and for a few seconds."""
+    monkeypatch.setattr("judge_tui.tui.screens.rating.SAVED_SHOWN_FOR", 0.3)
+    app = make_app("cis")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = app.screen
+        status = screen.query_one(StatusLine)
+        await pilot.press("3", "2", "3", "3")
+        written: list[bool] = []
+        original = status.set_saved
+
+        def set_saved(item_id: str, overall: str = "") -> None:  # what the disk held when the mark was set
+            written.append(filled_store.rating("B001", "EXP001") is not None)
+            original(item_id, overall)
+
+        monkeypatch.setattr(status, "set_saved", set_saved)
+        await pilot.press("enter")
+        await pilot.pause()
+        line = widget_text(status)
+        assert "✓ B001 saved: CIS 0.6875" in line and "saving…" not in line
+        assert written[-1] is True  # said saved only with the rating on disk
+        assert not list(app._notifications)  # noqa: SLF001 - no toast is mounted for a submit
+        await pilot.pause(0.5)
+        assert "saved" not in widget_text(status)
 
 
 async def test_three_point_and_pass_fail_keys(make_app, filled_store):

@@ -134,3 +134,61 @@ async def test_another_theme_redraws_the_panel_in_its_colours(make_app):
         after = drawn(panel)
         assert after != before
         assert after == drawn_afresh(panel)
+
+
+async def test_enter_lays_the_next_item_out_before_its_one_frame_and_repaints_only_what_changed(make_app,
+                                                                                                monkeypatch):
+    """The next item's frame comes after its layout (its fields are not drawn with the last item's heights and
+    drawn again re-wrapped a frame later), and is not a repaint of the whole screen (key bar, borders)."""
+    app = make_app("cis")
+    events: list[str] = []
+    refresh_layout = Screen._refresh_layout
+    render_full_update = Compositor.render_full_update
+    render_partial_update = Compositor.render_partial_update
+
+    def counting_layout(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003
+        events.append("layout")
+        return refresh_layout(self, *args, **kwargs)
+
+    def full(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003
+        events.append("whole screen")
+        return render_full_update(self, *args, **kwargs)
+
+    def partial(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003
+        update = render_partial_update(self, *args, **kwargs)
+        if update is not None:
+            events.append("changed regions")
+        return update
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        for key in "3233":
+            await pilot.press(key)
+            await pilot.pause()
+        monkeypatch.setattr(Screen, "_refresh_layout", counting_layout)
+        monkeypatch.setattr(Compositor, "render_full_update", full)
+        monkeypatch.setattr(Compositor, "render_partial_update", partial)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen.session.state.item.id == "B002"
+        assert events[:2] == ["layout", "changed regions"], events
+        assert "whole screen" not in events
+
+
+async def test_a_score_key_sends_only_the_panel_lines_it_changed(make_app, monkeypatch):
+    app = make_app("cis")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        panel = app.screen.query_one(RubricPanel)
+        before = list(panel._lines)  # noqa: SLF001
+        refreshed: list[tuple[int, int]] = []
+        monkeypatch.setattr(panel, "refresh_lines", lambda start, count=1: refreshed.append((start, count)))
+        await pilot.press("3")  # R folds, A unfolds: the title above them is not sent again
+        after = panel._lines  # noqa: SLF001
+        assert len(refreshed) == 1
+        start, count = refreshed[0]
+        first_change = next(y for y, (old, new) in enumerate(zip(before, after, strict=False)) if old != new)
+        assert start == first_change > 0
+        assert all(before[y] == after[y] for y in range(start))
+        assert start + count == max(len(before), len(after)) or before[start + count:] == after[start + count:]

@@ -6,6 +6,7 @@ import pytest
 
 from judge_tui.model.records import Item
 from judge_tui.tui.screens.rating import RatingScreen
+from judge_tui.tui.widgets.status_line import StatusLine
 from tests.tui.screen_text import screen_text, widget_text
 
 MARKUP = "[bold]loud[/bold] a stray [/] then [@click=app.quit]quit[/] and [link=https://evil.example]x[/link]"
@@ -53,19 +54,23 @@ async def test_notify_with_user_data_is_literal(make_app, filled_store, rubrics)
 
 
 async def test_notices_never_carry_escape_sequences(make_app, filled_store, rubrics):
-    """An item id with a title-changing OSC and colour codes: the "saved" notice shows the id without them."""
+    """An item id with a title-changing OSC and colour codes: the status line's "saved" mark and a notice
+    (the flag removed) show the id without them."""
     filled_store.add_items([Item(id="Z\x1b]0;pwned\x07\x1b[31m9", rubric="binary", fields={"query": "q", "response": "r"})])
     app = make_app("binary")
     notices: list[str] = []
     async with app.run_test(size=(160, 40), notifications=True) as pilot:
         while app.screen.session.state.item.id != "Z\x1b]0;pwned\x07\x1b[31m9":
             await pilot.press("right")
+        app.screen.session.set_flag(True, "why")
+        await pilot.press("!")  # unflags: "Flag removed from Z9"
         await pilot.press("p", "enter")
         await pilot.pause()
         notices = [n.message for n in app._notifications]  # noqa: SLF001 - what the toasts were given
-        assert "Z9 saved: overall PASS" in screen_text(app)
-    assert any(n.startswith("Z9 saved") for n in notices)
-    assert not any("\x1b" in n or "\x07" in n for n in notices)
+        status = str(app.screen.query_one(StatusLine).render())
+        assert "✓ Z9 saved: overall PASS" in screen_text(app)
+    assert any(n.startswith("Flag removed from Z9") for n in notices)
+    assert not any("\x1b" in n or "\x07" in n for n in [*notices, status])
 
 
 async def test_invisible_and_bidi_characters_are_visible_and_keep_the_layout(make_app, filled_store, rubrics):

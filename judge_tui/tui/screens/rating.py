@@ -35,12 +35,14 @@ from judge_tui.tui.widgets.rubric_panel import RubricPanel, ScoreSummary
 from judge_tui.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
     from textual.worker import Worker
 
     from judge_tui.analysis.stopping import Settledness
     from judge_tui.model.rubrics import Rubric
 
 SAVE_TIME_EVERY = 5.0  # seconds of counted time between writes of the draft's time
+SAVED_SHOWN_FOR = 3.0  # seconds the status line says a submitted rating is saved
 # Below this many rows (80×24 is the common default) the note box shrinks and the rubric goes compact.
 SHORT_TERMINAL_ROWS = 30
 
@@ -76,6 +78,8 @@ class RatingScreen(Screen[None]):
         self._first_paint_reported = False
         self._save_scheduled = False
         self._keys_shown: dict[float, str] | None = None
+        self._submitted: tuple[str, str] | None = None  # (item id, overall shown) until its rating is on disk
+        self._saved_mark_timer: Timer | None = None
 
     # ------------------------------------------------------------------ building
 
@@ -99,10 +103,12 @@ class RatingScreen(Screen[None]):
             self.notify(f"There are no {self.rubric.id} items to rate. Import some with `judge-tui import`.",
                         markup=False, severity="warning", timeout=30)
             return
+        # Registered before the work _show_item asks for after the frame (the next cards, the next item's
+        # colours), so the first paint is reported, and the code coloured, before that work runs.
+        self.call_after_refresh(self._first_paint)
         self._show_item()
         if state.submitted is not None and not state.changed_since_submit:
             self.notify(self._all_rated(), markup=False)
-        self.call_after_refresh(self._first_paint)
 
     def on_resize(self, event: events.Resize) -> None:
         # On a short terminal a one-line note box (taller while editing) and compact dimensions leave the
@@ -148,10 +154,13 @@ class RatingScreen(Screen[None]):
         self._show_rubric()
         self._show_progress()
         self._tick(count=False)
-        # A new item changes most of the screen: laid out and drawn whole in the next frame, rather than
-        # widget by widget over the frames their own messages reach the screen in.
-        self.refresh(layout=True)
-        self._draw_together(self)
+        # A new item changes most of the screen: laid out and drawn in the next frame, rather than widget by
+        # widget over the frames their own messages reach the screen in. The widgets that change are named
+        # rather than the whole screen: repainting the screen redraws and resends every line of it.
+        self.refresh(layout=True, repaint=False)
+        pane = self.query_one(ItemPane)
+        self._draw_together(pane, *pane.children, self.query_one(RubricPanel), self.query_one(ScoreSummary),
+                            self.query_one(StatusLine), self.query_one(NotesEditor))
         self.call_after_refresh(self._prepare_next_item)
 
     def _prepare_next_item(self) -> None:
@@ -260,6 +269,12 @@ class RatingScreen(Screen[None]):
         waiting = self.session.waiting_for
         status = self.query_one(StatusLine)
         status.set_saving(bool(self.session.pending) and not waiting)
+        if self._submitted is not None and not self.session.rating_pending(self._submitted[0]):
+            status.set_saved(*self._submitted)  # on disk now: said where "saving…" was, for a few seconds
+            self._submitted = None
+            if self._saved_mark_timer is not None:
+                self._saved_mark_timer.stop()
+            self._saved_mark_timer = self.set_timer(SAVED_SHOWN_FOR, partial(status.set_saved, ""))
         status.set_waiting(WAITING.get(waiting, "") or (
             f"cannot save ({waiting.removeprefix('error: ')}): changes kept, saved later" if waiting
             else ""))
@@ -356,8 +371,9 @@ class RatingScreen(Screen[None]):
 
     def action_submit(self) -> None:
         rating = self.session.submit()
-        shown = overall_label(self.rubric, rating.overall)
-        self.notify(f"{rating.item_id} saved: {self.rubric.overall_name} {shown}", markup=False, timeout=3)
+        # Said in the status line once the rating is on disk (_show_saving): a line redrawn, no widget mounted.
+        self._submitted = (rating.item_id, f"{self.rubric.overall_name} {overall_label(self.rubric, rating.overall)}")
+        self.query_one(StatusLine).set_saved("")
         if self.session.open_next_unrated() is None:
             self.notify(self._all_rated(), markup=False, timeout=10)
         self._show_item()

@@ -215,14 +215,22 @@ class RubricPanel(ScrollView, can_focus=False):
             drawn = self._drawn_block(key, source, look, looks[look], width)
             spans[name] = (len(lines), len(lines) + len(drawn))
             lines.extend(drawn)
-        self._lines, self._spans = lines, spans
+        before, self._lines, self._spans = self._lines, lines, spans
         size = Size(width, len(lines))
         if size != self.virtual_size:
             # No layout of the screen: only the scrollbar's reach changes (it appearing or going is a layout).
             self.set_reactive(ScrollView.virtual_size, size)
             self._scroll_update(size)
         if refresh:
-            self.refresh()
+            self._refresh_changed(before, lines)
+
+    def _refresh_changed(self, before: list[Strip], after: list[Strip]) -> None:
+        """Draw again, and send to the terminal, only the run of lines that changed (a key changes a card or
+        two; the blocks above them are the same strips). A scroll draws whatever else comes into view."""
+        changed = [y for y in range(max(len(before), len(after)))
+                   if y >= len(before) or y >= len(after) or (before[y] is not after[y] and before[y] != after[y])]
+        if changed:
+            self.refresh_lines(changed[0], changed[-1] - changed[0] + 1)
 
     def _drawn_block(
         self, key: tuple[object, ...], source: Text | _CardArgs, look: str, style: tuple[Any, RichStyle],

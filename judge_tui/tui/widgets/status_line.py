@@ -6,7 +6,8 @@ When the full line does not fit (80 columns with a busy judge), a compact form k
 the judge before the reviewer id, and the reviewer id dropped last of all. With an assignment (judge-tui
 assign) the counts are of the reviewer's assigned items: "3/40 assigned rated", "40 assigned". Why changes
 wait to be saved (a busy database, a full disk), when it happens, comes first and in full. A change shown but
-not yet committed (the few milliseconds after a key) is marked "saving…" at the end of the line. With a
+not yet committed (the few milliseconds after a key) is marked "saving…" at the end of the line; a submitted
+rating, once on disk, "✓ B001 saved: CIS 0.69" there for a few seconds (the line goes compact to make room for it). With a
 balanced queue order, how many of the study's targets are decided ("2/4 questions settled", "2/4 settled").
 """
 
@@ -39,6 +40,7 @@ class StatusLine(Static):
         self.settling = ""  # with balanced order: how many of the study's targets are decided ("2/4")
         self.waiting = ""  # why changes are kept unsaved for now (the database is busy, the disk full)
         self.saving = False  # a change is shown that is not on disk yet
+        self.saved = ("", "")  # the last submitted rating once on disk: (item id, its overall score shown)
         self._shown: Text | None = None
 
     def set_progress(self, progress: dict[str, int]) -> None:
@@ -70,19 +72,45 @@ class StatusLine(Static):
             self.saving = saving
             self._redraw()
 
+    def set_saved(self, item_id: str, overall: str = "") -> None:
+        """Mark a submitted rating as on disk (an empty item id clears the mark)."""
+        saved = (clean(item_id), clean(overall))
+        if saved != self.saved:
+            self.saved = saved
+            self._redraw()
+
     def on_resize(self, event: events.Resize) -> None:
         self._redraw()
 
     def _redraw(self) -> None:
         width = self.content_region.width
-        line = self.line(compact=False)
-        if width and line.cell_len > width:
-            line = self.line(compact=True)
-            if line.cell_len > width:
-                line = self.line(compact=True, with_reviewer=False)
+        line = None
+        for compact, with_reviewer in ((False, True), (True, True), (True, False)):  # the widest that fits
+            plain = self.line(compact=compact, with_reviewer=with_reviewer)
+            line = next((marked for marked in self._with_saved_mark(plain, compact)
+                         if not width or marked.cell_len <= width), None)
+            if line is not None:
+                break
+        if line is None:  # nothing fits: the narrowest form, the saved mark at its shortest, cut at the edge
+            line = self._with_saved_mark(plain, compact=True, shortest=True)[-1]
         if line != self._shown:  # the line is redrawn only when it changes (each key sets its parts)
             self._shown = line
             self.update(line, layout=False)  # one line high whatever it says: the line alone is drawn again
+
+    def _with_saved_mark(self, line: Text, compact: bool, shortest: bool = False) -> list[Text]:
+        """The line with the mark of a submitted rating on disk, longest first ("✓ B001 saved: CIS 0.69",
+        "✓ B001 saved"; "✓ saved" when nothing else fits); the line alone when there is no mark."""
+        item_id, overall = self.saved
+        if not item_id or self.saving:
+            return [line]
+        marks = ["✓ saved"] if shortest else [f"✓ {item_id} saved: {overall}" if overall else "", f"✓ {item_id} saved"]
+        marked_lines = []
+        for mark in filter(None, marks):
+            marked = line.copy()
+            marked.append(" │ " if compact else "  │  ", "dim")
+            marked.append(mark, "green")
+            marked_lines.append(marked)
+        return marked_lines
 
     def line(self, *, compact: bool, with_reviewer: bool = True) -> Text:
         p = self.progress
