@@ -134,11 +134,14 @@ async def test_you_may_stop_once_every_target_is_decided_and_the_report_says_aft
                 statuses.append(app.screen.query_one(StatusLine).line(compact=False).plain)
                 notices = [n.message for n in app._notifications if notice in n.message]
                 if notices:
+                    rated_when_told = store.count_ratings()  # the judge's, and the expert's so far
                     break
         assert len(notices) == 1 and "further ratings are optional" in notices[0]
         settled_with = store.settled_after("binary")
         assert settled_with is not None and settled_with < len(labels)
         assert f"settled with the {settled_with} ratings" in notices[0]
+        # counted with the rating just submitted (looked at once it is on disk, not one behind)
+        assert settled_with == rated_when_told - len(labels)
         assert any("questions settled" in line for line in statuses)
         for line in statuses:  # a count of decided targets, never which way they went
             assert "met" not in line and "FAIL" not in line and "PASS" not in line

@@ -63,6 +63,7 @@ class RatingScreen(Screen[None]):
         super().__init__()
         self.stop_notice = stop_notice  # say once when every target of the study is decided
         self._study_worker: Worker[None] | None = None
+        self._study_again = False  # a rating landed while the study was being looked at
         self.session = session
         self.agreement = agreement or AgreementSettings()
         self.lead = lead  # `judge-tui rate --lead`: adjudication and the team over every item (judge_tui.analysis.blind)
@@ -272,6 +273,7 @@ class RatingScreen(Screen[None]):
         if self._submitted is not None and not self.session.rating_pending(self._submitted[0]):
             status.set_saved(*self._submitted)  # on disk now: said where "saving…" was, for a few seconds
             self._submitted = None
+            self._watch_study()  # with the new rating on disk, so the count includes it
             if self._saved_mark_timer is not None:
                 self._saved_mark_timer.stop()
             self._saved_mark_timer = self.set_timer(SAVED_SHOWN_FOR, partial(status.set_saved, ""))
@@ -377,7 +379,6 @@ class RatingScreen(Screen[None]):
         if self.session.open_next_unrated() is None:
             self.notify(self._all_rated(), markup=False, timeout=10)
         self._show_item()
-        self._watch_study()
 
     # ------------------------------------------------------------------ the study's questions, settled or not
 
@@ -389,10 +390,18 @@ class RatingScreen(Screen[None]):
         """After a submit: whether every target of the study is decided, computed away from the keys."""
         store, reviewer, rubric = self.session.store, self.session.reviewer, self.rubric.id
         notice_due = self.stop_notice and store.get_meta(f"stop_notice_shown:{rubric}:{reviewer}") is None
-        running = self._study_worker is not None and self._study_worker.is_running
-        if (notice_due or self._shows_settling) and not running:  # one at a time: the next submit asks again
-            self._study_worker = self.run_worker(self._study_settledness, thread=True, exit_on_error=False,
-                                                 group="study-settled")
+        if not (notice_due or self._shows_settling):
+            return
+        if self._study_worker is not None and self._study_worker.is_running:
+            self._study_again = True  # one at a time: asked again when this one ends, with every rating
+            return
+        self._study_again = False
+        self._study_worker = self.run_worker(self._study_settledness, thread=True, exit_on_error=False,
+                                             group="study-settled")
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker is self._study_worker and event.worker.is_finished and self._study_again:
+            self._watch_study()
 
     def _study_settledness(self) -> None:
         from judge_tui.analysis.stopping import study_settledness  # the report engine: off the start-up path
