@@ -235,6 +235,10 @@ async def test_the_lead_chooses_whose_rating_the_example_shows_and_sees_what_is_
         await pilot.pause()
         await pilot.press("x")
         await pilot.pause()
+        from textual.widgets import Input
+
+        train = next(iter(study.iter_items("binary", "train"))).id
+        assert app.screen.query(Input).first().placeholder == f"e.g. {train}"  # this study's own train item
         await pilot.press(*"P03", "enter", *"carol saw the bone char", "enter")
         await pilot.pause()
         assert isinstance(app.screen, ChooseScreen)

@@ -676,10 +676,13 @@ class CalibrationScreen(Screen[None]):
             if answer is not None:
                 self._choose_rater(files, answer[0].strip(), " ".join(answer[1].split()))
 
+        first_train = next(iter(self.store.iter_items(self.rubric.id, "train")), None)
         self.app.push_screen(AskScreen(
             "A few-shot example (train split only)",
-            ("Item id (a train item an expert rated)", "", "e.g. B003"),
-            ("Why the expert's rating is right, in one line", "", "e.g. FAIL: the honey makes it not vegan"),
+            ("Item id (a train item an expert rated)", "",
+             f"e.g. {clean(first_train.id)}" if first_train else "no item is in the train split yet"),
+            ("Why the expert's rating is right, in one line", "",
+             "e.g. what the answer does that earns this score, in the rubric's words"),
         ), answered)
 
     def _choose_rater(self, files: Any, item_id: str, explanation: str) -> None:
