@@ -122,14 +122,13 @@ def cluster_share_interval(hits: np.ndarray, counted: np.ndarray, confidence: fl
         return normal_interval(share, share_influence(hits, counted), confidence,
                                "infinitesimal jackknife (items)", low=0.0, high=1.0)
     shares = hits[counted > 0] / counted[counted > 0]
-    if shares.size and np.ptp(shares) == 0.0 and 0.0 < shares[0] < 1.0:
-        # Every item has the same share (3 of 4 scores aligned on each, say): every resample says the same and
-        # would claim certainty; Wilson's interval counting each item once does not.
+    if shares.size and np.ptp(shares) == 0.0:
+        # Every item has the same share (all aligned, none, or 3 of 4 on each): every resample says the same
+        # and would claim certainty; Wilson's interval counting each item once does not.
         found = wilson_at(float(shares[0]), n, confidence)
         return Interval(found.low, found.high, "wilson (items)", confidence)
-    return _share_interval(float(hits.sum()), float(counted.sum()), n, confidence, lambda: _resampled(
-        lambda w: weighted_share(w, hits, counted), n, confidence, "cluster bootstrap (items)", low=0.0,
-        high=1.0, n_boot=n_boot, seed=seed))
+    return _resampled(lambda w: weighted_share(w, hits, counted), n, confidence, "cluster bootstrap (items)",
+                      low=0.0, high=1.0, n_boot=n_boot, seed=seed)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -155,7 +155,6 @@ def _check_numbers(args: argparse.Namespace) -> None:
             raise UserError(f"{name} must be 1 or more, not {value}")
     if args.concurrency > 64:
         raise UserError(f"--concurrency {args.concurrency} is too high; use at most 64")
-    _batch_limits(args)
 
 
 def _batch_limits(args: argparse.Namespace) -> BatchLimits | None:
@@ -283,6 +282,7 @@ def _print_failures(console: Console, store: Store, judge: Judge, args: argparse
 
 def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
     _check_numbers(args)
+    limits = _batch_limits(args)
     settings = load_settings()
     console = message_console()
     err = message_console(stderr=True)
@@ -334,7 +334,6 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
             run_options = options or RunOptions()
             run_options.concurrency = args.concurrency
             run_options.max_jobs = max_jobs
-            limits = _batch_limits(args)
             if limits is not None:
                 run_options.batch_limits = limits
             state = asyncio.run(_run_one(judge, run_options, bool(args.batch), console))

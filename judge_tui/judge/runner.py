@@ -519,8 +519,9 @@ class BatchRunner(_Base):
                 if not await self._find_interrupted_sends():
                     break
                 refused = await self._send()
-                if self._batches_to_poll():
-                    if not await self._poll():
+                batches = self._batches_to_poll()
+                if batches:
+                    if not await self._poll(batches):
                         break
                     continue
                 if refused is not None:  # nothing to wait for but the API: wait, then send again
@@ -595,11 +596,11 @@ class BatchRunner(_Base):
 
     # ---- collecting
 
-    async def _poll(self) -> bool:
+    async def _poll(self, batches: Sequence[Mapping[str, Any]]) -> bool:
         """Look at every open batch once and read the results of those that ended; sleep if some are still
         processing. False if the queue must stop."""
         still_open = False
-        for batch in self._batches_to_poll():
+        for batch in batches:
             if batch["status"] == "sending":
                 continue  # looked for by _find_interrupted_sends
             batch_id = batch["id"]
