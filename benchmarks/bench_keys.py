@@ -1,15 +1,23 @@
 """Keys end to end in a real terminal: judge-tui's rating screen against a bare Textual app, in the same run.
 
-    .venv/bin/python benchmarks/bench_keys.py [--items 40] [--size 120x40] [--keep DIR]
+    .venv/bin/python benchmarks/bench_keys.py [--items 40] [--size 120x40] [--keep DIR] [--via capture|pipe]
 
 Both apps run side by side in tmux (a server of their own), each in a window of the given size. For every
-measured key the script notes the time, sends the key with `tmux send-keys`, and polls `tmux capture-pane -p`
-until the screen shows the change and then until it has stopped changing; the figure is the time from just
-before `send-keys` to the first capture that shows the whole change (the screen as it settled, below the status
-line, where the timer ticks and `saving…` comes and goes). The first screen that shows part of the change
-(for a score key any change below the status line, for Enter the next item's id) is reported beside it: the
-count of scored dimensions may show a frame before the cards, and the next item's fields were at times drawn again,
-re-wrapped, a frame after it. Keys alternate between the two apps, so both see the same load.
+measured key the script notes the time and sends the key with `tmux send-keys`; the figure is the time from just
+before `send-keys` to the whole change on screen (below the status line, where the timer ticks and `saving…`
+comes and goes). How the screen is watched:
+
+* `--via capture` (the default): polls `tmux capture-pane -p` until the screen shows the change and then until
+  it has stopped changing; the figure ends at the first capture that shows the screen as it settled. The first
+  screen that shows part of the change (for a score key any change below the status line, for Enter the next
+  item's id) is reported beside it. Polling starts a tmux client process after another, which competes with
+  the app for the machine's cores while the app draws.
+* `--via pipe`: tmux copies everything each app writes to its terminal (`tmux pipe-pane -O`) into a pipe the
+  script reads as it arrives, so nothing polls; the figure ends when the last output that draws below the
+  status line (a cursor move to a row under the first) has reached tmux, once output has been quiet for 0.15 s.
+  The screen is then captured once, untimed, to check that it shows the change.
+
+Keys alternate between the two apps, so both see the same load.
 
 * judge-tui: a database of 60 CIS items (the 25 demo submissions repeated under new ids), one reviewer, the
   default settings (the judge in the background has no API key and waits). Per item, four score keys
@@ -27,6 +35,8 @@ import argparse
 import compileall
 import json
 import os
+import re
+import select
 import shutil
 import statistics
 import subprocess
@@ -86,6 +96,48 @@ class Tmux:
         subprocess.run(["tmux", "-S", self.socket, "kill-server"], capture_output=True)
 
 
+class Output:
+    """What one app writes to its terminal, as tmux receives it (`pipe-pane -O` into a named pipe)."""
+
+    CURSOR_MOVE = re.compile(rb"\x1b\[(\d+);\d+H")
+    STYLE = re.compile(rb"\x1b\[[0-9;]*m")
+
+    def __init__(self, tmux: Tmux, name: str, folder: Path) -> None:
+        fifo = folder / f"{name}.out"
+        fifo.unlink(missing_ok=True)
+        os.mkfifo(fifo)
+        self.fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # opened before tmux's writer, so it never blocks
+        tmux.run("pipe-pane", "-O", "-t", name, f"exec cat > {_quote(str(fifo))}")
+
+    def read(self, quiet: float) -> tuple[bytes, list[tuple[float, int]]]:
+        """Everything written until nothing has come for `quiet` seconds, and when each part of it arrived
+        (the time and the offset its part ends at)."""
+        data = b""
+        arrivals: list[tuple[float, int]] = []
+        while select.select([self.fd], [], [], quiet)[0]:
+            part = os.read(self.fd, 1 << 20)
+            if not part:
+                raise SystemExit("the terminal's output pipe closed: the app ended")
+            data += part
+            arrivals.append((time.perf_counter(), len(data)))
+        return data, arrivals
+
+    def drawn(self, quiet: float, from_row: int) -> list[float]:
+        """When each run of text drawn on a row from `from_row` on arrived. A frame ends by moving the cursor
+        to where it rests (the note box's, say) with nothing drawn after it: that move is not a change."""
+        data, arrivals = self.read(quiet)
+        moves = list(self.CURSOR_MOVE.finditer(data))
+        times = []
+        for move, following in zip(moves, [*moves[1:], None], strict=True):
+            end = following.start() if following else len(data)
+            if int(move.group(1)) >= from_row and self.STYLE.sub(b"", data[move.end():end]):
+                times.append(next(when for when, upto in arrivals if upto >= end))
+        return times
+
+    def drain(self, quiet: float = 0.15) -> None:
+        self.read(quiet)
+
+
 def _quote(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
@@ -136,6 +188,20 @@ def timed_key(tmux: Tmux, name: str, key: str, shows, quiet: float = 0.15) -> tu
     return (first_shown - started) * 1000, (seen[-1][0] - started) * 1000  # the settled screen, since when
 
 
+def piped_key(tmux: Tmux, name: str, output: Output, key: str, shows, body_from_row: int,  # noqa: ANN001
+              quiet: float = 0.15) -> tuple[float, float]:
+    """Milliseconds from just before send-keys to the first and to the last text drawn on rows from
+    `body_from_row` on, as it reached tmux; then (untimed) the screen must show the change."""
+    output.drain()  # from rest: the timer's tick (status line) is not counted against the key
+    started = time.perf_counter()
+    tmux.send(name, key)
+    drawn = output.drawn(quiet, body_from_row)
+    screen = tmux.screen(name)
+    if not drawn or not shows(screen):
+        raise SystemExit(f"{name}: the key's change never reached the screen. Last screen:\n{screen}")
+    return (drawn[0] - started) * 1000, (drawn[-1] - started) * 1000
+
+
 def below_status_line(before: str):  # noqa: ANN201
     """The screen changed somewhere other than its first line (the status line, where the timer ticks)."""
     old = before.splitlines()[1:]
@@ -172,6 +238,9 @@ def main() -> int:
     parser.add_argument("--items", type=int, default=40, help="items to rate (at most 59)")
     parser.add_argument("--size", default="120x40", help="terminal size, COLUMNSxROWS")
     parser.add_argument("--keep", type=Path, help="folder to work in (kept afterwards)")
+    parser.add_argument("--via", choices=("capture", "pipe"), default="capture",
+                        help="watch the screen by polling capture-pane, or by reading the apps' output as it "
+                             "reaches tmux (see above)")
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         raise SystemExit("tmux is needed: it is the real terminal the keys are measured in")
@@ -198,6 +267,7 @@ def main() -> int:
                            "--rubric", "cis"], (columns, rows), env)
         wait_for(tmux, "bare", lambda s: "keys: 0" in s)
         wait_for(tmux, "app", lambda s: ids[0] in s)
+        outputs = {name: Output(tmux, name, folder) for name in ("bare", "app")} if args.via == "pipe" else {}
         time.sleep(1.0)  # the judge in the background starts 0.5 s after the first paint
         floor: list[float] = []
         score: list[float] = []
@@ -206,24 +276,37 @@ def main() -> int:
         submit_first: list[float] = []  # the first screen that shows the next item's id
         pressed = 0
 
+        def measure(name: str, key: str, shows, body_from_row: int) -> tuple[float, float]:  # noqa: ANN001
+            """(first part, whole change) in ms; the app's body starts under its status line, the bare app's
+            one line is the first row."""
+            if args.via == "pipe":
+                return piped_key(tmux, name, outputs[name], key, shows, body_from_row)
+            return timed_key(tmux, name, key, shows)
+
+        def at_rest(name: str) -> str:
+            if args.via == "pipe":
+                outputs[name].drain()
+                return tmux.screen(name)
+            return settle(tmux, name)
+
         def bare_key() -> None:
             nonlocal pressed
-            settle(tmux, "bare")
+            at_rest("bare")
             pressed += 1
             expected = f"keys: {pressed}"
-            floor.append(timed_key(tmux, "bare", "x", lambda s: expected in s)[1])
+            floor.append(measure("bare", "x", lambda s: expected in s, 1)[1])
 
         for n in range(min(args.items, ITEMS_IN_DATABASE - 1)):
             for key in SCORE_KEYS:
                 bare_key()
-                before = settle(tmux, "app")
-                first, whole = timed_key(tmux, "app", key, below_status_line(before))
+                before = at_rest("app")
+                first, whole = measure("app", key, below_status_line(before), 2)
                 score_first.append(first)
                 score.append(whole)
             bare_key()
-            settle(tmux, "app")
+            at_rest("app")
             following = ids[n + 1]
-            first, whole = timed_key(tmux, "app", "Enter", lambda s, item=following: item in s.split("\n", 1)[-1])
+            first, whole = measure("app", "Enter", lambda s, item=following: item in s.split("\n", 1)[-1], 2)
             submit_first.append(first)
             submit.append(whole)
         load = os.getloadavg()
@@ -231,7 +314,7 @@ def main() -> int:
         tmux.stop()
 
     floor_median = statistics.median(floor)
-    print(f"load average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print(f"watched via {args.via}; load average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print(f"bare Textual app, one line per key (the floor): {summary(floor)}")
     for what, whole, first in (("score key", score, score_first), ("Enter to the next item", submit, submit_first)):
         print(f"judge-tui {what}, whole change: {summary(whole)}  ->  "
