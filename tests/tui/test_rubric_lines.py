@@ -192,3 +192,34 @@ async def test_a_score_key_sends_only_the_panel_lines_it_changed(make_app, monke
         assert start == first_change > 0
         assert all(before[y] == after[y] for y in range(start))
         assert start + count == max(len(before), len(after)) or before[start + count:] == after[start + count:]
+
+
+async def test_the_key_bar_changes_in_the_same_frame_as_the_key(make_app, monkeypatch):
+    """The first score makes undo usable, the last one submit: the key bar says so in the key's own frame, not
+    one or two frames (16–35 ms) later."""
+    from judge_tui.tui.widgets.key_bar import KeyBar
+
+    app = make_app("cis", auto_submit=False)
+    frames: list[set[object]] = []
+    update_widgets = Compositor.update_widgets
+
+    def recording_frame(self, widgets):  # noqa: ANN001
+        if widgets:
+            frames.append(set(widgets))
+        return update_widgets(self, widgets)
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        bar = screen.query_one(KeyBar)
+        monkeypatch.setattr(Compositor, "update_widgets", recording_frame)
+        changed = 0
+        for key in "3233":
+            shown = bar._shown  # noqa: SLF001
+            frames.clear()
+            await pilot.press(key)
+            await pilot.pause()
+            if bar._shown != shown:  # noqa: SLF001
+                changed += 1
+                assert bar in frames[0], key
+        assert changed >= 2  # undo after the first score, submit after the last

@@ -213,7 +213,7 @@ class RatingScreen(Screen[None]):
         if self.cursor:
             panel.scroll_to_dimension(self.cursor, after_layout=scroll_after_layout)
         self.refresh_bindings()
-        self._draw_together(panel, self.query_one(ScoreSummary), self.query_one(StatusLine))
+        self._draw_together(panel, self.query_one(ScoreSummary), self.query_one(StatusLine), self.query_one(KeyBar))
         self.call_after_refresh(self._prepare_next_card)
 
     def _task_type(self, item: Item) -> str | None:

@@ -26,7 +26,9 @@ class KeyBar(Static):
     _shown: tuple[str, object] | None = None
 
     def on_mount(self) -> None:
-        self.screen.bindings_updated_signal.subscribe(self, self.bindings_changed)
+        # At once, inside the key's handler: the screen draws the bar in the key's own frame (_draw_together);
+        # delivered later, the new bar reached the terminal one or two frames after the key's change.
+        self.screen.bindings_updated_signal.subscribe(self, self.bindings_changed, immediate=True)
         self.bindings_changed(self.screen)
 
     def on_unmount(self) -> None:
