@@ -149,3 +149,23 @@ async def test_a_resize_wraps_the_rows_again(make_app):
         assert pane.virtual_size.height > wide
         assert all(len(line) <= width for line in every_line(pane))
         assert "Build a fixed-size" in on_screen(pane)
+
+
+async def test_the_next_item_is_laid_out_and_drawn_ahead_so_enter_only_swaps_it_in(make_app):
+    app = make_app("cis")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        await app.workers.wait_for_complete([w for w in app.workers if w.group == "prepare"])
+        await pilot.pause()
+        pane = screen.query_one(ItemPane)
+        prepared = pane._prepared  # noqa: SLF001
+        assert prepared is not None and prepared.item.id == "B002"
+        assert prepared.width == pane.scrollable_content_region.width
+        rows = prepared.rows["source_code"]
+        assert rows._strips  # noqa: SLF001 - its rows on screen are drawn already
+        await pilot.press("3", "2", "4", "1", "enter")
+        await pilot.pause()
+        assert screen.session.state.item.id == "B002"
+        assert pane.field_rows("source_code") is rows
+        assert "B002  · Fibonacci" in on_screen(pane)

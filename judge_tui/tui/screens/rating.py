@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING
@@ -166,11 +167,17 @@ class RatingScreen(Screen[None]):
         self.call_after_refresh(self._prepare_next_item)
 
     def _prepare_next_item(self) -> None:
-        """Highlight the next unrated item's code in a thread, so that submitting opens it at once."""
+        """Highlight the next unrated item's code in a thread, then lay it out and draw its first screenful in
+        the item pane (on the event loop), so that submitting only swaps its lines in."""
         upcoming = self.session.peek_next_unrated()
         if upcoming is not None:
-            self.run_worker(partial(prepare_item, self.rubric, upcoming), thread=True, group="prepare",
-                            exclusive=True, exit_on_error=False)
+            pane = self.query_one(ItemPane)
+
+            async def prepare() -> None:
+                await asyncio.to_thread(prepare_item, self.rubric, upcoming)
+                pane.prepare(upcoming)
+
+            self.run_worker(prepare(), group="prepare", exclusive=True, exit_on_error=False)
             if self.judged:  # and its first dimension's card, focused and unscored
                 self.query_one(RubricPanel).prepare_card(
                     self.judged[0], None, guidance_on=self.guidance_on, task_type=self._task_type(upcoming),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_right
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import Any
 
 from rich.style import Style as RichStyle
@@ -16,7 +18,7 @@ from textual.visual import Visual, visualize
 from judge_tui.model.records import Item
 from judge_tui.model.rubrics import ItemField, Rubric
 from judge_tui.model.textsafe import clean
-from judge_tui.tui.widgets.field_rows import FieldRows, language_for, prepare
+from judge_tui.tui.widgets.field_rows import FieldRows, prepare
 
 
 def display_text(value: object) -> str:
@@ -70,88 +72,104 @@ class ItemPane(ScrollView, can_focus=False):
     def __init__(self, rubric: Rubric, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.rubric = rubric
-        self._header = Text()
-        self._rows: dict[str, FieldRows] = {}
-        self._shown: list[ItemField] = []
-        self._parts: list[tuple[Text | FieldRows, str]] = [(self._header, "")]  # each part and its look
-        # Per width: the first line of each part (the header, then each shown field's label and rows).
-        self._starts: list[int] = [0]
-        self._built_width = -1
+        self._content = _Content(None, Text(), [], {}, [(Text(), "")], [])
+        self._prepared: _Content | None = None  # the next item, drawn ahead of time
         self._drawn_text: dict[tuple[str, str, int], list[Strip]] = {}  # header and labels, by text, look, width
         self._on_screen: dict[int, Strip] = {}  # the line last drawn at each row of the pane
 
     # ------------------------------------------------------------------ what the pane shows
 
     def show(self, item: Item, *, colour_later: bool = False) -> None:
-        """Show an item, scrolled to its top; with colour_later its code stays plain until `colour()`."""
-        header = Text(clean(item.id), "bold")
-        task_type = item.task_type or self.rubric.task_type_of(item.fields)
-        if task_type:
-            header.append(f"  · {clean(task_type)}", "dim")
-        if item.split:
-            header.append(f"  · {clean(item.split)} split", "dim")
-        self._header = header
-        self._shown = []
-        for field in self.rubric.fields:
-            value = item.fields.get(field.name)
-            missing = value in (None, "")
-            if missing and not field.required:
-                continue  # an optional field the item does not have
-            rows = self._field_rows(field)
-            if rows.set_text(display_text(value) if not missing else "(empty)", colour_later=colour_later):
-                self._colour_in_steps(field.name, rows)
-            self._shown.append(field)
-        self._parts = [(header, "")]
-        for field in self._shown:
-            self._parts += [(Text(field.label), "label"), (self._rows[field.name], _LOOK_OF_KIND[field.kind])]
-        self._built_width = -1
+        """Show an item, scrolled to its top; with colour_later its code stays plain until `colour()`.
+        An item prepared ahead of time (`prepare`) is only swapped in."""
+        self.workers.cancel_group(self, "highlight")  # the last item's long code, if still being coloured
+        prepared, self._prepared = self._prepared, None
+        if prepared is not None and prepared.item == item and not colour_later:
+            self._content = prepared
+        else:
+            self._content = self._content_of(item, colour_later=colour_later)
+        for name in self._content.long:
+            self._colour_in_steps(self._content.rows[name])
         if self.scroll_offset.y:
             self.scroll_to(y=0, animate=False, immediate=True)  # draws the whole pane anew
             self._build(refresh=False)
         else:
             self._build()
 
+    def prepare(self, item: Item) -> None:
+        """Work out the next item's rows at the pane's width and draw its first screenful while the reviewer
+        reads this one (after the frame, once its colours are worked out), so that `show` only swaps lines in."""
+        width = self.scrollable_content_region.width
+        if width <= 0:
+            return
+        content = self._content_of(item, colour_later=False)
+        self._lay_out(content, width)
+        for index in range(min(self.scrollable_content_region.height, content.starts[-1])):
+            self._line_of(content, index)
+        self._prepared = content
+
     def colour(self) -> None:
         """Colour the code shown plain until now (the first item, once painted)."""
         changed = False
-        for field in self._shown:
-            rows = self._rows[field.name]
+        for rows in self._content.rows.values():
             if rows.colour_pending:
                 changed = True
                 if rows.colour():
-                    self._colour_in_steps(field.name, rows)
+                    self._colour_in_steps(rows)
         if changed:
-            self._refresh_changed()
+            self._content.width = -1  # the same rows, in colour
+            self._build()
 
-    def _field_rows(self, field: ItemField) -> FieldRows:
-        rows = self._rows.get(field.name)
-        if rows is None or (rows.kind, rows.language) != (field.kind, language_for(field.kind, field.language)):
-            rows = self._rows[field.name] = FieldRows(field.kind, field.language)
-        return rows
+    def _content_of(self, item: Item, *, colour_later: bool) -> _Content:
+        header = Text(clean(item.id), "bold")
+        task_type = item.task_type or self.rubric.task_type_of(item.fields)
+        if task_type:
+            header.append(f"  · {clean(task_type)}", "dim")
+        if item.split:
+            header.append(f"  · {clean(item.split)} split", "dim")
+        content = _Content(item, header, [], {}, [(header, "")], [])
+        for field in self.rubric.fields:
+            value = item.fields.get(field.name)
+            missing = value in (None, "")
+            if missing and not field.required:
+                continue  # an optional field the item does not have
+            rows = content.rows[field.name] = FieldRows(field.kind, field.language)
+            if rows.set_text(display_text(value) if not missing else "(empty)", colour_later=colour_later):
+                content.long.append(field.name)
+            content.fields.append(field)
+            content.parts += [(Text(field.label), "label"), (rows, _LOOK_OF_KIND[field.kind])]
+        return content
 
-    def _colour_in_steps(self, name: str, rows: FieldRows) -> None:
-        self.run_worker(rows.colour_in_steps(self._refresh_changed), exclusive=True, group=f"highlight-{name}",
-                        exit_on_error=False)
+    def _colour_in_steps(self, rows: FieldRows) -> None:
+        content = self._content
+
+        def coloured() -> None:
+            if content is self._content:
+                self._refresh_changed()
+
+        self.run_worker(rows.colour_in_steps(coloured), group="highlight", exit_on_error=False)
 
     # ------------------------------------------------------------------ what tests and screens read
 
     def shows_field(self, name: str) -> bool:
         """Whether the item's field is shown (an optional field the item lacks is not)."""
-        return any(field.name == name for field in self._shown)
+        return name in self._content.rows
 
     def field_text(self, name: str) -> str:
         """The text a shown field holds, including what is scrolled out of view ("" when not shown)."""
-        return self._rows[name].text if self.shows_field(name) else ""
+        rows = self._content.rows.get(name)
+        return rows.text if rows is not None else ""
 
     def field_rows(self, name: str) -> FieldRows:
-        return self._rows[name]
+        return self._content.rows[name]
 
     @property
     def text(self) -> str:
         """Everything the pane shows as plain text, each field unwrapped."""
-        parts = [self._header.plain]
-        for field in self._shown:
-            parts += [field.label, self._rows[field.name].text]
+        content = self._content
+        parts = [content.header.plain]
+        for field in content.fields:
+            parts += [field.label, content.rows[field.name].text]
         return "\n".join(parts)
 
     # ------------------------------------------------------------------ drawing
@@ -163,27 +181,23 @@ class ItemPane(ScrollView, can_focus=False):
         """New styles (another theme): everything is drawn again in its new colours."""
         super().notify_style_update()
         self._drawn_text.clear()
-        for rows in self._rows.values():
+        self._prepared = None
+        for rows in self._content.rows.values():
             rows.forget_rows()
+        self._content.width = -1
         self._on_screen.clear()
         self.refresh()
 
     def _build(self, *, refresh: bool = True) -> None:
-        """Work out where each part starts at the pane's width and how far the pane scrolls; with refresh, draw
-        again the lines on screen that changed."""
+        """Lay the item out at the pane's width (when not yet done) and set how far the pane scrolls; with
+        refresh, draw again the lines on screen that changed."""
         width = self.scrollable_content_region.width
         if width <= 0:  # not laid out yet: built when first drawn
             return
-        console = self.app.console
-        starts = [0]
-        for part, look in self._parts:
-            if isinstance(part, FieldRows):
-                height = part.row_count(width, console)
-            else:  # a blank line above the header and above each label, as their top margin
-                height = 1 + len(self._drawn(part, look, width))
-            starts.append(starts[-1] + height)
-        self._starts, self._built_width = starts, width
-        size = Size(width, starts[-1])
+        content = self._content
+        if content.width != width:
+            self._lay_out(content, width)
+        size = Size(width, content.starts[-1])
         if size != self.virtual_size:
             # No layout of the screen: only the scrollbar's reach changes (it appearing or going is a layout).
             self.set_reactive(ScrollView.virtual_size, size)
@@ -191,9 +205,21 @@ class ItemPane(ScrollView, can_focus=False):
         if refresh:
             self._refresh_changed()
 
+    def _lay_out(self, content: _Content, width: int) -> None:
+        """Where each part starts at this width."""
+        console = self.app.console
+        starts = [0]
+        for part, look in content.parts:
+            if isinstance(part, FieldRows):
+                height = part.row_count(width, console)
+            else:  # a blank line above the header and above each label, as their top margin
+                height = 1 + len(self._drawn(part, look, width))
+            starts.append(starts[-1] + height)
+        content.starts, content.width = starts, width
+
     def _refresh_changed(self) -> None:
         """Draw again, and send to the terminal, only the run of lines on screen that changed."""
-        if self._built_width != self.scrollable_content_region.width:
+        if self._content.width != self.scrollable_content_region.width:
             self.refresh()
             return
         top = round(self.scroll_offset.y)
@@ -220,13 +246,16 @@ class ItemPane(ScrollView, can_focus=False):
         return self.get_visual_style(f"item-pane--{look}") if look else self.visual_style
 
     def _line(self, index: int) -> Strip:
-        """Line `index` of everything the pane holds, at the width it was built for."""
-        width = self._built_width
-        part_index = bisect_right(self._starts, index) - 1
-        if part_index >= len(self._parts):
+        """Line `index` of everything the pane holds, at the width it was laid out for."""
+        return self._line_of(self._content, index)
+
+    def _line_of(self, content: _Content, index: int) -> Strip:
+        width = content.width
+        part_index = bisect_right(content.starts, index) - 1
+        if part_index >= len(content.parts):
             return Strip.blank(width, self._look_style("").rich_style)
-        part, look = self._parts[part_index]
-        offset = index - self._starts[part_index]
+        part, look = content.parts[part_index]
+        offset = index - content.starts[part_index]
         if isinstance(part, FieldRows):
             return part.row(offset, width, self.app.console, self._look_style(look).rich_style)
         if offset == 0:
@@ -234,11 +263,25 @@ class ItemPane(ScrollView, can_focus=False):
         return self._drawn(part, look, width)[offset - 1]
 
     def render_line(self, y: int) -> Strip:
-        if self._built_width != self.scrollable_content_region.width:  # first drawn, or a new width
+        if self._content.width != self.scrollable_content_region.width:  # first drawn, or a new width
             self._build(refresh=False)
         strip = self._line(y + round(self.scroll_offset.y))
         self._on_screen[y] = strip
         return strip
+
+
+@dataclass
+class _Content:
+    """An item as the pane shows it: its header, its shown fields' rows, and where each part starts."""
+
+    item: Item | None
+    header: Text
+    fields: list[ItemField]
+    rows: dict[str, FieldRows]
+    parts: list[tuple[Text | FieldRows, str]]  # each part and its look: the header, then each label and rows
+    long: list[str]  # fields coloured step by step once shown
+    starts: list[int] = dataclass_field(default_factory=lambda: [0])  # the first line of each part
+    width: int = -1  # the width it is laid out for
 
 
 def prepare_item(rubric: Rubric, item: Item) -> None:
