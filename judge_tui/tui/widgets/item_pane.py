@@ -71,11 +71,21 @@ class ItemPane(ScrollView, can_focus=False):
 
     def __init__(self, rubric: Rubric, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self._prepared: _Content | None = None  # the next item, drawn ahead of time
         self.rubric = rubric
         self._content = _Content(None, Text(), [], {}, [(Text(), "")], [])
-        self._prepared: _Content | None = None  # the next item, drawn ahead of time
         self._drawn_text: dict[tuple[str, str, int], list[Strip]] = {}  # header and labels, by text, look, width
         self._on_screen: dict[int, Strip] = {}  # the line last drawn at each row of the pane
+
+    @property
+    def rubric(self) -> Rubric:
+        return self._rubric
+
+    @rubric.setter
+    def rubric(self, rubric: Rubric) -> None:
+        """Another version of the rubric: its fields from the next item on (one prepared before is not used)."""
+        self._rubric = rubric
+        self._prepared = None
 
     # ------------------------------------------------------------------ what the pane shows
 
