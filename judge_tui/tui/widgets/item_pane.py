@@ -252,6 +252,11 @@ class ItemPane(ScrollView, can_focus=False):
             self._drawn_text[key] = drawn
         return drawn
 
+    def _blank_style(self) -> RichStyle:
+        """A blank line, as the space between two widgets was: the pane's background alone."""
+        background = self.visual_style.background
+        return RichStyle(bgcolor=background.rich_color if background else None)
+
     def _look_style(self, look: str) -> Any:
         return self.get_visual_style(f"item-pane--{look}") if look else self.visual_style
 
@@ -263,13 +268,13 @@ class ItemPane(ScrollView, can_focus=False):
         width = content.width
         part_index = bisect_right(content.starts, index) - 1
         if part_index >= len(content.parts):
-            return Strip.blank(width, self._look_style("").rich_style)
+            return Strip.blank(width, self._blank_style())
         part, look = content.parts[part_index]
         offset = index - content.starts[part_index]
         if isinstance(part, FieldRows):
             return part.row(offset, width, self.app.console, self._look_style(look).rich_style)
         if offset == 0:
-            return Strip.blank(width, self._look_style("").rich_style)
+            return Strip.blank(width, self._blank_style())
         return self._drawn(part, look, width)[offset - 1]
 
     def render_line(self, y: int) -> Strip:
