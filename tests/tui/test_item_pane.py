@@ -169,3 +169,20 @@ async def test_the_next_item_is_laid_out_and_drawn_ahead_so_enter_only_swaps_it_
         assert screen.session.state.item.id == "B002"
         assert pane.field_rows("source_code") is rows
         assert "B002  · Fibonacci" in on_screen(pane)
+
+
+async def test_another_theme_redraws_the_pane_in_its_colours(make_app):
+    app = make_app("cis")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        pane = app.screen.query_one(ItemPane)
+        code_row = next(y for y, line in enumerate(on_screen(pane)) if line.startswith(" 1 │ class Counter"))
+        before = pane.render_line(code_row)
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+        await pilot.pause()
+        await pilot.pause()
+        after = pane.render_line(code_row)
+        assert after.text == before.text
+        assert after != before  # not the strips drawn in the last theme's colours
+        backgrounds = {segment.style.bgcolor for segment in after if segment.style and segment.style.bgcolor}
+        assert backgrounds  # the code's lighter background, in the new theme
