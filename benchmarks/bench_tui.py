@@ -150,6 +150,7 @@ async def keys_benchmark(db: Path, items: int) -> dict[str, object]:
     from judge_tui.store import Store
     from judge_tui.tui.app import JudgeTuiApp
     from judge_tui.tui.screens.rating import RatingScreen
+    from judge_tui.tui.widgets.item_pane import ItemPane
 
     store = Store(db)
     app = JudgeTuiApp(store, get_rubric("cis"), reviewer=REVIEWER)
@@ -186,11 +187,13 @@ async def keys_benchmark(db: Path, items: int) -> dict[str, object]:
         await pilot.pause()
         idle_key = await _cpu_per_press(pilot, "f12", 30)  # bound to nothing: the cost of any key press
         scroll_long = await _cpu_per_press(pilot, "pagedown", 60)
-        view = screen.query_one("#field-source_code")
+        pane = screen.query_one(ItemPane)
+        rows, width = pane.field_rows("source_code"), pane.scrollable_content_region.width
+        style = pane.get_visual_style("item-pane--code").rich_style
         lines_in_view = 38
         started = time.perf_counter()
         for y in range(4000, 4000 + lines_in_view):
-            view.render_line(y)
+            rows.row(y, width, app.console, style)
         draw_ms = (time.perf_counter() - started) * 1000
         memory["rss_with_5000_line_item_mib"] = rss_mib()
         await pilot.press("q")

@@ -17,6 +17,7 @@ from judge_tui.model.settings import load_settings
 from judge_tui.store import Store
 from judge_tui.tui.screens.disagreements import DisagreementScreen, RevisionNoteScreen
 from judge_tui.tui.screens.summary import SummaryScreen, scatter_plot
+from judge_tui.tui.widgets.item_pane import ItemPane
 from tests.agreement_data import exercise_items, load_ratings, ratings_file
 
 REVIEWER, OTHER, JUDGE = "EXP001", "EXP002", "judge:test-model:exercise-quality@1"
@@ -270,7 +271,7 @@ async def test_enter_opens_the_listed_item_and_escape_returns(rated_db: Path):
             item = store.item(listed)
             text = "\n".join(str(w.render()) for w in app.screen.query(Static))
             assert f"Item {listed}" in text
-            shown = "\n".join(w.text for w in app.screen.query("FieldView"))
+            shown = app.screen.query_one(ItemPane).text
             assert item.fields["instruction"] in shown and item.fields["source_document"] in shown
             await pilot.press("pagedown", "escape")
             await pilot.pause()

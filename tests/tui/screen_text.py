@@ -24,14 +24,14 @@ def widget_text(app: App) -> str:
     """Everything the current screen holds as text, including what is scrolled out of view."""
     from textual.widgets import TextArea
 
-    from judge_tui.tui.widgets.field_view import FieldView
+    from judge_tui.tui.widgets.item_pane import ItemPane
     from judge_tui.tui.widgets.rubric_panel import RubricPanel
 
     parts: list[str] = []
     for widget in app.screen.query("*"):
         if isinstance(widget, Static):
             parts.append(_plain(widget))
-        elif isinstance(widget, FieldView | TextArea | RubricPanel):
+        elif isinstance(widget, ItemPane | TextArea | RubricPanel):
             parts.append(widget.text)
     return "\n".join(parts)
 

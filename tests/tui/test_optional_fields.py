@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Static
-
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store
 from judge_tui.transfer.importing import import_items
 from judge_tui.tui.app import JudgeTuiApp
-from judge_tui.tui.widgets.field_view import FieldView
+from judge_tui.tui.widgets.item_pane import ItemPane
 from tests.tui.screen_text import screen_text
 
 REAL = Path(__file__).resolve().parent.parent / "fixtures" / "promptfoo_real_codereview.json"
@@ -24,12 +22,11 @@ async def test_a_submission_without_task_text_or_tests_shows_only_what_it_has(tm
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
             assert app.screen.session.state.item.id == "CR-001"
+            pane = app.screen.query_one(ItemPane)
             for name in ("task", "test_code", "test_results"):
-                assert not app.screen.query_one(f"#label-{name}", Static).display
-                assert not app.screen.query_one(f"#field-{name}", FieldView).display
+                assert not pane.shows_field(name)
             for name in ("rationale", "source_code"):
-                assert app.screen.query_one(f"#label-{name}", Static).display
-            assert app.screen.query_one("#field-source_code", FieldView).text.startswith(
-                "from collections import OrderedDict")
+                assert pane.shows_field(name)
+            assert pane.field_text("source_code").startswith("from collections import OrderedDict")
             shown = screen_text(app)
             assert "Source code" in shown and "Tests" not in shown and "(empty)" not in shown

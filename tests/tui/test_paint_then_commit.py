@@ -156,26 +156,26 @@ def test_kill_9_right_after_a_key_loses_nothing_the_screen_showed_as_saved(
 
 
 async def test_the_first_items_code_is_coloured_just_after_the_first_paint(make_app):
-    from judge_tui.tui.widgets.field_view import FieldView
+    from judge_tui.tui.widgets.item_pane import ItemPane
 
     app = make_app("cis")
     async with app.run_test(size=(120, 40)) as pilot:
-        view = app.screen.query_one("#field-source_code", FieldView)
-        if view.colour_pending:  # caught before the first paint: shown plain, for now
-            assert not any(line.spans for line in view._lines)  # noqa: SLF001
+        rows = app.screen.query_one(ItemPane).field_rows("source_code")
+        if rows.colour_pending:  # caught before the first paint: shown plain, for now
+            assert not any(line.spans for line in rows.lines)
         await pilot.pause()
-        assert not view.colour_pending
-        assert any(line.spans for line in view._lines)  # noqa: SLF001 - Pygments' colours, once painted
+        assert not rows.colour_pending
+        assert any(line.spans for line in rows.lines)  # Pygments' colours, once painted
 
 
 def test_a_field_shown_with_colour_later_is_plain_until_coloured():
-    from judge_tui.tui.widgets.field_view import FieldView
+    from judge_tui.tui.widgets.field_rows import FieldRows
 
-    view = FieldView("code", "python")
-    view.set_text("def f():\n    return 1\n", colour_later=True)
-    assert view.colour_pending and not any(line.spans for line in view._lines)  # noqa: SLF001
-    view.colour()
-    assert not view.colour_pending and any(line.spans for line in view._lines)  # noqa: SLF001
+    rows = FieldRows("code", "python")
+    rows.set_text("def f():\n    return 1\n", colour_later=True)
+    assert rows.colour_pending and not any(line.spans for line in rows.lines)
+    rows.colour()
+    assert not rows.colour_pending and any(line.spans for line in rows.lines)
 
 
 async def test_an_expanded_card_is_drawn_again_for_a_new_width(make_app):

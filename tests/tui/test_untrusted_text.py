@@ -38,7 +38,8 @@ async def test_markup_and_escapes_are_literal(make_app, filled_store, rubrics):
         assert "\x1b" not in everything and "\x07" not in everything and "\x9b" not in everything
         assert "pwned" not in shown  # an OSC title change is dropped whole
         assert "note [/] [@click=app.quit]q" in shown and "⚑ flagged: why [bold]" in shown
-        await pilot.click("#field-query", offset=(40, 0))  # where "[@click=app.quit]" is written
+        row, line = next((y, line) for y, line in enumerate(shown.splitlines()) if "[@click=app.quit]quit" in line)
+        await pilot.click(offset=(line.index("[@click=app.quit]quit") + 3, row))  # on the written link
         assert app.is_running and isinstance(app.screen, RatingScreen)
     draft = filled_store.draft("[b]X[/]", "EXP001")
     assert draft.notes == "note [/] [@click=app.quit]q" and draft.flag_reason == "why [bold]"

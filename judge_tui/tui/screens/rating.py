@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING
@@ -147,29 +148,36 @@ class RatingScreen(Screen[None]):
             return
         missing = self.session.missing
         self.cursor = missing[0] if missing else (self.judged[0] if self.judged else None)
-        # The first item's code is coloured just after the first paint (FieldView.set_text).
-        self.query_one(ItemPane).show(state.item, colour_later=not self._first_paint_reported)
+        # The first item's code is coloured just after the first paint (FieldRows.set_text).
+        pane = self.query_one(ItemPane)
+        pane.show(state.item, colour_later=not self._first_paint_reported)
         notes = self.query_one(NotesEditor)
         if notes.note != state.edit.notes:
             notes.load_note(state.edit.notes)
         self._show_rubric()
         self._show_progress()
         self._tick(count=False)
-        # A new item changes most of the screen: laid out and drawn in the next frame, rather than widget by
-        # widget over the frames their own messages reach the screen in. The widgets that change are named
-        # rather than the whole screen: repainting the screen redraws and resends every line of it.
-        self.refresh(layout=True, repaint=False)
-        pane = self.query_one(ItemPane)
-        self._draw_together(pane, *pane.children, self.query_one(RubricPanel), self.query_one(ScoreSummary),
+        # A new item changes most of the screen, with no layout of it (the item pane and the rubric panel change
+        # only their lines and how far they scroll): drawn in the next frame, rather than widget by widget over
+        # the frames their own messages reach the screen in. The widgets that change are named rather than the
+        # whole screen: repainting the screen redraws and resends every line of it.
+        scrollbar = [pane.vertical_scrollbar] if pane.show_vertical_scrollbar else []  # its reach may change
+        self._draw_together(pane, *scrollbar, self.query_one(RubricPanel), self.query_one(ScoreSummary),
                             self.query_one(StatusLine), self.query_one(NotesEditor))
         self.call_after_refresh(self._prepare_next_item)
 
     def _prepare_next_item(self) -> None:
-        """Highlight the next unrated item's code in a thread, so that submitting opens it at once."""
+        """Highlight the next unrated item's code in a thread, then lay it out and draw its first screenful in
+        the item pane (on the event loop), so that submitting only swaps its lines in."""
         upcoming = self.session.peek_next_unrated()
         if upcoming is not None:
-            self.run_worker(partial(prepare_item, self.rubric, upcoming), thread=True, group="prepare",
-                            exclusive=True, exit_on_error=False)
+            pane = self.query_one(ItemPane)
+
+            async def prepare() -> None:
+                await asyncio.to_thread(prepare_item, self.rubric, upcoming)
+                pane.prepare(upcoming)
+
+            self.run_worker(prepare(), group="prepare", exclusive=True, exit_on_error=False)
             if self.judged:  # and its first dimension's card, focused and unscored
                 self.query_one(RubricPanel).prepare_card(
                     self.judged[0], None, guidance_on=self.guidance_on, task_type=self._task_type(upcoming),

@@ -1,22 +1,27 @@
-"""The item being rated, laid out field by field as its rubric describes."""
+"""The item being rated, laid out field by field as its rubric describes, drawn line by line."""
 
 from __future__ import annotations
 
 import json
+from bisect import bisect_right
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import Any
 
+from rich.style import Style as RichStyle
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
-from textual.widgets import Static
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.visual import Visual, visualize
 
 from judge_tui.model.records import Item
-from judge_tui.model.rubrics import Rubric
+from judge_tui.model.rubrics import ItemField, Rubric
 from judge_tui.model.textsafe import clean
-from judge_tui.tui.widgets.field_view import FieldView, prepare
+from judge_tui.tui.widgets.field_rows import FieldRows, prepare
 
 
-def field_text(value: object) -> str:
+def display_text(value: object) -> str:
     """An item field as display text: strings as written, anything else as indented JSON; always cleaned."""
     if value is None:
         return ""
@@ -28,42 +33,270 @@ def field_text(value: object) -> str:
 # The scroll actions a screen may pass on to the item pane (the rating screen's and the item screen's keys).
 SCROLLS = ("scroll_page_down", "scroll_page_up", "scroll_down", "scroll_up", "scroll_home", "scroll_end")
 
+_LOOK_OF_KIND = {"text": "", "code": "code", "xml": "code", "output": "output"}
 
-class ItemPane(VerticalScroll, can_focus=False):
-    """Scrolls with the rating screen's keys, so the arrow keys stay free for the rubric."""
+
+class ItemPane(ScrollView, can_focus=False):
+    """The item's id, task type and split, then each field's label and its rows: one widget drawn line by
+    line (Textual's line API, as RubricPanel draws the rubric). Scrolls with the rating screen's keys, so the
+    arrow keys stay free for the rubric.
+
+    A new item changes only the lines the pane holds and how far it scrolls: no layout of the screen, and only
+    the lines on screen that differ are drawn again. Each field's rows are worked out per width by its
+    FieldRows and become Strips only when on screen. It looks as the header, label and field widgets it
+    replaces did: a blank line above the header and above each label, code and XML on a lighter background,
+    program output muted as well.
+    """
+
+    DEFAULT_CSS = """
+    ItemPane {
+        width: 1fr;
+        height: 1fr;
+        overflow-x: hidden;
+        overflow-y: auto;
+    }
+    ItemPane > .item-pane--label {
+        color: $accent;
+        text-style: bold;
+    }
+    ItemPane > .item-pane--code {
+        background: $boost;
+    }
+    ItemPane > .item-pane--output {
+        color: $text-muted;
+        background: $boost;
+    }
+    """
+    COMPONENT_CLASSES = {"item-pane--label", "item-pane--code", "item-pane--output"}
 
     def __init__(self, rubric: Rubric, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self._prepared: _Content | None = None  # the next item, drawn ahead of time
         self.rubric = rubric
+        self._content = _Content(None, Text(), [], {}, [(Text(), "")], [])
+        self._drawn_text: dict[tuple[str, str, int], list[Strip]] = {}  # header and labels, by text, look, width
+        self._on_screen: dict[int, Strip] = {}  # the line last drawn at each row of the pane
 
-    def compose(self) -> ComposeResult:
-        yield Static(id="item-header", markup=False)
-        for field in self.rubric.fields:
-            yield Static(Text(field.label), classes="field-label", id=f"label-{field.name}")
-            yield FieldView(field.kind, field.language, id=f"field-{field.name}", classes=f"field-{field.kind}")
+    @property
+    def rubric(self) -> Rubric:
+        return self._rubric
+
+    @rubric.setter
+    def rubric(self, rubric: Rubric) -> None:
+        """Another version of the rubric: its fields from the next item on (one prepared before is not used)."""
+        self._rubric = rubric
+        self._prepared = None
+
+    # ------------------------------------------------------------------ what the pane shows
 
     def show(self, item: Item, *, colour_later: bool = False) -> None:
-        """Show an item; with colour_later its code stays plain until `colour()` (see FieldView.set_text)."""
+        """Show an item, scrolled to its top; with colour_later its code stays plain until `colour()`.
+        An item prepared ahead of time (`prepare`) is only swapped in."""
+        self.workers.cancel_group(self, "highlight")  # the last item's long code, if still being coloured
+        prepared, self._prepared = self._prepared, None
+        if prepared is not None and prepared.item == item and not colour_later:
+            self._content = prepared
+        else:
+            self._content = self._content_of(item, colour_later=colour_later)
+        for name in self._content.long:
+            self._colour_in_steps(self._content.rows[name])
+        if self.scroll_offset.y:
+            self.scroll_to(y=0, animate=False, immediate=True)  # draws the whole pane anew
+            self._build(refresh=False)
+        else:
+            self._build()
+
+    def prepare(self, item: Item) -> None:
+        """Work out the next item's rows at the pane's width and draw its first screenful while the reviewer
+        reads this one (after the frame, once its colours are worked out), so that `show` only swaps lines in."""
+        width = self.scrollable_content_region.width
+        if width <= 0:
+            return
+        content = self._content_of(item, colour_later=False)
+        self._lay_out(content, width)
+        for index in range(min(self.scrollable_content_region.height, content.starts[-1])):
+            self._line_of(content, index)
+        self._prepared = content
+
+    def colour(self) -> None:
+        """Colour the code shown plain until now (the first item, once painted)."""
+        changed = False
+        for rows in self._content.rows.values():
+            if rows.colour_pending:
+                changed = True
+                if rows.colour():
+                    self._colour_in_steps(rows)
+        if changed:
+            self._content.width = -1  # the same rows, in colour
+            self._build()
+
+    def _content_of(self, item: Item, *, colour_later: bool) -> _Content:
         header = Text(clean(item.id), "bold")
         task_type = item.task_type or self.rubric.task_type_of(item.fields)
         if task_type:
             header.append(f"  · {clean(task_type)}", "dim")
         if item.split:
             header.append(f"  · {clean(item.split)} split", "dim")
-        self.query_one("#item-header", Static).update(header)
+        content = _Content(item, header, [], {}, [(header, "")], [])
         for field in self.rubric.fields:
             value = item.fields.get(field.name)
             missing = value in (None, "")
-            label = self.query_one(f"#label-{field.name}", Static)
-            view = self.query_one(f"#field-{field.name}", FieldView)
-            label.display = view.display = not (missing and not field.required)
-            view.set_text(field_text(value) if not missing else "(empty)", colour_later=colour_later)
-        self.scroll_home(animate=False)
+            if missing and not field.required:
+                continue  # an optional field the item does not have
+            rows = content.rows[field.name] = FieldRows(field.kind, field.language)
+            if rows.set_text(display_text(value) if not missing else "(empty)", colour_later=colour_later):
+                content.long.append(field.name)
+            content.fields.append(field)
+            content.parts += [(Text(field.label), "label"), (rows, _LOOK_OF_KIND[field.kind])]
+        return content
 
-    def colour(self) -> None:
-        for view in self.query(FieldView):
-            if view.colour_pending:
-                view.colour()
+    def _colour_in_steps(self, rows: FieldRows) -> None:
+        content = self._content
+
+        def coloured() -> None:
+            if content is self._content:
+                self._refresh_changed()
+
+        self.run_worker(rows.colour_in_steps(coloured), group="highlight", exit_on_error=False)
+
+    # ------------------------------------------------------------------ what tests and screens read
+
+    def shows_field(self, name: str) -> bool:
+        """Whether the item's field is shown (an optional field the item lacks is not)."""
+        return name in self._content.rows
+
+    def field_text(self, name: str) -> str:
+        """The text a shown field holds, including what is scrolled out of view ("" when not shown)."""
+        rows = self._content.rows.get(name)
+        return rows.text if rows is not None else ""
+
+    def field_rows(self, name: str) -> FieldRows:
+        return self._content.rows[name]
+
+    @property
+    def text(self) -> str:
+        """Everything the pane shows as plain text, each field unwrapped."""
+        content = self._content
+        parts = [content.header.plain]
+        for field in content.fields:
+            parts += [field.label, content.rows[field.name].text]
+        return "\n".join(parts)
+
+    # ------------------------------------------------------------------ drawing
+
+    def on_resize(self) -> None:
+        self._build()
+
+    def notify_style_update(self) -> None:
+        """New styles (another theme): everything is drawn again in its new colours."""
+        super().notify_style_update()
+        self._drawn_text.clear()
+        self._prepared = None
+        for rows in self._content.rows.values():
+            rows.forget_rows()
+        self._content.width = -1
+        self._on_screen.clear()
+        self.refresh()
+
+    def _build(self, *, refresh: bool = True) -> None:
+        """Lay the item out at the pane's width (when not yet done) and set how far the pane scrolls; with
+        refresh, draw again the lines on screen that changed."""
+        width = self.scrollable_content_region.width
+        if width <= 0:  # not laid out yet: built when first drawn
+            return
+        content = self._content
+        if content.width != width:
+            self._lay_out(content, width)
+        size = Size(width, content.starts[-1])
+        if size != self.virtual_size:
+            # No layout of the screen: only the scrollbar's reach changes (it appearing or going is a layout).
+            self.set_reactive(ScrollView.virtual_size, size)
+            self._scroll_update(size)
+        if refresh:
+            self._refresh_changed()
+
+    def _lay_out(self, content: _Content, width: int) -> None:
+        """Where each part starts at this width."""
+        console = self.app.console
+        starts = [0]
+        for part, look in content.parts:
+            if isinstance(part, FieldRows):
+                height = part.row_count(width, console)
+            else:  # a blank line above the header and above each label, as their top margin
+                height = 1 + len(self._drawn(part, look, width))
+            starts.append(starts[-1] + height)
+        content.starts, content.width = starts, width
+
+    def _refresh_changed(self) -> None:
+        """Draw again, and send to the terminal, only the run of lines on screen that changed."""
+        if self._content.width != self.scrollable_content_region.width:
+            self.refresh()
+            return
+        top = round(self.scroll_offset.y)
+        changed = [y for y in range(self.scrollable_content_region.height)
+                   if (before := self._on_screen.get(y)) is None or before != self._line(top + y)]
+        if changed:
+            self.refresh_lines(top + changed[0], changed[-1] - changed[0] + 1)
+
+    def _drawn(self, text: Text, look: str, width: int) -> list[Strip]:
+        """The header or a label drawn as a Static would draw it, kept for its text, look and width."""
+        key = (text.markup, look, width)
+        drawn = self._drawn_text.get(key)
+        if drawn is None:
+            style = self._look_style(look)
+            padding = RichStyle(bgcolor=style.background.rich_color if style.background else None)
+            drawn = [strip.adjust_cell_length(width, padding)
+                     for strip in Visual.to_strips(self, visualize(self, text, markup=False), width, None, style)]
+            if len(self._drawn_text) > 64:
+                self._drawn_text.clear()
+            self._drawn_text[key] = drawn
+        return drawn
+
+    def _blank_style(self) -> RichStyle:
+        """A blank line, as the space between two widgets was: the pane's background alone."""
+        background = self.visual_style.background
+        return RichStyle(bgcolor=background.rich_color if background else None)
+
+    def _look_style(self, look: str) -> Any:
+        return self.get_visual_style(f"item-pane--{look}") if look else self.visual_style
+
+    def _line(self, index: int) -> Strip:
+        """Line `index` of everything the pane holds, at the width it was laid out for."""
+        return self._line_of(self._content, index)
+
+    def _line_of(self, content: _Content, index: int) -> Strip:
+        width = content.width
+        part_index = bisect_right(content.starts, index) - 1
+        if part_index >= len(content.parts):
+            return Strip.blank(width, self._blank_style())
+        part, look = content.parts[part_index]
+        offset = index - content.starts[part_index]
+        if isinstance(part, FieldRows):
+            return part.row(offset, width, self.app.console, self._look_style(look).rich_style)
+        if offset == 0:
+            return Strip.blank(width, self._blank_style())
+        return self._drawn(part, look, width)[offset - 1]
+
+    def render_line(self, y: int) -> Strip:
+        if self._content.width != self.scrollable_content_region.width:  # first drawn, or a new width
+            self._build(refresh=False)
+        strip = self._line(y + round(self.scroll_offset.y))
+        self._on_screen[y] = strip
+        return strip
+
+
+@dataclass
+class _Content:
+    """An item as the pane shows it: its header, its shown fields' rows, and where each part starts."""
+
+    item: Item | None
+    header: Text
+    fields: list[ItemField]
+    rows: dict[str, FieldRows]
+    parts: list[tuple[Text | FieldRows, str]]  # each part and its look: the header, then each label and rows
+    long: list[str]  # fields coloured step by step once shown
+    starts: list[int] = dataclass_field(default_factory=lambda: [0])  # the first line of each part
+    width: int = -1  # the width it is laid out for
 
 
 def prepare_item(rubric: Rubric, item: Item) -> None:
@@ -71,4 +304,4 @@ def prepare_item(rubric: Rubric, item: Item) -> None:
     for field in rubric.fields:
         value = item.fields.get(field.name)
         if value not in (None, ""):
-            prepare(field_text(value), field.kind, field.language)
+            prepare(display_text(value), field.kind, field.language)

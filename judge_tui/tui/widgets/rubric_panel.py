@@ -34,7 +34,7 @@ _CardArgs = tuple[Dimension, float | None, dict[str, Any]]  # a card's dimension
 
 class RubricPanel(ScrollView, can_focus=False):
     """The rubric's name, one card per dimension, the definitions and other raters' ratings, drawn line by
-    line (Textual's line API, as FieldView draws item fields).
+    line (Textual's line API, as ItemPane draws the item).
 
     A card is a single line, or with its anchors and guidance when it has the focus. Compact (a short
     terminal), the anchors come straight under the name, so that every score point of the focused dimension

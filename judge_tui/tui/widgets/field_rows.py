@@ -1,4 +1,4 @@
-"""One field of an item, drawn line by line so that only what is on screen is rendered.
+"""One field of an item as rows of a width, so that only what is on screen is rendered.
 
 A 5,000-line submission costs the same per frame as a 50-line one: the text is split into lines once,
 wrapped rows are worked out per width, and each row becomes a Strip only when it is on screen. Code and
@@ -11,17 +11,16 @@ import asyncio
 import threading
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import accumulate
-from typing import Any, Literal
+from typing import Literal
 
 from rich.cells import cell_len
+from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual.geometry import Size
 from textual.strip import Strip
-from textual.widget import Widget
 
 FieldKind = Literal["text", "code", "output", "xml"]
 
@@ -107,91 +106,82 @@ def highlight_lines(text: str, language: str) -> list[Text]:
     raise AssertionError("highlight_steps always ends with the lines")
 
 
-class FieldView(Widget):
-    DEFAULT_CSS = """
-    FieldView { height: auto; }
+class FieldRows:
+    """One field's text as the rows it takes at a width: wrapped at words (prose, XML) or at the edge with a
+    line-number gutter (code, program output), coloured by Pygments, each row made a Strip only when drawn.
+
+    A plain object, not a widget: the item pane keeps one per field and draws their rows as its own lines, so
+    that a new item changes only how far the pane scrolls, never the layout of the screen.
     """
 
-    def __init__(self, kind: FieldKind = "text", language: str | None = None, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, kind: FieldKind = "text", language: str | None = None) -> None:
         self.kind = kind
         self.language = language_for(kind, language)
-        self._text = ""
-        self._lines: list[Text] = [Text("")]
-        self._layout_width = -1
+        self.text = ""
+        self.lines: list[Text] = [Text("")]
+        self.generation = 0
+        self.colour_pending = False
+        self._width = -1
         self._word_rows: list[Text] = []
-        self._row_starts: list[int] = []  # fold mode: first row of each source line
+        self._row_starts: list[int] = []  # edge wrap: first row of each source line
         self._strips: dict[int, Strip] = {}
-        self._generation = 0
-        self._colour_pending = False
 
     # ------------------------------------------------------------------ content
 
-    @property
-    def text(self) -> str:
-        return self._text
-
-    @property
-    def line_count(self) -> int:
-        return len(self._lines)
-
-    def set_text(self, text: str, *, colour_later: bool = False) -> None:
+    def set_text(self, text: str, *, colour_later: bool = False) -> bool:
         """Show new (already cleaned) text; safe for anything, as no markup is ever parsed.
 
-        With colour_later the text is shown plain until `colour()` is called (the app's first item: Pygments'
-        first use costs ~40 ms, which need not come before the first paint).
+        With colour_later the text stays plain until `colour()` (the app's first item: Pygments' first use
+        costs ~40 ms, which need not come before the first paint). True when the text is too long to colour
+        at once: the caller runs `colour_in_steps` on the event loop.
         """
         text = text.expandtabs(4)
-        self._text = text
-        self._generation += 1
-        self._lines = [Text(line) for line in text.split("\n")]
-        self._colour_pending = colour_later
-        if not colour_later:
-            self.colour()
-        self._forget_layout()
-        self.refresh(layout=True)
+        self.text = text
+        self.generation += 1
+        self.lines = [Text(line) for line in text.split("\n")]
+        self.forget_rows()
+        self.colour_pending = colour_later
+        return False if colour_later else self.colour()
 
-    def colour(self) -> None:
-        """Syntax colours for the text shown: at once when short, else step by step on the event loop."""
-        self._colour_pending = False
-        text = self._text
-        if self.language and text:
-            if len(self._lines) <= HIGHLIGHT_INLINE_LINES:
-                self._lines = highlighted(text, self.language)
-                self._forget_layout()
-                self.refresh(layout=True)
-            else:
-                self.run_worker(self._highlight_in_steps(self._generation, text, self.language),
-                                exclusive=True, group="highlight", exit_on_error=False)
+    def colour(self) -> bool:
+        """Syntax colours for the text: at once when short; True when it is long and is to be coloured step
+        by step (`colour_in_steps`)."""
+        self.colour_pending = False
+        if not (self.language and self.text):
+            return False
+        if len(self.lines) > HIGHLIGHT_INLINE_LINES:
+            return True
+        self.lines = highlighted(self.text, self.language)
+        self.forget_rows()  # the same rows, in colour
+        return False
 
-    @property
-    def colour_pending(self) -> bool:
-        return self._colour_pending
-
-    async def _highlight_in_steps(self, generation: int, text: str, language: str) -> None:
-        """Colour a long text on the event loop, yielding between steps so that keys are never kept waiting.
+    async def colour_in_steps(self, coloured: Callable[[], None]) -> None:
+        """Colour a long text on the event loop, yielding between steps so that keys are never kept waiting;
+        `coloured` is called once the colours are in.
 
         (A thread would hold the GIL against the event loop: opening a 5,000-line item then took 0.5 s.)
         """
+        generation, text, language = self.generation, self.text, self.language
+        if not language:
+            return
         for lines in highlight_steps(text, language):
-            if generation != self._generation:
+            if generation != self.generation:
                 return  # another item is shown by now
             if lines is None:
                 await asyncio.sleep(0)
-            elif len(lines) == len(self._lines):
-                self._lines = lines
-                self._strips.clear()
-                self._word_rows = []
-                self._layout_width = -1
-                self.refresh()
+            elif len(lines) == len(self.lines):
+                self.lines = lines
+                self.forget_rows()  # the same rows, in colour
+                coloured()
 
-    def _forget_layout(self) -> None:
-        self._layout_width = -1
+    def forget_rows(self) -> None:
+        """Work the rows out again when next drawn (new text, or new styles)."""
+        self._width = -1
         self._word_rows = []
         self._row_starts = []
         self._strips.clear()
 
-    # ------------------------------------------------------------------ layout
+    # ------------------------------------------------------------------ rows
 
     @property
     def _word_wrap(self) -> bool:
@@ -200,51 +190,43 @@ class FieldView(Widget):
 
     @property
     def _gutter_width(self) -> int:
-        return len(str(len(self._lines))) + 3 if self.kind == "code" else 0
+        return len(str(len(self.lines))) + 3 if self.kind == "code" else 0
 
-    def _layout(self, width: int) -> int:
-        """Work out the wrapped rows for this width; returns the number of rows."""
+    def row_count(self, width: int, console: Console) -> int:
+        """The number of rows at this width (worked out once per width)."""
         width = max(1, width)
-        if width != self._layout_width:
-            self._layout_width = width
+        if width != self._width:
+            self._width = width
             self._strips.clear()
             if self._word_wrap:
-                joined = Text("\n").join(self._lines)
-                self._word_rows = list(joined.wrap(self.app.console, width))
+                self._word_rows = list(Text("\n").join(self.lines).wrap(console, width))
             else:
                 room = max(1, width - self._gutter_width)
-                heights = [max(1, -(-cell_len(line.plain) // room)) for line in self._lines]
+                heights = [max(1, -(-cell_len(line.plain) // room)) for line in self.lines]
                 self._row_starts = [0, *accumulate(heights)]
         return len(self._word_rows) if self._word_wrap else self._row_starts[-1]
 
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return self._layout(width)
-
-    # ------------------------------------------------------------------ drawing
-
-    def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        rows = self._layout(width)
-        style = self.rich_style
-        if y >= rows:
+    def row(self, y: int, width: int, console: Console, style: Style) -> Strip:
+        """Row y, exactly `width` cells, in the field's style; drawn once and kept until the text, the width
+        or the styles change."""
+        if y >= self.row_count(width, console):
             return Strip.blank(width, style)
         strip = self._strips.get(y)
         if strip is None:
-            strip = self._render_row(y, width)
+            strip = self._draw_row(y, width, console).adjust_cell_length(width, style).apply_style(style)
             if len(self._strips) > _STRIP_CACHE_LIMIT:
                 self._strips.clear()
             self._strips[y] = strip
-        return strip.adjust_cell_length(width, style).apply_style(style)
+        return strip
 
-    def _render_row(self, y: int, width: int) -> Strip:
-        console = self.app.console
+    def _draw_row(self, y: int, width: int, console: Console) -> Strip:
         if self._word_wrap:
             return Strip(list(self._word_rows[y].render(console, end="")))
         index = bisect_right(self._row_starts, y) - 1
         part = y - self._row_starts[index]
         gutter = self._gutter_width
         room = max(1, width - gutter)
-        line = Strip(list(self._lines[index].render(console, end="")))
+        line = Strip(list(self.lines[index].render(console, end="")))
         piece = line.crop(part * room, (part + 1) * room)
         if not gutter:
             return piece

@@ -1,0 +1,188 @@
+"""The item pane: one widget drawn line by line. A new item changes its lines and how far it scrolls, never the
+layout of the screen; only the rows on screen are drawn; fields wrap, number and hide as they always have."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from textual.screen import Screen
+
+from judge_tui.model.records import Item
+from judge_tui.tui.screens.rating import RatingScreen
+from judge_tui.tui.widgets.item_pane import ItemPane
+
+
+def on_screen(pane: ItemPane) -> list[str]:
+    """The pane's lines as the screen shows them now."""
+    return [pane.render_line(y).text.rstrip() for y in range(pane.scrollable_content_region.height)]
+
+
+def every_line(pane: ItemPane) -> list[str]:
+    """All of the pane's lines, scrolled out of view or not."""
+    return [pane._line(y).text.rstrip() for y in range(pane.virtual_size.height)]  # noqa: SLF001
+
+
+@pytest.fixture
+def count_layouts(monkeypatch):
+    """How many times each screen is laid out (Textual's own layout of a screen, as a real run does it)."""
+    layouts: Counter[Screen] = Counter()
+    original = Screen._refresh_layout
+
+    def counted(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        layouts[self] += 1
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Screen, "_refresh_layout", counted)
+    return layouts
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_the_next_item_is_shown_without_a_layout_of_the_screen(make_app, count_layouts, size):
+    app = make_app("cis")
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RatingScreen)
+        pane = screen.query_one(ItemPane)
+        await pilot.press("3", "2", "4", "1")
+        await pilot.pause()
+        scrollbar_before = pane.show_vertical_scrollbar
+        count_layouts.clear()
+        await pilot.press("enter")
+        for _ in range(3):  # and the frames after it: no second layout follows the first
+            await pilot.pause()
+        assert screen.session.state.item.id == "B002"
+        if pane.show_vertical_scrollbar == scrollbar_before:  # (a scrollbar coming or going is a layout)
+            assert count_layouts[screen] == 0
+            assert not screen._layout_required  # noqa: SLF001
+        shown = "\n".join(on_screen(pane))
+        assert "B002  · Fibonacci" in shown and "fib(n - 1)" in shown
+
+
+async def test_only_the_rows_on_screen_are_drawn(make_app):
+    """A 5,000-line submission: its rows become Strips only as they come into view."""
+    app = make_app("cis")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        code = "\n".join(f"value_{i} = {i}" for i in range(5000))
+        long_item = Item(id="LONG", rubric="cis", fields={"task": "t", "rationale": "r", "source_code": code,
+                                                          "test_code": "", "test_results": "ok"})
+        screen.session.store.add_items([long_item])
+        screen.session.open(long_item)
+        screen._show_item()  # noqa: SLF001 - what a key that opens an item does
+        await pilot.pause()
+        pane = screen.query_one(ItemPane)
+        rows = pane.field_rows("source_code")
+        assert pane.virtual_size.height > 5000
+        assert 0 < len(rows._strips) <= pane.scrollable_content_region.height  # noqa: SLF001
+        await pilot.press("end")
+        await pilot.pause()
+        assert "5000 │ value_4999 = 4999" in on_screen(pane)
+        assert len(rows._strips) <= 2 * pane.scrollable_content_region.height  # noqa: SLF001
+
+
+async def test_code_has_a_numbered_gutter_and_text_wraps_at_words(make_app):
+    app = make_app("cis")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        pane = app.screen.query_one(ItemPane)
+        drawn = every_line(pane)
+        assert " 1 │ class Counter:" in drawn and ' 2 │     """Counts calls."""' in drawn
+        # The task, wrapped at a word boundary at the pane's width, every word kept.
+        task = "Build a fixed-size cache that evicts the entry used longest ago."
+        lines = pane.text.splitlines()
+        assert task in lines
+        width = pane.scrollable_content_region.width
+        assert max(len(line) for line in drawn) <= width
+        start = next(y for y, line in enumerate(drawn) if line.startswith("Build a"))
+        joined = " ".join(drawn[start:start + 3])
+        assert task in joined
+
+
+async def test_a_missing_required_field_says_empty_and_optional_ones_are_hidden(make_app):
+    app = make_app("cis")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        item = Item(id="GAPS", rubric="cis", fields={"task": "t", "rationale": "", "source_code": "x = 1"})
+        screen.session.store.add_items([item])
+        screen.session.open(item)
+        screen._show_item()  # noqa: SLF001
+        await pilot.pause()
+        pane = screen.query_one(ItemPane)
+        required = {f.name: f.required for f in screen.rubric.fields}
+        for name, value in (("task", "t"), ("source_code", "x = 1")):
+            assert pane.shows_field(name) and pane.field_text(name) == value
+        for name in ("rationale", "test_code", "test_results"):
+            if required[name]:
+                assert pane.shows_field(name) and pane.field_text(name) == "(empty)"
+            else:
+                assert not pane.shows_field(name)
+        assert ("(empty)" in every_line(pane)) == any(required[n] for n in ("rationale", "test_code", "test_results"))
+
+
+async def test_a_new_item_is_shown_from_its_top(make_app):
+    app = make_app("cis")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        pane = app.screen.query_one(ItemPane)
+        await pilot.press("end")
+        assert pane.scroll_y > 0
+        await pilot.press("3", "2", "4", "1", "enter")
+        await pilot.pause()
+        assert app.screen.session.state.item.id == "B002"
+        assert pane.scroll_y == 0
+        assert on_screen(pane)[:2] == ["", "B002  · Fibonacci"]
+
+
+async def test_a_resize_wraps_the_rows_again(make_app):
+    app = make_app("cis")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        pane = app.screen.query_one(ItemPane)
+        wide = pane.virtual_size.height
+        await pilot.resize_terminal(60, 40)
+        await pilot.pause()
+        await pilot.pause()
+        width = pane.scrollable_content_region.width
+        assert pane.virtual_size.height > wide
+        assert all(len(line) <= width for line in every_line(pane))
+        assert "Build a fixed-size" in on_screen(pane)
+
+
+async def test_the_next_item_is_laid_out_and_drawn_ahead_so_enter_only_swaps_it_in(make_app):
+    app = make_app("cis")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        await app.workers.wait_for_complete([w for w in app.workers if w.group == "prepare"])
+        await pilot.pause()
+        pane = screen.query_one(ItemPane)
+        prepared = pane._prepared  # noqa: SLF001
+        assert prepared is not None and prepared.item.id == "B002"
+        assert prepared.width == pane.scrollable_content_region.width
+        rows = prepared.rows["source_code"]
+        assert rows._strips  # noqa: SLF001 - its rows on screen are drawn already
+        await pilot.press("3", "2", "4", "1", "enter")
+        await pilot.pause()
+        assert screen.session.state.item.id == "B002"
+        assert pane.field_rows("source_code") is rows
+        assert "B002  · Fibonacci" in on_screen(pane)
+
+
+async def test_another_theme_redraws_the_pane_in_its_colours(make_app):
+    app = make_app("cis")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        pane = app.screen.query_one(ItemPane)
+        code_row = next(y for y, line in enumerate(on_screen(pane)) if line.startswith(" 1 │ class Counter"))
+        before = pane.render_line(code_row)
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+        await pilot.pause()
+        await pilot.pause()
+        after = pane.render_line(code_row)
+        assert after.text == before.text
+        assert after != before  # not the strips drawn in the last theme's colours
+        backgrounds = {segment.style.bgcolor for segment in after if segment.style and segment.style.bgcolor}
+        assert backgrounds  # the code's lighter background, in the new theme
