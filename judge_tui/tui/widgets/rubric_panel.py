@@ -19,12 +19,12 @@ from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.visual import Visual, visualize
-from textual.widgets import Static
 
 from judge_tui.model.records import Rating
 from judge_tui.model.rubrics import Dimension, Rubric
 from judge_tui.model.textsafe import clean
 from judge_tui.tui.score_text import exact, overall_label, score_label
+from judge_tui.tui.widgets.recurring_static import RecurringStatic
 
 _DRAWN_LIMIT = 64  # blocks kept drawn (per panel): the cards of the dimensions the reviewer moves between
 
@@ -323,7 +323,7 @@ def as_lines(console: Console, renderable: RenderableType, width: int) -> Text:
     return text
 
 
-class ScoreSummary(Static):
+class ScoreSummary(RecurringStatic):
     """The overall score, verdict and flag under the rubric, outside its scrolling so it always shows."""
 
     def __init__(self, rubric: Rubric, **kwargs: Any) -> None:
@@ -355,8 +355,8 @@ class ScoreSummary(Static):
             if flag_reason:
                 text.append(": ")
                 text.append(clean(flag_reason))
-        if text != self.content:  # redrawn only when it changes; laid out again only when its height does
+        if not self.shows(text):  # redrawn only when it changes; laid out again only when its height does
             width = self.content_region.width
             same_height = width and visualize(self, text, markup=False).get_height(
                 self.styles, width) == self.content_region.height  # type: ignore[arg-type]  # as Textual's own
-            self.update(text, layout=not same_height)
+            self.show_look(text, layout=not same_height)

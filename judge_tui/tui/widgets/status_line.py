@@ -17,17 +17,17 @@ from typing import Any
 
 from rich.text import Text
 from textual import events
-from textual.widgets import Static
 
 from judge_tui.model.numbers import format_seconds
 from judge_tui.model.textsafe import clean
 from judge_tui.tui.timer import TimerState
+from judge_tui.tui.widgets.recurring_static import RecurringStatic
 
 _PAUSED = {"running": "", "idle": " (idle, paused)", "away": " (away, paused)", "held": " (submitted, stopped)"}
 _PAUSED_SHORT = {"running": "", "idle": " idle", "away": " away", "held": " stopped"}
 
 
-class StatusLine(Static):
+class StatusLine(RecurringStatic):
     def __init__(self, reviewer: str, *, database: str = "", assigned: bool = False, **kwargs: Any) -> None:
         super().__init__(markup=False, **kwargs)
         self.reviewer = reviewer
@@ -41,7 +41,6 @@ class StatusLine(Static):
         self.waiting = ""  # why changes are kept unsaved for now (the database is busy, the disk full)
         self.saving = False  # a change is shown that is not on disk yet
         self.saved = ("", "")  # the last submitted rating once on disk: (item id, its overall score shown)
-        self._shown: Text | None = None
 
     def set_progress(self, progress: dict[str, int]) -> None:
         self.progress = dict(progress)
@@ -93,9 +92,9 @@ class StatusLine(Static):
                 break
         if line is None:  # nothing fits: the narrowest form, the saved mark at its shortest, cut at the edge
             line = self._with_saved_mark(plain, compact=True, shortest=True)[-1]
-        if line != self._shown:  # the line is redrawn only when it changes (each key sets its parts)
-            self._shown = line
-            self.update(line, layout=False)  # one line high whatever it says: the line alone is drawn again
+        # Redrawn only when it changes (each key sets its parts); one line high whatever it says: the line
+        # alone is drawn again, and a look it had before ("saving…" on and off) from the lines kept.
+        self.show_look(line)
 
     def _with_saved_mark(self, line: Text, compact: bool, shortest: bool = False) -> list[Text]:
         """The line with the mark of a submitted rating on disk, longest first ("✓ B001 saved: CIS 0.69",
