@@ -1,21 +1,23 @@
-"""A Static whose few looks recur, drawn once per look.
+"""A line or two of text whose few looks recur, each drawn once.
 
 The status line, the key bar and the score under the rubric go back and forth between a few looks as keys are
-pressed ("saving…" on and off, a key usable or not, "2 of 4 scored" on every item). Drawing a line through
-Textual's Static turns its text into Content and styled strips again each time (~0.2 ms a line, in the frame
-that answers the key); the lines of the last looks are kept instead, for the widget's size and style.
+pressed ("saving…" on and off, a key usable or not, "2 of 4 scored" on every item). Textual's Static turns its
+text into Content when it is given, and into styled lines again each time it is drawn (~0.2 ms a line, in the
+frame that answers the key); here the text is turned into lines only for a look not drawn lately: the lines
+of the last looks are kept, for the widget's size, style and theme.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Hashable
+from typing import Any
 
 from rich.text import Text
 from textual.content import Content
+from textual.geometry import Region
 from textual.strip import Strip
-from textual.visual import Visual
-from textual.widgets import Static
+from textual.widget import Widget
 
 _LOOKS_KEPT = 8
 
@@ -27,35 +29,47 @@ def look_of(text: Text | Content) -> Hashable:
     return text.plain, tuple(text.spans)
 
 
-class RecurringStatic(Static):
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self._look: Hashable = None
+class RecurringStatic(Widget, inherit_bindings=False):
+    DEFAULT_CSS = """
+    RecurringStatic {
+        height: auto;
+    }
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(markup=False, **kwargs)
+        self._text: Text | Content = Text()
+        self._look: Hashable = look_of(self._text)
         self._drawn_looks: OrderedDict[Hashable, list[Strip]] = OrderedDict()
+
+    @property
+    def content(self) -> Text | Content:
+        """The text shown."""
+        return self._text
+
+    def render(self) -> Text | Content:
+        return self._text
 
     def shows(self, text: Text | Content) -> bool:
         """Whether this text is the one shown."""
         return look_of(text) == self._look
 
     def show_look(self, text: Text | Content, *, layout: bool = False) -> bool:
-        """Show this text unless it is already shown; True when it changed."""
+        """Show this text unless it is already shown (laid out again only with layout); True when it changed."""
         look = look_of(text)
         if look == self._look:
             return False
-        self._look = look
-        self.update(text, layout=layout)
+        self._text, self._look = text, look
+        self.refresh(layout=layout)
         return True
 
-    def render_line(self, y: int) -> Strip:
-        size, style = self.size, self.visual_style
-        key = (self._look, size, style, self.app.theme)  # a theme's colours ($accent) are resolved here
+    def render_lines(self, crop: Region) -> list[Strip]:
+        key = (self._look, crop, self.size, self.visual_style, self.app.theme)  # a theme's colours ($accent)
         strips = self._drawn_looks.get(key)
         if strips is None:
-            strips = Visual.to_strips(self, self._render(), size.width, size.height, style)
-            self._drawn_looks[key] = strips
+            strips = self._drawn_looks[key] = super().render_lines(crop)
             if len(self._drawn_looks) > _LOOKS_KEPT:
                 self._drawn_looks.popitem(last=False)
         else:
             self._drawn_looks.move_to_end(key)
-        self._dirty_regions.clear()  # as Widget.render_line's own drawing leaves it
-        return strips[y] if y < len(strips) else Strip.blank(size.width, style.rich_style)
+        return strips

@@ -327,7 +327,7 @@ class ScoreSummary(RecurringStatic):
     """The overall score, verdict and flag under the rubric, outside its scrolling so it always shows."""
 
     def __init__(self, rubric: Rubric, **kwargs: Any) -> None:
-        super().__init__(markup=False, **kwargs)
+        super().__init__(**kwargs)
         self.rubric = rubric
 
     def show(

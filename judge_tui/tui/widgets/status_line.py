@@ -29,7 +29,7 @@ _PAUSED_SHORT = {"running": "", "idle": " idle", "away": " away", "held": " stop
 
 class StatusLine(RecurringStatic):
     def __init__(self, reviewer: str, *, database: str = "", assigned: bool = False, **kwargs: Any) -> None:
-        super().__init__(markup=False, **kwargs)
+        super().__init__(**kwargs)
         self.reviewer = reviewer
         self.assigned = assigned  # the counts are of the reviewer's assignment
         self.database = database  # names a database that is not the user's study ("demo database")
