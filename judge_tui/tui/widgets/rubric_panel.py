@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
 from rich.segment import Segment
 from rich.style import Style as RichStyle
@@ -356,7 +357,14 @@ class ScoreSummary(RecurringStatic):
                 text.append(": ")
                 text.append(clean(flag_reason))
         if not self.shows(text):  # redrawn only when it changes; laid out again only when its height does
-            width = self.content_region.width
-            same_height = width and visualize(self, text, markup=False).get_height(
-                self.styles, width) == self.content_region.height  # type: ignore[arg-type]  # as Textual's own
-            self.show_look(text, layout=not same_height)
+            self.show_look(text, layout=not self._same_height(text))
+
+    def _same_height(self, text: Text) -> bool:
+        width, height = self.content_region.size
+        if not width:
+            return False
+        lines = text.plain.split("\n")
+        if all(cell_len(line) <= width for line in lines):  # nothing wraps: a line each (most keys)
+            return len(lines) == height
+        return visualize(self, text, markup=False).get_height(
+            self.styles, width) == height  # type: ignore[arg-type]  # as Textual's own
