@@ -13,6 +13,7 @@ from collections import OrderedDict
 from collections.abc import Hashable
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.content import Content
 from textual.geometry import Region
@@ -27,6 +28,23 @@ def look_of(text: Text | Content) -> Hashable:
     if isinstance(text, Text):
         return text.plain, tuple(text.spans), str(text.style)
     return text.plain, tuple(text.spans)
+
+
+def first_changed_cell(before: Text | Content, after: Text | Content) -> int:
+    """The first cell of a line that two texts draw differently (left-aligned, one line): where their
+    characters part, or where a style starts that one has and the other has not."""
+    if isinstance(before, Text) != isinstance(after, Text) or (
+            isinstance(before, Text) and isinstance(after, Text) and before.style != after.style):
+        return 0
+    common = 0
+    for old_char, new_char in zip(before.plain, after.plain, strict=False):
+        if old_char != new_char:
+            break
+        common += 1
+    old_spans: set[tuple[int, int, object]] = set(before.spans)
+    new_spans: set[tuple[int, int, object]] = set(after.spans)
+    first = min([common, *(start for start, _end, _style in old_spans ^ new_spans)])
+    return cell_len(after.plain[:first])
 
 
 class RecurringStatic(Widget, inherit_bindings=False):
@@ -59,8 +77,17 @@ class RecurringStatic(Widget, inherit_bindings=False):
         look = look_of(text)
         if look == self._look:
             return False
-        self._text, self._look = text, look
-        self.refresh(layout=layout)
+        before, self._text, self._look = self._text, text, look
+        width = self.content_region.width
+        if layout or self.size.height != 1 or not width or text.plain.count("\n"):
+            self.refresh(layout=layout)
+        else:
+            # A line redrawn from its first changed cell: the screen's frame draws every widget that meets the
+            # rectangle around what changed, and "saving…" at the end of the status line beside a score in the
+            # rubric would otherwise stretch it over the item pane.
+            start = first_changed_cell(before, text)
+            if start < width:
+                self.refresh(Region(start, 0, width - start, 1))
         return True
 
     def render_lines(self, crop: Region) -> list[Strip]:
