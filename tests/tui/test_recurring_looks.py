@@ -112,3 +112,40 @@ def test_a_recurring_static_is_a_text_widget():
     widget = RecurringStatic()
     assert widget.shows(Text())
     assert str(widget.render()) == ""
+
+
+def dimmed(bar: KeyBar, label: str) -> bool:
+    content = bar.content
+    at = content.plain.index(label)
+    return any(start <= at < end and "dim" in str(style) for start, end, style in content.spans)
+
+
+async def test_the_key_bar_dims_the_keys_that_cannot_act_after_each_key(make_app):
+    """The keys are checked again only when what decides them changes: undo usable after the first score,
+    submit after the last, both again on the next item; only the note's keys while it is edited."""
+    app = make_app("cis", auto_submit=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        bar = app.screen.query_one(KeyBar)
+        assert dimmed(bar, "Undo") and dimmed(bar, "Submit")
+        await pilot.press("3")
+        await pilot.pause()
+        assert not dimmed(bar, "Undo") and dimmed(bar, "Submit")
+        await pilot.press("2", "3")
+        await pilot.pause()
+        assert dimmed(bar, "Submit")
+        await pilot.press("3")
+        await pilot.pause()
+        assert not dimmed(bar, "Submit")
+        await pilot.press("u")  # the last score undone: submit cannot act again
+        await pilot.pause()
+        assert dimmed(bar, "Submit") and not dimmed(bar, "Undo")
+        await pilot.press("3", "enter")
+        await pilot.pause()
+        assert dimmed(bar, "Undo") and dimmed(bar, "Submit")  # the next item
+        await pilot.press("n")  # the note has the keys
+        await pilot.pause()
+        assert "Submit" not in bar.content.plain or dimmed(bar, "Submit")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert dimmed(bar, "Undo") and dimmed(bar, "Submit")
