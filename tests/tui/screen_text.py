@@ -10,6 +10,8 @@ from rich.text import Text
 from textual.app import App
 from textual.widgets import Static
 
+from judge_tui.tui.widgets.recurring_static import RecurringStatic
+
 _TEXT = re.compile(r'<text [^>]*?x="([\d.]+)"[^>]*?clip-path="url\(#[\w-]+-line-(\d+)\)"[^>]*>([^<]*)</text>')
 
 
@@ -29,14 +31,14 @@ def widget_text(app: App) -> str:
 
     parts: list[str] = []
     for widget in app.screen.query("*"):
-        if isinstance(widget, Static):
+        if isinstance(widget, Static | RecurringStatic):
             parts.append(_plain(widget))
         elif isinstance(widget, ItemPane | TextArea | RubricPanel):
             parts.append(widget.text)
     return "\n".join(parts)
 
 
-def _plain(widget: Static) -> str:
+def _plain(widget: Static | RecurringStatic) -> str:
     """A Static's text; a Rich renderable other than text (a table, a group) as a wide console prints it."""
     import io
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from judge_tui.model.records import Rating
 from judge_tui.store import Store
 from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.widgets.status_line import StatusLine
@@ -195,3 +196,51 @@ async def test_an_expanded_card_is_drawn_again_for_a_new_width(make_app):
         lines = panel.text.splitlines()
         assert max(len(line.rstrip()) for line in lines) <= panel.scrollable_content_region.width
         assert "Failed: does not work," in screen_text(app)  # the anchors wrapped to the new width, not cut
+
+
+async def test_the_counts_are_the_databases_once_each_change_is_committed(filled_store, make_app):
+    """The status line counts a change with the commit after its frame (no query per pending change before
+    the frame): after submit, skip, flag, unflag, undo and another process's rating, as the database has them."""
+    app = make_app("cis")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RatingScreen)
+        status = screen.query_one(StatusLine)
+
+        def stored() -> dict[str, int]:
+            return filled_store.progress("EXP001", "cis", total=screen.session.total)
+
+        await pilot.press("3", "2", "3", "3")
+        await pilot.pause()
+        screen.action_submit()
+        assert status.progress["rated"] == 0  # counted with the commit after this frame ...
+        await pilot.pause()
+        assert status.progress == stored() and stored()["rated"] == 1  # ... as written
+
+        await pilot.press("3")  # a score, then the item set aside
+        await pilot.pause()
+        await pilot.press("s")
+        await pilot.pause()
+        assert status.progress == stored() and stored()["skipped"] == 1
+
+        await pilot.press("!")
+        await pilot.pause()
+        await pilot.press("x", "enter")  # the reason, and the flag raised
+        await pilot.pause()
+        await pilot.pause()
+        assert status.progress == stored() and stored()["flagged"] == 1
+        await pilot.press("u")  # the flag undone
+        await pilot.pause()
+        assert status.progress == stored() and stored()["flagged"] == 0
+
+        with Store(filled_store.path) as other:  # the same reviewer rates in another process (a second terminal)
+            item = other.next_unrated_item("EXP001", "cis", None, after_position=0)
+            assert item is not None
+            other.save_rating(Rating(item_id=item.id, rater_id="EXP001",
+                                     rubric_version_id=screen.session.version_id, scores={"r": 1.0}))
+        await pilot.press("3")  # the next change's count reads the database again
+        await pilot.pause()
+        await pilot.press("u")
+        await pilot.pause()
+        assert status.progress == stored() and stored()["rated"] == 2

@@ -215,11 +215,11 @@ async def test_the_key_bar_changes_in_the_same_frame_as_the_key(make_app, monkey
         monkeypatch.setattr(Compositor, "update_widgets", recording_frame)
         changed = 0
         for key in "3233":
-            shown = bar._shown  # noqa: SLF001
+            shown = bar._look  # noqa: SLF001
             frames.clear()
             await pilot.press(key)
             await pilot.pause()
-            if bar._shown != shown:  # noqa: SLF001
+            if bar._look != shown:  # noqa: SLF001
                 changed += 1
                 assert bar in frames[0], key
         assert changed >= 2  # undo after the first score, submit after the last

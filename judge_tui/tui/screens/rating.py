@@ -79,9 +79,11 @@ class RatingScreen(Screen[None]):
         self._note_before: str | None = None
         self._first_paint_reported = False
         self._save_scheduled = False
+        self._progress_due = False  # the counts wait for the commit after this frame (_show_progress)
         self._keys_shown: dict[float, str] | None = None
         self._submitted: tuple[str, str] | None = None  # (item id, overall shown) until its rating is on disk
         self._saved_mark_timer: Timer | None = None
+        self._bindings_checked_for: tuple[object, ...] | None = None
 
     # ------------------------------------------------------------------ building
 
@@ -135,6 +137,7 @@ class RatingScreen(Screen[None]):
         if self.cursor not in self.judged:
             self.cursor = self.judged[0] if self.judged else None
         self._keys_shown = None
+        self._bindings_checked_for = None  # another scale: other score keys act
         self.query_one(ItemPane).rubric = rubric
         self.query_one(RubricPanel).use_rubric(rubric)
         self.query_one(ScoreSummary).rubric = rubric
@@ -220,7 +223,7 @@ class RatingScreen(Screen[None]):
         self._show_time()  # a change to a submitted item starts its timer; an undo may stop it again
         if self.cursor:
             panel.scroll_to_dimension(self.cursor, after_layout=scroll_after_layout)
-        self.refresh_bindings()
+        self._refresh_bindings_if_changed()
         self._draw_together(panel, self.query_one(ScoreSummary), self.query_one(StatusLine), self.query_one(KeyBar))
         self.call_after_refresh(self._prepare_next_card)
 
@@ -246,6 +249,13 @@ class RatingScreen(Screen[None]):
             self.post_message(messages.Update(widget))
 
     def _show_progress(self) -> None:
+        """The counts in the status line. With a change about to be committed (just after this frame), counted
+        once it is: counting it before means a query for each change still pending, and the count moves with
+        the "saved" mark rather than a frame before it."""
+        if self._save_scheduled:
+            self._progress_due = True
+            return
+        self._progress_due = False
         self.query_one(StatusLine).set_progress(self.session.progress())
 
     def _show_time(self) -> None:
@@ -271,6 +281,8 @@ class RatingScreen(Screen[None]):
     def _save_kept_changes(self) -> None:
         self._save_scheduled = False
         self.session.save_pending()
+        if self._progress_due:
+            self._show_progress()
         self._show_saving()
 
     def _show_saving(self) -> None:
@@ -308,6 +320,16 @@ class RatingScreen(Screen[None]):
         if action == "undo":
             return True if self.session.can_undo else None
         return True
+
+    def _refresh_bindings_if_changed(self) -> None:
+        """Have the keys checked again (the key bar dims those that cannot act) when something check_action
+        asks has changed: most keys change none of it, and checking every binding is a key bar's worth of work."""
+        state = self.session.state
+        asked = (self._note_before is not None, state is None,
+                 state is not None and not self.session.missing, self.session.can_undo)
+        if asked != self._bindings_checked_for:
+            self._bindings_checked_for = asked
+            self.refresh_bindings()
 
     def why_not(self, action: str, parameters: tuple[object, ...]) -> str:
         scale = self.rubric.scale
@@ -563,7 +585,7 @@ class RatingScreen(Screen[None]):
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         if isinstance(event.widget, NotesEditor) and self.session.state is not None:
             self._note_before = self.session.state.edit.notes
-            self.refresh_bindings()
+            self._refresh_bindings_if_changed()  # recorded as checked, so that leaving the note checks again
 
     def on_descendant_blur(self, event: events.DescendantBlur) -> None:
         if isinstance(event.widget, NotesEditor) and self._note_before is not None:

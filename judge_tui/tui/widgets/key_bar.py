@@ -3,16 +3,24 @@
 Textual's Footer rebuilds its widgets whenever the bindings change and (in textual 8.2) never releases the
 old ones: on a screen whose bindings change with every score that grew memory by ~0.3 MiB per key. This bar
 draws the same information as one line of text.
+
+The bindings are checked again after every key, and most keys change none of them: which keys show and which
+can act now is compared first, and the line for each such state is built once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Static
+
+from judge_tui.tui.widgets.recurring_static import RecurringStatic
+
+_STATES_KEPT = 16
 
 
-class KeyBar(Static):
+class KeyBar(RecurringStatic):
     DEFAULT_CSS = """
     KeyBar {
         dock: bottom;
@@ -23,7 +31,9 @@ class KeyBar(Static):
     }
     """
 
-    _shown: tuple[str, object] | None = None
+    def __init__(self) -> None:
+        super().__init__()
+        self._described: dict[Hashable, Content] = {}
 
     def on_mount(self) -> None:
         # At once, inside the key's handler: the screen draws the bar in the key's own frame (_draw_together);
@@ -36,13 +46,14 @@ class KeyBar(Static):
 
     def bindings_changed(self, screen: Screen) -> None:
         if self.is_attached and screen is self.screen:
-            described = self.describe(screen)
-            # The bindings are re-checked after every key and most keys change none. (Content's == compares
-            # the text alone; a key that becomes usable changes only its style.)
-            shown = (described.plain, described.spans)
-            if shown != self._shown:
-                self._shown = shown
-                self.update(described, layout=False)
+            state = tuple((entry.binding.key, entry.binding.action, entry.binding.description, entry.enabled)
+                          for entry in screen.active_bindings.values() if entry.binding.show)
+            described = self._described.get(state)
+            if described is None:
+                if len(self._described) >= _STATES_KEPT:
+                    self._described.clear()
+                described = self._described[state] = self.describe(screen)
+            self.show_look(described)
 
     def describe(self, screen: Screen) -> Content:
         """Shown bindings in their order, first key only; a group (the score keys) as one entry; keys that

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
 from rich.segment import Segment
 from rich.style import Style as RichStyle
@@ -19,12 +20,12 @@ from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.visual import Visual, visualize
-from textual.widgets import Static
 
 from judge_tui.model.records import Rating
 from judge_tui.model.rubrics import Dimension, Rubric
 from judge_tui.model.textsafe import clean
 from judge_tui.tui.score_text import exact, overall_label, score_label
+from judge_tui.tui.widgets.recurring_static import RecurringStatic
 
 _DRAWN_LIMIT = 64  # blocks kept drawn (per panel): the cards of the dimensions the reviewer moves between
 
@@ -323,11 +324,11 @@ def as_lines(console: Console, renderable: RenderableType, width: int) -> Text:
     return text
 
 
-class ScoreSummary(Static):
+class ScoreSummary(RecurringStatic):
     """The overall score, verdict and flag under the rubric, outside its scrolling so it always shows."""
 
     def __init__(self, rubric: Rubric, **kwargs: Any) -> None:
-        super().__init__(markup=False, **kwargs)
+        super().__init__(**kwargs)
         self.rubric = rubric
 
     def show(
@@ -355,8 +356,15 @@ class ScoreSummary(Static):
             if flag_reason:
                 text.append(": ")
                 text.append(clean(flag_reason))
-        if text != self.content:  # redrawn only when it changes; laid out again only when its height does
-            width = self.content_region.width
-            same_height = width and visualize(self, text, markup=False).get_height(
-                self.styles, width) == self.content_region.height  # type: ignore[arg-type]  # as Textual's own
-            self.update(text, layout=not same_height)
+        if not self.shows(text):  # redrawn only when it changes; laid out again only when its height does
+            self.show_look(text, layout=not self._same_height(text))
+
+    def _same_height(self, text: Text) -> bool:
+        width, height = self.content_region.size
+        if not width:
+            return False
+        lines = text.plain.split("\n")
+        if all(cell_len(line) <= width for line in lines):  # nothing wraps: a line each (most keys)
+            return len(lines) == height
+        return visualize(self, text, markup=False).get_height(
+            self.styles, width) == height  # type: ignore[arg-type]  # as Textual's own

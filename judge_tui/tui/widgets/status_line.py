@@ -13,23 +13,25 @@ balanced queue order, how many of the study's targets are decided ("2/4 question
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 from rich.text import Text
 from textual import events
-from textual.widgets import Static
 
 from judge_tui.model.numbers import format_seconds
 from judge_tui.model.textsafe import clean
 from judge_tui.tui.timer import TimerState
+from judge_tui.tui.widgets.recurring_static import RecurringStatic
 
+_LINES_KEPT = 8
 _PAUSED = {"running": "", "idle": " (idle, paused)", "away": " (away, paused)", "held": " (submitted, stopped)"}
 _PAUSED_SHORT = {"running": "", "idle": " idle", "away": " away", "held": " stopped"}
 
 
-class StatusLine(Static):
+class StatusLine(RecurringStatic):
     def __init__(self, reviewer: str, *, database: str = "", assigned: bool = False, **kwargs: Any) -> None:
-        super().__init__(markup=False, **kwargs)
+        super().__init__(**kwargs)
         self.reviewer = reviewer
         self.assigned = assigned  # the counts are of the reviewer's assignment
         self.database = database  # names a database that is not the user's study ("demo database")
@@ -41,7 +43,7 @@ class StatusLine(Static):
         self.waiting = ""  # why changes are kept unsaved for now (the database is busy, the disk full)
         self.saving = False  # a change is shown that is not on disk yet
         self.saved = ("", "")  # the last submitted rating once on disk: (item id, its overall score shown)
-        self._shown: Text | None = None
+        self._lines: OrderedDict[tuple[object, ...], Text] = OrderedDict()
 
     def set_progress(self, progress: dict[str, int]) -> None:
         self.progress = dict(progress)
@@ -83,7 +85,21 @@ class StatusLine(Static):
         self._redraw()
 
     def _redraw(self) -> None:
+        # A key sets the line's parts twice ("saving…" on, then off once committed): lines recur, and are
+        # built once for each state of the parts.
         width = self.content_region.width
+        state = (width, tuple(self.progress.values()), format_seconds(self.seconds), self.timer_state, self.judge,
+                 self.settling, self.waiting, self.saving, self.saved, self.database, self.reviewer, self.assigned)
+        line = self._lines.get(state)
+        if line is None:
+            line = self._lines[state] = self._widest_that_fits(width)
+            if len(self._lines) > _LINES_KEPT:
+                self._lines.popitem(last=False)
+        # Redrawn only when it changes; one line high whatever it says: the line alone is drawn again, and a
+        # look it had before from the lines kept.
+        self.show_look(line)
+
+    def _widest_that_fits(self, width: int) -> Text:
         line = None
         for compact, with_reviewer in ((False, True), (True, True), (True, False)):  # the widest that fits
             plain = self.line(compact=compact, with_reviewer=with_reviewer)
@@ -93,9 +109,7 @@ class StatusLine(Static):
                 break
         if line is None:  # nothing fits: the narrowest form, the saved mark at its shortest, cut at the edge
             line = self._with_saved_mark(plain, compact=True, shortest=True)[-1]
-        if line != self._shown:  # the line is redrawn only when it changes (each key sets its parts)
-            self._shown = line
-            self.update(line, layout=False)  # one line high whatever it says: the line alone is drawn again
+        return line
 
     def _with_saved_mark(self, line: Text, compact: bool, shortest: bool = False) -> list[Text]:
         """The line with the mark of a submitted rating on disk, longest first ("✓ B001 saved: CIS 0.69",

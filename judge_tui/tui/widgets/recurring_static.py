@@ -1,0 +1,102 @@
+"""A line or two of text whose few looks recur, each drawn once.
+
+The status line, the key bar and the score under the rubric go back and forth between a few looks as keys are
+pressed ("saving…" on and off, a key usable or not, "2 of 4 scored" on every item). Textual's Static turns its
+text into Content when it is given, and into styled lines again each time it is drawn (~0.2 ms a line, in the
+frame that answers the key); here the text is turned into lines only for a look not drawn lately: the lines
+of the last looks are kept, for the widget's size, style and theme.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Hashable
+from typing import Any
+
+from rich.cells import cell_len
+from rich.text import Text
+from textual.content import Content
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.widget import Widget
+
+_LOOKS_KEPT = 8
+
+
+def look_of(text: Text | Content) -> Hashable:
+    """What tells two looks apart: the characters and their styles."""
+    if isinstance(text, Text):
+        return text.plain, tuple(text.spans), str(text.style)
+    return text.plain, tuple(text.spans)
+
+
+def first_changed_cell(before: Text | Content, after: Text | Content) -> int:
+    """The first cell of a line that two texts draw differently (left-aligned, one line): where their
+    characters part, or where a style starts that one has and the other has not."""
+    if isinstance(before, Text) != isinstance(after, Text) or (
+            isinstance(before, Text) and isinstance(after, Text) and before.style != after.style):
+        return 0
+    common = 0
+    for old_char, new_char in zip(before.plain, after.plain, strict=False):
+        if old_char != new_char:
+            break
+        common += 1
+    old_spans: set[tuple[int, int, object]] = set(before.spans)
+    new_spans: set[tuple[int, int, object]] = set(after.spans)
+    first = min([common, *(start for start, _end, _style in old_spans ^ new_spans)])
+    return cell_len(after.plain[:first])
+
+
+class RecurringStatic(Widget, inherit_bindings=False):
+    DEFAULT_CSS = """
+    RecurringStatic {
+        height: auto;
+    }
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(markup=False, **kwargs)
+        self._text: Text | Content = Text()
+        self._look: Hashable = look_of(self._text)
+        self._drawn_looks: OrderedDict[Hashable, list[Strip]] = OrderedDict()
+
+    @property
+    def content(self) -> Text | Content:
+        """The text shown."""
+        return self._text
+
+    def render(self) -> Text | Content:
+        return self._text
+
+    def shows(self, text: Text | Content) -> bool:
+        """Whether this text is the one shown."""
+        return look_of(text) == self._look
+
+    def show_look(self, text: Text | Content, *, layout: bool = False) -> bool:
+        """Show this text unless it is already shown (laid out again only with layout); True when it changed."""
+        look = look_of(text)
+        if look == self._look:
+            return False
+        before, self._text, self._look = self._text, text, look
+        width = self.content_region.width
+        if layout or self.size.height != 1 or not width or text.plain.count("\n"):
+            self.refresh(layout=layout)
+        else:
+            # A line redrawn from its first changed cell: the screen's frame draws every widget that meets the
+            # rectangle around what changed, and "saving…" at the end of the status line beside a score in the
+            # rubric would otherwise stretch it over the item pane.
+            start = first_changed_cell(before, text)
+            if start < width:
+                self.refresh(Region(start, 0, width - start, 1))
+        return True
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        key = (self._look, crop, self.size, self.visual_style, self.app.theme)  # a theme's colours ($accent)
+        strips = self._drawn_looks.get(key)
+        if strips is None:
+            strips = self._drawn_looks[key] = super().render_lines(crop)
+            if len(self._drawn_looks) > _LOOKS_KEPT:
+                self._drawn_looks.popitem(last=False)
+        else:
+            self._drawn_looks.move_to_end(key)
+        return strips
