@@ -55,6 +55,32 @@ def lead_may_calibrate(store: Store, rubric: Rubric, viewer: str, *, lead: bool)
 # --------------------------------------------------------------------------- dialogs
 
 
+
+def comparison_table(rows: list[tuple[str, str, str, str, str, str, str]]) -> Any:
+    """The version comparison's rows (`compare_rows`) for a narrow pane: each dimension's name on a line of its
+    own above its figures, so that a long name never squeezes the figures, intervals or verdicts (in one table
+    with a column of names, 80 columns cut them short). The columns line up from one dimension to the next."""
+    from rich.console import Group
+
+    columns = [("", False), ("before", True), ("after", True), ("change", True), ("verdict", False)]
+    widths = [max(len(header), *(len(row[at]) for row in rows))
+              for (header, _right), at in zip(columns, (1, 3, 4, 5, 6), strict=True)]
+    widths[-1] = max(len(word) for row in rows for word in row[6].split())  # verdicts wrap between words
+
+    def table(header: bool) -> Table:
+        grid = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold", show_header=header)
+        for (name, right), width in zip(columns, widths, strict=True):
+            grid.add_column(name, justify="right" if right else "left", min_width=width, no_wrap=name != "verdict")
+        return grid
+
+    parts: list[Any] = [table(header=True)]
+    for dimension, figure, _n, before, after, change, verdict in rows:
+        if dimension:
+            parts.append(Text(clean(dimension), style="bold"))
+            parts.append(table(header=False))
+        parts[-1].add_row(*(Text(clean(cell)) for cell in (figure, before, after, change, verdict)))
+    return Group(*parts)
+
 class TextEditorScreen(ModalScreen[str | None]):
     """The in-app editor, when neither $VISUAL nor $EDITOR is set: Ctrl+S saves, Escape cancels."""
 
@@ -407,12 +433,7 @@ class CalibrationScreen(Screen[None]):
         if s.comparison is None:
             return Group(title, Text("\n".join(clean(line) for line in s.comparison_lines)))
         section = comparison_to_dict(s.comparison)
-        table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
-        for header, right in (("", False), ("", False), ("before", True), ("after", True), ("change", True),
-                              ("verdict", False)):
-            table.add_column(header, justify="right" if right else "left", no_wrap=header != "verdict")
-        for dimension, figure, _n, before, after, change, verdict in compare_rows(section):
-            table.add_row(Text(clean(dimension)), figure, before, after, change, verdict)
+        table = comparison_table(compare_rows(section))
         versions = (f"before: prompt {clean(section['v1']['name'])} · after: prompt {clean(section['v2']['name'])} "
                     f"· {section['items']} {clean(section['split'])} items judged by both · changes with their "
                     f"{section['confidence']:.0%} paired bootstrap interval")
