@@ -186,3 +186,23 @@ async def test_another_theme_redraws_the_pane_in_its_colours(make_app):
         assert after != before  # not the strips drawn in the last theme's colours
         backgrounds = {segment.style.bgcolor for segment in after if segment.style and segment.style.bgcolor}
         assert backgrounds  # the code's lighter background, in the new theme
+
+
+@pytest.mark.parametrize("scroll", [0, 4])
+async def test_the_pane_drawn_whole_shows_the_lines_at_its_scroll_and_width(make_app, scroll):
+    """Textual asks for all of the pane's lines at once (the width and scroll looked up once for them all): they
+    are the item's lines from the scroll on, and after a resize, the item laid out again at the new width."""
+    app = make_app("cis")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        pane = app.screen.query_one(ItemPane)
+        for size in [(80, 24), (100, 30)]:  # the first item is longer than the pane at both
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            pane.scroll_to(y=scroll, animate=False, immediate=True)
+            await pilot.pause()
+            drawn = [strip.text.strip() for strip in pane.render_lines(pane.region.reset_offset)]
+            expected = [line.strip() for line in every_line(pane)[scroll:scroll + len(drawn)]]
+            assert round(pane.scroll_offset.y) == scroll
+            assert drawn == expected + [""] * (len(drawn) - len(expected))
+            assert max(len(line) for line in every_line(pane)) <= pane.scrollable_content_region.width

@@ -223,3 +223,21 @@ async def test_the_key_bar_changes_in_the_same_frame_as_the_key(make_app, monkey
                 changed += 1
                 assert bar in frames[0], key
         assert changed >= 2  # undo after the first score, submit after the last
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
+async def test_the_panel_drawn_whole_shows_its_lines_at_its_scroll(make_app, size):
+    """Textual asks for all of the panel's lines at once (the width and scroll looked up once for them all): they
+    are the panel's lines from its scroll on, at its width."""
+    app = make_app("cis", auto_submit=False)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        panel = app.screen.query_one(RubricPanel)
+        await pilot.press("down", "down", "down")
+        await pilot.pause()
+        top = round(panel.scroll_offset.y)
+        width = panel.scrollable_content_region.width  # (the scrollbar's column beside it, when shown)
+        drawn = [strip.text[:width] for strip in panel.render_lines(panel.region.reset_offset)]
+        expected = [line.text for line in panel._lines[top:top + len(drawn)]]  # noqa: SLF001
+        assert top > 0 or size == (120, 40)
+        assert drawn[:len(expected)] == expected

@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.style import Style as RichStyle
 from rich.text import Text
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.visual import Visual, visualize
@@ -76,6 +76,7 @@ class ItemPane(ScrollView, can_focus=False):
         self._content = _Content(None, Text(), [], {}, [(Text(), "")], [])
         self._drawn_text: dict[tuple[str, str, int], list[Strip]] = {}  # header and labels, by text, look, width
         self._on_screen: dict[int, Strip] = {}  # the line last drawn at each row of the pane
+        self._top_drawn: int | None = None  # while the pane draws its lines: the first line of the item shown
 
     @property
     def rubric(self) -> Rubric:
@@ -277,10 +278,23 @@ class ItemPane(ScrollView, can_focus=False):
             return Strip.blank(width, self._blank_style())
         return self._drawn(part, look, width)[offset - 1]
 
-    def render_line(self, y: int) -> Strip:
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The width and scroll looked up once for all the lines drawn, not once a line.
+        self._top_drawn = self._top()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._top_drawn = None
+
+    def _top(self) -> int:
+        """The item's line at the top of the pane, the item laid out at the pane's width."""
         if self._content.width != self.scrollable_content_region.width:  # first drawn, or a new width
             self._build(refresh=False)
-        strip = self._line(y + round(self.scroll_offset.y))
+        return round(self.scroll_offset.y)
+
+    def render_line(self, y: int) -> Strip:
+        top = self._top() if self._top_drawn is None else self._top_drawn
+        strip = self._line(y + top)
         self._on_screen[y] = strip
         return strip
 

@@ -74,6 +74,7 @@ class RubricPanel(ScrollView, can_focus=False):
         self._spans: dict[str, tuple[int, int]] = {}  # block -> its first line and the line after it
         self._built_for: tuple[object, ...] | None = None
         self._scroll_wanted: str | None = None
+        self._drawing_at: tuple[int, int] | None = None  # while the panel draws its lines: its width and scroll
 
     def use_rubric(self, rubric: Rubric) -> None:
         """Another version of the rubric (a change kept on the judge screen): every block is drawn anew at the
@@ -303,11 +304,24 @@ class RubricPanel(ScrollView, can_focus=False):
         # The table of anchors is laid out once here, not by Textual at every frame.
         return as_lines(self.app.console, Group(*parts), width)
 
-    def render_line(self, y: int) -> Strip:
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The width and scroll looked up once for all the lines drawn, not once a line.
+        self._drawing_at = self._where_drawn()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._drawing_at = None
+
+    def _where_drawn(self) -> tuple[int, int]:
+        """The panel's width and its first line on screen, its lines put together at that width."""
         width = self.scrollable_content_region.width
         if self._built_for is None or self._built_for[0] != width:  # first drawn, new styles or a new width
             self._build(refresh=False)
-        index = y + round(self.scroll_offset.y)
+        return width, round(self.scroll_offset.y)
+
+    def render_line(self, y: int) -> Strip:
+        width, top = self._where_drawn() if self._drawing_at is None else self._drawing_at
+        index = y + top
         if index < len(self._lines) and self._lines[index].cell_length == width:
             return self._lines[index]
         return Strip.blank(width, self._look("")[1])
