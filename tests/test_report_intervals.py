@@ -223,7 +223,11 @@ def test_every_interval_matches_its_reference_through_the_report(tmp_path, rubri
             if got["method"] != "fleiss-cohen-everitt":  # a table on the diagonal: no standard error to compare
                 continue
             assert abs(got["low"] - max(-1, ref.kappa_low)) <= TOL and abs(got["high"] - min(1, ref.kappa_upp)) <= TOL
-        if row["pearson_r"] is not None:
+        if row["pearson_r"] is not None and abs(row["pearson_r"]) == 1:
+            # scipy gives [1, 1] here; the report gives no interval, and says why
+            assert row["intervals"]["pearson_r"] is None
+            assert "one straight line" in json.dumps(row)
+        elif row["pearson_r"] is not None:
             ci = stats.pearsonr(h, j).confidence_interval(0.95)
             assert abs(row["intervals"]["pearson_r"]["low"] - ci.low) <= TOL
             assert abs(row["intervals"]["pearson_r"]["high"] - ci.high) <= TOL

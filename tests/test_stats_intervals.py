@@ -74,6 +74,21 @@ def test_fisher_z_with_three_items_spans_everything_as_scipy_does():
     assert (got.low, got.high) == (reference.low, reference.high) == (-1.0, 1.0)
 
 
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_a_correlation_of_exactly_one_has_no_interval_where_scipy_claims_certainty(sign):
+    """Ten pairs on one line: scipy's Fisher z gives [1, 1] (or [-1, -1]); judge-tui says there is no interval
+    and why, rather than a zero-width one that reads as certainty."""
+    x = np.arange(10) * 0.25
+    result = scipy_stats.pearsonr(x, sign * x)
+    reference = result.confidence_interval()
+    assert abs(reference.high - reference.low) < 1e-12  # what a reader would take for certainty
+    got = intervals.fisher_z(float(result.statistic), 10)
+    assert isinstance(got, Undefined)
+    assert "one straight line" in got.reason and "10 pairs" in got.reason
+    assert isinstance(intervals.spearman_interval_asymptotic(sign, 10), Undefined)
+
+
 # ---------------------------------------------------------------------------------------------- kappa
 
 

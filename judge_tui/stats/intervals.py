@@ -123,14 +123,19 @@ def wilson_at(share: float, n: float, confidence: float = 0.95) -> Interval:
 
 def fisher_z(
     r: float, n: int, confidence: float = 0.95, *, variance: float = 1.0, offset: int = 3, method: str = "fisher-z"
-) -> Interval:
+) -> IntervalFigure:
     """Interval for a correlation by Fisher's z transform: tanh(atanh(r) ± z·sqrt(variance / (n - offset))).
 
     The defaults are Pearson's r and equal scipy's ``pearsonr(x, y).confidence_interval(confidence)``; with
-    too few items (n <= offset) the interval is the whole range [-1, 1], as scipy gives it.
+    too few items (n <= offset) the interval is the whole range [-1, 1], as scipy gives it. A correlation of
+    exactly ±1 has none: scipy's [1, 1] would claim certainty from a handful of items that happen to lie on one
+    line.
     """
     if n <= offset:
         return Interval(-1.0, 1.0, method, confidence)
+    if abs(r) >= 1.0 - 1e-12:  # ±1 up to rounding: atanh is infinite there
+        return Undefined(f"no interval: all {n} pairs lie on one straight line (a correlation of exactly "
+                         f"{r:+.0f}), where Fisher's z gives none; items that differ more will give one")
     z = z_value(confidence)
     with np.errstate(divide="ignore"):
         centre = np.arctanh(r)
@@ -138,12 +143,12 @@ def fisher_z(
     return Interval(float(np.tanh(centre - half)), float(np.tanh(centre + half)), method, confidence)
 
 
-def spearman_interval_asymptotic(rho: float, n: int, confidence: float = 0.95) -> Interval:
+def spearman_interval_asymptotic(rho: float, n: int, confidence: float = 0.95) -> IntervalFigure:
     """Fisher's z with Fieller, Hartley and Pearson's variance 1.06 / (n - 3) for Spearman's rho."""
     return fisher_z(rho, n, confidence, variance=1.06, offset=3, method="fisher-z (Fieller)")
 
 
-def kendall_interval_asymptotic(tau: float, n: int, confidence: float = 0.95) -> Interval:
+def kendall_interval_asymptotic(tau: float, n: int, confidence: float = 0.95) -> IntervalFigure:
     """Fisher's z with Fieller, Hartley and Pearson's variance 0.437 / (n - 4) for Kendall's tau."""
     return fisher_z(tau, n, confidence, variance=0.437, offset=4, method="fisher-z (Fieller)")
 
@@ -489,7 +494,7 @@ _RANK_TABLE_MAX_CELLS = 400
 
 def _rank_interval(
     weighted: Callable[[np.ndarray, np.ndarray, np.ndarray, int, int], np.ndarray],
-    asymptotic: Callable[[float, int, float], Interval],
+    asymptotic: Callable[[float, int, float], IntervalFigure],
     x: np.ndarray, y: np.ndarray, figure: float, confidence: float, n_boot: int, seed: int,
 ) -> IntervalFigure:
     codes_x, kx = _levels(x)
