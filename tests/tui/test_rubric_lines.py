@@ -42,21 +42,29 @@ async def test_the_lines_a_key_redraws_match_a_full_redraw(make_app, rubric_id, 
             assert panel.virtual_size.height == len(after_key)
 
 
-async def test_a_score_key_lays_nothing_out_and_draws_its_changes_in_one_frame(make_app, monkeypatch):
+@pytest.fixture
+def frames(monkeypatch) -> list[set[object]]:
+    """The widgets each frame draws, frame by frame (Textual's compositor as a real run uses it)."""
+    drawn: list[set[object]] = []
+    update_widgets = Compositor.update_widgets
+
+    def recording_frame(self, widgets):  # noqa: ANN001, ANN202
+        if widgets:
+            drawn.append(set(widgets))
+        return update_widgets(self, widgets)
+
+    monkeypatch.setattr(Compositor, "update_widgets", recording_frame)
+    return drawn
+
+
+async def test_a_score_key_lays_nothing_out_and_draws_its_changes_in_one_frame(make_app, monkeypatch, frames):
     app = make_app("cis")
     layouts: list[int] = []
-    frames: list[set[object]] = []
     refresh_layout = Screen._refresh_layout
-    update_widgets = Compositor.update_widgets
 
     def counting_layout(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003
         layouts.append(1)
         return refresh_layout(self, *args, **kwargs)
-
-    def recording_frame(self, widgets):  # noqa: ANN001
-        if widgets:
-            frames.append(set(widgets))
-        return update_widgets(self, widgets)
 
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
@@ -64,7 +72,6 @@ async def test_a_score_key_lays_nothing_out_and_draws_its_changes_in_one_frame(m
         screen = app.screen
         assert isinstance(screen, RatingScreen)
         monkeypatch.setattr(Screen, "_refresh_layout", counting_layout)
-        monkeypatch.setattr(Compositor, "update_widgets", recording_frame)
         for key in "323":
             layouts.clear()
             frames.clear()
@@ -194,25 +201,16 @@ async def test_a_score_key_sends_only_the_panel_lines_it_changed(make_app, monke
         assert start + count == max(len(before), len(after)) or before[start + count:] == after[start + count:]
 
 
-async def test_the_key_bar_changes_in_the_same_frame_as_the_key(make_app, monkeypatch):
+async def test_the_key_bar_changes_in_the_same_frame_as_the_key(make_app, frames):
     """The first score makes undo usable, the last one submit: the key bar says so in the key's own frame, not
     one or two frames (16–35 ms) later."""
     from judge_tui.tui.widgets.key_bar import KeyBar
 
     app = make_app("cis", auto_submit=False)
-    frames: list[set[object]] = []
-    update_widgets = Compositor.update_widgets
-
-    def recording_frame(self, widgets):  # noqa: ANN001
-        if widgets:
-            frames.append(set(widgets))
-        return update_widgets(self, widgets)
-
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         screen = app.screen
         bar = screen.query_one(KeyBar)
-        monkeypatch.setattr(Compositor, "update_widgets", recording_frame)
         changed = 0
         for key in "3233":
             shown = bar._look  # noqa: SLF001

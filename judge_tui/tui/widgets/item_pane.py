@@ -245,8 +245,7 @@ class ItemPane(ScrollView, can_focus=False):
         drawn = self._drawn_text.get(key)
         if drawn is None:
             style = self._look_style(look)
-            padding = RichStyle(bgcolor=style.background.rich_color if style.background else None)
-            drawn = [strip.adjust_cell_length(width, padding)
+            drawn = [strip.adjust_cell_length(width, _background_only(style))
                      for strip in Visual.to_strips(self, visualize(self, text, markup=False), width, None, style)]
             if len(self._drawn_text) > 64:
                 self._drawn_text.clear()
@@ -255,8 +254,7 @@ class ItemPane(ScrollView, can_focus=False):
 
     def _blank_style(self) -> RichStyle:
         """A blank line, as the space between two widgets was: the pane's background alone."""
-        background = self.visual_style.background
-        return RichStyle(bgcolor=background.rich_color if background else None)
+        return _background_only(self.visual_style)
 
     def _look_style(self, look: str) -> Any:
         return self.get_visual_style(f"item-pane--{look}") if look else self.visual_style
@@ -297,6 +295,11 @@ class ItemPane(ScrollView, can_focus=False):
         strip = self._line(y + top)
         self._on_screen[y] = strip
         return strip
+
+
+def _background_only(style: Any) -> RichStyle:
+    """A visual style's background as a Rich style (for blank cells beside or below text)."""
+    return RichStyle(bgcolor=style.background.rich_color if style.background else None)
 
 
 @dataclass

@@ -13,7 +13,6 @@ balanced queue order, how many of the study's targets are decided ("2/4 question
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any
 
 from rich.text import Text
@@ -24,7 +23,6 @@ from judge_tui.model.textsafe import clean
 from judge_tui.tui.timer import TimerState
 from judge_tui.tui.widgets.recurring_static import RecurringStatic
 
-_LINES_KEPT = 8
 _PAUSED = {"running": "", "idle": " (idle, paused)", "away": " (away, paused)", "held": " (submitted, stopped)"}
 _PAUSED_SHORT = {"running": "", "idle": " idle", "away": " away", "held": " stopped"}
 
@@ -43,7 +41,6 @@ class StatusLine(RecurringStatic):
         self.waiting = ""  # why changes are kept unsaved for now (the database is busy, the disk full)
         self.saving = False  # a change is shown that is not on disk yet
         self.saved = ("", "")  # the last submitted rating once on disk: (item id, its overall score shown)
-        self._lines: OrderedDict[tuple[object, ...], Text] = OrderedDict()
 
     def set_progress(self, progress: dict[str, int]) -> None:
         self.progress = dict(progress)
@@ -85,19 +82,9 @@ class StatusLine(RecurringStatic):
         self._redraw()
 
     def _redraw(self) -> None:
-        # A key sets the line's parts twice ("saving…" on, then off once committed): lines recur, and are
-        # built once for each state of the parts.
-        width = self.content_region.width
-        state = (width, tuple(self.progress.values()), format_seconds(self.seconds), self.timer_state, self.judge,
-                 self.settling, self.waiting, self.saving, self.saved, self.database, self.reviewer, self.assigned)
-        line = self._lines.get(state)
-        if line is None:
-            line = self._lines[state] = self._widest_that_fits(width)
-            if len(self._lines) > _LINES_KEPT:
-                self._lines.popitem(last=False)
         # Redrawn only when it changes; one line high whatever it says: the line alone is drawn again, and a
-        # look it had before from the lines kept.
-        self.show_look(line)
+        # look it had before ("saving…" on, then off once committed) from the lines kept.
+        self.show_look(self._widest_that_fits(self.content_region.width))
 
     def _widest_that_fits(self, width: int) -> Text:
         line = None
