@@ -203,3 +203,12 @@ def filled_db(tmp_path, rubrics):
                                                                  "test_code": "assert fib(1) == 1"})
                          for n in range(3)])
     return path
+
+
+def test_the_built_in_rubrics_keep_the_version_hashes_databases_recorded():
+    """As pydantic models wrote them: a database made before sees the same rubric version, not a changed one."""
+    from judge_tui.model.rubrics import load_rubrics
+
+    assert {rubric_id: rubric.content_hash for rubric_id, (rubric, _path) in load_rubrics().items()} == {
+        "binary": "8827d351f1d8e9a2", "cis": "4f7132b077c83619", "exercise-quality": "812a803f2539141a",
+        "reasoning-trace": "06ee58e609058614"}
