@@ -109,6 +109,13 @@ def test_settings_as_written_and_as_converted(tmp_path):
                                  "and at most 64, not 0)")
 
 
+def test_nan_is_not_a_weight_nor_a_threshold(tmp_path):
+    path = tmp_path / "mine.rubric.toml"
+    path.write_text((locations.prompts_dir() / "cis.rubric.toml").read_text().replace("weight = 0.25", "weight = nan", 1))
+    with pytest.raises(RubricError, match="field dimensions.0: dimension 'r': weight must be a number, not nan"):
+        load_rubric(path)
+
+
 def test_rules_hold_for_objects_made_in_code_too():
     with pytest.raises(ValueError, match="kappa bands must go down"):
         AgreementSettings(kappa_moderate=0.9)

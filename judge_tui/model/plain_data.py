@@ -59,6 +59,8 @@ def _problem(error: Any) -> str:
 def check_range(name: str, value: float, low: float | None = None, high: float | None = None, *,
                 above: bool = False, below: bool = False) -> None:
     """A field's bounds, inclusive unless `above` (strictly above `low`) or `below` (strictly below `high`)."""
+    if value != value:  # NaN (TOML's nan, JSON's NaN) compares false with every bound
+        raise ValueError(f"{name} must be a number, not nan")
     too_low = low is not None and (value <= low if above else value < low)
     too_high = high is not None and (value >= high if below else value > high)
     if too_low or too_high:
