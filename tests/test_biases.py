@@ -52,6 +52,9 @@ def test_leniency_is_the_mean_difference_with_an_interval_around_it():
     assert lenient.excludes_zero
     fair = mean_difference_estimate(human, human)
     assert fair.value == 0.0 and not fair.excludes_zero
+    assert fair.interval.reason.startswith("no interval: the judge and the experts agree exactly on all 80 items")
+    always_higher = mean_difference_estimate(human + 0.25, human)  # one shift on every item: lenient
+    assert always_higher.value == pytest.approx(0.25) and always_higher.excludes_zero
 
 
 def test_no_items_is_undefined_not_a_crash():

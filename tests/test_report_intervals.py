@@ -129,7 +129,7 @@ def test_confidence_outside_zero_one_is_a_clear_error(tmp_path, rubrics, hermeti
     run = subprocess.run([sys.executable, "-m", "judge_tui", "report", "--db", str(db)], capture_output=True,
                          text=True, env={**os.environ, "JUDGE_TUI_HOME": str(hermetic_home)})
     assert run.returncode != 0 and "Traceback" not in run.stderr
-    assert "agreement.confidence" in run.stderr
+    assert f"invalid settings (agreement: confidence must be above 0 and below 1, not {float(bad)!r})" in run.stderr
 
 
 def test_confidence_setting_changes_every_interval(tmp_path, rubrics, hermetic_home, capsys):

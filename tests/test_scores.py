@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,7 @@ from tests.team_fixtures import binary_item, rate
 
 def _new_version(store: Store, rubric: Rubric) -> int:
     """A second rubric version (a changed guidance text), as an edited rubric file would record."""
-    changed = rubric.model_copy(update={"description": rubric.description + " (revised)"})
+    changed = replace(rubric, description=rubric.description + " (revised)")
     return store.ensure_rubric_version(changed)
 
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from judge_tui.analysis.history import history_lines, require_recorded
 from judge_tui.cli import main
 from judge_tui.model import locations
 from judge_tui.model.errors import UserError
+from judge_tui.model.plain_data import from_data
 from judge_tui.model.rubrics import Rubric, load_rubrics
 from judge_tui.store import Store
 from tests.team_fixtures import binary_item, rate
@@ -80,7 +82,7 @@ def test_rubric_change_checks_the_file_is_that_rubric(tmp_path: Path, rubrics, c
 
 def test_judge_refuses_unrecorded_rubric_and_prompt_changes(tmp_path: Path, rubrics):
     db = _cis_db(tmp_path, rubrics)
-    changed = Rubric.model_validate({**tomllib.loads(CIS_FILE.read_text()), "description": "Changed."})
+    changed = from_data(Rubric, {**tomllib.loads(CIS_FILE.read_text()), "description": "Changed."})
     with Store(db) as store:
         first = require_recorded(store, rubrics["cis"], prompt_version="p1", template="T1")
         assert require_recorded(store, rubrics["cis"], prompt_version="p1", template="T1") == first
@@ -105,7 +107,7 @@ def test_judge_refuses_unrecorded_rubric_and_prompt_changes(tmp_path: Path, rubr
 
 def test_prompt_change_caused_by_a_recorded_rubric_change_takes_its_reason(tmp_path: Path, rubrics):
     db = _cis_db(tmp_path, rubrics)
-    changed = Rubric.model_validate({**tomllib.loads(CIS_FILE.read_text()), "description": "Changed."})
+    changed = from_data(Rubric, {**tomllib.loads(CIS_FILE.read_text()), "description": "Changed."})
     with Store(db) as store:
         require_recorded(store, rubrics["cis"], prompt_version="p1", template="T")
         store.ensure_rubric_version(changed, "tightened", ["B002"])
@@ -115,7 +117,7 @@ def test_prompt_change_caused_by_a_recorded_rubric_change_takes_its_reason(tmp_p
 
 def test_history_flags_a_version_without_reason(tmp_path: Path, rubrics, capsys):
     db = _cis_db(tmp_path, rubrics)
-    changed = Rubric.model_validate({**tomllib.loads(CIS_FILE.read_text()), "description": "Changed."})
+    changed = from_data(Rubric, {**tomllib.loads(CIS_FILE.read_text()), "description": "Changed."})
     with Store(db) as store:
         store.ensure_rubric_version(changed)  # e.g. an expert rated under an edited file
     assert main(["history", "--db", str(db), "--rubric", "cis"]) == 0
@@ -228,7 +230,7 @@ def test_versions_are_numbered_per_rubric_alike_in_history_exports_and_messages(
     from judge_tui.model.records import Item, Rating
 
     db = tmp_path / "n.db"
-    changed = Rubric.model_validate({**tomllib.loads(CIS_FILE.read_text()), "description": "Changed."})
+    changed = from_data(Rubric, {**tomllib.loads(CIS_FILE.read_text()), "description": "Changed."})
     with Store(db) as store:
         store.ensure_rubric_version(rubrics["binary"])  # row id 1
         store.add_items([Item(id="B001", rubric="cis", fields={"task_type": "LRU Cache"})])
@@ -253,4 +255,4 @@ def test_versions_are_numbered_per_rubric_alike_in_history_exports_and_messages(
 
         assert resolve_version(store, changed, "#2").rubric_version_ids == (3,)  # cis's second, row 3
         with pytest.raises(UserError, match="changed since version #2"):
-            require_recorded(store, Rubric.model_validate({**changed.model_dump(), "description": "Again."}))
+            require_recorded(store, replace(changed, description="Again."))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 from judge_tui.analysis.calibration import TEST_NOTE
 from judge_tui.cli.judge import make_backend
@@ -20,7 +21,7 @@ def run(args: argparse.Namespace) -> int:
     assert lead is not None  # prepare(lead=True) refuses to start without one
     settings = launch.settings
     if args.concurrency is not None:
-        settings = settings.model_copy(update={"judge_concurrency": args.concurrency})
+        settings = dataclasses.replace(settings, judge_concurrency=args.concurrency)
     backend = make_backend(args, settings.judge_model)  # checked now: a wrong --cmd is said before the app opens
 
     from judge_tui.tui.screens.calibrate import CalibrationApp, lead_may_calibrate

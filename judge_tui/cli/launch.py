@@ -4,6 +4,7 @@ pick the rubric and the reviewer), then the app."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from dataclasses import dataclass
@@ -120,7 +121,7 @@ def prepare(args: argparse.Namespace, *, lead: bool = False) -> Launch:
     """
     settings = load_settings()
     if getattr(args, "order", None):  # rate --order wins over queue_order in settings.json
-        settings = settings.model_copy(update={"queue_order": args.order})
+        settings = dataclasses.replace(settings, queue_order=args.order)
     from judge_tui.model.locations import settings_path
     from judge_tui.tui.keys import BINDING_IDS, keymap_problems
 

@@ -1,28 +1,33 @@
-"""Rubrics as data: pydantic models, scoring rules and loading from TOML files.
+"""Rubrics as data: frozen dataclasses, scoring rules and loading from TOML files.
 
 A rubric file describes what an item looks like (its fields), the scale, the dimensions with what each
 scale point means, weights, thresholds, the overall formula and the verdict rules. Nothing here knows
-about SQL, the screen or the judge.
+about SQL, the screen or the judge. Files and recorded definitions are checked by `plain_data.from_data`;
+the rules beyond types are each class's `__post_init__`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
+import re
 import sys
 import tomllib
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from typing import Any, Literal
 
 from judge_tui.model import checkers, locations
 from judge_tui.model.numbers import parse_number
+from judge_tui.model.plain_data import DataError, Strict, check_range, from_data
 
 RUBRIC_SUFFIX = ".rubric.toml"
+RUBRIC_ID = re.compile(r"[a-z][a-z0-9-]*")
+DIMENSION_ID = re.compile(r"[a-z][a-z0-9_]*")
 
 
 class RubricError(Exception):
@@ -33,14 +38,16 @@ class ScoreError(ValueError):
     """A score that is not on the rubric's scale."""
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+def _check_id(what: str, value: str, pattern: re.Pattern[str], allowed: str) -> None:
+    if not pattern.fullmatch(value):
+        raise ValueError(f"{what} {value!r} must start with a lower-case letter and hold only {allowed}")
 
 
 # --------------------------------------------------------------------------- scale
 
 
-class Scale(_Strict):
+@dataclass(frozen=True)
+class Scale(Strict):
     """The values a judged dimension may take.
 
     quarter: 0.00 to 1.00 in 0.25 steps; three_point: 0 / 0.5 / 1 as categories;
@@ -48,7 +55,7 @@ class Scale(_Strict):
     """
 
     kind: Literal["quarter", "three_point", "pass_fail"]
-    anchors: dict[str, str] = Field(default_factory=dict, description="What each point means, by label")
+    anchors: dict[str, str] = field(default_factory=dict)  # what each point means, by label
 
     @property
     def points(self) -> tuple[float, ...]:
@@ -103,56 +110,72 @@ class Scale(_Strict):
 # --------------------------------------------------------------------------- parts of a rubric
 
 
-class ItemField(_Strict):
+@dataclass(frozen=True)
+class ItemField(Strict):
     """One field of an item, and how the rating screen shows it."""
 
     name: str
     label: str
     kind: Literal["text", "code", "output", "xml"] = "text"
-    language: str | None = Field(default=None, description="For code fields: syntax highlighting")
+    language: str | None = None  # for code fields: syntax highlighting
     required: bool = True
 
 
-class TaskType(_Strict):
+@dataclass(frozen=True)
+class TaskType(Strict):
     name: str
     summary: str
-    constraints: list[str] = Field(default_factory=list)
+    constraints: list[str] = field(default_factory=list)
 
 
-class FewShotPin(_Strict):
+@dataclass(frozen=True)
+class FewShotPin(Strict):
     """A train-split item chosen as a worked example for the judge, shown with one expert's rating of it."""
 
-    item: str = Field(min_length=1)
-    rater: str = Field(min_length=1, description="The expert whose rating of the item is the example's answer")
-    explanation: str = Field(default="", description="One line: why this rating is right")
+    item: str
+    rater: str  # the expert whose rating of the item is the example's answer
+    explanation: str = ""  # one line: why this rating is right
+
+    def __post_init__(self) -> None:
+        if not self.item or not self.rater:
+            raise ValueError("an example names its item and its rater")
 
 
-class Definition(_Strict):
+@dataclass(frozen=True)
+class Definition(Strict):
     term: str
     meaning: str
 
 
-class Dimension(_Strict):
-    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+@dataclass(frozen=True)
+class Dimension(Strict):
+    id: str
     name: str
     measures: str
-    questions: list[str] = Field(default_factory=list, description="What to ask yourself when rating")
-    anchors: dict[str, str] = Field(default_factory=dict, description="Overrides the scale's anchors")
-    guidance: dict[str, str] = Field(default_factory=dict, description="Task type name -> guidance")
-    weight: float = Field(default=1.0, gt=0)
-    threshold: float | None = Field(default=None, ge=0, le=1)
+    questions: list[str] = field(default_factory=list)  # what to ask yourself when rating
+    anchors: dict[str, str] = field(default_factory=dict)  # overrides the scale's anchors
+    guidance: dict[str, str] = field(default_factory=dict)  # task type name -> guidance
+    weight: float = 1.0
+    threshold: float | None = None
     method: Literal["judged", "code"] = "judged"
-    checker: str | None = Field(default=None, description="For method = code: the checker's name")
-    checker_field: str | None = Field(default=None, description="For method = code: the item field it reads")
+    checker: str | None = None  # for method = code: the checker's name
+    checker_field: str | None = None  # for method = code: the item field it reads
+
+    def __post_init__(self) -> None:
+        _check_id("dimension id", self.id, DIMENSION_ID, "a-z, 0-9 and _")
+        check_range(f"dimension {self.id!r}: weight", self.weight, 0, above=True)
+        if self.threshold is not None:
+            check_range(f"dimension {self.id!r}: threshold", self.threshold, 0, 1)
 
 
-class VerdictRule(_Strict):
+@dataclass(frozen=True)
+class VerdictRule(Strict):
     """A verdict given when every condition holds; a rule with no conditions is the fallback."""
 
     verdict: str
     overall_at_least: float | None = None
     every_dimension_at_least: float | None = None
-    dimension_at_least: dict[str, float] = Field(default_factory=dict)
+    dimension_at_least: dict[str, float] = field(default_factory=dict)
     every_threshold_met: bool = False
 
     def holds(self, scores: Mapping[str, float], overall: float, thresholds: Mapping[str, float]) -> bool:
@@ -171,31 +194,31 @@ class VerdictRule(_Strict):
 # --------------------------------------------------------------------------- the rubric
 
 
-class Rubric(_Strict):
-    id: str = Field(pattern=r"^[a-z][a-z0-9-]*$")
+@dataclass(frozen=True)
+class Rubric(Strict):
+    id: str
     name: str
     version: str
     description: str
-    instructions: str = ""
     scale: Scale
     fields: list[ItemField]
+    dimensions: list[Dimension]
+    instructions: str = ""
     task_type_field: str | None = None
-    task_types: list[TaskType] = Field(default_factory=list)
-    definitions: list[Definition] = Field(default_factory=list)
-    dimensions: list[Dimension] = Field(min_length=1)
+    task_types: list[TaskType] = field(default_factory=list)
+    definitions: list[Definition] = field(default_factory=list)
     overall: Literal["weighted_mean", "label"] = "weighted_mean"
     overall_name: str = "overall"
-    verdicts: list[VerdictRule] = Field(default_factory=list)
-    judge_output_extras: list[str] = Field(
-        default_factory=list, description="Extra fields a judge returns besides scores (critique, issues)"
-    )
-    few_shot_examples: int = Field(default=0, ge=0, le=10, description="Train-split examples in the judge prompt")
-    examples: list[FewShotPin] = Field(
-        default_factory=list, description="Chosen train-split examples, shown first (besides few_shot_examples)"
-    )
+    verdicts: list[VerdictRule] = field(default_factory=list)
+    judge_output_extras: list[str] = field(default_factory=list)  # what a judge returns besides scores (critique)
+    few_shot_examples: int = 0  # train-split examples in the judge prompt
+    examples: list[FewShotPin] = field(default_factory=list)  # chosen train-split examples, shown first
 
-    @model_validator(mode="after")
-    def _consistent(self) -> Rubric:
+    def __post_init__(self) -> None:
+        _check_id("rubric id", self.id, RUBRIC_ID, "a-z, 0-9 and -")
+        if not self.dimensions:
+            raise ValueError("a rubric has at least one dimension")
+        check_range("few_shot_examples", self.few_shot_examples, 0, 10)
         ids = [d.id for d in self.dimensions]
         if len(set(ids)) != len(ids):
             raise ValueError(f"dimension ids must be unique, got {ids}")
@@ -224,15 +247,10 @@ class Rubric(_Strict):
                 raise ValueError(f"verdict {rule.verdict!r} names unknown dimensions {sorted(unknown)}")
         if self.overall == "label" and len(self.dimensions) != 1:
             raise ValueError("overall = 'label' needs exactly one dimension")
-        return self
 
-    def model_copy(self, *, update: Mapping[str, object] | None = None, deep: bool = False) -> Rubric:
-        """A copy whose derived values (content hash, dimension lists) are computed afresh, never carried over."""
-        copy = super().model_copy(update=update, deep=deep)
-        for name, value in type(self).__dict__.items():
-            if isinstance(value, cached_property):
-                copy.__dict__.pop(name, None)
-        return copy
+    def definition(self) -> dict[str, Any]:
+        """The rubric as plain data (what a database records); `from_data(Rubric, ...)` reads it back."""
+        return dataclasses.asdict(self)
 
     # ---- derived views
 
@@ -269,7 +287,7 @@ class Rubric(_Strict):
     @cached_property
     def content_hash(self) -> str:
         """Identifies this exact definition; a changed rubric file gets a new rubric version."""
-        definition = self.model_dump(mode="json")
+        definition = self.definition()
         if not definition["examples"]:
             del definition["examples"]  # rubrics without chosen examples keep the hash they always had
         canonical = json.dumps(definition, sort_keys=True, ensure_ascii=False)
@@ -340,12 +358,9 @@ class Rubric(_Strict):
 # --------------------------------------------------------------------------- loading
 
 
-def _describe_validation_error(path: Path, exc: ValidationError) -> str:
-    lines = [f"{path}: invalid rubric"]
-    for err in exc.errors():
-        where = ".".join(str(part) for part in err["loc"]) or "(top level)"
-        lines.append(f"  field {where}: {err['msg']}")
-    return "\n".join(lines)
+def _describe_problems(path: Path, exc: DataError) -> str:
+    return "\n".join([f"{path}: invalid rubric",
+                      *(f"  field {where}: {what}" if where else f"  {what}" for where, what in exc.problems)])
 
 
 def load_rubric(path: Path) -> Rubric:
@@ -360,9 +375,9 @@ def load_rubric(path: Path) -> Rubric:
     except RecursionError:
         raise RubricError(f"{path}: not a rubric (nested too deeply)") from None
     try:
-        return Rubric.model_validate(raw)
-    except ValidationError as exc:
-        raise RubricError(_describe_validation_error(path, exc)) from None
+        return from_data(Rubric, raw)
+    except DataError as exc:
+        raise RubricError(_describe_problems(path, exc)) from None
 
 
 def rubric_folders() -> list[Path]:
@@ -419,9 +434,9 @@ def load_rubrics(extra_files: Iterable[Path] = ()) -> dict[str, tuple[Rubric, Pa
 def rubric_from_definition(definition: object, where: str) -> Rubric:
     """A rubric recorded in a database (`where` names it in the error)."""
     try:
-        return Rubric.model_validate(definition)
-    except ValidationError as exc:
-        raise RubricError(_describe_validation_error(Path(where), exc)) from None
+        return from_data(Rubric, definition)
+    except DataError as exc:
+        raise RubricError(_describe_problems(Path(where), exc)) from None
 
 
 def is_rubric_path(name_or_path: str) -> bool:

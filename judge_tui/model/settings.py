@@ -1,80 +1,75 @@
-"""User settings: one pydantic model, read from settings.json in the judge-tui folder."""
+"""User settings: one dataclass, read from settings.json in the judge-tui folder."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-
 from judge_tui.model import locations
 from judge_tui.model.errors import UserError
+from judge_tui.model.plain_data import DataError, Strict, check_range, from_data
 
 # Scores at most this far apart count as aligned, unless settings.json says otherwise.
 DEFAULT_TOLERANCE = 0.15
 
 
-class AgreementSettings(BaseModel):
+@dataclass
+class AgreementSettings(Strict):
     """Where the agreement bands start; the defaults are the calibration targets judge-tui was built for."""
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+    tolerance: float = DEFAULT_TOLERANCE  # scores this close count as aligned
+    alignment_well_calibrated: float = 0.80
+    alignment_minor_drift: float = 0.70
+    alignment_significant_drift: float = 0.60
+    kappa_almost_perfect: float = 0.80  # kappa above this
+    kappa_substantial: float = 0.61  # the target band starts here
+    kappa_moderate: float = 0.41
+    pearson_target: float = 0.70  # overall-score r at or above this
+    tpr_tnr_target: float = 0.90  # PASS/FAIL: TPR and TNR above this
+    team_alpha_target: float = 0.80  # Krippendorff's alpha among the experts at or above this
+    confidence: float = 0.95  # of every interval in the report, e.g. 0.95 for 95%
+    # Decide each target on the whole interval (met / not met / undecided), or on the point estimate alone.
+    decide_on: Literal["interval", "point"] = "interval"
 
-    tolerance: float = Field(default=DEFAULT_TOLERANCE, ge=0, le=1, description="Scores this close count as aligned")
-    alignment_well_calibrated: float = Field(default=0.80, ge=0, le=1)
-    alignment_minor_drift: float = Field(default=0.70, ge=0, le=1)
-    alignment_significant_drift: float = Field(default=0.60, ge=0, le=1)
-    kappa_almost_perfect: float = Field(default=0.80, ge=-1, le=1, description="Kappa above this")
-    kappa_substantial: float = Field(default=0.61, ge=-1, le=1, description="The target band starts here")
-    kappa_moderate: float = Field(default=0.41, ge=-1, le=1)
-    pearson_target: float = Field(default=0.70, ge=-1, le=1, description="Overall-score r at or above this")
-    tpr_tnr_target: float = Field(default=0.90, ge=0, le=1, description="PASS/FAIL: TPR and TNR above this")
-    team_alpha_target: float = Field(default=0.80, ge=-1, le=1,
-                                     description="Krippendorff's alpha among the experts at or above this")
-    confidence: float = Field(default=0.95, gt=0, lt=1,
-                              description="Confidence of every interval in the report, e.g. 0.95 for 95%")
-    decide_on: Literal["interval", "point"] = Field(
-        default="interval", description="Decide each target on the whole interval (met / not met / undecided), "
-        "or on the point estimate alone (\"point\")")
-
-    @model_validator(mode="after")
-    def _bands_in_order(self) -> AgreementSettings:
+    def __post_init__(self) -> None:
+        for name in ("tolerance", "alignment_well_calibrated", "alignment_minor_drift", "alignment_significant_drift",
+                     "tpr_tnr_target"):
+            check_range(name, getattr(self, name), 0, 1)
+        for name in ("kappa_almost_perfect", "kappa_substantial", "kappa_moderate", "pearson_target",
+                     "team_alpha_target"):
+            check_range(name, getattr(self, name), -1, 1)
+        check_range("confidence", self.confidence, 0, 1, above=True, below=True)
         if not self.alignment_well_calibrated >= self.alignment_minor_drift >= self.alignment_significant_drift:
             raise ValueError("alignment bands must go down: well_calibrated >= minor_drift >= significant_drift")
         if not self.kappa_almost_perfect >= self.kappa_substantial >= self.kappa_moderate:
             raise ValueError("kappa bands must go down: almost_perfect >= substantial >= moderate")
-        return self
 
 
-class Settings(BaseModel):
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+@dataclass
+class Settings(Strict):
+    idle_seconds: float = 180.0  # stop the item timer after this long without a key
+    reveal_after_submit: bool = False  # show the judge's and other raters' scores for an item once submitted
+    # On a rubric with one judged dimension (such as binary PASS/FAIL), the score key also submits and opens the
+    # next item; left arrow goes back to change it.
+    auto_submit: bool = True
+    keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys, e.g. {"submit": "enter,ctrl+s"}
+    judge_model: str = "claude-sonnet-5-5"  # model for the Anthropic judge backend
+    judge_concurrency: int = 4
+    judge_in_background: bool = True  # judge queued items while the app is open
+    drift_check: bool = False  # re-show some already-rated items, blind, to measure your self-agreement
+    drift_share: float = 0.10  # with drift_check: the share of items re-shown
+    # The order items come in: import order; random (a fixed random order of your own); balanced (the judge's
+    # verdicts come in equal measure, at random, never shown).
+    queue_order: Literal["import", "random", "balanced"] = "import"
+    stop_notice: bool = True  # say once when the study's targets are decided and further ratings are optional
+    agreement: AgreementSettings = field(default_factory=AgreementSettings)
 
-    idle_seconds: float = Field(default=180.0, gt=0, description="Stop the item timer after this long without a key")
-    reveal_after_submit: bool = Field(
-        default=False, description="Show the judge's and other raters' scores for an item once you have submitted it"
-    )
-    auto_submit: bool = Field(
-        default=True, description="On a rubric with one judged dimension (such as binary PASS/FAIL), the score key "
-        "also submits and opens the next item; ← goes back to change it"
-    )
-    keymap: dict[str, str] = Field(
-        default_factory=dict, description="Binding id -> keys, e.g. {\"submit\": \"enter,ctrl+s\"}"
-    )
-    judge_model: str = Field(default="claude-sonnet-5-5", description="Model for the Anthropic judge backend")
-    judge_concurrency: int = Field(default=4, ge=1, le=64)
-    judge_in_background: bool = Field(default=True, description="Judge queued items while the app is open")
-    drift_check: bool = Field(
-        default=False, description="Re-show some already-rated items, blind, to measure your self-agreement"
-    )
-    drift_share: float = Field(default=0.10, gt=0, le=1, description="With drift_check: share of items re-shown")
-    queue_order: Literal["import", "random", "balanced"] = Field(
-        default="import", description="The order items come in: import order; random (a fixed random order of "
-        "your own); balanced (the judge's verdicts come in equal measure, at random, never shown)"
-    )
-    stop_notice: bool = Field(
-        default=True, description="Say once when the study's targets are decided and further ratings are optional"
-    )
-    agreement: AgreementSettings = Field(default_factory=AgreementSettings)
+    def __post_init__(self) -> None:
+        check_range("idle_seconds", self.idle_seconds, 0, above=True)
+        check_range("judge_concurrency", self.judge_concurrency, 1, 64)
+        check_range("drift_share", self.drift_share, 0, 1, above=True)
 
 
 def load_settings(path: Path | None = None) -> Settings:
@@ -82,7 +77,7 @@ def load_settings(path: Path | None = None) -> Settings:
     if not path.is_file():
         return Settings()
     try:
-        return Settings.model_validate(json.loads(path.read_text(encoding="utf-8")))
+        return from_data(Settings, json.loads(path.read_text(encoding="utf-8")))
     except UnicodeDecodeError as exc:
         raise UserError(f"{path}: settings file is not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
     except RecursionError:
@@ -92,6 +87,5 @@ def load_settings(path: Path | None = None) -> Settings:
         raise UserError(f"{path}: cannot read the settings file ({exc.strerror})") from None
     except json.JSONDecodeError as exc:
         raise UserError(f"{path}:{exc.lineno}: settings file is not valid JSON ({exc.msg})") from None
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise UserError(f"{path}: invalid settings ({problems})") from None
+    except DataError as exc:
+        raise UserError(f"{path}: invalid settings ({exc})") from None

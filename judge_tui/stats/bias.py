@@ -62,6 +62,10 @@ def mean_difference_estimate(judge: np.ndarray, human: np.ndarray, confidence: f
     value = float(diff.mean())
     if diff.size < 2:
         return Estimate(1, value, Undefined("an interval needs at least two items"))
+    if not diff.any():  # resampling zeros gives [0, 0], which would read as certainly no bias
+        return Estimate(int(diff.size), value, Undefined(
+            f"no interval: the judge and the experts agree exactly on all {diff.size} items, which resampling "
+            "cannot vary; items where they differ will give one"))
     if diff.size > BOOTSTRAP_MAX_ITEMS:
         return Estimate(int(diff.size), value, mean_interval(diff, confidence))
     replicates = bootstrap(lambda w: (w @ diff) / w.sum(axis=1), diff.size, n_boot=n_boot, seed=seed)

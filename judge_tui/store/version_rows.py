@@ -32,7 +32,7 @@ class VersionQueries(StoreCore):
                     rubric.id,
                     rubric.version,
                     rubric.content_hash,
-                    _dumps(rubric.model_dump(mode="json")),
+                    _dumps(rubric.definition()),
                     reason,
                     _dumps(list(motivating_items)),
                     now(),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -85,7 +86,7 @@ def test_the_version_follows_template_and_rubric(tmp_path: Path, rubrics: dict[s
     text = (locations.prompts_dir() / "cis.judge.md").read_text()
     (user_dir / "cis.judge.md").write_text(text.replace("senior software engineer", "staff engineer"))
     assert JudgePrompt.for_rubric(rubric).version != prompt_version(rubric, bundled)
-    changed = Rubric.model_validate({**rubric.model_dump(), "instructions": "Be brief."})
+    changed = replace(rubric, instructions="Be brief.")
     assert prompt_version(changed, bundled) != prompt_version(rubric, bundled)
 
 

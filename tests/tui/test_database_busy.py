@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from judge_tui.tui.screens.rating import RatingScreen
@@ -166,11 +168,10 @@ async def test_a_new_reviewer_on_a_database_that_takes_no_writes_gets_a_message_
 
 async def test_a_new_rubric_version_while_another_process_writes_gets_a_message_not_a_traceback(
         filled_store, db_path, rubrics, clock, capfd):
-    from judge_tui.model.rubrics import Rubric
     from judge_tui.model.settings import Settings
     from judge_tui.tui.app import JudgeTuiApp
 
-    changed = Rubric.model_validate({**rubrics["cis"].model_dump(), "version": "2"})  # a new rubric version
+    changed = replace(rubrics["cis"], version="2")  # a new rubric version
     filled_store.conn.execute("PRAGMA busy_timeout = 50")  # instead of the usual 10 s wait
     with Locker(db_path):
         app = JudgeTuiApp(filled_store, changed, reviewer="EXP001", settings=Settings(judge_in_background=False),
