@@ -61,7 +61,7 @@ def test_problems_are_named_with_their_place():
     misspelt = {**CIS, "dimensons": []}
     with pytest.raises(DataError) as caught:
         from_data(Rubric, misspelt)
-    assert ("dimensons", "not a field of this; check its spelling") in caught.value.problems
+    assert ("dimensons", "unknown field; check its spelling") in caught.value.problems
 
     zero_weight = copy.deepcopy(CIS)
     zero_weight["dimensions"][1]["weight"] = 0

@@ -52,7 +52,7 @@ def from_data(cls: type[T], data: object) -> T:
 
 def _problem(error: Any) -> str:
     if error["type"] == "unexpected_keyword_argument":
-        return "not a field of this; check its spelling"
+        return "unknown field; check its spelling"
     return str(error["msg"]).removeprefix("Value error, ")  # a rule of __post_init__: its own words
 
 
