@@ -71,6 +71,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         else:
             from judge_tui.tui.screens.reviewer import ReviewerScreen
 
+            self.start_up_over()  # a person types their id before the first item: start-up is over for the collector
             self.push_screen(ReviewerScreen(), self._reviewer_chosen)
 
     def _reviewer_chosen(self, reviewer: str | None) -> None:
@@ -195,10 +196,16 @@ class JudgeTuiApp(PlainNoticeApp[None]):
             self.first_paint_file.write_text(f"{time.time():.6f}\n")
             self.exit()
             return
-        # What start-up made (modules, Textual's widgets and styles, the rubric) lives as long as the app: kept out
-        # of the collector's full passes, which otherwise walk all of it and held a key up to 20-45 ms.
-        gc.freeze()
+        self.start_up_over()
         self.set_timer(0.5, self.start_background_judge)
+
+    def start_up_over(self) -> None:
+        """The first item is on screen, or the app waits for the reviewer: the collector runs again (`judge-tui`
+        starts with it off, judge_tui.cli.parser.main). What start-up made (modules, Textual's widgets and styles,
+        the rubric) lives as long as the app: kept out of the collector's full passes, which otherwise walk all
+        of it and held a key up to 20-45 ms."""
+        gc.freeze()
+        gc.enable()
 
     def on_unmount(self) -> None:
         gc.unfreeze()  # the app is done: what it kept out of the collector's passes may be collected again

@@ -104,6 +104,9 @@ class RatingScreen(Screen[None]):
         state = self.session.resume()
         self.ticker = self.set_interval(1.0, self._tick)
         if state is None:
+            start_up_over = getattr(self.app, "start_up_over", None)
+            if start_up_over:  # no first item to wait for
+                start_up_over()
             self.notify(f"There are no {self.rubric.id} items to rate. Import some with `judge-tui import`.",
                         markup=False, severity="warning", timeout=30)
             return
