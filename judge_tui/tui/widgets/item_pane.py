@@ -12,6 +12,7 @@ from rich.style import Style as RichStyle
 from rich.text import Text
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.visual import Visual, visualize
 
@@ -19,6 +20,7 @@ from judge_tui.model.records import Item
 from judge_tui.model.rubrics import ItemField, Rubric
 from judge_tui.model.textsafe import clean
 from judge_tui.tui.widgets.field_rows import FieldRows, prepare
+from judge_tui.tui.widgets.scroll_bar import row_scroll_bar
 
 
 def display_text(value: object) -> str:
@@ -77,6 +79,10 @@ class ItemPane(ScrollView, can_focus=False):
         self._drawn_text: dict[tuple[str, str, int], list[Strip]] = {}  # header and labels, by text, look, width
         self._on_screen: dict[int, Strip] = {}  # the line last drawn at each row of the pane
         self._top_drawn: int | None = None  # while the pane draws its lines: the first line of the item shown
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        return row_scroll_bar(self)  # its thumb moves without its rows being drawn again
 
     @property
     def rubric(self) -> Rubric:

@@ -18,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.visual import Visual, visualize
 
@@ -26,6 +27,7 @@ from judge_tui.model.rubrics import Dimension, Rubric
 from judge_tui.model.textsafe import clean
 from judge_tui.tui.score_text import exact, overall_label, score_label
 from judge_tui.tui.widgets.recurring_static import RecurringStatic
+from judge_tui.tui.widgets.scroll_bar import row_scroll_bar
 
 _DRAWN_LIMIT = 64  # blocks kept drawn (per panel): the cards of the dimensions the reviewer moves between
 
@@ -75,6 +77,10 @@ class RubricPanel(ScrollView, can_focus=False):
         self._built_for: tuple[object, ...] | None = None
         self._scroll_wanted: str | None = None
         self._drawing_at: tuple[int, int] | None = None  # while the panel draws its lines: its width and scroll
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        return row_scroll_bar(self)  # its thumb moves without its rows being drawn again
 
     def use_rubric(self, rubric: Rubric) -> None:
         """Another version of the rubric (a change kept on the judge screen): every block is drawn anew at the
