@@ -55,7 +55,7 @@ class ItemPane(ScrollView, can_focus=False):
         width: 1fr;
         height: 1fr;
         overflow-x: hidden;
-        overflow-y: auto;
+        overflow-y: scroll;  /* its column kept for short items too: no layout when the next item is longer */
     }
     ItemPane > .item-pane--label {
         color: $accent;
@@ -216,7 +216,7 @@ class ItemPane(ScrollView, can_focus=False):
             self._lay_out(content, width)
         size = Size(width, content.starts[-1])
         if size != self.virtual_size:
-            # No layout of the screen: only the scrollbar's reach changes (it appearing or going is a layout).
+            # No layout of the screen: only the scrollbar's thumb changes (its column is always kept).
             self.set_reactive(ScrollView.virtual_size, size)
             self._scroll_update(size)
         if refresh:

@@ -10,6 +10,7 @@ from rich.segment import Segment, Segments
 from textual.geometry import Region
 from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
+from textual.style import Style
 from textual.widget import Widget
 
 
@@ -21,6 +22,10 @@ class RowScrollBar(ScrollBar):
     row was drawn again (about 1-2.5 ms for 38 rows). Yet a bar has few kinds of row: the track above and below
     the thumb, the thumb, and the eighth-of-a-cell glyphs at the thumb's ends. Each kind is drawn once, by
     Textual (its renderable, its styling), and a bar of any length or position is put together from them.
+
+    A bar with nothing to scroll (one that is always shown, `overflow-y: scroll`) is an empty column in the
+    widget's background, as the gutter Textual keeps for a bar that comes and goes: the column is kept, so an item
+    that needs the bar after one that did not is shown without a layout of the screen.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -45,12 +50,24 @@ class RowScrollBar(ScrollBar):
         shown = (bar.virtual_size, bar.window_size, bar.position, bar.style, crop)
         if shown == self._shown:  # nothing moved since the last frame
             return self._shown_rows
+        if not bar.window_size:  # nothing to scroll: an empty column, as the gutter Textual keeps for a bar
+            self._shown, self._shown_rows = shown, [self._gutter()] * crop.height
+            return self._shown_rows
         rows = self._bar(bar, self.size.height, bar.virtual_size, bar.window_size, bar.position)
         if any(row not in self._drawn_rows for row in rows):
             self._draw_rows([*rows, *self._every_kind_of_row(bar)])
         self._shown = shown
         self._shown_rows = [self._drawn_rows[row] for row in rows[crop.line_range.start:crop.line_range.stop]]
         return self._shown_rows
+
+    def _gutter(self) -> Strip:
+        """A row of the column in the scrolling widget's background, as Textual draws its padding."""
+        assert isinstance(self.parent, Widget)
+        base, background = self.parent.background_colors
+        strip = Strip.blank(self.size.width, Style(background=base + background).rich_style)
+        for line_filter in self.get_line_filters():
+            strip = strip.apply_filter(line_filter, background)
+        return strip
 
     def render(self) -> RenderableType:
         if self._sample is not None:
