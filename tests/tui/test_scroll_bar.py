@@ -80,3 +80,23 @@ async def test_enter_to_items_of_other_lengths_draws_no_row_of_the_bar_again(mak
             thumbs.add(tuple(strip.text for strip in bar.render_lines(bar.size.region)))
         assert len(thumbs) == 5  # the thumb moved each time
         assert drawn == []
+
+
+async def test_another_theme_redraws_the_bar_in_its_colours(make_app):
+    app = make_app("cis")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RatingScreen)
+        screen.session.store.add_items(items_of_other_lengths(1))
+        screen.session.open(items_of_other_lengths(1)[0])
+        screen._show_item()  # noqa: SLF001
+        await pilot.pause()
+        bar = screen.query_one(ItemPane).vertical_scrollbar
+        before = [[(segment.text, segment.style) for segment in strip] for strip in bar.render_lines(bar.size.region)]
+        app.theme = "textual-light"
+        await pilot.pause()
+        await pilot.pause()
+        drawn = [[(segment.text, segment.style) for segment in strip] for strip in bar.render_lines(bar.size.region)]
+        assert drawn != before
+        assert drawn == as_textual_draws_it(bar)

@@ -35,10 +35,14 @@ class RowScrollBar(ScrollBar):
         self._sample: list[Segment] | None = None  # while rows are drawn ahead: the rows to draw
         self._shown: object = None  # the thumb and crop of the rows last returned, in the look drawn for
         self._shown_rows: list[Strip] = []
+        self._shown_for: object = None  # the crop and size they were returned for
 
     def render_lines(self, crop: Region) -> list[Strip]:
         if not self.vertical or crop.column_span != (0, self.size.width):
             return super().render_lines(crop)
+        if not self._dirty_regions and (crop, self.size) == self._shown_for:
+            return self._shown_rows  # not refreshed since (Textual refreshes a bar when it moves or restyles)
+        self._dirty_regions.clear()
         bar = super().render()
         assert isinstance(bar, ScrollBarRender)
         look = (self.size, self.visual_style, self.background_colors, tuple(self.get_line_filters()),
@@ -49,14 +53,15 @@ class RowScrollBar(ScrollBar):
             self._shown = None
         shown = (bar.virtual_size, bar.window_size, bar.position, bar.style, crop)
         if shown == self._shown:  # nothing moved since the last frame
+            self._shown_for = (crop, self.size)
             return self._shown_rows
         if not bar.window_size:  # nothing to scroll: an empty column, as the gutter Textual keeps for a bar
-            self._shown, self._shown_rows = shown, [self._gutter()] * crop.height
+            self._shown, self._shown_for, self._shown_rows = shown, (crop, self.size), [self._gutter()] * crop.height
             return self._shown_rows
         rows = self._bar(bar, self.size.height, bar.virtual_size, bar.window_size, bar.position)
         if any(row not in self._drawn_rows for row in rows):
             self._draw_rows([*rows, *self._every_kind_of_row(bar)])
-        self._shown = shown
+        self._shown, self._shown_for = shown, (crop, self.size)
         self._shown_rows = [self._drawn_rows[row] for row in rows[crop.line_range.start:crop.line_range.stop]]
         return self._shown_rows
 
@@ -93,6 +98,7 @@ class RowScrollBar(ScrollBar):
         """Have Textual draw the bar from its renderable next time (nothing it kept of an earlier one)."""
         self._layout_cache.clear()  # where Textual keeps the renderable
         self._set_dirty()
+        self._shown_for = None
 
     def _bar(self, renderer: ScrollBarRender, size: int, virtual_size: float, window_size: float,
              position: float) -> list[Segment]:
