@@ -12,6 +12,7 @@ from textual.widgets import Static
 
 from judge_tui.tui.widgets.recurring_static import RecurringStatic
 
+CELL_WIDTH = 12.2  # a terminal cell in Textual's screenshot (its x positions are in these units)
 _TEXT = re.compile(r'<text [^>]*?x="([\d.]+)"[^>]*?clip-path="url\(#[\w-]+-line-(\d+)\)"[^>]*>([^<]*)</text>')
 
 
@@ -19,7 +20,17 @@ def screen_text(app: App) -> str:
     lines: dict[int, list[tuple[float, str]]] = defaultdict(list)
     for x, line, content in _TEXT.findall(app.export_screenshot()):
         lines[int(line)].append((float(x), html.unescape(content).replace("\xa0", " ")))
-    return "\n".join("".join(part for _x, part in sorted(lines[n])) for n in sorted(lines))
+    return "\n".join(_placed(sorted(lines[n])) for n in sorted(lines))
+
+
+def _placed(parts: list[tuple[float, str]]) -> str:
+    """A line's pieces of text, each at its column: the screenshot leaves out a run of blanks (a space between
+    two widgets' edges is drawn as a background alone), which must not join the words on either side. The line
+    starts at its first text."""
+    line, start = "", round(parts[0][0] / CELL_WIDTH) if parts else 0  # from the first text on the line
+    for x, part in parts:
+        line = line.ljust(round(x / CELL_WIDTH) - start) + part
+    return line
 
 
 def widget_text(app: App) -> str:

@@ -47,20 +47,52 @@ async def test_the_next_item_is_shown_without_a_layout_of_the_screen(make_app, c
         pane = screen.query_one(ItemPane)
         await pilot.press("3", "2", "4", "1")
         await pilot.pause()
-        scrollbar_before = pane.show_vertical_scrollbar
         count_layouts.clear()
         await pilot.press("enter")
         for _ in range(3):  # and the frames after it: no second layout follows the first
             await pilot.pause()
         assert screen.session.state.item.id == "B002"
-        if pane.show_vertical_scrollbar == scrollbar_before:  # (a scrollbar coming or going is a layout)
-            assert count_layouts[screen] == 0
-            assert not screen._layout_required  # noqa: SLF001
+        assert count_layouts[screen] == 0
+        assert not screen._layout_required  # noqa: SLF001
         shown = "\n".join(on_screen(pane))
         assert "B002  · Fibonacci" in shown and "fib(n - 1)" in shown
 
 
-async def test_only_the_rows_on_screen_are_drawn(make_app):
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_items_that_need_the_scrollbar_and_items_that_do_not_follow_each_other_without_a_layout(
+        make_app, count_layouts, size):
+    """The scrollbar's column is always kept (empty, in the pane's background, when the item fits): an item that
+    needs it after one that does not, or the reverse, changes only the pane's lines and the thumb."""
+    app = make_app("cis")
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RatingScreen)
+        short = Item(id="FITS", rubric="cis", fields={"task": "t", "rationale": "r", "source_code": "x = 1",
+                                                         "test_code": "", "test_results": "ok"})
+        long = Item(id="OVERFLOWS", rubric="cis", fields={**short.fields, "source_code": "\n".join(
+            f"x_{i} = {i}" for i in range(80))})
+        screen.session.store.add_items([short, long])
+        pane = screen.query_one(ItemPane)
+        bar = pane.vertical_scrollbar
+        for item, overflows in ((short, False), (long, True), (short, False), (long, True)):
+            count_layouts.clear()
+            screen.session.open(item)
+            screen._show_item()  # noqa: SLF001 - what a key that opens an item does
+            for _ in range(3):
+                await pilot.pause()
+            assert count_layouts[screen] == 0, item.id
+            assert (pane.virtual_size.height > pane.scrollable_content_region.height) == overflows
+            column = bar.render_lines(bar.size.region)
+            assert pane.show_vertical_scrollbar and ({strip.text for strip in column} != {" "}) == overflows
+            if not overflows:  # an empty column that looks as the pane's padding beside it does
+                padding = pane.render_lines(pane.size.region)[0].crop(0, 1)  # its left padding
+                assert {tuple(strip) for strip in column} == {tuple(padding)}
+            # The text wraps at the same width whether the item needs the bar or not.
+            assert pane.scrollable_content_region.width == pane.size.width - 1
+
+
+
     """A 5,000-line submission: its rows become Strips only as they come into view."""
     app = make_app("cis")
     async with app.run_test(size=(120, 40)) as pilot:

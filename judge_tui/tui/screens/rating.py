@@ -167,8 +167,7 @@ class RatingScreen(Screen[None]):
         # only their lines and how far they scroll): drawn in the next frame, rather than widget by widget over
         # the frames their own messages reach the screen in. The widgets that change are named rather than the
         # whole screen: repainting the screen redraws and resends every line of it.
-        scrollbar = [pane.vertical_scrollbar] if pane.show_vertical_scrollbar else []  # its reach may change
-        self._draw_together(pane, *scrollbar, self.query_one(RubricPanel), self.query_one(ScoreSummary),
+        self._draw_together(pane, pane.vertical_scrollbar, self.query_one(RubricPanel), self.query_one(ScoreSummary),
                             self.query_one(StatusLine), self.query_one(NotesEditor))
         self.call_after_refresh(self._prepare_next_item)
 

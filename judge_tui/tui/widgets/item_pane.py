@@ -12,6 +12,7 @@ from rich.style import Style as RichStyle
 from rich.text import Text
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.visual import Visual, visualize
 
@@ -19,6 +20,8 @@ from judge_tui.model.records import Item
 from judge_tui.model.rubrics import ItemField, Rubric
 from judge_tui.model.textsafe import clean
 from judge_tui.tui.widgets.field_rows import FieldRows, prepare
+from judge_tui.tui.widgets.scroll_bar import row_scroll_bar
+from judge_tui.tui.widgets.styled_lines import StyledLines
 
 
 def display_text(value: object) -> str:
@@ -53,7 +56,7 @@ class ItemPane(ScrollView, can_focus=False):
         width: 1fr;
         height: 1fr;
         overflow-x: hidden;
-        overflow-y: auto;
+        overflow-y: scroll;  /* its column kept for short items too: no layout when the next item is longer */
     }
     ItemPane > .item-pane--label {
         color: $accent;
@@ -77,6 +80,11 @@ class ItemPane(ScrollView, can_focus=False):
         self._drawn_text: dict[tuple[str, str, int], list[Strip]] = {}  # header and labels, by text, look, width
         self._on_screen: dict[int, Strip] = {}  # the line last drawn at each row of the pane
         self._top_drawn: int | None = None  # while the pane draws its lines: the first line of the item shown
+        self._styled = StyledLines(self)
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        return row_scroll_bar(self)  # its thumb moves without its rows being drawn again
 
     @property
     def rubric(self) -> Rubric:
@@ -115,8 +123,8 @@ class ItemPane(ScrollView, can_focus=False):
             return
         content = self._content_of(item, colour_later=False)
         self._lay_out(content, width)
-        for index in range(min(self.scrollable_content_region.height, content.starts[-1])):
-            self._line_of(content, index)
+        self._styled.keep([self._line_of(content, index)
+                           for index in range(min(self.scrollable_content_region.height, content.starts[-1]))])
         self._prepared = content
 
     def colour(self) -> None:
@@ -210,7 +218,7 @@ class ItemPane(ScrollView, can_focus=False):
             self._lay_out(content, width)
         size = Size(width, content.starts[-1])
         if size != self.virtual_size:
-            # No layout of the screen: only the scrollbar's reach changes (it appearing or going is a layout).
+            # No layout of the screen: only the scrollbar's thumb changes (its column is always kept).
             self.set_reactive(ScrollView.virtual_size, size)
             self._scroll_update(size)
         if refresh:
@@ -252,6 +260,14 @@ class ItemPane(ScrollView, can_focus=False):
             self._drawn_text[key] = drawn
         return drawn
 
+    def _blank(self, width: int) -> Strip:
+        """A blank line, the same Strip each time (its styled line is kept by it: StyledLines)."""
+        key = ("", "blank", width)
+        blank = self._drawn_text.get(key)
+        if blank is None:
+            blank = self._drawn_text[key] = [Strip.blank(width, self._blank_style())]
+        return blank[0]
+
     def _blank_style(self) -> RichStyle:
         """A blank line, as the space between two widgets was: the pane's background alone."""
         return _background_only(self.visual_style)
@@ -267,19 +283,21 @@ class ItemPane(ScrollView, can_focus=False):
         width = content.width
         part_index = bisect_right(content.starts, index) - 1
         if part_index >= len(content.parts):
-            return Strip.blank(width, self._blank_style())
+            return self._blank(width)
         part, look = content.parts[part_index]
         offset = index - content.starts[part_index]
         if isinstance(part, FieldRows):
             return part.row(offset, width, self.app.console, self._look_style(look).rich_style)
         if offset == 0:
-            return Strip.blank(width, self._blank_style())
+            return self._blank(width)
         return self._drawn(part, look, width)[offset - 1]
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # The width and scroll looked up once for all the lines drawn, not once a line.
         self._top_drawn = self._top()
         try:
+            if self._styled.usable():
+                return self._styled.render_lines(crop, self.render_line)
             return super().render_lines(crop)
         finally:
             self._top_drawn = None

@@ -18,6 +18,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.visual import Visual, visualize
 
@@ -26,6 +27,8 @@ from judge_tui.model.rubrics import Dimension, Rubric
 from judge_tui.model.textsafe import clean
 from judge_tui.tui.score_text import exact, overall_label, score_label
 from judge_tui.tui.widgets.recurring_static import RecurringStatic
+from judge_tui.tui.widgets.scroll_bar import row_scroll_bar
+from judge_tui.tui.widgets.styled_lines import StyledLines
 
 _DRAWN_LIMIT = 64  # blocks kept drawn (per panel): the cards of the dimensions the reviewer moves between
 
@@ -75,6 +78,12 @@ class RubricPanel(ScrollView, can_focus=False):
         self._built_for: tuple[object, ...] | None = None
         self._scroll_wanted: str | None = None
         self._drawing_at: tuple[int, int] | None = None  # while the panel draws its lines: its width and scroll
+        self._styled = StyledLines(self)
+        self._blank: tuple[tuple[int, RichStyle], Strip] | None = None  # the blank line, the same Strip each time
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        return row_scroll_bar(self)  # its thumb moves without its rows being drawn again
 
     def use_rubric(self, rubric: Rubric) -> None:
         """Another version of the rubric (a change kept on the judge screen): every block is drawn anew at the
@@ -139,7 +148,9 @@ class RubricPanel(ScrollView, can_focus=False):
         """A dimension's card as a block: what identifies it, how to draw it, its look."""
         expanded = focused or dim.method == "code" and guidance_on and not compact
         shown_keys = dict(keys) if focused else {}
-        shown = (dim.id, value, focused, expanded, guidance_on, task_type, tuple(shown_keys.items()), compact)
+        shown: tuple[object, ...] = (dim.id, value, focused, expanded)
+        if expanded:  # a collapsed card is its head line alone, the same on every item
+            shown += (guidance_on, task_type, tuple(shown_keys.items()), compact)
         options = {"focused": focused, "expanded": expanded, "guidance_on": guidance_on, "task_type": task_type,
                    "keys": shown_keys, "compact": compact}
         return shown, (dim, value, options), "focused" if focused else ""
@@ -157,7 +168,7 @@ class RubricPanel(ScrollView, can_focus=False):
             return
         key, source, look = self._card(self.rubric.dimension(dimension_id), value, focused=True,
                                        guidance_on=guidance_on, task_type=task_type, keys=keys, compact=compact)
-        self._drawn_block(key, source, look, self._look(look), width)
+        self._styled.keep(self._drawn_block(key, source, look, self._look(look), width))
 
     def _order_blocks(self) -> None:
         order = ["title", *(f"dim-{d.id}" for d in self.rubric.dimensions), "definitions", "others"]
@@ -208,7 +219,7 @@ class RubricPanel(ScrollView, can_focus=False):
         if built_for == self._built_for:
             return
         self._built_for = built_for
-        blank = Strip.blank(width, looks[""][1])
+        blank = self._blank_line(width)
         lines: list[Strip] = []
         spans: dict[str, tuple[int, int]] = {}
         for name, (key, source, look) in self._blocks.items():
@@ -308,6 +319,8 @@ class RubricPanel(ScrollView, can_focus=False):
         # The width and scroll looked up once for all the lines drawn, not once a line.
         self._drawing_at = self._where_drawn()
         try:
+            if self._styled.usable():
+                return self._styled.render_lines(crop, self.render_line)
             return super().render_lines(crop)
         finally:
             self._drawing_at = None
@@ -324,7 +337,13 @@ class RubricPanel(ScrollView, can_focus=False):
         index = y + top
         if index < len(self._lines) and self._lines[index].cell_length == width:
             return self._lines[index]
-        return Strip.blank(width, self._look("")[1])
+        return self._blank_line(width)
+
+    def _blank_line(self, width: int) -> Strip:
+        style = self._look("")[1]
+        if self._blank is None or self._blank[0] != (width, style):
+            self._blank = ((width, style), Strip.blank(width, style))
+        return self._blank[1]
 
 
 def as_lines(console: Console, renderable: RenderableType, width: int) -> Text:
