@@ -84,6 +84,13 @@ def test_a_broken_rubric_file_says_which_field(tmp_path):
                                  "with a lower-case letter and hold only a-z, 0-9 and _")
 
 
+def settings_problem(path: Path, data: object) -> str:
+    path.write_text(json.dumps(data))
+    with pytest.raises(UserError) as caught:
+        load_settings(path)
+    return str(caught.value).removeprefix(f"{path}: invalid settings ")
+
+
 def test_settings_as_written_and_as_converted(tmp_path):
     path = tmp_path / "settings.json"
     path.write_text(json.dumps({"idle_seconds": 60, "keymap": {"submit": "ctrl+s"},
@@ -92,21 +99,11 @@ def test_settings_as_written_and_as_converted(tmp_path):
     assert loaded == by_pydantic(Settings, json.loads(path.read_text()))
     assert loaded.idle_seconds == 60.0 and loaded.agreement == AgreementSettings(tolerance=0.1, decide_on="point")
 
-    path.write_text(json.dumps({"agreement": {"kappa_moderate": 0.9}}))
-    with pytest.raises(UserError) as caught:
-        load_settings(path)
-    assert str(caught.value) == (f"{path}: invalid settings (agreement: kappa bands must go down: "
-                                 "almost_perfect >= substantial >= moderate)")
-    path.write_text(json.dumps({"judge_concurrency": 0, "queue_order": "shuffled"}))
-    with pytest.raises(UserError) as caught:
-        load_settings(path)
-    assert str(caught.value) == (f"{path}: invalid settings (queue_order: Input should be 'import', 'random' or "
-                                 "'balanced')")
-    path.write_text(json.dumps({"judge_concurrency": 0}))
-    with pytest.raises(UserError) as caught:
-        load_settings(path)
-    assert str(caught.value) == (f"{path}: invalid settings (judge_concurrency must be at least 1 "
-                                 "and at most 64, not 0)")
+    assert settings_problem(path, {"agreement": {"kappa_moderate": 0.9}}) == (
+        "(agreement: kappa bands must go down: almost_perfect >= substantial >= moderate)")
+    assert settings_problem(path, {"judge_concurrency": 0, "queue_order": "shuffled"}) == (
+        "(queue_order: Input should be 'import', 'random' or 'balanced')")
+    assert settings_problem(path, {"judge_concurrency": 0}) == "(judge_concurrency must be at least 1 and at most 64, not 0)"
 
 
 def test_nan_is_not_a_weight_nor_a_threshold(tmp_path):

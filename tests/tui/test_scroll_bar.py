@@ -20,12 +20,22 @@ def items_of_other_lengths(count: int) -> list[Item]:
             for n in range(count)]
 
 
+def segments(strips: list) -> list[list[tuple[str, object]]]:  # noqa: ANN001
+    return [[(segment.text, segment.style) for segment in strip] for strip in strips]
+
+
 def as_textual_draws_it(bar: ScrollBar) -> list[list[tuple[str, object]]]:
     """The bar's rows drawn afresh by Textual's own ScrollBar (its renderable and a widget's styling)."""
     bar._layout_cache.clear()  # noqa: SLF001 - the renderable Textual keeps
     bar._set_dirty()  # noqa: SLF001 - and the rows
-    return [[(segment.text, segment.style) for segment in strip]
-            for strip in ScrollBar.render_lines(bar, bar.size.region)]
+    return segments(ScrollBar.render_lines(bar, bar.size.region))
+
+
+async def opened(screen: RatingScreen, pilot, item: Item) -> None:  # noqa: ANN001
+    """What a key that opens an item does, then its frame."""
+    screen.session.open(item)
+    screen._show_item()  # noqa: SLF001
+    await pilot.pause()
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)])
@@ -38,14 +48,11 @@ async def test_the_bar_looks_as_textual_draws_it_at_every_length_and_scroll(make
         screen.session.store.add_items(items_of_other_lengths(8))
         pane = screen.query_one(ItemPane)
         for item in items_of_other_lengths(8):
-            screen.session.open(item)
-            screen._show_item()  # noqa: SLF001 - what a key that opens an item does
-            await pilot.pause()
+            await opened(screen, pilot, item)
             bar = pane.vertical_scrollbar
             assert isinstance(bar, RowScrollBar) and pane.show_vertical_scrollbar
             for _ in range(3):
-                drawn = [[(segment.text, segment.style) for segment in strip]
-                         for strip in bar.render_lines(bar.size.region)]
+                drawn = segments(bar.render_lines(bar.size.region))
                 assert drawn == as_textual_draws_it(bar), (item.id, pane.scroll_offset)
                 screen.action_scroll_item("scroll_down")  # a line at a time: the thumb moves by eighths
                 screen.action_scroll_item("scroll_page_down")
@@ -59,9 +66,7 @@ async def test_enter_to_items_of_other_lengths_draws_no_row_of_the_bar_again(mak
         screen = app.screen
         assert isinstance(screen, RatingScreen)
         screen.session.store.add_items(items_of_other_lengths(6))
-        screen.session.open(items_of_other_lengths(6)[0])
-        screen._show_item()  # noqa: SLF001
-        await pilot.pause()
+        await opened(screen, pilot, items_of_other_lengths(6)[0])
         drawn = []
         original = ScrollBarRender.__rich_console__
 
@@ -73,9 +78,7 @@ async def test_enter_to_items_of_other_lengths_draws_no_row_of_the_bar_again(mak
         pane = screen.query_one(ItemPane)
         thumbs = set()
         for item in items_of_other_lengths(6)[1:]:
-            screen.session.open(item)
-            screen._show_item()  # noqa: SLF001
-            await pilot.pause()
+            await opened(screen, pilot, item)
             bar = pane.vertical_scrollbar
             thumbs.add(tuple(strip.text for strip in bar.render_lines(bar.size.region)))
         assert len(thumbs) == 5  # the thumb moved each time
@@ -89,14 +92,12 @@ async def test_another_theme_redraws_the_bar_in_its_colours(make_app):
         screen = app.screen
         assert isinstance(screen, RatingScreen)
         screen.session.store.add_items(items_of_other_lengths(1))
-        screen.session.open(items_of_other_lengths(1)[0])
-        screen._show_item()  # noqa: SLF001
-        await pilot.pause()
+        await opened(screen, pilot, items_of_other_lengths(1)[0])
         bar = screen.query_one(ItemPane).vertical_scrollbar
-        before = [[(segment.text, segment.style) for segment in strip] for strip in bar.render_lines(bar.size.region)]
+        before = segments(bar.render_lines(bar.size.region))
         app.theme = "textual-light"
         await pilot.pause()
         await pilot.pause()
-        drawn = [[(segment.text, segment.style) for segment in strip] for strip in bar.render_lines(bar.size.region)]
+        drawn = segments(bar.render_lines(bar.size.region))
         assert drawn != before
         assert drawn == as_textual_draws_it(bar)
