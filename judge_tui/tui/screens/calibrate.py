@@ -52,10 +52,6 @@ def lead_may_calibrate(store: Store, rubric: Rubric, viewer: str, *, lead: bool)
     return None
 
 
-# --------------------------------------------------------------------------- dialogs
-
-
-
 def comparison_table(rows: list[tuple[str, str, str, str, str, str, str]]) -> Any:
     """The version comparison's rows (`compare_rows`) for a narrow pane: each dimension's name on a line of its
     own above its figures, so that a long name never squeezes the figures, intervals or verdicts (in one table
@@ -80,6 +76,10 @@ def comparison_table(rows: list[tuple[str, str, str, str, str, str, str]]) -> An
             parts.append(table(header=False))
         parts[-1].add_row(*(Text(clean(cell)) for cell in (figure, before, after, change, verdict)))
     return Group(*parts)
+
+
+# --------------------------------------------------------------------------- dialogs
+
 
 class TextEditorScreen(ModalScreen[str | None]):
     """The in-app editor, when neither $VISUAL nor $EDITOR is set: Ctrl+S saves, Escape cancels."""
