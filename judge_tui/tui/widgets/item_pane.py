@@ -260,14 +260,6 @@ class ItemPane(ScrollView, can_focus=False):
             self._drawn_text[key] = drawn
         return drawn
 
-    def _blank(self, width: int) -> Strip:
-        """A blank line, the same Strip each time (its styled line is kept by it: StyledLines)."""
-        key = ("", "blank", width)
-        blank = self._drawn_text.get(key)
-        if blank is None:
-            blank = self._drawn_text[key] = [Strip.blank(width, self._blank_style())]
-        return blank[0]
-
     def _blank_style(self) -> RichStyle:
         """A blank line, as the space between two widgets was: the pane's background alone."""
         return _background_only(self.visual_style)
@@ -283,13 +275,13 @@ class ItemPane(ScrollView, can_focus=False):
         width = content.width
         part_index = bisect_right(content.starts, index) - 1
         if part_index >= len(content.parts):
-            return self._blank(width)
+            return self._styled.blank(width, self._blank_style())
         part, look = content.parts[part_index]
         offset = index - content.starts[part_index]
         if isinstance(part, FieldRows):
             return part.row(offset, width, self.app.console, self._look_style(look).rich_style)
         if offset == 0:
-            return self._blank(width)
+            return self._styled.blank(width, self._blank_style())
         return self._drawn(part, look, width)[offset - 1]
 
     def render_lines(self, crop: Region) -> list[Strip]:

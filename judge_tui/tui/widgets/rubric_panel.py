@@ -79,7 +79,6 @@ class RubricPanel(ScrollView, can_focus=False):
         self._scroll_wanted: str | None = None
         self._drawing_at: tuple[int, int] | None = None  # while the panel draws its lines: its width and scroll
         self._styled = StyledLines(self)
-        self._blank: tuple[tuple[int, RichStyle], Strip] | None = None  # the blank line, the same Strip each time
 
     @property
     def vertical_scrollbar(self) -> ScrollBar:
@@ -340,10 +339,7 @@ class RubricPanel(ScrollView, can_focus=False):
         return self._blank_line(width)
 
     def _blank_line(self, width: int) -> Strip:
-        style = self._look("")[1]
-        if self._blank is None or self._blank[0] != (width, style):
-            self._blank = ((width, style), Strip.blank(width, style))
-        return self._blank[1]
+        return self._styled.blank(width, self._look("")[1])
 
 
 def as_lines(console: Console, renderable: RenderableType, width: int) -> Text:

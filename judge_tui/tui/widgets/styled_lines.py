@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
+from rich.style import Style as RichStyle
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
@@ -28,6 +29,13 @@ class StyledLines:
         self._kept: dict[int, tuple[Strip, Strip]] = {}  # id of a line drawn -> (that line, the line styled)
         self._look: object = None  # what the kept lines were styled with
         self._on_screen: dict[int, Strip] = {}  # row -> the styled line last returned for it
+        self._blank: tuple[tuple[int, RichStyle], Strip] | None = None
+
+    def blank(self, width: int, style: RichStyle) -> Strip:
+        """A blank line of the widget, the same Strip each time (its styled line is kept by it)."""
+        if self._blank is None or self._blank[0] != (width, style):
+            self._blank = ((width, style), Strip.blank(width, style))
+        return self._blank[1]
 
     def usable(self) -> bool:
         """Whether this widget's lines can be styled here (otherwise Textual styles them, and what was shown
