@@ -331,27 +331,6 @@ def test_too_few_items_are_undecided_whatever_the_interval():
     assert decisions.decide(intervals.wilson(0, few), 0.80, n=few) == "not met"
 
 
-def test_share_plan_is_the_smallest_settling_number():
-    successes, n, target = 13, 14, 0.80  # 0.93 observed
-    plan = decisions.plan_for_share(successes, n, target)
-    assert plan.more_items and plan.more_items > 0
-    share = successes / n
-    total = n + plan.more_items
-    settling = intervals.wilson(round(share * total), total)
-    assert intervals.wilson_at(share, total, 0.95).low >= target
-    assert intervals.wilson_at(share, total - 1, 0.95).low < target
-    assert settling.low == pytest.approx(intervals.wilson_at(share, total, 0.95).low, abs=0.01)
-
-
-def test_plans_when_the_estimate_is_on_the_target_or_settled():
-    assert decisions.plan_for_share(8, 10, 0.80).more_items is None
-    assert decisions.plan_for_share(200, 200, 0.80).more_items == 0
-    assert decisions.plan_for_share(5, 10, 0.80).more_items == 0  # [0.24, 0.76]: already short of 0.80
-    below = decisions.plan_for_share(7, 10, 0.80)
-    assert below.more_items and intervals.wilson_at(0.7, 10 + below.more_items, 0.95).high < 0.80
-    assert intervals.wilson_at(0.7, 10 + below.more_items - 1, 0.95).high >= 0.80
-
-
 def test_standard_error_plan_shrinks_the_interval_to_clear_the_target():
     estimate, n = 0.73, 46
     interval = _interval(0.49, 0.97)

@@ -398,8 +398,10 @@ def _checks(rows: Sequence[Row], overall: Row, summary: Summary, rubric: Rubric,
             test_pairing: Pairing | None, split: str | None, confidence: float) -> list[TargetCheck]:
     """Every target of the report, decided on its interval, with a plan for the undecided ones."""
     scope = f"{split} split" if split else "all compared items"
+    one_score_each = summary.pairs == summary.cases  # one judged dimension: a plain Wilson share
     checks = [check("alignment", "alignment", scope, summary.alignment_rate, summary.alignment_interval,
-                    summary.cases, thresholds.alignment_well_calibrated, percent=True, confidence=confidence)]
+                    summary.cases, thresholds.alignment_well_calibrated, percent=True, confidence=confidence,
+                    share=(summary.agreements, summary.pairs) if one_score_each and summary.pairs else None)]
     for row in rows:
         if row.method == "judged":
             checks.append(check(f"kappa:{row.key}", f"κ of {row.key}", scope, row.agreement.cohen_kappa,
@@ -408,7 +410,8 @@ def _checks(rows: Sequence[Row], overall: Row, summary: Summary, rubric: Rubric,
     if rubric.overall != "label":
         checks.append(check("pearson", f"r of the {rubric.overall_name}", scope, overall.agreement.pearson_r,
                             overall.uncertainty.intervals.get("pearson_r", Undefined("no interval")),
-                            overall.agreement.n, thresholds.pearson_target, confidence=confidence))
+                            overall.agreement.n, thresholds.pearson_target, confidence=confidence,
+                            correlation=True))
     if test_pairing is not None and rubric.scale.kind == "pass_fail":
         tested = test_pairing.column(0)
         h = ag.snap_to_scale(tested.a, ag.BINARY_SCALE)[0]

@@ -28,13 +28,14 @@ from judge_tui.analysis.figure_format import (
 )
 from judge_tui.analysis.interval_bars import Bar, IntervalBars
 from judge_tui.analysis.report import Group, Report, Row, Summary
-from judge_tui.analysis.targets import ruling
+from judge_tui.analysis.targets import TargetCheck, ruling
 from judge_tui.analysis.uncertainty import CHANCE_FIGURES, INTERVAL_FIGURES
 from judge_tui.formats.terminal import SplittableTable, add_id_column, render_plain
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.textsafe import clean
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.agreement import Figure
+from judge_tui.stats.assurance import PRACTICAL_MORE
 from judge_tui.stats.intervals import IntervalFigure
 
 SCHEMA_VERSION = 1
@@ -152,8 +153,24 @@ def plan_to_dicts(report: Report) -> list[dict[str, Any]]:
             "decision_point": c.point_decision,
             "more_items": c.more_items, "more_of_class": c.more_of_class, "class": c.class_label,
             "text": c.plan_text() or None, "undefined": undefined,
+            "assurance": _assurance_json(c), "undecided_chance_at_this_size": c.undecided_at_size,
         })
     return out
+
+
+def _assurance_json(c: TargetCheck) -> dict[str, Any] | None:
+    """The plan of an undecided target as numbers: more items (of the scope and of the class) for the chance,
+    whether that is practical, and the same for a judge at either end of the interval."""
+    if c.plan is None:
+        return None
+    p = c.plan
+    return {
+        "chance": p.chance, "practical": p.practical, "more_items": c.more_items, "more_of_class": c.more_of_class,
+        "practical_limit": c.in_scope(PRACTICAL_MORE), "chance_at_limit": p.chance_at_limit,
+        "at_interval_ends": [{"value": v, "more_items": None if m is None else c.in_scope(m),
+                              "more_of_class": m if c.class_share is not None else None}
+                             for v, m in zip(p.end_values, p.at_ends, strict=True)],
+    }
 
 
 def rubric_to_dict(rubric: Rubric) -> dict[str, Any]:
@@ -440,14 +457,26 @@ def _interval(row: Row, figure: str) -> IntervalFigure:
 
 
 def plan_lines(report: Report) -> list[str]:
-    """What would settle each undecided target, one sentence each."""
+    """What would settle each undecided target, one sentence each, after how likely "undecided" is at the
+    study's size."""
     lines = []
     for c in report.checks:
         if ruling(c, report.decide_on) == "undecided" or (c.decision == "undecided" and c.plan is not None):
             text = c.plan_text()
             if text:
                 lines.append(f"{c.goal} ({c.scope}): undecided; {text}.")
-    return lines
+    return [undecided_at_size_line(report.checks), *lines] if lines else []
+
+
+def undecided_at_size_line(checks: Sequence[TargetCheck]) -> str:
+    """"At this size (…), a study with a judge like this one ends undecided on TPR > 0.90 in about 85% of
+    cases, …": the chance that repeating the study at its size, the judge's true figures drawn from what the
+    data allow, leaves each target undecided."""
+    parts = [f"{c.goal} {c.undecided_at_size:.0%} (n = {c.n}{' ' + c.class_label if c.class_label else ''})"
+             for c in checks if c.undecided_at_size is not None]
+    return ("Chance that a study of this size ends undecided, for a judge like this one: " + "; ".join(parts)
+            + ". Each plan below gives an 80% chance of settling its target, counting how unsure the estimate "
+            "still is") if parts else ""
 
 
 def plan_text(report: Report) -> Text | None:

@@ -2,9 +2,11 @@
 
 A target (alignment ≥ 80%, kappa ≥ 0.61 on each judged dimension, r ≥ 0.70 on the overall score, TPR and TNR
 > 0.90 on the test split) is met, not met or undecided (stats.decisions.decide); with ``decide_on = "point"`` the
-point estimate alone decides, as the bands always have. For an undecided target the plan says about how many more
-rated items would settle it if the estimate stayed where it is (stats.decisions): for TPR and TNR, more human PASS
-or FAIL items, converted to items at the observed share of that class.
+point estimate alone decides, as the bands always have. For an undecided target the plan is an assurance
+(stats.assurance): how many more rated items give an 80% chance of settling it, the judge's true value drawn
+from what the data allow rather than held at the estimate, and the same for a judge at either end of its
+interval; for TPR and TNR, more human PASS or FAIL items, converted to items at the observed share of that
+class. Every target also says how likely a study of its size, with a judge like this one, is to end undecided.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ from typing import Literal
 
 from judge_tui.analysis.figure_format import figure_text, figure_with_interval
 from judge_tui.stats import agreement as ag
-from judge_tui.stats import decisions
+from judge_tui.stats import assurance, decisions
 from judge_tui.stats.agreement import Figure, Interpretation, Thresholds
-from judge_tui.stats.decisions import Decision, Plan
+from judge_tui.stats.assurance import AssurancePlan
+from judge_tui.stats.decisions import Decision
 from judge_tui.stats.intervals import Interval, IntervalFigure
 
 DecideOn = Literal["interval", "point"]
@@ -38,11 +41,13 @@ class TargetCheck:
     percent: bool
     decision: Decision | None  # None when the figure cannot be computed
     point_decision: Decision | None
-    plan: Plan | None  # for an undecided target (under either rule)
+    plan: AssurancePlan | None  # the assurance plan of an undecided target (under either rule)
     more_items: int | None  # the plan in items of the scope (for TPR/TNR converted from the class)
     more_of_class: int | None  # TPR/TNR: how many of the more items would be human PASS / FAIL
     class_label: str | None  # "PASS" or "FAIL"
     left: int | None = None  # items of the scope nobody of the compared group has rated yet (None: not known)
+    undecided_at_size: float | None = None  # chance a study of this size, with a judge like this, ends undecided
+    class_share: float | None = None  # TPR/TNR: the share of the scope's items in the figure's class
 
     @property
     def goal(self) -> str:
@@ -55,59 +60,95 @@ class TargetCheck:
     def reading(self) -> str:
         return figure_with_interval(self.estimate, self.interval, percent=self.percent)
 
+    def where(self, count: int | None = None) -> str:
+        """"test items", "rated items" ("test item" for one)."""
+        noun = "test item" if self.scope == "test split" else "rated item"
+        return noun if count == 1 else noun + "s"
+
+    def in_scope(self, more: int) -> int | None:
+        """More items of the figure (for TPR/TNR: of its class) as items of the scope."""
+        return more if self.class_share is None else decisions.items_for_class(more, self.class_share)
+
+    def _ends_text(self) -> str:
+        """"if the judge's true TNR is at an end of its interval: 40 more at 0.72, 105 more at 0.97"."""
+        assert self.plan is not None
+        parts = []
+        for value, more in zip(self.plan.end_values, self.plan.at_ends, strict=True):
+            scoped = None if more is None else self.in_scope(more)
+            if scoped is not None:
+                parts.append(f"{scoped:,} more at {figure_text(value, percent=self.percent)}")
+        if not parts:
+            return ""
+        return f" (if the judge's true {self.figure} is at an end of its interval: {', '.join(parts)})"
+
     def plan_text(self) -> str:
-        """The next step for an undecided target, e.g. "about 40 more test items (≈ 10 of them FAIL) would
-        settle TNR > 0.90 if it stays at 0.93"; "" when the target is decided."""
+        """The next step for an undecided target, e.g. "about 120 more test items (≈ 30 of them FAIL) give an
+        80% chance of settling TNR > 0.90 (…)"; "" when the target is decided."""
         if self.plan is None:
             return ""
-        stays = figure_text(self.estimate, percent=self.percent)
-        if self.plan.more_items is None:
-            if self.plan.beyond_cap:
-                return f"more than a million more items would be needed to settle {self.goal} at {stays}"
-            if "sits on the target" in self.plan.reason:
-                return f"{self.figure} sits on the target ({stays}): more data at this estimate cannot settle it"
-            return self.plan.reason
-        where = "test items" if self.scope == "test split" else "rated items"
-        of_class = (f" (≈ {self.more_of_class} of them {self.class_label})"
+        chance = f"{self.plan.chance:.0%}"
+        if self.plan.more is None:
+            stays = figure_text(self.estimate, percent=self.percent)
+            on = stays == figure_text(self.target, percent=self.percent)
+            limit = self.in_scope(assurance.PRACTICAL_MORE)
+            at_limit = self.plan.chance_at_limit or 0.0
+            return (f"no practical number of items settles {self.goal}: its estimate ({stays}) sits "
+                    f"{'on' if on else 'close to'} the target, and even {limit:,} more {self.where(limit)} give only a "
+                    f"{at_limit:.0%} chance; it settles only if the judge is clearly above or below"
+                    + self._ends_text())
+        of_class = (f" (≈ {self.more_of_class:,} of them {self.class_label})"
                     if self.more_of_class is not None and self.class_label else "")
-        outcome = "met" if ag.is_defined(self.estimate) and self.estimate > self.target else "not met"
-        text = (f"about {self.more_items} more {where}{of_class} would settle {self.goal} ({outcome}) "
-                f"if it stays at {stays}")
+        article = "an" if chance.startswith(("8", "11", "18")) else "a"
+        verb = "gives" if self.more_items == 1 else "give"
+        text = (f"about {self.more_items:,} more {self.where(self.more_items)}{of_class} {verb} {article} {chance} chance of settling "
+                f"{self.goal}" + self._ends_text())
         if self.left is not None and self.more_items is not None and self.more_items > self.left:
             text += (", and every item is rated already: only new items can settle it" if self.left == 0 else
-                     f", and only {self.left} are left unrated: rating them all cannot settle it without new items")
+                     f", and only {self.left} are left unrated: rating them all is unlikely to settle it "
+                     "without new items")
         return text
+
+
+def _model(estimate: float, interval: Interval, n: int, target: float, strict: bool, confidence: float,
+           share: tuple[int, int] | None, correlation: bool) -> assurance.Figure:
+    """The figure as the assurance sees it: a Wilson share counted exactly, else a normal estimate whose
+    spread is read off the report's own interval (Fisher's z for a correlation)."""
+    if share is not None:
+        return assurance.ShareFigure(share[0], share[1], target, strict, confidence)
+    return assurance.NormalFigure.from_interval(estimate, interval.low, interval.high, n, target,
+                                                confidence=confidence, fisher=correlation)
 
 
 def check(key: str, figure: str, scope: str, estimate: Figure, interval: IntervalFigure, n: int, target: float, *,
           strict: bool = False, percent: bool = False, confidence: float = 0.95,
           share: tuple[int, int] | None = None, class_share: float | None = None,
-          class_label: str | None = None) -> TargetCheck:
+          class_label: str | None = None, correlation: bool = False) -> TargetCheck:
     """Decide one target and plan for it.
 
-    ``share`` = (successes, n) for a Wilson-interval share, planned exactly; otherwise the plan shrinks the
-    interval as 1/sqrt(n). ``class_share``: for TPR/TNR, the share of the scope's items in the figure's class,
-    which turns more items of the class into more items of the scope.
+    ``share`` = (successes, n) for a Wilson-interval share, planned exactly; otherwise the assurance treats the
+    estimate as normal with the spread of its interval (``correlation``: on Fisher's z scale).
+    ``class_share``: for TPR/TNR, the share of the scope's items in the figure's class, which turns more items
+    of the class into more items of the scope.
     """
     if not ag.is_defined(estimate) or not isinstance(interval, Interval):
         return TargetCheck(key, figure, scope, estimate, interval, n, target, strict, percent, None, None, None,
-                           None, None, class_label)
+                           None, None, class_label, class_share=class_share)
     decision = decisions.decide(interval, target, strict=strict, n=n)
     point = decisions.decide_point(estimate, target, strict=strict)
-    plan = more = of_class = None
-    if decision == "undecided":
-        if share is not None:
-            plan = decisions.plan_for_share(share[0], share[1], target, strict=strict, confidence=confidence)
-        else:
-            plan = decisions.plan_for_standard_error(estimate, interval, n, target, strict=strict)
-        if plan.more_items is not None:
-            if class_share is not None:
-                of_class = plan.more_items
-                more = decisions.items_for_class(plan.more_items, class_share)
-            else:
-                more = plan.more_items
+    plan = more = of_class = at_size = None
+    if n > 0:
+        model = _model(estimate, interval, n, target, strict, confidence, share, correlation)
+        at_size = model.undecided_at_size()
+        if decision == "undecided":
+            plan = assurance.plan(model, ends=(interval.low, interval.high))
+            if plan.more is not None:
+                if class_share is not None:
+                    of_class = plan.more
+                    more = decisions.items_for_class(plan.more, class_share)
+                else:
+                    more = plan.more
     return TargetCheck(key, figure, scope, estimate, interval, n, target, strict, percent, decision, point, plan,
-                       more, of_class, class_label)
+                       more, of_class, class_label, undecided_at_size=at_size, class_share=class_share)
 
 
 def ruling(c: TargetCheck, decide_on: DecideOn) -> Decision | None:

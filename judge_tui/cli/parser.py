@@ -43,6 +43,7 @@ HANDLERS = {
     "check": "judge_tui.cli.commands:run_check",
     "flags": "judge_tui.cli.flags:run",
     "status": "judge_tui.cli.status:run",
+    "plan": "judge_tui.cli.plan:run",
     "assign": "judge_tui.cli.assign:run",
 }
 # The commands that open the rating app, which turns the collector back on once its first item is on screen.
@@ -207,6 +208,25 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("status", help="where the study stands: each expert's progress and time, the judge queue")
     _common(p)
     p.add_argument("--rubric", help="only this rubric (default: every rubric with items)")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+
+    p = sub.add_parser(
+        "plan", help="before a study: how many items to label for an 80%% chance of deciding each target",
+        description="Before a study: how many items (and how many human PASS and FAIL) to label for an 80%% "
+        "chance that the report decides each target, if the judge is as good as you expect. Targets and the "
+        "confidence come from settings.json. With --items N, also the chance that a study of N items ends "
+        "undecided.")
+    p.add_argument("--tpr", type=float, help="PASS/FAIL: the TPR you expect (share of human PASS the judge passes)")
+    p.add_argument("--tnr", type=float, help="PASS/FAIL: the TNR you expect (share of human FAIL the judge fails)")
+    p.add_argument("--fail-share", type=float, help="PASS/FAIL: the share of items you expect the experts to FAIL")
+    p.add_argument("--kappa", type=float, help="graded: the Cohen's kappa you expect on a dimension")
+    p.add_argument("--weighted-kappa", type=float, help="graded: the quadratic-weighted kappa you expect")
+    p.add_argument("--pearson", type=float, metavar="R",
+                   help="graded: the Pearson r you expect on the overall score")
+    p.add_argument("--alignment", type=float, help="graded: the share of scores you expect within the tolerance")
+    p.add_argument("--levels", type=int, default=5, help="graded: points of the scale, for kappa (default 5)")
+    p.add_argument("--items", type=int, help="also say how likely a study of this many items ends undecided")
+    p.add_argument("--chance", type=float, default=0.8, help="the chance of a decision to plan for (default 0.8)")
     p.add_argument("--format", choices=["text", "json"], default="text")
 
     p = sub.add_parser("flags", help="list the items experts flagged for discussion, with their reasons")

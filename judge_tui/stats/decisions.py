@@ -1,4 +1,4 @@
-"""Deciding a target on an interval, and how many more items would settle an undecided one.
+"""Deciding a target on an interval.
 
 A target ``figure >= t`` (or ``figure > t`` for a strict target such as TPR > 0.90) is
 
@@ -10,9 +10,9 @@ A target ``figure >= t`` (or ``figure > t`` for a strict target such as TPR > 0.
 
 ``decide_point`` applies the same target to the point estimate alone, for users who want the literal rule.
 
-The plan answers "if the estimate stays where it is, how many more items until the interval clears the
-target?": exactly for a Wilson interval (searching n), and by shrinking the standard error with 1/sqrt(n) for
-any other interval. When the estimate sits on the target no amount of data at that estimate can settle it.
+How many more items would settle an undecided target of the report is an assurance (``stats.assurance``).
+``plan_for_standard_error`` remains the rough guide of the team's progress (alpha among the experts): "if the
+estimate stays where it is", the interval shrinking as 1/sqrt(n).
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-from judge_tui.stats.intervals import Interval, wilson_at
+from judge_tui.stats.intervals import Interval
 
 __all__ = [
-    "Decision", "Plan", "decide", "decide_point", "items_for_class", "plan_for_share", "plan_for_standard_error",
+    "Decision", "Plan", "decide", "decide_point", "items_for_class", "plan_for_standard_error",
 ]
 
 Decision = Literal["met", "not met", "undecided"]
@@ -65,39 +65,6 @@ class Plan:
     more_items: int | None
     reason: str
     beyond_cap: bool = False
-
-
-def plan_for_share(successes: int, n: int, target: float, *, strict: bool = False, confidence: float = 0.95) -> Plan:
-    """How many more items, at the observed share successes / n, until the Wilson interval clears the target.
-
-    The observed share is held fixed (fractional successes at larger n), so the answer is the smallest total
-    at which the Wilson interval of that share lies wholly on one side of the target.
-    """
-    if n <= 0:
-        return Plan(None, "no item yet: rate some items first")
-    share = successes / n
-    if share == target:
-        return Plan(None, f"the estimate sits on the target ({target:g}); more items at this estimate cannot settle it")
-    above = share > target
-
-    def settled(total: int) -> bool:
-        if total < MIN_ITEMS_TO_DECIDE:
-            return False
-        bounds = wilson_at(share, total, confidence)
-        return _clears(bounds.low, target, strict) if above else not _clears(bounds.high, target, strict)
-
-    if settled(n):
-        return Plan(0, "already settled")
-    if not settled(PLAN_CAP):
-        return Plan(None, f"more than {PLAN_CAP:,} items would be needed at this estimate", beyond_cap=True)
-    low, high = n, PLAN_CAP  # settled(high), not settled(low); settled() grows with the count
-    while high - low > 1:
-        middle = (low + high) // 2
-        if settled(middle):
-            high = middle
-        else:
-            low = middle
-    return Plan(high - n, f"about {high - n} more items if the estimate stays at {share:.3g}")
 
 
 def plan_for_standard_error(

@@ -48,6 +48,7 @@ __all__ = [
     "spearman_interval",
     "wilson",
     "wilson_at",
+    "wilson_bounds",
     "z_value",
 ]
 
@@ -119,6 +120,17 @@ def wilson_at(share: float, n: float, confidence: float = 0.95) -> Interval:
     centre = (share + z2 / (2.0 * n)) / denominator
     half = z * float(np.sqrt(share * (1.0 - share) / n + z2 / (4.0 * n * n))) / denominator
     return Interval(max(0.0, centre - half), min(1.0, centre + half), "wilson", confidence)
+
+
+def wilson_bounds(successes: np.ndarray, n: int, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """The Wilson interval's ends for many success counts out of the same n (n > 0) at once, as ``wilson_at``."""
+    z = z_value(confidence)
+    z2 = z * z
+    share = np.asarray(successes, dtype=np.float64) / n
+    denominator = 1.0 + z2 / n
+    centre = (share + z2 / (2.0 * n)) / denominator
+    half = z * np.sqrt(share * (1.0 - share) / n + z2 / (4.0 * n * n)) / denominator
+    return np.maximum(0.0, centre - half), np.minimum(1.0, centre + half)
 
 
 def fisher_z(

@@ -1,0 +1,233 @@
+"""`judge-tui plan`: before a study, how many items to label for an 80% chance of deciding each target.
+
+The lead states what they expect of the judge (PASS/FAIL: TPR, TNR and the share of FAIL items; graded: r,
+kappa, weighted kappa, alignment). Each expectation is taken as the judge's true value, items are drawn from
+it, and each target is decided by the report's own rule (stats.assurance, with no data yet): the plan is the
+fewest items whose chance of a decision reaches the goal, and, for a given study size, the chance that the
+target ends undecided. TPR counts human PASS items and TNR human FAIL items, so their plans are in items of
+that class, turned into items to label at the expected FAIL share.
+
+Kappa's spread depends on the whole table, not on kappa alone: the binary table follows from TPR, TNR and the
+FAIL share; a graded one is built with every level equally common and the misses spread evenly (weighted
+kappa: misses one level away), the level of disagreement solved so that the table's kappa is the one expected.
+Alignment is counted as one score per item, which is what it is on one dimension and errs on the side of more
+items when several dimensions are pooled.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from judge_tui.model.errors import UserError
+from judge_tui.model.settings import AgreementSettings
+from judge_tui.stats import assurance
+from judge_tui.stats import intervals as iv
+from judge_tui.stats.agreement import Undefined
+
+# Past this many items a plan says "more than": the expected value is too close to the target to decide.
+PLAN_LIMIT = 100_000
+DEFAULT_LEVELS = 5
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What the lead expects of the judge; None where not given."""
+
+    tpr: float | None = None
+    tnr: float | None = None
+    fail_share: float | None = None
+    kappa: float | None = None
+    weighted_kappa: float | None = None
+    r: float | None = None
+    alignment: float | None = None
+    levels: int = DEFAULT_LEVELS
+
+
+@dataclass(frozen=True)
+class TargetPlan:
+    key: str
+    goal: str
+    expected: float
+    of_class: int | None  # items of the class (TPR: human PASS, TNR: human FAIL) for the chance
+    class_label: str | None
+    items: int | None  # items to label; None beyond PLAN_LIMIT
+    undecided_at: float | None  # chance of "undecided" at the study size asked about
+
+
+def _check(name: str, value: float | None, low: float, high: float) -> None:
+    if value is None:
+        return
+    if not (low <= value <= high) or value != value:
+        raise UserError(f"--{name.replace('_', '-')} {value:g} is outside {low:g}–{high:g}: give the value you "
+                        f"expect, e.g. --{name.replace('_', '-')} {0.9 if low >= 0 else 0.7}")
+
+
+def validate(expected: Expected, items: int | None, chance: float) -> None:
+    """Every value in range, and enough given to plan anything; a UserError naming the option otherwise."""
+    for name in ("tpr", "tnr", "alignment"):
+        _check(name, getattr(expected, name), 0.0, 1.0)
+    _check("fail_share", expected.fail_share, 0.0, 1.0)
+    for name in ("kappa", "weighted_kappa"):
+        _check(name, getattr(expected, name), -1.0, 1.0)
+    _check("pearson", expected.r, -1.0, 1.0)
+    if expected.fail_share is not None and expected.fail_share in (0.0, 1.0):
+        raise UserError(f"--fail-share {expected.fail_share:g} leaves no human "
+                        f"{'FAIL' if expected.fail_share == 0 else 'PASS'} item, so TPR or TNR could never be "
+                        "measured: give the share of FAIL items you expect, e.g. --fail-share 0.3")
+    binary = (expected.tpr, expected.tnr, expected.fail_share)
+    if any(v is not None for v in binary) and not all(v is not None for v in binary):
+        raise UserError("a PASS/FAIL plan needs all three of --tpr, --tnr and --fail-share (the share of items "
+                        "the experts will FAIL), e.g. --tpr 0.95 --tnr 0.93 --fail-share 0.3")
+    graded = (expected.kappa, expected.weighted_kappa, expected.r, expected.alignment)
+    if all(v is None for v in (*binary, *graded)):
+        raise UserError("nothing to plan: give what you expect of the judge, e.g. --tpr 0.95 --tnr 0.93 "
+                        "--fail-share 0.3 (PASS/FAIL) or --kappa 0.7 --pearson 0.8 (graded)")
+    if not 2 <= expected.levels <= 20:
+        raise UserError(f"--levels {expected.levels} is outside 2–20: give the number of points of the scale")
+    if items is not None and items < 1:
+        raise UserError(f"--items {items} is not a study size: give a positive number of items")
+    if not 0.5 <= chance < 1.0:
+        raise UserError(f"--chance {chance:g} is outside 0.5–0.99: give the chance of a decision you want, "
+                        "e.g. --chance 0.8")
+
+
+def _fewest(figure: assurance.Figure, truth: float, chance: float) -> int | None:
+    return assurance.items_for_power(figure, truth, chance, PLAN_LIMIT)
+
+
+def _share_plan(truth: float, target: float, strict: bool, chance: float, settings: AgreementSettings,
+                size: int | None) -> tuple[int | None, float | None]:
+    figure = assurance.ShareFigure(0, 0, target, strict, settings.confidence)
+    needed = _fewest(figure, truth, chance)
+    return needed, None if size is None else 1.0 - figure.power(truth, size)
+
+
+def _normal_plan(truth: float, target: float, spread: float, chance: float, settings: AgreementSettings,
+                 size: int | None, fisher: bool = False) -> tuple[int | None, float | None]:
+    figure = assurance.NormalFigure(truth, 0, target, spread, settings.confidence, fisher=fisher)
+    needed = _fewest(figure, truth, chance)
+    return needed, None if size is None else 1.0 - figure.power(truth, size)
+
+
+def _spread(table: np.ndarray, weights: iv.KappaWeights) -> float:
+    """n times the variance of kappa on a table of proportions (Fleiss, Cohen and Everitt), as the report's."""
+    n = 10_000.0
+    found = iv.kappa_standard_error(table * n, weights)
+    if isinstance(found, Undefined):
+        raise UserError(f"kappa cannot be planned here: {found.reason}")
+    return n * found[1] ** 2
+
+
+def binary_table(tpr: float, tnr: float, fail_share: float) -> np.ndarray:
+    """Proportions (human FAIL/PASS rows, judge FAIL/PASS columns) of a judge with this TPR and TNR."""
+    return np.array([[fail_share * tnr, fail_share * (1 - tnr)],
+                     [(1 - fail_share) * (1 - tpr), (1 - fail_share) * tpr]])
+
+
+def graded_table(kappa: float, levels: int, weighted: bool) -> np.ndarray:
+    """A table of proportions over ``levels`` equally common levels whose (quadratic-weighted) kappa is
+    ``kappa``: the misses spread evenly over the other levels, or for weighted kappa over the neighbours."""
+    k = levels
+    if weighted:
+        misses = np.zeros((k, k))
+        for i in range(k - 1):
+            misses[i, i + 1] = misses[i + 1, i] = 1.0
+    else:
+        misses = 1.0 - np.eye(k)
+    misses /= misses.sum()
+
+    def table(missed: float) -> np.ndarray:
+        return (1.0 - missed) * np.eye(k) / k + missed * misses
+
+    def kappa_of(missed: float) -> float:
+        found = iv.kappa_standard_error(table(missed) * 10_000.0, "quadratic" if weighted else None)
+        assert not isinstance(found, Undefined)  # no table here has one category only
+        return found[0]
+
+    lowest = kappa_of(1.0)
+    if kappa < lowest:
+        which = "weighted kappa" if weighted else "kappa"
+        raise UserError(f"a {which} of {kappa:g} is below what judges that miss by "
+                        f"{'one level' if weighted else 'any level'} can reach on {k} levels ({lowest:.2f}): "
+                        f"expect a value from {lowest:.2f} up, or set --levels to your scale's points")
+    low, high = 0.0, 1.0  # kappa falls as more is missed
+    for _ in range(60):
+        middle = (low + high) / 2
+        low, high = (middle, high) if kappa_of(middle) > kappa else (low, middle)
+    return table((low + high) / 2)
+
+
+def plan_study(expected: Expected, settings: AgreementSettings, *, items: int | None = None,
+               chance: float = assurance.ASSURANCE) -> list[TargetPlan]:
+    """Every target the report would decide on what was given, planned for ``chance`` of a decision."""
+    validate(expected, items, chance)
+    t = settings
+    plans: list[TargetPlan] = []
+
+    def add(key: str, goal: str, value: float, found: tuple[int | None, float | None], *,
+            of_class: str | None = None, share: float | None = None) -> None:
+        needed, undecided = found
+        if of_class is not None and share is not None:
+            total = None if needed is None else math.ceil(needed / share)
+            plans.append(TargetPlan(key, goal, value, needed, of_class, total, undecided))
+        else:
+            plans.append(TargetPlan(key, goal, value, None, None, needed, undecided))
+
+    if expected.tpr is not None and expected.tnr is not None and expected.fail_share is not None:
+        f = expected.fail_share
+        for key, value, share, label in (("tpr", expected.tpr, 1 - f, "PASS"), ("tnr", expected.tnr, f, "FAIL")):
+            size = None if items is None else round(items * share)
+            add(key, f"{key.upper()} > {t.tpr_tnr_target:.2f}", value,
+                _share_plan(value, t.tpr_tnr_target, True, chance, t, size), of_class=label, share=share)
+        table = binary_table(expected.tpr, expected.tnr, f)
+        kappa = float((np.trace(table) - (table.sum(1) @ table.sum(0))) / (1 - table.sum(1) @ table.sum(0)))
+        add("kappa", f"κ ≥ {t.kappa_substantial:.2f}", kappa,
+            _normal_plan(kappa, t.kappa_substantial, _spread(table, None), chance, t, items))
+        accuracy = float(np.trace(table))
+        add("alignment", f"alignment ≥ {t.alignment_well_calibrated:.0%}", accuracy,
+            _share_plan(accuracy, t.alignment_well_calibrated, False, chance, t, items))
+    if expected.kappa is not None:
+        table = graded_table(expected.kappa, expected.levels, weighted=False)
+        add("kappa", f"κ ≥ {t.kappa_substantial:.2f}", expected.kappa,
+            _normal_plan(expected.kappa, t.kappa_substantial, _spread(table, None), chance, t, items))
+    if expected.weighted_kappa is not None:
+        table = graded_table(expected.weighted_kappa, expected.levels, weighted=True)
+        add("weighted_kappa", f"weighted κ ≥ {t.kappa_substantial:.2f}", expected.weighted_kappa,
+            _normal_plan(expected.weighted_kappa, t.kappa_substantial, _spread(table, "quadratic"), chance, t,
+                         items))
+    if expected.r is not None:
+        add("pearson", f"r ≥ {t.pearson_target:.2f}", expected.r,
+            _normal_plan(expected.r, t.pearson_target, 1.0, chance, t, items, fisher=True))
+    if expected.alignment is not None:
+        add("alignment", f"alignment ≥ {t.alignment_well_calibrated:.0%}", expected.alignment,
+            _share_plan(expected.alignment, t.alignment_well_calibrated, False, chance, t, items))
+    return plans
+
+
+def items_for_all(plans: list[TargetPlan], fail_share: float | None) -> tuple[int | None, dict[str, int]]:
+    """The items that give every target its chance (each on its own), and how many of each class that is."""
+    if any(p.items is None for p in plans):
+        return None, {}
+    total = max(p.items for p in plans if p.items is not None)
+    if fail_share is None:
+        return total, {}
+    fail = max(math.ceil(total * fail_share), *(p.of_class or 0 for p in plans if p.class_label == "FAIL"))
+    passed = max(total - fail, *(p.of_class or 0 for p in plans if p.class_label == "PASS"))
+    return passed + fail, {"PASS": passed, "FAIL": fail}
+
+
+def to_dict(plans: list[TargetPlan], expected: Expected, settings: AgreementSettings, items: int | None,
+            chance: float) -> dict[str, Any]:
+    total, classes = items_for_all(plans, expected.fail_share)
+    return {
+        "chance": chance, "confidence": settings.confidence, "study_items": items,
+        "expected": {k: v for k, v in expected.__dict__.items() if v is not None},
+        "targets": [{"target": p.key, "goal": p.goal, "expected": p.expected, "items": p.items,
+                     "of_class": p.of_class, "class": p.class_label, "practical": p.items is not None,
+                     "undecided_at_study_items": p.undecided_at} for p in plans],
+        "items_for_every_target": total, "of_each_class": classes,
+    }

@@ -1,0 +1,52 @@
+"""`judge-tui plan`: before a study, how many items to label for an 80% chance of deciding each target."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from rich.table import Table
+
+from judge_tui.analysis.study_plan import Expected, TargetPlan, items_for_all, plan_study, to_dict
+from judge_tui.formats.terminal import print_table
+from judge_tui.model.settings import load_settings
+
+
+def _count(plan: TargetPlan) -> str:
+    if plan.items is None:
+        return "no practical number"
+    return f"{plan.items:,}" + (f" (≈ {plan.of_class:,} {plan.class_label})" if plan.class_label else "")
+
+
+def run(args: argparse.Namespace) -> int:
+    expected = Expected(args.tpr, args.tnr, args.fail_share, args.kappa, args.weighted_kappa, args.pearson,
+                        args.alignment, args.levels)
+    settings = load_settings().agreement
+    plans = plan_study(expected, settings, items=args.items, chance=args.chance)
+    if args.format == "json":
+        print(json.dumps(to_dict(plans, expected, settings, args.items, args.chance), indent=2, ensure_ascii=False))
+        return 0
+    chance = f"{'an' if f'{args.chance:.0%}'.startswith(('8', '11', '18')) else 'a'} {args.chance:.0%} chance"
+    table = Table(title=f"Items to label for {chance} of deciding each target "
+                        f"({settings.confidence:.0%} intervals)", title_justify="left")
+    for header in ("Target", "Expected", "Items to label"):
+        table.add_column(header, justify="left" if header == "Target" else "right")
+    if args.items is not None:
+        table.add_column(f"Undecided at {args.items:,} items", justify="right")
+    for p in plans:
+        row = [p.goal, f"{p.expected:.3f}", _count(p)]
+        if args.items is not None:
+            row.append("—" if p.undecided_at is None else f"{p.undecided_at:.0%}")
+        table.add_row(*row)
+    print_table(table)
+    total, classes = items_for_all(plans, expected.fail_share)
+    if total is None:
+        stuck = ", ".join(p.goal for p in plans if p.items is None)
+        print(f"{stuck}: the value you expect sits on or very near the target, so no practical number of items "
+              "decides it; it is decided only if the judge turns out clearly above or below.")
+    else:
+        of = f" ({classes['PASS']:,} human PASS, {classes['FAIL']:,} human FAIL)" if classes else ""
+        print(f"Label {total:,} items{of} for {chance} of deciding each target on its own.")
+    print("Each expected value is taken as the judge's true one; if the judge is nearer a target than you "
+          "expect, more items are needed.")
+    return 0

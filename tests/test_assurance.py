@@ -1,0 +1,226 @@
+"""The planner is an assurance: checked against exact references (scipy's binomial and beta-binomial laws with
+statsmodels' Wilson interval), against simulation for the normal model, through the report's targets, and
+through `judge-tui plan` in a real process."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
+
+from judge_tui.analysis.study_plan import Expected, binary_table, graded_table, plan_study
+from judge_tui.analysis.targets import check
+from judge_tui.model.settings import AgreementSettings
+from judge_tui.stats import assurance
+from judge_tui.stats import intervals as iv
+from judge_tui.stats.intervals import Interval
+
+
+def _decides(total: int, target: float, strict: bool) -> np.ndarray:
+    """Which success counts 0..total statsmodels' Wilson interval decides (n >= 5, as the report)."""
+    counts = np.arange(total + 1)
+    low, high = proportion_confint(counts, total, alpha=0.05, method="wilson")
+    met = low > target if strict else low >= target
+    short = high <= target if strict else high < target
+    return (met | short) & (total >= 5)
+
+
+@pytest.mark.parametrize(("truth", "successes", "n", "more"),
+                         [(0.97, 0, 0, 100), (0.80, 0, 0, 46), (0.95, 20, 22, 60), (0.70, 9, 12, 30)])
+def test_power_at_a_known_truth_is_the_exact_binomial_chance(truth, successes, n, more):
+    figure = assurance.ShareFigure(successes, n, 0.90, strict=True)
+    decided = _decides(n + more, 0.90, True)[successes:successes + more + 1]
+    exact = stats.binom.pmf(np.arange(more + 1), more, truth) @ decided
+    assert figure.power(truth, more) == pytest.approx(exact, abs=1e-12)
+
+
+@pytest.mark.parametrize(("successes", "n", "more"), [(20, 22, 40), (11, 11, 25), (45, 50, 300), (3, 3, 90)])
+def test_assurance_is_the_exact_beta_binomial_chance(successes, n, more):
+    figure = assurance.ShareFigure(successes, n, 0.90, strict=True)
+    decided = _decides(n + more, 0.90, True)[successes:successes + more + 1]
+    law = stats.betabinom(more, successes + 0.5, n - successes + 0.5)  # the Jeffreys posterior's predictive
+    assert figure.assurance(more) == pytest.approx(law.pmf(np.arange(more + 1)) @ decided, abs=1e-10)
+
+
+def test_undecided_at_size_is_the_chance_a_new_study_of_that_size_stays_undecided():
+    figure = assurance.ShareFigure(22, 25, 0.90, strict=True)
+    law = stats.betabinom(25, 22.5, 3.5)
+    assert figure.undecided_at_size() == pytest.approx(1 - law.pmf(np.arange(26)) @ _decides(25, 0.90, True))
+
+
+def test_the_plan_is_the_first_number_that_reaches_the_chance():
+    figure = assurance.ShareFigure(13, 14, 0.90, strict=True)
+    found = assurance.plan(figure)
+    assert found.more is not None
+    assert figure.assurance(found.more) >= 0.8 > figure.assurance(found.more - 1)
+    low, high = found.end_values
+    assert (low, high) == pytest.approx(proportion_confint(13, 14, alpha=0.05, method="wilson"))
+    at_low, at_high = found.at_ends
+    assert at_low is not None and figure.power(low, at_low) >= 0.8 > figure.power(low, at_low - 1)
+    assert at_high is not None and figure.power(high, at_high) >= 0.8
+
+
+def test_the_plan_is_the_same_every_time():
+    figure = assurance.NormalFigure.from_interval(0.7, 0.5, 0.9, 40, 0.61)
+    assert assurance.plan(figure) == assurance.plan(figure)
+
+
+def test_normal_assurance_matches_a_simulation_of_truth_and_further_items():
+    estimate, low, high, n, target, more = 0.72, 0.52, 0.92, 40, 0.61, 120
+    figure = assurance.NormalFigure.from_interval(estimate, low, high, n, target)
+    rng = np.random.default_rng(5)
+    se = (estimate - low) / 1.959964
+    sigma = se * np.sqrt(n)
+    truth = rng.normal(estimate, se, 400_000)
+    new = rng.normal(truth, sigma / np.sqrt(more))
+    final = (n * estimate + more * new) / (n + more)
+    half = 1.959964 * sigma / np.sqrt(n + more)
+    simulated = np.mean((final - half >= target) | (final + half < target))
+    assert figure.assurance(more) == pytest.approx(simulated, abs=0.005)
+
+
+def test_fisher_power_matches_a_simulation_of_correlated_data():
+    """Before a study, the chance that Fisher's interval of r over 60 items from a population with r = 0.85
+    clears 0.70, simulated with scipy's own interval on real bivariate normal samples."""
+    figure = assurance.NormalFigure(0.85, 0, 0.70, 1.0, fisher=True)
+    rng = np.random.default_rng(2)
+    cov = [[1, 0.85], [0.85, 1]]
+    decided = 0
+    runs = 1500
+    for _ in range(runs):
+        x, y = rng.multivariate_normal([0, 0], cov, 60).T
+        ci = stats.pearsonr(x, y).confidence_interval(0.95)
+        decided += ci.low >= 0.70 or ci.high < 0.70
+    assert figure.power(0.85, 60) == pytest.approx(decided / runs, abs=0.04)
+
+
+def test_a_kappa_on_its_target_gets_no_absurd_number():
+    """κ 0.618 against 0.61 was planned as tens of thousands more items from the point estimate alone."""
+    c = check("kappa:x", "κ of x", "all compared items", 0.618, Interval(0.46, 0.776, "fleiss-cohen-everitt", 0.95),
+              100, 0.61)
+    text = c.plan_text()
+    assert c.decision == "undecided" and c.more_items is None
+    assert text.startswith("no practical number of items settles κ of x ≥ 0.61: its estimate (0.618) sits close to")
+    assert "settles only if the judge is clearly above or below" in text
+    numbers = [int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*(?=\s+more)", text)]
+    assert numbers and max(numbers) <= assurance.PRACTICAL_MORE
+
+
+def test_an_estimate_on_the_threshold_says_it_plainly():
+    c = check("tpr", "TPR", "test split", 0.9, iv.wilson(360, 400), 400, 0.90, strict=True, share=(360, 400),
+              class_share=0.9, class_label="PASS")
+    assert c.more_items is None and c.plan is not None and c.plan.chance_at_limit is not None
+    assert c.plan.chance_at_limit < 0.8
+    assert "its estimate (0.900) sits on the target" in c.plan_text()
+
+
+def test_a_plan_in_the_report_says_its_chance_and_the_interval_ends():
+    c = check("tnr", "TNR", "test split", 13 / 14, iv.wilson(13, 14), 14, 0.90, strict=True, share=(13, 14),
+              class_share=0.25, class_label="FAIL")
+    assert c.plan is not None and c.more_of_class == c.plan.more and c.more_items == -(-c.plan.more // 0.25)
+    text = c.plan_text()
+    assert text.startswith(f"about {c.more_items:,} more test items (≈ {c.more_of_class:,} of them FAIL) give an 80% "
+                           "chance of settling TNR > 0.90 (if the judge's true TNR is at an end of its interval:")
+    assert c.undecided_at_size is not None and 0 < c.undecided_at_size < 1
+
+
+# --------------------------------------------------------------------------------------------------
+# Before a study
+# --------------------------------------------------------------------------------------------------
+
+
+def _fewest_exact(truth: float, target: float, strict: bool) -> int:
+    n = 5
+    while stats.binom.pmf(np.arange(n + 1), n, truth) @ _decides(n, target, strict) < 0.8:
+        n += 1
+    return n
+
+
+def test_study_plan_of_tpr_and_tnr_is_the_exact_binomial_answer():
+    plans = {p.key: p for p in plan_study(Expected(tpr=0.97, tnr=0.95, fail_share=0.3), AgreementSettings())}
+    # The doubling-then-halving search meets the first crossing; Wilson's saw-teeth allow a few earlier ones.
+    pass_items = plans["tpr"].of_class
+    assert pass_items is not None and stats.binom.pmf(np.arange(pass_items + 1), pass_items, 0.97) @ _decides(
+        pass_items, 0.90, True) >= 0.8
+    assert _fewest_exact(0.97, 0.90, True) <= pass_items <= _fewest_exact(0.97, 0.90, True) * 1.3
+    assert plans["tpr"].items == -(-pass_items // 0.7)
+    fail_items = plans["tnr"].of_class
+    assert fail_items is not None and _fewest_exact(0.95, 0.90, True) <= fail_items
+
+
+def test_study_tables_have_the_kappa_asked_for():
+    table = binary_table(0.9, 0.8, 0.3)
+    assert table.sum() == pytest.approx(1.0) and table[0].sum() == pytest.approx(0.3)
+    for weighted in (False, True):
+        made = graded_table(0.7, 5, weighted)
+        found = iv.kappa_standard_error(made * 1000, "quadratic" if weighted else None)
+        assert not isinstance(found, iv.Undefined) and found[0] == pytest.approx(0.7, abs=1e-6)
+
+
+def test_an_expected_value_on_the_target_has_no_practical_number():
+    plans = {p.key: p for p in plan_study(Expected(tpr=0.90, tnr=0.97, fail_share=0.2), AgreementSettings())}
+    assert plans["tpr"].items is None and plans["tnr"].items is not None
+
+
+# --------------------------------------------------------------------------------------------------
+# `judge-tui plan` in a real process
+# --------------------------------------------------------------------------------------------------
+
+
+def cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "JUDGE_TUI_HOME": str(home), "PYTHONPATH": str(Path.cwd())}
+    env.pop("JUDGE_TUI_DB", None)
+    return subprocess.run([sys.executable, "-m", "judge_tui", "plan", *args], capture_output=True, text=True,
+                          env=env, timeout=120, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.slow
+def test_plan_command_answers_for_each_class_and_size(tmp_path):
+    done = cli(tmp_path, "--tpr", "0.97", "--tnr", "0.95", "--fail-share", "0.3", "--items", "100")
+    assert done.returncode == 0, done.stderr
+    assert "TPR > 0.90" in done.stdout and "TNR > 0.90" in done.stdout and "κ ≥ 0.61" in done.stdout
+    assert "Undecided at 100 items" in done.stdout
+    found = re.search(r"Label ([\d,]+) items \(([\d,]+) human PASS, ([\d,]+) human FAIL\)", done.stdout)
+    assert found, done.stdout
+    data = json.loads(cli(tmp_path, "--tpr", "0.97", "--tnr", "0.95", "--fail-share", "0.3", "--items", "100",
+                          "--format", "json").stdout)
+    assert int(found.group(1).replace(",", "")) == data["items_for_every_target"]
+    tpr = next(t for t in data["targets"] if t["target"] == "tpr")
+    # At 100 items, 70 human PASS: the chance of "undecided" is the exact binomial one.
+    exact = 1 - stats.binom.pmf(np.arange(71), 70, 0.97) @ _decides(70, 0.90, True)
+    assert tpr["undecided_at_study_items"] == pytest.approx(exact)
+
+
+@pytest.mark.slow
+def test_plan_command_uses_the_targets_in_settings(tmp_path):
+    (tmp_path / "settings.json").write_text(json.dumps({"agreement": {"tpr_tnr_target": 0.8,
+                                                                      "kappa_substantial": 0.5}}))
+    data = json.loads(cli(tmp_path, "--pearson", "0.8", "--kappa", "0.7", "--weighted-kappa", "0.75",
+                          "--alignment", "0.9", "--format", "json").stdout)
+    goals = [t["goal"] for t in data["targets"]]
+    assert goals == ["κ ≥ 0.50", "weighted κ ≥ 0.50", "r ≥ 0.70", "alignment ≥ 80%"]
+    assert all(t["items"] and t["items"] > 0 for t in data["targets"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("args", "message"), [
+    (("--tpr", "1.2", "--tnr", "0.9", "--fail-share", "0.3"), "--tpr 1.2 is outside 0–1"),
+    (("--tpr", "0.9", "--tnr", "0.9"), "needs all three of --tpr, --tnr and --fail-share"),
+    (("--tpr", "0.9", "--tnr", "0.9", "--fail-share", "0"), "--fail-share 0 leaves no human FAIL item"),
+    ((), "nothing to plan"),
+    (("--kappa", "0.7", "--items", "0"), "--items 0 is not a study size"),
+    (("--pearson", "-3"), "--pearson -3 is outside -1–1"),
+    (("--weighted-kappa", "-0.9", "--levels", "3"), "is below what judges that miss by one level can reach"),
+])
+def test_plan_command_errors_say_what_to_fix(tmp_path, args, message):
+    done = cli(tmp_path, *args)
+    assert done.returncode == 1 and message in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""
