@@ -218,7 +218,7 @@ def test_plan_command_uses_the_targets_in_settings(tmp_path):
     ((), "nothing to plan"),
     (("--kappa", "0.7", "--items", "0"), "--items 0 is not a study size"),
     (("--pearson", "-3"), "--pearson -3 is outside -1–1"),
-    (("--weighted-kappa", "-0.9", "--levels", "3"), "is below what judges that miss by one level can reach"),
+    (("--weighted-kappa", "-0.9", "--levels", "3"), "is below what judges that miss by any level can reach"),
 ])
 def test_plan_command_errors_say_what_to_fix(tmp_path, args, message):
     done = cli(tmp_path, *args)

@@ -24,13 +24,16 @@ import numpy as np
 
 from judge_tui.model.errors import UserError
 from judge_tui.model.settings import AgreementSettings
-from judge_tui.stats import assurance
+from judge_tui.stats import assurance, decisions
 from judge_tui.stats import intervals as iv
 from judge_tui.stats.agreement import Undefined
 
 # Past this many items a plan says "more than": the expected value is too close to the target to decide.
 PLAN_LIMIT = 100_000
 DEFAULT_LEVELS = 5
+# Studies drawn to check a kappa plan against the report's own interval (±1.3 points at 80%), and their seed.
+KAPPA_RUNS = 1000
+KAPPA_SEED = 20261127
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,41 @@ def _normal_plan(truth: float, target: float, spread: float, chance: float, sett
     return needed, None if size is None else 1.0 - figure.power(truth, size)
 
 
+def _kappa_decided(table: np.ndarray, n: int, target: float, weights: iv.KappaWeights,
+                   settings: AgreementSettings) -> float:
+    """The share of ``KAPPA_RUNS`` studies of n items drawn from ``table`` whose kappa interval (the report's
+    own function) decides the target; seeded by n, so the same question gets the same answer."""
+    rng = np.random.default_rng(KAPPA_SEED + n)
+    counts = rng.multinomial(n, table.ravel(), size=KAPPA_RUNS).reshape(KAPPA_RUNS, *table.shape)
+    hits = 0
+    for one in counts:
+        interval = iv.kappa_interval(one, weights, settings.confidence)
+        if not isinstance(interval, Undefined):
+            hits += decisions.decide(interval, target, n=n) != "undecided"
+    return hits / KAPPA_RUNS
+
+
+def _kappa_plan(table: np.ndarray, target: float, weights: iv.KappaWeights, chance: float,
+                settings: AgreementSettings, size: int | None) -> tuple[int | None, float | None]:
+    """Kappa's large-sample law gives a first answer; studies drawn from the table and decided by the report's
+    kappa interval then raise it until they decide in ``chance`` of runs (at a dozen items the law promises
+    more than the interval gives)."""
+    found = iv.kappa_standard_error(table * 10_000.0, weights)
+    assert not isinstance(found, Undefined)  # _spread has checked the table
+    kappa = found[0]
+    figure = assurance.NormalFigure(kappa, 0, target, _spread(table, weights), settings.confidence)
+    needed = _fewest(figure, kappa, chance)
+    if needed is not None:
+        needed = max(needed, decisions.MIN_ITEMS_TO_DECIDE)
+        while _kappa_decided(table, needed, target, weights, settings) < chance:
+            needed = math.ceil(needed * 1.1)
+            if needed > PLAN_LIMIT:
+                needed = None
+                break
+    undecided = None if size is None else 1.0 - _kappa_decided(table, size, target, weights, settings)
+    return needed, undecided
+
+
 def _spread(table: np.ndarray, weights: iv.KappaWeights) -> float:
     """n times the variance of kappa on a table of proportions (Fleiss, Cohen and Everitt), as the report's."""
     n = 10_000.0
@@ -130,9 +168,19 @@ def binary_table(tpr: float, tnr: float, fail_share: float) -> np.ndarray:
 
 def graded_table(kappa: float, levels: int, weighted: bool) -> np.ndarray:
     """A table of proportions over ``levels`` equally common levels whose (quadratic-weighted) kappa is
-    ``kappa``: the misses spread evenly over the other levels, or for weighted kappa over the neighbours."""
-    k = levels
+    ``kappa``: the misses spread evenly over the other levels, or for weighted kappa over the neighbours (over
+    every level when a kappa that low needs misses further away)."""
     if weighted:
+        try:
+            return _table_with_misses(kappa, levels, True, neighbours=True)
+        except UserError:
+            pass
+    return _table_with_misses(kappa, levels, weighted, neighbours=False)
+
+
+def _table_with_misses(kappa: float, levels: int, weighted: bool, *, neighbours: bool) -> np.ndarray:
+    k = levels
+    if neighbours:
         misses = np.zeros((k, k))
         for i in range(k - 1):
             misses[i, i + 1] = misses[i + 1, i] = 1.0
@@ -152,7 +200,7 @@ def graded_table(kappa: float, levels: int, weighted: bool) -> np.ndarray:
     if kappa < lowest:
         which = "weighted kappa" if weighted else "kappa"
         raise UserError(f"a {which} of {kappa:g} is below what judges that miss by "
-                        f"{'one level' if weighted else 'any level'} can reach on {k} levels ({lowest:.2f}): "
+                        f"{'one level' if neighbours else 'any level'} can reach on {k} levels ({lowest:.2f}): "
                         f"expect a value from {lowest:.2f} up, or set --levels to your scale's points")
     low, high = 0.0, 1.0  # kappa falls as more is missed
     for _ in range(60):
@@ -186,19 +234,18 @@ def plan_study(expected: Expected, settings: AgreementSettings, *, items: int | 
         table = binary_table(expected.tpr, expected.tnr, f)
         kappa = float((np.trace(table) - (table.sum(1) @ table.sum(0))) / (1 - table.sum(1) @ table.sum(0)))
         add("kappa", f"κ ≥ {t.kappa_substantial:.2f}", kappa,
-            _normal_plan(kappa, t.kappa_substantial, _spread(table, None), chance, t, items))
+            _kappa_plan(table, t.kappa_substantial, None, chance, t, items))
         accuracy = float(np.trace(table))
         add("alignment", f"alignment ≥ {t.alignment_well_calibrated:.0%}", accuracy,
             _share_plan(accuracy, t.alignment_well_calibrated, False, chance, t, items))
     if expected.kappa is not None:
         table = graded_table(expected.kappa, expected.levels, weighted=False)
         add("kappa", f"κ ≥ {t.kappa_substantial:.2f}", expected.kappa,
-            _normal_plan(expected.kappa, t.kappa_substantial, _spread(table, None), chance, t, items))
+            _kappa_plan(table, t.kappa_substantial, None, chance, t, items))
     if expected.weighted_kappa is not None:
         table = graded_table(expected.weighted_kappa, expected.levels, weighted=True)
         add("weighted_kappa", f"weighted κ ≥ {t.kappa_substantial:.2f}", expected.weighted_kappa,
-            _normal_plan(expected.weighted_kappa, t.kappa_substantial, _spread(table, "quadratic"), chance, t,
-                         items))
+            _kappa_plan(table, t.kappa_substantial, "quadratic", chance, t, items))
     if expected.r is not None:
         add("pearson", f"r ≥ {t.pearson_target:.2f}", expected.r,
             _normal_plan(expected.r, t.pearson_target, 1.0, chance, t, items, fisher=True))

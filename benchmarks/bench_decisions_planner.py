@@ -1,0 +1,234 @@
+"""The planner, simulated: does adding its N (the 80% figure) from the same truth settle the question 80% of the
+time?
+
+Each cell fixes a judge (true TPR = true TNR = 0.70, 0.90 or 0.97), a study size (12, 25, 46, 100 or 400
+test items) and a share of human FAIL items (0.1 or 0.3). Each trial draws a study from that truth, decides TPR
+> 0.90 and TNR > 0.90 on their Wilson intervals and plans the undecided ones with the report's own code
+(``analysis.targets.check``, as ``analysis.report`` calls it), adds exactly the planned number of items of the
+class (its ``more_of_class``) drawn from the same truth, and decides again with the same rule. "Settled" is the
+share of those trials that are then decided (met or not met). Trials that are decided at the start need no plan;
+trials whose plan says "no practical number" are counted apart (they get no N to add).
+
+Cells where the judge sits on the target (0.90 against "> 0.90") have no threshold to settle against: the
+planner should say "no practical number" there, and adding items settles only the few studies whose chance
+draw lands clear of it. Cells decided at the start in nearly every study (large n far from 0.90) have too few
+undecided trials to measure; the table says how many there were.
+
+A second table draws the judge's true value afresh for every trial (uniform on 0.5–1), which is the promise an
+assurance makes: over the judges that could have given these data, 80% of plans settle. The third table is
+the point-estimate plan the report used before ("if the estimate stays where it is"), for comparison. The
+fourth checks the plan of `judge-tui plan` before a study: a study of the planned size drawn from the
+expected values and decided by the report's interval functions (Wilson, kappa's, Fisher's z) should decide in
+80% of trials.
+
+Run from the project root:  .venv/bin/python benchmarks/bench_decisions_planner.py [--trials 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import statistics
+import time
+
+import numpy as np
+
+from judge_tui.analysis.study_plan import Expected, binary_table, graded_table, plan_study
+from judge_tui.analysis.targets import TargetCheck, check
+from judge_tui.model.settings import AgreementSettings
+from judge_tui.stats import decisions
+from judge_tui.stats import intervals as iv
+from judge_tui.stats.agreement import Undefined
+
+TARGET = AgreementSettings().tpr_tnr_target
+TRUTHS = (0.70, 0.90, 0.97)
+SIZES = (12, 25, 46, 100, 400)
+FAIL_SHARES = (0.1, 0.3)
+
+
+@functools.cache
+def planned(key: str, successes: int, n: int) -> TargetCheck:
+    """The report's check of TPR or TNR on `successes` of `n` items of the class (class share only converts
+    the count into test items, so it is left out of the cache key)."""
+    return check(key, key.upper(), "test split", successes / n, iv.wilson(successes, n), n, TARGET, strict=True,
+                 share=(successes, n), class_share=0.5, class_label="PASS" if key == "tpr" else "FAIL")
+
+
+def decided(successes: int, n: int) -> bool:
+    return decisions.decide(iv.wilson(successes, n), TARGET, strict=True, n=n) != "undecided"
+
+
+def point_plan(successes: int, n: int) -> int | None:
+    """The plan before: the fewest more items at which the Wilson interval of the same share clears the target."""
+    share = successes / n
+    if share == TARGET:
+        return None
+    above = share > TARGET
+    for total in range(n + 1, 200_000):
+        bounds = iv.wilson_at(share, total)
+        if (bounds.low > TARGET) if above else (bounds.high <= TARGET):
+            return total - n
+    return None
+
+
+def run_trial(rng: np.random.Generator, key: str, truth: float, class_items: int,
+              planner: str) -> tuple[str, int | None]:
+    """One study's figure of one class: "decided", "impractical", or "settled"/"unsettled" with the N added."""
+    if class_items == 0:
+        return "empty", None
+    successes = int(rng.binomial(class_items, truth))
+    if decided(successes, class_items):
+        return "decided", None
+    if planner == "assurance":
+        more = planned(key, successes, class_items).more_of_class
+    else:
+        more = point_plan(successes, class_items)
+    if more is None:
+        return "impractical", None
+    added = int(rng.binomial(more, truth))
+    return ("settled" if decided(successes + added, class_items + more) else "unsettled"), more
+
+
+def cell(rng: np.random.Generator, truth: float | None, size: int, fail_share: float, trials: int,
+         planner: str) -> dict[str, dict[str, object]]:
+    out = {}
+    for key, share in (("tpr", 1 - fail_share), ("tnr", fail_share)):
+        outcomes: dict[str, int] = {}
+        added: list[int] = []
+        for _ in range(trials):
+            value = truth if truth is not None else float(rng.uniform(0.5, 1.0))
+            result, more = run_trial(rng, key, value, int(rng.binomial(size, share)), planner)
+            outcomes[result] = outcomes.get(result, 0) + 1
+            if more is not None:
+                added.append(more)
+        out[key] = {"outcomes": outcomes, "added": added}
+    return out
+
+
+def rate(outcomes: dict[str, int]) -> str:
+    planned_trials = outcomes.get("settled", 0) + outcomes.get("unsettled", 0)
+    if planned_trials == 0:
+        return "—"
+    return f"{outcomes.get('settled', 0) / planned_trials:.1%} of {planned_trials}"
+
+
+def print_cells(title: str, rng: np.random.Generator, truths: tuple[float | None, ...], trials: int,
+                planner: str) -> None:
+    print(f"\n{title}\n")
+    print("| truth | FAIL share | n | figure | decided at start | no practical number | settled after N | "
+          "N of the class: median (range) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for truth in truths:
+        for fail_share in FAIL_SHARES:
+            for size in SIZES:
+                found = cell(rng, truth, size, fail_share, trials, planner)
+                for key, result in found.items():
+                    outcomes = result["outcomes"]
+                    assert isinstance(outcomes, dict)
+                    added = result["added"]
+                    assert isinstance(added, list)
+                    spread = (f"{statistics.median(added):.0f} ({min(added)}–{max(added)})" if added else "—")
+                    print(f"| {'U(0.5, 1)' if truth is None else f'{truth:.2f}'} | {fail_share:.1f} | {size} | "
+                          f"{key.upper()} | {outcomes.get('decided', 0) / trials:.0%} | "
+                          f"{outcomes.get('impractical', 0) / trials:.0%} | {rate(outcomes)} | {spread} |", flush=True)
+
+
+def decides_kappa(rng: np.random.Generator, table: np.ndarray, n: int, target: float, weights: iv.KappaWeights,
+                  runs: int) -> float:
+    hits = 0
+    for _ in range(runs):
+        counts = rng.multinomial(n, table.ravel()).reshape(table.shape)
+        interval = iv.kappa_interval(counts, weights)
+        if not isinstance(interval, Undefined):
+            hits += decisions.decide(interval, target, n=n) != "undecided"
+    return hits / runs
+
+
+def decides_r(rng: np.random.Generator, r: float, n: int, target: float, runs: int) -> float:
+    hits = 0
+    for _ in range(runs):
+        x, y = rng.multivariate_normal([0.0, 0.0], [[1.0, r], [r, 1.0]], n).T
+        estimate = float(np.corrcoef(x, y)[0, 1])
+        interval = iv.fisher_z(estimate, n)
+        if not isinstance(interval, Undefined):
+            hits += decisions.decide(interval, target, n=n) != "undecided"
+    return hits / runs
+
+
+def before_a_study(rng: np.random.Generator, runs: int) -> None:
+    settings = AgreementSettings()
+    print("\nBefore a study (`judge-tui plan`): a study of the planned size, drawn from the expected values, "
+          "decided by the report's interval\n")
+    print("| expected | target | planned items | decided in |")
+    print("|---|---|---|---|")
+    for tpr, tnr, fail in ((0.97, 0.97, 0.3), (0.95, 0.80, 0.3), (0.80, 0.97, 0.1)):
+        for p in plan_study(Expected(tpr=tpr, tnr=tnr, fail_share=fail), settings):
+            if p.items is None:
+                print(f"| TPR {tpr}, TNR {tnr}, FAIL {fail} | {p.goal} | no practical number | — |")
+                continue
+            table = binary_table(tpr, tnr, fail)
+            if p.key in ("tpr", "tnr"):
+                assert p.of_class is not None
+                value = tpr if p.key == "tpr" else tnr
+                hits = sum(decided(int(rng.binomial(p.of_class, value)), p.of_class) for _ in range(runs)) / runs
+            elif p.key == "kappa":
+                hits = decides_kappa(rng, table, p.items, settings.kappa_substantial, None, runs)
+            else:  # alignment: accuracy, a share of items
+                accuracy = float(np.trace(table))
+                hits = sum(decisions.decide(iv.wilson(int(rng.binomial(p.items, accuracy)), p.items),
+                                            settings.alignment_well_calibrated, n=p.items) != "undecided"
+                           for _ in range(runs)) / runs
+            print(f"| TPR {tpr}, TNR {tnr}, FAIL {fail} | {p.goal} | {p.items} | {hits:.1%} |", flush=True)
+    for kappa, weighted_kappa, r in ((0.80, 0.85, 0.85), (0.75, 0.80, 0.80), (0.45, 0.50, 0.55)):
+        expected = Expected(kappa=kappa, weighted_kappa=weighted_kappa, r=r)
+        for p in plan_study(expected, settings):
+            if p.items is None:
+                print(f"| {p.goal.split(' ')[0]} {p.expected} | {p.goal} | no practical number | — |")
+                continue
+            if p.key == "pearson":
+                hits = decides_r(rng, r, p.items, settings.pearson_target, runs)
+            else:
+                weighted = p.key == "weighted_kappa"
+                table = graded_table(p.expected, 5, weighted)
+                hits = decides_kappa(rng, table, p.items, settings.kappa_substantial,
+                                     "quadratic" if weighted else None, runs)
+            print(f"| {p.key} {p.expected} (5 levels) | {p.goal} | {p.items} | {hits:.1%} |", flush=True)
+
+
+def speed() -> None:
+    cases = [("tnr", 10, 12), ("tpr", 31, 34), ("tpr", 360, 400), ("tnr", 13, 14)]
+    print("\nPlanner time per undecided target (the report's check, uncached)\n")
+    for key, successes, n in cases:
+        best = float("inf")
+        for _ in range(5):
+            started = time.perf_counter()
+            check(key, key.upper(), "test split", successes / n, iv.wilson(successes, n), n, TARGET, strict=True,
+                  share=(successes, n), class_share=0.3, class_label="FAIL")
+            best = min(best, time.perf_counter() - started)
+        print(f"- {key.upper()} {successes}/{n}: {best * 1000:.1f} ms")
+    interval = iv.Interval(0.46, 0.776, "fleiss-cohen-everitt", 0.95)
+    started = time.perf_counter()
+    check("kappa:x", "κ", "all", 0.618, interval, 100, 0.61)
+    print(f"- κ 0.618 [0.46, 0.78] on 100 items: {(time.perf_counter() - started) * 1000:.1f} ms")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trials", type=int, default=1000)
+    parser.add_argument("--study-runs", type=int, default=2000, help="runs per row of the before-a-study table")
+    parser.add_argument("--seed", type=int, default=20261127)
+    args = parser.parse_args()
+    rng = np.random.default_rng(args.seed)
+    started = time.perf_counter()
+    speed()
+    print_cells("The assurance plan at a fixed truth (add its N of the class, decide again)", rng, TRUTHS,
+                args.trials, "assurance")
+    print_cells("The assurance plan over judges drawn uniformly from 0.5–1 (what an 80% assurance promises)",
+                rng, (None,), 3 * args.trials, "assurance")
+    print_cells("The point-estimate plan (before), at a fixed truth", rng, (0.70, 0.97), args.trials, "point")
+    before_a_study(rng, args.study_runs)
+    print(f"\n{time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
