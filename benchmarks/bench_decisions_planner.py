@@ -195,6 +195,74 @@ def before_a_study(rng: np.random.Generator, runs: int) -> None:
             print(f"| {p.key} {p.expected} (5 levels) | {p.goal} | {p.items} | {hits:.1%} |", flush=True)
 
 
+def kappa_and_r_cells(rng: np.random.Generator, trials: int) -> None:
+    """The report's plan for kappa (binary table from TPR = TNR and the FAIL share) and for r (bivariate normal
+    scores), at a fixed truth: decided on the report's intervals, its N added from the same truth."""
+    settings = AgreementSettings()
+    print("\nKappa and r: the report's plan at a fixed truth (add its N, decide again on the report's interval)\n")
+    print("| figure | truth | n | decided at start | no practical number | settled after N | N: median (range) |")
+    print("|---|---|---|---|---|---|---|")
+    for value, fail_share in ((0.70, 0.3), (0.80, 0.3), (0.90, 0.3), (0.97, 0.3)):
+        table = binary_table(value, value, fail_share)
+        p = table.ravel()
+        kappa = float((np.trace(table) - table.sum(1) @ table.sum(0)) / (1 - table.sum(1) @ table.sum(0)))
+        for size in (25, 46, 100):
+            outcomes: dict[str, int] = {}
+            added: list[int] = []
+            for _ in range(trials):
+                counts = rng.multinomial(size, p).reshape(2, 2)
+                interval = iv.kappa_interval(counts)
+                estimate = iv.kappa_standard_error(counts)
+                if isinstance(interval, Undefined) or isinstance(estimate, Undefined):
+                    outcomes["undefined"] = outcomes.get("undefined", 0) + 1
+                    continue
+                c = check("kappa:label", "κ", "all", estimate[0], interval, size, settings.kappa_substantial)
+                if c.decision != "undecided":
+                    outcomes["decided"] = outcomes.get("decided", 0) + 1
+                    continue
+                if c.more_items is None:
+                    outcomes["impractical"] = outcomes.get("impractical", 0) + 1
+                    continue
+                added.append(c.more_items)
+                total = counts + rng.multinomial(c.more_items, p).reshape(2, 2)
+                after = iv.kappa_interval(total)
+                settled = (not isinstance(after, Undefined)
+                           and decisions.decide(after, settings.kappa_substantial, n=size + c.more_items) != "undecided")
+                outcomes["settled" if settled else "unsettled"] = outcomes.get("settled" if settled else "unsettled", 0) + 1
+            _row(f"κ (TPR = TNR = {value}, FAIL {fail_share})", kappa, size, outcomes, added, trials)
+    for r in (0.55, 0.85):
+        cov = [[1.0, r], [r, 1.0]]
+        for size in (25, 46, 100):
+            outcomes = {}
+            added = []
+            for _ in range(trials):
+                x, y = rng.multivariate_normal([0.0, 0.0], cov, size).T
+                estimate = float(np.corrcoef(x, y)[0, 1])
+                interval = iv.fisher_z(estimate, size)
+                assert not isinstance(interval, Undefined)
+                c = check("pearson", "r", "all", estimate, interval, size, settings.pearson_target, correlation=True)
+                if c.decision != "undecided":
+                    outcomes["decided"] = outcomes.get("decided", 0) + 1
+                    continue
+                if c.more_items is None:
+                    outcomes["impractical"] = outcomes.get("impractical", 0) + 1
+                    continue
+                added.append(c.more_items)
+                x2, y2 = rng.multivariate_normal([0.0, 0.0], cov, c.more_items).T
+                both = float(np.corrcoef(np.concatenate([x, x2]), np.concatenate([y, y2]))[0, 1])
+                after = iv.fisher_z(both, size + c.more_items)
+                settled = (not isinstance(after, Undefined)
+                           and decisions.decide(after, settings.pearson_target, n=size + c.more_items) != "undecided")
+                outcomes["settled" if settled else "unsettled"] = outcomes.get("settled" if settled else "unsettled", 0) + 1
+            _row("r (bivariate normal)", r, size, outcomes, added, trials)
+
+
+def _row(figure: str, truth: float, size: int, outcomes: dict[str, int], added: list[int], trials: int) -> None:
+    spread = f"{statistics.median(added):.0f} ({min(added)}–{max(added)})" if added else "—"
+    print(f"| {figure} | {truth:.3f} | {size} | {outcomes.get('decided', 0) / trials:.0%} | "
+          f"{outcomes.get('impractical', 0) / trials:.0%} | {rate(outcomes)} | {spread} |", flush=True)
+
+
 def speed() -> None:
     cases = [("tnr", 10, 12), ("tpr", 31, 34), ("tpr", 360, 400), ("tnr", 13, 14)]
     print("\nPlanner time per undecided target (the report's check, uncached)\n")
@@ -226,6 +294,7 @@ def main() -> None:
     print_cells("The assurance plan over judges drawn uniformly from 0.5–1 (what an 80% assurance promises)",
                 rng, (None,), 3 * args.trials, "assurance")
     print_cells("The point-estimate plan (before), at a fixed truth", rng, (0.70, 0.97), args.trials, "point")
+    kappa_and_r_cells(rng, max(args.trials // 2, 100))
     before_a_study(rng, args.study_runs)
     print(f"\n{time.perf_counter() - started:.0f} s")
 

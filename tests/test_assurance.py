@@ -224,3 +224,37 @@ def test_plan_command_errors_say_what_to_fix(tmp_path, args, message):
     done = cli(tmp_path, *args)
     assert done.returncode == 1 and message in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+# --------------------------------------------------------------------------------------------------
+# The report's plan section, through the real command on a real database
+# --------------------------------------------------------------------------------------------------
+
+
+def test_the_report_plan_opens_with_the_chance_of_undecided_at_this_size(tmp_path, hermetic_home, capsys):
+    from judge_tui.cli import main
+
+    data = Path(__file__).parent.parent / "data"
+    db = tmp_path / "plan.db"
+    assert main(["import", str(data / "cis.jsonl"), "--db", str(db)]) == 0
+    for path, rater, kind in ((data / "cis.expert-demo.ratings.jsonl", "ann", "human"),
+                              (data / "cis.judge-demo.ratings.jsonl", "judge-v1", "judge")):
+        assert main(["import-ratings", str(path), "--rater", rater, "--kind", kind, "--rubric", "cis",
+                     "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert main(["report", "--db", str(db)]) == 0
+    text = capsys.readouterr().out
+    section = text[text.index("What would settle it"):].splitlines()
+    assert section[1].strip().startswith("Chance that a study of this size ends undecided, for a judge like this "
+                                         "one: alignment ≥ 80% ")
+    assert main(["report", "--db", str(db), "--format", "json"]) == 0
+    plans = json.loads(capsys.readouterr().out)["plan"]
+    for p in plans:
+        assert 0.0 <= p["undecided_chance_at_this_size"] <= 1.0
+        if p["decision"] == "undecided":
+            a = p["assurance"]
+            assert a["chance"] == 0.8 and a["more_items"] == p["more_items"]
+            assert a["practical"] == (p["more_items"] is not None) == ("no practical number" not in p["text"])
+            assert [e["value"] for e in a["at_interval_ends"]] == [p["interval"]["low"], p["interval"]["high"]]
+        else:
+            assert p["assurance"] is None and p["more_items"] is None

@@ -476,7 +476,7 @@ def undecided_at_size_line(checks: Sequence[TargetCheck]) -> str:
              for c in checks if c.undecided_at_size is not None]
     return ("Chance that a study of this size ends undecided, for a judge like this one: " + "; ".join(parts)
             + ". Each plan below gives an 80% chance of settling its target, counting how unsure the estimate "
-            "still is") if parts else ""
+            "still is.") if parts else ""
 
 
 def plan_text(report: Report) -> Text | None:
