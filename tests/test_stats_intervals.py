@@ -331,18 +331,6 @@ def test_too_few_items_are_undecided_whatever_the_interval():
     assert decisions.decide(intervals.wilson(0, few), 0.80, n=few) == "not met"
 
 
-def test_standard_error_plan_shrinks_the_interval_to_clear_the_target():
-    estimate, n = 0.73, 46
-    interval = _interval(0.49, 0.97)
-    plan = decisions.plan_for_standard_error(estimate, interval, n, 0.61)
-    assert plan.more_items
-    half = (estimate - interval.low) * np.sqrt(n / (n + plan.more_items))
-    assert estimate - half > 0.61
-    half_before = (estimate - interval.low) * np.sqrt(n / (n + plan.more_items - 1))
-    assert estimate - half_before <= 0.61
-    assert decisions.plan_for_standard_error(0.61, interval, n, 0.61).more_items is None
-
-
 def test_items_for_a_class_at_its_share():
     assert decisions.items_for_class(10, 12 / 46) == 39
     assert decisions.items_for_class(3, 0.0) is None

@@ -395,23 +395,25 @@ _SEVERITY = {"ok": 0, "info": 0, "unknown": 1, "caution": 2, "act": 3, "stop": 4
 
 
 def _checks(rows: Sequence[Row], overall: Row, summary: Summary, rubric: Rubric, thresholds: Thresholds,
-            test_pairing: Pairing | None, split: str | None, confidence: float) -> list[TargetCheck]:
-    """Every target of the report, decided on its interval, with a plan for the undecided ones."""
+            test_pairing: Pairing | None, split: str | None, confidence: float, *,
+            plan: bool = True) -> list[TargetCheck]:
+    """Every target of the report, decided on its interval, with a plan for the undecided ones (``plan=False``:
+    decisions only, for the rating screen's count of settled questions)."""
     scope = f"{split} split" if split else "all compared items"
     one_score_each = summary.pairs == summary.cases  # one judged dimension: a plain Wilson share
     checks = [check("alignment", "alignment", scope, summary.alignment_rate, summary.alignment_interval,
-                    summary.cases, thresholds.alignment_well_calibrated, percent=True, confidence=confidence,
+                    summary.cases, thresholds.alignment_well_calibrated, percent=True, confidence=confidence, plan=plan,
                     share=(summary.agreements, summary.pairs) if one_score_each and summary.pairs else None)]
     for row in rows:
         if row.method == "judged":
             checks.append(check(f"kappa:{row.key}", f"κ of {row.key}", scope, row.agreement.cohen_kappa,
                                 row.uncertainty.intervals.get("cohen_kappa", Undefined("no interval")),
-                                row.agreement.n, thresholds.kappa_substantial, confidence=confidence))
+                                row.agreement.n, thresholds.kappa_substantial, confidence=confidence, plan=plan))
     if rubric.overall != "label":
         checks.append(check("pearson", f"r of the {rubric.overall_name}", scope, overall.agreement.pearson_r,
                             overall.uncertainty.intervals.get("pearson_r", Undefined("no interval")),
                             overall.agreement.n, thresholds.pearson_target, confidence=confidence,
-                            correlation=True))
+                            correlation=True, plan=plan))
     if test_pairing is not None and rubric.scale.kind == "pass_fail":
         tested = test_pairing.column(0)
         h = ag.snap_to_scale(tested.a, ag.BINARY_SCALE)[0]
@@ -422,7 +424,7 @@ def _checks(rows: Sequence[Row], overall: Row, summary: Summary, rubric: Rubric,
             interval = iv.wilson(hits, of, confidence) if of else Undefined(f"the human labels contain no {label}")
             checks.append(check(key, key.upper(), "test split", getattr(m, key), interval, of,
                                 thresholds.binary_target, strict=True, confidence=confidence, share=(hits, of),
-                                class_share=of / m.n if m.n else None, class_label=label))
+                                class_share=of / m.n if m.n else None, class_label=label, plan=plan))
     return checks
 
 
@@ -772,7 +774,8 @@ def build_report(
             tested = test_pairing.column(0)
             h, j = tested.a, tested.b
             test_binary = ag.binary_metrics(ag.snap_to_scale(h, (0.0, 1.0))[0], ag.snap_to_scale(j, (0.0, 1.0))[0])
-    checks = _checks(rows, overall, summary, rubric, thresholds, test_pairing, split, confidence)
+    checks = _checks(rows, overall, summary, rubric, thresholds, test_pairing, split, confidence,
+                     plan=not checks_only)
     checks = _with_items_left(store, rubric, checks, total, human_scores.keys, split)
     design = sampling_design(store, rubric, human.rater_ids, pairing, split, tolerance, confidence)
     if design is not None and design.weighted:

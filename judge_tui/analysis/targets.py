@@ -122,32 +122,32 @@ def _model(estimate: float, interval: Interval, n: int, target: float, strict: b
 def check(key: str, figure: str, scope: str, estimate: Figure, interval: IntervalFigure, n: int, target: float, *,
           strict: bool = False, percent: bool = False, confidence: float = 0.95,
           share: tuple[int, int] | None = None, class_share: float | None = None,
-          class_label: str | None = None, correlation: bool = False) -> TargetCheck:
+          class_label: str | None = None, correlation: bool = False, plan: bool = True) -> TargetCheck:
     """Decide one target and plan for it.
 
     ``share`` = (successes, n) for a Wilson-interval share, planned exactly; otherwise the assurance treats the
     estimate as normal with the spread of its interval (``correlation``: on Fisher's z scale).
     ``class_share``: for TPR/TNR, the share of the scope's items in the figure's class, which turns more items
-    of the class into more items of the scope.
+    of the class into more items of the scope. ``plan=False`` decides only (no plan, no chance of "undecided").
     """
     if not ag.is_defined(estimate) or not isinstance(interval, Interval):
         return TargetCheck(key, figure, scope, estimate, interval, n, target, strict, percent, None, None, None,
                            None, None, class_label, class_share=class_share)
     decision = decisions.decide(interval, target, strict=strict, n=n)
     point = decisions.decide_point(estimate, target, strict=strict)
-    plan = more = of_class = at_size = None
-    if n > 0:
+    found = more = of_class = at_size = None
+    if n > 0 and plan:
         model = _model(estimate, interval, n, target, strict, confidence, share, correlation)
         at_size = model.undecided_at_size()
         if decision == "undecided":
-            plan = assurance.plan(model, ends=(interval.low, interval.high))
-            if plan.more is not None:
+            found = assurance.plan(model, ends=(interval.low, interval.high))
+            if found.more is not None:
                 if class_share is not None:
-                    of_class = plan.more
-                    more = decisions.items_for_class(plan.more, class_share)
+                    of_class = found.more
+                    more = decisions.items_for_class(found.more, class_share)
                 else:
-                    more = plan.more
-    return TargetCheck(key, figure, scope, estimate, interval, n, target, strict, percent, decision, point, plan,
+                    more = found.more
+    return TargetCheck(key, figure, scope, estimate, interval, n, target, strict, percent, decision, point, found,
                        more, of_class, class_label, undecided_at_size=at_size, class_share=class_share)
 
 

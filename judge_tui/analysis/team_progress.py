@@ -8,8 +8,8 @@ past 5,000 items the infinitesimal jackknife, as in the report: `stats.raters.al
 dimension names). Against the team's target (`agreement.team_alpha_target`, 0.80 unless
 settings.json says otherwise) the interval decides: met (it lies above), not met (below) or undecided (it
 straddles the target, or fewer than five items stand behind it). For an undecided dimension, about how many
-more overlap items would settle it if alpha stayed where it is (`stats.decisions.plan_for_standard_error`),
-and whether the overlap items still to be rated in the plan would cover that.
+more overlap items give an 80% chance of settling it (`stats.assurance`, alpha's true value drawn from the
+normal law of its interval), and whether the overlap items still to be rated in the plan would cover that.
 
 This is the lead's view: it shows every expert's figures over every item. Nothing here is reachable from the
 rating screen.
@@ -60,8 +60,9 @@ def _agreement(store: Store, rubric: Rubric, plan_id: str, target: float, overla
                confidence: float) -> dict[str, Any]:
     import numpy as np
 
+    from judge_tui.stats import assurance
     from judge_tui.stats.agreement import Undefined
-    from judge_tui.stats.decisions import MIN_ITEMS_TO_DECIDE, decide, plan_for_standard_error
+    from judge_tui.stats.decisions import MIN_ITEMS_TO_DECIDE, decide
     from judge_tui.stats.raters import alpha_interval
 
     view = load_team(store, rubric, only_items=store.overlap_item_ids(plan_id), notes=False)
@@ -89,8 +90,13 @@ def _agreement(store: Store, rubric: Rubric, plan_id: str, target: float, overla
                 row.update(more_items=MIN_ITEMS_TO_DECIDE - units,
                            why=f"at least {MIN_ITEMS_TO_DECIDE} items rated by two experts are needed to decide")
             elif decision == "undecided":
-                more = plan_for_standard_error(value, interval, units, target)
-                row.update(more_items=more.more_items, why=more.reason)
+                figure = assurance.NormalFigure.from_interval(value, interval.low, interval.high, units, target,
+                                                              confidence=confidence)
+                plan = assurance.plan(figure, ends=(interval.low, interval.high))
+                why = "" if plan.more is not None else (
+                    f"no practical number of overlap items settles it: alpha ({value:.2f}) sits close to the target, "
+                    f"and even {assurance.PRACTICAL_MORE:,} more give only a {plan.chance_at_limit or 0:.0%} chance")
+                row.update(more_items=plan.more, why=why)
         dimensions.append(row)
     decided = bool(dimensions) and all(d["decision"] != "undecided" for d in dimensions)
     needed = [d["more_items"] for d in dimensions if d["decision"] == "undecided"]
@@ -104,11 +110,11 @@ def _agreement(store: Store, rubric: Rubric, plan_id: str, target: float, overla
         why = next(d["why"] for d in dimensions if d["decision"] == "undecided" and d["more_items"] is None)
         verdict = f"not yet: {why}"
     elif max(needed) <= overlap_left:
-        verdict = (f"not yet: about {max(needed)} more overlap items would settle it if alpha stays where it is; "
+        verdict = (f"not yet: about {max(needed)} more overlap items give an 80% chance of settling it; "
                    f"{overlap_left} planned overlap items are not yet rated by two experts")
     else:
-        verdict = (f"not yet, and the plan may fall short: about {max(needed)} more overlap items would settle it "
-                   f"if alpha stays where it is, and {overlap_left} are left in the plan (re-assign with a larger "
+        verdict = (f"not yet, and the plan may fall short: about {max(needed)} more overlap items give an 80% "
+                   f"chance of settling it, and {overlap_left} are left in the plan (re-assign with a larger "
                    "--overlap to add more)")
     return {"measure": f"Krippendorff's alpha ({level})", "confidence": confidence, "target": target,
             "experts": list(view.experts), "dimensions": dimensions, "enough": decided, "verdict": verdict}

@@ -38,7 +38,8 @@ import numpy as np
 from judge_tui.stats.intervals import wilson_bounds, z_value
 
 __all__ = [
-    "ASSURANCE", "PRACTICAL_MORE", "Figure", "AssurancePlan", "NormalFigure", "ShareFigure", "fewest", "items_for_power", "plan",
+    "ASSURANCE", "PRACTICAL_MORE", "AssurancePlan", "Figure", "NormalFigure", "ShareFigure", "fewest",
+    "items_for_power", "plan",
 ]
 
 ASSURANCE = 0.80
