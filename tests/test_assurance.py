@@ -258,3 +258,12 @@ def test_the_report_plan_opens_with_the_chance_of_undecided_at_this_size(tmp_pat
             assert [e["value"] for e in a["at_interval_ends"]] == [p["interval"]["low"], p["interval"]["high"]]
         else:
             assert p["assurance"] is None and p["more_items"] is None
+
+
+def test_a_small_study_on_the_threshold_gets_a_number_and_the_plain_caveat():
+    c = check("tpr", "TPR", "test split", 0.9, iv.wilson(9, 10), 10, 0.90, strict=True, share=(9, 10),
+              class_share=0.8, class_label="PASS")
+    assert c.more_items is not None  # ten items cannot yet tell a judge at 0.90 from one at 0.75 or 0.99
+    assert c.plan_text().endswith("its estimate (0.900) sits on the target, so that chance is the chance that the "
+                                  "judge is clearly above or below: if it is truly on the target, no number of "
+                                  "items settles it")

@@ -102,6 +102,10 @@ class TargetCheck:
         verb = "gives" if self.more_items == 1 else "give"
         text = (f"about {self.more_items:,} more {self.where(self.more_items)}{of_class} {verb} {article} {chance} chance of settling "
                 f"{self.goal}" + self._ends_text())
+        stays = figure_text(self.estimate, percent=self.percent)
+        if stays == figure_text(self.target, percent=self.percent):
+            text += (f"; its estimate ({stays}) sits on the target, so that chance is the chance that the judge is "
+                     "clearly above or below: if it is truly on the target, no number of items settles it")
         if self.left is not None and self.more_items is not None and self.more_items > self.left:
             text += (", and every item is rated already: only new items can settle it" if self.left == 0 else
                      f", and only {self.left} are left unrated: rating them all is unlikely to settle it "
