@@ -212,7 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "plan", help="before a study: how many items to label for an 80%% chance of deciding each target",
-        description="Before a study: how many items (and how many human PASS and FAIL) to label for an 80%% "
+        description="Before a study: how many items (and how many human PASS and FAIL) to label for an 80% "
         "chance that the report decides each target, if the judge is as good as you expect. Targets and the "
         "confidence come from settings.json. With --items N, also the chance that a study of N items ends "
         "undecided.")
