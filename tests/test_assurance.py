@@ -267,3 +267,12 @@ def test_a_small_study_on_the_threshold_gets_a_number_and_the_plain_caveat():
     assert c.plan_text().endswith("its estimate (0.900) sits on the target, so that chance is the chance that the "
                                   "judge is clearly above or below: if it is truly on the target, no number of "
                                   "items settles it")
+
+
+@pytest.mark.slow
+def test_plan_help_names_every_expectation(tmp_path):
+    done = cli(tmp_path, "--help")
+    assert done.returncode == 0 and "80% chance" in done.stdout and "%%" not in done.stdout
+    for option in ("--tpr", "--tnr", "--fail-share", "--kappa", "--weighted-kappa", "--pearson", "--alignment",
+                   "--levels", "--items", "--chance"):
+        assert option in done.stdout
