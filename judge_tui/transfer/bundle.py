@@ -41,12 +41,17 @@ def export_bundle(store: Store, rater_id: str, output: Path, *, assignment: bool
     output.parent.mkdir(parents=True, exist_ok=True)
     partial = output.with_name(output.name + ".partial")
     partial.unlink(missing_ok=True)
-    with Store(partial) as bundle:
-        result = merge_database(bundle, store.path, only_raters=[rater_id], assignments=assignment)
-        bundle.set_meta(BUNDLE_META, rater_id)
-        bundle.set_meta("bundle_created_at", now())
-        bundle.set_meta("bundle_source", str(store.path))
-        bundle.conn.execute("PRAGMA journal_mode=DELETE")
+    try:
+        with Store(partial) as bundle:
+            result = merge_database(bundle, store.path, only_raters=[rater_id], assignments=assignment)
+            bundle.set_meta(BUNDLE_META, rater_id)
+            bundle.set_meta("bundle_created_at", now())
+            bundle.set_meta("bundle_source", str(store.path))
+            bundle.conn.execute("PRAGMA journal_mode=DELETE")
+    except BaseException:
+        for leftover in (partial, *(partial.with_name(partial.name + end) for end in ("-wal", "-shm"))):
+            leftover.unlink(missing_ok=True)
+        raise
     os.replace(partial, output)
     return result
 
