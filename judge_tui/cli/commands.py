@@ -28,18 +28,20 @@ def open_store(args: argparse.Namespace, *, create: bool = True) -> Store:
     """The database named by --db, $JUDGE_TUI_DB or the default location.
 
     Commands that only read (report, export, split, ...) pass create=False, so a mistyped path is an error
-    rather than a new empty database.
+    rather than a new empty database; those in ONLY_READING open it read-only, so they never set up, upgrade
+    the journal of, or otherwise change the file (an older judge-tui's database is the one exception: it is
+    upgraded so that it can be read).
     """
     path = db_path(args)
-    if not create and not path.exists():
+    command = getattr(args, "command", None)
+    if (not create or command in ONLY_READING) and not path.exists():
         raise UserError(f"{path}: no such database. Check the path, or import items first (judge-tui import).")
     try:
-        store = Store(path)
+        store = Store(path, only_reading=command in ONLY_READING)
     except StoreError as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:
         raise UserError(f"{path}: cannot open the database ({exc.strerror})") from None
-    command = getattr(args, "command", None)
     if store.read_only and command not in ONLY_READING:
         store.close()
         from judge_tui.store.faults import READ_ONLY

@@ -250,6 +250,8 @@ def import_items(
         mapping = parse_mapping(mapping)
     mapping = dict(mapping or {})
     parsed = _parse(path, ITEM_READERS[fmt], text)
+    if not parsed.records and not parsed.problems:  # nothing to write: no database is made or changed for it
+        raise ImportFailed(path, [Problem(0, "the file holds no items (is it the right file?)")])
     if fmt == "promptfoo":
         from judge_tui.transfer.promptfoo_import import lacking_vars, promptfoo_rows
 
