@@ -81,24 +81,31 @@ def run_check(args: argparse.Namespace) -> int:
     """SQLite's full integrity check of the database (read-only; it reads every page, so it takes a while)."""
     import sqlite3
 
-    from judge_tui.store.core import check_header, read_only_uri
+    from judge_tui.store.core import check_header, connect_read_only, writable
+    from judge_tui.store.faults import describe_sqlite
 
     path = db_path(args)
     if not path.is_file():
         raise UserError(f"{path}: no such database")
     try:
         check_header(path)
+        # Read-only, and immutable on read-only media or in a read-only folder, where SQLite cannot make the
+        # -shm file a WAL database needs: a file SQLite cannot open there is not thereby damaged.
+        conn = connect_read_only(path)
     except StoreError as exc:
         raise UserError(str(exc)) from None
-    conn = sqlite3.connect(read_only_uri(path), uri=True)
     try:
         problems = [row[0] for row in conn.execute("PRAGMA integrity_check")]
-    except sqlite3.DatabaseError as exc:  # damaged beyond what the check can walk
-        problems = [str(exc)]
+    except sqlite3.DatabaseError as exc:
+        code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+        if code not in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):  # not damage: say what it is
+            raise UserError(f"{describe_sqlite(exc, path)}; nothing was checked") from None
+        problems = [str(exc)]  # damaged beyond what the check can walk
     finally:
         conn.close()
     if problems == ["ok"]:
-        print(f"{path}: no damage found")
+        where = " (read-only: checked where it is, nothing written)" if not writable(path) else ""
+        print(f"{path}: no damage found{where}")
         return 0
     print(f"{path} is damaged:")
     for problem in problems[:20]:

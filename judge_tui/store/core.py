@@ -62,7 +62,7 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(read_only_uri(path, immutable=True), uri=True, timeout=BUSY_TIMEOUT)
 
 
-def _writable(path: Path) -> bool:
+def writable(path: Path) -> bool:
     """Can this process change the file and create its -wal and -shm files beside it?"""
     return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
 
@@ -109,7 +109,7 @@ class StoreCore:
                 raise StoreError(f"{path}: no such database")
             if not self.path.exists():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.read_only = not memory and self.path.exists() and not _writable(self.path)
+        self.read_only = not memory and self.path.exists() and not writable(self.path)
         conn = None
         try:
             conn = self._connect(str(path))
