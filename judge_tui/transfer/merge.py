@@ -52,7 +52,9 @@ from judge_tui.transfer.validate import (
     stored_json,
     stored_mark_problem,
     stored_rater_problem,
+    stored_rating_columns_problem,
     stored_rating_problem,
+    stored_scores_problem,
 )
 
 
@@ -186,8 +188,9 @@ def refuse_bad_rows(store: Store, other: ForeignDatabase, only_raters: list[str]
             problems.append(f"raters row {row['id']!r}: {problem}")
         else:
             kinds[row["id"]] = row["kind"]
+    scores_checked: dict[tuple[Any, ...], str | None] = {}  # most ratings repeat a few score patterns
     for row in other.ratings(only_raters):
-        problem = _rating_problem(store, row, rubrics, items, kinds)
+        problem = _rating_problem(store, row, rubrics, items, kinds, scores_checked)
         if problem:
             problems.append(f"ratings row (item {row['item_id']!r}, rater {row['rater_id']!r}, rubric version "
                             f"{row['rubric_version_id']!r}, repeat {row['repeat']!r}): {problem}")
@@ -268,7 +271,8 @@ def _known_rater(store: Store, rater_id: str, kinds: dict[str, str]) -> str | No
 
 
 def _rating_problem(store: Store, row: dict[str, Any], rubrics: dict[int, tuple[str, Rubric | None]],
-                    items: dict[str, tuple[str, dict[str, Any]]], kinds: dict[str, str]) -> str | None:
+                    items: dict[str, tuple[str, dict[str, Any]]], kinds: dict[str, str],
+                    scores_checked: dict[tuple[Any, ...], str | None]) -> str | None:
     if row["rubric_version_id"] not in rubrics:
         return f"rubric version {row['rubric_version_id']!r} is not in its rubric_versions table"
     rubric_id, rubric = rubrics[row["rubric_version_id"]]
@@ -289,7 +293,12 @@ def _rating_problem(store: Store, row: dict[str, Any], rubrics: dict[int, tuple[
                 "not made by adjudication")
     if rubric is None:
         return _unreadable_rubric_rating(row)
-    return stored_rating_problem(row, rubric, kind, fields)
+    if any(d.method == "code" for d in rubric.dimensions):  # its scores depend on the item: no sharing
+        return stored_rating_problem(row, rubric, kind, fields)
+    key = (row["rubric_version_id"], kind, row["scores"], row["overall"], row["verdict"])
+    if key not in scores_checked:
+        scores_checked[key] = stored_scores_problem(rubric, kind, row["scores"], row["overall"], row["verdict"], {})
+    return stored_rating_columns_problem(row) or scores_checked[key]
 
 
 def _adjudicated(row: dict[str, Any]) -> bool:

@@ -6,6 +6,7 @@ in a file first and then write all of it, or nothing.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -390,12 +391,10 @@ RATER_KINDS_WRITTEN = ("human", "judge")  # the kinds of rater judge-tui makes (
 
 def stored_json(text: Any, what: str, shape: type) -> Any:
     """A JSON column's value; raises ValueError when it is not JSON of that shape."""
-    import json
-
     if not isinstance(text, str):
         raise ValueError(f"{what} must be JSON text, not {text!r}")
     try:
-        value = json.loads(text, parse_constant=_refuse_constant)
+        value = _STRICT_JSON.decode(text)
     except ValueError as exc:
         raise ValueError(f"{what} is not JSON ({exc})") from None
     if not isinstance(value, shape):
@@ -405,6 +404,9 @@ def stored_json(text: Any, what: str, shape: type) -> Any:
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number")
+
+
+_STRICT_JSON = json.JSONDecoder(parse_constant=_refuse_constant)  # NaN and Infinity are not JSON numbers
 
 
 def stored_rater_problem(row: Mapping[str, Any]) -> str | None:
@@ -447,31 +449,47 @@ def stored_rating_problem(row: Mapping[str, Any], rubric: Rubric, kind: str,
                           fields: Mapping[str, Any]) -> str | None:
     """A ratings row against its rubric version, as check_ratings checks a file's rating, plus the columns
     judge-tui computes (overall, verdict), which must be what the rubric makes of the scores."""
+    return stored_rating_columns_problem(row) or stored_scores_problem(
+        rubric, kind, row["scores"], row["overall"], row["verdict"], fields)
+
+
+def stored_rating_columns_problem(row: Mapping[str, Any]) -> str | None:
+    """A ratings row's columns that do not depend on its rubric: item id, seconds, repeat, details, flag, notes."""
     try:
         check_id(row["item_id"])
-        raw = stored_json(row["scores"], "scores", dict)
-        wrong = [d for d, v in raw.items() if isinstance(v, bool) or not isinstance(v, int | float)]
-        if wrong:
-            raise ScoreError(f"{wrong[0]}: {raw[wrong[0]]!r} is not a score (stored scores are numbers)")
-        scores, _notes = rating_scores(rubric, raw, kind=kind, fields=fields)
         if row["seconds"] is not None:
             _number(row["seconds"], "seconds", most=MAX_SECONDS)
         _number(row["repeat"], "repeat", whole=True, most=MAX_REPEAT)
-        stored_json(row["details"], "details", dict)
+        if row["details"] != "{}":  # the common case, read at a glance
+            stored_json(row["details"], "details", dict)
         if row["flagged"] not in (0, 1):
             raise ValueError(f"flagged must be 0 or 1, not {row['flagged']!r}")
         _flag(bool(row["flagged"]), row["flag_reason"])
         if not isinstance(row["notes"], str):
             raise ValueError(f"notes must be text, not {row['notes']!r}")
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def stored_scores_problem(rubric: Rubric, kind: str, scores_text: Any, stated: Any, stated_verdict: Any,
+                          fields: Mapping[str, Any]) -> str | None:
+    """A stored rating's scores, overall and verdict under its rubric. Depends on the item's fields only
+    through the rubric's dimensions computed by code (`fields` is unused when it has none)."""
+    try:
+        raw = stored_json(scores_text, "scores", dict)
+        wrong = [d for d, v in raw.items() if isinstance(v, bool) or not isinstance(v, int | float)]
+        if wrong:
+            raise ScoreError(f"{wrong[0]}: {raw[wrong[0]]!r} is not a score (stored scores are numbers)")
+        scores, _notes = rating_scores(rubric, raw, kind=kind, fields=fields)
     except (ScoreError, ValueError) as exc:
         return str(exc)
     overall, verdict = rubric.overall_score(scores), rubric.verdict(scores)
-    stated = row["overall"]
     if stated is not None and (isinstance(stated, bool) or not isinstance(stated, int | float) or overall is None
                                or abs(stated - overall) > STATED_OVERALL_TOLERANCE):
         return f"overall {stated!r} is not what rubric {rubric.id} makes of the scores ({overall!r})"
-    if row["verdict"] is not None and row["verdict"] != verdict:
-        return f"verdict {row['verdict']!r} is not what rubric {rubric.id} makes of the scores ({verdict!r})"
+    if stated_verdict is not None and stated_verdict != verdict:
+        return f"verdict {stated_verdict!r} is not what rubric {rubric.id} makes of the scores ({verdict!r})"
     return None
 
 
