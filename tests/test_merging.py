@@ -243,3 +243,22 @@ def test_the_same_judgment_made_on_two_laptops_is_no_conflict(tmp_path: Path, ru
     conflicts = [line for line in proc.stdout.splitlines() if "CONFLICT" in line]
     assert len(conflicts) == 1 and "rating of P02" in conflicts[0], proc.stdout
     assert "1 conflict:" in proc.stdout
+
+
+def test_the_leads_adjudicated_consensus_travels_but_an_expert_called_consensus_does_not(tmp_path: Path, rubrics):
+    from judge_tui.model.errors import UserError
+    from judge_tui.model.records import Rating
+
+    binary = rubrics["binary"]
+    items = [binary_item(1), binary_item(2)]
+    lead = expert_db(tmp_path / "lead.db", binary, items, "ann", {"P01": {"label": 1.0}})
+    with Store(lead) as store:  # as the adjudication screen saves it
+        store.ensure_rater("consensus", "human", display_name="Adjudicated consensus")
+        store.save_rating(Rating("P01", "consensus", store.rubric_version_ids("binary")[0], {"label": 1.0},
+                                 overall=1.0, verdict="PASS", notes="adjudicated by lee", source="adjudication",
+                                 details={"adjudicated": True, "from": ["ann", "bob"], "by": "lee"}))
+    with Store(tmp_path / "copy.db") as store:
+        assert merge_database(store, lead).added["ratings"] == 2
+    impostor = expert_db(tmp_path / "old.db", binary, items, "consensus", {"P02": {"label": 0.0}})
+    with Store(tmp_path / "copy.db") as store, pytest.raises(UserError, match="'consensus' is reserved"):
+        merge_database(store, impostor)

@@ -20,6 +20,7 @@ import os
 from pathlib import Path
 
 from judge_tui.model.errors import UserError
+from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.store import ForeignDatabase, Store, StoreError, now
 from judge_tui.transfer.merge import MergeResult, merge_database
 
@@ -109,7 +110,7 @@ def choose_rater(store: Store, requested: str | None) -> str:
     remembered = store.get_meta(REVIEWER_META_KEY)
     if remembered:
         return remembered
-    humans = [r["id"] for r in store.raters("human") if r["id"] != "consensus"]
+    humans = [r["id"] for r in store.raters("human") if r["id"] != CONSENSUS_RATER]
     if len(humans) == 1:
         return humans[0]
     raise UserError(f"which expert's work should the bundle hold? Pass --rater ID (experts here: "
