@@ -169,6 +169,8 @@ def refuse_bad_rows(store: Store, other: ForeignDatabase, only_raters: list[str]
     problems: list[str] = []
     rubrics = _rubric_versions_checked(other, problems)
     items: dict[str, tuple[str, dict[str, Any]]] = {}  # id -> (rubric, fields), of rows that passed
+    refused_items: set[Any] = set()  # their ratings and marks are not listed again
+    refused_raters: set[Any] = set()
     by_name: dict[str, Rubric | None] = {name: rubric for name, rubric in rubrics.values() if rubric is not None}
     for row in other.items(only_raters, assigned=assigned):
         rubric = None
@@ -179,6 +181,7 @@ def refuse_bad_rows(store: Store, other: ForeignDatabase, only_raters: list[str]
         problem = stored_item_problem(row, rubric) if rubric is not None else _item_shape(row)
         if problem:
             problems.append(f"items row {row['id']!r}: {problem}")
+            refused_items.add(row["id"])
         else:
             items[row["id"]] = (row["rubric"], stored_json(row["fields"], "fields", dict))
     kinds: dict[str, str] = {}
@@ -186,15 +189,20 @@ def refuse_bad_rows(store: Store, other: ForeignDatabase, only_raters: list[str]
         problem = _stored_rater(row)
         if problem:
             problems.append(f"raters row {row['id']!r}: {problem}")
+            refused_raters.add(row["id"])
         else:
             kinds[row["id"]] = row["kind"]
     scores_checked: dict[tuple[Any, ...], str | None] = {}  # most ratings repeat a few score patterns
     for row in other.ratings(only_raters):
+        if row["item_id"] in refused_items or row["rater_id"] in refused_raters:
+            continue  # its item's or rater's own line says what is wrong
         problem = _rating_problem(store, row, rubrics, items, kinds, scores_checked)
         if problem:
             problems.append(f"ratings row (item {row['item_id']!r}, rater {row['rater_id']!r}, rubric version "
                             f"{row['rubric_version_id']!r}, repeat {row['repeat']!r}): {problem}")
     for row in other.set_aside(only_raters):
+        if row["item_id"] in refused_items or row["rater_id"] in refused_raters:
+            continue
         problem = stored_mark_problem(row) or _known_rater(store, row["rater_id"], kinds)
         if problem:
             problems.append(f"drafts row (item {row['item_id']!r}, rater {row['rater_id']!r}): {problem}")
@@ -209,7 +217,8 @@ def refuse_bad_rows(store: Store, other: ForeignDatabase, only_raters: list[str]
         shown = "\n".join(f"  {p}" for p in problems[:SHOWN_PROBLEMS])
         more = f"\n  ... and {len(problems) - SHOWN_PROBLEMS} more" if len(problems) > SHOWN_PROBLEMS else ""
         raise MergeRefused(
-            f"{other.path}: refused, nothing was merged from it: {plural(len(problems), 'row')} break the rules "
+            f"{other.path}: refused, nothing was merged from it: {plural(len(problems), 'row')} "
+            f"{'breaks' if len(problems) == 1 else 'break'} the rules "
             f"every rating and item in judge-tui obeys (edited by hand, or written by a faulty program?):\n"
             f"{shown}{more}\nCorrect or delete these rows in {other.path}, or ask for a fresh copy of it "
             "(judge-tui export --bundle), and merge again.")
