@@ -32,7 +32,8 @@ def build(path: Path, raters: list[str], seed: int) -> None:
         version = store.ensure_rubric_version(rubric)
         store.add_items(
             Item(id=f"B{n:05d}", rubric="cis", task_type="LRU Cache",
-                 fields={"task_type": "LRU Cache", "code": f"def f{n}():\n    return {n}\n", "tests": "ok"})
+                 fields={"task_type": "LRU Cache", "rationale": "a plain function",
+                         "source_code": f"def f{n}():\n    return {n}\n", "test_code": "ok"})
             for n in range(ITEMS)
         )
         for rater in raters:

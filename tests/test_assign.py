@@ -125,7 +125,7 @@ def test_reassigning_never_moves_rated_items():
     ("ann,b ob", "cannot be an expert id"),
     ("ann,$(rm -rf ~)", "cannot be an expert id"),
     ("ann,\x1b]0;pwned\x07", "cannot be an expert id"),
-    ("ann,consensus", "adjudicated ratings"),
+    ("ann,consensus", "adjudicated consensus"),
 ])
 def test_expert_lists_that_cannot_be_used(experts, message):
     with pytest.raises(UserError, match=message):

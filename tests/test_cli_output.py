@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from judge_tui.cli import main
+from judge_tui.model.records import Rating
 from judge_tui.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -188,10 +189,12 @@ def test_export_piped_is_exact_and_round_trips(study: Path):
 
 @pytest.mark.slow
 def test_report_on_a_terminal_shows_hostile_rater_ids_visibly(study: Path, tmp_path: Path):
-    rater = "ann\u202eevil\x1b]0;pwned\x07"
-    ratings = [{"item_id": f"I{n}", "scores": {DIMENSION: "PASS"}} for n in range(8)]
-    assert main(["import-ratings", str(_jsonl(tmp_path / "ann.jsonl", ratings)), "--rater", rater, "--kind",
-                 "human", "--db", str(study)]) == 0
+    rater = "ann\u202eevil\x1b]0;pwned\x07"  # no road in takes such an id now; an older judge-tui's database may hold it
+    with Store(study) as store:
+        version = store.rubric_version_ids(RUBRIC_ID)[0]
+        store.ensure_rater(rater, "human")
+        store.save_ratings([Rating(f"I{n}", rater, version, {DIMENSION: 1.0}, overall=1.0, verdict="PASS")
+                            for n in range(8)])
     for fmt in ("text", "markdown", "json"):
         out = on_terminal("report", "--db", str(study), "--format", fmt)
         assert_safe(out)
@@ -207,16 +210,19 @@ def test_history_and_merge_on_a_terminal_are_safe_and_piped_exact(study: Path, t
     assert "<U+202E>evil" in shown
     assert f"reason: {HOSTILE}" in piped("history", "--db", str(study))
 
-    # Someone else's database names a rater that is a human here and a judge there: a conflict line.
+    # Someone else's database (an older judge-tui's) names a rater with escapes: the refusal shows it inert.
     other = tmp_path / "other.db"
     shutil.copy(study, other)
     rater = "ann\u202eevil\x1b]0;pwned\x07"
-    ratings = _jsonl(tmp_path / "ann.jsonl", [{"item_id": "I1", "scores": {DIMENSION: "PASS"}}])
-    for db, kind in ((study, "human"), (other, "judge")):
-        assert main(["import-ratings", str(ratings), "--rater", rater, "--kind", kind, "--db", str(db)]) == 0
-    merged = on_terminal("merge", "--db", str(study), str(other))
-    assert "CONFLICT rater ann<U+202E>evil is a human rater here" in merged
-    assert_safe(merged)
+    with Store(other) as store:
+        store.ensure_rater(rater, "judge")
+        store.save_ratings([Rating("I1", rater, store.rubric_version_ids(RUBRIC_ID)[0], {DIMENSION: 1.0},
+                                   overall=1.0, verdict="PASS")])
+    merged = subprocess.run([sys.executable, "-m", "judge_tui", "merge", "--db", str(study), str(other)],
+                            capture_output=True, text=True, env=_env(100), check=False)
+    assert merged.returncode == 1
+    assert "raters row 'ann\\u202eevil\\x1b]0;pwned\\x07': a rater id cannot hold line breaks" in merged.stderr
+    assert_safe(merged.stderr)
 
 
 @pytest.mark.parametrize("width", [30, 50, 80, 120, 200])

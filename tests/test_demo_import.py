@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from formats_helpers import binary_item, run, write_jsonl
 
 from judge_tui.model import locations
@@ -99,3 +100,20 @@ def test_ids_clashing_with_the_demo_an_earlier_version_loaded_say_so_and_the_dat
                "--db", other)[0] == 0
     code, _out, err = run(capsys, "import", mine, "--rubric", "binary", "--db", other)
     assert code == 1 and "bundled demo" not in err
+
+
+@pytest.mark.slow
+def test_ids_clashing_with_demo_items_the_user_imported_do_not_blame_an_earlier_judge_tui(tmp_path: Path,
+                                                                                         hermetic_home: Path):
+    from tests.faults.conftest import REPO
+    from tests.faults.conftest import run as run_cli
+
+    db = tmp_path / "study.db"
+    assert run_cli("import", REPO / "data" / "binary.jsonl", "--db", db, home=hermetic_home).returncode == 0
+    mine = write_jsonl(tmp_path / "mine.jsonl", [binary_item("P01", 9)])
+    proc = run_cli("import", mine, "--rubric", "binary", "--db", db, home=hermetic_home)
+    assert proc.returncode == 1
+    message = " ".join(proc.stderr.split())
+    assert f"P01 is an item of the bundled demo, whose item file (judge-tui's data folder) was imported into {db}" \
+        in message
+    assert "earlier judge-tui" not in message

@@ -150,6 +150,6 @@ def test_promptfoo_component_results_that_are_not_a_list(tmp_path: Path, db: Pat
 def test_a_header_only_csv_writes_nothing(tmp_path: Path, db: Path, capsys):
     path = tmp_path / "empty.csv"
     path.write_text("id,query,criterion,response\n", encoding="utf-8")
-    code, out, _err = run(capsys, "import", path, "--rubric", "binary", "--db", db)
-    assert code == 0 and "nothing to import" in out
-    assert table_counts(db)["rubric_versions"] == 0
+    code, _out, err = run(capsys, "import", path, "--rubric", "binary", "--db", db)
+    assert code == 1 and "the file holds no items" in err
+    assert not db.exists()  # not even an empty database

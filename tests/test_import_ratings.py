@@ -211,3 +211,25 @@ def test_library_call_raises_import_failed(db: Path, tmp_path: Path):
     with Store(db) as store, pytest.raises(ImportFailed) as failed:
         import_ratings(store, path, "EXP1", "human", rubric="cis")
     assert failed.value.problems[0].line == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("key", "value", "rule"), [
+    ("study_date", {"x": [1]}, "\"study_date\" must be a date written as text"),
+    ("completion_date", 20260115, "\"completion_date\" must be a date written as text"),
+    ("summary_notes", ["a", "b"], "\"summary_notes\" must be text"),
+])
+def test_a_form_whose_dates_or_notes_are_not_text_is_refused(db: Path, tmp_path: Path, hermetic_home: Path, key: str,
+                                                             value: object, rule: str):
+    from tests.faults.conftest import run as run_cli
+
+    form = json.loads((FIXTURES / "rating_form.json").read_text())
+    form[key] = value
+    path = tmp_path / "rating_form.json"
+    path.write_text(json.dumps(form, indent=2))
+    proc = run_cli("import-ratings", path, "--db", db, home=hermetic_home)
+    assert proc.returncode == 1
+    assert f"{path}:{line_of(path.read_text(), key)}: {rule}" in proc.stderr, proc.stderr
+    assert table_counts(db)["ratings"] == 0
+    exported = run_cli("export", "--format", "rating-form", "--rater", "EXP001", "--db", db, home=hermetic_home)
+    assert exported.returncode == 1 and "study_date" not in exported.stdout  # nothing to export, no date made up

@@ -213,3 +213,52 @@ def test_a_merged_rating_ends_the_receivers_skip_of_that_item(tmp_path: Path, ru
         assert store.rating("P02", "ann").scores["label"] == 0.0
         assert [d.item_id for d in store.set_aside(rater_id="ann")] == ["P03"]  # P03 is still skipped
         assert store.draft("P02", "ann") is None
+
+
+@pytest.mark.slow
+def test_the_same_judgment_made_on_two_laptops_is_no_conflict(tmp_path: Path, rubrics, hermetic_home: Path):
+    """Seconds and the call record (cost, tokens) differ between two runs of one judgment; scores, verdict and
+    notes decide whether two ratings are the same."""
+    from tests.faults.conftest import run
+
+    binary = rubrics["binary"]
+    items = [binary_item(1), binary_item(2)]
+    paths = []
+    for name, seconds, cost in (("lead", 3.2, 0.0041), ("ann", 7.9, 0.0057)):
+        with Store(tmp_path / f"{name}.db") as store:
+            store.add_items(items)
+            rate(store, binary, "judge:m:binary@p1", "judge", {"P01": {"label": 1.0}, "P02": {"label": 0.0}},
+                 notes="The answer names the criterion.")
+        with sqlite3.connect(tmp_path / f"{name}.db") as conn:
+            conn.execute("UPDATE ratings SET seconds = ?, details = json_object('cost_usd', ?, 'input_tokens', ?)",
+                         [seconds, cost, int(cost * 1e6)])
+        conn.close()
+        paths.append(tmp_path / f"{name}.db")
+    with sqlite3.connect(paths[1]) as conn:  # a real difference: another note on P02
+        conn.execute("UPDATE ratings SET notes = 'Off topic.' WHERE item_id = 'P02'")
+    conn.close()
+    proc = run("merge", paths[1], "--db", paths[0], home=hermetic_home)
+    assert proc.returncode == 0, proc.stderr
+    assert "(1 rating already here)" in proc.stdout
+    conflicts = [line for line in proc.stdout.splitlines() if "CONFLICT" in line]
+    assert len(conflicts) == 1 and "rating of P02" in conflicts[0], proc.stdout
+    assert "1 conflict:" in proc.stdout
+
+
+def test_the_leads_adjudicated_consensus_travels_but_an_expert_called_consensus_does_not(tmp_path: Path, rubrics):
+    from judge_tui.model.errors import UserError
+    from judge_tui.model.records import Rating
+
+    binary = rubrics["binary"]
+    items = [binary_item(1), binary_item(2)]
+    lead = expert_db(tmp_path / "lead.db", binary, items, "ann", {"P01": {"label": 1.0}})
+    with Store(lead) as store:  # as the adjudication screen saves it
+        store.ensure_rater("consensus", "human", display_name="Adjudicated consensus")
+        store.save_rating(Rating("P01", "consensus", store.rubric_version_ids("binary")[0], {"label": 1.0},
+                                 overall=1.0, verdict="PASS", notes="adjudicated by lee", source="adjudication",
+                                 details={"adjudicated": True, "from": ["ann", "bob"], "by": "lee"}))
+    with Store(tmp_path / "copy.db") as store:
+        assert merge_database(store, lead).added["ratings"] == 2
+    impostor = expert_db(tmp_path / "old.db", binary, items, "consensus", {"P02": {"label": 0.0}})
+    with Store(tmp_path / "copy.db") as store, pytest.raises(UserError, match="'consensus' is reserved"):
+        merge_database(store, impostor)

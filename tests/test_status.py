@@ -87,3 +87,17 @@ def test_status_table_keeps_ids_whole_when_piped(study: Path, rubrics):
 def test_status_of_an_unknown_rubric_is_a_message(study: Path):
     done = _status(study, "--rubric", "nope")
     assert done.returncode == 1 and "Traceback" not in done.stderr and "nope" in done.stderr
+
+
+def test_the_leads_consensus_is_not_listed_as_an_expert(study: Path):
+    with Store(study) as store:  # what the adjudication screen saves
+        version = store.rubric_version_ids("cis")[0]
+        store.ensure_rater("consensus", "human", display_name="Adjudicated consensus")
+        store.save_rating(Rating("C1", "consensus", version, dict.fromkeys("ratl", 0.5), notes="adjudicated by lead",
+                                 source="adjudication", details={"adjudicated": True, "from": ["EXP001", "EXP002"]}))
+    [cis] = json.loads(_status(study, "--format", "json").stdout)["rubrics"]
+    assert [e["expert"] for e in cis["experts"]] == ["EXP001", "EXP002"]
+    assert cis["adjudicated"] == 1
+    shown = _status(study)
+    assert "│ consensus" not in shown.stdout and "│ EXP001" in shown.stdout
+    assert "and 1 item(s) adjudicated by the lead" in shown.stdout

@@ -13,6 +13,7 @@ from statistics import median
 from typing import Any
 
 from judge_tui.model.numbers import format_seconds
+from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
 
@@ -51,7 +52,9 @@ def study_status(store: Store, rubric: str | None = None, *, team_alpha_target: 
         for rubric_id, items in sorted(rubrics):
             part: dict[str, Any] = {
                 "rubric": rubric_id, "items": items,
-                "experts": [expert_status(store, rubric_id, r) for r in store.active_experts(rubric_id)],
+                "experts": [expert_status(store, rubric_id, r) for r in store.active_experts(rubric_id)
+                            if r["id"] != CONSENSUS_RATER],  # the lead's adjudications, not an expert
+                "adjudicated": len(store.current_ratings(rubric_id, CONSENSUS_RATER)),
                 "judges": [{"judge": judge, **queue}
                            for judge, queue in sorted(store.judge_queue_by_rater(rubric_id).items())],
             }
@@ -91,6 +94,9 @@ def status_tables(status: dict[str, Any]) -> list[Any]:
                             str(e["time"]["unknown"]), (e["last_activity"] or "—")[:19].replace("T", " "))
         if not part["experts"]:
             experts.add_row("(no expert has rated yet)", *[""] * 7)
+        if part["adjudicated"]:
+            experts.caption = f"and {part['adjudicated']} item(s) adjudicated by the lead (judge-tui adjudicate)"
+            experts.caption_justify = "left"
         tables.append(experts)
         by_task = Table(title="time per task type", title_justify="left")
         for column in ("expert", "task type", "items", "time", "median/item"):

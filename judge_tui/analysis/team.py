@@ -29,6 +29,7 @@ import numpy as np
 
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, pair_intervals, pooled_interval
 from judge_tui.analysis.scores import AlignedPair, RubricRatings, consensus, load, pooled_alignment
+from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import DEFAULT_TOLERANCE
 from judge_tui.stats import agreement as ag
@@ -44,7 +45,6 @@ from judge_tui.stats.raters import (
 )
 from judge_tui.store import Store
 
-CONSENSUS_RATER = "consensus"
 TOLERANCE = DEFAULT_TOLERANCE  # callers pass settings.agreement.tolerance
 
 

@@ -28,18 +28,20 @@ def open_store(args: argparse.Namespace, *, create: bool = True) -> Store:
     """The database named by --db, $JUDGE_TUI_DB or the default location.
 
     Commands that only read (report, export, split, ...) pass create=False, so a mistyped path is an error
-    rather than a new empty database.
+    rather than a new empty database; those in ONLY_READING open it read-only, so they never set up, upgrade
+    the journal of, or otherwise change the file (an older judge-tui's database is the one exception: it is
+    upgraded so that it can be read).
     """
     path = db_path(args)
-    if not create and not path.exists():
+    command = getattr(args, "command", None)
+    if (not create or command in ONLY_READING) and not path.exists():
         raise UserError(f"{path}: no such database. Check the path, or import items first (judge-tui import).")
     try:
-        store = Store(path)
+        store = Store(path, only_reading=command in ONLY_READING)
     except StoreError as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:
         raise UserError(f"{path}: cannot open the database ({exc.strerror})") from None
-    command = getattr(args, "command", None)
     if store.read_only and command not in ONLY_READING:
         store.close()
         from judge_tui.store.faults import READ_ONLY
@@ -79,24 +81,31 @@ def run_check(args: argparse.Namespace) -> int:
     """SQLite's full integrity check of the database (read-only; it reads every page, so it takes a while)."""
     import sqlite3
 
-    from judge_tui.store.core import check_header, read_only_uri
+    from judge_tui.store.core import check_header, connect_read_only, writable
+    from judge_tui.store.faults import describe_sqlite
 
     path = db_path(args)
     if not path.is_file():
         raise UserError(f"{path}: no such database")
     try:
         check_header(path)
+        # Read-only, and immutable on read-only media or in a read-only folder, where SQLite cannot make the
+        # -shm file a WAL database needs: a file SQLite cannot open there is not thereby damaged.
+        conn = connect_read_only(path)
     except StoreError as exc:
         raise UserError(str(exc)) from None
-    conn = sqlite3.connect(read_only_uri(path), uri=True)
     try:
         problems = [row[0] for row in conn.execute("PRAGMA integrity_check")]
-    except sqlite3.DatabaseError as exc:  # damaged beyond what the check can walk
-        problems = [str(exc)]
+    except sqlite3.DatabaseError as exc:
+        code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+        if code not in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):  # not damage: say what it is
+            raise UserError(f"{describe_sqlite(exc, path)}; nothing was checked") from None
+        problems = [str(exc)]  # damaged beyond what the check can walk
     finally:
         conn.close()
     if problems == ["ok"]:
-        print(f"{path}: no damage found")
+        where = " (read-only: checked where it is, nothing written)" if not writable(path) else ""
+        print(f"{path}: no damage found{where}")
         return 0
     print(f"{path} is damaged:")
     for problem in problems[:20]:

@@ -24,6 +24,7 @@ FORM_KEYS = ("expert_name", "expert_id", "study_date", "summary_notes", "total_t
              "bonus_eligible")
 SCORE_SUFFIX = "_score"
 FORM_DATES = ("study_date", "completion_date")  # kept per expert and rubric on import, written back on export
+TEXT_KEYS = ("expert_name", "summary_notes")  # kept on import: text or nothing, never another shape
 
 
 def scores_of(row: dict[str, Any]) -> dict[str, Any]:
@@ -40,6 +41,11 @@ def read_rows(text: str, *, notes_key: str, describe: str) -> Parsed:
         parsed.problems.append(Problem(1, f"expected {describe}: an object with a \"ratings\" array"))
         return parsed
     parsed.meta.update({key: top[key] for key in FORM_KEYS if key in top})
+    for key in (*FORM_DATES, *TEXT_KEYS):
+        value = top.get(key)
+        if value is not None and not isinstance(value, str):
+            what = "a date written as text (e.g. \"2025-03-14\")" if key in FORM_DATES else "text"
+            parsed.problems.append(Problem(_line_of_key(text, key), f"\"{key}\" must be {what}, not {value!r}"))
     for line, row in zip(source_lines(text, ("ratings",), len(top["ratings"])), top["ratings"], strict=True):
         if not isinstance(row, dict):
             parsed.problems.append(Problem(line, "a \"ratings\" entry is not an object"))
@@ -67,6 +73,12 @@ def read_rows(text: str, *, notes_key: str, describe: str) -> Parsed:
         if notes is not None and not isinstance(notes, str):
             parsed.problems.append(Problem(line, f"\"{notes_key}\" must be text"))
     return parsed
+
+
+def _line_of_key(text: str, key: str) -> int:
+    """The line of a top-level key's first mention (1 if it cannot be found)."""
+    at = text.find(f'"{key}"')
+    return text.count("\n", 0, at) + 1 if at >= 0 else 1
 
 
 def read(text: str) -> Parsed:

@@ -13,13 +13,42 @@ RATER_KINDS: tuple[str, ...] = ("human", "judge", "code")
 SPLITS: tuple[str, ...] = ("train", "dev", "test")
 
 REVIEWER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,39}")
+CONSENSUS_RATER = "consensus"  # the lead's adjudicated ratings (judge-tui adjudicate)
+# Ids judge-tui itself gives a rater, with what they stand for: no expert, file or merge may take them.
+RESERVED_RATER_IDS = {CONSENSUS_RATER: "it is the id of the lead's adjudicated consensus (judge-tui adjudicate)"}
+MAX_RATER_ID_LENGTH = 200
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def reviewer_problem(reviewer: str) -> str | None:
     """Why a reviewer (expert) id cannot be used, or None if it can."""
-    if not REVIEWER_ID.fullmatch(reviewer):
-        return ("a reviewer id is 1 to 40 letters, digits or _ . @ - (no spaces), starting with a letter or "
-                "digit, e.g. EXP001")
+    return rater_id_problem(reviewer, "human")
+
+
+def rater_id_problem(rater_id: object, kind: str) -> str | None:
+    """Why `rater_id` cannot be the id of a rater of this kind, or None if it can.
+
+    The one rule for every road a rater comes in by: the app's welcome, `rate --reviewer`, `assign --experts`,
+    `import-ratings` (--rater, the file's rater or expert_id), merges and bundles. An expert's id is typed
+    at the prompt and shown in narrow columns: 1 to 40 letters, digits or _ . @ -. A judge's id holds its
+    model's name (`judge:MODEL:RUBRIC@PROMPT`), which may hold other characters, such as / in
+    meta-llama/Llama-3.1-8B, but never a line break, a terminal escape or a whole page of text.
+    """
+    if not isinstance(rater_id, str) or not rater_id.strip():
+        return "a rater id is text and cannot be empty"
+    if rater_id in RESERVED_RATER_IDS:
+        return f"{rater_id!r} is reserved: {RESERVED_RATER_IDS[rater_id]}"
+    if kind == "human":
+        if not REVIEWER_ID.fullmatch(rater_id):
+            return ("a reviewer id is 1 to 40 letters, digits or _ . @ - (no spaces, no /), starting with a letter "
+                    "or digit, e.g. EXP001")
+        return None
+    if _UNPRINTABLE.search(rater_id):
+        return "a rater id cannot hold line breaks, tabs or terminal escapes"
+    if len(rater_id) > MAX_RATER_ID_LENGTH:
+        return f"a rater id is at most {MAX_RATER_ID_LENGTH} characters, not {len(rater_id)}"
+    if rater_id != rater_id.strip():
+        return "a rater id cannot start or end with spaces"
     return None
 # Bounds on what a rating can claim: past them a value is a slip (minutes in a seconds column, a stray exponent).
 MAX_SECONDS = 7 * 24 * 3600.0  # a week of active time on one item

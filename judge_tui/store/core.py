@@ -62,7 +62,7 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(read_only_uri(path, immutable=True), uri=True, timeout=BUSY_TIMEOUT)
 
 
-def _writable(path: Path) -> bool:
+def writable(path: Path) -> bool:
     """Can this process change the file and create its -wal and -shm files beside it?"""
     return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
 
@@ -92,7 +92,10 @@ class StoreCore:
     only read work as usual, and a write fails with SQLite's "readonly database" error.
     """
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, only_reading: bool = False) -> None:
+        """only_reading: the command never writes, so a missing or empty file is refused rather than set up, and
+        the file's journal mode is left as it is (a bundle stays one file). An older judge-tui's database is
+        still upgraded, so that it can be read."""
         self.path = Path(path)
         memory = str(path) == ":memory:"
         if not memory:
@@ -102,14 +105,20 @@ class StoreCore:
             # itself refuses a file that is not a database (SQLITE_NOTADB, below), before writing anything.
             if self.path.is_dir():
                 raise StoreError(f"{path}: cannot open: a folder, not a database file")
+            if only_reading and not self.path.exists():
+                raise StoreError(f"{path}: no such database")
             if not self.path.exists():
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.read_only = not memory and self.path.exists() and not _writable(self.path)
+        self.read_only = not memory and self.path.exists() and not writable(self.path)
         conn = None
         try:
             conn = self._connect(str(path))
             applied = self._check_schema(conn)
-            if not self.read_only:
+            if not applied and only_reading:
+                raise StoreError(f"{path} holds no judge-tui database yet (it is empty); judge-tui left it "
+                                 f"unchanged. Import items into it first (judge-tui import FILE --db {path}), or "
+                                 "check the path")
+            if not self.read_only and not only_reading:
                 conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute("PRAGMA foreign_keys=ON")
@@ -156,13 +165,19 @@ class StoreCore:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
                   if not r[0].startswith("sqlite_")}
         applied = set()
+        others: set[str] = set()  # migration sets of other programs using sqlite-utils
         if "_sqlite_migrations" in tables:
-            applied = {r[0] for r in conn.execute(
-                "SELECT name FROM _sqlite_migrations WHERE migration_set = ?", [migrations.name])}
-        if not applied and not tables - {"_sqlite_migrations"}:
+            for migration_set, name in conn.execute("SELECT migration_set, name FROM _sqlite_migrations"):
+                if migration_set == migrations.name:
+                    applied.add(name)
+                else:
+                    others.add(migration_set)
+        if not applied and not others and not tables - {"_sqlite_migrations"}:
             return applied  # a new database (or one whose first set-up was cut short): judge-tui sets it up
         if not applied:
             shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+            if others:
+                shown += f"; migrations of {', '.join(sorted(map(str, others)))}"
             raise StoreError(
                 f"{self.path} is a SQLite database of another program (tables {shown}), not a judge-tui database; "
                 "judge-tui left it unchanged. Pass --db with a judge-tui database or a new file name")

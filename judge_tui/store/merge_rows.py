@@ -100,12 +100,14 @@ _MERGED_TABLES = {"items", "raters", "ratings", "revision_marks", "prompt_versio
 CALIBRATION_CHANGE_KEY = ("rubric", "outcome", "before_version", "after_version", "created_at")
 
 
-# What makes two ratings the same rating; the source (which file or screen it came from) is not part of it.
-RATING_CONTENT = ("scores", "overall", "verdict", "notes", "seconds", "details", "flagged", "flag_reason")
+# What makes two ratings the same rating: what the rater decided and wrote. Where it came from (source), how
+# long it took (seconds) and the judge's call record (details: tokens, cost, latency) are not part of it, so
+# the same judgment made on two laptops is one rating, not a conflict.
+RATING_CONTENT = ("scores", "overall", "verdict", "notes", "flagged", "flag_reason")
 
 
 def rating_content(row: Sequence[Any]) -> tuple[Any, ...]:
     """A rating's RATING_CONTENT values in a form two databases can compare (JSON re-encoded canonically)."""
-    scores, overall, verdict, notes, seconds, details, flagged, flag_reason = row
-    return (_dumps(_loads(scores, {})), overall, verdict, notes, None if seconds is None else float(seconds),
-            _dumps(_loads(details, {})), int(flagged), flag_reason)
+    scores, overall, verdict, notes, flagged, flag_reason = row
+    return (_dumps(_loads(scores, {})), overall, verdict, notes,
+            int(flagged), flag_reason)

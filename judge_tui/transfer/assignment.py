@@ -58,8 +58,7 @@ def parse_experts(text: str) -> tuple[str, ...]:
     if not text.strip() or any(not e for e in experts):
         raise UserError(f"--experts {text!r}: give expert ids separated by commas, e.g. --experts ann,bob,cat")
     for expert in experts:
-        problem = reviewer_problem(expert) or (
-            "it is the id of the lead's adjudicated ratings" if expert == CONSENSUS_RATER else None)
+        problem = reviewer_problem(expert)
         if problem:
             raise UserError(f"--experts: {expert!r} cannot be an expert id: {problem}")
     repeated = sorted(e for e, n in Counter(experts).items() if n > 1)

@@ -20,6 +20,7 @@ import os
 from pathlib import Path
 
 from judge_tui.model.errors import UserError
+from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.store import ForeignDatabase, Store, StoreError, now
 from judge_tui.transfer.merge import MergeResult, merge_database
 
@@ -41,12 +42,17 @@ def export_bundle(store: Store, rater_id: str, output: Path, *, assignment: bool
     output.parent.mkdir(parents=True, exist_ok=True)
     partial = output.with_name(output.name + ".partial")
     partial.unlink(missing_ok=True)
-    with Store(partial) as bundle:
-        result = merge_database(bundle, store.path, only_raters=[rater_id], assignments=assignment)
-        bundle.set_meta(BUNDLE_META, rater_id)
-        bundle.set_meta("bundle_created_at", now())
-        bundle.set_meta("bundle_source", str(store.path))
-        bundle.conn.execute("PRAGMA journal_mode=DELETE")
+    try:
+        with Store(partial) as bundle:
+            result = merge_database(bundle, store.path, only_raters=[rater_id], assignments=assignment)
+            bundle.set_meta(BUNDLE_META, rater_id)
+            bundle.set_meta("bundle_created_at", now())
+            bundle.set_meta("bundle_source", str(store.path))
+            bundle.conn.execute("PRAGMA journal_mode=DELETE")
+    except BaseException:
+        for leftover in (partial, *(partial.with_name(partial.name + end) for end in ("-wal", "-shm"))):
+            leftover.unlink(missing_ok=True)
+        raise
     os.replace(partial, output)
     return result
 
@@ -104,7 +110,7 @@ def choose_rater(store: Store, requested: str | None) -> str:
     remembered = store.get_meta(REVIEWER_META_KEY)
     if remembered:
         return remembered
-    humans = [r["id"] for r in store.raters("human") if r["id"] != "consensus"]
+    humans = [r["id"] for r in store.raters("human") if r["id"] != CONSENSUS_RATER]
     if len(humans) == 1:
         return humans[0]
     raise UserError(f"which expert's work should the bundle hold? Pass --rater ID (experts here: "

@@ -250,6 +250,8 @@ def import_items(
         mapping = parse_mapping(mapping)
     mapping = dict(mapping or {})
     parsed = _parse(path, ITEM_READERS[fmt], text)
+    if not parsed.records and not parsed.problems:  # nothing to write: no database is made or changed for it
+        raise ImportFailed(path, [Problem(0, "the file holds no items (is it the right file?)")])
     if fmt == "promptfoo":
         from judge_tui.transfer.promptfoo_import import lacking_vars, promptfoo_rows
 
@@ -297,18 +299,22 @@ def import_items(
 
 
 def _demo_clash(store: Store, existing: dict[str, tuple[str, str]], problems: list[Problem]) -> list[Problem]:
-    """A database that an earlier judge-tui filled with the demo: ids clashing with it say so, and what to do."""
-    from judge_tui.transfer.demo import demo_items_among
+    """A database holding the demo's items: ids clashing with them say so, how they came (an earlier judge-tui
+    loaded the demo with its raters; otherwise someone imported its item files), and what to do."""
+    from judge_tui.transfer.demo import DEMO_EXPERT, DEMO_JUDGE, demo_items_among
 
     clashing = [i for i in demo_items_among(existing)
                 if any(p.message.startswith(f"item {i!r} already exists") for p in problems)]
     if not clashing:
         return []
     shown = ", ".join(clashing[:5]) + (f" and {len(clashing) - 5} more" if len(clashing) > 5 else "")
-    return [Problem(0, f"{shown} {'is an item' if len(clashing) == 1 else 'are items'} of the bundled demo, which "
-                       f"an earlier judge-tui loaded into {store.path} (the demo now has a database of its own: "
-                       f"judge-tui demo). To start your study without the demo, import into a new database "
-                       f"(judge-tui import FILE --db study.db, then --db study.db with every command), or move "
+    loaded = store.rater(DEMO_EXPERT) is not None or store.rater(DEMO_JUDGE) is not None
+    how = (f"which an earlier judge-tui loaded into {store.path} (the demo now has a database of its own: "
+           "judge-tui demo)" if loaded else
+           f"whose item file (judge-tui's data folder) was imported into {store.path}")
+    return [Problem(0, f"{shown} {'is an item' if len(clashing) == 1 else 'are items'} of the bundled demo, {how}. "
+                       "To start your study without the demo, import into a new database "
+                       "(judge-tui import FILE --db study.db, then --db study.db with every command), or move "
                        f"{store.path} aside and import again")]
 
 

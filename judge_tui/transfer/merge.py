@@ -7,8 +7,8 @@ Each expert rates on a laptop; the lead merges their database files into one. Th
   content (or under another rubric) is reported: ours is kept and the other file's ratings of that item are
   skipped and listed, never attached to content the rater did not see.
 * Raters are matched by id; the same id with another kind (human / judge / code) is reported and skipped.
-* A rating is identified by item, rater, rubric version and repeat. If we hold it with the same content (its
-  source, the file or screen it came from, does not count) it is left alone; with different content ours is
+* A rating is identified by item, rater, rubric version and repeat. If we hold it with the same content (scores,
+  overall, verdict, notes and flag; not its source, the seconds it took or a judge's call record) it is left alone; with different content ours is
   kept and the pair is reported as a conflict. Nothing of ours is ever overwritten, so merging the same file
   twice changes nothing the second time.
 * Judge results are ratings (their details keep the reasoning and parse information) and merge as such;
@@ -33,7 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judge_tui.model.records import content_hash
+from judge_tui.model.errors import UserError
+from judge_tui.model.records import CONSENSUS_RATER, content_hash
+from judge_tui.model.rubrics import Rubric, RubricError, rubric_from_definition
 from judge_tui.store import (
     CALIBRATION_CHANGE_KEY,
     RATING_CONTENT,
@@ -42,6 +44,17 @@ from judge_tui.store import (
     Store,
     StoreError,
     rating_content,
+)
+from judge_tui.transfer.validate import (
+    check_id,
+    rater_id_problem,
+    stored_item_problem,
+    stored_json,
+    stored_mark_problem,
+    stored_rater_problem,
+    stored_rating_columns_problem,
+    stored_rating_problem,
+    stored_scores_problem,
 )
 
 
@@ -106,7 +119,7 @@ def _same_content(store: Store, ours: tuple[str, str, str | None], theirs: dict[
 
 
 def _rating_summary(values: tuple[Any, ...]) -> dict[str, Any]:
-    scores, overall, verdict, notes, _seconds, _details, flagged, flag_reason = values
+    scores, overall, verdict, notes, flagged, flag_reason = values
     return {"scores": json.loads(scores), "overall": overall, "verdict": verdict, "notes": notes,
             "flagged": bool(flagged), "flag_reason": flag_reason}
 
@@ -125,6 +138,7 @@ def merge_database(store: Store, other_path: Path | str, *, only_raters: list[st
         raise StoreError(f"{other_path}: is this same database; nothing to merge")
     result = MergeResult(source=other_path)
     with ForeignDatabase(other_path) as other, store.transaction():
+        refuse_bad_rows(store, other, only_raters, assignments)
         state = store.merge_state()
         version_map = _merge_rubric_versions(store, state, other, result)
         _merge_prompt_versions(store, state, other, version_map, result)
@@ -140,6 +154,179 @@ def merge_database(store: Store, other_path: Path | str, *, only_raters: list[st
         if assignments or not only_raters:
             _merge_assignments(store, state, other, only_raters, bad_items, result)
     return result
+
+
+class MergeRefused(UserError):
+    """Rows of the other database break the rules every row entering a database obeys: nothing was merged."""
+
+
+SHOWN_PROBLEMS = 20
+
+
+def refuse_bad_rows(store: Store, other: ForeignDatabase, only_raters: list[str] | None, assigned: bool) -> None:
+    """Check every row the merge would read from `other` as an import checks a file's rows; raise MergeRefused
+    naming each bad row (table, key, the rule it breaks) before anything is written."""
+    problems: list[str] = []
+    rubrics = _rubric_versions_checked(other, problems)
+    items: dict[str, tuple[str, dict[str, Any]]] = {}  # id -> (rubric, fields), of rows that passed
+    refused_items: set[Any] = set()  # their ratings and marks are not listed again
+    refused_raters: set[Any] = set()
+    by_name: dict[str, Rubric | None] = {name: rubric for name, rubric in rubrics.values() if rubric is not None}
+    for row in other.items(only_raters, assigned=assigned):
+        rubric = None
+        if isinstance(row["rubric"], str):
+            if row["rubric"] not in by_name:
+                by_name[row["rubric"]] = _our_rubric(store, row["rubric"])
+            rubric = by_name[row["rubric"]]
+        problem = stored_item_problem(row, rubric) if rubric is not None else _item_shape(row)
+        if problem:
+            problems.append(f"items row {row['id']!r}: {problem}")
+            refused_items.add(row["id"])
+        else:
+            items[row["id"]] = (row["rubric"], stored_json(row["fields"], "fields", dict))
+    kinds: dict[str, str] = {}
+    for row in other.raters(only_raters):
+        problem = _stored_rater(row)
+        if problem:
+            problems.append(f"raters row {row['id']!r}: {problem}")
+            refused_raters.add(row["id"])
+        else:
+            kinds[row["id"]] = row["kind"]
+    scores_checked: dict[tuple[Any, ...], str | None] = {}  # most ratings repeat a few score patterns
+    for row in other.ratings(only_raters):
+        if row["item_id"] in refused_items or row["rater_id"] in refused_raters:
+            continue  # its item's or rater's own line says what is wrong
+        problem = _rating_problem(store, row, rubrics, items, kinds, scores_checked)
+        if problem:
+            problems.append(f"ratings row (item {row['item_id']!r}, rater {row['rater_id']!r}, rubric version "
+                            f"{row['rubric_version_id']!r}, repeat {row['repeat']!r}): {problem}")
+    for row in other.set_aside(only_raters):
+        if row["item_id"] in refused_items or row["rater_id"] in refused_raters:
+            continue
+        problem = stored_mark_problem(row) or _known_rater(store, row["rater_id"], kinds)
+        if problem:
+            problems.append(f"drafts row (item {row['item_id']!r}, rater {row['rater_id']!r}): {problem}")
+    if assigned or not only_raters:
+        plans = other.assignment_plans(only_raters)
+        for row in other.assignments([p["id"] for p in plans], only_raters):
+            problem = rater_id_problem(row["rater_id"], "human")
+            if problem:
+                problems.append(f"assignments row (plan {row['plan_id']!r}, rater {row['rater_id']!r}, item "
+                                f"{row['item_id']!r}): {problem}")
+    if problems:
+        shown = "\n".join(f"  {p}" for p in problems[:SHOWN_PROBLEMS])
+        more = f"\n  ... and {len(problems) - SHOWN_PROBLEMS} more" if len(problems) > SHOWN_PROBLEMS else ""
+        raise MergeRefused(
+            f"{other.path}: refused, nothing was merged from it: {plural(len(problems), 'row')} "
+            f"{'breaks' if len(problems) == 1 else 'break'} the rules "
+            f"every rating and item in judge-tui obeys (edited by hand, or written by a faulty program?):\n"
+            f"{shown}{more}\nCorrect or delete these rows in {other.path}, or ask for a fresh copy of it "
+            "(judge-tui export --bundle), and merge again.")
+
+
+def _rubric_versions_checked(other: ForeignDatabase, problems: list[str]) -> dict[int, tuple[str, Rubric | None]]:
+    """Their rubric versions by id: the rubric's id and its definition (None when this judge-tui cannot read
+    it, as a newer judge-tui's may be: its ratings are then checked for the shape every rating has)."""
+    found: dict[int, tuple[str, Rubric | None]] = {}
+    for row in other.rubric_versions():
+        try:
+            definition = stored_json(row["definition"], "definition", dict)
+        except ValueError as exc:
+            problems.append(f"rubric_versions row {row['id']!r}: {exc}")
+            continue
+        try:
+            rubric: Rubric | None = rubric_from_definition(definition, f"{other.path} (rubric {row['rubric']})")
+        except RubricError:
+            rubric = None
+        if rubric is not None and rubric.id != row["rubric"]:
+            problems.append(f"rubric_versions row {row['id']!r}: its definition is rubric {rubric.id!r}, not "
+                            f"{row['rubric']!r}")
+            continue
+        found[row["id"]] = (row["rubric"], rubric)
+    return found
+
+
+def _our_rubric(store: Store, rubric_id: str) -> Rubric | None:
+    """Our newest definition of a rubric the other database has no readable version of (a bundle of marks)."""
+    newest = store.newest_rubric_version(rubric_id)
+    try:
+        return rubric_from_definition(newest["definition"], str(store.path)) if newest else None
+    except RubricError:
+        return None
+
+
+def _item_shape(row: dict[str, Any]) -> str | None:
+    """An item of a rubric whose definition cannot be read here: an id and fields as every item has them."""
+    if not isinstance(row["rubric"], str) or not row["rubric"]:
+        return f"rubric {row['rubric']!r} is not a rubric id"
+    try:
+        check_id(row["id"])
+        stored_json(row["fields"], "fields", dict)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def _stored_rater(row: dict[str, Any]) -> str | None:
+    if row["id"] == CONSENSUS_RATER and row["kind"] == "human":
+        return None  # the reserved id travels between databases as adjudication made it (checked per rating)
+    return stored_rater_problem(row)
+
+
+def _known_rater(store: Store, rater_id: str, kinds: dict[str, str]) -> str | None:
+    if rater_id in kinds or store.rater(rater_id) is not None:
+        return None
+    return f"rater {rater_id!r} is not in the raters table of either database"
+
+
+def _rating_problem(store: Store, row: dict[str, Any], rubrics: dict[int, tuple[str, Rubric | None]],
+                    items: dict[str, tuple[str, dict[str, Any]]], kinds: dict[str, str],
+                    scores_checked: dict[tuple[Any, ...], str | None]) -> str | None:
+    if row["rubric_version_id"] not in rubrics:
+        return f"rubric version {row['rubric_version_id']!r} is not in its rubric_versions table"
+    rubric_id, rubric = rubrics[row["rubric_version_id"]]
+    kind = kinds.get(row["rater_id"]) or (store.rater(row["rater_id"]) or {}).get("kind")
+    if kind is None:
+        return f"rater {row['rater_id']!r} is not in the raters table of either database"
+    if row["item_id"] in items:
+        item_rubric, fields = items[row["item_id"]]
+    else:
+        ours = store.item(row["item_id"]) if isinstance(row["item_id"], str) else None
+        if ours is None:
+            return f"item {row['item_id']!r} is not in the items table of either database"
+        item_rubric, fields = ours.rubric, ours.fields
+    if item_rubric != rubric_id:
+        return f"item {row['item_id']!r} is under rubric {item_rubric!r}, the rating under {rubric_id!r}"
+    if row["rater_id"] == CONSENSUS_RATER and not _adjudicated(row):
+        return (f"rater {CONSENSUS_RATER!r} is reserved for the lead's adjudicated ratings, and this rating was "
+                "not made by adjudication")
+    if rubric is None:
+        return _unreadable_rubric_rating(row)
+    if any(d.method == "code" for d in rubric.dimensions):  # its scores depend on the item: no sharing
+        return stored_rating_problem(row, rubric, kind, fields)
+    key = (row["rubric_version_id"], kind, row["scores"], row["overall"], row["verdict"])
+    if key not in scores_checked:
+        scores_checked[key] = stored_scores_problem(rubric, kind, row["scores"], row["overall"], row["verdict"], {})
+    return stored_rating_columns_problem(row) or scores_checked[key]
+
+
+def _adjudicated(row: dict[str, Any]) -> bool:
+    try:
+        return stored_json(row["details"], "details", dict).get("adjudicated") is True
+    except ValueError:
+        return False
+
+
+def _unreadable_rubric_rating(row: dict[str, Any]) -> str | None:
+    """A rating under a rubric this judge-tui cannot read: scores an object of numbers from 0 to 1."""
+    try:
+        scores = stored_json(row["scores"], "scores", dict)
+    except ValueError as exc:
+        return str(exc)
+    for dim, value in scores.items():
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+            return f"{dim}: {value!r} is not a score from 0 to 1"
+    return None
 
 
 def _merge_rubric_versions(store: Store, state: MergeState, other: ForeignDatabase, result: MergeResult) -> dict:

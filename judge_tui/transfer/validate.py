@@ -6,6 +6,7 @@ in a file first and then write all of it, or nothing.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -15,7 +16,16 @@ from typing import Any
 from judge_tui.formats import ID_KEYS, Problem, RatingRecord, Record, first_present
 from judge_tui.model.errors import UserError
 from judge_tui.model.numbers import parse_number
-from judge_tui.model.records import MAX_REPEAT, MAX_SECONDS, SPLITS, Draft, Item, Rating, content_hash
+from judge_tui.model.records import (
+    MAX_REPEAT,
+    MAX_SECONDS,
+    SPLITS,
+    Draft,
+    Item,
+    Rating,
+    content_hash,
+    rater_id_problem,
+)
 from judge_tui.model.rubrics import Rubric, ScoreError
 
 MAX_ID_LENGTH = 200
@@ -159,7 +169,6 @@ def check_items(
     """
     checked = Checked()
     first_line: dict[str, int] = {}
-    required = rubric.required_fields()
     for line, data in rows:
         values = dict(data)
         id_key = row_id_key(values)
@@ -180,17 +189,9 @@ def check_items(
         elif item_split not in SPLITS:
             checked.problems.append(Problem(line, f"split {item_split!r} is not one of {', '.join(SPLITS)}"))
             continue
-        shaped = [f.name for f in rubric.fields if isinstance(values.get(f.name), dict | list)]
-        if shaped:
-            checked.problems.append(Problem(line, f"item {item_id!r}: field {shaped[0]!r} must be text, "
-                                                  f"not {'an object' if isinstance(values[shaped[0]], dict) else 'a list'} "
-                                                  "(the rating screen shows it as written)"))
-            continue
-        missing = [name for name in required if _missing(values.get(name))]
-        if missing:
-            names = ", ".join(f'"{name}"' for name in missing)
-            checked.problems.append(Problem(line, f"item {item_id!r}: missing required field {names} "
-                                                  f"(rubric {rubric.id})"))
+        problem = item_fields_problem(values, rubric)
+        if problem:
+            checked.problems.append(Problem(line, f"item {item_id!r}: {problem}"))
             continue
         if item_id in first_line:
             checked.problems.append(Problem(line, f"duplicate id {item_id!r} (first at line {first_line[item_id]})"))
@@ -260,6 +261,11 @@ def check_ratings(
 ) -> Checked:
     """records against the rubric and the items they name (items: id -> Item for the ids found in the store)."""
     checked = Checked()
+    problem = rater_id_problem(rater, kind)
+    if problem:
+        checked.problems.append(Problem(0, f"rater {rater!r} cannot be used: {problem}; pass another id with "
+                                           "--rater"))
+        return checked
     first_line: dict[tuple[str, int], int] = {}
     for record in records:
         line = record.line
@@ -373,3 +379,128 @@ def _stated_differences(
         found["task_type"] = (Problem(record.line, f"item {item.id!r}: task type {task_type!r} in the file, "
                                           f"{item.task_type!r} in the database"))
     return found
+
+
+# --------------------------------------------------------------------------- rows of another database
+# A merge or a bundle brings rows another judge-tui wrote, or a hand edit, or a damaged copy: each passes the
+# checks a file's rows pass above (rating_scores, check_id, _number, _flag, the rater id rule), so no road in
+# admits what import-ratings refuses. Each returns why the row cannot come in, or None.
+
+RATER_KINDS_WRITTEN = ("human", "judge")  # the kinds of rater judge-tui makes (the schema also allows "code")
+
+
+def stored_json(text: Any, what: str, shape: type) -> Any:
+    """A JSON column's value; raises ValueError when it is not JSON of that shape."""
+    if not isinstance(text, str):
+        raise ValueError(f"{what} must be JSON text, not {text!r}")
+    try:
+        value = _STRICT_JSON.decode(text)
+    except ValueError as exc:
+        raise ValueError(f"{what} is not JSON ({exc})") from None
+    if not isinstance(value, shape):
+        raise ValueError(f"{what} must be a JSON {'object' if shape is dict else 'list'}, not {text[:60]!r}")
+    return value
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number")
+
+
+_STRICT_JSON = json.JSONDecoder(parse_constant=_refuse_constant)  # NaN and Infinity are not JSON numbers
+
+
+def stored_rater_problem(row: Mapping[str, Any]) -> str | None:
+    """A raters row: a kind judge-tui makes, and an id the rater id rule allows for it."""
+    if row["kind"] not in RATER_KINDS_WRITTEN:
+        return f"kind {row['kind']!r} is not one judge-tui rates with ({' or '.join(RATER_KINDS_WRITTEN)})"
+    return rater_id_problem(row["id"], row["kind"])
+
+
+def stored_item_problem(row: Mapping[str, Any], rubric: Rubric | None) -> str | None:
+    """An items row: an id as an import takes it, fields a JSON object the rubric can show, a known split."""
+    try:
+        check_id(row["id"])
+        fields = stored_json(row["fields"], "fields", dict)
+    except ValueError as exc:
+        return str(exc)
+    if row["split"] is not None and row["split"] not in SPLITS:
+        return f"split {row['split']!r} is not one of {', '.join(SPLITS)}"
+    if row["task_type"] is not None and not isinstance(row["task_type"], str):
+        return f"task_type must be text, not {row['task_type']!r}"
+    if rubric is None:
+        return f"rubric {row['rubric']!r} has no recorded definition in either database"
+    return item_fields_problem(fields, rubric)
+
+
+def item_fields_problem(values: Mapping[str, Any], rubric: Rubric) -> str | None:
+    """Why an item's fields cannot be rated under the rubric: a field that is not text, a required one missing."""
+    shaped = [f.name for f in rubric.fields if isinstance(values.get(f.name), dict | list)]
+    if shaped:
+        return (f"field {shaped[0]!r} must be text, not "
+                f"{'an object' if isinstance(values[shaped[0]], dict) else 'a list'} "
+                "(the rating screen shows it as written)")
+    missing = [name for name in rubric.required_fields() if _missing(values.get(name))]
+    if missing:
+        return f"missing required field {quoted(missing)} (rubric {rubric.id})"
+    return None
+
+
+def stored_rating_problem(row: Mapping[str, Any], rubric: Rubric, kind: str,
+                          fields: Mapping[str, Any]) -> str | None:
+    """A ratings row against its rubric version, as check_ratings checks a file's rating, plus the columns
+    judge-tui computes (overall, verdict), which must be what the rubric makes of the scores."""
+    return stored_rating_columns_problem(row) or stored_scores_problem(
+        rubric, kind, row["scores"], row["overall"], row["verdict"], fields)
+
+
+def stored_rating_columns_problem(row: Mapping[str, Any]) -> str | None:
+    """A ratings row's columns that do not depend on its rubric: item id, seconds, repeat, details, flag, notes."""
+    try:
+        check_id(row["item_id"])
+        if row["seconds"] is not None:
+            _number(row["seconds"], "seconds", most=MAX_SECONDS)
+        _number(row["repeat"], "repeat", whole=True, most=MAX_REPEAT)
+        if row["details"] != "{}":  # the common case, read at a glance
+            stored_json(row["details"], "details", dict)
+        if row["flagged"] not in (0, 1):
+            raise ValueError(f"flagged must be 0 or 1, not {row['flagged']!r}")
+        _flag(bool(row["flagged"]), row["flag_reason"])
+        if not isinstance(row["notes"], str):
+            raise ValueError(f"notes must be text, not {row['notes']!r}")
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def stored_scores_problem(rubric: Rubric, kind: str, scores_text: Any, stated: Any, stated_verdict: Any,
+                          fields: Mapping[str, Any]) -> str | None:
+    """A stored rating's scores, overall and verdict under its rubric. Depends on the item's fields only
+    through the rubric's dimensions computed by code (`fields` is unused when it has none)."""
+    try:
+        raw = stored_json(scores_text, "scores", dict)
+        wrong = [d for d, v in raw.items() if isinstance(v, bool) or not isinstance(v, int | float)]
+        if wrong:
+            raise ScoreError(f"{wrong[0]}: {raw[wrong[0]]!r} is not a score (stored scores are numbers)")
+        scores, _notes = rating_scores(rubric, raw, kind=kind, fields=fields)
+    except (ScoreError, ValueError) as exc:
+        return str(exc)
+    overall, verdict = rubric.overall_score(scores), rubric.verdict(scores)
+    if stated is not None and (isinstance(stated, bool) or not isinstance(stated, int | float) or overall is None
+                               or abs(stated - overall) > STATED_OVERALL_TOLERANCE):
+        return f"overall {stated!r} is not what rubric {rubric.id} makes of the scores ({overall!r})"
+    if stated_verdict is not None and stated_verdict != verdict:
+        return f"verdict {stated_verdict!r} is not what rubric {rubric.id} makes of the scores ({verdict!r})"
+    return None
+
+
+def stored_mark_problem(row: Mapping[str, Any]) -> str | None:
+    """A drafts row holding only a skip or flag mark (a merge copies nothing else of a draft)."""
+    try:
+        check_id(row["item_id"])
+        for name in ("skipped", "flagged"):
+            if row[name] not in (0, 1):
+                raise ValueError(f"{name} must be 0 or 1, not {row[name]!r}")
+        _flag(bool(row["flagged"]), row["flag_reason"])
+    except ValueError as exc:
+        return str(exc)
+    return None
