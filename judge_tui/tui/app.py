@@ -20,6 +20,7 @@ from judge_tui.store import Store
 from judge_tui.tui.messages import JudgeDefinitionChanged, JudgeProgress, JudgeStatusLine
 from judge_tui.tui.plain_app import PlainNoticeApp
 from judge_tui.tui.screens.rating import RatingScreen
+from judge_tui.tui.screens.too_small import RATING_MINIMUM, fit_to_terminal
 from judge_tui.tui.session import RatingSession
 
 if TYPE_CHECKING:
@@ -63,6 +64,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         self.background_judge: BackgroundJudge | None = None  # once started
         self._judge_error_shown = ""
         self._leaving: object | None = None  # the timer that quits once kept changes are saved
+        self._mounted = False
 
     def on_mount(self) -> None:
         self.set_keymap(self.settings.keymap)
@@ -73,6 +75,12 @@ class JudgeTuiApp(PlainNoticeApp[None]):
 
             self.start_up_over()  # a person types their id before the first item: start-up is over for the collector
             self.push_screen(ReviewerScreen(), self._reviewer_chosen)
+        self._mounted = True
+        fit_to_terminal(self, RATING_MINIMUM)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self._mounted:  # the first size is looked at once the first screen is open (on_mount)
+            fit_to_terminal(self, RATING_MINIMUM, event.size)  # the app's own size changes after this handler
 
     def _reviewer_chosen(self, reviewer: str | None) -> None:
         if not reviewer:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -43,6 +44,7 @@ from judge_tui.store import Store
 from judge_tui.tui.keys import SCORE_ACTIONS, scale_has_key
 from judge_tui.tui.plain_app import PlainNoticeApp
 from judge_tui.tui.score_text import overall_label
+from judge_tui.tui.screens.too_small import ADJUDICATION_MINIMUM, fit_to_terminal
 from judge_tui.tui.widgets.item_pane import ItemPane
 
 ADJUDICATION_BINDINGS = [
@@ -292,8 +294,15 @@ class AdjudicationApp(PlainNoticeApp[None]):
         self.store, self.rubric, self.lead, self.split = store, rubric, lead, split
         self.settings = settings or Settings()
         self.view, self.items = view, items
+        self._mounted = False
 
     def on_mount(self) -> None:
         self.set_keymap(self.settings.keymap)
         self.push_screen(AdjudicationScreen(self.store, self.rubric, self.lead, split=self.split,
                                             agreement=self.settings.agreement, view=self.view, items=self.items))
+        self._mounted = True
+        fit_to_terminal(self, ADJUDICATION_MINIMUM)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self._mounted:  # the first size is looked at once the screen is open (on_mount)
+            fit_to_terminal(self, ADJUDICATION_MINIMUM, event.size)  # the app's own size changes after this handler
