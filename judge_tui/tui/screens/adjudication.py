@@ -4,7 +4,9 @@ For each such item the screen shows the item, every expert's scores side by side
 by more than the alignment tolerance, `agreement.tolerance` in settings.json, are marked) and their notes.
 The lead sets the consensus score of each judged dimension with the rating screen's keys (0-4 for the
 scale's points, p / f for PASS / FAIL; dimensions the experts already agree on start with their common
-score) and submits. The result is a rating by the rater "consensus" (kind human) whose details say
+score) and submits. A score key moves on to the next dimension still to settle, never onto an agreed one: an
+agreed score changes only when the lead moves to it (↑/↓) and sets it. Enter with a dimension unset says
+which, and goes to it. The result is a rating by the rater "consensus" (kind human) whose details say
 {"adjudicated": true, "from": [the experts], "by": the lead}.
 
 Blind rule (judge_tui.analysis.blind): a lead who is also an expert of this rubric only sees the disagreements on
@@ -53,6 +55,8 @@ ADJUDICATION_BINDINGS = [
     Binding("f", "pass_fail('FAIL')", "FAIL", id="fail", show=False),
     Binding("enter", "submit", "Save consensus", id="submit",
             tooltip="Save the consensus (every judged dimension needs a score) and open the next item"),
+    # Enter while a dimension is unset (check_action dims the binding above): says which, instead of nothing.
+    Binding("enter", "explain_submit", show=False, id="submit"),
     Binding("down,tab", "move(1)", "Next dimension", show=False, id="next-dimension"),
     Binding("up,shift+tab", "move(-1)", "Previous dimension", show=False, id="prev-dimension"),
     Binding("right", "item(1)", "Next item", id="next-item"),
@@ -102,6 +106,7 @@ class AdjudicationScreen(Screen[None]):
         self.index = 0
         self.cursor = 0
         self.choice: dict[str, float] = {}
+        self.to_settle: list[str] = []  # the dimensions score keys move through: disagreeing or without a score
 
     def compose(self) -> ComposeResult:
         yield Static(id="adj-status", markup=False)
@@ -134,17 +139,18 @@ class AdjudicationScreen(Screen[None]):
         existing = self.store.rating(item_id, CONSENSUS_RATER)
         if existing is not None:
             self.choice = {d: existing.scores[d] for d in self.judged if d in existing.scores}
-        else:
-            # Where the experts agree (within the tolerance), start from their common score.
-            self.choice = {}
-            flagged = set(self.items[index].dimensions)
-            for d in self.judged:
-                values = self.view.expert_scores[d][:, column]
-                values = values[~np.isnan(values)]
-                if d not in flagged and values.size:
-                    self.choice[d] = self.rubric.scale.parse(float(values[0]))
+        flagged = set(self.items[index].dimensions)
+        agreed = {}  # where the experts agree (within the tolerance): their common score
+        for d in self.judged:
+            values = self.view.expert_scores[d][:, column]
+            values = values[~np.isnan(values)]
+            if d not in flagged and values.size:
+                agreed[d] = self.rubric.scale.parse(float(values[0]))
+        if existing is None:
+            self.choice = dict(agreed)
+        self.to_settle = [d for d in self.judged if d not in agreed]
         missing = [i for i, d in enumerate(self.judged) if d not in self.choice]
-        self.cursor = missing[0] if missing else 0
+        self.cursor = missing[0] if missing else self.judged.index(self.to_settle[0]) if self.to_settle else 0
         item = self.store.item(item_id)
         assert item is not None
         self.query_one(ItemPane).show(item)
@@ -227,8 +233,16 @@ class AdjudicationScreen(Screen[None]):
 
     def _set(self, value: float) -> None:
         self.choice[self.judged[self.cursor]] = value
-        self.cursor = min(self.cursor + 1, len(self.judged) - 1)
+        self.cursor = self._next_to_settle()
         self._refresh_view()
+
+    def _next_to_settle(self) -> int:
+        """Where a score key moves the cursor: the next dimension still to settle below it, else the first one
+        left unset, else where it is. Never onto a dimension the experts agree on."""
+        later = [d for d in self.to_settle if self.judged.index(d) > self.cursor]
+        unset = [d for d in self.judged if d not in self.choice]
+        following = later[:1] or unset[:1]
+        return self.judged.index(following[0]) if following else self.cursor
 
     def action_move(self, delta: int) -> None:
         self.cursor = (self.cursor + delta) % len(self.judged)
@@ -238,6 +252,17 @@ class AdjudicationScreen(Screen[None]):
         target = self.index + delta
         if 0 <= target < len(self.items):
             self._open(target)
+
+    def action_explain_submit(self) -> None:
+        """Enter before every dimension has a consensus score: which are missing; the cursor goes to the first."""
+        missing = [d for d in self.judged if d not in self.choice]
+        if self.current is None or not missing:
+            return
+        self.cursor = self.judged.index(missing[0])
+        self._refresh_view()
+        names = ", ".join(self.rubric.dimension(d).name for d in missing)
+        self.notify(f"Not saved: set the consensus of {names} first.", markup=False, severity="warning",
+                    timeout=6)
 
     def action_submit(self) -> None:
         current = self.current
