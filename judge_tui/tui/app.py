@@ -17,6 +17,7 @@ from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store
+from judge_tui.tui.kept_writes import WRITE_WAIT, short_reason, waiting_reason, writes_waiting
 from judge_tui.tui.messages import JudgeDefinitionChanged, JudgeProgress, JudgeStatusLine
 from judge_tui.tui.plain_app import PlainNoticeApp
 from judge_tui.tui.screens.rating import RatingScreen
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from judge_tui.judge.worker import JudgeStatus as QueueStatus
 
 REVIEWER_META_KEY = "reviewer_id"
+JUDGE_START_RETRY = 2.0  # seconds between tries to start the judge while another program holds the database
 _ACTIVITY = (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)
 
 
@@ -145,16 +147,24 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         from judge_tui.judge.worker import BackgroundJudge
 
         try:
-            judge = BackgroundJudge(self.store, self.rubric, settings=self.settings, on_status=self._judge_changed)
-            prompt = judge.judge.prompt
-            require_recorded(self.store, self.rubric, prompt_version=prompt.version, template=prompt.template.digest)
+            # Its first writes (its rater, its queue) wait a moment at most, as the rating screen's do.
+            with self.store.waiting_at_most(WRITE_WAIT):
+                judge = BackgroundJudge(self.store, self.rubric, settings=self.settings,
+                                        on_status=self._judge_changed, write_wait=WRITE_WAIT)
+                prompt = judge.judge.prompt
+                require_recorded(self.store, self.rubric, prompt_version=prompt.version,
+                                 template=prompt.template.digest)
+                judge.enqueue_all(split=self.split)
         except (UserError, PromptError) as exc:
             self.post_message(JudgeStatusLine("judge: stopped"))
             self.notify(f"The background judge did not start: {exc}", markup=False, severity="warning", timeout=12)
             return
+        except sqlite3.OperationalError as exc:  # another program holds the database: start once it lets go
+            self.post_message(JudgeStatusLine(f"judge: waiting ({short_reason(waiting_reason(exc))})"))
+            self.set_timer(JUDGE_START_RETRY, self.start_background_judge)
+            return
         self.background_judge = judge
         self.run_worker(judge.run(), name="background-judge", group="judge", exit_on_error=False)
-        judge.enqueue_all(split=self.split)
 
     def on_judge_definition_changed(self, message: JudgeDefinitionChanged) -> None:
         """A change saved, kept or reverted on the judge screen: the rating screen shows the rubric now in force
@@ -243,7 +253,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         for screen in self.screen_stack:
             if isinstance(screen, RatingScreen):
                 screen.save_now()
-        if self.session is not None and not self.session.save_pending():
+        if (self.session is not None and not self.session.save_pending()) or writes_waiting(self):
             # Another process holds the database (or the disk is full): leave once the changes are written.
             if self._leaving is None:
                 self._leaving = self.set_interval(0.5, self.action_quit)

@@ -26,7 +26,7 @@ from judge_tui.model.records import Draft, Item, Rating
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.store import Store
-from judge_tui.store.core import is_busy, is_full
+from judge_tui.tui.kept_writes import WRITE_WAIT, waiting_reason
 from judge_tui.tui.timer import ItemTimer
 
 
@@ -38,9 +38,6 @@ class Edit:
     notes: str = ""
     flagged: bool = False
     flag_reason: str = ""
-
-
-WRITE_WAIT = 0.1  # seconds a write may hold up the screen before it is kept for later
 
 
 @dataclass(frozen=True)
@@ -107,6 +104,7 @@ class RatingSession:
         self.order = prepare_queue(store, rubric, reviewer, order, assigned=self.plan is not None, seed=order_seed,
                                    targets=targets)
         self.ordered = self.order.kind in (qo.RANDOM, qo.BALANCED)
+        self._allocation_due = False  # a checkpoint's allocation met a busy database: done at the next submit
         # The app imports nothing, so this holds.
         self.total = (store.count_items(rubric.id, split) if self.plan is None
                       else store.count_assigned(self.plan, reviewer, split))
@@ -398,7 +396,7 @@ class RatingSession:
                         self.store.save_rating(write.rating, clear_draft=write.clear_draft)
             except sqlite3.OperationalError as exc:
                 # Anything else the machine does (the disk went read-only, an I/O error) is kept the same way.
-                self.waiting_for = "busy" if is_busy(exc) else "full" if is_full(exc) else f"error: {exc}"
+                self.waiting_for = waiting_reason(exc)
                 return False
             self.pending.pop(0)
         self.waiting_for = ""
@@ -467,12 +465,18 @@ class RatingSession:
         self._follow_submitted()
         if first_rating and self.drift is not None:
             self.drift.record_new_rating()
-        if (first_rating and self.order.kind == qo.BALANCED and not self.pending
-                and len(self.store.rated_item_ids(self.reviewer, self.rubric.id)) % qo.ALLOCATE_EVERY == 0):
+        if first_rating and self.order.kind == qo.BALANCED and not self.pending and (
+                self._allocation_due
+                or len(self.store.rated_item_ids(self.reviewer, self.rubric.id)) % qo.ALLOCATE_EVERY == 0):
             # At a checkpoint the items not yet touched are laid out again with the allocation (a few ms on a
             # 500-item pool, before the next item opens, so it is the next one served).
-            self.order = prepare_queue(self.store, self.rubric, self.reviewer, qo.BALANCED, seed=self.order.seed,
-                                       targets=self.targets)
+            try:
+                with self.store.waiting_at_most(WRITE_WAIT):
+                    self.order = prepare_queue(self.store, self.rubric, self.reviewer, qo.BALANCED,
+                                               seed=self.order.seed, targets=self.targets)
+                self._allocation_due = False
+            except sqlite3.OperationalError:
+                self._allocation_due = True  # the database is held: laid out at the next submit instead
         return rating
 
     # ------------------------------------------------------------------ what the screen shows

@@ -19,6 +19,9 @@ every item.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from functools import partial
+
 import numpy as np
 from rich.table import Table
 from rich.text import Text
@@ -43,6 +46,7 @@ from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings, Settings
 from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
+from judge_tui.tui.kept_writes import write_when_free, writes_waiting
 from judge_tui.tui.keys import SCORE_ACTIONS, scale_has_key
 from judge_tui.tui.plain_app import PlainNoticeApp
 from judge_tui.tui.score_text import overall_label
@@ -267,10 +271,13 @@ class AdjudicationScreen(Screen[None]):
     def action_submit(self) -> None:
         current = self.current
         assert current is not None
-        rating = self.save_consensus(current, dict(self.choice))
+        rating = self.consensus(current, dict(self.choice))
+        saved = (f"{current.item_id}: consensus saved ({self.rubric.overall_name} "
+                 f"{overall_label(self.rubric, rating.overall)})")
+        # Another program holding the database (a merge) keeps the consensus for a moment, not the lead.
+        if write_when_free(self.app, self.store, partial(self.save_consensus, rating), saved):
+            self.notify(saved, markup=False, timeout=3)
         self.items[self.index] = ExpertDisagreement(current.item_id, current.dimensions, current.experts, True)
-        self.notify(f"{current.item_id}: consensus saved ({self.rubric.overall_name} "
-                    f"{overall_label(self.rubric, rating.overall)})", markup=False, timeout=3)
         following = [i for i in range(len(self.items)) if not self.items[i].adjudicated]
         if following:
             after = [i for i in following if i > self.index]
@@ -279,19 +286,23 @@ class AdjudicationScreen(Screen[None]):
             self.notify("Every disagreement is settled.", markup=False, timeout=6)
             self._refresh_view()
 
-    def save_consensus(self, current: ExpertDisagreement, scores: dict[str, float]) -> Rating:
+    def consensus(self, current: ExpertDisagreement, scores: dict[str, float]) -> Rating:
+        """The consensus rating of these scores (its rubric version is set when it is saved)."""
         item = self.store.item(current.item_id)
         assert item is not None
-        self.store.ensure_rater(CONSENSUS_RATER, "human", display_name="Adjudicated consensus")
         full = {**self.rubric.code_scores(item.fields), **scores}
-        rating = Rating(
-            item_id=item.id, rater_id=CONSENSUS_RATER, rubric_version_id=self.store.ensure_rubric_version(self.rubric),
+        return Rating(
+            item_id=item.id, rater_id=CONSENSUS_RATER, rubric_version_id=0,
             scores=full, overall=self.rubric.overall_score(full), verdict=self.rubric.verdict(full),
             notes=f"adjudicated by {self.lead}", source="adjudication",
             details={"adjudicated": True, "from": list(current.experts), "by": self.lead},
         )
-        self.store.save_rating(rating)
-        return rating
+
+    def save_consensus(self, rating: Rating) -> None:
+        with self.store.transaction():
+            self.store.ensure_rater(CONSENSUS_RATER, "human", display_name="Adjudicated consensus")
+            version = self.store.ensure_rubric_version(self.rubric)
+            self.store.save_rating(replace(rating, rubric_version_id=version))
 
     def action_agreement(self) -> None:
         from judge_tui.tui.screens.summary import SummaryScreen
@@ -300,6 +311,10 @@ class AdjudicationScreen(Screen[None]):
 
     def action_leave(self) -> None:
         if isinstance(self.app, AdjudicationApp):
+            if writes_waiting(self.app):
+                self.notify("A consensus is not saved yet (the database is busy): Escape again once it is.",
+                            markup=False, severity="warning", timeout=6)
+                return
             self.app.exit()
         else:
             self.app.pop_screen()
