@@ -9,16 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.model.rubrics import Rubric
-from judge_tui.model.settings import Settings
 from judge_tui.store import Store
-from judge_tui.tui.app import JudgeTuiApp
 from judge_tui.tui.screens.adjudication import AdjudicationApp
 from tests.faults.locker import Locker
-from tests.judge import fake_anthropic as fa
-from tests.judge.conftest import add_cis_items, fake  # noqa: F401 - the fake API server, a fixture
 from tests.test_adjudication import _cis_db
-from tests.tui.screen_text import screen_text
 
 BUSY = "database busy (another program writes): changes kept, saved later"
 
@@ -33,52 +27,6 @@ async def _until(predicate, pilot, timeout: float = 30.0) -> None:  # noqa: ANN0
 
 def _messages(app) -> list[str]:  # noqa: ANN001
     return [n.message for n in app._notifications]  # noqa: SLF001 - the notices shown
-
-
-@pytest.mark.slow
-async def test_the_background_judge_starts_once_another_process_lets_go(
-        fake: fa.FakeAnthropic, tmp_path: Path, rubrics: dict[str, Rubric]) -> None:
-    rubric = rubrics["cis"]
-    path = tmp_path / "app.db"
-    with Store(path) as store:
-        ids = add_cis_items(store, rubric, 3)
-        store.ensure_rater("EXP001", "human")  # opening the rating screen writes nothing then
-        with Locker(path) as locker:  # held before the app starts, through the judge's start
-            app = JudgeTuiApp(store, rubric, reviewer="EXP001", settings=Settings(judge_model="claude-sonnet-5"))
-            async with app.run_test(size=(120, 40)) as pilot:
-                await _until(lambda: app.judge_status == "judge: waiting (database busy)", pilot)
-                assert "judge: waiting (database busy)" in screen_text(app)
-                await pilot.press("3")  # the keys act meanwhile
-                assert app.screen.session.state.edit.scores == {"r": 0.75}
-                locker.release()
-                await _until(lambda: f"{len(ids)} done" in app.judge_status, pilot)
-                await pilot.press("q")
-    assert len(fake.message_requests()) == len(ids)
-
-
-@pytest.mark.slow
-async def test_judge_results_that_arrive_while_another_process_writes_are_recorded_afterwards(
-        fake: fa.FakeAnthropic, tmp_path: Path, rubrics: dict[str, Rubric]) -> None:
-    rubric = rubrics["cis"]
-    path = tmp_path / "app.db"
-    fake.latency = 1.0  # the answers come back while the database is held
-    with Store(path) as store:
-        ids = add_cis_items(store, rubric, 4)
-        app = JudgeTuiApp(store, rubric, reviewer="EXP001",
-                          settings=Settings(judge_model="claude-sonnet-5", judge_concurrency=2))
-        async with app.run_test(size=(120, 40)) as pilot:
-            await _until(lambda: "running" in app.judge_status, pilot)
-            with Locker(path) as locker:
-                await _until(lambda: "database busy" in app.judge_status, pilot)
-                await pilot.press("3")  # the keys act meanwhile
-                assert app.screen.session.state.edit.scores == {"r": 0.75}
-                assert not list(store.iter_ratings(kind="judge"))
-                locker.release()
-                await _until(lambda: f"{len(ids)} done" in app.judge_status, pilot)
-            assert "database busy" not in app.judge_status
-            await pilot.press("q")
-        assert sorted(r.item_id for r in store.iter_ratings(kind="judge")) == sorted(ids)
-    assert len(fake.message_requests()) == len(ids)  # each item judged once: no answer lost, none paid twice
 
 
 @pytest.mark.slow
