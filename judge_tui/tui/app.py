@@ -17,6 +17,7 @@ from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store
+from judge_tui.store.reviewer_lock import ReviewerBusy, ReviewerLock
 from judge_tui.tui.kept_writes import WRITE_WAIT, short_reason, waiting_reason, writes_waiting
 from judge_tui.tui.messages import JudgeDefinitionChanged, JudgeProgress, JudgeStatusLine
 from judge_tui.tui.plain_app import PlainNoticeApp
@@ -67,6 +68,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         self._judge_error_shown = ""
         self._leaving: object | None = None  # the timer that quits once kept changes are saved
         self._mounted = False
+        self._reviewer_lock: ReviewerLock | None = None  # held while this window rates
 
     def on_mount(self) -> None:
         self.set_keymap(self.settings.keymap)
@@ -93,6 +95,8 @@ class JudgeTuiApp(PlainNoticeApp[None]):
     def _start_rating(self, reviewer: str, *, remember: bool = False) -> None:
         """Open the rating screen; its first writes (a new reviewer, a new rubric version) may meet a database
         another program holds for longer than the usual wait."""
+        if not self._lock_reviewer(reviewer):
+            return
         try:
             if remember:
                 self.store.set_meta(REVIEWER_META_KEY, reviewer)
@@ -105,6 +109,25 @@ class JudgeTuiApp(PlainNoticeApp[None]):
             from judge_tui.store.faults import describe_sqlite
 
             self.exit(return_code=1, message=Text(f"judge-tui: {describe_sqlite(exc, self.store.path)}"))
+
+    def _lock_reviewer(self, reviewer: str) -> bool:
+        """One window per reviewer and database (store/reviewer_lock.py): a second one says where the first is and
+        closes, before it shows an item whose rating the other window could replace or lose."""
+        if str(self.store.path) == ":memory:" or self.store.read_only:
+            return True
+        lock = ReviewerLock(self.store.path, reviewer)
+        try:
+            lock.acquire()
+        except ReviewerBusy:
+            from rich.text import Text
+
+            self.exit(return_code=1, message=Text(
+                f"judge-tui: {reviewer} is already rating in {self.store.path} in another judge-tui window. Go on "
+                "there, or quit that one (q) and start again; a window that crashed or was closed does not count. "
+                "Someone else rates with --reviewer ID."))
+            return False
+        self._reviewer_lock = lock
+        return True
 
     def _show_notices(self) -> None:
         # Once the rating screen is open: over the welcome dialog a long notice would hide its input at 80×24.
@@ -226,6 +249,8 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         gc.enable()
 
     def on_unmount(self) -> None:
+        if self._reviewer_lock is not None:
+            self._reviewer_lock.release()
         gc.unfreeze()  # the app is done: what it kept out of the collector's passes may be collected again
 
     # ------------------------------------------------------------------ time and status from outside
