@@ -11,8 +11,10 @@ import pytest
 
 from judge_tui.store import Store
 from judge_tui.tui.screens.adjudication import AdjudicationApp
+from judge_tui.tui.screens.disagreements import DisagreementScreen
 from tests.faults.locker import Locker
 from tests.test_adjudication import _cis_db
+from tests.test_agreement_screens import Host, rated_db, screen_text, settle  # noqa: F401 - rated_db: a fixture
 
 BUSY = "database busy (another program writes): changes kept, saved later"
 
@@ -52,3 +54,27 @@ async def test_a_consensus_saved_while_another_process_writes_is_kept_and_saved_
             await pilot.press("escape")
             await _until(lambda: not app.is_running, pilot)
         assert store.rating("B001", "consensus").scores["a"] == 0.75
+
+
+@pytest.mark.slow
+async def test_revision_marks_made_while_another_process_writes_are_kept_in_order(rated_db: Path):  # noqa: F811
+    with Store(rated_db) as store:
+        app = Host(store)
+        async with app.run_test(size=(120, 40), notifications=True) as pilot:
+            await settle(app, pilot)
+            await pilot.press("d")
+            await settle(app, pilot)
+            screen = app.screen
+            assert isinstance(screen, DisagreementScreen)
+            first = screen.current
+            with Locker(rated_db) as locker:
+                await pilot.press("m", *"too lenient", "enter")
+                assert BUSY in _messages(app)
+                assert screen_text(screen).count("too lenient")  # shown at once
+                await pilot.press("u")  # and taken back, after it, in order
+                await pilot.press("m", *"too harsh", "enter")
+                assert store.revision_marks("exercise-quality") == {}
+                locker.release()
+                await _until(lambda: f"{first}: revision mark saved" in _messages(app)
+                             and store.revision_marks("exercise-quality") == {first: "too harsh"}, pilot)
+            assert app.is_running
