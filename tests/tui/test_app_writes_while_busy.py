@@ -78,3 +78,44 @@ async def test_revision_marks_made_while_another_process_writes_are_kept_in_orde
                 await _until(lambda: f"{first}: revision mark saved" in _messages(app)
                              and store.revision_marks("exercise-quality") == {first: "too harsh"}, pilot)
             assert app.is_running
+
+
+@pytest.mark.slow
+async def test_the_settled_mark_found_while_another_process_writes_is_kept_and_said_once(tmp_path: Path, rubrics,
+                                                                                        clock):
+    """The study is found settled (a thread, after a rating is on disk) just as another process takes the lock."""
+    from judge_tui.analysis.stopping import study_settledness
+    from judge_tui.model.records import Rating
+    from judge_tui.model.settings import AgreementSettings, Settings
+    from judge_tui.tui.app import JudgeTuiApp
+    from tests.tui.test_queue_order_app import agreeing_study
+
+    rubric = rubrics["binary"]
+    agreement = AgreementSettings(tpr_tnr_target=0.6)
+    path = tmp_path / "study.db"
+    with Store(path) as store:
+        labels = agreeing_study(store, rubric)
+        version = store.ensure_rubric_version(rubric)
+        store.ensure_rater("EXP001", "human")
+        for item_id, label in labels.items():  # the expert has rated every item, agreeing with the judge
+            value = 0.0 if label == "FAIL" else 1.0
+            store.save_rating(Rating(item_id=item_id, rater_id="EXP001", rubric_version_id=version,
+                                     scores={"label": value}, overall=value, verdict=label))
+        found = study_settledness(store, rubric, agreement)
+        assert found is not None and found.settled
+        app = JudgeTuiApp(store, rubric, reviewer="EXP001", clock=clock,
+                          settings=Settings(judge_in_background=False, agreement=agreement))
+        async with app.run_test(size=(120, 40), notifications=True) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            with Locker(path) as locker:
+                screen._show_settledness(found)  # noqa: SLF001 - as the study's thread hands it over
+                screen._show_settledness(found)  # noqa: SLF001 - and again after the next rating
+                await pilot.pause()
+                said = [m for m in _messages(app) if "questions are settled" in m]
+                assert len(said) == 1 and BUSY in _messages(app)
+                assert store.settled_after("binary") is None
+                locker.release()
+                await _until(lambda: store.settled_after("binary") == found.ratings, pilot)
+            assert store.get_meta("stop_notice_shown:binary:EXP001") == str(found.ratings)
+            assert app.is_running
