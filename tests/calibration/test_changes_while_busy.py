@@ -47,6 +47,8 @@ async def test_a_change_its_keep_and_a_revert_wait_for_another_process(study, mo
                 await pilot.press("K")
                 await _wait(pilot, lambda: f"Keeping the change waits: {BUSY}" in _said(app), "said to wait")
                 assert open_trial(store, "binary") is not None
+                await pilot.press("escape")  # not left with the keep undone, without a word
+                assert app.screen is screen and "still waits for the database" in _said(app)[-1]
                 locker.release()
                 await _wait(pilot, lambda: open_trial(store, "binary") is None, "kept")
 

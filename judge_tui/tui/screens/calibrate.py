@@ -271,6 +271,8 @@ class CalibrationScreen(Screen[None]):
         self._dirty = True
         self._computing = False
         self._drafts: dict[str, str] = {}  # a refused edit, kept so the next edit starts from it
+        self._waiting_write = ""  # a write tried again each second while another program holds the database
+        self._warned_waiting = False  # closing with it waiting was said once
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that would do nothing now are left out of the key bar: K and R without a change under trial,
@@ -540,6 +542,7 @@ class CalibrationScreen(Screen[None]):
         except sqlite3.OperationalError as exc:  # the backend is kept for the next try
             self._wait_for_database(exc, "The re-judge", waited, partial(self._start_rejudge, True))
             return
+        self._waiting_write = ""
         self._spare_backend = None
         self.judge = judge
         self.refresh_bindings()
@@ -684,6 +687,7 @@ class CalibrationScreen(Screen[None]):
             self._wait_for_database(exc, "The change", waited,
                                     partial(self._apply, files, change, reason, items_text, waited=True))
             return
+        self._waiting_write = ""
         self._now_in_force(change.rubric)
         self.notify(f"Recorded prompt version {trial.after} with its reason; re-judging the dev split.", timeout=6)
         self._start_rejudge()
@@ -778,6 +782,7 @@ class CalibrationScreen(Screen[None]):
         if not waited:
             self.notify(f"{what} waits: {waiting_text(waiting_reason(exc))}", markup=False, severity="warning",
                         timeout=8)
+        self._waiting_write, self._warned_waiting = what, False
         self.set_timer(1.0, again)
 
     def action_keep(self, waited: bool = False) -> None:
@@ -785,6 +790,7 @@ class CalibrationScreen(Screen[None]):
 
         trial = self._trial()
         if trial is None:
+            self._waiting_write = ""
             if not waited:
                 self.notify("No change is under trial.", timeout=4)
             return
@@ -794,6 +800,7 @@ class CalibrationScreen(Screen[None]):
         except sqlite3.OperationalError as exc:
             self._wait_for_database(exc, "Keeping the change", waited, partial(self.action_keep, True))
             return
+        self._waiting_write = ""
         self._stop_rejudge()
         self.refresh_bindings()
         self.notify(f"Kept prompt version {trial.after}: it is in force for every command.", timeout=6)
@@ -821,6 +828,7 @@ class CalibrationScreen(Screen[None]):
             except sqlite3.OperationalError as exc:
                 self._wait_for_database(exc, "The revert", waited, partial(answered, answer, True))
                 return
+            self._waiting_write = ""
             self._stop_rejudge()
             self._now_in_force(resolve_rubric(self.rubric.id, self.store))
             self.notify(f"Reverted to prompt version {trial.before}; both versions' judgments stay.", timeout=6)
@@ -841,6 +849,12 @@ class CalibrationScreen(Screen[None]):
         (self.query_one("#cal-list") if pane == "cal-items" else self.query_one("#cal-overview")).focus()
 
     def action_close(self) -> None:
+        if self._waiting_write and not self._warned_waiting:
+            self._warned_waiting = True
+            self.notify(f"{self._waiting_write} still waits for the database: closing now leaves it undone (nothing "
+                        "is half-written). Close again to leave anyway.", markup=False, severity="warning",
+                        timeout=8)
+            return
         self._stop_rejudge()
         self.dismiss()
 
