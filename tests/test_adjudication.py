@@ -52,7 +52,7 @@ async def test_lead_settles_each_disagreement_with_the_rating_keys(tmp_path: Pat
             await pilot.pause()
             assert screen.current.item_id == "E04"
             assert screen.choice == {"instruction_clarity": 1.0}
-            await pilot.press("2", "down", "0", "enter")  # difficulty 1, clarity kept, alignment 0
+            await pilot.press("2", "0", "enter")  # difficulty 1, then alignment 0: clarity is agreed, kept
             await pilot.pause()
             assert all(d.adjudicated for d in screen.items)
             await pilot.press("escape")
@@ -294,3 +294,59 @@ async def test_at_80x24_the_score_table_shows_every_id_whole(tmp_path: Path, rub
     header = next(line for line in shown.splitlines() if "consensus" in line)
     assert "demo-expert" in header and "EXP001" in header  # whole, on one line with the consensus column
     assert "…" not in shown
+
+
+def _cis_db(tmp_path: Path, rubrics) -> Path:
+    """B001: the experts differ on architecture (a) and language use (l); they agree on r (0.75) and t (0.25)."""
+    from tests.tui.conftest import make_items
+
+    cis = rubrics["cis"]
+    path = tmp_path / "cis-lead.db"
+    with Store(path) as store:
+        store.add_items(make_items(cis)[:2])
+        rate(store, cis, "ann", "human", {"B001": {"r": 0.75, "a": 0.0, "t": 0.25, "l": 1.0},
+                                          "B002": {"r": 0.0, "a": 0.5, "t": 0.5, "l": 0.5}})
+        rate(store, cis, "bob", "human", {"B001": {"r": 0.75, "a": 1.0, "t": 0.25, "l": 0.0},
+                                          "B002": {"r": 1.0, "a": 0.5, "t": 0.5, "l": 0.5}})
+    return path
+
+
+async def test_score_keys_move_through_the_disagreeing_dimensions_only(tmp_path: Path, rubrics):
+    path = _cis_db(tmp_path, rubrics)
+    with Store(path) as store:
+        app = AdjudicationApp(store, rubrics["cis"], "lead")
+        async with app.run_test(size=(120, 30), notifications=True) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            assert screen.current.item_id == "B001" and screen.judged[screen.cursor] == "a"
+            await pilot.press("3", "3")  # a, then l: t is agreed and left as it is
+            assert screen.choice == {"r": 0.75, "a": 0.75, "t": 0.25, "l": 0.75}
+            await pilot.press("1")  # a third key stays on the last dimension to settle
+            assert screen.choice["l"] == 0.25 and screen.choice["t"] == 0.25
+            await pilot.press("up", "0")  # an agreed score changes when the lead goes to it
+            assert screen.choice["t"] == 0.0 and screen.judged[screen.cursor] == "l"
+            await pilot.press("enter")
+            await pilot.pause()
+            assert screen.current.item_id == "B002"
+    with Store(path) as store:
+        saved = store.rating("B001", "consensus")
+        assert {d: saved.scores[d] for d in "ratl"} == {"r": 0.75, "a": 0.75, "t": 0.0, "l": 0.25}
+
+
+async def test_enter_with_a_dimension_unset_says_which_and_goes_there(tmp_path: Path, rubrics):
+    path = _cis_db(tmp_path, rubrics)
+    with Store(path) as store:
+        app = AdjudicationApp(store, rubrics["cis"], "lead")
+        async with app.run_test(size=(120, 30), notifications=True) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            await pilot.press("3", "up", "up", "enter")  # a set, l not; the cursor moved away from l
+            await pilot.pause()
+            assert store.rating("B001", "consensus") is None
+            names = rubrics["cis"].dimension("l").name
+            assert [n.message for n in app._notifications][-1] == (  # noqa: SLF001
+                f"Not saved: set the consensus of {names} first.")
+            assert screen.judged[screen.cursor] == "l"
+            await pilot.press("2", "enter")
+            await pilot.pause()
+            assert store.rating("B001", "consensus").scores["l"] == 0.5

@@ -549,3 +549,24 @@ def test_the_corrected_pass_rate_draws_tpr_and_tnr_from_the_finite_population(st
     corrected = {f.key: f for f in design.figures}["corrected_pass_rate"]
     assert corrected.interval.method == "finite-population stratified"
     assert corrected.interval.low <= corrected.estimate <= corrected.interval.high
+
+
+@pytest.mark.slow
+def test_a_checkpoint_reached_while_the_ratings_wait_is_laid_out_once_they_are_written(tmp_path, binary):
+    """As in the app: the rating screen commits just after painting, and another process may hold the database
+    (a real one holds BEGIN IMMEDIATE here) while the checkpoint's ratings are submitted."""
+    from tests.faults.locker import Locker
+
+    path = tmp_path / "held.db"
+    with Store(path) as store:
+        fill(store, binary)
+        session = RatingSession(store, binary, "ann", order="balanced")
+        session.save_soon = lambda: None  # written when the screen says, below
+        before = store.queue_entries("ann", "binary")
+        with Locker(path):
+            rate_next(session, qo.ALLOCATE_EVERY)
+            assert not session.save_pending() and session.waiting_for == "busy"
+            assert store.allocated_with("ann", "binary") == 0
+        assert session.save_pending()
+        assert store.allocated_with("ann", "binary") == qo.ALLOCATE_EVERY  # laid out once the ratings landed
+        assert store.queue_entries("ann", "binary") != before

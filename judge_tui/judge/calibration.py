@@ -238,18 +238,20 @@ def apply_change(store: Store, current: Rubric, files: JudgeFiles, change: Check
                   base64.b64encode(old_rubric).decode(), base64.b64encode(old_template).decode(),
                   files.rubric.is_file(), files.template.is_file())
     files.rubric.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        files.rubric.write_bytes(change.rubric_text.encode("utf-8"))
-        files.template.write_bytes(change.template_text.encode("utf-8"))
-        if not store.prompt_versions(current.id):  # the judge never ran: its first version stands in history too
-            store.record_prompt_version(current.id, before, store.ensure_rubric_version(current),
-                                        _digest(old_template))
-        require_recorded(store, change.rubric, prompt_version=after, template=change.prompt.template.digest,
-                         reason=reason, items=items)
-    except BaseException:
-        trial.restore()
-        raise
-    store.set_meta(TRIAL_META.format(rubric=current.id), json.dumps(asdict(trial)))
+    # One transaction, taken before the files change: a database another program holds changes nothing at all.
+    with store.transaction():
+        try:
+            files.rubric.write_bytes(change.rubric_text.encode("utf-8"))
+            files.template.write_bytes(change.template_text.encode("utf-8"))
+            if not store.prompt_versions(current.id):  # the judge never ran: its first version is history too
+                store.record_prompt_version(current.id, before, store.ensure_rubric_version(current),
+                                            _digest(old_template))
+            require_recorded(store, change.rubric, prompt_version=after, template=change.prompt.template.digest,
+                             reason=reason, items=items)
+            store.set_meta(TRIAL_META.format(rubric=current.id), json.dumps(asdict(trial)))
+        except BaseException:
+            trial.restore()
+            raise
     return trial
 
 
@@ -261,17 +263,20 @@ def _digest(raw: bytes) -> str:
 
 def keep(store: Store, trial: Trial, reason: str = "") -> None:
     """The change stays in force; the trial ends and `history` says it was kept."""
-    record_outcome(store, trial.rubric, "kept", trial.before, trial.after, reason or trial.reason, list(trial.items))
-    _close_trial(store, trial.rubric)
+    with store.transaction():
+        record_outcome(store, trial.rubric, "kept", trial.before, trial.after, reason or trial.reason,
+                       list(trial.items))
+        _close_trial(store, trial.rubric)
 
 
 def revert(store: Store, trial: Trial, reason: str) -> None:
     """Write the files back exactly as they were before the change and record the revert with its reason."""
     if not reason.strip():
         raise UserError("a revert needs a reason: say why the change did not help")
-    trial.restore()
-    record_outcome(store, trial.rubric, "reverted", trial.after, trial.before, reason, list(trial.items))
-    _close_trial(store, trial.rubric)
+    with store.transaction():  # taken first: a database another program holds leaves the files as they are
+        record_outcome(store, trial.rubric, "reverted", trial.after, trial.before, reason, list(trial.items))
+        _close_trial(store, trial.rubric)
+        trial.restore()
 
 
 # --------------------------------------------------------------------------- choosing a few-shot example

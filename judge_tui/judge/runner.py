@@ -8,6 +8,8 @@
 - A refused key, a spend limit or another 4xx: the queue stops with the API's message; jobs stay queued.
 - No network or no API key: the queue says it is offline, probes now and then, and resumes by itself.
 - An answer that breaks the schema or the scale: a failed judgment that keeps the raw text.
+- Another process holding the database (with `write_wait`, as in the app): the answers received are kept in
+  memory and recorded once it lets go, so the screen never waits on the judge's writes.
 
 Everything runs on one event loop thread, and the store is only touched from it (quick writes).
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import random
 import sqlite3
 import time
@@ -44,6 +47,7 @@ from judge_tui.judge.schema import JudgmentError
 from judge_tui.model.records import Rating
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
+from judge_tui.store.core import is_busy, is_full
 
 _Outcome = tuple[JudgeRequest, "JudgeAnswer | BackendError", float]
 
@@ -66,6 +70,9 @@ class RunOptions:
     batch_poll: float = 30.0
     batch_limits: BatchLimits = field(default_factory=BatchLimits)  # what one Message Batch may hold
     lease_seconds: float = LEASE_SECONDS  # another judge re-queues our running jobs only after this long unheard
+    # Seconds a write waits for another process before the run keeps its results and tries again later (the
+    # app, whose screen shares the judge's thread); None: the store's usual wait, then the error.
+    write_wait: float | None = None
 
 
 @dataclass
@@ -95,6 +102,7 @@ class RunState:
     done_now: int = 0  # in this run
     failed_now: int = 0
     offline: str = ""  # why we are waiting, while offline
+    database_busy: bool = False  # results wait to be recorded: another process holds the database (write_wait)
     error: str = ""  # why the queue stopped, if it did
     calls: int = 0
     usage: Usage = field(default_factory=Usage)
@@ -219,12 +227,29 @@ class _Base:
         if self.on_progress is not None:
             self.on_progress(self.state)
 
+    # ---- writes while another process may hold the database (RunOptions.write_wait)
+
+    def _writing(self) -> contextlib.AbstractContextManager[Any]:
+        wait = self.options.write_wait
+        return contextlib.nullcontext() if wait is None else self.judge.store.waiting_at_most(wait)
+
+    def _may_wait(self, exc: sqlite3.OperationalError) -> bool:
+        """Whether this write's failure is kept for later: the database is held (or the disk full) and the run
+        was asked to keep going meanwhile."""
+        return self.options.write_wait is not None and (is_busy(exc) or is_full(exc))
+
+    async def _wait_for_database(self) -> None:
+        self.state.database_busy = True
+        self._report()
+        await asyncio.sleep(self.options.idle_poll)
+
     # ---- the lease: running jobs belong to this process while it lives
 
     def _start(self) -> None:
         """Take part: register this judge, take back the jobs of judges that are gone, keep a heartbeat."""
-        self.lease.register()
-        self.queue.requeue_orphaned(self.lease.live_owners())
+        with self._writing():
+            self.lease.register()
+            self.queue.requeue_orphaned(self.lease.live_owners())
         self._load_counts()
         self._report()
         self._heartbeat = asyncio.create_task(self._beat())
@@ -234,20 +259,26 @@ class _Base:
             self._heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._heartbeat
-        self.lease.release()
+        try:
+            with self._writing():
+                self.lease.release()
+        except sqlite3.OperationalError as exc:
+            if not self._may_wait(exc):
+                raise  # held: the next judge finds this process gone and takes its jobs back
         self._load_counts()  # the queue as it is, with the work of any judge beside this one
 
     async def _beat(self) -> None:
         while True:
             await asyncio.sleep(self.lease.beat_every)
             try:
-                self.lease.beat()
-                taken_back = self.queue.requeue_orphaned(self.lease.live_owners())
+                with self._writing():
+                    self.lease.beat()
+                    taken_back = self.queue.requeue_orphaned(self.lease.live_owners())
             except sqlite3.OperationalError:
                 continue  # the database is busy for now: the next beat comes well within the lease
+            self._load_counts()  # the queue as it is, with the work of any judge beside this one
+            self._report()
             if taken_back:  # a judge beside this one died: its jobs are ours to do
-                self._load_counts()
-                self._report()
                 self._wake()
 
     def _wake(self) -> None:
@@ -405,40 +436,87 @@ class JudgeRunner(_Base):
 
     async def run(self) -> RunState:
         store = self.judge.store
-        self._start()
+        while True:
+            try:
+                self._start()
+                break
+            except sqlite3.OperationalError as exc:
+                if not self._may_wait(exc):
+                    raise
+                await self._wait_for_database()
         inflight: dict[asyncio.Task[_Outcome], dict[str, Any]] = {}
+        finished: list[tuple[dict[str, Any], _Outcome]] = []  # answers not recorded yet (the database was held)
         try:
             while True:
-                if not inflight:
-                    self._fill(inflight)
+                if not inflight and not finished:
+                    self._load_counts()  # another judge may have done part of the queue meanwhile
+                    try:
+                        with self._writing():
+                            self._fill(inflight)
+                    except sqlite3.OperationalError as exc:
+                        if not self._may_wait(exc):
+                            raise
+                        await self._wait_for_database()
+                        continue
+                    self.state.database_busy = False
                     self._report()
-                if not inflight:
-                    wait = self._idle_wait()
-                    if wait is None:
-                        break
-                    self._wake_up.clear()
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._wake_up.wait(), timeout=wait)
-                    continue
-                done, _ = await asyncio.wait(inflight, timeout=self.options.idle_poll,
-                                             return_when=asyncio.FIRST_COMPLETED)
+                    if not inflight:
+                        wait = self._idle_wait()
+                        if wait is None:
+                            break
+                        self._wake_up.clear()
+                        with contextlib.suppress(TimeoutError):
+                            await asyncio.wait_for(self._wake_up.wait(), timeout=wait)
+                        continue
+                if inflight:
+                    done, _ = await asyncio.wait(inflight, timeout=self.options.idle_poll,
+                                                 return_when=asyncio.FIRST_COMPLETED)
+                    finished += [(inflight.pop(task), task.result()) for task in done]
                 # Everything that finished meanwhile, and the next claims, in one transaction: one disk
                 # sync for many judgments. Each job still changes state together with its rating.
-                with store.transaction():
-                    for task in done:
-                        job = inflight.pop(task)
-                        self._apply(job, *task.result())
-                    self._fill(inflight)
+                before, kept = set(inflight), self._memory()
+                try:
+                    with self._writing(), store.transaction():
+                        for job, outcome in finished:
+                            self._apply(job, *outcome)
+                        self._fill(inflight)
+                except sqlite3.OperationalError as exc:
+                    if not self._may_wait(exc):
+                        raise
+                    for task in set(inflight) - before:  # claims rolled back: calls never started
+                        task.cancel()
+                        del inflight[task]
+                    self._restore(kept)
+                    await self._wait_for_database()
+                    continue
+                finished.clear()
+                self.state.database_busy = False
                 self._report()
         finally:
             for task in inflight:
                 task.cancel()
             if inflight:
                 await asyncio.gather(*inflight, return_exceptions=True)
-                self._release(list(inflight.values()), "interrupted")
+            try:
+                with self._writing():
+                    self._release(list(inflight.values()), "interrupted")
+                    # Answers never recorded (the database still held): their jobs go back to the queue.
+                    self._release([job for job, _ in finished], "interrupted")
+            except sqlite3.OperationalError as exc:
+                if not self._may_wait(exc):
+                    raise  # held: the next judge finds this process gone and takes its jobs back
             await self._finish()
             self._report()
         return self.state
+
+    def _memory(self) -> tuple[RunState, bool, float, set[str]]:
+        """What recording answers changes in memory, kept to be put back when the transaction is rolled back."""
+        return copy.deepcopy(self.state), self.warm, self.paused_until, set(self.judge._marked)  # noqa: SLF001
+
+    def _restore(self, kept: tuple[RunState, bool, float, set[str]]) -> None:
+        state, self.warm, self.paused_until, marked = kept
+        self.state = state
+        self.judge._marked = marked  # noqa: SLF001 - the judge's own record of it, rolled back with the rest
 
     async def _call(self, job: dict[str, Any], request: JudgeRequest) -> _Outcome:
         """The network part only; what to make of the outcome is decided by _apply, on the loop's turn."""

@@ -33,6 +33,7 @@ class JudgeStatus:
     failed: int
     offline: str = ""  # what the judge is waiting for, e.g. "no ANTHROPIC_API_KEY in the environment"
     error: str = ""  # why the judge stopped
+    database_busy: bool = False  # its results wait: another process holds the database
 
     def line(self) -> str:
         """The status line text, e.g. 'judge: 18 queued · offline'."""
@@ -45,6 +46,8 @@ class JudgeStatus:
             parts.append(f"{self.failed} failed")
         if self.error:
             parts.append("stopped")
+        elif self.database_busy:
+            parts.append("database busy")
         elif self.offline:
             parts.append("offline")
         return "judge: " + " · ".join(parts)
@@ -52,12 +55,16 @@ class JudgeStatus:
 
 def status_of(state: RunState) -> JudgeStatus:
     return JudgeStatus(queued=max(0, state.queued), running=max(0, state.running), done=state.done,
-                       failed=state.failed, offline=state.offline, error=state.error)
+                       failed=state.failed, offline=state.offline, error=state.error,
+                       database_busy=state.database_busy)
 
 
 class BackgroundJudge:
     def __init__(self, store: Store, rubric: Rubric, *, on_status: Callable[[JudgeStatus], None],
-                 settings: Settings | None = None, backend: Any = None, options: RunOptions | None = None) -> None:
+                 settings: Settings | None = None, backend: Any = None, options: RunOptions | None = None,
+                 write_wait: float | None = None) -> None:
+        """write_wait: seconds a write may wait for another process before the judge keeps its results and
+        tries again (the app's screen shares this thread, so it passes a moment)."""
         settings = settings or Settings()
         self.store = store
         self.on_status = on_status
@@ -65,6 +72,7 @@ class BackgroundJudge:
         self.judge = Judge(store, rubric, JudgePrompt.for_rubric(rubric, store), self.backend)
         options = options or RunOptions(concurrency=settings.judge_concurrency)
         options.keep_alive = True  # an empty queue is not the end: the expert may open more items
+        options.write_wait = write_wait
         self.runner = JudgeRunner(self.judge, options, self._progress)
         self._last: JudgeStatus | None = None
 

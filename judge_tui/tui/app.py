@@ -17,9 +17,12 @@ from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store
+from judge_tui.store.reviewer_lock import ReviewerBusy, ReviewerLock
+from judge_tui.tui.kept_writes import WRITE_WAIT, short_reason, waiting_reason, writes_waiting
 from judge_tui.tui.messages import JudgeDefinitionChanged, JudgeProgress, JudgeStatusLine
 from judge_tui.tui.plain_app import PlainNoticeApp
 from judge_tui.tui.screens.rating import RatingScreen
+from judge_tui.tui.screens.too_small import RATING_MINIMUM, fit_to_terminal
 from judge_tui.tui.session import RatingSession
 
 if TYPE_CHECKING:
@@ -27,6 +30,7 @@ if TYPE_CHECKING:
     from judge_tui.judge.worker import JudgeStatus as QueueStatus
 
 REVIEWER_META_KEY = "reviewer_id"
+JUDGE_START_RETRY = 2.0  # seconds between tries to start the judge while another program holds the database
 _ACTIVITY = (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)
 
 
@@ -63,6 +67,8 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         self.background_judge: BackgroundJudge | None = None  # once started
         self._judge_error_shown = ""
         self._leaving: object | None = None  # the timer that quits once kept changes are saved
+        self._mounted = False
+        self._reviewer_lock: ReviewerLock | None = None  # held while this window rates
 
     def on_mount(self) -> None:
         self.set_keymap(self.settings.keymap)
@@ -73,6 +79,12 @@ class JudgeTuiApp(PlainNoticeApp[None]):
 
             self.start_up_over()  # a person types their id before the first item: start-up is over for the collector
             self.push_screen(ReviewerScreen(), self._reviewer_chosen)
+        self._mounted = True
+        fit_to_terminal(self, RATING_MINIMUM)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self._mounted:  # the first size is looked at once the first screen is open (on_mount)
+            fit_to_terminal(self, RATING_MINIMUM, event.size)  # the app's own size changes after this handler
 
     def _reviewer_chosen(self, reviewer: str | None) -> None:
         if not reviewer:
@@ -83,6 +95,8 @@ class JudgeTuiApp(PlainNoticeApp[None]):
     def _start_rating(self, reviewer: str, *, remember: bool = False) -> None:
         """Open the rating screen; its first writes (a new reviewer, a new rubric version) may meet a database
         another program holds for longer than the usual wait."""
+        if not self._lock_reviewer(reviewer):
+            return
         try:
             if remember:
                 self.store.set_meta(REVIEWER_META_KEY, reviewer)
@@ -95,6 +109,25 @@ class JudgeTuiApp(PlainNoticeApp[None]):
             from judge_tui.store.faults import describe_sqlite
 
             self.exit(return_code=1, message=Text(f"judge-tui: {describe_sqlite(exc, self.store.path)}"))
+
+    def _lock_reviewer(self, reviewer: str) -> bool:
+        """One window per reviewer and database (store/reviewer_lock.py): a second one says where the first is and
+        closes, before it shows an item whose rating the other window could replace or lose."""
+        if str(self.store.path) == ":memory:" or self.store.read_only:
+            return True
+        lock = ReviewerLock(self.store.path, reviewer)
+        try:
+            lock.acquire()
+        except ReviewerBusy:
+            from rich.text import Text
+
+            self.exit(return_code=1, message=Text(
+                f"judge-tui: {reviewer} is already rating in {self.store.path} in another judge-tui window. Go on "
+                "there, or quit that one (q) and start again; a window that crashed or was closed does not count. "
+                "Someone else rates with --reviewer ID."))
+            return False
+        self._reviewer_lock = lock
+        return True
 
     def _show_notices(self) -> None:
         # Once the rating screen is open: over the welcome dialog a long notice would hide its input at 80×24.
@@ -137,16 +170,24 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         from judge_tui.judge.worker import BackgroundJudge
 
         try:
-            judge = BackgroundJudge(self.store, self.rubric, settings=self.settings, on_status=self._judge_changed)
-            prompt = judge.judge.prompt
-            require_recorded(self.store, self.rubric, prompt_version=prompt.version, template=prompt.template.digest)
+            # Its first writes (its rater, its queue) wait a moment at most, as the rating screen's do.
+            with self.store.waiting_at_most(WRITE_WAIT):
+                judge = BackgroundJudge(self.store, self.rubric, settings=self.settings,
+                                        on_status=self._judge_changed, write_wait=WRITE_WAIT)
+                prompt = judge.judge.prompt
+                require_recorded(self.store, self.rubric, prompt_version=prompt.version,
+                                 template=prompt.template.digest)
+                judge.enqueue_all(split=self.split)
         except (UserError, PromptError) as exc:
             self.post_message(JudgeStatusLine("judge: stopped"))
             self.notify(f"The background judge did not start: {exc}", markup=False, severity="warning", timeout=12)
             return
+        except sqlite3.OperationalError as exc:  # another program holds the database: start once it lets go
+            self.post_message(JudgeStatusLine(f"judge: waiting ({short_reason(waiting_reason(exc))})"))
+            self.set_timer(JUDGE_START_RETRY, self.start_background_judge)
+            return
         self.background_judge = judge
         self.run_worker(judge.run(), name="background-judge", group="judge", exit_on_error=False)
-        judge.enqueue_all(split=self.split)
 
     def on_judge_definition_changed(self, message: JudgeDefinitionChanged) -> None:
         """A change saved, kept or reverted on the judge screen: the rating screen shows the rubric now in force
@@ -208,6 +249,8 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         gc.enable()
 
     def on_unmount(self) -> None:
+        if self._reviewer_lock is not None:
+            self._reviewer_lock.release()
         gc.unfreeze()  # the app is done: what it kept out of the collector's passes may be collected again
 
     # ------------------------------------------------------------------ time and status from outside
@@ -235,7 +278,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         for screen in self.screen_stack:
             if isinstance(screen, RatingScreen):
                 screen.save_now()
-        if self.session is not None and not self.session.save_pending():
+        if (self.session is not None and not self.session.save_pending()) or writes_waiting(self):
             # Another process holds the database (or the disk is full): leave once the changes are written.
             if self._leaving is None:
                 self._leaving = self.set_interval(0.5, self.action_quit)

@@ -26,7 +26,7 @@ from judge_tui.model.records import Draft, Item, Rating
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.store import Store
-from judge_tui.store.core import is_busy, is_full
+from judge_tui.tui.kept_writes import WRITE_WAIT, waiting_reason
 from judge_tui.tui.timer import ItemTimer
 
 
@@ -38,9 +38,6 @@ class Edit:
     notes: str = ""
     flagged: bool = False
     flag_reason: str = ""
-
-
-WRITE_WAIT = 0.1  # seconds a write may hold up the screen before it is kept for later
 
 
 @dataclass(frozen=True)
@@ -107,6 +104,7 @@ class RatingSession:
         self.order = prepare_queue(store, rubric, reviewer, order, assigned=self.plan is not None, seed=order_seed,
                                    targets=targets)
         self.ordered = self.order.kind in (qo.RANDOM, qo.BALANCED)
+        self._allocation_due = False  # a checkpoint's allocation waits for the ratings behind it to be written
         # The app imports nothing, so this holds.
         self.total = (store.count_items(rubric.id, split) if self.plan is None
                       else store.count_assigned(self.plan, reviewer, split))
@@ -398,10 +396,11 @@ class RatingSession:
                         self.store.save_rating(write.rating, clear_draft=write.clear_draft)
             except sqlite3.OperationalError as exc:
                 # Anything else the machine does (the disk went read-only, an I/O error) is kept the same way.
-                self.waiting_for = "busy" if is_busy(exc) else "full" if is_full(exc) else f"error: {exc}"
+                self.waiting_for = waiting_reason(exc)
                 return False
             self.pending.pop(0)
         self.waiting_for = ""
+        self._allocate_if_due()
         return True
 
     def _saved(self, item_id: str) -> tuple[Draft | None, Rating | None]:
@@ -467,13 +466,30 @@ class RatingSession:
         self._follow_submitted()
         if first_rating and self.drift is not None:
             self.drift.record_new_rating()
-        if (first_rating and self.order.kind == qo.BALANCED and not self.pending
-                and len(self.store.rated_item_ids(self.reviewer, self.rubric.id)) % qo.ALLOCATE_EVERY == 0):
-            # At a checkpoint the items not yet touched are laid out again with the allocation (a few ms on a
-            # 500-item pool, before the next item opens, so it is the next one served).
-            self.order = prepare_queue(self.store, self.rubric, self.reviewer, qo.BALANCED, seed=self.order.seed,
-                                       targets=self.targets)
+        if first_rating and self.order.kind == qo.BALANCED and self._rated_count() % qo.ALLOCATE_EVERY == 0:
+            self._allocation_due = True
+        self._allocate_if_due()
         return rating
+
+    def _rated_count(self) -> int:
+        """Items this reviewer has rated, counting the ratings still waiting to be written."""
+        rated = set(self.store.rated_item_ids(self.reviewer, self.rubric.id))
+        return len(rated | {w.item_id for w in self.pending if w.rating is not None and w.rating.repeat == 0})
+
+    def _allocate_if_due(self) -> None:
+        """At a checkpoint of a balanced order the items not yet touched are laid out again with the allocation
+        (a few ms on a 500-item pool), once the ratings behind it are written: at once when the rating was
+        written at once (so the next item opened is the first served), else when the pending writes are (the
+        rating screen commits just after painting; another process may hold the database for a while)."""
+        if not self._allocation_due or self.pending:
+            return
+        try:
+            with self.store.waiting_at_most(WRITE_WAIT):
+                self.order = prepare_queue(self.store, self.rubric, self.reviewer, qo.BALANCED,
+                                           seed=self.order.seed, targets=self.targets)
+        except sqlite3.OperationalError:
+            return  # the database is held again: laid out after the next write
+        self._allocation_due = False
 
     # ------------------------------------------------------------------ what the screen shows
 

@@ -4,7 +4,9 @@ For each such item the screen shows the item, every expert's scores side by side
 by more than the alignment tolerance, `agreement.tolerance` in settings.json, are marked) and their notes.
 The lead sets the consensus score of each judged dimension with the rating screen's keys (0-4 for the
 scale's points, p / f for PASS / FAIL; dimensions the experts already agree on start with their common
-score) and submits. The result is a rating by the rater "consensus" (kind human) whose details say
+score) and submits. A score key moves on to the next dimension still to settle, never onto an agreed one: an
+agreed score changes only when the lead moves to it (↑/↓) and sets it. Enter with a dimension unset says
+which, and goes to it. The result is a rating by the rater "consensus" (kind human) whose details say
 {"adjudicated": true, "from": [the experts], "by": the lead}.
 
 Blind rule (judge_tui.analysis.blind): a lead who is also an expert of this rubric only sees the disagreements on
@@ -17,9 +19,13 @@ every item.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from functools import partial
+
 import numpy as np
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -40,9 +46,11 @@ from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings, Settings
 from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
+from judge_tui.tui.kept_writes import write_when_free, writes_waiting
 from judge_tui.tui.keys import SCORE_ACTIONS, scale_has_key
 from judge_tui.tui.plain_app import PlainNoticeApp
 from judge_tui.tui.score_text import overall_label
+from judge_tui.tui.screens.too_small import ADJUDICATION_MINIMUM, fit_to_terminal
 from judge_tui.tui.widgets.item_pane import ItemPane
 
 ADJUDICATION_BINDINGS = [
@@ -51,6 +59,8 @@ ADJUDICATION_BINDINGS = [
     Binding("f", "pass_fail('FAIL')", "FAIL", id="fail", show=False),
     Binding("enter", "submit", "Save consensus", id="submit",
             tooltip="Save the consensus (every judged dimension needs a score) and open the next item"),
+    # Enter while a dimension is unset (check_action dims the binding above): says which, instead of nothing.
+    Binding("enter", "explain_submit", show=False, id="submit"),
     Binding("down,tab", "move(1)", "Next dimension", show=False, id="next-dimension"),
     Binding("up,shift+tab", "move(-1)", "Previous dimension", show=False, id="prev-dimension"),
     Binding("right", "item(1)", "Next item", id="next-item"),
@@ -100,6 +110,7 @@ class AdjudicationScreen(Screen[None]):
         self.index = 0
         self.cursor = 0
         self.choice: dict[str, float] = {}
+        self.to_settle: list[str] = []  # the dimensions score keys move through: disagreeing or without a score
 
     def compose(self) -> ComposeResult:
         yield Static(id="adj-status", markup=False)
@@ -132,17 +143,18 @@ class AdjudicationScreen(Screen[None]):
         existing = self.store.rating(item_id, CONSENSUS_RATER)
         if existing is not None:
             self.choice = {d: existing.scores[d] for d in self.judged if d in existing.scores}
-        else:
-            # Where the experts agree (within the tolerance), start from their common score.
-            self.choice = {}
-            flagged = set(self.items[index].dimensions)
-            for d in self.judged:
-                values = self.view.expert_scores[d][:, column]
-                values = values[~np.isnan(values)]
-                if d not in flagged and values.size:
-                    self.choice[d] = self.rubric.scale.parse(float(values[0]))
+        flagged = set(self.items[index].dimensions)
+        agreed = {}  # where the experts agree (within the tolerance): their common score
+        for d in self.judged:
+            values = self.view.expert_scores[d][:, column]
+            values = values[~np.isnan(values)]
+            if d not in flagged and values.size:
+                agreed[d] = self.rubric.scale.parse(float(values[0]))
+        if existing is None:
+            self.choice = dict(agreed)
+        self.to_settle = [d for d in self.judged if d not in agreed]
         missing = [i for i, d in enumerate(self.judged) if d not in self.choice]
-        self.cursor = missing[0] if missing else 0
+        self.cursor = missing[0] if missing else self.judged.index(self.to_settle[0]) if self.to_settle else 0
         item = self.store.item(item_id)
         assert item is not None
         self.query_one(ItemPane).show(item)
@@ -225,8 +237,16 @@ class AdjudicationScreen(Screen[None]):
 
     def _set(self, value: float) -> None:
         self.choice[self.judged[self.cursor]] = value
-        self.cursor = min(self.cursor + 1, len(self.judged) - 1)
+        self.cursor = self._next_to_settle()
         self._refresh_view()
+
+    def _next_to_settle(self) -> int:
+        """Where a score key moves the cursor: the next dimension still to settle below it, else the first one
+        left unset, else where it is. Never onto a dimension the experts agree on."""
+        later = [d for d in self.to_settle if self.judged.index(d) > self.cursor]
+        unset = [d for d in self.judged if d not in self.choice]
+        following = later[:1] or unset[:1]
+        return self.judged.index(following[0]) if following else self.cursor
 
     def action_move(self, delta: int) -> None:
         self.cursor = (self.cursor + delta) % len(self.judged)
@@ -237,13 +257,27 @@ class AdjudicationScreen(Screen[None]):
         if 0 <= target < len(self.items):
             self._open(target)
 
+    def action_explain_submit(self) -> None:
+        """Enter before every dimension has a consensus score: which are missing; the cursor goes to the first."""
+        missing = [d for d in self.judged if d not in self.choice]
+        if self.current is None or not missing:
+            return
+        self.cursor = self.judged.index(missing[0])
+        self._refresh_view()
+        names = ", ".join(self.rubric.dimension(d).name for d in missing)
+        self.notify(f"Not saved: set the consensus of {names} first.", markup=False, severity="warning",
+                    timeout=6)
+
     def action_submit(self) -> None:
         current = self.current
         assert current is not None
-        rating = self.save_consensus(current, dict(self.choice))
+        rating = self.consensus(current, dict(self.choice))
+        saved = (f"{current.item_id}: consensus saved ({self.rubric.overall_name} "
+                 f"{overall_label(self.rubric, rating.overall)})")
+        # Another program holding the database (a merge) keeps the consensus for a moment, not the lead.
+        if write_when_free(self.app, self.store, partial(self.save_consensus, rating), saved):
+            self.notify(saved, markup=False, timeout=3)
         self.items[self.index] = ExpertDisagreement(current.item_id, current.dimensions, current.experts, True)
-        self.notify(f"{current.item_id}: consensus saved ({self.rubric.overall_name} "
-                    f"{overall_label(self.rubric, rating.overall)})", markup=False, timeout=3)
         following = [i for i in range(len(self.items)) if not self.items[i].adjudicated]
         if following:
             after = [i for i in following if i > self.index]
@@ -252,19 +286,23 @@ class AdjudicationScreen(Screen[None]):
             self.notify("Every disagreement is settled.", markup=False, timeout=6)
             self._refresh_view()
 
-    def save_consensus(self, current: ExpertDisagreement, scores: dict[str, float]) -> Rating:
+    def consensus(self, current: ExpertDisagreement, scores: dict[str, float]) -> Rating:
+        """The consensus rating of these scores (its rubric version is set when it is saved)."""
         item = self.store.item(current.item_id)
         assert item is not None
-        self.store.ensure_rater(CONSENSUS_RATER, "human", display_name="Adjudicated consensus")
         full = {**self.rubric.code_scores(item.fields), **scores}
-        rating = Rating(
-            item_id=item.id, rater_id=CONSENSUS_RATER, rubric_version_id=self.store.ensure_rubric_version(self.rubric),
+        return Rating(
+            item_id=item.id, rater_id=CONSENSUS_RATER, rubric_version_id=0,
             scores=full, overall=self.rubric.overall_score(full), verdict=self.rubric.verdict(full),
             notes=f"adjudicated by {self.lead}", source="adjudication",
             details={"adjudicated": True, "from": list(current.experts), "by": self.lead},
         )
-        self.store.save_rating(rating)
-        return rating
+
+    def save_consensus(self, rating: Rating) -> None:
+        with self.store.transaction():
+            self.store.ensure_rater(CONSENSUS_RATER, "human", display_name="Adjudicated consensus")
+            version = self.store.ensure_rubric_version(self.rubric)
+            self.store.save_rating(replace(rating, rubric_version_id=version))
 
     def action_agreement(self) -> None:
         from judge_tui.tui.screens.summary import SummaryScreen
@@ -273,6 +311,10 @@ class AdjudicationScreen(Screen[None]):
 
     def action_leave(self) -> None:
         if isinstance(self.app, AdjudicationApp):
+            if writes_waiting(self.app):
+                self.notify("A consensus is not saved yet (the database is busy): Escape again once it is.",
+                            markup=False, severity="warning", timeout=6)
+                return
             self.app.exit()
         else:
             self.app.pop_screen()
@@ -292,8 +334,15 @@ class AdjudicationApp(PlainNoticeApp[None]):
         self.store, self.rubric, self.lead, self.split = store, rubric, lead, split
         self.settings = settings or Settings()
         self.view, self.items = view, items
+        self._mounted = False
 
     def on_mount(self) -> None:
         self.set_keymap(self.settings.keymap)
         self.push_screen(AdjudicationScreen(self.store, self.rubric, self.lead, split=self.split,
                                             agreement=self.settings.agreement, view=self.view, items=self.items))
+        self._mounted = True
+        fit_to_terminal(self, ADJUDICATION_MINIMUM)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self._mounted:  # the first size is looked at once the screen is open (on_mount)
+            fit_to_terminal(self, ADJUDICATION_MINIMUM, event.size)  # the app's own size changes after this handler

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import os
 import shlex
+import sqlite3
 import subprocess
 import tempfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,7 @@ from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings
 from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
+from judge_tui.tui.kept_writes import WRITE_WAIT, waiting_reason, waiting_text
 from judge_tui.tui.plain_app import PlainNoticeApp
 from judge_tui.tui.score_text import score_label
 from judge_tui.tui.screens.disagreements import reasoning_text
@@ -268,6 +271,8 @@ class CalibrationScreen(Screen[None]):
         self._dirty = True
         self._computing = False
         self._drafts: dict[str, str] = {}  # a refused edit, kept so the next edit starts from it
+        self._waiting_write = ""  # a write tried again each second while another program holds the database
+        self._warned_waiting = False  # closing with it waiting was said once
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that would do nothing now are left out of the key bar: K and R without a change under trial,
@@ -513,7 +518,7 @@ class CalibrationScreen(Screen[None]):
         if self.standing is not None:
             self._show_status()
 
-    def _start_rejudge(self) -> None:
+    def _start_rejudge(self, waited: bool = False) -> None:
         """Judge the dev split under the version in force, in the background (at most judge_concurrency calls at
         once, on the event loop: never blocking a key)."""
         from judge_tui.judge.prompts import PromptError
@@ -523,19 +528,25 @@ class CalibrationScreen(Screen[None]):
         self._stop_rejudge()
         if self.make_backend is None:
             return
-        backend, self._spare_backend = self._backend(), None
+        backend = self._backend()
         try:
-            judge = BackgroundJudge(self.store, self.rubric, settings=self.settings, backend=backend,
-                                    on_status=self._judge_changed,
-                                    options=RunOptions(concurrency=self.settings.judge_concurrency))
+            with self.store.waiting_at_most(WRITE_WAIT):  # its first writes wait a moment at most
+                judge = BackgroundJudge(self.store, self.rubric, settings=self.settings, backend=backend,
+                                        on_status=self._judge_changed, write_wait=WRITE_WAIT,
+                                        options=RunOptions(concurrency=self.settings.judge_concurrency))
+                judge.judge.queue.requeue_failed()  # before the run starts, which counts the queue
+                added = judge.enqueue_all(split=self.split)
         except (UserError, PromptError) as exc:
             self.notify(f"The re-judge did not start: {exc}", severity="error", timeout=12)
             return
-        judge.judge.queue.requeue_failed()  # before the run starts, which counts the queue
+        except sqlite3.OperationalError as exc:  # the backend is kept for the next try
+            self._wait_for_database(exc, "The re-judge", waited, partial(self._start_rejudge, True))
+            return
+        self._waiting_write = ""
+        self._spare_backend = None
         self.judge = judge
         self.refresh_bindings()
         self.run_worker(judge.run(), group="calibration-judge", exit_on_error=False)
-        added = judge.enqueue_all(split=self.split)
         self.judge_line = f"judging {self.split}: {added} queued"
 
     def _backend(self) -> Any:
@@ -662,15 +673,21 @@ class CalibrationScreen(Screen[None]):
              f"ID, ID (most misaligned now: {', '.join(worst)})" if worst else "ID, ID"),
         ), answered)
 
-    def _apply(self, files: Any, change: Any, reason: str, items_text: str) -> None:
+    def _apply(self, files: Any, change: Any, reason: str, items_text: str, *, waited: bool = False) -> None:
         from judge_tui.analysis.history import parse_items
         from judge_tui.judge.calibration import apply_change
 
         try:
-            trial = apply_change(self.store, self.rubric, files, change, reason, parse_items(items_text))
+            with self.store.waiting_at_most(WRITE_WAIT):
+                trial = apply_change(self.store, self.rubric, files, change, reason, parse_items(items_text))
         except UserError as exc:
             self.notify(f"Not saved, nothing recorded: {exc}", severity="error", timeout=15)
             return
+        except sqlite3.OperationalError as exc:  # nothing written, files as they were: tried again each second
+            self._wait_for_database(exc, "The change", waited,
+                                    partial(self._apply, files, change, reason, items_text, waited=True))
+            return
+        self._waiting_write = ""
         self._now_in_force(change.rubric)
         self.notify(f"Recorded prompt version {trial.after} with its reason; re-judging the dev split.", timeout=6)
         self._start_rejudge()
@@ -758,14 +775,32 @@ class CalibrationScreen(Screen[None]):
 
     # ------------------------------------------------------------------ keep or revert
 
-    def action_keep(self) -> None:
+    def _wait_for_database(self, exc: sqlite3.OperationalError, what: str, waited: bool,
+                           again: Callable[[], None]) -> None:
+        """Another program holds the database: the write changed nothing; say so once and try again each second
+        (while this screen is open)."""
+        if not waited:
+            self.notify(f"{what} waits: {waiting_text(waiting_reason(exc))}", markup=False, severity="warning",
+                        timeout=8)
+        self._waiting_write, self._warned_waiting = what, False
+        self.set_timer(1.0, again)
+
+    def action_keep(self, waited: bool = False) -> None:
         from judge_tui.judge.calibration import keep
 
         trial = self._trial()
         if trial is None:
-            self.notify("No change is under trial.", timeout=4)
+            self._waiting_write = ""
+            if not waited:
+                self.notify("No change is under trial.", timeout=4)
             return
-        keep(self.store, trial)
+        try:
+            with self.store.waiting_at_most(WRITE_WAIT):
+                keep(self.store, trial)
+        except sqlite3.OperationalError as exc:
+            self._wait_for_database(exc, "Keeping the change", waited, partial(self.action_keep, True))
+            return
+        self._waiting_write = ""
         self._stop_rejudge()
         self.refresh_bindings()
         self.notify(f"Kept prompt version {trial.after}: it is in force for every command.", timeout=6)
@@ -781,14 +816,19 @@ class CalibrationScreen(Screen[None]):
             self.notify("No change is under trial.", timeout=4)
             return
 
-        def answered(answer: tuple[str, str] | None) -> None:
+        def answered(answer: tuple[str, str] | None, waited: bool = False) -> None:
             if answer is None:
                 return
             try:
-                revert(self.store, trial, answer[0])
+                with self.store.waiting_at_most(WRITE_WAIT):
+                    revert(self.store, trial, answer[0])
             except UserError as exc:
                 self.notify(str(exc), severity="error", timeout=10)
                 return
+            except sqlite3.OperationalError as exc:
+                self._wait_for_database(exc, "The revert", waited, partial(answered, answer, True))
+                return
+            self._waiting_write = ""
             self._stop_rejudge()
             self._now_in_force(resolve_rubric(self.rubric.id, self.store))
             self.notify(f"Reverted to prompt version {trial.before}; both versions' judgments stay.", timeout=6)
@@ -809,6 +849,12 @@ class CalibrationScreen(Screen[None]):
         (self.query_one("#cal-list") if pane == "cal-items" else self.query_one("#cal-overview")).focus()
 
     def action_close(self) -> None:
+        if self._waiting_write and not self._warned_waiting:
+            self._warned_waiting = True
+            self.notify(f"{self._waiting_write} still waits for the database: closing now leaves it undone (nothing "
+                        "is half-written). Close again to leave anyway.", markup=False, severity="warning",
+                        timeout=8)
+            return
         self._stop_rejudge()
         self.dismiss()
 

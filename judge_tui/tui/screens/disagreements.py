@@ -8,6 +8,7 @@ marks the item as a reason to revise the rubric (with an optional note), `u` rem
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 from rich.table import Table
@@ -29,6 +30,7 @@ from judge_tui.model.rubrics import Rubric, RubricError
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
+from judge_tui.tui.kept_writes import write_when_free
 from judge_tui.tui.score_text import exact, overall_label, score_label
 from judge_tui.tui.screens.unavailable import judge_missing, not_yet_submitted, unjudged_submissions
 
@@ -268,7 +270,8 @@ class DisagreementScreen(Screen[None]):
         def save(note: str | None) -> None:
             if note is None:
                 return
-            self.store.mark_for_revision(item_id, self.rubric.id, note)
+            write_when_free(self.app, self.store, partial(self.store.mark_for_revision, item_id, self.rubric.id, note),
+                            f"{item_id}: revision mark saved")
             self.marks[item_id] = note
             self._set_mark_cell(item_id)
             if self.current == item_id:
@@ -280,7 +283,8 @@ class DisagreementScreen(Screen[None]):
         item_id = self.current
         if item_id is None or item_id not in self.marks:
             return
-        self.store.unmark_for_revision(item_id, self.rubric.id)
+        write_when_free(self.app, self.store, partial(self.store.unmark_for_revision, item_id, self.rubric.id),
+                        f"{item_id}: revision mark removed")
         del self.marks[item_id]
         self._set_mark_cell(item_id)
         self._show_mark()

@@ -19,6 +19,7 @@ from judge_tui.model.records import Item
 from judge_tui.model.settings import AgreementSettings, Settings
 from judge_tui.store import Store
 from judge_tui.transfer.demo import is_demo_database
+from judge_tui.tui.kept_writes import waiting_text, write_when_free
 from judge_tui.tui.keys import (
     EXPLAIN_BINDINGS,
     RATING_BINDINGS,
@@ -46,12 +47,6 @@ SAVE_TIME_EVERY = 5.0  # seconds of counted time between writes of the draft's t
 SAVED_SHOWN_FOR = 3.0  # seconds the status line says a submitted rating is saved
 # Below this many rows (80×24 is the common default) the note box shrinks and the rubric goes compact.
 SHORT_TERMINAL_ROWS = 30
-
-
-WAITING = {  # the status line while changes wait to be saved (RatingSession.waiting_for)
-    "busy": "database busy (another program writes): changes kept, saved later",
-    "full": "disk full: changes kept, saved once space is freed",
-}
 
 
 class RatingScreen(Screen[None]):
@@ -299,9 +294,7 @@ class RatingScreen(Screen[None]):
             if self._saved_mark_timer is not None:
                 self._saved_mark_timer.stop()
             self._saved_mark_timer = self.set_timer(SAVED_SHOWN_FOR, partial(status.set_saved, ""))
-        status.set_waiting(WAITING.get(waiting, "") or (
-            f"cannot save ({waiting.removeprefix('error: ')}): changes kept, saved later" if waiting
-            else ""))
+        status.set_waiting(waiting_text(waiting))
 
     def set_judge_status(self, text: str) -> None:
         self.query_one(StatusLine).set_judge(text)
@@ -449,10 +442,11 @@ class RatingScreen(Screen[None]):
             self.query_one(StatusLine).set_settling(found.decided, found.targets)
         if not found.settled:
             return
-        store.record_settled(rubric, found.ratings)
+        write_when_free(self.app, store, partial(store.record_settled, rubric, found.ratings))
         shown_key = f"stop_notice_shown:{rubric}:{reviewer}"
         if self.stop_notice and store.get_meta(shown_key) is None:
-            store.set_meta(shown_key, str(found.ratings))
+            write_when_free(self.app, store, partial(store.set_meta, shown_key, str(found.ratings)))
+            self.stop_notice = False  # said once, even while that is not yet written
             self.notify(f"The study's questions are settled with the {found.ratings} ratings so far; further "
                         "ratings are optional.", markup=False, timeout=15)
 

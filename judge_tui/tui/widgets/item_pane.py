@@ -273,6 +273,8 @@ class ItemPane(ScrollView, can_focus=False):
 
     def _line_of(self, content: _Content, index: int) -> Strip:
         width = content.width
+        if width <= 0:  # no room for a column of text (a terminal too narrow): nothing to lay out
+            return self._styled.blank(max(0, self.scrollable_content_region.width), self._blank_style())
         part_index = bisect_right(content.starts, index) - 1
         if part_index >= len(content.parts):
             return self._styled.blank(width, self._blank_style())

@@ -1,0 +1,121 @@
+"""Every write the app makes while another process holds the database waits a moment at most, says "database
+busy", keeps the change and writes it once the other lets go: the app never stops on one (a real second process
+holds BEGIN IMMEDIATE)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from judge_tui.store import Store
+from judge_tui.tui.screens.adjudication import AdjudicationApp
+from judge_tui.tui.screens.disagreements import DisagreementScreen
+from tests.faults.locker import Locker
+from tests.test_adjudication import _cis_db
+from tests.test_agreement_screens import Host, rated_db, screen_text, settle  # noqa: F401 - rated_db: a fixture
+
+BUSY = "database busy (another program writes): changes kept, saved later"
+
+
+async def _until(predicate, pilot, timeout: float = 30.0) -> None:  # noqa: ANN001
+    """Let the app run until predicate() holds (a bound, not a timing assertion)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "the app never got there"
+        await pilot.pause(0.05)
+
+
+def _messages(app) -> list[str]:  # noqa: ANN001
+    return [n.message for n in app._notifications]  # noqa: SLF001 - the notices shown
+
+
+@pytest.mark.slow
+async def test_a_consensus_saved_while_another_process_writes_is_kept_and_saved_afterwards(tmp_path: Path,
+                                                                                          rubrics) -> None:
+    path = _cis_db(tmp_path, rubrics)
+    with Store(path) as store:
+        app = AdjudicationApp(store, rubrics["cis"], "lead")
+        async with app.run_test(size=(120, 30), notifications=True) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            with Locker(path) as locker:
+                await pilot.press("3", "3", "enter")
+                await pilot.pause()
+                assert screen.current.item_id == "B002"  # the lead goes on
+                assert BUSY in _messages(app)
+                assert store.rating("B001", "consensus") is None
+                await pilot.press("escape")  # not closed with a consensus unsaved
+                assert app.is_running
+                locker.release()
+                await _until(lambda: store.rating("B001", "consensus") is not None, pilot)
+            await _until(lambda: any(m.startswith("B001: consensus saved") for m in _messages(app)), pilot)
+            await pilot.press("escape")
+            await _until(lambda: not app.is_running, pilot)
+        assert store.rating("B001", "consensus").scores["a"] == 0.75
+
+
+@pytest.mark.slow
+async def test_revision_marks_made_while_another_process_writes_are_kept_in_order(rated_db: Path):  # noqa: F811
+    with Store(rated_db) as store:
+        app = Host(store)
+        async with app.run_test(size=(120, 40), notifications=True) as pilot:
+            await settle(app, pilot)
+            await pilot.press("d")
+            await settle(app, pilot)
+            screen = app.screen
+            assert isinstance(screen, DisagreementScreen)
+            first = screen.current
+            with Locker(rated_db) as locker:
+                await pilot.press("m", *"too lenient", "enter")
+                assert BUSY in _messages(app)
+                assert screen_text(screen).count("too lenient")  # shown at once
+                await pilot.press("u")  # and taken back, after it, in order
+                await pilot.press("m", *"too harsh", "enter")
+                assert store.revision_marks("exercise-quality") == {}
+                locker.release()
+                await _until(lambda: f"{first}: revision mark saved" in _messages(app)
+                             and store.revision_marks("exercise-quality") == {first: "too harsh"}, pilot)
+            assert app.is_running
+
+
+@pytest.mark.slow
+async def test_the_settled_mark_found_while_another_process_writes_is_kept_and_said_once(tmp_path: Path, rubrics,
+                                                                                        clock):
+    """The study is found settled (a thread, after a rating is on disk) just as another process takes the lock."""
+    from judge_tui.analysis.stopping import study_settledness
+    from judge_tui.model.records import Rating
+    from judge_tui.model.settings import AgreementSettings, Settings
+    from judge_tui.tui.app import JudgeTuiApp
+    from tests.tui.test_queue_order_app import agreeing_study
+
+    rubric = rubrics["binary"]
+    agreement = AgreementSettings(tpr_tnr_target=0.6)
+    path = tmp_path / "study.db"
+    with Store(path) as store:
+        labels = agreeing_study(store, rubric)
+        version = store.ensure_rubric_version(rubric)
+        store.ensure_rater("EXP001", "human")
+        for item_id, label in labels.items():  # the expert has rated every item, agreeing with the judge
+            value = 0.0 if label == "FAIL" else 1.0
+            store.save_rating(Rating(item_id=item_id, rater_id="EXP001", rubric_version_id=version,
+                                     scores={"label": value}, overall=value, verdict=label))
+        found = study_settledness(store, rubric, agreement)
+        assert found is not None and found.settled
+        app = JudgeTuiApp(store, rubric, reviewer="EXP001", clock=clock,
+                          settings=Settings(judge_in_background=False, agreement=agreement))
+        async with app.run_test(size=(120, 40), notifications=True) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            with Locker(path) as locker:
+                screen._show_settledness(found)  # noqa: SLF001 - as the study's thread hands it over
+                screen._show_settledness(found)  # noqa: SLF001 - and again after the next rating
+                await pilot.pause()
+                said = [m for m in _messages(app) if "questions are settled" in m]
+                assert len(said) == 1 and BUSY in _messages(app)
+                assert store.settled_after("binary") is None
+                locker.release()
+                await _until(lambda: store.settled_after("binary") == found.ratings, pilot)
+            assert store.get_meta("stop_notice_shown:binary:EXP001") == str(found.ratings)
+            assert app.is_running
