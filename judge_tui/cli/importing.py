@@ -9,13 +9,11 @@ from contextlib import contextmanager
 
 from judge_tui.cli.bundle import run_import_bundle
 from judge_tui.cli.commands import db_path, open_store
+from judge_tui.formats.field_map import parse_mapping
 from judge_tui.formats.terminal import echo
 from judge_tui.model.errors import UserError
 from judge_tui.store import Store
 from judge_tui.transfer.importing import ImportResult, import_items, import_ratings
-from judge_tui.transfer.validate import (
-    parse_mapping,
-)
 
 
 def _report(result: ImportResult) -> None:
@@ -58,6 +56,6 @@ def run_import(args: argparse.Namespace) -> int:
 def run_import_ratings(args: argparse.Namespace) -> int:
     with _import_store(args) as store:
         result = import_ratings(store, args.file, args.rater, args.kind, rubric=args.rubric, fmt=args.format,
-                                model=args.model)
+                                model=args.model, mapping=parse_mapping(args.map))
     _report(result)
     return 0

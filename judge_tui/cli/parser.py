@@ -109,9 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", type=Path, nargs="?", help="file to import (a file on disk of up to 2 GB)")
     p.add_argument("--rubric", help="rubric id or file the items are rated against")
     p.add_argument("--format", choices=["json", "jsonl", "csv", "promptfoo"], help="default: from the file")
-    p.add_argument("--map", action="append", default=[], metavar="FIELD=COLUMN",
-                   help="take item field FIELD from column COLUMN (a CSV column, a JSON key, a promptfoo var, "
-                        "or output for promptfoo's answer; repeatable)")
+    p.add_argument("--map", action="append", default=[], metavar="FIELD=KEY",
+                   help="take item field FIELD from KEY (a CSV column, a JSON key, a promptfoo var, or output for "
+                        "promptfoo's answer), or build it from a template: FIELD='text {KEY} text' (repeatable)")
     p.add_argument("--split", type=split_name, help="put every imported item in this split")
     p.add_argument("--bundle", type=Path, metavar="FILE", help="import one expert's bundle (see export --bundle)")
 
@@ -127,6 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["rating-form", "judge-output", "reasoning-json", "jsonl", "csv"],
                    help="default: detected from the file")
     p.add_argument("--model", help="for --kind judge: the model that made the ratings")
+    p.add_argument("--map", action="append", default=[], metavar="FIELD=KEY",
+                   help="JSON Lines and CSV: take FIELD (item_id, a dimension, notes, seconds) from the file's KEY "
+                        "(a JSON key or CSV column; repeatable)")
 
     p = sub.add_parser("export", help="export ratings and items skipped or flagged without one (rating_form.json, "
                                       "JSONL, CSV, review template)")

@@ -6,6 +6,7 @@ is written in one transaction, and importing it again changes nothing.
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 from dataclasses import dataclass, field, replace
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from judge_tui.formats import (
+    ID_KEYS,
     Parsed,
     Problem,
     csv_rows,
@@ -23,6 +25,7 @@ from judge_tui.formats import (
     ratings_rows,
     reasoning_json,
 )
+from judge_tui.formats.field_map import keys_of, named_keys, parse_mapping, template_gaps
 from judge_tui.formats.rating_form import FORM_DATES
 from judge_tui.formats.text import Unreadable, decode, flaw, load_json, one_json_document
 from judge_tui.model.errors import UserError
@@ -32,16 +35,13 @@ from judge_tui.store import ItemConflict, Store
 from judge_tui.store.rubric_choice import available_rubrics, resolve_rubric
 from judge_tui.transfer.validate import (
     Checked,
-    apply_mapping,
     check_items,
     check_ratings,
     guess_rubric,
     item_rows,
     lacking_required,
-    map_hint,
-    parse_mapping,
-    quoted,
     row_id_key,
+    suggested_maps,
 )
 
 MAX_SHOWN = 20
@@ -59,6 +59,10 @@ RATING_READERS = {
     "jsonl": ratings_rows.read_jsonl,
     "csv": ratings_rows.read_csv,
 }
+
+
+# The ratings formats whose keys --map can rename.
+ROW_READERS = {"jsonl": ratings_rows.read_jsonl, "csv": ratings_rows.read_csv}
 
 
 class ImportFailed(UserError):
@@ -261,15 +265,12 @@ def import_items(
             raise ImportFailed(path, [problem])
     else:
         header = parsed.meta.get("header") if fmt == "csv" else None
-        if header is not None:
-            absent = [column for column in mapping.values() if column not in header]
-            if absent:
-                raise ImportFailed(path, [Problem(1, f"--map names column {absent[0]!r}, which is not in the header "
-                                                     f"(columns: {', '.join(header)})")])
+        keys = header if header is not None else keys_of(record.data for record in parsed.records)
+        _check_mapped_keys(path, keys, mapping, header is not None, parsed.problems)
         rows, pending, warnings = item_rows(parsed.records, mapping), None, []
+        rows = _without_template_gaps(rows, parsed.records, mapping, parsed.problems)
         chosen = _rubric(store, rubric) or _guess(store, path, rows, parsed.problems)
-        if header is not None:
-            _check_header(path, header, mapping, chosen)
+        _check_keys(path, keys, rows, mapping, chosen, header is not None, parsed.problems)
     if split is not None and split not in ("train", "dev", "test"):
         raise UserError(f"--split must be train, dev or test, not {split!r}")
     existing = store.item_states(str(data[key]) for _line, data in rows if (key := row_id_key(data)))
@@ -312,14 +313,57 @@ def _demo_clash(store: Store, existing: dict[str, tuple[str, str]], problems: li
                        f"{store.path} aside and import again")]
 
 
-def _check_header(path: Path, header: list[str], mapping: dict[str, str], rubric: Rubric) -> None:
-    """A CSV file without a column for a required field: one error at the header, not one per row."""
-    lacking = lacking_required(rubric, apply_mapping(dict.fromkeys(header), mapping))
-    if lacking:
-        fix = map_hint(rubric, lacking, header, "add the column, or name the one that holds it with "
-                                                 "--map FIELD=COLUMN")
-        raise ImportFailed(path, [Problem(1, f"the header has no column for {quoted(lacking)}, which rubric "
-                                             f"{rubric.id} requires: {fix} (columns: {', '.join(header)})")])
+def _check_mapped_keys(path: Path, keys: list[str], mapping: dict[str, str], is_csv: bool,
+                       problems: list[Problem]) -> None:
+    """--map naming a key (or a template naming one) that the file does not have: one error, with its keys."""
+    absent = [key for key in named_keys(mapping) if key not in keys]
+    if absent and keys:
+        what = "column" if is_csv else "key"
+        found = f"{'columns' if is_csv else 'keys'}: {', '.join(keys)}"
+        raise ImportFailed(path, [*problems, Problem(1 if is_csv else 0, (
+            f"--map names {what} {absent[0]!r}, which {'is not in the header' if is_csv else 'no item has'} "
+            f"({found}); a --map value is a {what} of the file, or a template with {{KEY}} in it"))])
+
+
+def _without_template_gaps(rows: list[tuple[int, dict[str, Any]]], records: list[Any], mapping: dict[str, str],
+                           problems: list[Problem]) -> list[tuple[int, dict[str, Any]]]:
+    """The rows a template can be filled for; a row lacking a key its template names is a problem there."""
+    kept = []
+    for (line, row), record in zip(rows, records, strict=True):
+        gaps = template_gaps(record.data, mapping)
+        if gaps:
+            problems.extend(Problem(line, gap) for gap in gaps)
+        else:
+            kept.append((line, row))
+    return kept
+
+
+def _check_keys(path: Path, keys: list[str], rows: list[tuple[int, dict[str, Any]]], mapping: dict[str, str],
+                rubric: Rubric, is_csv: bool, problems: list[Problem]) -> None:
+    """The id and the fields the rubric needs that no row has: one error for all of them, naming the keys
+    (columns) the file has and the --map that fits each, rather than the same error at every row."""
+    if not rows:
+        return
+    held = {name for _line, data in rows for name, value in data.items() if value not in (None, "")}
+    lacking = ([] if held & set(ID_KEYS) else ["id"]) + lacking_required(rubric, held)
+    if not lacking:
+        return
+    what = "columns" if is_csv else "keys"
+    sources = [key for key in keys if key not in named_keys(mapping)]
+    maps = suggested_maps(rubric, lacking, sources)
+    fixes = " ".join(f"--map {name}={maps.get(name, 'KEY')}" for name in lacking)
+    unknown = [name for name in lacking if name not in maps]
+    if unknown:
+        free = [key for key in sources if key not in maps.values() and key not in ID_KEYS and key != "split"
+                and key not in {f.name for f in rubric.fields}]
+        example = f", such as --map '{unknown[-1]}=... {{{free[0]}}} ...'" if free and unknown[-1] != "id" else ""
+        fixes += (f", where {'each ' if len(unknown) > 1 else ''}KEY is the {what[:-1]} that holds the field, or "
+                  f"a template that builds it from the {what} with {{{what[:-1].upper()}}} in it{example}")
+    names = ", ".join(f'"{name}"' for name in lacking[:-1]) + (" or " if len(lacking) > 1 else "") + f'"{lacking[-1]}"'
+    subject = f"the header has no column for {names}" if is_csv else f"no item has {names}"
+    problem = Problem(1 if is_csv else 0, f"{subject}, which rubric {rubric.id} needs: use {fixes} "
+                                          f"({what}: {', '.join(keys)})")
+    raise ImportFailed(path, [*problems, problem])
 
 
 def _guess(store: Store, path: Path, rows: list[tuple[int, dict[str, Any]]], problems: list[Problem]) -> Rubric:
@@ -353,6 +397,7 @@ def _save(store: Store, result: ImportResult, rater: str, version: int, ratings:
 def import_ratings(
     store: Store, path: Path | str, rater: str | None = None, kind: str | None = None,
     rubric: Rubric | str | None = None, fmt: str | None = None, model: str | None = None,
+    mapping: dict[str, str] | None = None,
 ) -> ImportResult:
     """Import ratings made elsewhere under one rater. Raises ImportFailed, writing nothing.
 
@@ -368,7 +413,15 @@ def import_ratings(
     fmt = fmt or detect_rating_format(path, text)
     if fmt not in RATING_READERS:
         raise UserError(f"unknown ratings format {fmt!r}; use one of {', '.join(RATING_READERS)}")
-    parsed = _parse(path, RATING_READERS[fmt], text)
+    reader: Any = RATING_READERS[fmt]
+    if mapping:
+        if fmt not in ROW_READERS:
+            raise UserError(f"--map applies to ratings as JSON Lines or CSV rows, not to {fmt}")
+        reader = functools.partial(ROW_READERS[fmt], mapping=mapping)
+    parsed = _parse(path, reader, text)
+    if mapping:
+        keys = parsed.meta.get("header") or parsed.meta.get("keys") or []
+        _check_mapped_keys(path, keys, mapping, fmt == "csv", parsed.problems)
     if not parsed.records and not parsed.problems:
         raise ImportFailed(path, [Problem(0, "the file holds no ratings")])
     rater = rater or _named_rater(path, parsed, fmt)
@@ -382,6 +435,7 @@ def import_ratings(
     records = _records_for_rater(path, parsed, rater, warnings)
     items = store.items_by_id(str(r.item_id) for r in records if isinstance(r.item_id, str | int))
     chosen = _rubric(store, rubric) or _rubric_of_items(store, path, items, parsed.problems)
+    _only_dimensions(path, parsed, records, chosen, warnings)
     checked = check_ratings(records, chosen, rater=rater, kind=kind, items=items, source=_source(path))
     checked.warnings[:0] = warnings
     checked.problems[:0] = parsed.problems
@@ -403,6 +457,30 @@ def import_ratings(
                 store.set_meta(f"{key}:{rater}:{chosen.id}", parsed.meta[key].strip())
     result.raters = [rater]
     return result
+
+
+def _only_dimensions(path: Path, parsed: Parsed, records: list[Any], rubric: Rubric, warnings: list[Problem]) -> None:
+    """Rows without a "scores" object score the rubric's dimensions by key; their other keys (the query, the
+    response, a trace's metadata) are left out with one warning. No row scoring any dimension is one error."""
+    keyed = [record for record in records if getattr(record, "keyed_scores", False)]
+    if not keyed:
+        return
+    dimensions = set(rubric.dimension_ids)
+    scored = {key: key.removesuffix("_score") for record in keyed for key in record.scores}
+    others = [key for key, dimension in scored.items() if key not in dimensions and dimension not in dimensions]
+    if not others:
+        return
+    for record in keyed:
+        record.scores = {key: value for key, value in record.scores.items() if key not in others}
+    if not any(record.scores or record.skipped or record.flagged for record in keyed):
+        keys = parsed.meta.get("header") or parsed.meta.get("keys") or others
+        judged = [d.id for d in rubric.judged_dimensions]
+        fix = " ".join(f"--map {d}=KEY" for d in judged)
+        raise ImportFailed(path, [*parsed.problems, Problem(0, (
+            f"no row scores a dimension of rubric {rubric.id} ({', '.join(judged)}): name the key that holds "
+            f"each score with {fix} ({'columns' if 'header' in parsed.meta else 'keys'}: {', '.join(keys)})"))])
+    warnings.append(Problem(0, f"left out {', '.join(others)}: not dimensions of rubric {rubric.id} "
+                               f"({', '.join(rubric.dimension_ids)})"))
 
 
 def _unrated_marks(store: Store, checked: Checked, rater: str, rubric: str) -> list[Draft]:

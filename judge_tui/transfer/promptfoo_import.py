@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judge_tui.formats import ID_KEYS, Parsed, Problem, RatingRecord, first_present
+from judge_tui.formats.field_map import apply_mapping
 from judge_tui.formats.promptfoo import HUMAN, Result
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import Item, Rating, content_hash
@@ -31,7 +32,6 @@ from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from judge_tui.transfer.validate import (
     Checked,
-    apply_mapping,
     check_ratings,
     lacking_required,
     map_hint,
