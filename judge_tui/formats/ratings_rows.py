@@ -24,7 +24,7 @@ from typing import Any
 
 from judge_tui.formats import ID_KEYS, Parsed, Problem, RatingRecord, csv_rows, first_present
 from judge_tui.formats.field_map import apply_mapping, keys_of
-from judge_tui.formats.text import json_lines, parse_json
+from judge_tui.formats.text import Source, json_lines, parse_json
 from judge_tui.model.records import Draft, Rating
 
 NOTE_KEYS = ("notes", "critique", "reasoning")
@@ -98,9 +98,9 @@ def _no_id(keys: list[str], mapping: Mapping[str, str], what: str) -> Problem:
                                                   f"(item_id, id or submission_id): {fix} ({what}: {', '.join(keys)})")
 
 
-def read_jsonl(text: str, mapping: Mapping[str, str] | None = None) -> Parsed:
+def read_jsonl(source: Source, mapping: Mapping[str, str] | None = None) -> Parsed:
     """Rows of JSON Lines; ``mapping`` (--map FIELD=KEY) renames or builds keys before a row is read."""
-    values, problems = json_lines(text)
+    values, problems = json_lines(source)
     parsed = Parsed(problems=problems)
     rows = []
     for line, value in values:
@@ -119,9 +119,9 @@ def read_jsonl(text: str, mapping: Mapping[str, str] | None = None) -> Parsed:
     return parsed
 
 
-def read_csv(text: str, mapping: Mapping[str, str] | None = None) -> Parsed:
+def read_csv(source: Source, mapping: Mapping[str, str] | None = None) -> Parsed:
     """Rows of a CSV table; ``mapping`` as for read_jsonl, by column."""
-    table = csv_rows.read(text)
+    table = csv_rows.read(source)
     parsed = Parsed(problems=table.problems, meta=table.meta)
     header = table.meta.get("header", [])
     if header and not any(key in apply_mapping(dict.fromkeys(header), mapping or {}) for key in ID_KEYS):

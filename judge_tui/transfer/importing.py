@@ -7,8 +7,11 @@ is written in one transaction, and importing it again changes nothing.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -27,9 +30,18 @@ from judge_tui.formats import (
 )
 from judge_tui.formats.field_map import keys_of, named_keys, parse_mapping, template_gaps
 from judge_tui.formats.rating_form import FORM_DATES
-from judge_tui.formats.text import Unreadable, decode, flaw, load_json, one_json_document
+from judge_tui.formats.text import (
+    TooLarge,
+    Unreadable,
+    decode,
+    file_lines,
+    flaw,
+    load_json,
+    one_json_document,
+    parse_json,
+)
 from judge_tui.model.errors import UserError
-from judge_tui.model.records import Draft, Rating
+from judge_tui.model.records import Draft, Item, Rating
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import ItemConflict, Store
 from judge_tui.store.rubric_choice import available_rubrics, resolve_rubric
@@ -116,36 +128,76 @@ class ImportResult:
 
 
 MAX_FILE_BYTES = 2_000_000_000  # 2 GB: more than any study's file, less than would exhaust a laptop's memory
+# A JSON document (an array, promptfoo's results, a rating form) is parsed whole, which takes about three times
+# its size in memory at the peak; JSON Lines and CSV are read line by line and take about their own size.
+MAX_DOCUMENT_BYTES = 500_000_000
+STREAMED = ("jsonl", "csv")  # the formats read a line at a time
+TO_JSON_LINES = "jq -c '.[]' FILE.json > FILE.jsonl"
 
 
-def read_text(path: Path) -> str:
-    """A file's text. Only regular files up to MAX_FILE_BYTES are read: a device such as /dev/zero, a pipe or
-    a growing file would otherwise be read until memory runs out."""
+def _regular_file_size(path: Path) -> int:
+    """The size of a regular file. A device such as /dev/zero, a pipe or a folder is refused: it would be
+    read until memory runs out, or cannot be read at all."""
     try:
         status = path.stat()
-        if stat.S_ISDIR(status.st_mode):
-            raise UserError(f"{path}: is a folder, not a file")
-        if not stat.S_ISREG(status.st_mode):
-            raise UserError(f"{path}: not a regular file (a device, pipe or socket); judge-tui reads files saved "
-                            f"on disk: save the data to a file first")
-        too_large = status.st_size > MAX_FILE_BYTES
-        if not too_large:
-            with path.open("rb") as handle:
-                data = handle.read(MAX_FILE_BYTES + 1)  # a file growing as it is read stops here too
-                too_large = len(data) > MAX_FILE_BYTES
     except FileNotFoundError:
         raise UserError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise UserError(f"{path}: is a folder, not a file") from None
     except OSError as exc:
         raise UserError(f"{path}: cannot read ({exc.strerror})") from None
-    if too_large:
-        raise UserError(f"{path}: larger than {MAX_FILE_BYTES / 1e9:g} GB, the most judge-tui imports at once; "
-                        f"split it into smaller files")
+    if stat.S_ISDIR(status.st_mode):
+        raise UserError(f"{path}: is a folder, not a file")
+    if not stat.S_ISREG(status.st_mode):
+        raise UserError(f"{path}: not a regular file (a device, pipe or socket); judge-tui reads files saved "
+                        f"on disk: save the data to a file first")
+    if status.st_size > MAX_FILE_BYTES:
+        raise _too_large(path, MAX_FILE_BYTES)
+    return status.st_size
+
+
+def _too_large(path: Path, limit: int) -> UserError:
+    if limit == MAX_FILE_BYTES:
+        return UserError(f"{path}: larger than {MAX_FILE_BYTES / 1e9:g} GB, the most judge-tui imports at once; "
+                         f"split it into smaller files")
+    return UserError(f"{path}: larger than {limit / 1e6:g} MB, the most judge-tui reads as one JSON document (it "
+                     f"is parsed whole, which takes about three times its size in memory). JSON Lines and CSV are "
+                     f"read line by line up to {MAX_FILE_BYTES / 1e9:g} GB: write a JSON array as JSON Lines "
+                     f"({TO_JSON_LINES}), or pass --format jsonl if the file already holds one object per line")
+
+
+def read_text(path: Path, limit: int = MAX_DOCUMENT_BYTES) -> str:
+    """A whole file's text, for the formats parsed as one document (at most ``limit`` bytes)."""
+    size = _regular_file_size(path)
+    if size > limit:
+        raise _too_large(path, limit)
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(size + 1)  # read() sets aside room for as many bytes as it is asked for
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({exc.strerror})") from None
+    if len(data) > size:
+        raise UserError(f"{path}: the file grew while it was read; import it once whatever writes it is done")
     try:
         return decode(data)
     except Unreadable as exc:
         raise ImportFailed(path, [exc.problem]) from None
+
+
+@contextmanager
+def _read_lines(path: Path) -> Iterator[Iterator[str]]:
+    """A file's lines as they are read (JSON Lines, CSV): the file is never in memory whole."""
+    _regular_file_size(path)
+    try:
+        with path.open("rb") as handle:
+            yield file_lines(handle, MAX_FILE_BYTES)
+    except TooLarge:
+        raise _too_large(path, MAX_FILE_BYTES) from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def _format_by_name(path: Path, fmt: str | None) -> str | None:
+    """--format, or the format a .jsonl, .ndjson or .csv file name says, before anything is read."""
+    return fmt or {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}.get(path.suffix.lower())
 
 
 def _source(path: Path) -> str:
@@ -154,10 +206,15 @@ def _source(path: Path) -> str:
     return "import:" + os.fsencode(path.name).decode("utf-8", "replace")
 
 
-def _parse(path: Path, reader: Any, text: str) -> Parsed:
-    """The file's records; rows that cannot be read become problems, reported with those the checks find."""
+def _parse(path: Path, reader: Any, text: str | None) -> Parsed:
+    """The file's records (text: the file's whole text, or None to read it line by line); rows that cannot be
+    read become problems, reported with those the checks find."""
     try:
-        parsed = reader(text)
+        if text is None:
+            with _read_lines(path) as lines:
+                parsed = reader(lines)
+        else:
+            parsed = reader(text)
     except Unreadable as exc:
         raise ImportFailed(path, [exc.problem]) from None
     _set_aside_flawed(parsed)
@@ -207,6 +264,29 @@ def detect_item_format(path: Path, text: str) -> str:
                     f"({', '.join(ITEM_READERS)})")
 
 
+def _rating_format_by_head(path: Path) -> str | None:
+    """A .csv file is CSV; a .jsonl or .ndjson file is rows of ratings unless its first line says it is the
+    reasoning-trace judge's output or a whole {"ratings": [...]} document (then detect_rating_format decides,
+    from the whole text)."""
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return "csv"
+    if suffix not in (".jsonl", ".ndjson"):
+        return None
+    try:
+        with _read_lines(path) as lines:
+            first = next((line for line in lines if line.strip()), "")
+    except Unreadable:
+        return "jsonl"  # reading it as rows reports the bad byte at its line
+    if '"overall_score"' in first or '"issues"' in first:
+        return None
+    try:
+        value = parse_json(first)
+    except (json.JSONDecodeError, RecursionError):
+        return "jsonl"
+    return None if isinstance(value, dict) and "ratings" in value else "jsonl"
+
+
 def detect_rating_format(path: Path, text: str) -> str:
     suffix = path.suffix.lower()
     if suffix == ".csv":
@@ -246,8 +326,9 @@ def import_items(
 ) -> ImportResult:
     """Import a file of items (and, from promptfoo, the ratings in it). Raises ImportFailed, writing nothing."""
     path = Path(path)
-    text = read_text(path)
-    fmt = fmt or detect_item_format(path, text)
+    fmt = _format_by_name(path, fmt)
+    text = None if fmt in STREAMED else read_text(path)
+    fmt = fmt or detect_item_format(path, text or "")
     if fmt not in ITEM_READERS:
         raise UserError(f"unknown item format {fmt!r}; use one of {', '.join(ITEM_READERS)}")
     if isinstance(mapping, list):
@@ -284,10 +365,12 @@ def import_items(
     result = ImportResult(path=str(path), format=fmt, rubric=chosen.id, warnings=checked.warnings)
     if not checked.items:
         return result  # nothing to import: the database is not touched, not even with the rubric's version
+    parsed.records.clear()  # the checked items now hold the file's values: nothing else may keep them alive
+    rows.clear()
     try:
         with store.transaction():
             version = store.ensure_rubric_version(chosen)
-            result.items = store.add_items(checked.items, source=_source(path))
+            result.items = _add_a_chunk_at_a_time(store, checked.items, _source(path))
             if pending is not None:
                 for rater, kind, ratings in pending.by_rater:
                     store.ensure_rater(rater, kind, model=pending.models.get(rater))
@@ -295,6 +378,21 @@ def import_items(
     except ItemConflict as exc:  # the database changed between checking and writing
         raise ImportFailed(path, [Problem(0, str(exc))]) from None
     return result
+
+
+WRITE_CHUNK = 2000  # items handed to the store at once
+
+
+def _add_a_chunk_at_a_time(store: Store, items: list[Item], source: str) -> dict[str, int]:
+    """Write the items (in the caller's transaction) a chunk at a time, letting each go once written: a large
+    file's values are then in memory once, not a second time as the rows sent to SQLite."""
+    counts = {"added": 0, "unchanged": 0, "split_changed": 0}
+    items.reverse()  # popped from the end, in the file's order
+    while items:
+        chunk = [items.pop() for _ in range(min(WRITE_CHUNK, len(items)))]
+        for key, count in store.add_items(chunk, source=source).items():
+            counts[key] += count
+    return counts
 
 
 def _demo_clash(store: Store, existing: dict[str, tuple[str, str]], problems: list[Problem]) -> list[Problem]:
@@ -409,8 +507,9 @@ def import_ratings(
         raise UserError(f"--kind must be human or judge, not {kind!r}")
     if rater is not None and not rater.strip():
         raise UserError("--rater must name the rater (e.g. EXP001)")
-    text = read_text(path)
-    fmt = fmt or detect_rating_format(path, text)
+    fmt = fmt or _rating_format_by_head(path)
+    text = None if fmt in STREAMED else read_text(path)
+    fmt = fmt or detect_rating_format(path, text or "")
     if fmt not in RATING_READERS:
         raise UserError(f"unknown ratings format {fmt!r}; use one of {', '.join(RATING_READERS)}")
     reader: Any = RATING_READERS[fmt]
