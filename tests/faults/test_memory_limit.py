@@ -19,7 +19,7 @@ import pytest
 
 from judge_tui.transfer.importing import MAX_DOCUMENT_BYTES
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 MB = 1_000_000
 # Here start-up and a small import fit in 80 MB of address space, a 60 MB file of rows in 120 MB and a 100 MB
