@@ -186,3 +186,12 @@ def test_template_fills_keys_and_keeps_literal_braces():
 def test_a_broken_template_is_named_before_the_file_is_read(option: str, message: str):
     with pytest.raises(UserError, match=message.replace("{", r"\{").replace("}", r"\}")):
         parse_mapping([option])
+
+
+@pytest.mark.slow
+def test_a_column_empty_in_every_row_is_one_error_too(tmp_path: Path):
+    path = tmp_path / "empty.csv"
+    path.write_text("id,query,criterion,response\n" + "".join(f"P{n},q,,r\n" for n in range(25)))
+    done = cli(tmp_path, "import", path, "--rubric", "binary", "--db", tmp_path / "s.db")
+    assert done.returncode == 1 and "1 error\n" in done.stderr
+    assert f'{path}:1: no row has a value for "criterion", which rubric binary needs' in done.stderr

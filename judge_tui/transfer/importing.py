@@ -28,7 +28,7 @@ from judge_tui.formats import (
     ratings_rows,
     reasoning_json,
 )
-from judge_tui.formats.field_map import keys_of, named_keys, parse_mapping, template_gaps
+from judge_tui.formats.field_map import apply_mapping, keys_of, named_keys, parse_mapping, template_gaps
 from judge_tui.formats.rating_form import FORM_DATES
 from judge_tui.formats.text import (
     TooLarge,
@@ -458,7 +458,10 @@ def _check_keys(path: Path, keys: list[str], rows: list[tuple[int, dict[str, Any
         fixes += (f", where {'each ' if len(unknown) > 1 else ''}KEY is the {what[:-1]} that holds the field, or "
                   f"a template that builds it from the {what} with {{{what[:-1].upper()}}} in it{example}")
     names = ", ".join(f'"{name}"' for name in lacking[:-1]) + (" or " if len(lacking) > 1 else "") + f'"{lacking[-1]}"'
-    subject = f"the header has no column for {names}" if is_csv else f"no item has {names}"
+    columns = apply_mapping(dict.fromkeys(keys), mapping)
+    empty = is_csv and any(name in columns or (name == "id" and set(columns) & set(ID_KEYS)) for name in lacking)
+    subject = (f"no row has a value for {names}" if empty else f"the header has no column for {names}" if is_csv
+               else f"no item has {names}")
     problem = Problem(1 if is_csv else 0, f"{subject}, which rubric {rubric.id} needs: use {fixes} "
                                           f"({what}: {', '.join(keys)})")
     raise ImportFailed(path, [*problems, problem])
