@@ -195,3 +195,24 @@ def test_a_column_empty_in_every_row_is_one_error_too(tmp_path: Path):
     done = cli(tmp_path, "import", path, "--rubric", "binary", "--db", tmp_path / "s.db")
     assert done.returncode == 1 and "1 error\n" in done.stderr
     assert f'{path}:1: no row has a value for "criterion", which rubric binary needs' in done.stderr
+
+
+@pytest.mark.slow
+def test_a_real_promptfoo_eval_gets_its_criterion_from_a_template(tmp_path: Path):
+    results = ROOT / "tests" / "fixtures" / "promptfoo_real_recipe_binary.json"
+    db = tmp_path / "s.db"
+    done = cli(tmp_path, "import", results, "--rubric", "binary", "--db", db, "--map", "id=trace_id")
+    assert done.returncode == 1
+    assert ("no test's vars hold \"criterion\", which rubric binary needs to rate an item: name the var that holds "
+            "each with --map FIELD=VAR (--map FIELD=output for the provider's answer), or build it from the vars "
+            "with a template, --map 'FIELD=text {VAR} text' (vars: trace_id, query, dietary_restriction)"
+            in done.stderr)
+    done = cli(tmp_path, "import", results, "--rubric", "binary", "--db", db, "--map", "id=trace_id",
+               "--map", TEMPLATE)
+    assert done.returncode == 0, done.stderr
+    assert "items: 4 added" in done.stdout and "ratings: 4 added" in done.stdout
+    stored = {item_id: json.loads(fields) for item_id, fields in rows_of(db, "SELECT id, fields FROM items")}
+    assert stored["1_2"]["criterion"] == "The recipe must be keto."
+    assert stored["1_2"]["response"].startswith("Here is a keto dinner: grilled chicken stir fry")
+    verdicts = dict(rows_of(db, "SELECT item_id, verdict FROM ratings"))
+    assert verdicts == {"1_1": "PASS", "1_2": "FAIL", "2_1": "PASS", "2_2": "PASS"}  # the file's assertions

@@ -172,7 +172,9 @@ def lacking_vars(
     names = list(dict.fromkeys(name for result in results for name in result.vars))
     outputs = [] if OUTPUT in mapping.values() else [OUTPUT]
     fix = map_hint(rubric, lacking, [*names, *outputs], "name the var that holds each with --map FIELD=VAR "
-                                                        "(--map FIELD=output for the provider's answer)")
+                                                        "(--map FIELD=output for the provider's answer), or "
+                                                        "build it from the vars with a template, --map "
+                                                        "'FIELD=text {VAR} text'")
     return Problem(results[0].line, f"no test's vars hold {quoted(lacking)}, which rubric {rubric.id} needs to "
                                     f"rate an item: {fix} (vars: {', '.join(names) or 'none'})")
 
