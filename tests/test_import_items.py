@@ -78,7 +78,7 @@ def test_csv_map_to_missing_column_and_bad_map(tmp_path: Path, db: Path, capsys)
     assert code == 1
     assert f"{path}:1: --map names column 'answer', which is not in the header" in err
     code, _out, err = run(capsys, "import", path, "--rubric", "binary", "--db", db, "--map", "response")
-    assert code == 1 and "--map expects FIELD=COLUMN" in err
+    assert code == 1 and "--map expects FIELD=KEY" in err
     assert not db.exists() or table_counts(db)["items"] == 0
 
 
@@ -121,7 +121,8 @@ def test_every_bad_row_is_reported_with_its_line_and_nothing_is_imported(tmp_pat
 
 
 def test_error_list_is_capped(tmp_path: Path, db: Path, capsys):
-    path = write_jsonl(tmp_path / "many.jsonl", [{"id": f"B{i}"} for i in range(30)])
+    # Some rows have the fields, so each row without them is its own error (none has them: one error).
+    path = write_jsonl(tmp_path / "many.jsonl", [cis_item("B"), *({"id": f"B{i}"} for i in range(30))])
     code, _out, err = run(capsys, "import", path, "--rubric", "cis", "--db", db)
     assert code == 1
     assert err.count("missing required field") == 20
@@ -158,8 +159,10 @@ def test_csv_problems(tmp_path: Path, db: Path, capsys):
     path.write_text("id,query,answer\nP1,q,r\nP2,q,r\n")
     code, _out, err = run(capsys, "import", path, "--rubric", "binary", "--db", db)
     assert code == 1 and "1 error\n" in err
-    assert (f"{path}:1: the header has no column for \"criterion\", \"response\", which rubric binary requires: "
-            "add the column, or name the one that holds it with --map FIELD=COLUMN (columns: id, query, answer)") in err
+    assert (f"{path}:1: the header has no column for \"criterion\" or \"response\", which rubric binary needs: "
+            "use --map criterion=KEY --map response=KEY, where each KEY is the column that holds the field, or a "
+            "template that builds it from the columns with {COLUMN} in it, such as --map 'response=... {answer} ...' "
+            "(columns: id, query, answer)") in err
     code, _out, err = run(capsys, "import", path, "--rubric", "binary", "--db", db, "--map", "response=answer")
     assert code == 1 and f"{path}:1: the header has no column for \"criterion\", which" in err
     assert not db.exists() or table_counts(db)["items"] == 0
@@ -203,7 +206,8 @@ def test_exercise_items_keep_cefr_and_focus(store: Store, tmp_path: Path):
     assert store.item("E1").fields["focus"] == "Common vocabulary"
     with pytest.raises(ImportFailed) as failed:
         import_items(store, path, "cis")
-    assert failed.value.problems[0].line == 1
+    assert failed.value.problems[0].message.startswith(
+        'no item has "task_type", "rationale" or "source_code", which rubric cis needs')
 
 
 def test_real_subprocess_reports_errors_without_traceback(tmp_path: Path):

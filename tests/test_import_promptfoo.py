@@ -122,7 +122,8 @@ def test_map_output_and_vars(db: Path, tmp_path: Path, capsys):
     code, _out, err = run(capsys, "import", path, "--rubric", "binary", "--db", db)
     assert code == 1 and "1 error\n" in err
     assert ("no test's vars hold \"query\", which rubric binary needs to rate an item: name the var that holds "
-            "each with --map FIELD=VAR (--map FIELD=output for the provider's answer) (vars: criterion, question)") in err
+            "each with --map FIELD=VAR (--map FIELD=output for the provider's answer), or build it from the vars "
+            "with a template, --map 'FIELD=text {VAR} text' (vars: criterion, question)") in err
     code, _out, err = run(capsys, "import", path, "--rubric", "binary", "--db", db,
                           "--map", "query=question", "--map", "response=output")
     assert code == 0, err

@@ -108,7 +108,7 @@ def test_a_csv_without_the_code_column_suggests_the_map(db: Path, tmp_path: Path
     path.write_text("submission_id,task_type,rationale,code\nS1,Fibonacci,A loop.,def fib(n): ...\n")
     code, _out, err = run(capsys, "import", path, "--rubric", "cis", "--db", db)
     assert code == 1
-    assert (f"{path}:1: the header has no column for \"source_code\", which rubric cis requires: use "
+    assert (f"{path}:1: the header has no column for \"source_code\", which rubric cis needs: use "
             "--map source_code=code (columns: submission_id, task_type, rationale, code)") in err
     code, _out, err = run(capsys, "import", path, "--rubric", "cis", "--map", "source_code=code", "--db", db)
     assert code == 0, err

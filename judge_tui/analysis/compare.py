@@ -4,7 +4,8 @@ A version is named by what `judge-tui history` shows:
 
 * a judge prompt version (its hash, or a prefix of at least four characters): the judge rater with that
   prompt version;
-* a rubric version number (`#4` or `4`): the judge's ratings made under that rubric version;
+* a rubric version number (`#4`, or `4` when no prompt version starts with it): the judge's ratings made under
+  that rubric version;
 * a judge rater id (`judge:<model>:<rubric>@<prompt version>`).
 
 Both versions are measured against the same human reference, the experts' consensus (adjudicated score,
@@ -84,15 +85,23 @@ def resolve_version(store: Store, rubric: Rubric, name: str) -> Version:
     exact = one([j["id"] for j in judges if not name.startswith("#") and prompt_of(j) == name], "prompt version")
     if exact:
         return exact
+    # A bare number may also be the start of a prompt version (6797 of 6797ab12...): both are looked up, and
+    # a name that fits both is refused rather than guessed; "#4" is always a rubric version.
+    prefixed = [j["id"] for j in judges if prompt_of(j).startswith(name)] if len(name) >= 4 else []
     number = re.fullmatch(r"#?(\d+)", name)
     if number:
         ids = [v["id"] for v in store.rubric_versions(rubric.id) if v["number"] == int(number.group(1))]
         raters = [r for r in store.judge_raters_on_version(ids[0]) if r in by_id] if ids else []
+        if raters and prefixed:
+            prompts = ", ".join(sorted({prompt_of(by_id[j]) for j in prefixed}))
+            raise UserError(f"{name!r} is both rubric version {int(number.group(1))} (judged by "
+                            f"{', '.join(raters)}) and the start of prompt version {prompts}: write "
+                            f"#{int(number.group(1))} for the rubric version, or more of the prompt version")
         found = one(raters, "rubric version")
         if found:
             return Version(name, found.rater_id, (ids[0],))
-    elif len(name) >= 4:
-        found = one([j["id"] for j in judges if prompt_of(j).startswith(name)], "prompt version")
+    if prefixed:
+        found = one(prefixed, "prompt version")
         if found:
             return found
     known = ", ".join(sorted({prompt_of(j) for j in judges})) or "none"

@@ -27,6 +27,15 @@ def _plain(value: float) -> float | None:
     return None if value != value else round(float(value), 6)  # NaN is the only value not equal to itself
 
 
+def _shown(value: float, rubric: Rubric) -> float | str | None:
+    """A side's score as written: PASS or FAIL on a PASS/FAIL scale (a group's mean between them stays the
+    share of PASS), else the number."""
+    plain = _plain(value)
+    if rubric.scale.kind == "pass_fail" and plain in (0.0, 1.0):
+        return rubric.scale.label(plain)
+    return plain
+
+
 def item_rows(store: Store, rubric: Rubric, human: Any, judge: Any, split: str | None,
               tolerance: float) -> list[dict[str, Any]]:
     """One row per item: id, task type, split, per dimension and overall the human, judge and gap values,
@@ -67,7 +76,7 @@ def item_rows(store: Store, rubric: Rubric, human: Any, judge: Any, split: str |
         item = items[item_id]
         row: dict[str, Any] = {"item_id": item_id, "task_type": item.task_type, "split": item.split}
         for index, name in enumerate([*dims, OVERALL]):
-            row[f"{name}_human"], row[f"{name}_judge"] = _plain(h[index]), _plain(j[index])
+            row[f"{name}_human"], row[f"{name}_judge"] = _shown(h[index], rubric), _shown(j[index], rubric)
             row[f"{name}_gap"] = _plain(j[index] - h[index])
         both = [i for i in judged if not np.isnan(h[i]) and not np.isnan(j[i])]
         within = ag.within_tolerance(h[both], j[both], tolerance)
@@ -121,8 +130,8 @@ def render_jsonl(rows: list[dict[str, Any]], text: Callable[[str], str]) -> str:
 def render_markdown(rows: list[dict[str, Any]], rubric: Rubric, human: Any, judge: Any, tolerance: float) -> str:
     from judge_tui.analysis.report_format import md
 
-    def cell(value: float | None) -> str:
-        return "—" if value is None else f"{value:g}"
+    def cell(value: float | str | None) -> str:
+        return "—" if value is None else value if isinstance(value, str) else f"{value:g}"
 
     names = [*rubric.dimension_ids, OVERALL]
     head = ["Item", *(f"{name} (H / J / gap)" for name in names), "Aligned", "Flags", "Notes"]

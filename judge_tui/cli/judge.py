@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
+import math
 import os
 import time
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ from judge_tui.judge.runner import (
     judge_rater_id,
 )
 from judge_tui.model.errors import UserError
+from judge_tui.model.numbers import format_seconds
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import load_settings
 from judge_tui.model.textsafe import clean
@@ -180,6 +182,13 @@ def _money(value: float, unknown: bool) -> str:
     return f"${value:,.4f}" + ("+?" if unknown else "")
 
 
+def time_left(left: int, per_minute: float) -> str:
+    """The time the items left take at this rate, as minutes:seconds (never "0.0 min" with items left)."""
+    if not left or per_minute <= 0:
+        return "-"
+    return format_seconds(max(1.0, math.ceil(left / per_minute * 60)))
+
+
 class _StatsColumn(ProgressColumn):
     """failed · rate · ETA · tokens · cost (the API's only), from the run state carried in the task's fields."""
 
@@ -196,8 +205,7 @@ class _StatsColumn(ProgressColumn):
         minutes = max(1e-6, (time.monotonic() - state.started) / 60)
         rate = (state.done_now + state.failed_now) / minutes
         left = max(0, int((task.total or 0) - task.completed))
-        eta = f"{left / rate:,.1f} min" if rate > 0 and left else "-"
-        parts = [f"failed {state.failed}", f"{rate:,.1f}/min", f"ETA {eta}"]
+        parts = [f"failed {state.failed}", f"{rate:,.1f}/min", f"ETA {time_left(left, rate)}"]
         if self.paid:
             tokens = state.usage.total_input + state.usage.output_tokens
             parts += [f"{tokens:,} tokens", _money(state.cost_usd, state.cost_unknown)]

@@ -57,6 +57,11 @@ def split_name(value: str) -> str:
     return value
 
 
+def output_file(value: str) -> Path | None:
+    """-o: a file name, or "-" for standard output (None, as when -o is not given)."""
+    return None if value == "-" else Path(value)
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     # SUPPRESS keeps a --db given before the command (judge-tui --db x import f) from being reset.
     parser.add_argument("--db", type=Path, help=DB_HELP, default=argparse.SUPPRESS)
@@ -105,9 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", type=Path, nargs="?", help="file to import (a file on disk of up to 2 GB)")
     p.add_argument("--rubric", help="rubric id or file the items are rated against")
     p.add_argument("--format", choices=["json", "jsonl", "csv", "promptfoo"], help="default: from the file")
-    p.add_argument("--map", action="append", default=[], metavar="FIELD=COLUMN",
-                   help="take item field FIELD from column COLUMN (a CSV column, a JSON key, a promptfoo var, "
-                        "or output for promptfoo's answer; repeatable)")
+    p.add_argument("--map", action="append", default=[], metavar="FIELD=KEY",
+                   help="take item field FIELD from KEY (a CSV column, a JSON key, a promptfoo var, or output for "
+                        "promptfoo's answer), or build it from a template: FIELD='text {KEY} text' (repeatable)")
     p.add_argument("--split", type=split_name, help="put every imported item in this split")
     p.add_argument("--bundle", type=Path, metavar="FILE", help="import one expert's bundle (see export --bundle)")
 
@@ -123,6 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["rating-form", "judge-output", "reasoning-json", "jsonl", "csv"],
                    help="default: detected from the file")
     p.add_argument("--model", help="for --kind judge: the model that made the ratings")
+    p.add_argument("--map", action="append", default=[], metavar="FIELD=KEY",
+                   help="JSON Lines and CSV: take FIELD (item_id, a dimension, notes, seconds) from the file's KEY "
+                        "(a JSON key or CSV column; repeatable)")
 
     p = sub.add_parser("export", help="export ratings and items skipped or flagged without one (rating_form.json, "
                                       "JSONL, CSV, review template)")
@@ -130,7 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["rating-form", "jsonl", "csv", "review-template"],
                    help="default: from the output file's name (.csv, .jsonl, .json rating form, .md review "
                         "template), else jsonl")
-    p.add_argument("-o", "--output", type=Path, help="output file (default: standard output)")
+    p.add_argument("-o", "--output", type=output_file, help="output file (default, or -: standard output)")
     p.add_argument("--rubric", help="only this rubric's items")
     p.add_argument("--rater", help="only this rater (rating-form: the expert; default: the remembered reviewer)")
     p.add_argument("--judge", help="review-template: the judge rater to show beside the human")
@@ -189,7 +197,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--split", type=split_name, help="only items of this split")
     p.add_argument("--raters", help="compare these raters: A,B (groups: A+B,C)")
     p.add_argument("--compare", nargs=2, metavar=("V1", "V2"), help="alignment under two prompt versions")
-    p.add_argument("-o", "--output", type=Path, help="write to a file instead of standard output")
+    p.add_argument("-o", "--output", type=output_file,
+                   help="write to a file instead of standard output (-: standard output)")
 
     p = sub.add_parser("assign", help="plan who rates which items: each expert's share, with an overlap rated by "
                                       "several experts for agreement")
@@ -236,7 +245,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--split", help="only items of this split")
     p.add_argument("--format", choices=["text", "markdown", "csv", "json"],
                    help="default: from the output file's name (.csv, .json, .md), else text")
-    p.add_argument("-o", "--output", type=Path, help="write to a file instead of standard output")
+    p.add_argument("-o", "--output", type=output_file,
+                   help="write to a file instead of standard output (-: standard output)")
 
     p = sub.add_parser("merge", help="merge other experts' databases into this one")
     _common(p)

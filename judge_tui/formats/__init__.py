@@ -50,6 +50,7 @@ class RatingRecord:
     flagged: Any = False  # the file's raw value: true/false, or in CSV text such as "yes" or ""
     flag_reason: Any = ""
     skipped: Any = False  # with no scores: the rater skipped the item (a mark, not a rating)
+    keyed_scores: bool = False  # scores are every key the row does not reserve (no "scores" object)
 
 
 @dataclass

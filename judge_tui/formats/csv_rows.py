@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterable, Iterator
 
 from judge_tui.formats import Parsed, Problem, Record
+from judge_tui.formats.text import Source, lines_of
 
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 csv.field_size_limit(2**31 - 1)  # item fields (source code, documents) can exceed the 128 KiB default
@@ -42,9 +44,18 @@ def is_own_export(header: list[str]) -> bool:
     return tuple(header[: len(EXPORT_COLUMNS)]) == EXPORT_COLUMNS and set(_FIRST_TAIL) <= set(header)
 
 
-def read(text: str) -> Parsed:
+def _csv_lines(lines: Iterable[str]) -> Iterator[str]:
+    """Lines as a file opened with newline="" gives them to the csv module: split at "\r" too."""
+    for line in lines:
+        if "\r" in line:
+            yield from io.StringIO(line, newline="")
+        else:
+            yield line
+
+
+def read(source: Source) -> Parsed:
     parsed = Parsed()
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    reader = csv.reader(_csv_lines(lines_of(source)), strict=True)
     header: list[str] | None = None
     start = 1
     try:

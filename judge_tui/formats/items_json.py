@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from judge_tui.formats import Parsed, Problem, Record
-from judge_tui.formats.text import json_lines, load_json, source_lines
+from judge_tui.formats.text import Source, json_lines, load_json, source_lines
 
 
 def _kind(value: object) -> str:
@@ -26,8 +26,8 @@ def read_array(text: str) -> Parsed:
     return parsed
 
 
-def read_lines(text: str) -> Parsed:
-    values, problems = json_lines(text)
+def read_lines(source: Source) -> Parsed:
+    values, problems = json_lines(source)
     parsed = Parsed(problems=problems)
     for line, value in values:
         if isinstance(value, dict):

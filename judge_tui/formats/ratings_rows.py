@@ -18,11 +18,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from judge_tui.formats import ID_KEYS, Parsed, Problem, RatingRecord, csv_rows, first_present
-from judge_tui.formats.text import json_lines, parse_json
+from judge_tui.formats.field_map import apply_mapping, keys_of
+from judge_tui.formats.text import Source, json_lines, parse_json
 from judge_tui.model.records import Draft, Rating
 
 NOTE_KEYS = ("notes", "critique", "reasoning")
@@ -38,6 +40,7 @@ def record_from(line: int, row: dict[str, Any], problems: list[Problem], *, from
     if id_key is None or item_id in ("", None):
         problems.append(Problem(line, "missing required field \"item_id\" (or \"id\" / \"submission_id\")"))
         return None
+    keyed = False
     if "scores" in row:
         scores = row["scores"]
         if from_csv:
@@ -50,6 +53,7 @@ def record_from(line: int, row: dict[str, Any], problems: list[Problem], *, from
             return None
     else:
         scores = {key: value for key, value in row.items() if key not in NOT_DIMENSIONS}
+        keyed = True
     if from_csv:
         scores = {key: value for key, value in scores.items() if not (isinstance(value, str) and not value.strip())}
     _note_key, notes = first_present(row, NOTE_KEYS)
@@ -82,33 +86,51 @@ def record_from(line: int, row: dict[str, Any], problems: list[Problem], *, from
         stated_overall=row.get("overall_score"),
         stated_verdict=row.get("verdict") if "overall_score" in row else None,
         flagged=row.get("flagged", False), flag_reason=row.get("flag_reason", ""), skipped=row.get("skipped", False),
+        keyed_scores=keyed,
     )
 
 
-def read_jsonl(text: str) -> Parsed:
-    values, problems = json_lines(text)
+def _no_id(keys: list[str], mapping: Mapping[str, str], what: str) -> Problem:
+    """No row names its item: one problem for the file, with its keys and the --map that fits."""
+    holding = [key for key in keys if key not in mapping.values() and "id" in re.split(r"[^a-z0-9]+", key.lower())]
+    fix = f"use --map item_id={holding[0]}" if len(holding) == 1 else "name the one that holds it with --map item_id=KEY"
+    return Problem(1 if what == "columns" else 0, f"no {'column' if what == 'columns' else 'row'} holds the item id "
+                                                  f"(item_id, id or submission_id): {fix} ({what}: {', '.join(keys)})")
+
+
+def read_jsonl(source: Source, mapping: Mapping[str, str] | None = None) -> Parsed:
+    """Rows of JSON Lines; ``mapping`` (--map FIELD=KEY) renames or builds keys before a row is read."""
+    values, problems = json_lines(source)
     parsed = Parsed(problems=problems)
+    rows = []
     for line, value in values:
         if not isinstance(value, dict):
             parsed.problems.append(Problem(line, "expected a JSON object on this line"))
             continue
-        record = record_from(line, value, parsed.problems)
+        rows.append((line, value))
+    parsed.meta["keys"] = keys_of(value for _line, value in rows)
+    if rows and not any(first_present(apply_mapping(value, mapping or {}), ID_KEYS)[0] for _line, value in rows):
+        parsed.problems.append(_no_id(parsed.meta["keys"], mapping or {}, "keys"))
+        return parsed
+    for line, value in rows:
+        record = record_from(line, apply_mapping(value, mapping or {}), parsed.problems)
         if record:
             parsed.records.append(record)
     return parsed
 
 
-def read_csv(text: str) -> Parsed:
-    table = csv_rows.read(text)
+def read_csv(source: Source, mapping: Mapping[str, str] | None = None) -> Parsed:
+    """Rows of a CSV table; ``mapping`` as for read_jsonl, by column."""
+    table = csv_rows.read(source)
     parsed = Parsed(problems=table.problems, meta=table.meta)
     header = table.meta.get("header", [])
-    if header and not any(key in header for key in ID_KEYS):
-        parsed.problems.append(Problem(1, "the header has no item id column (name one item_id, id or submission_id)"))
+    if header and not any(key in apply_mapping(dict.fromkeys(header), mapping or {}) for key in ID_KEYS):
+        parsed.problems.append(_no_id(header, mapping or {}, "columns"))
         return parsed
     own = csv_rows.is_own_export(header)
     for row in table.records:
         data = {key: csv_rows.unprotect(cell) for key, cell in row.data.items()} if own else row.data
-        record = record_from(row.line, data, parsed.problems, from_csv=True)
+        record = record_from(row.line, apply_mapping(data, mapping or {}), parsed.problems, from_csv=True)
         if record:
             parsed.records.append(record)
     return parsed

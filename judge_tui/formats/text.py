@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import bisect
+import codecs
 import dataclasses
 import json
 import math
 import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, BinaryIO
 
 from judge_tui.formats import Problem
 
@@ -112,6 +113,47 @@ class Unreadable(Exception):
     def __init__(self, problem: Problem) -> None:
         super().__init__(problem.message)
         self.problem = problem
+
+
+Source = str | Iterable[str]  # a whole text, or its lines (each with its "\n") read from a file as they come
+
+_LINE = re.compile(r"[^\n]*\n|[^\n]+")
+
+
+def lines_of(source: Source) -> Iterable[str]:
+    """The lines of a text (split at "\n" only, each keeping it), or the lines a file gives as they come."""
+    if isinstance(source, str):
+        return (match.group() for match in _LINE.finditer(source))
+    return source
+
+
+def file_lines(handle: BinaryIO, limit: int) -> Iterator[str]:
+    """The lines of an open file, decoded one at a time, so a file is never held whole in memory twice.
+
+    Split at b"\n" only, as text.split("\n") splits; a leading byte-order mark is dropped. Raises Unreadable
+    at the line of a byte that is not UTF-8, and TooLarge once more than ``limit`` bytes are read (a file
+    that grows while it is read).
+    """
+    read = 0
+    for number, raw in enumerate(handle, start=1):
+        read += len(raw)
+        if read > limit:
+            raise TooLarge(limit)
+        if number == 1 and raw.startswith(codecs.BOM_UTF8):
+            raw = raw[len(codecs.BOM_UTF8):]
+        try:
+            yield raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise Unreadable(Problem(number, f"not UTF-8 text (byte {raw[exc.start]:#04x}); save the file as "
+                                             f"UTF-8")) from None
+
+
+class TooLarge(Exception):
+    """A file grew past the most judge-tui reads while it was being read."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"more than {limit} bytes")
+        self.limit = limit
 
 
 def decode(data: bytes) -> str:
@@ -221,11 +263,12 @@ def source_lines(text: str, path: Sequence[str | int], count: int) -> list[int]:
     return found if len(found) == count else [1] * count
 
 
-def json_lines(text: str) -> tuple[list[tuple[int, Any]], list[Problem]]:
+def json_lines(source: Source) -> tuple[list[tuple[int, Any]], list[Problem]]:
     """JSON Lines: (line number, value) for each non-blank line, and a Problem for each line that is not JSON."""
     values: list[tuple[int, Any]] = []
     problems: list[Problem] = []
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in enumerate(lines_of(source), start=1):
+        line = line.removesuffix("\n")  # so that a column past the end is still on this line
         if not line.strip():
             continue
         try:

@@ -44,3 +44,12 @@ class ImportExportQueries(ItemQueries):
             " WHERE i.rubric = ? AND t.kind = 'human' AND r.verdict IS NOT NULL"
             " ORDER BY r.updated_at, r.id", [rubric])
         return dict(rows.fetchall())  # later rows overwrite earlier ones: the latest wins
+
+    def latest_human_overalls(self, rubric: str) -> dict[str, float]:
+        """{item id: overall score} from the most recently updated human rating of each item that has one."""
+        rows = self.conn.execute(
+            "SELECT r.item_id, r.overall FROM ratings r JOIN items i ON i.id = r.item_id"
+            " JOIN raters t ON t.id = r.rater_id"
+            " WHERE i.rubric = ? AND t.kind = 'human' AND r.overall IS NOT NULL"
+            " ORDER BY r.updated_at, r.id", [rubric])
+        return dict(rows.fetchall())  # the latest wins, as above

@@ -6,13 +6,18 @@ is written in one transaction, and importing it again changes nothing.
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from judge_tui.formats import (
+    ID_KEYS,
     Parsed,
     Problem,
     csv_rows,
@@ -23,25 +28,32 @@ from judge_tui.formats import (
     ratings_rows,
     reasoning_json,
 )
+from judge_tui.formats.field_map import apply_mapping, keys_of, named_keys, parse_mapping, template_gaps
 from judge_tui.formats.rating_form import FORM_DATES
-from judge_tui.formats.text import Unreadable, decode, flaw, load_json, one_json_document
+from judge_tui.formats.text import (
+    TooLarge,
+    Unreadable,
+    decode,
+    file_lines,
+    flaw,
+    load_json,
+    one_json_document,
+    parse_json,
+)
 from judge_tui.model.errors import UserError
-from judge_tui.model.records import Draft, Rating
+from judge_tui.model.records import Draft, Item, Rating
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import ItemConflict, Store
 from judge_tui.store.rubric_choice import available_rubrics, resolve_rubric
 from judge_tui.transfer.validate import (
     Checked,
-    apply_mapping,
     check_items,
     check_ratings,
     guess_rubric,
     item_rows,
     lacking_required,
-    map_hint,
-    parse_mapping,
-    quoted,
     row_id_key,
+    suggested_maps,
 )
 
 MAX_SHOWN = 20
@@ -59,6 +71,10 @@ RATING_READERS = {
     "jsonl": ratings_rows.read_jsonl,
     "csv": ratings_rows.read_csv,
 }
+
+
+# The ratings formats whose keys --map can rename.
+ROW_READERS = {"jsonl": ratings_rows.read_jsonl, "csv": ratings_rows.read_csv}
 
 
 class ImportFailed(UserError):
@@ -112,36 +128,76 @@ class ImportResult:
 
 
 MAX_FILE_BYTES = 2_000_000_000  # 2 GB: more than any study's file, less than would exhaust a laptop's memory
+# A JSON document (an array, promptfoo's results, a rating form) is parsed whole, which takes about three times
+# its size in memory at the peak; JSON Lines and CSV are read line by line and take about their own size.
+MAX_DOCUMENT_BYTES = 500_000_000
+STREAMED = ("jsonl", "csv")  # the formats read a line at a time
+TO_JSON_LINES = "jq -c '.[]' FILE.json > FILE.jsonl"
 
 
-def read_text(path: Path) -> str:
-    """A file's text. Only regular files up to MAX_FILE_BYTES are read: a device such as /dev/zero, a pipe or
-    a growing file would otherwise be read until memory runs out."""
+def _regular_file_size(path: Path) -> int:
+    """The size of a regular file. A device such as /dev/zero, a pipe or a folder is refused: it would be
+    read until memory runs out, or cannot be read at all."""
     try:
         status = path.stat()
-        if stat.S_ISDIR(status.st_mode):
-            raise UserError(f"{path}: is a folder, not a file")
-        if not stat.S_ISREG(status.st_mode):
-            raise UserError(f"{path}: not a regular file (a device, pipe or socket); judge-tui reads files saved "
-                            f"on disk: save the data to a file first")
-        too_large = status.st_size > MAX_FILE_BYTES
-        if not too_large:
-            with path.open("rb") as handle:
-                data = handle.read(MAX_FILE_BYTES + 1)  # a file growing as it is read stops here too
-                too_large = len(data) > MAX_FILE_BYTES
     except FileNotFoundError:
         raise UserError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise UserError(f"{path}: is a folder, not a file") from None
     except OSError as exc:
         raise UserError(f"{path}: cannot read ({exc.strerror})") from None
-    if too_large:
-        raise UserError(f"{path}: larger than {MAX_FILE_BYTES / 1e9:g} GB, the most judge-tui imports at once; "
-                        f"split it into smaller files")
+    if stat.S_ISDIR(status.st_mode):
+        raise UserError(f"{path}: is a folder, not a file")
+    if not stat.S_ISREG(status.st_mode):
+        raise UserError(f"{path}: not a regular file (a device, pipe or socket); judge-tui reads files saved "
+                        f"on disk: save the data to a file first")
+    if status.st_size > MAX_FILE_BYTES:
+        raise _too_large(path, MAX_FILE_BYTES)
+    return status.st_size
+
+
+def _too_large(path: Path, limit: int) -> UserError:
+    if limit == MAX_FILE_BYTES:
+        return UserError(f"{path}: larger than {MAX_FILE_BYTES / 1e9:g} GB, the most judge-tui imports at once; "
+                         f"split it into smaller files")
+    return UserError(f"{path}: larger than {limit / 1e6:g} MB, the most judge-tui reads as one JSON document (it "
+                     f"is parsed whole, which takes about three times its size in memory). JSON Lines and CSV are "
+                     f"read line by line up to {MAX_FILE_BYTES / 1e9:g} GB: write a JSON array as JSON Lines "
+                     f"({TO_JSON_LINES}), or pass --format jsonl if the file already holds one object per line")
+
+
+def read_text(path: Path, limit: int = MAX_DOCUMENT_BYTES) -> str:
+    """A whole file's text, for the formats parsed as one document (at most ``limit`` bytes)."""
+    size = _regular_file_size(path)
+    if size > limit:
+        raise _too_large(path, limit)
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(size + 1)  # read() sets aside room for as many bytes as it is asked for
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({exc.strerror})") from None
+    if len(data) > size:
+        raise UserError(f"{path}: the file grew while it was read; import it once whatever writes it is done")
     try:
         return decode(data)
     except Unreadable as exc:
         raise ImportFailed(path, [exc.problem]) from None
+
+
+@contextmanager
+def _read_lines(path: Path) -> Iterator[Iterator[str]]:
+    """A file's lines as they are read (JSON Lines, CSV): the file is never in memory whole."""
+    _regular_file_size(path)
+    try:
+        with path.open("rb") as handle:
+            yield file_lines(handle, MAX_FILE_BYTES)
+    except TooLarge:
+        raise _too_large(path, MAX_FILE_BYTES) from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def _format_by_name(path: Path, fmt: str | None) -> str | None:
+    """--format, or the format a .jsonl, .ndjson or .csv file name says, before anything is read."""
+    return fmt or {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}.get(path.suffix.lower())
 
 
 def _source(path: Path) -> str:
@@ -150,10 +206,15 @@ def _source(path: Path) -> str:
     return "import:" + os.fsencode(path.name).decode("utf-8", "replace")
 
 
-def _parse(path: Path, reader: Any, text: str) -> Parsed:
-    """The file's records; rows that cannot be read become problems, reported with those the checks find."""
+def _parse(path: Path, reader: Any, text: str | None) -> Parsed:
+    """The file's records (text: the file's whole text, or None to read it line by line); rows that cannot be
+    read become problems, reported with those the checks find."""
     try:
-        parsed = reader(text)
+        if text is None:
+            with _read_lines(path) as lines:
+                parsed = reader(lines)
+        else:
+            parsed = reader(text)
     except Unreadable as exc:
         raise ImportFailed(path, [exc.problem]) from None
     _set_aside_flawed(parsed)
@@ -203,6 +264,29 @@ def detect_item_format(path: Path, text: str) -> str:
                     f"({', '.join(ITEM_READERS)})")
 
 
+def _rating_format_by_head(path: Path) -> str | None:
+    """A .csv file is CSV; a .jsonl or .ndjson file is rows of ratings unless its first line says it is the
+    reasoning-trace judge's output or a whole {"ratings": [...]} document (then detect_rating_format decides,
+    from the whole text)."""
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return "csv"
+    if suffix not in (".jsonl", ".ndjson"):
+        return None
+    try:
+        with _read_lines(path) as lines:
+            first = next((line for line in lines if line.strip()), "")
+    except Unreadable:
+        return "jsonl"  # reading it as rows reports the bad byte at its line
+    if '"overall_score"' in first or '"issues"' in first:
+        return None
+    try:
+        value = parse_json(first)
+    except (json.JSONDecodeError, RecursionError):
+        return "jsonl"
+    return None if isinstance(value, dict) and "ratings" in value else "jsonl"
+
+
 def detect_rating_format(path: Path, text: str) -> str:
     suffix = path.suffix.lower()
     if suffix == ".csv":
@@ -242,8 +326,9 @@ def import_items(
 ) -> ImportResult:
     """Import a file of items (and, from promptfoo, the ratings in it). Raises ImportFailed, writing nothing."""
     path = Path(path)
-    text = read_text(path)
-    fmt = fmt or detect_item_format(path, text)
+    fmt = _format_by_name(path, fmt)
+    text = None if fmt in STREAMED else read_text(path)
+    fmt = fmt or detect_item_format(path, text or "")
     if fmt not in ITEM_READERS:
         raise UserError(f"unknown item format {fmt!r}; use one of {', '.join(ITEM_READERS)}")
     if isinstance(mapping, list):
@@ -263,15 +348,12 @@ def import_items(
             raise ImportFailed(path, [problem])
     else:
         header = parsed.meta.get("header") if fmt == "csv" else None
-        if header is not None:
-            absent = [column for column in mapping.values() if column not in header]
-            if absent:
-                raise ImportFailed(path, [Problem(1, f"--map names column {absent[0]!r}, which is not in the header "
-                                                     f"(columns: {', '.join(header)})")])
+        keys = header if header is not None else keys_of(record.data for record in parsed.records)
+        _check_mapped_keys(path, keys, mapping, header is not None, parsed.problems)
         rows, pending, warnings = item_rows(parsed.records, mapping), None, []
+        rows = _without_template_gaps(rows, parsed.records, mapping, parsed.problems)
         chosen = _rubric(store, rubric) or _guess(store, path, rows, parsed.problems)
-        if header is not None:
-            _check_header(path, header, mapping, chosen)
+        _check_keys(path, keys, rows, mapping, chosen, header is not None, parsed.problems)
     if split is not None and split not in ("train", "dev", "test"):
         raise UserError(f"--split must be train, dev or test, not {split!r}")
     existing = store.item_states(str(data[key]) for _line, data in rows if (key := row_id_key(data)))
@@ -285,10 +367,12 @@ def import_items(
     result = ImportResult(path=str(path), format=fmt, rubric=chosen.id, warnings=checked.warnings)
     if not checked.items:
         return result  # nothing to import: the database is not touched, not even with the rubric's version
+    parsed.records.clear()  # the checked items now hold the file's values: nothing else may keep them alive
+    rows.clear()
     try:
         with store.transaction():
             version = store.ensure_rubric_version(chosen)
-            result.items = store.add_items(checked.items, source=_source(path))
+            result.items = _add_a_chunk_at_a_time(store, checked.items, _source(path))
             if pending is not None:
                 for rater, kind, ratings in pending.by_rater:
                     store.ensure_rater(rater, kind, model=pending.models.get(rater))
@@ -296,6 +380,21 @@ def import_items(
     except ItemConflict as exc:  # the database changed between checking and writing
         raise ImportFailed(path, [Problem(0, str(exc))]) from None
     return result
+
+
+WRITE_CHUNK = 2000  # items handed to the store at once
+
+
+def _add_a_chunk_at_a_time(store: Store, items: list[Item], source: str) -> dict[str, int]:
+    """Write the items (in the caller's transaction) a chunk at a time, letting each go once written: a large
+    file's values are then in memory once, not a second time as the rows sent to SQLite."""
+    counts = {"added": 0, "unchanged": 0, "split_changed": 0}
+    items.reverse()  # popped from the end, in the file's order
+    while items:
+        chunk = [items.pop() for _ in range(min(WRITE_CHUNK, len(items)))]
+        for key, count in store.add_items(chunk, source=source).items():
+            counts[key] += count
+    return counts
 
 
 def _demo_clash(store: Store, existing: dict[str, tuple[str, str]], problems: list[Problem]) -> list[Problem]:
@@ -318,14 +417,60 @@ def _demo_clash(store: Store, existing: dict[str, tuple[str, str]], problems: li
                        f"{store.path} aside and import again")]
 
 
-def _check_header(path: Path, header: list[str], mapping: dict[str, str], rubric: Rubric) -> None:
-    """A CSV file without a column for a required field: one error at the header, not one per row."""
-    lacking = lacking_required(rubric, apply_mapping(dict.fromkeys(header), mapping))
-    if lacking:
-        fix = map_hint(rubric, lacking, header, "add the column, or name the one that holds it with "
-                                                 "--map FIELD=COLUMN")
-        raise ImportFailed(path, [Problem(1, f"the header has no column for {quoted(lacking)}, which rubric "
-                                             f"{rubric.id} requires: {fix} (columns: {', '.join(header)})")])
+def _check_mapped_keys(path: Path, keys: list[str], mapping: dict[str, str], is_csv: bool,
+                       problems: list[Problem]) -> None:
+    """--map naming a key (or a template naming one) that the file does not have: one error, with its keys."""
+    absent = [key for key in named_keys(mapping) if key not in keys]
+    if absent and keys:
+        what = "column" if is_csv else "key"
+        found = f"{'columns' if is_csv else 'keys'}: {', '.join(keys)}"
+        raise ImportFailed(path, [*problems, Problem(1 if is_csv else 0, (
+            f"--map names {what} {absent[0]!r}, which {'is not in the header' if is_csv else 'no item has'} "
+            f"({found}); a --map value is a {what} of the file, or a template with {{KEY}} in it"))])
+
+
+def _without_template_gaps(rows: list[tuple[int, dict[str, Any]]], records: list[Any], mapping: dict[str, str],
+                           problems: list[Problem]) -> list[tuple[int, dict[str, Any]]]:
+    """The rows a template can be filled for; a row lacking a key its template names is a problem there."""
+    kept = []
+    for (line, row), record in zip(rows, records, strict=True):
+        gaps = template_gaps(record.data, mapping)
+        if gaps:
+            problems.extend(Problem(line, gap) for gap in gaps)
+        else:
+            kept.append((line, row))
+    return kept
+
+
+def _check_keys(path: Path, keys: list[str], rows: list[tuple[int, dict[str, Any]]], mapping: dict[str, str],
+                rubric: Rubric, is_csv: bool, problems: list[Problem]) -> None:
+    """The id and the fields the rubric needs that no row has: one error for all of them, naming the keys
+    (columns) the file has and the --map that fits each, rather than the same error at every row."""
+    if not rows:
+        return
+    held = {name for _line, data in rows for name, value in data.items() if value not in (None, "")}
+    lacking = ([] if held & set(ID_KEYS) else ["id"]) + lacking_required(rubric, held)
+    if not lacking:
+        return
+    what = "columns" if is_csv else "keys"
+    sources = [key for key in keys if key not in named_keys(mapping)]
+    maps = suggested_maps(rubric, lacking, sources)
+    fixes = " ".join(f"--map {name}={maps.get(name, 'KEY')}" for name in lacking)
+    unknown = [name for name in lacking if name not in maps]
+    if unknown:
+        free = [key for key in sources if key not in maps.values() and key not in ID_KEYS and key != "split"
+                and key not in {f.name for f in rubric.fields}]
+        example = f", such as --map '{unknown[-1]}=... {{{free[0]}}} ...'" if free and unknown[-1] != "id" else ""
+        fixes += (f", where {'each ' if len(unknown) > 1 else ''}KEY is the {what[:-1]} that holds the field, or "
+                  f"a template that builds it from the {what} with {{{what[:-1].upper()}}} in it{example}")
+    names = ", ".join(f'"{name}"' for name in lacking[:-1]) + (" or " if len(lacking) > 1 else "") + f'"{lacking[-1]}"'
+    columns = apply_mapping(dict.fromkeys(keys), mapping)
+    empty = is_csv and any(name in columns or (name == "id" and set(columns) & set(ID_KEYS)) for name in lacking)
+    subject = (f"no row has a value for {names}" if empty else f"the header has no column for {names}" if is_csv
+               else f"no item has {names}")
+    problem = Problem(1 if is_csv else 0, f"{subject}, which rubric {rubric.id} needs: use {fixes} "
+                                          f"({what}: {', '.join(keys)})")
+    raise ImportFailed(path, [*problems, problem])
 
 
 def _guess(store: Store, path: Path, rows: list[tuple[int, dict[str, Any]]], problems: list[Problem]) -> Rubric:
@@ -359,6 +504,7 @@ def _save(store: Store, result: ImportResult, rater: str, version: int, ratings:
 def import_ratings(
     store: Store, path: Path | str, rater: str | None = None, kind: str | None = None,
     rubric: Rubric | str | None = None, fmt: str | None = None, model: str | None = None,
+    mapping: dict[str, str] | None = None,
 ) -> ImportResult:
     """Import ratings made elsewhere under one rater. Raises ImportFailed, writing nothing.
 
@@ -370,11 +516,20 @@ def import_ratings(
         raise UserError(f"--kind must be human or judge, not {kind!r}")
     if rater is not None and not rater.strip():
         raise UserError("--rater must name the rater (e.g. EXP001)")
-    text = read_text(path)
-    fmt = fmt or detect_rating_format(path, text)
+    fmt = fmt or _rating_format_by_head(path)
+    text = None if fmt in STREAMED else read_text(path)
+    fmt = fmt or detect_rating_format(path, text or "")
     if fmt not in RATING_READERS:
         raise UserError(f"unknown ratings format {fmt!r}; use one of {', '.join(RATING_READERS)}")
-    parsed = _parse(path, RATING_READERS[fmt], text)
+    reader: Any = RATING_READERS[fmt]
+    if mapping:
+        if fmt not in ROW_READERS:
+            raise UserError(f"--map applies to ratings as JSON Lines or CSV rows, not to {fmt}")
+        reader = functools.partial(ROW_READERS[fmt], mapping=mapping)
+    parsed = _parse(path, reader, text)
+    if mapping:
+        keys = parsed.meta.get("header") or parsed.meta.get("keys") or []
+        _check_mapped_keys(path, keys, mapping, fmt == "csv", parsed.problems)
     if not parsed.records and not parsed.problems:
         raise ImportFailed(path, [Problem(0, "the file holds no ratings")])
     rater = rater or _named_rater(path, parsed, fmt)
@@ -388,6 +543,7 @@ def import_ratings(
     records = _records_for_rater(path, parsed, rater, warnings)
     items = store.items_by_id(str(r.item_id) for r in records if isinstance(r.item_id, str | int))
     chosen = _rubric(store, rubric) or _rubric_of_items(store, path, items, parsed.problems)
+    _only_dimensions(path, parsed, records, chosen, warnings)
     checked = check_ratings(records, chosen, rater=rater, kind=kind, items=items, source=_source(path))
     checked.warnings[:0] = warnings
     checked.problems[:0] = parsed.problems
@@ -409,6 +565,30 @@ def import_ratings(
                 store.set_meta(f"{key}:{rater}:{chosen.id}", parsed.meta[key].strip())
     result.raters = [rater]
     return result
+
+
+def _only_dimensions(path: Path, parsed: Parsed, records: list[Any], rubric: Rubric, warnings: list[Problem]) -> None:
+    """Rows without a "scores" object score the rubric's dimensions by key; their other keys (the query, the
+    response, a trace's metadata) are left out with one warning. No row scoring any dimension is one error."""
+    keyed = [record for record in records if getattr(record, "keyed_scores", False)]
+    if not keyed:
+        return
+    dimensions = set(rubric.dimension_ids)
+    scored = {key: key.removesuffix("_score") for record in keyed for key in record.scores}
+    others = [key for key, dimension in scored.items() if key not in dimensions and dimension not in dimensions]
+    if not others:
+        return
+    for record in keyed:
+        record.scores = {key: value for key, value in record.scores.items() if key not in others}
+    if not any(record.scores or record.skipped or record.flagged for record in keyed):
+        keys = parsed.meta.get("header") or parsed.meta.get("keys") or others
+        judged = [d.id for d in rubric.judged_dimensions]
+        fix = " ".join(f"--map {d}=KEY" for d in judged)
+        raise ImportFailed(path, [*parsed.problems, Problem(0, (
+            f"no row scores a dimension of rubric {rubric.id} ({', '.join(judged)}): name the key that holds "
+            f"each score with {fix} ({'columns' if 'header' in parsed.meta else 'keys'}: {', '.join(keys)})"))])
+    warnings.append(Problem(0, f"left out {', '.join(others)}: not dimensions of rubric {rubric.id} "
+                               f"({', '.join(rubric.dimension_ids)})"))
 
 
 def _unrated_marks(store: Store, checked: Checked, rater: str, rubric: str) -> list[Draft]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judge_tui.formats import ID_KEYS, Parsed, Problem, RatingRecord, first_present
+from judge_tui.formats.field_map import apply_mapping
 from judge_tui.formats.promptfoo import HUMAN, Result
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import Item, Rating, content_hash
@@ -31,7 +32,6 @@ from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from judge_tui.transfer.validate import (
     Checked,
-    apply_mapping,
     check_ratings,
     lacking_required,
     map_hint,
@@ -172,7 +172,9 @@ def lacking_vars(
     names = list(dict.fromkeys(name for result in results for name in result.vars))
     outputs = [] if OUTPUT in mapping.values() else [OUTPUT]
     fix = map_hint(rubric, lacking, [*names, *outputs], "name the var that holds each with --map FIELD=VAR "
-                                                        "(--map FIELD=output for the provider's answer)")
+                                                        "(--map FIELD=output for the provider's answer), or "
+                                                        "build it from the vars with a template, --map "
+                                                        "'FIELD=text {VAR} text'")
     return Problem(results[0].line, f"no test's vars hold {quoted(lacking)}, which rubric {rubric.id} needs to "
                                     f"rate an item: {fix} (vars: {', '.join(names) or 'none'})")
 

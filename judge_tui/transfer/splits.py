@@ -1,7 +1,9 @@
 """`judge-tui split`: assign items to train / dev / test, stratified on the human label.
 
-Strata are the verdict of each item's latest human rating (PASS / FAIL for a binary rubric); items nobody
-has labelled form a stratum of their own. Within a stratum the ids are sorted and shuffled with a random
+Strata are the verdict of each item's latest human rating (PASS / FAIL for a binary rubric); a rubric
+without verdicts (cis's graded scores) is stratified on that rating's overall score instead, below the
+middle of the scale or not, so that low and high scores reach every split. Items nobody has rated form a
+stratum of their own. Within a stratum the ids are sorted and shuffled with a random
 generator seeded from --seed, the rubric and the stratum, so the same database and seed give the same
 split. Items already shown to a judge as few-shot examples stay in train, and items whose split was set at
 import keep it (unless --reassign); both count toward their split's share.
@@ -19,6 +21,10 @@ from judge_tui.model.records import SPLITS
 from judge_tui.store import Store
 
 UNLABELLED = "(no label)"
+MIDDLE = 0.5  # of the 0-1 scale every score is stored on
+BY_VERDICT = "the verdict of each item's latest human rating"
+BY_OVERALL = (f"the overall score of each item's latest human rating, below {MIDDLE:g} or not "
+              f"(the rubric gives no verdict)")
 
 
 def quotas(total: int, weights: list[float]) -> list[int]:
@@ -51,6 +57,7 @@ class SplitPlan:
     pinned: int = 0
     kept: int = 0  # items keeping the split they were imported with
     moved_to_train: list[str] = field(default_factory=list)
+    stratified_on: str = BY_VERDICT
 
 
 def plan_split(
@@ -85,6 +92,19 @@ def plan_split(
     return plan
 
 
+def human_strata(store: Store, rubric: str) -> tuple[dict[str, str], str]:
+    """{item id: stratum} from the experts' latest ratings, and what the strata are: verdicts where the
+    ratings have them, else overall scores on either side of the middle of the scale."""
+    verdicts = store.latest_human_verdicts(rubric)
+    if verdicts:
+        return verdicts, BY_VERDICT
+    overalls = store.latest_human_overalls(rubric)
+    if not overalls:
+        return {}, BY_VERDICT
+    return ({item_id: f"overall below {MIDDLE:g}" if overall < MIDDLE else f"overall {MIDDLE:g} or more"
+             for item_id, overall in overalls.items()}, BY_OVERALL)
+
+
 def split_rubric(store: Store, rubric: str, *, seed: int, proportions: tuple[float, float, float],
                  reassign: bool = False) -> SplitPlan:
     """Plan and store the split of one rubric's items (keeping splits set at import, unless reassign)."""
@@ -92,8 +112,9 @@ def split_rubric(store: Store, rubric: str, *, seed: int, proportions: tuple[flo
     few_shot = store.few_shot_used_ids(rubric)
     before = {item.id: item.split for item in store.items_by_id(few_shot).values()}
     kept = {} if reassign else store.splits_from_import(rubric)
-    plan = plan_split(ids, store.latest_human_verdicts(rubric), few_shot, seed=seed, rubric=rubric,
-                      proportions=proportions, kept=kept)
+    labels, stratified_on = human_strata(store, rubric)
+    plan = plan_split(ids, labels, few_shot, seed=seed, rubric=rubric, proportions=proportions, kept=kept)
+    plan.stratified_on = stratified_on
     plan.moved_to_train = sorted(i for i, split in before.items() if split not in (None, "train"))
     store.set_splits({i: s for i, s in plan.assignment.items() if kept.get(i) != s})
     return plan
@@ -102,6 +123,7 @@ def split_rubric(store: Store, rubric: str, *, seed: int, proportions: tuple[flo
 def format_plan(plan: SplitPlan) -> str:
     width = max([len("stratum"), *(len(s) for s in plan.counts)])
     lines = [f"rubric {plan.rubric}: {len(plan.assignment)} items",
+             f"  strata: {plan.stratified_on}; {UNLABELLED}: not rated by an expert yet",
              f"  {'stratum'.ljust(width)}  {'train':>6} {'dev':>6} {'test':>6} {'total':>6}"]
     totals = dict.fromkeys(SPLITS, 0)
     for stratum, counts in plan.counts.items():

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judge_tui.formats import ID_KEYS, Problem, RatingRecord, Record, first_present
-from judge_tui.model.errors import UserError
+from judge_tui.formats.field_map import apply_mapping
 from judge_tui.model.numbers import parse_number
 from judge_tui.model.records import (
     MAX_REPEAT,
@@ -47,31 +47,6 @@ class Checked:
 
 
 # --------------------------------------------------------------------------- small checks
-
-
-def parse_mapping(pairs: Iterable[str]) -> dict[str, str]:
-    """--map FIELD=COLUMN options as {field: column}."""
-    mapping: dict[str, str] = {}
-    for pair in pairs:
-        target, sep, source = pair.partition("=")
-        if not sep or not target.strip() or not source.strip():
-            raise UserError(f"--map expects FIELD=COLUMN (e.g. --map exercise=generated_xml), got {pair!r}")
-        if target.strip() in mapping:
-            raise UserError(f"--map names the field {target.strip()!r} twice")
-        mapping[target.strip()] = source.strip()
-    return mapping
-
-
-def apply_mapping(data: Mapping[str, Any], mapping: Mapping[str, str]) -> dict[str, Any]:
-    """The row with each mapped column renamed to its field (unmapped columns keep their names)."""
-    if not mapping:
-        return dict(data)
-    sources = set(mapping.values())
-    row = {key: value for key, value in data.items() if key not in sources}
-    for target, source in mapping.items():
-        if source in data:
-            row[target] = data[source]
-    return row
 
 
 def lacking_required(rubric: Rubric, present: Iterable[str]) -> list[str]:
