@@ -13,12 +13,16 @@ which the interval is Undefined because no interval would cover (the figure may 
   scale, or skewed to its top) times three judges (close: 75% exact, medium: 50%, loose: 35% exact with
   two-step slips). Intervals: Cohen's kappa, quadratic-weighted kappa, Pearson's r, alignment (within ±0.15).
 
+A third part (``--part methods``) compares, on the confusion tables of the same kind of studies, the kappa
+interval before (kappa ± 1.96·SE), the log-disagreement t interval on either weighting, and the report's own
+(the t interval unweighted, the bootstrap-t weighted): the measurement behind the choice.
+
 Studies in which the figure itself is undefined (say, no human FAIL for TNR) are left out of that figure's
 coverage. A cell's coverage over S studies has a Monte Carlo standard error of about
 sqrt(0.95·0.05/S): 0.7 points at S = 1,000.
 
 Run from the project root:
-    .venv/bin/python benchmarks/bench_decisions_coverage.py [--studies 1000] [--part binary|graded|all]
+    .venv/bin/python benchmarks/bench_decisions_coverage.py [--studies 1000] [--part binary|graded|methods|all]
 """
 
 from __future__ import annotations
@@ -33,7 +37,18 @@ import numpy as np
 from judge_tui.analysis.scores import AlignedPair
 from judge_tui.analysis.uncertainty import row_uncertainty
 from judge_tui.model.rubrics import get_rubric
-from judge_tui.stats.intervals import Interval
+from judge_tui.stats.agreement import Undefined
+from judge_tui.stats.intervals import (
+    Interval,
+    IntervalFigure,
+    KappaWeights,
+    chance_held_interval,
+    kappa_interval,
+    kappa_standard_error,
+    kappa_too_few,
+    t_value,
+    z_value,
+)
 
 CONFIDENCE = 0.95
 TOLERANCE = 0.15
@@ -139,16 +154,81 @@ def run(part: str, cells: Iterator[tuple[Cell, dict[str, float]]], rubric: str, 
             print(f"| {cell.name} | {truths} | {n} | " + " | ".join(cells_text) + " |", flush=True)
 
 
+# ------------------------------------------------------------------------------------ the choice of method
+
+METHOD_SIZES = (12, 25, 46, 100)
+
+
+def _wald(table: np.ndarray, weights: KappaWeights) -> IntervalFigure:
+    """The interval before: kappa ± 1.96·SE (Fleiss–Cohen–Everitt), Wilson's for the agreement when every item
+    agreed (the standard error is 0 there)."""
+    found = kappa_standard_error(table, weights)
+    if isinstance(found, Undefined):
+        return found
+    kappa, se = found
+    if se > 0:
+        z = z_value(CONFIDENCE)
+        return Interval(max(-1.0, kappa - z * se), min(1.0, kappa + z * se), "wald", CONFIDENCE)
+    k = table.shape[0]
+    index = np.arange(k)
+    w = 1.0 - (index[:, None] - index[None, :]) ** 2 / (k - 1) ** 2 if weights else np.eye(k)
+    p = table / table.sum()
+    chance = float(p.sum(axis=1) @ w @ p.sum(axis=0))
+    return chance_held_interval(float((w * p).sum()), chance, float(table.sum()), CONFIDENCE)
+
+
+def _log_t(table: np.ndarray, weights: KappaWeights) -> IntervalFigure:
+    """log(1 - kappa) ± t(n - 1)·SE/(1 - kappa): the unweighted choice, here tried on any weights."""
+    found = kappa_standard_error(table, weights)
+    if isinstance(found, Undefined) or kappa_too_few(table) is not None:
+        return Undefined("too few items")
+    kappa, se = found
+    if kappa >= 1:
+        return kappa_interval(table, weights)
+    q, spread = t_value(CONFIDENCE, table.sum() - 1), se / (1 - kappa)
+    return Interval(max(-1.0, 1 - (1 - kappa) * np.exp(q * spread)), 1 - (1 - kappa) * np.exp(-q * spread), "log-t",
+                    CONFIDENCE)
+
+
+def compare_methods(studies: int) -> None:
+    """Coverage of kappa intervals made three ways, on the confusion tables of the same simulated studies: the
+    Wald interval (before), the log-disagreement t interval, and the report's own (kappa_interval)."""
+    print(f"\n### The choice of method: kappa coverage ({studies} studies per cell; too few items left out)\n")
+    print("| cell | weights | truth | n | Wald (before) | log(1 − κ), t | report (kappa_interval) |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    cells = [(cell, None) for cell, _ in binary_cells()] + [(cell, w) for cell, _ in graded_cells()
+                                                            for w in (None, "quadratic")]
+    for index, (cell, weights) in enumerate(cells):
+        k = cell.points.size
+        truth = kappa_of(cell.joint, weights == "quadratic")
+        for n in METHOD_SIZES:
+            rng = np.random.default_rng(np.random.SeedSequence([20261128, index, n]))
+            tables = rng.multinomial(n, cell.joint.ravel(), size=studies).reshape(studies, k, k)
+            tally = {name: [0, 0] for name in ("wald", "log-t", "report")}
+            for table in tables:
+                if isinstance(kappa_standard_error(table, weights), Undefined):
+                    continue
+                for name, make in (("wald", _wald), ("log-t", _log_t), ("report", kappa_interval)):
+                    found = make(table, weights)
+                    if isinstance(found, Interval):
+                        tally[name][0] += found.low <= truth <= found.high
+                        tally[name][1] += 1
+            text = [f"{c / g:.1%}" if g else "—" for c, g in tally.values()]
+            print(f"| {cell.name} | {weights or 'none'} | {truth:.3f} | {n} | " + " | ".join(text) + " |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--studies", type=int, default=1000)
-    parser.add_argument("--part", choices=("binary", "graded", "all"), default="all")
+    parser.add_argument("--part", choices=("binary", "graded", "methods", "all"), default="all")
     args = parser.parse_args()
     start = time.perf_counter()
     if args.part in ("binary", "all"):
         run("PASS/FAIL", binary_cells(), "binary", args.studies)
     if args.part in ("graded", "all"):
         run("Graded (CIS-like, five points)", graded_cells(), "cis", args.studies)
+    if args.part in ("methods", "all"):
+        compare_methods(args.studies)
     print(f"\n{time.perf_counter() - start:.0f} s")
 
 

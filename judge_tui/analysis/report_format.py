@@ -416,7 +416,9 @@ def dimension_table(report: Report, *, compact: bool = False) -> Table:
             # The summary screen draws most intervals as bars below, which keeps 80 columns; the rest stack here.
             plain = compact and figure in BAR_FIGURES
             cells.append(Text(cell(row, figure) if plain else stacked_cell(row, figure), style=style))
-        bands = [] if compact else [Text(align_band, style=align_style), Text(kappa_band, style=kappa_style)]
+        # A band cell spanning several bands takes the colour of "unknown", as an undecided target does.
+        bands = [] if compact else [Text(band, style=STATUS_STYLE["unknown"] if "–" in band else style)
+                                    for band, style in ((align_band, align_style), (kappa_band, kappa_style))]
         table.add_row(Text(name, style="bold" if row.method == "overall" else ""), *cells, *bands,
                       end_section=row is rows[-1])
     if compact:
