@@ -659,3 +659,17 @@ def test_finite_population_share_with_a_stratum_not_yet_seen_is_not_certain():
                                                           "FAIL": [(0.0, 0.0), (0.0, 1.0)]})
     low, high = np.percentile(draws, [2.5, 97.5])
     assert low < 0.5 and high > 0.95
+
+
+def test_weighted_kappa_past_5000_items_takes_the_t_interval_the_bootstrap_approaches(rng):
+    table = _random_table(rng, 5, 6000)
+    large = intervals.kappa_interval(table, "quadratic")
+    assert large.method == "log-disagreement (t)"
+    reference = cohens_kappa(table, wt="quadratic")
+    spread = scipy_stats.t.ppf(0.975, 5999) * reference.std_kappa / (1 - reference.kappa)
+    assert large.low == pytest.approx(1 - (1 - reference.kappa) * np.exp(spread), abs=1e-9)
+    # The bootstrap-t on the same table at its own size agrees to well within the interval's width.
+    boot = intervals._bootstrap_t_quantiles(table, intervals._agreement_weights(5, "quadratic"), reference.kappa,
+                                            reference.std_kappa / (1 - reference.kappa), 0.95, 2000, 1)
+    q = scipy_stats.t.ppf(0.975, 5999)
+    assert abs(boot[0] - q) < 0.15 and abs(boot[1] + q) < 0.15

@@ -318,6 +318,7 @@ def kappa_interval(
     * quadratic-weighted kappa on three or more categories: a studentized bootstrap (bootstrap-t; Efron and
       Tibshirani 1993, ch. 12) of the same log ratio over items, seeded: the t quantiles above under-cover
       there when one rater's categories are skewed (86% at 12 items); method "bootstrap-t (log-disagreement)".
+      Past ``BOOTSTRAP_MAX_ITEMS`` items the t interval, which the bootstrap-t approaches there.
 
     Where no interval covers, it says so (:func:`kappa_too_few`): with fewer than two items outside one rater's
     most common category. When every item agreed there is no disagreement to take a log of, and the
@@ -347,7 +348,7 @@ def kappa_interval(
         return Interval(max(-1.0, (agreed.low - chance) / (1.0 - chance)),
                         min(1.0, (agreed.high - chance) / (1.0 - chance)), "wilson-agreement", confidence)
     spread = se / (1.0 - kappa)  # the standard error of log(1 - kappa), by the delta method
-    if weights is None or k == 2:
+    if weights is None or k == 2 or n > BOOTSTRAP_MAX_ITEMS:  # past 5,000 items the two agree: no resampling
         q = t_value(confidence, n - 1)
         low, high = q, -q
         method = "log-disagreement (t)"
