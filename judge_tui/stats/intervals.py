@@ -303,7 +303,7 @@ def kappa_too_few(confusion: np.ndarray) -> Undefined | None:
 
 def kappa_interval(
     confusion: np.ndarray, weights: KappaWeights = None, confidence: float = 0.95, *,
-    n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+    n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, resample: bool = True,
 ) -> IntervalFigure:
     """A confidence interval of Cohen's kappa that covers at 12 items and more, chosen by measured coverage.
 
@@ -318,7 +318,8 @@ def kappa_interval(
     * quadratic-weighted kappa on three or more categories: a studentized bootstrap (bootstrap-t; Efron and
       Tibshirani 1993, ch. 12) of the same log ratio over items, seeded: the t quantiles above under-cover
       there when one rater's categories are skewed (86% at 12 items); method "bootstrap-t (log-disagreement)".
-      Past ``BOOTSTRAP_MAX_ITEMS`` items the t interval, which the bootstrap-t approaches there.
+      Past ``BOOTSTRAP_MAX_ITEMS`` items, or with ``resample=False`` (where many groups would each cost 2,000
+      resamples for a figure no table shows), the t interval, which the bootstrap-t approaches at large n.
 
     Where no interval covers, it says so (:func:`kappa_too_few`): with fewer than two items outside one rater's
     most common category. When every item agreed there is no disagreement to take a log of, and the
@@ -348,7 +349,7 @@ def kappa_interval(
         return Interval(max(-1.0, (agreed.low - chance) / (1.0 - chance)),
                         min(1.0, (agreed.high - chance) / (1.0 - chance)), "wilson-agreement", confidence)
     spread = se / (1.0 - kappa)  # the standard error of log(1 - kappa), by the delta method
-    if weights is None or k == 2 or n > BOOTSTRAP_MAX_ITEMS:  # past 5,000 items the two agree: no resampling
+    if weights is None or k == 2 or n > BOOTSTRAP_MAX_ITEMS or not resample:
         q = t_value(confidence, n - 1)
         low, high = q, -q
         method = "log-disagreement (t)"
