@@ -139,7 +139,7 @@ def test_report_to_a_file_is_at_full_width_whatever_the_terminal(study: Path, tm
     target = tmp_path / "report.txt"
     on_terminal("report", "--db", str(study), "--by", "topic", "-o", str(target), columns=60)
     text = target.read_text(encoding="utf-8")
-    _line_with(text, DIMENSION, "62.5%", "significant drift")
+    _line_with(text, DIMENSION, "62.5%", "unreliable–well calibrated")  # the bands 5 of 8's interval spans
     _line_with(text, JUDGE)
 
 

@@ -106,7 +106,14 @@ def _only_added(old, new, path="") -> list[str]:
         for key, value in old.items():
             if key not in new:
                 problems.append(f"{path}.{key} removed")
-            elif not (key in _CHANGED_ON_PURPOSE and path.split("[")[0].endswith("verdict")):
+            elif key in _CHANGED_ON_PURPOSE and path.split("[")[0].endswith("verdict"):
+                continue
+            elif key == "meets_target" and path.endswith("_band"):
+                # Follows the decision now (None while undecided); the point estimate's reading moved to
+                # point_meets_target, beside it.
+                if new.get("point_meets_target") != value:
+                    problems.append(f"{path}.point_meets_target: {value!r} -> {new.get('point_meets_target')!r}")
+            else:
                 problems += _only_added(value, new[key], f"{path}.{key}")
         return problems
     if isinstance(old, list):

@@ -98,6 +98,12 @@ def _random_table(rng: np.random.Generator, k: int, n: int) -> np.ndarray:
     return np.bincount(truth * k + other, minlength=k * k).reshape(k, k)
 
 
+def _minority(table: np.ndarray) -> float:
+    """The fewest items either rater put outside their most common category."""
+    n = table.sum()
+    return float(min(n - table.sum(axis=1).max(), n - table.sum(axis=0).max()))
+
+
 @pytest.mark.parametrize("k", [2, 3, 5])
 @pytest.mark.parametrize("weights", [None, "quadratic"])
 def test_kappa_standard_error_equals_statsmodels(k, weights, rng):
@@ -109,13 +115,82 @@ def test_kappa_standard_error_equals_statsmodels(k, weights, rng):
         kappa, se = found
         assert kappa == pytest.approx(reference.kappa, abs=1e-9)
         if _degenerate(table):  # where statsmodels gives rounding noise or NaN: see the test below
-            assert se == 0.0 and intervals.kappa_interval(table, weights).method == "wilson-agreement"
+            assert se == 0.0
             continue
         assert se == pytest.approx(reference.std_kappa, abs=1e-9)
-        got = intervals.kappa_interval(table, weights)
-        assert got.method == "fleiss-cohen-everitt"
-        assert got.low == pytest.approx(max(-1.0, reference.kappa_low), abs=1e-9)
-        assert got.high == pytest.approx(min(1.0, reference.kappa_upp), abs=1e-9)
+
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+@pytest.mark.parametrize("confidence", [0.9, 0.95])
+def test_unweighted_kappa_interval_is_the_log_disagreement_t_interval(k, confidence, rng):
+    """log(1 - kappa) ± t(n - 1)·SE/(1 - kappa), built here from statsmodels' kappa and standard error and
+    scipy's t quantile; quadratic weights on two categories are the same table, so the same interval."""
+    for n in (12, 25, 46, 250):
+        table = _random_table(rng, k, n)
+        got = intervals.kappa_interval(table, None, confidence)
+        if _minority(table) < 2:
+            assert isinstance(got, Undefined) and "too few items" in got.reason
+            continue
+        if _degenerate(table):
+            assert got.method == "wilson-agreement"
+            continue
+        reference = cohens_kappa(table)
+        q = scipy_stats.t.ppf(0.5 + confidence / 2, n - 1)
+        spread = reference.std_kappa / (1 - reference.kappa)
+        assert got.method == "log-disagreement (t)"
+        assert got.low == pytest.approx(max(-1.0, 1 - (1 - reference.kappa) * np.exp(q * spread)), abs=1e-9)
+        assert got.high == pytest.approx(1 - (1 - reference.kappa) * np.exp(-q * spread), abs=1e-9)
+        if k == 2:
+            assert intervals.kappa_interval(table, "quadratic", confidence) == got
+
+
+def _slow_bootstrap_t(table: np.ndarray, n_boot: int, seed: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The studentized bootstrap of log(1 - weighted kappa), straightforwardly: redraw the items one by one,
+    take each resample's kappa and standard error from statsmodels, and read the pivot's quantiles."""
+    k = table.shape[0]
+    items = np.repeat(np.arange(k * k), table.ravel().astype(int))
+    base = cohens_kappa(table, wt="quadratic")
+    g, s = np.log(1 - base.kappa), base.std_kappa / (1 - base.kappa)
+    rng = np.random.default_rng(seed)
+    pivots = []
+    for _ in range(n_boot):
+        drawn = np.bincount(items[rng.integers(0, items.size, items.size)], minlength=k * k).reshape(k, k)
+        found = intervals.kappa_standard_error(drawn, "quadratic")  # statsmodels' NaN on a degenerate table
+        if isinstance(found, Undefined):
+            continue
+        kappa, se = found
+        if kappa >= 1:
+            pivots.append(-np.inf)
+        elif se == 0:
+            pivots.append(np.sign(np.log(1 - kappa) - g) * np.inf)
+        else:
+            reference = cohens_kappa(drawn, wt="quadratic")
+            pivots.append((np.log(1 - reference.kappa) - g) / (reference.std_kappa / (1 - reference.kappa)))
+    tail = (1 - confidence) / 2
+    lower, upper = np.quantile(np.array(pivots), [tail, 1 - tail], method="nearest")
+    return 1 - np.exp(g - lower * s), 1 - np.exp(g - upper * s)
+
+
+@pytest.mark.parametrize("n", [12, 25, 60])
+def test_weighted_kappa_bootstrap_t_equals_a_slow_resampling_of_items(n, rng):
+    """Quadratic kappa on five categories: the vectorised bootstrap-t (multinomial counts over the cells) and a
+    plain item-by-item resampling with statsmodels agree within Monte Carlo error (different draws)."""
+    expert = rng.choice(5, size=n, p=[0.03, 0.07, 0.15, 0.35, 0.4])
+    judge = np.clip(expert + rng.choice([-1, 0, 1, 2], size=n, p=[0.2, 0.5, 0.25, 0.05]), 0, 4)
+    table = np.bincount(expert * 5 + judge, minlength=25).reshape(5, 5).astype(float)
+    got = intervals.kappa_interval(table, "quadratic")
+    assert got.method == "bootstrap-t (log-disagreement)"
+    low, high = _slow_bootstrap_t(table, 2000, seed=11)
+    width = high - low
+    assert abs(got.low - low) <= 0.06 * width + 0.01 and abs(got.high - high) <= 0.06 * width + 0.01
+    assert got == intervals.kappa_interval(table, "quadratic")  # seeded: the same table, the same interval
+
+
+def test_t_value_equals_scipy():
+    for df in (1, 2, 3, 5, 11, 24, 45, 99, 399, 5000):
+        for confidence in (0.5, 0.8, 0.9, 0.95, 0.99):
+            assert intervals.t_value(confidence, df) == pytest.approx(
+                scipy_stats.t.ppf(0.5 + confidence / 2, df), abs=1e-9)
 
 
 def _degenerate(table: np.ndarray) -> bool:
@@ -128,17 +203,33 @@ def _degenerate(table: np.ndarray) -> bool:
     ([[1, 0, 0, 0, 0], [0, 5, 0, 0, 0], [0, 0, 2, 0, 0], [0, 0, 0, 1, 0], [0, 0, 0, 0, 1]], "quadratic", 1.0),
     ([[4, 0, 0, 0, 0], [0, 2, 0, 0, 0], [0, 0, 1, 0, 0], [0, 0, 0, 2, 0], [0, 0, 0, 0, 1]], "quadratic", 1.0),
     ([[2, 0, 0, 0, 0], [0, 2, 0, 0, 0], [0, 0, 2, 0, 0], [0, 0, 0, 3, 0], [0, 0, 0, 0, 1]], None, 1.0),
-    ([[9, 0], [1, 0]], None, 0.0),
-    ([[0, 3], [0, 7]], "quadratic", 0.0),
 ])
 def test_a_degenerate_table_is_never_certain(table, weights, kappa):
-    """Perfect agreement, or one rater using one category, has a standard error of exactly 0; the formula left
-    rounding noise (se 3e-8, kappa 1 + 9e-16), which the interval took for a real one: [1 - 6e-8, 1] from ten
-    items. statsmodels gives noise or NaN there. The interval comes from the Wilson interval of the agreement."""
+    """Perfect agreement has a standard error of exactly 0; the formula left rounding noise (se 3e-8, kappa
+    1 + 9e-16), which the interval took for a real one: [1 - 6e-8, 1] from ten items. statsmodels gives noise or
+    NaN there. The interval comes from the Wilson interval of the agreement."""
     table = np.array(table)
     assert intervals.kappa_standard_error(table, weights) == (kappa, 0.0)
     got = intervals.kappa_interval(table, weights)
     assert got.method == "wilson-agreement" and got.low < kappa - 0.3 and got.high <= 1.0
+
+
+@pytest.mark.parametrize("table, weights", [([[9, 0], [1, 0]], None), ([[0, 3], [0, 7]], "quadratic")])
+def test_one_rater_with_one_category_gives_kappa_0_and_no_interval(table, weights):
+    """Kappa is exactly 0 by construction there (it stays, as scikit-learn gives it); an interval around it
+    would say something about the judge that the table cannot: too few items."""
+    table = np.array(table)
+    assert intervals.kappa_standard_error(table, weights) == (0.0, 0.0)
+    got = intervals.kappa_interval(table, weights)
+    assert isinstance(got, Undefined) and "too few items" in got.reason and "same category" in got.reason
+
+
+def test_one_item_outside_a_raters_usual_category_is_too_few():
+    """Twelve items, one human FAIL: no kappa interval covered in such tables (83% at 95%); two are enough."""
+    one = np.array([[1, 0], [2, 9]])
+    got = intervals.kappa_interval(one)
+    assert isinstance(got, Undefined) and "too few items" in got.reason and "only 1 of 12" in got.reason
+    assert isinstance(intervals.kappa_interval(np.array([[2, 0], [2, 8]])), Interval)
 
 
 def test_kappa_from_the_table_equals_the_engine(rng):
@@ -162,10 +253,11 @@ def test_kappa_of_the_skewed_split():
 
 
 def test_perfect_agreement_on_few_items_is_not_certain():
-    table = np.array([[1, 0], [0, 1]])
+    table = np.array([[2, 0], [0, 2]])
     got = intervals.kappa_interval(table)
     assert got.method == "wilson-agreement"
-    assert got.high == 1.0 and got.low < 0  # two items cannot show kappa is above anything
+    assert got.high == 1.0 and got.low < 0.61  # four items cannot show kappa is substantial
+    assert isinstance(intervals.kappa_interval(np.array([[1, 0], [0, 1]])), Undefined)  # two: too few
 
 
 def test_kappa_undefined_when_one_category_only():
@@ -268,6 +360,9 @@ def test_ac1_and_ac2_equal_irrcac(k, rng):
     for n in (12, 46, 300):
         table = _random_table(rng, k, n)
         got = chance.gwet_ac(table)
+        if min(np.count_nonzero(table.sum(axis=0)), np.count_nonzero(table.sum(axis=1))) == 1:
+            assert isinstance(got, Undefined)  # test_ac1_and_ac2_are_undefined_when_a_rater_used_one_category
+            continue
         reference = _irr(table)
         assert got.value == pytest.approx(reference["coefficient_value"], abs=1e-9)
         assert got.standard_error == pytest.approx(float(np.ravel(reference["se"])[0]), abs=1e-9)
@@ -285,10 +380,18 @@ def test_ac1_resists_prevalence_where_kappa_does_not():
     ac1 = chance.gwet_ac(table)
     assert round(ac1.value, 2) == 0.82 and ac1.value > 0.80 > kappa  # almost perfect by AC1, substantial by kappa
 
-    # 4 of 6 agree and every human says PASS: kappa is 0, AC1 is not.
-    lopsided = np.array([[0, 0], [2, 4]])
-    assert intervals.kappa_standard_error(lopsided)[0] == pytest.approx(0.0)
-    assert chance.gwet_ac(lopsided).value > 0.4
+
+
+@pytest.mark.parametrize("table", [[[0, 0], [2, 4]], [[0, 0], [0, 20]], [[0, 0], [1, 19]], [[3, 1], [0, 0]],
+                                   [[0, 2, 0], [0, 5, 0], [0, 1, 0]]])
+def test_ac1_and_ac2_are_undefined_when_a_rater_used_one_category(table):
+    """Everyone saying PASS gave AC1 = 1.0 [0.84, 1.00]; a judge worse than always-PASS against humans who
+    all said PASS gave 0.947 "almost perfect". With one category on a side AC measures the labels' skew."""
+    table = np.array(table)
+    found = chance.gwet_ac(table)
+    assert isinstance(found, Undefined) and "same category" in found.reason
+    if table.shape[0] > 2:
+        assert isinstance(chance.gwet_ac(table, "quadratic"), Undefined)
 
 
 def test_pabak_prevalence_and_bias_by_hand():
@@ -523,3 +626,17 @@ def test_finite_population_share_with_a_stratum_not_yet_seen_is_not_certain():
                                                           "FAIL": [(0.0, 0.0), (0.0, 1.0)]})
     low, high = np.percentile(draws, [2.5, 97.5])
     assert low < 0.5 and high > 0.95
+
+
+def test_weighted_kappa_past_5000_items_takes_the_t_interval_the_bootstrap_approaches(rng):
+    table = _random_table(rng, 5, 6000)
+    large = intervals.kappa_interval(table, "quadratic")
+    assert large.method == "log-disagreement (t)"
+    reference = cohens_kappa(table, wt="quadratic")
+    spread = scipy_stats.t.ppf(0.975, 5999) * reference.std_kappa / (1 - reference.kappa)
+    assert large.low == pytest.approx(1 - (1 - reference.kappa) * np.exp(spread), abs=1e-9)
+    # The bootstrap-t on the same table at its own size agrees to well within the interval's width.
+    boot = intervals._bootstrap_t_quantiles(table, intervals._agreement_weights(5, "quadratic"), reference.kappa,
+                                            reference.std_kappa / (1 - reference.kappa), 0.95, 2000, 1)
+    q = scipy_stats.t.ppf(0.975, 5999)
+    assert abs(boot[0] - q) < 0.15 and abs(boot[1] + q) < 0.15

@@ -25,6 +25,7 @@ from judge_tui.cli import main
 from judge_tui.stats.agreement import compare
 from judge_tui.stats.intervals import Interval
 from judge_tui.store import Store
+from tests.kappa_reference import log_disagreement_t
 from tests.team_fixtures import exercise_item, rate
 
 DIMS = ("difficulty_match", "instruction_clarity", "learning_objective_alignment")
@@ -161,8 +162,10 @@ def test_fleiss_kappa_and_ac1_among_experts_and_per_pair_equal_irrcac(team, herm
                 assert p["intervals"][name]["method"] == "gwet"
             sm = cohens_kappa(table)
             assert p["kappa"] == pytest.approx(sm.kappa, abs=1e-9)
-            assert p["intervals"]["kappa"]["low"] == pytest.approx(max(-1, sm.kappa_low), abs=1e-9)
-            assert p["intervals"]["kappa"]["high"] == pytest.approx(min(1, sm.kappa_upp), abs=1e-9)
+            reference = log_disagreement_t(table)
+            assert reference is not None
+            assert (p["intervals"]["kappa"]["low"], p["intervals"]["kappa"]["high"]) == pytest.approx(reference,
+                                                                                                      abs=1e-9)
             assert p["kappa"] == d["kappa_matrix"][a][b]  # the matrix, unrounded
 
 
@@ -199,7 +202,8 @@ def test_each_expert_and_the_consensus_against_the_judge_and_the_consensus(team,
             np.add.at(table, points, 1)
             sm = cohens_kappa(table)
             assert row["kappa"] == pytest.approx(sm.kappa, abs=1e-9)
-            assert row["intervals"]["kappa"]["low"] == pytest.approx(max(-1, sm.kappa_low), abs=1e-9)
+            reference = log_disagreement_t(table)
+            assert reference is not None and row["intervals"]["kappa"]["low"] == pytest.approx(reference[0], abs=1e-9)
 
 
 def test_pooled_alignment_is_a_cluster_bootstrap_over_items(team, hermetic_home, capsys):
@@ -282,8 +286,8 @@ def test_expert_self_agreement_intervals(team, hermetic_home, capsys):
             (low, high), abs=1e-9)
         table = np.zeros((3, 3))
         np.add.at(table, (codes["ann"][:20, j], codes["ann_again"][:20, j]), 1)
-        sm = cohens_kappa(table)
-        assert row["intervals"]["kappa"]["low"] == pytest.approx(max(-1, sm.kappa_low), abs=1e-9)
+        reference = log_disagreement_t(table)
+        assert reference is not None and row["intervals"]["kappa"]["low"] == pytest.approx(reference[0], abs=1e-9)
     assert ann["intervals"]["alignment"]["method"] == "cluster bootstrap (items)"
 
 
@@ -301,8 +305,9 @@ def test_judge_self_agreement_intervals(team, hermetic_home, capsys):
             pytest.approx((low, high), abs=1e-9)
         table = np.zeros((3, 3))
         np.add.at(table, (first, again), 1)
-        assert row["intervals"]["cohen_kappa"]["high"] == pytest.approx(min(1, cohens_kappa(table).kappa_upp),
-                                                                         abs=1e-9)
+        reference = log_disagreement_t(table)
+        assert reference is not None and row["intervals"]["cohen_kappa"]["high"] == pytest.approx(reference[1],
+                                                                                                   abs=1e-9)
     assert judge["dimensions"][-1]["intervals"]["cohen_kappa"] is None
     assert "overall" in judge["dimensions"][-1]["undefined"]["cohen_kappa_interval"]
 

@@ -207,7 +207,7 @@ def _mean_of_kappa_intervals(pairs: Sequence[AlignedPair], points: np.ndarray, c
     if len(bounds) < len(found):
         return next(f for f in found if isinstance(f, ag.Undefined))
     return Interval(float(np.mean([f.low for f in bounds])), float(np.mean([f.high for f in bounds])),
-                    "fleiss-cohen-everitt (mean over repeat pairs, conservative)", confidence)
+                    f"{bounds[0].method} (mean over repeat pairs, conservative)", confidence)
 
 
 def _mean_of_errors(value: float, error: float, confidence: float, low: float, high: float,

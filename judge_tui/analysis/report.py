@@ -49,6 +49,7 @@ from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag
 from judge_tui.stats import intervals as iv
 from judge_tui.stats.agreement import Figure, Interpretation, PairAgreement, Thresholds, Undefined
+from judge_tui.stats.decisions import Decision
 from judge_tui.stats.intervals import Interval, IntervalFigure
 from judge_tui.store import Store
 
@@ -125,10 +126,11 @@ class Finding:
 
     topic: str  # alignment, kappa, kappa_ac1, pearson, tpr_tnr, range, checker, snapped, ties
     status: str  # ok, caution, act, stop, unknown, info
-    meets_target: bool | None  # the point estimate against the target, as the bands read it
+    meets_target: bool | None  # follows the decision: True when met, False when not met, None otherwise
     scope: str
     text: str
     decision: str | None = None  # met, not met, undecided (under agreement.decide_on); None: no target
+    point_meets_target: bool | None = None  # the point estimate against the target, as the bands read it
 
 
 @dataclass(frozen=True)
@@ -528,7 +530,7 @@ def _target_finding(topic: str, c: TargetCheck, interpret: Callable[[Figure, Thr
             best = interpret(c.interval.high, thresholds)  # the most the data allows
             status, action = best.status, best.action
     text += "." + (f" {action}" if action else "")
-    return Finding(topic, status, band.meets_target, c.scope, text, decision)
+    return Finding(topic, status, meets_by_decision(decision), c.scope, text, decision, band.meets_target)
 
 
 def _kappa_finding(defined: Sequence[Row], by_key: dict[str, TargetCheck], thresholds: Thresholds,
@@ -561,7 +563,7 @@ def _kappa_finding(defined: Sequence[Row], by_key: dict[str, TargetCheck], thres
         text += f" {actions[0]}"
     decision = "not met" if groups["not met"] else ("undecided" if groups["undecided"] else "met")
     meets = all(r.kappa_band.meets_target for r in defined)
-    return Finding("kappa", worst, meets, scope, text, decision)
+    return Finding("kappa", worst, meets_by_decision(decision), scope, text, decision, meets)
 
 
 # Labels count as skewed when the most common one exceeds an even share (1/categories) by this much.
@@ -642,7 +644,67 @@ def _binary_finding(row: Row, test: ag.BinaryMetrics | None, thresholds: Thresho
     if ag.is_defined(baseline):
         text += (f" Accuracy {pct(test.accuracy)}, against {pct(baseline)} for a judge that always answers the "
                  "most common human label.")
-    return Finding("tpr_tnr", status, verdict.meets_target, "test split", text, decision)
+    return Finding("tpr_tnr", status, meets_by_decision(decision), "test split", text, decision, verdict.meets_target)
+
+
+def meets_by_decision(decision: str | None) -> bool | None:
+    """What a field saying "the target is met" holds: the decision's answer, never the point estimate's alone
+    (True beside "undecided" would lead a script to act on a target the data have not settled)."""
+    return {"met": True, "not met": False}.get(decision or "")
+
+
+@dataclass(frozen=True)
+class Combined:
+    """How the report's several decisions combine: each target on its own interval, at a fixed n."""
+
+    targets: int  # decided targets (a figure that cannot be computed has no decision)
+    confidence: float  # of each target's interval
+    decide_on: DecideOn
+
+    @property
+    def wrong_at_most(self) -> float:
+        """The chance that at least one decision is wrong, at most (Bonferroni): the sum of the error rates."""
+        return min(1.0, self.targets * (1.0 - self.confidence))
+
+    @property
+    def study_confidence(self) -> float:
+        """The level at which each interval would keep the whole study's chance of any wrong decision at
+        1 - confidence (Bonferroni)."""
+        return 1.0 - (1.0 - self.confidence) / max(1, self.targets)
+
+    def text(self) -> str:
+        if self.decide_on == "point":
+            return (f"The {self.targets} target(s) are decided on the point estimates alone (agreement.decide_on = "
+                    "\"point\"): no error rate is claimed for any of them.")
+        each = f"{self.confidence:.0%}"
+        if self.targets <= 1:
+            return (f"The target is decided on its own {each} interval, valid for this number of items only: it is "
+                    f"wrong at most {1 - self.confidence:.0%} of the time.")
+        return (f"Each of the {self.targets} targets is decided on its own {each} interval, valid for this number of "
+                f"items only: each decision alone is wrong at most {1 - self.confidence:.0%} of the time, and the "
+                f"chance that at least one of the {self.targets} is wrong can reach {self.wrong_at_most:.0%} "
+                f"(Bonferroni). For {each} on the study as a whole, set agreement.confidence to "
+                f"{self.study_confidence:.4g}.")
+
+
+def combined(report: Report) -> Combined | None:
+    """The statement of how the report's decided targets combine, or None when none was decided."""
+    decided = [c for c in report.checks if c.decision is not None]
+    return Combined(len(decided), report.confidence, report.decide_on) if decided else None
+
+
+def band_decisions(row: Row, report: Report) -> dict[str, Decision | None]:
+    """The alignment and kappa targets decided on this row's own intervals ("alignment", "kappa"), as the
+    report decides its targets (targets.check, under agreement.decide_on); None where a figure is undefined."""
+    t = report.thresholds
+    intervals = row.uncertainty.intervals
+    found: dict[str, Decision | None] = {}
+    for name, figure, target, percent in (("alignment", "alignment_rate", t.alignment_well_calibrated, True),
+                                          ("kappa", "cohen_kappa", t.kappa_substantial, False)):
+        c = check(name, name, "", getattr(row.agreement, figure), intervals.get(figure, Undefined("no interval")),
+                  row.agreement.n, target, percent=percent, confidence=report.confidence)
+        found[name] = ruling(c, report.decide_on)
+    return found
 
 
 # --------------------------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from judge_tui.analysis.figure_format import (
     signed,
 )
 from judge_tui.analysis.interval_bars import Bar, IntervalBars
-from judge_tui.analysis.report import Group, Report, Row, Summary
+from judge_tui.analysis.report import Group, Report, Row, Summary, band_decisions, combined, meets_by_decision
 from judge_tui.analysis.targets import TargetCheck, ruling
 from judge_tui.analysis.uncertainty import CHANCE_FIGURES, INTERVAL_FIGURES
 from judge_tui.formats.terminal import SplittableTable, add_id_column, render_plain
@@ -36,7 +36,7 @@ from judge_tui.model.textsafe import clean
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.agreement import Figure
 from judge_tui.stats.assurance import PRACTICAL_MORE
-from judge_tui.stats.intervals import IntervalFigure
+from judge_tui.stats.intervals import Interval, IntervalFigure
 
 SCHEMA_VERSION = 1
 FIGURES = ("alignment_rate", "cohen_kappa", "weighted_kappa", "pearson_r", "spearman_rho", "kendall_tau",
@@ -76,9 +76,37 @@ def _figure(value: Figure, name: str, undefined: dict[str, str]) -> float | None
     return float(value)
 
 
-def _band(interpretation: ag.Interpretation) -> dict[str, Any]:
+def _band(interpretation: ag.Interpretation, decision: str | None, spanned: str) -> dict[str, Any]:
+    """A band in the JSON: the point estimate's band (label, status), the bands its interval spans, and whether
+    the target is met, which follows the decision (``point_meets_target`` keeps the point estimate's reading)."""
     return {"label": interpretation.label, "status": interpretation.status,
-            "meets_target": interpretation.meets_target}
+            "meets_target": meets_by_decision(decision), "decision": decision,
+            "point_meets_target": interpretation.meets_target, "interval_bands": spanned}
+
+
+def interval_bands(estimate: Figure, interval: IntervalFigure,
+                   interpret: Callable[[Figure, ag.Thresholds], ag.Interpretation], thresholds: ag.Thresholds) -> str:
+    """The bands an interval spans, lowest first: "moderate–almost perfect", or one band when the whole interval
+    lies in it. Without an interval the point estimate's band says so ("substantial (no interval)"), and a figure
+    too thin for an interval says "too few items"."""
+    if isinstance(interval, Interval):
+        low, high = interpret(interval.low, thresholds).label, interpret(interval.high, thresholds).label
+        return low if low == high else f"{low}–{high}"
+    if "too few items" in interval.reason:
+        return "too few items"
+    point = interpret(estimate, thresholds)
+    return point.label if point.status == "unknown" else f"{point.label} (no interval)"
+
+
+def _row_bands(row: Row, report: Report) -> tuple[str, str]:
+    """The alignment and kappa band cells of a row: the bands each interval spans."""
+    intervals, t = row.uncertainty.intervals, report.thresholds
+    alignment = interval_bands(row.agreement.alignment_rate, intervals.get("alignment_rate", ag.Undefined("none")),
+                               ag.interpret_alignment, t)
+    if row.method == "overall" and not ag.is_defined(row.agreement.cohen_kappa):
+        return alignment, "—"
+    return alignment, interval_bands(row.agreement.cohen_kappa, intervals.get("cohen_kappa", ag.Undefined("none")),
+                                     ag.interpret_kappa, t)
 
 
 def row_to_dict(row: Row, report: Report) -> dict[str, Any]:
@@ -113,8 +141,10 @@ def row_to_dict(row: Row, report: Report) -> dict[str, Any]:
         if pair.confusion else None
     )
     out["snapped"] = {"human": pair.snapped_human, "judge": pair.snapped_judge}
-    out["alignment_band"] = _band(row.alignment_band)
-    out["kappa_band"] = _band(row.kappa_band)
+    decided = band_decisions(row, report)
+    spans = _row_bands(row, report)
+    out["alignment_band"] = _band(row.alignment_band, decided["alignment"], spans[0])
+    out["kappa_band"] = _band(row.kappa_band, decided["kappa"], spans[1])
     out["undefined"] = undefined  # filled on below too: keys added later come after the original ones
     for name in CHANCE_FIGURES:
         out[name] = _figure(row.uncertainty.figures.get(name, ag.Undefined("not computed")), name, undefined)
@@ -245,7 +275,8 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "dimensions": [row_to_dict(r, report) for r in report.rows],
         "overall": row_to_dict(report.overall, report),
         "verdict": [{"topic": f.topic, "status": f.status, "meets_target": f.meets_target, "scope": f.scope,
-                     "text": f.text, "decision": f.decision} for f in report.findings],
+                     "text": f.text, "decision": f.decision, "point_meets_target": f.point_meets_target}
+                    for f in report.findings],
         "breakdowns": [
             {"by": b.by, "groups": [
                 {"value": s.value, "summary": summary_to_dict(s.summary),
@@ -258,11 +289,23 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "confidence": report.confidence,
         "decide_on": report.decide_on,
         "plan": plan_to_dicts(report),
+        "decisions_combine": _combined_to_dict(report),
         "ties": {"left_out": report.ties, "settle_with": "judge-tui adjudicate"},
         # Only when the draws were recorded (queue orders), so reports of other studies stay as they were.
         **({"design": design_to_dict(report)} if report.design is not None else {}),
         **({"settled_after": report.settled_after} if report.settled_after is not None else {}),
     }
+
+
+def _combined_to_dict(report: Report) -> dict[str, Any] | None:
+    found = combined(report)
+    if found is None:
+        return None
+    return {"rule": "each target on its own interval" if found.decide_on == "interval" else "point estimates",
+            "valid_for": "this n only", "targets": found.targets, "confidence_each": found.confidence,
+            "any_wrong_at_most": found.wrong_at_most if found.decide_on == "interval" else None,
+            "confidence_for_study": found.study_confidence if found.decide_on == "interval" else None,
+            "text": found.text()}
 
 
 def render_json(report: Report) -> str:
@@ -381,7 +424,7 @@ def dimension_table(report: Report, *, compact: bool = False) -> Table:
         table.add_column("Alignment band")  # words: they wrap, and a command's table keeps each whole
         table.add_column("κ band")
     for row, name in zip([*rows, report.overall], names, strict=True):
-        kappa_band = _kappa_band_cell(row)
+        align_band, kappa_band = _row_bands(row, report)
         align_style = STATUS_STYLE[row.alignment_band.status]
         kappa_style = STATUS_STYLE[row.kappa_band.status] if kappa_band != "—" else ""
         cells = []
@@ -390,7 +433,9 @@ def dimension_table(report: Report, *, compact: bool = False) -> Table:
             # The summary screen draws most intervals as bars below, which keeps 80 columns; the rest stack here.
             plain = compact and figure in BAR_FIGURES
             cells.append(Text(cell(row, figure) if plain else stacked_cell(row, figure), style=style))
-        bands = [] if compact else [Text(row.alignment_band.label, style=align_style), Text(kappa_band, style=kappa_style)]
+        # A band cell spanning several bands takes the colour of "unknown", as an undecided target does.
+        bands = [] if compact else [Text(band, style=STATUS_STYLE["unknown"] if "–" in band else style)
+                                    for band, style in ((align_band, align_style), (kappa_band, kappa_style))]
         table.add_row(Text(name, style="bold" if row.method == "overall" else ""), *cells, *bands,
                       end_section=row is rows[-1])
     if compact:
@@ -549,6 +594,9 @@ def verdict(report: Report) -> Text:
     for finding in report.findings:
         text.append(f"[{STATUS_MARK[finding.status]}] ", style=STATUS_STYLE[finding.status])
         text.append(finding.text + "\n")
+    found = combined(report)
+    if found is not None:
+        text.append(found.text() + "\n", style="dim")
     return text
 
 
@@ -779,6 +827,9 @@ def render_markdown(report: Report) -> str:
     out += _md_table(["Metric", "Value"], summary_lines(report.summary, rates, report.tolerance), right_from=2)
     out += ["", "## Verdict", ""]
     out += [f"- **{STATUS_MARK[f.status]}** {md(f.text)}" for f in report.findings]
+    found = combined(report)
+    if found is not None:
+        out += ["", md(found.text())]
     plan = plan_lines(report)
     if plan:
         out += ["", "## What would settle it", ""]
@@ -787,8 +838,7 @@ def render_markdown(report: Report) -> str:
     columns = _columns(report)
     out += _md_table(["Dimension", *(h for h, _ in columns), "Alignment band", "Kappa band"],
                      [[f"**{r.key}**" if r.method == "overall" else r.key + (" (code)" if r.method == "code" else ""),
-                       *(cell(r, f, interval=True) for _, f in columns), r.alignment_band.label,
-                       _kappa_band_cell(r)]
+                       *(cell(r, f, interval=True) for _, f in columns), *_row_bands(r, report)]
                       for r in [*report.rows, report.overall]])
     out += ["", f"Intervals: {report.confidence:.0%}, in brackets after each figure (shares in percent)."]
     chance = chance_table(report)
@@ -824,12 +874,6 @@ def render_markdown(report: Report) -> str:
         out += ["", "## Agreement among humans", "", md(human.title), ""]
         out += _md_table([md(col.header) for col in human.columns], _table_cells(human))
     return "\n".join(out) + "\n"
-
-
-def _kappa_band_cell(row: Row) -> str:
-    if row.method == "overall" and not ag.is_defined(row.agreement.cohen_kappa):
-        return "—"
-    return row.kappa_band.label
 
 
 def _table_cells(table: Table) -> list[list[str]]:

@@ -495,10 +495,10 @@ def corrected_pass_rate(
     (``human_labels`` aligned with ``judge_labels``).
 
     The interval is a bootstrap percentile interval. Each resample redraws the labelled pairs with
-    replacement (re-estimating TPR and TNR) and the judge-only items with replacement (re-estimating
-    p_obs). Because the estimate depends only on counts, the redraws are taken as one multinomial over
-    the four (human, judge) cells and one binomial over the judge-only passes, which has the same
-    distribution as resampling items and stays vectorised. A fixed ``seed`` makes the interval identical
+    replacement (re-estimating TPR and TNR), as one multinomial over the four (human, judge) cells, which has
+    the same distribution as resampling items and stays vectorised; p_obs is drawn from its Jeffreys posterior
+    Beta(passes + 1/2, fails + 1/2), which is as wide as a redraw of the judge-only items in the middle of the
+    range and, unlike a redraw, still varies when every judge-only item passed (or none did). A fixed ``seed`` makes the interval identical
     on every run for the same data. Resamples where TPR + TNR <= 1 (or a class is missing) are left out;
     if more than 5% are, the interval is Undefined.
 
@@ -538,14 +538,18 @@ def corrected_pass_rate(
     rng = np.random.default_rng(seed)
     cells = np.array([metrics.true_pass, metrics.false_fail, metrics.true_fail, metrics.false_pass])
     drawn = rng.multinomial(metrics.n, cells / metrics.n, size=n_boot)
-    passes = rng.binomial(n_judge_only, observed, size=n_boot)
+    # The judge-only pass rate is drawn from its Jeffreys posterior, Beta(passes + 1/2, fails + 1/2), not
+    # redrawn at its observed value: at 0 or 1 a redraw never varies, and 20 judge-only items all PASS would
+    # give the certain-looking interval [1.00, 1.00].
+    observed_passes = observed * n_judge_only
+    pass_rate = rng.beta(observed_passes + 0.5, n_judge_only - observed_passes + 0.5, size=n_boot)
     true_pass, false_fail, true_fail, false_pass = drawn.T
     human_pass, human_fail = true_pass + false_fail, true_fail + false_pass
     with np.errstate(divide="ignore", invalid="ignore"):
         tpr = true_pass / human_pass
         tnr = true_fail / human_fail
         usable = (human_pass > 0) & (human_fail > 0) & (tpr + tnr > 1.0)
-        replicates = rogan_gladen(passes / n_judge_only, tpr, tnr)[usable]
+        replicates = rogan_gladen(pass_rate, tpr, tnr)[usable]
     used = int(replicates.size)
     if used < MIN_USABLE_RESAMPLES * n_boot:
         why = Undefined(

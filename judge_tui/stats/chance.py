@@ -51,7 +51,9 @@ def gwet_ac(
 
     AC = (p_a - p_e) / (1 - p_e) with p_a the (weighted) observed agreement and
     p_e = T_w / (q (q - 1)) · sum_k pi_k (1 - pi_k), where pi_k is the mean of the two raters' shares of
-    category k and T_w the sum of the agreement weights. The variance is Gwet's (2008) for the subjects
+    category k and T_w the sum of the agreement weights. Undefined when either rater used one category only:
+    AC then rewards a constant rater (1.0 when both always say PASS, 0.947 for a judge that does worse than
+    always answering PASS). The variance is Gwet's (2008) for the subjects
     sampled from an infinite population; the interval is AC ± z·SE clipped to [-1, 1] (irrCAC uses a t
     quantile with n - 1 degrees of freedom, which differs from z by under 1% past 100 items). When every item
     agreed the SE is 0 whatever n is; the interval is then Wilson's for the observed agreement, chance agreement
@@ -62,6 +64,13 @@ def gwet_ac(
     q = table.shape[0]
     if n < 2:
         return Undefined("AC1 needs at least two items rated by both")
+    for side, totals in (("the first rater", table.sum(axis=1)), ("the second rater", table.sum(axis=0))):
+        if np.count_nonzero(totals) == 1:
+            # AC1's chance agreement takes the two raters' mean shares, so a rater who never varies still leaves
+            # room for "agreement beyond chance" (1.0 with everyone saying PASS; 0.947 for a judge worse than
+            # always-PASS): the figure would measure the labels' skew, not agreement.
+            return Undefined(f"{side} gave every item the same category, so AC{1 if weights is None else 2} "
+                             "cannot tell agreement from that rater's habit")
     index = np.arange(q)
     w = np.eye(q) if weights is None else 1.0 - (index[:, None] - index[None, :]) ** 2 / float((q - 1) ** 2)
     p = table / n

@@ -4,8 +4,9 @@ A closed form where a standard one exists, a seeded bootstrap over items otherwi
 
 * a share with one observation per item (alignment on one dimension, TPR, TNR, accuracy): the Wilson score
   interval;
-* Cohen's kappa, unweighted or with quadratic weights: the large-sample standard error of Fleiss, Cohen and
-  Everitt (1969), as statsmodels' ``cohens_kappa`` computes it;
+* Cohen's kappa, unweighted or with quadratic weights: an interval on log(1 - kappa) with the large-sample
+  standard error of Fleiss, Cohen and Everitt (1969) (a bootstrap-t for quadratic weights), "too few items"
+  where no interval covers (:func:`kappa_interval`);
 * Pearson's r: Fisher's z, as scipy's ``pearsonr(...).confidence_interval()``;
 * Spearman's rho and Kendall's tau: a bootstrap at small n, Fisher's z with the variances of Fieller, Hartley
   and Pearson (1957) at large n;
@@ -20,6 +21,8 @@ figure can take.
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from statistics import NormalDist
@@ -42,10 +45,12 @@ __all__ = [
     "fisher_z",
     "kappa_interval",
     "kappa_standard_error",
+    "kappa_too_few",
     "kendall_interval",
     "mean_interval",
     "percentile_interval",
     "spearman_interval",
+    "t_value",
     "wilson",
     "wilson_at",
     "wilson_bounds",
@@ -88,6 +93,61 @@ def z_value(confidence: float) -> float:
     """The standard normal quantile that leaves (1 - confidence) / 2 in each tail (1.96 for 95%)."""
     _check_confidence(confidence)
     return NormalDist().inv_cdf(0.5 + confidence / 2.0)
+
+
+@functools.lru_cache(maxsize=1024)
+def t_value(confidence: float, df: float) -> float:
+    """Student's t quantile that leaves (1 - confidence) / 2 in each tail with ``df`` degrees of freedom
+    (scipy's ``t.ppf(0.5 + confidence / 2, df)``), by bisection on the t distribution function, which is the
+    regularised incomplete beta function I_x(df/2, 1/2) at x = df / (df + t^2) (Abramowitz and Stegun 26.7.1)."""
+    _check_confidence(confidence)
+    if df <= 0:
+        raise ValueError(f"degrees of freedom must be positive, got {df}")
+    tail = (1.0 - confidence) / 2.0
+    low, high = 0.0, 1.0
+    while _t_tail(high, df) > tail:
+        high *= 2.0
+    for _ in range(200):
+        middle = (low + high) / 2.0
+        if _t_tail(middle, df) > tail:
+            low = middle
+        else:
+            high = middle
+        if high - low < 1e-13 * max(1.0, high):
+            break
+    return (low + high) / 2.0
+
+
+def _t_tail(t: float, df: float) -> float:
+    """P(T > t) for t >= 0: half the regularised incomplete beta I_x(df/2, 1/2), x = df / (df + t^2)."""
+    return 0.5 * _incomplete_beta(df / (df + t * t), df / 2.0, 0.5)
+
+
+def _incomplete_beta(x: float, a: float, b: float) -> float:
+    """The regularised incomplete beta function by its continued fraction (Lentz's method; Press et al.,
+    *Numerical Recipes*, 3rd ed., 6.4)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    if x > (a + 1.0) / (a + b + 2.0):
+        return 1.0 - _incomplete_beta(1.0 - x, b, a)
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    fraction = d
+    for m in range(1, 500):
+        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + numerator * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            fraction *= c * d
+        if abs(c * d - 1.0) < 1e-15:
+            break
+    return front * fraction / a
 
 
 def wilson(successes: int, n: int, confidence: float = 0.95) -> IntervalFigure:
@@ -214,34 +274,136 @@ def kappa_standard_error(confusion: np.ndarray, weights: KappaWeights = None) ->
     return kappa, float(np.sqrt(max(variance, 0.0)))
 
 
-def kappa_interval(confusion: np.ndarray, weights: KappaWeights = None, confidence: float = 0.95) -> IntervalFigure:
-    """kappa ± z·SE with the Fleiss–Cohen–Everitt standard error, clipped to [-1, 1].
+# Fewer items than this outside a rater's most common category, and that rater's side of the table is too thin
+# for any kappa interval to cover: measured in benchmarks/bench_decisions_coverage.py (one such item: 83%).
+KAPPA_MIN_MINORITY = 2
 
-    Equals statsmodels' ``kappa_low`` and ``kappa_upp`` where those lie within [-1, 1]. When every item lies on
-    the diagonal, or one rater gave every item the same category, the standard error is 0 whatever n is, which
-    would claim certainty from two items: the interval is then taken from the Wilson interval of the observed
-    agreement with chance agreement held fixed (method "wilson-agreement").
+
+def _kappa_and_se_many(tables: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Kappa and its Fleiss–Cohen–Everitt standard error of every table of ``tables`` (shape (..., k, k)); NaN
+    where chance agreement is total. The same formula as :func:`kappa_standard_error`, vectorised."""
+    n = tables.sum(axis=(-1, -2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = tables / n[..., None, None]
+        rows, cols = p.sum(axis=-1), p.sum(axis=-2)
+        chance = np.einsum("...i,ij,...j->...", rows, w, cols)
+        observed = (p * w).sum(axis=(-1, -2))
+        kappa = np.where(chance < 1.0 - 1e-12, (observed - chance) / (1.0 - chance), np.nan)
+        w_row = np.einsum("ij,...j->...i", w, cols)
+        w_col = np.einsum("...i,ij->...j", rows, w)
+        spread = (p * (w - (w_row[..., :, None] + w_col[..., None, :]) * (1.0 - kappa)[..., None, None]) ** 2).sum(
+            axis=(-1, -2))
+        variance = (spread - (kappa - chance * (1.0 - kappa)) ** 2) / ((1.0 - chance) ** 2 * n)
+    return kappa, np.sqrt(np.clip(variance, 0.0, None))
+
+
+def kappa_too_few(confusion: np.ndarray) -> Undefined | None:
+    """Why a kappa table is too thin for an interval (fewer than ``KAPPA_MIN_MINORITY`` items outside a rater's
+    most common category), or None. Kappa itself stays defined; only its interval would pretend."""
+    table = np.asarray(confusion, dtype=np.float64)
+    n = float(table.sum())
+    sides = (("the first rater", n - float(table.sum(axis=1).max())),
+             ("the second rater", n - float(table.sum(axis=0).max())))
+    for side, minority in sorted(sides, key=lambda s: s[1]):
+        if minority < KAPPA_MIN_MINORITY:
+            what = ("gave every item the same category, so kappa is 0 by construction" if minority == 0 else
+                    f"put only {minority:.0f} of {n:.0f} items outside their most common category")
+            return Undefined(f"too few items for a kappa interval: {side} {what}; no interval covers the truth "
+                             f"this rarely (at least {KAPPA_MIN_MINORITY} items in another category are needed)")
+    return None
+
+
+def kappa_interval(
+    confusion: np.ndarray, weights: KappaWeights = None, confidence: float = 0.95, *,
+    n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, resample: bool = True,
+) -> IntervalFigure:
+    """A confidence interval of Cohen's kappa that covers at 12 items and more, chosen by measured coverage.
+
+    Kappa is 1 - D_o / D_e, one minus the ratio of the observed to the chance-expected (weighted) disagreement,
+    so the interval is built on log(1 - kappa), the log of that ratio, as Katz et al. (1978) build the risk
+    ratio's; the ratio's sampling distribution is skewed towards 1 at small n, and the log makes it nearly
+    symmetric:
+
+    * unweighted kappa (and any two-category table): log(1 - kappa) ± t·SE / (1 - kappa), with the
+      Fleiss–Cohen–Everitt (1969) standard error and Student's t with n - 1 degrees of freedom (as Gwet's and
+      irrCAC's intervals use); method "log-disagreement (t)";
+    * quadratic-weighted kappa on three or more categories: a studentized bootstrap (bootstrap-t; Efron and
+      Tibshirani 1993, ch. 12) of the same log ratio over items, seeded: the t quantiles above under-cover
+      there when one rater's categories are skewed (86% at 12 items); method "bootstrap-t (log-disagreement)".
+      Past ``BOOTSTRAP_MAX_ITEMS`` items, or with ``resample=False`` (where many groups would each cost 2,000
+      resamples for a figure no table shows), the t interval, which the bootstrap-t approaches at large n.
+
+    Where no interval covers, it says so (:func:`kappa_too_few`): with fewer than two items outside one rater's
+    most common category. When every item agreed there is no disagreement to take a log of, and the
+    standard error is 0 whatever n is: the interval is Wilson's for the observed agreement, chance agreement
+    held fixed (method "wilson-agreement"). Coverage per cell: ``benchmarks/bench_decisions_coverage.py``.
+
+    References: Katz, D., Baptista, J., Azen, S. P. and Pike, M. C. (1978). Obtaining confidence intervals for
+    the risk ratio in cohort studies. *Biometrics* 34(3), 469–474. Fleiss, Cohen and Everitt (1969), as
+    :func:`kappa_standard_error`.
     """
     found = kappa_standard_error(confusion, weights)
     if isinstance(found, Undefined):
         return found
-    kappa, se = found
-    if se > 0:
-        z = z_value(confidence)
-        return Interval(max(-1.0, kappa - z * se), min(1.0, kappa + z * se), "fleiss-cohen-everitt", confidence)
     table = np.asarray(confusion, dtype=np.float64)
+    few = kappa_too_few(table)
+    if few is not None:
+        return few
+    kappa, se = found
+    k = table.shape[0]
+    w = _agreement_weights(k, weights)
     n = int(round(table.sum()))
-    w = _agreement_weights(table.shape[0], weights)
-    p = table / n
-    chance = float((w * np.outer(p.sum(axis=1), p.sum(axis=0))).sum())
-    agreed = wilson(int(round(float((w * table).sum()))), n, confidence)
-    assert isinstance(agreed, Interval)
-    return Interval(
-        max(-1.0, (agreed.low - chance) / (1.0 - chance)),
-        min(1.0, (agreed.high - chance) / (1.0 - chance)),
-        "wilson-agreement",
-        confidence,
-    )
+    if not np.any(table[~np.eye(k, dtype=bool)]):
+        p = table / n
+        chance = float((w * np.outer(p.sum(axis=1), p.sum(axis=0))).sum())
+        agreed = wilson(int(round(float((w * table).sum()))), n, confidence)
+        assert isinstance(agreed, Interval)
+        return Interval(max(-1.0, (agreed.low - chance) / (1.0 - chance)),
+                        min(1.0, (agreed.high - chance) / (1.0 - chance)), "wilson-agreement", confidence)
+    spread = se / (1.0 - kappa)  # the standard error of log(1 - kappa), by the delta method
+    if weights is None or k == 2 or n > BOOTSTRAP_MAX_ITEMS or not resample:
+        q = t_value(confidence, n - 1)
+        low, high = q, -q
+        method = "log-disagreement (t)"
+    else:
+        low, high = _bootstrap_t_quantiles(table, w, kappa, spread, confidence, n_boot, seed)
+        method = "bootstrap-t (log-disagreement)"
+    disagreement = 1.0 - kappa
+    with np.errstate(over="ignore"):
+        return Interval(max(-1.0, 1.0 - disagreement * float(np.exp(low * spread))),
+                        min(1.0, 1.0 - disagreement * float(np.exp(high * spread))), method, confidence)
+
+
+def _bootstrap_t_quantiles(table: np.ndarray, w: np.ndarray, kappa: float, spread: float, confidence: float,
+                           n_boot: int, seed: int) -> tuple[float, float]:
+    """The upper and lower quantiles of the bootstrap's studentized log(1 - kappa), (log(1 - κ*) - log(1 - κ)) /
+    (SE* / (1 - κ*)), for the low and the high end of the interval. Items are redrawn as multinomial counts over
+    the table's cells (the same as redrawing items). A resample with every item agreed has log(1 - κ*) = -inf:
+    it counts as an infinitely low pivot, which widens the interval rather than being dropped."""
+    n = int(round(table.sum()))
+    rng = np.random.default_rng(seed)
+    k = table.shape[0]
+    drawn = rng.multinomial(n, (table / n).ravel(), size=n_boot).reshape(n_boot, k, k).astype(np.float64)
+    kappas, errors = _kappa_and_se_many(drawn, w)
+    usable = np.isfinite(kappas)
+    kappas, errors = kappas[usable], errors[usable]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_ratio = np.log(1.0 - kappas)
+        pivot = (log_ratio - np.log(1.0 - kappa)) / (errors / (1.0 - kappas))
+    agreed = kappas >= 1.0 - 1e-12
+    pivot = np.where(agreed, -np.inf, pivot)
+    # A resample whose standard error is 0 without full agreement (one rater's category only): as far out as
+    # its figure lies on either side.
+    flat = ~agreed & ~np.isfinite(pivot)
+    with np.errstate(invalid="ignore"):  # a resample on the estimate itself: sign 0, a pivot of 0 below
+        pivot = np.where(flat, np.sign(log_ratio - np.log(1.0 - kappa)) * np.inf, pivot)
+    pivot = np.sort(np.where(np.isnan(pivot), 0.0, pivot))
+    tail = (1.0 - confidence) / 2.0
+    count = pivot.size
+    upper = pivot[min(count - 1, int(np.ceil((1.0 - tail) * count)) - 1)]
+    lower = pivot[max(0, int(np.floor(tail * count)))]
+    # log(1 - kappa) lies in [g - upper·s, g - lower·s]; 1 - kappa = (1 - κ̂)·exp(-pivot·s).
+    return -float(lower), -float(upper)
 
 
 def chance_held_interval(observed: float, chance: float, n: float, confidence: float = 0.95) -> Interval:

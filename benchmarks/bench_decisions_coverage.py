@@ -1,0 +1,236 @@
+"""Coverage of every interval the report decides on, cell by cell, with a known truth.
+
+Each study draws n items from a known joint distribution of (expert, judge) scores, pairs them as the report
+does (`analysis.scores.AlignedPair`), computes the row's figures with `AlignedPair.compare` and their intervals
+with `analysis.uncertainty.row_uncertainty`: the functions `report._rows` calls for every dimension. The
+targets' TPR and TNR intervals come from the same Wilson interval `report._checks` uses. An interval covers
+when the truth (the figure of the joint distribution itself) lies within it; "too few" counts the studies in
+which the interval is Undefined because no interval would cover (the figure may still be shown).
+
+* PASS/FAIL cells (the `binary` rubric): TPR and TNR each 0.70, 0.90 or 0.97, FAIL share 0.1 or 0.3, n 12, 25,
+  46, 100 or 400 items. Intervals: Cohen's kappa, alignment (share of agreeing labels), TPR, TNR.
+* Graded cells (the `cis` rubric's 0–1 scale in quarter steps): two expert distributions (spread over the
+  scale, or skewed to its top) times three judges (close: 75% exact, medium: 50%, loose: 35% exact with
+  two-step slips). Intervals: Cohen's kappa, quadratic-weighted kappa, Pearson's r, alignment (within ±0.15).
+
+A third part (``--part methods``) compares, on the confusion tables of the same kind of studies, the kappa
+interval before (kappa ± 1.96·SE), the log-disagreement t interval on either weighting, and the report's own
+(the t interval unweighted, the bootstrap-t weighted): the measurement behind the choice.
+
+Studies in which the figure itself is undefined (say, no human FAIL for TNR) are left out of that figure's
+coverage. A cell's coverage over S studies has a Monte Carlo standard error of about
+sqrt(0.95·0.05/S): 0.7 points at S = 1,000.
+
+Run from the project root:
+    .venv/bin/python benchmarks/bench_decisions_coverage.py [--studies 1000] [--part binary|graded|methods|all]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from judge_tui.analysis.scores import AlignedPair
+from judge_tui.analysis.uncertainty import row_uncertainty
+from judge_tui.model.rubrics import get_rubric
+from judge_tui.stats.agreement import Undefined
+from judge_tui.stats.intervals import (
+    Interval,
+    IntervalFigure,
+    KappaWeights,
+    chance_held_interval,
+    kappa_interval,
+    kappa_standard_error,
+    kappa_too_few,
+    t_value,
+    z_value,
+)
+
+CONFIDENCE = 0.95
+TOLERANCE = 0.15
+SIZES = (12, 25, 46, 100, 400)
+RATES = (0.7, 0.9, 0.97)
+FAIL_SHARES = (0.1, 0.3)
+QUARTERS = np.array([0.0, 0.25, 0.5, 0.75, 1.0])
+EXPERTS = {"spread": np.array([0.10, 0.20, 0.30, 0.25, 0.15]), "skewed": np.array([0.03, 0.07, 0.15, 0.35, 0.40])}
+JUDGES = {"close": {-1: 0.10, 0: 0.75, 1: 0.15}, "medium": {-1: 0.20, 0: 0.50, 1: 0.25, 2: 0.05},
+          "loose": {-2: 0.10, -1: 0.25, 0: 0.35, 1: 0.20, 2: 0.10}}
+
+
+@dataclass(frozen=True)
+class Cell:
+    name: str
+    joint: np.ndarray  # P(expert category i, judge category j)
+    points: np.ndarray  # the scale's points, one per category
+
+
+def kappa_of(joint: np.ndarray, quadratic: bool) -> float:
+    k = joint.shape[0]
+    index = np.arange(k)
+    w = 1.0 - (index[:, None] - index[None, :]) ** 2 / (k - 1) ** 2 if quadratic else np.eye(k)
+    chance = float(joint.sum(axis=1) @ w @ joint.sum(axis=0))
+    return (float((w * joint).sum()) - chance) / (1.0 - chance)
+
+
+def pearson_of(joint: np.ndarray, points: np.ndarray) -> float:
+    ex, ey = joint.sum(axis=1) @ points, joint.sum(axis=0) @ points
+    vx = joint.sum(axis=1) @ points**2 - ex**2
+    vy = joint.sum(axis=0) @ points**2 - ey**2
+    return float((points @ joint @ points - ex * ey) / np.sqrt(vx * vy))
+
+
+def alignment_of(joint: np.ndarray, points: np.ndarray) -> float:
+    return float(joint[np.abs(points[:, None] - points[None, :]) <= TOLERANCE + 1e-9].sum())
+
+
+def binary_cells() -> Iterator[tuple[Cell, dict[str, float]]]:
+    for tpr in RATES:
+        for tnr in RATES:
+            for fail in FAIL_SHARES:
+                joint = np.array([[fail * tnr, fail * (1 - tnr)], [(1 - fail) * (1 - tpr), (1 - fail) * tpr]])
+                truth = {"cohen_kappa": kappa_of(joint, False), "alignment_rate": alignment_of(joint, np.array([0.0, 1.0])),
+                         "tpr": tpr, "tnr": tnr}
+                yield Cell(f"TPR {tpr:.2f} TNR {tnr:.2f} FAIL {fail:.0%}", joint, np.array([0.0, 1.0])), truth
+
+
+def graded_cells() -> Iterator[tuple[Cell, dict[str, float]]]:
+    for expert_name, expert in EXPERTS.items():
+        for judge_name, slips in JUDGES.items():
+            joint = np.zeros((5, 5))
+            for i in range(5):
+                for step, share in slips.items():
+                    joint[i, min(4, max(0, i + step))] += expert[i] * share
+            truth = {"cohen_kappa": kappa_of(joint, False), "weighted_kappa": kappa_of(joint, True),
+                     "pearson_r": pearson_of(joint, QUARTERS), "alignment_rate": alignment_of(joint, QUARTERS)}
+            yield Cell(f"{expert_name} expert, {judge_name} judge", joint, QUARTERS), truth
+
+
+def coverage(cell: Cell, truth: dict[str, float], n: int, studies: int, rubric_name: str,
+             seed: int) -> dict[str, tuple[int, int, int]]:
+    """{figure: (covered, intervals given, too few items)} over ``studies`` studies of n items."""
+    rubric = get_rubric(rubric_name)
+    rng = np.random.default_rng(np.random.SeedSequence([20261127, seed]))
+    k = cell.points.size
+    drawn = rng.choice(k * k, size=(studies, n), p=cell.joint.ravel())
+    keys = np.arange(n)
+    tally = {name: [0, 0, 0] for name in truth}
+    for codes in drawn:
+        paired = AlignedPair(keys, cell.points[codes // k], cell.points[codes % k])
+        figures = paired.compare(rubric, TOLERANCE)
+        found = row_uncertainty(paired, figures, CONFIDENCE, ranks=False).intervals
+        for name, value in truth.items():
+            interval = found[name]
+            if isinstance(interval, Interval):
+                tally[name][0] += interval.low <= value <= interval.high
+                tally[name][1] += 1
+            elif "too few items" in interval.reason:
+                tally[name][2] += 1
+    return {name: (c, g, f) for name, (c, g, f) in tally.items()}
+
+
+def run(part: str, cells: Iterator[tuple[Cell, dict[str, float]]], rubric: str, studies: int) -> None:
+    header = None
+    for index, (cell, truth) in enumerate(cells):
+        if header is None:
+            names = list(truth)
+            print(f"\n### {part}: coverage of the 95% intervals ({studies} studies per cell)\n")
+            print("| cell | truth (" + ", ".join(names) + ") | n | " + " | ".join(names) + " |")
+            print("|---|---|---:|" + "---:|" * len(names))
+            header = names
+        for n in SIZES:
+            found = coverage(cell, truth, n, studies, rubric, seed=index * len(SIZES) + SIZES.index(n))
+            cells_text = []
+            for name in header:
+                covered, given, few = found[name]
+                text = f"{covered / given:.1%}" if given else "—"
+                if few:
+                    text += f" ({few / studies:.0%} too few)"
+                cells_text.append(text)
+            truths = ", ".join(f"{truth[name]:.3f}" for name in header)
+            print(f"| {cell.name} | {truths} | {n} | " + " | ".join(cells_text) + " |", flush=True)
+
+
+# ------------------------------------------------------------------------------------ the choice of method
+
+METHOD_SIZES = (12, 25, 46, 100)
+
+
+def _wald(table: np.ndarray, weights: KappaWeights) -> IntervalFigure:
+    """The interval before: kappa ± 1.96·SE (Fleiss–Cohen–Everitt), Wilson's for the agreement when every item
+    agreed (the standard error is 0 there)."""
+    found = kappa_standard_error(table, weights)
+    if isinstance(found, Undefined):
+        return found
+    kappa, se = found
+    if se > 0:
+        z = z_value(CONFIDENCE)
+        return Interval(max(-1.0, kappa - z * se), min(1.0, kappa + z * se), "wald", CONFIDENCE)
+    k = table.shape[0]
+    index = np.arange(k)
+    w = 1.0 - (index[:, None] - index[None, :]) ** 2 / (k - 1) ** 2 if weights else np.eye(k)
+    p = table / table.sum()
+    chance = float(p.sum(axis=1) @ w @ p.sum(axis=0))
+    return chance_held_interval(float((w * p).sum()), chance, float(table.sum()), CONFIDENCE)
+
+
+def _log_t(table: np.ndarray, weights: KappaWeights) -> IntervalFigure:
+    """log(1 - kappa) ± t(n - 1)·SE/(1 - kappa): the unweighted choice, here tried on any weights."""
+    found = kappa_standard_error(table, weights)
+    if isinstance(found, Undefined) or kappa_too_few(table) is not None:
+        return Undefined("too few items")
+    kappa, se = found
+    if kappa >= 1:
+        return kappa_interval(table, weights)
+    q, spread = t_value(CONFIDENCE, table.sum() - 1), se / (1 - kappa)
+    return Interval(max(-1.0, 1 - (1 - kappa) * np.exp(q * spread)), 1 - (1 - kappa) * np.exp(-q * spread), "log-t",
+                    CONFIDENCE)
+
+
+def compare_methods(studies: int) -> None:
+    """Coverage of kappa intervals made three ways, on the confusion tables of the same simulated studies: the
+    Wald interval (before), the log-disagreement t interval, and the report's own (kappa_interval)."""
+    print(f"\n### The choice of method: kappa coverage ({studies} studies per cell; too few items left out)\n")
+    print("| cell | weights | truth | n | Wald (before) | log(1 − κ), t | report (kappa_interval) |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    cells = [(cell, None) for cell, _ in binary_cells()] + [(cell, w) for cell, _ in graded_cells()
+                                                            for w in (None, "quadratic")]
+    for index, (cell, weights) in enumerate(cells):
+        k = cell.points.size
+        truth = kappa_of(cell.joint, weights == "quadratic")
+        for n in METHOD_SIZES:
+            rng = np.random.default_rng(np.random.SeedSequence([20261128, index, n]))
+            tables = rng.multinomial(n, cell.joint.ravel(), size=studies).reshape(studies, k, k)
+            tally = {name: [0, 0] for name in ("wald", "log-t", "report")}
+            for table in tables:
+                if isinstance(kappa_standard_error(table, weights), Undefined):
+                    continue
+                for name, make in (("wald", _wald), ("log-t", _log_t), ("report", kappa_interval)):
+                    found = make(table, weights)
+                    if isinstance(found, Interval):
+                        tally[name][0] += found.low <= truth <= found.high
+                        tally[name][1] += 1
+            text = [f"{c / g:.1%}" if g else "—" for c, g in tally.values()]
+            print(f"| {cell.name} | {weights or 'none'} | {truth:.3f} | {n} | " + " | ".join(text) + " |", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--studies", type=int, default=1000)
+    parser.add_argument("--part", choices=("binary", "graded", "methods", "all"), default="all")
+    args = parser.parse_args()
+    start = time.perf_counter()
+    if args.part in ("binary", "all"):
+        run("PASS/FAIL", binary_cells(), "binary", args.studies)
+    if args.part in ("graded", "all"):
+        run("Graded (CIS-like, five points)", graded_cells(), "cis", args.studies)
+    if args.part in ("methods", "all"):
+        compare_methods(args.studies)
+    print(f"\n{time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
