@@ -595,3 +595,36 @@ def test_every_item_rated_in_balanced_order_leaves_the_judge_on_its_target_undec
     interval = found["design"]["weighted_figures"]["tpr"]["interval"]
     assert interval["low"] < 0.9 < interval["high"] and interval["method"] == "stratified Jeffreys (two-phase)"
     assert {t["target"]: t["decision"] for t in found["plan"]}["tpr"] == "undecided"
+
+
+def test_a_balanced_pool_rated_whole_in_perfect_agreement_claims_no_certainty(store, rubrics):
+    """A graded rubric, every item rated in balanced order and every score the judge's: r over the design is 1
+    in every resample, which is no interval for the judge (not [1, 1]); kappa takes Wilson's agreement
+    interval, wider than a point."""
+    from judge_tui.analysis.report import build_report
+    from judge_tui.stats.agreement import Undefined
+
+    rubric = rubrics["reasoning-trace"]  # the judge's verdicts: approve, reject
+    assert rubric.overall != "label"
+    version = store.ensure_rubric_version(rubric)
+    ids = [f"E{k:03d}" for k in range(30)]
+    store.add_items([Item(id=i, rubric=rubric.id, fields={}) for i in ids])
+    dims = [d.id for d in rubric.judged_dimensions]
+    store.ensure_rater(JUDGE, "judge")
+    store.ensure_rater("ann", "human")
+    scores = {i: {d: (0.0 if k % 4 == 0 else 1.0 if k % 3 else 0.5) for d in dims} for k, i in enumerate(ids)}
+    for i, given in scores.items():
+        store.save_rating(Rating(item_id=i, rater_id=JUDGE, rubric_version_id=version, scores=given,
+                                 overall=rubric.overall_score(given), verdict=rubric.verdict(given)))
+    prepare_queue(store, rubric, "ann", "balanced")
+    for i, given in scores.items():
+        store.save_rating(Rating(item_id=i, rater_id="ann", rubric_version_id=version, scores=given,
+                                 overall=rubric.overall_score(given), verdict=rubric.verdict(given)))
+    design = build_report(store, rubric).design
+    assert design is not None and design.weighted and sum(design.rated.values()) == 30
+    figures = {f.key: f for f in design.figures}
+    assert figures["pearson_r"].estimate == pytest.approx(1.0)
+    assert isinstance(figures["pearson_r"].interval, Undefined)
+    for f in design.figures:
+        if not isinstance(f.interval, Undefined):
+            assert f.interval.high - f.interval.low > 0.01, f.key

@@ -37,7 +37,7 @@ from judge_tui.model.rubrics import Rubric
 from judge_tui.stats import agreement as ag
 from judge_tui.stats import intervals as iv
 from judge_tui.stats.agreement import Figure, Undefined
-from judge_tui.stats.intervals import IntervalFigure
+from judge_tui.stats.intervals import Interval, IntervalFigure
 from judge_tui.store import Store
 
 
@@ -168,8 +168,12 @@ def _figure(key: str, label: str, statistic: iv.WeightedStatistic, weights: np.n
         why = Undefined("not defined on the compared items")
         return WeightedFigure(key, label, why, why)
     replicates = iv.bootstrap(statistic, weights.size, strata=strata, design_weights=weights, pool=pool)
-    return WeightedFigure(key, label, value, iv.percentile_interval(replicates, confidence, method=STRATIFIED_BOOTSTRAP),
-                          iv.effective_sample_size(weights))
+    interval = iv.percentile_interval(replicates, confidence, method=STRATIFIED_BOOTSTRAP)
+    if isinstance(interval, Interval) and interval.high - interval.low < 1e-12:
+        # Every resample the same (r = 1 on items on one line): a point would claim certainty about the judge.
+        interval = Undefined(f"no interval: every resample of the compared items gives {value:.3f}; items that "
+                             "differ more will give one")
+    return WeightedFigure(key, label, value, interval, iv.effective_sample_size(weights))
 
 
 STRATIFIED = "stratified Jeffreys (two-phase)"
