@@ -294,7 +294,9 @@ def bootstrap(
             weights[:, members] = rng.multinomial(size, np.full(size, 1.0 / size), size=rows)
         if phase_one is not None:
             weights *= phase_one.factors(rows)
-        out[start : start + rows] = statistic(weights * scale)
+        # A pool drawn without a stratum can leave a resample no item: its figure is NaN, which is how it says so.
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[start : start + rows] = statistic(weights * scale)
     return out
 
 
