@@ -247,22 +247,26 @@ def test_balanced_report_weights_each_stratum_by_its_share_of_the_pool(store, bi
         if f.key == "corrected_pass_rate":  # 8 labelled items: too few resamples keep TPR + TNR above 1
             continue
         assert f.interval.low <= f.estimate <= f.interval.high
-        assert f.interval.method == ("finite-population stratified" if f.key in ("tpr", "tnr", "accuracy", "alignment_rate")
-                                     else "stratified bootstrap")
+        assert f.interval.method == ("stratified Jeffreys (two-phase)" if f.key in ("tpr", "tnr", "accuracy",
+                                                                                   "alignment_rate")
+                                     else "stratified bootstrap (two-phase)")
     # Rogan-Gladen on the 12 judge-only items (all PASS by the judge) with the weighted TPR and TNR, clipped.
     rogan_gladen = (1.0 + 3 / 7 - 1) / (12 / 13 + 3 / 7 - 1)
     assert figures["corrected_pass_rate"] == pytest.approx(min(1.0, rogan_gladen), abs=1e-12)
-    # TPR's effective n, by hand: human PASS items weigh 1 (P020) and 4, 4, 4 -> 13² / 49.
-    assert {f.key: f.n for f in design.figures}["tpr"] == pytest.approx(169 / 49)
+    # TPR's effective n, by hand: TPR (1 − TPR) over its two-phase variance, 0.5125 / (169 · 0.4225)
+    # (tests/test_stats_intervals.py works it out).
+    assert {f.key: f.n for f in design.figures}["tpr"] == pytest.approx((12 / 169) / (0.5125 / (169 * 0.4225)))
     # The targets are decided on the weighted figures, not on the tilted plain ones.
     from judge_tui.analysis.design import WEIGHTED_SCOPE
 
     decided = {c.key: c for c in report.checks}
     assert decided["tpr"].estimate == pytest.approx(12 / 13) and decided["tpr"].scope == WEIGHTED_SCOPE
     assert decided["tnr"].estimate == pytest.approx(3 / 7) and decided["alignment"].estimate == pytest.approx(0.75)
-    # A plan never asks for more than the 12 items left: rating them all makes every share exact.
-    assert all(c.more_items is None or c.more_items <= 12 for c in report.checks if c.key != "kappa:label")
-    assert any(c.more_items == 12 for c in report.checks)
+    # The figures are the judge's, not the pool's: rating the 12 items left does not make them exact, and a
+    # plan that asks for more than those says so.
+    planned = [c for c in report.checks if c.more_items is not None]
+    assert planned and all(c.left == 12 for c in planned)
+    assert all("only 12 are left unrated" in c.plan_text() for c in planned if c.more_items > 12)
     found = report_to_dict(report)["design"]
     assert found["order"] == "balanced" and found["strata"]["FAIL"] == {"pool": 4, "rated": 4}
     assert found["weighted_figures"]["tpr"]["estimate"] == pytest.approx(12 / 13)
@@ -537,7 +541,7 @@ def test_a_graded_balanced_order_follows_its_agreement_target(store, rubrics):
     assert sorted(i for i, _, _ in again) == sorted(ids)  # none lost, none repeated
 
 
-def test_the_corrected_pass_rate_draws_tpr_and_tnr_from_the_finite_population(store, binary):
+def test_the_corrected_pass_rate_draws_tpr_and_tnr_from_the_stratified_posterior(store, binary):
     from judge_tui.analysis.report import build_report
 
     fill(store, binary, n=20)  # the judge: FAIL on P005, P010, P015, P020
@@ -547,7 +551,7 @@ def test_the_corrected_pass_rate_draws_tpr_and_tnr_from_the_finite_population(st
         human_rating(store, binary, item_id, "FAIL" if item_id in ("P005", "P010", "P015", "P020", "P011") else "PASS")
     design = build_report(store, binary).design
     corrected = {f.key: f for f in design.figures}["corrected_pass_rate"]
-    assert corrected.interval.method == "finite-population stratified"
+    assert corrected.interval.method == "stratified Jeffreys (two-phase)"
     assert corrected.interval.low <= corrected.estimate <= corrected.interval.high
 
 
@@ -570,3 +574,78 @@ def test_a_checkpoint_reached_while_the_ratings_wait_is_laid_out_once_they_are_w
         assert session.save_pending()
         assert store.allocated_with("ann", "binary") == qo.ALLOCATE_EVERY  # laid out once the ratings landed
         assert store.queue_entries("ann", "binary") != before
+
+
+def test_every_item_rated_in_balanced_order_leaves_the_judge_on_its_target_undecided(store, binary, tmp_path):
+    """The figures are the judge's, not the pool's: with all 200 items of a pool rated in balanced order and the
+    judge's TPR on the pool exactly 0.90 (126 of 140), "TPR > 0.90" stays undecided, on an interval as wide as
+    import order's (Jeffreys' of 126 of 140), never the point [0.90, 0.90] that read the pool as the truth."""
+    import json
+
+    from scipy import stats as scipy_stats
+    from statsmodels.stats.proportion import proportion_confint
+
+    from judge_tui.analysis.report import build_report
+
+    fill(store, binary, n=200)  # the judge: FAIL on every fifth item (40), PASS on the other 160
+    prepare_queue(store, binary, "ann", "balanced")
+    judged_fail = [i for i in item_ids(200) if int(i[1:]) % 5 == 0]
+    judged_pass = [i for i in item_ids(200) if int(i[1:]) % 5]
+    expert_pass = set(judged_pass[:126]) | set(judged_fail[:14])  # TPR 126/140, TNR 26/60
+    for item_id in item_ids(200):
+        human_rating(store, binary, item_id, "PASS" if item_id in expert_pass else "FAIL")
+    report = build_report(store, binary)
+    design = report.design
+    assert design is not None and design.weighted and design.rated == design.pool == {"FAIL": 40, "PASS": 160}
+    figures = {f.key: f for f in design.figures}
+    tpr = figures["tpr"]
+    assert tpr.estimate == pytest.approx(0.9, abs=1e-12)
+    jeffreys = scipy_stats.beta(126.5, 14.5).ppf([0.025, 0.975])
+    assert (tpr.interval.low, tpr.interval.high) == pytest.approx(tuple(jeffreys), abs=5e-3)
+    for f in design.figures:  # no figure of the whole pool claims certainty
+        assert f.interval.high - f.interval.low > 0.05, f.key
+    decided = {c.key: c for c in report.checks}
+    assert decided["tpr"].decision == "undecided" and decided["tnr"].decision == "not met"
+    # As wide as import order's Wilson interval on the same 126 of 140, within a point.
+    wilson = proportion_confint(126, 140, alpha=0.05, method="wilson")
+    assert tpr.interval.high - tpr.interval.low == pytest.approx(wilson[1] - wilson[0], abs=0.01)
+    done = subprocess.run([sys.executable, "-m", "judge_tui", "report", "--db", str(tmp_path / "test.db"),
+                           "--format", "json"], capture_output=True, text=True, cwd=Path(__file__).parents[1],
+                          check=True)
+    found = json.loads(done.stdout)
+    interval = found["design"]["weighted_figures"]["tpr"]["interval"]
+    assert interval["low"] < 0.9 < interval["high"] and interval["method"] == "stratified Jeffreys (two-phase)"
+    assert {t["target"]: t["decision"] for t in found["plan"]}["tpr"] == "undecided"
+
+
+def test_a_balanced_pool_rated_whole_in_perfect_agreement_claims_no_certainty(store, rubrics):
+    """A graded rubric, every item rated in balanced order and every score the judge's: r over the design is 1
+    in every resample, which is no interval for the judge (not [1, 1]); kappa takes Wilson's agreement
+    interval, wider than a point."""
+    from judge_tui.analysis.report import build_report
+    from judge_tui.stats.agreement import Undefined
+
+    rubric = rubrics["reasoning-trace"]  # the judge's verdicts: approve, reject
+    assert rubric.overall != "label"
+    version = store.ensure_rubric_version(rubric)
+    ids = [f"E{k:03d}" for k in range(30)]
+    store.add_items([Item(id=i, rubric=rubric.id, fields={}) for i in ids])
+    dims = [d.id for d in rubric.judged_dimensions]
+    store.ensure_rater(JUDGE, "judge")
+    store.ensure_rater("ann", "human")
+    scores = {i: {d: (0.0 if k % 4 == 0 else 1.0 if k % 3 else 0.5) for d in dims} for k, i in enumerate(ids)}
+    for i, given in scores.items():
+        store.save_rating(Rating(item_id=i, rater_id=JUDGE, rubric_version_id=version, scores=given,
+                                 overall=rubric.overall_score(given), verdict=rubric.verdict(given)))
+    prepare_queue(store, rubric, "ann", "balanced")
+    for i, given in scores.items():
+        store.save_rating(Rating(item_id=i, rater_id="ann", rubric_version_id=version, scores=given,
+                                 overall=rubric.overall_score(given), verdict=rubric.verdict(given)))
+    design = build_report(store, rubric).design
+    assert design is not None and design.weighted and sum(design.rated.values()) == 30
+    figures = {f.key: f for f in design.figures}
+    assert figures["pearson_r"].estimate == pytest.approx(1.0)
+    assert isinstance(figures["pearson_r"].interval, Undefined)
+    for f in design.figures:
+        if not isinstance(f.interval, Undefined):
+            assert f.interval.high - f.interval.low > 0.01, f.key

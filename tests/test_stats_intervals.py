@@ -579,53 +579,132 @@ def test_a_pooled_share_equal_on_every_item_is_never_certain():
     assert found.high - found.low > 0.3
     varied = cluster_share_interval(np.array([3.0, 2.0, 4.0]), np.array([4.0, 4.0, 4.0]))
     assert varied.method == "cluster bootstrap (items)"  # items that differ are still resampled
-# The finite-population stratified interval of a design-weighted share (a balanced queue order's TPR, TNR, ...).
+# The two-phase stratified interval of a design-weighted share (a balanced queue order's TPR, TNR, ...): for the
+# judge on items like these, the pool itself a sample of them.
+
+TPR_CATEGORIES = {"PASS": [(0.0, 0.0), (1.0, 1.0)], "FAIL": [(0.0, 0.0), (0.0, 1.0)]}
 
 
+@pytest.mark.parametrize("pool_size", [None, 10_000_000])
 @pytest.mark.parametrize(("hits", "misses", "not_counted"), [(30, 10, 0), (30, 10, 25), (19, 1, 5), (0, 12, 3)])
-def test_finite_population_share_in_a_large_pool_is_the_jeffreys_interval(hits, misses, not_counted):
-    """One stratum, a pool far larger than the sample: the draws follow Beta(hits + 1/2, misses + 1/2)."""
+def test_stratified_share_of_one_stratum_is_the_jeffreys_interval(hits, misses, not_counted, pool_size):
+    """One stratum: the draws follow Beta(hits + 1/2, misses + 1/2) whatever the pool's size, with every item
+    of the pool rated too (the judge's share is never known exactly from a finite pool)."""
     n = hits + misses + not_counted
     hit = np.r_[np.ones(hits), np.zeros(misses + not_counted)]
     counted = np.r_[np.ones(hits + misses), np.zeros(not_counted)]
-    draws = intervals.finite_population_share(np.array(["all"] * n), hit, counted, {"all": 10_000_000}, draws=40_000)
+    draws = intervals.stratified_share(np.array(["all"] * n), hit, counted, {"all": pool_size or n}, draws=40_000)
     jeffreys = scipy_stats.beta(hits + 0.5, misses + 0.5).ppf([0.025, 0.975])
     assert np.percentile(draws, [2.5, 97.5]) == pytest.approx(jeffreys, abs=4e-3)
 
 
-def test_finite_population_share_is_exact_when_every_item_is_rated():
-    strata = np.array(["FAIL"] * 4 + ["PASS"] * 6)
-    hit = np.array([1, 1, 0, 0, 1, 1, 1, 1, 1, 0])
-    draws = intervals.finite_population_share(strata, hit, np.ones(10), {"FAIL": 4, "PASS": 6})
-    assert np.all(draws == 0.7)
+def test_stratified_share_with_every_item_rated_is_jeffreys_on_the_plain_share():
+    """A pool of 200, strata the judge's verdicts, every item rated: TPR's draws are Jeffreys' Beta of its plain
+    counts (126 hits of 140 human PASSes), as wide as import order's interval and never a point."""
+    strata = np.array(["PASS"] * 140 + ["FAIL"] * 60)
+    human_pass = np.r_[np.ones(126), np.zeros(14), np.ones(14), np.zeros(46)]  # 14 PASSes the judge failed
+    judge_pass = strata == "PASS"
+    draws = intervals.stratified_share(strata, human_pass * judge_pass, human_pass, {"PASS": 140, "FAIL": 60},
+                                       draws=40_000, categories=TPR_CATEGORIES)
+    jeffreys = scipy_stats.beta(126.5, 14.5).ppf([0.025, 0.975])
+    assert np.percentile(draws, [2.5, 97.5]) == pytest.approx(jeffreys, abs=4e-3)
+    assert jeffreys[0] < 0.9 < jeffreys[1]  # 126 of 140 is exactly 0.90: undecided, as with import order
 
 
-def test_finite_population_share_combines_strata_by_their_size_in_the_pool():
-    """By hand: FAIL stratum (4 items, all rated: 3 counted, 3 hits), PASS stratum (16 items, 4 rated: 4 counted,
-    1 hit). The pool-wide share's posterior mean is (3 + 1 + 12·E[hit]) / (3 + 4 + 12·E[counted]) nearly, with
-    the PASS stratum's unrated items drawn from Dirichlet(1/2 + seen): hit 1.5/5.5, miss 3.5/5.5, not 0.5/5.5."""
-    strata = np.array(["FAIL"] * 4 + ["PASS"] * 4)
-    hit = np.array([1, 1, 1, 0, 1, 0, 0, 0])
-    counted = np.array([1, 1, 1, 0, 1, 1, 1, 1])
-    draws = intervals.finite_population_share(strata, hit, counted, {"FAIL": 4, "PASS": 16}, draws=40_000)
-    expected = (4 + 12 * 1.5 / 5.5) / (7 + 12 * 5 / 5.5)
-    assert float(np.mean(draws)) == pytest.approx(expected, abs=0.01)
-    assert 0.0 < np.percentile(draws, 2.5) < expected < np.percentile(draws, 97.5) < 1.0
-    # The same call gives the same draws: the interval is seeded.
-    again = intervals.finite_population_share(strata, hit, counted, {"FAIL": 4, "PASS": 16}, draws=40_000)
-    assert np.array_equal(draws, again)
+def test_stratified_share_spreads_as_the_two_phase_variance(rng):
+    """Rated 60 of a 400-item stratum and 40 of a 100-item one: the posterior's variance is the two-phase
+    variance of the weighted estimate (Bernstein-von Mises), and its centre that estimate."""
+    strata = np.array(["PASS"] * 60 + ["FAIL"] * 40)
+    human_pass = np.r_[rng.random(60) < 0.93, rng.random(40) < 0.35].astype(float)
+    judge_pass = (strata == "PASS").astype(float)
+    pool = {"PASS": 400, "FAIL": 100}
+    draws = intervals.stratified_share(strata, human_pass * judge_pass, human_pass, pool, draws=40_000,
+                                       categories=TPR_CATEGORIES)
+    weights = np.where(strata == "PASS", 400 / 60, 100 / 40)
+    estimate = intervals.weighted_share(weights[None, :], human_pass * judge_pass, human_pass)[0]
+    variance = intervals.two_phase_variance(strata, human_pass * judge_pass, human_pass, pool)
+    assert float(np.mean(draws)) == pytest.approx(estimate, abs=0.01)
+    assert float(np.var(draws)) == pytest.approx(variance, rel=0.15)
 
 
-def test_finite_population_share_with_a_stratum_not_yet_seen_is_not_certain():
+def test_stratified_share_is_seeded_and_a_stratum_not_yet_seen_is_not_certain():
     """Only the judge's FAILs rated so far: the PASS stratum (most of the pool) is drawn from the prior alone,
     so TPR's interval spans nearly everything instead of collapsing on the FAIL stratum's 0."""
     strata = np.array(["FAIL"] * 6)
     hit, counted = np.zeros(6), np.array([1, 0, 0, 0, 0, 0])
-    draws = intervals.finite_population_share(strata, hit, counted, {"FAIL": 60, "PASS": 140},
-                                              categories={"PASS": [(0.0, 0.0), (1.0, 1.0)],
-                                                          "FAIL": [(0.0, 0.0), (0.0, 1.0)]})
+    draws = intervals.stratified_share(strata, hit, counted, {"FAIL": 60, "PASS": 140}, categories=TPR_CATEGORIES)
     low, high = np.percentile(draws, [2.5, 97.5])
     assert low < 0.5 and high > 0.95
+    again = intervals.stratified_share(strata, hit, counted, {"FAIL": 60, "PASS": 140}, categories=TPR_CATEGORIES)
+    assert np.array_equal(draws, again)
+
+
+def test_two_phase_variance_by_hand():
+    """The FAIL stratum, 4 of 4 rated: TPR items (hit, counted) (0,1), (0,0) ×3; the PASS stratum, 4 of 16
+    rated: (1,1) ×3, (0,0). W = 0.2, 0.8; B = 0.2·0.25 + 0.8·0.75 = 0.65; TPR = 0.6 / 0.65 = 12/13.
+    z = hit − TPR·counted: FAIL −12/13, 0, 0, 0 (mean −3/13, s² 36/169); PASS 1/13 ×3, 0 (mean 3/52, s² 1/676).
+    Stratified part 0.04·(36/169)/4 + 0.64·(1/676)/4 = 0.40/169; the pool's part
+    (0.2·9/169 + 0.8·9/2704) / 20 = 0.1125/169; over B² = 0.4225."""
+    strata = np.array(["FAIL"] * 4 + ["PASS"] * 4)
+    hit = np.array([0, 0, 0, 0, 1, 1, 1, 0], dtype=float)
+    counted = np.array([1, 0, 0, 0, 1, 1, 1, 0], dtype=float)
+    found = intervals.two_phase_variance(strata, hit, counted, {"FAIL": 4, "PASS": 16})
+    assert found == pytest.approx(0.5125 / 169 / 0.4225, rel=1e-12)
+
+
+def test_two_phase_variance_of_one_stratum_is_the_variance_of_a_mean():
+    """One stratum: no pool part (its share is 1) and no finite-population correction, even with the whole pool
+    rated: s²/n, statsmodels' squared standard error of the mean."""
+    from statsmodels.stats.weightstats import DescrStatsW
+
+    y = np.array([1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 0], dtype=float)
+    found = intervals.two_phase_variance(np.array(["all"] * 12), y, np.ones(12), {"all": 12})
+    assert found == pytest.approx(DescrStatsW(y).std_mean ** 2, rel=1e-12)
+    assert found > 0
+
+
+def test_two_phase_variance_matches_the_spread_of_the_estimate_over_simulated_studies():
+    """Known truth: items like these are 30% judge-FAIL; P(expert PASS | judge PASS) = 0.95, | judge FAIL) = 0.3.
+    Draw a pool of 300, rate 40 of each verdict, take the weighted TPR: over 4,000 studies its variance is
+    the mean of the two-phase variance (within 10%), and that of the pool's TPR alone (a finite-population
+    interval) is much smaller: the pool's own part is most of it."""
+    rng = np.random.default_rng(11)
+    estimates, variances, pool_only = [], [], []
+    for _ in range(4000):
+        judge_pass = rng.random(300) >= 0.3
+        human_pass = np.where(judge_pass, rng.random(300) < 0.95, rng.random(300) < 0.3)
+        pool = {"PASS": int(judge_pass.sum()), "FAIL": int((~judge_pass).sum())}
+        rated = np.r_[rng.choice(np.flatnonzero(judge_pass), 40, replace=False),
+                      rng.choice(np.flatnonzero(~judge_pass), 40, replace=False)]
+        strata = np.where(judge_pass[rated], "PASS", "FAIL")
+        hit, counted = (human_pass & judge_pass)[rated].astype(float), human_pass[rated].astype(float)
+        weights = np.array([pool[s] / 40 for s in strata])
+        estimate = intervals.weighted_share(weights[None, :], hit, counted)[0]
+        estimates.append(estimate)
+        variances.append(intervals.two_phase_variance(strata, hit, counted, pool))
+        pool_only.append(estimate - (human_pass & judge_pass).sum() / human_pass.sum())
+    assert float(np.var(estimates)) == pytest.approx(float(np.mean(variances)), rel=0.10)
+    assert float(np.var(pool_only)) < 0.6 * float(np.var(estimates))
+
+
+def test_a_two_phase_bootstrap_of_a_pool_rated_whole_spreads_as_the_plain_bootstrap(rng):
+    """Every item of a 200-item pool rated, strata the judge's verdicts: resampling each stratum on its own
+    (the pool's stratum sizes held fixed) leaves out the pool's own sampling and is too narrow for the judge;
+    with the pool drawn again it spreads as the unstratified bootstrap does."""
+    strata = np.where(rng.random(200) < 0.3, "FAIL", "PASS")
+    human_pass = np.where(strata == "PASS", rng.random(200) < 0.95, rng.random(200) < 0.3).astype(float)
+    judge_pass = (strata == "PASS").astype(float)
+    pool = {"PASS": int((strata == "PASS").sum()), "FAIL": int((strata == "FAIL").sum())}
+
+    def tpr(w: np.ndarray) -> np.ndarray:
+        return intervals.weighted_share(w, human_pass * judge_pass, human_pass)
+
+    plain = np.std(intervals.bootstrap(tpr, 200, n_boot=4000))
+    fixed = np.std(intervals.bootstrap(tpr, 200, n_boot=4000, strata=strata, design_weights=np.ones(200)))
+    two_phase = np.std(intervals.bootstrap(tpr, 200, n_boot=4000, strata=strata, design_weights=np.ones(200),
+                                           pool=pool))
+    assert two_phase == pytest.approx(plain, rel=0.08)
+    assert fixed**2 < 0.75 * plain**2  # about a third of the variance left out
 
 
 def test_weighted_kappa_past_5000_items_takes_the_t_interval_the_bootstrap_approaches(rng):

@@ -3,13 +3,20 @@
 The store records how each first rating's item was drawn (rating_draws). When the human group rated in
 balanced order, the rare verdicts of the judge are over-sampled on purpose; each compared item then counts
 with the weight of its stratum, stratum size in the pool ÷ items rated in it, and every figure below is the
-design-weighted one. Shares (TPR, TNR, accuracy, alignment) take the finite-population stratified interval
-(stats.intervals.finite_population_share: the unrated items of each stratum drawn from a Jeffreys posterior
-of what its rated items showed, the figure read over the whole pool), and the corrected pass rate TPR and TNR
-drawn together from it; kappa, AC1 and r a stratified bootstrap (each stratum resampled on its own). Wilson's interval at Kish's effective sample
-size was too narrow here: with 0-2 misses seen in a stratum weighing 3-5 times, it covered TNR in 84-92% of
-simulated studies instead of 95% (docs/benchmarks.md). With
-import or random order every weight is 1 and the report's own figures are the design's: nothing is recomputed.
+design-weighted one.
+
+Every interval is for the judge on items like these, as import and random order's are, never for the pool:
+the pool is a sample of such items and the rated items a stratified sample of the pool (two-phase sampling),
+so a figure's uncertainty has the stratified sample's part, without a finite-population correction, and the
+pool's own. Shares (TPR, TNR, accuracy, alignment) take the two-phase stratified Jeffreys posterior
+(stats.intervals.stratified_share), which is honest at the boundary (no point from a stratum that showed no
+miss yet) and, with every item rated, Jeffreys' interval of the plain share; the corrected pass rate draws TPR
+and TNR together from it; kappa, AC1 and r a two-phase stratified bootstrap (the pool's strata drawn again,
+then each stratum resampled on its own). With every item rated, a balanced order's figures are then the
+plain ones with the same width as import order's: what it earns is its allocation, not certainty. Wilson's
+interval at Kish's effective sample size was too narrow: with 0-2 misses seen in a stratum weighing 3-5 times,
+it covered TNR in 84-92% of simulated studies instead of 95% (docs/benchmarks.md). With import or random
+order every weight is 1 and the report's own figures are the design's: nothing is recomputed.
 
 Strata are the judge's verdicts (queue_orders.judge_strata) by the judge the order was stratified by.
 """
@@ -94,9 +101,10 @@ def sampling_design(store: Store, rubric: Rubric, human_ids: Sequence[str], pair
 def with_corrected_pass_rate(design: Design, pairing: Pairing, observed: float, n_judge_only: int,
                              confidence: float) -> Design:
     """Add the corrected pass rate of the judge-only items (Rogan-Gladen) from the weighted TPR and TNR. Its
-    interval draws TPR and TNR together from the finite-population posterior (every stratum one judge verdict,
-    PASS or FAIL, as a balanced order's strata are) and the judge-only passes binomially; a stratified
-    bootstrap where a stratum mixes the compared judge's verdicts (another judge stratified the order)."""
+    interval draws TPR and TNR together from the two-phase stratified posterior (every stratum one judge
+    verdict, PASS or FAIL, as a balanced order's strata are) and the judge-only passes binomially; a two-phase
+    stratified bootstrap where a stratum mixes the compared judge's verdicts (another judge stratified the
+    order)."""
     assert design.strata is not None and design.weights is not None
     a, b = pairing.a.column(OVERALL_COLUMN), pairing.b.column(OVERALL_COLUMN)
     scored = ~np.isnan(a) & ~np.isnan(b)
@@ -118,33 +126,34 @@ def with_corrected_pass_rate(design: Design, pairing: Pairing, observed: float, 
         why = Undefined("TPR + TNR is not above 1 on the weighted figures: the judge's labels cannot be corrected")
         figure = WeightedFigure("corrected_pass_rate", label, why, why)
     else:
-        drawn = _finite_population_tpr_tnr(design, strata, human_pass, judge_pass)
+        drawn = _stratified_tpr_tnr(design, strata, human_pass, judge_pass)
         if drawn is None:
-            replicates = iv.bootstrap(corrected, weights.size, strata=strata, design_weights=weights)
+            replicates = iv.bootstrap(corrected, weights.size, strata=strata, design_weights=weights,
+                                      pool=design.pool)
             method = "stratified bootstrap"
         else:
             tpr, tnr = drawn
             seen = rng.binomial(n_judge_only, observed, size=tpr.size) / n_judge_only
             with np.errstate(invalid="ignore", divide="ignore"):
                 replicates = np.where(tpr + tnr > 1.0, ag.rogan_gladen(seen, tpr, tnr), np.nan)
-            method = FINITE_POPULATION
+            method = STRATIFIED
         figure = WeightedFigure("corrected_pass_rate", label, value,
                                 iv.percentile_interval(replicates, confidence, method=method, low=0.0, high=1.0),
                                 float(n_judge_only))
     return replace(design, figures=(*design.figures, figure))
 
 
-def _finite_population_tpr_tnr(design: Design, strata: np.ndarray, human_pass: np.ndarray, judge_pass: np.ndarray
-                               ) -> tuple[np.ndarray, np.ndarray] | None:
-    """Draws of TPR and TNR together over the whole pool, or None unless every stratum is one judge verdict."""
+def _stratified_tpr_tnr(design: Design, strata: np.ndarray, human_pass: np.ndarray, judge_pass: np.ndarray
+                        ) -> tuple[np.ndarray, np.ndarray] | None:
+    """Draws of the judge's TPR and TNR together, or None unless every stratum is one judge verdict."""
     pool = {name: size for name, size in design.pool.items() if name != qo.UNJUDGED}
     if set(pool) - {"PASS", "FAIL"} or any(
             np.any(judge_pass[strata == name] != (name == "PASS")) for name in np.unique(strata)):
         return None
     either = [(0.0, 1.0), (1.0, 1.0)]  # (human PASS, item) of an item of the stratum
-    totals = iv.finite_population_totals(strata, human_pass, np.ones(human_pass.size), pool,
-                                         categories={name: either for name in pool})
-    none = np.zeros((iv.FINITE_POPULATION_DRAWS, 2))
+    totals = iv.stratified_totals(strata, human_pass, np.ones(human_pass.size), pool,
+                                  categories={name: either for name in pool})
+    none = np.zeros((iv.STRATIFIED_DRAWS, 2))
     passed, failed = totals.get("PASS", none), totals.get("FAIL", none)  # by the judge
     true_pass, false_fail = passed[:, 0], failed[:, 0]
     false_pass, true_fail = passed[:, 1] - passed[:, 0], failed[:, 1] - failed[:, 0]
@@ -153,35 +162,45 @@ def _finite_population_tpr_tnr(design: Design, strata: np.ndarray, human_pass: n
 
 
 def _figure(key: str, label: str, statistic: iv.WeightedStatistic, weights: np.ndarray, strata: np.ndarray,
-            confidence: float) -> WeightedFigure:
+            pool: dict[str, int], confidence: float) -> WeightedFigure:
     value = float(statistic(weights[None, :])[0])
     if not np.isfinite(value):
         why = Undefined("not defined on the compared items")
         return WeightedFigure(key, label, why, why)
-    replicates = iv.bootstrap(statistic, weights.size, strata=strata, design_weights=weights)
-    return WeightedFigure(key, label, value, iv.percentile_interval(replicates, confidence, method="stratified bootstrap"),
-                          iv.effective_sample_size(weights))
+    replicates = iv.bootstrap(statistic, weights.size, strata=strata, design_weights=weights, pool=pool)
+    interval = iv.percentile_interval(replicates, confidence, method=STRATIFIED_BOOTSTRAP)
+    if isinstance(interval, Interval) and interval.high - interval.low < 1e-12:
+        # Every resample the same (r = 1 on items on one line): a point would claim certainty about the judge.
+        interval = Undefined(f"no interval: every resample of the compared items gives {value:.3f}; items that "
+                             "differ more will give one")
+    return WeightedFigure(key, label, value, interval, iv.effective_sample_size(weights))
 
 
-FINITE_POPULATION = "finite-population stratified"
+STRATIFIED = "stratified Jeffreys (two-phase)"
+STRATIFIED_BOOTSTRAP = "stratified bootstrap (two-phase)"
 
 
 def weighted_share_figure(key: str, label: str, hits: np.ndarray, counted: np.ndarray, weights: np.ndarray,
                           strata: np.ndarray, pool: dict[str, int], confidence: float,
                           categories: dict[str, list[tuple[float, float]]] | None = None) -> WeightedFigure:
-    """A design-weighted share (TPR, TNR, accuracy, alignment) with the finite-population stratified interval
-    (a percentile bootstrap of a share that is all hits in a few items would claim certainty)."""
+    """A design-weighted share (TPR, TNR, accuracy, alignment) with the two-phase stratified Jeffreys interval
+    (a percentile bootstrap of a share that is all hits in a few items would claim certainty). Its n is the
+    design's effective number of scores, share·(1 − share) ÷ its two-phase variance (Kish's where the share
+    is 0 or 1 and that has no variance to read)."""
     hits, counted = np.asarray(hits, dtype=np.float64), np.asarray(counted, dtype=np.float64)
     mass = weights @ counted
     if mass <= 0:
         why = Undefined("no compared item is counted in it")
         return WeightedFigure(key, label, why, why)
     value = float(weights @ hits / mass)
-    # Kish's n over the scores counted (an item counting c scores weighs c times).
-    n = float(mass**2 / ((weights * counted) ** 2 / np.maximum(counted, 1)).sum())
     judged = {name: size for name, size in pool.items() if name != qo.UNJUDGED}  # never compared items
-    draws = iv.finite_population_share(strata, hits, counted, judged, categories=categories)
-    interval = iv.percentile_interval(draws, confidence, method=FINITE_POPULATION, low=0.0, high=1.0)
+    variance = iv.two_phase_variance(strata, hits, counted, judged)
+    if 0.0 < value < 1.0 and variance > 0:
+        n = value * (1.0 - value) / variance
+    else:  # Kish's n over the scores counted (an item counting c scores weighs c times)
+        n = float(mass**2 / ((weights * counted) ** 2 / np.maximum(counted, 1)).sum())
+    draws = iv.stratified_share(strata, hits, counted, judged, categories=categories)
+    interval = iv.percentile_interval(draws, confidence, method=STRATIFIED, low=0.0, high=1.0)
     return WeightedFigure(key, label, value, interval, n)
 
 
@@ -204,17 +223,17 @@ def _codes(scores: np.ndarray, points: Sequence[float]) -> np.ndarray:
 
 
 def _kappa_and_ac1(key: str, label: str, ca: np.ndarray, cb: np.ndarray, k: int, w: np.ndarray, s: np.ndarray,
-                   confidence: float) -> tuple[WeightedFigure, WeightedFigure]:
-    kappa = _figure(key, f"κ{label}", lambda v: iv.weighted_kappa(v, ca, cb, k), w, s, confidence)
+                   pool: dict[str, int], confidence: float) -> tuple[WeightedFigure, WeightedFigure]:
+    kappa = _figure(key, f"κ{label}", lambda v: iv.weighted_kappa(v, ca, cb, k), w, s, pool, confidence)
     ac1 = _figure(key.replace("cohen_kappa", "ac1"), f"AC1{label}", lambda v: iv.weighted_ac1(v, ca, cb, k), w, s,
-                  confidence)
+                  pool, confidence)
     if np.all(ca == cb):  # every item agreed: every resample is 1, which would claim certainty
         kappa, ac1 = _all_agreed(kappa, ac1, ca, w, k, confidence)
     return kappa, ac1
 
 
 def _dimension_kappas(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weights: np.ndarray,
-                      confidence: float) -> list[WeightedFigure]:
+                      pool: dict[str, int], confidence: float) -> list[WeightedFigure]:
     """Each judged dimension's kappa (the report's kappa targets, one per dimension), design-weighted, on
     the items where both sides scored it; keyed as the targets are (kappa:<dimension>)."""
     points = rubric.scale.points
@@ -228,7 +247,7 @@ def _dimension_kappas(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weig
         if not both.any():
             continue
         kappa, _ = _kappa_and_ac1("cohen_kappa", "", _codes(a[both], points), _codes(b[both], points), len(points),
-                                  weights[both], strata[both], confidence)
+                                  weights[both], strata[both], pool, confidence)
         found.append(replace(kappa, key=f"kappa:{dimension.id}", label=f"κ of {dimension.id}"))
     return found
 
@@ -246,7 +265,7 @@ def weighted_figures(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weigh
     counted = both.sum(axis=1)
     figures.append(weighted_share_figure("alignment_rate", "alignment", hits, counted, weights, strata, pool,
                                          confidence))
-    figures += _dimension_kappas(rubric, pairing, strata, weights, confidence)
+    figures += _dimension_kappas(rubric, pairing, strata, weights, pool, confidence)
     a, b = pairing.a.column(OVERALL_COLUMN), pairing.b.column(OVERALL_COLUMN)
     scored = ~np.isnan(a) & ~np.isnan(b)
     a, b, w, s = a[scored], b[scored], weights[scored], strata[scored]
@@ -255,7 +274,7 @@ def weighted_figures(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weigh
     if rubric.overall == "label":
         points = rubric.scale.points
         ca, cb = _codes(a, points), _codes(b, points)
-        figures += _kappa_and_ac1("cohen_kappa", "", ca, cb, len(points), w, s, confidence)
+        figures += _kappa_and_ac1("cohen_kappa", "", ca, cb, len(points), w, s, pool, confidence)
         if rubric.scale.kind == "pass_fail":
             human_pass, judge_pass = ca == 1, cb == 1
             figures += [
@@ -268,7 +287,7 @@ def weighted_figures(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weigh
             ]
     else:
         figures.append(_figure("pearson_r", f"r of the {rubric.overall_name}",
-                               lambda v: iv.weighted_pearson(v, a, b), w, s, confidence))
+                               lambda v: iv.weighted_pearson(v, a, b), w, s, pool, confidence))
     return tuple(figures)
 
 
@@ -303,10 +322,7 @@ def reweighted_checks(checks: Sequence[TargetCheck], design: Design, rubric: Rub
         decided = check(c.key, c.figure, WEIGHTED_SCOPE, found.estimate, found.interval,
                         deciding_n(found.n, design.rated, design.pool), c.target,
                         strict=c.strict, percent=c.percent, confidence=confidence, class_label=c.class_label)
-        if (isinstance(found.interval, Interval) and found.interval.method == FINITE_POPULATION
-                and decided.more_items is not None
-                and decided.more_items > unrated):
-            # A share's finite-population interval is exact once every item is rated: no more than the rest.
-            decided = replace(decided, more_items=unrated, more_of_class=None)
+        if decided.more_items is not None:  # its plan says so when rating the rest of the pool cannot settle it
+            decided = replace(decided, left=unrated)
         out.append(decided)
     return out

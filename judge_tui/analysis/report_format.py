@@ -663,9 +663,9 @@ def design_text(report: Report) -> Text | None:
     text.append("Design-weighted figures: ", style="bold")
     parts = [f"{f.label} {figure_with_interval(f.estimate, f.interval, percent=f.key in PERCENT_FIGURES)}"
              for f in d.figures]
-    text.append("; ".join(parts) + f" ({report.confidence:.0%} intervals: finite-population stratified for shares "
-                "and the corrected pass rate, a stratified bootstrap for the others). The targets are decided on "
-                "these.\n")
+    text.append("; ".join(parts) + f" ({report.confidence:.0%} intervals for the judge on items like these, not "
+                "for this pool alone: stratified Jeffreys for shares and the corrected pass rate, a stratified "
+                "bootstrap for the others, both with the pool itself a sample). The targets are decided on these.\n")
     text.append("Unweighted: ", style="bold")
     text.append(UNWEIGHTED_NOTE + "\n")
     return text

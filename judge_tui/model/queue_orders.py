@@ -10,7 +10,9 @@ The allocation follows the uncertainty (Neyman allocation), not equal shares. Th
 of the pool (TPR, TNR, the agreement of a graded rubric's overall label), each a ratio of stratum means; the
 report weights each stratum by its known size in the pool (analysis/design.py), so the variance of a figure F
 is, by the delta method, sum_h W_h² S_h² / (n_h B²), with W_h the stratum's share of the pool, S_h² the
-variance within the stratum of (hit − F·counted), B the pool's mean of counted. A target is decided when its
+variance within the stratum of (hit − F·counted), B the pool's mean of counted (the report's interval, for the
+judge on items like these, adds the pool's own sampling of the strata's shares, the same whatever the
+allocation, so it does not steer it). A target is decided when its
 interval, about z·sqrt(Var_k) wide on each side, clears its threshold, so Var_k / d_k², with d_k the distance
 of figure k from its threshold, is what the ratings needed to decide target k scale with; the study is
 decided with its last target. The allocation therefore minimises the largest Var_k / d_k² (the binding

@@ -10,8 +10,8 @@ A closed form where a standard one exists, a seeded bootstrap over items otherwi
 * Pearson's r: Fisher's z, as scipy's ``pearsonr(...).confidence_interval()``;
 * Spearman's rho and Kendall's tau: a bootstrap at small n, Fisher's z with the variances of Fieller, Hartley
   and Pearson (1957) at large n;
-* a design-weighted share of a stratified sample from a finite pool (a balanced queue order's TPR, TNR,
-  accuracy, alignment): the finite-population stratified posterior (:func:`finite_population_share`);
+* a design-weighted share of a stratified sample of a pool (a balanced queue order's TPR, TNR, accuracy,
+  alignment): the two-phase stratified Jeffreys posterior for items like these (:func:`stratified_share`);
 * anything else, and every paired difference between two judges on the same items: a percentile bootstrap
   over items (:func:`bootstrap`).
 
@@ -40,8 +40,6 @@ __all__ = [
     "IntervalFigure",
     "bootstrap",
     "effective_sample_size",
-    "finite_population_share",
-    "finite_population_totals",
     "fisher_z",
     "kappa_interval",
     "kappa_standard_error",
@@ -50,7 +48,10 @@ __all__ = [
     "mean_interval",
     "percentile_interval",
     "spearman_interval",
+    "stratified_share",
+    "stratified_totals",
     "t_value",
+    "two_phase_variance",
     "wilson",
     "wilson_at",
     "wilson_bounds",
@@ -431,6 +432,7 @@ def bootstrap(
     seed: int = DEFAULT_SEED,
     strata: np.ndarray | None = None,
     design_weights: np.ndarray | None = None,
+    pool: dict[str, int] | None = None,
 ) -> np.ndarray:
     """The figure of ``n_boot`` resamples of ``n`` items drawn with replacement.
 
@@ -442,6 +444,11 @@ def bootstrap(
     With ``strata`` (one label per item) each stratum is resampled on its own, keeping its size, as a
     stratified sample must be; ``design_weights`` (one per item, e.g. stratum size / items rated in it)
     multiply the counts, so the statistic sees every resample weighted as the estimate is.
+
+    With ``pool`` (each stratum's size in the pool the strata were sampled from) the pool is resampled too, as
+    a two-phase design's first phase: each resample's stratum sizes are drawn multinomially from the pool's,
+    and a stratum's weights scale with its drawn size. The figure is then one for items like these, not for the
+    pool: with every item rated it varies as an unstratified bootstrap's does. The item draws stay the same.
     """
     if n < 1:
         raise ValueError("a bootstrap needs at least one item")
@@ -452,14 +459,37 @@ def bootstrap(
     scale = np.ones(n) if design_weights is None else np.asarray(design_weights, dtype=np.float64)
     chunk = max(1, _CHUNK_CELLS // n)
     out = np.empty(n_boot)
+    phase_one = None if pool is None or strata is None else _PhaseOne(strata, pool, seed)
     for start in range(0, n_boot, chunk):
         rows = min(chunk, n_boot - start)
         weights = np.zeros((rows, n))
         for members in groups:
             size = members.size
             weights[:, members] = rng.multinomial(size, np.full(size, 1.0 / size), size=rows)
-        out[start : start + rows] = statistic(weights * scale)
+        if phase_one is not None:
+            weights *= phase_one.factors(rows)
+        # A pool drawn without a stratum can leave a resample no item: its figure is NaN, which is how it says so.
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[start : start + rows] = statistic(weights * scale)
     return out
+
+
+class _PhaseOne:
+    """A pool's stratum sizes drawn again per resample: each item's factor, drawn size ÷ size in the pool."""
+
+    def __init__(self, strata: np.ndarray, pool: dict[str, int], seed: int) -> None:
+        strata = np.asarray(strata)
+        names = sorted({*map(str, np.unique(strata)), *pool})
+        self.sizes = np.array([pool.get(name, int((strata == name).sum())) for name in names], dtype=np.float64)
+        self.index = np.searchsorted(names, strata.astype(str))
+        self.rng = np.random.default_rng([seed, 1])  # its own stream: the item draws stay as without it
+
+    def factors(self, rows: int) -> np.ndarray:
+        total = int(self.sizes.sum())
+        drawn = self.rng.multinomial(total, self.sizes / total, size=rows)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(self.sizes > 0, drawn / self.sizes, 0.0)
+        return ratio[:, self.index]
 
 
 def effective_sample_size(design_weights: np.ndarray) -> float:
@@ -484,30 +514,30 @@ def percentile_interval(
     return Interval(max(low, float(lower)), min(high, float(upper)), method, confidence)
 
 
-FINITE_POPULATION_DRAWS = 4000
+STRATIFIED_DRAWS = 4000
 
 
-def finite_population_share(
+def stratified_share(
     strata: np.ndarray,
     hits: np.ndarray,
     counted: np.ndarray,
     pool: dict[str, int],
     *,
-    draws: int = FINITE_POPULATION_DRAWS,
+    draws: int = STRATIFIED_DRAWS,
     seed: int = DEFAULT_SEED,
     categories: dict[str, list[tuple[float, float]]] | None = None,
 ) -> np.ndarray:
-    """Draws of the pool-wide share sum(hits) / sum(counted) over every item of a finite pool, of which the
-    given items (one stratum label each) are a stratified sample; ``pool`` gives each stratum's size.
+    """Posterior draws of the share sum(hits) / sum(counted) over items like these (the judge's, not one pool's),
+    from a stratified sample of a pool whose stratum sizes are known (``pool``): a balanced queue order.
 
-    Each item falls in a category, its (hits, counted) pair: for TPR an item is not counted (the expert said
-    FAIL), a counted miss or a counted hit. Per stratum the categories' shares get a Jeffreys posterior,
-    Dirichlet(count + 1/2) over the categories seen anywhere (and the all-miss and all-hit ones), and the
-    stratum's unrated items are drawn from it (Dirichlet-multinomial); added to the rated items, every draw is
-    one possible pool, whose share is one draw of the figure. With every item of a stratum rated, the stratum
-    is exact; with one stratum in a large pool the share's draws follow the Jeffreys Beta(hits + 1/2,
-    misses + 1/2). A stratum of the pool with no item rated yet is drawn from the prior alone: until each
-    stratum has been seen, the interval is as wide as what it could hold.
+    The pool is itself a sample of items like these, and the rated items a stratified sample of the pool: a
+    two-phase design. Each item falls in a category, its (hits, counted) pair (for TPR: not counted, a counted
+    miss or a counted hit). Per stratum the categories' chances get a Jeffreys posterior, Dirichlet(seen + 1/2),
+    and the strata's shares of items like these a Dirichlet(pool size + 1/2 per category) from the pool; each
+    draw gives one possible population, whose share is one draw of the figure. Nothing is exact: with every item
+    rated the draws are Jeffreys' Beta(hits + 1/2, misses + 1/2) of the plain share (PASS/FAIL strata, where an
+    item's category says its stratum's verdict), so the interval is as wide as import order's, never a point.
+    A stratum with no item rated yet is drawn from the prior alone, as wide as what it could hold.
 
     ``categories`` may name the categories an item of a stratum can fall in (with PASS/FAIL strata by the
     judge's verdict, a TPR item of the PASS stratum is a hit or not counted, never a miss): the prior's 1/2
@@ -515,45 +545,78 @@ def finite_population_share(
     """
     hit_total = np.zeros(draws)
     counted_total = np.zeros(draws)
-    for totals in finite_population_totals(strata, hits, counted, pool, draws=draws, seed=seed,
-                                           categories=categories).values():
+    for totals in stratified_totals(strata, hits, counted, pool, draws=draws, seed=seed,
+                                    categories=categories).values():
         hit_total += totals[:, 0]
         counted_total += totals[:, 1]
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(counted_total > 0, hit_total / counted_total, np.nan)
 
 
-def finite_population_totals(
+def stratified_totals(
     strata: np.ndarray,
     hits: np.ndarray,
     counted: np.ndarray,
     pool: dict[str, int],
     *,
-    draws: int = FINITE_POPULATION_DRAWS,
+    draws: int = STRATIFIED_DRAWS,
     seed: int = DEFAULT_SEED,
     categories: dict[str, list[tuple[float, float]]] | None = None,
 ) -> dict[str, np.ndarray]:
-    """{stratum: draws × 2 array of its (hits, counted) over all its items}: the rated items' own, plus its
-    unrated items drawn as :func:`finite_population_share` describes. Figures that combine strata in other
-    ways than one share (TPR and TNR together) read them from the same draws."""
+    """{stratum: draws × 2 array of (hits, counted) per item of the population, from that stratum}: its share of
+    the population times its mean (hits, counted), drawn as :func:`stratified_share` describes. Figures that
+    combine strata in other ways than one share (TPR and TNR together) read them from the same draws."""
     strata = np.asarray(strata)
     pairs = np.stack([np.asarray(hits, dtype=np.float64), np.asarray(counted, dtype=np.float64)], axis=1)
     most = max(1.0, float(pairs[:, 1].max())) if pairs.size else 1.0
     anywhere = np.unique(np.vstack([pairs, [[0.0, most], [most, most]]]), axis=0)
     rng = np.random.default_rng(seed)
-    out = {}
-    for name in sorted({*map(str, np.unique(strata)), *pool}):
+    names = sorted({*map(str, np.unique(strata)), *pool})
+    means, sizes = [], []
+    for name in names:
         members = pairs[strata == name]
-        totals = np.tile(members.sum(axis=0), (draws, 1))
-        unrated = max(0, pool.get(str(name), members.shape[0]) - members.shape[0])
-        if unrated:
-            possible = (categories or {}).get(str(name))
-            kinds = anywhere if possible is None else np.unique(np.vstack([members, possible]), axis=0)
-            seen = (members[:, None, :] == kinds[None, :, :]).all(axis=2).sum(axis=0)
-            shares = rng.dirichlet(seen + 0.5, size=draws)
-            totals += rng.multinomial(unrated, shares) @ kinds
-        out[name] = totals
-    return out
+        possible = (categories or {}).get(name)
+        kinds = anywhere if possible is None else np.unique(np.vstack([members, possible]), axis=0)
+        seen = (members[:, None, :] == kinds[None, :, :]).all(axis=2).sum(axis=0)
+        means.append(rng.dirichlet(seen + 0.5, size=draws) @ kinds)
+        # Its share of the population: the pool's count (the rated items' where the pool does not name it), with
+        # the prior's 1/2 per category, so that with every item rated the whole is one Jeffreys posterior.
+        sizes.append(pool.get(name, members.shape[0]) + 0.5 * kinds.shape[0])
+    shares = rng.dirichlet(np.array(sizes, dtype=np.float64), size=draws)
+    return {name: shares[:, [k]] * mean for k, (name, mean) in enumerate(zip(names, means, strict=True))}
+
+
+def two_phase_variance(strata: np.ndarray, hits: np.ndarray, counted: np.ndarray, pool: dict[str, int]) -> float:
+    """The variance of the stratified share sum_h W_h·mean_h(hits) / sum_h W_h·mean_h(counted), W_h = N_h / N
+    the stratum's share of the pool, as an estimate for items like these (two-phase sampling: the pool a sample
+    of them, the rated items a stratified sample of the pool; Cochran 1977, §12.3, no finite-population
+    correction). By the delta method, with z = hits − share·counted and B the weighted mean of counted,
+
+        Var = [sum_h W_h² s_h²(z) / n_h  +  (1/N) sum_h W_h (mean_h(z) − 0)²] / B²
+
+    the first term the stratified sample's (s_h² with n_h − 1; 0 for a stratum of one item), the second the
+    pool's own sampling of the strata's shares. NaN when a stratum of the pool has no item rated."""
+    strata = np.asarray(strata)
+    y, x = np.asarray(hits, dtype=np.float64), np.asarray(counted, dtype=np.float64)
+    names = sorted({*map(str, np.unique(strata)), *pool})
+    sizes = {name: pool.get(name, int((strata == name).sum())) for name in names}
+    total = sum(sizes.values())
+    if total <= 0 or any(not np.any(strata == name) for name in names if sizes[name] > 0):
+        return float("nan")
+    share_of = {name: sizes[name] / total for name in names}
+    base = sum(share_of[h] * x[strata == h].mean() for h in names if sizes[h] > 0)
+    if base <= 0:
+        return float("nan")
+    figure = sum(share_of[h] * y[strata == h].mean() for h in names if sizes[h] > 0) / base
+    within = between = 0.0
+    for name in names:
+        z = y[strata == name] - figure * x[strata == name]
+        if z.size == 0:
+            continue
+        if z.size > 1:
+            within += share_of[name] ** 2 * float(z.var(ddof=1)) / z.size
+        between += share_of[name] * float(z.mean()) ** 2 / total
+    return (within + between) / base**2
 
 
 # Statistics of weighted items, vectorised over resamples (rows of ``weights``).
