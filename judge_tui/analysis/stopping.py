@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 from judge_tui.analysis.report import Report, ReportError, build_report
@@ -66,17 +67,24 @@ class AnytimeCheck:
     check: TargetCheck
     decision: Decision | None  # None: the figure cannot be computed
     method: str  # EXACT_SHARE or ASYMPTOTIC
-    low: float | None  # the anytime-valid interval at this n (None when there is none)
-    high: float | None
+    confidence: float
+    widened: tuple[float, float] | None = None  # the asymptotic sequence at this n (None: not that method, or none)
     held_up: str = ""  # why no rating left in the pool can settle it ("" when one may, or it is decided)
+
+    @cached_property
+    def interval(self) -> tuple[float, float] | None:
+        """The anytime-valid interval at this n; for a share, found only when asked (the stop check needs only
+        the decision)."""
+        if self.method == ASYMPTOTIC or self.decision is None:
+            return self.widened
+        return _share_at(self.check, 0, _alpha(self.confidence))[1:]
 
     @property
     def reading(self) -> str:
-        if self.low is None or self.high is None:
+        if self.interval is None:
             return "no interval"
-        if self.check.percent:
-            return f"[{self.low:.0%}, {self.high:.0%}]"
-        return f"[{self.low:.2f}, {self.high:.2f}]"
+        low, high = self.interval
+        return f"[{low:.0%}, {high:.0%}]" if self.check.percent else f"[{low:.2f}, {high:.2f}]"
 
 
 def _alpha(confidence: float) -> float:
@@ -92,12 +100,13 @@ def _value(c: TargetCheck) -> float:
     return float(c.estimate)
 
 
-def _share_at(c: TargetCheck, more: float, alpha: float) -> tuple[Decision, float, float]:
-    """A share's decision and anytime interval, its estimate held over ``more`` further items of its class."""
+def _share_at(c: TargetCheck, more: float, alpha: float, *, bounds: bool = True) -> tuple[Decision, float, float]:
+    """A share's decision and anytime interval (NaN unless ``bounds``), its estimate held over ``more`` further
+    items of its class."""
     n = c.n + more
     successes = min(max(_value(c) * n, 0.0), n) if more else float(round(_value(c) * c.n))
     decision = sq.share_decision(successes, n, c.target, alpha=alpha)
-    low, high = sq.share_sequence_interval(successes, n, alpha=alpha)
+    low, high = sq.share_sequence_interval(successes, n, alpha=alpha) if bounds else (math.nan, math.nan)
     return decision, low, high
 
 
@@ -133,17 +142,14 @@ def anytime_check(c: TargetCheck, confidence: float, left: int | None = None,
         reason = c.estimate.reason if isinstance(c.estimate, ag.Undefined) else "it has no interval"
         pool = "the test split" if c.scope == _SHARE_SCOPE else "the pool"
         held = f"it cannot be computed ({reason}) and every item of {pool} is compared" if left == 0 else ""
-        return AnytimeCheck(c, None, method, None, None, held)
-    found = _share_at(c, 0, alpha) if exact else _asymptotic_at(c, 0, alpha)
-    if found is None:
-        decision: Decision = "undecided"
-        low = high = None
-    else:
-        decision, low, high = found
+        return AnytimeCheck(c, None, method, confidence, None, held)
+    found = _share_at(c, 0, alpha, bounds=False) if exact else _asymptotic_at(c, 0, alpha)
+    decision: Decision = "undecided" if found is None else found[0]
+    widened = None if found is None or exact else (found[1], found[2])
     held = ""
     if decision == "undecided" and left is not None:
         held = _held_up(c, left, alpha, exact, class_share)
-    return AnytimeCheck(c, decision, method, low, high, held)
+    return AnytimeCheck(c, decision, method, confidence, widened, held)
 
 
 def _held_up(c: TargetCheck, left: int, alpha: float, exact: bool, class_share: float | None) -> str:
@@ -169,7 +175,7 @@ _FAR_MORE = 100.0
 
 
 def _settles(c: TargetCheck, more: float, alpha: float, exact: bool) -> bool:
-    projected = _share_at(c, more, alpha) if exact else _asymptotic_at(c, more, alpha)
+    projected = _share_at(c, more, alpha, bounds=False) if exact else _asymptotic_at(c, more, alpha)
     return projected is not None and projected[0] in DECIDED
 
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
 
 import numpy as np
@@ -245,6 +246,7 @@ def _mixture_precision(alpha: float, tuned_for: float) -> float:
     return tuned_for / (log_term + math.log1p(log_term))
 
 
+@cache
 def normal_mixture_multiplier(n: float, *, alpha: float = ONE_SIDED_ALPHA,
                               tuned_for: float = TUNED_FOR_ITEMS) -> float:
     """How many standard errors an estimate must stand from a value to rule it out at every look: the
