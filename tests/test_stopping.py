@@ -156,3 +156,35 @@ def test_a_target_near_its_threshold_with_items_left_is_held_up_only_when_they_c
             assert (tpr.held_up != "") == held, (judge_tpr, tpr)
             if held:
                 assert tpr.decision == "undecided" and "20 items left" in tpr.held_up
+
+
+def test_the_report_says_which_decisions_hold_for_this_n_only_and_which_at_any_time(tmp_path, rubrics):
+    """JSON keys are additive: each target keeps its fixed-n decision, marked valid for this n only, and gains the
+    decision valid at any time; the rules and how targets combine are stated once. Markdown and text say it too."""
+    import json
+
+    from judge_tui.analysis.report_format import render_json, render_markdown, render_text
+
+    rubric = rubrics["binary"]
+    with Store(tmp_path / "study.db") as store:
+        human = [True] * 150 + [False] * 60
+        ids = judged_pool(store, rubric, human, human)  # the judge agrees everywhere
+        for item_id, passes in zip(ids, human, strict=True):
+            rate(store, rubric, item_id, passes)
+        report = build_report(store, rubric, settings=SETTINGS)
+    data = json.loads(render_json(report))
+    plan = {p["target"]: p for p in data["plan"]}
+    assert plan["tpr"]["decision"] == "met" and plan["tpr"]["decision_valid"] == "valid for this n only"
+    assert plan["tpr"]["anytime"]["decision"] == "met"
+    assert plan["tpr"]["anytime"]["method"] == "beta mixture (exact)"
+    assert plan["tpr"]["anytime"]["valid"] == "valid at any time"
+    low = plan["tpr"]["anytime"]["interval"]["low"]
+    assert 0.90 < low < plan["tpr"]["interval"]["low"]  # wider than Wilson's, and still above the target
+    assert plan["tnr"]["anytime"]["decision"] == "met"  # 60 of 60 FAIL items failed
+    assert plan["alignment"]["anytime"]["method"] == "asymptotic confidence sequence"
+    assert data["decision_rules"]["one_sided_alpha"] == pytest.approx(0.025)
+    assert "Nothing is corrected across targets" in data["decision_rules"]["combination"]
+    markdown = render_markdown(report)
+    assert "## Decisions valid at any time" in markdown and "- TPR > 0.90 (test split): met" in markdown
+    text = render_text(report, width=200)
+    assert "Decisions valid at any time" in text and "valid for this n only" in text

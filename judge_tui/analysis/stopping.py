@@ -82,6 +82,8 @@ class AnytimeCheck:
     @property
     def reading(self) -> str:
         if self.interval is None:
+            if self.decision is not None and self.check.n < sq.MIN_ITEMS_ASYMPTOTIC:
+                return f"no interval below {sq.MIN_ITEMS_ASYMPTOTIC} items"
             return "no interval"
         low, high = self.interval
         return f"[{low:.0%}, {high:.0%}]" if self.check.percent else f"[{low:.2f}, {high:.2f}]"
@@ -222,6 +224,22 @@ def settledness_of(report: Report, *, has_test_split: bool = True, left: dict[st
     found = [a for a in anytime_checks(report, left) if has_test_split or a.check.scope != _SHARE_SCOPE]
     held = tuple((a.check.goal, a.held_up) for a in found if a.held_up and a.decision not in DECIDED)
     return Settledness(sum(a.decision in DECIDED for a in found), len(found), report.counts["compared"], held)
+
+
+def report_items_left(report: Report) -> dict[str, int]:
+    """Items not yet compared, by scope, as far as the report itself knows: the pool's from its counts, the test
+    split's from a plan that counted it (analysis/report._with_items_left)."""
+    left = {c.scope: max(0, report.counts["items"] - report.counts["compared"])
+            for c in report.checks if c.scope != _SHARE_SCOPE}
+    counted = [c.left for c in report.checks if c.scope == _SHARE_SCOPE and c.left is not None]
+    if counted:
+        left[_SHARE_SCOPE] = counted[0]
+    return left
+
+
+def all_decided_at_any_time(report: Report) -> bool:
+    """Whether every target of the report is decided by a rule valid at any time."""
+    return bool(report.checks) and all(a.decision in DECIDED for a in anytime_checks(report))
 
 
 def items_left(store: Store, rubric: Rubric, report: Report) -> dict[str, int]:
