@@ -197,6 +197,7 @@ class Settledness:
     targets: int
     ratings: int  # the compared items behind the figures
     held_up: tuple[tuple[str, str], ...] = ()  # (target, why) for each target no rating left can settle
+    pool_rated: bool = False  # every item of the targets' scopes is compared
 
     @property
     def settled(self) -> bool:
@@ -204,8 +205,11 @@ class Settledness:
 
     @property
     def as_far_as_the_pool_allows(self) -> bool:
-        """Every target is decided or held up: more ratings of this pool will not change the count."""
-        return self.targets > 0 and not self.settled and self.decided + len(self.held_up) == self.targets
+        """Every target is decided or held up, so more ratings of this pool are not expected to change the count.
+        Said once some target is decided, or once the pool is rated: a pool too small to decide anything early
+        is still worth rating whole, for the report's fixed-n figures at its full size."""
+        return (self.targets > 0 and not self.settled and self.decided + len(self.held_up) == self.targets
+                and (self.decided > 0 or self.pool_rated))
 
     def notice(self) -> str:
         """The rating screen's notice (counts and names of targets only, never which way one went)."""
@@ -223,7 +227,10 @@ def settledness_of(report: Report, *, has_test_split: bool = True, left: dict[st
     cannot settle them, so they are not questions of this study."""
     found = [a for a in anytime_checks(report, left) if has_test_split or a.check.scope != _SHARE_SCOPE]
     held = tuple((a.check.goal, a.held_up) for a in found if a.held_up and a.decision not in DECIDED)
-    return Settledness(sum(a.decision in DECIDED for a in found), len(found), report.counts["compared"], held)
+    scopes = {a.check.scope for a in found}
+    pool_rated = left is not None and all(left.get(scope) == 0 for scope in scopes)
+    return Settledness(sum(a.decision in DECIDED for a in found), len(found), report.counts["compared"], held,
+                       pool_rated)
 
 
 def report_items_left(report: Report) -> dict[str, int]:
