@@ -141,9 +141,11 @@ def anytime_check(c: TargetCheck, confidence: float, left: int | None = None,
     exact = _is_exact_share(c)
     method = EXACT_SHARE if exact else ASYMPTOTIC
     if not ag.is_defined(c.estimate) or not isinstance(c.interval, Interval) or c.decision is None:
-        reason = c.estimate.reason if isinstance(c.estimate, ag.Undefined) else "it has no interval"
+        # Not the figure's own reason ("the human labels contain no FAIL"): a rater may read this, and that
+        # reason is an aggregate of other experts' labels. The report gives it under "n/a means".
         pool = "the test split" if c.scope == _SHARE_SCOPE else "the pool"
-        held = f"it cannot be computed ({reason}) and every item of {pool} is compared" if left == 0 else ""
+        held = (f"it cannot be computed on the items compared, and every item of {pool} is compared"
+                if left == 0 else "")
         return AnytimeCheck(c, None, method, confidence, None, held)
     found = _share_at(c, 0, alpha, bounds=False) if exact else _asymptotic_at(c, 0, alpha)
     decision: Decision = "undecided" if found is None else found[0]
