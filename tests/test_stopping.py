@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from judge_tui.analysis.report import build_report
-from judge_tui.analysis.stopping import anytime_check, anytime_checks, items_left, study_settledness
+from judge_tui.analysis.stopping import study_settledness
 from judge_tui.analysis.targets import check
 from judge_tui.model.records import Item, Rating
 from judge_tui.model.settings import AgreementSettings
@@ -87,6 +87,8 @@ def test_looked_at_after_every_item_met_is_said_wrongly_at_most_at_its_level():
     """Monte Carlo with a known truth, through the same checks the report builds: a TPR of exactly 0.90 against
     "TPR > 0.90", looked at after every PASS item up to 100. The fixed-n rule says "met" in about 6% of runs;
     the rule valid at any time stays under its 2.5% (binomial sd about 0.3% at 2,000 runs)."""
+    from judge_tui.analysis.stopping import anytime_check
+
     n_max, runs = 100, 2000
 
     def first_met(rule) -> float:
@@ -140,6 +142,8 @@ def test_a_kappa_the_pool_cannot_settle_is_named_with_why(tmp_path, rubrics):
 def test_a_target_near_its_threshold_with_items_left_is_held_up_only_when_they_cannot_settle_it(tmp_path, rubrics):
     """TPR near 0.90 with few PASS items left: held up; a judge far from the threshold with the same items left:
     not held up (rating them can settle it)."""
+    from judge_tui.analysis.stopping import anytime_checks, items_left
+
     rubric = rubrics["binary"]
     for judge_tpr, held in ((0.90, True), (0.99, False)):
         with Store(tmp_path / f"s{judge_tpr}.db") as store:
