@@ -20,7 +20,14 @@ Reported per true TPR and length (up to 100, 200, 400 PASS items): the share of 
 0.90 or below "met" is the wrong decision; above it, "not met" is. The done-when: at TPR exactly 0.90, "met" in
 at most 2.5–3% of runs, looked at after every rating.
 
-Run from the project root:  .venv/bin/python benchmarks/bench_decisions_monitoring.py [--runs 4000] [--seed 7]
+A second part does the same for Cohen's kappa against "κ ≥ 0.61" on PASS/FAIL labels (70% human PASS, the
+judge's TPR and TNR equal and chosen so that the population kappa is exactly 0.61, or 0.55 / 0.67 near it):
+after every item, the report's kappa interval (`stats.intervals.kappa_interval`, Fleiss–Cohen–Everitt),
+`analysis.targets.check` and `analysis.stopping.anytime_check` (the asymptotic confidence sequence), one call each
+per look (no table: kappa depends on the whole confusion matrix).
+
+Run from the project root:
+  .venv/bin/python benchmarks/bench_decisions_monitoring.py [--runs 4000] [--kappa-runs 2000] [--seed 7]
 """
 
 from __future__ import annotations
@@ -117,9 +124,75 @@ def replay(truth: float, length: int, runs: int, tables: tuple[np.ndarray, np.nd
             "median_items": float(np.median(to_decision)) if to_decision.size else float("nan")}
 
 
+KAPPA_TARGET = SETTINGS.kappa_substantial
+KAPPA_TRUTHS = (0.55, 0.61, 0.67)
+KAPPA_LENGTHS = (100, 200)
+PASS_SHARE = 0.70
+
+
+def population_kappa(accuracy: float, pass_share: float = PASS_SHARE) -> float:
+    """Kappa of a judge whose TPR and TNR both equal ``accuracy``, against humans with ``pass_share`` PASS."""
+    observed = accuracy
+    judge_pass = pass_share * accuracy + (1 - pass_share) * (1 - accuracy)
+    chance = pass_share * judge_pass + (1 - pass_share) * (1 - judge_pass)
+    return (observed - chance) / (1 - chance)
+
+
+def accuracy_for(kappa: float) -> float:
+    low, high = 0.5, 1.0
+    for _ in range(100):
+        middle = (low + high) / 2
+        low, high = (middle, high) if population_kappa(middle) < kappa else (low, middle)
+    return (low + high) / 2
+
+
+def kappa_run(labels: np.ndarray, agrees: np.ndarray) -> tuple[tuple[str, int] | None, tuple[str, int] | None]:
+    """The first decision of each rule, looked at after every item: (decision, items) or None."""
+    table = np.zeros((2, 2))
+    first: list[tuple[str, int] | None] = [None, None]
+    for n, (human, agreed) in enumerate(zip(labels.tolist(), agrees.tolist(), strict=True), start=1):
+        judge = human if agreed else 1 - human
+        table[human, judge] += 1
+        if n < 5:
+            continue
+        found = iv.kappa_standard_error(table)
+        interval = iv.kappa_interval(table, None, CONFIDENCE)
+        if isinstance(found, Undefined) or isinstance(interval, Undefined):
+            continue
+        c = check("kappa:label", "κ of label", "all compared items", found[0], interval, n, KAPPA_TARGET,
+                  confidence=CONFIDENCE)
+        decisions = (c.decision, anytime_check(c, CONFIDENCE).decision)
+        for rule, decision in enumerate(decisions):
+            if first[rule] is None and decision in ("met", "not met"):
+                first[rule] = (str(decision), n)
+        if first[0] is not None and first[1] is not None:
+            break
+    return first[0], first[1]
+
+
+def kappa_part(runs: int, rng: np.random.Generator) -> None:
+    print(f"\nκ ≥ {KAPPA_TARGET:.2f}, {PASS_SHARE:.0%} human PASS, looked at after every item; {runs} runs per cell")
+    print("true κ   items  rule      'met'   'not met'  undecided  median items to a decision   (wrong one: *)")
+    for truth in KAPPA_TRUTHS:
+        accuracy = accuracy_for(truth)
+        for length in KAPPA_LENGTHS:
+            labels = (rng.random((runs, length)) < PASS_SHARE).astype(np.int64)
+            agrees = rng.random((runs, length)) < accuracy
+            firsts = [kappa_run(labels[r], agrees[r]) for r in range(runs)]
+            for index, name in enumerate(("fixed n", "any time")):
+                decided = [f[index] for f in firsts if f[index] is not None]
+                met = sum(d[0] == "met" for d in decided if d) / runs
+                not_met = sum(d[0] == "not met" for d in decided if d) / runs
+                median = f"{np.median([d[1] for d in decided if d]):.0f}" if decided else "—"
+                wrong_met = truth < KAPPA_TARGET
+                print(f"  {truth:.2f}    {length:4d}   {name:8s}  {met:6.2%}{'*' if wrong_met else ' '}  "
+                      f"{not_met:6.2%}{' ' if wrong_met else '*'}    {1 - met - not_met:6.1%}     {median}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=4000, help="runs per cell (default 4000)")
+    parser.add_argument("--kappa-runs", type=int, default=2000, help="runs per kappa cell (default 2000; 0: none)")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
@@ -142,6 +215,8 @@ def main() -> None:
                 median = "—" if np.isnan(found["median_items"]) else f"{found['median_items']:.0f}"
                 print(f"  {truth:.2f}    {length:4d}   {name:8s}  {met}  {not_met}    {found['undecided']:6.1%}"
                       f"     {median}")
+    if args.kappa_runs:
+        kappa_part(args.kappa_runs, rng)
     print(f"total {time.perf_counter() - started:.1f} s")
 
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Literal
 
 from judge_tui.analysis.report import Report, ReportError, build_report
 from judge_tui.analysis.targets import TargetCheck
@@ -123,9 +122,12 @@ def _asymptotic_at(c: TargetCheck, more: float, alpha: float) -> tuple[Decision,
     estimate, shrink = _value(c), math.sqrt(c.n / n)
     low = estimate - (estimate - interval.low) * shrink
     high = estimate + (interval.high - estimate) * shrink
-    transform: Literal["none", "fisher_z"] = "fisher_z" if interval.method.startswith("fisher") else "none"
+    # Kappa's large-sample interval is symmetric where kappa is skewed: widened on (1 - κ)^(1/3) instead. Other
+    # kappa intervals (from the agreement's Wilson interval when every item agreed) are asymmetric already.
+    transform: sq.Transform = ("fisher_z" if interval.method.startswith("fisher") else
+                               "kappa" if interval.method == "fleiss-cohen-everitt" else "none")
     bounds = sq.sequence_bounds(estimate, low, high, z_value(interval.confidence), n, transform=transform,
-                                alpha=alpha)
+                                alpha=alpha * sq.ASYMPTOTIC_SHARE_OF_ALPHA)
     sign_low = bounds.low > c.target if c.strict else bounds.low >= c.target
     sign_high = bounds.high > c.target if c.strict else bounds.high >= c.target
     decision: Decision = "met" if sign_low else ("not met" if not sign_high else "undecided")

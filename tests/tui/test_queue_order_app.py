@@ -116,13 +116,14 @@ async def test_you_may_stop_once_every_target_is_decided_and_the_report_says_aft
 
     notice = "The study's questions are settled with the"
     with Store(tmp_path / "study.db") as store:
-        labels = agreeing_study(store, rubrics["binary"], fail_every=3)
-        # Targets that 40 items can settle by decisions valid at any time: TPR/TNR above 0.6 (13 FAILs),
-        # kappa at least 0.4.
+        labels = agreeing_study(store, rubrics["binary"], n=50, fail_every=2)
+        # Targets that 50 items can settle by decisions valid at any time: TPR/TNR above 0.5 (25 FAILs), kappa
+        # at least 0.4, alignment at least 70%.
+        targets = AgreementSettings(tpr_tnr_target=0.5, kappa_substantial=0.4, kappa_moderate=0.3,
+                                    alignment_well_calibrated=0.7, alignment_minor_drift=0.6,
+                                    alignment_significant_drift=0.5)
         app = JudgeTuiApp(store, rubrics["binary"], reviewer="EXP001", clock=clock,
-                          settings=Settings(judge_in_background=False, queue_order="balanced",
-                                            agreement=AgreementSettings(tpr_tnr_target=0.6, kappa_substantial=0.4,
-                                                                        kappa_moderate=0.3)))
+                          settings=Settings(judge_in_background=False, queue_order="balanced", agreement=targets))
         statuses, notices = [], []
         async with app.run_test(size=(120, 40), notifications=True) as pilot:
             await pilot.pause()
