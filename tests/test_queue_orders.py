@@ -426,7 +426,7 @@ def test_a_balanced_order_is_laid_out_again_at_each_checkpoint_the_same_whether_
 def test_the_stop_check_decides_on_a_report_of_the_checks_alone(store, binary):
     """study_settledness builds only what deciding the targets needs, and decides as the full report does."""
     from judge_tui.analysis.report import build_report
-    from judge_tui.analysis.stopping import settledness_of, study_settledness
+    from judge_tui.analysis.stopping import items_left, settledness_of, study_settledness
 
     fill(store, binary)
     prepare_queue(store, binary, "ann", "balanced")
@@ -437,7 +437,8 @@ def test_the_stop_check_decides_on_a_report_of_the_checks_alone(store, binary):
     assert lean.checks == full.checks
     assert lean.self_agreement == () and lean.human_agreement is None and lean.breakdowns == ()
     assert all(f.key != "corrected_pass_rate" for f in lean.design.figures)
-    assert study_settledness(store, binary, AgreementSettings()) == settledness_of(full, has_test_split=False)
+    assert study_settledness(store, binary, AgreementSettings()) == settledness_of(
+        full, has_test_split=False, left=items_left(store, binary, full))
 
 
 def test_graded_kappa_targets_are_decided_on_weighted_kappas(store, rubrics):

@@ -28,6 +28,15 @@ from judge_tui.analysis.figure_format import (
 )
 from judge_tui.analysis.interval_bars import Bar, IntervalBars
 from judge_tui.analysis.report import Group, Report, Row, Summary, band_decisions, combined, meets_by_decision
+from judge_tui.analysis.stopping import (
+    ANYTIME,
+    FIXED_N,
+    AnytimeCheck,
+    all_decided_at_any_time,
+    anytime_checks,
+    combination,
+    report_items_left,
+)
 from judge_tui.analysis.targets import TargetCheck, ruling
 from judge_tui.analysis.uncertainty import CHANCE_FIGURES, INTERVAL_FIGURES
 from judge_tui.formats.terminal import SplittableTable, add_id_column, render_plain
@@ -173,7 +182,8 @@ def summary_to_dict(summary: Summary) -> dict[str, Any]:
 def plan_to_dicts(report: Report) -> list[dict[str, Any]]:
     """Every target, decided, with how many more items would settle an undecided one."""
     out = []
-    for c in report.checks:
+    anytime = anytime_checks(report, report_items_left(report))
+    for c, a in zip(report.checks, anytime, strict=True):
         undefined: dict[str, str] = {}
         out.append({
             "target": c.key, "goal": c.goal, "scope": c.scope, "threshold": c.target, "strict": c.strict,
@@ -184,6 +194,7 @@ def plan_to_dicts(report: Report) -> list[dict[str, Any]]:
             "more_items": c.more_items, "more_of_class": c.more_of_class, "class": c.class_label,
             "text": c.plan_text() or None, "undefined": undefined,
             "assurance": _assurance_json(c), "undecided_chance_at_this_size": c.undecided_at_size,
+            "decision_valid": FIXED_N, "anytime": anytime_to_dict(a),
         })
     return out
 
@@ -201,6 +212,49 @@ def _assurance_json(c: TargetCheck) -> dict[str, Any] | None:
                               "more_of_class": m if c.class_share is not None else None}
                              for v, m in zip(p.end_values, p.at_ends, strict=True)],
     }
+
+
+def anytime_to_dict(a: AnytimeCheck) -> dict[str, Any]:
+    """A target decided by a rule valid at any time (analysis/stopping.py), beside the fixed-n decision."""
+    interval = a.interval
+    return {"decision": a.decision, "valid": ANYTIME, "method": a.method,
+            "interval": None if interval is None else {"low": interval[0], "high": interval[1]},
+            "held_up": a.held_up or None}
+
+
+def decision_rules(report: Report) -> dict[str, Any]:
+    """Which decisions hold for this n only, which at any time, and how several targets combine."""
+    alpha = (1.0 - report.confidence) / 2.0
+    return {"fixed_n": f"{FIXED_N}: each target's {report.confidence:.0%} interval read once, at the "
+                       f"{report.counts['compared']} items compared; looked at again as ratings come in, it errs "
+                       "more often than it says",
+            "anytime": f"{ANYTIME}: the stop notice and the settled count; a wrong decision per target and side in "
+                       f"at most {alpha:.1%} of studies however often the figures are looked at",
+            "one_sided_alpha": alpha, "combination": combination(report.confidence)}
+
+
+def anytime_lines(report: Report) -> list[str]:
+    """The targets decided by rules valid at any time, one line each, then how the targets combine."""
+    lines = []
+    for a in anytime_checks(report, report_items_left(report)):
+        decision = a.decision or "cannot be decided"
+        held = f"; held up: {a.held_up}" if a.held_up else ""
+        lines.append(f"{a.check.goal} ({a.check.scope}): {decision}, {a.reading} ({a.method}){held}")
+    return lines
+
+
+def anytime_text(report: Report) -> Text | None:
+    lines = anytime_lines(report)
+    if not lines:
+        return None
+    text = Text()
+    text.append("Decisions valid at any time\n", style="bold")
+    text.append(f"  The verdict's decisions are {FIXED_N}. These, with their anytime-valid intervals, stay valid "
+                "however often the figures are looked at while ratings come in; the stop notice uses only them.\n")
+    for line in lines:
+        text.append(f"  {line}\n")
+    text.append(f"  {combination(report.confidence)}\n")
+    return text
 
 
 def rubric_to_dict(rubric: Rubric) -> dict[str, Any]:
@@ -290,6 +344,7 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "decide_on": report.decide_on,
         "plan": plan_to_dicts(report),
         "decisions_combine": _combined_to_dict(report),
+        "decision_rules": decision_rules(report),
         "ties": {"left_out": report.ties, "settle_with": "judge-tui adjudicate"},
         # Only when the draws were recorded (queue orders), so reports of other studies stay as they were.
         **({"design": design_to_dict(report)} if report.design is not None else {}),
@@ -681,7 +736,7 @@ def settled_text(report: Report) -> Text | None:
     """When the rating screen found every target decided: after how many ratings (and whether it still is)."""
     if report.settled_after is None:
         return None
-    still = bool(report.checks) and all(ruling(c, report.decide_on) in ("met", "not met") for c in report.checks)
+    still = all_decided_at_any_time(report)
     text = Text()
     text.append("Decided after ", style="bold")
     text.append(f"{report.settled_after} ratings: every target was decided then" +
@@ -781,7 +836,8 @@ def human_agreement_table(report: Report) -> Table | None:
 def rich_sections(report: Report, *, confusion: bool = True) -> list[RenderableType]:
     sections: list[RenderableType | None] = [
         header(report), summary_table(report), dimension_table(report), *interval_bars(report),
-        chance_table(report), undefined_notes(report), verdict(report), plan_text(report), corrected_text(report),
+        chance_table(report), undefined_notes(report), verdict(report), plan_text(report), anytime_text(report),
+        corrected_text(report),
         design_text(report), settled_text(report),
     ]
     if confusion:
@@ -834,6 +890,13 @@ def render_markdown(report: Report) -> str:
     if plan:
         out += ["", "## What would settle it", ""]
         out += [f"- {md(line)}" for line in plan]
+    anytime = anytime_lines(report)
+    if anytime:
+        out += ["", "## Decisions valid at any time", "",
+                f"The verdict's decisions are {FIXED_N}. These stay valid however often the figures are looked at "
+                "while ratings come in; the stop notice uses only them.", ""]
+        out += [f"- {md(line)}" for line in anytime]
+        out += ["", md(combination(report.confidence))]
     out += ["", "## Per dimension", ""]
     columns = _columns(report)
     out += _md_table(["Dimension", *(h for h, _ in columns), "Alignment band", "Kappa band"],

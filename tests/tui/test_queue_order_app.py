@@ -94,10 +94,10 @@ async def test_no_frame_of_a_balanced_session_shows_the_judge(tmp_path, rubrics,
         assert "balanced" not in frame.lower() and "stratum" not in frame.lower()
 
 
-def agreeing_study(store: Store, rubric, n: int = 40) -> dict[str, str]:
-    """n binary items, the judge's label on each (a fifth FAIL), for an expert who agrees with it."""
+def agreeing_study(store: Store, rubric, n: int = 40, fail_every: int = 5) -> dict[str, str]:
+    """n binary items, the judge's label on each (every fail_every-th FAIL), for an expert who agrees with it."""
     version = store.ensure_rubric_version(rubric)
-    labels = {f"S{k:03d}": "FAIL" if k % 5 == 0 else "PASS" for k in range(1, n + 1)}
+    labels = {f"S{k:03d}": "FAIL" if k % fail_every == 0 else "PASS" for k in range(1, n + 1)}
     store.add_items([Item(id=i, rubric="binary", fields={"query": i, "criterion": "c", "response": "r"})
                      for i in labels])
     store.ensure_rater(JUDGE, "judge")
@@ -116,11 +116,14 @@ async def test_you_may_stop_once_every_target_is_decided_and_the_report_says_aft
 
     notice = "The study's questions are settled with the"
     with Store(tmp_path / "study.db") as store:
-        labels = agreeing_study(store, rubrics["binary"])
-        # A TPR/TNR target of 0.6: 8 FAILs can settle it (Wilson's lower bound of 8/8 is 0.68).
+        labels = agreeing_study(store, rubrics["binary"], n=50, fail_every=2)
+        # Targets that 50 items can settle by decisions valid at any time: TPR/TNR above 0.5 (25 FAILs), kappa
+        # at least 0.4, alignment at least 70%.
+        targets = AgreementSettings(tpr_tnr_target=0.5, kappa_substantial=0.4, kappa_moderate=0.3,
+                                    alignment_well_calibrated=0.7, alignment_minor_drift=0.6,
+                                    alignment_significant_drift=0.5)
         app = JudgeTuiApp(store, rubrics["binary"], reviewer="EXP001", clock=clock,
-                          settings=Settings(judge_in_background=False, queue_order="balanced",
-                                            agreement=AgreementSettings(tpr_tnr_target=0.6)))
+                          settings=Settings(judge_in_background=False, queue_order="balanced", agreement=targets))
         statuses, notices = [], []
         async with app.run_test(size=(120, 40), notifications=True) as pilot:
             await pilot.pause()

@@ -440,15 +440,15 @@ class RatingScreen(Screen[None]):
         store, reviewer, rubric = self.session.store, self.session.reviewer, self.rubric.id
         if self._shows_settling:
             self.query_one(StatusLine).set_settling(found.decided, found.targets)
-        if not found.settled:
+        if not (found.settled or found.as_far_as_the_pool_allows):
             return
-        write_when_free(self.app, store, partial(store.record_settled, rubric, found.ratings))
+        if found.settled:
+            write_when_free(self.app, store, partial(store.record_settled, rubric, found.ratings))
         shown_key = f"stop_notice_shown:{rubric}:{reviewer}"
         if self.stop_notice and store.get_meta(shown_key) is None:
             write_when_free(self.app, store, partial(store.set_meta, shown_key, str(found.ratings)))
             self.stop_notice = False  # said once, even while that is not yet written
-            self.notify(f"The study's questions are settled with the {found.ratings} ratings so far; further "
-                        "ratings are optional.", markup=False, timeout=15)
+            self.notify(found.notice(), markup=False, timeout=15)
 
     def _all_rated(self) -> str:
         if self.session.plan is not None:
