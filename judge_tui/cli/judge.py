@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import itertools
 import os
+import shlex
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -267,6 +268,42 @@ def _summary(judge: Judge, state: RunState) -> Text:
     return Text(f"{line}\nrater: {clean(judge.rater_id)}")
 
 
+WORK_LEFT = 3  # exit status: judgments are left that this run could not make; its last lines say what finishes them
+
+
+def _judge_command(args: argparse.Namespace, rubric_id: str, *extra: str) -> str:
+    """This judge's command (same database, rubric and model), to copy and run."""
+    parts = ["judge-tui", "judge"]
+    if getattr(args, "db", None):
+        parts += ["--db", str(args.db)]
+    parts += ["--rubric", rubric_id]
+    if getattr(args, "model", None):
+        parts += ["--model", args.model]
+    return clean(shlex.join([*parts, *extra]))
+
+
+def _left_over(judge: Judge, state: RunState, args: argparse.Namespace) -> tuple[list[str], bool]:
+    """What the run leaves to be judged, and the command that judges it; True if it needs the user to act."""
+    rubric_id, lines, unfinished = judge.rubric.id, [], False
+    if state.left_in_batches:
+        unfinished = True
+        lines.append(f"{rubric_id}: {state.left_in_batches} judgment(s) wait for the results of a Message Batch"
+                     " that no judge-tui process is collecting (the API answers within 24 h of sending). Collect"
+                     f" them: {_judge_command(args, rubric_id, '--batch')}")
+    if state.left_elsewhere:
+        lines.append(f"{rubric_id}: {state.left_elsewhere} judgment(s) are being made by another judge-tui process"
+                     " still running; they land when it has them.")
+    if state.queued:
+        again = _judge_command(args, rubric_id, *(["--batch"] if args.batch else []))
+        if args.limit:
+            lines.append(f"{rubric_id}: {state.queued} judgment(s) still queued beyond --limit {args.limit};"
+                         f" judge them: {again}")
+        else:
+            unfinished = True
+            lines.append(f"{rubric_id}: {state.queued} judgment(s) still queued; judge them: {again}")
+    return lines, unfinished
+
+
 def _print_failures(console: Console, store: Store, judge: Judge, args: argparse.Namespace) -> None:
     """The first reasons, grouped by cause, and the command that lists each with its raw answer."""
     jobs = store.failed_judge_jobs(rater_id=judge.rater_id)
@@ -348,8 +385,13 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
                 err.print(Text(f"judge-tui: the judge stopped: {clean(state.error)}"))
                 err.print("Nothing is lost: fix the problem and run the same command again to carry on.")
                 return 2
-            if state.failed_now:
-                exit_code = 1
+            left, unfinished = _left_over(judge, state, args)
+            for line in left:
+                console.print(Text(line), soft_wrap=True)  # whole lines: the command can be copied
+            if unfinished:
+                exit_code = WORK_LEFT
+            elif state.failed_now:
+                exit_code = max(exit_code, 1)
     finally:
         store.close()
     return exit_code

@@ -104,5 +104,10 @@ class JudgeQueue:
     def counts(self) -> dict[str, int]:
         return self.store.judge_job_counts(self.rater_id)
 
+    def running_by_owner(self) -> list[dict[str, Any]]:
+        """Running jobs counted by who has them (the batch's poller, or the judge that claimed them): owner,
+        in_batch, jobs."""
+        return self.store.running_judge_jobs_by_owner(self.rater_id)
+
     def totals(self) -> dict[str, float]:
         return self.store.judge_call_totals(self.rater_id)

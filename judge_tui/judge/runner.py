@@ -104,6 +104,11 @@ class RunState:
     batches: dict[str, BatchProgress] = field(default_factory=dict)  # this run's Message Batches, in sent order
     batches_elsewhere: int = 0  # open batches another live judge process polls (left to it)
     notice: str = ""  # something the user should know about the run that is not an error
+    # At the end of a run, the running jobs no judge process is working on: waiting for the results of a
+    # Message Batch that no live process polls (a `judge --batch` collects them)...
+    left_in_batches: int = 0
+    # ...and those in the hands of another live judge (a call in flight, a batch it polls): they land when it ends.
+    left_elsewhere: int = 0
     started: float = field(default_factory=time.monotonic)
 
     @property
@@ -195,6 +200,9 @@ class Judge:
 
 
 class _Base:
+    POLLS_BATCHES = False  # does this runner send and poll Message Batches?
+    CLOCK_SKEW = timedelta(minutes=10)  # how far this machine's clock and the API's may disagree
+
     def __init__(self, judge: Judge, options: RunOptions | None = None,
                  on_progress: Callable[[RunState], None] | None = None) -> None:
         self.judge = judge
@@ -235,7 +243,19 @@ class _Base:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._heartbeat
         self.lease.release()
+        self._count_left()
         self._load_counts()  # the queue as it is, with the work of any judge beside this one
+
+    def _count_left(self) -> None:
+        """The running jobs this run leaves: taken back if their judge is gone, else counted by who has them."""
+        live = set(self.lease.live_owners())  # this process no longer among them
+        self.queue.requeue_orphaned(live)
+        self.state.left_in_batches = self.state.left_elsewhere = 0
+        for row in self.queue.running_by_owner():
+            if row["owner"] in live:
+                self.state.left_elsewhere += row["jobs"]
+            elif row["in_batch"]:
+                self.state.left_in_batches += row["jobs"]
 
     async def _beat(self) -> None:
         while True:
@@ -337,6 +357,72 @@ class _Base:
             self.state.running -= len(jobs)
             self.state.queued += len(jobs)
 
+    # ---- Message Batches a stopped process left behind
+
+    async def _wait_out(self, exc: Exception) -> bool:
+        """Sleep through a passing problem; False when the queue must stop."""
+        if isinstance(exc, FatalError):
+            self.state.error = str(exc)
+            return False
+        if isinstance(exc, OfflineError):
+            self.state.offline = str(exc)
+            self._report()
+            await asyncio.sleep(self.options.offline_probe)
+        else:
+            await asyncio.sleep(self.options.batch_poll)
+        return not self._stop_requested
+
+    def _batches_to_poll(self) -> list[dict[str, Any]]:
+        """The open batches this process polls: its own, and those of judge processes that are gone (taken
+        over). Those of another live process are left to it and counted in state.batches_elsewhere. A runner
+        that does not poll batches takes over only those a stopped process was sending, to look for them."""
+        live = set(self.lease.live_owners())
+        mine: list[dict[str, Any]] = []
+        elsewhere = 0
+        for batch in self.queue.open_batches():
+            owner = batch["owner"]
+            if owner == self.lease.owner:
+                mine.append(batch)
+            elif owner in live:
+                elsewhere += 1
+            elif ((self.POLLS_BATCHES or batch["status"] == "sending")
+                  and self.queue.take_batch(batch, self.lease.owner)):
+                mine.append({**batch, "owner": self.lease.owner})
+        self.state.batches_elsewhere = elsewhere
+        return mine
+
+    async def _find_interrupted_sends(self) -> bool:
+        """Batches a stopped process was sending: adopted if the API has them, else their jobs are queued
+        again. False if the queue must stop (the list could not be read: nothing is sent meanwhile)."""
+        for batch in self._batches_to_poll():
+            if batch["status"] != "sending":
+                continue
+            since = datetime.fromisoformat(batch["created_at"]) - self.CLOCK_SKEW
+            while True:
+                try:
+                    listed = await self.judge.backend.batches_since(since)
+                    break
+                except (OfflineError, RetryableError, FatalError) as exc:
+                    if not await self._wait_out(exc):
+                        return False
+            known = self.judge.store.judge_batch_ids()
+            found = [batch_id for batch_id, requests in listed
+                     if requests == batch["request_count"] and batch_id not in known]
+            if len(found) == 1:
+                self.queue.batch_sent(batch["id"], found[0])
+                if self.POLLS_BATCHES:
+                    self.state.batches[found[0]] = BatchProgress(requests=batch["request_count"])
+                continue
+            jobs = self.queue.batch_not_sent(batch["id"])
+            self.queue.release([{"id": job_id} for job_id in jobs], "its batch may not have reached the API;"
+                               " queued again")
+            if found:
+                self.state.notice = (f"a batch of {batch['request_count']:,} requests was being sent when judge-tui"
+                                     f" stopped; {len(found)} batches of that size were created since, so it"
+                                     " could not be told which was ours: its items were sent again")
+        self._load_counts()
+        return True
+
     def _seconds_until_retry(self) -> float | None:
         due = self.queue.next_retry_at()
         if due is None:
@@ -408,6 +494,10 @@ class JudgeRunner(_Base):
         self._start()
         inflight: dict[asyncio.Task[_Outcome], dict[str, Any]] = {}
         try:
+            # A `judge --batch` killed while the API took its batch leaves those jobs running: the API is asked
+            # whether it has that batch (then they wait for its results) before they are judged here.
+            if hasattr(self.judge.backend, "batches_since") and not await self._find_interrupted_sends():
+                return self.state
             while True:
                 if not inflight:
                     self._fill(inflight)
@@ -484,9 +574,9 @@ class BatchRunner(_Base):
     live owner's batches alone and takes over those of an owner that is gone.
     """
 
+    POLLS_BATCHES = True
     RESULTS_PER_TRANSACTION = 1000  # one disk sync for many judgments
     CLAIM_PAGE = 1000
-    CLOCK_SKEW = timedelta(minutes=10)  # how far this machine's clock and the API's may disagree
 
     def __init__(self, judge: Judge, options: RunOptions | None = None,
                  on_progress: Callable[[RunState], None] | None = None) -> None:
@@ -495,19 +585,6 @@ class BatchRunner(_Base):
             raise ValueError(f"the {getattr(judge.backend, 'name', '?')} backend has no batch mode")
         # Claimed jobs with their request and its size, not yet in a batch (they did not fit in the last one).
         self._unsent: list[tuple[dict[str, Any], JudgeRequest, int]] = []
-
-    async def _wait_out(self, exc: Exception) -> bool:
-        """Sleep through a passing problem; False when the queue must stop."""
-        if isinstance(exc, FatalError):
-            self.state.error = str(exc)
-            return False
-        if isinstance(exc, OfflineError):
-            self.state.offline = str(exc)
-            self._report()
-            await asyncio.sleep(self.options.offline_probe)
-        else:
-            await asyncio.sleep(self.options.batch_poll)
-        return not self._stop_requested
 
     async def run(self) -> RunState:
         self._start()
@@ -622,54 +699,6 @@ class BatchRunner(_Base):
             if self._stop_requested:
                 return False
             await asyncio.sleep(self.options.batch_poll)
-        return True
-
-    def _batches_to_poll(self) -> list[dict[str, Any]]:
-        """The open batches this process polls: its own, and those of judge processes that are gone (taken
-        over). Those of another live process are left to it and counted in state.batches_elsewhere."""
-        live = set(self.lease.live_owners())
-        mine: list[dict[str, Any]] = []
-        elsewhere = 0
-        for batch in self.queue.open_batches():
-            owner = batch["owner"]
-            if owner == self.lease.owner:
-                mine.append(batch)
-            elif owner in live:
-                elsewhere += 1
-            elif self.queue.take_batch(batch, self.lease.owner):
-                mine.append({**batch, "owner": self.lease.owner})
-        self.state.batches_elsewhere = elsewhere
-        return mine
-
-    async def _find_interrupted_sends(self) -> bool:
-        """Batches a stopped process was sending: adopted if the API has them, else their jobs are queued
-        again. False if the queue must stop (the list could not be read: nothing is sent meanwhile)."""
-        for batch in self._batches_to_poll():
-            if batch["status"] != "sending":
-                continue
-            since = datetime.fromisoformat(batch["created_at"]) - self.CLOCK_SKEW
-            while True:
-                try:
-                    listed = await self.judge.backend.batches_since(since)
-                    break
-                except (OfflineError, RetryableError, FatalError) as exc:
-                    if not await self._wait_out(exc):
-                        return False
-            known = self.judge.store.judge_batch_ids()
-            found = [batch_id for batch_id, requests in listed
-                     if requests == batch["request_count"] and batch_id not in known]
-            if len(found) == 1:
-                self.queue.batch_sent(batch["id"], found[0])
-                self.state.batches[found[0]] = BatchProgress(requests=batch["request_count"])
-                continue
-            jobs = self.queue.batch_not_sent(batch["id"])
-            self.queue.release([{"id": job_id} for job_id in jobs], "its batch may not have reached the API;"
-                               " queued again")
-            if found:
-                self.state.notice = (f"a batch of {batch['request_count']:,} requests was being sent when judge-tui"
-                                     f" stopped; {len(found)} batches of that size were created since, so it"
-                                     " could not be told which was ours: its items were sent again")
-        self._load_counts()
         return True
 
     async def _read_results(self, batch_id: str) -> bool:
