@@ -59,7 +59,9 @@ def make_backend(args: argparse.Namespace, default_model: str) -> Any:
             if not args.cmd:
                 raise UserError("--backend command needs --cmd \"PROGRAM ARGS\": a program that reads the request"
                                 " as JSON on stdin and writes the answer JSON on stdout")
-            return CommandBackend(args.cmd, model=args.model)
+            return CommandBackend(args.cmd, model=args.model, pass_env=getattr(args, "cmd_env", None) or ())
+        if getattr(args, "cmd_env", None):
+            raise UserError("--cmd-env goes with --backend command")
         if kind == "replay":
             if not args.replay:
                 raise UserError("--backend replay needs --replay FILE: a JSONL file of recorded answers")
