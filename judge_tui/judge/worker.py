@@ -24,6 +24,18 @@ from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store
 
+LEFT_TO_THE_LEAD = "judge: left to the lead"  # the status line where "auto" keeps the judge off
+
+
+def judges_in_background(settings: Settings, store: Store, rubric_id: str, reviewer: str | None) -> bool:
+    """Does the app judge here? settings.judge_in_background, where "auto" means yes except for an expert with
+    a share of the team's plan for this rubric: every expert judging every item would pay once per laptop for
+    the same judgments, so the lead's database, which all the ratings are merged into, judges them once."""
+    choice = settings.judge_in_background
+    if choice == "auto":
+        return not (reviewer and store.assignment_of(reviewer, rubric_id) is not None)
+    return bool(choice)
+
 
 @dataclass(frozen=True)
 class JudgeStatus:

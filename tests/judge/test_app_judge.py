@@ -62,3 +62,47 @@ async def test_app_says_the_judge_is_offline_without_a_key(tmp_path: Path, rubri
             await pilot.press("q")
         assert store.count_ratings() == 0  # nothing judged and nothing lost: the jobs wait in the queue
         assert len(store.judge_jobs(app.background_judge.rater_id)) == len(ids)
+
+
+@pytest.mark.slow
+async def test_in_a_team_only_the_leads_app_judges_by_default(
+    fake: fa.FakeAnthropic, tmp_path: Path, rubrics: dict[str, Rubric], hermetic_home: Path
+) -> None:
+    """The lead plans the study and hands ann her share as a bundle; ann rates on her laptop with a key in her
+    shell. Her app leaves the judging to the lead's database (each item judged once, not once per laptop),
+    unless her settings say true; the lead's app judges."""
+    from judge_tui.cli import main
+    from judge_tui.judge.worker import LEFT_TO_THE_LEAD
+
+    rubric = rubrics["cis"]
+    lead_db, ann_db, bundle = tmp_path / "lead.db", tmp_path / "ann.db", tmp_path / "ann.bundle.db"
+    with Store(lead_db) as store:
+        ids = add_cis_items(store, rubric, 4)
+    assert main(["assign", "--db", str(lead_db), "--rubric", "cis", "--experts", "ann,bob"]) == 0
+    assert main(["export", "--db", str(lead_db), "--bundle", "--for", "ann", "-o", str(bundle)]) == 0
+    assert main(["import", "--db", str(ann_db), "--bundle", str(bundle)]) == 0
+
+    with Store(ann_db) as store:
+        app = JudgeTuiApp(store, rubric, reviewer="ann", settings=Settings(judge_model="claude-sonnet-5"))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await _until(lambda: app.judge_status == LEFT_TO_THE_LEAD, pilot, timeout=60)
+            assert LEFT_TO_THE_LEAD in widget_text(app)
+            assert app.background_judge is None
+            await pilot.press("q")
+        assert store.judge_jobs() == [] and fake.message_requests() == []
+
+        # Her settings can still say so: then her app judges on her machine.
+        app = JudgeTuiApp(store, rubric, reviewer="ann",
+                          settings=Settings(judge_model="claude-sonnet-5", judge_in_background=True))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await _until(lambda: "done" in app.judge_status and " 0 queued" in app.judge_status, pilot, timeout=60)
+            await pilot.press("q")
+    asked_by_ann = len(fake.message_requests())
+    assert asked_by_ann > 0
+
+    with Store(lead_db) as store:  # the lead has no share of the plan: the lead's app judges every item
+        app = JudgeTuiApp(store, rubric, reviewer="lead", settings=Settings(judge_model="claude-sonnet-5"))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await _until(lambda: f"{len(ids)} done" in app.judge_status, pilot, timeout=60)
+            await pilot.press("q")
+    assert len(fake.message_requests()) - asked_by_ann == len(ids)
