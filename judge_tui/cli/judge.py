@@ -244,7 +244,7 @@ async def _run_one(judge: Judge, options: RunOptions, batch: bool, console: Cons
             console.print(Text(f"judge: offline ({clean(state.offline)}); waiting and trying again every"
                                f" {options.offline_probe:g} s. Ctrl-C stops; everything judged so far is kept."))
 
-    runner = (BatchRunner if batch else JudgeRunner)(judge, options, update)
+    runner: BatchRunner | JudgeRunner = (BatchRunner if batch else JudgeRunner)(judge, options, update)
     try:
         with progress:
             return await runner.run()
