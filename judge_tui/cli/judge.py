@@ -10,7 +10,6 @@ import argparse
 import asyncio
 import itertools
 import os
-import shlex
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -270,39 +269,28 @@ def _summary(judge: Judge, state: RunState) -> Text:
     return Text(f"{line}\nrater: {clean(judge.rater_id)}")
 
 
-WORK_LEFT = 3  # exit status: judgments are left that this run could not make; its last lines say what finishes them
-
-
-def _judge_command(args: argparse.Namespace, rubric_id: str, *extra: str) -> str:
-    """This judge's command (same database, rubric and model), to copy and run."""
-    parts = ["judge-tui", "judge"]
-    if getattr(args, "db", None):
-        parts += ["--db", str(args.db)]
-    parts += ["--rubric", rubric_id]
-    if getattr(args, "model", None):
-        parts += ["--model", args.model]
-    return clean(shlex.join([*parts, *extra]))
+WORK_LEFT = 3  # exit status: judgments are left that this run could not make; its last lines say what to do
 
 
 def _left_over(judge: Judge, state: RunState, args: argparse.Namespace) -> tuple[list[str], bool]:
-    """What the run leaves to be judged, and the command that judges it; True if it needs the user to act."""
+    """What the run leaves to be judged, and what judges it; True if it needs the user to act."""
     rubric_id, lines, unfinished = judge.rubric.id, [], False
     if state.left_in_batches:
         unfinished = True
-        lines.append(f"{rubric_id}: {state.left_in_batches} judgment(s) wait for the results of a Message Batch"
-                     " that no judge-tui process is collecting (the API answers within 24 h of sending). Collect"
-                     f" them: {_judge_command(args, rubric_id, '--batch')}")
+        lines.append(f"{rubric_id}: {state.left_in_batches} judgment(s) wait for a Message Batch the API has not"
+                     " finished (it answers within 24 h of sending). Run the same command again later: it collects"
+                     " them, and --batch waits for them.")
     if state.left_elsewhere:
         lines.append(f"{rubric_id}: {state.left_elsewhere} judgment(s) are being made by another judge-tui process"
                      " still running; they land when it has them.")
     if state.queued:
-        again = _judge_command(args, rubric_id, *(["--batch"] if args.batch else []))
         if args.limit:
-            lines.append(f"{rubric_id}: {state.queued} judgment(s) still queued beyond --limit {args.limit};"
-                         f" judge them: {again}")
+            lines.append(f"{rubric_id}: {state.queued} judgment(s) still queued beyond --limit {args.limit}; run the"
+                         " same command again to judge more.")
         else:
             unfinished = True
-            lines.append(f"{rubric_id}: {state.queued} judgment(s) still queued; judge them: {again}")
+            lines.append(f"{rubric_id}: {state.queued} judgment(s) still queued; run the same command again to"
+                         " judge them.")
     return lines, unfinished
 
 

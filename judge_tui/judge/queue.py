@@ -82,6 +82,10 @@ class JudgeQueue:
     def take_batch(self, batch: Mapping[str, Any], owner: str) -> bool:
         return self.store.take_judge_batch(batch["id"], owner, batch["owner"])
 
+    def give_back_batch(self, batch: Mapping[str, Any], owner: str) -> None:
+        """A batch this process took but will not poll: no one's, so the next judge --batch takes it."""
+        self.store.take_judge_batch(batch["id"], None, owner)
+
     def open_batches(self) -> list[dict[str, Any]]:
         return self.store.open_judge_batches(self.rater_id)
 

@@ -201,6 +201,7 @@ class Judge:
 
 class _Base:
     POLLS_BATCHES = False  # does this runner send and poll Message Batches?
+    RESULTS_PER_TRANSACTION = 1000  # one disk sync for many judgments
     CLOCK_SKEW = timedelta(minutes=10)  # how far this machine's clock and the API's may disagree
 
     def __init__(self, judge: Judge, options: RunOptions | None = None,
@@ -374,8 +375,7 @@ class _Base:
 
     def _batches_to_poll(self) -> list[dict[str, Any]]:
         """The open batches this process polls: its own, and those of judge processes that are gone (taken
-        over). Those of another live process are left to it and counted in state.batches_elsewhere. A runner
-        that does not poll batches takes over only those a stopped process was sending, to look for them."""
+        over). Those of another live process are left to it and counted in state.batches_elsewhere."""
         live = set(self.lease.live_owners())
         mine: list[dict[str, Any]] = []
         elsewhere = 0
@@ -385,8 +385,7 @@ class _Base:
                 mine.append(batch)
             elif owner in live:
                 elsewhere += 1
-            elif ((self.POLLS_BATCHES or batch["status"] == "sending")
-                  and self.queue.take_batch(batch, self.lease.owner)):
+            elif self.queue.take_batch(batch, self.lease.owner):
                 mine.append({**batch, "owner": self.lease.owner})
         self.state.batches_elsewhere = elsewhere
         return mine
@@ -422,6 +421,69 @@ class _Base:
                                      " could not be told which was ours: its items were sent again")
         self._load_counts()
         return True
+
+    async def _read_results(self, batch_id: str, *, wait: bool = True) -> bool:
+        """Record an ended batch's results. False if the queue must stop. Without wait, a passing problem leaves
+        the batch open for the next look instead of being waited out."""
+        chunk: list[tuple[str, JudgeAnswer | Exception]] = []
+        try:
+            async for custom_id, result in self.judge.backend.batch_results(batch_id):
+                chunk.append((custom_id, result))
+                if len(chunk) >= self.RESULTS_PER_TRANSACTION:
+                    self._apply_all(batch_id, chunk)
+                    chunk = []
+        except (OfflineError, RetryableError, FatalError) as exc:
+            # Results not fully read: the batch stays open and is read again (recorded jobs are skipped).
+            self._apply_all(batch_id, chunk)
+            return await self._wait_out(exc) if wait else True
+        self._apply_all(batch_id, chunk)
+        left = self.queue.finish_batch(batch_id)
+        self.state.running -= left
+        self.state.queued += left
+        self._report()
+        return True
+
+    def _apply_all(self, batch_id: str, results: list[tuple[str, JudgeAnswer | Exception]]) -> None:
+        with self.judge.store.transaction():
+            for custom_id, result in results:
+                self._apply_result(batch_id, custom_id, result)
+        self._report()
+
+    def _apply_result(self, batch_id: str, custom_id: str, result: JudgeAnswer | Exception) -> None:
+        try:
+            job_id = int(custom_id.removeprefix("job-"))
+        except ValueError:
+            return
+        job = self.queue.batch_job(batch_id, job_id)
+        if job is None:  # already recorded (a restart re-reads the results) or not ours
+            return
+        if isinstance(result, JudgeAnswer):
+            self._record(job, None, result, 0.0, batch_id)
+        elif isinstance(result, RetryableError):
+            # Due at once, with no jitter: the retried requests of a batch all go into the next batch together
+            # (a jittered time each would split them over several batches, each with its own wait).
+            self._retry(job, result, delay=0.0)
+        elif isinstance(result, AnswerError):
+            self._fail(job, str(result), result.raw, result.answer)
+        else:
+            self._fail(job, f"unexpected batch result: {result}")
+
+    async def _collect_ended(self) -> None:
+        """Read once the results of this judge's batches that have ended (they are paid for); a batch still being
+        processed is left for a later run. For a runner that does not poll batches (a plain `judge` after a
+        `judge --batch` was stopped)."""
+        for batch in self._batches_to_poll():
+            if batch["status"] == "sending":
+                continue
+            try:
+                status, _counts = await self.judge.backend.batch_status(batch["id"])
+            except (OfflineError, RetryableError, FatalError):
+                continue  # asked again by the next run; the jobs wait with their batch meanwhile
+            if status == "ended":
+                await self._read_results(batch["id"], wait=False)
+        for batch in self.queue.open_batches():  # not polled here: free for any `judge --batch` to take over
+            if batch["owner"] == self.lease.owner:
+                self.queue.give_back_batch(batch, self.lease.owner)
 
     def _seconds_until_retry(self) -> float | None:
         due = self.queue.next_retry_at()
@@ -494,10 +556,13 @@ class JudgeRunner(_Base):
         self._start()
         inflight: dict[asyncio.Task[_Outcome], dict[str, Any]] = {}
         try:
-            # A `judge --batch` killed while the API took its batch leaves those jobs running: the API is asked
-            # whether it has that batch (then they wait for its results) before they are judged here.
-            if hasattr(self.judge.backend, "batches_since") and not await self._find_interrupted_sends():
-                return self.state
+            # A `judge --batch` that was stopped leaves jobs running in its batches: the API is asked whether it
+            # has a batch that was being sent (else its jobs are judged here) and for the results of those that
+            # have ended; the jobs of a batch still being processed wait for it.
+            if hasattr(self.judge.backend, "batches_since"):
+                if not await self._find_interrupted_sends():
+                    return self.state
+                await self._collect_ended()
             while True:
                 if not inflight:
                     self._fill(inflight)
@@ -575,7 +640,6 @@ class BatchRunner(_Base):
     """
 
     POLLS_BATCHES = True
-    RESULTS_PER_TRANSACTION = 1000  # one disk sync for many judgments
     CLAIM_PAGE = 1000
 
     def __init__(self, judge: Judge, options: RunOptions | None = None,
@@ -700,48 +764,3 @@ class BatchRunner(_Base):
                 return False
             await asyncio.sleep(self.options.batch_poll)
         return True
-
-    async def _read_results(self, batch_id: str) -> bool:
-        """Record an ended batch's results. False if the queue must stop."""
-        chunk: list[tuple[str, JudgeAnswer | Exception]] = []
-        try:
-            async for custom_id, result in self.judge.backend.batch_results(batch_id):
-                chunk.append((custom_id, result))
-                if len(chunk) >= self.RESULTS_PER_TRANSACTION:
-                    self._apply_all(batch_id, chunk)
-                    chunk = []
-        except (OfflineError, RetryableError, FatalError) as exc:
-            # Results not fully read: the batch stays open and is read again (recorded jobs are skipped).
-            self._apply_all(batch_id, chunk)
-            return await self._wait_out(exc)
-        self._apply_all(batch_id, chunk)
-        left = self.queue.finish_batch(batch_id)
-        self.state.running -= left
-        self.state.queued += left
-        self._report()
-        return True
-
-    def _apply_all(self, batch_id: str, results: list[tuple[str, JudgeAnswer | Exception]]) -> None:
-        with self.judge.store.transaction():
-            for custom_id, result in results:
-                self._apply(batch_id, custom_id, result)
-        self._report()
-
-    def _apply(self, batch_id: str, custom_id: str, result: JudgeAnswer | Exception) -> None:
-        try:
-            job_id = int(custom_id.removeprefix("job-"))
-        except ValueError:
-            return
-        job = self.queue.batch_job(batch_id, job_id)
-        if job is None:  # already recorded (a restart re-reads the results) or not ours
-            return
-        if isinstance(result, JudgeAnswer):
-            self._record(job, None, result, 0.0, batch_id)
-        elif isinstance(result, RetryableError):
-            # Due at once, with no jitter: the retried requests of a batch all go into the next batch together
-            # (a jittered time each would split them over several batches, each with its own wait).
-            self._retry(job, result, delay=0.0)
-        elif isinstance(result, AnswerError):
-            self._fail(job, str(result), result.raw, result.answer)
-        else:
-            self._fail(job, f"unexpected batch result: {result}")

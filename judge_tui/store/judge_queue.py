@@ -310,7 +310,7 @@ class JudgeQueueQueries(RatingQueries):
             conn.execute("DELETE FROM judge_batches WHERE id = ?", [token])
         return ids
 
-    def take_judge_batch(self, batch_id: str, owner: str, previous: str | None) -> bool:
+    def take_judge_batch(self, batch_id: str, owner: str | None, previous: str | None) -> bool:
         """Make owner the batch's poller if it is still previous's (two processes may try at once)."""
         with self.transaction() as conn:
             return conn.execute("UPDATE judge_batches SET owner = ?, updated_at = ? WHERE id = ? AND owner IS ?",
