@@ -11,6 +11,7 @@ import re
 import shutil
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,14 +21,18 @@ README = (REPO / "README.md").read_text(encoding="utf-8")
 CONTRIBUTING = (REPO / "CONTRIBUTING.md").read_text(encoding="utf-8")
 CI = (REPO / ".ci" / "run").read_text(encoding="utf-8")
 
-# Writes its name and arguments to the log; exits 3 when $FAIL names this call.
+# Writes its name and arguments to the log; exits 3 when $FAIL names this call. A virtualenv's tool is named with
+# its virtualenv (.venv/pip), so the two virtualenvs' calls are told apart.
 STAND_IN = """#!/bin/sh
-echo "{name} $*" >> "$CI_LOG"
-case "{name} $*" in "$FAIL"*) exit 3 ;; esac
+name="{name}"
+case "$name" in */*) name="$(basename "$(dirname "$(dirname "$0")")")/$(basename "$0")" ;; esac
+echo "$name $*" >> "$CI_LOG"
+case "$name $*" in "$FAIL"*) exit 3 ;; esac
 {extra}exit 0
 """
 TOOLS = ("pip", "python", "ruff", "mypy", "lint-imports")
-MAKE_VENV = 'mkdir -p .venv/bin && cp "$STAND_INS"/* .venv/bin/\n'
+# `python3 -m venv DIR`: DIR/bin with the stand-ins.
+MAKE_VENV = 'for dir; do :; done; mkdir -p "$dir/bin" && cp "$STAND_INS"/* "$dir/bin/"\n'
 
 
 def _readme_test_command() -> str:
@@ -47,7 +52,7 @@ def _run_ci(tmp_path: Path, fail: str) -> tuple[int, list[str]]:
     shutil.copy(REPO / ".ci" / "run", checkout / ".ci" / "run")
     _write(bin_dir / "python3", STAND_IN.format(name="python3", extra=MAKE_VENV))
     for tool in TOOLS:
-        _write(stand_ins / tool, STAND_IN.format(name=tool, extra=""))
+        _write(stand_ins / tool, STAND_IN.format(name=f"venv/{tool}", extra=""))
     log = tmp_path / "calls.log"
     log.touch()
     env = {"PATH": f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin", "CI_LOG": str(log),
@@ -59,18 +64,39 @@ def _run_ci(tmp_path: Path, fail: str) -> tuple[int, list[str]]:
 
 ALL_STEPS = [
     "python3 -m venv .venv",
-    "pip install -q -e .[test]",
-    "pip install -q --no-deps irrCAC==0.4.4",
-    "python -m pytest -n 2 -q",
-    "ruff check .",
-    "mypy judge_tui",
-    "lint-imports ",
+    ".venv/pip install -q -e .[test]",
+    ".venv/pip install -q --no-deps irrCAC==0.4.4",
+    ".venv/python -m pytest -n 2 -q",
+    ".venv/ruff check .",
+    ".venv/mypy judge_tui",
+    ".venv/lint-imports ",
+    "python3 -m venv .venv-lowest",
+    ".venv/python .ci/lowest_constraints.py",
+    ".venv-lowest/pip install -q -c .venv-lowest/constraints.txt -e .[test]",
+    ".venv-lowest/pip install -q --no-deps irrCAC==0.4.4",
+    ".venv-lowest/python -m pytest -n 2 -q",
 ]
+LOWEST = ("python3 -m venv .venv-lowest && .venv/bin/python .ci/lowest_constraints.py > .venv-lowest/constraints.txt"
+          " && .venv-lowest/bin/pip install -q -c .venv-lowest/constraints.txt -e '.[test]'"
+          " && .venv-lowest/bin/pip install -q --no-deps irrCAC==0.4.4 && .venv-lowest/bin/python -m pytest -n 2 -q")
 
 
-def test_ci_runs_the_readmes_test_command_verbatim_then_ruff_mypy_and_lint_imports() -> None:
+def test_ci_runs_the_readmes_test_command_verbatim_then_ruff_mypy_lint_imports_and_the_lowest_versions() -> None:
     assert _ci_commands() == [_readme_test_command(), ".venv/bin/ruff check .", ".venv/bin/mypy judge_tui",
-                              ".venv/bin/lint-imports"]
+                              ".venv/bin/lint-imports", LOWEST]
+
+
+def test_the_lowest_versions_are_the_lower_bounds_of_every_dependency() -> None:
+    import tomllib
+
+    done = subprocess.run([sys.executable, str(REPO / ".ci" / "lowest_constraints.py")], capture_output=True,
+                          text=True, check=True)
+    pins = dict(line.split("==") for line in done.stdout.splitlines())
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    named = [re.split(r"[<>=!~\[ ;,]", r, maxsplit=1)[0] for r in
+             [*project["dependencies"], *project["optional-dependencies"]["test"]]]
+    assert sorted(pins) == sorted(named)
+    assert pins["textual"] == "8.2.7"  # 8.2.0-8.2.6 crash the rating screen (a private routine's arguments)
 
 
 def _ci_commands() -> list[str]:

@@ -60,7 +60,9 @@ def make_backend(args: argparse.Namespace, default_model: str) -> Any:
             if not args.cmd:
                 raise UserError("--backend command needs --cmd \"PROGRAM ARGS\": a program that reads the request"
                                 " as JSON on stdin and writes the answer JSON on stdout")
-            return CommandBackend(args.cmd, model=args.model)
+            return CommandBackend(args.cmd, model=args.model, pass_env=getattr(args, "cmd_env", None) or ())
+        if getattr(args, "cmd_env", None):
+            raise UserError("--cmd-env goes with --backend command")
         if kind == "replay":
             if not args.replay:
                 raise UserError("--backend replay needs --replay FILE: a JSONL file of recorded answers")
@@ -249,7 +251,7 @@ async def _run_one(judge: Judge, options: RunOptions, batch: bool, console: Cons
             console.print(Text(f"judge: offline ({clean(state.offline)}); waiting and trying again every"
                                f" {options.offline_probe:g} s. Ctrl-C stops; everything judged so far is kept."))
 
-    runner = (BatchRunner if batch else JudgeRunner)(judge, options, update)
+    runner: BatchRunner | JudgeRunner = (BatchRunner if batch else JudgeRunner)(judge, options, update)
     try:
         with progress:
             return await runner.run()
@@ -273,6 +275,31 @@ def _summary(judge: Judge, state: RunState) -> Text:
     if state.notice:
         line += f"\nnote: {clean(state.notice)}"
     return Text(f"{line}\nrater: {clean(judge.rater_id)}")
+
+
+WORK_LEFT = 3  # exit status: judgments are left that this run could not make; its last lines say what to do
+
+
+def _left_over(judge: Judge, state: RunState, args: argparse.Namespace) -> tuple[list[str], bool]:
+    """What the run leaves to be judged, and what judges it; True if it needs the user to act."""
+    rubric_id, lines, unfinished = judge.rubric.id, [], False
+    if state.left_in_batches:
+        unfinished = True
+        lines.append(f"{rubric_id}: {state.left_in_batches} judgment(s) wait for a Message Batch the API has not"
+                     " finished (it answers within 24 h of sending). Run the same command again later: it collects"
+                     " them, and --batch waits for them.")
+    if state.left_elsewhere:
+        lines.append(f"{rubric_id}: {state.left_elsewhere} judgment(s) are being made by another judge-tui process"
+                     " still running; they land when it has them.")
+    if state.queued:
+        if args.limit:
+            lines.append(f"{rubric_id}: {state.queued} judgment(s) still queued beyond --limit {args.limit}; run the"
+                         " same command again to judge more.")
+        else:
+            unfinished = True
+            lines.append(f"{rubric_id}: {state.queued} judgment(s) still queued; run the same command again to"
+                         " judge them.")
+    return lines, unfinished
 
 
 def _print_failures(console: Console, store: Store, judge: Judge, args: argparse.Namespace) -> None:
@@ -356,8 +383,13 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
                 err.print(Text(f"judge-tui: the judge stopped: {clean(state.error)}"))
                 err.print("Nothing is lost: fix the problem and run the same command again to carry on.")
                 return 2
-            if state.failed_now:
-                exit_code = 1
+            left, unfinished = _left_over(judge, state, args)
+            for line in left:
+                console.print(Text(line), soft_wrap=True)  # whole lines: the command can be copied
+            if unfinished:
+                exit_code = WORK_LEFT
+            elif state.failed_now:
+                exit_code = max(exit_code, 1)
     finally:
         store.close()
     return exit_code

@@ -173,6 +173,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --batch: at most MB megabytes a batch, before the 5%% safety margin (default and most: 256)")
     p.add_argument("--backend", choices=["anthropic", "command", "replay"], default="anthropic")
     p.add_argument("--cmd", help="for --backend command: program reading a request on stdin, answering on stdout")
+    p.add_argument("--cmd-env", action="append", metavar="NAME",
+                   help="for --backend command: pass this environment variable to the program too (it gets only"
+                        " PATH, HOME, the locale and a few more); repeat for several")
     p.add_argument("--replay", type=Path, metavar="FILE", help="for --backend replay: recorded answers")
     p.add_argument("--reason", help="record a changed rubric or prompt with this reason (required after a change)")
     p.add_argument("--items", metavar="ID,ID", help="with --reason: the items that motivated the change")
@@ -286,6 +289,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="at most this many judgments at once (default: settings judge_concurrency)")
     p.add_argument("--backend", choices=["anthropic", "command", "replay"], default="anthropic")
     p.add_argument("--cmd", help="for --backend command: program reading a request on stdin, answering on stdout")
+    p.add_argument("--cmd-env", action="append", metavar="NAME",
+                   help="for --backend command: pass this environment variable to the program too (it gets only"
+                        " PATH, HOME, the locale and a few more); repeat for several")
     p.add_argument("--replay", type=Path, metavar="FILE", help="for --backend replay: recorded answers")
 
     p = sub.add_parser("check", help="check the database file for damage (reads all of it)")

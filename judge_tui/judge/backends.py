@@ -460,12 +460,37 @@ def program_name(argv: list[str]) -> str:
     return Path(argv[0]).stem
 
 
+# What a local judge gets of judge-tui's environment: enough to find programs and files, and to read and write
+# text (paths, user, locale, time zone, temporary folder; on Windows the system folders it cannot start
+# without). Nothing else, so no key or token (ANTHROPIC_API_KEY above all) reaches a program that has no need
+# of it; --cmd-env NAME passes another variable on purpose.
+COMMAND_ENV = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TEMP", "TMP",
+               "SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "COMSPEC", "PATHEXT", "USERPROFILE", "APPDATA", "LOCALAPPDATA")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def command_env(extra: tuple[str, ...] | list[str] = (), environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment a local judge runs in: COMMAND_ENV and the locale (LC_*), plus the variables named."""
+    environ = dict(os.environ) if environ is None else environ
+    for name in extra:
+        if not _ENV_NAME.fullmatch(name):
+            raise ConfigError(f"--cmd-env {name!r}: give a variable's name (letters, digits, _), e.g. --cmd-env"
+                              " OLLAMA_HOST; its value is taken from judge-tui's environment")
+    wanted = {*COMMAND_ENV, *extra}
+    return {name: value for name, value in environ.items() if name in wanted or name.startswith("LC_")}
+
+
 class CommandBackend:
-    """Runs a local program per judgment: the request as JSON on stdin, the answer JSON on stdout."""
+    """Runs a local program per judgment: the request as JSON on stdin, the answer JSON on stdout.
+
+    The program gets a small environment (command_env), not judge-tui's whole one.
+    """
 
     name = "command"
 
-    def __init__(self, command: str, *, model: str | None = None, timeout: float = 300.0) -> None:
+    def __init__(self, command: str, *, model: str | None = None, timeout: float = 300.0,
+                 pass_env: tuple[str, ...] | list[str] = ()) -> None:
+        self.env = command_env(pass_env)
         try:
             self.argv = shlex.split(command)
         except ValueError as exc:
@@ -496,7 +521,7 @@ class CommandBackend:
         try:
             process = await asyncio.create_subprocess_exec(
                 *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE)
+                stderr=asyncio.subprocess.PIPE, env=self.env)
         except OSError as exc:
             raise FatalError(f"cannot start {self.argv[0]!r}: {exc.strerror}") from None
         try:

@@ -82,6 +82,10 @@ class JudgeQueue:
     def take_batch(self, batch: Mapping[str, Any], owner: str) -> bool:
         return self.store.take_judge_batch(batch["id"], owner, batch["owner"])
 
+    def give_back_batch(self, batch: Mapping[str, Any], owner: str) -> None:
+        """A batch this process took but will not poll: no one's, so the next judge --batch takes it."""
+        self.store.take_judge_batch(batch["id"], None, owner)
+
     def open_batches(self) -> list[dict[str, Any]]:
         return self.store.open_judge_batches(self.rater_id)
 
@@ -103,6 +107,11 @@ class JudgeQueue:
 
     def counts(self) -> dict[str, int]:
         return self.store.judge_job_counts(self.rater_id)
+
+    def running_by_owner(self) -> list[dict[str, Any]]:
+        """Running jobs counted by who has them (the batch's poller, or the judge that claimed them): owner,
+        in_batch, jobs."""
+        return self.store.running_judge_jobs_by_owner(self.rater_id)
 
     def totals(self) -> dict[str, float]:
         return self.store.judge_call_totals(self.rater_id)

@@ -112,6 +112,11 @@ class RunState:
     batches: dict[str, BatchProgress] = field(default_factory=dict)  # this run's Message Batches, in sent order
     batches_elsewhere: int = 0  # open batches another live judge process polls (left to it)
     notice: str = ""  # something the user should know about the run that is not an error
+    # At the end of a run, the running jobs no judge process is working on: waiting for the results of a
+    # Message Batch that no live process polls (a `judge --batch` collects them)...
+    left_in_batches: int = 0
+    # ...and those in the hands of another live judge (a call in flight, a batch it polls): they land when it ends.
+    left_elsewhere: int = 0
     started: float = field(default_factory=time.monotonic)
 
     @property
@@ -203,6 +208,10 @@ class Judge:
 
 
 class _Base:
+    POLLS_BATCHES = False  # does this runner send and poll Message Batches?
+    RESULTS_PER_TRANSACTION = 1000  # one disk sync for many judgments
+    CLOCK_SKEW = timedelta(minutes=10)  # how far this machine's clock and the API's may disagree
+
     def __init__(self, judge: Judge, options: RunOptions | None = None,
                  on_progress: Callable[[RunState], None] | None = None) -> None:
         self.judge = judge
@@ -262,10 +271,22 @@ class _Base:
         try:
             with self._writing():
                 self.lease.release()
+                self._count_left()
         except sqlite3.OperationalError as exc:
             if not self._may_wait(exc):
                 raise  # held: the next judge finds this process gone and takes its jobs back
         self._load_counts()  # the queue as it is, with the work of any judge beside this one
+
+    def _count_left(self) -> None:
+        """The running jobs this run leaves: taken back if their judge is gone, else counted by who has them."""
+        live = set(self.lease.live_owners())  # this process no longer among them
+        self.queue.requeue_orphaned(live)
+        self.state.left_in_batches = self.state.left_elsewhere = 0
+        for row in self.queue.running_by_owner():
+            if row["owner"] in live:
+                self.state.left_elsewhere += row["jobs"]
+            elif row["in_batch"]:
+                self.state.left_in_batches += row["jobs"]
 
     async def _beat(self) -> None:
         while True:
@@ -368,6 +389,133 @@ class _Base:
             self.state.running -= len(jobs)
             self.state.queued += len(jobs)
 
+    # ---- Message Batches a stopped process left behind
+
+    async def _wait_out(self, exc: Exception) -> bool:
+        """Sleep through a passing problem; False when the queue must stop."""
+        if isinstance(exc, FatalError):
+            self.state.error = str(exc)
+            return False
+        if isinstance(exc, OfflineError):
+            self.state.offline = str(exc)
+            self._report()
+            await asyncio.sleep(self.options.offline_probe)
+        else:
+            await asyncio.sleep(self.options.batch_poll)
+        return not self._stop_requested
+
+    def _batches_to_poll(self) -> list[dict[str, Any]]:
+        """The open batches this process polls: its own, and those of judge processes that are gone (taken
+        over). Those of another live process are left to it and counted in state.batches_elsewhere."""
+        live = set(self.lease.live_owners())
+        mine: list[dict[str, Any]] = []
+        elsewhere = 0
+        for batch in self.queue.open_batches():
+            owner = batch["owner"]
+            if owner == self.lease.owner:
+                mine.append(batch)
+            elif owner in live:
+                elsewhere += 1
+            elif self.queue.take_batch(batch, self.lease.owner):
+                mine.append({**batch, "owner": self.lease.owner})
+        self.state.batches_elsewhere = elsewhere
+        return mine
+
+    async def _find_interrupted_sends(self) -> bool:
+        """Batches a stopped process was sending: adopted if the API has them, else their jobs are queued
+        again. False if the queue must stop (the list could not be read: nothing is sent meanwhile)."""
+        for batch in self._batches_to_poll():
+            if batch["status"] != "sending":
+                continue
+            since = datetime.fromisoformat(batch["created_at"]) - self.CLOCK_SKEW
+            while True:
+                try:
+                    listed = await self.judge.backend.batches_since(since)
+                    break
+                except (OfflineError, RetryableError, FatalError) as exc:
+                    if not await self._wait_out(exc):
+                        return False
+            known = self.judge.store.judge_batch_ids()
+            found = [batch_id for batch_id, requests in listed
+                     if requests == batch["request_count"] and batch_id not in known]
+            if len(found) == 1:
+                self.queue.batch_sent(batch["id"], found[0])
+                if self.POLLS_BATCHES:
+                    self.state.batches[found[0]] = BatchProgress(requests=batch["request_count"])
+                continue
+            jobs = self.queue.batch_not_sent(batch["id"])
+            self.queue.release([{"id": job_id} for job_id in jobs], "its batch may not have reached the API;"
+                               " queued again")
+            if found:
+                self.state.notice = (f"a batch of {batch['request_count']:,} requests was being sent when judge-tui"
+                                     f" stopped; {len(found)} batches of that size were created since, so it"
+                                     " could not be told which was ours: its items were sent again")
+        self._load_counts()
+        return True
+
+    async def _read_results(self, batch_id: str, *, wait: bool = True) -> bool:
+        """Record an ended batch's results. False if the queue must stop. Without wait, a passing problem leaves
+        the batch open for the next look instead of being waited out."""
+        chunk: list[tuple[str, JudgeAnswer | Exception]] = []
+        try:
+            async for custom_id, result in self.judge.backend.batch_results(batch_id):
+                chunk.append((custom_id, result))
+                if len(chunk) >= self.RESULTS_PER_TRANSACTION:
+                    self._apply_all(batch_id, chunk)
+                    chunk = []
+        except (OfflineError, RetryableError, FatalError) as exc:
+            # Results not fully read: the batch stays open and is read again (recorded jobs are skipped).
+            self._apply_all(batch_id, chunk)
+            return await self._wait_out(exc) if wait else True
+        self._apply_all(batch_id, chunk)
+        left = self.queue.finish_batch(batch_id)
+        self.state.running -= left
+        self.state.queued += left
+        self._report()
+        return True
+
+    def _apply_all(self, batch_id: str, results: list[tuple[str, JudgeAnswer | Exception]]) -> None:
+        with self.judge.store.transaction():
+            for custom_id, result in results:
+                self._apply_result(batch_id, custom_id, result)
+        self._report()
+
+    def _apply_result(self, batch_id: str, custom_id: str, result: JudgeAnswer | Exception) -> None:
+        try:
+            job_id = int(custom_id.removeprefix("job-"))
+        except ValueError:
+            return
+        job = self.queue.batch_job(batch_id, job_id)
+        if job is None:  # already recorded (a restart re-reads the results) or not ours
+            return
+        if isinstance(result, JudgeAnswer):
+            self._record(job, None, result, 0.0, batch_id)
+        elif isinstance(result, RetryableError):
+            # Due at once, with no jitter: the retried requests of a batch all go into the next batch together
+            # (a jittered time each would split them over several batches, each with its own wait).
+            self._retry(job, result, delay=0.0)
+        elif isinstance(result, AnswerError):
+            self._fail(job, str(result), result.raw, result.answer)
+        else:
+            self._fail(job, f"unexpected batch result: {result}")
+
+    async def _collect_ended(self) -> None:
+        """Read once the results of this judge's batches that have ended (they are paid for); a batch still being
+        processed is left for a later run. For a runner that does not poll batches (a plain `judge` after a
+        `judge --batch` was stopped)."""
+        for batch in self._batches_to_poll():
+            if batch["status"] == "sending":
+                continue
+            try:
+                status, _counts = await self.judge.backend.batch_status(batch["id"])
+            except (OfflineError, RetryableError, FatalError):
+                continue  # asked again by the next run; the jobs wait with their batch meanwhile
+            if status == "ended":
+                await self._read_results(batch["id"], wait=False)
+        for batch in self.queue.open_batches():  # not polled here: free for any `judge --batch` to take over
+            if batch["owner"] == self.lease.owner:
+                self.queue.give_back_batch(batch, self.lease.owner)
+
     def _seconds_until_retry(self) -> float | None:
         due = self.queue.next_retry_at()
         if due is None:
@@ -447,6 +595,23 @@ class JudgeRunner(_Base):
         inflight: dict[asyncio.Task[_Outcome], dict[str, Any]] = {}
         finished: list[tuple[dict[str, Any], _Outcome]] = []  # answers not recorded yet (the database was held)
         try:
+            # A `judge --batch` that was stopped leaves jobs running in its batches: the API is asked whether it
+            # has a batch that was being sent (else its jobs are judged here) and for the results of those that
+            # have ended; the jobs of a batch still being processed wait for it.
+            if hasattr(self.judge.backend, "batches_since"):
+                while True:  # in the app, another program may hold the database meanwhile: wait, never crash
+                    try:
+                        with self._writing():
+                            go_on = await self._find_interrupted_sends()
+                            if go_on:
+                                await self._collect_ended()
+                        break
+                    except sqlite3.OperationalError as exc:
+                        if not self._may_wait(exc):
+                            raise
+                        await self._wait_for_database()
+                if not go_on:
+                    return self.state
             while True:
                 if not inflight and not finished:
                     self._load_counts()  # another judge may have done part of the queue meanwhile
@@ -562,9 +727,8 @@ class BatchRunner(_Base):
     live owner's batches alone and takes over those of an owner that is gone.
     """
 
-    RESULTS_PER_TRANSACTION = 1000  # one disk sync for many judgments
+    POLLS_BATCHES = True
     CLAIM_PAGE = 1000
-    CLOCK_SKEW = timedelta(minutes=10)  # how far this machine's clock and the API's may disagree
 
     def __init__(self, judge: Judge, options: RunOptions | None = None,
                  on_progress: Callable[[RunState], None] | None = None) -> None:
@@ -573,19 +737,6 @@ class BatchRunner(_Base):
             raise ValueError(f"the {getattr(judge.backend, 'name', '?')} backend has no batch mode")
         # Claimed jobs with their request and its size, not yet in a batch (they did not fit in the last one).
         self._unsent: list[tuple[dict[str, Any], JudgeRequest, int]] = []
-
-    async def _wait_out(self, exc: Exception) -> bool:
-        """Sleep through a passing problem; False when the queue must stop."""
-        if isinstance(exc, FatalError):
-            self.state.error = str(exc)
-            return False
-        if isinstance(exc, OfflineError):
-            self.state.offline = str(exc)
-            self._report()
-            await asyncio.sleep(self.options.offline_probe)
-        else:
-            await asyncio.sleep(self.options.batch_poll)
-        return not self._stop_requested
 
     async def run(self) -> RunState:
         self._start()
@@ -701,96 +852,3 @@ class BatchRunner(_Base):
                 return False
             await asyncio.sleep(self.options.batch_poll)
         return True
-
-    def _batches_to_poll(self) -> list[dict[str, Any]]:
-        """The open batches this process polls: its own, and those of judge processes that are gone (taken
-        over). Those of another live process are left to it and counted in state.batches_elsewhere."""
-        live = set(self.lease.live_owners())
-        mine: list[dict[str, Any]] = []
-        elsewhere = 0
-        for batch in self.queue.open_batches():
-            owner = batch["owner"]
-            if owner == self.lease.owner:
-                mine.append(batch)
-            elif owner in live:
-                elsewhere += 1
-            elif self.queue.take_batch(batch, self.lease.owner):
-                mine.append({**batch, "owner": self.lease.owner})
-        self.state.batches_elsewhere = elsewhere
-        return mine
-
-    async def _find_interrupted_sends(self) -> bool:
-        """Batches a stopped process was sending: adopted if the API has them, else their jobs are queued
-        again. False if the queue must stop (the list could not be read: nothing is sent meanwhile)."""
-        for batch in self._batches_to_poll():
-            if batch["status"] != "sending":
-                continue
-            since = datetime.fromisoformat(batch["created_at"]) - self.CLOCK_SKEW
-            while True:
-                try:
-                    listed = await self.judge.backend.batches_since(since)
-                    break
-                except (OfflineError, RetryableError, FatalError) as exc:
-                    if not await self._wait_out(exc):
-                        return False
-            known = self.judge.store.judge_batch_ids()
-            found = [batch_id for batch_id, requests in listed
-                     if requests == batch["request_count"] and batch_id not in known]
-            if len(found) == 1:
-                self.queue.batch_sent(batch["id"], found[0])
-                self.state.batches[found[0]] = BatchProgress(requests=batch["request_count"])
-                continue
-            jobs = self.queue.batch_not_sent(batch["id"])
-            self.queue.release([{"id": job_id} for job_id in jobs], "its batch may not have reached the API;"
-                               " queued again")
-            if found:
-                self.state.notice = (f"a batch of {batch['request_count']:,} requests was being sent when judge-tui"
-                                     f" stopped; {len(found)} batches of that size were created since, so it"
-                                     " could not be told which was ours: its items were sent again")
-        self._load_counts()
-        return True
-
-    async def _read_results(self, batch_id: str) -> bool:
-        """Record an ended batch's results. False if the queue must stop."""
-        chunk: list[tuple[str, JudgeAnswer | Exception]] = []
-        try:
-            async for custom_id, result in self.judge.backend.batch_results(batch_id):
-                chunk.append((custom_id, result))
-                if len(chunk) >= self.RESULTS_PER_TRANSACTION:
-                    self._apply_all(batch_id, chunk)
-                    chunk = []
-        except (OfflineError, RetryableError, FatalError) as exc:
-            # Results not fully read: the batch stays open and is read again (recorded jobs are skipped).
-            self._apply_all(batch_id, chunk)
-            return await self._wait_out(exc)
-        self._apply_all(batch_id, chunk)
-        left = self.queue.finish_batch(batch_id)
-        self.state.running -= left
-        self.state.queued += left
-        self._report()
-        return True
-
-    def _apply_all(self, batch_id: str, results: list[tuple[str, JudgeAnswer | Exception]]) -> None:
-        with self.judge.store.transaction():
-            for custom_id, result in results:
-                self._apply(batch_id, custom_id, result)
-        self._report()
-
-    def _apply(self, batch_id: str, custom_id: str, result: JudgeAnswer | Exception) -> None:
-        try:
-            job_id = int(custom_id.removeprefix("job-"))
-        except ValueError:
-            return
-        job = self.queue.batch_job(batch_id, job_id)
-        if job is None:  # already recorded (a restart re-reads the results) or not ours
-            return
-        if isinstance(result, JudgeAnswer):
-            self._record(job, None, result, 0.0, batch_id)
-        elif isinstance(result, RetryableError):
-            # Due at once, with no jitter: the retried requests of a batch all go into the next batch together
-            # (a jittered time each would split them over several batches, each with its own wait).
-            self._retry(job, result, delay=0.0)
-        elif isinstance(result, AnswerError):
-            self._fail(job, str(result), result.raw, result.answer)
-        else:
-            self._fail(job, f"unexpected batch result: {result}")

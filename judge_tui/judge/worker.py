@@ -24,6 +24,22 @@ from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store
 
+LEFT_TO_THE_LEAD = "judge: left to the lead"  # the status line where "auto" keeps the judge off
+
+
+def judges_in_background(settings: Settings, store: Store, rubric_id: str, reviewer: str | None) -> bool:
+    """Does the app judge here? settings.judge_in_background, where "auto" means yes except on an expert's own
+    copy of the team's plan (their share and no one else's, as their bundle brings it): every expert judging
+    every item would pay once per laptop for the same judgments, so the lead's database, which holds the whole
+    plan and which all the ratings are merged into, judges them once."""
+    choice = settings.judge_in_background
+    if choice != "auto":
+        return bool(choice)
+    plan = store.assignment_of(reviewer, rubric_id) if reviewer else None
+    if plan is None:
+        return True
+    return any(rater != reviewer for rater, _item, _position, _overlap in store.assigned_items(plan))
+
 
 @dataclass(frozen=True)
 class JudgeStatus:

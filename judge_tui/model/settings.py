@@ -57,7 +57,9 @@ class Settings(Strict):
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys, e.g. {"submit": "enter,ctrl+s"}
     judge_model: str = "claude-sonnet-5-5"  # model for the Anthropic judge backend
     judge_concurrency: int = 4
-    judge_in_background: bool = True  # judge queued items while the app is open
+    # Judge the rubric's items while the app is open: true, false, or "auto": everywhere except on the machine of
+    # an expert with a share of a team's plan (`judge-tui assign`), where the lead's database does the judging.
+    judge_in_background: bool | Literal["auto"] = "auto"
     drift_check: bool = False  # re-show some already-rated items, blind, to measure your self-agreement
     drift_share: float = 0.10  # with drift_check: the share of items re-shown
     # The order items come in: import order; random (a fixed random order of your own); balanced (the judge's

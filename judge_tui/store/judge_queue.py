@@ -244,6 +244,14 @@ class JudgeQueueQueries(RatingQueries):
             counts[status] = n
         return counts
 
+    def running_judge_jobs_by_owner(self, rater_id: str) -> list[dict[str, Any]]:
+        """A judge rater's running jobs counted by owner (a batch's poller, else the job's lease) and whether
+        they wait in a Message Batch: rows of owner, in_batch (0 or 1), jobs."""
+        return self.query(
+            "SELECT COALESCE(b.owner, j.lease_owner) AS owner, j.batch_id IS NOT NULL AS in_batch, COUNT(*) AS jobs"
+            " FROM judge_jobs j LEFT JOIN judge_batches b ON b.id = j.batch_id"
+            " WHERE j.rater_id = ? AND j.status = 'running' GROUP BY 1, 2", [rater_id])
+
     def judge_call_totals(self, rater_id: str | None = None) -> dict[str, float]:
         """Tokens and cost of every call made for a judge rater."""
         extra, params = ("WHERE j.rater_id = ?", [rater_id]) if rater_id else ("", [])
@@ -302,7 +310,7 @@ class JudgeQueueQueries(RatingQueries):
             conn.execute("DELETE FROM judge_batches WHERE id = ?", [token])
         return ids
 
-    def take_judge_batch(self, batch_id: str, owner: str, previous: str | None) -> bool:
+    def take_judge_batch(self, batch_id: str, owner: str | None, previous: str | None) -> bool:
         """Make owner the batch's poller if it is still previous's (two processes may try at once)."""
         with self.transaction() as conn:
             return conn.execute("UPDATE judge_batches SET owner = ?, updated_at = ? WHERE id = ? AND owner IS ?",

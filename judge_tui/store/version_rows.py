@@ -25,6 +25,10 @@ class VersionQueries(StoreCore):
         if existing is not None:
             return int(existing)
         with self.transaction() as conn:
+            # Looked up again under the write lock: another process may have recorded it since.
+            existing = self.scalar("SELECT id FROM rubric_versions WHERE content_hash = ?", [rubric.content_hash])
+            if existing is not None:
+                return int(existing)
             cursor = conn.execute(
                 "INSERT INTO rubric_versions (rubric, version, content_hash, definition, reason, motivating_items,"
                 " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -88,10 +92,11 @@ class VersionQueries(StoreCore):
         reason: str = "", motivating_items: Sequence[str] = (),
     ) -> int:
         """The id of a judge prompt version, recorded the first time; a reason given later fills an empty one."""
-        row = self.conn.execute(
-            "SELECT id, reason FROM prompt_versions WHERE prompt_version = ?", [prompt_version]
-        ).fetchone()
         with self.transaction() as conn:
+            # Read under the write lock: two judges starting together both find it new, and only one may add it.
+            row = conn.execute(
+                "SELECT id, reason FROM prompt_versions WHERE prompt_version = ?", [prompt_version]
+            ).fetchone()
             if row is not None:
                 if reason and not row[1]:
                     conn.execute("UPDATE prompt_versions SET reason = ?, motivating_items = ? WHERE id = ?",

@@ -167,7 +167,11 @@ class JudgeTuiApp(PlainNoticeApp[None]):
             return
         from judge_tui.analysis.history import require_recorded
         from judge_tui.judge.prompts import PromptError
-        from judge_tui.judge.worker import BackgroundJudge
+        from judge_tui.judge.worker import LEFT_TO_THE_LEAD, BackgroundJudge, judges_in_background
+
+        if not judges_in_background(self.settings, self.store, self.rubric.id, self.reviewer):
+            self.post_message(JudgeStatusLine(LEFT_TO_THE_LEAD))
+            return
 
         try:
             # Its first writes (its rater, its queue) wait a moment at most, as the rating screen's do.

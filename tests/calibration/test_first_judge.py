@@ -23,7 +23,7 @@ from tests.tui.screen_text import widget_text
 
 def _app(store: Store, rubric: Rubric) -> CalibrationApp:
     return CalibrationApp(store, rubric, "lead", settings=Settings(judge_concurrency=3),
-                          make_backend=lambda: CommandBackend(JUDGE_CMD, model=MODEL))
+                          make_backend=lambda: CommandBackend(JUDGE_CMD, model=MODEL, pass_env=["FAKE_JUDGE_FAIL"]))
 
 
 @pytest.mark.slow  # the judge program over the dev split

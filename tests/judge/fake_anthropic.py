@@ -97,6 +97,9 @@ class FakeAnthropic:
     # When set, a batch the fake accepted is answered only once this is set: the client may be killed meanwhile,
     # as a process can be while a large batch uploads and the API has already taken it.
     batch_hold: threading.Event | None = None
+    # When set, a batch's upload never completes: the API holds the request until this is set, then drops the
+    # connection and never has the batch (as when the client is killed before its upload finished).
+    batch_upload_cut: threading.Event | None = None
 
     def __post_init__(self) -> None:
         self.lock = threading.Lock()
@@ -441,6 +444,12 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(400, _error_body("invalid_request_error",
                                                f"requests: a batch holds at most {fake.max_batch_requests} requests,"
                                                f" got {count}"))
+        if fake.batch_upload_cut is not None:
+            fake.batch_upload_cut.wait(timeout=60)
+            entry.behaviour = "aborted"
+            self.close_connection = True
+            self.connection.shutdown(2)
+            return None
         created = fake.create_batch(body)
         if fake.batch_hold is not None:
             fake.batch_hold.wait(timeout=60)

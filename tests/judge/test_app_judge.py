@@ -17,7 +17,7 @@ from tests.judge.conftest import add_cis_items
 from tests.tui.screen_text import widget_text
 
 
-async def _until(predicate, pilot, timeout: float = 20.0) -> None:  # noqa: ANN001
+async def _until(predicate, pilot, timeout: float = 90.0) -> None:  # noqa: ANN001
     deadline = time.monotonic() + timeout
     while not predicate():
         assert time.monotonic() < deadline, "timed out"
@@ -62,3 +62,52 @@ async def test_app_says_the_judge_is_offline_without_a_key(tmp_path: Path, rubri
             await pilot.press("q")
         assert store.count_ratings() == 0  # nothing judged and nothing lost: the jobs wait in the queue
         assert len(store.judge_jobs(app.background_judge.rater_id)) == len(ids)
+
+
+@pytest.mark.slow
+async def test_in_a_team_only_the_leads_app_judges_by_default(
+    fake: fa.FakeAnthropic, tmp_path: Path, rubrics: dict[str, Rubric], hermetic_home: Path
+) -> None:
+    """The lead plans the study and hands ann her share as a bundle; ann rates on her laptop with a key in her
+    shell. Her app leaves the judging to the lead's database (each item judged once, not once per laptop),
+    unless her settings say true; the lead's app judges."""
+    from judge_tui.cli import main
+    from judge_tui.judge.worker import LEFT_TO_THE_LEAD, judges_in_background
+
+    rubric = rubrics["cis"]
+    lead_db, ann_db, bundle = tmp_path / "lead.db", tmp_path / "ann.db", tmp_path / "ann.bundle.db"
+    with Store(lead_db) as store:
+        ids = add_cis_items(store, rubric, 4)
+    assert main(["assign", "--db", str(lead_db), "--rubric", "cis", "--experts", "ann,bob"]) == 0
+    assert main(["export", "--db", str(lead_db), "--bundle", "--for", "ann", "-o", str(bundle)]) == 0
+    assert main(["import", "--db", str(ann_db), "--bundle", str(bundle)]) == 0
+
+    with Store(ann_db) as store:
+        app = JudgeTuiApp(store, rubric, reviewer="ann", settings=Settings(judge_model="claude-sonnet-5"))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await _until(lambda: app.judge_status == LEFT_TO_THE_LEAD, pilot)
+            assert LEFT_TO_THE_LEAD in widget_text(app)
+            assert app.background_judge is None
+            await pilot.press("q")
+        assert store.judge_jobs() == [] and fake.message_requests() == []
+
+        # Her settings can still say so: then her app judges on her machine.
+        app = JudgeTuiApp(store, rubric, reviewer="ann",
+                          settings=Settings(judge_model="claude-sonnet-5", judge_in_background=True))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await _until(lambda: "done" in app.judge_status and " 0 queued" in app.judge_status, pilot)
+            await pilot.press("q")
+    asked_by_ann = len(fake.message_requests())
+    assert asked_by_ann > 0
+
+    with Store(lead_db) as store:
+        # The lead's database holds the whole plan: judged there, even for a lead who rates a share too.
+        assert main(["assign", "--db", str(lead_db), "--rubric", "cis", "--experts", "ann,lead"]) == 0
+        assert store.assignment_of("lead", "cis") is not None
+        assert judges_in_background(Settings(), store, "cis", "lead")
+        assert not judges_in_background(Settings(judge_in_background=False), store, "cis", "lead")
+        app = JudgeTuiApp(store, rubric, reviewer="lead", settings=Settings(judge_model="claude-sonnet-5"))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await _until(lambda: f"{len(ids)} done" in app.judge_status, pilot)
+            await pilot.press("q")
+    assert len(fake.message_requests()) - asked_by_ann == len(ids)

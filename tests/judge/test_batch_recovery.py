@@ -79,6 +79,62 @@ def test_a_batch_the_api_took_while_the_process_was_killed_is_found_not_sent_aga
         assert store.open_judge_batches(rater) == []
 
 
+def _plain_judge(db: Path, fake: fa.FakeAnthropic, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": fake.url,
+           "JUDGE_TUI_HOME": str(home), "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "judge_tui", "judge", "--db", str(db), "--rubric", "cis",
+                           "--model", "claude-sonnet-5"], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("api", ["ended", "processing", "upload-cut-off"])
+def test_a_plain_judge_after_a_batch_run_killed_while_sending_finishes_the_work_or_says_what_to_do(
+        fake: fa.FakeAnthropic, tmp_path: Path, rubrics: dict[str, Rubric], hermetic_home: Path, api: str) -> None:
+    db = tmp_path / "stale.db"
+    with Store(db) as store:
+        add_cis_items(store, rubrics["cis"], ITEMS)
+    held = threading.Event()
+    if api == "upload-cut-off":
+        fake.batch_upload_cut = held  # killed before the upload finished: the API never has the batch
+    else:
+        fake.batch_hold = held  # the API has the batch; its answer never reaches the process
+    fake.batch_polls = 1_000_000 if api == "processing" else 0
+    first = _spawn(db, fake, hermetic_home)
+    try:
+        deadline = time.monotonic() + 60
+        while not batch_posts(fake) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert batch_posts(fake), first.stderr.read() if first.poll() is not None else "no batch sent"
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=20)
+    finally:
+        if first.poll() is None:
+            first.kill()
+        held.set()
+    plain = _plain_judge(db, fake, hermetic_home)
+    if api == "processing":
+        # Paid for already and not finished: nothing is asked again; the jobs wait, and the user is told so.
+        assert plain.returncode == 3, plain.stderr
+        assert (f"cis: {ITEMS} judgment(s) wait for a Message Batch the API has not finished (it answers within"
+                " 24 h of sending). Run the same command again later") in plain.stdout
+        with Store(db) as store:
+            assert store.judge_job_counts(store.raters("judge")[0]["id"])["running"] == ITEMS
+        fake.batch_polls = 0  # the API has finished it
+        plain = _plain_judge(db, fake, hermetic_home)
+    assert plain.returncode == 0, plain.stdout + plain.stderr
+    assert f"cis: {ITEMS} done, 0 failed, 0 waiting" in plain.stdout
+    if api == "upload-cut-off":  # the API never had them: judged now, one call each
+        assert len(fake.message_requests()) == ITEMS and fake._batches == {}
+    else:  # read from the batch the API had: nothing paid twice
+        assert fake.message_requests() == [] and len(fake._batches) == 1 and len(batch_posts(fake)) == 1
+    with Store(db) as store:
+        rater = store.raters("judge")[0]["id"]
+        assert_consistent(store, rater, ITEMS)
+        assert store.judge_job_counts(rater)["done"] == ITEMS
+        assert store.open_judge_batches(rater) == []
+
+
 def _stopped_while_sending(store: Store, rubric: Rubric) -> tuple[str, int]:
     """A run stopped while its batch was being sent (Ctrl-C in the upload): (rater, jobs in it)."""
     judge = make_judge(store, rubric)

@@ -137,3 +137,59 @@ def test_each_judgment_records_its_examples_and_marks_them(tmp_path: Path, rubri
         assert rating.details["prompt_version"] == judge.prompt.version
         assert rating.verdict == "FAIL" and rating.notes == "honey"
         assert store.few_shot_used_ids("binary") == {"P01", "P02", "P03"}
+
+
+# A local judge that writes the names and values of the environment it was given beside itself, then answers.
+ENV_SCRIPT = r'''
+import json, os, sys
+request = json.load(sys.stdin)
+with open(sys.argv[1], "w") as out:
+    json.dump(dict(os.environ), out)
+props = request["schema"]["properties"]
+print(json.dumps({k: (v["enum"][0] if "enum" in v else "local") for k, v in props.items()}))
+'''
+
+
+@pytest.mark.slow
+def test_a_local_judge_gets_no_api_key_only_what_it_needs_and_what_is_passed_on_purpose(
+        tmp_path: Path, rubrics: dict[str, Rubric], hermetic_home: Path) -> None:
+    import os
+    import subprocess
+
+    from tests.judge.conftest import API_KEY, add_cis_items
+
+    db = tmp_path / "env.db"
+    with Store(db) as store:
+        add_cis_items(store, rubrics["cis"], 1)
+    script, seen = tmp_path / "env_judge.py", tmp_path / "env.json"
+    script.write_text(ENV_SCRIPT)
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "ANTHROPIC_API_KEY": API_KEY, "GITHUB_TOKEN": "ghp-secret", "OLLAMA_HOST": "127.0.0.1:11434",
+           "LC_ALL": "C.UTF-8", "JUDGE_TUI_HOME": str(hermetic_home), "PYTHONPATH": str(root)}
+
+    def judge(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "judge_tui", "judge", "--db", str(db), "--backend", "command",
+                               "--cmd", f"{sys.executable} {script} {seen}", *extra], cwd=root, env=env,
+                              capture_output=True, text=True, timeout=120)
+
+    done = judge()
+    assert done.returncode == 0, done.stderr
+    given = json.loads(seen.read_text())
+    assert "ANTHROPIC_API_KEY" not in given and "GITHUB_TOKEN" not in given and "OLLAMA_HOST" not in given
+    assert API_KEY not in json.dumps(given)
+    assert given["PATH"] == os.environ["PATH"] and given["LC_ALL"] == "C.UTF-8"
+    assert set(given) <= {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TEMP",
+                          "TMP", "LC_CTYPE"} | {name for name in given if name.startswith("LC_")}
+
+    seen.unlink()
+    done = judge("--repeat", "2", "--cmd-env", "OLLAMA_HOST")  # one more judgment, with a variable passed on purpose
+    assert done.returncode == 0, done.stderr
+    given = json.loads(seen.read_text())
+    assert given["OLLAMA_HOST"] == "127.0.0.1:11434" and "ANTHROPIC_API_KEY" not in given
+
+    for extra, message in ((("--cmd-env", "OLLAMA HOST"), "give a variable's name"),):
+        done = judge(*extra)
+        assert done.returncode == 1 and message in done.stderr and "Traceback" not in done.stderr
+    done = subprocess.run([sys.executable, "-m", "judge_tui", "judge", "--db", str(db), "--cmd-env", "X"], cwd=root,
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "--cmd-env goes with --backend command" in done.stderr
