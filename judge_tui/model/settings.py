@@ -57,6 +57,11 @@ class Settings(Strict):
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys, e.g. {"submit": "enter,ctrl+s"}
     judge_model: str = "claude-sonnet-5-5"  # model for the Anthropic judge backend
     judge_concurrency: int = 4
+    # The app's judge: the Anthropic API, or a server speaking the OpenAI API (a local model, offline too).
+    judge_backend: Literal["anthropic", "openai"] = "anthropic"
+    openai_base_url: str = ""  # empty: $OPENAI_BASE_URL, else the OpenAI API; Ollama: http://127.0.0.1:11434/v1
+    openai_model: str = ""  # the name the server knows the model by, e.g. "llama3.1:8b"
+    openai_concurrency: int = 2  # calls at once to that server: a laptop's server judges one or two at a time
     judge_in_background: bool = True  # judge queued items while the app is open
     drift_check: bool = False  # re-show some already-rated items, blind, to measure your self-agreement
     drift_share: float = 0.10  # with drift_check: the share of items re-shown
@@ -69,6 +74,7 @@ class Settings(Strict):
     def __post_init__(self) -> None:
         check_range("idle_seconds", self.idle_seconds, 0, above=True)
         check_range("judge_concurrency", self.judge_concurrency, 1, 64)
+        check_range("openai_concurrency", self.openai_concurrency, 1, 64)
         check_range("drift_share", self.drift_share, 0, 1, above=True)
 
 
