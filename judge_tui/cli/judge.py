@@ -334,6 +334,9 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
                     console.print(Text(f"{plan.rubric.id}: nothing to judge."))
             elif paid:
                 console.print(Text(_estimate(store, plan, backend.model, args)), soft_wrap=True)
+            elif dry_run and isinstance(backend, OpenAIBackend):
+                console.print(Text(f"{plan.rubric.id}: {plan.calls:,} judgment(s) to make with {backend.model}"
+                                   f" at {backend.base_url} (judge-tui has no price list for it)"))
             elif dry_run:
                 console.print(Text(f"{plan.rubric.id}: {plan.calls:,} judgment(s) to make with {backend.model}"
                                    f" ({backend.name} backend, no API cost)"))

@@ -158,6 +158,8 @@ class OpenAIBackend:
             except sdk.BadRequestError as exc:
                 if self._fallback(_error_text(exc)):
                     continue
+                if "context" in _error_text(exc).lower():  # this item's prompt is too long: the others go on
+                    raise AnswerError(f"too long for the model's context (400): {_error_text(exc)}") from None
                 raise FatalError(f"the server refused the request (400): {_error_text(exc)}") from None
             except Exception as exc:  # noqa: BLE001 - mapped to what the queue should do
                 raise self._map_error(exc) from None

@@ -48,9 +48,10 @@ from tests.judge.fake_anthropic import (  # noqa: E402 - after the path, when ru
 )
 
 SLOW = "slow"  # hold the answer until `release` is set (or 10 s): the client's timeout fires first
+TOO_LONG = "too_long"  # 400, the prompt exceeds the context (as llama.cpp's server says it)
 
 __all__ = ["BAD_BODY", "DROP", "NOT_JSON", "OFF_SCALE", "OK", "RATE_LIMIT", "REFUSAL", "SCHEMA_BREAK",
-           "SERVER_ERROR", "SLOW", "UNAUTHORIZED", "FakeOpenAI", "Rule"]
+           "SERVER_ERROR", "SLOW", "TOO_LONG", "UNAUTHORIZED", "FakeOpenAI", "Rule"]
 
 
 @dataclass
@@ -245,6 +246,9 @@ class _Handler(BaseHTTPRequestHandler):
         if behaviour == UNAUTHORIZED:
             return self._send(401, _error_body("Incorrect API key provided", "invalid_request_error",
                                                "invalid_api_key"))
+        if behaviour == TOO_LONG:
+            return self._send(400, _error_body("the request exceeds the available context size, try increasing it",
+                                               "exceed_context_size_error"))
         if behaviour == BAD_BODY:
             return self._send(200, '{"id": "chatcmpl-broken", "choices": [')
         self._send(200, fake.completion(body, behaviour))

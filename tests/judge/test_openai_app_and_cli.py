@@ -150,6 +150,10 @@ def test_command_mistakes_are_messages(server: fo.FakeOpenAI, tmp_path: Path, ru
     err = capsys.readouterr().err
     assert "no OPENAI_API_KEY in the environment for https://api.openai.com/v1" in err
     assert main(["judge", "--db", str(db), "--backend", "openai", "--model", MODEL, "--base-url", server.url,
+                 "--dry-run"]) == 0
+    assert f"cis: 1 judgment(s) to make with {MODEL} at {server.url}" in capsys.readouterr().out
+    assert server.completion_requests() == []
+    assert main(["judge", "--db", str(db), "--backend", "openai", "--model", MODEL, "--base-url", server.url,
                  "--batch"]) == 1
     assert "--batch works with the anthropic backend only" in capsys.readouterr().err
 

@@ -241,3 +241,12 @@ def test_concurrency_limit_holds(server: fo.FakeOpenAI, cis_store: Store, rubric
     server.latency = 0.05
     state, _judge = run(cis_store, rubrics["cis"], server.url, concurrency=2)
     assert state.done == ITEMS and server.max_concurrent_seen <= 2
+
+
+def test_an_item_too_long_for_the_context_fails_alone(server: fo.FakeOpenAI, cis_store: Store,
+                                                      rubrics: dict[str, Rubric]) -> None:
+    server.add_rule(fo.TOO_LONG, contains=B001_MARK)
+    state, judge = run(cis_store, rubrics["cis"], server.url)
+    assert (state.done, state.failed, state.error) == (ITEMS - 1, 1, "")
+    failed = cis_store.judge_jobs(judge.rater_id, "failed")[0]
+    assert failed["item_id"] == "B001" and failed["last_error"].startswith("too long for the model's context (400)")
