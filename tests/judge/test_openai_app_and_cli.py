@@ -169,3 +169,11 @@ def test_without_the_sdk_the_command_says_what_to_install(server: fo.FakeOpenAI,
     assert done.returncode == 1
     assert "pip install 'judge-tui[openai]'" in done.stderr and "Traceback" not in done.stderr
     assert server.completion_requests() == []
+
+
+def test_the_judge_screen_names_the_server_not_the_anthropic_api() -> None:
+    from judge_tui.judge.openai_backend import OpenAIBackend
+    from judge_tui.tui.screens.calibrate import backend_label
+
+    label = backend_label(OpenAIBackend(MODEL, base_url="http://127.0.0.1:11434/v1"))
+    assert label == f"{MODEL} at http://127.0.0.1:11434/v1 (an OpenAI-compatible server; no price list)"
