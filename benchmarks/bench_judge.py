@@ -3,8 +3,11 @@
 1. Throughput: 1,000 judgments at concurrency 16 with 200 ms per call; the ideal is 1,000 / 16 x 0.2 s = 12.5 s.
 2. Memory: RSS before and after queueing 100,000 jobs, and while a slice of them is judged.
 3. Caching: the 25 demo CIS items; every call after the first should read the rubric prefix from the cache.
+4. The openai backend: the same 1,000 judgments at concurrency 16 against the fake OpenAI-compatible server
+   (tests/judge/fake_openai.py, its own process), and in the same run the floor: the bare `openai` SDK sending the
+   same requests 16 at a time and doing nothing with the answers. The ratio is the backend's time over the floor's.
 
-Run from the project root:  python benchmarks/bench_judge.py
+Run from the project root:  python benchmarks/bench_judge.py   (--only openai for the last one alone)
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from judge_tui.judge.backends import AnthropicBackend  # noqa: E402
+from judge_tui.judge.backends import AnthropicBackend, JudgeRequest  # noqa: E402
+from judge_tui.judge.openai_backend import OpenAIBackend  # noqa: E402
 from judge_tui.judge.prompts import JudgePrompt  # noqa: E402
 from judge_tui.judge.runner import Judge, JudgeRunner, RunOptions, RunState  # noqa: E402
 from judge_tui.model import locations  # noqa: E402
@@ -43,12 +47,13 @@ def rss_mb() -> float:
 
 
 class FakeServer:
-    """tests/judge/fake_anthropic.py in a process of its own, so it does not share our GIL."""
+    """tests/judge/fake_anthropic.py (or fake_openai.py) in a process of its own, so it does not share our GIL."""
 
-    def __init__(self, latency: float) -> None:
+    def __init__(self, latency: float, script: str = "fake_anthropic.py") -> None:
+        key = ["--api-key", KEY] if script == "fake_anthropic.py" else []
         self.process = subprocess.Popen(
-            [sys.executable, str(ROOT / "tests" / "judge" / "fake_anthropic.py"), "--latency", str(latency),
-             "--api-key", KEY, "--no-record"], stdout=subprocess.PIPE, text=True)
+            [sys.executable, str(ROOT / "tests" / "judge" / script), "--latency", str(latency), *key, "--no-record"],
+            stdout=subprocess.PIPE, text=True)
         line = self.process.stdout.readline()
         self.url = f"http://127.0.0.1:{int(line.split()[1])}"
 
@@ -170,6 +175,48 @@ def caching(folder: Path, rubric) -> dict:  # noqa: ANN001
     }
 
 
+async def _bare_openai(base_url: str, bodies: list[dict], concurrency: int) -> float:
+    """The floor: the bare SDK sending these requests, `concurrency` at a time; the answers are only received."""
+    import openai
+
+    client = openai.AsyncOpenAI(api_key="no-key", base_url=base_url, max_retries=0, timeout=120)
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(body: dict) -> None:
+        async with gate:
+            await client.chat.completions.create(**body)
+
+    started = time.monotonic()
+    await asyncio.gather(*(one(body) for body in bodies))
+    elapsed = time.monotonic() - started
+    await client.close()
+    return elapsed
+
+
+def openai_throughput(folder: Path, rubric, jobs: int, concurrency: int, latency: float) -> dict:  # noqa: ANN001
+    server = FakeServer(latency, "fake_openai.py")
+    try:
+        with Store(folder / "openai.db") as store:
+            store.ensure_rubric_version(rubric)
+            store.add_items(make_items(jobs))
+            backend = OpenAIBackend("qwen2.5:7b", base_url=server.url + "/v1")
+            judge = Judge(store, rubric, JudgePrompt.for_rubric(rubric, store), backend)
+            judge.queue.enqueue()
+            schema = judge.prompt.output.json_schema()
+            bodies = [backend.params(JudgeRequest(0, item.id, 0, rubric.id, judge.prompt.render(item), schema))
+                      for item in store.iter_items(rubric.id)]
+            importlib.import_module("openai")  # once per process, before either is timed
+            floor = asyncio.run(_bare_openai(server.url + "/v1", bodies, concurrency))
+            started = time.monotonic()
+            state = asyncio.run(JudgeRunner(judge, RunOptions(concurrency=concurrency)).run())
+            elapsed = time.monotonic() - started
+    finally:
+        server.stop()
+    return {"jobs": jobs, "concurrency": concurrency, "latency_s": latency, "done": state.done,
+            "failed": state.failed, "elapsed_s": round(elapsed, 2), "bare_sdk_floor_s": round(floor, 2),
+            "ratio_to_floor": round(elapsed / floor, 3), "ideal_s": jobs / concurrency * latency}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--jobs", type=int, default=1000)
@@ -177,17 +224,21 @@ def main() -> int:
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--queued", type=int, default=100_000)
     parser.add_argument("--slice", type=int, default=2000)
+    parser.add_argument("--only", choices=["throughput", "memory", "caching", "openai"],
+                        help="run this benchmark alone")
     args = parser.parse_args()
     os.environ["ANTHROPIC_API_KEY"] = KEY
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["JUDGE_TUI_HOME"] = tmp
         folder = Path(tmp)
         rubric = load_rubrics()["cis"][0]
-        results = {
-            "throughput": throughput(folder, rubric, args.jobs, args.concurrency, args.latency),
-            "memory": memory(folder, rubric, args.queued, args.slice),
-            "caching": caching(folder, rubric),
+        runs = {
+            "throughput": lambda: throughput(folder, rubric, args.jobs, args.concurrency, args.latency),
+            "memory": lambda: memory(folder, rubric, args.queued, args.slice),
+            "caching": lambda: caching(folder, rubric),
+            "openai": lambda: openai_throughput(folder, rubric, args.jobs, args.concurrency, args.latency),
         }
+        results = {name: run() for name, run in runs.items() if args.only in (None, name)}
     print(json.dumps(results, indent=2))
     return 0
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-HEAVY = ("anthropic", "httpx", "numpy", "krippendorff", "scipy", "sklearn", "pandas")
+HEAVY = ("anthropic", "openai", "httpx", "numpy", "krippendorff", "scipy", "sklearn", "pandas")
 
 
 @pytest.mark.parametrize("module", ["judge_tui.tui.app", "judge_tui.cli.launch", "judge_tui.cli"])

@@ -34,6 +34,15 @@ from judge_tui.judge.backends import (
 )
 from judge_tui.judge.batch_limits import MAX_BYTES, MAX_REQUESTS, BatchLimits
 from judge_tui.judge.failures import failures_command, grouped_lines
+from judge_tui.judge.openai_backend import (
+    API_KEY_ENV as OPENAI_KEY_ENV,
+)
+from judge_tui.judge.openai_backend import (
+    MISSING_SDK,
+    OpenAIBackend,
+    needs_key,
+    sdk_installed,
+)
 from judge_tui.judge.prompts import JudgePrompt, PromptError
 from judge_tui.judge.runner import (
     BatchProgress,
@@ -55,7 +64,11 @@ from judge_tui.store.rubric_choice import resolve_rubric
 
 def make_backend(args: argparse.Namespace, default_model: str) -> Any:
     kind = getattr(args, "backend", "anthropic") or "anthropic"
+    if getattr(args, "base_url", None) and kind != "openai":
+        raise UserError("--base-url goes with --backend openai")
     try:
+        if kind == "openai":
+            return _openai_backend(args)
         if kind == "command":
             if not args.cmd:
                 raise UserError("--backend command needs --cmd \"PROGRAM ARGS\": a program that reads the request"
@@ -70,6 +83,18 @@ def make_backend(args: argparse.Namespace, default_model: str) -> Any:
         return AnthropicBackend(args.model or default_model)
     except ConfigError as exc:
         raise UserError(str(exc)) from None
+
+
+def _openai_backend(args: argparse.Namespace) -> OpenAIBackend:
+    """A server speaking the OpenAI API: the model and base URL from the options, else from settings.json."""
+    settings = load_settings()
+    model = args.model or settings.openai_model
+    if not model.strip():
+        raise UserError("--backend openai needs --model NAME: the name the server knows the model by (e.g."
+                        " --model llama3.1:8b for Ollama), or openai_model in settings.json")
+    if not sdk_installed():
+        raise UserError(MISSING_SDK)
+    return OpenAIBackend(model, base_url=getattr(args, "base_url", None) or settings.openai_base_url or None)
 
 
 def _rubrics(store: Store, args: argparse.Namespace) -> list[Rubric]:
@@ -157,7 +182,7 @@ def _check_numbers(args: argparse.Namespace) -> None:
     for name, value in (("--concurrency", args.concurrency), ("--repeat", args.repeat), ("--limit", args.limit)):
         if value is not None and value < 1:
             raise UserError(f"{name} must be 1 or more, not {value}")
-    if args.concurrency > 64:
+    if args.concurrency is not None and args.concurrency > 64:
         raise UserError(f"--concurrency {args.concurrency} is too high; use at most 64")
 
 
@@ -323,6 +348,8 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
     err = message_console(stderr=True)
     backend = make_backend(args, settings.judge_model)
     paid = isinstance(backend, AnthropicBackend)
+    if args.concurrency is None:  # a laptop's server judges one or two at a time; the API takes more
+        args.concurrency = settings.openai_concurrency if isinstance(backend, OpenAIBackend) else 4
     if args.batch and not paid:
         raise UserError("--batch works with the anthropic backend only")
     store = open_store(args)
@@ -332,12 +359,19 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
         dry_run = getattr(args, "dry_run", False)
         if paid and not dry_run and any(plan.calls for plan in plans):
             _require_key()  # before the estimate: a run that cannot start says only why
+        if (isinstance(backend, OpenAIBackend) and not dry_run and any(plan.calls for plan in plans)
+                and needs_key(backend.base_url) and not os.environ.get(OPENAI_KEY_ENV, "").strip()):
+            raise UserError(f"no {OPENAI_KEY_ENV} in the environment for {backend.base_url}: export it and run"
+                            " again, or point --base-url (or $OPENAI_BASE_URL) at a local server")
         for plan in plans:
             if not plan.calls:
                 if dry_run:
                     console.print(Text(f"{plan.rubric.id}: nothing to judge."))
             elif paid:
                 console.print(Text(_estimate(store, plan, backend.model, args)), soft_wrap=True)
+            elif dry_run and isinstance(backend, OpenAIBackend):
+                console.print(Text(f"{plan.rubric.id}: {plan.calls:,} judgment(s) to make with {backend.model}"
+                                   f" at {backend.base_url} (judge-tui has no price list for it)"))
             elif dry_run:
                 console.print(Text(f"{plan.rubric.id}: {plan.calls:,} judgment(s) to make with {backend.model}"
                                    f" ({backend.name} backend, no API cost)"))

@@ -161,8 +161,10 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     p.add_argument("--rubric", help="rubric id, or 'all' (needed when the database holds items of several rubrics)")
     p.add_argument("--model", help="model id, pinned for the run (default: settings judge_model; with --backend"
-                   " command, a name for the program)")
-    p.add_argument("--concurrency", type=int, default=4)
+                   " openai, settings openai_model; with --backend command, a name for the program)")
+    p.add_argument("--concurrency", type=int,
+                   help="at most this many calls at once (default: 4; with --backend openai, settings"
+                   " openai_concurrency, 2)")
     p.add_argument("--limit", type=int, help="judge at most N items")
     p.add_argument("--split", type=split_name, help="only items of this split")
     p.add_argument("--repeat", type=int, default=1, help="judge each item K times (self-agreement)")
@@ -171,7 +173,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --batch: at most N requests a batch (default and most: 100,000)")
     p.add_argument("--batch-max-mb", type=float, metavar="MB",
                    help="with --batch: at most MB megabytes a batch, before the 5%% safety margin (default and most: 256)")
-    p.add_argument("--backend", choices=["anthropic", "command", "replay"], default="anthropic")
+    p.add_argument("--backend", choices=["anthropic", "openai", "command", "replay"], default="anthropic",
+                   help="anthropic: the Anthropic API; openai: a server speaking the OpenAI API (a local model);"
+                   " command: a program of yours; replay: recorded answers")
+    p.add_argument("--base-url", metavar="URL",
+                   help="for --backend openai: the server, e.g. http://127.0.0.1:11434/v1 for Ollama (default:"
+                   " settings openai_base_url, $OPENAI_BASE_URL, else the OpenAI API)")
     p.add_argument("--cmd", help="for --backend command: program reading a request on stdin, answering on stdout")
     p.add_argument("--cmd-env", action="append", metavar="NAME",
                    help="for --backend command: pass this environment variable to the program too (it gets only"
@@ -284,10 +291,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--split", type=split_name, default="dev",
                    help="the split the loop measures on: dev (default) or train; never test")
     p.add_argument("--model", help="model id for the re-judge (default: settings judge_model; with --backend "
-                                   "command or replay, the model name to record)")
+                                   "openai, settings openai_model; with --backend command or replay, the model name "
+                                   "to record)")
     p.add_argument("--concurrency", type=int, default=None,
                    help="at most this many judgments at once (default: settings judge_concurrency)")
-    p.add_argument("--backend", choices=["anthropic", "command", "replay"], default="anthropic")
+    p.add_argument("--backend", choices=["anthropic", "openai", "command", "replay"], default="anthropic",
+                   help="anthropic: the Anthropic API; openai: a server speaking the OpenAI API (a local model);"
+                   " command: a program of yours; replay: recorded answers")
+    p.add_argument("--base-url", metavar="URL",
+                   help="for --backend openai: the server, e.g. http://127.0.0.1:11434/v1 for Ollama (default:"
+                   " settings openai_base_url, $OPENAI_BASE_URL, else the OpenAI API)")
     p.add_argument("--cmd", help="for --backend command: program reading a request on stdin, answering on stdout")
     p.add_argument("--cmd-env", action="append", metavar="NAME",
                    help="for --backend command: pass this environment variable to the program too (it gets only"

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from judge_tui.judge.backends import AnthropicBackend
+from judge_tui.judge.app_backend import app_backend, app_concurrency
 from judge_tui.judge.prompts import JudgePrompt
 from judge_tui.judge.runner import Judge, JudgeRunner, RunOptions, RunState
 from judge_tui.model.rubrics import Rubric
@@ -84,9 +84,9 @@ class BackgroundJudge:
         settings = settings or Settings()
         self.store = store
         self.on_status = on_status
-        self.backend = backend or AnthropicBackend(settings.judge_model)
+        self.backend = backend or app_backend(settings)
         self.judge = Judge(store, rubric, JudgePrompt.for_rubric(rubric, store), self.backend)
-        options = options or RunOptions(concurrency=settings.judge_concurrency)
+        options = options or RunOptions(concurrency=app_concurrency(settings))
         options.keep_alive = True  # an empty queue is not the end: the expert may open more items
         options.write_wait = write_wait
         self.runner = JudgeRunner(self.judge, options, self._progress)

@@ -57,6 +57,11 @@ class Settings(Strict):
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys, e.g. {"submit": "enter,ctrl+s"}
     judge_model: str = "claude-sonnet-5-5"  # model for the Anthropic judge backend
     judge_concurrency: int = 4
+    # The app's judge: the Anthropic API, or a server speaking the OpenAI API (a local model, offline too).
+    judge_backend: Literal["anthropic", "openai"] = "anthropic"
+    openai_base_url: str = ""  # empty: $OPENAI_BASE_URL, else the OpenAI API; Ollama: http://127.0.0.1:11434/v1
+    openai_model: str = ""  # the name the server knows the model by, e.g. "llama3.1:8b"
+    openai_concurrency: int = 2  # calls at once to that server: a laptop's server judges one or two at a time
     # Judge the rubric's items while the app is open: true, false, or "auto": everywhere except on the machine of
     # an expert with a share of a team's plan (`judge-tui assign`), where the lead's database does the judging.
     judge_in_background: bool | Literal["auto"] = "auto"
@@ -71,6 +76,7 @@ class Settings(Strict):
     def __post_init__(self) -> None:
         check_range("idle_seconds", self.idle_seconds, 0, above=True)
         check_range("judge_concurrency", self.judge_concurrency, 1, 64)
+        check_range("openai_concurrency", self.openai_concurrency, 1, 64)
         check_range("drift_share", self.drift_share, 0, 1, above=True)
 
 

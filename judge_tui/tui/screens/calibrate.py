@@ -867,6 +867,8 @@ def backend_label(backend: Any) -> str:
         return f"the local program {clean(shlex.join(backend.argv))} (no tokens, no price)"
     if name == "replay":
         return f"answers recorded in {clean(str(backend.path))} (no calls to a model)"
+    if name == "openai":
+        return f"{model} at {clean(str(backend.base_url))} (an OpenAI-compatible server; no price list)"
     return f"{model} through the Anthropic API (billed per token, at list prices)"
 
 

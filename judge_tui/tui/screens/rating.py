@@ -568,13 +568,13 @@ class RatingScreen(Screen[None]):
             return
         settings = getattr(self.app, "settings", None) or Settings()
 
-        def anthropic() -> object:  # the app's judge: the Anthropic backend with the settings' model
-            from judge_tui.judge.backends import AnthropicBackend
+        def app_judge() -> object:  # the app's judge: the backend and model settings.json names
+            from judge_tui.judge.app_backend import app_backend
 
-            return AnthropicBackend(settings.judge_model)
+            return app_backend(settings)
 
         self.app.push_screen(CalibrationScreen(store, self.rubric, reviewer, settings=settings,
-                                               make_backend=anthropic))
+                                               make_backend=app_judge))
 
     # ------------------------------------------------------------------ the note
 

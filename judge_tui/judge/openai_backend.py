@@ -1,0 +1,225 @@
+"""The judge through any server that speaks the OpenAI chat completions API: the OpenAI API itself, or a local
+model on the expert's laptop (Ollama, llama.cpp's server, LM Studio, vLLM).
+
+The official `openai` SDK is an optional extra (pip install 'judge-tui[openai]'), imported on first use, off
+the event loop. The answer is asked for with the rubric's JSON schema (response_format json_schema), but some
+servers accept a schema and do not enforce it: every answer goes through the same strict parsing as any other
+judge's (judge_tui.judge.schema), and one that breaks the schema is a failed judgment with its raw text.
+A server that is not running is "offline", as the Anthropic API is without a network: the queue waits.
+The API key is read from the environment when a client is made, and never stored anywhere by us.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import importlib.util
+import os
+from typing import Any
+
+from judge_tui.judge.backends import (
+    AnswerError,
+    BackendError,
+    ConfigError,
+    FatalError,
+    JudgeAnswer,
+    JudgeRequest,
+    OfflineError,
+    RetryableError,
+    Usage,
+    _connect_failed,
+    _error_text,
+    _retry_after,
+)
+
+API_KEY_ENV = "OPENAI_API_KEY"
+BASE_URL_ENV = "OPENAI_BASE_URL"
+OPENAI_API = "https://api.openai.com/v1"
+# A laptop's server judges one or two requests at a time (Ollama's and llama.cpp's default slots); more calls
+# at once only wait in its queue and run into the timeout.
+DEFAULT_CONCURRENCY = 2
+# A local model on a laptop's CPU can take minutes over a long rubric prompt.
+DEFAULT_TIMEOUT = 300.0
+SCHEMA_NAME = "judgment"
+MISSING_SDK = ("the openai backend needs the openai package, which is not installed:"
+               " pip install 'judge-tui[openai]'")
+
+
+def sdk_installed() -> bool:
+    """Whether `import openai` would work, without importing it (it is slow)."""
+    return importlib.util.find_spec("openai") is not None
+
+
+def resolve_base_url(base_url: str | None) -> str:
+    """The server: the option or setting, else $OPENAI_BASE_URL, else the OpenAI API."""
+    return (base_url or "").strip() or os.environ.get(BASE_URL_ENV, "").strip() or OPENAI_API
+
+
+def needs_key(base_url: str) -> bool:
+    """The OpenAI API always wants a key; a local server usually takes none."""
+    return base_url.rstrip("/").startswith("https://api.openai.com")
+
+
+class OpenAIBackend:
+    """Chat completions through the official SDK; the SDK's own retries are off because the queue retries."""
+
+    name = "openai"
+
+    def __init__(self, model: str, *, base_url: str | None = None, temperature: float | None = 0.0,
+                 timeout: float = DEFAULT_TIMEOUT) -> None:
+        if not model.strip():
+            raise ConfigError("the openai backend needs a model: the name the server knows it by"
+                              " (e.g. --model llama3.1:8b for Ollama)")
+        self.model = model.strip()
+        self.base_url = resolve_base_url(base_url)
+        self.temperature = temperature
+        self.temperature_rejected = False
+        self.schema_rejected = False  # the server refused response_format json_schema: the prompt says the shape
+        self.max_tokens_param = "max_tokens"  # newer OpenAI models take max_completion_tokens only
+        self.timeout = timeout
+        self._client: Any = None
+        self._sdk: Any = None
+
+    async def _sdk_module(self) -> Any:
+        if self._sdk is None:
+            try:
+                self._sdk = await asyncio.to_thread(importlib.import_module, "openai")
+            except ImportError:
+                raise FatalError(MISSING_SDK) from None
+        return self._sdk
+
+    async def client(self) -> Any:
+        key = os.environ.get(API_KEY_ENV, "").strip()
+        if not key and needs_key(self.base_url):
+            self._client = None
+            raise OfflineError(f"no {API_KEY_ENV} in the environment")
+        if self._client is None:
+            sdk = await self._sdk_module()
+            # A local server ignores the key, but the SDK wants one.
+            self._client = sdk.AsyncOpenAI(api_key=key or "no-key", base_url=self.base_url, max_retries=0,
+                                           timeout=self.timeout)
+        return self._client
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    # ---- the request
+
+    def params(self, request: JudgeRequest) -> dict[str, Any]:
+        """Chat completions parameters for a request."""
+        params: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": "system", "content": request.prompt.system},
+                         {"role": "user", "content": request.prompt.user}],
+            self.max_tokens_param: request.max_tokens,
+        }
+        if not self.schema_rejected:
+            params["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": SCHEMA_NAME, "schema": request.schema, "strict": True}}
+        if self.temperature is not None and not self.temperature_rejected:
+            params["temperature"] = self.temperature
+        return params
+
+    def sampling(self) -> dict[str, Any]:
+        sampling: dict[str, Any]
+        if self.temperature is not None and not self.temperature_rejected:
+            sampling = {"temperature": self.temperature}
+        else:
+            why = "the model rejected temperature" if self.temperature_rejected else "not requested"
+            sampling = {"temperature": None, "note": f"model default ({why})"}
+        if self.schema_rejected:
+            sampling["structured"] = "none (the server refused response_format json_schema)"
+        return sampling
+
+    def _fallback(self, message: str) -> bool:
+        """Learn from a 400 that names a parameter this server or model does not take; True: send again."""
+        text = message.lower()
+        if "temperature" in text and self.temperature is not None and not self.temperature_rejected:
+            self.temperature_rejected = True  # the model's default, and the sampling says so
+            return True
+        if "max_tokens" in text and "max_completion_tokens" in text and self.max_tokens_param == "max_tokens":
+            self.max_tokens_param = "max_completion_tokens"
+            return True
+        if ("response_format" in text or "json_schema" in text) and not self.schema_rejected:
+            self.schema_rejected = True  # the prompt still gives the shape, and every answer is checked
+            return True
+        return False
+
+    async def judge(self, request: JudgeRequest) -> JudgeAnswer:
+        client = await self.client()
+        sdk = self._sdk
+        while True:
+            sampling = self.sampling()
+            try:
+                response = await client.chat.completions.with_raw_response.create(**self.params(request))
+                body = response.text
+            except sdk.BadRequestError as exc:
+                if self._fallback(_error_text(exc)):
+                    continue
+                if "context" in _error_text(exc).lower():  # this item's prompt is too long: the others go on
+                    raise AnswerError(f"too long for the model's context (400): {_error_text(exc)}") from None
+                raise FatalError(f"the server refused the request (400): {_error_text(exc)}") from None
+            except Exception as exc:  # noqa: BLE001 - mapped to what the queue should do
+                raise self._map_error(exc) from None
+            try:
+                completion = response.parse()
+                choice = completion.choices[0]
+            except Exception as exc:  # noqa: BLE001 - a garbled body is the server's fault: retry
+                raise RetryableError(f"the server sent a response that could not be read ({type(exc).__name__})",
+                                     raw=body) from None
+            return self._answer(completion, choice, sampling, body)
+
+    def _answer(self, completion: Any, choice: Any, sampling: dict[str, Any], body: str) -> JudgeAnswer:
+        usage = getattr(completion, "usage", None)
+        prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+        details = getattr(usage, "prompt_tokens_details", None)
+        cached = int(getattr(details, "cached_tokens", 0) or 0)
+        answer = JudgeAnswer(
+            raw_text="", model=getattr(completion, "model", None) or self.model,
+            usage=Usage(input_tokens=prompt_tokens - cached, cache_read_tokens=cached,
+                        output_tokens=int(getattr(usage, "completion_tokens", 0) or 0)),
+            cost_usd=None,  # no price list for these models; a local one costs nothing
+            sampling={**sampling, "backend": "openai"}, stop_reason=getattr(choice, "finish_reason", None))
+        message = choice.message
+        answer.raw_text = getattr(message, "content", None) or ""
+        refusal = getattr(message, "refusal", None)
+        if refusal:
+            raise AnswerError(f"the model declined to answer (refusal: {refusal})", raw=answer.raw_text or body,
+                              answer=answer)
+        if not answer.raw_text:
+            raise AnswerError(f"the answer has no text (finish_reason: {answer.stop_reason})", raw=body,
+                              answer=answer)
+        return answer
+
+    def _map_error(self, exc: BaseException) -> BackendError:
+        sdk = self._sdk
+        if isinstance(exc, sdk.AuthenticationError):
+            return FatalError(f"the server refused the API key (401): {_error_text(exc)}. Check {API_KEY_ENV}.")
+        if isinstance(exc, sdk.PermissionDeniedError):
+            return FatalError(f"this key may not use {self.model} (403): {_error_text(exc)}")
+        if isinstance(exc, sdk.NotFoundError):
+            return FatalError(f"the server at {self.base_url} has no {self.model} (404): {_error_text(exc)}."
+                              " Check the model name (ollama list) and the base URL (it usually ends in /v1).")
+        if isinstance(exc, sdk.RateLimitError):
+            return RetryableError(f"rate limited (429): {_error_text(exc)}",
+                                  retry_after=_retry_after(exc.response.headers), throttle=True)
+        if isinstance(exc, sdk.APIStatusError):
+            status = exc.status_code
+            if status >= 500 or status in (408, 409):
+                return RetryableError(f"the server failed ({status}): {_error_text(exc)}",
+                                      retry_after=_retry_after(exc.response.headers), throttle=status == 503,
+                                      raw=exc.response.text if exc.response.is_stream_consumed else "")
+            if status == 402:
+                return FatalError(f"billing problem or spend limit reached (402): {_error_text(exc)}")
+            return FatalError(f"the server refused the request ({status}): {_error_text(exc)}")
+        if isinstance(exc, sdk.APITimeoutError):
+            return RetryableError(f"no answer within {self.timeout:g} s")
+        if isinstance(exc, sdk.APIConnectionError):
+            if _connect_failed(exc):
+                return OfflineError(f"cannot reach the server ({self.base_url})")
+            return RetryableError(f"the connection dropped ({_error_text(exc)})")
+        if isinstance(exc, (OSError, asyncio.TimeoutError)):
+            return RetryableError(f"network error ({exc})")
+        return FatalError(f"unexpected error from the OpenAI client: {type(exc).__name__}: {exc}")

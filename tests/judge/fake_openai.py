@@ -1,0 +1,274 @@
+"""A fake OpenAI-compatible chat completions server on 127.0.0.1, for tests and benchmarks.
+
+It speaks enough of the API for the official `openai` SDK (pointed at it with base_url) to work unchanged:
+POST /v1/chat/completions, answering with JSON for the request's response_format json_schema. Like a local
+server (Ollama, llama.cpp) it can be told to accept a schema and not enforce it (SCHEMA_BREAK, OFF_SCALE), to
+refuse parameters it does not know (temperature, response_format), and to know only some models.
+Behaviour is scriptable per request with the same Rule and script as tests/judge/fake_anthropic.py: answer
+well, slowly (past the client's timeout), with 429 + retry-after, 500, a garbled body, prose, a refusal, a 401,
+or a dropped connection. Every request is recorded for assertions.
+
+Run standalone (for benchmarks): python tests/judge/fake_openai.py --latency 0.2
+It prints "PORT <n>" once it listens; the base URL is http://127.0.0.1:<n>/v1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import itertools
+import json
+import sys
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make `tests` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.judge.fake_anthropic import (  # noqa: E402 - after the path, when run as a script
+    BAD_BODY,
+    DROP,
+    NOT_JSON,
+    OFF_SCALE,
+    OK,
+    RATE_LIMIT,
+    REFUSAL,
+    SCHEMA_BREAK,
+    SERVER_ERROR,
+    UNAUTHORIZED,
+    FakeAnthropic,
+    Recorded,
+    Rule,
+    estimate_tokens,
+)
+
+SLOW = "slow"  # hold the answer until `release` is set (or 10 s): the client's timeout fires first
+TOO_LONG = "too_long"  # 400, the prompt exceeds the context (as llama.cpp's server says it)
+
+__all__ = ["BAD_BODY", "DROP", "NOT_JSON", "OFF_SCALE", "OK", "RATE_LIMIT", "REFUSAL", "SCHEMA_BREAK",
+           "SERVER_ERROR", "SLOW", "TOO_LONG", "UNAUTHORIZED", "FakeOpenAI", "Rule"]
+
+
+@dataclass
+class FakeOpenAI:
+    latency: float = 0.0
+    api_key: str | None = None  # None: any key or none, as a local server; else "Bearer <key>" is required
+    models: tuple[str, ...] | None = None  # None: any model name; else others get 404 as from Ollama
+    reject_temperature: bool = False  # 400 naming temperature, as reasoning models answer
+    reject_schema: bool = False  # 400 naming response_format, as an older server answers
+    retry_after: str = "0"
+    rules: list[Rule] = field(default_factory=list)
+    script: deque[str] = field(default_factory=deque)  # consumed in arrival order, before the rules
+    requests: list[Recorded] = field(default_factory=list)
+    max_concurrent_seen: int = 0
+    record_bodies: bool = True
+    release: threading.Event = field(default_factory=threading.Event)  # ends SLOW answers
+
+    def __post_init__(self) -> None:
+        self.lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._in_flight = 0
+        self.server: ThreadingHTTPServer | None = None
+
+    def start(self, port: int = 0) -> FakeOpenAI:
+        fake = self
+
+        class Handler(_Handler):
+            server_state = fake
+
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 256  # the default backlog of 5 drops connections when 16 open at once
+            daemon_threads = True
+
+        self.server = Server(("127.0.0.1", port), Handler)
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        self.release.set()
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+            self.server = None
+
+    @property
+    def port(self) -> int:
+        assert self.server is not None
+        return self.server.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def add_rule(self, behaviour: str, contains: str = "", times: int | None = None) -> None:
+        with self.lock:
+            self.rules.append(Rule(behaviour, contains, times))
+
+    def completion_requests(self) -> list[Recorded]:
+        return [r for r in self.requests if r.method == "POST" and r.path == "/v1/chat/completions"]
+
+    def _choose(self, user_text: str) -> str:
+        with self.lock:
+            if self.script:
+                return self.script.popleft()
+            for rule in self.rules:
+                if rule.matches(user_text):
+                    if rule.times is not None:
+                        rule.times -= 1
+                    return rule.behaviour
+        return OK
+
+    # ------------------------------------------------------------------ answers
+
+    @staticmethod
+    def user_text(body: dict[str, Any]) -> str:
+        return "\n".join(str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "user")
+
+    @staticmethod
+    def schema(body: dict[str, Any]) -> dict[str, Any] | None:
+        fmt = body.get("response_format") or {}
+        return (fmt.get("json_schema") or {}).get("schema") if fmt.get("type") == "json_schema" else None
+
+    def answer_for(self, body: dict[str, Any], behaviour: str) -> dict[str, Any]:
+        """A JSON answer for the request's schema, broken on purpose for the answer-level behaviours."""
+        seed = int(hashlib.sha256(self.user_text(body).encode()).hexdigest()[:8], 16)
+        schema = self.schema(body) or {"type": "object", "properties": {}}
+        answer: dict[str, Any] = FakeAnthropic._value(schema, seed, "answer")  # noqa: SLF001 - the same answers
+        if behaviour == SCHEMA_BREAK and answer:
+            answer.pop(next(iter(answer)))
+        if behaviour == OFF_SCALE:
+            target = answer.get("scores", answer)
+            key = next(k for k in target if isinstance(target[k], (int, float, str)))
+            target[key] = 0.7
+        return answer
+
+    def completion(self, body: dict[str, Any], behaviour: str) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": None, "refusal": None}
+        if behaviour == NOT_JSON:
+            message["content"] = "The submission looks solid overall; I would rate it highly."
+        elif behaviour == REFUSAL:
+            message["refusal"] = "I can't help with that."
+        else:
+            message["content"] = json.dumps(self.answer_for(body, behaviour))
+        prompt = estimate_tokens("".join(str(m.get("content", "")) for m in body.get("messages", [])))
+        completion = estimate_tokens(message["content"] or message["refusal"] or "")
+        return {
+            "id": f"chatcmpl-fake{next(self._ids)}", "object": "chat.completion", "created": int(time.time()),
+            "model": body.get("model", "unknown"),
+            "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                      "total_tokens": prompt + completion},
+        }
+
+
+def _error_body(message: str, kind: str, code: str | None = None) -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_state: FakeOpenAI
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        return None
+
+    def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self) -> None:  # noqa: N802
+        fake = self.server_state
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            return self._send(400, _error_body("body is not JSON", "invalid_request_error"))
+        entry = Recorded("POST", self.path, dict(self.headers), body if fake.record_bodies else None,
+                         time.monotonic(), size=len(raw))
+        with fake.lock:
+            fake.requests.append(entry)
+        if self.path != "/v1/chat/completions":
+            return self._send(404, _error_body(f"no route {self.path}", "not_found_error"))
+        if fake.api_key is not None and self.headers.get("Authorization") != f"Bearer {fake.api_key}":
+            entry.behaviour = UNAUTHORIZED
+            return self._send(401, _error_body("Incorrect API key provided", "invalid_request_error",
+                                               "invalid_api_key"))
+        with fake.lock:
+            fake._in_flight += 1
+            fake.max_concurrent_seen = max(fake.max_concurrent_seen, fake._in_flight)
+        try:
+            self._complete(fake, body, entry)
+        finally:
+            with fake.lock:
+                fake._in_flight -= 1
+
+    def _complete(self, fake: FakeOpenAI, body: dict[str, Any], entry: Recorded) -> None:
+        if fake.models is not None and body.get("model") not in fake.models:
+            entry.behaviour = "model_not_found"
+            return self._send(404, _error_body(f"model \"{body.get('model')}\" not found, try pulling it first",
+                                               "api_error"))
+        if fake.reject_temperature and "temperature" in body:
+            entry.behaviour = "temperature_rejected"
+            return self._send(400, _error_body("Unsupported value: 'temperature' does not support 0 with this"
+                                               " model. Only the default (1) value is supported.",
+                                               "invalid_request_error", "unsupported_value"))
+        if fake.reject_schema and "response_format" in body:
+            entry.behaviour = "schema_rejected"
+            return self._send(400, _error_body("response_format of type json_schema is not supported",
+                                               "invalid_request_error"))
+        behaviour = fake._choose(fake.user_text(body))
+        entry.behaviour = behaviour
+        if behaviour == SLOW:
+            fake.release.wait(timeout=10)
+        elif fake.latency and behaviour not in (RATE_LIMIT, UNAUTHORIZED):
+            time.sleep(fake.latency)
+        if behaviour == DROP:
+            self.close_connection = True
+            self.connection.shutdown(2)  # the client sees the connection die with no response
+            return None
+        if behaviour == RATE_LIMIT:
+            return self._send(429, _error_body("Rate limit reached", "requests", "rate_limit_exceeded"),
+                              {"retry-after": fake.retry_after})
+        if behaviour == SERVER_ERROR:
+            return self._send(500, _error_body("The server had an error while processing your request.",
+                                               "server_error"))
+        if behaviour == UNAUTHORIZED:
+            return self._send(401, _error_body("Incorrect API key provided", "invalid_request_error",
+                                               "invalid_api_key"))
+        if behaviour == TOO_LONG:
+            return self._send(400, _error_body("the request exceeds the available context size, try increasing it",
+                                               "exceed_context_size_error"))
+        if behaviour == BAD_BODY:
+            return self._send(200, '{"id": "chatcmpl-broken", "choices": [')
+        self._send(200, fake.completion(body, behaviour))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="fake OpenAI-compatible server for tests and benchmarks")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--no-record", action="store_true", help="keep no request bodies (long benchmarks)")
+    args = parser.parse_args(argv)
+    fake = FakeOpenAI(latency=args.latency, record_bodies=not args.no_record).start(args.port)
+    print(f"PORT {fake.port}", flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        fake.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
