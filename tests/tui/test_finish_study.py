@@ -202,3 +202,25 @@ def test_an_older_database_keeps_its_imported_summary_notes(tmp_path):
     with Store(db) as store:
         assert store.finish("ann", "cis") == Finish("ann", "cis", "patterns", "2026-01-15T14:30:00Z")
         assert store.get_meta("summary_notes:ann:cis") is None
+
+
+@pytest.mark.slow
+async def test_a_busy_database_keeps_the_name_and_notes_for_another_try(make_app, filled_store, db_path):
+    from tests.faults.locker import Locker
+
+    app = make_app("cis")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("F")
+        await pilot.pause()
+        await pilot.press(*NAME, "enter", *"patterns")
+        with Locker(db_path):  # another process (a merge) holds the database
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert isinstance(app.screen, RatingScreen) and "not be saved yet" in screen_text(app)
+        assert filled_store.finish("EXP001", "cis") is None
+        await pilot.press("F")
+        await pilot.pause()
+        await pilot.press("ctrl+s")  # what was typed is still there
+        await pilot.pause()
+    assert filled_store.finish("EXP001", "cis").summary_notes == "patterns"
+    assert filled_store.rater("EXP001")["display_name"] == NAME

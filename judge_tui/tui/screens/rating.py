@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING
@@ -28,7 +29,7 @@ from judge_tui.tui.keys import (
     scale_has_key,
 )
 from judge_tui.tui.score_text import overall_label
-from judge_tui.tui.session import RatingSession
+from judge_tui.tui.session import WRITE_WAIT, RatingSession
 from judge_tui.tui.widgets.item_pane import SCROLLS, ItemPane, prepare_item
 from judge_tui.tui.widgets.key_bar import KeyBar
 from judge_tui.tui.widgets.notes_editor import NotePreview, NotesEditor
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
 
     from judge_tui.analysis.stopping import Settledness
     from judge_tui.model.rubrics import Rubric
+    from judge_tui.tui.screens.finish import Finished
 
 SAVE_TIME_EVERY = 5.0  # seconds of counted time between writes of the draft's time
 SAVED_SHOWN_FOR = 3.0  # seconds the status line says a submitted rating is saved
@@ -84,6 +86,7 @@ class RatingScreen(Screen[None]):
         self._submitted: tuple[str, str] | None = None  # (item id, overall shown) until its rating is on disk
         self._saved_mark_timer: Timer | None = None
         self._bindings_checked_for: tuple[object, ...] | None = None
+        self._unsaved_finish: Finished | None = None  # a finish the database could not take yet
 
     # ------------------------------------------------------------------ building
 
@@ -428,7 +431,7 @@ class RatingScreen(Screen[None]):
         from judge_tui.formats.rating_form import total_minutes
         from judge_tui.store import Finish, now
         from judge_tui.transfer.exporting import rated_seconds
-        from judge_tui.tui.screens.finish import Finished, FinishScreen, Totals
+        from judge_tui.tui.screens.finish import FinishScreen, Totals
 
         session, rubric_id = self.session, self.rubric.id
         store, reviewer = session.store, session.reviewer
@@ -448,13 +451,23 @@ class RatingScreen(Screen[None]):
             if finished is None:
                 said = "Finish later with F."
             else:
-                store.save_finish(Finish(reviewer, rubric_id, finished.summary_notes, now()[:19] + "Z"),
-                                  name=finished.name)
+                try:
+                    with store.waiting_at_most(WRITE_WAIT):
+                        store.save_finish(Finish(reviewer, rubric_id, finished.summary_notes, now()[:19] + "Z"),
+                                          name=finished.name)
+                except sqlite3.OperationalError as exc:  # busy (a merge), full disk: kept for another try
+                    self._unsaved_finish = finished
+                    self.notify(f"Your name and summary notes could not be saved yet ({exc}); press F and save "
+                                "again.", markup=False, severity="error", timeout=15)
+                    return
+                self._unsaved_finish = None
                 said = "Saved: your name and summary notes go into the rating form."
             self.notify(f"{said} {self._all_rated()}" if all_rated else said, markup=False, timeout=10)
 
-        self.app.push_screen(FinishScreen(rubric_id, totals, name=rater.get("display_name") or "",
-                                          summary_notes=earlier.summary_notes if earlier else ""), done)
+        kept = self._unsaved_finish
+        name = kept.name if kept else rater.get("display_name") or ""
+        notes = kept.summary_notes if kept else earlier.summary_notes if earlier else ""
+        self.app.push_screen(FinishScreen(rubric_id, totals, name=name, summary_notes=notes), done)
 
     # ------------------------------------------------------------------ the study's questions, settled or not
 
