@@ -53,9 +53,15 @@ def read_rows(text: str, *, notes_key: str, describe: str) -> Parsed:
         parsed.problems.append(Problem(_line_of_key(text, "unrated"), "\"unrated\" must be a list of entries"))
         unrated = []
     lines = [*source_lines(text, ("ratings",), len(top["ratings"])), *source_lines(text, ("unrated",), len(unrated))]
-    for line, row in zip(lines, [*top["ratings"], *unrated], strict=True):
+    listed = len(top["ratings"])
+    for index, (line, row) in enumerate(zip(lines, [*top["ratings"], *unrated], strict=True)):
+        where = "ratings" if index < listed else "unrated"
         if not isinstance(row, dict):
-            parsed.problems.append(Problem(line, "a \"ratings\" entry is not an object"))
+            parsed.problems.append(Problem(line, f"a \"{where}\" entry is not an object"))
+            continue
+        if where == "unrated" and (scores_of(row) or not (row.get("skipped") or row.get("flagged"))):
+            parsed.problems.append(Problem(line, "an \"unrated\" entry is an item skipped or flagged without a "
+                                                 "rating: \"skipped\" or \"flagged\" true, and no scores"))
             continue
         if "submission_id" not in row:
             parsed.problems.append(Problem(line, "missing required field \"submission_id\""))

@@ -224,3 +224,17 @@ async def test_a_busy_database_keeps_the_name_and_notes_for_another_try(make_app
         await pilot.pause()
     assert filled_store.finish("EXP001", "cis").summary_notes == "patterns"
     assert filled_store.rater("EXP001")["display_name"] == NAME
+
+
+def test_an_unrated_entry_with_scores_or_no_mark_is_refused():
+    from judge_tui.formats import rating_form
+
+    text = json.dumps({"expert_id": "EXP001", "ratings": [], "unrated": [
+        {"submission_id": "B001", "skipped": True},
+        {"submission_id": "B002", "skipped": True, "r_score": 0.5},
+        {"submission_id": "B003"}]}, indent=2)
+    parsed = rating_form.read(text)
+    assert [r.item_id for r in parsed.records] == ["B001"] and parsed.records[0].skipped
+    b002, b003 = (next(n for n, line in enumerate(text.splitlines(), 1) if f'"{item}"' in line) for item in ("B002", "B003"))
+    assert [p.line for p in parsed.problems] == [b002 - 1, b003 - 1]  # the line each entry opens on
+    assert len(parsed.problems) == 2 and all("\"unrated\" entry" in p.message for p in parsed.problems)
