@@ -346,8 +346,7 @@ def export(store: Store, fmt: str, out: io.TextIOBase, *, rubric: str | None = N
     if fmt == "rating-form":
         form = rating_form(store, rater, rubric)
         form_format.write(out, form)
-        marks = sum("skipped" in row for row in form["ratings"])
-        return Written(len(form["ratings"]) - marks, marks)
+        return Written(len(form["ratings"]), len(form.get("unrated", [])))
     if fmt == "review-template":
         out.write(review_template(store, rubric, rater, judge))
         return Written(store.count_items(rubric=rubric or "exercise-quality"))

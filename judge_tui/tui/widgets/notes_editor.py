@@ -16,7 +16,8 @@ from typing import Any
 
 from rich.text import Text
 from textual.binding import Binding
-from textual.widgets import Static, TextArea
+from textual.widget import Widget
+from textual.widgets import TextArea
 
 from judge_tui.model.textsafe import invisible_spans, restore_invisible, show_invisible
 
@@ -69,13 +70,22 @@ def first_line(note: str) -> str:
     return head.rstrip() + (" …" if rest.strip() else "")
 
 
-class NotePreview(Static):
-    """The folded note on a short terminal: its first line, cut to the box with "…" (never interpreted)."""
+class NotePreview(Widget):
+    """The folded note on a short terminal: its first line, cut to the box with "…" (never interpreted).
+
+    Its size never depends on the note, so a new note repaints it without a layout of the screen."""
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__("", markup=False, **kwargs)
+        super().__init__(**kwargs)
         self.border_title = "Note"
         self.border_subtitle = "n to edit"
+        self._line = ""
 
     def show_note(self, note: str) -> None:
-        self.update(Text(show_invisible(first_line(note)), no_wrap=True, overflow="ellipsis"))
+        line = show_invisible(first_line(note))
+        if line != self._line:
+            self._line = line
+            self.refresh()
+
+    def render(self) -> Text:
+        return Text(self._line, no_wrap=True, overflow="ellipsis")
