@@ -49,7 +49,7 @@ def test_rating_form_import(db: Path, capsys):
         assert first.notes == "Sound eviction; no test for capacity one."
         assert store.rating("C002", "EXP001").seconds == 450.0
         assert store.rater("EXP001")["kind"] == "human"
-        assert store.get_meta("summary_notes:EXP001:cis") == "Edge-case tests were the most common gap."
+        assert store.finish("EXP001", "cis").summary_notes == "Edge-case tests were the most common gap."
     code, out, _err = run(capsys, "import-ratings", FIXTURES / "rating_form.json", "--rater", "EXP001",
                           "--kind", "human", "--db", db)
     assert "ratings: 0 added, 0 updated, 3 unchanged" in out

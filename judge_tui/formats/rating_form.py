@@ -4,8 +4,10 @@
 "t_score", "l_score", "expert_cis", "notes", "time_spent_minutes", "flagged", "flag_reason"}], "summary_notes",
 "total_time_minutes", "completion_date", "bonus_eligible"}. A key "<dimension>_score" scores that dimension;
 "flagged" and "flag_reason" (judge-tui's own forms carry them) say the expert raised the item for discussion.
-An entry with no scores that has "skipped": true or "flagged": true is an item the expert skipped or flagged
-without rating it: {"submission_id", "task_type", "skipped", "flagged", "flag_reason"}.
+An item the expert skipped or flagged without rating it is not a "ratings" entry (a strict reader of the
+form wants every score there) but one of the top-level "unrated" list: {"submission_id", "task_type",
+"skipped", "flagged", "flag_reason"}; older forms held such entries, without scores, in "ratings", and are
+still read. "total_time_minutes" is the sum of the entries' "time_spent_minutes", so the two agree exactly.
 
 The writers (``rating_entry``, ``mark_entry``, ``form``, ``write``) give judge-tui's own forms this shape.
 """
@@ -46,9 +48,20 @@ def read_rows(text: str, *, notes_key: str, describe: str) -> Parsed:
         if value is not None and not isinstance(value, str):
             what = "a date written as text (e.g. \"2025-03-14\")" if key in FORM_DATES else "text"
             parsed.problems.append(Problem(_line_of_key(text, key), f"\"{key}\" must be {what}, not {value!r}"))
-    for line, row in zip(source_lines(text, ("ratings",), len(top["ratings"])), top["ratings"], strict=True):
+    unrated = top.get("unrated", [])
+    if not isinstance(unrated, list):
+        parsed.problems.append(Problem(_line_of_key(text, "unrated"), "\"unrated\" must be a list of entries"))
+        unrated = []
+    lines = [*source_lines(text, ("ratings",), len(top["ratings"])), *source_lines(text, ("unrated",), len(unrated))]
+    listed = len(top["ratings"])
+    for index, (line, row) in enumerate(zip(lines, [*top["ratings"], *unrated], strict=True)):
+        where = "ratings" if index < listed else "unrated"
         if not isinstance(row, dict):
-            parsed.problems.append(Problem(line, "a \"ratings\" entry is not an object"))
+            parsed.problems.append(Problem(line, f"a \"{where}\" entry is not an object"))
+            continue
+        if where == "unrated" and (scores_of(row) or not (row.get("skipped") or row.get("flagged"))):
+            parsed.problems.append(Problem(line, "an \"unrated\" entry is an item skipped or flagged without a "
+                                                 "rating: \"skipped\" or \"flagged\" true, and no scores"))
             continue
         if "submission_id" not in row:
             parsed.problems.append(Problem(line, "missing required field \"submission_id\""))
@@ -114,18 +127,32 @@ def mark_entry(mark: Draft, task_type: str | None) -> dict[str, Any]:
             "flagged": mark.flagged, "flag_reason": mark.flag_reason}
 
 
-def form(*, expert_name: str, expert_id: str, study_date: str, entries: list[dict[str, Any]], summary_notes: str,
-         known_seconds: list[float], completion_date: str) -> dict[str, Any]:
-    """The whole form; total_time_minutes sums the known seconds (null when none is known)."""
-    return {
+def total_minutes(seconds: list[float | None]) -> float | int | None:
+    """The form's total_time_minutes: the sum of the items' minutes as written, so that a reader adding them up
+    finds the same total (null when no item's time is known)."""
+    known = [minutes(s) for s in seconds if s is not None]
+    if not known:
+        return None
+    total = round(sum(m for m in known if m is not None), 2)
+    return int(total) if total == int(total) else total
+
+
+def form(*, expert_name: str, expert_id: str, study_date: str, entries: list[dict[str, Any]],
+         unrated: list[dict[str, Any]], summary_notes: str, known_seconds: list[float | None],
+         completion_date: str) -> dict[str, Any]:
+    """The whole form; items skipped or flagged without a rating go in "unrated", only when there are any."""
+    whole: dict[str, Any] = {
         "expert_name": expert_name,
         "expert_id": expert_id,
         "study_date": study_date,
         "ratings": entries,
         "summary_notes": summary_notes,
-        "total_time_minutes": minutes(sum(known_seconds)) if known_seconds else None,
+        "total_time_minutes": total_minutes(known_seconds),
         "completion_date": completion_date,
     }
+    if unrated:
+        whole["unrated"] = unrated
+    return whole
 
 
 def write(out: io.TextIOBase, rating_form: dict[str, Any]) -> None:

@@ -50,6 +50,8 @@ class AgreementSettings(Strict):
 @dataclass
 class Settings(Strict):
     idle_seconds: float = 180.0  # stop the item timer after this long without a key
+    # Of an idle spell, the seconds after the last key still counted as reading (README, "Time").
+    reading_seconds: float = 90.0
     reveal_after_submit: bool = False  # show the judge's and other raters' scores for an item once submitted
     # On a rubric with one judged dimension (such as binary PASS/FAIL), the score key also submits and opens the
     # next item; left arrow goes back to change it.
@@ -75,6 +77,7 @@ class Settings(Strict):
 
     def __post_init__(self) -> None:
         check_range("idle_seconds", self.idle_seconds, 0, above=True)
+        check_range("reading_seconds", self.reading_seconds, 0)
         check_range("judge_concurrency", self.judge_concurrency, 1, 64)
         check_range("openai_concurrency", self.openai_concurrency, 1, 64)
         check_range("drift_share", self.drift_share, 0, 1, above=True)

@@ -5,7 +5,7 @@ write is its own short transaction begun with BEGIN IMMEDIATE (a second process 
 A Store belongs to the thread that opened it.
 
 One module per area: schema.py (tables and migrations), core.py (connection, transactions, meta), then the
-queries of items, ratings, drafts, flags, assignments, queue orders, the judge queue, import/export, agreement, merge_rows
+queries of items, ratings, drafts, flags, assignments, queue orders, the judge queue, finished studies, import/export, agreement, merge_rows
 (what a merge finds here and the rows it writes), version_rows (rubric and prompt versions), rating_rows (several raters side
 by side, one rater's re-ratings) and status; foreign.py reads another database for a merge; faults.py turns the
 database's faults into messages; rubric_choice.py picks the rubric definition a database works with.
@@ -18,6 +18,7 @@ from judge_tui.store.assignments import AssignmentQueries
 from judge_tui.store.common import ItemConflict, StoreError, now
 from judge_tui.store.core import StoreCore
 from judge_tui.store.drafts import DraftQueries
+from judge_tui.store.finishes import Finish, FinishQueries
 from judge_tui.store.flags import FlagQueries
 from judge_tui.store.foreign import ForeignDatabase
 from judge_tui.store.import_export import ImportExportQueries
@@ -39,6 +40,7 @@ from judge_tui.store.version_rows import VersionQueries
 
 __all__ = [
     "CALIBRATION_CHANGE_KEY",
+    "Finish",
     "RATING_CONTENT",
     "ForeignDatabase",
     "ItemConflict",
@@ -69,6 +71,7 @@ class Store(
     StatusQueries,
     AssignmentQueries,
     QueueOrderQueries,
+    FinishQueries,
     StoreCore,
 ):
     """A judge-tui database: every query of every area, on one connection."""

@@ -109,6 +109,24 @@ class ForeignDatabase:
         return self._rows("SELECT id, kind, model, prompt_version, display_name, created_at FROM raters"
                           f"{where} ORDER BY id", params)
 
+    def finishes(self, only_raters: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Finished studies (summary notes and when); an older database keeps an imported form's in meta."""
+        where, params = self._rater_filter(only_raters, "rater_id")
+        if "study_finishes" in self.tables:
+            return self._rows(f"SELECT rater_id, rubric, summary_notes, finished_at FROM study_finishes{where}"
+                              " ORDER BY rater_id, rubric", params)
+        found: dict[tuple[str, str], dict[str, Any]] = {}
+        for row in self._rows("SELECT key, value FROM meta WHERE key LIKE 'summary_notes:%'"
+                              " OR key LIKE 'completion_date:%'") if "meta" in self.tables else []:
+            what, _, rest = str(row["key"]).partition(":")
+            rater_id, _, rubric = rest.rpartition(":")
+            if only_raters and rater_id not in only_raters:
+                continue
+            entry = found.setdefault((rater_id, rubric), {"rater_id": rater_id, "rubric": rubric,
+                                                          "summary_notes": "", "finished_at": ""})
+            entry["summary_notes" if what == "summary_notes" else "finished_at"] = row["value"] or ""
+        return [found[key] for key in sorted(found)]
+
     def ratings(self, only_raters: Sequence[str] | None = None) -> list[dict[str, Any]]:
         where, params = self._rater_filter(only_raters, "rater_id")
         flags = "flagged, flag_reason"

@@ -482,3 +482,34 @@ def m012_judge_batch_owner(db: sqlite_utils.Database) -> None:
     # processes never poll and read the same batch; a batch whose owner is gone is taken over. A batch is also
     # recorded, as 'sending', before it is sent: a process killed while the API takes it finds it again.
     db.execute("ALTER TABLE judge_batches ADD COLUMN owner TEXT")
+
+
+@migrations()
+def m013_study_finishes(db: sqlite_utils.Database) -> None:
+    # What an expert says when they finish a rubric's study (the rating screen's finish screen, or a rating form
+    # imported): their summary notes (failure-mode patterns across items) and when they finished. Their name is
+    # the raters row's display_name. It moves the summary notes and completion dates an imported form kept in
+    # the meta table.
+    db.execute(
+        """
+        CREATE TABLE study_finishes (
+            rater_id TEXT NOT NULL REFERENCES raters (id),
+            rubric TEXT NOT NULL,
+            summary_notes TEXT NOT NULL DEFAULT '',
+            finished_at TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY (rater_id, rubric)
+        )
+        """
+    )
+    for key, value in db.execute(
+            "SELECT key, value FROM meta WHERE key LIKE 'summary_notes:%' OR key LIKE 'completion_date:%'"
+    ).fetchall():
+        what, _, rest = key.partition(":")
+        rater_id, _, rubric = rest.rpartition(":")
+        column = "summary_notes" if what == "summary_notes" else "finished_at"
+        if db.execute("SELECT 1 FROM raters WHERE id = ?", [rater_id]).fetchone() is None:
+            continue  # a rater since removed: nothing to hang it on
+        db.execute("INSERT OR IGNORE INTO study_finishes (rater_id, rubric) VALUES (?, ?)", [rater_id, rubric])
+        db.execute(f"UPDATE study_finishes SET {column} = ? WHERE rater_id = ? AND rubric = ?",
+                   [value or "", rater_id, rubric])
+        db.execute("DELETE FROM meta WHERE key = ?", [key])

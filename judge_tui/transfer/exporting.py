@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 from judge_tui.formats import rating_form as form_format
 from judge_tui.formats import ratings_rows
-from judge_tui.formats.rating_form import FORM_DATES
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import Item, Rating
 from judge_tui.model.rubrics import Rubric, RubricError, rubric_from_definition
@@ -175,6 +174,11 @@ def _latest_by_item(store: Store, rubric: str, rater: str) -> dict[str, Rating]:
     return latest
 
 
+def rated_seconds(store: Store, rater: str, rubric: str) -> list[float | None]:
+    """The seconds of each item the rater rated, as the rating form counts them (None: not known)."""
+    return [rating.seconds for rating in _latest_by_item(store, rubric, rater).values()]
+
+
 def _rated_rubrics(store: Store, rater: str) -> list[str]:
     return sorted(rubric for rubric, _count in store.rubrics_in_use() if store.count_ratings(rater, rubric))
 
@@ -197,26 +201,27 @@ def rating_form(store: Store, rater: str | None, rubric_name: str | None) -> dic
     rubrics = Rubrics(store)
     items = store.items_by_id([*latest, *marks])
     overall_key = f"expert_{rubric.overall_name.lower()}"
-    entries = []
+    entries, unrated = [], []
     for item in sorted(items.values(), key=lambda i: i.position):
         if item.id in marks:
-            entries.append(form_format.mark_entry(marks[item.id], item.task_type))
+            unrated.append(form_format.mark_entry(marks[item.id], item.task_type))
             continue
         rating = latest[item.id]
         scores = ordered_scores(rubrics[rating.rubric_version_id], rating.scores)
         entries.append(form_format.rating_entry(rating, item.task_type, scores, overall_key))
     ratings = list(latest.values())
-    # An imported form's own dates are kept (FORM_DATES); ratings made here date the form by when they were made
-    # (an expert who only skipped or flagged items: by when they did that).
-    dates = {key: store.get_meta(f"{key}:{rater}:{rubric.id}") for key in FORM_DATES}
+    # An imported form's study date is kept; ratings made here date the form by when they were made (an expert
+    # who only skipped or flagged items: by when they did that). The completion date is when the expert finished
+    # (the finish screen, or the imported form's), else when they last changed a rating.
+    study_date = store.get_meta(f"study_date:{rater}:{rubric.id}")
     made = [r.created_at for r in ratings] or [m.updated_at for m in marks.values()]
     changed = [r.updated_at for r in ratings] or [m.updated_at for m in marks.values()]
+    finish = store.finish(rater, rubric.id)
     return form_format.form(
         expert_name=info.get("display_name") or rater, expert_id=rater,
-        study_date=dates["study_date"] or min(made)[:10], entries=entries,
-        summary_notes=store.get_meta(f"summary_notes:{rater}:{rubric.id}", "") or "",
-        known_seconds=[r.seconds for r in ratings if r.seconds is not None],
-        completion_date=dates["completion_date"] or max(changed)[:19] + "Z",
+        study_date=study_date or min(made)[:10], entries=entries, unrated=unrated,
+        summary_notes=finish.summary_notes if finish else "", known_seconds=[r.seconds for r in ratings],
+        completion_date=(finish.finished_at if finish else "") or max(changed)[:19] + "Z",
     )
 
 
@@ -341,8 +346,7 @@ def export(store: Store, fmt: str, out: io.TextIOBase, *, rubric: str | None = N
     if fmt == "rating-form":
         form = rating_form(store, rater, rubric)
         form_format.write(out, form)
-        marks = sum("skipped" in row for row in form["ratings"])
-        return Written(len(form["ratings"]) - marks, marks)
+        return Written(len(form["ratings"]), len(form.get("unrated", [])))
     if fmt == "review-template":
         out.write(review_template(store, rubric, rater, judge))
         return Written(store.count_items(rubric=rubric or "exercise-quality"))

@@ -29,7 +29,6 @@ from judge_tui.formats import (
     reasoning_json,
 )
 from judge_tui.formats.field_map import apply_mapping, keys_of, named_keys, parse_mapping, template_gaps
-from judge_tui.formats.rating_form import FORM_DATES
 from judge_tui.formats.text import (
     TooLarge,
     Unreadable,
@@ -43,12 +42,14 @@ from judge_tui.formats.text import (
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import Draft, Item, Rating
 from judge_tui.model.rubrics import Rubric
-from judge_tui.store import ItemConflict, Store
+from judge_tui.store import Finish, ItemConflict, Store
 from judge_tui.store.rubric_choice import available_rubrics, resolve_rubric
 from judge_tui.transfer.validate import (
     Checked,
     check_items,
     check_ratings,
+    expert_name_problem,
+    finished_at_problem,
     guess_rubric,
     item_rows,
     lacking_required,
@@ -547,22 +548,27 @@ def import_ratings(
     checked = check_ratings(records, chosen, rater=rater, kind=kind, items=items, source=_source(path))
     checked.warnings[:0] = warnings
     checked.problems[:0] = parsed.problems
+    finish = _finish_of(parsed, rater, chosen.id)
+    name = parsed.meta.get("expert_name")
+    for problem in (finished_at_problem(finish.finished_at) if finish else None,
+                    expert_name_problem(name.strip()) if isinstance(name, str) else None):
+        if problem:
+            checked.problems.append(Problem(1, problem))
     if checked.problems:
         raise ImportFailed(path, checked.problems)
     result = ImportResult(path=str(path), format=fmt, rubric=chosen.id, warnings=checked.warnings)
     marks = _unrated_marks(store, checked, rater, chosen.id)
     with store.transaction():
         version = store.ensure_rubric_version(chosen)
-        name = parsed.meta.get("expert_name")
         store.ensure_rater(rater, kind, model=model, display_name=name.strip() if isinstance(name, str) else "")
         _save(store, result, rater, version, checked.ratings)
         added, updated = store.save_marks(marks)
         result.marks = {"added": added, "updated": updated, "unchanged": len(marks) - added - updated}
-        if parsed.meta.get("summary_notes"):
-            store.set_meta(f"summary_notes:{rater}:{chosen.id}", str(parsed.meta["summary_notes"]))
-        for key in FORM_DATES:  # written back by `export --format rating-form`
-            if isinstance(parsed.meta.get(key), str) and parsed.meta[key].strip():
-                store.set_meta(f"{key}:{rater}:{chosen.id}", parsed.meta[key].strip())
+        study_date = parsed.meta.get("study_date")
+        if isinstance(study_date, str) and study_date.strip():  # written back by `export --format rating-form`
+            store.set_meta(f"study_date:{rater}:{chosen.id}", study_date.strip())
+        if finish is not None:
+            store.save_finish(finish)
     result.raters = [rater]
     return result
 
@@ -589,6 +595,17 @@ def _only_dimensions(path: Path, parsed: Parsed, records: list[Any], rubric: Rub
             f"each score with {fix} ({'columns' if 'header' in parsed.meta else 'keys'}: {', '.join(keys)})"))])
     warnings.append(Problem(0, f"left out {', '.join(others)}: not dimensions of rubric {rubric.id} "
                                f"({', '.join(rubric.dimension_ids)})"))
+
+
+def _finish_of(parsed: Parsed, rater: str, rubric: str) -> Finish | None:
+    """The form's summary notes and completion date, as the expert's finished study (None when it has neither)."""
+    notes = parsed.meta.get("summary_notes")
+    done = parsed.meta.get("completion_date")
+    notes = notes if isinstance(notes, str) else ""
+    done = done.strip() if isinstance(done, str) else ""
+    if not notes and not done:
+        return None
+    return Finish(rater, rubric, notes, done)
 
 
 def _unrated_marks(store: Store, checked: Checked, rater: str, rubric: str) -> list[Draft]:

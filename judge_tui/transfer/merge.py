@@ -22,6 +22,8 @@ Each expert rates on a laptop; the lead merges their database files into one. Th
   which they have items, with their rows only.
 * Kept and reverted changes to the judge (the judge screen's record of why the judge changed) are copied when
   missing here, recognised by rubric, outcome, versions and time; bundles carry them too, like prompt versions.
+* An expert's finished study (summary notes and when, per rubric, with their name) is taken when we have none
+  for that expert and rubric or theirs is newer: the expert who finishes again has the last word.
 
 The other file is opened read-only and all writes happen in one transaction per file.
 """
@@ -39,6 +41,7 @@ from judge_tui.model.rubrics import Rubric, RubricError, rubric_from_definition
 from judge_tui.store import (
     CALIBRATION_CHANGE_KEY,
     RATING_CONTENT,
+    Finish,
     ForeignDatabase,
     MergeState,
     Store,
@@ -48,6 +51,7 @@ from judge_tui.store import (
 from judge_tui.transfer.validate import (
     check_id,
     rater_id_problem,
+    stored_finish_problem,
     stored_item_problem,
     stored_json,
     stored_mark_problem,
@@ -88,7 +92,7 @@ class MergeResult:
     source: Path
     added: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
         ("items", "raters", "rubric_versions", "prompt_versions", "ratings", "revision_marks", "set_aside",
-         "assignment_plans", "assignments", "calibration_changes"), 0))
+         "assignment_plans", "assignments", "calibration_changes", "finishes"), 0))
     unchanged_ratings: int = 0
     item_differences: list[ItemDifference] = field(default_factory=list)
     rating_conflicts: list[RatingConflict] = field(default_factory=list)
@@ -148,6 +152,7 @@ def merge_database(store: Store, other_path: Path | str, *, only_raters: list[st
         rated_items = _merge_ratings(store, state, other, only_raters, version_map, bad_items, bad_raters, result)
         _merge_revision_marks(store, state, other, rated_items if only_raters else None, bad_items, result)
         _merge_set_aside(store, state, other, only_raters, bad_items, bad_raters, result)
+        _merge_finishes(store, state, other, only_raters, bad_raters, result)
         store.insert_merged_draws([row for row in other.rating_draws(only_raters)  # weights a balanced design
                                    if row["item_id"] in state.items and row["item_id"] not in bad_items
                                    and row["rater_id"] not in bad_raters])
@@ -206,6 +211,12 @@ def refuse_bad_rows(store: Store, other: ForeignDatabase, only_raters: list[str]
         problem = stored_mark_problem(row) or _known_rater(store, row["rater_id"], kinds)
         if problem:
             problems.append(f"drafts row (item {row['item_id']!r}, rater {row['rater_id']!r}): {problem}")
+    for row in other.finishes(only_raters):
+        if row["rater_id"] in refused_raters:
+            continue
+        problem = stored_finish_problem(row) or _known_rater(store, row["rater_id"], kinds)
+        if problem:
+            problems.append(f"study_finishes row (rater {row['rater_id']!r}, rubric {row['rubric']!r}): {problem}")
     if assigned or not only_raters:
         plans = other.assignment_plans(only_raters)
         for row in other.assignments([p["id"] for p in plans], only_raters):
@@ -485,6 +496,25 @@ def _merge_set_aside(
     result.added["set_aside"] = len(new)
 
 
+def _merge_finishes(
+    store: Store, state: MergeState, other: ForeignDatabase, only_raters: list[str] | None,
+    bad_raters: dict[str, str], result: MergeResult,
+) -> None:
+    """An expert's finished study (name, summary notes, when): taken when we have none, or theirs is newer (the
+    expert finished again, with other notes)."""
+    names = {row["id"]: row["display_name"] for row in other.raters(only_raters)}
+    for row in other.finishes(only_raters):
+        rater_id = row["rater_id"]
+        if rater_id in bad_raters or rater_id not in state.raters:
+            continue
+        ours = store.finish(rater_id, row["rubric"])
+        if ours is not None and ours.finished_at >= row["finished_at"]:
+            continue
+        store.save_finish(Finish(rater_id, row["rubric"], row["summary_notes"], row["finished_at"]),
+                          name=names.get(rater_id) or None)
+        result.added["finishes"] += 1
+
+
 def _merge_assignments(
     store: Store, state: MergeState, other: ForeignDatabase, only_raters: list[str] | None,
     bad_items: dict[str, str], result: MergeResult,
@@ -508,8 +538,8 @@ def _merge_assignments(
 # --------------------------------------------------------------------------- the command
 
 
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+def plural(count: int, word: str, words: str | None = None) -> str:
+    return f"{count} {word if count == 1 else words or word + 's'}"
 
 
 def _shown(rating: dict[str, Any], other: dict[str, Any]) -> str:
@@ -534,6 +564,8 @@ def describe(result: MergeResult) -> list[str]:
             head += f", {plural(a['calibration_changes'], 'kept or reverted judge change')}"
         if a["set_aside"]:
             head += f", {plural(a['set_aside'], 'skipped or flagged item')} not yet rated"
+        if a["finishes"]:
+            head += f", {plural(a['finishes'], 'finished study', 'finished studies')}"
         if a["assignment_plans"] or a["assignments"]:
             head += (f", {plural(a['assignment_plans'], 'assignment plan')} ({plural(a['assignments'], 'assigned item')}"
                      " across experts)")

@@ -11,6 +11,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from judge_tui.formats import ID_KEYS, Problem, RatingRecord, Record, first_present
@@ -385,10 +386,50 @@ _STRICT_JSON = json.JSONDecoder(parse_constant=_refuse_constant)  # NaN and Infi
 
 
 def stored_rater_problem(row: Mapping[str, Any]) -> str | None:
-    """A raters row: a kind judge-tui makes, and an id the rater id rule allows for it."""
+    """A raters row: a kind judge-tui makes, an id the rater id rule allows for it, and a name that is one
+    line of text."""
     if row["kind"] not in RATER_KINDS_WRITTEN:
         return f"kind {row['kind']!r} is not one judge-tui rates with ({' or '.join(RATER_KINDS_WRITTEN)})"
-    return rater_id_problem(row["id"], row["kind"])
+    return rater_id_problem(row["id"], row["kind"]) or expert_name_problem(row.get("display_name", ""))
+
+
+MAX_NAME_LENGTH = 200
+MAX_SUMMARY_LENGTH = 100_000  # summary notes: pages of patterns, never a whole file pasted by mistake
+
+
+def expert_name_problem(name: Any) -> str | None:
+    """An expert's name as typed on the finish screen or given by a rating form: one line of text."""
+    if not isinstance(name, str):
+        return f"the expert's name must be text, not {name!r}"
+    if len(name) > MAX_NAME_LENGTH or _CONTROL.search(name):
+        return f"the expert's name must be one line of at most {MAX_NAME_LENGTH} characters, not {name[:60]!r}"
+    return None
+
+
+def finished_at_problem(value: Any) -> str | None:
+    """When a study was finished: "" (not known) or a date and time such as "2026-01-15T14:30:00Z"."""
+    if value == "":
+        return None
+    if isinstance(value, str):
+        try:
+            datetime.fromisoformat(value.replace("Z", "+00:00"))
+            return None
+        except ValueError:
+            pass
+    return f"a completion date must be a date and time such as \"2026-01-15T14:30:00Z\", not {value!r}"
+
+
+def stored_finish_problem(row: Mapping[str, Any]) -> str | None:
+    """A study_finishes row: an expert's id, a rubric, summary notes as text and when they finished."""
+    problem = rater_id_problem(row["rater_id"], "human")
+    if problem:
+        return problem
+    if not isinstance(row["rubric"], str) or not row["rubric"].strip():
+        return f"rubric must name a rubric, not {row['rubric']!r}"
+    notes = row["summary_notes"]
+    if not isinstance(notes, str) or len(notes) > MAX_SUMMARY_LENGTH:
+        return f"summary notes must be text of at most {MAX_SUMMARY_LENGTH} characters"
+    return finished_at_problem(row["finished_at"])
 
 
 def stored_item_problem(row: Mapping[str, Any], rubric: Rubric | None) -> str | None:

@@ -141,6 +141,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         assert self.reviewer
         self.session = RatingSession(
             self.store, self.rubric, self.reviewer, split=self.split, idle_seconds=self.settings.idle_seconds,
+            reading_seconds=self.settings.reading_seconds,
             reveal_after_submit=self.settings.reveal_after_submit, clock=self.clock,
             drift=DriftSettings.for_new_session(self.settings.drift_share) if self.settings.drift_check else None,
             order=self.settings.queue_order, targets=self.settings.agreement,

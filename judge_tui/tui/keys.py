@@ -58,6 +58,8 @@ RATING_BINDINGS: list[Binding] = [
     Binding("J", "calibrate", "Judge screen", show=False, id="calibrate",
             tooltip="Lead only (judge-tui rate --lead): the judge screen, to change the judge and see whether it "
                     "helped"),
+    Binding("F", "finish_study", "Finish", show=False, id="finish-study",
+            tooltip="Finish the study: your totals, then your name and summary notes for the rating form"),
     Binding("?", "help", "Help", id="help", tooltip="List every key"),
     Binding("q", "app.quit", "Quit", id="quit", tooltip="Save and quit; the next start resumes here"),
 ]

@@ -82,6 +82,7 @@ class RatingSession:
         *,
         split: str | None = None,
         idle_seconds: float = 180.0,
+        reading_seconds: float = 90.0,
         reveal_after_submit: bool = False,
         clock: Callable[[], float] = time.monotonic,
         drift: DriftSettings | None = None,
@@ -94,7 +95,7 @@ class RatingSession:
         self.reviewer = reviewer
         self.split = split
         self.reveal_after_submit = reveal_after_submit
-        self.timer = ItemTimer(idle_seconds, clock)
+        self.timer = ItemTimer(idle_seconds, clock, reading_seconds)
         self.version_id = store.ensure_rubric_version(rubric)
         store.ensure_rater(reviewer, "human")
         # With an assignment (judge-tui assign) the reviewer rates its queue, in its order; else every item.
@@ -358,9 +359,13 @@ class RatingSession:
     def save_time(self, every: float) -> None:
         """Write the draft once its timer has counted `every` seconds more than last written.
 
-        An idle, away or held timer counts nothing, so a reviewer who walks away causes no writes.
+        An idle, away or held timer counts nothing, so a reviewer who walks away causes no writes, but for one:
+        the time an idle spell takes back (beyond the reading allowance) is written once, so a restart agrees.
         """
-        if self.state is not None and self.timer.elapsed() - self._seconds_saved >= every:
+        if self.state is None:
+            return
+        change = self.timer.elapsed() - self._seconds_saved
+        if change >= every or change < 0:
             self.save_draft(only_if_timed=True)
 
     # ------------------------------------------------------------------ writes that wait for the database

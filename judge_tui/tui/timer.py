@@ -12,14 +12,18 @@ TimerState = Literal["running", "idle", "away", "held"]
 class ItemTimer:
     """Counts active seconds on the current item.
 
-    Time runs from the last activity (a key press) for at most `idle_seconds`; after that it stops until the
-    next key. While the terminal has lost focus it does not run at all. It is held (shown, never counting)
-    while the item is a submitted rating only being looked at. The clock is injectable so tests and
-    screenshots are deterministic.
+    Time runs from the last activity (a key press). Once `idle_seconds` pass without one, the spell is idle:
+    of the time since the last key only `reading_seconds` count (reading without touching a key is work; the
+    rest was a break), and nothing more until the next key. So the count may step back when an idle spell is
+    detected, and a break of any length adds at most `reading_seconds`. While the terminal has lost focus it
+    does not run at all. It is held (shown, never counting) while the item is a submitted rating only being
+    looked at. The clock is injectable so tests and screenshots are deterministic.
     """
 
-    def __init__(self, idle_seconds: float = 180.0, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, idle_seconds: float = 180.0, clock: Callable[[], float] = time.monotonic,
+                 reading_seconds: float = 90.0) -> None:
         self.idle_seconds = idle_seconds
+        self.reading_seconds = min(reading_seconds, idle_seconds)  # never more than the spell that detects a break
         self.clock = clock
         self._banked = 0.0
         self._segment_start: float | None = None
@@ -57,7 +61,9 @@ class ItemTimer:
     def _segment_seconds(self, now: float) -> float:
         if self._segment_start is None:
             return 0.0
-        end = min(now, self._last_activity + self.idle_seconds)
+        since_key = now - self._last_activity
+        # An idle spell counts only the reading allowance after the last key; a live spell counts in full.
+        end = self._last_activity + self.reading_seconds if since_key > self.idle_seconds else now
         return max(0.0, end - self._segment_start)
 
     def elapsed(self) -> float:

@@ -148,10 +148,11 @@ def test_each_format_writes_a_mark_as_a_row_without_scores(filled_store, tmp_pat
     assert lines[1] == "B002,EXP002,human,cis,,,,,,,,,,0,,yes,which task is this?,"
     assert lines[2] == "B003,EXP002,human,cis,,,,,,,,,,0,,,,yes"
     form = json.loads(texts["rating-form"])
-    assert form["ratings"] == [
+    assert form["ratings"] == []  # every entry there is scored (000's readers want that); marks go apart
+    assert form["unrated"] == [
         {"submission_id": "B002", "task_type": "Fibonacci", "skipped": False, "flagged": True,
          "flag_reason": "which task is this?"},
-        {"submission_id": "B003", "task_type": form["ratings"][1]["task_type"], "skipped": True, "flagged": False,
+        {"submission_id": "B003", "task_type": form["unrated"][1]["task_type"], "skipped": True, "flagged": False,
          "flag_reason": ""}]
     assert form["total_time_minutes"] is None
 

@@ -256,6 +256,7 @@ async def test_every_item_rated(make_app, filled_store):
     app = make_app("binary")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.press("p", "enter", "f", "enter")
+        await pilot.press("escape")  # the finish screen, offered once: later
         assert "Every item is rated" in await shown(pilot)
     with Store(filled_store.path) as again:
         assert again.progress("EXP001", "binary") == {"rated": 2, "skipped": 0, "flagged": 0, "total": 2}

@@ -63,3 +63,37 @@ def test_a_held_timer_shows_its_seconds_and_counts_nothing():
     timer.resume()  # the item is being changed
     clock.advance(5)
     assert timer.elapsed() == 47.0 and timer.state == "running"
+
+
+def test_an_idle_spell_keeps_only_the_reading_allowance():
+    clock = FakeClock()
+    timer = ItemTimer(idle_seconds=180, clock=clock, reading_seconds=90)
+    timer.start(0)
+    clock.advance(20)
+    timer.activity()  # a key at 0:20
+    clock.advance(150)  # still reading: not yet an idle spell, so it all counts
+    assert timer.elapsed() == 170.0 and timer.state == "running"
+    clock.advance(600 - 150)  # a ten-minute break: of it only the reading allowance counts
+    assert timer.elapsed() == 110.0 and timer.state == "idle"
+    timer.activity()  # back
+    clock.advance(5)
+    assert timer.elapsed() == 115.0
+
+
+def test_losing_focus_during_an_idle_spell_counts_the_allowance_once():
+    clock = FakeClock()
+    timer = ItemTimer(idle_seconds=180, clock=clock, reading_seconds=60)
+    timer.start(0)
+    clock.advance(600)
+    timer.away()
+    clock.advance(600)
+    timer.back()
+    assert timer.elapsed() == 60.0
+
+
+def test_the_allowance_never_exceeds_the_idle_spell():
+    clock = FakeClock()
+    timer = ItemTimer(idle_seconds=30, clock=clock, reading_seconds=90)
+    timer.start(0)
+    clock.advance(600)
+    assert timer.elapsed() == 30.0

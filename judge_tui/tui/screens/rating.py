@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING
@@ -29,10 +30,10 @@ from judge_tui.tui.keys import (
     scale_has_key,
 )
 from judge_tui.tui.score_text import overall_label
-from judge_tui.tui.session import RatingSession
+from judge_tui.tui.session import WRITE_WAIT, RatingSession
 from judge_tui.tui.widgets.item_pane import SCROLLS, ItemPane, prepare_item
 from judge_tui.tui.widgets.key_bar import KeyBar
-from judge_tui.tui.widgets.notes_editor import NotesEditor
+from judge_tui.tui.widgets.notes_editor import NotePreview, NotesEditor
 from judge_tui.tui.widgets.rubric_panel import RubricPanel, ScoreSummary
 from judge_tui.tui.widgets.status_line import StatusLine
 
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
 
     from judge_tui.analysis.stopping import Settledness
     from judge_tui.model.rubrics import Rubric
+    from judge_tui.tui.screens.finish import Finished
 
 SAVE_TIME_EVERY = 5.0  # seconds of counted time between writes of the draft's time
 SAVED_SHOWN_FOR = 3.0  # seconds the status line says a submitted rating is saved
@@ -79,6 +81,7 @@ class RatingScreen(Screen[None]):
         self._submitted: tuple[str, str] | None = None  # (item id, overall shown) until its rating is on disk
         self._saved_mark_timer: Timer | None = None
         self._bindings_checked_for: tuple[object, ...] | None = None
+        self._unsaved_finish: Finished | None = None  # a finish the database could not take yet
 
     # ------------------------------------------------------------------ building
 
@@ -92,6 +95,7 @@ class RatingScreen(Screen[None]):
                 yield RubricPanel(self.rubric, id="rubric")
                 yield ScoreSummary(self.rubric, id="rubric-summary")
                 yield NotesEditor(id="notes")
+                yield NotePreview(id="note-preview")
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -152,9 +156,7 @@ class RatingScreen(Screen[None]):
         # The first item's code is coloured just after the first paint (FieldRows.set_text).
         pane = self.query_one(ItemPane)
         pane.show(state.item, colour_later=not self._first_paint_reported)
-        notes = self.query_one(NotesEditor)
-        if notes.note != state.edit.notes:
-            notes.load_note(state.edit.notes)
+        self._show_note(state.edit.notes)
         self._show_rubric()
         self._show_progress()
         self._tick(count=False)
@@ -163,7 +165,7 @@ class RatingScreen(Screen[None]):
         # the frames their own messages reach the screen in. The widgets that change are named rather than the
         # whole screen: repainting the screen redraws and resends every line of it.
         self._draw_together(pane, pane.vertical_scrollbar, self.query_one(RubricPanel), self.query_one(ScoreSummary),
-                            self.query_one(StatusLine), self.query_one(NotesEditor))
+                            self.query_one(StatusLine), self.query_one(NotesEditor), self.query_one(NotePreview))
         self.call_after_refresh(self._prepare_next_item)
 
     def _prepare_next_item(self) -> None:
@@ -402,8 +404,63 @@ class RatingScreen(Screen[None]):
         self._submitted = (rating.item_id, f"{self.rubric.overall_name} {overall_label(self.rubric, rating.overall)}")
         self.query_one(StatusLine).set_saved("")
         if self.session.open_next_unrated() is None:
-            self.notify(self._all_rated(), markup=False, timeout=10)
+            self._show_item()
+            if not self._offer_finish():
+                self.notify(self._all_rated(), markup=False, timeout=10)
+            return
         self._show_item()
+
+    # ------------------------------------------------------------------ finishing the study
+
+    def _offer_finish(self) -> bool:
+        """Asked once, when no unrated item is left: the finish screen (the key opens it at any time)."""
+        store, key = self.session.store, f"finish_offered:{self.rubric.id}:{self.session.reviewer}"
+        if store.get_meta(key) is not None or store.finish(self.session.reviewer, self.rubric.id) is not None:
+            return False
+        self.action_finish_study(all_rated=True)
+        return True
+
+    def action_finish_study(self, all_rated: bool = False) -> None:
+        from judge_tui.formats.rating_form import total_minutes
+        from judge_tui.store import Finish, now
+        from judge_tui.transfer.exporting import rated_seconds
+        from judge_tui.tui.screens.finish import FinishScreen, Totals
+
+        session, rubric_id = self.session, self.rubric.id
+        store, reviewer = session.store, session.reviewer
+        session.save_pending()  # the rating just submitted counts
+        session.leave()
+        progress = session.progress()
+        seconds = rated_seconds(store, reviewer, rubric_id)
+        totals = Totals(progress["rated"], progress["total"], sum(s for s in seconds if s is not None),
+                        total_minutes(seconds), progress["flagged"], progress["skipped"])
+        store.set_meta(f"finish_offered:{rubric_id}:{reviewer}", now())
+        earlier = store.finish(reviewer, rubric_id)
+        rater = store.rater(reviewer) or {}
+        session.timer.away()  # writing the summary is not time on the item
+
+        def done(finished: Finished | None) -> None:
+            session.timer.back()
+            if finished is None:
+                said = "Finish later with F."
+            else:
+                try:
+                    with store.waiting_at_most(WRITE_WAIT):
+                        store.save_finish(Finish(reviewer, rubric_id, finished.summary_notes, now()[:19] + "Z"),
+                                          name=finished.name)
+                except sqlite3.OperationalError as exc:  # busy (a merge), full disk: kept for another try
+                    self._unsaved_finish = finished
+                    self.notify(f"Your name and summary notes could not be saved yet ({exc}); press F and save "
+                                "again.", markup=False, severity="error", timeout=15)
+                    return
+                self._unsaved_finish = None
+                said = "Saved: your name and summary notes go into the rating form."
+            self.notify(f"{said} {self._all_rated()}" if all_rated else said, markup=False, timeout=10)
+
+        kept = self._unsaved_finish
+        name = kept.name if kept else rater.get("display_name") or ""
+        notes = kept.summary_notes if kept else earlier.summary_notes if earlier else ""
+        self.app.push_screen(FinishScreen(rubric_id, totals, name=name, summary_notes=notes), done)
 
     # ------------------------------------------------------------------ the study's questions, settled or not
 
@@ -503,14 +560,13 @@ class RatingScreen(Screen[None]):
             changed = [d for d in self.judged if before.get(d) != state.edit.scores.get(d)]
             if changed:
                 self.cursor = changed[0]  # back on the dimension the undo touched
-            notes = self.query_one(NotesEditor)
-            if notes.note != state.edit.notes:
-                notes.load_note(state.edit.notes)
+            self._show_note(state.edit.notes)
             self._show_rubric()
             self._show_progress()
 
     def action_edit_note(self) -> None:
-        self.query_one(NotesEditor).focus()
+        self.add_class("-editing-note")  # a folded note box opens first (it cannot take focus while hidden)
+        self.call_after_refresh(self.query_one(NotesEditor).focus)
 
     def action_toggle_guidance(self) -> None:
         self.guidance_on = not self.guidance_on
@@ -578,6 +634,12 @@ class RatingScreen(Screen[None]):
 
     # ------------------------------------------------------------------ the note
 
+    def _show_note(self, note: str) -> None:
+        editor = self.query_one(NotesEditor)
+        if editor.note != note:
+            editor.load_note(note)
+        self.query_one(NotePreview).show_note(note)
+
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         if isinstance(event.widget, NotesEditor) and self.session.state is not None:
             self._note_before = self.session.state.edit.notes
@@ -589,8 +651,8 @@ class RatingScreen(Screen[None]):
             self.session.record_note_edit(self._note_before)
             self._note_before = None
             notes = self.session.state.edit.notes if self.session.state else ""
-            if event.widget.note != notes:
-                event.widget.load_note(notes)  # as saved: without trailing blank lines
+            self._show_note(notes)  # as saved: without trailing blank lines
+            self.remove_class("-editing-note")
             self._show_rubric()
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:

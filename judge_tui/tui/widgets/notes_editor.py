@@ -4,13 +4,19 @@ Invisible characters (a typed ❤️ is U+2764 then the variation selector U+FE0
 joiners, bidi controls) are measured by the layout as narrower than many terminals draw them, which pushed
 the box's right border out of line. The editor therefore shows each as ``<U+FE0F>``, as every other screen
 does, while the note is stored exactly as typed: `note` turns the codes back into the characters.
+
+A loaded note (another item's, or one restored after a crash) puts the cursor at its end, where typing goes
+on; the box still shows the note from its start until it is edited. On a short terminal the box folds to one
+row while not edited, and `NotePreview` stands in for it with the note's first line.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual.binding import Binding
+from textual.widget import Widget
 from textual.widgets import TextArea
 
 from judge_tui.model.textsafe import invisible_spans, restore_invisible, show_invisible
@@ -31,6 +37,8 @@ class NotesEditor(TextArea):
 
     def load_note(self, note: str) -> None:
         self.load_text(show_invisible(note))
+        self.move_cursor(self.document.end)
+        self.scroll_home(animate=False)
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         # A typed or pasted invisible character is shown as its code at once (the message then bubbles on).
@@ -45,9 +53,39 @@ class NotesEditor(TextArea):
 
     def on_focus(self) -> None:
         self.border_subtitle = "Enter: new line · Esc: done"
+        self.scroll_cursor_visible()
 
     def on_blur(self) -> None:
         self.border_subtitle = "n to edit"
+        self.scroll_home(animate=False)
 
     def action_finish(self) -> None:
         self.screen.set_focus(None)
+
+
+def first_line(note: str) -> str:
+    """What a folded note box shows: the note's first line, with "…" when there is more."""
+    stripped = note.strip()
+    head, _, rest = stripped.partition("\n")
+    return head.rstrip() + (" …" if rest.strip() else "")
+
+
+class NotePreview(Widget):
+    """The folded note on a short terminal: its first line, cut to the box with "…" (never interpreted).
+
+    Its size never depends on the note, so a new note repaints it without a layout of the screen."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.border_title = "Note"
+        self.border_subtitle = "n to edit"
+        self._line = ""
+
+    def show_note(self, note: str) -> None:
+        line = show_invisible(first_line(note))
+        if line != self._line:
+            self._line = line
+            self.refresh()
+
+    def render(self) -> Text:
+        return Text(self._line, no_wrap=True, overflow="ellipsis")

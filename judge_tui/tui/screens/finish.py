@@ -1,0 +1,89 @@
+"""Finishing a study: the expert's own totals, then their name and summary notes for the rating form.
+
+Offered once when no unrated item is left (and on its key at any time). It shows only the expert's own work:
+counts and time, never a judge's or another expert's figure (the blind rule).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static, TextArea
+
+from judge_tui.model.numbers import format_seconds
+from judge_tui.model.textsafe import clean
+from judge_tui.transfer.validate import MAX_NAME_LENGTH
+
+
+@dataclass(frozen=True)
+class Totals:
+    rated: int
+    total: int
+    seconds: float  # on the rated items, as the rating form counts them
+    form_minutes: float | int | None  # the rating form's total_time_minutes
+    flagged: int
+    skipped: int
+
+
+@dataclass(frozen=True)
+class Finished:
+    name: str
+    summary_notes: str
+
+
+class FinishScreen(ModalScreen[Finished | None]):
+    """Dismissed with the name and notes to keep, or None when put off (Escape)."""
+
+    BINDINGS = [
+        Binding("escape", "later", "Later", id="finish-later"),
+        Binding("ctrl+s", "save", "Save", id="finish-save"),
+    ]
+
+    def __init__(self, rubric_id: str, totals: Totals, *, name: str = "", summary_notes: str = "") -> None:
+        super().__init__()
+        self.rubric_id = rubric_id
+        self.totals = totals
+        self.expert_name = name
+        self.summary_notes = summary_notes
+
+    def compose(self) -> ComposeResult:
+        t = self.totals
+        form = "" if t.form_minutes is None else f" ({t.form_minutes} min in the rating form)"
+        with Vertical(id="finish-dialog", classes="dialog"):
+            yield Static(Text(f"Finish the study: {clean(self.rubric_id)}", "bold"), markup=False)
+            yield Static(f"Rated {t.rated} of {t.total} items · time {format_seconds(t.seconds)}{form}\n"
+                         f"{t.flagged} flagged · {t.skipped} skipped", markup=False, id="finish-totals")
+            yield Static("Your name (the rating form's expert_name)", markup=False, classes="finish-hint")
+            yield Input(value=self.expert_name, placeholder="name", id="finish-name", max_length=MAX_NAME_LENGTH)
+            yield Static("Summary notes: patterns across items, failure modes scores miss",
+                         markup=False, classes="finish-hint")
+            yield TextArea(self.summary_notes, id="finish-notes", soft_wrap=True, tab_behavior="focus")
+            with Horizontal(id="finish-buttons"):
+                yield Button("Save (ctrl+s)", id="finish-save", variant="primary")
+                yield Button("Later (Esc)", id="finish-later")
+
+    def on_mount(self) -> None:
+        self.query_one("#finish-name", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.query_one("#finish-notes", TextArea).focus()  # Enter moves on to the notes
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "finish-save":
+            self.action_save()
+        else:
+            self.action_later()
+
+    def action_save(self) -> None:
+        name = " ".join(clean(self.query_one("#finish-name", Input).value).split())
+        notes = self.query_one("#finish-notes", TextArea).text.strip()
+        self.dismiss(Finished(name, notes))
+
+    def action_later(self) -> None:
+        self.dismiss(None)
+
