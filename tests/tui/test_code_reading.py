@@ -14,7 +14,7 @@ from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store
 from judge_tui.tui.app import JudgeTuiApp
-from judge_tui.tui.keys import keymap_problems
+from judge_tui.tui.keys import BINDING_IDS, keymap_problems
 from judge_tui.tui.messages import JudgeStatusLine
 from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.widgets.item_pane import ItemPane
@@ -181,3 +181,35 @@ async def test_at_80_columns_the_status_line_keeps_the_reviewer_and_the_judge_st
         assert "↷1" in top or "1 skipped" in top
         assert "⚑1" in top or "1 flagged" in top
         assert "EXP001" in top and "judge: 18 queued" in top and "offline" in top, top
+
+
+async def test_the_help_screen_fits_in_two_pages_at_80x24_and_names_every_binding(make_app):
+    app = make_app("cis")
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        scroll = app.screen.query_one("#help")
+        assert scroll.virtual_size.height <= 2 * scroll.scrollable_content_region.height, scroll.virtual_size
+        shown = ""
+        for _ in range(2):
+            shown += screen_text(app)
+            await pilot.press("pagedown")
+            await pilot.pause()
+        for binding_id in BINDING_IDS:
+            assert binding_id in shown or binding_id.startswith("score-"), binding_id
+        assert "score-0 …" in shown and "toggle-rubric" in shown
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "120x40"])
+async def test_the_welcome_notice_leaves_the_item_in_view(filled_store, rubrics, size):
+    notice = ("The bundled demo (12 items) was loaded into its own database, /home/someone/.local/share/judge-tui/"
+              "demo.db. This is the demo database: your own study goes in /home/someone/study.db (judge-tui import "
+              "FILE --rubric ID), apart from the demo; `judge-tui demo` opens the demo again.")
+    app = JudgeTuiApp(filled_store, rubrics["cis"], reviewer="EXP001", notice=notice,
+                      settings=Settings(judge_in_background=False), clock=FakeClock())
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await pilot.pause()
+        toasts = list(app.screen.query("Toast"))
+        assert toasts and "demo" in screen_text(app)
+        pane = app.screen.query_one(ItemPane).region
+        assert all(not toast.region.overlaps(pane) for toast in toasts), [t.region for t in toasts]
