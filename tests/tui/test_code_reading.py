@@ -213,3 +213,15 @@ async def test_the_welcome_notice_leaves_the_item_in_view(filled_store, rubrics,
         assert toasts and "demo" in screen_text(app)
         pane = app.screen.query_one(ItemPane).region
         assert all(not toast.region.overlaps(pane) for toast in toasts), [t.region for t in toasts]
+
+
+async def test_code_scrolled_sideways_comes_back_when_the_pane_widens(code_app):
+    app = code_app(code_lines(20, 70, 90))
+    async with app.run_test(size=LARGE) as pilot:
+        pane = app.screen.query_one(ItemPane)
+        await pilot.press("w", "l", "l")
+        await pilot.pause()
+        assert pane.sideways > 0  # beside the rubric the lines are cut
+        await pilot.press("z")  # the whole width: every line fits
+        await pilot.pause()
+        assert pane.sideways == 0 and "‹" not in screen_text(app) and "#L001$" in screen_text(app)

@@ -178,15 +178,18 @@ class ItemPane(ScrollView, can_focus=False):
     def scroll_sideways(self, direction: int) -> bool:
         """Move unwrapped code a step left or right (the line numbers stay); False when it cannot move."""
         width = self.scrollable_content_region.width
-        widest = max((rows.widest() for rows in self._content.rows.values() if rows.scrolls_sideways), default=0)
-        furthest = max(0, widest - width + 2)  # the last column shown beside the › mark's cell
-        x = min(furthest, max(0, self._x + direction * max(8, width // 4)))
+        x = min(self._furthest(width), max(0, self._x + direction * max(8, width // 4)))
         if not self.unwrapped or x == self._x:
             return False
         self._x = x
         self._apply_view(self._content)
         self._refresh_changed()
         return True
+
+    def _furthest(self, width: int) -> int:
+        """How far unwrapped code can scroll at this width: the longest line's end in view, beside its mark."""
+        widest = max((rows.widest() for rows in self._content.rows.values() if rows.scrolls_sideways), default=0)
+        return max(0, widest - width + 2)
 
     @property
     def sideways(self) -> int:
@@ -234,6 +237,10 @@ class ItemPane(ScrollView, can_focus=False):
     # ------------------------------------------------------------------ drawing
 
     def on_resize(self) -> None:
+        width = self.scrollable_content_region.width
+        if self._x > self._furthest(width):  # wider now (the rubric folded): no more scrolled than needed
+            self._x = self._furthest(width)
+            self._apply_view(self._content)
         self._build()
 
     def notify_style_update(self) -> None:
