@@ -225,3 +225,14 @@ async def test_code_scrolled_sideways_comes_back_when_the_pane_widens(code_app):
         await pilot.press("z")  # the whole width: every line fits
         await pilot.pause()
         assert pane.sideways == 0 and "‹" not in screen_text(app) and "#L001$" in screen_text(app)
+
+
+async def test_preparing_the_next_item_leaves_the_code_scrolled_where_it_is(code_app):
+    app = code_app(code_lines(30, 70, 90))
+    async with app.run_test(size=SMALL) as pilot:
+        pane = app.screen.query_one(ItemPane)
+        await pilot.press("w", "l")
+        await pilot.pause()
+        scrolled = pane.sideways
+        pane.prepare(code_item("NEXT", code_lines(5, 10, 20)))  # as the screen does while the reviewer reads
+        assert pane.sideways == scrolled > 0

@@ -127,8 +127,7 @@ class ItemPane(ScrollView, can_focus=False):
         if width <= 0:
             return
         content = self._content_of(item, colour_later=False)
-        self._x = 0
-        self._apply_view(content)
+        self._apply_view(content, x=0)  # as it opens: from its first column
         self._lay_out(content, width)
         self._styled.keep([self._line_of(content, index)
                            for index in range(min(self.scrollable_content_region.height, content.starts[-1]))])
@@ -196,10 +195,10 @@ class ItemPane(ScrollView, can_focus=False):
         """Unwrapped: how many columns of code are scrolled out of view to the left."""
         return self._x
 
-    def _apply_view(self, content: _Content) -> bool:
+    def _apply_view(self, content: _Content, x: int | None = None) -> bool:
         changed = False
         for rows in content.rows.values():
-            changed = rows.set_view(unwrapped=self.unwrapped, x=self._x) or changed
+            changed = rows.set_view(unwrapped=self.unwrapped, x=self._x if x is None else x) or changed
         return changed
 
     def _colour_in_steps(self, rows: FieldRows) -> None:
