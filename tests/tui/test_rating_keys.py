@@ -197,7 +197,7 @@ async def test_keymap_remaps_keys_and_help_follows(make_app, filled_store):
         assert filled_store.rating("B001", "EXP001").scores == {"r": 1.0, "a": 1.0, "t": 1.0, "l": 1.0}
         await pilot.press("?")
         help_text = await shown(pilot)
-        assert "Save the rating and open the next unrated item" in help_text and "^s" in help_text
+        assert "Save the rating, open the next unrated item" in help_text and "^s" in help_text
         await pilot.press("escape")
         assert isinstance(app.screen, RatingScreen)
 
