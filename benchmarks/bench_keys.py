@@ -1,6 +1,7 @@
 """Keys end to end in a real terminal: judge-tui's rating screen against a bare Textual app, in the same run.
 
     .venv/bin/python benchmarks/bench_keys.py [--items 40] [--size 120x40] [--keep DIR] [--via capture|pipe]
+                                              [--reading]
 
 Both apps run side by side in tmux (a server of their own), each in a window of the given size. For every
 measured key the script notes the time and sends the key with `tmux send-keys`; the figure is the time from just
@@ -24,6 +25,10 @@ Keys alternate between the two apps, so both see the same load.
   (3 2 3 3: the screen changed below the status line) and Enter (the next item's id on screen).
 * the floor: a bare Textual app with one line of text that shows the number of keys it has received; each key
   is measured until the new number is on screen.
+
+With `--reading`, each item's code starts with a 150-character line and the app reads code unwrapped (`w`
+once, at the start); per item, after the score keys: `z` folds the rubric, `l` scrolls the code sideways, `h`
+back, `z` unfolds it, each measured until its whole change is on screen, like a score key.
 
 Between two keys the script waits until the screen has stopped changing (the commit after the paint is done),
 so each key starts from rest, as a reviewer's would.
@@ -208,7 +213,7 @@ def below_status_line(before: str):  # noqa: ANN201
     return lambda screen: screen.splitlines()[1:] != old
 
 
-def build_db(path: Path) -> list[str]:
+def build_db(path: Path, *, long_line: bool = False) -> list[str]:
     from judge_tui.model.records import Item
     from judge_tui.model.rubrics import get_rubric
     from judge_tui.store import Store
@@ -220,6 +225,8 @@ def build_db(path: Path) -> list[str]:
         fields = dict(demo[n % len(demo)])
         fields.pop("id", None)
         fields.pop("split", None)
+        if long_line:  # something to scroll sideways to, whatever the width
+            fields["source_code"] = "# " + "wide " * 30 + "\n" + str(fields.get("source_code") or "")
         items.append(Item(id=item_id, rubric="cis", fields=fields, task_type=fields.get("task_type")))
     with Store(path) as store:
         store.ensure_rubric_version(get_rubric("cis"))
@@ -241,6 +248,8 @@ def main() -> int:
     parser.add_argument("--via", choices=("capture", "pipe"), default="capture",
                         help="watch the screen by polling capture-pane, or by reading the apps' output as it "
                              "reaches tmux (see above)")
+    parser.add_argument("--reading", action="store_true",
+                        help="also time z (fold the rubric, and back) and l / h (unwrapped code sideways)")
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         raise SystemExit("tmux is needed: it is the real terminal the keys are measured in")
@@ -251,7 +260,7 @@ def main() -> int:
     db.unlink(missing_ok=True)
     for suffix in ("-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
-    ids = build_db(db)
+    ids = build_db(db, long_line=args.reading)
     home = folder / "home"
     home.mkdir(exist_ok=True)
     (folder / "bare.py").write_text(BARE_APP)
@@ -274,6 +283,7 @@ def main() -> int:
         submit: list[float] = []
         score_first: list[float] = []  # the first screen that shows part of the change
         submit_first: list[float] = []  # the first screen that shows the next item's id
+        reading: dict[str, list[float]] = {"z (fold or unfold the rubric)": [], "l / h (code sideways)": []}
         pressed = 0
 
         def measure(name: str, key: str, shows, body_from_row: int) -> tuple[float, float]:  # noqa: ANN001
@@ -296,6 +306,8 @@ def main() -> int:
             expected = f"keys: {pressed}"
             floor.append(measure("bare", "x", lambda s: expected in s, 1)[1])
 
+        if args.reading:
+            tmux.send("app", "w")
         for n in range(min(args.items, ITEMS_IN_DATABASE - 1)):
             for key in SCORE_KEYS:
                 bare_key()
@@ -303,6 +315,11 @@ def main() -> int:
                 first, whole = measure("app", key, below_status_line(before), 2)
                 score_first.append(first)
                 score.append(whole)
+            for key in "zlhz" if args.reading else "":
+                bare_key()
+                before = at_rest("app")
+                what = "z (fold or unfold the rubric)" if key == "z" else "l / h (code sideways)"
+                reading[what].append(measure("app", key, below_status_line(before), 2)[1])
             bare_key()
             at_rest("app")
             following = ids[n + 1]
@@ -321,6 +338,9 @@ def main() -> int:
               f"{statistics.median(whole) / floor_median:.2f}x the floor")
         print(f"    first part of it on screen: {summary(first)}  ->  "
               f"{statistics.median(first) / floor_median:.2f}x the floor")
+    for what, whole in reading.items() if args.reading else ():
+        print(f"judge-tui {what}, whole change: {summary(whole)}  ->  "
+              f"{statistics.median(whole) / floor_median:.2f}x the floor")
     return 0
 
 

@@ -34,3 +34,39 @@ def score_label(scale: Scale, value: float | None) -> str:
         if abs(value - point) <= 1e-9:
             return scale.label(point)
     return exact(value)
+
+
+UNSCORED = "–"  # a dimension not scored yet, in the compact line
+
+
+def short_names(rubric: Rubric) -> dict[str, str]:
+    """A short name per dimension for the compact score line: the part before " · " when the rubric names
+    them so ("R · Requirements" → "R"), else the words' initials ("Reasoning validity" → "RV"); names that
+    would clash take more letters of their first word ("Completeness", "Clarity" → "Co", "Cl")."""
+    def initials(name: str) -> str:
+        head, dot, _rest = name.partition(" · ")
+        if dot and 0 < len(head) <= 3:
+            return head
+        return "".join(word[0].upper() for word in name.split() if word[:1].isalnum())[:3] or name[:1]
+
+    names = {d.id: initials(d.name) for d in rubric.dimensions}
+    for letters in range(2, 6):
+        clashing = [d for d in rubric.dimensions if list(names.values()).count(names[d.id]) > 1]
+        if not clashing:
+            break
+        for d in clashing:
+            first = (d.name.split() or [d.id])[0]
+            names[d.id] = first[:letters].capitalize()
+    if len(set(names.values())) < len(names):  # still alike: the ids are unique
+        names = {d.id: d.id for d in rubric.dimensions}
+    return names
+
+
+def compact_score(scale: Scale, value: float | None) -> str:
+    """A score in as few characters as reads unambiguously: .75, 1, 0, .5; PASS and FAIL as written."""
+    if value is None or math.isnan(value):
+        return UNSCORED
+    if scale.kind == "pass_fail":
+        return scale.label(value)
+    text = f"{value:.4f}".rstrip("0").rstrip(".")
+    return text[1:] if text.startswith("0.") else text

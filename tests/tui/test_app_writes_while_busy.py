@@ -91,10 +91,13 @@ async def test_the_settled_mark_found_while_another_process_writes_is_kept_and_s
     from tests.tui.test_queue_order_app import agreeing_study
 
     rubric = rubrics["binary"]
-    agreement = AgreementSettings(tpr_tnr_target=0.6)
+    # Targets that 50 items can settle by decisions valid at any time (as in test_queue_order_app).
+    agreement = AgreementSettings(tpr_tnr_target=0.5, kappa_substantial=0.4, kappa_moderate=0.3,
+                                  alignment_well_calibrated=0.7, alignment_minor_drift=0.6,
+                                  alignment_significant_drift=0.5)
     path = tmp_path / "study.db"
     with Store(path) as store:
-        labels = agreeing_study(store, rubric)
+        labels = agreeing_study(store, rubric, n=50, fail_every=2)
         version = store.ensure_rubric_version(rubric)
         store.ensure_rater("EXP001", "human")
         for item_id, label in labels.items():  # the expert has rated every item, agreeing with the judge

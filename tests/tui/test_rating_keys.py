@@ -75,7 +75,7 @@ async def test_three_point_and_pass_fail_keys(make_app, filled_store):
         await pilot.press("4")  # off a three-point scale: explained, not applied
         assert filled_store.draft("E001", "EXP001") is None
         text = await shown(pilot)  # the notice wraps
-        assert "points (0, 0.5, 1): use the keys 0→0," in text and "1→0.5, 2→1." in text
+        assert "points (0, 0.5, 1): use the" in text and "0→0, 1→0.5, 2→1." in text
         await pilot.press("2", "1", "0", "enter")
     rating = filled_store.rating("E001", "EXP001")
     assert rating.scores == {"structural_validity": 1.0, "difficulty_match": 1.0, "instruction_clarity": 0.5,
@@ -197,7 +197,7 @@ async def test_keymap_remaps_keys_and_help_follows(make_app, filled_store):
         assert filled_store.rating("B001", "EXP001").scores == {"r": 1.0, "a": 1.0, "t": 1.0, "l": 1.0}
         await pilot.press("?")
         help_text = await shown(pilot)
-        assert "Save the rating and open the next unrated item" in help_text and "^s" in help_text
+        assert "Save the rating, open the next unrated item" in help_text and "^s" in help_text
         await pilot.press("escape")
         assert isinstance(app.screen, RatingScreen)
 

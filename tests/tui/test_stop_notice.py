@@ -24,14 +24,15 @@ async def test_the_notice_names_the_target_the_pool_cannot_settle(tmp_path, rubr
         statuses, notices = [], []
         async with app.run_test(size=(120, 40), notifications=True) as pilot:
             await pilot.pause()
-            session = app.screen.session
+            rating_screen = app.screen  # the finish screen opens over it once the last item is rated
+            session = rating_screen.session
             while session.state is not None and store.rating(session.state.item.id, "EXP001") is None:
                 notices = [n.message for n in app._notifications if "settled" in n.message]
                 assert not notices  # nothing before the pool is rated: one more rating could settle it
                 await pilot.press("f" if labels[session.state.item.id] == "FAIL" else "p")
                 await app.workers.wait_for_complete()
                 await pilot.pause()
-                statuses.append(app.screen.query_one(StatusLine).line(compact=False).plain)
+                statuses.append(rating_screen.query_one(StatusLine).line(compact=False).plain)
             notices = [n.message for n in app._notifications if "settled" in n.message]
         assert len(notices) == 1
         notice = notices[0]

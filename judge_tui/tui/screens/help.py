@@ -15,6 +15,9 @@ from textual.widgets import Static
 from judge_tui.tui.keys import RATING_BINDINGS, keys_of
 from judge_tui.tui.widgets.key_bar import KeyBar
 
+WIDE_HELP = 110  # columns from which the binding ids have a column of their own
+SCORE_KEYS = "Score the focused dimension (scales below)"
+
 
 class HelpScreen(Screen[None]):
     BINDINGS = [Binding("escape,question_mark,q", "app.pop_screen", "Close help", id="close-help")]
@@ -23,21 +26,48 @@ class HelpScreen(Screen[None]):
         super().__init__()
         self.keymap = keymap
 
-    def key_table(self) -> Table:
+    def key_table(self, width: int | None = None) -> Table:
+        """Every key; below WIDE_HELP columns the binding id follows what the key does, rather than taking a
+        column of its own (at 80 columns that left "does" 20 characters: six pages)."""
+        wide = (width or self.app.size.width) >= WIDE_HELP
         table = Table(box=None, show_header=True, header_style="bold", expand=True, padding=(0, 2, 0, 0))
         table.add_column("keys", no_wrap=True)
-        table.add_column("does")
-        table.add_column("binding id (for settings.json keymap)", style="dim", no_wrap=True)
+        table.add_column("does" if wide else "does · binding id (for settings.json keymap)")
+        if wide:
+            table.add_column("binding id (for settings.json keymap)", style="dim", no_wrap=True)
+        for keys, what, ids in self._rows():
+            if wide:
+                table.add_row(Text(keys, "bold"), Text(what), Text(ids))
+            else:
+                table.add_row(Text(keys, "bold"), Text.assemble(what, ("  " + ids, "dim")))
+        return table
+
+    def _rows(self) -> list[tuple[str, str, str]]:
+        """(keys, what they do, binding ids): the score keys of one group on one row."""
+        rows: list[tuple[str, str, str]] = []
+        grouped: dict[object, int] = {}
         for binding in RATING_BINDINGS:
             keys = ", ".join(self.app.get_key_display(binding.with_key(k)) for k in keys_of(binding, self.keymap))
-            what = binding.tooltip or binding.description
-            table.add_row(Text(keys, "bold"), Text(what), Text(binding.id or ""))
-        return table
+            if binding.group is not None and binding.group in grouped:
+                row = grouped[binding.group]
+                first_keys, what, first_id = rows[row]
+                rows[row] = (f"{first_keys} {keys}", what, f"{first_id.split(' … ')[0]} … {binding.id}")
+                continue
+            if binding.group is not None:
+                grouped[binding.group] = len(rows)
+                what = SCORE_KEYS
+            else:
+                what = binding.tooltip or binding.description
+            rows.append((keys, what, binding.id or ""))
+        return rows
+
+    def on_resize(self) -> None:
+        self.query_one("#help-keys", Static).update(self.key_table(self.size.width))
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
             yield Static(Text("Keys of the rating screen", "bold"), markup=False)
-            yield Static(self.key_table(), markup=False)
+            yield Static(self.key_table(), markup=False, id="help-keys")
             yield Static(
                 Text(
                     "Scores: 0–4 give 0.00 / 0.25 / 0.50 / 0.75 / 1.00 on a quarter scale and 0–2 give "

@@ -34,7 +34,7 @@ from judge_tui.tui.session import WRITE_WAIT, RatingSession
 from judge_tui.tui.widgets.item_pane import SCROLLS, ItemPane, prepare_item
 from judge_tui.tui.widgets.key_bar import KeyBar
 from judge_tui.tui.widgets.notes_editor import NotePreview, NotesEditor
-from judge_tui.tui.widgets.rubric_panel import RubricPanel, ScoreSummary
+from judge_tui.tui.widgets.rubric_panel import RubricPanel, RubricStrip, ScoreSummary, score_line
 from judge_tui.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
@@ -96,6 +96,7 @@ class RatingScreen(Screen[None]):
                 yield ScoreSummary(self.rubric, id="rubric-summary")
                 yield NotesEditor(id="notes")
                 yield NotePreview(id="note-preview")
+        yield RubricStrip(self.rubric, id="rubric-strip")
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -143,6 +144,7 @@ class RatingScreen(Screen[None]):
         self.query_one(ItemPane).rubric = rubric
         self.query_one(RubricPanel).use_rubric(rubric)
         self.query_one(ScoreSummary).rubric = rubric
+        self.query_one(RubricStrip).rubric = rubric
         self._show_rubric()
 
     # ------------------------------------------------------------------ showing state
@@ -212,18 +214,27 @@ class RatingScreen(Screen[None]):
         panel.show(state.edit.scores, code_scores, cursor=self.cursor, guidance_on=self.guidance_on,
                    task_type=self._task_type(state.item), keys=self._score_keys(), compact=self.has_class("-short"))
         scores = {**state.edit.scores, **code_scores}
+        overall = self.rubric.overall_score(scores)
+        strip = self.query_one(RubricStrip)
+        if self.rubric_collapsed:
+            marks = "".join(mark for mark, on in (("✓", state.submitted is not None and not state.changed_since_submit),
+                                                  ("↷", state.skipped), ("⚑", state.edit.flagged)) if on)
+            strip.show(scores, cursor=self.cursor, keys=self._score_keys(), marks=marks,
+                       overall=f"{self.rubric.overall_name} {overall_label(self.rubric, overall)}")
         self.query_one(ScoreSummary).show(
-            overall=self.rubric.overall_score(scores), verdict=self.rubric.verdict(scores),
+            overall=overall, verdict=self.rubric.verdict(scores),
             scored=len(self.judged) - len(self.session.missing), needed=len(self.judged),
             flagged=state.edit.flagged, flag_reason=state.edit.flag_reason, submitted=state.submitted is not None,
             changed=state.changed_since_submit, skipped=state.skipped,
+            scores=score_line(self.rubric, scores, self.cursor),
         )
         panel.show_others(self.session.others())
         self._show_time()  # a change to a submitted item starts its timer; an undo may stop it again
         if self.cursor:
             panel.scroll_to_dimension(self.cursor, after_layout=scroll_after_layout)
         self._refresh_bindings_if_changed()
-        self._draw_together(panel, self.query_one(ScoreSummary), self.query_one(StatusLine), self.query_one(KeyBar))
+        self._draw_together(panel, self.query_one(ScoreSummary), strip, self.query_one(StatusLine),
+                            self.query_one(KeyBar))
         self.call_after_refresh(self._prepare_next_card)
 
     def _task_type(self, item: Item) -> str | None:
@@ -566,11 +577,40 @@ class RatingScreen(Screen[None]):
 
     def action_edit_note(self) -> None:
         self.add_class("-editing-note")  # a folded note box opens first (it cannot take focus while hidden)
+        if self.rubric_collapsed:  # the note box is in the rubric's column: shown while the note is edited
+            self.add_class("-note-open")
         self.call_after_refresh(self.query_one(NotesEditor).focus)
 
     def action_toggle_guidance(self) -> None:
         self.guidance_on = not self.guidance_on
         self._show_rubric()
+
+    @property
+    def rubric_collapsed(self) -> bool:
+        return self.has_class("-rubric-collapsed")
+
+    def action_toggle_rubric(self) -> None:
+        """The rubric panel folded into one line under the item (the item gets the whole width), or back."""
+        self.set_class(not self.rubric_collapsed, "-rubric-collapsed")
+        self._show_rubric(scroll_after_layout=True)
+
+    def action_toggle_wrap(self) -> None:
+        pane = self.query_one(ItemPane)
+        pane.set_unwrapped(not pane.unwrapped)
+
+    def action_scroll_sideways(self, direction: int) -> None:
+        pane = self.query_one(ItemPane)
+        if not pane.unwrapped:
+            wrap = self._key_of("toggle-wrap")
+            self.notify(f"Code wraps at the pane's edge: {wrap} unwraps it, then this key scrolls sideways.",
+                        markup=False, timeout=4)
+            return
+        pane.scroll_sideways(direction)
+
+    def _key_of(self, binding_id: str) -> str:
+        """The first key of a binding as the user's keymap has it, as Textual writes keys."""
+        keys = keys_of(binding(binding_id), self.keymap)
+        return self.app.get_key_display(binding(binding_id).with_key(keys[0])) if keys else binding_id
 
     def action_scroll_item(self, how: str) -> None:
         if how in SCROLLS:
@@ -653,6 +693,7 @@ class RatingScreen(Screen[None]):
             notes = self.session.state.edit.notes if self.session.state else ""
             self._show_note(notes)  # as saved: without trailing blank lines
             self.remove_class("-editing-note")
+            self.remove_class("-note-open")
             self._show_rubric()
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:

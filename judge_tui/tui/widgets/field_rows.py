@@ -29,6 +29,7 @@ HIGHLIGHT_INLINE_LINES = 400
 THEME = "monokai"
 _STRIP_CACHE_LIMIT = 2_000
 _GUTTER_STYLE = Style(dim=True)
+_MARK_STYLE = Style(bold=True, reverse=True)  # an unwrapped line goes on beyond the edge
 
 
 # Highlighted lines of recently shown or prepared texts, so that opening the next item need not wait for
@@ -122,6 +123,9 @@ class FieldRows:
         self.generation = 0
         self.colour_pending = False
         self._width = -1
+        self.unwrapped = False  # code and output a line a row, cut at the edge and scrolled sideways
+        self.x = 0  # unwrapped: the first column shown
+        self._longest: int | None = None
         self._word_rows: list[Text] = []
         self._row_starts: list[int] = []  # edge wrap: first row of each source line
         self._strips: dict[int, Strip] = {}
@@ -139,6 +143,7 @@ class FieldRows:
         self.text = text
         self.generation += 1
         self.lines = [Text(line) for line in text.split("\n")]
+        self._longest = None
         self.forget_rows()
         self.colour_pending = colour_later
         return False if colour_later else self.colour()
@@ -174,6 +179,27 @@ class FieldRows:
                 self.forget_rows()  # the same rows, in colour
                 coloured()
 
+    @property
+    def scrolls_sideways(self) -> bool:
+        """Whether this field's lines can be read unwrapped (code and output; prose and XML wrap at words)."""
+        return not self._word_wrap
+
+    def set_view(self, *, unwrapped: bool, x: int) -> bool:
+        """Wrapped at the edge, or unwrapped from column x; True when the rows change."""
+        unwrapped = unwrapped and self.scrolls_sideways
+        x = x if unwrapped else 0
+        if (unwrapped, x) == (self.unwrapped, self.x):
+            return False
+        self.unwrapped, self.x = unwrapped, x
+        self.forget_rows()
+        return True
+
+    def widest(self) -> int:
+        """The cells the longest row takes unwrapped, line number included."""
+        if self._longest is None:
+            self._longest = max((cell_len(line.plain) for line in self.lines), default=0)
+        return self._longest + self._gutter_width
+
     def forget_rows(self) -> None:
         """Work the rows out again when next drawn (new text, or new styles)."""
         self._width = -1
@@ -202,8 +228,11 @@ class FieldRows:
                 self._word_rows = list(Text("\n").join(self.lines).wrap(console, width))
             else:
                 room = max(1, width - self._gutter_width)
-                heights = [max(1, -(-cell_len(line.plain) // room)) for line in self.lines]
-                self._row_starts = [0, *accumulate(heights)]
+                if self.unwrapped:
+                    self._row_starts = list(range(len(self.lines) + 1))
+                else:
+                    heights = [max(1, -(-cell_len(line.plain) // room)) for line in self.lines]
+                    self._row_starts = [0, *accumulate(heights)]
         return len(self._word_rows) if self._word_wrap else self._row_starts[-1]
 
     def row(self, y: int, width: int, console: Console, style: Style) -> Strip:
@@ -227,8 +256,26 @@ class FieldRows:
         gutter = self._gutter_width
         room = max(1, width - gutter)
         line = Strip(list(self.lines[index].render(console, end="")))
-        piece = line.crop(part * room, (part + 1) * room)
+        piece = self._cut(line, room) if self.unwrapped else line.crop(part * room, (part + 1) * room)
         if not gutter:
             return piece
         number = f"{index + 1:>{gutter - 3}} │ " if part == 0 else " " * (gutter - 2) + "│ "
         return Strip.join([Strip([Segment(number, _GUTTER_STYLE)]), piece])
+
+    def _cut(self, line: Strip, room: int) -> Strip:
+        """An unwrapped line's cells from column x, marked ‹ where it goes on to the left and › to the right."""
+        start, end = self.x, self.x + room
+        piece = line.crop(start, end)
+        if room < 3:
+            return piece
+        left = start > 0 and line.cell_length > start
+        right = line.cell_length > end
+        if not (left or right):
+            return piece
+        parts = []
+        if left:
+            parts.append(Strip([Segment("‹", _MARK_STYLE)]))
+        parts.append(piece.crop(1 if left else 0, room - 1 if right else room))
+        if right:
+            parts.append(Strip([Segment("›", _MARK_STYLE)]))
+        return Strip.join(parts)

@@ -80,6 +80,8 @@ class ItemPane(ScrollView, can_focus=False):
         self._drawn_text: dict[tuple[str, str, int], list[Strip]] = {}  # header and labels, by text, look, width
         self._on_screen: dict[int, Strip] = {}  # the line last drawn at each row of the pane
         self._top_drawn: int | None = None  # while the pane draws its lines: the first line of the item shown
+        self.unwrapped = False  # code and program output a line a row, scrolled sideways (toggle-wrap)
+        self._x = 0  # unwrapped: the first column of code shown
         self._styled = StyledLines(self)
 
     @property
@@ -107,6 +109,9 @@ class ItemPane(ScrollView, can_focus=False):
             self._content = prepared
         else:
             self._content = self._content_of(item, colour_later=colour_later)
+        self._x = 0
+        if self._apply_view(self._content):  # prepared before wrapping was switched
+            self._content.width = -1
         for name in self._content.long:
             self._colour_in_steps(self._content.rows[name])
         if self.scroll_offset.y:
@@ -122,6 +127,7 @@ class ItemPane(ScrollView, can_focus=False):
         if width <= 0:
             return
         content = self._content_of(item, colour_later=False)
+        self._apply_view(content, x=0)  # as it opens: from its first column
         self._lay_out(content, width)
         self._styled.keep([self._line_of(content, index)
                            for index in range(min(self.scrollable_content_region.height, content.starts[-1]))])
@@ -159,6 +165,42 @@ class ItemPane(ScrollView, can_focus=False):
             content.parts += [(Text(field.label), "label"), (rows, _LOOK_OF_KIND[field.kind])]
         return content
 
+    # ------------------------------------------------------------------ wrapped or read sideways
+
+    def set_unwrapped(self, unwrapped: bool) -> None:
+        """Code and output unwrapped (a line a row, cut at the edge, line numbers kept) or wrapped again."""
+        self.unwrapped, self._x = unwrapped, 0
+        if self._apply_view(self._content):
+            self._content.width = -1
+            self._build()
+
+    def scroll_sideways(self, direction: int) -> bool:
+        """Move unwrapped code a step left or right (the line numbers stay); False when it cannot move."""
+        width = self.scrollable_content_region.width
+        x = min(self._furthest(width), max(0, self._x + direction * max(8, width // 4)))
+        if not self.unwrapped or x == self._x:
+            return False
+        self._x = x
+        self._apply_view(self._content)
+        self._refresh_changed()
+        return True
+
+    def _furthest(self, width: int) -> int:
+        """How far unwrapped code can scroll at this width: the longest line's end in view, beside its mark."""
+        widest = max((rows.widest() for rows in self._content.rows.values() if rows.scrolls_sideways), default=0)
+        return max(0, widest - width + 2)
+
+    @property
+    def sideways(self) -> int:
+        """Unwrapped: how many columns of code are scrolled out of view to the left."""
+        return self._x
+
+    def _apply_view(self, content: _Content, x: int | None = None) -> bool:
+        changed = False
+        for rows in content.rows.values():
+            changed = rows.set_view(unwrapped=self.unwrapped, x=self._x if x is None else x) or changed
+        return changed
+
     def _colour_in_steps(self, rows: FieldRows) -> None:
         content = self._content
 
@@ -194,6 +236,10 @@ class ItemPane(ScrollView, can_focus=False):
     # ------------------------------------------------------------------ drawing
 
     def on_resize(self) -> None:
+        width = self.scrollable_content_region.width
+        if self._x > self._furthest(width):  # wider now (the rubric folded): no more scrolled than needed
+            self._x = self._furthest(width)
+            self._apply_view(self._content)
         self._build()
 
     def notify_style_update(self) -> None:

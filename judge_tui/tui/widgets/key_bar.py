@@ -46,14 +46,19 @@ class KeyBar(RecurringStatic):
 
     def bindings_changed(self, screen: Screen) -> None:
         if self.is_attached and screen is self.screen:
-            state = tuple((entry.binding.key, entry.binding.action, entry.binding.description, entry.enabled)
-                          for entry in screen.active_bindings.values() if entry.binding.show)
+            state = (self.content_region.width, *((entry.binding.key, entry.binding.action,
+                                                   entry.binding.description, entry.enabled)
+                                                  for entry in screen.active_bindings.values() if entry.binding.show))
             described = self._described.get(state)
             if described is None:
                 if len(self._described) >= _STATES_KEPT:
                     self._described.clear()
                 described = self._described[state] = self.describe(screen)
             self.show_look(described)
+
+    def on_resize(self) -> None:
+        if self.is_attached:
+            self.bindings_changed(self.screen)
 
     def describe(self, screen: Screen) -> Content:
         """Shown bindings in their order, first key only; a group (the score keys) as one entry; keys that
@@ -78,4 +83,6 @@ class KeyBar(RecurringStatic):
                 keys, label, enabled = self.app.get_key_display(binding), binding.description, entry.enabled
             style = "" if enabled else "dim"
             parts.append(Content.assemble((keys, f"bold $accent {style}"), " ", (label, style)))
-        return Content("  ").join(parts)
+        line = Content("  ").join(parts)
+        width = self.content_region.width
+        return Content(" ").join(parts) if width and line.cell_length > width else line  # 80 columns: every key

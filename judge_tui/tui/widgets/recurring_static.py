@@ -91,7 +91,8 @@ class RecurringStatic(Widget, inherit_bindings=False):
         return True
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        key = (self._look, crop, self.size, self.visual_style, self.app.theme)  # a theme's colours ($accent)
+        # A theme's colours ($accent); a border's title is drawn with the lines.
+        key = (self._look, crop, self.size, self.visual_style, self.app.theme, self.border_title)
         strips = self._drawn_looks.get(key)
         if strips is None:
             strips = self._drawn_looks[key] = super().render_lines(crop)

@@ -6,7 +6,7 @@ Rubric files are text from outside the program too, so everything here is built 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -25,8 +25,8 @@ from textual.visual import Visual, visualize
 from judge_tui.model.records import Rating
 from judge_tui.model.rubrics import Dimension, Rubric
 from judge_tui.model.textsafe import clean
-from judge_tui.tui.score_text import exact, overall_label, score_label
-from judge_tui.tui.widgets.recurring_static import RecurringStatic
+from judge_tui.tui.score_text import compact_score, exact, overall_label, score_label, short_names
+from judge_tui.tui.widgets.recurring_static import RecurringStatic, look_of
 from judge_tui.tui.widgets.scroll_bar import row_scroll_bar
 from judge_tui.tui.widgets.styled_lines import StyledLines
 
@@ -353,19 +353,94 @@ def as_lines(console: Console, renderable: RenderableType, width: int) -> Text:
     return text
 
 
-class ScoreSummary(RecurringStatic):
-    """The overall score, verdict and flag under the rubric, outside its scrolling so it always shows."""
+def score_line(rubric: Rubric, scores: Mapping[str, float], cursor: str | None) -> Text:
+    """Every dimension's score in one line, "R .75 · A 1 · ▸T – · L .75", the focused dimension marked."""
+    names = short_names(rubric)
+    text = Text(no_wrap=True, overflow="ellipsis")
+    for n, dim in enumerate(rubric.dimensions):
+        if n:
+            text.append(" · ", "dim")
+        value = scores.get(dim.id)
+        piece = f"{clean(names[dim.id])} {compact_score(rubric.scale, value)}"
+        if dim.id == cursor:
+            text.append("▸", "bold")
+            text.append(piece, "bold reverse")
+        else:
+            text.append(piece, "" if value is not None else "dim")
+    return text
+
+
+class RubricStrip(RecurringStatic):
+    """The rubric collapsed to one line (toggle-rubric), so the item has the whole width: every dimension's
+    score, the focused dimension's scale points with the keys that give them, and the overall score; the
+    parts after the scores go first when the line is too narrow."""
+
+    DEFAULT_CSS = """
+    RubricStrip {
+        height: 1;
+        padding: 0 1;
+        background: $panel;
+    }
+    """
 
     def __init__(self, rubric: Rubric, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.rubric = rubric
+        self._forms: list[Text] = [Text()]
+
+    def show(self, scores: Mapping[str, float], *, cursor: str | None, keys: Mapping[float, str], overall: str,
+             marks: str) -> None:
+        """`scores` of every dimension (computed ones too), `keys`: scale point -> the key that gives it,
+        `overall`: the overall score as shown, `marks`: ✓ submitted, ↷ skipped, ⚑ flagged."""
+        rubric, bar = self.rubric, (" │ ", "dim")
+        line = score_line(rubric, scores, cursor)
+        points = Text()
+        chosen = scores.get(cursor) if cursor else None
+        for point in rubric.scale.points:
+            if points:
+                points.append(" ")
+            key = keys.get(point, "")
+            if key:
+                points.append(f"{key}→", "bold")
+            picked = chosen is not None and abs(chosen - point) < 1e-9
+            points.append(compact_score(rubric.scale, point), "bold reverse" if picked else "")
+        name = clean(rubric.dimension(cursor).name.split(" (")[0]) if cursor else ""
+        tail = Text.assemble(bar, (overall, "bold"), (f" {marks}" if marks else "", "bold"))
+        named = Text.assemble(bar, (f"{name}: ", "italic"), points) if name else Text.assemble(bar, points)
+        self._forms = [Text.assemble(line, named, tail), Text.assemble(line, bar, points, tail),
+                       Text.assemble(line, bar, points), line]
+        for form in self._forms:
+            form.no_wrap, form.overflow = True, "ellipsis"
+        self._redraw()
+
+    def on_resize(self) -> None:
+        self._redraw()
+
+    def _redraw(self) -> None:
+        width = self.content_region.width
+        self.show_look(next((form for form in self._forms if not width or form.cell_len <= width), self._forms[-1]))
+
+
+class ScoreSummary(RecurringStatic):
+    """The overall score, verdict and flag under the rubric, outside its scrolling so it always shows; every
+    dimension's score in the rule above them."""
+
+    def __init__(self, rubric: Rubric, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.rubric = rubric
+        self._scores_look: Hashable = None
 
     def show(
         self, *, overall: float | None, verdict: str | None, scored: int, needed: int, flagged: bool,
-        flag_reason: str, submitted: bool, changed: bool, skipped: bool,
+        flag_reason: str, submitted: bool, changed: bool, skipped: bool, scores: Text | None = None,
     ) -> None:
+        """`scores`: every dimension's score on one line (score_line), drawn in the rule above (no row taken
+        from the rubric's anchors at 80×24)."""
         rubric = self.rubric
         text = Text()
+        if scores is not None and look_of(scores) != self._scores_look:
+            self._scores_look = look_of(scores)
+            self.border_title = scores
         name = clean(rubric.overall_name) if rubric.overall != "label" else "label"
         if overall is None:
             text.append(f"{name} —", "bold")

@@ -3,7 +3,8 @@ the reviewer and the judge.
 
 When the full line does not fit (80 columns with a busy judge), a compact form keeps every state in view:
 "3/25 rated" with skipped and flagged counts only when there are any, shorter separators and timer states,
-the judge before the reviewer id, and the reviewer id dropped last of all. With an assignment (judge-tui
+the judge before the reviewer id; then tighter still (the judge's done, then running counts left out, then the
+database's name, then "3/25 ↷1 ⚑2" and no settled count), so that the reviewer id and the judge's state stay. With an assignment (judge-tui
 assign) the counts are of the reviewer's assigned items: "3/40 assigned rated", "40 assigned". Why changes
 wait to be saved (a busy database, a full disk), when it happens, comes first and in full. A change shown but
 not yet committed (the few milliseconds after a key) is marked "saving…" at the end of the line; a submitted
@@ -88,8 +89,8 @@ class StatusLine(RecurringStatic):
 
     def _widest_that_fits(self, width: int) -> Text:
         line = None
-        for compact, with_reviewer in ((False, True), (True, True), (True, False)):  # the widest that fits
-            plain = self.line(compact=compact, with_reviewer=with_reviewer)
+        for compact, tight in ((False, 0), (True, 0), (True, 1), (True, 2), (True, 3)):  # the widest that fits
+            plain = self.line(compact=compact, tight=tight)
             line = next((marked for marked in self._with_saved_mark(plain, compact)
                          if not width or marked.cell_len <= width), None)
             if line is not None:
@@ -113,35 +114,48 @@ class StatusLine(RecurringStatic):
             marked_lines.append(marked)
         return marked_lines
 
-    def line(self, *, compact: bool, with_reviewer: bool = True) -> Text:
+    def line(self, *, compact: bool, tight: int = 0) -> Text:
+        """The line, full or compact; `tight` 1–3 shortens it further, step by step, keeping the reviewer id
+        and the judge's state."""
         p = self.progress
         bar = " │ " if compact else "  │  "
         line = Text(no_wrap=True, overflow="ellipsis")
         if self.waiting:  # first and in full, so that even 80 columns show why nothing is saved
             line.append(f"⚠ {self.waiting}", "bold reverse")
             line.append(bar, "dim")
-        if self.database:
+        if self.database and tight < 3:
             line.append(self.database.split()[0] if compact else self.database, "reverse")
             line.append(bar, "dim")
-        if compact:
+        if tight >= 3:
+            line.append(f"{p['rated']}/{p['total']}{' assigned' if self.assigned else ''}", "bold")
+            line.append("".join(f" {mark}{p[what]}" for what, mark in (("skipped", "↷"), ("flagged", "⚑"))
+                                if p[what]))
+        elif compact:
             line.append(f"{p['rated']}/{p['total']} {'assigned ' if self.assigned else ''}rated", "bold")
             line.append("".join(f" · {p[what]} {what}" for what in ("skipped", "flagged") if p[what]))
         else:
             line.append(f"{p['rated']} rated", "bold")
             line.append(f" · {p['skipped']} skipped · {p['flagged']} flagged · {p['total']} "
                         f"{'assigned to you' if self.assigned else 'total'}")
-        if self.settling:  # progress toward a decision (balanced order): a count, never which way
+        if self.settling and tight < 3:  # progress toward a decision (balanced order): a count, never which way
             line.append(bar, "dim")
             line.append(f"{self.settling} settled" if compact else f"{self.settling} questions settled")
         line.append(bar, "dim")
         line.append(f"⏱ {format_seconds(self.seconds)}", "bold" if self.timer_state == "running" else "dim")
         line.append((_PAUSED_SHORT if compact else _PAUSED)[self.timer_state], "dim")
-        parts = [self.judge, self.reviewer] if compact else [self.reviewer, self.judge]
-        for part in parts:
-            if part and (with_reviewer or part is not self.reviewer):
+        judge = _shorter_judge(self.judge, tight)
+        for part in [judge, self.reviewer] if compact else [self.reviewer, judge]:
+            if part:
                 line.append(bar, "dim")
                 line.append(part)
         if self.saving:
             line.append(bar, "dim")
             line.append("saving…", "italic")
         return line
+
+
+def _shorter_judge(text: str, tight: int) -> str:
+    """The judge's status with fewer counts: without "done" (tight 1), without "running" too (tight 2); what it
+    waits for (queued) and its state (offline, stopped) always stay."""
+    dropped = (" done",) if tight == 1 else (" done", " running") if tight >= 2 else ()
+    return " · ".join(part for part in text.split(" · ") if not part.endswith(dropped))
