@@ -209,6 +209,37 @@ def _error_text(exc: Any) -> str:
     message = getattr(exc, "api_message", None) or getattr(exc, "message", None) or str(exc)
     return str(message)
 
+def map_sdk_error(sdk: Any, exc: BaseException, *, service: str, key_env: str, model: str, timeout: float,
+                  overloaded: int, client: str, place: str, auth_refused: str) -> BackendError:
+    """An SDK's exception as the queue's kind of failure. The anthropic and openai SDKs share their error
+    classes' names and meanings, so one mapping serves both."""
+    if isinstance(exc, sdk.AuthenticationError):
+        return FatalError(f"{auth_refused} (401): {_error_text(exc)}. Check {key_env}.")
+    if isinstance(exc, sdk.PermissionDeniedError):
+        return FatalError(f"this key may not use {model} (403): {_error_text(exc)}")
+    if isinstance(exc, sdk.RateLimitError):
+        return RetryableError(f"rate limited (429): {_error_text(exc)}",
+                              retry_after=_retry_after(exc.response.headers), throttle=True)
+    if isinstance(exc, sdk.APIStatusError):
+        status = exc.status_code
+        if status >= 500 or status in (408, 409):
+            return RetryableError(f"the {service} failed ({status}): {_error_text(exc)}",
+                                  retry_after=_retry_after(exc.response.headers), throttle=status == overloaded,
+                                  raw=exc.response.text if exc.response.is_stream_consumed else "")
+        if status == 402:
+            return FatalError(f"billing problem or spend limit reached (402): {_error_text(exc)}")
+        return FatalError(f"the {service} refused the request ({status}): {_error_text(exc)}")
+    if isinstance(exc, sdk.APITimeoutError):
+        return RetryableError(f"no answer within {timeout:g} s")
+    if isinstance(exc, sdk.APIConnectionError):
+        if _connect_failed(exc):
+            return OfflineError(f"cannot reach the {service} ({place})")
+        return RetryableError(f"the connection dropped ({_error_text(exc)})")
+    if isinstance(exc, (OSError, asyncio.TimeoutError)):
+        return RetryableError(f"network error ({exc})")
+    return FatalError(f"unexpected error from {client}: {type(exc).__name__}: {exc}")
+
+
 
 class AnthropicBackend:
     """The Messages API through the official SDK; the SDK's own retries are off because the queue retries."""
@@ -335,32 +366,10 @@ class AnthropicBackend:
         return answer
 
     def _map_error(self, exc: BaseException) -> BackendError:
-        sdk = self._sdk
-        if isinstance(exc, sdk.AuthenticationError):
-            return FatalError(f"the API key was refused (401): {_error_text(exc)}. Check {API_KEY_ENV}.")
-        if isinstance(exc, sdk.PermissionDeniedError):
-            return FatalError(f"this key may not use {self.model} (403): {_error_text(exc)}")
-        if isinstance(exc, sdk.RateLimitError):
-            return RetryableError(f"rate limited (429): {_error_text(exc)}",
-                                  retry_after=_retry_after(exc.response.headers), throttle=True)
-        if isinstance(exc, sdk.APIStatusError):
-            status = exc.status_code
-            if status >= 500 or status in (408, 409):
-                return RetryableError(f"the API failed ({status}): {_error_text(exc)}",
-                                      retry_after=_retry_after(exc.response.headers), throttle=status == 529,
-                                      raw=exc.response.text if exc.response.is_stream_consumed else "")
-            if status == 402:
-                return FatalError(f"billing problem or spend limit reached (402): {_error_text(exc)}")
-            return FatalError(f"the API refused the request ({status}): {_error_text(exc)}")
-        if isinstance(exc, sdk.APITimeoutError):
-            return RetryableError(f"no answer within {self.timeout:g} s")
-        if isinstance(exc, sdk.APIConnectionError):
-            if _connect_failed(exc):
-                return OfflineError(f"cannot reach the API ({self.base_url or os.environ.get(BASE_URL_ENV) or 'api.anthropic.com'})")
-            return RetryableError(f"the connection dropped ({_error_text(exc)})")
-        if isinstance(exc, (OSError, asyncio.TimeoutError)):
-            return RetryableError(f"network error ({exc})")
-        return FatalError(f"unexpected error from the API client: {type(exc).__name__}: {exc}")
+        return map_sdk_error(self._sdk, exc, service="API", key_env=API_KEY_ENV, model=self.model,
+                             timeout=self.timeout, overloaded=529, client="the API client",
+                             place=self.base_url or os.environ.get(BASE_URL_ENV) or "api.anthropic.com",
+                             auth_refused="the API key was refused")
 
     # ---- Message Batches
 

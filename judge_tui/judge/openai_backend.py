@@ -27,9 +27,8 @@ from judge_tui.judge.backends import (
     OfflineError,
     RetryableError,
     Usage,
-    _connect_failed,
     _error_text,
-    _retry_after,
+    map_sdk_error,
 )
 
 API_KEY_ENV = "OPENAI_API_KEY"
@@ -194,32 +193,9 @@ class OpenAIBackend:
         return answer
 
     def _map_error(self, exc: BaseException) -> BackendError:
-        sdk = self._sdk
-        if isinstance(exc, sdk.AuthenticationError):
-            return FatalError(f"the server refused the API key (401): {_error_text(exc)}. Check {API_KEY_ENV}.")
-        if isinstance(exc, sdk.PermissionDeniedError):
-            return FatalError(f"this key may not use {self.model} (403): {_error_text(exc)}")
-        if isinstance(exc, sdk.NotFoundError):
+        if isinstance(exc, self._sdk.NotFoundError):
             return FatalError(f"the server at {self.base_url} has no {self.model} (404): {_error_text(exc)}."
                               " Check the model name (ollama list) and the base URL (it usually ends in /v1).")
-        if isinstance(exc, sdk.RateLimitError):
-            return RetryableError(f"rate limited (429): {_error_text(exc)}",
-                                  retry_after=_retry_after(exc.response.headers), throttle=True)
-        if isinstance(exc, sdk.APIStatusError):
-            status = exc.status_code
-            if status >= 500 or status in (408, 409):
-                return RetryableError(f"the server failed ({status}): {_error_text(exc)}",
-                                      retry_after=_retry_after(exc.response.headers), throttle=status == 503,
-                                      raw=exc.response.text if exc.response.is_stream_consumed else "")
-            if status == 402:
-                return FatalError(f"billing problem or spend limit reached (402): {_error_text(exc)}")
-            return FatalError(f"the server refused the request ({status}): {_error_text(exc)}")
-        if isinstance(exc, sdk.APITimeoutError):
-            return RetryableError(f"no answer within {self.timeout:g} s")
-        if isinstance(exc, sdk.APIConnectionError):
-            if _connect_failed(exc):
-                return OfflineError(f"cannot reach the server ({self.base_url})")
-            return RetryableError(f"the connection dropped ({_error_text(exc)})")
-        if isinstance(exc, (OSError, asyncio.TimeoutError)):
-            return RetryableError(f"network error ({exc})")
-        return FatalError(f"unexpected error from the OpenAI client: {type(exc).__name__}: {exc}")
+        return map_sdk_error(self._sdk, exc, service="server", key_env=API_KEY_ENV, model=self.model,
+                             timeout=self.timeout, overloaded=503, client="the OpenAI client", place=self.base_url,
+                             auth_refused="the server refused the API key")
