@@ -18,9 +18,10 @@ from judge_tui.analysis.compare import VersionComparison, compare_versions
 from judge_tui.analysis.figure_format import figure_text, figure_with_interval
 from judge_tui.analysis.report import Group, NoComparison, Report, Row, build_report
 from judge_tui.analysis.scores import load
-from judge_tui.analysis.team import CONSENSUS_RATER, load_team
+from judge_tui.analysis.team import load_team
 from judge_tui.analysis.team_report import compare_blocks, comparison_to_dict, lines_of
 from judge_tui.model.errors import UserError
+from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -73,8 +74,8 @@ def resolve_version(store: Store, rubric: Rubric, name: str) -> Version:
     if name in by_id:
         return Version(name, name, None)
 
-    def prompt_of(judge: dict) -> str:
-        return judge["prompt_version"] or judge["id"].rpartition("@")[2]
+    def prompt_of(judge: dict[str, Any]) -> str:
+        return str(judge["prompt_version"] or judge["id"].rpartition("@")[2])
 
     def one(matches: list[str], what: str) -> Version | None:
         if len(matches) > 1:

@@ -138,7 +138,7 @@ def cluster_share_interval(hits: np.ndarray, counted: np.ndarray, confidence: fl
 
 def _codes(values: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Each score's nearest scale point (a mean between points is snapped, as kappa snaps it)."""
-    return np.abs(np.asarray(values, dtype=np.float64)[:, None] - points[None, :]).argmin(axis=1)
+    return np.asarray(np.abs(np.asarray(values, dtype=np.float64)[:, None] - points[None, :]).argmin(axis=1))
 
 
 def repeat_intervals(pairs: Sequence[AlignedPair], rubric: Rubric, tolerance: float, *, kappa: bool,
@@ -172,7 +172,7 @@ def repeat_intervals(pairs: Sequence[AlignedPair], rubric: Rubric, tolerance: fl
         return out
 
     def mean_share(w: np.ndarray) -> np.ndarray:
-        return np.mean([weighted_share(w[:, i], h) for i, h in zip(where, hits, strict=True)], axis=0)
+        return np.asarray(np.mean([weighted_share(w[:, i], h) for i, h in zip(where, hits, strict=True)], axis=0))
 
     method = "bootstrap (items, mean over repeat pairs)"
     out["alignment"] = _share_interval(
@@ -183,8 +183,8 @@ def repeat_intervals(pairs: Sequence[AlignedPair], rubric: Rubric, tolerance: fl
 
         def mean_kappa(w: np.ndarray) -> np.ndarray:
             with np.errstate(divide="ignore", invalid="ignore"):
-                return np.mean([weighted_kappa(w[:, i], a, b, k) for i, (a, b) in zip(where, codes, strict=True)],
-                               axis=0)
+                return np.asarray(np.mean([weighted_kappa(w[:, i], a, b, k)
+                                           for i, (a, b) in zip(where, codes, strict=True)], axis=0))
 
         resampled = _resampled(mean_kappa, keys.size, confidence, method, low=-1.0, high=1.0, n_boot=n_boot,
                                seed=seed)

@@ -293,7 +293,7 @@ def _without_ties(scores: Scores, members: int, rubric: Rubric, ratings: RubricR
     tied = np.abs(table - 0.5) < 1e-9
     if not tied.any():
         return scores, 0
-    from judge_tui.analysis.team import CONSENSUS_RATER
+    from judge_tui.model.records import CONSENSUS_RATER
 
     adjudicated = (ratings.first_runs(CONSENSUS_RATER).rows_on(scores.keys)
                    if CONSENSUS_RATER in ratings.rater_ids else np.full(table.shape, np.nan))

@@ -133,7 +133,7 @@ class RubricRatings:
     def _of(self, rater_id: str) -> np.ndarray:
         if rater_id not in self.kinds:
             return np.zeros(self.rater.size, dtype=bool)
-        return self.rater == self.rater_ids.index(rater_id)
+        return np.asarray(self.rater == self.rater_ids.index(rater_id), dtype=bool)
 
     def rating_counts(self, rater_id: str, repeat: int = 0) -> int:
         return int(np.count_nonzero(self._of(rater_id) & (self.repeats == repeat)))

@@ -111,7 +111,7 @@ def spread_exceeds(matrix: np.ndarray, tolerance: float = TOLERANCE) -> np.ndarr
     enough = present.sum(axis=0) >= 2
     high = np.where(present, matrix, -np.inf).max(axis=0)
     low = np.where(present, matrix, np.inf).min(axis=0)
-    return enough & (high - low > tolerance + ag.ALIGNMENT_EPSILON)
+    return np.asarray(enough & (high - low > tolerance + ag.ALIGNMENT_EPSILON))
 
 
 # --------------------------------------------------------------------------- the team figures

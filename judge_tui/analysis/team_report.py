@@ -20,14 +20,8 @@ from judge_tui.analysis.compare import VersionComparison
 from judge_tui.analysis.drift import ExpertSelfAgreement, self_agreement
 from judge_tui.analysis.figure_format import figure_text, figure_with_interval, interval_json
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, Change
-from judge_tui.analysis.team import (
-    CONSENSUS_RATER,
-    TOLERANCE,
-    TeamAgreement,
-    is_expert,
-    load_team,
-    team_agreement,
-)
+from judge_tui.analysis.team import TOLERANCE, TeamAgreement, is_expert, load_team, team_agreement
+from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.textsafe import clean
 from judge_tui.stats import agreement as ag

@@ -321,7 +321,8 @@ def _handler(command: str) -> Callable[[argparse.Namespace], int | None]:
         if exc.name and exc.name.startswith("judge_tui"):
             raise UserError(f"`judge-tui {command}` is not available in this version") from None
         raise
-    return getattr(module, function_name)
+    handler: Callable[[argparse.Namespace], int | None] = getattr(module, function_name)
+    return handler
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -35,7 +35,7 @@ class Flawed:
         return self.problem
 
 
-class DuplicateKeys(dict):
+class DuplicateKeys(dict[str, Any]):
     """An object that named a key twice; JSON readers would silently keep only the last value."""
 
     duplicates: list[str]

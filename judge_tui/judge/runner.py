@@ -344,7 +344,7 @@ class _Base:
         if retry_after is not None:
             return retry_after + random.uniform(0, 0.1 * self.options.backoff_base)
         exponential = min(self.options.backoff_cap, self.options.backoff_base * 2 ** max(0, attempts - 1))
-        return exponential * random.uniform(0.5, 1.0)
+        return float(exponential * random.uniform(0.5, 1.0))
 
     def _record(self, job: Mapping[str, Any], request: JudgeRequest | None, answer: JudgeAnswer, seconds: float,
                 batch_id: str | None = None) -> None:

@@ -49,8 +49,9 @@ class Judgment:
     def notes(self) -> str:
         """The free-text part of the answer, stored as the rating's notes."""
         for key in ("reasoning", "critique"):
-            if isinstance(self.extras.get(key), str):
-                return self.extras[key]
+            value = self.extras.get(key)
+            if isinstance(value, str):
+                return value
         return ""
 
 

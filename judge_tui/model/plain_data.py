@@ -15,7 +15,7 @@ import dataclasses
 import types
 import typing
 from functools import cache
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar, cast
 
 T = TypeVar("T")
 
@@ -38,13 +38,13 @@ class DataError(ValueError):
 def from_data(cls: type[T], data: object) -> T:
     """`cls` built from `data`, checked; raises DataError naming each problem and where it is."""
     try:
-        return _build(cls, data)
+        return cast(T, _build(cls, data))
     except _NotExact:
         pass
     from pydantic import ValidationError
 
     try:
-        return _validator(cls).validate_python(data)
+        return cast(T, _validator(cls).validate_python(data))
     except ValidationError as exc:
         raise DataError([(".".join(str(part) for part in error["loc"]), _problem(error))
                          for error in exc.errors()]) from None

@@ -77,8 +77,9 @@ class ShareFigure:
         if total < MIN_ITEMS:
             return np.zeros(total + 1, dtype=bool)
         low, high = wilson_bounds(np.arange(total + 1), total, self.confidence)
-        clears = (lambda v: v > self.target) if self.strict else (lambda v: v >= self.target)
-        return clears(low) | ~clears(high)
+        if self.strict:
+            return np.asarray((low > self.target) | (high <= self.target), dtype=bool)
+        return np.asarray((low >= self.target) | (high < self.target), dtype=bool)
 
     def assurance(self, more: int) -> float:
         """The chance that ``more`` further items, the true share drawn from the posterior, decide the target."""
@@ -154,7 +155,7 @@ class NormalFigure:
     def _variance(self, total: np.ndarray) -> np.ndarray:
         if self.fisher:
             return 1.0 / np.maximum(total - 3.0, 1e-9)
-        return max(self.spread, 1e-12) / np.maximum(total, 1e-9)
+        return np.asarray(max(self.spread, 1e-12) / np.maximum(total, 1e-9))
 
     def _scale(self, value: float) -> float:
         if not self.fisher:

@@ -104,7 +104,7 @@ def pabak(confusion: np.ndarray) -> float | Undefined:
     if n == 0:
         return Undefined("no items were rated by both")
     q = table.shape[0]
-    return (q * float(np.trace(table)) / n - 1.0) / (q - 1)
+    return float((q * float(np.trace(table)) / n - 1.0) / (q - 1))
 
 
 def _two_by_two(confusion: np.ndarray, name: str) -> tuple[np.ndarray, float] | Undefined:

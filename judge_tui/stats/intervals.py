@@ -616,7 +616,7 @@ def two_phase_variance(strata: np.ndarray, hits: np.ndarray, counted: np.ndarray
         if z.size > 1:
             within += share_of[name] ** 2 * float(z.var(ddof=1)) / z.size
         between += share_of[name] * float(z.mean()) ** 2 / total
-    return (within + between) / base**2
+    return float((within + between) / base**2)
 
 
 # Statistics of weighted items, vectorised over resamples (rows of ``weights``).
@@ -681,7 +681,7 @@ def weighted_ac1(weights: np.ndarray, codes_a: np.ndarray, codes_b: np.ndarray, 
 def _level_ranks(counts: np.ndarray) -> np.ndarray:
     """Average rank of each level given the count of every level per resample (ties share their mean rank)."""
     before = np.cumsum(counts, axis=1) - counts
-    return before + (counts + 1.0) / 2.0
+    return np.asarray(before + (counts + 1.0) / 2.0)
 
 
 def weighted_spearman(weights: np.ndarray, codes_a: np.ndarray, codes_b: np.ndarray, ka: int, kb: int) -> np.ndarray:

@@ -39,7 +39,7 @@ def table_gradient(function: Callable[[np.ndarray], np.ndarray], table: np.ndarr
     stack[np.arange(cells), np.arange(cells)] += h
     stack[cells + np.arange(cells), np.arange(cells)] -= h
     values = function(stack.reshape((2 * cells, *np.shape(table))))
-    return ((values[:cells] - values[cells:]) / (2.0 * h)).reshape(np.shape(table))
+    return np.asarray(((values[:cells] - values[cells:]) / (2.0 * h)).reshape(np.shape(table)))
 
 
 def variance_of(influence: np.ndarray) -> float:
@@ -64,7 +64,7 @@ def share_influence(hits: np.ndarray, counted: np.ndarray | None = None) -> np.n
     h = np.asarray(hits, dtype=np.float64)
     c = np.ones_like(h) if counted is None else np.asarray(counted, dtype=np.float64)
     total = c.sum()
-    return (h - h.sum() / total * c) / total
+    return np.asarray((h - h.sum() / total * c) / total)
 
 
 def pearson_influence(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -74,7 +74,7 @@ def pearson_influence(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     zx = (x - x.mean()) / x.std()
     zy = (y - y.mean()) / y.std()
     r = float((zx * zy).mean())
-    return (zx * zy - r * (zx * zx + zy * zy) / 2.0) / n
+    return np.asarray((zx * zy - r * (zx * zx + zy * zy) / 2.0) / n)
 
 
 def kappa_influence(codes_a: np.ndarray, codes_b: np.ndarray, k: int, weights: str | None = None) -> np.ndarray:
@@ -86,4 +86,4 @@ def kappa_influence(codes_a: np.ndarray, codes_b: np.ndarray, k: int, weights: s
         return weighted_kappa(tables, cells // k, cells % k, k, weights)  # type: ignore[arg-type]
 
     gradient = table_gradient(kappa_of, table)
-    return gradient[np.asarray(codes_a) * k + np.asarray(codes_b)]
+    return np.asarray(gradient[np.asarray(codes_a) * k + np.asarray(codes_b)])

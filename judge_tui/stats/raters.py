@@ -55,7 +55,7 @@ def _unit_coincidences(counts: np.ndarray) -> np.ndarray:
     pairs = counts[:, :, None] * counts[:, None, :]
     index = np.arange(counts.shape[1])
     pairs[:, index, index] -= counts
-    return pairs / (m - 1.0)[:, None, None]
+    return np.asarray(pairs / (m - 1.0)[:, None, None])
 
 
 def _squared_distance(level: Level, scale: np.ndarray, marginals: np.ndarray) -> np.ndarray:
@@ -70,7 +70,7 @@ def _squared_distance(level: Level, scale: np.ndarray, marginals: np.ndarray) ->
     upper = np.maximum.outer(np.arange(k), np.arange(k))
     lower = np.minimum.outer(np.arange(k), np.arange(k))
     span = cumulative[..., upper] - cumulative[..., lower] + marginals[..., lower]
-    return (span - (marginals[..., :, None] + marginals[..., None, :]) / 2.0) ** 2
+    return np.asarray((span - (marginals[..., :, None] + marginals[..., None, :]) / 2.0) ** 2)
 
 
 def _alpha(coincidences: np.ndarray, level: Level, scale: np.ndarray) -> np.ndarray:

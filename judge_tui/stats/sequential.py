@@ -309,10 +309,10 @@ def sequence_bounds(estimate: float, low: float, high: float, z_fixed: float, n:
     (2.2% and 3.7%)."""
     if transform == "kappa":
         def to_y(v: float) -> float:
-            return max(0.0, 1.0 - v) ** KAPPA_POWER
+            return float(max(0.0, 1.0 - v) ** KAPPA_POWER)
 
         def back(y: float) -> float:
-            return 1.0 - max(0.0, y) ** (1.0 / KAPPA_POWER)
+            return float(1.0 - max(0.0, y) ** (1.0 / KAPPA_POWER))
 
         on_y = widened(to_y(estimate), to_y(high), to_y(low), z_fixed, n, alpha=alpha)
         return SequenceBounds(max(-1.0, back(on_y.high)), back(on_y.low), on_y.widening)

@@ -48,9 +48,10 @@ class AssignmentQueries(StoreCore):
 
     def assignment_of(self, rater_id: str, rubric: str) -> str | None:
         """The id of the plan in force whose queue this rater rates from, or None (not assigned: every item)."""
-        return self.scalar(
+        plan_id: str | None = self.scalar(
             f"SELECT p.id FROM assignment_plans p WHERE p.rubric = ? AND {CURRENT_PLAN} AND EXISTS"
             " (SELECT 1 FROM assignments a WHERE a.plan_id = p.id AND a.rater_id = ?)", [rubric, rater_id])
+        return plan_id
 
     def assignments_in_force(self, rater_id: str) -> dict[str, tuple[int, int]]:
         """{rubric: (items, overlap items)} of this rater in every plan in force."""
@@ -68,8 +69,10 @@ class AssignmentQueries(StoreCore):
         return [(r, i, p, bool(o)) for r, i, p, o in self.conn.execute(sql + " ORDER BY rater_id, position", params)]
 
     def queue_position(self, plan_id: str, rater_id: str, item_id: str) -> int | None:
-        return self.scalar("SELECT position FROM assignments WHERE plan_id = ? AND rater_id = ? AND item_id = ?",
-                           [plan_id, rater_id, item_id])
+        position: int | None = self.scalar(
+            "SELECT position FROM assignments WHERE plan_id = ? AND rater_id = ? AND item_id = ?",
+            [plan_id, rater_id, item_id])
+        return position
 
     def count_assigned(self, plan_id: str, rater_id: str, split: str | None = None) -> int:
         extra, params = ("AND i.split = ?", [split]) if split else ("", [])

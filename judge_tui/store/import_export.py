@@ -34,7 +34,8 @@ class ImportExportQueries(ItemQueries):
     def rubric_definition(self, rubric_version_id: int) -> dict[str, Any] | None:
         """The rubric exactly as it was when this version was recorded."""
         text = self.scalar("SELECT definition FROM rubric_versions WHERE id = ?", [rubric_version_id])
-        return _loads(text, None)
+        definition: dict[str, Any] | None = _loads(text, None)
+        return definition
 
     def latest_human_verdicts(self, rubric: str) -> dict[str, str]:
         """{item id: verdict} from the most recently updated human rating of each item that has a verdict."""

@@ -137,8 +137,9 @@ class JudgeQueueQueries(RatingQueries):
     def next_judge_retry_at(self, rater_id: str) -> str | None:
         """When the earliest queued job with a retry time is due (None if none has one). It may be due already:
         a retry that fell due just after a claim looked is still to be judged."""
-        return self.scalar("SELECT MIN(next_attempt_at) FROM judge_jobs WHERE rater_id = ? AND status = 'queued'",
-                           [rater_id])
+        due: str | None = self.scalar(
+            "SELECT MIN(next_attempt_at) FROM judge_jobs WHERE rater_id = ? AND status = 'queued'", [rater_id])
+        return due
 
     def _record_judge_call(self, conn: sqlite3.Connection, job_id: int, call: Mapping[str, Any]) -> None:
         conn.execute(

@@ -92,8 +92,10 @@ class QueueOrderQueries(StoreCore):
             " ORDER BY position", [rater_id, rubric])]
 
     def order_position(self, rater_id: str, rubric: str, item_id: str) -> int | None:
-        return self.scalar("SELECT position FROM queue_entries WHERE rater_id = ? AND rubric = ? AND item_id = ?",
-                           [rater_id, rubric, item_id])
+        position: int | None = self.scalar(
+            "SELECT position FROM queue_entries WHERE rater_id = ? AND rubric = ? AND item_id = ?",
+            [rater_id, rubric, item_id])
+        return position
 
     def rubric_item_ids(self, rubric: str) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT id FROM items WHERE rubric = ? ORDER BY position", [rubric])]

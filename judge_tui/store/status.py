@@ -33,11 +33,12 @@ class StatusQueries(StoreCore):
 
     def last_activity(self, rubric: str, rater_id: str) -> str | None:
         """When the rater last changed a rating or a draft of this rubric (ISO 8601, UTC)."""
-        return self.scalar(
+        last: str | None = self.scalar(
             "SELECT MAX(at) FROM (SELECT MAX(r.updated_at) AS at FROM ratings r JOIN items i ON i.id = r.item_id"
             " WHERE r.rater_id = ? AND i.rubric = ? UNION ALL SELECT MAX(d.updated_at) FROM drafts d"
             " JOIN items i ON i.id = d.item_id WHERE d.rater_id = ? AND i.rubric = ?)",
             [rater_id, rubric, rater_id, rubric])
+        return last
 
     def judge_queue_by_rater(self, rubric: str) -> dict[str, dict[str, Any]]:
         """{judge rater: {queued, running, done, failed, calls, cost_usd}} for this rubric's items."""

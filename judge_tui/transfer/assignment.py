@@ -26,9 +26,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from judge_tui.analysis.team import CONSENSUS_RATER
 from judge_tui.model.errors import UserError
-from judge_tui.model.records import Item, reviewer_problem
+from judge_tui.model.records import CONSENSUS_RATER, Item, reviewer_problem
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store, now
 from judge_tui.transfer.splits import quotas

@@ -112,6 +112,6 @@ def choose_rater(store: Store, requested: str | None) -> str:
         return remembered
     humans = [r["id"] for r in store.raters("human") if r["id"] != CONSENSUS_RATER]
     if len(humans) == 1:
-        return humans[0]
+        return str(humans[0])
     raise UserError(f"which expert's work should the bundle hold? Pass --rater ID (experts here: "
                     f"{', '.join(humans) or 'none'})")

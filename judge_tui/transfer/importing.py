@@ -10,7 +10,7 @@ import functools
 import json
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -207,7 +207,7 @@ def _source(path: Path) -> str:
     return "import:" + os.fsencode(path.name).decode("utf-8", "replace")
 
 
-def _parse(path: Path, reader: Any, text: str | None) -> Parsed:
+def _parse(path: Path, reader: Callable[[Any], Parsed], text: str | None) -> Parsed:
     """The file's records (text: the file's whole text, or None to read it line by line); rows that cannot be
     read become problems, reported with those the checks find."""
     try:
@@ -636,7 +636,7 @@ def _named_rater(path: Path, parsed: Parsed, fmt: str) -> str:
         return str(expert).strip()
     named = sorted({r.rater for r in parsed.records if r.rater})
     if len(named) == 1:
-        return named[0]
+        return str(named[0])
     if named:
         raise UserError(f"{path}: the file holds ratings of several raters ({', '.join(named)}); "
                         f"pass one of them as --rater")
@@ -648,7 +648,7 @@ def _implied_kind(path: Path, parsed: Parsed, fmt: str, rater: str) -> str:
     """A new rater's kind from the file: the kind its rows state, else the kind its format holds."""
     stated = {r.kind for r in parsed.records if r.kind and r.rater in (None, rater)}
     if len(stated) == 1 and next(iter(stated)) in KINDS:
-        return next(iter(stated))
+        return str(next(iter(stated)))
     if not stated and fmt in FORMAT_KINDS:
         return FORMAT_KINDS[fmt]
     raise UserError(f"{path}: say whether {rater!r} is a person or a judge: pass --kind human or --kind judge")

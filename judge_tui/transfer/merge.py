@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from judge_tui.model.errors import UserError
-from judge_tui.model.records import CONSENSUS_RATER, content_hash
+from judge_tui.model.records import CONSENSUS_RATER, content_hash, rater_id_problem
 from judge_tui.model.rubrics import Rubric, RubricError, rubric_from_definition
 from judge_tui.store import (
     CALIBRATION_CHANGE_KEY,
@@ -50,7 +50,6 @@ from judge_tui.store import (
 )
 from judge_tui.transfer.validate import (
     check_id,
-    rater_id_problem,
     stored_finish_problem,
     stored_item_problem,
     stored_json,
@@ -340,7 +339,7 @@ def _unreadable_rubric_rating(row: dict[str, Any]) -> str | None:
     return None
 
 
-def _merge_rubric_versions(store: Store, state: MergeState, other: ForeignDatabase, result: MergeResult) -> dict:
+def _merge_rubric_versions(store: Store, state: MergeState, other: ForeignDatabase, result: MergeResult) -> dict[int, int]:
     version_map: dict[int, int] = {}
     for row in other.rubric_versions():
         ours = state.rubric_versions.get(row["content_hash"])

@@ -199,7 +199,8 @@ def _unique_ids(
             continue
         seen[key] = index
         kept.append(index)
-    for suffix in (lambda r: f"@{r.provider}", lambda r: f"#p{r.prompt_index}"):
+    suffixes: tuple[Callable[[Result], str], ...] = (lambda r: f"@{r.provider}", lambda r: f"#p{r.prompt_index}")
+    for suffix in suffixes:
         groups: dict[str, list[int]] = {}
         for index in kept:
             groups.setdefault(_id_of(rows[index][1]), []).append(index)

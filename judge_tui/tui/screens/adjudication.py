@@ -33,15 +33,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from judge_tui.analysis.blind import visible_items
-from judge_tui.analysis.team import (
-    CONSENSUS_RATER,
-    ExpertDisagreement,
-    TeamView,
-    expert_disagreements,
-    load_team,
-)
+from judge_tui.analysis.team import ExpertDisagreement, TeamView, expert_disagreements, load_team
 from judge_tui.model.errors import UserError
-from judge_tui.model.records import Rating
+from judge_tui.model.records import CONSENSUS_RATER, Rating
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings, Settings
 from judge_tui.model.textsafe import clean

@@ -20,7 +20,7 @@ from judge_tui.model.records import Item
 from judge_tui.model.settings import AgreementSettings, Settings
 from judge_tui.store import Store
 from judge_tui.transfer.demo import is_demo_database
-from judge_tui.tui.kept_writes import waiting_text, write_when_free
+from judge_tui.tui.kept_writes import WRITE_WAIT, waiting_text, write_when_free
 from judge_tui.tui.keys import (
     EXPLAIN_BINDINGS,
     RATING_BINDINGS,
@@ -30,7 +30,7 @@ from judge_tui.tui.keys import (
     scale_has_key,
 )
 from judge_tui.tui.score_text import overall_label
-from judge_tui.tui.session import WRITE_WAIT, RatingSession
+from judge_tui.tui.session import RatingSession
 from judge_tui.tui.widgets.item_pane import SCROLLS, ItemPane, prepare_item
 from judge_tui.tui.widgets.key_bar import KeyBar
 from judge_tui.tui.widgets.notes_editor import NotePreview, NotesEditor

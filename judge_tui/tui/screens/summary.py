@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 from rich.console import Group as RichGroup
+from rich.console import RenderableType
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -194,19 +195,19 @@ class SummaryScreen(Screen[None]):
         if event.worker.group == "summary" and event.state == WorkerState.ERROR:
             self._show([Text(f"Could not compute the agreement: {clean(str(event.worker.error))}", style="red")])
 
-    def _show(self, renderables: list) -> None:
+    def _show(self, renderables: list[RenderableType]) -> None:
         body = self.query_one("#summary-body", VerticalScroll)
         body.remove_children()
         body.mount_all(Static(r) for r in renderables)
 
-    def _sections(self, report: Report) -> list:
+    def _sections(self, report: Report) -> list[RenderableType]:
         c = report.counts
         intro = Text()
         intro.append(f"{clean(report.rubric.name)}: ", style="bold")
         intro.append(f"you ({clean(self.reviewer_id)}) against {clean(report.judge.rater_ids[0])} on the "
                      f"{c['compared']} items you submitted that the judge also rated (you rated "
                      f"{c['rated_by_human']} of {c['items']}).")
-        sections: list = [intro, report_format.verdict(report)]
+        sections: list[RenderableType] = [intro, report_format.verdict(report)]
         plan = report_format.plan_text(report)
         if plan is not None:
             sections.append(plan)

@@ -11,6 +11,7 @@ can act now is compared first, and the line for each such state is built once.
 from __future__ import annotations
 
 from collections.abc import Hashable
+from typing import Any
 
 from textual.content import Content
 from textual.screen import Screen
@@ -44,7 +45,7 @@ class KeyBar(RecurringStatic):
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)
 
-    def bindings_changed(self, screen: Screen) -> None:
+    def bindings_changed(self, screen: Screen[Any]) -> None:
         if self.is_attached and screen is self.screen:
             state = (self.content_region.width, *((entry.binding.key, entry.binding.action,
                                                    entry.binding.description, entry.enabled)
@@ -60,7 +61,7 @@ class KeyBar(RecurringStatic):
         if self.is_attached:
             self.bindings_changed(self.screen)
 
-    def describe(self, screen: Screen) -> Content:
+    def describe(self, screen: Screen[Any]) -> Content:
         """Shown bindings in their order, first key only; a group (the score keys) as one entry; keys that
         cannot act now dimmed."""
         parts: list[Content] = []
