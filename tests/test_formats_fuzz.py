@@ -48,7 +48,7 @@ _files = itertools.count()
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def two_rubrics_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("fuzz")
     path = folder / "fuzz.db"
     with Store(path) as store:
@@ -64,16 +64,16 @@ def _counts(path: Path) -> tuple[int, ...]:
                                            ("raters", "id"), ("rubric_versions", "id"), ("meta", "value")))
 
 
-def _attempt(db: Path, data: bytes, suffix: str, action) -> None:  # noqa: ANN001 - a callable taking (store, path)
-    path = db.parent / f"input{next(_files)}{suffix}"
+def _attempt(two_rubrics_db: Path, data: bytes, suffix: str, action) -> None:  # noqa: ANN001 - a callable taking (store, path)
+    path = two_rubrics_db.parent / f"input{next(_files)}{suffix}"
     path.write_bytes(data)
-    before = _counts(db)
-    with Store(db) as store:
+    before = _counts(two_rubrics_db)
+    with Store(two_rubrics_db) as store:
         try:
             action(store, path)
         except UserError as exc:
             assert str(exc)  # a message the user can read
-            assert _counts(db) == before, "a failed import wrote something"
+            assert _counts(two_rubrics_db) == before, "a failed import wrote something"
     path.unlink()
 
 
@@ -102,24 +102,24 @@ def _encodings(rows_: list[dict]) -> list[tuple[bytes, str]]:
 
 @SETTINGS
 @given(rows=rows, fmt=st.sampled_from(ITEM_FORMATS), rubric=st.sampled_from([None, "binary", "cis"]))
-def test_random_item_rows(db: Path, rows, fmt, rubric):
+def test_random_item_rows(two_rubrics_db: Path, rows, fmt, rubric):
     for data, suffix in _encodings(rows):
-        _attempt(db, data, suffix, lambda store, path: import_items(store, path, rubric, fmt=fmt))
+        _attempt(two_rubrics_db, data, suffix, lambda store, path: import_items(store, path, rubric, fmt=fmt))
 
 
 @SETTINGS
 @given(rows=rows, fmt=st.sampled_from(RATING_FORMATS), kind=st.sampled_from(["human", "judge"]))
-def test_random_rating_rows(db: Path, rows, fmt, kind):
+def test_random_rating_rows(two_rubrics_db: Path, rows, fmt, kind):
     for data, suffix in _encodings(rows):
-        _attempt(db, data, suffix, lambda store, path: import_ratings(store, path, f"FUZZ-{kind}", kind, fmt=fmt))
+        _attempt(two_rubrics_db, data, suffix, lambda store, path: import_ratings(store, path, f"FUZZ-{kind}", kind, fmt=fmt))
 
 
 @SETTINGS
 @given(data=st.binary(max_size=200) | st.text(alphabet='{}[]",:0123456789.\n PASFILtrueidscoreslabel', max_size=120)
        .map(str.encode), fmt=st.sampled_from(ITEM_FORMATS + RATING_FORMATS[1:]), suffix=st.sampled_from(
        [".json", ".jsonl", ".csv", ".txt"]))
-def test_random_bytes(db: Path, data, fmt, suffix):
+def test_random_bytes(two_rubrics_db: Path, data, fmt, suffix):
     if fmt in ITEM_FORMATS:
-        _attempt(db, data, suffix, lambda store, path: import_items(store, path, "binary", fmt=fmt))
+        _attempt(two_rubrics_db, data, suffix, lambda store, path: import_items(store, path, "binary", fmt=fmt))
     if fmt in RATING_FORMATS:
-        _attempt(db, data, suffix, lambda store, path: import_ratings(store, path, "FUZZ-judge", "judge", fmt=fmt))
+        _attempt(two_rubrics_db, data, suffix, lambda store, path: import_ratings(store, path, "FUZZ-judge", "judge", fmt=fmt))

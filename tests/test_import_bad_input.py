@@ -18,7 +18,7 @@ FORM = json.loads((FIXTURES / "rating_form.json").read_text())
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
+def cis_db(tmp_path: Path) -> Path:
     """A database holding the CIS submissions C001-C003 the rating form rates."""
     path = tmp_path / "study.db"
     with Store(path) as store:
@@ -37,40 +37,40 @@ def cli(tmp_path: Path, *args: object) -> subprocess.CompletedProcess[str]:
 # --------------------------------------------------------------------------- who rated
 
 
-def test_a_rating_form_is_filed_under_its_expert_id_as_a_person(tmp_path: Path, db: Path):
-    proc = cli(tmp_path, "import-ratings", FIXTURES / "rating_form.json", "--db", db)
+def test_a_rating_form_is_filed_under_its_expert_id_as_a_person(tmp_path: Path, cis_db: Path):
+    proc = cli(tmp_path, "import-ratings", FIXTURES / "rating_form.json", "--db", cis_db)
     assert proc.returncode == 0, proc.stderr
     assert "ratings: 3 added, 0 updated, 0 unchanged (EXP001)" in proc.stdout
     assert proc.stderr == ""
-    with Store(db) as store:
+    with Store(cis_db) as store:
         assert store.rater("EXP001")["kind"] == "human"
         assert store.rating("C001", "EXP001").scores == {"r": 0.75, "a": 0.75, "t": 0.5, "l": 0.75}
 
 
-def test_a_known_rater_keeps_its_kind_and_a_file_naming_nobody_asks_for_rater(tmp_path: Path, db: Path, capsys):
+def test_a_known_rater_keeps_its_kind_and_a_file_naming_nobody_asks_for_rater(tmp_path: Path, cis_db: Path, capsys):
     judge_rows = [{"item_id": "C001", "scores": {"r": 0.5}}]
     path = write_jsonl(tmp_path / "judge.jsonl", judge_rows)
-    code, _out, err = run(capsys, "import-ratings", path, "--db", db)
+    code, _out, err = run(capsys, "import-ratings", path, "--db", cis_db)
     assert code == 1
     assert err == (f"judge-tui: {path}: the file does not say whose ratings these are; pass --rater NAME "
                    f"(and --kind human or judge)\n")
-    code, _out, err = run(capsys, "import-ratings", path, "--rater", "judge:m:cis@1", "--db", db)
+    code, _out, err = run(capsys, "import-ratings", path, "--rater", "judge:m:cis@1", "--db", cis_db)
     assert code == 1 and "say whether 'judge:m:cis@1' is a person or a judge: pass --kind human" in err
-    assert run(capsys, "import-ratings", path, "--rater", "judge:m:cis@1", "--kind", "judge", "--db", db)[0] == 0
-    code, _out, err = run(capsys, "import-ratings", FIXTURES / "judge_output.json", "--db", db)
+    assert run(capsys, "import-ratings", path, "--rater", "judge:m:cis@1", "--kind", "judge", "--db", cis_db)[0] == 0
+    code, _out, err = run(capsys, "import-ratings", FIXTURES / "judge_output.json", "--db", cis_db)
     assert code == 1 and err.endswith("the file does not say whose ratings these are; pass --rater NAME\n")
     path = write_jsonl(tmp_path / "judge2.jsonl", [{"item_id": "C002", "scores": {"r": 0.25}}])
-    code, _out, err = run(capsys, "import-ratings", path, "--rater", "judge:m:cis@1", "--db", db)
+    code, _out, err = run(capsys, "import-ratings", path, "--rater", "judge:m:cis@1", "--db", cis_db)
     assert code == 0, err  # the rater is known as a judge
     # judge-tui's own export names rater and kind on every row
     rows = [{"item_id": "C003", "rater": "EXP7", "kind": "human", "scores": {"r": 1, "a": 1, "t": 1, "l": 1}}]
-    code, out, err = run(capsys, "import-ratings", write_jsonl(tmp_path / "own.jsonl", rows), "--db", db)
+    code, out, err = run(capsys, "import-ratings", write_jsonl(tmp_path / "own.jsonl", rows), "--db", cis_db)
     assert code == 0, err
-    with Store(db) as store:
+    with Store(cis_db) as store:
         assert store.rater("EXP7")["kind"] == "human" and store.rater("judge:m:cis@1")["kind"] == "judge"
 
 
-def test_a_failed_import_leaves_no_new_database_and_keeps_an_existing_one(tmp_path: Path, db: Path):
+def test_a_failed_import_leaves_no_new_database_and_keeps_an_existing_one(tmp_path: Path, cis_db: Path):
     new = tmp_path / "new.db"
     proc = cli(tmp_path, "import-ratings", FIXTURES / "rating_form.json", "--db", new)
     assert proc.returncode == 1 and "none of the item ids in this file is in the database" in proc.stderr
@@ -78,9 +78,9 @@ def test_a_failed_import_leaves_no_new_database_and_keeps_an_existing_one(tmp_pa
     bad = write_jsonl(tmp_path / "bad.jsonl", [{"id": "X1"}])
     proc = cli(tmp_path, "import", bad, "--rubric", "cis", "--db", new)
     assert proc.returncode == 1 and not new.exists()
-    before = table_counts(db)
-    proc = cli(tmp_path, "import", bad, "--rubric", "cis", "--db", db)
-    assert proc.returncode == 1 and table_counts(db) == before
+    before = table_counts(cis_db)
+    proc = cli(tmp_path, "import", bad, "--rubric", "cis", "--db", cis_db)
+    assert proc.returncode == 1 and table_counts(cis_db) == before
 
 
 # --------------------------------------------------------------------------- what a file holds
@@ -116,28 +116,28 @@ def test_a_lone_surrogate_escape_in_an_item_is_an_error_not_a_traceback(tmp_path
     assert not (tmp_path / "s.db").exists()
 
 
-def test_a_lone_surrogate_in_a_note_or_the_form_is_an_error(tmp_path: Path, db: Path, capsys):
+def test_a_lone_surrogate_in_a_note_or_the_form_is_an_error(tmp_path: Path, cis_db: Path, capsys):
     path = write_jsonl(tmp_path / "r.jsonl", [{"item_id": "C001", "scores": {"r": 0.5, "a": 0.5, "t": 0.5, "l": 0.5},
                                                 "notes": "fine \ud800"}])
-    code, _out, err = run(capsys, "import-ratings", path, "--rater", "E1", "--kind", "human", "--db", db)
+    code, _out, err = run(capsys, "import-ratings", path, "--rater", "E1", "--kind", "human", "--db", cis_db)
     assert code == 1 and f"{path}:1: the escape \\ud800 is half of a UTF-16 surrogate pair" in err
     form = tmp_path / "form.json"
     form.write_text(json.dumps({**FORM, "expert_id": "EXP\udc01"}))
-    code, _out, err = run(capsys, "import-ratings", form, "--db", db)
+    code, _out, err = run(capsys, "import-ratings", form, "--db", cis_db)
     assert code == 1 and "Traceback" not in err
     assert "cannot name a rater; pass --rater NAME" in err
-    code, _out, err = run(capsys, "import-ratings", form, "--rater", "EXP001", "--db", db)
+    code, _out, err = run(capsys, "import-ratings", form, "--rater", "EXP001", "--db", cis_db)
     assert code == 1 and f"{form}:1: the escape \\udc01 is half of a UTF-16 surrogate pair" in err
-    with Store(db) as store:
+    with Store(cis_db) as store:
         assert store.rater("E1") is None and store.rater("EXP001") is None
 
 
-def test_a_cut_off_rating_form_is_one_error_at_its_end(tmp_path: Path, db: Path, capsys):
+def test_a_cut_off_rating_form_is_one_error_at_its_end(tmp_path: Path, cis_db: Path, capsys):
     text = json.dumps({**FORM, "ratings": FORM["ratings"] * 30}, indent=2)
     cut = text[: len(text) * 2 // 3]
     path = tmp_path / "rating_form.json"
     path.write_text(cut)
-    code, _out, err = run(capsys, "import-ratings", path, "--db", db)
+    code, _out, err = run(capsys, "import-ratings", path, "--db", cis_db)
     last = cut.count("\n") + 1
     assert code == 1
     assert err == (f"judge-tui: nothing imported from {path}: 1 error\n"
@@ -145,7 +145,7 @@ def test_a_cut_off_rating_form_is_one_error_at_its_end(tmp_path: Path, db: Path,
                    f"array is closed (was it cut off while saving or copying?)\n")
     renamed = tmp_path / "form.txt"  # the name does not decide it
     renamed.write_text(cut)
-    code, _out, err = run(capsys, "import-ratings", renamed, "--rater", "EXP001", "--kind", "human", "--db", db)
+    code, _out, err = run(capsys, "import-ratings", renamed, "--rater", "EXP001", "--kind", "human", "--db", cis_db)
     assert code == 1 and "1 error\n" in err and f"{renamed}:{last}: the file ends early" in err
 
 
@@ -182,13 +182,13 @@ def test_a_file_over_the_size_limit_is_refused_unread(tmp_path: Path):
 
 
 @pytest.mark.parametrize(("stated", "warned"), [(0.63, False), (0.62, False), (0.625, False), (0.64, True)])
-def test_the_forms_overall_rounded_to_two_decimals_is_not_a_difference(db: Path, tmp_path: Path, capsys,
+def test_the_forms_overall_rounded_to_two_decimals_is_not_a_difference(cis_db: Path, tmp_path: Path, capsys,
                                                                         stated: float, warned: bool):
     row = {**FORM["ratings"][0], "r_score": 0.75, "a_score": 0.5, "t_score": 0.5, "l_score": 0.75,
            "expert_cis": stated}  # CIS 0.625
     path = tmp_path / "form.json"
     path.write_text(json.dumps({**FORM, "ratings": [row]}))
-    code, _out, err = run(capsys, "import-ratings", path, "--rater", "EXP001", "--kind", "human", "--db", db)
+    code, _out, err = run(capsys, "import-ratings", path, "--rater", "EXP001", "--kind", "human", "--db", cis_db)
     assert code == 0, err
     assert ("the file's overall" in err) is warned
 

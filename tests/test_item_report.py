@@ -19,7 +19,7 @@ JUDGE = "judge:m:cis@1"
 
 
 @pytest.fixture
-def db(tmp_path: Path, rubrics) -> Path:
+def rated_cis_db(tmp_path: Path, rubrics) -> Path:
     """C1 and C2 rated by EXP001 and the judge, C3 by the judge only. Hand-worked gaps (judge - human) on C1:
     r -0.25, a 0, t +0.5, l -0.25, overall +0.05; at the default tolerance ±0.15 only a is aligned (1/4)."""
     path = tmp_path / "items.db"
@@ -45,9 +45,9 @@ def _cli(*args: object) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, check=False)
 
 
-def test_csv_rows_match_the_hand_worked_gaps(db: Path, tmp_path: Path):
+def test_csv_rows_match_the_hand_worked_gaps(rated_cis_db: Path, tmp_path: Path):
     out = tmp_path / "items.csv"
-    done = _cli("--db", db, "-o", out)  # CSV from the file's name
+    done = _cli("--db", rated_cis_db, "-o", out)  # CSV from the file's name
     assert done.returncode == 0, done.stderr
     rows = list(csv.DictReader(out.open(newline="")))
     assert [r["item_id"] for r in rows] == ["C1", "C2", "C3"]
@@ -64,31 +64,31 @@ def test_csv_rows_match_the_hand_worked_gaps(db: Path, tmp_path: Path):
 
 
 @pytest.mark.slow
-def test_jsonl_and_markdown(db: Path, tmp_path: Path):
+def test_jsonl_and_markdown(rated_cis_db: Path, tmp_path: Path):
     out = tmp_path / "items.jsonl"
-    assert _cli("--db", db, "-o", out).returncode == 0
+    assert _cli("--db", rated_cis_db, "-o", out).returncode == 0
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert rows[0]["flags"] == [{"rater": "EXP001", "reason": "task text unclear"}]
     assert rows[0]["human_notes"] == {"EXP001": NOTE}  # a file keeps the note exactly
     assert rows[0]["t_gap"] == 0.5 and rows[2]["t_human"] is None and rows[2]["t_gap"] is None
-    done = _cli("--db", db, "--format", "markdown", "--split", "test")
+    done = _cli("--db", rated_cis_db, "--format", "markdown", "--split", "test")
     assert done.returncode == 0, done.stderr
     assert "| C2 | 0.5 / 0.5 / 0 | 0.5 / 0.5 / 0 |" in done.stdout and "| C1 |" not in done.stdout
-    markdown = _cli("--db", db, "--format", "markdown").stdout
+    markdown = _cli("--db", rated_cis_db, "--format", "markdown").stdout
     assert "| C1 | 1 / 0.75 / -0.25 | 0.75 / 0.75 / 0 | 0.5 / 1 / 0.5 |" in markdown
     assert "\x1b" not in markdown and "EXP001: eviction untested red" in markdown
 
 
-def test_on_a_terminal_notes_cannot_act_on_it(db: Path, capsys, monkeypatch):
+def test_on_a_terminal_notes_cannot_act_on_it(rated_cis_db: Path, capsys, monkeypatch):
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
-    assert main(["report", "--items", "--format", "csv", "--db", str(db)]) == 0
+    assert main(["report", "--items", "--format", "csv", "--db", str(rated_cis_db)]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "EXP001: eviction untested red" in out
 
 
-def test_wrong_format_is_a_message(db: Path):
-    done = _cli("--db", db, "--format", "json")
+def test_wrong_format_is_a_message(rated_cis_db: Path):
+    done = _cli("--db", rated_cis_db, "--format", "json")
     assert done.returncode == 1 and "--items writes csv, jsonl, markdown" in done.stderr
-    plain = subprocess.run([sys.executable, "-m", "judge_tui", "report", "--format", "csv", "--db", str(db)],
+    plain = subprocess.run([sys.executable, "-m", "judge_tui", "report", "--format", "csv", "--db", str(rated_cis_db)],
                            capture_output=True, text=True, check=False)
     assert plain.returncode == 1 and "add --items" in plain.stderr and "Traceback" not in plain.stderr

@@ -24,7 +24,7 @@ def _new_version(store: Store, rubric: Rubric) -> int:
 
 
 @pytest.fixture
-def db(tmp_path: Path, rubrics) -> Path:
+def rated_db(tmp_path: Path, rubrics) -> Path:
     binary = rubrics["binary"]
     path = tmp_path / "s.db"
     with Store(path) as store:
@@ -37,9 +37,9 @@ def db(tmp_path: Path, rubrics) -> Path:
     return path
 
 
-def test_first_runs_are_repeat_zero_under_the_newest_version_the_rater_used(db: Path, rubrics):
+def test_first_runs_are_repeat_zero_under_the_newest_version_the_rater_used(rated_db: Path, rubrics):
     binary = rubrics["binary"]
-    with Store(db) as store:
+    with Store(rated_db) as store:
         first_version = store.ensure_rubric_version(binary)
         newer = _new_version(store, binary)
         store.ensure_rater("bob", "human")
@@ -56,9 +56,9 @@ def test_first_runs_are_repeat_zero_under_the_newest_version_the_rater_used(db: 
     assert ratings.rater_ids == ("ann", "bob", "judge:x") and ratings.raters_of_kind("judge") == ("judge:x",)
 
 
-def test_repeats_stay_available_and_pair_item_by_item(db: Path, rubrics):
+def test_repeats_stay_available_and_pair_item_by_item(rated_db: Path, rubrics):
     binary = rubrics["binary"]
-    with Store(db) as store:
+    with Store(rated_db) as store:
         ratings = load(store, binary)
         keys, ids = store.item_keys_in_order("binary")
     runs = ratings.by_repeat("judge:x")
@@ -77,10 +77,10 @@ def test_an_aligned_pair_drops_items_either_side_left_unscored():
     assert paired.keys.tolist() == [1] and paired.n == 1 and paired.aligned(0.15).tolist() == [True]
 
 
-def test_a_full_report_reads_the_scores_once(db: Path, rubrics):
+def test_a_full_report_reads_the_scores_once(rated_db: Path, rubrics):
     """The judge comparison, the team and the experts' self-agreement all come from one read of the scores."""
     statements: list[str] = []
-    with Store(db) as store:
+    with Store(rated_db) as store:
         store.conn.set_trace_callback(statements.append)
         full = build_full_report(store, rubrics["binary"], by=["split"])
     assert full.report is not None and full.team is not None and full.expert_self_agreement

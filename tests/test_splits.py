@@ -16,7 +16,7 @@ N_PASS, N_FAIL, N_UNLABELLED = 40, 20, 7
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
+def labelled_db(tmp_path: Path) -> Path:
     """67 binary items: 40 labelled PASS, 20 FAIL by a person, 7 with no label (one of them only judged)."""
     path = tmp_path / "s.db"
     total = N_PASS + N_FAIL + N_UNLABELLED
@@ -31,15 +31,15 @@ def db(tmp_path: Path) -> Path:
     return path
 
 
-def _splits(db: Path) -> dict[str, str]:
-    with Store(db) as store:
+def _splits(labelled_db: Path) -> dict[str, str]:
+    with Store(labelled_db) as store:
         return {item.id: item.split for item in store.iter_items("binary")}
 
 
-def test_stratified_counts_are_printed_and_stored(db: Path, capsys):
-    code, out, err = run(capsys, "split", "--seed", "7", "--db", db)
+def test_stratified_counts_are_printed_and_stored(labelled_db: Path, capsys):
+    code, out, err = run(capsys, "split", "--seed", "7", "--db", labelled_db)
     assert code == 0, err
-    splits = _splits(db)
+    splits = _splits(labelled_db)
     by_stratum = Counter((("PASS" if int(i[1:]) < N_PASS else "FAIL" if int(i[1:]) < N_PASS + N_FAIL else "none"),
                           s) for i, s in splits.items())
     # 15/40/45 of 40 = 6/16/18; of 20 = 3/8/9; of 7 = 1.05/2.8/3.15 -> 1/3/3 by largest remainder
@@ -54,32 +54,32 @@ def test_stratified_counts_are_printed_and_stored(db: Path, capsys):
     assert ["all", "10", "27", "30", "67"] in table
 
 
-def test_same_seed_same_split_other_seed_differs(db: Path, capsys):
-    run(capsys, "split", "--seed", "3", "--db", db)
-    first = _splits(db)
-    run(capsys, "split", "--seed", "4", "--db", db)
-    other = _splits(db)
-    run(capsys, "split", "--seed", "3", "--db", db)
-    assert _splits(db) == first
+def test_same_seed_same_split_other_seed_differs(labelled_db: Path, capsys):
+    run(capsys, "split", "--seed", "3", "--db", labelled_db)
+    first = _splits(labelled_db)
+    run(capsys, "split", "--seed", "4", "--db", labelled_db)
+    other = _splits(labelled_db)
+    run(capsys, "split", "--seed", "3", "--db", labelled_db)
+    assert _splits(labelled_db) == first
     assert other != first
 
 
-def test_few_shot_examples_stay_in_train_and_count_toward_it(db: Path, capsys):
-    run(capsys, "split", "--seed", "1", "--db", db)
-    test_items = sorted(i for i, s in _splits(db).items() if s == "test" and int(i[1:]) < N_PASS)[:8]
-    with Store(db) as store:
+def test_few_shot_examples_stay_in_train_and_count_toward_it(labelled_db: Path, capsys):
+    run(capsys, "split", "--seed", "1", "--db", labelled_db)
+    test_items = sorted(i for i, s in _splits(labelled_db).items() if s == "test" and int(i[1:]) < N_PASS)[:8]
+    with Store(labelled_db) as store:
         store.mark_few_shot_used(test_items)  # as if a bad earlier run had used them: they belong in train
-    code, _out, err = run(capsys, "split", "--seed", "1", "--db", db)
+    code, _out, err = run(capsys, "split", "--seed", "1", "--db", labelled_db)
     assert code == 0
     assert "were outside train; put back in train" in err
-    splits = _splits(db)
+    splits = _splits(labelled_db)
     assert all(splits[i] == "train" for i in test_items)
     passes = Counter(s for i, s in splits.items() if int(i[1:]) < N_PASS)
     # 8 pinned > the 6 train places: the other 32 share dev/test as 40:45
     assert passes == {"train": 8, "dev": 15, "test": 17}
     for seed in (2, 3, 4):
-        run(capsys, "split", "--seed", seed, "--db", db)
-        assert all(_splits(db)[i] == "train" for i in test_items)
+        run(capsys, "split", "--seed", seed, "--db", labelled_db)
+        assert all(_splits(labelled_db)[i] == "train" for i in test_items)
 
 
 def test_latest_human_label_decides_the_stratum(tmp_path: Path):
@@ -103,11 +103,11 @@ def test_quotas_add_up():
     (["--train", "0.2", "--dev", "0.4", "--test", "0.3"], "must add up to 1; they add up to 0.9"),
     (["--train", "-0.1", "--dev", "0.6", "--test", "0.5"], "--train must be a share between 0 and 1"),
 ])
-def test_bad_proportions(db: Path, capsys, args, message):
-    before = _splits(db)
-    code, _out, err = run(capsys, "split", *args, "--db", db)
+def test_bad_proportions(labelled_db: Path, capsys, args, message):
+    before = _splits(labelled_db)
+    code, _out, err = run(capsys, "split", *args, "--db", labelled_db)
     assert code == 1 and message in err
-    assert _splits(db) == before
+    assert _splits(labelled_db) == before
 
 
 def test_empty_database(tmp_path: Path, capsys):
@@ -123,52 +123,52 @@ def test_missing_database_is_not_created(tmp_path: Path, capsys):
 
 
 def test_splits_set_at_import_are_kept_unless_reassigned(tmp_path: Path, capsys):
-    db = tmp_path / "s.db"
+    labelled_db = tmp_path / "s.db"
     rows = [{**binary_item(f"P{i:02d}", i), **({"split": "test"} if i < 4 else {})} for i in range(20)]
-    assert run(capsys, "import", write_jsonl(tmp_path / "i.jsonl", rows), "--rubric", "binary", "--db", db)[0] == 0
+    assert run(capsys, "import", write_jsonl(tmp_path / "i.jsonl", rows), "--rubric", "binary", "--db", labelled_db)[0] == 0
     chosen = {f"P{i:02d}" for i in range(4)}
     for seed in (1, 2, 3):
-        code, out, err = run(capsys, "split", "--seed", seed, "--db", db)
+        code, out, err = run(capsys, "split", "--seed", seed, "--db", labelled_db)
         assert code == 0, err
         assert "4 item(s) kept the split set at import (--reassign splits them too)" in out
-        splits = _splits(db)
+        splits = _splits(labelled_db)
         assert all(splits[i] == "test" for i in chosen)
         # They count toward test's share: 15/40/45 of 20 is 3/8/9 in all.
         assert Counter(splits.values()) == {"train": 3, "dev": 8, "test": 9}
-    with Store(db) as store:  # a later import that sets the split again is the user's decision too
+    with Store(labelled_db) as store:  # a later import that sets the split again is the user's decision too
         assert store.splits_from_import("binary") == dict.fromkeys(sorted(chosen), "test")
-    code, out, _err = run(capsys, "split", "--seed", "1", "--reassign", "--db", db)
+    code, out, _err = run(capsys, "split", "--seed", "1", "--reassign", "--db", labelled_db)
     assert code == 0 and "kept the split set at import" not in out
-    moved = [run(capsys, "split", "--seed", seed, "--reassign", "--db", db) and _splits(db) for seed in (4, 5, 6)]
+    moved = [run(capsys, "split", "--seed", seed, "--reassign", "--db", labelled_db) and _splits(labelled_db) for seed in (4, 5, 6)]
     assert any(m[i] != "test" for m in moved for i in chosen)
-    with Store(db) as store:
+    with Store(labelled_db) as store:
         assert store.splits_from_import("binary") == {}  # now `split`'s own, which a later split may move
 
 
 def test_few_shot_examples_imported_outside_train_still_go_to_train(tmp_path: Path, capsys):
-    db = tmp_path / "s.db"
+    labelled_db = tmp_path / "s.db"
     rows = [{**binary_item(f"P{i:02d}", i), "split": "dev"} for i in range(10)]
-    assert run(capsys, "import", write_jsonl(tmp_path / "i.jsonl", rows), "--rubric", "binary", "--db", db)[0] == 0
-    with Store(db) as store:
+    assert run(capsys, "import", write_jsonl(tmp_path / "i.jsonl", rows), "--rubric", "binary", "--db", labelled_db)[0] == 0
+    with Store(labelled_db) as store:
         store.mark_few_shot_used(["P03"])
-    assert run(capsys, "split", "--db", db)[0] == 0
-    splits = _splits(db)
+    assert run(capsys, "split", "--db", labelled_db)[0] == 0
+    splits = _splits(labelled_db)
     assert splits["P03"] == "train" and all(s == "dev" for i, s in splits.items() if i != "P03")
 
 
 def test_a_database_from_before_split_origins_keeps_every_split_until_reassigned(tmp_path: Path, capsys):
     import sqlite3
 
-    db = tmp_path / "old.db"
+    labelled_db = tmp_path / "old.db"
     rows = [binary_item(f"P{i:02d}", i) for i in range(10)]
-    assert run(capsys, "import", write_jsonl(tmp_path / "i.jsonl", rows), "--rubric", "binary", "--db", db)[0] == 0
-    assert run(capsys, "split", "--seed", "1", "--db", db)[0] == 0
-    before = _splits(db)
-    with sqlite3.connect(db) as conn:  # as an earlier judge-tui left it: no record of where a split came from
+    assert run(capsys, "import", write_jsonl(tmp_path / "i.jsonl", rows), "--rubric", "binary", "--db", labelled_db)[0] == 0
+    assert run(capsys, "split", "--seed", "1", "--db", labelled_db)[0] == 0
+    before = _splits(labelled_db)
+    with sqlite3.connect(labelled_db) as conn:  # as an earlier judge-tui left it: no record of where a split came from
         conn.execute("ALTER TABLE items DROP COLUMN split_from_import")
         conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm007_items_split_from_import'")
     conn.close()
-    code, out, _err = run(capsys, "split", "--seed", "2", "--db", db)
+    code, out, _err = run(capsys, "split", "--seed", "2", "--db", labelled_db)
     assert code == 0 and "10 item(s) kept the split set at import" in out
-    assert _splits(db) == before
-    assert run(capsys, "split", "--seed", "2", "--reassign", "--db", db)[0] == 0
+    assert _splits(labelled_db) == before
+    assert run(capsys, "split", "--seed", "2", "--reassign", "--db", labelled_db)[0] == 0

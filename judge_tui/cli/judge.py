@@ -25,6 +25,7 @@ from judge_tui.formats.terminal import message_console
 from judge_tui.judge.backends import (
     API_KEY_ENV,
     AnthropicBackend,
+    Backend,
     CommandBackend,
     ConfigError,
     ReplayBackend,
@@ -62,7 +63,7 @@ from judge_tui.store import Store
 from judge_tui.store.rubric_choice import resolve_rubric
 
 
-def make_backend(args: argparse.Namespace, default_model: str) -> Any:
+def make_backend(args: argparse.Namespace, default_model: str) -> Backend:
     kind = getattr(args, "backend", "anthropic") or "anthropic"
     if getattr(args, "base_url", None) and kind != "openai":
         raise UserError("--base-url goes with --backend openai")

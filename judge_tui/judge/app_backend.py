@@ -5,15 +5,13 @@ The backends' modules are imported here but their SDKs are not: those load on th
 
 from __future__ import annotations
 
-from typing import Any
-
-from judge_tui.judge.backends import AnthropicBackend, ConfigError
+from judge_tui.judge.backends import AnthropicBackend, Backend, ConfigError
 from judge_tui.judge.openai_backend import MISSING_SDK, OpenAIBackend, sdk_installed
 from judge_tui.model.errors import UserError
 from judge_tui.model.settings import Settings
 
 
-def app_backend(settings: Settings) -> Any:
+def app_backend(settings: Settings) -> Backend:
     """The backend settings.json asks for; UserError (said on screen) when it cannot be set up."""
     if settings.judge_backend != "openai":
         return AnthropicBackend(settings.judge_model)

@@ -27,7 +27,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeGuard
 
 from judge_tui.judge.batch_limits import json_bytes
 from judge_tui.judge.prompts import RenderedPrompt
@@ -117,6 +117,39 @@ class AnswerError(BackendError):
 
 class ConfigError(ValueError):
     """A backend that cannot be set up as asked (missing program, unreadable replay file)."""
+
+
+class Backend(Protocol):
+    """What the queue needs of a judge: a name for messages, the model it records, an answer per request.
+
+    judge() raises a BackendError subclass for every failure the queue handles: RetryableError, OfflineError,
+    FatalError, AnswerError."""
+
+    name: str
+    model: str
+
+    async def judge(self, request: JudgeRequest) -> JudgeAnswer: ...
+
+    async def close(self) -> None: ...
+
+
+class BatchBackend(Backend, Protocol):
+    """A backend that can also send requests as one batch and fetch the answers later (`judge --batch`)."""
+
+    def batch_entry_bytes(self, request: JudgeRequest) -> int: ...
+
+    async def create_batch(self, requests: list[JudgeRequest]) -> str: ...
+
+    async def batches_since(self, since: datetime) -> list[tuple[str, int]]: ...
+
+    async def batch_status(self, batch_id: str) -> tuple[str, dict[str, int]]: ...
+
+    def batch_results(self, batch_id: str) -> AsyncIterator[tuple[str, JudgeAnswer | BackendError]]: ...
+
+
+def has_batches(backend: Backend) -> TypeGuard[BatchBackend]:
+    return all(hasattr(backend, method) for method in (
+        "batch_entry_bytes", "create_batch", "batches_since", "batch_status", "batch_results"))
 
 
 # --------------------------------------------------------------------------- prices

@@ -30,13 +30,16 @@ from typing import Any
 
 from judge_tui.judge.backends import (
     AnswerError,
+    Backend,
     BackendError,
+    BatchBackend,
     FatalError,
     JudgeAnswer,
     JudgeRequest,
     OfflineError,
     RetryableError,
     Usage,
+    has_batches,
     model_price,
 )
 from judge_tui.judge.batch_limits import BatchLimits
@@ -127,7 +130,7 @@ class RunState:
 class Judge:
     """One rubric's judge on one backend: makes requests from jobs and ratings from answers."""
 
-    def __init__(self, store: Store, rubric: Rubric, prompt: JudgePrompt, backend: Any,
+    def __init__(self, store: Store, rubric: Rubric, prompt: JudgePrompt, backend: Backend,
                  rater_id: str | None = None) -> None:
         self.store = store
         self.rubric = rubric
@@ -187,7 +190,7 @@ class Judge:
         scores = {**judgment.scores, **self.rubric.code_scores(item.fields if item else {})}
         details = {
             "model": answer.model, "prompt_version": self.prompt.version, "few_shot_ids": few_shot,
-            "sampling": answer.sampling, "backend": getattr(self.backend, "name", ""),
+            "sampling": answer.sampling, "backend": self.backend.name,
             "tokens": {"input": answer.usage.input_tokens, "output": answer.usage.output_tokens,
                        "cache_read": answer.usage.cache_read_tokens, "cache_write": answer.usage.cache_write_tokens},
             "cost_usd": answer.cost_usd, "raw_text": answer.raw_text,
@@ -223,6 +226,14 @@ class _Base:
         self._claimed: set[int] = set()
         self.lease = Lease(judge.store, seconds=self.options.lease_seconds)
         self._heartbeat: asyncio.Task[None] | None = None
+
+    @property
+    def _batch_backend(self) -> BatchBackend:
+        """The backend, for the steps that send or read batches (only reached with one that has them)."""
+        backend = self.judge.backend
+        if not has_batches(backend):
+            raise ValueError(f"the {backend.name} backend has no batch mode")
+        return backend
 
     def stop(self) -> None:
         """Finish the calls in flight, start no more."""
@@ -430,7 +441,7 @@ class _Base:
             since = datetime.fromisoformat(batch["created_at"]) - self.CLOCK_SKEW
             while True:
                 try:
-                    listed = await self.judge.backend.batches_since(since)
+                    listed = await self._batch_backend.batches_since(since)
                     break
                 except (OfflineError, RetryableError, FatalError) as exc:
                     if not await self._wait_out(exc):
@@ -458,7 +469,7 @@ class _Base:
         the batch open for the next look instead of being waited out."""
         chunk: list[tuple[str, JudgeAnswer | Exception]] = []
         try:
-            async for custom_id, result in self.judge.backend.batch_results(batch_id):
+            async for custom_id, result in self._batch_backend.batch_results(batch_id):
                 chunk.append((custom_id, result))
                 if len(chunk) >= self.RESULTS_PER_TRANSACTION:
                     self._apply_all(batch_id, chunk)
@@ -507,7 +518,7 @@ class _Base:
             if batch["status"] == "sending":
                 continue
             try:
-                status, _counts = await self.judge.backend.batch_status(batch["id"])
+                status, _counts = await self._batch_backend.batch_status(batch["id"])
             except (OfflineError, RetryableError, FatalError):
                 continue  # asked again by the next run; the jobs wait with their batch meanwhile
             if status == "ended":
@@ -598,7 +609,7 @@ class JudgeRunner(_Base):
             # A `judge --batch` that was stopped leaves jobs running in its batches: the API is asked whether it
             # has a batch that was being sent (else its jobs are judged here) and for the results of those that
             # have ended; the jobs of a batch still being processed wait for it.
-            if hasattr(self.judge.backend, "batches_since"):
+            if has_batches(self.judge.backend):
                 while True:  # in the app, another program may hold the database meanwhile: wait, never crash
                     try:
                         with self._writing():
@@ -733,8 +744,8 @@ class BatchRunner(_Base):
     def __init__(self, judge: Judge, options: RunOptions | None = None,
                  on_progress: Callable[[RunState], None] | None = None) -> None:
         super().__init__(judge, options, on_progress)
-        if not hasattr(judge.backend, "create_batch"):
-            raise ValueError(f"the {getattr(judge.backend, 'name', '?')} backend has no batch mode")
+        if not has_batches(judge.backend):
+            raise ValueError(f"the {judge.backend.name} backend has no batch mode")
         # Claimed jobs with their request and its size, not yet in a batch (they did not fit in the last one).
         self._unsent: list[tuple[dict[str, Any], JudgeRequest, int]] = []
 
@@ -774,7 +785,7 @@ class BatchRunner(_Base):
     def _take(self) -> None:
         """Claim jobs, a page at a time, until the unsent ones fill a batch; make their requests, measured as
         they will be sent. (A page at a time: no more jobs wait in memory than one batch needs.)"""
-        limits, backend = self.options.batch_limits, self.judge.backend
+        limits, backend = self.options.batch_limits, self._batch_backend
         while (len(self._unsent) < limits.max_requests
                and limits.body_bytes([size for _, _, size in self._unsent]) <= limits.budget):
             jobs = self._claim(min(self.CLAIM_PAGE, limits.max_requests - len(self._unsent)))
@@ -806,7 +817,7 @@ class BatchRunner(_Base):
             token = f"sending-{uuid.uuid4().hex}"
             self.queue.intend_batch(token, jobs, self.lease.owner)
             try:
-                batch_id = await self.judge.backend.create_batch([request for _, request, _ in batch])
+                batch_id = await self._batch_backend.create_batch([request for _, request, _ in batch])
             except FatalError as exc:
                 self.queue.batch_not_sent(token)
                 self.state.error = str(exc)
@@ -834,7 +845,7 @@ class BatchRunner(_Base):
                 continue  # looked for by _find_interrupted_sends
             batch_id = batch["id"]
             try:
-                status, counts = await self.judge.backend.batch_status(batch_id)
+                status, counts = await self._batch_backend.batch_status(batch_id)
             except (OfflineError, RetryableError, FatalError) as exc:
                 return await self._wait_out(exc)
             self.state.offline = ""

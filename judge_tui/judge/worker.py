@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from judge_tui.judge.app_backend import app_backend, app_concurrency
+from judge_tui.judge.backends import Backend
 from judge_tui.judge.prompts import JudgePrompt
 from judge_tui.judge.runner import Judge, JudgeRunner, RunOptions, RunState
 from judge_tui.model.rubrics import Rubric
@@ -77,7 +77,7 @@ def status_of(state: RunState) -> JudgeStatus:
 
 class BackgroundJudge:
     def __init__(self, store: Store, rubric: Rubric, *, on_status: Callable[[JudgeStatus], None],
-                 settings: Settings | None = None, backend: Any = None, options: RunOptions | None = None,
+                 settings: Settings | None = None, backend: Backend | None = None, options: RunOptions | None = None,
                  write_wait: float | None = None) -> None:
         """write_wait: seconds a write may wait for another process before the judge keeps its results and
         tries again (the app's screen shares this thread, so it passes a moment)."""

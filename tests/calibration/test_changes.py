@@ -181,7 +181,8 @@ async def test_j_opens_the_judge_screen_for_the_lead_only(study):
 async def test_the_in_app_editor_refuses_a_broken_template_and_keeps_the_text(study, monkeypatch):
     from textual.widgets import TextArea
 
-    from judge_tui.tui.screens.calibrate import CalibrationApp, TextEditorScreen
+    from judge_tui.tui.screens.calibrate import CalibrationApp
+    from judge_tui.tui.widgets.dialogs import TextEditorScreen
 
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.delenv("EDITOR", raising=False)
@@ -225,7 +226,7 @@ def test_the_example_carries_the_chosen_experts_rating_and_the_consensus_by_defa
 async def test_the_lead_chooses_whose_rating_the_example_shows_and_sees_what_is_written(study):
     from textual.widgets import OptionList
 
-    from judge_tui.tui.screens.calibrate import AskScreen, ChooseScreen
+    from judge_tui.tui.widgets.dialogs import AskScreen, ChooseScreen
 
     rubric = resolve_rubric("binary", study)
     rate(study, rubric, "carol", "human", {"P03": {"label": 0.0}}, notes="syrup may hold bone char")
@@ -260,7 +261,7 @@ async def test_the_lead_chooses_whose_rating_the_example_shows_and_sees_what_is_
 
 
 async def test_an_item_one_expert_rated_needs_no_choice(study):
-    from judge_tui.tui.screens.calibrate import AskScreen
+    from judge_tui.tui.widgets.dialogs import AskScreen
 
     rubric = resolve_rubric("binary", study)
     study.add_items([Item(id="T1", rubric="binary", split="train",

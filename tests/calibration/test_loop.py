@@ -17,7 +17,8 @@ from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store
 from judge_tui.store.rubric_choice import resolve_rubric
-from judge_tui.tui.screens.calibrate import AskScreen, CalibrationApp, CalibrationScreen
+from judge_tui.tui.screens.calibrate import CalibrationApp, CalibrationScreen
+from judge_tui.tui.widgets.dialogs import AskScreen
 from tests.calibration.fixtures import HERE, JUDGE_CMD, MODEL, build_study, judge_dev
 
 GUARD = "Rule: HONEY IS NOT VEGAN."

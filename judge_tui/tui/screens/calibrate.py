@@ -16,18 +16,17 @@ import tempfile
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.screen import ModalScreen, Screen
-from textual.widgets import ContentSwitcher, DataTable, Footer, Input, Label, OptionList, Static, TextArea
-from textual.widgets.option_list import Option
+from textual.screen import Screen
+from textual.widgets import ContentSwitcher, DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
 
 from judge_tui.analysis.blind import visible_items
@@ -40,6 +39,10 @@ from judge_tui.tui.kept_writes import WRITE_WAIT, waiting_reason, waiting_text
 from judge_tui.tui.plain_app import PlainNoticeApp
 from judge_tui.tui.score_text import score_label
 from judge_tui.tui.screens.disagreements import reasoning_text
+from judge_tui.tui.widgets.dialogs import AskScreen, ChooseScreen, TextEditorScreen
+
+if TYPE_CHECKING:
+    from judge_tui.judge.backends import Backend
 
 BackendFactory = Callable[[], Any]
 REFRESH_SECONDS = 1.0  # at most one recomputation of the figures per second while judgments arrive
@@ -79,126 +82,6 @@ def comparison_table(rows: list[tuple[str, str, str, str, str, str, str]]) -> An
             parts.append(table(header=False))
         parts[-1].add_row(*(Text(clean(cell)) for cell in (figure, before, after, change, verdict)))
     return Group(*parts)
-
-
-# --------------------------------------------------------------------------- dialogs
-
-
-class TextEditorScreen(ModalScreen[str | None]):
-    """The in-app editor, when neither $VISUAL nor $EDITOR is set: Ctrl+S saves, Escape cancels."""
-
-    DEFAULT_CSS = """
-    TextEditorScreen { align: center middle; }
-    TextEditorScreen > Vertical { width: 100%; height: 100%; border: thick $accent; background: $surface; }
-    TextEditorScreen TextArea { height: 1fr; }
-    TextEditorScreen Label { height: 1; }
-    """
-    BINDINGS = [Binding("ctrl+s", "save", "Save", id="editor-save", priority=True),
-                Binding("escape", "cancel", "Cancel", id="editor-cancel", priority=True)]
-
-    def __init__(self, title: str, text: str, language: str | None) -> None:
-        super().__init__()
-        self.title_text, self.text, self.language = title, text, language
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label(Text(clean(self.title_text), style="bold"))
-            yield TextArea(self.text, language=self.language, id="editor-text", show_line_numbers=True)
-            yield Label(Text("Ctrl+S: check and save · Escape: cancel (set $EDITOR to use your own editor)",
-                             style="dim"))
-
-    def on_mount(self) -> None:
-        self.query_one(TextArea).focus()
-
-    def action_save(self) -> None:
-        self.dismiss(self.query_one(TextArea).text)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-
-class AskScreen(ModalScreen[tuple[str, str] | None]):
-    """Two lines to fill in (a reason and its items, an item and its explanation); Enter on the last one
-    confirms, Escape cancels."""
-
-    DEFAULT_CSS = """
-    AskScreen { align: center middle; }
-    AskScreen > Vertical { width: 76; max-width: 100%; height: auto; padding: 0 1; border: thick $accent;
-                           background: $surface; }
-    AskScreen Label { width: 100%; }
-    """
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="ask-cancel")]
-
-    def __init__(self, title: str, first: tuple[str, str, str], second: tuple[str, str, str] | None) -> None:
-        super().__init__()
-        self.title_text, self.first, self.second = title, first, second
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label(Text(clean(self.title_text), style="bold"))
-            for n, (label, value, placeholder) in enumerate(filter(None, (self.first, self.second))):
-                yield Label(Text(clean(label)))
-                yield Input(value=value, placeholder=placeholder, id=f"ask-{n}")
-            yield Label(Text("Enter: next / confirm · Escape: cancel", style="dim"))
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id == "ask-0" and self.second is not None:
-            self.query_one("#ask-1", Input).focus()
-            return
-        first = self.query_one("#ask-0", Input).value.strip()
-        second = self.query_one("#ask-1", Input).value.strip() if self.second is not None else ""
-        self.dismiss((first, second))
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-
-class ChooseScreen(ModalScreen[str | None]):
-    """One of several answers, each with what choosing it writes: Enter chooses the highlighted one (the first,
-    the default, to begin with), Escape cancels."""
-
-    DEFAULT_CSS = """
-    ChooseScreen { align: center middle; }
-    ChooseScreen > Vertical { width: 76; max-width: 100%; height: auto; max-height: 100%; padding: 0 1;
-                              border: thick $accent; background: $surface; }
-    ChooseScreen Label, ChooseScreen Static { width: 100%; }
-    ChooseScreen OptionList { height: auto; max-height: 8; }
-    ChooseScreen #choose-preview { margin-top: 1; }
-    """
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="choose-cancel")]
-
-    def __init__(self, title: str, choices: list[tuple[str, Text, str]]) -> None:
-        """choices: (value, how it is listed, what choosing it writes)."""
-        super().__init__()
-        self.title_text, self.choices = title, choices
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label(Text(clean(self.title_text), style="bold"))
-            yield OptionList(*(Option(shown, id=value) for value, shown, _preview in self.choices),
-                             id="choose-list")
-            yield Static(id="choose-preview")
-            yield Label(Text("↑↓: choose · Enter: confirm · Escape: cancel", style="dim"))
-
-    def on_mount(self) -> None:
-        options = self.query_one(OptionList)
-        options.highlighted = 0
-        options.focus()
-        self._preview(0)
-
-    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        self._preview(event.option_index)
-
-    def _preview(self, index: int) -> None:
-        written = Text("Written to the rubric file:\n", style="dim")
-        written.append(clean(self.choices[index][2]))
-        self.query_one("#choose-preview", Static).update(written)
-
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(self.choices[event.option_index][0])
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
 
 # --------------------------------------------------------------------------- the screen
@@ -267,7 +150,7 @@ class CalibrationScreen(Screen[None]):
         self.unjudged = 0
         self.failed = 0
         self.queued_elsewhere = 0
-        self._spare_backend: Any = None  # made to name the backend before a run; the next run takes it
+        self._spare_backend: Backend | None = None  # made to name the backend before a run; the next run takes it
         self._dirty = True
         self._computing = False
         self._drafts: dict[str, str] = {}  # a refused edit, kept so the next edit starts from it
@@ -549,7 +432,7 @@ class CalibrationScreen(Screen[None]):
         self.run_worker(judge.run(), group="calibration-judge", exit_on_error=False)
         self.judge_line = f"judging {self.split}: {added} queued"
 
-    def _backend(self) -> Any:
+    def _backend(self) -> Backend | None:
         """The backend the next run uses (made now, so the screen can say what it is), or None."""
         if self._spare_backend is None and self.make_backend is not None:
             try:
@@ -750,7 +633,8 @@ class CalibrationScreen(Screen[None]):
             if rater is not None:
                 self._promote(files, item_id, explanation, rater)
 
-        self.app.push_screen(ChooseScreen(f"{item_id}: whose rating does the example show?", choices), chosen)
+        self.app.push_screen(ChooseScreen(f"{item_id}: whose rating does the example show?", choices,
+                                            "Written to the rubric file:"), chosen)
 
     def _rating_line(self, item_id: str, rater: str) -> Text:
         """A rater's rating of an item, one line: who, and the score of each judged dimension."""
@@ -859,15 +743,17 @@ class CalibrationScreen(Screen[None]):
         self.dismiss()
 
 
-def backend_label(backend: Any) -> str:
+def backend_label(backend: Backend) -> str:
     """Which judge a run calls, and whether it costs money."""
-    name = getattr(backend, "name", "")
-    model = clean(str(getattr(backend, "model", "")))
-    if name == "command":
+    from judge_tui.judge.backends import CommandBackend, ReplayBackend
+    from judge_tui.judge.openai_backend import OpenAIBackend
+
+    model = clean(backend.model)
+    if isinstance(backend, CommandBackend):
         return f"the local program {clean(shlex.join(backend.argv))} (no tokens, no price)"
-    if name == "replay":
+    if isinstance(backend, ReplayBackend):
         return f"answers recorded in {clean(str(backend.path))} (no calls to a model)"
-    if name == "openai":
+    if isinstance(backend, OpenAIBackend):
         return f"{model} at {clean(str(backend.base_url))} (an OpenAI-compatible server; no price list)"
     return f"{model} through the Anthropic API (billed per token, at list prices)"
 
