@@ -28,7 +28,7 @@ async def _until(predicate, pilot, timeout: float = 30.0) -> None:  # noqa: ANN0
 
 
 def _messages(app) -> list[str]:  # noqa: ANN001
-    return [n.message for n in app._notifications]  # noqa: SLF001 - the notices shown
+    return list(app.notices)  # the notices shown
 
 
 @pytest.mark.slow

@@ -64,7 +64,7 @@ async def test_a_submitted_rating_is_said_saved_in_the_status_line_once_on_disk(
         line = widget_text(status)
         assert "✓ B001 saved: CIS 0.6875" in line and "saving…" not in line
         assert written[-1] is True  # said saved only with the rating on disk
-        assert not list(app._notifications)  # noqa: SLF001 - no toast is mounted for a submit
+        assert not app.notices  # no toast is mounted for a submit
         await pilot.pause(0.5)
         assert "saved" not in widget_text(status)
 
