@@ -137,7 +137,7 @@ async def test_disagreements_sorted_marked_and_blind(rated_db: Path):
 def marked_dimensions(screen: DisagreementScreen) -> list[str]:
     """The dimensions the detail table marks as differing (its yellow names)."""
     table = screen.query_one("#dis-scores", Static).content
-    return [cell.plain for cell in table.columns[0]._cells if "yellow" in str(cell.style)]  # noqa: SLF001
+    return [cell.plain for cell in table.columns[0].cells if "yellow" in str(cell.style)]
 
 
 @pytest.mark.parametrize(("tolerance", "marks_some"), [(0.15, True), (1.0, False)])

@@ -20,6 +20,7 @@ from judge_tui.model.records import Item
 from judge_tui.model.rubrics import ItemField, Rubric
 from judge_tui.model.textsafe import clean
 from judge_tui.tui.widgets.field_rows import FieldRows, prepare
+from judge_tui.tui.widgets.scroll_size import set_scroll_size
 
 
 def display_text(value: object) -> str:
@@ -268,8 +269,7 @@ class ItemPane(ScrollView, can_focus=False):
         size = Size(width, content.starts[-1])
         if size != self.virtual_size:
             # No layout of the screen: only the scrollbar's thumb changes (its column is always kept).
-            self.set_reactive(ScrollView.virtual_size, size)
-            self._scroll_update(size)
+            set_scroll_size(self, size)
         if refresh:
             self._refresh_changed()
 

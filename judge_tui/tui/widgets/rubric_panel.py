@@ -25,6 +25,7 @@ from judge_tui.model.rubrics import Dimension, Rubric
 from judge_tui.model.textsafe import clean
 from judge_tui.tui.score_text import compact_score, exact, overall_label, score_label, short_names
 from judge_tui.tui.widgets.recurring_static import RecurringStatic, look_of
+from judge_tui.tui.widgets.scroll_size import set_scroll_size
 
 _DRAWN_LIMIT = 64  # blocks kept drawn (per panel): the cards of the dimensions the reviewer moves between
 
@@ -241,8 +242,7 @@ class RubricPanel(ScrollView, can_focus=False):
         size = Size(width, len(lines))
         if size != self.virtual_size:
             # No layout of the screen: only the scrollbar's reach changes (it appearing or going is a layout).
-            self.set_reactive(ScrollView.virtual_size, size)
-            self._scroll_update(size)
+            set_scroll_size(self, size)
         if refresh:
             self._refresh_changed(before, lines)
 
