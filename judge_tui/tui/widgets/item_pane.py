@@ -10,8 +10,7 @@ from typing import Any
 
 from rich.style import Style as RichStyle
 from rich.text import Text
-from textual.color import Color
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.visual import Visual, visualize
@@ -82,7 +81,8 @@ class ItemPane(ScrollView, can_focus=False):
         self._blank: tuple[tuple[int, RichStyle], Strip] | None = None  # a blank line, the same Strip each time
         self.unwrapped = False  # code and program output a line a row, scrolled sideways (toggle-wrap)
         self._x = 0  # unwrapped: the first column of code shown
-        self._track_blank: Color | None = None  # the scrollbar's track colour while there is nothing to scroll
+        self._top_drawn: int | None = None  # while Textual asks for the pane's lines: the item's line at the top
+        self._looks: dict[str, Any] = {}  # the visual style of each look, until the styles change
 
     @property
     def rubric(self) -> Rubric:
@@ -246,15 +246,13 @@ class ItemPane(ScrollView, can_focus=False):
     def notify_style_update(self) -> None:
         """New styles (another theme): everything is drawn again in its new colours."""
         super().notify_style_update()
+        self._looks.clear()
         self._drawn_text.clear()
         self._prepared = None
         for rows in self._content.rows.values():
             rows.forget_rows()
         self._content.width = -1
         self._on_screen.clear()
-        self._track_blank = None  # its colour for the new background, when next built
-        for rule in ("scrollbar_background", "scrollbar_background_hover", "scrollbar_background_active"):
-            self.styles.clear_rule(rule)
         self.refresh()
 
     def _build(self, *, refresh: bool = True) -> None:
@@ -272,18 +270,6 @@ class ItemPane(ScrollView, can_focus=False):
             set_scroll_size(self, size)
         if refresh:
             self._refresh_changed()
-
-    def _show_track(self, scrolls: bool) -> None:
-        """The scrollbar's track when there is something to scroll; otherwise its column in the pane's
-        background, as the gutter Textual keeps for a bar that comes and goes (a bar shown only when needed
-        would lay the screen out again whenever it came or went)."""
-        base, background = self.background_colors
-        blank = None if scrolls else base + background
-        if blank == self._track_blank:
-            return
-        self._track_blank = blank
-        for rule in ("scrollbar_background", "scrollbar_background_hover", "scrollbar_background_active"):
-            setattr(self.styles, rule, blank)
 
     def _lay_out(self, content: _Content, width: int) -> None:
         """Where each part starts at this width."""
@@ -326,7 +312,10 @@ class ItemPane(ScrollView, can_focus=False):
         return _background_only(self.visual_style)
 
     def _look_style(self, look: str) -> Any:
-        return self.get_visual_style(f"item-pane--{look}") if look else self.visual_style
+        style = self._looks.get(look)
+        if style is None:
+            style = self._looks[look] = self.get_visual_style(f"item-pane--{look}") if look else self.visual_style
+        return style
 
     def line(self, index: int) -> Strip:
         """Line `index` of everything the pane holds, at the width it was laid out for."""
@@ -360,8 +349,16 @@ class ItemPane(ScrollView, can_focus=False):
             self._build(refresh=False)
         return round(self.scroll_offset.y)
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The scroll and width looked up once for all the lines Textual asks for, not once a line.
+        self._top_drawn = self._top()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._top_drawn = None
+
     def render_line(self, y: int) -> Strip:
-        strip = self.line(y + self._top())
+        strip = self.line(y + (self._top() if self._top_drawn is None else self._top_drawn))
         self._on_screen[y] = strip
         return strip
 

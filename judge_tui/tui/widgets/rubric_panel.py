@@ -74,6 +74,7 @@ class RubricPanel(ScrollView, can_focus=False):
         self._spans: dict[str, tuple[int, int]] = {}  # block -> its first line and the line after it
         self._built_for: tuple[object, ...] | None = None
         self._scroll_wanted: str | None = None
+        self._drawing_at: tuple[int, int] | None = None  # while Textual asks for the lines: width and scroll
         self._card_wanted: _CardArgs | None = None  # a card to draw ahead once the panel has a width
         self._blank: tuple[tuple[int, RichStyle], Strip] | None = None  # a blank line, the same Strip each time
 
@@ -331,8 +332,16 @@ class RubricPanel(ScrollView, can_focus=False):
             self._build(refresh=False)
         return width, round(self.scroll_offset.y)
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The width and scroll looked up once for all the lines Textual asks for, not once a line.
+        self._drawing_at = self._where_drawn()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._drawing_at = None
+
     def render_line(self, y: int) -> Strip:
-        width, top = self._where_drawn()
+        width, top = self._where_drawn() if self._drawing_at is None else self._drawing_at
         index = y + top
         if index < len(self._lines) and self._lines[index].cell_length == width:
             return self._lines[index]
