@@ -132,7 +132,9 @@ class Output:
         to where it rests (the note box's, say) with nothing drawn after it: that move is not a change."""
         data, arrivals = self.read(quiet)
         moves = list(self.CURSOR_MOVE.finditer(data))
-        times = []
+        times: list[float] = []
+        if not moves:
+            return times
         for move, following in zip(moves, [*moves[1:], None], strict=True):
             end = following.start() if following else len(data)
             if int(move.group(1)) >= from_row and self.STYLE.sub(b"", data[move.end():end]):
@@ -201,6 +203,8 @@ def piped_key(tmux: Tmux, name: str, output: Output, key: str, shows, body_from_
     started = time.perf_counter()
     tmux.send(name, key)
     drawn = output.drawn(quiet, body_from_row)
+    while not drawn and time.perf_counter() < started + 10.0:  # a loaded machine: nothing written yet
+        drawn = output.drawn(quiet, body_from_row)
     screen = tmux.screen(name)
     if not drawn or not shows(screen):
         raise SystemExit(f"{name}: the key's change never reached the screen. Last screen:\n{screen}")

@@ -17,7 +17,7 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     """Run `async def` tests (Pilot needs a running event loop) without an extra plugin: the one async style."""
     if not inspect.iscoroutinefunction(pyfuncitem.obj):
         return None
-    names = pyfuncitem._fixtureinfo.argnames  # noqa: SLF001 - the test's own arguments
+    names = inspect.signature(pyfuncitem.obj).parameters  # the test's own arguments
     asyncio.run(pyfuncitem.obj(**{name: pyfuncitem.funcargs[name] for name in names}))
     return True
 

@@ -115,7 +115,7 @@ async def test_c_on_a_reviewers_rating_screen_says_where_adjudication_opens(tmp_
             await pilot.press("c")
             await pilot.pause()
             assert isinstance(app.screen, RatingScreen)
-            assert "it opens with `judge-tui adjudicate`" in [n.message for n in app._notifications][-1]  # noqa: SLF001
+            assert "it opens with `judge-tui adjudicate`" in list(app.notices)[-1]
 
 
 async def test_c_with_the_lead_flag_opens_adjudication_and_escape_returns(tmp_path: Path, rubrics):
@@ -156,7 +156,7 @@ async def test_c_with_nothing_to_settle_says_so_instead_of_an_empty_screen(tmp_p
                 await pilot.press("c")
                 await pilot.pause()
                 assert isinstance(app.screen, RatingScreen)
-                return [n.message for n in app._notifications][-1]  # noqa: SLF001
+                return list(app.notices)[-1]
 
     assert "at least two experts; found 1. Merge their databases first: `judge-tui merge OTHER.db`" in (
         await press_c())
@@ -344,7 +344,7 @@ async def test_enter_with_a_dimension_unset_says_which_and_goes_there(tmp_path: 
             await pilot.pause()
             assert store.rating("B001", "consensus") is None
             names = rubrics["cis"].dimension("l").name
-            assert [n.message for n in app._notifications][-1] == (  # noqa: SLF001
+            assert list(app.notices)[-1] == (
                 f"Not saved: set the consensus of {names} first.")
             assert screen.judged[screen.cursor] == "l"
             await pilot.press("2", "enter")

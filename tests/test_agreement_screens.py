@@ -15,6 +15,7 @@ from judge_tui.model.records import Rating
 from judge_tui.model.rubrics import load_rubrics
 from judge_tui.model.settings import load_settings
 from judge_tui.store import Store
+from judge_tui.tui.plain_app import PlainNoticeApp
 from judge_tui.tui.screens.disagreements import DisagreementScreen, RevisionNoteScreen
 from judge_tui.tui.screens.summary import SummaryScreen, scatter_plot
 from judge_tui.tui.widgets.item_pane import ItemPane
@@ -24,7 +25,7 @@ REVIEWER, OTHER, JUDGE = "EXP001", "EXP002", "judge:test-model:exercise-quality@
 SUBMITTED = 24
 
 
-class Host(App[None]):
+class Host(PlainNoticeApp[None]):
     """The smallest app that opens the summary screen, as the rating screen's key does (with the settings read
     at its start)."""
 
@@ -136,7 +137,7 @@ async def test_disagreements_sorted_marked_and_blind(rated_db: Path):
 def marked_dimensions(screen: DisagreementScreen) -> list[str]:
     """The dimensions the detail table marks as differing (its yellow names)."""
     table = screen.query_one("#dis-scores", Static).content
-    return [cell.plain for cell in table.columns[0]._cells if "yellow" in str(cell.style)]  # noqa: SLF001
+    return [cell.plain for cell in table.columns[0].cells if "yellow" in str(cell.style)]
 
 
 @pytest.mark.parametrize(("tolerance", "marks_some"), [(0.15, True), (1.0, False)])

@@ -18,7 +18,7 @@ README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encodi
 
 def _commands() -> list[str]:
     parser = build_parser()
-    [subparsers] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]  # noqa: SLF001
+    [subparsers] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     return list(subparsers.choices)
 
 

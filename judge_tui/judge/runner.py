@@ -687,12 +687,12 @@ class JudgeRunner(_Base):
 
     def _memory(self) -> tuple[RunState, bool, float, set[str]]:
         """What recording answers changes in memory, kept to be put back when the transaction is rolled back."""
-        return copy.deepcopy(self.state), self.warm, self.paused_until, set(self.judge._marked)  # noqa: SLF001
+        return copy.deepcopy(self.state), self.warm, self.paused_until, set(self.judge._marked)
 
     def _restore(self, kept: tuple[RunState, bool, float, set[str]]) -> None:
         state, self.warm, self.paused_until, marked = kept
         self.state = state
-        self.judge._marked = marked  # noqa: SLF001 - the judge's own record of it, rolled back with the rest
+        self.judge._marked = marked  # the judge's own record of it, rolled back with the rest
 
     async def _call(self, job: dict[str, Any], request: JudgeRequest) -> _Outcome:
         """The network part only; what to make of the outcome is decided by _apply, on the loop's turn."""

@@ -7,7 +7,7 @@ markup by default, and neither markup=False nor Rich removes escape sequences, s
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from textual.app import App
 from textual.notifications import SeverityLevel
@@ -18,6 +18,10 @@ ReturnType = TypeVar("ReturnType")
 
 
 class PlainNoticeApp(App[ReturnType]):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.notices: list[str] = []  # every notice shown since the last clear_notifications, as shown
+
     def notify(
         self,
         message: str,
@@ -28,7 +32,12 @@ class PlainNoticeApp(App[ReturnType]):
         markup: bool = False,
     ) -> None:
         """A notification shown exactly as written: never parsed as markup, without control characters."""
-        super().notify(clean(str(message)), title=clean(title), severity=severity, timeout=timeout, markup=False)
+        self.notices.append(clean(str(message)))
+        super().notify(self.notices[-1], title=clean(title), severity=severity, timeout=timeout, markup=False)
+
+    def clear_notifications(self) -> None:
+        self.notices.clear()
+        super().clear_notifications()
 
     def action_help_quit(self) -> None:
         """Ctrl+C (the reflex to quit): say which key quits, in plain words (Textual's own notice is markup)."""

@@ -174,7 +174,7 @@ async def test_j_opens_the_judge_screen_for_the_lead_only(study):
         await pilot.press("J")
         await pilot.pause()
         assert not any(isinstance(s, CalibrationScreen) for s in expert.screen_stack)
-        notices = [n.message for n in expert._notifications]  # noqa: SLF001
+        notices = list(expert.notices)
         assert any("The judge screen is the lead's" in n for n in notices)
 
 
@@ -200,7 +200,7 @@ async def test_the_in_app_editor_refuses_a_broken_template_and_keeps_the_text(st
         await pilot.press(*"{{bad}}", "ctrl+s")
         await pilot.pause()
         assert isinstance(app.screen, CalibrationScreen)
-        notices = "\n".join(n.message for n in app._notifications)  # noqa: SLF001
+        notices = "\n".join(app.notices)
         assert "Not saved, nothing recorded" in notices and str(files.template) in notices and "bad" in notices
         await pilot.press("t")  # the refused text comes back for the next try
         await pilot.pause()

@@ -18,7 +18,7 @@ BUSY = "database busy (another program writes): changes kept, saved later"
 
 
 def _said(app) -> list[str]:  # noqa: ANN001
-    return [n.message for n in app._notifications]  # noqa: SLF001 - the notices shown
+    return list(app.notices)  # the notices shown
 
 
 @pytest.mark.slow

@@ -138,7 +138,7 @@ class FakeOpenAI:
         """A JSON answer for the request's schema, broken on purpose for the answer-level behaviours."""
         seed = int(hashlib.sha256(self.user_text(body).encode()).hexdigest()[:8], 16)
         schema = self.schema(body) or {"type": "object", "properties": {}}
-        answer: dict[str, Any] = FakeAnthropic._value(schema, seed, "answer")  # noqa: SLF001 - the same answers
+        answer: dict[str, Any] = FakeAnthropic._value(schema, seed, "answer")  # the same answers
         if behaviour == SCHEMA_BREAK and answer:
             answer.pop(next(iter(answer)))
         if behaviour == OFF_SCALE:

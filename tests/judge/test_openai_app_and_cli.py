@@ -86,7 +86,7 @@ async def test_the_app_says_why_its_judge_did_not_start_without_a_model(
         app = JudgeTuiApp(store, rubrics["cis"], reviewer="EXP001", settings=Settings(judge_backend="openai"))
         async with app.run_test(size=(120, 40)) as pilot:
             await _until(lambda: "stopped" in app.judge_status, pilot)
-            said = " ".join(str(n.message) for n in app._notifications)  # noqa: SLF001 - what was shown
+            said = " ".join(app.notices)  # what was shown
             assert "names no openai_model" in said
             await pilot.press("q")
 

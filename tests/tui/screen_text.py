@@ -61,3 +61,25 @@ def _plain(widget: Static | RecurringStatic) -> str:
         console.print(content)
         return console.file.getvalue()
     return str(widget.render())
+
+
+def screen_lines(app: App) -> list[str]:
+    """The screen's cells as lines of text, each widget's lines (Textual's Widget.render_lines) placed at its
+    region, parents before children (toasts and scrollbars left out)."""
+    from textual.geometry import Region
+
+    width, height = app.screen.size
+    grid = [[" "] * width for _ in range(height)]
+    for widget in [app.screen, *app.screen.query("*")]:
+        region = widget.region
+        if not widget.display or not region.area or type(widget).__name__ in ("Toast", "ToastRack"):
+            continue
+        for y, strip in enumerate(widget.render_lines(Region(0, 0, *region.size)), start=region.y):
+            if 0 <= y < height:
+                x = region.x
+                for segment in strip:
+                    for char in segment.text:
+                        if 0 <= x < width:
+                            grid[y][x] = char
+                        x += 1
+    return ["".join(row) for row in grid]

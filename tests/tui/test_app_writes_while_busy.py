@@ -28,7 +28,7 @@ async def _until(predicate, pilot, timeout: float = 30.0) -> None:  # noqa: ANN0
 
 
 def _messages(app) -> list[str]:  # noqa: ANN001
-    return [n.message for n in app._notifications]  # noqa: SLF001 - the notices shown
+    return list(app.notices)  # the notices shown
 
 
 @pytest.mark.slow
@@ -112,8 +112,8 @@ async def test_the_settled_mark_found_while_another_process_writes_is_kept_and_s
             await pilot.pause()
             screen = app.screen
             with Locker(path) as locker:
-                screen._show_settledness(found)  # noqa: SLF001 - as the study's thread hands it over
-                screen._show_settledness(found)  # noqa: SLF001 - and again after the next rating
+                screen.show_settledness(found)  # as the study's thread hands it over
+                screen.show_settledness(found)  # and again after the next rating
                 await pilot.pause()
                 said = [m for m in _messages(app) if "questions are settled" in m]
                 assert len(said) == 1 and BUSY in _messages(app)

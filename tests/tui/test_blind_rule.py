@@ -61,17 +61,16 @@ class Sweep:
     def keys_of_screen(self) -> list[str]:
         """The keys the current screen and its focused widget answer to (not the app's own: ctrl+q quits)."""
         keys: list[str] = []
-        for namespace, bindings in self.app.screen._modal_binding_chain:  # noqa: SLF001
-            if namespace is self.app:
+        for key, active in self.app.screen.active_bindings.items():
+            if active.node is self.app:
                 continue
-            for key, binding in bindings:
-                if binding.action not in ("app.quit", "quit") and key not in keys:
-                    keys.append(key)
+            if active.binding.action not in ("app.quit", "quit") and key not in keys:
+                keys.append(key)
         return keys
 
     def check(self, where: list[str]) -> None:
         submitted = self.store.rated_item_ids(REVIEWER, RUBRIC)
-        notices = "\n".join(n.message for n in self.app._notifications)  # noqa: SLF001
+        notices = "\n".join(self.app.notices)
         frame = "\n".join([screen_text(self.app), widget_text(self.app), notices])
         self.frames += 1
         self.screens.add(type(self.app.screen).__name__)

@@ -68,7 +68,7 @@ async def test_the_idle_timer_save_waits_instead_of_crashing(make_app, filled_st
         with Locker(db_path):
             clock.advance(7)
             for _ in range(5):
-                screen._tick()  # the 5-second save, as the screen's timer runs it
+                screen.tick()  # the 5-second save, as the screen's timer runs it
             assert screen.session.pending and screen.session.waiting_for == "busy"
             await pilot.pause()
             assert "database busy" in screen_text(app)

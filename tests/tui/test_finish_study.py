@@ -61,6 +61,32 @@ async def _rate_all_and_finish(app, clock) -> str:
     return shown
 
 
+async def test_keys_typed_in_a_burst_after_the_name_go_into_the_notes(make_app, filled_store, db_path):
+    """The name, Enter and the notes typed faster than the screen answers (as a terminal delivers a fast typist's
+    keys or a paste): every key reaches the app before the first is handled."""
+    from textual import events
+
+    app = make_app("cis")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("F")
+        await pilot.pause()
+        assert isinstance(app.screen, FinishScreen)
+        notes = "Off by one at the edges."
+        for key in [*NAME, "enter", *notes]:
+            name = {"enter": "enter", " ": "space", ".": "full_stop"}.get(key, key)
+            app.post_message(events.Key(name, None if key == "enter" else key))
+        await pilot.pause()
+        await pilot.pause()
+        assert app.screen.query_one("#finish-name").value == NAME
+        assert app.screen.query_one("#finish-notes").text == notes
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    with Store(db_path) as store:
+        finish = store.finish("EXP001", "cis")
+    assert finish is not None and finish.summary_notes == notes
+
+
 @pytest.mark.slow
 async def test_finish_keeps_name_and_notes_and_the_form_carries_them_back_exactly(
         make_app, filled_store, clock, db_path, hermetic_home, tmp_path, rubrics):

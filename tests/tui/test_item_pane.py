@@ -3,14 +3,12 @@ layout of the screen; only the rows on screen are drawn; fields wrap, number and
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
-from textual.screen import Screen
 
 from judge_tui.model.records import Item
 from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.widgets.item_pane import ItemPane
+from tests.tui.layouts import Layouts
 
 
 def on_screen(pane: ItemPane) -> list[str]:
@@ -20,25 +18,11 @@ def on_screen(pane: ItemPane) -> list[str]:
 
 def every_line(pane: ItemPane) -> list[str]:
     """All of the pane's lines, scrolled out of view or not."""
-    return [pane._line(y).text.rstrip() for y in range(pane.virtual_size.height)]  # noqa: SLF001
-
-
-@pytest.fixture
-def count_layouts(monkeypatch):
-    """How many times each screen is laid out (Textual's own layout of a screen, as a real run does it)."""
-    layouts: Counter[Screen] = Counter()
-    original = Screen._refresh_layout
-
-    def counted(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
-        layouts[self] += 1
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(Screen, "_refresh_layout", counted)
-    return layouts
+    return [pane.line(y).text.rstrip() for y in range(pane.virtual_size.height)]
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)])
-async def test_the_next_item_is_shown_without_a_layout_of_the_screen(make_app, count_layouts, size):
+async def test_the_next_item_is_shown_without_a_layout_of_the_screen(make_app, size):
     app = make_app("cis")
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
@@ -47,22 +31,20 @@ async def test_the_next_item_is_shown_without_a_layout_of_the_screen(make_app, c
         pane = screen.query_one(ItemPane)
         await pilot.press("3", "2", "4", "1")
         await pilot.pause()
-        count_layouts.clear()
+        layouts = Layouts(screen)
         await pilot.press("enter")
         for _ in range(3):  # and the frames after it: no second layout follows the first
             await pilot.pause()
         assert screen.session.state.item.id == "B002"
-        assert count_layouts[screen] == 0
-        assert not screen._layout_required  # noqa: SLF001
+        assert layouts.count == 0
         shown = "\n".join(on_screen(pane))
         assert "B002  · Fibonacci" in shown and "fib(n - 1)" in shown
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)])
-async def test_items_that_need_the_scrollbar_and_items_that_do_not_follow_each_other_without_a_layout(
-        make_app, count_layouts, size):
-    """The scrollbar's column is always kept (empty, in the pane's background, when the item fits): an item that
-    needs it after one that does not, or the reverse, changes only the pane's lines and the thumb."""
+async def test_items_that_need_the_scrollbar_and_items_that_do_not_wrap_alike(make_app, size):
+    """The scrollbar's column is always kept (Textual's stable gutter, empty when the item fits): an item that
+    needs the bar after one that does not, or the reverse, wraps at the same width and draws the same lines."""
     app = make_app("cis")
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
@@ -74,22 +56,18 @@ async def test_items_that_need_the_scrollbar_and_items_that_do_not_follow_each_o
             f"x_{i} = {i}" for i in range(80))})
         screen.session.store.add_items([short, long])
         pane = screen.query_one(ItemPane)
-        bar = pane.vertical_scrollbar
+        widths = set()
         for item, overflows in ((short, False), (long, True), (short, False), (long, True)):
-            count_layouts.clear()
             screen.session.open(item)
-            screen._show_item()  # noqa: SLF001 - what a key that opens an item does
+            screen.show_item()  # what a key that opens an item does
             for _ in range(3):
                 await pilot.pause()
-            assert count_layouts[screen] == 0, item.id
             assert (pane.virtual_size.height > pane.scrollable_content_region.height) == overflows
-            column = bar.render_lines(bar.size.region)
-            assert pane.show_vertical_scrollbar and ({strip.text for strip in column} != {" "}) == overflows
-            if not overflows:  # an empty column that looks as the pane's padding beside it does
-                padding = pane.render_lines(pane.size.region)[0].crop(0, 1)  # its left padding
-                assert {tuple(strip) for strip in column} == {tuple(padding)}
-            # The text wraps at the same width whether the item needs the bar or not.
-            assert pane.scrollable_content_region.width == pane.size.width - 1
+            assert pane.show_vertical_scrollbar == overflows
+            widths.add(pane.scrollable_content_region.width)
+            assert pane.scrollable_content_region.width == pane.size.width - 1  # the bar's column (size holds the padding)
+            assert on_screen(pane)[1].startswith(item.id)
+        assert len(widths) == 1
 
 
 
@@ -103,16 +81,16 @@ async def test_items_that_need_the_scrollbar_and_items_that_do_not_follow_each_o
                                                           "test_code": "", "test_results": "ok"})
         screen.session.store.add_items([long_item])
         screen.session.open(long_item)
-        screen._show_item()  # noqa: SLF001 - what a key that opens an item does
+        screen.show_item()  # what a key that opens an item does
         await pilot.pause()
         pane = screen.query_one(ItemPane)
         rows = pane.field_rows("source_code")
         assert pane.virtual_size.height > 5000
-        assert 0 < len(rows._strips) <= pane.scrollable_content_region.height  # noqa: SLF001
+        assert 0 < rows.drawn_rows <= pane.scrollable_content_region.height
         await pilot.press("end")
         await pilot.pause()
         assert "5000 │ value_4999 = 4999" in on_screen(pane)
-        assert len(rows._strips) <= 2 * pane.scrollable_content_region.height  # noqa: SLF001
+        assert rows.drawn_rows <= 2 * pane.scrollable_content_region.height
 
 
 async def test_code_has_a_numbered_gutter_and_text_wraps_at_words(make_app):
@@ -140,7 +118,7 @@ async def test_a_missing_required_field_says_empty_and_optional_ones_are_hidden(
         item = Item(id="GAPS", rubric="cis", fields={"task": "t", "rationale": "", "source_code": "x = 1"})
         screen.session.store.add_items([item])
         screen.session.open(item)
-        screen._show_item()  # noqa: SLF001
+        screen.show_item()
         await pilot.pause()
         pane = screen.query_one(ItemPane)
         required = {f.name: f.required for f in screen.rubric.fields}
@@ -191,15 +169,12 @@ async def test_the_next_item_is_laid_out_and_drawn_ahead_so_enter_only_swaps_it_
         await app.workers.wait_for_complete([w for w in app.workers if w.group == "prepare"])
         await pilot.pause()
         pane = screen.query_one(ItemPane)
-        prepared = pane._prepared  # noqa: SLF001
-        assert prepared is not None and prepared.item.id == "B002"
-        assert prepared.width == pane.scrollable_content_region.width
-        rows = prepared.rows["source_code"]
-        assert rows._strips  # noqa: SLF001 - its rows on screen are drawn already
+        assert pane.prepared_item is not None and pane.prepared_item.id == "B002"
         await pilot.press("3", "2", "4", "1", "enter")
-        await pilot.pause()
         assert screen.session.state.item.id == "B002"
-        assert pane.field_rows("source_code") is rows
+        # Shown at once from what was drawn ahead: its rows on screen were drawn before the frame.
+        assert pane.field_rows("source_code").drawn_rows
+        await pilot.pause()
         assert "B002  · Fibonacci" in on_screen(pane)
 
 

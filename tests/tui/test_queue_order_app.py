@@ -135,7 +135,7 @@ async def test_you_may_stop_once_every_target_is_decided_and_the_report_says_aft
                 await app.workers.wait_for_complete()
                 await pilot.pause()
                 statuses.append(app.screen.query_one(StatusLine).line(compact=False).plain)
-                notices = [n.message for n in app._notifications if notice in n.message]
+                notices = [n for n in app.notices if notice in n]
                 if notices:
                     rated_when_told = store.count_ratings()  # the judge's, and the expert's so far
                     break
@@ -164,7 +164,7 @@ async def test_stop_notice_false_says_nothing(tmp_path, rubrics, clock):
                 await pilot.press("f" if labels[session.state.item.id] == "FAIL" else "p")
                 await app.workers.wait_for_complete()
                 await pilot.pause()
-            assert not [n for n in app._notifications if "settled" in n.message]
+            assert not [n for n in app.notices if "settled" in n]
         assert store.settled_after("binary") is None
 
 

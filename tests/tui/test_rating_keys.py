@@ -64,7 +64,7 @@ async def test_a_submitted_rating_is_said_saved_in_the_status_line_once_on_disk(
         line = widget_text(status)
         assert "✓ B001 saved: CIS 0.6875" in line and "saving…" not in line
         assert written[-1] is True  # said saved only with the rating on disk
-        assert not list(app._notifications)  # noqa: SLF001 - no toast is mounted for a submit
+        assert not app.notices  # no toast is mounted for a submit
         await pilot.pause(0.5)
         assert "saved" not in widget_text(status)
 
@@ -288,10 +288,10 @@ async def test_time_is_saved_every_few_seconds_without_any_key(make_app, filled_
         # The screen's own one-second timer may tick at any moment too: only the fake clock decides.
         for _ in range(int(SAVE_TIME_EVERY) - 1):
             clock.advance(1)
-            app.screen._tick()  # noqa: SLF001
+            app.screen.tick()
         assert filled_store.draft("B001", "EXP001") is None
         clock.advance(1)
-        app.screen._tick()  # noqa: SLF001
+        app.screen.tick()
         await pilot.pause()
         assert filled_store.draft("B001", "EXP001").seconds == SAVE_TIME_EVERY
         assert "⏱ 0:05" in await shown(pilot)
@@ -305,7 +305,7 @@ async def test_an_idle_reviewer_causes_no_writes(make_app, filled_store, clock):
         changes = filled_store.db.execute("select total_changes()").fetchone()[0]
         for _ in range(35 * 60):  # 35 minutes away from the keyboard, tick by tick
             clock.advance(1)
-            app.screen._tick()  # noqa: SLF001
+            app.screen.tick()
         assert filled_store.db.execute("select total_changes()").fetchone()[0] - changes <= 12
         assert filled_store.draft("B001", "EXP001").seconds == 60.0 != written.seconds
         assert "(idle, paused)" in await shown(pilot)
@@ -320,12 +320,12 @@ async def test_a_submitted_item_shows_its_time_stopped(make_app, filled_store, c
         await pilot.press("left")  # back on the submitted item
         assert _session(app).state.item.id == "P001"
         clock.advance(100)
-        app.screen._tick()  # noqa: SLF001
+        app.screen.tick()
         assert "⏱ 0:07 (submitted, stopped)" in await shown(pilot)
         assert filled_store.draft("P001", "EXP001") is None  # looking records nothing
         await pilot.press("f")  # a change: the time counts on from the rating's
         clock.advance(3)
-        app.screen._tick()  # noqa: SLF001
+        app.screen.tick()
         assert "⏱ 0:10" in await shown(pilot) and "stopped" not in await shown(pilot)
         await pilot.press("u")  # back to the rating as submitted: held again
         assert "⏱ 0:07 (submitted, stopped)" in await shown(pilot)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 from rich.text import Text
-from textual._compositor import Compositor
 from textual.geometry import Region
 from textual.strip import Strip
 
@@ -42,110 +41,58 @@ def test_the_first_changed_cell_of_two_lines():
     assert first_changed_cell(base, Text("3 rated · 0 skipped", "bold")) == 0
 
 
-async def test_the_terminal_holds_what_a_full_redraw_shows_after_every_key(make_app, monkeypatch):
+def watch_refreshes(widget: RecurringStatic) -> list[Region | None]:
+    """The regions a widget asks Textual to draw again (None: the whole widget)."""
+    asked: list[Region | None] = []
+    refresh = widget.refresh
+
+    def recording(*regions: Region, **kwargs: object) -> RecurringStatic:
+        asked.extend(regions or [None])
+        return refresh(*regions, **kwargs)  # type: ignore[arg-type]
+
+    widget.refresh = recording  # type: ignore[method-assign]
+    return asked
+
+
+async def test_what_a_key_redraws_is_all_that_changed_after_every_key(make_app):
+    """A line redrawn from its first changed cell: the cells before it are the same as before the key, and the
+    lines kept for each look are the lines a widget that has kept nothing draws."""
     app = make_app("cis")
-    repainted: list[Region | None] = []  # None: the whole screen
-    partial, full = Compositor.render_partial_update, Compositor.render_full_update
-
-    def recording_partial(self: Compositor):  # type: ignore[no-untyped-def]
-        repainted.extend(self._dirty_regions)  # noqa: SLF001
-        return partial(self)
-
-    def recording_full(self: Compositor, *args, **kwargs):  # type: ignore[no-untyped-def]
-        repainted.append(None)
-        return full(self, *args, **kwargs)
-
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, RatingScreen)
-        terminal = cells(screen._compositor.render_strips())  # noqa: SLF001
-        monkeypatch.setattr(Compositor, "render_partial_update", recording_partial)
-        monkeypatch.setattr(Compositor, "render_full_update", recording_full)
-        status, key_bar = screen.query_one(StatusLine), screen.query_one(KeyBar)
+        widgets = [screen.query_one(StatusLine), screen.query_one(KeyBar), screen.query_one(ScoreSummary)]
+        asked = {widget: watch_refreshes(widget) for widget in widgets}
+        shown = {widget: cells(widget.render_lines(widget.size.region)) for widget in widgets}
         for key in ["3", "2", "3", "3", "u", "3", "enter", "3", "down", "g", "2"]:
-            repainted.clear()
+            for regions in asked.values():
+                regions.clear()
             await pilot.press(key)
             await pilot.pause()
             await pilot.pause()
-            whole = cells(screen._compositor.render_strips())  # noqa: SLF001
-            if None in repainted:
-                terminal = whole
-                continue
-            for region in repainted:
-                assert region is not None
-                for y in region.line_range:
-                    terminal[y][region.x:region.right] = whole[y][region.x:region.right]
-            assert terminal == whole, key
-        # The lines kept for each look are the lines a widget that has kept nothing draws.
-        for widget in (status, key_bar, screen.query_one(ScoreSummary)):
-            kept = widget.render_lines(widget.size.region)
-            widget._drawn_looks.clear()  # noqa: SLF001
-            widget.refresh()
-            assert cells(widget.render_lines(widget.size.region)) == cells(kept)
+            for widget in widgets:
+                now = cells(widget.render_lines(widget.size.region))
+                if now != shown[widget] and None not in asked[widget]:
+                    assert asked[widget], (key, widget)
+                    start = min(region.x for region in asked[widget] if region is not None)
+                    assert [row[:start] for row in now] == [row[:start] for row in shown[widget]], (key, widget)
+                widget.forget_looks()
+                assert cells(widget.render_lines(widget.size.region)) == now, (key, widget)
+                shown[widget] = now
 
 
-async def test_a_score_key_sends_the_status_line_from_its_mark_on(make_app, monkeypatch):
+async def test_a_score_key_sends_the_status_line_from_its_mark_on(make_app):
     """The status line is sent from where "saving…" begins, so that the frame of a score key spans the
     rubric's columns rather than the whole screen."""
     app = make_app("cis")
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         screen = app.screen
-        regions: list[Region] = []
-        partial = Compositor.render_partial_update
-
-        def recording(self: Compositor):  # type: ignore[no-untyped-def]
-            regions.extend(self._dirty_regions)  # noqa: SLF001
-            return partial(self)
-
-        monkeypatch.setattr(Compositor, "render_partial_update", recording)
-        before = str(screen.query_one(StatusLine).render())
+        status = screen.query_one(StatusLine)
+        regions = watch_refreshes(status)
+        before = str(status.render())
         await pilot.press("3")
         await pilot.pause()
-        status_row = [region for region in regions if region.y == 0]
-        assert status_row
-        assert status_row[0].x == 1 + cell_len(before)  # after the padding and the line as it was
-
-
-def test_a_recurring_static_is_a_text_widget():
-    widget = RecurringStatic()
-    assert widget.shows(Text())
-    assert str(widget.render()) == ""
-
-
-def dimmed(bar: KeyBar, label: str) -> bool:
-    content = bar.content
-    at = content.plain.index(label)
-    return any(start <= at < end and "dim" in str(style) for start, end, style in content.spans)
-
-
-async def test_the_key_bar_dims_the_keys_that_cannot_act_after_each_key(make_app):
-    """The keys are checked again only when what decides them changes: undo usable after the first score,
-    submit after the last, both again on the next item; only the note's keys while it is edited."""
-    app = make_app("cis", auto_submit=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        bar = app.screen.query_one(KeyBar)
-        assert dimmed(bar, "Undo") and dimmed(bar, "Submit")
-        await pilot.press("3")
-        await pilot.pause()
-        assert not dimmed(bar, "Undo") and dimmed(bar, "Submit")
-        await pilot.press("2", "3")
-        await pilot.pause()
-        assert dimmed(bar, "Submit")
-        await pilot.press("3")
-        await pilot.pause()
-        assert not dimmed(bar, "Submit")
-        await pilot.press("u")  # the last score undone: submit cannot act again
-        await pilot.pause()
-        assert dimmed(bar, "Submit") and not dimmed(bar, "Undo")
-        await pilot.press("3", "enter")
-        await pilot.pause()
-        assert dimmed(bar, "Undo") and dimmed(bar, "Submit")  # the next item
-        await pilot.press("n")  # the note has the keys
-        await pilot.pause()
-        assert "Submit" not in bar.content.plain or dimmed(bar, "Submit")
-        await pilot.press("escape")
-        await pilot.pause()
-        assert dimmed(bar, "Undo") and dimmed(bar, "Submit")
+        assert regions and None not in regions
+        assert regions[0].x == cell_len(before)  # where the line as it was ends (in the widget's content)

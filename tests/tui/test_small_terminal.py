@@ -6,10 +6,11 @@ import pytest
 
 from judge_tui.tui.messages import JudgeStatusLine
 from judge_tui.tui.screens.rating import RatingScreen
-from tests.tui.screen_text import screen_text
+from tests.tui.screen_text import screen_lines, screen_text
 
 SMALL = (80, 24)
 JUDGE = "judge: 18 queued · 2 running · 30 done · offline"
+
 
 
 def _words(text: str) -> str:
@@ -19,8 +20,8 @@ def _words(text: str) -> str:
 def side_text(app) -> str:
     """The rubric side of the screen as one line of words (wrapped lines joined; scroll bars cut off)."""
     side = app.screen.query_one("#side")
-    strips = app.screen._compositor.render_strips()  # noqa: SLF001 - the cells on screen
-    return _words(" ".join(strip.crop(side.region.x + 1, side.region.right - 1).text for strip in strips))
+    lines = screen_lines(app)
+    return _words(" ".join(line[side.region.x + 1:side.region.right - 1] for line in lines))
 
 
 @pytest.mark.parametrize("rubric_id", ["cis", "reasoning-trace", "exercise-quality", "binary"])

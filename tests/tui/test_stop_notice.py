@@ -27,13 +27,13 @@ async def test_the_notice_names_the_target_the_pool_cannot_settle(tmp_path, rubr
             rating_screen = app.screen  # the finish screen opens over it once the last item is rated
             session = rating_screen.session
             while session.state is not None and store.rating(session.state.item.id, "EXP001") is None:
-                notices = [n.message for n in app._notifications if "settled" in n.message]
+                notices = [n for n in app.notices if "settled" in n]
                 assert not notices  # nothing before the pool is rated: one more rating could settle it
                 await pilot.press("f" if labels[session.state.item.id] == "FAIL" else "p")
                 await app.workers.wait_for_complete()
                 await pilot.pause()
                 statuses.append(rating_screen.query_one(StatusLine).line(compact=False).plain)
-            notices = [n.message for n in app._notifications if "settled" in n.message]
+            notices = [n for n in app.notices if "settled" in n]
         assert len(notices) == 1
         notice = notices[0]
         assert "settled as far as this pool allows" in notice

@@ -7,7 +7,7 @@ import pytest
 from judge_tui.model.records import Item
 from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.widgets.status_line import StatusLine
-from tests.tui.screen_text import screen_text, widget_text
+from tests.tui.screen_text import screen_lines, screen_text, widget_text
 
 MARKUP = "[bold]loud[/bold] a stray [/] then [@click=app.quit]quit[/] and [link=https://evil.example]x[/link]"
 ESCAPES = "\x1b]0;pwned title\x07\x1b[31mred\x1b[0m bell\x07 nul\x00 csi\x9b2J"
@@ -67,7 +67,7 @@ async def test_notices_never_carry_escape_sequences(make_app, filled_store, rubr
         await pilot.press("!")  # unflags: "Flag removed from Z9"
         await pilot.press("p", "enter")
         await pilot.pause()
-        notices = [n.message for n in app._notifications]  # noqa: SLF001 - what the toasts were given
+        notices = list(app.notices)  # what the toasts were given
         status = str(app.screen.query_one(StatusLine).render())
         assert "✓ Z9 saved: overall PASS" in screen_text(app)
     assert any(n.startswith("Flag removed from Z9") for n in notices)
@@ -124,7 +124,7 @@ async def test_a_typed_emoji_and_invisible_characters_in_the_note_keep_its_box_i
         # Stored exactly as typed; shown with each invisible character as its code, as everywhere else.
         assert filled_store.draft("B001", "EXP001").notes == typed + "!"
         assert notes.text == "love ❤<U+FE0F>, zero<U+200B>width, 👨<U+200D>👩<U+200D>👧, <U+202E>evil!"
-        on_screen = "".join(strip.text for strip in app.screen._compositor.render_strips())  # noqa: SLF001
+        on_screen = "".join(screen_lines(app))
         assert show_invisible(on_screen) == on_screen  # nothing whose width terminals disagree on
         await pilot.press("n", "end", "backspace", "escape")  # editing goes on as usual
         assert filled_store.draft("B001", "EXP001").notes == typed

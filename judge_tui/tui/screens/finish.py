@@ -7,8 +7,10 @@ counts and time, never a judge's or another expert's figure (the blind rule).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -28,6 +30,31 @@ class Totals:
     form_minutes: float | int | None  # the rating form's total_time_minutes
     flagged: int
     skipped: int
+
+
+class NameField(Input):
+    """The name: Enter moves on to the summary notes, and keys typed after it land in the notes however fast
+    they come (a fast typist, a paste). Textual hands each key to the field that has the focus when the key
+    arrives; keys typed before Enter was handled were handed to this field, and are passed on from here."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.moved_on = False
+
+    def on_key(self, event: events.Key) -> None:
+        focused = self.screen.focused
+        if not self.moved_on:
+            if event.key != "enter":
+                return  # typed into the name
+            self.moved_on = True
+            self.screen.set_focus(self.screen.query_one("#finish-notes", TextArea))
+        elif focused is not None and focused is not self:
+            focused.post_message(events.Key(event.key, event.character))  # typed after Enter: for the notes
+        event.prevent_default()
+        event.stop()
+
+    def on_focus(self) -> None:
+        self.moved_on = False  # back in the name (a click, shift+tab): it takes keys again
 
 
 @dataclass(frozen=True)
@@ -59,7 +86,7 @@ class FinishScreen(ModalScreen[Finished | None]):
             yield Static(f"Rated {t.rated} of {t.total} items · time {format_seconds(t.seconds)}{form}\n"
                          f"{t.flagged} flagged · {t.skipped} skipped", markup=False, id="finish-totals")
             yield Static("Your name (the rating form's expert_name)", markup=False, classes="finish-hint")
-            yield Input(value=self.expert_name, placeholder="name", id="finish-name", max_length=MAX_NAME_LENGTH)
+            yield NameField(value=self.expert_name, placeholder="name", id="finish-name", max_length=MAX_NAME_LENGTH)
             yield Static("Summary notes: patterns across items, failure modes scores miss",
                          markup=False, classes="finish-hint")
             yield TextArea(self.summary_notes, id="finish-notes", soft_wrap=True, tab_behavior="focus")
@@ -69,9 +96,6 @@ class FinishScreen(ModalScreen[Finished | None]):
 
     def on_mount(self) -> None:
         self.query_one("#finish-name", Input).focus()
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.query_one("#finish-notes", TextArea).focus()  # Enter moves on to the notes
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "finish-save":

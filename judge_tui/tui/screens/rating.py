@@ -82,6 +82,7 @@ class RatingScreen(Screen[None]):
         self._saved_mark_timer: Timer | None = None
         self._bindings_checked_for: tuple[object, ...] | None = None
         self._unsaved_finish: Finished | None = None  # a finish the database could not take yet
+        self._rubric_collapsed = False  # toggle-rubric: the rubric folded into one line under the item
 
     # ------------------------------------------------------------------ building
 
@@ -102,7 +103,7 @@ class RatingScreen(Screen[None]):
     def on_mount(self) -> None:
         self.session.save_soon = self._save_after_paint
         state = self.session.resume()
-        self.ticker = self.set_interval(1.0, self._tick)
+        self.ticker = self.set_interval(1.0, self.tick)
         if state is None:
             start_up_over = getattr(self.app, "start_up_over", None)
             if start_up_over:  # no first item to wait for
@@ -110,10 +111,10 @@ class RatingScreen(Screen[None]):
             self.notify(f"There are no {self.rubric.id} items to rate. Import some with `judge-tui import`.",
                         markup=False, severity="warning", timeout=30)
             return
-        # Registered before the work _show_item asks for after the frame (the next cards, the next item's
+        # Registered before the work show_item asks for after the frame (the next cards, the next item's
         # colours), so the first paint is reported, and the code coloured, before that work runs.
         self.call_after_refresh(self._first_paint)
-        self._show_item()
+        self.show_item()
         if state.submitted is not None and not state.changed_since_submit:
             self.notify(self._all_rated(), markup=False)
 
@@ -149,7 +150,7 @@ class RatingScreen(Screen[None]):
 
     # ------------------------------------------------------------------ showing state
 
-    def _show_item(self) -> None:
+    def show_item(self) -> None:
         state = self.session.state
         if state is None:
             return
@@ -161,7 +162,7 @@ class RatingScreen(Screen[None]):
         self._show_note(state.edit.notes)
         self._show_rubric()
         self._show_progress()
-        self._tick(count=False)
+        self.tick(count=False)
         # A new item changes most of the screen, with no layout of it (the item pane and the rubric panel change
         # only their lines and how far they scroll): drawn in the next frame, rather than widget by widget over
         # the frames their own messages reach the screen in. The widgets that change are named rather than the
@@ -272,7 +273,7 @@ class RatingScreen(Screen[None]):
         timer = self.session.timer
         self.query_one(StatusLine).set_time(timer.elapsed(), timer.state)
 
-    def _tick(self, count: bool = True) -> None:
+    def tick(self, count: bool = True) -> None:
         self._show_time()
         if count:
             self.session.save_time(every=SAVE_TIME_EVERY)
@@ -415,11 +416,11 @@ class RatingScreen(Screen[None]):
         self._submitted = (rating.item_id, f"{self.rubric.overall_name} {overall_label(self.rubric, rating.overall)}")
         self.query_one(StatusLine).set_saved("")
         if self.session.open_next_unrated() is None:
-            self._show_item()
+            self.show_item()
             if not self._offer_finish():
                 self.notify(self._all_rated(), markup=False, timeout=10)
             return
-        self._show_item()
+        self.show_item()
 
     # ------------------------------------------------------------------ finishing the study
 
@@ -502,9 +503,9 @@ class RatingScreen(Screen[None]):
         with Store(self.session.store.path) as store:
             found = study_settledness(store, self.rubric, self.agreement)
         if found is not None:
-            self.app.call_from_thread(self._show_settledness, found)
+            self.app.call_from_thread(self.show_settledness, found)
 
-    def _show_settledness(self, found: Settledness) -> None:
+    def show_settledness(self, found: Settledness) -> None:
         store, reviewer, rubric = self.session.store, self.session.reviewer, self.rubric.id
         if self._shows_settling:
             self.query_one(StatusLine).set_settling(found.decided, found.targets)
@@ -528,19 +529,19 @@ class RatingScreen(Screen[None]):
         if self.session.open_neighbour(+1) is None:
             self.notify("This is the last item.", markup=False, timeout=3)
             return
-        self._show_item()
+        self.show_item()
 
     def action_prev_item(self) -> None:
         if self.session.open_neighbour(-1) is None:
             self.notify("This is the first item.", markup=False, timeout=3)
             return
-        self._show_item()
+        self.show_item()
 
     def action_skip(self) -> None:
         skipped = self.session.state.item.id if self.session.state else ""
         if self.session.skip() is None or (self.session.state and self.session.state.item.id == skipped):
             self.notify("No other item is waiting; this one stays open.", markup=False, timeout=4)
-        self._show_item()
+        self.show_item()
 
     def action_flag(self) -> None:
         state = self.session.state
@@ -578,7 +579,7 @@ class RatingScreen(Screen[None]):
     def action_edit_note(self) -> None:
         self.add_class("-editing-note")  # a folded note box opens first (it cannot take focus while hidden)
         if self.rubric_collapsed:  # the note box is in the rubric's column: shown while the note is edited
-            self.add_class("-note-open")
+            self._show_columns(note_open=True)
         self.call_after_refresh(self.query_one(NotesEditor).focus)
 
     def action_toggle_guidance(self) -> None:
@@ -587,12 +588,20 @@ class RatingScreen(Screen[None]):
 
     @property
     def rubric_collapsed(self) -> bool:
-        return self.has_class("-rubric-collapsed")
+        return self._rubric_collapsed
 
     def action_toggle_rubric(self) -> None:
         """The rubric panel folded into one line under the item (the item gets the whole width), or back."""
-        self.set_class(not self.rubric_collapsed, "-rubric-collapsed")
+        self._rubric_collapsed = not self._rubric_collapsed
+        self._show_columns()
         self._show_rubric(scroll_after_layout=True)
+
+    def _show_columns(self, *, note_open: bool = False) -> None:
+        """The rubric's column beside the item, or the strip under it (with the column while the note is edited).
+        Set on the two widgets, not as a class of the screen: a class of the screen has Textual match every
+        widget on it against the stylesheet again, a few times the work of the key itself."""
+        self.query_one("#side").display = not self._rubric_collapsed or note_open
+        self.query_one(RubricStrip).display = self._rubric_collapsed
 
     def action_toggle_wrap(self) -> None:
         pane = self.query_one(ItemPane)
@@ -693,7 +702,7 @@ class RatingScreen(Screen[None]):
             notes = self.session.state.edit.notes if self.session.state else ""
             self._show_note(notes)  # as saved: without trailing blank lines
             self.remove_class("-editing-note")
-            self.remove_class("-note-open")
+            self._show_columns()
             self._show_rubric()
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:

@@ -200,6 +200,11 @@ class FieldRows:
             self._longest = max((cell_len(line.plain) for line in self.lines), default=0)
         return self._longest + self._gutter_width
 
+    @property
+    def drawn_rows(self) -> int:
+        """How many rows are drawn and kept (each is drawn when it first comes on screen)."""
+        return len(self._strips)
+
     def forget_rows(self) -> None:
         """Work the rows out again when next drawn (new text, or new styles)."""
         self._width = -1

@@ -12,7 +12,6 @@ from rich.style import Style as RichStyle
 from rich.text import Text
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
-from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.visual import Visual, visualize
 
@@ -20,8 +19,7 @@ from judge_tui.model.records import Item
 from judge_tui.model.rubrics import ItemField, Rubric
 from judge_tui.model.textsafe import clean
 from judge_tui.tui.widgets.field_rows import FieldRows, prepare
-from judge_tui.tui.widgets.scroll_bar import row_scroll_bar
-from judge_tui.tui.widgets.styled_lines import StyledLines
+from judge_tui.tui.widgets.scroll_size import set_scroll_size
 
 
 def display_text(value: object) -> str:
@@ -56,7 +54,8 @@ class ItemPane(ScrollView, can_focus=False):
         width: 1fr;
         height: 1fr;
         overflow-x: hidden;
-        overflow-y: scroll;  /* its column kept for short items too: no layout when the next item is longer */
+        overflow-y: auto;
+        scrollbar-gutter: stable;  /* its column kept for short items too */
     }
     ItemPane > .item-pane--label {
         color: $accent;
@@ -79,14 +78,11 @@ class ItemPane(ScrollView, can_focus=False):
         self._content = _Content(None, Text(), [], {}, [(Text(), "")], [])
         self._drawn_text: dict[tuple[str, str, int], list[Strip]] = {}  # header and labels, by text, look, width
         self._on_screen: dict[int, Strip] = {}  # the line last drawn at each row of the pane
-        self._top_drawn: int | None = None  # while the pane draws its lines: the first line of the item shown
+        self._blank: tuple[tuple[int, RichStyle], Strip] | None = None  # a blank line, the same Strip each time
         self.unwrapped = False  # code and program output a line a row, scrolled sideways (toggle-wrap)
         self._x = 0  # unwrapped: the first column of code shown
-        self._styled = StyledLines(self)
-
-    @property
-    def vertical_scrollbar(self) -> ScrollBar:
-        return row_scroll_bar(self)  # its thumb moves without its rows being drawn again
+        self._top_drawn: int | None = None  # while Textual asks for the pane's lines: the item's line at the top
+        self._looks: dict[str, Any] = {}  # the visual style of each look, until the styles change
 
     @property
     def rubric(self) -> Rubric:
@@ -129,8 +125,8 @@ class ItemPane(ScrollView, can_focus=False):
         content = self._content_of(item, colour_later=False)
         self._apply_view(content, x=0)  # as it opens: from its first column
         self._lay_out(content, width)
-        self._styled.keep([self._line_of(content, index)
-                           for index in range(min(self.scrollable_content_region.height, content.starts[-1]))])
+        for index in range(min(self.scrollable_content_region.height, content.starts[-1])):
+            self._line_of(content, index)  # each row drawn once, and kept by its field
         self._prepared = content
 
     def colour(self) -> None:
@@ -221,6 +217,11 @@ class ItemPane(ScrollView, can_focus=False):
         rows = self._content.rows.get(name)
         return rows.text if rows is not None else ""
 
+    @property
+    def prepared_item(self) -> Item | None:
+        """The item laid out and drawn ahead of time, to be shown next (None when there is none)."""
+        return self._prepared.item if self._prepared is not None else None
+
     def field_rows(self, name: str) -> FieldRows:
         return self._content.rows[name]
 
@@ -245,6 +246,7 @@ class ItemPane(ScrollView, can_focus=False):
     def notify_style_update(self) -> None:
         """New styles (another theme): everything is drawn again in its new colours."""
         super().notify_style_update()
+        self._looks.clear()
         self._drawn_text.clear()
         self._prepared = None
         for rows in self._content.rows.values():
@@ -265,8 +267,7 @@ class ItemPane(ScrollView, can_focus=False):
         size = Size(width, content.starts[-1])
         if size != self.virtual_size:
             # No layout of the screen: only the scrollbar's thumb changes (its column is always kept).
-            self.set_reactive(ScrollView.virtual_size, size)
-            self._scroll_update(size)
+            set_scroll_size(self, size)
         if refresh:
             self._refresh_changed()
 
@@ -289,7 +290,7 @@ class ItemPane(ScrollView, can_focus=False):
             return
         top = round(self.scroll_offset.y)
         changed = [y for y in range(self.scrollable_content_region.height)
-                   if (before := self._on_screen.get(y)) is None or before != self._line(top + y)]
+                   if (before := self._on_screen.get(y)) is None or before != self.line(top + y)]
         if changed:
             self.refresh_lines(top + changed[0], changed[-1] - changed[0] + 1)
 
@@ -311,36 +312,36 @@ class ItemPane(ScrollView, can_focus=False):
         return _background_only(self.visual_style)
 
     def _look_style(self, look: str) -> Any:
-        return self.get_visual_style(f"item-pane--{look}") if look else self.visual_style
+        style = self._looks.get(look)
+        if style is None:
+            style = self._looks[look] = self.get_visual_style(f"item-pane--{look}") if look else self.visual_style
+        return style
 
-    def _line(self, index: int) -> Strip:
+    def line(self, index: int) -> Strip:
         """Line `index` of everything the pane holds, at the width it was laid out for."""
         return self._line_of(self._content, index)
 
     def _line_of(self, content: _Content, index: int) -> Strip:
         width = content.width
         if width <= 0:  # no room for a column of text (a terminal too narrow): nothing to lay out
-            return self._styled.blank(max(0, self.scrollable_content_region.width), self._blank_style())
+            return self._blank_line(max(0, self.scrollable_content_region.width))
         part_index = bisect_right(content.starts, index) - 1
         if part_index >= len(content.parts):
-            return self._styled.blank(width, self._blank_style())
+            return self._blank_line(width)
         part, look = content.parts[part_index]
         offset = index - content.starts[part_index]
         if isinstance(part, FieldRows):
             return part.row(offset, width, self.app.console, self._look_style(look).rich_style)
         if offset == 0:
-            return self._styled.blank(width, self._blank_style())
+            return self._blank_line(width)
         return self._drawn(part, look, width)[offset - 1]
 
-    def render_lines(self, crop: Region) -> list[Strip]:
-        # The width and scroll looked up once for all the lines drawn, not once a line.
-        self._top_drawn = self._top()
-        try:
-            if self._styled.usable():
-                return self._styled.render_lines(crop, self.render_line)
-            return super().render_lines(crop)
-        finally:
-            self._top_drawn = None
+    def _blank_line(self, width: int) -> Strip:
+        """A blank line, the same Strip each time: a line compared with the one last drawn is found unchanged."""
+        style = self._blank_style()
+        if self._blank is None or self._blank[0] != (width, style):
+            self._blank = ((width, style), Strip.blank(width, style))
+        return self._blank[1]
 
     def _top(self) -> int:
         """The item's line at the top of the pane, the item laid out at the pane's width."""
@@ -348,9 +349,16 @@ class ItemPane(ScrollView, can_focus=False):
             self._build(refresh=False)
         return round(self.scroll_offset.y)
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The scroll and width looked up once for all the lines Textual asks for, not once a line.
+        self._top_drawn = self._top()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._top_drawn = None
+
     def render_line(self, y: int) -> Strip:
-        top = self._top() if self._top_drawn is None else self._top_drawn
-        strip = self._line(y + top)
+        strip = self.line(y + (self._top() if self._top_drawn is None else self._top_drawn))
         self._on_screen[y] = strip
         return strip
 

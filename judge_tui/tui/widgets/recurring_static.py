@@ -90,6 +90,10 @@ class RecurringStatic(Widget, inherit_bindings=False):
                 self.refresh(Region(start, 0, width - start, 1))
         return True
 
+    def forget_looks(self) -> None:
+        """Draw the text afresh when next drawn (as a widget that has kept nothing would)."""
+        self._drawn_looks.clear()
+
     def render_lines(self, crop: Region) -> list[Strip]:
         # A theme's colours ($accent); a border's title is drawn with the lines.
         key = (self._look, crop, self.size, self.visual_style, self.app.theme, self.border_title)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
-from functools import partial
 from typing import Any
 
 from rich.cells import cell_len
@@ -18,7 +17,6 @@ from rich.table import Table
 from rich.text import Text
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
-from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.visual import Visual, visualize
 
@@ -27,8 +25,7 @@ from judge_tui.model.rubrics import Dimension, Rubric
 from judge_tui.model.textsafe import clean
 from judge_tui.tui.score_text import compact_score, exact, overall_label, score_label, short_names
 from judge_tui.tui.widgets.recurring_static import RecurringStatic, look_of
-from judge_tui.tui.widgets.scroll_bar import row_scroll_bar
-from judge_tui.tui.widgets.styled_lines import StyledLines
+from judge_tui.tui.widgets.scroll_size import set_scroll_size
 
 _DRAWN_LIMIT = 64  # blocks kept drawn (per panel): the cards of the dimensions the reviewer moves between
 
@@ -77,12 +74,9 @@ class RubricPanel(ScrollView, can_focus=False):
         self._spans: dict[str, tuple[int, int]] = {}  # block -> its first line and the line after it
         self._built_for: tuple[object, ...] | None = None
         self._scroll_wanted: str | None = None
-        self._drawing_at: tuple[int, int] | None = None  # while the panel draws its lines: its width and scroll
-        self._styled = StyledLines(self)
-
-    @property
-    def vertical_scrollbar(self) -> ScrollBar:
-        return row_scroll_bar(self)  # its thumb moves without its rows being drawn again
+        self._drawing_at: tuple[int, int] | None = None  # while Textual asks for the lines: width and scroll
+        self._card_wanted: _CardArgs | None = None  # a card to draw ahead once the panel has a width
+        self._blank: tuple[tuple[int, RichStyle], Strip] | None = None  # a blank line, the same Strip each time
 
     def use_rubric(self, rubric: Rubric) -> None:
         """Another version of the rubric (a change kept on the judge screen): every block is drawn anew at the
@@ -160,14 +154,20 @@ class RubricPanel(ScrollView, can_focus=False):
     ) -> None:
         """Draw a dimension's focused card ahead of time (the next key's or the next item's), so that the key
         finds it drawn: laying out its table of anchors is most of a key's own work."""
+        options = {"guidance_on": guidance_on, "task_type": task_type, "keys": keys, "compact": compact}
+        self._card_wanted = (self.rubric.dimension(dimension_id), value, options)
+        self._draw_wanted_card()
+
+    def _draw_wanted_card(self) -> None:
+        """Draw the card asked for ahead of time, once the panel has a width to draw it at (not while it is
+        hidden: the rubric folded)."""
         width = self.scrollable_content_region.width
-        if width <= 2:  # not laid out yet
-            self.call_after_refresh(partial(self.prepare_card, dimension_id, value, guidance_on=guidance_on,
-                                            task_type=task_type, keys=keys, compact=compact))
+        if self._card_wanted is None or width <= 2:
             return
-        key, source, look = self._card(self.rubric.dimension(dimension_id), value, focused=True,
-                                       guidance_on=guidance_on, task_type=task_type, keys=keys, compact=compact)
-        self._styled.keep(self._drawn_block(key, source, look, self._look(look), width))
+        dim, value, options = self._card_wanted
+        self._card_wanted = None
+        key, source, look = self._card(dim, value, focused=True, **options)
+        self._drawn_block(key, source, look, self._look(look), width)
 
     def _order_blocks(self) -> None:
         order = ["title", *(f"dim-{d.id}" for d in self.rubric.dimensions), "definitions", "others"]
@@ -193,6 +193,17 @@ class RubricPanel(ScrollView, can_focus=False):
         self.scroll_to_region(region, animate=False, top=top, immediate=True)
 
     @property
+    def lines(self) -> list[Strip]:
+        """Every line the panel holds, as drawn, including what is scrolled out of view."""
+        return self._lines
+
+    def forget_drawn(self) -> None:
+        """Draw every block afresh when next shown (as a panel that has kept nothing would)."""
+        self._drawn.clear()
+        self._built_for = None
+        self._build(refresh=False)
+
+    @property
     def text(self) -> str:
         """Everything the panel holds as plain text, including what is scrolled out of view."""
         return "\n".join(line.text.rstrip() for line in self._lines)
@@ -201,6 +212,7 @@ class RubricPanel(ScrollView, can_focus=False):
 
     def on_resize(self) -> None:
         self._build()
+        self._draw_wanted_card()
 
     def notify_style_update(self) -> None:
         """New styles (another theme): the blocks are drawn again in their new colours when next shown."""
@@ -231,8 +243,7 @@ class RubricPanel(ScrollView, can_focus=False):
         size = Size(width, len(lines))
         if size != self.virtual_size:
             # No layout of the screen: only the scrollbar's reach changes (it appearing or going is a layout).
-            self.set_reactive(ScrollView.virtual_size, size)
-            self._scroll_update(size)
+            set_scroll_size(self, size)
         if refresh:
             self._refresh_changed(before, lines)
 
@@ -271,12 +282,12 @@ class RubricPanel(ScrollView, can_focus=False):
             text = source
         else:
             dim, value, options = source
-            text = self._card_text(dim, value, inner, **options)
+            text = self.card_text(dim, value, inner, **options)
         strips = Visual.to_strips(self, visualize(self, text, markup=False), inner, None, style)
         side = Segment(" ", padding)
         return [Strip([side, *strip.adjust_cell_length(inner, padding), side], width) for strip in strips]
 
-    def _card_text(
+    def card_text(
         self, dim: Dimension, score: float | None, width: int, *, focused: bool, expanded: bool,
         guidance_on: bool, task_type: str | None, keys: Mapping[float, str], compact: bool,
     ) -> Text:
@@ -314,22 +325,20 @@ class RubricPanel(ScrollView, can_focus=False):
         # The table of anchors is laid out once here, not by Textual at every frame.
         return as_lines(self.app.console, Group(*parts), width)
 
-    def render_lines(self, crop: Region) -> list[Strip]:
-        # The width and scroll looked up once for all the lines drawn, not once a line.
-        self._drawing_at = self._where_drawn()
-        try:
-            if self._styled.usable():
-                return self._styled.render_lines(crop, self.render_line)
-            return super().render_lines(crop)
-        finally:
-            self._drawing_at = None
-
     def _where_drawn(self) -> tuple[int, int]:
         """The panel's width and its first line on screen, its lines put together at that width."""
         width = self.scrollable_content_region.width
         if self._built_for is None or self._built_for[0] != width:  # first drawn, new styles or a new width
             self._build(refresh=False)
         return width, round(self.scroll_offset.y)
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The width and scroll looked up once for all the lines Textual asks for, not once a line.
+        self._drawing_at = self._where_drawn()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._drawing_at = None
 
     def render_line(self, y: int) -> Strip:
         width, top = self._where_drawn() if self._drawing_at is None else self._drawing_at
@@ -339,7 +348,11 @@ class RubricPanel(ScrollView, can_focus=False):
         return self._blank_line(width)
 
     def _blank_line(self, width: int) -> Strip:
-        return self._styled.blank(width, self._look("")[1])
+        """A blank line, the same Strip each time: a line compared with the one last drawn is found unchanged."""
+        style = self._look("")[1]
+        if self._blank is None or self._blank[0] != (width, style):
+            self._blank = ((width, style), Strip.blank(width, style))
+        return self._blank[1]
 
 
 def as_lines(console: Console, renderable: RenderableType, width: int) -> Text:
