@@ -161,3 +161,16 @@ def test_the_readme_stays_short() -> None:
 def test_every_page_of_docs_is_in_the_index() -> None:
     index = (DOCS / "index.md").read_text(encoding="utf-8")
     assert [p.name for p in sorted(DOCS.glob("*.md")) if p.name != "index.md" and f"]({p.name}" not in index] == []
+
+
+def test_every_setting_is_in_the_settings_page() -> None:
+    import dataclasses
+
+    from judge_tui.model.settings import AgreementSettings, Settings
+
+    page = (DOCS / "settings.md").read_text(encoding="utf-8")
+    tables = page[page.index("## Rating"):]
+    for model in (Settings, AgreementSettings):
+        for field in dataclasses.fields(model):
+            assert f"`{field.name}`" in tables, f"docs/settings.md has no row for {field.name}"
+            assert f'"{field.name}"' in page, f"docs/settings.md's example file lacks {field.name}"
