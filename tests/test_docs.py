@@ -174,3 +174,12 @@ def test_every_setting_is_in_the_settings_page() -> None:
         for field in dataclasses.fields(model):
             assert f"`{field.name}`" in tables, f"docs/settings.md has no row for {field.name}"
             assert f'"{field.name}"' in page, f"docs/settings.md's example file lacks {field.name}"
+
+
+def test_every_benchmark_section_gives_its_command() -> None:
+    text = (DOCS / "benchmarks.md").read_text(encoding="utf-8")
+    sections = re.split(r"^## ", text, flags=re.MULTILINE)[1:]
+    assert sections
+    without = [s.splitlines()[0] for s in sections
+               if not re.search(r"^```(?:bash)?\n[^`]*benchmarks/\w+\.py", s, flags=re.MULTILINE)]
+    assert without == [], f"docs/benchmarks.md sections without the command that measures them: {without}"
