@@ -19,6 +19,7 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 README = (REPO / "README.md").read_text(encoding="utf-8")
 CONTRIBUTING = (REPO / "CONTRIBUTING.md").read_text(encoding="utf-8")
+DEVELOPMENT = (REPO / "docs" / "development.md").read_text(encoding="utf-8")
 CI = (REPO / ".ci" / "run").read_text(encoding="utf-8")
 
 # Writes its name and arguments to the log; exits 3 when $FAIL names this call. A virtualenv's tool is named with
@@ -103,7 +104,7 @@ def _ci_commands() -> list[str]:
     return [line.strip("()") for line in CI.splitlines() if line and not line.startswith("#")][2:]
 
 
-@pytest.mark.parametrize(("document", "section"), [(README, "## Development"),
+@pytest.mark.parametrize(("document", "section"), [(DEVELOPMENT, "## The checks CI runs"),
                                                    (CONTRIBUTING, "## The checks CI runs")])
 def test_the_docs_list_exactly_the_checks_ci_runs(document: str, section: str) -> None:
     after = document.split(section + "\n", 1)[1]

@@ -13,6 +13,7 @@ import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from judge_tui import __version__
 from judge_tui.model.errors import UserError
@@ -67,8 +68,33 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", type=Path, help=DB_HELP, default=argparse.SUPPRESS)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+class CommandParser(argparse.ArgumentParser):
+    """An ArgumentParser that keeps its arguments and commands where code can read them (docs/cli.md is made
+    from them by `python -m judge_tui.cli.reference`), since argparse keeps its own lists private."""
+
+    def __init__(self, *args: Any, summary: str = "", **kwargs: Any) -> None:
+        self.arguments: list[argparse.Action] = []  # before __init__, which adds -h through add_argument
+        self.commands: dict[str, CommandParser] = {}
+        self.summary = summary
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        action = super().add_argument(*args, **kwargs)
+        self.arguments.append(action)
+        return action
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        self._command_parsers = super().add_subparsers(**kwargs)
+        return self._command_parsers
+
+    def add_command(self, name: str, help: str, **kwargs: Any) -> CommandParser:
+        command: CommandParser = self._command_parsers.add_parser(name, help=help, summary=help, **kwargs)
+        self.commands[name] = command
+        return command
+
+
+def build_parser() -> CommandParser:
+    parser = CommandParser(
         prog="judge-tui",
         description="Rate submissions against a rubric by keyboard, judge them with an LLM, and measure agreement. "
         "With no command, opens the rating screen (before your study has items, on the bundled demo, which "
@@ -80,9 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--rubric", help="rubric id or rubric file to rate")
     parser.add_argument("--split", type=split_name, help="rate only items of this split (train, dev, test)")
     parser.add_argument("--lead", action="store_true", help=LEAD_HELP)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("rate", help="open the rating screen")
+    p = parser.add_command("rate", help="open the rating screen")
     _common(p)
     p.add_argument("--reviewer", help="your reviewer id (asked once, then remembered)", default=argparse.SUPPRESS)
     p.add_argument("--rubric", help="rubric id or rubric file to rate", default=argparse.SUPPRESS)
@@ -95,17 +121,17 @@ def build_parser() -> argparse.ArgumentParser:
                    "at random and never shown. Kept per reviewer: quitting and coming back never reshuffles. "
                    "An assignment (judge-tui assign) keeps its own queue's order")
 
-    p = sub.add_parser("demo", help="open the rating screen on the bundled demo (a database of its own, apart "
+    p = parser.add_command("demo", help="open the rating screen on the bundled demo (a database of its own, apart "
                                     "from your study)")
     p.add_argument("--reviewer", help="your reviewer id in the demo (asked once, then remembered)",
                    default=argparse.SUPPRESS)
     p.add_argument("--rubric", help="rubric id to rate (default: cis)", default=argparse.SUPPRESS)
 
-    p = sub.add_parser("rubrics", help="list the available rubrics")
+    p = parser.add_command("rubrics", help="list the available rubrics")
     p.add_argument("--rubric", dest="rubric_files", action="append", type=Path, default=[],
                    help="also load this rubric file (repeatable)")
 
-    p = sub.add_parser("import", help="import items (JSON, JSONL, CSV, promptfoo results)")
+    p = parser.add_command("import", help="import items (JSON, JSONL, CSV, promptfoo results)")
     _common(p)
     p.add_argument("file", type=Path, nargs="?", help="file to import (a file on disk of up to 2 GB)")
     p.add_argument("--rubric", help="rubric id or file the items are rated against")
@@ -116,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--split", type=split_name, help="put every imported item in this split")
     p.add_argument("--bundle", type=Path, metavar="FILE", help="import one expert's bundle (see export --bundle)")
 
-    p = sub.add_parser("import-ratings", help="import ratings made elsewhere (rating_form.json, judge output, ...)")
+    p = parser.add_command("import-ratings", help="import ratings made elsewhere (rating_form.json, judge output, ...)")
     _common(p)
     p.add_argument("file", type=Path, help="file of ratings (a file on disk of up to 2 GB)")
     p.add_argument("--rater", help="rater id to file the ratings under (default: the rater the file names, "
@@ -132,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="JSON Lines and CSV: take FIELD (item_id, a dimension, notes, seconds) from the file's KEY "
                         "(a JSON key or CSV column; repeatable)")
 
-    p = sub.add_parser("export", help="export ratings and items skipped or flagged without one (rating_form.json, "
+    p = parser.add_command("export", help="export ratings and items skipped or flagged without one (rating_form.json, "
                                       "JSONL, CSV, review template)")
     _common(p)
     p.add_argument("--format", choices=["rating-form", "jsonl", "csv", "review-template"],
@@ -147,17 +173,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --bundle: the bundle to hand EXPERT, holding their assignment (judge-tui assign) "
                         "and its items, and their ratings so far")
 
-    p = sub.add_parser("split", help="assign items to train / dev / test splits")
+    p = parser.add_command("split", help="assign items to train / dev / test splits")
     _common(p)
     p.add_argument("--rubric", help="only this rubric's items")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--train", type=float, default=0.15)
-    p.add_argument("--dev", type=float, default=0.40)
-    p.add_argument("--test", type=float, default=0.45)
+    p.add_argument("--seed", type=int, default=0, help="the same database, rubric and seed give the same split "
+                   "(default 0)")
+    p.add_argument("--train", type=float, default=0.15, help="share of the items for train (default 0.15)")
+    p.add_argument("--dev", type=float, default=0.40, help="share of the items for dev (default 0.40)")
+    p.add_argument("--test", type=float, default=0.45, help="share of the items for test (default 0.45)")
     p.add_argument("--reassign", action="store_true",
                    help="also move items whose split was set at import (kept by default)")
 
-    p = sub.add_parser("judge", help="judge items with an LLM (headless, resumable)")
+    p = parser.add_command("judge", help="judge items with an LLM (headless, resumable)")
     _common(p)
     p.add_argument("--rubric", help="rubric id, or 'all' (needed when the database holds items of several rubrics)")
     p.add_argument("--model", help="model id, pinned for the run (default: settings judge_model; with --backend"
@@ -190,13 +217,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true",
                    help="say how many calls the run would make and what they would cost; queue and judge nothing")
 
-    p = sub.add_parser("failures", help="list failed judgments with their reason and raw answer")
+    p = parser.add_command("failures", help="list failed judgments with their reason and raw answer")
     _common(p)
     p.add_argument("--rubric", help="only this rubric's items")
     p.add_argument("--rater", help="only this judge rater (see judge-tui judge's summary)")
     p.add_argument("--limit", type=int, default=20, help="show at most N in full (default 20; 0: all)")
 
-    p = sub.add_parser("report", help="agreement report without the app")
+    p = parser.add_command("report", help="agreement report without the app")
     _common(p)
     p.add_argument("--format", choices=["text", "markdown", "json", "csv", "jsonl"],
                    help="text (default), markdown or json; with --items: csv (default), jsonl or markdown")
@@ -210,7 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", type=output_file,
                    help="write to a file instead of standard output (-: standard output)")
 
-    p = sub.add_parser("assign", help="plan who rates which items: each expert's share, with an overlap rated by "
+    p = parser.add_command("assign", help="plan who rates which items: each expert's share, with an overlap rated by "
                                       "several experts for agreement")
     _common(p)
     p.add_argument("--rubric", required=True, help="rubric id whose items are assigned")
@@ -224,12 +251,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="the same items, experts and seed give the same plan")
     p.add_argument("--format", choices=["text", "json"], default="text", help="the plan as text (default) or JSON")
 
-    p = sub.add_parser("status", help="where the study stands: each expert's progress and time, the judge queue")
+    p = parser.add_command("status", help="where the study stands: each expert's progress and time, the judge queue")
     _common(p)
     p.add_argument("--rubric", help="only this rubric (default: every rubric with items)")
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("--format", choices=["text", "json"], default="text",
+                   help="a table (default) or JSON for scripts")
 
-    p = sub.add_parser(
+    p = parser.add_command(
         "plan", help="before a study: how many items to label for an 80%% chance of deciding each target",
         description="Before a study: how many items (and how many human PASS and FAIL) to label for an 80% "
         "chance that the report decides each target, if the judge is as good as you expect. Targets and the "
@@ -246,9 +274,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--levels", type=int, default=5, help="graded: points of the scale, for kappa (default 5)")
     p.add_argument("--items", type=int, help="also say how likely a study of this many items ends undecided")
     p.add_argument("--chance", type=float, default=0.8, help="the chance of a decision to plan for (default 0.8)")
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("--format", choices=["text", "json"], default="text", help="a table (default) or JSON")
 
-    p = sub.add_parser("flags", help="list the items experts flagged for discussion, with their reasons")
+    p = parser.add_command("flags", help="list the items experts flagged for discussion, with their reasons")
     _common(p)
     p.add_argument("--rubric", help="only this rubric's items")
     p.add_argument("--rater", help="only this expert's flags")
@@ -258,15 +286,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", type=output_file,
                    help="write to a file instead of standard output (-: standard output)")
 
-    p = sub.add_parser("merge", help="merge other experts' databases into this one")
+    p = parser.add_command("merge", help="merge other experts' databases into this one")
     _common(p)
-    p.add_argument("others", type=Path, nargs="+", metavar="OTHER.db")
+    p.add_argument("others", type=Path, nargs="+", metavar="OTHER.db",
+                   help="the databases (or bundles) to merge in; opened read-only")
 
-    p = sub.add_parser("history", help="list rubric and prompt versions with their reasons")
+    p = parser.add_command("history", help="list rubric and prompt versions with their reasons")
     _common(p)
     p.add_argument("--rubric", help="only this rubric")
 
-    p = sub.add_parser("rubric-change", help="record a new rubric version with its reason and motivating items")
+    p = parser.add_command("rubric-change", help="record a new rubric version with its reason and motivating items")
     _common(p)
     p.add_argument("rubric", help="rubric id (or rubric file)")
     p.add_argument("--reason", required=True, help="what changed and why")
@@ -275,13 +304,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the new definition, used by every command on this database from now on (other "
                         "databases keep theirs)")
 
-    p = sub.add_parser("adjudicate", help="settle the items where experts disagree (stored as rater 'consensus')")
+    p = parser.add_command("adjudicate", help="settle the items where experts disagree (stored as rater 'consensus')")
     _common(p)
     p.add_argument("--rubric", help="rubric id (default: the one with the most items)")
     p.add_argument("--reviewer", help="who adjudicates (default: the remembered reviewer)", default=argparse.SUPPRESS)
     p.add_argument("--split", type=split_name, help="only items of this split", default=argparse.SUPPRESS)
 
-    p = sub.add_parser("calibrate", help="the lead's judge screen: change the judge, re-judge the dev split, "
+    p = parser.add_command("calibrate", help="the lead's judge screen: change the judge, re-judge the dev split, "
                                          "see whether it helped, keep or revert")
     _common(p)
     p.add_argument("--rubric", help="rubric id (default: the one with the most items)")
@@ -307,7 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
                         " PATH, HOME, the locale and a few more); repeat for several")
     p.add_argument("--replay", type=Path, metavar="FILE", help="for --backend replay: recorded answers")
 
-    p = sub.add_parser("check", help="check the database file for damage (reads all of it)")
+    p = parser.add_command("check", help="check the database file for damage (reads all of it)")
     _common(p)
 
     return parser

@@ -50,7 +50,7 @@ class AgreementSettings(Strict):
 @dataclass
 class Settings(Strict):
     idle_seconds: float = 180.0  # stop the item timer after this long without a key
-    # Of an idle spell, the seconds after the last key still counted as reading (README, "Time").
+    # Of an idle spell, the seconds after the last key still counted as reading (docs/rating.md, "Time").
     reading_seconds: float = 90.0
     reveal_after_submit: bool = False  # show the judge's and other raters' scores for an item once submitted
     # On a rubric with one judged dimension (such as binary PASS/FAIL), the score key also submits and opens the
@@ -92,8 +92,8 @@ def load_settings(path: Path | None = None) -> Settings:
     except UnicodeDecodeError as exc:
         raise UserError(f"{path}: settings file is not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
     except RecursionError:
-        raise UserError(f"{path}: settings file is nested too deeply to be settings; see the README's "
-                        "Settings section for its form") from None
+        raise UserError(f"{path}: settings file is nested too deeply to be settings; see docs/settings.md "
+                        "for its form") from None
     except OSError as exc:
         raise UserError(f"{path}: cannot read the settings file ({exc.strerror})") from None
     except json.JSONDecodeError as exc:

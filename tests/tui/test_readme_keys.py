@@ -1,4 +1,5 @@
-"""The README's key table names every binding of the rating screen, so the two cannot drift apart."""
+"""The key tables name every binding of the rating screen, so the keys and their documentation cannot drift apart:
+docs/rating.md lists each key with its binding id, and the README's card lists the same keys."""
 
 from __future__ import annotations
 
@@ -6,15 +7,25 @@ from pathlib import Path
 
 from judge_tui.tui.keys import BINDING_IDS
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_every_binding_id_is_in_the_readme_keys_table():
-    text = README.read_text(encoding="utf-8")
-    table = text[text.index("| keys | does | binding id |"):]
+def _table(path: Path, header: str) -> list[list[str]]:
+    text = path.read_text(encoding="utf-8")
+    table = text[text.index(header):]
     table = table[: table.index("\n\n")]
-    rows = [row.split("|") for row in table.splitlines()[2:]]  # after the header and the rule
-    named = {name.strip(" `") for cells in rows for name in cells[3].split(",")}
-    if "`score-0` … `score-4`" in table:
+    return [row.split("|")[1:-1] for row in table.splitlines()[2:]]  # after the header and the rule
+
+
+def test_every_binding_id_is_in_the_keys_table_of_the_rating_guide():
+    table = _table(ROOT / "docs" / "rating.md", "| keys | does | binding id |")
+    named = {name.strip(" `") for cells in table for name in cells[2].split(",")}
+    if any("`score-0` … `score-4`" in cells[2] for cells in table):
         named |= {f"score-{n}" for n in range(5)}
     assert set(BINDING_IDS) <= named, sorted(set(BINDING_IDS) - named)
+
+
+def test_the_readme_card_lists_the_keys_of_the_rating_guide():
+    guide = [cells[0].strip() for cells in _table(ROOT / "docs" / "rating.md", "| keys | does | binding id |")]
+    card = [cells[0].strip() for cells in _table(ROOT / "README.md", "| keys | does |\n")]
+    assert card == guide
