@@ -53,9 +53,9 @@ def item_rows(store: Store, rubric: Rubric, human: Any, judge: Any, split: str |
         ordered = store.item_ids_in_order(rubric.id, split)
         items = store.items_by_id(ordered)
         notes: dict[str, dict[str, str]] = {}
-        for rating in store.rating_rows(rubric.id, split=split):  # newest rubric version last: it wins
-            if rating["rater_id"] in (*human.rater_ids, *judge.rater_ids) and rating["notes"]:
-                notes.setdefault(rating["item_id"], {})[rating["rater_id"]] = rating["notes"]
+        for (rater_id, item_id), note in store.first_run_notes(rubric.id, split).items():
+            if rater_id in (*human.rater_ids, *judge.rater_ids) and note:
+                notes.setdefault(item_id, {})[rater_id] = note
         flags: dict[str, list[dict[str, str]]] = {}
         for flag in store.flags(rubric.id, split=split):
             if flag.rater_id in human.rater_ids:

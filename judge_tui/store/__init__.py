@@ -6,8 +6,8 @@ A Store belongs to the thread that opened it.
 
 One module per area: schema.py (tables and migrations), core.py (connection, transactions, meta), then the
 queries of items, ratings, drafts, flags, assignments, queue orders, the judge queue, finished studies, import/export, agreement, merge_rows
-(what a merge finds here and the rows it writes), version_rows (rubric and prompt versions), rating_rows (several raters side
-by side, one rater's re-ratings) and status; foreign.py reads another database for a merge; faults.py turns the
+(what a merge finds here and the rows it writes), version_rows (rubric and prompt versions), drift_rows (one rater's
+re-ratings) and status; foreign.py reads another database for a merge; faults.py turns the
 database's faults into messages; rubric_choice.py picks the rubric definition a database works with.
 """
 
@@ -18,6 +18,7 @@ from judge_tui.store.assignments import AssignmentQueries
 from judge_tui.store.common import ItemConflict, StoreError, now
 from judge_tui.store.core import StoreCore
 from judge_tui.store.drafts import DraftQueries
+from judge_tui.store.drift_rows import DriftQueries
 from judge_tui.store.finishes import Finish, FinishQueries
 from judge_tui.store.flags import FlagQueries
 from judge_tui.store.foreign import ForeignDatabase
@@ -32,7 +33,6 @@ from judge_tui.store.merge_rows import (
     rating_content,
 )
 from judge_tui.store.queue_orders import QueueOrderQueries
-from judge_tui.store.rating_rows import DriftQueries, TeamQueries
 from judge_tui.store.ratings import RaterQueries, RatingQueries
 from judge_tui.store.schema import migrations
 from judge_tui.store.status import StatusQueries
@@ -59,7 +59,6 @@ class Store(
     VersionQueries,
     ImportExportQueries,
     MergeQueries,
-    TeamQueries,
     ItemQueries,
     RaterQueries,
     JudgeQueueQueries,

@@ -162,21 +162,14 @@ def _only(candidates: list[str], what: str, option: str, *, several: str | None 
     raise UserError(f"{several or 'several ' + what + 's'} ({', '.join(candidates)}): choose one with {option}")
 
 
-def _latest_by_item(store: Store, rubric: str, rater: str) -> dict[str, Rating]:
-    """The rater's first-run rating of each item under the newest rubric version they used for it."""
-    latest: dict[str, Rating] = {}
-    for rating in store.iter_ratings(rubric=rubric, rater_ids=[rater]):
-        if rating.repeat:
-            continue
-        kept = latest.get(rating.item_id)
-        if kept is None or rating.rubric_version_id > kept.rubric_version_id:
-            latest[rating.item_id] = rating
-    return latest
+def _current_by_item(store: Store, rubric: str, rater: str) -> dict[str, Rating]:
+    """The rater's current rating of each item, in item order."""
+    return {rating.item_id: rating for rating in store.iter_ratings(rubric=rubric, rater_ids=[rater], current=True)}
 
 
 def rated_seconds(store: Store, rater: str, rubric: str) -> list[float | None]:
     """The seconds of each item the rater rated, as the rating form counts them (None: not known)."""
-    return [rating.seconds for rating in _latest_by_item(store, rubric, rater).values()]
+    return [rating.seconds for rating in _current_by_item(store, rubric, rater).values()]
 
 
 def _rated_rubrics(store: Store, rater: str) -> list[str]:
@@ -194,7 +187,7 @@ def rating_form(store: Store, rater: str | None, rubric_name: str | None) -> dic
     rubric_name = rubric_name or _only(_rated_rubrics(store, rater), f"rubric rated by {rater}", "--rubric",
                                        several=f"{rater} rated several rubrics")
     rubric = resolve_rubric(rubric_name, store)
-    latest = _latest_by_item(store, rubric.id, rater)
+    latest = _current_by_item(store, rubric.id, rater)
     marks = {mark.item_id: mark for mark in store.set_aside(rubric.id, rater)}
     if not latest and not marks:
         raise UserError(f"{rater} has no ratings of rubric {rubric.id}")
@@ -258,8 +251,8 @@ def review_template(store: Store, rubric_name: str | None, human: str | None, ju
     rubric = resolve_rubric(rubric_name or "exercise-quality", store)
     human = human or _rater_of_kind(store, rubric.id, "human", "--rater")
     judge = judge or _rater_of_kind(store, rubric.id, "judge", "--judge")
-    human_ratings = _latest_by_item(store, rubric.id, human)
-    judge_ratings = _latest_by_item(store, rubric.id, judge)
+    human_ratings = _current_by_item(store, rubric.id, human)
+    judge_ratings = _current_by_item(store, rubric.id, judge)
     judged = [d.id for d in rubric.judged_dimensions]
     labels = {d.id: REVIEW_LABELS.get(d.id, d.name) for d in rubric.dimensions}
     item_columns = ["CEFR", "Focus"] if {"cefr_level", "focus"} <= {f.name for f in rubric.fields} else ["Item"]
