@@ -185,6 +185,11 @@ class RatingQueries(StoreCore):
         clause, params = where(("r.rater_id = ?", rater_id), ("i.rubric = ?", rubric))
         return int(self.scalar(f"SELECT COUNT(*) FROM ratings r JOIN items i ON i.id = r.item_id {clause}", params))
 
+    def has_rated(self, item_id: str, rater_id: str) -> bool:
+        """Whether the rater has any rating of the item (a first run or a re-rating, any rubric version)."""
+        return self.conn.execute("SELECT 1 FROM ratings WHERE rater_id = ? AND item_id = ? LIMIT 1",
+                                 [rater_id, item_id]).fetchone() is not None
+
     def rated_item_ids(self, rater_id: str, rubric: str | None = None) -> set[str]:
         sql = "SELECT DISTINCT r.item_id FROM ratings r JOIN items i ON i.id = r.item_id WHERE r.rater_id = ?"
         params: list[Any] = [rater_id]
