@@ -10,10 +10,12 @@ ratings stay the February ones, for the report, the export, status, flags, the q
 
 from __future__ import annotations
 
+import ast
 import csv
 import dataclasses
 import io
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -142,3 +144,36 @@ def test_the_rating_screen_and_the_figures_read_the_same_current_rating(merged: 
         assert ratings.first_runs("ann").overall.tolist() == [1.0] * 6
         assert ratings.first_runs("judge-x").overall.tolist() == [1.0] * 6
         assert ratings.by_repeat("judge-x")[0].overall.tolist() == [1.0] * 6
+
+
+def test_versions_made_in_the_same_millisecond_go_by_row_id_everywhere(tmp_path: Path, rubrics):
+    newer = rubrics["binary"]
+    older = dataclasses.replace(newer, description=newer.description + " (another wording)")
+    path = _database(tmp_path / "one.db", older, JANUARY, label=0.0, seconds=10.0, notes="first", judged=[],
+                     judge_label=0.0)
+    with Store(path) as store:
+        _rate(store, newer, "ann", "human", 1.0, 20.0, "second", ITEMS)
+        store.conn.execute("UPDATE rubric_versions SET created_at = ?", [JANUARY])
+        store.conn.commit()
+        assert [v["number"] for v in store.rubric_versions("binary")] == [1, 2]
+        assert store.rating("P01", "ann").notes == "second"
+        assert sc.load(store, newer).first_runs("ann").overall.tolist() == [1.0] * 6
+
+
+# Ways of choosing the newest rubric version outside the view: by its row id (MAX, ORDER BY, a comparison).
+_SECOND_COPIES = re.compile(r"MAX\(\s*\w*\.?rubric_version_id|ORDER BY[^\"']*rubric_version_id|"
+                            r"rubric_version_id\s*[<>]|ROW_NUMBER\(\)|created_at DESC, id DESC")
+
+
+def test_no_reader_chooses_the_newest_version_itself():
+    root = Path(__file__).resolve().parent.parent / "judge_tui"
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text()
+        if path.name == "schema.py":  # the migrations: m014 writes the rule, m005 ran before it existed
+            kept = [ast.get_source_segment(text, node) or "" for node in ast.parse(text).body
+                    if isinstance(node, ast.FunctionDef) and node.name in ("m005_rating_flags", "m014_current_ratings")]
+            for segment in kept:
+                text = text.replace(segment, "")
+        found += [f"{path.relative_to(root)}: {m.group(0)}" for m in _SECOND_COPIES.finditer(text)]
+    assert found == []
