@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from judge_tui.analysis.figure_format import share_text, short_text
 from judge_tui.formats import rating_form as form_format
 from judge_tui.formats import ratings_rows
 from judge_tui.model.errors import UserError
@@ -222,7 +223,7 @@ def rating_form(store: Store, rater: str | None, rubric_name: str | None) -> dic
 
 
 def _cell(value: float | None) -> str:
-    return MISSING if value is None else f"{value:g}"
+    return MISSING if value is None else short_text(value)
 
 
 def _text_cell(text: str) -> str:
@@ -262,7 +263,7 @@ def review_template(store: Store, rubric_name: str | None, human: str | None, ju
     header += ["Agreement?", "Notes"]
     lines = [f"# Review template: {rubric.name}", "",
              f"Human: {_text_cell(human)} · Judge: {_text_cell(judge)} · agreement = every judged dimension "
-             f"within ±{tolerance:g} (agreement.tolerance in the settings, as in `judge-tui report`)", "",
+             f"within ±{short_text(tolerance)} (agreement.tolerance in the settings, as in `judge-tui report`)", "",
              "| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
     items: list[Item] = list(store.iter_items(rubric=rubric.id))
     for number, item in enumerate(items, start=1):
@@ -301,8 +302,9 @@ def _summary(report: Report | None, total: int, tolerance: float) -> list[str]:
     if report is not None:
         s = report.summary
         reviewed, agreed, pairs = s.cases, s.agreements, s.pairs
-        rate = f"{s.alignment_rate:.1%}" if pairs else MISSING
         from judge_tui.stats.agreement import Undefined
+
+        rate = share_text(s.alignment_rate, 1) if pairs and not isinstance(s.alignment_rate, Undefined) else MISSING
 
         rates: dict[str, float] = {}
         for r in report.judged_rows:
@@ -311,11 +313,11 @@ def _summary(report: Report | None, total: int, tolerance: float) -> list[str]:
                 rates[r.key] = dimension_rate
         if rates:
             low, high = min(rates.values()), max(rates.values())
-            lowest = ", ".join(f"{d} ({value:.0%})" for d, value in rates.items() if value == low)
-            highest = ", ".join(f"{d} ({value:.0%})" for d, value in rates.items() if value == high)
+            lowest = ", ".join(f"{d} ({share_text(value)})" for d, value in rates.items() if value == low)
+            highest = ", ".join(f"{d} ({share_text(value)})" for d, value in rates.items() if value == high)
     rows = [
         ("Total cases reviewed", f"{reviewed}/{total}"),
-        (f"Dimension agreements (within ±{tolerance:g})", f"{agreed}/{pairs}"),
+        (f"Dimension agreements (within ±{short_text(tolerance)})", f"{agreed}/{pairs}"),
         ("Overall alignment rate", rate),
         ("Dimension with lowest alignment", lowest),
         ("Dimension with highest alignment", highest),
