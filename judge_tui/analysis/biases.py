@@ -22,7 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from judge_tui.analysis.figure_format import figure_text, figure_with_interval, interval_json, interval_text
+from judge_tui.analysis.figure_format import (
+    figure_text,
+    figure_with_interval,
+    interval_json,
+    interval_text,
+    share_text,
+)
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, cluster_share_interval
 from judge_tui.analysis.report import Group, JudgeSelfAgreement, NoComparison, Report, build_report
 from judge_tui.analysis.scores import has_item_field, load
@@ -247,7 +253,7 @@ def _signed_with_interval(value: ag.Figure, interval: Any) -> str:
 
 def biases_blocks(section: dict[str, Any], *, heading: bool = True) -> list[Block]:
     """The biases section (biases_dict) as blocks: the same figures in Markdown, Rich or plain lines."""
-    level = f"{section['confidence']:.0%}"
+    level = share_text(section['confidence'])
     blocks: list[Block] = [Heading(f"Judge biases: {section['judge']}")] if heading else []
     where = f"the {section['split']} split" if section["split"] else "all items"
     blocks.append(Paragraph((

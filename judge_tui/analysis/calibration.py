@@ -15,7 +15,13 @@ import numpy as np
 
 from judge_tui.analysis.biases import Biases, consensus_and_judge, judge_biases
 from judge_tui.analysis.compare import VersionComparison, compare_versions
-from judge_tui.analysis.figure_format import figure_text, figure_with_interval
+from judge_tui.analysis.figure_format import (
+    decimal_text,
+    figure_text,
+    figure_with_interval,
+    share_text,
+    short_text,
+)
 from judge_tui.analysis.report import Group, NoComparison, Report, Row, build_report
 from judge_tui.analysis.scores import load
 from judge_tui.analysis.team import load_team
@@ -66,8 +72,8 @@ class Cost:
         if not self.input_tokens:
             return f"{self.calls_text} · no tokens or price (a local program or a replay)"
         share = self.cache_share
-        cached = f"{share:.0%} of input tokens read from the cache" if share is not None else "no tokens yet"
-        return f"{self.calls_text} · ${self.dollars:.4f} · {self.input_tokens:,} input tokens, {cached}"
+        cached = f"{share_text(share)} of input tokens read from the cache" if share is not None else "no tokens yet"
+        return f"{self.calls_text} · ${decimal_text(self.dollars, 4)} · {self.input_tokens:,} input tokens, {cached}"
 
     @property
     def calls_text(self) -> str:
@@ -138,7 +144,7 @@ def _figure_rows(report: Report) -> tuple[tuple[str, str, str, str], ...]:
 def _figure_lines(report: Report, experts: tuple[str, ...], split: str,
                   settings: AgreementSettings) -> tuple[str, ...]:
     lines = [f"{report.counts['compared']} {split} items judged and rated by the experts "
-             f"({', '.join(experts)}); alignment within ±{settings.tolerance:g}"]
+             f"({', '.join(experts)}); alignment within ±{short_text(settings.tolerance)}"]
     for name, alignment, kappa, r in _figure_rows(report):
         lines.append(f"  {name}: alignment {alignment} · kappa {kappa} · r {r}")
     return tuple(lines)
@@ -154,7 +160,8 @@ def change_headline(comparison: VersionComparison) -> str:
     text = f"alignment {figure_text(before, percent=True)} → {figure_text(after, percent=True)}: " \
            f"{figure_text(after - before, percent=True, signed=True)}"
     if isinstance(change.interval, Interval):
-        text += f" [{change.interval.low * 100:+.0f}, {change.interval.high * 100:+.0f}]"
+        low, high = (decimal_text(bound * 100, 0, signed=True) for bound in (change.interval.low, change.interval.high))
+        text += f" [{low}, {high}]"
     text += f" over {comparison.items} items judged by both"
     if change.verdict is None:
         return f"{text}: too few items for an interval yet"

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from judge_tui.analysis.figure_format import decimal_text
 from judge_tui.analysis.queue_orders import judge_strata
 from judge_tui.analysis.scores import OVERALL_COLUMN, Pairing, item_groups
 from judge_tui.analysis.targets import TargetCheck, check
@@ -171,7 +172,8 @@ def _figure(key: str, label: str, statistic: iv.WeightedStatistic, weights: np.n
     interval = iv.percentile_interval(replicates, confidence, method=STRATIFIED_BOOTSTRAP)
     if isinstance(interval, Interval) and interval.high - interval.low < 1e-12:
         # Every resample the same (r = 1 on items on one line): a point would claim certainty about the judge.
-        interval = Undefined(f"no interval: every resample of the compared items gives {value:.3f}; items that "
+        interval = Undefined(f"no interval: every resample of the compared items gives "
+                             f"{decimal_text(value, 3)}; items that "
                              "differ more will give one")
     return WeightedFigure(key, label, value, interval, iv.effective_sample_size(weights))
 

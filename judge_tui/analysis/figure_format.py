@@ -1,23 +1,51 @@
-"""How every figure is written for people: the one number formatter of the report (text, Markdown, screens).
+"""How every figure is written for people: the one number formatter of the report (text, Markdown, screens),
+of the commands' messages and of the app. `tests/test_number_formats.py` fails if a format appears elsewhere.
 
 A figure that cannot be computed (Undefined, or its JSON form {"undefined": reason}) is written "n/a".
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from judge_tui.stats import agreement as ag
+if TYPE_CHECKING:
+    from judge_tui.stats.agreement import Undefined
+
+
+def _undefined() -> type[Undefined]:
+    """stats.agreement's Undefined, imported when a figure is written: the app's screens format numbers too, and
+    must start without numpy (tests/test_import_hygiene.py)."""
+    from judge_tui.stats.agreement import Undefined
+
+    return Undefined
 
 
 def figure_text(value: Any, *, digits: int = 3, percent: bool = False, signed: bool = False) -> str:
     """A figure as text: a share as a percentage with one decimal (a signed change in points), any other
     figure with ``digits`` decimals."""
-    if value is None or isinstance(value, dict | ag.Undefined):
+    if value is None or isinstance(value, dict | _undefined()):
         return "n/a"
     if percent:
         return f"{value * 100:+.1f} pts" if signed else f"{value:.1%}"
     return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+
+
+def share_text(value: float, decimals: int = 0) -> str:
+    """A share, a target or a confidence level in percent: 0.9 -> "90%" (decimals=1: "90.0%")."""
+    return f"{value:.{decimals}%}"
+
+
+def decimal_text(value: float, digits: int, *, signed: bool = False, grouped: bool = False) -> str:
+    """A number with ``digits`` decimals: a target, a figure in a message, a cost; ``signed`` writes its sign
+    (+0.12), ``grouped`` separates thousands (12,345.6)."""
+    sign, group = "+" if signed else "", "," if grouped else ""
+    return f"{value:{sign}{group}.{digits}f}"
+
+
+def short_text(value: float, digits: int | None = None) -> str:
+    """A number as short as it reads exactly (the general format): a setting, a tolerance or a value the user
+    gave, echoed as given: 0.15 -> "0.15", 2.0 -> "2"; with ``digits``, at most that many significant ones."""
+    return f"{value:g}" if digits is None else f"{value:.{digits}g}"
 
 
 def pct(value: Any) -> str:
@@ -37,7 +65,7 @@ def interval_text(interval: Any, *, digits: int = 2, percent: bool = False) -> s
     or "" when there is none."""
     if isinstance(interval, dict) and "low" in interval:
         low, high = interval["low"], interval["high"]
-    elif interval is None or isinstance(interval, dict | ag.Undefined):
+    elif interval is None or isinstance(interval, dict | _undefined()):
         return ""
     else:
         low, high = interval.low, interval.high
@@ -59,7 +87,7 @@ def figure_with_interval(value: Any, interval: Any, *, digits: int = 3, percent:
 def interval_json(interval: Any, name: str, undefined: dict[str, str]) -> dict[str, Any] | None:
     """An interval for the JSON report at full precision: {low, high, method, confidence}; null when it cannot
     be computed, with the reason put in ``undefined`` under ``name`` (as undefined figures are written)."""
-    if isinstance(interval, ag.Undefined):
+    if isinstance(interval, _undefined()):
         undefined[name] = interval.reason
         return None
     return {"low": float(interval.low), "high": float(interval.high), "method": interval.method,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
-from judge_tui.analysis.figure_format import figure_with_interval
+from judge_tui.analysis.figure_format import figure_with_interval, share_text, short_text
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.agreement import Figure
 from judge_tui.stats.intervals import Interval, IntervalFigure
@@ -74,7 +74,7 @@ class IntervalBars:
         yield Text(self.title, style="bold")
         axis = [" "] * width
         for edge in self.thresholds:
-            label = f"{edge:.0%}" if self.percent else f"{edge:g}"
+            label = share_text(edge) if self.percent else short_text(edge)
             start = min(width - len(label), max(0, round(edge * (width - 1)) - len(label) // 2))
             if all(c == " " for c in axis[max(0, start - 1):start + len(label)]):
                 axis[start:start + len(label)] = list(label)

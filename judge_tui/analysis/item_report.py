@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from judge_tui.analysis.figure_format import short_text
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 
@@ -53,9 +54,9 @@ def item_rows(store: Store, rubric: Rubric, human: Any, judge: Any, split: str |
         ordered = store.item_ids_in_order(rubric.id, split)
         items = store.items_by_id(ordered)
         notes: dict[str, dict[str, str]] = {}
-        for rating in store.rating_rows(rubric.id, split=split):  # newest rubric version last: it wins
-            if rating["rater_id"] in (*human.rater_ids, *judge.rater_ids) and rating["notes"]:
-                notes.setdefault(rating["item_id"], {})[rating["rater_id"]] = rating["notes"]
+        for (rater_id, item_id), note in store.first_run_notes(rubric.id, split).items():
+            if rater_id in (*human.rater_ids, *judge.rater_ids) and note:
+                notes.setdefault(item_id, {})[rater_id] = note
         flags: dict[str, list[dict[str, str]]] = {}
         for flag in store.flags(rubric.id, split=split):
             if flag.rater_id in human.rater_ids:
@@ -131,13 +132,13 @@ def render_markdown(rows: list[dict[str, Any]], rubric: Rubric, human: Any, judg
     from judge_tui.analysis.report_format import md
 
     def cell(value: float | str | None) -> str:
-        return "—" if value is None else value if isinstance(value, str) else f"{value:g}"
+        return "—" if value is None else value if isinstance(value, str) else short_text(value)
 
     names = [*rubric.dimension_ids, OVERALL]
     head = ["Item", *(f"{name} (H / J / gap)" for name in names), "Aligned", "Flags", "Notes"]
     lines = [f"# Item by item: {md(rubric.name)}", "",
              f"Human: {md(', '.join(human.rater_ids))} · Judge: {md(', '.join(judge.rater_ids))} · gap = judge − "
-             f"human · aligned = judged dimensions within ±{tolerance:g}", "",
+             f"human · aligned = judged dimensions within ±{short_text(tolerance)}", "",
              "| " + " | ".join(head) + " |", "|" + "|".join(" --- " for _ in head) + "|"]
     for row in rows:
         cells = [md(row["item_id"])]

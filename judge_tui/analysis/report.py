@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from judge_tui.analysis.design import Design, reweighted_checks, sampling_design, with_corrected_pass_rate
-from judge_tui.analysis.figure_format import figure_with_interval, pct
+from judge_tui.analysis.figure_format import decimal_text, figure_with_interval, pct, share_text, short_text
 from judge_tui.analysis.judges import default_judge
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, repeat_intervals
 from judge_tui.analysis.scores import (
@@ -452,7 +452,7 @@ def _findings(report_rows: Sequence[Row], overall: Row, summary: Summary, rubric
     findings.append(_target_finding(
         "alignment", by_key["alignment"], ag.interpret_alignment, thresholds, decide_on,
         f"Alignment {figure_with_interval(summary.alignment_rate, summary.alignment_interval, percent=True)} "
-        f"({summary.agreements} of {summary.pairs} judged scores within ±{tolerance:g})",
+        f"({summary.agreements} of {summary.pairs} judged scores within ±{short_text(tolerance)})",
     ))
     judged = [r for r in report_rows if r.method == "judged"]
     defined = [r for r in judged if ag.is_defined(r.agreement.cohen_kappa)]
@@ -518,7 +518,7 @@ def _target_finding(topic: str, c: TargetCheck, interpret: Callable[[Figure, Thr
     decision = ruling(c, decide_on)
     span = band_span(c.interval, interpret, thresholds)
     sign = ">" if c.strict else "≥"
-    goal = f"{c.target:.0%}" if c.percent else f"{c.target:.2f}"
+    goal = share_text(c.target) if c.percent else decimal_text(c.target, 2)
     text = f"{opening} (target {sign} {goal}): {band.label}" + (f"; the interval lies {span}" if span else "")
     status, action = band.status, band.action
     if decision is not None:
@@ -554,7 +554,7 @@ def _kappa_finding(defined: Sequence[Row], by_key: dict[str, TargetCheck], thres
             statuses.append(best.status)
             actions.append(best.action)
     worst = max(statuses, key=lambda s: _SEVERITY[s])
-    text = f"Cohen's kappa target (≥ {thresholds.kappa_substantial:.2f}) on {len(defined)} judged dimension(s): "
+    text = f"Cohen's kappa target (≥ {decimal_text(thresholds.kappa_substantial, 2)}) on {len(defined)} judged dimension(s): "
     parts = [f"{name} on {', '.join(keys)}" for name, keys in groups.items() if keys]
     text += "; ".join(parts) + "."
     if groups["undecided"]:
@@ -595,10 +595,10 @@ def _kappa_ac1_findings(defined: Sequence[Row], rubric: Rubric, thresholds: Thre
             kappa = row.agreement.cohen_kappa
             assert ag.is_defined(kappa)  # rows without a kappa never reach here
             difference = abs(float(ac1) - kappa)
-            text = (f"{both}, on either side of a band edge: they differ by {difference:.3f} and the labels are not "
-                    f"skewed (the most common, {label}, is {share:.0%}), so read them as the same agreement.")
+            text = (f"{both}, on either side of a band edge: they differ by {decimal_text(difference, 3)} and the labels are not "
+                    f"skewed (the most common, {label}, is {share_text(share)}), so read them as the same agreement.")
         else:
-            text = (f"{both} because the labels are skewed: {share:.0%} of the human labels are {label}. With one "
+            text = (f"{both} because the labels are skewed: {share_text(share)} of the human labels are {label}. With one "
                     "label that common, two raters agree by chance so often that kappa stays low even when they "
                     "seldom disagree (the kappa paradox); AC1 estimates chance agreement in a way skew does not "
                     f"inflate. A judge that always answered {label} would be right on {pct(baseline)} of these "
@@ -614,7 +614,7 @@ def _binary_finding(row: Row, test: ag.BinaryMetrics | None, thresholds: Thresho
         intervals = row.uncertainty.intervals
         return Finding(
             "tpr_tnr", "unknown", None, "test split",
-            f"The TPR/TNR target (both above {target:.2f}) applies to the test split, and no test-split item was "
+            f"The TPR/TNR target (both above {decimal_text(target, 2)}) applies to the test split, and no test-split item was "
             f"labelled by both; over the compared items TPR is {figure_with_interval(row.agreement.tpr, intervals.get('tpr'))} "
             f"and TNR {figure_with_interval(row.agreement.tnr, intervals.get('tnr'))}, for guidance only. "
             "Assign splits with `judge-tui split`.",
@@ -633,7 +633,7 @@ def _binary_finding(row: Row, test: ag.BinaryMetrics | None, thresholds: Thresho
     if test.n != row.agreement.n:  # the row's baseline is over other items than the test split's
         baseline = Undefined("the test split is part of the compared items")
     text = (f"On the test split ({test.n} items): TPR {tpr.reading}, TNR {tnr.reading} "
-            f"(target: both above {target:.2f}): ")
+            f"(target: both above {decimal_text(target, 2)}): ")
     text += "; ".join(f"{c.figure} {verdict_words(c, decide_on)}" for c in (tpr, tnr))
     status, action = verdict.status, verdict.action
     if decision == "undecided":
@@ -676,15 +676,15 @@ class Combined:
         if self.decide_on == "point":
             return (f"The {self.targets} target(s) are decided on the point estimates alone (agreement.decide_on = "
                     "\"point\"): no error rate is claimed for any of them.")
-        each = f"{self.confidence:.0%}"
+        each = share_text(self.confidence)
         if self.targets <= 1:
             return (f"The target is decided on its own {each} interval, valid for this number of items only: it is "
-                    f"wrong at most {1 - self.confidence:.0%} of the time.")
+                    f"wrong at most {share_text(1 - self.confidence)} of the time.")
         return (f"Each of the {self.targets} targets is decided on its own {each} interval, valid for this number of "
-                f"items only: each decision alone is wrong at most {1 - self.confidence:.0%} of the time, and the "
-                f"chance that at least one of the {self.targets} is wrong can reach {self.wrong_at_most:.0%} "
+                f"items only: each decision alone is wrong at most {share_text(1 - self.confidence)} of the time, and the "
+                f"chance that at least one of the {self.targets} is wrong can reach {share_text(self.wrong_at_most)} "
                 f"(Bonferroni). For {each} on the study as a whole, set agreement.confidence to "
-                f"{self.study_confidence:.4g}.")
+                f"{short_text(self.study_confidence, 4)}.")
 
 
 def combined(report: Report) -> Combined | None:

@@ -19,11 +19,14 @@ from rich.table import Table
 from rich.text import Text
 
 from judge_tui.analysis.figure_format import (
+    decimal_text,
     figure_with_interval,
     interval_json,
     interval_text,
     num,
     pct,
+    share_text,
+    short_text,
     signed,
 )
 from judge_tui.analysis.interval_bars import Bar, IntervalBars
@@ -225,11 +228,11 @@ def anytime_to_dict(a: AnytimeCheck) -> dict[str, Any]:
 def decision_rules(report: Report) -> dict[str, Any]:
     """Which decisions hold for this n only, which at any time, and how several targets combine."""
     alpha = (1.0 - report.confidence) / 2.0
-    return {"fixed_n": f"{FIXED_N}: each target's {report.confidence:.0%} interval read once, at the "
+    return {"fixed_n": f"{FIXED_N}: each target's {share_text(report.confidence)} interval read once, at the "
                        f"{report.counts['compared']} items compared; looked at again as ratings come in, it errs "
                        "more often than it says",
             "anytime": f"{ANYTIME}: the stop notice and the settled count; a wrong decision per target and side in "
-                       f"at most {alpha:.1%} of studies however often the figures are looked at",
+                       f"at most {share_text(alpha, 1)} of studies however often the figures are looked at",
             "one_sided_alpha": alpha, "combination": combination(report.confidence)}
 
 
@@ -383,7 +386,7 @@ def header(report: Report) -> Text:
     text.append("Judge: ", style="bold")
     text.append(safe(", ".join(report.judge.rater_ids)))
     text.append(f" ({report.judge.combine})\n")
-    text.append(f"Split: {safe(report.split or 'all')} · tolerance ±{report.tolerance:g} · "
+    text.append(f"Split: {safe(report.split or 'all')} · tolerance ±{short_text(report.tolerance)} · "
                 f"compared {c['compared']} of {c['items']} items (human rated {c['rated_by_human']}, "
                 f"judge {c['rated_by_judge']}, judge only {c['judge_only']})")
     return text
@@ -406,7 +409,7 @@ def summary_lines(s: Summary, rates: dict[str, Figure], tolerance: float) -> lis
 
     return [
         ("Total cases reviewed", f"{s.cases}/{s.items}"),
-        (f"Dimension agreements (within ±{tolerance:g})", f"{s.agreements}/{s.pairs}"),
+        (f"Dimension agreements (within ±{short_text(tolerance)})", f"{s.agreements}/{s.pairs}"),
         ("Overall alignment rate", figure_with_interval(s.alignment_rate, s.alignment_interval, percent=True)),
         ("Dimension with lowest alignment", named(s.lowest)),
         ("Dimension with highest alignment", named(s.highest)),
@@ -496,9 +499,11 @@ def dimension_table(report: Report, *, compact: bool = False) -> Table:
     if compact:
         t = report.thresholds
         table.caption = Text(
-            f"Colours: alignment ≥ {t.alignment_well_calibrated:.0%} green, ≥ {t.alignment_minor_drift:.0%} yellow, "
-            f"≥ {t.alignment_significant_drift:.0%} orange, else red; κ ≥ {t.kappa_substantial:g} green, "
-            f"≥ {t.kappa_moderate:g} yellow, else red.", style="dim")
+            f"Colours: alignment ≥ {share_text(t.alignment_well_calibrated)} green, ≥ "
+            f"{share_text(t.alignment_minor_drift)} yellow, "
+            f"≥ {share_text(t.alignment_significant_drift)} orange, else red; κ ≥ "
+            f"{short_text(t.kappa_substantial)} green, "
+            f"≥ {short_text(t.kappa_moderate)} yellow, else red.", style="dim")
         table.caption_justify = "left"
     return table
 
@@ -516,7 +521,7 @@ def interval_bars(report: Report) -> list[IntervalBars]:
     def kappa_status(value: float) -> str:
         return ag.interpret_kappa(value, t).status
 
-    level = f"{report.confidence:.0%}"
+    level = share_text(report.confidence)
     return [
         IntervalBars(f"Alignment, {level} intervals against the bands", [
             Bar(r.key, r.agreement.alignment_rate, _interval(r, "alignment_rate")) for r in judged
@@ -543,11 +548,11 @@ def _target_bars(report: Report, level: str) -> list[IntervalBars]:
 
     rows = [*report.judged_rows, report.overall]
     if report.rubric.scale.kind == "pass_fail":
-        return [IntervalBars(f"TPR and TNR, {level} intervals against the {t.binary_target:.0%} target", [
+        return [IntervalBars(f"TPR and TNR, {level} intervals against the {share_text(t.binary_target)} target", [
             Bar(f"{r.key} {name}", getattr(r.agreement, figure), _interval(r, figure))
             for r in report.judged_rows for name, figure in (("TPR", "tpr"), ("TNR", "tnr"))],
             (t.binary_target,), against(t.binary_target, strict=True), percent=True)]
-    return [IntervalBars(f"Pearson's r, {level} intervals against the {t.pearson_target:g} target",
+    return [IntervalBars(f"Pearson's r, {level} intervals against the {short_text(t.pearson_target)} target",
                          [Bar(r.key, r.agreement.pearson_r, _interval(r, "pearson_r")) for r in rows],
                          (t.pearson_target,), against(t.pearson_target))]
 
@@ -572,7 +577,7 @@ def undecided_at_size_line(checks: Sequence[TargetCheck]) -> str:
     """"At this size (…), a study with a judge like this one ends undecided on TPR > 0.90 in about 85% of
     cases, …": the chance that repeating the study at its size, the judge's true figures drawn from what the
     data allow, leaves each target undecided."""
-    parts = [f"{c.goal} {c.undecided_at_size:.0%} (n = {c.n}{' ' + c.class_label if c.class_label else ''})"
+    parts = [f"{c.goal} {share_text(c.undecided_at_size)} (n = {c.n}{' ' + c.class_label if c.class_label else ''})"
              for c in checks if c.undecided_at_size is not None]
     return ("Chance that a study of this size ends undecided, for a judge like this one: " + "; ".join(parts)
             + ". Each plan below gives an 80% chance of settling its target, counting how unsure the estimate "
@@ -688,7 +693,7 @@ def corrected_text(report: Report) -> Text | None:
             continue
         text.append(f"observed {pct(c.observed_pass_rate)}, corrected {pct(c.estimate)}")
         if ag.is_defined(c.low) and ag.is_defined(c.high):
-            text.append(f" ({c.confidence:.0%} interval {pct(c.low)} to {pct(c.high)})")
+            text.append(f" ({share_text(c.confidence)} interval {pct(c.low)} to {pct(c.high)})")
         else:
             text.append(f" (no interval: {c.low.reason})" if isinstance(c.low, ag.Undefined) else "")
         splits = ", ".join(f"{n} {'never split' if name == '(none)' else name}"
@@ -714,11 +719,13 @@ def design_text(report: Report) -> Text | None:
     text.append(f"balanced order, stratified by the verdicts of {safe(d.judge_rater)}; each stratum is weighted "
                 "by its share of the items (stratum size ÷ items rated in it). ")
     strata = ", ".join(f"{safe(s)} {d.rated.get(s, 0)} of {d.pool.get(s, 0)}" for s in sorted({*d.pool, *d.rated}))
-    text.append(f"Rated per stratum: {strata}. Effective sample size {d.effective_n:.1f} of {n} compared.\n")
+    text.append(f"Rated per stratum: {strata}. Effective sample size {decimal_text(d.effective_n, 1)} of {n} "
+                f"compared.\n")
     text.append("Design-weighted figures: ", style="bold")
     parts = [f"{f.label} {figure_with_interval(f.estimate, f.interval, percent=f.key in PERCENT_FIGURES)}"
              for f in d.figures]
-    text.append("; ".join(parts) + f" ({report.confidence:.0%} intervals for the judge on items like these, not "
+    text.append("; ".join(parts) + f" ({share_text(report.confidence)} intervals for the judge on items like "
+                                   f"these, not "
                 "for this pool alone: stratified Jeffreys for shares and the corrected pass rate, a stratified "
                 "bootstrap for the others, both with the pool itself a sample). The targets are decided on these.\n")
     text.append("Unweighted: ", style="bold")
@@ -873,7 +880,7 @@ def render_markdown(report: Report) -> str:
     c = report.counts
     out = [f"# Agreement report: {md(rubric.name)}", ""]
     out.append(f"Rubric `{rubric.id}` (version {md(rubric.version)}, scale {rubric.scale.kind}); "
-               f"split: {md(report.split or 'all')}; tolerance ±{report.tolerance:g}.  ")
+               f"split: {md(report.split or 'all')}; tolerance ±{short_text(report.tolerance)}.  ")
     out.append(f"Human: {md(', '.join(report.human.rater_ids))} ({report.human.combine}).  ")
     out.append(f"Judge: {md(', '.join(report.judge.rater_ids))} ({report.judge.combine}).  ")
     out.append(f"Items: {c['items']}; rated by the human side {c['rated_by_human']}, by the judge "
@@ -903,7 +910,7 @@ def render_markdown(report: Report) -> str:
                      [[f"**{r.key}**" if r.method == "overall" else r.key + (" (code)" if r.method == "code" else ""),
                        *(cell(r, f, interval=True) for _, f in columns), *_row_bands(r, report)]
                       for r in [*report.rows, report.overall]])
-    out += ["", f"Intervals: {report.confidence:.0%}, in brackets after each figure (shares in percent)."]
+    out += ["", f"Intervals: {share_text(report.confidence)}, in brackets after each figure (shares in percent)."]
     chance = chance_table(report)
     if chance is not None:
         out += ["", "## Chance-corrected agreement beside kappa", ""]

@@ -5,8 +5,9 @@ re-ratings, one judge version against another) starts here:
 
 * `load` reads every rating of a rubric (optionally one split) in one SQL pass into `RubricRatings`:
   parallel arrays of rater, item key, repeat, rubric version, overall and dimension scores;
-* `RubricRatings.first_runs` holds the one rule for "a rater's rating of an item": their first run
-  (repeat 0) under the newest rubric version they rated the item in. Repeats stay available
+* `RubricRatings.first_runs` applies the one rule for "a rater's rating of an item" (the store's view
+  current_ratings): their first run (repeat 0) under the newest rubric version they rated the item in, newest
+  in the store's order of versions (`version_order`, never the row id). Repeats stay available
   (`by_repeat` for a judge's repeats, `reratings` for an expert's blind re-ratings);
 * `pair` lines two sides up over the items both scored (`Pairing`), and `Pairing.column` (a dimension) /
   `Pairing.overall` give an `AlignedPair`: the two sides' scores item by item, with the item keys. Figures
@@ -113,6 +114,7 @@ class RubricRatings:
     item_keys: np.ndarray
     repeats: np.ndarray
     versions: np.ndarray  # rubric version ids
+    version_order: np.ndarray  # each rating's version's number in its rubric (the store's order): higher is newer
     overall: np.ndarray
     scores: np.ndarray  # ratings x dimensions
 
@@ -125,6 +127,7 @@ class RubricRatings:
         inside = np.isin(self.item_keys, keys)
         return dataclasses.replace(self, rater=self.rater[inside], item_keys=self.item_keys[inside],
                                    repeats=self.repeats[inside], versions=self.versions[inside],
+                                   version_order=self.version_order[inside],
                                    overall=self.overall[inside], scores=self.scores[inside])
 
     def raters_of_kind(self, kind: str) -> tuple[str, ...]:
@@ -144,7 +147,8 @@ class RubricRatings:
         keep = self._of(rater_id) & (self.repeats == 0)
         if versions is not None:
             keep &= np.isin(self.versions, np.asarray(versions, dtype=np.int64))
-        return _newest_per_item(self.item_keys[keep], self.versions[keep], self.scores[keep], self.overall[keep])
+        return _newest_per_item(self.item_keys[keep], self.version_order[keep], self.scores[keep],
+                                self.overall[keep])
 
     def first_run_matrix(self, rater_ids: Sequence[str | None], keys: np.ndarray) -> np.ndarray:
         """Raters x items x dimensions of first runs over the items ``keys``, NaN where a rater left a score
@@ -161,12 +165,12 @@ class RubricRatings:
         mask = self._of(rater_id)
         if restrict is not None:
             mask &= np.isin(self.item_keys, restrict)
-        keys, versions, repeats = self.item_keys[mask], self.versions[mask], self.repeats[mask]
+        keys, order, repeats = self.item_keys[mask], self.version_order[mask], self.repeats[mask]
         if keys.size == 0:
             return {}
         newest = np.full(int(keys.max()) + 1, -1, dtype=np.int64)
-        np.maximum.at(newest, keys, versions)
-        current = versions == newest[keys]
+        np.maximum.at(newest, keys, order)
+        current = order == newest[keys]
         keys, repeats = keys[current], repeats[current]
         scores, overall = self.scores[mask][current], self.overall[mask][current]
         out = {}
@@ -189,8 +193,8 @@ class RubricRatings:
         return pair(sides[0], sides[1])
 
 
-def _newest_per_item(keys: np.ndarray, versions: np.ndarray, scores: np.ndarray, overall: np.ndarray) -> Scores:
-    order = np.lexsort((versions, keys))
+def _newest_per_item(keys: np.ndarray, version_order: np.ndarray, scores: np.ndarray, overall: np.ndarray) -> Scores:
+    order = np.lexsort((version_order, keys))
     sorted_keys = keys[order]
     last = order[np.r_[sorted_keys[1:] != sorted_keys[:-1], True]] if keys.size else order
     return Scores(keys[last], scores[last], overall[last])
@@ -209,7 +213,7 @@ def load(store: Store, rubric: Rubric, split: str | None = None) -> RubricRating
         rubric=rubric, split=split, rater_ids=rater_ids,
         kinds={table.raters[k][0]: table.raters[k][1] for _, k in named},
         rater=index_of_key[table.rater_keys], item_keys=table.item_keys, repeats=table.repeats,
-        versions=table.versions, overall=table.overall, scores=table.scores,
+        versions=table.versions, version_order=table.version_order, overall=table.overall, scores=table.scores,
     )  # fmt: skip
 
 

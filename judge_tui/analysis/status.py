@@ -12,6 +12,7 @@ from __future__ import annotations
 from statistics import median
 from typing import Any
 
+from judge_tui.analysis.figure_format import decimal_text, share_text
 from judge_tui.model.numbers import format_seconds
 from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.model.textsafe import clean
@@ -114,7 +115,8 @@ def status_tables(status: dict[str, Any]) -> list[Any]:
                 judges.add_column(column, justify="left" if column == "judge" else "right", overflow="fold")
             for j in part["judges"]:
                 judges.add_row(Text(clean(j["judge"])), str(j["queued"]), str(j["running"]), str(j["done"]),
-                               str(j["failed"]), str(j["calls"]), f"${j['cost_usd']:,.4f}")  # as `judge-tui judge` shows cost
+                               str(j["failed"]), str(j["calls"]),
+                           f"${decimal_text(j['cost_usd'], 4, grouped=True)}")  # as `judge-tui judge` shows cost
             tables.append(judges)
         if part.get("team"):
             tables.extend(team_tables(part["team"]))
@@ -129,7 +131,7 @@ def team_tables(team: dict[str, Any]) -> list[Any]:
 
     who = "every expert" if team["overlap_raters"] == len(team["experts"]) else f"{team['overlap_raters']} experts"
     progress = Table(title=f"assignment plan {team['number']} ({team['created_at'][:10]}, seed {team['seed']}, "
-                           f"{team['overlap']:.0%} overlap rated by {who})", title_justify="left")
+                           f"{share_text(team['overlap'])} overlap rated by {who})", title_justify="left")
     for column in ("expert", "assigned", "rated", "remaining", "skipped", "flagged", "overlap rated", "time"):
         progress.add_column(column, justify="left" if column == "expert" else "right", overflow="fold")
     for e in team["experts"]:
@@ -140,9 +142,10 @@ def team_tables(team: dict[str, Any]) -> list[Any]:
     agreement = team["agreement"]
     figures = Table(title=f"overlap: {o['rated_by_two_or_more']} of {o['planned']} items rated by two or more "
                           f"experts ({o['rated_by_all_assigned']} by all assigned); team agreement so far: "
-                          f"{agreement['measure']}, {agreement['confidence']:.0%} interval, target "
-                          f"{agreement['target']:.2f}", title_justify="left")
-    for column in ("dimension", "items", "alpha", "interval", f"vs {agreement['target']:.2f}", "more items"):
+                          f"{agreement['measure']}, {share_text(agreement['confidence'])} interval, target "
+                          f"{decimal_text(agreement['target'], 2)}", title_justify="left")
+    target = decimal_text(agreement["target"], 2)
+    for column in ("dimension", "items", "alpha", "interval", f"vs {target}", "more items"):
         figures.add_column(column, justify="left" if column == "dimension" or column.startswith("vs") else "right",
                            overflow="fold")
     for d in agreement["dimensions"]:
@@ -153,8 +156,8 @@ def team_tables(team: dict[str, Any]) -> list[Any]:
                     f"at least {d['more_items']}" if d["items"] < MIN_ITEMS_TO_DECIDE else f"about {d['more_items']}")
         if d["decision"] == "undecided" and d["more_items"] is None:
             more = Text(d["why"])
-        figures.add_row(Text(clean(d["dimension"])), str(d["items"]), f"{d['alpha']:.2f}",
-                        f"[{d['low']:.2f}, {d['high']:.2f}]", d["decision"], more)
+        figures.add_row(Text(clean(d["dimension"])), str(d["items"]), decimal_text(d['alpha'], 2),
+                        f"[{decimal_text(d['low'], 2)}, {decimal_text(d['high'], 2)}]", d["decision"], more)
     figures.caption = f"enough overlap? {agreement['verdict']}"
     figures.caption_justify = "left"
     return [progress, figures]

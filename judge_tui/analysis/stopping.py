@@ -30,6 +30,7 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 
+from judge_tui.analysis.figure_format import decimal_text, share_text
 from judge_tui.analysis.report import Report, ReportError, build_report
 from judge_tui.analysis.targets import TargetCheck
 from judge_tui.model.rubrics import Rubric
@@ -52,11 +53,11 @@ _SHARE_SCOPE = "test split"
 
 def combination(confidence: float) -> str:
     """How several targets combine, in the words every report and the README use."""
-    alpha = (1.0 - confidence) / 2.0
-    return (f"Each target is decided on its own at one-sided {alpha:.1%} per side: for each target, a wrong "
-            f"\"met\" (or a wrong \"not met\") in at most {alpha:.1%} of studies however often the figures are "
+    alpha = share_text((1.0 - confidence) / 2.0, 1)
+    return (f"Each target is decided on its own at one-sided {alpha} per side: for each target, a wrong "
+            f"\"met\" (or a wrong \"not met\") in at most {alpha} of studies however often the figures are "
             "looked at. Nothing is corrected across targets: over k targets the chance that at least one decision "
-            f"is wrong is at most k × {alpha:.1%}.")
+            f"is wrong is at most k × {alpha}.")
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,9 @@ class AnytimeCheck:
                 return f"no interval below {sq.MIN_ITEMS_ASYMPTOTIC} items"
             return "no interval"
         low, high = self.interval
-        return f"[{low:.0%}, {high:.0%}]" if self.check.percent else f"[{low:.2f}, {high:.2f}]"
+        if self.check.percent:
+            return f"[{share_text(low)}, {share_text(high)}]"
+        return f"[{decimal_text(low, 2)}, {decimal_text(high, 2)}]"
 
 
 def _alpha(confidence: float) -> float:

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from judge_tui.analysis.figure_format import decimal_text, share_text, short_text
 from judge_tui.model.errors import UserError
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import assurance, decisions
@@ -65,7 +66,8 @@ def _check(name: str, value: float | None, low: float, high: float) -> None:
     if value is None:
         return
     if not (low <= value <= high) or value != value:
-        raise UserError(f"--{name.replace('_', '-')} {value:g} is outside {low:g}–{high:g}: give the value you "
+        raise UserError(f"--{name.replace('_', '-')} {short_text(value)} is outside "
+                        f"{short_text(low)}–{short_text(high)}: give the value you "
                         f"expect, e.g. --{name.replace('_', '-')} {0.9 if low >= 0 else 0.7}")
 
 
@@ -78,7 +80,7 @@ def validate(expected: Expected, items: int | None, chance: float) -> None:
         _check(name, getattr(expected, name), -1.0, 1.0)
     _check("pearson", expected.r, -1.0, 1.0)
     if expected.fail_share is not None and expected.fail_share in (0.0, 1.0):
-        raise UserError(f"--fail-share {expected.fail_share:g} leaves no human "
+        raise UserError(f"--fail-share {short_text(expected.fail_share)} leaves no human "
                         f"{'FAIL' if expected.fail_share == 0 else 'PASS'} item, so TPR or TNR could never be "
                         "measured: give the share of FAIL items you expect, e.g. --fail-share 0.3")
     binary = (expected.tpr, expected.tnr, expected.fail_share)
@@ -94,7 +96,7 @@ def validate(expected: Expected, items: int | None, chance: float) -> None:
     if items is not None and items < 1:
         raise UserError(f"--items {items} is not a study size: give a positive number of items")
     if not 0.5 <= chance < 1.0:
-        raise UserError(f"--chance {chance:g} is outside 0.5–0.99: give the chance of a decision you want, "
+        raise UserError(f"--chance {short_text(chance)} is outside 0.5–0.99: give the chance of a decision you want, "
                         "e.g. --chance 0.8")
 
 
@@ -199,9 +201,10 @@ def _table_with_misses(kappa: float, levels: int, weighted: bool, *, neighbours:
     lowest = kappa_of(1.0)
     if kappa < lowest:
         which = "weighted kappa" if weighted else "kappa"
-        raise UserError(f"a {which} of {kappa:g} is below what judges that miss by "
-                        f"{'one level' if neighbours else 'any level'} can reach on {k} levels ({lowest:.2f}): "
-                        f"expect a value from {lowest:.2f} up, or set --levels to your scale's points")
+        raise UserError(f"a {which} of {short_text(kappa)} is below what judges that miss by "
+                        f"{'one level' if neighbours else 'any level'} can reach on {k} levels "
+                        f"({decimal_text(lowest, 2)}): "
+                        f"expect a value from {decimal_text(lowest, 2)} up, or set --levels to your scale's points")
     low, high = 0.0, 1.0  # kappa falls as more is missed
     for _ in range(60):
         middle = (low + high) / 2
@@ -229,28 +232,28 @@ def plan_study(expected: Expected, settings: AgreementSettings, *, items: int | 
         f = expected.fail_share
         for key, value, share, label in (("tpr", expected.tpr, 1 - f, "PASS"), ("tnr", expected.tnr, f, "FAIL")):
             size = None if items is None else round(items * share)
-            add(key, f"{key.upper()} > {t.tpr_tnr_target:.2f}", value,
+            add(key, f"{key.upper()} > {decimal_text(t.tpr_tnr_target, 2)}", value,
                 _share_plan(value, t.tpr_tnr_target, True, chance, t, size), of_class=label, share=share)
         table = binary_table(expected.tpr, expected.tnr, f)
         kappa = float((np.trace(table) - (table.sum(1) @ table.sum(0))) / (1 - table.sum(1) @ table.sum(0)))
-        add("kappa", f"κ ≥ {t.kappa_substantial:.2f}", kappa,
+        add("kappa", f"κ ≥ {decimal_text(t.kappa_substantial, 2)}", kappa,
             _kappa_plan(table, t.kappa_substantial, None, chance, t, items))
         accuracy = float(np.trace(table))
-        add("alignment", f"alignment ≥ {t.alignment_well_calibrated:.0%}", accuracy,
+        add("alignment", f"alignment ≥ {share_text(t.alignment_well_calibrated)}", accuracy,
             _share_plan(accuracy, t.alignment_well_calibrated, False, chance, t, items))
     if expected.kappa is not None:
         table = graded_table(expected.kappa, expected.levels, weighted=False)
-        add("kappa", f"κ ≥ {t.kappa_substantial:.2f}", expected.kappa,
+        add("kappa", f"κ ≥ {decimal_text(t.kappa_substantial, 2)}", expected.kappa,
             _kappa_plan(table, t.kappa_substantial, None, chance, t, items))
     if expected.weighted_kappa is not None:
         table = graded_table(expected.weighted_kappa, expected.levels, weighted=True)
-        add("weighted_kappa", f"weighted κ ≥ {t.kappa_substantial:.2f}", expected.weighted_kappa,
+        add("weighted_kappa", f"weighted κ ≥ {decimal_text(t.kappa_substantial, 2)}", expected.weighted_kappa,
             _kappa_plan(table, t.kappa_substantial, "quadratic", chance, t, items))
     if expected.r is not None:
-        add("pearson", f"r ≥ {t.pearson_target:.2f}", expected.r,
+        add("pearson", f"r ≥ {decimal_text(t.pearson_target, 2)}", expected.r,
             _normal_plan(expected.r, t.pearson_target, 1.0, chance, t, items, fisher=True))
     if expected.alignment is not None:
-        add("alignment", f"alignment ≥ {t.alignment_well_calibrated:.0%}", expected.alignment,
+        add("alignment", f"alignment ≥ {share_text(t.alignment_well_calibrated)}", expected.alignment,
             _share_plan(expected.alignment, t.alignment_well_calibrated, False, chance, t, items))
     return plans
 

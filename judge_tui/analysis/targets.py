@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from judge_tui.analysis.figure_format import figure_text, figure_with_interval
+from judge_tui.analysis.figure_format import decimal_text, figure_text, figure_with_interval, share_text
 from judge_tui.stats import agreement as ag
 from judge_tui.stats import assurance, decisions
 from judge_tui.stats.agreement import Figure, Interpretation, Thresholds
@@ -53,7 +53,7 @@ class TargetCheck:
     def goal(self) -> str:
         """The target in words: "alignment ≥ 80%", "TNR > 0.90"."""
         sign = ">" if self.strict else "≥"
-        value = f"{self.target:.0%}" if self.percent else f"{self.target:.2f}"
+        value = share_text(self.target) if self.percent else decimal_text(self.target, 2)
         return f"{self.figure} {sign} {value}"
 
     @property
@@ -86,7 +86,7 @@ class TargetCheck:
         80% chance of settling TNR > 0.90 (…)"; "" when the target is decided."""
         if self.plan is None:
             return ""
-        chance = f"{self.plan.chance:.0%}"
+        chance = share_text(self.plan.chance)
         if self.plan.more is None:
             stays = figure_text(self.estimate, percent=self.percent)
             on = stays == figure_text(self.target, percent=self.percent)
@@ -94,7 +94,7 @@ class TargetCheck:
             at_limit = self.plan.chance_at_limit or 0.0
             return (f"no practical number of items settles {self.goal}: its estimate ({stays}) sits "
                     f"{'on' if on else 'close to'} the target, and even {limit:,} more {self.where(limit)} give only a "
-                    f"{at_limit:.0%} chance; it settles only if the judge is clearly above or below"
+                    f"{share_text(at_limit)} chance; it settles only if the judge is clearly above or below"
                     + self._ends_text())
         of_class = (f" (≈ {self.more_of_class:,} of them {self.class_label})"
                     if self.more_of_class is not None and self.class_label else "")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from judge_tui.analysis.figure_format import decimal_text, share_text
 from judge_tui.analysis.team import load_team
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
@@ -94,8 +95,10 @@ def _agreement(store: Store, rubric: Rubric, plan_id: str, target: float, overla
                                                               confidence=confidence)
                 plan = assurance.plan(figure, ends=(interval.low, interval.high))
                 why = "" if plan.more is not None else (
-                    f"no practical number of overlap items settles it: alpha ({value:.2f}) sits close to the target, "
-                    f"and even {assurance.PRACTICAL_MORE:,} more give only a {plan.chance_at_limit or 0:.0%} chance")
+                    f"no practical number of overlap items settles it: alpha ({decimal_text(value, 2)}) sits "
+                    f"close to the target, "
+                    f"and even {assurance.PRACTICAL_MORE:,} more give only a "
+                    f"{share_text(plan.chance_at_limit or 0)} chance")
                 row.update(more_items=plan.more, why=why)
         dimensions.append(row)
     decided = bool(dimensions) and all(d["decision"] != "undecided" for d in dimensions)

@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 from judge_tui.analysis.compare import VersionComparison
 from judge_tui.analysis.drift import ExpertSelfAgreement, self_agreement
-from judge_tui.analysis.figure_format import figure_text, figure_with_interval, interval_json
+from judge_tui.analysis.figure_format import (
+    figure_text,
+    figure_with_interval,
+    interval_json,
+    share_text,
+    short_text,
+)
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, Change
 from judge_tui.analysis.team import TOLERANCE, TeamAgreement, is_expert, load_team, team_agreement
 from judge_tui.model.records import CONSENSUS_RATER
@@ -277,7 +283,7 @@ def _change_cell(f: dict[str, Any], percent: bool) -> str:
 
 
 def _confidence_line(section: dict[str, Any]) -> str:
-    return f"[low, high]: {section['confidence']:.0%} intervals; docs/agreement.md names each method."
+    return f"[low, high]: {share_text(section['confidence'])} intervals; docs/agreement.md names each method."
 
 
 def team_blocks(section: dict[str, Any]) -> list[Block]:
@@ -312,7 +318,7 @@ def team_blocks(section: dict[str, Any]) -> list[Block]:
                *((_ci(d["ac2"], d["intervals"]["ac2"]),) if with_ac2 else ())) for d in section["dimensions"]),
         "Gwet's AC1 among all the experts (holds up when one score is far more common than the others):",
         frozenset({1, 2})))
-    tolerance = f"alignment within ±{section['tolerance']:g}"
+    tolerance = f"alignment within ±{short_text(section['tolerance'])}"
     for d in section["dimensions"]:
         c = d["consensus_vs_judge"]
         settled = f"; consensus: {c['adjudicated']} adjudicated, {c['ties']} ties left out" if (
@@ -363,8 +369,8 @@ def drift_blocks(section: list[dict[str, Any]]) -> list[Block]:
     rows = tuple((s["rater"], str(s["pairs"]), _ci(s["alignment"], s["intervals"]["alignment"], percent=True),
                   *(_ci(s["by_dimension"][d]["kappa"], s["by_dimension"][d]["intervals"]["kappa"]) for d in dims))
                  for s in section)
-    title = (f"First rating against the re-rating (alignment within ±{section[0]['tolerance']:g}; "
-             f"{section[0]['confidence']:.0%} intervals):" if section else None)
+    title = (f"First rating against the re-rating (alignment within ±{short_text(section[0]['tolerance'])}; "
+             f"{share_text(section[0]['confidence'])} intervals):" if section else None)
     return [Heading("Self-agreement (items re-rated blind later)"),
             TableBlock(("expert", "items", "alignment", *(f"kappa {d}" for d in dims)), rows, title,
                        frozenset(range(1, 3 + len(dims))))]
@@ -400,8 +406,9 @@ def compare_blocks(section: dict[str, Any]) -> list[Block]:
         Paragraph((f"{v1['name']} = {v1['judge']}; {v2['name']} = {v2['judge']}",
                    f"Rubric {section['rubric']}, split {section['split']}, {section['items']} items judged "
                    f"under both and rated by the experts; reference: {section['reference']}; alignment within "
-                   f"±{section['tolerance']:g}.",
-                   f"Change: {v2['name']} minus {v1['name']}, with the {section['confidence']:.0%} interval of a "
+                   f"±{short_text(section['tolerance'])}.",
+                   f"Change: {v2['name']} minus {v1['name']}, with the {share_text(section['confidence'])} "
+                   f"interval of a "
                    "paired bootstrap over the same items; improved or worse only when the whole interval lies "
                    "above or below 0.")),
         TableBlock(("dimension", "figure", "n", v1["name"], v2["name"], "change", "verdict"), tuple(rows),

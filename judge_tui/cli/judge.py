@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn
 from rich.text import Text
 
+from judge_tui.analysis.figure_format import decimal_text, share_text, short_text
 from judge_tui.analysis.history import parse_items, require_recorded
 from judge_tui.cli.commands import open_store
 from judge_tui.formats.terminal import message_console
@@ -169,14 +170,15 @@ def _estimate(store: Store, plan: _Plan, model: str, args: argparse.Namespace) -
     tokens = f"about {prompt.total_input:,} input tokens"
     half = "; batch: half price" if batch else ""
     if seen is not None:
-        return (f"{head}, about {_dollars(input_cost + output_cost)} at list prices ({tokens}, and {seen:,.0f} output"
+        return (f"{head}, about {_dollars(input_cost + output_cost)} at list prices ({tokens}, and "
+                f"{decimal_text(seen, 0, grouped=True)} output"
                 f" tokens per answer as in earlier calls{half})")
     return (f"{head}, about {_dollars(input_cost)} at list prices for the input ({tokens}{half}), plus at most"
             f" {_dollars(output_cost)} for the output (at the {limit:,}-token limit of each answer)")
 
 
 def _dollars(value: float) -> str:
-    return f"${value:,.2f}" if value >= 0.01 else f"${value:,.4f}"
+    return f"${decimal_text(value, 2, grouped=True)}" if value >= 0.01 else f"${decimal_text(value, 4, grouped=True)}"
 
 
 def _check_numbers(args: argparse.Namespace) -> None:
@@ -198,7 +200,8 @@ def _batch_limits(args: argparse.Namespace) -> BatchLimits | None:
         raise UserError(f"--batch-max-requests must be between 1 and {MAX_REQUESTS:,} (the API's limit), not {requests}")
     max_mb = MAX_BYTES / 1e6
     if megabytes is not None and not 2 <= megabytes <= max_mb:
-        raise UserError(f"--batch-max-mb must be between 2 and {max_mb:g} (the API's limit), not {megabytes:g}")
+        raise UserError(f"--batch-max-mb must be between 2 and {short_text(max_mb)} (the API's limit), not "
+                        f"{short_text(megabytes)}")
     return BatchLimits(max_requests=requests or MAX_REQUESTS,
                        max_bytes=int(megabytes * 1e6) if megabytes is not None else MAX_BYTES)
 
@@ -207,7 +210,7 @@ def _batch_limits(args: argparse.Namespace) -> BatchLimits | None:
 
 
 def _money(value: float, unknown: bool) -> str:
-    return f"${value:,.4f}" + ("+?" if unknown else "")
+    return f"${decimal_text(value, 4, grouped=True)}" + ("+?" if unknown else "")
 
 
 def time_left(left: int, per_minute: float) -> str:
@@ -233,7 +236,7 @@ class _StatsColumn(ProgressColumn):
         minutes = max(1e-6, (time.monotonic() - state.started) / 60)
         rate = (state.done_now + state.failed_now) / minutes
         left = max(0, int((task.total or 0) - task.completed))
-        parts = [f"failed {state.failed}", f"{rate:,.1f}/min", f"ETA {time_left(left, rate)}"]
+        parts = [f"failed {state.failed}", f"{decimal_text(rate, 1, grouped=True)}/min", f"ETA {time_left(left, rate)}"]
         if self.paid:
             tokens = state.usage.total_input + state.usage.output_tokens
             parts += [f"{tokens:,} tokens", _money(state.cost_usd, state.cost_unknown)]
@@ -275,7 +278,8 @@ async def _run_one(judge: Judge, options: RunOptions, batch: bool, console: Cons
         if state.offline and state.offline != offline_said:
             offline_said = state.offline
             console.print(Text(f"judge: offline ({clean(state.offline)}); waiting and trying again every"
-                               f" {options.offline_probe:g} s. Ctrl-C stops; everything judged so far is kept."))
+                               f" {short_text(options.offline_probe)} s. Ctrl-C stops; everything judged so "
+                               f"far is kept."))
 
     runner: BatchRunner | JudgeRunner = (BatchRunner if batch else JudgeRunner)(judge, options, update)
     try:
@@ -291,7 +295,7 @@ def _summary(judge: Judge, state: RunState) -> Text:
     if isinstance(judge.backend, AnthropicBackend):  # a local program or a replay has no tokens or price
         usage = state.usage
         cached = usage.cache_read_tokens / usage.total_input if usage.total_input else 0.0
-        line += (f" · input {usage.total_input:,} tokens ({cached:.0%} read from cache,"
+        line += (f" · input {usage.total_input:,} tokens ({share_text(cached)} read from cache,"
                  f" {usage.cache_write_tokens:,} written) · output {usage.output_tokens:,}"
                  f" · cost {_money(state.cost_usd, state.cost_unknown)}")
     if state.batches_elsewhere:

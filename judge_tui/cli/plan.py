@@ -7,6 +7,7 @@ import json
 
 from rich.table import Table
 
+from judge_tui.analysis.figure_format import decimal_text, share_text
 from judge_tui.analysis.study_plan import Expected, TargetPlan, items_for_all, plan_study, to_dict
 from judge_tui.formats.terminal import print_table
 from judge_tui.model.settings import load_settings
@@ -26,17 +27,18 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(to_dict(plans, expected, settings, args.items, args.chance), indent=2, ensure_ascii=False))
         return 0
-    chance = f"{'an' if f'{args.chance:.0%}'.startswith(('8', '11', '18')) else 'a'} {args.chance:.0%} chance"
+    percent = share_text(args.chance)
+    chance = f"{'an' if percent.startswith(('8', '11', '18')) else 'a'} {percent} chance"
     table = Table(title=f"Items to label for {chance} of deciding each target "
-                        f"({settings.confidence:.0%} intervals)", title_justify="left")
+                        f"({share_text(settings.confidence)} intervals)", title_justify="left")
     for header in ("Target", "Expected", "Items to label"):
         table.add_column(header, justify="left" if header == "Target" else "right")
     if args.items is not None:
         table.add_column(f"Undecided at {args.items:,} items", justify="right")
     for p in plans:
-        row = [p.goal, f"{p.expected:.3f}", _count(p)]
+        row = [p.goal, decimal_text(p.expected, 3), _count(p)]
         if args.items is not None:
-            row.append("—" if p.undecided_at is None else f"{p.undecided_at:.0%}")
+            row.append("—" if p.undecided_at is None else share_text(p.undecided_at))
         table.add_row(*row)
     print_table(table)
     total, classes = items_for_all(plans, expected.fail_share)

@@ -29,6 +29,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, TypeGuard
 
+from judge_tui.analysis.figure_format import short_text
 from judge_tui.judge.batch_limits import json_bytes
 from judge_tui.judge.prompts import RenderedPrompt
 
@@ -263,7 +264,7 @@ def map_sdk_error(sdk: Any, exc: BaseException, *, service: str, key_env: str, m
             return FatalError(f"billing problem or spend limit reached (402): {_error_text(exc)}")
         return FatalError(f"the {service} refused the request ({status}): {_error_text(exc)}")
     if isinstance(exc, sdk.APITimeoutError):
-        return RetryableError(f"no answer within {timeout:g} s")
+        return RetryableError(f"no answer within {short_text(timeout)} s")
     if isinstance(exc, sdk.APIConnectionError):
         if _connect_failed(exc):
             return OfflineError(f"cannot reach the {service} ({place})")
@@ -570,7 +571,7 @@ class CommandBackend:
             out, err = await asyncio.wait_for(process.communicate(payload), self.timeout)
         except TimeoutError:
             await self._end(process)
-            raise AnswerError(f"{self.argv[0]} gave no answer within {self.timeout:g} s") from None
+            raise AnswerError(f"{self.argv[0]} gave no answer within {short_text(self.timeout)} s") from None
         except asyncio.CancelledError:
             # Stopped (Ctrl-C, the app quitting): end the program while the event loop still runs, or its pipes
             # are closed after the loop and Python prints "Event loop is closed" tracebacks on the way out.

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from judge_tui.analysis.figure_format import short_text
 from judge_tui.judge.schema import LIST_EXTRAS, Layout, OutputFormat
 from judge_tui.model import locations
 from judge_tui.model.records import Item, Rating
@@ -230,7 +231,7 @@ def _criteria(rubric: Rubric, output: OutputFormat) -> str:
             block.append("What the values mean here:\n" + "\n".join(
                 f"- {label}: {meaning}" for label, meaning in rubric.anchors(d).items()))
         if d.threshold is not None:
-            block.append(f"Acceptable from {d.threshold:g} upwards.")
+            block.append(f"Acceptable from {short_text(d.threshold)} upwards.")
         if d.guidance:
             block.append("By task type:\n" + "\n".join(f"- {task}: {text}" for task, text in d.guidance.items()))
         out.append("\n".join(block))

@@ -69,13 +69,18 @@ class AgreementQueries(StoreCore):
         rows = self.conn.execute(sql, params).fetchall()
         table = np.array(rows, dtype=np.float64).reshape(len(rows), 5 + len(dimensions))
         raters = {key: (rater, kind) for key, rater, kind in self.conn.execute("SELECT rowid, id, kind FROM raters")}
+        versions = table[:, 3].astype(np.int64)
+        numbered = np.array(self.conn.execute("SELECT id, number FROM rubric_version_order ORDER BY id").fetchall(),
+                            dtype=np.int64).reshape(-1, 2)
+        at = np.clip(np.searchsorted(numbered[:, 0], versions), 0, max(len(numbered) - 1, 0))
         return RubricScores(
             dimensions=tuple(dimensions),
             raters=raters,
             rater_keys=table[:, 0].astype(np.int64),
             item_keys=table[:, 1].astype(np.int64),
             repeats=table[:, 2].astype(np.int64),
-            versions=table[:, 3].astype(np.int64),
+            versions=versions,
+            version_order=numbered[at, 1] if len(numbered) else np.zeros_like(versions),
             overall=table[:, 4].copy(),
             scores=table[:, 5:].copy(),
         )
@@ -145,5 +150,7 @@ class RubricScores:
     item_keys: Any  # int64 array: the item's row id (see item_field_values)
     repeats: Any  # int64 array
     versions: Any  # int64 array: rubric version id
+    # int64 array: the version's number within its rubric (the view rubric_version_order), higher is newer
+    version_order: Any
     overall: Any  # float array
     scores: Any  # float array, rows x dimensions

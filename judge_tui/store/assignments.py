@@ -94,7 +94,7 @@ class AssignmentQueries(StoreCore):
         """Per expert of a plan: assigned, overlap, rated (of the assigned items), skipped, flagged, seconds.
 
         Rated counts the expert's first-run ratings of assigned items; seconds adds up their known times (the
-        newest rubric version's rating of each item) and `timed` says how many had one.
+        current rating of each item) and `timed` says how many had one.
         """
         out: dict[str, dict[str, Any]] = {}
         for rater, assigned, overlap in self.conn.execute(
@@ -104,9 +104,7 @@ class AssignmentQueries(StoreCore):
                           "skipped": 0, "seconds": 0.0, "timed": 0}
         for rater, rated, overlap_rated, seconds, timed in self.conn.execute(
                 "SELECT a.rater_id, COUNT(*), SUM(a.overlap), COALESCE(SUM(r.seconds), 0), COUNT(r.seconds)"
-                " FROM assignments a JOIN ratings r ON r.item_id = a.item_id AND r.rater_id = a.rater_id"
-                " AND r.repeat = 0 AND r.rubric_version_id = (SELECT MAX(o.rubric_version_id) FROM ratings o"
-                " WHERE o.item_id = r.item_id AND o.rater_id = r.rater_id AND o.repeat = 0)"
+                " FROM assignments a JOIN current_ratings r ON r.item_id = a.item_id AND r.rater_id = a.rater_id"
                 " WHERE a.plan_id = ? GROUP BY a.rater_id", [plan_id]):
             out[rater].update(rated=rated, overlap_rated=int(overlap_rated), seconds=float(seconds), timed=timed)
         for rater, skipped in self.conn.execute(

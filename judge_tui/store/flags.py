@@ -1,7 +1,7 @@
 """Flags: items a rater raised for discussion, with an optional reason.
 
-A flag lives where the rater's work on the item lives: on their rating once they submitted one (the newest
-first-run rating counts), otherwise on their draft (an item skipped or not yet rated).
+A flag lives where the rater's work on the item lives: on their rating once they submitted one (their current
+rating counts: the view current_ratings), otherwise on their draft (an item skipped or not yet rated).
 """
 
 from __future__ import annotations
@@ -14,13 +14,11 @@ from judge_tui.store.core import StoreCore
 SET_ASIDE = ("(d.skipped = 1 OR d.flagged = 1) AND NOT EXISTS (SELECT 1 FROM ratings o WHERE o.item_id = d.item_id"
              " AND o.rater_id = d.rater_id AND o.repeat = 0)")
 
-# One row per (item, rater): the flag of the rater's newest first-run rating, else of their draft if unrated.
+# One row per (item, rater): the flag of the rater's current rating, else of their draft if unrated.
 _FLAGS = """
     SELECT r.item_id, r.rater_id, r.flag_reason, 'rated' AS state, r.updated_at
-      FROM ratings r
-     WHERE r.flagged = 1 AND r.repeat = 0 AND r.rubric_version_id = (
-           SELECT MAX(o.rubric_version_id) FROM ratings o
-            WHERE o.item_id = r.item_id AND o.rater_id = r.rater_id AND o.repeat = 0)
+      FROM current_ratings r
+     WHERE r.flagged = 1
     UNION ALL
     SELECT d.item_id, d.rater_id, d.flag_reason, CASE WHEN d.skipped THEN 'skipped' ELSE 'unrated' END, d.updated_at
       FROM drafts d

@@ -94,6 +94,10 @@ class ItemQueries(StoreCore):
     def _item_filter(rubric: str | None, split: str | None, prefix: str = "") -> tuple[str, list[Any]]:
         return where((f"{prefix}rubric = ?", rubric), (f"{prefix}split = ?", split))
 
+    def item_ids_in_order(self, rubric: str, split: str | None = None) -> list[str]:
+        clauses, params = self._item_filter(rubric, split)
+        return [r[0] for r in self.conn.execute(f"SELECT id FROM items {clauses} ORDER BY position", params)]
+
     def count_items(self, rubric: str | None = None, split: str | None = None) -> int:
         clauses, params = self._item_filter(rubric, split)
         return int(self.scalar(f"SELECT COUNT(*) FROM items {clauses}", params))

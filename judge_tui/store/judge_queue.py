@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from judge_tui.model.records import Rating
 from judge_tui.store.common import _dumps, _loads, now, where
 from judge_tui.store.ratings import RatingQueries
+
+JOB_COLUMNS = ("id, item_id, rater_id, rubric_version_id, repeat, status, attempts, last_error, raw_output,"
+               " batch_id, rating_id, next_attempt_at")
 
 
 class JudgeQueueQueries(RatingQueries):
@@ -16,9 +19,6 @@ class JudgeQueueQueries(RatingQueries):
     # A job is one judgment to make: (item, judge rater, rubric version, repeat). Its life:
     # queued -> running -> done | failed, or back to queued for a retry. Jobs in a Message Batch stay
     # 'running' with their batch_id until the batch's results are read.
-
-    _JOB_COLUMNS = "id, item_id, rater_id, rubric_version_id, repeat, status, attempts, last_error, raw_output," \
-        " batch_id, rating_id, next_attempt_at"
 
     @staticmethod
     def _missing_jobs(split: str | None) -> str:
@@ -106,7 +106,7 @@ class JudgeQueueQueries(RatingQueries):
         at = at or now()
         with self.transaction() as conn:
             rows = self.query(
-                f"SELECT {self._JOB_COLUMNS} FROM judge_jobs WHERE rater_id = ? AND status = 'queued'"
+                f"SELECT {JOB_COLUMNS} FROM judge_jobs WHERE rater_id = ? AND status = 'queued'"
                 " AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ORDER BY id LIMIT ?",
                 [rater_id, at, limit],
             )
@@ -115,24 +115,6 @@ class JudgeQueueQueries(RatingQueries):
         for row in rows:
             row["status"] = "running"
         return rows
-
-    # ---- the judge processes that hold leases
-
-    def register_judge_worker(self, worker_id: str, host: str, pid: int, at: str) -> None:
-        with self.transaction() as conn:
-            conn.execute("INSERT OR REPLACE INTO judge_workers (id, host, pid, started_at, heartbeat_at)"
-                         " VALUES (?, ?, ?, ?, ?)", [worker_id, host, pid, at, at])
-
-    def judge_worker_heartbeat(self, worker_id: str, at: str) -> None:
-        with self.transaction() as conn:
-            conn.execute("UPDATE judge_workers SET heartbeat_at = ? WHERE id = ?", [at, worker_id])
-
-    def remove_judge_workers(self, worker_ids: Iterable[str]) -> None:
-        with self.transaction() as conn:
-            conn.executemany("DELETE FROM judge_workers WHERE id = ?", [(w,) for w in worker_ids])
-
-    def judge_workers(self) -> list[dict[str, Any]]:
-        return self.query("SELECT id, host, pid, started_at, heartbeat_at FROM judge_workers ORDER BY started_at")
 
     def next_judge_retry_at(self, rater_id: str) -> str | None:
         """When the earliest queued job with a retry time is due (None if none has one). It may be due already:
@@ -203,18 +185,18 @@ class JudgeQueueQueries(RatingQueries):
                 " WHERE rater_id = ? AND status = 'failed'", [now(), rater_id]).rowcount
 
     def judge_job(self, job_id: int) -> dict[str, Any] | None:
-        rows = self.query(f"SELECT {self._JOB_COLUMNS} FROM judge_jobs WHERE id = ?", [job_id])
+        rows = self.query(f"SELECT {JOB_COLUMNS} FROM judge_jobs WHERE id = ?", [job_id])
         return rows[0] if rows else None
 
     def judge_jobs(self, rater_id: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
         clause, params = where(("rater_id = ?", rater_id), ("status = ?", status))
-        return self.query(f"SELECT {self._JOB_COLUMNS} FROM judge_jobs {clause} ORDER BY id", params)
+        return self.query(f"SELECT {JOB_COLUMNS} FROM judge_jobs {clause} ORDER BY id", params)
 
     def failed_judge_jobs(self, rubric: str | None = None, rater_id: str | None = None) -> list[dict[str, Any]]:
         """Failed judgments with their error and raw answer (and the item's rubric), oldest first."""
         clause, params = where(("i.rubric = ?", rubric), ("j.rater_id = ?", rater_id))
         clause = (clause + " AND" if clause else "WHERE") + " j.status = 'failed'"
-        columns = ", ".join(f"j.{c.strip()}" for c in self._JOB_COLUMNS.split(","))
+        columns = ", ".join(f"j.{c.strip()}" for c in JOB_COLUMNS.split(","))
         return self.query(f"SELECT {columns}, i.rubric, j.updated_at FROM judge_jobs j JOIN items i ON i.id = j.item_id"
                           f" {clause} ORDER BY j.rater_id, j.id", params)
 
@@ -275,62 +257,3 @@ class JudgeQueueQueries(RatingQueries):
         for row in rows:
             row["sampling"] = _loads(row["sampling"], {})
         return rows
-
-    # ---- Message Batches
-
-    def intend_judge_batch(self, token: str, rater_id: str, rubric_version_id: int, job_ids: Sequence[int],
-                           owner: str) -> None:
-        """Before a batch is sent: a 'sending' batch under a token of ours, holding its jobs, in one transaction.
-        A process killed while the API takes the batch leaves it behind, to be looked for, never sent blind."""
-        stamp = now()
-        with self.transaction() as conn:
-            conn.execute(
-                "INSERT INTO judge_batches (id, rater_id, rubric_version_id, status, request_count, owner, created_at,"
-                " updated_at) VALUES (?, ?, ?, 'sending', ?, ?, ?, ?)",
-                [token, rater_id, rubric_version_id, len(job_ids), owner, stamp, stamp])
-            conn.executemany("UPDATE judge_jobs SET status = 'running', batch_id = ?, updated_at = ? WHERE id = ?",
-                             [(token, stamp, job_id) for job_id in job_ids])
-
-    def judge_batch_sent(self, token: str, batch_id: str) -> None:
-        """The API accepted the batch held under token as batch_id: the batch and its jobs take that id."""
-        stamp = now()
-        with self.transaction() as conn:
-            conn.execute(
-                "INSERT INTO judge_batches (id, rater_id, rubric_version_id, status, request_count, owner, created_at,"
-                " updated_at) SELECT ?, rater_id, rubric_version_id, 'in_progress', request_count, owner, created_at,"
-                " ? FROM judge_batches WHERE id = ?", [batch_id, stamp, token])
-            conn.execute("UPDATE judge_jobs SET batch_id = ?, updated_at = ? WHERE batch_id = ?",
-                         [batch_id, stamp, token])
-            conn.execute("DELETE FROM judge_batches WHERE id = ?", [token])
-
-    def judge_batch_not_sent(self, token: str) -> list[int]:
-        """The batch held under token never reached the API: its jobs leave it (still claimed); their ids."""
-        with self.transaction() as conn:
-            ids = [r[0] for r in conn.execute("SELECT id FROM judge_jobs WHERE batch_id = ? ORDER BY id", [token])]
-            conn.execute("UPDATE judge_jobs SET batch_id = NULL, updated_at = ? WHERE batch_id = ?", [now(), token])
-            conn.execute("DELETE FROM judge_batches WHERE id = ?", [token])
-        return ids
-
-    def take_judge_batch(self, batch_id: str, owner: str | None, previous: str | None) -> bool:
-        """Make owner the batch's poller if it is still previous's (two processes may try at once)."""
-        with self.transaction() as conn:
-            return conn.execute("UPDATE judge_batches SET owner = ?, updated_at = ? WHERE id = ? AND owner IS ?",
-                                [owner, now(), batch_id, previous]).rowcount == 1
-
-    def set_judge_batch_status(self, batch_id: str, status: str) -> None:
-        with self.transaction() as conn:
-            conn.execute("UPDATE judge_batches SET status = ?, updated_at = ? WHERE id = ?", [status, now(), batch_id])
-
-    def open_judge_batches(self, rater_id: str) -> list[dict[str, Any]]:
-        """Batches whose results have not been read yet (to resume after a restart)."""
-        return self.query("SELECT * FROM judge_batches WHERE rater_id = ? AND status != 'processed'"
-                          " ORDER BY created_at", [rater_id])
-
-    def judge_batch_ids(self) -> set[str]:
-        """Every Message Batch this database knows, of any judge."""
-        return {r[0] for r in self.conn.execute("SELECT id FROM judge_batches")}
-
-    def judge_batch_jobs(self, batch_id: str) -> list[dict[str, Any]]:
-        """The jobs of a batch still waiting for its results."""
-        return self.query(f"SELECT {self._JOB_COLUMNS} FROM judge_jobs WHERE batch_id = ? AND status = 'running'"
-                          " ORDER BY id", [batch_id])

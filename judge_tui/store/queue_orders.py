@@ -108,14 +108,10 @@ class QueueOrderQueries(StoreCore):
             " WHERE d.rater_id = ? AND i.rubric = ?", [rater_id, rubric, rater_id, rubric])}
 
     def judge_verdicts(self, judge_rater: str, rubric: str) -> dict[str, tuple[str | None, float | None]]:
-        """{item: (verdict, overall)} of a judge's first runs, under the newest rubric version it used per item."""
-        found: dict[str, tuple[str | None, float | None]] = {}
-        for item_id, verdict, overall in self.conn.execute(
-                "SELECT r.item_id, r.verdict, r.overall FROM ratings r JOIN items i ON i.id = r.item_id"
-                " WHERE r.rater_id = ? AND i.rubric = ? AND r.repeat = 0 ORDER BY r.rubric_version_id",
-                [judge_rater, rubric]):
-            found[item_id] = (verdict, overall)
-        return found
+        """{item: (verdict, overall)} of a rater's current ratings (a judge's, or a reviewer's own)."""
+        return {item_id: (verdict, overall) for item_id, verdict, overall in self.conn.execute(
+            "SELECT r.item_id, r.verdict, r.overall FROM current_ratings r JOIN items i ON i.id = r.item_id"
+            " WHERE r.rater_id = ? AND i.rubric = ?", [judge_rater, rubric])}
 
     def draws(self, rubric: str, rater_ids: Iterable[str] | None = None) -> list[Draw]:
         rows = self.conn.execute(

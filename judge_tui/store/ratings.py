@@ -53,6 +53,9 @@ class RaterQueries(StoreCore):
             return self.query("SELECT * FROM raters WHERE kind = ? ORDER BY id", [kind])
         return self.query("SELECT * FROM raters ORDER BY kind, id")
 
+    def rater_kinds(self) -> dict[str, str]:
+        return dict(self.conn.execute("SELECT id, kind FROM raters").fetchall())
+
 
 class RatingQueries(StoreCore):
     # ------------------------------------------------------------------ ratings
@@ -136,10 +139,9 @@ class RatingQueries(StoreCore):
         return True
 
     def rating(self, item_id: str, rater_id: str) -> Rating | None:
-        """This rater's latest rating of an item (newest rubric version, first run)."""
+        """This rater's current rating of an item (the view current_ratings: first run, newest rubric version)."""
         row = self.conn.execute(
-            f"SELECT {self._RATING_COLUMNS} FROM ratings WHERE item_id = ? AND rater_id = ?"
-            " ORDER BY repeat, rubric_version_id DESC LIMIT 1",
+            f"SELECT {self._RATING_COLUMNS} FROM current_ratings WHERE item_id = ? AND rater_id = ?",
             [item_id, rater_id],
         ).fetchone()
         return self._rating(row) if row else None
@@ -152,9 +154,13 @@ class RatingQueries(StoreCore):
 
     def iter_ratings(
         self, rubric: str | None = None, rater_ids: Sequence[str] | None = None, kind: str | None = None,
-        split: str | None = None,
+        split: str | None = None, *, current: bool = False,
     ) -> Iterator[Rating]:
-        """Ratings in item order, streamed, optionally limited to a rubric, raters, a rater kind or a split."""
+        """Ratings in item order, streamed, optionally limited to a rubric, raters, a rater kind or a split.
+
+        current: only each rater's current rating of each item (the view current_ratings), not every version
+        and repeat.
+        """
         clause, params = where(
             ("i.rubric = ?", rubric), ("i.split = ?", split),
             (f"r.rater_id IN ({','.join('?' * len(rater_ids or ()))})", list(rater_ids or ())),
@@ -162,15 +168,27 @@ class RatingQueries(StoreCore):
         )
         columns = ", ".join("r." + c.strip() for c in self._RATING_COLUMNS.split(","))
         cursor = self.conn.execute(
-            f"SELECT {columns} FROM ratings r JOIN items i ON i.id = r.item_id {clause}"
-            " ORDER BY i.position, r.rater_id, r.repeat", params
+            f"SELECT {columns} FROM {'current_ratings' if current else 'ratings'} r JOIN items i ON i.id = r.item_id"
+            f" {clause} ORDER BY i.position, r.rater_id, r.repeat", params
         )
         for row in cursor:
             yield self._rating(row)
 
+    def first_run_notes(self, rubric: str, split: str | None = None) -> dict[tuple[str, str], str]:
+        """(rater id, item id) -> the note of the rater's current rating of the item."""
+        clause, params = where(("i.rubric = ?", rubric), ("i.split = ?", split))
+        return {(rater, item): notes for rater, item, notes in self.conn.execute(
+            f"SELECT r.rater_id, r.item_id, r.notes FROM current_ratings r JOIN items i ON i.id = r.item_id {clause}",
+            params)}
+
     def count_ratings(self, rater_id: str | None = None, rubric: str | None = None) -> int:
         clause, params = where(("r.rater_id = ?", rater_id), ("i.rubric = ?", rubric))
         return int(self.scalar(f"SELECT COUNT(*) FROM ratings r JOIN items i ON i.id = r.item_id {clause}", params))
+
+    def has_rated(self, item_id: str, rater_id: str) -> bool:
+        """Whether the rater has any rating of the item (a first run or a re-rating, any rubric version)."""
+        return self.conn.execute("SELECT 1 FROM ratings WHERE rater_id = ? AND item_id = ? LIMIT 1",
+                                 [rater_id, item_id]).fetchone() is not None
 
     def rated_item_ids(self, rater_id: str, rubric: str | None = None) -> set[str]:
         sql = "SELECT DISTINCT r.item_id FROM ratings r JOIN items i ON i.id = r.item_id WHERE r.rater_id = ?"

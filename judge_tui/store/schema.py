@@ -513,3 +513,31 @@ def m013_study_finishes(db: sqlite_utils.Database) -> None:
         db.execute(f"UPDATE study_finishes SET {column} = ? WHERE rater_id = ? AND rubric = ?",
                    [value or "", rater_id, rubric])
         db.execute("DELETE FROM meta WHERE key = ?", [key])
+
+
+@migrations()
+def m014_current_ratings(db: sqlite_utils.Database) -> None:
+    # The one rule for a rater's current rating of an item, which every reader asks for by name (report,
+    # export, status, flags, queues, the rating screen): their first run (repeat 0) under the newest rubric
+    # version they rated the item in. Newest is by the date the version was made, which merges keep, then by
+    # row id for versions made in the same millisecond; never by row id alone, since a merge gives the versions
+    # it brings new, higher ids however old they are. rubric_version_order numbers each rubric's versions in
+    # that order (1 = oldest): the numbers `history` and exports show, and the order the figures' arrays use.
+    db.execute(
+        "CREATE VIEW rubric_version_order AS SELECT id, rubric,"
+        " ROW_NUMBER() OVER (PARTITION BY rubric ORDER BY created_at, id) AS number FROM rubric_versions"
+    )
+    # Written as "no first run of the same item and rater under a newer version" rather than "the version of
+    # the newest first run", which sorts for every row (benchmarks/bench_current_ratings.py times both against
+    # the row-id rule this replaces).
+    db.execute(
+        """
+        CREATE VIEW current_ratings AS
+        SELECT r.* FROM ratings r JOIN rubric_versions v ON v.id = r.rubric_version_id
+         WHERE r.repeat = 0 AND NOT EXISTS (
+               SELECT 1 FROM ratings o JOIN rubric_versions w ON w.id = o.rubric_version_id
+                WHERE o.item_id = r.item_id AND o.rater_id = r.rater_id AND o.repeat = 0
+                  AND o.rubric_version_id <> r.rubric_version_id
+                  AND (w.created_at > v.created_at OR (w.created_at = v.created_at AND w.id > v.id)))
+        """
+    )

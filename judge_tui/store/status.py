@@ -20,12 +20,10 @@ class StatusQueries(StoreCore):
             " ORDER BY t.id", [rubric, rubric])
 
     def current_ratings(self, rubric: str, rater_id: str) -> list[tuple[str, str | None, float | None]]:
-        """(item id, task type, seconds) of the rater's newest first-run rating of each item (seconds may be None)."""
+        """(item id, task type, seconds) of the rater's current rating of each item (seconds may be None)."""
         return self.conn.execute(
-            "SELECT r.item_id, i.task_type, r.seconds FROM ratings r JOIN items i ON i.id = r.item_id"
-            " WHERE r.rater_id = ? AND i.rubric = ? AND r.repeat = 0 AND r.rubric_version_id = ("
-            " SELECT MAX(o.rubric_version_id) FROM ratings o WHERE o.item_id = r.item_id"
-            " AND o.rater_id = r.rater_id AND o.repeat = 0) ORDER BY i.position", [rater_id, rubric]).fetchall()
+            "SELECT r.item_id, i.task_type, r.seconds FROM current_ratings r JOIN items i ON i.id = r.item_id"
+            " WHERE r.rater_id = ? AND i.rubric = ? ORDER BY i.position", [rater_id, rubric]).fetchall()
 
     def skipped_count(self, rubric: str, rater_id: str) -> int:
         return int(self.scalar("SELECT COUNT(*) FROM drafts d JOIN items i ON i.id = d.item_id"

@@ -8,11 +8,12 @@ from typing import Any
 from judge_tui.store.common import _dumps, _loads, now
 from judge_tui.store.core import StoreCore
 
-# A rubric's versions are numbered 1, 2, ... in the order they were made; history, exports and messages all use
-# this number. Merged versions keep their date, so two databases number the same versions alike.
+# A rubric's versions are numbered 1, 2, ... in the order they were made (the view rubric_version_order, which
+# also says which is newest); history, exports and messages all use this number. Merged versions keep their
+# date, so two databases number the same versions alike.
 _NUMBERED = (
-    "SELECT id, rubric, version, content_hash, reason, motivating_items, created_at,"
-    " ROW_NUMBER() OVER (PARTITION BY rubric ORDER BY created_at, id) AS number FROM rubric_versions"
+    "SELECT v.id, v.rubric, v.version, v.content_hash, v.reason, v.motivating_items, v.created_at, o.number"
+    " FROM rubric_versions v JOIN rubric_version_order o ON o.id = v.id"
 )
 
 
@@ -57,8 +58,8 @@ class VersionQueries(StoreCore):
 
     def newest_rubric_version(self, rubric_id: str) -> dict[str, Any] | None:
         """The rubric's newest recorded version: its definition and when it was made (merges keep that date)."""
-        rows = self.query("SELECT definition, created_at FROM rubric_versions WHERE rubric = ?"
-                          " ORDER BY created_at DESC, id DESC LIMIT 1", [rubric_id])
+        rows = self.query("SELECT v.definition, v.created_at FROM rubric_versions v JOIN rubric_version_order o"
+                          " ON o.id = v.id WHERE v.rubric = ? ORDER BY o.number DESC LIMIT 1", [rubric_id])
         if not rows:
             return None
         rows[0]["definition"] = _loads(rows[0]["definition"], None)

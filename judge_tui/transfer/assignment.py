@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from judge_tui.analysis.figure_format import share_text
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import CONSENSUS_RATER, Item, reviewer_problem
 from judge_tui.model.rubrics import Rubric
@@ -185,7 +186,7 @@ def plan_assignment(
     wanted = _half_up(options.overlap * covered)
     if options.overlap > 0 and wanted == 0:
         raise UserError(
-            f"a {options.overlap:.0%} overlap of the {covered} items this plan covers is less than one item: "
+            f"a {share_text(options.overlap)} overlap of the {covered} items this plan covers is less than one item: "
             + (f"--per-expert {options.per_expert} is too small for the overlap; give each expert at least "
                f"{math.ceil((1 + options.overlap * (k - 1)) / (2 * options.overlap * len(experts)))} items"
                if options.per_expert is not None and covered < total else
@@ -317,7 +318,7 @@ def format_summary(summary: dict[str, Any]) -> str:
            else f"{summary['overlap_raters']} experts each")
     lines = [f"rubric {summary['rubric']}: assignment plan {summary['number']} (seed {summary['seed']}): "
              f"{summary['items_in_plan']} items, {summary['overlap_items']} of them rated by {who} "
-             f"({summary['overlap']:.0%} overlap), the rest by one expert each."]
+             f"({share_text(summary['overlap'])} overlap), the rest by one expert each."]
     width = max(len("expert"), *(len(e["expert"]) for e in summary["experts"]))
     lines.append(f"  {'expert'.ljust(width)}  {'items':>6} {'overlap':>7} {'kept':>5}  mix")
     for e in summary["experts"]:

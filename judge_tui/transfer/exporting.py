@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from judge_tui.analysis.figure_format import share_text, short_text
 from judge_tui.formats import rating_form as form_format
 from judge_tui.formats import ratings_rows
 from judge_tui.model.errors import UserError
@@ -162,21 +163,14 @@ def _only(candidates: list[str], what: str, option: str, *, several: str | None 
     raise UserError(f"{several or 'several ' + what + 's'} ({', '.join(candidates)}): choose one with {option}")
 
 
-def _latest_by_item(store: Store, rubric: str, rater: str) -> dict[str, Rating]:
-    """The rater's first-run rating of each item under the newest rubric version they used for it."""
-    latest: dict[str, Rating] = {}
-    for rating in store.iter_ratings(rubric=rubric, rater_ids=[rater]):
-        if rating.repeat:
-            continue
-        kept = latest.get(rating.item_id)
-        if kept is None or rating.rubric_version_id > kept.rubric_version_id:
-            latest[rating.item_id] = rating
-    return latest
+def _current_by_item(store: Store, rubric: str, rater: str) -> dict[str, Rating]:
+    """The rater's current rating of each item, in item order."""
+    return {rating.item_id: rating for rating in store.iter_ratings(rubric=rubric, rater_ids=[rater], current=True)}
 
 
 def rated_seconds(store: Store, rater: str, rubric: str) -> list[float | None]:
     """The seconds of each item the rater rated, as the rating form counts them (None: not known)."""
-    return [rating.seconds for rating in _latest_by_item(store, rubric, rater).values()]
+    return [rating.seconds for rating in _current_by_item(store, rubric, rater).values()]
 
 
 def _rated_rubrics(store: Store, rater: str) -> list[str]:
@@ -194,7 +188,7 @@ def rating_form(store: Store, rater: str | None, rubric_name: str | None) -> dic
     rubric_name = rubric_name or _only(_rated_rubrics(store, rater), f"rubric rated by {rater}", "--rubric",
                                        several=f"{rater} rated several rubrics")
     rubric = resolve_rubric(rubric_name, store)
-    latest = _latest_by_item(store, rubric.id, rater)
+    latest = _current_by_item(store, rubric.id, rater)
     marks = {mark.item_id: mark for mark in store.set_aside(rubric.id, rater)}
     if not latest and not marks:
         raise UserError(f"{rater} has no ratings of rubric {rubric.id}")
@@ -229,7 +223,7 @@ def rating_form(store: Store, rater: str | None, rubric_name: str | None) -> dic
 
 
 def _cell(value: float | None) -> str:
-    return MISSING if value is None else f"{value:g}"
+    return MISSING if value is None else short_text(value)
 
 
 def _text_cell(text: str) -> str:
@@ -258,8 +252,8 @@ def review_template(store: Store, rubric_name: str | None, human: str | None, ju
     rubric = resolve_rubric(rubric_name or "exercise-quality", store)
     human = human or _rater_of_kind(store, rubric.id, "human", "--rater")
     judge = judge or _rater_of_kind(store, rubric.id, "judge", "--judge")
-    human_ratings = _latest_by_item(store, rubric.id, human)
-    judge_ratings = _latest_by_item(store, rubric.id, judge)
+    human_ratings = _current_by_item(store, rubric.id, human)
+    judge_ratings = _current_by_item(store, rubric.id, judge)
     judged = [d.id for d in rubric.judged_dimensions]
     labels = {d.id: REVIEW_LABELS.get(d.id, d.name) for d in rubric.dimensions}
     item_columns = ["CEFR", "Focus"] if {"cefr_level", "focus"} <= {f.name for f in rubric.fields} else ["Item"]
@@ -269,7 +263,7 @@ def review_template(store: Store, rubric_name: str | None, human: str | None, ju
     header += ["Agreement?", "Notes"]
     lines = [f"# Review template: {rubric.name}", "",
              f"Human: {_text_cell(human)} · Judge: {_text_cell(judge)} · agreement = every judged dimension "
-             f"within ±{tolerance:g} (agreement.tolerance in the settings, as in `judge-tui report`)", "",
+             f"within ±{short_text(tolerance)} (agreement.tolerance in the settings, as in `judge-tui report`)", "",
              "| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
     items: list[Item] = list(store.iter_items(rubric=rubric.id))
     for number, item in enumerate(items, start=1):
@@ -308,8 +302,9 @@ def _summary(report: Report | None, total: int, tolerance: float) -> list[str]:
     if report is not None:
         s = report.summary
         reviewed, agreed, pairs = s.cases, s.agreements, s.pairs
-        rate = f"{s.alignment_rate:.1%}" if pairs else MISSING
         from judge_tui.stats.agreement import Undefined
+
+        rate = share_text(s.alignment_rate, 1) if pairs and not isinstance(s.alignment_rate, Undefined) else MISSING
 
         rates: dict[str, float] = {}
         for r in report.judged_rows:
@@ -318,11 +313,11 @@ def _summary(report: Report | None, total: int, tolerance: float) -> list[str]:
                 rates[r.key] = dimension_rate
         if rates:
             low, high = min(rates.values()), max(rates.values())
-            lowest = ", ".join(f"{d} ({value:.0%})" for d, value in rates.items() if value == low)
-            highest = ", ".join(f"{d} ({value:.0%})" for d, value in rates.items() if value == high)
+            lowest = ", ".join(f"{d} ({share_text(value)})" for d, value in rates.items() if value == low)
+            highest = ", ".join(f"{d} ({share_text(value)})" for d, value in rates.items() if value == high)
     rows = [
         ("Total cases reviewed", f"{reviewed}/{total}"),
-        (f"Dimension agreements (within ±{tolerance:g})", f"{agreed}/{pairs}"),
+        (f"Dimension agreements (within ±{short_text(tolerance)})", f"{agreed}/{pairs}"),
         ("Overall alignment rate", rate),
         ("Dimension with lowest alignment", lowest),
         ("Dimension with highest alignment", highest),

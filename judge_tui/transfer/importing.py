@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from judge_tui.analysis.figure_format import short_text
 from judge_tui.formats import (
     ID_KEYS,
     Parsed,
@@ -157,11 +158,13 @@ def _regular_file_size(path: Path) -> int:
 
 def _too_large(path: Path, limit: int) -> UserError:
     if limit == MAX_FILE_BYTES:
-        return UserError(f"{path}: larger than {MAX_FILE_BYTES / 1e9:g} GB, the most judge-tui imports at once; "
+        return UserError(f"{path}: larger than {short_text(MAX_FILE_BYTES / 1e9)} GB, the most judge-tui "
+                         f"imports at once; "
                          f"split it into smaller files")
-    return UserError(f"{path}: larger than {limit / 1e6:g} MB, the most judge-tui reads as one JSON document (it "
+    return UserError(f"{path}: larger than {short_text(limit / 1e6)} MB, the most judge-tui reads as one JSON "
+                     f"document (it "
                      f"is parsed whole, which takes about three times its size in memory). JSON Lines and CSV are "
-                     f"read line by line up to {MAX_FILE_BYTES / 1e9:g} GB: write a JSON array as JSON Lines "
+                     f"read line by line up to {short_text(MAX_FILE_BYTES / 1e9)} GB: write a JSON array as JSON Lines "
                      f"({TO_JSON_LINES}), or pass --format jsonl if the file already holds one object per line")
 
 

@@ -16,6 +16,7 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from judge_tui.analysis.figure_format import short_text
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import SPLITS
 from judge_tui.store import Store
@@ -23,7 +24,7 @@ from judge_tui.store import Store
 UNLABELLED = "(no label)"
 MIDDLE = 0.5  # of the 0-1 scale every score is stored on
 BY_VERDICT = "the verdict of each item's latest human rating"
-BY_OVERALL = (f"the overall score of each item's latest human rating, below {MIDDLE:g} or not "
+BY_OVERALL = (f"the overall score of each item's latest human rating, below {short_text(MIDDLE)} or not "
               f"(the rubric gives no verdict)")
 
 
@@ -46,7 +47,7 @@ def check_proportions(train: float, dev: float, test: float) -> None:
         if not math.isfinite(value) or value < 0 or value > 1:
             raise UserError(f"{name} must be a share between 0 and 1, not {value}")
     if not math.isclose(train + dev + test, 1.0, abs_tol=1e-6):
-        raise UserError(f"--train, --dev and --test must add up to 1; they add up to {train + dev + test:g}")
+        raise UserError(f"--train, --dev and --test must add up to 1; they add up to {short_text(train + dev + test)}")
 
 
 @dataclass
@@ -101,7 +102,8 @@ def human_strata(store: Store, rubric: str) -> tuple[dict[str, str], str]:
     overalls = store.latest_human_overalls(rubric)
     if not overalls:
         return {}, BY_VERDICT
-    return ({item_id: f"overall below {MIDDLE:g}" if overall < MIDDLE else f"overall {MIDDLE:g} or more"
+    middle = short_text(MIDDLE)
+    return ({item_id: f"overall below {middle}" if overall < MIDDLE else f"overall {middle} or more"
              for item_id, overall in overalls.items()}, BY_OVERALL)
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from judge_tui.analysis.figure_format import short_text
 from judge_tui.formats import ID_KEYS, Problem, RatingRecord, Record, first_present
 from judge_tui.formats.field_map import apply_mapping
 from judge_tui.model.numbers import parse_number
@@ -109,7 +110,7 @@ def _number(raw: Any, what: str, *, whole: bool = False, most: float) -> float:
     except ValueError as exc:
         raise ValueError(f"{what}: {exc}") from None
     if value < 0 or value > most:
-        raise ValueError(f"{what} must be a number from 0 to {most:g}, not {raw!r}")
+        raise ValueError(f"{what} must be a number from 0 to {short_text(most)}, not {raw!r}")
     if whole and value != int(value):
         raise ValueError(f"{what} must be a whole number, not {raw!r}")
     return value
@@ -227,7 +228,8 @@ def rating_scores(
         if dim_id not in scores:
             scores[dim_id] = value
         elif not math.isclose(scores[dim_id], value, abs_tol=1e-9):
-            warnings.append(f"{dim_id} is {scores[dim_id]:g} in the file but the checker computes {value:g}")
+            warnings.append(f"{dim_id} is {short_text(scores[dim_id])} in the file but the checker computes "
+                            f"{short_text(value)}")
     return {d: scores[d] for d in rubric.dimension_ids if d in scores}, warnings
 
 
@@ -345,8 +347,9 @@ def _stated_differences(
     stated = record.stated_overall
     if isinstance(stated, int | float) and not isinstance(stated, bool) and overall is not None \
             and abs(stated - overall) > STATED_OVERALL_TOLERANCE:
-        found["overall"] = (Problem(record.line, f"item {item.id!r}: the file's overall {stated:g} differs from the "
-                                          f"rubric's {overall:g}; keeping the rubric's"))
+        found["overall"] = (Problem(record.line, f"item {item.id!r}: the file's overall {short_text(stated)} "
+                                                 f"differs from the "
+                                          f"rubric's {short_text(overall)}; keeping the rubric's"))
     if isinstance(record.stated_verdict, str) and verdict is not None and record.stated_verdict != verdict:
         found["verdict"] = (Problem(record.line, f"item {item.id!r}: the file's verdict {record.stated_verdict!r} differs "
                                           f"from the rubric's {verdict!r}; keeping the rubric's"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from judge_tui.analysis.figure_format import decimal_text
 from judge_tui.model.rubrics import Rubric, Scale
 
 NO_SCORE = "—"
@@ -15,7 +16,7 @@ NO_SCORE = "—"
 
 def exact(value: float) -> str:
     """A number with two to four decimals and no trailing zeros past the second: 0.50, 0.625, 0.6875."""
-    whole, _, decimals = f"{value:.4f}".partition(".")
+    whole, _, decimals = decimal_text(value, 4).partition(".")
     return f"{whole}.{decimals.rstrip('0'):0<2}"
 
 
@@ -68,5 +69,5 @@ def compact_score(scale: Scale, value: float | None) -> str:
         return UNSCORED
     if scale.kind == "pass_fail":
         return scale.label(value)
-    text = f"{value:.4f}".rstrip("0").rstrip(".")
+    text = decimal_text(value, 4).rstrip("0").rstrip(".")
     return text[1:] if text.startswith("0.") else text

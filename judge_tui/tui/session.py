@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from judge_tui.analysis.blind import BlindReader
 from judge_tui.analysis.drift import DriftScheduler, DriftSettings
 from judge_tui.analysis.queue_orders import prepare_queue
 from judge_tui.model import queue_orders as qo
@@ -95,6 +96,7 @@ class RatingSession:
         self.reviewer = reviewer
         self.split = split
         self.reveal_after_submit = reveal_after_submit
+        self.blind = BlindReader(store, rubric.id, reviewer)  # every read of a rating goes through the blind rule
         self.timer = ItemTimer(idle_seconds, clock, reading_seconds)
         self.version_id = store.ensure_rubric_version(rubric)
         store.ensure_rater(reviewer, "human")
@@ -411,7 +413,7 @@ class RatingSession:
     def _saved(self, item_id: str) -> tuple[Draft | None, Rating | None]:
         """This reviewer's draft and rating of an item, counting the writes still pending."""
         draft = self.store.draft(item_id, self.reviewer)
-        rating = self.store.rating(item_id, self.reviewer)
+        rating = self.blind.rating(item_id, self.reviewer)
         for write in self.pending:
             if write.item_id != item_id:
                 continue
@@ -507,7 +509,7 @@ class RatingSession:
         for item_id in {write.item_id for write in self.pending}:
             draft, rating = self._saved(item_id)
             stored_draft = self.store.draft(item_id, self.reviewer)
-            counts["rated"] += (rating is not None) - (self.store.rating(item_id, self.reviewer) is not None)
+            counts["rated"] += (rating is not None) - (self.blind.rating(item_id, self.reviewer) is not None)
             for what in ("skipped", "flagged"):
                 counts[what] += bool(getattr(draft, what, False)) - bool(getattr(stored_draft, what, False))
         return counts
@@ -517,7 +519,6 @@ class RatingSession:
 
         The blind rule: nothing of a judge's or another reviewer's opinion before your own is submitted.
         """
-        if not self.reveal_after_submit or self.state is None or self.state.submitted is None:
+        if not self.reveal_after_submit or self.state is None:
             return []
-        return [r for r in self.store.ratings_for_item(self.state.item.id)
-                if r.rater_id != self.reviewer and r.repeat == 0]
+        return self.blind.others(self.state.item.id, submitted=self.state.submitted is not None)

@@ -265,7 +265,10 @@ def test_a_database_from_before_flags_moved_onto_ratings_is_upgraded(tmp_path, r
         store.ensure_rater("EXP001", "human")
         version = store.ensure_rubric_version(rubrics["cis"])
     with sqlite3.connect(path) as conn:  # back to the schema before m005, as an older judge-tui left it
-        conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm005_rating_flags'")
+        # Its views on ratings came later (m014) and go too: SQLite will not rebuild a table a view reads.
+        conn.execute("DELETE FROM _sqlite_migrations WHERE name IN ('m005_rating_flags', 'm014_current_ratings')")
+        conn.execute("DROP VIEW current_ratings")
+        conn.execute("DROP VIEW rubric_version_order")
         conn.execute("DROP TABLE ratings")
         conn.execute(migrations_m001_ratings())
         conn.execute("CREATE INDEX ratings_by_rater ON ratings (rater_id, item_id)")

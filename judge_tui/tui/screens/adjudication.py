@@ -33,6 +33,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from judge_tui.analysis.blind import visible_items
+from judge_tui.analysis.figure_format import short_text
 from judge_tui.analysis.team import ExpertDisagreement, TeamView, expert_disagreements, load_team
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import CONSENSUS_RATER, Rating
@@ -83,7 +84,7 @@ def disagreements_to_settle(store: Store, rubric: Rubric, lead: str, *, split: s
 
 
 def nothing_to_settle(rubric: Rubric, tolerance: float) -> str:
-    return f"No {rubric.id} items where experts differ by more than ±{tolerance:g}: nothing to settle."
+    return f"No {rubric.id} items where experts differ by more than ±{short_text(tolerance)}: nothing to settle."
 
 
 class AdjudicationScreen(Screen[None]):
@@ -161,7 +162,8 @@ class AdjudicationScreen(Screen[None]):
         done = sum(d.adjudicated for d in self.items)
         status = Text.assemble(
             ("Adjudication", "bold"), f"  {self.rubric.id} · item {self.index + 1} of {len(self.items)} where "
-            f"experts differ by more than ±{self.tolerance:g} · {done} settled · lead ", (clean(self.lead), "bold"))
+            f"experts differ by more than ±{short_text(self.tolerance)} · {done} settled · lead "
+            f"", (clean(self.lead), "bold"))
         self.query_one("#adj-status", Static).update(status)
         self.query_one("#adj-scores", Static).update(self._score_table(current))
         self.query_one("#adj-notes", Static).update(self._notes(current))

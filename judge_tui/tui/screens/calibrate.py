@@ -30,6 +30,7 @@ from textual.widgets import ContentSwitcher, DataTable, Footer, Static
 from textual.worker import Worker, WorkerState
 
 from judge_tui.analysis.blind import visible_items
+from judge_tui.analysis.figure_format import decimal_text, share_text
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings
@@ -324,7 +325,7 @@ class CalibrationScreen(Screen[None]):
         table = comparison_table(compare_rows(section))
         versions = (f"before: prompt {clean(section['v1']['name'])} · after: prompt {clean(section['v2']['name'])} "
                     f"· {section['items']} {clean(section['split'])} items judged by both · changes with their "
-                    f"{section['confidence']:.0%} paired bootstrap interval")
+                    f"{share_text(section['confidence'])} paired bootstrap interval")
         return Group(title, Text(clean(change_headline(s.comparison)), style="bold"), Text(versions, style="dim"),
                      table)
 
@@ -333,7 +334,7 @@ class CalibrationScreen(Screen[None]):
         current = table.cursor_row
         table.clear()
         for row in self.standing.misaligned:
-            table.add_row(Text(clean(row.item_id)), f"{row.gap:.2f}", str(row.differing), key=row.item_id)
+            table.add_row(Text(clean(row.item_id)), decimal_text(row.gap, 2), str(row.differing), key=row.item_id)
         if self.standing.misaligned:
             table.move_cursor(row=min(current, len(self.standing.misaligned) - 1))
             self._show_item(self.standing.misaligned[table.cursor_row].item_id)

@@ -22,6 +22,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
+from judge_tui.analysis.blind import BlindReader, visible_items
 from judge_tui.analysis.judges import default_judge
 from judge_tui.analysis.report import JudgeDisagreement, judge_disagreements
 from judge_tui.model.errors import UserError
@@ -135,6 +136,7 @@ class DisagreementScreen(Screen[None]):
         self.store = store
         self.rubric = rubric
         self.reviewer_id = reviewer_id
+        self.blind = BlindReader(store, rubric.id, reviewer_id)
         self.judge_id: str | None = None
         self.tolerance = agreement.tolerance  # scores further apart than this are marked
         self.marks: dict[str, str] = {}
@@ -164,14 +166,16 @@ class DisagreementScreen(Screen[None]):
         rubric = self.rubric
         try:
             with Store(self.store.path) as store:
-                if not store.rated_item_ids(self.reviewer_id, rubric.id):
+                visible = visible_items(store, rubric.id, self.reviewer_id)
+                if not visible:
                     self.post_message(self.Unavailable(not_yet_submitted(rubric)))
                     return
                 judge = default_judge(store, rubric.id)
                 if judge is None:
                     self.post_message(self.Unavailable(judge_missing(rubric)))
                     return
-                rows = judge_disagreements(store, rubric, self.reviewer_id, judge, self.tolerance)
+                rows = [row for row in judge_disagreements(store, rubric, self.reviewer_id, judge, self.tolerance)
+                        if row.item_id in visible]
                 marks = store.revision_marks(rubric.id)
         except (UserError, RubricError) as exc:
             self.post_message(self.Unavailable(str(exc)))
@@ -221,8 +225,8 @@ class DisagreementScreen(Screen[None]):
             return
         self.current = item_id
         rubric = self.rubric
-        human = self.store.rating(item_id, self.reviewer_id)
-        judge = self.store.rating(item_id, self.judge_id)
+        human = self.blind.rating(item_id, self.reviewer_id)
+        judge = self.blind.rating(item_id, self.judge_id)
         item = self.store.item(item_id)
         table = Table(title=Text(f"{clean(item_id)}" + (f" · {clean(item.task_type)}" if item and item.task_type
                                                           else "")), title_justify="left", expand=True)

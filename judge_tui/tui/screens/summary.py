@@ -23,6 +23,7 @@ from textual.worker import Worker, WorkerState
 
 from judge_tui.analysis import report_format
 from judge_tui.analysis.blind import visible_items
+from judge_tui.analysis.figure_format import decimal_text
 from judge_tui.analysis.judges import default_judge
 from judge_tui.analysis.report import Group, Report, build_report
 from judge_tui.analysis.scores import RubricRatings, load
@@ -50,7 +51,7 @@ def scatter_plot(human: np.ndarray, judge: np.ndarray, bins: int = PLOT_BINS) ->
     grid = np.zeros((bins, bins), dtype=int)
     np.add.at(grid, (row, column), 1)
     for r in range(bins - 1, -1, -1):
-        label = f"{r / (bins - 1):.1f}" if r % 2 == 0 else ""
+        label = decimal_text(r / (bins - 1), 1) if r % 2 == 0 else ""
         text.append(f"{label:>4} │", style="dim")
         for c in range(bins):
             count = int(grid[r, c])
@@ -61,7 +62,7 @@ def scatter_plot(human: np.ndarray, judge: np.ndarray, bins: int = PLOT_BINS) ->
     text.append("     └" + "─" * (bins * PLOT_CELL) + "\n", style="dim")
     text.append("      ")
     for c in range(bins):
-        label = f"{c / (bins - 1):.1f}" if c % 2 == 0 else ""
+        label = decimal_text(c / (bins - 1), 1) if c % 2 == 0 else ""
         text.append(f"{label:>{PLOT_CELL}}", style="dim")
     text.append("\n")
     return text
