@@ -254,7 +254,8 @@ def _output_format(rubric: Rubric, output: OutputFormat) -> str:
         "Reply with exactly one JSON object and nothing else: no text before or after it, no code fence.",
         f"Use these keys in this order: {', '.join(keys)}.",
         f"Each score must be one of {', '.join(rubric.scale.labels)}"
-        + (" (a string)." if rubric.scale.kind == "pass_fail" else " (a number)."),
+        + (" (a string, written exactly so)." if rubric.scale.kind == "categories"
+           else " (a string)." if rubric.scale.kind == "pass_fail" else " (a number)."),
         "An answer of any other shape is discarded as a failed judgment.",
         "",
         json.dumps(output.example(), ensure_ascii=False, indent=2),
