@@ -264,6 +264,7 @@ class Rubric(Strict):
     judge_output_extras: list[str] = field(default_factory=list)  # what a judge returns besides scores (critique)
     few_shot_examples: int = 0  # train-split examples in the judge prompt
     examples: list[FewShotPin] = field(default_factory=list)  # chosen train-split examples, shown first
+    side_by_side: list[str] = field(default_factory=list)  # two fields shown in two columns (a pair's responses)
 
     def __post_init__(self) -> None:
         _check_id("rubric id", self.id, RUBRIC_ID, "a-z, 0-9 and -")
@@ -296,6 +297,9 @@ class Rubric(Strict):
             unknown = set(rule.dimension_at_least) - set(ids)
             if unknown:
                 raise ValueError(f"verdict {rule.verdict!r} names unknown dimensions {sorted(unknown)}")
+        if self.side_by_side and (len(self.side_by_side) != 2 or len(set(self.side_by_side)) != 2
+                                  or not set(self.side_by_side) <= field_names):
+            raise ValueError(f"side_by_side names two different fields, not {self.side_by_side}")
         if self.overall == "label" and len(self.dimensions) != 1:
             raise ValueError("overall = 'label' needs exactly one dimension")
 
@@ -341,6 +345,8 @@ class Rubric(Strict):
         definition = self.definition()
         if not definition["examples"]:
             del definition["examples"]  # rubrics without chosen examples keep the hash they always had
+        if not definition["side_by_side"]:
+            del definition["side_by_side"]
         for key in ("categories", "order"):  # nor do scales without categories
             if not definition["scale"][key]:
                 del definition["scale"][key]
