@@ -91,3 +91,27 @@ def test_alpha_among_the_experts_equals_krippendorff(database, tmp_path: Path) -
     humans = full["human_agreement"]
     assert humans["level"] == "nominal" and humans["raters"] == list(EXPERTS)
     assert humans["dimensions"][0]["krippendorff_alpha"] == pytest.approx(expected, abs=1e-12)
+
+
+def test_the_experts_as_one_side_are_their_majority(database, tmp_path: Path) -> None:
+    """Several experts on unordered categories are their most frequent category, pairs they split left out: the
+    mean of A (first) and tie (last) would otherwise read as B."""
+    db, raters = database
+    votes: dict[str, list[str]] = {}
+    for expert in EXPERTS:
+        for item, label in labels(DATA / f"expert.{expert}.jsonl", "preference").items():
+            votes.setdefault(item, []).append(label)
+    majority = {}
+    for item, said in votes.items():
+        counts = sorted(((said.count(c), c) for c in set(said)), reverse=True)
+        if len(counts) == 1 or counts[0][0] > counts[1][0]:
+            majority[item] = counts[0][1]
+    judged = labels(DATA / "judge.gpt-4o.replay.jsonl", "preference")
+    both = sorted(majority)
+    full = report(db, f"{'+'.join(EXPERTS)},{raters['gpt-4o']}", tmp_path / "group.json")
+    figures = full["dimensions"][0]
+    assert figures["n"] == len(both) < len(votes)
+    assert figures["accuracy"] == pytest.approx(accuracy_score([majority[i] for i in both],
+                                                               [judged[i] for i in both]), abs=1e-12)
+    assert figures["cohen_kappa"] == pytest.approx(cohen_kappa_score([majority[i] for i in both],
+                                                                     [judged[i] for i in both]), abs=1e-12)
