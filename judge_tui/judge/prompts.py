@@ -332,11 +332,13 @@ class JudgePrompt:
             })
         return self._systems[key]
 
-    def render(self, item: Item) -> RenderedPrompt:
+    def render(self, item: Item, *, swapped: bool = False) -> RenderedPrompt:
+        """The prompt for one item; `swapped` shows its two paired fields the other way round (position bias)."""
         examples = self.examples_for(item.id)
+        fields = self.rubric.swapped_fields(item.fields) if swapped else item.fields
         user = _fill(self.template.item_text, {
             "rubric_name": self.rubric.name,
-            "item": render_item_fields(self.rubric, item.fields),
+            "item": render_item_fields(self.rubric, fields),
         })
         return RenderedPrompt(self.system_text(examples), user, tuple(ex.item.id for ex in examples))
 

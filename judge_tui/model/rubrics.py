@@ -336,6 +336,24 @@ class Rubric(Strict):
         merged = {**self.scale.anchors, **dimension.anchors}
         return {label: merged[label] for label in self.scale.labels if label in merged}
 
+    @property
+    def asks_in_both_orders(self) -> bool:
+        """Whether a judge can be asked with the two paired fields swapped: they are shown side by side and the
+        scale's first two categories say which of them wins (A, B, ...)."""
+        return len(self.side_by_side) == 2 and self.scale.kind == "categories"
+
+    def swapped_fields(self, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """The item with its two paired fields exchanged (what the judge reads when asked the other way round)."""
+        first, second = self.side_by_side
+        return {**fields, first: fields.get(second), second: fields.get(first)}
+
+    def swapped_scores(self, scores: Mapping[str, float]) -> dict[str, float]:
+        """Scores given to the swapped item, read back onto the item as stored: the first two categories trade
+        places on every judged dimension."""
+        a, b = self.scale.points[0], self.scale.points[1]
+        judged = {d.id for d in self.judged_dimensions}
+        return {d: (b if v == a else a if v == b else v) if d in judged else v for d, v in scores.items()}
+
     def required_fields(self) -> list[str]:
         return [f.name for f in self.fields if f.required]
 
