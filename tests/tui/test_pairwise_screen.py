@@ -61,3 +61,50 @@ async def test_both_responses_are_shown_whole_and_literally(pairwise_app, size):
         assert "pwned" not in shown and "\x1b" not in shown
         side_by_side = any("Response A" in line and "Response B" in line for line in shown.splitlines())
         assert side_by_side == (size == (120, 40))
+
+
+async def test_the_summary_shows_where_you_and_the_judge_part_by_category(pairwise_app, filled_store, rubrics):
+    """After rating both pairs, the summary screen (a) has the confusion table by category name and AC1; before,
+    nothing of the judge's is reachable (the blind rule)."""
+    import io
+
+    from rich.console import Console
+    from textual.widgets import Static
+
+    from judge_tui.model.records import Rating
+    from judge_tui.tui.screens.summary import SummaryScreen
+
+    rubric = rubrics["pairwise"]
+    version = filled_store.ensure_rubric_version(rubric)
+    judge = "judge:test-model:pairwise@1"
+    filled_store.ensure_rater(judge, "judge", model="test-model", prompt_version="1")
+    for item, said in (("W001", 0.0), ("W002", 1.0)):  # the judge says A, then tie
+        scores = {"preference": said}
+        filled_store.save_rating(Rating(item_id=item, rater_id=judge, rubric_version_id=version, scores=scores,
+                                        overall=rubric.overall_score(scores), verdict=rubric.verdict(scores)))
+    async with pairwise_app.run_test(size=(120, 40), notifications=True) as pilot:
+        await pilot.press("a")
+        await pairwise_app.workers.wait_for_complete()
+        await pilot.pause()
+        before = screen_text(pairwise_app)
+        assert "human \\ judge" not in before and "test-model" not in before
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("1", "enter", "2", "enter")  # the reviewer: A, then B
+        await pilot.pause()
+        if not isinstance(pairwise_app.screen, RatingScreen):  # all rated: the finish screen, closed to go on
+            await pilot.press("escape")
+            await pilot.pause()
+        await pilot.press("a")
+        await pairwise_app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(pairwise_app.screen, SummaryScreen)
+        console = Console(width=120, record=True, file=io.StringIO())
+        for widget in pairwise_app.screen.query(Static):
+            console.print(widget.content)
+        shown = console.export_text()
+        assert "human \\ judge" in shown and "AC1" in shown
+        table = shown[shown.index("human \\ judge"):]
+        rows = [line for line in table.splitlines() if line.strip("│ ").startswith(("A ", "B ", "tie "))]
+        cells = [[cell.strip() for cell in row.strip("│").split("│")] for row in rows]
+        assert cells == [["A", "1", "0", "0"], ["B", "0", "0", "1"], ["tie", "0", "0", "0"]]
