@@ -12,7 +12,9 @@ from pathlib import Path
 
 import krippendorff
 import numpy as np
+import pandas as pd
 import pytest
+from irrCAC.raw import CAC as RawCAC
 from sklearn.metrics import accuracy_score, cohen_kappa_score
 
 from judge_tui.cli.parser import main as cli
@@ -91,6 +93,14 @@ def test_alpha_among_the_experts_equals_krippendorff(database, tmp_path: Path) -
     humans = full["human_agreement"]
     assert humans["level"] == "nominal" and humans["raters"] == list(EXPERTS)
     assert humans["dimensions"][0]["krippendorff_alpha"] == pytest.approx(expected, abs=1e-12)
+    team = full["team"]["dimensions"][0]  # the team section: alpha, Fleiss' kappa and AC1, with intervals
+    assert team["alpha_level"] == "nominal" and team["alpha"] == pytest.approx(expected, abs=1e-12)
+    raw = RawCAC(pd.DataFrame(matrix.T), digits=12, categories=[0.0, 1.0, 2.0])
+    assert team["fleiss_kappa"] == pytest.approx(raw.fleiss()["est"]["coefficient_value"], abs=1e-9)
+    assert team["ac1"] == pytest.approx(raw.gwet()["est"]["coefficient_value"], abs=1e-9)
+    for name in ("alpha", "fleiss_kappa", "ac1"):
+        interval = team["intervals"][name]
+        assert interval["low"] < team[name] < interval["high"]
 
 
 def test_the_experts_as_one_side_are_their_majority(database, tmp_path: Path) -> None:
