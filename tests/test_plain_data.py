@@ -215,4 +215,4 @@ def test_the_built_in_rubrics_keep_the_version_hashes_databases_recorded():
 
     assert {rubric_id: rubric.content_hash for rubric_id, (rubric, _path) in load_rubrics().items()} == {
         "binary": "8827d351f1d8e9a2", "cis": "4f7132b077c83619", "exercise-quality": "812a803f2539141a",
-        "reasoning-trace": "06ee58e609058614"}
+        "reasoning-trace": "06ee58e609058614", "pairwise": "8b8c75200be6836e"}

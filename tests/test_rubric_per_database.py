@@ -89,7 +89,7 @@ def test_an_unknown_rubric_lists_the_databases_own_too(tmp_path: Path, capsys):
     assert run(capsys, "import", items, "--rubric", _rubric_file(tmp_path / "x.rubric.toml", "mine"), "--db", db)[0] == 0
     code, _out, err = run(capsys, "report", "--db", db, "--rubric", "mien")
     assert code == 1
-    assert "unknown rubric 'mien'; available: binary, cis, exercise-quality, mine, reasoning-trace" in err
+    assert "unknown rubric 'mien'; available: binary, cis, exercise-quality, mine, pairwise, reasoning-trace" in err
 
 
 def test_an_edit_in_the_rubrics_folder_is_still_caught_by_the_judge(tmp_path: Path, capsys):

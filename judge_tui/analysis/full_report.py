@@ -20,6 +20,9 @@ from judge_tui.analysis.drift import ExpertSelfAgreement
 from judge_tui.analysis.flags import flag_row
 from judge_tui.analysis.flags import render as render_flags
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE
+from judge_tui.analysis.position_bias import PositionBiasFigures, position_bias
+from judge_tui.analysis.position_bias import blocks as position_blocks
+from judge_tui.analysis.position_bias import to_dict as position_dict
 from judge_tui.analysis.report import Group, NoComparison, Report, build_report, thresholds_from
 from judge_tui.analysis.scores import load
 from judge_tui.analysis.team import TeamAgreement
@@ -59,6 +62,7 @@ class FullReport:
     confidence: float = DEFAULT_CONFIDENCE  # of every interval in the team, self-agreement and comparison
     thresholds: Thresholds = DEFAULT_THRESHOLDS
     judge_biases: tuple[Biases, ...] = ()  # one per judge rater of the comparison, when experts rated
+    position_biases: tuple[PositionBiasFigures, ...] = ()  # pairwise judges asked in both orders
 
 
 def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = None, judge: Group | None = None,
@@ -97,8 +101,10 @@ def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = Non
                                  ratings=ratings, report=report)
             if found.experts:  # the consensus is the experts'; without one there is nothing to lean from
                 biases.append(found)
+        swaps = [figures for rater in (report.judge.rater_ids if report is not None else ())
+                 if (figures := position_bias(store, rubric, ratings, rater, confidence)) is not None]
     return FullReport(rubric, split, tolerance, report, str(problem) if problem else None, team, tuple(drift), None,
-                      flagged, confidence, thresholds_from(settings), tuple(biases))
+                      flagged, confidence, thresholds_from(settings), tuple(biases), tuple(swaps))
 
 
 def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
@@ -118,6 +124,8 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
                 full.team.experts if full.team is not None else (), full.judge_comparison or "")
         if full.judge_biases:
             data["judge_biases"] = [biases_dict(b) for b in full.judge_biases]
+        if full.position_biases:
+            data["position_bias"] = [position_dict(p, full.rubric) for p in full.position_biases]
         if team is not None:
             data["team"] = team
         if drift:
@@ -132,6 +140,8 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
         blocks.append(Paragraph((f"No judge comparison: {full.judge_comparison}",)))
     for b in full.judge_biases:
         blocks += biases_blocks(biases_dict(b))
+    for p in full.position_biases:
+        blocks += position_blocks(position_dict(p, full.rubric))
     if team is not None:
         blocks += team_blocks(team)
     if drift:

@@ -32,7 +32,7 @@ def _shown(value: float, rubric: Rubric) -> float | str | None:
     """A side's score as written: PASS or FAIL on a PASS/FAIL scale (a group's mean between them stays the
     share of PASS), else the number."""
     plain = _plain(value)
-    if rubric.scale.kind == "pass_fail" and plain in (0.0, 1.0):
+    if rubric.scale.named and plain is not None and any(abs(plain - p) < 1e-9 for p in rubric.scale.points):
         return rubric.scale.label(plain)
     return plain
 

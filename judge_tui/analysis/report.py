@@ -37,6 +37,7 @@ from judge_tui.analysis.scores import (
     item_groups,
     items_at_least,
     load,
+    majority_of,
     mean_of,
     pair,
     pooled_alignment,
@@ -281,6 +282,14 @@ def _summary(rows: Sequence[Row], pairing: Pairing, rubric: Rubric, tolerance: f
     lowest, highest = ag.lowest_and_highest({r.key: r.agreement.alignment_rate for r in judged})
     interval = pooled_alignment_interval(paired, tolerance, confidence)
     return Summary(int(pairing.keys.size), items, agreements, pairs, rate, lowest, highest, interval)
+
+
+def _human_group(members: list[Scores], rubric: Rubric, ratings: RubricRatings) -> tuple[Scores, int]:
+    """Several experts as one side: the majority on unordered categories (ties left out), else the mean with
+    PASS/FAIL ties settled (`_without_ties`). Returns the scores and how many items still have a tie."""
+    if rubric.scale.kind == "categories" and not rubric.scale.ordered:
+        return majority_of(members, len(rubric.dimension_ids))
+    return _without_ties(mean_of(members, len(rubric.dimension_ids)), len(members), rubric, ratings)
 
 
 def _without_ties(scores: Scores, members: int, rubric: Rubric, ratings: RubricRatings) -> tuple[Scores, int]:
@@ -791,7 +800,7 @@ def build_report(
         if ratings is None:
             ratings = load(store, rubric, split)
         human_members = [ratings.first_runs(r) for r in human.rater_ids]
-        human_scores, ties = _without_ties(mean_of(human_members, len(dims)), len(human_members), rubric, ratings)
+        human_scores, ties = _human_group(human_members, rubric, ratings)
         judge_scores = mean_of([ratings.first_runs(r) for r in judge.rater_ids], len(dims))
         pairing = pair(human_scores, judge_scores)
         total = store.count_items(rubric.id, split)
@@ -900,7 +909,7 @@ def _correction_sides(store: Store, rubric: Rubric, human: Group, judge: Group, 
         everything = load(store, rubric)
         n = rubric.dimension_ids.__len__()
         members = [everything.first_runs(r) for r in human.rater_ids]
-        human_scores, _ = _without_ties(mean_of(members, n), len(members), rubric, everything)
+        human_scores, _ = _human_group(members, rubric, everything)
         judge_scores = mean_of([everything.first_runs(r) for r in judge.rater_ids], n)
     keys, values = store.item_field_values(rubric.id, "split")
     splits = {k: v for k, v in zip(keys.tolist(), values, strict=True) if v}

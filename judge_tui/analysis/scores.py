@@ -97,6 +97,24 @@ def mean_of(members: Sequence[Scores], n_dimensions: int) -> Scores:
     return Scores(unique, mean[:, :-1], mean[:, -1])
 
 
+def majority_of(members: Sequence[Scores], n_dimensions: int) -> tuple[Scores, int]:
+    """A group's scores on unordered categories: the members' most frequent category per item and dimension
+    (a mean of category positions would be another category), NaN where the most frequent tie. Returns the
+    scores and how many items have a tie."""
+    if len(members) == 1:
+        return members[0], 0
+    if not members:
+        return Scores.empty(n_dimensions), 0
+    keys = np.unique(np.concatenate([m.keys for m in members]))
+    columns = np.stack([m.rows_on(keys) for m in members])  # members x items x (dimensions + overall)
+    out = np.full(columns.shape[1:], np.nan)
+    tied_items = np.zeros(keys.size, dtype=bool)
+    for column in range(columns.shape[2]):
+        out[:, column], tied = consensus(columns[:, :, column], ordered=False, min_raters=1)
+        tied_items |= tied
+    return Scores(keys, out[:, :-1], out[:, -1]), int(np.count_nonzero(tied_items))
+
+
 # --------------------------------------------------------------------------------------------------
 # A rubric's ratings
 # --------------------------------------------------------------------------------------------------

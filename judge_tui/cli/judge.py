@@ -181,6 +181,15 @@ def _dollars(value: float) -> str:
     return f"${decimal_text(value, 2, grouped=True)}" if value >= 0.01 else f"${decimal_text(value, 4, grouped=True)}"
 
 
+def _ask_both_orders(rubrics: list[Rubric], args: argparse.Namespace) -> None:
+    """--both-orders: each pair asked as shown (even repeats) and swapped (odd ones), so repeats come in twos."""
+    unable = [r.id for r in rubrics if not r.asks_in_both_orders]
+    if unable:
+        raise UserError(f"--both-orders needs a pairwise rubric (two fields side by side, a scale of categories); "
+                        f"{', '.join(unable)} is not one")
+    args.repeat *= 2
+
+
 def _check_numbers(args: argparse.Namespace) -> None:
     for name, value in (("--concurrency", args.concurrency), ("--repeat", args.repeat), ("--limit", args.limit)):
         if value is not None and value < 1:
@@ -360,7 +369,10 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
     store = open_store(args)
     exit_code = 0
     try:
-        plans = [_plan(store, rubric, backend.model, args) for rubric in _rubrics(store, args)]
+        rubrics = _rubrics(store, args)
+        if getattr(args, "both_orders", False):
+            _ask_both_orders(rubrics, args)
+        plans = [_plan(store, rubric, backend.model, args) for rubric in rubrics]
         dry_run = getattr(args, "dry_run", False)
         if paid and not dry_run and any(plan.calls for plan in plans):
             _require_key()  # before the estimate: a run that cannot start says only why
@@ -388,7 +400,7 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
             # A changed rubric or prompt needs its reason recorded first (judge_tui.analysis.history).
             require_recorded(store, rubric, prompt_version=prompt.version, template=prompt.template.digest,
                              reason=getattr(args, "reason", None), items=parse_items(getattr(args, "items", None)))
-            judge = Judge(store, rubric, prompt, backend)
+            judge = Judge(store, rubric, prompt, backend, both_orders=getattr(args, "both_orders", False))
             if getattr(args, "retry_failed", False):
                 judge.queue.requeue_failed()
             added = judge.queue.enqueue(split=args.split, repeats=args.repeat, limit=args.limit)

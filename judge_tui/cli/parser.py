@@ -195,6 +195,9 @@ def build_parser() -> CommandParser:
     p.add_argument("--limit", type=int, help="judge at most N items")
     p.add_argument("--split", type=split_name, help="only items of this split")
     p.add_argument("--repeat", type=int, default=1, help="judge each item K times (self-agreement)")
+    p.add_argument("--both-orders", action="store_true",
+                   help="pairwise rubrics: ask about each pair as shown and with the two responses swapped, to "
+                   "measure the judge's position bias (report: position bias)")
     p.add_argument("--batch", action="store_true", help="use the Message Batches API (half price, slower)")
     p.add_argument("--batch-max-requests", type=int, metavar="N",
                    help="with --batch: at most N requests a batch (default and most: 100,000)")

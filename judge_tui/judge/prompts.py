@@ -255,7 +255,8 @@ def _output_format(rubric: Rubric, output: OutputFormat) -> str:
         "Reply with exactly one JSON object and nothing else: no text before or after it, no code fence.",
         f"Use these keys in this order: {', '.join(keys)}.",
         f"Each score must be one of {', '.join(rubric.scale.labels)}"
-        + (" (a string)." if rubric.scale.kind == "pass_fail" else " (a number)."),
+        + (" (a string, written exactly so)." if rubric.scale.kind == "categories"
+           else " (a string)." if rubric.scale.kind == "pass_fail" else " (a number)."),
         "An answer of any other shape is discarded as a failed judgment.",
         "",
         json.dumps(output.example(), ensure_ascii=False, indent=2),
@@ -332,11 +333,13 @@ class JudgePrompt:
             })
         return self._systems[key]
 
-    def render(self, item: Item) -> RenderedPrompt:
+    def render(self, item: Item, *, swapped: bool = False) -> RenderedPrompt:
+        """The prompt for one item; `swapped` shows its two paired fields the other way round (position bias)."""
         examples = self.examples_for(item.id)
+        fields = self.rubric.swapped_fields(item.fields) if swapped else item.fields
         user = _fill(self.template.item_text, {
             "rubric_name": self.rubric.name,
-            "item": render_item_fields(self.rubric, item.fields),
+            "item": render_item_fields(self.rubric, fields),
         })
         return RenderedPrompt(self.system_text(examples), user, tuple(ex.item.id for ex in examples))
 

@@ -131,9 +131,11 @@ class Judge:
     """One rubric's judge on one backend: makes requests from jobs and ratings from answers."""
 
     def __init__(self, store: Store, rubric: Rubric, prompt: JudgePrompt, backend: Backend,
-                 rater_id: str | None = None) -> None:
+                 rater_id: str | None = None, *, both_orders: bool = False) -> None:
         self.store = store
         self.rubric = rubric
+        # Pairs asked both ways round: odd repeats show the two responses swapped (position bias).
+        self.both_orders = both_orders and rubric.asks_in_both_orders
         self.prompt = prompt
         self.backend = backend
         self.model = backend.model
@@ -154,8 +156,11 @@ class Judge:
         if item is None:
             return None
         return JudgeRequest(job_id=job["id"], item_id=item.id, repeat=job["repeat"], rubric_id=self.rubric.id,
-                            prompt=self.prompt.render(item), schema=self._schema,
+                            prompt=self.prompt.render(item, swapped=self.swapped(job)), schema=self._schema,
                             max_tokens=self.prompt.template.max_tokens)
+
+    def swapped(self, job: Mapping[str, Any]) -> bool:
+        return self.both_orders and job["repeat"] % 2 == 1
 
     def cache_note(self) -> str:
         """A warning when the stable prefix is too short for this model to cache, or '' if it should cache."""
@@ -187,7 +192,8 @@ class Judge:
             self.queue.failed(job, f"{exc.kind}: {exc}", answer.raw_text, answer.call_record(f"failed:{exc.kind}"))
             return False
         item = self.store.item(job["item_id"])
-        scores = {**judgment.scores, **self.rubric.code_scores(item.fields if item else {})}
+        said = self.rubric.swapped_scores(judgment.scores) if self.swapped(job) else judgment.scores
+        scores = {**said, **self.rubric.code_scores(item.fields if item else {})}
         details = {
             "model": answer.model, "prompt_version": self.prompt.version, "few_shot_ids": few_shot,
             "sampling": answer.sampling, "backend": self.backend.name,
@@ -198,6 +204,8 @@ class Judge:
         }
         if batch_id:
             details["batch_id"] = batch_id
+        if self.swapped(job):  # asked with the pair swapped; the scores are read back onto the pair as stored
+            details["order"] = "swapped"
         rating = Rating(item_id=job["item_id"], rater_id=self.rater_id, rubric_version_id=self.rubric_version_id,
                         scores=scores, overall=self.rubric.overall_score(scores), verdict=self.rubric.verdict(scores),
                         notes=judgment.notes, seconds=round(seconds, 3), repeat=job["repeat"],

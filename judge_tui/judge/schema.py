@@ -85,8 +85,8 @@ class OutputFormat:
     # ------------------------------------------------------------------ the model and its schema
 
     def _score_type(self) -> Any:
-        if self.rubric.scale.kind == "pass_fail":
-            return Literal["PASS", "FAIL"]
+        if self.rubric.scale.named:  # exactly the scale's names, as strings
+            return Literal[self.rubric.scale.labels]
         return float
 
     def _build_model(self) -> type[BaseModel]:
@@ -104,8 +104,8 @@ class OutputFormat:
 
     def _score_schema(self) -> dict[str, Any]:
         scale = self.rubric.scale
-        if scale.kind == "pass_fail":
-            return {"type": "string", "enum": ["PASS", "FAIL"]}
+        if scale.named:
+            return {"type": "string", "enum": list(scale.labels)}
         return {"type": "number", "enum": list(scale.points)}
 
     def json_schema(self) -> dict[str, Any]:
@@ -137,7 +137,8 @@ class OutputFormat:
 
     def example(self) -> dict[str, Any]:
         """The shape of an answer with placeholder values, for the prompt's output section."""
-        placeholder: Any = "PASS" if self.rubric.scale.kind == "pass_fail" else 0.0
+        scale = self.rubric.scale
+        placeholder: Any = ("PASS" if scale.kind == "pass_fail" else scale.labels[0]) if scale.named else 0.0
         scores = {self.keys[d.id]: placeholder for d in self.dimensions}
         extras = {
             name: ([] if name in LIST_EXTRAS else "...") for name in self.rubric.judge_output_extras
@@ -150,7 +151,7 @@ class OutputFormat:
         """An answer in this format from known scores (used for few-shot examples)."""
         scale = self.rubric.scale
         values = {
-            self.keys[d.id]: (scale.label(scores[d.id]) if scale.kind == "pass_fail" else scores[d.id])
+            self.keys[d.id]: (scale.label(scores[d.id]) if scale.named else scores[d.id])
             for d in self.dimensions
         }
         answer = {**values, **extras} if self.layout == "flat" else {"scores": values, **extras}

@@ -28,6 +28,7 @@ from judge_tui.model.plain_data import DataError, Strict, check_range, from_data
 RUBRIC_SUFFIX = ".rubric.toml"
 RUBRIC_ID = re.compile(r"[a-z][a-z0-9-]*")
 DIMENSION_ID = re.compile(r"[a-z][a-z0-9_]*")
+MAX_CATEGORIES = 9  # keyed 1 to 9 on the rating screen
 
 
 class RubricError(Exception):
@@ -51,14 +52,38 @@ class Scale(Strict):
     """The values a judged dimension may take.
 
     quarter: 0.00 to 1.00 in 0.25 steps; three_point: 0 / 0.5 / 1 as categories;
-    pass_fail: PASS (stored as 1.0) or FAIL (stored as 0.0).
+    pass_fail: PASS (stored as 1.0) or FAIL (stored as 0.0);
+    categories: named categories (2 to 9, keyed 1 to k), declared `order = "ordered"` or `"nominal"`.
+    A category is stored as its position spread over 0 to 1 (the first 0, the last 1), so every score of
+    every rubric stays a number in [0, 1]; only its name is shown, written and read.
     """
 
-    kind: Literal["quarter", "three_point", "pass_fail"]
+    kind: Literal["quarter", "three_point", "pass_fail", "categories"]
     anchors: dict[str, str] = field(default_factory=dict)  # what each point means, by label
+    categories: list[str] = field(default_factory=list)  # kind = "categories": the names, in order
+    order: Literal["ordered", "nominal"] | None = None  # kind = "categories": whether the order means anything
+
+    def __post_init__(self) -> None:
+        if self.kind != "categories":
+            if self.categories or self.order is not None:
+                raise ValueError(f"categories and order belong to kind = \"categories\", not {self.kind!r}")
+            return
+        if self.order is None:
+            raise ValueError('a scale of categories declares order = "ordered" or order = "nominal"')
+        if not 2 <= len(self.categories) <= MAX_CATEGORIES:
+            raise ValueError(f"a scale of categories has 2 to {MAX_CATEGORIES} categories (keys 1 to "
+                             f"{MAX_CATEGORIES}), not {len(self.categories)}")
+        for name in self.categories:
+            if not name.strip() or name != name.strip() or not name.isprintable():
+                raise ValueError(f"category {name!r} must be printable text without spaces around it")
+        if len(set(self.categories)) != len(self.categories):
+            raise ValueError(f"category names must be unique, got {self.categories}")
 
     @property
     def points(self) -> tuple[float, ...]:
+        if self.kind == "categories":
+            last = len(self.categories) - 1
+            return tuple(n / last for n in range(last + 1))
         return {
             "quarter": (0.0, 0.25, 0.5, 0.75, 1.0),
             "three_point": (0.0, 0.5, 1.0),
@@ -67,12 +92,21 @@ class Scale(Strict):
 
     @property
     def ordered(self) -> bool:
-        """PASS/FAIL is nominal; the numeric scales are ordered."""
+        """PASS/FAIL is nominal; the numeric scales are ordered; categories are as declared."""
+        if self.kind == "categories":
+            return self.order == "ordered"
         return self.kind != "pass_fail"
+
+    @property
+    def named(self) -> bool:
+        """Whether scores are written by name (PASS/FAIL, categories) rather than as numbers."""
+        return self.kind in ("pass_fail", "categories")
 
     def label(self, value: float) -> str:
         if self.kind == "pass_fail":
             return "PASS" if value >= 0.5 else "FAIL"
+        if self.kind == "categories":
+            return self.categories[round(value * (len(self.categories) - 1))]
         if self.kind == "quarter":
             return f"{value:.2f}"
         return f"{value:g}"
@@ -83,14 +117,31 @@ class Scale(Strict):
 
     def parse(self, raw: object) -> float:
         """A value from a file or a key press, checked against the scale points exactly."""
+        if self.kind == "categories":
+            return self._parse_category(raw)
         value = self.parse_continuous(raw)
         for point in self.points:
             if math.isclose(value, point, abs_tol=1e-9):
                 return point
         raise ScoreError(f"{raw!r} is off the scale: allowed values are {', '.join(self.labels)}")
 
+    def _parse_category(self, raw: object) -> float:
+        """A category by its exact name; a number only as the stored position of one (another database's
+        rows), never as a key number: 1 is the last category, not the first."""
+        if isinstance(raw, str) and raw.strip() in self.categories:
+            return self.points[self.categories.index(raw.strip())]
+        if isinstance(raw, int | float) and not isinstance(raw, bool):
+            for point in self.points:
+                if math.isclose(float(raw), point, abs_tol=1e-9):
+                    return point
+        raise ScoreError(f"{raw!r} is not one of the categories {', '.join(self.categories)}")
+
     def parse_continuous(self, raw: object) -> float:
-        """A value in [0, 1] that may lie between scale points (a judge's continuous score)."""
+        """A value in [0, 1] that may lie between scale points (a judge's continuous score).
+
+        Categories have nothing between them: a judge names one, as an expert does."""
+        if self.kind == "categories":
+            return self._parse_category(raw)
         if isinstance(raw, str) and raw.strip().upper() in ("PASS", "FAIL"):
             if self.kind != "pass_fail":
                 raise ScoreError(f"{raw!r} is a PASS/FAIL label but this scale is numeric")
@@ -213,6 +264,7 @@ class Rubric(Strict):
     judge_output_extras: list[str] = field(default_factory=list)  # what a judge returns besides scores (critique)
     few_shot_examples: int = 0  # train-split examples in the judge prompt
     examples: list[FewShotPin] = field(default_factory=list)  # chosen train-split examples, shown first
+    side_by_side: list[str] = field(default_factory=list)  # two fields shown in two columns (a pair's responses)
 
     def __post_init__(self) -> None:
         _check_id("rubric id", self.id, RUBRIC_ID, "a-z, 0-9 and -")
@@ -245,6 +297,9 @@ class Rubric(Strict):
             unknown = set(rule.dimension_at_least) - set(ids)
             if unknown:
                 raise ValueError(f"verdict {rule.verdict!r} names unknown dimensions {sorted(unknown)}")
+        if self.side_by_side and (len(self.side_by_side) != 2 or len(set(self.side_by_side)) != 2
+                                  or not set(self.side_by_side) <= field_names):
+            raise ValueError(f"side_by_side names two different fields, not {self.side_by_side}")
         if self.overall == "label" and len(self.dimensions) != 1:
             raise ValueError("overall = 'label' needs exactly one dimension")
 
@@ -281,6 +336,24 @@ class Rubric(Strict):
         merged = {**self.scale.anchors, **dimension.anchors}
         return {label: merged[label] for label in self.scale.labels if label in merged}
 
+    @property
+    def asks_in_both_orders(self) -> bool:
+        """Whether a judge can be asked with the two paired fields swapped: they are shown side by side and the
+        scale's first two categories say which of them wins (A, B, ...)."""
+        return len(self.side_by_side) == 2 and self.scale.kind == "categories"
+
+    def swapped_fields(self, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """The item with its two paired fields exchanged (what the judge reads when asked the other way round)."""
+        first, second = self.side_by_side
+        return {**fields, first: fields.get(second), second: fields.get(first)}
+
+    def swapped_scores(self, scores: Mapping[str, float]) -> dict[str, float]:
+        """Scores given to the swapped item, read back onto the item as stored: the first two categories trade
+        places on every judged dimension."""
+        a, b = self.scale.points[0], self.scale.points[1]
+        judged = {d.id for d in self.judged_dimensions}
+        return {d: (b if v == a else a if v == b else v) if d in judged else v for d, v in scores.items()}
+
     def required_fields(self) -> list[str]:
         return [f.name for f in self.fields if f.required]
 
@@ -290,6 +363,11 @@ class Rubric(Strict):
         definition = self.definition()
         if not definition["examples"]:
             del definition["examples"]  # rubrics without chosen examples keep the hash they always had
+        if not definition["side_by_side"]:
+            del definition["side_by_side"]
+        for key in ("categories", "order"):  # nor do scales without categories
+            if not definition["scale"][key]:
+                del definition["scale"][key]
         canonical = json.dumps(definition, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 

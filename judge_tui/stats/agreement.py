@@ -685,8 +685,9 @@ def compare(
 
     * ``ordered=False`` (unordered categories): correlations, mean difference and weighted kappa are
       Undefined, since they rely on the order of the points.
-    * PASS/FAIL scales ``(0, 1)`` get TPR, TNR and accuracy (human as the truth, PASS positive); other
-      scales get them as Undefined. With two categories, quadratic weights change nothing, so the weighted
+    * PASS/FAIL scales ``(0, 1)`` get TPR, TNR and accuracy (human as the truth, PASS positive); unordered
+      categories get accuracy (exact agreement, which is also their alignment rate); other scales get them as
+      Undefined. With two categories, quadratic weights change nothing, so the weighted
       kappa of a PASS/FAIL scale equals Cohen's kappa; the correlations of 0/1 data are the phi
       coefficient, and the mean difference is the judge's pass rate minus the human's.
     """
@@ -706,6 +707,9 @@ def compare(
     if n == 0:
         empty = Undefined("no items were rated by both")
         alignment: Figure = empty
+    elif not ordered and not binary:
+        # Unordered categories are near one another only as codes: alignment is exact agreement.
+        alignment = float(np.trace(confusion) / n)
     else:
         alignment = float(np.count_nonzero(within_tolerance(h, j, tolerance)) / n)
 
@@ -731,6 +735,9 @@ def compare(
     if binary:
         metrics = _binary_from_confusion(confusion)
         tpr, tnr, accuracy = metrics.tpr, metrics.tnr, metrics.accuracy
+    elif not ordered:  # named categories: the share of items given the same category
+        tpr = tnr = Undefined("only PASS/FAIL scales have TPR and TNR")
+        accuracy = float(np.trace(confusion) / n) if n else Undefined("no items were rated by both")
     else:
         tpr = tnr = accuracy = Undefined("only PASS/FAIL scales have TPR, TNR and accuracy")
 

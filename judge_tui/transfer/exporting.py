@@ -68,8 +68,8 @@ class Rubrics:
 
 
 def score_value(rubric: Rubric, value: float) -> float | str:
-    """A score as exported: PASS/FAIL on a PASS/FAIL scale, otherwise the number exactly."""
-    if rubric.scale.kind == "pass_fail" and value in (0.0, 1.0):
+    """A score as exported: PASS/FAIL or a category's name on a scale of names, otherwise the number exactly."""
+    if rubric.scale.named and value in rubric.scale.points:
         return rubric.scale.label(value)
     return value
 

@@ -70,6 +70,14 @@ RATING_BINDINGS: list[Binding] = [
     Binding("q", "app.quit", "Quit", id="quit", tooltip="Save and quit; the next start resumes here"),
 ]
 
+# Keys 5 to 9 name categories 5 to 9 of a scale of categories (1 to 4 are the score keys above). Kept out of
+# RATING_BINDINGS so that the key bar and help of the numeric scales stay as they are.
+CATEGORY_BINDINGS: list[Binding] = [
+    Binding(str(n), f"score({n})", f"category {n}", show=False, id=f"score-{n}",
+            tooltip=f"On a scale of categories: the focused dimension's category {n}")
+    for n in range(5, 10)
+]
+
 BINDING_IDS: tuple[str, ...] = tuple(dict.fromkeys(b.id for b in RATING_BINDINGS if b.id))
 
 # A key whose action cannot act right now (check_action says no) falls through to a second, hidden binding
@@ -85,9 +93,12 @@ SCORE_ACTIONS = ("score", "pass_fail")
 
 
 def scale_has_key(scale: Scale, action: str, parameters: tuple[object, ...]) -> bool:
-    """Whether a score key acts on this scale: digits up to its last point, p / f only on PASS/FAIL."""
+    """Whether a score key acts on this scale: digits up to its last point (1 to k for categories), p / f only
+    on PASS/FAIL."""
     if scale.kind == "pass_fail":
         return action == "pass_fail"
+    if scale.kind == "categories":  # keyed 1 to k, as the categories are numbered on screen
+        return action == "score" and 1 <= int(parameters[0]) <= len(scale.points)  # type: ignore[call-overload]  # an int: score(N)
     return action == "score" and int(parameters[0]) < len(scale.points)  # type: ignore[call-overload]  # an int: score(N)
 
 
@@ -98,7 +109,7 @@ def keys_of(binding: Binding, keymap: Mapping[str, str]) -> list[str]:
 
 
 def binding(binding_id: str) -> Binding:
-    return next(b for b in RATING_BINDINGS if b.id == binding_id)
+    return next(b for b in (*RATING_BINDINGS, *CATEGORY_BINDINGS) if b.id == binding_id)
 
 
 # Keys the app itself answers to, whatever the screen: a binding given one would never run, or would quit.

@@ -22,6 +22,7 @@ from judge_tui.store import Store
 from judge_tui.transfer.demo import is_demo_database
 from judge_tui.tui.kept_writes import WRITE_WAIT, waiting_text, write_when_free
 from judge_tui.tui.keys import (
+    CATEGORY_BINDINGS,
     EXPLAIN_BINDINGS,
     RATING_BINDINGS,
     SCORE_ACTIONS,
@@ -53,7 +54,7 @@ SHORT_TERMINAL_ROWS = 30
 
 class RatingScreen(Screen[None]):
     AUTO_FOCUS = ""  # keys belong to the rubric until the reviewer asks to edit the note
-    BINDINGS = [*RATING_BINDINGS, *EXPLAIN_BINDINGS]
+    BINDINGS = [*RATING_BINDINGS, *CATEGORY_BINDINGS, *EXPLAIN_BINDINGS]
 
     def __init__(self, session: RatingSession, *, keymap: Mapping[str, str] | None = None,
                  agreement: AgreementSettings | None = None, lead: bool = False,
@@ -198,6 +199,8 @@ class RatingScreen(Screen[None]):
         scale = self.rubric.scale
         if scale.kind == "pass_fail":
             ids = {1.0: "pass", 0.0: "fail"}
+        elif scale.kind == "categories":
+            ids = {point: f"score-{n}" for n, point in enumerate(scale.points, 1)}
         else:
             ids = {point: f"score-{n}" for n, point in enumerate(scale.points)}
         shown = {}
@@ -354,6 +357,9 @@ class RatingScreen(Screen[None]):
         if action in SCORE_ACTIONS:
             if scale.kind == "pass_fail":
                 return "This rubric is PASS/FAIL: press p for PASS or f for FAIL."
+            if scale.kind == "categories":
+                keys = ", ".join(f"{key}→{label}" for key, label in enumerate(scale.labels, 1))
+                return f"This scale has {len(scale.points)} categories: use the keys {keys}."
             keys = ", ".join(f"{key}→{label}" for key, label in enumerate(scale.labels))
             return f"This scale has {len(scale.points)} points ({', '.join(scale.labels)}): use the keys {keys}."
         if action == "submit":
@@ -380,7 +386,8 @@ class RatingScreen(Screen[None]):
     def action_score(self, number: int) -> None:
         if self.cursor is None:
             return
-        self._set_score(self.rubric.scale.points[number])
+        first = 1 if self.rubric.scale.kind == "categories" else 0  # categories are keyed from 1
+        self._set_score(self.rubric.scale.points[number - first])
 
     def action_pass_fail(self, label: str) -> None:
         if self.cursor is None:

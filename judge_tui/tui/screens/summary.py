@@ -215,6 +215,9 @@ class SummaryScreen(Screen[None]):
         sections.append(RichGroup(report_format.summary_table(report),
                                   report_format.dimension_table(report, compact=True)))
         sections += report_format.interval_bars(report)
+        if report.rubric.scale.kind == "categories":  # named categories: where the two of you part, and AC1
+            chance = report_format.chance_table(report)
+            sections += [*([chance] if chance is not None else []), *report_format.confusion_tables(report)]
         notes = report_format.undefined_notes(report)
         if notes is not None:
             sections.append(notes)

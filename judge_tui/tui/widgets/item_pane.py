@@ -19,6 +19,7 @@ from judge_tui.model.records import Item
 from judge_tui.model.rubrics import ItemField, Rubric
 from judge_tui.model.textsafe import clean
 from judge_tui.tui.widgets.field_rows import FieldRows, prepare
+from judge_tui.tui.widgets.pair_rows import PairRows
 from judge_tui.tui.widgets.scroll_size import set_scroll_size
 
 
@@ -149,6 +150,7 @@ class ItemPane(ScrollView, can_focus=False):
         if item.split:
             header.append(f"  · {clean(item.split)} split", "dim")
         content = _Content(item, header, [], {}, [(header, "")], [])
+        paired = self.rubric.side_by_side
         for field in self.rubric.fields:
             value = item.fields.get(field.name)
             missing = value in (None, "")
@@ -158,7 +160,14 @@ class ItemPane(ScrollView, can_focus=False):
             if rows.set_text(display_text(value) if not missing else "(empty)", colour_later=colour_later):
                 content.long.append(field.name)
             content.fields.append(field)
-            content.parts += [(Text(field.label), "label"), (rows, _LOOK_OF_KIND[field.kind])]
+            if field.name not in paired:
+                content.parts += [(Text(field.label), "label"), (rows, _LOOK_OF_KIND[field.kind])]
+            elif all(name in content.rows for name in paired):  # the second of the two: both in one part
+                first = next(f for f in content.fields if f.name == paired[0] or f.name == paired[1])
+                second = field
+                pair = PairRows((clean(first.label), clean(second.label)),
+                                content.rows[first.name], content.rows[second.name])
+                content.parts.append((pair, _LOOK_OF_KIND[first.kind]))
         return content
 
     # ------------------------------------------------------------------ wrapped or read sideways
@@ -276,7 +285,7 @@ class ItemPane(ScrollView, can_focus=False):
         console = self.app.console
         starts = [0]
         for part, look in content.parts:
-            if isinstance(part, FieldRows):
+            if isinstance(part, FieldRows | PairRows):
                 height = part.row_count(width, console)
             else:  # a blank line above the header and above each label, as their top margin
                 height = 1 + len(self._drawn(part, look, width))
@@ -330,7 +339,7 @@ class ItemPane(ScrollView, can_focus=False):
             return self._blank_line(width)
         part, look = content.parts[part_index]
         offset = index - content.starts[part_index]
-        if isinstance(part, FieldRows):
+        if isinstance(part, FieldRows | PairRows):
             return part.row(offset, width, self.app.console, self._look_style(look).rich_style)
         if offset == 0:
             return self._blank_line(width)
@@ -376,7 +385,7 @@ class _Content:
     header: Text
     fields: list[ItemField]
     rows: dict[str, FieldRows]
-    parts: list[tuple[Text | FieldRows, str]]  # each part and its look: the header, then each label and rows
+    parts: list[tuple[Text | FieldRows | PairRows, str]]  # each part and its look: header, each label and rows
     long: list[str]  # fields coloured step by step once shown
     starts: list[int] = dataclass_field(default_factory=lambda: [0])  # the first line of each part
     width: int = -1  # the width it is laid out for
