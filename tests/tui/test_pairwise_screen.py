@@ -53,7 +53,7 @@ async def test_both_responses_are_shown_whole_and_literally(pairwise_app, size):
         screen = pairwise_app.screen
         assert isinstance(screen, RatingScreen)
         pane = screen.query_one(ItemPane)
-        shown = "\n".join(pane._line(y).text for y in range(pane.virtual_size.height))  # noqa: SLF001 - every row
+        shown = "\n".join(pane.line(y).text for y in range(pane.virtual_size.height))  # every row, scrolled or not
         flat = " ".join(shown.replace("│", " ").split())
         assert "Response A" in shown and "Response B" in shown
         for word in ("Rayleigh", "scattering).", "[bold]Water[/bold]", "every part of the sky."):
