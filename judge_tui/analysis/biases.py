@@ -26,10 +26,10 @@ from judge_tui.analysis.figure_format import figure_text, figure_with_interval, 
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, cluster_share_interval
 from judge_tui.analysis.report import Group, JudgeSelfAgreement, NoComparison, Report, build_report
 from judge_tui.analysis.scores import has_item_field, load
-from judge_tui.analysis.team import TOLERANCE, TeamView, load_team, team_consensus
+from judge_tui.analysis.team import TeamView, load_team, team_consensus
 from judge_tui.analysis.team_report import Block, Heading, Paragraph, TableBlock, lines_of
 from judge_tui.model.rubrics import Rubric
-from judge_tui.model.settings import AgreementSettings
+from judge_tui.model.settings import DEFAULT_TOLERANCE, AgreementSettings
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.bias import Estimate, length_correlation, mean_difference_estimate
 from judge_tui.stats.intervals import IntervalFigure
@@ -110,7 +110,7 @@ def consensus_and_judge(view: TeamView) -> tuple[np.ndarray, np.ndarray]:
 
 
 def judge_biases(store: Store, rubric: Rubric, judge_id: str, *, split: str | None = None,
-                 tolerance: float = TOLERANCE, confidence: float = DEFAULT_CONFIDENCE,
+                 tolerance: float = DEFAULT_TOLERANCE, confidence: float = DEFAULT_CONFIDENCE,
                  ratings: RubricRatings | None = None, report: Report | None = None) -> Biases:
     """Every bias figure of one judge rater against the experts' consensus over the items of `split`.
 

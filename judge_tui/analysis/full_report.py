@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from judge_tui.analysis import report_format
@@ -20,7 +20,7 @@ from judge_tui.analysis.drift import ExpertSelfAgreement
 from judge_tui.analysis.flags import flag_row
 from judge_tui.analysis.flags import render as render_flags
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE
-from judge_tui.analysis.report import Group, NoComparison, Report, build_report, thresholds_from
+from judge_tui.analysis.report import Group, NoComparison, Report, build_report
 from judge_tui.analysis.scores import load
 from judge_tui.analysis.team import TeamAgreement
 from judge_tui.analysis.team_report import (
@@ -41,7 +41,6 @@ from judge_tui.formats.terminal import render_plain
 from judge_tui.model.records import Flag
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
-from judge_tui.stats.agreement import DEFAULT_THRESHOLDS, Thresholds
 from judge_tui.store import Store
 
 
@@ -57,7 +56,7 @@ class FullReport:
     comparison: VersionComparison | None  # `--compare V1 V2`: this section alone
     flagged: tuple[Flag, ...] | None  # None: not part of this report (a version comparison)
     confidence: float = DEFAULT_CONFIDENCE  # of every interval in the team, self-agreement and comparison
-    thresholds: Thresholds = DEFAULT_THRESHOLDS
+    thresholds: AgreementSettings = field(default_factory=AgreementSettings)  # the bands' bounds
     judge_biases: tuple[Biases, ...] = ()  # one per judge rater of the comparison, when experts rated
 
 
@@ -98,7 +97,7 @@ def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = Non
             if found.experts:  # the consensus is the experts'; without one there is nothing to lean from
                 biases.append(found)
     return FullReport(rubric, split, tolerance, report, str(problem) if problem else None, team, tuple(drift), None,
-                      flagged, confidence, thresholds_from(settings), tuple(biases))
+                      flagged, confidence, settings, tuple(biases))
 
 
 def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:

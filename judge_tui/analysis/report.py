@@ -15,13 +15,15 @@ How groups combine (documented in the README, "Reading the agreement"):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Any
 
 import numpy as np
 
+from judge_tui.analysis import bands
+from judge_tui.analysis.bands import Interpret, Interpretation
 from judge_tui.analysis.design import Design, reweighted_checks, sampling_design, with_corrected_pass_rate
 from judge_tui.analysis.figure_format import figure_with_interval, pct
 from judge_tui.analysis.judges import default_judge
@@ -45,10 +47,10 @@ from judge_tui.analysis.targets import DecideOn, TargetCheck, band_span, check, 
 from judge_tui.analysis.uncertainty import RowUncertainty, pooled_alignment_interval, row_uncertainty
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
-from judge_tui.model.settings import AgreementSettings
+from judge_tui.model.settings import DEFAULT_TOLERANCE, AgreementSettings
 from judge_tui.stats import agreement as ag
 from judge_tui.stats import intervals as iv
-from judge_tui.stats.agreement import Figure, Interpretation, PairAgreement, Thresholds, Undefined
+from judge_tui.stats.agreement import Figure, PairAgreement, Undefined
 from judge_tui.stats.decisions import Decision
 from judge_tui.stats.intervals import Interval, IntervalFigure
 from judge_tui.store import Store
@@ -191,7 +193,7 @@ class Report:
     human: Group
     judge: Group
     tolerance: float
-    thresholds: Thresholds
+    thresholds: AgreementSettings
     counts: dict[str, int]  # items, rated_by_human, rated_by_judge, compared, judge_only
     summary: Summary
     rows: tuple[Row, ...]
@@ -212,19 +214,6 @@ class Report:
     @property
     def judged_rows(self) -> tuple[Row, ...]:
         return tuple(r for r in self.rows if r.method == "judged")
-
-
-def thresholds_from(settings: AgreementSettings) -> Thresholds:
-    return Thresholds(
-        alignment_well_calibrated=settings.alignment_well_calibrated,
-        alignment_minor_drift=settings.alignment_minor_drift,
-        alignment_significant_drift=settings.alignment_significant_drift,
-        kappa_almost_perfect=settings.kappa_almost_perfect,
-        kappa_substantial=settings.kappa_substantial,
-        kappa_moderate=settings.kappa_moderate,
-        pearson_target=settings.pearson_target,
-        binary_target=settings.tpr_tnr_target,
-    )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -249,15 +238,15 @@ def _continuous_overall(human: np.ndarray, judge: np.ndarray, tolerance: float) 
     )  # fmt: skip
 
 
-def _rows(pairing: Pairing, rubric: Rubric, tolerance: float, thresholds: Thresholds,
+def _rows(pairing: Pairing, rubric: Rubric, tolerance: float, thresholds: AgreementSettings,
           confidence: float = 0.95, ranks: bool = True) -> tuple[tuple[Row, ...], Row]:
     rows = []
     for index, dimension in enumerate(rubric.dimensions):
         paired = pairing.column(index)
         pair = paired.compare(rubric, tolerance)
         rows.append(Row(dimension.id, dimension.name, dimension.method, pair,
-                        ag.interpret_alignment(pair.alignment_rate, thresholds),
-                        ag.interpret_kappa(pair.cohen_kappa, thresholds),
+                        bands.interpret_alignment(pair.alignment_rate, thresholds),
+                        bands.interpret_kappa(pair.cohen_kappa, thresholds),
                         uncertainty=row_uncertainty(paired, pair, confidence, ranks=ranks)))
     paired = pairing.overall()
     if rubric.overall == "label":
@@ -265,8 +254,8 @@ def _rows(pairing: Pairing, rubric: Rubric, tolerance: float, thresholds: Thresh
     else:
         pair = _continuous_overall(paired.a, paired.b, tolerance)
     overall = Row(OVERALL, rubric.overall_name, "overall", pair,
-                  ag.interpret_alignment(pair.alignment_rate, thresholds),
-                  ag.interpret_kappa(pair.cohen_kappa, thresholds),
+                  bands.interpret_alignment(pair.alignment_rate, thresholds),
+                  bands.interpret_kappa(pair.cohen_kappa, thresholds),
                   uncertainty=row_uncertainty(paired, pair, confidence, categorical=rubric.overall == "label",
                                               ranks=ranks))
     return tuple(rows), overall
@@ -396,7 +385,7 @@ def _human_agreement(members: Sequence[Scores], rater_ids: Sequence[str],
 _SEVERITY = {"ok": 0, "info": 0, "unknown": 1, "caution": 2, "act": 3, "stop": 4}
 
 
-def _checks(rows: Sequence[Row], overall: Row, summary: Summary, rubric: Rubric, thresholds: Thresholds,
+def _checks(rows: Sequence[Row], overall: Row, summary: Summary, rubric: Rubric, thresholds: AgreementSettings,
             test_pairing: Pairing | None, split: str | None, confidence: float, *,
             plan: bool = True) -> list[TargetCheck]:
     """Every target of the report, decided on its interval, with a plan for the undecided ones (``plan=False``:
@@ -425,7 +414,7 @@ def _checks(rows: Sequence[Row], overall: Row, summary: Summary, rubric: Rubric,
         for key, hits, of, label in (("tpr", m.true_pass, human_pass, "PASS"), ("tnr", m.true_fail, human_fail, "FAIL")):
             interval = iv.wilson(hits, of, confidence) if of else Undefined(f"the human labels contain no {label}")
             checks.append(check(key, key.upper(), "test split", getattr(m, key), interval, of,
-                                thresholds.binary_target, strict=True, confidence=confidence, share=(hits, of),
+                                thresholds.tpr_tnr_target, strict=True, confidence=confidence, share=(hits, of),
                                 class_share=of / m.n if m.n else None, class_label=label, plan=plan))
     return checks
 
@@ -444,13 +433,13 @@ def _with_items_left(store: Store, rubric: Rubric, checks: Sequence[TargetCheck]
 
 
 def _findings(report_rows: Sequence[Row], overall: Row, summary: Summary, rubric: Rubric, tolerance: float,
-              thresholds: Thresholds, test_binary: ag.BinaryMetrics | None, split: str | None,
+              thresholds: AgreementSettings, test_binary: ag.BinaryMetrics | None, split: str | None,
               checks: Sequence[TargetCheck], decide_on: DecideOn, ties: int) -> list[Finding]:
     scope = f"{split} split" if split else "all compared items"
     by_key = {c.key: c for c in checks}
     findings = []
     findings.append(_target_finding(
-        "alignment", by_key["alignment"], ag.interpret_alignment, thresholds, decide_on,
+        "alignment", by_key["alignment"], bands.interpret_alignment, thresholds, decide_on,
         f"Alignment {figure_with_interval(summary.alignment_rate, summary.alignment_interval, percent=True)} "
         f"({summary.agreements} of {summary.pairs} judged scores within ±{tolerance:g})",
     ))
@@ -506,12 +495,12 @@ def _findings(report_rows: Sequence[Row], overall: Row, summary: Summary, rubric
     return findings
 
 
-def _pearson_band(r: Figure, thresholds: Thresholds) -> Interpretation:
-    return ag.meets_pearson_target(r, thresholds)
+def _pearson_band(r: Figure, thresholds: AgreementSettings) -> Interpretation:
+    return bands.meets_pearson_target(r, thresholds)
 
 
-def _target_finding(topic: str, c: TargetCheck, interpret: Callable[[Figure, Thresholds], Interpretation],
-                    thresholds: Thresholds, decide_on: DecideOn, opening: str) -> Finding:
+def _target_finding(topic: str, c: TargetCheck, interpret: Interpret,
+                    thresholds: AgreementSettings, decide_on: DecideOn, opening: str) -> Finding:
     """A finding for one target: the band of the estimate, the bands its interval spans, the decision, and
     advice only as strong as the interval supports (the band of the interval's best end when not met)."""
     band = interpret(c.estimate, thresholds)
@@ -533,7 +522,7 @@ def _target_finding(topic: str, c: TargetCheck, interpret: Callable[[Figure, Thr
     return Finding(topic, status, meets_by_decision(decision), c.scope, text, decision, band.meets_target)
 
 
-def _kappa_finding(defined: Sequence[Row], by_key: dict[str, TargetCheck], thresholds: Thresholds,
+def _kappa_finding(defined: Sequence[Row], by_key: dict[str, TargetCheck], thresholds: AgreementSettings,
                    decide_on: DecideOn, scope: str) -> Finding:
     groups: dict[str, list[str]] = {"met": [], "not met": [], "undecided": []}
     statuses: list[str] = []
@@ -541,7 +530,7 @@ def _kappa_finding(defined: Sequence[Row], by_key: dict[str, TargetCheck], thres
     for row in defined:
         c = by_key[f"kappa:{row.key}"]
         decision = ruling(c, decide_on) or "undecided"
-        span = band_span(c.interval, ag.interpret_kappa, thresholds)
+        span = band_span(c.interval, bands.interpret_kappa, thresholds)
         detail = f"{row.key} ({c.reading}, {row.kappa_band.label}" + (f", {span}" if span else "") + ")"
         groups[decision].append(row.key if decision == "met" else detail)
         if decision == "met":
@@ -549,7 +538,7 @@ def _kappa_finding(defined: Sequence[Row], by_key: dict[str, TargetCheck], thres
         elif decision == "undecided":
             statuses.append("unknown")
         else:
-            best = (ag.interpret_kappa(c.interval.high, thresholds)
+            best = (bands.interpret_kappa(c.interval.high, thresholds)
                     if decide_on == "interval" and isinstance(c.interval, Interval) else row.kappa_band)
             statuses.append(best.status)
             actions.append(best.action)
@@ -570,14 +559,14 @@ def _kappa_finding(defined: Sequence[Row], by_key: dict[str, TargetCheck], thres
 SKEWED_BY = 0.2
 
 
-def _kappa_ac1_findings(defined: Sequence[Row], rubric: Rubric, thresholds: Thresholds, scope: str) -> list[Finding]:
+def _kappa_ac1_findings(defined: Sequence[Row], rubric: Rubric, thresholds: AgreementSettings, scope: str) -> list[Finding]:
     """When kappa and Gwet's AC1 fall in different bands, say why: skewed labels (the kappa paradox)."""
     out = []
     for row in defined:
         ac1 = row.uncertainty.figures.get("ac1", Undefined("not computed"))
         if not ag.is_defined(ac1):
             continue
-        kappa_band, ac1_band = row.kappa_band, ag.interpret_kappa(ac1, thresholds)
+        kappa_band, ac1_band = row.kappa_band, bands.interpret_kappa(ac1, thresholds)
         if kappa_band.label == ac1_band.label:
             continue
         counts = np.asarray(row.agreement.confusion).sum(axis=1)
@@ -607,9 +596,9 @@ def _kappa_ac1_findings(defined: Sequence[Row], rubric: Rubric, thresholds: Thre
     return out
 
 
-def _binary_finding(row: Row, test: ag.BinaryMetrics | None, thresholds: Thresholds,
+def _binary_finding(row: Row, test: ag.BinaryMetrics | None, thresholds: AgreementSettings,
                     tpr: TargetCheck | None, tnr: TargetCheck | None, decide_on: DecideOn) -> Finding:
-    target = thresholds.binary_target
+    target = thresholds.tpr_tnr_target
     if test is None or test.n == 0 or tpr is None or tnr is None:
         intervals = row.uncertainty.intervals
         return Finding(
@@ -619,7 +608,7 @@ def _binary_finding(row: Row, test: ag.BinaryMetrics | None, thresholds: Thresho
             f"and TNR {figure_with_interval(row.agreement.tnr, intervals.get('tnr'))}, for guidance only. "
             "Assign splits with `judge-tui split`.",
         )
-    verdict = ag.meets_binary_target(test.tpr, test.tnr, thresholds)
+    verdict = bands.meets_binary_target(test.tpr, test.tnr, thresholds)
     rulings = [ruling(c, decide_on) for c in (tpr, tnr)]
     if None in rulings:
         decision = None
@@ -778,7 +767,7 @@ def build_report(
     ratings in ``split`` when the caller has loaded them already (see scores.load).
     """
     settings = settings or AgreementSettings()
-    thresholds = thresholds_from(settings)
+    thresholds = settings
     tolerance = settings.tolerance
     dims = rubric.dimension_ids
     with store.snapshot():
@@ -937,7 +926,7 @@ class JudgeDisagreement:
 
 
 def judge_disagreements(store: Store, rubric: Rubric, human_id: str, judge_id: str,
-                  tolerance: float = 0.15) -> list[JudgeDisagreement]:
+                  tolerance: float = DEFAULT_TOLERANCE) -> list[JudgeDisagreement]:
     """Items rated by both raters, the largest overall gap first (then the most differing dimensions)."""
     with store.snapshot():
         ratings = load(store, rubric)

@@ -18,6 +18,8 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from judge_tui.analysis import bands
+from judge_tui.analysis.bands import Interpret, Interpretation
 from judge_tui.analysis.figure_format import (
     figure_with_interval,
     interval_json,
@@ -41,6 +43,7 @@ from judge_tui.analysis.targets import TargetCheck, ruling
 from judge_tui.analysis.uncertainty import CHANCE_FIGURES, INTERVAL_FIGURES
 from judge_tui.formats.terminal import SplittableTable, add_id_column, render_plain
 from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.model.textsafe import clean
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.agreement import Figure
@@ -85,7 +88,7 @@ def _figure(value: Figure, name: str, undefined: dict[str, str]) -> float | None
     return float(value)
 
 
-def _band(interpretation: ag.Interpretation, decision: str | None, spanned: str) -> dict[str, Any]:
+def _band(interpretation: Interpretation, decision: str | None, spanned: str) -> dict[str, Any]:
     """A band in the JSON: the point estimate's band (label, status), the bands its interval spans, and whether
     the target is met, which follows the decision (``point_meets_target`` keeps the point estimate's reading)."""
     return {"label": interpretation.label, "status": interpretation.status,
@@ -94,7 +97,7 @@ def _band(interpretation: ag.Interpretation, decision: str | None, spanned: str)
 
 
 def interval_bands(estimate: Figure, interval: IntervalFigure,
-                   interpret: Callable[[Figure, ag.Thresholds], ag.Interpretation], thresholds: ag.Thresholds) -> str:
+                   interpret: Interpret, thresholds: AgreementSettings) -> str:
     """The bands an interval spans, lowest first: "moderate–almost perfect", or one band when the whole interval
     lies in it. Without an interval the point estimate's band says so ("substantial (no interval)"), and a figure
     too thin for an interval says "too few items"."""
@@ -111,11 +114,11 @@ def _row_bands(row: Row, report: Report) -> tuple[str, str]:
     """The alignment and kappa band cells of a row: the bands each interval spans."""
     intervals, t = row.uncertainty.intervals, report.thresholds
     alignment = interval_bands(row.agreement.alignment_rate, intervals.get("alignment_rate", ag.Undefined("none")),
-                               ag.interpret_alignment, t)
+                               bands.interpret_alignment, t)
     if row.method == "overall" and not ag.is_defined(row.agreement.cohen_kappa):
         return alignment, "—"
     return alignment, interval_bands(row.agreement.cohen_kappa, intervals.get("cohen_kappa", ag.Undefined("none")),
-                                     ag.interpret_kappa, t)
+                                     bands.interpret_kappa, t)
 
 
 def row_to_dict(row: Row, report: Report) -> dict[str, Any]:
@@ -262,7 +265,7 @@ def rubric_to_dict(rubric: Rubric) -> dict[str, Any]:
             "overall_name": rubric.overall_name}
 
 
-def thresholds_to_dict(tolerance: float, t: ag.Thresholds) -> dict[str, Any]:
+def thresholds_to_dict(tolerance: float, t: AgreementSettings) -> dict[str, Any]:
     return {
         "tolerance": tolerance,
         "alignment": {"well_calibrated": t.alignment_well_calibrated, "minor_drift": t.alignment_minor_drift,
@@ -270,11 +273,11 @@ def thresholds_to_dict(tolerance: float, t: ag.Thresholds) -> dict[str, Any]:
         "kappa": {"almost_perfect": t.kappa_almost_perfect, "substantial": t.kappa_substantial,
                   "moderate": t.kappa_moderate},
         "pearson_target": t.pearson_target,
-        "tpr_tnr_target": t.binary_target,
+        "tpr_tnr_target": t.tpr_tnr_target,
     }
 
 
-def no_comparison_to_dict(rubric: Rubric, split: str | None, tolerance: float, thresholds: ag.Thresholds,
+def no_comparison_to_dict(rubric: Rubric, split: str | None, tolerance: float, thresholds: AgreementSettings,
                           humans: Sequence[str], reason: str) -> dict[str, Any]:
     """The report's documented shape when there is no judge comparison (the team section stands alone): every
     key present, the judge comparison's figures null or empty, and why in ``undefined``."""
@@ -511,10 +514,10 @@ def interval_bars(report: Report) -> list[IntervalBars]:
         return []
 
     def alignment_status(value: float) -> str:
-        return ag.interpret_alignment(value, t).status
+        return bands.interpret_alignment(value, t).status
 
     def kappa_status(value: float) -> str:
-        return ag.interpret_kappa(value, t).status
+        return bands.interpret_kappa(value, t).status
 
     level = f"{report.confidence:.0%}"
     return [
@@ -543,10 +546,10 @@ def _target_bars(report: Report, level: str) -> list[IntervalBars]:
 
     rows = [*report.judged_rows, report.overall]
     if report.rubric.scale.kind == "pass_fail":
-        return [IntervalBars(f"TPR and TNR, {level} intervals against the {t.binary_target:.0%} target", [
+        return [IntervalBars(f"TPR and TNR, {level} intervals against the {t.tpr_tnr_target:.0%} target", [
             Bar(f"{r.key} {name}", getattr(r.agreement, figure), _interval(r, figure))
             for r in report.judged_rows for name, figure in (("TPR", "tpr"), ("TNR", "tnr"))],
-            (t.binary_target,), against(t.binary_target, strict=True), percent=True)]
+            (t.tpr_tnr_target,), against(t.tpr_tnr_target, strict=True), percent=True)]
     return [IntervalBars(f"Pearson's r, {level} intervals against the {t.pearson_target:g} target",
                          [Bar(r.key, r.agreement.pearson_r, _interval(r, "pearson_r")) for r in rows],
                          (t.pearson_target,), against(t.pearson_target))]

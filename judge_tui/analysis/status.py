@@ -14,6 +14,7 @@ from typing import Any
 
 from judge_tui.model.numbers import format_seconds
 from judge_tui.model.records import CONSENSUS_RATER
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
 
@@ -42,8 +43,8 @@ def expert_status(store: Store, rubric: str, rater: dict[str, Any]) -> dict[str,
     }
 
 
-def study_status(store: Store, rubric: str | None = None, *, team_alpha_target: float = 0.80,
-                 confidence: float = 0.95) -> dict[str, Any]:
+def study_status(store: Store, rubric: str | None = None, *,
+                 team_alpha_target: float = AgreementSettings.team_alpha_target, confidence: float = 0.95) -> dict[str, Any]:
     """Every rubric in use (or one): its items, each expert's work and each judge's queue; with an assignment
     plan, the team's progress on it ("team")."""
     rubrics = [(r, n) for r, n in store.rubrics_in_use() if rubric is None or r == rubric]

@@ -45,8 +45,6 @@ from judge_tui.stats.raters import (
 )
 from judge_tui.store import Store
 
-TOLERANCE = DEFAULT_TOLERANCE  # callers pass settings.agreement.tolerance
-
 
 @dataclass(frozen=True)
 class TeamView:
@@ -104,7 +102,7 @@ def load_team(store: Store, rubric: Rubric, *, split: str | None = None, judge: 
 # --------------------------------------------------------------------------- pure functions on arrays
 
 
-def spread_exceeds(matrix: np.ndarray, tolerance: float = TOLERANCE) -> np.ndarray:
+def spread_exceeds(matrix: np.ndarray, tolerance: float = DEFAULT_TOLERANCE) -> np.ndarray:
     """Per item: True where at least two raters' scores differ by more than the tolerance."""
     matrix = np.asarray(matrix, dtype=np.float64)
     present = ~np.isnan(matrix)
@@ -217,7 +215,7 @@ def _expert_pairs(view: TeamView, matrix: np.ndarray, kappa: tuple[tuple[ag.Figu
     return tuple(out)
 
 
-def team_agreement(view: TeamView, tolerance: float = TOLERANCE,
+def team_agreement(view: TeamView, tolerance: float = DEFAULT_TOLERANCE,
                    confidence: float = DEFAULT_CONFIDENCE) -> TeamAgreement:
     rubric = view.rubric
     points, ordered = rubric.scale.points, rubric.scale.ordered
@@ -275,7 +273,7 @@ class ExpertDisagreement:
     adjudicated: bool
 
 
-def expert_disagreements(view: TeamView, tolerance: float = TOLERANCE) -> list[ExpertDisagreement]:
+def expert_disagreements(view: TeamView, tolerance: float = DEFAULT_TOLERANCE) -> list[ExpertDisagreement]:
     """Items two or more experts rated whose scores differ by more than the tolerance on some dimension."""
     if not view.experts:
         return []

@@ -22,13 +22,13 @@ from judge_tui.analysis.figure_format import figure_text, figure_with_interval, 
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, Change
 from judge_tui.analysis.team import (
     CONSENSUS_RATER,
-    TOLERANCE,
     TeamAgreement,
     is_expert,
     load_team,
     team_agreement,
 )
 from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import DEFAULT_TOLERANCE
 from judge_tui.model.textsafe import clean
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.intervals import IntervalFigure
@@ -72,7 +72,7 @@ def _gwet(value: Any) -> tuple[float | dict[str, str], float | None, IntervalFig
 
 
 def team_figures(store: Store, rubric: Rubric, split: str | None = None, judge: str | None = None,
-                 only_items: set[str] | None = None, tolerance: float = TOLERANCE,
+                 only_items: set[str] | None = None, tolerance: float = DEFAULT_TOLERANCE,
                  ratings: RubricRatings | None = None, confidence: float = DEFAULT_CONFIDENCE) -> TeamAgreement | None:
     """The team figures, or None when fewer than two experts rated this rubric. ``ratings``: the split's
     ratings (scores.load) when the caller has read them already."""
@@ -89,7 +89,7 @@ def team_figures(store: Store, rubric: Rubric, split: str | None = None, judge: 
 
 
 def drift_figures(store: Store, rubric: Rubric, split: str | None = None, rater: str | None = None,
-                  tolerance: float = TOLERANCE, ratings: RubricRatings | None = None,
+                  tolerance: float = DEFAULT_TOLERANCE, ratings: RubricRatings | None = None,
                   confidence: float = DEFAULT_CONFIDENCE) -> list[ExpertSelfAgreement]:
     """Each expert's (or one expert's) self-agreement over the items they rated twice (empty when none did)."""
     if ratings is None and not store.has_human_rerating(rubric.id):
