@@ -13,7 +13,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from judge_tui.analysis import report_format
 from judge_tui.analysis.biases import Biases, biases_blocks, biases_dict, judge_biases
 from judge_tui.analysis.compare import VersionComparison, compare_versions
 from judge_tui.analysis.drift import ExpertSelfAgreement
@@ -21,6 +20,9 @@ from judge_tui.analysis.flags import flag_row
 from judge_tui.analysis.flags import render as render_flags
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE
 from judge_tui.analysis.report import Group, NoComparison, Report, build_report
+from judge_tui.analysis.report_render.as_json import SCHEMA_VERSION, no_comparison_to_dict, report_to_dict
+from judge_tui.analysis.report_render.as_markdown import render_markdown
+from judge_tui.analysis.report_render.as_text import rich_sections
 from judge_tui.analysis.scores import load
 from judge_tui.analysis.team import TeamAgreement
 from judge_tui.analysis.team_report import (
@@ -107,12 +109,12 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
     if fmt == "json":
         data: dict[str, Any]
         if full.comparison is not None:
-            data = {"schema_version": report_format.SCHEMA_VERSION,
+            data = {"schema_version": SCHEMA_VERSION,
                     "version_comparison": comparison_to_dict(full.comparison)}
         elif full.report is not None:
-            data = {**report_format.report_to_dict(full.report), "judge_comparison": None}
+            data = {**report_to_dict(full.report), "judge_comparison": None}
         else:
-            data = report_format.no_comparison_to_dict(
+            data = no_comparison_to_dict(
                 full.rubric, full.split, full.tolerance, full.thresholds,
                 full.team.experts if full.team is not None else (), full.judge_comparison or "")
         if full.judge_biases:
@@ -136,10 +138,10 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
     if drift:
         blocks += drift_blocks(drift)
     if fmt == "markdown":
-        lines = [report_format.render_markdown(full.report).rstrip("\n"), ""] if full.report is not None else []
+        lines = [render_markdown(full.report).rstrip("\n"), ""] if full.report is not None else []
         body = "\n".join(lines + lines_of(blocks, fmt))
     else:
-        sections = report_format.rich_sections(full.report) if full.report is not None else []
+        sections = rich_sections(full.report) if full.report is not None else []
         body = render_plain([*sections, *rich_of(blocks)], width=width, gap=True, split=True)
     if full.flagged is None:
         return body.rstrip("\n") + "\n"
