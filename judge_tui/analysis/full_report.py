@@ -104,8 +104,6 @@ def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = Non
 
 def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
     """The report in a format: "json", "markdown" or "text" (at ``width``, or fitted to standard output)."""
-    team = team_to_dict(full.team, full.split) if full.team is not None else None
-    drift = drift_to_dicts(full.expert_self_agreement, full.tolerance, full.confidence)
     if fmt == "json":
         data: dict[str, Any]
         if full.comparison is not None:
@@ -119,10 +117,11 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
                 full.team.experts if full.team is not None else (), full.judge_comparison or "")
         if full.judge_biases:
             data["judge_biases"] = [biases_dict(b) for b in full.judge_biases]
-        if team is not None:
-            data["team"] = team
-        if drift:
-            data["expert_self_agreement"] = drift
+        if full.team is not None:
+            data["team"] = team_to_dict(full.team, full.split)
+        if full.expert_self_agreement:
+            data["expert_self_agreement"] = drift_to_dicts(full.expert_self_agreement, full.tolerance,
+                                                           full.confidence)
         if full.flagged is not None:
             data["flagged_items"] = [flag_row(f) for f in full.flagged]
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
@@ -133,10 +132,10 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
         blocks.append(Paragraph((f"No judge comparison: {full.judge_comparison}",)))
     for b in full.judge_biases:
         blocks += biases_blocks(biases_dict(b))
-    if team is not None:
-        blocks += team_blocks(team)
-    if drift:
-        blocks += drift_blocks(drift)
+    if full.team is not None:
+        blocks += team_blocks(full.team)
+    if full.expert_self_agreement:
+        blocks += drift_blocks(full.expert_self_agreement, full.tolerance, full.confidence)
     if fmt == "markdown":
         lines = [render_markdown(full.report).rstrip("\n"), ""] if full.report is not None else []
         body = "\n".join(lines + lines_of(blocks, fmt))
