@@ -131,7 +131,7 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
     if full.report is None and full.comparison is None:
         blocks.append(Paragraph((f"No judge comparison: {full.judge_comparison}",)))
     for b in full.judge_biases:
-        blocks += biases_blocks(biases_dict(b))
+        blocks += biases_blocks(b)
     if full.team is not None:
         blocks += team_blocks(full.team)
     if full.expert_self_agreement:
