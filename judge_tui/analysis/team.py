@@ -109,7 +109,8 @@ def spread_exceeds(matrix: np.ndarray, tolerance: float = DEFAULT_TOLERANCE) -> 
     enough = present.sum(axis=0) >= 2
     high = np.where(present, matrix, -np.inf).max(axis=0)
     low = np.where(present, matrix, np.inf).min(axis=0)
-    return enough & (high - low > tolerance + ag.ALIGNMENT_EPSILON)
+    exceeds: np.ndarray = enough & (high - low > tolerance + ag.ALIGNMENT_EPSILON)
+    return exceeds
 
 
 # --------------------------------------------------------------------------- the team figures

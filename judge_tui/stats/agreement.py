@@ -161,7 +161,8 @@ def snap_to_scale(values: ArrayLike, points: Sequence[float]) -> tuple[np.ndarra
 
 def within_tolerance(a: ArrayLike, b: ArrayLike, tolerance: float) -> np.ndarray:
     """Pair by pair, whether two scores align: they differ by at most ``tolerance`` (plus float noise)."""
-    return np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float)) <= tolerance + ALIGNMENT_EPSILON
+    within: np.ndarray = np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float)) <= tolerance + ALIGNMENT_EPSILON
+    return within
 
 
 def alignment_rate(a: ArrayLike, b: ArrayLike, tolerance: float) -> Figure:
@@ -291,7 +292,8 @@ def _code_scores(values: np.ndarray) -> _Coded:
 def _average_ranks(coded: _Coded) -> np.ndarray:
     """1-based ranks, tied values sharing the mean of the ranks they span."""
     before = np.cumsum(coded.counts) - coded.counts
-    return (before + (coded.counts + 1) / 2.0)[coded.codes]
+    ranks: np.ndarray = (before + (coded.counts + 1) / 2.0)[coded.codes]
+    return ranks
 
 
 def _spearman(cx: _Coded, cy: _Coded) -> Figure:
