@@ -60,7 +60,7 @@ class ExpertStatus:
 
 
 @dataclass(frozen=True)
-class JudgeQueue:
+class JudgeQueueStatus:
     """One judge rater's jobs on a rubric, by state, and what its calls cost."""
 
     judge: str
@@ -82,7 +82,7 @@ class RubricStatus:
     items: int
     experts: tuple[ExpertStatus, ...]
     adjudicated: int  # items the lead adjudicated
-    judges: tuple[JudgeQueue, ...]
+    judges: tuple[JudgeQueueStatus, ...]
     team: dict[str, Any] | None = None  # with an assignment plan: team_progress's section
 
     def to_json(self) -> dict[str, Any]:
@@ -135,7 +135,7 @@ def study_status(store: Store, rubric: str | None = None, *,
                                      confidence=confidence)
             experts = tuple(expert_status(store, rubric_id, r) for r in store.active_experts(rubric_id)
                             if r["id"] != CONSENSUS_RATER)  # the lead's adjudications, not an expert
-            judges = tuple(JudgeQueue(judge, **queue)
+            judges = tuple(JudgeQueueStatus(judge, **queue)
                            for judge, queue in sorted(store.judge_queue_by_rater(rubric_id).items()))
             parts.append(RubricStatus(rubric_id, items, experts,
                                       len(store.current_ratings(rubric_id, CONSENSUS_RATER)), judges, team))

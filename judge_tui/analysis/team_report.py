@@ -1,9 +1,11 @@
 """The report sections about several experts: team agreement, self-agreement (drift) and version comparison.
 
-Each section is computed once as objects (team.TeamAgreement, drift.ExpertSelfAgreement,
-compare.VersionComparison), turned into a plain dict (what `report --format json` prints), and drawn from that
-dict as blocks (headings, paragraphs, tables) that one of three styles renders: Markdown, Rich tables (the text
-report, like its other tables) or plain lines (the summary screen). So every format shows the same figures.
+Each section is computed once as typed objects (team.TeamAgreement, drift.ExpertSelfAgreement,
+compare.VersionComparison). The JSON (`report --format json`) is a plain dict built from them (team_to_dict,
+drift_to_dicts, comparison_to_dict), and the blocks (headings, paragraphs, tables) that one of three styles renders,
+Markdown, Rich tables (the text report, like its other tables) or plain lines (the summary screen), are drawn from
+the same objects (team_blocks, drift_blocks; the version comparison's, compare_blocks and compare_rows, still from
+its dict). So every format shows the same figures.
 
 Figures are kept at full precision in the dicts (JSON) and rounded only in text. Every figure's interval sits
 beside it in an ``intervals`` object ({low, high, method, confidence}, or null with the reason in the object's

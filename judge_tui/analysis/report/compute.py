@@ -1,4 +1,4 @@
-"""The agreement report: which ratings are compared, every figure, and what the figures mean.
+"""The agreement report computed: which ratings are compared, and every figure between the two groups.
 
 `build_report` reads the scores from the store, pairs a human group with a judge group over the items both
 rated, and returns a `Report` (report/model.py): typed data that the renderers show as text, Markdown or JSON and
