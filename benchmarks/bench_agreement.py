@@ -58,7 +58,7 @@ def main() -> None:
 
     def compare_all(pairs: list[tuple[np.ndarray, np.ndarray]]) -> None:
         for human, judge in pairs:
-            ag.compare(human, judge, FIVE_POINTS, ordered=True)
+            ag.compare(human, judge, FIVE_POINTS, ordered=True, tolerance=0.15)
 
     print(f"{ITEMS:,} items x {DIMENSIONS} dimensions x 2 raters, {REPEATS} runs each")
     report("compare(), all 5 dimensions, scores on the scale", lambda: compare_all(on_scale))

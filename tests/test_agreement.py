@@ -1,4 +1,4 @@
-"""The agreement engine on cases small enough to work out by hand, its Undefined cases and its bands."""
+"""The agreement engine on cases small enough to work out by hand, and its Undefined cases (the bands: test_bands.py)."""
 
 import math
 
@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judge_tui.stats import agreement as ag
-from judge_tui.stats.agreement import Thresholds, Undefined
+from judge_tui.stats.agreement import Undefined
 
 THREE = (0.0, 0.5, 1.0)
 FIVE = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -28,7 +28,7 @@ def test_alignment_rate_counts_differences_of_exactly_the_tolerance():
     # |diff| = 0.15 (0.65 - 0.5 is 0.15000000000000002 in floats), 0, 0.5, 0.15 -> 3 of 4 within 0.15.
     human = [0.5, 0.5, 0.0, 1.0]
     judge = [0.65, 0.5, 0.5, 0.85]
-    assert ag.alignment_rate(human, judge) == 0.75
+    assert ag.alignment_rate(human, judge, tolerance=0.15) == 0.75
     # Tolerance 0 keeps only the exact match.
     assert ag.alignment_rate(human, judge, tolerance=0.0) == 0.25
     # 0.5 vs 0.0 is within 0.5.
@@ -36,8 +36,8 @@ def test_alignment_rate_counts_differences_of_exactly_the_tolerance():
 
 
 def test_alignment_rate_just_above_the_tolerance_is_not_aligned():
-    assert ag.alignment_rate([0.0], [0.1500001]) == 0.0
-    assert ag.alignment_rate([0.0], [0.15]) == 1.0
+    assert ag.alignment_rate([0.0], [0.1500001], tolerance=0.15) == 0.0
+    assert ag.alignment_rate([0.0], [0.15], tolerance=0.15) == 1.0
 
 
 def test_mean_difference_is_judge_minus_human():
@@ -167,7 +167,7 @@ def test_pairwise_kappa_uses_items_both_raters_rated():
 def test_compare_on_a_binary_scale_reports_tpr_tnr_and_equal_kappas():
     human = [1, 1, 1, 1, 1, 0, 0, 0, 0, 0]
     judge = [1, 1, 1, 1, 0, 1, 0, 0, 0, 0]
-    result = ag.compare(human, judge, BINARY, ordered=False)
+    result = ag.compare(human, judge, BINARY, ordered=False, tolerance=0.15)
     assert result.is_binary and result.n == 10
     assert result.cohen_kappa == result.weighted_kappa == pytest.approx(0.6, abs=1e-12)
     assert (result.tpr, result.tnr, result.accuracy) == (0.8, 0.8, 0.8)
@@ -182,7 +182,7 @@ def test_compare_on_a_binary_scale_reports_tpr_tnr_and_equal_kappas():
 def test_compare_snaps_continuous_judge_scores_for_kappa_only():
     human = [0.0, 0.5, 1.0, 0.5]
     judge = [0.1, 0.55, 0.83, 0.5]  # snaps to 0, .5, 1, .5
-    result = ag.compare(human, judge, THREE, ordered=True)
+    result = ag.compare(human, judge, THREE, ordered=True, tolerance=0.15)
     assert (result.snapped_human, result.snapped_judge, result.snapped) == (0, 3, 3)
     assert result.cohen_kappa == 1.0
     assert result.confusion == ((1, 0, 0), (0, 2, 0), (0, 0, 1))
@@ -193,7 +193,7 @@ def test_compare_snaps_continuous_judge_scores_for_kappa_only():
 
 
 def test_compare_on_an_unordered_scale_leaves_order_based_figures_undefined():
-    result = ag.compare([0, 1, 2, 2], [0, 1, 2, 1], (0, 1, 2), ordered=False)
+    result = ag.compare([0, 1, 2, 2], [0, 1, 2, 1], (0, 1, 2), ordered=False, tolerance=0.15)
     assert result.cohen_kappa == pytest.approx(ag.cohen_kappa([0, 1, 2, 2], [0, 1, 2, 1], (0, 1, 2)))
     for figure in (result.weighted_kappa, result.pearson_r, result.spearman_rho, result.kendall_tau):
         assert undefined(figure)
@@ -201,7 +201,7 @@ def test_compare_on_an_unordered_scale_leaves_order_based_figures_undefined():
 
 
 def test_compare_with_no_items_is_all_undefined():
-    result = ag.compare([], [], FIVE, ordered=True)
+    result = ag.compare([], [], FIVE, ordered=True, tolerance=0.15)
     assert result.n == 0
     assert result.confusion == tuple((0,) * 5 for _ in range(5))
     for name in (
@@ -217,8 +217,8 @@ def test_compare_with_no_items_is_all_undefined():
 
 
 def test_compare_is_hashable_and_comparable():
-    first = ag.compare([0, 0.5, 1], [0, 1, 1], THREE, ordered=True)
-    second = ag.compare([0, 0.5, 1], [0, 1, 1], THREE, ordered=True)
+    first = ag.compare([0, 0.5, 1], [0, 1, 1], THREE, ordered=True, tolerance=0.15)
+    second = ag.compare([0, 0.5, 1], [0, 1, 1], THREE, ordered=True, tolerance=0.15)
     assert first == second and hash(first) == hash(second)
 
 
@@ -230,7 +230,7 @@ def test_compare_is_hashable_and_comparable():
 @pytest.mark.parametrize(
     "figure",
     [
-        lambda: ag.alignment_rate([], []),
+        lambda: ag.alignment_rate([], [], tolerance=0.15),
         lambda: ag.mean_difference([], []),
         lambda: ag.cohen_kappa([], [], THREE),
         lambda: ag.cohen_kappa([0.5], [0.5], THREE),  # n < 2
@@ -288,7 +288,7 @@ def test_corrected_pass_rate_gives_no_interval_when_resamples_are_often_undefine
 
 
 def test_figures_are_plain_floats_not_numpy_scalars():
-    result = ag.compare([0, 0.5, 1, 1], [0, 1, 1, 0.5], THREE, ordered=True)
+    result = ag.compare([0, 0.5, 1, 1], [0, 1, 1, 0.5], THREE, ordered=True, tolerance=0.15)
     for name in (
         "alignment_rate",
         "cohen_kappa",
@@ -308,9 +308,9 @@ def test_figures_are_plain_floats_not_numpy_scalars():
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda: ag.alignment_rate([0, 1], [0]), "lengths 2 and 1 differ"),
+        (lambda: ag.alignment_rate([0, 1], [0], tolerance=0.15), "lengths 2 and 1 differ"),
         (lambda: ag.pearson_r([0, np.nan], [0, 1]), "NaN"),
-        (lambda: ag.alignment_rate([[0, 1]], [[0, 1]]), "1-D"),
+        (lambda: ag.alignment_rate([[0, 1]], [[0, 1]], tolerance=0.15), "1-D"),
         (lambda: ag.alignment_rate([0], [0], tolerance=-0.1), "tolerance"),
         (lambda: ag.cohen_kappa([0, 0.83], [0, 1], THREE), "snap"),
         (lambda: ag.cohen_kappa([0, 1], [0, 1], BINARY, weights="cubic"), "weights"),
@@ -382,107 +382,6 @@ def test_bootstrap_matches_resampling_items_one_by_one():
 
 
 # --------------------------------------------------------------------------------------------------
-# Interpretation bands
-# --------------------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("rate", "label", "status"),
-    [
-        (1.0, "well calibrated", "ok"),
-        (0.80, "well calibrated", "ok"),
-        (28 / 35, "well calibrated", "ok"),  # 0.8 from a division
-        (0.7999, "minor drift", "caution"),
-        (0.70, "minor drift", "caution"),
-        (7 / 10, "minor drift", "caution"),
-        (0.6999, "significant drift", "act"),
-        (0.60, "significant drift", "act"),
-        (0.5999, "unreliable", "stop"),
-        (0.0, "unreliable", "stop"),
-    ],
-)
-def test_alignment_bands(rate, label, status):
-    verdict = ag.interpret_alignment(rate)
-    assert (verdict.label, verdict.status) == (label, status)
-    assert verdict.meets_target is (label == "well calibrated")
-    assert verdict.action
-
-
-@pytest.mark.parametrize(
-    ("kappa", "label", "meets"),
-    [
-        (0.95, "almost perfect", True),
-        (0.8001, "almost perfect", True),
-        (0.80, "substantial", True),
-        (0.61, "substantial", True),
-        (0.605, "moderate", False),  # in the 0.60-0.61 gap: the lower band
-        (0.41, "moderate", False),
-        (0.405, "fair or poor", False),  # in the 0.40-0.41 gap: the lower band
-        (0.0, "fair or poor", False),
-        (-0.3, "fair or poor", False),
-    ],
-)
-def test_kappa_bands(kappa, label, meets):
-    verdict = ag.interpret_kappa(kappa)
-    assert (verdict.label, verdict.meets_target) == (label, meets)
-
-
-def test_pearson_and_binary_targets():
-    assert ag.meets_pearson_target(0.70).meets_target is True
-    assert ag.meets_pearson_target(0.6999).meets_target is False
-    assert ag.meets_binary_target(0.91, 0.95).meets_target is True
-    assert ag.meets_binary_target(0.90, 0.95).meets_target is False  # 0.90 is not above 0.90
-    weak = ag.meets_binary_target(0.95, 0.85)
-    assert weak.label.startswith("TNR") and "FAIL" in weak.action
-    assert ag.meets_binary_target(Undefined("no PASS"), 0.95).status == "unknown"
-
-
-def test_user_thresholds_replace_the_defaults():
-    strict = Thresholds(
-        alignment_well_calibrated=0.9, kappa_substantial=0.7, pearson_target=0.8, binary_target=0.95
-    )
-    assert ag.interpret_alignment(0.85, strict).label == "minor drift"
-    assert ag.interpret_kappa(0.65, strict).label == "moderate"
-    assert ag.meets_pearson_target(0.75, strict).meets_target is False
-    assert ag.meets_binary_target(0.93, 0.96, strict).meets_target is False
-
-
-@pytest.mark.parametrize(
-    "overrides",
-    [
-        {"alignment_minor_drift": 0.9},  # above well calibrated (0.80)
-        {"alignment_well_calibrated": 1.2},
-        {"kappa_substantial": 0.3},  # below moderate (0.41)
-        {"binary_target": 1.5},
-    ],
-)
-def test_inconsistent_thresholds_are_refused(overrides):
-    with pytest.raises(ValueError, match="must"):
-        Thresholds(**overrides)
-
-
-def test_undefined_figures_are_interpreted_as_not_enough_data():
-    why = Undefined("no items were rated by both")
-    for verdict in (ag.interpret_alignment(why), ag.interpret_kappa(why), ag.meets_pearson_target(why)):
-        assert verdict.status == "unknown" and verdict.meets_target is None
-        assert "no items were rated by both" in verdict.action
-
-
-def test_lowest_and_highest_dimension():
-    rates = {
-        "difficulty_match": 0.6,
-        "instruction_clarity": 0.5,
-        "learning_objective_alignment": 0.9,
-        "structural_validity": Undefined("no items"),
-    }
-    assert ag.lowest_and_highest(rates) == ("instruction_clarity", "learning_objective_alignment")
-    # Ties go to the dimension listed first.
-    assert ag.lowest_and_highest({"b": 0.7, "a": 0.7, "c": 0.7}) == ("b", "b")
-    assert ag.lowest_and_highest({"x": Undefined("none")}) == (None, None)
-    assert ag.lowest_and_highest({}) == (None, None)
-
-
-# --------------------------------------------------------------------------------------------------
 # Properties
 # --------------------------------------------------------------------------------------------------
 
@@ -525,7 +424,7 @@ def test_kappa_of_identical_ratings_is_one_when_defined(case, weights):
 @given(paired_on_scale())
 def test_no_figure_is_ever_nan(case):
     points, a, b = case
-    result = ag.compare(a, b, points, ordered=True)
+    result = ag.compare(a, b, points, ordered=True, tolerance=0.15)
     bounded = ("alignment_rate", "cohen_kappa", "weighted_kappa", "pearson_r", "spearman_rho", "kendall_tau")
     for name in (*bounded, "mean_difference", "tpr", "tnr", "accuracy"):
         value = getattr(result, name)
@@ -566,3 +465,17 @@ def test_snapping_lands_on_the_scale_and_is_idempotent(values, points):
     again, moved_again = ag.snap_to_scale(snapped, points)
     np.testing.assert_array_equal(again, snapped)
     assert moved_again == 0
+
+
+def test_lowest_and_highest_dimension():
+    rates = {
+        "difficulty_match": 0.6,
+        "instruction_clarity": 0.5,
+        "learning_objective_alignment": 0.9,
+        "structural_validity": Undefined("no items"),
+    }
+    assert ag.lowest_and_highest(rates) == ("instruction_clarity", "learning_objective_alignment")
+    # Ties go to the dimension listed first.
+    assert ag.lowest_and_highest({"b": 0.7, "a": 0.7, "c": 0.7}) == ("b", "b")
+    assert ag.lowest_and_highest({"x": Undefined("none")}) == (None, None)
+    assert ag.lowest_and_highest({}) == (None, None)

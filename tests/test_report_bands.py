@@ -9,6 +9,7 @@ import json
 
 import numpy as np
 
+from judge_tui.analysis import bands
 from judge_tui.stats import agreement as ag
 from tests.test_report_intervals import binary_db, report_json, report_text, skewed_split
 
@@ -22,7 +23,7 @@ def test_band_columns_show_the_bands_the_interval_spans(tmp_path, rubrics, herme
     assert row["alignment_rate"] == 0.85 and row["alignment_band"]["label"] == "well calibrated"
     assert row["alignment_band"]["interval_bands"] == "significant drift–well calibrated"
     kappa = row["intervals"]["cohen_kappa"]
-    low, high = (ag.interpret_kappa(kappa[end]).label for end in ("low", "high"))
+    low, high = (bands.interpret_kappa(kappa[end]).label for end in ("low", "high"))
     assert low != high and row["kappa_band"]["interval_bands"] == f"{low}–{high}"
     for text in (report_text(db, capsys=capsys), report_text(db, "--format", "markdown", capsys=capsys)):
         line = next(line for line in text.splitlines() if line.lstrip("│| ").startswith("label"))

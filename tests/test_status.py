@@ -101,3 +101,14 @@ def test_the_leads_consensus_is_not_listed_as_an_expert(study: Path):
     shown = _status(study)
     assert "│ consensus" not in shown.stdout and "│ EXP001" in shown.stdout
     assert "and 1 item(s) adjudicated by the lead" in shown.stdout
+
+
+def test_status_json_keeps_its_keys_in_their_order(study: Path):
+    """The JSON is drawn from typed objects; scripts reading it see the same keys in the same order."""
+    [cis] = json.loads(_status(study, "--format", "json").stdout)["rubrics"]
+    assert list(cis) == ["rubric", "items", "experts", "adjudicated", "judges"]
+    expert = cis["experts"][0]
+    assert list(expert) == ["expert", "name", "rated", "skipped", "flagged", "time", "time_by_task_type",
+                            "last_activity"]
+    assert list(expert["time"]) == ["items", "total_seconds", "median_seconds", "unknown"]
+    assert list(cis["judges"][0]) == ["judge", "queued", "running", "done", "failed", "calls", "cost_usd"]

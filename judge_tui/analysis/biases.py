@@ -10,8 +10,8 @@
 * weak groups: alignment per task type and per CEFR level (fields `task_type`, `cefr_level`) with a bootstrap
   interval over items; a group is marked when its whole interval lies below the alignment of the other items.
 
-`judge_biases` computes them; `biases_dict` is the JSON section, `biases_blocks` draws that dict as blocks
-(team_report's headings, paragraphs and tables: Markdown, Rich or plain lines) and `biases_lines` is the plain
+`judge_biases` computes them (`Biases`); `biases_dict` is the JSON section, `biases_blocks` draws the same
+object as blocks (team_report's headings, paragraphs and tables: Markdown, Rich or plain lines) and `biases_lines` is the plain
 form the judge screen shows, so every place shows the same figures.
 """
 
@@ -32,10 +32,10 @@ from judge_tui.analysis.figure_format import (
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, cluster_share_interval
 from judge_tui.analysis.report import Group, JudgeSelfAgreement, NoComparison, Report, build_report
 from judge_tui.analysis.scores import has_item_field, load
-from judge_tui.analysis.team import TOLERANCE, TeamView, load_team, team_consensus
+from judge_tui.analysis.team import TeamView, load_team, team_consensus
 from judge_tui.analysis.team_report import Block, Heading, Paragraph, TableBlock, lines_of
 from judge_tui.model.rubrics import Rubric
-from judge_tui.model.settings import AgreementSettings
+from judge_tui.model.settings import DEFAULT_TOLERANCE, AgreementSettings
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.bias import Estimate, length_correlation, mean_difference_estimate
 from judge_tui.stats.intervals import IntervalFigure
@@ -116,7 +116,7 @@ def consensus_and_judge(view: TeamView) -> tuple[np.ndarray, np.ndarray]:
 
 
 def judge_biases(store: Store, rubric: Rubric, judge_id: str, *, split: str | None = None,
-                 tolerance: float = TOLERANCE, confidence: float = DEFAULT_CONFIDENCE,
+                 tolerance: float = DEFAULT_TOLERANCE, confidence: float = DEFAULT_CONFIDENCE,
                  ratings: RubricRatings | None = None, report: Report | None = None) -> Biases:
     """Every bias figure of one judge rater against the experts' consensus over the items of `split`.
 
@@ -223,70 +223,64 @@ def biases_dict(biases: Biases) -> dict[str, Any]:
     }
 
 
-def _value(entry: dict[str, Any], name: str) -> ag.Figure:
-    value = entry[name]
-    return ag.Undefined(entry.get("undefined", {}).get(name, "n/a")) if value is None else value
-
-
-def _lean(entry: dict[str, Any]) -> str:
-    value = entry["mean_difference"]
-    if not entry["excludes_zero"] or value is None:
+def _lean(estimate: Estimate) -> str:
+    value = estimate.value
+    if not estimate.excludes_zero or isinstance(value, ag.Undefined):
         return "no detectable lean"
     return "lenient: scores higher" if value > 0 else "harsh: scores lower"
 
 
-def _length_verdict(length: dict[str, Any]) -> str:
-    if length["spearman_rho"] is None:
-        return f"not measurable ({length.get('undefined', {}).get('spearman_rho', 'n/a')})"
-    if length["flagged"]:
-        return ("FLAGGED: the judge rewards longer responses" if length["spearman_rho"] > 0
+def _length_verdict(biases: Biases) -> str:
+    rho = biases.length.value
+    if isinstance(rho, ag.Undefined):
+        return f"not measurable ({rho.reason})"
+    if biases.length_flagged:
+        return ("FLAGGED: the judge rewards longer responses" if rho > 0
                 else "FLAGGED: the judge rewards shorter responses")
     return "no detectable length bias (the interval includes 0)"
 
 
-def _signed_with_interval(value: ag.Figure, interval: Any) -> str:
+def _signed_with_interval(value: ag.Figure, interval: IntervalFigure) -> str:
     """A difference with its sign, as the report's J−H column writes it: "+0.060 [0.02, 0.12]"."""
     text = figure_text(value, digits=3, signed=True)
     bounds = interval_text(interval)
     return f"{text} {bounds}" if bounds and text != "n/a" else text
 
 
-def biases_blocks(section: dict[str, Any], *, heading: bool = True) -> list[Block]:
-    """The biases section (biases_dict) as blocks: the same figures in Markdown, Rich or plain lines."""
-    level = share_text(section['confidence'])
-    blocks: list[Block] = [Heading(f"Judge biases: {section['judge']}")] if heading else []
-    where = f"the {section['split']} split" if section["split"] else "all items"
+def biases_blocks(section: Biases, *, heading: bool = True) -> list[Block]:
+    """The biases section as blocks: the same figures in Markdown, Rich or plain lines (biases_dict: JSON)."""
+    level = share_text(section.confidence)
+    blocks: list[Block] = [Heading(f"Judge biases: {section.judge}")] if heading else []
+    where = f"the {section.split} split" if section.split else "all items"
     blocks.append(Paragraph((
-        f"Against the experts' consensus ({', '.join(section['experts']) or 'no experts'}) on {where}; "
+        f"Against the experts' consensus ({', '.join(section.experts) or 'no experts'}) on {where}; "
         f"[low, high]: {level} intervals.",)))
     blocks.append(TableBlock(
         ("dimension", "n", "judge − experts", "lean"),
-        tuple((le["key"], str(le["n"]),
-               _signed_with_interval(_value(le, "mean_difference"), le["interval"]), _lean(le))
-              for le in section["leniency"]),
+        tuple((le.key, str(le.estimate.n), _signed_with_interval(le.estimate.value, le.estimate.interval),
+               _lean(le.estimate))
+              for le in section.leniency),
         "Leniency (mean score difference; overall: each item's mean over its judged dimensions):",
         frozenset({1, 2})))
-    length = section["length_bias"]
-    rho = figure_with_interval(_value(length, "spearman_rho"), length["interval"], digits=2)
-    lines = [f"Length bias (Spearman rho, length of {length['field'] or '?'} vs judge − consensus): {rho} over "
-             f"{length['n']} items: {_length_verdict(length)}"]
-    consistency = section["self_consistency"]
+    length = section.length
+    rho = figure_with_interval(length.value, length.interval, digits=2)
+    lines = [f"Length bias (Spearman rho, length of {section.length_field or '?'} vs judge − consensus): {rho} "
+             f"over {length.n} items: {_length_verdict(section)}"]
+    consistency = section.self_consistency
     if consistency is None:
         lines.append("Self-consistency: no repeats (run `judge-tui judge --repeat 3` to measure it)")
     else:
-        overall = next((r for r in consistency["rows"] if r["key"] == "overall"), consistency["rows"][-1])
-        alignment = overall["alignment_rate"] if overall["alignment_rate"] is not None else ag.Undefined("n/a")
-        lines.append(f"Self-consistency over {consistency['repeats']} repeats of {consistency['items']} items: "
-                     f"alignment {figure_with_interval(alignment, overall['intervals']['alignment_rate'], percent=True)}"
-                     " (overall score)")
-    weak = [g for g in section["groups"] if g["weak"]]
+        overall = next((r for r in consistency.rows if r.key == "overall"), consistency.rows[-1])
+        alignment = figure_with_interval(overall.alignment_rate, overall.intervals["alignment_rate"], percent=True)
+        lines.append(f"Self-consistency over {consistency.repeats} repeats of {consistency.items} items: "
+                     f"alignment {alignment} (overall score)")
+    weak = [g for g in section.groups if g.weak]
     for g in weak:
-        others = g["others_alignment_rate"] if g["others_alignment_rate"] is not None else ag.Undefined("n/a")
-        lines.append(f"Markedly worse: {g['by']} {g['value']}: alignment "
-                     f"{figure_with_interval(g['alignment_rate'], g['interval'], percent=True)} over {g['items']} "
-                     f"items, against {figure_text(others, percent=True)} on the other items")
-    if section["groups"] and not weak:
-        by = " / ".join(dict.fromkeys(g["by"] for g in section["groups"]))
+        lines.append(f"Markedly worse: {g.by} {g.value}: alignment "
+                     f"{figure_with_interval(g.alignment, g.interval, percent=True)} over {g.items} "
+                     f"items, against {figure_text(g.others, percent=True)} on the other items")
+    if section.groups and not weak:
+        by = " / ".join(dict.fromkeys(g.by for g in section.groups))
         lines.append(f"By {by}: no group is markedly worse than the others")
     blocks.append(Paragraph(tuple(lines)))
     return blocks
@@ -294,4 +288,4 @@ def biases_blocks(section: dict[str, Any], *, heading: bool = True) -> list[Bloc
 
 def biases_lines(biases: Biases) -> list[str]:
     """The biases as plain text lines (the judge screen)."""
-    return lines_of(biases_blocks(biases_dict(biases), heading=False), "text")
+    return lines_of(biases_blocks(biases, heading=False), "text")

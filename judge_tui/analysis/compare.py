@@ -24,9 +24,10 @@ import numpy as np
 
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, Change, paired_changes, pooled_change
 from judge_tui.analysis.scores import AlignedPair, load, pooled_alignment
-from judge_tui.analysis.team import TOLERANCE, load_team, team_consensus
+from judge_tui.analysis.team import load_team, team_consensus
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import DEFAULT_TOLERANCE
 from judge_tui.stats import agreement as ag
 from judge_tui.store import Store
 
@@ -111,7 +112,7 @@ def resolve_version(store: Store, rubric: Rubric, name: str) -> Version:
 
 
 def compare_versions(store: Store, rubric: Rubric, v1: str, v2: str, split: str | None = None,
-                     tolerance: float = TOLERANCE, confidence: float = DEFAULT_CONFIDENCE,
+                     tolerance: float = DEFAULT_TOLERANCE, confidence: float = DEFAULT_CONFIDENCE,
                      only_items: set[str] | None = None) -> VersionComparison:
     """Both versions against the experts' consensus on the same items (of ``only_items`` when given: those the
     viewer may see). Each change comes with the interval of

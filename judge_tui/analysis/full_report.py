@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from judge_tui.analysis import report_format
 from judge_tui.analysis.biases import Biases, biases_blocks, biases_dict, judge_biases
 from judge_tui.analysis.compare import VersionComparison, compare_versions
 from judge_tui.analysis.drift import ExpertSelfAgreement
@@ -23,7 +22,10 @@ from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE
 from judge_tui.analysis.position_bias import PositionBiasFigures, position_bias
 from judge_tui.analysis.position_bias import blocks as position_blocks
 from judge_tui.analysis.position_bias import to_dict as position_dict
-from judge_tui.analysis.report import Group, NoComparison, Report, build_report, thresholds_from
+from judge_tui.analysis.report import Group, NoComparison, Report, build_report
+from judge_tui.analysis.report_render.as_json import SCHEMA_VERSION, no_comparison_to_dict, report_to_dict
+from judge_tui.analysis.report_render.as_markdown import render_markdown
+from judge_tui.analysis.report_render.as_text import rich_sections
 from judge_tui.analysis.scores import load
 from judge_tui.analysis.team import TeamAgreement
 from judge_tui.analysis.team_report import (
@@ -44,7 +46,6 @@ from judge_tui.formats.terminal import render_plain
 from judge_tui.model.records import Flag
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
-from judge_tui.stats.agreement import DEFAULT_THRESHOLDS, Thresholds
 from judge_tui.store import Store
 
 
@@ -60,7 +61,7 @@ class FullReport:
     comparison: VersionComparison | None  # `--compare V1 V2`: this section alone
     flagged: tuple[Flag, ...] | None  # None: not part of this report (a version comparison)
     confidence: float = DEFAULT_CONFIDENCE  # of every interval in the team, self-agreement and comparison
-    thresholds: Thresholds = DEFAULT_THRESHOLDS
+    thresholds: AgreementSettings = field(default_factory=AgreementSettings)  # the bands' bounds
     judge_biases: tuple[Biases, ...] = ()  # one per judge rater of the comparison, when experts rated
     position_biases: tuple[PositionBiasFigures, ...] = ()  # pairwise judges asked in both orders
 
@@ -104,32 +105,31 @@ def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = Non
         swaps = [figures for rater in (report.judge.rater_ids if report is not None else ())
                  if (figures := position_bias(store, rubric, ratings, rater, confidence)) is not None]
     return FullReport(rubric, split, tolerance, report, str(problem) if problem else None, team, tuple(drift), None,
-                      flagged, confidence, thresholds_from(settings), tuple(biases), tuple(swaps))
+                      flagged, confidence, settings, tuple(biases), tuple(swaps))
 
 
 def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
     """The report in a format: "json", "markdown" or "text" (at ``width``, or fitted to standard output)."""
-    team = team_to_dict(full.team, full.split) if full.team is not None else None
-    drift = drift_to_dicts(full.expert_self_agreement, full.tolerance, full.confidence)
     if fmt == "json":
         data: dict[str, Any]
         if full.comparison is not None:
-            data = {"schema_version": report_format.SCHEMA_VERSION,
+            data = {"schema_version": SCHEMA_VERSION,
                     "version_comparison": comparison_to_dict(full.comparison)}
         elif full.report is not None:
-            data = {**report_format.report_to_dict(full.report), "judge_comparison": None}
+            data = {**report_to_dict(full.report), "judge_comparison": None}
         else:
-            data = report_format.no_comparison_to_dict(
+            data = no_comparison_to_dict(
                 full.rubric, full.split, full.tolerance, full.thresholds,
                 full.team.experts if full.team is not None else (), full.judge_comparison or "")
         if full.judge_biases:
             data["judge_biases"] = [biases_dict(b) for b in full.judge_biases]
         if full.position_biases:
             data["position_bias"] = [position_dict(p, full.rubric) for p in full.position_biases]
-        if team is not None:
-            data["team"] = team
-        if drift:
-            data["expert_self_agreement"] = drift
+        if full.team is not None:
+            data["team"] = team_to_dict(full.team, full.split)
+        if full.expert_self_agreement:
+            data["expert_self_agreement"] = drift_to_dicts(full.expert_self_agreement, full.tolerance,
+                                                           full.confidence)
         if full.flagged is not None:
             data["flagged_items"] = [flag_row(f) for f in full.flagged]
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
@@ -139,18 +139,18 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
     if full.report is None and full.comparison is None:
         blocks.append(Paragraph((f"No judge comparison: {full.judge_comparison}",)))
     for b in full.judge_biases:
-        blocks += biases_blocks(biases_dict(b))
+        blocks += biases_blocks(b)
     for p in full.position_biases:
         blocks += position_blocks(position_dict(p, full.rubric))
-    if team is not None:
-        blocks += team_blocks(team)
-    if drift:
-        blocks += drift_blocks(drift)
+    if full.team is not None:
+        blocks += team_blocks(full.team)
+    if full.expert_self_agreement:
+        blocks += drift_blocks(full.expert_self_agreement, full.tolerance, full.confidence)
     if fmt == "markdown":
-        lines = [report_format.render_markdown(full.report).rstrip("\n"), ""] if full.report is not None else []
+        lines = [render_markdown(full.report).rstrip("\n"), ""] if full.report is not None else []
         body = "\n".join(lines + lines_of(blocks, fmt))
     else:
-        sections = report_format.rich_sections(full.report) if full.report is not None else []
+        sections = rich_sections(full.report) if full.report is not None else []
         body = render_plain([*sections, *rich_of(blocks)], width=width, gap=True, split=True)
     if full.flagged is None:
         return body.rstrip("\n") + "\n"

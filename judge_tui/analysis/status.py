@@ -9,64 +9,138 @@ item); ratings imported without a time are counted as "time unknown" and left ou
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from statistics import median
 from typing import Any
 
 from judge_tui.analysis.figure_format import decimal_text, share_text
 from judge_tui.model.numbers import format_seconds
 from judge_tui.model.records import CONSENSUS_RATER
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
 
 NO_TASK_TYPE = "(none)"
 
 
-def _time(seconds: list[float]) -> dict[str, Any]:
-    return {"items": len(seconds), "total_seconds": round(sum(seconds), 3),
-            "median_seconds": round(median(seconds), 3) if seconds else None}
+@dataclass(frozen=True)
+class TimeSpent:
+    """Active time over the rated items whose time is known."""
+
+    items: int
+    total_seconds: float
+    median_seconds: float | None  # None: no item with a known time
+
+    @classmethod
+    def of(cls, seconds: list[float]) -> TimeSpent:
+        return cls(len(seconds), round(sum(seconds), 3), round(median(seconds), 3) if seconds else None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"items": self.items, "total_seconds": self.total_seconds, "median_seconds": self.median_seconds}
 
 
-def expert_status(store: Store, rubric: str, rater: dict[str, Any]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ExpertStatus:
+    expert: str
+    name: str | None
+    rated: int
+    skipped: int
+    flagged: int
+    time: TimeSpent
+    time_unknown: int  # ratings without a recorded time (imported), left out of `time`
+    time_by_task_type: dict[str, TimeSpent]
+    last_activity: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "expert": self.expert, "name": self.name, "rated": self.rated, "skipped": self.skipped,
+            "flagged": self.flagged, "time": {**self.time.to_json(), "unknown": self.time_unknown},
+            "time_by_task_type": {task: t.to_json() for task, t in self.time_by_task_type.items()},
+            "last_activity": self.last_activity,
+        }
+
+
+@dataclass(frozen=True)
+class JudgeQueueStatus:
+    """One judge rater's jobs on a rubric, by state, and what its calls cost."""
+
+    judge: str
+    queued: int
+    running: int
+    done: int
+    failed: int
+    calls: int
+    cost_usd: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"judge": self.judge, "queued": self.queued, "running": self.running, "done": self.done,
+                "failed": self.failed, "calls": self.calls, "cost_usd": self.cost_usd}
+
+
+@dataclass(frozen=True)
+class RubricStatus:
+    rubric: str
+    items: int
+    experts: tuple[ExpertStatus, ...]
+    adjudicated: int  # items the lead adjudicated
+    judges: tuple[JudgeQueueStatus, ...]
+    team: dict[str, Any] | None = None  # with an assignment plan: team_progress's section
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"rubric": self.rubric, "items": self.items,
+                               "experts": [e.to_json() for e in self.experts], "adjudicated": self.adjudicated,
+                               "judges": [j.to_json() for j in self.judges]}
+        if self.team is not None:
+            out["team"] = self.team
+        return out
+
+
+@dataclass(frozen=True)
+class StudyStatus:
+    rubrics: tuple[RubricStatus, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """What `judge-tui status --format json` prints."""
+        return {"rubrics": [r.to_json() for r in self.rubrics]}
+
+
+def expert_status(store: Store, rubric: str, rater: dict[str, Any]) -> ExpertStatus:
     rated = store.current_ratings(rubric, rater["id"])
     known = [seconds for _item, _task, seconds in rated if seconds is not None]
     by_task: dict[str, list[float]] = {}
     for _item, task_type, seconds in rated:
         if seconds is not None:
             by_task.setdefault(task_type or NO_TASK_TYPE, []).append(seconds)
-    return {
-        "expert": rater["id"], "name": rater["display_name"],
-        "rated": len(rated), "skipped": store.skipped_count(rubric, rater["id"]),
-        "flagged": store.count_flagged(rater["id"], rubric),
-        "time": {**_time(known), "unknown": len(rated) - len(known)},
-        "time_by_task_type": {task: _time(values) for task, values in sorted(by_task.items())},
-        "last_activity": store.last_activity(rubric, rater["id"]),
-    }
+    return ExpertStatus(
+        rater["id"], rater["display_name"], len(rated), store.skipped_count(rubric, rater["id"]),
+        store.count_flagged(rater["id"], rubric), TimeSpent.of(known), len(rated) - len(known),
+        {task: TimeSpent.of(values) for task, values in sorted(by_task.items())},
+        store.last_activity(rubric, rater["id"]))
 
 
-def study_status(store: Store, rubric: str | None = None, *, team_alpha_target: float = 0.80,
-                 confidence: float = 0.95) -> dict[str, Any]:
+def study_status(store: Store, rubric: str | None = None, *,
+                 team_alpha_target: float = AgreementSettings.team_alpha_target,
+                 confidence: float = 0.95) -> StudyStatus:
     """Every rubric in use (or one): its items, each expert's work and each judge's queue; with an assignment
-    plan, the team's progress on it ("team")."""
+    plan, the team's progress on it (`team`)."""
     rubrics = [(r, n) for r, n in store.rubrics_in_use() if rubric is None or r == rubric]
     with store.snapshot():
         parts = []
         for rubric_id, items in sorted(rubrics):
-            part: dict[str, Any] = {
-                "rubric": rubric_id, "items": items,
-                "experts": [expert_status(store, rubric_id, r) for r in store.active_experts(rubric_id)
-                            if r["id"] != CONSENSUS_RATER],  # the lead's adjudications, not an expert
-                "adjudicated": len(store.current_ratings(rubric_id, CONSENSUS_RATER)),
-                "judges": [{"judge": judge, **queue}
-                           for judge, queue in sorted(store.judge_queue_by_rater(rubric_id).items())],
-            }
+            team = None
             if store.current_plan(rubric_id) is not None:
                 from judge_tui.analysis.team_progress import team_progress
                 from judge_tui.store.rubric_choice import resolve_rubric
 
-                part["team"] = team_progress(store, resolve_rubric(rubric_id, store), target=team_alpha_target,
-                                             confidence=confidence)
-            parts.append(part)
-        return {"rubrics": parts}
+                team = team_progress(store, resolve_rubric(rubric_id, store), target=team_alpha_target,
+                                     confidence=confidence)
+            experts = tuple(expert_status(store, rubric_id, r) for r in store.active_experts(rubric_id)
+                            if r["id"] != CONSENSUS_RATER)  # the lead's adjudications, not an expert
+            judges = tuple(JudgeQueueStatus(judge, **queue)
+                           for judge, queue in sorted(store.judge_queue_by_rater(rubric_id).items()))
+            parts.append(RubricStatus(rubric_id, items, experts,
+                                      len(store.current_ratings(rubric_id, CONSENSUS_RATER)), judges, team))
+        return StudyStatus(tuple(parts))
 
 
 # --------------------------------------------------------------------------- rendering
@@ -78,48 +152,47 @@ def duration(seconds: float | None) -> str:
     return format_seconds(round(seconds))
 
 
-def status_tables(status: dict[str, Any]) -> list[Any]:
+def status_tables(status: StudyStatus) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
 
     tables: list[Any] = []
-    for part in status["rubrics"]:
-        experts = Table(title=f"{part['rubric']}: {part['items']} items", title_justify="left")
+    for part in status.rubrics:
+        experts = Table(title=f"{part.rubric}: {part.items} items", title_justify="left")
         for column in ("expert", "rated", "skipped", "flagged", "time", "median/item", "time unknown",
                        "last activity"):
             experts.add_column(column, justify="left" if column in ("expert", "last activity") else "right",
                                overflow="fold")
-        for e in part["experts"]:
-            experts.add_row(Text(clean(e["expert"])), str(e["rated"]), str(e["skipped"]), str(e["flagged"]),
-                            duration(e["time"]["total_seconds"]), duration(e["time"]["median_seconds"]),
-                            str(e["time"]["unknown"]), (e["last_activity"] or "—")[:19].replace("T", " "))
-        if not part["experts"]:
+        for e in part.experts:
+            experts.add_row(Text(clean(e.expert)), str(e.rated), str(e.skipped), str(e.flagged),
+                            duration(e.time.total_seconds), duration(e.time.median_seconds),
+                            str(e.time_unknown), (e.last_activity or "—")[:19].replace("T", " "))
+        if not part.experts:
             experts.add_row("(no expert has rated yet)", *[""] * 7)
-        if part["adjudicated"]:
-            experts.caption = f"and {part['adjudicated']} item(s) adjudicated by the lead (judge-tui adjudicate)"
+        if part.adjudicated:
+            experts.caption = f"and {part.adjudicated} item(s) adjudicated by the lead (judge-tui adjudicate)"
             experts.caption_justify = "left"
         tables.append(experts)
         by_task = Table(title="time per task type", title_justify="left")
         for column in ("expert", "task type", "items", "time", "median/item"):
             by_task.add_column(column, justify="left" if column in ("expert", "task type") else "right",
                                overflow="fold")
-        for e in part["experts"]:
-            for task, t in e["time_by_task_type"].items():
-                by_task.add_row(Text(clean(e["expert"])), Text(clean(task)), str(t["items"]),
-                                duration(t["total_seconds"]), duration(t["median_seconds"]))
+        for e in part.experts:
+            for task, t in e.time_by_task_type.items():
+                by_task.add_row(Text(clean(e.expert)), Text(clean(task)), str(t.items),
+                                duration(t.total_seconds), duration(t.median_seconds))
         if by_task.row_count:
             tables.append(by_task)
-        if part["judges"]:
+        if part.judges:
             judges = Table(title="judge queue", title_justify="left")
             for column in ("judge", "queued", "running", "done", "failed", "calls", "cost so far"):
                 judges.add_column(column, justify="left" if column == "judge" else "right", overflow="fold")
-            for j in part["judges"]:
-                judges.add_row(Text(clean(j["judge"])), str(j["queued"]), str(j["running"]), str(j["done"]),
-                               str(j["failed"]), str(j["calls"]),
-                           f"${decimal_text(j['cost_usd'], 4, grouped=True)}")  # as `judge-tui judge` shows cost
+            for j in part.judges:
+                judges.add_row(Text(clean(j.judge)), str(j.queued), str(j.running), str(j.done),
+                               str(j.failed), str(j.calls), f"${decimal_text(j.cost_usd, 4, grouped=True)}")  # as `judge-tui judge` shows cost
             tables.append(judges)
-        if part.get("team"):
-            tables.extend(team_tables(part["team"]))
+        if part.team:
+            tables.extend(team_tables(part.team))
     return tables
 
 

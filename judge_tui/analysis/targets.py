@@ -11,14 +11,15 @@ class. Every target also says how likely a study of its size, with a judge like 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from judge_tui.analysis.bands import Interpret
 from judge_tui.analysis.figure_format import decimal_text, figure_text, figure_with_interval, share_text
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag
 from judge_tui.stats import assurance, decisions
-from judge_tui.stats.agreement import Figure, Interpretation, Thresholds
+from judge_tui.stats.agreement import Figure
 from judge_tui.stats.assurance import AssurancePlan
 from judge_tui.stats.decisions import Decision
 from judge_tui.stats.intervals import Interval, IntervalFigure
@@ -159,8 +160,7 @@ def ruling(c: TargetCheck, decide_on: DecideOn) -> Decision | None:
     return c.point_decision if decide_on == "point" else c.decision
 
 
-def band_span(interval: IntervalFigure, interpret: Callable[[Figure, Thresholds], Interpretation],
-              thresholds: Thresholds) -> str:
+def band_span(interval: IntervalFigure, interpret: Interpret, thresholds: AgreementSettings) -> str:
     """"between minor drift and well calibrated" when the interval's ends fall in different bands, else ""."""
     if not isinstance(interval, Interval):
         return ""

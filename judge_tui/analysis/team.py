@@ -45,8 +45,6 @@ from judge_tui.stats.raters import (
 )
 from judge_tui.store import Store
 
-TOLERANCE = DEFAULT_TOLERANCE  # callers pass settings.agreement.tolerance
-
 
 @dataclass(frozen=True)
 class TeamView:
@@ -104,14 +102,15 @@ def load_team(store: Store, rubric: Rubric, *, split: str | None = None, judge: 
 # --------------------------------------------------------------------------- pure functions on arrays
 
 
-def spread_exceeds(matrix: np.ndarray, tolerance: float = TOLERANCE) -> np.ndarray:
+def spread_exceeds(matrix: np.ndarray, tolerance: float = DEFAULT_TOLERANCE) -> np.ndarray:
     """Per item: True where at least two raters' scores differ by more than the tolerance."""
     matrix = np.asarray(matrix, dtype=np.float64)
     present = ~np.isnan(matrix)
     enough = present.sum(axis=0) >= 2
     high = np.where(present, matrix, -np.inf).max(axis=0)
     low = np.where(present, matrix, np.inf).min(axis=0)
-    return np.asarray(enough & (high - low > tolerance + ag.ALIGNMENT_EPSILON))
+    exceeds: np.ndarray = enough & (high - low > tolerance + ag.ALIGNMENT_EPSILON)
+    return exceeds
 
 
 # --------------------------------------------------------------------------- the team figures
@@ -217,7 +216,7 @@ def _expert_pairs(view: TeamView, matrix: np.ndarray, kappa: tuple[tuple[ag.Figu
     return tuple(out)
 
 
-def team_agreement(view: TeamView, tolerance: float = TOLERANCE,
+def team_agreement(view: TeamView, tolerance: float = DEFAULT_TOLERANCE,
                    confidence: float = DEFAULT_CONFIDENCE) -> TeamAgreement:
     rubric = view.rubric
     points, ordered = rubric.scale.points, rubric.scale.ordered
@@ -275,7 +274,7 @@ class ExpertDisagreement:
     adjudicated: bool
 
 
-def expert_disagreements(view: TeamView, tolerance: float = TOLERANCE) -> list[ExpertDisagreement]:
+def expert_disagreements(view: TeamView, tolerance: float = DEFAULT_TOLERANCE) -> list[ExpertDisagreement]:
     """Items two or more experts rated whose scores differ by more than the tolerance on some dimension."""
     if not view.experts:
         return []

@@ -1,9 +1,11 @@
 """The report sections about several experts: team agreement, self-agreement (drift) and version comparison.
 
-Each section is computed once as objects (team.TeamAgreement, drift.ExpertSelfAgreement,
-compare.VersionComparison), turned into a plain dict (what `report --format json` prints), and drawn from that
-dict as blocks (headings, paragraphs, tables) that one of three styles renders: Markdown, Rich tables (the text
-report, like its other tables) or plain lines (the summary screen). So every format shows the same figures.
+Each section is computed once as typed objects (team.TeamAgreement, drift.ExpertSelfAgreement,
+compare.VersionComparison). The JSON (`report --format json`) is a plain dict built from them (team_to_dict,
+drift_to_dicts, comparison_to_dict), and the blocks (headings, paragraphs, tables) that one of three styles renders,
+Markdown, Rich tables (the text report, like its other tables) or plain lines (the summary screen), are drawn from
+the same objects (team_blocks, drift_blocks; the version comparison's, compare_blocks and compare_rows, still from
+its dict). So every format shows the same figures.
 
 Figures are kept at full precision in the dicts (JSON) and rounded only in text. Every figure's interval sits
 beside it in an ``intervals`` object ({low, high, method, confidence}, or null with the reason in the object's
@@ -26,12 +28,21 @@ from judge_tui.analysis.figure_format import (
     short_text,
 )
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, Change
-from judge_tui.analysis.team import TOLERANCE, TeamAgreement, is_expert, load_team, team_agreement
+from judge_tui.analysis.team import (
+    DimensionTeam,
+    TeamAgreement,
+    is_expert,
+    load_team,
+    team_agreement,
+)
 from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import DEFAULT_TOLERANCE
 from judge_tui.model.textsafe import clean
 from judge_tui.stats import agreement as ag
+from judge_tui.stats.chance import GwetAC
 from judge_tui.stats.intervals import IntervalFigure
+from judge_tui.stats.raters import GwetAgreement
 from judge_tui.store import Store
 
 if TYPE_CHECKING:
@@ -72,7 +83,7 @@ def _gwet(value: Any) -> tuple[float | dict[str, str], float | None, IntervalFig
 
 
 def team_figures(store: Store, rubric: Rubric, split: str | None = None, judge: str | None = None,
-                 only_items: set[str] | None = None, tolerance: float = TOLERANCE,
+                 only_items: set[str] | None = None, tolerance: float = DEFAULT_TOLERANCE,
                  ratings: RubricRatings | None = None, confidence: float = DEFAULT_CONFIDENCE) -> TeamAgreement | None:
     """The team figures, or None when fewer than two experts rated this rubric. ``ratings``: the split's
     ratings (scores.load) when the caller has read them already."""
@@ -89,7 +100,7 @@ def team_figures(store: Store, rubric: Rubric, split: str | None = None, judge: 
 
 
 def drift_figures(store: Store, rubric: Rubric, split: str | None = None, rater: str | None = None,
-                  tolerance: float = TOLERANCE, ratings: RubricRatings | None = None,
+                  tolerance: float = DEFAULT_TOLERANCE, ratings: RubricRatings | None = None,
                   confidence: float = DEFAULT_CONFIDENCE) -> list[ExpertSelfAgreement]:
     """Each expert's (or one expert's) self-agreement over the items they rated twice (empty when none did)."""
     if ratings is None and not store.has_human_rerating(rubric.id):
@@ -282,73 +293,85 @@ def _change_cell(f: dict[str, Any], percent: bool) -> str:
     return f"{text} [{low:+.{digits}f}, {high:+.{digits}f}]"
 
 
-def _confidence_line(section: dict[str, Any]) -> str:
-    return f"[low, high]: {share_text(section['confidence'])} intervals; docs/agreement.md names each method."
+def _confidence_line(confidence: float) -> str:
+    return f"[low, high]: {share_text(confidence)} intervals; docs/agreement.md names each method."
 
 
-def team_blocks(section: dict[str, Any]) -> list[Block]:
-    experts = section["experts"]
+def _gwet_parts(value: GwetAgreement | GwetAC | ag.Undefined) -> tuple[ag.Figure, IntervalFigure]:
+    """A Gwet coefficient's estimate and interval (the Undefined twice when it cannot be computed)."""
+    if isinstance(value, ag.Undefined):
+        return value, value
+    return float(value.value), value.interval
+
+
+def _fleiss_parts(d: DimensionTeam) -> tuple[ag.Figure, IntervalFigure]:
+    fleiss = d.fleiss
+    return (fleiss, fleiss) if isinstance(fleiss, ag.Undefined) else (fleiss.value, fleiss.interval)
+
+
+def team_blocks(section: TeamAgreement) -> list[Block]:
+    experts = section.experts
+    dimensions = section.dimensions
     blocks: list[Block] = [Heading("Team: agreement among experts")]
     blocks.append(Paragraph((
-        f"{len(experts)} experts ({', '.join(experts)}) on {section['items']} items; judge: "
-        f"{section['judge'] or 'none yet'}. Consensus = adjudicated score, else the experts' mean "
+        f"{len(experts)} experts ({', '.join(experts)}) on {section.items} items; judge: "
+        f"{section.judge or 'none yet'}. Consensus = adjudicated score, else the experts' mean "
         "(PASS/FAIL: majority; ties left out); kappa takes a mean at its nearest scale point.",
-        _confidence_line(section))))
+        _confidence_line(section.confidence))))
     levels = [level for level in ("nominal", "ordinal", "interval")
-              if any(_is_number(d["alpha_levels"][level]) for d in section["dimensions"])]
-    primary = section["dimensions"][0]["alpha_level"] if section["dimensions"] else "ordinal"
+              if any(ag.is_defined(d.alpha_levels[level][0]) for d in dimensions)]
+    primary = dimensions[0].alpha_level if dimensions else "ordinal"
     others = [level for level in levels if level != primary]
     # Tables of at most three figures with intervals, so that they fit 80 columns on the summary screen.
     blocks.append(TableBlock(
         ("dimension", f"alpha ({primary})", "Fleiss kappa"),
-        tuple((d["dimension"], _ci(d["alpha"], d["intervals"]["alpha"]),
-               _ci(d["fleiss_kappa"], d["intervals"]["fleiss_kappa"])) for d in section["dimensions"]),
+        tuple((d.dimension, _ci(d.alpha, d.alpha_levels[d.alpha_level][1]), _ci(*_fleiss_parts(d)))
+              for d in dimensions),
         right=frozenset({1, 2})))
     if others:
         blocks.append(TableBlock(
             ("dimension", *(f"alpha {level}" for level in others)),
-            tuple((d["dimension"], *(_ci(d["alpha_levels"][level], d["intervals"][f"alpha_{level}"])
-                                     for level in others)) for d in section["dimensions"]),
+            tuple((d.dimension, *(_ci(*d.alpha_levels[level]) for level in others)) for d in dimensions),
             "Alpha at the other levels (the consensus averages scores, as the interval level does):",
             frozenset(range(1, 1 + len(others)))))
-    with_ac2 = any(_is_number(d["ac2"]) for d in section["dimensions"])
+    with_ac2 = any(ag.is_defined(_gwet_parts(d.ac2)[0]) for d in dimensions)
     blocks.append(TableBlock(
         ("dimension", "AC1", *(("AC2 (quadratic)",) if with_ac2 else ())),
-        tuple((d["dimension"], _ci(d["ac1"], d["intervals"]["ac1"]),
-               *((_ci(d["ac2"], d["intervals"]["ac2"]),) if with_ac2 else ())) for d in section["dimensions"]),
+        tuple((d.dimension, _ci(*_gwet_parts(d.ac1)), *((_ci(*_gwet_parts(d.ac2)),) if with_ac2 else ()))
+              for d in dimensions),
         "Gwet's AC1 among all the experts (holds up when one score is far more common than the others):",
         frozenset({1, 2})))
-    tolerance = f"alignment within ±{short_text(section['tolerance'])}"
-    for d in section["dimensions"]:
-        c = d["consensus_vs_judge"]
-        settled = f"; consensus: {c['adjudicated']} adjudicated, {c['ties']} ties left out" if (
-            c["adjudicated"] or c["ties"]) else ""
-        rows = [(name, *_pair_cells(p)) for name, p in [*d["experts_vs_judge"].items(), (CONSENSUS_RATER, c)]]
+    tolerance = f"alignment within ±{short_text(section.tolerance)}"
+    for d in dimensions:
+        settled = (f"; consensus: {d.adjudicated_items} adjudicated, {d.ties} ties left out"
+                   if d.adjudicated_items or d.ties else "")
+        against = [*d.experts_vs_judge.items(), (CONSENSUS_RATER, d.consensus_vs_judge)]
+        rows = [(name, *_pair_cells(p, d.intervals[f"judge:{name}"])) for name, p in against]
         blocks.append(TableBlock(("rater", "n", "alignment", "kappa", "r"), tuple(rows),
-                                 f"{d['dimension']}, against the judge ({tolerance}{settled}):",
+                                 f"{d.dimension}, against the judge ({tolerance}{settled}):",
                                  frozenset({1, 2, 3, 4})))
-        rows = [(e, *_pair_cells(p)) for e, p in d["experts_vs_consensus"].items()]
+        rows = [(e, *_pair_cells(p, d.intervals[f"consensus:{e}"])) for e, p in d.experts_vs_consensus.items()]
         blocks.append(TableBlock(("expert", "n", "alignment", "kappa", "r"), tuple(rows),
-                                 f"{d['dimension']}, each expert against the other experts' consensus (adjudicated"
+                                 f"{d.dimension}, each expert against the other experts' consensus (adjudicated"
                                  " scores where set):", frozenset({1, 2, 3, 4})))
-    pooled = ", ".join(f"{k} {_ci(v, section['pooled_alignment_intervals'][k], percent=True)}"
-                       for k, v in section["pooled_alignment"].items())
+    pooled = ", ".join(f"{k} {_ci(v, section.pooled_intervals[k], percent=True)}"
+                       for k, v in section.pooled_vs_judge.items())
     blocks.append(Paragraph((f"Alignment with the judge over every judged dimension: {pooled}",)))
-    for d in section["dimensions"]:
-        cells = {(e, e): _num(d["kappa_matrix"][i][i]) for i, e in enumerate(experts)}
-        for p in d["expert_pairs"]:
-            a, b = p["experts"]
-            cells[(a, b)] = cells[(b, a)] = _ci(p["kappa"], p["intervals"]["kappa"])
+    for d in dimensions:
+        cells = {(e, e): _num(d.kappa[i][i]) for i, e in enumerate(experts)}
+        for p in d.expert_pairs:
+            a, b = p.experts
+            cells[(a, b)] = cells[(b, a)] = _ci(p.kappa, p.kappa_interval)
         blocks.append(TableBlock(
             ("", *experts), tuple((e, *(cells[(e, other)] for other in experts)) for e in experts),
-            f"Cohen's kappa between experts, {d['dimension']}:", frozenset(range(1, len(experts) + 1))))
-        with_ac2 = any(_is_number(p["ac2"]) for p in d["expert_pairs"])
+            f"Cohen's kappa between experts, {d.dimension}:", frozenset(range(1, len(experts) + 1))))
+        with_ac2 = any(ag.is_defined(_gwet_parts(p.ac2)[0]) for p in d.expert_pairs)
         blocks.append(TableBlock(
             ("experts", "n", "AC1", *(("AC2 (quadratic)",) if with_ac2 else ())),
-            tuple((" – ".join(p["experts"]), str(p["n"]), _ci(p["ac1"], p["intervals"]["ac1"]),
-                   *((_ci(p["ac2"], p["intervals"]["ac2"]),) if with_ac2 else ()))
-                  for p in d["expert_pairs"]),
-            f"Gwet's AC1 between experts (holds up when one category is common), {d['dimension']}:",
+            tuple((" – ".join(p.experts), str(p.n), _ci(*_gwet_parts(p.ac1)),
+                   *((_ci(*_gwet_parts(p.ac2)),) if with_ac2 else ()))
+                  for p in d.expert_pairs),
+            f"Gwet's AC1 between experts (holds up when one category is common), {d.dimension}:",
             frozenset({1, 2, 3})))
     return blocks
 
@@ -358,19 +381,19 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float)
 
 
-def _pair_cells(p: dict[str, Any]) -> tuple[str, str, str, str]:
-    i = p["intervals"]
-    return (str(p["n"]), _ci(p["alignment"], i["alignment"], percent=True), _ci(p["kappa"], i["kappa"]),
-            _ci(p["pearson_r"], i["pearson_r"]))
+def _pair_cells(p: ag.PairAgreement, i: dict[str, IntervalFigure]) -> tuple[str, str, str, str]:
+    return (str(p.n), _ci(p.alignment_rate, i["alignment"], percent=True), _ci(p.cohen_kappa, i["kappa"]),
+            _ci(p.pearson_r, i["pearson_r"]))
 
 
-def drift_blocks(section: list[dict[str, Any]]) -> list[Block]:
-    dims = list(section[0]["by_dimension"]) if section else []
-    rows = tuple((s["rater"], str(s["pairs"]), _ci(s["alignment"], s["intervals"]["alignment"], percent=True),
-                  *(_ci(s["by_dimension"][d]["kappa"], s["by_dimension"][d]["intervals"]["kappa"]) for d in dims))
+def drift_blocks(section: Sequence[ExpertSelfAgreement], tolerance: float,
+                 confidence: float = DEFAULT_CONFIDENCE) -> list[Block]:
+    dims = list(section[0].by_dimension) if section else []
+    rows = tuple((s.rater_id, str(s.pairs), _ci(s.alignment, s.alignment_interval, percent=True),
+                  *(_ci(s.by_dimension[d].cohen_kappa, s.dimension_intervals[d]["kappa"]) for d in dims))
                  for s in section)
-    title = (f"First rating against the re-rating (alignment within ±{short_text(section[0]['tolerance'])}; "
-             f"{share_text(section[0]['confidence'])} intervals):" if section else None)
+    title = (f"First rating against the re-rating (alignment within ±{short_text(tolerance)}; "
+             f"{share_text(confidence)} intervals):" if section else None)
     return [Heading("Self-agreement (items re-rated blind later)"),
             TableBlock(("expert", "items", "alignment", *(f"kappa {d}" for d in dims)), rows, title,
                        frozenset(range(1, 3 + len(dims))))]

@@ -15,12 +15,9 @@ from judge_tui.analysis.item_report import (
     render_markdown,
 )
 from judge_tui.analysis.judges import judges_by_coverage
-from judge_tui.analysis.report import (
-    ReportError,
-    default_groups,
-    parse_raters,
-)
+from judge_tui.analysis.report import ReportError, default_groups
 from judge_tui.cli.commands import open_store, output_format, write_output
+from judge_tui.cli.raters import parse_raters
 from judge_tui.formats.terminal import PIPE_WIDTH, for_terminal
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric

@@ -19,9 +19,9 @@ def run(args: argparse.Namespace) -> int:
         status = study_status(store, rubric, team_alpha_target=agreement.team_alpha_target,
                               confidence=agreement.confidence)
     if args.format == "json":
-        print(json.dumps(status, indent=2, ensure_ascii=False))
+        print(json.dumps(status.to_json(), indent=2, ensure_ascii=False))
         return 0
-    if not status["rubrics"]:
+    if not status.rubrics:
         print("No items yet: import some with `judge-tui import FILE --rubric ID`.")
         return 0
     for table in status_tables(status):

@@ -17,7 +17,11 @@ DEFAULT_TOLERANCE = 0.15
 
 @dataclass
 class AgreementSettings(Strict):
-    """Where the agreement bands start; the defaults are the calibration targets judge-tui was built for."""
+    """Where the agreement bands start; the defaults are the calibration targets judge-tui was built for.
+
+    The one home of the tolerance and of the band bounds: the report, the bands' words (analysis/bands.py) and
+    every screen read them from here (tests/test_one_home.py keeps a second copy out).
+    """
 
     tolerance: float = DEFAULT_TOLERANCE  # scores this close count as aligned
     alignment_well_calibrated: float = 0.80

@@ -13,7 +13,8 @@ Conventions
 * Rater x item matrices mark a missing rating with NaN.
 
 This module imports nothing from the rest of judge-tui; its only dependencies are numpy and (lazily, for
-Krippendorff's alpha) the ``krippendorff`` package. See docs/agreement.md for definitions and bands.
+Krippendorff's alpha) the ``krippendorff`` package. See docs/agreement.md for definitions; what a figure means
+for trusting the judge (bands, advice) is analysis/bands.py's.
 """
 
 from __future__ import annotations
@@ -29,9 +30,7 @@ __all__ = [
     "BinaryMetrics",
     "CorrectedPassRate",
     "Figure",
-    "Interpretation",
     "PairAgreement",
-    "Thresholds",
     "Undefined",
     "alignment_rate",
     "binary_metrics",
@@ -39,15 +38,11 @@ __all__ = [
     "compare",
     "confusion_matrix",
     "corrected_pass_rate",
-    "interpret_alignment",
-    "interpret_kappa",
     "is_defined",
     "kendall_tau",
     "krippendorff_alpha",
     "lowest_and_highest",
     "mean_difference",
-    "meets_binary_target",
-    "meets_pearson_target",
     "pairwise_kappa",
     "pearson_r",
     "snap_to_scale",
@@ -166,10 +161,11 @@ def snap_to_scale(values: ArrayLike, points: Sequence[float]) -> tuple[np.ndarra
 
 def within_tolerance(a: ArrayLike, b: ArrayLike, tolerance: float) -> np.ndarray:
     """Pair by pair, whether two scores align: they differ by at most ``tolerance`` (plus float noise)."""
-    return np.asarray(np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float)) <= tolerance + ALIGNMENT_EPSILON)
+    within: np.ndarray = np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float)) <= tolerance + ALIGNMENT_EPSILON
+    return within
 
 
-def alignment_rate(a: ArrayLike, b: ArrayLike, tolerance: float = 0.15) -> Figure:
+def alignment_rate(a: ArrayLike, b: ArrayLike, tolerance: float) -> Figure:
     """Share of pairs whose scores differ by at most ``tolerance`` (both ends included).
 
     A difference that exceeds the tolerance only by float noise (``ALIGNMENT_EPSILON``) still counts.
@@ -296,7 +292,8 @@ def _code_scores(values: np.ndarray) -> _Coded:
 def _average_ranks(coded: _Coded) -> np.ndarray:
     """1-based ranks, tied values sharing the mean of the ranks they span."""
     before = np.cumsum(coded.counts) - coded.counts
-    return np.asarray((before + (coded.counts + 1) / 2.0)[coded.codes])
+    ranks: np.ndarray = (before + (coded.counts + 1) / 2.0)[coded.codes]
+    return ranks
 
 
 def _spearman(cx: _Coded, cy: _Coded) -> Figure:
@@ -676,7 +673,7 @@ def compare(
     scale_points: Sequence[float],
     *,
     ordered: bool,
-    tolerance: float = 0.15,
+    tolerance: float,
 ) -> PairAgreement:
     """All agreement figures between aligned human and judge scores on one dimension.
 
@@ -769,192 +766,6 @@ def _compact(coded: _Coded) -> _Coded:
         return coded
     renumber = np.cumsum(used) - 1
     return _Coded(renumber[coded.codes], coded.counts[used])
-
-
-# --------------------------------------------------------------------------------------------------
-# Interpretation with the user's thresholds
-# --------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """Where the interpretation bands start. Defaults are the user's calibration targets.
-
-    A band starts at its lower bound and runs up to the next band's bound. Alignment bands include
-    their lower bound (0.80 is well calibrated). Kappa follows the published bands, "above 0.80" for
-    almost perfect and 0.61 / 0.41 as the lower bounds of substantial and moderate; a kappa in the gaps
-    those bands leave (0.60-0.61, 0.40-0.41) falls into the lower band.
-    """
-
-    alignment_well_calibrated: float = 0.80
-    alignment_minor_drift: float = 0.70
-    alignment_significant_drift: float = 0.60
-    kappa_almost_perfect: float = 0.80  # kappa must be strictly above this
-    kappa_substantial: float = 0.61  # the target band starts here
-    kappa_moderate: float = 0.41
-    pearson_target: float = 0.70  # r at or above
-    binary_target: float = 0.90  # TPR and TNR strictly above
-
-    def __post_init__(self) -> None:
-        alignment = (
-            self.alignment_significant_drift,
-            self.alignment_minor_drift,
-            self.alignment_well_calibrated,
-        )
-        kappa = (self.kappa_moderate, self.kappa_substantial, self.kappa_almost_perfect)
-        if not (0.0 <= alignment[0] <= alignment[1] <= alignment[2] <= 1.0):
-            raise ValueError(
-                "alignment thresholds must satisfy 0 <= significant drift <= minor drift <= well calibrated <= 1, "
-                f"got {alignment}"
-            )
-        if not (-1.0 <= kappa[0] <= kappa[1] <= kappa[2] <= 1.0):
-            raise ValueError(
-                f"kappa thresholds must satisfy -1 <= moderate <= substantial <= almost perfect <= 1, got {kappa}"
-            )
-        for name in ("pearson_target", "binary_target"):
-            value = getattr(self, name)
-            if not -1.0 <= value <= 1.0:
-                raise ValueError(f"{name} must lie between -1 and 1, got {value}")
-
-
-DEFAULT_THRESHOLDS = Thresholds()
-
-Status = Literal["ok", "caution", "act", "stop", "unknown"]
-
-# Tolerates float noise when a figure sits exactly on a band edge (e.g. 7/10 against 0.70).
-_EDGE = 1e-12
-
-
-@dataclass(frozen=True)
-class Interpretation:
-    """What a figure means for trusting the judge: a short label, what to do next, and a status for colour."""
-
-    label: str
-    action: str
-    status: Status
-    meets_target: bool | None  # None when the figure is Undefined
-
-
-def _unknown(figure: Undefined) -> Interpretation:
-    return Interpretation("not enough data", f"Cannot judge yet: {figure.reason}.", "unknown", None)
-
-
-def interpret_alignment(rate: Figure, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> Interpretation:
-    """Band of an alignment rate (share of scores within the tolerance)."""
-    if isinstance(rate, Undefined):
-        return _unknown(rate)
-    t = thresholds
-    if rate >= t.alignment_well_calibrated - _EDGE:
-        return Interpretation(
-            "well calibrated",
-            "The judge agrees closely with the reviewers; it can be extended to more item types.",
-            "ok",
-            True,
-        )
-    if rate >= t.alignment_minor_drift - _EDGE:
-        return Interpretation(
-            "minor drift",
-            "Record the items where judge and reviewers part ways and sharpen the anchors of one or two "
-            "dimensions; go on carefully.",
-            "caution",
-            False,
-        )
-    if rate >= t.alignment_significant_drift - _EDGE:
-        return Interpretation(
-            "significant drift",
-            "Rework the judge prompt for the weakest dimensions and check again on a handful of items "
-            "before going further.",
-            "act",
-            False,
-        )
-    return Interpretation(
-        "unreliable",
-        "Stop using the judge here: the rubric needs a thorough rewrite before the judge covers anything new.",
-        "stop",
-        False,
-    )
-
-
-def interpret_kappa(kappa: Figure, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> Interpretation:
-    """Band of a Cohen's kappa; substantial or better meets the target."""
-    if isinstance(kappa, Undefined):
-        return _unknown(kappa)
-    t = thresholds
-    if kappa > t.kappa_almost_perfect + _EDGE:
-        return Interpretation(
-            "almost perfect", "Agreement is far beyond chance; the judge can be relied on.", "ok", True
-        )
-    if kappa >= t.kappa_substantial - _EDGE:
-        return Interpretation(
-            "substantial",
-            "Agreement is in the target band; keep an eye on it as the rubric changes.",
-            "ok",
-            True,
-        )
-    if kappa >= t.kappa_moderate - _EDGE:
-        return Interpretation(
-            "moderate",
-            "Below the target band: make the rubric anchors more precise and compare again.",
-            "caution",
-            False,
-        )
-    return Interpretation(
-        "fair or poor",
-        "Agreement is little better than chance: revise the rubric before trusting the judge.",
-        "stop",
-        False,
-    )
-
-
-def meets_pearson_target(r: Figure, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> Interpretation:
-    """Whether the correlation of overall scores reaches the target (r at or above 0.70 by default)."""
-    if isinstance(r, Undefined):
-        return _unknown(r)
-    target = thresholds.pearson_target
-    if r >= target - _EDGE:
-        return Interpretation(
-            f"r meets {target:.2f}",
-            "Judge and reviewers rank items alike; the overall score can stand in for expert ratings.",
-            "ok",
-            True,
-        )
-    return Interpretation(
-        f"r below {target:.2f}",
-        "The judge's overall scores do not track the reviewers' closely enough; find the dimensions that "
-        "drag the correlation down and revise their anchors.",
-        "act",
-        False,
-    )
-
-
-def meets_binary_target(
-    tpr: Figure, tnr: Figure, thresholds: Thresholds = DEFAULT_THRESHOLDS
-) -> Interpretation:
-    """Whether a PASS/FAIL judge catches both classes well enough (TPR and TNR above 0.90 by default)."""
-    for figure in (tpr, tnr):
-        if isinstance(figure, Undefined):
-            return _unknown(figure)
-    assert is_defined(tpr) and is_defined(tnr)
-    target = thresholds.binary_target
-    if tpr > target + _EDGE and tnr > target + _EDGE:
-        return Interpretation(
-            f"TPR and TNR above {target:.2f}",
-            "The judge finds passes and failures alike; confirm on the test split before citing it.",
-            "ok",
-            True,
-        )
-    weak = [name for name, value in (("TPR", tpr), ("TNR", tnr)) if not value > target + _EDGE]
-    missed_by_weak: dict[tuple[str, ...], str] = {
-        ("TPR",): "human PASS items the judge failed",
-        ("TNR",): "human FAIL items the judge passed",
-    }
-    missed = missed_by_weak.get(tuple(weak), "items the judge labelled differently from the reviewers")
-    return Interpretation(
-        f"{' and '.join(weak)} at or below {target:.2f}",
-        f"Read the {missed} on the dev split, add boundary examples from the train split, and measure again.",
-        "act",
-        False,
-    )
 
 
 def lowest_and_highest(alignments: Mapping[str, Figure]) -> tuple[str | None, str | None]:

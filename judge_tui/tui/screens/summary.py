@@ -77,11 +77,9 @@ def team_lines(store: Store, rubric: Rubric, reviewer: str, judge: str, toleranc
     from judge_tui.analysis.team_report import (
         drift_blocks,
         drift_figures,
-        drift_to_dicts,
         lines_of,
         team_blocks,
         team_figures,
-        team_to_dict,
     )
 
     visible = visible_items(store, rubric.id, reviewer, lead=lead)
@@ -91,9 +89,9 @@ def team_lines(store: Store, rubric: Rubric, reviewer: str, judge: str, toleranc
     drift = drift_figures(store, rubric, rater=reviewer, tolerance=tolerance, ratings=ratings, confidence=confidence)
     lines: list[str] = []
     if team is not None:
-        lines += lines_of(team_blocks(team_to_dict(team, None)), "text")
+        lines += lines_of(team_blocks(team), "text")
     if drift:
-        lines += lines_of(drift_blocks(drift_to_dicts(drift, tolerance, confidence)), "text")
+        lines += lines_of(drift_blocks(drift, tolerance, confidence), "text")
     return lines
 
 

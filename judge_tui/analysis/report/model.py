@@ -1,0 +1,227 @@
+"""The agreement report's model: typed, frozen objects the computation fills and the renderers read.
+
+`Report` holds every figure between a human group and a judge group; `Finding` is one line of the verdict;
+`Combined` says how the report's several decisions combine. Nothing here reads the store or formats text for a
+format of its own (the renderers do).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from judge_tui.analysis.bands import Interpretation
+from judge_tui.analysis.design import Design
+from judge_tui.analysis.targets import DecideOn, TargetCheck
+from judge_tui.analysis.uncertainty import RowUncertainty
+from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import AgreementSettings
+from judge_tui.stats import agreement as ag
+from judge_tui.stats.agreement import Figure, PairAgreement, Undefined
+from judge_tui.stats.intervals import IntervalFigure
+
+OVERALL = "overall"
+
+
+class ReportError(UserError):
+    """Nothing to compare (empty database, no overlap, unknown rater or field): a message, not a crash."""
+
+
+class NoComparison(ReportError):
+    """The two groups cannot be compared: one has no ratings, or they rated no item in common."""
+
+
+# --------------------------------------------------------------------------------------------------
+# The report model
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Group:
+    role: str  # "human" or "judge"
+    rater_ids: tuple[str, ...]
+
+    @property
+    def combine(self) -> str:
+        if len(self.rater_ids) == 1:
+            return "first run, newest rubric version"
+        return f"mean of {len(self.rater_ids)} raters per item (first runs, newest rubric version)"
+
+
+@dataclass(frozen=True)
+class Row:
+    """Every figure for one dimension, or for the overall score (key "overall")."""
+
+    key: str
+    name: str
+    method: str  # "judged", "code" or "overall"
+    agreement: PairAgreement
+    alignment_band: Interpretation
+    kappa_band: Interpretation
+    corrected: Correction | None = None  # PASS/FAIL rubrics with judge-only items
+    uncertainty: RowUncertainty = RowUncertainty()  # intervals, AC1/AC2, PABAK, prevalence, baseline
+
+
+@dataclass(frozen=True)
+class Correction:
+    """The corrected pass rate of the judge-only items, and which items it came from."""
+
+    rate: ag.CorrectedPassRate
+    labelled_from: str  # "test split" when splits exist, else "all compared items"
+    judge_only_splits: dict[str, int]  # judge-only items corrected, by split ("(none)": never split)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The summary-metrics table: cases reviewed, dimension agreements, alignment, lowest and highest."""
+
+    cases: int  # items rated by both groups
+    items: int  # items of the rubric (in the split)
+    agreements: int  # judged dimension scores within the tolerance
+    pairs: int  # judged dimension scores compared
+    alignment_rate: Figure
+    lowest: str | None
+    highest: str | None
+    alignment_interval: IntervalFigure = Undefined("no interval computed")  # a cluster bootstrap over items
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One line of the verdict."""
+
+    topic: str  # alignment, kappa, kappa_ac1, pearson, tpr_tnr, range, checker, snapped, ties
+    status: str  # ok, caution, act, stop, unknown, info
+    meets_target: bool | None  # follows the decision: True when met, False when not met, None otherwise
+    scope: str
+    text: str
+    decision: str | None = None  # met, not met, undecided (under agreement.decide_on); None: no target
+    point_meets_target: bool | None = None  # the point estimate against the target, as the bands read it
+
+
+@dataclass(frozen=True)
+class Section:
+    """The figures for one value of a breakdown field."""
+
+    value: str
+    summary: Summary
+    rows: tuple[Row, ...]
+    overall: Row
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    by: str
+    sections: tuple[Section, ...]
+
+
+@dataclass(frozen=True)
+class SelfRow:
+    key: str
+    n: int
+    alignment_rate: Figure  # mean over repeat pairs
+    cohen_kappa: Figure
+    intervals: dict[str, IntervalFigure]  # "alignment_rate", "cohen_kappa" (pair_intervals.repeat_intervals)
+
+
+@dataclass(frozen=True)
+class JudgeSelfAgreement:
+    """A judge against itself: its repeats of the same items, pair by pair, averaged."""
+
+    rater_id: str
+    repeats: int
+    pairs: tuple[tuple[int, int], ...]
+    items: int  # items judged at least twice
+    rows: tuple[SelfRow, ...]
+
+
+@dataclass(frozen=True)
+class HumanRow:
+    key: str
+    items: int  # items rated by at least two of the humans
+    krippendorff_alpha: Figure
+    mean_pairwise_kappa: Figure
+
+
+@dataclass(frozen=True)
+class HumanAgreement:
+    rater_ids: tuple[str, ...]
+    level: str
+    rows: tuple[HumanRow, ...]
+
+
+@dataclass(frozen=True)
+class Report:
+    rubric: Rubric
+    split: str | None
+    human: Group
+    judge: Group
+    tolerance: float
+    thresholds: AgreementSettings
+    counts: dict[str, int]  # items, rated_by_human, rated_by_judge, compared, judge_only
+    summary: Summary
+    rows: tuple[Row, ...]
+    overall: Row
+    findings: tuple[Finding, ...]
+    breakdowns: tuple[Breakdown, ...]
+    self_agreement: tuple[JudgeSelfAgreement, ...]
+    human_agreement: HumanAgreement | None
+    human_overall: np.ndarray  # paired overall scores, for the scatter plot
+    judge_overall: np.ndarray
+    confidence: float = 0.95
+    decide_on: DecideOn = "interval"
+    checks: tuple[TargetCheck, ...] = ()  # every target, decided; the undecided ones carry the plan
+    ties: int = 0  # items whose PASS/FAIL human consensus is tied, left out (judge-tui adjudicate settles them)
+    design: Design | None = None  # how the compared items were drawn (queue orders); None: not recorded
+    settled_after: int | None = None  # the ratings every target was first found decided with (rating screen)
+
+    @property
+    def judged_rows(self) -> tuple[Row, ...]:
+        return tuple(r for r in self.rows if r.method == "judged")
+
+
+def meets_by_decision(decision: str | None) -> bool | None:
+    """What a field saying "the target is met" holds: the decision's answer, never the point estimate's alone
+    (True beside "undecided" would lead a script to act on a target the data have not settled)."""
+    return {"met": True, "not met": False}.get(decision or "")
+
+
+@dataclass(frozen=True)
+class Combined:
+    """How the report's several decisions combine: each target on its own interval, at a fixed n."""
+
+    targets: int  # decided targets (a figure that cannot be computed has no decision)
+    confidence: float  # of each target's interval
+    decide_on: DecideOn
+
+    @property
+    def wrong_at_most(self) -> float:
+        """The chance that at least one decision is wrong, at most (Bonferroni): the sum of the error rates."""
+        return min(1.0, self.targets * (1.0 - self.confidence))
+
+    @property
+    def study_confidence(self) -> float:
+        """The level at which each interval would keep the whole study's chance of any wrong decision at
+        1 - confidence (Bonferroni)."""
+        return 1.0 - (1.0 - self.confidence) / max(1, self.targets)
+
+    def text(self) -> str:
+        if self.decide_on == "point":
+            return (f"The {self.targets} target(s) are decided on the point estimates alone (agreement.decide_on = "
+                    "\"point\"): no error rate is claimed for any of them.")
+        each = f"{self.confidence:.0%}"
+        if self.targets <= 1:
+            return (f"The target is decided on its own {each} interval, valid for this number of items only: it is "
+                    f"wrong at most {1 - self.confidence:.0%} of the time.")
+        return (f"Each of the {self.targets} targets is decided on its own {each} interval, valid for this number of "
+                f"items only: each decision alone is wrong at most {1 - self.confidence:.0%} of the time, and the "
+                f"chance that at least one of the {self.targets} is wrong can reach {self.wrong_at_most:.0%} "
+                f"(Bonferroni). For {each} on the study as a whole, set agreement.confidence to "
+                f"{self.study_confidence:.4g}.")
+
+
+def combined(report: Report) -> Combined | None:
+    """The statement of how the report's decided targets combine, or None when none was decided."""
+    decided = [c for c in report.checks if c.decision is not None]
+    return Combined(len(decided), report.confidence, report.decide_on) if decided else None

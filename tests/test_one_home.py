@@ -1,0 +1,95 @@
+"""The alignment tolerance and the band bounds have one home, AgreementSettings in model/settings.py: no other
+module of judge_tui defines them again, by value or by name."""
+
+import ast
+import dataclasses
+from pathlib import Path
+
+import judge_tui
+from judge_tui.model.settings import DEFAULT_TOLERANCE, AgreementSettings
+
+PACKAGE = Path(judge_tui.__file__).parent
+HOME = PACKAGE / "model" / "settings.py"
+# The bounds of the bands (every number AgreementSettings holds but the tolerance, the confidence and how to decide)
+BOUNDS = tuple(f.name for f in dataclasses.fields(AgreementSettings)
+               if f.name not in ("tolerance", "confidence", "decide_on"))
+# Names a copy of a bound went by before it had one home.
+FORMER_NAMES = ("binary_target",)
+
+
+def _bound_to(node: ast.AST) -> list[tuple[str, ast.expr | None]]:
+    """The (name, value) pairs a node binds: assignments, dataclass fields, keyword arguments, parameter defaults."""
+    if isinstance(node, ast.Assign):
+        return [(t.id if isinstance(t, ast.Name) else t.attr, node.value)
+                for t in node.targets if isinstance(t, ast.Name | ast.Attribute)]
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name | ast.Attribute):
+        name = node.target.id if isinstance(node.target, ast.Name) else node.target.attr
+        return [(name, node.value)]
+    if isinstance(node, ast.keyword) and node.arg:
+        return [(node.arg, node.value)]
+    if isinstance(node, ast.arguments):
+        positional = [*node.posonlyargs, *node.args]
+        pairs = list(zip(positional[len(positional) - len(node.defaults):], node.defaults, strict=True))
+        pairs += [(a, d) for a, d in zip(node.kwonlyargs, node.kw_defaults, strict=True) if d is not None]
+        return [(a.arg, d) for a, d in pairs]
+    return []
+
+
+def _number(node: ast.expr | None) -> float | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+        return float(node.value)
+    return None
+
+
+def _copies_tolerance(node: ast.AST, value: ast.expr | None) -> bool:
+    """The default written again, or given a second name (an alias); a parameter may default to DEFAULT_TOLERANCE."""
+    if _number(value) == DEFAULT_TOLERANCE:
+        return True
+    alias = isinstance(value, ast.Name) and "TOLERANCE" in value.id
+    return alias and (isinstance(node, ast.Assign | ast.AnnAssign) or value.id != "DEFAULT_TOLERANCE")
+
+
+def second_homes(root: Path, home: Path) -> list[str]:
+    """Where a module under ``root`` other than ``home`` writes the tolerance or a band bound itself."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if path == home:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        where = path.relative_to(root.parent)
+        for node in ast.walk(tree):
+            for name, value in _bound_to(node):
+                number = _number(value)
+                if "tolerance" in name.lower() and _copies_tolerance(node, value):
+                    found.append(f"{where}:{getattr(node, 'lineno', getattr(value, 'lineno', '?'))}: {name}")
+                if name in FORMER_NAMES or (name in BOUNDS and number is not None):
+                    found.append(f"{where}:{getattr(node, 'lineno', getattr(value, 'lineno', '?'))}: {name}")
+            if isinstance(node, ast.ClassDef):
+                fields = {n.target.id for n in node.body
+                          if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
+                if len(fields & {*BOUNDS, *FORMER_NAMES}) >= 3:
+                    found.append(f"{where}:{node.lineno}: class {node.name} holds band bounds")
+    return found
+
+
+def test_the_tolerance_and_the_bounds_live_in_agreement_settings_alone():
+    assert second_homes(PACKAGE, HOME) == []
+
+
+def test_a_second_copy_is_found(tmp_path):
+    """The scan finds each way a copy came back before: a class of bounds, a bare default, an alias, a keyword."""
+    package = tmp_path / "judge_tui"
+    package.mkdir()
+    (package / "copy.py").write_text(
+        "from dataclasses import dataclass\n"
+        "TOLERANCE = DEFAULT_TOLERANCE\n"
+        "@dataclass\n"
+        "class Thresholds:\n"
+        "    alignment_well_calibrated: float = 0.80\n"
+        "    kappa_substantial: float = 0.61\n"
+        "    binary_target: float = 0.90\n"
+        "def rate(a, b, tolerance: float = 0.15): ...\n"
+        "def later(a, tolerance=TOLERANCE): ...\n"
+        "settings = make(pearson_target=0.70)\n", encoding="utf-8")
+    found = second_homes(package, package / "settings.py")
+    assert len(found) == 8, found
