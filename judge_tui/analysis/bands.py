@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from judge_tui.analysis.figure_format import decimal_text
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats.agreement import Figure, Undefined, is_defined
 
@@ -114,13 +115,13 @@ def meets_pearson_target(r: Figure, thresholds: AgreementSettings = DEFAULTS) ->
     target = thresholds.pearson_target
     if r >= target - _EDGE:
         return Interpretation(
-            f"r meets {target:.2f}",
+            f"r meets {decimal_text(target, 2)}",
             "Judge and reviewers rank items alike; the overall score can stand in for expert ratings.",
             "ok",
             True,
         )
     return Interpretation(
-        f"r below {target:.2f}",
+        f"r below {decimal_text(target, 2)}",
         "The judge's overall scores do not track the reviewers' closely enough; find the dimensions that "
         "drag the correlation down and revise their anchors.",
         "act",
@@ -139,7 +140,7 @@ def meets_binary_target(
     target = thresholds.tpr_tnr_target
     if tpr > target + _EDGE and tnr > target + _EDGE:
         return Interpretation(
-            f"TPR and TNR above {target:.2f}",
+            f"TPR and TNR above {decimal_text(target, 2)}",
             "The judge finds passes and failures alike; confirm on the test split before citing it.",
             "ok",
             True,
@@ -151,7 +152,7 @@ def meets_binary_target(
     }
     missed = missed_by_weak.get(tuple(weak), "items the judge labelled differently from the reviewers")
     return Interpretation(
-        f"{' and '.join(weak)} at or below {target:.2f}",
+        f"{' and '.join(weak)} at or below {decimal_text(target, 2)}",
         f"Read the {missed} on the dev split, add boundary examples from the train split, and measure again.",
         "act",
         False,

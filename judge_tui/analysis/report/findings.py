@@ -14,7 +14,7 @@ import numpy as np
 
 from judge_tui.analysis import bands
 from judge_tui.analysis.bands import Interpret, Interpretation
-from judge_tui.analysis.figure_format import figure_with_interval, pct
+from judge_tui.analysis.figure_format import decimal_text, figure_with_interval, pct, share_text, short_text
 from judge_tui.analysis.report.model import (
     Finding,
     Report,
@@ -93,7 +93,7 @@ def verdict_findings(report_rows: Sequence[Row], overall: Row, summary: Summary,
     findings.append(_target_finding(
         "alignment", by_key["alignment"], bands.interpret_alignment, thresholds, decide_on,
         f"Alignment {figure_with_interval(summary.alignment_rate, summary.alignment_interval, percent=True)} "
-        f"({summary.agreements} of {summary.pairs} judged scores within ±{tolerance:g})",
+        f"({summary.agreements} of {summary.pairs} judged scores within ±{short_text(tolerance)})",
     ))
     judged = [r for r in report_rows if r.method == "judged"]
     defined = [r for r in judged if ag.is_defined(r.agreement.cohen_kappa)]
@@ -159,7 +159,7 @@ def _target_finding(topic: str, c: TargetCheck, interpret: Interpret,
     decision = ruling(c, decide_on)
     span = band_span(c.interval, interpret, thresholds)
     sign = ">" if c.strict else "≥"
-    goal = f"{c.target:.0%}" if c.percent else f"{c.target:.2f}"
+    goal = f"{share_text(c.target)}" if c.percent else f"{decimal_text(c.target, 2)}"
     text = f"{opening} (target {sign} {goal}): {band.label}" + (f"; the interval lies {span}" if span else "")
     status, action = band.status, band.action
     if decision is not None:
@@ -195,7 +195,7 @@ def _kappa_finding(defined: Sequence[Row], by_key: dict[str, TargetCheck], thres
             statuses.append(best.status)
             actions.append(best.action)
     worst = max(statuses, key=lambda s: _SEVERITY[s])
-    text = f"Cohen's kappa target (≥ {thresholds.kappa_substantial:.2f}) on {len(defined)} judged dimension(s): "
+    text = f"Cohen's kappa target (≥ {decimal_text(thresholds.kappa_substantial, 2)}) on {len(defined)} judged dimension(s): "
     parts = [f"{name} on {', '.join(keys)}" for name, keys in groups.items() if keys]
     text += "; ".join(parts) + "."
     if groups["undecided"]:
@@ -236,10 +236,10 @@ def _kappa_ac1_findings(defined: Sequence[Row], rubric: Rubric, thresholds: Agre
             kappa = row.agreement.cohen_kappa
             assert ag.is_defined(kappa)  # rows without a kappa never reach here
             difference = abs(float(ac1) - kappa)
-            text = (f"{both}, on either side of a band edge: they differ by {difference:.3f} and the labels are not "
-                    f"skewed (the most common, {label}, is {share:.0%}), so read them as the same agreement.")
+            text = (f"{both}, on either side of a band edge: they differ by {decimal_text(difference, 3)} and the labels are not "
+                    f"skewed (the most common, {label}, is {share_text(share)}), so read them as the same agreement.")
         else:
-            text = (f"{both} because the labels are skewed: {share:.0%} of the human labels are {label}. With one "
+            text = (f"{both} because the labels are skewed: {share_text(share)} of the human labels are {label}. With one "
                     "label that common, two raters agree by chance so often that kappa stays low even when they "
                     "seldom disagree (the kappa paradox); AC1 estimates chance agreement in a way skew does not "
                     f"inflate. A judge that always answered {label} would be right on {pct(baseline)} of these "
@@ -255,7 +255,7 @@ def _binary_finding(row: Row, test: ag.BinaryMetrics | None, thresholds: Agreeme
         intervals = row.uncertainty.intervals
         return Finding(
             "tpr_tnr", "unknown", None, "test split",
-            f"The TPR/TNR target (both above {target:.2f}) applies to the test split, and no test-split item was "
+            f"The TPR/TNR target (both above {decimal_text(target, 2)}) applies to the test split, and no test-split item was "
             f"labelled by both; over the compared items TPR is {figure_with_interval(row.agreement.tpr, intervals.get('tpr'))} "
             f"and TNR {figure_with_interval(row.agreement.tnr, intervals.get('tnr'))}, for guidance only. "
             "Assign splits with `judge-tui split`.",
@@ -274,7 +274,7 @@ def _binary_finding(row: Row, test: ag.BinaryMetrics | None, thresholds: Agreeme
     if test.n != row.agreement.n:  # the row's baseline is over other items than the test split's
         baseline = Undefined("the test split is part of the compared items")
     text = (f"On the test split ({test.n} items): TPR {tpr.reading}, TNR {tnr.reading} "
-            f"(target: both above {target:.2f}): ")
+            f"(target: both above {decimal_text(target, 2)}): ")
     text += "; ".join(f"{c.figure} {verdict_words(c, decide_on)}" for c in (tpr, tnr))
     status, action = verdict.status, verdict.action
     if decision == "undecided":

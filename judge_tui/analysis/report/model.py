@@ -13,6 +13,7 @@ import numpy as np
 
 from judge_tui.analysis.bands import Interpretation
 from judge_tui.analysis.design import Design
+from judge_tui.analysis.figure_format import share_text, short_text
 from judge_tui.analysis.targets import DecideOn, TargetCheck
 from judge_tui.analysis.uncertainty import RowUncertainty
 from judge_tui.model.errors import UserError
@@ -210,15 +211,15 @@ class Combined:
         if self.decide_on == "point":
             return (f"The {self.targets} target(s) are decided on the point estimates alone (agreement.decide_on = "
                     "\"point\"): no error rate is claimed for any of them.")
-        each = f"{self.confidence:.0%}"
+        each = f"{share_text(self.confidence)}"
         if self.targets <= 1:
             return (f"The target is decided on its own {each} interval, valid for this number of items only: it is "
-                    f"wrong at most {1 - self.confidence:.0%} of the time.")
+                    f"wrong at most {share_text(1 - self.confidence)} of the time.")
         return (f"Each of the {self.targets} targets is decided on its own {each} interval, valid for this number of "
-                f"items only: each decision alone is wrong at most {1 - self.confidence:.0%} of the time, and the "
-                f"chance that at least one of the {self.targets} is wrong can reach {self.wrong_at_most:.0%} "
+                f"items only: each decision alone is wrong at most {share_text(1 - self.confidence)} of the time, and the "
+                f"chance that at least one of the {self.targets} is wrong can reach {share_text(self.wrong_at_most)} "
                 f"(Bonferroni). For {each} on the study as a whole, set agreement.confidence to "
-                f"{self.study_confidence:.4g}.")
+                f"{short_text(self.study_confidence, 4)}.")
 
 
 def combined(report: Report) -> Combined | None:

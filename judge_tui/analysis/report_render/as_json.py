@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from judge_tui.analysis.bands import Interpretation
-from judge_tui.analysis.figure_format import interval_json
+from judge_tui.analysis.figure_format import interval_json, share_text
 from judge_tui.analysis.report import Group, Report, Row, Summary, band_decisions, combined, meets_by_decision
 from judge_tui.analysis.report_render.common import FIGURES, UNWEIGHTED_SECTIONS, row_bands
 from judge_tui.analysis.stopping import (
@@ -156,11 +156,11 @@ def anytime_to_dict(a: AnytimeCheck) -> dict[str, Any]:
 def decision_rules(report: Report) -> dict[str, Any]:
     """Which decisions hold for this n only, which at any time, and how several targets combine."""
     alpha = (1.0 - report.confidence) / 2.0
-    return {"fixed_n": f"{FIXED_N}: each target's {report.confidence:.0%} interval read once, at the "
+    return {"fixed_n": f"{FIXED_N}: each target's {share_text(report.confidence)} interval read once, at the "
                        f"{report.counts['compared']} items compared; looked at again as ratings come in, it errs "
                        "more often than it says",
             "anytime": f"{ANYTIME}: the stop notice and the settled count; a wrong decision per target and side in "
-                       f"at most {alpha:.1%} of studies however often the figures are looked at",
+                       f"at most {share_text(alpha, 1)} of studies however often the figures are looked at",
             "one_sided_alpha": alpha, "combination": combination(report.confidence)}
 
 

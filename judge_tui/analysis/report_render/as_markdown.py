@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from rich.table import Table
 from rich.text import Text
 
+from judge_tui.analysis.figure_format import share_text, short_text
 from judge_tui.analysis.report import Report, combined
 from judge_tui.analysis.report_render.as_text import (
     _columns,
@@ -48,7 +49,7 @@ def render_markdown(report: Report) -> str:
     c = report.counts
     out = [f"# Agreement report: {md(rubric.name)}", ""]
     out.append(f"Rubric `{rubric.id}` (version {md(rubric.version)}, scale {rubric.scale.kind}); "
-               f"split: {md(report.split or 'all')}; tolerance ±{report.tolerance:g}.  ")
+               f"split: {md(report.split or 'all')}; tolerance ±{short_text(report.tolerance)}.  ")
     out.append(f"Human: {md(', '.join(report.human.rater_ids))} ({report.human.combine}).  ")
     out.append(f"Judge: {md(', '.join(report.judge.rater_ids))} ({report.judge.combine}).  ")
     out.append(f"Items: {c['items']}; rated by the human side {c['rated_by_human']}, by the judge "
@@ -78,7 +79,7 @@ def render_markdown(report: Report) -> str:
                      [[f"**{r.key}**" if r.method == "overall" else r.key + (" (code)" if r.method == "code" else ""),
                        *(cell(r, f, interval=True) for _, f in columns), *row_bands(r, report)]
                       for r in [*report.rows, report.overall]])
-    out += ["", f"Intervals: {report.confidence:.0%}, in brackets after each figure (shares in percent)."]
+    out += ["", f"Intervals: {share_text(report.confidence)}, in brackets after each figure (shares in percent)."]
     chance = chance_table(report)
     if chance is not None:
         out += ["", "## Chance-corrected agreement beside kappa", ""]

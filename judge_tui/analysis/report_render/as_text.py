@@ -13,7 +13,16 @@ from rich.table import Table
 from rich.text import Text
 
 from judge_tui.analysis import bands
-from judge_tui.analysis.figure_format import figure_with_interval, interval_text, num, pct, signed
+from judge_tui.analysis.figure_format import (
+    decimal_text,
+    figure_with_interval,
+    interval_text,
+    num,
+    pct,
+    share_text,
+    short_text,
+    signed,
+)
 from judge_tui.analysis.interval_bars import Bar, IntervalBars
 from judge_tui.analysis.report import Report, Row, combined
 from judge_tui.analysis.report_render.common import (
@@ -57,7 +66,7 @@ def header(report: Report) -> Text:
     text.append("Judge: ", style="bold")
     text.append(safe(", ".join(report.judge.rater_ids)))
     text.append(f" ({report.judge.combine})\n")
-    text.append(f"Split: {safe(report.split or 'all')} · tolerance ±{report.tolerance:g} · "
+    text.append(f"Split: {safe(report.split or 'all')} · tolerance ±{short_text(report.tolerance)} · "
                 f"compared {c['compared']} of {c['items']} items (human rated {c['rated_by_human']}, "
                 f"judge {c['rated_by_judge']}, judge only {c['judge_only']})")
     return text
@@ -161,9 +170,9 @@ def dimension_table(report: Report, *, compact: bool = False) -> Table:
     if compact:
         t = report.thresholds
         table.caption = Text(
-            f"Colours: alignment ≥ {t.alignment_well_calibrated:.0%} green, ≥ {t.alignment_minor_drift:.0%} yellow, "
-            f"≥ {t.alignment_significant_drift:.0%} orange, else red; κ ≥ {t.kappa_substantial:g} green, "
-            f"≥ {t.kappa_moderate:g} yellow, else red.", style="dim")
+            f"Colours: alignment ≥ {share_text(t.alignment_well_calibrated)} green, ≥ {share_text(t.alignment_minor_drift)} yellow, "
+            f"≥ {share_text(t.alignment_significant_drift)} orange, else red; κ ≥ {short_text(t.kappa_substantial)} green, "
+            f"≥ {short_text(t.kappa_moderate)} yellow, else red.", style="dim")
         table.caption_justify = "left"
     return table
 
@@ -181,7 +190,7 @@ def interval_bars(report: Report) -> list[IntervalBars]:
     def kappa_status(value: float) -> str:
         return bands.interpret_kappa(value, t).status
 
-    level = f"{report.confidence:.0%}"
+    level = f"{share_text(report.confidence)}"
     return [
         IntervalBars(f"Alignment, {level} intervals against the bands", [
             Bar(r.key, r.agreement.alignment_rate, _interval(r, "alignment_rate")) for r in judged
@@ -208,11 +217,11 @@ def _target_bars(report: Report, level: str) -> list[IntervalBars]:
 
     rows = [*report.judged_rows, report.overall]
     if report.rubric.scale.kind == "pass_fail":
-        return [IntervalBars(f"TPR and TNR, {level} intervals against the {t.tpr_tnr_target:.0%} target", [
+        return [IntervalBars(f"TPR and TNR, {level} intervals against the {share_text(t.tpr_tnr_target)} target", [
             Bar(f"{r.key} {name}", getattr(r.agreement, figure), _interval(r, figure))
             for r in report.judged_rows for name, figure in (("TPR", "tpr"), ("TNR", "tnr"))],
             (t.tpr_tnr_target,), against(t.tpr_tnr_target, strict=True), percent=True)]
-    return [IntervalBars(f"Pearson's r, {level} intervals against the {t.pearson_target:g} target",
+    return [IntervalBars(f"Pearson's r, {level} intervals against the {short_text(t.pearson_target)} target",
                          [Bar(r.key, r.agreement.pearson_r, _interval(r, "pearson_r")) for r in rows],
                          (t.pearson_target,), against(t.pearson_target))]
 
@@ -330,7 +339,7 @@ def corrected_text(report: Report) -> Text | None:
             continue
         text.append(f"observed {pct(c.observed_pass_rate)}, corrected {pct(c.estimate)}")
         if ag.is_defined(c.low) and ag.is_defined(c.high):
-            text.append(f" ({c.confidence:.0%} interval {pct(c.low)} to {pct(c.high)})")
+            text.append(f" ({share_text(c.confidence)} interval {pct(c.low)} to {pct(c.high)})")
         else:
             text.append(f" (no interval: {c.low.reason})" if isinstance(c.low, ag.Undefined) else "")
         splits = ", ".join(f"{n} {'never split' if name == '(none)' else name}"
@@ -356,11 +365,11 @@ def design_text(report: Report) -> Text | None:
     text.append(f"balanced order, stratified by the verdicts of {safe(d.judge_rater)}; each stratum is weighted "
                 "by its share of the items (stratum size ÷ items rated in it). ")
     strata = ", ".join(f"{safe(s)} {d.rated.get(s, 0)} of {d.pool.get(s, 0)}" for s in sorted({*d.pool, *d.rated}))
-    text.append(f"Rated per stratum: {strata}. Effective sample size {d.effective_n:.1f} of {n} compared.\n")
+    text.append(f"Rated per stratum: {strata}. Effective sample size {decimal_text(d.effective_n, 1)} of {n} compared.\n")
     text.append("Design-weighted figures: ", style="bold")
     parts = [f"{f.label} {figure_with_interval(f.estimate, f.interval, percent=f.key in PERCENT_FIGURES)}"
              for f in d.figures]
-    text.append("; ".join(parts) + f" ({report.confidence:.0%} intervals for the judge on items like these, not "
+    text.append("; ".join(parts) + f" ({share_text(report.confidence)} intervals for the judge on items like these, not "
                 "for this pool alone: stratified Jeffreys for shares and the corrected pass rate, a stratified "
                 "bootstrap for the others, both with the pool itself a sample). The targets are decided on these.\n")
     text.append("Unweighted: ", style="bold")

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from judge_tui.analysis import bands
 from judge_tui.analysis.bands import Interpret
-from judge_tui.analysis.figure_format import figure_with_interval, pct
+from judge_tui.analysis.figure_format import figure_with_interval, pct, share_text, short_text
 from judge_tui.analysis.report import Report, Row, Summary
 from judge_tui.analysis.stopping import anytime_checks, report_items_left
 from judge_tui.analysis.targets import TargetCheck, ruling
@@ -72,7 +72,7 @@ def summary_lines(s: Summary, rates: dict[str, Figure], tolerance: float) -> lis
 
     return [
         ("Total cases reviewed", f"{s.cases}/{s.items}"),
-        (f"Dimension agreements (within ±{tolerance:g})", f"{s.agreements}/{s.pairs}"),
+        (f"Dimension agreements (within ±{short_text(tolerance)})", f"{s.agreements}/{s.pairs}"),
         ("Overall alignment rate", figure_with_interval(s.alignment_rate, s.alignment_interval, percent=True)),
         ("Dimension with lowest alignment", named(s.lowest)),
         ("Dimension with highest alignment", named(s.highest)),
@@ -95,7 +95,7 @@ def undecided_at_size_line(checks: Sequence[TargetCheck]) -> str:
     """"At this size (…), a study with a judge like this one ends undecided on TPR > 0.90 in about 85% of
     cases, …": the chance that repeating the study at its size, the judge's true figures drawn from what the
     data allow, leaves each target undecided."""
-    parts = [f"{c.goal} {c.undecided_at_size:.0%} (n = {c.n}{' ' + c.class_label if c.class_label else ''})"
+    parts = [f"{c.goal} {share_text(c.undecided_at_size)} (n = {c.n}{' ' + c.class_label if c.class_label else ''})"
              for c in checks if c.undecided_at_size is not None]
     return ("Chance that a study of this size ends undecided, for a judge like this one: " + "; ".join(parts)
             + ". Each plan below gives an 80% chance of settling its target, counting how unsure the estimate "
