@@ -294,7 +294,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "openai, settings openai_model; with --backend command or replay, the model name "
                                    "to record)")
     p.add_argument("--concurrency", type=int, default=None,
-                   help="at most this many judgments at once (default: settings judge_concurrency)")
+                   help="at most this many judgments at once (default: settings judge_concurrency;"
+                   " with --backend openai, openai_concurrency)")
     p.add_argument("--backend", choices=["anthropic", "openai", "command", "replay"], default="anthropic",
                    help="anthropic: the Anthropic API; openai: a server speaking the OpenAI API (a local model);"
                    " command: a program of yours; replay: recorded answers")
