@@ -98,7 +98,7 @@ def test_a_tied_majority_gives_no_verdict_and_is_counted(tmp_path: Path, rubrics
     assert jury.jury.dimensions[0].agreement.n == 2  # the two items where both said PASS
     assert jury.versus_best is not None and jury.versus_best.items == 2
     text = "\n".join(lines_of(jury_blocks(jury_to_dict(jury)), "text"))
-    assert "ties (no verdict (left out)): label: 2" in text
+    assert "ties (a tied majority gives no verdict, left out): label: 2" in text
 
 
 def test_the_median_of_a_graded_scale_and_split_medians(tmp_path: Path, rubrics: dict[str, Rubric]) -> None:

@@ -129,7 +129,8 @@ def _signed(f: dict[str, Any], percent: bool) -> str:
 def jury_blocks(section: dict[str, Any]) -> list[Block]:
     members = section["members"]
     ties = ", ".join(f"{d}: {n}" for d, n in section["ties"].items())
-    tie_word = "no verdict (left out)" if section["rule"] == "majority" else "two middle scores differ (their mean)"
+    tie_word = ("a tied majority gives no verdict, left out" if section["rule"] == "majority"
+                else "the two middle scores differ, their mean taken")
     blocks: list[Block] = [Heading(f"Jury: {len(members)} judges against the experts")]
     blocks.append(Paragraph((
         f"{section['items']} items rated by the experts and judged by every member"
@@ -139,11 +140,12 @@ def jury_blocks(section: dict[str, Any]) -> list[Block]:
         f"({tie_word}): {ties or 'none'}.",
         f"[low, high]: {section['confidence']:.0%} intervals; docs/juries.md names each method.")))
     raters = [*section["judges"], section["jury"]]
+    short = {r["rater"]: f"J{k}" for k, r in enumerate(section["judges"], 1)}  # the error table's names
     blocks.append(TableBlock(
-        ("judge", "items", "alignment", "cost", "time per judgment"),
-        tuple((r["rater"], str(r["items"]), _ci(r["alignment"], r["intervals"]["alignment"], True),
+        ("", "judge", "items", "alignment", "cost", "time per judgment"),
+        tuple((short.get(r["rater"], ""), r["rater"], str(r["items"]), _ci(r["alignment"], r["intervals"]["alignment"], True),
                _money(r["cost"]), _time(r["cost"])) for r in raters),
-        title="Each judge and the jury, every judged dimension:", right=frozenset({1, 2})))
+        title="Each judge and the jury, every judged dimension:", right=frozenset({2, 3})))
     rows: list[tuple[str, ...]] = []
     for index, dimension in enumerate(d["dimension"] for d in section["jury"]["dimensions"]):
         for r in raters:
@@ -155,7 +157,7 @@ def jury_blocks(section: dict[str, Any]) -> list[Block]:
     if section["error_correlation"]:
         blocks.append(TableBlock(
             ("judges", "scores", "first wrong", "second wrong", "both wrong", "if independent", "excess", "reading"),
-            tuple((" & ".join(e["judges"]), str(e["scores"]), figure_text(e["first_errors"], percent=True),
+            tuple((" & ".join(short[j] for j in e["judges"]), str(e["scores"]), figure_text(e["first_errors"], percent=True),
                    figure_text(e["second_errors"], percent=True),
                    _ci(e["both_wrong"], e["intervals"]["both_wrong"], True),
                    _ci(e["independent"], e["intervals"]["independent"], True), _signed_points(e, "excess"),

@@ -297,6 +297,7 @@ class CalibrationScreen(Screen[None]):
                 yield Static(id="cal-figures")
                 yield Static(id="cal-compare")
                 yield Static(id="cal-biases")
+                yield Static(id="cal-jury")
                 yield Static(id="cal-test-note")
             with Horizontal(id="cal-items"):
                 yield DataTable(id="cal-list", cursor_type="row", zebra_stripes=True)
@@ -399,6 +400,8 @@ class CalibrationScreen(Screen[None]):
         else:
             biases.append("(none measured yet)")
         self.query_one("#cal-biases", Static).update(biases)
+        jury = Text("\n".join(clean(line) for line in s.jury)) if s.jury else Text()
+        self.query_one("#cal-jury", Static).update(jury)
         self._fill_items()
 
     def _figures(self, s: Any) -> Any:
