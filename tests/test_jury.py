@@ -190,3 +190,56 @@ def test_the_excess_interval_covers_the_truth_and_independent_judges_are_rarely_
         assert covered / runs >= 0.92, (excess, covered / runs)
         if excess == 0.0:
             assert dependent / runs <= 0.04  # said "err together more than chance" of independent judges
+
+
+def test_the_jury_against_its_best_member_is_report_compares_paired_bootstrap(
+        tmp_path: Path, rubrics: dict[str, Rubric]) -> None:
+    from judge_tui.analysis.pair_intervals import paired_changes
+
+    rubric = rubrics["binary"]
+    with Store(tmp_path / "paired.db") as store:
+        binary_study(store, rubric, n=200, seed=5)
+        jury = build_jury(store, rubric, costs=False)
+    assert jury is not None and jury.versus_best is not None
+    best = next(j for j in jury.judges if j.rater == jury.versus_best.best)
+    pairs = (best.dimensions[0].pair, jury.jury.dimensions[0].pair)
+    expected = paired_changes(pairs, (pairs[0].compare(rubric, 0.15), pairs[1].compare(rubric, 0.15)), rubric, 0.15)
+    _dimension, n, found, _figures = jury.versus_best.dimensions[0]
+    assert n == 200
+    for name in ("alignment", "kappa"):
+        assert found[name].value == pytest.approx(expected[name].value)
+        assert found[name].interval == expected[name].interval  # the same resamples, the same bounds
+        assert found[name].verdict == expected[name].verdict
+
+
+def test_one_draw_for_every_interval_gives_each_its_own_intervals(tmp_path: Path, rubrics: dict[str, Rubric]) -> None:
+    """The members' intervals and the pairs' come from one bootstrap draw: the same as each drawn alone."""
+    from judge_tui.analysis.pair_intervals import pooled_interval
+
+    rubric = rubrics["cis"]
+    rng = np.random.default_rng(9)
+    points = np.array(rubric.scale.points)
+    dims = [d.id for d in rubric.judged_dimensions]
+    with Store(tmp_path / "draw.db") as store:
+        from tests.judge.conftest import add_cis_items
+
+        ids = add_cis_items(store, rubric, 25)
+        truth = rng.choice(points, size=(len(ids), len(dims)))
+        judges = ("judge:a:cis@1", "judge:b:cis@1", "judge:c:cis@1")
+        rate(store, rubric, "ann", "human", {i: dict(zip(dims, map(float, r), strict=True))
+                                            for i, r in zip(ids, truth, strict=True)})
+        for judge in judges:
+            noisy = np.where(rng.random(truth.shape) < 0.7, truth, rng.choice(points, size=truth.shape))
+            rate(store, rubric, judge, "judge", {i: dict(zip(dims, map(float, r), strict=True))
+                                                for i, r in zip(ids, noisy, strict=True)})
+        jury = build_jury(store, rubric, judges, costs=False)
+    assert jury is not None
+    for figures in jury.judges:
+        alone = pooled_interval([d.pair for d in figures.dimensions], 0.15)
+        assert figures.alignment_interval == alone and "bootstrap" in alone.method
+    wrong = {f.rater: np.concatenate([~d.pair.aligned(0.15) for d in f.dimensions]) for f in jury.judges}
+    items = np.concatenate([d.pair.keys for d in jury.judges[0].dimensions])
+    for e in jury.errors:
+        alone = error_correlation(e.first, e.second, (wrong[e.first], wrong[e.second]), items)
+        assert (e.both_interval, e.independent_interval, e.excess_interval) == (
+            alone.both_interval, alone.independent_interval, alone.excess_interval)

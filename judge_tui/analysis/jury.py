@@ -33,6 +33,7 @@ from judge_tui.analysis.judges import judges_by_coverage
 from judge_tui.analysis.pair_intervals import (
     DEFAULT_CONFIDENCE,
     Change,
+    change_verdict,
     cluster_share_interval,
     pair_intervals,
     paired_changes,
@@ -51,6 +52,7 @@ from judge_tui.stats.intervals import (
     IntervalFigure,
     bootstrap,
     percentile_interval,
+    weighted_kappa,
     weighted_share,
 )
 from judge_tui.stats.linearised import normal_interval, share_influence
@@ -249,23 +251,60 @@ def cost_and_time(store: Store, rubric_id: str, rater_id: str) -> CostAndTime:
 # --------------------------------------------------------------------------------------------------
 
 
+def bootstrap_together(statistics: Sequence[Callable[[np.ndarray], np.ndarray]], n: int, *,
+                       n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> list[np.ndarray]:
+    """Several figures over the same resamples, drawn once: what ``bootstrap`` gives each of them called alone
+    with the same (n, n_boot, seed), at the cost of one draw (the draws, not the figures, are the slow part)."""
+    found: list[list[np.ndarray]] = [[] for _ in statistics]
+
+    def every(weights: np.ndarray) -> np.ndarray:
+        values = [statistic(weights) for statistic in statistics]
+        for kept, value in zip(found, values, strict=True):
+            kept.append(np.asarray(value, dtype=np.float64))
+        return values[0]
+
+    bootstrap(every, n, n_boot=n_boot, seed=seed)
+    return [np.concatenate(kept) for kept in found]
+
+
+def _share_of(hits: np.ndarray, counted: np.ndarray | None = None) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda w: weighted_share(w, hits, counted)
+
+
+def _cluster_share(hits: np.ndarray, counted: np.ndarray, replicates: np.ndarray | None, confidence: float,
+                   max_bootstrap_items: int = BOOTSTRAP_MAX_ITEMS) -> IntervalFigure:
+    """`cluster_share_interval`, its bootstrap taken from ``replicates`` when they were drawn already (the same
+    statistic on the same resamples: the same interval)."""
+    shares = hits[counted > 0] / counted[counted > 0]
+    if (replicates is None or hits.size == 0 or hits.size > max_bootstrap_items or np.all(counted == 1)
+            or (shares.size and np.ptp(shares) == 0.0)):
+        return cluster_share_interval(hits, counted, confidence, max_bootstrap_items=max_bootstrap_items)
+    return percentile_interval(replicates, confidence, method="cluster bootstrap (items)", low=0.0, high=1.0)
+
+
 def _rater_figures(rater: str, pairs: Sequence[AlignedPair], dimensions: Sequence[str], rubric: Rubric,
-                   tolerance: float, confidence: float, cost: CostAndTime | None) -> RaterFigures:
+                   tolerance: float, confidence: float, cost: CostAndTime | None,
+                   interval: IntervalFigure | None = None) -> RaterFigures:
     found = []
     for dimension, p in zip(dimensions, pairs, strict=True):
         agreement = p.compare(rubric, tolerance)
         found.append(DimensionFigures(dimension, p, agreement, pair_intervals(agreement, confidence)))
     keys = np.unique(np.concatenate([p.keys for p in pairs])) if pairs else np.empty(0, np.int64)
     alignment = pooled_alignment(pairs, tolerance, "no item was rated by the experts and judged by every member")
-    interval: IntervalFigure = (alignment if isinstance(alignment, ag.Undefined)
-                                else pooled_interval(pairs, tolerance, confidence))
+    if isinstance(alignment, ag.Undefined):
+        interval = alignment
+    elif interval is None:
+        interval = pooled_interval(pairs, tolerance, confidence)
     return RaterFigures(rater, int(keys.size), alignment, interval, tuple(found), cost)
 
 
 def error_correlation(first: str, second: str, wrong: tuple[np.ndarray, np.ndarray], item_of: np.ndarray,
                       confidence: float = DEFAULT_CONFIDENCE, *, n_boot: int = DEFAULT_RESAMPLES,
-                      seed: int = DEFAULT_SEED, max_bootstrap_items: int = BOOTSTRAP_MAX_ITEMS) -> ErrorCorrelation:
-    """Two judges' errors score by score (``wrong``, booleans), ``item_of`` the item of each score."""
+                      seed: int = DEFAULT_SEED, max_bootstrap_items: int = BOOTSTRAP_MAX_ITEMS,
+                      drawn: Sequence[np.ndarray] | None = None) -> ErrorCorrelation:
+    """Two judges' errors score by score (``wrong``, booleans), ``item_of`` the item of each score. ``drawn``:
+    the resampled shares of the first's errors, the second's and both's, when drawn already (items in sorted
+    order, ``n_boot`` resamples of ``seed``)."""
     a, b = (np.asarray(w, dtype=bool) for w in wrong)
     items, inverse = np.unique(item_of, return_inverse=True)
     n = int(items.size)
@@ -283,9 +322,8 @@ def error_correlation(first: str, second: str, wrong: tuple[np.ndarray, np.ndarr
         why = ag.Undefined(f"{who} erred on {'every' if (pa if who == first else pb) else 'no'} score compared:"
                            " whether its errors coincide cannot be measured")
         return ErrorCorrelation(first, second, scores, n, pa, pb, both,
-                                cluster_share_interval(per_item[2], counted, confidence, n_boot=n_boot, seed=seed,
-                                                       max_bootstrap_items=max_bootstrap_items),
-                                independent, why, both - independent, why)
+                                _cluster_share(per_item[2], counted, drawn[2] if drawn else None, confidence,
+                                               max_bootstrap_items), independent, why, both - independent, why)
     if n > max_bootstrap_items:
         ga, gb, gboth = (share_influence(x, counted) for x in per_item)
         method = "infinitesimal jackknife (items)"
@@ -294,12 +332,9 @@ def error_correlation(first: str, second: str, wrong: tuple[np.ndarray, np.ndarr
                                                high=1.0)
         excess_interval = normal_interval(both - independent, gboth - pb * ga - pa * gb, confidence, method)
     else:
-        both_interval = cluster_share_interval(per_item[2], counted, confidence, n_boot=n_boot, seed=seed,
-                                               max_bootstrap_items=max_bootstrap_items)
-        def share_of(hits: np.ndarray) -> np.ndarray:  # the same resamples for all three (same n, n_boot, seed)
-            return bootstrap(lambda w: weighted_share(w, hits, counted), n, n_boot=n_boot, seed=seed)
-
-        shares = [share_of(x) for x in per_item]
+        shares = list(drawn) if drawn is not None else bootstrap_together(
+            [_share_of(x, counted) for x in per_item], n, n_boot=n_boot, seed=seed)
+        both_interval = _cluster_share(per_item[2], counted, shares[2], confidence, max_bootstrap_items)
         method = "cluster bootstrap (items)"
         independent_interval = percentile_interval(shares[0] * shares[1], confidence, method=method, low=0.0,
                                                    high=1.0)
@@ -352,16 +387,20 @@ def build_jury(store: Store, rubric: Rubric, members: Sequence[str] | None = Non
         ties[d] = int(np.count_nonzero(verdicts.ties))
         jury_pairs.append(AlignedPair.of(keys, human, verdicts.values))
     dims = view.dimensions
+    scores_item = np.concatenate(item_of) if item_of else np.empty(0, np.int64)
+    errs = [np.concatenate(w) if w else np.empty(0, bool) for w in wrong]
+    pairs = [(i, j) for i in range(len(members)) for j in range(i + 1, len(members))]
+    drawn = _draw_members(errs, pairs, scores_item, confidence)  # one draw for all their intervals
     judges = tuple(_rater_figures(m, member_pairs[k], dims, rubric, tolerance, confidence,
-                                  cost_and_time(store, rubric.id, m) if costs else None)
+                                  cost_and_time(store, rubric.id, m) if costs else None,
+                                  drawn.alignment[k] if drawn is not None else None)
                    for k, m in enumerate(members))
     name = f"jury ({RULE_NAMES.get(rule, 'rule')} of {len(members)})"
     jury = _rater_figures(name, jury_pairs, dims, rubric, tolerance, confidence, None)
-    scores_item = np.concatenate(item_of) if item_of else np.empty(0, np.int64)
     errors = tuple(
-        error_correlation(members[i], members[j], (np.concatenate(wrong[i]), np.concatenate(wrong[j])), scores_item,
-                          confidence)
-        for i in range(len(members)) for j in range(i + 1, len(members)))
+        error_correlation(members[i], members[j], (errs[i], errs[j]), scores_item, confidence,
+                          drawn=drawn.errors[(i, j)] if drawn is not None else None)
+        for i, j in pairs)
     return Jury(rubric.id, split, members, view.experts, RULE_NAMES.get(rule, "rule"), tolerance, confidence,
                 int(np.count_nonzero(everyone)), int(np.count_nonzero(rated & ~everyone)), judges, jury, ties,
                 errors, _versus_best(judges, jury_pairs, rubric, tolerance, confidence))
@@ -374,17 +413,94 @@ def _versus_best(judges: Sequence[RaterFigures], jury_pairs: Sequence[AlignedPai
     if not defined:
         return None
     best = max(defined, key=lambda found: found[:2])[2]  # the first of equals
-    best_pairs, dims = [], []
-    for figures, jury_pair in zip(best.dimensions, jury_pairs, strict=True):
-        inside = np.isin(figures.pair.keys, jury_pair.keys)
-        best_pair = figures.pair.subset(inside)
-        both = (best_pair, jury_pair)
-        compared = (best_pair.compare(rubric, tolerance), jury_pair.compare(rubric, tolerance))
-        best_pairs.append(best_pair)
-        dims.append((figures.dimension, best_pair.n, paired_changes(both, compared, rubric, tolerance, confidence),
-                     compared))
+    best_pairs = [f.pair.subset(np.isin(f.pair.keys, j.keys)) for f, j in zip(best.dimensions, jury_pairs,
+                                                                            strict=True)]
+    compared = [(b.compare(rubric, tolerance), j.compare(rubric, tolerance))
+                for b, j in zip(best_pairs, jury_pairs, strict=True)]
+    same_items = all(np.array_equal(p.keys, jury_pairs[0].keys) for p in jury_pairs)
+    if same_items and 0 < jury_pairs[0].n <= BOOTSTRAP_MAX_ITEMS:
+        changes = _shared_changes(best_pairs, jury_pairs, compared, rubric, tolerance, confidence)
+    else:  # dimensions over different items, or past the bootstrap: report --compare's own, dimension by dimension
+        changes = [paired_changes((b, j), c, rubric, tolerance, confidence)
+                   for b, j, c in zip(best_pairs, jury_pairs, compared, strict=True)]
+    dims = [(f.dimension, b.n, change, c)
+            for f, b, change, c in zip(best.dimensions, best_pairs, changes, compared, strict=True)]
     empty = "no item with a jury verdict"
     pooled = (pooled_alignment(best_pairs, tolerance, empty), pooled_alignment(jury_pairs, tolerance, empty))
     keys = np.unique(np.concatenate([p.keys for p in jury_pairs])) if jury_pairs else np.empty(0)
     change = pooled_change((best_pairs, list(jury_pairs)), tolerance, pooled, confidence)
     return JuryComparison(best.rater, int(keys.size), pooled, change, tuple(dims))
+
+
+def _codes(values: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Each score's nearest scale point, as kappa snaps a mean between points."""
+    return np.abs(np.asarray(values, dtype=np.float64)[:, None] - points[None, :]).argmin(axis=1)
+
+
+def _shared_changes(best: Sequence[AlignedPair], jury: Sequence[AlignedPair],
+                    compared: Sequence[tuple[ag.PairAgreement, ag.PairAgreement]], rubric: Rubric, tolerance: float,
+                    confidence: float) -> list[dict[str, Change]]:
+    """report --compare's paired bootstrap of alignment and kappa (`pair_intervals.paired_changes`: the same
+    statistics on the same resamples), every dimension's from one draw, as all hold the same items."""
+    points = np.asarray(rubric.scale.points, dtype=np.float64)
+    k = points.size
+    statistics: list[Callable[[np.ndarray], np.ndarray]] = []
+    for b, j in zip(best, jury, strict=True):
+        hits = (b.aligned(tolerance).astype(np.float64), j.aligned(tolerance).astype(np.float64))
+        human, said = _codes(b.a, points), (_codes(b.b, points), _codes(j.b, points))
+        statistics += [_alignment_change(*hits), _kappa_change(human, *said, k)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        replicates = bootstrap_together(statistics, jury[0].n)
+    out = []
+    method = "paired bootstrap (items)"
+    for index, (first, second) in enumerate(compared):
+        found = {}
+        for offset, (name, attribute) in enumerate((("alignment", "alignment_rate"), ("kappa", "cohen_kappa"))):
+            a, b = getattr(first, attribute), getattr(second, attribute)
+            if isinstance(a, ag.Undefined) or isinstance(b, ag.Undefined):
+                missing = a if isinstance(a, ag.Undefined) else b
+                reason = ag.Undefined(f"one of the two figures is not defined: {missing.reason}")
+                found[name] = Change(reason, reason, None)
+                continue
+            interval = percentile_interval(replicates[2 * index + offset], confidence, method=method, low=-2.0,
+                                           high=2.0)
+            found[name] = Change(b - a, interval, None if isinstance(interval, ag.Undefined)
+                                 else change_verdict(interval))
+        out.append(found)
+    return out
+
+
+def _alignment_change(first: np.ndarray, second: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda w: weighted_share(w, second) - weighted_share(w, first)
+
+
+def _kappa_change(human: np.ndarray, first: np.ndarray, second: np.ndarray, k: int
+                  ) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda w: weighted_kappa(w, human, second, k) - weighted_kappa(w, human, first, k)
+
+
+@dataclass(frozen=True)
+class _Drawn:
+    alignment: list[IntervalFigure]  # each member's pooled alignment interval
+    errors: dict[tuple[int, int], list[np.ndarray]]  # each pair's resampled error shares: first, second, both
+
+
+def _draw_members(wrong: Sequence[np.ndarray], pairs: Sequence[tuple[int, int]], item_of: np.ndarray,
+                  confidence: float = DEFAULT_CONFIDENCE) -> _Drawn | None:
+    """Every member's alignment and every pair's error shares over one bootstrap draw of the jury's items (the
+    draws are what costs); None past the bootstrap's size, where each figure is linearised on its own."""
+    items, inverse = np.unique(item_of, return_inverse=True)
+    n = int(items.size)
+    if n == 0 or n > BOOTSTRAP_MAX_ITEMS:
+        return None
+    counted = np.bincount(inverse, minlength=n).astype(np.float64)
+    errors = [np.bincount(inverse, w.astype(np.float64), n) for w in wrong]
+    both = {(i, j): np.bincount(inverse, (wrong[i] & wrong[j]).astype(np.float64), n) for i, j in pairs}
+    hits = [counted - e for e in errors]
+    statistics = [_share_of(x, counted) for x in (*hits, *errors, *both.values())]
+    replicates = bootstrap_together(statistics, n)
+    m = len(wrong)
+    alignment = [_cluster_share(h, counted, replicates[k], confidence) for k, h in enumerate(hits)]
+    shares = {pair: [replicates[m + pair[0]], replicates[m + pair[1]], replicates[2 * m + k]]
+              for k, pair in enumerate(both)}
+    return _Drawn(alignment, shares)
