@@ -243,3 +243,12 @@ def test_one_draw_for_every_interval_gives_each_its_own_intervals(tmp_path: Path
         alone = error_correlation(e.first, e.second, (wrong[e.first], wrong[e.second]), items)
         assert (e.both_interval, e.independent_interval, e.excess_interval) == (
             alone.both_interval, alone.independent_interval, alone.excess_interval)
+
+
+def test_a_viewer_who_rated_sees_the_jury_over_their_items_only(tmp_path: Path, rubrics: dict[str, Rubric]) -> None:
+    with Store(tmp_path / "blind.db") as store:
+        binary_study(store, rubrics["binary"], n=30)
+        seen = {f"I{k:03d}" for k in range(0, 30, 3)}
+        jury = build_jury(store, rubrics["binary"], only_items=seen, costs=False)
+    assert jury is not None and jury.items == len(seen)
+    assert all(d.pair.n == len(seen) for figures in (*jury.judges, jury.jury) for d in figures.dimensions)
