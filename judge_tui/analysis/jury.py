@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from statistics import median
 
 import numpy as np
 
@@ -114,7 +113,7 @@ class CostAndTime:
     dollars: float
     priced: bool  # False: calls were made but no price was known for the model (a local model, a program)
     judgments_timed: int
-    median_seconds: float | None
+    mean_seconds: float | None
     total_seconds: float
 
 
@@ -223,6 +222,16 @@ def default_members(store: Store, rubric_id: str) -> tuple[str, ...]:
     return tuple(sorted(chosen.values()))
 
 
+def members_of(ratings: RubricRatings) -> tuple[str, ...]:
+    """`default_members` from ratings read already: per judge, the rater with the most items (then the first)."""
+    chosen: dict[str, tuple[int, str]] = {}
+    for rater_id in ratings.raters_of_kind("judge"):
+        rated = ratings.rating_counts(rater_id)
+        if rated and rated > chosen.get(judge_model(rater_id), (0, ""))[0]:
+            chosen[judge_model(rater_id)] = (rated, rater_id)
+    return tuple(sorted(rater_id for _rated, rater_id in chosen.values()))
+
+
 def parse_members(spec: str, store: Store, rubric_id: str) -> tuple[str, ...]:
     """`A+B+C` (or commas): judge raters of the rubric, at least two."""
     ids = tuple(dict.fromkeys(p.strip() for p in spec.replace(",", "+").split("+") if p.strip()))
@@ -241,9 +250,9 @@ def cost_and_time(store: Store, rubric_id: str, rater_id: str) -> CostAndTime:
     tokens = int(totals["input_tokens"] + totals["output_tokens"] + totals["cache_read_tokens"]
                  + totals["cache_write_tokens"])
     dollars = float(totals["cost_usd"])
-    seconds = [s for _item, _task, s in store.current_ratings(rubric_id, rater_id) if s is not None]
-    return CostAndTime(int(totals["calls"]), tokens, dollars, dollars > 0 or tokens == 0, len(seconds),
-                       median(seconds) if seconds else None, float(sum(seconds)))
+    timed, seconds = store.first_run_time(rubric_id, rater_id)
+    return CostAndTime(int(totals["calls"]), tokens, dollars, dollars > 0 or tokens == 0, timed,
+                       seconds / timed if timed else None, seconds)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -284,30 +293,31 @@ def _cluster_share(hits: np.ndarray, counted: np.ndarray, replicates: np.ndarray
 
 def _rater_figures(rater: str, pairs: Sequence[AlignedPair], dimensions: Sequence[str], rubric: Rubric,
                    tolerance: float, confidence: float, cost: CostAndTime | None,
-                   interval: IntervalFigure | None = None) -> RaterFigures:
+                   interval: IntervalFigure | None = None, items: int | None = None) -> RaterFigures:
     found = []
     for dimension, p in zip(dimensions, pairs, strict=True):
         agreement = p.compare(rubric, tolerance)
         found.append(DimensionFigures(dimension, p, agreement, pair_intervals(agreement, confidence)))
-    keys = np.unique(np.concatenate([p.keys for p in pairs])) if pairs else np.empty(0, np.int64)
+    if items is None:
+        items = int(np.unique(np.concatenate([p.keys for p in pairs])).size) if pairs else 0
     alignment = pooled_alignment(pairs, tolerance, "no item was rated by the experts and judged by every member")
     if isinstance(alignment, ag.Undefined):
         interval = alignment
     elif interval is None:
         interval = pooled_interval(pairs, tolerance, confidence)
-    return RaterFigures(rater, int(keys.size), alignment, interval, tuple(found), cost)
+    return RaterFigures(rater, items, alignment, interval, tuple(found), cost)
 
 
 def error_correlation(first: str, second: str, wrong: tuple[np.ndarray, np.ndarray], item_of: np.ndarray,
                       confidence: float = DEFAULT_CONFIDENCE, *, n_boot: int = DEFAULT_RESAMPLES,
                       seed: int = DEFAULT_SEED, max_bootstrap_items: int = BOOTSTRAP_MAX_ITEMS,
-                      drawn: Sequence[np.ndarray] | None = None) -> ErrorCorrelation:
+                      drawn: Sequence[np.ndarray] | None = None,
+                      grouped: tuple[np.ndarray, int] | None = None) -> ErrorCorrelation:
     """Two judges' errors score by score (``wrong``, booleans), ``item_of`` the item of each score. ``drawn``:
     the resampled shares of the first's errors, the second's and both's, when drawn already (items in sorted
-    order, ``n_boot`` resamples of ``seed``)."""
+    order, ``n_boot`` resamples of ``seed``); ``grouped``: `_grouped(item_of)` when computed already."""
     a, b = (np.asarray(w, dtype=bool) for w in wrong)
-    items, inverse = np.unique(item_of, return_inverse=True)
-    n = int(items.size)
+    inverse, n = grouped if grouped is not None else _grouped(item_of)
     per_item = [np.bincount(inverse, x.astype(np.float64), n) for x in (a, b, a & b)]
     counted = np.bincount(inverse, minlength=n).astype(np.float64)
     scores = int(a.size)
@@ -349,11 +359,11 @@ def build_jury(store: Store, rubric: Rubric, members: Sequence[str] | None = Non
                costs: bool = True) -> Jury | None:
     """The jury of ``members`` (default: one rater per judge of the rubric), or None when fewer than two
     judges or no experts rated. ``only_items``: the items the viewer may see (the blind rule)."""
-    members = tuple(members) if members is not None else default_members(store, rubric.id)
-    if len(members) < 2:
-        return None
     if ratings is None:
         ratings = load(store, rubric, split)
+    members = tuple(members) if members is not None else members_of(ratings)
+    if len(members) < 2:
+        return None
     view = load_team(store, rubric, split=split, ratings=ratings, notes=False, only_items=only_items)
     if not view.experts or not view.dimensions:
         return None
@@ -390,16 +400,17 @@ def build_jury(store: Store, rubric: Rubric, members: Sequence[str] | None = Non
     scores_item = np.concatenate(item_of) if item_of else np.empty(0, np.int64)
     errs = [np.concatenate(w) if w else np.empty(0, bool) for w in wrong]
     pairs = [(i, j) for i in range(len(members)) for j in range(i + 1, len(members))]
-    drawn = _draw_members(errs, pairs, scores_item, confidence)  # one draw for all their intervals
+    grouped = _grouped(scores_item)
+    drawn = _draw_members(errs, pairs, grouped, confidence)  # one draw for all their intervals
     judges = tuple(_rater_figures(m, member_pairs[k], dims, rubric, tolerance, confidence,
                                   cost_and_time(store, rubric.id, m) if costs else None,
-                                  drawn.alignment[k] if drawn is not None else None)
+                                  drawn.alignment[k], grouped[1])
                    for k, m in enumerate(members))
     name = f"jury ({RULE_NAMES.get(rule, 'rule')} of {len(members)})"
     jury = _rater_figures(name, jury_pairs, dims, rubric, tolerance, confidence, None)
     errors = tuple(
         error_correlation(members[i], members[j], (errs[i], errs[j]), scores_item, confidence,
-                          drawn=drawn.errors[(i, j)] if drawn is not None else None)
+                          drawn=drawn.errors.get((i, j)), grouped=grouped)
         for i, j in pairs)
     return Jury(rubric.id, split, members, view.experts, RULE_NAMES.get(rule, "rule"), tolerance, confidence,
                 int(np.count_nonzero(everyone)), int(np.count_nonzero(rated & ~everyone)), judges, jury, ties,
@@ -479,24 +490,30 @@ def _kappa_change(human: np.ndarray, first: np.ndarray, second: np.ndarray, k: i
     return lambda w: weighted_kappa(w, human, second, k) - weighted_kappa(w, human, first, k)
 
 
+def _grouped(item_of: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each score's item as an index into the sorted items, and how many items."""
+    items, inverse = np.unique(item_of, return_inverse=True)
+    return inverse, int(items.size)
+
+
 @dataclass(frozen=True)
 class _Drawn:
-    alignment: list[IntervalFigure]  # each member's pooled alignment interval
+    alignment: list[IntervalFigure]  # each member's alignment interval over every judged dimension
     errors: dict[tuple[int, int], list[np.ndarray]]  # each pair's resampled error shares: first, second, both
 
 
-def _draw_members(wrong: Sequence[np.ndarray], pairs: Sequence[tuple[int, int]], item_of: np.ndarray,
-                  confidence: float = DEFAULT_CONFIDENCE) -> _Drawn | None:
-    """Every member's alignment and every pair's error shares over one bootstrap draw of the jury's items (the
-    draws are what costs); None past the bootstrap's size, where each figure is linearised on its own."""
-    items, inverse = np.unique(item_of, return_inverse=True)
-    n = int(items.size)
-    if n == 0 or n > BOOTSTRAP_MAX_ITEMS:
-        return None
+def _draw_members(wrong: Sequence[np.ndarray], pairs: Sequence[tuple[int, int]], grouped: tuple[np.ndarray, int],
+                  confidence: float = DEFAULT_CONFIDENCE) -> _Drawn:
+    """Every member's alignment interval (`pooled_interval`'s, from the members' errors item by item) and every
+    pair's error shares over one bootstrap draw of the jury's items (the draws are what costs); past the
+    bootstrap's size no draw, each figure being linearised on its own."""
+    inverse, n = grouped
     counted = np.bincount(inverse, minlength=n).astype(np.float64)
     errors = [np.bincount(inverse, w.astype(np.float64), n) for w in wrong]
-    both = {(i, j): np.bincount(inverse, (wrong[i] & wrong[j]).astype(np.float64), n) for i, j in pairs}
     hits = [counted - e for e in errors]
+    if n == 0 or n > BOOTSTRAP_MAX_ITEMS:
+        return _Drawn([_cluster_share(h, counted, None, confidence) for h in hits], {})
+    both = {(i, j): np.bincount(inverse, (wrong[i] & wrong[j]).astype(np.float64), n) for i, j in pairs}
     statistics = [_share_of(x, counted) for x in (*hits, *errors, *both.values())]
     replicates = bootstrap_together(statistics, n)
     m = len(wrong)

@@ -29,7 +29,7 @@ def _cost(cost: CostAndTime | None) -> dict[str, Any] | None:
         return None
     return {"calls": cost.calls, "tokens": cost.tokens, "cost_usd": cost.dollars if cost.priced else None,
             "price_known": cost.priced, "judgments_timed": cost.judgments_timed,
-            "median_seconds": cost.median_seconds, "total_seconds": cost.total_seconds}
+            "mean_seconds": cost.mean_seconds, "total_seconds": cost.total_seconds}
 
 
 def _rater(r: RaterFigures) -> dict[str, Any]:
@@ -101,9 +101,9 @@ def _money(cost: dict[str, Any] | None) -> str:
 
 
 def _time(cost: dict[str, Any] | None) -> str:
-    if cost is None or cost.get("median_seconds") is None:
+    if cost is None or cost.get("mean_seconds") is None:
         return "n/a"
-    return f"{cost['median_seconds']:.1f} s ({format_seconds(round(cost['total_seconds']))} in all)"
+    return f"{cost['mean_seconds']:.1f} s ({format_seconds(round(cost['total_seconds']))} in all)"
 
 
 def _signed_points(f: dict[str, Any], key: str) -> str:
@@ -142,7 +142,7 @@ def jury_blocks(section: dict[str, Any]) -> list[Block]:
     raters = [*section["judges"], section["jury"]]
     short = {r["rater"]: f"J{k}" for k, r in enumerate(section["judges"], 1)}  # the error table's names
     blocks.append(TableBlock(
-        ("", "judge", "items", "alignment", "cost", "time per judgment"),
+        ("", "judge", "items", "alignment", "cost", "mean time per judgment"),
         tuple((short.get(r["rater"], ""), r["rater"], str(r["items"]), _ci(r["alignment"], r["intervals"]["alignment"], True),
                _money(r["cost"]), _time(r["cost"])) for r in raters),
         title="Each judge and the jury, every judged dimension:", right=frozenset({2, 3})))

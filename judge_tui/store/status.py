@@ -27,6 +27,14 @@ class StatusQueries(StoreCore):
             " SELECT MAX(o.rubric_version_id) FROM ratings o WHERE o.item_id = r.item_id"
             " AND o.rater_id = r.rater_id AND o.repeat = 0) ORDER BY i.position", [rater_id, rubric]).fetchall()
 
+    def first_run_time(self, rubric: str, rater_id: str) -> tuple[int, float]:
+        """(first runs with a known time, their seconds in all) of the rater's ratings of this rubric's items,
+        every rubric version."""
+        count, total = self.conn.execute(
+            "SELECT COUNT(r.seconds), COALESCE(SUM(r.seconds), 0) FROM ratings r JOIN items i ON i.id = r.item_id"
+            " WHERE r.rater_id = ? AND i.rubric = ? AND r.repeat = 0", [rater_id, rubric]).fetchone()
+        return int(count), float(total)
+
     def skipped_count(self, rubric: str, rater_id: str) -> int:
         return int(self.scalar("SELECT COUNT(*) FROM drafts d JOIN items i ON i.id = d.item_id"
                                " WHERE d.rater_id = ? AND i.rubric = ? AND d.skipped = 1", [rater_id, rubric]))
