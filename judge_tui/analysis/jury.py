@@ -400,7 +400,7 @@ def build_jury(store: Store, rubric: Rubric, members: Sequence[str] | None = Non
     scores_item = np.concatenate(item_of) if item_of else np.empty(0, np.int64)
     errs = [np.concatenate(w) if w else np.empty(0, bool) for w in wrong]
     pairs = [(i, j) for i in range(len(members)) for j in range(i + 1, len(members))]
-    grouped = _grouped(scores_item)
+    grouped = _grouped(scores_item, view.item_keys)
     drawn = _draw_members(errs, pairs, grouped, confidence)  # one draw for all their intervals
     judges = tuple(_rater_figures(m, member_pairs[k], dims, rubric, tolerance, confidence,
                                   cost_and_time(store, rubric.id, m) if costs else None,
@@ -490,8 +490,15 @@ def _kappa_change(human: np.ndarray, first: np.ndarray, second: np.ndarray, k: i
     return lambda w: weighted_kappa(w, human, second, k) - weighted_kappa(w, human, first, k)
 
 
-def _grouped(item_of: np.ndarray) -> tuple[np.ndarray, int]:
-    """Each score's item as an index into the sorted items, and how many items."""
+def _grouped(item_of: np.ndarray, all_keys: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+    """Each score's item as an index into the sorted items, and how many items. ``all_keys``: every item key
+    the scores can have; sorted (items in import order), it gives the same without sorting the scores."""
+    if all_keys is not None and all_keys.size and np.all(all_keys[1:] > all_keys[:-1]):
+        position = np.searchsorted(all_keys, item_of)
+        present = np.zeros(all_keys.size, dtype=bool)
+        present[position] = True
+        rank = np.cumsum(present) - 1
+        return rank[position], int(np.count_nonzero(present))
     items, inverse = np.unique(item_of, return_inverse=True)
     return inverse, int(items.size)
 

@@ -31,8 +31,10 @@ class StatusQueries(StoreCore):
         """(first runs with a known time, their seconds in all) of the rater's ratings of this rubric's items,
         every rubric version."""
         count, total = self.conn.execute(
-            "SELECT COUNT(r.seconds), COALESCE(SUM(r.seconds), 0) FROM ratings r JOIN items i ON i.id = r.item_id"
-            " WHERE r.rater_id = ? AND i.rubric = ? AND r.repeat = 0", [rater_id, rubric]).fetchone()
+            # A rating's rubric version is one of its item's rubric: no join with the items.
+            "SELECT COUNT(r.seconds), COALESCE(SUM(r.seconds), 0) FROM ratings r WHERE r.rater_id = ? AND r.repeat = 0"
+            " AND r.rubric_version_id IN (SELECT id FROM rubric_versions WHERE rubric = ?)", [rater_id, rubric]
+        ).fetchone()
         return int(count), float(total)
 
     def skipped_count(self, rubric: str, rater_id: str) -> int:
