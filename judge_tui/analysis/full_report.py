@@ -9,7 +9,7 @@ comparison (compare.VersionComparison) and the flagged items. JSON is built from
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +19,8 @@ from judge_tui.analysis.compare import VersionComparison, compare_versions
 from judge_tui.analysis.drift import ExpertSelfAgreement
 from judge_tui.analysis.flags import flag_row
 from judge_tui.analysis.flags import render as render_flags
+from judge_tui.analysis.jury import Jury, build_jury
+from judge_tui.analysis.jury_report import jury_blocks, jury_to_dict
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE
 from judge_tui.analysis.report import Group, NoComparison, Report, build_report, thresholds_from
 from judge_tui.analysis.scores import load
@@ -59,13 +61,15 @@ class FullReport:
     confidence: float = DEFAULT_CONFIDENCE  # of every interval in the team, self-agreement and comparison
     thresholds: Thresholds = DEFAULT_THRESHOLDS
     judge_biases: tuple[Biases, ...] = ()  # one per judge rater of the comparison, when experts rated
+    jury: Jury | None = None  # two judges or more against the experts (analysis/jury.py)
 
 
 def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = None, judge: Group | None = None,
                       split: str | None = None, by: Iterable[str] = (), settings: AgreementSettings | None = None,
-                      compare: tuple[str, str] | None = None) -> FullReport:
+                      compare: tuple[str, str] | None = None, jury: Sequence[str] | None = None) -> FullReport:
     """Every section of the report. The judge comparison raises NoComparison when it cannot be made, unless
-    the groups were not named and two or more experts rated: then the team section stands alone."""
+    the groups were not named and two or more experts rated: then the team section stands alone. ``jury``: its
+    members (default: one rater per judge of the rubric, shown with two or more)."""
     settings = settings or AgreementSettings()
     tolerance = settings.tolerance
     confidence = settings.confidence  # of every interval (`agreement.confidence` in settings.json)
@@ -97,8 +101,10 @@ def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = Non
                                  ratings=ratings, report=report)
             if found.experts:  # the consensus is the experts'; without one there is nothing to lean from
                 biases.append(found)
+        panel = build_jury(store, rubric, jury, split=split, tolerance=tolerance, confidence=confidence,
+                           ratings=ratings)
     return FullReport(rubric, split, tolerance, report, str(problem) if problem else None, team, tuple(drift), None,
-                      flagged, confidence, thresholds_from(settings), tuple(biases))
+                      flagged, confidence, thresholds_from(settings), tuple(biases), panel)
 
 
 def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
@@ -120,6 +126,8 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
             data["judge_biases"] = [biases_dict(b) for b in full.judge_biases]
         if team is not None:
             data["team"] = team
+        if full.jury is not None:
+            data["jury"] = jury_to_dict(full.jury)
         if drift:
             data["expert_self_agreement"] = drift
         if full.flagged is not None:
@@ -134,6 +142,8 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
         blocks += biases_blocks(biases_dict(b))
     if team is not None:
         blocks += team_blocks(team)
+    if full.jury is not None:
+        blocks += jury_blocks(jury_to_dict(full.jury))
     if drift:
         blocks += drift_blocks(drift)
     if fmt == "markdown":

@@ -15,6 +15,7 @@ from judge_tui.analysis.item_report import (
     render_markdown,
 )
 from judge_tui.analysis.judges import judges_by_coverage
+from judge_tui.analysis.jury import parse_members
 from judge_tui.analysis.report import (
     ReportError,
     default_groups,
@@ -67,8 +68,9 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, "raters", None):
             human, judge = parse_raters(args.raters, store, rubric.id)
         compare = getattr(args, "compare", None)
+        members = parse_members(args.jury, store, rubric.id) if getattr(args, "jury", None) else None
         full = build_full_report(store, rubric, human=human, judge=judge, split=args.split, by=by,
-                                 settings=settings, compare=tuple(compare) if compare else None)
+                                 settings=settings, compare=tuple(compare) if compare else None, jury=members)
         if full.report is not None and human is None:
             say_which_judge(store, rubric.id)  # once the report stands: a mistake is said alone
         output = render_full(full, fmt, width)
