@@ -5,7 +5,8 @@
 3. Caching: the 25 demo CIS items; every call after the first should read the rubric prefix from the cache.
 4. The openai backend: the same 1,000 judgments at concurrency 16 against the fake OpenAI-compatible server
    (tests/judge/fake_openai.py, its own process), and in the same run the floor: the bare `openai` SDK sending the
-   same requests 16 at a time and doing nothing with the answers. The ratio is the backend's time over the floor's.
+   same requests 16 at a time and doing nothing with the answers, in alternating rounds (--rounds) so both see
+   the same load. The ratio is the backend's time over the floor's.
 
 Run from the project root:  python benchmarks/bench_judge.py   (--only openai for the last one alone)
 """
@@ -193,7 +194,10 @@ async def _bare_openai(base_url: str, bodies: list[dict], concurrency: int) -> f
     return elapsed
 
 
-def openai_throughput(folder: Path, rubric, jobs: int, concurrency: int, latency: float) -> dict:  # noqa: ANN001
+def openai_throughput(folder: Path, rubric, jobs: int, concurrency: int, latency: float,  # noqa: ANN001
+                      rounds: int = 4) -> dict:
+    """The backend and the bare-SDK floor in alternating rounds (floor first in odd rounds, the backend first in
+    even ones), each round a share of the jobs: on a loaded machine the two then see the same load."""
     server = FakeServer(latency, "fake_openai.py")
     try:
         with Store(folder / "openai.db") as store:
@@ -206,15 +210,42 @@ def openai_throughput(folder: Path, rubric, jobs: int, concurrency: int, latency
             bodies = [backend.params(JudgeRequest(0, item.id, 0, rubric.id, judge.prompt.render(item), schema))
                       for item in store.iter_items(rubric.id)]
             importlib.import_module("openai")  # once per process, before either is timed
-            floor = asyncio.run(_bare_openai(server.url + "/v1", bodies, concurrency))
-            started = time.monotonic()
-            state = asyncio.run(JudgeRunner(judge, RunOptions(concurrency=concurrency)).run())
-            elapsed = time.monotonic() - started
+            share = -(-jobs // rounds)
+            floors, runs, done, failed = [], [], 0, 0
+            for number in range(rounds):
+                part = bodies[number * share:(number + 1) * share]
+
+                def judged(size: int = len(part)) -> float:
+                    nonlocal done, failed
+
+                    async def one_round() -> RunState:  # a client per event loop, closed with it
+                        fresh = OpenAIBackend("qwen2.5:7b", base_url=server.url + "/v1")
+                        runner = JudgeRunner(Judge(store, rubric, judge.prompt, fresh),
+                                             RunOptions(concurrency=concurrency, max_jobs=size))
+                        try:
+                            return await runner.run()
+                        finally:
+                            await fresh.close()
+
+                    started = time.monotonic()
+                    state = asyncio.run(one_round())
+                    done, failed = state.done, state.failed
+                    return time.monotonic() - started
+
+                if number % 2 == 0:
+                    floors.append(asyncio.run(_bare_openai(server.url + "/v1", part, concurrency)))
+                    runs.append(judged())
+                else:
+                    runs.append(judged())
+                    floors.append(asyncio.run(_bare_openai(server.url + "/v1", part, concurrency)))
     finally:
         server.stop()
-    return {"jobs": jobs, "concurrency": concurrency, "latency_s": latency, "done": state.done,
-            "failed": state.failed, "elapsed_s": round(elapsed, 2), "bare_sdk_floor_s": round(floor, 2),
-            "ratio_to_floor": round(elapsed / floor, 3), "ideal_s": jobs / concurrency * latency}
+    elapsed, floor = sum(runs), sum(floors)
+    return {"jobs": jobs, "concurrency": concurrency, "latency_s": latency, "rounds": rounds, "done": done,
+            "failed": failed, "elapsed_s": round(elapsed, 2), "bare_sdk_floor_s": round(floor, 2),
+            "ratio_to_floor": round(elapsed / floor, 3),
+            "ratio_by_round": [round(r / f, 3) for r, f in zip(runs, floors, strict=True)],
+            "ideal_s": jobs / concurrency * latency}
 
 
 def main() -> int:
@@ -224,6 +255,7 @@ def main() -> int:
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--queued", type=int, default=100_000)
     parser.add_argument("--slice", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=4, help="openai: alternating rounds of backend and floor")
     parser.add_argument("--only", choices=["throughput", "memory", "caching", "openai"],
                         help="run this benchmark alone")
     args = parser.parse_args()
@@ -236,7 +268,8 @@ def main() -> int:
             "throughput": lambda: throughput(folder, rubric, args.jobs, args.concurrency, args.latency),
             "memory": lambda: memory(folder, rubric, args.queued, args.slice),
             "caching": lambda: caching(folder, rubric),
-            "openai": lambda: openai_throughput(folder, rubric, args.jobs, args.concurrency, args.latency),
+            "openai": lambda: openai_throughput(folder, rubric, args.jobs, args.concurrency, args.latency,
+                                                args.rounds),
         }
         results = {name: run() for name, run in runs.items() if args.only in (None, name)}
     print(json.dumps(results, indent=2))

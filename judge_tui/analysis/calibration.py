@@ -22,6 +22,8 @@ from judge_tui.analysis.figure_format import (
     share_text,
     short_text,
 )
+from judge_tui.analysis.jury import build_jury, default_members, judge_model
+from judge_tui.analysis.jury_report import jury_blocks, jury_to_dict
 from judge_tui.analysis.report import Group, NoComparison, Report, Row, build_report
 from judge_tui.analysis.scores import load
 from judge_tui.analysis.team import load_team
@@ -96,6 +98,7 @@ class Standing:
     biases: Biases | None
     notes: tuple[str, ...] = field(default=())  # what could not be computed, and why
     figure_rows: tuple[tuple[str, str, str, str], ...] = field(default=())  # the figures' dimensions as a table
+    jury: tuple[str, ...] = field(default=())  # with two judges or more: the jury section as the report draws it
 
 
 def judge_of(store: Store, rubric_id: str, prompt_version: str | None, model: str | None = None) -> str | None:
@@ -261,5 +264,18 @@ def standing(store: Store, rubric: Rubric, *, prompt_version: str, previous: str
                                 *lines_of(compare_blocks(comparison_to_dict(comparison)), "text"))
         except UserError as exc:
             comparison_lines = (str(exc),)
+    jury = _jury_lines(store, rubric, judge, split, settings, visible) if experts else ()
     return Standing(rubric.id, split, rubric_note, prompt_note, judge, before, figures, comparison,
-                    comparison_lines, misaligned, cost, biases, tuple(notes), figure_rows)
+                    comparison_lines, misaligned, cost, biases, tuple(notes), figure_rows, jury)
+
+
+def _jury_lines(store: Store, rubric: Rubric, judge: str | None, split: str, settings: AgreementSettings,
+                visible: set[str] | None) -> tuple[str, ...]:
+    """Every judge of the rubric as a jury (the judge in force standing for its model), drawn as the report
+    draws it; nothing with fewer than two judges."""
+    members = default_members(store, rubric.id)
+    if judge is not None:
+        members = tuple(sorted({*(m for m in members if judge_model(m) != judge_model(judge)), judge}))
+    jury = build_jury(store, rubric, members, split=split, tolerance=settings.tolerance,
+                      confidence=settings.confidence, only_items=visible)
+    return tuple(lines_of(jury_blocks(jury_to_dict(jury)), "text")) if jury is not None else ()

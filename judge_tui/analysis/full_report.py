@@ -9,7 +9,7 @@ comparison (compare.VersionComparison) and the flagged items. JSON is built from
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,8 @@ from judge_tui.analysis.compare import VersionComparison, compare_versions
 from judge_tui.analysis.drift import ExpertSelfAgreement
 from judge_tui.analysis.flags import flag_row
 from judge_tui.analysis.flags import render as render_flags
+from judge_tui.analysis.jury import Jury, build_jury
+from judge_tui.analysis.jury_report import jury_blocks, jury_to_dict
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE
 from judge_tui.analysis.position_bias import PositionBiasFigures, position_bias
 from judge_tui.analysis.position_bias import blocks as position_blocks
@@ -64,13 +66,15 @@ class FullReport:
     thresholds: AgreementSettings = field(default_factory=AgreementSettings)  # the bands' bounds
     judge_biases: tuple[Biases, ...] = ()  # one per judge rater of the comparison, when experts rated
     position_biases: tuple[PositionBiasFigures, ...] = ()  # pairwise judges asked in both orders
+    jury: Jury | None = None  # two judges or more against the experts (analysis/jury.py)
 
 
 def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = None, judge: Group | None = None,
                       split: str | None = None, by: Iterable[str] = (), settings: AgreementSettings | None = None,
-                      compare: tuple[str, str] | None = None) -> FullReport:
+                      compare: tuple[str, str] | None = None, jury: Sequence[str] | None = None) -> FullReport:
     """Every section of the report. The judge comparison raises NoComparison when it cannot be made, unless
-    the groups were not named and two or more experts rated: then the team section stands alone."""
+    the groups were not named and two or more experts rated: then the team section stands alone. ``jury``: its
+    members (default: one rater per judge of the rubric, shown with two or more)."""
     settings = settings or AgreementSettings()
     tolerance = settings.tolerance
     confidence = settings.confidence  # of every interval (`agreement.confidence` in settings.json)
@@ -104,8 +108,10 @@ def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = Non
                 biases.append(found)
         swaps = [figures for rater in (report.judge.rater_ids if report is not None else ())
                  if (figures := position_bias(store, rubric, ratings, rater, confidence)) is not None]
+        panel = build_jury(store, rubric, jury, split=split, tolerance=tolerance, confidence=confidence,
+                           ratings=ratings)
     return FullReport(rubric, split, tolerance, report, str(problem) if problem else None, team, tuple(drift), None,
-                      flagged, confidence, settings, tuple(biases), tuple(swaps))
+                      flagged, confidence, settings, tuple(biases), tuple(swaps), panel)
 
 
 def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
@@ -127,6 +133,8 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
             data["position_bias"] = [position_dict(p, full.rubric) for p in full.position_biases]
         if full.team is not None:
             data["team"] = team_to_dict(full.team, full.split)
+        if full.jury is not None:
+            data["jury"] = jury_to_dict(full.jury)
         if full.expert_self_agreement:
             data["expert_self_agreement"] = drift_to_dicts(full.expert_self_agreement, full.tolerance,
                                                            full.confidence)
@@ -144,6 +152,8 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
         blocks += position_blocks(position_dict(p, full.rubric))
     if full.team is not None:
         blocks += team_blocks(full.team)
+    if full.jury is not None:
+        blocks += jury_blocks(jury_to_dict(full.jury))
     if full.expert_self_agreement:
         blocks += drift_blocks(full.expert_self_agreement, full.tolerance, full.confidence)
     if fmt == "markdown":

@@ -21,7 +21,8 @@ def run(args: argparse.Namespace) -> int:
     assert lead is not None  # prepare(lead=True) refuses to start without one
     settings = launch.settings
     if args.concurrency is not None:
-        settings = dataclasses.replace(settings, judge_concurrency=args.concurrency)
+        settings = dataclasses.replace(settings, judge_concurrency=args.concurrency,
+                                       openai_concurrency=args.concurrency)
     backend = make_backend(args, settings.judge_model)  # checked now: a wrong --cmd is said before the app opens
 
     from judge_tui.tui.screens.calibrate import CalibrationApp, lead_may_calibrate

@@ -232,9 +232,10 @@ def time_left(left: int, per_minute: float) -> str:
 class _StatsColumn(ProgressColumn):
     """failed · rate · ETA · tokens · cost (the API's only), from the run state carried in the task's fields."""
 
-    def __init__(self, paid: bool) -> None:
+    def __init__(self, paid: bool, tokens: bool = False) -> None:
         super().__init__()
         self.paid = paid
+        self.tokens = tokens or paid  # an OpenAI-compatible server counts tokens but has no price here
 
     def render(self, task: Task) -> Text:
         if "batch_line" in task.fields:
@@ -246,9 +247,10 @@ class _StatsColumn(ProgressColumn):
         rate = (state.done_now + state.failed_now) / minutes
         left = max(0, int((task.total or 0) - task.completed))
         parts = [f"failed {state.failed}", f"{decimal_text(rate, 1, grouped=True)}/min", f"ETA {time_left(left, rate)}"]
+        if self.tokens:
+            parts.append(f"{state.usage.total_input + state.usage.output_tokens:,} tokens")
         if self.paid:
-            tokens = state.usage.total_input + state.usage.output_tokens
-            parts += [f"{tokens:,} tokens", _money(state.cost_usd, state.cost_unknown)]
+            parts.append(_money(state.cost_usd, state.cost_unknown))
         if state.offline:
             parts.append(f"offline: {clean(state.offline)}")
         return Text(" · ".join(parts))
@@ -264,7 +266,9 @@ def _batch_line(batch_id: str, batch: BatchProgress) -> str:
 
 async def _run_one(judge: Judge, options: RunOptions, batch: bool, console: Console) -> RunState:
     paid = isinstance(judge.backend, AnthropicBackend)
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), _StatsColumn(paid),
+    tokens = paid or isinstance(judge.backend, OpenAIBackend)
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        _StatsColumn(paid, tokens),
                         console=console, transient=False)
     task_id = progress.add_task(judge.rubric.id, total=None)
     offline_said = ""
@@ -307,6 +311,8 @@ def _summary(judge: Judge, state: RunState) -> Text:
         line += (f" · input {usage.total_input:,} tokens ({share_text(cached)} read from cache,"
                  f" {usage.cache_write_tokens:,} written) · output {usage.output_tokens:,}"
                  f" · cost {_money(state.cost_usd, state.cost_unknown)}")
+    elif isinstance(judge.backend, OpenAIBackend):  # the server counts tokens; judge-tui knows no price for it
+        line += f" · {_openai_usage(judge.model, state)}"
     if state.batches_elsewhere:
         line += (f"\n{state.batches_elsewhere} Message Batch(es) of this judge are polled by another judge-tui"
                  " process still running: their results land when it reads them (or this command takes them"
@@ -314,6 +320,17 @@ def _summary(judge: Judge, state: RunState) -> Text:
     if state.notice:
         line += f"\nnote: {clean(state.notice)}"
     return Text(f"{line}\nrater: {clean(judge.rater_id)}")
+
+
+def _openai_usage(model: str, state: RunState) -> str:
+    """Tokens as the server reported them, and the cost only where judge-tui knows the model's price."""
+    usage = state.usage
+    cached = f", {usage.cache_read_tokens:,} read from cache" if usage.cache_read_tokens else ""
+    tokens = f"input {usage.total_input:,} tokens{cached} · output {usage.output_tokens:,}"
+    if state.cost_usd and not state.cost_unknown:
+        return f"{tokens} · cost {_money(state.cost_usd, False)}"
+    return (f"{tokens} · cost unknown: judge-tui keeps no price list for {clean(model)} on an OpenAI-compatible"
+            " server (a local model costs nothing)")
 
 
 WORK_LEFT = 3  # exit status: judgments are left that this run could not make; its last lines say what to do

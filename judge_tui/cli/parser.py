@@ -237,6 +237,8 @@ def build_parser() -> CommandParser:
     p.add_argument("--split", type=split_name, help="only items of this split")
     p.add_argument("--raters", help="compare these raters: A,B (groups: A+B,C)")
     p.add_argument("--compare", nargs=2, metavar=("V1", "V2"), help="alignment under two prompt versions")
+    p.add_argument("--jury", metavar="A+B+C", help="the judges of the jury section (default: one rater per judge"
+                   " of the rubric, shown with two judges or more)")
     p.add_argument("-o", "--output", type=output_file,
                    help="write to a file instead of standard output (-: standard output)")
 
@@ -326,7 +328,8 @@ def build_parser() -> CommandParser:
                                    "openai, settings openai_model; with --backend command or replay, the model name "
                                    "to record)")
     p.add_argument("--concurrency", type=int, default=None,
-                   help="at most this many judgments at once (default: settings judge_concurrency)")
+                   help="at most this many judgments at once (default: settings judge_concurrency;"
+                   " with --backend openai, openai_concurrency)")
     p.add_argument("--backend", choices=["anthropic", "openai", "command", "replay"], default="anthropic",
                    help="anthropic: the Anthropic API; openai: a server speaking the OpenAI API (a local model);"
                    " command: a program of yours; replay: recorded answers")

@@ -1,8 +1,9 @@
-"""`--raters A,B`: the two rater groups a report compares, checked against the raters the rubric has."""
+"""`--raters A,B` and `--jury A+B+C`: the raters a report compares, checked against the raters the rubric has."""
 
 from __future__ import annotations
 
 from judge_tui.analysis.report import Group, ReportError
+from judge_tui.model.errors import UserError
 from judge_tui.store import Store
 
 
@@ -22,3 +23,16 @@ def parse_raters(spec: str, store: Store, rubric_id: str) -> tuple[Group, Group]
             raise ReportError(f"--raters: no ratings of rubric {rubric_id!r} by {unknown[0]!r}; raters: {listing}")
         groups.append(Group(role, ids))
     return groups[0], groups[1]
+
+
+def parse_members(spec: str, store: Store, rubric_id: str) -> tuple[str, ...]:
+    """`A+B+C` (or commas): judge raters of the rubric, at least two."""
+    ids = tuple(dict.fromkeys(p.strip() for p in spec.replace(",", "+").split("+") if p.strip()))
+    judges = {r["id"] for r in store.rubric_raters(rubric_id) if r["kind"] == "judge"}
+    unknown = [i for i in ids if i not in judges]
+    if unknown:
+        listing = ", ".join(sorted(judges)) or "none"
+        raise UserError(f"--jury: {unknown[0]!r} is not a judge rater of rubric {rubric_id!r}; its judges: {listing}")
+    if len(ids) < 2:
+        raise UserError(f"--jury {spec!r}: a jury needs two judges or more, joined with + (e.g. A+B+C)")
+    return ids

@@ -17,7 +17,7 @@ from judge_tui.analysis.item_report import (
 from judge_tui.analysis.judges import judges_by_coverage
 from judge_tui.analysis.report import ReportError, default_groups
 from judge_tui.cli.commands import open_store, output_format, write_output
-from judge_tui.cli.raters import parse_raters
+from judge_tui.cli.raters import parse_members, parse_raters
 from judge_tui.formats.terminal import PIPE_WIDTH, for_terminal
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
@@ -64,8 +64,9 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, "raters", None):
             human, judge = parse_raters(args.raters, store, rubric.id)
         compare = getattr(args, "compare", None)
+        members = parse_members(args.jury, store, rubric.id) if getattr(args, "jury", None) else None
         full = build_full_report(store, rubric, human=human, judge=judge, split=args.split, by=by,
-                                 settings=settings, compare=tuple(compare) if compare else None)
+                                 settings=settings, compare=tuple(compare) if compare else None, jury=members)
         if full.report is not None and human is None:
             say_which_judge(store, rubric.id)  # once the report stands: a mistake is said alone
         output = render_full(full, fmt, width)

@@ -29,3 +29,12 @@ def app_backend(settings: Settings) -> Backend:
 def app_concurrency(settings: Settings) -> int:
     """Calls at once for the app's judge: a local server takes fewer than the API."""
     return settings.openai_concurrency if settings.judge_backend == "openai" else settings.judge_concurrency
+
+
+def concurrency_for(backend: Backend | None, settings: Settings) -> int:
+    """Calls at once for a backend already made (the judge screen's, from --backend): an OpenAI-compatible
+    server gets openai_concurrency, whatever settings.json's judge_backend says; None: the one settings.json
+    asks for (`app_concurrency`)."""
+    if backend is None:
+        return app_concurrency(settings)
+    return settings.openai_concurrency if isinstance(backend, OpenAIBackend) else settings.judge_concurrency

@@ -25,6 +25,16 @@ class StatusQueries(StoreCore):
             "SELECT r.item_id, i.task_type, r.seconds FROM current_ratings r JOIN items i ON i.id = r.item_id"
             " WHERE r.rater_id = ? AND i.rubric = ? ORDER BY i.position", [rater_id, rubric]).fetchall()
 
+    def first_run_time(self, rubric: str, rater_id: str) -> tuple[int, float]:
+        """(first runs with a known time, their seconds in all) of the rater's ratings of this rubric's items,
+        every rubric version."""
+        count, total = self.conn.execute(
+            # A rating's rubric version is one of its item's rubric: no join with the items.
+            "SELECT COUNT(r.seconds), COALESCE(SUM(r.seconds), 0) FROM ratings r WHERE r.rater_id = ? AND r.repeat = 0"
+            " AND r.rubric_version_id IN (SELECT id FROM rubric_versions WHERE rubric = ?)", [rater_id, rubric]
+        ).fetchone()
+        return int(count), float(total)
+
     def skipped_count(self, rubric: str, rater_id: str) -> int:
         return int(self.scalar("SELECT COUNT(*) FROM drafts d JOIN items i ON i.id = d.item_id"
                                " WHERE d.rater_id = ? AND i.rubric = ? AND d.skipped = 1", [rater_id, rubric]))

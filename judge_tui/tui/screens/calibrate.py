@@ -181,6 +181,7 @@ class CalibrationScreen(Screen[None]):
                 yield Static(id="cal-figures")
                 yield Static(id="cal-compare")
                 yield Static(id="cal-biases")
+                yield Static(id="cal-jury")
                 yield Static(id="cal-test-note")
             with Horizontal(id="cal-items"):
                 yield DataTable(id="cal-list", cursor_type="row", zebra_stripes=True)
@@ -283,6 +284,8 @@ class CalibrationScreen(Screen[None]):
         else:
             biases.append("(none measured yet)")
         self.query_one("#cal-biases", Static).update(biases)
+        jury = Text("\n".join(clean(line) for line in s.jury)) if s.jury else Text()
+        self.query_one("#cal-jury", Static).update(jury)
         self._fill_items()
 
     def _figures(self, s: Any) -> Any:
@@ -404,7 +407,8 @@ class CalibrationScreen(Screen[None]):
 
     def _start_rejudge(self, waited: bool = False) -> None:
         """Judge the dev split under the version in force, in the background (at most judge_concurrency calls at
-        once, on the event loop: never blocking a key)."""
+        once, openai_concurrency for an OpenAI-compatible server, on the event loop: never blocking a key)."""
+        from judge_tui.judge.app_backend import concurrency_for
         from judge_tui.judge.prompts import PromptError
         from judge_tui.judge.runner import RunOptions
         from judge_tui.judge.worker import BackgroundJudge
@@ -417,7 +421,7 @@ class CalibrationScreen(Screen[None]):
             with self.store.waiting_at_most(WRITE_WAIT):  # its first writes wait a moment at most
                 judge = BackgroundJudge(self.store, self.rubric, settings=self.settings, backend=backend,
                                         on_status=self._judge_changed, write_wait=WRITE_WAIT,
-                                        options=RunOptions(concurrency=self.settings.judge_concurrency))
+                                        options=RunOptions(concurrency=concurrency_for(backend, self.settings)))
                 judge.judge.queue.requeue_failed()  # before the run starts, which counts the queue
                 added = judge.enqueue_all(split=self.split)
         except (UserError, PromptError) as exc:
