@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from judge_tui.analysis.figure_format import figure_text, figure_with_interval
+from judge_tui.analysis.figure_format import (
+    decimal_text,
+    figure_text,
+    figure_with_interval,
+    share_text,
+    short_text,
+)
 from judge_tui.analysis.jury import CostAndTime, ErrorCorrelation, Jury, RaterFigures
 from judge_tui.analysis.pair_intervals import Change
 from judge_tui.analysis.team_report import Block, Heading, Paragraph, TableBlock, figure, intervals_of
@@ -97,13 +103,13 @@ def _money(cost: dict[str, Any] | None) -> str:
         return "not recorded" if cost is not None else "n/a"
     if not cost["price_known"]:
         return f"{cost['tokens']:,} tokens, no price"
-    return f"${cost['cost_usd']:,.4f}"
+    return f"${decimal_text(cost['cost_usd'], 4, grouped=True)}"
 
 
 def _time(cost: dict[str, Any] | None) -> str:
     if cost is None or cost.get("mean_seconds") is None:
         return "n/a"
-    return f"{cost['mean_seconds']:.1f} s ({format_seconds(round(cost['total_seconds']))} in all)"
+    return f"{decimal_text(cost['mean_seconds'], 1)} s ({format_seconds(round(cost['total_seconds']))} in all)"
 
 
 def _signed_points(f: dict[str, Any], key: str) -> str:
@@ -113,7 +119,7 @@ def _signed_points(f: dict[str, Any], key: str) -> str:
     if interval is None or text == "n/a":
         return text
     low, high = (0.0 if round(b * 100) == 0 else b * 100 for b in (interval["low"], interval["high"]))
-    return f"{text} [{low:+.0f}, {high:+.0f}]"
+    return f"{text} [{decimal_text(low, 0, signed=True)}, {decimal_text(high, 0, signed=True)}]"
 
 
 def _signed(f: dict[str, Any], percent: bool) -> str:
@@ -123,7 +129,7 @@ def _signed(f: dict[str, Any], percent: bool) -> str:
     interval = f["intervals"]["change"]
     if interval is None or text == "n/a":
         return text
-    return f"{text} [{interval['low']:+.2f}, {interval['high']:+.2f}]"
+    return f"{text} [{decimal_text(interval['low'], 2, signed=True)}, {decimal_text(interval['high'], 2, signed=True)}]"
 
 
 def jury_blocks(section: dict[str, Any]) -> list[Block]:
@@ -135,10 +141,10 @@ def jury_blocks(section: dict[str, Any]) -> list[Block]:
     blocks.append(Paragraph((
         f"{section['items']} items rated by the experts and judged by every member"
         + (f" ({section['partly_judged']} judged by some members only, left out)" if section["partly_judged"]
-           else "") + f"; reference: {section['reference']}; aligned within ±{section['tolerance']:g}.",
+           else "") + f"; reference: {section['reference']}; aligned within ±{short_text(section['tolerance'])}.",
         f"The jury is derived, never stored: the {section['rule']} of its members' scores per item; ties "
         f"({tie_word}): {ties or 'none'}.",
-        f"[low, high]: {section['confidence']:.0%} intervals; docs/juries.md names each method.")))
+        f"[low, high]: {share_text(section['confidence'])} intervals; docs/juries.md names each method.")))
     raters = [*section["judges"], section["jury"]]
     short = {r["rater"]: f"J{k}" for k, r in enumerate(section["judges"], 1)}  # the error table's names
     blocks.append(TableBlock(
