@@ -34,10 +34,9 @@ from judge_tui.analysis.stopping import (
     AnytimeCheck,
     all_decided_at_any_time,
     anytime_checks,
-    combination,
     report_items_left,
 )
-from judge_tui.analysis.targets import TargetCheck, ruling
+from judge_tui.analysis.targets import TargetCheck, combination, ruling
 from judge_tui.analysis.uncertainty import CHANCE_FIGURES, INTERVAL_FIGURES
 from judge_tui.formats.terminal import SplittableTable, add_id_column, render_plain
 from judge_tui.model.rubrics import Rubric

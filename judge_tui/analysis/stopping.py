@@ -12,8 +12,9 @@ time (stats.sequential):
   the asymptotic confidence sequence, the fixed-n interval widened to the normal-mixture boundary, as valid as
   the figure's normal approximation.
 
-How targets combine (`COMBINATION`): each target on its own, at one-sided (1 - confidence) / 2 per side, 2.5% by
-default, the same level per target as the fixed-n report's 95% intervals; nothing is corrected across targets.
+How targets combine is stated once, in ``analysis.targets.Combined``: each target on its own, at one-sided
+(1 - confidence) / 2 per side, 2.5% by default, the same level per target as the fixed-n report's 95% intervals;
+with no correction from one target to another.
 
 A study can hold a target that no rating left can settle (a kappa sitting on its threshold, a TNR without a
 human FAIL item, a pool rated to its last item): the notice then says which target holds it up and why, instead
@@ -48,15 +49,6 @@ ASYMPTOTIC = "asymptotic confidence sequence"
 # The targets that are a share of independent items of one class, on the unweighted test split.
 _SHARE_KEYS = ("tpr", "tnr")
 _SHARE_SCOPE = "test split"
-
-
-def combination(confidence: float) -> str:
-    """How several targets combine, in the words every report and the README use."""
-    alpha = (1.0 - confidence) / 2.0
-    return (f"Each target is decided on its own at one-sided {alpha:.1%} per side: for each target, a wrong "
-            f"\"met\" (or a wrong \"not met\") in at most {alpha:.1%} of studies however often the figures are "
-            "looked at. Nothing is corrected across targets: over k targets the chance that at least one decision "
-            f"is wrong is at most k × {alpha:.1%}.")
 
 
 @dataclass(frozen=True)

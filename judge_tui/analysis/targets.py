@@ -113,6 +113,62 @@ class TargetCheck:
         return text
 
 
+@dataclass(frozen=True)
+class Combined:
+    """How several targets combine: the one statement of it, for the fixed-n verdict and for the decisions
+    valid at any time alike. Each target is decided on its own at the report's level; nothing is corrected
+    across targets, and the chance that at least one of k decisions is wrong is bounded by the sum of their
+    error rates (Bonferroni)."""
+
+    targets: int  # decided targets (a figure that cannot be computed has no decision)
+    confidence: float  # of each target's interval
+    decide_on: DecideOn = "interval"
+
+    @property
+    def wrong_at_most(self) -> float:
+        """The chance that at least one decision is wrong, at most (Bonferroni): the sum of the error rates."""
+        return min(1.0, self.targets * (1.0 - self.confidence))
+
+    @property
+    def study_confidence(self) -> float:
+        """The level at which each interval would keep the whole study's chance of any wrong decision at
+        1 - confidence (Bonferroni)."""
+        return 1.0 - (1.0 - self.confidence) / max(1, self.targets)
+
+    @property
+    def one_sided(self) -> float:
+        """Each side's error rate: a wrong "met" (or a wrong "not met") in at most this share of studies."""
+        return (1.0 - self.confidence) / 2.0
+
+    def text(self) -> str:
+        """The fixed-n verdict's statement."""
+        if self.decide_on == "point":
+            return (f"The {self.targets} target(s) are decided on the point estimates alone (agreement.decide_on = "
+                    "\"point\"): no error rate is claimed for any of them.")
+        each = f"{self.confidence:.0%}"
+        if self.targets <= 1:
+            return (f"The target is decided on its own {each} interval, valid for this number of items only: it is "
+                    f"wrong at most {1 - self.confidence:.0%} of the time.")
+        return (f"Each of the {self.targets} targets is decided on its own {each} interval, valid for this number of "
+                f"items only: each decision alone is wrong at most {1 - self.confidence:.0%} of the time, and the "
+                f"chance that at least one of the {self.targets} is wrong can reach {self.wrong_at_most:.0%} "
+                f"(Bonferroni). For {each} on the study as a whole, set agreement.confidence to "
+                f"{self.study_confidence:.4g}.")
+
+    def anytime_text(self) -> str:
+        """The statement beside the decisions valid at any time (and the stop notice's)."""
+        alpha = self.one_sided
+        return (f"Each target is decided on its own at one-sided {alpha:.1%} per side: for each target, a wrong "
+                f"\"met\" (or a wrong \"not met\") in at most {alpha:.1%} of studies however often the figures are "
+                "looked at. Nothing is corrected across targets: over k targets the chance that at least one "
+                f"decision is wrong is at most k × {alpha:.1%}.")
+
+
+def combination(confidence: float) -> str:
+    """How targets decided at any time combine, at the report's level (``Combined.anytime_text``)."""
+    return Combined(0, confidence).anytime_text()
+
+
 def _model(estimate: float, interval: Interval, n: int, target: float, strict: bool, confidence: float,
            share: tuple[int, int] | None, correlation: bool) -> assurance.Figure:
     """The figure as the assurance sees it: a Wilson share counted exactly, else a normal estimate whose
