@@ -127,6 +127,11 @@ def coverage(cell: Cell, truth: dict[str, float], n: int, studies: int, rubric_n
         paired = AlignedPair(keys, cell.points[codes // k], cell.points[codes % k])
         figures = paired.compare(rubric, TOLERANCE)
         found = row_uncertainty(paired, figures, CONFIDENCE, ranks=False).intervals
+        if k > 2 and "weighted_kappa" in truth:
+            # A dimension's row takes weighted kappa's bootstrap-t (row_uncertainty with ranks=True); ranks=False,
+            # kept here to skip the rank correlations' bootstraps, gives the breakdown groups' t interval instead.
+            found = {**found, "weighted_kappa": kappa_interval(np.asarray(figures.confusion, dtype=np.float64),
+                                                               "quadratic", CONFIDENCE)}
         for name, value in truth.items():
             interval = found[name]
             if isinstance(interval, Interval):
