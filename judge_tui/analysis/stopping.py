@@ -134,6 +134,12 @@ def anytime_check(c: TargetCheck, confidence: float, left: int | None = None,
     alpha = _alpha(confidence)
     exact = _is_exact_share(c)
     method = EXACT_SHARE if exact else ASYMPTOTIC
+    if c.decision == "undecided" and not isinstance(c.interval, Interval):
+        # Too few items for an interval (targets.too_few): more items may settle it. Not the figure's own
+        # reason, which speaks of other experts' labels.
+        held = ("too few items of each kind for an interval, and every item of the pool is compared: only new "
+                "items can settle it" if left == 0 else "")
+        return AnytimeCheck(c, "undecided", method, confidence, None, held)
     if not ag.is_defined(c.estimate) or not isinstance(c.interval, Interval) or c.decision is None:
         # Not the figure's own reason ("the human labels contain no FAIL"): a rater may read this, and that
         # reason is an aggregate of other experts' labels. The report gives it under "n/a means".

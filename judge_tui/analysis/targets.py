@@ -85,6 +85,9 @@ class TargetCheck:
         """The next step for an undecided target, e.g. "about 120 more test items (≈ 30 of them FAIL) give an
         80% chance of settling TNR > 0.90 (…)"; "" when the target is decided."""
         if self.plan is None:
+            if self.decision == "undecided" and not isinstance(self.interval, Interval) and too_few(self.interval):
+                return (f"{self.interval.reason}; more items, above all of the rarer category, give it an interval "
+                        "and a plan")
             return ""
         chance = f"{self.plan.chance:.0%}"
         if self.plan.more is None:
@@ -190,6 +193,12 @@ def check(key: str, figure: str, scope: str, estimate: Figure, interval: Interva
     ``class_share``: for TPR/TNR, the share of the scope's items in the figure's class, which turns more items
     of the class into more items of the scope. ``plan=False`` decides only (no plan, no chance of "undecided").
     """
+    if ag.is_defined(estimate) and too_few(interval):
+        # The figure is there but its table is too thin for an interval that covers: undecided, as any target
+        # more items may settle, never "cannot be decided" (which a stop notice would pass over).
+        return TargetCheck(key, figure, scope, estimate, interval, n, target, strict, percent, "undecided",
+                           decisions.decide_point(estimate, target, strict=strict), None, None, None, class_label,
+                           class_share=class_share)
     if not ag.is_defined(estimate) or not isinstance(interval, Interval):
         return TargetCheck(key, figure, scope, estimate, interval, n, target, strict, percent, None, None, None,
                            None, None, class_label, class_share=class_share)
@@ -209,6 +218,12 @@ def check(key: str, figure: str, scope: str, estimate: Figure, interval: Interva
                     more = found.more
     return TargetCheck(key, figure, scope, estimate, interval, n, target, strict, percent, decision, point, found,
                        more, of_class, class_label, undecided_at_size=at_size, class_share=class_share)
+
+
+def too_few(interval: IntervalFigure) -> bool:
+    """Whether an interval is withheld because the items are too few for one that covers (kappa's
+    ``intervals.kappa_too_few``), as opposed to a figure that cannot be computed at all."""
+    return not isinstance(interval, Interval) and interval.reason.startswith("too few items")
 
 
 def ruling(c: TargetCheck, decide_on: DecideOn) -> Decision | None:
