@@ -12,7 +12,9 @@
 Each part drives the functions the report and the app call, in-process. Each can also be run alone, with its
 own options (see its docstring). The figures are in docs/benchmarks.md.
 
-Run from the project root:  .venv/bin/python benchmarks/bench_decisions.py [PART ...]   (default: every part)
+Run from the project root:  .venv/bin/python benchmarks/bench_decisions.py [--quick] [PART ...]   (default: every
+part). ``--quick`` runs each part at the sizes in ``QUICK`` (about 20 minutes on a loaded 2-core machine; the
+monitoring part keeps 2,000 runs a cell), otherwise each part's own defaults.
 """
 
 from __future__ import annotations
@@ -24,19 +26,27 @@ from pathlib import Path
 
 HERE = Path(__file__).parent
 PARTS = ("coverage", "monitoring", "planner", "orders")
+QUICK = {
+    "coverage": ["--studies", "300"],
+    "monitoring": ["--runs", "2000", "--kappa-runs", "300"],
+    "planner": ["--trials", "400", "--study-runs", "500"],
+    "orders": ["--runs", "60", "--pools", "200"],
+}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("parts", nargs="*", metavar="PART", help=f"one or more of {', '.join(PARTS)} (default: all)")
-    chosen = parser.parse_args().parts or list(PARTS)
+    parser.add_argument("--quick", action="store_true", help="each part at the smaller sizes of QUICK")
+    args = parser.parse_args()
+    chosen = args.parts or list(PARTS)
     unknown = [p for p in chosen if p not in PARTS]
     if unknown:
         parser.error(f"unknown part {', '.join(unknown)}; choose from {', '.join(PARTS)}")
     sys.path.insert(0, str(HERE))  # the parts import each other's helpers as top-level modules
     for part in chosen:
         print(f"\n## {part}\n", flush=True)
-        sys.argv = [f"bench_decisions_{part}.py"]  # each part's own defaults
+        sys.argv = [f"bench_decisions_{part}.py", *(QUICK[part] if args.quick else [])]
         runpy.run_path(str(HERE / f"bench_decisions_{part}.py"), run_name="__main__")
 
 

@@ -13,6 +13,11 @@ which the interval is Undefined because no interval would cover (the figure may 
   scale, or skewed to its top) times three judges (close: 75% exact, medium: 50%, loose: 35% exact with
   two-step slips). Intervals: Cohen's kappa, quadratic-weighted kappa, Pearson's r, alignment (within ±0.15).
 
+``--part exact`` gives the PASS/FAIL kappa coverage without Monte Carlo error: every possible table of n items
+(all 455 at 12 items, 176,851 at 100) gets the report's own interval (``kappa_interval``) once, and each cell's
+coverage is the sum of the multinomial probabilities of the tables whose interval holds the truth, over the
+tables that get an interval ("too few items" is the probability of the rest).
+
 A third part (``--part methods``) compares, on the confusion tables of the same kind of studies, the kappa
 interval before (kappa ± 1.96·SE), the log-disagreement t interval on either weighting, and the report's own
 (the t interval unweighted, the bootstrap-t weighted): the measurement behind the choice.
@@ -22,7 +27,7 @@ coverage. A cell's coverage over S studies has a Monte Carlo standard error of a
 sqrt(0.95·0.05/S): 0.7 points at S = 1,000.
 
 Run from the project root:
-    .venv/bin/python benchmarks/bench_decisions_coverage.py [--studies 1000] [--part binary|graded|methods|all]
+    .venv/bin/python benchmarks/bench_decisions_coverage.py [--studies 1000] [--part binary|graded|exact|methods|all]
 """
 
 from __future__ import annotations
@@ -122,6 +127,11 @@ def coverage(cell: Cell, truth: dict[str, float], n: int, studies: int, rubric_n
         paired = AlignedPair(keys, cell.points[codes // k], cell.points[codes % k])
         figures = paired.compare(rubric, TOLERANCE)
         found = row_uncertainty(paired, figures, CONFIDENCE, ranks=False).intervals
+        if k > 2 and "weighted_kappa" in truth:
+            # A dimension's row takes weighted kappa's bootstrap-t (row_uncertainty with ranks=True); ranks=False,
+            # kept here to skip the rank correlations' bootstraps, gives the breakdown groups' t interval instead.
+            found = {**found, "weighted_kappa": kappa_interval(np.asarray(figures.confusion, dtype=np.float64),
+                                                               "quadratic", CONFIDENCE)}
         for name, value in truth.items():
             interval = found[name]
             if isinstance(interval, Interval):
@@ -217,16 +227,64 @@ def compare_methods(studies: int) -> None:
             print(f"| {cell.name} | {weights or 'none'} | {truth:.3f} | {n} | " + " | ".join(text) + " |", flush=True)
 
 
+def _all_tables(n: int) -> np.ndarray:
+    """Every 2×2 table of n items, as rows (a, b, c, d)."""
+    rows = [(a, b, c, n - a - b - c) for a in range(n + 1) for b in range(n + 1 - a) for c in range(n + 1 - a - b)]
+    return np.array(rows, dtype=np.int64)
+
+
+def _log_multinomial(tables: np.ndarray, n: int, p: np.ndarray) -> np.ndarray:
+    from math import lgamma
+    log_factorial = np.array([lgamma(i + 1.0) for i in range(n + 1)])
+    with np.errstate(divide="ignore"):
+        logs = np.where(tables > 0, tables * np.log(np.where(p > 0, p, 1.0)), 0.0)
+        logs = np.where((tables > 0) & (p <= 0), -np.inf, logs)
+    return log_factorial[n] - log_factorial[tables].sum(axis=1) + logs.sum(axis=1)
+
+
+def exact_binary(sizes: tuple[int, ...] = (12, 25, 46, 100)) -> None:
+    """PASS/FAIL kappa coverage by enumeration: no Monte Carlo error."""
+    print("\n### PASS/FAIL kappa: exact coverage of the report's interval (every table enumerated)\n")
+    print("| cell | truth | " + " | ".join(f"n = {n}" for n in sizes) + " |")
+    print("|---|---:|" + "---:|" * len(sizes))
+    rows: dict[str, list[str]] = {}
+    truths: dict[str, float] = {}
+    outside: dict[int, list[float]] = {n: [] for n in sizes}
+    for n in sizes:
+        tables = _all_tables(n)
+        lows, highs, given = np.zeros(len(tables)), np.zeros(len(tables)), np.zeros(len(tables), dtype=bool)
+        for i, row in enumerate(tables):
+            found = kappa_interval(row.reshape(2, 2))
+            if isinstance(found, Interval):
+                lows[i], highs[i], given[i] = found.low, found.high, True
+        for cell, truth in binary_cells():
+            kappa = truth["cohen_kappa"]
+            chance = np.exp(_log_multinomial(tables, n, cell.joint.ravel()))
+            share = float(chance[given].sum())
+            covered = float(chance[given & (lows <= kappa) & (highs >= kappa)].sum()) / share if share else float("nan")
+            truths[cell.name] = kappa
+            text = f"{covered:.1%}" + (f" ({1 - share:.0%} too few)" if 1 - share >= 0.005 else "")
+            rows.setdefault(cell.name, []).append(text)
+            if share and not 0.93 <= covered <= 0.97:
+                outside[n].append(covered)
+    for name, texts in rows.items():
+        print(f"| {name} | {truths[name]:.3f} | " + " | ".join(texts) + " |", flush=True)
+    print("\nCells outside 93–97% (of 18): " + "; ".join(
+        f"{n} items: {len(v)}" + (f" ({min(v):.1%}–{max(v):.1%})" if v else "") for n, v in outside.items()))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--studies", type=int, default=1000)
-    parser.add_argument("--part", choices=("binary", "graded", "methods", "all"), default="all")
+    parser.add_argument("--part", choices=("binary", "graded", "methods", "exact", "all"), default="all")
     args = parser.parse_args()
     start = time.perf_counter()
     if args.part in ("binary", "all"):
         run("PASS/FAIL", binary_cells(), "binary", args.studies)
     if args.part in ("graded", "all"):
         run("Graded (CIS-like, five points)", graded_cells(), "cis", args.studies)
+    if args.part in ("exact", "all"):
+        exact_binary()
     if args.part in ("methods", "all"):
         compare_methods(args.studies)
     print(f"\n{time.perf_counter() - start:.0f} s")

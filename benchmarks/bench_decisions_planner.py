@@ -9,6 +9,12 @@ class (its ``more_of_class``) drawn from the same truth, and decides again with 
 share of those trials that are then decided (met or not met). Trials that are decided at the start need no plan;
 trials whose plan says "no practical number" are counted apart (they get no N to add).
 
+A cell is one truth × one FAIL share × one study size × one figure (TPR or TNR): 3 × 2 × 5 × 2 = 60 cells
+(the kappa targets are the rows of the kappa and r table). "Planner declined" is the share of trials whose
+plan says "no practical number of items settles it"; the 75–85% promise is read over the trials that got a
+number, in each cell with at least ``MEASURABLE`` of them, and the summary under each table names the cells
+outside it.
+
 Cells where the judge sits on the target (0.90 against "> 0.90") have no threshold to settle against: the
 planner should say "no practical number" there, and adding items settles only the few studies whose chance
 draw lands clear of it. Cells decided at the start in nearly every study (large n far from 0.90) have too few
@@ -44,6 +50,8 @@ TARGET = AgreementSettings().tpr_tnr_target
 TRUTHS = (0.70, 0.90, 0.97)
 SIZES = (12, 25, 46, 100, 400)
 FAIL_SHARES = (0.1, 0.3)
+# A cell's settle share is read only over this many planned trials or more (standard error ≤ 4 points at 80%).
+MEASURABLE = 100
 
 
 @functools.cache
@@ -115,9 +123,10 @@ def rate(outcomes: dict[str, int]) -> str:
 def print_cells(title: str, rng: np.random.Generator, truths: tuple[float | None, ...], trials: int,
                 planner: str) -> None:
     print(f"\n{title}\n")
-    print("| truth | FAIL share | n | figure | decided at start | no practical number | settled after N | "
+    print("| truth | FAIL share | n | figure | decided at start | planner declined | settled after N | "
           "N of the class: median (range) |")
     print("|---|---|---|---|---|---|---|---|")
+    measured: list[tuple[str, float, int, int]] = []  # (cell, settled share, planned trials, undecided trials)
     for truth in truths:
         for fail_share in FAIL_SHARES:
             for size in SIZES:
@@ -128,9 +137,30 @@ def print_cells(title: str, rng: np.random.Generator, truths: tuple[float | None
                     added = result["added"]
                     assert isinstance(added, list)
                     spread = (f"{statistics.median(added):.0f} ({min(added)}–{max(added)})" if added else "—")
+                    planned_trials = outcomes.get("settled", 0) + outcomes.get("unsettled", 0)
+                    name = f"{'U(0.5, 1)' if truth is None else f'{truth:.2f}'}/{fail_share:.1f}/{size}/{key.upper()}"
+                    if planned_trials:
+                        measured.append((name, outcomes.get("settled", 0) / planned_trials, planned_trials,
+                                         planned_trials + outcomes.get("impractical", 0)))
                     print(f"| {'U(0.5, 1)' if truth is None else f'{truth:.2f}'} | {fail_share:.1f} | {size} | "
                           f"{key.upper()} | {outcomes.get('decided', 0) / trials:.0%} | "
                           f"{outcomes.get('impractical', 0) / trials:.0%} | {rate(outcomes)} | {spread} |", flush=True)
+    summarise(measured)
+
+
+def summarise(measured: list[tuple[str, float, int, int]], least: int = MEASURABLE) -> None:
+    """Which cells keep the 75–85% promise, over the cells where the planner gave a number in at least
+    ``least`` trials (fewer: a settle share with a standard error above 4 points, not a measurement)."""
+    counted = [m for m in measured if m[2] >= least]
+    inside = [m for m in counted if 0.75 <= m[1] <= 0.85]
+    low = [m for m in counted if m[1] < 0.75]
+    high = [m for m in counted if m[1] > 0.85]
+    print(f"\nCells with at least {least} planned trials: {len(counted)} of {len(measured)}; settled 75–85% in "
+          f"{len(inside)}, below in {len(low)}, above in {len(high)}.")
+    for label, found in (("below", low), ("above", high)):
+        if found:
+            print(f"- {label}: " + ", ".join(f"{name} {share:.0%} ({planned} of {undecided} planned)"
+                                              for name, share, planned, undecided in found))
 
 
 def decides_kappa(rng: np.random.Generator, table: np.ndarray, n: int, target: float, weights: iv.KappaWeights,

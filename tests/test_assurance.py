@@ -200,6 +200,26 @@ def test_plan_command_answers_for_each_class_and_size(tmp_path):
 
 
 @pytest.mark.slow
+def test_plan_command_gives_the_count_of_each_class_for_every_target(tmp_path):
+    data = json.loads(cli(tmp_path, "--tpr", "0.97", "--tnr", "0.95", "--fail-share", "0.3", "--format", "json").stdout)
+    for t in data["targets"]:
+        counts = t["of_each_class"]
+        assert set(counts) == {"PASS", "FAIL"} and sum(counts.values()) == t["items"], t
+        if t["class"]:  # TPR and TNR: the class the plan itself needs is counted as planned
+            assert counts[t["class"]] == t["of_class"]
+    every = data["of_each_class"]
+    assert sum(every.values()) == data["items_for_every_target"]
+    assert all(every[c] >= t["of_each_class"][c] for t in data["targets"] for c in ("PASS", "FAIL"))
+    graded = json.loads(cli(tmp_path, "--kappa", "0.8", "--pearson", "0.85", "--levels", "4",
+                            "--format", "json").stdout)
+    for t in graded["targets"]:
+        counts = list(t["of_each_class"].values())
+        assert len(counts) == 4 and sum(counts) == t["items"] and max(counts) - min(counts) <= 1
+    text = cli(tmp_path, "--tpr", "0.97", "--tnr", "0.95", "--fail-share", "0.3").stdout
+    assert "Of each class" in text and re.search(r"\d+ PASS, \d+ FAIL", text)
+
+
+@pytest.mark.slow
 def test_plan_command_uses_the_targets_in_settings(tmp_path):
     (tmp_path / "settings.json").write_text(json.dumps({"agreement": {"tpr_tnr_target": 0.8,
                                                                       "kappa_substantial": 0.5}}))

@@ -12,8 +12,9 @@ time (stats.sequential):
   the asymptotic confidence sequence, the fixed-n interval widened to the normal-mixture boundary, as valid as
   the figure's normal approximation.
 
-How targets combine (`COMBINATION`): each target on its own, at one-sided (1 - confidence) / 2 per side, 2.5% by
-default, the same level per target as the fixed-n report's 95% intervals; nothing is corrected across targets.
+How targets combine is stated once, in ``analysis.targets.Combined``: each target on its own, at one-sided
+(1 - confidence) / 2 per side, 2.5% by default, the same level per target as the fixed-n report's 95% intervals;
+with no correction from one target to another.
 
 A study can hold a target that no rating left can settle (a kappa sitting on its threshold, a TNR without a
 human FAIL item, a pool rated to its last item): the notice then says which target holds it up and why, instead
@@ -49,15 +50,6 @@ ASYMPTOTIC = "asymptotic confidence sequence"
 # The targets that are a share of independent items of one class, on the unweighted test split.
 _SHARE_KEYS = ("tpr", "tnr")
 _SHARE_SCOPE = "test split"
-
-
-def combination(confidence: float) -> str:
-    """How several targets combine, in the words every report and the README use."""
-    alpha = share_text((1.0 - confidence) / 2.0, 1)
-    return (f"Each target is decided on its own at one-sided {alpha} per side: for each target, a wrong "
-            f"\"met\" (or a wrong \"not met\") in at most {alpha} of studies however often the figures are "
-            "looked at. Nothing is corrected across targets: over k targets the chance that at least one decision "
-            f"is wrong is at most k × {alpha}.")
 
 
 @dataclass(frozen=True)
@@ -145,6 +137,12 @@ def anytime_check(c: TargetCheck, confidence: float, left: int | None = None,
     alpha = _alpha(confidence)
     exact = _is_exact_share(c)
     method = EXACT_SHARE if exact else ASYMPTOTIC
+    if c.decision == "undecided" and not isinstance(c.interval, Interval):
+        # Too few items for an interval (targets.too_few): more items may settle it. Not the figure's own
+        # reason, which speaks of other experts' labels.
+        held = ("too few items of each kind for an interval, and every item of the pool is compared: only new "
+                "items can settle it" if left == 0 else "")
+        return AnytimeCheck(c, "undecided", method, confidence, None, held)
     if not ag.is_defined(c.estimate) or not isinstance(c.interval, Interval) or c.decision is None:
         # Not the figure's own reason ("the human labels contain no FAIL"): a rater may read this, and that
         # reason is an aggregate of other experts' labels. The report gives it under "n/a means".

@@ -60,6 +60,9 @@ class TargetPlan:
     class_label: str | None
     items: int | None  # items to label; None beyond PLAN_LIMIT
     undecided_at: float | None  # chance of "undecided" at the study size asked about
+    # How many of the items to label fall in each class at the expected shares: human PASS and FAIL for a
+    # PASS/FAIL plan, each score level for a graded one (the plan takes the levels as equally common).
+    classes: tuple[tuple[str, int], ...] = ()
 
 
 def _check(name: str, value: float | None, low: float, high: float) -> None:
@@ -224,9 +227,10 @@ def plan_study(expected: Expected, settings: AgreementSettings, *, items: int | 
         needed, undecided = found
         if of_class is not None and share is not None:
             total = None if needed is None else math.ceil(needed / share)
-            plans.append(TargetPlan(key, goal, value, needed, of_class, total, undecided))
+            plans.append(TargetPlan(key, goal, value, needed, of_class, total, undecided,
+                                    _classes(total, expected, (of_class, needed))))
         else:
-            plans.append(TargetPlan(key, goal, value, None, None, needed, undecided))
+            plans.append(TargetPlan(key, goal, value, None, None, needed, undecided, _classes(needed, expected)))
 
     if expected.tpr is not None and expected.tnr is not None and expected.fail_share is not None:
         f = expected.fail_share
@@ -258,16 +262,35 @@ def plan_study(expected: Expected, settings: AgreementSettings, *, items: int | 
     return plans
 
 
+def _classes(total: int | None, expected: Expected,
+             fixed: tuple[str, int | None] | None = None) -> tuple[tuple[str, int], ...]:
+    """The ``total`` items to label split by class at the expected shares: human FAIL and PASS when a FAIL
+    share is given (``fixed``: a class whose count the plan itself needs, TPR's PASS or TNR's FAIL items),
+    else each of the scale's levels, taken as equally common, as the graded plans assume."""
+    if total is None:
+        return ()
+    if expected.fail_share is not None:
+        if fixed is not None and fixed[1] is not None:
+            other = "FAIL" if fixed[0] == "PASS" else "PASS"
+            counts = {fixed[0]: fixed[1], other: total - fixed[1]}
+        else:
+            fail = math.ceil(total * expected.fail_share)
+            counts = {"FAIL": fail, "PASS": total - fail}
+        return (("PASS", counts["PASS"]), ("FAIL", counts["FAIL"]))
+    levels = expected.levels
+    each, extra = divmod(total, levels)
+    return tuple((f"level {i + 1}", each + (1 if i < extra else 0)) for i in range(levels))
+
+
 def items_for_all(plans: list[TargetPlan], fail_share: float | None) -> tuple[int | None, dict[str, int]]:
-    """The items that give every target its chance (each on its own), and how many of each class that is."""
+    """The items that give every target its chance (each on its own), and how many of each class that is: the
+    most any target needs of each class, so that every target's own count is there."""
     if any(p.items is None for p in plans):
         return None, {}
-    total = max(p.items for p in plans if p.items is not None)
     if fail_share is None:
-        return total, {}
-    fail = max(math.ceil(total * fail_share), *(p.of_class or 0 for p in plans if p.class_label == "FAIL"))
-    passed = max(total - fail, *(p.of_class or 0 for p in plans if p.class_label == "PASS"))
-    return passed + fail, {"PASS": passed, "FAIL": fail}
+        return max(p.items for p in plans if p.items is not None), {}
+    classes = {name: max(dict(p.classes).get(name, 0) for p in plans) for name in ("PASS", "FAIL")}
+    return classes["PASS"] + classes["FAIL"], classes
 
 
 def to_dict(plans: list[TargetPlan], expected: Expected, settings: AgreementSettings, items: int | None,
@@ -278,6 +301,7 @@ def to_dict(plans: list[TargetPlan], expected: Expected, settings: AgreementSett
         "expected": {k: v for k, v in expected.__dict__.items() if v is not None},
         "targets": [{"target": p.key, "goal": p.goal, "expected": p.expected, "items": p.items,
                      "of_class": p.of_class, "class": p.class_label, "practical": p.items is not None,
+                     "of_each_class": dict(p.classes),
                      "undecided_at_study_items": p.undecided_at} for p in plans],
         "items_for_every_target": total, "of_each_class": classes,
     }

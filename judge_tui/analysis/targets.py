@@ -15,7 +15,13 @@ from dataclasses import dataclass
 from typing import Literal
 
 from judge_tui.analysis.bands import Interpret
-from judge_tui.analysis.figure_format import decimal_text, figure_text, figure_with_interval, share_text
+from judge_tui.analysis.figure_format import (
+    decimal_text,
+    figure_text,
+    figure_with_interval,
+    share_text,
+    short_text,
+)
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag
 from judge_tui.stats import assurance, decisions
@@ -86,6 +92,9 @@ class TargetCheck:
         """The next step for an undecided target, e.g. "about 120 more test items (≈ 30 of them FAIL) give an
         80% chance of settling TNR > 0.90 (…)"; "" when the target is decided."""
         if self.plan is None:
+            if self.decision == "undecided" and not isinstance(self.interval, Interval) and too_few(self.interval):
+                return (f"{self.interval.reason}; more items, above all of the rarer category, give it an interval "
+                        "and a plan")
             return ""
         chance = share_text(self.plan.chance)
         if self.plan.more is None:
@@ -114,6 +123,62 @@ class TargetCheck:
         return text
 
 
+@dataclass(frozen=True)
+class Combined:
+    """How several targets combine: the one statement of it, for the fixed-n verdict and for the decisions
+    valid at any time alike. Each target is decided on its own at the report's level; nothing is corrected
+    across targets, and the chance that at least one of k decisions is wrong is bounded by the sum of their
+    error rates (Bonferroni)."""
+
+    targets: int  # decided targets (a figure that cannot be computed has no decision)
+    confidence: float  # of each target's interval
+    decide_on: DecideOn = "interval"
+
+    @property
+    def wrong_at_most(self) -> float:
+        """The chance that at least one decision is wrong, at most (Bonferroni): the sum of the error rates."""
+        return min(1.0, self.targets * (1.0 - self.confidence))
+
+    @property
+    def study_confidence(self) -> float:
+        """The level at which each interval would keep the whole study's chance of any wrong decision at
+        1 - confidence (Bonferroni)."""
+        return 1.0 - (1.0 - self.confidence) / max(1, self.targets)
+
+    @property
+    def one_sided(self) -> float:
+        """Each side's error rate: a wrong "met" (or a wrong "not met") in at most this share of studies."""
+        return (1.0 - self.confidence) / 2.0
+
+    def text(self) -> str:
+        """The fixed-n verdict's statement."""
+        if self.decide_on == "point":
+            return (f"The {self.targets} target(s) are decided on the point estimates alone (agreement.decide_on = "
+                    "\"point\"): no error rate is claimed for any of them.")
+        each = share_text(self.confidence)
+        if self.targets <= 1:
+            return (f"The target is decided on its own {each} interval, valid for this number of items only: it is "
+                    f"wrong at most {share_text(1 - self.confidence)} of the time.")
+        return (f"Each of the {self.targets} targets is decided on its own {each} interval, valid for this number of "
+                f"items only: each decision alone is wrong at most {share_text(1 - self.confidence)} of the time, and the "
+                f"chance that at least one of the {self.targets} is wrong can reach {share_text(self.wrong_at_most)} "
+                f"(Bonferroni). For {each} on the study as a whole, set agreement.confidence to "
+                f"{short_text(self.study_confidence, 4)}.")
+
+    def anytime_text(self) -> str:
+        """The statement beside the decisions valid at any time (and the stop notice's)."""
+        alpha = self.one_sided
+        return (f"Each target is decided on its own at one-sided {share_text(alpha, 1)} per side: for each target, a wrong "
+                f"\"met\" (or a wrong \"not met\") in at most {share_text(alpha, 1)} of studies however often the figures are "
+                "looked at. Nothing is corrected across targets: over k targets the chance that at least one "
+                f"decision is wrong is at most k × {share_text(alpha, 1)}.")
+
+
+def combination(confidence: float) -> str:
+    """How targets decided at any time combine, at the report's level (``Combined.anytime_text``)."""
+    return Combined(0, confidence).anytime_text()
+
+
 def _model(estimate: float, interval: Interval, n: int, target: float, strict: bool, confidence: float,
            share: tuple[int, int] | None, correlation: bool) -> assurance.Figure:
     """The figure as the assurance sees it: a Wilson share counted exactly, else a normal estimate whose
@@ -135,6 +200,12 @@ def check(key: str, figure: str, scope: str, estimate: Figure, interval: Interva
     ``class_share``: for TPR/TNR, the share of the scope's items in the figure's class, which turns more items
     of the class into more items of the scope. ``plan=False`` decides only (no plan, no chance of "undecided").
     """
+    if ag.is_defined(estimate) and too_few(interval):
+        # The figure is there but its table is too thin for an interval that covers: undecided, as any target
+        # more items may settle, never "cannot be decided" (which a stop notice would pass over).
+        return TargetCheck(key, figure, scope, estimate, interval, n, target, strict, percent, "undecided",
+                           decisions.decide_point(estimate, target, strict=strict), None, None, None, class_label,
+                           class_share=class_share)
     if not ag.is_defined(estimate) or not isinstance(interval, Interval):
         return TargetCheck(key, figure, scope, estimate, interval, n, target, strict, percent, None, None, None,
                            None, None, class_label, class_share=class_share)
@@ -154,6 +225,12 @@ def check(key: str, figure: str, scope: str, estimate: Figure, interval: Interva
                     more = found.more
     return TargetCheck(key, figure, scope, estimate, interval, n, target, strict, percent, decision, point, found,
                        more, of_class, class_label, undecided_at_size=at_size, class_share=class_share)
+
+
+def too_few(interval: IntervalFigure) -> bool:
+    """Whether an interval is withheld because the items are too few for one that covers (kappa's
+    ``intervals.kappa_too_few``), as opposed to a figure that cannot be computed at all."""
+    return not isinstance(interval, Interval) and interval.reason.startswith("too few items")
 
 
 def ruling(c: TargetCheck, decide_on: DecideOn) -> Decision | None:

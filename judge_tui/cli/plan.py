@@ -16,7 +16,18 @@ from judge_tui.model.settings import load_settings
 def _count(plan: TargetPlan) -> str:
     if plan.items is None:
         return "no practical number"
-    return f"{plan.items:,}" + (f" (≈ {plan.of_class:,} {plan.class_label})" if plan.class_label else "")
+    return f"{plan.items:,}"
+
+
+def _of_each_class(plan: TargetPlan) -> str:
+    """"70 PASS, 30 FAIL" (a PASS/FAIL plan), "20 each of 5 levels" or the levels one by one (graded)."""
+    if not plan.classes:
+        return "—"
+    counts = [count for _, count in plan.classes]
+    if plan.classes[0][0].startswith("level"):
+        low, high = min(counts), max(counts)
+        return f"{low:,}{'' if low == high else f'–{high:,}'} each of {len(counts)} levels"
+    return ", ".join(f"{count:,} {name}" for name, count in plan.classes)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -31,12 +42,12 @@ def run(args: argparse.Namespace) -> int:
     chance = f"{'an' if percent.startswith(('8', '11', '18')) else 'a'} {percent} chance"
     table = Table(title=f"Items to label for {chance} of deciding each target "
                         f"({share_text(settings.confidence)} intervals)", title_justify="left")
-    for header in ("Target", "Expected", "Items to label"):
+    for header in ("Target", "Expected", "Items to label", "Of each class"):
         table.add_column(header, justify="left" if header == "Target" else "right")
     if args.items is not None:
         table.add_column(f"Undecided at {args.items:,} items", justify="right")
     for p in plans:
-        row = [p.goal, decimal_text(p.expected, 3), _count(p)]
+        row = [p.goal, decimal_text(p.expected, 3), _count(p), _of_each_class(p)]
         if args.items is not None:
             row.append("—" if p.undecided_at is None else share_text(p.undecided_at))
         table.add_row(*row)

@@ -10,7 +10,6 @@ from judge_tui.analysis.report.findings import SKEWED_BY, band_decisions
 from judge_tui.analysis.report.model import (
     OVERALL,
     Breakdown,
-    Combined,
     Correction,
     Finding,
     Group,
@@ -27,6 +26,7 @@ from judge_tui.analysis.report.model import (
     combined,
     meets_by_decision,
 )
+from judge_tui.analysis.targets import Combined
 
 __all__ = [
     "MAX_REPEATS",

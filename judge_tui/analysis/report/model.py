@@ -1,8 +1,8 @@
 """The agreement report's model: typed, frozen objects the computation fills and the renderers read.
 
 `Report` holds every figure between a human group and a judge group; `Finding` is one line of the verdict;
-`Combined` says how the report's several decisions combine. Nothing here reads the store or formats text for a
-format of its own (the renderers do).
+`combined` says how the report's decisions combine (`analysis.targets.Combined`). Nothing here reads the store
+or formats text for a format of its own (the renderers do).
 """
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ import numpy as np
 
 from judge_tui.analysis.bands import Interpretation
 from judge_tui.analysis.design import Design
-from judge_tui.analysis.figure_format import share_text, short_text
-from judge_tui.analysis.targets import DecideOn, TargetCheck
+from judge_tui.analysis.targets import Combined, DecideOn, TargetCheck
 from judge_tui.analysis.uncertainty import RowUncertainty
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
@@ -186,40 +185,6 @@ def meets_by_decision(decision: str | None) -> bool | None:
     """What a field saying "the target is met" holds: the decision's answer, never the point estimate's alone
     (True beside "undecided" would lead a script to act on a target the data have not settled)."""
     return {"met": True, "not met": False}.get(decision or "")
-
-
-@dataclass(frozen=True)
-class Combined:
-    """How the report's several decisions combine: each target on its own interval, at a fixed n."""
-
-    targets: int  # decided targets (a figure that cannot be computed has no decision)
-    confidence: float  # of each target's interval
-    decide_on: DecideOn
-
-    @property
-    def wrong_at_most(self) -> float:
-        """The chance that at least one decision is wrong, at most (Bonferroni): the sum of the error rates."""
-        return min(1.0, self.targets * (1.0 - self.confidence))
-
-    @property
-    def study_confidence(self) -> float:
-        """The level at which each interval would keep the whole study's chance of any wrong decision at
-        1 - confidence (Bonferroni)."""
-        return 1.0 - (1.0 - self.confidence) / max(1, self.targets)
-
-    def text(self) -> str:
-        if self.decide_on == "point":
-            return (f"The {self.targets} target(s) are decided on the point estimates alone (agreement.decide_on = "
-                    "\"point\"): no error rate is claimed for any of them.")
-        each = f"{share_text(self.confidence)}"
-        if self.targets <= 1:
-            return (f"The target is decided on its own {each} interval, valid for this number of items only: it is "
-                    f"wrong at most {share_text(1 - self.confidence)} of the time.")
-        return (f"Each of the {self.targets} targets is decided on its own {each} interval, valid for this number of "
-                f"items only: each decision alone is wrong at most {share_text(1 - self.confidence)} of the time, and the "
-                f"chance that at least one of the {self.targets} is wrong can reach {share_text(self.wrong_at_most)} "
-                f"(Bonferroni). For {each} on the study as a whole, set agreement.confidence to "
-                f"{short_text(self.study_confidence, 4)}.")
 
 
 def combined(report: Report) -> Combined | None:

@@ -20,10 +20,9 @@ from judge_tui.analysis.stopping import (
     FIXED_N,
     AnytimeCheck,
     anytime_checks,
-    combination,
     report_items_left,
 )
-from judge_tui.analysis.targets import TargetCheck, ruling
+from judge_tui.analysis.targets import TargetCheck, combination, ruling
 from judge_tui.analysis.uncertainty import CHANCE_FIGURES, INTERVAL_FIGURES
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings

@@ -29,7 +29,8 @@ from judge_tui.analysis.report_render.common import (
     safe,
     summary_lines,
 )
-from judge_tui.analysis.stopping import FIXED_N, combination
+from judge_tui.analysis.stopping import FIXED_N
+from judge_tui.analysis.targets import combination
 
 
 def md(text: object) -> str:

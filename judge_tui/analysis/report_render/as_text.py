@@ -35,7 +35,8 @@ from judge_tui.analysis.report_render.common import (
     safe,
     summary_lines,
 )
-from judge_tui.analysis.stopping import FIXED_N, all_decided_at_any_time, combination
+from judge_tui.analysis.stopping import FIXED_N, all_decided_at_any_time
+from judge_tui.analysis.targets import combination
 from judge_tui.formats.terminal import SplittableTable, add_id_column, render_plain
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.intervals import IntervalFigure
