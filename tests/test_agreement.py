@@ -440,8 +440,8 @@ def test_no_figure_is_ever_nan(case):
 def test_kendall_table_and_sorting_methods_agree(pairs):
     x = np.array([p[0] for p in pairs], dtype=float)
     y = np.array([p[1] for p in pairs], dtype=float)
-    cx, cy = ag._code_scores(x), ag._code_scores(y)
-    table, by_sorting = ag._kendall(cx, cy, "table"), ag._kendall(cx, cy, "sort")
+    cx, cy = ag.coded_scores(x), ag.coded_scores(y)
+    table, by_sorting = ag.kendall_tau_coded(cx, cy, "table"), ag.kendall_tau_coded(cx, cy, "sort")
     if undefined(table):
         assert undefined(by_sorting)
     else:
@@ -453,7 +453,7 @@ def test_kendall_table_and_sorting_methods_agree(pairs):
 def test_count_inversions_matches_counting_every_pair(values):
     sequence = np.array(values, dtype=np.int64)
     expected = sum(1 for i in range(len(values)) for j in range(i + 1, len(values)) if values[i] > values[j])
-    assert ag._count_inversions(sequence, 41) == expected
+    assert ag.count_inversions(sequence, 41) == expected
 
 
 @settings(max_examples=100, deadline=None)

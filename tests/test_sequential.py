@@ -55,7 +55,7 @@ def test_the_beta_mixture_is_the_integral_it_stands_for(successes, n, target, si
 def test_the_normal_mixture_boundary_is_where_the_integral_reaches_one_over_alpha():
     """The closed form of the half-normal mixture against quadrature over λ, at the boundary it defines."""
     alpha = sq.ONE_SIDED_ALPHA
-    r = sq._mixture_precision(alpha, sq.TUNED_FOR_ITEMS)
+    r = sq.mixture_precision(alpha, sq.TUNED_FOR_ITEMS)
     for n in (10, 50, 100, 400):
         s = sq.normal_mixture_multiplier(n) * math.sqrt(n)
 

@@ -287,12 +287,12 @@ def test_bootstrap_share_is_close_to_wilson_at_moderate_n():
 def test_chunked_resamples_equal_one_block(rng):
     hits = rng.random(30) < 0.5
     whole = intervals.bootstrap(lambda w: intervals.weighted_share(w, hits), 30, n_boot=300)
-    old = intervals._CHUNK_CELLS
+    old = intervals.BOOTSTRAP_CHUNK_CELLS
     try:
-        intervals._CHUNK_CELLS = 30 * 7  # seven resamples per chunk
+        intervals.BOOTSTRAP_CHUNK_CELLS = 30 * 7  # seven resamples per chunk
         chunked = intervals.bootstrap(lambda w: intervals.weighted_share(w, hits), 30, n_boot=300)
     finally:
-        intervals._CHUNK_CELLS = old
+        intervals.BOOTSTRAP_CHUNK_CELLS = old
     assert np.array_equal(whole, chunked)
 
 
@@ -487,9 +487,9 @@ def test_alpha_bootstrap_resamples_equal_alpha_of_the_drawn_units(rng):
     counts = raters_mod.unit_category_counts(matrix, scale)
     units = counts.sum(axis=1) >= 2
     kept = matrix[:, units]
-    per_unit = raters_mod._unit_coincidences(counts[units]).reshape(int(units.sum()), -1)
+    per_unit = raters_mod.unit_coincidences(counts[units]).reshape(int(units.sum()), -1)
     weights = np.random.default_rng(5).multinomial(kept.shape[1], np.full(kept.shape[1], 1 / kept.shape[1]), size=5)
-    alphas = raters_mod._alpha((weights @ per_unit).reshape(-1, 5, 5), "ordinal", scale)
+    alphas = raters_mod.alpha_from_coincidences((weights @ per_unit).reshape(-1, 5, 5), "ordinal", scale)
     for row, w in zip(alphas, weights, strict=True):
         drawn = np.repeat(kept, w, axis=1)
         assert row == pytest.approx(
@@ -715,7 +715,8 @@ def test_weighted_kappa_past_5000_items_takes_the_t_interval_the_bootstrap_appro
     spread = scipy_stats.t.ppf(0.975, 5999) * reference.std_kappa / (1 - reference.kappa)
     assert large.low == pytest.approx(1 - (1 - reference.kappa) * np.exp(spread), abs=1e-9)
     # The bootstrap-t on the same table at its own size agrees to well within the interval's width.
-    boot = intervals._bootstrap_t_quantiles(table, intervals._agreement_weights(5, "quadratic"), reference.kappa,
-                                            reference.std_kappa / (1 - reference.kappa), 0.95, 2000, 1)
+    weights = intervals.agreement_weights(5, "quadratic")
+    boot = intervals.bootstrap_t_quantiles(table, weights, reference.kappa,
+                                           reference.std_kappa / (1 - reference.kappa), 0.95, 2000, 1)
     q = scipy_stats.t.ppf(0.975, 5999)
     assert abs(boot[0] - q) < 0.15 and abs(boot[1] + q) < 0.15

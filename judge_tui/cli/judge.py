@@ -302,7 +302,7 @@ async def _run_one(judge: Judge, options: RunOptions, batch: bool, console: Cons
         await judge.backend.close()
 
 
-def _summary(judge: Judge, state: RunState) -> Text:
+def run_summary(judge: Judge, state: RunState) -> Text:
     line = (f"{judge.rubric.id}: {state.done} done, {state.failed} failed, {state.queued + state.running} waiting"
             f" (this run: {state.done_now} judged, {state.failed_now} failed) · {state.calls} calls")
     if isinstance(judge.backend, AnthropicBackend):  # a local program or a replay has no tokens or price
@@ -440,7 +440,7 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
             if limits is not None:
                 run_options.batch_limits = limits
             state = asyncio.run(_run_one(judge, run_options, bool(args.batch), console))
-            console.print(_summary(judge, state))
+            console.print(run_summary(judge, state))
             _print_failures(console, store, judge, args)
             first = state.first_usage
             if (paid and not args.batch and first is not None

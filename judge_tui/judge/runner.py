@@ -143,7 +143,7 @@ class Judge:
         self.rater_id = rater_id or judge_rater_id(backend.model, rubric.id, prompt.version)
         store.ensure_rater(self.rater_id, "judge", model=backend.model, prompt_version=prompt.version)
         self.queue = JudgeQueue(store, self.rater_id, self.rubric_version_id, rubric.id)
-        self._marked: set[str] = set()
+        self.few_shot_marked: set[str] = set()  # examples this judge marked used in the store: marked once each
         self._schema = prompt.output.json_schema()
         self._temperature_key = f"judge.temperature_rejected:{self.model}"
         if hasattr(backend, "temperature_rejected") and store.get_meta(self._temperature_key) == "1":
@@ -211,10 +211,10 @@ class Judge:
                         notes=judgment.notes, seconds=round(seconds, 3), repeat=job["repeat"],
                         source=f"judge:{details['backend']}", details=details)
         self.queue.done(job, rating, answer.call_record("done"))
-        new = [i for i in few_shot if i not in self._marked]
+        new = [i for i in few_shot if i not in self.few_shot_marked]
         if new:
             self.store.mark_few_shot_used(new)
-            self._marked.update(new)
+            self.few_shot_marked.update(new)
         return True
 
 
@@ -472,7 +472,7 @@ class _Base:
         self._load_counts()
         return True
 
-    async def _read_results(self, batch_id: str, *, wait: bool = True) -> bool:
+    async def read_results(self, batch_id: str, *, wait: bool = True) -> bool:
         """Record an ended batch's results. False if the queue must stop. Without wait, a passing problem leaves
         the batch open for the next look instead of being waited out."""
         chunk: list[tuple[str, JudgeAnswer | Exception]] = []
@@ -530,7 +530,7 @@ class _Base:
             except (OfflineError, RetryableError, FatalError):
                 continue  # asked again by the next run; the jobs wait with their batch meanwhile
             if status == "ended":
-                await self._read_results(batch["id"], wait=False)
+                await self.read_results(batch["id"], wait=False)
         for batch in self.queue.open_batches():  # not polled here: free for any `judge --batch` to take over
             if batch["owner"] == self.lease.owner:
                 self.queue.give_back_batch(batch, self.lease.owner)
@@ -695,12 +695,12 @@ class JudgeRunner(_Base):
 
     def _memory(self) -> tuple[RunState, bool, float, set[str]]:
         """What recording answers changes in memory, kept to be put back when the transaction is rolled back."""
-        return copy.deepcopy(self.state), self.warm, self.paused_until, set(self.judge._marked)
+        return copy.deepcopy(self.state), self.warm, self.paused_until, set(self.judge.few_shot_marked)
 
     def _restore(self, kept: tuple[RunState, bool, float, set[str]]) -> None:
         state, self.warm, self.paused_until, marked = kept
         self.state = state
-        self.judge._marked = marked  # the judge's own record of it, rolled back with the rest
+        self.judge.few_shot_marked = marked  # the judge's own record of it, rolled back with the rest
 
     async def _call(self, job: dict[str, Any], request: JudgeRequest) -> _Outcome:
         """The network part only; what to make of the outcome is decided by _apply, on the loop's turn."""
@@ -864,7 +864,7 @@ class BatchRunner(_Base):
             self._report()
             if status != "ended":
                 still_open = True
-            elif not await self._read_results(batch_id):
+            elif not await self.read_results(batch_id):
                 return False
         if still_open:
             if self._stop_requested:

@@ -273,7 +273,7 @@ def pearson_r(a: ArrayLike, b: ArrayLike) -> Figure:
 
 
 @dataclass(frozen=True)
-class _Coded:
+class CodedScores:
     """Scores replaced by integer codes that keep their order and ties, plus how often each code occurs."""
 
     codes: np.ndarray
@@ -284,19 +284,19 @@ class _Coded:
         return self.counts.size
 
 
-def _code_scores(values: np.ndarray) -> _Coded:
+def coded_scores(values: np.ndarray) -> CodedScores:
     _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
-    return _Coded(inverse.astype(np.int64, copy=False), counts.astype(np.int64, copy=False))
+    return CodedScores(inverse.astype(np.int64, copy=False), counts.astype(np.int64, copy=False))
 
 
-def _average_ranks(coded: _Coded) -> np.ndarray:
+def _average_ranks(coded: CodedScores) -> np.ndarray:
     """1-based ranks, tied values sharing the mean of the ranks they span."""
     before = np.cumsum(coded.counts) - coded.counts
     ranks: np.ndarray = (before + (coded.counts + 1) / 2.0)[coded.codes]
     return ranks
 
 
-def _spearman(cx: _Coded, cy: _Coded) -> Figure:
+def _spearman(cx: CodedScores, cy: CodedScores) -> Figure:
     return _pearson(_average_ranks(cx), _average_ranks(cy))
 
 
@@ -306,14 +306,14 @@ def spearman_rho(a: ArrayLike, b: ArrayLike) -> Figure:
     Undefined for fewer than two pairs or when either rater's scores do not vary.
     """
     x, y = _paired(a, b)
-    return _spearman(_code_scores(x), _code_scores(y))
+    return _spearman(coded_scores(x), coded_scores(y))
 
 
 def _tie_pairs(counts: np.ndarray) -> int:
     return int((counts * (counts - 1) // 2).sum())
 
 
-def _concordance_from_table(cx: _Coded, cy: _Coded) -> tuple[int, int]:
+def _concordance_from_table(cx: CodedScores, cy: CodedScores) -> tuple[int, int]:
     """(concordant - discordant, pairs tied in both) from the table of distinct-value pairs, O(kx * ky)."""
     table = np.bincount(cx.codes * cy.levels + cy.codes, minlength=cx.levels * cy.levels)
     table = table.reshape(cx.levels, cy.levels)
@@ -325,7 +325,7 @@ def _concordance_from_table(cx: _Coded, cy: _Coded) -> tuple[int, int]:
     return concordant - discordant, _tie_pairs(table.ravel())
 
 
-def _count_inversions(sequence: np.ndarray, levels: int) -> int:
+def count_inversions(sequence: np.ndarray, levels: int) -> int:
     """Pairs i < j with sequence[i] > sequence[j], for integers in [0, levels); O(n log levels).
 
     Works bit by bit from the top: within each group of values sharing the higher bits (kept in original
@@ -361,13 +361,13 @@ def _count_inversions(sequence: np.ndarray, levels: int) -> int:
     return inversions
 
 
-def _concordance_by_sorting(cx: _Coded, cy: _Coded) -> tuple[int, int]:
+def _concordance_by_sorting(cx: CodedScores, cy: CodedScores) -> tuple[int, int]:
     """(concordant - discordant, pairs tied in both) by Knight's method, O(n log n) for any data."""
     order = np.lexsort((cy.codes, cx.codes))
     xs, ys = cx.codes[order], cy.codes[order]
     n = xs.size
     # After sorting by (x, y), a discordant pair is exactly an inversion of the y sequence.
-    discordant = _count_inversions(ys, cy.levels)
+    discordant = count_inversions(ys, cy.levels)
     boundaries = np.flatnonzero(np.r_[True, (xs[1:] != xs[:-1]) | (ys[1:] != ys[:-1]), True])
     joint_ties = _tie_pairs(np.diff(boundaries))
     total = n * (n - 1) // 2
@@ -376,7 +376,8 @@ def _concordance_by_sorting(cx: _Coded, cy: _Coded) -> tuple[int, int]:
     return concordant - discordant, joint_ties
 
 
-def _kendall(cx: _Coded, cy: _Coded, method: Literal["auto", "table", "sort"] = "auto") -> Figure:
+def kendall_tau_coded(cx: CodedScores, cy: CodedScores,
+                      method: Literal["auto", "table", "sort"] = "auto") -> Figure:
     n = cx.codes.size
     if n < 2:
         return Undefined("a correlation needs at least two items rated by both")
@@ -402,7 +403,7 @@ def kendall_tau(a: ArrayLike, b: ArrayLike) -> Figure:
     scores do not vary.
     """
     x, y = _paired(a, b)
-    return _kendall(_code_scores(x), _code_scores(y))
+    return kendall_tau_coded(coded_scores(x), coded_scores(y))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -663,8 +664,8 @@ class PairAgreement:
         return self.scale == BINARY_SCALE
 
 
-def _coded_on_scale(codes: np.ndarray, k: int) -> _Coded:
-    return _Coded(codes, np.bincount(codes, minlength=k))
+def _coded_on_scale(codes: np.ndarray, k: int) -> CodedScores:
+    return CodedScores(codes, np.bincount(codes, minlength=k))
 
 
 def compare(
@@ -720,11 +721,11 @@ def compare(
 
     if ordered or binary:
         # Scores already on the scale reuse their scale codes; off-scale scores need their own coding.
-        coded_h = _coded_on_scale(codes_h, k) if snapped_h == 0 else _code_scores(h)
-        coded_j = _coded_on_scale(codes_j, k) if snapped_j == 0 else _code_scores(j)
+        coded_h = _coded_on_scale(codes_h, k) if snapped_h == 0 else coded_scores(h)
+        coded_j = _coded_on_scale(codes_j, k) if snapped_j == 0 else coded_scores(j)
         pearson = _pearson(h, j)
         spearman = _spearman(coded_h, coded_j)
-        kendall = _kendall(_compact(coded_h), _compact(coded_j))
+        kendall = kendall_tau_coded(_compact(coded_h), _compact(coded_j))
         difference: Figure = float(np.mean(j - h)) if n else Undefined("no items were rated by both")
     else:
         pearson = spearman = kendall = difference = Undefined("the scale has no order")
@@ -759,13 +760,13 @@ def compare(
     )
 
 
-def _compact(coded: _Coded) -> _Coded:
+def _compact(coded: CodedScores) -> CodedScores:
     """Drop unused codes so 'one distinct value' shows as one level."""
     used = coded.counts > 0
     if used.all():
         return coded
     renumber = np.cumsum(used) - 1
-    return _Coded(renumber[coded.codes], coded.counts[used])
+    return CodedScores(renumber[coded.codes], coded.counts[used])
 
 
 def lowest_and_highest(alignments: Mapping[str, Figure]) -> tuple[str | None, str | None]:

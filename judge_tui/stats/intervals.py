@@ -66,7 +66,7 @@ BOOTSTRAP_MAX_ITEMS = 5000
 # dropping many resamples would hide how unstable the figure is.
 MIN_USABLE_RESAMPLES = 0.95
 # Each chunk of resamples holds at most this many item weights in memory at once.
-_CHUNK_CELLS = 2_000_000
+BOOTSTRAP_CHUNK_CELLS = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -233,7 +233,7 @@ def kendall_interval_asymptotic(tau: float, n: int, confidence: float = 0.95) ->
 KappaWeights = Literal["quadratic"] | None
 
 
-def _agreement_weights(k: int, weights: KappaWeights) -> np.ndarray:
+def agreement_weights(k: int, weights: KappaWeights) -> np.ndarray:
     index = np.arange(k)
     if weights is None:
         return np.eye(k)
@@ -254,7 +254,7 @@ def kappa_standard_error(confusion: np.ndarray, weights: KappaWeights = None) ->
     if n < 2:
         return Undefined("kappa needs at least two items rated by both")
     k = table.shape[0]
-    w = _agreement_weights(k, weights)
+    w = agreement_weights(k, weights)
     p = table / n
     rows, cols = p.sum(axis=1), p.sum(axis=0)
     chance = float((w * np.outer(rows, cols)).sum())
@@ -352,7 +352,7 @@ def kappa_interval(
         return few
     kappa, se = found
     k = table.shape[0]
-    w = _agreement_weights(k, weights)
+    w = agreement_weights(k, weights)
     n = int(round(table.sum()))
     if not np.any(table[~np.eye(k, dtype=bool)]):
         p = table / n
@@ -367,7 +367,7 @@ def kappa_interval(
         low, high = q, -q
         method = "log-disagreement (t)"
     else:
-        low, high = _bootstrap_t_quantiles(table, w, kappa, spread, confidence, n_boot, seed)
+        low, high = bootstrap_t_quantiles(table, w, kappa, spread, confidence, n_boot, seed)
         method = "bootstrap-t (log-disagreement)"
     disagreement = 1.0 - kappa
     with np.errstate(over="ignore"):
@@ -375,8 +375,8 @@ def kappa_interval(
                         min(1.0, 1.0 - disagreement * float(np.exp(high * spread))), method, confidence)
 
 
-def _bootstrap_t_quantiles(table: np.ndarray, w: np.ndarray, kappa: float, spread: float, confidence: float,
-                           n_boot: int, seed: int) -> tuple[float, float]:
+def bootstrap_t_quantiles(table: np.ndarray, w: np.ndarray, kappa: float, spread: float, confidence: float,
+                          n_boot: int, seed: int) -> tuple[float, float]:
     """The upper and lower quantiles of the bootstrap's studentized log(1 - kappa), (log(1 - κ*) - log(1 - κ)) /
     (SE* / (1 - κ*)), for the low and the high end of the interval. Items are redrawn as multinomial counts over
     the table's cells (the same as redrawing items). A resample with every item agreed has log(1 - κ*) = -inf:
@@ -457,7 +457,7 @@ def bootstrap(
     rng = np.random.default_rng(seed)
     groups = [np.arange(n)] if strata is None else [np.flatnonzero(strata == s) for s in np.unique(strata)]
     scale = np.ones(n) if design_weights is None else np.asarray(design_weights, dtype=np.float64)
-    chunk = max(1, _CHUNK_CELLS // n)
+    chunk = max(1, BOOTSTRAP_CHUNK_CELLS // n)
     out = np.empty(n_boot)
     phase_one = None if pool is None or strata is None else _PhaseOne(strata, pool, seed)
     for start in range(0, n_boot, chunk):
@@ -658,7 +658,7 @@ def weighted_kappa(
     """Cohen's kappa (unweighted or quadratic) of every resample from the items' category codes."""
     tables = _cell_counts(weights, codes_a, codes_b, k, k)
     total = tables.sum(axis=(1, 2))
-    w = _agreement_weights(k, kappa_weights)
+    w = agreement_weights(k, kappa_weights)
     observed = (tables * w).sum(axis=(1, 2)) / total
     rows, cols = tables.sum(axis=2) / total[:, None], tables.sum(axis=1) / total[:, None]
     chance = np.einsum("ri,ij,rj->r", rows, w, cols)

@@ -49,7 +49,7 @@ def unit_category_counts(matrix: np.ndarray, scale: np.ndarray) -> np.ndarray:
     return np.bincount(cells, minlength=values.shape[1] * k).reshape(values.shape[1], k).astype(np.float64)
 
 
-def _unit_coincidences(counts: np.ndarray) -> np.ndarray:
+def unit_coincidences(counts: np.ndarray) -> np.ndarray:
     """Each pairable unit's coincidence table (n_uc n_uk - [c = k] n_uc) / (m_u - 1): shape (units, k, k)."""
     m = counts.sum(axis=1)
     pairs = counts[:, :, None] * counts[:, None, :]
@@ -73,7 +73,7 @@ def _squared_distance(level: Level, scale: np.ndarray, marginals: np.ndarray) ->
     return np.asarray((span - (marginals[..., :, None] + marginals[..., None, :]) / 2.0) ** 2)
 
 
-def _alpha(coincidences: np.ndarray, level: Level, scale: np.ndarray) -> np.ndarray:
+def alpha_from_coincidences(coincidences: np.ndarray, level: Level, scale: np.ndarray) -> np.ndarray:
     """Alpha of coincidence tables of shape (..., k, k); NaN where the expected disagreement is 0."""
     marginals = coincidences.sum(axis=-1)
     total = marginals.sum(axis=-1)
@@ -95,18 +95,19 @@ def alpha_interval(
     if counts.shape[0] < 2:
         return Undefined("alpha needs at least two items rated by at least two raters")
     points = np.asarray(scale, dtype=np.float64)
-    per_unit = _unit_coincidences(counts)
-    value = float(_alpha(per_unit.sum(axis=0), level, points))
+    per_unit = unit_coincidences(counts)
+    value = float(alpha_from_coincidences(per_unit.sum(axis=0), level, points))
     if np.isnan(value):
         return Undefined("every rating is the same value, so agreement cannot be told apart from chance")
     k = points.size
     flat = per_unit.reshape(per_unit.shape[0], k * k)
     if counts.shape[0] > max_bootstrap_units:
-        gradient = table_gradient(lambda tables: _alpha(tables, level, points), per_unit.sum(axis=0))
+        gradient = table_gradient(lambda tables: alpha_from_coincidences(tables, level, points),
+                                  per_unit.sum(axis=0))
         return value, normal_interval(value, flat @ gradient.ravel(), confidence, "infinitesimal jackknife (units)")
 
     def statistic(weights: np.ndarray) -> np.ndarray:
-        return _alpha((weights @ flat).reshape(-1, k, k), level, points)
+        return alpha_from_coincidences((weights @ flat).reshape(-1, k, k), level, points)
 
     replicates = bootstrap(statistic, counts.shape[0], n_boot=n_boot, seed=seed)
     return value, percentile_interval(replicates, confidence, method="bootstrap (units)")

@@ -251,7 +251,7 @@ def _log_mixture_normal(s: float, n: float, r: float) -> float:
     return 0.5 * math.log(4.0 * r / spread) + s * s / (2.0 * spread) + math.log(max(phi, _TINY))
 
 
-def _mixture_precision(alpha: float, tuned_for: float) -> float:
+def mixture_precision(alpha: float, tuned_for: float) -> float:
     """The mixture's r that makes the one-sided boundary tightest near ``tuned_for`` items (Howard et al. 2021,
     section 3.5, with the two-sided rule at 2α, as ConfSeq does)."""
     log_term = 2.0 * math.log(1.0 / (2.0 * alpha))
@@ -266,7 +266,7 @@ def normal_mixture_multiplier(n: float, *, alpha: float = ONE_SIDED_ALPHA,
     divided by sqrt(n). (1.96 at a single look of a 95% interval; about 3 near the tuned size.)"""
     if n <= 0:
         raise ValueError(f"n must be positive, got {n}")
-    r = _mixture_precision(alpha, tuned_for)
+    r = mixture_precision(alpha, tuned_for)
     threshold = -math.log(alpha)
     low, high = 0.0, 1.0
     while _log_mixture_normal(high * math.sqrt(n), n, r) < threshold:

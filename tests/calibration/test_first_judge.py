@@ -75,7 +75,7 @@ async def test_j_judges_dev_items_imported_after_the_judge_ran(tmp_path: Path, r
             assert screen.unjudged == 2
             assert "Press j to judge the 2 dev items" in " ".join(widget_text(app).split())
             await pilot.press("j")
-            await _wait(pilot, lambda: screen.unjudged == 0 and not screen._computing, "the new items judged")
+            await _wait(pilot, lambda: screen.unjudged == 0 and not screen.computing, "the new items judged")
             await pilot.press("q")
         assert {"N1", "N2"} <= {r.item_id for r in store.iter_ratings(rubric="binary", kind="judge")}
 

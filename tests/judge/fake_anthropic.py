@@ -19,6 +19,7 @@ It prints "PORT <n>" once it listens.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import itertools
 import json
@@ -26,7 +27,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -104,7 +105,7 @@ class FakeAnthropic:
     def __post_init__(self) -> None:
         self.lock = threading.Lock()
         self._cache: dict[str, float] = {}  # prefix hash -> time from which reads hit
-        self._batches: dict[str, dict[str, Any]] = {}
+        self.batches: dict[str, dict[str, Any]] = {}
         self._ids = itertools.count(1)
         self._in_flight = 0
         self.server: ThreadingHTTPServer | None = None
@@ -146,6 +147,18 @@ class FakeAnthropic:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    @contextlib.contextmanager
+    def call_in_flight(self) -> Iterator[None]:
+        """Counts a call while the handler answers it, keeping the most seen at once."""
+        with self.lock:
+            self._in_flight += 1
+            self.max_concurrent_seen = max(self.max_concurrent_seen, self._in_flight)
+        try:
+            yield
+        finally:
+            with self.lock:
+                self._in_flight -= 1
+
     # ------------------------------------------------------------------ scripting
 
     def add_rule(self, behaviour: str, contains: str = "", times: int | None = None) -> None:
@@ -157,7 +170,7 @@ class FakeAnthropic:
         return [r for r in self.requests if r.method == "POST" and r.path == "/v1/messages"
                 and r.behaviour != "aborted"]
 
-    def _choose(self, user_text: str) -> str:
+    def choose(self, user_text: str) -> str:
         with self.lock:
             if self.script:
                 return self.script.popleft()
@@ -171,7 +184,7 @@ class FakeAnthropic:
     # ------------------------------------------------------------------ answers
 
     @staticmethod
-    def _user_text(body: dict[str, Any]) -> str:
+    def user_text(body: dict[str, Any]) -> str:
         parts = []
         for message in body.get("messages", []):
             content = message.get("content")
@@ -192,13 +205,14 @@ class FakeAnthropic:
         return None, None
 
     @staticmethod
-    def _value(schema: dict[str, Any], seed: int, name: str) -> Any:
+    def value_for(schema: dict[str, Any], seed: int, name: str) -> Any:
         if "enum" in schema:
             options = schema["enum"]
             return options[(seed + sum(map(ord, name))) % len(options)]
         kind = schema.get("type")
         if kind == "object":
-            return {key: FakeAnthropic._value(sub, seed, key) for key, sub in schema.get("properties", {}).items()}
+            properties = schema.get("properties", {})
+            return {key: FakeAnthropic.value_for(sub, seed, key) for key, sub in properties.items()}
         if kind == "array":
             return [f"{name} from the fake API"]
         if kind == "number":
@@ -208,8 +222,8 @@ class FakeAnthropic:
     def answer_for(self, body: dict[str, Any], behaviour: str) -> dict[str, Any]:
         """A JSON answer for the request's schema, broken on purpose for the answer-level behaviours."""
         schema, _tool = self._schema(body)
-        seed = int(hashlib.sha256(self._user_text(body).encode()).hexdigest()[:8], 16)
-        answer = self._value(schema or {"type": "object", "properties": {}}, seed, "answer")
+        seed = int(hashlib.sha256(self.user_text(body).encode()).hexdigest()[:8], 16)
+        answer = self.value_for(schema or {"type": "object", "properties": {}}, seed, "answer")
         if behaviour == SCHEMA_BREAK and answer:
             answer.pop(next(iter(answer)))
         if behaviour == OFF_SCALE:
@@ -225,7 +239,7 @@ class FakeAnthropic:
             system = [{"type": "text", "text": system}]
         cut = max((i for i, b in enumerate(system) if b.get("cache_control")), default=-1)
         prefix = "".join(b.get("text", "") for b in system[: cut + 1])
-        rest = "".join(b.get("text", "") for b in system[cut + 1 :]) + self._user_text(body)
+        rest = "".join(b.get("text", "") for b in system[cut + 1 :]) + self.user_text(body)
         rest += json.dumps(body.get("tools") or body.get("output_config") or {})
         usage = {"input_tokens": estimate_tokens(rest), "cache_creation_input_tokens": 0,
                  "cache_read_input_tokens": 0, "output_tokens": 0}
@@ -274,13 +288,13 @@ class FakeAnthropic:
     def create_batch(self, body: dict[str, Any]) -> dict[str, Any]:
         batch_id = f"msgbatch_fake_{next(self._ids)}"
         with self.lock:
-            self._batches[batch_id] = {"requests": body.get("requests", []), "polls": 0, "results": None,
+            self.batches[batch_id] = {"requests": body.get("requests", []), "polls": 0, "results": None,
                                        "created": time.time()}
         return self.batch_json(batch_id)
 
     def batch_json(self, batch_id: str, poll: bool = False) -> dict[str, Any]:
         with self.lock:
-            batch = self._batches[batch_id]
+            batch = self.batches[batch_id]
             if poll:
                 batch["polls"] += 1
             ended = batch["polls"] >= self.batch_polls
@@ -304,7 +318,7 @@ class FakeAnthropic:
         """GET /v1/messages/batches: newest first, a page of `limit` after `after_id`, as the API pages."""
         limit = int(query.get("limit", ["20"])[0])
         with self.lock:
-            ids = sorted(self._batches, key=lambda b: self._batches[b]["created"], reverse=True)
+            ids = sorted(self.batches, key=lambda b: self.batches[b]["created"], reverse=True)
         after = query.get("after_id", [None])[0]
         if after in ids:
             ids = ids[ids.index(after) + 1:]
@@ -316,7 +330,7 @@ class FakeAnthropic:
         lines = []
         for request in requests:
             params = request["params"]
-            behaviour = self._choose(self._user_text(params))
+            behaviour = self.choose(self.user_text(params))
             if self.reject_temperature and "temperature" in params:
                 result = {"type": "errored", "error": {"type": "error", "error": {
                     "type": "invalid_request_error", "message": "`temperature` is deprecated for this model."}}}
@@ -335,7 +349,7 @@ class FakeAnthropic:
 
     def batch_results_jsonl(self, batch_id: str) -> str:
         with self.lock:
-            results = self._batches[batch_id]["results"] or []
+            results = self.batches[batch_id]["results"] or []
         return "".join(json.dumps(line) + "\n" for line in results)
 
 
@@ -389,7 +403,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(200, fake.batch_list(parse_qs(urlsplit(self.path).query)))
         if parts[:3] == ["v1", "messages", "batches"] and len(parts) >= 4:
             batch_id = parts[3]
-            if batch_id not in fake._batches:
+            if batch_id not in fake.batches:
                 return self._send(404, _error_body("not_found_error", f"no batch {batch_id}"))
             if len(parts) == 5 and parts[4] == "results":
                 with fake.lock:
@@ -422,14 +436,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._create_batch(fake, body, entry)
         if not self.path.startswith("/v1/messages"):
             return self._send(404, _error_body("not_found_error", self.path))
-        with fake.lock:
-            fake._in_flight += 1
-            fake.max_concurrent_seen = max(fake.max_concurrent_seen, fake._in_flight)
-        try:
+        with fake.call_in_flight():
             self._message(fake, body, entry)
-        finally:
-            with fake.lock:
-                fake._in_flight -= 1
 
     def _create_batch(self, fake: FakeAnthropic, body: dict[str, Any], entry: Recorded) -> None:
         """Refused whole, as by the API, when over 256 MB or 100,000 requests."""
@@ -459,7 +467,7 @@ class _Handler(BaseHTTPRequestHandler):
         if fake.reject_temperature and "temperature" in body:
             entry.behaviour = "temperature_rejected"
             return self._send(400, _error_body("invalid_request_error", "`temperature` is deprecated for this model."))
-        behaviour = fake._choose(fake._user_text(body))
+        behaviour = fake.choose(fake.user_text(body))
         entry.behaviour = behaviour
         refusal = behaviour in (RATE_LIMIT, OVERLOADED, UNAUTHORIZED, PAYMENT)  # back at once, as from the real API
         if fake.hold is not None and not refusal:

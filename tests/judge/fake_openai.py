@@ -15,6 +15,7 @@ It prints "PORT <n>" once it listens; the base URL is http://127.0.0.1:<n>/v1.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import itertools
 import json
@@ -22,6 +23,7 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -105,6 +107,18 @@ class FakeOpenAI:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
+    @contextlib.contextmanager
+    def call_in_flight(self) -> Iterator[None]:
+        """Counts a call while the handler answers it, keeping the most seen at once."""
+        with self.lock:
+            self._in_flight += 1
+            self.max_concurrent_seen = max(self.max_concurrent_seen, self._in_flight)
+        try:
+            yield
+        finally:
+            with self.lock:
+                self._in_flight -= 1
+
     def add_rule(self, behaviour: str, contains: str = "", times: int | None = None) -> None:
         with self.lock:
             self.rules.append(Rule(behaviour, contains, times))
@@ -112,7 +126,7 @@ class FakeOpenAI:
     def completion_requests(self) -> list[Recorded]:
         return [r for r in self.requests if r.method == "POST" and r.path == "/v1/chat/completions"]
 
-    def _choose(self, user_text: str) -> str:
+    def choose(self, user_text: str) -> str:
         with self.lock:
             if self.script:
                 return self.script.popleft()
@@ -138,7 +152,7 @@ class FakeOpenAI:
         """A JSON answer for the request's schema, broken on purpose for the answer-level behaviours."""
         seed = int(hashlib.sha256(self.user_text(body).encode()).hexdigest()[:8], 16)
         schema = self.schema(body) or {"type": "object", "properties": {}}
-        answer: dict[str, Any] = FakeAnthropic._value(schema, seed, "answer")  # the same answers
+        answer: dict[str, Any] = FakeAnthropic.value_for(schema, seed, "answer")  # the same answers
         if behaviour == SCHEMA_BREAK and answer:
             answer.pop(next(iter(answer)))
         if behaviour == OFF_SCALE:
@@ -204,14 +218,8 @@ class _Handler(BaseHTTPRequestHandler):
             entry.behaviour = UNAUTHORIZED
             return self._send(401, _error_body("Incorrect API key provided", "invalid_request_error",
                                                "invalid_api_key"))
-        with fake.lock:
-            fake._in_flight += 1
-            fake.max_concurrent_seen = max(fake.max_concurrent_seen, fake._in_flight)
-        try:
+        with fake.call_in_flight():
             self._complete(fake, body, entry)
-        finally:
-            with fake.lock:
-                fake._in_flight -= 1
 
     def _complete(self, fake: FakeOpenAI, body: dict[str, Any], entry: Recorded) -> None:
         if fake.models is not None and body.get("model") not in fake.models:
@@ -227,7 +235,7 @@ class _Handler(BaseHTTPRequestHandler):
             entry.behaviour = "schema_rejected"
             return self._send(400, _error_body("response_format of type json_schema is not supported",
                                                "invalid_request_error"))
-        behaviour = fake._choose(fake.user_text(body))
+        behaviour = fake.choose(fake.user_text(body))
         entry.behaviour = behaviour
         if behaviour == SLOW:
             fake.release.wait(timeout=10)

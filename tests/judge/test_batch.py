@@ -49,7 +49,7 @@ def test_a_batch_judges_everything_and_matches_results_by_custom_id(fake: fa.Fak
 
 
 def post_id(fake: fa.FakeAnthropic) -> str:
-    return next(iter(fake._batches))
+    return next(iter(fake.batches))
 
 
 def test_errored_requests_are_retried_in_a_new_batch(fake: fa.FakeAnthropic, cis_store: Store,
@@ -113,7 +113,7 @@ def test_a_restart_mid_batch_resumes_polling_the_same_batch(fake: fa.FakeAnthrop
         assert {r.details["batch_id"] for r in store.iter_ratings(rater_ids=[judge.rater_id])} == {open_batch["id"]}
         # reading the results again (a crash after recording) records nothing twice
         again = BatchRunner(make_judge(store, rubrics["cis"]), fast())
-        assert asyncio.run(again._read_results(open_batch["id"])) is True
+        assert asyncio.run(again.read_results(open_batch["id"])) is True
         assert again.state.done_now == 0
         assert_consistent(store, judge.rater_id, ITEMS)
 
@@ -315,7 +315,7 @@ def test_the_judge_command_shows_each_batch(fake: fa.FakeAnthropic, tmp_path: Pa
                                       "--model", "claude-sonnet-5"])
     assert headless.run(args, fast(batch_limits=BatchLimits(max_requests=4))) == 0
     out = capsys.readouterr().out
-    ids = list(fake._batches)
+    ids = list(fake.batches)
     assert "batch 1 of 2" in out and "batch 2 of 2" in out
     assert f"ended · 4 succeeded · 0 errored · {ids[0]}" in out
     assert f"ended · 2 succeeded · 0 errored · {ids[1]}" in out

@@ -54,9 +54,9 @@ def test_a_batch_the_api_took_while_the_process_was_killed_is_found_not_sent_aga
     first = _spawn(db, fake, hermetic_home)
     try:
         deadline = time.monotonic() + 60
-        while not fake._batches and time.monotonic() < deadline:
+        while not fake.batches and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert fake._batches, first.stderr.read() if first.poll() is not None else "no batch sent"
+        assert fake.batches, first.stderr.read() if first.poll() is not None else "no batch sent"
         first.send_signal(signal.SIGKILL)
         first.wait(timeout=20)
     finally:
@@ -71,7 +71,7 @@ def test_a_batch_the_api_took_while_the_process_was_killed_is_found_not_sent_aga
     assert second.returncode == 0, err
     assert f"cis: {ITEMS} done, 0 failed" in out and "note:" not in out
     assert len(batch_posts(fake)) == 1  # found among the account's batches: nothing sent twice
-    [batch_id] = fake._batches
+    [batch_id] = fake.batches
     with Store(db) as store:
         rater = store.raters("judge")[0]["id"]
         assert_consistent(store, rater, ITEMS)
@@ -125,9 +125,9 @@ def test_a_plain_judge_after_a_batch_run_killed_while_sending_finishes_the_work_
     assert plain.returncode == 0, plain.stdout + plain.stderr
     assert f"cis: {ITEMS} done, 0 failed, 0 waiting" in plain.stdout
     if api == "upload-cut-off":  # the API never had them: judged now, one call each
-        assert len(fake.message_requests()) == ITEMS and fake._batches == {}
+        assert len(fake.message_requests()) == ITEMS and fake.batches == {}
     else:  # read from the batch the API had: nothing paid twice
-        assert fake.message_requests() == [] and len(fake._batches) == 1 and len(batch_posts(fake)) == 1
+        assert fake.message_requests() == [] and len(fake.batches) == 1 and len(batch_posts(fake)) == 1
     with Store(db) as store:
         rater = store.raters("judge")[0]["id"]
         assert_consistent(store, rater, ITEMS)
@@ -217,7 +217,7 @@ def test_a_second_batch_process_leaves_a_live_ones_batches_alone_and_takes_over_
     assert status_polls(fake, batch_id) == 0  # never polled, never read: the live owner does that
     assert cis_store.judge_job_counts(judge.rater_id)["running"] == ITEMS
     assert "1 Message Batch(es) of this judge are polled by another judge-tui process" in \
-        headless._summary(judge, state).plain
+        headless.run_summary(judge, state).plain
 
     cis_store.remove_judge_workers([owner])  # that process is gone
     fake.batch_polls = 0

@@ -50,7 +50,7 @@ def test_120000_items_go_in_batches_of_at_most_100000(fake: fa.FakeAnthropic, tm
         assert store.scalar("SELECT COUNT(*) FROM ratings WHERE rater_id = ?", [judge.rater_id]) == 120_000
     posts = batch_posts(fake)
     assert all(p.behaviour == "" for p in posts)  # none refused
-    assert sorted(len(b["requests"]) for b in fake._batches.values()) == [20_000, MAX_REQUESTS]
+    assert sorted(len(b["requests"]) for b in fake.batches.values()) == [20_000, MAX_REQUESTS]
     assert [b.requests for b in state.batches.values()] == [MAX_REQUESTS, 20_000]
     assert state.cost_usd > 0 and state.usage.output_tokens > 0  # priced from the usage the API reported
 

@@ -153,7 +153,7 @@ class CalibrationScreen(Screen[None]):
         self.queued_elsewhere = 0
         self._spare_backend: Backend | None = None  # made to name the backend before a run; the next run takes it
         self._dirty = True
-        self._computing = False
+        self.computing = False
         self._drafts: dict[str, str] = {}  # a refused edit, kept so the next edit starts from it
         self._waiting_write = ""  # a write tried again each second while another program holds the database
         self._warned_waiting = False  # closing with it waiting was said once
@@ -209,16 +209,16 @@ class CalibrationScreen(Screen[None]):
     # ------------------------------------------------------------------ the figures (a thread, its own connection)
 
     def _refresh_if_dirty(self) -> None:
-        if self._dirty and not self._computing:
+        if self._dirty and not self.computing:
             self._dirty = False
-            self._computing = True
+            self.computing = True
             from judge_tui.judge.calibration import current_prompt_version
 
             trial = self._trial()
             try:
                 current = current_prompt_version(self.store, self.rubric)
             except Exception as exc:  # a template that cannot be read: say so rather than fail
-                self._computing = False
+                self.computing = False
                 self._status(Text(clean(str(exc)), style="red"))
                 return
             backend = self.judge.backend if self.judge is not None else self._backend()
@@ -251,17 +251,17 @@ class CalibrationScreen(Screen[None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "calibration-figures" and event.state == WorkerState.ERROR:
-            self._computing = False
+            self.computing = False
             self._status(Text(f"Could not compute the figures: {clean(str(event.worker.error))}", style="red"))
         elif event.worker.group == "calibration-judge" and event.state == WorkerState.ERROR:
             self._status(Text(f"The re-judge stopped: {clean(str(event.worker.error))}", style="red"))
 
     def on_calibration_screen_failed(self, message: Failed) -> None:
-        self._computing = False
+        self.computing = False
         self._status(Text(clean(message.reason), style="red"))
 
     def on_calibration_screen_computed(self, message: Computed) -> None:
-        self._computing = False
+        self.computing = False
         self.standing = s = message.standing
         self.unjudged, self.failed, self.queued_elsewhere = message.unjudged
         self.refresh_bindings()
