@@ -48,6 +48,7 @@ __all__ = [
     "DEFAULT_Q",
     "MIN_EXPERTS_PER_ITEM",
     "MIN_ITEMS_PER_EXPERT",
+    "Scoring",
 ]
 
 Scoring = Literal["accuracy", "neg_rmse"]
