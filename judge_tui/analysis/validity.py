@@ -190,16 +190,17 @@ def uses(report: Report, targets: Sequence[TargetCheck], replacement: Sequence[R
                                                  else "means") + ", corrected by the experts' ratings")
     elif estimated:
         said.append(f"may estimate the pool's {', '.join(p.name for p in estimated)}, corrected by the experts")
-    individual = "PASS/FAIL" if report.rubric.scale.kind == "pass_fail" else "scores"
+    individual = ("decide individual items' PASS/FAIL" if report.rubric.scale.kind == "pass_fail"
+                  else "score individual items")
     decided = [c for c in targets if c.decision is not None]
     missed = [c.figure for c in decided if c.decision == "not met"]
     open_ = [c.figure for c in decided if c.decision == "undecided"]
     if missed:
-        said.append(f"may not decide individual items' {individual}: {_listed(missed)} not met")
+        said.append(f"may not {individual}: {_listed(missed)} not met")
     elif open_:
-        said.append(f"individual items' {individual}: not yet, {_listed(open_)} undecided")
+        said.append(f"may not yet {individual}: {_listed(open_)} undecided")
     elif decided:
-        said.append(f"may decide individual items' {individual}: every target met")
+        said.append(f"may {individual}: every target met")
     return tuple(said)
 
 

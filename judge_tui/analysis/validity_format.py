@@ -1,6 +1,7 @@
 """The judge-validity page as text (80 columns, first screen of the report), Markdown and JSON.
 
-The text fits an 80 x 24 terminal for a rubric of up to three judged dimensions and one judge: a heading, the
+The text fits an 80 x 24 terminal (its tables are at most 76 columns wide, so that they fit a screen's scrolling
+pane too) for a rubric of up to three judged dimensions and one judge: a heading, the
 uses the evidence supports, then one compact table each for the targets, the alternative annotator test and
 the pool estimate. Long sentences (what would settle an undecided target) come last.
 """
@@ -27,12 +28,16 @@ def _wrap(text: str, width: int, indent: str = "  ", hanging: str = "    ") -> l
     parts = text.split("`")
     kept = "`".join(p.replace(" ", "\0") if i % 2 else p for i, p in enumerate(parts))
     lines = textwrap.wrap(kept, width=width, initial_indent=indent, subsequent_indent=hanging,
-                          break_on_hyphens=False) or [indent]
+                          break_on_hyphens=False, break_long_words=False) or [indent]
     return [line.replace("\0", " ") for line in lines]
 
 
-def _short(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+def _row(name: str, width: int, rest: str) -> list[str]:
+    """A table row: the name in its column, or, when longer, whole on a line of its own above the figures
+    (nothing is ever cut)."""
+    if len(name) <= width:
+        return [f"  {name:<{width}} {rest}".rstrip()]
+    return [f"  {name}", f"  {'':<{width}} {rest}".rstrip()]
 
 
 def _more(c: TargetCheck) -> str:
@@ -45,30 +50,37 @@ def _more(c: TargetCheck) -> str:
     return f"+{c.more_items:,}"
 
 
-def _target_line(c: TargetCheck) -> str:
+def _target_lines(c: TargetCheck) -> list[str]:
     reading = c.reading if c.decision is not None else "n/a"
-    more = _more(c)
-    return f"  {_short(c.goal, 30):<30} {_short(reading, 19):<19} {c.n:>5}  {c.decision or 'n/a':<9} {more:>7}".rstrip()
+    return _row(c.goal, 33, f"{reading:<18} {c.n:>3}  {c.decision or 'n/a':<9} {_more(c):>6}")
 
 
-def _replacement_line(r: Replacement) -> str:
+def _untested(r: Replacement) -> str:
+    most = max((n for _, n in r.test.too_few_items), default=0)
+    return f"at most {most} shared items, needs {r.test.min_items_per_expert}"
+
+
+def _reason(p: PoolFigure) -> str:
+    return p.estimate.reason if isinstance(p.estimate, Undefined) else ""
+
+
+def _replacement_lines(r: Replacement) -> list[str]:
     t = r.test
     if t.passed is None:
-        most = max((n for _, n in t.too_few_items), default=0)
-        return f"  {_short(r.name, 22):<22} not tested: at most {most} shared items, needs {t.min_items_per_expert}"
+        return _row(r.name, 28, f"not tested: {_untested(r)}")
     assert not isinstance(t.winning_rate, Undefined) and not isinstance(t.advantage_probability, Undefined)
     size = f"{len(t.compared)} × {min(c.items for c in t.compared)}"
     verdict = "passes" if t.passed else "fails"
-    return f"  {_short(r.name, 22):<22} {t.winning_rate:>5.2f} {t.advantage_probability:>5.2f}  {size:<10} {verdict}"
+    return _row(r.name, 28, f"{t.winning_rate:>5.2f} {t.advantage_probability:>5.2f}  {size:<10} {verdict}")
 
 
-def _pool_line(p: PoolFigure) -> str:
+def _pool_lines(p: PoolFigure) -> list[str]:
     e = p.estimate
     if isinstance(e, Undefined):
-        return f"  {_short(p.name, 19):<19} n/a: {e.reason}"
+        return _row(p.name, 28, f"n/a: {e.reason}")
     ppi = figure_with_interval(e.estimate, e.interval, digits=2)
     alone = interval_text(e.experts_only_interval)
-    return (f"  {_short(p.name, 19):<19} {ppi:<18} {alone:<13} {e.narrower_by:>4.0%}  {e.judge_only:.2f}")
+    return _row(p.name, 28, f"{ppi:<18} {alone:<13} {e.narrower_by:>4.0%}  {e.judge_only:.2f}")
 
 
 def judge_lines(page: ValidityPage, j: JudgeValidity, width: int = WIDTH) -> list[str]:
@@ -77,17 +89,24 @@ def judge_lines(page: ValidityPage, j: JudgeValidity, width: int = WIDTH) -> lis
     for use in j.uses:
         lines += _wrap(use, width, "  • ", "    ")
     if j.targets:
-        lines.append(f"  {'Target':<30} {f'Estimate [{page.confidence:.0%}]':<19} {'n':>5}  "
-                     f"{'Decision':<9} {'To settle':>7}")
-        lines += [_target_line(c) for c in j.targets]
-    lines.append(f"  {'Replace an expert? ε ' + format(page.epsilon, 'g'):<22} {'ω':>5} {'ρ':>5}  "
-                 f"{'experts×n':<10} alt-test ({', '.join(map(clean, j.experts))})"[:width].rstrip())
-    lines += [_replacement_line(r) for r in j.replacement]
-    if j.pool:
+        lines.append(f"  {'Target':<33} {f'Estimate [{page.confidence:.0%}]':<18} {'n':>3}  "
+                     f"{'Decision':<9} {'Settle':>6}")
+        lines += [line for c in j.targets for line in _target_lines(c)]
+    if j.replacement and all(r.test.passed is None for r in j.replacement):
+        lines += _wrap(f"Replace an expert? not tested: {_untested(j.replacement[0])}", width, "  ", "    ")
+    else:
+        head = (f"  {'Replace an expert? ε ' + format(page.epsilon, 'g'):<28} {'ω':>5} {'ρ':>5}  "
+                f"{'experts×n':<10} alt-test")
+        experts = f" ({', '.join(map(clean, j.experts))})"
+        lines += [head + experts] if len(head + experts) <= width else [head, *_wrap(f"experts{experts}", width)]
+        lines += [line for r in j.replacement for line in _replacement_lines(r)]
+    if j.pool and all(isinstance(p.estimate, Undefined) for p in j.pool):
+        lines += _wrap(f"Pool estimate: n/a, {_reason(j.pool[0])}", width, "  ", "    ")
+    elif j.pool:
         first = next((p.estimate for p in j.pool if not isinstance(p.estimate, Undefined)), None)
         rated = f", {first.labelled} rated + {first.unlabelled:,} judge only" if first is not None else ""
-        lines.append(f"  {'Pool (PPI++' + rated + ')':<38} {'experts only':<13} {'gain':>4}  judge")
-        lines += [_pool_line(p) for p in j.pool]
+        lines.append(f"  {'Pool (PPI++' + rated + ')':<47} {'experts only':<13} {'gain':>4}  judge")
+        lines += [line for p in j.pool for line in _pool_lines(p)]
         if j.pool_note:
             lines += _wrap(f"Pool: {j.pool_note}", width, "  ", "    ")
     elif not page.pool_shown:
@@ -118,7 +137,7 @@ def render_markdown(page: ValidityPage) -> str:
     out: list[str] = []
     for j in page.judges:
         version = f" (rubric {_md(page.rubric_id)} v{j.rubric_version})" if j.rubric_version else ""
-        out += [f"## {TITLE}: judge {_md(j.judge)}{version}", "",
+        out += [f"# {TITLE}: judge {_md(j.judge)}{version}", "",
                 f"Experts: {', '.join(map(_md, j.experts))}.", ""]
         out += [f"- {_md(u)}" for u in j.uses] + [""]
         if j.targets:
@@ -128,9 +147,12 @@ def render_markdown(page: ValidityPage) -> str:
                     f"{_more(c)} |"
                     for c in j.targets]
             out.append("")
-        out += [f"Alternative annotator test (ε = {page.epsilon:g}, q = {page.q:g}):", "",
-                "| Figure | ω | ρ | Experts × items | Verdict |", "|---|---:|---:|---|---|"]
-        for r in j.replacement:
+        untested = bool(j.replacement) and all(r.test.passed is None for r in j.replacement)
+        out += [f"Alternative annotator test (ε = {page.epsilon:g}, q = {page.q:g})"
+                + (f": not tested, {_untested(j.replacement[0])}." if untested else ":"), ""]
+        if not untested:
+            out += ["| Figure | ω | ρ | Experts × items | Verdict |", "|---|---:|---:|---|---|"]
+        for r in () if untested else j.replacement:
             t = r.test
             if t.passed is None:
                 out.append(f"| {_md(r.name)} | n/a | n/a | too few shared items | not tested |")
@@ -138,8 +160,11 @@ def render_markdown(page: ValidityPage) -> str:
                 out.append(f"| {_md(r.name)} | {t.winning_rate:.2f} | {t.advantage_probability:.2f} | "
                            f"{len(t.compared)} × {min(c.items for c in t.compared)} | "
                            f"{'passes' if t.passed else 'fails'} |")
-        out.append("")
-        if j.pool:
+        if not untested:
+            out.append("")
+        if j.pool and all(isinstance(p.estimate, Undefined) for p in j.pool):
+            out += [f"Pool estimate (PPI++): n/a, {_md(_reason(j.pool[0]))}.", ""]
+        elif j.pool:
             out += ["| Pool figure (PPI++) | Estimate | Experts only | Narrower | Judge alone |", "|---|---:|---:|---:|---:|"]
             for p in j.pool:
                 e = p.estimate
