@@ -4,6 +4,7 @@ statsmodels; the pool estimate against the same arrays read straight from the ra
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -11,10 +12,12 @@ import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
+from judge_tui.analysis.full_report import build_full_report
 from judge_tui.analysis.report import build_report
 from judge_tui.analysis.scores import load
 from judge_tui.analysis.validity import judge_validity
 from judge_tui.analysis.validity_format import render_text
+from judge_tui.cli import main
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.store import Store
 from tests.team_fixtures import binary_item, exercise_item, rate
@@ -154,3 +157,47 @@ def test_too_little_overlap_says_what_to_do(tmp_path: Path, rubrics) -> None:
     text = render_text(page)
     assert "not tested: at most 25 shared items, needs 30" in text
     assert "judge-tui assign" in text
+def test_report_json_carries_the_page_and_text_opens_with_it(study_db: Path, capsys) -> None:
+    assert main(["report", "--db", str(study_db), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    page = data["judge_validity"]
+    assert page["epsilon"] == 0.2 and page["judges"][0]["judge"] == JUDGE
+    assert {r["key"] for r in page["judges"][0]["alt_test"]} == {*DIMS, "overall"}
+    assert "summary" in data and "dimensions" in data  # every key the report had stays
+    assert main(["report", "--db", str(study_db)]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("What the judge may be used for: judge judge-v1")
+
+
+def test_full_report_builds_the_page_once(study_db: Path, rubrics) -> None:
+    with Store(study_db) as store:
+        full = build_full_report(store, rubrics["exercise-quality"])
+    assert full.validity is not None and full.validity.judges[0].judge == JUDGE
+
+
+def test_the_first_screen_of_report_at_80_by_24_is_the_validity_page(study_db: Path) -> None:
+    """`judge-tui report` on a real 80-column terminal: its first 24 lines are the page, whole."""
+    from tests.test_report_width import _on_a_terminal
+
+    shown = _on_a_terminal(["report", "--db", str(study_db)], 80).splitlines()
+    first = shown[:24]
+    assert first[0].startswith("What the judge may be used for: judge judge-v1")
+    assert any(line.startswith("  Target ") for line in first)
+    assert any(line.startswith("  Replace an expert?") for line in first)
+    assert any(line.startswith("  mean overall score") for line in first)
+    assert all(len(line) <= 80 for line in shown)
+
+
+def test_report_with_columns_80_keeps_the_page_within_80(study_db: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "COLUMNS": "80"}
+    done = subprocess.run([sys.executable, "-m", "judge_tui", "report", "--db", str(study_db)], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    end = lines.index("  To settle what is undecided:")
+    assert end <= 24 and lines[0].startswith("What the judge may be used for")
+    assert max(len(line) for line in lines[:end]) <= 80

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from judge_tui.analysis import report_format
+from judge_tui.analysis import report_format, validity_format
 from judge_tui.analysis.biases import Biases, biases_blocks, biases_dict, judge_biases
 from judge_tui.analysis.compare import VersionComparison, compare_versions
 from judge_tui.analysis.drift import ExpertSelfAgreement
@@ -37,6 +37,7 @@ from judge_tui.analysis.team_report import (
     team_figures,
     team_to_dict,
 )
+from judge_tui.analysis.validity import ValidityPage, judge_validity
 from judge_tui.formats.terminal import render_plain
 from judge_tui.model.records import Flag
 from judge_tui.model.rubrics import Rubric
@@ -59,6 +60,7 @@ class FullReport:
     confidence: float = DEFAULT_CONFIDENCE  # of every interval in the team, self-agreement and comparison
     thresholds: Thresholds = DEFAULT_THRESHOLDS
     judge_biases: tuple[Biases, ...] = ()  # one per judge rater of the comparison, when experts rated
+    validity: ValidityPage | None = None  # what the judge may be used for: the report's first page
 
 
 def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = None, judge: Group | None = None,
@@ -97,8 +99,9 @@ def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = Non
                                  ratings=ratings, report=report)
             if found.experts:  # the consensus is the experts'; without one there is nothing to lean from
                 biases.append(found)
+        validity = judge_validity(store, report, ratings, settings) if report is not None else None
     return FullReport(rubric, split, tolerance, report, str(problem) if problem else None, team, tuple(drift), None,
-                      flagged, confidence, thresholds_from(settings), tuple(biases))
+                      flagged, confidence, thresholds_from(settings), tuple(biases), validity)
 
 
 def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
@@ -116,6 +119,8 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
             data = report_format.no_comparison_to_dict(
                 full.rubric, full.split, full.tolerance, full.thresholds,
                 full.team.experts if full.team is not None else (), full.judge_comparison or "")
+        if full.validity is not None:
+            data["judge_validity"] = validity_format.to_dict(full.validity)
         if full.judge_biases:
             data["judge_biases"] = [biases_dict(b) for b in full.judge_biases]
         if team is not None:
@@ -139,9 +144,14 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
     if fmt == "markdown":
         lines = [report_format.render_markdown(full.report).rstrip("\n"), ""] if full.report is not None else []
         body = "\n".join(lines + lines_of(blocks, fmt))
+        if full.validity is not None:
+            body = validity_format.render_markdown(full.validity) + "\n" + body
     else:
         sections = report_format.rich_sections(full.report) if full.report is not None else []
         body = render_plain([*sections, *rich_of(blocks)], width=width, gap=True, split=True)
+        if full.validity is not None:  # first: the page fits the first screen of an 80-column terminal
+            body = validity_format.render_text(full.validity, min(width or validity_format.WIDTH,
+                                                                 validity_format.WIDTH)) + "\n" + body
     if full.flagged is None:
         return body.rstrip("\n") + "\n"
     flagged = render_flags(list(full.flagged), "markdown" if fmt == "markdown" else "text")
