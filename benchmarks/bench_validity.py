@@ -30,6 +30,7 @@ EXPERTS = 3
 EXPERT_RIGHT = 0.85
 EPSILON = 0.2
 SEED = 20261128
+NORMAL_95 = 1.959963984540054  # the normal quantile ppi_py uses at 95%
 
 
 def expected_edge(expert_right: float, judge_right: float, others: int = EXPERTS - 1) -> float:
@@ -73,9 +74,10 @@ def alt_test_pass_rate(judge_right: float, items: int, runs: int, rng: np.random
 
 
 def ppi_figures(rated: int, judge_only: int, runs: int, rng: np.random.Generator, binary: bool
-                ) -> tuple[float, float, float, float]:
-    """Coverage of PPI++ and of the experts alone, the mean width ratio, and the judge-alone bias."""
-    covered = covered_alone = 0
+                ) -> tuple[float, float, float, float, float]:
+    """Coverage of PPI++ (t quantile, as shipped, and the normal quantile of ppi_py on the same standard
+    error) and of the experts alone, the mean width ratio, and the judge-alone bias."""
+    covered = covered_alone = covered_normal = 0
     ratios, biases = [], []
     for _ in range(runs):
         size = rated + judge_only
@@ -89,10 +91,12 @@ def ppi_figures(rated: int, judge_only: int, runs: int, rng: np.random.Generator
             judge = np.clip(np.round((truth + 0.1 + rng.normal(0, 0.15, size)) * 4) / 4, 0, 1)
         found = prediction_powered_mean(truth[:rated], judge[:rated], judge[rated:])
         covered += found.interval.low <= truth_mean <= found.interval.high
+        covered_normal += abs(found.estimate - truth_mean) <= NORMAL_95 * found.standard_error
         covered_alone += found.experts_only_interval.low <= truth_mean <= found.experts_only_interval.high
         ratios.append(1 - found.narrower_by)
         biases.append(found.judge_only - truth_mean)
-    return covered / runs, covered_alone / runs, float(np.mean(ratios)), float(np.mean(biases))
+    return (covered / runs, covered_normal / runs, covered_alone / runs, float(np.mean(ratios)),
+            float(np.mean(biases)))
 
 
 def main() -> None:
@@ -113,13 +117,14 @@ def main() -> None:
             print(f"| {label} | {items} | {alt_test_pass_rate(right, items, runs, rng):.1%} |")
     print()
     print(f"Prediction-powered pool mean, 95% intervals, {runs} studies per cell")
-    print("| figure | rated | judge only | PPI++ covers | experts alone cover | PPI++ width ÷ experts' | judge alone off by |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| figure | rated | judge only | PPI++ covers | with the normal quantile | experts alone cover "
+          "| PPI++ width ÷ experts' | judge alone off by |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for binary in (False, True):
         for rated, judge_only in itertools.product((25, 50, 100), (1000, 10_000)):
-            cover, cover_alone, ratio, bias = ppi_figures(rated, judge_only, runs, rng, binary)
+            cover, cover_normal, cover_alone, ratio, bias = ppi_figures(rated, judge_only, runs, rng, binary)
             name = "pass rate (TPR 0.9, TNR 0.8)" if binary else "mean score (judge +0.1)"
-            print(f"| {name} | {rated} | {judge_only:,} | {cover:.1%} | {cover_alone:.1%} | {ratio:.2f} | "
+            print(f"| {name} | {rated} | {judge_only:,} | {cover:.1%} | {cover_normal:.1%} | {cover_alone:.1%} | {ratio:.2f} | "
                   f"{bias:+.3f} |")
     print(f"\n{time.perf_counter() - start:.0f} s")
 

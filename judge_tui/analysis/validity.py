@@ -159,8 +159,8 @@ def _pool(store: Store, report: Report, expert_runs: Sequence[Scores], judge_run
         others = judge_runs.on(unlabelled, column)
         alone = ~np.isnan(others)
         estimate: PoolEstimate | Undefined
-        if both.sum() < 2 or alone.sum() < 1:
-            estimate = Undefined(f"needs 2 items rated by both and 1 by the judge alone ({int(both.sum())} and "
+        if both.sum() < 3 or alone.sum() < 1:
+            estimate = Undefined(f"needs 3 items rated by both and 1 by the judge alone ({int(both.sum())} and "
                                  f"{int(alone.sum())})")
         else:
             estimate = prediction_powered_mean(

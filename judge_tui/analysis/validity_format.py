@@ -213,8 +213,9 @@ def _pool_dict(p: PoolFigure) -> dict[str, Any]:
     return {"key": p.key, "name": p.name, "estimate": e.estimate,
             "interval": {"low": e.interval.low, "high": e.interval.high, "method": e.interval.method,
                          "confidence": e.interval.confidence},
-            "tuning": e.tuning, "labelled": e.labelled, "unlabelled": e.unlabelled,
-            "experts_only": e.experts_only,
+            "standard_error": e.standard_error, "tuning": e.tuning, "labelled": e.labelled,
+            "unlabelled": e.unlabelled, "experts_only": e.experts_only,
+            "experts_only_standard_error": e.experts_only_standard_error,
             "experts_only_interval": {"low": e.experts_only_interval.low, "high": e.experts_only_interval.high},
             "judge_only": e.judge_only, "narrower_by": e.narrower_by, "undefined": {}}
 
