@@ -20,6 +20,7 @@ from judge_tui.analysis.report import Group, NoComparison, Report, Row, build_re
 from judge_tui.analysis.scores import load
 from judge_tui.analysis.team import CONSENSUS_RATER, load_team
 from judge_tui.analysis.team_report import compare_blocks, comparison_to_dict, lines_of
+from judge_tui.analysis.validity import ValidityPage, judge_validity
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
@@ -89,6 +90,7 @@ class Standing:
     biases: Biases | None
     notes: tuple[str, ...] = field(default=())  # what could not be computed, and why
     figure_rows: tuple[tuple[str, str, str, str], ...] = field(default=())  # the figures' dimensions as a table
+    validity: ValidityPage | None = None  # what the judge in force may be used for (None: no comparison yet)
 
 
 def judge_of(store: Store, rubric_id: str, prompt_version: str | None, model: str | None = None) -> str | None:
@@ -208,6 +210,7 @@ def standing(store: Store, rubric: Rubric, *, prompt_version: str, previous: str
     misaligned: tuple[Misaligned, ...] = ()
     biases = None
     cost = None
+    validity = None
     if judge is None:
         notes.append(f"The judge has not judged any item under prompt {prompt_version} yet.")
     elif not experts:
@@ -225,6 +228,8 @@ def standing(store: Store, rubric: Rubric, *, prompt_version: str, previous: str
                                   split=split, settings=settings, ratings=ratings, judge_only=visible is None)
             figures = _figure_lines(report, experts, split, settings)
             figure_rows = _figure_rows(report)
+            # A lead who rated sees the page over their own items, without the pool estimate (the blind rule).
+            validity = judge_validity(store, report, ratings, settings, judge_only=visible is None)
         except NoComparison as exc:
             notes.append(str(exc))
         misaligned = _misaligned(store, rubric, judge, split, tolerance, visible)
@@ -254,4 +259,4 @@ def standing(store: Store, rubric: Rubric, *, prompt_version: str, previous: str
         except UserError as exc:
             comparison_lines = (str(exc),)
     return Standing(rubric.id, split, rubric_note, prompt_note, judge, before, figures, comparison,
-                    comparison_lines, misaligned, cost, biases, tuple(notes), figure_rows)
+                    comparison_lines, misaligned, cost, biases, tuple(notes), figure_rows, validity)
