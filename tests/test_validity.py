@@ -13,7 +13,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from judge_tui.analysis.full_report import build_full_report
-from judge_tui.analysis.report import build_report
+from judge_tui.analysis.report import Group, build_report
 from judge_tui.analysis.scores import load
 from judge_tui.analysis.validity import judge_validity
 from judge_tui.analysis.validity_format import render_text
@@ -201,3 +201,37 @@ def test_report_with_columns_80_keeps_the_page_within_80(study_db: Path) -> None
     end = lines.index("  To settle what is undecided:")
     assert end <= 24 and lines[0].startswith("What the judge may be used for")
     assert max(len(line) for line in lines[:end]) <= 80
+
+
+def test_the_report_has_a_block_for_every_judge_the_judge_of_the_comparison_first(study_db: Path, rubrics) -> None:
+    """A second judge (an older prompt, on the shared items and 40 more): its own block after the first, against
+    the same experts, and a line saying the page holds each judge's newest rubric version only."""
+    import subprocess
+    import sys
+
+    rubric = rubrics["exercise-quality"]
+    rng = np.random.default_rng(3)
+    with Store(study_db) as store:
+        rate(store, rubric, "judge-v0", "judge",
+             {f"E{n + 1:02d}": dict(zip(DIMS, row, strict=True))
+              for n, row in enumerate(_noisy(rng, _truth(rng, SHARED + 40), 0.5))})
+    done = subprocess.run([sys.executable, "-m", "judge_tui", "report", "--db", str(study_db), "--format", "json"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    judges = json.loads(done.stdout)["judge_validity"]["judges"]
+    assert [j["judge"] for j in judges] == [JUDGE, "judge-v0"]
+    assert judges[1]["experts"] == list(EXPERTS)
+    assert [p["labelled"] for p in judges[1]["pool"]] == [SHARED] * 4
+    assert [p["unlabelled"] for p in judges[1]["pool"]] == [40] * 4
+    with Store(study_db) as store:
+        ratings = load(store, rubric)
+        alone = build_report(store, rubric, judge=Group("judge", ("judge-v0",)), ratings=ratings)
+        expected = judge_validity(store, alone, ratings, AgreementSettings())
+    assert [r["winning_rate"] for r in judges[1]["alt_test"]] == [r.test.winning_rate for r in expected.judges[0]
+                                                                  .replacement]
+    text = subprocess.run([sys.executable, "-m", "judge_tui", "report", "--db", str(study_db)],
+                          capture_output=True, text=True, timeout=300, env={**__import__("os").environ,
+                                                                             "COLUMNS": "80"}).stdout
+    assert text.startswith("What the judge may be used for: judge judge-v1")
+    assert text.index("judge judge-v0") > text.index("judge judge-v1")
+    assert "Each judge under the newest rubric version it rated" in text

@@ -37,7 +37,7 @@ from judge_tui.analysis.team_report import (
     team_figures,
     team_to_dict,
 )
-from judge_tui.analysis.validity import ValidityPage, judge_validity
+from judge_tui.analysis.validity import ValidityPage, every_judge_validity
 from judge_tui.formats.terminal import render_plain
 from judge_tui.model.records import Flag
 from judge_tui.model.rubrics import Rubric
@@ -99,7 +99,7 @@ def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = Non
                                  ratings=ratings, report=report)
             if found.experts:  # the consensus is the experts'; without one there is nothing to lean from
                 biases.append(found)
-        validity = judge_validity(store, report, ratings, settings) if report is not None else None
+        validity = every_judge_validity(store, report, ratings, settings) if report is not None else None
     return FullReport(rubric, split, tolerance, report, str(problem) if problem else None, team, tuple(drift), None,
                       flagged, confidence, thresholds_from(settings), tuple(biases), validity)
 

@@ -11,12 +11,16 @@ The pool estimate needs the expert-rated items to be a random sample of the pool
 balanced order is a known stratified sample, weighted back with the design's stratum weights; import order,
 assigned queues and ratings without a recorded draw are not known to be, and the estimate says so.
 
+`every_judge_validity` adds a block for each other judge rater of the rubric (each against the same experts,
+under the newest rubric version it rated in), after the judge of the comparison.
+
 The blind rule: the pool estimate is made of items no expert rated, so it is left out when ``judge_only`` is
 False (the summary screen), as the corrected pass rate is.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,10 +28,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from judge_tui.analysis.queue_orders import judge_strata
-from judge_tui.analysis.report import OVERALL, Report
+from judge_tui.analysis.report import OVERALL, Group, NoComparison, Report, build_report
 from judge_tui.analysis.scores import OVERALL_COLUMN, RubricRatings, Scores, item_groups, mean_of
 from judge_tui.analysis.targets import TargetCheck
 from judge_tui.model import queue_orders as qo
+from judge_tui.model.errors import UserError
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats.agreement import Undefined
 from judge_tui.stats.alt_test import (
@@ -239,3 +244,23 @@ def judge_validity(store: Store, report: Report, ratings: RubricRatings, setting
                                     _settle(targets, replacement)))
     return ValidityPage(report.rubric.id, settings.alt_test_epsilon, DEFAULT_Q, report.confidence, tuple(judges),
                         judge_only)
+
+
+def every_judge_validity(store: Store, report: Report, ratings: RubricRatings, settings: AgreementSettings, *,
+                         judge_only: bool = True) -> ValidityPage:
+    """The page of the report's judge first, then a block for every other judge rater of the rubric (each
+    against the report's experts), the newest rubric version first, then the most ratings."""
+    page = judge_validity(store, report, ratings, settings, judge_only=judge_only)
+    if not all(ratings.kinds.get(r) == "judge" for r in report.judge.rater_ids):
+        return page  # a comparison of experts (--raters A,B): no judge to add to
+    others = [r for r in ratings.raters_of_kind("judge") if r not in report.judge.rater_ids]
+    others.sort(key=lambda r: (-(_version_number(store, report, ratings, r) or 0), -ratings.rating_counts(r), r))
+    blocks = list(page.judges)
+    for judge in others:
+        try:
+            theirs = build_report(store, report.rubric, human=report.human, judge=Group("judge", (judge,)),
+                                  split=report.split, settings=settings, ratings=ratings, judge_only=judge_only)
+        except (NoComparison, UserError):
+            continue  # this judge rated none of the items the experts rated
+        blocks += judge_validity(store, theirs, ratings, settings, judge_only=judge_only).judges
+    return dataclasses.replace(page, judges=tuple(blocks))

@@ -21,6 +21,8 @@ from judge_tui.stats.agreement import Undefined
 
 WIDTH = 80
 TITLE = "What the judge may be used for"
+VERSIONS_NOTE = ("Each judge under the newest rubric version it rated; earlier rubric versions are not on this "
+                 "page.")
 
 
 def _wrap(text: str, width: int, indent: str = "  ", hanging: str = "    ") -> list[str]:
@@ -126,6 +128,8 @@ def settle_lines(j: JudgeValidity, width: int = WIDTH) -> list[str]:
 def render_text(page: ValidityPage, width: int = WIDTH) -> str:
     """The page as plain text: each judge's summary, then what would settle what is undecided."""
     blocks = [judge_lines(page, j, width) + settle_lines(j, width) for j in page.judges]
+    if len(page.judges) > 1:
+        blocks.append(_wrap(VERSIONS_NOTE, width, "", ""))
     return "\n\n".join("\n".join(b) for b in blocks) + "\n"
 
 
@@ -178,6 +182,8 @@ def render_markdown(page: ValidityPage) -> str:
                 out += [f"Pool: {_md(j.pool_note)}.", ""]
         if j.settle:
             out += ["To settle what is undecided:", ""] + [f"- {_md(s)}" for s in j.settle] + [""]
+    if len(page.judges) > 1:
+        out += [VERSIONS_NOTE, ""]
     return "\n".join(out)
 
 
