@@ -387,7 +387,9 @@ def test_output_file(exercise_db, tmp_path, capsys):
     target = tmp_path / "report.md"
     assert main(["report", "--db", str(db), "--format", "markdown", "-o", str(target)]) == 0
     assert capsys.readouterr().out == ""
-    assert target.read_text().startswith("# Agreement report: Exercise quality")
+    written = target.read_text()
+    assert written.startswith("# What the judge may be used for: judge judge:test-model:exercise-quality@1")
+    assert "\n# Agreement report: Exercise quality" in written
 
 
 @pytest.mark.parametrize("rubric_id", ["exercise-quality", "cis", "reasoning-trace"])

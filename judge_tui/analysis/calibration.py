@@ -28,6 +28,7 @@ from judge_tui.analysis.report import Group, NoComparison, Report, Row, build_re
 from judge_tui.analysis.scores import load
 from judge_tui.analysis.team import load_team
 from judge_tui.analysis.team_report import compare_blocks, comparison_to_dict, lines_of
+from judge_tui.analysis.validity import ValidityPage, judge_validity
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.model.rubrics import Rubric
@@ -99,6 +100,7 @@ class Standing:
     notes: tuple[str, ...] = field(default=())  # what could not be computed, and why
     figure_rows: tuple[tuple[str, str, str, str], ...] = field(default=())  # the figures' dimensions as a table
     jury: tuple[str, ...] = field(default=())  # with two judges or more: the jury section as the report draws it
+    validity: ValidityPage | None = None  # what the judge in force may be used for (None: no comparison yet)
 
 
 def judge_of(store: Store, rubric_id: str, prompt_version: str | None, model: str | None = None) -> str | None:
@@ -219,6 +221,7 @@ def standing(store: Store, rubric: Rubric, *, prompt_version: str, previous: str
     misaligned: tuple[Misaligned, ...] = ()
     biases = None
     cost = None
+    validity = None
     if judge is None:
         notes.append(f"The judge has not judged any item under prompt {prompt_version} yet.")
     elif not experts:
@@ -236,6 +239,8 @@ def standing(store: Store, rubric: Rubric, *, prompt_version: str, previous: str
                                   split=split, settings=settings, ratings=ratings, judge_only=visible is None)
             figures = _figure_lines(report, experts, split, settings)
             figure_rows = _figure_rows(report)
+            # A lead who rated sees the page over their own items, without the pool estimate (the blind rule).
+            validity = judge_validity(store, report, ratings, settings, judge_only=visible is None)
         except NoComparison as exc:
             notes.append(str(exc))
         misaligned = _misaligned(store, rubric, judge, split, tolerance, visible)
@@ -266,7 +271,7 @@ def standing(store: Store, rubric: Rubric, *, prompt_version: str, previous: str
             comparison_lines = (str(exc),)
     jury = _jury_lines(store, rubric, judge, split, settings, visible) if experts else ()
     return Standing(rubric.id, split, rubric_note, prompt_note, judge, before, figures, comparison,
-                    comparison_lines, misaligned, cost, biases, tuple(notes), figure_rows, jury)
+                    comparison_lines, misaligned, cost, biases, tuple(notes), figure_rows, jury, validity)
 
 
 def _jury_lines(store: Store, rubric: Rubric, judge: str | None, split: str, settings: AgreementSettings,

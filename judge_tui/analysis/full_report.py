@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from judge_tui.analysis import validity_format
 from judge_tui.analysis.biases import Biases, biases_blocks, biases_dict, judge_biases
 from judge_tui.analysis.compare import VersionComparison, compare_versions
 from judge_tui.analysis.drift import ExpertSelfAgreement
@@ -44,6 +45,7 @@ from judge_tui.analysis.team_report import (
     team_figures,
     team_to_dict,
 )
+from judge_tui.analysis.validity import ValidityPage, every_judge_validity
 from judge_tui.formats.terminal import render_plain
 from judge_tui.model.records import Flag
 from judge_tui.model.rubrics import Rubric
@@ -67,6 +69,7 @@ class FullReport:
     judge_biases: tuple[Biases, ...] = ()  # one per judge rater of the comparison, when experts rated
     position_biases: tuple[PositionBiasFigures, ...] = ()  # pairwise judges asked in both orders
     jury: Jury | None = None  # two judges or more against the experts (analysis/jury.py)
+    validity: ValidityPage | None = None  # what the judge may be used for: the report's first page
 
 
 def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = None, judge: Group | None = None,
@@ -110,8 +113,9 @@ def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = Non
                  if (figures := position_bias(store, rubric, ratings, rater, confidence)) is not None]
         panel = build_jury(store, rubric, jury, split=split, tolerance=tolerance, confidence=confidence,
                            ratings=ratings)
+        validity = every_judge_validity(store, report, ratings, settings) if report is not None else None
     return FullReport(rubric, split, tolerance, report, str(problem) if problem else None, team, tuple(drift), None,
-                      flagged, confidence, settings, tuple(biases), tuple(swaps), panel)
+                      flagged, confidence, settings, tuple(biases), tuple(swaps), panel, validity)
 
 
 def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
@@ -127,6 +131,8 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
             data = no_comparison_to_dict(
                 full.rubric, full.split, full.tolerance, full.thresholds,
                 full.team.experts if full.team is not None else (), full.judge_comparison or "")
+        if full.validity is not None:
+            data["judge_validity"] = validity_format.to_dict(full.validity)
         if full.judge_biases:
             data["judge_biases"] = [biases_dict(b) for b in full.judge_biases]
         if full.position_biases:
@@ -159,9 +165,14 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
     if fmt == "markdown":
         lines = [render_markdown(full.report).rstrip("\n"), ""] if full.report is not None else []
         body = "\n".join(lines + lines_of(blocks, fmt))
+        if full.validity is not None:
+            body = validity_format.render_markdown(full.validity) + "\n" + body
     else:
         sections = rich_sections(full.report) if full.report is not None else []
         body = render_plain([*sections, *rich_of(blocks)], width=width, gap=True, split=True)
+        if full.validity is not None:  # first: the page fits the first screen of an 80-column terminal
+            body = validity_format.render_text(full.validity, min(width or validity_format.WIDTH,
+                                                                 validity_format.WIDTH)) + "\n" + body
     if full.flagged is None:
         return body.rstrip("\n") + "\n"
     flagged = render_flags(list(full.flagged), "markdown" if fmt == "markdown" else "text")

@@ -34,11 +34,14 @@ class AgreementSettings(Strict):
     tpr_tnr_target: float = 0.90  # PASS/FAIL: TPR and TNR above this
     team_alpha_target: float = 0.80  # Krippendorff's alpha among the experts at or above this
     confidence: float = 0.95  # of every interval in the report, e.g. 0.95 for 95%
+    # The alternative annotator test's cost-benefit margin ε: how much better than the judge an expert must be
+    # before the judge is said not to replace them (docs/validity.md).
+    alt_test_epsilon: float = 0.2
     # Decide each target on the whole interval (met / not met / undecided), or on the point estimate alone.
     decide_on: Literal["interval", "point"] = "interval"
 
     def __post_init__(self) -> None:
-        for name in ("tolerance", "alignment_well_calibrated", "alignment_minor_drift", "alignment_significant_drift",
+        for name in ("tolerance", "alt_test_epsilon", "alignment_well_calibrated", "alignment_minor_drift", "alignment_significant_drift",
                      "tpr_tnr_target"):
             check_range(name, getattr(self, name), 0, 1)
         for name in ("kappa_almost_perfect", "kappa_substantial", "kappa_moderate", "pearson_target",

@@ -50,6 +50,7 @@ __all__ = [
     "spearman_interval",
     "stratified_share",
     "stratified_totals",
+    "t_cdf",
     "t_value",
     "two_phase_variance",
     "wilson",
@@ -117,6 +118,16 @@ def t_value(confidence: float, df: float) -> float:
         if high - low < 1e-13 * max(1.0, high):
             break
     return (low + high) / 2.0
+
+
+def t_cdf(t: float, df: float) -> float:
+    """P(T <= t) for Student's t with ``df`` degrees of freedom (scipy's ``t.cdf``); infinite t allowed."""
+    if df <= 0:
+        raise ValueError(f"degrees of freedom must be positive, got {df}")
+    if math.isinf(t):
+        return 1.0 if t > 0 else 0.0
+    tail = _t_tail(abs(t), df)
+    return 1.0 - tail if t >= 0 else tail
 
 
 def _t_tail(t: float, df: float) -> float:

@@ -96,6 +96,7 @@ class CalibrationScreen(Screen[None]):
     CalibrationScreen #cal-overview { padding: 0 1; height: 1fr; }
     CalibrationScreen #cal-overview > Static { margin-bottom: 1; }
     CalibrationScreen #cal-items { height: 1fr; }
+    CalibrationScreen #cal-validity { padding: 0 1; height: 1fr; }
     CalibrationScreen #cal-list { width: 30; max-width: 40%; }
     CalibrationScreen #cal-detail { width: 1fr; padding: 0 1; }
     """
@@ -114,6 +115,8 @@ class CalibrationScreen(Screen[None]):
                 tooltip="Revert the change under trial: the files as they were, the revert recorded"),
         Binding("i", "switch('cal-items')", "Items", id="cal-items",
                 tooltip="The misaligned dev items, worst first (i again, or o, goes back)"),
+        Binding("v", "switch('cal-validity')", "Validity", id="cal-validity-key",
+                tooltip="What the judge in force may be used for (v again, or o, goes back)"),
         Binding("o", "switch('cal-overview')", "Overview", id="cal-overview-key", show=False),
         Binding("escape,q", "close", "Back", id="cal-close"),
     ]
@@ -183,6 +186,8 @@ class CalibrationScreen(Screen[None]):
                 yield Static(id="cal-biases")
                 yield Static(id="cal-jury")
                 yield Static(id="cal-test-note")
+            with VerticalScroll(id="cal-validity"):
+                yield Static(Text("(computing…)", style="dim"), id="cal-validity-page")
             with Horizontal(id="cal-items"):
                 yield DataTable(id="cal-list", cursor_type="row", zebra_stripes=True)
                 with VerticalScroll(id="cal-detail"):
@@ -286,7 +291,19 @@ class CalibrationScreen(Screen[None]):
         self.query_one("#cal-biases", Static).update(biases)
         jury = Text("\n".join(clean(line) for line in s.jury)) if s.jury else Text()
         self.query_one("#cal-jury", Static).update(jury)
+        self.query_one("#cal-validity-page", Static).update(self._validity(s))
         self._fill_items()
+
+    @staticmethod
+    def _validity(s: Any) -> Text:
+        """The judge-validity page of the judge in force, on this split (the report's first page)."""
+        from judge_tui.analysis import validity_format
+
+        if s.validity is None:
+            return Text("No page yet: the judge in force has no figures against the experts on this split.",
+                        style="dim")
+        # The pane's padding and scroll bar leave 76 of an 80-column terminal's columns.
+        return Text(clean(validity_format.render_text(s.validity, validity_format.WIDTH - 4).rstrip("\n")))
 
     def _figures(self, s: Any) -> Any:
         """The judge against the experts: what was compared, a row per dimension, what could not be computed,
@@ -732,10 +749,10 @@ class CalibrationScreen(Screen[None]):
 
     def action_switch(self, pane: str) -> None:
         switcher = self.query_one(ContentSwitcher)
-        if pane == switcher.current == "cal-items":  # i again: back to the overview
+        if pane == switcher.current != "cal-overview":  # i or v again: back to the overview
             pane = "cal-overview"
         switcher.current = pane
-        (self.query_one("#cal-list") if pane == "cal-items" else self.query_one("#cal-overview")).focus()
+        self.query_one("#cal-list" if pane == "cal-items" else f"#{pane}").focus()
 
     def action_close(self) -> None:
         if self._waiting_write and not self._warned_waiting:

@@ -21,12 +21,13 @@ from textual.screen import Screen
 from textual.widgets import Footer, LoadingIndicator, Static
 from textual.worker import Worker, WorkerState
 
-from judge_tui.analysis import report_format
+from judge_tui.analysis import report_format, validity_format
 from judge_tui.analysis.blind import visible_items
 from judge_tui.analysis.figure_format import decimal_text
 from judge_tui.analysis.judges import default_judge
 from judge_tui.analysis.report import Group, Report, build_report
 from judge_tui.analysis.scores import RubricRatings, load
+from judge_tui.analysis.validity import ValidityPage, judge_validity
 from judge_tui.formats.terminal import FittedTable
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric, RubricError
@@ -112,16 +113,18 @@ class SummaryScreen(Screen[None]):
     ]
 
     class Ready(Message):
-        def __init__(self, report: Report, team: list[str] | None = None) -> None:
+        def __init__(self, report: Report, team: list[str] | None = None, validity: ValidityPage | None = None) -> None:
             super().__init__()
             self.report = report
             self.team = team or []  # lines of the team and self-agreement sections (team_report)
+            self.validity = validity  # the lead's view only: what the judge may be used for, every expert
 
     class Unavailable(Message):
-        def __init__(self, reason: str, team: list[str] | None = None) -> None:
+        def __init__(self, reason: str, team: list[str] | None = None, validity: ValidityPage | None = None) -> None:
             super().__init__()
             self.reason = reason
             self.team = team or []
+            self.validity = validity
 
     def __init__(self, store: Store, rubric: Rubric, reviewer_id: str, *, agreement: AgreementSettings,
                  lead: bool = False) -> None:
@@ -148,6 +151,7 @@ class SummaryScreen(Screen[None]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="summary")
     def compute(self) -> None:
         team: list[str] = []
+        validity: ValidityPage | None = None
         rubric, settings = self.rubric, self.agreement
         try:
             with Store(self.store.path) as store:
@@ -160,12 +164,13 @@ class SummaryScreen(Screen[None]):
                     self.post_message(self.Unavailable(judge_missing(rubric)))
                     return
                 ratings = load(store, rubric)  # one read of the ratings for every section below
+                validity = self._validity(store, judge, ratings) if self.lead else None
                 team = team_lines(store, rubric, self.reviewer_id, judge, settings.tolerance, lead=self.lead,
                                   ratings=ratings, confidence=settings.confidence)
                 if not submitted:
                     self.post_message(self.Unavailable(
                         f"You have rated no {rubric.id} item, so there is no comparison of yours with the judge.",
-                        team))
+                        team, validity))
                     return
                 report = build_report(
                     store, rubric, human=Group("human", (self.reviewer_id,)), judge=Group("judge", (judge,)),
@@ -175,20 +180,38 @@ class SummaryScreen(Screen[None]):
             message = str(exc)
             if "was rated by both" in message:
                 message = unjudged_submissions(rubric)
-            self.post_message(self.Unavailable(message, team))
+            self.post_message(self.Unavailable(message, team, validity))
             return
-        self.post_message(self.Ready(report, team))
+        self.post_message(self.Ready(report, team, validity))
+
+    def _validity(self, store: Store, judge: str, ratings: RubricRatings) -> ValidityPage | None:
+        """Every expert against the judge, without the pool estimate (it uses items no expert rated)."""
+        try:
+            every = build_report(store, self.rubric, judge=Group("judge", (judge,)), settings=self.agreement,
+                                 judge_only=False, ratings=ratings)
+        except UserError:
+            return None
+        return judge_validity(store, every, ratings, self.agreement, judge_only=False)
 
     def on_summary_screen_ready(self, message: Ready) -> None:
         self.report = message.report
         sections = self._sections(message.report)
+        if message.validity is not None:
+            sections.insert(0, self._page(message.validity))
         if message.team:
             sections.insert(-1, Text(clean("\n".join(message.team))))
         self._show(sections)
 
     def on_summary_screen_unavailable(self, message: Unavailable) -> None:
         self.report = None
-        self._show([Text(clean(message.reason)), *([Text(clean("\n".join(message.team)))] if message.team else [])])
+        page = [] if message.validity is None else [self._page(message.validity)]
+        self._show([*page, Text(clean(message.reason)),
+                    *([Text(clean("\n".join(message.team)))] if message.team else [])])
+
+    @staticmethod
+    def _page(validity: ValidityPage) -> Text:
+        # The body's padding and scroll bar leave 76 of an 80-column terminal's columns.
+        return Text(clean(validity_format.render_text(validity, validity_format.WIDTH - 4).rstrip("\n")))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "summary" and event.state == WorkerState.ERROR:

@@ -1,0 +1,247 @@
+"""The judge-validity page as text (80 columns, first screen of the report), Markdown and JSON.
+
+The text fits an 80 x 24 terminal (its tables are at most 76 columns wide, so that they fit a screen's scrolling
+pane too) for a rubric of up to three judged dimensions and one judge: a heading, the
+uses the evidence supports, then one compact table each for the targets, the alternative annotator test and
+the pool estimate. Long sentences (what would settle an undecided target) come last.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from typing import Any
+
+from judge_tui.analysis.figure_format import figure_with_interval, interval_text
+from judge_tui.analysis.targets import TargetCheck
+from judge_tui.analysis.validity import JudgeValidity, PoolFigure, Replacement, ValidityPage
+from judge_tui.model.textsafe import clean
+from judge_tui.stats import assurance
+from judge_tui.stats.agreement import Undefined
+
+WIDTH = 80
+TITLE = "What the judge may be used for"
+VERSIONS_NOTE = ("Each judge under the newest rubric version it rated; earlier rubric versions are not on this "
+                 "page.")
+
+
+def _wrap(text: str, width: int, indent: str = "  ", hanging: str = "    ") -> list[str]:
+    """Wrapped lines; a `command` is never broken across lines, so it can be copied whole."""
+    parts = text.split("`")
+    kept = "`".join(p.replace(" ", "\0") if i % 2 else p for i, p in enumerate(parts))
+    lines = textwrap.wrap(kept, width=width, initial_indent=indent, subsequent_indent=hanging,
+                          break_on_hyphens=False, break_long_words=False) or [indent]
+    return [line.replace("\0", " ") for line in lines]
+
+
+def _row(name: str, width: int, rest: str) -> list[str]:
+    """A table row: the name in its column, or, when longer, whole on a line of its own above the figures
+    (nothing is ever cut)."""
+    if len(name) <= width:
+        return [f"  {name:<{width}} {rest}".rstrip()]
+    return [f"  {name}", f"  {'':<{width}} {rest}".rstrip()]
+
+
+def _more(c: TargetCheck) -> str:
+    """More rated items for an 80% chance of settling an undecided target ("+120"; ">1,000": none practical)."""
+    if c.decision != "undecided" or c.plan is None:
+        return ""
+    if c.more_items is None:
+        limit = c.in_scope(assurance.PRACTICAL_MORE)
+        return f">{limit:,}" if limit is not None else "many"
+    return f"+{c.more_items:,}"
+
+
+def _target_lines(c: TargetCheck) -> list[str]:
+    reading = c.reading if c.decision is not None else "n/a"
+    return _row(c.goal, 33, f"{reading:<18} {c.n:>3}  {c.decision or 'n/a':<9} {_more(c):>6}")
+
+
+def _untested(r: Replacement) -> str:
+    most = max((n for _, n in r.test.too_few_items), default=0)
+    return f"at most {most} shared items, needs {r.test.min_items_per_expert}"
+
+
+def _reason(p: PoolFigure) -> str:
+    return p.estimate.reason if isinstance(p.estimate, Undefined) else ""
+
+
+def _replacement_lines(r: Replacement) -> list[str]:
+    t = r.test
+    if t.passed is None:
+        return _row(r.name, 28, f"not tested: {_untested(r)}")
+    assert not isinstance(t.winning_rate, Undefined) and not isinstance(t.advantage_probability, Undefined)
+    size = f"{len(t.compared)} × {min(c.items for c in t.compared)}"
+    verdict = "passes" if t.passed else "fails"
+    return _row(r.name, 28, f"{t.winning_rate:>5.2f} {t.advantage_probability:>5.2f}  {size:<10} {verdict}")
+
+
+def _pool_lines(p: PoolFigure) -> list[str]:
+    e = p.estimate
+    if isinstance(e, Undefined):
+        return _row(p.name, 28, f"n/a: {e.reason}")
+    ppi = figure_with_interval(e.estimate, e.interval, digits=2)
+    alone = interval_text(e.experts_only_interval)
+    return _row(p.name, 28, f"{ppi:<18} {alone:<13} {e.narrower_by:>4.0%}  {e.judge_only:.2f}")
+
+
+def judge_lines(page: ValidityPage, j: JudgeValidity, width: int = WIDTH) -> list[str]:
+    version = f" (rubric {clean(page.rubric_id)} v{j.rubric_version})" if j.rubric_version else ""
+    lines = _wrap(f"{TITLE}: judge {clean(j.judge)}{version}", width, "", "  ")
+    for use in j.uses:
+        lines += _wrap(use, width, "  • ", "    ")
+    if j.targets:
+        lines.append(f"  {'Target':<33} {f'Estimate [{page.confidence:.0%}]':<18} {'n':>3}  "
+                     f"{'Decision':<9} {'Settle':>6}")
+        lines += [line for c in j.targets for line in _target_lines(c)]
+    if j.replacement and all(r.test.passed is None for r in j.replacement):
+        lines += _wrap(f"Replace an expert? not tested: {_untested(j.replacement[0])}", width, "  ", "    ")
+    else:
+        head = (f"  {'Replace an expert? ε ' + format(page.epsilon, 'g'):<28} {'ω':>5} {'ρ':>5}  "
+                f"{'experts×n':<10} alt-test")
+        experts = f" ({', '.join(map(clean, j.experts))})"
+        lines += [head + experts] if len(head + experts) <= width else [head, *_wrap(f"experts{experts}", width)]
+        lines += [line for r in j.replacement for line in _replacement_lines(r)]
+    if j.pool and all(isinstance(p.estimate, Undefined) for p in j.pool):
+        lines += _wrap(f"Pool estimate: n/a, {_reason(j.pool[0])}", width, "  ", "    ")
+    elif j.pool:
+        first = next((p.estimate for p in j.pool if not isinstance(p.estimate, Undefined)), None)
+        rated = f", {first.labelled} rated + {first.unlabelled:,} judge only" if first is not None else ""
+        lines.append(f"  {'Pool (PPI++' + rated + ')':<47} {'experts only':<13} {'gain':>4}  judge")
+        lines += [line for p in j.pool for line in _pool_lines(p)]
+        if j.pool_note:
+            lines += _wrap(f"Pool: {j.pool_note}", width, "  ", "    ")
+    elif not page.pool_shown:
+        lines.append("  Pool estimate: in `judge-tui report` (it uses items no expert has rated)")
+    return lines
+
+
+def settle_lines(j: JudgeValidity, width: int = WIDTH) -> list[str]:
+    if not j.settle:
+        return []
+    lines = ["  To settle what is undecided:"]
+    for text in j.settle:
+        lines += _wrap(text, width, "  - ", "    ")
+    return lines
+
+
+def render_text(page: ValidityPage, width: int = WIDTH) -> str:
+    """The page as plain text: each judge's summary, then what would settle what is undecided."""
+    blocks = [judge_lines(page, j, width) + settle_lines(j, width) for j in page.judges]
+    if len(page.judges) > 1:
+        blocks.append(_wrap(VERSIONS_NOTE, width, "", ""))
+    return "\n\n".join("\n".join(b) for b in blocks) + "\n"
+
+
+def _md(text: object) -> str:
+    return clean(str(text)).replace("|", "\\|")
+
+
+def render_markdown(page: ValidityPage) -> str:
+    out: list[str] = []
+    for j in page.judges:
+        version = f" (rubric {_md(page.rubric_id)} v{j.rubric_version})" if j.rubric_version else ""
+        out += [f"# {TITLE}: judge {_md(j.judge)}{version}", "",
+                f"Experts: {', '.join(map(_md, j.experts))}.", ""]
+        out += [f"- {_md(u)}" for u in j.uses] + [""]
+        if j.targets:
+            out += [f"| Target | Estimate [{page.confidence:.0%} interval] | n | Decision | To settle |",
+                    "|---|---:|---:|---|---:|"]
+            out += [f"| {_md(c.goal)} | {c.reading if c.decision else 'n/a'} | {c.n} | {c.decision or 'n/a'} | "
+                    f"{_more(c)} |"
+                    for c in j.targets]
+            out.append("")
+        untested = bool(j.replacement) and all(r.test.passed is None for r in j.replacement)
+        out += [f"Alternative annotator test (ε = {page.epsilon:g}, q = {page.q:g})"
+                + (f": not tested, {_untested(j.replacement[0])}." if untested else ":"), ""]
+        if not untested:
+            out += ["| Figure | ω | ρ | Experts × items | Verdict |", "|---|---:|---:|---|---|"]
+        for r in () if untested else j.replacement:
+            t = r.test
+            if t.passed is None:
+                out.append(f"| {_md(r.name)} | n/a | n/a | too few shared items | not tested |")
+            else:
+                out.append(f"| {_md(r.name)} | {t.winning_rate:.2f} | {t.advantage_probability:.2f} | "
+                           f"{len(t.compared)} × {min(c.items for c in t.compared)} | "
+                           f"{'passes' if t.passed else 'fails'} |")
+        if not untested:
+            out.append("")
+        if j.pool and all(isinstance(p.estimate, Undefined) for p in j.pool):
+            out += [f"Pool estimate (PPI++): n/a, {_md(_reason(j.pool[0]))}.", ""]
+        elif j.pool:
+            out += ["| Pool figure (PPI++) | Estimate | Experts only | Narrower | Judge alone |", "|---|---:|---:|---:|---:|"]
+            for p in j.pool:
+                e = p.estimate
+                if isinstance(e, Undefined):
+                    out.append(f"| {_md(p.name)} | n/a | | | |")
+                else:
+                    out.append(f"| {_md(p.name)} | {figure_with_interval(e.estimate, e.interval, digits=2)} | "
+                               f"{interval_text(e.experts_only_interval)} | {e.narrower_by:.0%} | {e.judge_only:.2f} |")
+            out.append("")
+            if j.pool_note:
+                out += [f"Pool: {_md(j.pool_note)}.", ""]
+        if j.settle:
+            out += ["To settle what is undecided:", ""] + [f"- {_md(s)}" for s in j.settle] + [""]
+    if len(page.judges) > 1:
+        out += [VERSIONS_NOTE, ""]
+    return "\n".join(out)
+
+
+def _number(value: float) -> float | None:
+    return None if math.isnan(value) else float(value)
+
+
+def _replacement_dict(r: Replacement) -> dict[str, Any]:
+    t = r.test
+    undefined = {}
+    for name in ("winning_rate", "advantage_probability"):
+        value = getattr(t, name)
+        if isinstance(value, Undefined):
+            undefined[name] = value.reason
+    return {
+        "key": r.key, "name": r.name, "scoring": t.scoring,
+        "winning_rate": None if isinstance(t.winning_rate, Undefined) else t.winning_rate,
+        "advantage_probability": (None if isinstance(t.advantage_probability, Undefined)
+                                  else t.advantage_probability),
+        "passed": t.passed, "items_used": t.items_used, "items_dropped": t.items_dropped,
+        "min_items_per_expert": t.min_items_per_expert,
+        "experts": [{"expert": c.expert, "items": c.items, "judge_won": c.judge_won, "expert_won": c.expert_won,
+                     "p_value": _number(c.p_value), "rejected": c.rejected} for c in t.compared],
+        "too_few_items": [{"expert": e, "items": n} for e, n in t.too_few_items],
+        "undefined": undefined,
+    }
+
+
+def _pool_dict(p: PoolFigure) -> dict[str, Any]:
+    e = p.estimate
+    if isinstance(e, Undefined):
+        return {"key": p.key, "name": p.name, "estimate": None, "undefined": {"estimate": e.reason}}
+    return {"key": p.key, "name": p.name, "estimate": e.estimate,
+            "interval": {"low": e.interval.low, "high": e.interval.high, "method": e.interval.method,
+                         "confidence": e.interval.confidence},
+            "standard_error": e.standard_error, "tuning": e.tuning, "labelled": e.labelled,
+            "unlabelled": e.unlabelled, "experts_only": e.experts_only,
+            "experts_only_standard_error": e.experts_only_standard_error,
+            "experts_only_interval": {"low": e.experts_only_interval.low, "high": e.experts_only_interval.high},
+            "judge_only": e.judge_only, "narrower_by": e.narrower_by, "undefined": {}}
+
+
+def _target_dict(c: TargetCheck) -> dict[str, Any]:
+    interval = None if c.decision is None or isinstance(c.interval, Undefined) else {
+        "low": c.interval.low, "high": c.interval.high}
+    return {"key": c.key, "goal": c.goal, "estimate": None if isinstance(c.estimate, Undefined) else c.estimate,
+            "interval": interval, "n": c.n, "decision": c.decision,
+            "more_items": c.more_items if c.decision == "undecided" else None}
+
+
+def to_dict(page: ValidityPage) -> dict[str, Any]:
+    """The page as JSON (the report's `judge_validity` key)."""
+    return {
+        "rubric": page.rubric_id, "epsilon": page.epsilon, "q": page.q, "confidence": page.confidence,
+        "pool_shown": page.pool_shown,
+        "judges": [{"judge": j.judge, "rubric_version": j.rubric_version, "experts": list(j.experts),
+                    "uses": list(j.uses), "targets": [_target_dict(c) for c in j.targets],
+                    "alt_test": [_replacement_dict(r) for r in j.replacement],
+                    "pool": [_pool_dict(p) for p in j.pool], "pool_note": j.pool_note,
+                    "to_settle": list(j.settle)} for j in page.judges],
+    }
