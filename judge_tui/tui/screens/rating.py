@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from textual import events, messages
 from textual.actions import parse as parse_action
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import TextArea
@@ -31,6 +31,7 @@ from judge_tui.tui.keys import (
 )
 from judge_tui.tui.score_text import overall_label
 from judge_tui.tui.session import RatingSession
+from judge_tui.tui.widgets.columns import Columns
 from judge_tui.tui.widgets.item_pane import SCROLLS, ItemPane, prepare_item
 from judge_tui.tui.widgets.key_bar import KeyBar
 from judge_tui.tui.widgets.notes_editor import NotePreview, NotesEditor
@@ -90,7 +91,7 @@ class RatingScreen(Screen[None]):
         demo = is_demo_database(self.session.store)
         yield StatusLine(self.session.reviewer, database="demo database" if demo else "",
                          assigned=self.session.plan is not None, id="status")
-        with Horizontal(id="body"):
+        with Columns(id="body"):
             yield ItemPane(self.rubric, id="item")
             with Vertical(id="side"):
                 yield RubricPanel(self.rubric, id="rubric")
