@@ -594,6 +594,10 @@ class RatingScreen(Screen[None]):
     def action_toggle_rubric(self) -> None:
         """The rubric panel folded into one line under the item (the item gets the whole width), or back."""
         self._rubric_collapsed = not self._rubric_collapsed
+        side, pane = self.query_one("#side"), self.query_one(ItemPane)
+        if side.display == self._rubric_collapsed:  # the item pane gains or gives back the rubric's width
+            gained = side.outer_size.width if self._rubric_collapsed else -side.outer_size.width
+            pane.expect_width(pane.scrollable_content_region.width + gained)
         self._show_columns()
         self._show_rubric(scroll_after_layout=True)
 
