@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from textual import events, messages
 from textual.actions import parse as parse_action
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import TextArea
@@ -32,6 +32,7 @@ from judge_tui.tui.keys import (
 )
 from judge_tui.tui.score_text import overall_label
 from judge_tui.tui.session import RatingSession
+from judge_tui.tui.widgets.columns import Columns
 from judge_tui.tui.widgets.item_pane import SCROLLS, ItemPane, prepare_item
 from judge_tui.tui.widgets.key_bar import KeyBar
 from judge_tui.tui.widgets.notes_editor import NotePreview, NotesEditor
@@ -91,7 +92,7 @@ class RatingScreen(Screen[None]):
         demo = is_demo_database(self.session.store)
         yield StatusLine(self.session.reviewer, database="demo database" if demo else "",
                          assigned=self.session.plan is not None, id="status")
-        with Horizontal(id="body"):
+        with Columns(id="body"):
             yield ItemPane(self.rubric, id="item")
             with Vertical(id="side"):
                 yield RubricPanel(self.rubric, id="rubric")
@@ -600,6 +601,10 @@ class RatingScreen(Screen[None]):
     def action_toggle_rubric(self) -> None:
         """The rubric panel folded into one line under the item (the item gets the whole width), or back."""
         self._rubric_collapsed = not self._rubric_collapsed
+        side, pane = self.query_one("#side"), self.query_one(ItemPane)
+        if side.display == self._rubric_collapsed:  # the item pane gains or gives back the rubric's width
+            gained = side.outer_size.width if self._rubric_collapsed else -side.outer_size.width
+            pane.expect_width(pane.scrollable_content_region.width + gained)
         self._show_columns()
         self._show_rubric(scroll_after_layout=True)
 

@@ -28,6 +28,7 @@ FieldKind = Literal["text", "code", "output", "xml"]
 HIGHLIGHT_INLINE_LINES = 400
 THEME = "monokai"
 _STRIP_CACHE_LIMIT = 2_000
+_VIEWS_KEPT = 4  # views besides the one shown whose rows are kept: the rubric shown and folded, code sideways
 _GUTTER_STYLE = Style(dim=True)
 _MARK_STYLE = Style(bold=True, reverse=True)  # an unwrapped line goes on beyond the edge
 
@@ -129,6 +130,10 @@ class FieldRows:
         self._word_rows: list[Text] = []
         self._row_starts: list[int] = []  # edge wrap: first row of each source line
         self._strips: dict[int, Strip] = {}
+        # The rows worked out for the views before this one (the pane's width with the rubric shown and folded,
+        # code scrolled sideways and back), so that going back finds them drawn:
+        # (width, unwrapped, x) -> word rows, row starts, strips.
+        self._other_views: dict[tuple[int, bool, int], tuple[list[Text], list[int], dict[int, Strip]]] = {}
 
     # ------------------------------------------------------------------ content
 
@@ -190,8 +195,8 @@ class FieldRows:
         x = x if unwrapped else 0
         if (unwrapped, x) == (self.unwrapped, self.x):
             return False
+        self._keep_view()
         self.unwrapped, self.x = unwrapped, x
-        self.forget_rows()
         return True
 
     def widest(self) -> int:
@@ -210,7 +215,17 @@ class FieldRows:
         self._width = -1
         self._word_rows = []
         self._row_starts = []
-        self._strips.clear()
+        self._strips = {}
+        self._other_views.clear()
+
+    def _keep_view(self) -> None:
+        """Keep the rows of the view shown until now, for when it comes back."""
+        if self._width > 0:
+            self._other_views[(self._width, self.unwrapped, self.x)] = (self._word_rows, self._row_starts,
+                                                                        self._strips)
+            while len(self._other_views) > _VIEWS_KEPT:
+                del self._other_views[next(iter(self._other_views))]
+        self._width = -1
 
     # ------------------------------------------------------------------ rows
 
@@ -224,21 +239,28 @@ class FieldRows:
         return len(str(len(self.lines))) + 3 if self.kind == "code" else 0
 
     def row_count(self, width: int, console: Console) -> int:
-        """The number of rows at this width (worked out once per width)."""
+        """The number of rows at this width (worked out once per width, kept for the last few views)."""
         width = max(1, width)
         if width != self._width:
+            self._keep_view()
             self._width = width
-            self._strips.clear()
-            if self._word_wrap:
-                self._word_rows = list(Text("\n").join(self.lines).wrap(console, width))
+            kept = self._other_views.pop((width, self.unwrapped, self.x), None)
+            if kept is not None:
+                self._word_rows, self._row_starts, self._strips = kept
             else:
-                room = max(1, width - self._gutter_width)
-                if self.unwrapped:
-                    self._row_starts = list(range(len(self.lines) + 1))
-                else:
-                    heights = [max(1, -(-cell_len(line.plain) // room)) for line in self.lines]
-                    self._row_starts = [0, *accumulate(heights)]
+                self._strips = {}
+                self._word_rows, self._row_starts = self._rows_at(width, console)
         return len(self._word_rows) if self._word_wrap else self._row_starts[-1]
+
+    def _rows_at(self, width: int, console: Console) -> tuple[list[Text], list[int]]:
+        """Prose wrapped at words into rows; or, for code, the first row of each source line."""
+        if self._word_wrap:
+            return list(Text("\n").join(self.lines).wrap(console, width)), []
+        if self.unwrapped:
+            return [], list(range(len(self.lines) + 1))
+        room = max(1, width - self._gutter_width)
+        heights = [max(1, -(-cell_len(line.plain) // room)) for line in self.lines]
+        return [], [0, *accumulate(heights)]
 
     def row(self, y: int, width: int, console: Console, style: Style) -> Strip:
         """Row y, exactly `width` cells, in the field's style; drawn once and kept until the text, the width

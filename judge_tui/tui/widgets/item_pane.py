@@ -252,6 +252,20 @@ class ItemPane(ScrollView, can_focus=False):
             self._apply_view(self._content)
         self._build()
 
+    def expect_width(self, width: int) -> None:
+        """The pane is about to be laid out at this content width (the rubric folded, or back): the item is laid
+        out for it now, and Textual's layout sizes the scrollbar for it, so the first frame at the new width
+        is the whole change (laid out when first drawn, the scrollbar was corrected a frame later)."""
+        if width <= 0 or width == self._content.width:
+            return
+        content = self._content
+        if self._x > self._furthest(width):
+            self._x = self._furthest(width)
+            self._apply_view(content)
+        self._lay_out(content, width)
+        # Only the size is recorded: the layout that follows shows or hides the bar and sizes it.
+        self.set_reactive(ScrollView.virtual_size, Size(width, content.starts[-1]))
+
     def notify_style_update(self) -> None:
         """New styles (another theme): everything is drawn again in its new colours."""
         super().notify_style_update()

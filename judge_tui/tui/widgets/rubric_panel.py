@@ -16,6 +16,7 @@ from rich.style import Style as RichStyle
 from rich.table import Table
 from rich.text import Text
 from textual.geometry import Region, Size
+from textual.reactive import Reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.visual import Visual, visualize
@@ -387,6 +388,10 @@ class RubricStrip(RecurringStatic):
     """The rubric collapsed to one line (toggle-rubric), so the item has the whole width: every dimension's
     score, the focused dimension's scale points with the keys that give them, and the overall score; the
     parts after the scores go first when the line is too narrow."""
+
+    # Shown by a layout of the screen that already gives it its one line: its virtual size (which never
+    # scrolls) is kept without asking Textual for a second layout and repaint in the next frame (Columns).
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False, repaint=False)
 
     DEFAULT_CSS = """
     RubricStrip {
