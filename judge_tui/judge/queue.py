@@ -34,8 +34,11 @@ class JudgeQueue:
         return self.store.enqueue_judge_jobs(self.rater_id, self.rubric_version_id, self.rubric_id,
                                              split=split, repeats=repeats, limit=limit)
 
-    def enqueue_items(self, item_ids: Iterable[str]) -> int:
-        return self.store.enqueue_judge_items(self.rater_id, self.rubric_version_id, item_ids)
+    def enqueue_items(self, item_ids: Iterable[str], repeats: int = 1) -> int:
+        """Queue these items, each for repeats 0..repeats-1 (already queued jobs are left alone)."""
+        ids = list(item_ids)
+        return sum(self.store.enqueue_judge_items(self.rater_id, self.rubric_version_id, ids, repeat=repeat)
+                   for repeat in range(repeats))
 
     def requeue_orphaned(self, live_owners: Iterable[str] = ()) -> int:
         """Jobs left running by a judge that is gone (crashed, killed) go back to the queue; the running

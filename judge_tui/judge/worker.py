@@ -85,7 +85,9 @@ class BackgroundJudge:
         self.store = store
         self.on_status = on_status
         self.backend = backend or app_backend(settings)
-        self.judge = Judge(store, rubric, JudgePrompt.for_rubric(rubric, store), self.backend)
+        self.judge = Judge(store, rubric, JudgePrompt.for_rubric(rubric, store), self.backend,
+                           both_orders=settings.judge_both_orders)
+        self.repeats = 2 if self.judge.both_orders else 1  # asked as shown (repeat 0) and swapped (repeat 1)
         options = options or RunOptions(concurrency=app_concurrency(settings))
         options.keep_alive = True  # an empty queue is not the end: the expert may open more items
         options.write_wait = write_wait
@@ -104,7 +106,7 @@ class BackgroundJudge:
 
     def enqueue(self, item_ids: Iterable[str]) -> int:
         """Queue these items for judging (already queued ones are left alone); returns how many were new."""
-        added = self.judge.queue.enqueue_items(item_ids)
+        added = self.judge.queue.enqueue_items(item_ids, repeats=self.repeats)
         if added:
             self.runner.state.queued += added
             self._progress(self.runner.state)
@@ -112,7 +114,7 @@ class BackgroundJudge:
         return added
 
     def enqueue_all(self, split: str | None = None) -> int:
-        added = self.judge.queue.enqueue(split=split)
+        added = self.judge.queue.enqueue(split=split, repeats=self.repeats)
         if added:
             self.runner.state.queued += added
             self._progress(self.runner.state)

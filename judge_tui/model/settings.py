@@ -74,6 +74,9 @@ class Settings(Strict):
     # Judge the rubric's items while the app is open: true, false, or "auto": everywhere except on the machine of
     # an expert with a share of a team's plan (`judge-tui assign`), where the lead's database does the judging.
     judge_in_background: bool | Literal["auto"] = "auto"
+    # On a pairwise rubric, the app's judge asks about each pair as shown and with the responses swapped (as
+    # `judge --both-orders`), so the report can measure its position bias; other rubrics ignore it.
+    judge_both_orders: bool = False
     drift_check: bool = False  # re-show some already-rated items, blind, to measure your self-agreement
     drift_share: float = 0.10  # with drift_check: the share of items re-shown
     # The order items come in: import order; random (a fixed random order of your own); balanced (the judge's

@@ -102,3 +102,60 @@ def test_both_orders_needs_a_pairwise_rubric(tmp_path: Path) -> None:
     done = run("judge", "--backend", "command", "--cmd", "true", "--both-orders", "--db", db)
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "--both-orders needs a pairwise rubric" in done.stderr
+
+
+@pytest.mark.parametrize("both", [True, False])
+def test_the_app_judge_asks_both_orders_when_the_settings_say_so(db: Path, both: bool) -> None:
+    """`judge_both_orders` in settings.json: the judge inside the app queues each pair it is given as shown and
+    swapped, and reads the swapped verdict back, as `judge --both-orders` does; the report then measures it."""
+    import asyncio
+
+    from judge_tui.judge.backends import CommandBackend
+    from judge_tui.judge.worker import BackgroundJudge
+    from judge_tui.model.settings import Settings
+    from judge_tui.store import Store
+    from judge_tui.store.rubric_choice import resolve_rubric
+
+    script = db.parent / "judge.py"
+    calls = 2 * len(PAIRS) if both else len(PAIRS)
+    with Store(db) as store:
+        background = BackgroundJudge(store, resolve_rubric("pairwise", store), on_status=lambda status: None,
+                                     settings=Settings(judge_both_orders=both),
+                                     backend=CommandBackend(f"{sys.executable} {script} first", model="first"))
+        assert background.enqueue(f"p{n}" for n in range(len(PAIRS))) == calls
+
+        async def judge_everything() -> None:
+            running = asyncio.create_task(background.run())
+            while background.runner.state.done < calls and not running.done():
+                await asyncio.sleep(0.05)
+            background.stop()
+            await running
+
+        asyncio.run(judge_everything())
+        assert store.judge_job_counts(background.rater_id)["done"] == calls
+        rater = background.rater_id
+    report = run("report", "--db", db, "--raters", f"ann,{rater}", "--format", "json")
+    assert report.returncode == 0, report.stderr
+    found = json.loads(report.stdout).get("position_bias", [])
+    if both:  # the judge always picks the first shown: every pair flips
+        assert [(f["pairs"], f["flips"]) for f in found] == [(6, 6)]
+    else:
+        assert found == []
+
+
+def test_the_app_judge_asks_once_on_a_rubric_that_is_not_pairwise(tmp_path: Path) -> None:
+    from judge_tui.judge.backends import CommandBackend
+    from judge_tui.judge.worker import BackgroundJudge
+    from judge_tui.model.settings import Settings
+    from judge_tui.store import Store
+    from judge_tui.store.rubric_choice import resolve_rubric
+
+    db = tmp_path / "b.db"
+    items = tmp_path / "b.jsonl"
+    items.write_text(json.dumps({"id": "b1", "query": "q", "criterion": "c", "response": "r"}) + "\n")
+    assert run("import", items, "--rubric", "binary", "--db", db).returncode == 0
+    with Store(db) as store:
+        background = BackgroundJudge(store, resolve_rubric("binary", store), on_status=lambda status: None,
+                                     settings=Settings(judge_both_orders=True), backend=CommandBackend("true"))
+        assert background.judge.both_orders is False
+        assert background.enqueue(["b1"]) == 1
