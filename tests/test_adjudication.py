@@ -350,3 +350,38 @@ async def test_enter_with_a_dimension_unset_says_which_and_goes_there(tmp_path: 
             await pilot.press("2", "enter")
             await pilot.pause()
             assert store.rating("B001", "consensus").scores["l"] == 0.5
+
+
+async def test_categories_are_settled_with_the_keys_the_rating_screen_gives_them(tmp_path: Path):
+    """On a scale of categories the keys are 1 to k, as on the rating screen: 1 is the first category (A), 3 the
+    third (tie); 0 does nothing."""
+    import json
+
+    items = tmp_path / "pairs.jsonl"
+    items.write_text("".join(json.dumps({"id": f"p{n}", "prompt": "Answer.", "response_a": "one",
+                                         "response_b": "two"}) + "\n" for n in (1, 2)))
+    db = tmp_path / "pairs.db"
+    assert main(["import", str(items), "--rubric", "pairwise", "--db", str(db)]) in (0, None)
+    for rater, labels in (("ann", ["A", "B"]), ("bob", ["B", "tie"])):
+        ratings = tmp_path / f"{rater}.jsonl"
+        ratings.write_text("".join(json.dumps({"item_id": f"p{n}", "preference": label}) + "\n"
+                                   for n, label in zip((1, 2), labels, strict=True)))
+        assert main(["import-ratings", str(ratings), "--rater", rater, "--kind", "human", "--db", str(db)]) in (0, None)
+    with Store(db) as store:
+        from judge_tui.store.rubric_choice import resolve_rubric
+
+        pairwise = resolve_rubric("pairwise", store)
+        app = AdjudicationApp(store, pairwise, "lead")
+        async with app.run_test(size=(140, 40)) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, AdjudicationScreen)
+            assert [d.item_id for d in screen.items] == ["p1", "p2"]
+            await pilot.press("0")  # not a category's key: nothing set
+            assert screen.choice == {}
+            await pilot.press("1", "enter")  # p1: A
+            await pilot.pause()
+            await pilot.press("3", "enter")  # p2: tie
+            await pilot.pause()
+        names = [pairwise.scale.label(store.rating(item, "consensus").scores["preference"]) for item in ("p1", "p2")]
+    assert names == ["A", "tie"]

@@ -3,7 +3,7 @@
 For each such item the screen shows the item, every expert's scores side by side (dimensions that differ
 by more than the alignment tolerance, `agreement.tolerance` in settings.json, are marked) and their notes.
 The lead sets the consensus score of each judged dimension with the rating screen's keys (0-4 for the
-scale's points, p / f for PASS / FAIL; dimensions the experts already agree on start with their common
+scale's points, 1 to k for categories, p / f for PASS / FAIL; dimensions the experts already agree on start with their common
 score) and submits. A score key moves on to the next dimension still to settle, never onto an agreed one: an
 agreed score changes only when the lead moves to it (↑/↓) and sets it. Enter with a dimension unset says
 which, and goes to it. The result is a rating by the rater "consensus" (kind human) whose details say
@@ -42,7 +42,7 @@ from judge_tui.model.settings import AgreementSettings, Settings
 from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
 from judge_tui.tui.kept_writes import write_when_free, writes_waiting
-from judge_tui.tui.keys import SCORE_ACTIONS, scale_has_key
+from judge_tui.tui.keys import CATEGORY_BINDINGS, SCORE_ACTIONS, scale_has_key
 from judge_tui.tui.plain_app import PlainNoticeApp
 from judge_tui.tui.score_text import overall_label
 from judge_tui.tui.screens.too_small import ADJUDICATION_MINIMUM, fit_to_terminal
@@ -50,6 +50,7 @@ from judge_tui.tui.widgets.item_pane import ItemPane
 
 ADJUDICATION_BINDINGS = [
     *(Binding(str(n), f"score({n})", f"score {n}", id=f"score-{n}", show=False) for n in range(5)),
+    *CATEGORY_BINDINGS,  # 5-9: the rest of a scale of up to nine categories
     Binding("p", "pass_fail('PASS')", "PASS", id="pass", show=False),
     Binding("f", "pass_fail('FAIL')", "FAIL", id="fail", show=False),
     Binding("enter", "submit", "Save consensus", id="submit",
@@ -226,7 +227,8 @@ class AdjudicationScreen(Screen[None]):
         return True
 
     def action_score(self, number: int) -> None:
-        self._set(self.rubric.scale.points[number])
+        # Categories are keyed 1 to k, as on the rating screen; other scales from 0 (scale_has_key allows only these).
+        self._set(self.rubric.scale.points[number - 1 if self.rubric.scale.kind == "categories" else number])
 
     def action_pass_fail(self, label: str) -> None:
         self._set(self.rubric.scale.parse(label))
