@@ -125,3 +125,44 @@ def test_the_experts_as_one_side_are_their_majority(database, tmp_path: Path) ->
                                                                [judged[i] for i in both]), abs=1e-12)
     assert figures["cohen_kappa"] == pytest.approx(cohen_kappa_score([majority[i] for i in both],
                                                                      [judged[i] for i in both]), abs=1e-12)
+
+
+def test_the_jury_of_the_six_judges_and_their_errors_together_equal_a_count_by_hand(database, tmp_path: Path) -> None:
+    """The report's jury on real judges: its majority (a split vote left out and counted), its accuracy and
+    kappa against the experts' majority (scikit-learn), and for each pair of judges how often both are wrong
+    beside what independence would give, all counted here from the files."""
+    db, raters = database
+    votes: dict[str, list[str]] = {}
+    for expert in EXPERTS:
+        for item, label in labels(DATA / f"expert.{expert}.jsonl", "preference").items():
+            votes.setdefault(item, []).append(label)
+
+    def majority(said: list[str]) -> str | None:
+        counts = sorted(((said.count(c), c) for c in set(said)), reverse=True)
+        return counts[0][1] if len(counts) == 1 or counts[0][0] > counts[1][0] else None
+
+    reference = {item: m for item, said in votes.items() if (m := majority(said)) is not None}
+    said = {judge: labels(DATA / f"judge.{judge}.replay.jsonl", "preference") for judge in JUDGES}
+    items = sorted(reference)
+    jury = {item: majority([said[judge][item] for judge in JUDGES]) for item in items}
+    decided = [item for item in items if jury[item] is not None]
+
+    full = report(db, f"{'+'.join(EXPERTS)},{raters['gpt-4o']}", tmp_path / "jury.json")["jury"]
+    assert sorted(full["members"]) == sorted(raters.values())
+    assert full["items"] == len(items)
+    assert full["ties"]["preference"] == len(items) - len(decided)
+    [figures] = full["jury"]["dimensions"]
+    truth, verdicts = [reference[i] for i in decided], [jury[i] for i in decided]
+    assert figures["n"] == len(decided)
+    assert figures["alignment"] == pytest.approx(accuracy_score(truth, verdicts), abs=1e-12)
+    assert figures["kappa"] == pytest.approx(cohen_kappa_score(truth, verdicts), abs=1e-12)
+    by_rater = {rater: judge for judge, rater in raters.items()}
+    assert len(full["error_correlation"]) == len(JUDGES) * (len(JUDGES) - 1) // 2
+    for pair in full["error_correlation"]:
+        first, second = (np.array([said[by_rater[r]][i] != reference[i] for i in items]) for r in pair["judges"])
+        assert pair["items"] == len(items)
+        assert pair["first_errors"] == pytest.approx(first.mean(), abs=1e-12)
+        assert pair["second_errors"] == pytest.approx(second.mean(), abs=1e-12)
+        assert pair["both_wrong"] == pytest.approx((first & second).mean(), abs=1e-12)
+        assert pair["independent"] == pytest.approx(first.mean() * second.mean(), abs=1e-12)
+        assert pair["excess"] == pytest.approx((first & second).mean() - first.mean() * second.mean(), abs=1e-12)
