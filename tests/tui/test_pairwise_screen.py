@@ -108,3 +108,27 @@ async def test_the_summary_shows_where_you_and_the_judge_part_by_category(pairwi
         rows = [line for line in table.splitlines() if line.strip("│ ").startswith(("A ", "B ", "tie "))]
         cells = [[cell.strip() for cell in row.strip("│").split("│")] for row in rows]
         assert cells == [["A", "1", "0", "0"], ["B", "0", "0", "1"], ["tie", "0", "0", "0"]]
+
+
+async def test_a_real_mt_bench_pair_is_readable_whole_at_80_by_24(make_app, filled_store, rubrics):
+    """The first pair of the MT-Bench subset (tests/data/mtbench): at 80x24 both responses are on the item pane
+    whole, word for word, and PgDn pages through them."""
+    import json
+    from pathlib import Path
+
+    first = json.loads((Path(__file__).parent.parent / "data" / "mtbench" / "items.jsonl").read_text()
+                       .splitlines()[0])
+    filled_store.ensure_rubric_version(rubrics["pairwise"])
+    filled_store.add_items([Item(id=first["id"], rubric="pairwise",
+                                 fields={k: first[k] for k in ("prompt", "response_a", "response_b")})])
+    app = make_app("pairwise", auto_submit=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        pane = app.screen.query_one(ItemPane)
+        shown = " ".join(pane.line(y).text for y in range(pane.virtual_size.height))
+        flat = " ".join(shown.replace("│", " ").split())
+        for key in ("response_a", "response_b"):
+            assert " ".join(first[key].split()) in flat
+        await pilot.press("pagedown", "pagedown", "pagedown", "pagedown", "pagedown", "pagedown")
+        await pilot.pause()
+        assert pane.scroll_y > 0
