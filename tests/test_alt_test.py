@@ -131,3 +131,39 @@ def test_no_spread_follows_scipys_infinite_statistic() -> None:
     result = alternative_annotator_test(experts, np.ones(40), ["a", "b", "c"], scoring="accuracy", epsilon=0.1)
     assert [c.p_value for c in result.compared] == [0.0, 0.0, 0.0]
     assert result.winning_rate == 1.0 and result.advantage_probability == 1.0
+
+
+def test_the_report_on_a_database_of_the_published_annotations_gives_the_printed_figures(tmp_path: Path) -> None:
+    """The authors' MT-Bench annotations (3 experts, 120 pairs) imported as pairwise items with the real CLI, each
+    LLM as a judge: `report --format json` gives, on its validity page, the winning rate and advantage probability
+    the authors' notebook prints (accuracy on a scale of categories, ε 0.2 by default)."""
+    from judge_tui.cli import main
+
+    data = json.loads((DATA / "mtbench.json").read_text())
+    name = {"model_a": "A", "model_b": "B", "tie": "tie"}
+    ids = sorted(set().union(*data["humans"].values()))
+    db, items = tmp_path / "mtbench.db", tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps({"id": i, "prompt": f"pair {i}", "response_a": "first",
+                                         "response_b": "second"}) + "\n" for i in ids))
+    assert main(["import", str(items), "--rubric", "pairwise", "--db", str(db)]) in (0, None)
+
+    def ratings(rater: str, kind: str, annotations: dict[str, str]) -> None:
+        path = tmp_path / f"{rater.replace(':', '_')}.jsonl"
+        path.write_text("".join(json.dumps({"item_id": i, "preference": name[v]}) + "\n"
+                                for i, v in annotations.items() if i in ids))
+        assert main(["import-ratings", str(path), "--rater", rater, "--kind", kind, "--db", str(db)]) in (0, None)
+
+    for expert, annotations in data["humans"].items():
+        ratings(expert, "human", annotations)
+    experts = "+".join(data["humans"])
+    for llm, (printed_rate, printed_advantage) in PRINTED[("mtbench", "accuracy", 0.2)].items():
+        ratings(f"judge:{llm}", "judge", data["llms"][llm])
+        out = tmp_path / f"{llm}.json"
+        assert main(["report", "--db", str(db), "--raters", f"{experts},judge:{llm}", "--format", "json",
+                     "-o", str(out)]) in (0, None)
+        page = json.loads(out.read_text())["judge_validity"]["judges"]
+        mine = next(j for j in page if j["judge"] == f"judge:{llm}")
+        found = next(a for a in mine["alt_test"] if a["key"] == "preference")
+        assert found["scoring"] == "accuracy"
+        assert (f"{found['winning_rate']:.2f}", f"{found['advantage_probability']:.2f}") == (
+            f"{printed_rate:.2f}", f"{printed_advantage:.2f}"), llm

@@ -107,7 +107,8 @@ def _replacement(report: Report, expert_runs: Sequence[Scores], judge_runs: Scor
     keys = np.unique(np.concatenate([s.keys for s in (*expert_runs, judge_runs)]))
     tables = [s.rows_on(keys) for s in expert_runs]
     judge_table = judge_runs.rows_on(keys)
-    scoring: Scoring = "accuracy" if report.rubric.scale.kind == "pass_fail" else "neg_rmse"
+    # Labels are right or wrong (PASS/FAIL, named categories); graded scores are near or far (the authors' choice).
+    scoring: Scoring = "accuracy" if report.rubric.scale.kind in ("pass_fail", "categories") else "neg_rmse"
     found = []
     for key, name, column in _columns(report):
         experts = np.vstack([t[:, column] for t in tables]) if tables else np.empty((0, keys.size))
