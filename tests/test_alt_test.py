@@ -147,14 +147,14 @@ def test_the_report_on_a_database_of_the_published_annotations_gives_the_printed
                                          "response_b": "second"}) + "\n" for i in ids))
     assert main(["import", str(items), "--rubric", "pairwise", "--db", str(db)]) in (0, None)
 
-    def ratings(rater: str, kind: str, annotations: dict[str, str]) -> None:
+    def ratings(rater: str, kind: str, labels: dict[str, str]) -> None:
         path = tmp_path / f"{rater.replace(':', '_')}.jsonl"
         path.write_text("".join(json.dumps({"item_id": i, "preference": name[v]}) + "\n"
-                                for i, v in annotations.items() if i in ids))
+                                for i, v in labels.items() if i in ids))
         assert main(["import-ratings", str(path), "--rater", rater, "--kind", kind, "--db", str(db)]) in (0, None)
 
-    for expert, annotations in data["humans"].items():
-        ratings(expert, "human", annotations)
+    for expert, labels in data["humans"].items():
+        ratings(expert, "human", labels)
     experts = "+".join(data["humans"])
     for llm, (printed_rate, printed_advantage) in PRINTED[("mtbench", "accuracy", 0.2)].items():
         ratings(f"judge:{llm}", "judge", data["llms"][llm])
