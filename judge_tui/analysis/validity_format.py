@@ -12,7 +12,13 @@ import math
 import textwrap
 from typing import Any
 
-from judge_tui.analysis.figure_format import figure_with_interval, interval_text
+from judge_tui.analysis.figure_format import (
+    decimal_text,
+    figure_with_interval,
+    interval_text,
+    share_text,
+    short_text,
+)
 from judge_tui.analysis.targets import TargetCheck
 from judge_tui.analysis.validity import JudgeValidity, PoolFigure, Replacement, ValidityPage
 from judge_tui.model.textsafe import clean
@@ -82,7 +88,7 @@ def _pool_lines(p: PoolFigure) -> list[str]:
         return _row(p.name, 28, f"n/a: {e.reason}")
     ppi = figure_with_interval(e.estimate, e.interval, digits=2)
     alone = interval_text(e.experts_only_interval)
-    return _row(p.name, 28, f"{ppi:<18} {alone:<13} {e.narrower_by:>4.0%}  {e.judge_only:.2f}")
+    return _row(p.name, 28, f"{ppi:<18} {alone:<13} {e.narrower_by:>4.0%}  {decimal_text(e.judge_only, 2)}")
 
 
 def judge_lines(page: ValidityPage, j: JudgeValidity, width: int = WIDTH) -> list[str]:
@@ -91,7 +97,7 @@ def judge_lines(page: ValidityPage, j: JudgeValidity, width: int = WIDTH) -> lis
     for use in j.uses:
         lines += _wrap(use, width, "  • ", "    ")
     if j.targets:
-        lines.append(f"  {'Target':<33} {f'Estimate [{page.confidence:.0%}]':<18} {'n':>3}  "
+        lines.append(f"  {'Target':<33} {f'Estimate [{share_text(page.confidence)}]':<18} {'n':>3}  "
                      f"{'Decision':<9} {'Settle':>6}")
         lines += [line for c in j.targets for line in _target_lines(c)]
     if j.replacement and all(r.test.passed is None for r in j.replacement):
@@ -145,14 +151,14 @@ def render_markdown(page: ValidityPage) -> str:
                 f"Experts: {', '.join(map(_md, j.experts))}.", ""]
         out += [f"- {_md(u)}" for u in j.uses] + [""]
         if j.targets:
-            out += [f"| Target | Estimate [{page.confidence:.0%} interval] | n | Decision | To settle |",
+            out += [f"| Target | Estimate [{share_text(page.confidence)} interval] | n | Decision | To settle |",
                     "|---|---:|---:|---|---:|"]
             out += [f"| {_md(c.goal)} | {c.reading if c.decision else 'n/a'} | {c.n} | {c.decision or 'n/a'} | "
                     f"{_more(c)} |"
                     for c in j.targets]
             out.append("")
         untested = bool(j.replacement) and all(r.test.passed is None for r in j.replacement)
-        out += [f"Alternative annotator test (ε = {page.epsilon:g}, q = {page.q:g})"
+        out += [f"Alternative annotator test (ε = {short_text(page.epsilon)}, q = {short_text(page.q)})"
                 + (f": not tested, {_untested(j.replacement[0])}." if untested else ":"), ""]
         if not untested:
             out += ["| Figure | ω | ρ | Experts × items | Verdict |", "|---|---:|---:|---|---|"]
@@ -161,7 +167,9 @@ def render_markdown(page: ValidityPage) -> str:
             if t.passed is None:
                 out.append(f"| {_md(r.name)} | n/a | n/a | too few shared items | not tested |")
             else:
-                out.append(f"| {_md(r.name)} | {t.winning_rate:.2f} | {t.advantage_probability:.2f} | "
+                rate, advantage = t.winning_rate, t.advantage_probability
+                assert isinstance(rate, float) and isinstance(advantage, float)  # a test that ran has both
+                out.append(f"| {_md(r.name)} | {decimal_text(rate, 2)} | {decimal_text(advantage, 2)} | "
                            f"{len(t.compared)} × {min(c.items for c in t.compared)} | "
                            f"{'passes' if t.passed else 'fails'} |")
         if not untested:
@@ -176,7 +184,7 @@ def render_markdown(page: ValidityPage) -> str:
                     out.append(f"| {_md(p.name)} | n/a | | | |")
                 else:
                     out.append(f"| {_md(p.name)} | {figure_with_interval(e.estimate, e.interval, digits=2)} | "
-                               f"{interval_text(e.experts_only_interval)} | {e.narrower_by:.0%} | {e.judge_only:.2f} |")
+                               f"{interval_text(e.experts_only_interval)} | {share_text(e.narrower_by)} | {decimal_text(e.judge_only, 2)} |")
             out.append("")
             if j.pool_note:
                 out += [f"Pool: {_md(j.pool_note)}.", ""]
