@@ -70,7 +70,7 @@ def report_seconds(db: Path) -> float:
 
 def jury_alone(db: Path) -> dict[str, float]:
     from judge_tui.analysis.jury import build_jury
-    from judge_tui.analysis.jury_report import jury_to_dict
+    from judge_tui.analysis.report_render.jury import jury_to_dict
     from judge_tui.analysis.scores import load
 
     rubric = get_rubric(RUBRIC)

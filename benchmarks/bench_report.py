@@ -83,8 +83,8 @@ def fresh_process(db: Path, runs: int = 5) -> tuple[float, float]:
 
 
 def phases(db: Path) -> dict[str, float]:
-    from judge_tui.analysis import report_format
     from judge_tui.analysis.report import build_report
+    from judge_tui.analysis.report_render import as_json, as_text
     from judge_tui.analysis.scores import load
 
     rubric = get_rubric(RUBRIC)
@@ -108,10 +108,10 @@ def phases(db: Path) -> dict[str, float]:
         build_report(store, rubric, by=["split"])
         out["build_report --by split"] = time.perf_counter() - start
     start = time.perf_counter()
-    report_format.render_json(report)
+    as_json.render_json(report)
     out["render json"] = time.perf_counter() - start
     start = time.perf_counter()
-    report_format.render_text(report)
+    as_text.render_text(report)
     out["render text"] = time.perf_counter() - start
     return out
 

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from judge_tui.analysis.biases import biases_dict, biases_lines, judge_biases, response_length_field
+from judge_tui.analysis.biases import judge_biases, response_length_field
+from judge_tui.analysis.report_render.biases import biases_dict, biases_lines
 from judge_tui.model.records import Item
 from judge_tui.stats.bias import length_correlation, mean_difference_estimate
 from tests.team_fixtures import rate

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from judge_tui.analysis.drift import DriftScheduler, self_agreement
-from judge_tui.analysis.full_report import build_full_report, render_full
+from judge_tui.analysis.full_report import build_full_report
+from judge_tui.analysis.report_render.full import render_full
 from judge_tui.analysis.team import load_team
 from judge_tui.store import Store
 from tests.team_fixtures import binary_item, rate

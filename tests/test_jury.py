@@ -19,8 +19,8 @@ from judge_tui.analysis.jury import (
     median_score,
     rule_for,
 )
-from judge_tui.analysis.jury_report import jury_blocks, jury_to_dict
-from judge_tui.analysis.team_report import lines_of
+from judge_tui.analysis.report_render.blocks import lines_of
+from judge_tui.analysis.report_render.jury import jury_blocks
 from judge_tui.cli.raters import parse_members
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import Item
@@ -97,7 +97,7 @@ def test_a_tied_majority_gives_no_verdict_and_is_counted(tmp_path: Path, rubrics
     assert jury is not None and jury.ties == {"label": 2}
     assert jury.jury.dimensions[0].agreement.n == 2  # the two items where both said PASS
     assert jury.versus_best is not None and jury.versus_best.items == 2
-    text = "\n".join(lines_of(jury_blocks(jury_to_dict(jury)), "text"))
+    text = "\n".join(lines_of(jury_blocks(jury), "text"))
     assert "ties (a tied majority gives no verdict, left out): label: 2" in text
 
 

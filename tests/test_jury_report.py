@@ -67,7 +67,8 @@ def test_the_report_shows_three_judges_the_jury_and_their_error_correlation(tmp_
 
 
 def test_one_judge_makes_no_jury(tmp_path: Path, rubrics: dict[str, Rubric]) -> None:
-    from judge_tui.analysis.full_report import build_full_report, render_full
+    from judge_tui.analysis.full_report import build_full_report
+    from judge_tui.analysis.report_render.full import render_full
 
     with Store(tmp_path / "one.db") as store:
         binary_study(store, rubrics["binary"], n=20)

@@ -217,7 +217,7 @@ def human_rating(store: Store, rubric: Rubric, item_id: str, label: str, rater: 
 
 def test_balanced_report_weights_each_stratum_by_its_share_of_the_pool(store, binary):
     from judge_tui.analysis.report import build_report
-    from judge_tui.analysis.report_format import report_to_dict
+    from judge_tui.analysis.report_render.as_json import report_to_dict
 
     fill(store, binary, n=20)  # the judge: FAIL on P005, P010, P015, P020; PASS on the other 16
     prepare_queue(store, binary, "ann", "balanced")
@@ -272,7 +272,8 @@ def test_balanced_report_weights_each_stratum_by_its_share_of_the_pool(store, bi
     assert found["weighted_figures"]["tpr"]["estimate"] == pytest.approx(12 / 13)
     # The sections that are not weighted say so, in every format.
     assert "breakdowns" in found["unweighted_sections"] and "team agreement" in found["unweighted_sections"]
-    from judge_tui.analysis.report_format import render_markdown, render_text
+    from judge_tui.analysis.report_render.as_markdown import render_markdown
+    from judge_tui.analysis.report_render.as_text import render_text
 
     for rendered in (render_text(report, width=200), render_markdown(report)):
         assert "unweighted counts of the rated items" in " ".join(rendered.split())
@@ -307,7 +308,8 @@ def test_uniform_weights_give_todays_figures(store, binary):
 
 def test_random_order_changes_no_figure_and_says_so(tmp_path, binary):
     from judge_tui.analysis.report import build_report
-    from judge_tui.analysis.report_format import render_text, report_to_dict
+    from judge_tui.analysis.report_render.as_json import report_to_dict
+    from judge_tui.analysis.report_render.as_text import render_text
 
     found = []
     for order in ("import", "random"):

@@ -300,14 +300,14 @@ def test_targets_at_the_boundaries():
 
 
 def test_interval_bars_fit_80_columns_and_mark_the_thresholds(tmp_path, rubrics):
-    from judge_tui.analysis import report_format
     from judge_tui.analysis.report import build_report
+    from judge_tui.analysis.report_render import as_text
     from judge_tui.formats.terminal import render_plain
 
     db = _exercise_db(tmp_path, rubrics, 30, noise=0.3)
     with Store(db) as store:
         report = build_report(store, rubrics["exercise-quality"])
-    bars = report_format.interval_bars(report)
+    bars = as_text.interval_bars(report)
     text = render_plain(bars, width=80)
     lines = text.splitlines()
     assert all(len(line) <= 80 for line in lines)

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.analysis.full_report import build_full_report, render_full
+from judge_tui.analysis.full_report import build_full_report
+from judge_tui.analysis.report_render.full import render_full
 from judge_tui.cli import main
 from judge_tui.store import Store
 from tests.test_report_golden import team_db  # noqa: F401  (a fixture: three experts, repeats, two judges)
@@ -121,14 +122,14 @@ def test_the_summary_screens_breakdown_tables_are_split_to_the_width_they_are_dr
 
     from rich.console import Console
 
-    from judge_tui.analysis import report_format
     from judge_tui.analysis.report import build_report
+    from judge_tui.analysis.report_render import as_text
     from judge_tui.formats.terminal import FittedTable
 
     db = _demo_db(tmp_path, "cis")
     with Store(db) as store:
         report = build_report(store, rubrics["cis"], by=["task_type"])
-    [table] = report_format.breakdown_tables(report)
+    [table] = as_text.breakdown_tables(report)
     drawn = {}
     for width in (78, 118):  # the screen's body at 80 and 120 columns, less the scrollbar
         buffer = io.StringIO()

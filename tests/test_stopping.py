@@ -167,7 +167,9 @@ def test_the_report_says_which_decisions_hold_for_this_n_only_and_which_at_any_t
     decision valid at any time; the rules and how targets combine are stated once. Markdown and text say it too."""
     import json
 
-    from judge_tui.analysis.report_format import render_json, render_markdown, render_text
+    from judge_tui.analysis.report_render.as_json import render_json
+    from judge_tui.analysis.report_render.as_markdown import render_markdown
+    from judge_tui.analysis.report_render.as_text import render_text
 
     rubric = rubrics["binary"]
     with Store(tmp_path / "study.db") as store:

@@ -7,15 +7,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from judge_tui.analysis.full_report import build_full_report, render_full
+from judge_tui.analysis.full_report import build_full_report
+from judge_tui.analysis.report_render.full import render_full
 from judge_tui.analysis.team import (
     consensus,
     expert_disagreements,
     load_team,
     spread_exceeds,
     team_agreement,
+    team_figures,
 )
-from judge_tui.analysis.team_report import team_figures
 from judge_tui.stats import agreement as ag
 from judge_tui.store import Store
 from judge_tui.transfer.merge import merge_database

@@ -23,11 +23,12 @@ from judge_tui.analysis.figure_format import (
     short_text,
 )
 from judge_tui.analysis.jury import build_jury, default_members, judge_model
-from judge_tui.analysis.jury_report import jury_blocks, jury_to_dict
 from judge_tui.analysis.report import Group, NoComparison, Report, Row, build_report
+from judge_tui.analysis.report_render.blocks import lines_of
+from judge_tui.analysis.report_render.comparison import compare_blocks
+from judge_tui.analysis.report_render.jury import jury_blocks
 from judge_tui.analysis.scores import load
 from judge_tui.analysis.team import load_team
-from judge_tui.analysis.team_report import compare_blocks, comparison_to_dict, lines_of
 from judge_tui.analysis.validity import ValidityPage, judge_validity
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import CONSENSUS_RATER
@@ -266,7 +267,7 @@ def standing(store: Store, rubric: Rubric, *, prompt_version: str, previous: str
                 comparison = compare_versions(store, rubric, before, judge, split=split, tolerance=tolerance,
                                               confidence=settings.confidence, only_items=visible)
             comparison_lines = (change_headline(comparison),
-                                *lines_of(compare_blocks(comparison_to_dict(comparison)), "text"))
+                                *lines_of(compare_blocks(comparison), "text"))
         except UserError as exc:
             comparison_lines = (str(exc),)
     jury = _jury_lines(store, rubric, judge, split, settings, visible) if experts else ()
@@ -283,4 +284,4 @@ def _jury_lines(store: Store, rubric: Rubric, judge: str | None, split: str, set
         members = tuple(sorted({*(m for m in members if judge_model(m) != judge_model(judge)), judge}))
     jury = build_jury(store, rubric, members, split=split, tolerance=settings.tolerance,
                       confidence=settings.confidence, only_items=visible)
-    return tuple(lines_of(jury_blocks(jury_to_dict(jury)), "text")) if jury is not None else ()
+    return tuple(lines_of(jury_blocks(jury), "text")) if jury is not None else ()

@@ -139,3 +139,14 @@ def self_agreement(store: Store, rubric: Rubric, split: str | None = None,
         out.append(ExpertSelfAgreement(rater, int(pairing.keys.size), alignment, by_dim, paired,
                                        pooled_interval(list(paired.values()), tolerance, confidence), intervals))
     return out
+
+
+def drift_figures(store: Store, rubric: Rubric, split: str | None = None, rater: str | None = None,
+                  tolerance: float = DEFAULT_TOLERANCE, ratings: RubricRatings | None = None,
+                  confidence: float = 0.95) -> list[ExpertSelfAgreement]:
+    """Each expert's (or one expert's) self-agreement over the items they rated twice (empty when none did): the
+    report's section, and the summary screen's for one reviewer."""
+    if ratings is None and not store.has_human_rerating(rubric.id):
+        return []
+    return [s for s in self_agreement(store, rubric, split, tolerance, ratings=ratings, confidence=confidence)
+            if rater is None or s.rater_id == rater]

@@ -48,6 +48,14 @@ def short_text(value: float, digits: int | None = None) -> str:
     return f"{value:g}" if digits is None else f"{value:.{digits}g}"
 
 
+def duration_text(seconds: float) -> str:
+    """A duration in whole seconds as a clock reads: 0:42, 12:05, 1:02:03."""
+    whole = int(seconds)
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
 def pct(value: Any) -> str:
     return figure_text(value, percent=True)
 

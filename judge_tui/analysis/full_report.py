@@ -1,52 +1,27 @@
-"""`judge-tui report` as a whole: every section computed once, from one read of the ratings, then rendered once.
+"""`judge-tui report` as a whole: every section computed once, from one read of the ratings (`FullReport`); it is
+rendered once by analysis/report_render/full.py.
 
 The sections are objects: the judge comparison (report.Report), the judge's biases (biases.Biases, one per
 judge rater of the comparison: each rater is one model and prompt version, and pooling them would hide which one
 leans), the team (team.TeamAgreement), the experts' self-agreement (drift.ExpertSelfAgreement), a version
-comparison (compare.VersionComparison) and the flagged items. JSON is built from them in one go; text draws every table with Rich; Markdown joins the sections.
+comparison (compare.VersionComparison), a jury (jury.Jury), the judge's validity page and the flagged items.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from judge_tui.analysis import validity_format
-from judge_tui.analysis.biases import Biases, biases_blocks, biases_dict, judge_biases
+from judge_tui.analysis.biases import Biases, judge_biases
 from judge_tui.analysis.compare import VersionComparison, compare_versions
-from judge_tui.analysis.drift import ExpertSelfAgreement
-from judge_tui.analysis.flags import flag_row
-from judge_tui.analysis.flags import render as render_flags
+from judge_tui.analysis.drift import ExpertSelfAgreement, drift_figures
 from judge_tui.analysis.jury import Jury, build_jury
-from judge_tui.analysis.jury_report import jury_blocks, jury_to_dict
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE
 from judge_tui.analysis.position_bias import PositionBiasFigures, position_bias
-from judge_tui.analysis.position_bias import blocks as position_blocks
-from judge_tui.analysis.position_bias import to_dict as position_dict
 from judge_tui.analysis.report import Group, NoComparison, Report, build_report
-from judge_tui.analysis.report_render.as_json import SCHEMA_VERSION, no_comparison_to_dict, report_to_dict
-from judge_tui.analysis.report_render.as_markdown import render_markdown
-from judge_tui.analysis.report_render.as_text import rich_sections
 from judge_tui.analysis.scores import load
-from judge_tui.analysis.team import TeamAgreement
-from judge_tui.analysis.team_report import (
-    Block,
-    Paragraph,
-    compare_blocks,
-    comparison_to_dict,
-    drift_blocks,
-    drift_figures,
-    drift_to_dicts,
-    lines_of,
-    rich_of,
-    team_blocks,
-    team_figures,
-    team_to_dict,
-)
+from judge_tui.analysis.team import TeamAgreement, team_figures
 from judge_tui.analysis.validity import ValidityPage, every_judge_validity
-from judge_tui.formats.terminal import render_plain
 from judge_tui.model.records import Flag
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
@@ -116,64 +91,3 @@ def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = Non
         validity = every_judge_validity(store, report, ratings, settings) if report is not None else None
     return FullReport(rubric, split, tolerance, report, str(problem) if problem else None, team, tuple(drift), None,
                       flagged, confidence, settings, tuple(biases), tuple(swaps), panel, validity)
-
-
-def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
-    """The report in a format: "json", "markdown" or "text" (at ``width``, or fitted to standard output)."""
-    if fmt == "json":
-        data: dict[str, Any]
-        if full.comparison is not None:
-            data = {"schema_version": SCHEMA_VERSION,
-                    "version_comparison": comparison_to_dict(full.comparison)}
-        elif full.report is not None:
-            data = {**report_to_dict(full.report), "judge_comparison": None}
-        else:
-            data = no_comparison_to_dict(
-                full.rubric, full.split, full.tolerance, full.thresholds,
-                full.team.experts if full.team is not None else (), full.judge_comparison or "")
-        if full.validity is not None:
-            data["judge_validity"] = validity_format.to_dict(full.validity)
-        if full.judge_biases:
-            data["judge_biases"] = [biases_dict(b) for b in full.judge_biases]
-        if full.position_biases:
-            data["position_bias"] = [position_dict(p, full.rubric) for p in full.position_biases]
-        if full.team is not None:
-            data["team"] = team_to_dict(full.team, full.split)
-        if full.jury is not None:
-            data["jury"] = jury_to_dict(full.jury)
-        if full.expert_self_agreement:
-            data["expert_self_agreement"] = drift_to_dicts(full.expert_self_agreement, full.tolerance,
-                                                           full.confidence)
-        if full.flagged is not None:
-            data["flagged_items"] = [flag_row(f) for f in full.flagged]
-        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    blocks: list[Block] = []
-    if full.comparison is not None:
-        blocks += compare_blocks(comparison_to_dict(full.comparison))
-    if full.report is None and full.comparison is None:
-        blocks.append(Paragraph((f"No judge comparison: {full.judge_comparison}",)))
-    for b in full.judge_biases:
-        blocks += biases_blocks(b)
-    for p in full.position_biases:
-        blocks += position_blocks(position_dict(p, full.rubric))
-    if full.team is not None:
-        blocks += team_blocks(full.team)
-    if full.jury is not None:
-        blocks += jury_blocks(jury_to_dict(full.jury))
-    if full.expert_self_agreement:
-        blocks += drift_blocks(full.expert_self_agreement, full.tolerance, full.confidence)
-    if fmt == "markdown":
-        lines = [render_markdown(full.report).rstrip("\n"), ""] if full.report is not None else []
-        body = "\n".join(lines + lines_of(blocks, fmt))
-        if full.validity is not None:
-            body = validity_format.render_markdown(full.validity) + "\n" + body
-    else:
-        sections = rich_sections(full.report) if full.report is not None else []
-        body = render_plain([*sections, *rich_of(blocks)], width=width, gap=True, split=True)
-        if full.validity is not None:  # first: the page fits the first screen of an 80-column terminal
-            body = validity_format.render_text(full.validity, min(width or validity_format.WIDTH,
-                                                                 validity_format.WIDTH)) + "\n" + body
-    if full.flagged is None:
-        return body.rstrip("\n") + "\n"
-    flagged = render_flags(list(full.flagged), "markdown" if fmt == "markdown" else "text")
-    return body.rstrip("\n") + "\n\n" + flagged

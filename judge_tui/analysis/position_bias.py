@@ -10,16 +10,12 @@ both orders, as MT-Bench's judges do), each with accuracy and Cohen's kappa and 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
-from judge_tui.analysis.figure_format import figure_with_interval, interval_json, num, pct
 from judge_tui.analysis.scores import RubricRatings, Scores, majority_of
-from judge_tui.analysis.team_report import Block, Heading, Paragraph, TableBlock
 from judge_tui.model.rubrics import Rubric
 from judge_tui.stats import nominal
-from judge_tui.stats.agreement import is_defined
 from judge_tui.store import Store
 
 FLIPPED_AS: nominal.FlippedAs = "tie"  # the default: a verdict that changes with the order is no preference
@@ -75,60 +71,3 @@ def position_bias(store: Store, rubric: Rubric, ratings: RubricRatings, judge: s
             as_shown = nominal.pair_agreement(expert_codes, first_codes[rated], k, confidence)
             flips_as_ties = nominal.pair_agreement(expert_codes, combined, k, confidence)
     return PositionBiasFigures(judge, bias, as_shown, flips_as_ties)
-
-
-def _pair_dict(figures: nominal.PairNominal | None) -> dict[str, Any] | None:
-    if figures is None:
-        return None
-    undefined: dict[str, str] = {}
-    return {
-        "n": figures.n,
-        "accuracy": figures.accuracy if is_defined(figures.accuracy) else None,
-        "accuracy_interval": interval_json(figures.accuracy_interval, "accuracy", undefined),
-        "cohen_kappa": figures.kappa if is_defined(figures.kappa) else None,
-        "cohen_kappa_interval": interval_json(figures.kappa_interval, "cohen_kappa", undefined),
-        "undefined": undefined,
-    }
-
-
-def to_dict(figures: PositionBiasFigures, rubric: Rubric) -> dict[str, Any]:
-    undefined: dict[str, str] = {}
-    bias = figures.bias
-    return {
-        "judge": figures.judge,
-        "pairs": bias.pairs,
-        "flips": bias.flips,
-        "flip_rate": bias.flip_rate if is_defined(bias.flip_rate) else None,
-        "flip_rate_interval": interval_json(bias.interval, "flip_rate", undefined),
-        "first_shown_won_both": bias.first_shown_wins,
-        "second_shown_won_both": bias.second_shown_wins,
-        "flipped_counted_as": rubric.scale.labels[-1] if FLIPPED_AS == "tie" else "as shown",
-        "against_experts": {"as_shown": _pair_dict(figures.as_shown),
-                            "flips_as_ties": _pair_dict(figures.flips_as_ties)},
-        "undefined": undefined,
-    }
-
-
-def blocks(found: dict[str, Any]) -> list[Block]:
-    """The section for text and Markdown, from its JSON form."""
-    out: list[Block] = [Heading(f"Position bias of {found['judge']}")]
-    out.append(Paragraph((
-        f"Asked about {found['pairs']} pairs as shown and with the two responses swapped, the verdict changed on "
-        f"{found['flips']}: {figure_with_interval(found['flip_rate'], found['flip_rate_interval'], percent=True)}.",
-        f"Of the changed verdicts, the response shown first won both times on {found['first_shown_won_both']}, "
-        f"the one shown second on {found['second_shown_won_both']}.",
-    )))
-    rows = []
-    for name, key in (("as shown", "as_shown"), (f"flips as {found['flipped_counted_as']}", "flips_as_ties")):
-        pair = found["against_experts"][key]
-        if pair is None:
-            continue
-        rows.append((name, str(pair["n"]),
-                     figure_with_interval(pair["accuracy"], pair["accuracy_interval"], percent=True)
-                     if pair["accuracy"] is not None else pct(None),
-                     figure_with_interval(pair["cohen_kappa"], pair["cohen_kappa_interval"])
-                     if pair["cohen_kappa"] is not None else num(None)))
-    if rows:
-        out.append(TableBlock(("judge's verdict", "n", "accuracy", "κ"), tuple(rows),
-                              title="Against the experts' majority", right=frozenset({1, 2, 3})))
-    return out

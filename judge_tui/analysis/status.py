@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from statistics import median
 from typing import Any
 
-from judge_tui.analysis.figure_format import decimal_text, share_text
-from judge_tui.model.numbers import format_seconds
+from judge_tui.analysis.figure_format import decimal_text, duration_text, share_text
 from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.model.textsafe import clean
@@ -149,7 +148,7 @@ def study_status(store: Store, rubric: str | None = None, *,
 def duration(seconds: float | None) -> str:
     if seconds is None:
         return "—"
-    return format_seconds(round(seconds))
+    return duration_text(round(seconds))
 
 
 def status_tables(status: StudyStatus) -> list[Any]:

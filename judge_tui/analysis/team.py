@@ -289,3 +289,20 @@ def expert_disagreements(view: TeamView, tolerance: float = DEFAULT_TOLERANCE) -
             done = not np.isnan(view.adjudicated[first][j])
             out.append(ExpertDisagreement(item_id, dims, raters, done))
     return out
+
+
+def team_figures(store: Store, rubric: Rubric, split: str | None = None, judge: str | None = None,
+                 only_items: set[str] | None = None, tolerance: float = DEFAULT_TOLERANCE,
+                 ratings: RubricRatings | None = None, confidence: float = DEFAULT_CONFIDENCE) -> TeamAgreement | None:
+    """The team section's figures, or None when fewer than two experts rated this rubric. ``ratings``: the
+    split's ratings (scores.load) when the caller has read them already."""
+    if ratings is None:
+        # Asked first because it is cheap: most reports have one expert, and loading reads every rating.
+        if sum(is_expert(r["id"], r["kind"]) for r in store.rubric_raters(rubric.id)) < 2:
+            return None
+    elif sum(is_expert(r, ratings.kinds[r]) for r in ratings.rater_ids) < 2:
+        return None
+    view = load_team(store, rubric, split=split, judge=judge, only_items=only_items, ratings=ratings, notes=False)
+    if len(view.experts) < 2:
+        return None
+    return team_agreement(view, tolerance, confidence)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from judge_tui.analysis.flags import FORMAT_BY_SUFFIX, flags_table, render
+from judge_tui.analysis.report_render.flags import FORMAT_BY_SUFFIX, flags_table, render
 from judge_tui.cli.commands import open_store, output_format, write_output
 from judge_tui.formats.terminal import print_table
 from judge_tui.model.errors import UserError

@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn
 from rich.text import Text
 
-from judge_tui.analysis.figure_format import decimal_text, share_text, short_text
+from judge_tui.analysis.figure_format import decimal_text, duration_text, share_text, short_text
 from judge_tui.analysis.history import parse_items, require_recorded
 from judge_tui.cli.commands import open_store
 from judge_tui.formats.terminal import message_console
@@ -56,7 +56,6 @@ from judge_tui.judge.runner import (
     judge_rater_id,
 )
 from judge_tui.model.errors import UserError
-from judge_tui.model.numbers import format_seconds
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import load_settings
 from judge_tui.model.textsafe import clean
@@ -226,7 +225,7 @@ def time_left(left: int, per_minute: float) -> str:
     """The time the items left take at this rate, as minutes:seconds (never "0.0 min" with items left)."""
     if not left or per_minute <= 0:
         return "-"
-    return format_seconds(max(1.0, math.ceil(left / per_minute * 60)))
+    return duration_text(max(1.0, math.ceil(left / per_minute * 60)))
 
 
 class _StatsColumn(ProgressColumn):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from judge_tui.analysis.full_report import build_full_report, render_full
+from judge_tui.analysis.full_report import build_full_report
 from judge_tui.analysis.item_report import (
     FORMAT_BY_SUFFIX,
     FORMATS,
@@ -16,6 +16,7 @@ from judge_tui.analysis.item_report import (
 )
 from judge_tui.analysis.judges import judges_by_coverage
 from judge_tui.analysis.report import ReportError, default_groups
+from judge_tui.analysis.report_render.full import render_full
 from judge_tui.cli.commands import open_store, output_format, write_output
 from judge_tui.cli.raters import parse_members, parse_raters
 from judge_tui.formats.terminal import PIPE_WIDTH, for_terminal

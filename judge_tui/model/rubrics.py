@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from judge_tui.model import checkers, locations
-from judge_tui.model.numbers import parse_number
+from judge_tui.model.number_parsing import parse_number
 from judge_tui.model.plain_data import DataError, Strict, check_range, from_data
 
 RUBRIC_SUFFIX = ".rubric.toml"

@@ -112,7 +112,7 @@ def agreeing_study(store: Store, rubric, n: int = 40, fail_every: int = 5) -> di
 async def test_you_may_stop_once_every_target_is_decided_and_the_report_says_after_how_many(tmp_path, rubrics,
                                                                                            clock):
     from judge_tui.analysis.report import build_report
-    from judge_tui.analysis.report_format import render_text
+    from judge_tui.analysis.report_render.as_text import render_text
 
     notice = "The study's questions are settled with the"
     with Store(tmp_path / "study.db") as store:

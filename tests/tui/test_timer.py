@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from judge_tui.model.numbers import format_seconds
+from judge_tui.analysis.figure_format import duration_text
 from judge_tui.tui.timer import ItemTimer
 from tests.tui.conftest import FakeClock
 
@@ -43,10 +43,10 @@ def test_a_new_item_while_away_starts_paused():
     assert timer.elapsed() == 12.5
 
 
-def test_format_seconds():
-    assert format_seconds(0) == "0:00"
-    assert format_seconds(75.9) == "1:15"
-    assert format_seconds(3725) == "1:02:05"
+def test_duration_text():
+    assert duration_text(0) == "0:00"
+    assert duration_text(75.9) == "1:15"
+    assert duration_text(3725) == "1:02:05"
 
 
 def test_a_held_timer_shows_its_seconds_and_counts_nothing():

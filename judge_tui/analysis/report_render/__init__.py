@@ -1,18 +1,8 @@
-"""The agreement report rendered three ways, each from the typed report (analysis/report/model.py): JSON
-(as_json.py), text with Rich tables (as_text.py) and Markdown (as_markdown.py); common.py holds what they share."""
+"""The report rendered, each part from its typed object: the judge comparison (analysis/report/model.py) as JSON
+(as_json.py), text with Rich tables (as_text.py) and Markdown (as_markdown.py), with what they share in common.py;
+the other sections (team and self-agreement, version comparison, jury, biases, position bias) as a JSON dict and
+as blocks (blocks.py) drawn in Markdown, Rich or plain lines; the flagged items (flags.py); and the whole report
+of `judge-tui report` (full.py).
 
-from __future__ import annotations
-
-from judge_tui.analysis.report import Report
-from judge_tui.analysis.report_render.as_json import render_json
-from judge_tui.analysis.report_render.as_markdown import render_markdown
-from judge_tui.analysis.report_render.as_text import render_text
-
-
-def render(report: Report, fmt: str, width: int | None = None) -> str:
-    """The report in a format; text at ``width``, or fitted to standard output (see cli_output)."""
-    if fmt == "json":
-        return render_json(report)
-    if fmt == "markdown":
-        return render_markdown(report)
-    return render_text(report, width)
+Nothing is imported here, so that a command that renders one part (`judge-tui flags`) loads only that part.
+"""

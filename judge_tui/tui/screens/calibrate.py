@@ -283,7 +283,7 @@ class CalibrationScreen(Screen[None]):
         self.query_one("#cal-compare", Static).update(self._comparison(s))
         biases = Text("Biases\n", style="bold")
         if s.biases is not None:
-            from judge_tui.analysis.biases import biases_lines
+            from judge_tui.analysis.report_render.biases import biases_lines
 
             biases.append("\n".join(clean(line) for line in biases_lines(s.biases)))
         else:
@@ -336,16 +336,16 @@ class CalibrationScreen(Screen[None]):
         from rich.console import Group
 
         from judge_tui.analysis.calibration import change_headline
-        from judge_tui.analysis.team_report import compare_rows, comparison_to_dict
+        from judge_tui.analysis.report_render.comparison import compare_rows, split_text
 
         title = Text("Previous version beside it", style="bold")
-        if s.comparison is None:
+        c = s.comparison
+        if c is None:
             return Group(title, Text("\n".join(clean(line) for line in s.comparison_lines)))
-        section = comparison_to_dict(s.comparison)
-        table = comparison_table(compare_rows(section))
-        versions = (f"before: prompt {clean(section['v1']['name'])} · after: prompt {clean(section['v2']['name'])} "
-                    f"· {section['items']} {clean(section['split'])} items judged by both · changes with their "
-                    f"{share_text(section['confidence'])} paired bootstrap interval")
+        table = comparison_table(compare_rows(c))
+        versions = (f"before: prompt {clean(c.v1.name)} · after: prompt {clean(c.v2.name)} "
+                    f"· {c.items} {clean(split_text(c))} items judged by both · changes with their "
+                    f"{share_text(c.confidence)} paired bootstrap interval")
         return Group(title, Text(clean(change_headline(s.comparison)), style="bold"), Text(versions, style="dim"),
                      table)
 

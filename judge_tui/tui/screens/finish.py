@@ -17,7 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static, TextArea
 
-from judge_tui.model.numbers import format_seconds
+from judge_tui.analysis.figure_format import duration_text
 from judge_tui.model.textsafe import clean
 from judge_tui.transfer.validate import MAX_NAME_LENGTH
 
@@ -83,7 +83,7 @@ class FinishScreen(ModalScreen[Finished | None]):
         form = "" if t.form_minutes is None else f" ({t.form_minutes} min in the rating form)"
         with Vertical(id="finish-dialog", classes="dialog"):
             yield Static(Text(f"Finish the study: {clean(self.rubric_id)}", "bold"), markup=False)
-            yield Static(f"Rated {t.rated} of {t.total} items · time {format_seconds(t.seconds)}{form}\n"
+            yield Static(f"Rated {t.rated} of {t.total} items · time {duration_text(t.seconds)}{form}\n"
                          f"{t.flagged} flagged · {t.skipped} skipped", markup=False, id="finish-totals")
             yield Static("Your name (the rating form's expert_name)", markup=False, classes="finish-hint")
             yield NameField(value=self.expert_name, placeholder="name", id="finish-name", max_length=MAX_NAME_LENGTH)

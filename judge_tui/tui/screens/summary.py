@@ -21,11 +21,12 @@ from textual.screen import Screen
 from textual.widgets import Footer, LoadingIndicator, Static
 from textual.worker import Worker, WorkerState
 
-from judge_tui.analysis import report_format, validity_format
+from judge_tui.analysis import validity_format
 from judge_tui.analysis.blind import visible_items
 from judge_tui.analysis.figure_format import decimal_text
 from judge_tui.analysis.judges import default_judge
 from judge_tui.analysis.report import Group, Report, build_report
+from judge_tui.analysis.report_render import as_text
 from judge_tui.analysis.scores import RubricRatings, load
 from judge_tui.analysis.validity import ValidityPage, judge_validity
 from judge_tui.formats.terminal import FittedTable
@@ -75,13 +76,10 @@ def team_lines(store: Store, rubric: Rubric, reviewer: str, judge: str, toleranc
     the same alignment tolerance as the rest of the summary, over the items the blind rule lets them see.
     ``ratings``: the rubric's ratings (scores.load), read once for the whole summary.
     """
-    from judge_tui.analysis.team_report import (
-        drift_blocks,
-        drift_figures,
-        lines_of,
-        team_blocks,
-        team_figures,
-    )
+    from judge_tui.analysis.drift import drift_figures
+    from judge_tui.analysis.report_render.blocks import lines_of
+    from judge_tui.analysis.report_render.team import drift_blocks, team_blocks
+    from judge_tui.analysis.team import team_figures
 
     visible = visible_items(store, rubric.id, reviewer, lead=lead)
     team = (team_figures(store, rubric, judge=judge, only_items=visible, tolerance=tolerance, ratings=ratings,
@@ -116,7 +114,7 @@ class SummaryScreen(Screen[None]):
         def __init__(self, report: Report, team: list[str] | None = None, validity: ValidityPage | None = None) -> None:
             super().__init__()
             self.report = report
-            self.team = team or []  # lines of the team and self-agreement sections (team_report)
+            self.team = team or []  # lines of the team and self-agreement sections
             self.validity = validity  # the lead's view only: what the judge may be used for, every expert
 
     class Unavailable(Message):
@@ -229,21 +227,21 @@ class SummaryScreen(Screen[None]):
         intro.append(f"you ({clean(self.reviewer_id)}) against {clean(report.judge.rater_ids[0])} on the "
                      f"{c['compared']} items you submitted that the judge also rated (you rated "
                      f"{c['rated_by_human']} of {c['items']}).")
-        sections: list[RenderableType] = [intro, report_format.verdict(report)]
-        plan = report_format.plan_text(report)
+        sections: list[RenderableType] = [intro, as_text.verdict(report)]
+        plan = as_text.plan_text(report)
         if plan is not None:
             sections.append(plan)
-        sections.append(RichGroup(report_format.summary_table(report),
-                                  report_format.dimension_table(report, compact=True)))
-        sections += report_format.interval_bars(report)
+        sections.append(RichGroup(as_text.summary_table(report),
+                                  as_text.dimension_table(report, compact=True)))
+        sections += as_text.interval_bars(report)
         if report.rubric.scale.kind == "categories":  # named categories: where the two of you part, and AC1
-            chance = report_format.chance_table(report)
-            sections += [*([chance] if chance is not None else []), *report_format.confusion_tables(report)]
-        notes = report_format.undefined_notes(report)
+            chance = as_text.chance_table(report)
+            sections += [*([chance] if chance is not None else []), *as_text.confusion_tables(report)]
+        notes = as_text.undefined_notes(report)
         if notes is not None:
             sections.append(notes)
-        sections += [FittedTable(table) for table in report_format.breakdown_tables(report)]
-        sections += report_format.self_agreement_tables(report)
+        sections += [FittedTable(table) for table in as_text.breakdown_tables(report)]
+        sections += as_text.self_agreement_tables(report)
         sections.append(scatter_plot(report.human_overall, report.judge_overall))
         sections.append(Text("d: the items where you and the judge disagree most", style="dim"))
         return sections

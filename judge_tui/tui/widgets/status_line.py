@@ -19,7 +19,7 @@ from typing import Any
 from rich.text import Text
 from textual import events
 
-from judge_tui.model.numbers import format_seconds
+from judge_tui.analysis.figure_format import duration_text
 from judge_tui.model.textsafe import clean
 from judge_tui.tui.timer import TimerState
 from judge_tui.tui.widgets.recurring_static import RecurringStatic
@@ -141,7 +141,7 @@ class StatusLine(RecurringStatic):
             line.append(bar, "dim")
             line.append(f"{self.settling} settled" if compact else f"{self.settling} questions settled")
         line.append(bar, "dim")
-        line.append(f"⏱ {format_seconds(self.seconds)}", "bold" if self.timer_state == "running" else "dim")
+        line.append(f"⏱ {duration_text(self.seconds)}", "bold" if self.timer_state == "running" else "dim")
         line.append((_PAUSED_SHORT if compact else _PAUSED)[self.timer_state], "dim")
         judge = _shorter_judge(self.judge, tight)
         for part in [judge, self.reviewer] if compact else [self.reviewer, judge]:

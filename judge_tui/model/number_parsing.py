@@ -1,4 +1,5 @@
-"""Numbers written by people and by other programs, read strictly; durations written for people.
+"""Numbers written by people and by other programs, read strictly (writing numbers for people is another job:
+analysis/figure_format.py).
 
 Python's float() also takes "0.7_5", "1_000", full-width "１" and "nan"; a careful tool refuses them, since each
 usually means a typing slip or a value from the wrong column. A number from a file is a JSON number, or text
@@ -29,9 +30,3 @@ def parse_number(raw: object) -> float:
     if not math.isfinite(value):
         raise ValueError(f"{raw!r} is too large a number")
     return value
-
-def format_seconds(seconds: float) -> str:
-    whole = int(seconds)
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"

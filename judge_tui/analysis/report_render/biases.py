@@ -1,0 +1,127 @@
+"""The judge's biases (biases.Biases) rendered: the JSON report's section (biases_dict), blocks for text and
+Markdown (biases_blocks) and the plain lines the judge screen shows (biases_lines), all from the same object."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judge_tui.analysis.biases import Biases
+from judge_tui.analysis.figure_format import (
+    figure_text,
+    figure_with_interval,
+    interval_json,
+    interval_text,
+    share_text,
+)
+from judge_tui.analysis.report_render.blocks import Block, Heading, Paragraph, TableBlock, lines_of
+from judge_tui.stats import agreement as ag
+from judge_tui.stats.bias import Estimate
+from judge_tui.stats.intervals import IntervalFigure
+
+
+def _estimate_dict(estimate: Estimate, name: str) -> dict[str, Any]:
+    undefined: dict[str, str] = {}
+    value: float | None = None
+    if isinstance(estimate.value, ag.Undefined):
+        undefined[name] = estimate.value.reason
+    else:
+        value = estimate.value
+    out = {"n": estimate.n, name: value, "interval": interval_json(estimate.interval, "interval", undefined),
+           "excludes_zero": estimate.excludes_zero}
+    if undefined:
+        out["undefined"] = undefined
+    return out
+
+
+def biases_dict(biases: Biases) -> dict[str, Any]:
+    """The biases as the JSON report's section."""
+    consistency = None
+    if biases.self_consistency is not None:
+        s = biases.self_consistency
+        consistency = {"repeats": s.repeats, "items": s.items, "rows": [
+            {"key": r.key, "n": r.n, "alignment_rate": r.alignment_rate if ag.is_defined(r.alignment_rate) else None,
+             "cohen_kappa": r.cohen_kappa if ag.is_defined(r.cohen_kappa) else None,
+             "intervals": {name: interval_json(r.intervals[name], name, {})
+                           for name in ("alignment_rate", "cohen_kappa")}} for r in s.rows]}
+    return {
+        "judge": biases.judge, "split": biases.split, "reference": "experts' consensus", "experts": list(biases.experts),
+        "confidence": biases.confidence,
+        "leniency": [{"key": le.key, "name": le.name, **_estimate_dict(le.estimate, "mean_difference")}
+                     for le in biases.leniency],
+        "length_bias": {"field": biases.length_field, **_estimate_dict(biases.length, "spearman_rho"),
+                        "flagged": biases.length_flagged},
+        "self_consistency": consistency,
+        "groups": [{"by": g.by, "value": g.value, "items": g.items,
+                    "alignment_rate": g.alignment if ag.is_defined(g.alignment) else None,
+                    "interval": interval_json(g.interval, "interval", {}),
+                    "others_alignment_rate": g.others if ag.is_defined(g.others) else None, "weak": g.weak}
+                   for g in biases.groups],
+    }
+
+
+def _lean(estimate: Estimate) -> str:
+    value = estimate.value
+    if not estimate.excludes_zero or isinstance(value, ag.Undefined):
+        return "no detectable lean"
+    return "lenient: scores higher" if value > 0 else "harsh: scores lower"
+
+
+def _length_verdict(biases: Biases) -> str:
+    rho = biases.length.value
+    if isinstance(rho, ag.Undefined):
+        return f"not measurable ({rho.reason})"
+    if biases.length_flagged:
+        return ("FLAGGED: the judge rewards longer responses" if rho > 0
+                else "FLAGGED: the judge rewards shorter responses")
+    return "no detectable length bias (the interval includes 0)"
+
+
+def _signed_with_interval(value: ag.Figure, interval: IntervalFigure) -> str:
+    """A difference with its sign, as the report's J−H column writes it: "+0.060 [0.02, 0.12]"."""
+    text = figure_text(value, digits=3, signed=True)
+    bounds = interval_text(interval)
+    return f"{text} {bounds}" if bounds and text != "n/a" else text
+
+
+def biases_blocks(section: Biases, *, heading: bool = True) -> list[Block]:
+    """The biases section as blocks: the same figures in Markdown, Rich or plain lines (biases_dict: JSON)."""
+    level = share_text(section.confidence)
+    blocks: list[Block] = [Heading(f"Judge biases: {section.judge}")] if heading else []
+    where = f"the {section.split} split" if section.split else "all items"
+    blocks.append(Paragraph((
+        f"Against the experts' consensus ({', '.join(section.experts) or 'no experts'}) on {where}; "
+        f"[low, high]: {level} intervals.",)))
+    blocks.append(TableBlock(
+        ("dimension", "n", "judge − experts", "lean"),
+        tuple((le.key, str(le.estimate.n), _signed_with_interval(le.estimate.value, le.estimate.interval),
+               _lean(le.estimate))
+              for le in section.leniency),
+        "Leniency (mean score difference; overall: each item's mean over its judged dimensions):",
+        frozenset({1, 2})))
+    length = section.length
+    rho = figure_with_interval(length.value, length.interval, digits=2)
+    lines = [f"Length bias (Spearman rho, length of {section.length_field or '?'} vs judge − consensus): {rho} "
+             f"over {length.n} items: {_length_verdict(section)}"]
+    consistency = section.self_consistency
+    if consistency is None:
+        lines.append("Self-consistency: no repeats (run `judge-tui judge --repeat 3` to measure it)")
+    else:
+        overall = next((r for r in consistency.rows if r.key == "overall"), consistency.rows[-1])
+        alignment = figure_with_interval(overall.alignment_rate, overall.intervals["alignment_rate"], percent=True)
+        lines.append(f"Self-consistency over {consistency.repeats} repeats of {consistency.items} items: "
+                     f"alignment {alignment} (overall score)")
+    weak = [g for g in section.groups if g.weak]
+    for g in weak:
+        lines.append(f"Markedly worse: {g.by} {g.value}: alignment "
+                     f"{figure_with_interval(g.alignment, g.interval, percent=True)} over {g.items} "
+                     f"items, against {figure_text(g.others, percent=True)} on the other items")
+    if section.groups and not weak:
+        by = " / ".join(dict.fromkeys(g.by for g in section.groups))
+        lines.append(f"By {by}: no group is markedly worse than the others")
+    blocks.append(Paragraph(tuple(lines)))
+    return blocks
+
+
+def biases_lines(biases: Biases) -> list[str]:
+    """The biases as plain text lines (the judge screen)."""
+    return lines_of(biases_blocks(biases, heading=False), "text")

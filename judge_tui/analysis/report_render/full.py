@@ -1,0 +1,84 @@
+"""`judge-tui report` rendered whole from its sections' objects (full_report.FullReport): JSON built from them in
+one go; text draws every table with Rich; Markdown joins the sections."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from judge_tui.analysis import validity_format
+from judge_tui.analysis.full_report import FullReport
+from judge_tui.analysis.report_render.as_json import SCHEMA_VERSION, no_comparison_to_dict, report_to_dict
+from judge_tui.analysis.report_render.as_markdown import render_markdown
+from judge_tui.analysis.report_render.as_text import rich_sections
+from judge_tui.analysis.report_render.biases import biases_blocks, biases_dict
+from judge_tui.analysis.report_render.blocks import Block, Paragraph, lines_of, rich_of
+from judge_tui.analysis.report_render.comparison import compare_blocks, comparison_to_dict
+from judge_tui.analysis.report_render.flags import flag_row
+from judge_tui.analysis.report_render.flags import render as render_flags
+from judge_tui.analysis.report_render.jury import jury_blocks, jury_to_dict
+from judge_tui.analysis.report_render.position_bias import blocks as position_blocks
+from judge_tui.analysis.report_render.position_bias import to_dict as position_dict
+from judge_tui.analysis.report_render.team import drift_blocks, drift_to_dicts, team_blocks, team_to_dict
+from judge_tui.formats.terminal import render_plain
+
+
+def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
+    """The report in a format: "json", "markdown" or "text" (at ``width``, or fitted to standard output)."""
+    if fmt == "json":
+        data: dict[str, Any]
+        if full.comparison is not None:
+            data = {"schema_version": SCHEMA_VERSION,
+                    "version_comparison": comparison_to_dict(full.comparison)}
+        elif full.report is not None:
+            data = {**report_to_dict(full.report), "judge_comparison": None}
+        else:
+            data = no_comparison_to_dict(
+                full.rubric, full.split, full.tolerance, full.thresholds,
+                full.team.experts if full.team is not None else (), full.judge_comparison or "")
+        if full.validity is not None:
+            data["judge_validity"] = validity_format.to_dict(full.validity)
+        if full.judge_biases:
+            data["judge_biases"] = [biases_dict(b) for b in full.judge_biases]
+        if full.position_biases:
+            data["position_bias"] = [position_dict(p, full.rubric) for p in full.position_biases]
+        if full.team is not None:
+            data["team"] = team_to_dict(full.team, full.split)
+        if full.jury is not None:
+            data["jury"] = jury_to_dict(full.jury)
+        if full.expert_self_agreement:
+            data["expert_self_agreement"] = drift_to_dicts(full.expert_self_agreement, full.tolerance,
+                                                           full.confidence)
+        if full.flagged is not None:
+            data["flagged_items"] = [flag_row(f) for f in full.flagged]
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    blocks: list[Block] = []
+    if full.comparison is not None:
+        blocks += compare_blocks(full.comparison)
+    if full.report is None and full.comparison is None:
+        blocks.append(Paragraph((f"No judge comparison: {full.judge_comparison}",)))
+    for b in full.judge_biases:
+        blocks += biases_blocks(b)
+    for p in full.position_biases:
+        blocks += position_blocks(p, full.rubric)
+    if full.team is not None:
+        blocks += team_blocks(full.team)
+    if full.jury is not None:
+        blocks += jury_blocks(full.jury)
+    if full.expert_self_agreement:
+        blocks += drift_blocks(full.expert_self_agreement, full.tolerance, full.confidence)
+    if fmt == "markdown":
+        lines = [render_markdown(full.report).rstrip("\n"), ""] if full.report is not None else []
+        body = "\n".join(lines + lines_of(blocks, fmt))
+        if full.validity is not None:
+            body = validity_format.render_markdown(full.validity) + "\n" + body
+    else:
+        sections = rich_sections(full.report) if full.report is not None else []
+        body = render_plain([*sections, *rich_of(blocks)], width=width, gap=True, split=True)
+        if full.validity is not None:  # first: the page fits the first screen of an 80-column terminal
+            body = validity_format.render_text(full.validity, min(width or validity_format.WIDTH,
+                                                                 validity_format.WIDTH)) + "\n" + body
+    if full.flagged is None:
+        return body.rstrip("\n") + "\n"
+    flagged = render_flags(list(full.flagged), "markdown" if fmt == "markdown" else "text")
+    return body.rstrip("\n") + "\n\n" + flagged
