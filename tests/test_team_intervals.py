@@ -484,8 +484,9 @@ def test_status_names_the_method_of_the_team_alpha_as_the_report_does(tmp_path, 
     with Store(db) as store:
         for e in ("ann", "bob"):
             rate(store, rubric, e, "human", _sheet(_noisy(rng, truth, 0.2), range(1, 21)))
-        rows = team_progress(store, rubric, target=0.8)["agreement"]["dimensions"]
-    assert {r["method"] for r in rows} == {"bootstrap (units)"}
+        progress = team_progress(store, rubric, target=0.8)
+    assert progress is not None
+    assert {d.method for d in progress.agreement.dimensions} == {"bootstrap (units)"}
 
 
 def test_pooled_alignment_of_one_dimension_is_wilson():

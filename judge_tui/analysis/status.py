@@ -11,13 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from statistics import median
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judge_tui.analysis.figure_format import decimal_text, duration_text, share_text
 from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
+
+if TYPE_CHECKING:
+    from judge_tui.analysis.team_progress import TeamProgress
 
 NO_TASK_TYPE = "(none)"
 
@@ -83,14 +86,14 @@ class RubricStatus:
     experts: tuple[ExpertStatus, ...]
     adjudicated: int  # items the lead adjudicated
     judges: tuple[JudgeQueueStatus, ...]
-    team: dict[str, Any] | None = None  # with an assignment plan: team_progress's section
+    team: TeamProgress | None = None  # with an assignment plan: the team's progress on it
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"rubric": self.rubric, "items": self.items,
                                "experts": [e.to_json() for e in self.experts], "adjudicated": self.adjudicated,
                                "judges": [j.to_json() for j in self.judges]}
         if self.team is not None:
-            out["team"] = self.team
+            out["team"] = team_progress_json(self.team)
         return out
 
 
@@ -195,41 +198,64 @@ def status_tables(status: StudyStatus) -> list[Any]:
     return tables
 
 
-def team_tables(team: dict[str, Any]) -> list[Any]:
+def team_progress_json(team: TeamProgress) -> dict[str, Any]:
+    """The team's progress as `status --format json` writes it under "team"."""
+    agreement = team.agreement
+    return {
+        "plan": team.plan, "number": team.number, "created_at": team.created_at, "seed": team.seed,
+        "overlap": team.overlap, "overlap_raters": team.overlap_raters, "per_expert": team.per_expert,
+        "experts": [{"expert": e.expert, "assigned": e.assigned, "rated": e.rated, "remaining": e.remaining,
+                     "skipped": e.skipped, "flagged": e.flagged, "overlap_assigned": e.overlap_assigned,
+                     "overlap_rated": e.overlap_rated, "seconds": e.seconds, "time_unknown": e.time_unknown}
+                    for e in team.experts],
+        "overlap_items": {"planned": team.overlap_items.planned,
+                          "rated_by_two_or_more": team.overlap_items.rated_by_two_or_more,
+                          "rated_by_all_assigned": team.overlap_items.rated_by_all_assigned},
+        "agreement": {
+            "measure": agreement.measure, "confidence": agreement.confidence, "target": agreement.target,
+            "experts": list(agreement.experts),
+            "dimensions": [{"dimension": d.dimension, "items": d.items, "alpha": d.alpha, "low": d.low,
+                            "high": d.high, "method": d.method, "decision": d.decision,
+                            "more_items": d.more_items, "why": d.why} for d in agreement.dimensions],
+            "enough": agreement.enough, "verdict": agreement.verdict},
+    }
+
+
+def team_tables(team: TeamProgress) -> list[Any]:
     from rich.table import Table
     from rich.text import Text
 
     from judge_tui.stats.decisions import MIN_ITEMS_TO_DECIDE
 
-    who = "every expert" if team["overlap_raters"] == len(team["experts"]) else f"{team['overlap_raters']} experts"
-    progress = Table(title=f"assignment plan {team['number']} ({team['created_at'][:10]}, seed {team['seed']}, "
-                           f"{share_text(team['overlap'])} overlap rated by {who})", title_justify="left")
+    agreement = team.agreement
+    who = "every expert" if team.overlap_raters == len(team.experts) else f"{team.overlap_raters} experts"
+    progress = Table(title=f"assignment plan {team.number} ({team.created_at[:10]}, seed {team.seed}, "
+                           f"{share_text(team.overlap)} overlap rated by {who})", title_justify="left")
     for column in ("expert", "assigned", "rated", "remaining", "skipped", "flagged", "overlap rated", "time"):
         progress.add_column(column, justify="left" if column == "expert" else "right", overflow="fold")
-    for e in team["experts"]:
-        progress.add_row(Text(clean(e["expert"])), str(e["assigned"]), str(e["rated"]), str(e["remaining"]),
-                         str(e["skipped"]), str(e["flagged"]), f"{e['overlap_rated']}/{e['overlap_assigned']}",
-                         duration(e["seconds"]) + (f" (+{e['time_unknown']} unknown)" if e["time_unknown"] else ""))
-    o = team["overlap_items"]
-    agreement = team["agreement"]
-    figures = Table(title=f"overlap: {o['rated_by_two_or_more']} of {o['planned']} items rated by two or more "
-                          f"experts ({o['rated_by_all_assigned']} by all assigned); team agreement so far: "
-                          f"{agreement['measure']}, {share_text(agreement['confidence'])} interval, target "
-                          f"{decimal_text(agreement['target'], 2)}", title_justify="left")
-    target = decimal_text(agreement["target"], 2)
+    for e in team.experts:
+        progress.add_row(Text(clean(e.expert)), str(e.assigned), str(e.rated), str(e.remaining),
+                         str(e.skipped), str(e.flagged), f"{e.overlap_rated}/{e.overlap_assigned}",
+                         duration(e.seconds) + (f" (+{e.time_unknown} unknown)" if e.time_unknown else ""))
+    o = team.overlap_items
+    figures = Table(title=f"overlap: {o.rated_by_two_or_more} of {o.planned} items rated by two or more "
+                          f"experts ({o.rated_by_all_assigned} by all assigned); team agreement so far: "
+                          f"{agreement.measure}, {share_text(agreement.confidence)} interval, target "
+                          f"{decimal_text(agreement.target, 2)}", title_justify="left")
+    target = decimal_text(agreement.target, 2)
     for column in ("dimension", "items", "alpha", "interval", f"vs {target}", "more items"):
         figures.add_column(column, justify="left" if column == "dimension" or column.startswith("vs") else "right",
                            overflow="fold")
-    for d in agreement["dimensions"]:
-        if d["alpha"] is None:
-            figures.add_row(Text(clean(d["dimension"])), str(d["items"]), "—", "—", "undecided", Text(d["why"]))
+    for d in agreement.dimensions:
+        if d.alpha is None or d.low is None or d.high is None:
+            figures.add_row(Text(clean(d.dimension)), str(d.items), "—", "—", "undecided", Text(d.why))
             continue
-        more = Text("—" if d["more_items"] is None else
-                    f"at least {d['more_items']}" if d["items"] < MIN_ITEMS_TO_DECIDE else f"about {d['more_items']}")
-        if d["decision"] == "undecided" and d["more_items"] is None:
-            more = Text(d["why"])
-        figures.add_row(Text(clean(d["dimension"])), str(d["items"]), decimal_text(d['alpha'], 2),
-                        f"[{decimal_text(d['low'], 2)}, {decimal_text(d['high'], 2)}]", d["decision"], more)
-    figures.caption = f"enough overlap? {agreement['verdict']}"
+        more = Text("—" if d.more_items is None else
+                    f"at least {d.more_items}" if d.items < MIN_ITEMS_TO_DECIDE else f"about {d.more_items}")
+        if d.decision == "undecided" and d.more_items is None:
+            more = Text(d.why)
+        figures.add_row(Text(clean(d.dimension)), str(d.items), decimal_text(d.alpha, 2),
+                        f"[{decimal_text(d.low, 2)}, {decimal_text(d.high, 2)}]", d.decision, more)
+    figures.caption = f"enough overlap? {agreement.verdict}"
     figures.caption_justify = "left"
     return [progress, figures]

@@ -12,12 +12,13 @@ more overlap items give an 80% chance of settling it (`stats.assurance`, alpha's
 normal law of its interval), and whether the overlap items still to be rated in the plan would cover that.
 
 This is the lead's view: it shows every expert's figures over every item. Nothing here is reachable from the
-rating screen.
+rating screen. The progress is a typed object (`TeamProgress`); analysis/status.py draws its tables and its JSON.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 from judge_tui.analysis.figure_format import decimal_text, share_text
 from judge_tui.analysis.team import load_team
@@ -28,8 +29,86 @@ from judge_tui.store import Store
 # dimension at 2,083 overlap items x 20 experts), and the bounds moved by under 0.001 between seeds there.
 RESAMPLES = 1000
 
+if TYPE_CHECKING:
+    from judge_tui.stats.decisions import Decision
 
-def team_progress(store: Store, rubric: Rubric, *, target: float, confidence: float = 0.95) -> dict[str, Any] | None:
+
+@dataclass(frozen=True)
+class ExpertProgress:
+    """One expert's share of the plan: done, skipped, flagged, and the time spent on it."""
+
+    expert: str
+    assigned: int
+    rated: int
+    skipped: int
+    flagged: int
+    overlap_assigned: int
+    overlap_rated: int
+    seconds: float  # known active time over the rated items, to the millisecond
+    time_unknown: int  # rated items without a recorded time (imported)
+
+    @property
+    def remaining(self) -> int:
+        return self.assigned - self.rated
+
+
+@dataclass(frozen=True)
+class OverlapCoverage:
+    planned: int  # overlap items in the plan
+    rated_by_two_or_more: int
+    rated_by_all_assigned: int
+
+    @property
+    def left(self) -> int:
+        """Planned overlap items not yet rated by two experts."""
+        return self.planned - self.rated_by_two_or_more
+
+
+@dataclass(frozen=True)
+class DimensionAlpha:
+    """The team's alpha on one dimension so far, decided against the target."""
+
+    dimension: str
+    items: int  # overlap items rated by two experts or more
+    alpha: float | None  # None: no figure (``why`` says why)
+    low: float | None
+    high: float | None
+    method: str | None  # of the interval
+    decision: Decision
+    more_items: int | None  # undecided: about how many more overlap items settle it (None: no practical number)
+    why: str  # why there is no figure, or no number of items; "" otherwise
+
+
+@dataclass(frozen=True)
+class TeamAlpha:
+    """Is the overlap already enough to tell the team's agreement? Alpha per dimension against the target."""
+
+    measure: str
+    confidence: float
+    target: float
+    experts: tuple[str, ...]
+    dimensions: tuple[DimensionAlpha, ...]
+    enough: bool  # every dimension decided
+    verdict: str
+
+
+@dataclass(frozen=True)
+class TeamProgress:
+    """The plan in force for a rubric and the team's progress on it."""
+
+    plan: str  # the plan's id
+    number: int  # among the rubric's plans
+    created_at: str
+    seed: int
+    overlap: float  # share of the items in the overlap
+    overlap_raters: int
+    per_expert: int | None
+    experts: tuple[ExpertProgress, ...]
+    overlap_items: OverlapCoverage
+    agreement: TeamAlpha
+
+
+def team_progress(store: Store, rubric: Rubric, *, target: float, confidence: float = 0.95) -> TeamProgress | None:
     """The plan in force for this rubric and the team's progress on it; None when the rubric has no plan."""
     plan = store.current_plan(rubric.id)
     if plan is None:
@@ -39,26 +118,18 @@ def team_progress(store: Store, rubric: Rubric, *, target: float, confidence: fl
     for expert in [*plan["experts"], *sorted(set(progress) - set(plan["experts"]))]:
         p = progress.get(expert, {"assigned": 0, "overlap": 0, "rated": 0, "overlap_rated": 0, "skipped": 0,
                                   "seconds": 0.0, "timed": 0})
-        experts.append({
-            "expert": expert, "assigned": p["assigned"], "rated": p["rated"],
-            "remaining": p["assigned"] - p["rated"], "skipped": p["skipped"],
-            "flagged": store.count_flagged(expert, rubric.id, plan=plan["id"]),
-            "overlap_assigned": p["overlap"], "overlap_rated": p["overlap_rated"],
-            "seconds": round(p["seconds"], 3), "time_unknown": p["rated"] - p["timed"],
-        })
-    items, by_two, by_all = store.overlap_coverage(plan["id"])
-    overlap_left = items - by_two
-    return {
-        "plan": plan["id"], "number": plan["number"], "created_at": plan["created_at"], "seed": plan["seed"],
-        "overlap": plan["overlap"], "overlap_raters": plan["overlap_raters"], "per_expert": plan["per_expert"],
-        "experts": experts,
-        "overlap_items": {"planned": items, "rated_by_two_or_more": by_two, "rated_by_all_assigned": by_all},
-        "agreement": _agreement(store, rubric, plan["id"], target, overlap_left, confidence),
-    }
+        experts.append(ExpertProgress(
+            expert, p["assigned"], p["rated"], p["skipped"], store.count_flagged(expert, rubric.id, plan=plan["id"]),
+            p["overlap"], p["overlap_rated"], round(p["seconds"], 3), p["rated"] - p["timed"]))
+    coverage = OverlapCoverage(*store.overlap_coverage(plan["id"]))
+    return TeamProgress(
+        plan["id"], plan["number"], plan["created_at"], plan["seed"], plan["overlap"], plan["overlap_raters"],
+        plan["per_expert"], tuple(experts), coverage,
+        _agreement(store, rubric, plan["id"], target, coverage.left, confidence))
 
 
 def _agreement(store: Store, rubric: Rubric, plan_id: str, target: float, overlap_left: int,
-               confidence: float) -> dict[str, Any]:
+               confidence: float) -> TeamAlpha:
     import numpy as np
 
     from judge_tui.stats import assurance
@@ -73,51 +144,52 @@ def _agreement(store: Store, rubric: Rubric, plan_id: str, target: float, overla
     for dimension in view.dimensions:
         matrix = view.expert_scores[dimension]
         units = int(np.count_nonzero((~np.isnan(matrix)).sum(axis=0) >= 2))
-        row: dict[str, Any] = {"dimension": dimension, "items": units}
         found = (alpha_interval(matrix, level, points, confidence, n_boot=RESAMPLES) if len(view.experts) >= 2
                  else Undefined("alpha needs ratings by at least two experts"))
         interval = found if isinstance(found, Undefined) else found[1]
         if isinstance(found, Undefined) or isinstance(interval, Undefined):
             undefined = found if isinstance(found, Undefined) else interval
             assert isinstance(undefined, Undefined)
-            row.update(alpha=None, low=None, high=None, method=None, decision="undecided", more_items=None,
-                       why=undefined.reason)
-        else:
-            value = found[0]
-            decision = decide(interval, target, n=units)
-            row.update(alpha=value, low=interval.low, high=interval.high,
-                       method=interval.method, decision=decision, more_items=None, why="")
-            if units < MIN_ITEMS_TO_DECIDE:  # an interval over a handful of items says little
-                row.update(more_items=MIN_ITEMS_TO_DECIDE - units,
-                           why=f"at least {MIN_ITEMS_TO_DECIDE} items rated by two experts are needed to decide")
-            elif decision == "undecided":
-                figure = assurance.NormalFigure.from_interval(value, interval.low, interval.high, units, target,
-                                                              confidence=confidence)
-                plan = assurance.plan(figure, ends=(interval.low, interval.high))
-                why = "" if plan.more is not None else (
-                    f"no practical number of overlap items settles it: alpha ({decimal_text(value, 2)}) sits "
-                    f"close to the target, "
-                    f"and even {assurance.PRACTICAL_MORE:,} more give only a "
-                    f"{share_text(plan.chance_at_limit or 0)} chance")
-                row.update(more_items=plan.more, why=why)
-        dimensions.append(row)
-    decided = bool(dimensions) and all(d["decision"] != "undecided" for d in dimensions)
-    needed = [d["more_items"] for d in dimensions if d["decision"] == "undecided"]
-    fewest = min((d["items"] for d in dimensions), default=0)
+            dimensions.append(DimensionAlpha(dimension, units, None, None, None, None, "undecided", None,
+                                             undefined.reason))
+            continue
+        value = found[0]
+        decision = decide(interval, target, n=units)
+        more_items, why = None, ""
+        if units < MIN_ITEMS_TO_DECIDE:  # an interval over a handful of items says little
+            more_items = MIN_ITEMS_TO_DECIDE - units
+            why = f"at least {MIN_ITEMS_TO_DECIDE} items rated by two experts are needed to decide"
+        elif decision == "undecided":
+            figure = assurance.NormalFigure.from_interval(value, interval.low, interval.high, units, target,
+                                                          confidence=confidence)
+            plan = assurance.plan(figure, ends=(interval.low, interval.high))
+            more_items = plan.more
+            why = "" if plan.more is not None else (
+                f"no practical number of overlap items settles it: alpha ({decimal_text(value, 2)}) sits "
+                f"close to the target, "
+                f"and even {assurance.PRACTICAL_MORE:,} more give only a "
+                f"{share_text(plan.chance_at_limit or 0)} chance")
+        dimensions.append(DimensionAlpha(dimension, units, value, interval.low, interval.high, interval.method,
+                                         decision, more_items, why))
+    decided = bool(dimensions) and all(d.decision != "undecided" for d in dimensions)
+    needed = [d.more_items for d in dimensions if d.decision == "undecided"]
+    fewest = min((d.items for d in dimensions), default=0)
     if decided:
         verdict = "enough: every dimension's interval is decided against the target"
     elif fewest < MIN_ITEMS_TO_DECIDE:
         verdict = (f"not yet: {fewest} overlap item(s) rated by two or more experts so far, and at least "
                    f"{MIN_ITEMS_TO_DECIDE} are needed before an interval can decide")
     elif any(n is None for n in needed):
-        why = next(d["why"] for d in dimensions if d["decision"] == "undecided" and d["more_items"] is None)
+        why = next(d.why for d in dimensions if d.decision == "undecided" and d.more_items is None)
         verdict = f"not yet: {why}"
-    elif max(needed) <= overlap_left:
-        verdict = (f"not yet: about {max(needed)} more overlap items give an 80% chance of settling it; "
-                   f"{overlap_left} planned overlap items are not yet rated by two experts")
     else:
-        verdict = (f"not yet, and the plan may fall short: about {max(needed)} more overlap items give an 80% "
-                   f"chance of settling it, and {overlap_left} are left in the plan (re-assign with a larger "
-                   "--overlap to add more)")
-    return {"measure": f"Krippendorff's alpha ({level})", "confidence": confidence, "target": target,
-            "experts": list(view.experts), "dimensions": dimensions, "enough": decided, "verdict": verdict}
+        most = max(n for n in needed if n is not None)
+        if most <= overlap_left:
+            verdict = (f"not yet: about {most} more overlap items give an 80% chance of settling it; "
+                       f"{overlap_left} planned overlap items are not yet rated by two experts")
+        else:
+            verdict = (f"not yet, and the plan may fall short: about {most} more overlap items give an 80% "
+                       f"chance of settling it, and {overlap_left} are left in the plan (re-assign with a larger "
+                       "--overlap to add more)")
+    return TeamAlpha(f"Krippendorff's alpha ({level})", confidence, target, tuple(view.experts), tuple(dimensions),
+                     decided, verdict)
