@@ -1,4 +1,4 @@
-"""The agreement report's JSON and Markdown, pinned byte for byte from a fixed database of three experts, an
+"""The agreement report's JSON, Markdown and text, pinned byte for byte from a fixed database of three experts, an
 adjudicated consensus, blind re-ratings, two judge prompt versions with repeats, and a flag."""
 
 from __future__ import annotations
@@ -36,6 +36,9 @@ REPORTS = {  # file name -> report arguments
     "experts_vs_p1.md": ("--format", "markdown", "--raters", f"ann+bob,{JUDGE}p1"),
     "compare.json": ("--format", "json", "--compare", "p1", "p2", "--split", "test"),
     "compare.md": ("--format", "markdown", "--compare", "p1", "p2", "--split", "test"),
+    "team.txt": ("--format", "text"),  # to a pipe: every table at its full width
+    "compare.txt": ("--format", "text", "--compare", "p1", "p2", "--split", "test"),
+    "jury.txt": ("--format", "text", "--jury", f"{JUDGE}p1+{JUDGE}p2"),
 }
 
 
