@@ -1,15 +1,20 @@
 """How every figure is written for people: the one number formatter of the report (text, Markdown, screens),
 of the commands' messages and of the app. `tests/test_number_formats.py` fails if a format appears elsewhere.
 
-A figure that cannot be computed (Undefined, or its JSON form {"undefined": reason}) is written "n/a".
+It reads typed figures and intervals (a renderer never formats a dict it built itself); a figure that cannot be
+computed (Undefined, or None) is written "n/a".
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from judge_tui.stats.agreement import Undefined
+    from judge_tui.stats.intervals import Interval
+
+    Shown = float | Undefined | None  # a figure to write
+    ShownInterval = Interval | Undefined | None
 
 
 def _undefined() -> type[Undefined]:
@@ -20,14 +25,15 @@ def _undefined() -> type[Undefined]:
     return Undefined
 
 
-def figure_text(value: Any, *, digits: int = 3, percent: bool = False, signed: bool = False) -> str:
+def figure_text(value: Shown, *, digits: int = 3, percent: bool = False, signed: bool = False) -> str:
     """A figure as text: a share as a percentage with one decimal (a signed change in points), any other
     figure with ``digits`` decimals."""
-    if value is None or isinstance(value, dict | _undefined()):
+    if value is None or isinstance(value, _undefined()):
         return "n/a"
+    number = cast("float", value)
     if percent:
-        return f"{value * 100:+.1f} pts" if signed else f"{value:.1%}"
-    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+        return f"{number * 100:+.1f} pts" if signed else f"{number:.1%}"
+    return f"{number:+.{digits}f}" if signed else f"{number:.{digits}f}"
 
 
 def share_text(value: float, decimals: int = 0) -> str:
@@ -56,27 +62,24 @@ def duration_text(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-def pct(value: Any) -> str:
+def pct(value: Shown) -> str:
     return figure_text(value, percent=True)
 
 
-def num(value: Any) -> str:
+def num(value: Shown) -> str:
     return figure_text(value)
 
 
-def signed(value: Any) -> str:
+def signed(value: Shown) -> str:
     return figure_text(value, signed=True)
 
 
-def interval_text(interval: Any, *, digits: int = 2, percent: bool = False) -> str:
-    """An interval (or its JSON form {low, high, ...}) as "[low, high]" (shares in percent without decimals),
-    or "" when there is none."""
-    if isinstance(interval, dict) and "low" in interval:
-        low, high = interval["low"], interval["high"]
-    elif interval is None or isinstance(interval, dict | _undefined()):
+def interval_text(interval: ShownInterval, *, digits: int = 2, percent: bool = False) -> str:
+    """An interval as "[low, high]" (shares in percent without decimals), or "" when there is none."""
+    if interval is None or isinstance(interval, _undefined()):
         return ""
-    else:
-        low, high = interval.low, interval.high
+    bounds = cast("Interval", interval)
+    low, high = bounds.low, bounds.high
     if percent:
         low, high = low * 100, high * 100
         digits = 0
@@ -85,18 +88,19 @@ def interval_text(interval: Any, *, digits: int = 2, percent: bool = False) -> s
     return f"[{low:.{digits}f}, {high:.{digits}f}]"
 
 
-def figure_with_interval(value: Any, interval: Any, *, digits: int = 3, percent: bool = False) -> str:
+def figure_with_interval(value: Shown, interval: ShownInterval, *, digits: int = 3, percent: bool = False) -> str:
     """A figure and its interval side by side, e.g. "0.726 [0.49, 0.96]" or "83.3% [55, 95]"."""
     text = figure_text(value, digits=digits, percent=percent)
     bounds = interval_text(interval, percent=percent)
     return f"{text} {bounds}" if bounds and text != "n/a" else text
 
 
-def interval_json(interval: Any, name: str, undefined: dict[str, str]) -> dict[str, Any] | None:
+def interval_json(interval: Interval | Undefined, name: str, undefined: dict[str, str]) -> dict[str, Any] | None:
     """An interval for the JSON report at full precision: {low, high, method, confidence}; null when it cannot
     be computed, with the reason put in ``undefined`` under ``name`` (as undefined figures are written)."""
     if isinstance(interval, _undefined()):
         undefined[name] = interval.reason
         return None
-    return {"low": float(interval.low), "high": float(interval.high), "method": interval.method,
-            "confidence": float(interval.confidence)}
+    bounds = cast("Interval", interval)
+    return {"low": float(bounds.low), "high": float(bounds.high), "method": bounds.method,
+            "confidence": float(bounds.confidence)}

@@ -129,7 +129,7 @@ def render_jsonl(rows: list[dict[str, Any]], text: Callable[[str], str]) -> str:
 
 
 def render_markdown(rows: list[dict[str, Any]], rubric: Rubric, human: Any, judge: Any, tolerance: float) -> str:
-    from judge_tui.analysis.report_render.as_markdown import md
+    from judge_tui.analysis.report_render.blocks import md
 
     def cell(value: float | str | None) -> str:
         return "—" if value is None else value if isinstance(value, str) else short_text(value)

@@ -21,21 +21,16 @@ from judge_tui.analysis.report_render.as_text import (
     settled_text,
     undefined_notes,
 )
+from judge_tui.analysis.report_render.blocks import md
 from judge_tui.analysis.report_render.common import (
     STATUS_MARK,
     anytime_lines,
     plan_lines,
     row_bands,
-    safe,
     summary_lines,
 )
 from judge_tui.analysis.stopping import FIXED_N
 from judge_tui.analysis.targets import combination
-
-
-def md(text: object) -> str:
-    """A table cell: no control characters, no line breaks, no column separators."""
-    return safe(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
 def _md_table(head: Sequence[str], rows: Sequence[Sequence[str]], right_from: int = 1) -> list[str]:

@@ -37,10 +37,15 @@ class TableBlock:
 Block = Heading | Paragraph | TableBlock
 
 
+def md(text: object) -> str:
+    """A Markdown table cell (or line) of text from other people's databases: no control characters, no line
+    breaks, no column separators."""
+    return clean(str(text)).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
 def _cell(text: object, fmt: str) -> str:
     """Rater ids and names come from other people's databases: no control characters, no table breakers."""
-    cleaned = clean(str(text)).replace("\n", " ")
-    return cleaned.replace("\\", "\\\\").replace("|", "\\|") if fmt == "markdown" else cleaned
+    return md(text) if fmt == "markdown" else clean(str(text)).replace("\n", " ")
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], fmt: str) -> list[str]:

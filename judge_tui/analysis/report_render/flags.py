@@ -26,7 +26,7 @@ def flag_row(flag: Flag) -> dict[str, Any]:
 
 
 def _markdown_cell(text: object) -> str:
-    from judge_tui.analysis.report_render.as_markdown import md
+    from judge_tui.analysis.report_render.blocks import md
 
     return md("" if text is None else text)
 

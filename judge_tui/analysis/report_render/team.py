@@ -34,7 +34,7 @@ def _pair(p: ag.PairAgreement, named: dict[str, IntervalFigure]) -> dict[str, An
                             "pearson_r": figure(p.pearson_r)}, named)
 
 
-def _gwet(value: Any) -> tuple[float | dict[str, str], float | None, IntervalFigure]:
+def _gwet(value: GwetAgreement | GwetAC | ag.Undefined) -> tuple[float | dict[str, str], float | None, IntervalFigure]:
     if isinstance(value, ag.Undefined):
         return figure(value), None, value
     return float(value.value), float(value.standard_error), value.interval
@@ -98,11 +98,11 @@ def drift_to_dicts(results: Sequence[ExpertSelfAgreement], tolerance: float,
 # --------------------------------------------------------------------------- blocks
 
 
-def _num(value: Any, percent: bool = False, signed: bool = False) -> str:
+def _num(value: ag.Figure, percent: bool = False, signed: bool = False) -> str:
     return figure_text(value, digits=2, percent=percent, signed=signed)
 
 
-def _ci(value: Any, interval: Any, percent: bool = False) -> str:
+def _ci(value: ag.Figure, interval: IntervalFigure | None, percent: bool = False) -> str:
     """A figure with its interval, e.g. "0.73 [0.49, 0.96]" or "83.3% [55, 95]"."""
     return figure_with_interval(value, interval, digits=2, percent=percent)
 
