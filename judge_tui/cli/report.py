@@ -6,17 +6,17 @@ import argparse
 import sys
 
 from judge_tui.analysis.full_report import build_full_report
-from judge_tui.analysis.item_report import (
+from judge_tui.analysis.item_report import item_rows
+from judge_tui.analysis.judges import judges_by_coverage
+from judge_tui.analysis.report import ReportError, default_groups
+from judge_tui.analysis.report_render.full import render_full
+from judge_tui.analysis.report_render.items import (
     FORMAT_BY_SUFFIX,
     FORMATS,
-    item_rows,
     render_csv,
     render_jsonl,
     render_markdown,
 )
-from judge_tui.analysis.judges import judges_by_coverage
-from judge_tui.analysis.report import ReportError, default_groups
-from judge_tui.analysis.report_render.full import render_full
 from judge_tui.cli.commands import open_store, output_format, write_output
 from judge_tui.cli.raters import parse_members, parse_raters
 from judge_tui.formats.terminal import PIPE_WIDTH, for_terminal

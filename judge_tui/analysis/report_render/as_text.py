@@ -23,7 +23,6 @@ from judge_tui.analysis.figure_format import (
     short_text,
     signed,
 )
-from judge_tui.analysis.interval_bars import Bar, IntervalBars
 from judge_tui.analysis.report import Report, Row, combined
 from judge_tui.analysis.report_render.common import (
     STATUS_MARK,
@@ -35,6 +34,7 @@ from judge_tui.analysis.report_render.common import (
     safe,
     summary_lines,
 )
+from judge_tui.analysis.report_render.interval_bars import Bar, IntervalBars
 from judge_tui.analysis.stopping import FIXED_N, all_decided_at_any_time
 from judge_tui.analysis.targets import combination
 from judge_tui.formats.terminal import SplittableTable, add_id_column, render_plain
