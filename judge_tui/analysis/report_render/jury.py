@@ -54,11 +54,11 @@ def _cost(cost: CostAndTime | None) -> dict[str, Any] | None:
 def _rater(r: RaterFigures) -> dict[str, Any]:
     return {
         **with_intervals({"rater": r.rater, "items": r.items, "alignment": figure(r.alignment)},
-                          {"alignment": r.alignment_interval}),
+                         {"alignment": r.alignment_interval}),
         "dimensions": [with_intervals({"dimension": d.dimension, "n": d.agreement.n,
-                                        "alignment": figure(d.agreement.alignment_rate),
-                                        "kappa": figure(d.agreement.cohen_kappa),
-                                        "pearson_r": figure(d.agreement.pearson_r)}, d.intervals)
+                                       "alignment": figure(d.agreement.alignment_rate),
+                                       "kappa": figure(d.agreement.cohen_kappa),
+                                       "pearson_r": figure(d.agreement.pearson_r)}, d.intervals)
                        for d in r.dimensions],
         "cost": _cost(r.cost),
     }
@@ -66,16 +66,16 @@ def _rater(r: RaterFigures) -> dict[str, Any]:
 
 def _errors(e: ErrorCorrelation) -> dict[str, Any]:
     return with_intervals({"judges": [e.first, e.second], "scores": e.scores, "items": e.items,
-                            "first_errors": figure(e.first_errors), "second_errors": figure(e.second_errors),
-                            "both_wrong": figure(e.both), "independent": figure(e.independent),
-                            "excess": figure(e.excess), "reading": e.reading},
-                           {"both_wrong": e.both_interval, "independent": e.independent_interval,
-                            "excess": e.excess_interval})
+                           "first_errors": figure(e.first_errors), "second_errors": figure(e.second_errors),
+                           "both_wrong": figure(e.both), "independent": figure(e.independent),
+                           "excess": figure(e.excess), "reading": e.reading},
+                          {"both_wrong": e.both_interval, "independent": e.independent_interval,
+                           "excess": e.excess_interval})
 
 
 def _change(pair: tuple[ag.Figure, ag.Figure], change: Change) -> dict[str, Any]:
     return with_intervals({"best": figure(pair[0]), "jury": figure(pair[1]), "change": figure(change.value),
-                            "verdict": change.verdict}, {"change": change.interval})
+                           "verdict": change.verdict}, {"change": change.interval})
 
 
 def jury_to_dict(jury: Jury) -> dict[str, Any]:

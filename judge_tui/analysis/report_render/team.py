@@ -31,7 +31,7 @@ from judge_tui.stats.raters import GwetAgreement
 
 def _pair(p: ag.PairAgreement, named: dict[str, IntervalFigure]) -> dict[str, Any]:
     return with_intervals({"n": p.n, "alignment": figure(p.alignment_rate), "kappa": figure(p.cohen_kappa),
-                            "pearson_r": figure(p.pearson_r)}, named)
+                           "pearson_r": figure(p.pearson_r)}, named)
 
 
 def _gwet(value: GwetAgreement | GwetAC | ag.Undefined) -> tuple[float | dict[str, str], float | None, IntervalFigure]:
@@ -88,7 +88,7 @@ def drift_to_dicts(results: Sequence[ExpertSelfAgreement], tolerance: float,
     return [with_intervals(
         {"rater": s.rater_id, "pairs": s.pairs, "tolerance": tolerance, "alignment": figure(s.alignment),
          "by_dimension": {d: with_intervals({"alignment": figure(p.alignment_rate), "kappa": figure(p.cohen_kappa)},
-                                             s.dimension_intervals[d])
+                                            s.dimension_intervals[d])
                           for d, p in s.by_dimension.items()},
          "confidence": confidence},
         {"alignment": s.alignment_interval})
