@@ -329,7 +329,8 @@ def validity_by_version(store: Store, report: Report, ratings: RubricRatings, se
             name = ", ".join(side.rater_ids)
             if compared == 0:
                 too_few.append(TooFew(name, version, len(blocks), int(judged.size), 0,
-                                      "nothing to compare"))
+                                      "no expert rated them under it (the figures after this page compare "
+                                      "across versions)"))
                 continue
             if side == report.judge and experts == report.human.rater_ids and bool(np.all(ratings.versions ==
                                                                                           version_id)):
@@ -338,7 +339,7 @@ def validity_by_version(store: Store, report: Report, ratings: RubricRatings, se
                 try:
                     theirs = build_report(store, report.rubric, human=Group(report.human.role, experts),
                                           judge=side, split=report.split, settings=settings, ratings=at,
-                                          judge_only=judge_only)
+                                          judge_only=judge_only, checks_only=True, plans=True)
                 except (NoComparison, UserError) as exc:
                     too_few.append(TooFew(name, version, len(blocks), int(judged.size), compared, str(exc)))
                     continue
