@@ -6,6 +6,7 @@ files that were imported (not from the database)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -20,12 +21,16 @@ from sklearn.metrics import cohen_kappa_score
 from textual.app import App
 from textual.widgets import Static
 
+from judge_tui.analysis.report import build_report
+from judge_tui.analysis.scores import load
+from judge_tui.analysis.validity import validity_by_version
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats.alt_test import alternative_annotator_test
 from judge_tui.stats.prediction_powered import prediction_powered_mean
 from judge_tui.store import Store
 from judge_tui.store.rubric_choice import resolve_rubric
 from judge_tui.tui.screens.summary import SummaryScreen
+from tests.team_fixtures import exercise_item, rate
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPERTS = ("ann", "bob", "cat")
@@ -33,7 +38,6 @@ POOL = 200
 RATED = {1: 60, 2: 40}  # items the experts rated under each rubric version (the first ones of the pool)
 FLIP = {"judge-x": {1: 0.08, 2: 0.35}, "judge-y": {1: 0.1, 2: 0.1}}
 JUDGED = {"judge-x": {1: POOL, 2: POOL}, "judge-y": {1: 8, 2: POOL}}  # judge-y tried #1 on 8 items only
-pytestmark = pytest.mark.slow  # the real CLI in a subprocess, a dozen times
 
 
 @dataclass
@@ -103,6 +107,7 @@ def _expected(study: Study, judge: str, version: int) -> tuple[Any, Any, float]:
     return test, pool, float(cohen_kappa_score(majority, judged[:n].astype(int)))
 
 
+@pytest.mark.slow  # the study is built with the real CLI, a dozen subprocesses
 def test_each_block_equals_the_figures_of_its_versions_ratings_alone(study: Study) -> None:
     page = json.loads(_report(study, "--format", "json"))["judge_validity"]
     blocks = {(b["judge"], b["rubric_version"]): b for b in page["judges"]}
@@ -138,6 +143,7 @@ def test_each_block_equals_the_figures_of_its_versions_ratings_alone(study: Stud
     assert line["reason"].startswith("too few to test replacing an expert (8 per expert, needs 30)")
 
 
+@pytest.mark.slow  # the study is built with the real CLI, a dozen subprocesses
 def test_the_report_keys_before_the_page_still_describe_the_current_ratings(study: Study) -> None:
     """The top-level keys stay the comparison of each rater's current rating (the newest version they rated each
     item in): 60 items here, the experts' #2 ratings on 40 and their #1 ratings on 20 more; `judges[0]` of the
@@ -147,6 +153,7 @@ def test_the_report_keys_before_the_page_still_describe_the_current_ratings(stud
     assert data["judge_validity"]["judges"][0]["targets"][0]["n"] == 40
 
 
+@pytest.mark.slow  # the study is built with the real CLI, a dozen subprocesses
 def test_the_text_report_names_each_blocks_version(study: Study) -> None:
     text = _report(study)
     lines = text.splitlines()
@@ -185,6 +192,7 @@ async def _summary(study: Study, reviewer: str, lead: bool) -> list[str]:
             return [str(w.render()) for w in app.screen.query("#summary-body Static").results(Static)]
 
 
+@pytest.mark.slow  # the study is built with the real CLI, a dozen subprocesses
 async def test_the_leads_summary_has_a_block_per_version_without_the_pool(study: Study) -> None:
     [text, *_] = await _summary(study, "lead", lead=True)
     assert text.startswith("What the judge may be used for: judge judge-y")
@@ -193,6 +201,48 @@ async def test_the_leads_summary_has_a_block_per_version_without_the_pool(study:
     assert max(len(line) for line in text.splitlines()) <= 76
 
 
+@pytest.mark.slow  # the study is built with the real CLI, a dozen subprocesses
 async def test_an_experts_summary_still_has_no_page(study: Study) -> None:
     text = "\n".join(await _summary(study, "ann", lead=False))
     assert text and "What the judge may be used for" not in text and "binary #1" not in text
+
+
+DIMS_V1 = ("difficulty_match", "instruction_clarity", "learning_objective_alignment")
+
+
+def test_an_earlier_version_is_read_under_its_own_dimensions(tmp_path: Path, rubrics) -> None:
+    """#2 renamed a dimension (instruction_clarity -> clarity): #1's block reads #1's scores under #1's
+    dimensions, so its figures are those of #1's ratings, not "not tested" for a dimension #1 never had."""
+    first = rubrics["exercise-quality"]
+    renamed = [dataclasses.replace(d, id="clarity") if d.id == "instruction_clarity" else d for d in first.dimensions]
+    second = dataclasses.replace(first, dimensions=renamed)
+    rng = np.random.default_rng(5)
+    truth = rng.choice([0.0, 0.5, 1.0], size=(60, 3))
+    sheets: dict[tuple[str, int], np.ndarray] = {}
+    with Store(tmp_path / "renamed.db") as store:
+        store.add_items([exercise_item(n) for n in range(1, 61)])
+        for rubric, n, number in ((first, 60, 1), (second, 40, 2)):
+            dims = [d.id for d in rubric.dimensions if d.method == "judged"]
+            for rater, kind, flip in (("ann", "human", 0.2), ("bob", "human", 0.2), ("cat", "human", 0.2),
+                                      ("judge-z", "judge", 0.2 if number == 1 else 0.6)):
+                scores = np.where(rng.random((n, 3)) < flip, rng.choice([0.0, 0.5, 1.0], size=(n, 3)), truth[:n])
+                sheets[(rater, number)] = scores
+                rate(store, rubric, rater, kind,
+                     {f"E{i + 1:02d}": dict(zip(dims, row, strict=True)) for i, row in enumerate(scores.tolist())})
+        in_force = resolve_rubric("exercise-quality", store)
+        assert "clarity" in in_force.dimension_ids
+        ratings = load(store, in_force)
+        page = validity_by_version(store, build_report(store, in_force, ratings=ratings), ratings,
+                                   AgreementSettings())
+    by_number = {b.rubric_version: b for b in page.judges}
+    assert sorted(by_number) == [1, 2]
+    assert [r.key for r in by_number[1].replacement] == [*DIMS_V1, "overall"]
+    assert [r.key for r in by_number[2].replacement] == ["difficulty_match", "clarity",
+                                                         "learning_objective_alignment", "overall"]
+    for number, block in by_number.items():
+        for column, row in enumerate(block.replacement[:3]):
+            experts = np.vstack([sheets[(e, number)][:, column] for e in ("ann", "bob", "cat")])
+            expected = alternative_annotator_test(experts, sheets[("judge-z", number)][:, column],
+                                                  ("ann", "bob", "cat"), scoring="neg_rmse", epsilon=0.2, q=0.05)
+            assert row.test.winning_rate == expected.winning_rate, (number, row.key)
+            assert row.test.advantage_probability == pytest.approx(expected.advantage_probability, abs=1e-12)

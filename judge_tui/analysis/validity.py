@@ -33,10 +33,11 @@ import numpy as np
 
 from judge_tui.analysis.queue_orders import judge_strata
 from judge_tui.analysis.report import OVERALL, Group, NoComparison, Report, build_report
-from judge_tui.analysis.scores import OVERALL_COLUMN, RubricRatings, Scores, item_groups, mean_of
+from judge_tui.analysis.scores import OVERALL_COLUMN, RubricRatings, Scores, item_groups, load, mean_of
 from judge_tui.analysis.targets import TargetCheck
 from judge_tui.model import queue_orders as qo
 from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import Rubric, RubricError, rubric_from_definition
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats.agreement import Undefined
 from judge_tui.stats.alt_test import (
@@ -83,6 +84,7 @@ class RubricVersion:
     number: int
     label: str
     created_at: str
+    content_hash: str = ""
 
 
 @dataclass(frozen=True)
@@ -285,7 +287,27 @@ def judge_validity(store: Store, report: Report, ratings: RubricRatings, setting
 
 def _versions(store: Store, rubric_id: str) -> dict[int, RubricVersion]:
     return {int(r["id"]): RubricVersion(int(r["id"]), int(r["number"]), str(r["version"] or ""),
-                                        str(r["created_at"] or "")) for r in store.rubric_versions(rubric_id)}
+                                        str(r["created_at"] or ""), str(r["content_hash"] or ""))
+            for r in store.rubric_versions(rubric_id)}
+
+
+def _under(store: Store, report: Report, ratings: RubricRatings, version: RubricVersion
+           ) -> tuple[Rubric, RubricRatings]:
+    """The version's own definition (its dimensions, scale and overall score may differ from the one in force)
+    and its ratings alone, read under that definition when its dimensions differ."""
+    rubric = report.rubric
+    if version.content_hash and version.content_hash != rubric.content_hash:
+        try:
+            definition = store.rubric_definition(version.id)
+            if definition is not None:
+                rubric = rubric_from_definition(definition, f"{store.path} (rubric {rubric.id} #{version.number})")
+        except RubricError:
+            pass  # recorded by a judge-tui that wrote it differently: the definition in force reads its scores
+    if rubric.dimension_ids == ratings.rubric.dimension_ids:
+        return rubric, ratings.at_version(version.id)
+    # Its scores are under other dimension ids: read them again, on the same items (the blind rule's, if any).
+    again = load(store, rubric, ratings.split)
+    return rubric, again.restricted_to(np.unique(ratings.item_keys)).at_version(version.id)
 
 
 def _too_few(block: JudgeValidity) -> str | None:
@@ -315,13 +337,16 @@ def validity_by_version(store: Store, report: Report, ratings: RubricRatings, se
     known = _versions(store, report.rubric.id)
     blocks: list[JudgeValidity] = []
     too_few: list[TooFew] = []
+    read: dict[int, tuple[Rubric, RubricRatings]] = {}  # each version's definition and ratings, read once
     for side in sides if sides is not None else (report.judge,):
         ids = sorted({v for r in side.rater_ids for v in ratings.versions_of(r)},
                      key=lambda v: -(known[v].number if v in known else 0))
         shown = 0  # blocks of this side so far: the first is always whole, even if it decides nothing
         for version_id in ids:
             version = known.get(version_id, RubricVersion(version_id, 0, "", ""))
-            at = ratings.at_version(version_id)
+            if version_id not in read:
+                read[version_id] = _under(store, report, ratings, version)
+            rubric, at = read[version_id]
             judged = np.unique(np.concatenate([at.first_runs(r).keys for r in side.rater_ids]))
             experts = tuple(e for e in report.human.rater_ids if at.rating_counts(e) > 0)
             shared = np.unique(np.concatenate([np.empty(0, np.int64), *(at.first_runs(e).keys for e in experts)]))
@@ -332,12 +357,14 @@ def validity_by_version(store: Store, report: Report, ratings: RubricRatings, se
                                       "no expert rated them under it (the figures after this page compare "
                                       "across versions)"))
                 continue
-            if side == report.judge and experts == report.human.rater_ids and bool(np.all(ratings.versions ==
-                                                                                          version_id)):
-                theirs = report  # every rating is of this version: the report's own figures are this version's
+            # Every rating of this version under the definition in force: the report's own figures are its.
+            as_reported = (rubric is report.rubric and side == report.judge and experts == report.human.rater_ids
+                           and bool(np.all(ratings.versions == version_id)))
+            if as_reported:
+                theirs = report
             else:
                 try:
-                    theirs = build_report(store, report.rubric, human=Group(report.human.role, experts),
+                    theirs = build_report(store, rubric, human=Group(report.human.role, experts),
                                           judge=side, split=report.split, settings=settings, ratings=at,
                                           judge_only=judge_only, checks_only=True, plans=True)
                 except (NoComparison, UserError) as exc:
