@@ -117,8 +117,8 @@ def _pool_lines(p: PoolFigure) -> list[str]:
 
 
 def judge_lines(page: ValidityPage, j: JudgeValidity, width: int = WIDTH) -> list[str]:
-    version = _version_of(page, j)
-    lines = _wrap(f"{TITLE}: judge {clean(j.judge)}" + (f" ({clean(version)})" if version else ""), width, "", "  ")
+    version = clean(_version_of(page, j)).replace(" ", "\0")  # on one line, whole (_wrap puts the spaces back)
+    lines = _wrap(f"{TITLE}: judge {clean(j.judge)}" + (f" ({version})" if version else ""), width, "", "  ")
     for use in j.uses:
         lines += _wrap(use, width, "  • ", "    ")
     if j.targets:
