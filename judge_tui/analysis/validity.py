@@ -341,46 +341,51 @@ def validity_by_version(store: Store, report: Report, ratings: RubricRatings, se
     for side in sides if sides is not None else (report.judge,):
         ids = sorted({v for r in side.rater_ids for v in ratings.versions_of(r)},
                      key=lambda v: -(known[v].number if v in known else 0))
-        shown = 0  # blocks of this side so far: the first is always whole, even if it decides nothing
+        whole = True  # the side's first block is always whole, even if it decides nothing
         for version_id in ids:
             version = known.get(version_id, RubricVersion(version_id, 0, "", ""))
             if version_id not in read:
                 read[version_id] = _under(store, report, ratings, version)
-            rubric, at = read[version_id]
-            judged = np.unique(np.concatenate([at.first_runs(r).keys for r in side.rater_ids]))
-            experts = tuple(e for e in report.human.rater_ids if at.rating_counts(e) > 0)
-            shared = np.unique(np.concatenate([np.empty(0, np.int64), *(at.first_runs(e).keys for e in experts)]))
-            compared = int(np.count_nonzero(np.isin(judged, shared)))
-            name = ", ".join(side.rater_ids)
-            if compared == 0:
-                too_few.append(TooFew(name, version, len(blocks), int(judged.size), 0,
-                                      "no expert rated them under it (the figures after this page compare "
-                                      "across versions)"))
-                continue
-            # Every rating of this version under the definition in force: the report's own figures are its.
-            as_reported = (rubric is report.rubric and side == report.judge and experts == report.human.rater_ids
-                           and bool(np.all(ratings.versions == version_id)))
-            if as_reported:
-                theirs = report
+            made = _version_blocks(store, report, ratings, settings, side, version, read[version_id],
+                                   newest=version_id == ids[0], whole=whole, judge_only=judge_only)
+            if isinstance(made, TooFew):
+                too_few.append(dataclasses.replace(made, position=len(blocks)))
             else:
-                try:
-                    theirs = build_report(store, rubric, human=Group(report.human.role, experts),
-                                          judge=side, split=report.split, settings=settings, ratings=at,
-                                          judge_only=judge_only, checks_only=True, plans=True)
-                except (NoComparison, UserError) as exc:
-                    too_few.append(TooFew(name, version, len(blocks), int(judged.size), compared, str(exc)))
-                    continue
-            made = judge_validity(store, theirs, at, settings, judge_only=judge_only).judges
-            made = tuple(dataclasses.replace(b, rubric_version=version.number or None, version=version,
-                                             newest=version_id == ids[0]) for b in made)
-            reason = _too_few(made[0]) if shown and len(made) == 1 else None
-            if reason is not None:
-                too_few.append(TooFew(name, version, len(blocks), int(judged.size), compared, reason))
-                continue
-            blocks += made
-            shown += 1
+                blocks += made
+                whole = False
     return ValidityPage(report.rubric.id, settings.alt_test_epsilon, DEFAULT_Q, report.confidence, tuple(blocks),
                         judge_only, tuple(too_few))
+
+
+def _version_blocks(store: Store, report: Report, ratings: RubricRatings, settings: AgreementSettings,
+                    side: Group, version: RubricVersion, read: tuple[Rubric, RubricRatings], *, newest: bool,
+                    whole: bool, judge_only: bool) -> tuple[JudgeValidity, ...] | TooFew:
+    """The blocks of one judge side under one rubric version (``read``: its definition and ratings alone), or
+    the line that says why there are none (``whole``: never a line for too few ratings)."""
+    rubric, at = read
+    judged = np.unique(np.concatenate([at.first_runs(r).keys for r in side.rater_ids]))
+    experts = tuple(e for e in report.human.rater_ids if at.rating_counts(e) > 0)
+    shared = np.unique(np.concatenate([np.empty(0, np.int64), *(at.first_runs(e).keys for e in experts)]))
+    compared = int(np.count_nonzero(np.isin(judged, shared)))
+    name = ", ".join(side.rater_ids)
+    if compared == 0:
+        return TooFew(name, version, 0, int(judged.size), 0,
+                      "no expert rated them under it (the figures after this page compare across versions)")
+    # Every rating is of this version, read under the definition in force: the report's own figures are its.
+    if (rubric is report.rubric and side == report.judge and experts == report.human.rater_ids
+            and bool(np.all(ratings.versions == version.id))):
+        theirs = report
+    else:
+        try:
+            theirs = build_report(store, rubric, human=Group(report.human.role, experts), judge=side,
+                                  split=report.split, settings=settings, ratings=at, judge_only=judge_only,
+                                  checks_only=True, plans=True)
+        except (NoComparison, UserError) as exc:
+            return TooFew(name, version, 0, int(judged.size), compared, str(exc))
+    made = tuple(dataclasses.replace(b, rubric_version=version.number or None, version=version, newest=newest)
+                 for b in judge_validity(store, theirs, at, settings, judge_only=judge_only).judges)
+    reason = None if whole or len(made) != 1 else _too_few(made[0])
+    return made if reason is None else TooFew(name, version, 0, int(judged.size), compared, reason)
 
 
 def every_judge_validity(store: Store, report: Report, ratings: RubricRatings, settings: AgreementSettings, *,
