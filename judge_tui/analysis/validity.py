@@ -104,7 +104,8 @@ class JudgeValidity:
 
 @dataclass(frozen=True)
 class TooFew:
-    """An earlier rubric version of a judge with too few ratings to decide anything: one line, not a block."""
+    """A judge's rubric version said in one line rather than a block: an earlier version with too few ratings
+    for the alternative annotator test, or a version under which the experts rated none of its items."""
 
     judge: str
     version: RubricVersion
