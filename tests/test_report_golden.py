@@ -67,6 +67,8 @@ def team_db(tmp_path: Path, rubrics) -> Path:
             conn.execute("UPDATE ratings SET flagged = 1, flag_reason = 'unclear | blank',"
                          " updated_at = '2026-01-01T00:00:00' WHERE rater_id = 'bob' AND item_id = 'E03'"
                          " AND repeat = 0")
+            # The version's date is on the validity page: a fixed one keeps the pinned files the same every day.
+            conn.execute("UPDATE rubric_versions SET created_at = '2026-01-01T00:00:00.000+00:00'")
     return path
 
 

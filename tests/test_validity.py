@@ -53,6 +53,8 @@ def study_db(tmp_path: Path, rubrics) -> Path:
         judged = _noisy(rng, truth, 0.25)
         rate(store, rubric, JUDGE, "judge",
              {f"E{n + 1:02d}": dict(zip(DIMS, row, strict=True)) for n, row in enumerate(judged)})
+        with store.transaction() as conn:  # the page names the version's date: a fixed one for the snapshots
+            conn.execute("UPDATE rubric_versions SET created_at = '2026-01-01T00:00:00.000+00:00'")
     return path
 
 
@@ -205,7 +207,7 @@ def test_report_with_columns_80_keeps_the_page_within_80(study_db: Path) -> None
 
 def test_the_report_has_a_block_for_every_judge_the_judge_of_the_comparison_first(study_db: Path, rubrics) -> None:
     """A second judge (an older prompt, on the shared items and 40 more): its own block after the first, against
-    the same experts, and a line saying the page holds each judge's newest rubric version only."""
+    the same experts, each named with its rubric version; one version only, so no line about versions."""
     import subprocess
     import sys
 
@@ -234,4 +236,6 @@ def test_the_report_has_a_block_for_every_judge_the_judge_of_the_comparison_firs
                                                                              "COLUMNS": "80"}).stdout
     assert text.startswith("What the judge may be used for: judge judge-v1")
     assert text.index("judge judge-v0") > text.index("judge judge-v1")
-    assert "Each judge under the newest rubric version it rated" in text
+    assert "(exercise-quality #1, 2026-01-01)" in text.splitlines()[0]
+    assert "judge judge-v0 (exercise-quality #1, 2026-01-01)" in text
+    assert "rubric version alone" not in text

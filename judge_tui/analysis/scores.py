@@ -142,11 +142,25 @@ class RubricRatings:
 
     def restricted_to(self, keys: np.ndarray) -> RubricRatings:
         """The ratings of these items only (the items a viewer may see under the blind rule)."""
-        inside = np.isin(self.item_keys, keys)
+        return self._where(np.isin(self.item_keys, keys))
+
+    def at_version(self, version_id: int) -> RubricRatings:
+        """The ratings made under one rubric version only: each rater's current rating at that version is then
+        their first run there (the figures of one version, never mixed with another's)."""
+        return self._where(self.versions == version_id)
+
+    def _where(self, inside: np.ndarray) -> RubricRatings:
         return dataclasses.replace(self, rater=self.rater[inside], item_keys=self.item_keys[inside],
                                    repeats=self.repeats[inside], versions=self.versions[inside],
                                    version_order=self.version_order[inside],
                                    overall=self.overall[inside], scores=self.scores[inside])
+
+    def versions_of(self, rater_id: str) -> tuple[int, ...]:
+        """The rubric versions (ids) a rater made first runs under, newest first (the store's order)."""
+        mine = self._of(rater_id) & (self.repeats == 0)
+        found = {int(v): int(o) for v, o in zip(self.versions[mine].tolist(), self.version_order[mine].tolist(),
+                                                   strict=True)}
+        return tuple(sorted(found, key=lambda v: -found[v]))
 
     def raters_of_kind(self, kind: str) -> tuple[str, ...]:
         return tuple(r for r in self.rater_ids if self.kinds[r] == kind)

@@ -1,18 +1,22 @@
 """What the judge may be used for: the report's first page, computed.
 
-For each judge rater of the comparison (under the newest rubric version it rated in, as every figure of the
-report): the decision on each target with its interval and what would settle it (the report's TargetChecks,
+A block for each judge rater and each rubric version it rated in, newest version first, computed from that
+version's ratings alone (`RubricRatings.at_version`: every rater's first run under it, the judge's and the
+experts'): the decision on each target with its interval and what would settle it (the report's TargetChecks,
 with their assurance plans), the alternative annotator test on every judged dimension and the overall score
 (stats.alt_test), and the prediction-powered estimate of the pool (stats.prediction_powered): the mean overall
 score, each judged dimension's mean and, on a PASS/FAIL rubric, the pass rate over every item the judge rated.
-From them, the uses the evidence supports, in plain words (`uses`).
+From them, the uses the evidence supports, in plain words (`uses`). An earlier version with too few ratings for
+the alternative annotator test, or that no expert rated, is one line (`TooFew`) rather than a block of
+"undecided".
 
 The pool estimate needs the expert-rated items to be a random sample of the pool: a random queue order is; a
 balanced order is a known stratified sample, weighted back with the design's stratum weights; import order,
 assigned queues and ratings without a recorded draw are not known to be, and the estimate says so.
 
-`every_judge_validity` adds a block for each other judge rater of the rubric (each against the same experts,
-under the newest rubric version it rated in), after the judge of the comparison.
+`judge_validity` makes the blocks of one report as it stands; `validity_by_version` a block per rubric version
+of a judge side; `every_judge_validity` those of the judge of the comparison first, then of every other judge
+rater of the rubric (each against the same experts).
 
 The blind rule: the pool estimate is made of items no expert rated, so it is left out when ``judge_only`` is
 False (the summary screen), as the corrected pass rate is.
@@ -29,10 +33,11 @@ import numpy as np
 
 from judge_tui.analysis.queue_orders import judge_strata
 from judge_tui.analysis.report import OVERALL, Group, NoComparison, Report, build_report
-from judge_tui.analysis.scores import OVERALL_COLUMN, RubricRatings, Scores, item_groups, mean_of
+from judge_tui.analysis.scores import OVERALL_COLUMN, RubricRatings, Scores, item_groups, load, mean_of
 from judge_tui.analysis.targets import TargetCheck
 from judge_tui.model import queue_orders as qo
 from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import Rubric, RubricError, rubric_from_definition
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats.agreement import Undefined
 from judge_tui.stats.alt_test import (
@@ -71,6 +76,18 @@ class PoolFigure:
 
 
 @dataclass(frozen=True)
+class RubricVersion:
+    """A rubric version as the rest of the report names it: its number within the rubric (#1, #2, ...), the
+    label in the rubric file, and when it was made."""
+
+    id: int  # rubric_versions.id
+    number: int
+    label: str
+    created_at: str
+    content_hash: str = ""
+
+
+@dataclass(frozen=True)
 class JudgeValidity:
     judge: str
     rubric_version: int | None  # the version's number within its rubric (1, 2, ...); None when unknown
@@ -81,6 +98,21 @@ class JudgeValidity:
     pool_note: str | None  # how the rated items were drawn, when that limits the pool estimate
     uses: tuple[str, ...]  # plain-word sentences: what the evidence supports, and what it does not
     settle: tuple[str, ...]  # what would settle what is undecided
+    version: RubricVersion | None = None  # the rubric version whose ratings alone this block is computed from
+    newest: bool = True  # the newest rubric version this judge rated in
+
+
+@dataclass(frozen=True)
+class TooFew:
+    """A judge's rubric version said in one line rather than a block: an earlier version with too few ratings
+    for the alternative annotator test, or a version under which the experts rated none of its items."""
+
+    judge: str
+    version: RubricVersion
+    position: int  # how many blocks come before it on the page
+    judged: int  # items the judge rated under this version
+    compared: int  # of them, items the experts rated under it too
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -89,8 +121,15 @@ class ValidityPage:
     epsilon: float
     q: float
     confidence: float
-    judges: tuple[JudgeValidity, ...]
+    judges: tuple[JudgeValidity, ...]  # one block per judge rater and rubric version, newest version first
     pool_shown: bool
+    too_few: tuple[TooFew, ...] = ()  # the versions said in one line, in the order of the judges
+
+    @property
+    def by_version(self) -> bool:
+        """Whether the page holds more than one rubric version (then it says that each block is one's)."""
+        seen = {b.version.id for b in self.judges if b.version} | {t.version.id for t in self.too_few}
+        return len(seen) > 1
 
 
 def _columns(report: Report) -> list[tuple[str, str, int]]:
@@ -247,21 +286,118 @@ def judge_validity(store: Store, report: Report, ratings: RubricRatings, setting
                         judge_only)
 
 
+def _versions(store: Store, rubric_id: str) -> dict[int, RubricVersion]:
+    return {int(r["id"]): RubricVersion(int(r["id"]), int(r["number"]), str(r["version"] or ""),
+                                        str(r["created_at"] or ""), str(r["content_hash"] or ""))
+            for r in store.rubric_versions(rubric_id)}
+
+
+def _under(store: Store, report: Report, ratings: RubricRatings, version: RubricVersion
+           ) -> tuple[Rubric, RubricRatings]:
+    """The version's own definition (its dimensions, scale and overall score may differ from the one in force)
+    and its ratings alone, read under that definition when its dimensions differ."""
+    rubric = report.rubric
+    if version.content_hash and version.content_hash != rubric.content_hash:
+        try:
+            definition = store.rubric_definition(version.id)
+            if definition is not None:
+                rubric = rubric_from_definition(definition, f"{store.path} (rubric {rubric.id} #{version.number})")
+        except RubricError:
+            pass  # recorded by a judge-tui that wrote it differently: the definition in force reads its scores
+    if rubric.dimension_ids == ratings.rubric.dimension_ids:
+        return rubric, ratings.at_version(version.id)
+    # Its scores are under other dimension ids: read them again, on the same items (the blind rule's, if any).
+    again = load(store, rubric, ratings.split)
+    return rubric, again.restricted_to(np.unique(ratings.item_keys)).at_version(version.id)
+
+
+def _too_few(block: JudgeValidity) -> str | None:
+    """Why an earlier version's block is one line: the alternative annotator test ran on no figure (too few
+    items shared by the judge and each expert). The line keeps the decisions the targets did reach."""
+    if not block.replacement or any(r.test.passed is not None for r in block.replacement):
+        return None
+    most = max((n for r in block.replacement for _, n in r.test.too_few_items), default=0)
+    said = [f"too few to test replacing an expert ({most} per expert, needs "
+            f"{block.replacement[0].test.min_items_per_expert})"]
+    for decision in ("met", "not met"):
+        figures = [c.figure for c in block.targets if c.decision == decision]
+        if figures:
+            said.append(f"{', '.join(figures)} {decision}")
+    undecided = sum(c.decision == "undecided" for c in block.targets)
+    if undecided:
+        said.append(f"{undecided} target{'s' if undecided > 1 else ''} undecided")
+    return "; ".join(said)
+
+
+def validity_by_version(store: Store, report: Report, ratings: RubricRatings, settings: AgreementSettings, *,
+                        sides: Sequence[Group] | None = None, judge_only: bool = True) -> ValidityPage:
+    """A block for each judge side (default: the report's judge group) and each rubric version it rated in,
+    newest first, each computed from that version's ratings alone: every rater's first run under it (the
+    judge's and the experts'), its own targets, alternative annotator test and pool estimate. An earlier version
+    with too few ratings for the alternative annotator test, or that no expert rated, is one line (`TooFew`)."""
+    known = _versions(store, report.rubric.id)
+    blocks: list[JudgeValidity] = []
+    too_few: list[TooFew] = []
+    read: dict[int, tuple[Rubric, RubricRatings]] = {}  # each version's definition and ratings, read once
+    for side in sides if sides is not None else (report.judge,):
+        ids = sorted({v for r in side.rater_ids for v in ratings.versions_of(r)},
+                     key=lambda v: -(known[v].number if v in known else 0))
+        whole = True  # the side's first block is always whole, even if it decides nothing
+        for version_id in ids:
+            version = known.get(version_id, RubricVersion(version_id, 0, "", ""))
+            if version_id not in read:
+                read[version_id] = _under(store, report, ratings, version)
+            made = _version_blocks(store, report, ratings, settings, side, version, read[version_id],
+                                   newest=version_id == ids[0], whole=whole, judge_only=judge_only)
+            if isinstance(made, TooFew):
+                too_few.append(dataclasses.replace(made, position=len(blocks)))
+            else:
+                blocks += made
+                whole = False
+    return ValidityPage(report.rubric.id, settings.alt_test_epsilon, DEFAULT_Q, report.confidence, tuple(blocks),
+                        judge_only, tuple(too_few))
+
+
+def _version_blocks(store: Store, report: Report, ratings: RubricRatings, settings: AgreementSettings,
+                    side: Group, version: RubricVersion, read: tuple[Rubric, RubricRatings], *, newest: bool,
+                    whole: bool, judge_only: bool) -> tuple[JudgeValidity, ...] | TooFew:
+    """The blocks of one judge side under one rubric version (``read``: its definition and ratings alone), or
+    the line that says why there are none (``whole``: never a line for too few ratings)."""
+    rubric, at = read
+    judged = np.unique(np.concatenate([at.first_runs(r).keys for r in side.rater_ids]))
+    experts = tuple(e for e in report.human.rater_ids if at.rating_counts(e) > 0)
+    shared = np.unique(np.concatenate([np.empty(0, np.int64), *(at.first_runs(e).keys for e in experts)]))
+    compared = int(np.count_nonzero(np.isin(judged, shared)))
+    name = ", ".join(side.rater_ids)
+    if compared == 0:
+        return TooFew(name, version, 0, int(judged.size), 0,
+                      "no expert rated them under it (the figures after this page compare across versions)")
+    # Every rating is of this version, read under the definition in force: the report's own figures are its.
+    if (rubric is report.rubric and side == report.judge and experts == report.human.rater_ids
+            and bool(np.all(ratings.versions == version.id))):
+        theirs = report
+    else:
+        try:
+            theirs = build_report(store, rubric, human=Group(report.human.role, experts), judge=side,
+                                  split=report.split, settings=settings, ratings=at, judge_only=judge_only,
+                                  checks_only=True, plans=True)
+        except (NoComparison, UserError) as exc:
+            return TooFew(name, version, 0, int(judged.size), compared, str(exc))
+    made = tuple(dataclasses.replace(b, rubric_version=version.number or None, version=version, newest=newest)
+                 for b in judge_validity(store, theirs, at, settings, judge_only=judge_only).judges)
+    reason = None if whole or len(made) != 1 else _too_few(made[0])
+    return made if reason is None else TooFew(name, version, 0, int(judged.size), compared, reason)
+
+
 def every_judge_validity(store: Store, report: Report, ratings: RubricRatings, settings: AgreementSettings, *,
                          judge_only: bool = True) -> ValidityPage:
-    """The page of the report's judge first, then a block for every other judge rater of the rubric (each
-    against the report's experts), the newest rubric version first, then the most ratings."""
-    page = judge_validity(store, report, ratings, settings, judge_only=judge_only)
-    if not all(ratings.kinds.get(r) == "judge" for r in report.judge.rater_ids):
-        return page  # a comparison of experts (--raters A,B): no judge to add to
-    others = [r for r in ratings.raters_of_kind("judge") if r not in report.judge.rater_ids]
-    others.sort(key=lambda r: (-(_version_number(store, report, ratings, r) or 0), -ratings.rating_counts(r), r))
-    blocks = list(page.judges)
-    for judge in others:
-        try:
-            theirs = build_report(store, report.rubric, human=report.human, judge=Group("judge", (judge,)),
-                                  split=report.split, settings=settings, ratings=ratings, judge_only=judge_only)
-        except (NoComparison, UserError):
-            continue  # this judge rated none of the items the experts rated
-        blocks += judge_validity(store, theirs, ratings, settings, judge_only=judge_only).judges
-    return dataclasses.replace(page, judges=tuple(blocks))
+    """The report's judge first, then every other judge rater of the rubric (each against the report's
+    experts, the newest rubric version first, then the most ratings); for each, a block per rubric version
+    (validity_by_version)."""
+    sides = [report.judge]
+    if all(ratings.kinds.get(r) == "judge" for r in report.judge.rater_ids):  # not a comparison of experts
+        others = [r for r in ratings.raters_of_kind("judge") if r not in report.judge.rater_ids]
+        others.sort(key=lambda r: (-(_version_number(store, report, ratings, r) or 0), -ratings.rating_counts(r),
+                                   r))
+        sides += [Group("judge", (r,)) for r in others]
+    return validity_by_version(store, report, ratings, settings, sides=sides, judge_only=judge_only)

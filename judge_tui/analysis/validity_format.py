@@ -20,15 +20,40 @@ from judge_tui.analysis.figure_format import (
     short_text,
 )
 from judge_tui.analysis.targets import TargetCheck
-from judge_tui.analysis.validity import JudgeValidity, PoolFigure, Replacement, ValidityPage
+from judge_tui.analysis.validity import (
+    JudgeValidity,
+    PoolFigure,
+    Replacement,
+    RubricVersion,
+    TooFew,
+    ValidityPage,
+)
 from judge_tui.model.textsafe import clean
 from judge_tui.stats import assurance
 from judge_tui.stats.agreement import Undefined
 
 WIDTH = 80
 TITLE = "What the judge may be used for"
-VERSIONS_NOTE = ("Each judge under the newest rubric version it rated; earlier rubric versions are not on this "
-                 "page.")
+VERSIONS_NOTE = ("Each block from the ratings made under its rubric version alone (the judge's and the experts'); "
+                 "the figures after this page take each rater's newest rating of each item, whatever its version.")
+
+
+def version_name(rubric_id: str, v: RubricVersion) -> str:
+    """A rubric version as `history` numbers it, and the day it was made: "cis #2, 2026-11-27" (short, so that a
+    block's heading keeps to one line of 80 columns)."""
+    number = f"#{v.number}" if v.number else f"version id {v.id}"
+    return f"{rubric_id} {number}, {v.created_at[:10]}" if v.created_at else f"{rubric_id} {number}"
+
+
+def _version_of(page: ValidityPage, j: JudgeValidity) -> str:
+    if j.version is not None:
+        return version_name(page.rubric_id, j.version)
+    return f"rubric {page.rubric_id} v{j.rubric_version}" if j.rubric_version else ""
+
+
+def too_few_text(page: ValidityPage, t: TooFew) -> str:
+    return (f"Judge {t.judge} ({version_name(page.rubric_id, t.version)}): {t.compared} of its {t.judged} items "
+            f"rated by the experts under this version; {t.reason}.")
 
 
 def _wrap(text: str, width: int, indent: str = "  ", hanging: str = "    ") -> list[str]:
@@ -92,8 +117,8 @@ def _pool_lines(p: PoolFigure) -> list[str]:
 
 
 def judge_lines(page: ValidityPage, j: JudgeValidity, width: int = WIDTH) -> list[str]:
-    version = f" (rubric {clean(page.rubric_id)} v{j.rubric_version})" if j.rubric_version else ""
-    lines = _wrap(f"{TITLE}: judge {clean(j.judge)}{version}", width, "", "  ")
+    version = clean(_version_of(page, j)).replace(" ", "\0")  # on one line, whole (_wrap puts the spaces back)
+    lines = _wrap(f"{TITLE}: judge {clean(j.judge)}" + (f" ({version})" if version else ""), width, "", "  ")
     for use in j.uses:
         lines += _wrap(use, width, "  • ", "    ")
     if j.targets:
@@ -133,8 +158,16 @@ def settle_lines(j: JudgeValidity, width: int = WIDTH) -> list[str]:
 
 def render_text(page: ValidityPage, width: int = WIDTH) -> str:
     """The page as plain text: each judge's summary, then what would settle what is undecided."""
-    blocks = [judge_lines(page, j, width) + settle_lines(j, width) for j in page.judges]
-    if len(page.judges) > 1:
+    blocks: list[list[str]] = []
+    for position in range(len(page.judges) + 1):
+        thin = [line for t in page.too_few if t.position == position
+                for line in _wrap(clean(too_few_text(page, t)), width, "", "  ")]
+        if thin:
+            blocks.append(thin)
+        if position < len(page.judges):
+            j = page.judges[position]
+            blocks.append(judge_lines(page, j, width) + settle_lines(j, width))
+    if page.by_version:
         blocks.append(_wrap(VERSIONS_NOTE, width, "", ""))
     return "\n\n".join("\n".join(b) for b in blocks) + "\n"
 
@@ -145,9 +178,11 @@ def _md(text: object) -> str:
 
 def render_markdown(page: ValidityPage) -> str:
     out: list[str] = []
-    for j in page.judges:
-        version = f" (rubric {_md(page.rubric_id)} v{j.rubric_version})" if j.rubric_version else ""
-        out += [f"# {TITLE}: judge {_md(j.judge)}{version}", "",
+    for position, j in enumerate(page.judges):
+        thin = [f"- {_md(too_few_text(page, t))}" for t in page.too_few if t.position == position]
+        out += [*thin, ""] if thin else []
+        version = _version_of(page, j)
+        out += [f"# {TITLE}: judge {_md(j.judge)}" + (f" ({_md(version)})" if version else ""), "",
                 f"Experts: {', '.join(map(_md, j.experts))}.", ""]
         out += [f"- {_md(u)}" for u in j.uses] + [""]
         if j.targets:
@@ -190,7 +225,10 @@ def render_markdown(page: ValidityPage) -> str:
                 out += [f"Pool: {_md(j.pool_note)}.", ""]
         if j.settle:
             out += ["To settle what is undecided:", ""] + [f"- {_md(s)}" for s in j.settle] + [""]
-    if len(page.judges) > 1:
+    last = [f"- {_md(too_few_text(page, t))}" for t in page.too_few if t.position == len(page.judges)]
+    if last:
+        out += [*([] if page.judges else [f"# {TITLE}", ""]), *last, ""]
+    if page.by_version:
         out += [VERSIONS_NOTE, ""]
     return "\n".join(out)
 
@@ -242,8 +280,15 @@ def _target_dict(c: TargetCheck) -> dict[str, Any]:
             "more_items": c.more_items if c.decision == "undecided" else None}
 
 
+def _version_dict(v: RubricVersion | None) -> dict[str, Any]:
+    return {"rubric_version_id": v.id if v else None, "rubric_version_label": v.label if v else None,
+            "rubric_version_created": v.created_at if v else None}
+
+
 def to_dict(page: ValidityPage) -> dict[str, Any]:
-    """The page as JSON (the report's `judge_validity` key)."""
+    """The page as JSON (the report's `judge_validity` key): `judges` holds a block per judge rater and rubric
+    version (`judges[0]`: the judge of the comparison under its newest version), `too_few_ratings` the versions
+    said in one line."""
     return {
         "rubric": page.rubric_id, "epsilon": page.epsilon, "q": page.q, "confidence": page.confidence,
         "pool_shown": page.pool_shown,
@@ -251,5 +296,9 @@ def to_dict(page: ValidityPage) -> dict[str, Any]:
                     "uses": list(j.uses), "targets": [_target_dict(c) for c in j.targets],
                     "alt_test": [_replacement_dict(r) for r in j.replacement],
                     "pool": [_pool_dict(p) for p in j.pool], "pool_note": j.pool_note,
-                    "to_settle": list(j.settle)} for j in page.judges],
+                    "to_settle": list(j.settle), **_version_dict(j.version), "newest_version": j.newest}
+                   for j in page.judges],
+        "too_few_ratings": [{"judge": t.judge, "rubric_version": t.version.number or None,
+                             **_version_dict(t.version), "judged": t.judged, "compared": t.compared,
+                             "reason": t.reason} for t in page.too_few],
     }

@@ -25,6 +25,8 @@ def judged(tmp_path: Path, rubrics) -> Path:  # type: ignore[no-untyped-def]
                               fields={"query": "q", "criterion": "vegan", "response": f"tofu {n}"})
                          for n in range(1, 5)])
     judge_dev(path)
+    with Store(path) as store, store.transaction() as conn:  # the page names the version's date: a fixed one
+        conn.execute("UPDATE rubric_versions SET created_at = '2026-01-01T00:00:00.000+00:00'")
     return path
 
 

@@ -282,13 +282,16 @@ def build_report(
     judge_only: bool = True,
     ratings: RubricRatings | None = None,
     checks_only: bool = False,
+    plans: bool | None = None,
 ) -> Report:
     """Every agreement figure between two rater groups over the items both rated.
 
     ``by`` lists breakdown fields (an unknown field is an error unless ``skip_missing_fields``);
     ``judge_only=False`` leaves out everything computed on items the human group has not rated (the
     corrected pass rate), as the summary screen must under the blind rule. ``ratings``: the rubric's
-    ratings in ``split`` when the caller has loaded them already (see scores.load).
+    ratings in ``split`` when the caller has loaded them already (see scores.load). ``checks_only``: the targets'
+    decisions and little else (no rank intervals, breakdowns, self- or team agreement, corrected pass rate), and
+    no plans for the undecided ones unless ``plans`` (the validity page's blocks need them).
     """
     settings = settings or AgreementSettings()
     thresholds = settings
@@ -350,7 +353,7 @@ def build_report(
             h, j = tested.a, tested.b
             test_binary = ag.binary_metrics(ag.snap_to_scale(h, (0.0, 1.0))[0], ag.snap_to_scale(j, (0.0, 1.0))[0])
     checks = target_checks(rows, overall, summary, rubric, thresholds, test_pairing, split, confidence,
-                     plan=not checks_only)
+                     plan=not checks_only if plans is None else plans)
     checks = with_items_left(store, rubric, checks, total, human_scores.keys, split)
     design = sampling_design(store, rubric, human.rater_ids, pairing, split, tolerance, confidence)
     if design is not None and design.weighted:

@@ -28,7 +28,7 @@ from judge_tui.analysis.judges import default_judge
 from judge_tui.analysis.report import Group, Report, build_report
 from judge_tui.analysis.report_render import as_text
 from judge_tui.analysis.scores import RubricRatings, load
-from judge_tui.analysis.validity import ValidityPage, judge_validity
+from judge_tui.analysis.validity import ValidityPage, validity_by_version
 from judge_tui.formats.terminal import FittedTable
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric, RubricError
@@ -183,13 +183,14 @@ class SummaryScreen(Screen[None]):
         self.post_message(self.Ready(report, team, validity))
 
     def _validity(self, store: Store, judge: str, ratings: RubricRatings) -> ValidityPage | None:
-        """Every expert against the judge, without the pool estimate (it uses items no expert rated)."""
+        """Every expert against the judge, a block per rubric version, without the pool estimate (it uses items no
+        expert rated)."""
         try:
             every = build_report(store, self.rubric, judge=Group("judge", (judge,)), settings=self.agreement,
                                  judge_only=False, ratings=ratings)
         except UserError:
             return None
-        return judge_validity(store, every, ratings, self.agreement, judge_only=False)
+        return validity_by_version(store, every, ratings, self.agreement, judge_only=False)
 
     def on_summary_screen_ready(self, message: Ready) -> None:
         self.report = message.report
