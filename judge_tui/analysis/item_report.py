@@ -4,6 +4,11 @@ and the notes, as CSV, JSON Lines or Markdown (to paste into a spreadsheet or a 
 The groups and scores are the report's (`report.py`): each rater's first run under the newest rubric version
 they used, a group of several raters scored by its mean. A gap is judge minus human (positive: the judge is
 more lenient). Every item of the rubric (and split) is listed, rated or not, so gaps in coverage show.
+
+On a scale of categories a mean of category positions names no category (A and tie average to B), so each side
+is its raters' categories instead: the most frequent one (none on a tie) and the split, "B (2 of 3) · A". A
+nominal scale has no gap and its dimensions align when both sides' categories are the same; an ordered one's
+gap counts categories (judge's minus human's).
 """
 
 from __future__ import annotations
@@ -12,11 +17,14 @@ import csv
 import io
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judge_tui.analysis.figure_format import short_text
-from judge_tui.model.rubrics import Rubric
+from judge_tui.model.rubrics import Rubric, Scale
 from judge_tui.store import Store
+
+if TYPE_CHECKING:
+    import numpy as np
 
 FORMATS = ("csv", "jsonl", "markdown")
 FORMAT_BY_SUFFIX = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".md": "markdown"}
@@ -37,6 +45,27 @@ def _shown(value: float, rubric: Rubric) -> float | str | None:
     return plain
 
 
+def category_split(values: np.ndarray, scale: Scale) -> tuple[float | None, str | None]:
+    """Several raters' categories of one item: the most frequent (None when two or more tie for it, or nobody
+    rated) and the split as written, "B (2 of 3) · A" (a single rater: "B"; a tie: "no majority: A · B")."""
+    import numpy as np
+
+    rated = values[~np.isnan(values)]
+    if rated.size == 0:
+        return None, None
+    points, counts = np.unique(rated, return_counts=True)
+    order = sorted(range(points.size), key=lambda n: (-counts[n], points[n]))  # most often first, then scale order
+    names = [(scale.label(float(points[n])), int(counts[n])) for n in order]
+    if len(names) == 1 and rated.size == 1:
+        return float(points[order[0]]), names[0][0]
+    tied = len(names) > 1 and names[1][1] == names[0][1]
+    rest = [f"{name} ({count})" if count > 1 else name for name, count in names[0 if tied else 1:]]
+    if tied:
+        return None, "no majority: " + " · ".join(rest)
+    top, count = names[0]
+    return float(points[order[0]]), " · ".join([f"{top} ({count} of {rated.size})", *rest])
+
+
 def item_rows(store: Store, rubric: Rubric, human: Any, judge: Any, split: str | None,
               tolerance: float) -> list[dict[str, Any]]:
     """One row per item: id, task type, split, per dimension and overall the human, judge and gap values,
@@ -49,7 +78,8 @@ def item_rows(store: Store, rubric: Rubric, human: Any, judge: Any, split: str |
     dims = rubric.dimension_ids
     with store.snapshot():
         ratings = load(store, rubric, split)
-        groups = [mean_of([ratings.first_runs(r) for r in g.rater_ids], len(dims)) for g in (human, judge)]
+        members = [[ratings.first_runs(r) for r in g.rater_ids] for g in (human, judge)]
+        groups = [mean_of(m, len(dims)) for m in members]
         keys, ids = store.item_field_values(rubric.id, "id", split)
         ordered = store.item_ids_in_order(rubric.id, split)
         items = store.items_by_id(ordered)
@@ -71,16 +101,34 @@ def item_rows(store: Store, rubric: Rubric, human: Any, judge: Any, split: str |
         return empty
 
     judged = [i for i, d in enumerate(rubric.dimensions) if d.method == "judged"]
+    scale = rubric.scale
+    # The columns that hold categories: every dimension, and the overall when it is the one dimension's label.
+    categories = range(len(dims) + (rubric.overall == "label")) if scale.kind == "categories" else range(0)
+    exact = scale.kind == "categories" and not scale.ordered  # nominal: aligned when the same category
+    item_keys = np.array([key_of[i] for i in ordered], dtype=np.int64)
+    stacks = [np.stack([m.rows_on(item_keys) for m in group]) if group else np.empty((0, len(ordered), len(dims) + 1))
+              for group in members]  # raters x items x (dimensions + overall)
     rows = []
-    for item_id in ordered:
-        h, j = values(groups[0], item_id), values(groups[1], item_id)
+    for position, item_id in enumerate(ordered):
+        h, j = values(groups[0], item_id).copy(), values(groups[1], item_id).copy()
         item = items[item_id]
         row: dict[str, Any] = {"item_id": item_id, "task_type": item.task_type, "split": item.split}
         for index, name in enumerate([*dims, OVERALL]):
+            splits: tuple[str | None, ...] = ()
+            if index in categories:  # the most frequent category of each side, not a mean of positions
+                (modal_h, split_h), (modal_j, split_j) = (category_split(stack[:, position, index], scale)
+                                                          for stack in stacks)
+                h[index], j[index] = (np.nan if v is None else v for v in (modal_h, modal_j))
+                splits = (split_h, split_j)
             row[f"{name}_human"], row[f"{name}_judge"] = _shown(h[index], rubric), _shown(j[index], rubric)
-            row[f"{name}_gap"] = _plain(j[index] - h[index])
+            if not splits:
+                row[f"{name}_gap"] = _plain(j[index] - h[index])
+                continue
+            row[f"{name}_human_split"], row[f"{name}_judge_split"] = splits
+            steps = (j[index] - h[index]) * (len(scale.points) - 1)  # categories apart, on an ordered scale
+            row[f"{name}_gap"] = None if exact or np.isnan(steps) else round(float(steps))
         both = [i for i in judged if not np.isnan(h[i]) and not np.isnan(j[i])]
-        within = ag.within_tolerance(h[both], j[both], tolerance)
+        within = ag.within_tolerance(h[both], j[both], 0.0 if exact else tolerance)
         row["aligned"] = f"{int(np.count_nonzero(within))}/{len(both)}" if both else ""
         row["flags"] = flags.get(item_id, [])
         by_rater = notes.get(item_id, {})
@@ -135,14 +183,25 @@ def render_markdown(rows: list[dict[str, Any]], rubric: Rubric, human: Any, judg
         return "—" if value is None else value if isinstance(value, str) else short_text(value)
 
     names = [*rubric.dimension_ids, OVERALL]
-    head = ["Item", *(f"{name} (H / J / gap)" for name in names), "Aligned", "Flags", "Notes"]
+    nominal = rubric.scale.kind == "categories" and not rubric.scale.ordered
+
+    def sides(row: dict[str, Any], name: str) -> str:
+        """H / J / gap; on a scale of categories each side's split, and no gap on a nominal one."""
+        if f"{name}_human_split" not in row:
+            return f"{cell(row[f'{name}_human'])} / {cell(row[f'{name}_judge'])} / {cell(row[f'{name}_gap'])}"
+        shown = [md(row[f"{name}_{side}_split"] or "—") for side in ("human", "judge")]
+        return " / ".join(shown if nominal else [*shown, cell(row[f"{name}_gap"])])
+
+    gap = {name: " / gap" if not nominal or (name == OVERALL and rubric.overall != "label") else "" for name in names}
+    head = ["Item", *(f"{name} (H / J{gap[name]})" for name in names), "Aligned", "Flags", "Notes"]
+    aligned = "of the same category" if nominal else f"within ±{short_text(tolerance)}"
     lines = [f"# Item by item: {md(rubric.name)}", "",
              f"Human: {md(', '.join(human.rater_ids))} · Judge: {md(', '.join(judge.rater_ids))} · gap = judge − "
-             f"human · aligned = judged dimensions within ±{short_text(tolerance)}", "",
+             f"human · aligned = judged dimensions {aligned}", "",
              "| " + " | ".join(head) + " |", "|" + "|".join(" --- " for _ in head) + "|"]
     for row in rows:
         cells = [md(row["item_id"])]
-        cells += [f"{cell(row[f'{n}_human'])} / {cell(row[f'{n}_judge'])} / {cell(row[f'{n}_gap'])}" for n in names]
+        cells += [sides(row, n) for n in names]
         notes = {**row["human_notes"], **row["judge_notes"]}
         cells += [row["aligned"], md(_joined(row["flags"])), md(_joined(notes))]
         lines.append("| " + " | ".join(cells) + " |")
