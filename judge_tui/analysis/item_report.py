@@ -104,7 +104,7 @@ def item_rows(store: Store, rubric: Rubric, human: Any, judge: Any, split: str |
     scale = rubric.scale
     # The columns that hold categories: every dimension, and the overall when it is the one dimension's label.
     categories = range(len(dims) + (rubric.overall == "label")) if scale.kind == "categories" else range(0)
-    exact = scale.kind == "categories" and not scale.ordered  # nominal: aligned when the same category
+    exact = scale.kind == "categories" and not scale.ordered  # nominal: no gap between categories
     item_keys = np.array([key_of[i] for i in ordered], dtype=np.int64)
     stacks = [np.stack([m.rows_on(item_keys) for m in group]) if group else np.empty((0, len(ordered), len(dims) + 1))
               for group in members]  # raters x items x (dimensions + overall)
@@ -128,7 +128,7 @@ def item_rows(store: Store, rubric: Rubric, human: Any, judge: Any, split: str |
             steps = (j[index] - h[index]) * (len(scale.points) - 1)  # categories apart, on an ordered scale
             row[f"{name}_gap"] = None if exact or np.isnan(steps) else round(float(steps))
         both = [i for i in judged if not np.isnan(h[i]) and not np.isnan(j[i])]
-        within = ag.within_tolerance(h[both], j[both], 0.0 if exact else tolerance)
+        within = ag.within_tolerance(h[both], j[both], scale.alignment_tolerance(tolerance))
         row["aligned"] = f"{int(np.count_nonzero(within))}/{len(both)}" if both else ""
         row["flags"] = flags.get(item_id, [])
         by_rater = notes.get(item_id, {})

@@ -296,7 +296,7 @@ def review_template(store: Store, rubric_name: str | None, human: str | None, ju
             both = [d for d in judged if d in h.scores and d in j.scores]
             if both:
                 within = ag.within_tolerance([h.scores[d] for d in both], [j.scores[d] for d in both],
-                                             tolerance).tolist()
+                                             rubric.scale.alignment_tolerance(tolerance)).tolist()
                 agreement = "yes" if all(within) else f"no ({sum(within)}/{len(within)})"
         cells += [agreement, _text_cell(h.notes) if h else ""]
         lines.append("| " + " | ".join(cells) + " |")
