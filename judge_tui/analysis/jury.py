@@ -355,6 +355,7 @@ def build_jury(store: Store, rubric: Rubric, members: Sequence[str] | None = Non
     if not view.experts or not view.dimensions:
         return None
     rule = rule_for(rubric.scale)
+    tolerance = rubric.scale.alignment_tolerance(tolerance)  # nominal categories: an error is another category
     judged = [ratings.first_runs(m) for m in members]
     columns = [rubric.dimension_ids.index(d) for d in view.dimensions]
     reference = {d: team_consensus(view, d, min_raters=1)[0] for d in view.dimensions}

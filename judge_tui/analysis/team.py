@@ -256,9 +256,10 @@ def team_agreement(view: TeamView, tolerance: float = DEFAULT_TOLERANCE,
         ))
         for name, pair in paired.items():
             pooled[name].append(pair)
-    pooled_rates = {name: pooled_alignment(pairs, tolerance, "no items were rated by both")
+    aligned_within = view.rubric.scale.alignment_tolerance(tolerance)  # as each dimension's alignment counts
+    pooled_rates = {name: pooled_alignment(pairs, aligned_within, "no items were rated by both")
                     for name, pairs in pooled.items()}
-    pooled_intervals = {name: pooled_interval(pairs, tolerance, confidence) for name, pairs in pooled.items()}
+    pooled_intervals = {name: pooled_interval(pairs, aligned_within, confidence) for name, pairs in pooled.items()}
     return TeamAgreement(view.rubric.id, view.experts, view.judge, len(view.item_ids), tolerance, tuple(dims),
                          pooled_rates, pooled_intervals, confidence)
 
@@ -278,6 +279,7 @@ def expert_disagreements(view: TeamView, tolerance: float = DEFAULT_TOLERANCE) -
     """Items two or more experts rated whose scores differ by more than the tolerance on some dimension."""
     if not view.experts:
         return []
+    tolerance = view.rubric.scale.alignment_tolerance(tolerance)  # nominal categories: any two differ
     flags = {d: spread_exceeds(view.expert_scores[d], tolerance) for d in view.dimensions}
     first = view.dimensions[0]
     present = ~np.isnan(np.stack([view.expert_scores[d] for d in view.dimensions])).all(axis=0)

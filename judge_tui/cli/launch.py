@@ -13,7 +13,7 @@ from pathlib import Path
 from judge_tui.cli import commands
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import reviewer_problem
-from judge_tui.model.rubrics import Rubric
+from judge_tui.model.rubrics import Rubric, Scale
 from judge_tui.model.settings import Settings, load_settings
 from judge_tui.store import Store, StoreError
 from judge_tui.store.rubric_choice import resolve_rubric
@@ -125,16 +125,20 @@ def prepare(args: argparse.Namespace, *, lead: bool = False) -> Launch:
     from judge_tui.model.locations import settings_path
     from judge_tui.tui.keys import BINDING_IDS, keymap_problems
 
-    problems = keymap_problems(settings.keymap)
-    if problems:
-        raise UserError(f"{settings_path()}: keymap: {'; '.join(problems)}. Binding ids: {', '.join(BINDING_IDS)} "
-                        "(`?` in the app lists them with their keys).")
+    def check_keymap(scale: Scale | None = None) -> None:
+        problems = keymap_problems(settings.keymap, scale)
+        if problems:
+            raise UserError(f"{settings_path()}: keymap: {'; '.join(problems)}. Binding ids: "
+                            f"{', '.join(BINDING_IDS)} (`?` in the app lists them with their keys).")
+
+    check_keymap()
     # The lead adjudicates the study itself; the rating app opens the demo on a first start.
     store, notice = (commands.open_store(args, create=False), "") if lead else open_database(args)
     try:
         if notice:
             print(f"judge-tui: {notice}", file=sys.stderr)
         rubric = choose_rubric(store, getattr(args, "rubric", None))
+        check_keymap(rubric.scale)  # keys 5 to 9 clash with others only on a scale with that many categories
         split = getattr(args, "split", None)
         if split and not store.has_items(rubric.id, split):
             raise UserError(f"no {rubric.id} items are in split {split!r}; `judge-tui split` assigns splits")

@@ -109,11 +109,13 @@ def minutes(seconds: float | None) -> float | int | None:
     return int(value) if value == int(value) else round(value, 2)
 
 
-def rating_entry(rating: Rating, task_type: str | None, scores: dict[str, float | str], overall_key: str) -> dict[str, Any]:
-    """One rating as a "ratings" entry; scores as exported, overall_key names the overall (e.g. expert_cis)."""
+def rating_entry(rating: Rating, task_type: str | None, scores: dict[str, float | str], overall_key: str,
+                 overall: float | str | None) -> dict[str, Any]:
+    """One rating as a "ratings" entry; scores and overall as exported, overall_key names the overall (e.g.
+    expert_cis)."""
     entry: dict[str, Any] = {"submission_id": rating.item_id, "task_type": task_type}
     entry.update({f"{d}{SCORE_SUFFIX}": v for d, v in scores.items()})
-    entry[overall_key] = rating.overall
+    entry[overall_key] = overall
     entry["notes"] = rating.notes
     entry["time_spent_minutes"] = minutes(rating.seconds)
     entry["flagged"] = rating.flagged

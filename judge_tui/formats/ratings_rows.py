@@ -140,12 +140,13 @@ def read_csv(source: Source, mapping: Mapping[str, str] | None = None) -> Parsed
 
 
 def rating_row(rating: Rating, *, kind: str | None, rubric: str, rubric_version: int,
-               scores: dict[str, float | str]) -> dict[str, Any]:
-    """One rating as a flat row; scores as exported (in the rubric's order, PASS/FAIL by label)."""
+               scores: dict[str, float | str], overall: float | str | None) -> dict[str, Any]:
+    """One rating as a flat row; scores and overall as exported (scores in the rubric's order, PASS/FAIL and
+    categories by name)."""
     row: dict[str, Any] = {
         "item_id": rating.item_id, "rater": rating.rater_id, "kind": kind,
         "rubric": rubric, "rubric_version": rubric_version, "scores": scores,
-        "overall": rating.overall, "verdict": rating.verdict, "notes": rating.notes,
+        "overall": overall, "verdict": rating.verdict, "notes": rating.notes,
         "seconds": rating.seconds, "repeat": rating.repeat,
         "flagged": rating.flagged, "flag_reason": rating.flag_reason, "skipped": False,
     }

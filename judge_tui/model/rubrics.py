@@ -97,6 +97,12 @@ class Scale(Strict):
             return self.order == "ordered"
         return self.kind != "pass_fail"
 
+    def alignment_tolerance(self, tolerance: float) -> float:
+        """How far apart two scores may be and still align: the agreement tolerance, except on nominal
+        categories, whose stored positions say nothing of nearness (from eight on, neighbours lie within the
+        default ±0.15): there only the same category aligns."""
+        return 0.0 if self.kind == "categories" and not self.ordered else tolerance
+
     @property
     def named(self) -> bool:
         """Whether scores are written by name (PASS/FAIL, categories) rather than as numbers."""

@@ -743,7 +743,7 @@ def compare(
         n=n,
         scale=points,
         ordered=ordered,
-        tolerance=tolerance,
+        tolerance=0.0 if not ordered and not binary else tolerance,  # the one its alignment used (exact above)
         alignment_rate=alignment,
         cohen_kappa=kappa,
         weighted_kappa=weighted,

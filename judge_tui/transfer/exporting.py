@@ -74,6 +74,15 @@ def score_value(rubric: Rubric, value: float) -> float | str:
     return value
 
 
+def overall_value(rubric: Rubric, value: float | None) -> float | str | None:
+    """The overall as exported: on a scale of categories whose overall is its one dimension's label, that
+    category's name (its stored position means nothing to a reader); otherwise the number, as always written
+    (a PASS/FAIL rubric's overall 1.0 or 0.0 beside its verdict)."""
+    if value is not None and rubric.scale.kind == "categories" and rubric.overall == "label":
+        return score_value(rubric, value)
+    return value
+
+
 def ordered_scores(rubric: Rubric, scores: dict[str, float]) -> dict[str, float | str]:
     """Scores in the rubric's dimension order (the store keeps them sorted by name)."""
     order = [d for d in rubric.dimension_ids if d in scores] + sorted(set(scores) - set(rubric.dimension_ids))
@@ -91,7 +100,8 @@ def rating_rows(store: Store, rubric: str | None = None, rater: str | None = Non
         definition = rubrics[rating.rubric_version_id]
         yield ratings_rows.rating_row(rating, kind=kinds.get(rating.rater_id), rubric=definition.id,
                                       rubric_version=rubrics.versions[rating.rubric_version_id]["number"],
-                                      scores=ordered_scores(definition, rating.scores))
+                                      scores=ordered_scores(definition, rating.scores),
+                                      overall=overall_value(definition, rating.overall))
 
 
 def mark_rows(store: Store, rubric: str | None = None, rater: str | None = None) -> list[dict[str, Any]]:
@@ -201,8 +211,9 @@ def rating_form(store: Store, rater: str | None, rubric_name: str | None) -> dic
             unrated.append(form_format.mark_entry(marks[item.id], item.task_type))
             continue
         rating = latest[item.id]
-        scores = ordered_scores(rubrics[rating.rubric_version_id], rating.scores)
-        entries.append(form_format.rating_entry(rating, item.task_type, scores, overall_key))
+        definition = rubrics[rating.rubric_version_id]
+        entries.append(form_format.rating_entry(rating, item.task_type, ordered_scores(definition, rating.scores),
+                                                overall_key, overall_value(definition, rating.overall)))
     ratings = list(latest.values())
     # An imported form's study date is kept; ratings made here date the form by when they were made (an expert
     # who only skipped or flagged items: by when they did that). The completion date is when the expert finished
@@ -222,8 +233,12 @@ def rating_form(store: Store, rater: str | None, rubric_name: str | None) -> dic
 # --------------------------------------------------------------------------- review template (003)
 
 
-def _cell(value: float | None) -> str:
-    return MISSING if value is None else short_text(value)
+def _cell(value: float | None, rubric: Rubric) -> str:
+    """A score in the table: a category by its name, any other score as a short number."""
+    if value is None:
+        return MISSING
+    shown = score_value(rubric, value) if rubric.scale.kind == "categories" else value
+    return _text_cell(shown) if isinstance(shown, str) else short_text(shown)
 
 
 def _text_cell(text: str) -> str:
@@ -275,13 +290,13 @@ def review_template(store: Store, rubric_name: str | None, human: str | None, ju
         for d in rubric.dimensions:
             human_value = h.scores.get(d.id) if h else None
             judge_value = (j.scores.get(d.id, code.get(d.id)) if j else None)
-            cells += [_cell(human_value), _cell(judge_value)]
+            cells += [_cell(human_value, rubric), _cell(judge_value, rubric)]
         agreement = MISSING
         if h and j:
             both = [d for d in judged if d in h.scores and d in j.scores]
             if both:
                 within = ag.within_tolerance([h.scores[d] for d in both], [j.scores[d] for d in both],
-                                             tolerance).tolist()
+                                             rubric.scale.alignment_tolerance(tolerance)).tolist()
                 agreement = "yes" if all(within) else f"no ({sum(within)}/{len(within)})"
         cells += [agreement, _text_cell(h.notes) if h else ""]
         lines.append("| " + " | ".join(cells) + " |")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping
 
+from textual.actions import parse as parse_action
 from textual.binding import Binding
 from textual.keys import KEY_ALIASES, Keys, _character_to_key
 
@@ -70,15 +71,26 @@ RATING_BINDINGS: list[Binding] = [
     Binding("q", "app.quit", "Quit", id="quit", tooltip="Save and quit; the next start resumes here"),
 ]
 
-# Keys 5 to 9 name categories 5 to 9 of a scale of categories (1 to 4 are the score keys above). Kept out of
-# RATING_BINDINGS so that the key bar and help of the numeric scales stay as they are.
+# Keys 5 to 9 name categories 5 to 9 of a scale of categories (1 to 4 are the score keys above). In the score
+# group, so the key bar and help list them where they act; check_action hides them on every other scale, whose
+# key bar and help stay as they are.
 CATEGORY_BINDINGS: list[Binding] = [
-    Binding(str(n), f"score({n})", f"category {n}", show=False, id=f"score-{n}",
+    Binding(str(n), f"score({n})", f"category {n}", id=f"score-{n}", group=SCORE_GROUP,
             tooltip=f"On a scale of categories: the focused dimension's category {n}")
     for n in range(5, 10)
 ]
 
-BINDING_IDS: tuple[str, ...] = tuple(dict.fromkeys(b.id for b in RATING_BINDINGS if b.id))
+BINDING_IDS: tuple[str, ...] = tuple(dict.fromkeys(b.id for b in (*RATING_BINDINGS, *CATEGORY_BINDINGS) if b.id))
+
+
+def score_bindings(scale: Scale) -> list[Binding]:
+    """The score keys help lists for this scale, in key order: 1 to k for k categories, otherwise 0 to 4 (all
+    five on the numeric and PASS/FAIL scales, as help always listed them)."""
+    if scale.kind != "categories":
+        return [b for b in RATING_BINDINGS if b.group is SCORE_GROUP]
+    return [b for b in (*RATING_BINDINGS, *CATEGORY_BINDINGS)
+            if b.group is SCORE_GROUP and scale_has_key(scale, *parse_action(b.action)[1:])]
+
 
 # A key whose action cannot act right now (check_action says no) falls through to a second, hidden binding
 # with the same id that says why. Being a binding too, it runs in key order and follows the keymap.
@@ -156,19 +168,24 @@ def key_problem(key: str) -> str | None:
            "'pagedown', 'f5' or 'ctrl+s')"
 
 
-def keymap_problems(keymap: Mapping[str, str]) -> list[str]:
+def keymap_problems(keymap: Mapping[str, str], scale: Scale | None = None) -> list[str]:
     """What is wrong with a user's keymap: unknown binding ids, keys a terminal cannot send, a key given to two
-    bindings, or a binding left with no key at all."""
+    bindings, or a binding left with no key at all. Keys 5 to 9 of a scale of categories clash with another
+    binding only where they act (given the scale, on one of that many categories): a keymap that gives 7 to
+    another binding stays right for every rubric that has no seventh category."""
     problems = [f"unknown binding id {name!r}" for name in sorted(set(keymap) - set(BINDING_IDS))]
     owner: dict[str, str] = {}
-    for b in RATING_BINDINGS:
+    for b in (*RATING_BINDINGS, *CATEGORY_BINDINGS):
         keys = keys_of(b, keymap)
         if not keys:
             problems.append(f"{b.id!r} is given no key")
+        acts = b not in CATEGORY_BINDINGS or (scale is not None and scale_has_key(scale, *parse_action(b.action)[1:]))
         for key in keys:
             problem = key_problem(key) if b.id in keymap else None
             if problem:
                 problems.append(f"{b.id!r}: {problem}")
+                continue
+            if not acts:
                 continue
             key = normalise_key(key)
             if owner.get(key, b.id) != b.id:

@@ -120,6 +120,7 @@ def _summary(rows: Sequence[Row], pairing: Pairing, rubric: Rubric, tolerance: f
              confidence: float = 0.95) -> Summary:
     judged = [r for r in rows if r.method == "judged"]
     paired = [pairing.column(rubric.dimension_ids.index(r.key)) for r in judged]
+    tolerance = rubric.scale.alignment_tolerance(tolerance)  # as each dimension's alignment counts
     agreements, pairs = aligned_count(paired, tolerance)
     rate = pooled_alignment(paired, tolerance, "no judged dimension was scored by both")
     lowest, highest = ag.lowest_and_highest({r.key: r.agreement.alignment_rate for r in judged})
@@ -133,6 +134,13 @@ def _human_group(members: list[Scores], rubric: Rubric, ratings: RubricRatings) 
     if rubric.scale.kind == "categories" and not rubric.scale.ordered:
         return majority_of(members, len(rubric.dimension_ids))
     return _without_ties(mean_of(members, len(rubric.dimension_ids)), len(members), rubric, ratings)
+
+
+def _judge_group(members: list[Scores], rubric: Rubric) -> Scores:
+    """Several judges as one side: their majority on unordered categories (a tie left out), else the mean."""
+    if rubric.scale.kind == "categories" and not rubric.scale.ordered:
+        return majority_of(members, len(rubric.dimension_ids))[0]
+    return mean_of(members, len(rubric.dimension_ids))
 
 
 def _without_ties(scores: Scores, members: int, rubric: Rubric, ratings: RubricRatings) -> tuple[Scores, int]:
@@ -296,7 +304,6 @@ def build_report(
     settings = settings or AgreementSettings()
     thresholds = settings
     tolerance = settings.tolerance
-    dims = rubric.dimension_ids
     with store.snapshot():
         if not skip_missing_fields:  # first, so a mistyped field is never hidden behind another message
             for field in by:
@@ -308,7 +315,7 @@ def build_report(
             ratings = load(store, rubric, split)
         human_members = [ratings.first_runs(r) for r in human.rater_ids]
         human_scores, ties = _human_group(human_members, rubric, ratings)
-        judge_scores = mean_of([ratings.first_runs(r) for r in judge.rater_ids], len(dims))
+        judge_scores = _judge_group([ratings.first_runs(r) for r in judge.rater_ids], rubric)
         pairing = pair(human_scores, judge_scores)
         total = store.count_items(rubric.id, split)
         if pairing.keys.size == 0:
@@ -414,10 +421,9 @@ def _correction_sides(store: Store, rubric: Rubric, human: Group, judge: Group, 
     """
     if ratings.split is not None:  # the report is one split; the correction is the rubric's
         everything = load(store, rubric)
-        n = rubric.dimension_ids.__len__()
         members = [everything.first_runs(r) for r in human.rater_ids]
         human_scores, _ = _human_group(members, rubric, everything)
-        judge_scores = mean_of([everything.first_runs(r) for r in judge.rater_ids], n)
+        judge_scores = _judge_group([everything.first_runs(r) for r in judge.rater_ids], rubric)
     keys, values = store.item_field_values(rubric.id, "split")
     splits = {k: v for k, v in zip(keys.tolist(), values, strict=True) if v}
     labelled = pair(human_scores, judge_scores)

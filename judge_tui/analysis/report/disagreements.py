@@ -18,7 +18,8 @@ class JudgeDisagreement:
     item_id: str
     human_overall: float | None
     judge_overall: float | None
-    gap: float  # |human - judge| on the overall score (a PASS/FAIL mismatch is 1)
+    gap: float  # |human - judge| on the overall score (a PASS/FAIL mismatch is 1; nominal categories: the
+    # share of dimensions in another category)
     differing: int  # dimensions whose scores differ by more than the tolerance
 
 
@@ -32,9 +33,15 @@ def judge_disagreements(store: Store, rubric: Rubric, human_id: str, judge_id: s
     human_overall, judge_overall = pairing.a.overall, pairing.b.overall
     gap = np.abs(human_overall - judge_overall)
     gap = np.where(np.isnan(gap), 0.0, gap)
+    tolerance = rubric.scale.alignment_tolerance(tolerance)
     with np.errstate(invalid="ignore"):
         differing = np.count_nonzero(np.abs(pairing.a.scores - pairing.b.scores) > tolerance + ag.ALIGNMENT_EPSILON,
                                      axis=1)
+    if rubric.scale.kind == "categories" and not rubric.scale.ordered:
+        # How far apart two nominal categories are stored means nothing (A to tie is not further than A to B):
+        # the gap is the share of dimensions in another category, 1 for a one-dimension rubric, as on PASS/FAIL.
+        compared = np.count_nonzero(~np.isnan(pairing.a.scores) & ~np.isnan(pairing.b.scores), axis=1)
+        gap = np.where(compared > 0, differing / np.maximum(compared, 1), 0.0)
     order = np.lexsort((pairing.keys, -differing, -gap))
     item_ids = [ids[i] for i in np.searchsorted(keys, pairing.keys[order]).tolist()]
 

@@ -59,14 +59,25 @@ def render_markdown(rows: list[dict[str, Any]], rubric: Rubric, human: Group, ju
         return "—" if value is None else value if isinstance(value, str) else short_text(value)
 
     names = [*rubric.dimension_ids, OVERALL]
-    head = ["Item", *(f"{name} (H / J / gap)" for name in names), "Aligned", "Flags", "Notes"]
+    nominal = rubric.scale.kind == "categories" and not rubric.scale.ordered
+
+    def sides(row: dict[str, Any], name: str) -> str:
+        """H / J / gap; on a scale of categories each side's split, and no gap on a nominal one."""
+        if f"{name}_human_split" not in row:
+            return f"{cell(row[f'{name}_human'])} / {cell(row[f'{name}_judge'])} / {cell(row[f'{name}_gap'])}"
+        shown = [md(row[f"{name}_{side}_split"] or "—") for side in ("human", "judge")]
+        return " / ".join(shown if nominal else [*shown, cell(row[f"{name}_gap"])])
+
+    gap = {name: " / gap" if not nominal or (name == OVERALL and rubric.overall != "label") else "" for name in names}
+    head = ["Item", *(f"{name} (H / J{gap[name]})" for name in names), "Aligned", "Flags", "Notes"]
+    aligned = "of the same category" if nominal else f"within ±{short_text(tolerance)}"
     lines = [f"# Item by item: {md(rubric.name)}", "",
              f"Human: {md(', '.join(human.rater_ids))} · Judge: {md(', '.join(judge.rater_ids))} · gap = judge − "
-             f"human · aligned = judged dimensions within ±{short_text(tolerance)}", "",
+             f"human · aligned = judged dimensions {aligned}", "",
              "| " + " | ".join(head) + " |", "|" + "|".join(" --- " for _ in head) + "|"]
     for row in rows:
         cells = [md(row["item_id"])]
-        cells += [f"{cell(row[f'{n}_human'])} / {cell(row[f'{n}_judge'])} / {cell(row[f'{n}_gap'])}" for n in names]
+        cells += [sides(row, n) for n in names]
         notes = {**row["human_notes"], **row["judge_notes"]}
         cells += [row["aligned"], md(_joined(row["flags"])), md(_joined(notes))]
         lines.append("| " + " | ".join(cells) + " |")

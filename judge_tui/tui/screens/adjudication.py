@@ -50,7 +50,8 @@ from judge_tui.tui.widgets.item_pane import ItemPane
 
 ADJUDICATION_BINDINGS = [
     *(Binding(str(n), f"score({n})", f"score {n}", id=f"score-{n}", show=False) for n in range(5)),
-    *CATEGORY_BINDINGS,  # 5-9: the rest of a scale of up to nine categories
+    # 5-9: the rest of a scale of up to nine categories, hidden as 0-4 are
+    *(replace(b, show=False, group=None) for b in CATEGORY_BINDINGS),
     Binding("p", "pass_fail('PASS')", "PASS", id="pass", show=False),
     Binding("f", "pass_fail('FAIL')", "FAIL", id="fail", show=False),
     Binding("enter", "submit", "Save consensus", id="submit",

@@ -236,7 +236,8 @@ class DisagreementScreen(Screen[None]):
         for dimension in rubric.dimensions:
             mine = human.scores.get(dimension.id) if human else None
             theirs = judge.scores.get(dimension.id) if judge else None
-            differ = mine is not None and theirs is not None and abs(mine - theirs) > self.tolerance + 1e-9
+            differ = mine is not None and theirs is not None and \
+                abs(mine - theirs) > rubric.scale.alignment_tolerance(self.tolerance) + 1e-9
             table.add_row(Text(clean(dimension.name) + (" (code)" if dimension.method == "code" else ""),
                                style="bold yellow" if differ else ""),
                           score_label(rubric.scale, mine), score_label(rubric.scale, theirs))

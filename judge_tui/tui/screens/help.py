@@ -12,19 +12,28 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
-from judge_tui.tui.keys import RATING_BINDINGS, keys_of
+from judge_tui.model.rubrics import Scale
+from judge_tui.tui.keys import RATING_BINDINGS, SCORE_GROUP, keys_of, score_bindings
 from judge_tui.tui.widgets.key_bar import KeyBar
 
 WIDE_HELP = 110  # columns from which the binding ids have a column of their own
 SCORE_KEYS = "Score the focused dimension (scales below)"
+CATEGORY_KEYS = "Category of the focused dimension (names below)"
+SCORES_HINT = (
+    "Scores: 0–4 give 0.00 / 0.25 / 0.50 / 0.75 / 1.00 on a quarter scale and 0–2 give "
+    "0 / 0.5 / 1 on a three-point scale; p and f give PASS and FAIL. Setting a score moves to "
+    "the next dimension, so an item with k dimensions takes k + 1 keys. Every change is saved "
+    "at once. Remap any key in settings.json, e.g. {\"keymap\": {\"submit\": \"enter,ctrl+s\"}}."
+)
 
 
 class HelpScreen(Screen[None]):
     BINDINGS = [Binding("escape,question_mark,q", "app.pop_screen", "Close help", id="close-help")]
 
-    def __init__(self, keymap: Mapping[str, str]) -> None:
+    def __init__(self, keymap: Mapping[str, str], scale: Scale | None = None) -> None:
         super().__init__()
         self.keymap = keymap
+        self.scale = scale or Scale(kind="quarter")  # the rubric's: a scale of categories lists its own keys
 
     def key_table(self, width: int | None = None) -> Table:
         """Every key; below WIDE_HELP columns the binding id follows what the key does, rather than taking a
@@ -46,7 +55,8 @@ class HelpScreen(Screen[None]):
         """(keys, what they do, binding ids): the score keys of one group on one row."""
         rows: list[tuple[str, str, str]] = []
         grouped: dict[object, int] = {}
-        for binding in RATING_BINDINGS:
+        scored = self.scale.kind == "categories"
+        for binding in self._listed():
             keys = ", ".join(self.app.get_key_display(binding.with_key(k)) for k in keys_of(binding, self.keymap))
             if binding.group is not None and binding.group in grouped:
                 row = grouped[binding.group]
@@ -55,11 +65,24 @@ class HelpScreen(Screen[None]):
                 continue
             if binding.group is not None:
                 grouped[binding.group] = len(rows)
-                what = SCORE_KEYS
+                what = CATEGORY_KEYS if scored else SCORE_KEYS
             else:
                 what = binding.tooltip or binding.description
             rows.append((keys, what, binding.id or ""))
         return rows
+
+    def _listed(self) -> list[Binding]:
+        """The rating screen's bindings, the score keys of this scale in the place of the first."""
+        first = next(n for n, b in enumerate(RATING_BINDINGS) if b.group is SCORE_GROUP)
+        others = [b for b in RATING_BINDINGS if b.group is not SCORE_GROUP]
+        return [*others[:first], *score_bindings(self.scale), *others[first:]]
+
+    def _hint(self) -> str:
+        if self.scale.kind != "categories":
+            return SCORES_HINT
+        keys = " · ".join(f"{n} {name}" for n, name in enumerate(self.scale.categories, start=1))
+        return (f"Categories: {keys}. Choosing one moves to the next dimension; every change is saved at once. "
+                "Remap any key in settings.json, e.g. {\"keymap\": {\"score-9\": \"9,x\"}}.")
 
     def on_resize(self) -> None:
         self.query_one("#help-keys", Static).update(self.key_table(self.size.width))
@@ -69,12 +92,7 @@ class HelpScreen(Screen[None]):
             yield Static(Text("Keys of the rating screen", "bold"), markup=False)
             yield Static(self.key_table(), markup=False, id="help-keys")
             yield Static(
-                Text(
-                    "Scores: 0–4 give 0.00 / 0.25 / 0.50 / 0.75 / 1.00 on a quarter scale and 0–2 give "
-                    "0 / 0.5 / 1 on a three-point scale; p and f give PASS and FAIL. Setting a score moves to "
-                    "the next dimension, so an item with k dimensions takes k + 1 keys. Every change is saved "
-                    "at once. Remap any key in settings.json, e.g. {\"keymap\": {\"submit\": \"enter,ctrl+s\"}}."
-                ),
+                Text(self._hint()),
                 markup=False, classes="hint",
             )
         yield KeyBar()

@@ -644,7 +644,7 @@ class RatingScreen(Screen[None]):
     def action_help(self) -> None:
         from judge_tui.tui.screens.help import HelpScreen
 
-        self.app.push_screen(HelpScreen(self.keymap))
+        self.app.push_screen(HelpScreen(self.keymap, self.rubric.scale))
 
     def action_agreement(self) -> None:
         from judge_tui.tui.screens.summary import SummaryScreen  # numpy: only once figures are asked for
