@@ -18,6 +18,8 @@ which the interval is Undefined because no interval would cover (the figure may 
 interval (``kappa_interval``) once, and each cell's coverage is the sum of the multinomial probabilities of the
 tables whose interval holds the truth, over the tables that get an interval ("too few items" is the probability
 of the rest). ``--part scan`` does the same at every size from 12 to 50 items, one line per size.
+``--part five-point`` gives the five-point kappa and weighted kappa coverage at 25-46 items, from confusion
+tables drawn from the graded cells.
 
 A third part (``--part methods``) compares, on the confusion tables of the same kind of studies, the kappa
 interval before (kappa ± 1.96·SE), the log-disagreement t interval on either weighting, and the report's own
@@ -28,7 +30,7 @@ coverage. A cell's coverage over S studies has a Monte Carlo standard error of a
 sqrt(0.95·0.05/S): 0.7 points at S = 1,000.
 
 Run from the project root:
-    .venv/bin/python benchmarks/bench_decisions_coverage.py [--studies 1000] [--part binary|graded|exact|scan|methods|all]
+    .venv/bin/python benchmarks/bench_decisions_coverage.py [--studies 1000] [--part binary|graded|exact|scan|five-point|methods|all]
 """
 
 from __future__ import annotations
@@ -228,6 +230,33 @@ def compare_methods(studies: int) -> None:
             print(f"| {cell.name} | {weights or 'none'} | {truth:.3f} | {n} | " + " | ".join(text) + " |", flush=True)
 
 
+def five_point_kappa(studies: int, sizes: tuple[int, ...] = (25, 30, 35, 40, 46)) -> None:
+    """Coverage of the report's five-point kappa intervals (the t interval unweighted, the bootstrap-t with
+    quadratic weights) at the sizes just above the 25 items every kappa interval needs, on confusion tables drawn
+    from the graded cells."""
+    print(f"\n### Five-point kappa from 25 items: coverage of kappa_interval ({studies} studies per cell)\n")
+    cells = list(graded_cells())
+    print("| weights | n | " + " | ".join(cell.name for cell, _ in cells) + " | outside 93–97% |")
+    print("|---|---:|" + "---:|" * (len(cells) + 1))
+    for weights in ("quadratic", None):
+        for n in sizes:
+            found = []
+            for index, (cell, _) in enumerate(cells):
+                truth = kappa_of(cell.joint, weights == "quadratic")
+                rng = np.random.default_rng(np.random.SeedSequence([777, index, n]))
+                tables = rng.multinomial(n, cell.joint.ravel(), size=studies).reshape(studies, 5, 5)
+                covered = given = 0
+                for table in tables:
+                    interval = kappa_interval(table, weights, CONFIDENCE)
+                    if isinstance(interval, Interval):
+                        given += 1
+                        covered += interval.low <= truth <= interval.high
+                found.append(covered / given if given else float("nan"))
+            outside = sum(not 0.93 <= c <= 0.97 for c in found)
+            print(f"| {weights or 'none'} | {n} | " + " | ".join(f"{c:.1%}" for c in found) + f" | {outside} |",
+                  flush=True)
+
+
 def _all_tables(n: int) -> np.ndarray:
     """Every 2×2 table of n items, as rows (a, b, c, d)."""
     rows = [(a, b, c, n - a - b - c) for a in range(n + 1) for b in range(n + 1 - a) for c in range(n + 1 - a - b)]
@@ -295,7 +324,8 @@ def exact_binary(sizes: tuple[int, ...] = (12, 25, 46, 100), *, table: bool = Tr
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--studies", type=int, default=1000)
-    parser.add_argument("--part", choices=("binary", "graded", "methods", "exact", "scan", "all"), default="all")
+    parser.add_argument("--part", choices=("binary", "graded", "methods", "exact", "scan", "five-point", "all"),
+                        default="all")
     parser.add_argument("--sizes", default="12,25,46,100",
                         help="study sizes for --part exact (comma-separated); --part scan takes every size 12-50")
     args = parser.parse_args()
@@ -308,6 +338,8 @@ def main() -> None:
         exact_binary(tuple(int(n) for n in args.sizes.split(",")))
     if args.part == "scan":
         exact_binary(tuple(range(12, 51)), table=False)
+    if args.part == "five-point":
+        five_point_kappa(args.studies)
     if args.part in ("methods", "all"):
         compare_methods(args.studies)
     print(f"\n{time.perf_counter() - start:.0f} s")
