@@ -19,7 +19,8 @@ interval (``kappa_interval``) once, and each cell's coverage is the sum of the m
 tables whose interval holds the truth, over the tables that get an interval ("too few items" is the probability
 of the rest). ``--part scan`` does the same at every size from 12 to 50 items, one line per size.
 ``--part five-point`` gives the five-point kappa and weighted kappa coverage at 25-46 items, from confusion
-tables drawn from the graded cells.
+tables drawn from the graded cells; ``--part large`` the PASS/FAIL kappa coverage at 400 items, from drawn
+tables.
 
 A third part (``--part methods``) compares, on the confusion tables of the same kind of studies, the kappa
 interval before (kappa ± 1.96·SE), the log-disagreement t interval on either weighting, and the report's own
@@ -30,7 +31,7 @@ coverage. A cell's coverage over S studies has a Monte Carlo standard error of a
 sqrt(0.95·0.05/S): 0.7 points at S = 1,000.
 
 Run from the project root:
-    .venv/bin/python benchmarks/bench_decisions_coverage.py [--studies 1000] [--part binary|graded|exact|scan|five-point|methods|all]
+    .venv/bin/python benchmarks/bench_decisions_coverage.py [--studies 1000] [--part binary|graded|exact|scan|five-point|large|methods|all]
 """
 
 from __future__ import annotations
@@ -230,6 +231,26 @@ def compare_methods(studies: int) -> None:
             print(f"| {cell.name} | {weights or 'none'} | {truth:.3f} | {n} | " + " | ".join(text) + " |", flush=True)
 
 
+def large_binary(studies: int, n: int = 400) -> None:
+    """PASS/FAIL kappa coverage at a size too large to enumerate: ``studies`` confusion tables per cell drawn from
+    the cell, each given the report's interval."""
+    print(f"\n### PASS/FAIL kappa at {n} items: coverage of kappa_interval ({studies} studies per cell)\n")
+    found = []
+    for index, (cell, truth) in enumerate(binary_cells()):
+        rng = np.random.default_rng(np.random.SeedSequence([778, index, n]))
+        tables = rng.multinomial(n, cell.joint.ravel(), size=studies).reshape(studies, 2, 2)
+        covered = given = 0
+        for table in tables:
+            interval = kappa_interval(table)
+            if isinstance(interval, Interval):
+                given += 1
+                covered += interval.low <= truth["cohen_kappa"] <= interval.high
+        found.append(covered / given)
+        print(f"| {cell.name} | {truth['cohen_kappa']:.3f} | {covered / given:.1%} |", flush=True)
+    print(f"\n{sum(not 0.93 <= c <= 0.97 for c in found)} of 18 cells outside 93–97% "
+          f"(range {min(found):.1%}–{max(found):.1%})")
+
+
 def five_point_kappa(studies: int, sizes: tuple[int, ...] = (25, 30, 35, 40, 46)) -> None:
     """Coverage of the report's five-point kappa intervals (the t interval unweighted, the bootstrap-t with
     quadratic weights) at the sizes just above the 25 items every kappa interval needs, on confusion tables drawn
@@ -324,7 +345,7 @@ def exact_binary(sizes: tuple[int, ...] = (12, 25, 46, 100), *, table: bool = Tr
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--studies", type=int, default=1000)
-    parser.add_argument("--part", choices=("binary", "graded", "methods", "exact", "scan", "five-point", "all"),
+    parser.add_argument("--part", choices=("binary", "graded", "methods", "exact", "scan", "five-point", "large", "all"),
                         default="all")
     parser.add_argument("--sizes", default="12,25,46,100",
                         help="study sizes for --part exact (comma-separated); --part scan takes every size 12-50")
@@ -340,6 +361,8 @@ def main() -> None:
         exact_binary(tuple(range(12, 51)), table=False)
     if args.part == "five-point":
         five_point_kappa(args.studies)
+    if args.part == "large":
+        large_binary(args.studies)
     if args.part in ("methods", "all"):
         compare_methods(args.studies)
     print(f"\n{time.perf_counter() - start:.0f} s")
