@@ -339,8 +339,8 @@ def kappa_too_few(confusion: np.ndarray) -> Undefined | None:
                              f"this rarely (at least {needed} item{'s' if needed > 1 else ''} in another category "
                              f"{'are' if needed > 1 else 'is'} needed)")
     if n < KAPPA_MIN_ITEMS:
-        return Undefined(f"too few items for a kappa interval: {n:.0f} rated by both, {KAPPA_MIN_ITEMS} needed (with "
-                         "fewer, no interval covers the truth as often as it says in every kind of study)")
+        return Undefined(f"too few items for a kappa interval: {int(round(n))} rated by both, {KAPPA_MIN_ITEMS} needed "
+                         "(with fewer, no interval covers the truth as often as it says in every kind of study)")
     return None
 
 
