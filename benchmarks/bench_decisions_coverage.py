@@ -14,9 +14,13 @@ which the interval is Undefined because no interval would cover (the figure may 
   two-step slips). Intervals: Cohen's kappa, quadratic-weighted kappa, Pearson's r, alignment (within ±0.15).
 
 ``--part exact`` gives the PASS/FAIL kappa coverage without Monte Carlo error: every possible table of n items
-(all 455 at 12 items, 176,851 at 100) gets the report's own interval (``kappa_interval``) once, and each cell's
-coverage is the sum of the multinomial probabilities of the tables whose interval holds the truth, over the
-tables that get an interval ("too few items" is the probability of the rest).
+(all 455 at 12 items, 176,851 at 100; those below a 1e-12 chance in every cell left out) gets the report's own
+interval (``kappa_interval``) once, and each cell's coverage is the sum of the multinomial probabilities of the
+tables whose interval holds the truth, over the tables that get an interval ("too few items" is the probability
+of the rest). ``--part scan`` does the same at every size from 12 to 50 items, one line per size.
+``--part five-point`` gives the five-point kappa and weighted kappa coverage at 25-46 items, from confusion
+tables drawn from the graded cells; ``--part large`` the PASS/FAIL kappa coverage at 400 items, from drawn
+tables.
 
 A third part (``--part methods``) compares, on the confusion tables of the same kind of studies, the kappa
 interval before (kappa ± 1.96·SE), the log-disagreement t interval on either weighting, and the report's own
@@ -27,7 +31,7 @@ coverage. A cell's coverage over S studies has a Monte Carlo standard error of a
 sqrt(0.95·0.05/S): 0.7 points at S = 1,000.
 
 Run from the project root:
-    .venv/bin/python benchmarks/bench_decisions_coverage.py [--studies 1000] [--part binary|graded|exact|methods|all]
+    .venv/bin/python benchmarks/bench_decisions_coverage.py [--studies 1000] [--part binary|graded|exact|scan|five-point|large|methods|all]
 """
 
 from __future__ import annotations
@@ -227,6 +231,53 @@ def compare_methods(studies: int) -> None:
             print(f"| {cell.name} | {weights or 'none'} | {truth:.3f} | {n} | " + " | ".join(text) + " |", flush=True)
 
 
+def large_binary(studies: int, n: int = 400) -> None:
+    """PASS/FAIL kappa coverage at a size too large to enumerate: ``studies`` confusion tables per cell drawn from
+    the cell, each given the report's interval."""
+    print(f"\n### PASS/FAIL kappa at {n} items: coverage of kappa_interval ({studies} studies per cell)\n")
+    found = []
+    for index, (cell, truth) in enumerate(binary_cells()):
+        rng = np.random.default_rng(np.random.SeedSequence([778, index, n]))
+        tables = rng.multinomial(n, cell.joint.ravel(), size=studies).reshape(studies, 2, 2)
+        covered = given = 0
+        for table in tables:
+            interval = kappa_interval(table)
+            if isinstance(interval, Interval):
+                given += 1
+                covered += interval.low <= truth["cohen_kappa"] <= interval.high
+        found.append(covered / given)
+        print(f"| {cell.name} | {truth['cohen_kappa']:.3f} | {covered / given:.1%} |", flush=True)
+    print(f"\n{sum(not 0.93 <= c <= 0.97 for c in found)} of 18 cells outside 93–97% "
+          f"(range {min(found):.1%}–{max(found):.1%})")
+
+
+def five_point_kappa(studies: int, sizes: tuple[int, ...] = (25, 30, 35, 40, 46)) -> None:
+    """Coverage of the report's five-point kappa intervals (the t interval unweighted, the bootstrap-t with
+    quadratic weights) at the sizes just above the 25 items every kappa interval needs, on confusion tables drawn
+    from the graded cells."""
+    print(f"\n### Five-point kappa from 25 items: coverage of kappa_interval ({studies} studies per cell)\n")
+    cells = list(graded_cells())
+    print("| weights | n | " + " | ".join(cell.name for cell, _ in cells) + " | outside 93–97% |")
+    print("|---|---:|" + "---:|" * (len(cells) + 1))
+    for weights in ("quadratic", None):
+        for n in sizes:
+            found = []
+            for index, (cell, _) in enumerate(cells):
+                truth = kappa_of(cell.joint, weights == "quadratic")
+                rng = np.random.default_rng(np.random.SeedSequence([777, index, n]))
+                tables = rng.multinomial(n, cell.joint.ravel(), size=studies).reshape(studies, 5, 5)
+                covered = given = 0
+                for table in tables:
+                    interval = kappa_interval(table, weights, CONFIDENCE)
+                    if isinstance(interval, Interval):
+                        given += 1
+                        covered += interval.low <= truth <= interval.high
+                found.append(covered / given if given else float("nan"))
+            outside = sum(not 0.93 <= c <= 0.97 for c in found)
+            print(f"| {weights or 'none'} | {n} | " + " | ".join(f"{c:.1%}" for c in found) + f" | {outside} |",
+                  flush=True)
+
+
 def _all_tables(n: int) -> np.ndarray:
     """Every 2×2 table of n items, as rows (a, b, c, d)."""
     rows = [(a, b, c, n - a - b - c) for a in range(n + 1) for b in range(n + 1 - a) for c in range(n + 1 - a - b)]
@@ -242,16 +293,27 @@ def _log_multinomial(tables: np.ndarray, n: int, p: np.ndarray) -> np.ndarray:
     return log_factorial[n] - log_factorial[tables].sum(axis=1) + logs.sum(axis=1)
 
 
-def exact_binary(sizes: tuple[int, ...] = (12, 25, 46, 100)) -> None:
-    """PASS/FAIL kappa coverage by enumeration: no Monte Carlo error."""
+# A table less likely than this in every cell adds at most (tables × this) to any coverage: left out.
+NEGLIGIBLE = 1e-12
+
+
+def exact_binary(sizes: tuple[int, ...] = (12, 25, 46, 100), *, table: bool = True) -> None:
+    """PASS/FAIL kappa coverage by enumeration: no Monte Carlo error. The report's interval is made once per
+    table that has a chance above ``NEGLIGIBLE`` in some cell."""
     print("\n### PASS/FAIL kappa: exact coverage of the report's interval (every table enumerated)\n")
-    print("| cell | truth | " + " | ".join(f"n = {n}" for n in sizes) + " |")
-    print("|---|---:|" + "---:|" * len(sizes))
+    if table:
+        print("| cell | truth | " + " | ".join(f"n = {n}" for n in sizes) + " |")
+        print("|---|---:|" + "---:|" * len(sizes))
     rows: dict[str, list[str]] = {}
     truths: dict[str, float] = {}
     outside: dict[int, list[float]] = {n: [] for n in sizes}
+    ranges: dict[int, list[float]] = {n: [] for n in sizes}
     for n in sizes:
         tables = _all_tables(n)
+        likely = np.zeros(len(tables), dtype=bool)
+        for cell, _ in binary_cells():
+            likely |= _log_multinomial(tables, n, cell.joint.ravel()) > np.log(NEGLIGIBLE)
+        tables = tables[likely]
         lows, highs, given = np.zeros(len(tables)), np.zeros(len(tables)), np.zeros(len(tables), dtype=bool)
         for i, row in enumerate(tables):
             found = kappa_interval(row.reshape(2, 2))
@@ -263,12 +325,19 @@ def exact_binary(sizes: tuple[int, ...] = (12, 25, 46, 100)) -> None:
             share = float(chance[given].sum())
             covered = float(chance[given & (lows <= kappa) & (highs >= kappa)].sum()) / share if share else float("nan")
             truths[cell.name] = kappa
-            text = f"{covered:.1%}" + (f" ({1 - share:.0%} too few)" if 1 - share >= 0.005 else "")
+            text = ("too few items" if share < 0.005 else
+                    f"{covered:.1%}" + (f" ({1 - share:.0%} too few)" if 1 - share >= 0.005 else ""))
             rows.setdefault(cell.name, []).append(text)
-            if share and not 0.93 <= covered <= 0.97:
-                outside[n].append(covered)
-    for name, texts in rows.items():
-        print(f"| {name} | {truths[name]:.3f} | " + " | ".join(texts) + " |", flush=True)
+            if share >= 0.005:
+                ranges[n].append(covered)
+                if not 0.93 <= covered <= 0.97:
+                    outside[n].append(covered)
+        if not table:
+            found_range = f"{min(ranges[n]):.1%}–{max(ranges[n]):.1%}" if ranges[n] else "every cell too few items"
+            print(f"{n} items: {len(outside[n])} of 18 cells outside 93–97% (range {found_range})", flush=True)
+    if table:
+        for name, texts in rows.items():
+            print(f"| {name} | {truths[name]:.3f} | " + " | ".join(texts) + " |", flush=True)
     print("\nCells outside 93–97% (of 18): " + "; ".join(
         f"{n} items: {len(v)}" + (f" ({min(v):.1%}–{max(v):.1%})" if v else "") for n, v in outside.items()))
 
@@ -276,7 +345,10 @@ def exact_binary(sizes: tuple[int, ...] = (12, 25, 46, 100)) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--studies", type=int, default=1000)
-    parser.add_argument("--part", choices=("binary", "graded", "methods", "exact", "all"), default="all")
+    parser.add_argument("--part", choices=("binary", "graded", "methods", "exact", "scan", "five-point", "large", "all"),
+                        default="all")
+    parser.add_argument("--sizes", default="12,25,46,100",
+                        help="study sizes for --part exact (comma-separated); --part scan takes every size 12-50")
     args = parser.parse_args()
     start = time.perf_counter()
     if args.part in ("binary", "all"):
@@ -284,7 +356,13 @@ def main() -> None:
     if args.part in ("graded", "all"):
         run("Graded (CIS-like, five points)", graded_cells(), "cis", args.studies)
     if args.part in ("exact", "all"):
-        exact_binary()
+        exact_binary(tuple(int(n) for n in args.sizes.split(",")))
+    if args.part == "scan":
+        exact_binary(tuple(range(12, 51)), table=False)
+    if args.part == "five-point":
+        five_point_kappa(args.studies)
+    if args.part == "large":
+        large_binary(args.studies)
     if args.part in ("methods", "all"):
         compare_methods(args.studies)
     print(f"\n{time.perf_counter() - start:.0f} s")

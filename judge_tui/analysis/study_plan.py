@@ -126,12 +126,14 @@ def _kappa_decided(table: np.ndarray, n: int, target: float, weights: iv.KappaWe
     """The share of ``KAPPA_RUNS`` studies of n items drawn from ``table`` whose kappa interval (the report's
     own function) decides the target; seeded by n, so the same question gets the same answer."""
     rng = np.random.default_rng(KAPPA_SEED + n)
-    counts = rng.multinomial(n, table.ravel(), size=KAPPA_RUNS).reshape(KAPPA_RUNS, *table.shape)
+    counts = rng.multinomial(n, table.ravel(), size=KAPPA_RUNS)
+    # Each distinct table once (a study of a few dozen items repeats its tables often), counted as often as drawn.
+    distinct, times = np.unique(counts, axis=0, return_counts=True)
     hits = 0
-    for one in counts:
-        interval = iv.kappa_interval(one, weights, settings.confidence)
+    for one, drawn in zip(distinct, times, strict=True):
+        interval = iv.kappa_interval(one.reshape(table.shape), weights, settings.confidence)
         if not isinstance(interval, Undefined):
-            hits += decisions.decide(interval, target, n=n) != "undecided"
+            hits += int(drawn) * (decisions.decide(interval, target, n=n) != "undecided")
     return hits / KAPPA_RUNS
 
 
@@ -146,7 +148,7 @@ def _kappa_plan(table: np.ndarray, target: float, weights: iv.KappaWeights, chan
     figure = assurance.NormalFigure(kappa, 0, target, _spread(table, weights), settings.confidence)
     needed = _fewest(figure, kappa, chance)
     if needed is not None:
-        needed = max(needed, decisions.MIN_ITEMS_TO_DECIDE)
+        needed = max(needed, decisions.MIN_ITEMS_TO_DECIDE, iv.KAPPA_MIN_ITEMS)  # fewer: no kappa interval
         while _kappa_decided(table, needed, target, weights, settings) < chance:
             needed = math.ceil(needed * 1.1)
             if needed > PLAN_LIMIT:

@@ -4,9 +4,10 @@ A closed form where a standard one exists, a seeded bootstrap over items otherwi
 
 * a share with one observation per item (alignment on one dimension, TPR, TNR, accuracy): the Wilson score
   interval;
-* Cohen's kappa, unweighted or with quadratic weights: an interval on log(1 - kappa) with the large-sample
-  standard error of Fleiss, Cohen and Everitt (1969) (a bootstrap-t for quadratic weights), "too few items"
-  where no interval covers (:func:`kappa_interval`);
+* Cohen's kappa: on two categories, the Bayesian interval from Jeffreys' Dirichlet(1/2) prior over the table's
+  four cells; on more, an interval on log(1 - kappa) with the large-sample standard error of Fleiss, Cohen and
+  Everitt (1969) (a bootstrap-t for quadratic weights); "too few items" where no interval covers
+  (:func:`kappa_interval`);
 * Pearson's r: Fisher's z, as scipy's ``pearsonr(...).confidence_interval()``;
 * Spearman's rho and Kendall's tau: a bootstrap at small n, Fisher's z with the variances of Fieller, Hartley
   and Pearson (1957) at large n;
@@ -42,6 +43,7 @@ __all__ = [
     "effective_sample_size",
     "fisher_z",
     "kappa_interval",
+    "kappa_posterior_interval",
     "kappa_standard_error",
     "kappa_too_few",
     "kendall_interval",
@@ -287,8 +289,19 @@ def kappa_standard_error(confusion: np.ndarray, weights: KappaWeights = None) ->
 
 
 # Fewer items than this outside a rater's most common category, and that rater's side of the table is too thin
-# for any kappa interval to cover: measured in benchmarks/bench_decisions_coverage.py (one such item: 83%).
+# for any kappa interval to cover: measured in benchmarks/bench_decisions_coverage.py (one such item: 83% for the
+# log-disagreement interval of a table of three or more categories). A two-category table's posterior interval
+# covers with one such item; with none, kappa is 0 by construction.
 KAPPA_MIN_MINORITY = 2
+KAPPA_MIN_MINORITY_TWO_CATEGORIES = 1
+# Fewer items than this in the table, and no kappa interval measured covers 93-97% in every kind of study: at 12-24
+# items some PASS/FAIL studies are covered 90-93% and others 97-99.5% by the same interval, whichever is taken
+# (benchmarks/bench_decisions_coverage.py --part exact, docs/benchmarks.md "Kappa intervals from 25 items").
+KAPPA_MIN_ITEMS = 25
+# Draws from the posterior of a two-category table: the ends' Monte Carlo error is about 0.01 in kappa, and the
+# fixed seed makes them the same on every run.
+KAPPA_POSTERIOR_DRAWS = 4000
+JEFFREYS_PRIOR = 0.5
 
 
 def _kappa_and_se_many(tables: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -310,33 +323,103 @@ def _kappa_and_se_many(tables: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, n
 
 
 def kappa_too_few(confusion: np.ndarray) -> Undefined | None:
-    """Why a kappa table is too thin for an interval (fewer than ``KAPPA_MIN_MINORITY`` items outside a rater's
-    most common category), or None. Kappa itself stays defined; only its interval would pretend."""
+    """Why a kappa table is too thin for an interval, or None: fewer than ``KAPPA_MIN_ITEMS`` items, or fewer
+    than ``KAPPA_MIN_MINORITY`` items (one on two categories) outside a rater's most common category. Kappa itself
+    stays defined; only its interval would pretend."""
     table = np.asarray(confusion, dtype=np.float64)
     n = float(table.sum())
+    needed = KAPPA_MIN_MINORITY_TWO_CATEGORIES if table.shape[0] == 2 else KAPPA_MIN_MINORITY
     sides = (("the first rater", n - float(table.sum(axis=1).max())),
              ("the second rater", n - float(table.sum(axis=0).max())))
     for side, minority in sorted(sides, key=lambda s: s[1]):
-        if minority < KAPPA_MIN_MINORITY:
+        if minority < needed:
             what = ("gave every item the same category, so kappa is 0 by construction" if minority == 0 else
                     f"put only {minority:.0f} of {n:.0f} items outside their most common category")
             return Undefined(f"too few items for a kappa interval: {side} {what}; no interval covers the truth "
-                             f"this rarely (at least {KAPPA_MIN_MINORITY} items in another category are needed)")
+                             f"this rarely (at least {needed} item{'s' if needed > 1 else ''} in another category "
+                             f"{'are' if needed > 1 else 'is'} needed)")
+    if n < KAPPA_MIN_ITEMS:
+        return Undefined(f"too few items for a kappa interval: {int(round(n))} rated by both, {KAPPA_MIN_ITEMS} needed "
+                         "(with fewer, no interval covers the truth as often as it says in every kind of study)")
     return None
+
+
+# Cells holding up to this many items get their posterior draws exactly, as a sum of that many exponentials.
+_EXACT_GAMMA_CAP = 64
+
+
+@functools.lru_cache(maxsize=4)
+def _posterior_noise(draws: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The random numbers every two-category posterior is drawn from, the same for every table (so a planner
+    deciding many tables pays for them once): per cell, running sums of standard exponentials, shape (4, cap,
+    draws); the half squares of standard normals (Gamma(1/2) draws), shape (4, draws); standard normals."""
+    rng = np.random.default_rng(seed)
+    sums = np.cumsum(rng.standard_exponential((4, _EXACT_GAMMA_CAP, draws)), axis=1)
+    halves = rng.standard_normal((4, draws)) ** 2 / 2.0
+    normals = rng.standard_normal((4, draws))
+    for array in (sums, halves, normals):
+        array.setflags(write=False)
+    return sums, halves, normals
+
+
+def _jeffreys_gammas(counts: np.ndarray, draws: int, seed: int) -> np.ndarray:
+    """Draws of Gamma(count + 1/2) for each of the four cells, shape (draws, 4): Gamma(c + 1/2) is the sum of a
+    Gamma(c), itself the sum of c standard exponentials, and a Gamma(1/2), half a squared standard normal.
+    Past ``_EXACT_GAMMA_CAP`` items in a cell, the cube of a normal of Marsaglia and Tsang (2000), d·(1 +
+    Z/(3·sqrt(d)))^3 with d = c + 1/2 - 1/3, which their method accepts in more than 99.9% of draws there."""
+    sums, halves, normals = _posterior_noise(draws, seed)
+    out = np.empty((4, draws))
+    for cell, count in enumerate(int(round(c)) for c in counts):
+        if count == 0:
+            out[cell] = halves[cell]
+        elif count <= _EXACT_GAMMA_CAP:
+            out[cell] = sums[cell, count - 1] + halves[cell]
+        else:
+            d = count + JEFFREYS_PRIOR - 1.0 / 3.0
+            out[cell] = d * np.maximum(1.0 + normals[cell] / (3.0 * np.sqrt(d)), 0.0) ** 3
+    return out.T
+
+
+def kappa_posterior_interval(confusion: np.ndarray, confidence: float = 0.95, *,
+                             draws: int = KAPPA_POSTERIOR_DRAWS, seed: int = DEFAULT_SEED) -> Interval:
+    """The equal-tailed Bayesian interval of a two-category table's Cohen's kappa, with Jeffreys' prior over the
+    four cells: Dirichlet(1/2, 1/2, 1/2, 1/2), whose posterior is Dirichlet(counts + 1/2) (Gelman et al. 2013,
+    §3.4: the prior is the multinomial's Jeffreys prior). Kappa of ``draws`` posterior draws (normalised gamma
+    draws from seeded random numbers, :func:`_jeffreys_gammas`) gives the quantiles. The interval is widened to
+    hold the estimate itself where the prior's pull leaves it just outside (a table with every item agreed has
+    kappa 1, which no draw reaches)."""
+    table = np.asarray(confusion, dtype=np.float64)
+    gammas = _jeffreys_gammas(table.ravel(), draws, seed)
+    p = gammas / gammas.sum(axis=1, keepdims=True)
+    rows, cols = p[:, 0] + p[:, 1], p[:, 0] + p[:, 2]
+    chance = rows * cols + (1.0 - rows) * (1.0 - cols)
+    kappas = (p[:, 0] + p[:, 3] - chance) / (1.0 - chance)
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(kappas, [tail, 1.0 - tail])
+    n = table.sum()
+    estimate_chance = (table[0].sum() * table[:, 0].sum() + table[1].sum() * table[:, 1].sum()) / (n * n)
+    estimate = ((table[0, 0] + table[1, 1]) / n - estimate_chance) / (1.0 - estimate_chance)
+    return Interval(float(max(-1.0, min(low, estimate))), float(min(1.0, max(high, estimate))),
+                    "bayes-jeffreys", confidence)
 
 
 def kappa_interval(
     confusion: np.ndarray, weights: KappaWeights = None, confidence: float = 0.95, *,
     n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, resample: bool = True,
 ) -> IntervalFigure:
-    """A confidence interval of Cohen's kappa that covers at 12 items and more, chosen by measured coverage.
+    """A confidence interval of Cohen's kappa, chosen by measured coverage at 12 to 400 items.
 
-    Kappa is 1 - D_o / D_e, one minus the ratio of the observed to the chance-expected (weighted) disagreement,
-    so the interval is built on log(1 - kappa), the log of that ratio, as Katz et al. (1978) build the risk
-    ratio's; the ratio's sampling distribution is skewed towards 1 at small n, and the log makes it nearly
-    symmetric:
+    * a two-category table (PASS/FAIL), either weighting: the Bayesian interval with Jeffreys' prior over the
+      four cells (:func:`kappa_posterior_interval`); method "bayes-jeffreys". Computed exactly over every table,
+      it covers 93.8-97.7% at 25 items and 94.0-95.6% at 46 in the benchmark's 18 kinds of PASS/FAIL study, where
+      the interval below missed 6 and 1 of them (benchmarks/bench_decisions_coverage.py --part exact).
 
-    * unweighted kappa (and any two-category table): log(1 - kappa) ± t·SE / (1 - kappa), with the
+    Otherwise kappa is 1 - D_o / D_e, one minus the ratio of the observed to the chance-expected (weighted)
+    disagreement, so the interval is built on log(1 - kappa), the log of that ratio, as Katz et al. (1978) build
+    the risk ratio's; the ratio's sampling distribution is skewed towards 1 at small n, and the log makes it
+    nearly symmetric:
+
+    * unweighted kappa on three or more categories: log(1 - kappa) ± t·SE / (1 - kappa), with the
       Fleiss–Cohen–Everitt (1969) standard error and Student's t with n - 1 degrees of freedom (as Gwet's and
       irrCAC's intervals use); method "log-disagreement (t)";
     * quadratic-weighted kappa on three or more categories: a studentized bootstrap (bootstrap-t; Efron and
@@ -345,8 +428,9 @@ def kappa_interval(
       Past ``BOOTSTRAP_MAX_ITEMS`` items, or with ``resample=False`` (where many groups would each cost 2,000
       resamples for a figure no table shows), the t interval, which the bootstrap-t approaches at large n.
 
-    Where no interval covers, it says so (:func:`kappa_too_few`): with fewer than two items outside one rater's
-    most common category. When every item agreed there is no disagreement to take a log of, and the
+    Where no interval covers, it says so (:func:`kappa_too_few`): below ``KAPPA_MIN_ITEMS`` items, or with fewer
+    than two items (one on two categories) outside one rater's most common category. When every item of a table
+    of three or more categories agreed there is no disagreement to take a log of, and the
     standard error is 0 whatever n is: the interval is Wilson's for the observed agreement, chance agreement
     held fixed (method "wilson-agreement"). Coverage per cell: ``benchmarks/bench_decisions_coverage.py``.
 
@@ -363,6 +447,8 @@ def kappa_interval(
         return few
     kappa, se = found
     k = table.shape[0]
+    if k == 2:  # on two categories quadratic weights are no weights: the same kappa
+        return kappa_posterior_interval(table, confidence, seed=seed)
     w = agreement_weights(k, weights)
     n = int(round(table.sum()))
     if not np.any(table[~np.eye(k, dtype=bool)]):
@@ -373,7 +459,7 @@ def kappa_interval(
         return Interval(max(-1.0, (agreed.low - chance) / (1.0 - chance)),
                         min(1.0, (agreed.high - chance) / (1.0 - chance)), "wilson-agreement", confidence)
     spread = se / (1.0 - kappa)  # the standard error of log(1 - kappa), by the delta method
-    if weights is None or k == 2 or n > BOOTSTRAP_MAX_ITEMS or not resample:
+    if weights is None or n > BOOTSTRAP_MAX_ITEMS or not resample:
         q = t_value(confidence, n - 1)
         low, high = q, -q
         method = "log-disagreement (t)"
