@@ -9,6 +9,7 @@ from judge_tui.cli import main
 from judge_tui.model.settings import Settings, load_settings
 from judge_tui.store import Store
 from judge_tui.tui.screens.adjudication import AdjudicationApp, AdjudicationScreen, visible_disagreements
+from tests.narrowing import present
 from tests.team_fixtures import exercise_item, rate
 
 DIMS = ("difficulty_match", "instruction_clarity", "learning_objective_alignment")
@@ -50,18 +51,18 @@ async def test_lead_settles_each_disagreement_with_the_rating_keys(tmp_path: Pat
             assert store.rating("E02", "consensus") is None
             await pilot.press("1", "enter")  # clarity = 0.5, save
             await pilot.pause()
-            assert screen.current.item_id == "E04"
+            assert present(screen.current).item_id == "E04"
             assert screen.choice == {"instruction_clarity": 1.0}
             await pilot.press("2", "0", "enter")  # difficulty 1, then alignment 0: clarity is agreed, kept
             await pilot.pause()
             assert all(d.adjudicated for d in screen.items)
             await pilot.press("escape")
     with Store(path) as store:
-        first = store.rating("E02", "consensus")
+        first = present(store.rating("E02", "consensus"))
         assert first.scores["instruction_clarity"] == 0.5 and first.scores["structural_validity"] == 1.0
         assert first.details == {"adjudicated": True, "from": ["ann", "bob"], "by": "lead"}
         assert store.rater("consensus")["kind"] == "human"
-        second = store.rating("E04", "consensus")
+        second = present(store.rating("E04", "consensus"))
         assert {d: second.scores[d] for d in DIMS} == {"difficulty_match": 1.0, "instruction_clarity": 1.0,
                                                        "learning_objective_alignment": 0.0}
         # The consensus rater is never one of the experts.
@@ -329,7 +330,7 @@ async def test_score_keys_move_through_the_disagreeing_dimensions_only(tmp_path:
             await pilot.pause()
             assert screen.current.item_id == "B002"
     with Store(path) as store:
-        saved = store.rating("B001", "consensus")
+        saved = present(store.rating("B001", "consensus"))
         assert {d: saved.scores[d] for d in "ratl"} == {"r": 0.75, "a": 0.75, "t": 0.0, "l": 0.25}
 
 
@@ -349,7 +350,7 @@ async def test_enter_with_a_dimension_unset_says_which_and_goes_there(tmp_path: 
             assert screen.judged[screen.cursor] == "l"
             await pilot.press("2", "enter")
             await pilot.pause()
-            assert store.rating("B001", "consensus").scores["l"] == 0.5
+            assert present(store.rating("B001", "consensus")).scores["l"] == 0.5
 
 
 async def test_categories_are_settled_with_the_keys_the_rating_screen_gives_them(tmp_path: Path):
@@ -383,5 +384,5 @@ async def test_categories_are_settled_with_the_keys_the_rating_screen_gives_them
             await pilot.pause()
             await pilot.press("3", "enter")  # p2: tie
             await pilot.pause()
-        names = [pairwise.scale.label(store.rating(item, "consensus").scores["preference"]) for item in ("p1", "p2")]
+        names = [pairwise.scale.label(present(store.rating(item, "consensus")).scores["preference"]) for item in ("p1", "p2")]
     assert names == ["A", "tie"]

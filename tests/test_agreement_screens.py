@@ -20,6 +20,7 @@ from judge_tui.tui.screens.disagreements import DisagreementScreen, RevisionNote
 from judge_tui.tui.screens.summary import SummaryScreen, scatter_plot
 from judge_tui.tui.widgets.item_pane import ItemPane
 from tests.agreement_data import exercise_items, load_ratings, ratings_file
+from tests.narrowing import present
 
 REVIEWER, OTHER, JUDGE = "EXP001", "EXP002", "judge:test-model:exercise-quality@1"
 SUBMITTED = 24
@@ -173,7 +174,7 @@ async def test_empty_states_name_the_command_to_run(rated_db: Path, rubrics):
     rubric = rubrics["exercise-quality"]
     with Store(rated_db) as store:
         version = store.ensure_rubric_version(rubric)
-        scores = store.rating("E030", OTHER).scores
+        scores = present(store.rating("E030", OTHER)).scores
         store.ensure_rater("NEW01", "human")
         # NEW01 submits E030; the judge's rating of it is taken away, so nothing of theirs is compared yet.
         store.save_rating(Rating(item_id="E030", rater_id="NEW01", rubric_version_id=version, scores=scores,
@@ -201,11 +202,11 @@ async def test_untrusted_notes_are_shown_as_text(rated_db: Path, rubrics):
     rubric = rubrics["exercise-quality"]
     with Store(rated_db) as store:
         version = store.ensure_rubric_version(rubric)
-        mine = store.rating("E000", REVIEWER)
+        mine = present(store.rating("E000", REVIEWER))
         scores = {k: (0.0 if k != "structural_validity" else v) for k, v in mine.scores.items()}
         store.save_rating(Rating(item_id="E000", rater_id=REVIEWER, rubric_version_id=version, scores=scores,
                                  overall=rubric.overall_score(scores), notes="[bold]mine[/] \x1b]0;title\x07ok"))
-        theirs = store.rating("E000", JUDGE)
+        theirs = present(store.rating("E000", JUDGE))
         judge_scores = {k: (1.0 if k != "structural_validity" else v) for k, v in theirs.scores.items()}
         store.save_rating(Rating(item_id="E000", rater_id=JUDGE, rubric_version_id=version, scores=judge_scores,
                                  overall=rubric.overall_score(judge_scores), notes="[@click=app.quit]x[/]",
@@ -269,7 +270,7 @@ async def test_enter_opens_the_listed_item_and_escape_returns(rated_db: Path):
             await pilot.press("enter")
             await pilot.pause()
             assert isinstance(app.screen, ItemScreen)
-            item = store.item(listed)
+            item = present(store.item(listed))
             text = "\n".join(str(w.render()) for w in app.screen.query(Static))
             assert f"Item {listed}" in text
             shown = app.screen.query_one(ItemPane).text

@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from formats_helpers import binary_item, run, write_jsonl
 
 from judge_tui.model import locations
 from judge_tui.store import Store
 from judge_tui.transfer.demo import demo_rating_files
 from judge_tui.transfer.demo_loading import load_demo
 from judge_tui.transfer.importing import import_items
+from tests.formats_helpers import binary_item, run, write_jsonl
 
 
 def _lines(path: Path) -> int:

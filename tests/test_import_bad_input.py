@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from formats_helpers import FIXTURES, cis_item, run, table_counts, write_jsonl
 
 from judge_tui.store import Store
 from judge_tui.transfer.importing import MAX_FILE_BYTES, import_items
+from tests.formats_helpers import FIXTURES, cis_item, run, table_counts, write_jsonl
+from tests.narrowing import present
 
 FORM = json.loads((FIXTURES / "rating_form.json").read_text())
 
@@ -44,7 +45,7 @@ def test_a_rating_form_is_filed_under_its_expert_id_as_a_person(tmp_path: Path, 
     assert proc.stderr == ""
     with Store(cis_db) as store:
         assert store.rater("EXP001")["kind"] == "human"
-        assert store.rating("C001", "EXP001").scores == {"r": 0.75, "a": 0.75, "t": 0.5, "l": 0.75}
+        assert present(store.rating("C001", "EXP001")).scores == {"r": 0.75, "a": 0.75, "t": 0.5, "l": 0.75}
 
 
 def test_a_known_rater_keeps_its_kind_and_a_file_naming_nobody_asks_for_rater(tmp_path: Path, cis_db: Path, capsys):

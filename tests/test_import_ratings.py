@@ -6,7 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from formats_helpers import (
+
+from judge_tui.store import Store
+from judge_tui.transfer.importing import ImportFailed, import_items, import_ratings
+from tests.formats_helpers import (
     FIXTURES,
     cis_item,
     exercise_item,
@@ -16,9 +19,7 @@ from formats_helpers import (
     trace_item,
     write_jsonl,
 )
-
-from judge_tui.store import Store
-from judge_tui.transfer.importing import ImportFailed, import_items, import_ratings
+from tests.narrowing import present
 
 
 @pytest.fixture
@@ -42,14 +43,14 @@ def test_rating_form_import(three_rubrics_db: Path, capsys):
     # expert_cis 0.31 is 0.3125 rounded: within the form's rounding, so no warning
     assert err == ""
     with Store(three_rubrics_db) as store:
-        first = store.rating("C001", "EXP001")
+        first = present(store.rating("C001", "EXP001"))
         assert first.scores == {"r": 0.75, "a": 0.75, "t": 0.5, "l": 0.75}
         assert first.overall == pytest.approx(0.6875)
         assert first.seconds == 360.0
         assert first.notes == "Sound eviction; no test for capacity one."
-        assert store.rating("C002", "EXP001").seconds == 450.0
+        assert present(store.rating("C002", "EXP001")).seconds == 450.0
         assert store.rater("EXP001")["kind"] == "human"
-        assert store.finish("EXP001", "cis").summary_notes == "Edge-case tests were the most common gap."
+        assert present(store.finish("EXP001", "cis")).summary_notes == "Edge-case tests were the most common gap."
     code, out, _err = run(capsys, "import-ratings", FIXTURES / "rating_form.json", "--rater", "EXP001",
                           "--kind", "human", "--db", three_rubrics_db)
     assert "ratings: 0 added, 0 updated, 3 unchanged" in out
@@ -67,7 +68,7 @@ def test_judge_output_import(three_rubrics_db: Path, capsys):
                          "--kind", "judge", "--model", "claude-opus-4-6", "--db", three_rubrics_db)
     assert code == 0, err
     with Store(three_rubrics_db) as store:
-        rating = store.rating("C003", "judge:opus:cis@1")
+        rating = present(store.rating("C003", "judge:opus:cis@1"))
         assert rating.scores == {"r": 0.0, "a": 0.25, "t": 0.25, "l": 0.25}
         assert rating.notes == "Network lookup breaks the regex-only constraint."
         assert store.rater("judge:opus:cis@1")["model"] == "claude-opus-4-6"
@@ -78,7 +79,7 @@ def test_reasoning_json_object_list_and_lines(three_rubrics_db: Path, tmp_path: 
                           "--kind", "judge", "--db", three_rubrics_db)
     assert code == 0, err
     with Store(three_rubrics_db) as store:
-        t2 = store.rating("T002", "j1")
+        t2 = present(store.rating("T002", "j1"))
         assert t2.scores["accuracy"] == 0.7  # a judge's continuous score is kept exactly
         assert t2.verdict == "needs_revision" and t2.overall == pytest.approx(0.68)
         assert t2.details["issues"] == ["Skips the unit conversion."]
@@ -91,7 +92,7 @@ def test_reasoning_json_object_list_and_lines(three_rubrics_db: Path, tmp_path: 
     assert code == 0
     assert "the file's verdict 'reject' differs from the rubric's 'approve'; keeping the rubric's" in err
     with Store(three_rubrics_db) as store:
-        assert store.rating("T001", "j2").details["stated_verdict"] == "reject"
+        assert present(store.rating("T001", "j2")).details["stated_verdict"] == "reject"
     listed = tmp_path / "list.json"
     listed.write_text(json.dumps(rows, indent=2))
     code, out, _err = run(capsys, "import-ratings", listed, "--rater", "j3", "--kind", "judge", "--db", three_rubrics_db)
@@ -117,8 +118,8 @@ def test_our_jsonl_and_csv(three_rubrics_db: Path, tmp_path: Path, capsys):
     code, _out, err = run(capsys, "import-ratings", csv_path, "--rater", "EXP003", "--kind", "human", "--db", three_rubrics_db)
     assert code == 0, err
     with Store(three_rubrics_db) as store:
-        assert store.rating("C001", "EXP003").notes == "'=fine"  # a hand-written CSV keeps its quote
-        assert store.rating("C002", "EXP003").scores == {"r": 1.0, "a": 1.0, "t": 1.0, "l": 1.0}
+        assert present(store.rating("C001", "EXP003")).notes == "'=fine"  # a hand-written CSV keeps its quote
+        assert present(store.rating("C002", "EXP003")).scores == {"r": 1.0, "a": 1.0, "t": 1.0, "l": 1.0}
 
 
 def test_bad_ratings_are_reported_and_nothing_is_written(three_rubrics_db: Path, tmp_path: Path, capsys):
@@ -163,7 +164,7 @@ def test_off_step_is_allowed_for_a_judge_but_not_out_of_range(three_rubrics_db: 
     code, _out, err = run(capsys, "import-ratings", path, "--rater", "jx", "--kind", "judge", "--db", three_rubrics_db)
     assert code == 0, err
     with Store(three_rubrics_db) as store:
-        rating = store.rating("C001", "jx")
+        rating = present(store.rating("C001", "jx"))
         assert rating.scores == {"r": 0.6, "a": 0.83} and rating.overall is None  # partial judge rating
     path = write_jsonl(tmp_path / "j2.jsonl", [{"item_id": "C001", "scores": {"r": -0.1}}])
     code, _out, err = run(capsys, "import-ratings", path, "--rater", "jx", "--kind", "judge", "--db", three_rubrics_db)

@@ -26,6 +26,7 @@ from judge_tui.stats.agreement import compare
 from judge_tui.stats.intervals import Interval
 from judge_tui.store import Store
 from tests.kappa_reference import log_disagreement_t
+from tests.narrowing import defined
 from tests.team_fixtures import exercise_item, rate
 
 DIMS = ("difficulty_match", "instruction_clarity", "learning_objective_alignment")
@@ -459,7 +460,7 @@ def test_ac1_of_perfect_agreement_is_not_claimed_certain():
 
     table = np.diag([5.0, 3.0, 0.0])  # eight items, every one agreed
     for weights in (None, "quadratic"):
-        found = gwet_ac(table, weights)
+        found = defined(gwet_ac(table, weights))
         assert not isinstance(found, type(None)) and found.value == 1.0 and found.standard_error == 0.0
         interval = found.interval
         assert isinstance(interval, Interval) and interval.method == "wilson-agreement"

@@ -27,6 +27,7 @@ from judge_tui.store.rubric_choice import resolve_rubric
 from judge_tui.tui.app import JudgeTuiApp
 from judge_tui.tui.screens.calibrate import CalibrationApp, CalibrationScreen, lead_may_calibrate
 from tests.calibration.fixtures import build_study, judge_dev
+from tests.narrowing import present
 from tests.team_fixtures import rate
 from tests.tui.screen_text import widget_text
 
@@ -288,7 +289,7 @@ def test_reverting_the_first_change_removes_the_copies_and_the_built_in_files_ar
     change = check_change(study, rubric, files, rubric_text, template_text + "\nBe brief.\n")
     apply_change(study, rubric, files, change, "briefer answers", ["P06"])
     assert files.rubric.exists() and files.template.exists()
-    trial = open_trial(study, "binary")
+    trial = present(open_trial(study, "binary"))
     revert(study, trial, "no better")
     assert not files.rubric.exists() and not files.template.exists()  # exactly as before: no copy at all
     assert resolve_rubric("binary", study).content_hash == rubric.content_hash

@@ -14,6 +14,7 @@ from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from tests.judge import fake_anthropic as fa
 from tests.judge.conftest import API_KEY, assert_consistent, fast, make_judge
+from tests.narrowing import present
 
 ITEMS = 6
 
@@ -39,7 +40,7 @@ def test_a_batch_judges_everything_and_matches_results_by_custom_id(fake: fa.Fak
     assert not fake.message_requests()  # nothing went through the one-at-a-time endpoint
     # results came back in reverse order; each still landed on its own item
     for job in jobs.values():
-        rating = cis_store.rating(job["item_id"], judge.rater_id)
+        rating = present(cis_store.rating(job["item_id"], judge.rater_id))
         assert rating.details["batch_id"] == post_id(fake)
         assert rating.details["sampling"]["batch"] is True
     assert cis_store.open_judge_batches(judge.rater_id) == []
@@ -76,7 +77,7 @@ def test_temperature_rejected_in_a_batch_is_resent_without_it(fake: fa.FakeAnthr
     first, second = batch_posts(fake)
     assert "temperature" in first.body["requests"][0]["params"]
     assert "temperature" not in second.body["requests"][0]["params"]
-    assert cis_store.rating("B003", judge.rater_id).details["sampling"]["temperature"] is None
+    assert present(cis_store.rating("B003", judge.rater_id)).details["sampling"]["temperature"] is None
 
 
 def test_a_restart_mid_batch_resumes_polling_the_same_batch(fake: fa.FakeAnthropic, tmp_path: Path,

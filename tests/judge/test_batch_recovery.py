@@ -22,6 +22,7 @@ from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from tests.judge import fake_anthropic as fa
 from tests.judge.conftest import API_KEY, add_cis_items, assert_consistent, fast, make_judge
+from tests.narrowing import present
 
 ROOT = Path(__file__).resolve().parents[2]
 ITEMS = 6
@@ -56,7 +57,7 @@ def test_a_batch_the_api_took_while_the_process_was_killed_is_found_not_sent_aga
         deadline = time.monotonic() + 60
         while not fake.batches and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert fake.batches, first.stderr.read() if first.poll() is not None else "no batch sent"
+        assert fake.batches, present(first.stderr).read() if first.poll() is not None else "no batch sent"
         first.send_signal(signal.SIGKILL)
         first.wait(timeout=20)
     finally:
@@ -105,7 +106,7 @@ def test_a_plain_judge_after_a_batch_run_killed_while_sending_finishes_the_work_
         deadline = time.monotonic() + 60
         while not batch_posts(fake) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert batch_posts(fake), first.stderr.read() if first.poll() is not None else "no batch sent"
+        assert batch_posts(fake), present(first.stderr).read() if first.poll() is not None else "no batch sent"
         first.send_signal(signal.SIGKILL)
         first.wait(timeout=20)
     finally:

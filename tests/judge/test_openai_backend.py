@@ -18,6 +18,7 @@ from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from tests.judge import fake_openai as fo
 from tests.judge.conftest import assert_consistent, fast, make_judge
+from tests.narrowing import present
 
 ITEMS = 6
 B001_MARK = "I wrapped an OrderedDict"  # only B001 says this
@@ -47,7 +48,7 @@ def test_answers_become_ratings_with_the_schema_sent_and_temperature_zero(
     assert (state.done, state.failed, state.queued, state.running) == (ITEMS, 0, 0, 0)
     assert_consistent(cis_store, judge.rater_id, ITEMS)
     assert judge.rater_id == f"judge:{MODEL}:cis@{judge.prompt.version}"
-    rating = cis_store.rating("B001", judge.rater_id)
+    rating = present(cis_store.rating("B001", judge.rater_id))
     assert set(rating.scores) == {"r", "a", "t", "l"}
     assert rating.notes == "reasoning written by the fake API"
     assert rating.source == "judge:openai"
@@ -218,7 +219,7 @@ def test_a_model_that_rejects_temperature_gets_its_default_and_the_rating_says_s
     requests = server.completion_requests()
     assert requests[0].behaviour == "temperature_rejected"
     assert all("temperature" not in r.body for r in requests[1:]) and len(requests) == ITEMS + 1
-    sampling = cis_store.rating("B002", judge.rater_id).details["sampling"]
+    sampling = present(cis_store.rating("B002", judge.rater_id)).details["sampling"]
     assert sampling["temperature"] is None and "rejected" in sampling["note"]
     assert cis_store.get_meta(f"judge.temperature_rejected:{MODEL}") == "1"
 

@@ -16,6 +16,7 @@ from judge_tui.model.records import Item, Rating
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from tests.judge.conftest import add_binary_items, add_cis_items
+from tests.narrowing import present
 
 
 def test_every_rubric_has_a_four_part_template(rubrics: dict[str, Rubric]) -> None:
@@ -126,7 +127,7 @@ def test_a_front_matter_the_answer_format_refuses_is_a_message_naming_the_file(
 
 def test_item_text_is_inserted_verbatim(cis_store: Store, rubrics: dict[str, Rubric]) -> None:
     # placeholders or fences inside an item are data, not template
-    fields = {**cis_store.item("B001").fields, "rationale": "I use {{criteria}} and ``` fences"}
+    fields = {**present(cis_store.item("B001")).fields, "rationale": "I use {{criteria}} and ``` fences"}
     rendered = JudgePrompt.for_rubric(rubrics["cis"]).render(Item(id="X", rubric="cis", fields=fields))
     assert "I use {{criteria}} and ``` fences" in rendered.user
 

@@ -20,6 +20,7 @@ from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from tests.judge import fake_anthropic as fa
 from tests.judge.conftest import API_KEY, assert_consistent, fast, make_judge
+from tests.narrowing import present
 
 ITEMS = 6
 B001_MARK = "I wrapped an OrderedDict"  # only B001 says this
@@ -45,7 +46,7 @@ def test_answers_become_ratings_with_their_provenance(fake: fa.FakeAnthropic, ci
     assert judge.rater_id == f"judge:claude-sonnet-5:cis@{judge.prompt.version}"
     rater = cis_store.rater(judge.rater_id)
     assert (rater["kind"], rater["model"], rater["prompt_version"]) == ("judge", "claude-sonnet-5", judge.prompt.version)
-    rating = cis_store.rating("B001", judge.rater_id)
+    rating = present(cis_store.rating("B001", judge.rater_id))
     assert set(rating.scores) == {"r", "a", "t", "l"}
     assert rating.overall == pytest.approx(sum(rating.scores.values()) / 4)
     assert rating.notes == "reasoning written by the fake API"
@@ -74,11 +75,11 @@ def test_first_call_goes_alone_then_all_read_the_cache(fake: fa.FakeAnthropic, c
     # nothing else was sent until the first answer (which wrote the cache) came back
     assert all(r.at >= requests[0].at + 0.1 for r in requests[1:])
     assert fake.max_concurrent_seen == 4
-    assert state.first_usage.cache_write_tokens > 1000 and state.first_usage.cache_read_tokens == 0
+    assert present(state.first_usage).cache_write_tokens > 1000 and present(state.first_usage).cache_read_tokens == 0
     reads = [c for j in cis_store.judge_jobs(judge.rater_id) for c in cis_store.judge_calls(j["id"])]
     assert sum(1 for c in reads if c["cache_read_tokens"] > 0) == ITEMS - 1
     assert sum(1 for c in reads if c["cache_write_tokens"] > 0) == 1
-    assert state.usage.cache_read_tokens == state.first_usage.cache_write_tokens * (ITEMS - 1)
+    assert state.usage.cache_read_tokens == present(state.first_usage).cache_write_tokens * (ITEMS - 1)
 
 
 @pytest.mark.parametrize("behaviour", [fa.RATE_LIMIT, fa.OVERLOADED, fa.SERVER_ERROR, fa.DROP, fa.BAD_BODY])
@@ -204,7 +205,7 @@ def test_temperature_rejected_falls_back_and_says_so(fake: fa.FakeAnthropic, cis
     assert requests[0].behaviour == "temperature_rejected"
     assert all("temperature" not in r.body for r in requests[1:])
     assert len(requests) == ITEMS + 1
-    sampling = cis_store.rating("B002", judge.rater_id).details["sampling"]
+    sampling = present(cis_store.rating("B002", judge.rater_id)).details["sampling"]
     assert sampling["temperature"] is None and "rejected" in sampling["note"]
     assert cis_store.get_meta("judge.temperature_rejected:claude-sonnet-5") == "1"
     # the next run does not ask again

@@ -13,6 +13,7 @@ from judge_tui.store import Store
 from judge_tui.tui.screens.adjudication import AdjudicationApp
 from judge_tui.tui.screens.disagreements import DisagreementScreen
 from tests.faults.locker import Locker
+from tests.narrowing import present
 from tests.test_adjudication import _cis_db
 from tests.test_agreement_screens import Host, rated_db, screen_text, settle  # noqa: F401 - rated_db: a fixture
 
@@ -53,7 +54,7 @@ async def test_a_consensus_saved_while_another_process_writes_is_kept_and_saved_
             await _until(lambda: any(m.startswith("B001: consensus saved") for m in _messages(app)), pilot)
             await pilot.press("escape")
             await _until(lambda: not app.is_running, pilot)
-        assert store.rating("B001", "consensus").scores["a"] == 0.75
+        assert present(store.rating("B001", "consensus")).scores["a"] == 0.75
 
 
 @pytest.mark.slow

@@ -18,6 +18,7 @@ from judge_tui.store import Finish, Store
 from judge_tui.transfer.merge import MergeRefused, merge_database
 from judge_tui.tui.screens.finish import FinishScreen
 from judge_tui.tui.screens.rating import RatingScreen
+from tests.narrowing import present
 from tests.tui.conftest import make_items
 from tests.tui.screen_text import screen_text, widget_text
 
@@ -198,9 +199,9 @@ def test_bundles_and_merges_carry_the_finish(tmp_path, rubrics, hermetic_home):
         store.save_finish(Finish("ann", "cis", SUMMARY + "\nAnd LRU tests skip capacity 1.", "2026-01-16T09:00:00Z"))
     with Store(lead) as store:
         merge_database(store, laptop)
-        assert store.finish("ann", "cis").finished_at == "2026-01-16T09:00:00Z"
+        assert present(store.finish("ann", "cis")).finished_at == "2026-01-16T09:00:00Z"
         merge_database(store, bundle)  # an older finish does not replace a newer one
-        assert store.finish("ann", "cis").summary_notes.endswith("capacity 1.")
+        assert present(store.finish("ann", "cis")).summary_notes.endswith("capacity 1.")
 
 
 def test_a_merge_refuses_a_bad_finish_row_and_writes_nothing(tmp_path, rubrics):

@@ -14,6 +14,7 @@ from judge_tui.tui.widgets.key_bar import KeyBar
 from judge_tui.tui.widgets.recurring_static import RecurringStatic, first_changed_cell
 from judge_tui.tui.widgets.rubric_panel import ScoreSummary
 from judge_tui.tui.widgets.status_line import StatusLine
+from tests.narrowing import present
 
 Cells = list[list[tuple[str, object]]]
 
@@ -95,4 +96,4 @@ async def test_a_score_key_sends_the_status_line_from_its_mark_on(make_app):
         await pilot.press("3")
         await pilot.pause()
         assert regions and None not in regions
-        assert regions[0].x == cell_len(before)  # where the line as it was ends (in the widget's content)
+        assert present(regions[0]).x == cell_len(before)  # where the line as it was ends (in the widget's content)
