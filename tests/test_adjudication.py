@@ -61,7 +61,7 @@ async def test_lead_settles_each_disagreement_with_the_rating_keys(tmp_path: Pat
         first = present(store.rating("E02", "consensus"))
         assert first.scores["instruction_clarity"] == 0.5 and first.scores["structural_validity"] == 1.0
         assert first.details == {"adjudicated": True, "from": ["ann", "bob"], "by": "lead"}
-        assert store.rater("consensus")["kind"] == "human"
+        assert present(store.rater("consensus"))["kind"] == "human"
         second = present(store.rating("E04", "consensus"))
         assert {d: second.scores[d] for d in DIMS} == {"difficulty_match": 1.0, "instruction_clarity": 1.0,
                                                        "learning_objective_alignment": 0.0}

@@ -44,7 +44,7 @@ def test_a_rating_form_is_filed_under_its_expert_id_as_a_person(tmp_path: Path, 
     assert "ratings: 3 added, 0 updated, 0 unchanged (EXP001)" in proc.stdout
     assert proc.stderr == ""
     with Store(cis_db) as store:
-        assert store.rater("EXP001")["kind"] == "human"
+        assert present(store.rater("EXP001"))["kind"] == "human"
         assert present(store.rating("C001", "EXP001")).scores == {"r": 0.75, "a": 0.75, "t": 0.5, "l": 0.75}
 
 
@@ -68,7 +68,7 @@ def test_a_known_rater_keeps_its_kind_and_a_file_naming_nobody_asks_for_rater(tm
     code, out, err = run(capsys, "import-ratings", write_jsonl(tmp_path / "own.jsonl", rows), "--db", cis_db)
     assert code == 0, err
     with Store(cis_db) as store:
-        assert store.rater("EXP7")["kind"] == "human" and store.rater("judge:m:cis@1")["kind"] == "judge"
+        assert present(store.rater("EXP7"))["kind"] == "human" and present(store.rater("judge:m:cis@1"))["kind"] == "judge"
 
 
 def test_a_failed_import_leaves_no_new_database_and_keeps_an_existing_one(tmp_path: Path, cis_db: Path):

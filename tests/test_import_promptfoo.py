@@ -45,7 +45,7 @@ def test_v3_exercise_results(new_db: Path, capsys):
                                  "learning_objective_alignment": 1.0}
         assert rating.overall == pytest.approx(0.95) and rating.verdict == "pass"
         assert "instruction_clarity: A word bank is given" in rating.notes
-        assert store.rater(HAIKU)["kind"] == "judge" and store.rater(HAIKU)["model"] == "anthropic:messages:claude-haiku-4-5"
+        assert present(store.rater(HAIKU))["kind"] == "judge" and present(store.rater(HAIKU))["model"] == "anthropic:messages:claude-haiku-4-5"
         broken = present(store.rating("PF-E02", HAIKU))
         assert broken.scores["structural_validity"] == 0.0 and broken.verdict == "fail"
     before = table_counts(new_db)
@@ -68,7 +68,7 @@ def test_v2_binary_with_human_ratings_and_hashed_ids(new_db: Path, capsys):
         human = [r for r in store.iter_ratings(rubric="binary", kind="human")]
         assert [(r.scores["label"], r.verdict, r.notes) for r in human] == [
             (1.0, "PASS", ""), (0.0, "FAIL", "Honey is not vegan.")]
-        assert store.rater("promptfoo-reviewer")["kind"] == "human"
+        assert present(store.rater("promptfoo-reviewer"))["kind"] == "human"
 
 
 def test_shared_vars_id_gets_provider_suffix(new_db: Path, tmp_path: Path, capsys):

@@ -49,7 +49,7 @@ def test_rating_form_import(three_rubrics_db: Path, capsys):
         assert first.seconds == 360.0
         assert first.notes == "Sound eviction; no test for capacity one."
         assert present(store.rating("C002", "EXP001")).seconds == 450.0
-        assert store.rater("EXP001")["kind"] == "human"
+        assert present(store.rater("EXP001"))["kind"] == "human"
         assert present(store.finish("EXP001", "cis")).summary_notes == "Edge-case tests were the most common gap."
     code, out, _err = run(capsys, "import-ratings", FIXTURES / "rating_form.json", "--rater", "EXP001",
                           "--kind", "human", "--db", three_rubrics_db)
@@ -71,7 +71,7 @@ def test_judge_output_import(three_rubrics_db: Path, capsys):
         rating = present(store.rating("C003", "judge:opus:cis@1"))
         assert rating.scores == {"r": 0.0, "a": 0.25, "t": 0.25, "l": 0.25}
         assert rating.notes == "Network lookup breaks the regex-only constraint."
-        assert store.rater("judge:opus:cis@1")["model"] == "claude-opus-4-6"
+        assert present(store.rater("judge:opus:cis@1"))["model"] == "claude-opus-4-6"
 
 
 def test_reasoning_json_object_list_and_lines(three_rubrics_db: Path, tmp_path: Path, capsys):

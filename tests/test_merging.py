@@ -61,7 +61,7 @@ def test_rubric_versions_are_remapped_by_content(tmp_path: Path, rubrics):
     with Store(tmp_path / "ours.db") as store:
         result = merge_database(store, other)
         assert result.added["rubric_versions"] == 0
-        binary_version = store.rubric_version_by_hash(binary.content_hash)["id"]
+        binary_version = present(store.rubric_version_by_hash(binary.content_hash))["id"]
         assert present(store.rating("P01", "bob")).rubric_version_id == binary_version == 2
 
 
@@ -164,7 +164,7 @@ def test_merge_keeps_judge_details_and_repeats(tmp_path: Path, rubrics):
     with Store(ours) as store:
         result = merge_database(store, tmp_path / "judge.db")
         assert result.added["ratings"] == 2 and result.added["prompt_versions"] == 1
-        assert store.rater("judge:m:binary@abc")["prompt_version"] == "abc"
+        assert present(store.rater("judge:m:binary@abc"))["prompt_version"] == "abc"
         assert [r.repeat for r in store.ratings_for_item("P01") if r.rater_id.startswith("judge")] == [0, 1]
 
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 import asyncio
 import socket
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from judge_tui.judge.openai_backend import OpenAIBackend
-from judge_tui.judge.runner import JudgeRunner, RunState
+from judge_tui.judge.runner import Judge, JudgeRunner, RunState
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from tests.judge import fake_openai as fo
@@ -34,7 +35,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[fo.FakeOpenAI]:
     fake.stop()
 
 
-def run(store: Store, rubric: Rubric, base_url: str, **option_changes: object) -> tuple[RunState, object]:
+def run(store: Store, rubric: Rubric, base_url: str, **option_changes: Any) -> tuple[RunState, Judge]:
     backend = OpenAIBackend(MODEL, base_url=base_url, **option_changes.pop("backend", {}))
     judge = make_judge(store, rubric, backend)
     judge.queue.enqueue()
@@ -132,7 +133,7 @@ def test_a_timeout_that_persists_says_so(server: fo.FakeOpenAI, cis_store: Store
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        return int(s.getsockname()[1])
 
 
 def test_a_server_not_running_is_offline_then_judging_resumes(cis_store: Store, rubrics: dict[str, Rubric],

@@ -11,11 +11,12 @@ import socket
 import threading
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from judge_tui.judge.backends import AnthropicBackend
-from judge_tui.judge.runner import JudgeRunner, RunState
+from judge_tui.judge.runner import Judge, JudgeRunner, RunState
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from tests.judge import fake_anthropic as fa
@@ -26,7 +27,7 @@ ITEMS = 6
 B001_MARK = "I wrapped an OrderedDict"  # only B001 says this
 
 
-def run(store: Store, rubric: Rubric, **option_changes: object) -> tuple[RunState, object, list[RunState]]:
+def run(store: Store, rubric: Rubric, **option_changes: Any) -> tuple[RunState, Judge, list[RunState]]:
     judge = make_judge(store, rubric, AnthropicBackend("claude-sonnet-5", **option_changes.pop("backend", {})))
     judge.queue.enqueue(repeats=option_changes.pop("repeats", 1))
     seen: list[RunState] = []
@@ -44,7 +45,7 @@ def test_answers_become_ratings_with_their_provenance(fake: fa.FakeAnthropic, ci
     assert (state.done, state.failed, state.queued, state.running) == (ITEMS, 0, 0, 0)
     assert_consistent(cis_store, judge.rater_id, ITEMS)
     assert judge.rater_id == f"judge:claude-sonnet-5:cis@{judge.prompt.version}"
-    rater = cis_store.rater(judge.rater_id)
+    rater = present(cis_store.rater(judge.rater_id))
     assert (rater["kind"], rater["model"], rater["prompt_version"]) == ("judge", "claude-sonnet-5", judge.prompt.version)
     rating = present(cis_store.rating("B001", judge.rater_id))
     assert set(rating.scores) == {"r", "a", "t", "l"}
@@ -212,7 +213,7 @@ def test_temperature_rejected_falls_back_and_says_so(fake: fa.FakeAnthropic, cis
     fake.requests.clear()
     cis_store.requeue_failed_judge_jobs(judge.rater_id)
     judge2 = make_judge(cis_store, rubrics["cis"])
-    assert judge2.backend.temperature_rejected
+    assert isinstance(judge2.backend, AnthropicBackend) and judge2.backend.temperature_rejected
 
 
 @pytest.mark.parametrize(("behaviour", "words"), [(fa.UNAUTHORIZED, "401"), (fa.PAYMENT, "spend limit")])
@@ -236,7 +237,7 @@ def test_a_wrong_key_stops_the_queue(fake: fa.FakeAnthropic, cis_store: Store, r
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        return int(s.getsockname()[1])
 
 
 def test_offline_waits_then_resumes_when_the_server_comes_up(cis_store: Store, rubrics: dict[str, Rubric],
@@ -329,7 +330,8 @@ def test_concurrency_limit_holds(fake: fa.FakeAnthropic, cis_store: Store, rubri
     assert state.done == ITEMS and fake.max_concurrent_seen == 2
 
 
-def test_waiting_offline_does_not_spin(cis_store: Store, rubrics: dict[str, Rubric]) -> None:
+def test_waiting_offline_does_not_spin(cis_store: Store, rubrics: dict[str, Rubric],
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
     # a job whose retry time has passed, and no key: the runner sleeps until the next probe, it does not spin
     judge = make_judge(cis_store, rubrics["cis"])
     judge.queue.enqueue(limit=1)
@@ -343,7 +345,7 @@ def test_waiting_offline_does_not_spin(cis_store: Store, rubrics: dict[str, Rubr
         looks += 1
         return real()
 
-    judge.queue.next_retry_at = counted
+    monkeypatch.setattr(judge.queue, "next_retry_at", counted)
 
     async def main() -> None:
         runner = JudgeRunner(judge, fast(offline_probe=0.2))

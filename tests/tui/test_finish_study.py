@@ -194,7 +194,7 @@ def test_bundles_and_merges_carry_the_finish(tmp_path, rubrics, hermetic_home):
     assert done.returncode == 0, done.stderr
     with Store(lead) as store:
         assert store.finish("ann", "cis") == Finish("ann", "cis", SUMMARY, "2026-01-15T14:30:00Z")
-        assert store.rater("ann")["display_name"] == NAME
+        assert present(store.rater("ann"))["display_name"] == NAME
     with Store(laptop) as store:  # she finishes again, with more to say
         store.save_finish(Finish("ann", "cis", SUMMARY + "\nAnd LRU tests skip capacity 1.", "2026-01-16T09:00:00Z"))
     with Store(lead) as store:
