@@ -9,7 +9,7 @@ from judge_tui.cli import main
 from judge_tui.model.settings import Settings, load_settings
 from judge_tui.store import Store
 from judge_tui.tui.screens.adjudication import AdjudicationApp, AdjudicationScreen, visible_disagreements
-from tests.narrowing import present
+from tests.narrowing import present, screen_of
 from tests.team_fixtures import exercise_item, rate
 
 DIMS = ("difficulty_match", "instruction_clarity", "learning_objective_alignment")
@@ -83,7 +83,7 @@ async def test_an_expert_as_lead_sees_only_items_they_rated(tmp_path: Path, rubr
         app = AdjudicationApp(store, eq, "ann")
         async with app.run_test(size=(140, 40)) as pilot:
             await pilot.pause()
-            assert [d.item_id for d in app.screen.items] == ["E02", "E04"]  # not E05: ann has not rated it
+            assert [d.item_id for d in screen_of(app, AdjudicationScreen).items] == ["E02", "E04"]  # not E05: ann has not rated it
 
 
 def test_adjudicate_command_without_disagreements_or_experts(tmp_path: Path, rubrics, capsys):
@@ -318,8 +318,8 @@ async def test_score_keys_move_through_the_disagreeing_dimensions_only(tmp_path:
         app = AdjudicationApp(store, rubrics["cis"], "lead")
         async with app.run_test(size=(120, 30), notifications=True) as pilot:
             await pilot.pause()
-            screen = app.screen
-            assert screen.current.item_id == "B001" and screen.judged[screen.cursor] == "a"
+            screen = screen_of(app, AdjudicationScreen)
+            assert present(screen.current).item_id == "B001" and screen.judged[screen.cursor] == "a"
             await pilot.press("3", "3")  # a, then l: t is agreed and left as it is
             assert screen.choice == {"r": 0.75, "a": 0.75, "t": 0.25, "l": 0.75}
             await pilot.press("1")  # a third key stays on the last dimension to settle
@@ -328,7 +328,7 @@ async def test_score_keys_move_through_the_disagreeing_dimensions_only(tmp_path:
             assert screen.choice["t"] == 0.0 and screen.judged[screen.cursor] == "l"
             await pilot.press("enter")
             await pilot.pause()
-            assert screen.current.item_id == "B002"
+            assert present(screen.current).item_id == "B002"
     with Store(path) as store:
         saved = present(store.rating("B001", "consensus"))
         assert {d: saved.scores[d] for d in "ratl"} == {"r": 0.75, "a": 0.75, "t": 0.0, "l": 0.25}
@@ -340,7 +340,7 @@ async def test_enter_with_a_dimension_unset_says_which_and_goes_there(tmp_path: 
         app = AdjudicationApp(store, rubrics["cis"], "lead")
         async with app.run_test(size=(120, 30), notifications=True) as pilot:
             await pilot.pause()
-            screen = app.screen
+            screen = screen_of(app, AdjudicationScreen)
             await pilot.press("3", "up", "up", "enter")  # a set, l not; the cursor moved away from l
             await pilot.pause()
             assert store.rating("B001", "consensus") is None

@@ -20,7 +20,7 @@ from judge_tui.tui.screens.disagreements import DisagreementScreen, RevisionNote
 from judge_tui.tui.screens.summary import SummaryScreen, scatter_plot
 from judge_tui.tui.widgets.item_pane import ItemPane
 from tests.agreement_data import exercise_items, load_ratings, ratings_file
-from tests.narrowing import present
+from tests.narrowing import present, screen_of
 
 REVIEWER, OTHER, JUDGE = "EXP001", "EXP002", "judge:test-model:exercise-quality@1"
 SUBMITTED = 24
@@ -163,7 +163,7 @@ async def test_reviewer_with_nothing_submitted_sees_a_message(rated_db: Path):
         app = Host(store, reviewer="NEW01")
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(app, pilot)
-            assert app.screen.report is None
+            assert screen_of(app, SummaryScreen).report is None
             assert "You have not submitted any exercise-quality item yet" in screen_text(app.screen)
             await pilot.press("d")
             await settle(app, pilot)
@@ -216,7 +216,7 @@ async def test_untrusted_notes_are_shown_as_text(rated_db: Path, rubrics):
             await settle(app, pilot)
             await pilot.press("d")
             await settle(app, pilot)
-            screen = app.screen
+            screen = screen_of(app, DisagreementScreen)
             assert screen.current == "E000"  # the largest gap comes first
             text = screen_text(screen)
             assert "[bold]mine[/] ok" in text and "\x1b" not in text
@@ -266,7 +266,7 @@ async def test_enter_opens_the_listed_item_and_escape_returns(rated_db: Path):
             await pilot.press("d")
             await settle(app, pilot)
             await pilot.press("down")
-            listed = app.screen.current
+            listed = screen_of(app, DisagreementScreen).current
             await pilot.press("enter")
             await pilot.pause()
             assert isinstance(app.screen, ItemScreen)
@@ -305,7 +305,7 @@ async def test_a_rubric_given_by_path_reaches_the_summary_and_the_disagreements(
         app = PathHost()
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(app, pilot)
-            assert app.screen.report is not None and app.screen.report.counts["compared"] == 6
+            assert screen_of(app, SummaryScreen).report is not None and present(screen_of(app, SummaryScreen).report).counts["compared"] == 6
             await pilot.press("d")
             await settle(app, pilot)
             assert len(app.screen.query_one("#dis-list", DataTable).rows) == 6
@@ -343,7 +343,7 @@ async def test_summary_shows_intervals_bars_and_the_plan_over_submitted_items_on
         app = Host(store)
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(app, pilot)
-            report = app.screen.report
+            report = screen_of(app, SummaryScreen).report
             assert report is not None and report.counts["compared"] == 1
             assert all(c.n <= 1 for c in report.checks)
             text = screen_text(app.screen)

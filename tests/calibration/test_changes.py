@@ -27,7 +27,7 @@ from judge_tui.store.rubric_choice import resolve_rubric
 from judge_tui.tui.app import JudgeTuiApp
 from judge_tui.tui.screens.calibrate import CalibrationApp, CalibrationScreen, lead_may_calibrate
 from tests.calibration.fixtures import build_study, judge_dev
-from tests.narrowing import present
+from tests.narrowing import present, screen_of
 from tests.team_fixtures import rate
 from tests.tui.screen_text import widget_text
 
@@ -133,7 +133,7 @@ async def test_a_lead_who_rated_sees_the_judge_screen_over_their_own_items_only(
         assert lead_may_calibrate(store, rubric, "lena", lead=False) is not None  # never an expert's, unasked
         app = CalibrationApp(store, rubric, "lena", settings=Settings(judge_in_background=False))
         async with app.run_test(size=(120, 40)) as pilot:
-            screen = app.screen
+            screen = screen_of(app, CalibrationScreen)
             assert isinstance(screen, CalibrationScreen)
             for _ in range(400):
                 if screen.standing is not None:
@@ -149,7 +149,7 @@ async def test_a_lead_who_rated_sees_the_judge_screen_over_their_own_items_only(
         # The whole team's lead, who rated nothing, sees every dev item.
         app = CalibrationApp(store, rubric, "lead", settings=Settings(judge_in_background=False))
         async with app.run_test(size=(120, 40)) as pilot:
-            screen = app.screen
+            screen = screen_of(app, CalibrationScreen)
             for _ in range(400):
                 if screen.standing is not None:
                     break
