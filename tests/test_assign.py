@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -171,7 +172,7 @@ def rate(store: Store, rubric: Rubric, rater: str, item_id: str, value: float = 
 
 
 @pytest.fixture
-def lead(tmp_path: Path, rubrics: dict[str, Rubric]) -> Store:
+def lead(tmp_path: Path, rubrics: dict[str, Rubric]) -> Iterator[Store]:
     with Store(tmp_path / "lead.db") as store:
         store.ensure_rubric_version(rubrics["cis"])
         store.add_items(cis_items(rubrics["cis"], 30))

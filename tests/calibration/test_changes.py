@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -33,7 +34,7 @@ from tests.tui.screen_text import widget_text
 
 
 @pytest.fixture
-def study(tmp_path: Path, rubrics: dict[str, Rubric]) -> Store:
+def study(tmp_path: Path, rubrics: dict[str, Rubric]) -> Iterator[Store]:
     with Store(build_study(tmp_path / "study.db", rubrics["binary"])) as store:
         yield store
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -89,7 +89,7 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def filled_store(db_path: Path, rubrics: dict[str, Rubric]) -> Store:
+def filled_store(db_path: Path, rubrics: dict[str, Rubric]) -> Iterator[Store]:
     """Every rubric's test items in one database."""
     with Store(db_path) as store:
         for rubric in rubrics.values():
