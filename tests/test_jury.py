@@ -78,10 +78,10 @@ def test_each_judge_and_the_majority_jury_equal_scikit_learn(tmp_path: Path, rub
         assert e.both == pytest.approx(np.mean(a & b))
         assert e.independent == pytest.approx(np.mean(a) * np.mean(b))
         assert e.excess == pytest.approx(np.mean(a & b) - np.mean(a) * np.mean(b))
-        assert defined(e.excess_interval).low < e.excess < defined(e.excess_interval).high
+        assert defined(e.excess_interval).low < defined(e.excess) < defined(e.excess_interval).high
     versus = jury.versus_best
     assert versus is not None
-    best = max(jury.judges, key=lambda j: float(j.alignment))
+    best = max(jury.judges, key=lambda j: defined(j.alignment))
     assert versus.best == best.rater
     assert versus.alignment_change.value == pytest.approx(accuracy_score(truth, majority_by_hand)
                                                           - accuracy_score(truth, labels[best.rater]))

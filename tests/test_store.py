@@ -146,13 +146,14 @@ class _RacingConnection:
         return getattr(self.real, name)
 
 
-def test_a_rater_created_by_another_process_meanwhile_is_accepted(tmp_path: Path):
+def test_a_rater_created_by_another_process_meanwhile_is_accepted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     path = tmp_path / "two.db"
     with Store(path) as a, Store(path) as b:
-        b.conn = _RacingConnection(b.conn, lambda: a.ensure_rater("ann", "human"))
+        racing = _RacingConnection(b.conn, lambda: a.ensure_rater("ann", "human"))
+        monkeypatch.setattr(b, "conn", racing)
         b.ensure_rater("ann", "human")  # looked before a wrote, inserts after: no IntegrityError
-        assert b.conn.fired and [r["id"] for r in b.raters()] == ["ann"]
-        b.conn = _RacingConnection(b.conn.real, lambda: a.ensure_rater("bob", "judge"))
+        assert racing.fired and [r["id"] for r in b.raters()] == ["ann"]
+        monkeypatch.setattr(b, "conn", _RacingConnection(racing.real, lambda: a.ensure_rater("bob", "judge")))
         with pytest.raises(ValueError, match="already exists as a judge"):
             b.ensure_rater("bob", "human")
 

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Literal
 
 import krippendorff
 import numpy as np
@@ -26,7 +27,7 @@ from judge_tui.stats.agreement import compare
 from judge_tui.stats.intervals import Interval
 from judge_tui.store import Store
 from tests.kappa_reference import log_disagreement_t
-from tests.narrowing import defined
+from tests.narrowing import defined, present
 from tests.team_fixtures import exercise_item, rate
 
 DIMS = ("difficulty_match", "instruction_clarity", "learning_objective_alignment")
@@ -121,7 +122,8 @@ def test_alpha_at_every_level_with_a_bootstrap_over_units_like_an_independent_on
         assert d["alpha"] == d["alpha_levels"]["ordinal"]  # full precision, as alpha_levels
         if j:
             continue  # the independent bootstrap (krippendorff called on resampled units) costs seconds
-        for level in ("ordinal", "interval"):
+        levels: tuple[Literal["ordinal", "interval"], ...] = ("ordinal", "interval")
+        for level in levels:
             drawn = [krippendorff.alpha(reliability_data=matrix[:, rng.integers(0, N, N)], value_domain=SCALE,
                                         level_of_measurement=level) for _ in range(1000)]
             low, high = _percentiles(drawn)
@@ -249,7 +251,7 @@ def test_the_team_json_keeps_every_earlier_key_at_full_precision(team, hermetic_
     data = _json(capsys, db)
     before = json.loads((PINNED / "keys_schema_1.json").read_text())
 
-    def paths(value, prefix=""):
+    def paths(value: object, prefix: str = "") -> set[str]:
         out = set()
         if isinstance(value, dict):
             for k, v in value.items():
@@ -376,7 +378,7 @@ def test_paired_change_of_kappa_and_r_against_an_independent_paired_resampling()
     for _ in range(2000):
         pick = rng.integers(0, n, n)
         f = [compare(human[pick], p.b[pick], SCALE, ordered=True, tolerance=0.15) for p in pairs]
-        drawn_kappa.append(f[1].cohen_kappa - f[0].cohen_kappa)
+        drawn_kappa.append(defined(f[1].cohen_kappa) - defined(f[0].cohen_kappa))
         drawn_r.append(stats.pearsonr(human[pick], second[pick])[0] - stats.pearsonr(human[pick], first[pick])[0])
     for name, drawn in (("kappa", drawn_kappa), ("pearson_r", drawn_r)):
         low, high = _percentiles(drawn)
@@ -485,7 +487,7 @@ def test_status_names_the_method_of_the_team_alpha_as_the_report_does(tmp_path, 
     with Store(db) as store:
         for e in ("ann", "bob"):
             rate(store, rubric, e, "human", _sheet(_noisy(rng, truth, 0.2), range(1, 21)))
-        rows = team_progress(store, rubric, target=0.8)["agreement"]["dimensions"]
+        rows = present(team_progress(store, rubric, target=0.8))["agreement"]["dimensions"]
     assert {r["method"] for r in rows} == {"bootstrap (units)"}
 
 

@@ -29,6 +29,7 @@ from statistics import NormalDist
 from typing import Literal
 
 import numpy as np
+import numpy.typing as npt
 
 from judge_tui.stats.agreement import Undefined
 
@@ -253,7 +254,7 @@ def agreement_weights(k: int, weights: KappaWeights) -> np.ndarray:
     raise ValueError(f"weights must be None or 'quadratic', got {weights!r}")
 
 
-def kappa_standard_error(confusion: np.ndarray, weights: KappaWeights = None) -> tuple[float, float] | Undefined:
+def kappa_standard_error(confusion: npt.ArrayLike, weights: KappaWeights = None) -> tuple[float, float] | Undefined:
     """Cohen's kappa and its large-sample standard error (Fleiss, Cohen and Everitt 1969).
 
     ``confusion`` counts (rater A category, rater B category). The standard error is the one that does not
@@ -309,7 +310,7 @@ def _kappa_and_se_many(tables: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, n
     return kappa, np.sqrt(np.clip(variance, 0.0, None))
 
 
-def kappa_too_few(confusion: np.ndarray) -> Undefined | None:
+def kappa_too_few(confusion: npt.ArrayLike) -> Undefined | None:
     """Why a kappa table is too thin for an interval (fewer than ``KAPPA_MIN_MINORITY`` items outside a rater's
     most common category), or None. Kappa itself stays defined; only its interval would pretend."""
     table = np.asarray(confusion, dtype=np.float64)
@@ -326,7 +327,7 @@ def kappa_too_few(confusion: np.ndarray) -> Undefined | None:
 
 
 def kappa_interval(
-    confusion: np.ndarray, weights: KappaWeights = None, confidence: float = 0.95, *,
+    confusion: npt.ArrayLike, weights: KappaWeights = None, confidence: float = 0.95, *,
     n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, resample: bool = True,
 ) -> IntervalFigure:
     """A confidence interval of Cohen's kappa that covers at 12 items and more, chosen by measured coverage.

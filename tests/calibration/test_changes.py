@@ -310,7 +310,7 @@ def test_a_change_kept_to_a_built_in_rubric_replaces_it_on_purpose_without_a_war
     assert rubric_text.startswith(REPLACES_BUILT_IN)  # the lead sees why the copy will be there
     change = check_change(study, rubric, files, rubric_text, template_text + "\nBe brief.\n")
     apply_change(study, rubric, files, change, "briefer answers", ["P06"])
-    keep(study, open_trial(study, "binary"), "")
+    keep(study, present(open_trial(study, "binary")), "")
     assert files.rubric.read_text(encoding="utf-8").startswith(REPLACES_BUILT_IN)
     done = subprocess.run([sys.executable, "-m", "judge_tui", "rubrics"], capture_output=True, text=True,
                           check=False)

@@ -33,7 +33,7 @@ def test_two_raters_match_scikit_learn_and_irrcac(k: int) -> None:
     assert (figures.confusion == confusion_matrix(a, b, labels=range(k))).all()
     low, high = proportion_confint(int((a == b).sum()), a.size, method="wilson")
     assert (defined(figures.accuracy_interval).low, defined(figures.accuracy_interval).high) == pytest.approx((low, high))
-    assert defined(figures.kappa_interval).low < figures.kappa < defined(figures.kappa_interval).high
+    assert defined(figures.kappa_interval).low < defined(figures.kappa) < defined(figures.kappa_interval).high
     reference = TableCAC(pd.DataFrame(figures.confusion), digits=12).gwet()["est"]
     assert not isinstance(figures.ac1, Undefined)
     assert figures.ac1.value == pytest.approx(reference["coefficient_value"], abs=1e-9)
@@ -49,7 +49,7 @@ def test_several_raters_match_krippendorff_and_irrcac() -> None:
     expected = krippendorff.alpha(reliability_data=matrix, value_domain=[0.0, 1.0, 2.0],
                                   level_of_measurement="nominal")
     assert figures.alpha == pytest.approx(expected, abs=1e-12)
-    assert defined(figures.alpha_interval).low < figures.alpha < defined(figures.alpha_interval).high
+    assert defined(figures.alpha_interval).low < defined(figures.alpha) < defined(figures.alpha_interval).high
     raw = RawCAC(pd.DataFrame(matrix.T), digits=12, categories=[0.0, 1.0, 2.0])
     assert not isinstance(figures.fleiss, Undefined) and not isinstance(figures.ac1, Undefined)
     assert figures.fleiss.value == pytest.approx(raw.fleiss()["est"]["coefficient_value"], abs=1e-9)
