@@ -21,7 +21,7 @@ def _db(tmp_path: Path, rubrics) -> Path:
     with Store(path) as store:
         store.add_items([exercise_item(n) for n in range(1, 5)])
 
-        def sheet(rows):
+        def sheet(rows: list[tuple[float, float, float]]) -> dict[str, dict[str, float]]:
             return {f"E{n:02d}": dict(zip(DIMS, row, strict=True)) for n, row in enumerate(rows, start=1)}
 
         # E02 differs on clarity, E04 on difficulty and alignment; E01 and E03 agree.

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from rich.table import Table
+from rich.text import Text
 from textual.app import App
 from textual.widgets import DataTable, Static
 
@@ -105,13 +107,13 @@ async def test_disagreements_sorted_marked_and_blind(rated_db: Path):
             screen = app.screen
             assert isinstance(screen, DisagreementScreen)
             table = screen.query_one("#dis-list", DataTable)
-            ids = [row.key.value for row in table.ordered_rows]
+            ids = [present(row.key.value) for row in table.ordered_rows]
             assert sorted(ids) == [f"E{i:03d}" for i in range(SUBMITTED)]  # never an item not yet submitted
             gaps = [float(table.get_row_at(i)[1]) for i in range(len(ids))]
             assert gaps == sorted(gaps, reverse=True) and gaps[0] > 0
             first = ids[0]
-            human, judge = store.rating(first, REVIEWER), store.rating(first, JUDGE)
-            assert abs(gaps[0] - abs(human.overall - judge.overall)) < 5e-5  # shown to four decimals
+            human, judge = present(store.rating(first, REVIEWER)), present(store.rating(first, JUDGE))
+            assert abs(gaps[0] - abs(present(human.overall) - present(judge.overall))) < 5e-5  # shown to four decimals
             text = screen_text(screen)
             assert f"human note on {first}" in text and f"judge reasoning on {first}" in text
 
@@ -138,7 +140,10 @@ async def test_disagreements_sorted_marked_and_blind(rated_db: Path):
 def marked_dimensions(screen: DisagreementScreen) -> list[str]:
     """The dimensions the detail table marks as differing (its yellow names)."""
     table = screen.query_one("#dis-scores", Static).content
-    return [cell.plain for cell in table.columns[0].cells if "yellow" in str(cell.style)]
+    assert isinstance(table, Table)
+    names = [cell for cell in table.columns[0].cells if isinstance(cell, Text)]
+    assert len(names) == table.row_count  # every name is styled text
+    return [cell.plain for cell in names if "yellow" in str(cell.style)]
 
 
 @pytest.mark.parametrize(("tolerance", "marks_some"), [(0.15, True), (1.0, False)])
@@ -270,7 +275,7 @@ async def test_enter_opens_the_listed_item_and_escape_returns(rated_db: Path):
             await pilot.press("enter")
             await pilot.pause()
             assert isinstance(app.screen, ItemScreen)
-            item = present(store.item(listed))
+            item = present(store.item(present(listed)))
             text = "\n".join(str(w.render()) for w in app.screen.query(Static))
             assert f"Item {listed}" in text
             shown = app.screen.query_one(ItemPane).text

@@ -5,6 +5,7 @@ import re
 from pathlib import Path
 
 import pytest
+from textual.widgets import TextArea
 
 from judge_tui.analysis.drift import DriftScheduler, self_agreement
 from judge_tui.analysis.full_report import build_full_report, render_full
@@ -111,7 +112,7 @@ async def test_rating_screen_reshows_a_rated_item_blind_and_keeps_the_first_rati
             assert state.recheck and state.item.id in {"P01", "P02", "P03", "P04", "P05"}
             # Blind: no earlier score, note or rating shown.
             assert state.edit.scores == {} and state.edit.notes == "" and state.submitted is None
-            assert app.screen.query_one("#notes").text == ""
+            assert app.screen.query_one("#notes", TextArea).text == ""
             rechecked = state.item.id
             await pilot.press("f", "enter")
             await pilot.pause()

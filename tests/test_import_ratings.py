@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -109,7 +110,7 @@ def test_our_jsonl_and_csv(three_rubrics_db: Path, tmp_path: Path, capsys):
     code, _out, err = run(capsys, "import-ratings", path, "--rater", "EXP002", "--kind", "human", "--db", three_rubrics_db)
     assert code == 0, err
     with Store(three_rubrics_db) as store:
-        e1, e2 = store.rating("E1", "EXP002"), store.rating("E2", "EXP002")
+        e1, e2 = present(store.rating("E1", "EXP002")), present(store.rating("E2", "EXP002"))
         # a person's exercise rating gets the structural validity the checker computes
         assert e1.scores["structural_validity"] == 1.0 and e2.scores["structural_validity"] == 0.5
         assert e1.verdict == "fail" and e1.overall == pytest.approx(0.875) and e1.seconds == 42.5
@@ -124,7 +125,7 @@ def test_our_jsonl_and_csv(three_rubrics_db: Path, tmp_path: Path, capsys):
 
 def test_bad_ratings_are_reported_and_nothing_is_written(three_rubrics_db: Path, tmp_path: Path, capsys):
     full = {"r": 0.5, "a": 0.5, "t": 0.5, "l": 0.5}
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"item_id": "C001", "scores": full},
         {"item_id": "C404", "scores": full},
         {"item_id": "C002", "scores": {**full, "r": 0.6}},

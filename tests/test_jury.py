@@ -241,9 +241,9 @@ def test_one_draw_for_every_interval_gives_each_its_own_intervals(tmp_path: Path
     wrong = {f.rater: np.concatenate([~d.pair.aligned(0.15) for d in f.dimensions]) for f in jury.judges}
     items = np.concatenate([d.pair.keys for d in jury.judges[0].dimensions])
     for e in jury.errors:
-        alone = defined(error_correlation(e.first, e.second, (wrong[e.first], wrong[e.second]), items))
+        pair_alone = defined(error_correlation(e.first, e.second, (wrong[e.first], wrong[e.second]), items))
         assert (e.both_interval, e.independent_interval, e.excess_interval) == (
-            alone.both_interval, alone.independent_interval, alone.excess_interval)
+            pair_alone.both_interval, pair_alone.independent_interval, pair_alone.excess_interval)
 
 
 def test_a_viewer_who_rated_sees_the_jury_over_their_items_only(tmp_path: Path, rubrics: dict[str, Rubric]) -> None:

@@ -14,7 +14,7 @@ from judge_tui.stats.prediction_powered import prediction_powered_mean
 REFERENCE = json.loads((Path(__file__).parent / "data" / "ppi" / "reference.json").read_text())
 
 
-def _estimate(case: dict[str, object]):  # type: ignore[no-untyped-def]
+def _estimate(case: dict[str, object]):
     return prediction_powered_mean(
         np.array(case["labels"]), np.array(case["predictions"]), np.array(case["unlabelled"]),
         confidence=float(case["confidence"]),  # type: ignore[arg-type]
@@ -38,7 +38,7 @@ def test_equals_ppi_py_recorded(index: int) -> None:
                         *(None if case[k] is None else np.array(case[k]) for k in ("weights", "unlabelled_weights")))
 
 
-def _has_the_t_interval(found, confidence: float, labels, predictions, unlabelled,  # type: ignore[no-untyped-def]
+def _has_the_t_interval(found, confidence: float, labels, predictions, unlabelled,
                         weights=None, unlabelled_weights=None) -> None:
     """The one departure from ppi_py, the small-sample intervals: the regression estimator's (residuals' sum of
     squares over n − 2, t with n − 2 df) and, for the experts alone, scipy's Student interval."""

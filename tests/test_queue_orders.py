@@ -110,8 +110,8 @@ def test_order_survives_quit_and_resume_and_rates_every_item_once(tmp_path, bina
     path = tmp_path / "study.db"
     with Store(path) as store:
         fill(store, binary)
-        first_layout = [i for i, _, _ in prepare_queue(store, binary, "ann", order)
-                        and store.queue_entries("ann", "binary")]
+        prepare_queue(store, binary, "ann", order)
+        first_layout = [i for i, _, _ in store.queue_entries("ann", "binary")]
     with Store(tmp_path / "one-sitting.db") as store:  # the same study rated in one sitting
         fill(store, binary)
         expected = rate_next(RatingSession(store, binary, "ann", order=order), N_ITEMS)

@@ -103,8 +103,8 @@ def test_report_json_matches_reference_libraries(exercise_db, rubrics, capsys):
     assert data["summary"]["dimension_agreements"] == agreements
     assert data["summary"]["dimension_pairs"] == 150
     rates = {r["dimension"]: r["alignment_rate"] for r in judged}
-    assert data["summary"]["lowest_alignment_dimension"] == min(rates, key=rates.get)
-    assert data["summary"]["highest_alignment_dimension"] == max(rates, key=rates.get)
+    assert data["summary"]["lowest_alignment_dimension"] == min(rates, key=rates.__getitem__)
+    assert data["summary"]["highest_alignment_dimension"] == max(rates, key=rates.__getitem__)
 
 
 def test_breakdown_by_cefr_level_matches_subsets(exercise_db, rubrics, capsys):

@@ -31,7 +31,7 @@ def labelled_db(tmp_path: Path) -> Path:
     return path
 
 
-def _splits(labelled_db: Path) -> dict[str, str]:
+def _splits(labelled_db: Path) -> dict[str, str | None]:
     with Store(labelled_db) as store:
         return {item.id: item.split for item in store.iter_items("binary")}
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from judge_tui.analysis.full_report import build_full_report, render_full
+from judge_tui.analysis.scores import consensus
 from judge_tui.analysis.team import (
-    consensus,
     expert_disagreements,
     load_team,
     spread_exceeds,

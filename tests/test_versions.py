@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -147,7 +148,7 @@ def _comparison_db(tmp_path: Path, rubrics) -> Path:
         store.add_items([binary_item(n, "dev") for n in range(1, 11)] + [binary_item(11, "test"),
                                                                         binary_item(12, "dev")])
 
-        def labels(values: list[float], extra: dict[str, dict[str, float]] | None = None) -> dict[str, dict[str, float]]:
+        def labels(values: Sequence[float], extra: dict[str, dict[str, float]] | None = None) -> dict[str, dict[str, float]]:
             out = {f"P{n:02d}": {"label": float(v)} for n, v in enumerate(values, start=1)}
             return {**out, **(extra or {})}
 

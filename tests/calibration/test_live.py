@@ -67,8 +67,8 @@ async def test_after_keep_the_rating_screen_and_the_background_judge_use_the_new
             # The rating screen shows the new anchor, without a restart.
             await pilot.pause()
             assert NEW_ANCHOR in _panel(app)
-            assert screen_of(app, RatingScreen).session.version_id == store.rubric_version_by_hash(
-                resolve_rubric("binary", store).content_hash)["id"]
+            assert screen_of(app, RatingScreen).session.version_id == present(store.rubric_version_by_hash(
+                resolve_rubric("binary", store).content_hash))["id"]
             # The app's background judge started again under the new prompt, over every item (the judge
             # screen's re-judge covers the dev split only: a test item's request comes from the app's judge).
             assert app.background_judge is not first_judge

@@ -17,7 +17,7 @@ from tests.calibration.test_loop import _wait
 
 
 @pytest.fixture
-def judged(tmp_path: Path, rubrics) -> Path:  # type: ignore[no-untyped-def]
+def judged(tmp_path: Path, rubrics) -> Path:
     """The binary study, its dev split judged, and four dev items the judge alone rated (the pool's rest)."""
     path = build_study(tmp_path / "study.db", rubrics["binary"])
     with Store(path) as store:
@@ -67,7 +67,7 @@ async def test_a_lead_who_rated_sees_the_page_without_the_pool(judged: Path) -> 
 @pytest.mark.slow
 def test_the_page_on_the_judge_screen_at_80_by_24(judged: Path, snap_compare) -> None:
     with Store(judged) as store:
-        async def ready(pilot) -> None:  # type: ignore[no-untyped-def]
+        async def ready(pilot) -> None:
             screen = pilot.app.screen
             await _wait(pilot, lambda: screen.standing is not None and not screen.computing, "the figures")
             await pilot.press("v")

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input, TextArea
 
 from judge_tui.model.records import Rating
 from judge_tui.store import Finish, Store
@@ -79,8 +80,8 @@ async def test_keys_typed_in_a_burst_after_the_name_go_into_the_notes(make_app, 
             app.post_message(events.Key(name, None if key == "enter" else key))
         await pilot.pause()
         await pilot.pause()
-        assert app.screen.query_one("#finish-name").value == NAME
-        assert app.screen.query_one("#finish-notes").text == notes
+        assert app.screen.query_one("#finish-name", Input).value == NAME
+        assert app.screen.query_one("#finish-notes", TextArea).text == notes
         await pilot.press("ctrl+s")
         await pilot.pause()
     with Store(db_path) as store:

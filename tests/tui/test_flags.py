@@ -235,8 +235,8 @@ def test_flags_survive_bundle_import_and_merge(filled_store, rubrics, clock, tmp
         assert result.added["ratings"] == 2 and result.added["set_aside"] == 1
         assert _flags(lead) == EXPECTED
         assert lead.draft("B003", "EXP001") == Draft("B003", "EXP001", skipped=True, flagged=True,
-                                                     flag_reason=SKIP_REASON, updated_at=lead.draft(
-                                                         "B003", "EXP001").updated_at)
+                                                     flag_reason=SKIP_REASON, updated_at=present(lead.draft(
+                                                         "B003", "EXP001")).updated_at)
         again = import_bundle(lead, bundle)  # nothing twice
         assert not again.changed and again.problems == 0
     with Store(tmp_path / "lead2.db") as lead:

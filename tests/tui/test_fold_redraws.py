@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.style import Style
+from textual.strip import Strip
 
 from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.widgets.field_rows import FieldRows
@@ -20,7 +21,7 @@ def every_line(pane: ItemPane) -> list[str]:
 CODE = "\n".join(f"def step_{n}(state):\n    return state + {n}  # " + "x" * 70 for n in range(12))
 
 
-def drawn(rows: FieldRows, width: int, console: Console) -> list[object]:
+def drawn(rows: FieldRows, width: int, console: Console) -> list[Strip]:
     return [rows.row(y, width, console, Style()) for y in range(rows.row_count(width, console))]
 
 

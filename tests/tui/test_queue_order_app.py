@@ -60,7 +60,7 @@ async def test_balanced_order_survives_kill_9_and_resume(tmp_path, rubrics, herm
     with Store(db_path) as store:
         resumed = JudgeTuiApp(store, rubrics["binary"], reviewer="EXP001", clock=clock,
                               settings=Settings(judge_in_background=False, queue_order="balanced"))
-        seen = []
+        seen: list[str] = []
         async with resumed.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
             screen = resumed.screen
