@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -14,10 +15,10 @@ from judge_tui.stats.prediction_powered import prediction_powered_mean
 REFERENCE = json.loads((Path(__file__).parent / "data" / "ppi" / "reference.json").read_text())
 
 
-def _estimate(case: dict[str, object]):
+def _estimate(case: dict[str, Any]):
     return prediction_powered_mean(
         np.array(case["labels"]), np.array(case["predictions"]), np.array(case["unlabelled"]),
-        confidence=float(case["confidence"]),  # type: ignore[arg-type]
+        confidence=float(case["confidence"]),
         weights=None if case["weights"] is None else np.array(case["weights"]),
         unlabelled_weights=None if case["unlabelled_weights"] is None else np.array(case["unlabelled_weights"]))
 

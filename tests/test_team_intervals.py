@@ -373,7 +373,7 @@ def test_paired_change_of_kappa_and_r_against_an_independent_paired_resampling()
         scale = Scale
 
     figures = tuple(compare(p.a, p.b, SCALE, ordered=True, tolerance=0.15) for p in pairs)
-    got = paired_changes(pairs, figures, Rubric, 0.15)  # type: ignore[arg-type]
+    got = paired_changes(pairs, figures, Rubric, 0.15)  # type: ignore[arg-type]  # a stand-in rubric: only its scale is read
     drawn_kappa, drawn_r = [], []
     for _ in range(2000):
         pick = rng.integers(0, n, n)
@@ -386,7 +386,7 @@ def test_paired_change_of_kappa_and_r_against_an_independent_paired_resampling()
         assert isinstance(interval, Interval)
         assert (interval.low, interval.high) == pytest.approx((low, high), abs=0.04), name
     # Past the item limit the same changes are linearised, and agree with the bootstrap.
-    big = paired_changes(pairs, figures, Rubric, 0.15, max_bootstrap_items=10)  # type: ignore[arg-type]
+    big = paired_changes(pairs, figures, Rubric, 0.15, max_bootstrap_items=10)  # type: ignore[arg-type]  # a stand-in rubric, as above
     for name in ("alignment", "kappa", "pearson_r"):
         a, b = got[name].interval, big[name].interval
         assert isinstance(a, Interval) and isinstance(b, Interval)
@@ -516,9 +516,9 @@ def test_repeat_pairs_past_the_item_limit_take_conservative_closed_forms(monkeyp
     class Rubric:
         scale = Scale
 
-    boot = module.repeat_intervals(pairs, Rubric, 0.15, kappa=True)  # type: ignore[arg-type]
+    boot = module.repeat_intervals(pairs, Rubric, 0.15, kappa=True)  # type: ignore[arg-type]  # a stand-in rubric: only its scale is read
     monkeypatch.setattr(module, "BOOTSTRAP_MAX_ITEMS", 10)
-    closed = module.repeat_intervals(pairs, Rubric, 0.15, kappa=True)  # type: ignore[arg-type]
+    closed = module.repeat_intervals(pairs, Rubric, 0.15, kappa=True)  # type: ignore[arg-type]  # a stand-in rubric: only its scale is read
     for name in ("alignment", "kappa"):
         a, b = boot[name], closed[name]
         assert isinstance(a, Interval) and isinstance(b, Interval)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.widgets import ContentSwitcher
 
 from judge_tui.model.records import Item
 from judge_tui.model.settings import Settings
@@ -43,7 +44,7 @@ async def _page(db: Path, lead: str) -> tuple[str, str]:
             text = str(page.render())
             await pilot.press("v")
             await pilot.pause()
-            return text, str(app.screen.query_one("ContentSwitcher").current)  # type: ignore[attr-defined]
+            return text, str(app.screen.query_one(ContentSwitcher).current)
 
 
 @pytest.mark.slow  # the judge program over the dev split

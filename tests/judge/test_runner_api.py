@@ -154,7 +154,7 @@ def test_a_retry_due_between_the_claim_and_the_wait_is_still_judged(fake: fa.Fak
             cis_store.db.execute("UPDATE judge_jobs SET next_attempt_at = ? WHERE status = 'queued'", moved)
         return ask()
 
-    judge.queue.next_retry_at = asked_as_it_falls_due  # type: ignore[method-assign]
+    judge.queue.next_retry_at = asked_as_it_falls_due  # type: ignore[method-assign]  # the due time moves under the runner
     state = asyncio.run(JudgeRunner(judge, fast(backoff_base=60.0, backoff_cap=60.0)).run())
     assert moved  # the moment in question did happen
     assert (state.done, state.failed, state.queued) == (1, 0, 0)

@@ -4,6 +4,8 @@ redraw shows."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.cells import cell_len
 from rich.text import Text
 from textual.geometry import Region
@@ -47,11 +49,11 @@ def watch_refreshes(widget: RecurringStatic) -> list[Region | None]:
     asked: list[Region | None] = []
     refresh = widget.refresh
 
-    def recording(*regions: Region, **kwargs: object) -> RecurringStatic:
+    def recording(*regions: Region, **kwargs: Any) -> RecurringStatic:
         asked.extend(regions or [None])
-        return refresh(*regions, **kwargs)  # type: ignore[arg-type]
+        return refresh(*regions, **kwargs)
 
-    widget.refresh = recording  # type: ignore[method-assign]
+    widget.refresh = recording  # type: ignore[method-assign]  # records what the widget asks to redraw
     return asked
 
 
