@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -26,13 +27,14 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_judge import KEY, FakeServer, judge_for, make_items  # noqa: E402
 
+from judge_tui.judge.backends import AnthropicBackend  # noqa: E402
 from judge_tui.judge.batch_limits import BatchLimits  # noqa: E402
 from judge_tui.judge.runner import BatchRunner, JudgeRunner, RunOptions, RunState  # noqa: E402
-from judge_tui.model.rubrics import load_rubrics  # noqa: E402
+from judge_tui.model.rubrics import Rubric, load_rubrics  # noqa: E402
 from judge_tui.store import Store  # noqa: E402
 
 
-def one_run(folder: Path, rubric, items: int, batch: bool, concurrency: int) -> dict:  # noqa: ANN001
+def one_run(folder: Path, rubric: Rubric, items: int, batch: bool, concurrency: int) -> dict[str, Any]:
     server = FakeServer(0.0)
     os.environ["ANTHROPIC_BASE_URL"] = server.url
     try:
@@ -42,7 +44,9 @@ def one_run(folder: Path, rubric, items: int, batch: bool, concurrency: int) -> 
                 store.add_items(make_items(min(10_000, items - start), start, shorten=200))
             judge = judge_for(store, rubric)
             judge.queue.enqueue()
-            sizes = [judge.backend.batch_entry_bytes(judge.request(job)) for job in store.judge_jobs(judge.rater_id)[:100]]
+            assert isinstance(judge.backend, AnthropicBackend)  # the batch API is Anthropic's
+            requests = [judge.request(job) for job in store.judge_jobs(judge.rater_id)[:100]]
+            sizes = [judge.backend.batch_entry_bytes(r) for r in requests if r is not None]
             options = RunOptions(concurrency=concurrency, batch_poll=0.5)
             started = time.monotonic()
 

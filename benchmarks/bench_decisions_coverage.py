@@ -210,8 +210,8 @@ def compare_methods(studies: int) -> None:
     print(f"\n### The choice of method: kappa coverage ({studies} studies per cell; too few items left out)\n")
     print("| cell | weights | truth | n | Wald (before) | log(1 − κ), t | report (kappa_interval) |")
     print("|---|---|---:|---:|---:|---:|---:|")
-    cells = [(cell, None) for cell, _ in binary_cells()] + [(cell, w) for cell, _ in graded_cells()
-                                                            for w in (None, "quadratic")]
+    both: tuple[KappaWeights, ...] = (None, "quadratic")
+    cells = [(cell, None) for cell, _ in binary_cells()] + [(cell, w) for cell, _ in graded_cells() for w in both]
     for index, (cell, weights) in enumerate(cells):
         k = cell.points.size
         truth = kappa_of(cell.joint, weights == "quadratic")
@@ -290,7 +290,8 @@ def _log_multinomial(tables: np.ndarray, n: int, p: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore"):
         logs = np.where(tables > 0, tables * np.log(np.where(p > 0, p, 1.0)), 0.0)
         logs = np.where((tables > 0) & (p <= 0), -np.inf, logs)
-    return log_factorial[n] - log_factorial[tables].sum(axis=1) + logs.sum(axis=1)
+    log_p: np.ndarray = log_factorial[n] - log_factorial[tables].sum(axis=1) + logs.sum(axis=1)
+    return log_p
 
 
 # A table less likely than this in every cell adds at most (tables × this) to any coverage: left out.

@@ -72,7 +72,7 @@ def every_item_rated(args: argparse.Namespace) -> None:
         outcomes: dict[str, list[str]] = {"tpr": [], "tnr": []}
         widths: dict[str, list[float]] = {"tpr": [], "tnr": []}
         for seed in range(args.pools):
-            data = skewed_set(seed=100_000 + seed, **ON_TARGET)  # type: ignore[arg-type]
+            data = skewed_set(seed=100_000 + seed, **ON_TARGET)  # type: ignore[arg-type]  # n is a whole number, the rest shares
             for key, c in judged(data, list(data.ids), kind, pool_of(data)).items():
                 outcomes[key].append(str(c.decision))
                 if isinstance(c.interval, Interval):
@@ -90,7 +90,7 @@ def through_the_report(args: argparse.Namespace) -> None:
     same = 0
     undecided = {"tpr": 0, "tnr": 0}
     for seed in range(args.end_to_end):
-        data = skewed_set(seed=100_000 + seed, **ON_TARGET)  # type: ignore[arg-type]
+        data = skewed_set(seed=100_000 + seed, **ON_TARGET)  # type: ignore[arg-type]  # n is a whole number, the rest shares
         with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "study.db") as store:
             version = store.ensure_rubric_version(rubric)
             store.add_items([Item(id=i, rubric=rubric.id, fields={"query": i, "criterion": "c", "response": "r"})

@@ -63,7 +63,7 @@ def planned(key: str, successes: int, n: int) -> TargetCheck:
 
 
 def decided(successes: int, n: int) -> bool:
-    return decisions.decide(iv.wilson(successes, n), TARGET, strict=True, n=n) != "undecided"
+    return decisions.decide(iv.wilson_at(successes / n, n), TARGET, strict=True, n=n) != "undecided"
 
 
 def point_plan(successes: int, n: int) -> int | None:
@@ -99,7 +99,7 @@ def run_trial(rng: np.random.Generator, key: str, truth: float, class_items: int
 
 def cell(rng: np.random.Generator, truth: float | None, size: int, fail_share: float, trials: int,
          planner: str) -> dict[str, dict[str, object]]:
-    out = {}
+    out: dict[str, dict[str, object]] = {}
     for key, share in (("tpr", 1 - fail_share), ("tnr", fail_share)):
         outcomes: dict[str, int] = {}
         added: list[int] = []
@@ -205,7 +205,7 @@ def before_a_study(rng: np.random.Generator, runs: int) -> None:
                 hits = decides_kappa(rng, table, p.items, settings.kappa_substantial, None, runs)
             else:  # alignment: accuracy, a share of items
                 accuracy = float(np.trace(table))
-                hits = sum(decisions.decide(iv.wilson(int(rng.binomial(p.items, accuracy)), p.items),
+                hits = sum(decisions.decide(iv.wilson_at(int(rng.binomial(p.items, accuracy)) / p.items, p.items),
                                             settings.alignment_well_calibrated, n=p.items) != "undecided"
                            for _ in range(runs)) / runs
             print(f"| TPR {tpr}, TNR {tnr}, FAIL {fail} | {p.goal} | {p.items} | {hits:.1%} |", flush=True)
@@ -267,10 +267,10 @@ def kappa_and_r_cells(rng: np.random.Generator, trials: int) -> None:
             added = []
             for _ in range(trials):
                 x, y = rng.multivariate_normal([0.0, 0.0], cov, size).T
-                estimate = float(np.corrcoef(x, y)[0, 1])
-                interval = iv.fisher_z(estimate, size)
+                r_estimate = float(np.corrcoef(x, y)[0, 1])
+                interval = iv.fisher_z(r_estimate, size)
                 assert not isinstance(interval, Undefined)
-                c = check("pearson", "r", "all", estimate, interval, size, settings.pearson_target, correlation=True)
+                c = check("pearson", "r", "all", r_estimate, interval, size, settings.pearson_target, correlation=True)
                 if c.decision != "undecided":
                     outcomes["decided"] = outcomes.get("decided", 0) + 1
                     continue

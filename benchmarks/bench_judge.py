@@ -22,7 +22,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -33,7 +35,7 @@ from judge_tui.judge.prompts import JudgePrompt  # noqa: E402
 from judge_tui.judge.runner import Judge, JudgeRunner, RunOptions, RunState  # noqa: E402
 from judge_tui.model import locations  # noqa: E402
 from judge_tui.model.records import Item  # noqa: E402
-from judge_tui.model.rubrics import load_rubrics  # noqa: E402
+from judge_tui.model.rubrics import Rubric, load_rubrics  # noqa: E402
 from judge_tui.store import Store  # noqa: E402
 
 KEY = "bench-key"
@@ -55,6 +57,7 @@ class FakeServer:
         self.process = subprocess.Popen(
             [sys.executable, str(ROOT / "tests" / "judge" / script), "--latency", str(latency), *key, "--no-record"],
             stdout=subprocess.PIPE, text=True)
+        assert self.process.stdout is not None
         line = self.process.stdout.readline()
         self.url = f"http://127.0.0.1:{int(line.split()[1])}"
 
@@ -63,7 +66,7 @@ class FakeServer:
         self.process.wait(10)
 
 
-def cis_rows() -> list[dict]:
+def cis_rows() -> list[dict[str, Any]]:
     return [json.loads(line) for line in (locations.data_dir() / "cis.jsonl").read_text().splitlines() if line]
 
 
@@ -85,11 +88,11 @@ def make_items(count: int, start: int = 0, shorten: int | None = None) -> list[I
     return items
 
 
-def judge_for(store: Store, rubric) -> Judge:  # noqa: ANN001
+def judge_for(store: Store, rubric: Rubric) -> Judge:
     return Judge(store, rubric, JudgePrompt.for_rubric(rubric, store), AnthropicBackend(MODEL))
 
 
-def throughput(folder: Path, rubric, jobs: int, concurrency: int, latency: float) -> dict:  # noqa: ANN001
+def throughput(folder: Path, rubric: Rubric, jobs: int, concurrency: int, latency: float) -> dict[str, Any]:
     server = FakeServer(latency)
     os.environ["ANTHROPIC_BASE_URL"] = server.url
     try:
@@ -112,7 +115,7 @@ def throughput(folder: Path, rubric, jobs: int, concurrency: int, latency: float
             "ratio": round(elapsed / ideal, 3), "sdk_import_s": round(sdk_import, 2)}
 
 
-def memory(folder: Path, rubric, queued: int, slice_jobs: int) -> dict:  # noqa: ANN001
+def memory(folder: Path, rubric: Rubric, queued: int, slice_jobs: int) -> dict[str, Any]:
     server = FakeServer(0.0)
     os.environ["ANTHROPIC_BASE_URL"] = server.url
     samples: list[float] = []
@@ -145,7 +148,7 @@ def memory(folder: Path, rubric, queued: int, slice_jobs: int) -> dict:  # noqa:
             "still_queued": counts["queued"]}
 
 
-def caching(folder: Path, rubric) -> dict:  # noqa: ANN001
+def caching(folder: Path, rubric: Rubric) -> dict[str, Any]:
     server = FakeServer(0.05)
     os.environ["ANTHROPIC_BASE_URL"] = server.url
     try:
@@ -176,14 +179,14 @@ def caching(folder: Path, rubric) -> dict:  # noqa: ANN001
     }
 
 
-async def _bare_openai(base_url: str, bodies: list[dict], concurrency: int) -> float:
+async def _bare_openai(base_url: str, bodies: list[dict[str, Any]], concurrency: int) -> float:
     """The floor: the bare SDK sending these requests, `concurrency` at a time; the answers are only received."""
     import openai
 
     client = openai.AsyncOpenAI(api_key="no-key", base_url=base_url, max_retries=0, timeout=120)
     gate = asyncio.Semaphore(concurrency)
 
-    async def one(body: dict) -> None:
+    async def one(body: dict[str, Any]) -> None:
         async with gate:
             await client.chat.completions.create(**body)
 
@@ -194,8 +197,8 @@ async def _bare_openai(base_url: str, bodies: list[dict], concurrency: int) -> f
     return elapsed
 
 
-def openai_throughput(folder: Path, rubric, jobs: int, concurrency: int, latency: float,  # noqa: ANN001
-                      rounds: int = 4) -> dict:
+def openai_throughput(folder: Path, rubric: Rubric, jobs: int, concurrency: int, latency: float,
+                      rounds: int = 4) -> dict[str, Any]:
     """The backend and the bare-SDK floor in alternating rounds (floor first in odd rounds, the backend first in
     even ones), each round a share of the jobs: on a loaded machine the two then see the same load."""
     server = FakeServer(latency, "fake_openai.py")
@@ -264,7 +267,7 @@ def main() -> int:
         os.environ["JUDGE_TUI_HOME"] = tmp
         folder = Path(tmp)
         rubric = load_rubrics()["cis"][0]
-        runs = {
+        runs: dict[str, Callable[[], dict[str, Any]]] = {
             "throughput": lambda: throughput(folder, rubric, args.jobs, args.concurrency, args.latency),
             "memory": lambda: memory(folder, rubric, args.queued, args.slice),
             "caching": lambda: caching(folder, rubric),

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +52,7 @@ def build(path: Path, n: int, judges: tuple[str, ...], seed: int = 7) -> None:
         for judge in judges:
             codes_of[judge] = np.clip(truth + rng.choice([-1, 0, 0, 1], truth.shape), 0, points.size - 1)
 
-        def ratings():
+        def ratings() -> Iterator[Rating]:
             for i in range(n):
                 for rater, codes in codes_of.items():
                     scores = {d: float(points[c]) for d, c in zip(rubric.dimension_ids, codes[i], strict=True)}

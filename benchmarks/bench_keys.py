@@ -48,6 +48,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -56,6 +57,7 @@ sys.path.insert(0, str(REPO))
 REVIEWER = "BENCHKEYS"
 ITEMS_IN_DATABASE = 60
 SCORE_KEYS = "3233"
+Shows = Callable[[str], bool]  # does this screen show what a key should have changed?
 
 BARE_APP = '''
 from textual.app import App
@@ -149,7 +151,7 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
 
-def wait_for(tmux: Tmux, name: str, shows, timeout: float = 10.0) -> str:  # noqa: ANN001
+def wait_for(tmux: Tmux, name: str, shows: Shows, timeout: float = 10.0) -> str:
     deadline = time.perf_counter() + timeout
     while True:
         screen = tmux.screen(name)
@@ -171,7 +173,7 @@ def settle(tmux: Tmux, name: str, quiet: float = 0.15) -> str:
     return screen
 
 
-def timed_key(tmux: Tmux, name: str, key: str, shows, quiet: float = 0.15) -> tuple[float, float]:  # noqa: ANN001
+def timed_key(tmux: Tmux, name: str, key: str, shows: Shows, quiet: float = 0.15) -> tuple[float, float]:
     """Milliseconds from just before send-keys to the first capture that `shows` accepts, and to the first
     capture that shows the key's whole change: the screen (below its first line) as it is once nothing has
     changed for `quiet` s."""
@@ -195,7 +197,7 @@ def timed_key(tmux: Tmux, name: str, key: str, shows, quiet: float = 0.15) -> tu
     return (first_shown - started) * 1000, (seen[-1][0] - started) * 1000  # the settled screen, since when
 
 
-def piped_key(tmux: Tmux, name: str, output: Output, key: str, shows, body_from_row: int,  # noqa: ANN001
+def piped_key(tmux: Tmux, name: str, output: Output, key: str, shows: Shows, body_from_row: int,
               quiet: float = 0.15) -> tuple[float, float]:
     """Milliseconds from just before send-keys to the first and to the last text drawn on rows from
     `body_from_row` on, as it reached tmux; then (untimed) the screen must show the change."""
@@ -211,7 +213,7 @@ def piped_key(tmux: Tmux, name: str, output: Output, key: str, shows, body_from_
     return (drawn[0] - started) * 1000, (drawn[-1] - started) * 1000
 
 
-def below_status_line(before: str):  # noqa: ANN201
+def below_status_line(before: str) -> Shows:
     """The screen changed somewhere other than its first line (the status line, where the timer ticks)."""
     old = before.splitlines()[1:]
     return lambda screen: screen.splitlines()[1:] != old
@@ -290,7 +292,7 @@ def main() -> int:
         reading: dict[str, list[float]] = {"z (fold or unfold the rubric)": [], "l / h (code sideways)": []}
         pressed = 0
 
-        def measure(name: str, key: str, shows, body_from_row: int) -> tuple[float, float]:  # noqa: ANN001
+        def measure(name: str, key: str, shows: Shows, body_from_row: int) -> tuple[float, float]:
             """(first part, whole change) in ms; the app's body starts under its status line, the bare app's
             one line is the first row."""
             if args.via == "pipe":
@@ -327,7 +329,10 @@ def main() -> int:
             bare_key()
             at_rest("app")
             following = ids[n + 1]
-            first, whole = measure("app", "Enter", lambda s, item=following: item in s.split("\n", 1)[-1], 2)
+            def shows_next(screen: str, item: str = following) -> bool:
+                return item in screen.split("\n", 1)[-1]
+
+            first, whole = measure("app", "Enter", shows_next, 2)
             submit_first.append(first)
             submit.append(whole)
         load = os.getloadavg()
@@ -337,14 +342,14 @@ def main() -> int:
     floor_median = statistics.median(floor)
     print(f"watched via {args.via}; load average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print(f"bare Textual app, one line per key (the floor): {summary(floor)}")
-    for what, whole, first in (("score key", score, score_first), ("Enter to the next item", submit, submit_first)):
-        print(f"judge-tui {what}, whole change: {summary(whole)}  ->  "
-              f"{statistics.median(whole) / floor_median:.2f}x the floor")
-        print(f"    first part of it on screen: {summary(first)}  ->  "
-              f"{statistics.median(first) / floor_median:.2f}x the floor")
-    for what, whole in reading.items() if args.reading else ():
-        print(f"judge-tui {what}, whole change: {summary(whole)}  ->  "
-              f"{statistics.median(whole) / floor_median:.2f}x the floor")
+    for what, wholes, firsts in (("score key", score, score_first), ("Enter to the next item", submit, submit_first)):
+        print(f"judge-tui {what}, whole change: {summary(wholes)}  ->  "
+              f"{statistics.median(wholes) / floor_median:.2f}x the floor")
+        print(f"    first part of it on screen: {summary(firsts)}  ->  "
+              f"{statistics.median(firsts) / floor_median:.2f}x the floor")
+    for what, wholes in reading.items() if args.reading else ():
+        print(f"judge-tui {what}, whole change: {summary(wholes)}  ->  "
+              f"{statistics.median(wholes) / floor_median:.2f}x the floor")
     return 0
 
 

@@ -40,6 +40,7 @@ from judge_tui.model import queue_orders as qo
 from judge_tui.model.rubrics import Rubric, load_rubrics
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import intervals as iv
+from judge_tui.stats.agreement import Undefined
 from judge_tui.stats.intervals import Interval
 
 TARGET = AgreementSettings().tpr_tnr_target
@@ -116,8 +117,8 @@ def judged(data: DataSet, rated: list[str], kind: str, pool: dict[str, int]) -> 
     plain = {}
     for key, cls, hit, label in (("tpr", human, judge, "PASS"), ("tnr", ~human, ~judge, "FAIL")):
         of, hits = int(cls.sum()), int((cls & hit).sum())
-        interval = iv.wilson(hits, of, CONFIDENCE) if of else iv.Undefined(f"no {label} yet")
-        estimate = hits / of if of else iv.Undefined(f"no {label} yet")
+        interval = iv.wilson(hits, of, CONFIDENCE) if of else Undefined(f"no {label} yet")
+        estimate = hits / of if of else Undefined(f"no {label} yet")
         plain[key] = check(key, key.upper(), "all compared items", estimate, interval, of, TARGET, strict=True,
                            confidence=CONFIDENCE, share=(hits, of), class_share=of / len(rated), class_label=label)
     if kind != qo.BALANCED:
@@ -174,9 +175,10 @@ def run(variant: Variant, seed: int, budget: int, step: int, shape: dict[str, fl
     def read(found: dict[str, TargetCheck]) -> Read:
         out = {}
         for key, c in found.items():
-            usable = isinstance(c.interval, Interval) and isinstance(c.estimate, float)
-            out[key] = (float(c.estimate) - data.truth[key] if usable else float("nan"),
-                        usable and c.interval.low <= data.truth[key] <= c.interval.high)  # type: ignore[union-attr]
+            if isinstance(c.interval, Interval) and isinstance(c.estimate, float):
+                out[key] = (c.estimate - data.truth[key], c.interval.low <= data.truth[key] <= c.interval.high)
+            else:
+                out[key] = (float("nan"), False)
         return out
 
     return to_decision, read(at_budget), read(at_decision), wrong

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -49,13 +50,14 @@ def build(path: Path, n: int, seed: int = 7, experts: tuple[str, ...] = (HUMAN,)
         truth = rng.integers(0, points.size, (n, len(rubric.dimensions)))
 
         def near(codes: np.ndarray) -> np.ndarray:
-            return np.clip(codes + rng.choice([-1, 0, 0, 1], codes.shape), 0, points.size - 1)
+            stepped: np.ndarray = np.clip(codes + rng.choice([-1, 0, 0, 1], codes.shape), 0, points.size - 1)
+            return stepped
 
         codes_of = {rater: near(truth) for rater in (*experts, JUDGE)}
         if len(experts) == 1:  # the one human's scores are the truth, as before
             codes_of[experts[0]] = truth
 
-        def ratings():
+        def ratings() -> Iterator[Rating]:
             for i in range(n):
                 for rater, codes in codes_of.items():
                     repeats = (0, 1) if len(experts) > 1 and rater == experts[0] and i % 10 == 0 else (0,)
@@ -68,7 +70,7 @@ def build(path: Path, n: int, seed: int = 7, experts: tuple[str, ...] = (HUMAN,)
         store.save_ratings(ratings())
 
 
-def timed(function, runs: int) -> tuple[float, float]:
+def timed(function: Callable[[], object], runs: int) -> tuple[float, float]:
     times = []
     for _ in range(runs):
         start = time.perf_counter()
@@ -126,7 +128,7 @@ async def screens(db: Path) -> dict[str, float]:
     rubric, agreement = get_rubric(RUBRIC), AgreementSettings()
     out = {}
     with Store(db) as store:
-        app = App()
+        app: App[None] = App()
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
             start = time.perf_counter()

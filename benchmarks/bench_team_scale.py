@@ -33,9 +33,14 @@ import tempfile
 import time
 import zlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+if TYPE_CHECKING:  # for the annotations only: the code imports them where it uses them
+    from judge_tui.model.records import Item, Rating
+    from judge_tui.model.rubrics import Rubric
 
 POINTS = (0.0, 0.25, 0.5, 0.75, 1.0)
 CREATED = "2026-11-01T10:00:00.000+00:00"
@@ -46,7 +51,7 @@ def items_of(expert: int, per_expert: int, shared: int) -> list[str]:
     return [f"S{n:05d}" for n in range(shared)] + [f"E{expert:02d}-{n:05d}" for n in range(own)]
 
 
-def item(item_id: str):  # noqa: ANN201
+def item(item_id: str) -> Item:
     from judge_tui.model.records import Item
 
     task_type = ("LRU Cache", "Fibonacci", "Email Validator", "Matrix", "Parser")[zlib.crc32(item_id.encode()) % 5]
@@ -56,7 +61,7 @@ def item(item_id: str):  # noqa: ANN201
                         "test_code": "def test():\n    assert solve() == 42\n", "test_results": "1 passed"})
 
 
-def scores_for(rubric, item_id: str, rater: str) -> dict[str, float]:  # noqa: ANN001
+def scores_for(rubric: Rubric, item_id: str, rater: str) -> dict[str, float]:
     """Seeded scores: each item has a true level; each rater is off by a step now and then."""
     truth = random.Random(item_id)
     noise = random.Random(f"{item_id}/{rater}")
@@ -69,7 +74,7 @@ def scores_for(rubric, item_id: str, rater: str) -> dict[str, float]:  # noqa: A
     return scores
 
 
-def rating(rubric, version: int, item_id: str, rater: str):  # noqa: ANN001, ANN201
+def rating(rubric: Rubric, version: int, item_id: str, rater: str) -> Rating:
     from judge_tui.model.records import Rating
 
     scores = {**scores_for(rubric, item_id, rater), **rubric.code_scores(item(item_id).fields)}

@@ -31,10 +31,18 @@ import sys
 import tempfile
 import termios
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+if TYPE_CHECKING:  # for the annotations only: the code imports them where it uses them (start-up is measured)
+    from textual.app import ComposeResult
+    from textual.pilot import Pilot
+
+    from judge_tui.model.records import Item
 
 REVIEWER = "BENCH01"
 LONG_ITEM = "LONG5000"
@@ -61,7 +69,7 @@ def build_db(path: Path, count: int) -> float:
                 for i in range(lines // 3 + 1)]
         return "\n".join("\n".join(body).split("\n")[:lines])
 
-    def items():
+    def items() -> Iterator[Item]:
         for n in range(count):
             fields = dict(demo[n % len(demo)])
             fields.pop("id", None)
@@ -174,6 +182,7 @@ async def keys_benchmark(db: Path, items: int) -> dict[str, object]:
             await pilot.pause()
         memory[f"rss_after_rating_{items}_items_mib"] = rss_mib()
         long_item = store.item(LONG_ITEM)
+        assert long_item is not None
         started = time.perf_counter()
         screen.session.open(long_item)
         screen.show_item()  # what a key that opens an item does
@@ -209,7 +218,7 @@ async def keys_benchmark(db: Path, items: int) -> dict[str, object]:
     }
 
 
-async def _cpu_per_press(pilot, key: str, presses: int) -> list[float]:  # noqa: ANN001
+async def _cpu_per_press(pilot: Pilot[Any], key: str, presses: int) -> list[float]:
     """CPU time of the whole process per key press, up to the next idle: the app's work to handle the key and
     draw the new frame, plus Pilot's small overhead, without the time Pilot spends waiting."""
     times = []
@@ -239,7 +248,7 @@ async def static_syntax_first_paint(lines: int = 5000) -> float:
     code = "\n".join(f"value_{i} = {i} * 2  # line {i}" for i in range(lines))
 
     class OneStatic(App[None]):
-        def compose(self):  # noqa: ANN202
+        def compose(self) -> ComposeResult:
             with VerticalScroll():
                 yield Static(Syntax(code, "python", line_numbers=True, word_wrap=True))
 

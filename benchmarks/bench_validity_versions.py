@@ -15,6 +15,7 @@ import dataclasses
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -83,9 +84,8 @@ def main() -> None:
                 ratings = load(store, rubric)
                 report = build_report(store, rubric, ratings=ratings)
                 page = every_judge_validity(store, report, ratings, settings)
-                full = best(lambda store=store, rubric=rubric: build_full_report(store, rubric))
-                alone = best(lambda store=store, report=report, ratings=ratings:
-                             every_judge_validity(store, report, ratings, settings))
+                full = best(partial(build_full_report, store, rubric))
+                alone = best(partial(every_judge_validity, store, report, ratings, settings))
                 rows.append((versions, len(page.judges), len(page.too_few), full, alone))
         floor_full, floor_page = rows[0][3], rows[0][4]
         print(f"{args.items:,} items, {RATED} rated by each of 3 experts per version; best of 5, in one process")

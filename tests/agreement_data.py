@@ -41,7 +41,7 @@ def binary_items(n: int) -> list[Item]:
                  split=SPLITS[i % 3]) for i in range(n)]
 
 
-def ratings_file(path: Path, rubric: Rubric, items: list[Item], seed: int, *, base: dict | None = None,
+def ratings_file(path: Path, rubric: Rubric, items: list[Item], seed: int, *, base: dict[str, dict[str, float]] | None = None,
                  noise: float = 0.3, continuous: bool = False, kind: str = "human") -> dict[str, dict[str, float]]:
     """Write one rater's ratings; with ``base`` the scores follow it, a step off with probability ``noise``."""
     rng = np.random.default_rng(seed)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,6 @@ def rubrics() -> dict[str, Rubric]:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
+def store(tmp_path: Path) -> Iterator[Store]:
     with Store(tmp_path / "test.db") as s:
         yield s

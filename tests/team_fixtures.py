@@ -8,6 +8,7 @@ from pathlib import Path
 from judge_tui.model.records import Item, Rating
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
+from tests.narrowing import present
 
 
 def exercise_item(n: int, level: str = "B1") -> Item:
@@ -33,7 +34,7 @@ def rate(store: Store, rubric: Rubric, rater: str, kind: str, scores_by_item: Ma
     store.ensure_rater(rater, kind, prompt_version=prompt_version)
     ratings = []
     for item_id, raw in scores_by_item.items():
-        item = store.item(item_id)
+        item = present(store.item(item_id))
         scores = {**rubric.code_scores(item.fields), **raw}
         ratings.append(Rating(item_id=item_id, rater_id=rater, rubric_version_id=version, scores=scores,
                               overall=rubric.overall_score(scores), verdict=rubric.verdict(scores), notes=notes,

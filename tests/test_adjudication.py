@@ -9,6 +9,7 @@ from judge_tui.cli import main
 from judge_tui.model.settings import Settings, load_settings
 from judge_tui.store import Store
 from judge_tui.tui.screens.adjudication import AdjudicationApp, AdjudicationScreen, visible_disagreements
+from tests.narrowing import present, screen_of
 from tests.team_fixtures import exercise_item, rate
 
 DIMS = ("difficulty_match", "instruction_clarity", "learning_objective_alignment")
@@ -20,7 +21,7 @@ def _db(tmp_path: Path, rubrics) -> Path:
     with Store(path) as store:
         store.add_items([exercise_item(n) for n in range(1, 5)])
 
-        def sheet(rows):
+        def sheet(rows: list[tuple[float, float, float]]) -> dict[str, dict[str, float]]:
             return {f"E{n:02d}": dict(zip(DIMS, row, strict=True)) for n, row in enumerate(rows, start=1)}
 
         # E02 differs on clarity, E04 on difficulty and alignment; E01 and E03 agree.
@@ -50,18 +51,18 @@ async def test_lead_settles_each_disagreement_with_the_rating_keys(tmp_path: Pat
             assert store.rating("E02", "consensus") is None
             await pilot.press("1", "enter")  # clarity = 0.5, save
             await pilot.pause()
-            assert screen.current.item_id == "E04"
+            assert present(screen.current).item_id == "E04"
             assert screen.choice == {"instruction_clarity": 1.0}
             await pilot.press("2", "0", "enter")  # difficulty 1, then alignment 0: clarity is agreed, kept
             await pilot.pause()
             assert all(d.adjudicated for d in screen.items)
             await pilot.press("escape")
     with Store(path) as store:
-        first = store.rating("E02", "consensus")
+        first = present(store.rating("E02", "consensus"))
         assert first.scores["instruction_clarity"] == 0.5 and first.scores["structural_validity"] == 1.0
         assert first.details == {"adjudicated": True, "from": ["ann", "bob"], "by": "lead"}
-        assert store.rater("consensus")["kind"] == "human"
-        second = store.rating("E04", "consensus")
+        assert present(store.rater("consensus"))["kind"] == "human"
+        second = present(store.rating("E04", "consensus"))
         assert {d: second.scores[d] for d in DIMS} == {"difficulty_match": 1.0, "instruction_clarity": 1.0,
                                                        "learning_objective_alignment": 0.0}
         # The consensus rater is never one of the experts.
@@ -82,7 +83,7 @@ async def test_an_expert_as_lead_sees_only_items_they_rated(tmp_path: Path, rubr
         app = AdjudicationApp(store, eq, "ann")
         async with app.run_test(size=(140, 40)) as pilot:
             await pilot.pause()
-            assert [d.item_id for d in app.screen.items] == ["E02", "E04"]  # not E05: ann has not rated it
+            assert [d.item_id for d in screen_of(app, AdjudicationScreen).items] == ["E02", "E04"]  # not E05: ann has not rated it
 
 
 def test_adjudicate_command_without_disagreements_or_experts(tmp_path: Path, rubrics, capsys):
@@ -317,8 +318,8 @@ async def test_score_keys_move_through_the_disagreeing_dimensions_only(tmp_path:
         app = AdjudicationApp(store, rubrics["cis"], "lead")
         async with app.run_test(size=(120, 30), notifications=True) as pilot:
             await pilot.pause()
-            screen = app.screen
-            assert screen.current.item_id == "B001" and screen.judged[screen.cursor] == "a"
+            screen = screen_of(app, AdjudicationScreen)
+            assert present(screen.current).item_id == "B001" and screen.judged[screen.cursor] == "a"
             await pilot.press("3", "3")  # a, then l: t is agreed and left as it is
             assert screen.choice == {"r": 0.75, "a": 0.75, "t": 0.25, "l": 0.75}
             await pilot.press("1")  # a third key stays on the last dimension to settle
@@ -327,9 +328,9 @@ async def test_score_keys_move_through_the_disagreeing_dimensions_only(tmp_path:
             assert screen.choice["t"] == 0.0 and screen.judged[screen.cursor] == "l"
             await pilot.press("enter")
             await pilot.pause()
-            assert screen.current.item_id == "B002"
+            assert present(screen.current).item_id == "B002"
     with Store(path) as store:
-        saved = store.rating("B001", "consensus")
+        saved = present(store.rating("B001", "consensus"))
         assert {d: saved.scores[d] for d in "ratl"} == {"r": 0.75, "a": 0.75, "t": 0.0, "l": 0.25}
 
 
@@ -339,7 +340,7 @@ async def test_enter_with_a_dimension_unset_says_which_and_goes_there(tmp_path: 
         app = AdjudicationApp(store, rubrics["cis"], "lead")
         async with app.run_test(size=(120, 30), notifications=True) as pilot:
             await pilot.pause()
-            screen = app.screen
+            screen = screen_of(app, AdjudicationScreen)
             await pilot.press("3", "up", "up", "enter")  # a set, l not; the cursor moved away from l
             await pilot.pause()
             assert store.rating("B001", "consensus") is None
@@ -349,7 +350,7 @@ async def test_enter_with_a_dimension_unset_says_which_and_goes_there(tmp_path: 
             assert screen.judged[screen.cursor] == "l"
             await pilot.press("2", "enter")
             await pilot.pause()
-            assert store.rating("B001", "consensus").scores["l"] == 0.5
+            assert present(store.rating("B001", "consensus")).scores["l"] == 0.5
 
 
 async def test_categories_are_settled_with_the_keys_the_rating_screen_gives_them(tmp_path: Path):
@@ -383,5 +384,5 @@ async def test_categories_are_settled_with_the_keys_the_rating_screen_gives_them
             await pilot.pause()
             await pilot.press("3", "enter")  # p2: tie
             await pilot.pause()
-        names = [pairwise.scale.label(store.rating(item, "consensus").scores["preference"]) for item in ("p1", "p2")]
+        names = [pairwise.scale.label(present(store.rating(item, "consensus")).scores["preference"]) for item in ("p1", "p2")]
     assert names == ["A", "tie"]

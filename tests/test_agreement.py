@@ -1,6 +1,7 @@
 """The agreement engine on cases small enough to work out by hand, and its Undefined cases (the bands: test_bands.py)."""
 
 import math
+from typing import TypeGuard
 
 import numpy as np
 import pytest
@@ -9,13 +10,14 @@ from hypothesis import strategies as st
 
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.agreement import Undefined
+from tests.narrowing import defined
 
 THREE = (0.0, 0.5, 1.0)
 FIVE = (0.0, 0.25, 0.5, 0.75, 1.0)
 BINARY = (0.0, 1.0)
 
 
-def undefined(value) -> bool:
+def undefined(value: object) -> TypeGuard[Undefined]:
     return isinstance(value, Undefined) and bool(value.reason)
 
 
@@ -135,9 +137,9 @@ def test_krippendorff_alpha_matches_the_published_example():
         [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan],
     ]
     points = (1, 2, 3, 4, 5)
-    assert round(ag.krippendorff_alpha(data, "nominal", points), 3) == 0.743
-    assert round(ag.krippendorff_alpha(data, "ordinal", points), 3) == 0.815
-    assert round(ag.krippendorff_alpha(data, "interval", points), 3) == 0.849
+    assert round(defined(ag.krippendorff_alpha(data, "nominal", points)), 3) == 0.743
+    assert round(defined(ag.krippendorff_alpha(data, "ordinal", points)), 3) == 0.815
+    assert round(defined(ag.krippendorff_alpha(data, "interval", points)), 3) == 0.849
 
 
 def test_krippendorff_alpha_accepts_values_with_float_noise():
@@ -148,7 +150,7 @@ def test_krippendorff_alpha_accepts_values_with_float_noise():
 
 def test_pairwise_kappa_uses_items_both_raters_rated():
     nan = np.nan
-    matrix = [
+    matrix: list[list[float]] = [
         [1, 1, 1, 1, 1, 0, 0, 0, 0, 0, nan],
         [1, 1, 1, 1, 0, 1, 0, 0, 0, 0, 1],
         [nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, 1],
@@ -251,7 +253,7 @@ def test_compare_is_hashable_and_comparable():
             [[0, 0.5, np.nan], [0, np.nan, 1]], "ordinal", THREE
         ),  # 1 pairable item
         lambda: ag.krippendorff_alpha(
-            [[1, 1, np.nan], [1, 1, 0]], "nominal", BINARY
+            [[1.0, 1.0, np.nan], [1.0, 1.0, 0.0]], "nominal", BINARY
         ),  # one value among pairs
         lambda: ag.krippendorff_alpha(np.empty((2, 0)), "nominal", BINARY),
     ],
@@ -313,13 +315,13 @@ def test_figures_are_plain_floats_not_numpy_scalars():
         (lambda: ag.alignment_rate([[0, 1]], [[0, 1]], tolerance=0.15), "1-D"),
         (lambda: ag.alignment_rate([0], [0], tolerance=-0.1), "tolerance"),
         (lambda: ag.cohen_kappa([0, 0.83], [0, 1], THREE), "snap"),
-        (lambda: ag.cohen_kappa([0, 1], [0, 1], BINARY, weights="cubic"), "weights"),
+        (lambda: ag.cohen_kappa([0, 1], [0, 1], BINARY, weights="cubic"), "weights"),  # type: ignore[arg-type]  # refused on purpose
         (lambda: ag.confusion_matrix([0], [0], (1.0, 0.0)), "increasing"),
         (lambda: ag.confusion_matrix([0], [0], (1.0,)), "at least two points"),
         (lambda: ag.binary_metrics([0.5], [1]), "off the scale"),
-        (lambda: ag.krippendorff_alpha([[0, 1], [1, 0]], "interval-ish", BINARY), "level"),
+        (lambda: ag.krippendorff_alpha([[0, 1], [1, 0]], "interval-ish", BINARY), "level"),  # type: ignore[arg-type]  # refused on purpose
         (lambda: ag.krippendorff_alpha([0, 1], "nominal", BINARY), "raters x items"),
-        (lambda: ag.pairwise_kappa([[0, 0.3], [0, 1]], BINARY), "off the scale"),
+        (lambda: ag.pairwise_kappa([[0.0, 0.3], [0.0, 1.0]], BINARY), "off the scale"),
         (lambda: ag.corrected_pass_rate([1], [1, 0], [1, 0], n_boot=0), "n_boot"),
     ],
 )
@@ -360,8 +362,8 @@ def test_corrected_pass_rate_recovers_the_true_rate_and_brackets_it():
     # The raw judge pass rate is biased up: 0.3*0.9 + 0.7*0.2 = 0.41.
     assert result.observed_pass_rate == pytest.approx(0.41, abs=0.02)
     assert result.estimate == pytest.approx(0.30, abs=0.02)
-    assert result.low < result.estimate < result.high
-    assert result.low < 0.30 < result.high
+    assert defined(result.low) < defined(result.estimate) < defined(result.high)
+    assert defined(result.low) < 0.30 < defined(result.high)
     assert result.n_boot_used == 1000
 
 
@@ -405,8 +407,8 @@ def test_alignment_is_a_share_and_grows_with_the_tolerance(case, tolerance):
     if not a:
         assert undefined(rate)
         return
-    assert 0.0 <= rate <= 1.0
-    assert ag.alignment_rate(a, b, tolerance + 0.25) >= rate
+    assert 0.0 <= defined(rate) <= 1.0
+    assert defined(ag.alignment_rate(a, b, tolerance + 0.25)) >= defined(rate)
 
 
 @settings(max_examples=150, deadline=None)
@@ -432,7 +434,7 @@ def test_no_figure_is_ever_nan(case):
         if isinstance(value, float):
             assert math.isfinite(value) and -1.0 <= value <= 1.0, name
     if a:
-        assert 0.0 <= result.alignment_rate <= 1.0
+        assert 0.0 <= defined(result.alignment_rate) <= 1.0
 
 
 @settings(max_examples=100, deadline=None)
@@ -468,7 +470,7 @@ def test_snapping_lands_on_the_scale_and_is_idempotent(values, points):
 
 
 def test_lowest_and_highest_dimension():
-    rates = {
+    rates: dict[str, ag.Figure] = {
         "difficulty_match": 0.6,
         "instruction_clarity": 0.5,
         "learning_objective_alignment": 0.9,

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from rich.table import Table
+from rich.text import Text
 from textual.app import App
 from textual.widgets import DataTable, Static
 
@@ -20,6 +22,7 @@ from judge_tui.tui.screens.disagreements import DisagreementScreen, RevisionNote
 from judge_tui.tui.screens.summary import SummaryScreen, scatter_plot
 from judge_tui.tui.widgets.item_pane import ItemPane
 from tests.agreement_data import exercise_items, load_ratings, ratings_file
+from tests.narrowing import present, screen_of
 
 REVIEWER, OTHER, JUDGE = "EXP001", "EXP002", "judge:test-model:exercise-quality@1"
 SUBMITTED = 24
@@ -104,13 +107,13 @@ async def test_disagreements_sorted_marked_and_blind(rated_db: Path):
             screen = app.screen
             assert isinstance(screen, DisagreementScreen)
             table = screen.query_one("#dis-list", DataTable)
-            ids = [row.key.value for row in table.ordered_rows]
+            ids = [present(row.key.value) for row in table.ordered_rows]
             assert sorted(ids) == [f"E{i:03d}" for i in range(SUBMITTED)]  # never an item not yet submitted
             gaps = [float(table.get_row_at(i)[1]) for i in range(len(ids))]
             assert gaps == sorted(gaps, reverse=True) and gaps[0] > 0
             first = ids[0]
-            human, judge = store.rating(first, REVIEWER), store.rating(first, JUDGE)
-            assert abs(gaps[0] - abs(human.overall - judge.overall)) < 5e-5  # shown to four decimals
+            human, judge = present(store.rating(first, REVIEWER)), present(store.rating(first, JUDGE))
+            assert abs(gaps[0] - abs(present(human.overall) - present(judge.overall))) < 5e-5  # shown to four decimals
             text = screen_text(screen)
             assert f"human note on {first}" in text and f"judge reasoning on {first}" in text
 
@@ -137,7 +140,10 @@ async def test_disagreements_sorted_marked_and_blind(rated_db: Path):
 def marked_dimensions(screen: DisagreementScreen) -> list[str]:
     """The dimensions the detail table marks as differing (its yellow names)."""
     table = screen.query_one("#dis-scores", Static).content
-    return [cell.plain for cell in table.columns[0].cells if "yellow" in str(cell.style)]
+    assert isinstance(table, Table)
+    names = [cell for cell in table.columns[0].cells if isinstance(cell, Text)]
+    assert len(names) == table.row_count  # every name is styled text
+    return [cell.plain for cell in names if "yellow" in str(cell.style)]
 
 
 @pytest.mark.parametrize(("tolerance", "marks_some"), [(0.15, True), (1.0, False)])
@@ -162,7 +168,7 @@ async def test_reviewer_with_nothing_submitted_sees_a_message(rated_db: Path):
         app = Host(store, reviewer="NEW01")
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(app, pilot)
-            assert app.screen.report is None
+            assert screen_of(app, SummaryScreen).report is None
             assert "You have not submitted any exercise-quality item yet" in screen_text(app.screen)
             await pilot.press("d")
             await settle(app, pilot)
@@ -173,7 +179,7 @@ async def test_empty_states_name_the_command_to_run(rated_db: Path, rubrics):
     rubric = rubrics["exercise-quality"]
     with Store(rated_db) as store:
         version = store.ensure_rubric_version(rubric)
-        scores = store.rating("E030", OTHER).scores
+        scores = present(store.rating("E030", OTHER)).scores
         store.ensure_rater("NEW01", "human")
         # NEW01 submits E030; the judge's rating of it is taken away, so nothing of theirs is compared yet.
         store.save_rating(Rating(item_id="E030", rater_id="NEW01", rubric_version_id=version, scores=scores,
@@ -201,11 +207,11 @@ async def test_untrusted_notes_are_shown_as_text(rated_db: Path, rubrics):
     rubric = rubrics["exercise-quality"]
     with Store(rated_db) as store:
         version = store.ensure_rubric_version(rubric)
-        mine = store.rating("E000", REVIEWER)
+        mine = present(store.rating("E000", REVIEWER))
         scores = {k: (0.0 if k != "structural_validity" else v) for k, v in mine.scores.items()}
         store.save_rating(Rating(item_id="E000", rater_id=REVIEWER, rubric_version_id=version, scores=scores,
                                  overall=rubric.overall_score(scores), notes="[bold]mine[/] \x1b]0;title\x07ok"))
-        theirs = store.rating("E000", JUDGE)
+        theirs = present(store.rating("E000", JUDGE))
         judge_scores = {k: (1.0 if k != "structural_validity" else v) for k, v in theirs.scores.items()}
         store.save_rating(Rating(item_id="E000", rater_id=JUDGE, rubric_version_id=version, scores=judge_scores,
                                  overall=rubric.overall_score(judge_scores), notes="[@click=app.quit]x[/]",
@@ -215,7 +221,7 @@ async def test_untrusted_notes_are_shown_as_text(rated_db: Path, rubrics):
             await settle(app, pilot)
             await pilot.press("d")
             await settle(app, pilot)
-            screen = app.screen
+            screen = screen_of(app, DisagreementScreen)
             assert screen.current == "E000"  # the largest gap comes first
             text = screen_text(screen)
             assert "[bold]mine[/] ok" in text and "\x1b" not in text
@@ -265,11 +271,11 @@ async def test_enter_opens_the_listed_item_and_escape_returns(rated_db: Path):
             await pilot.press("d")
             await settle(app, pilot)
             await pilot.press("down")
-            listed = app.screen.current
+            listed = screen_of(app, DisagreementScreen).current
             await pilot.press("enter")
             await pilot.pause()
             assert isinstance(app.screen, ItemScreen)
-            item = store.item(listed)
+            item = present(store.item(present(listed)))
             text = "\n".join(str(w.render()) for w in app.screen.query(Static))
             assert f"Item {listed}" in text
             shown = app.screen.query_one(ItemPane).text
@@ -304,7 +310,7 @@ async def test_a_rubric_given_by_path_reaches_the_summary_and_the_disagreements(
         app = PathHost()
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(app, pilot)
-            assert app.screen.report is not None and app.screen.report.counts["compared"] == 6
+            assert screen_of(app, SummaryScreen).report is not None and present(screen_of(app, SummaryScreen).report).counts["compared"] == 6
             await pilot.press("d")
             await settle(app, pilot)
             assert len(app.screen.query_one("#dis-list", DataTable).rows) == 6
@@ -342,7 +348,7 @@ async def test_summary_shows_intervals_bars_and_the_plan_over_submitted_items_on
         app = Host(store)
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(app, pilot)
-            report = app.screen.report
+            report = screen_of(app, SummaryScreen).report
             assert report is not None and report.counts["compared"] == 1
             assert all(c.n <= 1 for c in report.checks)
             text = screen_text(app.screen)

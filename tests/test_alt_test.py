@@ -38,7 +38,7 @@ def _arrays(humans: dict[str, dict[str, object]], llm: dict[str, object]) -> tup
     numeric = all(isinstance(v, int | float) for anns in humans.values() for v in anns.values())
 
     def code(value: object) -> float:
-        return float(value) if numeric else float(values.index(str(value)))  # type: ignore[arg-type]
+        return float(value) if numeric else float(values.index(str(value)))  # type: ignore[arg-type]  # numeric: an int or a float
 
     experts = np.full((len(humans), len(items)), np.nan)
     for row, anns in enumerate(humans.values()):
@@ -56,7 +56,7 @@ def test_equals_the_authors_printed_figures(case: tuple[str, str, float]) -> Non
     data = json.loads((DATA / f"{name}.json").read_text())
     for llm_name, (printed_rate, printed_advantage) in PRINTED[case].items():
         experts, judge = _arrays(data["humans"], data["llms"][llm_name])
-        result = alternative_annotator_test(experts, judge, list(data["humans"]), scoring=scoring,  # type: ignore[arg-type]
+        result = alternative_annotator_test(experts, judge, list(data["humans"]), scoring=scoring,  # type: ignore[arg-type]  # a case's scoring is one of the two names
                                             epsilon=epsilon)
         assert isinstance(result.winning_rate, float) and isinstance(result.advantage_probability, float)
         assert f"{result.winning_rate:.2f}" == f"{printed_rate:.2f}", llm_name

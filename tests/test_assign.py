@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from judge_tui.store import ForeignDatabase, Store
 from judge_tui.transfer.assignment import Options, assign, parse_experts, plan_assignment
 from judge_tui.transfer.bundle import export_bundle, import_bundle
 from judge_tui.transfer.merge import merge_database
+from tests.narrowing import present
 
 TASKS = ("Email Validator", "Rate Limiter", "LRU Cache", "Fibonacci")
 EXPERTS = ("ann", "bob", "cat")
@@ -170,7 +172,7 @@ def rate(store: Store, rubric: Rubric, rater: str, item_id: str, value: float = 
 
 
 @pytest.fixture
-def lead(tmp_path: Path, rubrics: dict[str, Rubric]) -> Store:
+def lead(tmp_path: Path, rubrics: dict[str, Rubric]) -> Iterator[Store]:
     with Store(tmp_path / "lead.db") as store:
         store.ensure_rubric_version(rubrics["cis"])
         store.add_items(cis_items(rubrics["cis"], 30))
@@ -235,7 +237,7 @@ def test_merging_whole_databases_carries_plans_once_and_a_work_bundle_carries_no
         first = merge_database(copy, lead.path)
         assert first.added["assignment_plans"] == 1 and first.added["assignments"] == len(
             lead.assigned_items(plan.plan_id))
-        assert copy.current_plan("cis")["id"] == plan.plan_id
+        assert present(copy.current_plan("cis"))["id"] == plan.plan_id
         assert merge_database(copy, lead.path).added["assignments"] == 0
     rate(lead, rubrics["cis"], "ann", plan.queues["ann"][0][0])
     export_bundle(lead, "ann", tmp_path / "ann.work.db")  # her work going back to the lead: no plan in it

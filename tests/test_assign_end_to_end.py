@@ -17,6 +17,7 @@ import pytest
 from judge_tui.store import Store
 from judge_tui.store.rubric_choice import resolve_rubric
 from judge_tui.tui.session import RatingSession
+from tests.narrowing import present
 from tests.tui.conftest import FakeClock
 
 EXPERTS = ("ann", "bob", "cat")
@@ -130,7 +131,7 @@ def test_plan_hand_out_rate_offline_merge_back_and_see_the_team(tmp_path: Path):
     assert again["number"] == 2
     assert {e["expert"]: e["kept_rated"] for e in again["experts"]} == {e: len(rated[e]) for e in EXPERTS}
     with Store(lead) as store:
-        plan2 = store.current_plan("cis")["id"]
+        plan2 = present(store.current_plan("cis"))["id"]
         for expert in EXPERTS:
             assert set(rated[expert]) <= {i for _r, i, _p, _o in store.assigned_items(plan2, expert)}
     cli(home, "export", "--bundle", "--for", "cat", "-o", tmp_path / "cat.again.db", "--db", lead)

@@ -21,7 +21,9 @@ from judge_tui.analysis.targets import check
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import assurance
 from judge_tui.stats import intervals as iv
+from judge_tui.stats.agreement import Undefined
 from judge_tui.stats.intervals import Interval
+from tests.narrowing import present
 
 
 def _decides(total: int, target: float, strict: bool) -> np.ndarray:
@@ -125,7 +127,7 @@ def test_an_estimate_on_the_threshold_says_it_plainly():
 def test_a_plan_in_the_report_says_its_chance_and_the_interval_ends():
     c = check("tnr", "TNR", "test split", 13 / 14, iv.wilson(13, 14), 14, 0.90, strict=True, share=(13, 14),
               class_share=0.25, class_label="FAIL")
-    assert c.plan is not None and c.more_of_class == c.plan.more and c.more_items == -(-c.plan.more // 0.25)
+    assert c.plan is not None and c.more_of_class == c.plan.more and c.more_items == -(-present(c.plan.more) // 0.25)
     text = c.plan_text()
     assert text.startswith(f"about {c.more_items:,} more test items (≈ {c.more_of_class:,} of them FAIL) give an 80% "
                            "chance of settling TNR > 0.90 (if the judge's true TNR is at an end of its interval:")
@@ -162,7 +164,7 @@ def test_study_tables_have_the_kappa_asked_for():
     for weighted in (False, True):
         made = graded_table(0.7, 5, weighted)
         found = iv.kappa_standard_error(made * 1000, "quadratic" if weighted else None)
-        assert not isinstance(found, iv.Undefined) and found[0] == pytest.approx(0.7, abs=1e-6)
+        assert not isinstance(found, Undefined) and found[0] == pytest.approx(0.7, abs=1e-6)
 
 
 def test_an_expected_value_on_the_target_has_no_practical_number():

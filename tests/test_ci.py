@@ -1,4 +1,5 @@
-""".ci/run: the README's test command verbatim, then ruff, mypy and lint-imports; a failing step fails the run.
+""".ci/run: the README's test command verbatim, then ruff, mypy (the package, then the tests and benchmarks) and
+lint-imports; a failing step fails the run.
 
 The script runs in a copy of the checkout with stand-ins for python3 and the virtualenv's tools, which
 record their calls and fail on demand, so the order and the exit status are checked without installing.
@@ -70,6 +71,7 @@ ALL_STEPS = [
     ".venv/python -m pytest -n 2 -q",
     ".venv/ruff check .",
     ".venv/mypy judge_tui",
+    ".venv/mypy tests benchmarks",
     ".venv/lint-imports ",
     "python3 -m venv .venv-lowest",
     ".venv/python .ci/lowest_constraints.py",
@@ -84,7 +86,7 @@ LOWEST = ("python3 -m venv .venv-lowest && .venv/bin/python .ci/lowest_constrain
 
 def test_ci_runs_the_readmes_test_command_verbatim_then_ruff_mypy_lint_imports_and_the_lowest_versions() -> None:
     assert _ci_commands() == [_readme_test_command(), ".venv/bin/ruff check .", ".venv/bin/mypy judge_tui",
-                              ".venv/bin/lint-imports", LOWEST]
+                              ".venv/bin/mypy tests benchmarks", ".venv/bin/lint-imports", LOWEST]
 
 
 def test_the_lowest_versions_are_the_lower_bounds_of_every_dependency() -> None:

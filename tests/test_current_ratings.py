@@ -30,6 +30,7 @@ from judge_tui.model import queue_orders as qo
 from judge_tui.model.records import Rating
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
+from tests.narrowing import present
 from tests.team_fixtures import binary_item
 
 ITEMS = [f"P{n:02d}" for n in range(1, 7)]
@@ -137,7 +138,7 @@ def test_a_balanced_queue_stratifies_by_the_judges_newer_judgments(merged: Path,
 
 def test_the_rating_screen_and_the_figures_read_the_same_current_rating(merged: Path, rubrics):
     with Store(merged) as store:
-        assert store.rating("P01", "ann").scores == {"label": 1.0}
+        assert present(store.rating("P01", "ann")).scores == {"label": 1.0}
         notes = store.first_run_notes("binary")
         assert {notes[("ann", item)] for item in ITEMS} == {"after the change"}
         ratings = sc.load(store, rubrics["binary"])
@@ -156,7 +157,7 @@ def test_versions_made_in_the_same_millisecond_go_by_row_id_everywhere(tmp_path:
         store.conn.execute("UPDATE rubric_versions SET created_at = ?", [JANUARY])
         store.conn.commit()
         assert [v["number"] for v in store.rubric_versions("binary")] == [1, 2]
-        assert store.rating("P01", "ann").notes == "second"
+        assert present(store.rating("P01", "ann")).notes == "second"
         assert sc.load(store, newer).first_runs("ann").overall.tolist() == [1.0] * 6
 
 

@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -92,7 +93,7 @@ def structural_score(exercise_xml: str) -> float:
     return 1.0 if blanks and len(complete) == len(blanks) else 0.5
 
 
-def all_strings(value):
+def all_strings(value: object) -> Iterator[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):

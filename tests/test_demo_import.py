@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from formats_helpers import binary_item, run, write_jsonl
 
 from judge_tui.model import locations
 from judge_tui.store import Store
 from judge_tui.transfer.demo import demo_rating_files
 from judge_tui.transfer.demo_loading import load_demo
 from judge_tui.transfer.importing import import_items
+from tests.formats_helpers import binary_item, run, write_jsonl
+from tests.narrowing import present
 
 
 def _lines(path: Path) -> int:
@@ -31,7 +32,7 @@ def test_demo_items_and_ratings_load_into_a_new_database(tmp_path: Path, capsys)
             for name, rater, _kind in demo_rating_files(rubric):
                 if (data / name).is_file():
                     assert store.count_ratings(rater_id=rater, rubric=rubric) == _lines(data / name)
-        assert store.rater("demo-expert")["kind"] == "human" and store.rater("demo-judge")["kind"] == "judge"
+        assert present(store.rater("demo-expert"))["kind"] == "human" and present(store.rater("demo-judge"))["kind"] == "judge"
         assert load_demo(store) == 0  # never loaded twice
     if (data / "exercise-quality.judge-demo.ratings.jsonl").is_file():
         code, out, _err = run(capsys, "export", "--format", "review-template", "--db", db)

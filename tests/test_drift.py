@@ -5,12 +5,14 @@ import re
 from pathlib import Path
 
 import pytest
+from textual.widgets import TextArea
 
 from judge_tui.analysis.drift import DriftScheduler, self_agreement
 from judge_tui.analysis.full_report import build_full_report
 from judge_tui.analysis.report_render.full import render_full
 from judge_tui.analysis.team import load_team
 from judge_tui.store import Store
+from tests.narrowing import present
 from tests.team_fixtures import binary_item, rate
 
 
@@ -100,23 +102,23 @@ async def test_rating_screen_reshows_a_rated_item_blind_and_keeps_the_first_rati
                                                                            judge_in_background=False))
         async with app.run_test(size=(140, 40)) as pilot:
             await pilot.pause()
-            session = app.session
-            assert session.state.item.id == "P09"
+            session = present(app.session)
+            assert present(session.state).item.id == "P09"
             await pilot.press("f", "enter")  # P09: one new rating, nothing due yet at 50%
             await pilot.pause()
-            assert session.state.item.id == "P10" and not session.state.recheck
+            assert present(session.state).item.id == "P10" and not present(session.state).recheck
             await pilot.press("f", "enter")  # two new ratings: one re-check is due
             await pilot.pause()
-            state = session.state
+            state = present(session.state)
             assert state.recheck and state.item.id in {"P01", "P02", "P03", "P04", "P05"}
             # Blind: no earlier score, note or rating shown.
             assert state.edit.scores == {} and state.edit.notes == "" and state.submitted is None
-            assert app.screen.query_one("#notes").text == ""
+            assert app.screen.query_one("#notes", TextArea).text == ""
             rechecked = state.item.id
             await pilot.press("f", "enter")
             await pilot.pause()
-            assert session.state.item.id == "P11" and not session.state.recheck  # back where the expert was
-            seed = session.drift.seed
+            assert present(session.state).item.id == "P11" and not present(session.state).recheck  # back where the expert was
+            seed = present(session.drift).seed
             await pilot.press("q")
     with Store(path) as store:
         ratings = {r.repeat: r for r in store.ratings_for_item(rechecked) if r.rater_id == "ann"}

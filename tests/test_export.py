@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-from formats_helpers import FIXTURES, cis_item, exercise_item, run, trace_item, write_jsonl
 
 from judge_tui.store import Store
 from judge_tui.transfer.importing import import_items, import_ratings
+from tests.formats_helpers import FIXTURES, cis_item, exercise_item, run, trace_item, write_jsonl
 
 TRICKY_NOTES = '=HYPERLINK("http://x") , "quoted"\nsecond line'
 

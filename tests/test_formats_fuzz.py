@@ -11,13 +11,13 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from formats_helpers import binary_item, cis_item, write_jsonl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from judge_tui.model.errors import UserError
 from judge_tui.store import Store
 from judge_tui.transfer.importing import import_items, import_ratings
+from tests.formats_helpers import binary_item, cis_item, write_jsonl
 
 ITEM_FORMATS = [None, "json", "jsonl", "csv", "promptfoo"]
 RATING_FORMATS = [None, "rating-form", "judge-output", "reasoning-json", "jsonl", "csv"]

@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from formats_helpers import FIXTURES, cis_item, run, table_counts, write_jsonl
 
 from judge_tui.store import Store
 from judge_tui.transfer.importing import MAX_FILE_BYTES, import_items
+from tests.formats_helpers import FIXTURES, cis_item, run, table_counts, write_jsonl
+from tests.narrowing import present
 
 FORM = json.loads((FIXTURES / "rating_form.json").read_text())
 
@@ -43,8 +44,8 @@ def test_a_rating_form_is_filed_under_its_expert_id_as_a_person(tmp_path: Path, 
     assert "ratings: 3 added, 0 updated, 0 unchanged (EXP001)" in proc.stdout
     assert proc.stderr == ""
     with Store(cis_db) as store:
-        assert store.rater("EXP001")["kind"] == "human"
-        assert store.rating("C001", "EXP001").scores == {"r": 0.75, "a": 0.75, "t": 0.5, "l": 0.75}
+        assert present(store.rater("EXP001"))["kind"] == "human"
+        assert present(store.rating("C001", "EXP001")).scores == {"r": 0.75, "a": 0.75, "t": 0.5, "l": 0.75}
 
 
 def test_a_known_rater_keeps_its_kind_and_a_file_naming_nobody_asks_for_rater(tmp_path: Path, cis_db: Path, capsys):
@@ -67,7 +68,7 @@ def test_a_known_rater_keeps_its_kind_and_a_file_naming_nobody_asks_for_rater(tm
     code, out, err = run(capsys, "import-ratings", write_jsonl(tmp_path / "own.jsonl", rows), "--db", cis_db)
     assert code == 0, err
     with Store(cis_db) as store:
-        assert store.rater("EXP7")["kind"] == "human" and store.rater("judge:m:cis@1")["kind"] == "judge"
+        assert present(store.rater("EXP7"))["kind"] == "human" and present(store.rater("judge:m:cis@1"))["kind"] == "judge"
 
 
 def test_a_failed_import_leaves_no_new_database_and_keeps_an_existing_one(tmp_path: Path, cis_db: Path):

@@ -8,9 +8,10 @@ import json
 from pathlib import Path
 
 import pytest
-from formats_helpers import binary_item, cis_item, run, table_counts, write_jsonl
 
 from judge_tui.store import Store
+from tests.formats_helpers import binary_item, cis_item, run, table_counts, write_jsonl
+from tests.narrowing import present
 
 TRICKY_TEXT = ["'--' starts a SQL comment", "'=' * 40", "'+1' is a string", "'@decorator", "''quoted twice"]
 
@@ -38,8 +39,8 @@ def test_csv_and_jsonl_items_are_stored_exactly_and_hash_alike(tmp_path: Path, c
                "--db", from_jsonl)[0] == 0
     with Store(from_csv) as a, Store(from_jsonl) as b:
         for i, text in enumerate(TRICKY_TEXT):
-            assert a.item(f"P{i}").fields["response"] == text
-            assert a.item(f"P{i}").content_hash == b.item(f"P{i}").content_hash
+            assert present(a.item(f"P{i}")).fields["response"] == text
+            assert present(a.item(f"P{i}")).content_hash == present(b.item(f"P{i}")).content_hash
 
 
 def test_a_hand_written_ratings_csv_keeps_its_quotes_but_our_export_round_trips(tmp_path: Path, new_db: Path, capsys):
@@ -50,8 +51,8 @@ def test_a_hand_written_ratings_csv_keeps_its_quotes_but_our_export_round_trips(
     code, _out, err = run(capsys, "import-ratings", hand, "--rater", "EXP001", "--kind", "human", "--db", new_db)
     assert code == 0, err
     with Store(new_db) as store:
-        assert store.rating("P1", "EXP001").notes == "'-v' means verbose"
-        assert store.rating("P2", "EXP001").notes == "'=SUM(A1)"
+        assert present(store.rating("P1", "EXP001")).notes == "'-v' means verbose"
+        assert present(store.rating("P2", "EXP001")).notes == "'=SUM(A1)"
     exported = tmp_path / "out.csv"
     assert run(capsys, "export", "--format", "csv", "--rater", "EXP001", "-o", exported, "--db", new_db)[0] == 0
     assert "''=SUM(A1)" in exported.read_text()  # protected from spreadsheets on the way out
@@ -60,8 +61,8 @@ def test_a_hand_written_ratings_csv_keeps_its_quotes_but_our_export_round_trips(
     code, _out, err = run(capsys, "import-ratings", exported, "--rater", "EXP001", "--kind", "human", "--db", other)
     assert code == 0, err
     with Store(other) as store:
-        assert store.rating("P1", "EXP001").notes == "'-v' means verbose"
-        assert store.rating("P2", "EXP001").notes == "'=SUM(A1)"
+        assert present(store.rating("P1", "EXP001")).notes == "'-v' means verbose"
+        assert present(store.rating("P2", "EXP001")).notes == "'=SUM(A1)"
 
 
 @pytest.mark.parametrize(

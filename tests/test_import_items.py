@@ -9,10 +9,19 @@ import sys
 from pathlib import Path
 
 import pytest
-from formats_helpers import binary_item, cis_item, exercise_item, line_of, run, table_counts, write_jsonl
 
 from judge_tui.store import Store
 from judge_tui.transfer.importing import ImportFailed, import_items
+from tests.formats_helpers import (
+    binary_item,
+    cis_item,
+    exercise_item,
+    line_of,
+    run,
+    table_counts,
+    write_jsonl,
+)
+from tests.narrowing import present
 
 
 @pytest.fixture
@@ -31,7 +40,7 @@ def test_jsonl_import_then_reimport_changes_nothing(tmp_path: Path, new_db: Path
     assert code == 0 and "0 added, 5 unchanged" in out
     assert table_counts(new_db) == before
     with Store(new_db) as store:
-        item = store.item("B002")
+        item = present(store.item("B002"))
         assert item.task_type == "Email Validator" and item.fields["rationale"] == "My approach number 2."
         assert "id" not in item.fields
         assert [i.id for i in store.iter_items("cis")] == [f"B{i:03d}" for i in range(1, 6)]
@@ -64,11 +73,11 @@ def test_csv_with_column_mapping(tmp_path: Path, new_db: Path, capsys):
                          "--map", "exercise=generated")
     assert code == 0, err
     with Store(new_db) as store:
-        first = store.item("E1")
+        first = present(store.item("E1"))
         assert first.fields["cefr_level"] == "A2"
         assert first.fields["exercise"].startswith("<exercise>We meet <blank answer=\"at\"")
         assert "case" not in first.fields and "level" not in first.fields
-        rubric_scores = store.item("E2").fields["exercise"]
+        rubric_scores = present(store.item("E2")).fields["exercise"]
         assert rubric_scores == "no container here"
 
 
@@ -204,7 +213,7 @@ def test_exercise_items_keep_cefr_and_focus(store: Store, tmp_path: Path):
     path = write_jsonl(tmp_path / "ex.jsonl", [exercise_item("E1", "A2", "Common vocabulary")])
     result = import_items(store, path, "exercise-quality")
     assert result.items["added"] == 1
-    assert store.item("E1").fields["focus"] == "Common vocabulary"
+    assert present(store.item("E1")).fields["focus"] == "Common vocabulary"
     with pytest.raises(ImportFailed) as failed:
         import_items(store, path, "cis")
     assert failed.value.problems[0].message.startswith(

@@ -7,10 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
-from formats_helpers import FIXTURES, run, table_counts
 
 from judge_tui.model.records import content_hash
 from judge_tui.store import Store
+from tests.formats_helpers import FIXTURES, run, table_counts
+from tests.narrowing import present
 
 V3 = FIXTURES / "promptfoo_v3_exercise.json"
 V2 = FIXTURES / "promptfoo_v2_binary.json"
@@ -36,16 +37,16 @@ def test_v3_exercise_results(new_db: Path, capsys):
     assert f"{V3}:{errored}: warning: the provider failed on this test (Request timed out after 60000 ms); skipped" in err
     assert "judges the output as a whole, not a dimension of rubric exercise-quality; not imported" in err
     with Store(new_db) as store:
-        item = store.item("PF-E01")
+        item = present(store.item("PF-E01"))
         assert item.fields["cefr_level"] == "A2" and "id" not in item.fields
         assert item.fields["exercise"].startswith("<exercise>")  # response.output -> exercise
-        rating = store.rating("PF-E01", HAIKU)
+        rating = present(store.rating("PF-E01", HAIKU))
         assert rating.scores == {"structural_validity": 1.0, "difficulty_match": 1.0, "instruction_clarity": 0.8,
                                  "learning_objective_alignment": 1.0}
         assert rating.overall == pytest.approx(0.95) and rating.verdict == "pass"
         assert "instruction_clarity: A word bank is given" in rating.notes
-        assert store.rater(HAIKU)["kind"] == "judge" and store.rater(HAIKU)["model"] == "anthropic:messages:claude-haiku-4-5"
-        broken = store.rating("PF-E02", HAIKU)
+        assert present(store.rater(HAIKU))["kind"] == "judge" and present(store.rater(HAIKU))["model"] == "anthropic:messages:claude-haiku-4-5"
+        broken = present(store.rating("PF-E02", HAIKU))
         assert broken.scores["structural_validity"] == 0.0 and broken.verdict == "fail"
     before = table_counts(new_db)
     code, out, _err = run(capsys, "import", V3, "--db", new_db, "--rubric", "exercise-quality")
@@ -61,13 +62,13 @@ def test_v2_binary_with_human_ratings_and_hashed_ids(new_db: Path, capsys):
     fields = {**first["vars"], "response": first["response"]["output"]}
     expected_id = "pf-" + content_hash(fields)[:12]
     with Store(new_db) as store:
-        assert store.item(expected_id).fields == fields
-        judge = store.rating(expected_id, "judge:openai:gpt-4.1-mini:binary@promptfoo")
+        assert present(store.item(expected_id)).fields == fields
+        judge = present(store.rating(expected_id, "judge:openai:gpt-4.1-mini:binary@promptfoo"))
         assert judge.scores == {"label": 1.0} and judge.verdict == "PASS"
         human = [r for r in store.iter_ratings(rubric="binary", kind="human")]
         assert [(r.scores["label"], r.verdict, r.notes) for r in human] == [
             (1.0, "PASS", ""), (0.0, "FAIL", "Honey is not vegan.")]
-        assert store.rater("promptfoo-reviewer")["kind"] == "human"
+        assert present(store.rater("promptfoo-reviewer"))["kind"] == "human"
 
 
 def test_shared_vars_id_gets_provider_suffix(new_db: Path, tmp_path: Path, capsys):
@@ -106,7 +107,7 @@ def test_judge_scores_keep_continuous_values_and_reject_out_of_range(new_db: Pat
     path.write_text(json.dumps(top))
     assert run(capsys, "import", path, "--rubric", "exercise-quality", "--db", new_db)[0] == 0
     with Store(new_db) as store:
-        assert store.rating("PF-E02", HAIKU).scores["difficulty_match"] == 0.63
+        assert present(store.rating("PF-E02", HAIKU)).scores["difficulty_match"] == 0.63
     bad = copy.deepcopy(top)
     bad["results"]["results"][0]["gradingResult"]["componentResults"][1]["score"] = 3
     path.write_text(json.dumps(bad))
@@ -162,7 +163,7 @@ def test_human_components_with_metrics_rate_every_dimension(new_db: Path, tmp_pa
     code, _out, err = run(capsys, "import", path, "--rubric", "exercise-quality", "--db", new_db)
     assert code == 0, err
     with Store(new_db) as store:
-        human = store.rating("PF-E02", "promptfoo-reviewer")
+        human = present(store.rating("PF-E02", "promptfoo-reviewer"))
         # the item's exercise has no closing tag: the checker's 0.0 is added to the person's three scores
         assert human.scores == {"structural_validity": 0.0, "difficulty_match": 0.5, "instruction_clarity": 0.0,
                                 "learning_objective_alignment": 1.0}

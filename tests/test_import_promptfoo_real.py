@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from formats_helpers import FIXTURES, line_of, run, table_counts
 
 from judge_tui.store import Store
+from tests.formats_helpers import FIXTURES, line_of, run, table_counts
+from tests.narrowing import present
 
 REAL = FIXTURES / "promptfoo_real_codereview.json"
 GRADER = "judge:default-grader:cis@promptfoo"
@@ -38,7 +39,7 @@ def test_real_code_review_eval_imports_under_its_submission_ids(new_db: Path, ca
             assert item.fields == {"task_type": variables["task_type"], "rationale": variables["rationale"],
                                    "source_code": variables["code"]}
             assert item.task_type == variables["task_type"]
-            rating = store.rating(item.id, GRADER)
+            rating = present(store.rating(item.id, GRADER))
             assert rating.scores == entry["namedScores"]
     # The same file again changes nothing.
     before = table_counts(new_db)
@@ -86,7 +87,7 @@ def test_map_takes_the_id_or_a_field_from_any_metadata_key(new_db: Path, tmp_pat
                           "--map", "id=metadata.case", "--map", "task=metadata.quality", "--db", new_db)
     assert code == 0, err
     with Store(new_db) as store:
-        item = store.item("case-1")
+        item = present(store.item("case-1"))
         assert item.fields["task"] == "high" and "cohort" not in item.fields  # only what --map names
 
 
@@ -114,4 +115,4 @@ def test_a_csv_without_the_code_column_suggests_the_map(new_db: Path, tmp_path: 
     code, _out, err = run(capsys, "import", path, "--rubric", "cis", "--map", "source_code=code", "--db", new_db)
     assert code == 0, err
     with Store(new_db) as store:
-        assert store.item("S1").fields["source_code"] == "def fib(n): ..."
+        assert present(store.item("S1")).fields["source_code"] == "def fib(n): ..."

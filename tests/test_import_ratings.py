@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
-from formats_helpers import (
+
+from judge_tui.store import Store
+from judge_tui.transfer.importing import ImportFailed, import_items, import_ratings
+from tests.formats_helpers import (
     FIXTURES,
     cis_item,
     exercise_item,
@@ -16,9 +20,7 @@ from formats_helpers import (
     trace_item,
     write_jsonl,
 )
-
-from judge_tui.store import Store
-from judge_tui.transfer.importing import ImportFailed, import_items, import_ratings
+from tests.narrowing import present
 
 
 @pytest.fixture
@@ -42,14 +44,14 @@ def test_rating_form_import(three_rubrics_db: Path, capsys):
     # expert_cis 0.31 is 0.3125 rounded: within the form's rounding, so no warning
     assert err == ""
     with Store(three_rubrics_db) as store:
-        first = store.rating("C001", "EXP001")
+        first = present(store.rating("C001", "EXP001"))
         assert first.scores == {"r": 0.75, "a": 0.75, "t": 0.5, "l": 0.75}
         assert first.overall == pytest.approx(0.6875)
         assert first.seconds == 360.0
         assert first.notes == "Sound eviction; no test for capacity one."
-        assert store.rating("C002", "EXP001").seconds == 450.0
-        assert store.rater("EXP001")["kind"] == "human"
-        assert store.finish("EXP001", "cis").summary_notes == "Edge-case tests were the most common gap."
+        assert present(store.rating("C002", "EXP001")).seconds == 450.0
+        assert present(store.rater("EXP001"))["kind"] == "human"
+        assert present(store.finish("EXP001", "cis")).summary_notes == "Edge-case tests were the most common gap."
     code, out, _err = run(capsys, "import-ratings", FIXTURES / "rating_form.json", "--rater", "EXP001",
                           "--kind", "human", "--db", three_rubrics_db)
     assert "ratings: 0 added, 0 updated, 3 unchanged" in out
@@ -67,10 +69,10 @@ def test_judge_output_import(three_rubrics_db: Path, capsys):
                          "--kind", "judge", "--model", "claude-opus-4-6", "--db", three_rubrics_db)
     assert code == 0, err
     with Store(three_rubrics_db) as store:
-        rating = store.rating("C003", "judge:opus:cis@1")
+        rating = present(store.rating("C003", "judge:opus:cis@1"))
         assert rating.scores == {"r": 0.0, "a": 0.25, "t": 0.25, "l": 0.25}
         assert rating.notes == "Network lookup breaks the regex-only constraint."
-        assert store.rater("judge:opus:cis@1")["model"] == "claude-opus-4-6"
+        assert present(store.rater("judge:opus:cis@1"))["model"] == "claude-opus-4-6"
 
 
 def test_reasoning_json_object_list_and_lines(three_rubrics_db: Path, tmp_path: Path, capsys):
@@ -78,7 +80,7 @@ def test_reasoning_json_object_list_and_lines(three_rubrics_db: Path, tmp_path: 
                           "--kind", "judge", "--db", three_rubrics_db)
     assert code == 0, err
     with Store(three_rubrics_db) as store:
-        t2 = store.rating("T002", "j1")
+        t2 = present(store.rating("T002", "j1"))
         assert t2.scores["accuracy"] == 0.7  # a judge's continuous score is kept exactly
         assert t2.verdict == "needs_revision" and t2.overall == pytest.approx(0.68)
         assert t2.details["issues"] == ["Skips the unit conversion."]
@@ -91,7 +93,7 @@ def test_reasoning_json_object_list_and_lines(three_rubrics_db: Path, tmp_path: 
     assert code == 0
     assert "the file's verdict 'reject' differs from the rubric's 'approve'; keeping the rubric's" in err
     with Store(three_rubrics_db) as store:
-        assert store.rating("T001", "j2").details["stated_verdict"] == "reject"
+        assert present(store.rating("T001", "j2")).details["stated_verdict"] == "reject"
     listed = tmp_path / "list.json"
     listed.write_text(json.dumps(rows, indent=2))
     code, out, _err = run(capsys, "import-ratings", listed, "--rater", "j3", "--kind", "judge", "--db", three_rubrics_db)
@@ -108,7 +110,7 @@ def test_our_jsonl_and_csv(three_rubrics_db: Path, tmp_path: Path, capsys):
     code, _out, err = run(capsys, "import-ratings", path, "--rater", "EXP002", "--kind", "human", "--db", three_rubrics_db)
     assert code == 0, err
     with Store(three_rubrics_db) as store:
-        e1, e2 = store.rating("E1", "EXP002"), store.rating("E2", "EXP002")
+        e1, e2 = present(store.rating("E1", "EXP002")), present(store.rating("E2", "EXP002"))
         # a person's exercise rating gets the structural validity the checker computes
         assert e1.scores["structural_validity"] == 1.0 and e2.scores["structural_validity"] == 0.5
         assert e1.verdict == "fail" and e1.overall == pytest.approx(0.875) and e1.seconds == 42.5
@@ -117,13 +119,13 @@ def test_our_jsonl_and_csv(three_rubrics_db: Path, tmp_path: Path, capsys):
     code, _out, err = run(capsys, "import-ratings", csv_path, "--rater", "EXP003", "--kind", "human", "--db", three_rubrics_db)
     assert code == 0, err
     with Store(three_rubrics_db) as store:
-        assert store.rating("C001", "EXP003").notes == "'=fine"  # a hand-written CSV keeps its quote
-        assert store.rating("C002", "EXP003").scores == {"r": 1.0, "a": 1.0, "t": 1.0, "l": 1.0}
+        assert present(store.rating("C001", "EXP003")).notes == "'=fine"  # a hand-written CSV keeps its quote
+        assert present(store.rating("C002", "EXP003")).scores == {"r": 1.0, "a": 1.0, "t": 1.0, "l": 1.0}
 
 
 def test_bad_ratings_are_reported_and_nothing_is_written(three_rubrics_db: Path, tmp_path: Path, capsys):
     full = {"r": 0.5, "a": 0.5, "t": 0.5, "l": 0.5}
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"item_id": "C001", "scores": full},
         {"item_id": "C404", "scores": full},
         {"item_id": "C002", "scores": {**full, "r": 0.6}},
@@ -163,7 +165,7 @@ def test_off_step_is_allowed_for_a_judge_but_not_out_of_range(three_rubrics_db: 
     code, _out, err = run(capsys, "import-ratings", path, "--rater", "jx", "--kind", "judge", "--db", three_rubrics_db)
     assert code == 0, err
     with Store(three_rubrics_db) as store:
-        rating = store.rating("C001", "jx")
+        rating = present(store.rating("C001", "jx"))
         assert rating.scores == {"r": 0.6, "a": 0.83} and rating.overall is None  # partial judge rating
     path = write_jsonl(tmp_path / "j2.jsonl", [{"item_id": "C001", "scores": {"r": -0.1}}])
     code, _out, err = run(capsys, "import-ratings", path, "--rater", "jx", "--kind", "judge", "--db", three_rubrics_db)

@@ -26,6 +26,7 @@ from judge_tui.model.errors import UserError
 from judge_tui.model.records import Item
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
+from tests.narrowing import defined
 from tests.team_fixtures import rate
 
 JUDGES = ("judge:alpha:binary@p1", "judge:beta:binary@p1", "judge:gamma:binary@p1")
@@ -77,10 +78,10 @@ def test_each_judge_and_the_majority_jury_equal_scikit_learn(tmp_path: Path, rub
         assert e.both == pytest.approx(np.mean(a & b))
         assert e.independent == pytest.approx(np.mean(a) * np.mean(b))
         assert e.excess == pytest.approx(np.mean(a & b) - np.mean(a) * np.mean(b))
-        assert e.excess_interval.low < e.excess < e.excess_interval.high
+        assert defined(e.excess_interval).low < defined(e.excess) < defined(e.excess_interval).high
     versus = jury.versus_best
     assert versus is not None
-    best = max(jury.judges, key=lambda j: float(j.alignment))
+    best = max(jury.judges, key=lambda j: defined(j.alignment))
     assert versus.best == best.rater
     assert versus.alignment_change.value == pytest.approx(accuracy_score(truth, majority_by_hand)
                                                           - accuracy_score(truth, labels[best.rater]))
@@ -166,8 +167,8 @@ def test_the_linearised_interval_past_the_bootstrap_is_the_delta_method() -> Non
     g = (a & b) - pab - pb * (a - pa) - pa * (b - pb)
     se = np.sqrt(np.sum(g ** 2)) / n
     assert found.excess == pytest.approx(pab - pa * pb)
-    assert found.excess_interval.low == pytest.approx(pab - pa * pb - 1.959964 * se, abs=1e-5)
-    assert found.excess_interval.high == pytest.approx(pab - pa * pb + 1.959964 * se, abs=1e-5)
+    assert defined(found.excess_interval).low == pytest.approx(pab - pa * pb - 1.959964 * se, abs=1e-5)
+    assert defined(found.excess_interval).high == pytest.approx(pab - pa * pb + 1.959964 * se, abs=1e-5)
 
 
 @pytest.mark.slow
@@ -184,7 +185,7 @@ def test_the_excess_interval_covers_the_truth_and_independent_judges_are_rarely_
             kind = rng.choice(4, size=n, p=cells)
             a, b = (kind == 0) | (kind == 1), (kind == 0) | (kind == 2)
             found = error_correlation("A", "B", (a, b), np.arange(n), n_boot=1000, seed=run)
-            interval = found.excess_interval
+            interval = defined(found.excess_interval)
             covered += interval.low <= excess <= interval.high
             dependent += interval.low > 0
         assert covered / runs >= 0.92, (excess, covered / runs)
@@ -235,14 +236,14 @@ def test_one_draw_for_every_interval_gives_each_its_own_intervals(tmp_path: Path
         jury = build_jury(store, rubric, judges, costs=False)
     assert jury is not None
     for figures in jury.judges:
-        alone = pooled_interval([d.pair for d in figures.dimensions], 0.15)
+        alone = defined(pooled_interval([d.pair for d in figures.dimensions], 0.15))
         assert figures.alignment_interval == alone and "bootstrap" in alone.method
     wrong = {f.rater: np.concatenate([~d.pair.aligned(0.15) for d in f.dimensions]) for f in jury.judges}
     items = np.concatenate([d.pair.keys for d in jury.judges[0].dimensions])
     for e in jury.errors:
-        alone = error_correlation(e.first, e.second, (wrong[e.first], wrong[e.second]), items)
+        pair_alone = defined(error_correlation(e.first, e.second, (wrong[e.first], wrong[e.second]), items))
         assert (e.both_interval, e.independent_interval, e.excess_interval) == (
-            alone.both_interval, alone.independent_interval, alone.excess_interval)
+            pair_alone.both_interval, pair_alone.independent_interval, pair_alone.excess_interval)
 
 
 def test_a_viewer_who_rated_sees_the_jury_over_their_items_only(tmp_path: Path, rubrics: dict[str, Rubric]) -> None:

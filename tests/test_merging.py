@@ -10,6 +10,7 @@ from judge_tui.cli import main
 from judge_tui.model.records import Item
 from judge_tui.store import Store, StoreError
 from judge_tui.transfer.merge import merge_database
+from tests.narrowing import present
 from tests.team_fixtures import binary_item, expert_db, rate
 
 
@@ -36,7 +37,7 @@ def test_merge_brings_items_raters_ratings_and_is_idempotent(tmp_path: Path, rub
         assert first.added["rubric_versions"] == 0  # same rubric definition, matched by content hash
         assert first.problems == 0
         assert store.count_ratings(rater_id="bob") == 5
-        assert store.rating("P04", "bob").notes == "[bold]mine[/]"
+        assert present(store.rating("P04", "bob")).notes == "[bold]mine[/]"
         # New items go after ours, in the other database's order.
         assert [i.id for i in store.iter_items("binary")] == ["P01", "P02", "P03", "P04", "P05"]
 
@@ -60,8 +61,8 @@ def test_rubric_versions_are_remapped_by_content(tmp_path: Path, rubrics):
     with Store(tmp_path / "ours.db") as store:
         result = merge_database(store, other)
         assert result.added["rubric_versions"] == 0
-        binary_version = store.rubric_version_by_hash(binary.content_hash)["id"]
-        assert store.rating("P01", "bob").rubric_version_id == binary_version == 2
+        binary_version = present(store.rubric_version_by_hash(binary.content_hash))["id"]
+        assert present(store.rating("P01", "bob")).rubric_version_id == binary_version == 2
 
 
 def test_conflicting_rating_keeps_ours_and_is_reported(tmp_path: Path, rubrics):
@@ -76,7 +77,7 @@ def test_conflicting_rating_keeps_ours_and_is_reported(tmp_path: Path, rubrics):
         [conflict] = result.rating_conflicts
         assert (conflict.item_id, conflict.rater_id, conflict.repeat) == ("P01", "ann", 0)
         assert conflict.ours["scores"] == {"label": 1.0} and conflict.theirs["scores"] == {"label": 0.0}
-        assert store.rating("P01", "ann").scores == {"label": 1.0}
+        assert present(store.rating("P01", "ann")).scores == {"label": 1.0}
         again = merge_database(store, theirs)
         assert len(again.rating_conflicts) == 1 and not again.changed
 
@@ -121,7 +122,7 @@ def test_several_files_in_one_merge_each_add_what_is_new_and_report_their_confli
     assert "CONFLICT rating of P01 by ann" in out[2] and 'kept ours {"label": 1.0}' in out[2]
     assert out[3] == f"{bob}: nothing new (2 ratings already here)."
     with Store(lead) as store:
-        assert store.count_ratings() == 4 and store.rating("P01", "ann").scores == {"label": 1.0}
+        assert store.count_ratings() == 4 and present(store.rating("P01", "ann")).scores == {"label": 1.0}
 
 
 def test_item_with_other_content_is_reported_and_its_ratings_skipped(tmp_path: Path, rubrics):
@@ -135,7 +136,7 @@ def test_item_with_other_content_is_reported_and_its_ratings_skipped(tmp_path: P
         assert result.added["ratings"] == 1
         [diff] = result.item_differences
         assert diff.item_id == "P02" and "different content" in diff.problem and diff.skipped_ratings == ("bob",)
-        assert store.item("P02").fields["query"] == "question 2"
+        assert present(store.item("P02")).fields["query"] == "question 2"
         assert store.rating("P02", "bob") is None
 
 
@@ -163,7 +164,7 @@ def test_merge_keeps_judge_details_and_repeats(tmp_path: Path, rubrics):
     with Store(ours) as store:
         result = merge_database(store, tmp_path / "judge.db")
         assert result.added["ratings"] == 2 and result.added["prompt_versions"] == 1
-        assert store.rater("judge:m:binary@abc")["prompt_version"] == "abc"
+        assert present(store.rater("judge:m:binary@abc"))["prompt_version"] == "abc"
         assert [r.repeat for r in store.ratings_for_item("P01") if r.rater_id.startswith("judge")] == [0, 1]
 
 
@@ -210,7 +211,7 @@ def test_a_merged_rating_ends_the_receivers_skip_of_that_item(tmp_path: Path, ru
         store.save_marks([Draft("P02", "ann", skipped=True), Draft("P03", "ann", skipped=True)])
         assert [d.item_id for d in store.set_aside(rater_id="ann")] == ["P02", "P03"]
         merge_database(store, laptop)
-        assert store.rating("P02", "ann").scores["label"] == 0.0
+        assert present(store.rating("P02", "ann")).scores["label"] == 0.0
         assert [d.item_id for d in store.set_aside(rater_id="ann")] == ["P03"]  # P03 is still skipped
         assert store.draft("P02", "ann") is None
 

@@ -69,8 +69,9 @@ def test_no_private_textual_module_is_imported(trees):
     offenders = []
     for path, tree in trees.items():
         for node in ast.walk(tree):
-            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            if not isinstance(node, ast.Import | ast.ImportFrom):
+                continue
+            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
             offenders += [f"{path.relative_to(ROOT)}:{node.lineno} {module}" for module in modules
                           if module.startswith("textual") and any(_private(part) for part in module.split("."))]
     assert offenders == []

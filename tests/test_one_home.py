@@ -45,8 +45,9 @@ def _copies_tolerance(node: ast.AST, value: ast.expr | None) -> bool:
     """The default written again, or given a second name (an alias); a parameter may default to DEFAULT_TOLERANCE."""
     if _number(value) == DEFAULT_TOLERANCE:
         return True
-    alias = isinstance(value, ast.Name) and "TOLERANCE" in value.id
-    return alias and (isinstance(node, ast.Assign | ast.AnnAssign) or value.id != "DEFAULT_TOLERANCE")
+    if not (isinstance(value, ast.Name) and "TOLERANCE" in value.id):
+        return False  # not an alias
+    return isinstance(node, ast.Assign | ast.AnnAssign) or value.id != "DEFAULT_TOLERANCE"
 
 
 def second_homes(root: Path, home: Path) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -14,10 +15,10 @@ from judge_tui.stats.prediction_powered import prediction_powered_mean
 REFERENCE = json.loads((Path(__file__).parent / "data" / "ppi" / "reference.json").read_text())
 
 
-def _estimate(case: dict[str, object]):  # type: ignore[no-untyped-def]
+def _estimate(case: dict[str, Any]):
     return prediction_powered_mean(
         np.array(case["labels"]), np.array(case["predictions"]), np.array(case["unlabelled"]),
-        confidence=float(case["confidence"]),  # type: ignore[arg-type]
+        confidence=float(case["confidence"]),
         weights=None if case["weights"] is None else np.array(case["weights"]),
         unlabelled_weights=None if case["unlabelled_weights"] is None else np.array(case["unlabelled_weights"]))
 
@@ -38,7 +39,7 @@ def test_equals_ppi_py_recorded(index: int) -> None:
                         *(None if case[k] is None else np.array(case[k]) for k in ("weights", "unlabelled_weights")))
 
 
-def _has_the_t_interval(found, confidence: float, labels, predictions, unlabelled,  # type: ignore[no-untyped-def]
+def _has_the_t_interval(found, confidence: float, labels, predictions, unlabelled,
                         weights=None, unlabelled_weights=None) -> None:
     """The one departure from ppi_py, the small-sample intervals: the regression estimator's (residuals' sum of
     squares over n − 2, t with n − 2 df) and, for the experts alone, scipy's Student interval."""

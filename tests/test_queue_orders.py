@@ -19,6 +19,7 @@ from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.store import Store
 from judge_tui.tui.session import RatingSession
+from tests.narrowing import defined, present
 
 JUDGE = "judge:model-a"
 N_ITEMS = 40
@@ -109,8 +110,8 @@ def test_order_survives_quit_and_resume_and_rates_every_item_once(tmp_path, bina
     path = tmp_path / "study.db"
     with Store(path) as store:
         fill(store, binary)
-        first_layout = [i for i, _, _ in prepare_queue(store, binary, "ann", order)
-                        and store.queue_entries("ann", "binary")]
+        prepare_queue(store, binary, "ann", order)
+        first_layout = [i for i, _, _ in store.queue_entries("ann", "binary")]
     with Store(tmp_path / "one-sitting.db") as store:  # the same study rated in one sitting
         fill(store, binary)
         expected = rate_next(RatingSession(store, binary, "ann", order=order), N_ITEMS)
@@ -246,8 +247,8 @@ def test_balanced_report_weights_each_stratum_by_its_share_of_the_pool(store, bi
     for f in design.figures:
         if f.key == "corrected_pass_rate":  # 8 labelled items: too few resamples keep TPR + TNR above 1
             continue
-        assert f.interval.low <= f.estimate <= f.interval.high
-        assert f.interval.method == ("stratified Jeffreys (two-phase)" if f.key in ("tpr", "tnr", "accuracy",
+        assert defined(f.interval).low <= defined(f.estimate) <= defined(f.interval).high
+        assert defined(f.interval).method == ("stratified Jeffreys (two-phase)" if f.key in ("tpr", "tnr", "accuracy",
                                                                                    "alignment_rate")
                                      else "stratified bootstrap (two-phase)")
     # Rogan-Gladen on the 12 judge-only items (all PASS by the judge) with the weighted TPR and TNR, clipped.
@@ -266,7 +267,7 @@ def test_balanced_report_weights_each_stratum_by_its_share_of_the_pool(store, bi
     # plan that asks for more than those says so.
     planned = [c for c in report.checks if c.more_items is not None]
     assert planned and all(c.left == 12 for c in planned)
-    assert all("only 12 are left unrated" in c.plan_text() for c in planned if c.more_items > 12)
+    assert all("only 12 are left unrated" in c.plan_text() for c in planned if present(c.more_items) > 12)
     found = report_to_dict(report)["design"]
     assert found["order"] == "balanced" and found["strata"]["FAIL"] == {"pool": 4, "rated": 4}
     assert found["weighted_figures"]["tpr"]["estimate"] == pytest.approx(12 / 13)
@@ -317,7 +318,7 @@ def test_random_order_changes_no_figure_and_says_so(tmp_path, binary):
             fill(store, binary)
             session = RatingSession(store, binary, "ann", order=order)
             for item_id in item_ids()[:15]:
-                session.open(store.item(item_id))
+                session.open(present(store.item(item_id)))
                 session.set_score("label", 0.0 if item_id in ("P002", "P005", "P010") else 1.0)
                 session.submit()
             found.append(build_report(store, binary))
@@ -358,7 +359,7 @@ def test_a_balanced_design_where_every_item_agreed_does_not_claim_certainty(stor
     assert design is not None
     for figure in (f for f in design.figures if f.key in ("cohen_kappa", "ac1")):
         assert figure.estimate == pytest.approx(1.0)
-        assert figure.interval.method == "wilson-agreement" and figure.interval.low < 0.9
+        assert defined(figure.interval).method == "wilson-agreement" and defined(figure.interval).low < 0.9
 
 
 # --------------------------------------------------------------------------- the allocation that follows the uncertainty
@@ -438,7 +439,7 @@ def test_the_stop_check_decides_on_a_report_of_the_checks_alone(store, binary):
     lean = build_report(store, binary, checks_only=True)
     assert lean.checks == full.checks
     assert lean.self_agreement == () and lean.human_agreement is None and lean.breakdowns == ()
-    assert all(f.key != "corrected_pass_rate" for f in lean.design.figures)
+    assert all(f.key != "corrected_pass_rate" for f in present(lean.design).figures)
     assert study_settledness(store, binary, AgreementSettings()) == settledness_of(
         full, has_test_split=False, left=items_left(store, binary, full))
 
@@ -552,10 +553,10 @@ def test_the_corrected_pass_rate_draws_tpr_and_tnr_from_the_stratified_posterior
     rated = ["P005", "P010", "P015", "P020", *(f"P{k:03d}" for k in (1, 2, 3, 4, 6, 7, 8, 9, 11, 12))]
     for item_id in rated:  # the expert agrees with the judge but on P011
         human_rating(store, binary, item_id, "FAIL" if item_id in ("P005", "P010", "P015", "P020", "P011") else "PASS")
-    design = build_report(store, binary).design
+    design = present(build_report(store, binary).design)
     corrected = {f.key: f for f in design.figures}["corrected_pass_rate"]
-    assert corrected.interval.method == "stratified Jeffreys (two-phase)"
-    assert corrected.interval.low <= corrected.estimate <= corrected.interval.high
+    assert defined(corrected.interval).method == "stratified Jeffreys (two-phase)"
+    assert defined(corrected.interval).low <= defined(corrected.estimate) <= defined(corrected.interval).high
 
 
 @pytest.mark.slow
@@ -604,14 +605,14 @@ def test_every_item_rated_in_balanced_order_leaves_the_judge_on_its_target_undec
     tpr = figures["tpr"]
     assert tpr.estimate == pytest.approx(0.9, abs=1e-12)
     jeffreys = scipy_stats.beta(126.5, 14.5).ppf([0.025, 0.975])
-    assert (tpr.interval.low, tpr.interval.high) == pytest.approx(tuple(jeffreys), abs=5e-3)
+    assert (defined(tpr.interval).low, defined(tpr.interval).high) == pytest.approx(tuple(jeffreys), abs=5e-3)
     for f in design.figures:  # no figure of the whole pool claims certainty
-        assert f.interval.high - f.interval.low > 0.05, f.key
+        assert defined(f.interval).high - defined(f.interval).low > 0.05, f.key
     decided = {c.key: c for c in report.checks}
     assert decided["tpr"].decision == "undecided" and decided["tnr"].decision == "not met"
     # As wide as import order's Wilson interval on the same 126 of 140, within a point.
     wilson = proportion_confint(126, 140, alpha=0.05, method="wilson")
-    assert tpr.interval.high - tpr.interval.low == pytest.approx(wilson[1] - wilson[0], abs=0.01)
+    assert defined(tpr.interval).high - defined(tpr.interval).low == pytest.approx(wilson[1] - wilson[0], abs=0.01)
     done = subprocess.run([sys.executable, "-m", "judge_tui", "report", "--db", str(tmp_path / "test.db"),
                            "--format", "json"], capture_output=True, text=True, cwd=Path(__file__).parents[1],
                           check=True)

@@ -16,6 +16,7 @@ from sklearn.metrics import cohen_kappa_score, confusion_matrix
 from judge_tui.cli import main
 from judge_tui.store import Store
 from tests.agreement_data import binary_items, exercise_items, load_ratings, ratings_file
+from tests.narrowing import present
 
 TOL = 1e-9
 HUMAN, HUMAN2, JUDGE = "EXP001", "EXP002", "judge:test-model:exercise-quality@1"
@@ -102,8 +103,8 @@ def test_report_json_matches_reference_libraries(exercise_db, rubrics, capsys):
     assert data["summary"]["dimension_agreements"] == agreements
     assert data["summary"]["dimension_pairs"] == 150
     rates = {r["dimension"]: r["alignment_rate"] for r in judged}
-    assert data["summary"]["lowest_alignment_dimension"] == min(rates, key=rates.get)
-    assert data["summary"]["highest_alignment_dimension"] == max(rates, key=rates.get)
+    assert data["summary"]["lowest_alignment_dimension"] == min(rates, key=rates.__getitem__)
+    assert data["summary"]["highest_alignment_dimension"] == max(rates, key=rates.__getitem__)
 
 
 def test_breakdown_by_cefr_level_matches_subsets(exercise_db, rubrics, capsys):
@@ -114,7 +115,7 @@ def test_breakdown_by_cefr_level_matches_subsets(exercise_db, rubrics, capsys):
     assert breakdown["by"] == "cefr_level"
     assert [g["value"] for g in breakdown["groups"]] == ["A2", "B1", "B2", "C1"]
     with Store(db) as store:
-        level = {i: store.item(i).fields["cefr_level"] for i in judge}
+        level = {i: present(store.item(i)).fields["cefr_level"] for i in judge}
     for group in breakdown["groups"]:
         ids = sorted(i for i in judge if level[i] == group["value"])
         rows = {r["dimension"]: r for r in group["dimensions"]}

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -36,8 +37,8 @@ def report_text(db: Path, *extra: str, capsys: pytest.CaptureFixture[str]) -> st
     return capsys.readouterr().out
 
 
-def binary_db(path: Path, rubric, labels: list[tuple[float, float]], *, splits: list[str | None] | None = None,
-              judge_only: list[tuple[float, str | None]] = (), humans: dict[str, list[float]] | None = None) -> Path:
+def binary_db(path: Path, rubric, labels: list[tuple[float, float]], *, splits: Sequence[str | None] | None = None,
+              judge_only: Sequence[tuple[float, str | None]] = (), humans: dict[str, list[float]] | None = None) -> Path:
     """A PASS/FAIL database: (human, judge) labels per item, optional splits, items only the judge labelled."""
     n = len(labels)
     splits = splits or ["test"] * n

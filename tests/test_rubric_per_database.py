@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from formats_helpers import binary_item, run, write_jsonl
-
 from judge_tui.cli import launch
 from judge_tui.model import locations
 from judge_tui.model.rubrics import load_rubric, load_rubrics
 from judge_tui.store import Store
 from judge_tui.store.rubric_choice import resolve_rubric
+from tests.formats_helpers import binary_item, run, write_jsonl
 
 BINARY_FILE = Path(__file__).resolve().parent.parent / "prompts" / "binary.rubric.toml"
 

@@ -6,11 +6,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from formats_helpers import binary_item, run, write_jsonl
 
 from judge_tui.store import Store
 from judge_tui.transfer.importing import import_items, import_ratings
 from judge_tui.transfer.splits import plan_split, quotas
+from tests.formats_helpers import binary_item, run, write_jsonl
 
 N_PASS, N_FAIL, N_UNLABELLED = 40, 20, 7
 
@@ -31,7 +31,7 @@ def labelled_db(tmp_path: Path) -> Path:
     return path
 
 
-def _splits(labelled_db: Path) -> dict[str, str]:
+def _splits(labelled_db: Path) -> dict[str, str | None]:
     with Store(labelled_db) as store:
         return {item.id: item.split for item in store.iter_items("binary")}
 

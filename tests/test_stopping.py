@@ -106,8 +106,8 @@ def test_looked_at_after_every_item_met_is_said_wrongly_at_most_at_its_level():
                 low, high = (middle, high) if rule(middle, n) == "not met" else (low, middle)
             not_met_upto[n] = low
         successes = (np.random.default_rng(5).random((runs, n_max)) < 0.90).cumsum(axis=1)
-        n = np.arange(1, n_max + 1)
-        met, not_met = successes >= met_from[n], successes <= not_met_upto[n]
+        sizes = np.arange(1, n_max + 1)
+        met, not_met = successes >= met_from[sizes], successes <= not_met_upto[sizes]
         decided = met | not_met
         first = decided.argmax(axis=1)
         return float((decided.any(axis=1) & met[np.arange(runs), first]).mean())

@@ -9,6 +9,7 @@ import sqlite_utils
 
 from judge_tui.model.records import Draft, Item, Rating
 from judge_tui.store import ItemConflict, Store, StoreError, migrations
+from tests.narrowing import present
 
 
 def _items(n: int, rubric: str = "binary") -> list[Item]:
@@ -62,7 +63,7 @@ def test_ratings_upsert_and_next_unrated(store: Store, rubrics):
     store.ensure_rater("ann", "human")
     with pytest.raises(ValueError, match="already exists as a human"):
         store.ensure_rater("ann", "judge")
-    first = store.next_unrated_item("ann", "binary")
+    first = present(store.next_unrated_item("ann", "binary"))
     assert first.id == "P001"
     rating = Rating(item_id="P001", rater_id="ann", rubric_version_id=version, scores={"label": 1.0},
                     overall=1.0, verdict="PASS", notes="fine", seconds=12.5)
@@ -70,13 +71,13 @@ def test_ratings_upsert_and_next_unrated(store: Store, rubrics):
     assert store.save_rating(rating) is False  # same again changes nothing
     # The same rating read from another file is unchanged too, and keeps where it first came from.
     assert store.save_rating(replace(rating, source="import:copy.jsonl")) is False
-    assert store.rating("P001", "ann").source == ""
+    assert present(store.rating("P001", "ann")).source == ""
     assert store.save_rating(replace(rating, notes="on second thought", source="app")) is True
-    assert store.rating("P001", "ann").source == "app"
+    assert present(store.rating("P001", "ann")).source == "app"
     store.save_rating(rating)
-    assert store.next_unrated_item("ann", "binary").id == "P002"
-    assert store.next_unrated_item("ann", "binary", after_position=3).id == "P004"
-    assert store.rating("P001", "ann").notes == "fine"
+    assert present(store.next_unrated_item("ann", "binary")).id == "P002"
+    assert present(store.next_unrated_item("ann", "binary", after_position=3)).id == "P004"
+    assert present(store.rating("P001", "ann")).notes == "fine"
     assert store.progress("ann", "binary") == {"rated": 1, "skipped": 0, "flagged": 0, "total": 4}
 
 
@@ -87,13 +88,13 @@ def test_drafts_survive_and_submit_clears_them(store: Store, rubrics):
     store.save_draft(Draft(item_id="P002", rater_id="ann", scores={"label": 0.0}, notes="n", seconds=3.0,
                            flagged=True, flag_reason="unclear"))
     store.save_draft(Draft(item_id="P001", rater_id="ann", skipped=True))
-    assert store.latest_draft("ann").item_id == "P002"
-    assert store.next_unrated_item("ann", "binary").id == "P002"  # P001 skipped
+    assert present(store.latest_draft("ann")).item_id == "P002"
+    assert present(store.next_unrated_item("ann", "binary")).id == "P002"  # P001 skipped
     assert store.progress("ann", "binary")["flagged"] == 1
     store.save_rating(Rating(item_id="P002", rater_id="ann", rubric_version_id=version, scores={"label": 0.0},
                              flagged=True, flag_reason="unclear"), clear_draft=True)
     assert store.draft("P002", "ann") is None  # the flag is the rating's now
-    assert store.rating("P002", "ann").flag_reason == "unclear"
+    assert present(store.rating("P002", "ann")).flag_reason == "unclear"
     assert store.progress("ann", "binary")["flagged"] == 1
 
 
@@ -110,7 +111,7 @@ def test_committed_rating_visible_to_another_connection(tmp_path: Path, rubrics)
         version = a.ensure_rubric_version(rubrics["binary"])
         a.save_rating(Rating(item_id="P001", rater_id="ann", rubric_version_id=version, scores={"label": 1.0}))
         with Store(path) as b:
-            assert b.rating("P001", "ann").scores == {"label": 1.0}
+            assert present(b.rating("P001", "ann")).scores == {"label": 1.0}
 
 
 def test_has_human_rerating_ignores_judge_repeats(store: Store, rubrics):
@@ -145,13 +146,14 @@ class _RacingConnection:
         return getattr(self.real, name)
 
 
-def test_a_rater_created_by_another_process_meanwhile_is_accepted(tmp_path: Path):
+def test_a_rater_created_by_another_process_meanwhile_is_accepted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     path = tmp_path / "two.db"
     with Store(path) as a, Store(path) as b:
-        b.conn = _RacingConnection(b.conn, lambda: a.ensure_rater("ann", "human"))
+        racing = _RacingConnection(b.conn, lambda: a.ensure_rater("ann", "human"))
+        monkeypatch.setattr(b, "conn", racing)
         b.ensure_rater("ann", "human")  # looked before a wrote, inserts after: no IntegrityError
-        assert b.conn.fired and [r["id"] for r in b.raters()] == ["ann"]
-        b.conn = _RacingConnection(b.conn.real, lambda: a.ensure_rater("bob", "judge"))
+        assert racing.fired and [r["id"] for r in b.raters()] == ["ann"]
+        monkeypatch.setattr(b, "conn", _RacingConnection(racing.real, lambda: a.ensure_rater("bob", "judge")))
         with pytest.raises(ValueError, match="already exists as a judge"):
             b.ensure_rater("bob", "human")
 

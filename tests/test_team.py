@@ -9,8 +9,8 @@ import pytest
 
 from judge_tui.analysis.full_report import build_full_report
 from judge_tui.analysis.report_render.full import render_full
+from judge_tui.analysis.scores import consensus
 from judge_tui.analysis.team import (
-    consensus,
     expert_disagreements,
     load_team,
     spread_exceeds,

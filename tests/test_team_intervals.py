@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Literal
 
 import krippendorff
 import numpy as np
@@ -26,6 +27,7 @@ from judge_tui.stats.agreement import compare
 from judge_tui.stats.intervals import Interval
 from judge_tui.store import Store
 from tests.kappa_reference import log_disagreement_t
+from tests.narrowing import defined
 from tests.team_fixtures import exercise_item, rate
 
 DIMS = ("difficulty_match", "instruction_clarity", "learning_objective_alignment")
@@ -120,7 +122,8 @@ def test_alpha_at_every_level_with_a_bootstrap_over_units_like_an_independent_on
         assert d["alpha"] == d["alpha_levels"]["ordinal"]  # full precision, as alpha_levels
         if j:
             continue  # the independent bootstrap (krippendorff called on resampled units) costs seconds
-        for level in ("ordinal", "interval"):
+        levels: tuple[Literal["ordinal", "interval"], ...] = ("ordinal", "interval")
+        for level in levels:
             drawn = [krippendorff.alpha(reliability_data=matrix[:, rng.integers(0, N, N)], value_domain=SCALE,
                                         level_of_measurement=level) for _ in range(1000)]
             low, high = _percentiles(drawn)
@@ -248,7 +251,7 @@ def test_the_team_json_keeps_every_earlier_key_at_full_precision(team, hermetic_
     data = _json(capsys, db)
     before = json.loads((PINNED / "keys_schema_1.json").read_text())
 
-    def paths(value, prefix=""):
+    def paths(value: object, prefix: str = "") -> set[str]:
         out = set()
         if isinstance(value, dict):
             for k, v in value.items():
@@ -368,12 +371,12 @@ def test_paired_change_of_kappa_and_r_against_an_independent_paired_resampling()
         scale = Scale
 
     figures = tuple(compare(p.a, p.b, SCALE, ordered=True, tolerance=0.15) for p in pairs)
-    got = paired_changes(pairs, figures, Rubric, 0.15)  # type: ignore[arg-type]
+    got = paired_changes(pairs, figures, Rubric, 0.15)  # type: ignore[arg-type]  # a stand-in rubric: only its scale is read
     drawn_kappa, drawn_r = [], []
     for _ in range(2000):
         pick = rng.integers(0, n, n)
         f = [compare(human[pick], p.b[pick], SCALE, ordered=True, tolerance=0.15) for p in pairs]
-        drawn_kappa.append(f[1].cohen_kappa - f[0].cohen_kappa)
+        drawn_kappa.append(defined(f[1].cohen_kappa) - defined(f[0].cohen_kappa))
         drawn_r.append(stats.pearsonr(human[pick], second[pick])[0] - stats.pearsonr(human[pick], first[pick])[0])
     for name, drawn in (("kappa", drawn_kappa), ("pearson_r", drawn_r)):
         low, high = _percentiles(drawn)
@@ -381,7 +384,7 @@ def test_paired_change_of_kappa_and_r_against_an_independent_paired_resampling()
         assert isinstance(interval, Interval)
         assert (interval.low, interval.high) == pytest.approx((low, high), abs=0.04), name
     # Past the item limit the same changes are linearised, and agree with the bootstrap.
-    big = paired_changes(pairs, figures, Rubric, 0.15, max_bootstrap_items=10)  # type: ignore[arg-type]
+    big = paired_changes(pairs, figures, Rubric, 0.15, max_bootstrap_items=10)  # type: ignore[arg-type]  # a stand-in rubric, as above
     for name in ("alignment", "kappa", "pearson_r"):
         a, b = got[name].interval, big[name].interval
         assert isinstance(a, Interval) and isinstance(b, Interval)
@@ -457,7 +460,7 @@ def test_ac1_of_perfect_agreement_is_not_claimed_certain():
 
     table = np.diag([5.0, 3.0, 0.0])  # eight items, every one agreed
     for weights in (None, "quadratic"):
-        found = gwet_ac(table, weights)
+        found = defined(gwet_ac(table, weights))
         assert not isinstance(found, type(None)) and found.value == 1.0 and found.standard_error == 0.0
         interval = found.interval
         assert isinstance(interval, Interval) and interval.method == "wilson-agreement"
@@ -512,9 +515,9 @@ def test_repeat_pairs_past_the_item_limit_take_conservative_closed_forms(monkeyp
     class Rubric:
         scale = Scale
 
-    boot = module.repeat_intervals(pairs, Rubric, 0.15, kappa=True)  # type: ignore[arg-type]
+    boot = module.repeat_intervals(pairs, Rubric, 0.15, kappa=True)  # type: ignore[arg-type]  # a stand-in rubric: only its scale is read
     monkeypatch.setattr(module, "BOOTSTRAP_MAX_ITEMS", 10)
-    closed = module.repeat_intervals(pairs, Rubric, 0.15, kappa=True)  # type: ignore[arg-type]
+    closed = module.repeat_intervals(pairs, Rubric, 0.15, kappa=True)  # type: ignore[arg-type]  # a stand-in rubric: only its scale is read
     for name in ("alignment", "kappa"):
         a, b = boot[name], closed[name]
         assert isinstance(a, Interval) and isinstance(b, Interval)

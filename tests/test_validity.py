@@ -58,7 +58,7 @@ def study_db(tmp_path: Path, rubrics) -> Path:
     return path
 
 
-def _page(db: Path, rubrics, judge_only: bool = True):  # type: ignore[no-untyped-def]
+def _page(db: Path, rubrics, judge_only: bool = True):
     rubric = rubrics["exercise-quality"]
     with Store(db) as store:
         ratings = load(store, rubric)
@@ -115,8 +115,8 @@ def test_the_pool_estimate_corrects_the_judge_over_every_judged_item(study_db: P
     for p in judge.pool:
         e = p.estimate
         assert not isinstance(e, type(None))
-        assert e.labelled == SHARED and e.unlabelled == POOL - SHARED  # type: ignore[union-attr]
-        assert e.interval.low < e.estimate < e.interval.high  # type: ignore[union-attr]
+        assert e.labelled == SHARED and e.unlabelled == POOL - SHARED
+        assert e.interval.low < e.estimate < e.interval.high
     assert judge.pool_note is not None and "not recorded" in judge.pool_note  # ratings saved without a draw
     assert any("may estimate the pool's" in u for u in judge.uses)
 

@@ -15,7 +15,7 @@ from tests.test_validity import study_db  # noqa: F401  (a fixture: three expert
 
 
 class Host(App[None]):
-    def __init__(self, store: Store, rubric, reviewer: str, lead: bool) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, store: Store, rubric, reviewer: str, lead: bool) -> None:
         super().__init__()
         self.store, self.rubric, self.reviewer, self.lead = store, rubric, reviewer, lead
 
@@ -28,7 +28,7 @@ def _texts(app: App) -> list[str]:
     return [str(w.render()) for w in app.screen.query("#summary-body Static").results(Static)]
 
 
-async def _shown(db: Path, rubrics, reviewer: str, lead: bool) -> list[str]:  # type: ignore[no-untyped-def]
+async def _shown(db: Path, rubrics, reviewer: str, lead: bool) -> list[str]:
     with Store(db) as store:
         app = Host(store, rubrics["exercise-quality"], reviewer, lead)
         async with app.run_test(size=(80, 24)) as pilot:
@@ -53,7 +53,7 @@ async def test_a_reviewers_summary_has_no_page(study_db: Path, rubrics) -> None:
 
 def test_the_leads_summary_at_80_by_24(study_db: Path, rubrics, snap_compare) -> None:  # noqa: F811
     with Store(study_db) as store:
-        async def ready(pilot) -> None:  # type: ignore[no-untyped-def]
+        async def ready(pilot) -> None:
             await pilot.app.workers.wait_for_complete()
             await pilot.pause()
 

@@ -30,6 +30,7 @@ from judge_tui.stats.prediction_powered import prediction_powered_mean
 from judge_tui.store import Store
 from judge_tui.store.rubric_choice import resolve_rubric
 from judge_tui.tui.screens.summary import SummaryScreen
+from tests.narrowing import present
 from tests.team_fixtures import exercise_item, rate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -234,7 +235,7 @@ def test_an_earlier_version_is_read_under_its_own_dimensions(tmp_path: Path, rub
         ratings = load(store, in_force)
         page = validity_by_version(store, build_report(store, in_force, ratings=ratings), ratings,
                                    AgreementSettings())
-    by_number = {b.rubric_version: b for b in page.judges}
+    by_number = {present(b.rubric_version): b for b in page.judges}
     assert sorted(by_number) == [1, 2]
     assert [r.key for r in by_number[1].replacement] == [*DIMS_V1, "overall"]
     assert [r.key for r in by_number[2].replacement] == ["difficulty_match", "clarity",

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -148,7 +149,7 @@ def _comparison_db(tmp_path: Path, rubrics) -> Path:
         store.add_items([binary_item(n, "dev") for n in range(1, 11)] + [binary_item(11, "test"),
                                                                         binary_item(12, "dev")])
 
-        def labels(values, extra=None):
+        def labels(values: Sequence[float], extra: dict[str, dict[str, float]] | None = None) -> dict[str, dict[str, float]]:
             out = {f"P{n:02d}": {"label": float(v)} for n, v in enumerate(values, start=1)}
             return {**out, **(extra or {})}
 
@@ -171,10 +172,10 @@ def test_compare_versions_on_the_same_dev_items_with_hand_worked_figures(tmp_pat
     assert c.split == "dev" and c.items == 9 and c.experts == ("ann", "bob")
     [label] = c.dimensions
     assert label.n == 9
-    assert label.alignment == (pytest.approx(7 / 9), pytest.approx(8 / 9))
+    assert label.alignment == pytest.approx((7 / 9, 8 / 9))
     # v1: po = 7/9, pe = (5*7 + 4*2)/81 = 43/81 -> kappa = 20/38.  v2: po = 8/9, pe = (5*4 + 4*5)/81 -> 32/41.
-    assert label.kappa == (pytest.approx(20 / 38), pytest.approx(32 / 41))
-    assert c.alignment == (pytest.approx(7 / 9), pytest.approx(8 / 9))
+    assert label.kappa == pytest.approx((20 / 38, 32 / 41))
+    assert c.alignment == pytest.approx((7 / 9, 8 / 9))
 
 
 def test_compare_section_text_and_errors(tmp_path: Path, rubrics):

@@ -76,7 +76,7 @@ def status_of(state: RunState) -> JudgeStatus:
 
 
 class BackgroundJudge:
-    def __init__(self, store: Store, rubric: Rubric, *, on_status: Callable[[JudgeStatus], None],
+    def __init__(self, store: Store, rubric: Rubric, *, on_status: Callable[[JudgeStatus], object],
                  settings: Settings | None = None, backend: Backend | None = None, options: RunOptions | None = None,
                  write_wait: float | None = None) -> None:
         """write_wait: seconds a write may wait for another process before the judge keeps its results and

@@ -19,7 +19,7 @@ for trusting the judge (bands, advice) is analysis/bands.py's.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeGuard
 
@@ -104,7 +104,7 @@ def _paired(a: ArrayLike, b: ArrayLike, names: tuple[str, str] = ("a", "b")) -> 
     return x, y
 
 
-def _scale(points: Sequence[float]) -> np.ndarray:
+def _scale(points: ArrayLike) -> np.ndarray:
     array = np.asarray(points, dtype=np.float64)
     if array.ndim != 1 or array.size < 2:
         raise ValueError(f"a scale needs at least two points, got {points!r}")
@@ -132,7 +132,7 @@ def _codes(values: np.ndarray, points: np.ndarray, name: str) -> np.ndarray:
     return index
 
 
-def snap_to_scale(values: ArrayLike, points: Sequence[float]) -> tuple[np.ndarray, int]:
+def snap_to_scale(values: ArrayLike, points: ArrayLike) -> tuple[np.ndarray, int]:
     """Move every value to the nearest point of the scale.
 
     Continuous judge scores (say 0.83 on a 0/0.5/1 scale) must become categories before kappa or a
@@ -191,7 +191,7 @@ def _confusion_from_codes(ca: np.ndarray, cb: np.ndarray, k: int) -> np.ndarray:
     return np.bincount(ca * k + cb, minlength=k * k).reshape(k, k)
 
 
-def confusion_matrix(a: ArrayLike, b: ArrayLike, categories: Sequence[float]) -> np.ndarray:
+def confusion_matrix(a: ArrayLike, b: ArrayLike, categories: ArrayLike) -> np.ndarray:
     """Counts of (a category, b category): rows follow ``a``, columns follow ``b``, both in scale order.
 
     Values must lie on the scale (snap first). Matches ``sklearn.metrics.confusion_matrix(a, b,
@@ -229,7 +229,7 @@ def _check_weights(weights: Weights) -> None:
         raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
 
 
-def cohen_kappa(a: ArrayLike, b: ArrayLike, categories: Sequence[float], weights: Weights = None) -> Figure:
+def cohen_kappa(a: ArrayLike, b: ArrayLike, categories: ArrayLike, weights: Weights = None) -> Figure:
     """Cohen's kappa over the scale's categories, optionally weighted.
 
     kappa = 1 - sum(w * observed) / sum(w * expected), where ``expected`` is the outer product of the two
@@ -564,7 +564,7 @@ def corrected_pass_rate(
 # --------------------------------------------------------------------------------------------------
 
 
-def _rater_matrix(matrix: ArrayLike, points: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+def _rater_matrix(matrix: ArrayLike, points: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """The matrix with every present value set exactly to its scale point, and the scale."""
     scale = _scale(points)
     array = np.asarray(matrix, dtype=np.float64)
@@ -578,7 +578,7 @@ def _rater_matrix(matrix: ArrayLike, points: Sequence[float]) -> tuple[np.ndarra
     return exact, scale
 
 
-def krippendorff_alpha(matrix: ArrayLike, level: AlphaLevel, points: Sequence[float]) -> Figure:
+def krippendorff_alpha(matrix: ArrayLike, level: AlphaLevel, points: ArrayLike) -> Figure:
     """Krippendorff's alpha for a raters x items matrix with NaN for missing ratings.
 
     ``level`` must be given: "ordinal" for ordered scales, "nominal" for PASS/FAIL or unordered
@@ -607,7 +607,7 @@ def krippendorff_alpha(matrix: ArrayLike, level: AlphaLevel, points: Sequence[fl
 
 
 def pairwise_kappa(
-    matrix: ArrayLike, categories: Sequence[float], weights: Weights = None
+    matrix: ArrayLike, categories: ArrayLike, weights: Weights = None
 ) -> tuple[tuple[Figure, ...], ...]:
     """Cohen's kappa for every pair of raters (rows) over the items both rated (non-NaN in both).
 
@@ -671,7 +671,7 @@ def _coded_on_scale(codes: np.ndarray, k: int) -> CodedScores:
 def compare(
     human: ArrayLike,
     judge: ArrayLike,
-    scale_points: Sequence[float],
+    scale_points: ArrayLike,
     *,
     ordered: bool,
     tolerance: float,

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+import numpy.typing as npt
 
 from judge_tui.stats.agreement import Undefined
 from judge_tui.stats.intervals import t_cdf
@@ -95,7 +96,7 @@ class AltTest:
         return self.winning_rate >= PASSING_WINNING_RATE
 
 
-def benjamini_yekutieli(p_values: Sequence[float], q: float) -> np.ndarray:
+def benjamini_yekutieli(p_values: npt.ArrayLike, q: float) -> np.ndarray:
     """Which hypotheses the Benjamini–Yekutieli step-up procedure rejects at false discovery rate q (valid under
     any dependence): the k smallest p-values, k the largest rank i with p_(i) <= i q / (m H_m). NaN never
     rejects."""

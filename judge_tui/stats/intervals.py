@@ -30,6 +30,7 @@ from statistics import NormalDist
 from typing import Literal
 
 import numpy as np
+import numpy.typing as npt
 
 from judge_tui.stats.agreement import Undefined
 
@@ -255,7 +256,7 @@ def agreement_weights(k: int, weights: KappaWeights) -> np.ndarray:
     raise ValueError(f"weights must be None or 'quadratic', got {weights!r}")
 
 
-def kappa_standard_error(confusion: np.ndarray, weights: KappaWeights = None) -> tuple[float, float] | Undefined:
+def kappa_standard_error(confusion: npt.ArrayLike, weights: KappaWeights = None) -> tuple[float, float] | Undefined:
     """Cohen's kappa and its large-sample standard error (Fleiss, Cohen and Everitt 1969).
 
     ``confusion`` counts (rater A category, rater B category). The standard error is the one that does not
@@ -322,7 +323,7 @@ def _kappa_and_se_many(tables: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, n
     return kappa, np.sqrt(np.clip(variance, 0.0, None))
 
 
-def kappa_too_few(confusion: np.ndarray) -> Undefined | None:
+def kappa_too_few(confusion: npt.ArrayLike) -> Undefined | None:
     """Why a kappa table is too thin for an interval, or None: fewer than ``KAPPA_MIN_ITEMS`` items, or fewer
     than ``KAPPA_MIN_MINORITY`` items (one on two categories) outside a rater's most common category. Kappa itself
     stays defined; only its interval would pretend."""
@@ -380,7 +381,7 @@ def _jeffreys_gammas(counts: np.ndarray, draws: int, seed: int) -> np.ndarray:
     return out.T
 
 
-def kappa_posterior_interval(confusion: np.ndarray, confidence: float = 0.95, *,
+def kappa_posterior_interval(confusion: npt.ArrayLike, confidence: float = 0.95, *,
                              draws: int = KAPPA_POSTERIOR_DRAWS, seed: int = DEFAULT_SEED) -> Interval:
     """The equal-tailed Bayesian interval of a two-category table's Cohen's kappa, with Jeffreys' prior over the
     four cells: Dirichlet(1/2, 1/2, 1/2, 1/2), whose posterior is Dirichlet(counts + 1/2) (Gelman et al. 2013,
@@ -404,7 +405,7 @@ def kappa_posterior_interval(confusion: np.ndarray, confidence: float = 0.95, *,
 
 
 def kappa_interval(
-    confusion: np.ndarray, weights: KappaWeights = None, confidence: float = 0.95, *,
+    confusion: npt.ArrayLike, weights: KappaWeights = None, confidence: float = 0.95, *,
     n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, resample: bool = True,
 ) -> IntervalFigure:
     """A confidence interval of Cohen's kappa, chosen by measured coverage at 12 to 400 items.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,12 +28,13 @@ from judge_tui.store.rubric_choice import resolve_rubric
 from judge_tui.tui.app import JudgeTuiApp
 from judge_tui.tui.screens.calibrate import CalibrationApp, CalibrationScreen, lead_may_calibrate
 from tests.calibration.fixtures import build_study, judge_dev
+from tests.narrowing import present, screen_of
 from tests.team_fixtures import rate
 from tests.tui.screen_text import widget_text
 
 
 @pytest.fixture
-def study(tmp_path: Path, rubrics: dict[str, Rubric]) -> Store:
+def study(tmp_path: Path, rubrics: dict[str, Rubric]) -> Iterator[Store]:
     with Store(build_study(tmp_path / "study.db", rubrics["binary"])) as store:
         yield store
 
@@ -132,7 +134,7 @@ async def test_a_lead_who_rated_sees_the_judge_screen_over_their_own_items_only(
         assert lead_may_calibrate(store, rubric, "lena", lead=False) is not None  # never an expert's, unasked
         app = CalibrationApp(store, rubric, "lena", settings=Settings(judge_in_background=False))
         async with app.run_test(size=(120, 40)) as pilot:
-            screen = app.screen
+            screen = screen_of(app, CalibrationScreen)
             assert isinstance(screen, CalibrationScreen)
             for _ in range(400):
                 if screen.standing is not None:
@@ -148,7 +150,7 @@ async def test_a_lead_who_rated_sees_the_judge_screen_over_their_own_items_only(
         # The whole team's lead, who rated nothing, sees every dev item.
         app = CalibrationApp(store, rubric, "lead", settings=Settings(judge_in_background=False))
         async with app.run_test(size=(120, 40)) as pilot:
-            screen = app.screen
+            screen = screen_of(app, CalibrationScreen)
             for _ in range(400):
                 if screen.standing is not None:
                     break
@@ -288,7 +290,7 @@ def test_reverting_the_first_change_removes_the_copies_and_the_built_in_files_ar
     change = check_change(study, rubric, files, rubric_text, template_text + "\nBe brief.\n")
     apply_change(study, rubric, files, change, "briefer answers", ["P06"])
     assert files.rubric.exists() and files.template.exists()
-    trial = open_trial(study, "binary")
+    trial = present(open_trial(study, "binary"))
     revert(study, trial, "no better")
     assert not files.rubric.exists() and not files.template.exists()  # exactly as before: no copy at all
     assert resolve_rubric("binary", study).content_hash == rubric.content_hash
@@ -308,7 +310,7 @@ def test_a_change_kept_to_a_built_in_rubric_replaces_it_on_purpose_without_a_war
     assert rubric_text.startswith(REPLACES_BUILT_IN)  # the lead sees why the copy will be there
     change = check_change(study, rubric, files, rubric_text, template_text + "\nBe brief.\n")
     apply_change(study, rubric, files, change, "briefer answers", ["P06"])
-    keep(study, open_trial(study, "binary"), "")
+    keep(study, present(open_trial(study, "binary")), "")
     assert files.rubric.read_text(encoding="utf-8").startswith(REPLACES_BUILT_IN)
     done = subprocess.run([sys.executable, "-m", "judge_tui", "rubrics"], capture_output=True, text=True,
                           check=False)

@@ -18,6 +18,7 @@ from judge_tui.store.rubric_choice import resolve_rubric
 from judge_tui.tui.screens.calibrate import CalibrationApp, CalibrationScreen
 from tests.calibration.fixtures import JUDGE_CMD, MODEL, build_study
 from tests.calibration.test_loop import _wait
+from tests.narrowing import screen_of
 from tests.tui.screen_text import widget_text
 
 
@@ -33,7 +34,7 @@ async def test_j_judges_the_dev_split_when_the_prompt_in_force_has_judged_nothin
         rubric = resolve_rubric("binary", store)
         app = _app(store, rubric)
         async with app.run_test(size=(80, 24)) as pilot:
-            screen = app.screen
+            screen = screen_of(app, CalibrationScreen)
             assert isinstance(screen, CalibrationScreen)
             await _wait(pilot, lambda: screen.standing is not None, "the first figures")
             assert screen.standing.judge is None and screen.unjudged == 12
@@ -61,7 +62,7 @@ async def test_j_judges_dev_items_imported_after_the_judge_ran(tmp_path: Path, r
         rubric = resolve_rubric("binary", store)
         app = _app(store, rubric)
         async with app.run_test(size=(120, 40)) as pilot:
-            screen = app.screen
+            screen = screen_of(app, CalibrationScreen)
             await _wait(pilot, lambda: screen.standing is not None, "the first figures")
             await pilot.press("j")
             await _wait(pilot, lambda: screen.unjudged == 0 and screen.standing.judge is not None, "judged")
@@ -70,7 +71,7 @@ async def test_j_judges_dev_items_imported_after_the_judge_ran(tmp_path: Path, r
                               fields={"query": "q", "criterion": "vegan", "response": f"tofu {n}"}) for n in (1, 2)])
         app = _app(store, rubric)
         async with app.run_test(size=(120, 40)) as pilot:
-            screen = app.screen
+            screen = screen_of(app, CalibrationScreen)
             await _wait(pilot, lambda: screen.standing is not None, "the figures")
             assert screen.unjudged == 2
             assert "Press j to judge the 2 dev items" in " ".join(widget_text(app).split())
@@ -88,7 +89,7 @@ async def test_failed_judgments_are_counted_and_j_tries_them_again(tmp_path: Pat
         rubric = resolve_rubric("binary", store)
         app = _app(store, rubric)
         async with app.run_test(size=(80, 24)) as pilot:
-            screen = app.screen
+            screen = screen_of(app, CalibrationScreen)
             await _wait(pilot, lambda: screen.standing is not None, "the first figures")
             await pilot.press("j")
             await _wait(pilot, lambda: "12 failed" in screen.judge_line, "every judgment failed")
@@ -97,7 +98,7 @@ async def test_failed_judgments_are_counted_and_j_tries_them_again(tmp_path: Pat
         monkeypatch.delenv("FAKE_JUDGE_FAIL")
         app = _app(store, rubric)
         async with app.run_test(size=(80, 24)) as pilot:
-            screen = app.screen
+            screen = screen_of(app, CalibrationScreen)
             await _wait(pilot, lambda: screen.standing is not None, "the figures")
             assert screen.unjudged == 12 and screen.failed == 12  # failed ones still count as not judged
             shown = " ".join(widget_text(app).split())
@@ -119,7 +120,7 @@ async def test_the_offer_counts_the_jobs_already_queued_for_other_splits(tmp_pat
         assert store.enqueue_judge_jobs(rater, store.ensure_rubric_version(rubric), "binary") == 20
         app = _app(store, rubric)
         async with app.run_test(size=(120, 40)) as pilot:
-            screen = app.screen
+            screen = screen_of(app, CalibrationScreen)
             await _wait(pilot, lambda: screen.standing is not None, "the figures")
             assert (screen.unjudged, screen.queued_elsewhere) == (12, 8)
             shown = " ".join(widget_text(app).split())

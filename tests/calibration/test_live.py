@@ -20,6 +20,7 @@ from judge_tui.tui.widgets.rubric_panel import RubricPanel
 from tests.calibration.fixtures import build_study
 from tests.calibration.test_loop import _answer, _wait, editor
 from tests.judge import fake_anthropic as fa
+from tests.narrowing import present, screen_of
 
 OLD_ANCHOR = "explicitly and implicitly."
 NEW_ANCHOR = "explicitly and implicitly; honey is never vegan."
@@ -50,7 +51,7 @@ async def test_after_keep_the_rating_screen_and_the_background_judge_use_the_new
 
             await pilot.press("J")
             await _wait(pilot, lambda: isinstance(app.screen, CalibrationScreen), "the judge screen")
-            screen = app.screen
+            screen = screen_of(app, CalibrationScreen)
             await _wait(pilot, lambda: screen.standing is not None, "the first figures")
             await pilot.press("e")
             await _answer(pilot, app, "honey named in the PASS anchor", "")
@@ -66,12 +67,12 @@ async def test_after_keep_the_rating_screen_and_the_background_judge_use_the_new
             # The rating screen shows the new anchor, without a restart.
             await pilot.pause()
             assert NEW_ANCHOR in _panel(app)
-            assert app.screen.session.version_id == store.rubric_version_by_hash(
-                resolve_rubric("binary", store).content_hash)["id"]
+            assert screen_of(app, RatingScreen).session.version_id == present(store.rubric_version_by_hash(
+                resolve_rubric("binary", store).content_hash))["id"]
             # The app's background judge started again under the new prompt, over every item (the judge
             # screen's re-judge covers the dev split only: a test item's request comes from the app's judge).
             assert app.background_judge is not first_judge
-            assert app.background_judge.judge.prompt.version == trial.after
+            assert present(app.background_judge).judge.prompt.version == trial.after
             await _wait(pilot, lambda: any("a vegan breakfast 18" in json.dumps(r.body.get("messages")) and NEW_ANCHOR in _system(r)
                                            for r in fake.message_requests()), "a test item judged under the change")
             await pilot.press("q")

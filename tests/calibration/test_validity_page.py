@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.widgets import ContentSwitcher
 
 from judge_tui.model.records import Item
 from judge_tui.model.settings import Settings
@@ -17,7 +18,7 @@ from tests.calibration.test_loop import _wait
 
 
 @pytest.fixture
-def judged(tmp_path: Path, rubrics) -> Path:  # type: ignore[no-untyped-def]
+def judged(tmp_path: Path, rubrics) -> Path:
     """The binary study, its dev split judged, and four dev items the judge alone rated (the pool's rest)."""
     path = build_study(tmp_path / "study.db", rubrics["binary"])
     with Store(path) as store:
@@ -45,7 +46,7 @@ async def _page(db: Path, lead: str) -> tuple[str, str]:
             text = str(page.render())
             await pilot.press("v")
             await pilot.pause()
-            return text, str(app.screen.query_one("ContentSwitcher").current)  # type: ignore[attr-defined]
+            return text, str(app.screen.query_one(ContentSwitcher).current)
 
 
 @pytest.mark.slow  # the judge program over the dev split
@@ -69,7 +70,7 @@ async def test_a_lead_who_rated_sees_the_page_without_the_pool(judged: Path) -> 
 @pytest.mark.slow
 def test_the_page_on_the_judge_screen_at_80_by_24(judged: Path, snap_compare) -> None:
     with Store(judged) as store:
-        async def ready(pilot) -> None:  # type: ignore[no-untyped-def]
+        async def ready(pilot) -> None:
             screen = pilot.app.screen
             await _wait(pilot, lambda: screen.standing is not None and not screen.computing, "the figures")
             await pilot.press("v")

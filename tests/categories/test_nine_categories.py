@@ -4,6 +4,7 @@ bar list all nine (help in two pages at 80×24), and keys 5 to 9 are remapped in
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,7 @@ def topic_rubric() -> Rubric:
 
 
 @pytest.fixture
-def topic_store(tmp_path: Path) -> Store:
+def topic_store(tmp_path: Path) -> Iterator[Store]:
     with Store(tmp_path / "topic.db") as store:
         store.ensure_rubric_version(topic_rubric())
         store.add_items([Item(id=f"q{n}", rubric="topic", fields={"question": f"Question {n}?"}) for n in range(1, 12)])

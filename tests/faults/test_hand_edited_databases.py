@@ -86,14 +86,14 @@ EDITS = [
 ]
 
 
-def _dump(path: Path) -> list[str]:
+def _dump(path: Path | str) -> list[str]:
     with sqlite3.connect(path) as conn:
         lines = list(conn.iterdump())
     conn.close()
     return lines
 
 
-def _edit(path: Path, sql: str) -> None:
+def _edit(path: Path | str, sql: str) -> None:
     conn = sqlite3.connect(path)
     conn.executescript(sql)  # foreign keys are off, as in the sqlite3 shell
     conn.commit()

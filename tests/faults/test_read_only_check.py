@@ -24,7 +24,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def read_only_folder(tmp_path: Path) -> Iterator[Callable[[Path], Path]]:
     """read_only_folder(folder) -> the same files, in a folder this process cannot write to."""
-    undo: list[Callable[[], None]] = []
+    undo: list[Callable[[], object]] = []
 
     def make(folder: Path) -> Path:
         if os.geteuid() != 0:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from judge_tui.judge.backends import AnthropicBackend
+from judge_tui.judge.backends import AnthropicBackend, Backend
 from judge_tui.judge.prompts import JudgePrompt
 from judge_tui.judge.runner import Judge, RunOptions
 from judge_tui.model import locations
@@ -38,7 +39,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
     server.stop()
 
 
-def cis_rows(count: int) -> list[dict]:
+def cis_rows(count: int) -> list[dict[str, Any]]:
     lines = (locations.data_dir() / "cis.jsonl").read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines[:count]]
 
@@ -72,7 +73,7 @@ def add_binary_items(store: Store, rubric: Rubric) -> dict[str, str]:
     return splits
 
 
-def make_judge(store: Store, rubric: Rubric, backend: object | None = None, model: str = "claude-sonnet-5") -> Judge:
+def make_judge(store: Store, rubric: Rubric, backend: Backend | None = None, model: str = "claude-sonnet-5") -> Judge:
     backend = backend or AnthropicBackend(model)
     return Judge(store, rubric, JudgePrompt.for_rubric(rubric, store), backend)
 

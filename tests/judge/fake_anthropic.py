@@ -223,7 +223,7 @@ class FakeAnthropic:
         """A JSON answer for the request's schema, broken on purpose for the answer-level behaviours."""
         schema, _tool = self._schema(body)
         seed = int(hashlib.sha256(self.user_text(body).encode()).hexdigest()[:8], 16)
-        answer = self.value_for(schema or {"type": "object", "properties": {}}, seed, "answer")
+        answer: dict[str, Any] = self.value_for(schema or {"type": "object", "properties": {}}, seed, "answer")
         if behaviour == SCHEMA_BREAK and answer:
             answer.pop(next(iter(answer)))
         if behaviour == OFF_SCALE:
@@ -260,6 +260,7 @@ class FakeAnthropic:
         usage, cache_key = self._usage(body)
         _schema, tool = self._schema(body)
         stop = "end_turn"
+        content: list[dict[str, Any]]
         if behaviour == NOT_JSON:
             content = [{"type": "text", "text": "The submission looks solid overall; I would rate it highly."}]
         elif behaviour == REFUSAL:

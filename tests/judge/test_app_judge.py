@@ -14,6 +14,7 @@ from judge_tui.tui.app import JudgeTuiApp
 from judge_tui.tui.screens.rating import RatingScreen
 from tests.judge import fake_anthropic as fa
 from tests.judge.conftest import add_cis_items
+from tests.narrowing import present
 from tests.tui.screen_text import widget_text
 
 
@@ -44,7 +45,7 @@ async def test_app_judges_in_the_background_and_keeps_the_results_hidden(
             for rating in judge_ratings:  # blind: no judge reasoning before the expert has rated
                 assert rating.notes and rating.notes not in shown
             await pilot.press("3")  # keys still act while and after the judge runs
-            assert app.screen.session.state.edit.scores
+            assert present(app.screen.session.state).edit.scores
             await pilot.press("q")
     assert len(fake.message_requests()) == len(ids)
 
@@ -61,7 +62,7 @@ async def test_app_says_the_judge_is_offline_without_a_key(tmp_path: Path, rubri
             assert app.judge_status in widget_text(app)
             await pilot.press("q")
         assert store.count_ratings() == 0  # nothing judged and nothing lost: the jobs wait in the queue
-        assert len(store.judge_jobs(app.background_judge.rater_id)) == len(ids)
+        assert len(store.judge_jobs(present(app.background_judge).rater_id)) == len(ids)
 
 
 @pytest.mark.slow

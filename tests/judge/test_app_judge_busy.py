@@ -16,9 +16,11 @@ from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store
 from judge_tui.tui.app import JudgeTuiApp
+from judge_tui.tui.screens.rating import RatingScreen
 from tests.faults.locker import Locker
 from tests.judge import fake_anthropic as fa
 from tests.judge.conftest import API_KEY, add_cis_items
+from tests.narrowing import present, screen_of
 from tests.tui.screen_text import screen_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,7 +48,7 @@ async def test_the_background_judge_starts_once_another_process_lets_go(
                 await _until(lambda: app.judge_status == "judge: waiting (database busy)", pilot)
                 assert "judge: waiting (database busy)" in screen_text(app)
                 await pilot.press("3")  # the keys act meanwhile
-                assert app.screen.session.state.edit.scores == {"r": 0.75}
+                assert present(screen_of(app, RatingScreen).session.state).edit.scores == {"r": 0.75}
                 locker.release()
                 await _until(lambda: f"{len(ids)} done" in app.judge_status, pilot)
                 await pilot.press("q")
@@ -68,7 +70,7 @@ async def test_judge_results_that_arrive_while_another_process_writes_are_record
             with Locker(path) as locker:
                 await _until(lambda: "database busy" in app.judge_status, pilot)
                 await pilot.press("3")  # the keys act meanwhile
-                assert app.screen.session.state.edit.scores == {"r": 0.75}
+                assert present(screen_of(app, RatingScreen).session.state).edit.scores == {"r": 0.75}
                 assert not list(store.iter_ratings(kind="judge"))
                 locker.release()
                 await _until(lambda: f"{len(ids)} done" in app.judge_status, pilot)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,6 +15,7 @@ from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from tests.judge import fake_anthropic as fa
 from tests.judge.conftest import API_KEY, assert_consistent, fast, make_judge
+from tests.narrowing import present
 
 ITEMS = 6
 
@@ -39,7 +41,7 @@ def test_a_batch_judges_everything_and_matches_results_by_custom_id(fake: fa.Fak
     assert not fake.message_requests()  # nothing went through the one-at-a-time endpoint
     # results came back in reverse order; each still landed on its own item
     for job in jobs.values():
-        rating = cis_store.rating(job["item_id"], judge.rater_id)
+        rating = present(cis_store.rating(job["item_id"], judge.rater_id))
         assert rating.details["batch_id"] == post_id(fake)
         assert rating.details["sampling"]["batch"] is True
     assert cis_store.open_judge_batches(judge.rater_id) == []
@@ -76,7 +78,7 @@ def test_temperature_rejected_in_a_batch_is_resent_without_it(fake: fa.FakeAnthr
     first, second = batch_posts(fake)
     assert "temperature" in first.body["requests"][0]["params"]
     assert "temperature" not in second.body["requests"][0]["params"]
-    assert cis_store.rating("B003", judge.rater_id).details["sampling"]["temperature"] is None
+    assert present(cis_store.rating("B003", judge.rater_id)).details["sampling"]["temperature"] is None
 
 
 def test_a_restart_mid_batch_resumes_polling_the_same_batch(fake: fa.FakeAnthropic, tmp_path: Path,
@@ -141,13 +143,13 @@ def tmp_replay(store: Store) -> Path:
 # --------------------------------------------------------------------------- what one batch may hold
 
 
-def _create_batch_directly(fake: fa.FakeAnthropic, requests: list[dict]) -> int:
+def _create_batch_directly(fake: fa.FakeAnthropic, requests: list[dict[str, Any]]) -> int:
     """POST a batch through the real SDK; the HTTP status the fake answered."""
     import anthropic
 
     client = anthropic.Anthropic(api_key=API_KEY, base_url=fake.url, max_retries=0)
     try:
-        client.messages.batches.create(requests=requests)
+        client.messages.batches.create(requests=requests)  # type: ignore[arg-type]  # raw entries, to test the fake's limits
     except anthropic.APIStatusError as exc:
         return exc.status_code
     finally:
@@ -156,7 +158,7 @@ def _create_batch_directly(fake: fa.FakeAnthropic, requests: list[dict]) -> int:
 
 
 def test_the_fake_refuses_a_batch_over_either_limit_as_the_api_does(fake: fa.FakeAnthropic) -> None:
-    entry = {"custom_id": "job-1", "params": {"model": "claude-sonnet-5", "max_tokens": 10,
+    entry: dict[str, Any] = {"custom_id": "job-1", "params": {"model": "claude-sonnet-5", "max_tokens": 10,
                                               "messages": [{"role": "user", "content": "x" * 2000}]}}
     fake.max_batch_requests, fake.max_batch_bytes = 3, 5_000
     assert _create_batch_directly(fake, [entry, entry]) == 200
@@ -179,10 +181,12 @@ def test_the_size_of_a_batch_is_measured_as_the_sdk_sends_it(fake: fa.FakeAnthro
         store.add_items([Item(id=row["id"], rubric="cis", fields=fields, task_type=row.get("task_type"))])
         judge = make_judge(store, rubrics["cis"])
         judge.queue.enqueue()
-        requests = [judge.request(job) for job in store.judge_jobs(judge.rater_id)]
+        requests = [present(judge.request(job)) for job in store.judge_jobs(judge.rater_id)]
+        assert isinstance(judge.backend, AnthropicBackend)  # the batch API is Anthropic's
         sizes = [judge.backend.batch_entry_bytes(r) for r in requests]
 
         async def send() -> None:
+            assert isinstance(judge.backend, AnthropicBackend)
             await judge.backend.create_batch(requests)
             await judge.backend.close()
 
@@ -238,7 +242,8 @@ def test_a_request_too_large_for_any_batch_fails_alone_saying_why(fake: fa.FakeA
                                                                   rubrics: dict[str, Rubric]) -> None:
     judge = make_judge(cis_store, rubrics["cis"])
     judge.queue.enqueue()
-    sizes = {job["item_id"]: judge.backend.batch_entry_bytes(judge.request(job))
+    assert isinstance(judge.backend, AnthropicBackend)  # the batch API is Anthropic's
+    sizes = {job["item_id"]: judge.backend.batch_entry_bytes(present(judge.request(job)))
              for job in cis_store.judge_jobs(judge.rater_id)}
     biggest = max(sizes, key=sizes.__getitem__)
     assert sorted(sizes.values())[-2] < sizes[biggest] - 20  # the others fit alone
@@ -274,6 +279,7 @@ def test_a_run_stopped_between_two_batches_resumes_with_the_rest(fake: fa.FakeAn
         add_cis_items(store, rubrics["cis"], ITEMS)
         judge = make_judge(store, rubrics["cis"])
         judge.queue.enqueue()
+        assert isinstance(judge.backend, AnthropicBackend)  # the batch API is Anthropic's
         sent = judge.backend.create_batch
 
         async def first_batch_then_stopped(requests: list) -> str:
@@ -281,7 +287,7 @@ def test_a_run_stopped_between_two_batches_resumes_with_the_rest(fake: fa.FakeAn
                 raise asyncio.CancelledError  # Ctrl-C between the first batch and the second
             return await sent(requests)
 
-        judge.backend.create_batch = first_batch_then_stopped
+        judge.backend.create_batch = first_batch_then_stopped  # type: ignore[method-assign]  # stopped between two batches
         runner = BatchRunner(judge, fast(batch_limits=BatchLimits(max_requests=2)))
         with pytest.raises(asyncio.CancelledError):
             asyncio.run(runner.run())

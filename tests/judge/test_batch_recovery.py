@@ -16,12 +16,14 @@ import pytest
 
 from judge_tui.cli import build_parser
 from judge_tui.cli import judge as headless
+from judge_tui.judge.backends import AnthropicBackend
 from judge_tui.judge.runner import BatchRunner
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from tests.judge import fake_anthropic as fa
 from tests.judge.conftest import API_KEY, add_cis_items, assert_consistent, fast, make_judge
+from tests.narrowing import present
 
 ROOT = Path(__file__).resolve().parents[2]
 ITEMS = 6
@@ -56,7 +58,7 @@ def test_a_batch_the_api_took_while_the_process_was_killed_is_found_not_sent_aga
         deadline = time.monotonic() + 60
         while not fake.batches and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert fake.batches, first.stderr.read() if first.poll() is not None else "no batch sent"
+        assert fake.batches, present(first.stderr).read() if first.poll() is not None else "no batch sent"
         first.send_signal(signal.SIGKILL)
         first.wait(timeout=20)
     finally:
@@ -105,7 +107,7 @@ def test_a_plain_judge_after_a_batch_run_killed_while_sending_finishes_the_work_
         deadline = time.monotonic() + 60
         while not batch_posts(fake) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert batch_posts(fake), first.stderr.read() if first.poll() is not None else "no batch sent"
+        assert batch_posts(fake), present(first.stderr).read() if first.poll() is not None else "no batch sent"
         first.send_signal(signal.SIGKILL)
         first.wait(timeout=20)
     finally:
@@ -139,13 +141,14 @@ def _stopped_while_sending(store: Store, rubric: Rubric) -> tuple[str, int]:
     """A run stopped while its batch was being sent (Ctrl-C in the upload): (rater, jobs in it)."""
     judge = make_judge(store, rubric)
     judge.queue.enqueue()
+    assert isinstance(judge.backend, AnthropicBackend)  # the batch API is Anthropic's
     sent = judge.backend.create_batch
 
     async def stopped_in_flight(requests: list) -> str:
         await sent(requests)  # the API takes it...
         raise asyncio.CancelledError  # ...and the run is stopped before the answer comes back
 
-    judge.backend.create_batch = stopped_in_flight
+    judge.backend.create_batch = stopped_in_flight  # type: ignore[method-assign]  # stopped while the batch is sent
     with pytest.raises(asyncio.CancelledError):
         asyncio.run(BatchRunner(judge, fast()).run())
     return judge.rater_id, ITEMS
@@ -208,7 +211,8 @@ def test_a_second_batch_process_leaves_a_live_ones_batches_alone_and_takes_over_
     judge.queue.enqueue()
     owner = _live_elsewhere(cis_store)
     jobs = judge.queue.claim(ITEMS, owner)
-    batch_id = asyncio.run(judge.backend.create_batch([judge.request(job) for job in jobs]))
+    assert isinstance(judge.backend, AnthropicBackend)  # the batch API is Anthropic's
+    batch_id = asyncio.run(judge.backend.create_batch([present(judge.request(job)) for job in jobs]))
     judge.queue.intend_batch("sending-x", jobs, owner)
     judge.queue.batch_sent("sending-x", batch_id)
 

@@ -14,6 +14,7 @@ from judge_tui.judge.runner import JudgeRunner
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from tests.judge.conftest import assert_consistent, fast, make_judge
+from tests.narrowing import present
 
 ITEMS = 6
 
@@ -45,7 +46,7 @@ def test_command_backend_judges_through_the_same_strict_parser(tmp_path: Path, c
     assert state.done + state.failed == ITEMS and "B001" in failed
     assert "exited with status 3" in failed["B001"]["last_error"]
     assert "model crashed on this one" in failed["B001"]["last_error"]  # stderr kept
-    rating = cis_store.rating("B003", judge.rater_id)
+    rating = present(cis_store.rating("B003", judge.rater_id))
     assert rating.scores == {"r": 0.0, "a": 0.0, "t": 0.0, "l": 0.0}
     assert rating.notes == "local reasoning for B003"
     assert rating.details["sampling"] == {"backend": "command"}
@@ -101,7 +102,7 @@ def test_replay_backend_answers_from_the_file(tmp_path: Path, cis_store: Store, 
     assert judge.rater_id.startswith("judge:replay:claude-recorded:cis@")
     jobs = {j["item_id"]: j for j in cis_store.judge_jobs(judge.rater_id)}
     assert jobs["B001"]["status"] == "done"
-    assert cis_store.rating("B001", judge.rater_id).scores == {"r": 1.0, "a": 0.75, "t": 0.5, "l": 1.0}
+    assert present(cis_store.rating("B001", judge.rater_id)).scores == {"r": 1.0, "a": 0.75, "t": 0.5, "l": 1.0}
     assert "off_scale" in jobs["B002"]["last_error"] and "0.6" in jobs["B002"]["raw_output"]
     assert "invalid_json" in jobs["B003"]["last_error"] and jobs["B003"]["raw_output"] == "not json at all"
     assert "no recorded answer for item 'B004' (repeat 0)" in jobs["B004"]["last_error"]
@@ -132,7 +133,7 @@ def test_each_judgment_records_its_examples_and_marks_them(tmp_path: Path, rubri
         judge = make_judge(store, rubrics["binary"], ReplayBackend(path))
         judge.queue.enqueue(split="test")
         asyncio.run(JudgeRunner(judge, fast()).run())
-        rating = store.rating("P07", judge.rater_id)
+        rating = present(store.rating("P07", judge.rater_id))
         assert sorted(rating.details["few_shot_ids"]) == ["P01", "P02", "P03"]
         assert rating.details["prompt_version"] == judge.prompt.version
         assert rating.verdict == "FAIL" and rating.notes == "honey"

@@ -9,15 +9,17 @@ from __future__ import annotations
 import asyncio
 import socket
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from judge_tui.judge.openai_backend import OpenAIBackend
-from judge_tui.judge.runner import JudgeRunner, RunState
+from judge_tui.judge.runner import Judge, JudgeRunner, RunState
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from tests.judge import fake_openai as fo
 from tests.judge.conftest import assert_consistent, fast, make_judge
+from tests.narrowing import present
 
 ITEMS = 6
 B001_MARK = "I wrapped an OrderedDict"  # only B001 says this
@@ -33,7 +35,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[fo.FakeOpenAI]:
     fake.stop()
 
 
-def run(store: Store, rubric: Rubric, base_url: str, **option_changes: object) -> tuple[RunState, object]:
+def run(store: Store, rubric: Rubric, base_url: str, **option_changes: Any) -> tuple[RunState, Judge]:
     backend = OpenAIBackend(MODEL, base_url=base_url, **option_changes.pop("backend", {}))
     judge = make_judge(store, rubric, backend)
     judge.queue.enqueue()
@@ -47,7 +49,7 @@ def test_answers_become_ratings_with_the_schema_sent_and_temperature_zero(
     assert (state.done, state.failed, state.queued, state.running) == (ITEMS, 0, 0, 0)
     assert_consistent(cis_store, judge.rater_id, ITEMS)
     assert judge.rater_id == f"judge:{MODEL}:cis@{judge.prompt.version}"
-    rating = cis_store.rating("B001", judge.rater_id)
+    rating = present(cis_store.rating("B001", judge.rater_id))
     assert set(rating.scores) == {"r", "a", "t", "l"}
     assert rating.notes == "reasoning written by the fake API"
     assert rating.source == "judge:openai"
@@ -131,7 +133,7 @@ def test_a_timeout_that_persists_says_so(server: fo.FakeOpenAI, cis_store: Store
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        return int(s.getsockname()[1])
 
 
 def test_a_server_not_running_is_offline_then_judging_resumes(cis_store: Store, rubrics: dict[str, Rubric],
@@ -218,7 +220,7 @@ def test_a_model_that_rejects_temperature_gets_its_default_and_the_rating_says_s
     requests = server.completion_requests()
     assert requests[0].behaviour == "temperature_rejected"
     assert all("temperature" not in r.body for r in requests[1:]) and len(requests) == ITEMS + 1
-    sampling = cis_store.rating("B002", judge.rater_id).details["sampling"]
+    sampling = present(cis_store.rating("B002", judge.rater_id)).details["sampling"]
     assert sampling["temperature"] is None and "rejected" in sampling["note"]
     assert cis_store.get_meta(f"judge.temperature_rejected:{MODEL}") == "1"
 

@@ -26,6 +26,7 @@ from tests.calibration.fixtures import build_study
 from tests.judge import fake_openai as fo
 from tests.judge.conftest import add_cis_items
 from tests.judge.fake_anthropic import estimate_tokens
+from tests.narrowing import present
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = "llama3.1:8b"
@@ -69,7 +70,7 @@ async def test_the_expert_rates_while_the_local_judge_judges_every_item_and_repo
             screen = app.screen
             assert isinstance(screen, RatingScreen)
             for _ in range(N):  # the expert rates through the keys, the judge working meanwhile
-                await pilot.press("f" if "honey" in str(screen.session.state.item.fields) else "p")
+                await pilot.press("f" if "honey" in str(present(screen.session.state).item.fields) else "p")
                 await pilot.pause()
             await _until(pilot, lambda: f"{N} done" in app.judge_status, "every item judged")
             assert store.progress("EXP001", "binary", total=N)["rated"] == N

@@ -16,6 +16,7 @@ from judge_tui.model.records import Item, Rating
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from tests.judge.conftest import add_binary_items, add_cis_items
+from tests.narrowing import present
 
 
 def test_every_rubric_has_a_four_part_template(rubrics: dict[str, Rubric]) -> None:
@@ -51,7 +52,7 @@ def test_cis_prompt_shows_the_submission_and_never_a_human_score(cis_store: Stor
 
 def test_the_prefix_is_the_same_for_every_item_and_the_item_comes_last(cis_store: Store, rubrics: dict[str, Rubric]) -> None:
     prompt = JudgePrompt.for_rubric(rubrics["cis"], cis_store)
-    first, second = (prompt.render(cis_store.item(i)) for i in ("B001", "B002"))
+    first, second = (prompt.render(present(cis_store.item(i))) for i in ("B001", "B002"))
     assert first.system == second.system
     assert first.user != second.user
     blocks = first.system_blocks()
@@ -63,7 +64,7 @@ def test_few_shot_examples_come_only_from_rated_train_items(tmp_path: Path, rubr
     with Store(tmp_path / "b.db") as store:
         add_binary_items(store, rubrics["binary"])
         prompt = JudgePrompt.for_rubric(rubrics["binary"], store)
-        rendered = prompt.render(store.item("P07"))
+        rendered = prompt.render(present(store.item("P07")))
         # train items with a human rating: P01 (PASS), P02, P03 (FAIL); never P04 (unrated) or P05/P06 (dev)
         assert sorted(rendered.few_shot_ids) == ["P01", "P02", "P03"]
         assert rendered.few_shot_ids[:2] in (("P01", "P02"), ("P02", "P01"))  # both labels shown first
@@ -71,14 +72,14 @@ def test_few_shot_examples_come_only_from_rated_train_items(tmp_path: Path, rubr
         assert "human note for P01" in rendered.system  # the human's explanation is the example's critique
         assert "Example 1" in rendered.system and "Example 3" in rendered.system
         # judging a train example never shows the item as its own example
-        own = prompt.render(store.item("P02"))
+        own = prompt.render(present(store.item("P02")))
         assert "P02" not in own.few_shot_ids and "Response P02" not in own.system
 
 
 def test_the_version_follows_template_and_rubric(tmp_path: Path, rubrics: dict[str, Rubric],
                                                  hermetic_home: Path) -> None:
     rubric = rubrics["cis"]
-    bundled = load_template(template_path("cis"))
+    bundled = load_template(present(template_path("cis")))
     assert prompt_version(rubric, bundled) == JudgePrompt.for_rubric(rubric).version
     # a user's own template for the rubric takes over and gets its own version
     user_dir = locations.user_rubrics_dir()
@@ -126,7 +127,7 @@ def test_a_front_matter_the_answer_format_refuses_is_a_message_naming_the_file(
 
 def test_item_text_is_inserted_verbatim(cis_store: Store, rubrics: dict[str, Rubric]) -> None:
     # placeholders or fences inside an item are data, not template
-    fields = {**cis_store.item("B001").fields, "rationale": "I use {{criteria}} and ``` fences"}
+    fields = {**present(cis_store.item("B001")).fields, "rationale": "I use {{criteria}} and ``` fences"}
     rendered = JudgePrompt.for_rubric(rubrics["cis"]).render(Item(id="X", rubric="cis", fields=fields))
     assert "I use {{criteria}} and ``` fences" in rendered.user
 

@@ -13,6 +13,7 @@ from judge_tui.model.records import Rating
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from tests.judge.conftest import add_binary_items
+from tests.narrowing import present
 
 
 @pytest.fixture
@@ -68,7 +69,7 @@ def test_a_rating_is_never_saved_without_its_job_done(queue_store: tuple[Store, 
     bad = Rating(item_id="P01", rater_id="nobody", rubric_version_id=version, scores={"label": 1.0})
     with pytest.raises(Exception):  # noqa: B017 - the foreign key on the unknown rater
         store.complete_judge_job(job["id"], bad)
-    assert store.judge_job(job["id"])["status"] == "running"
+    assert present(store.judge_job(job["id"]))["status"] == "running"
     assert list(store.iter_ratings(rater_ids=["nobody"])) == []
 
 

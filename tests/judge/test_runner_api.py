@@ -11,21 +11,23 @@ import socket
 import threading
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from judge_tui.judge.backends import AnthropicBackend
-from judge_tui.judge.runner import JudgeRunner, RunState
+from judge_tui.judge.runner import Judge, JudgeRunner, RunState
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from tests.judge import fake_anthropic as fa
 from tests.judge.conftest import API_KEY, assert_consistent, fast, make_judge
+from tests.narrowing import present
 
 ITEMS = 6
 B001_MARK = "I wrapped an OrderedDict"  # only B001 says this
 
 
-def run(store: Store, rubric: Rubric, **option_changes: object) -> tuple[RunState, object, list[RunState]]:
+def run(store: Store, rubric: Rubric, **option_changes: Any) -> tuple[RunState, Judge, list[RunState]]:
     judge = make_judge(store, rubric, AnthropicBackend("claude-sonnet-5", **option_changes.pop("backend", {})))
     judge.queue.enqueue(repeats=option_changes.pop("repeats", 1))
     seen: list[RunState] = []
@@ -43,9 +45,9 @@ def test_answers_become_ratings_with_their_provenance(fake: fa.FakeAnthropic, ci
     assert (state.done, state.failed, state.queued, state.running) == (ITEMS, 0, 0, 0)
     assert_consistent(cis_store, judge.rater_id, ITEMS)
     assert judge.rater_id == f"judge:claude-sonnet-5:cis@{judge.prompt.version}"
-    rater = cis_store.rater(judge.rater_id)
+    rater = present(cis_store.rater(judge.rater_id))
     assert (rater["kind"], rater["model"], rater["prompt_version"]) == ("judge", "claude-sonnet-5", judge.prompt.version)
-    rating = cis_store.rating("B001", judge.rater_id)
+    rating = present(cis_store.rating("B001", judge.rater_id))
     assert set(rating.scores) == {"r", "a", "t", "l"}
     assert rating.overall == pytest.approx(sum(rating.scores.values()) / 4)
     assert rating.notes == "reasoning written by the fake API"
@@ -74,11 +76,11 @@ def test_first_call_goes_alone_then_all_read_the_cache(fake: fa.FakeAnthropic, c
     # nothing else was sent until the first answer (which wrote the cache) came back
     assert all(r.at >= requests[0].at + 0.1 for r in requests[1:])
     assert fake.max_concurrent_seen == 4
-    assert state.first_usage.cache_write_tokens > 1000 and state.first_usage.cache_read_tokens == 0
+    assert present(state.first_usage).cache_write_tokens > 1000 and present(state.first_usage).cache_read_tokens == 0
     reads = [c for j in cis_store.judge_jobs(judge.rater_id) for c in cis_store.judge_calls(j["id"])]
     assert sum(1 for c in reads if c["cache_read_tokens"] > 0) == ITEMS - 1
     assert sum(1 for c in reads if c["cache_write_tokens"] > 0) == 1
-    assert state.usage.cache_read_tokens == state.first_usage.cache_write_tokens * (ITEMS - 1)
+    assert state.usage.cache_read_tokens == present(state.first_usage).cache_write_tokens * (ITEMS - 1)
 
 
 @pytest.mark.parametrize("behaviour", [fa.RATE_LIMIT, fa.OVERLOADED, fa.SERVER_ERROR, fa.DROP, fa.BAD_BODY])
@@ -152,7 +154,7 @@ def test_a_retry_due_between_the_claim_and_the_wait_is_still_judged(fake: fa.Fak
             cis_store.db.execute("UPDATE judge_jobs SET next_attempt_at = ? WHERE status = 'queued'", moved)
         return ask()
 
-    judge.queue.next_retry_at = asked_as_it_falls_due  # type: ignore[method-assign]
+    judge.queue.next_retry_at = asked_as_it_falls_due  # type: ignore[method-assign]  # the due time moves under the runner
     state = asyncio.run(JudgeRunner(judge, fast(backoff_base=60.0, backoff_cap=60.0)).run())
     assert moved  # the moment in question did happen
     assert (state.done, state.failed, state.queued) == (1, 0, 0)
@@ -204,14 +206,14 @@ def test_temperature_rejected_falls_back_and_says_so(fake: fa.FakeAnthropic, cis
     assert requests[0].behaviour == "temperature_rejected"
     assert all("temperature" not in r.body for r in requests[1:])
     assert len(requests) == ITEMS + 1
-    sampling = cis_store.rating("B002", judge.rater_id).details["sampling"]
+    sampling = present(cis_store.rating("B002", judge.rater_id)).details["sampling"]
     assert sampling["temperature"] is None and "rejected" in sampling["note"]
     assert cis_store.get_meta("judge.temperature_rejected:claude-sonnet-5") == "1"
     # the next run does not ask again
     fake.requests.clear()
     cis_store.requeue_failed_judge_jobs(judge.rater_id)
     judge2 = make_judge(cis_store, rubrics["cis"])
-    assert judge2.backend.temperature_rejected
+    assert isinstance(judge2.backend, AnthropicBackend) and judge2.backend.temperature_rejected
 
 
 @pytest.mark.parametrize(("behaviour", "words"), [(fa.UNAUTHORIZED, "401"), (fa.PAYMENT, "spend limit")])
@@ -235,7 +237,7 @@ def test_a_wrong_key_stops_the_queue(fake: fa.FakeAnthropic, cis_store: Store, r
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        return int(s.getsockname()[1])
 
 
 def test_offline_waits_then_resumes_when_the_server_comes_up(cis_store: Store, rubrics: dict[str, Rubric],
@@ -328,7 +330,8 @@ def test_concurrency_limit_holds(fake: fa.FakeAnthropic, cis_store: Store, rubri
     assert state.done == ITEMS and fake.max_concurrent_seen == 2
 
 
-def test_waiting_offline_does_not_spin(cis_store: Store, rubrics: dict[str, Rubric]) -> None:
+def test_waiting_offline_does_not_spin(cis_store: Store, rubrics: dict[str, Rubric],
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
     # a job whose retry time has passed, and no key: the runner sleeps until the next probe, it does not spin
     judge = make_judge(cis_store, rubrics["cis"])
     judge.queue.enqueue(limit=1)
@@ -342,7 +345,7 @@ def test_waiting_offline_does_not_spin(cis_store: Store, rubrics: dict[str, Rubr
         looks += 1
         return real()
 
-    judge.queue.next_retry_at = counted
+    monkeypatch.setattr(judge.queue, "next_retry_at", counted)
 
     async def main() -> None:
         runner = JudgeRunner(judge, fast(offline_probe=0.2))

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -89,7 +90,7 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def filled_store(db_path: Path, rubrics: dict[str, Rubric]) -> Store:
+def filled_store(db_path: Path, rubrics: dict[str, Rubric]) -> Iterator[Store]:
     """Every rubric's test items in one database."""
     with Store(db_path) as store:
         for rubric in rubrics.values():
@@ -104,8 +105,8 @@ AppFactory = Callable[..., JudgeTuiApp]
 
 @pytest.fixture
 def make_app(filled_store: Store, rubrics: dict[str, Rubric], clock: FakeClock) -> AppFactory:
-    def factory(rubric_id: str = "cis", reviewer: str | None = "EXP001", **settings: object) -> JudgeTuiApp:
+    def factory(rubric_id: str = "cis", reviewer: str | None = "EXP001", **settings: Any) -> JudgeTuiApp:
         return JudgeTuiApp(filled_store, rubrics[rubric_id], reviewer=reviewer,
-                           settings=Settings(**{"judge_in_background": False, **settings}), clock=clock)  # type: ignore[arg-type]
+                           settings=Settings(**{"judge_in_background": False, **settings}), clock=clock)
 
     return factory

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import re
 from collections import defaultdict
+from typing import Any
 
 from rich.text import Text
 from textual.app import App
@@ -16,7 +17,7 @@ CELL_WIDTH = 12.2  # a terminal cell in Textual's screenshot (its x positions ar
 _TEXT = re.compile(r'<text [^>]*?x="([\d.]+)"[^>]*?clip-path="url\(#[\w-]+-line-(\d+)\)"[^>]*>([^<]*)</text>')
 
 
-def screen_text(app: App) -> str:
+def screen_text(app: App[Any]) -> str:
     lines: dict[int, list[tuple[float, str]]] = defaultdict(list)
     for x, line, content in _TEXT.findall(app.export_screenshot()):
         lines[int(line)].append((float(x), html.unescape(content).replace("\xa0", " ")))
@@ -33,7 +34,7 @@ def _placed(parts: list[tuple[float, str]]) -> str:
     return line
 
 
-def widget_text(app: App) -> str:
+def widget_text(app: App[Any]) -> str:
     """Everything the current screen holds as text, including what is scrolled out of view."""
     from textual.widgets import TextArea
 
@@ -57,13 +58,13 @@ def _plain(widget: Static | RecurringStatic) -> str:
 
     content = widget.content
     if isinstance(content, ConsoleRenderable | RichCast) and not isinstance(content, Text):
-        console = Console(file=io.StringIO(), width=200, color_system=None)
-        console.print(content)
-        return console.file.getvalue()
+        printed = io.StringIO()
+        Console(file=printed, width=200, color_system=None).print(content)
+        return printed.getvalue()
     return str(widget.render())
 
 
-def screen_lines(app: App) -> list[str]:
+def screen_lines(app: App[Any]) -> list[str]:
     """The screen's cells as lines of text, each widget's lines (Textual's Widget.render_lines) placed at its
     region, parents before children (toasts and scrollbars left out)."""
     from textual.geometry import Region

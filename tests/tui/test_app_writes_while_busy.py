@@ -10,9 +10,11 @@ from pathlib import Path
 import pytest
 
 from judge_tui.store import Store
-from judge_tui.tui.screens.adjudication import AdjudicationApp
+from judge_tui.tui.screens.adjudication import AdjudicationApp, AdjudicationScreen
 from judge_tui.tui.screens.disagreements import DisagreementScreen
+from judge_tui.tui.screens.rating import RatingScreen
 from tests.faults.locker import Locker
+from tests.narrowing import present, screen_of
 from tests.test_adjudication import _cis_db
 from tests.test_agreement_screens import Host, rated_db, screen_text, settle  # noqa: F401 - rated_db: a fixture
 
@@ -39,11 +41,11 @@ async def test_a_consensus_saved_while_another_process_writes_is_kept_and_saved_
         app = AdjudicationApp(store, rubrics["cis"], "lead")
         async with app.run_test(size=(120, 30), notifications=True) as pilot:
             await pilot.pause()
-            screen = app.screen
+            screen = screen_of(app, AdjudicationScreen)
             with Locker(path) as locker:
                 await pilot.press("3", "3", "enter")
                 await pilot.pause()
-                assert screen.current.item_id == "B002"  # the lead goes on
+                assert present(screen.current).item_id == "B002"  # the lead goes on
                 assert BUSY in _messages(app)
                 assert store.rating("B001", "consensus") is None
                 await pilot.press("escape")  # not closed with a consensus unsaved
@@ -53,7 +55,7 @@ async def test_a_consensus_saved_while_another_process_writes_is_kept_and_saved_
             await _until(lambda: any(m.startswith("B001: consensus saved") for m in _messages(app)), pilot)
             await pilot.press("escape")
             await _until(lambda: not app.is_running, pilot)
-        assert store.rating("B001", "consensus").scores["a"] == 0.75
+        assert present(store.rating("B001", "consensus")).scores["a"] == 0.75
 
 
 @pytest.mark.slow
@@ -110,7 +112,7 @@ async def test_the_settled_mark_found_while_another_process_writes_is_kept_and_s
                           settings=Settings(judge_in_background=False, agreement=agreement))
         async with app.run_test(size=(120, 40), notifications=True) as pilot:
             await pilot.pause()
-            screen = app.screen
+            screen = screen_of(app, RatingScreen)
             with Locker(path) as locker:
                 screen.show_settledness(found)  # as the study's thread hands it over
                 screen.show_settledness(found)  # and again after the next rating

@@ -3,6 +3,7 @@ counts progress against it; a reviewer without one rates every item as before. R
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ SMALL = (80, 24)
 
 
 @pytest.fixture
-def team_store(tmp_path: Path, rubrics: dict[str, Rubric]) -> Store:
+def team_store(tmp_path: Path, rubrics: dict[str, Rubric]) -> Iterator[Store]:
     """12 CIS items (three task types), planned for ann and bob with half of them rated by both."""
     rubric = rubrics["cis"]
     with Store(tmp_path / "ann.db") as store:

@@ -8,6 +8,7 @@ import pytest
 
 from judge_tui.tui.screens.rating import RatingScreen
 from tests.faults.locker import Locker
+from tests.narrowing import present
 from tests.tui.screen_text import screen_text
 
 SIZE = (80, 24)
@@ -30,22 +31,22 @@ async def test_keys_pressed_while_another_process_writes_are_saved_afterwards(ma
         screen = app.screen
         assert isinstance(screen, RatingScreen)
         session = screen.session
-        assert session.state.item.id == "B001"
+        assert present(session.state).item.id == "B001"
         with Locker(db_path) as locker:
             clock.advance(20)
             await pilot.press("3", "2", "3", "3")  # every dimension of B001, while the database is held
-            assert session.state.edit.scores == {"r": 0.75, "a": 0.5, "t": 0.75, "l": 0.75}
+            assert present(session.state).edit.scores == {"r": 0.75, "a": 0.5, "t": 0.75, "l": 0.75}
             await pilot.press("enter")  # submitted: the next item opens at once
-            assert session.state.item.id == "B002"
+            assert present(session.state).item.id == "B002"
             await pilot.press("2")
             await _until(pilot, lambda: "database busy" in screen_text(app))
             assert "database busy (another program writes): changes kept, saved later" in screen_text(app)
             assert filled_store.rating("B001", "EXP001") is None and filled_store.draft("B002", "EXP001") is None
             assert "B001 saved" not in screen_text(app)  # kept, not saved: the status line does not say saved
             await pilot.press("left")  # back to B001: shown as submitted, from what is kept
-            assert session.state.item.id == "B001" and session.state.submitted is not None
+            assert present(session.state).item.id == "B001" and present(session.state).submitted is not None
             await pilot.press("right")
-            assert session.state.item.id == "B002" and session.state.edit.scores == {"r": 0.5}
+            assert present(session.state).item.id == "B002" and present(session.state).edit.scores == {"r": 0.5}
             locker.release()
             await _until(pilot, lambda: "B001 saved" in screen_text(app))  # said once it is written
             assert filled_store.rating("B001", "EXP001") is not None
@@ -123,7 +124,7 @@ def test_changes_kept_while_the_database_is_held_are_written_in_order(filled_sto
             session.set_score(dimension, 1.0)
         session.submit()
         session.set_flag(True, "test output is truncated")  # after the submit, on the submitted item
-        assert session.open_next_unrated().item.id == "B002"  # B001 counts as rated, though not yet written
+        assert present(session.open_next_unrated()).item.id == "B002"  # B001 counts as rated, though not yet written
         session.skip()  # B002 set aside
         assert [(w.item_id, w.rating is not None) for w in session.pending] == [
             ("B001", False), ("B001", True), ("B001", True), ("B002", False)]  # draft, rating, its flag, skip

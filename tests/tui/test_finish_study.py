@@ -12,12 +12,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input, TextArea
 
 from judge_tui.model.records import Rating
 from judge_tui.store import Finish, Store
 from judge_tui.transfer.merge import MergeRefused, merge_database
 from judge_tui.tui.screens.finish import FinishScreen
 from judge_tui.tui.screens.rating import RatingScreen
+from tests.narrowing import present
 from tests.tui.conftest import make_items
 from tests.tui.screen_text import screen_text, widget_text
 
@@ -78,8 +80,8 @@ async def test_keys_typed_in_a_burst_after_the_name_go_into_the_notes(make_app, 
             app.post_message(events.Key(name, None if key == "enter" else key))
         await pilot.pause()
         await pilot.pause()
-        assert app.screen.query_one("#finish-name").value == NAME
-        assert app.screen.query_one("#finish-notes").text == notes
+        assert app.screen.query_one("#finish-name", Input).value == NAME
+        assert app.screen.query_one("#finish-notes", TextArea).text == notes
         await pilot.press("ctrl+s")
         await pilot.pause()
     with Store(db_path) as store:
@@ -193,14 +195,14 @@ def test_bundles_and_merges_carry_the_finish(tmp_path, rubrics, hermetic_home):
     assert done.returncode == 0, done.stderr
     with Store(lead) as store:
         assert store.finish("ann", "cis") == Finish("ann", "cis", SUMMARY, "2026-01-15T14:30:00Z")
-        assert store.rater("ann")["display_name"] == NAME
+        assert present(store.rater("ann"))["display_name"] == NAME
     with Store(laptop) as store:  # she finishes again, with more to say
         store.save_finish(Finish("ann", "cis", SUMMARY + "\nAnd LRU tests skip capacity 1.", "2026-01-16T09:00:00Z"))
     with Store(lead) as store:
         merge_database(store, laptop)
-        assert store.finish("ann", "cis").finished_at == "2026-01-16T09:00:00Z"
+        assert present(store.finish("ann", "cis")).finished_at == "2026-01-16T09:00:00Z"
         merge_database(store, bundle)  # an older finish does not replace a newer one
-        assert store.finish("ann", "cis").summary_notes.endswith("capacity 1.")
+        assert present(store.finish("ann", "cis")).summary_notes.endswith("capacity 1.")
 
 
 def test_a_merge_refuses_a_bad_finish_row_and_writes_nothing(tmp_path, rubrics):

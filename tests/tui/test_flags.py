@@ -16,6 +16,7 @@ from judge_tui.store import Store, migrations
 from judge_tui.transfer.bundle import export_bundle, import_bundle
 from judge_tui.transfer.merge import merge_database
 from judge_tui.tui.session import RatingSession
+from tests.narrowing import present
 from tests.tui.conftest import FakeClock, make_items
 
 REASON = "tests never run the eviction path"
@@ -30,15 +31,15 @@ def _rate(session: RatingSession, value: float = 0.75) -> None:
 def _expert_database(store: Store, rubrics, clock: FakeClock) -> None:
     """EXP001 flags B001 and submits it, rates B002 unflagged, and flags and skips B003."""
     session = RatingSession(store, rubrics["cis"], "EXP001", clock=clock)
-    assert session.resume().item.id == "B001"
+    assert present(session.resume()).item.id == "B001"
     session.set_flag(True, REASON)
     _rate(session)
     clock.advance(30)
     session.submit()
-    assert session.open_next_unrated().item.id == "B002"
+    assert present(session.open_next_unrated()).item.id == "B002"
     _rate(session, 0.5)
     session.submit()
-    assert session.open_next_unrated().item.id == "B003"
+    assert present(session.open_next_unrated()).item.id == "B003"
     session.set_flag(True, SKIP_REASON)
     session.skip()
 
@@ -112,9 +113,9 @@ def test_flags_survive_export_and_import_in_every_format(filled_store, rubrics, 
     assert "ratings: 2 added" in summary and "skipped or flagged without a rating: 1 added" in summary
     with Store(fresh) as store:
         assert _flags(store) == EXPECTED
-        assert not store.rating("B002", "EXP001").flagged
+        assert not present(store.rating("B002", "EXP001")).flagged
         assert store.rating("B003", "EXP001") is None  # a mark, not a rating with no scores
-        draft = store.draft("B003", "EXP001")
+        draft = present(store.draft("B003", "EXP001"))
         assert (draft.skipped, draft.flagged, draft.flag_reason, draft.scores) == (True, True, SKIP_REASON, {})
         assert store.progress("EXP001", "cis") == {"rated": 2, "skipped": 1, "flagged": 2, "total": 3}
     again, _ = _import(out, fresh, capsys)  # importing the same file twice changes nothing
@@ -168,8 +169,8 @@ def test_marks_without_any_rating_import_as_marks(filled_store, rubrics, tmp_pat
     with Store(fresh) as store:
         assert [(f.item_id, f.state, f.reason) for f in store.flags()] == [("B002", "unrated", "which task is this?")]
         assert store.draft("B002", "EXP002") == Draft("B002", "EXP002", flagged=True, flag_reason="which task is this?",
-                                                      updated_at=store.draft("B002", "EXP002").updated_at)
-        assert store.draft("B003", "EXP002").skipped and not store.draft("B003", "EXP002").flagged
+                                                      updated_at=present(store.draft("B002", "EXP002")).updated_at)
+        assert present(store.draft("B003", "EXP002")).skipped and not present(store.draft("B003", "EXP002")).flagged
         assert store.count_ratings("EXP002") == 0
 
 
@@ -190,7 +191,7 @@ def test_an_imported_mark_keeps_a_draft_and_leaves_a_rated_item_alone(filled_sto
     summary, _ = _import(out, fresh, capsys)
     assert "skipped or flagged without a rating: 0 added, 1 updated" in summary
     with Store(fresh) as store:
-        draft = store.draft("B003", "EXP001")
+        draft = present(store.draft("B003", "EXP001"))
         assert (draft.skipped, draft.flagged, draft.flag_reason) == (True, True, SKIP_REASON)
         assert (draft.scores, draft.notes, draft.seconds) == ({"r": 0.25}, "half done", 12)  # nothing lost
     rated_later = tmp_path / "rated_later.jsonl"  # the expert went back and rated the skipped item
@@ -206,7 +207,7 @@ def test_an_imported_mark_keeps_a_draft_and_leaves_a_rated_item_alone(filled_sto
     summary, warnings = _import(mark_of_rated, fresh, capsys)
     assert "item 'B002' is rated by EXP001 here already; the file's skip without a rating is left out" in warnings
     with Store(fresh) as store:
-        assert store.draft("B002", "EXP001") is None and not store.rating("B002", "EXP001").flagged
+        assert store.draft("B002", "EXP001") is None and not present(store.rating("B002", "EXP001")).flagged
 
 
 @pytest.mark.parametrize("row, problem", [
@@ -234,8 +235,8 @@ def test_flags_survive_bundle_import_and_merge(filled_store, rubrics, clock, tmp
         assert result.added["ratings"] == 2 and result.added["set_aside"] == 1
         assert _flags(lead) == EXPECTED
         assert lead.draft("B003", "EXP001") == Draft("B003", "EXP001", skipped=True, flagged=True,
-                                                     flag_reason=SKIP_REASON, updated_at=lead.draft(
-                                                         "B003", "EXP001").updated_at)
+                                                     flag_reason=SKIP_REASON, updated_at=present(lead.draft(
+                                                         "B003", "EXP001")).updated_at)
         again = import_bundle(lead, bundle)  # nothing twice
         assert not again.changed and again.problems == 0
     with Store(tmp_path / "lead2.db") as lead:
@@ -254,7 +255,7 @@ def test_a_flag_that_differs_is_a_merge_conflict_and_ours_is_kept(filled_store, 
         result = merge_database(lead, filled_store.path)
         assert [(c.item_id, c.ours["flag_reason"], c.theirs["flag_reason"]) for c in result.rating_conflicts] == [
             ("B001", REASON, "another reason")]
-        assert lead.rating("B001", "EXP001").flag_reason == REASON
+        assert present(lead.rating("B001", "EXP001")).flag_reason == REASON
 
 
 def test_a_database_from_before_flags_moved_onto_ratings_is_upgraded(tmp_path, rubrics):
@@ -280,7 +281,7 @@ def test_a_database_from_before_flags_moved_onto_ratings_is_upgraded(tmp_path, r
                      " updated_at) VALUES ('B001', 'EXP001', ?, 1, 'x', 'x')", [version])
     with Store(path) as store:
         assert not migrations.pending(store.db)
-        rating = store.rating("B001", "EXP001")
+        rating = present(store.rating("B001", "EXP001"))
         assert rating.flagged and rating.flag_reason == "old flag" and rating.seconds == 12
         assert store.draft("B001", "EXP001") is None
         assert [(f.item_id, f.state) for f in store.flags()] == [("B001", "rated"), ("B002", "unrated")]

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.style import Style
+from textual.strip import Strip
 
 from judge_tui.tui.screens.rating import RatingScreen
-from judge_tui.tui.widgets.field_rows import FieldRows
+from judge_tui.tui.widgets.field_rows import FieldKind, FieldRows
 from judge_tui.tui.widgets.item_pane import ItemPane
 
 PROSE = "A fixed-size cache that keeps the most recently used entries and drops the oldest one when it is full. " * 4
@@ -20,20 +21,21 @@ def every_line(pane: ItemPane) -> list[str]:
 CODE = "\n".join(f"def step_{n}(state):\n    return state + {n}  # " + "x" * 70 for n in range(12))
 
 
-def drawn(rows: FieldRows, width: int, console: Console) -> list[object]:
+def drawn(rows: FieldRows, width: int, console: Console) -> list[Strip]:
     return [rows.row(y, width, console, Style()) for y in range(rows.row_count(width, console))]
 
 
 def test_rows_drawn_at_a_width_are_found_again_when_the_width_comes_back():
     console = Console(width=200)
-    for kind, text in (("text", PROSE), ("code", CODE)):
-        rows = FieldRows(kind)  # type: ignore[arg-type]
+    kinds: tuple[tuple[FieldKind, str], ...] = (("text", PROSE), ("code", CODE))
+    for kind, text in kinds:
+        rows = FieldRows(kind)
         rows.set_text(text)
         narrow = drawn(rows, 60, console)
         drawn(rows, 110, console)  # the rubric folded: the whole width
         again = drawn(rows, 60, console)
         assert all(a is b for a, b in zip(narrow, again, strict=True))  # the same strips, not drawn anew
-        fresh = FieldRows(kind)  # type: ignore[arg-type]
+        fresh = FieldRows(kind)
         fresh.set_text(text)
         assert [s.text for s in again] == [s.text for s in drawn(fresh, 60, console)]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from judge_tui.store import Store
 from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.session import RatingSession
+from tests.narrowing import present
 from tests.tui.conftest import FakeClock
 
 SIZE = (80, 24)
@@ -38,4 +39,4 @@ def test_the_time_an_idle_spell_takes_back_is_written_once(filled_store, rubrics
     clock.advance(400)  # the spell turns idle: only 60 s of it count
     session.save_time(5)
     with Store(db_path) as again:  # a crash now restarts from what the screen showed
-        assert again.draft("B001", "EXP001").seconds == 60.0
+        assert present(again.draft("B001", "EXP001")).seconds == 60.0

@@ -8,6 +8,7 @@ import pytest
 from judge_tui.model.records import Item
 from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.widgets.item_pane import ItemPane
+from tests.narrowing import present
 from tests.tui.layouts import Layouts
 
 
@@ -35,7 +36,7 @@ async def test_the_next_item_is_shown_without_a_layout_of_the_screen(make_app, s
         await pilot.press("enter")
         for _ in range(3):  # and the frames after it: no second layout follows the first
             await pilot.pause()
-        assert screen.session.state.item.id == "B002"
+        assert present(screen.session.state).item.id == "B002"
         assert layouts.count == 0
         shown = "\n".join(on_screen(pane))
         assert "B002  · Fibonacci" in shown and "fib(n - 1)" in shown

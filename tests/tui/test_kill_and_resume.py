@@ -18,6 +18,7 @@ import pytest
 
 from judge_tui.store import Store
 from judge_tui.tui.screens.rating import RatingScreen
+from tests.narrowing import present
 from tests.tui.screen_text import screen_text
 
 REPO = Path(__file__).resolve().parents[2]
@@ -91,8 +92,8 @@ async def test_kill_9_mid_session_loses_nothing(filled_store, db_path, make_app,
     assert draft.scores == {"r": 0.25, "a": 0.5} and draft.seconds >= 1.0
 
     with Store(db_path) as after:
-        rating = after.rating("B001", "EXP001")
-        assert rating.scores == {"r": 0.75, "a": 0.5, "t": 0.75, "l": 0.75} and rating.seconds > 0
+        rating = present(after.rating("B001", "EXP001"))
+        assert rating.scores == {"r": 0.75, "a": 0.5, "t": 0.75, "l": 0.75} and present(rating.seconds) > 0
         assert after.draft("B001", "EXP001") is None
         assert after.draft("B002", "EXP001") == draft
 
@@ -101,8 +102,8 @@ async def test_kill_9_mid_session_loses_nothing(filled_store, db_path, make_app,
         await pilot.pause()
         screen = resumed.screen
         assert isinstance(screen, RatingScreen)
-        assert screen.session.state.item.id == "B002"
-        assert screen.session.state.edit.scores == {"r": 0.25, "a": 0.5}
+        assert present(screen.session.state).item.id == "B002"
+        assert present(screen.session.state).edit.scores == {"r": 0.25, "a": 0.5}
         assert screen.session.timer.elapsed() == draft.seconds
         shown = screen_text(resumed)
         assert "B002" in shown and "1 rated" in shown and f"⏱ 0:{int(draft.seconds):02d}" in shown

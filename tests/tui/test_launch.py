@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from judge_tui.cli import launch, main
+from judge_tui.model.errors import UserError
 from judge_tui.model.records import Item, Rating
 from judge_tui.store import Store
 from judge_tui.tui.keys import keymap_problems
@@ -25,7 +26,7 @@ def test_default_rubric_is_the_one_with_most_items_preferring_cis(filled_store):
 def test_rubric_without_items_is_a_clear_error(tmp_path, rubrics):
     with Store(tmp_path / "x.db") as store:
         store.add_items([Item(id="P1", rubric="binary", fields={"query": "q", "criterion": "c", "response": "r"})])
-        with pytest.raises(launch.UserError, match="no items for rubric 'cis'.*binary \\(1\\).*judge-tui import"):
+        with pytest.raises(UserError, match="no items for rubric 'cis'.*binary \\(1\\).*judge-tui import"):
             launch.choose_rubric(store, "cis")
 
 
@@ -33,9 +34,9 @@ def test_reviewer_given_once_is_remembered(store):
     assert launch.choose_reviewer(store, None) is None  # the app will ask
     assert launch.choose_reviewer(store, "EXP007") == "EXP007"
     assert launch.choose_reviewer(store, None) == "EXP007"
-    with pytest.raises(launch.UserError, match="no spaces"):
+    with pytest.raises(UserError, match="no spaces"):
         launch.choose_reviewer(store, "has space")
-    with pytest.raises(launch.UserError, match="no spaces"):
+    with pytest.raises(UserError, match="no spaces"):
         launch.choose_reviewer(store, "EXP007\n")  # `$` alone would let a trailing newline through
 
 

@@ -8,7 +8,9 @@ from judge_tui.model.settings import Settings
 from judge_tui.store import Store
 from judge_tui.transfer.importing import import_items
 from judge_tui.tui.app import JudgeTuiApp
+from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.widgets.item_pane import ItemPane
+from tests.narrowing import present, screen_of
 from tests.tui.screen_text import screen_text
 
 REAL = Path(__file__).resolve().parent.parent / "fixtures" / "promptfoo_real_codereview.json"
@@ -21,7 +23,7 @@ async def test_a_submission_without_task_text_or_tests_shows_only_what_it_has(tm
                           settings=Settings(judge_in_background=False), clock=clock)
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
-            assert app.screen.session.state.item.id == "CR-001"
+            assert present(screen_of(app, RatingScreen).session.state).item.id == "CR-001"
             pane = app.screen.query_one(ItemPane)
             for name in ("task", "test_code", "test_results"):
                 assert not pane.shows_field(name)

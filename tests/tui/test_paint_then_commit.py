@@ -20,6 +20,7 @@ from judge_tui.model.records import Rating
 from judge_tui.store import Store
 from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.widgets.status_line import StatusLine
+from tests.narrowing import present
 from tests.tui.screen_text import screen_text
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,7 +34,7 @@ async def test_a_score_shows_before_its_commit_and_is_marked_until_then(filled_s
         assert not status.saving
 
         screen.action_score(3)  # what the key does, before the frame is painted
-        assert screen.session.state.edit.scores == {"r": 0.75}
+        assert present(screen.session.state).edit.scores == {"r": 0.75}
         assert filled_store.draft("B001", "EXP001") is None  # not on disk yet ...
         assert status.saving and "saving…" in str(status.render())  # ... and the screen says so
 
@@ -52,7 +53,7 @@ async def test_submit_opens_the_next_item_first_and_commits_the_rating_after(fil
         await pilot.pause()
 
         screen.action_submit()
-        assert screen.session.state.item.id == "B002"
+        assert present(screen.session.state).item.id == "B002"
         assert screen.session.progress()["rated"] == 1  # counted as it will be once written
         assert filled_store.rating("B001", "EXP001") is None
         assert screen.query_one(StatusLine).saving

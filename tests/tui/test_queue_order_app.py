@@ -14,6 +14,7 @@ from judge_tui.store import Store
 from judge_tui.tui.app import JudgeTuiApp
 from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.widgets.status_line import StatusLine
+from tests.narrowing import screen_of
 from tests.tui.screen_text import screen_text, widget_text
 from tests.tui.test_kill_and_resume import TerminalApp, wait_until
 
@@ -59,7 +60,7 @@ async def test_balanced_order_survives_kill_9_and_resume(tmp_path, rubrics, herm
     with Store(db_path) as store:
         resumed = JudgeTuiApp(store, rubrics["binary"], reviewer="EXP001", clock=clock,
                               settings=Settings(judge_in_background=False, queue_order="balanced"))
-        seen = []
+        seen: list[str] = []
         async with resumed.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
             screen = resumed.screen
@@ -127,7 +128,7 @@ async def test_you_may_stop_once_every_target_is_decided_and_the_report_says_aft
         statuses, notices = [], []
         async with app.run_test(size=(120, 40), notifications=True) as pilot:
             await pilot.pause()
-            session = app.screen.session
+            session = screen_of(app, RatingScreen).session
             for _ in range(len(labels)):
                 if session.state is None:
                     break
@@ -159,7 +160,7 @@ async def test_stop_notice_false_says_nothing(tmp_path, rubrics, clock):
                           settings=Settings(judge_in_background=False, stop_notice=False))
         async with app.run_test(size=(120, 40), notifications=True) as pilot:
             await pilot.pause()
-            session = app.screen.session
+            session = screen_of(app, RatingScreen).session
             while session.state is not None and store.rating(session.state.item.id, "EXP001") is None:
                 await pilot.press("f" if labels[session.state.item.id] == "FAIL" else "p")
                 await app.workers.wait_for_complete()

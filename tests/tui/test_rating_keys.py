@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from textual.app import App
 
 from judge_tui.model.records import Rating
 from judge_tui.store import Store
 from judge_tui.tui.messages import JudgeStatusLine
 from judge_tui.tui.screens.rating import RatingScreen
+from judge_tui.tui.session import RatingSession
 from judge_tui.tui.widgets.status_line import StatusLine
+from tests.narrowing import present
 from tests.tui.screen_text import screen_text, widget_text
 
 SIZE = (120, 40)
@@ -20,7 +23,7 @@ async def shown(pilot) -> str:
     return screen_text(pilot.app)
 
 
-def _session(app):
+def _session(app: App[object]) -> RatingSession:
     assert isinstance(app.screen, RatingScreen)
     return app.screen.session
 
@@ -28,13 +31,13 @@ def _session(app):
 async def test_k_dimensions_take_k_plus_one_keys(make_app, filled_store, clock):
     app = make_app("cis")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        assert _session(app).state.item.id == "B001"
+        assert present(_session(app).state).item.id == "B001"
         clock.advance(33)
         await pilot.press("3", "2", "3", "3")
         assert filled_store.draft("B001", "EXP001").scores == {"r": 0.75, "a": 0.5, "t": 0.75, "l": 0.75}
         assert "CIS 0.6875" in widget_text(app)  # the exact mean, not "0.69"
         await pilot.press("enter")
-        assert _session(app).state.item.id == "B002"
+        assert present(_session(app).state).item.id == "B002"
         assert "B002" in await shown(pilot) and "1 rated" in await shown(pilot)
         assert "B001 saved: CIS 0.6875" in await shown(pilot)
     rating = filled_store.rating("B001", "EXP001")
@@ -91,7 +94,7 @@ async def test_submit_before_every_dimension_is_scored_explains_why(make_app, fi
     app = make_app("cis")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.press("4", "down", "down", "enter")
-        assert _session(app).state.item.id == "B001"
+        assert present(_session(app).state).item.id == "B001"
         assert app.screen.cursor == "a"  # moved to the first dimension still to score
         assert "Not yet: score A · Architecture" in await shown(pilot)
     assert filled_store.rating("B001", "EXP001") is None
@@ -117,12 +120,12 @@ async def test_previous_next_and_skip(make_app, filled_store):
         await pilot.press("left")
         assert "This is the first item." in await shown(pilot)
         await pilot.press("right", "2")
-        assert _session(app).state.item.id == "B002"
+        assert present(_session(app).state).item.id == "B002"
         await pilot.press("left")
-        assert _session(app).state.item.id == "B001"
+        assert present(_session(app).state).item.id == "B001"
         await pilot.press("s")
-        assert _session(app).state.item.id == "B002"
-        assert _session(app).state.edit.scores == {"r": 0.5}  # its draft came back with it
+        assert present(_session(app).state).item.id == "B002"
+        assert present(_session(app).state).edit.scores == {"r": 0.5}  # its draft came back with it
         assert "1 skipped" in await shown(pilot)
     assert filled_store.draft("B001", "EXP001").skipped
 
@@ -165,8 +168,8 @@ async def test_quit_and_resume_on_the_same_item_with_drafts_and_time(make_app, f
     clock.advance(500)  # time away from the app is not counted
     app = make_app("cis")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        assert _session(app).state.item.id == "B002"
-        assert _session(app).state.edit.scores == {"r": 0.25, "a": 0.25}
+        assert present(_session(app).state).item.id == "B002"
+        assert present(_session(app).state).edit.scores == {"r": 0.25, "a": 0.25}
         assert "⏱ 1:01" in await shown(pilot)
         assert app.screen.cursor == "t"  # focus on the first unscored dimension
 
@@ -244,12 +247,12 @@ async def test_blind_rule_on_screen(make_app, filled_store, rubrics):
         shown = widget_text(app)
         assert "JUDGE-REASONING" not in shown and "OTHER-EXPERT-NOTE" not in shown and "judge:m" not in shown
         await pilot.press("2", "2", "2", "2", "enter", "left")
-        assert _session(app).state.item.id == "B001"
+        assert present(_session(app).state).item.id == "B001"
         assert "JUDGE-REASONING" in widget_text(app) and "OTHER-EXPERT-NOTE" in widget_text(app)
     app = make_app("cis")  # reveal is opt-in
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.press("left")
-        assert _session(app).state.item.id == "B001" and "JUDGE-REASONING" not in widget_text(app)
+        assert present(_session(app).state).item.id == "B001" and "JUDGE-REASONING" not in widget_text(app)
 
 
 async def test_every_item_rated(make_app, filled_store):
@@ -318,7 +321,7 @@ async def test_a_submitted_item_shows_its_time_stopped(make_app, filled_store, c
         await pilot.press("p", "enter")
         clock.advance(30)
         await pilot.press("left")  # back on the submitted item
-        assert _session(app).state.item.id == "P001"
+        assert present(_session(app).state).item.id == "P001"
         clock.advance(100)
         app.screen.tick()
         assert "⏱ 0:07 (submitted, stopped)" in await shown(pilot)
@@ -385,12 +388,12 @@ async def test_one_key_decides_and_moves_on_when_there_is_one_dimension(make_app
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.press("p")
         assert filled_store.rating("P001", "EXP001").verdict == "PASS"
-        assert _session(app).state.item.id == "P002"
+        assert present(_session(app).state).item.id == "P002"
         await pilot.press("u")  # nothing to undo here: the way back is said
         assert "← goes back" in await shown(pilot)
         await pilot.press("left", "f")  # back, and the other decision
         assert filled_store.rating("P001", "EXP001").verdict == "FAIL"
-        assert _session(app).state.item.id == "P002"
+        assert present(_session(app).state).item.id == "P002"
     app = make_app("cis")  # several dimensions: Enter still submits
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("3", "3", "3", "3")

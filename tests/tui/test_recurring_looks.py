@@ -4,6 +4,8 @@ redraw shows."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.cells import cell_len
 from rich.text import Text
 from textual.geometry import Region
@@ -14,6 +16,7 @@ from judge_tui.tui.widgets.key_bar import KeyBar
 from judge_tui.tui.widgets.recurring_static import RecurringStatic, first_changed_cell
 from judge_tui.tui.widgets.rubric_panel import ScoreSummary
 from judge_tui.tui.widgets.status_line import StatusLine
+from tests.narrowing import present
 
 Cells = list[list[tuple[str, object]]]
 
@@ -46,11 +49,11 @@ def watch_refreshes(widget: RecurringStatic) -> list[Region | None]:
     asked: list[Region | None] = []
     refresh = widget.refresh
 
-    def recording(*regions: Region, **kwargs: object) -> RecurringStatic:
+    def recording(*regions: Region, **kwargs: Any) -> RecurringStatic:
         asked.extend(regions or [None])
-        return refresh(*regions, **kwargs)  # type: ignore[arg-type]
+        return refresh(*regions, **kwargs)
 
-    widget.refresh = recording  # type: ignore[method-assign]
+    widget.refresh = recording  # type: ignore[method-assign]  # records what the widget asks to redraw
     return asked
 
 
@@ -95,4 +98,4 @@ async def test_a_score_key_sends_the_status_line_from_its_mark_on(make_app):
         await pilot.press("3")
         await pilot.pause()
         assert regions and None not in regions
-        assert regions[0].x == cell_len(before)  # where the line as it was ends (in the widget's content)
+        assert present(regions[0]).x == cell_len(before)  # where the line as it was ends (in the widget's content)

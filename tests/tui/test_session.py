@@ -7,6 +7,7 @@ import pytest
 from judge_tui.model.records import Rating
 from judge_tui.store import Store
 from judge_tui.tui.session import RatingSession
+from tests.narrowing import present
 from tests.tui.conftest import FakeClock
 
 
@@ -16,11 +17,11 @@ def _session(store: Store, rubrics, clock: FakeClock, rubric: str = "cis", **kw)
 
 def test_every_change_is_a_draft_on_disk(filled_store, rubrics, clock, db_path):
     session = _session(filled_store, rubrics, clock)
-    assert session.resume().item.id == "B001"
+    assert present(session.resume()).item.id == "B001"
     clock.advance(7)
     session.set_score("r", 0.75)
     with Store(db_path) as other:  # another connection sees it: it is committed
-        draft = other.draft("B001", "EXP001")
+        draft = present(other.draft("B001", "EXP001"))
     assert draft.scores == {"r": 0.75} and draft.seconds == 7.0
 
 
@@ -37,7 +38,7 @@ def test_submit_saves_rating_with_overall_time_and_clears_draft(filled_store, ru
     assert stored.overall == pytest.approx(0.6875) and stored.seconds == 42.0
     assert stored.notes == "a global slipped in" and stored.rubric_version_id == rating.rubric_version_id
     assert filled_store.draft("B001", "EXP001") is None
-    assert session.open_next_unrated().item.id == "B002"
+    assert present(session.open_next_unrated()).item.id == "B002"
 
 
 def test_submit_refuses_an_incomplete_item(filled_store, rubrics, clock):
@@ -50,7 +51,7 @@ def test_submit_refuses_an_incomplete_item(filled_store, rubrics, clock):
 
 def test_code_dimensions_and_verdict_are_added_at_submit(filled_store, rubrics, clock):
     session = _session(filled_store, rubrics, clock, rubric="exercise-quality")
-    assert session.resume().item.id == "E001"
+    assert present(session.resume()).item.id == "E001"
     for dim in ("difficulty_match", "instruction_clarity", "learning_objective_alignment"):
         session.set_score(dim, 1.0)
     rating = session.submit()
@@ -89,15 +90,15 @@ def test_time_adds_up_across_visits(filled_store, rubrics, clock):
 def test_skip_sets_aside_until_the_rest_are_done(filled_store, rubrics, clock):
     session = _session(filled_store, rubrics, clock)
     session.resume()
-    assert session.skip().item.id == "B002"
+    assert present(session.skip()).item.id == "B002"
     assert session.progress()["skipped"] == 1
     for item in ("B002", "B003"):
-        assert session.state.item.id == item
+        assert present(session.state).item.id == item
         for dim in "ratl":
             session.set_score(dim, 0.5)
         session.submit()
         session.open_next_unrated()
-    assert session.state.item.id == "B001"  # the skipped one comes back last
+    assert present(session.state).item.id == "B001"  # the skipped one comes back last
 
 
 def test_skipping_a_submitted_item_only_moves_on(filled_store, rubrics, clock):
@@ -106,7 +107,7 @@ def test_skipping_a_submitted_item_only_moves_on(filled_store, rubrics, clock):
     for dim in "ratl":
         session.set_score(dim, 0.5)
     session.submit()
-    assert session.skip().item.id == "B002"
+    assert present(session.skip()).item.id == "B002"
     assert session.progress() == {"rated": 1, "skipped": 0, "flagged": 0, "total": 3}
     assert filled_store.draft("B001", "EXP001") is None
 
@@ -119,7 +120,7 @@ def test_resume_reopens_the_latest_draft_with_its_time(filled_store, rubrics, cl
     session.set_score("r", 0.5)
     with Store(db_path) as again:
         resumed = RatingSession(again, rubrics["cis"], "EXP001", clock=clock)
-        state = resumed.resume()
+        state = present(resumed.resume())
         assert state.item.id == "B002" and state.edit.scores == {"r": 0.5}
         assert resumed.timer.elapsed() == 12.0
 
@@ -151,13 +152,13 @@ def test_revisiting_a_submitted_item_changes_nothing_until_edited(filled_store, 
     session.submit()
     session.open_next_unrated()
     session.open_neighbour(-1)
-    assert session.state.submitted is not None and session.timer.elapsed() == 30.0
+    assert present(session.state).submitted is not None and session.timer.elapsed() == 30.0
     clock.advance(100)
     session.leave()
     assert filled_store.draft("B001", "EXP001") is None  # looking again records nothing
     session.open(filled_store.item("B001"))
     session.set_score("l", 0.25)
-    assert session.state.changed_since_submit
+    assert present(session.state).changed_since_submit
     assert filled_store.draft("B001", "EXP001").scores == {"r": 0.75, "a": 0.75, "t": 0.75, "l": 0.25}
     session.submit()
     assert filled_store.rating("B001", "EXP001").scores["l"] == 0.25

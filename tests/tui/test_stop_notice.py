@@ -8,7 +8,9 @@ import pytest
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store
 from judge_tui.tui.app import JudgeTuiApp
+from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.widgets.status_line import StatusLine
+from tests.narrowing import screen_of
 from tests.tui.test_queue_order_app import agreeing_study
 
 
@@ -24,7 +26,7 @@ async def test_the_notice_names_the_target_the_pool_cannot_settle(tmp_path, rubr
         statuses, notices = [], []
         async with app.run_test(size=(120, 40), notifications=True) as pilot:
             await pilot.pause()
-            rating_screen = app.screen  # the finish screen opens over it once the last item is rated
+            rating_screen = screen_of(app, RatingScreen)  # the finish screen opens over it once the last item is rated
             session = rating_screen.session
             while session.state is not None and store.rating(session.state.item.id, "EXP001") is None:
                 notices = [n for n in app.notices if "settled" in n]

@@ -10,12 +10,12 @@ def test_counts_only_active_time_and_stops_after_idle():
     timer = ItemTimer(idle_seconds=60, clock=clock)
     timer.start(10.0)  # seconds from an earlier visit
     clock.advance(30)
-    assert timer.elapsed() == 40.0 and timer.state == "running"
+    assert (timer.elapsed(), timer.state) == (40.0, "running")
     clock.advance(200)  # walked away: only the first 60 s after the last key count
-    assert timer.elapsed() == 70.0 and timer.state == "idle"
+    assert (timer.elapsed(), timer.state) == (70.0, "idle")
     timer.activity()  # back at the keyboard
     clock.advance(5)
-    assert timer.elapsed() == 75.0 and timer.state == "running"
+    assert (timer.elapsed(), timer.state) == (75.0, "running")
 
 
 def test_pauses_while_the_terminal_is_away():
@@ -25,7 +25,7 @@ def test_pauses_while_the_terminal_is_away():
     clock.advance(4)
     timer.away()
     clock.advance(100)
-    assert timer.elapsed() == 4.0 and timer.state == "away"
+    assert (timer.elapsed(), timer.state) == (4.0, "away")
     timer.activity()  # a key while away does not restart the clock
     clock.advance(10)
     assert timer.elapsed() == 4.0
@@ -59,10 +59,10 @@ def test_a_held_timer_shows_its_seconds_and_counts_nothing():
     timer.away()
     timer.back()
     clock.advance(30)
-    assert timer.elapsed() == 42.0 and timer.state == "held"
+    assert (timer.elapsed(), timer.state) == (42.0, "held")
     timer.resume()  # the item is being changed
     clock.advance(5)
-    assert timer.elapsed() == 47.0 and timer.state == "running"
+    assert (timer.elapsed(), timer.state) == (47.0, "running")
 
 
 def test_an_idle_spell_keeps_only_the_reading_allowance():
@@ -72,9 +72,9 @@ def test_an_idle_spell_keeps_only_the_reading_allowance():
     clock.advance(20)
     timer.activity()  # a key at 0:20
     clock.advance(150)  # still reading: not yet an idle spell, so it all counts
-    assert timer.elapsed() == 170.0 and timer.state == "running"
+    assert (timer.elapsed(), timer.state) == (170.0, "running")
     clock.advance(600 - 150)  # a ten-minute break: of it only the reading allowance counts
-    assert timer.elapsed() == 110.0 and timer.state == "idle"
+    assert (timer.elapsed(), timer.state) == (110.0, "idle")
     timer.activity()  # back
     clock.advance(5)
     assert timer.elapsed() == 115.0

@@ -8,6 +8,7 @@ from judge_tui.store import Store
 from judge_tui.tui.screens.adjudication import AdjudicationApp, AdjudicationScreen
 from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.screens.too_small import TooSmallScreen
+from tests.narrowing import present, screen_of
 from tests.test_adjudication import _db
 from tests.tui.screen_text import screen_text
 
@@ -28,12 +29,12 @@ async def test_starting_in_a_tiny_terminal_says_what_size_is_needed(make_app, fi
         await pilot.press("3")  # no score given to an item the reviewer cannot see
         await pilot.pause()
         rating = next(s for s in app.screen_stack if isinstance(s, RatingScreen))
-        assert rating.session.state.edit.scores == {}
+        assert present(rating.session.state).edit.scores == {}
         await pilot.resize_terminal(80, 24)  # large enough: the item and its rubric, as left
         await pilot.pause()
-        assert app.screen is rating and "B001" in screen_text(app)
+        assert screen_of(app, RatingScreen) is rating and "B001" in screen_text(app)
         await pilot.press("3")
-        assert rating.session.state.edit.scores == {"r": 0.75}
+        assert present(rating.session.state).edit.scores == {"r": 0.75}
         await pilot.resize_terminal(*size)  # and small again, while rating
         await pilot.pause()
         assert isinstance(app.screen, TooSmallScreen)

@@ -21,7 +21,8 @@ HERE = Path(__file__).parent
 
 
 def conversation(raw: str) -> list[dict[str, str]]:
-    return ast.literal_eval(raw)  # the source writes each conversation as a Python list literal
+    turns: list[dict[str, str]] = ast.literal_eval(raw)  # the source writes each conversation as a Python list literal
+    return turns
 
 
 def anonymous_id(pair_id: str) -> str:
