@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 from textual import events, messages
 from textual.actions import parse as parse_action
 from textual.app import ComposeResult
-from textual.containers import Vertical
 from textual.geometry import Size
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
@@ -33,7 +32,7 @@ from judge_tui.tui.keys import (
 )
 from judge_tui.tui.score_text import overall_label
 from judge_tui.tui.session import RatingSession
-from judge_tui.tui.widgets.columns import Columns
+from judge_tui.tui.widgets.columns import Columns, RubricColumn
 from judge_tui.tui.widgets.item_pane import SCROLLS, ItemPane, prepare_item
 from judge_tui.tui.widgets.key_bar import KeyBar
 from judge_tui.tui.widgets.notes_editor import NotePreview, NotesEditor
@@ -95,7 +94,7 @@ class RatingScreen(Screen[None]):
                          assigned=self.session.plan is not None, id="status")
         with Columns(id="body"):
             yield ItemPane(self.rubric, id="item")
-            with Vertical(id="side"):
+            with RubricColumn(id="side"):
                 yield RubricPanel(self.rubric, id="rubric")
                 yield ScoreSummary(self.rubric, id="rubric-summary")
                 yield NotesEditor(id="notes")
