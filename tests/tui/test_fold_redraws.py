@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.style import Style
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.geometry import Region
 
 from judge_tui.tui.screens.rating import RatingScreen
+from judge_tui.tui.widgets.columns import Columns, RubricColumn
 from judge_tui.tui.widgets.field_rows import FieldRows
 from judge_tui.tui.widgets.item_pane import ItemPane
 from judge_tui.tui.widgets.rubric_panel import RubricPanel, ScoreSummary
@@ -122,3 +125,19 @@ async def test_scores_given_while_the_rubric_is_folded_show_in_it_once_unfolded_
         assert "3 of 4 scored" in str(summary.content)
         shown = screen.query_one(RubricPanel).text
         assert "0.75  R ·" in shown and "1.00  A ·" in shown and "0.50  T ·" in shown, shown
+
+
+async def test_the_columns_draw_their_own_lines_as_textual_does_and_once_per_size(make_app):
+    app = make_app("cis")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RatingScreen)
+        body, side = screen.query_one(Columns), screen.query_one(RubricColumn)
+        for widget, textual_s_own in ((body, Horizontal.render_lines), (side, Vertical.render_lines)):
+            crop = Region(0, 0, widget.size.width, widget.size.height)
+            kept = widget.render_lines(crop)
+            assert kept == textual_s_own(widget, crop)
+            await pilot.press("z", "z")  # folded and back: found again, not drawn anew
+            await pilot.pause()
+            assert all(a is b for a, b in zip(kept, widget.render_lines(crop), strict=True))
