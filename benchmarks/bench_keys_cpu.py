@@ -6,7 +6,8 @@ bench_keys.py times keys on the wall clock against a bare Textual app; on a mach
 floor moves with the load. This script runs judge-tui alone in tmux (as bench_keys.py does, `--reading`: code
 unwrapped, per item four score keys, `z l h z`, Enter) and reads, for every key, the CPU time the app's process
 used from just before the key was sent to the screen having settled (0.15 s unchanged), from the kernel's
-per-thread run time (/proc/PID/task/*/schedstat, nanoseconds). The app's CPU while idle (its timer ticking
+per-thread run time (/proc/PID/task/*/schedstat, nanoseconds): every thread's (the terminal writer's, SQLite's,
+the judge's in the background), and the event loop's thread alone. The app's CPU while idle (its timer ticking
 once a second) is measured first and taken off in proportion to each key's window. Linux only.
 
 With `--profile DIR` the app runs under cProfile, switched on just before each key and off once its screen has
@@ -59,10 +60,10 @@ runpy.run_module("judge_tui", run_name="__main__")
 KINDS = {"score": "score key", "enter": "Enter", "z": "z (fold / unfold)", "lh": "l / h (sideways)"}
 
 
-def cpu_ns(pid: int) -> int:
-    """The process's CPU time so far, every thread, in nanoseconds."""
+def cpu_ns(pid: int, *, main_thread: bool = False) -> int:
+    """The process's CPU time so far, every thread (or its main thread, the event loop's), in nanoseconds."""
     total = 0
-    for task in os.listdir(f"/proc/{pid}/task"):
+    for task in [str(pid)] if main_thread else os.listdir(f"/proc/{pid}/task"):
         with contextlib.suppress(FileNotFoundError, ProcessLookupError):  # a thread that has just ended
             total += int(Path(f"/proc/{pid}/task/{task}/schedstat").read_text().split()[0])
     return total
@@ -93,6 +94,7 @@ def main() -> int:
         command = [sys.executable, str(folder / "profiled.py")]
     tmux = Tmux(folder)
     spent: dict[str, list[float]] = {kind: [] for kind in KINDS}
+    spent_main: dict[str, list[float]] = {kind: [] for kind in KINDS}
     try:
         tmux.start("app", [*command, "--db", str(db), "--reviewer", REVIEWER, "--rubric", "cis"],
                    (columns, rows), env)
@@ -101,19 +103,23 @@ def main() -> int:
         time.sleep(1.5)  # the judge in the background starts 0.5 s after the first paint
         tmux.send("app", "w")
         settle(tmux, "app")
-        idle_from, idle_cpu = time.perf_counter(), cpu_ns(pid)
+        idle_from, idle_cpu, idle_main = time.perf_counter(), cpu_ns(pid), cpu_ns(pid, main_thread=True)
         time.sleep(3.0)
-        idle_rate = (cpu_ns(pid) - idle_cpu) / (time.perf_counter() - idle_from)  # ns per second
+        idle_for = time.perf_counter() - idle_from
+        idle_rate = (cpu_ns(pid) - idle_cpu) / idle_for  # ns per second
+        idle_main_rate = (cpu_ns(pid, main_thread=True) - idle_main) / idle_for
 
         def key(kind: str, name: str, shows) -> None:  # noqa: ANN001
             if args.profile:
                 (args.profile / "kind").write_text(kind)
                 os.kill(pid, 10)  # SIGUSR1
-            started, before = time.perf_counter(), cpu_ns(pid)
+            started, before, before_main = time.perf_counter(), cpu_ns(pid), cpu_ns(pid, main_thread=True)
             tmux.send("app", name)
             wait_for(tmux, "app", shows)
             settle(tmux, "app")
-            used = cpu_ns(pid) - before - idle_rate * (time.perf_counter() - started)
+            took = time.perf_counter() - started
+            used = cpu_ns(pid) - before - idle_rate * took
+            spent_main[kind].append((cpu_ns(pid, main_thread=True) - before_main - idle_main_rate * took) / 1e6)
             if args.profile:
                 os.kill(pid, 12)  # SIGUSR2
             spent[kind].append(used / 1e6)
@@ -126,14 +132,17 @@ def main() -> int:
             following = ids[n + 1]
             key("enter", "Enter", lambda s, item=following: item in s.split("\n", 1)[-1])
         load = os.getloadavg()
+        time.sleep(1.0)  # the last profile written
     finally:
         tmux.stop()
     print(f"load average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
           f"idle {idle_rate / 1e6:.2f} ms of CPU a second (taken off)")
     for kind, label in KINDS.items():
-        values = sorted(spent[kind])
+        values, main_values = sorted(spent[kind]), spent_main[kind]
         print(f"{label}: CPU per key median {statistics.median(values):.1f} ms, "
-              f"mean {statistics.fmean(values):.1f}, p90 {values[int(0.9 * (len(values) - 1))]:.1f}, n={len(values)}")
+              f"mean {statistics.fmean(values):.1f}, p90 {values[int(0.9 * (len(values) - 1))]:.1f}, n={len(values)}; "
+              f"the event loop's thread alone: median {statistics.median(main_values):.1f} ms, "
+              f"mean {statistics.fmean(main_values):.1f}")
     return 0
 
 
