@@ -1,6 +1,6 @@
 """The CPU each key costs the rating screen, in a real terminal: what a loaded machine does not blur.
 
-    .venv/bin/python benchmarks/bench_keys_cpu.py [--items 10] [--size 120x40] [--profile DIR]
+    .venv/bin/python benchmarks/bench_keys_cpu.py [--items 10] [--size 120x40] [--profile DIR] [--repo PATH]
 
 bench_keys.py times keys on the wall clock against a bare Textual app; on a machine shared with other work the
 floor moves with the load. This script runs judge-tui alone in tmux (as bench_keys.py does, `--reading`: code
