@@ -5,11 +5,16 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.style import Style
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.geometry import Region
 from textual.strip import Strip
 
 from judge_tui.tui.screens.rating import RatingScreen
+from judge_tui.tui.widgets.columns import Columns, RubricColumn
 from judge_tui.tui.widgets.field_rows import FieldKind, FieldRows
 from judge_tui.tui.widgets.item_pane import ItemPane
+from judge_tui.tui.widgets.rubric_panel import RubricPanel, ScoreSummary
 
 PROSE = "A fixed-size cache that keeps the most recently used entries and drops the oldest one when it is full. " * 4
 
@@ -81,3 +86,60 @@ async def test_folding_the_rubric_lays_the_item_out_for_its_new_width_before_the
         await pilot.pause()
         assert pane.scrollable_content_region.width == narrow_width
         assert every_line(pane) == narrow_lines
+
+
+async def test_folding_the_rubric_sizes_the_item_s_scrollbar_before_the_layout(make_app):
+    """The scrollbar's virtual size is the pane's inner size: known before the layout, the layout that folds the
+    rubric leaves it as it is, and asks for no second layout of the screen."""
+    app = make_app("cis")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RatingScreen)
+        pane = screen.query_one(ItemPane)
+        bar = pane.vertical_scrollbar
+        for _fold_or_unfold in range(2):
+            before = pane.container_size
+            screen.action_toggle_rubric()
+            expected = bar.virtual_size
+            assert expected != before
+            await pilot.pause()
+            assert pane.container_size == expected == bar.virtual_size
+
+
+async def test_scores_given_while_the_rubric_is_folded_show_in_it_once_unfolded_or_beside_the_note(make_app):
+    app = make_app("cis")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, RatingScreen)
+        await pilot.press("z", "3", "4")
+        await pilot.pause()
+        await pilot.press("n")  # the note box opens in the rubric's column, with the rubric as it is now
+        await pilot.pause()
+        summary = screen.query_one(ScoreSummary)
+        assert "R .75 · A 1 · ▸T – · L –" in Content.from_markup(str(summary.border_title)).plain
+        assert "2 of 4 scored" in str(summary.content)
+        await pilot.press("escape", "2")
+        await pilot.pause()
+        await pilot.press("z")
+        await pilot.pause()
+        assert "R .75 · A 1 · T .5 · ▸L –" in Content.from_markup(str(summary.border_title)).plain
+        assert "3 of 4 scored" in str(summary.content)
+        shown = screen.query_one(RubricPanel).text
+        assert "0.75  R ·" in shown and "1.00  A ·" in shown and "0.50  T ·" in shown, shown
+
+
+async def test_the_columns_draw_their_own_lines_as_textual_does_and_once_per_size(make_app):
+    app = make_app("cis")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RatingScreen)
+        body, side = screen.query_one(Columns), screen.query_one(RubricColumn)
+        for widget, textual_s_own in ((body, Horizontal.render_lines), (side, Vertical.render_lines)):
+            crop = Region(0, 0, widget.size.width, widget.size.height)
+            kept = widget.render_lines(crop)
+            assert kept == textual_s_own(widget, crop)
+            await pilot.press("z", "z")  # folded and back: found again, not drawn anew
+            await pilot.pause()
+            assert all(a is b for a, b in zip(kept, widget.render_lines(crop), strict=True))

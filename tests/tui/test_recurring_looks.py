@@ -99,3 +99,23 @@ async def test_a_score_key_sends_the_status_line_from_its_mark_on(make_app):
         await pilot.pause()
         assert regions and None not in regions
         assert present(regions[0]).x == cell_len(before)  # where the line as it was ends (in the widget's content)
+
+
+async def test_rich_text_is_drawn_as_textual_converts_it(make_app):
+    """The looks' text is converted with each style converted once: the Content is Textual's own conversion."""
+    from rich.style import Style as RichStyle
+    from textual.content import Content
+
+    from judge_tui.tui.widgets.recurring_static import as_content
+
+    app = make_app("cis")
+    async with app.run_test(size=(120, 40)):
+        text = Text("3 rated · 0 skipped │ ⏱ 0:05 │ saving…", style="bold")
+        for start, end, style in ((0, 7, "bold"), (8, 9, "dim"), (20, 21, "dim"), (22, 28, "green"),
+                                  (31, 38, "italic reverse"), (2, 5, RichStyle(color="red", underline=True))):
+            text.stylize(style, start, end)
+        for _again in range(2):  # the second time from the styles converted before
+            converted = as_content(text, app.console, app.ansi_theme)
+            expected = Content.from_rich_text(text, console=app.console)
+            assert converted.plain == expected.plain and converted.spans == expected.spans
+            assert list(converted.render_segments()) == list(expected.render_segments())

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from textual import events, messages
 from textual.actions import parse as parse_action
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.geometry import Size
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import TextArea
@@ -32,7 +32,7 @@ from judge_tui.tui.keys import (
 )
 from judge_tui.tui.score_text import overall_label
 from judge_tui.tui.session import RatingSession
-from judge_tui.tui.widgets.columns import Columns
+from judge_tui.tui.widgets.columns import Columns, RubricColumn
 from judge_tui.tui.widgets.item_pane import SCROLLS, ItemPane, prepare_item
 from judge_tui.tui.widgets.key_bar import KeyBar
 from judge_tui.tui.widgets.notes_editor import NotePreview, NotesEditor
@@ -94,7 +94,7 @@ class RatingScreen(Screen[None]):
                          assigned=self.session.plan is not None, id="status")
         with Columns(id="body"):
             yield ItemPane(self.rubric, id="item")
-            with Vertical(id="side"):
+            with RubricColumn(id="side"):
                 yield RubricPanel(self.rubric, id="rubric")
                 yield ScoreSummary(self.rubric, id="rubric-summary")
                 yield NotesEditor(id="notes")
@@ -214,33 +214,39 @@ class RatingScreen(Screen[None]):
         state = self.session.state
         if state is None:
             return
-        panel = self.query_one(RubricPanel)
         code_scores = self.rubric.code_scores(state.item.fields)
-        panel.show(state.edit.scores, code_scores, cursor=self.cursor, guidance_on=self.guidance_on,
-                   task_type=self._task_type(state.item), keys=self._score_keys(), compact=self.has_class("-short"))
         scores = {**state.edit.scores, **code_scores}
         overall = self.rubric.overall_score(scores)
         strip = self.query_one(RubricStrip)
-        if self.rubric_collapsed:
+        shown: list[Widget] = [self.query_one(StatusLine), self.query_one(KeyBar)]
+        if strip.display:
             marks = "".join(mark for mark, on in (("✓", state.submitted is not None and not state.changed_since_submit),
                                                   ("↷", state.skipped), ("⚑", state.edit.flagged)) if on)
             strip.show(scores, cursor=self.cursor, keys=self._score_keys(), marks=marks,
                        overall=f"{self.rubric.overall_name} {overall_label(self.rubric, overall)}")
-        self.query_one(ScoreSummary).show(
-            overall=overall, verdict=self.rubric.verdict(scores),
-            scored=len(self.judged) - len(self.session.missing), needed=len(self.judged),
-            flagged=state.edit.flagged, flag_reason=state.edit.flag_reason, submitted=state.submitted is not None,
-            changed=state.changed_since_submit, skipped=state.skipped,
-            scores=score_line(self.rubric, scores, self.cursor),
-        )
-        panel.show_others(self.session.others())
+            shown.append(strip)
+        if self.query_one("#side").display:
+            # The rubric's column only while it shows (folded, it is brought up to date as it unfolds): a
+            # hidden widget told to redraw has Textual map the whole screen again, hidden widgets included.
+            panel = self.query_one(RubricPanel)
+            panel.show(state.edit.scores, code_scores, cursor=self.cursor, guidance_on=self.guidance_on,
+                       task_type=self._task_type(state.item), keys=self._score_keys(),
+                       compact=self.has_class("-short"))
+            self.query_one(ScoreSummary).show(
+                overall=overall, verdict=self.rubric.verdict(scores),
+                scored=len(self.judged) - len(self.session.missing), needed=len(self.judged),
+                flagged=state.edit.flagged, flag_reason=state.edit.flag_reason, submitted=state.submitted is not None,
+                changed=state.changed_since_submit, skipped=state.skipped,
+                scores=score_line(self.rubric, scores, self.cursor),
+            )
+            panel.show_others(self.session.others())
+            if self.cursor:
+                panel.scroll_to_dimension(self.cursor, after_layout=scroll_after_layout)
+            shown += [panel, self.query_one(ScoreSummary)]
+            self.call_after_refresh(self._prepare_next_card)
         self._show_time()  # a change to a submitted item starts its timer; an undo may stop it again
-        if self.cursor:
-            panel.scroll_to_dimension(self.cursor, after_layout=scroll_after_layout)
         self._refresh_bindings_if_changed()
-        self._draw_together(panel, self.query_one(ScoreSummary), strip, self.query_one(StatusLine),
-                            self.query_one(KeyBar))
-        self.call_after_refresh(self._prepare_next_card)
+        self._draw_together(*shown)
 
     def _task_type(self, item: Item) -> str | None:
         return self.rubric.task_type_of(item.fields) or item.task_type
@@ -259,9 +265,12 @@ class RatingScreen(Screen[None]):
         """Have these widgets' changes drawn in one frame. Textual hands each widget's repaint to the screen
         from that widget's own message loop, so the screen's next frame (on its 60 fps timer) can come between
         two of them: a score and its "saving…" mark reached the terminal a frame apart, 16–30 ms. Told now,
-        the screen draws them all in the first frame (a widget with nothing new is drawn from its cache)."""
+        the screen draws them all in the first frame (a widget with nothing new is drawn from its cache).
+        Hidden ones are left out: Textual maps the whole screen again, hidden widgets too, for a hidden widget
+        told to redraw, and then once more for each look at a hidden widget's place until the next layout."""
         for widget in widgets:
-            self.post_message(messages.Update(widget))
+            if widget.display and all(ancestor.display for ancestor in widget.ancestors if isinstance(ancestor, Widget)):
+                self.post_message(messages.Update(widget))
 
     def _show_progress(self) -> None:
         """The counts in the status line. With a change about to be committed (just after this frame), counted
@@ -588,6 +597,7 @@ class RatingScreen(Screen[None]):
         self.add_class("-editing-note")  # a folded note box opens first (it cannot take focus while hidden)
         if self.rubric_collapsed:  # the note box is in the rubric's column: shown while the note is edited
             self._show_columns(note_open=True)
+            self._show_rubric(scroll_after_layout=True)  # not kept up to date while folded
         self.call_after_refresh(self.query_one(NotesEditor).focus)
 
     def action_toggle_guidance(self) -> None:
@@ -605,6 +615,15 @@ class RatingScreen(Screen[None]):
         if side.display == self._rubric_collapsed:  # the item pane gains or gives back the rubric's width
             gained = side.outer_size.width if self._rubric_collapsed else -side.outer_size.width
             pane.expect_width(pane.scrollable_content_region.width + gained)
+            # and gives the strip its row. Textual gives the pane's scrollbar the pane's inner size as its virtual
+            # size, and a new virtual size asks for a second layout of the screen (and a third frame) just after
+            # the first: told now, the layout that resizes the bar finds it already has it.
+            strip_rows = self.query_one(RubricStrip).styles.height
+            rows = int(strip_rows.value) if strip_rows is not None and strip_rows.is_cells else 0
+            inner = pane.container_size
+            pane.vertical_scrollbar.set_reactive(
+                Widget.virtual_size,
+                Size(inner.width + gained, inner.height - rows if self._rubric_collapsed else inner.height + rows))
         self._show_columns()
         self._show_rubric(scroll_after_layout=True)
 

@@ -14,10 +14,14 @@ from collections.abc import Hashable
 from typing import Any
 
 from rich.cells import cell_len
+from rich.console import Console
+from rich.style import Style as RichStyle
+from rich.terminal_theme import TerminalTheme
 from rich.text import Text
-from textual.content import Content
+from textual.content import Content, Span
 from textual.geometry import Region
 from textual.strip import Strip
+from textual.style import Style
 from textual.widget import Widget
 
 _LOOKS_KEPT = 8
@@ -47,6 +51,30 @@ def first_changed_cell(before: Text | Content, after: Text | Content) -> int:
     return cell_len(after.plain[:first])
 
 
+_converted: dict[tuple[str | RichStyle, TerminalTheme | None], Style] = {}
+
+
+def _style_of(style: str | RichStyle, console: Console, theme: TerminalTheme | None) -> Style:
+    converted = _converted.get((style, theme))
+    if converted is None:
+        if len(_converted) > 256:
+            _converted.clear()
+        rich_style = console.get_style(style) if isinstance(style, str) else style
+        converted = _converted[style, theme] = Style.from_rich_style(rich_style, theme)
+    return converted
+
+
+def as_content(text: Text, console: Console, theme: TerminalTheme | None) -> Content:
+    """Rich text as Textual's Content.from_rich_text makes it for drawing, each style converted once: converting
+    a few styles was a fifth of drawing the status line anew, which a score key does (its "saving…")."""
+    content = Content(text.plain, [Span(start, end, _style_of(style, console, theme))
+                                   for start, end, style in text.spans])
+    if text.style:
+        content = content.stylize_before(text.style if isinstance(text.style, str)
+                                         else _style_of(text.style, console, theme))
+    return content
+
+
 class RecurringStatic(Widget, inherit_bindings=False):
     DEFAULT_CSS = """
     RecurringStatic {
@@ -66,7 +94,8 @@ class RecurringStatic(Widget, inherit_bindings=False):
         return self._text
 
     def render(self) -> Text | Content:
-        return self._text
+        text = self._text
+        return as_content(text, self.app.console, self.app.ansi_theme) if isinstance(text, Text) else text
 
     def shows(self, text: Text | Content) -> bool:
         """Whether this text is the one shown."""
