@@ -23,6 +23,7 @@ import statistics
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -58,6 +59,11 @@ runpy.run_module("judge_tui", run_name="__main__")
 '''
 
 KINDS = {"score": "score key", "enter": "Enter", "z": "z (fold / unfold)", "lh": "l / h (sideways)"}
+
+
+def shows_item(item: str, screen: str) -> bool:
+    """Does the screen show this item's id below its first line?"""
+    return item in screen.split("\n", 1)[-1]
 
 
 def cpu_ns(pid: int, *, main_thread: bool = False) -> int:
@@ -130,7 +136,7 @@ def main() -> int:
             for name in "zlhz":
                 key("z" if name == "z" else "lh", name, below_status_line(tmux.screen("app")))
             following = ids[n + 1]
-            key("enter", "Enter", lambda s, item=following: item in s.split("\n", 1)[-1])
+            key("enter", "Enter", partial(shows_item, following))
         load = os.getloadavg()
         time.sleep(1.0)  # the last profile written
     finally:
