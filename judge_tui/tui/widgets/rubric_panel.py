@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
+from typing import Any, Self
 
 from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
@@ -27,6 +27,7 @@ from judge_tui.model.textsafe import clean
 from judge_tui.tui.score_text import compact_score, exact, overall_label, score_label, short_names
 from judge_tui.tui.widgets.recurring_static import RecurringStatic, look_of
 from judge_tui.tui.widgets.scroll_size import set_scroll_size
+from judge_tui.tui.widgets.styled_lines import StyledLines, styling_of
 
 _DRAWN_LIMIT = 64  # blocks kept drawn (per panel): the cards of the dimensions the reviewer moves between
 
@@ -64,6 +65,7 @@ class RubricPanel(ScrollView, can_focus=False):
     COMPONENT_CLASSES = {"rubric-panel--title", "rubric-panel--focused"}
 
     def __init__(self, rubric: Rubric, **kwargs: Any) -> None:
+        self._styled = StyledLines()  # the lines as Textual's styles draw them (the app's colour filters)
         super().__init__(**kwargs)
         self.rubric = rubric
         # What each block shows, in order: (what identifies it, its text or how to draw it, its look).
@@ -168,7 +170,11 @@ class RubricPanel(ScrollView, can_focus=False):
         dim, value, options = self._card_wanted
         self._card_wanted = None
         key, source, look = self._card(dim, value, focused=True, **options)
-        self._drawn_block(key, source, look, self._look(look), width)
+        drawn = self._drawn_block(key, source, look, self._look(look), width)
+        styling = styling_of(self)
+        if styling is not None:  # styled too: the key's frame only sends it
+            for line in drawn:
+                self._styled.styled(line, styling)
 
     def _order_blocks(self) -> None:
         order = ["title", *(f"dim-{d.id}" for d in self.rubric.dimensions), "definitions", "others"]
@@ -219,6 +225,7 @@ class RubricPanel(ScrollView, can_focus=False):
         """New styles (another theme): the blocks are drawn again in their new colours when next shown."""
         super().notify_style_update()
         self._built_for = None
+        self._styled.forget()
         self.refresh()
 
     def _build(self, *, refresh: bool = True) -> None:
@@ -335,14 +342,25 @@ class RubricPanel(ScrollView, can_focus=False):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # The width and scroll looked up once for all the lines Textual asks for, not once a line.
-        self._drawing_at = self._where_drawn()
-        try:
-            return super().render_lines(crop)
-        finally:
-            self._drawing_at = None
+        where = self._where_drawn()
+        styling = styling_of(self)
+        if styling is None:  # styles this panel does not draw itself: Textual styles each line
+            self._drawing_at = where
+            try:
+                return super().render_lines(crop)
+            finally:
+                self._drawing_at = None
+        return self._styled.lines(crop, styling, (where, id(self._lines)), lambda y: self._line_at(y, *where))
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
+        if repaint:
+            self._styled.changed()
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def render_line(self, y: int) -> Strip:
-        width, top = self._where_drawn() if self._drawing_at is None else self._drawing_at
+        return self._line_at(y, *(self._where_drawn() if self._drawing_at is None else self._drawing_at))
+
+    def _line_at(self, y: int, width: int, top: int) -> Strip:
         index = y + top
         if index < len(self._lines) and self._lines[index].cell_length == width:
             return self._lines[index]
