@@ -87,7 +87,7 @@ async def run(db: Path, items: int, profile_kind: str | None) -> tuple[dict[str,
     if profile_kind:
         out = io.StringIO()
         stats = pstats.Stats(profiler, stream=out)
-        stats.sort_stats("cumulative").print_stats(45)
+        stats.sort_stats("cumulative").print_stats(os.environ.get("PROFILE_FILTER", ""), 45)
         stats.sort_stats("tottime").print_stats(25)
         report = out.getvalue()
     return times, report

@@ -319,7 +319,8 @@ class ItemPane(ScrollView, can_focus=False):
             return
         top = round(self.scroll_offset.y)
         changed = [y for y in range(self.scrollable_content_region.height)
-                   if (before := self._on_screen.get(y)) is None or before != self.line(top + y)]
+                   if (before := self._on_screen.get(y)) is None
+                   or (line := self.line(top + y)) is not before and before != line]
         if changed:
             self.refresh_lines(top + changed[0], changed[-1] - changed[0] + 1)
 
@@ -338,7 +339,7 @@ class ItemPane(ScrollView, can_focus=False):
 
     def _blank_style(self) -> RichStyle:
         """A blank line, as the space between two widgets was: the pane's background alone."""
-        return _background_only(self.visual_style)
+        return _background_only(self._look_style(""))
 
     def _look_style(self, look: str) -> Any:
         style = self._looks.get(look)

@@ -66,6 +66,7 @@ class RubricPanel(ScrollView, can_focus=False):
 
     def __init__(self, rubric: Rubric, **kwargs: Any) -> None:
         self._styled = StyledLines()  # the lines as Textual's styles draw them (the app's colour filters)
+        self._looks: dict[str, tuple[Any, RichStyle]] = {}  # each look's visual style, until the styles change
         super().__init__(**kwargs)
         self.rubric = rubric
         # What each block shows, in order: (what identifies it, its text or how to draw it, its look).
@@ -225,6 +226,7 @@ class RubricPanel(ScrollView, can_focus=False):
         """New styles (another theme): the blocks are drawn again in their new colours when next shown."""
         super().notify_style_update()
         self._built_for = None
+        self._looks.clear()
         self._styled.forget()
         self.refresh()
 
@@ -279,9 +281,14 @@ class RubricPanel(ScrollView, can_focus=False):
         return drawn
 
     def _look(self, look: str) -> tuple[Any, RichStyle]:
-        """A block's visual style and the style of its padding (its background over the panel's)."""
-        style = self.get_visual_style(f"rubric-panel--{look}") if look else self.visual_style
-        return style, RichStyle(bgcolor=style.background.rich_color if style.background else None)
+        """A block's visual style and the style of its padding (its background over the panel's), worked out
+        once until the styles change."""
+        worked_out = self._looks.get(look)
+        if worked_out is None:
+            style = self.get_visual_style(f"rubric-panel--{look}") if look else self.visual_style
+            worked_out = self._looks[look] = (
+                style, RichStyle(bgcolor=style.background.rich_color if style.background else None))
+        return worked_out
 
     def _draw(self, source: Text | _CardArgs, look: tuple[Any, RichStyle], width: int) -> list[Strip]:
         style, padding = look
