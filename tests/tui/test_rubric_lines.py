@@ -168,3 +168,31 @@ async def test_the_panel_drawn_whole_shows_its_lines_at_its_scroll(make_app, siz
         expected = [line.text for line in panel.lines[top:top + len(drawn)]]
         assert top > 0 or size == (120, 40)
         assert drawn[:len(expected)] == expected
+
+
+@pytest.mark.parametrize("last_key", ["0", "1", "3", "4"])
+async def test_the_last_dimensions_card_is_drawn_ahead_with_every_score(make_app, monkeypatch, last_key):
+    """A score key on the last dimension leaves it focused, showing the score given: that card is drawn ahead
+    for each score, whichever the reviewer gives."""
+    app = make_app("cis", auto_submit=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        panel = app.screen.query_one(RubricPanel)
+        for key in "323":  # R, A and T scored: L, the last, has the focus
+            await pilot.press(key)
+            await pilot.pause()
+        for _ in range(8):  # its cards drawn one at a time
+            await pilot.pause()
+        drawn_cards: list[str] = []
+        card_text = RubricPanel.card_text
+
+        def counting(self, dim, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003
+            drawn_cards.append(dim.id)
+            return card_text(self, dim, *args, **kwargs)
+
+        monkeypatch.setattr(RubricPanel, "card_text", counting)
+        await pilot.press(last_key)
+        await pilot.pause()
+        assert drawn_cards == []
+        focused = next(line for line in panel.text.splitlines() if "▶" in line)
+        assert "L ·" in focused and "—" not in focused  # the score shows on the focused card

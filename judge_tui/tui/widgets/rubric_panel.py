@@ -79,7 +79,7 @@ class RubricPanel(ScrollView, can_focus=False):
         self._built_for: tuple[object, ...] | None = None
         self._scroll_wanted: str | None = None
         self._drawing_at: tuple[int, int] | None = None  # while Textual asks for the lines: width and scroll
-        self._card_wanted: _CardArgs | None = None  # a card to draw ahead once the panel has a width
+        self._cards_wanted: list[_CardArgs] = []  # cards to draw ahead once the panel has a width
         self._blank: tuple[tuple[int, RichStyle], Strip] | None = None  # a blank line, the same Strip each time
 
     def use_rubric(self, rubric: Rubric) -> None:
@@ -154,28 +154,33 @@ class RubricPanel(ScrollView, can_focus=False):
 
     def prepare_card(
         self, dimension_id: str, value: float | None, *, guidance_on: bool, task_type: str | None,
-        keys: Mapping[float, str], compact: bool = False,
+        keys: Mapping[float, str], compact: bool = False, values: Sequence[float | None] = (),
     ) -> None:
         """Draw a dimension's focused card ahead of time (the next key's or the next item's), so that the key
-        finds it drawn: laying out its table of anchors is most of a key's own work."""
+        finds it drawn: laying out its table of anchors is most of a key's own work. `values`: the same card
+        with other scores too, drawn one at a time after this one (a key that scores the focused dimension and
+        leaves it focused, the last one, shows one of them)."""
         options = {"guidance_on": guidance_on, "task_type": task_type, "keys": keys, "compact": compact}
-        self._card_wanted = (self.rubric.dimension(dimension_id), value, options)
+        dim = self.rubric.dimension(dimension_id)
+        self._cards_wanted = [(dim, value, options), *((dim, other, options) for other in values if other != value)]
         self._draw_wanted_card()
 
     def _draw_wanted_card(self) -> None:
-        """Draw the card asked for ahead of time, once the panel has a width to draw it at (not while it is
-        hidden: the rubric folded)."""
+        """Draw the next card asked for ahead of time, once the panel has a width to draw it at (not while it is
+        hidden: the rubric folded); any others after the messages waiting, so that a key never waits for more
+        than one."""
         width = self.scrollable_content_region.width
-        if self._card_wanted is None or width <= 2:
+        if not self._cards_wanted or width <= 2:
             return
-        dim, value, options = self._card_wanted
-        self._card_wanted = None
+        dim, value, options = self._cards_wanted.pop(0)
         key, source, look = self._card(dim, value, focused=True, **options)
         drawn = self._drawn_block(key, source, look, self._look(look), width)
         styling = styling_of(self)
         if styling is not None:  # styled too: the key's frame only sends it
             for line in drawn:
                 self._styled.styled(line, styling)
+        if self._cards_wanted:
+            self.call_later(self._draw_wanted_card)
 
     def _order_blocks(self) -> None:
         order = ["title", *(f"dim-{d.id}" for d in self.rubric.dimensions), "definitions", "others"]
