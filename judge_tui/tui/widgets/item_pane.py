@@ -395,7 +395,7 @@ class ItemPane(ScrollView, can_focus=False):
             line = self._on_screen[y] = self.line(top + y)
             return line
 
-        return self._styled.lines(crop, styling, (top, id(content), content.width, self._x), line_at)
+        return self._styled.lines(crop, styling, (top, id(content), content.width, self._x), content, line_at)
 
     def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
         if repaint:

@@ -362,7 +362,8 @@ class RubricPanel(ScrollView, can_focus=False):
                 return super().render_lines(crop)
             finally:
                 self._drawing_at = None
-        return self._styled.lines(crop, styling, (where, id(self._lines)), lambda y: self._line_at(y, *where))
+        lines = self._lines
+        return self._styled.lines(crop, styling, (where, id(lines)), lines, lambda y: self._line_at(y, *where))
 
     def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
         if repaint:

@@ -89,7 +89,8 @@ class StyledLines:
             OrderedDict())
         self._styling: Styling | None = None  # the styling of the last line styled
         self._changes = 0  # counts the widget's refreshes
-        self._last: tuple[Hashable, list[Strip]] | None = None  # what the screen was last given, and for what
+        # What the screen was last given, what for, and what held the lines then (so that its id stays its own).
+        self._last: tuple[Hashable, list[Strip], object] | None = None
 
     def changed(self) -> None:
         """The widget was refreshed: the lines it gives may differ from the last it gave."""
@@ -119,10 +120,10 @@ class StyledLines:
             now[id(line)] = pair
         return pair[1]
 
-    def lines(self, crop: Region, styling: Styling, drawn_for: Hashable,
+    def lines(self, crop: Region, styling: Styling, drawn_for: tuple[Hashable, ...], holding: object,
               line_at: Callable[[int], Strip]) -> list[Strip]:
-        """The crop's lines, styled: `line_at(y)` is the widget's row y, `drawn_for` what its rows depend on
-        besides its refreshes (its scroll, the lines it holds)."""
+        """The crop's lines, styled: `line_at(y)` is the widget's row y; `drawn_for` what its rows depend on
+        besides its refreshes (its scroll, the id of what holds its lines: `holding`, kept while this is)."""
         key = (crop, styling, drawn_for, self._changes)
         if self._last is not None and self._last[0] == key:
             return list(self._last[1])
@@ -130,7 +131,7 @@ class StyledLines:
         if crop.column_span != (0, styling.width):
             start, end = crop.column_span
             styled = [strip.crop(start, end) for strip in styled]
-        self._last = (key, styled)
+        self._last = (key, styled, holding)
         return list(styled)
 
     def forget(self) -> None:
