@@ -12,7 +12,8 @@ The figure for a key: process CPU time from just before Pilot sends it to the fi
 the screen has been drawn for it (registered before the key's own action runs, so the work the action leaves for
 after the frame is not counted). 120×40, headless (the frame is composed and written to no terminal).
 
-`--profile score|enter|z|lh` prints cProfile's heaviest functions over those keys, from key to first frame.
+`--profile score|enter|z|lh` prints cProfile's heaviest functions over those keys, from key to first frame
+(PROFILE_FILTER=judge_tui in the environment: only ours, by cumulative time).
 """
 
 from __future__ import annotations

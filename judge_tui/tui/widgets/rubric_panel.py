@@ -88,6 +88,7 @@ class RubricPanel(ScrollView, can_focus=False):
         self.rubric = rubric
         self._blocks = {"title": (("title", rubric.name), Text(clean(rubric.name), "bold"), "title")}
         self._drawn.clear()
+        self._cards_wanted = []  # drawn from the last version: they would be kept under the same keys
         self._built_for = None
 
     # ------------------------------------------------------------------ what the panel shows
