@@ -3,6 +3,8 @@ and a key's changes reach the terminal in one frame."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from judge_tui.tui.screens.rating import RatingScreen
@@ -168,3 +170,59 @@ async def test_the_panel_drawn_whole_shows_its_lines_at_its_scroll(make_app, siz
         expected = [line.text for line in panel.lines[top:top + len(drawn)]]
         assert top > 0 or size == (120, 40)
         assert drawn[:len(expected)] == expected
+
+
+@pytest.mark.parametrize("last_key", ["0", "1", "3", "4"])
+async def test_the_last_dimensions_card_is_drawn_ahead_with_every_score(make_app, monkeypatch, last_key):
+    """A score key on the last dimension leaves it focused, showing the score given: that card is drawn ahead
+    for each score, whichever the reviewer gives."""
+    app = make_app("cis", auto_submit=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        panel = app.screen.query_one(RubricPanel)
+        for key in "323":  # R, A and T scored: L, the last, has the focus
+            await pilot.press(key)
+            await pilot.pause()
+        for _ in range(8):  # its cards drawn one at a time
+            await pilot.pause()
+        drawn_cards: list[str] = []
+        card_text = RubricPanel.card_text
+
+        def counting(self, dim, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003
+            drawn_cards.append(dim.id)
+            return card_text(self, dim, *args, **kwargs)
+
+        monkeypatch.setattr(RubricPanel, "card_text", counting)
+        await pilot.press(last_key)
+        await pilot.pause()
+        assert drawn_cards == []
+        focused = next(line for line in panel.text.splitlines() if "▶" in line)
+        assert "L ·" in focused and "—" not in focused  # the score shows on the focused card
+
+
+async def test_a_new_version_of_the_rubric_shows_its_own_anchors_on_cards_drawn_ahead(make_app):
+    """Cards still to be drawn ahead for the last version are not drawn (they would be kept under the keys the
+    new version's cards are found by)."""
+    app = make_app("cis", auto_submit=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RatingScreen)
+        for key in "323":  # L, the last, has the focus
+            await pilot.press(key)
+        panel = screen.query_one(RubricPanel)
+        rubric = screen.rubric
+        panel.forget_drawn()
+        # Its cards for every score asked for, and the new version in force before they are all drawn.
+        panel.prepare_card("l", None, guidance_on=screen.guidance_on, task_type="LRU Cache",
+                           keys={point: str(n) for n, point in enumerate(rubric.scale.points)},
+                           values=rubric.scale.points)
+        dimensions = [dataclasses.replace(d, anchors={label: f"new meaning {label}" for label in rubric.scale.labels})
+                      for d in rubric.dimensions]
+        screen.use_rubric(dataclasses.replace(rubric, dimensions=dimensions))
+        for _ in range(8):
+            await pilot.pause()
+        await pilot.press("4")
+        await pilot.pause()
+        assert "new meaning" in panel.text
+        assert "Excellent" not in panel.text

@@ -256,10 +256,17 @@ class RatingScreen(Screen[None]):
         state = self.session.state
         if state is None or self.cursor is None:
             return
-        following = self.judged[min(self.judged.index(self.cursor) + 1, len(self.judged) - 1)]
+        index = self.judged.index(self.cursor)
+        following = self.judged[min(index + 1, len(self.judged) - 1)]
+        values: list[float | None] = []
+        if following == self.cursor:  # the last dimension: a score key leaves it focused, showing its score
+            # The score given to the dimension before it first: a reviewer's scores often run alike.
+            before = state.edit.scores.get(self.judged[index - 1]) if index else None
+            values = sorted(self.rubric.scale.points, key=lambda point: point != before)
         self.query_one(RubricPanel).prepare_card(
             following, state.edit.scores.get(following), guidance_on=self.guidance_on,
-            task_type=self._task_type(state.item), keys=self._score_keys(), compact=self.has_class("-short"))
+            task_type=self._task_type(state.item), keys=self._score_keys(), compact=self.has_class("-short"),
+            values=values)
 
     def _draw_together(self, *widgets: Widget) -> None:
         """Have these widgets' changes drawn in one frame. Textual hands each widget's repaint to the screen

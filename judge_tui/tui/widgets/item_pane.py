@@ -6,7 +6,7 @@ import json
 from bisect import bisect_right
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
-from typing import Any
+from typing import Any, Self
 
 from rich.style import Style as RichStyle
 from rich.text import Text
@@ -21,6 +21,7 @@ from judge_tui.model.textsafe import clean
 from judge_tui.tui.widgets.field_rows import FieldRows, prepare
 from judge_tui.tui.widgets.pair_rows import PairRows
 from judge_tui.tui.widgets.scroll_size import set_scroll_size
+from judge_tui.tui.widgets.styled_lines import StyledLines, styling_of
 
 
 def display_text(value: object) -> str:
@@ -84,6 +85,7 @@ class ItemPane(ScrollView, can_focus=False):
         self._x = 0  # unwrapped: the first column of code shown
         self._top_drawn: int | None = None  # while Textual asks for the pane's lines: the item's line at the top
         self._looks: dict[str, Any] = {}  # the visual style of each look, until the styles change
+        self._styled = StyledLines()  # the lines as Textual's styles draw them (padding, colour filters)
 
     @property
     def rubric(self) -> Rubric:
@@ -126,8 +128,11 @@ class ItemPane(ScrollView, can_focus=False):
         content = self._content_of(item, colour_later=False)
         self._apply_view(content, x=0)  # as it opens: from its first column
         self._lay_out(content, width)
+        styling = styling_of(self)
         for index in range(min(self.scrollable_content_region.height, content.starts[-1])):
-            self._line_of(content, index)  # each row drawn once, and kept by its field
+            line = self._line_of(content, index)  # each row drawn once, and kept by its field
+            if styling is not None:
+                self._styled.styled(line, styling)  # and styled: the frame that shows it only sends it
         self._prepared = content
 
     def colour(self) -> None:
@@ -270,6 +275,7 @@ class ItemPane(ScrollView, can_focus=False):
         """New styles (another theme): everything is drawn again in its new colours."""
         super().notify_style_update()
         self._looks.clear()
+        self._styled.forget()
         self._drawn_text.clear()
         self._prepared = None
         for rows in self._content.rows.values():
@@ -313,7 +319,8 @@ class ItemPane(ScrollView, can_focus=False):
             return
         top = round(self.scroll_offset.y)
         changed = [y for y in range(self.scrollable_content_region.height)
-                   if (before := self._on_screen.get(y)) is None or before != self.line(top + y)]
+                   if (before := self._on_screen.get(y)) is None
+                   or (line := self.line(top + y)) is not before and before != line]
         if changed:
             self.refresh_lines(top + changed[0], changed[-1] - changed[0] + 1)
 
@@ -332,7 +339,7 @@ class ItemPane(ScrollView, can_focus=False):
 
     def _blank_style(self) -> RichStyle:
         """A blank line, as the space between two widgets was: the pane's background alone."""
-        return _background_only(self.visual_style)
+        return _background_only(self._look_style(""))
 
     def _look_style(self, look: str) -> Any:
         style = self._looks.get(look)
@@ -374,11 +381,26 @@ class ItemPane(ScrollView, can_focus=False):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # The scroll and width looked up once for all the lines Textual asks for, not once a line.
-        self._top_drawn = self._top()
-        try:
-            return super().render_lines(crop)
-        finally:
-            self._top_drawn = None
+        top = self._top()
+        styling = styling_of(self)
+        if styling is None:  # styles this pane does not draw itself: Textual styles each line
+            self._top_drawn = top
+            try:
+                return super().render_lines(crop)
+            finally:
+                self._top_drawn = None
+        content = self._content
+
+        def line_at(y: int) -> Strip:
+            line = self._on_screen[y] = self.line(top + y)
+            return line
+
+        return self._styled.lines(crop, styling, (top, id(content), content.width, self._x), content, line_at)
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
+        if repaint:
+            self._styled.changed()
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def render_line(self, y: int) -> Strip:
         strip = self.line(y + (self._top() if self._top_drawn is None else self._top_drawn))

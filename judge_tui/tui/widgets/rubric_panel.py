@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
+from typing import Any, Self
 
 from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
@@ -27,6 +27,7 @@ from judge_tui.model.textsafe import clean
 from judge_tui.tui.score_text import compact_score, exact, overall_label, score_label, short_names
 from judge_tui.tui.widgets.recurring_static import RecurringStatic, look_of
 from judge_tui.tui.widgets.scroll_size import set_scroll_size
+from judge_tui.tui.widgets.styled_lines import StyledLines, styling_of
 
 _DRAWN_LIMIT = 64  # blocks kept drawn (per panel): the cards of the dimensions the reviewer moves between
 
@@ -64,6 +65,8 @@ class RubricPanel(ScrollView, can_focus=False):
     COMPONENT_CLASSES = {"rubric-panel--title", "rubric-panel--focused"}
 
     def __init__(self, rubric: Rubric, **kwargs: Any) -> None:
+        self._styled = StyledLines()  # the lines as Textual's styles draw them (the app's colour filters)
+        self._looks: dict[str, tuple[Any, RichStyle]] = {}  # each look's visual style, until the styles change
         super().__init__(**kwargs)
         self.rubric = rubric
         # What each block shows, in order: (what identifies it, its text or how to draw it, its look).
@@ -76,7 +79,7 @@ class RubricPanel(ScrollView, can_focus=False):
         self._built_for: tuple[object, ...] | None = None
         self._scroll_wanted: str | None = None
         self._drawing_at: tuple[int, int] | None = None  # while Textual asks for the lines: width and scroll
-        self._card_wanted: _CardArgs | None = None  # a card to draw ahead once the panel has a width
+        self._cards_wanted: list[_CardArgs] = []  # cards to draw ahead once the panel has a width
         self._blank: tuple[tuple[int, RichStyle], Strip] | None = None  # a blank line, the same Strip each time
 
     def use_rubric(self, rubric: Rubric) -> None:
@@ -85,6 +88,7 @@ class RubricPanel(ScrollView, can_focus=False):
         self.rubric = rubric
         self._blocks = {"title": (("title", rubric.name), Text(clean(rubric.name), "bold"), "title")}
         self._drawn.clear()
+        self._cards_wanted = []  # drawn from the last version: they would be kept under the same keys
         self._built_for = None
 
     # ------------------------------------------------------------------ what the panel shows
@@ -151,24 +155,33 @@ class RubricPanel(ScrollView, can_focus=False):
 
     def prepare_card(
         self, dimension_id: str, value: float | None, *, guidance_on: bool, task_type: str | None,
-        keys: Mapping[float, str], compact: bool = False,
+        keys: Mapping[float, str], compact: bool = False, values: Sequence[float | None] = (),
     ) -> None:
         """Draw a dimension's focused card ahead of time (the next key's or the next item's), so that the key
-        finds it drawn: laying out its table of anchors is most of a key's own work."""
+        finds it drawn: laying out its table of anchors is most of a key's own work. `values`: the same card
+        with other scores too, drawn one at a time after this one (a key that scores the focused dimension and
+        leaves it focused, the last one, shows one of them)."""
         options = {"guidance_on": guidance_on, "task_type": task_type, "keys": keys, "compact": compact}
-        self._card_wanted = (self.rubric.dimension(dimension_id), value, options)
+        dim = self.rubric.dimension(dimension_id)
+        self._cards_wanted = [(dim, value, options), *((dim, other, options) for other in values if other != value)]
         self._draw_wanted_card()
 
     def _draw_wanted_card(self) -> None:
-        """Draw the card asked for ahead of time, once the panel has a width to draw it at (not while it is
-        hidden: the rubric folded)."""
+        """Draw the next card asked for ahead of time, once the panel has a width to draw it at (not while it is
+        hidden: the rubric folded); any others after the messages waiting, so that a key never waits for more
+        than one."""
         width = self.scrollable_content_region.width
-        if self._card_wanted is None or width <= 2:
+        if not self._cards_wanted or width <= 2:
             return
-        dim, value, options = self._card_wanted
-        self._card_wanted = None
+        dim, value, options = self._cards_wanted.pop(0)
         key, source, look = self._card(dim, value, focused=True, **options)
-        self._drawn_block(key, source, look, self._look(look), width)
+        drawn = self._drawn_block(key, source, look, self._look(look), width)
+        styling = styling_of(self)
+        if styling is not None:  # styled too: the key's frame only sends it
+            for line in drawn:
+                self._styled.styled(line, styling)
+        if self._cards_wanted:
+            self.call_later(self._draw_wanted_card)
 
     def _order_blocks(self) -> None:
         order = ["title", *(f"dim-{d.id}" for d in self.rubric.dimensions), "definitions", "others"]
@@ -219,6 +232,8 @@ class RubricPanel(ScrollView, can_focus=False):
         """New styles (another theme): the blocks are drawn again in their new colours when next shown."""
         super().notify_style_update()
         self._built_for = None
+        self._looks.clear()
+        self._styled.forget()
         self.refresh()
 
     def _build(self, *, refresh: bool = True) -> None:
@@ -272,9 +287,14 @@ class RubricPanel(ScrollView, can_focus=False):
         return drawn
 
     def _look(self, look: str) -> tuple[Any, RichStyle]:
-        """A block's visual style and the style of its padding (its background over the panel's)."""
-        style = self.get_visual_style(f"rubric-panel--{look}") if look else self.visual_style
-        return style, RichStyle(bgcolor=style.background.rich_color if style.background else None)
+        """A block's visual style and the style of its padding (its background over the panel's), worked out
+        once until the styles change."""
+        worked_out = self._looks.get(look)
+        if worked_out is None:
+            style = self.get_visual_style(f"rubric-panel--{look}") if look else self.visual_style
+            worked_out = self._looks[look] = (
+                style, RichStyle(bgcolor=style.background.rich_color if style.background else None))
+        return worked_out
 
     def _draw(self, source: Text | _CardArgs, look: tuple[Any, RichStyle], width: int) -> list[Strip]:
         style, padding = look
@@ -335,14 +355,26 @@ class RubricPanel(ScrollView, can_focus=False):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # The width and scroll looked up once for all the lines Textual asks for, not once a line.
-        self._drawing_at = self._where_drawn()
-        try:
-            return super().render_lines(crop)
-        finally:
-            self._drawing_at = None
+        where = self._where_drawn()
+        styling = styling_of(self)
+        if styling is None:  # styles this panel does not draw itself: Textual styles each line
+            self._drawing_at = where
+            try:
+                return super().render_lines(crop)
+            finally:
+                self._drawing_at = None
+        lines = self._lines
+        return self._styled.lines(crop, styling, (where, id(lines)), lines, lambda y: self._line_at(y, *where))
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
+        if repaint:
+            self._styled.changed()
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def render_line(self, y: int) -> Strip:
-        width, top = self._where_drawn() if self._drawing_at is None else self._drawing_at
+        return self._line_at(y, *(self._where_drawn() if self._drawing_at is None else self._drawing_at))
+
+    def _line_at(self, y: int, width: int, top: int) -> Strip:
         index = y + top
         if index < len(self._lines) and self._lines[index].cell_length == width:
             return self._lines[index]

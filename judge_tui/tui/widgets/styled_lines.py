@@ -1,0 +1,139 @@
+"""A line-drawn widget's lines as Textual's styles draw them, each line styled once and kept.
+
+Textual styles every line a widget refreshes (its padding, border, tint, opacity, the app's colour filters) in the
+frame that answers the key, a new Strip each time, even when the line itself is one the widget drew before: a new
+item's ~70 lines and a score key's ~20 were styled again in their frame. The item pane and the rubric panel keep
+their lines drawn (Strips that stay the same objects while they show the same thing); here each one is styled
+once, possibly ahead of time (the next item's first screenful, the next card), and kept beside it, so that a frame
+only puts styled lines together.
+
+Only styles whose effect is a line padded to the content's width, a blank column or two at the sides and the
+app's line filters are styled here; with anything more (a border, an outline, vertical padding, tint, opacity,
+a hatch, a hovered link) the widget leaves its lines to Textual. tests/tui/test_styled_lines.py checks that the
+lines are the ones Textual draws, for each theme, width, scroll and look.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import NamedTuple
+
+from rich.segment import Segment
+from rich.style import Style as RichStyle
+from textual.color import Color
+from textual.filter import LineFilter
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.style import Style
+from textual.widget import Widget
+
+_KEPT = 512  # styled lines kept per widget and styling (and as many again from before): a few screenfuls
+_STYLINGS_KEPT = 3  # the widths of the rubric shown and folded, say
+
+
+class Styling(NamedTuple):
+    """What a styled line depends on besides the line itself."""
+
+    width: int  # the widget's, padding included
+    content_width: int
+    pad_left: int
+    pad_right: int
+    padding: RichStyle  # the widget's background, for the cells beside and after the line
+    filters: tuple[LineFilter, ...]
+    background: Color
+
+    def style(self, line: Strip) -> Strip:
+        """A content line as Textual's styles draw it: padded to the content's width and at the sides, then
+        through the app's line filters."""
+        strip = line.adjust_cell_length(self.content_width, self.padding)
+        if self.pad_left or self.pad_right:
+            segments = list(strip)
+            if self.pad_left:
+                segments.insert(0, Segment(" " * self.pad_left, self.padding))
+            if self.pad_right:
+                segments.append(Segment(" " * self.pad_right, self.padding))
+            strip = Strip(segments, self.width)
+        else:
+            strip = Strip(strip, self.width)  # a Strip of its own, as Textual's: its filtered forms kept on it
+        for line_filter in self.filters:
+            strip = strip.apply_filter(line_filter, self.background)
+        return strip
+
+
+def styling_of(widget: Widget) -> Styling | None:
+    """How the widget's lines are styled now, or None when its styles do more than this module does."""
+    styles = widget.styles
+    pad_top, pad_right, pad_bottom, pad_left = styles.padding
+    if (pad_top or pad_bottom or any(edge for edge, _color in styles.border)
+            or any(edge for edge, _color in styles.outline) or styles.tint.a or styles.text_opacity != 1.0
+            or widget.opacity != 1.0 or styles.has_rule("hatch") or (widget.auto_links and widget.hover_style.link_id)):
+        return None
+    region = widget.region  # as Textual's styles take it: the widget's size and its content's
+    if not region.width:  # not on screen
+        return None
+    base_background, background = widget.background_colors
+    return Styling(region.width, region.width - pad_left - pad_right, pad_left, pad_right,
+                   Style(background=base_background + background).rich_style,
+                   tuple(widget.get_line_filters()), background)
+
+
+class StyledLines:
+    """A widget's lines styled, each kept beside the line it was styled from while that line is in use (for the
+    last few stylings: the rubric folded and back); and the last lines the screen asked for, given again while
+    nothing has changed (the widget's refresh says when)."""
+
+    def __init__(self) -> None:
+        # For each styling: id of a line -> the line (kept alive, so that its id is not reused) and its styled form
+        self._kept: OrderedDict[Styling, tuple[dict[int, tuple[Strip, Strip]], dict[int, tuple[Strip, Strip]]]] = (
+            OrderedDict())
+        self._styling: Styling | None = None  # the styling of the last line styled
+        self._changes = 0  # counts the widget's refreshes
+        # What the screen was last given, what for, and what held the lines then (so that its id stays its own).
+        self._last: tuple[Hashable, list[Strip], object] | None = None
+
+    def changed(self) -> None:
+        """The widget was refreshed: the lines it gives may differ from the last it gave."""
+        self._changes += 1
+
+    def styled(self, line: Strip, styling: Styling) -> Strip:
+        """The line as Textual's styles draw it."""
+        if styling is self._styling:  # the same as for the line before (a frame's lines, a screenful)
+            now, before = self._kept[styling]
+        else:
+            kept = self._kept.get(styling)
+            if kept is None:
+                kept = self._kept[styling] = ({}, {})
+                if len(self._kept) > _STYLINGS_KEPT:
+                    self._kept.popitem(last=False)
+            self._kept.move_to_end(styling)
+            self._styling, (now, before) = styling, kept
+        pair = now.get(id(line))
+        if pair is None:
+            pair = before.get(id(line))
+            if pair is None or pair[0] is not line:
+                pair = (line, styling.style(line))
+            if len(now) >= _KEPT:  # the older half let go
+                before.clear()
+                before.update(now)
+                now.clear()
+            now[id(line)] = pair
+        return pair[1]
+
+    def lines(self, crop: Region, styling: Styling, drawn_for: tuple[Hashable, ...], holding: object,
+              line_at: Callable[[int], Strip]) -> list[Strip]:
+        """The crop's lines, styled: `line_at(y)` is the widget's row y; `drawn_for` what its rows depend on
+        besides its refreshes (its scroll, the id of what holds its lines: `holding`, kept while this is)."""
+        key = (crop, styling, drawn_for, self._changes)
+        if self._last is not None and self._last[0] == key:
+            return list(self._last[1])
+        styled = [self.styled(line_at(y), styling) for y in crop.line_range]
+        if crop.column_span != (0, styling.width):
+            start, end = crop.column_span
+            styled = [strip.crop(start, end) for strip in styled]
+        self._last = (key, styled, holding)
+        return list(styled)
+
+    def forget(self) -> None:
+        self._kept.clear()
+        self._styling = self._last = None
