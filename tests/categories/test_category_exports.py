@@ -5,60 +5,23 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from judge_tui.store import Store
+from tests.categories.topic_study import TOPICS, ok, write_topic_rubric
 
 pytestmark = pytest.mark.slow
 
-TOPICS = ["maths", "physics", "chemistry", "biology", "history", "geography", "music", "art", "sport"]
-RUBRIC = f"""
-id = "topic"
-name = "Topic"
-version = "1"
-description = "Which topic a question is about."
-overall = "label"
-
-[scale]
-kind = "categories"
-order = "nominal"
-categories = {json.dumps(TOPICS)}
-
-[[fields]]
-name = "question"
-label = "Question"
-
-[[dimensions]]
-id = "topic"
-name = "Topic"
-measures = "The question's topic."
-"""
 # Every category once; notes, a flag and seconds (in half minutes, which a rating form writes exactly).
 CHOSEN = {f"q{n}": TOPICS[(4 * n) % 9] for n in range(9)}
-
-
-def ok(home: Path, *args: object) -> str:
-    done = subprocess.run([sys.executable, "-m", "judge_tui", *map(str, args)], capture_output=True, text=True,
-                          timeout=120, env={**_env(), "JUDGE_TUI_HOME": str(home)})
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-def _env() -> dict[str, str]:
-    import os
-
-    return {k: v for k, v in os.environ.items() if k not in ("JUDGE_TUI_DB",)}
 
 
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     home = tmp_path / "home"
-    (home / "rubrics").mkdir(parents=True)
-    (home / "rubrics" / "topic.rubric.toml").write_text(RUBRIC, encoding="utf-8")
+    write_topic_rubric(home)
     return home
 
 

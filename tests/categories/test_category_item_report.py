@@ -6,51 +6,14 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.categories.topic_study import ok, rate, write_topic_rubric
+
 pytestmark = pytest.mark.slow
 
-TOPICS = ["maths", "physics", "chemistry", "biology", "history", "geography", "music", "art", "sport"]
-TOPIC_RUBRIC = f"""
-id = "topic"
-name = "Topic"
-version = "1"
-description = "Which topic a question is about."
-overall = "label"
-
-[scale]
-kind = "categories"
-order = "{{order}}"
-categories = {json.dumps(TOPICS)}
-
-[[fields]]
-name = "question"
-label = "Question"
-
-[[dimensions]]
-id = "topic"
-name = "Topic"
-measures = "The question's topic."
-"""
-
-
-def ok(home: Path, *args: object) -> str:
-    env = {k: v for k, v in os.environ.items() if k != "JUDGE_TUI_DB"}
-    done = subprocess.run([sys.executable, "-m", "judge_tui", *map(str, args)], capture_output=True, text=True,
-                          timeout=120, env={**env, "JUDGE_TUI_HOME": str(home)})
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-def rate(home: Path, db: Path, rater: str, kind: str, dimension: str, said: dict[str, str]) -> None:
-    rows = home.parent / f"{rater.replace(':', '_')}.jsonl"
-    rows.write_text("".join(json.dumps({"item_id": i, dimension: v}) + "\n" for i, v in said.items()))
-    ok(home, "import-ratings", rows, "--rater", rater, "--kind", kind, "--db", db)
 
 
 @pytest.fixture
@@ -103,7 +66,7 @@ def test_several_experts_show_their_categories_never_their_mean(home: Path, pair
 def test_neighbouring_categories_align_only_on_an_ordered_scale(home: Path, order: str) -> None:
     """Nine categories lie 0.125 apart as stored, inside the default tolerance (±0.15): on a nominal scale
     maths and physics are simply different."""
-    (home / "rubrics" / "topic.rubric.toml").write_text(TOPIC_RUBRIC.format(order=order), encoding="utf-8")
+    write_topic_rubric(home, order)
     db = home.parent / "topic.db"
     items = home.parent / "topics.jsonl"
     items.write_text("".join(json.dumps({"id": f"q{n}", "question": "?"}) + "\n" for n in range(2)))

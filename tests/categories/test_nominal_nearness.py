@@ -6,9 +6,6 @@ several judges as one side on a nominal scale are their majority, never their me
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,53 +15,17 @@ from judge_tui.analysis.report import judge_disagreements
 from judge_tui.model.rubrics import load_rubric
 from judge_tui.store import Store
 from judge_tui.tui.screens.adjudication import disagreements_to_settle
+from tests.categories.topic_study import ok, rate, write_topic_rubric
 
 pytestmark = pytest.mark.slow
 
-TOPICS = ["maths", "physics", "chemistry", "biology", "history", "geography", "music", "art", "sport"]
-RUBRIC = f"""
-id = "topic"
-name = "Topic"
-version = "1"
-description = "Which topic a question is about."
-overall = "label"
-
-[scale]
-kind = "categories"
-order = "{{order}}"
-categories = {json.dumps(TOPICS)}
-
-[[fields]]
-name = "question"
-label = "Question"
-
-[[dimensions]]
-id = "topic"
-name = "Topic"
-measures = "The question's topic."
-"""
 ANN = {"q0": "maths", "q1": "physics", "q2": "art", "q3": "sport", "q4": "music", "q5": "history"}
 JUDGE = {"q0": "maths", "q1": "chemistry", "q2": "art", "q3": "art", "q4": "music", "q5": "geography"}  # 3 neighbours
 
 
-def ok(home: Path, *args: object) -> str:
-    env = {k: v for k, v in os.environ.items() if k != "JUDGE_TUI_DB"}
-    done = subprocess.run([sys.executable, "-m", "judge_tui", *map(str, args)], capture_output=True, text=True,
-                          timeout=120, env={**env, "JUDGE_TUI_HOME": str(home)})
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-def rate(home: Path, db: Path, rater: str, kind: str, dimension: str, said: dict[str, str]) -> None:
-    rows = home.parent / f"{rater.replace(':', '_')}.jsonl"
-    rows.write_text("".join(json.dumps({"item_id": i, dimension: v}) + "\n" for i, v in said.items()))
-    ok(home, "import-ratings", rows, "--rater", rater, "--kind", kind, "--db", db)
-
-
 def topic_db(tmp_path: Path, order: str) -> tuple[Path, Path]:
     home = tmp_path / "home"
-    (home / "rubrics").mkdir(parents=True)
-    (home / "rubrics" / "topic.rubric.toml").write_text(RUBRIC.format(order=order), encoding="utf-8")
+    write_topic_rubric(home, order)
     db, items = tmp_path / "topic.db", tmp_path / "items.jsonl"
     items.write_text("".join(json.dumps({"id": i, "question": "?"}) + "\n" for i in ANN))
     ok(home, "import", items, "--rubric", "topic", "--db", db)
