@@ -75,8 +75,72 @@ def estimate_tokens(text: str) -> int:
     return max(1, len(text) // 4) if text else 0
 
 
+class ScriptedServer:
+    """What the fake APIs share: a threaded HTTP server on 127.0.0.1, the behaviour of each call (the script in
+    arrival order, then the first matching rule, else OK) and the count of calls in flight."""
+
+    lock: threading.Lock
+    rules: list[Rule]
+    script: deque[str]
+    max_concurrent_seen: int
+    _in_flight: int
+    server: ThreadingHTTPServer | None
+
+    def serve(self, handler: type[BaseHTTPRequestHandler], port: int) -> threading.Thread:
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 256  # the default backlog of 5 drops connections when 16 open at once
+            daemon_threads = True
+
+        self.server = Server(("127.0.0.1", port), handler)
+        thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        thread.start()
+        return thread
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+            self.server = None
+
+    @property
+    def port(self) -> int:
+        assert self.server is not None
+        return self.server.server_address[1]
+
+    def in_flight(self) -> int:
+        with self.lock:
+            return self._in_flight
+
+    @contextlib.contextmanager
+    def call_in_flight(self) -> Iterator[None]:
+        """Counts a call while the handler answers it, keeping the most seen at once."""
+        with self.lock:
+            self._in_flight += 1
+            self.max_concurrent_seen = max(self.max_concurrent_seen, self._in_flight)
+        try:
+            yield
+        finally:
+            with self.lock:
+                self._in_flight -= 1
+
+    def add_rule(self, behaviour: str, contains: str = "", times: int | None = None) -> None:
+        with self.lock:
+            self.rules.append(Rule(behaviour, contains, times))
+
+    def choose(self, user_text: str) -> str:
+        with self.lock:
+            if self.script:
+                return self.script.popleft()
+            for rule in self.rules:
+                if rule.matches(user_text):
+                    if rule.times is not None:
+                        rule.times -= 1
+                    return rule.behaviour
+        return OK
+
+
 @dataclass
-class FakeAnthropic:
+class FakeAnthropic(ScriptedServer):
     latency: float = 0.0
     min_cache_tokens: int = 1024
     api_key: str | None = "test-key"  # None accepts any key
@@ -119,67 +183,19 @@ class FakeAnthropic:
         class Handler(_Handler):
             server_state = fake
 
-        class Server(ThreadingHTTPServer):
-            request_queue_size = 256  # the default backlog of 5 drops connections when 16 open at once
-            daemon_threads = True
-
-        self.server = Server(("127.0.0.1", port), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self.thread.start()
+        self.thread = self.serve(Handler, port)
         return self
-
-    def stop(self) -> None:
-        if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()
-            self.server = None
-
-    @property
-    def port(self) -> int:
-        assert self.server is not None
-        return self.server.server_address[1]
-
-    def in_flight(self) -> int:
-        with self.lock:
-            return self._in_flight
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    @contextlib.contextmanager
-    def call_in_flight(self) -> Iterator[None]:
-        """Counts a call while the handler answers it, keeping the most seen at once."""
-        with self.lock:
-            self._in_flight += 1
-            self.max_concurrent_seen = max(self.max_concurrent_seen, self._in_flight)
-        try:
-            yield
-        finally:
-            with self.lock:
-                self._in_flight -= 1
-
     # ------------------------------------------------------------------ scripting
-
-    def add_rule(self, behaviour: str, contains: str = "", times: int | None = None) -> None:
-        with self.lock:
-            self.rules.append(Rule(behaviour, contains, times))
 
     def message_requests(self) -> list[Recorded]:
         """Complete POST /v1/messages requests (not those cut off by a client that died while sending)."""
         return [r for r in self.requests if r.method == "POST" and r.path == "/v1/messages"
                 and r.behaviour != "aborted"]
-
-    def choose(self, user_text: str) -> str:
-        with self.lock:
-            if self.script:
-                return self.script.popleft()
-            for rule in self.rules:
-                if rule.matches(user_text):
-                    if rule.times is not None:
-                        rule.times -= 1
-                    return rule.behaviour
-        return OK
 
     # ------------------------------------------------------------------ answers
 

@@ -15,7 +15,6 @@ It prints "PORT <n>" once it listens; the base URL is http://127.0.0.1:<n>/v1.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
 import itertools
 import json
@@ -23,7 +22,6 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -46,6 +44,7 @@ from tests.judge.fake_anthropic import (  # noqa: E402 - after the path, when ru
     FakeAnthropic,
     Recorded,
     Rule,
+    ScriptedServer,
     estimate_tokens,
 )
 
@@ -57,7 +56,7 @@ __all__ = ["BAD_BODY", "DROP", "NOT_JSON", "OFF_SCALE", "OK", "RATE_LIMIT", "REF
 
 
 @dataclass
-class FakeOpenAI:
+class FakeOpenAI(ScriptedServer):
     latency: float = 0.0
     api_key: str | None = None  # None: any key or none, as a local server; else "Bearer <key>" is required
     models: tuple[str, ...] | None = None  # None: any model name; else others get 404 as from Ollama
@@ -83,59 +82,19 @@ class FakeOpenAI:
         class Handler(_Handler):
             server_state = fake
 
-        class Server(ThreadingHTTPServer):
-            request_queue_size = 256  # the default backlog of 5 drops connections when 16 open at once
-            daemon_threads = True
-
-        self.server = Server(("127.0.0.1", port), Handler)
-        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self.serve(Handler, port)
         return self
 
     def stop(self) -> None:
         self.release.set()
-        if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()
-            self.server = None
-
-    @property
-    def port(self) -> int:
-        assert self.server is not None
-        return self.server.server_address[1]
+        super().stop()
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    @contextlib.contextmanager
-    def call_in_flight(self) -> Iterator[None]:
-        """Counts a call while the handler answers it, keeping the most seen at once."""
-        with self.lock:
-            self._in_flight += 1
-            self.max_concurrent_seen = max(self.max_concurrent_seen, self._in_flight)
-        try:
-            yield
-        finally:
-            with self.lock:
-                self._in_flight -= 1
-
-    def add_rule(self, behaviour: str, contains: str = "", times: int | None = None) -> None:
-        with self.lock:
-            self.rules.append(Rule(behaviour, contains, times))
-
     def completion_requests(self) -> list[Recorded]:
         return [r for r in self.requests if r.method == "POST" and r.path == "/v1/chat/completions"]
-
-    def choose(self, user_text: str) -> str:
-        with self.lock:
-            if self.script:
-                return self.script.popleft()
-            for rule in self.rules:
-                if rule.matches(user_text):
-                    if rule.times is not None:
-                        rule.times -= 1
-                    return rule.behaviour
-        return OK
 
     # ------------------------------------------------------------------ answers
 
