@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from typing import Any
 
 from textual.containers import Horizontal, Vertical
@@ -12,30 +11,20 @@ from textual.reactive import Reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
+from judge_tui.tui.widgets.kept_lines import KeptLines
+
 _KEPT = 4  # a few sizes: the rubric shown and folded, a short and a tall terminal
 
 
-class _DrawnLines:
+def _drawn_lines(widget: Widget, kept: KeptLines, crop: Region, draw: Callable[[Region], list[Strip]]) -> list[Strip]:
     """A container's own lines (its background and border; its children are drawn over them), kept for the few
     sizes it takes. Textual styles every one of a container's lines again whenever its size changes or it is
     shown: folding the rubric (toggle-rubric) and back did that for the whole body (~1.7 ms) and the rubric's
     column with its border (~3 ms), a good part of the key. What is drawn depends only on the size, the styles
     and the theme, all in the key."""
-
-    def __init__(self) -> None:
-        self.kept: OrderedDict[Hashable, list[Strip]] = OrderedDict()
-
-    def lines(self, widget: Widget, crop: Region, draw: Callable[[Region], list[Strip]]) -> list[Strip]:
-        styles = widget.styles
-        key = (crop, widget.size, widget.visual_style, styles.border, styles.outline, widget.app.theme)
-        strips = self.kept.get(key)
-        if strips is None:
-            strips = self.kept[key] = draw(crop)
-            if len(self.kept) > _KEPT:
-                self.kept.popitem(last=False)
-        else:
-            self.kept.move_to_end(key)
-        return strips
+    styles = widget.styles
+    key = (crop, widget.size, widget.visual_style, styles.border, styles.outline, widget.app.theme)
+    return kept.lines(key, crop, draw)
 
 
 class Columns(Horizontal):
@@ -52,10 +41,10 @@ class Columns(Horizontal):
 
     def __init__(self, *children: Widget, **kwargs: Any) -> None:
         super().__init__(*children, **kwargs)
-        self.drawn = _DrawnLines()
+        self.drawn = KeptLines(_KEPT)
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        return self.drawn.lines(self, crop, super().render_lines)
+        return _drawn_lines(self, self.drawn, crop, super().render_lines)
 
 
 class RubricColumn(Vertical):
@@ -63,7 +52,7 @@ class RubricColumn(Vertical):
 
     def __init__(self, *children: Widget, **kwargs: Any) -> None:
         super().__init__(*children, **kwargs)
-        self.drawn = _DrawnLines()
+        self.drawn = KeptLines(_KEPT)
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        return self.drawn.lines(self, crop, super().render_lines)
+        return _drawn_lines(self, self.drawn, crop, super().render_lines)

@@ -9,7 +9,6 @@ of the last looks are kept, for the widget's size, style and theme.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Hashable
 from typing import Any
 
@@ -23,6 +22,8 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.style import Style
 from textual.widget import Widget
+
+from judge_tui.tui.widgets.kept_lines import KeptLines
 
 _LOOKS_KEPT = 8
 
@@ -86,7 +87,7 @@ class RecurringStatic(Widget, inherit_bindings=False):
         super().__init__(markup=False, **kwargs)
         self._text: Text | Content = Text()
         self._look: Hashable = look_of(self._text)
-        self._drawn_looks: OrderedDict[Hashable, list[Strip]] = OrderedDict()
+        self._drawn_looks = KeptLines(_LOOKS_KEPT)
 
     @property
     def content(self) -> Text | Content:
@@ -126,11 +127,4 @@ class RecurringStatic(Widget, inherit_bindings=False):
     def render_lines(self, crop: Region) -> list[Strip]:
         # A theme's colours ($accent); a border's title is drawn with the lines.
         key = (self._look, crop, self.size, self.visual_style, self.app.theme, self.border_title)
-        strips = self._drawn_looks.get(key)
-        if strips is None:
-            strips = self._drawn_looks[key] = super().render_lines(crop)
-            if len(self._drawn_looks) > _LOOKS_KEPT:
-                self._drawn_looks.popitem(last=False)
-        else:
-            self._drawn_looks.move_to_end(key)
-        return strips
+        return self._drawn_looks.lines(key, crop, super().render_lines)
