@@ -235,7 +235,9 @@ class CalibrationScreen(Screen[None]):
         from judge_tui.analysis.calibration import previous_prompt, standing
 
         try:
-            with Store(self.store.path) as store:
+            # One snapshot: the figures and the count of unjudged items describe the same moment, so a judgment
+            # landing between the two reads never shows "nothing left to judge" beside figures that lack it.
+            with Store(self.store.path) as store, store.snapshot():
                 previous = before if trial else previous_prompt(store, self.rubric.id, current)
                 found = standing(store, self.rubric, prompt_version=current, previous=previous, model=model,
                                  split=self.split, settings=self.settings.agreement,
