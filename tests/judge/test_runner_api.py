@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from judge_tui.judge.backends import AnthropicBackend
+from judge_tui.judge.backends import AnthropicBackend, JudgeAnswer, JudgeRequest, OfflineError
 from judge_tui.judge.runner import Judge, JudgeRunner, RunState
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
@@ -24,6 +24,7 @@ from tests.judge.conftest import API_KEY, assert_consistent, fast, make_judge
 from tests.narrowing import present
 
 ITEMS = 6
+HANG_GUARD = 300.0  # seconds: only ends a run that hangs; the tests wait on events, never on this
 B001_MARK = "I wrapped an OrderedDict"  # only B001 says this
 
 
@@ -240,8 +241,31 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _refused_calls_counted(judge: Judge, monkeypatch: pytest.MonkeyPatch, enough: int) -> asyncio.Event:
+    """An event set once the backend has been refused `enough` times for being offline (each refusal is a real
+    call through the SDK; only counted here). Made inside the running loop."""
+    refused = asyncio.Event()
+    count = 0
+    real = judge.backend.judge
+
+    async def counted(request: JudgeRequest) -> JudgeAnswer:
+        nonlocal count
+        try:
+            return await real(request)
+        except OfflineError:
+            count += 1
+            if count >= enough:
+                refused.set()
+            raise
+
+    monkeypatch.setattr(judge.backend, "judge", counted)
+    return refused
+
+
 def test_offline_waits_then_resumes_when_the_server_comes_up(cis_store: Store, rubrics: dict[str, Rubric],
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ordered by events, never by timing: the server comes up only once the runner has been refused twice (the
+    first call and a probe), however long the SDK takes to load on a busy machine."""
     port = _free_port()
     monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
     monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{port}")
@@ -255,12 +279,14 @@ def test_offline_waits_then_resumes_when_the_server_comes_up(cis_store: Store, r
             offline_seen.append(state.offline)
 
     async def main() -> RunState:
+        refused_twice = _refused_calls_counted(judge, monkeypatch, 2)
         runner = JudgeRunner(judge, fast(offline_probe=0.05), watch)
         task = asyncio.create_task(runner.run())
-        await asyncio.sleep(0.5)  # connection refused all along: waiting, not failing
+        await asyncio.wait_for(refused_twice.wait(), HANG_GUARD)
+        # connection refused all along: waiting, not failing
         assert cis_store.judge_job_counts(judge.rater_id)["failed"] == 0
         server.start(port)
-        return await asyncio.wait_for(task, 10)
+        return await asyncio.wait_for(task, HANG_GUARD)
 
     try:
         state = asyncio.run(main())
@@ -275,17 +301,20 @@ def test_offline_waits_then_resumes_when_the_server_comes_up(cis_store: Store, r
 def test_no_api_key_waits_then_resumes_when_one_is_set(fake: fa.FakeAnthropic, cis_store: Store,
                                                        rubrics: dict[str, Rubric],
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The key is set only once the runner has said it has none, twice: ordered by events, never by timing."""
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     judge = make_judge(cis_store, rubrics["cis"])
     judge.queue.enqueue()
     states: list[str] = []
 
     async def main() -> RunState:
+        refused_twice = _refused_calls_counted(judge, monkeypatch, 2)
         runner = JudgeRunner(judge, fast(), lambda s: states.append(s.offline))
         task = asyncio.create_task(runner.run())
-        await asyncio.sleep(0.3)
+        await asyncio.wait_for(refused_twice.wait(), HANG_GUARD)
+        assert cis_store.judge_job_counts(judge.rater_id)["failed"] == 0
         monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
-        return await asyncio.wait_for(task, 10)
+        return await asyncio.wait_for(task, HANG_GUARD)
 
     state = asyncio.run(main())
     assert "no ANTHROPIC_API_KEY in the environment" in states
