@@ -82,6 +82,7 @@ class ScriptedServer:
     lock: threading.Lock
     rules: list[Rule]
     script: deque[str]
+    requests: list[Recorded]
     max_concurrent_seen: int
     _in_flight: int
     server: ThreadingHTTPServer | None
@@ -129,14 +130,26 @@ class ScriptedServer:
 
     def choose(self, user_text: str) -> str:
         with self.lock:
-            if self.script:
-                return self.script.popleft()
-            for rule in self.rules:
-                if rule.matches(user_text):
-                    if rule.times is not None:
-                        rule.times -= 1
-                    return rule.behaviour
+            return self._choose(user_text)
+
+    def _choose(self, user_text: str) -> str:
+        """The behaviour of the next call (the lock held)."""
+        if self.script:
+            return self.script.popleft()
+        for rule in self.rules:
+            if rule.matches(user_text):
+                if rule.times is not None:
+                    rule.times -= 1
+                return rule.behaviour
         return OK
+
+    def record(self, entry: Recorded, user_text: str | None = None) -> None:
+        """Keep a call among the requests; given its user text, also choose its behaviour, in the same step: the
+        script then goes to the calls in the order they are kept, whichever handler thread runs first after."""
+        with self.lock:
+            if user_text is not None:
+                entry.behaviour = self._choose(user_text)
+            self.requests.append(entry)
 
 
 @dataclass
@@ -402,12 +415,11 @@ class _Handler(BaseHTTPRequestHandler):
         given = self.headers.get("x-api-key") or (self.headers.get("Authorization") or "").removeprefix("Bearer ")
         return given == fake.api_key
 
-    def _record(self, body: Any) -> Recorded:
+    def _record(self, body: Any, user_text: str | None = None) -> Recorded:
         fake = self.server_state
         entry = Recorded(self.command, self.path, dict(self.headers), body if fake.record_bodies else None,
                          time.monotonic())
-        with fake.lock:
-            fake.requests.append(entry)
+        fake.record(entry, user_text)
         return entry
 
     def do_GET(self) -> None:  # noqa: N802
@@ -444,7 +456,11 @@ class _Handler(BaseHTTPRequestHandler):
         except json.JSONDecodeError:
             self._record(None)
             return self._send(400, _error_body("invalid_request_error", "body is not JSON"))
-        entry = self._record(body)
+        # A call to be answered by the script or the rules takes its behaviour as it is recorded.
+        answered = (self._authorised() and self.path.startswith("/v1/messages")
+                    and not self.path.startswith("/v1/messages/batches")
+                    and not (fake.reject_temperature and "temperature" in body))
+        entry = self._record(body, fake.user_text(body) if answered else None)
         entry.size = len(raw)
         if not self._authorised():
             entry.behaviour = UNAUTHORIZED
@@ -484,8 +500,7 @@ class _Handler(BaseHTTPRequestHandler):
         if fake.reject_temperature and "temperature" in body:
             entry.behaviour = "temperature_rejected"
             return self._send(400, _error_body("invalid_request_error", "`temperature` is deprecated for this model."))
-        behaviour = fake.choose(fake.user_text(body))
-        entry.behaviour = behaviour
+        behaviour = entry.behaviour  # chosen as the call was recorded
         refusal = behaviour in (RATE_LIMIT, OVERLOADED, UNAUTHORIZED, PAYMENT)  # back at once, as from the real API
         if fake.hold is not None and not refusal:
             fake.hold.wait(timeout=60)

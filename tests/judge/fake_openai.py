@@ -169,8 +169,13 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(400, _error_body("body is not JSON", "invalid_request_error"))
         entry = Recorded("POST", self.path, dict(self.headers), body if fake.record_bodies else None,
                          time.monotonic(), size=len(raw))
-        with fake.lock:
-            fake.requests.append(entry)
+        # A call to be answered by the script or the rules takes its behaviour as it is recorded.
+        answered = (self.path == "/v1/chat/completions"
+                    and (fake.api_key is None or self.headers.get("Authorization") == f"Bearer {fake.api_key}")
+                    and (fake.models is None or body.get("model") in fake.models)
+                    and not (fake.reject_temperature and "temperature" in body)
+                    and not (fake.reject_schema and "response_format" in body))
+        fake.record(entry, fake.user_text(body) if answered else None)
         if self.path != "/v1/chat/completions":
             return self._send(404, _error_body(f"no route {self.path}", "not_found_error"))
         if fake.api_key is not None and self.headers.get("Authorization") != f"Bearer {fake.api_key}":
@@ -194,8 +199,7 @@ class _Handler(BaseHTTPRequestHandler):
             entry.behaviour = "schema_rejected"
             return self._send(400, _error_body("response_format of type json_schema is not supported",
                                                "invalid_request_error"))
-        behaviour = fake.choose(fake.user_text(body))
-        entry.behaviour = behaviour
+        behaviour = entry.behaviour  # chosen as the call was recorded
         if behaviour == SLOW:
             fake.release.wait(timeout=10)
         elif fake.latency and behaviour not in (RATE_LIMIT, UNAUTHORIZED):
