@@ -85,6 +85,13 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
+def saved_mark_stays(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The status line's "✓ B001 saved" mark stays while the test reads the screen: its usual few seconds can
+    pass between a key and a screenshot on a busy machine."""
+    monkeypatch.setattr("judge_tui.tui.screens.rating.SAVED_SHOWN_FOR", 3600.0)
+
+
+@pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "rating.db"
 

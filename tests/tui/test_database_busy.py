@@ -25,7 +25,7 @@ async def _until(pilot, condition, ticks: int = 100) -> None:
 
 @pytest.mark.slow
 async def test_keys_pressed_while_another_process_writes_are_saved_afterwards(make_app, filled_store, db_path,
-                                                                               clock):
+                                                                               clock, saved_mark_stays):
     app = make_app("cis")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = app.screen

@@ -45,7 +45,7 @@ async def test_markup_and_escapes_are_literal(make_app, filled_store, rubrics):
     assert draft.notes == "note [/] [@click=app.quit]q" and draft.flag_reason == "why [bold]"
 
 
-async def test_notify_with_user_data_is_literal(make_app, filled_store, rubrics):
+async def test_notify_with_user_data_is_literal(make_app, filled_store, rubrics, saved_mark_stays):
     add_hostile_item(filled_store, rubrics)
     app = make_app("binary")
     async with app.run_test(size=(160, 40), notifications=True) as pilot:
@@ -54,7 +54,7 @@ async def test_notify_with_user_data_is_literal(make_app, filled_store, rubrics)
         assert "[b]X[/] saved" in screen_text(app)
 
 
-async def test_notices_never_carry_escape_sequences(make_app, filled_store, rubrics):
+async def test_notices_never_carry_escape_sequences(make_app, filled_store, rubrics, saved_mark_stays):
     """An item id with a title-changing OSC and colour codes: the status line's "saved" mark and a notice
     (the flag removed) show the id without them."""
     filled_store.add_items([Item(id="Z\x1b]0;pwned\x07\x1b[31m9", rubric="binary", fields={"query": "q", "response": "r"})])
