@@ -225,7 +225,9 @@ def test_plan_command_gives_the_count_of_each_class_for_every_target(tmp_path):
 def test_plan_command_uses_the_targets_in_settings(tmp_path):
     (tmp_path / "settings.json").write_text(json.dumps({"agreement": {"tpr_tnr_target": 0.8,
                                                                       "kappa_substantial": 0.5}}))
-    data = json.loads(cli(tmp_path, "--pearson", "0.8", "--kappa", "0.7", "--weighted-kappa", "0.75",
+    # A two-point scale: the kappa plans check themselves on drawn 2×2 tables, a second of work, where five
+    # levels cost the weighted one several seconds (minutes on a loaded machine).
+    data = json.loads(cli(tmp_path, "--pearson", "0.8", "--kappa", "0.9", "--weighted-kappa", "0.9", "--levels", "2",
                           "--alignment", "0.9", "--format", "json").stdout)
     goals = [t["goal"] for t in data["targets"]]
     assert goals == ["κ ≥ 0.50", "weighted κ ≥ 0.50", "r ≥ 0.70", "alignment ≥ 80%"]
