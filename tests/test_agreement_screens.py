@@ -374,3 +374,40 @@ def test_the_judges_reasoning_shows_its_answer_not_the_calls_bookkeeping():
     imported = Rating(item_id="E1", rater_id="judge-v1", rubric_version_id=1, scores={},
                       details={"critique": "[bold]vague[/bold]"})
     assert reasoning_text(imported).plain == "critique: [bold]vague[/bold]\n"  # shown as written, not as markup
+
+
+async def test_the_summary_reads_one_moment_of_the_database(rated_db: Path, tmp_path: Path, rubrics, monkeypatch):
+    """Another program imports five more items with the reviewer's and the judge's ratings while the summary is
+    computed, just after it has read the ratings: every figure describes the moment before (40 items, 24 of them
+    yours), none mixes in the items that came after ("you rated 24 of 45"). Refreshed, it shows the new moment."""
+    import judge_tui.tui.screens.summary as summary
+
+    rubric = rubrics["exercise-quality"]
+    more = exercise_items(45, rubric)[40:]
+    mine = ratings_file(tmp_path / "later-me.jsonl", rubric, more, seed=31)
+    ratings_file(tmp_path / "later-judge.jsonl", rubric, more, seed=32, kind="judge", base=mine, noise=0.35)
+    real_load, imported = summary.load, []
+
+    def load_then_another_program_writes(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        found = real_load(*args, **kwargs)
+        if not imported:
+            with Store(rated_db) as other:
+                other.add_items(more)
+                imported.append(load_ratings(other, rubric, tmp_path / "later-me.jsonl", REVIEWER, "human"))
+                load_ratings(other, rubric, tmp_path / "later-judge.jsonl", JUDGE, "judge")
+        return found
+
+    monkeypatch.setattr(summary, "load", load_then_another_program_writes)
+    with Store(rated_db) as store:
+        app = Host(store)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            assert imported == [5]  # the write did land mid-computation
+            report = present(screen_of(app, SummaryScreen).report)
+            assert (report.counts["items"], report.counts["rated_by_human"], report.counts["compared"]) == (
+                40, SUBMITTED, SUBMITTED)
+            await pilot.press("r")
+            await settle(app, pilot)
+            report = present(screen_of(app, SummaryScreen).report)
+            assert (report.counts["items"], report.counts["rated_by_human"], report.counts["compared"]) == (
+                45, SUBMITTED + 5, SUBMITTED + 5)

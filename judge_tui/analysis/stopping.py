@@ -265,10 +265,12 @@ def items_left(store: Store, rubric: Rubric, report: Report) -> dict[str, int]:
 
 
 def study_settledness(store: Store, rubric: Rubric, settings: AgreementSettings) -> Settledness | None:
-    """Over every expert's ratings against the report's judge; None while there is nothing to compare."""
-    try:
-        report = build_report(store, rubric, settings=settings, checks_only=True)
-    except ReportError:
-        return None
-    return settledness_of(report, has_test_split=store.has_items(rubric.id, "test"),
-                          left=items_left(store, rubric, report))
+    """Over every expert's ratings against the report's judge; None while there is nothing to compare. The
+    figures and the items left are read from one snapshot of the database."""
+    with store.snapshot():
+        try:
+            report = build_report(store, rubric, settings=settings, checks_only=True)
+        except ReportError:
+            return None
+        return settledness_of(report, has_test_split=store.has_items(rubric.id, "test"),
+                              left=items_left(store, rubric, report))

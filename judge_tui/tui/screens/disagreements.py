@@ -165,7 +165,7 @@ class DisagreementScreen(Screen[None]):
     def load(self) -> None:
         rubric = self.rubric
         try:
-            with Store(self.store.path) as store:
+            with Store(self.store.path) as store, store.snapshot():  # the list and what may be seen: one moment
                 visible = visible_items(store, rubric.id, self.reviewer_id)
                 if not visible:
                     self.post_message(self.Unavailable(not_yet_submitted(rubric)))

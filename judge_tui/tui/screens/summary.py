@@ -152,7 +152,9 @@ class SummaryScreen(Screen[None]):
         validity: ValidityPage | None = None
         rubric, settings = self.rubric, self.agreement
         try:
-            with Store(self.store.path) as store:
+            # One snapshot: every figure describes the same moment, so ratings or items another program writes
+            # meanwhile never show in some figures and not in others.
+            with Store(self.store.path) as store, store.snapshot():
                 submitted = store.rated_item_ids(self.reviewer_id, rubric.id)
                 if not submitted and not self.lead:
                     self.post_message(self.Unavailable(not_yet_submitted(rubric)))
