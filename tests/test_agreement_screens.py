@@ -381,12 +381,13 @@ async def test_the_summary_reads_one_moment_of_the_database(rated_db: Path, tmp_
     computed, just after it has read the ratings: every figure describes the moment before (40 items, 24 of them
     yours), none mixes in the items that came after ("you rated 24 of 45"). Refreshed, it shows the new moment."""
     import judge_tui.tui.screens.summary as summary
+    from judge_tui.analysis.scores import load as real_load
 
     rubric = rubrics["exercise-quality"]
     more = exercise_items(45, rubric)[40:]
     mine = ratings_file(tmp_path / "later-me.jsonl", rubric, more, seed=31)
     ratings_file(tmp_path / "later-judge.jsonl", rubric, more, seed=32, kind="judge", base=mine, noise=0.35)
-    real_load, imported = summary.load, []
+    imported: list[int] = []
 
     def load_then_another_program_writes(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
         found = real_load(*args, **kwargs)
