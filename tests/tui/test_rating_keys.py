@@ -236,6 +236,20 @@ async def test_judge_status_message_reaches_the_status_line(make_app):
         assert "judge: 18 queued · offline [bold]x" in await shown(pilot)
 
 
+async def test_a_judge_status_arriving_as_the_app_exits_is_ignored(make_app):
+    """As the app exits, Textual removes each screen's widgets while the app still handles its messages: a
+    judge status arriving then finds no status line, and must not fail the app (it raised NoMatches)."""
+    app = make_app("cis")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = app.screen
+        assert isinstance(screen, RatingScreen)
+        await screen.query_one(StatusLine).remove()  # as the exit prunes the screen
+        app.post_message(JudgeStatusLine("judge: 3 queued"))
+        await pilot.pause()
+        assert app.is_running and app.judge_status == "judge: 3 queued"  # kept for a rating screen to come
+    assert app.return_code in (None, 0)
+
+
 async def test_reviewer_is_asked_once_and_remembered(make_app, filled_store):
     app = make_app("cis", reviewer=None)
     async with app.run_test(size=SIZE, notifications=True) as pilot:

@@ -331,7 +331,9 @@ class RatingScreen(Screen[None]):
         status.set_waiting(waiting_text(waiting))
 
     def set_judge_status(self, text: str) -> None:
-        self.query_one(StatusLine).set_judge(text)
+        # Every status line there is: none while the app exits (Textual removes the widgets first).
+        for status in self.query(StatusLine):
+            status.set_judge(text)
 
     # ------------------------------------------------------------------ which keys can act now
 
