@@ -64,6 +64,13 @@ def test_the_report_shows_three_judges_the_jury_and_their_error_correlation(tmp_
     wrong = _report(db, "--jury", f"{JUDGES[0]}+nobody")
     assert wrong.returncode == 1 and "Traceback" not in wrong.stderr
     assert "--jury: 'nobody' is not a judge rater of rubric 'binary'" in wrong.stderr
+    # The help says judges are joined with +: a comma in their place is refused with the form to use.
+    commas = _report(db, "--jury", f"{JUDGES[0]},{JUDGES[2]}")
+    assert commas.returncode == 1 and "Traceback" not in commas.stderr and commas.stdout == ""
+    assert f"join the judges with +, not commas, e.g. --jury '{JUDGES[0]}+{JUDGES[2]}'" in commas.stderr
+    helped = subprocess.run([sys.executable, "-m", "judge_tui", "report", "--help"], cwd=ROOT, capture_output=True,
+                            text=True, timeout=300)
+    assert "joined with +" in " ".join(helped.stdout.split())
 
 
 def test_one_judge_makes_no_jury(tmp_path: Path, rubrics: dict[str, Rubric]) -> None:

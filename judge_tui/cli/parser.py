@@ -237,8 +237,8 @@ def build_parser() -> CommandParser:
     p.add_argument("--split", type=split_name, help="only items of this split")
     p.add_argument("--raters", help="compare these raters: A,B (groups: A+B,C)")
     p.add_argument("--compare", nargs=2, metavar=("V1", "V2"), help="alignment under two prompt versions")
-    p.add_argument("--jury", metavar="A+B+C", help="the judges of the jury section (default: one rater per judge"
-                   " of the rubric, shown with two judges or more)")
+    p.add_argument("--jury", metavar="A+B+C", help="the judges of the jury section, joined with + (default: one rater"
+                   " per judge of the rubric, shown with two judges or more)")
     p.add_argument("-o", "--output", type=output_file,
                    help="write to a file instead of standard output (-: standard output)")
 

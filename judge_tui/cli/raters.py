@@ -26,11 +26,15 @@ def parse_raters(spec: str, store: Store, rubric_id: str) -> tuple[Group, Group]
 
 
 def parse_members(spec: str, store: Store, rubric_id: str) -> tuple[str, ...]:
-    """`A+B+C` (or commas): judge raters of the rubric, at least two."""
-    ids = tuple(dict.fromkeys(p.strip() for p in spec.replace(",", "+").split("+") if p.strip()))
+    """`A+B+C`: judge raters of the rubric, at least two. Only + joins them: a comma is part of an id (a judge's id
+    may hold one), and a comma where the + belongs is said plainly."""
+    ids = tuple(dict.fromkeys(p.strip() for p in spec.split("+") if p.strip()))
     judges = {r["id"] for r in store.rubric_raters(rubric_id) if r["kind"] == "judge"}
     unknown = [i for i in ids if i not in judges]
     if unknown:
+        if "," in unknown[0]:
+            joined = "+".join(p.strip() for p in spec.replace(",", "+").split("+") if p.strip())
+            raise UserError(f"--jury {spec!r}: join the judges with +, not commas, e.g. --jury '{joined}'")
         listing = ", ".join(sorted(judges)) or "none"
         raise UserError(f"--jury: {unknown[0]!r} is not a judge rater of rubric {rubric_id!r}; its judges: {listing}")
     if len(ids) < 2:
