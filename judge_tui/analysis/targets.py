@@ -67,6 +67,16 @@ class TargetCheck:
     def reading(self) -> str:
         return figure_with_interval(self.estimate, self.interval, percent=self.percent)
 
+    @property
+    def undefined_reason(self) -> str | None:
+        """Why a target cannot be decided (no decision): the reason its estimate, else its interval, is undefined."""
+        if self.decision is not None:
+            return None
+        for figure in (self.estimate, self.interval):
+            if isinstance(figure, ag.Undefined):
+                return figure.reason
+        return None
+
     def where(self, count: int | None = None) -> str:
         """"test items", "rated items" ("test item" for one)."""
         noun = "test item" if self.scope == "test split" else "rated item"

@@ -83,9 +83,23 @@ def _more(c: TargetCheck) -> str:
     return f"+{c.more_items:,}"
 
 
-def _target_lines(c: TargetCheck) -> list[str]:
+def _target_lines(c: TargetCheck, width: int) -> list[str]:
+    reason = c.undefined_reason
+    if reason is not None:  # no figure to decide on: why, in place of the figures (wrapped under them if long)
+        lines = _row(c.goal, 33, f"n/a: {reason}")
+        if len(lines[-1]) <= width:
+            return lines
+        return [*_row(c.goal, 33, "n/a:"), *_wrap(reason, width, " " * 36, " " * 36)]
     reading = c.reading if c.decision is not None else "n/a"
     return _row(c.goal, 33, f"{reading:<18} {c.n:>3}  {c.decision or 'n/a':<9} {_more(c):>6}")
+
+
+def _target_cell(c: TargetCheck) -> str:
+    """The estimate in a Markdown table: the reading, or "n/a" with why."""
+    if c.decision is not None:
+        return c.reading
+    reason = c.undefined_reason
+    return "n/a" if reason is None else f"n/a: {reason}"
 
 
 def _untested(r: Replacement) -> str:
@@ -124,7 +138,7 @@ def judge_lines(page: ValidityPage, j: JudgeValidity, width: int = WIDTH) -> lis
     if j.targets:
         lines.append(f"  {'Target':<33} {f'Estimate [{share_text(page.confidence)}]':<18} {'n':>3}  "
                      f"{'Decision':<9} {'Settle':>6}")
-        lines += [line for c in j.targets for line in _target_lines(c)]
+        lines += [line for c in j.targets for line in _target_lines(c, width)]
     if j.replacement and all(r.test.passed is None for r in j.replacement):
         lines += _wrap(f"Replace an expert? not tested: {_untested(j.replacement[0])}", width, "  ", "    ")
     else:
@@ -188,7 +202,7 @@ def render_markdown(page: ValidityPage) -> str:
         if j.targets:
             out += [f"| Target | Estimate [{share_text(page.confidence)} interval] | n | Decision | To settle |",
                     "|---|---:|---:|---|---:|"]
-            out += [f"| {_md(c.goal)} | {c.reading if c.decision else 'n/a'} | {c.n} | {c.decision or 'n/a'} | "
+            out += [f"| {_md(c.goal)} | {_md(_target_cell(c))} | {c.n} | {c.decision or 'n/a'} | "
                     f"{_more(c)} |"
                     for c in j.targets]
             out.append("")
@@ -275,9 +289,11 @@ def _pool_dict(p: PoolFigure) -> dict[str, Any]:
 def _target_dict(c: TargetCheck) -> dict[str, Any]:
     interval = None if c.decision is None or isinstance(c.interval, Undefined) else {
         "low": c.interval.low, "high": c.interval.high}
+    reason = c.undefined_reason
     return {"key": c.key, "goal": c.goal, "estimate": None if isinstance(c.estimate, Undefined) else c.estimate,
             "interval": interval, "n": c.n, "decision": c.decision,
-            "more_items": c.more_items if c.decision == "undecided" else None}
+            "more_items": c.more_items if c.decision == "undecided" else None,
+            **({"undefined": {"estimate": reason}} if reason is not None else {})}
 
 
 def _version_dict(v: RubricVersion | None) -> dict[str, Any]:

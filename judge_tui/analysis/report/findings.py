@@ -62,9 +62,11 @@ def target_checks(rows: Sequence[Row], overall: Row, summary: Summary, rubric: R
         j = ag.snap_to_scale(tested.b, ag.BINARY_SCALE)[0]
         m = ag.binary_metrics(h, j)
         human_pass, human_fail = m.true_pass + m.false_fail, m.true_fail + m.false_pass
+        # Without a test-split pair there is no label at all: said so, rather than "no PASS" or "no FAIL".
+        unlabelled = None if m.n else Undefined("no test-split item was labelled by both")
         for key, hits, of, label in (("tpr", m.true_pass, human_pass, "PASS"), ("tnr", m.true_fail, human_fail, "FAIL")):
             interval = iv.wilson(hits, of, confidence) if of else Undefined(f"the human labels contain no {label}")
-            checks.append(check(key, key.upper(), "test split", getattr(m, key), interval, of,
+            checks.append(check(key, key.upper(), "test split", unlabelled or getattr(m, key), unlabelled or interval, of,
                                 thresholds.tpr_tnr_target, strict=True, confidence=confidence, share=(hits, of),
                                 class_share=of / m.n if m.n else None, class_label=label, plan=plan))
     return checks
