@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +27,7 @@ NO_PAIR = "no test-split item was labelled by both"
 NO_FAIL = "the human labels contain no FAIL"
 
 
-def _jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
+def _jsonl(path: Path, rows: Sequence[Mapping[str, object]]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
 
