@@ -3,8 +3,6 @@ at its end (the real app through Pilot, the real SQLite file)."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from judge_tui.store import Store
@@ -53,8 +51,9 @@ async def test_a_note_restored_after_a_kill_takes_typing_at_its_end(filled_store
     app = TerminalApp(["--db", str(db_path), "--reviewer", "EXP001", "--rubric", "cis"], hermetic_home)
     try:
         app.wait_for_output(b"B001")
+        drawn = len(app.output)
         app.type("n")
-        time.sleep(0.5)
+        wait_until(lambda: b"Done" in app.output[drawn:])  # the note box is open: its key says so
         app.type("half a thought")
         with Store(db_path) as reader:
             wait_until(lambda: (d := reader.draft("B001", "EXP001")) and d.notes == "half a thought")
