@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
+import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -354,8 +355,25 @@ def test_the_api_key_is_never_written_anywhere(fake: fa.FakeAnthropic, tmp_path:
 
 
 def test_concurrency_limit_holds(fake: fa.FakeAnthropic, cis_store: Store, rubrics: dict[str, Rubric]) -> None:
+    """Two calls at once at most, and two do run at once: once the first call has answered alone (it writes the
+    cache), the fake API holds the calls until two are in flight, however slow the machine."""
     fake.latency = 0.05  # long enough for calls to overlap, were more than two allowed
-    state, _judge, _ = run(cis_store, rubrics["cis"], concurrency=2)
+    held = threading.Event()
+
+    def release_once_two_are_in() -> None:
+        deadline = time.monotonic() + HANG_GUARD
+        while fake.in_flight() < 2 and time.monotonic() < deadline:
+            time.sleep(0.002)
+        held.set()
+
+    def progress(state: RunState) -> None:
+        if state.done == 1 and fake.hold is None:
+            fake.hold = held
+            threading.Thread(target=release_once_two_are_in, daemon=True).start()
+
+    judge = make_judge(cis_store, rubrics["cis"], AnthropicBackend("claude-sonnet-5"))
+    judge.queue.enqueue()
+    state = asyncio.run(JudgeRunner(judge, fast(concurrency=2), progress).run())
     assert state.done == ITEMS and fake.max_concurrent_seen == 2
 
 
