@@ -435,6 +435,10 @@ class RatingScreen(Screen[None]):
         self._show_rubric()
 
     def action_submit(self) -> None:
+        with self.query_one(StatusLine).changing():  # its saved mark, "saving…", counts and time: drawn once
+            self._submit_and_open_next()
+
+    def _submit_and_open_next(self) -> None:
         rating = self.session.submit()
         # Said in the status line once the rating is on disk (_show_saving): a line redrawn, no widget mounted.
         self._submitted = (rating.item_id, f"{self.rubric.overall_name} {overall_label(self.rubric, rating.overall)}")
