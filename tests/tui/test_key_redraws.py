@@ -4,12 +4,16 @@ worked out once a frame): whatever is left as it was must be what a redraw of ev
 from __future__ import annotations
 
 import pytest
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.widgets import TextArea
 
 from judge_tui.model.records import Item
 from judge_tui.store import Store
 from judge_tui.tui.screens import rating
 from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.widgets.item_pane import ItemPane
+from judge_tui.tui.widgets.notes_editor import NotesEditor
 from judge_tui.tui.widgets.rubric_panel import RubricPanel
 
 
@@ -26,6 +30,10 @@ def long_items(filled_store: Store) -> None:
               "test_results": "1 passed"}
     filled_store.add_items([Item(id=f"L{n:03d}", rubric="cis", fields={**fields, "source_code": code_of(lines)},
                                  task_type="LRU Cache") for n, lines in enumerate(LENGTHS)])
+
+
+def segments(lines: list[Strip]) -> list[list[tuple[str, object]]]:
+    return [[(segment.text, segment.style) for segment in line] for line in lines]
 
 
 async def redrawn_whole(pilot, screen: RatingScreen) -> str:
@@ -52,7 +60,8 @@ async def settled(pilot) -> str:
 
 STEPS = ["3", "2", "3", "3", "enter", "3", "2", "3", "3", "enter", "pagedown", "3", "2", "3", "3", "enter",
          "z", "3", "2", "3", "3", "enter", "z", "theme", "3", "2", "3", "3", "enter", "narrow", "3", "2", "3",
-         "3", "enter", "wide", "n", "a", "b", "escape", "3", "2", "3", "3", "enter", "u", "end", "home", "g"]
+         "3", "enter", "wide", "n", "a", "b", "escape", "3", "2", "3", "3", "enter", "u", "end", "home", "g",
+         "w", "z", "l", "l", "h", "enter", "z", "n", "c", "enter", "escape", "3", "enter"]
 
 
 async def test_what_each_key_leaves_undrawn_is_what_a_whole_redraw_shows(make_app, long_items, monkeypatch):
@@ -78,4 +87,8 @@ async def test_what_each_key_leaves_undrawn_is_what_a_whole_redraw_shows(make_ap
                 thumbs.add((pane.vertical_scrollbar.window_virtual_size, pane.vertical_scrollbar.window_size))
             whole = await redrawn_whole(pilot, screen)
             assert drawn == whole, step
+            editor = screen.query_one(NotesEditor)
+            if editor.region.width:  # the note box gives what Textual's text area draws, as it is now
+                crop = Region(0, 0, *editor.region.size)
+                assert segments(editor.render_lines(crop)) == segments(TextArea.render_lines(editor, crop)), step
         assert len(thumbs) >= 4  # the scrollbar was resized between items: the test tests something
