@@ -21,7 +21,7 @@ from judge_tui.model.textsafe import clean
 from judge_tui.tui.widgets.field_rows import FieldRows, prepare
 from judge_tui.tui.widgets.pair_rows import PairRows
 from judge_tui.tui.widgets.scroll_size import set_scroll_size
-from judge_tui.tui.widgets.styled_lines import StyledLines, styling_of
+from judge_tui.tui.widgets.styled_lines import StyledLines, Styling, styling_of
 
 
 def display_text(value: object) -> str:
@@ -121,32 +121,43 @@ class ItemPane(ScrollView, can_focus=False):
         else:
             self._build()
 
-    def prepare(self, item: Item) -> None:
+    def prepare(self, item: Item, *, other_width: int = 0) -> None:
         """Work out the next item's rows at the pane's width and draw its first screenful while the reviewer
-        reads this one (after the frame, once its colours are worked out), so that `show` only swaps lines in."""
+        reads this one (after the frame, once its colours are worked out), so that `show` only swaps lines in.
+        With `other_width` (the content width the pane takes with the rubric folded, or back), its first
+        screenful at that width too, so that folding on the new item finds it drawn."""
         width = self.scrollable_content_region.width
         if width <= 0:
             return
         content = self._content_of(item, colour_later=False)
         self._apply_view(content, x=0)  # as it opens: from its first column
-        self._lay_out(content, width)
         styling = styling_of(self)
-        cuts = self._cuts()
+        if other_width > 0 and other_width != width:
+            gained = other_width - width
+            self._draw_ahead(content, other_width, None if styling is None else Styling(
+                styling.width + gained, styling.content_width + gained, *styling[2:]), self._cuts(gained))
+        self._draw_ahead(content, width, styling, self._cuts())  # the width it opens at, laid out last
+        self._prepared = content
+
+    def _draw_ahead(self, content: _Content, width: int, styling: Styling | None, cuts: list[int]) -> None:
+        """Lay the content out at this width, and draw and style its first screenful (each row is kept by its
+        field, each styled line by the pane)."""
+        self._lay_out(content, width)
         console = self.app.console
         for index in range(min(self.scrollable_content_region.height, content.starts[-1])):
-            line = self._line_of(content, index)  # each row drawn once, and kept by its field
+            line = self._line_of(content, index)
             if styling is not None:
-                styled = self._styled.styled(line, styling)  # and styled: the frame that shows it only sends it
+                styled = self._styled.styled(line, styling)  # the frame that shows it only sends it
                 # The screen cuts each line it is given where another widget's edge falls on it (the scrollbar's
                 # column), and writes each piece out as terminal text: a Strip keeps both, so cut and written
                 # now, the frame finds them done (~40 code lines of many colours, 1-2 ms of the key).
                 for piece in styled.divide(cuts):
                     piece.render(console)
-        self._prepared = content
 
-    def _cuts(self) -> list[int]:
-        """Where the screen cuts the pane's lines: at the edges of its scrollbar's column, and its own end."""
-        left, width = self.region.x, self.region.width
+    def _cuts(self, gained: int = 0) -> list[int]:
+        """Where the screen cuts the pane's lines: at the edges of its scrollbar's column, and its own end (with
+        `gained`, the pane that many columns wider, its scrollbar still at its right)."""
+        left, width = self.region.x - gained, self.region.width + gained
         cuts = {width}
         if self.show_vertical_scrollbar:
             bar = self.vertical_scrollbar.region
