@@ -182,13 +182,18 @@ class RatingScreen(Screen[None]):
 
             async def prepare() -> None:
                 await asyncio.to_thread(prepare_item, self.rubric, upcoming)
-                pane.prepare(upcoming)
+                pane.prepare(upcoming, other_width=self._item_width_toggled(pane))
 
             self.run_worker(prepare(), group="prepare", exclusive=True, exit_on_error=False)
             if self.judged:  # and its first dimension's card, focused and unscored
                 self.query_one(RubricPanel).prepare_card(
                     self.judged[0], None, guidance_on=self.guidance_on, task_type=self._task_type(upcoming),
                     keys=self._score_keys(), compact=self.has_class("-short"))
+
+    def _item_width_toggled(self, pane: ItemPane) -> int:
+        """The item pane's content width once the rubric is folded (or unfolded, when folded now)."""
+        side_width = self.query_one("#side").outer_size.width
+        return pane.scrollable_content_region.width + (-side_width if self._rubric_collapsed else side_width)
 
     def _score_keys(self) -> dict[float, str]:
         """Scale point -> the key that sets it, as the user's keymap has it (worked out once)."""
@@ -437,6 +442,10 @@ class RatingScreen(Screen[None]):
         self._show_rubric()
 
     def action_submit(self) -> None:
+        with self.query_one(StatusLine).changing():  # its saved mark, "saving…", counts and time: drawn once
+            self._submit_and_open_next()
+
+    def _submit_and_open_next(self) -> None:
         rating = self.session.submit()
         # Said in the status line once the rating is on disk (_show_saving): a line redrawn, no widget mounted.
         self._submitted = (rating.item_id, f"{self.rubric.overall_name} {overall_label(self.rubric, rating.overall)}")

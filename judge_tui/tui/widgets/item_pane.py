@@ -21,7 +21,7 @@ from judge_tui.model.textsafe import clean
 from judge_tui.tui.widgets.field_rows import FieldRows, prepare
 from judge_tui.tui.widgets.pair_rows import PairRows
 from judge_tui.tui.widgets.scroll_size import set_scroll_size
-from judge_tui.tui.widgets.styled_lines import StyledLines, styling_of
+from judge_tui.tui.widgets.styled_lines import StyledLines, Styling, styling_of
 
 
 def display_text(value: object) -> str:
@@ -86,6 +86,8 @@ class ItemPane(ScrollView, can_focus=False):
         self._top_drawn: int | None = None  # while Textual asks for the pane's lines: the item's line at the top
         self._looks: dict[str, Any] = {}  # the visual style of each look, until the styles change
         self._styled = StyledLines()  # the lines as Textual's styles draw them (padding, colour filters)
+        # The lines on screen as last worked out (to find those that changed), for the frame that draws them
+        self._worked_out: tuple[tuple[int, int, int, int, bool], _Content, list[Strip]] | None = None
 
     @property
     def rubric(self) -> Rubric:
@@ -119,21 +121,48 @@ class ItemPane(ScrollView, can_focus=False):
         else:
             self._build()
 
-    def prepare(self, item: Item) -> None:
+    def prepare(self, item: Item, *, other_width: int = 0) -> None:
         """Work out the next item's rows at the pane's width and draw its first screenful while the reviewer
-        reads this one (after the frame, once its colours are worked out), so that `show` only swaps lines in."""
+        reads this one (after the frame, once its colours are worked out), so that `show` only swaps lines in.
+        With `other_width` (the content width the pane takes with the rubric folded, or back), its first
+        screenful at that width too, so that folding on the new item finds it drawn."""
         width = self.scrollable_content_region.width
         if width <= 0:
             return
         content = self._content_of(item, colour_later=False)
         self._apply_view(content, x=0)  # as it opens: from its first column
-        self._lay_out(content, width)
         styling = styling_of(self)
-        for index in range(min(self.scrollable_content_region.height, content.starts[-1])):
-            line = self._line_of(content, index)  # each row drawn once, and kept by its field
-            if styling is not None:
-                self._styled.styled(line, styling)  # and styled: the frame that shows it only sends it
+        if other_width > 0 and other_width != width:
+            gained = other_width - width
+            self._draw_ahead(content, other_width, None if styling is None else Styling(
+                styling.width + gained, styling.content_width + gained, *styling[2:]), self._cuts(gained))
+        self._draw_ahead(content, width, styling, self._cuts())  # the width it opens at, laid out last
         self._prepared = content
+
+    def _draw_ahead(self, content: _Content, width: int, styling: Styling | None, cuts: list[int]) -> None:
+        """Lay the content out at this width, and draw and style its first screenful (each row is kept by its
+        field, each styled line by the pane)."""
+        self._lay_out(content, width)
+        console = self.app.console
+        for index in range(min(self.scrollable_content_region.height, content.starts[-1])):
+            line = self._line_of(content, index)
+            if styling is not None:
+                styled = self._styled.styled(line, styling)  # the frame that shows it only sends it
+                # The screen cuts each line it is given where another widget's edge falls on it (the scrollbar's
+                # column), and writes each piece out as terminal text: a Strip keeps both, so cut and written
+                # now, the frame finds them done (~40 code lines of many colours, 1-2 ms of the key).
+                for piece in styled.divide(cuts):
+                    piece.render(console)
+
+    def _cuts(self, gained: int = 0) -> list[int]:
+        """Where the screen cuts the pane's lines: at the edges of its scrollbar's column, and its own end (with
+        `gained`, the pane that many columns wider, its scrollbar still at its right)."""
+        left, width = self.region.x - gained, self.region.width + gained
+        cuts = {width}
+        if self.show_vertical_scrollbar:
+            bar = self.vertical_scrollbar.region
+            cuts |= {bar.x - left, bar.right - left}
+        return sorted(cut for cut in cuts if 0 < cut <= width)
 
     def colour(self) -> None:
         """Colour the code shown plain until now (the first item, once painted)."""
@@ -318,11 +347,13 @@ class ItemPane(ScrollView, can_focus=False):
             self.refresh()
             return
         top = round(self.scroll_offset.y)
-        changed = [y for y in range(self.scrollable_content_region.height)
-                   if (before := self._on_screen.get(y)) is None
-                   or (line := self.line(top + y)) is not before and before != line]
+        lines = [self.line(top + y) for y in range(self.scrollable_content_region.height)]
+        changed = [y for y, line in enumerate(lines)
+                   if (before := self._on_screen.get(y)) is None or line is not before and before != line]
         if changed:
             self.refresh_lines(top + changed[0], changed[-1] - changed[0] + 1)
+        # The frame asks for these lines again: worked out once, they are given while nothing else is refreshed.
+        self._worked_out = (self._view_key(top), self._content, lines)
 
     def _drawn(self, text: Text, look: str, width: int) -> list[Strip]:
         """The header or a label drawn as a Static would draw it, kept for its text, look and width."""
@@ -390,16 +421,24 @@ class ItemPane(ScrollView, can_focus=False):
             finally:
                 self._top_drawn = None
         content = self._content
+        view = self._view_key(top)
+        kept = self._worked_out
+        worked_out = kept[2] if kept is not None and kept[0] == view and kept[1] is content else []
 
         def line_at(y: int) -> Strip:
-            line = self._on_screen[y] = self.line(top + y)
+            line = self._on_screen[y] = worked_out[y] if y < len(worked_out) else self.line(top + y)
             return line
 
-        return self._styled.lines(crop, styling, (top, id(content), content.width, self._x), content, line_at)
+        return self._styled.lines(crop, styling, view[:4], content, line_at)
+
+    def _view_key(self, top: int) -> tuple[int, int, int, int, bool]:
+        """What the lines on screen depend on besides the pane's refreshes: scroll, item, width, sideways."""
+        return top, id(self._content), self._content.width, self._x, self.unwrapped
 
     def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
         if repaint:
             self._styled.changed()
+            self._worked_out = None
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def render_line(self, y: int) -> Strip:

@@ -12,10 +12,13 @@ row while not edited, and `NotePreview` stands in for it with the note's first l
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Hashable
+from typing import Any, Self
 
 from rich.text import Text
 from textual.binding import Binding
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import TextArea
 
@@ -26,9 +29,26 @@ class NotesEditor(TextArea):
     BINDINGS = [Binding("escape", "finish", "Done", id="finish-note", tooltip="Stop editing the note")]
 
     def __init__(self, **kwargs: Any) -> None:
+        self._refreshes = 0  # counts the box's refreshes: its lines change only with one
+        self._last: tuple[Hashable, list[Strip]] | None = None  # the lines last given, and what for
         super().__init__(soft_wrap=True, show_line_numbers=False, tab_behavior="focus", **kwargs)
         self.border_title = "Note"
         self.border_subtitle = "n to edit"
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
+        if repaint:
+            self._refreshes += 1
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # A frame that changes anything beside the box (a new item, a score) asks for its lines too, and a text
+        # area applies its theme to its styles each time it is drawn: the lines last given are given again while
+        # the box has not been refreshed.
+        key = (crop, self._refreshes, self.size, self.visual_style, self.app.theme, self.theme, self.has_focus,
+               self.border_title, self.border_subtitle)
+        if self._last is None or self._last[0] != key:
+            self._last = (key, super().render_lines(crop))
+        return list(self._last[1])
 
     @property
     def note(self) -> str:

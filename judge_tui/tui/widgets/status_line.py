@@ -14,6 +14,8 @@ balanced queue order, how many of the study's targets are decided ("2/4 question
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from rich.text import Text
@@ -42,6 +44,8 @@ class StatusLine(RecurringStatic):
         self.waiting = ""  # why changes are kept unsaved for now (the database is busy, the disk full)
         self.saving = False  # a change is shown that is not on disk yet
         self.saved = ("", "")  # the last submitted rating once on disk: (item id, its overall score shown)
+        self._held = 0  # inside `changing()`: the line is worked out at its end
+        self._redraw_due = False
 
     def set_progress(self, progress: dict[str, int]) -> None:
         self.progress = dict(progress)
@@ -82,9 +86,25 @@ class StatusLine(RecurringStatic):
     def on_resize(self, event: events.Resize) -> None:
         self._redraw()
 
+    @contextmanager
+    def changing(self) -> Iterator[None]:
+        """Several parts changed at once (a new item: its time, the saved mark, "saving…"): the line is worked
+        out once, at the end, not once for each part."""
+        self._held += 1
+        try:
+            yield
+        finally:
+            self._held -= 1
+            if not self._held and self._redraw_due:
+                self._redraw()
+
     def _redraw(self) -> None:
         # Redrawn only when it changes; one line high whatever it says: the line alone is drawn again, and a
         # look it had before ("saving…" on, then off once committed) from the lines kept.
+        if self._held:
+            self._redraw_due = True
+            return
+        self._redraw_due = False
         self.show_look(self._widest_that_fits(self.content_region.width))
 
     def _widest_that_fits(self, width: int) -> Text:

@@ -1,0 +1,94 @@
+"""Keys redraw only what they change (a scrollbar's rows that move, widgets whose content changed, each item line
+worked out once a frame): whatever is left as it was must be what a redraw of everything shows."""
+
+from __future__ import annotations
+
+import pytest
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.widgets import TextArea
+
+from judge_tui.model.records import Item
+from judge_tui.store import Store
+from judge_tui.tui.screens import rating
+from judge_tui.tui.screens.rating import RatingScreen
+from judge_tui.tui.widgets.item_pane import ItemPane
+from judge_tui.tui.widgets.notes_editor import NotesEditor
+from judge_tui.tui.widgets.rubric_panel import RubricPanel
+
+
+def code_of(lines: int) -> str:
+    return "\n".join(f"def step_{n}(state):  # {'x' * (n % 50)}\n    return state + {n}" for n in range(lines // 2))
+
+
+LENGTHS = (12, 70, 30, 140, 44, 8)  # items of other lengths, so that the scrollbar's thumb changes between them
+
+
+@pytest.fixture
+def long_items(filled_store: Store) -> None:
+    fields = {"task_type": "LRU Cache", "task": "Build a cache.", "rationale": "A dict.", "test_code": "",
+              "test_results": "1 passed"}
+    filled_store.add_items([Item(id=f"L{n:03d}", rubric="cis", fields={**fields, "source_code": code_of(lines)},
+                                 task_type="LRU Cache") for n, lines in enumerate(LENGTHS)])
+
+
+def segments(lines: list[Strip]) -> list[list[tuple[str, object]]]:
+    return [[(segment.text, segment.style) for segment in line] for line in lines]
+
+
+async def redrawn_whole(pilot, screen: RatingScreen) -> str:
+    """The screen after every widget on it, and the scrollbars, are drawn anew."""
+    for widget in screen.walk_children(with_self=True):
+        widget.refresh()
+    for widget in (screen.query_one(ItemPane), screen.query_one(RubricPanel)):
+        if widget.show_vertical_scrollbar:
+            widget.vertical_scrollbar.refresh()
+    await pilot.pause()
+    return pilot.app.export_screenshot()
+
+
+async def settled(pilot) -> str:
+    """The screen once what the key left for after its frame is done (the commit, the next item drawn ahead)."""
+    drawn = ""
+    for _ in range(20):
+        await pilot.pause()
+        drawn, before = pilot.app.export_screenshot(), drawn
+        if drawn == before:
+            break
+    return drawn
+
+
+STEPS = ["3", "2", "3", "3", "enter", "3", "2", "3", "3", "enter", "pagedown", "3", "2", "3", "3", "enter",
+         "z", "3", "2", "3", "3", "enter", "z", "theme", "3", "2", "3", "3", "enter", "narrow", "3", "2", "3",
+         "3", "enter", "wide", "n", "a", "b", "escape", "3", "2", "3", "3", "enter", "u", "end", "home", "g",
+         "w", "z", "l", "l", "h", "enter", "z", "n", "c", "enter", "escape", "3", "enter"]
+
+
+async def test_what_each_key_leaves_undrawn_is_what_a_whole_redraw_shows(make_app, long_items, monkeypatch):
+    monkeypatch.setattr(rating, "SAVED_SHOWN_FOR", 3600.0)  # the "saved" mark stays while the screen is compared
+    app = make_app("cis", auto_submit=False)
+    async with app.run_test(size=(84, 26)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RatingScreen)
+        pane = screen.query_one(ItemPane)
+        thumbs = set()
+        for step in STEPS:
+            if step == "theme":
+                app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+            elif step == "narrow":
+                await pilot.resize_terminal(80, 24)
+            elif step == "wide":
+                await pilot.resize_terminal(84, 26)
+            else:
+                await pilot.press(step)
+            drawn = await settled(pilot)
+            if pane.show_vertical_scrollbar:
+                thumbs.add((pane.vertical_scrollbar.window_virtual_size, pane.vertical_scrollbar.window_size))
+            whole = await redrawn_whole(pilot, screen)
+            assert drawn == whole, step
+            editor = screen.query_one(NotesEditor)
+            if editor.region.width:  # the note box gives what Textual's text area draws, as it is now
+                crop = Region(0, 0, *editor.region.size)
+                assert segments(editor.render_lines(crop)) == segments(TextArea.render_lines(editor, crop)), step
+        assert len(thumbs) >= 4  # the scrollbar was resized between items: the test tests something
