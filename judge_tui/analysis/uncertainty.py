@@ -59,9 +59,8 @@ def row_uncertainty(paired: AlignedPair, figures: PairAgreement, confidence: flo
                     categorical: bool = True, ranks: bool = True) -> RowUncertainty:
     """Intervals and chance-robust figures of one row; ``categorical=False`` for an overall score that is a mean.
 
-    ``ranks=False`` leaves out the Spearman and Kendall intervals, a bootstrap each below 5,000 items, and gives
-    weighted kappa its t interval instead of the bootstrap-t: breakdown groups, whose tables show none of these,
-    skip the resampling (with the reason, or the method, in the JSON).
+    ``ranks=False`` leaves out the Spearman and Kendall intervals, a bootstrap each below 5,000 items: breakdown
+    groups, whose tables show neither, skip the resampling (with the reason in the JSON).
     """
     n = paired.n
     out: dict[str, IntervalFigure] = {}
@@ -75,7 +74,7 @@ def row_uncertainty(paired: AlignedPair, figures: PairAgreement, confidence: flo
         if isinstance(value, Undefined) or table is None:
             out[name] = _undefined_like(value, "no categories to compare")
         else:
-            out[name] = iv.kappa_interval(table, None if table.shape[0] == 2 else weights, confidence, resample=ranks)
+            out[name] = iv.kappa_interval(table, None if table.shape[0] == 2 else weights, confidence)
     r = figures.pearson_r
     out["pearson_r"] = iv.fisher_z(r, n, confidence) if ag.is_defined(r) else _undefined_like(r, empty)
     for name, make in (("spearman_rho", iv.spearman_interval), ("kendall_tau", iv.kendall_interval)):
