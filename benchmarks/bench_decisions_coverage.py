@@ -19,7 +19,8 @@ interval (``kappa_interval``) once, and each cell's coverage is the sum of the m
 tables whose interval holds the truth, over the tables that get an interval ("too few items" is the probability
 of the rest). ``--part scan`` does the same at every size from 12 to 50 items, one line per size.
 ``--part five-point`` gives the five-point kappa and weighted kappa coverage at 25-400 items, from confusion
-tables drawn from the graded cells; ``--part large`` the PASS/FAIL kappa coverage at 400 items, from drawn
+tables drawn from the graded cells (with ``--no-size-rule --sizes 12,15,20,24``, also the intervals the
+25-item rule withholds); ``--part large`` the PASS/FAIL kappa coverage at 400 items, from drawn
 tables.
 
 A third part (``--part methods``) compares, on the confusion tables of the same kind of studies, the kappa
@@ -46,6 +47,7 @@ import numpy as np
 from judge_tui.analysis.scores import AlignedPair
 from judge_tui.analysis.uncertainty import row_uncertainty
 from judge_tui.model.rubrics import get_rubric
+from judge_tui.stats import intervals
 from judge_tui.stats.agreement import Undefined
 from judge_tui.stats.intervals import (
     Interval,
@@ -352,7 +354,11 @@ def main() -> None:
     parser.add_argument("--sizes", default=None,
                         help="study sizes for --part exact (default 12,25,46,100) or --part five-point (default "
                              "25,30,35,40,46,100,400), comma-separated; --part scan takes every size 12-50")
+    parser.add_argument("--no-size-rule", action="store_true",
+                        help="give kappa intervals below KAPPA_MIN_ITEMS items too (to show why the rule is there)")
     args = parser.parse_args()
+    if args.no_size_rule:
+        intervals.KAPPA_MIN_ITEMS = 0
     args.sizes_given = args.sizes is not None
     args.sizes = args.sizes or "12,25,46,100"
     start = time.perf_counter()

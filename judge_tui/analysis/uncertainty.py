@@ -3,7 +3,7 @@
 For one row of the report (a dimension, or the overall score) from its AlignedPair:
 
 * alignment, TPR, TNR and accuracy (one observation per item): the Wilson interval;
-* Cohen's kappa and quadratic-weighted kappa: the Fleiss-Cohen-Everitt standard error;
+* Cohen's kappa and quadratic-weighted kappa: the engine's kappa interval (``stats.intervals.kappa_interval``);
 * Pearson's r: Fisher's z; Spearman's rho and Kendall's tau: the engine's choice (a seeded bootstrap at small n,
   Fieller's z at large n); the mean difference: the normal interval of a mean;
 * Gwet's AC1 (every categorical row) and AC2 with quadratic weights (ordered scales of three or more points),
