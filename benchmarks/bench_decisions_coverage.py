@@ -18,13 +18,14 @@ which the interval is Undefined because no interval would cover (the figure may 
 interval (``kappa_interval``) once, and each cell's coverage is the sum of the multinomial probabilities of the
 tables whose interval holds the truth, over the tables that get an interval ("too few items" is the probability
 of the rest). ``--part scan`` does the same at every size from 12 to 50 items, one line per size.
-``--part five-point`` gives the five-point kappa and weighted kappa coverage at 25-46 items, from confusion
-tables drawn from the graded cells; ``--part large`` the PASS/FAIL kappa coverage at 400 items, from drawn
+``--part five-point`` gives the five-point kappa and weighted kappa coverage at 25-400 items, from confusion
+tables drawn from the graded cells (with ``--no-size-rule --sizes 12,15,20,24``, also the intervals the
+25-item rule withholds); ``--part large`` the PASS/FAIL kappa coverage at 400 items, from drawn
 tables.
 
 A third part (``--part methods``) compares, on the confusion tables of the same kind of studies, the kappa
 interval before (kappa ± 1.96·SE), the log-disagreement t interval on either weighting, and the report's own
-(the t interval unweighted, the bootstrap-t weighted): the measurement behind the choice.
+(the t interval unweighted, the jackknife root-disagreement interval weighted).
 
 Studies in which the figure itself is undefined (say, no human FAIL for TNR) are left out of that figure's
 coverage. A cell's coverage over S studies has a Monte Carlo standard error of about
@@ -46,6 +47,7 @@ import numpy as np
 from judge_tui.analysis.scores import AlignedPair
 from judge_tui.analysis.uncertainty import row_uncertainty
 from judge_tui.model.rubrics import get_rubric
+from judge_tui.stats import intervals
 from judge_tui.stats.agreement import Undefined
 from judge_tui.stats.intervals import (
     Interval,
@@ -130,12 +132,8 @@ def coverage(cell: Cell, truth: dict[str, float], n: int, studies: int, rubric_n
     for codes in drawn:
         paired = AlignedPair(keys, cell.points[codes // k], cell.points[codes % k])
         figures = paired.compare(rubric, TOLERANCE)
+        # ranks=False skips the rank correlations' bootstraps only: every kappa interval is the dimension row's.
         found = row_uncertainty(paired, figures, CONFIDENCE, ranks=False).intervals
-        if k > 2 and "weighted_kappa" in truth:
-            # A dimension's row takes weighted kappa's bootstrap-t (row_uncertainty with ranks=True); ranks=False,
-            # kept here to skip the rank correlations' bootstraps, gives the breakdown groups' t interval instead.
-            found = {**found, "weighted_kappa": kappa_interval(np.asarray(figures.confusion, dtype=np.float64),
-                                                               "quadratic", CONFIDENCE)}
         for name, value in truth.items():
             interval = found[name]
             if isinstance(interval, Interval):
@@ -251,10 +249,14 @@ def large_binary(studies: int, n: int = 400) -> None:
           f"(range {min(found):.1%}–{max(found):.1%})")
 
 
-def five_point_kappa(studies: int, sizes: tuple[int, ...] = (25, 30, 35, 40, 46)) -> None:
-    """Coverage of the report's five-point kappa intervals (the t interval unweighted, the bootstrap-t with
-    quadratic weights) at the sizes just above the 25 items every kappa interval needs, on confusion tables drawn
-    from the graded cells."""
+FIVE_POINT_SIZES = (25, 30, 35, 40, 46, 100, 400)
+
+
+def five_point_kappa(studies: int, sizes: tuple[int, ...] = FIVE_POINT_SIZES) -> None:
+    """Coverage of the report's five-point kappa intervals (the log-disagreement t interval unweighted, the
+    jackknife root-disagreement interval with quadratic weights) from the 25 items every kappa interval needs,
+    on confusion tables drawn from the graded cells; the figure beside each is the share of tables whose interval
+    lies wholly below the truth (the rest of the misses lie above)."""
     print(f"\n### Five-point kappa from 25 items: coverage of kappa_interval ({studies} studies per cell)\n")
     cells = list(graded_cells())
     print("| weights | n | " + " | ".join(cell.name for cell, _ in cells) + " | outside 93–97% |")
@@ -266,16 +268,17 @@ def five_point_kappa(studies: int, sizes: tuple[int, ...] = (25, 30, 35, 40, 46)
                 truth = kappa_of(cell.joint, weights == "quadratic")
                 rng = np.random.default_rng(np.random.SeedSequence([777, index, n]))
                 tables = rng.multinomial(n, cell.joint.ravel(), size=studies).reshape(studies, 5, 5)
-                covered = given = 0
+                covered = given = below = 0
                 for table in tables:
                     interval = kappa_interval(table, weights, CONFIDENCE)
                     if isinstance(interval, Interval):
                         given += 1
                         covered += interval.low <= truth <= interval.high
-                found.append(covered / given if given else float("nan"))
-            outside = sum(not 0.93 <= c <= 0.97 for c in found)
-            print(f"| {weights or 'none'} | {n} | " + " | ".join(f"{c:.1%}" for c in found) + f" | {outside} |",
-                  flush=True)
+                        below += interval.high < truth
+                found.append((covered / given, below / given) if given else (float("nan"), float("nan")))
+            outside = sum(not 0.93 <= c <= 0.97 for c, _ in found)
+            print(f"| {weights or 'none'} | {n} | " + " | ".join(f"{c:.1%} ({b:.1%})" for c, b in found)
+                  + f" | {outside} |", flush=True)
 
 
 def _all_tables(n: int) -> np.ndarray:
@@ -348,9 +351,16 @@ def main() -> None:
     parser.add_argument("--studies", type=int, default=1000)
     parser.add_argument("--part", choices=("binary", "graded", "methods", "exact", "scan", "five-point", "large", "all"),
                         default="all")
-    parser.add_argument("--sizes", default="12,25,46,100",
-                        help="study sizes for --part exact (comma-separated); --part scan takes every size 12-50")
+    parser.add_argument("--sizes", default=None,
+                        help="study sizes for --part exact (default 12,25,46,100) or --part five-point (default "
+                             "25,30,35,40,46,100,400), comma-separated; --part scan takes every size 12-50")
+    parser.add_argument("--no-size-rule", action="store_true",
+                        help="give kappa intervals below KAPPA_MIN_ITEMS items too (to show why the rule is there)")
     args = parser.parse_args()
+    if args.no_size_rule:
+        intervals.KAPPA_MIN_ITEMS = 0
+    args.sizes_given = args.sizes is not None
+    args.sizes = args.sizes or "12,25,46,100"
     start = time.perf_counter()
     if args.part in ("binary", "all"):
         run("PASS/FAIL", binary_cells(), "binary", args.studies)
@@ -361,7 +371,8 @@ def main() -> None:
     if args.part == "scan":
         exact_binary(tuple(range(12, 51)), table=False)
     if args.part == "five-point":
-        five_point_kappa(args.studies)
+        five_point_kappa(args.studies, tuple(int(n) for n in args.sizes.split(",")) if args.sizes_given
+                         else FIVE_POINT_SIZES)
     if args.part == "large":
         large_binary(args.studies)
     if args.part in ("methods", "all"):

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from irrCAC.table import CAC
 from scipy import stats as scipy_stats
+from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.proportion import proportion_confint
 
@@ -213,46 +214,60 @@ def test_below_25_items_a_kappa_interval_is_too_few_items():
     assert isinstance(intervals.kappa_interval(np.array([[3, 2], [2, 18]])), Interval)
 
 
-def _slow_bootstrap_t(table: np.ndarray, n_boot: int, seed: int, confidence: float = 0.95) -> tuple[float, float]:
-    """The studentized bootstrap of log(1 - weighted kappa), straightforwardly: redraw the items one by one,
-    take each resample's kappa and standard error from statsmodels, and read the pivot's quantiles."""
+def _jackknife_root_interval(table: np.ndarray, confidence: float) -> tuple[float, float]:
+    """The weighted kappa interval by its definition, item by item: scikit-learn's quadratic kappa of the items
+    with each one left out in turn, the jackknife's standard error of those n kappas, and
+    sqrt(1 - κ) ± t(n - 1)·SE / (2·sqrt(1 - κ)) back to kappa."""
     k = table.shape[0]
-    items = np.repeat(np.arange(k * k), table.ravel().astype(int))
-    base = cohens_kappa(table, wt="quadratic")
-    g, s = np.log(1 - base.kappa), base.std_kappa / (1 - base.kappa)
-    rng = np.random.default_rng(seed)
-    pivots = []
-    for _ in range(n_boot):
-        drawn = np.bincount(items[rng.integers(0, items.size, items.size)], minlength=k * k).reshape(k, k)
-        found = intervals.kappa_standard_error(drawn, "quadratic")  # statsmodels' NaN on a degenerate table
-        if isinstance(found, Undefined):
-            continue
-        kappa, se = found
-        if kappa >= 1:
-            pivots.append(-np.inf)
-        elif se == 0:
-            pivots.append(np.sign(np.log(1 - kappa) - g) * np.inf)
-        else:
-            reference = cohens_kappa(drawn, wt="quadratic")
-            pivots.append((np.log(1 - reference.kappa) - g) / (reference.std_kappa / (1 - reference.kappa)))
-    tail = (1 - confidence) / 2
-    lower, upper = np.quantile(np.array(pivots), [tail, 1 - tail], method="nearest")
-    return 1 - np.exp(g - lower * s), 1 - np.exp(g - upper * s)
+    cells = np.repeat(np.arange(k * k), table.ravel().astype(int))
+    expert, judge = cells // k, cells % k
+    n = cells.size
+    kappa = cohen_kappa_score(expert, judge, labels=list(range(k)), weights="quadratic")
+    left_out = np.array([cohen_kappa_score(np.delete(expert, i), np.delete(judge, i), labels=list(range(k)),
+                                           weights="quadratic") for i in range(n)])
+    se = np.sqrt((n - 1) / n * ((left_out - left_out.mean()) ** 2).sum())
+    root = np.sqrt(1 - kappa)
+    half = scipy_stats.t.ppf(0.5 + confidence / 2, n - 1) * se / (2 * root)
+    return max(-1.0, 1 - (root + half) ** 2), 1 - max(0.0, root - half) ** 2
 
 
+@pytest.mark.parametrize("confidence", [0.9, 0.95])
 @pytest.mark.parametrize("n", [25, 40, 60])
-def test_weighted_kappa_bootstrap_t_equals_a_slow_resampling_of_items(n, rng):
-    """Quadratic kappa on five categories: the vectorised bootstrap-t (multinomial counts over the cells) and a
-    plain item-by-item resampling with statsmodels agree within Monte Carlo error (different draws)."""
+def test_weighted_kappa_interval_is_the_jackknife_root_disagreement_interval(n, confidence, rng):
+    """Quadratic kappa on five categories (one rater's categories skewed, as in the benchmark's cells), and on
+    three: the interval equals its definition computed item by item with scikit-learn."""
     expert = rng.choice(5, size=n, p=[0.03, 0.07, 0.15, 0.35, 0.4])
     judge = np.clip(expert + rng.choice([-1, 0, 1, 2], size=n, p=[0.2, 0.5, 0.25, 0.05]), 0, 4)
-    table = np.bincount(expert * 5 + judge, minlength=25).reshape(5, 5).astype(float)
+    three = np.clip(expert - 2, 0, 2), np.clip(judge - 2, 0, 2)
+    for k, (a, b) in ((5, (expert, judge)), (3, three)):
+        table = np.bincount(a * k + b, minlength=k * k).reshape(k, k).astype(float)
+        got = defined(intervals.kappa_interval(table, "quadratic", confidence))
+        assert got.method == "jackknife (root-disagreement, t)"
+        low, high = _jackknife_root_interval(table, confidence)
+        assert got.low == pytest.approx(low, abs=1e-9) and got.high == pytest.approx(high, abs=1e-9)
+
+
+def test_weighted_kappa_interval_on_a_hand_checked_table():
+    """A 3×3 table of 25 items small enough to check by hand: quadratic weights 1, 1/2, 0; kappa 1 - D_o/D_e.
+    Leaving out an agreeing item of the first category gives one kappa, an item of the (1, 2) cell another, and
+    so on: five distinct leave-one-out tables, counted 8, 2, 6, 1 and 8 times."""
+    table = np.array([[8, 2, 0], [0, 6, 1], [0, 0, 8]], dtype=float)
+    rows, cols = table.sum(1) / 25, table.sum(0) / 25
+    weights = 1 - (np.subtract.outer(np.arange(3), np.arange(3)) / 2.0) ** 2
+    def kappa_of(t: np.ndarray) -> float:
+        p = t / t.sum()
+        chance = p.sum(1) @ weights @ p.sum(0)
+        return ((weights * p).sum() - chance) / (1 - chance)
+    assert kappa_of(table) == pytest.approx(1 - (3 * 0.25 / 25) / (1 - rows @ weights @ cols), abs=1e-12)
+    left = {(i, j): kappa_of(table - np.eye(9)[3 * i + j].reshape(3, 3)) for i, j in zip(*np.nonzero(table), strict=True)}
+    counts = np.array([table[c] for c in left])
+    values = np.array(list(left.values()))
+    se = np.sqrt(24 / 25 * (counts * (values - counts @ values / 25) ** 2).sum())
+    root, q = np.sqrt(1 - kappa_of(table)), scipy_stats.t.ppf(0.975, 24)
     got = defined(intervals.kappa_interval(table, "quadratic"))
-    assert got.method == "bootstrap-t (log-disagreement)"
-    low, high = _slow_bootstrap_t(table, 2000, seed=11)
-    width = high - low
-    assert abs(got.low - low) <= 0.06 * width + 0.01 and abs(got.high - high) <= 0.06 * width + 0.01
-    assert got == intervals.kappa_interval(table, "quadratic")  # seeded: the same table, the same interval
+    assert got.low == pytest.approx(1 - (root + q * se / (2 * root)) ** 2, abs=1e-12)
+    assert got.high == pytest.approx(1 - (root - q * se / (2 * root)) ** 2, abs=1e-12)
+    assert got.low < kappa_of(table) < got.high
 
 
 def test_t_value_equals_scipy():
@@ -779,16 +794,14 @@ def test_a_two_phase_bootstrap_of_a_pool_rated_whole_spreads_as_the_plain_bootst
     assert fixed**2 < 0.75 * plain**2  # about a third of the variance left out
 
 
-def test_weighted_kappa_past_5000_items_takes_the_t_interval_the_bootstrap_approaches(rng):
+def test_weighted_kappa_interval_at_6000_items_approaches_the_large_sample_one(rng):
+    """The jackknife's standard error converges to the Fleiss–Cohen–Everitt one (statsmodels' std_kappa): on
+    6,000 items the interval is that error's root-disagreement interval to within 2% of its width."""
     table = _random_table(rng, 5, 6000)
     large = defined(intervals.kappa_interval(table, "quadratic"))
-    assert large.method == "log-disagreement (t)"
+    assert large.method == "jackknife (root-disagreement, t)"
     reference = cohens_kappa(table, wt="quadratic")
-    spread = scipy_stats.t.ppf(0.975, 5999) * reference.std_kappa / (1 - reference.kappa)
-    assert large.low == pytest.approx(1 - (1 - reference.kappa) * np.exp(spread), abs=1e-9)
-    # The bootstrap-t on the same table at its own size agrees to well within the interval's width.
-    weights = intervals.agreement_weights(5, "quadratic")
-    boot = intervals.bootstrap_t_quantiles(table, weights, reference.kappa,
-                                           reference.std_kappa / (1 - reference.kappa), 0.95, 2000, 1)
-    q = scipy_stats.t.ppf(0.975, 5999)
-    assert abs(boot[0] - q) < 0.15 and abs(boot[1] + q) < 0.15
+    root = np.sqrt(1 - reference.kappa)
+    half = scipy_stats.t.ppf(0.975, 5999) * reference.std_kappa / (2 * root)
+    low, high = 1 - (root + half) ** 2, 1 - (root - half) ** 2
+    assert abs(large.low - low) < 0.02 * (high - low) and abs(large.high - high) < 0.02 * (high - low)

@@ -3,7 +3,7 @@
 For one row of the report (a dimension, or the overall score) from its AlignedPair:
 
 * alignment, TPR, TNR and accuracy (one observation per item): the Wilson interval;
-* Cohen's kappa and quadratic-weighted kappa: the Fleiss-Cohen-Everitt standard error;
+* Cohen's kappa and quadratic-weighted kappa: the engine's kappa interval (``stats.intervals.kappa_interval``);
 * Pearson's r: Fisher's z; Spearman's rho and Kendall's tau: the engine's choice (a seeded bootstrap at small n,
   Fieller's z at large n); the mean difference: the normal interval of a mean;
 * Gwet's AC1 (every categorical row) and AC2 with quadratic weights (ordered scales of three or more points),
@@ -59,9 +59,8 @@ def row_uncertainty(paired: AlignedPair, figures: PairAgreement, confidence: flo
                     categorical: bool = True, ranks: bool = True) -> RowUncertainty:
     """Intervals and chance-robust figures of one row; ``categorical=False`` for an overall score that is a mean.
 
-    ``ranks=False`` leaves out the Spearman and Kendall intervals, a bootstrap each below 5,000 items, and gives
-    weighted kappa its t interval instead of the bootstrap-t: breakdown groups, whose tables show none of these,
-    skip the resampling (with the reason, or the method, in the JSON).
+    ``ranks=False`` leaves out the Spearman and Kendall intervals, a bootstrap each below 5,000 items: breakdown
+    groups, whose tables show neither, skip the resampling (with the reason in the JSON).
     """
     n = paired.n
     out: dict[str, IntervalFigure] = {}
@@ -75,7 +74,7 @@ def row_uncertainty(paired: AlignedPair, figures: PairAgreement, confidence: flo
         if isinstance(value, Undefined) or table is None:
             out[name] = _undefined_like(value, "no categories to compare")
         else:
-            out[name] = iv.kappa_interval(table, None if table.shape[0] == 2 else weights, confidence, resample=ranks)
+            out[name] = iv.kappa_interval(table, None if table.shape[0] == 2 else weights, confidence)
     r = figures.pearson_r
     out["pearson_r"] = iv.fisher_z(r, n, confidence) if ag.is_defined(r) else _undefined_like(r, empty)
     for name, make in (("spearman_rho", iv.spearman_interval), ("kendall_tau", iv.kendall_interval)):

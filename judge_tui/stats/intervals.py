@@ -6,8 +6,8 @@ A closed form where a standard one exists, a seeded bootstrap over items otherwi
   interval;
 * Cohen's kappa: on two categories, the Bayesian interval from Jeffreys' Dirichlet(1/2) prior over the table's
   four cells; on more, an interval on log(1 - kappa) with the large-sample standard error of Fleiss, Cohen and
-  Everitt (1969) (a bootstrap-t for quadratic weights); "too few items" where no interval covers
-  (:func:`kappa_interval`);
+  Everitt (1969), on sqrt(1 - kappa) with the jackknife's for quadratic weights; "too few items" where no
+  interval covers (:func:`kappa_interval`);
 * Pearson's r: Fisher's z, as scipy's ``pearsonr(...).confidence_interval()``;
 * Spearman's rho and Kendall's tau: a bootstrap at small n, Fisher's z with the variances of Fieller, Hartley
   and Pearson (1957) at large n;
@@ -405,8 +405,7 @@ def kappa_posterior_interval(confusion: npt.ArrayLike, confidence: float = 0.95,
 
 
 def kappa_interval(
-    confusion: npt.ArrayLike, weights: KappaWeights = None, confidence: float = 0.95, *,
-    n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, resample: bool = True,
+    confusion: npt.ArrayLike, weights: KappaWeights = None, confidence: float = 0.95, *, seed: int = DEFAULT_SEED,
 ) -> IntervalFigure:
     """A confidence interval of Cohen's kappa, chosen by measured coverage at 12 to 400 items.
 
@@ -416,18 +415,17 @@ def kappa_interval(
       the interval below missed 6 and 1 of them (benchmarks/bench_decisions_coverage.py --part exact).
 
     Otherwise kappa is 1 - D_o / D_e, one minus the ratio of the observed to the chance-expected (weighted)
-    disagreement, so the interval is built on log(1 - kappa), the log of that ratio, as Katz et al. (1978) build
-    the risk ratio's; the ratio's sampling distribution is skewed towards 1 at small n, and the log makes it
-    nearly symmetric:
+    disagreement, and the interval is built on a power of that ratio, whose sampling distribution is skewed
+    towards 1 at small n:
 
-    * unweighted kappa on three or more categories: log(1 - kappa) ± t·SE / (1 - kappa), with the
-      Fleiss–Cohen–Everitt (1969) standard error and Student's t with n - 1 degrees of freedom (as Gwet's and
-      irrCAC's intervals use); method "log-disagreement (t)";
-    * quadratic-weighted kappa on three or more categories: a studentized bootstrap (bootstrap-t; Efron and
-      Tibshirani 1993, ch. 12) of the same log ratio over items, seeded: the t quantiles above under-cover
-      there when one rater's categories are skewed (86% at 12 items); method "bootstrap-t (log-disagreement)".
-      Past ``BOOTSTRAP_MAX_ITEMS`` items, or with ``resample=False`` (where many groups would each cost 2,000
-      resamples for a figure no table shows), the t interval, which the bootstrap-t approaches at large n.
+    * unweighted kappa on three or more categories: log(1 - kappa) ± t·SE / (1 - kappa), as Katz et al. (1978)
+      build the risk ratio's, with the Fleiss–Cohen–Everitt (1969) standard error and Student's t with n - 1
+      degrees of freedom (as Gwet's and irrCAC's intervals use); method "log-disagreement (t)";
+    * quadratic-weighted kappa on three or more categories: sqrt(1 - kappa) ± t·SE / (2·sqrt(1 - kappa)) with
+      the jackknife's standard error (:func:`kappa_jackknife_se`); method "jackknife (root-disagreement, t)".
+      The Fleiss–Cohen–Everitt error is too small there when one rater's categories are skewed (the log interval
+      above covered 90.1% at 25 items and 92.7% at 46), and the log over-corrects the skew where the square
+      root does not (benchmarks/bench_decisions_coverage.py --part five-point).
 
     Where no interval covers, it says so (:func:`kappa_too_few`): below ``KAPPA_MIN_ITEMS`` items, or with fewer
     than two items (one on two categories) outside one rater's most common category. When every item of a table
@@ -437,7 +435,7 @@ def kappa_interval(
 
     References: Katz, D., Baptista, J., Azen, S. P. and Pike, M. C. (1978). Obtaining confidence intervals for
     the risk ratio in cohort studies. *Biometrics* 34(3), 469–474. Fleiss, Cohen and Everitt (1969), as
-    :func:`kappa_standard_error`.
+    :func:`kappa_standard_error`; Fleiss and Davies (1982), as :func:`kappa_jackknife_se`.
     """
     found = kappa_standard_error(confusion, weights)
     if isinstance(found, Undefined):
@@ -459,50 +457,40 @@ def kappa_interval(
         assert isinstance(agreed, Interval)
         return Interval(max(-1.0, (agreed.low - chance) / (1.0 - chance)),
                         min(1.0, (agreed.high - chance) / (1.0 - chance)), "wilson-agreement", confidence)
-    spread = se / (1.0 - kappa)  # the standard error of log(1 - kappa), by the delta method
-    if weights is None or n > BOOTSTRAP_MAX_ITEMS or not resample:
-        q = t_value(confidence, n - 1)
-        low, high = q, -q
-        method = "log-disagreement (t)"
-    else:
-        low, high = bootstrap_t_quantiles(table, w, kappa, spread, confidence, n_boot, seed)
-        method = "bootstrap-t (log-disagreement)"
+    q = t_value(confidence, n - 1)
     disagreement = 1.0 - kappa
-    with np.errstate(over="ignore"):
-        return Interval(max(-1.0, 1.0 - disagreement * float(np.exp(low * spread))),
-                        min(1.0, 1.0 - disagreement * float(np.exp(high * spread))), method, confidence)
+    if weights is None:
+        spread = se / disagreement  # the standard error of log(1 - kappa), by the delta method
+        with np.errstate(over="ignore"):
+            return Interval(max(-1.0, 1.0 - disagreement * float(np.exp(q * spread))),
+                            min(1.0, 1.0 - disagreement * float(np.exp(-q * spread))), "log-disagreement (t)",
+                            confidence)
+    root = math.sqrt(disagreement)
+    half = q * kappa_jackknife_se(table, w) / (2.0 * root)  # delta method: d sqrt(1 - κ) = -dκ / (2 sqrt(1 - κ))
+    return Interval(max(-1.0, 1.0 - (root + half) ** 2), min(1.0, 1.0 - max(0.0, root - half) ** 2),
+                    "jackknife (root-disagreement, t)", confidence)
 
 
-def bootstrap_t_quantiles(table: np.ndarray, w: np.ndarray, kappa: float, spread: float, confidence: float,
-                          n_boot: int, seed: int) -> tuple[float, float]:
-    """The upper and lower quantiles of the bootstrap's studentized log(1 - kappa), (log(1 - κ*) - log(1 - κ)) /
-    (SE* / (1 - κ*)), for the low and the high end of the interval. Items are redrawn as multinomial counts over
-    the table's cells (the same as redrawing items). A resample with every item agreed has log(1 - κ*) = -inf:
-    it counts as an infinitely low pivot, which widens the interval rather than being dropped."""
-    n = int(round(table.sum()))
-    rng = np.random.default_rng(seed)
+def kappa_jackknife_se(table: np.ndarray, w: np.ndarray) -> float:
+    """The jackknife standard error of a table's (weighted) kappa, sqrt((n - 1)/n · sum_i (κ_(i) - κ̄)^2) over the
+    n leave-one-item-out kappas κ_(i) (Efron and Tibshirani 1993, ch. 11; for kappa from a table's counts,
+    Fleiss and Davies 1982): items in one cell leave the same table behind, so each non-empty cell's table
+    less one item counts as many times as the cell holds items. A table left with one rater's category only
+    has kappa 0, as :func:`kappa_standard_error` gives it.
+
+    Fleiss, J. L. and Davies, M. (1982). Jackknifing functions of multinomial frequencies, with an application
+    to a measure of concordance. *American Journal of Epidemiology* 115(6), 841–845."""
     k = table.shape[0]
-    drawn = rng.multinomial(n, (table / n).ravel(), size=n_boot).reshape(n_boot, k, k).astype(np.float64)
-    kappas, errors = _kappa_and_se_many(drawn, w)
-    usable = np.isfinite(kappas)
-    kappas, errors = kappas[usable], errors[usable]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_ratio = np.log(1.0 - kappas)
-        pivot = (log_ratio - np.log(1.0 - kappa)) / (errors / (1.0 - kappas))
-    agreed = kappas >= 1.0 - 1e-12
-    pivot = np.where(agreed, -np.inf, pivot)
-    # A resample whose standard error is 0 without full agreement (one rater's category only): as far out as
-    # its figure lies on either side.
-    flat = ~agreed & ~np.isfinite(pivot)
-    with np.errstate(invalid="ignore"):  # a resample on the estimate itself: sign 0, a pivot of 0 below
-        pivot = np.where(flat, np.sign(log_ratio - np.log(1.0 - kappa)) * np.inf, pivot)
-    pivot = np.sort(np.where(np.isnan(pivot), 0.0, pivot))
-    tail = (1.0 - confidence) / 2.0
-    count = pivot.size
-    upper = pivot[min(count - 1, int(np.ceil((1.0 - tail) * count)) - 1)]
-    lower = pivot[max(0, int(np.floor(tail * count)))]
-    # log(1 - kappa) lies in [g - upper·s, g - lower·s]; 1 - kappa = (1 - κ̂)·exp(-pivot·s).
-    return -float(lower), -float(upper)
+    counts = table.ravel()
+    cells = np.flatnonzero(counts)
+    left = np.broadcast_to(counts, (cells.size, k * k)).copy()
+    left[np.arange(cells.size), cells] -= 1.0
+    kappas, _ = _kappa_and_se_many(left.reshape(-1, k, k), w)
+    kappas = np.nan_to_num(kappas, nan=0.0)
+    weights = counts[cells]
+    n = float(weights.sum())
+    mean = float(weights @ kappas) / n
+    return math.sqrt((n - 1.0) / n * float(weights @ (kappas - mean) ** 2))
 
 
 def chance_held_interval(observed: float, chance: float, n: float, confidence: float = 0.95) -> Interval:
