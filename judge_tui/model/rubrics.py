@@ -97,11 +97,19 @@ class Scale(Strict):
             return self.order == "ordered"
         return self.kind != "pass_fail"
 
+    @property
+    def nominal(self) -> bool:
+        """Categories declared nominal: a category's stored position is a name, not a number, so no distance,
+        tolerance, mean, Pearson r or weighted kappa means anything on it; two scores agree only when they are
+        the same category. (PASS/FAIL, though unordered, has two points a whole scale apart: its 0/1 are a
+        share, and its distances are already 0 or 1.)"""
+        return self.kind == "categories" and self.order == "nominal"
+
     def alignment_tolerance(self, tolerance: float) -> float:
         """How far apart two scores may be and still align: the agreement tolerance, except on nominal
         categories, whose stored positions say nothing of nearness (from eight on, neighbours lie within the
         default ±0.15): there only the same category aligns."""
-        return 0.0 if self.kind == "categories" and not self.ordered else tolerance
+        return 0.0 if self.nominal else tolerance
 
     @property
     def named(self) -> bool:

@@ -1,0 +1,125 @@
+"""On nominal categories two scores align only when they are the same category, in every figure: a version
+comparison, an expert's self-agreement, the design-weighted figures, the judge screen's misaligned items, the
+review template. The nine-category topic rubric stores neighbours 0.125 apart, inside the
+default ±0.15, so a figure that measured the distance between positions would count maths against physics as
+agreement. Each test runs on the ordered twin of the rubric too, where the same neighbours do align, so that
+it can tell the two rules apart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from judge_tui.analysis.calibration import standing
+from judge_tui.analysis.compare import compare_versions
+from judge_tui.analysis.design import weighted_figures
+from judge_tui.analysis.drift import self_agreement
+from judge_tui.analysis.scores import load, pair
+from judge_tui.model.records import Item
+from judge_tui.model.rubrics import Rubric, load_rubric
+from judge_tui.store import Store
+from tests.categories.topic_study import ok, write_topic_rubric
+from tests.team_fixtures import rate
+
+ITEMS = ("q0", "q1", "q2", "q3", "q4", "q5")
+EXPERTS = {"q0": "maths", "q1": "physics", "q2": "art", "q3": "sport", "q4": "music", "q5": "history"}
+# Three neighbours of the experts' category (0.125 away) and three the same.
+NEIGHBOURS = {"q0": "maths", "q1": "chemistry", "q2": "art", "q3": "art", "q4": "music", "q5": "geography"}
+V1, V2 = "judge:m:topic@aaaa1111", "judge:m:topic@bbbb2222"
+
+
+def topic(tmp_path: Path, order: str) -> tuple[Path, Rubric]:
+    home = tmp_path / "home"
+    write_topic_rubric(home, order)
+    return home, load_rubric(home / "rubrics" / "topic.rubric.toml")
+
+
+def scores(rubric: Rubric, said: dict[str, str]) -> dict[str, dict[str, float]]:
+    return {item: {"topic": rubric.scale.parse(name)} for item, name in said.items()}
+
+
+def study(tmp_path: Path, order: str) -> tuple[Path, Path, Rubric]:
+    """Two experts who agree, a judge under prompt aaaa1111 a neighbour off on three items, one under prompt
+    bbbb2222 exact; ann re-rated every item, a neighbour off on three. Every item in the dev split."""
+    home, rubric = topic(tmp_path, order)
+    db = tmp_path / "topic.db"
+    with Store(db) as store:
+        store.add_items([Item(id=i, rubric="topic", split="dev", fields={"question": f"What is {i} about?"})
+                         for i in ITEMS])
+        rate(store, rubric, "ann", "human", scores(rubric, EXPERTS))
+        rate(store, rubric, "bob", "human", scores(rubric, EXPERTS))
+        rate(store, rubric, "ann", "human", scores(rubric, NEIGHBOURS), repeat=1)
+        rate(store, rubric, V1, "judge", scores(rubric, NEIGHBOURS), prompt_version="aaaa1111")
+        rate(store, rubric, V2, "judge", scores(rubric, EXPERTS), prompt_version="bbbb2222")
+    return home, db, rubric
+
+
+ALIGNED = {"nominal": 3 / 6, "ordered": 6 / 6}  # the neighbours: another category, or within ±0.15
+
+
+@pytest.mark.parametrize("order", ["nominal", "ordered"])
+def test_a_version_comparison_counts_only_the_same_category_as_aligned(tmp_path: Path, order: str) -> None:
+    _home, db, rubric = study(tmp_path, order)
+    with Store(db) as store:
+        comparison = compare_versions(store, rubric, "aaaa", "bbbb")
+    [dimension] = comparison.dimensions
+    assert dimension.alignment == pytest.approx((ALIGNED[order], 1.0))
+    assert comparison.alignment == pytest.approx((ALIGNED[order], 1.0))  # pooled over the judged dimensions
+    if order == "nominal":  # three misses of six: the change has to be there to see
+        assert comparison.alignment_change.value == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("order", ["nominal", "ordered"])
+def test_an_experts_self_agreement_counts_only_the_same_category_as_aligned(tmp_path: Path, order: str) -> None:
+    _home, db, rubric = study(tmp_path, order)
+    with Store(db) as store:
+        [ann] = self_agreement(store, rubric)
+    assert ann.rater_id == "ann" and ann.pairs == 6
+    assert ann.alignment == pytest.approx(ALIGNED[order])
+    assert ann.by_dimension["topic"].alignment_rate == pytest.approx(ALIGNED[order])
+
+
+@pytest.mark.parametrize("order", ["nominal", "ordered"])
+def test_the_design_weighted_alignment_counts_only_the_same_category(tmp_path: Path, order: str) -> None:
+    _home, db, rubric = study(tmp_path, order)
+    with Store(db) as store:
+        ratings = load(store, rubric)
+        pairing = pair(ratings.first_runs("ann"), ratings.first_runs(V1))
+    n = int(pairing.keys.size)
+    found = {f.key: f.estimate for f in weighted_figures(rubric, pairing, np.zeros(n, dtype=int), np.ones(n),
+                                                        {"0": n}, 0.15, 0.95)}
+    assert found["alignment_rate"] == pytest.approx(ALIGNED[order])
+
+
+@pytest.mark.parametrize("order", ["nominal", "ordered"])
+def test_the_judge_screen_lists_a_neighbouring_category_as_misaligned_by_one_whole_gap(tmp_path: Path,
+                                                                                       order: str) -> None:
+    _home, db, rubric = study(tmp_path, order)
+    with Store(db) as store:
+        found = standing(store, rubric, prompt_version="aaaa1111", previous=None, split="dev")
+    if order == "ordered":
+        assert found.misaligned == ()
+        return
+    assert {(m.item_id, m.gap, m.differing) for m in found.misaligned} == {("q1", 1.0, 1), ("q3", 1.0, 1),
+                                                                           ("q5", 1.0, 1)}
+    assert "alignment in the same category" in found.figures[0] and "±" not in found.figures[0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("order", ["nominal", "ordered"])
+def test_the_review_template_says_same_category_and_counts_it(tmp_path: Path, order: str) -> None:
+    home, db, _rubric = study(tmp_path, order)
+    out = tmp_path / "review.md"
+    ok(home, "export", "--format", "review-template", "--rubric", "topic", "--rater", "ann", "--judge", V1,
+       "-o", out, "--db", db)
+    text = out.read_text(encoding="utf-8")
+    if order == "nominal":
+        assert "agreement = every judged dimension in the same category" in text
+        assert "Dimension agreements (in the same category) | 3/6" in text
+        assert "±" not in text
+        assert text.count("| no (0/1) |") == 3
+    else:
+        assert "within ±0.15 (agreement.tolerance in the settings" in text
+        assert "Dimension agreements (within ±0.15) | 6/6" in text
