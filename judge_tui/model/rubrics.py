@@ -316,6 +316,14 @@ class Rubric(Strict):
             raise ValueError(f"side_by_side names two different fields, not {self.side_by_side}")
         if self.overall == "label" and len(self.dimensions) != 1:
             raise ValueError("overall = 'label' needs exactly one dimension")
+        if self.overall == "weighted_mean" and self.scale.nominal:
+            raise ValueError(
+                "overall = \"weighted_mean\" (the default when the file has no overall) averages the dimensions' scores, but this scale's "
+                "categories are nominal (scale.order = \"nominal\"): a mean of category names means nothing. "
+                + ("Write overall = \"label\" (the overall is the one dimension's category)"
+                   if len(self.dimensions) == 1 else
+                   "Give each nominal dimension a rubric of its own with overall = \"label\"")
+                + ", or declare scale.order = \"ordered\" if the categories run from worst to best")
 
     def definition(self) -> dict[str, Any]:
         """The rubric as plain data (what a database records); `from_data(Rubric, ...)` reads it back."""
