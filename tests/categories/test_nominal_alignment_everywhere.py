@@ -123,3 +123,46 @@ def test_the_review_template_says_same_category_and_counts_it(tmp_path: Path, or
     else:
         assert "within ±0.15 (agreement.tolerance in the settings" in text
         assert "Dimension agreements (within ±0.15) | 6/6" in text
+
+
+def pairwise_db(tmp_path: Path, labels: dict[str, list[str]]) -> Path:
+    """Pairs p1 and p2 of the built-in pairwise rubric, rated by each expert in ``labels``, through the CLI."""
+    from judge_tui.cli import main
+
+    items = tmp_path / "pairs.jsonl"
+    items.write_text("".join(f'{{"id": "p{n}", "prompt": "Answer.", "response_a": "one", "response_b": "two"}}\n'
+                             for n in (1, 2)))
+    db = tmp_path / "pairs.db"
+    assert main(["import", str(items), "--rubric", "pairwise", "--db", str(db)]) in (0, None)
+    for rater, said in labels.items():
+        ratings = tmp_path / f"{rater}.jsonl"
+        ratings.write_text("".join(f'{{"item_id": "p{n}", "preference": "{label}"}}\n'
+                                   for n, label in zip((1, 2), said, strict=True)))
+        assert main(["import-ratings", str(ratings), "--rater", rater, "--kind", "human", "--db", str(db)]) in (0, None)
+    return db
+
+
+async def test_the_adjudication_screen_says_different_categories_not_a_tolerance(tmp_path: Path) -> None:
+    from judge_tui.store.rubric_choice import resolve_rubric
+    from judge_tui.tui.screens.adjudication import AdjudicationApp, AdjudicationScreen
+
+    db = pairwise_db(tmp_path, {"ann": ["A", "B"], "bob": ["B", "tie"]})
+    with Store(db) as store:
+        app = AdjudicationApp(store, resolve_rubric("pairwise", store), "lead")
+        async with app.run_test(size=(140, 40)) as pilot:
+            await pilot.pause()
+            assert isinstance(app.screen, AdjudicationScreen)
+            status = str(app.screen.query_one("#adj-status").render())
+    assert "where experts name different categories" in status and "±" not in status
+
+
+def test_adjudicate_with_nothing_to_settle_says_so_in_categories(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from judge_tui.cli import main
+
+    db = pairwise_db(tmp_path, {"ann": ["A", "B"], "bob": ["A", "B"]})
+    capsys.readouterr()
+    assert main(["adjudicate", "--db", str(db), "--reviewer", "lead", "--rubric", "pairwise"]) == 0
+    said = capsys.readouterr().out
+    assert "No pairwise items where experts name different categories: nothing to settle." in said
+    assert "±" not in said
