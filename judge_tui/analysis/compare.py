@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from judge_tui.analysis.figure_format import aligned_text
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, Change, paired_changes, pooled_change
 from judge_tui.analysis.scores import AlignedPair, load, pooled_alignment
 from judge_tui.analysis.team import load_team, team_consensus
@@ -65,6 +66,7 @@ class VersionComparison:
     alignment: tuple[ag.Figure, ag.Figure]  # over every judged dimension
     alignment_change: Change
     confidence: float
+    aligned: str  # what aligned means on the scale, in words (figure_format.aligned_text)
 
 
 def resolve_version(store: Store, rubric: Rubric, name: str) -> Version:
@@ -160,4 +162,5 @@ def compare_versions(store: Store, rubric: Rubric, v1: str, v2: str, split: str 
     pooled = (pooled_alignment(paired[0], aligned_within, empty), pooled_alignment(paired[1], aligned_within, empty))
     change = pooled_change((paired[0], paired[1]), aligned_within, pooled, confidence)
     return VersionComparison(rubric.id, split, first, second, view.experts, int(np.count_nonzero(used)),
-                             tolerance, tuple(shifts), pooled, change, confidence)
+                             tolerance, tuple(shifts), pooled, change, confidence,
+                             aligned_text(rubric.scale, tolerance))

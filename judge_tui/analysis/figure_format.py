@@ -61,6 +61,12 @@ def aligned_text(scale: Scale, tolerance: float) -> str:
     return "in the same category" if scale.nominal else f"within ±{short_text(tolerance)}"
 
 
+def tolerance_text(scale: Scale, tolerance: float) -> str:
+    """The tolerance as a report's header names it: "tolerance ±0.15", or "alignment: same category" on nominal
+    categories, where no tolerance applies."""
+    return "alignment: same category" if scale.nominal else f"tolerance ±{short_text(tolerance)}"
+
+
 def differ_text(scale: Scale, tolerance: float) -> str:
     """What "not aligned" means on this scale, in words: "differ by more than ±0.15", or "name different
     categories" on nominal ones."""

@@ -27,6 +27,7 @@ from itertools import combinations
 
 import numpy as np
 
+from judge_tui.analysis.figure_format import aligned_text
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, pair_intervals, pooled_interval
 from judge_tui.analysis.scores import AlignedPair, RubricRatings, agreeing, consensus, load, pooled_alignment
 from judge_tui.model.records import CONSENSUS_RATER
@@ -165,6 +166,7 @@ class TeamAgreement:
     pooled_vs_judge: dict[str, ag.Figure]  # expert (and "consensus") -> alignment over every judged dimension
     pooled_intervals: dict[str, IntervalFigure]  # the same, its cluster interval
     confidence: float
+    aligned: str  # what aligned means on the scale, in words (figure_format.aligned_text)
 
     @property
     def has_team(self) -> bool:
@@ -263,7 +265,7 @@ def team_agreement(view: TeamView, tolerance: float = DEFAULT_TOLERANCE,
                     for name, pairs in pooled.items()}
     pooled_intervals = {name: pooled_interval(pairs, aligned_within, confidence) for name, pairs in pooled.items()}
     return TeamAgreement(view.rubric.id, view.experts, view.judge, len(view.item_ids), tolerance, tuple(dims),
-                         pooled_rates, pooled_intervals, confidence)
+                         pooled_rates, pooled_intervals, confidence, aligned_text(view.rubric.scale, tolerance))
 
 
 # --------------------------------------------------------------------------- disagreements (adjudication)

@@ -166,3 +166,15 @@ def test_adjudicate_with_nothing_to_settle_says_so_in_categories(tmp_path: Path,
     said = capsys.readouterr().out
     assert "No pairwise items where experts name different categories: nothing to settle." in said
     assert "±" not in said
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_the_report_names_no_tolerance_on_nominal_categories(tmp_path: Path, fmt: str) -> None:
+    home, db, _rubric = study(tmp_path, "nominal")
+    said = ok(home, "report", "--db", db, "--raters", f"ann,{V1}", "--format", fmt)
+    flat = " ".join(said.split())
+    assert "alignment: same category" in flat
+    assert "Dimension agreements (in the same category)" in flat
+    assert "(3 of 6 judged scores in the same category)" in flat
+    assert "±0.15" not in flat
