@@ -111,8 +111,7 @@ def spread_exceeds(scale: Scale, matrix: np.ndarray, tolerance: float = DEFAULT_
     enough = present.sum(axis=0) >= 2
     high = np.where(present, matrix, -np.inf).max(axis=0)
     low = np.where(present, matrix, np.inf).min(axis=0)
-    with np.errstate(invalid="ignore"):  # an item nobody rated: inf − inf
-        exceeds: np.ndarray = enough & ~agreeing(scale, low, high, tolerance)
+    exceeds: np.ndarray = enough & ~agreeing(scale, low, high, tolerance)
     return exceeds
 
 
