@@ -23,7 +23,7 @@ import numpy as np
 
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, cluster_share_interval
 from judge_tui.analysis.report import Group, JudgeSelfAgreement, NoComparison, Report, build_report
-from judge_tui.analysis.scores import has_item_field, load
+from judge_tui.analysis.scores import agreeing, has_item_field, load
 from judge_tui.analysis.team import TeamView, load_team, team_consensus
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import DEFAULT_TOLERANCE, AgreementSettings
@@ -137,7 +137,7 @@ def judge_biases(store: Store, rubric: Rubric, judge_id: str, *, split: str | No
                              mean_difference_estimate(residual, np.zeros_like(residual), confidence)))
     length = length_correlation(lengths, residual, confidence)
 
-    aligned = (np.abs(diff) <= tolerance + ag.ALIGNMENT_EPSILON) & ~np.isnan(diff)
+    aligned = agreeing(rubric.scale, judge, human, tolerance)  # False where either is missing
     hits = aligned.sum(axis=0).astype(np.float64)
     counted = (~np.isnan(diff)).sum(axis=0).astype(np.float64)
     groups = []

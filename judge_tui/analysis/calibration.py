@@ -16,18 +16,18 @@ import numpy as np
 from judge_tui.analysis.biases import Biases, consensus_and_judge, judge_biases
 from judge_tui.analysis.compare import VersionComparison, compare_versions
 from judge_tui.analysis.figure_format import (
+    aligned_text,
     decimal_text,
     figure_text,
     figure_with_interval,
     share_text,
-    short_text,
 )
 from judge_tui.analysis.jury import build_jury, default_members, judge_model
 from judge_tui.analysis.report import Group, NoComparison, Report, Row, build_report
 from judge_tui.analysis.report_render.blocks import lines_of
 from judge_tui.analysis.report_render.comparison import compare_blocks
 from judge_tui.analysis.report_render.jury import jury_blocks
-from judge_tui.analysis.scores import load
+from judge_tui.analysis.scores import agreeing, load, score_gaps
 from judge_tui.analysis.team import load_team
 from judge_tui.analysis.validity import ValidityPage, validity_by_version
 from judge_tui.model.errors import UserError
@@ -54,7 +54,7 @@ class VersionNote:
 @dataclass(frozen=True)
 class Misaligned:
     item_id: str
-    gap: float  # the largest |judge − consensus| over the judged dimensions
+    gap: float  # the largest |judge − consensus| over the judged dimensions (nominal: 1, another category)
     differing: int  # judged dimensions further apart than the tolerance
     consensus: dict[str, float]
     judge: dict[str, float]
@@ -150,7 +150,7 @@ def _figure_rows(report: Report) -> tuple[tuple[str, str, str, str], ...]:
 def _figure_lines(report: Report, experts: tuple[str, ...], split: str,
                   settings: AgreementSettings) -> tuple[str, ...]:
     lines = [f"{report.counts['compared']} {split} items judged and rated by the experts "
-             f"({', '.join(experts)}); alignment within ±{short_text(settings.tolerance)}"]
+             f"({', '.join(experts)}); alignment {aligned_text(report.rubric.scale, settings.tolerance)}"]
     for name, alignment, kappa, r in _figure_rows(report):
         lines.append(f"  {name}: alignment {alignment} · kappa {kappa} · r {r}")
     return tuple(lines)
@@ -181,9 +181,8 @@ def _misaligned(store: Store, rubric: Rubric, judge: str, split: str, tolerance:
     if not dims or not view.item_ids:
         return ()
     human, machine = consensus_and_judge(view)
-    diff = np.abs(machine - human)
-    with np.errstate(invalid="ignore"):
-        differing = np.count_nonzero(diff > tolerance + ag.ALIGNMENT_EPSILON, axis=0)
+    diff = score_gaps(rubric.scale, machine, human)  # on nominal categories: 1 for another category
+    differing = np.count_nonzero(~np.isnan(diff) & ~agreeing(rubric.scale, machine, human, tolerance), axis=0)
     gap = np.where(np.isnan(diff), -1.0, diff).max(axis=0)
     order = np.lexsort((np.arange(gap.size), -differing, -gap))
     out = []

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from judge_tui.analysis.figure_format import aligned_text
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, Change, paired_changes, pooled_change
 from judge_tui.analysis.scores import AlignedPair, load, pooled_alignment
 from judge_tui.analysis.team import load_team, team_consensus
@@ -65,6 +66,7 @@ class VersionComparison:
     alignment: tuple[ag.Figure, ag.Figure]  # over every judged dimension
     alignment_change: Change
     confidence: float
+    aligned: str  # what aligned means on the scale, in words (figure_format.aligned_text)
 
 
 def resolve_version(store: Store, rubric: Rubric, name: str) -> Version:
@@ -136,6 +138,7 @@ def compare_versions(store: Store, rubric: Rubric, v1: str, v2: str, split: str 
         raise UserError(f"no items of rubric {rubric.id} in the {split} split; assign splits with "
                         f"`judge-tui split` or choose one with --split")
     judged = [ratings.first_runs(v.rater_id, v.rubric_version_ids) for v in (first, second)]
+    aligned_within = rubric.scale.alignment_tolerance(tolerance)  # nominal categories: only the same category
     shifts = []
     paired: list[list[AlignedPair]] = [[], []]
     used = np.zeros(len(view.item_ids), dtype=bool)
@@ -154,9 +157,10 @@ def compare_versions(store: Store, rubric: Rubric, v1: str, v2: str, split: str 
                                      (figures[0].alignment_rate, figures[1].alignment_rate),
                                      (figures[0].cohen_kappa, figures[1].cohen_kappa),
                                      (figures[0].pearson_r, figures[1].pearson_r), both,
-                                     paired_changes(both, (figures[0], figures[1]), rubric, tolerance, confidence)))
+                                     paired_changes(both, (figures[0], figures[1]), rubric, aligned_within, confidence)))
     empty = "no items were judged under both versions and rated by the experts"
-    pooled = (pooled_alignment(paired[0], tolerance, empty), pooled_alignment(paired[1], tolerance, empty))
-    change = pooled_change((paired[0], paired[1]), tolerance, pooled, confidence)
+    pooled = (pooled_alignment(paired[0], aligned_within, empty), pooled_alignment(paired[1], aligned_within, empty))
+    change = pooled_change((paired[0], paired[1]), aligned_within, pooled, confidence)
     return VersionComparison(rubric.id, split, first, second, view.experts, int(np.count_nonzero(used)),
-                             tolerance, tuple(shifts), pooled, change, confidence)
+                             tolerance, tuple(shifts), pooled, change, confidence,
+                             aligned_text(rubric.scale, tolerance))

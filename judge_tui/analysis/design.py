@@ -31,7 +31,7 @@ import numpy as np
 
 from judge_tui.analysis.figure_format import decimal_text
 from judge_tui.analysis.queue_orders import judge_strata
-from judge_tui.analysis.scores import OVERALL_COLUMN, Pairing, item_groups
+from judge_tui.analysis.scores import OVERALL_COLUMN, Pairing, agreeing, item_groups
 from judge_tui.analysis.targets import TargetCheck, check
 from judge_tui.model import queue_orders as qo
 from judge_tui.model.rubrics import Rubric
@@ -263,7 +263,7 @@ def weighted_figures(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weigh
     a_all, b_all = pairing.a.scores[:, judged], pairing.b.scores[:, judged]
     both = ~np.isnan(a_all) & ~np.isnan(b_all)
     # Per item, its aligned scores and its scores compared (an item is a cluster of dimension scores).
-    hits = (ag.within_tolerance(np.nan_to_num(a_all), np.nan_to_num(b_all), tolerance) & both).sum(axis=1)
+    hits = (agreeing(rubric.scale, a_all, b_all, tolerance) & both).sum(axis=1)
     counted = both.sum(axis=1)
     figures.append(weighted_share_figure("alignment_rate", "alignment", hits, counted, weights, strata, pool,
                                          confidence))

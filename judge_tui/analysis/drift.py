@@ -126,6 +126,7 @@ def self_agreement(store: Store, rubric: Rubric, split: str | None = None,
     if ratings is None:
         ratings = load(store, rubric, split)
     columns = [(d.id, rubric.dimension_ids.index(d.id)) for d in rubric.judged_dimensions]
+    aligned_within = rubric.scale.alignment_tolerance(tolerance)  # nominal categories: only the same category
     out = []
     for rater in ratings.raters_of_kind("human"):
         pairing = ratings.reratings(rater, DRIFT_REPEAT)
@@ -133,11 +134,11 @@ def self_agreement(store: Store, rubric: Rubric, split: str | None = None,
             continue
         paired = {d: pairing.column(column) for d, column in columns}
         by_dim = {d: p.compare(rubric, tolerance) for d, p in paired.items()}
-        alignment = pooled_alignment(paired.values(), tolerance, "no items were rated twice")
+        alignment = pooled_alignment(paired.values(), aligned_within, "no items were rated twice")
         intervals = {d: {k: v for k, v in pair_intervals(p, confidence).items() if k != "pearson_r"}
                      for d, p in by_dim.items()}
         out.append(ExpertSelfAgreement(rater, int(pairing.keys.size), alignment, by_dim, paired,
-                                       pooled_interval(list(paired.values()), tolerance, confidence), intervals))
+                                       pooled_interval(list(paired.values()), aligned_within, confidence), intervals))
     return out
 
 

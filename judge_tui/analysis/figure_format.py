@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
+    from judge_tui.model.rubrics import Scale
     from judge_tui.stats.agreement import Undefined
     from judge_tui.stats.intervals import Interval
 
@@ -52,6 +53,24 @@ def short_text(value: float, digits: int | None = None) -> str:
     """A number as short as it reads exactly (the general format): a setting, a tolerance or a value the user
     gave, echoed as given: 0.15 -> "0.15", 2.0 -> "2"; with ``digits``, at most that many significant ones."""
     return f"{value:g}" if digits is None else f"{value:.{digits}g}"
+
+
+def aligned_text(scale: Scale, tolerance: float) -> str:
+    """What "aligned" means on this scale, in words: "within ±0.15", or on nominal categories, where no
+    tolerance applies (Scale.alignment_tolerance), "in the same category"."""
+    return "in the same category" if scale.nominal else f"within ±{short_text(tolerance)}"
+
+
+def tolerance_text(scale: Scale, tolerance: float) -> str:
+    """The tolerance as a report's header names it: "tolerance ±0.15", or "alignment: same category" on nominal
+    categories, where no tolerance applies."""
+    return "alignment: same category" if scale.nominal else f"tolerance ±{short_text(tolerance)}"
+
+
+def differ_text(scale: Scale, tolerance: float) -> str:
+    """What "not aligned" means on this scale, in words: "differ by more than ±0.15", or "name different
+    categories" on nominal ones."""
+    return "name different categories" if scale.nominal else f"differ by more than ±{short_text(tolerance)}"
 
 
 def duration_text(seconds: float) -> str:

@@ -65,8 +65,7 @@ def item_rows(store: Store, rubric: Rubric, human: Any, judge: Any, split: str |
     aligned (judged dimensions within the tolerance, of those both scored), flags and notes by rater."""
     import numpy as np
 
-    from judge_tui.analysis.scores import load, mean_of
-    from judge_tui.stats import agreement as ag
+    from judge_tui.analysis.scores import agreeing, load, mean_of
 
     dims = rubric.dimension_ids
     with store.snapshot():
@@ -97,7 +96,7 @@ def item_rows(store: Store, rubric: Rubric, human: Any, judge: Any, split: str |
     scale = rubric.scale
     # The columns that hold categories: every dimension, and the overall when it is the one dimension's label.
     categories = range(len(dims) + (rubric.overall == "label")) if scale.kind == "categories" else range(0)
-    exact = scale.kind == "categories" and not scale.ordered  # nominal: no gap between categories
+    exact = scale.nominal  # nominal: no gap between categories
     item_keys = np.array([key_of[i] for i in ordered], dtype=np.int64)
     stacks = [np.stack([m.rows_on(item_keys) for m in group]) if group else np.empty((0, len(ordered), len(dims) + 1))
               for group in members]  # raters x items x (dimensions + overall)
@@ -121,7 +120,7 @@ def item_rows(store: Store, rubric: Rubric, human: Any, judge: Any, split: str |
             steps = (j[index] - h[index]) * (len(scale.points) - 1)  # categories apart, on an ordered scale
             row[f"{name}_gap"] = None if exact or np.isnan(steps) else round(float(steps))
         both = [i for i in judged if not np.isnan(h[i]) and not np.isnan(j[i])]
-        within = ag.within_tolerance(h[both], j[both], scale.alignment_tolerance(tolerance))
+        within = agreeing(scale, h[both], j[both], tolerance)
         row["aligned"] = f"{int(np.count_nonzero(within))}/{len(both)}" if both else ""
         row["flags"] = flags.get(item_id, [])
         by_rater = notes.get(item_id, {})

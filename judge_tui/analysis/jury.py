@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from judge_tui.analysis.figure_format import aligned_text
 from judge_tui.analysis.judges import judges_by_coverage
 from judge_tui.analysis.pair_intervals import (
     DEFAULT_CONFIDENCE,
@@ -201,6 +202,7 @@ class Jury:
     ties: dict[str, int]  # dimension -> items where the rule met a tie (majority: no verdict; median: split)
     errors: tuple[ErrorCorrelation, ...]
     versus_best: JuryComparison | None
+    aligned: str  # what aligned means on the scale, in words (figure_format.aligned_text)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -355,6 +357,7 @@ def build_jury(store: Store, rubric: Rubric, members: Sequence[str] | None = Non
     if not view.experts or not view.dimensions:
         return None
     rule = rule_for(rubric.scale)
+    aligned = aligned_text(rubric.scale, tolerance)
     tolerance = rubric.scale.alignment_tolerance(tolerance)  # nominal categories: an error is another category
     judged = [ratings.first_runs(m) for m in members]
     columns = [rubric.dimension_ids.index(d) for d in view.dimensions]
@@ -402,7 +405,7 @@ def build_jury(store: Store, rubric: Rubric, members: Sequence[str] | None = Non
         for i, j in pairs)
     return Jury(rubric.id, split, members, view.experts, RULE_NAMES.get(rule, "rule"), tolerance, confidence,
                 int(np.count_nonzero(everyone)), int(np.count_nonzero(rated & ~everyone)), judges, jury, ties,
-                errors, _versus_best(judges, jury_pairs, rubric, tolerance, confidence))
+                errors, _versus_best(judges, jury_pairs, rubric, tolerance, confidence), aligned)
 
 
 def _versus_best(judges: Sequence[RaterFigures], jury_pairs: Sequence[AlignedPair], rubric: Rubric,

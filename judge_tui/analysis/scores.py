@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judge_tui.model.rubrics import Rubric
+from judge_tui.model.rubrics import Rubric, Scale
 from judge_tui.stats import agreement as ag
 from judge_tui.store import RubricScores, Store
 
@@ -270,6 +270,28 @@ def item_groups(store: Store, rubric: Rubric, field: str, keys: np.ndarray, spli
 
 
 # --------------------------------------------------------------------------------------------------
+# How two scores agree, and how far apart they are (the one home of both rules)
+# --------------------------------------------------------------------------------------------------
+
+
+def agreeing(scale: Scale, a: ag.ArrayLike, b: ag.ArrayLike, tolerance: float) -> np.ndarray:
+    """Pair by pair, whether two scores on ``scale`` align: at most ``tolerance`` apart on an ordered scale, the
+    same category on a nominal one (Scale.alignment_tolerance). A missing score (NaN) never aligns."""
+    return ag.within_tolerance(a, b, scale.alignment_tolerance(tolerance))
+
+
+def score_gaps(scale: Scale, a: ag.ArrayLike, b: ag.ArrayLike) -> np.ndarray:
+    """Pair by pair, how far apart two scores are: |a − b| on an ordered scale; on a nominal one 0 for the same
+    category and 1 for another, since the distance between two stored positions means nothing there. NaN where
+    a score is missing."""
+    x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if not scale.nominal:
+        return np.abs(x - y)
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isnan(x) | np.isnan(y), np.nan, (~agreeing(scale, x, y, 0.0)).astype(np.float64))
+
+
+# --------------------------------------------------------------------------------------------------
 # Pairing two sides
 # --------------------------------------------------------------------------------------------------
 
@@ -298,8 +320,10 @@ class AlignedPair:
         return ag.within_tolerance(self.a, self.b, tolerance)
 
     def compare(self, rubric: Rubric, tolerance: float) -> ag.PairAgreement:
-        """Every pairwise figure on the rubric's scale."""
-        return ag.compare(self.a, self.b, rubric.scale.points, ordered=rubric.scale.ordered, tolerance=tolerance)
+        """Every pairwise figure on the rubric's scale (alignment: as `agreeing` counts it)."""
+        scale = rubric.scale
+        return ag.compare(self.a, self.b, scale.points, ordered=scale.ordered,
+                          tolerance=scale.alignment_tolerance(tolerance))
 
     def subset(self, mask: np.ndarray) -> AlignedPair:
         return AlignedPair(self.keys[mask], self.a[mask], self.b[mask])

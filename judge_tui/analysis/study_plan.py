@@ -24,6 +24,7 @@ import numpy as np
 
 from judge_tui.analysis.figure_format import decimal_text, share_text, short_text
 from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import assurance, decisions
 from judge_tui.stats import intervals as iv
@@ -217,10 +218,28 @@ def _table_with_misses(kappa: float, levels: int, weighted: bool, *, neighbours:
     return table((low + high) / 2)
 
 
+def refuse_orderless_targets(expected: Expected, rubric: Rubric) -> None:
+    """A UserError for a target that needs an order of the scale on a rubric of nominal categories: weighted
+    kappa weighs a miss by how far apart two positions are, and Pearson r correlates positions; on nominal
+    categories neither distance means anything, so the report never decides them."""
+    if not rubric.scale.nominal:
+        return
+    asked = {option: figure for option, figure, value in (("--weighted-kappa", "a weighted kappa", expected.weighted_kappa),
+                                                          ("--pearson", "a Pearson r", expected.r)) if value is not None}
+    if asked:
+        raise UserError(f"{' and '.join(asked)}: rubric {rubric.id!r} has nominal categories "
+                        f"({', '.join(rubric.scale.categories)}), which have no order, so the report never decides "
+                        f"{' or '.join(asked.values())} on them; plan --kappa (Cohen's) or --alignment (the share "
+                        "in the same category) instead")
+
+
 def plan_study(expected: Expected, settings: AgreementSettings, *, items: int | None = None,
-               chance: float = assurance.ASSURANCE) -> list[TargetPlan]:
-    """Every target the report would decide on what was given, planned for ``chance`` of a decision."""
+               chance: float = assurance.ASSURANCE, rubric: Rubric | None = None) -> list[TargetPlan]:
+    """Every target the report would decide on what was given, planned for ``chance`` of a decision (on
+    ``rubric``'s scale when given: no target a nominal scale cannot have)."""
     validate(expected, items, chance)
+    if rubric is not None:
+        refuse_orderless_targets(expected, rubric)
     t = settings
     plans: list[TargetPlan] = []
 

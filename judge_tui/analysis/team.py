@@ -27,10 +27,11 @@ from itertools import combinations
 
 import numpy as np
 
+from judge_tui.analysis.figure_format import aligned_text
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, pair_intervals, pooled_interval
-from judge_tui.analysis.scores import AlignedPair, RubricRatings, consensus, load, pooled_alignment
+from judge_tui.analysis.scores import AlignedPair, RubricRatings, agreeing, consensus, load, pooled_alignment
 from judge_tui.model.records import CONSENSUS_RATER
-from judge_tui.model.rubrics import Rubric
+from judge_tui.model.rubrics import Rubric, Scale
 from judge_tui.model.settings import DEFAULT_TOLERANCE
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.chance import GwetAC, gwet_ac
@@ -102,14 +103,15 @@ def load_team(store: Store, rubric: Rubric, *, split: str | None = None, judge: 
 # --------------------------------------------------------------------------- pure functions on arrays
 
 
-def spread_exceeds(matrix: np.ndarray, tolerance: float = DEFAULT_TOLERANCE) -> np.ndarray:
-    """Per item: True where at least two raters' scores differ by more than the tolerance."""
+def spread_exceeds(scale: Scale, matrix: np.ndarray, tolerance: float = DEFAULT_TOLERANCE) -> np.ndarray:
+    """Per item: True where at least two raters' scores do not align (scores.agreeing): on a nominal scale,
+    where they name different categories."""
     matrix = np.asarray(matrix, dtype=np.float64)
     present = ~np.isnan(matrix)
     enough = present.sum(axis=0) >= 2
     high = np.where(present, matrix, -np.inf).max(axis=0)
     low = np.where(present, matrix, np.inf).min(axis=0)
-    exceeds: np.ndarray = enough & (high - low > tolerance + ag.ALIGNMENT_EPSILON)
+    exceeds: np.ndarray = enough & ~agreeing(scale, low, high, tolerance)
     return exceeds
 
 
@@ -163,6 +165,7 @@ class TeamAgreement:
     pooled_vs_judge: dict[str, ag.Figure]  # expert (and "consensus") -> alignment over every judged dimension
     pooled_intervals: dict[str, IntervalFigure]  # the same, its cluster interval
     confidence: float
+    aligned: str  # what aligned means on the scale, in words (figure_format.aligned_text)
 
     @property
     def has_team(self) -> bool:
@@ -261,7 +264,7 @@ def team_agreement(view: TeamView, tolerance: float = DEFAULT_TOLERANCE,
                     for name, pairs in pooled.items()}
     pooled_intervals = {name: pooled_interval(pairs, aligned_within, confidence) for name, pairs in pooled.items()}
     return TeamAgreement(view.rubric.id, view.experts, view.judge, len(view.item_ids), tolerance, tuple(dims),
-                         pooled_rates, pooled_intervals, confidence)
+                         pooled_rates, pooled_intervals, confidence, aligned_text(view.rubric.scale, tolerance))
 
 
 # --------------------------------------------------------------------------- disagreements (adjudication)
@@ -279,8 +282,7 @@ def expert_disagreements(view: TeamView, tolerance: float = DEFAULT_TOLERANCE) -
     """Items two or more experts rated whose scores differ by more than the tolerance on some dimension."""
     if not view.experts:
         return []
-    tolerance = view.rubric.scale.alignment_tolerance(tolerance)  # nominal categories: any two differ
-    flags = {d: spread_exceeds(view.expert_scores[d], tolerance) for d in view.dimensions}
+    flags = {d: spread_exceeds(view.rubric.scale, view.expert_scores[d], tolerance) for d in view.dimensions}
     first = view.dimensions[0]
     present = ~np.isnan(np.stack([view.expert_scores[d] for d in view.dimensions])).all(axis=0)
     out = []

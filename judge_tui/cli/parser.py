@@ -276,7 +276,10 @@ def build_parser() -> CommandParser:
     p.add_argument("--pearson", type=float, metavar="R",
                    help="graded: the Pearson r you expect on the overall score")
     p.add_argument("--alignment", type=float, help="graded: the share of scores you expect within the tolerance")
-    p.add_argument("--levels", type=int, default=5, help="graded: points of the scale, for kappa (default 5)")
+    p.add_argument("--levels", type=int,
+                   help="graded: points of the scale, for kappa (default: the --rubric's, else 5)")
+    p.add_argument("--rubric", help="the study's rubric (id or file): its scale gives --levels, and a rubric of "
+                                    "nominal categories refuses the targets that need an order")
     p.add_argument("--items", type=int, help="also say how likely a study of this many items ends undecided")
     p.add_argument("--chance", type=float, default=0.8, help="the chance of a decision to plan for (default 0.8)")
     p.add_argument("--format", choices=["text", "json"], default="text", help="a table (default) or JSON")

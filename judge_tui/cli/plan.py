@@ -8,8 +8,17 @@ import json
 from rich.table import Table
 
 from judge_tui.analysis.figure_format import decimal_text, share_text
-from judge_tui.analysis.study_plan import Expected, TargetPlan, items_for_all, plan_study, to_dict
+from judge_tui.analysis.study_plan import (
+    DEFAULT_LEVELS,
+    Expected,
+    TargetPlan,
+    items_for_all,
+    plan_study,
+    to_dict,
+)
 from judge_tui.formats.terminal import print_table
+from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import RubricError, get_rubric
 from judge_tui.model.settings import load_settings
 
 
@@ -31,10 +40,15 @@ def _of_each_class(plan: TargetPlan) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        rubric = get_rubric(args.rubric) if args.rubric else None
+    except RubricError as exc:
+        raise UserError(str(exc)) from None
+    levels = args.levels if args.levels is not None else len(rubric.scale.points) if rubric else DEFAULT_LEVELS
     expected = Expected(args.tpr, args.tnr, args.fail_share, args.kappa, args.weighted_kappa, args.pearson,
-                        args.alignment, args.levels)
+                        args.alignment, levels)
     settings = load_settings().agreement
-    plans = plan_study(expected, settings, items=args.items, chance=args.chance)
+    plans = plan_study(expected, settings, items=args.items, chance=args.chance, rubric=rubric)
     if args.format == "json":
         print(json.dumps(to_dict(plans, expected, settings, args.items, args.chance), indent=2, ensure_ascii=False))
         return 0

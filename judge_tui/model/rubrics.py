@@ -97,11 +97,19 @@ class Scale(Strict):
             return self.order == "ordered"
         return self.kind != "pass_fail"
 
+    @property
+    def nominal(self) -> bool:
+        """Categories declared nominal: a category's stored position is a name, not a number, so no distance,
+        tolerance, mean, Pearson r or weighted kappa means anything on it; two scores agree only when they are
+        the same category. (PASS/FAIL, though unordered, has two points a whole scale apart: its 0/1 are a
+        share, and its distances are already 0 or 1.)"""
+        return self.kind == "categories" and self.order == "nominal"
+
     def alignment_tolerance(self, tolerance: float) -> float:
         """How far apart two scores may be and still align: the agreement tolerance, except on nominal
         categories, whose stored positions say nothing of nearness (from eight on, neighbours lie within the
         default ±0.15): there only the same category aligns."""
-        return 0.0 if self.kind == "categories" and not self.ordered else tolerance
+        return 0.0 if self.nominal else tolerance
 
     @property
     def named(self) -> bool:
@@ -308,6 +316,14 @@ class Rubric(Strict):
             raise ValueError(f"side_by_side names two different fields, not {self.side_by_side}")
         if self.overall == "label" and len(self.dimensions) != 1:
             raise ValueError("overall = 'label' needs exactly one dimension")
+        if self.overall == "weighted_mean" and self.scale.nominal:
+            raise ValueError(
+                "overall = \"weighted_mean\" (the default when the file has no overall) averages the dimensions' scores, but this scale's "
+                "categories are nominal (scale.order = \"nominal\"): a mean of category names means nothing. "
+                + ("Write overall = \"label\" (the overall is the one dimension's category)"
+                   if len(self.dimensions) == 1 else
+                   "Give each nominal dimension a rubric of its own with overall = \"label\"")
+                + ", or declare scale.order = \"ordered\" if the categories run from worst to best")
 
     def definition(self) -> dict[str, Any]:
         """The rubric as plain data (what a database records); `from_data(Rubric, ...)` reads it back."""

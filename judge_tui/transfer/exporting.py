@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judge_tui.analysis.figure_format import share_text, short_text
+from judge_tui.analysis.figure_format import aligned_text, share_text, short_text
 from judge_tui.formats import rating_form as form_format
 from judge_tui.formats import ratings_rows
 from judge_tui.model.errors import UserError
@@ -260,7 +260,7 @@ def review_template(store: Store, rubric_name: str | None, human: str | None, ju
     Agreement is the report's: the same tolerance (agreement.tolerance in the settings) and the same figures.
     """
     from judge_tui.analysis.report import Group, ReportError, build_report
-    from judge_tui.stats import agreement as ag
+    from judge_tui.analysis.scores import agreeing
 
     settings = settings or load_settings().agreement
     tolerance = settings.tolerance
@@ -276,9 +276,10 @@ def review_template(store: Store, rubric_name: str | None, human: str | None, ju
     for d in rubric.dimensions:
         header += [f"Human: {labels[d.id]}", f"Judge: {labels[d.id]}"]
     header += ["Agreement?", "Notes"]
+    source = "the categories are nominal" if rubric.scale.nominal else "agreement.tolerance in the settings"
     lines = [f"# Review template: {rubric.name}", "",
              f"Human: {_text_cell(human)} · Judge: {_text_cell(judge)} · agreement = every judged dimension "
-             f"within ±{short_text(tolerance)} (agreement.tolerance in the settings, as in `judge-tui report`)", "",
+             f"{aligned_text(rubric.scale, tolerance)} ({source}, as in `judge-tui report`)", "",
              "| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
     items: list[Item] = list(store.iter_items(rubric=rubric.id))
     for number, item in enumerate(items, start=1):
@@ -295,8 +296,8 @@ def review_template(store: Store, rubric_name: str | None, human: str | None, ju
         if h and j:
             both = [d for d in judged if d in h.scores and d in j.scores]
             if both:
-                within = ag.within_tolerance([h.scores[d] for d in both], [j.scores[d] for d in both],
-                                             rubric.scale.alignment_tolerance(tolerance)).tolist()
+                within = agreeing(rubric.scale, [h.scores[d] for d in both], [j.scores[d] for d in both],
+                                  tolerance).tolist()
                 agreement = "yes" if all(within) else f"no ({sum(within)}/{len(within)})"
         cells += [agreement, _text_cell(h.notes) if h else ""]
         lines.append("| " + " | ".join(cells) + " |")
@@ -305,11 +306,11 @@ def review_template(store: Store, rubric_name: str | None, human: str | None, ju
                               settings=settings)
     except ReportError:
         report = None  # no item rated by both: every figure is missing
-    lines += ["", *_summary(report, len(items), tolerance), ""]
+    lines += ["", *_summary(report, len(items), aligned_text(rubric.scale, tolerance)), ""]
     return "\n".join(lines)
 
 
-def _summary(report: Report | None, total: int, tolerance: float) -> list[str]:
+def _summary(report: Report | None, total: int, aligned: str) -> list[str]:
     """The summary metrics, as the report computes them."""
     lowest = highest = MISSING
     reviewed = agreed = pairs = 0
@@ -332,7 +333,7 @@ def _summary(report: Report | None, total: int, tolerance: float) -> list[str]:
             highest = ", ".join(f"{d} ({share_text(value)})" for d, value in rates.items() if value == high)
     rows = [
         ("Total cases reviewed", f"{reviewed}/{total}"),
-        (f"Dimension agreements (within ±{short_text(tolerance)})", f"{agreed}/{pairs}"),
+        (f"Dimension agreements ({aligned})", f"{agreed}/{pairs}"),
         ("Overall alignment rate", rate),
         ("Dimension with lowest alignment", lowest),
         ("Dimension with highest alignment", highest),

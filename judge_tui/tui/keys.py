@@ -94,10 +94,12 @@ def score_bindings(scale: Scale) -> list[Binding]:
 
 # A key whose action cannot act right now (check_action says no) falls through to a second, hidden binding
 # with the same id that says why. Being a binding too, it runs in key order and follows the keymap.
-EXPLAINED_IDS = ("score-0", "score-1", "score-2", "score-3", "score-4", "pass", "fail", "submit", "undo",
-                 "adjudicate", "calibrate")
+# Keys 5 to 9 are explained too: on a scale of three categories, 5 must say "1–3" as 4 does, not nothing.
+EXPLAINED_IDS = ("score-0", "score-1", "score-2", "score-3", "score-4", "score-5", "score-6", "score-7", "score-8",
+                 "score-9", "pass", "fail", "submit", "undo", "adjudicate", "calibrate")
 EXPLAIN_BINDINGS: list[Binding] = [
-    Binding(b.key, f"explain({b.id!r})", show=False, id=b.id) for b in RATING_BINDINGS if b.id in EXPLAINED_IDS
+    Binding(b.key, f"explain({b.id!r})", show=False, id=b.id) for b in (*RATING_BINDINGS, *CATEGORY_BINDINGS)
+    if b.id in EXPLAINED_IDS
 ]
 
 

@@ -59,7 +59,7 @@ def test_several_experts_show_their_categories_never_their_mean(home: Path, pair
     markdown = ok(home, "report", "--items", "--db", pairs, "--raters", "ann+bob+cat,judge:m", "--format", "markdown")
     assert "| preference (H / J) | overall (H / J) |" in markdown
     assert "| p0 | B (2 of 3) · A / B | B (2 of 3) · A / B | 1/1 |" in markdown
-    assert "aligned = judged dimensions of the same category" in markdown
+    assert "aligned = judged dimensions in the same category" in markdown
 
 
 @pytest.mark.parametrize("order", ["nominal", "ordered"])

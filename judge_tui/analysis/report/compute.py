@@ -131,14 +131,14 @@ def _summary(rows: Sequence[Row], pairing: Pairing, rubric: Rubric, tolerance: f
 def _human_group(members: list[Scores], rubric: Rubric, ratings: RubricRatings) -> tuple[Scores, int]:
     """Several experts as one side: the majority on unordered categories (ties left out), else the mean with
     PASS/FAIL ties settled (`_without_ties`). Returns the scores and how many items still have a tie."""
-    if rubric.scale.kind == "categories" and not rubric.scale.ordered:
+    if rubric.scale.nominal:
         return majority_of(members, len(rubric.dimension_ids))
     return _without_ties(mean_of(members, len(rubric.dimension_ids)), len(members), rubric, ratings)
 
 
 def _judge_group(members: list[Scores], rubric: Rubric) -> Scores:
     """Several judges as one side: their majority on unordered categories (a tie left out), else the mean."""
-    if rubric.scale.kind == "categories" and not rubric.scale.ordered:
+    if rubric.scale.nominal:
         return majority_of(members, len(rubric.dimension_ids))[0]
     return mean_of(members, len(rubric.dimension_ids))
 

@@ -6,10 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judge_tui.analysis.scores import load, pair
+from judge_tui.analysis.scores import agreeing, load, pair
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import DEFAULT_TOLERANCE
-from judge_tui.stats import agreement as ag
 from judge_tui.store import Store
 
 
@@ -33,15 +32,14 @@ def judge_disagreements(store: Store, rubric: Rubric, human_id: str, judge_id: s
     human_overall, judge_overall = pairing.a.overall, pairing.b.overall
     gap = np.abs(human_overall - judge_overall)
     gap = np.where(np.isnan(gap), 0.0, gap)
-    tolerance = rubric.scale.alignment_tolerance(tolerance)
-    with np.errstate(invalid="ignore"):
-        differing = np.count_nonzero(np.abs(pairing.a.scores - pairing.b.scores) > tolerance + ag.ALIGNMENT_EPSILON,
-                                     axis=1)
-    if rubric.scale.kind == "categories" and not rubric.scale.ordered:
+    compared = ~np.isnan(pairing.a.scores) & ~np.isnan(pairing.b.scores)
+    differing = np.count_nonzero(compared & ~agreeing(rubric.scale, pairing.a.scores, pairing.b.scores, tolerance),
+                                 axis=1)
+    if rubric.scale.nominal:
         # How far apart two nominal categories are stored means nothing (A to tie is not further than A to B):
         # the gap is the share of dimensions in another category, 1 for a one-dimension rubric, as on PASS/FAIL.
-        compared = np.count_nonzero(~np.isnan(pairing.a.scores) & ~np.isnan(pairing.b.scores), axis=1)
-        gap = np.where(compared > 0, differing / np.maximum(compared, 1), 0.0)
+        scored = np.count_nonzero(compared, axis=1)
+        gap = np.where(scored > 0, differing / np.maximum(scored, 1), 0.0)
     order = np.lexsort((pairing.keys, -differing, -gap))
     item_ids = [ids[i] for i in np.searchsorted(keys, pairing.keys[order]).tolist()]
 

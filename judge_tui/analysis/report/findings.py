@@ -14,7 +14,13 @@ import numpy as np
 
 from judge_tui.analysis import bands
 from judge_tui.analysis.bands import Interpret, Interpretation
-from judge_tui.analysis.figure_format import decimal_text, figure_with_interval, pct, share_text, short_text
+from judge_tui.analysis.figure_format import (
+    aligned_text,
+    decimal_text,
+    figure_with_interval,
+    pct,
+    share_text,
+)
 from judge_tui.analysis.report.model import (
     Finding,
     Report,
@@ -95,7 +101,7 @@ def verdict_findings(report_rows: Sequence[Row], overall: Row, summary: Summary,
     findings.append(_target_finding(
         "alignment", by_key["alignment"], bands.interpret_alignment, thresholds, decide_on,
         f"Alignment {figure_with_interval(summary.alignment_rate, summary.alignment_interval, percent=True)} "
-        f"({summary.agreements} of {summary.pairs} judged scores within ±{short_text(tolerance)})",
+        f"({summary.agreements} of {summary.pairs} judged scores {aligned_text(rubric.scale, tolerance)})",
     ))
     judged = [r for r in report_rows if r.method == "judged"]
     defined = [r for r in judged if ag.is_defined(r.agreement.cohen_kappa)]

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from rich.table import Table
 from rich.text import Text
 
-from judge_tui.analysis.figure_format import share_text, short_text
+from judge_tui.analysis.figure_format import aligned_text, share_text, tolerance_text
 from judge_tui.analysis.report import Report, combined
 from judge_tui.analysis.report_render.as_text import (
     _columns,
@@ -45,14 +45,14 @@ def render_markdown(report: Report) -> str:
     c = report.counts
     out = [f"# Agreement report: {md(rubric.name)}", ""]
     out.append(f"Rubric `{rubric.id}` (version {md(rubric.version)}, scale {rubric.scale.kind}); "
-               f"split: {md(report.split or 'all')}; tolerance ±{short_text(report.tolerance)}.  ")
+               f"split: {md(report.split or 'all')}; {tolerance_text(rubric.scale, report.tolerance)}.  ")
     out.append(f"Human: {md(', '.join(report.human.rater_ids))} ({report.human.combine}).  ")
     out.append(f"Judge: {md(', '.join(report.judge.rater_ids))} ({report.judge.combine}).  ")
     out.append(f"Items: {c['items']}; rated by the human side {c['rated_by_human']}, by the judge "
                f"{c['rated_by_judge']}, by both {c['compared']}, by the judge only {c['judge_only']}.")
     out += ["", "## Summary metrics", ""]
     rates = {r.key: r.agreement.alignment_rate for r in report.rows}
-    out += _md_table(["Metric", "Value"], summary_lines(report.summary, rates, report.tolerance), right_from=2)
+    out += _md_table(["Metric", "Value"], summary_lines(report.summary, rates, aligned_text(report.rubric.scale, report.tolerance)), right_from=2)
     out += ["", "## Verdict", ""]
     out += [f"- **{STATUS_MARK[f.status]}** {md(f.text)}" for f in report.findings]
     found = combined(report)

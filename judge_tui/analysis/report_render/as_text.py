@@ -14,6 +14,7 @@ from rich.text import Text
 
 from judge_tui.analysis import bands
 from judge_tui.analysis.figure_format import (
+    aligned_text,
     decimal_text,
     figure_with_interval,
     interval_text,
@@ -22,6 +23,7 @@ from judge_tui.analysis.figure_format import (
     share_text,
     short_text,
     signed,
+    tolerance_text,
 )
 from judge_tui.analysis.report import Report, Row, combined
 from judge_tui.analysis.report_render.common import (
@@ -67,7 +69,7 @@ def header(report: Report) -> Text:
     text.append("Judge: ", style="bold")
     text.append(safe(", ".join(report.judge.rater_ids)))
     text.append(f" ({report.judge.combine})\n")
-    text.append(f"Split: {safe(report.split or 'all')} · tolerance ±{short_text(report.tolerance)} · "
+    text.append(f"Split: {safe(report.split or 'all')} · {tolerance_text(report.rubric.scale, report.tolerance)} · "
                 f"compared {c['compared']} of {c['items']} items (human rated {c['rated_by_human']}, "
                 f"judge {c['rated_by_judge']}, judge only {c['judge_only']})")
     return text
@@ -79,7 +81,7 @@ def summary_table(report: Report) -> Table:
     table = Table(title="Summary metrics", title_justify="left")
     table.add_column("Metric")
     add_id_column(table, "Value")  # names a dimension
-    for metric, value in summary_lines(s, rates, report.tolerance):
+    for metric, value in summary_lines(s, rates, aligned_text(report.rubric.scale, report.tolerance)):
         table.add_row(metric, Text(value))
     return table
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from judge_tui.analysis import bands
 from judge_tui.analysis.bands import Interpret
-from judge_tui.analysis.figure_format import figure_with_interval, pct, share_text, short_text
+from judge_tui.analysis.figure_format import figure_with_interval, pct, share_text
 from judge_tui.analysis.report import Report, Row, Summary
 from judge_tui.analysis.stopping import anytime_checks, report_items_left
 from judge_tui.analysis.targets import TargetCheck, ruling
@@ -66,13 +66,14 @@ def anytime_lines(report: Report) -> list[str]:
     return lines
 
 
-def summary_lines(s: Summary, rates: dict[str, Figure], tolerance: float) -> list[tuple[str, str]]:
+def summary_lines(s: Summary, rates: dict[str, Figure], aligned: str) -> list[tuple[str, str]]:
+    """The summary's rows; ``aligned``: what counts as aligned on the scale, in words (aligned_text)."""
     def named(key: str | None) -> str:
         return f"{key} ({pct(rates[key])})" if key else "n/a"
 
     return [
         ("Total cases reviewed", f"{s.cases}/{s.items}"),
-        (f"Dimension agreements (within ±{short_text(tolerance)})", f"{s.agreements}/{s.pairs}"),
+        (f"Dimension agreements ({aligned})", f"{s.agreements}/{s.pairs}"),
         ("Overall alignment rate", figure_with_interval(s.alignment_rate, s.alignment_interval, percent=True)),
         ("Dimension with lowest alignment", named(s.lowest)),
         ("Dimension with highest alignment", named(s.highest)),

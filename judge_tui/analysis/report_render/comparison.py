@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from judge_tui.analysis.compare import DimensionShift, VersionComparison
-from judge_tui.analysis.figure_format import decimal_text, figure_text, share_text, short_text
+from judge_tui.analysis.figure_format import decimal_text, figure_text, share_text
 from judge_tui.analysis.pair_intervals import Change
 from judge_tui.analysis.report_render.blocks import Block, Heading, Paragraph, TableBlock
 from judge_tui.analysis.report_render.section_json import figure, with_intervals
@@ -100,8 +100,8 @@ def compare_blocks(c: VersionComparison) -> list[Block]:
         Heading(f"Version comparison: {v1} -> {v2}"),
         Paragraph((f"{v1} = {c.v1.rater_id}; {v2} = {c.v2.rater_id}",
                    f"Rubric {c.rubric}, split {split_text(c)}, {c.items} items judged "
-                   f"under both and rated by the experts; reference: {reference_text(c)}; alignment within "
-                   f"±{short_text(c.tolerance)}.",
+                   f"under both and rated by the experts; reference: {reference_text(c)}; alignment "
+                   f"{c.aligned}.",
                    f"Change: {v2} minus {v1}, with the {share_text(c.confidence)} "
                    f"interval of a "
                    "paired bootstrap over the same items; improved or worse only when the whole interval lies "

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from judge_tui.analysis import validity_format
+from judge_tui.analysis.figure_format import aligned_text
 from judge_tui.analysis.full_report import FullReport
 from judge_tui.analysis.report_render.as_json import SCHEMA_VERSION, no_comparison_to_dict, report_to_dict
 from judge_tui.analysis.report_render.as_markdown import render_markdown
@@ -66,7 +67,8 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
     if full.jury is not None:
         blocks += jury_blocks(full.jury)
     if full.expert_self_agreement:
-        blocks += drift_blocks(full.expert_self_agreement, full.tolerance, full.confidence)
+        blocks += drift_blocks(full.expert_self_agreement, aligned_text(full.rubric.scale, full.tolerance),
+                               full.confidence)
     if fmt == "markdown":
         lines = [render_markdown(full.report).rstrip("\n"), ""] if full.report is not None else []
         body = "\n".join(lines + lines_of(blocks, fmt))

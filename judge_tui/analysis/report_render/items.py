@@ -9,7 +9,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from judge_tui.analysis.figure_format import short_text
+from judge_tui.analysis.figure_format import aligned_text, short_text
 from judge_tui.analysis.item_report import OVERALL
 from judge_tui.analysis.report import Group
 from judge_tui.analysis.report_render.blocks import md
@@ -59,7 +59,7 @@ def render_markdown(rows: list[dict[str, Any]], rubric: Rubric, human: Group, ju
         return "—" if value is None else value if isinstance(value, str) else short_text(value)
 
     names = [*rubric.dimension_ids, OVERALL]
-    nominal = rubric.scale.kind == "categories" and not rubric.scale.ordered
+    nominal = rubric.scale.nominal
 
     def sides(row: dict[str, Any], name: str) -> str:
         """H / J / gap; on a scale of categories each side's split, and no gap on a nominal one."""
@@ -70,7 +70,7 @@ def render_markdown(rows: list[dict[str, Any]], rubric: Rubric, human: Group, ju
 
     gap = {name: " / gap" if not nominal or (name == OVERALL and rubric.overall != "label") else "" for name in names}
     head = ["Item", *(f"{name} (H / J{gap[name]})" for name in names), "Aligned", "Flags", "Notes"]
-    aligned = "of the same category" if nominal else f"within ±{short_text(tolerance)}"
+    aligned = aligned_text(rubric.scale, tolerance)
     lines = [f"# Item by item: {md(rubric.name)}", "",
              f"Human: {md(', '.join(human.rater_ids))} · Judge: {md(', '.join(judge.rater_ids))} · gap = judge − "
              f"human · aligned = judged dimensions {aligned}", "",

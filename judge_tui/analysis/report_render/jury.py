@@ -16,7 +16,6 @@ from judge_tui.analysis.figure_format import (
     figure_text,
     figure_with_interval,
     share_text,
-    short_text,
 )
 from judge_tui.analysis.jury import CostAndTime, ErrorCorrelation, Jury, RaterFigures
 from judge_tui.analysis.pair_intervals import Change
@@ -152,7 +151,7 @@ def jury_blocks(jury: Jury) -> list[Block]:
     blocks.append(Paragraph((
         f"{jury.items} items rated by the experts and judged by every member"
         + (f" ({jury.partly_judged} judged by some members only, left out)" if jury.partly_judged
-           else "") + f"; reference: {_reference(jury)}; aligned within ±{short_text(jury.tolerance)}.",
+           else "") + f"; reference: {_reference(jury)}; aligned {jury.aligned}.",
         f"The jury is derived, never stored: the {jury.rule} of its members' scores per item; ties "
         f"({tie_word}): {ties or 'none'}.",
         f"[low, high]: {share_text(jury.confidence)} intervals; docs/juries.md names each method.")))

@@ -16,7 +16,6 @@ from judge_tui.analysis.figure_format import (
     figure_with_interval,
     interval_json,
     share_text,
-    short_text,
 )
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE
 from judge_tui.analysis.report_render.blocks import Block, Heading, Paragraph, TableBlock
@@ -155,7 +154,7 @@ def team_blocks(section: TeamAgreement) -> list[Block]:
               for d in dimensions),
         "Gwet's AC1 among all the experts (holds up when one score is far more common than the others):",
         frozenset({1, 2})))
-    tolerance = f"alignment within ±{short_text(section.tolerance)}"
+    tolerance = f"alignment {section.aligned}"
     for d in dimensions:
         settled = (f"; consensus: {d.adjudicated_items} adjudicated, {d.ties} ties left out"
                    if d.adjudicated_items or d.ties else "")
@@ -195,13 +194,13 @@ def _pair_cells(p: ag.PairAgreement, i: dict[str, IntervalFigure]) -> tuple[str,
             _ci(p.pearson_r, i["pearson_r"]))
 
 
-def drift_blocks(section: Sequence[ExpertSelfAgreement], tolerance: float,
+def drift_blocks(section: Sequence[ExpertSelfAgreement], aligned: str,
                  confidence: float = DEFAULT_CONFIDENCE) -> list[Block]:
     dims = list(section[0].by_dimension) if section else []
     rows = tuple((s.rater_id, str(s.pairs), _ci(s.alignment, s.alignment_interval, percent=True),
                   *(_ci(s.by_dimension[d].cohen_kappa, s.dimension_intervals[d]["kappa"]) for d in dims))
                  for s in section)
-    title = (f"First rating against the re-rating (alignment within ±{short_text(tolerance)}; "
+    title = (f"First rating against the re-rating (alignment {aligned}; "
              f"{share_text(confidence)} intervals):" if section else None)
     return [Heading("Self-agreement (items re-rated blind later)"),
             TableBlock(("expert", "items", "alignment", *(f"kappa {d}" for d in dims)), rows, title,

@@ -33,7 +33,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from judge_tui.analysis.blind import visible_items
-from judge_tui.analysis.figure_format import short_text
+from judge_tui.analysis.figure_format import differ_text
 from judge_tui.analysis.team import ExpertDisagreement, TeamView, expert_disagreements, load_team
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import CONSENSUS_RATER, Rating
@@ -86,7 +86,7 @@ def disagreements_to_settle(store: Store, rubric: Rubric, lead: str, *, split: s
 
 
 def nothing_to_settle(rubric: Rubric, tolerance: float) -> str:
-    return f"No {rubric.id} items where experts differ by more than ±{short_text(tolerance)}: nothing to settle."
+    return f"No {rubric.id} items where experts {differ_text(rubric.scale, tolerance)}: nothing to settle."
 
 
 class AdjudicationScreen(Screen[None]):
@@ -164,7 +164,7 @@ class AdjudicationScreen(Screen[None]):
         done = sum(d.adjudicated for d in self.items)
         status = Text.assemble(
             ("Adjudication", "bold"), f"  {self.rubric.id} · item {self.index + 1} of {len(self.items)} where "
-            f"experts differ by more than ±{short_text(self.tolerance)} · {done} settled · lead "
+            f"experts {differ_text(self.rubric.scale, self.tolerance)} · {done} settled · lead "
             f"", (clean(self.lead), "bold"))
         self.query_one("#adj-status", Static).update(status)
         self.query_one("#adj-scores", Static).update(self._score_table(current))

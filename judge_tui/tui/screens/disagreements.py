@@ -25,6 +25,7 @@ from textual.worker import Worker, WorkerState
 from judge_tui.analysis.blind import BlindReader, visible_items
 from judge_tui.analysis.judges import default_judge
 from judge_tui.analysis.report import JudgeDisagreement, judge_disagreements
+from judge_tui.analysis.scores import agreeing
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import Rating
 from judge_tui.model.rubrics import Rubric, RubricError
@@ -237,7 +238,7 @@ class DisagreementScreen(Screen[None]):
             mine = human.scores.get(dimension.id) if human else None
             theirs = judge.scores.get(dimension.id) if judge else None
             differ = mine is not None and theirs is not None and \
-                abs(mine - theirs) > rubric.scale.alignment_tolerance(self.tolerance) + 1e-9
+                not agreeing(rubric.scale, [mine], [theirs], self.tolerance).all()
             table.add_row(Text(clean(dimension.name) + (" (code)" if dimension.method == "code" else ""),
                                style="bold yellow" if differ else ""),
                           score_label(rubric.scale, mine), score_label(rubric.scale, theirs))

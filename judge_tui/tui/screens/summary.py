@@ -23,7 +23,7 @@ from textual.worker import Worker, WorkerState
 
 from judge_tui.analysis import validity_format
 from judge_tui.analysis.blind import visible_items
-from judge_tui.analysis.figure_format import decimal_text
+from judge_tui.analysis.figure_format import aligned_text, decimal_text
 from judge_tui.analysis.judges import default_judge
 from judge_tui.analysis.report import Group, Report, build_report
 from judge_tui.analysis.report_render import as_text
@@ -90,7 +90,7 @@ def team_lines(store: Store, rubric: Rubric, reviewer: str, judge: str, toleranc
     if team is not None:
         lines += lines_of(team_blocks(team), "text")
     if drift:
-        lines += lines_of(drift_blocks(drift, tolerance, confidence), "text")
+        lines += lines_of(drift_blocks(drift, aligned_text(rubric.scale, tolerance), confidence), "text")
     return lines
 
 
