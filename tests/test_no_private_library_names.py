@@ -77,6 +77,15 @@ def test_no_private_textual_module_is_imported(trees):
     assert offenders == []
 
 
+def test_no_private_name_is_imported_from_textual(trees):
+    """`from textual.keys import _name` reaches a private name as surely as `module._name` does."""
+    offenders = [f"{path.relative_to(ROOT)}:{node.lineno} {alias.name}" for path, tree in trees.items()
+                 for node in ast.walk(tree)
+                 if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "textual"
+                 for alias in node.names if _private(alias.name)]
+    assert offenders == []
+
+
 def test_no_private_name_of_a_library_is_reached_where_textual_is_used(trees):
     """In every module that uses Textual, each private name read on an object is one our code defines."""
     ours = _our_names(trees)

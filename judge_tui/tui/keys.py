@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from textual.actions import parse as parse_action
 from textual.binding import Binding
-from textual.keys import KEY_ALIASES, Keys, _character_to_key
+from textual.keys import ASCII_KEY_NAMES, KEY_ALIASES, KEY_NAME_REPLACEMENTS, Keys
 
 from judge_tui.model.rubrics import Scale
 
@@ -137,18 +137,31 @@ def _printable(character: str) -> bool:
     return len(character) == 1 and character.isprintable() and not character.isspace()
 
 
+def character_key(character: str) -> str:
+    """The name Textual gives the key of one printable character ("!" is exclamation_mark, "a" is a): its
+    Unicode name in lower case with _ for spaces and dashes, for a character that is not a letter or digit."""
+    if character.isalnum():
+        key = character
+    else:
+        try:
+            key = unicodedata.name(character).lower().replace("-", "_").replace(" ", "_")
+        except ValueError:
+            key = ASCII_KEY_NAMES.get(character, character)
+    return KEY_NAME_REPLACEMENTS.get(key, key)
+
+
 def _is_character_name(name: str) -> bool:
     """A printable character's key name, as Textual names it (exclamation_mark for "!")."""
     try:
         character = unicodedata.lookup(name.replace("_", " "))
     except KeyError:
         return False
-    return _printable(character) and _character_to_key(character) == name
+    return _printable(character) and character_key(character) == name
 
 
 def normalise_key(key: str) -> str:
     """One spelling per key: a printable character and its key name ("!" and "exclamation_mark") are one key."""
-    return _character_to_key(key) if _printable(key) else key
+    return character_key(key) if _printable(key) else key
 
 
 def key_problem(key: str) -> str | None:
