@@ -3,7 +3,10 @@
 * leniency: the mean of judge − human, with a percentile bootstrap interval over items (past
   ``BOOTSTRAP_MAX_ITEMS`` items the normal interval of a mean, which a bootstrap only reproduces there);
 * length bias: Spearman's rho between a response's length and the judge − human residual, with its interval
-  (intervals.spearman_interval), flagged when the interval excludes zero.
+  (intervals.spearman_interval), flagged when the interval excludes zero;
+* on nominal categories, where neither has a meaning (a category's position is a name, not a number), the
+  category shares: per category, the share of items the judge puts in it minus the share the humans do, with
+  Newcombe's paired interval (intervals.newcombe_paired).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from judge_tui.stats.intervals import (
     IntervalFigure,
     bootstrap,
     mean_interval,
+    newcombe_paired,
     percentile_interval,
     spearman_interval,
 )
@@ -80,3 +84,36 @@ def length_correlation(lengths: np.ndarray, residuals: np.ndarray, confidence: f
     if isinstance(rho, Undefined):
         return Estimate(int(x.size), rho, Undefined(rho.reason))
     return Estimate(int(x.size), rho, spearman_interval(x, y, rho, confidence, n_boot=n_boot, seed=seed))
+
+
+@dataclass(frozen=True)
+class CategoryShift:
+    """One category: how often the judge names it, how often the humans do, over the same items."""
+
+    code: int  # 0 … k-1, the rubric's order
+    judge_share: Figure
+    human_share: Figure
+    shift: Estimate  # judge share − human share, with Newcombe's paired interval
+
+
+def category_shifts(judge: np.ndarray, human: np.ndarray, k: int, confidence: float = 0.95) -> tuple[CategoryShift, ...]:
+    """Per category code 0 … k-1: the judge's share minus the humans' share over the items both gave a category
+    (NaN: none). Positive: the judge names the category more often than the humans do."""
+    j, h = _finite(judge, human)
+    if j.size and (j.min() < 0 or h.min() < 0 or j.max() >= k or h.max() >= k or np.any(j % 1) or np.any(h % 1)):
+        raise ValueError(f"categories must be codes 0 to {k - 1}")
+    n = int(j.size)
+    out = []
+    for code in range(k):
+        said_j, said_h = j == code, h == code
+        both = int(np.count_nonzero(said_j & said_h))
+        judge_only = int(np.count_nonzero(said_j & ~said_h))
+        human_only = int(np.count_nonzero(~said_j & said_h))
+        if n == 0:
+            none = Undefined("no item was given a category by both sides")
+            out.append(CategoryShift(code, none, none, Estimate(0, none, none)))
+            continue
+        judge_share, human_share = (both + judge_only) / n, (both + human_only) / n
+        interval = newcombe_paired(both, judge_only, human_only, n - both - judge_only - human_only, confidence)
+        out.append(CategoryShift(code, judge_share, human_share, Estimate(n, judge_share - human_share, interval)))
+    return tuple(out)
