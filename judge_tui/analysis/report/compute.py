@@ -186,6 +186,7 @@ def _self_agreement(ratings: RubricRatings, rater_id: str, tolerance: float,
                     restrict: np.ndarray | None, confidence: float = DEFAULT_CONFIDENCE) -> JudgeSelfAgreement | None:
     """Repeat against repeat for one judge rater, on each item's newest rubric version."""
     rubric = ratings.rubric
+    tolerance = rubric.scale.alignment_tolerance(tolerance)  # the overall too: nominal counts the same category
     runs = ratings.by_repeat(rater_id, restrict)
     available = sorted(runs)[:MAX_REPEATS]
     if len(available) < 2:
