@@ -7,6 +7,10 @@
   answers is the most reported bias of LLM judges. The response is the item's `response` field, else the
   rubric's first code field, else its last XML or output field, else its last field;
 * self-consistency: the judge's repeats (`judge --repeat`) against each other, as the report computes them;
+* on nominal categories (Scale.nominal) a category's stored position is a name, not a number: leniency and the
+  length bias are undefined there, with the reason, and the category shares take leniency's place: per category,
+  the share of items the judge puts in it minus the experts' share (stats.bias.category_shifts). Self-consistency
+  and the weak groups count alignment, which on nominal categories is the same category, so they stand;
 * weak groups: alignment per task type and per CEFR level (fields `task_type`, `cefr_level`) with a bootstrap
   interval over items; a group is marked when its whole interval lies below the alignment of the other items.
 
@@ -28,7 +32,13 @@ from judge_tui.analysis.team import TeamView, load_team, team_consensus
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import DEFAULT_TOLERANCE, AgreementSettings
 from judge_tui.stats import agreement as ag
-from judge_tui.stats.bias import Estimate, length_correlation, mean_difference_estimate
+from judge_tui.stats.bias import (
+    CategoryShift,
+    Estimate,
+    category_shifts,
+    length_correlation,
+    mean_difference_estimate,
+)
 from judge_tui.stats.intervals import IntervalFigure
 from judge_tui.store import Store
 
@@ -37,6 +47,11 @@ if TYPE_CHECKING:
 
 OVERALL = "overall"
 GROUP_FIELDS = ("task_type", "cefr_level")
+NOMINAL_LENIENCY = ("the categories are nominal: a category's position is a name, not a number, so a mean of "
+                    "judge − experts means nothing; the category shares say which categories the judge names more "
+                    "or less often than the experts")
+NOMINAL_LENGTH = ("the categories are nominal: judge − experts has no size or direction, so its correlation with "
+                  "the response's length means nothing")
 
 
 @dataclass(frozen=True)
@@ -44,6 +59,16 @@ class Leniency:
     key: str  # a dimension id, or "overall"
     name: str
     estimate: Estimate
+
+
+@dataclass(frozen=True)
+class CategoryShares:
+    """One dimension of nominal categories: per category, the judge's share minus the experts' share."""
+
+    key: str
+    name: str
+    categories: tuple[str, ...]
+    shifts: tuple[CategoryShift, ...]  # one per category, in the rubric's order
 
 
 @dataclass(frozen=True)
@@ -69,6 +94,8 @@ class Biases:
     self_consistency: JudgeSelfAgreement | None
     groups: tuple[GroupAlignment, ...]
     confidence: float = DEFAULT_CONFIDENCE  # of every interval
+    nominal: bool = False  # nominal categories: leniency and length undefined, category_shares instead
+    category_shares: tuple[CategoryShares, ...] = ()
 
     @property
     def length_flagged(self) -> bool:
@@ -127,15 +154,29 @@ def judge_biases(store: Store, rubric: Rubric, judge_id: str, *, split: str | No
         lengths = _lengths(store, rubric, field, view.item_keys, split)
     dims = view.dimensions
     human, judge = consensus_and_judge(view)
-    leniency = [Leniency(d, rubric.dimension(d).name, mean_difference_estimate(judge[i], human[i], confidence))
-                for i, d in enumerate(dims)]
     diff = judge - human  # dimensions x items
     scored = (~np.isnan(diff)).sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):  # an item nobody scored on both sides: NaN
-        residual = np.where(scored > 0, np.nansum(diff, axis=0) / scored, np.nan)
-    leniency.append(Leniency(OVERALL, "overall (mean over judged dimensions)",
-                             mean_difference_estimate(residual, np.zeros_like(residual), confidence)))
-    length = length_correlation(lengths, residual, confidence)
+    nominal = rubric.scale.nominal
+    shares: list[CategoryShares] = []
+    if nominal:
+        leniency = [Leniency(d, rubric.dimension(d).name, _undefined(int(scored_i), NOMINAL_LENIENCY))
+                    for d, scored_i in zip(dims, (~np.isnan(diff)).sum(axis=1).tolist(), strict=True)]
+        leniency.append(Leniency(OVERALL, "overall (mean over judged dimensions)",
+                                 _undefined(int(np.count_nonzero(scored)), NOMINAL_LENIENCY)))
+        length = _undefined(int(np.count_nonzero((scored > 0) & np.isfinite(lengths))), NOMINAL_LENGTH)
+        last = len(rubric.scale.categories) - 1
+        shares = [CategoryShares(d, rubric.dimension(d).name, tuple(rubric.scale.categories),
+                                 category_shifts(np.rint(judge[i] * last), np.rint(human[i] * last), last + 1,
+                                                 confidence))
+                  for i, d in enumerate(dims)]
+    else:
+        leniency = [Leniency(d, rubric.dimension(d).name, mean_difference_estimate(judge[i], human[i], confidence))
+                    for i, d in enumerate(dims)]
+        with np.errstate(invalid="ignore", divide="ignore"):  # an item nobody scored on both sides: NaN
+            residual = np.where(scored > 0, np.nansum(diff, axis=0) / scored, np.nan)
+        leniency.append(Leniency(OVERALL, "overall (mean over judged dimensions)",
+                                 mean_difference_estimate(residual, np.zeros_like(residual), confidence)))
+        length = length_correlation(lengths, residual, confidence)
 
     aligned = agreeing(rubric.scale, judge, human, tolerance)  # False where either is missing
     hits = aligned.sum(axis=0).astype(np.float64)
@@ -168,4 +209,9 @@ def judge_biases(store: Store, rubric: Rubric, judge_id: str, *, split: str | No
     if report is not None:
         self_consistency = next((s for s in report.self_agreement if s.rater_id == judge_id), None)
     return Biases(rubric.id, judge_id, split, view.experts, field, tuple(leniency), length, self_consistency,
-                  tuple(groups), confidence)
+                  tuple(groups), confidence, nominal, tuple(shares))
+
+
+def _undefined(n: int, reason: str) -> Estimate:
+    """A figure this scale cannot have, over the n items it would have been computed from."""
+    return Estimate(n, ag.Undefined(reason), ag.Undefined(reason))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from judge_tui.analysis.biases import Biases
+from judge_tui.analysis.biases import Biases, CategoryShares
 from judge_tui.analysis.figure_format import (
     figure_text,
     figure_with_interval,
@@ -56,7 +56,16 @@ def biases_dict(biases: Biases) -> dict[str, Any]:
                     "interval": interval_json(g.interval, "interval", {}),
                     "others_alignment_rate": g.others if ag.is_defined(g.others) else None, "weak": g.weak}
                    for g in biases.groups],
+        **({"category_shares": [_shares_dict(s) for s in biases.category_shares]} if biases.nominal else {}),
     }
+
+
+def _shares_dict(shares: CategoryShares) -> dict[str, Any]:
+    return {"key": shares.key, "name": shares.name, "categories": [
+        {"category": name, "judge_share": c.judge_share if ag.is_defined(c.judge_share) else None,
+         "experts_share": c.human_share if ag.is_defined(c.human_share) else None,
+         **_estimate_dict(c.shift, "difference")}
+        for name, c in zip(shares.categories, shares.shifts, strict=True)]}
 
 
 def _lean(estimate: Estimate) -> str:
@@ -91,17 +100,23 @@ def biases_blocks(section: Biases, *, heading: bool = True) -> list[Block]:
     blocks.append(Paragraph((
         f"Against the experts' consensus ({', '.join(section.experts) or 'no experts'}) on {where}; "
         f"[low, high]: {level} intervals.",)))
-    blocks.append(TableBlock(
-        ("dimension", "n", "judge − experts", "lean"),
-        tuple((le.key, str(le.estimate.n), _signed_with_interval(le.estimate.value, le.estimate.interval),
-               _lean(le.estimate))
-              for le in section.leniency),
-        "Leniency (mean score difference; overall: each item's mean over its judged dimensions):",
-        frozenset({1, 2})))
+    if section.nominal:
+        blocks += _nominal_leniency_blocks(section)
+    else:
+        blocks.append(TableBlock(
+            ("dimension", "n", "judge − experts", "lean"),
+            tuple((le.key, str(le.estimate.n), _signed_with_interval(le.estimate.value, le.estimate.interval),
+                   _lean(le.estimate))
+                  for le in section.leniency),
+            "Leniency (mean score difference; overall: each item's mean over its judged dimensions):",
+            frozenset({1, 2})))
     length = section.length
-    rho = figure_with_interval(length.value, length.interval, digits=2)
-    lines = [f"Length bias (Spearman rho, length of {section.length_field or '?'} vs judge − consensus): {rho} "
-             f"over {length.n} items: {_length_verdict(section)}"]
+    if section.nominal:
+        lines = [f"Length bias: {_not_defined(length.value)}"]
+    else:
+        rho = figure_with_interval(length.value, length.interval, digits=2)
+        lines = [f"Length bias (Spearman rho, length of {section.length_field or '?'} vs judge − consensus): {rho} "
+                 f"over {length.n} items: {_length_verdict(section)}"]
     consistency = section.self_consistency
     if consistency is None:
         lines.append("Self-consistency: no repeats (run `judge-tui judge --repeat 3` to measure it)")
@@ -120,6 +135,39 @@ def biases_blocks(section: Biases, *, heading: bool = True) -> list[Block]:
         lines.append(f"By {by}: no group is markedly worse than the others")
     blocks.append(Paragraph(tuple(lines)))
     return blocks
+
+
+def _not_defined(value: ag.Figure) -> str:
+    return f"n/a: {value.reason}" if isinstance(value, ag.Undefined) else figure_text(value)
+
+
+def _share_lean(estimate: Estimate) -> str:
+    value = estimate.value
+    if not estimate.excludes_zero or isinstance(value, ag.Undefined):
+        return "no detectable difference"
+    return "judge names it more often" if value > 0 else "judge names it less often"
+
+
+def _nominal_leniency_blocks(section: Biases) -> list[Block]:
+    """Leniency's n/a with its reason, and in its place each dimension's category shares."""
+    blocks: list[Block] = [Paragraph((f"Leniency: {_not_defined(section.leniency[0].estimate.value)}",)
+                                     if section.leniency else ())]
+    for shares in section.category_shares:
+        n = shares.shifts[0].shift.n if shares.shifts else 0
+        blocks.append(TableBlock(
+            ("category", "judge", "experts", "judge − experts", "lean"),
+            tuple((name, figure_text(c.judge_share, percent=True), figure_text(c.human_share, percent=True),
+                   _signed_percent(c.shift), _share_lean(c.shift))
+                  for name, c in zip(shares.categories, shares.shifts, strict=True)),
+            f"Category shares of {shares.key} (the share of the {n} items both gave a category that each puts "
+            "in it):", frozenset({1, 2, 3})))
+    return blocks
+
+
+def _signed_percent(estimate: Estimate) -> str:
+    text = figure_text(estimate.value, percent=True, signed=True)
+    bounds = interval_text(estimate.interval, percent=True)
+    return f"{text} {bounds}" if bounds and text != "n/a" else text
 
 
 def biases_lines(biases: Biases) -> list[str]:
