@@ -48,10 +48,10 @@ class ItemPane(ScrollView, can_focus=False):
     arrow keys stay free for the rubric.
 
     A new item changes only the lines the pane holds and how far it scrolls: no layout of the screen, and only
-    the lines on screen that differ are drawn again. The scroll column is drawn by the pane, a cell at the end of
-    each row, as Textual's scrollbar looks (`ScrollBarRender`): the scrollbar widget restyled every one of its rows
-    for a new item, and the screen cut each of the item's lines at its edge. Each field's rows are worked out per width by its
-    FieldRows and become Strips only when on screen. It looks as the header, label and field widgets it
+    the lines on screen that differ are drawn again. The pane draws its scroll column itself, a cell at the end of
+    each row, as Textual's scrollbar draws it (`ScrollBarRender`): Textual's scrollbar widget restyled all of its
+    rows for each new item, and the screen cut each of the item's lines at its edge. Each field's rows are worked
+    out per width by its FieldRows and become Strips only when on screen. It looks as the header, label and field widgets it
     replaces did: a blank line above the header and above each label, code and XML on a lighter background,
     program output muted as well.
     """
@@ -458,7 +458,7 @@ class ItemPane(ScrollView, can_focus=False):
             line = self._on_screen[y] = worked_out[y] if y < len(worked_out) else self._row(content, top, y, cells)
             return line
 
-        return self._styled.lines(crop, styling, view[:4], content, line_at)
+        return self._styled.lines(crop, styling, view, content, line_at)
 
     def _view_key(self, top: int) -> tuple[int, int, int, int, bool, int]:
         """What the lines on screen depend on besides the pane's refreshes: scroll, item, width, sideways, height."""
