@@ -75,36 +75,17 @@ async def test_folding_the_rubric_lays_the_item_out_for_its_new_width_before_the
         screen = app.screen
         assert isinstance(screen, RatingScreen)
         pane = screen.query_one(ItemPane)
-        narrow_width, narrow_lines = pane.scrollable_content_region.width, every_line(pane)
+        narrow_width, narrow_lines = pane.text_width, every_line(pane)
         screen.action_toggle_rubric()  # no frame yet: the pane already knows how far it will scroll
         wide = pane.virtual_size
         await pilot.pause()
-        assert wide.width == pane.scrollable_content_region.width > narrow_width
+        assert wide.width == pane.text_width > narrow_width
         assert wide.height == pane.virtual_size.height
         screen.action_toggle_rubric()
         assert pane.virtual_size.width == narrow_width
         await pilot.pause()
-        assert pane.scrollable_content_region.width == narrow_width
+        assert pane.text_width == narrow_width
         assert every_line(pane) == narrow_lines
-
-
-async def test_folding_the_rubric_sizes_the_item_s_scrollbar_before_the_layout(make_app):
-    """The scrollbar's virtual size is the pane's inner size: known before the layout, the layout that folds the
-    rubric leaves it as it is, and asks for no second layout of the screen."""
-    app = make_app("cis")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, RatingScreen)
-        pane = screen.query_one(ItemPane)
-        bar = pane.vertical_scrollbar
-        for _fold_or_unfold in range(2):
-            before = pane.container_size
-            screen.action_toggle_rubric()
-            expected = bar.virtual_size
-            assert expected != before
-            await pilot.pause()
-            assert pane.container_size == expected == bar.virtual_size
 
 
 async def test_scores_given_while_the_rubric_is_folded_show_in_it_once_unfolded_or_beside_the_note(make_app):

@@ -4,6 +4,7 @@ layout of the screen; only the rows on screen are drawn; fields wrap, number and
 from __future__ import annotations
 
 import pytest
+from textual.geometry import Region
 
 from judge_tui.model.records import Item
 from judge_tui.tui.screens.rating import RatingScreen
@@ -64,9 +65,9 @@ async def test_items_that_need_the_scrollbar_and_items_that_do_not_wrap_alike(ma
             for _ in range(3):
                 await pilot.pause()
             assert (pane.virtual_size.height > pane.scrollable_content_region.height) == overflows
-            assert pane.show_vertical_scrollbar == overflows
-            widths.add(pane.scrollable_content_region.width)
-            assert pane.scrollable_content_region.width == pane.size.width - 1  # the bar's column (size holds the padding)
+            assert pane.shows_thumb == pane.allow_vertical_scroll == overflows
+            widths.add(pane.text_width)
+            assert pane.text_width == pane.size.width - 1  # the scroll column's (size holds the padding)
             assert on_screen(pane)[1].startswith(item.id)
         assert len(widths) == 1
 
@@ -209,8 +210,52 @@ async def test_the_pane_drawn_whole_shows_the_lines_at_its_scroll_and_width(make
             await pilot.pause()
             pane.scroll_to(y=scroll, animate=False, immediate=True)
             await pilot.pause()
-            drawn = [strip.text.strip() for strip in pane.render_lines(pane.region.reset_offset)]
+            text_end = pane.styles.padding.left + pane.text_width  # the scroll column after it
+            drawn = [strip.crop(0, text_end).text.strip() for strip in pane.render_lines(pane.region.reset_offset)]
             expected = [line.strip() for line in every_line(pane)[scroll:scroll + len(drawn)]]
             assert round(pane.scroll_offset.y) == scroll
             assert drawn == expected + [""] * (len(drawn) - len(expected))
-            assert max(len(line) for line in every_line(pane)) <= pane.scrollable_content_region.width
+            assert max(len(line) for line in every_line(pane)) <= pane.text_width
+
+
+@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+async def test_the_scroll_column_is_drawn_as_textual_s_scrollbar_draws_it(make_app, theme):
+    """The pane draws its scroll column with its lines; cell for cell it is what Textual's own scrollbar draws
+    for the same item height, pane height and scroll, at the top, the middle and the end, folded or not."""
+    app = make_app("cis")
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.theme = theme
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RatingScreen)
+        pane = screen.query_one(ItemPane)
+        thumbs = set()
+        for fold in (False, True):
+            if fold:
+                await pilot.press("z")
+                await pilot.pause()
+            assert pane.shows_thumb  # the first item is taller than the pane
+            column = pane.styles.padding.left + pane.text_width  # the scroll column, after the text
+            height = pane.scrollable_content_region.height
+            seen = {}
+            for y in (0, pane.max_scroll_y // 2, pane.max_scroll_y):
+                pane.scroll_to(y=y, animate=False, immediate=True)
+                await pilot.pause()
+                rows = pane.render_lines(pane.region.reset_offset)[:height]
+                seen[(pane.virtual_size.height, y)] = [[(s.text, s.style) for s in row.crop(column, column + 1)]
+                                                       for row in rows]
+            # Textual's scrollbar on the same pane (styled as before it drew its own), given the same sizes
+            pane.styles.overflow_y = "auto"
+            await pilot.pause()
+            bar = pane.vertical_scrollbar
+            for (virtual, y), cells in seen.items():
+                bar.window_virtual_size, bar.window_size, bar.position = virtual, height, y
+                bar.refresh()
+                await pilot.pause()
+                assert bar.size.height == height
+                expected = [[(s.text, s.style) for s in row] for row in bar.render_lines(Region(0, 0, 1, height))]
+                assert cells == expected, (fold, virtual, height, y)
+                thumbs.add(str(cells))
+            pane.styles.overflow_y = "hidden"
+            await pilot.pause()
+        assert len(thumbs) >= 4  # the thumb moved and was resized: the test compares something

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 from textual import events, messages
 from textual.actions import parse as parse_action
 from textual.app import ComposeResult
-from textual.geometry import Size
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import TextArea
@@ -169,7 +168,7 @@ class RatingScreen(Screen[None]):
         # only their lines and how far they scroll): drawn in the next frame, rather than widget by widget over
         # the frames their own messages reach the screen in. The widgets that change are named rather than the
         # whole screen: repainting the screen redraws and resends every line of it.
-        self._draw_together(pane, pane.vertical_scrollbar, self.query_one(RubricPanel), self.query_one(ScoreSummary),
+        self._draw_together(pane, self.query_one(RubricPanel), self.query_one(ScoreSummary),
                             self.query_one(StatusLine), self.query_one(NotesEditor), self.query_one(NotePreview))
         self.call_after_refresh(self._prepare_next_item)
 
@@ -193,7 +192,7 @@ class RatingScreen(Screen[None]):
     def _item_width_toggled(self, pane: ItemPane) -> int:
         """The item pane's content width once the rubric is folded (or unfolded, when folded now)."""
         side_width = self.query_one("#side").outer_size.width
-        return pane.scrollable_content_region.width + (-side_width if self._rubric_collapsed else side_width)
+        return pane.text_width + (-side_width if self._rubric_collapsed else side_width)
 
     def _score_keys(self) -> dict[float, str]:
         """Scale point -> the key that sets it, as the user's keymap has it (worked out once)."""
@@ -632,16 +631,7 @@ class RatingScreen(Screen[None]):
         side, pane = self.query_one("#side"), self.query_one(ItemPane)
         if side.display == self._rubric_collapsed:  # the item pane gains or gives back the rubric's width
             gained = side.outer_size.width if self._rubric_collapsed else -side.outer_size.width
-            pane.expect_width(pane.scrollable_content_region.width + gained)
-            # and gives the strip its row. Textual gives the pane's scrollbar the pane's inner size as its virtual
-            # size, and a new virtual size asks for a second layout of the screen (and a third frame) just after
-            # the first: told now, the layout that resizes the bar finds it already has it.
-            strip_rows = self.query_one(RubricStrip).styles.height
-            rows = int(strip_rows.value) if strip_rows is not None and strip_rows.is_cells else 0
-            inner = pane.container_size
-            pane.vertical_scrollbar.set_reactive(
-                Widget.virtual_size,
-                Size(inner.width + gained, inner.height - rows if self._rubric_collapsed else inner.height + rows))
+            pane.expect_width(pane.text_width + gained)
         self._show_columns()
         self._show_rubric(scroll_after_layout=True)
 

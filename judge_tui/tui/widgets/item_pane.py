@@ -8,10 +8,12 @@ from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import Any, Self
 
+from rich.segment import Segment
 from rich.style import Style as RichStyle
 from rich.text import Text
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBarRender
 from textual.strip import Strip
 from textual.visual import Visual, visualize
 
@@ -20,7 +22,6 @@ from judge_tui.model.rubrics import ItemField, Rubric
 from judge_tui.model.textsafe import clean
 from judge_tui.tui.widgets.field_rows import FieldRows, prepare
 from judge_tui.tui.widgets.pair_rows import PairRows
-from judge_tui.tui.widgets.scroll_size import set_scroll_size
 from judge_tui.tui.widgets.styled_lines import StyledLines, Styling, styling_of
 
 
@@ -38,6 +39,8 @@ SCROLLS = ("scroll_page_down", "scroll_page_up", "scroll_down", "scroll_up", "sc
 
 _LOOK_OF_KIND = {"text": "", "code": "code", "xml": "code", "output": "output"}
 
+_ROWS_KEPT = 512  # rows with their scroll column's cell kept (and as many again from before): a few screenfuls
+
 
 class ItemPane(ScrollView, can_focus=False):
     """The item's id, task type and split, then each field's label and its rows: one widget drawn line by
@@ -45,8 +48,10 @@ class ItemPane(ScrollView, can_focus=False):
     arrow keys stay free for the rubric.
 
     A new item changes only the lines the pane holds and how far it scrolls: no layout of the screen, and only
-    the lines on screen that differ are drawn again. Each field's rows are worked out per width by its
-    FieldRows and become Strips only when on screen. It looks as the header, label and field widgets it
+    the lines on screen that differ are drawn again. The pane draws its scroll column itself, a cell at the end of
+    each row, as Textual's scrollbar draws it (`ScrollBarRender`): Textual's scrollbar widget restyled all of its
+    rows for each new item, and the screen cut each of the item's lines at its edge. Each field's rows are worked
+    out per width by its FieldRows and become Strips only when on screen. It looks as the header, label and field widgets it
     replaces did: a blank line above the header and above each label, code and XML on a lighter background,
     program output muted as well.
     """
@@ -56,8 +61,7 @@ class ItemPane(ScrollView, can_focus=False):
         width: 1fr;
         height: 1fr;
         overflow-x: hidden;
-        overflow-y: auto;
-        scrollbar-gutter: stable;  /* its column kept for short items too */
+        overflow-y: hidden;  /* scrolled by keys; the scroll column is drawn with the lines */
     }
     ItemPane > .item-pane--label {
         color: $accent;
@@ -85,9 +89,15 @@ class ItemPane(ScrollView, can_focus=False):
         self._x = 0  # unwrapped: the first column of code shown
         self._top_drawn: int | None = None  # while Textual asks for the pane's lines: the item's line at the top
         self._looks: dict[str, Any] = {}  # the visual style of each look, until the styles change
+        self._blank_background: RichStyle | None = None  # the pane's background alone, until the styles change
         self._styled = StyledLines()  # the lines as Textual's styles draw them (padding, colour filters)
         # The lines on screen as last worked out (to find those that changed), for the frame that draws them
-        self._worked_out: tuple[tuple[int, int, int, int, bool], _Content, list[Strip]] | None = None
+        self._worked_out: tuple[tuple[int, int, int, int, bool, int], _Content, list[Strip]] | None = None
+        self._bar: tuple[tuple[int, int, int], list[Segment]] | None = None  # the scroll column's cells, and for what
+        self._bar_colours: tuple[Any, Any, RichStyle] | None = None  # its back, its thumb, no thumb: until restyled
+        # Each row as drawn (the item's line and the column's cell), by the line's id and the cell
+        self._rows: tuple[dict[tuple[int, Segment], tuple[Strip, Strip]], dict[tuple[int, Segment], tuple[Strip, Strip]]]
+        self._rows = ({}, {})
 
     @property
     def rubric(self) -> Rubric:
@@ -126,7 +136,7 @@ class ItemPane(ScrollView, can_focus=False):
         reads this one (after the frame, once its colours are worked out), so that `show` only swaps lines in.
         With `other_width` (the content width the pane takes with the rubric folded, or back), its first
         screenful at that width too, so that folding on the new item finds it drawn."""
-        width = self.scrollable_content_region.width
+        width = self.text_width
         if width <= 0:
             return
         content = self._content_of(item, colour_later=False)
@@ -144,25 +154,22 @@ class ItemPane(ScrollView, can_focus=False):
         field, each styled line by the pane)."""
         self._lay_out(content, width)
         console = self.app.console
-        for index in range(min(self.scrollable_content_region.height, content.starts[-1])):
-            line = self._line_of(content, index)
+        cells = self._bar_cells(content.starts[-1], 0)
+        for y in range(self.scrollable_content_region.height):
+            line = self._row(content, 0, y, cells)
             if styling is not None:
                 styled = self._styled.styled(line, styling)  # the frame that shows it only sends it
-                # The screen cuts each line it is given where another widget's edge falls on it (the scrollbar's
-                # column), and writes each piece out as terminal text: a Strip keeps both, so cut and written
-                # now, the frame finds them done (~40 code lines of many colours, 1-2 ms of the key).
+                # The screen cuts each line it is given at the edges of the widgets on its row, and writes each
+                # piece out as terminal text: a Strip keeps both, so cut and written now, the frame finds them
+                # done (~40 code lines of many colours, 1-2 ms of the key).
                 for piece in styled.divide(cuts):
                     piece.render(console)
 
     def _cuts(self, gained: int = 0) -> list[int]:
-        """Where the screen cuts the pane's lines: at the edges of its scrollbar's column, and its own end (with
-        `gained`, the pane that many columns wider, its scrollbar still at its right)."""
-        left, width = self.region.x - gained, self.region.width + gained
-        cuts = {width}
-        if self.show_vertical_scrollbar:
-            bar = self.vertical_scrollbar.region
-            cuts |= {bar.x - left, bar.right - left}
-        return sorted(cut for cut in cuts if 0 < cut <= width)
+        """Where the screen cuts the pane's lines: at its own end (with `gained`, the pane that many columns
+        wider); nothing else is drawn over it."""
+        width = self.region.width + gained
+        return [width] if width > 0 else []
 
     def colour(self) -> None:
         """Colour the code shown plain until now (the first item, once painted)."""
@@ -215,7 +222,7 @@ class ItemPane(ScrollView, can_focus=False):
 
     def scroll_sideways(self, direction: int) -> bool:
         """Move unwrapped code a step left or right (the line numbers stay); False when it cannot move."""
-        width = self.scrollable_content_region.width
+        width = self.text_width
         x = min(self._furthest(width), max(0, self._x + direction * max(8, width // 4)))
         if not self.unwrapped or x == self._x:
             return False
@@ -279,8 +286,23 @@ class ItemPane(ScrollView, can_focus=False):
 
     # ------------------------------------------------------------------ drawing
 
+    @property
+    def text_width(self) -> int:
+        """The columns the item's lines take: the pane's content less the scroll column."""
+        return max(0, self.scrollable_content_region.width - self.styles.scrollbar_size_vertical)
+
+    @property
+    def allow_vertical_scroll(self) -> bool:
+        """Scrolls (by the mouse wheel too) while the item is taller than the pane, as with Textual's own bar."""
+        return not self.disabled and self.max_scroll_y > 0
+
+    @property
+    def shows_thumb(self) -> bool:
+        """Whether the scroll column shows where the pane is in the item (the item is taller than the pane)."""
+        return self.virtual_size.height > self.scrollable_content_region.height
+
     def on_resize(self) -> None:
-        width = self.scrollable_content_region.width
+        width = self.text_width
         if self._x > self._furthest(width):  # wider now (the rubric folded): no more scrolled than needed
             self._x = self._furthest(width)
             self._apply_view(self._content)
@@ -297,16 +319,18 @@ class ItemPane(ScrollView, can_focus=False):
             self._x = self._furthest(width)
             self._apply_view(content)
         self._lay_out(content, width)
-        # Only the size is recorded: the layout that follows shows or hides the bar and sizes it.
-        self.set_reactive(ScrollView.virtual_size, Size(width, content.starts[-1]))
+        self.set_reactive(ScrollView.virtual_size, Size(width, content.starts[-1]))  # no layout: the pane's own size
 
     def notify_style_update(self) -> None:
         """New styles (another theme): everything is drawn again in its new colours."""
         super().notify_style_update()
         self._looks.clear()
+        self._blank_background = None
         self._styled.forget()
         self._drawn_text.clear()
         self._prepared = None
+        self._bar = self._bar_colours = None
+        self._rows = ({}, {})
         for rows in self._content.rows.values():
             rows.forget_rows()
         self._content.width = -1
@@ -316,16 +340,17 @@ class ItemPane(ScrollView, can_focus=False):
     def _build(self, *, refresh: bool = True) -> None:
         """Lay the item out at the pane's width (when not yet done) and set how far the pane scrolls; with
         refresh, draw again the lines on screen that changed."""
-        width = self.scrollable_content_region.width
-        if width <= 0:  # not laid out yet: built when first drawn
+        width = self.text_width
+        if self.scrollable_content_region.width <= 0:  # not laid out yet: built when first drawn
             return
         content = self._content
         if content.width != width:
             self._lay_out(content, width)
         size = Size(width, content.starts[-1])
         if size != self.virtual_size:
-            # No layout of the screen: only the scrollbar's thumb changes (its column is always kept).
-            set_scroll_size(self, size)
+            # No layout of the screen: the pane's size is its own, and its scroll column is drawn with its lines.
+            self.set_reactive(ScrollView.virtual_size, size)
+            self.scroll_y = self.validate_scroll_y(self.scroll_y)
         if refresh:
             self._refresh_changed()
 
@@ -343,11 +368,12 @@ class ItemPane(ScrollView, can_focus=False):
 
     def _refresh_changed(self) -> None:
         """Draw again, and send to the terminal, only the run of lines on screen that changed."""
-        if self._content.width != self.scrollable_content_region.width:
+        if self._content.width != self.text_width:
             self.refresh()
             return
-        top = round(self.scroll_offset.y)
-        lines = [self.line(top + y) for y in range(self.scrollable_content_region.height)]
+        top, content = round(self.scroll_offset.y), self._content
+        cells = self._bar_cells(content.starts[-1], top)
+        lines = [self._row(content, top, y, cells) for y in range(self.scrollable_content_region.height)]
         changed = [y for y, line in enumerate(lines)
                    if (before := self._on_screen.get(y)) is None or line is not before and before != line]
         if changed:
@@ -370,7 +396,9 @@ class ItemPane(ScrollView, can_focus=False):
 
     def _blank_style(self) -> RichStyle:
         """A blank line, as the space between two widgets was: the pane's background alone."""
-        return _background_only(self._look_style(""))
+        if self._blank_background is None:
+            self._blank_background = _background_only(self._look_style(""))
+        return self._blank_background
 
     def _look_style(self, look: str) -> Any:
         style = self._looks.get(look)
@@ -385,7 +413,7 @@ class ItemPane(ScrollView, can_focus=False):
     def _line_of(self, content: _Content, index: int) -> Strip:
         width = content.width
         if width <= 0:  # no room for a column of text (a terminal too narrow): nothing to lay out
-            return self._blank_line(max(0, self.scrollable_content_region.width))
+            return self._blank_line(self.text_width)
         part_index = bisect_right(content.starts, index) - 1
         if part_index >= len(content.parts):
             return self._blank_line(width)
@@ -406,7 +434,7 @@ class ItemPane(ScrollView, can_focus=False):
 
     def _top(self) -> int:
         """The item's line at the top of the pane, the item laid out at the pane's width."""
-        if self._content.width != self.scrollable_content_region.width:  # first drawn, or a new width
+        if self._content.width != self.text_width:  # first drawn, or a new width
             self._build(refresh=False)
         return round(self.scroll_offset.y)
 
@@ -424,16 +452,18 @@ class ItemPane(ScrollView, can_focus=False):
         view = self._view_key(top)
         kept = self._worked_out
         worked_out = kept[2] if kept is not None and kept[0] == view and kept[1] is content else []
+        cells = self._bar_cells(content.starts[-1], top)
 
         def line_at(y: int) -> Strip:
-            line = self._on_screen[y] = worked_out[y] if y < len(worked_out) else self.line(top + y)
+            line = self._on_screen[y] = worked_out[y] if y < len(worked_out) else self._row(content, top, y, cells)
             return line
 
-        return self._styled.lines(crop, styling, view[:4], content, line_at)
+        return self._styled.lines(crop, styling, view, content, line_at)
 
-    def _view_key(self, top: int) -> tuple[int, int, int, int, bool]:
-        """What the lines on screen depend on besides the pane's refreshes: scroll, item, width, sideways."""
-        return top, id(self._content), self._content.width, self._x, self.unwrapped
+    def _view_key(self, top: int) -> tuple[int, int, int, int, bool, int]:
+        """What the lines on screen depend on besides the pane's refreshes: scroll, item, width, sideways, height."""
+        return (top, id(self._content), self._content.width, self._x, self.unwrapped,
+                self.scrollable_content_region.height)
 
     def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
         if repaint:
@@ -442,9 +472,61 @@ class ItemPane(ScrollView, can_focus=False):
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def render_line(self, y: int) -> Strip:
-        strip = self.line(y + (self._top() if self._top_drawn is None else self._top_drawn))
+        top = self._top() if self._top_drawn is None else self._top_drawn
+        strip = self._row(self._content, top, y, self._bar_cells(self._content.starts[-1], top))
         self._on_screen[y] = strip
         return strip
+
+    # ------------------------------------------------------------------ the scroll column
+
+    def _row(self, content: _Content, top: int, y: int, cells: list[Segment]) -> Strip:
+        """Row y of the pane scrolled to `top`: the item's line there and the scroll column's cell (of `cells`,
+        `_bar_cells`); the same Strip while both are the same (a row compared with the one last drawn is found
+        unchanged)."""
+        line = self._line_of(content, top + y)
+        cell = cells[y] if y < len(cells) else cells[-1]
+        key = (id(line), cell)
+        now, before = self._rows
+        pair = now.get(key)
+        if pair is None:
+            pair = before.get(key)
+            if pair is None or pair[0] is not line:
+                width = max(0, content.width)
+                whole = line if line.cell_length == width else line.adjust_cell_length(width, self._blank_style())
+                pair = (line, Strip([*whole, cell], width + cell.cell_length))
+            if len(now) >= _ROWS_KEPT:  # the older half let go
+                self._rows = now, before = {}, now
+            now[key] = pair
+        return pair[1]
+
+    def _bar_cells(self, virtual_height: int, top: int) -> list[Segment]:
+        """The scroll column's cell on each row, as Textual's scrollbar draws it; blank while the item fits."""
+        height = self.scrollable_content_region.height
+        key = (virtual_height, height, top)
+        if self._bar is not None and self._bar[0] == key:
+            return self._bar[1]
+        back, thumb, blank = self._bar_look()
+        thickness = self.styles.scrollbar_size_vertical
+        if virtual_height > height > 0:
+            under = self._look_style("").rich_style  # as Textual draws a widget's segments: on its own style
+            cells = [Segment(cell.text, under + cell.style) for cell in ScrollBarRender.render_bar(
+                size=height, virtual_size=virtual_height, window_size=height, position=top, thickness=thickness,
+                back_color=back, bar_color=thumb).segments]
+        else:
+            cells = [Segment(" " * thickness, blank)] * max(1, height)
+        self._bar = (key, cells)
+        return cells
+
+    def _bar_look(self) -> tuple[Any, Any, RichStyle]:
+        """The column's background and thumb colours, as Textual's scrollbar takes them from the pane's styles."""
+        if self._bar_colours is None:
+            styles = self.styles
+            background = styles.scrollbar_background
+            if background.a < 1:
+                background = self.background_colors[0] + background
+            thumb = background + styles.scrollbar_color
+            self._bar_colours = (background.rich_color, thumb.rich_color, self._blank_style())
+        return self._bar_colours
 
 
 def _background_only(style: Any) -> RichStyle:

@@ -10,8 +10,8 @@ from textual.scrollbar import ScrollBar
 
 def set_scroll_size(view: ScrollView, size: Size) -> None:
     """Give a ScrollView a new virtual size. Setting `virtual_size` lays the whole screen out (that is how Textual
-    sizes the scrollbars); the item pane and the rubric panel change it on every item and most keys, and their own
-    size never changes with it, so the scrollbar is sized here instead: a layout only when the bar comes or goes.
+    sizes the scrollbars); the rubric panel changes it on every item and most keys, and its own size never changes
+    with it, so the scrollbar is sized here instead: a layout only when the bar comes or goes.
     """
     view.set_reactive(ScrollView.virtual_size, size)
     height = view.container_size.height
@@ -33,8 +33,8 @@ def set_scroll_size(view: ScrollView, size: Size) -> None:
 
 def resize_bar(bar: ScrollBar, virtual_size: int, window_size: int) -> None:
     """Give a scrollbar of unchanged height a new virtual and window size, and redraw only its rows that change:
-    Textual restyles every row of a bar whose size it is told (~2 ms for the item pane's 38 rows on every new
-    item), while a new item of another length moves only the end of the thumb."""
+    Textual restyles every row of a bar whose size it is told, while a new card of another length moves only the
+    end of the thumb."""
     before = _bar_rows(bar)
     bar.set_reactive(ScrollBar.window_virtual_size, virtual_size)
     bar.set_reactive(ScrollBar.window_size, window_size)
