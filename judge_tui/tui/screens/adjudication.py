@@ -59,7 +59,7 @@ from judge_tui.tui.screens.too_small import ADJUDICATION_MINIMUM, fit_to_termina
 from judge_tui.tui.widgets.item_pane import ItemPane
 from judge_tui.tui.widgets.key_bar import KeyBar
 
-OTHER_ITEMS = Binding.Group("other items", compact=True)
+OTHER_ITEMS = Binding.Group("Other items", compact=True)
 # The score keys of the rating screen (same ids, so a keymap moves them here too). check_action lets act, and the
 # key bar show, only those of the rubric's scale: "01234 score", "123 score" on three categories, "p PASS f FAIL".
 ADJUDICATION_BINDINGS = [
