@@ -5,8 +5,8 @@ by more than the alignment tolerance, `agreement.tolerance` in settings.json, ar
 The lead sets the consensus score of each judged dimension with the rating screen's keys (0-4 for the
 scale's points, 1 to k for categories, p / f for PASS / FAIL; dimensions the experts already agree on start with their common
 score) and submits; a score key of another scale sets nothing and says why, and which keys do
-(judge_tui.tui.refused_keys, as on the rating screen). A score key moves on to the next dimension still to settle, never onto an agreed one: an
-agreed score changes only when the lead moves to it (↑/↓) and sets it. Enter with a dimension unset says
+(judge_tui.tui.refused_keys, as on the rating screen). A score key moves on to the next dimension still to
+settle, never onto an agreed one: an agreed score changes only when the lead moves to it (↑/↓) and sets it. Enter with a dimension unset says
 which, and goes to it. The result is a rating by the rater "consensus" (kind human) whose details say
 {"adjudicated": true, "from": [the experts], "by": the lead}.
 
