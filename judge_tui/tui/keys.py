@@ -104,6 +104,9 @@ EXPLAIN_BINDINGS: list[Binding] = [
 
 
 SCORE_ACTIONS = ("score", "pass_fail")
+# The keys that set a score on some scale: 0 to 9, p and f.
+SCORE_BINDING_IDS = tuple(b.id for b in (*RATING_BINDINGS, *CATEGORY_BINDINGS)
+                          if b.id and parse_action(b.action)[1] in SCORE_ACTIONS)
 
 
 def scale_has_key(scale: Scale, action: str, parameters: tuple[object, ...]) -> bool:
@@ -114,6 +117,15 @@ def scale_has_key(scale: Scale, action: str, parameters: tuple[object, ...]) -> 
     if scale.kind == "categories":  # keyed 1 to k, as the categories are numbered on screen
         return action == "score" and 1 <= int(parameters[0]) <= len(scale.points)  # type: ignore[call-overload]  # an int: score(N)
     return action == "score" and int(parameters[0]) < len(scale.points)  # type: ignore[call-overload]  # an int: score(N)
+
+
+def point_binding_ids(scale: Scale) -> dict[float, str]:
+    """Each point of the scale -> the id of the binding that sets it (the keys scale_has_key lets act): p / f on
+    PASS/FAIL, 1 to k on categories, 0 up on the numeric scales."""
+    if scale.kind == "pass_fail":
+        return {1.0: "pass", 0.0: "fail"}
+    first = 1 if scale.kind == "categories" else 0
+    return {point: f"score-{n}" for n, point in enumerate(scale.points, first)}
 
 
 def keys_of(binding: Binding, keymap: Mapping[str, str]) -> list[str]:

@@ -4,8 +4,9 @@ For each such item the screen shows the item, every expert's scores side by side
 by more than the alignment tolerance, `agreement.tolerance` in settings.json, are marked) and their notes.
 The lead sets the consensus score of each judged dimension with the rating screen's keys (0-4 for the
 scale's points, 1 to k for categories, p / f for PASS / FAIL; dimensions the experts already agree on start with their common
-score) and submits. A score key moves on to the next dimension still to settle, never onto an agreed one: an
-agreed score changes only when the lead moves to it (↑/↓) and sets it. Enter with a dimension unset says
+score) and submits; a score key of another scale sets nothing and says why, and which keys do
+(judge_tui.tui.refused_keys, as on the rating screen). A score key moves on to the next dimension still to
+settle, never onto an agreed one: an agreed score changes only when the lead moves to it (↑/↓) and sets it. Enter with a dimension unset says
 which, and goes to it. The result is a rating by the rater "consensus" (kind human) whose details say
 {"adjudicated": true, "from": [the experts], "by": the lead}.
 
@@ -19,6 +20,7 @@ every item.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from functools import partial
 
@@ -30,7 +32,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from judge_tui.analysis.blind import visible_items
 from judge_tui.analysis.figure_format import differ_text
@@ -42,26 +44,40 @@ from judge_tui.model.settings import AgreementSettings, Settings
 from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
 from judge_tui.tui.kept_writes import write_when_free, writes_waiting
-from judge_tui.tui.keys import CATEGORY_BINDINGS, SCORE_ACTIONS, scale_has_key
+from judge_tui.tui.keys import (
+    CATEGORY_BINDINGS,
+    EXPLAIN_BINDINGS,
+    SCORE_ACTIONS,
+    SCORE_BINDING_IDS,
+    SCORE_GROUP,
+    scale_has_key,
+)
 from judge_tui.tui.plain_app import PlainNoticeApp
+from judge_tui.tui.refused_keys import key_shown, keys_by_point, refused_score_key
 from judge_tui.tui.score_text import overall_label
 from judge_tui.tui.screens.too_small import ADJUDICATION_MINIMUM, fit_to_terminal
 from judge_tui.tui.widgets.item_pane import ItemPane
+from judge_tui.tui.widgets.key_bar import KeyBar
 
+OTHER_ITEMS = Binding.Group("Other items", compact=True)
+# The score keys of the rating screen (same ids, so a keymap moves them here too). check_action lets act, and the
+# key bar show, only those of the rubric's scale: "01234 score", "123 score" on three categories, "p PASS f FAIL".
 ADJUDICATION_BINDINGS = [
-    *(Binding(str(n), f"score({n})", f"score {n}", id=f"score-{n}", show=False) for n in range(5)),
-    # 5-9: the rest of a scale of up to nine categories, hidden as 0-4 are
-    *(replace(b, show=False, group=None) for b in CATEGORY_BINDINGS),
-    Binding("p", "pass_fail('PASS')", "PASS", id="pass", show=False),
-    Binding("f", "pass_fail('FAIL')", "FAIL", id="fail", show=False),
+    *(Binding(str(n), f"score({n})", f"score {n}", id=f"score-{n}", group=SCORE_GROUP) for n in range(5)),
+    *CATEGORY_BINDINGS,  # 5-9: the rest of a scale of up to nine categories
+    Binding("p", "pass_fail('PASS')", "PASS", id="pass"),
+    Binding("f", "pass_fail('FAIL')", "FAIL", id="fail"),
+    # A score key of another scale falls through to these (check_action refuses the binding above): it says why
+    # it set nothing and which keys do, instead of nothing.
+    *(b for b in EXPLAIN_BINDINGS if b.id in SCORE_BINDING_IDS),
     Binding("enter", "submit", "Save consensus", id="submit",
             tooltip="Save the consensus (every judged dimension needs a score) and open the next item"),
     # Enter while a dimension is unset (check_action dims the binding above): says which, instead of nothing.
     Binding("enter", "explain_submit", show=False, id="submit"),
     Binding("down,tab", "move(1)", "Next dimension", show=False, id="next-dimension"),
     Binding("up,shift+tab", "move(-1)", "Previous dimension", show=False, id="prev-dimension"),
-    Binding("right", "item(1)", "Next item", id="next-item"),
-    Binding("left", "item(-1)", "Previous item", id="prev-item"),
+    Binding("left", "item(-1)", "Previous item", id="prev-item", group=OTHER_ITEMS),
+    Binding("right", "item(1)", "Next item", id="next-item", group=OTHER_ITEMS),
     Binding("a", "agreement", "Agreement", id="agreement",
             tooltip="The agreement summary, with the team's figures over every item"),
     Binding("escape", "leave", "Back", id="leave-adjudication"),
@@ -95,9 +111,11 @@ class AdjudicationScreen(Screen[None]):
 
     def __init__(self, store: Store, rubric: Rubric, lead: str, *, split: str | None = None,
                  agreement: AgreementSettings | None = None, view: TeamView | None = None,
-                 items: list[ExpertDisagreement] | None = None) -> None:
-        """`view` and `items` as disagreements_to_settle found them (read again when not given)."""
+                 items: list[ExpertDisagreement] | None = None, keymap: Mapping[str, str] | None = None) -> None:
+        """`view` and `items` as disagreements_to_settle found them (read again when not given); `keymap` the
+        user's, as the app applied it, so the keys are named as they are pressed."""
         super().__init__()
+        self.keymap = dict(keymap or {})
         self.store, self.rubric, self.lead, self.split = store, rubric, lead, split
         self.agreement = agreement or AgreementSettings()
         self.tolerance = self.agreement.tolerance  # experts further apart than this disagree
@@ -117,7 +135,7 @@ class AdjudicationScreen(Screen[None]):
                 yield Static(id="adj-scores", markup=False)
                 with VerticalScroll(id="adj-notes-scroll"):
                     yield Static(id="adj-notes", markup=False)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         if not self.items:
@@ -199,8 +217,7 @@ class AdjudicationScreen(Screen[None]):
             cells.append(Text(scale.label(chosen) if chosen is not None else "?",
                               style="bold reverse" if i == self.cursor else "bold"))
             table.add_row(Text(marker), name, *cells)
-        keys = ("p = PASS, f = FAIL" if scale.kind == "pass_fail" else
-                ", ".join(f"{n} = {label}" for n, label in enumerate(scale.labels)))
+        keys = ", ".join(f"{key} = {scale.label(point)}" for point, key in self._score_keys().items())
         table.caption = f"{keys}; ↑/↓ dimension; Enter saves; ←/→ other items"
         return table
 
@@ -217,7 +234,7 @@ class AdjudicationScreen(Screen[None]):
     # ------------------------------------------------------------------ keys
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("leave", "agreement"):
+        if action in ("leave", "agreement", "explain"):
             return True
         if self.current is None:
             return False
@@ -226,6 +243,19 @@ class AdjudicationScreen(Screen[None]):
         if action == "submit":
             return True if all(d in self.choice for d in self.judged) else None
         return True
+
+    def _score_keys(self) -> dict[float, str]:
+        """Scale point -> the key that sets it, as the user's keymap has it."""
+        return keys_by_point(self.rubric.scale, self.keymap, self.app.get_key_display)
+
+    def action_explain(self, binding_id: str) -> None:
+        """A score key of another scale (see EXPLAIN_BINDINGS): what it would set, why not, and which keys do."""
+        if self.current is None:
+            self.notify(nothing_to_settle(self.rubric, self.tolerance), markup=False, severity="warning", timeout=4)
+            return
+        key = key_shown(binding_id, self.keymap, self.app.get_key_display)
+        self.notify(refused_score_key(self.rubric.scale, binding_id, key, self._score_keys()), markup=False,
+                    severity="warning", timeout=4)
 
     def action_score(self, number: int) -> None:
         # Categories are keyed 1 to k, as on the rating screen; other scales from 0 (scale_has_key allows only these).
@@ -338,7 +368,8 @@ class AdjudicationApp(PlainNoticeApp[None]):
     def on_mount(self) -> None:
         self.set_keymap(self.settings.keymap)
         self.push_screen(AdjudicationScreen(self.store, self.rubric, self.lead, split=self.split,
-                                            agreement=self.settings.agreement, view=self.view, items=self.items))
+                                            agreement=self.settings.agreement, view=self.view, items=self.items,
+                                            keymap=self.settings.keymap))
         self._mounted = True
         fit_to_terminal(self, ADJUDICATION_MINIMUM)
 

@@ -26,9 +26,9 @@ from judge_tui.tui.keys import (
     RATING_BINDINGS,
     SCORE_ACTIONS,
     binding,
-    keys_of,
     scale_has_key,
 )
+from judge_tui.tui.refused_keys import key_shown, keys_by_point, keys_that_score
 from judge_tui.tui.score_text import overall_label
 from judge_tui.tui.session import RatingSession
 from judge_tui.tui.widgets.columns import Columns, RubricColumn
@@ -201,18 +201,7 @@ class RatingScreen(Screen[None]):
         return self._keys_shown
 
     def _work_out_score_keys(self) -> dict[float, str]:
-        scale = self.rubric.scale
-        if scale.kind == "pass_fail":
-            ids = {1.0: "pass", 0.0: "fail"}
-        elif scale.kind == "categories":
-            ids = {point: f"score-{n}" for n, point in enumerate(scale.points, 1)}
-        else:
-            ids = {point: f"score-{n}" for n, point in enumerate(scale.points)}
-        shown = {}
-        for point, binding_id in ids.items():
-            keys = keys_of(binding(binding_id), self.keymap)
-            shown[point] = self.app.get_key_display(binding(binding_id).with_key(keys[0])) if keys else ""
-        return shown
+        return keys_by_point(self.rubric.scale, self.keymap, self.app.get_key_display)
 
     def _show_rubric(self, *, scroll_after_layout: bool = False) -> None:
         state = self.session.state
@@ -378,13 +367,7 @@ class RatingScreen(Screen[None]):
         if self.session.state is None:
             return "There is no item to rate."
         if action in SCORE_ACTIONS:
-            if scale.kind == "pass_fail":
-                return "This rubric is PASS/FAIL: press p for PASS or f for FAIL."
-            if scale.kind == "categories":
-                keys = ", ".join(f"{key}→{label}" for key, label in enumerate(scale.labels, 1))
-                return f"This scale has {len(scale.points)} categories: use the keys {keys}."
-            keys = ", ".join(f"{key}→{label}" for key, label in enumerate(scale.labels))
-            return f"This scale has {len(scale.points)} points ({', '.join(scale.labels)}): use the keys {keys}."
+            return keys_that_score(scale, self._score_keys())
         if action == "submit":
             names = [self.rubric.dimension(d).name.split(" (")[0] for d in self.session.missing]
             return "Not yet: score " + ", ".join(names) + " first."
@@ -657,8 +640,7 @@ class RatingScreen(Screen[None]):
 
     def _key_of(self, binding_id: str) -> str:
         """The first key of a binding as the user's keymap has it, as Textual writes keys."""
-        keys = keys_of(binding(binding_id), self.keymap)
-        return self.app.get_key_display(binding(binding_id).with_key(keys[0])) if keys else binding_id
+        return key_shown(binding_id, self.keymap, self.app.get_key_display) or binding_id
 
     def action_scroll_item(self, how: str) -> None:
         if how in SCROLLS:
@@ -699,7 +681,7 @@ class RatingScreen(Screen[None]):
             return
         self.app.push_screen(AdjudicationScreen(self.session.store, self.rubric, self.session.reviewer,
                                                 split=self.session.split, agreement=self.agreement, view=view,
-                                                items=items))
+                                                items=items, keymap=self.keymap))
 
     def action_calibrate(self) -> None:
         """The lead's key (check_action): the judge screen, if the blind rule lets this lead see the judge."""

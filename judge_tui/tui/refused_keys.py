@@ -1,0 +1,54 @@
+"""Why a score key does nothing on a rubric's scale, and which keys set a score there.
+
+The one home of these words for every screen where scores are typed (the rating screen, the adjudication
+screen): a key past the scale's last point, a digit on a PASS/FAIL rubric or p on a scale of points is
+answered with a short notice rather than with silence. Keys are named as the user's keymap has them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from textual.actions import parse as parse_action
+from textual.binding import Binding
+
+from judge_tui.model.rubrics import Scale
+from judge_tui.tui.keys import binding, keys_of, point_binding_ids
+
+KeyDisplay = Callable[[Binding], str]  # App.get_key_display: how Textual writes a binding's key
+
+
+def key_shown(binding_id: str, keymap: Mapping[str, str], display: KeyDisplay) -> str:
+    """The first key of a binding as the user's keymap has it, as Textual writes keys ("" when it has none)."""
+    keys = keys_of(binding(binding_id), keymap)
+    return display(binding(binding_id).with_key(keys[0])) if keys else ""
+
+
+def keys_by_point(scale: Scale, keymap: Mapping[str, str], display: KeyDisplay) -> dict[float, str]:
+    """Each point of the scale -> the key that sets it."""
+    return {point: key_shown(binding_id, keymap, display) for point, binding_id in point_binding_ids(scale).items()}
+
+
+def keys_that_score(scale: Scale, keys: Mapping[float, str]) -> str:
+    """What the scale is and which key sets each of its points, as one sentence (`keys` from keys_by_point)."""
+    if scale.kind == "pass_fail":
+        return f"This rubric is PASS/FAIL: press {keys[1.0]} for PASS or {keys[0.0]} for FAIL."
+    listed = ", ".join(f"{keys[point]}→{label}" for point, label in zip(scale.points, scale.labels, strict=True))
+    if scale.kind == "categories":
+        return f"This scale has {len(scale.points)} categories: use the keys {listed}."
+    return f"This scale has {len(scale.points)} points ({', '.join(scale.labels)}): use the keys {listed}."
+
+
+def refused_score_key(scale: Scale, binding_id: str, key: str, keys: Mapping[float, str]) -> str:
+    """What the score key `key` (of binding `binding_id`) would set, why it sets nothing on this scale, and which
+    keys do."""
+    action, parameters = parse_action(binding(binding_id).action)[1:]
+    if action == "pass_fail":
+        what = f"{key} sets {parameters[0]} only on a PASS/FAIL rubric."
+    elif scale.kind == "pass_fail":
+        what = f"{key} sets a score only on a scale of points or categories."
+    elif scale.kind == "categories":
+        what = f"{key} is not a category of this rubric."
+    else:
+        what = f"{key} is not a point of this scale."
+    return f"{what} {keys_that_score(scale, keys)}"
