@@ -8,9 +8,9 @@ arithmetic on arrays through the agreement engine:
   Cohen's kappa and Gwet's AC1 (AC2 with quadratic weights on ordered scales);
 * each expert against the judge and against the consensus (alignment within the tolerance, kappa, Pearson r);
 * the experts' consensus against the judge. The consensus of an item is the lead's adjudicated score where
-  there is one, otherwise the mean of the experts' scores (ordered scales) or the majority label (PASS/FAIL)
-  over the experts who rated it, when at least two did. A PASS/FAIL tie has no majority: the item is left out
-  of the consensus (and counted as a tie) until someone adjudicates it.
+  there is one, otherwise the mean of the experts' scores (ordered scales) or the majority label (PASS/FAIL,
+  nominal categories) over the experts who rated it, when at least two did. A tie has no majority: the item is
+  left out of the consensus (and counted as a tie) until someone adjudicates it.
 
 Who counts as an expert: every human rater except the adjudicated "consensus" rater. That rater is a human
 rater of its own (so its ratings merge, export and show like anyone's) but it is derived from the experts,
@@ -166,6 +166,7 @@ class TeamAgreement:
     pooled_intervals: dict[str, IntervalFigure]  # the same, its cluster interval
     confidence: float
     aligned: str  # what aligned means on the scale, in words (figure_format.aligned_text)
+    nominal: bool = False  # categories declared nominal: the consensus is the majority category, not a mean
 
     @property
     def has_team(self) -> bool:
@@ -264,7 +265,8 @@ def team_agreement(view: TeamView, tolerance: float = DEFAULT_TOLERANCE,
                     for name, pairs in pooled.items()}
     pooled_intervals = {name: pooled_interval(pairs, aligned_within, confidence) for name, pairs in pooled.items()}
     return TeamAgreement(view.rubric.id, view.experts, view.judge, len(view.item_ids), tolerance, tuple(dims),
-                         pooled_rates, pooled_intervals, confidence, aligned_text(view.rubric.scale, tolerance))
+                         pooled_rates, pooled_intervals, confidence, aligned_text(view.rubric.scale, tolerance),
+                         view.rubric.scale.nominal)
 
 
 # --------------------------------------------------------------------------- disagreements (adjudication)

@@ -166,3 +166,11 @@ def test_the_jury_of_the_six_judges_and_their_errors_together_equal_a_count_by_h
         assert pair["both_wrong"] == pytest.approx((first & second).mean(), abs=1e-12)
         assert pair["independent"] == pytest.approx(first.mean() * second.mean(), abs=1e-12)
         assert pair["excess"] == pytest.approx((first & second).mean() - first.mean() * second.mean(), abs=1e-12)
+
+
+def test_the_team_section_names_the_majority_as_the_consensus_of_nominal_categories(database) -> None:
+    db, raters = database
+    text = run("report", "--db", db, "--rubric", "pairwise", "--raters", f"{'+'.join(EXPERTS)},{raters['gpt-4o']}")
+    team = text[text.index("Team: agreement among experts"):]
+    assert "Consensus = adjudicated category, else the experts' majority category (ties left out)." in team
+    assert "experts' mean" not in team

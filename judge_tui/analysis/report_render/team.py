@@ -128,8 +128,11 @@ def team_blocks(section: TeamAgreement) -> list[Block]:
     blocks: list[Block] = [Heading("Team: agreement among experts")]
     blocks.append(Paragraph((
         f"{len(experts)} experts ({', '.join(experts)}) on {section.items} items; judge: "
-        f"{section.judge or 'none yet'}. Consensus = adjudicated score, else the experts' mean "
-        "(PASS/FAIL: majority; ties left out); kappa takes a mean at its nearest scale point.",
+        f"{section.judge or 'none yet'}. " + (
+            "Consensus = adjudicated category, else the experts' majority category (ties left out)."
+            if section.nominal else
+            "Consensus = adjudicated score, else the experts' mean (PASS/FAIL: majority; ties left out); kappa "
+            "takes a mean at its nearest scale point."),
         _confidence_line(section.confidence))))
     levels = [level for level in ("nominal", "ordinal", "interval")
               if any(ag.is_defined(d.alpha_levels[level][0]) for d in dimensions)]
