@@ -35,7 +35,10 @@ async def test_a_second_window_of_the_same_reviewer_is_refused_and_a_killed_one_
         assert second.return_code == 1
         said = " ".join(capfd.readouterr().err.split())
         assert "EXP001 is already rating in" in said and "in another judge-tui window" in said
-        assert filled_store.draft("B001", "EXP001") is None  # nothing written by the refused window
+        # Nothing written by the refused window: no score. (The first window saves its time to a draft once it
+        # has counted 5 s, which a loaded machine reaches before this line.)
+        draft = filled_store.draft("B001", "EXP001")
+        assert draft is None or not draft.scores
 
         other = make_app("cis", reviewer="EXP002")  # another reviewer rates beside it
         async with other.run_test(size=(80, 24)) as pilot:
