@@ -31,6 +31,7 @@ from tests.calibration.fixtures import build_study, judge_dev
 from tests.narrowing import present, screen_of
 from tests.team_fixtures import rate
 from tests.tui.screen_text import widget_text
+from tests.waiting import app_until
 
 
 @pytest.fixture
@@ -136,11 +137,7 @@ async def test_a_lead_who_rated_sees_the_judge_screen_over_their_own_items_only(
         async with app.run_test(size=(120, 40)) as pilot:
             screen = screen_of(app, CalibrationScreen)
             assert isinstance(screen, CalibrationScreen)
-            for _ in range(400):
-                if screen.standing is not None:
-                    break
-                await pilot.pause(0.05)
-            s = screen.standing
+            s = await app_until(pilot, lambda: screen.standing, "the figures")
             assert [m.item_id for m in s.misaligned] == ["P06"]  # of the six honey items, the one lena rated
             assert s.figures[0].startswith("2 dev items judged and rated by the experts")
             assert any("you rated only" in note for note in s.notes)
@@ -151,10 +148,7 @@ async def test_a_lead_who_rated_sees_the_judge_screen_over_their_own_items_only(
         app = CalibrationApp(store, rubric, "lead", settings=Settings(judge_in_background=False))
         async with app.run_test(size=(120, 40)) as pilot:
             screen = screen_of(app, CalibrationScreen)
-            for _ in range(400):
-                if screen.standing is not None:
-                    break
-                await pilot.pause(0.05)
+            await app_until(pilot, lambda: screen.standing, "the figures")
             assert len(screen.standing.misaligned) == 6 and not screen.standing.notes
 
 

@@ -11,8 +11,9 @@ from judge_tui.model.settings import Settings
 from judge_tui.store import Store
 from judge_tui.store.rubric_choice import resolve_rubric
 from judge_tui.tui.screens.calibrate import CalibrationApp, CalibrationScreen
-from tests.calibration.test_loop import GUARD, _answer, _wait, editor, study  # noqa: F401 - study: a fixture
+from tests.calibration.test_loop import GUARD, _answer, editor, study  # noqa: F401 - study: a fixture
 from tests.faults.locker import Locker
+from tests.waiting import app_until
 
 BUSY = "database busy (another program writes): changes kept, saved later"
 
@@ -33,37 +34,38 @@ async def test_a_change_its_keep_and_a_revert_wait_for_another_process(study, mo
         async with app.run_test(size=(120, 40), notifications=True) as pilot:
             screen = app.screen
             assert isinstance(screen, CalibrationScreen)
-            await _wait(pilot, lambda: screen.standing is not None, "the first figures")
+            await app_until(pilot, lambda: screen.standing is not None, "the first figures")
             with Locker(study) as locker:
                 await pilot.press("t")
                 await _answer(pilot, app, "guard: honey is not vegan", "")
-                await _wait(pilot, lambda: f"The change waits: {BUSY}" in _said(app), "said to wait")
+                await app_until(pilot, lambda: f"The change waits: {BUSY}" in _said(app), "said to wait")
                 assert open_trial(store, "binary") is None
                 assert not files.template.exists()  # the files wait with the database
                 locker.release()
-                await _wait(pilot, lambda: open_trial(store, "binary") is not None, "the change saved")
+                await app_until(pilot, lambda: open_trial(store, "binary") is not None, "the change saved")
             assert GUARD in files.template.read_text()
             with Locker(study) as locker:
                 await pilot.press("K")
-                await _wait(pilot, lambda: f"Keeping the change waits: {BUSY}" in _said(app), "said to wait")
+                await app_until(pilot, lambda: f"Keeping the change waits: {BUSY}" in _said(app),
+                                "said to wait")
                 assert open_trial(store, "binary") is not None
                 await pilot.press("escape")  # not left with the keep undone, without a word
                 assert app.screen is screen and "still waits for the database" in _said(app)[-1]
                 locker.release()
-                await _wait(pilot, lambda: open_trial(store, "binary") is None, "kept")
+                await app_until(pilot, lambda: open_trial(store, "binary") is None, "kept")
 
             monkeypatch.setenv("EDITOR", editor("If you are unsure", "When unsure"))
             rubric_before = files.rubric.read_bytes()
             await pilot.press("e")
             await _answer(pilot, app, "softer wording", "")
-            await _wait(pilot, lambda: open_trial(store, "binary") is not None, "the second change saved")
+            await app_until(pilot, lambda: open_trial(store, "binary") is not None, "the second change saved")
             with Locker(study) as locker:
                 await pilot.press("R")
                 await _answer(pilot, app, "no better on dev")
-                await _wait(pilot, lambda: f"The revert waits: {BUSY}" in _said(app), "said to wait")
+                await app_until(pilot, lambda: f"The revert waits: {BUSY}" in _said(app), "said to wait")
                 assert files.rubric.read_bytes() != rubric_before  # not reverted while the database is held
                 locker.release()
-                await _wait(pilot, lambda: open_trial(store, "binary") is None, "reverted")
+                await app_until(pilot, lambda: open_trial(store, "binary") is None, "reverted")
             assert files.rubric.read_bytes() == rubric_before
             assert app.is_running
             await pilot.press("q")

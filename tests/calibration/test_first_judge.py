@@ -17,9 +17,9 @@ from judge_tui.store import Store
 from judge_tui.store.rubric_choice import resolve_rubric
 from judge_tui.tui.screens.calibrate import CalibrationApp, CalibrationScreen
 from tests.calibration.fixtures import JUDGE_CMD, MODEL, build_study
-from tests.calibration.test_loop import _wait
 from tests.narrowing import screen_of
 from tests.tui.screen_text import widget_text
+from tests.waiting import app_until
 
 
 def _app(store: Store, rubric: Rubric) -> CalibrationApp:
@@ -36,7 +36,7 @@ async def test_j_judges_the_dev_split_when_the_prompt_in_force_has_judged_nothin
         async with app.run_test(size=(80, 24)) as pilot:
             screen = screen_of(app, CalibrationScreen)
             assert isinstance(screen, CalibrationScreen)
-            await _wait(pilot, lambda: screen.standing is not None, "the first figures")
+            await app_until(pilot, lambda: screen.standing is not None, "the first figures")
             assert screen.standing.judge is None and screen.unjudged == 12
             shown = " ".join(widget_text(app).split())
             assert "j judges the 12 dev items not judged yet" in shown
@@ -44,9 +44,9 @@ async def test_j_judges_the_dev_split_when_the_prompt_in_force_has_judged_nothin
             assert "12 calls to the local program" in shown and "(no tokens, no price)" in shown
 
             await pilot.press("j")
-            await _wait(pilot, lambda: screen.standing.judge is not None
+            await app_until(pilot, lambda: screen.standing.judge is not None
                         and store.judge_job_counts(screen.standing.judge)["done"] == 12, "the dev split judged")
-            await _wait(pilot, lambda: screen.unjudged == 0 and screen.standing.figures, "the figures")
+            await app_until(pilot, lambda: screen.unjudged == 0 and screen.standing.figures, "the figures")
             assert "judging dev:" in " ".join(widget_text(app).split())
             assert len(screen.standing.misaligned) == 6  # the honey items, now there is a judge to compare
             assert not screen.check_action("judge_split", ())  # nothing left to judge: j is off the key bar
@@ -63,20 +63,22 @@ async def test_j_judges_dev_items_imported_after_the_judge_ran(tmp_path: Path, r
         app = _app(store, rubric)
         async with app.run_test(size=(120, 40)) as pilot:
             screen = screen_of(app, CalibrationScreen)
-            await _wait(pilot, lambda: screen.standing is not None, "the first figures")
+            await app_until(pilot, lambda: screen.standing is not None, "the first figures")
             await pilot.press("j")
-            await _wait(pilot, lambda: screen.unjudged == 0 and screen.standing.judge is not None, "judged")
+            await app_until(pilot, lambda: screen.unjudged == 0 and screen.standing.judge is not None,
+                            "judged")
             await pilot.press("q")
         store.add_items([Item(id=f"N{n}", rubric="binary", split="dev",
                               fields={"query": "q", "criterion": "vegan", "response": f"tofu {n}"}) for n in (1, 2)])
         app = _app(store, rubric)
         async with app.run_test(size=(120, 40)) as pilot:
             screen = screen_of(app, CalibrationScreen)
-            await _wait(pilot, lambda: screen.standing is not None, "the figures")
+            await app_until(pilot, lambda: screen.standing is not None, "the figures")
             assert screen.unjudged == 2
             assert "Press j to judge the 2 dev items" in " ".join(widget_text(app).split())
             await pilot.press("j")
-            await _wait(pilot, lambda: screen.unjudged == 0 and not screen.computing, "the new items judged")
+            await app_until(pilot, lambda: screen.unjudged == 0 and not screen.computing,
+                            "the new items judged")
             await pilot.press("q")
         assert {"N1", "N2"} <= {r.item_id for r in store.iter_ratings(rubric="binary", kind="judge")}
 
@@ -90,21 +92,22 @@ async def test_failed_judgments_are_counted_and_j_tries_them_again(tmp_path: Pat
         app = _app(store, rubric)
         async with app.run_test(size=(80, 24)) as pilot:
             screen = screen_of(app, CalibrationScreen)
-            await _wait(pilot, lambda: screen.standing is not None, "the first figures")
+            await app_until(pilot, lambda: screen.standing is not None, "the first figures")
             await pilot.press("j")
-            await _wait(pilot, lambda: "12 failed" in screen.judge_line, "every judgment failed")
+            await app_until(pilot, lambda: "12 failed" in screen.judge_line, "every judgment failed")
             assert "judge-tui failures shows why" in " ".join(widget_text(app).split())
             await pilot.press("q")
         monkeypatch.delenv("FAKE_JUDGE_FAIL")
         app = _app(store, rubric)
         async with app.run_test(size=(80, 24)) as pilot:
             screen = screen_of(app, CalibrationScreen)
-            await _wait(pilot, lambda: screen.standing is not None, "the figures")
+            await app_until(pilot, lambda: screen.standing is not None, "the figures")
             assert screen.unjudged == 12 and screen.failed == 12  # failed ones still count as not judged
             shown = " ".join(widget_text(app).split())
             assert "12 of them failed before (judge-tui failures shows why) and are tried again" in shown
             await pilot.press("j")
-            await _wait(pilot, lambda: screen.unjudged == 0 and screen.standing.judge is not None, "judged at last")
+            await app_until(pilot, lambda: screen.unjudged == 0 and screen.standing.judge is not None,
+                            "judged at last")
             await pilot.press("q")
         assert store.judge_job_counts(screen.standing.judge) == {"queued": 0, "running": 0, "done": 12, "failed": 0}
 
@@ -121,7 +124,7 @@ async def test_the_offer_counts_the_jobs_already_queued_for_other_splits(tmp_pat
         app = _app(store, rubric)
         async with app.run_test(size=(120, 40)) as pilot:
             screen = screen_of(app, CalibrationScreen)
-            await _wait(pilot, lambda: screen.standing is not None, "the figures")
+            await app_until(pilot, lambda: screen.standing is not None, "the figures")
             assert (screen.unjudged, screen.queued_elsewhere) == (12, 8)
             shown = " ".join(widget_text(app).split())
             assert ("Press j to judge the 12 dev items prompt " in shown and "20 calls to the local program" in shown

@@ -11,9 +11,9 @@ from judge_tui.store import Store
 from judge_tui.store.rubric_choice import resolve_rubric
 from judge_tui.tui.screens.calibrate import CalibrationApp, CalibrationScreen
 from tests.calibration.fixtures import SPLITS, build_study, has_honey, judge_dev
-from tests.calibration.test_loop import _wait
 from tests.team_fixtures import rate
 from tests.tui.screen_text import widget_text
+from tests.waiting import app_until
 
 SECOND = "judge:other-model:binary@p9"
 
@@ -30,7 +30,7 @@ async def test_the_judge_screen_shows_the_jury_of_the_rubrics_judges(tmp_path: P
         async with app.run_test(size=(160, 60)) as pilot:
             screen = app.screen
             assert isinstance(screen, CalibrationScreen)
-            await _wait(pilot, lambda: screen.standing is not None and screen.standing.jury, "the jury")
+            await app_until(pilot, lambda: screen.standing is not None and screen.standing.jury, "the jury")
             shown = widget_text(app)
             assert "Jury: 2 judges against the experts" in shown
             assert SECOND in shown and "jury (majority of 2)" in shown

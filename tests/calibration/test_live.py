@@ -18,9 +18,10 @@ from judge_tui.tui.screens.calibrate import CalibrationScreen
 from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.widgets.rubric_panel import RubricPanel
 from tests.calibration.fixtures import build_study
-from tests.calibration.test_loop import _answer, _wait, editor
+from tests.calibration.test_loop import _answer, editor
 from tests.judge import fake_anthropic as fa
 from tests.narrowing import present, screen_of
+from tests.waiting import app_until
 
 OLD_ANCHOR = "explicitly and implicitly."
 NEW_ANCHOR = "explicitly and implicitly; honey is never vegan."
@@ -45,24 +46,25 @@ async def test_after_keep_the_rating_screen_and_the_background_judge_use_the_new
         app = JudgeTuiApp(store, rubric, reviewer="lead", lead=True,
                           settings=Settings(judge_model="claude-sonnet-5", judge_concurrency=2))
         async with app.run_test(size=(120, 40)) as pilot:
-            await _wait(pilot, lambda: "20 done" in app.judge_status, "the first judge over every item")
+            await app_until(pilot, lambda: "20 done" in app.judge_status, "the first judge over every item")
             first_judge = app.background_judge
             assert OLD_ANCHOR in _panel(app) and NEW_ANCHOR not in _panel(app)
 
             await pilot.press("J")
-            await _wait(pilot, lambda: isinstance(app.screen, CalibrationScreen), "the judge screen")
+            await app_until(pilot, lambda: isinstance(app.screen, CalibrationScreen), "the judge screen")
             screen = screen_of(app, CalibrationScreen)
-            await _wait(pilot, lambda: screen.standing is not None, "the first figures")
+            await app_until(pilot, lambda: screen.standing is not None, "the first figures")
             await pilot.press("e")
             await _answer(pilot, app, "honey named in the PASS anchor", "")
             trial = open_trial(store, "binary")
             assert trial is not None
-            await _wait(pilot, lambda: isinstance(app.screen, CalibrationScreen), "back on the judge screen")
+            await app_until(pilot, lambda: isinstance(app.screen, CalibrationScreen),
+                            "back on the judge screen")
             await pilot.press("K")
             await pilot.pause()
             assert open_trial(store, "binary") is None
             await pilot.press("escape")
-            await _wait(pilot, lambda: isinstance(app.screen, RatingScreen), "back on the rating screen")
+            await app_until(pilot, lambda: isinstance(app.screen, RatingScreen), "back on the rating screen")
 
             # The rating screen shows the new anchor, without a restart.
             await pilot.pause()
@@ -73,8 +75,9 @@ async def test_after_keep_the_rating_screen_and_the_background_judge_use_the_new
             # screen's re-judge covers the dev split only: a test item's request comes from the app's judge).
             assert app.background_judge is not first_judge
             assert present(app.background_judge).judge.prompt.version == trial.after
-            await _wait(pilot, lambda: any("a vegan breakfast 18" in json.dumps(r.body.get("messages")) and NEW_ANCHOR in _system(r)
-                                           for r in fake.message_requests()), "a test item judged under the change")
+            await app_until(pilot, lambda: any("a vegan breakfast 18" in json.dumps(r.body.get("messages"))
+                                               and NEW_ANCHOR in _system(r) for r in fake.message_requests()),
+                            "a test item judged under the change")
             await pilot.press("q")
         sent_after = [r for r in fake.message_requests() if NEW_ANCHOR in _system(r)]
         assert len({json.dumps(r.body.get("messages")) for r in sent_after}) == 20

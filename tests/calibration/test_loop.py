@@ -20,6 +20,7 @@ from judge_tui.store.rubric_choice import resolve_rubric
 from judge_tui.tui.screens.calibrate import CalibrationApp, CalibrationScreen
 from judge_tui.tui.widgets.dialogs import AskScreen
 from tests.calibration.fixtures import HERE, JUDGE_CMD, MODEL, build_study, judge_dev
+from tests.waiting import app_until
 
 GUARD = "Rule: HONEY IS NOT VEGAN."
 
@@ -28,16 +29,8 @@ def editor(old: str, new: str) -> str:
     return " ".join(shlex.quote(part) for part in (sys.executable, str(HERE / "edit_file.py"), old, new))
 
 
-async def _wait(pilot, condition, what: str, rounds: int = 600) -> None:
-    for _ in range(rounds):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError(f"never happened: {what}")
-
-
 async def _answer(pilot, app, *lines: str) -> None:
-    await _wait(pilot, lambda: isinstance(app.screen, AskScreen), "the question")
+    await app_until(pilot, lambda: isinstance(app.screen, AskScreen), "the question")
     for line in lines:
         if line:
             await pilot.press(*line)
@@ -63,7 +56,7 @@ async def test_the_loop_twice_edit_rejudge_compare_keep_then_revert(study, monke
         async with app.run_test(size=(120, 40)) as pilot:
             screen = app.screen
             assert isinstance(screen, CalibrationScreen)
-            await _wait(pilot, lambda: screen.standing is not None, "the first figures")
+            await app_until(pilot, lambda: screen.standing is not None, "the first figures")
             assert screen.standing.previous is None and len(screen.standing.misaligned) == 6  # the honey items
 
             # Round one: the prompt gets a guard; the reason's items come from the revision marks (P06).
@@ -73,8 +66,9 @@ async def test_the_loop_twice_edit_rejudge_compare_keep_then_revert(study, monke
             assert trial is not None and trial.items == ("P06",)
             assert GUARD in files.template.read_text()
             new_judge = f"judge:cmd-fake:binary@{trial.after}"
-            await _wait(pilot, lambda: store.judge_job_counts(new_judge)["done"] == 12, "the dev split re-judged")
-            await _wait(pilot, lambda: screen.standing.comparison is not None
+            await app_until(pilot, lambda: store.judge_job_counts(new_judge)["done"] == 12,
+                            "the dev split re-judged")
+            await app_until(pilot, lambda: screen.standing.comparison is not None
                         and screen.standing.comparison.items == 12, "the comparison over every dev item")
             comparison = screen.standing.comparison
             assert comparison.alignment == (0.5, 1.0)  # the guard fixed every honey item

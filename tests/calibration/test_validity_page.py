@@ -14,7 +14,7 @@ from judge_tui.store import Store
 from judge_tui.store.rubric_choice import resolve_rubric
 from judge_tui.tui.screens.calibrate import CalibrationApp, CalibrationScreen
 from tests.calibration.fixtures import build_study, judge_dev
-from tests.calibration.test_loop import _wait
+from tests.waiting import app_until
 
 
 @pytest.fixture
@@ -38,7 +38,8 @@ async def _page(db: Path, lead: str) -> tuple[str, str]:
         async with app.run_test(size=(80, 24)) as pilot:
             screen = app.screen
             assert isinstance(screen, CalibrationScreen)
-            await _wait(pilot, lambda: screen.standing is not None and not screen.computing, "the figures")
+            await app_until(pilot, lambda: screen.standing is not None and not screen.computing,
+                            "the figures")
             await pilot.press("v")
             await pilot.pause()
             page = app.screen.query_one("#cal-validity-page")
@@ -72,7 +73,8 @@ def test_the_page_on_the_judge_screen_at_80_by_24(judged: Path, snap_compare) ->
     with Store(judged) as store:
         async def ready(pilot) -> None:
             screen = pilot.app.screen
-            await _wait(pilot, lambda: screen.standing is not None and not screen.computing, "the figures")
+            await app_until(pilot, lambda: screen.standing is not None and not screen.computing,
+                            "the figures")
             await pilot.press("v")
             await pilot.pause()
 

@@ -115,6 +115,7 @@ def test_the_app_judge_asks_both_orders_when_the_settings_say_so(db: Path, both:
     from judge_tui.model.settings import Settings
     from judge_tui.store import Store
     from judge_tui.store.rubric_choice import resolve_rubric
+    from tests.waiting import until
 
     script = db.parent / "judge.py"
     calls = 2 * len(PAIRS) if both else len(PAIRS)
@@ -126,8 +127,7 @@ def test_the_app_judge_asks_both_orders_when_the_settings_say_so(db: Path, both:
 
         async def judge_everything() -> None:
             running = asyncio.create_task(background.run())
-            while background.runner.state.done < calls and not running.done():
-                await asyncio.sleep(0.05)
+            await until(lambda: background.runner.state.done >= calls or running.done(), "every pair judged")
             background.stop()
             await running
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -16,13 +15,7 @@ from tests.judge import fake_anthropic as fa
 from tests.judge.conftest import add_cis_items
 from tests.narrowing import present
 from tests.tui.screen_text import widget_text
-
-
-async def _until(predicate, pilot, timeout: float = 90.0) -> None:  # noqa: ANN001
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        await pilot.pause(0.05)
+from tests.waiting import app_until
 
 
 @pytest.mark.slow
@@ -36,7 +29,7 @@ async def test_app_judges_in_the_background_and_keeps_the_results_hidden(
         app = JudgeTuiApp(store, rubric, reviewer="EXP001",
                           settings=Settings(judge_model="claude-sonnet-5", judge_concurrency=2))
         async with app.run_test(size=(120, 40)) as pilot:
-            await _until(lambda: f"{len(ids)} done" in app.judge_status, pilot)
+            await app_until(pilot, lambda: f"{len(ids)} done" in app.judge_status, "every item judged")
             judge_ratings = list(store.iter_ratings(kind="judge"))
             assert sorted(r.item_id for r in judge_ratings) == sorted(ids)
             assert isinstance(app.screen, RatingScreen)
@@ -57,7 +50,7 @@ async def test_app_says_the_judge_is_offline_without_a_key(tmp_path: Path, rubri
         ids = add_cis_items(store, rubric, 3)
         app = JudgeTuiApp(store, rubric, reviewer="EXP001", settings=Settings())
         async with app.run_test(size=(120, 40)) as pilot:
-            await _until(lambda: "offline" in app.judge_status, pilot)
+            await app_until(pilot, lambda: "offline" in app.judge_status, "the judge offline")
             assert app.judge_status == f"judge: {len(ids)} queued · offline"
             assert app.judge_status in widget_text(app)
             await pilot.press("q")
@@ -86,7 +79,8 @@ async def test_in_a_team_only_the_leads_app_judges_by_default(
     with Store(ann_db) as store:
         app = JudgeTuiApp(store, rubric, reviewer="ann", settings=Settings(judge_model="claude-sonnet-5"))
         async with app.run_test(size=(120, 40)) as pilot:
-            await _until(lambda: app.judge_status == LEFT_TO_THE_LEAD, pilot)
+            await app_until(pilot, lambda: app.judge_status == LEFT_TO_THE_LEAD,
+                            "the judging left to the lead")
             assert LEFT_TO_THE_LEAD in widget_text(app)
             assert app.background_judge is None
             await pilot.press("q")
@@ -96,7 +90,8 @@ async def test_in_a_team_only_the_leads_app_judges_by_default(
         app = JudgeTuiApp(store, rubric, reviewer="ann",
                           settings=Settings(judge_model="claude-sonnet-5", judge_in_background=True))
         async with app.run_test(size=(120, 40)) as pilot:
-            await _until(lambda: "done" in app.judge_status and " 0 queued" in app.judge_status, pilot)
+            await app_until(pilot, lambda: "done" in app.judge_status and " 0 queued" in app.judge_status,
+                            "the queue judged")
             await pilot.press("q")
     asked_by_ann = len(fake.message_requests())
     assert asked_by_ann > 0
@@ -109,6 +104,6 @@ async def test_in_a_team_only_the_leads_app_judges_by_default(
         assert not judges_in_background(Settings(judge_in_background=False), store, "cis", "lead")
         app = JudgeTuiApp(store, rubric, reviewer="lead", settings=Settings(judge_model="claude-sonnet-5"))
         async with app.run_test(size=(120, 40)) as pilot:
-            await _until(lambda: f"{len(ids)} done" in app.judge_status, pilot)
+            await app_until(pilot, lambda: f"{len(ids)} done" in app.judge_status, "every item judged")
             await pilot.press("q")
     assert len(fake.message_requests()) - asked_by_ann == len(ids)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -22,16 +21,9 @@ from tests.judge import fake_anthropic as fa
 from tests.judge.conftest import API_KEY, add_cis_items
 from tests.narrowing import present, screen_of
 from tests.tui.screen_text import screen_text
+from tests.waiting import app_until
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-async def _until(predicate, pilot, timeout: float = 30.0) -> None:  # noqa: ANN001
-    """Let the app run until predicate() holds (a bound, not a timing assertion)."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "the app never got there"
-        await pilot.pause(0.05)
 
 
 @pytest.mark.slow
@@ -45,12 +37,13 @@ async def test_the_background_judge_starts_once_another_process_lets_go(
         with Locker(path) as locker:  # held before the app starts, through the judge's start
             app = JudgeTuiApp(store, rubric, reviewer="EXP001", settings=Settings(judge_model="claude-sonnet-5"))
             async with app.run_test(size=(120, 40)) as pilot:
-                await _until(lambda: app.judge_status == "judge: waiting (database busy)", pilot)
+                await app_until(pilot, lambda: app.judge_status == "judge: waiting (database busy)",
+                                "the judge waiting for the database")
                 assert "judge: waiting (database busy)" in screen_text(app)
                 await pilot.press("3")  # the keys act meanwhile
                 assert present(screen_of(app, RatingScreen).session.state).edit.scores == {"r": 0.75}
                 locker.release()
-                await _until(lambda: f"{len(ids)} done" in app.judge_status, pilot)
+                await app_until(pilot, lambda: f"{len(ids)} done" in app.judge_status, "every item judged")
                 await pilot.press("q")
     assert len(fake.message_requests()) == len(ids)
 
@@ -66,14 +59,15 @@ async def test_judge_results_that_arrive_while_another_process_writes_are_record
         app = JudgeTuiApp(store, rubric, reviewer="EXP001",
                           settings=Settings(judge_model="claude-sonnet-5", judge_concurrency=2))
         async with app.run_test(size=(120, 40)) as pilot:
-            await _until(lambda: "running" in app.judge_status, pilot)
+            await app_until(pilot, lambda: "running" in app.judge_status, "a judgment running")
             with Locker(path) as locker:
-                await _until(lambda: "database busy" in app.judge_status, pilot)
+                await app_until(pilot, lambda: "database busy" in app.judge_status,
+                                "the judge waiting for the database")
                 await pilot.press("3")  # the keys act meanwhile
                 assert present(screen_of(app, RatingScreen).session.state).edit.scores == {"r": 0.75}
                 assert not list(store.iter_ratings(kind="judge"))
                 locker.release()
-                await _until(lambda: f"{len(ids)} done" in app.judge_status, pilot)
+                await app_until(pilot, lambda: f"{len(ids)} done" in app.judge_status, "every item judged")
             assert "database busy" not in app.judge_status
             await pilot.press("q")
         assert sorted(r.item_id for r in store.iter_ratings(kind="judge")) == sorted(ids)
@@ -92,14 +86,16 @@ async def test_the_judge_status_catches_up_with_a_judge_in_another_process(tmp_p
             ids = add_cis_items(store, rubric, 3)
             app = JudgeTuiApp(store, rubric, reviewer="EXP001", settings=Settings(judge_model="claude-sonnet-5"))
             async with app.run_test(size=(120, 40)) as pilot:
-                await _until(lambda: app.judge_status == f"judge: {len(ids)} queued · offline", pilot)
+                await app_until(pilot, lambda: app.judge_status == f"judge: {len(ids)} queued · offline",
+                                "the judge offline, every item queued")
                 env = {**os.environ, "ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": server.url,
                        "JUDGE_TUI_HOME": str(hermetic_home), "PYTHONPATH": str(ROOT)}
                 headless = subprocess.run(
                     [sys.executable, "-m", "judge_tui", "judge", "--db", str(path), "--rubric", "cis", "--model",
                      "claude-sonnet-5"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
                 assert headless.returncode == 0, headless.stderr
-                await _until(lambda: f"0 queued · {len(ids)} done" in app.judge_status, pilot)
+                await app_until(pilot, lambda: f"0 queued · {len(ids)} done" in app.judge_status,
+                                "the other process's judgments counted")
                 assert f"0 queued · {len(ids)} done" in screen_text(app)
                 await pilot.press("q")
     finally:

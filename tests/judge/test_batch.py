@@ -16,6 +16,7 @@ from judge_tui.store import Store
 from tests.judge import fake_anthropic as fa
 from tests.judge.conftest import API_KEY, assert_consistent, fast, make_judge
 from tests.narrowing import present
+from tests.waiting import until
 
 ITEMS = 6
 
@@ -95,9 +96,8 @@ def test_a_restart_mid_batch_resumes_polling_the_same_batch(fake: fa.FakeAnthrop
         async def first_process() -> None:
             runner = BatchRunner(judge, fast())
             task = asyncio.create_task(runner.run())
-            while not store.open_judge_batches(judge.rater_id):
-                await asyncio.sleep(0.01)
-            await asyncio.sleep(0.1)
+            await until(lambda: any(batch["polls"] for batch in fake.batches.values()),
+                        "the batch sent and polled", every=0.01)
             task.cancel()  # the process dies while polling
 
         asyncio.run(first_process())

@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,7 @@ from judge_tui.store import Store
 from tests.judge import fake_anthropic as fa
 from tests.judge.conftest import API_KEY, add_cis_items, assert_consistent, fast, make_judge
 from tests.narrowing import present
+from tests.waiting import until, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 ITEMS = 6
@@ -35,6 +35,13 @@ def batch_posts(fake: fa.FakeAnthropic) -> list[fa.Recorded]:
 
 def status_polls(fake: fa.FakeAnthropic, batch_id: str) -> int:
     return sum(1 for r in fake.requests if r.method == "GET" and r.path.split("?")[0].endswith(batch_id))
+
+
+def _why(process: subprocess.Popen[str], what: str) -> str:
+    """What was awaited, and what the judge said if it has ended (a running one's stderr cannot be read)."""
+    if process.poll() is None:
+        return what
+    return f"{what}; the judge ended, saying: {present(process.stderr).read()}"
 
 
 def _spawn(db: Path, fake: fa.FakeAnthropic, home: Path) -> subprocess.Popen[str]:
@@ -55,10 +62,7 @@ def test_a_batch_the_api_took_while_the_process_was_killed_is_found_not_sent_aga
     fake.batch_polls = 0
     first = _spawn(db, fake, hermetic_home)
     try:
-        deadline = time.monotonic() + 60
-        while not fake.batches and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert fake.batches, present(first.stderr).read() if first.poll() is not None else "no batch sent"
+        wait_until(lambda: fake.batches, lambda: _why(first, "a batch sent"))
         first.send_signal(signal.SIGKILL)
         first.wait(timeout=20)
     finally:
@@ -104,10 +108,7 @@ def test_a_plain_judge_after_a_batch_run_killed_while_sending_finishes_the_work_
     fake.batch_polls = 1_000_000 if api == "processing" else 0
     first = _spawn(db, fake, hermetic_home)
     try:
-        deadline = time.monotonic() + 60
-        while not batch_posts(fake) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert batch_posts(fake), present(first.stderr).read() if first.poll() is not None else "no batch sent"
+        wait_until(lambda: batch_posts(fake), lambda: _why(first, "a batch sent"))
         first.send_signal(signal.SIGKILL)
         first.wait(timeout=20)
     finally:
@@ -185,8 +186,7 @@ def test_an_interrupted_send_waits_while_offline_and_never_sends_blind(
 
     async def run_a_while() -> None:
         task = asyncio.create_task(runner.run())
-        while not runner.state.offline:
-            await asyncio.sleep(0.01)
+        await until(lambda: runner.state.offline, "the runner offline", every=0.01)
         runner.stop()
         await task
 

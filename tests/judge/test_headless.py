@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from tests.judge import fake_anthropic as fa
 from tests.judge.conftest import API_KEY, add_binary_items, add_cis_items, assert_consistent, fast
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -94,14 +94,12 @@ def _spawn(db: Path, fake: fa.FakeAnthropic, home: Path, *extra: str) -> subproc
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_as_in_a_terminal)
 
 
-def _wait_for_done(db: Path, rater_prefix: str, at_least: int, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+def _wait_for_done(db: Path, at_least: int) -> None:
+    def judged() -> bool:
         with Store(db) as store:
-            if store.count_ratings() >= at_least:
-                return
-        time.sleep(0.05)
-    raise AssertionError(f"fewer than {at_least} ratings after {timeout} s")
+            return store.count_ratings() >= at_least
+
+    wait_until(judged, f"{at_least} judgments saved")
 
 
 @pytest.mark.slow
@@ -116,7 +114,7 @@ def test_killed_mid_run_then_rerun_judges_nothing_twice(fake: fa.FakeAnthropic, 
         add_cis_items(store, rubrics["cis"], items)
     first = _spawn(db, fake, hermetic_home)
     try:
-        _wait_for_done(db, "judge:", 3)
+        _wait_for_done(db, 3)
         first.send_signal(signal.SIGKILL if how == "kill" else signal.SIGINT)
         _out, err = first.communicate(timeout=20)
     finally:
@@ -158,7 +156,7 @@ def test_judges_side_by_side_never_pay_twice_for_one_job(fake: fa.FakeAnthropic,
     first = _spawn(db, fake, hermetic_home)
     others: list[subprocess.Popen[str]] = []
     try:
-        _wait_for_done(db, "judge:", 1)  # the first judge is mid-run, with calls in flight
+        _wait_for_done(db, 1)  # the first judge is mid-run, with calls in flight
         others = [_spawn(db, fake, hermetic_home) for _ in range(2)]
         outs = []
         for process in (first, *others):
@@ -320,10 +318,7 @@ def test_ctrl_c_with_a_local_judge_running_ends_it_without_tracebacks(tmp_path: 
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
         preexec_fn=_as_in_a_terminal)
     try:
-        deadline = time.monotonic() + 30
-        while not pid_file.exists() or not pid_file.read_text():
-            assert time.monotonic() < deadline, "the local judge never started"
-            time.sleep(0.05)
+        wait_until(lambda: pid_file.exists() and pid_file.read_text(), "the local judge started")
         os.killpg(process.pid, signal.SIGINT)
         _out, err = process.communicate(timeout=30)
     finally:

@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from judge_tui.tui.screens.rating import RatingScreen
 from tests.judge import fake_openai as fo
 from tests.judge.conftest import add_cis_items
 from tests.tui.screen_text import widget_text
+from tests.waiting import app_until
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = "qwen2.5:7b"
@@ -37,13 +37,6 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[fo.FakeOpenAI]:
     fake.stop()
 
 
-async def _until(predicate, pilot, timeout: float = 20.0) -> None:  # noqa: ANN001
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        await pilot.pause(0.05)
-
-
 @pytest.mark.slow
 async def test_the_app_judges_with_a_local_server_and_no_anthropic_key(
         server: fo.FakeOpenAI, tmp_path: Path, rubrics: dict[str, Rubric]) -> None:
@@ -53,7 +46,7 @@ async def test_the_app_judges_with_a_local_server_and_no_anthropic_key(
         ids = add_cis_items(store, rubric, 4)
         app = JudgeTuiApp(store, rubric, reviewer="EXP001", settings=settings)
         async with app.run_test(size=(120, 40)) as pilot:
-            await _until(lambda: f"{len(ids)} done" in app.judge_status, pilot)
+            await app_until(pilot, lambda: f"{len(ids)} done" in app.judge_status, "every item judged")
             judge_ratings = list(store.iter_ratings(kind="judge"))
             assert sorted(r.item_id for r in judge_ratings) == sorted(ids)
             assert {r.rater_id.split(":cis@")[0] for r in judge_ratings} == {f"judge:{MODEL}"}
@@ -74,7 +67,7 @@ async def test_the_app_says_offline_while_the_local_server_is_not_running(
         ids = add_cis_items(store, rubrics["cis"], 3)
         app = JudgeTuiApp(store, rubrics["cis"], reviewer="EXP001", settings=settings)
         async with app.run_test(size=(120, 40)) as pilot:
-            await _until(lambda: "offline" in app.judge_status, pilot)
+            await app_until(pilot, lambda: "offline" in app.judge_status, "the judge offline")
             assert app.judge_status == f"judge: {len(ids)} queued · offline"
             await pilot.press("q")
 
@@ -85,7 +78,7 @@ async def test_the_app_says_why_its_judge_did_not_start_without_a_model(
         add_cis_items(store, rubrics["cis"], 2)
         app = JudgeTuiApp(store, rubrics["cis"], reviewer="EXP001", settings=Settings(judge_backend="openai"))
         async with app.run_test(size=(120, 40)) as pilot:
-            await _until(lambda: "stopped" in app.judge_status, pilot)
+            await app_until(pilot, lambda: "stopped" in app.judge_status, "the judge stopped")
             said = " ".join(app.notices)  # what was shown
             assert "names no openai_model" in said
             await pilot.press("q")

@@ -20,6 +20,7 @@ from judge_tui.store import Store
 from tests.judge import fake_openai as fo
 from tests.judge.conftest import assert_consistent, fast, make_judge
 from tests.narrowing import present
+from tests.waiting import until
 
 ITEMS = 6
 B001_MARK = "I wrapped an OrderedDict"  # only B001 says this
@@ -149,8 +150,7 @@ def test_a_server_not_running_is_offline_then_judging_resumes(cis_store: Store, 
         runner = JudgeRunner(judge, fast(offline_probe=0.05),
                              lambda s: offline_seen.append(s.offline) if s.offline else None)
         task = asyncio.create_task(runner.run())
-        while not offline_seen:  # connection refused: waiting, not failing
-            await asyncio.sleep(0.02)
+        await until(lambda: offline_seen, "the judge offline")  # connection refused: waiting, not failing
         assert cis_store.judge_job_counts(judge.rater_id)["failed"] == 0
         fake.start(port)
         return await asyncio.wait_for(task, 30)
@@ -177,8 +177,7 @@ def test_the_openai_api_without_a_key_is_offline(cis_store: Store, rubrics: dict
 
     async def main() -> RunState:
         task = asyncio.create_task(runner.run())
-        while not runner.state.offline:
-            await asyncio.sleep(0.02)
+        await until(lambda: runner.state.offline, "the judge offline")
         runner.stop()
         runner.poke()
         return await asyncio.wait_for(task, 10)

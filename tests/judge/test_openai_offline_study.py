@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from tests.judge import fake_openai as fo
 from tests.judge.conftest import add_cis_items
 from tests.judge.fake_anthropic import estimate_tokens
 from tests.narrowing import present
+from tests.waiting import app_until
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = "llama3.1:8b"
@@ -40,13 +40,6 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[fo.FakeOpenAI]:
     fake = fo.FakeOpenAI(models=(MODEL,), latency=0.05).start()
     yield fake
     fake.stop()
-
-
-async def _until(pilot, predicate, what: str, timeout: float = 30.0) -> None:  # noqa: ANN001
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"never happened: {what}"
-        await pilot.pause(0.05)
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -72,7 +65,7 @@ async def test_the_expert_rates_while_the_local_judge_judges_every_item_and_repo
             for _ in range(N):  # the expert rates through the keys, the judge working meanwhile
                 await pilot.press("f" if "honey" in str(present(screen.session.state).item.fields) else "p")
                 await pilot.pause()
-            await _until(pilot, lambda: f"{N} done" in app.judge_status, "every item judged")
+            await app_until(pilot, lambda: f"{N} done" in app.judge_status, "every item judged")
             assert store.progress("EXP001", "binary", total=N)["rated"] == N
             await pilot.press("q")
         judged = {r.item_id for r in store.iter_ratings(kind="judge")}
@@ -100,9 +93,9 @@ async def test_the_judge_screen_holds_a_local_server_to_openai_concurrency(
         async with app.run_test(size=(120, 40)) as pilot:
             screen = app.screen
             assert isinstance(screen, CalibrationScreen)
-            await _until(pilot, lambda: screen.standing is not None, "the first figures")
+            await app_until(pilot, lambda: screen.standing is not None, "the first figures")
             await pilot.press("j")
-            await _until(pilot, lambda: screen.standing.judge is not None
+            await app_until(pilot, lambda: screen.standing.judge is not None
                          and store.judge_job_counts(screen.standing.judge)["done"] == 12, "the dev split judged")
             await pilot.press("q")
     assert len(server.completion_requests()) == 12

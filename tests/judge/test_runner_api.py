@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
-import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from judge_tui.store import Store
 from tests.judge import fake_anthropic as fa
 from tests.judge.conftest import API_KEY, assert_consistent, fast, make_judge
 from tests.narrowing import present
+from tests.waiting import wait_until
 
 ITEMS = 6
 HANG_GUARD = 300.0  # seconds: only ends a run that hangs; the tests wait on events, never on this
@@ -361,10 +361,10 @@ def test_concurrency_limit_holds(fake: fa.FakeAnthropic, cis_store: Store, rubri
     held = threading.Event()
 
     def release_once_two_are_in() -> None:
-        deadline = time.monotonic() + HANG_GUARD
-        while fake.in_flight() < 2 and time.monotonic() < deadline:
-            time.sleep(0.002)
-        held.set()
+        try:  # a failed wait still lets the calls go: the assertion below then says what happened
+            wait_until(lambda: fake.in_flight() >= 2, "two calls in flight", limit=HANG_GUARD, every=0.002)
+        finally:
+            held.set()
 
     def progress(state: RunState) -> None:
         if state.done == 1 and fake.hold is None:

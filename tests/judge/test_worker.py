@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 
 import pytest
 from rich.text import Text
@@ -19,6 +18,7 @@ from judge_tui.store import Store
 from judge_tui.tui.messages import JudgeProgress
 from tests.judge import fake_anthropic as fa
 from tests.judge.conftest import fast
+from tests.waiting import until
 
 ITEMS = 6
 
@@ -52,14 +52,6 @@ class Host(App[None]):
         self.presses += 1
 
 
-async def _until(predicate, timeout: float = 10.0) -> None:  # noqa: ANN001
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out")
-        await asyncio.sleep(0.02)
-
-
 @pytest.mark.slow
 async def test_background_judging_never_delays_a_key_press(fake: fa.FakeAnthropic, cis_store: Store,
                                                       rubrics: dict[str, Rubric]) -> None:
@@ -70,14 +62,14 @@ async def test_background_judging_never_delays_a_key_press(fake: fa.FakeAnthropi
     async with app.run_test() as pilot:
         assert app.judge.enqueue_all() == ITEMS
         # The first call goes alone (it writes the prompt cache the others read); hold it unanswered.
-        await _until(lambda: fake.in_flight() == 1)
+        await until(lambda: fake.in_flight() == 1, "the first call in flight")
         for _ in range(12):
             await pilot.press("j")
         # every key reached its handler while the call was still in flight: judging never blocks a key
         assert app.presses == 12 and fake.in_flight() == 1
         assert cis_store.count_ratings(rater_id=app.judge.rater_id) == 0
         fake.hold.set()
-        await _until(lambda: bool(app.progress) and app.progress[-1].status.done == ITEMS)
+        await until(lambda: bool(app.progress) and app.progress[-1].status.done == ITEMS, "every item judged")
         assert fake.max_concurrent_seen == 2  # at most N at once
         assert app.lines[-1] == "judge: 0 queued · 6 done"
         assert str(app.query_one("#status", Static).render()) == "judge: 0 queued · 6 done"
@@ -93,12 +85,14 @@ async def test_without_a_key_the_status_says_offline(cis_store: Store, rubrics: 
     async with app.run_test() as pilot:
         app.judge.enqueue(["B001", "B002", "B003"])
         # Claimed jobs go back to the queue once the runner finds it is offline: wait for that to settle.
-        await _until(lambda: bool(app.lines) and app.lines[-1] == "judge: 3 queued · offline")
+        await until(lambda: bool(app.lines) and app.lines[-1] == "judge: 3 queued · offline",
+                    "the judge offline, its jobs queued again")
         await pilot.press("j")
         assert app.lines[-1] == "judge: 3 queued · offline"
         assert app.progress[-1].status.offline == "no ANTHROPIC_API_KEY in the environment"
         app.judge.stop()
-        await _until(lambda: app.workers and all(w.is_finished for w in app.workers) or not app.workers)
+        await until(lambda: app.workers and all(w.is_finished for w in app.workers) or not app.workers,
+                    "the judge's worker finished")
     assert cis_store.judge_job_counts(app.judge.rater_id) == {"queued": 3, "running": 0, "done": 0, "failed": 0}
 
 
@@ -125,12 +119,12 @@ async def test_the_app_judge_beside_a_headless_judge_never_pays_twice(fake: fa.F
                                   settings=Settings(judge_model="claude-sonnet-5"), options=fast(concurrency=2))
             app.enqueue_all()
             app_run = asyncio.create_task(app.run())
-            while not app_store.judge_job_counts(app.rater_id)["running"]:
-                await asyncio.sleep(0.01)
+            await until(lambda: app_store.judge_job_counts(app.rater_id)["running"],
+                        "a call of the app's judge in flight", every=0.01)
             # a headless judge of the same model starts while the app has a call in flight
             await JudgeRunner(make_judge(cli_store, rubrics["cis"]), fast(concurrency=2)).run()
-            while app_store.judge_job_counts(app.rater_id)["done"] < items:
-                await asyncio.sleep(0.02)
+            await until(lambda: app_store.judge_job_counts(app.rater_id)["done"] >= items,
+                        "every item judged")
             app.stop()
             await app_run
             return app.rater_id

@@ -4,7 +4,6 @@ holds BEGIN IMMEDIATE)."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -17,16 +16,9 @@ from tests.faults.locker import Locker
 from tests.narrowing import present, screen_of
 from tests.test_adjudication import _cis_db
 from tests.test_agreement_screens import Host, rated_db, screen_text, settle  # noqa: F401 - rated_db: a fixture
+from tests.waiting import app_until
 
 BUSY = "database busy (another program writes): changes kept, saved later"
-
-
-async def _until(predicate, pilot, timeout: float = 30.0) -> None:  # noqa: ANN001
-    """Let the app run until predicate() holds (a bound, not a timing assertion)."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "the app never got there"
-        await pilot.pause(0.05)
 
 
 def _messages(app) -> list[str]:  # noqa: ANN001
@@ -51,10 +43,12 @@ async def test_a_consensus_saved_while_another_process_writes_is_kept_and_saved_
                 await pilot.press("escape")  # not closed with a consensus unsaved
                 assert app.is_running
                 locker.release()
-                await _until(lambda: store.rating("B001", "consensus") is not None, pilot)
-            await _until(lambda: any(m.startswith("B001: consensus saved") for m in _messages(app)), pilot)
+                await app_until(pilot, lambda: store.rating("B001", "consensus") is not None,
+                                "the consensus written")
+            await app_until(pilot, lambda: any(m.startswith("B001: consensus saved") for m in _messages(app)),
+                            "the consensus said saved")
             await pilot.press("escape")
-            await _until(lambda: not app.is_running, pilot)
+            await app_until(pilot, lambda: not app.is_running, "the app closed")
         assert present(store.rating("B001", "consensus")).scores["a"] == 0.75
 
 
@@ -77,8 +71,9 @@ async def test_revision_marks_made_while_another_process_writes_are_kept_in_orde
                 await pilot.press("m", *"too harsh", "enter")
                 assert store.revision_marks("exercise-quality") == {}
                 locker.release()
-                await _until(lambda: f"{first}: revision mark saved" in _messages(app)
-                             and store.revision_marks("exercise-quality") == {first: "too harsh"}, pilot)
+                await app_until(pilot, lambda: f"{first}: revision mark saved" in _messages(app)
+                                and store.revision_marks("exercise-quality") == {first: "too harsh"},
+                                "the last revision mark written and said saved")
             assert app.is_running
 
 
@@ -121,6 +116,7 @@ async def test_the_settled_mark_found_while_another_process_writes_is_kept_and_s
                 assert len(said) == 1 and BUSY in _messages(app)
                 assert store.settled_after("binary") is None
                 locker.release()
-                await _until(lambda: store.settled_after("binary") == found.ratings, pilot)
+                await app_until(pilot, lambda: store.settled_after("binary") == found.ratings,
+                                "the settled mark written")
             assert store.get_meta("stop_notice_shown:binary:EXP001") == str(found.ratings)
             assert app.is_running

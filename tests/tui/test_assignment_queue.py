@@ -19,6 +19,7 @@ from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.widgets.status_line import StatusLine
 from tests.tui.conftest import FIELDS, FakeClock
 from tests.tui.screen_text import screen_text
+from tests.waiting import app_until
 
 SIZE = (120, 40)
 SMALL = (80, 24)
@@ -118,8 +119,11 @@ async def test_at_80x24_the_compact_line_says_the_count_is_of_the_assignment(tea
     clock = FakeClock()
     app = app_for(team_store, rubrics["cis"], "ann", clock)
     async with app.run_test(size=SMALL) as pilot:
+        first = current(app)
         await pilot.press("1", "1", "1", "1", "enter")
-        await pilot.pause(0.2)
+        status = app.screen.query_one(StatusLine)  # says "✓ saved" as the rating reaches the disk, then not
+        await app_until(pilot, lambda: team_store.rating(first, "ann") is not None and not status.saved[0],
+                        f"{first} on disk and its saved mark gone")
         assert screen_text(app).splitlines()[0].startswith("1 rated · 0 skipped · 0 flagged · 9 assigned to you")
         app.post_message(JudgeStatusLine("judge: 18 queued · 2 running · 30 done · offline"))  # no longer fits
         await pilot.pause()

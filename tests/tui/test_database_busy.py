@@ -10,17 +10,9 @@ from judge_tui.tui.screens.rating import RatingScreen
 from tests.faults.locker import Locker
 from tests.narrowing import present
 from tests.tui.screen_text import screen_text
+from tests.waiting import app_until
 
 SIZE = (80, 24)
-
-
-async def _until(pilot, condition, ticks: int = 100) -> None:
-    """Let the app's own timers run until condition() holds (no wall-clock assertion: only a bound)."""
-    for _ in range(ticks):
-        if condition():
-            return
-        await pilot.pause(0.1)
-    raise AssertionError("the app never got there")
 
 
 @pytest.mark.slow
@@ -39,7 +31,7 @@ async def test_keys_pressed_while_another_process_writes_are_saved_afterwards(ma
             await pilot.press("enter")  # submitted: the next item opens at once
             assert present(session.state).item.id == "B002"
             await pilot.press("2")
-            await _until(pilot, lambda: "database busy" in screen_text(app))
+            await app_until(pilot, lambda: "database busy" in screen_text(app), "the busy notice shown")
             assert "database busy (another program writes): changes kept, saved later" in screen_text(app)
             assert filled_store.rating("B001", "EXP001") is None and filled_store.draft("B002", "EXP001") is None
             assert "B001 saved" not in screen_text(app)  # kept, not saved: the status line does not say saved
@@ -48,10 +40,11 @@ async def test_keys_pressed_while_another_process_writes_are_saved_afterwards(ma
             await pilot.press("right")
             assert present(session.state).item.id == "B002" and present(session.state).edit.scores == {"r": 0.5}
             locker.release()
-            await _until(pilot, lambda: "B001 saved" in screen_text(app))  # said once it is written
+            # said once it is written
+            await app_until(pilot, lambda: "B001 saved" in screen_text(app), "B001 said saved")
             assert filled_store.rating("B001", "EXP001") is not None
-            await _until(pilot, lambda: not session.pending)
-            await _until(pilot, lambda: "database busy" not in screen_text(app))
+            await app_until(pilot, lambda: not session.pending, "every kept change written")
+            await app_until(pilot, lambda: "database busy" not in screen_text(app), "the busy notice gone")
         rating = filled_store.rating("B001", "EXP001")
         assert rating is not None and rating.scores == {"r": 0.75, "a": 0.5, "t": 0.75, "l": 0.75}
         assert rating.seconds == 20.0
@@ -73,7 +66,7 @@ async def test_the_idle_timer_save_waits_instead_of_crashing(make_app, filled_st
             assert screen.session.pending and screen.session.waiting_for == "busy"
             await pilot.pause()
             assert "database busy" in screen_text(app)
-        await _until(pilot, lambda: not screen.session.pending)
+        await app_until(pilot, lambda: not screen.session.pending, "every kept change written")
     assert filled_store.draft("B001", "EXP001").seconds == 7.0
 
 
@@ -88,7 +81,7 @@ async def test_quitting_while_the_database_is_held_leaves_once_the_changes_are_s
             await pilot.pause()
             assert app.is_running and "closes" in screen_text(app)  # the notice, however it wraps
             locker.release()
-            await _until(pilot, lambda: not app.is_running)
+            await app_until(pilot, lambda: not app.is_running, "the app closed")
     assert filled_store.draft("B001", "EXP001").scores == {"r": 0.75}
 
 
@@ -104,9 +97,10 @@ async def test_a_full_disk_mid_session_keeps_the_changes_and_says_so(make_app, f
         await pilot.press("3")
         assert session.pending and session.waiting_for == "full"
         assert session.state.edit.scores == {"r": 0.75}
-        await _until(pilot, lambda: "disk full: changes kept, saved once space is freed" in screen_text(app))
+        full = "disk full: changes kept, saved once space is freed"
+        await app_until(pilot, lambda: full in screen_text(app), "the disk-full notice shown")
         filled_store.conn.execute("PRAGMA max_page_count = 1073741823")  # space freed
-        await _until(pilot, lambda: not session.pending)
+        await app_until(pilot, lambda: not session.pending, "every kept change written")
     draft = filled_store.draft("B001", "EXP001")
     assert draft.scores == {"r": 0.75} and draft.notes.startswith("a long note, ")
 
@@ -145,10 +139,11 @@ async def test_a_database_that_stops_taking_writes_mid_session_keeps_the_changes
         filled_store.conn.execute("PRAGMA query_only = ON")  # writes now fail as on a disk remounted read-only
         await pilot.press("3", "2")
         assert session.pending and session.state.edit.scores == {"r": 0.75, "a": 0.5}
-        await _until(pilot, lambda: "cannot save (attempt to write a readonly database)" in screen_text(app))
+        refused = "cannot save (attempt to write a readonly database)"
+        await app_until(pilot, lambda: refused in screen_text(app), "the cannot-save notice shown")
         filled_store.conn.execute("PRAGMA query_only = OFF")
-        await _until(pilot, lambda: not session.pending)
-        await _until(pilot, lambda: "cannot save" not in screen_text(app))
+        await app_until(pilot, lambda: not session.pending, "every kept change written")
+        await app_until(pilot, lambda: "cannot save" not in screen_text(app), "the cannot-save notice gone")
     assert filled_store.draft("B001", "EXP001").scores == {"r": 0.75, "a": 0.5}
 
 
@@ -158,7 +153,7 @@ async def test_a_new_reviewer_on_a_database_that_takes_no_writes_gets_a_message_
     async with app.run_test(size=SIZE) as pilot:
         filled_store.conn.execute("PRAGMA query_only = ON")  # as a database on a disk remounted read-only
         await pilot.press("a", "enter")
-        await _until(pilot, lambda: not app.is_running)
+        await app_until(pilot, lambda: not app.is_running, "the app closed")
     assert app.return_code == 1
     printed = " ".join(capfd.readouterr().err.split())  # the console wraps long lines
     assert "cannot be changed: the file, its folder or the disk is read-only" in printed
@@ -178,7 +173,7 @@ async def test_a_new_rubric_version_while_another_process_writes_gets_a_message_
         app = JudgeTuiApp(filled_store, changed, reviewer="EXP001", settings=Settings(judge_in_background=False),
                           clock=clock)
         async with app.run_test(size=SIZE) as pilot:
-            await _until(pilot, lambda: not app.is_running)
+            await app_until(pilot, lambda: not app.is_running, "the app closed")
     assert app.return_code == 1
     printed = " ".join(capfd.readouterr().err.split())
     assert "is busy: another program" in printed and "run it again" in printed
@@ -193,9 +188,9 @@ async def test_the_counts_include_the_changes_kept_while_the_database_is_busy(ma
         with Locker(db_path):
             await pilot.press("3", "2", "3", "3", "enter")  # B001 submitted, kept
             await pilot.press("s")  # B002 set aside, kept
-            await _until(pilot, lambda: "database busy" in screen_text(app))
+            await app_until(pilot, lambda: "database busy" in screen_text(app), "the busy notice shown")
             assert session.pending and filled_store.rating("B001", "EXP001") is None
             assert session.progress() == {"rated": 1, "skipped": 1, "flagged": 0, "total": 3}
             assert "1/3 rated · 1 skipped" in screen_text(app)
-        await _until(pilot, lambda: not session.pending)
+        await app_until(pilot, lambda: not session.pending, "every kept change written")
         assert session.progress() == {"rated": 1, "skipped": 1, "flagged": 0, "total": 3}

@@ -20,6 +20,7 @@ from judge_tui.store import Store
 from judge_tui.tui.screens.rating import RatingScreen
 from tests.narrowing import present
 from tests.tui.screen_text import screen_text
+from tests.waiting import wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -48,31 +49,22 @@ class TerminalApp:
                 return
             self.output.extend(chunk)
 
-    def wait_for_output(self, text: bytes, timeout: float = 20.0) -> None:
-        deadline = time.monotonic() + timeout
-        while text not in self.output:
-            assert self.process.poll() is None, f"app exited early: {bytes(self.output[-2000:])!r}"
-            assert time.monotonic() < deadline, f"{text!r} never appeared"
-            time.sleep(0.05)
+    def wait_for_output(self, text: bytes) -> None:
+        wait_until(lambda: self._shown(text), f"{text!r} on the terminal")
+
+    def _shown(self, text: bytes) -> bool:
+        assert self.process.poll() is None, f"app exited early: {bytes(self.output[-2000:])!r}"
+        return text in self.output
 
     def type(self, keys: str) -> None:
         for key in keys:
             os.write(self.master, key.encode())
-            time.sleep(0.05)
+            time.sleep(0.05)  # a typist's pace, each key read on its own (not a wait for anything)
 
     def kill(self) -> None:
         os.kill(self.process.pid, signal.SIGKILL)
         self.process.wait(timeout=10)
         os.close(self.master)
-
-
-def wait_until(check, timeout: float = 10.0):  # noqa: ANN001, ANN201
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value or time.monotonic() > deadline:
-            return value
-        time.sleep(0.05)
 
 
 @pytest.mark.slow
@@ -85,7 +77,9 @@ async def test_kill_9_mid_session_loses_nothing(filled_store, db_path, make_app,
         time.sleep(1.2)  # a second or so of work on B002 before scoring it
         app.type("12")
         with Store(db_path) as reader:
-            draft = wait_until(lambda: (d := reader.draft("B002", "EXP001")) and len(d.scores) == 2 and d)
+            draft = wait_until(
+                lambda: d if (d := reader.draft("B002", "EXP001")) and len(d.scores) == 2 else None,
+                "B002's two scores saved as a draft")
     finally:
         app.kill()
     assert app.process.returncode == -signal.SIGKILL

@@ -8,7 +8,8 @@ import pytest
 from judge_tui.store import Store
 from judge_tui.tui.widgets.notes_editor import NotesEditor, first_line
 from tests.tui.screen_text import screen_text
-from tests.tui.test_kill_and_resume import TerminalApp, wait_until
+from tests.tui.test_kill_and_resume import TerminalApp
+from tests.waiting import wait_until
 
 SIZE = (80, 24)
 NOTE = "Eviction order untested\nthe capacity check is off by one and the global cache breaks the constraints"
@@ -53,10 +54,11 @@ async def test_a_note_restored_after_a_kill_takes_typing_at_its_end(filled_store
         app.wait_for_output(b"B001")
         drawn = len(app.output)
         app.type("n")
-        wait_until(lambda: b"Done" in app.output[drawn:])  # the note box is open: its key says so
+        wait_until(lambda: b"Done" in app.output[drawn:], "the note box open (its key says Done)")
         app.type("half a thought")
         with Store(db_path) as reader:
-            wait_until(lambda: (d := reader.draft("B001", "EXP001")) and d.notes == "half a thought")
+            wait_until(lambda: (d := reader.draft("B001", "EXP001")) and d.notes == "half a thought",
+                       "the note saved as a draft")
     finally:
         app.kill()
     resumed = make_app("cis")  # the next start, on the same database

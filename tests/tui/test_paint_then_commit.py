@@ -11,7 +11,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.widgets.status_line import StatusLine
 from tests.narrowing import present
 from tests.tui.screen_text import screen_text
+from tests.waiting import wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 async def test_a_score_shows_before_its_commit_and_is_marked_until_then(filled_store, make_app):
@@ -113,13 +113,16 @@ class Tmux:
     def send(self, key: str) -> None:
         self._tmux("send-keys", "-t", "app", key)
 
-    def wait_for(self, shows, timeout: float = 20.0) -> str:  # noqa: ANN001
-        deadline = time.monotonic() + timeout
-        while True:
-            screen = self.screen()
-            if shows(screen):
-                return screen
-            assert time.monotonic() < deadline, f"the expected screen never came:\n{screen}"
+    def wait_for(self, shows, what: str) -> str:  # noqa: ANN001
+        """The first screen that shows(), read again at once (no pause between reads: the first counts)."""
+        last = ""
+
+        def screen_if_shown() -> str:
+            nonlocal last
+            last = self.screen()
+            return last if shows(last) else ""
+
+        return wait_until(screen_if_shown, lambda: f"{what}; the last screen:\n{last}", every=0)
 
     def kill_app(self) -> None:
         """SIGKILL to the app (the pane's process: `env` execs Python), then the tmux server goes."""
@@ -135,16 +138,16 @@ def test_kill_9_right_after_a_key_loses_nothing_the_screen_showed_as_saved(
     filled_store.close()
     app = Tmux(tmp_path, ["--db", str(db_path), "--reviewer", "EXP001", "--rubric", "cis"], hermetic_home)
     try:
-        app.wait_for(lambda s: "B001" in s and "0 rated" in s)
+        app.wait_for(lambda s: "B001" in s and "0 rated" in s, "B001 open, nothing rated")
         keys = "3213"[:keys_before_kill]
         for n, key in enumerate(keys, start=1):
             app.send(key)
             # The first screen that shows this key's score (the count under the rubric: the dimension's own
             # line may already be scrolled out of a short terminal's view); then, at once, the next key (or
             # the kill).
-            shown = app.wait_for(lambda s, count=f"({n} of 4 scored)": count in s)
+            shown = app.wait_for(lambda s, count=f"({n} of 4 scored)": count in s, f"{n} of 4 scored")
             if n < len(keys):
-                app.wait_for(lambda s: "saving…" not in s)  # on disk, as the screen now says
+                app.wait_for(lambda s: "saving…" not in s, "saved")  # on disk, as the screen now says
     finally:
         app.kill_app()
     expected = {dim: value for dim, value in zip("ratl", [int(k) / 4 for k in keys], strict=False)}

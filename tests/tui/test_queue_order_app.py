@@ -16,7 +16,8 @@ from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.widgets.status_line import StatusLine
 from tests.narrowing import screen_of
 from tests.tui.screen_text import screen_text, widget_text
-from tests.tui.test_kill_and_resume import TerminalApp, wait_until
+from tests.tui.test_kill_and_resume import TerminalApp
+from tests.waiting import wait_until
 
 JUDGE = "judge:secret-model"
 N = 12
@@ -52,7 +53,8 @@ async def test_balanced_order_survives_kill_9_and_resume(tmp_path, rubrics, herm
             app.wait_for_output(item_id.encode())
             app.type("p")
         with Store(db_path) as reader:
-            wait_until(lambda: reader.progress("EXP001", "binary", total=N)["rated"] == 3)
+            wait_until(lambda: reader.progress("EXP001", "binary", total=N)["rated"] == 3,
+                       "three ratings saved")
     finally:
         app.kill()
     assert app.process.returncode == -signal.SIGKILL

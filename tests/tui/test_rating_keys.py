@@ -13,6 +13,7 @@ from judge_tui.tui.session import RatingSession
 from judge_tui.tui.widgets.status_line import StatusLine
 from tests.narrowing import present
 from tests.tui.screen_text import screen_text, widget_text
+from tests.waiting import app_until
 
 SIZE = (120, 40)
 
@@ -21,15 +22,6 @@ async def shown(pilot) -> str:
     """The screen as the reviewer sees it, once pending messages and notifications are drawn."""
     await pilot.pause()
     return screen_text(pilot.app)
-
-
-async def until_shown(pilot, condition, what: str, rounds: int = 600) -> None:
-    """Let the app's own timers run until condition() holds (a bound on a hang, not a timing assertion)."""
-    for _ in range(rounds):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError(f"never happened: {what}")
 
 
 def _session(app: App[object]) -> RatingSession:
@@ -81,7 +73,7 @@ async def test_a_submitted_rating_is_said_saved_in_the_status_line_once_on_disk(
         assert "✓ B001 saved: CIS 0.6875" in line and "saving…" not in line
         assert written is True  # said saved only with the rating on disk
         assert not app.notices  # no toast is mounted for a submit
-        await until_shown(pilot, lambda: "saved" not in widget_text(status), "the saved mark gone")
+        await app_until(pilot, lambda: "saved" not in widget_text(status), "the saved mark gone")
         assert marks[-1][0] == ""  # taken away by its timer
 
 
