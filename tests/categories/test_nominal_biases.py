@@ -26,6 +26,7 @@ from tests.categories.topic_study import ok, write_topic_rubric
 from tests.narrowing import defined, present, screen_of
 from tests.team_fixtures import rate
 from tests.tui.screen_text import widget_text
+from tests.waiting import app_until
 
 ITEMS = [f"q{n:02d}" for n in range(12)]
 EXPERTS = dict(zip(ITEMS, ["maths"] * 3 + ["physics"] * 3 + ["chemistry"] * 3 + ["biology"] * 3, strict=True))
@@ -161,12 +162,9 @@ async def test_the_judge_screen_says_why_leniency_and_length_are_not_shown(tmp_p
         app = CalibrationApp(store, rubric, "lead", settings=Settings(judge_in_background=False))
         async with app.run_test(size=(80, 24)) as pilot:
             screen = screen_of(app, CalibrationScreen)
-            for _ in range(400):
-                if screen.standing is not None:
-                    break
-                await pilot.pause(0.05)
+            standing = await app_until(pilot, lambda: screen.standing, "the judge screen's figures")
             await pilot.pause()
-            assert present(screen.standing).biases is not None
+            assert standing.biases is not None
             shown = " ".join(widget_text(app).split())
     assert f"Leniency: n/a: {NOMINAL_LENIENCY}" in shown
     assert f"Length bias: n/a: {NOMINAL_LENGTH}" in shown
