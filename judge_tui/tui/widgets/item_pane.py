@@ -22,7 +22,7 @@ from judge_tui.model.rubrics import ItemField, Rubric
 from judge_tui.model.textsafe import clean
 from judge_tui.tui.widgets.field_rows import FieldRows, prepare
 from judge_tui.tui.widgets.pair_rows import PairRows
-from judge_tui.tui.widgets.styled_lines import StyledLines, Styling, styling_of
+from judge_tui.tui.widgets.styled_lines import LinesBeside, StyledLines, Styling, styling_of
 
 
 def display_text(value: object) -> str:
@@ -39,7 +39,6 @@ SCROLLS = ("scroll_page_down", "scroll_page_up", "scroll_down", "scroll_up", "sc
 
 _LOOK_OF_KIND = {"text": "", "code": "code", "xml": "code", "output": "output"}
 
-_ROWS_KEPT = 512  # rows with their scroll column's cell kept (and as many again from before): a few screenfuls
 
 
 class ItemPane(ScrollView, can_focus=False):
@@ -94,10 +93,8 @@ class ItemPane(ScrollView, can_focus=False):
         # The lines on screen as last worked out (to find those that changed), for the frame that draws them
         self._worked_out: tuple[tuple[int, int, int, int, bool, int], _Content, list[Strip]] | None = None
         self._bar: tuple[tuple[int, int, int], list[Segment]] | None = None  # the scroll column's cells, and for what
-        self._bar_colours: tuple[Any, Any, RichStyle] | None = None  # its back, its thumb, no thumb: until restyled
-        # Each row as drawn (the item's line and the column's cell), by the line's id and the cell
-        self._rows: tuple[dict[tuple[int, Segment], tuple[Strip, Strip]], dict[tuple[int, Segment], tuple[Strip, Strip]]]
-        self._rows = ({}, {})
+        self._bar_colours: tuple[Any, Any] | None = None  # its background and its thumb, until restyled
+        self._rows = LinesBeside()  # each row as drawn: the item's line with the column's cell, by the line and cell
 
     @property
     def rubric(self) -> Rubric:
@@ -330,7 +327,7 @@ class ItemPane(ScrollView, can_focus=False):
         self._drawn_text.clear()
         self._prepared = None
         self._bar = self._bar_colours = None
-        self._rows = ({}, {})
+        self._rows = LinesBeside()
         for rows in self._content.rows.values():
             rows.forget_rows()
         self._content.width = -1
@@ -483,21 +480,14 @@ class ItemPane(ScrollView, can_focus=False):
         """Row y of the pane scrolled to `top`: the item's line there and the scroll column's cell (of `cells`,
         `_bar_cells`); the same Strip while both are the same (a row compared with the one last drawn is found
         unchanged)."""
-        line = self._line_of(content, top + y)
         cell = cells[y] if y < len(cells) else cells[-1]
-        key = (id(line), cell)
-        now, before = self._rows
-        pair = now.get(key)
-        if pair is None:
-            pair = before.get(key)
-            if pair is None or pair[0] is not line:
-                width = max(0, content.width)
-                whole = line if line.cell_length == width else line.adjust_cell_length(width, self._blank_style())
-                pair = (line, Strip([*whole, cell], width + cell.cell_length))
-            if len(now) >= _ROWS_KEPT:  # the older half let go
-                self._rows = now, before = {}, now
-            now[key] = pair
-        return pair[1]
+        width = max(0, content.width)
+
+        def with_cell(line: Strip) -> Strip:
+            whole = line if line.cell_length == width else line.adjust_cell_length(width, self._blank_style())
+            return Strip([*whole, cell], width + cell.cell_length)
+
+        return self._rows.get(self._line_of(content, top + y), cell, with_cell)
 
     def _bar_cells(self, virtual_height: int, top: int) -> list[Segment]:
         """The scroll column's cell on each row, as Textual's scrollbar draws it; blank while the item fits."""
@@ -505,7 +495,7 @@ class ItemPane(ScrollView, can_focus=False):
         key = (virtual_height, height, top)
         if self._bar is not None and self._bar[0] == key:
             return self._bar[1]
-        back, thumb, blank = self._bar_look()
+        back, thumb = self._bar_look()
         thickness = self.styles.scrollbar_size_vertical
         if virtual_height > height > 0:
             under = self._look_style("").rich_style  # as Textual draws a widget's segments: on its own style
@@ -513,11 +503,11 @@ class ItemPane(ScrollView, can_focus=False):
                 size=height, virtual_size=virtual_height, window_size=height, position=top, thickness=thickness,
                 back_color=back, bar_color=thumb).segments]
         else:
-            cells = [Segment(" " * thickness, blank)] * max(1, height)
+            cells = [Segment(" " * thickness, self._blank_style())] * max(1, height)
         self._bar = (key, cells)
         return cells
 
-    def _bar_look(self) -> tuple[Any, Any, RichStyle]:
+    def _bar_look(self) -> tuple[Any, Any]:
         """The column's background and thumb colours, as Textual's scrollbar takes them from the pane's styles."""
         if self._bar_colours is None:
             styles = self.styles
@@ -525,7 +515,7 @@ class ItemPane(ScrollView, can_focus=False):
             if background.a < 1:
                 background = self.background_colors[0] + background
             thumb = background + styles.scrollbar_color
-            self._bar_colours = (background.rich_color, thumb.rich_color, self._blank_style())
+            self._bar_colours = (background.rich_color, thumb.rich_color)
         return self._bar_colours
 
 

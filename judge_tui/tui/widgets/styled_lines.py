@@ -78,15 +78,37 @@ def styling_of(widget: Widget) -> Styling | None:
                    tuple(widget.get_line_filters()), background)
 
 
+class LinesBeside:
+    """Lines made from other lines, each kept beside the line it was made from while that line is in use: by the
+    line's id and a tag, the line itself held so that its id stays its own. Past `most`, the older half is let
+    go (kept one round more, in case it comes back)."""
+
+    def __init__(self, most: int = _KEPT) -> None:
+        self.most = most
+        self._now: dict[tuple[int, Hashable], tuple[Strip, Strip]] = {}
+        self._before: dict[tuple[int, Hashable], tuple[Strip, Strip]] = {}
+
+    def get(self, line: Strip, tag: Hashable, make: Callable[[Strip], Strip]) -> Strip:
+        """What `make(line)` gave for this line and tag, made now if not kept."""
+        key = (id(line), tag)
+        pair = self._now.get(key)
+        if pair is None:
+            pair = self._before.get(key)
+            if pair is None or pair[0] is not line:
+                pair = (line, make(line))
+            if len(self._now) >= self.most:
+                self._before, self._now = self._now, {}
+            self._now[key] = pair
+        return pair[1]
+
+
 class StyledLines:
     """A widget's lines styled, each kept beside the line it was styled from while that line is in use (for the
     last few stylings: the rubric folded and back); and the last lines the screen asked for, given again while
     nothing has changed (the widget's refresh says when)."""
 
     def __init__(self) -> None:
-        # For each styling: id of a line -> the line (kept alive, so that its id is not reused) and its styled form
-        self._kept: OrderedDict[Styling, tuple[dict[int, tuple[Strip, Strip]], dict[int, tuple[Strip, Strip]]]] = (
-            OrderedDict())
+        self._kept: OrderedDict[Styling, LinesBeside] = OrderedDict()  # for each styling, the lines styled
         self._styling: Styling | None = None  # the styling of the last line styled
         self._changes = 0  # counts the widget's refreshes
         # What the screen was last given, what for, and what held the lines then (so that its id stays its own).
@@ -99,26 +121,16 @@ class StyledLines:
     def styled(self, line: Strip, styling: Styling) -> Strip:
         """The line as Textual's styles draw it."""
         if styling is self._styling:  # the same as for the line before (a frame's lines, a screenful)
-            now, before = self._kept[styling]
+            kept = self._kept[styling]
         else:
-            kept = self._kept.get(styling)
-            if kept is None:
-                kept = self._kept[styling] = ({}, {})
+            found = self._kept.get(styling)
+            if found is None:
+                found = self._kept[styling] = LinesBeside()
                 if len(self._kept) > _STYLINGS_KEPT:
                     self._kept.popitem(last=False)
             self._kept.move_to_end(styling)
-            self._styling, (now, before) = styling, kept
-        pair = now.get(id(line))
-        if pair is None:
-            pair = before.get(id(line))
-            if pair is None or pair[0] is not line:
-                pair = (line, styling.style(line))
-            if len(now) >= _KEPT:  # the older half let go
-                before.clear()
-                before.update(now)
-                now.clear()
-            now[id(line)] = pair
-        return pair[1]
+            self._styling, kept = styling, found
+        return kept.get(line, None, styling.style)
 
     def lines(self, crop: Region, styling: Styling, drawn_for: tuple[Hashable, ...], holding: object,
               line_at: Callable[[int], Strip]) -> list[Strip]:
