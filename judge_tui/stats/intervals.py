@@ -213,8 +213,8 @@ def newcombe_paired(both: int, first_only: int, second_only: int, neither: int,
     if n == 0:
         return Undefined("an interval needs at least one item")
     first, second = (both + first_only) / n, (both + second_only) / n
-    low1, high1 = _wilson_ends(first, n, confidence)
-    low2, high2 = _wilson_ends(second, n, confidence)
+    one, two = wilson_at(first, n, confidence), wilson_at(second, n, confidence)
+    low1, high1, low2, high2 = one.low, one.high, two.low, two.high
     margins = (both + first_only) * (second_only + neither) * (both + second_only) * (first_only + neither)
     cross = both * neither - first_only * second_only
     if margins == 0 or 0 <= cross <= n / 2:
@@ -227,11 +227,6 @@ def newcombe_paired(both: int, first_only: int, second_only: int, neither: int,
     above = math.sqrt(max(0.0, (second - low2) ** 2 + (high1 - first) ** 2
                            - 2.0 * phi * (second - low2) * (high1 - first)))
     return Interval(max(-1.0, difference - below), min(1.0, difference + above), "newcombe paired", confidence)
-
-
-def _wilson_ends(share: float, n: int, confidence: float) -> tuple[float, float]:
-    interval = wilson_at(share, n, confidence)
-    return interval.low, interval.high
 
 
 def wilson_bounds(successes: np.ndarray, n: int, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:

@@ -197,11 +197,8 @@ class RatingScreen(Screen[None]):
     def _score_keys(self) -> dict[float, str]:
         """Scale point -> the key that sets it, as the user's keymap has it (worked out once)."""
         if self._keys_shown is None:
-            self._keys_shown = self._work_out_score_keys()
+            self._keys_shown = keys_by_point(self.rubric.scale, self.keymap, self.app.get_key_display)
         return self._keys_shown
-
-    def _work_out_score_keys(self) -> dict[float, str]:
-        return keys_by_point(self.rubric.scale, self.keymap, self.app.get_key_display)
 
     def _show_rubric(self, *, scroll_after_layout: bool = False) -> None:
         state = self.session.state
