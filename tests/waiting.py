@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from textual.pilot import Pilot
@@ -42,22 +42,19 @@ def wait_until(condition: Callable[[], T | None], what: What, *, limit: float = 
     return value
 
 
-async def until(condition: Callable[[], T | None], what: What, *, limit: float = LIMIT, every: float = EVERY) -> T:
-    """The first true value condition() gives, the event loop running its other tasks between looks."""
+async def until(condition: Callable[[], T | None], what: What, *, limit: float = LIMIT, every: float = EVERY,
+                between: Callable[[float], Awaitable[object]] = asyncio.sleep) -> T:
+    """The first true value condition() gives, `between(every)` awaited between looks (by default the event loop
+    running its other tasks)."""
     deadline = time.monotonic() + limit
     while not (value := condition()):
         if time.monotonic() > deadline:
             raise _gave_up(what, limit)
-        await asyncio.sleep(every)
+        await between(every)
     return value
 
 
 async def app_until(pilot: Pilot[Any], condition: Callable[[], T | None], what: What, *, limit: float = LIMIT,
                     every: float = EVERY) -> T:
     """The first true value condition() gives, the app under ``pilot`` running (timers too) between looks."""
-    deadline = time.monotonic() + limit
-    while not (value := condition()):
-        if time.monotonic() > deadline:
-            raise _gave_up(what, limit)
-        await pilot.pause(every)
-    return value
+    return await until(condition, what, limit=limit, every=every, between=pilot.pause)
