@@ -16,9 +16,6 @@ TESTS = Path(__file__).parent
 # Loops that sleep for what they are, not to wait for something: the fake servers' idle main loop, a typist's pace.
 NOT_WAITS = {("judge/fake_anthropic.py", "time.sleep(3600)"), ("judge/fake_openai.py", "time.sleep(3600)"),
              ("tui/test_kill_and_resume.py", "time.sleep(0.05)")}
-# A guess kept for now: waiting instead for both judges' first write (traced by SQLite) failed once in 28 runs,
-# on a loaded machine, for a reason not yet known; the guess has never failed.
-KNOWN_GUESSES = {("judge/test_judges_start_together.py", "time.sleep(0.3)")}
 
 
 def test_the_first_true_value_is_given_back():
@@ -80,7 +77,7 @@ def sleeping_loops(root: Path) -> list[tuple[str, str]]:
 
 def test_tests_wait_through_the_waiting_helpers_only():
     polling = [found for found in sleeping_loops(TESTS)
-               if found[0] != "waiting.py" and found not in NOT_WAITS | KNOWN_GUESSES]
+               if found[0] != "waiting.py" and found not in NOT_WAITS]
     assert polling == [], "wait with tests/waiting.py (wait_until, until, app_until) instead of a loop of one's own"
 
 

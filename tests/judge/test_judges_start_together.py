@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -16,10 +15,30 @@ from judge_tui.store import Store
 from tests.faults.locker import Locker
 from tests.judge import fake_anthropic as fa
 from tests.judge.conftest import API_KEY, add_cis_items, assert_consistent
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 ITEMS = 3
 TRIALS = 3
+
+
+def _asleep(pid: int) -> bool:
+    """Whether the process sleeps in the kernel's timer: before its first write a judge sleeps only in SQLite's
+    wait for the lock (sqlite3_sleep between tries)."""
+    return Path(f"/proc/{pid}/wchan").read_text() == "hrtimer_nanosleep"
+
+
+def _wait_for_the_lock(judges: list[subprocess.Popen[str]]) -> None:
+    """Until every judge has been seen asleep at its first write: between tries SQLite sleeps only a few
+    milliseconds, so each is looked at often and remembered once seen."""
+    waiting: set[int] = set()
+
+    def all_wait() -> bool:
+        waiting.update(judge.pid for judge in judges if _asleep(judge.pid))
+        return len(waiting) == len(judges)
+
+    wait_until(all_wait, lambda: f"both judges waiting for the write lock (exit codes: "
+                                 f"{[judge.poll() for judge in judges]})", every=0.002)
 
 
 def _spawn(db: Path, fake: fa.FakeAnthropic, home: Path) -> subprocess.Popen[str]:
@@ -47,7 +66,7 @@ def test_two_judges_started_together_on_a_fresh_database_both_proceed(
                 for judge in judges:
                     assert judge.stdout is not None and judge.stderr is not None
                     assert judge.stdout.readline().startswith("cis: about"), judge.stderr.read()
-                time.sleep(0.3)  # both are at their first write, waiting for the lock (they wait up to 10 s)
+                _wait_for_the_lock(judges)  # released only then: they wait for it up to 10 s
             results = [judge.communicate(timeout=120) for judge in judges]
         finally:
             for judge in judges:
