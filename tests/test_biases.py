@@ -7,12 +7,14 @@ import json
 import numpy as np
 import pytest
 from scipy import stats as sps
+from statsmodels.stats.proportion import proportion_confint
 
 from judge_tui.analysis.biases import judge_biases, response_length_field
 from judge_tui.analysis.report_render.biases import biases_dict, biases_lines
 from judge_tui.model.records import Item
 from judge_tui.stats.agreement import Undefined
 from judge_tui.stats.bias import length_correlation, mean_difference_estimate
+from judge_tui.stats.intervals import mean_interval
 from tests.narrowing import defined
 from tests.team_fixtures import rate
 
@@ -53,11 +55,39 @@ def test_leniency_is_the_mean_difference_with_an_interval_around_it():
     assert lenient.value == pytest.approx(float(np.mean(np.clip(human + 0.25, 0, 1) - human)))
     assert defined(lenient.interval).low <= defined(lenient.value) <= defined(lenient.interval).high
     assert lenient.excludes_zero
+    # Agreeing on all 80 items: items where they differ (by up to 1) may still be 4.5% of items like these
+    # (Clopper-Pearson's one-sided bound for 0 of 80), never a certain [0, 0].
+    share = proportion_confint(0, 80, alpha=0.05, method="beta")[1]
     fair = mean_difference_estimate(human, human)
     assert fair.value == 0.0 and not fair.excludes_zero
-    assert isinstance(fair.interval, Undefined) and fair.interval.reason.startswith("no interval: the judge and the experts agree exactly on all 80 items")
+    assert (defined(fair.interval).low, defined(fair.interval).high) == pytest.approx((-share, share), abs=1e-12)
     always_higher = mean_difference_estimate(human + 0.25, human)  # one shift on every item: lenient
     assert always_higher.value == pytest.approx(0.25) and always_higher.excludes_zero
+    assert (defined(always_higher.interval).low, defined(always_higher.interval).high) == pytest.approx(
+        (0.25 - share * 1.25, 0.25 + share * 0.75), abs=1e-12)
+
+
+@pytest.mark.parametrize("n", [2, 5, 12, 25, 80])
+def test_values_all_alike_are_wrongly_certain_no_more_often_than_alpha(n):
+    """A population of one value v and a share q of another, w (anywhere within the bounds): a sample whose n
+    values are all alike (all v, chance (1 - q)^n, or all w, chance q^n) gets the interval around the value it
+    shows. Over a fine grid of v, w and q, that interval misses the population's mean with a chance of at most
+    alpha / 2."""
+    q = np.linspace(0.0, 1.0, 4001)
+    worst = 0.0
+    for v in np.linspace(-1.0, 1.0, 9):
+        for w in np.linspace(-1.0, 1.0, 9):
+            mean = (1 - q) * v + q * w
+            miss = np.zeros_like(q)
+            for seen, chance in ((v, (1 - q) ** n), (w, q ** n)):
+                interval = defined(mean_interval(np.full(n, seen), 0.95, bounds=(-1.0, 1.0)))
+                miss += np.where((mean < interval.low - 1e-12) | (mean > interval.high + 1e-12), chance, 0.0)
+            worst = max(worst, float(miss.max()))
+    assert 0.02 < worst <= 0.025 + 1e-12  # the bound is reached, never passed
+
+
+def test_values_all_alike_without_bounds_have_no_interval():
+    assert isinstance(mean_interval(np.zeros(30)), Undefined)
 
 
 def test_no_items_is_undefined_not_a_crash():

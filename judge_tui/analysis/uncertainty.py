@@ -85,8 +85,10 @@ def row_uncertainty(paired: AlignedPair, figures: PairAgreement, confidence: flo
             out[name] = (make(paired.a, paired.b, value, confidence) if ag.is_defined(value)
                          else _undefined_like(value, empty))
     difference = figures.mean_difference
-    out["mean_difference"] = (iv.mean_interval(paired.b - paired.a, confidence) if ag.is_defined(difference)
-                              else _undefined_like(difference, empty))
+    span = figures.scale[-1] - figures.scale[0] if figures.scale else None  # the widest two scores can differ
+    out["mean_difference"] = (iv.mean_interval(paired.b - paired.a, confidence,
+                                               bounds=None if span is None else (-span, span))
+                              if ag.is_defined(difference) else _undefined_like(difference, empty))
     binary = figures.scale == ag.BINARY_SCALE
     if binary and table is not None:
         true_fail, false_pass = int(table[0, 0]), int(table[0, 1])

@@ -52,10 +52,12 @@ def _finite(*arrays: np.ndarray) -> list[np.ndarray]:
     return [a[keep] for a in arrays_f]
 
 
-def mean_difference_estimate(judge: np.ndarray, human: np.ndarray, confidence: float = 0.95, *,
+def mean_difference_estimate(judge: np.ndarray, human: np.ndarray, confidence: float = 0.95, *, span: float = 1.0,
                     n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> Estimate:
     """Mean of judge − human over the items both scored (NaN left out), with a bootstrap interval (a normal
-    one past BOOTSTRAP_MAX_ITEMS items).
+    one past BOOTSTRAP_MAX_ITEMS items). ``span`` is the widest two scores can differ (scores lie in [0, 1]):
+    where every item differs by the same amount, it bounds what items unlike them could add
+    (intervals.same_values_interval).
 
     Positive: the judge scores higher than the humans (lenient); negative: harsher.
     """
@@ -66,10 +68,8 @@ def mean_difference_estimate(judge: np.ndarray, human: np.ndarray, confidence: f
     value = float(diff.mean())
     if diff.size < 2:
         return Estimate(1, value, Undefined("an interval needs at least two items"))
-    if not diff.any():  # resampling zeros gives [0, 0], which would read as certainly no bias
-        return Estimate(int(diff.size), value, Undefined(
-            f"no interval: the judge and the experts agree exactly on all {diff.size} items, which resampling "
-            "cannot vary; items where they differ will give one"))
+    if np.ptp(diff) == 0:  # resampling one value gives [v, v], which would read as a certain leaning
+        return Estimate(int(diff.size), value, mean_interval(diff, confidence, bounds=(-span, span)))
     if diff.size > BOOTSTRAP_MAX_ITEMS:
         return Estimate(int(diff.size), value, mean_interval(diff, confidence))
     replicates = bootstrap(lambda w: (w @ diff) / w.sum(axis=1), diff.size, n_boot=n_boot, seed=seed)

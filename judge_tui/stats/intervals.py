@@ -53,6 +53,7 @@ __all__ = [
     "mean_interval",
     "newcombe_paired",
     "percentile_interval",
+    "same_values_interval",
     "spearman_interval",
     "stratified_share",
     "stratified_totals",
@@ -180,14 +181,38 @@ def wilson(successes: int, n: int, confidence: float = 0.95) -> IntervalFigure:
     return wilson_at(successes / n, n, confidence)
 
 
-def mean_interval(values: np.ndarray, confidence: float = 0.95) -> IntervalFigure:
-    """The normal interval of a mean: mean ± z·sd/√n (what a bootstrap of the mean approaches at large n)."""
+def mean_interval(values: np.ndarray, confidence: float = 0.95, *,
+                  bounds: tuple[float, float] | None = None) -> IntervalFigure:
+    """The normal interval of a mean: mean ± z·sd/√n (what a bootstrap of the mean approaches at large n).
+
+    Values that are all the same have no spread to measure, and mean ± 0 would claim certainty from a handful
+    of items: with the ``bounds`` the values can take, :func:`same_values_interval`; without, no interval."""
     n = values.size
     if n < 2:
         return Undefined("an interval of a mean needs at least two items")
     mean = float(values.mean())
+    if np.ptp(values) == 0:
+        if bounds is None:
+            return Undefined(f"all {n} values are the same, so their spread gives no interval")
+        return same_values_interval(mean, n, bounds, confidence)
     half = z_value(confidence) * float(values.std(ddof=1)) / float(np.sqrt(n))
     return Interval(mean - half, mean + half, "normal", confidence)
+
+
+SAME_VALUES = "no spread: share of other values bounded"
+
+
+def same_values_interval(value: float, n: int, bounds: tuple[float, float], confidence: float = 0.95) -> Interval:
+    """The mean of values like these when all ``n`` seen equal ``value`` and any value lies within ``bounds``.
+
+    Values unlike it may still make up a share q of the population: with 0 of n seen, at most Clopper and
+    Pearson's one-sided bound 1 − (α/2)^(1/n) (the "rule of three" for a 95% interval, about 3.7/n). The mean
+    then lies between what that share would give at either bound. If the share were larger, seeing none of
+    it in n items would have had a chance below α/2, so the interval covers at least as often as it says."""
+    _check_confidence(confidence)
+    share = 1.0 - ((1.0 - confidence) / 2.0) ** (1.0 / n)
+    low, high = bounds
+    return Interval(value - share * (value - low), value + share * (high - value), SAME_VALUES, confidence)
 
 
 def wilson_at(share: float, n: float, confidence: float = 0.95) -> Interval:
