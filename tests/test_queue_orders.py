@@ -557,6 +557,8 @@ def test_the_corrected_pass_rate_draws_tpr_and_tnr_from_the_stratified_posterior
     corrected = {f.key: f for f in design.figures}["corrected_pass_rate"]
     assert defined(corrected.interval).method == "stratified Jeffreys (two-phase)"
     assert defined(corrected.interval).low <= defined(corrected.estimate) <= defined(corrected.interval).high
+    # All six judge-only items PASS: the pass rate behind them is drawn from its posterior, never certain.
+    assert defined(corrected.interval).low < defined(corrected.interval).high
 
 
 @pytest.mark.slow

@@ -435,6 +435,16 @@ def test_too_few_usable_resamples_give_no_interval():
     assert isinstance(intervals.percentile_interval(replicates), Undefined)
 
 
+def test_resamples_that_never_vary_give_no_interval_rather_than_a_point():
+    """Spearman's rho of 8 items in the same order on both sides: every resample is 1, and [1, 1] would claim
+    certainty from 8 items."""
+    x = np.arange(8.0)
+    rho = float(scipy_stats.spearmanr(x, x).statistic)
+    found = intervals.spearman_interval(x, x, rho)
+    assert isinstance(found, Undefined) and "every resample of the items gives the same value (1)" in found.reason
+    assert isinstance(intervals.percentile_interval(np.array([0.3] * 95 + [np.nan] * 5)), Undefined)
+
+
 # ---------------------------------------------------------------------------------------------- AC1, PABAK
 
 

@@ -103,9 +103,9 @@ def with_corrected_pass_rate(design: Design, pairing: Pairing, observed: float, 
                              confidence: float) -> Design:
     """Add the corrected pass rate of the judge-only items (Rogan-Gladen) from the weighted TPR and TNR. Its
     interval draws TPR and TNR together from the two-phase stratified posterior (every stratum one judge
-    verdict, PASS or FAIL, as a balanced order's strata are) and the judge-only passes binomially; a two-phase
-    stratified bootstrap where a stratum mixes the compared judge's verdicts (another judge stratified the
-    order)."""
+    verdict, PASS or FAIL, as a balanced order's strata are) and the judge-only pass rate from its posterior
+    (ag.judge_only_pass_rates); a two-phase stratified bootstrap where a stratum mixes the compared judge's
+    verdicts (another judge stratified the order)."""
     assert design.strata is not None and design.weights is not None
     a, b = pairing.a.column(OVERALL_COLUMN), pairing.b.column(OVERALL_COLUMN)
     scored = ~np.isnan(a) & ~np.isnan(b)
@@ -116,7 +116,7 @@ def with_corrected_pass_rate(design: Design, pairing: Pairing, observed: float, 
     def corrected(w: np.ndarray, resampled: bool = True) -> np.ndarray:
         tpr = iv.weighted_share(w, human_pass & judge_pass, human_pass)
         tnr = iv.weighted_share(w, ~human_pass & ~judge_pass, ~human_pass)
-        seen = rng.binomial(n_judge_only, observed, size=w.shape[0]) / n_judge_only if resampled else observed
+        seen = ag.judge_only_pass_rates(observed, n_judge_only, w.shape[0], rng) if resampled else observed
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(tpr + tnr > 1.0, ag.rogan_gladen(seen, tpr, tnr), np.nan)
 
@@ -134,7 +134,7 @@ def with_corrected_pass_rate(design: Design, pairing: Pairing, observed: float, 
             method = "stratified bootstrap"
         else:
             tpr, tnr = drawn
-            seen = rng.binomial(n_judge_only, observed, size=tpr.size) / n_judge_only
+            seen = ag.judge_only_pass_rates(observed, n_judge_only, tpr.size, rng)
             with np.errstate(invalid="ignore", divide="ignore"):
                 replicates = np.where(tpr + tnr > 1.0, ag.rogan_gladen(seen, tpr, tnr), np.nan)
             method = STRATIFIED

@@ -39,6 +39,7 @@ __all__ = [
     "confusion_matrix",
     "corrected_pass_rate",
     "is_defined",
+    "judge_only_pass_rates",
     "kendall_tau",
     "krippendorff_alpha",
     "lowest_and_highest",
@@ -477,6 +478,14 @@ def rogan_gladen(observed: np.ndarray | float, tpr: np.ndarray | float, tnr: np.
     return np.clip((observed + tnr - 1.0) / (tpr + tnr - 1.0), 0.0, 1.0)
 
 
+def judge_only_pass_rates(observed: float, n_judge_only: int, draws: int, rng: np.random.Generator) -> np.ndarray:
+    """Draws of the judge's pass rate behind ``observed`` on ``n_judge_only`` items, for the corrected pass rate's
+    interval: its Jeffreys posterior, Beta(passes + 1/2, fails + 1/2), not a redraw at the observed value (at
+    0 or 1 a redraw never varies, and 20 judge-only items all PASS would give a certain-looking [1.00, 1.00])."""
+    passes = observed * n_judge_only
+    return rng.beta(passes + 0.5, n_judge_only - passes + 0.5, size=draws)
+
+
 def corrected_pass_rate(
     judge_only_labels: ArrayLike,
     human_labels: ArrayLike,
@@ -536,11 +545,7 @@ def corrected_pass_rate(
     rng = np.random.default_rng(seed)
     cells = np.array([metrics.true_pass, metrics.false_fail, metrics.true_fail, metrics.false_pass])
     drawn = rng.multinomial(metrics.n, cells / metrics.n, size=n_boot)
-    # The judge-only pass rate is drawn from its Jeffreys posterior, Beta(passes + 1/2, fails + 1/2), not
-    # redrawn at its observed value: at 0 or 1 a redraw never varies, and 20 judge-only items all PASS would
-    # give the certain-looking interval [1.00, 1.00].
-    observed_passes = observed * n_judge_only
-    pass_rate = rng.beta(observed_passes + 0.5, n_judge_only - observed_passes + 0.5, size=n_boot)
+    pass_rate = judge_only_pass_rates(observed, n_judge_only, n_boot, rng)
     true_pass, false_fail, true_fail, false_pass = drawn.T
     human_pass, human_fail = true_pass + false_fail, true_fail + false_pass
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -652,6 +652,9 @@ def percentile_interval(
             f"the figure was defined in only {usable.size} of {replicates.size} resamples; "
             "rate more items to get an interval"
         )
+    if usable.size and np.ptp(usable) == 0.0:  # [v, v] would claim certainty from however few items
+        return Undefined(f"no interval: every resample of the items gives the same value ({float(usable[0]):.3g}),"
+                         " so resampling cannot show how far it could be; items that differ will give one")
     tail = (1.0 - confidence) / 2.0 * 100.0
     lower, upper = np.percentile(usable, [tail, 100.0 - tail])
     return Interval(max(low, float(lower)), min(high, float(upper)), method, confidence)
