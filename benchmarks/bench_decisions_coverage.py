@@ -19,7 +19,8 @@ interval (``kappa_interval``) once, and each cell's coverage is the sum of the m
 tables whose interval holds the truth, over the tables that get an interval ("too few items" is the probability
 of the rest). ``--part scan`` does the same at every size from 12 to 50 items, one line per size.
 ``--part five-point`` gives the five-point kappa and weighted kappa coverage at 25-400 items, from confusion
-tables drawn from the graded cells (with ``--no-size-rule --sizes 12,15,20,24``, also the intervals the
+tables drawn from the graded cells (``--part three-point`` and ``four-point`` the same on the 0/0.5/1 scale and
+on four points, with experts of their own and the same three judges' slips; with ``--no-size-rule --sizes 12,15,20,24``, also the intervals the
 25-item rule withholds); ``--part large`` the PASS/FAIL kappa coverage at 400 items, from drawn
 tables.
 
@@ -32,7 +33,7 @@ coverage. A cell's coverage over S studies has a Monte Carlo standard error of a
 sqrt(0.95·0.05/S): 0.7 points at S = 1,000.
 
 Run from the project root:
-    .venv/bin/python benchmarks/bench_decisions_coverage.py [--studies 1000] [--part binary|graded|exact|scan|five-point|large|methods|all]
+    .venv/bin/python benchmarks/bench_decisions_coverage.py [--studies 1000] [--part binary|graded|exact|scan|three-point|four-point|five-point|large|methods|all]
 """
 
 from __future__ import annotations
@@ -66,7 +67,6 @@ TOLERANCE = 0.15
 SIZES = (12, 25, 46, 100, 400)
 RATES = (0.7, 0.9, 0.97)
 FAIL_SHARES = (0.1, 0.3)
-QUARTERS = np.array([0.0, 0.25, 0.5, 0.75, 1.0])
 EXPERTS = {"spread": np.array([0.10, 0.20, 0.30, 0.25, 0.15]), "skewed": np.array([0.03, 0.07, 0.15, 0.35, 0.40])}
 JUDGES = {"close": {-1: 0.10, 0: 0.75, 1: 0.15}, "medium": {-1: 0.20, 0: 0.50, 1: 0.25, 2: 0.05},
           "loose": {-2: 0.10, -1: 0.25, 0: 0.35, 1: 0.20, 2: 0.10}}
@@ -108,16 +108,31 @@ def binary_cells() -> Iterator[tuple[Cell, dict[str, float]]]:
                 yield Cell(f"TPR {tpr:.2f} TNR {tnr:.2f} FAIL {fail:.0%}", joint, np.array([0.0, 1.0])), truth
 
 
-def graded_cells() -> Iterator[tuple[Cell, dict[str, float]]]:
-    for expert_name, expert in EXPERTS.items():
+# The experts of shorter scales (0/0.5/1 and four points): spread over the scale, or skewed to its top.
+SHORT_EXPERTS = {3: {"spread": np.array([0.30, 0.40, 0.30]), "skewed": np.array([0.10, 0.30, 0.60])},
+                 4: {"spread": np.array([0.20, 0.30, 0.30, 0.20]), "skewed": np.array([0.05, 0.15, 0.35, 0.45])}}
+
+
+def joint_of(expert: np.ndarray, slips: dict[int, float]) -> np.ndarray:
+    """P(expert category i, judge category j): the judge slips from the expert's category by the given steps,
+    held at the ends of the scale."""
+    k = expert.size
+    joint = np.zeros((k, k))
+    for i in range(k):
+        for step, share in slips.items():
+            joint[i, min(k - 1, max(0, i + step))] += expert[i] * share
+    return joint
+
+
+def graded_cells(points: int = 5) -> Iterator[tuple[Cell, dict[str, float]]]:
+    experts = EXPERTS if points == 5 else SHORT_EXPERTS[points]
+    scale = np.linspace(0.0, 1.0, points)
+    for expert_name, expert in experts.items():
         for judge_name, slips in JUDGES.items():
-            joint = np.zeros((5, 5))
-            for i in range(5):
-                for step, share in slips.items():
-                    joint[i, min(4, max(0, i + step))] += expert[i] * share
+            joint = joint_of(expert, slips)
             truth = {"cohen_kappa": kappa_of(joint, False), "weighted_kappa": kappa_of(joint, True),
-                     "pearson_r": pearson_of(joint, QUARTERS), "alignment_rate": alignment_of(joint, QUARTERS)}
-            yield Cell(f"{expert_name} expert, {judge_name} judge", joint, QUARTERS), truth
+                     "pearson_r": pearson_of(joint, scale), "alignment_rate": alignment_of(joint, scale)}
+            yield Cell(f"{expert_name} expert, {judge_name} judge", joint, scale), truth
 
 
 def coverage(cell: Cell, truth: dict[str, float], n: int, studies: int, rubric_name: str,
@@ -252,13 +267,13 @@ def large_binary(studies: int, n: int = 400) -> None:
 FIVE_POINT_SIZES = (25, 30, 35, 40, 46, 100, 400)
 
 
-def five_point_kappa(studies: int, sizes: tuple[int, ...] = FIVE_POINT_SIZES) -> None:
-    """Coverage of the report's five-point kappa intervals (the log-disagreement t interval unweighted, the
-    jackknife root-disagreement interval with quadratic weights) from the 25 items every kappa interval needs,
-    on confusion tables drawn from the graded cells; the figure beside each is the share of tables whose interval
-    lies wholly below the truth (the rest of the misses lie above)."""
-    print(f"\n### Five-point kappa from 25 items: coverage of kappa_interval ({studies} studies per cell)\n")
-    cells = list(graded_cells())
+def scale_kappa(studies: int, sizes: tuple[int, ...] = FIVE_POINT_SIZES, points: int = 5) -> None:
+    """Coverage of the report's kappa intervals on a scale of ``points`` points (the log-disagreement t interval
+    unweighted, the jackknife root-disagreement interval with quadratic weights) from the 25 items every kappa
+    interval needs, on confusion tables drawn from the graded cells; the figure beside each is the share of
+    tables whose interval lies wholly below the truth (the rest of the misses lie above)."""
+    print(f"\n### {points}-point kappa from 25 items: coverage of kappa_interval ({studies} studies per cell)\n")
+    cells = list(graded_cells(points))
     print("| weights | n | " + " | ".join(cell.name for cell, _ in cells) + " | outside 93–97% |")
     print("|---|---:|" + "---:|" * (len(cells) + 1))
     for weights in ("quadratic", None):
@@ -266,8 +281,8 @@ def five_point_kappa(studies: int, sizes: tuple[int, ...] = FIVE_POINT_SIZES) ->
             found = []
             for index, (cell, _) in enumerate(cells):
                 truth = kappa_of(cell.joint, weights == "quadratic")
-                rng = np.random.default_rng(np.random.SeedSequence([777, index, n]))
-                tables = rng.multinomial(n, cell.joint.ravel(), size=studies).reshape(studies, 5, 5)
+                rng = np.random.default_rng(np.random.SeedSequence([777, index, n] + ([] if points == 5 else [points])))
+                tables = rng.multinomial(n, cell.joint.ravel(), size=studies).reshape(studies, points, points)
                 covered = given = below = 0
                 for table in tables:
                     interval = kappa_interval(table, weights, CONFIDENCE)
@@ -349,7 +364,8 @@ def exact_binary(sizes: tuple[int, ...] = (12, 25, 46, 100), *, table: bool = Tr
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--studies", type=int, default=1000)
-    parser.add_argument("--part", choices=("binary", "graded", "methods", "exact", "scan", "five-point", "large", "all"),
+    parser.add_argument("--part", choices=("binary", "graded", "methods", "exact", "scan", "three-point", "four-point",
+                                           "five-point", "large", "all"),
                         default="all")
     parser.add_argument("--sizes", default=None,
                         help="study sizes for --part exact (default 12,25,46,100) or --part five-point (default "
@@ -370,9 +386,10 @@ def main() -> None:
         exact_binary(tuple(int(n) for n in args.sizes.split(",")))
     if args.part == "scan":
         exact_binary(tuple(range(12, 51)), table=False)
-    if args.part == "five-point":
-        five_point_kappa(args.studies, tuple(int(n) for n in args.sizes.split(",")) if args.sizes_given
-                         else FIVE_POINT_SIZES)
+    points = {"three-point": 3, "four-point": 4, "five-point": 5}.get(args.part)
+    if points is not None:
+        scale_kappa(args.studies, tuple(int(n) for n in args.sizes.split(",")) if args.sizes_given
+                    else FIVE_POINT_SIZES, points)
     if args.part == "large":
         large_binary(args.studies)
     if args.part in ("methods", "all"):
