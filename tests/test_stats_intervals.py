@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
+import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
@@ -441,7 +444,7 @@ def test_resamples_that_never_vary_give_no_interval_rather_than_a_point():
     x = np.arange(8.0)
     rho = float(scipy_stats.spearmanr(x, x).statistic)
     found = intervals.spearman_interval(x, x, rho)
-    assert isinstance(found, Undefined) and "every resample of the items gives the same value (1)" in found.reason
+    assert isinstance(found, Undefined) and "every resample of the items gives the same value" in found.reason
     assert isinstance(intervals.percentile_interval(np.array([0.3] * 95 + [np.nan] * 5)), Undefined)
 
 
@@ -815,3 +818,45 @@ def test_weighted_kappa_interval_at_6000_items_approaches_the_large_sample_one(r
     half = scipy_stats.t.ppf(0.975, 5999) * reference.std_kappa / (2 * root)
     low, high = 1 - (root + half) ** 2, 1 - (root - half) ** 2
     assert abs(large.low - low) < 0.02 * (high - low) and abs(large.high - high) < 0.02 * (high - low)
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal"])
+def test_alpha_of_experts_who_agreed_on_every_item_is_not_certain(level: Literal["nominal", "ordinal"]):
+    """Three experts agreeing on 5 items: alpha is 1 (the krippendorff package's), every resample says 1, and
+    [1, 1] would claim certainty from 5 items; the interval reaches down by what items they could still disagree
+    on would cost."""
+    scale = np.linspace(0.0, 1.0, 5)
+    matrix = np.tile(np.array([0.0, 0.25, 0.5, 1.0, 1.0]), (3, 1))
+    value, found = defined(raters_mod.alpha_interval(matrix, level, scale))
+    assert value == pytest.approx(krippendorff.alpha(reliability_data=matrix, level_of_measurement=level,
+                                                     value_domain=list(scale)), abs=1e-12) and value == 1.0
+    interval = defined(found)
+    assert interval.method == intervals.SAME_VALUES and interval.high == 1.0 and -1.0 <= interval.low < 0.9
+
+
+def test_alpha_all_agreed_is_wrongly_high_no_more_often_than_alpha():
+    """Units like these: three experts agree, except that on a share p of units one of them is two steps off.
+    A sample of n units in which every unit agreed gets the interval above; its low end lies above the
+    population's true alpha (computed from 200,000 units) in at most 2.5% of samples, for every p."""
+    rng = np.random.default_rng(11)
+    scale = np.linspace(0.0, 1.0, 5)
+    category = np.array([0.1, 0.2, 0.3, 0.25, 0.15])
+
+    def units(count: int, p: float) -> np.ndarray:
+        level = rng.choice(5, size=count, p=category)
+        matrix = np.tile(level, (3, 1))
+        off = rng.random(count) < p
+        matrix[0, off] = np.where(level[off] >= 2, level[off] - 2, level[off] + 2)
+        return scale[matrix]
+
+    for n in (5, 12, 30):
+        for p in (0.02, 0.05, 0.1, 0.2, 0.3):
+            truth = krippendorff.alpha(reliability_data=units(200_000, p), level_of_measurement="ordinal",
+                                       value_domain=list(scale))
+            wrong = 0
+            for _ in range(400):
+                sample = units(n, p)
+                result = raters_mod.alpha_interval(sample, "ordinal", scale, n_boot=50)
+                if np.all(sample == sample[0]) and not isinstance(result, Undefined):  # (one level only: no alpha)
+                    wrong += defined(result[1]).low > truth
+            assert wrong / 400 <= 0.025 + 0.02  # the bound, with room for 400 samples' chance

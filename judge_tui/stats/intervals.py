@@ -54,6 +54,7 @@ __all__ = [
     "newcombe_paired",
     "percentile_interval",
     "same_values_interval",
+    "unseen_share",
     "spearman_interval",
     "stratified_share",
     "stratified_totals",
@@ -202,6 +203,13 @@ def mean_interval(values: np.ndarray, confidence: float = 0.95, *,
 SAME_VALUES = "no spread: share of other values bounded"
 
 
+def unseen_share(n: int, confidence: float = 0.95) -> float:
+    """The largest share of items like these that could be unlike all ``n`` seen: Clopper and Pearson's
+    one-sided bound for 0 of n, 1 − (α/2)^(1/n) (the "rule of three" at 95%, about 3.7/n)."""
+    _check_confidence(confidence)
+    return 1.0 - float(((1.0 - confidence) / 2.0) ** (1.0 / n))
+
+
 def same_values_interval(value: float, n: int, bounds: tuple[float, float], confidence: float = 0.95) -> Interval:
     """The mean of values like these when all ``n`` seen equal ``value`` and any value lies within ``bounds``.
 
@@ -209,8 +217,7 @@ def same_values_interval(value: float, n: int, bounds: tuple[float, float], conf
     Pearson's one-sided bound 1 − (α/2)^(1/n) (the "rule of three" for a 95% interval, about 3.7/n). The mean
     then lies between what that share would give at either bound. If the share were larger, seeing none of
     it in n items would have had a chance below α/2, so the interval covers at least as often as it says."""
-    _check_confidence(confidence)
-    share = 1.0 - ((1.0 - confidence) / 2.0) ** (1.0 / n)
+    share = unseen_share(n, confidence)
     low, high = bounds
     return Interval(value - share * (value - low), value + share * (high - value), SAME_VALUES, confidence)
 
@@ -653,8 +660,8 @@ def percentile_interval(
             "rate more items to get an interval"
         )
     if usable.size and np.ptp(usable) == 0.0:  # [v, v] would claim certainty from however few items
-        return Undefined(f"no interval: every resample of the items gives the same value ({float(usable[0]):.3g}),"
-                         " so resampling cannot show how far it could be; items that differ will give one")
+        return Undefined("no interval: every resample of the items gives the same value, so resampling cannot show"
+                         " how far it could be; items that differ will give one")
     tail = (1.0 - confidence) / 2.0 * 100.0
     lower, upper = np.percentile(usable, [tail, 100.0 - tail])
     return Interval(max(low, float(lower)), min(high, float(upper)), method, confidence)

@@ -25,10 +25,12 @@ from judge_tui.stats.intervals import (
     BOOTSTRAP_MAX_ITEMS,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
+    SAME_VALUES,
     Interval,
     IntervalFigure,
     bootstrap,
     percentile_interval,
+    unseen_share,
     z_value,
 )
 from judge_tui.stats.linearised import normal_interval, table_gradient
@@ -100,6 +102,8 @@ def alpha_interval(
     if np.isnan(value):
         return Undefined("every rating is the same value, so agreement cannot be told apart from chance")
     k = points.size
+    if value == 1.0:
+        return value, _all_agreed_interval(counts, per_unit, level, points, confidence)
     flat = per_unit.reshape(per_unit.shape[0], k * k)
     if counts.shape[0] > max_bootstrap_units:
         gradient = table_gradient(lambda tables: alpha_from_coincidences(tables, level, points),
@@ -111,6 +115,20 @@ def alpha_interval(
 
     replicates = bootstrap(statistic, counts.shape[0], n_boot=n_boot, seed=seed)
     return value, percentile_interval(replicates, confidence, method="bootstrap (units)")
+
+
+def _all_agreed_interval(counts: np.ndarray, per_unit: np.ndarray, level: Level, points: np.ndarray,
+                         confidence: float) -> Interval:
+    """Alpha when every unit's ratings agreed: every resample says 1, which would claim certainty. Units like
+    these may still disagree in a share up to ``unseen_share`` of them; each such unit adds at most its values
+    times the largest squared distance to the observed disagreement, the expected disagreement held at the
+    observed one's (as kappa's interval holds chance agreement when every item agreed)."""
+    marginals = per_unit.sum(axis=(0, 2))
+    delta = _squared_distance(level, points, marginals)
+    total = float(marginals.sum())
+    expected = float((marginals[:, None] * marginals[None, :] * delta).sum())
+    worst = unseen_share(counts.shape[0], confidence) * counts.shape[0] * float(counts.sum(axis=1).max()) * float(delta.max())
+    return Interval(max(-1.0, 1.0 - (total - 1.0) * worst / expected), 1.0, SAME_VALUES, confidence)
 
 
 @dataclass(frozen=True)
