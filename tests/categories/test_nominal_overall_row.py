@@ -1,7 +1,8 @@
 """The overall row on a rubric of categories. Its overall is the one dimension's category (`overall = "label"`,
 which every nominal rubric has), not an average of dimensions: the judge's self-agreement compares it repeat
 against repeat as the dimension is compared, kappa and its interval included, as the judge-vs-experts section
-already does. Only an overall that is a weighted mean keeps kappa undefined, with that reason."""
+already does. Only an overall that is a weighted mean keeps kappa undefined, with that reason. Nor is a group of
+experts a mean on nominal categories: the report's header says it is their majority category."""
 
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ def _study(tmp_path: Path, order: str, overall: str = "label") -> tuple[Path, Pa
     rubric = load_rubric(home / "rubrics" / "topic.rubric.toml")
     with Store(db) as store:
         store.add_items([Item(id=i, rubric="topic", fields={"question": f"What is {i} about?"}) for i in ITEMS])
-        for rater, kind, repeat, said in (("ann", "human", 0, FIRST), (JUDGE, "judge", 0, FIRST),
+        for rater, kind, repeat, said in (("ann", "human", 0, FIRST), ("bob", "human", 0, SECOND),
+                                          (JUDGE, "judge", 0, FIRST),
                                           (JUDGE, "judge", 1, SECOND)):
             rate(store, rubric, rater, kind, {i: {"topic": rubric.scale.parse(v)} for i, v in said.items()},
                  repeat=repeat, prompt_version="aaaa1111" if kind == "judge" else None)
@@ -74,3 +76,16 @@ def test_an_averaged_overall_keeps_kappa_undefined_with_its_reason(tmp_path: Pat
     assert data["overall"]["undefined"]["cohen_kappa"] == AVERAGED_OVERALL
     assert overall["alignment_rate"] == next(r for r in judge["dimensions"] if r["dimension"] == "topic")[
         "alignment_rate"]
+
+
+@pytest.mark.parametrize("order", ["nominal", "ordered"])
+def test_the_header_says_how_a_group_of_experts_makes_one_category(tmp_path: Path, order: str) -> None:
+    home, db = _study(tmp_path, order)
+    combine = {"nominal": "majority category of 2 raters per item, a tie left out (first runs, newest rubric version)",
+               "ordered": "mean of 2 raters per item (first runs, newest rubric version)"}[order]
+    data = json.loads(ok(home, "report", "--db", db, "--rubric", "topic", "--format", "json"))
+    assert data["raters"]["human"] == {"ids": ["ann", "bob"], "combine": combine}
+    assert data["raters"]["judge"]["combine"] == "first run, newest rubric version"
+    for fmt in ("text", "markdown"):
+        said = " ".join(ok(home, "report", "--db", db, "--rubric", "topic", "--format", fmt).split())
+        assert f"ann, bob ({combine})" in said, fmt
