@@ -14,6 +14,8 @@
 * weak groups: alignment per task type and per CEFR level (fields `task_type`, `cefr_level`) with a bootstrap
   interval over items; a group is marked when its whole interval lies below the alignment of the other items.
 
+The experts are those of the report's human group: every expert by default, the ones `--raters` names otherwise.
+
 `judge_biases` computes them (`Biases`); analysis/report_render/biases.py renders that object for the report and
 the judge screen, so every place shows the same figures.
 """
@@ -28,7 +30,7 @@ import numpy as np
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, cluster_share_interval
 from judge_tui.analysis.report import Group, JudgeSelfAgreement, NoComparison, Report, build_report
 from judge_tui.analysis.scores import agreeing, has_item_field, load
-from judge_tui.analysis.team import TeamView, load_team, team_consensus
+from judge_tui.analysis.team import TeamView, experts_rating, load_team, team_consensus
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import DEFAULT_TOLERANCE, AgreementSettings
 from judge_tui.stats import agreement as ag
@@ -96,6 +98,7 @@ class Biases:
     confidence: float = DEFAULT_CONFIDENCE  # of every interval
     nominal: bool = False  # nominal categories: leniency and length undefined, category_shares instead
     category_shares: tuple[CategoryShares, ...] = ()
+    left_out: tuple[str, ...] = ()  # experts who rated but are not in the report's human group (`--raters`)
 
     @property
     def length_flagged(self) -> bool:
@@ -139,10 +142,13 @@ def judge_biases(store: Store, rubric: Rubric, judge_id: str, *, split: str | No
     """Every bias figure of one judge rater against the experts' consensus over the items of `split`.
 
     ``ratings``: the split's ratings (scores.load) when the caller has read them already; ``report``: a judge
-    comparison built from them, whose self-agreement of this judge is taken instead of building another."""
+    comparison built from them, whose self-agreement of this judge is taken instead of building another, and
+    whose human group are the experts here (its experts: team.experts_rating), as in the rest of the report."""
     with store.snapshot():
         ratings = ratings if ratings is not None else load(store, rubric, split)
-        view = load_team(store, rubric, split=split, judge=judge_id, ratings=ratings, notes=False)
+        among = report.human.rater_ids if report is not None else None  # `--raters` names them for every section
+        view = load_team(store, rubric, split=split, judge=judge_id, ratings=ratings, notes=False, among=among)
+        left_out = tuple(e for e in experts_rating(ratings, view.item_keys) if e not in view.experts)
         fields = [f for f in GROUP_FIELDS if has_item_field(store, rubric, f)]
         groups_of = {}
         for f in fields:
@@ -209,7 +215,7 @@ def judge_biases(store: Store, rubric: Rubric, judge_id: str, *, split: str | No
     if report is not None:
         self_consistency = next((s for s in report.self_agreement if s.rater_id == judge_id), None)
     return Biases(rubric.id, judge_id, split, view.experts, field, tuple(leniency), length, self_consistency,
-                  tuple(groups), confidence, nominal, tuple(shares))
+                  tuple(groups), confidence, nominal, tuple(shares), left_out)
 
 
 def _undefined(n: int, reason: str) -> Estimate:

@@ -22,6 +22,7 @@ Every figure carries an interval (analysis/pair_intervals.py and the statistics 
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -70,21 +71,29 @@ def is_expert(rater_id: str, kind: str) -> bool:
     return kind == "human" and rater_id != CONSENSUS_RATER
 
 
+def experts_rating(ratings: RubricRatings, keys: np.ndarray, among: Collection[str] | None = None) -> tuple[str, ...]:
+    """The experts with a first rating of one of ``keys``; with ``among`` (a report's human group), only those of
+    them: the experts a section compares when the report names its raters (`--raters`)."""
+    return tuple(r for r in ratings.raters_of_kind("human")
+                 if is_expert(r, "human") and (among is None or r in among)
+                 and np.isin(ratings.first_runs(r).keys, keys).any())
+
+
 def load_team(store: Store, rubric: Rubric, *, split: str | None = None, judge: str | None = None,
               only_items: set[str] | None = None, ratings: RubricRatings | None = None,
-              notes: bool = True) -> TeamView:
+              notes: bool = True, among: Collection[str] | None = None) -> TeamView:
     """The view of `rubric`'s items (optionally one split, or only some items). The judge is `judge`, else
     the judge rater with the most first-run ratings of this rubric (the first in id order wins a tie).
     `ratings`: the split's ratings (scores.load) when the caller has read them already; `notes`: also read
-    the experts' notes (the adjudication screen shows them; the report does not)."""
+    the experts' notes (the adjudication screen shows them; the report does not); `among`: only these raters
+    are the experts (experts_rating)."""
     if ratings is None:
         ratings = load(store, rubric, split)
     keys, item_ids = store.item_keys_in_order(rubric.id, split)
     if only_items is not None:
         inside = np.array([i in only_items for i in item_ids], dtype=bool)
         keys, item_ids = keys[inside], [i for i in item_ids if i in only_items]
-    experts = tuple(r for r in ratings.raters_of_kind("human")
-                    if is_expert(r, "human") and np.isin(ratings.first_runs(r).keys, keys).any())
+    experts = experts_rating(ratings, keys, among)
     if judge is None:
         counts = {j: ratings.rating_counts(j) for j in ratings.raters_of_kind("judge")}
         judge = max(counts, key=lambda j: counts[j]) if counts else None

@@ -35,6 +35,8 @@ INTERVAL_FIGURES = ("alignment_rate", "cohen_kappa", "weighted_kappa", "pearson_
                     "mean_difference", "tpr", "tnr", "accuracy", "ac1", "ac2")
 # Past this many items the pooled alignment takes its large-sample limit instead of the bootstrap.
 POOLED_BOOTSTRAP_MAX_ITEMS = 1000
+# Why an overall score that is a weighted mean of dimensions has no kappa, confusion or chance-robust figure.
+AVERAGED_OVERALL = "the overall score is an average of dimensions, not a category of the scale"
 CHANCE_FIGURES = ("ac1", "ac1_standard_error", "ac2", "ac2_standard_error", "pabak", "prevalence", "bias_index",
                   "baseline_accuracy")
 
@@ -107,8 +109,7 @@ def _chance_figures(table: np.ndarray | None, figures: PairAgreement, confidence
                     out: dict[str, IntervalFigure]) -> dict[str, Figure]:
     extra: dict[str, Figure] = {}
     if table is None or table.sum() == 0:
-        why = Undefined("the overall score is an average of dimensions, not a category of the scale"
-                        if table is None else "no items were rated by both")
+        why = Undefined(AVERAGED_OVERALL if table is None else "no items were rated by both")
         for name in CHANCE_FIGURES:
             extra[name] = why
         out["ac1"] = out["ac2"] = why

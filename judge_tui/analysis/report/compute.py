@@ -59,7 +59,7 @@ from judge_tui.analysis.scores import (
     pair,
     pooled_alignment,
 )
-from judge_tui.analysis.uncertainty import pooled_alignment_interval, row_uncertainty
+from judge_tui.analysis.uncertainty import AVERAGED_OVERALL, pooled_alignment_interval, row_uncertainty
 from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
@@ -76,9 +76,15 @@ MAX_REPEATS = 5
 # --------------------------------------------------------------------------------------------------
 
 
+def overall_is_category(rubric: Rubric) -> bool:
+    """Whether the overall score is a category of the scale (the one dimension's label, as on every nominal
+    rubric), compared as a dimension is; otherwise it is a weighted mean of the dimensions (AVERAGED_OVERALL)."""
+    return rubric.overall == "label"
+
+
 def _continuous_overall(human: np.ndarray, judge: np.ndarray, tolerance: float) -> PairAgreement:
     """Figures for an overall score that is an average: no categories, so no kappa or confusion."""
-    why = Undefined("the overall score is an average of dimensions, not a category of the scale")
+    why = Undefined(AVERAGED_OVERALL)
     n = int(human.size)
     return PairAgreement(
         n=n, scale=(), ordered=True, tolerance=tolerance,
@@ -104,15 +110,15 @@ def _rows(pairing: Pairing, rubric: Rubric, tolerance: float, thresholds: Agreem
                         bands.interpret_kappa(pair.cohen_kappa, thresholds),
                         uncertainty=row_uncertainty(paired, pair, confidence, ranks=ranks)))
     paired = pairing.overall()
-    if rubric.overall == "label":
+    categorical = overall_is_category(rubric)
+    if categorical:
         pair = paired.compare(rubric, tolerance)
     else:
         pair = _continuous_overall(paired.a, paired.b, tolerance)
     overall = Row(OVERALL, rubric.overall_name, "overall", pair,
                   bands.interpret_alignment(pair.alignment_rate, thresholds),
                   bands.interpret_kappa(pair.cohen_kappa, thresholds),
-                  uncertainty=row_uncertainty(paired, pair, confidence, categorical=rubric.overall == "label",
-                                              ranks=ranks))
+                  uncertainty=row_uncertainty(paired, pair, confidence, categorical=categorical, ranks=ranks))
     return tuple(rows), overall
 
 
@@ -195,24 +201,23 @@ def _self_agreement(ratings: RubricRatings, rater_id: str, tolerance: float,
     pairings = [pair(runs[a], runs[b]) for a, b in pairs]
     columns = [*((i, d.id) for i, d in enumerate(rubric.dimensions)), (OVERALL_COLUMN, OVERALL)]
     rows = []
+    averaged = Undefined(AVERAGED_OVERALL)
     for index, key in columns:
+        categorical = index != OVERALL_COLUMN or overall_is_category(rubric)
         alignments, kappas, n, columns_paired = [], [], 0, []
         for pairing in pairings:
             paired = pairing.column(index)
             columns_paired.append(paired)
-            if index != OVERALL_COLUMN:
+            if categorical:
                 figures = paired.compare(rubric, tolerance)
                 alignment, kappa = figures.alignment_rate, figures.cohen_kappa
             else:
-                alignment = ag.alignment_rate(paired.a, paired.b, tolerance)
-                kappa = Undefined("the overall score is an average of dimensions, not a category of the scale")
+                alignment, kappa = ag.alignment_rate(paired.a, paired.b, tolerance), averaged
             n = max(n, paired.n)
             alignments.append(alignment)
             kappas.append(kappa)
-        found = repeat_intervals(columns_paired, rubric, tolerance, kappa=index != OVERALL_COLUMN,
-                                 confidence=confidence)
-        no_kappa = Undefined("the overall score is an average of dimensions, not a category of the scale")
-        intervals = {"alignment_rate": found["alignment"], "cohen_kappa": found.get("kappa", no_kappa)}
+        found = repeat_intervals(columns_paired, rubric, tolerance, kappa=categorical, confidence=confidence)
+        intervals = {"alignment_rate": found["alignment"], "cohen_kappa": found.get("kappa", averaged)}
         rows.append(SelfRow(key, n, _mean_figure(alignments), _mean_figure(kappas), intervals))
     items = items_at_least((runs[r] for r in available), 2)
     return JudgeSelfAgreement(rater_id, len(available), pairs, items, tuple(rows))

@@ -16,7 +16,7 @@ from judge_tui.analysis.design import Design
 from judge_tui.analysis.targets import Combined, DecideOn, TargetCheck
 from judge_tui.analysis.uncertainty import RowUncertainty
 from judge_tui.model.errors import UserError
-from judge_tui.model.rubrics import Rubric
+from judge_tui.model.rubrics import Rubric, Scale
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.agreement import Figure, PairAgreement, Undefined
@@ -43,10 +43,14 @@ class Group:
     role: str  # "human" or "judge"
     rater_ids: tuple[str, ...]
 
-    @property
-    def combine(self) -> str:
+    def combine(self, scale: Scale) -> str:
+        """How the group's raters make one score per item (report/compute.py's _human_group and _judge_group):
+        categories that cannot be averaged take the majority."""
         if len(self.rater_ids) == 1:
             return "first run, newest rubric version"
+        if scale.nominal:
+            return (f"majority category of {len(self.rater_ids)} raters per item, a tie left out (first runs, "
+                    "newest rubric version)")
         return f"mean of {len(self.rater_ids)} raters per item (first runs, newest rubric version)"
 
 

@@ -186,7 +186,7 @@ def no_comparison_to_dict(rubric: Rubric, split: str | None, tolerance: float, t
     key present, the judge comparison's figures null or empty, and why in ``undefined``."""
     return {
         "schema_version": SCHEMA_VERSION, "rubric": rubric_to_dict(rubric), "split": split,
-        "raters": {"human": {"ids": list(humans), "combine": Group("human", tuple(humans)).combine},
+        "raters": {"human": {"ids": list(humans), "combine": Group("human", tuple(humans)).combine(rubric.scale)},
                    "judge": {"ids": [], "combine": None}},
         "thresholds": thresholds_to_dict(tolerance, thresholds),
         "counts": None, "summary": None, "dimensions": [], "overall": None, "verdict": [], "breakdowns": [],
@@ -226,8 +226,8 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "rubric": rubric_to_dict(report.rubric),
         "split": report.split,
         "raters": {
-            "human": {"ids": list(report.human.rater_ids), "combine": report.human.combine},
-            "judge": {"ids": list(report.judge.rater_ids), "combine": report.judge.combine},
+            "human": {"ids": list(report.human.rater_ids), "combine": report.human.combine(report.rubric.scale)},
+            "judge": {"ids": list(report.judge.rater_ids), "combine": report.judge.combine(report.rubric.scale)},
         },
         "thresholds": thresholds_to_dict(report.tolerance, report.thresholds),
         "counts": dict(report.counts),

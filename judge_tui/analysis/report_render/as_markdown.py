@@ -46,8 +46,8 @@ def render_markdown(report: Report) -> str:
     out = [f"# Agreement report: {md(rubric.name)}", ""]
     out.append(f"Rubric `{rubric.id}` (version {md(rubric.version)}, scale {rubric.scale.kind}); "
                f"split: {md(report.split or 'all')}; {tolerance_text(rubric.scale, report.tolerance)}.  ")
-    out.append(f"Human: {md(', '.join(report.human.rater_ids))} ({report.human.combine}).  ")
-    out.append(f"Judge: {md(', '.join(report.judge.rater_ids))} ({report.judge.combine}).  ")
+    out.append(f"Human: {md(', '.join(report.human.rater_ids))} ({report.human.combine(rubric.scale)}).  ")
+    out.append(f"Judge: {md(', '.join(report.judge.rater_ids))} ({report.judge.combine(rubric.scale)}).  ")
     out.append(f"Items: {c['items']}; rated by the human side {c['rated_by_human']}, by the judge "
                f"{c['rated_by_judge']}, by both {c['compared']}, by the judge only {c['judge_only']}.")
     out += ["", "## Summary metrics", ""]

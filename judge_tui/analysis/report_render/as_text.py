@@ -65,10 +65,10 @@ def header(report: Report) -> Text:
     text.append(f" ({report.rubric.id}, scale {report.rubric.scale.kind})\n")
     text.append("Human: ", style="bold")
     text.append(safe(", ".join(report.human.rater_ids)))
-    text.append(f" ({report.human.combine})\n")
+    text.append(f" ({report.human.combine(report.rubric.scale)})\n")
     text.append("Judge: ", style="bold")
     text.append(safe(", ".join(report.judge.rater_ids)))
-    text.append(f" ({report.judge.combine})\n")
+    text.append(f" ({report.judge.combine(report.rubric.scale)})\n")
     text.append(f"Split: {safe(report.split or 'all')} · {tolerance_text(report.rubric.scale, report.tolerance)} · "
                 f"compared {c['compared']} of {c['items']} items (human rated {c['rated_by_human']}, "
                 f"judge {c['rated_by_judge']}, judge only {c['judge_only']})")

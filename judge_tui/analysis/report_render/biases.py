@@ -45,6 +45,7 @@ def biases_dict(biases: Biases) -> dict[str, Any]:
                            for name in ("alignment_rate", "cohen_kappa")}} for r in s.rows]}
     return {
         "judge": biases.judge, "split": biases.split, "reference": "experts' consensus", "experts": list(biases.experts),
+        **({"experts_left_out": list(biases.left_out)} if biases.left_out else {}),
         "confidence": biases.confidence,
         "leniency": [{"key": le.key, "name": le.name, **_estimate_dict(le.estimate, "mean_difference")}
                      for le in biases.leniency],
@@ -97,9 +98,11 @@ def biases_blocks(section: Biases, *, heading: bool = True) -> list[Block]:
     level = share_text(section.confidence)
     blocks: list[Block] = [Heading(f"Judge biases: {section.judge}")] if heading else []
     where = f"the {section.split} split" if section.split else "all items"
+    experts = ", ".join(section.experts) or "no experts"
+    if section.left_out:  # the report's human group, as `--raters` named it
+        experts = f"the human group compared: {experts}; {', '.join(section.left_out)} left out"
     blocks.append(Paragraph((
-        f"Against the experts' consensus ({', '.join(section.experts) or 'no experts'}) on {where}; "
-        f"[low, high]: {level} intervals.",)))
+        f"Against the experts' consensus ({experts}) on {where}; [low, high]: {level} intervals.",)))
     if section.nominal:
         blocks += _nominal_leniency_blocks(section)
     else:
