@@ -167,7 +167,7 @@ def judge_biases(store: Store, rubric: Rubric, judge_id: str, *, split: str | No
     if nominal:
         leniency = [Leniency(d, rubric.dimension(d).name, _undefined(int(scored_i), NOMINAL_LENIENCY))
                     for d, scored_i in zip(dims, (~np.isnan(diff)).sum(axis=1).tolist(), strict=True)]
-        leniency.append(Leniency(OVERALL, "overall (mean over judged dimensions)",
+        leniency.append(Leniency(OVERALL, "overall (the label's category)",
                                  _undefined(int(np.count_nonzero(scored)), NOMINAL_LENIENCY)))
         length = _undefined(int(np.count_nonzero((scored > 0) & np.isfinite(lengths))), NOMINAL_LENGTH)
         last = len(rubric.scale.categories) - 1
