@@ -6,13 +6,14 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from judge_tui.model.records import Item
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.textsafe import clean
 from judge_tui.tui.keys import RATING_BINDINGS
 from judge_tui.tui.widgets.item_pane import SCROLLS, ItemPane
+from judge_tui.tui.widgets.key_bar import KeyBar
 
 
 class ItemScreen(Screen[None]):
@@ -40,7 +41,7 @@ class ItemScreen(Screen[None]):
         yield Static(Text(f"Item {clean(self.item.id)} · {clean(self.rubric.id)} · ↑/↓ PgUp/PgDn scroll"),
                      id="item-title")
         yield ItemPane(self.rubric, id="item-view")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one(ItemPane).show(self.item)
