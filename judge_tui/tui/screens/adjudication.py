@@ -140,7 +140,8 @@ class AdjudicationScreen(Screen[None]):
     def on_mount(self) -> None:
         if not self.items:
             self.query_one("#adj-status", Static).update(Text(
-                f"{nothing_to_settle(self.rubric, self.tolerance)} a: the agreement summary · Escape: back"))
+                f"{nothing_to_settle(self.rubric, self.tolerance)} {self._key_of('agreement')}: the agreement "
+                "summary · Escape: back"))
             return
         first_open = next((i for i, d in enumerate(self.items) if not d.adjudicated), 0)
         self._open(first_open)
@@ -179,15 +180,38 @@ class AdjudicationScreen(Screen[None]):
         current = self.current
         if current is None:
             return
-        done = sum(d.adjudicated for d in self.items)
-        status = Text.assemble(
-            ("Adjudication", "bold"), f"  {self.rubric.id} · item {self.index + 1} of {len(self.items)} where "
-            f"experts {differ_text(self.rubric.scale, self.tolerance)} · {done} settled · lead "
-            f"", (clean(self.lead), "bold"))
-        self.query_one("#adj-status", Static).update(status)
+        self._show_status()
         self.query_one("#adj-scores", Static).update(self._score_table(current))
         self.query_one("#adj-notes", Static).update(self._notes(current))
         self.refresh_bindings()
+
+    def _show_status(self) -> None:
+        status = self.query_one("#adj-status", Static)
+        status.update(self._status(self.app.size.width - status.styles.gutter.width))
+
+    def _status(self, width: int) -> Text:
+        """Where the lead is, in one line where it fits (120 columns). Narrower, the same parts in the order a
+        lead needs them, each kept whole, on as many lines as they take: at 80 columns the rule that chose the
+        items goes to a second line rather than off the edge."""
+        title = Text.assemble(("Adjudication", "bold"), f"  {clean(self.rubric.id)}")
+        position = f"item {self.index + 1} of {len(self.items)}"
+        rule = f"where experts {differ_text(self.rubric.scale, self.tolerance)}"
+        settled = f"{sum(d.adjudicated for d in self.items)} settled"
+        lead = Text.assemble("lead ", (clean(self.lead), "bold"))
+        line = Text(" · ").join([title, Text(f"{position} {rule}"), Text(settled), lead])
+        if line.cell_len <= width:
+            return line
+        lines: list[Text] = []
+        for part in (title, Text(position), Text(settled), lead, Text(f"items {rule}")):
+            if lines and lines[-1].cell_len + len(" · ") + part.cell_len <= width:
+                lines[-1] = Text(" · ").join([lines[-1], part])
+            else:
+                lines.append(part)
+        return Text("\n").join(lines)
+
+    def on_resize(self) -> None:
+        if self.current is not None:
+            self._show_status()
 
     def _score_table(self, current: ExpertDisagreement) -> Table:
         column = self.view.item_ids.index(current.item_id)
@@ -218,7 +242,9 @@ class AdjudicationScreen(Screen[None]):
                               style="bold reverse" if i == self.cursor else "bold"))
             table.add_row(Text(marker), name, *cells)
         keys = ", ".join(f"{key} = {scale.label(point)}" for point, key in self._score_keys().items())
-        table.caption = f"{keys}; ↑/↓ dimension; Enter saves; ←/→ other items"
+        key = self._key_of
+        table.caption = (f"{keys}; {key('prev-dimension')}/{key('next-dimension')} dimension; {key('submit')} saves; "
+                         f"{key('prev-item')}/{key('next-item')} other items")
         return table
 
     def _notes(self, current: ExpertDisagreement) -> Text:
@@ -247,6 +273,10 @@ class AdjudicationScreen(Screen[None]):
     def _score_keys(self) -> dict[float, str]:
         """Scale point -> the key that sets it, as the user's keymap has it."""
         return keys_by_point(self.rubric.scale, self.keymap, self.app.get_key_display)
+
+    def _key_of(self, binding_id: str) -> str:
+        """The first key of one of the rating screen's bindings (the ids are shared), as the keymap has it."""
+        return key_shown(binding_id, self.keymap, self.app.get_key_display) or binding_id
 
     def action_explain(self, binding_id: str) -> None:
         """A score key of another scale (see EXPLAIN_BINDINGS): what it would set, why not, and which keys do."""

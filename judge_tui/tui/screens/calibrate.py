@@ -26,7 +26,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import ContentSwitcher, DataTable, Footer, Static
+from textual.widgets import ContentSwitcher, DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from judge_tui.analysis.blind import visible_items
@@ -41,6 +41,7 @@ from judge_tui.tui.plain_app import PlainNoticeApp
 from judge_tui.tui.score_text import score_label
 from judge_tui.tui.screens.disagreements import reasoning_text
 from judge_tui.tui.widgets.dialogs import AskScreen, ChooseScreen, TextEditorScreen
+from judge_tui.tui.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
     from judge_tui.judge.backends import Backend
@@ -192,7 +193,7 @@ class CalibrationScreen(Screen[None]):
                 yield DataTable(id="cal-list", cursor_type="row", zebra_stripes=True)
                 with VerticalScroll(id="cal-detail"):
                     yield Static(id="cal-item")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         from judge_tui.analysis.calibration import TEST_NOTE

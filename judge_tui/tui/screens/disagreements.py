@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, Input, Label, Static
+from textual.widgets import DataTable, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
 from judge_tui.analysis.blind import BlindReader, visible_items
@@ -35,6 +35,7 @@ from judge_tui.store import Store
 from judge_tui.tui.kept_writes import write_when_free
 from judge_tui.tui.score_text import exact, overall_label, score_label
 from judge_tui.tui.screens.unavailable import judge_missing, not_yet_submitted, unjudged_submissions
+from judge_tui.tui.widgets.key_bar import KeyBar
 
 MAX_ROWS = 1000
 
@@ -114,7 +115,9 @@ class DisagreementScreen(Screen[None]):
     """
 
     BINDINGS = [
-        Binding("enter", "open_item", "Open item", id="open-item", tooltip="Read the highlighted item in full"),
+        # Before the list's own Enter (hidden), which would otherwise hide this one from the key bar.
+        Binding("enter", "open_item", "Open item", id="open-item", tooltip="Read the highlighted item in full",
+                priority=True),
         Binding("m", "mark", "Mark for revision", id="mark-revision"),
         Binding("u", "unmark", "Unmark", id="unmark-revision"),
         Binding("escape,q", "close", "Back", id="close-disagreements"),
@@ -154,7 +157,7 @@ class DisagreementScreen(Screen[None]):
                     yield Static(id="dis-human-note")
                     yield Static(id="dis-judge-reasoning")
                 yield Static(id="dis-mark")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         table = self.query_one("#dis-list", DataTable)
@@ -211,7 +214,7 @@ class DisagreementScreen(Screen[None]):
         self.query_one("#dis-scores", Static).update(Text(clean(reason)))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        # Enter on the list (the table has the focus, so its own Enter binding answers first).
+        # A click on a row (Enter is the screen's own binding, which answers before the list's).
         if event.row_key is not None and event.row_key.value is not None:
             self.current = event.row_key.value
         self.action_open_item()

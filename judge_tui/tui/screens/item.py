@@ -6,13 +6,14 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from judge_tui.model.records import Item
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.textsafe import clean
 from judge_tui.tui.keys import RATING_BINDINGS
 from judge_tui.tui.widgets.item_pane import SCROLLS, ItemPane
+from judge_tui.tui.widgets.key_bar import KeyBar
 
 
 class ItemScreen(Screen[None]):
@@ -37,13 +38,22 @@ class ItemScreen(Screen[None]):
         self.item = item
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(f"Item {clean(self.item.id)} · {clean(self.rubric.id)} · ↑/↓ PgUp/PgDn scroll"),
-                     id="item-title")
+        yield Static(id="item-title", markup=False)
         yield ItemPane(self.rubric, id="item-view")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one(ItemPane).show(self.item)
+        self.query_one("#item-title", Static).update(Text(
+            f"Item {clean(self.item.id)} · {clean(self.rubric.id)} · ↑/↓ {self._scroll_keys()} scroll"))
+
+    def _scroll_keys(self) -> str:
+        """The page keys as the user's keymap binds them (the scroll keys are the rating screen's): pgup/pgdn."""
+        first: dict[str, str] = {}
+        for active in self.active_bindings.values():
+            first.setdefault(active.binding.action, self.app.get_key_display(active.binding))
+        keys = [first.get(f"scroll_item('{how}')") for how in ("scroll_page_up", "scroll_page_down")]
+        return "/".join(key for key in keys if key)
 
     def action_scroll_item(self, how: str) -> None:
         if how in SCROLLS:

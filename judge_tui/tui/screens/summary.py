@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, LoadingIndicator, Static
+from textual.widgets import LoadingIndicator, Static
 from textual.worker import Worker, WorkerState
 
 from judge_tui.analysis import validity_format
@@ -36,6 +36,7 @@ from judge_tui.model.settings import AgreementSettings
 from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
 from judge_tui.tui.screens.unavailable import judge_missing, not_yet_submitted, unjudged_submissions
+from judge_tui.tui.widgets.key_bar import KeyBar
 
 BREAKDOWNS = ("task_type", "cefr_level", "split")
 PLOT_BINS = 11  # 0.0, 0.1, ... 1.0
@@ -140,7 +141,7 @@ class SummaryScreen(Screen[None]):
                      id="summary-title")
         with VerticalScroll(id="summary-body"):
             yield LoadingIndicator()
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#summary-body").focus()
