@@ -82,3 +82,26 @@ def test_one_judge_makes_no_jury(tmp_path: Path, rubrics: dict[str, Rubric]) -> 
         store.conn.execute("DELETE FROM ratings WHERE rater_id IN (?, ?)", JUDGES[1:])
         full = build_full_report(store, rubrics["binary"])
     assert full.jury is None and "jury" not in json.loads(render_full(full, "json"))
+
+
+@pytest.mark.slow
+def test_the_jury_leans_on_the_experts_raters_names(tmp_path: Path, rubrics: dict[str, Rubric]) -> None:
+    """`--raters` names the human group for every section: the jury's reference is then that expert's labels
+    alone, not the consensus of every expert."""
+    from tests.team_fixtures import rate
+
+    db = tmp_path / "jury.db"
+    with Store(db) as store:
+        labels = binary_study(store, rubrics["binary"])
+        ids = [item.id for item in store.iter_items("binary")]
+        rng = np.random.default_rng(3)
+        cat = np.where(rng.random(len(ids)) < 0.7, labels["truth"], 1.0 - labels["truth"])
+        rate(store, rubrics["binary"], "cat", "human", {i: {"label": float(c)} for i, c in zip(ids, cat, strict=True)})
+    alone = _report(db, "--format", "json", "--raters", f"cat,{JUDGES[0]}")
+    assert alone.returncode == 0, alone.stderr
+    jury = json.loads(alone.stdout)["jury"]
+    assert jury["reference"].endswith("consensus of 1 expert(s): cat")
+    for judge in jury["judges"]:
+        assert judge["dimensions"][0]["kappa"] == pytest.approx(cohen_kappa_score(cat, labels[judge["rater"]]))
+    everyone = json.loads(_report(db, "--format", "json").stdout)["jury"]
+    assert everyone["reference"].endswith("consensus of 3 expert(s): ann, bob, cat")

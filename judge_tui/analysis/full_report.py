@@ -87,7 +87,7 @@ def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = Non
         swaps = [figures for rater in (report.judge.rater_ids if report is not None else ())
                  if (figures := position_bias(store, rubric, ratings, rater, confidence)) is not None]
         panel = build_jury(store, rubric, jury, split=split, tolerance=tolerance, confidence=confidence,
-                           ratings=ratings)
+                           ratings=ratings, among=report.human.rater_ids if report is not None else None)
         validity = every_judge_validity(store, report, ratings, settings) if report is not None else None
     return FullReport(rubric, split, tolerance, report, str(problem) if problem else None, team, tuple(drift), None,
                       flagged, confidence, settings, tuple(biases), tuple(swaps), panel, validity)

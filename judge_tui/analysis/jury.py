@@ -23,7 +23,7 @@ Every judge stays its own rater (as stored); the jury is derived here, item by i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -345,15 +345,16 @@ def error_correlation(first: str, second: str, wrong: tuple[np.ndarray, np.ndarr
 def build_jury(store: Store, rubric: Rubric, members: Sequence[str] | None = None, *, split: str | None = None,
                tolerance: float = DEFAULT_TOLERANCE, confidence: float = DEFAULT_CONFIDENCE,
                ratings: RubricRatings | None = None, only_items: set[str] | None = None,
-               costs: bool = True) -> Jury | None:
+               costs: bool = True, among: Collection[str] | None = None) -> Jury | None:
     """The jury of ``members`` (default: one rater per judge of the rubric), or None when fewer than two
-    judges or no experts rated. ``only_items``: the items the viewer may see (the blind rule)."""
+    judges or no experts rated. ``only_items``: the items the viewer may see (the blind rule); ``among``: the
+    experts whose consensus is the reference (a report's human group; default every expert)."""
     if ratings is None:
         ratings = load(store, rubric, split)
     members = tuple(members) if members is not None else members_of(ratings)
     if len(members) < 2:
         return None
-    view = load_team(store, rubric, split=split, ratings=ratings, notes=False, only_items=only_items)
+    view = load_team(store, rubric, split=split, ratings=ratings, notes=False, only_items=only_items, among=among)
     if not view.experts or not view.dimensions:
         return None
     rule = rule_for(rubric.scale)
