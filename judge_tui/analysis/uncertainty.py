@@ -87,9 +87,9 @@ def row_uncertainty(paired: AlignedPair, figures: PairAgreement, confidence: flo
             out[name] = (make(paired.a, paired.b, value, confidence) if ag.is_defined(value)
                          else _undefined_like(value, empty))
     difference = figures.mean_difference
-    span = figures.scale[-1] - figures.scale[0] if figures.scale else None  # the widest two scores can differ
-    out["mean_difference"] = (iv.mean_interval(paired.b - paired.a, confidence,
-                                               bounds=None if span is None else (-span, span))
+    # How far two scores of the scale can differ (an averaged overall has no scale, so no such bound).
+    bounds = (figures.scale[0] - figures.scale[-1], figures.scale[-1] - figures.scale[0]) if figures.scale else None
+    out["mean_difference"] = (iv.mean_interval(paired.b - paired.a, confidence, bounds=bounds)
                               if ag.is_defined(difference) else _undefined_like(difference, empty))
     binary = figures.scale == ag.BINARY_SCALE
     if binary and table is not None:

@@ -49,11 +49,10 @@ class ItemScreen(Screen[None]):
 
     def _scroll_keys(self) -> str:
         """The page keys as the user's keymap binds them (the scroll keys are the rating screen's): pgup/pgdn."""
-        first: dict[str, str] = {}
+        first: dict[str | None, str] = {}
         for active in self.active_bindings.values():
-            first.setdefault(active.binding.action, self.app.get_key_display(active.binding))
-        keys = [first.get(f"scroll_item('{how}')") for how in ("scroll_page_up", "scroll_page_down")]
-        return "/".join(key for key in keys if key)
+            first.setdefault(active.binding.id, self.app.get_key_display(active.binding))
+        return "/".join(key for key in (first.get("scroll-up"), first.get("scroll-down")) if key)
 
     def action_scroll_item(self, how: str) -> None:
         if how in SCROLLS:
