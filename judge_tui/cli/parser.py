@@ -68,6 +68,22 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", type=Path, help=DB_HELP, default=argparse.SUPPRESS)
 
 
+def _backend_options(parser: argparse.ArgumentParser) -> None:
+    """Which judge answers, and how to reach it: the same options wherever a judge is run."""
+    parser.add_argument("--backend", choices=["anthropic", "openai", "command", "replay"], default="anthropic",
+                        help="anthropic: the Anthropic API; openai: a server speaking the OpenAI API (a local"
+                        " model); command: a program of yours; replay: recorded answers")
+    parser.add_argument("--base-url", metavar="URL",
+                        help="for --backend openai: the server, e.g. http://127.0.0.1:11434/v1 for Ollama (default:"
+                        " settings openai_base_url, $OPENAI_BASE_URL, else the OpenAI API)")
+    parser.add_argument("--cmd",
+                        help="for --backend command: program reading a request on stdin, answering on stdout")
+    parser.add_argument("--cmd-env", action="append", metavar="NAME",
+                        help="for --backend command: pass this environment variable to the program too (it gets"
+                        " only PATH, HOME, the locale and a few more); repeat for several")
+    parser.add_argument("--replay", type=Path, metavar="FILE", help="for --backend replay: recorded answers")
+
+
 class CommandParser(argparse.ArgumentParser):
     """An ArgumentParser that keeps its arguments and commands where code can read them (docs/cli.md is made
     from them by `python -m judge_tui.cli.reference`), since argparse keeps its own lists private."""
@@ -203,17 +219,7 @@ def build_parser() -> CommandParser:
                    help="with --batch: at most N requests a batch (default and most: 100,000)")
     p.add_argument("--batch-max-mb", type=float, metavar="MB",
                    help="with --batch: at most MB megabytes a batch, before the 5%% safety margin (default and most: 256)")
-    p.add_argument("--backend", choices=["anthropic", "openai", "command", "replay"], default="anthropic",
-                   help="anthropic: the Anthropic API; openai: a server speaking the OpenAI API (a local model);"
-                   " command: a program of yours; replay: recorded answers")
-    p.add_argument("--base-url", metavar="URL",
-                   help="for --backend openai: the server, e.g. http://127.0.0.1:11434/v1 for Ollama (default:"
-                   " settings openai_base_url, $OPENAI_BASE_URL, else the OpenAI API)")
-    p.add_argument("--cmd", help="for --backend command: program reading a request on stdin, answering on stdout")
-    p.add_argument("--cmd-env", action="append", metavar="NAME",
-                   help="for --backend command: pass this environment variable to the program too (it gets only"
-                        " PATH, HOME, the locale and a few more); repeat for several")
-    p.add_argument("--replay", type=Path, metavar="FILE", help="for --backend replay: recorded answers")
+    _backend_options(p)
     p.add_argument("--reason", help="record a changed rubric or prompt with this reason (required after a change)")
     p.add_argument("--items", metavar="ID,ID", help="with --reason: the items that motivated the change")
     p.add_argument("--retry-failed", action="store_true", help="queue this judge's failed judgments again")
@@ -333,17 +339,7 @@ def build_parser() -> CommandParser:
     p.add_argument("--concurrency", type=int, default=None,
                    help="at most this many judgments at once (default: settings judge_concurrency;"
                    " with --backend openai, openai_concurrency)")
-    p.add_argument("--backend", choices=["anthropic", "openai", "command", "replay"], default="anthropic",
-                   help="anthropic: the Anthropic API; openai: a server speaking the OpenAI API (a local model);"
-                   " command: a program of yours; replay: recorded answers")
-    p.add_argument("--base-url", metavar="URL",
-                   help="for --backend openai: the server, e.g. http://127.0.0.1:11434/v1 for Ollama (default:"
-                   " settings openai_base_url, $OPENAI_BASE_URL, else the OpenAI API)")
-    p.add_argument("--cmd", help="for --backend command: program reading a request on stdin, answering on stdout")
-    p.add_argument("--cmd-env", action="append", metavar="NAME",
-                   help="for --backend command: pass this environment variable to the program too (it gets only"
-                        " PATH, HOME, the locale and a few more); repeat for several")
-    p.add_argument("--replay", type=Path, metavar="FILE", help="for --backend replay: recorded answers")
+    _backend_options(p)
 
     p = parser.add_command("check", help="check the database file for damage (reads all of it)")
     _common(p)
