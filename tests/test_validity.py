@@ -18,6 +18,7 @@ from judge_tui.analysis.scores import load
 from judge_tui.analysis.validity import judge_validity
 from judge_tui.analysis.validity_format import render_text
 from judge_tui.cli import main
+from judge_tui.stats.alt_test import ONE_EXPERT
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.store import Store
 from tests.team_fixtures import binary_item, exercise_item, rate
@@ -159,6 +160,32 @@ def test_too_little_overlap_says_what_to_do(tmp_path: Path, rubrics) -> None:
     text = render_text(page)
     assert "not tested: at most 25 shared items, needs 30" in text
     assert "judge-tui assign" in text
+def test_one_expert_is_told_the_test_needs_a_second_one(tmp_path: Path, rubrics) -> None:
+    """With one expert there is no one to compare the judge with: the page says a second expert is needed, not
+    "at most 0 shared items" (which reads as if rating more items alone would do)."""
+    rubric = rubrics["binary"]
+    path = tmp_path / "alone.db"
+    rng = np.random.default_rng(4)
+    with Store(path) as store:
+        store.ensure_rubric_version(rubric)
+        store.add_items([binary_item(n) for n in range(1, 41)])
+        truth = rng.random(40) < 0.7
+        for rater, kind in ((EXPERTS[0], "human"), (JUDGE, "judge")):
+            labels = np.where(rng.random(40) < 0.15, ~truth, truth)
+            rate(store, rubric, rater, kind, {f"P{n + 1:02d}": {"label": float(v)} for n, v in enumerate(labels)})
+    with Store(path) as store:
+        ratings = load(store, rubric)
+        report = build_report(store, rubric, ratings=ratings)
+        page = judge_validity(store, report, ratings, AgreementSettings())
+    [judge] = page.judges
+    assert all(r.test.passed is None for r in judge.replacement)
+    assert all(r.test.winning_rate.reason == ONE_EXPERT for r in judge.replacement)
+    text = " ".join(render_text(page, width=200).split())
+    assert "Replace an expert? not tested: needs two or more experts rating the same items (one has rated)" in text
+    assert "not tested, one expert only" in text
+    assert "shared items" not in text
+
+
 def test_report_json_carries_the_page_and_text_opens_with_it(study_db: Path, capsys) -> None:
     assert main(["report", "--db", str(study_db), "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)

@@ -44,6 +44,7 @@ from judge_tui.stats.alt_test import (
     DEFAULT_Q,
     MIN_EXPERTS_PER_ITEM,
     MIN_ITEMS_PER_EXPERT,
+    ONE_EXPERT,
     AltTest,
     Scoring,
     alternative_annotator_test,
@@ -228,7 +229,9 @@ def uses(report: Report, targets: Sequence[TargetCheck], replacement: Sequence[R
     if failed:
         said.append(f"may not replace an expert on {', '.join(failed)}")
     if unknown:
-        said.append(f"replacing an expert on {', '.join(unknown)}: not tested, too few shared items")
+        why = ("one expert only" if all(r.test.untested == ONE_EXPERT for r in replacement if r.test.passed is None)
+               else "too few shared items")
+        said.append(f"replacing an expert on {', '.join(unknown)}: not tested, {why}")
     estimated = [p for p in pool if not isinstance(p.estimate, Undefined)]
     if estimated and len(estimated) == len(pool):
         said.append("may estimate the pool's " + ("pass rate and means" if any(p.key == PASS_RATE for p in pool)
@@ -316,9 +319,12 @@ def _too_few(block: JudgeValidity) -> str | None:
     items shared by the judge and each expert). The line keeps the decisions the targets did reach."""
     if not block.replacement or any(r.test.passed is not None for r in block.replacement):
         return None
-    most = max((n for r in block.replacement for _, n in r.test.too_few_items), default=0)
-    said = [f"too few to test replacing an expert ({most} per expert, needs "
-            f"{block.replacement[0].test.min_items_per_expert})"]
+    first = block.replacement[0].test
+    if first.untested == ONE_EXPERT:
+        said = [f"replacing an expert not tested: {ONE_EXPERT}"]
+    else:
+        most = max((n for r in block.replacement for _, n in r.test.too_few_items), default=0)
+        said = [f"too few to test replacing an expert ({most} per expert, needs {first.min_items_per_expert})"]
     for decision in ("met", "not met"):
         figures = [c.figure for c in block.targets if c.decision == decision]
         if figures:

@@ -102,11 +102,6 @@ def _target_cell(c: TargetCheck) -> str:
     return "n/a" if reason is None else f"n/a: {reason}"
 
 
-def _untested(r: Replacement) -> str:
-    most = max((n for _, n in r.test.too_few_items), default=0)
-    return f"at most {most} shared items, needs {r.test.min_items_per_expert}"
-
-
 def _reason(p: PoolFigure) -> str:
     return p.estimate.reason if isinstance(p.estimate, Undefined) else ""
 
@@ -114,7 +109,7 @@ def _reason(p: PoolFigure) -> str:
 def _replacement_lines(r: Replacement) -> list[str]:
     t = r.test
     if t.passed is None:
-        return _row(r.name, 28, f"not tested: {_untested(r)}")
+        return _row(r.name, 28, f"not tested: {r.test.untested}")
     assert not isinstance(t.winning_rate, Undefined) and not isinstance(t.advantage_probability, Undefined)
     size = f"{len(t.compared)} × {min(c.items for c in t.compared)}"
     verdict = "passes" if t.passed else "fails"
@@ -140,7 +135,7 @@ def judge_lines(page: ValidityPage, j: JudgeValidity, width: int = WIDTH) -> lis
                      f"{'Decision':<9} {'Settle':>6}")
         lines += [line for c in j.targets for line in _target_lines(c, width)]
     if j.replacement and all(r.test.passed is None for r in j.replacement):
-        lines += _wrap(f"Replace an expert? not tested: {_untested(j.replacement[0])}", width, "  ", "    ")
+        lines += _wrap(f"Replace an expert? not tested: {j.replacement[0].test.untested}", width, "  ", "    ")
     else:
         head = (f"  {'Replace an expert? ε ' + format(page.epsilon, 'g'):<28} {'ω':>5} {'ρ':>5}  "
                 f"{'experts×n':<10} alt-test")
@@ -208,7 +203,7 @@ def render_markdown(page: ValidityPage) -> str:
             out.append("")
         untested = bool(j.replacement) and all(r.test.passed is None for r in j.replacement)
         out += [f"Alternative annotator test (ε = {short_text(page.epsilon)}, q = {short_text(page.q)})"
-                + (f": not tested, {_untested(j.replacement[0])}." if untested else ":"), ""]
+                + (f": not tested, {j.replacement[0].test.untested}." if untested else ":"), ""]
         if not untested:
             out += ["| Figure | ω | ρ | Experts × items | Verdict |", "|---|---:|---:|---|---|"]
         for r in () if untested else j.replacement:

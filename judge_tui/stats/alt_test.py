@@ -57,6 +57,8 @@ Scoring = Literal["accuracy", "neg_rmse"]
 DEFAULT_EPSILON = 0.2  # the authors' value for expert annotators
 DEFAULT_Q = 0.05
 MIN_EXPERTS_PER_ITEM = 2
+# Each expert is compared with the others on the items they share: with one expert there is no one to compare with.
+ONE_EXPERT = "needs two or more experts rating the same items (one has rated)"
 MIN_ITEMS_PER_EXPERT = 30
 PASSING_WINNING_RATE = 0.5
 
@@ -87,6 +89,14 @@ class AltTest:
     min_items_per_expert: int
     winning_rate: float | Undefined
     advantage_probability: float | Undefined
+
+    @property
+    def untested(self) -> str:
+        """Why no expert could be tested, in a few words: one expert only, or too few items shared."""
+        if len(self.compared) + len(self.too_few_items) < 2:
+            return ONE_EXPERT
+        most = max((n for _, n in self.too_few_items), default=0)
+        return f"at most {most} shared items, needs {self.min_items_per_expert}"
 
     @property
     def passed(self) -> bool | None:
@@ -188,7 +198,7 @@ def alternative_annotator_test(
         advantage: float | Undefined = float(np.mean([c.judge_won for c in compared]))
     else:
         reason = (f"no expert shares {min_items_per_expert} items with the judge and another expert "
-                  f"(most: {max((n for _, n in too_few), default=0)})")
+                  f"(most: {max((n for _, n in too_few), default=0)})" if len(too_few) >= 2 else ONE_EXPERT)
         winning_rate = advantage = Undefined(reason)
     return AltTest(scoring, epsilon, q, tuple(compared), tuple(too_few), int(np.count_nonzero(kept)), dropped,
                    min_items_per_expert, winning_rate, advantage)
