@@ -310,18 +310,19 @@ def verdict(report: Report) -> Text:
 
 
 def undefined_notes(report: Report) -> Text | None:
-    shown = [f for _, f in _columns(report) if f != "n"]  # in column order, the same on every run
-    notes: dict[str, list[str]] = {}
+    shown = [(h, f) for h, f in _columns(report) if f != "n"]  # in column order, the same on every run
+    notes: dict[str, dict[str, list[str]]] = {}  # reason: {row: the table's column headers}
     for row in [*report.rows, report.overall]:
-        for figure in shown:
+        for header, figure in shown:
             value = getattr(row.agreement, figure)
             if isinstance(value, ag.Undefined):
-                notes.setdefault(value.reason, []).append(f"{row.key} {figure}")
+                notes.setdefault(value.reason, {}).setdefault(row.key, []).append(header)
     if not notes:
         return None
     text = Text("n/a means:\n", style="dim")
     for reason, where in notes.items():
-        text.append(f"  {', '.join(where)}: {reason}\n", style="dim")
+        places = ", ".join(f"{row} ({', '.join(headers)})" for row, headers in where.items())
+        text.append(f"  {places}: {reason}\n", style="dim")
     return text
 
 
