@@ -290,7 +290,7 @@ def test_a_tied_expert_consensus_is_left_out_and_named(tmp_path, rubrics, capsys
 
 
 def test_targets_at_the_boundaries():
-    from judge_tui.analysis.targets import check
+    from judge_tui.analysis.targets import check, verdict_words
     from judge_tui.stats.intervals import Interval
 
     on = Interval(0.61, 0.9, "test", 0.95)
@@ -302,6 +302,8 @@ def test_targets_at_the_boundaries():
     sits = check("tnr", "TNR", "test split", 0.9, Interval(0.8, 0.97, "wilson", 0.95), 30, 0.90, strict=True,
                  share=(27, 30), class_share=0.3, class_label="FAIL")
     assert sits.decision == "undecided" and "no practical number" in sits.plan_text()
+    # The verdict does not tell the lead to add items in the same breath as "no practical number settles it".
+    assert verdict_words(sits, "interval") == f"undecided: {sits.plan_text()}"
     assert check("k", "κ", "s", 0.7, on, 4, 0.61).decision == "undecided"  # too few items to decide
 
 

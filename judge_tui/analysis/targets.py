@@ -265,6 +265,8 @@ def verdict_words(c: TargetCheck, decide_on: DecideOn) -> str:
         if decide_on == "point" and c.decision != decision:
             text += f" on the point estimate (the interval leaves it {c.decision})"
         return text
+    if c.plan is not None and c.plan.more is None:  # "add items" would contradict it
+        return f"undecided: {c.plan_text()}"
     few = c.n < decisions.MIN_ITEMS_TO_DECIDE
     more = "add items to the study" if c.left == 0 else "rate more items"
     text = f"undecided: {more}" + (f" (only {c.n} so far)" if few else "")
