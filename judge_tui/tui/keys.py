@@ -82,9 +82,10 @@ CATEGORY_BINDINGS: list[Binding] = [
     for n in range(5, 10)
 ]
 
-BINDING_IDS: tuple[str, ...] = tuple(dict.fromkeys(
-    b.id for b in (*RATING_BINDINGS, *CATEGORY_BINDINGS, *(b for s in OTHER_SCREENS.values() for b in s.bindings))
-    if b.id))
+_EVERY_BINDING = (*RATING_BINDINGS, *CATEGORY_BINDINGS, *(b for s in OTHER_SCREENS.values() for b in s.bindings))
+RATING_BINDING_IDS: tuple[str, ...] = tuple(dict.fromkeys(b.id for b in (*RATING_BINDINGS, *CATEGORY_BINDINGS)
+                                                          if b.id))
+BINDING_IDS: tuple[str, ...] = tuple(dict.fromkeys(b.id for b in _EVERY_BINDING if b.id))  # every id a keymap may name
 
 
 def score_bindings(scale: Scale) -> list[Binding]:
@@ -139,8 +140,7 @@ def keys_of(binding: Binding, keymap: Mapping[str, str]) -> list[str]:
 
 
 def binding(binding_id: str) -> Binding:
-    return next(b for b in (*RATING_BINDINGS, *CATEGORY_BINDINGS, *(b for s in OTHER_SCREENS.values()
-                                                                   for b in s.bindings)) if b.id == binding_id)
+    return next(b for b in _EVERY_BINDING if b.id == binding_id)
 
 
 # Keys the app itself answers to, whatever the screen: a binding given one would never run, or would quit.
@@ -212,7 +212,7 @@ def keymap_problems(keymap: Mapping[str, str], scale: Scale | None = None) -> li
         problems += [f"{problem} on the {name}" for problem in _screen_problems(keymap, screen.bindings, scale)]
         for b in screen.bindings:
             for key in keys_of(b, keymap) if b.id in keymap and not b.priority else ():
-                typed = screen.typed and _printable(key)
+                typed = screen.typed and (_printable(key) or _is_character_name(key))
                 if typed or normalise_key(key) in screen.taken:
                     problems.append(f"{b.id!r}: {key!r} {'is typed into the note' if typed else screen.why_taken} "
                                     f"on the {name}, so it would never act: choose another key")
