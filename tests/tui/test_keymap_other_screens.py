@@ -171,3 +171,32 @@ def test_a_key_the_list_or_the_note_takes_first_is_refused_at_start(hermetic_hom
 def test_one_key_may_act_on_different_screens():
     # D opens the disagreements on the summary and closes the judge screen: never both on one screen.
     assert keymap_problems({"open-disagreements": "D", "cal-close": "D", "cal-keep": "d"}) == []
+
+
+async def test_a_change_under_trial_is_kept_with_the_remapped_key_the_caption_names(hermetic_home, tmp_path: Path,
+                                                                                    rubrics):
+    from judge_tui.judge.calibration import apply_change, check_change, judge_files, open_trial
+
+    write_keymap(hermetic_home, {"cal-keep": "ctrl+k", "cal-revert": "X"})
+    path = build_study(tmp_path / "study.db", rubrics["binary"])
+    launch = prepare(build_parser().parse_args(
+        ["calibrate", "--db", str(path), "--reviewer", "lead", "--rubric", "binary"]), lead=True)
+    with launch.store as store:
+        files = judge_files(launch.rubric)
+        rubric_text, template_text = files.texts()
+        change = check_change(store, launch.rubric, files, rubric_text, template_text + "\nBe brief.\n")
+        apply_change(store, launch.rubric, files, change, "briefer answers", ["P06"])
+        app = CalibrationApp(store, launch.rubric, "lead", settings=launch.settings)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = app.screen
+            assert isinstance(screen, CalibrationScreen)
+            await app_until(pilot, lambda: screen.standing is not None and not screen.computing, "the figures")
+            await pilot.pause()
+            assert {"^k Keep", "X Revert"} <= set(bar(app).split("  "))
+            status = " ".join(str(screen.query_one("#cal-status", Static).render()).split())
+            assert "briefer answers · ^k keeps, X reverts" in status
+            await pilot.press("K", "R")  # the keys the keymap moved: nothing kept, nothing asked
+            await pilot.pause()
+            assert app.screen is screen and open_trial(store, "binary") is not None
+            await pilot.press("ctrl+k")
+            await app_until(pilot, lambda: open_trial(store, "binary") is None, "the change kept")
