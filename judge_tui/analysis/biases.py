@@ -14,7 +14,10 @@
 * weak groups: alignment per task type and per CEFR level (fields `task_type`, `cefr_level`) with a bootstrap
   interval over items; a group is marked when its whole interval lies below the alignment of the other items.
 
-The experts are those of the report's human group: every expert by default, the ones `--raters` names otherwise.
+The experts are those of the report's human group: every expert by default, the ones `--raters` names otherwise,
+and every expert again when `--raters` names no expert on the human side (two judges compared with each other:
+team.names_no_expert), which the section then says. Every judge `--raters` names has its biases measured, on either
+side.
 
 `judge_biases` computes them (`Biases`); analysis/report_render/biases.py renders that object for the report and
 the judge screen, so every place shows the same figures.
@@ -22,6 +25,7 @@ the judge screen, so every place shows the same figures.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -30,7 +34,7 @@ import numpy as np
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, cluster_share_interval
 from judge_tui.analysis.report import Group, JudgeSelfAgreement, NoComparison, Report, build_report
 from judge_tui.analysis.scores import agreeing, has_item_field, load
-from judge_tui.analysis.team import TeamView, experts_rating, load_team, team_consensus
+from judge_tui.analysis.team import TeamView, experts_rating, load_team, names_no_expert, team_consensus
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import DEFAULT_TOLERANCE, AgreementSettings
 from judge_tui.stats import agreement as ag
@@ -99,6 +103,8 @@ class Biases:
     nominal: bool = False  # nominal categories: leniency and length undefined, category_shares instead
     category_shares: tuple[CategoryShares, ...] = ()
     left_out: tuple[str, ...] = ()  # experts who rated but are not in the report's human group (`--raters`)
+    # Why the experts are every expert though `--raters` chose the human group ("" when they are not).
+    reference_note: str = ""
 
     @property
     def length_flagged(self) -> bool:
@@ -138,17 +144,22 @@ def consensus_and_judge(view: TeamView) -> tuple[np.ndarray, np.ndarray]:
 
 def judge_biases(store: Store, rubric: Rubric, judge_id: str, *, split: str | None = None,
                  tolerance: float = DEFAULT_TOLERANCE, confidence: float = DEFAULT_CONFIDENCE,
-                 ratings: RubricRatings | None = None, report: Report | None = None) -> Biases:
+                 ratings: RubricRatings | None = None, report: Report | None = None,
+                 among: Collection[str] | None = None) -> Biases:
     """Every bias figure of one judge rater against the experts' consensus over the items of `split`.
 
     ``ratings``: the split's ratings (scores.load) when the caller has read them already; ``report``: a judge
-    comparison built from them, whose self-agreement of this judge is taken instead of building another, and
-    whose human group are the experts here (its experts: team.experts_rating), as in the rest of the report."""
+    comparison built from them, of this judge, whose self-agreement of this judge is taken instead of building
+    another, and whose human group are the experts here (its experts: team.experts_rating), as in the rest of the
+    report; ``among``: that human group, when the judge is not the report's judge (it is on the human side)."""
     with store.snapshot():
         ratings = ratings if ratings is not None else load(store, rubric, split)
-        among = report.human.rater_ids if report is not None else None  # `--raters` names them for every section
+        if report is not None:
+            among = report.human.rater_ids  # `--raters` names them for every section
         view = load_team(store, rubric, split=split, judge=judge_id, ratings=ratings, notes=False, among=among)
         left_out = tuple(e for e in experts_rating(ratings, view.item_keys) if e not in view.experts)
+        note = (f"every expert, as --raters names none on the human side ({', '.join(among or ())})"
+                if names_no_expert(ratings, among) else "")
         fields = [f for f in GROUP_FIELDS if has_item_field(store, rubric, f)]
         groups_of = {}
         for f in fields:
@@ -215,7 +226,7 @@ def judge_biases(store: Store, rubric: Rubric, judge_id: str, *, split: str | No
     if report is not None:
         self_consistency = next((s for s in report.self_agreement if s.rater_id == judge_id), None)
     return Biases(rubric.id, judge_id, split, view.experts, field, tuple(leniency), length, self_consistency,
-                  tuple(groups), confidence, nominal, tuple(shares), left_out)
+                  tuple(groups), confidence, nominal, tuple(shares), left_out, note)
 
 
 def _undefined(n: int, reason: str) -> Estimate:

@@ -27,6 +27,9 @@ from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.store import Store
 
+NO_EXPERTS_FOR_BIASES = ("not measured: the biases lean from the experts' consensus, and no expert rated the "
+                         "items compared (`judge-tui import-ratings --kind human` brings experts' ratings in)")
+
 
 @dataclass(frozen=True)
 class FullReport:
@@ -45,6 +48,7 @@ class FullReport:
     position_biases: tuple[PositionBiasFigures, ...] = ()  # pairwise judges asked in both orders
     jury: Jury | None = None  # two judges or more against the experts (analysis/jury.py)
     validity: ValidityPage | None = None  # what the judge may be used for: the report's first page
+    judge_biases_missing: str | None = None  # why no judge the report names has its biases measured
 
 
 def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = None, judge: Group | None = None,
@@ -79,15 +83,22 @@ def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = Non
         drift = drift_figures(store, rubric, split, tolerance=tolerance, ratings=ratings, confidence=confidence)
         flagged = tuple(store.flags(rubric.id, split=split))
         biases: list[Biases] = []
-        for rater in report.judge.rater_ids if report is not None else ():
+        judges = set(ratings.raters_of_kind("judge"))
+        named = (*report.human.rater_ids, *report.judge.rater_ids) if report is not None else ()
+        measured = [rater for rater in dict.fromkeys(named) if rater in judges]  # each judge, on either side
+        for rater in measured:
+            assert report is not None  # measured is empty without one
+            on_judge_side = rater in report.judge.rater_ids
             found = judge_biases(store, rubric, rater, split=split, tolerance=tolerance, confidence=confidence,
-                                 ratings=ratings, report=report)
+                                 ratings=ratings, report=report if on_judge_side else None,
+                                 among=report.human.rater_ids)
             if found.experts:  # the consensus is the experts'; without one there is nothing to lean from
                 biases.append(found)
+        biases_missing = NO_EXPERTS_FOR_BIASES if measured and not biases else None
         swaps = [figures for rater in (report.judge.rater_ids if report is not None else ())
                  if (figures := position_bias(store, rubric, ratings, rater, confidence)) is not None]
         panel = build_jury(store, rubric, jury, split=split, tolerance=tolerance, confidence=confidence,
                            ratings=ratings, among=report.human.rater_ids if report is not None else None)
         validity = every_judge_validity(store, report, ratings, settings) if report is not None else None
     return FullReport(rubric, split, tolerance, report, str(problem) if problem else None, team, tuple(drift), None,
-                      flagged, confidence, settings, tuple(biases), tuple(swaps), panel, validity)
+                      flagged, confidence, settings, tuple(biases), tuple(swaps), panel, validity, biases_missing)

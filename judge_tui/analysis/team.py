@@ -71,9 +71,19 @@ def is_expert(rater_id: str, kind: str) -> bool:
     return kind == "human" and rater_id != CONSENSUS_RATER
 
 
+def names_no_expert(ratings: RubricRatings, among: Collection[str] | None) -> bool:
+    """Whether a report's human group (``among``, as `--raters` chose it) names no expert at all: two judges
+    compared with each other, or the adjudicated consensus against a judge. The experts are then the only reference
+    there is, so a section that leans from the experts takes every one of them (and says so)."""
+    return among is not None and not any(is_expert(r, "human") and r in among for r in ratings.raters_of_kind("human"))
+
+
 def experts_rating(ratings: RubricRatings, keys: np.ndarray, among: Collection[str] | None = None) -> tuple[str, ...]:
     """The experts with a first rating of one of ``keys``; with ``among`` (a report's human group), only those of
-    them: the experts a section compares when the report names its raters (`--raters`)."""
+    them: the experts a section compares when the report names its raters (`--raters`); every expert when it names
+    none (names_no_expert)."""
+    if names_no_expert(ratings, among):
+        among = None
     return tuple(r for r in ratings.raters_of_kind("human")
                  if is_expert(r, "human") and (among is None or r in among)
                  and np.isin(ratings.first_runs(r).keys, keys).any())

@@ -129,7 +129,7 @@ def prepare(args: argparse.Namespace, *, lead: bool = False) -> Launch:
         problems = keymap_problems(settings.keymap, scale)
         if problems:
             raise UserError(f"{settings_path()}: keymap: {'; '.join(problems)}. Binding ids: "
-                            f"{', '.join(BINDING_IDS)} (`?` in the app lists them with their keys).")
+                            f"{', '.join(BINDING_IDS)} (`?` in the app lists the rating screen's with their keys).")
 
     check_keymap()
     # The lead adjudicates the study itself; the rating app opens the demo on a first start.

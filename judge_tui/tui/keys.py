@@ -1,4 +1,5 @@
-"""The rating screen's key bindings. Every binding has a stable id, so settings.keymap can remap it."""
+"""The rating screen's key bindings, and the check of a user's keymap against every screen's (the other screens'
+bindings are in screen_keys.py). Every binding has a stable id, so settings.keymap can remap it."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from textual.binding import Binding
 from textual.keys import ASCII_KEY_NAMES, KEY_ALIASES, KEY_NAME_REPLACEMENTS, Keys
 
 from judge_tui.model.rubrics import Scale
+from judge_tui.tui.screen_keys import OTHER_SCREENS
 
 SCORE_GROUP = Binding.Group("score", compact=True)
 
@@ -80,7 +82,10 @@ CATEGORY_BINDINGS: list[Binding] = [
     for n in range(5, 10)
 ]
 
-BINDING_IDS: tuple[str, ...] = tuple(dict.fromkeys(b.id for b in (*RATING_BINDINGS, *CATEGORY_BINDINGS) if b.id))
+_EVERY_BINDING = (*RATING_BINDINGS, *CATEGORY_BINDINGS, *(b for s in OTHER_SCREENS.values() for b in s.bindings))
+RATING_BINDING_IDS: tuple[str, ...] = tuple(dict.fromkeys(b.id for b in (*RATING_BINDINGS, *CATEGORY_BINDINGS)
+                                                          if b.id))
+BINDING_IDS: tuple[str, ...] = tuple(dict.fromkeys(b.id for b in _EVERY_BINDING if b.id))  # every id a keymap may name
 
 
 def score_bindings(scale: Scale) -> list[Binding]:
@@ -135,7 +140,7 @@ def keys_of(binding: Binding, keymap: Mapping[str, str]) -> list[str]:
 
 
 def binding(binding_id: str) -> Binding:
-    return next(b for b in (*RATING_BINDINGS, *CATEGORY_BINDINGS) if b.id == binding_id)
+    return next(b for b in _EVERY_BINDING if b.id == binding_id)
 
 
 # Keys the app itself answers to, whatever the screen: a binding given one would never run, or would quit.
@@ -197,12 +202,29 @@ def key_problem(key: str) -> str | None:
 
 def keymap_problems(keymap: Mapping[str, str], scale: Scale | None = None) -> list[str]:
     """What is wrong with a user's keymap: unknown binding ids, keys a terminal cannot send, a key given to two
-    bindings, or a binding left with no key at all. Keys 5 to 9 of a scale of categories clash with another
-    binding only where they act (given the scale, on one of that many categories): a keymap that gives 7 to
-    another binding stays right for every rubric that has no seventh category."""
+    bindings of one screen, a key the screen's list, pane or text field takes first, or a binding left with no key
+    at all. Keys 5 to 9 of a scale of categories clash with another binding only where they act (given the scale,
+    on one of that many categories): a keymap that gives 7 to another binding stays right for every rubric that
+    has no seventh category."""
     problems = [f"unknown binding id {name!r}" for name in sorted(set(keymap) - set(BINDING_IDS))]
+    problems += _screen_problems(keymap, [*RATING_BINDINGS, *CATEGORY_BINDINGS], scale)
+    for name, screen in OTHER_SCREENS.items():
+        problems += [f"{problem} on the {name}" for problem in _screen_problems(keymap, screen.bindings, scale)]
+        for b in screen.bindings:
+            for key in keys_of(b, keymap) if b.id in keymap and not b.priority else ():
+                typed = screen.typed and (_printable(key) or _is_character_name(key))
+                if typed or normalise_key(key) in screen.taken:
+                    problems.append(f"{b.id!r}: {key!r} {'is typed into the note' if typed else screen.why_taken} "
+                                    f"on the {name}, so it would never act: choose another key")
+    return problems
+
+
+def _screen_problems(keymap: Mapping[str, str], bindings: list[Binding], scale: Scale | None) -> list[str]:
+    """The keymap's problems with one screen's bindings: keys a terminal cannot send, a key given to two of them,
+    one left with no key."""
+    problems: list[str] = []
     owner: dict[str, str] = {}
-    for b in (*RATING_BINDINGS, *CATEGORY_BINDINGS):
+    for b in bindings:
         keys = keys_of(b, keymap)
         if not keys:
             problems.append(f"{b.id!r} is given no key")

@@ -14,7 +14,7 @@ from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store
 from judge_tui.tui.app import JudgeTuiApp
-from judge_tui.tui.keys import BINDING_IDS, keymap_problems
+from judge_tui.tui.keys import RATING_BINDING_IDS, keymap_problems
 from judge_tui.tui.messages import JudgeStatusLine
 from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.widgets.item_pane import ItemPane
@@ -195,7 +195,7 @@ async def test_the_help_screen_fits_in_two_pages_at_80x24_and_names_every_bindin
             shown += screen_text(app)
             await pilot.press("pagedown")
             await pilot.pause()
-        for binding_id in BINDING_IDS:
+        for binding_id in RATING_BINDING_IDS:
             assert binding_id in shown or binding_id.startswith("score-"), binding_id
         assert "score-0 …" in shown and "toggle-rubric" in shown
 

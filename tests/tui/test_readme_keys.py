@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from judge_tui.tui.keys import BINDING_IDS
+from judge_tui.tui.keys import CATEGORY_BINDINGS, RATING_BINDINGS
+from judge_tui.tui.screen_keys import OTHER_SCREENS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,7 +25,15 @@ def test_every_binding_id_is_in_the_keys_table_of_the_rating_guide():
         named |= {f"score-{n}" for n in range(5)}
     if any("`score-5` … `score-9`" in cells[2] for cells in table):  # a scale of categories' keys 5 to 9
         named |= {f"score-{n}" for n in range(5, 10)}
-    assert set(BINDING_IDS) <= named, sorted(set(BINDING_IDS) - named)
+    rating = {b.id or "" for b in (*RATING_BINDINGS, *CATEGORY_BINDINGS)}
+    assert rating <= named, sorted(rating - named)
+
+
+def test_every_binding_id_of_the_other_screens_is_in_their_keys_table():
+    table = _table(ROOT / "docs" / "rating.md", "| screen | keys | does | binding id |")
+    named = {(cells[0].strip(), name.strip(" `")) for cells in table for name in cells[3].split(",")}
+    bound = {(screen, b.id or "") for screen, keys in OTHER_SCREENS.items() for b in keys.bindings}
+    assert named == bound, sorted(named ^ bound)
 
 
 def test_the_readme_card_lists_the_keys_of_the_rating_guide():

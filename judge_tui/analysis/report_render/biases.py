@@ -46,6 +46,7 @@ def biases_dict(biases: Biases) -> dict[str, Any]:
     return {
         "judge": biases.judge, "split": biases.split, "reference": "experts' consensus", "experts": list(biases.experts),
         **({"experts_left_out": list(biases.left_out)} if biases.left_out else {}),
+        **({"reference_note": biases.reference_note} if biases.reference_note else {}),
         "confidence": biases.confidence,
         "leniency": [{"key": le.key, "name": le.name, **_estimate_dict(le.estimate, "mean_difference")}
                      for le in biases.leniency],
@@ -96,11 +97,14 @@ def _signed_with_interval(value: ag.Figure, interval: IntervalFigure) -> str:
 def biases_blocks(section: Biases, *, heading: bool = True) -> list[Block]:
     """The biases section as blocks: the same figures in Markdown, Rich or plain lines (biases_dict: JSON)."""
     level = share_text(section.confidence)
-    blocks: list[Block] = [Heading(f"Judge biases: {section.judge}")] if heading else []
+    every = " (against every expert)" if section.reference_note else ""
+    blocks: list[Block] = [Heading(f"Judge biases: {section.judge}{every}")] if heading else []
     where = f"the {section.split} split" if section.split else "all items"
     experts = ", ".join(section.experts) or "no experts"
     if section.left_out:  # the report's human group, as `--raters` named it
         experts = f"the human group compared: {experts}; {', '.join(section.left_out)} left out"
+    if section.reference_note:
+        experts = f"{experts}: {section.reference_note}"
     blocks.append(Paragraph((
         f"Against the experts' consensus ({experts}) on {where}; [low, high]: {level} intervals.",)))
     if section.nominal:

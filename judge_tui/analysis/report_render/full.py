@@ -41,6 +41,8 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
             data["judge_validity"] = validity_format.to_dict(full.validity)
         if full.judge_biases:
             data["judge_biases"] = [biases_dict(b) for b in full.judge_biases]
+        if full.judge_biases_missing:
+            data["judge_biases_missing"] = full.judge_biases_missing
         if full.position_biases:
             data["position_bias"] = [position_dict(p, full.rubric) for p in full.position_biases]
         if full.team is not None:
@@ -60,6 +62,8 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
         blocks.append(Paragraph((f"No judge comparison: {full.judge_comparison}",)))
     for b in full.judge_biases:
         blocks += biases_blocks(b)
+    if full.judge_biases_missing:
+        blocks.append(Paragraph((f"Judge biases: {full.judge_biases_missing}.",)))
     for p in full.position_biases:
         blocks += position_blocks(p, full.rubric)
     if full.team is not None:

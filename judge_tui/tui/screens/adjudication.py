@@ -366,7 +366,8 @@ class AdjudicationScreen(Screen[None]):
     def action_agreement(self) -> None:
         from judge_tui.tui.screens.summary import SummaryScreen
 
-        self.app.push_screen(SummaryScreen(self.store, self.rubric, self.lead, agreement=self.agreement, lead=True))
+        self.app.push_screen(SummaryScreen(self.store, self.rubric, self.lead, agreement=self.agreement, lead=True,
+                                           keymap=self.keymap))
 
     def action_leave(self) -> None:
         if isinstance(self.app, AdjudicationApp):

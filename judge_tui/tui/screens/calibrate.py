@@ -22,7 +22,6 @@ from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult, SuspendNotSupported
-from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
@@ -38,7 +37,9 @@ from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
 from judge_tui.tui.kept_writes import WRITE_WAIT, waiting_reason, waiting_text
 from judge_tui.tui.plain_app import PlainNoticeApp
+from judge_tui.tui.refused_keys import key_shown
 from judge_tui.tui.score_text import score_label
+from judge_tui.tui.screen_keys import CALIBRATION_BINDINGS
 from judge_tui.tui.screens.disagreements import reasoning_text
 from judge_tui.tui.widgets.dialogs import AskScreen, ChooseScreen, TextEditorScreen
 from judge_tui.tui.widgets.key_bar import KeyBar
@@ -102,25 +103,7 @@ class CalibrationScreen(Screen[None]):
     CalibrationScreen #cal-detail { width: 1fr; padding: 0 1; }
     """
 
-    BINDINGS = [
-        Binding("j", "judge_split", "Judge", id="cal-judge",
-                tooltip="Judge the dev items the prompt in force has not judged yet, in the background"),
-        Binding("e", "edit('rubric')", "Rubric", id="cal-edit-rubric",
-                tooltip="Edit the rubric (anchors, guidance, guards) in $VISUAL/$EDITOR or the in-app editor"),
-        Binding("t", "edit('template')", "Prompt", id="cal-edit-template",
-                tooltip="Edit the judge prompt template"),
-        Binding("x", "promote", "Example", id="cal-promote",
-                tooltip="Make a train-split item, with the expert's rating, a few-shot example"),
-        Binding("K", "keep", "Keep", id="cal-keep", tooltip="Keep the change under trial"),
-        Binding("R", "revert", "Revert", id="cal-revert",
-                tooltip="Revert the change under trial: the files as they were, the revert recorded"),
-        Binding("i", "switch('cal-items')", "Items", id="cal-items",
-                tooltip="The misaligned dev items, worst first (i again, or o, goes back)"),
-        Binding("v", "switch('cal-validity')", "Validity", id="cal-validity-key",
-                tooltip="What the judge in force may be used for (v again, or o, goes back)"),
-        Binding("o", "switch('cal-overview')", "Overview", id="cal-overview-key", show=False),
-        Binding("escape,q", "close", "Back", id="cal-close"),
-    ]
+    BINDINGS = [*CALIBRATION_BINDINGS]  # screen_keys.py: their ids, for settings.keymap
 
     class Computed(Message):
         def __init__(self, standing: Any, unjudged: tuple[int, int, int]) -> None:
@@ -399,20 +382,26 @@ class CalibrationScreen(Screen[None]):
 
     def _show_status(self) -> None:
         trial = self._trial()
+        key = self._key_of
+        edits = f"{key('cal-edit-rubric')} rubric · {key('cal-edit-template')} prompt · {key('cal-promote')} example"
         text = Text()
         if trial is not None:
             text.append(f"Under trial: prompt {trial.after} over {trial.before}", style="bold")
-            text.append(f" · {clean(trial.reason)} · K keeps, R reverts\n")
+            text.append(f" · {clean(trial.reason)} · {key('cal-keep')} keeps, {key('cal-revert')} reverts\n")
         elif self.unjudged and self.judge is None:
-            text.append(f"j judges the {self.unjudged} {self.split} items not judged yet · e rubric · t prompt · "
-                        "x example\n", style="bold")
+            text.append(f"{key('cal-judge')} judges the {self.unjudged} {self.split} items not judged yet · {edits}\n",
+                        style="bold")
         else:
-            text.append("No change under trial · e rubric · t prompt · x example\n", style="dim")
+            text.append(f"No change under trial · {edits}\n", style="dim")
         if self.judge_line:
             text.append(clean(self.judge_line) + " · ")
         cost = self.standing.cost if self.standing is not None else None
         text.append(f"cost so far: {cost.line()}" if cost is not None else "no judge calls yet")
         self._status(text)
+
+    def _key_of(self, binding_id: str) -> str:
+        """The first key of one of this screen's bindings, as the user's keymap has it."""
+        return key_shown(binding_id, self.settings.keymap, self.app.get_key_display) or binding_id
 
     def _judge_changed(self, status: Any) -> None:
         self.post_message(self.JudgeStatusChanged(status.line(), status.done))
@@ -477,8 +466,8 @@ class CalibrationScreen(Screen[None]):
         calls = self.unjudged + self.queued_elsewhere
         elsewhere = (f" ({self.queued_elsewhere} of them for items of other splits, already in this judge's queue)"
                      if self.queued_elsewhere else "")
-        return (f"Press j to judge the {self.unjudged} {self.split} items {current} has not judged yet, in the "
-                f"background: {calls} calls to {backend_label(backend)}{elsewhere}.{failed}")
+        return (f"Press {self._key_of('cal-judge')} to judge the {self.unjudged} {self.split} items {current} has "
+                f"not judged yet, in the background: {calls} calls to {backend_label(backend)}{elsewhere}.{failed}")
 
     def action_judge_split(self) -> None:
         if self.make_backend is None:
@@ -501,7 +490,8 @@ class CalibrationScreen(Screen[None]):
         from judge_tui.judge.calibration import judge_files
 
         if self._trial() is not None:
-            raise UserError("A change is under trial: keep it (K) or revert it (R) before the next one.")
+            raise UserError(f"A change is under trial: keep it ({self._key_of('cal-keep')}) or revert it "
+                            f"({self._key_of('cal-revert')}) before the next one.")
         return judge_files(self.rubric)
 
     def action_edit(self, what: str) -> None:
@@ -798,6 +788,7 @@ class CalibrationApp(PlainNoticeApp[None]):
         self.make_backend = make_backend
 
     def on_mount(self) -> None:
+        self.set_keymap(self.settings.keymap)
         self.push_screen(CalibrationScreen(self.store, self.rubric, self.lead, settings=self.settings,
                                            make_backend=self.make_backend, split=self.split),
                          lambda _result: self.exit())

@@ -8,6 +8,7 @@ marks the item as a reason to revise the rubric (with an optional note), `u` rem
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
@@ -15,7 +16,6 @@ from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
@@ -33,7 +33,9 @@ from judge_tui.model.settings import AgreementSettings
 from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
 from judge_tui.tui.kept_writes import write_when_free
+from judge_tui.tui.refused_keys import key_shown
 from judge_tui.tui.score_text import exact, overall_label, score_label
+from judge_tui.tui.screen_keys import DISAGREEMENT_BINDINGS, REVISION_NOTE_BINDINGS
 from judge_tui.tui.screens.unavailable import judge_missing, not_yet_submitted, unjudged_submissions
 from judge_tui.tui.widgets.key_bar import KeyBar
 
@@ -81,10 +83,11 @@ class RevisionNoteScreen(ModalScreen[str | None]):
     RevisionNoteScreen > Vertical { width: 70; height: auto; padding: 1 2; border: thick $accent; background: $surface; }
     """
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="cancel-revision-note")]
+    BINDINGS = [*REVISION_NOTE_BINDINGS]
 
-    def __init__(self, item_id: str, note: str) -> None:
+    def __init__(self, item_id: str, note: str, keymap: Mapping[str, str] | None = None) -> None:
         super().__init__()
+        self.keymap = dict(keymap or {})
         self.item_id = item_id
         self.note = note
 
@@ -93,13 +96,22 @@ class RevisionNoteScreen(ModalScreen[str | None]):
             yield Label(Text(f"Mark {clean(self.item_id)} as a reason to revise the rubric"))
             yield Input(value=self.note, placeholder="what the rubric should say differently (optional)",
                         id="revision-note")
-            yield Label(Text("Enter: save · Escape: cancel", style="dim"))
+            cancel = key_shown("cancel-revision-note", self.keymap, self.app.get_key_display)
+            yield Label(Text(f"Enter: save · {cancel}: cancel", style="dim"))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.dismiss(event.value.strip())
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class DisagreementList(DataTable[Any]):
+    """The list of disagreements. A click on a row opens it; its own Enter does nothing, so that the screen's
+    open-item key (Enter unless the keymap moves it) is the one key that opens an item."""
+
+    def action_select_cursor(self) -> None:
+        pass
 
 
 class DisagreementScreen(Screen[None]):
@@ -114,14 +126,7 @@ class DisagreementScreen(Screen[None]):
     DisagreementScreen #dis-sides > Static { width: 1fr; padding-right: 1; }
     """
 
-    BINDINGS = [
-        # Before the list's own Enter (hidden), which would otherwise hide this one from the key bar.
-        Binding("enter", "open_item", "Open item", id="open-item", tooltip="Read the highlighted item in full",
-                priority=True),
-        Binding("m", "mark", "Mark for revision", id="mark-revision"),
-        Binding("u", "unmark", "Unmark", id="unmark-revision"),
-        Binding("escape,q", "close", "Back", id="close-disagreements"),
-    ]
+    BINDINGS = [*DISAGREEMENT_BINDINGS]  # screen_keys.py: their ids, for settings.keymap
 
     class Ready(Message):
         def __init__(self, judge_id: str, rows: list[JudgeDisagreement], marks: dict[str, str]) -> None:
@@ -135,8 +140,11 @@ class DisagreementScreen(Screen[None]):
             super().__init__()
             self.reason = reason
 
-    def __init__(self, store: Store, rubric: Rubric, reviewer_id: str, *, agreement: AgreementSettings) -> None:
+    def __init__(self, store: Store, rubric: Rubric, reviewer_id: str, *, agreement: AgreementSettings,
+                 keymap: Mapping[str, str] | None = None) -> None:
+        """`keymap`: the user's, as the app applied it, so the keys are named as they are pressed."""
         super().__init__()
+        self.keymap = dict(keymap or {})
         self.store = store
         self.rubric = rubric
         self.reviewer_id = reviewer_id
@@ -150,7 +158,7 @@ class DisagreementScreen(Screen[None]):
         yield Static(Text(f"Disagreements · {clean(self.rubric.id)} · {clean(self.reviewer_id)} against the judge"),
                      id="dis-title")
         with Horizontal():
-            yield DataTable(id="dis-list", cursor_type="row", zebra_stripes=True)
+            yield DisagreementList(id="dis-list", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="dis-detail"):
                 yield Static(Text("Loading…", style="dim"), id="dis-scores")
                 with Horizontal(id="dis-sides"):
@@ -214,7 +222,7 @@ class DisagreementScreen(Screen[None]):
         self.query_one("#dis-scores", Static).update(Text(clean(reason)))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        # A click on a row (Enter is the screen's own binding, which answers before the list's).
+        # A click on a row (the list's own Enter does nothing: DisagreementList).
         if event.row_key is not None and event.row_key.value is not None:
             self.current = event.row_key.value
         self.action_open_item()
@@ -262,10 +270,15 @@ class DisagreementScreen(Screen[None]):
             mark.append("Marked as a reason to revise the rubric", style="bold magenta")
             if self.marks[self.current]:
                 mark.append(": " + clean(self.marks[self.current]))
-            mark.append("  (u: remove)", style="dim")
+            mark.append(f"  ({self._key_of('unmark-revision')}: remove)", style="dim")
         else:
-            mark.append("Enter: open the item · m: mark it as a reason to revise the rubric", style="dim")
+            mark.append(f"{self._key_of('open-item')}: open the item · {self._key_of('mark-revision')}: mark it as a "
+                        "reason to revise the rubric", style="dim")
         self.query_one("#dis-mark", Static).update(mark)
+
+    def _key_of(self, binding_id: str) -> str:
+        """The first key of one of this screen's bindings, as the user's keymap has it."""
+        return key_shown(binding_id, self.keymap, self.app.get_key_display) or binding_id
 
     def _set_mark_cell(self, item_id: str) -> None:
         table = self.query_one("#dis-list", DataTable)
@@ -286,7 +299,7 @@ class DisagreementScreen(Screen[None]):
             if self.current == item_id:
                 self._show_mark()
 
-        self.app.push_screen(RevisionNoteScreen(item_id, self.marks.get(item_id, "")), save)
+        self.app.push_screen(RevisionNoteScreen(item_id, self.marks.get(item_id, ""), self.keymap), save)
 
     def action_unmark(self) -> None:
         item_id = self.current

@@ -656,7 +656,7 @@ class RatingScreen(Screen[None]):
         from judge_tui.tui.screens.summary import SummaryScreen  # numpy: only once figures are asked for
 
         self.app.push_screen(SummaryScreen(self.session.store, self.rubric, self.session.reviewer,
-                                           agreement=self.agreement, lead=self.lead))
+                                           agreement=self.agreement, lead=self.lead, keymap=self.keymap))
 
     def action_adjudicate(self) -> None:
         """The lead's key (check_action): the items where experts disagree, or why there are none."""

@@ -8,13 +8,14 @@ database connection; the worker only posts messages, and the handlers build the 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 from rich.console import Group as RichGroup
 from rich.console import RenderableType
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
@@ -35,6 +36,8 @@ from judge_tui.model.rubrics import Rubric, RubricError
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
+from judge_tui.tui.refused_keys import key_shown
+from judge_tui.tui.screen_keys import SUMMARY_BINDINGS
 from judge_tui.tui.screens.unavailable import judge_missing, not_yet_submitted, unjudged_submissions
 from judge_tui.tui.widgets.key_bar import KeyBar
 
@@ -105,11 +108,7 @@ class SummaryScreen(Screen[None]):
     SummaryScreen LoadingIndicator { height: 3; }
     """
 
-    BINDINGS = [
-        Binding("d", "disagreements", "Disagreements", id="open-disagreements"),
-        Binding("r", "refresh", "Refresh", id="refresh-summary"),
-        Binding("escape,q", "close", "Back", id="close-summary"),
-    ]
+    BINDINGS = [*SUMMARY_BINDINGS]  # screen_keys.py: their ids, for settings.keymap
 
     class Ready(Message):
         def __init__(self, report: Report, team: list[str] | None = None, validity: ValidityPage | None = None) -> None:
@@ -126,8 +125,10 @@ class SummaryScreen(Screen[None]):
             self.validity = validity
 
     def __init__(self, store: Store, rubric: Rubric, reviewer_id: str, *, agreement: AgreementSettings,
-                 lead: bool = False) -> None:
+                 lead: bool = False, keymap: Mapping[str, str] | None = None) -> None:
+        """`keymap`: the user's, as the app applied it, so the keys are named as they are pressed."""
         super().__init__()
+        self.keymap = dict(keymap or {})
         self.store = store
         self.rubric = rubric
         self.reviewer_id = reviewer_id
@@ -247,7 +248,8 @@ class SummaryScreen(Screen[None]):
         sections += [FittedTable(table) for table in as_text.breakdown_tables(report)]
         sections += as_text.self_agreement_tables(report)
         sections.append(scatter_plot(report.human_overall, report.judge_overall))
-        sections.append(Text("d: the items where you and the judge disagree most", style="dim"))
+        key = key_shown("open-disagreements", self.keymap, self.app.get_key_display)
+        sections.append(Text(f"{key}: the items where you and the judge disagree most", style="dim"))
         return sections
 
     def action_refresh(self) -> None:
@@ -258,7 +260,8 @@ class SummaryScreen(Screen[None]):
     def action_disagreements(self) -> None:
         from judge_tui.tui.screens.disagreements import DisagreementScreen
 
-        self.app.push_screen(DisagreementScreen(self.store, self.rubric, self.reviewer_id, agreement=self.agreement))
+        self.app.push_screen(DisagreementScreen(self.store, self.rubric, self.reviewer_id, agreement=self.agreement,
+                                                keymap=self.keymap))
 
     def action_close(self) -> None:
         self.dismiss()
