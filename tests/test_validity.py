@@ -18,8 +18,8 @@ from judge_tui.analysis.scores import load
 from judge_tui.analysis.validity import judge_validity
 from judge_tui.analysis.validity_format import render_text
 from judge_tui.cli import main
-from judge_tui.stats.alt_test import ONE_EXPERT
 from judge_tui.model.settings import AgreementSettings
+from judge_tui.stats.alt_test import ONE_EXPERT
 from judge_tui.store import Store
 from tests.team_fixtures import binary_item, exercise_item, rate
 
