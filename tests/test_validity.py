@@ -19,6 +19,7 @@ from judge_tui.analysis.validity import judge_validity
 from judge_tui.analysis.validity_format import render_text
 from judge_tui.cli import main
 from judge_tui.model.settings import AgreementSettings
+from judge_tui.stats.agreement import Undefined
 from judge_tui.stats.alt_test import ONE_EXPERT
 from judge_tui.store import Store
 from tests.team_fixtures import binary_item, exercise_item, rate
@@ -179,7 +180,7 @@ def test_one_expert_is_told_the_test_needs_a_second_one(tmp_path: Path, rubrics)
         page = judge_validity(store, report, ratings, AgreementSettings())
     [judge] = page.judges
     assert all(r.test.passed is None for r in judge.replacement)
-    assert all(r.test.winning_rate.reason == ONE_EXPERT for r in judge.replacement)
+    assert all(r.test.winning_rate == Undefined(ONE_EXPERT) for r in judge.replacement)
     text = " ".join(render_text(page, width=200).split())
     assert "Replace an expert? not tested: needs two or more experts rating the same items (one has rated)" in text
     assert "not tested, one expert only" in text
