@@ -21,6 +21,7 @@ from judge_tui.store.reviewer_lock import ReviewerBusy, ReviewerLock
 from judge_tui.tui.kept_writes import WRITE_WAIT, short_reason, waiting_reason, writes_waiting
 from judge_tui.tui.messages import JudgeDefinitionChanged, JudgeProgress, JudgeStatusLine
 from judge_tui.tui.plain_app import PlainNoticeApp
+from judge_tui.tui.refused_keys import key_shown
 from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.screens.too_small import RATING_MINIMUM, fit_to_terminal
 from judge_tui.tui.session import RatingSession
@@ -134,8 +135,10 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         if self.notice:
             self.notify(self.notice, markup=False, timeout=8)
         if self.lead:
-            self.notify("Lead: c settles the items where experts disagree; a shows the team over every item "
-                        "(or over the items you rate, once you rate).", markup=False, timeout=8)
+            settle, agreement = (key_shown(i, self.settings.keymap, self.get_key_display) for i in
+                                 ("adjudicate", "agreement"))
+            self.notify(f"Lead: {settle} settles the items where experts disagree; {agreement} shows the team over "
+                        "every item (or over the items you rate, once you rate).", markup=False, timeout=8)
 
     def open_rating(self) -> None:
         assert self.reviewer

@@ -200,3 +200,18 @@ async def test_a_change_under_trial_is_kept_with_the_remapped_key_the_caption_na
             assert app.screen is screen and open_trial(store, "binary") is not None
             await pilot.press("ctrl+k")
             await app_until(pilot, lambda: open_trial(store, "binary") is None, "the change kept")
+
+
+async def test_the_leads_notice_names_the_keys_as_bound(hermetic_home, rated_db):
+    """The notice a lead gets at start names the keys that settle disagreements and show the team, as the keymap
+    has them."""
+    write_keymap(hermetic_home, {"adjudicate": "C", "agreement": "A"})
+    launch = prepare(build_parser().parse_args(
+        ["rate", "--db", str(rated_db), "--reviewer", REVIEWER, "--rubric", "exercise-quality", "--lead"]))
+    app = JudgeTuiApp(launch.store, launch.rubric, reviewer=launch.reviewer, settings=launch.settings,
+                      lead=True)
+    with launch.store:
+        async with app.run_test(size=(120, 40)) as pilot:
+            notice = await app_until(pilot, lambda: next((n for n in app.notices if n.startswith("Lead:")), None),
+                                     "the lead's notice shown")
+            assert notice.startswith("Lead: C settles the items where experts disagree; A shows the team")
