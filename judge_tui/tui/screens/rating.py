@@ -9,7 +9,6 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from textual import events, messages
-from textual.actions import parse as parse_action
 from textual.app import ComposeResult
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
@@ -25,6 +24,7 @@ from judge_tui.tui.keys import (
     EXPLAIN_BINDINGS,
     RATING_BINDINGS,
     SCORE_ACTIONS,
+    action_parts,
     binding,
     scale_has_key,
 )
@@ -378,7 +378,7 @@ class RatingScreen(Screen[None]):
 
     def action_explain(self, binding_id: str) -> None:
         """Say why a key that cannot act right now does nothing (see keys.EXPLAIN_BINDINGS)."""
-        _namespace, action, parameters = parse_action(binding(binding_id).action)
+        action, parameters = action_parts(binding(binding_id).action)
         if action == "submit" and self.session.state is not None and self.session.missing:
             self.cursor = self.session.missing[0]  # straight to what is left to score
             self._show_rubric()
