@@ -3,17 +3,25 @@ bindings are in screen_keys.py). Every binding has a stable id, so settings.keym
 
 from __future__ import annotations
 
+import ast
+import string
 import unicodedata
 from collections.abc import Mapping
 
-from textual.actions import parse as parse_action
 from textual.binding import Binding
-from textual.keys import ASCII_KEY_NAMES, KEY_ALIASES, KEY_NAME_REPLACEMENTS, Keys
 
 from judge_tui.model.rubrics import Scale
 from judge_tui.tui.screen_keys import OTHER_SCREENS
 
 SCORE_GROUP = Binding.Group("score", compact=True)
+
+
+def action_parts(action: str) -> tuple[str, tuple[object, ...]]:
+    """The name and arguments of one of our own action strings ("score(3)" -> ("score", (3,)), "app.quit" ->
+    ("quit", ())): the arguments are Python literals, as Textual reads them."""
+    call, _, arguments = action.partition("(")
+    arguments = arguments.removesuffix(")").strip()
+    return call.rpartition(".")[2], ast.literal_eval(f"({arguments},)") if arguments else ()
 
 
 def _score_tooltip(number: int) -> str:
@@ -94,7 +102,7 @@ def score_bindings(scale: Scale) -> list[Binding]:
     if scale.kind != "categories":
         return [b for b in RATING_BINDINGS if b.group is SCORE_GROUP]
     return [b for b in (*RATING_BINDINGS, *CATEGORY_BINDINGS)
-            if b.group is SCORE_GROUP and scale_has_key(scale, *parse_action(b.action)[1:])]
+            if b.group is SCORE_GROUP and scale_has_key(scale, *action_parts(b.action))]
 
 
 # A key whose action cannot act right now (check_action says no) falls through to a second, hidden binding
@@ -111,7 +119,7 @@ EXPLAIN_BINDINGS: list[Binding] = [
 SCORE_ACTIONS = ("score", "pass_fail")
 # The keys that set a score on some scale: 0 to 9, p and f.
 SCORE_BINDING_IDS = tuple(b.id for b in (*RATING_BINDINGS, *CATEGORY_BINDINGS)
-                          if b.id and parse_action(b.action)[1] in SCORE_ACTIONS)
+                          if b.id and action_parts(b.action)[0] in SCORE_ACTIONS)
 
 
 def scale_has_key(scale: Scale, action: str, parameters: tuple[object, ...]) -> bool:
@@ -145,9 +153,25 @@ def binding(binding_id: str) -> Binding:
 
 # Keys the app itself answers to, whatever the screen: a binding given one would never run, or would quit.
 RESERVED_KEYS = {"ctrl+q": "quits the app", "ctrl+c": "copies text and explains how to quit"}
+# Textual's names for the keys that are not a printable character (its table of them is not public API):
+# the arrows and editing keys alone and with ctrl, shift or both, f1-f24 alone and with ctrl, and ctrl with a
+# letter, a digit (and ctrl+shift with a digit) or one of the few symbols terminals send with ctrl.
+_EDITING_KEYS = ("left", "right", "up", "down", "home", "end", "insert", "delete", "pageup", "pagedown")
+_FUNCTION_KEYS = tuple(f"f{n}" for n in range(1, 25))
 # Keys a terminal sends as another key (ctrl+i arrives as tab): bound under the alias, nothing ever runs.
-_SENT_AS = {alias: key for key, aliases in KEY_ALIASES.items() for alias in aliases}
-_NAMED_KEYS = frozenset(k.value for k in Keys if not k.value.startswith("<") and k.value not in _SENT_AS)
+SENT_AS = {"ctrl+i": "tab", "ctrl+m": "enter", "ctrl+left_square_brace": "escape", "ctrl+space": "ctrl+at",
+            "newline": "ctrl+j"}
+NAMED_KEYS = frozenset((
+    "escape", "shift+escape", "enter", "return", "tab", "shift+tab", "space", "backspace",
+    *_EDITING_KEYS, *(f"{modifiers}+{key}" for modifiers in ("ctrl", "shift", "ctrl+shift") for key in _EDITING_KEYS),
+    *_FUNCTION_KEYS, *(f"ctrl+{key}" for key in _FUNCTION_KEYS),
+    *(f"ctrl+{letter}" for letter in string.ascii_lowercase if f"ctrl+{letter}" not in SENT_AS),
+    *(f"ctrl+{digit}" for digit in string.digits), *(f"ctrl+shift+{digit}" for digit in string.digits),
+    "ctrl+@", "ctrl+backslash", "ctrl+right_square_bracket", "ctrl+circumflex_accent", "ctrl+underscore",
+))
+# The few characters whose key Textual names otherwise than by their Unicode name ("/" is slash, not solidus).
+_KEY_NAME_REPLACEMENTS = {"solidus": "slash", "reverse_solidus": "backslash", "commercial_at": "at",
+                          "hyphen_minus": "minus", "plus_sign": "plus", "low_line": "underscore"}
 
 
 def _printable(character: str) -> bool:
@@ -158,13 +182,9 @@ def character_key(character: str) -> str:
     """The name Textual gives the key of one printable character ("!" is exclamation_mark, "a" is a): its
     Unicode name in lower case with _ for spaces and dashes, for a character that is not a letter or digit."""
     if character.isalnum():
-        key = character
-    else:
-        try:
-            key = unicodedata.name(character).lower().replace("-", "_").replace(" ", "_")
-        except ValueError:
-            key = ASCII_KEY_NAMES.get(character, character)
-    return KEY_NAME_REPLACEMENTS.get(key, key)
+        return character
+    key = unicodedata.name(character, character).lower().replace("-", "_").replace(" ", "_")
+    return _KEY_NAME_REPLACEMENTS.get(key, key)
 
 
 def _is_character_name(name: str) -> bool:
@@ -185,9 +205,9 @@ def key_problem(key: str) -> str | None:
     """Why a terminal can never deliver this key to a binding, or None when it can."""
     if key in RESERVED_KEYS:
         return f"{key!r} is reserved: it {RESERVED_KEYS[key]}"
-    if key in _SENT_AS:
-        return f"{key!r} reaches the app as {_SENT_AS[key]!r} in a terminal: bind {_SENT_AS[key]!r} instead"
-    if key in _NAMED_KEYS or _printable(key) or _is_character_name(key):
+    if key in SENT_AS:
+        return f"{key!r} reaches the app as {SENT_AS[key]!r} in a terminal: bind {SENT_AS[key]!r} instead"
+    if key in NAMED_KEYS or _printable(key) or _is_character_name(key):
         return None
     modifiers, _, last = key.rpartition("+")
     if modifiers in ("alt", "alt+shift") and len(last) == 1 and last.isascii() and last.isalnum() and last.islower():
@@ -228,7 +248,7 @@ def _screen_problems(keymap: Mapping[str, str], bindings: list[Binding], scale: 
         keys = keys_of(b, keymap)
         if not keys:
             problems.append(f"{b.id!r} is given no key")
-        acts = b not in CATEGORY_BINDINGS or (scale is not None and scale_has_key(scale, *parse_action(b.action)[1:]))
+        acts = b not in CATEGORY_BINDINGS or (scale is not None and scale_has_key(scale, *action_parts(b.action)))
         for key in keys:
             problem = key_problem(key) if b.id in keymap else None
             if problem:

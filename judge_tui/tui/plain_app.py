@@ -7,14 +7,15 @@ markup by default, and neither markup=False nor Rich removes escape sequences, s
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from textual.app import App
-from textual.notifications import SeverityLevel
 
 from judge_tui.model.textsafe import clean
 
 ReturnType = TypeVar("ReturnType")
+# The levels App.notify documents for its severity.
+Severity = Literal["information", "warning", "error"]
 
 
 class PlainNoticeApp(App[ReturnType]):
@@ -27,7 +28,7 @@ class PlainNoticeApp(App[ReturnType]):
         message: str,
         *,
         title: str = "",
-        severity: SeverityLevel = "information",
+        severity: Severity = "information",
         timeout: float | None = None,
         markup: bool = False,
     ) -> None:

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from textual.actions import parse as parse_action
 from textual.binding import Binding
 
 from judge_tui.model.rubrics import Scale
-from judge_tui.tui.keys import binding, keys_of, point_binding_ids
+from judge_tui.tui.keys import action_parts, binding, keys_of, point_binding_ids
 
 KeyDisplay = Callable[[Binding], str]  # App.get_key_display: how Textual writes a binding's key
 
@@ -42,7 +41,7 @@ def keys_that_score(scale: Scale, keys: Mapping[float, str]) -> str:
 def refused_score_key(scale: Scale, binding_id: str, key: str, keys: Mapping[float, str]) -> str:
     """What the score key `key` (of binding `binding_id`) would set, why it sets nothing on this scale, and which
     keys do."""
-    action, parameters = parse_action(binding(binding_id).action)[1:]
+    action, parameters = action_parts(binding(binding_id).action)
     if action == "pass_fail":
         what = f"{key} sets {parameters[0]} only on a PASS/FAIL rubric."
     elif scale.kind == "pass_fail":

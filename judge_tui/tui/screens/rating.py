@@ -8,8 +8,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING
 
-from textual import events, messages
-from textual.actions import parse as parse_action
+from textual import events
 from textual.app import ComposeResult
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
@@ -25,6 +24,7 @@ from judge_tui.tui.keys import (
     EXPLAIN_BINDINGS,
     RATING_BINDINGS,
     SCORE_ACTIONS,
+    action_parts,
     binding,
     scale_has_key,
 )
@@ -261,13 +261,14 @@ class RatingScreen(Screen[None]):
     def _draw_together(self, *widgets: Widget) -> None:
         """Have these widgets' changes drawn in one frame. Textual hands each widget's repaint to the screen
         from that widget's own message loop, so the screen's next frame (on its 60 fps timer) can come between
-        two of them: a score and its "saving…" mark reached the terminal a frame apart, 16–30 ms. Told now,
-        the screen draws them all in the first frame (a widget with nothing new is drawn from its cache).
-        Hidden ones are left out: Textual maps the whole screen again, hidden widgets too, for a hidden widget
-        told to redraw, and then once more for each look at a hidden widget's place until the next layout."""
-        for widget in widgets:
-            if widget.display and all(ancestor.display for ancestor in widget.ancestors if isinstance(ancestor, Widget)):
-                self.post_message(messages.Update(widget))
+        two of them: a score and its "saving…" mark reached the terminal a frame apart, 16–30 ms. Their places
+        on the screen marked for repaint now, the screen draws them all in its first frame (Screen.refresh with
+        regions: each from the widget's lines as they are now). Hidden ones are left out: their place is
+        another widget's, or nothing."""
+        regions = [widget.region for widget in widgets if widget.display and all(
+            ancestor.display for ancestor in widget.ancestors if isinstance(ancestor, Widget))]
+        if regions:
+            self.refresh(*regions)
 
     def _show_progress(self) -> None:
         """The counts in the status line. With a change about to be committed (just after this frame), counted
@@ -378,7 +379,7 @@ class RatingScreen(Screen[None]):
 
     def action_explain(self, binding_id: str) -> None:
         """Say why a key that cannot act right now does nothing (see keys.EXPLAIN_BINDINGS)."""
-        _namespace, action, parameters = parse_action(binding(binding_id).action)
+        action, parameters = action_parts(binding(binding_id).action)
         if action == "submit" and self.session.state is not None and self.session.missing:
             self.cursor = self.session.missing[0]  # straight to what is left to score
             self._show_rubric()

@@ -15,7 +15,6 @@ from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.scrollbar import ScrollBarRender
 from textual.strip import Strip
-from textual.visual import Visual, visualize
 
 from judge_tui.model.records import Item
 from judge_tui.model.rubrics import ItemField, Rubric
@@ -23,6 +22,7 @@ from judge_tui.model.textsafe import clean
 from judge_tui.tui.widgets.field_rows import FieldRows, prepare
 from judge_tui.tui.widgets.pair_rows import PairRows
 from judge_tui.tui.widgets.styled_lines import LinesBeside, StyledLines, Styling, styling_of
+from judge_tui.tui.widgets.text_strips import text_strips
 
 
 def display_text(value: object) -> str:
@@ -385,7 +385,7 @@ class ItemPane(ScrollView, can_focus=False):
         if drawn is None:
             style = self._look_style(look)
             drawn = [strip.adjust_cell_length(width, _background_only(style))
-                     for strip in Visual.to_strips(self, visualize(self, text, markup=False), width, None, style)]
+                     for strip in text_strips(self, text, width, style)]
             if len(self._drawn_text) > 64:
                 self._drawn_text.clear()
             self._drawn_text[key] = drawn

@@ -19,7 +19,6 @@ from textual.geometry import Region, Size
 from textual.reactive import Reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.visual import Visual, visualize
 
 from judge_tui.model.records import Rating
 from judge_tui.model.rubrics import Dimension, Rubric
@@ -28,6 +27,7 @@ from judge_tui.tui.score_text import compact_score, exact, overall_label, score_
 from judge_tui.tui.widgets.recurring_static import RecurringStatic, look_of
 from judge_tui.tui.widgets.scroll_size import set_scroll_size
 from judge_tui.tui.widgets.styled_lines import StyledLines, styling_of
+from judge_tui.tui.widgets.text_strips import text_height, text_strips
 
 _DRAWN_LIMIT = 64  # blocks kept drawn (per panel): the cards of the dimensions the reviewer moves between
 
@@ -304,7 +304,7 @@ class RubricPanel(ScrollView, can_focus=False):
         else:
             dim, value, options = source
             text = self.card_text(dim, value, inner, **options)
-        strips = Visual.to_strips(self, visualize(self, text, markup=False), inner, None, style)
+        strips = text_strips(self, text, inner, style)
         side = Segment(" ", padding)
         return [Strip([side, *strip.adjust_cell_length(inner, padding), side], width) for strip in strips]
 
@@ -520,5 +520,4 @@ class ScoreSummary(RecurringStatic):
         lines = text.plain.split("\n")
         if all(cell_len(line) <= width for line in lines):  # nothing wraps: a line each (most keys)
             return len(lines) == height
-        return visualize(self, text, markup=False).get_height(
-            self.styles, width) == height  # type: ignore[arg-type]  # as Textual's own
+        return text_height(self, text, width) == height
