@@ -159,8 +159,10 @@ RESERVED_KEYS = {"ctrl+q": "quits the app", "ctrl+c": "copies text and explains 
 _EDITING_KEYS = ("left", "right", "up", "down", "home", "end", "insert", "delete", "pageup", "pagedown")
 _FUNCTION_KEYS = tuple(f"f{n}" for n in range(1, 25))
 # Keys a terminal sends as another key (ctrl+i arrives as tab): bound under the alias, nothing ever runs.
-SENT_AS = {"ctrl+i": "tab", "ctrl+m": "enter", "ctrl+left_square_brace": "escape", "ctrl+space": "ctrl+at",
-            "newline": "ctrl+j"}
+# Ctrl+space sends NUL, which Textual names ctrl+@ (its own list of aliases files it under ctrl+at, a name no key
+# arrives with).
+SENT_AS = {"ctrl+i": "tab", "ctrl+m": "enter", "ctrl+left_square_brace": "escape", "ctrl+space": "ctrl+@",
+           "newline": "ctrl+j"}
 NAMED_KEYS = frozenset((
     "escape", "shift+escape", "enter", "return", "tab", "shift+tab", "space", "backspace",
     *_EDITING_KEYS, *(f"{modifiers}+{key}" for modifiers in ("ctrl", "shift", "ctrl+shift") for key in _EDITING_KEYS),

@@ -29,9 +29,13 @@ ALL_BINDINGS = (*RATING_BINDINGS, *CATEGORY_BINDINGS, *EXPLAIN_BINDINGS)
 def test_every_key_textual_receives_under_another_name_is_known_as_sent_as_that_key():
     """Textual's key event lists the names a key also arrives under (tab: ctrl+i): each is in our table, pointing
     back at that key, and our table names no alias Textual does not."""
-    received = sorted(NAMED_KEYS | set(SENT_AS.values()))
+    received = sorted(NAMED_KEYS | set(SENT_AS.values()) | {"ctrl+at"})
     aliases = {alias: key for key in received for alias in events.Key(key, None).aliases if alias != key}
-    assert aliases == SENT_AS
+    # Ctrl+space sends NUL, which Textual's key parser names ctrl+@ (no alias): its alias list files ctrl+space
+    # under ctrl+at, a name the parser never gives, so a binding of either would never run.
+    assert aliases.pop("ctrl+space") == "ctrl+at" and SENT_AS["ctrl+space"] == "ctrl+@"
+    assert events.Key("ctrl+@", None).aliases == ["ctrl+@"] and key_problem("ctrl+@") is None
+    assert aliases == {alias: key for alias, key in SENT_AS.items() if alias != "ctrl+space"}
     for alias, key in SENT_AS.items():
         assert key_problem(alias) == f"{alias!r} reaches the app as {key!r} in a terminal: bind {key!r} instead"
 
