@@ -90,10 +90,6 @@ CATEGORY_BINDINGS: list[Binding] = [
     for n in range(5, 10)
 ]
 
-_EVERY_BINDING = (*RATING_BINDINGS, *CATEGORY_BINDINGS, *(b for s in OTHER_SCREENS.values() for b in s.bindings))
-RATING_BINDING_IDS: tuple[str, ...] = tuple(dict.fromkeys(b.id for b in (*RATING_BINDINGS, *CATEGORY_BINDINGS)
-                                                          if b.id))
-BINDING_IDS: tuple[str, ...] = tuple(dict.fromkeys(b.id for b in _EVERY_BINDING if b.id))  # every id a keymap may name
 
 
 def score_bindings(scale: Scale) -> list[Binding]:
@@ -120,6 +116,37 @@ SCORE_ACTIONS = ("score", "pass_fail")
 # The keys that set a score on some scale: 0 to 9, p and f.
 SCORE_BINDING_IDS = tuple(b.id for b in (*RATING_BINDINGS, *CATEGORY_BINDINGS)
                           if b.id and action_parts(b.action)[0] in SCORE_ACTIONS)
+
+OTHER_ITEMS = Binding.Group("Other items", compact=True)
+# The adjudication screen's keys: the rating screen's ids where they do the same, so a keymap moves them there too.
+# Its check_action lets act, and the key bar show, only the score keys of the rubric's scale: "01234 score", "123
+# score" on three categories, "p PASS f FAIL".
+ADJUDICATION_BINDINGS = [
+    *(Binding(str(n), f"score({n})", f"score {n}", id=f"score-{n}", group=SCORE_GROUP) for n in range(5)),
+    *CATEGORY_BINDINGS,  # 5-9: the rest of a scale of up to nine categories
+    Binding("p", "pass_fail('PASS')", "PASS", id="pass"),
+    Binding("f", "pass_fail('FAIL')", "FAIL", id="fail"),
+    # A score key of another scale falls through to these (check_action refuses the binding above): it says why
+    # it set nothing and which keys do, instead of nothing.
+    *(b for b in EXPLAIN_BINDINGS if b.id in SCORE_BINDING_IDS),
+    Binding("enter", "submit", "Save consensus", id="submit",
+            tooltip="Save the consensus (every judged dimension needs a score) and open the next item"),
+    # Enter while a dimension is unset (check_action dims the binding above): says which, instead of nothing.
+    Binding("enter", "explain_submit", show=False, id="submit"),
+    Binding("down,tab", "move(1)", "Next dimension", show=False, id="next-dimension"),
+    Binding("up,shift+tab", "move(-1)", "Previous dimension", show=False, id="prev-dimension"),
+    Binding("left", "item(-1)", "Previous item", id="prev-item", group=OTHER_ITEMS),
+    Binding("right", "item(1)", "Next item", id="next-item", group=OTHER_ITEMS),
+    Binding("a", "agreement", "Agreement", id="agreement",
+            tooltip="The agreement summary, with the team's figures over every item"),
+    Binding("escape", "leave", "Back", id="leave-adjudication"),
+]
+
+_EVERY_BINDING = (*RATING_BINDINGS, *CATEGORY_BINDINGS, *ADJUDICATION_BINDINGS,
+                  *(b for s in OTHER_SCREENS.values() for b in s.bindings))
+RATING_BINDING_IDS: tuple[str, ...] = tuple(dict.fromkeys(b.id for b in (*RATING_BINDINGS, *CATEGORY_BINDINGS)
+                                                          if b.id))
+BINDING_IDS: tuple[str, ...] = tuple(dict.fromkeys(b.id for b in _EVERY_BINDING if b.id))  # every id a keymap may name
 
 
 def scale_has_key(scale: Scale, action: str, parameters: tuple[object, ...]) -> bool:
@@ -230,6 +257,9 @@ def keymap_problems(keymap: Mapping[str, str], scale: Scale | None = None) -> li
     has no seventh category."""
     problems = [f"unknown binding id {name!r}" for name in sorted(set(keymap) - set(BINDING_IDS))]
     problems += _screen_problems(keymap, [*RATING_BINDINGS, *CATEGORY_BINDINGS], scale)
+    problems += [f"{problem} on the adjudication screen"
+                 for problem in _screen_problems(keymap, ADJUDICATION_BINDINGS, scale)
+                 if problem not in problems]  # a shared id's problem is said once, as the rating screen's
     for name, screen in OTHER_SCREENS.items():
         problems += [f"{problem} on the {name}" for problem in _screen_problems(keymap, screen.bindings, scale)]
         for b in screen.bindings:

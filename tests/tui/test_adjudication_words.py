@@ -96,3 +96,31 @@ async def test_with_the_default_keys_the_caption_names_the_arrows_and_enter(tmp_
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
             assert "↑/↓ dimension; ⏎ saves; ←/→ other items" in widget_text(app)
+
+
+async def test_the_back_key_follows_the_keymap(tmp_path, rubrics):
+    """`leave-adjudication` is one of the keymap's ids: its key leaves, Escape then does not, and the key bar names
+    it."""
+    path = disagreement_db(tmp_path, rubrics["cis"])
+    with Store(path) as store:
+        app = AdjudicationApp(store, rubrics["cis"], "lead", settings=Settings(keymap={"leave-adjudication": "b"}))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            screen = screen_of(app, AdjudicationScreen)
+            assert "b Back" in str(screen.query_one(KeyBar).render())
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.return_code is None
+            await pilot.press("b")
+            await pilot.pause()
+            assert app.return_code == 0
+
+
+def test_a_back_key_that_clashes_on_the_adjudication_screen_is_refused():
+    from judge_tui.tui.keys import keymap_problems
+
+    assert keymap_problems({"leave-adjudication": "b"}) == []
+    assert keymap_problems({"leave-adjudication": "a"}) == [
+        "key 'a' is given to both 'agreement' and 'leave-adjudication' on the adjudication screen"]
+    assert keymap_problems({"leave-adjudication": "escape", "agreement": "escape"})[-1] == (
+        "key 'escape' is given to both 'agreement' and 'leave-adjudication' on the adjudication screen")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from judge_tui.tui.keys import CATEGORY_BINDINGS, RATING_BINDINGS
+from judge_tui.tui.keys import ADJUDICATION_BINDINGS, CATEGORY_BINDINGS, RATING_BINDING_IDS, RATING_BINDINGS
 from judge_tui.tui.screen_keys import OTHER_SCREENS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,6 +33,7 @@ def test_every_binding_id_of_the_other_screens_is_in_their_keys_table():
     table = _table(ROOT / "docs" / "rating.md", "| screen | keys | does | binding id |")
     named = {(cells[0].strip(), name.strip(" `")) for cells in table for name in cells[3].split(",")}
     bound = {(screen, b.id or "") for screen, keys in OTHER_SCREENS.items() for b in keys.bindings}
+    bound |= {("adjudication screen", b.id or "") for b in ADJUDICATION_BINDINGS if b.id not in RATING_BINDING_IDS}
     assert named == bound, sorted(named ^ bound)
 
 

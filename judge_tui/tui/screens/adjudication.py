@@ -29,7 +29,6 @@ from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
@@ -45,11 +44,8 @@ from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
 from judge_tui.tui.kept_writes import write_when_free, writes_waiting
 from judge_tui.tui.keys import (
-    CATEGORY_BINDINGS,
-    EXPLAIN_BINDINGS,
+    ADJUDICATION_BINDINGS,
     SCORE_ACTIONS,
-    SCORE_BINDING_IDS,
-    SCORE_GROUP,
     scale_has_key,
 )
 from judge_tui.tui.plain_app import PlainNoticeApp
@@ -58,30 +54,6 @@ from judge_tui.tui.score_text import overall_label
 from judge_tui.tui.screens.too_small import ADJUDICATION_MINIMUM, fit_to_terminal
 from judge_tui.tui.widgets.item_pane import ItemPane
 from judge_tui.tui.widgets.key_bar import KeyBar
-
-OTHER_ITEMS = Binding.Group("Other items", compact=True)
-# The score keys of the rating screen (same ids, so a keymap moves them here too). check_action lets act, and the
-# key bar show, only those of the rubric's scale: "01234 score", "123 score" on three categories, "p PASS f FAIL".
-ADJUDICATION_BINDINGS = [
-    *(Binding(str(n), f"score({n})", f"score {n}", id=f"score-{n}", group=SCORE_GROUP) for n in range(5)),
-    *CATEGORY_BINDINGS,  # 5-9: the rest of a scale of up to nine categories
-    Binding("p", "pass_fail('PASS')", "PASS", id="pass"),
-    Binding("f", "pass_fail('FAIL')", "FAIL", id="fail"),
-    # A score key of another scale falls through to these (check_action refuses the binding above): it says why
-    # it set nothing and which keys do, instead of nothing.
-    *(b for b in EXPLAIN_BINDINGS if b.id in SCORE_BINDING_IDS),
-    Binding("enter", "submit", "Save consensus", id="submit",
-            tooltip="Save the consensus (every judged dimension needs a score) and open the next item"),
-    # Enter while a dimension is unset (check_action dims the binding above): says which, instead of nothing.
-    Binding("enter", "explain_submit", show=False, id="submit"),
-    Binding("down,tab", "move(1)", "Next dimension", show=False, id="next-dimension"),
-    Binding("up,shift+tab", "move(-1)", "Previous dimension", show=False, id="prev-dimension"),
-    Binding("left", "item(-1)", "Previous item", id="prev-item", group=OTHER_ITEMS),
-    Binding("right", "item(1)", "Next item", id="next-item", group=OTHER_ITEMS),
-    Binding("a", "agreement", "Agreement", id="agreement",
-            tooltip="The agreement summary, with the team's figures over every item"),
-    Binding("escape", "leave", "Back", id="leave-adjudication"),
-]
 
 
 def visible_disagreements(store: Store, view: TeamView, lead: str, tolerance: float) -> list[ExpertDisagreement]:
@@ -372,8 +344,8 @@ class AdjudicationScreen(Screen[None]):
     def action_leave(self) -> None:
         if isinstance(self.app, AdjudicationApp):
             if writes_waiting(self.app):
-                self.notify("A consensus is not saved yet (the database is busy): Escape again once it is.",
-                            markup=False, severity="warning", timeout=6)
+                self.notify(f"A consensus is not saved yet (the database is busy): {self._key_of('leave-adjudication')}"
+                            " again once it is.", markup=False, severity="warning", timeout=6)
                 return
             self.app.exit()
         else:
