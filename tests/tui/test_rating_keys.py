@@ -441,3 +441,15 @@ async def test_the_start_notice_waits_for_the_welcome_dialog_to_close(make_app):
         await pilot.press("E", "X", "P", "enter")
         await pilot.pause()
         assert "NOTICE-ABOUT-THE-DEMO" in await shown(pilot)
+
+
+async def test_a_reviewer_pressing_a_leads_key_is_told_the_key_as_bound(make_app):
+    """The notice for the lead's keys (adjudicate, the judge screen) names the keys the keymap binds to them."""
+    app = make_app("cis", keymap={"adjudicate": "C", "calibrate": "ctrl+j"})
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("C", "ctrl+j")
+        await pilot.pause()
+        said = " ".join(app.notices)
+        assert "or with C after `judge-tui rate --lead`" in said
+        assert "or with ^j after `judge-tui rate --lead`" in said
+        assert "with c after" not in said and "with J after" not in said

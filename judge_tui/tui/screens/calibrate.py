@@ -51,12 +51,13 @@ BackendFactory = Callable[[], Any]
 REFRESH_SECONDS = 1.0  # at most one recomputation of the figures per second while judgments arrive
 
 
-def lead_may_calibrate(store: Store, rubric: Rubric, viewer: str, *, lead: bool) -> str | None:
+def lead_may_calibrate(store: Store, rubric: Rubric, viewer: str, *, lead: bool, key: str = "J") -> str | None:
     """Why this viewer may not open the judge screen, or None. It is the lead's, and follows the adjudication
     screen's rule (blind.visible_items): a lead who has rated items of the rubric is an expert too, and sees the
-    judge, the other experts and every figure over those items only."""
+    judge, the other experts and every figure over those items only. ``key``: the rating screen's key for it, as
+    the keymap binds it."""
     if not lead:
-        return ("The judge screen is the lead's: it opens with `judge-tui calibrate`, or with J after "
+        return (f"The judge screen is the lead's: it opens with `judge-tui calibrate`, or with {key} after "
                 "`judge-tui rate --lead`.")
     return None
 

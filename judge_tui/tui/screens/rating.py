@@ -356,12 +356,13 @@ class RatingScreen(Screen[None]):
     def why_not(self, action: str, parameters: tuple[object, ...]) -> str:
         scale = self.rubric.scale
         if action == "adjudicate":
-            return ("Adjudication is the lead's: it opens with `judge-tui adjudicate`, or with c after "
-                    "`judge-tui rate --lead`.")
+            return (f"Adjudication is the lead's: it opens with `judge-tui adjudicate`, or with "
+                    f"{self._key_of('adjudicate')} after `judge-tui rate --lead`.")
         if action == "calibrate":
             from judge_tui.tui.screens.calibrate import lead_may_calibrate
 
-            return lead_may_calibrate(self.session.store, self.rubric, self.session.reviewer, lead=False) or ""
+            return lead_may_calibrate(self.session.store, self.rubric, self.session.reviewer, lead=False,
+                                      key=self._key_of("calibrate")) or ""
         if self.session.state is None:
             return "There is no item to rate."
         if action in SCORE_ACTIONS:
@@ -686,7 +687,7 @@ class RatingScreen(Screen[None]):
         from judge_tui.tui.screens.calibrate import CalibrationScreen, lead_may_calibrate
 
         store, reviewer = self.session.store, self.session.reviewer
-        refused = lead_may_calibrate(store, self.rubric, reviewer, lead=self.lead)
+        refused = lead_may_calibrate(store, self.rubric, reviewer, lead=self.lead, key=self._key_of("calibrate"))
         if refused:
             self.notify(refused, markup=False, severity="warning", timeout=10)
             return
