@@ -215,3 +215,18 @@ async def test_the_leads_notice_names_the_keys_as_bound(hermetic_home, rated_db)
             notice = await app_until(pilot, lambda: next((n for n in app.notices if n.startswith("Lead:")), None),
                                      "the lead's notice shown")
             assert notice.startswith("Lead: C settles the items where experts disagree; A shows the team")
+
+
+async def test_a_remapped_key_keeps_its_place_in_the_key_bar(hermetic_home, rated_db):
+    """Textual lists a binding the keymap moved after the others; the key bar keeps the screen's order."""
+    write_keymap(hermetic_home, {"open-disagreements": "D", "skip": "S"})
+    launch = prepare(build_parser().parse_args(
+        ["rate", "--db", str(rated_db), "--reviewer", REVIEWER, "--rubric", "exercise-quality"]))
+    app = JudgeTuiApp(launch.store, launch.rubric, reviewer=launch.reviewer, settings=launch.settings)
+    with launch.store:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            assert "⏎ Submit  S Skip  ! Flag" in bar(app)
+            await pilot.press("a")
+            await settle(app, pilot)
+            assert bar(app) == "D Disagreements  r Refresh  esc Back"

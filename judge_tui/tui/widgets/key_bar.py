@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
+from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
 
@@ -68,6 +69,16 @@ class KeyBar(RecurringStatic):
         seen_groups: set[object] = set()
         seen_actions: set[str] = set()
         active = [a for a in screen.active_bindings.values() if a.binding.show]
+        # The screen's own in the order it declares them (Textual lists a binding the keymap moved after the
+        # others), in the places its bindings hold among the app's and the focused widget's.
+        declared: dict[str, int] = {}
+        for b in Binding.make_bindings(screen.BINDINGS):
+            declared.setdefault(b.id or "", len(declared))  # an id's first binding: its shown one
+        declared.pop("", None)
+        places = [n for n, a in enumerate(active) if a.binding.id in declared]
+        ordered = sorted((active[n] for n in places), key=lambda a: declared[a.binding.id or ""])
+        for n, entry in zip(places, ordered, strict=True):
+            active[n] = entry
         for entry in active:
             binding = entry.binding
             if binding.action in seen_actions:
