@@ -12,9 +12,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy import stats
 
-from tests.test_biases_raters import ANN, BOB, DIMENSIONS, LENGTHS, RUBRIC, N, _run
+from tests.test_biases_raters import (
+    ANN,
+    BOB,
+    DIMENSIONS,
+    LENGTHS,
+    RUBRIC,
+    N,
+    _run,
+    expected_biases,
+    found_biases,
+)
 
 JUDGE_A, JUDGE_B = "judge:a:essay@p1", "judge:b:essay@p1"
 rng = np.random.default_rng(11)
@@ -50,18 +59,6 @@ def _report(home: Path, db: Path, *args: str) -> str:
     return _run(home, "report", "--db", db, "--rubric", "essay", *args)
 
 
-def _expected(judge: np.ndarray, reference: np.ndarray) -> dict[str, float]:
-    diff = judge - reference
-    residual = diff.mean(axis=1)
-    return {**{d: float(diff[:, i].mean()) for i, d in enumerate(DIMENSIONS)}, "overall": float(residual.mean()),
-            "rho": float(stats.spearmanr(LENGTHS, residual).statistic)}
-
-
-def _found(section: dict) -> dict[str, float]:
-    return {**{le["key"]: le["mean_difference"] for le in section["leniency"]},
-            "rho": section["length_bias"]["spearman_rho"]}
-
-
 @pytest.mark.slow
 def test_two_judges_compared_lean_from_every_expert_and_say_so(study: tuple[Path, Path]) -> None:
     home, db = study
@@ -73,7 +70,7 @@ def test_two_judges_compared_lean_from_every_expert_and_say_so(study: tuple[Path
         section = sections[judge]
         assert section["experts"] == ["ann", "bob"] and "experts_left_out" not in section
         assert section["reference_note"] == note
-        assert _found(section) == pytest.approx(_expected(scores, (ANN + BOB) / 2), abs=1e-12)
+        assert found_biases(section) == pytest.approx(expected_biases((ANN + BOB) / 2, scores), abs=1e-12)
     # Judge B's figures are those of the report that compares both experts with it, interval for interval.
     [named] = json.loads(_report(home, db, "--raters", f"ann+bob,{JUDGE_B}", "--format", "json"))["judge_biases"]
     assert {k: v for k, v in sections[JUDGE_B].items() if k != "reference_note"} == named

@@ -83,16 +83,16 @@ def _biases(home: Path, db: Path, *raters: str) -> dict:
     return section
 
 
-def _expected(reference: np.ndarray) -> dict[str, float]:
+def expected_biases(reference: np.ndarray, judge: np.ndarray = JUDGE_SCORES) -> dict[str, float]:
     """Leniency per dimension and overall (each item's mean over the dimensions), and Spearman's rho of the
     response's length against that overall residual, by hand and scipy."""
-    diff = JUDGE_SCORES - reference
+    diff = judge - reference
     residual = diff.mean(axis=1)
     return {**{d: float(diff[:, i].mean()) for i, d in enumerate(DIMENSIONS)}, "overall": float(residual.mean()),
             "rho": float(stats.spearmanr(LENGTHS, residual).statistic)}
 
 
-def _found(section: dict) -> dict[str, float]:
+def found_biases(section: dict) -> dict[str, float]:
     return {**{le["key"]: le["mean_difference"] for le in section["leniency"]},
             "rho": section["length_bias"]["spearman_rho"]}
 
@@ -106,7 +106,7 @@ def test_the_biases_lean_from_the_experts_raters_names(study: tuple[Path, Path],
     home, db = study
     section = _biases(home, db, "--raters", f"{named},{JUDGE}")
     assert section["experts"] == [named] and section["experts_left_out"] == [left_out]
-    assert _found(section) == pytest.approx(_expected(reference), abs=1e-12)
+    assert found_biases(section) == pytest.approx(expected_biases(reference), abs=1e-12)
     text = " ".join(_run(home, "report", "--db", db, "--rubric", "essay", "--raters", f"{named},{JUDGE}").split())
     assert f"Against the experts' consensus (the human group compared: {named}; {left_out} left out)" in text
     markdown = _run(home, "report", "--db", db, "--rubric", "essay", "--raters", f"{named},{JUDGE}",
@@ -118,7 +118,7 @@ def test_naming_both_experts_or_none_leans_from_their_mean(study: tuple[Path, Pa
     home, db = study
     default = _biases(home, db)
     assert default["experts"] == ["ann", "bob"] and "experts_left_out" not in default
-    assert _found(default) == pytest.approx(_expected((ANN + BOB) / 2), abs=1e-12)
+    assert found_biases(default) == pytest.approx(expected_biases((ANN + BOB) / 2), abs=1e-12)
     assert _biases(home, db, "--raters", f"ann+bob,{JUDGE}") == default
     # The two experts differ: which one is named changes the figures.
-    assert _found(_biases(home, db, "--raters", f"ann,{JUDGE}"))["overall"] < default["leniency"][-1]["mean_difference"]
+    assert found_biases(_biases(home, db, "--raters", f"ann,{JUDGE}"))["overall"] < default["leniency"][-1]["mean_difference"]

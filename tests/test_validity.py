@@ -139,23 +139,25 @@ def test_the_page_fits_80_by_24(study_db: Path, rubrics) -> None:
     assert max(map(len, lines)) <= 80
 
 
-def test_too_little_overlap_says_what_to_do(tmp_path: Path, rubrics) -> None:
-    """3 experts x 25 items is below the authors' 30 per expert: no verdict, and `judge-tui assign` to fix it."""
-    rubric = rubrics["binary"]
-    path = tmp_path / "small.db"
-    rng = np.random.default_rng(3)
+def _binary_page(path: Path, rubric, experts: tuple[str, ...], items: int, seed: int):
+    """The validity page of a PASS/FAIL study: these experts and the judge label every item, each 15% off."""
+    rng = np.random.default_rng(seed)
     with Store(path) as store:
         store.ensure_rubric_version(rubric)
-        store.add_items([binary_item(n) for n in range(1, 26)])
-        truth = rng.random(25) < 0.7
-        for rater, kind in ((*EXPERTS[:1], "human"), (EXPERTS[1], "human"), (EXPERTS[2], "human"), (JUDGE, "judge")):
-            labels = np.where(rng.random(25) < 0.15, ~truth, truth)
-            rate(store, rubric, rater, kind,
-                 {f"P{n + 1:02d}": {"label": float(v)} for n, v in enumerate(labels)})
+        store.add_items([binary_item(n) for n in range(1, items + 1)])
+        truth = rng.random(items) < 0.7
+        for rater, kind in (*((e, "human") for e in experts), (JUDGE, "judge")):
+            labels = np.where(rng.random(items) < 0.15, ~truth, truth)
+            rate(store, rubric, rater, kind, {f"P{n + 1:02d}": {"label": float(v)} for n, v in enumerate(labels)})
     with Store(path) as store:
         ratings = load(store, rubric)
         report = build_report(store, rubric, ratings=ratings)
-        page = judge_validity(store, report, ratings, AgreementSettings())
+        return judge_validity(store, report, ratings, AgreementSettings())
+
+
+def test_too_little_overlap_says_what_to_do(tmp_path: Path, rubrics) -> None:
+    """3 experts x 25 items is below the authors' 30 per expert: no verdict, and `judge-tui assign` to fix it."""
+    page = _binary_page(tmp_path / "small.db", rubrics["binary"], EXPERTS, 25, seed=3)
     [judge] = page.judges
     assert all(r.test.passed is None for r in judge.replacement)
     text = render_text(page)
@@ -164,20 +166,7 @@ def test_too_little_overlap_says_what_to_do(tmp_path: Path, rubrics) -> None:
 def test_one_expert_is_told_the_test_needs_a_second_one(tmp_path: Path, rubrics) -> None:
     """With one expert there is no one to compare the judge with: the page says a second expert is needed, not
     "at most 0 shared items" (which reads as if rating more items alone would do)."""
-    rubric = rubrics["binary"]
-    path = tmp_path / "alone.db"
-    rng = np.random.default_rng(4)
-    with Store(path) as store:
-        store.ensure_rubric_version(rubric)
-        store.add_items([binary_item(n) for n in range(1, 41)])
-        truth = rng.random(40) < 0.7
-        for rater, kind in ((EXPERTS[0], "human"), (JUDGE, "judge")):
-            labels = np.where(rng.random(40) < 0.15, ~truth, truth)
-            rate(store, rubric, rater, kind, {f"P{n + 1:02d}": {"label": float(v)} for n, v in enumerate(labels)})
-    with Store(path) as store:
-        ratings = load(store, rubric)
-        report = build_report(store, rubric, ratings=ratings)
-        page = judge_validity(store, report, ratings, AgreementSettings())
+    page = _binary_page(tmp_path / "alone.db", rubrics["binary"], EXPERTS[:1], 40, seed=4)
     [judge] = page.judges
     assert all(r.test.passed is None for r in judge.replacement)
     assert all(r.test.winning_rate == Undefined(ONE_EXPERT) for r in judge.replacement)
