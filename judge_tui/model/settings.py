@@ -56,8 +56,8 @@ class AgreementSettings(Strict):
 
 @dataclass
 class Settings(Strict):
-    idle_seconds: float = 180.0  # stop the item timer after this long without a key
-    # Of an idle spell, the seconds after the last key still counted as reading (docs/rating.md, "Time").
+    idle_seconds: float = 180.0  # show the item timer as idle after this long without a key
+    # Of any pause between two keys, the most that counts as reading (docs/rating.md, "Time").
     reading_seconds: float = 90.0
     reveal_after_submit: bool = False  # show the judge's and other raters' scores for an item once submitted
     # On a rubric with one judged dimension (such as binary PASS/FAIL), the score key also submits and opens the

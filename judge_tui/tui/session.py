@@ -361,13 +361,12 @@ class RatingSession:
     def save_time(self, every: float) -> None:
         """Write the draft once its timer has counted `every` seconds more than last written.
 
-        An idle, away or held timer counts nothing, so a reviewer who walks away causes no writes, but for one:
-        the time an idle spell takes back (beyond the reading allowance) is written once, so a restart agrees.
+        An idle, away or held timer counts nothing, and the count never goes down, so a reviewer who walks
+        away causes no writes.
         """
         if self.state is None:
             return
-        change = self.timer.elapsed() - self._seconds_saved
-        if change >= every or change < 0:
+        if self.timer.elapsed() - self._seconds_saved >= every:
             self.save_draft(only_if_timed=True)
 
     # ------------------------------------------------------------------ writes that wait for the database

@@ -12,18 +12,18 @@ TimerState = Literal["running", "idle", "away", "held"]
 class ItemTimer:
     """Counts active seconds on the current item.
 
-    Time runs from the last activity (a key press). Once `idle_seconds` pass without one, the spell is idle:
-    of the time since the last key only `reading_seconds` count (reading without touching a key is work; the
-    rest was a break), and nothing more until the next key. So the count may step back when an idle spell is
-    detected, and a break of any length adds at most `reading_seconds`. While the terminal has lost focus it
-    does not run at all. It is held (shown, never counting) while the item is a submitted rating only being
-    looked at. The clock is injectable so tests and screenshots are deterministic.
+    Time runs from the last activity (a key press), but of any spell without a key only the first
+    `reading_seconds` count: reading without touching a key is work up to about a screenful, the rest was a
+    break. So the count never steps back, and a longer pause never counts more than a shorter one. After
+    `idle_seconds` without a key the timer shows as idle. While the terminal has lost focus it does not run at
+    all. It is held (shown, never counting) while the item is a submitted rating only being looked at. The
+    clock is injectable so tests and screenshots are deterministic.
     """
 
     def __init__(self, idle_seconds: float = 180.0, clock: Callable[[], float] = time.monotonic,
                  reading_seconds: float = 90.0) -> None:
         self.idle_seconds = idle_seconds
-        self.reading_seconds = min(reading_seconds, idle_seconds)  # never more than the spell that detects a break
+        self.reading_seconds = min(reading_seconds, idle_seconds)  # an idle timer counts nothing more
         self.clock = clock
         self._banked = 0.0
         self._segment_start: float | None = None
@@ -61,9 +61,9 @@ class ItemTimer:
     def _segment_seconds(self, now: float) -> float:
         if self._segment_start is None:
             return 0.0
-        since_key = now - self._last_activity
-        # An idle spell counts only the reading allowance after the last key; a live spell counts in full.
-        end = self._last_activity + self.reading_seconds if since_key > self.idle_seconds else now
+        # Of the time since the last key only the reading allowance counts, however long the pause: the count
+        # is the same function of the pause for every length, so it never goes down as the pause grows.
+        end = min(now, self._last_activity + self.reading_seconds)
         return max(0.0, end - self._segment_start)
 
     def elapsed(self) -> float:
@@ -84,9 +84,10 @@ class ItemTimer:
         now = self.clock()
         if self._away or self._held:
             return
-        if self._segment_start is None or now - self._last_activity > self.idle_seconds:
-            self._banked += self._segment_seconds(now)
-            self._segment_start = now
+        # Bank what the spell since the last key counted and start a new one, so a pause's uncounted rest
+        # never becomes counted by the key that ends it.
+        self._banked += self._segment_seconds(now)
+        self._segment_start = now
         self._last_activity = now
 
     def away(self) -> None:

@@ -28,15 +28,17 @@ async def test_a_ten_minute_break_adds_at_most_the_reading_allowance(make_app, f
     assert filled_store.rating("B001", "EXP001").seconds == 140.0
 
 
-def test_the_time_an_idle_spell_takes_back_is_written_once(filled_store, rubrics, db_path):
+def test_a_pause_saves_the_reading_allowance_once_and_nothing_after(filled_store, rubrics, db_path):
     clock = FakeClock()
     session = RatingSession(filled_store, rubrics["cis"], "EXP001", clock=clock, reading_seconds=60)
     session.resume()
     session.set_score("r", 0.5)
     clock.advance(170)
     session.save_time(5)  # the screen saves every 5 counted seconds while the timer runs
-    assert filled_store.draft("B001", "EXP001").seconds == 170.0
-    clock.advance(400)  # the spell turns idle: only 60 s of it count
+    assert filled_store.draft("B001", "EXP001").seconds == 60.0  # of a pause, only the allowance counts
+    clock.advance(400)  # the spell turns idle: nothing more counts, so nothing more is written
+    with filled_store.transaction() as conn:
+        conn.execute("UPDATE drafts SET seconds = -1 WHERE item_id = 'B001'")
     session.save_time(5)
-    with Store(db_path) as again:  # a crash now restarts from what the screen showed
-        assert present(again.draft("B001", "EXP001")).seconds == 60.0
+    with Store(db_path) as again:
+        assert present(again.draft("B001", "EXP001")).seconds == -1.0

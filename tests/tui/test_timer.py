@@ -71,9 +71,9 @@ def test_an_idle_spell_keeps_only_the_reading_allowance():
     timer.start(0)
     clock.advance(20)
     timer.activity()  # a key at 0:20
-    clock.advance(150)  # still reading: not yet an idle spell, so it all counts
-    assert (timer.elapsed(), timer.state) == (170.0, "running")
-    clock.advance(600 - 150)  # a ten-minute break: of it only the reading allowance counts
+    clock.advance(150)  # no key for 150 s: of it only the reading allowance counts, though not yet idle
+    assert (timer.elapsed(), timer.state) == (110.0, "running")
+    clock.advance(600 - 150)  # a ten-minute break counts no more than that
     assert (timer.elapsed(), timer.state) == (110.0, "idle")
     timer.activity()  # back
     clock.advance(5)
@@ -97,3 +97,22 @@ def test_the_allowance_never_exceeds_the_idle_spell():
     timer.start(0)
     clock.advance(600)
     assert timer.elapsed() == 30.0
+
+
+def _recorded_after_pause(pause: float, idle_seconds: float, reading_seconds: float) -> float:
+    clock = FakeClock()
+    timer = ItemTimer(idle_seconds=idle_seconds, clock=clock, reading_seconds=reading_seconds)
+    timer.start(0)
+    timer.activity()
+    clock.advance(pause)
+    timer.activity()  # the pause ends with a key
+    return timer.elapsed()
+
+
+def test_a_longer_pause_never_records_more_than_a_shorter_one():
+    assert _recorded_after_pause(181, 180, 90) <= _recorded_after_pause(179, 180, 90)
+    for idle_seconds, reading_seconds in ((180, 90), (60, 60), (30, 90), (300, 120)):
+        recorded = [_recorded_after_pause(pause, idle_seconds, reading_seconds) for pause in range(0, 700, 7)]
+        steps = [later - earlier for earlier, later in zip(recorded[:-1], recorded[1:], strict=True)]
+        assert min(steps) >= 0, (idle_seconds, reading_seconds, recorded)
+        assert max(recorded) == min(reading_seconds, idle_seconds), (idle_seconds, reading_seconds)
