@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from pathlib import Path
 
 from judge_tui.analysis.blind import BlindReader, visible_items
@@ -85,3 +86,17 @@ def test_a_lead_sees_every_item_until_they_rate_one(store: Store, rubrics):
     _rate(store, version, "lead", "P01", 1.0)  # now an expert too, held to the same rule
     assert lead.rating("P02", "judge-x") is None
     assert visible_items(store, "binary", "lead", lead=True) == {"P01"}
+
+
+def test_another_rater_is_listed_once_with_their_current_rating(store: Store, rubrics):
+    first = store.ensure_rubric_version(rubrics["binary"])
+    store.add_items([binary_item(1)])
+    store.ensure_rater("ann", "human")
+    store.ensure_rater("bob", "human")
+    _rate(store, first, "bob", "P01", 0.0, notes="under the first version")
+    second = store.ensure_rubric_version(replace(rubrics["binary"], version="2"))
+    assert second != first
+    _rate(store, second, "bob", "P01", 1.0, notes="under the second version")
+    _rate(store, second, "ann", "P01", 1.0)
+    shown = BlindReader(store, "binary", "ann").others("P01")
+    assert [(r.rater_id, r.notes) for r in shown] == [("bob", "under the second version")]

@@ -40,10 +40,10 @@ class BlindReader:
         return self.lead and not self.store.count_ratings(self.viewer, self.rubric_id)
 
     def others(self, item_id: str, *, submitted: bool | None = None) -> list[Rating]:
-        """Other raters' first runs of the item; none while the viewer may not see them."""
+        """Other raters' current ratings of the item, one each; none while the viewer may not see them."""
         if not self.may_see(item_id, submitted=submitted):
             return []
-        return [r for r in self.store.ratings_for_item(item_id) if r.rater_id != self.viewer and r.repeat == 0]
+        return [r for r in self.store.ratings_for_item(item_id, current=True) if r.rater_id != self.viewer]
 
     def rating(self, item_id: str, rater_id: str) -> Rating | None:
         """A rater's current rating of the item: the viewer's own always, another's only where the viewer may

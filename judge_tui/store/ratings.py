@@ -146,9 +146,11 @@ class RatingQueries(StoreCore):
         ).fetchone()
         return self._rating(row) if row else None
 
-    def ratings_for_item(self, item_id: str) -> list[Rating]:
+    def ratings_for_item(self, item_id: str, *, current: bool = False) -> list[Rating]:
+        """Every rating of an item (every version and repeat), or with current only each rater's current one."""
         rows = self.conn.execute(
-            f"SELECT {self._RATING_COLUMNS} FROM ratings WHERE item_id = ? ORDER BY rater_id, repeat", [item_id]
+            f"SELECT {self._RATING_COLUMNS} FROM {'current_ratings' if current else 'ratings'} WHERE item_id = ?"
+            " ORDER BY rater_id, repeat", [item_id]
         ).fetchall()
         return [self._rating(r) for r in rows]
 
