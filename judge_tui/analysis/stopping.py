@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from judge_tui.analysis.figure_format import decimal_text, share_text
-from judge_tui.analysis.report import Report, ReportError, build_report
+from judge_tui.analysis.report import Group, Report, ReportError, build_report, default_groups
 from judge_tui.analysis.targets import TargetCheck
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
@@ -264,12 +264,19 @@ def items_left(store: Store, rubric: Rubric, report: Report) -> dict[str, int]:
     return left
 
 
-def study_settledness(store: Store, rubric: Rubric, settings: AgreementSettings) -> Settledness | None:
-    """Over every expert's ratings against the report's judge; None while there is nothing to compare. The
-    figures and the items left are read from one snapshot of the database."""
+def study_settledness(store: Store, rubric: Rubric, settings: AgreementSettings,
+                      *, leave_out: frozenset[str] = frozenset()) -> Settledness | None:
+    """Over every expert's ratings but those of `leave_out` (raters who are not part of the study, such as the
+    demo's bundled expert) against the report's judge; None while there is nothing to compare. The figures and
+    the items left are read from one snapshot of the database."""
     with store.snapshot():
         try:
-            report = build_report(store, rubric, settings=settings, checks_only=True)
+            human, judge = default_groups(store, rubric.id)
+            experts = tuple(rater for rater in human.rater_ids if rater not in leave_out)
+            if not experts:
+                return None
+            report = build_report(store, rubric, human=Group("human", experts), judge=judge, settings=settings,
+                                  checks_only=True)
         except ReportError:
             return None
         return settledness_of(report, has_test_split=store.has_items(rubric.id, "test"),

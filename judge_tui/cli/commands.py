@@ -24,6 +24,14 @@ CHECKED_BEFORE_WRITING = {"import", "import-ratings", "split", "merge"}
 ONLY_READING = {"report", "export", "history", "flags", "status", "failures"}
 
 
+def _demo_hint(args: argparse.Namespace) -> str:
+    """Where the demo's ratings are, for a user who rated the demo and now asks the study database for them."""
+    demo = locations.demo_db_path()
+    if getattr(args, "db", None) or not demo.is_file():
+        return ""
+    return f" Ratings made in the demo are in the demo's own database: add --db {demo}"
+
+
 def open_store(args: argparse.Namespace, *, create: bool = True) -> Store:
     """The database named by --db, $JUDGE_TUI_DB or the default location.
 
@@ -35,7 +43,8 @@ def open_store(args: argparse.Namespace, *, create: bool = True) -> Store:
     path = db_path(args)
     command = getattr(args, "command", None)
     if (not create or command in ONLY_READING) and not path.exists():
-        raise UserError(f"{path}: no such database. Check the path, or import items first (judge-tui import).")
+        raise UserError(f"{path}: no such database. Check the path, or import items first (judge-tui import)."
+                        f"{_demo_hint(args)}")
     try:
         store = Store(path, only_reading=command in ONLY_READING)
     except StoreError as exc:

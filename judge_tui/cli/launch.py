@@ -64,11 +64,20 @@ def open_database(args: argparse.Namespace) -> tuple[Store, str]:
         store, added = demo_loading.open_demo()
     except StoreError as exc:
         raise UserError(str(exc)) from None
-    loaded = f"The bundled demo ({added} items) was loaded into its own database, {store.path}. " if added else ""
+    loaded = (f"The bundled demo was loaded into its own database, {store.path}: "
+              f"{demo_contents(store)}. " if added else "")
     if args.command == "demo":
         return store, loaded.strip()
     return store, (f"{loaded}This is the demo database: your own study goes in {study} (judge-tui import FILE "
                    f"--rubric ID), apart from the demo; `judge-tui demo` opens the demo again.")
+
+
+def demo_contents(store: Store) -> str:
+    """The demo's items by rubric, the one the app opens first, as the README counts them."""
+    counts = dict(store.rubrics_in_use())
+    first = counts.pop(PREFERRED_RUBRIC, 0)
+    others = ", ".join(f"{rubric} {count}" for rubric, count in counts.items())
+    return f"{first} items of rubric {PREFERRED_RUBRIC}, and smaller sets for --rubric ({others})"
 
 
 def _study_started(path: Path) -> bool:

@@ -202,8 +202,9 @@ async def test_the_help_screen_fits_in_two_pages_at_80x24_and_names_every_bindin
 
 @pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "120x40"])
 async def test_the_welcome_notice_leaves_the_item_in_view(filled_store, rubrics, size):
-    notice = ("The bundled demo (12 items) was loaded into its own database, /home/someone/.local/share/judge-tui/"
-              "demo.db. This is the demo database: your own study goes in /home/someone/study.db (judge-tui import "
+    notice = ("The bundled demo was loaded into its own database, /home/someone/.local/share/judge-tui/demo.db: "
+              "25 items of rubric cis, and smaller sets for --rubric (binary 20, exercise-quality 12, "
+              "reasoning-trace 12). This is the demo database: your own study goes in /home/someone/study.db (judge-tui import "
               "FILE --rubric ID), apart from the demo; `judge-tui demo` opens the demo again.")
     app = JudgeTuiApp(filled_store, rubrics["cis"], reviewer="EXP001", notice=notice,
                       settings=Settings(judge_in_background=False), clock=FakeClock())

@@ -190,3 +190,47 @@ async def test_the_status_line_names_the_demo_database(hermetic_home):
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
             assert str(app.screen.query_one(StatusLine).render()).startswith("demo database  │  0 rated")
+
+
+async def test_the_demo_experts_ratings_never_settle_a_newcomers_study(hermetic_home, clock):
+    """The demo ships an example expert who agrees with the demo judge; a newcomer's first ratings must not
+    be told that "the study's questions are settled" on the strength of that fictitious expert."""
+    from judge_tui.model.settings import Settings
+    from judge_tui.transfer.demo_loading import open_demo
+    from judge_tui.tui.app import JudgeTuiApp
+
+    store, _added = open_demo()
+    with store:
+        app = JudgeTuiApp(store, launch.choose_rubric(store, None), reviewer="EXP001", clock=clock,
+                          settings=Settings(judge_in_background=False, stop_notice=True))
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            await pilot.pause()
+            for _ in range(3):  # three items, every dimension scored
+                await pilot.press("2", "2", "2", "2", "enter")
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+            assert store.count_ratings("EXP001", "cis") == 3
+            assert not [n for n in app.notices if "settled" in n]
+
+
+def test_the_demo_is_counted_as_the_readme_counts_it(hermetic_home):
+    from judge_tui.transfer.demo_loading import open_demo
+
+    store, _added = open_demo()
+    with store:
+        contents = launch.demo_contents(store)
+    assert contents.startswith("25 items of rubric cis, and smaller sets for --rubric (")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert "bundled demo (25 code submissions" in readme
+
+
+def test_asking_the_study_database_for_demo_ratings_says_where_they_are(hermetic_home, capsys):
+    from judge_tui.transfer.demo_loading import open_demo
+
+    store, _added = open_demo()
+    store.close()
+    assert main(["export", "--rater", "EXP001", "-o", str(hermetic_home / "mine.jsonl")]) == 1
+    err = capsys.readouterr().err
+    assert "no such database" in err
+    assert f"Ratings made in the demo are in the demo's own database: add --db {hermetic_home / 'demo.db'}" in err
+    assert not (hermetic_home / "mine.jsonl").exists()

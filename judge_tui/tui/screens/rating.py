@@ -17,7 +17,7 @@ from textual.widgets import TextArea
 from judge_tui.model.records import Item
 from judge_tui.model.settings import AgreementSettings, Settings
 from judge_tui.store import Store
-from judge_tui.transfer.demo import is_demo_database
+from judge_tui.transfer.demo import DEMO_EXPERT, is_demo_database
 from judge_tui.tui.kept_writes import WRITE_WAIT, waiting_text, write_when_free
 from judge_tui.tui.keys import (
     CATEGORY_BINDINGS,
@@ -517,7 +517,9 @@ class RatingScreen(Screen[None]):
         from judge_tui.analysis.stopping import study_settledness  # the report engine: off the start-up path
 
         with Store(self.session.store.path) as store:
-            found = study_settledness(store, self.rubric, self.agreement)
+            # The demo's bundled expert is an example, not a rater of anyone's study: it never settles one.
+            leave_out = frozenset({DEMO_EXPERT}) if is_demo_database(store) else frozenset()
+            found = study_settledness(store, self.rubric, self.agreement, leave_out=leave_out)
         if found is not None:
             self.app.call_from_thread(self.show_settledness, found)
 
