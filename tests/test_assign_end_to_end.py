@@ -152,3 +152,26 @@ def test_a_study_without_a_plan_has_no_team_section(tmp_path: Path):
     status = json.loads(cli(tmp_path / "home", "status", "--format", "json", "--db", lead))
     assert "team" not in status["rubrics"][0]
     assert "assignment plan" not in cli(tmp_path / "home", "status", "--db", lead)
+
+
+@pytest.mark.slow
+def test_a_study_with_imported_labels_gives_the_new_experts_their_overlap_and_share(tmp_path: Path):
+    """A practitioner's 101 labelled items: the labels are one more rater, so two new experts still get 12 items
+    each, an overlap with each other, and every item of theirs is compared with the labels too."""
+    items = tmp_path / "traces.jsonl"
+    labels = tmp_path / "labels.jsonl"
+    items.write_text("".join(json.dumps({"id": f"T{n:03d}", "query": f"question {n}", "criterion": "read-only",
+                                         "response": f"answer {n}"}) + "\n" for n in range(1, 102)))
+    labels.write_text("".join(json.dumps({"item_id": f"T{n:03d}", "scores": {"label": "FAIL" if n % 4 else "PASS"}})
+                              + "\n" for n in range(1, 102)))
+    db = tmp_path / "study.db"
+    cli(tmp_path, "import", items, "--rubric", "binary", "--db", db)
+    cli(tmp_path, "import-ratings", labels, "--rubric", "binary", "--rater", "labels", "--kind", "human", "--db", db)
+    out = json.loads(cli(tmp_path, "assign", "--rubric", "binary", "--experts", "ann,bob", "--overlap", "0.3",
+                         "--per-expert", "12", "--format", "json", "--db", db))
+    assert {e["expert"]: e["items"] for e in out["experts"]} == {"ann": 12, "bob": 12}
+    assert all(e["overlap_items"] >= 5 for e in out["experts"]) and out["overlap_items"] >= 5
+    assert out["rated_by_others"] == {"labels": 101}
+    with Store(db) as store:
+        queues = {e: {item for _e, item, _p, _s in store.assigned_items(out["plan"], e)} for e in ("ann", "bob")}
+    assert len(queues["ann"] & queues["bob"]) == out["overlap_items"]

@@ -258,7 +258,7 @@ def build_parser() -> CommandParser:
     p.add_argument("--overlap-raters", type=int, default=0, metavar="K",
                    help="how many experts rate each overlap item (default: every expert; at least 2)")
     p.add_argument("--per-expert", type=int, metavar="N",
-                   help="about N items per expert (default: every item of the rubric is assigned)")
+                   help="N items per expert, where the pool has them (default: every item of the rubric is assigned)")
     p.add_argument("--seed", type=int, default=0, help="the same items, experts and seed give the same plan")
     p.add_argument("--format", choices=["text", "json"], default="text", help="the plan as text (default) or JSON")
 

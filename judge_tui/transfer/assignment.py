@@ -11,7 +11,9 @@ Each expert's queue spreads the overlap items through the session (not bunched a
 shared by all experts, so that an early stop still leaves items rated by several of them.
 
 Re-assigning never moves rated work: an item an expert of the plan has rated stays with that expert (as an
-overlap item when two or more have), and an item rated only by raters outside the plan is left out of it.
+overlap item when two or more have). Ratings by people outside the plan (labels a practitioner brought with
+`import-ratings`, an expert no longer in the team) are one more rater on their items: those items are planned
+like any other, so the plan's experts overlap with each other as asked and, on those items, with them too.
 What the database does not hold yet (work on a laptop not merged back) cannot be known here.
 """
 
@@ -93,7 +95,7 @@ class Assignment:
     strata: dict[str, tuple[str, ...]]  # item -> its values of the balanced fields
     kept: dict[str, int] = field(default_factory=dict)  # expert -> rated items kept with them
     left_out: int = 0  # items not in the plan (--per-expert covers fewer than all)
-    rated_elsewhere: int = 0  # items rated only by raters outside the plan: left out
+    rated_by_others: dict[str, int] = field(default_factory=dict)  # rater outside the plan -> items they rated
     plan_id: str = ""
     number: int = 0
 
@@ -161,29 +163,29 @@ def plan_assignment(
     rated = rated or {}
     kept: dict[str, set[str]] = {}  # item -> experts of the plan who rated it
     eligible: list[str] = []
-    rated_elsewhere = 0
+    rated_by_others: Counter[str] = Counter()
     for item_id, _stratum in items:
         raters = rated.get(item_id, set())
         ours = raters & set(experts)
-        if raters and not ours:
-            rated_elsewhere += 1
-            continue
+        rated_by_others.update(raters - ours)
         eligible.append(item_id)
         if ours:
             kept[item_id] = ours
     if not eligible:
-        raise UserError(f"no item of rubric {options.rubric!r} is left to assign"
-                        + (f": all {rated_elsewhere} are rated by experts outside --experts" if rated_elsewhere
-                           else ""))
+        raise UserError(f"no item of rubric {options.rubric!r} to assign")
     total = len(eligible)
     if options.per_expert is None:
         covered = total
+        slots = None
     else:
-        # n experts x N items hold the single items once and the overlap items k times.
-        covered = min(total, max(len(kept), math.floor(len(experts) * options.per_expert
-                                                       / (1 + options.overlap * (k - 1)))))
+        # n experts x N items hold the single items once and the overlap items k times: the overlap is its share
+        # of the C items that fill those slots, and the single items fill the slots the overlap leaves, so every
+        # expert gets N items (where the pool has them).
+        slots = len(experts) * options.per_expert
+        covered = min(total, max(len(kept), math.floor(slots / (1 + options.overlap * (k - 1)))))
     already_shared = [i for i in eligible if len(kept.get(i, ())) >= 2]
-    wanted = _half_up(options.overlap * covered)
+    wanted = _half_up(options.overlap * (covered if slots is None or covered == total
+                                         else slots / (1 + options.overlap * (k - 1))))
     if options.overlap > 0 and wanted == 0:
         raise UserError(
             f"a {share_text(options.overlap)} overlap of the {covered} items this plan covers is less than one item: "
@@ -200,7 +202,11 @@ def plan_assignment(
     shared_set = set(shared)
     singles_rated = [i for i in once if i not in shared_set]
     free = [i for i in unrated if i not in shared_set]
-    room = max(0, covered - len(shared) - len(singles_rated))
+    if slots is None:
+        room = covered - len(shared) - len(singles_rated)
+    else:  # the slots the overlap and the rated single items leave
+        room = slots - sum(max(k, len(kept.get(i, ()))) for i in shared) - len(singles_rated)
+    room = max(0, room)
     singles = _sample(free, min(room, len(free)), strata, f"{key}/single")
 
     rank = {e: r for r, e in enumerate(random.Random(f"{key}/experts").sample(list(experts), len(experts)))}
@@ -238,7 +244,7 @@ def plan_assignment(
     return Assignment(options, balance, queues, {i: strata[i] for i in eligible},
                       kept={e: sum(e in who for who in kept.values()) for e in experts},
                       left_out=total - len(shared) - len(singles_rated) - len(singles),
-                      rated_elsewhere=rated_elsewhere)
+                      rated_by_others=dict(sorted(rated_by_others.items())))
 
 
 def balance_fields(store: Store, rubric: Rubric) -> tuple[str, ...]:
@@ -307,7 +313,7 @@ def plan_summary(plan: Assignment) -> dict[str, Any]:
         "rubric": o.rubric, "plan": plan.plan_id, "number": plan.number, "seed": o.seed,
         "overlap": o.overlap, "overlap_raters": o.raters_per_overlap_item, "per_expert": o.per_expert,
         "items_in_plan": len(plan.items), "overlap_items": len(plan.overlap_items),
-        "left_out": plan.left_out, "rated_outside_plan": plan.rated_elsewhere, "balanced_by": list(plan.balance),
+        "left_out": plan.left_out, "rated_by_others": plan.rated_by_others, "balanced_by": list(plan.balance),
         "experts": [{"expert": e, "items": len(q), "overlap_items": sum(s for _i, s in q),
                      "kept_rated": plan.kept.get(e, 0), "mix": plan.mix(e)} for e, q in plan.queues.items()],
     }
@@ -332,8 +338,10 @@ def format_summary(summary: dict[str, Any]) -> str:
     if kept:
         lines.append(f"  kept: {kept} rated item(s) stay with the experts who rated them (kept column); work not "
                      "merged into this database yet is not known here")
-    if summary["rated_outside_plan"]:
-        lines.append(f"  left out: {summary['rated_outside_plan']} item(s) rated only by raters outside --experts")
+    if summary["rated_by_others"]:
+        others = ", ".join(f"{rater} ({n})" for rater, n in summary["rated_by_others"].items())
+        lines.append(f"  also rated by raters outside --experts: {others} items; the plan's experts are compared "
+                     "with them on those items too")
     if summary["left_out"]:
         lines.append(f"  left out: {summary['left_out']} item(s) beyond --per-expert {summary['per_expert']}")
     lines.append("  Give each expert their bundle: judge-tui export --bundle --for EXPERT -o EXPERT.bundle.db")
