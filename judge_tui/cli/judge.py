@@ -12,10 +12,11 @@ import itertools
 import math
 import os
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn
 from rich.text import Text
 
@@ -255,6 +256,23 @@ class _StatsColumn(ProgressColumn):
         return Text(" · ".join(parts))
 
 
+class _JudgeProgress(Progress):
+    """The bars with their counts, then each row's figures on lines of their own below them: beside the bars
+    they would not fit an 80-column terminal, and Rich would wrap them in a narrow strip under their column."""
+
+    def __init__(self, stats: _StatsColumn, console: Console) -> None:
+        super().__init__(TextColumn("{task.description}"), BarColumn(bar_width=30), MofNCompleteColumn(),
+                         console=console, transient=False)
+        self.stats = stats
+
+    def get_renderables(self) -> Iterable[RenderableType]:
+        yield self.make_tasks_table(self.tasks)
+        for number, task in enumerate(self.tasks):
+            line = self.stats.render(task)
+            if line.plain:  # the whole run's figures first, then each batch's, named
+                yield Text(f"  {task.description.strip()}: " if number else "  ") + line
+
+
 def _batch_line(batch_id: str, batch: BatchProgress) -> str:
     """One batch's row: its state, its results so far, and its id (to look it up in the Console)."""
     parts = [clean(batch.status), f"{batch.succeeded:,} succeeded", f"{batch.errored:,} errored"]
@@ -266,9 +284,7 @@ def _batch_line(batch_id: str, batch: BatchProgress) -> str:
 async def _run_one(judge: Judge, options: RunOptions, batch: bool, console: Console) -> RunState:
     paid = isinstance(judge.backend, AnthropicBackend)
     tokens = paid or isinstance(judge.backend, OpenAIBackend)
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        _StatsColumn(paid, tokens),
-                        console=console, transient=False)
+    progress = _JudgeProgress(_StatsColumn(paid, tokens), console)
     task_id = progress.add_task(judge.rubric.id, total=None)
     offline_said = ""
     finished_before: int | None = None  # done and failed when the run began

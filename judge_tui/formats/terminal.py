@@ -2,7 +2,8 @@
 
 To a pipe or a file, a table takes the full width it needs (nothing is wrapped or cut, so ids, dimension names
 and paths can be copied into the next command) and lines are written exactly as stored (data round-trips).
-On a terminal, a table fits the window by wrapping its id, name and path columns (never an ellipsis), and
+On a terminal, a table fits the window by wrapping its id, name and path columns (never an ellipsis), or is
+drawn as several narrower tables when its figures cannot fit, and
 untrusted text goes through ``textsafe.clean``: no escape sequence reaches the terminal, and invisible or
 bidirectional characters are shown as ``<U+XXXX>``, as the app shows them.
 """
@@ -101,10 +102,13 @@ def render_plain(renderables: Iterable[RenderableType], *, width: int | None = N
 
 
 def print_table(table: Table, stream: IO[str] | None = None) -> None:
-    """A table on standard output: in colour fitted to a terminal, or at its full width to a pipe or file."""
+    """A table on standard output: in colour fitted to a terminal (split into several when it cannot fit), or at
+    its full width to a pipe or file."""
     stream = stream if stream is not None else sys.stdout
     if is_terminal(stream):
-        _print(Console(file=stream, highlight=False), table)
+        console = Console(file=stream, highlight=False)
+        for part in split_to_fit(console, table):  # too wide a table is drawn as several that fit
+            _print(console, part)
     else:
         stream.write(render_plain([table], width=PIPE_WIDTH))
 
@@ -192,7 +196,7 @@ def _fit(console: Console, table: Table) -> int:
         else:
             floor = max(m.minimum for m in sizes)
         full.append(widest)
-        least.append(min(widest, floor))
+        least.append(min(widest, max(floor, column.min_width or 0)))
     _top, right, _bottom, left = table.padding
     frame = (len(columns) + 1 if table.box else 0) + (left + right) * len(columns)
     room = console.width - frame

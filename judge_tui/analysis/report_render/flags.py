@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import textwrap
 from typing import Any
 
 from judge_tui.formats.csv_rows import protect
@@ -31,8 +32,9 @@ def _markdown_cell(text: object) -> str:
     return md("" if text is None else text)
 
 
-def render(flags: list[Flag], fmt: str, *, title: str = "Flagged items") -> str:
-    """The flags as text (a plain table), markdown, csv or json."""
+def render(flags: list[Flag], fmt: str, *, title: str = "Flagged items", width: int | None = None) -> str:
+    """The flags as text (a plain table; with `width`, each reason wrapped on words within it), markdown, csv
+    or json."""
     rows = [flag_row(f) for f in flags]
     if fmt == "json":
         return json.dumps(rows, indent=2, ensure_ascii=False) + "\n"
@@ -58,19 +60,46 @@ def render(flags: list[Flag], fmt: str, *, title: str = "Flagged items") -> str:
     width_rater = max(len(clean(r["rater"])) for r in rows)
     for r in rows:
         reason = " ".join(clean(r["reason"]).split()) or "(no reason given)"
-        lines.append(f"  {clean(r['item_id']):<{width_item}}  {clean(r['rater']):<{width_rater}}  "
-                     f"{r['state']:<7}  {reason}")
+        lead = f"  {clean(r['item_id']):<{width_item}}  {clean(r['rater']):<{width_rater}}  {r['state']:<7}  "
+        lines += _wrapped(lead, reason, width)
     return "\n".join([*lines, ""])
+
+
+def _wrapped(lead: str, reason: str, width: int | None) -> list[str]:
+    """The row's lead, then the reason wrapped on words under itself; under the lead's start when the lead
+    leaves too little room beside it."""
+    if width is None or len(lead) + len(reason) <= width:
+        return [lead + reason]
+    indent = len(lead) if width - len(lead) >= 24 else 4
+    wrapped = textwrap.wrap(reason, max(20, width - indent), break_on_hyphens=False)
+    if indent == len(lead):
+        return [lead + wrapped[0], *(" " * indent + line for line in wrapped[1:])]
+    return [lead.rstrip(), *(" " * indent + line for line in wrapped)]
 
 
 def flags_table(flags: list[Flag]) -> Any:
     from rich.table import Table
     from rich.text import Text
 
+    from judge_tui.formats.terminal import add_id_column
+
     table = Table(title=f"Flagged items ({len(flags)})", title_justify="left")
-    for column in ("item", "expert", "state", "reason", "task type", "split", "rubric", "updated"):
-        table.add_column(column, overflow="fold")
-    for f in flags:
-        table.add_row(*(Text(clean(str(v or ""))) for v in (
-            f.item_id, f.rater_id, f.state, f.reason, f.task_type, f.split, f.rubric, f.updated_at[:19].replace("T", " "))))
+    # Columns no flag fills (no task types, no splits) are left out; the reason is prose, wrapped on words and
+    # never narrower than a few words, so a narrow terminal splits the table rather than the words.
+    values = [(f.item_id, f.rater_id, f.state, f.reason, f.task_type, f.split, f.rubric,
+               f.updated_at[:19].replace("T", " ")) for f in flags]
+    shown = [index for index in range(8) if index in (0, 1, 2, 3, 7) or any(row[index] for row in values)]
+    for index in shown:
+        header = ("item", "expert", "state", "reason", "task type", "split", "rubric", "updated")[index]
+        if index in (0, 1, 6):
+            add_id_column(table, header, keep_whole=[str(row[index] or "") for row in values])
+        elif index == 3:
+            table.add_column(header, overflow="fold", min_width=min(24, max((len(r[3] or "") for r in values),
+                                                                          default=0)))
+        elif index == 7:  # a date and a time: on two lines when room is short
+            table.add_column(header, min_width=10)
+        else:
+            table.add_column(header, no_wrap=index in (2, 5))
+    for row in values:
+        table.add_row(*(Text(clean(str(row[index] or ""))) for index in shown))
     return table

@@ -21,7 +21,7 @@ from judge_tui.analysis.report_render.jury import jury_blocks, jury_to_dict
 from judge_tui.analysis.report_render.position_bias import blocks as position_blocks
 from judge_tui.analysis.report_render.position_bias import to_dict as position_dict
 from judge_tui.analysis.report_render.team import drift_blocks, drift_to_dicts, team_blocks, team_to_dict
-from judge_tui.formats.terminal import render_plain
+from judge_tui.formats.terminal import output_width, render_plain
 
 
 def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
@@ -86,5 +86,6 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
                                                                  validity_format.WIDTH)) + "\n" + body
     if full.flagged is None:
         return body.rstrip("\n") + "\n"
-    flagged = render_flags(list(full.flagged), "markdown" if fmt == "markdown" else "text")
+    flagged = render_flags(list(full.flagged), "markdown" if fmt == "markdown" else "text",
+                           width=(width or output_width()) if fmt == "text" else None)
     return body.rstrip("\n") + "\n\n" + flagged
