@@ -112,3 +112,20 @@ def test_status_json_keeps_its_keys_in_their_order(study: Path):
                             "last_activity"]
     assert list(expert["time"]) == ["items", "total_seconds", "median_seconds", "unknown"]
     assert list(cis["judges"][0]) == ["judge", "queued", "running", "done", "failed", "calls", "cost_usd"]
+
+
+def test_a_judge_without_a_price_is_worded_as_everywhere_else(study: Path, rubrics):
+    from judge_tui.analysis.figure_format import NO_PRICE, cost_text
+
+    with Store(study) as store:
+        version = store.ensure_rubric_version(rubrics["cis"])
+        local = "judge:llama3.1:cis@1"
+        store.ensure_rater(local, "judge")
+        store.enqueue_judge_items(local, version, ["C1"])
+        [job] = store.claim_judge_jobs(local, 1)
+        store.complete_judge_job(job["id"], Rating("C1", local, version, dict.fromkeys("ratl", 0.5), seconds=1.0),
+                                 {"model": "llama3.1", "cost_usd": 0.0, "outcome": "done"})
+    done = _status(study)
+    assert done.returncode == 0, done.stderr
+    assert "$1.0000" in done.stdout and NO_PRICE in done.stdout and "$0.0000" not in done.stdout
+    assert cost_text(0.0, 12) == NO_PRICE and cost_text(0.0, 0) == "—" and cost_text(0.25, 1) == "$0.2500"

@@ -85,3 +85,30 @@ async def test_the_team_and_self_agreement_use_the_tolerance_from_the_settings(t
     text = await _shown("ann", path)
     assert "alignment within ±0.5" in text and "±0.15" not in text
     assert ann_self_agreement(text)[:3] == ["ann", "1", "100.0%"]
+
+
+async def test_a_lead_who_rated_nothing_is_sent_to_the_judge_screen_for_disagreements(tmp_path: Path, rubrics):
+    with Store(_db(tmp_path, rubrics)) as store:
+        app = Host(store, "lead", True)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.press("d")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            text = "\n".join(str(w.render()) for w in app.screen.query(Static))
+    assert "have not submitted" not in text
+    assert "The experts' disagreements with the judge are on the judge screen: J on the rating screen, then i" in text
+
+
+async def test_an_expert_on_a_teams_plan_is_not_told_to_run_the_judge(tmp_path: Path, rubrics):
+    from judge_tui.transfer.assignment import Options, assign
+
+    eq = rubrics["exercise-quality"]
+    path = tmp_path / "share.db"
+    with Store(path) as store:
+        store.add_items([exercise_item(n) for n in range(1, 7)])
+        assign(store, eq, Options("exercise-quality", ("ann", "bob"), overlap=0.5))
+        rate(store, eq, "ann", "human", {"E01": dict.fromkeys(DIMS, 1.0)})
+    text = await _shown("ann", path)
+    assert "judge-tui judge" not in text
+    assert "in a team's plan the lead runs the judge once for everyone" in text

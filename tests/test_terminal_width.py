@@ -84,3 +84,14 @@ def test_a_flag_reason_wraps_on_words_under_itself():
     assert " ".join(" ".join(lines[1:]).split()).endswith(REASON)
     assert render(flags, "text").splitlines()[1].endswith(REASON)  # to a pipe: one line, whole
     assert json.loads(render(flags, "json"))[0]["reason"] == REASON
+
+
+def test_writing_to_a_file_says_where(study: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    for args, said in ((["report", "--rubric", "cis", "-o", str(tmp_path / "r.md")], "wrote the report to"),
+                       (["report", "--items", "--rubric", "cis", "-o", str(tmp_path / "i.csv")], "25 item row(s)"),
+                       (["flags", "-o", str(tmp_path / "f.csv")], "wrote 3 flag(s) to")):
+        assert main([*args, "--db", str(study)]) == 0
+        captured = capsys.readouterr()
+        assert captured.out == ""
+        assert said in captured.err and args[-1] in captured.err, captured.err
+        assert Path(args[-1]).stat().st_size > 0

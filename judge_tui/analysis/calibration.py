@@ -17,6 +17,7 @@ from judge_tui.analysis.biases import Biases, consensus_and_judge, judge_biases
 from judge_tui.analysis.compare import VersionComparison, compare_versions
 from judge_tui.analysis.figure_format import (
     aligned_text,
+    cost_text,
     decimal_text,
     figure_text,
     figure_with_interval,
@@ -74,10 +75,11 @@ class Cost:
 
     def line(self) -> str:
         if not self.input_tokens:
-            return f"{self.calls_text} · no tokens or price (a local program or a replay)"
+            return f"{self.calls_text} · {cost_text(self.dollars, self.calls)} · no tokens counted"
         share = self.cache_share
         cached = f"{share_text(share)} of input tokens read from the cache" if share is not None else "no tokens yet"
-        return f"{self.calls_text} · ${decimal_text(self.dollars, 4)} · {self.input_tokens:,} input tokens, {cached}"
+        return (f"{self.calls_text} · {cost_text(self.dollars, self.calls)} · {self.input_tokens:,} input tokens, "
+                f"{cached}")
 
     @property
     def calls_text(self) -> str:

@@ -81,6 +81,17 @@ def duration_text(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
+NO_PRICE = "no price (a local model or program)"
+
+
+def cost_text(dollars: float, calls: int) -> str:
+    """What a judge's calls cost, in one wording on every screen: dollars where the API priced them, else that
+    there is no price (a local model or a program costs nothing judge-tui can know)."""
+    if not calls:
+        return "—"
+    return f"${decimal_text(dollars, 4, grouped=True)}" if dollars > 0 else NO_PRICE
+
+
 def pct(value: Shown) -> str:
     return figure_text(value, percent=True)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from statistics import median
 from typing import TYPE_CHECKING, Any
 
-from judge_tui.analysis.figure_format import decimal_text, duration_text, share_text
+from judge_tui.analysis.figure_format import cost_text, decimal_text, duration_text, share_text
 from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.model.textsafe import clean
@@ -191,7 +191,7 @@ def status_tables(status: StudyStatus) -> list[Any]:
                 judges.add_column(column, justify="left" if column == "judge" else "right", overflow="fold")
             for j in part.judges:
                 judges.add_row(Text(clean(j.judge)), str(j.queued), str(j.running), str(j.done),
-                               str(j.failed), str(j.calls), f"${decimal_text(j.cost_usd, 4, grouped=True)}")  # as `judge-tui judge` shows cost
+                               str(j.failed), str(j.calls), cost_text(j.cost_usd, j.calls))  # as `judge-tui judge` shows cost
             tables.append(judges)
         if part.team:
             tables.extend(team_tables(part.team))

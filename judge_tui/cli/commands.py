@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from judge_tui.model import locations
@@ -66,8 +67,8 @@ def open_store(args: argparse.Namespace, *, create: bool = True) -> Store:
     return store
 
 
-def write_output(text: str, destination: Path | None) -> None:
-    """A command's output to -o FILE, or to standard output."""
+def write_output(text: str, destination: Path | None, what: str) -> None:
+    """A command's output to -o FILE (saying so on standard error), or to standard output."""
     if destination is None:
         from judge_tui.formats.terminal import for_terminal
 
@@ -77,6 +78,7 @@ def write_output(text: str, destination: Path | None) -> None:
         destination.write_text(text, encoding="utf-8", newline="")
     except OSError as exc:
         raise UserError(f"{destination}: cannot write ({exc.strerror})") from None
+    print(f"wrote {what} to {destination}", file=sys.stderr)
 
 
 def output_format(fmt: str | None, destination: Path | None, by_suffix: dict[str, str], default: str) -> str:

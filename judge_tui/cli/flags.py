@@ -26,5 +26,5 @@ def run(args: argparse.Namespace) -> int:
         else:
             print("No item is flagged.")
         return 0
-    write_output(render(flags, fmt), args.output)
+    write_output(render(flags, fmt), args.output, f"{len(flags)} flag(s)")
     return 0

@@ -20,7 +20,7 @@ from rich.console import Console, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn
 from rich.text import Text
 
-from judge_tui.analysis.figure_format import decimal_text, duration_text, share_text, short_text
+from judge_tui.analysis.figure_format import NO_PRICE, decimal_text, duration_text, share_text, short_text
 from judge_tui.analysis.history import parse_items, require_recorded
 from judge_tui.cli.commands import open_store
 from judge_tui.formats.terminal import message_console
@@ -344,8 +344,8 @@ def _openai_usage(model: str, state: RunState) -> str:
     tokens = f"input {usage.total_input:,} tokens{cached} · output {usage.output_tokens:,}"
     if state.cost_usd and not state.cost_unknown:
         return f"{tokens} · cost {_money(state.cost_usd, False)}"
-    return (f"{tokens} · cost unknown: judge-tui keeps no price list for {clean(model)} on an OpenAI-compatible"
-            " server (a local model costs nothing)")
+    return (f"{tokens} · cost: {NO_PRICE}; judge-tui keeps no price list for {clean(model)} on an "
+            "OpenAI-compatible server")
 
 
 WORK_LEFT = 3  # exit status: judgments are left that this run could not make; its last lines say what to do

@@ -76,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
             destination.write_text(output, encoding="utf-8")
         except OSError as exc:
             raise UserError(f"{destination}: cannot write the report ({exc.strerror})") from None
+        print(f"wrote the report to {destination} ({fmt})", file=sys.stderr)
     else:
         print(for_terminal(output), end="" if output.endswith("\n") else "\n")
     return 0
@@ -100,5 +101,5 @@ def run_items(args: argparse.Namespace) -> int:
         output = render_jsonl(rows, text)
     else:
         output = render_markdown(rows, rubric, human, judge, tolerance)
-    write_output(output, args.output)
+    write_output(output, args.output, f"{len(rows)} item row(s) ({fmt})")
     return 0

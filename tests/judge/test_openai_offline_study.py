@@ -115,4 +115,4 @@ def test_the_command_says_the_servers_tokens_and_that_its_cost_is_unknown(
     sent = sum(estimate_tokens("".join(str(m.get("content", "")) for m in b["messages"])) for b in bodies)
     # the fake's usage counts are the tokens it reports; the summary adds them up
     assert f" · input {sent:,} tokens · output " in summary
-    assert f"cost unknown: judge-tui keeps no price list for {MODEL}" in done.stdout
+    assert f"cost: no price (a local model or program); judge-tui keeps no price list for {MODEL}" in done.stdout

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from judge_tui.analysis.figure_format import (
+    cost_text,
     decimal_text,
     duration_text,
     figure_text,
@@ -112,9 +113,7 @@ def _ci(value: ag.Figure, interval: IntervalFigure, percent: bool = False) -> st
 def _money(cost: CostAndTime | None) -> str:
     if cost is None or not cost.calls:
         return "not recorded" if cost is not None else "n/a"
-    if not cost.priced:
-        return f"{cost.tokens:,} tokens, no price"
-    return f"${decimal_text(cost.dollars, 4, grouped=True)}"
+    return cost_text(cost.dollars, cost.calls)
 
 
 def _time(cost: CostAndTime | None) -> str:

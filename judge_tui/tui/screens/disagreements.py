@@ -36,7 +36,12 @@ from judge_tui.tui.kept_writes import write_when_free
 from judge_tui.tui.refused_keys import key_shown
 from judge_tui.tui.score_text import exact, overall_label, score_label
 from judge_tui.tui.screen_keys import DISAGREEMENT_BINDINGS, REVISION_NOTE_BINDINGS
-from judge_tui.tui.screens.unavailable import judge_missing, not_yet_submitted, unjudged_submissions
+from judge_tui.tui.screens.unavailable import (
+    judge_missing,
+    lead_not_rated,
+    not_yet_submitted,
+    unjudged_submissions,
+)
 from judge_tui.tui.widgets.key_bar import KeyBar
 
 MAX_ROWS = 1000
@@ -141,10 +146,12 @@ class DisagreementScreen(Screen[None]):
             self.reason = reason
 
     def __init__(self, store: Store, rubric: Rubric, reviewer_id: str, *, agreement: AgreementSettings,
-                 keymap: Mapping[str, str] | None = None) -> None:
-        """`keymap`: the user's, as the app applied it, so the keys are named as they are pressed."""
+                 keymap: Mapping[str, str] | None = None, lead: bool = False) -> None:
+        """`keymap`: the user's, as the app applied it, so the keys are named as they are pressed. `lead`: opened
+        by the lead, whose view of the experts' disagreements is the judge screen."""
         super().__init__()
         self.keymap = dict(keymap or {})
+        self.lead = lead
         self.store = store
         self.rubric = rubric
         self.reviewer_id = reviewer_id
@@ -180,11 +187,12 @@ class DisagreementScreen(Screen[None]):
             with Store(self.store.path) as store, store.snapshot():  # the list and what may be seen: one moment
                 visible = visible_items(store, rubric.id, self.reviewer_id)
                 if not visible:
-                    self.post_message(self.Unavailable(not_yet_submitted(rubric)))
+                    self.post_message(self.Unavailable(self._nothing_submitted()))
                     return
                 judge = default_judge(store, rubric.id)
                 if judge is None:
-                    self.post_message(self.Unavailable(judge_missing(rubric)))
+                    self.post_message(self.Unavailable(judge_missing(
+                        rubric, team_share=store.assignment_of(self.reviewer_id, rubric.id) is not None)))
                     return
                 rows = [row for row in judge_disagreements(store, rubric, self.reviewer_id, judge, self.tolerance)
                         if row.item_id in visible]
@@ -193,6 +201,13 @@ class DisagreementScreen(Screen[None]):
             self.post_message(self.Unavailable(str(exc)))
             return
         self.post_message(self.Ready(judge, rows, marks))
+
+    def _nothing_submitted(self) -> str:
+        if not self.lead:
+            return not_yet_submitted(self.rubric)
+        display = self.app.get_key_display
+        return lead_not_rated(self.rubric, key_shown("calibrate", self.keymap, display),
+                              key_shown("cal-items", self.keymap, display))
 
     def on_disagreement_screen_ready(self, message: Ready) -> None:
         self.judge_id, self.marks = message.judge_id, message.marks

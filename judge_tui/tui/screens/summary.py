@@ -163,7 +163,8 @@ class SummaryScreen(Screen[None]):
                     return
                 judge = default_judge(store, rubric.id)
                 if judge is None:
-                    self.post_message(self.Unavailable(judge_missing(rubric)))
+                    self.post_message(self.Unavailable(judge_missing(
+                        rubric, team_share=store.assignment_of(self.reviewer_id, rubric.id) is not None)))
                     return
                 ratings = load(store, rubric)  # one read of the ratings for every section below
                 validity = self._validity(store, judge, ratings) if self.lead else None
@@ -261,7 +262,7 @@ class SummaryScreen(Screen[None]):
         from judge_tui.tui.screens.disagreements import DisagreementScreen
 
         self.app.push_screen(DisagreementScreen(self.store, self.rubric, self.reviewer_id, agreement=self.agreement,
-                                                keymap=self.keymap))
+                                                keymap=self.keymap, lead=self.lead))
 
     def action_close(self) -> None:
         self.dismiss()
