@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import codecs
 import dataclasses
+import functools
 import json
 import math
 import re
@@ -82,6 +83,9 @@ def parse_json(text: str) -> Any:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+_PLAIN = (int, float, bool, type(None))
+
+
 def flaw(value: Any) -> str | None:
     """What is wrong with the first Flawed value, repeated key or lone surrogate inside ``value`` (records
     included), if any."""
@@ -89,11 +93,14 @@ def flaw(value: Any) -> str | None:
     while pending:
         current = pending.pop()
         if isinstance(current, str):
-            half = _SURROGATE.search(current)
+            half = None if current.isascii() else _SURROGATE.search(current)  # ASCII holds no surrogate
             if half:
                 return (f"the escape \\u{ord(half.group()):04x} is half of a UTF-16 surrogate pair, not a character: "
                         f"write the whole character, or both halves of its pair")
-        elif isinstance(current, Flawed):
+            continue
+        if type(current) in _PLAIN:  # most values of a file: nothing inside them to look at
+            continue
+        if isinstance(current, Flawed):
             return f"{current.problem} is not a value judge-tui can store: write a plain number, or null"
         elif isinstance(current, DuplicateKeys):
             return f"the key {current.duplicates[0]!r} appears twice in one object: keep one"
@@ -103,8 +110,14 @@ def flaw(value: Any) -> str | None:
         elif isinstance(current, list | tuple):
             pending.extend(current)
         elif dataclasses.is_dataclass(current) and not isinstance(current, type):
-            pending.extend(getattr(current, f.name) for f in dataclasses.fields(current))
+            pending.extend(getattr(current, name) for name in _field_names(type(current)))
     return None
+
+
+@functools.cache
+def _field_names(record_type: type) -> tuple[str, ...]:
+    """A record class's field names, looked up once per class rather than once per row."""
+    return tuple(f.name for f in dataclasses.fields(record_type))
 
 
 class Unreadable(Exception):

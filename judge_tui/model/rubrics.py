@@ -377,7 +377,11 @@ class Rubric(Strict):
         return {d: (b if v == a else a if v == b else v) if d in judged else v for d, v in scores.items()}
 
     def required_fields(self) -> list[str]:
-        return [f.name for f in self.fields if f.required]
+        return list(self._required_fields)
+
+    @cached_property
+    def _required_fields(self) -> tuple[str, ...]:  # asked once per item of an import
+        return tuple(f.name for f in self.fields if f.required)
 
     @cached_property
     def content_hash(self) -> str:
