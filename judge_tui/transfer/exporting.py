@@ -68,9 +68,13 @@ class Rubrics:
 
 
 def score_value(rubric: Rubric, value: float) -> float | str:
-    """A score as exported: PASS/FAIL or a category's name on a scale of names, otherwise the number exactly."""
+    """A score as exported: PASS/FAIL or a category's name on a scale of names, a whole number as itself (not its
+    stored place between 0 and 1), otherwise the number exactly."""
     if rubric.scale.named and value in rubric.scale.points:
         return rubric.scale.label(value)
+    if rubric.scale.kind == "integers":
+        number = rubric.scale.value(value)
+        return int(number) if number.is_integer() else number
     return value
 
 
