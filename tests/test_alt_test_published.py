@@ -63,21 +63,26 @@ def published(name: str) -> dict[str, dict[str, dict[str, object]]]:
     """The authors' human_annotations.json as "humans" and llm_annotations.json as "llms" (tests/data/alt_test)."""
     path = DATA / f"{name}.json"
     if path.exists():
-        return json.loads(path.read_text())  # type: ignore[no-any-return]  # the published dictionaries
-    return json.loads(gzip.decompress((DATA / f"{name}.json.gz").read_bytes()))  # type: ignore[no-any-return]  # as above
+        return json.loads(path.read_text())
+    return json.loads(gzip.decompress((DATA / f"{name}.json.gz").read_bytes()))
 
 
-def scale_toml(data: dict[str, dict[str, dict[str, object]]]) -> str:
+def scale_toml(data: dict[str, dict[str, dict[str, object]]], *, as_categories: bool = False) -> str:
     """The scale the ratings are on: whole numbers from the lowest to the highest given, else their names as
-    nominal categories (the experts' and the LLMs', an LLM's own label included)."""
+    nominal categories (the experts' and the LLMs', an LLM's own label included); `as_categories`: the whole
+    numbers as ordered categories named "0", "1", ..."""
     values = [v for side in data.values() for ratings in side.values() for v in ratings.values()]
+    if as_categories:
+        names = [str(n) for n in sorted(set(values))]  # type: ignore[type-var]  # ints
+        return f'kind = "categories"\norder = "ordered"\ncategories = {json.dumps(names)}\n'
     if all(isinstance(v, int) for v in values):
         return f'kind = "integers"\nlowest = {min(values)}\nhighest = {max(values)}\n'  # type: ignore[type-var]  # ints
     names = sorted({str(v) for v in values})
     return f'kind = "categories"\norder = "nominal"\ncategories = {json.dumps(names)}\n'
 
 
-def rubric_file(tmp_path: Path, data: dict[str, dict[str, dict[str, object]]]) -> Path:
+def rubric_file(tmp_path: Path, data: dict[str, dict[str, dict[str, object]]], *, as_categories: bool = False
+                ) -> Path:
     path = tmp_path / "published.rubric.toml"
     path.write_text(f'''id = "published"
 name = "A published annotation task"
@@ -86,7 +91,7 @@ description = "One label per item, as the data set's annotators gave it."
 overall = "label"
 
 [scale]
-{scale_toml(data)}
+{scale_toml(data, as_categories=as_categories)}
 [[fields]]
 name = "text"
 label = "Item"
@@ -104,26 +109,34 @@ def jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
     return path
 
 
-def report_on(name: str, tmp_path: Path) -> dict[str, dict[str, object]]:
-    """The published data set imported with the CLI (each annotator an expert, each LLM a judge) and the
-    alternative annotator test of every judge in `report --format json`, by judge."""
+def database_of(name: str, tmp_path: Path, *, as_categories: bool = False) -> tuple[Path, Path]:
+    """The published data set imported with the CLI (each annotator an expert, each LLM a judge), the authors' ε
+    in the settings: the database and the rubric file."""
     data = published(name)
-    scoring, epsilon, _ = REFERENCE[name]
+    _, epsilon, _ = REFERENCE[name]
     locations.settings_path().write_text(json.dumps({"agreement": {"alt_test_epsilon": epsilon}}))
-    db, rubric = tmp_path / f"{name}.db", rubric_file(tmp_path, data)
+    db, rubric = tmp_path / f"{name}.db", rubric_file(tmp_path, data, as_categories=as_categories)
     ids = sorted(set().union(*data["humans"].values()))
     items = jsonl(tmp_path / "items.jsonl", [{"id": i, "text": i} for i in ids])
     assert main(["import", str(items), "--rubric", str(rubric), "--db", str(db)]) in (0, None)
     raters = [(f"expert-{n}", "human", labels) for n, labels in enumerate(data["humans"].values())]
     raters += [(f"judge:{llm}", "judge", labels) for llm, labels in data["llms"].items()]
     for rater, kind, labels in raters:
-        ratings = jsonl(tmp_path / "ratings.jsonl", [{"item_id": i, "label": v} for i, v in labels.items()])
+        ratings = jsonl(tmp_path / "ratings.jsonl", [{"item_id": i, "label": str(v) if as_categories else v}
+                                                             for i, v in labels.items()])
         assert main(["import-ratings", str(ratings), "--rater", rater, "--kind", kind, "--rubric", str(rubric),
                      "--db", str(db)]) in (0, None)
+    return db, rubric
+
+
+def report_on(name: str, tmp_path: Path, *, as_categories: bool = False) -> dict[str, dict[str, object]]:
+    """The alternative annotator test of every judge in `report --format json` on the published data set, by
+    judge."""
+    db, rubric = database_of(name, tmp_path, as_categories=as_categories)
     out = tmp_path / "report.json"
     assert main(["report", "--db", str(db), "--rubric", str(rubric), "--format", "json", "-o", str(out)]) in (0, None)
     page = json.loads(out.read_text())["judge_validity"]
-    assert page["epsilon"] == epsilon
+    assert page["epsilon"] == REFERENCE[name][1]
     return {j["judge"].removeprefix("judge:"): next(a for a in j["alt_test"] if a["key"] == "label")
             for j in page["judges"]}
 
@@ -139,3 +152,24 @@ def test_report_equals_the_authors_procedure(name: str, tmp_path: Path) -> None:
         assert test["winning_rate"] == pytest.approx(winning_rate, abs=1e-12), llm
         assert test["advantage_probability"] == pytest.approx(advantage, abs=1e-12), llm
         assert test["passed"] is (winning_rate >= 0.5), llm
+
+
+@pytest.mark.slow
+def test_the_page_says_how_it_scored_and_the_scale_decides(tmp_path: Path) -> None:
+    """The lesion ratings 0 to 6 entered as ordered categories are scored as categories (exact match), which is
+    not how the authors score them: ω differs for 3 of the 4 LLMs, and the page says which scoring it used."""
+    found = report_on("lesion", tmp_path, as_categories=True)
+    assert {t["scoring"] for t in found.values()} == {"accuracy"}
+    differs = [llm for llm, (rate, _) in REFERENCE["lesion"][2].items() if found[llm]["winning_rate"] != rate]
+    assert len(differs) == 3
+    db, rubric = tmp_path / "lesion.db", tmp_path / "published.rubric.toml"
+    for fmt, words in (("text", "by match"), ("markdown", "matches exactly, as its authors score labels")):
+        out = tmp_path / f"report.{fmt}"
+        assert main(["report", "--db", str(db), "--rubric", str(rubric), "--format", fmt, "-o", str(out)]) in (0, None)
+        assert words in " ".join(out.read_text().split()), fmt
+    numbers = tmp_path / "numbers"
+    numbers.mkdir()
+    db, rubric = database_of("lesion", numbers)
+    out = numbers / "report.md"
+    assert main(["report", "--db", str(db), "--rubric", str(rubric), "--format", "markdown", "-o", str(out)]) in (0, None)
+    assert "root mean squared distance from the other experts', as its authors score numbers" in out.read_text()
