@@ -152,9 +152,10 @@ class Scale(Strict):
         if self.kind == "categories":
             return self.categories[round(value * (len(self.categories) - 1))]
         if self.kind == "integers":
-            number = self.value(value)
-            return str(int(number)) if number.is_integer() else f"{number:.2f}"
-        if self.kind == "quarter":
+            value = self.value(value)  # a whole number as itself; between two (a judge's 2.5) as a quarter's
+            if value.is_integer():
+                return str(int(value))
+        if self.kind in ("quarter", "integers"):
             return f"{value:.2f}"
         return f"{value:g}"
 
