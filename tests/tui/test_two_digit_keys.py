@@ -84,3 +84,12 @@ async def test_whole_numbers_up_to_nine_take_one_key(make_app, filled_store, rub
         assert "runs from 0 to 6: type" in screen_text(app)
         assert filled_store.draft("V001", "EXP001").scores == {"preference": pytest.approx(4 / 6)}
 
+
+
+def test_a_keymap_clashes_with_a_digit_only_where_the_scale_types_it() -> None:
+    from judge_tui.tui.keys import keymap_problems
+
+    keymap = {"skip": "7"}  # 7 names no point of 0 to 6, but is a second digit of 17 categories
+    assert not [p for p in keymap_problems(keymap, Scale(kind="integers", lowest=0, highest=6)) if "'7'" in p]
+    wide = Scale(kind="categories", order="nominal", categories=RELATIONS)
+    assert any("key '7' is given to both" in p for p in keymap_problems(keymap, wide))
