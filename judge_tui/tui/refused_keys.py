@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from textual.binding import Binding
 
 from judge_tui.model.rubrics import Scale
-from judge_tui.tui.keys import action_parts, binding, keys_of, point_binding_ids, point_codes
+from judge_tui.tui.keys import DigitEntry, action_parts, binding, keys_of, point_binding_ids, point_codes
 
 KeyDisplay = Callable[[Binding], str]  # App.get_key_display: how Textual writes a binding's key
 
@@ -67,3 +67,16 @@ def second_digit(scale: Scale, digits: str) -> str:
     """What a first digit of a two-digit point waits for: "1: now the second digit (10 to 17)"."""
     codes = [code for code in point_codes(scale) if code.startswith(digits)]
     return f"{digits}: now the second digit ({codes[0]} to {codes[-1]})."
+
+
+def typed_score(scale: Scale, entry: DigitEntry, where: object, digit: int, keys: Mapping[float, str]
+                ) -> tuple[float | None, str, bool]:
+    """A score key's digit on a screen where scores are typed: (the point it sets, what to say, whether that is a
+    warning). A first digit of a two-digit point sets nothing and names the second digits that follow; digits
+    that make no point set nothing and say which keys do."""
+    digits, point = entry.type(scale, where, digit)
+    if point is not None:
+        return point, "", False
+    if entry.typed:
+        return None, second_digit(scale, digits), False
+    return None, refused_score_key(scale, f"score-{digit}", digits, keys), True

@@ -50,7 +50,7 @@ from judge_tui.tui.keys import (
     scale_has_key,
 )
 from judge_tui.tui.plain_app import PlainNoticeApp
-from judge_tui.tui.refused_keys import key_shown, keys_by_point, refused_score_key, second_digit
+from judge_tui.tui.refused_keys import key_shown, keys_by_point, refused_score_key, typed_score
 from judge_tui.tui.score_text import overall_label
 from judge_tui.tui.screens.too_small import ADJUDICATION_MINIMUM, fit_to_terminal
 from judge_tui.tui.widgets.item_pane import ItemPane
@@ -264,14 +264,12 @@ class AdjudicationScreen(Screen[None]):
     def action_score(self, number: int) -> None:
         # Typed as on the rating screen (keys.point_codes): categories from 1, whole numbers as themselves.
         scale = self.rubric.scale
-        digits, point = self._digits.type(scale, (self.index, self.cursor), number)
+        where = (self.index, self.cursor)
+        point, notice, warning = typed_score(scale, self._digits, where, number, self._score_keys())
         if point is not None:
             self._set(point)
-        elif self._digits.typed:
-            self.notify(second_digit(scale, digits), markup=False, timeout=3)
         else:
-            self.notify(refused_score_key(scale, f"score-{number}", digits, self._score_keys()), markup=False,
-                        severity="warning", timeout=4)
+            self.notify(notice, markup=False, severity="warning" if warning else "information", timeout=4)
 
     def action_pass_fail(self, label: str) -> None:
         self._set(self.rubric.scale.parse(label))

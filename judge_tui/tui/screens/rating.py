@@ -33,8 +33,7 @@ from judge_tui.tui.refused_keys import (
     key_shown,
     keys_by_point,
     keys_that_score,
-    refused_score_key,
-    second_digit,
+    typed_score,
 )
 from judge_tui.tui.score_text import overall_label
 from judge_tui.tui.session import RatingSession
@@ -400,14 +399,12 @@ class RatingScreen(Screen[None]):
         if self.cursor is None or self.session.state is None:
             return
         scale = self.rubric.scale
-        digits, point = self._digits.type(scale, (self.session.state.item.id, self.cursor), number)
+        where = (self.session.state.item.id, self.cursor)
+        point, notice, warning = typed_score(scale, self._digits, where, number, self._score_keys())
         if point is not None:
             self._set_score(point)
-        elif self._digits.typed:
-            self.notify(second_digit(scale, digits), markup=False, timeout=3)
         else:
-            self.notify(refused_score_key(scale, f"score-{number}", digits, self._score_keys()), markup=False,
-                        severity="warning", timeout=4)
+            self.notify(notice, markup=False, severity="warning" if warning else "information", timeout=4)
 
     def action_pass_fail(self, label: str) -> None:
         if self.cursor is None:
