@@ -104,3 +104,29 @@ def test_the_alt_test_scores_whole_numbers_by_rmse_on_their_numbers_and_categori
     assert alt_test_scoring(Scale(kind="quarter")) == "neg_rmse"
     assert alt_test_scoring(Scale(kind="categories", order="ordered", categories=list("12345"))) == "accuracy"
     assert alt_test_scoring(Scale(kind="pass_fail")) == "accuracy"
+
+
+def test_the_item_report_and_an_export_give_the_numbers(tmp_path: Path) -> None:
+    """Through the CLI: ratings read as numbers come back out of `report --items` and `export` as the same numbers,
+    the gap in them too."""
+    from judge_tui.cli import main
+
+    rubric, db = write(tmp_path), tmp_path / "lesion.db"
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps({"id": i, "image": f"lesion {i}"}) + "\n" for i in ("L1", "L2")))
+    assert main(["import", str(items), "--rubric", str(rubric), "--db", str(db)]) in (0, None)
+    for rater, kind, values in (("ann", "human", (4, 6)), ("judge:m", "judge", (3, 6))):
+        path = tmp_path / f"{kind}.jsonl"
+        path.write_text("".join(json.dumps({"item_id": i, "asymmetry": v}) + "\n"
+                                for i, v in zip(("L1", "L2"), values, strict=True)))
+        assert main(["import-ratings", str(path), "--rater", rater, "--kind", kind, "--db", str(db)]) in (0, None)
+    out = tmp_path / "items_out.jsonl"
+    assert main(["report", "--items", "--db", str(db), "--raters", "ann,judge:m", "--format", "jsonl",
+                 "-o", str(out)]) in (0, None)
+    rows = {r["item_id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert (rows["L1"]["asymmetry_human"], rows["L1"]["asymmetry_judge"], rows["L1"]["asymmetry_gap"]) == (4, 3, -1)
+    assert (rows["L2"]["asymmetry_human"], rows["L2"]["asymmetry_gap"]) == (6, 0)
+    exported = tmp_path / "export.jsonl"
+    assert main(["export", "--db", str(db), "--rubric", "lesion", "--format", "jsonl", "-o", str(exported)]) in (0, None)
+    written = [json.loads(line) for line in exported.read_text().splitlines()]
+    assert sorted(r["scores"]["asymmetry"] for r in written if r["rater"] == "ann") == [4, 6]

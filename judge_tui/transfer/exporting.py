@@ -238,10 +238,11 @@ def rating_form(store: Store, rater: str | None, rubric_name: str | None) -> dic
 
 
 def _cell(value: float | None, rubric: Rubric) -> str:
-    """A score in the table: a category by its name, any other score as a short number."""
+    """A score in the table: a category by its name, a whole number as itself, any other score as a short
+    number."""
     if value is None:
         return MISSING
-    shown = score_value(rubric, value) if rubric.scale.kind == "categories" else value
+    shown = score_value(rubric, value) if rubric.scale.kind in ("categories", "integers") else value
     return _text_cell(shown) if isinstance(shown, str) else short_text(shown)
 
 
