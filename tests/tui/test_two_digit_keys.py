@@ -93,3 +93,26 @@ def test_a_keymap_clashes_with_a_digit_only_where_the_scale_types_it() -> None:
     assert not [p for p in keymap_problems(keymap, Scale(kind="integers", lowest=0, highest=6)) if "'7'" in p]
     wide = Scale(kind="categories", order="nominal", categories=RELATIONS)
     assert any("key '7' is given to both" in p for p in keymap_problems(keymap, wide))
+
+
+async def test_the_adjudication_screen_types_two_digits_too(tmp_path, rubrics):
+    """ann chose the first of seventeen categories, bob the last: the lead settles on the twelfth with 1 then 2."""
+    from judge_tui.model.records import CONSENSUS_RATER
+    from judge_tui.store import Store
+    from judge_tui.tui.screens.adjudication import AdjudicationApp, AdjudicationScreen
+    from tests.narrowing import screen_of
+    from tests.tui.test_refused_score_keys import disagreement_db
+
+    wide = Scale(kind="categories", order="nominal", categories=RELATIONS)
+    rubric = dataclasses.replace(rubrics["pairwise"], scale=wide)
+    with Store(disagreement_db(tmp_path, rubric)) as store:
+        app = AdjudicationApp(store, rubric, "lead")
+        async with app.run_test(size=(120, 40), notifications=True) as pilot:
+            await pilot.press("1")
+            await pilot.pause()
+            assert "1: now the second digit (10 to 17)" in screen_text(app)
+            assert not screen_of(app, AdjudicationScreen).choice
+            await pilot.press("2", "enter")
+            await pilot.pause()
+        consensus = store.rating("W001", CONSENSUS_RATER)
+        assert consensus is not None and consensus.scores == {"preference": pytest.approx(11 / 16)}
