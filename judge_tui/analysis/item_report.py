@@ -29,10 +29,15 @@ def _plain(value: float) -> float | None:
     return None if value != value else round(float(value), 6)  # NaN is the only value not equal to itself
 
 
+def _on_scale(value: float, rubric: Rubric) -> float:
+    """A score as the scale's own number (3 on a scale of whole numbers 0 to 6, not its stored 0.5); NaN kept."""
+    return rubric.scale.value(value) if value == value else value
+
+
 def _shown(value: float, rubric: Rubric) -> float | str | None:
     """A side's score as written: PASS or FAIL on a PASS/FAIL scale (a group's mean between them stays the
-    share of PASS), else the number."""
-    plain = _plain(value)
+    share of PASS), else the number, a whole number's own."""
+    plain = _plain(_on_scale(value, rubric))
     if rubric.scale.named and plain is not None and any(abs(plain - p) < 1e-9 for p in rubric.scale.points):
         return rubric.scale.label(plain)
     return plain
@@ -114,7 +119,7 @@ def item_rows(store: Store, rubric: Rubric, human: Any, judge: Any, split: str |
                 splits = (split_h, split_j)
             row[f"{name}_human"], row[f"{name}_judge"] = _shown(h[index], rubric), _shown(j[index], rubric)
             if not splits:
-                row[f"{name}_gap"] = _plain(j[index] - h[index])
+                row[f"{name}_gap"] = _plain(_on_scale(j[index], rubric) - _on_scale(h[index], rubric))
                 continue
             row[f"{name}_human_split"], row[f"{name}_judge_split"] = splits
             steps = (j[index] - h[index]) * (len(scale.points) - 1)  # categories apart, on an ordered scale

@@ -37,7 +37,7 @@ from judge_tui.analysis.scores import OVERALL_COLUMN, RubricRatings, Scores, ite
 from judge_tui.analysis.targets import TargetCheck
 from judge_tui.model import queue_orders as qo
 from judge_tui.model.errors import UserError
-from judge_tui.model.rubrics import Rubric, RubricError, rubric_from_definition
+from judge_tui.model.rubrics import Rubric, RubricError, Scale, rubric_from_definition
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats.agreement import Undefined
 from judge_tui.stats.alt_test import (
@@ -142,17 +142,32 @@ def _columns(report: Report) -> list[tuple[str, str, int]]:
     return [*found, (OVERALL, "overall score", OVERALL_COLUMN)]
 
 
+def alt_test_scoring(scale: Scale) -> Scoring:
+    """How the alternative annotator test scores a rating against the other experts', as its authors score each
+    kind of scale: by the rubric's declared scale, whatever numbers its scores are stored as. Labels are right or
+    wrong (PASS/FAIL and categories, ordered or not: accuracy); numbers are near or far (the 0-1 grids and whole
+    numbers: negative RMSE)."""
+    return "accuracy" if scale.kind in ("pass_fail", "categories") else "neg_rmse"
+
+
+def _numbers(scale: Scale, stored: np.ndarray) -> np.ndarray:
+    """Stored scores as the numbers of the scale (3 on a scale of 0 to 6, not 0.5), NaN kept: RMSE and its ties
+    are then the authors' to the last bit."""
+    return np.array([scale.value(v) if v == v else np.nan for v in stored.ravel()]).reshape(stored.shape)
+
+
 def _replacement(report: Report, expert_runs: Sequence[Scores], judge_runs: Scores,
                  settings: AgreementSettings) -> tuple[Replacement, ...]:
     keys = np.unique(np.concatenate([s.keys for s in (*expert_runs, judge_runs)]))
     tables = [s.rows_on(keys) for s in expert_runs]
     judge_table = judge_runs.rows_on(keys)
-    # Labels are right or wrong (PASS/FAIL, named categories); graded scores are near or far (the authors' choice).
-    scoring: Scoring = "accuracy" if report.rubric.scale.kind in ("pass_fail", "categories") else "neg_rmse"
+    scale = report.rubric.scale
+    scoring = alt_test_scoring(scale)
     found = []
     for key, name, column in _columns(report):
         experts = np.vstack([t[:, column] for t in tables]) if tables else np.empty((0, keys.size))
-        test = alternative_annotator_test(experts, judge_table[:, column], report.human.rater_ids, scoring=scoring,
+        test = alternative_annotator_test(_numbers(scale, experts), _numbers(scale, judge_table[:, column]),
+                                          report.human.rater_ids, scoring=scoring,
                                           epsilon=settings.alt_test_epsilon, q=DEFAULT_Q)
         found.append(Replacement(key, name, test))
     return tuple(found)

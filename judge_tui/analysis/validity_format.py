@@ -31,6 +31,7 @@ from judge_tui.analysis.validity import (
 from judge_tui.model.textsafe import clean
 from judge_tui.stats import assurance
 from judge_tui.stats.agreement import Undefined
+from judge_tui.stats.alt_test import Scoring
 
 WIDTH = 80
 TITLE = "What the judge may be used for"
@@ -106,6 +107,16 @@ def _reason(p: PoolFigure) -> str:
     return p.estimate.reason if isinstance(p.estimate, Undefined) else ""
 
 
+# How the alternative annotator test scored each rating against the other experts' (validity.alt_test_scoring).
+SCORED_BY: dict[Scoring, str] = {"accuracy": "match", "neg_rmse": "RMSE"}
+SCORED_AS: dict[Scoring, str] = {
+    "accuracy": "each rating scored by how many of the other experts' it matches exactly, as its authors score "
+                "labels",
+    "neg_rmse": "each rating scored by its root mean squared distance from the other experts', as its authors "
+                "score numbers",
+}
+
+
 def _replacement_lines(r: Replacement) -> list[str]:
     t = r.test
     if t.passed is None:
@@ -138,7 +149,7 @@ def judge_lines(page: ValidityPage, j: JudgeValidity, width: int = WIDTH) -> lis
         lines += _wrap(f"Replace an expert? not tested: {j.replacement[0].test.untested}", width, "  ", "    ")
     else:
         head = (f"  {'Replace an expert? ε ' + format(page.epsilon, 'g'):<28} {'ω':>5} {'ρ':>5}  "
-                f"{'experts×n':<10} alt-test")
+                f"{'experts×n':<10} by {SCORED_BY[j.replacement[0].test.scoring]}")
         experts = f" ({', '.join(map(clean, j.experts))})"
         lines += [head + experts] if len(head + experts) <= width else [head, *_wrap(f"experts{experts}", width)]
         lines += [line for r in j.replacement for line in _replacement_lines(r)]
@@ -202,7 +213,9 @@ def render_markdown(page: ValidityPage) -> str:
                     for c in j.targets]
             out.append("")
         untested = bool(j.replacement) and all(r.test.passed is None for r in j.replacement)
-        out += [f"Alternative annotator test (ε = {short_text(page.epsilon)}, q = {short_text(page.q)})"
+        scoring = j.replacement[0].test.scoring if j.replacement else None
+        out += [f"Alternative annotator test (ε = {short_text(page.epsilon)}, q = {short_text(page.q)}"
+                + (f"; {SCORED_AS[scoring]}" if scoring else "") + ")"
                 + (f": not tested, {j.replacement[0].test.untested}." if untested else ":"), ""]
         if not untested:
             out += ["| Figure | ω | ρ | Experts × items | Verdict |", "|---|---:|---:|---|---|"]

@@ -256,7 +256,8 @@ def _output_format(rubric: Rubric, output: OutputFormat) -> str:
         f"Use these keys in this order: {', '.join(keys)}.",
         f"Each score must be one of {', '.join(rubric.scale.labels)}"
         + (" (a string, written exactly so)." if rubric.scale.kind == "categories"
-           else " (a string)." if rubric.scale.kind == "pass_fail" else " (a number)."),
+           else " (a string)." if rubric.scale.kind == "pass_fail"
+           else " (a whole number)." if rubric.scale.kind == "integers" else " (a number)."),
         "An answer of any other shape is discarded as a failed judgment.",
         "",
         json.dumps(output.example(), ensure_ascii=False, indent=2),

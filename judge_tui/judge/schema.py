@@ -87,6 +87,8 @@ class OutputFormat:
     def _score_type(self) -> Any:
         if self.rubric.scale.named:  # exactly the scale's names, as strings
             return Literal[self.rubric.scale.labels]
+        if self.rubric.scale.kind == "integers":  # exactly the scale's whole numbers
+            return Literal[tuple(int(n) for n in self.rubric.scale.labels)]
         return float
 
     def _build_model(self) -> type[BaseModel]:
@@ -106,6 +108,8 @@ class OutputFormat:
         scale = self.rubric.scale
         if scale.named:
             return {"type": "string", "enum": list(scale.labels)}
+        if scale.kind == "integers":
+            return {"type": "integer", "enum": [int(n) for n in scale.labels]}
         return {"type": "number", "enum": list(scale.points)}
 
     def json_schema(self) -> dict[str, Any]:
@@ -138,7 +142,8 @@ class OutputFormat:
     def example(self) -> dict[str, Any]:
         """The shape of an answer with placeholder values, for the prompt's output section."""
         scale = self.rubric.scale
-        placeholder: Any = ("PASS" if scale.kind == "pass_fail" else scale.labels[0]) if scale.named else 0.0
+        placeholder: Any = (("PASS" if scale.kind == "pass_fail" else scale.labels[0]) if scale.named
+                            else scale.lowest if scale.kind == "integers" else 0.0)
         scores = {self.keys[d.id]: placeholder for d in self.dimensions}
         extras = {
             name: ([] if name in LIST_EXTRAS else "...") for name in self.rubric.judge_output_extras
@@ -151,7 +156,8 @@ class OutputFormat:
         """An answer in this format from known scores (used for few-shot examples)."""
         scale = self.rubric.scale
         values = {
-            self.keys[d.id]: (scale.label(scores[d.id]) if scale.named else scores[d.id])
+            self.keys[d.id]: (scale.label(scores[d.id]) if scale.named
+                              else int(scale.value(scores[d.id])) if scale.kind == "integers" else scores[d.id])
             for d in self.dimensions
         }
         answer = {**values, **extras} if self.layout == "flat" else {"scores": values, **extras}

@@ -28,7 +28,8 @@ from judge_tui.model.plain_data import DataError, Strict, check_range, from_data
 RUBRIC_SUFFIX = ".rubric.toml"
 RUBRIC_ID = re.compile(r"[a-z][a-z0-9-]*")
 DIMENSION_ID = re.compile(r"[a-z][a-z0-9_]*")
-MAX_CATEGORIES = 9  # keyed 1 to 9 on the rating screen
+MAX_CATEGORIES = 99  # keyed 1 to 9 on the rating screen, or by two digits 01 to 99 from ten categories on
+MAX_WHOLE_NUMBER = 99  # a scale of whole numbers is keyed by its numbers, at most two digits
 
 
 class RubricError(Exception):
@@ -53,17 +54,24 @@ class Scale(Strict):
 
     quarter: 0.00 to 1.00 in 0.25 steps; three_point: 0 / 0.5 / 1 as categories;
     pass_fail: PASS (stored as 1.0) or FAIL (stored as 0.0);
-    categories: named categories (2 to 9, keyed 1 to k), declared `order = "ordered"` or `"nominal"`.
-    A category is stored as its position spread over 0 to 1 (the first 0, the last 1), so every score of
-    every rubric stays a number in [0, 1]; only its name is shown, written and read.
+    categories: named categories (2 to 99), declared `order = "ordered"` or `"nominal"`;
+    integers: the whole numbers from `lowest` to `highest` (0 to 6, 1 to 10: a numeric scale of its own).
+    A category or a whole number is stored as its position spread over 0 to 1 (the first 0, the last 1), so
+    every score of every rubric stays a number in [0, 1]; only its name or number is shown, written and read.
     """
 
-    kind: Literal["quarter", "three_point", "pass_fail", "categories"]
+    kind: Literal["quarter", "three_point", "pass_fail", "categories", "integers"]
     anchors: dict[str, str] = field(default_factory=dict)  # what each point means, by label
     categories: list[str] = field(default_factory=list)  # kind = "categories": the names, in order
     order: Literal["ordered", "nominal"] | None = None  # kind = "categories": whether the order means anything
+    lowest: int | None = None  # kind = "integers": the first number of the scale
+    highest: int | None = None  # kind = "integers": the last
 
     def __post_init__(self) -> None:
+        if self.kind != "integers" and (self.lowest is not None or self.highest is not None):
+            raise ValueError(f"lowest and highest belong to kind = \"integers\", not {self.kind!r}")
+        if self.kind == "integers":
+            self._check_whole_numbers()
         if self.kind != "categories":
             if self.categories or self.order is not None:
                 raise ValueError(f"categories and order belong to kind = \"categories\", not {self.kind!r}")
@@ -71,18 +79,31 @@ class Scale(Strict):
         if self.order is None:
             raise ValueError('a scale of categories declares order = "ordered" or order = "nominal"')
         if not 2 <= len(self.categories) <= MAX_CATEGORIES:
-            raise ValueError(f"a scale of categories has 2 to {MAX_CATEGORIES} categories (keys 1 to "
-                             f"{MAX_CATEGORIES}), not {len(self.categories)}")
+            raise ValueError(f"a scale of categories has 2 to {MAX_CATEGORIES} categories (keys 1 to 9, or two "
+                             f"digits 01 to {MAX_CATEGORIES} from ten on), not {len(self.categories)}")
         for name in self.categories:
             if not name.strip() or name != name.strip() or not name.isprintable():
                 raise ValueError(f"category {name!r} must be printable text without spaces around it")
         if len(set(self.categories)) != len(self.categories):
             raise ValueError(f"category names must be unique, got {self.categories}")
 
+    def _check_whole_numbers(self) -> None:
+        if self.lowest is None or self.highest is None:
+            raise ValueError('a scale of whole numbers declares lowest and highest, e.g. lowest = 1, highest = 5')
+        if not 0 <= self.lowest < self.highest <= MAX_WHOLE_NUMBER:
+            raise ValueError(f"a scale of whole numbers runs from lowest to a larger highest, both 0 to "
+                             f"{MAX_WHOLE_NUMBER} (they are typed as keys), not {self.lowest} to {self.highest}")
+
+    @property
+    def _span(self) -> int:
+        """How many steps a scale of whole numbers has from its lowest to its highest."""
+        assert self.lowest is not None and self.highest is not None  # checked on kind = "integers"
+        return self.highest - self.lowest
+
     @property
     def points(self) -> tuple[float, ...]:
-        if self.kind == "categories":
-            last = len(self.categories) - 1
+        if self.kind in ("categories", "integers"):
+            last = len(self.categories) - 1 if self.kind == "categories" else self._span
             return tuple(n / last for n in range(last + 1))
         return {
             "quarter": (0.0, 0.25, 0.5, 0.75, 1.0),
@@ -116,12 +137,25 @@ class Scale(Strict):
         """Whether scores are written by name (PASS/FAIL, categories) rather than as numbers."""
         return self.kind in ("pass_fail", "categories")
 
+    def value(self, stored: float) -> float:
+        """The number a stored score stands for on this scale: a whole number's own (3 on 0 to 6 is stored as
+        0.5), any other score its stored number. Distances between scores are measured on these numbers."""
+        if self.kind == "integers":
+            assert self.lowest is not None  # checked on kind = "integers"
+            number = self.lowest + stored * self._span
+            return float(round(number)) if math.isclose(number, round(number), abs_tol=1e-9) else number
+        return stored
+
     def label(self, value: float) -> str:
         if self.kind == "pass_fail":
             return "PASS" if value >= 0.5 else "FAIL"
         if self.kind == "categories":
             return self.categories[round(value * (len(self.categories) - 1))]
-        if self.kind == "quarter":
+        if self.kind == "integers":
+            value = self.value(value)  # a whole number as itself; between two (a judge's 2.5) as a quarter's
+            if value.is_integer():
+                return str(int(value))
+        if self.kind in ("quarter", "integers"):
             return f"{value:.2f}"
         return f"{value:g}"
 
@@ -138,6 +172,14 @@ class Scale(Strict):
             if math.isclose(value, point, abs_tol=1e-9):
                 return point
         raise ScoreError(f"{raw!r} is off the scale: allowed values are {', '.join(self.labels)}")
+
+    def stored_point(self, stored: float) -> float:
+        """A stored score checked to be one of the scale's points (a key's point, another expert's score): on a
+        scale of whole numbers, 0.5 is a place on the scale here, where parse reads it as the number 0.5."""
+        for point in self.points:
+            if math.isclose(stored, point, abs_tol=1e-9):
+                return point
+        raise ScoreError(f"{stored!r} is not a point of the scale: allowed values are {', '.join(self.labels)}")
 
     def _parse_category(self, raw: object) -> float:
         """A category by its exact name; a number only as the stored position of one (another database's
@@ -165,11 +207,18 @@ class Scale(Strict):
         try:
             value = parse_number(raw)
         except ValueError:
-            expected = "PASS or FAIL" if self.kind == "pass_fail" else "a number from 0 to 1"
+            expected = "PASS or FAIL" if self.kind == "pass_fail" else f"a number from {self._range}"
             raise ScoreError(f"{raw!r} is not a score: expected {expected}") from None
+        if self.kind == "integers":
+            assert self.lowest is not None  # checked on kind = "integers"
+            value = (value - self.lowest) / self._span
         if not math.isfinite(value) or value < 0.0 or value > 1.0:
-            raise ScoreError(f"{raw!r} is outside the scale 0 to 1")
+            raise ScoreError(f"{raw!r} is outside the scale {self._range}")
         return value
+
+    @property
+    def _range(self) -> str:
+        return f"{self.lowest} to {self.highest}" if self.kind == "integers" else "0 to 1"
 
 
 # --------------------------------------------------------------------------- parts of a rubric
@@ -391,8 +440,8 @@ class Rubric(Strict):
             del definition["examples"]  # rubrics without chosen examples keep the hash they always had
         if not definition["side_by_side"]:
             del definition["side_by_side"]
-        for key in ("categories", "order"):  # nor do scales without categories
-            if not definition["scale"][key]:
+        for key in ("categories", "order", "lowest", "highest"):  # nor do scales without categories or numbers
+            if definition["scale"][key] in (None, []):
                 del definition["scale"][key]
         canonical = json.dumps(definition, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]

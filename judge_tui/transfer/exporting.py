@@ -68,9 +68,13 @@ class Rubrics:
 
 
 def score_value(rubric: Rubric, value: float) -> float | str:
-    """A score as exported: PASS/FAIL or a category's name on a scale of names, otherwise the number exactly."""
+    """A score as exported: PASS/FAIL or a category's name on a scale of names, a whole number as itself (not its
+    stored place between 0 and 1), otherwise the number exactly."""
     if rubric.scale.named and value in rubric.scale.points:
         return rubric.scale.label(value)
+    if rubric.scale.kind == "integers":
+        number = rubric.scale.value(value)
+        return int(number) if number.is_integer() else number
     return value
 
 
@@ -234,10 +238,11 @@ def rating_form(store: Store, rater: str | None, rubric_name: str | None) -> dic
 
 
 def _cell(value: float | None, rubric: Rubric) -> str:
-    """A score in the table: a category by its name, any other score as a short number."""
+    """A score in the table: a category by its name, a whole number as itself, any other score as a short
+    number."""
     if value is None:
         return MISSING
-    shown = score_value(rubric, value) if rubric.scale.kind == "categories" else value
+    shown = score_value(rubric, value) if rubric.scale.kind in ("categories", "integers") else value
     return _text_cell(shown) if isinstance(shown, str) else short_text(shown)
 
 

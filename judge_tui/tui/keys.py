@@ -7,6 +7,7 @@ import ast
 import string
 import unicodedata
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from textual.binding import Binding
 
@@ -81,21 +82,24 @@ RATING_BINDINGS: list[Binding] = [
     Binding("q", "app.quit", "Quit", id="quit", tooltip="Save and quit; the next start resumes here"),
 ]
 
-# Keys 5 to 9 name categories 5 to 9 of a scale of categories (1 to 4 are the score keys above). In the score
-# group, so the key bar and help list them where they act; check_action hides them on every other scale, whose
-# key bar and help stay as they are.
+# Keys 5 to 9 name categories 5 to 9 of a scale of categories (1 to 4 are the score keys above), whole numbers
+# 5 to 9, or a digit of a two-digit point (from ten categories or a number past 9 on). In the score group, so the
+# key bar and help list them where they act; check_action hides them on every other scale, whose key bar and
+# help stay as they are.
 CATEGORY_BINDINGS: list[Binding] = [
     Binding(str(n), f"score({n})", f"category {n}", id=f"score-{n}", group=SCORE_GROUP,
-            tooltip=f"On a scale of categories: the focused dimension's category {n}")
+            tooltip=f"On a scale of categories or whole numbers: the focused dimension's {n} (or the digit {n} "
+                    f"of a two-digit one)")
     for n in range(5, 10)
 ]
 
 
 
 def score_bindings(scale: Scale) -> list[Binding]:
-    """The score keys help lists for this scale, in key order: 1 to k for k categories, otherwise 0 to 4 (all
-    five on the numeric and PASS/FAIL scales, as help always listed them)."""
-    if scale.kind != "categories":
+    """The score keys help lists for this scale, in key order: the digits its points are typed with (1 to k for
+    k categories, 0 to 9 from ten on), otherwise 0 to 4 (all five on the 0-1 grids and PASS/FAIL, as help always
+    listed them)."""
+    if scale.kind not in ("categories", "integers"):
         return [b for b in RATING_BINDINGS if b.group is SCORE_GROUP]
     return [b for b in (*RATING_BINDINGS, *CATEGORY_BINDINGS)
             if b.group is SCORE_GROUP and scale_has_key(scale, *action_parts(b.action))]
@@ -149,23 +153,64 @@ RATING_BINDING_IDS: tuple[str, ...] = tuple(dict.fromkeys(b.id for b in (*RATING
 BINDING_IDS: tuple[str, ...] = tuple(dict.fromkeys(b.id for b in _EVERY_BINDING if b.id))  # every id a keymap may name
 
 
+def point_codes(scale: Scale) -> dict[str, float]:
+    """The digits typed for each point of the scale: categories 1 to k as they are numbered on screen, whole
+    numbers as themselves, the 0-1 grids 0 up; two digits each (01 to 17, 00 to 10) once a number passes 9, so
+    no number is the start of another. PASS/FAIL has none (p and f)."""
+    if scale.kind == "pass_fail":
+        return {}
+    if scale.kind == "integers":
+        numbers = [int(label) for label in scale.labels]
+    else:
+        first = 1 if scale.kind == "categories" else 0
+        numbers = list(range(first, first + len(scale.points)))
+    width = 2 if numbers[-1] > 9 else 1
+    return {f"{n:0{width}d}": point for n, point in zip(numbers, scale.points, strict=True)}
+
+
+def typed_digit(scale: Scale, typed: str, digit: int) -> tuple[str, float | None]:
+    """A score key's digit after the digits already typed for this dimension: (digits still waiting, the point
+    they set). ("1", None) waits for a second digit; ("", point) sets one; ("", None) sets nothing."""
+    codes = point_codes(scale)
+    digits = f"{typed}{digit}"
+    if digits in codes:
+        return "", codes[digits]
+    if any(code.startswith(digits) for code in codes):
+        return digits, None
+    return "", None
+
+
+@dataclass
+class DigitEntry:
+    """The digits typed so far toward a two-digit point and where (an item's dimension): a digit typed anywhere
+    else starts afresh, so moving on forgets a half-typed score."""
+
+    where: object = None
+    typed: str = ""
+
+    def type(self, scale: Scale, where: object, digit: int) -> tuple[str, float | None]:
+        """(every digit typed toward this point, the point they set or None); `typed` is left waiting when they
+        begin one."""
+        before = self.typed if where == self.where else ""
+        self.where = where
+        self.typed, point = typed_digit(scale, before, digit)
+        return f"{before}{digit}", point
+
+
 def scale_has_key(scale: Scale, action: str, parameters: tuple[object, ...]) -> bool:
-    """Whether a score key acts on this scale: digits up to its last point (1 to k for categories), p / f only
-    on PASS/FAIL."""
+    """Whether a score key acts on this scale: digits that are part of a point's code (1 to k for categories,
+    the numbers themselves on whole numbers), p / f only on PASS/FAIL."""
     if scale.kind == "pass_fail":
         return action == "pass_fail"
-    if scale.kind == "categories":  # keyed 1 to k, as the categories are numbered on screen
-        return action == "score" and 1 <= int(parameters[0]) <= len(scale.points)  # type: ignore[call-overload]  # an int: score(N)
-    return action == "score" and int(parameters[0]) < len(scale.points)  # type: ignore[call-overload]  # an int: score(N)
+    return action == "score" and any(str(parameters[0]) in code for code in point_codes(scale))
 
 
-def point_binding_ids(scale: Scale) -> dict[float, str]:
-    """Each point of the scale -> the id of the binding that sets it (the keys scale_has_key lets act): p / f on
-    PASS/FAIL, 1 to k on categories, 0 up on the numeric scales."""
+def point_binding_ids(scale: Scale) -> dict[float, tuple[str, ...]]:
+    """Each point of the scale -> the ids of the bindings typed to set it, in order (the keys scale_has_key lets
+    act): p / f on PASS/FAIL, otherwise a digit key for each digit of the point's code."""
     if scale.kind == "pass_fail":
-        return {1.0: "pass", 0.0: "fail"}
-    first = 1 if scale.kind == "categories" else 0
-    return {point: f"score-{n}" for n, point in enumerate(scale.points, first)}
+        return {1.0: ("pass",), 0.0: ("fail",)}
+    return {point: tuple(f"score-{digit}" for digit in code) for code, point in point_codes(scale).items()}
 
 
 def keys_of(binding: Binding, keymap: Mapping[str, str]) -> list[str]:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from textual.binding import Binding
 
 from judge_tui.model.rubrics import Scale
-from judge_tui.tui.keys import action_parts, binding, keys_of, point_binding_ids
+from judge_tui.tui.keys import DigitEntry, action_parts, binding, keys_of, point_binding_ids, point_codes
 
 KeyDisplay = Callable[[Binding], str]  # App.get_key_display: how Textual writes a binding's key
 
@@ -25,7 +25,8 @@ def key_shown(binding_id: str, keymap: Mapping[str, str], display: KeyDisplay) -
 
 def keys_by_point(scale: Scale, keymap: Mapping[str, str], display: KeyDisplay) -> dict[float, str]:
     """Each point of the scale -> the key that sets it."""
-    return {point: key_shown(binding_id, keymap, display) for point, binding_id in point_binding_ids(scale).items()}
+    return {point: "".join(key_shown(binding_id, keymap, display) for binding_id in binding_ids)
+            for point, binding_ids in point_binding_ids(scale).items()}
 
 
 def keys_that_score(scale: Scale, keys: Mapping[float, str]) -> str:
@@ -33,8 +34,15 @@ def keys_that_score(scale: Scale, keys: Mapping[float, str]) -> str:
     if scale.kind == "pass_fail":
         return f"This rubric is PASS/FAIL: press {keys[1.0]} for PASS or {keys[0.0]} for FAIL."
     listed = ", ".join(f"{keys[point]}→{label}" for point, label in zip(scale.points, scale.labels, strict=True))
+    two = " (two keys each)" if any(len(code) == 2 for code in point_codes(scale)) else ""
     if scale.kind == "categories":
-        return f"This scale has {len(scale.points)} categories: use the keys {listed}."
+        return f"This scale has {len(scale.points)} categories: use the keys{two} {listed}."
+    if scale.kind == "integers" and all(keys[p] == label.zfill(len(keys[p])) for p, label in
+                                        zip(scale.points, scale.labels, strict=True)):
+        return (f"This scale runs from {scale.labels[0]} to {scale.labels[-1]}: type the number"
+                + (f" in two digits ({keys[scale.points[0]]} to {keys[scale.points[-1]]})." if two else "."))
+    if scale.kind == "integers":
+        return f"This scale runs from {scale.labels[0]} to {scale.labels[-1]}: use the keys{two} {listed}."
     return f"This scale has {len(scale.points)} points ({', '.join(scale.labels)}): use the keys {listed}."
 
 
@@ -48,6 +56,27 @@ def refused_score_key(scale: Scale, binding_id: str, key: str, keys: Mapping[flo
         what = f"{key} sets a score only on a scale of points or categories."
     elif scale.kind == "categories":
         what = f"{key} is not a category of this rubric."
+    elif scale.kind == "integers":
+        what = f"{key} is not a number of this scale."
     else:
         what = f"{key} is not a point of this scale."
     return f"{what} {keys_that_score(scale, keys)}"
+
+
+def second_digit(scale: Scale, digits: str) -> str:
+    """What a first digit of a two-digit point waits for: "1: now the second digit (10 to 17)"."""
+    codes = [code for code in point_codes(scale) if code.startswith(digits)]
+    return f"{digits}: now the second digit ({codes[0]} to {codes[-1]})."
+
+
+def typed_score(scale: Scale, entry: DigitEntry, where: object, digit: int, keys: Mapping[float, str]
+                ) -> tuple[float | None, str, bool]:
+    """A score key's digit on a screen where scores are typed: (the point it sets, what to say, whether that is a
+    warning). A first digit of a two-digit point sets nothing and names the second digits that follow; digits
+    that make no point set nothing and say which keys do."""
+    digits, point = entry.type(scale, where, digit)
+    if point is not None:
+        return point, "", False
+    if entry.typed:
+        return None, second_digit(scale, digits), False
+    return None, refused_score_key(scale, f"score-{digit}", digits, keys), True

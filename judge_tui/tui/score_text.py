@@ -67,7 +67,7 @@ def compact_score(scale: Scale, value: float | None) -> str:
     """A score in as few characters as reads unambiguously: .75, 1, 0, .5; PASS and FAIL as written."""
     if value is None or math.isnan(value):
         return UNSCORED
-    if scale.kind == "pass_fail" or (scale.named and any(abs(value - p) <= 1e-9 for p in scale.points)):
+    if scale.kind in ("pass_fail", "integers") or (scale.named and any(abs(value - p) <= 1e-9 for p in scale.points)):
         return scale.label(value)
     text = decimal_text(value, 4).rstrip("0").rstrip(".")
     return text[1:] if text.startswith("0.") else text

@@ -276,7 +276,7 @@ class RatingSession:
 
     def set_score(self, dimension_id: str, value: float) -> None:
         assert self.state is not None
-        point = self.rubric.scale.parse(value)
+        point = self.rubric.scale.stored_point(value)
         if dimension_id not in self._judged_ids:
             raise KeyError(f"{dimension_id!r} is not a judged dimension of {self.rubric.id}")
         self.state.skipped = False

@@ -67,8 +67,8 @@ def test_a_stored_position_reads_back_as_its_category(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("order", "categories", "problem"), [
     ("", '["a", "b"]', "order"),
-    ("nominal", '["only"]', "2 to 9 categories"),
-    ("nominal", str([f"c{n}" for n in range(10)]).replace("'", '"'), "2 to 9 categories"),
+    ("nominal", '["only"]', "2 to 99 categories"),
+    ("nominal", str([f"c{n}" for n in range(100)]).replace("'", '"'), "2 to 99 categories"),
     ("nominal", '["a", "a"]', "unique"),
     ("nominal", '["a", " b"]', "without spaces around it"),
     ("sideways", '["a", "b"]', "order"),

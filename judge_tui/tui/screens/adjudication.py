@@ -46,10 +46,11 @@ from judge_tui.tui.kept_writes import write_when_free, writes_waiting
 from judge_tui.tui.keys import (
     ADJUDICATION_BINDINGS,
     SCORE_ACTIONS,
+    DigitEntry,
     scale_has_key,
 )
 from judge_tui.tui.plain_app import PlainNoticeApp
-from judge_tui.tui.refused_keys import key_shown, keys_by_point, refused_score_key
+from judge_tui.tui.refused_keys import key_shown, keys_by_point, refused_score_key, typed_score
 from judge_tui.tui.score_text import overall_label
 from judge_tui.tui.screens.too_small import ADJUDICATION_MINIMUM, fit_to_terminal
 from judge_tui.tui.widgets.item_pane import ItemPane
@@ -96,6 +97,7 @@ class AdjudicationScreen(Screen[None]):
         self.items = items if items is not None else visible_disagreements(store, self.view, lead, self.tolerance)
         self.index = 0
         self.cursor = 0
+        self._digits = DigitEntry()  # the first digit of a two-digit point, until its second
         self.choice: dict[str, float] = {}
         self.to_settle: list[str] = []  # the dimensions score keys move through: disagreeing or without a score
 
@@ -137,7 +139,7 @@ class AdjudicationScreen(Screen[None]):
             values = self.view.expert_scores[d][:, column]
             values = values[~np.isnan(values)]
             if d not in flagged and values.size:
-                agreed[d] = self.rubric.scale.parse(float(values[0]))
+                agreed[d] = self.rubric.scale.stored_point(float(values[0]))
         if existing is None:
             self.choice = dict(agreed)
         self.to_settle = [d for d in self.judged if d not in agreed]
@@ -260,8 +262,14 @@ class AdjudicationScreen(Screen[None]):
                     severity="warning", timeout=4)
 
     def action_score(self, number: int) -> None:
-        # Categories are keyed 1 to k, as on the rating screen; other scales from 0 (scale_has_key allows only these).
-        self._set(self.rubric.scale.points[number - 1 if self.rubric.scale.kind == "categories" else number])
+        # Typed as on the rating screen (keys.point_codes): categories from 1, whole numbers as themselves.
+        scale = self.rubric.scale
+        where = (self.index, self.cursor)
+        point, notice, warning = typed_score(scale, self._digits, where, number, self._score_keys())
+        if point is not None:
+            self._set(point)
+        else:
+            self.notify(notice, markup=False, severity="warning" if warning else "information", timeout=4)
 
     def action_pass_fail(self, label: str) -> None:
         self._set(self.rubric.scale.parse(label))

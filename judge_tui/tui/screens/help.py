@@ -13,12 +13,13 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from judge_tui.model.rubrics import Scale
-from judge_tui.tui.keys import RATING_BINDINGS, SCORE_GROUP, keys_of, score_bindings
+from judge_tui.tui.keys import RATING_BINDINGS, SCORE_GROUP, keys_of, point_codes, score_bindings
 from judge_tui.tui.widgets.key_bar import KeyBar
 
 WIDE_HELP = 110  # columns from which the binding ids have a column of their own
 SCORE_KEYS = "Score the focused dimension (scales below)"
 CATEGORY_KEYS = "Category of the focused dimension (names below)"
+NUMBER_KEYS = "The focused dimension's number (typed as shown below)"
 SCORES_HINT = (
     "Scores: 0–4 give 0.00 / 0.25 / 0.50 / 0.75 / 1.00 on a quarter scale and 0–2 give "
     "0 / 0.5 / 1 on a three-point scale; p and f give PASS and FAIL. Setting a score moves to "
@@ -55,7 +56,7 @@ class HelpScreen(Screen[None]):
         """(keys, what they do, binding ids): the score keys of one group on one row."""
         rows: list[tuple[str, str, str]] = []
         grouped: dict[object, int] = {}
-        scored = self.scale.kind == "categories"
+        scored = {"categories": CATEGORY_KEYS, "integers": NUMBER_KEYS}.get(self.scale.kind, SCORE_KEYS)
         for binding in self._listed():
             keys = ", ".join(self.app.get_key_display(binding.with_key(k)) for k in keys_of(binding, self.keymap))
             if binding.group is not None and binding.group in grouped:
@@ -65,7 +66,7 @@ class HelpScreen(Screen[None]):
                 continue
             if binding.group is not None:
                 grouped[binding.group] = len(rows)
-                what = CATEGORY_KEYS if scored else SCORE_KEYS
+                what = scored
             else:
                 what = binding.tooltip or binding.description
             rows.append((keys, what, binding.id or ""))
@@ -78,10 +79,17 @@ class HelpScreen(Screen[None]):
         return [*others[:first], *score_bindings(self.scale), *others[first:]]
 
     def _hint(self) -> str:
-        if self.scale.kind != "categories":
+        if self.scale.kind not in ("categories", "integers"):
             return SCORES_HINT
-        keys = " · ".join(f"{n} {name}" for n, name in enumerate(self.scale.categories, start=1))
-        return (f"Categories: {keys}. Choosing one moves to the next dimension; every change is saved at once. "
+        codes = point_codes(self.scale)
+        two = " (two digits each)" if any(len(code) == 2 for code in codes) else ""
+        if self.scale.kind == "integers":
+            first, last = min(codes), max(codes)
+            what = f"Whole numbers {self.scale.labels[0]} to {self.scale.labels[-1]}: type the number{two}, {first} to {last}"
+        else:
+            what = f"Categories{two}: " + " · ".join(f"{code} {name}" for code, name
+                                                      in zip(codes, self.scale.categories, strict=True))
+        return (f"{what}. Choosing one moves to the next dimension; every change is saved at once. "
                 "Remap any key in settings.json, e.g. {\"keymap\": {\"score-9\": \"9,x\"}}.")
 
     def on_resize(self) -> None:

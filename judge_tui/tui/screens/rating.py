@@ -24,11 +24,17 @@ from judge_tui.tui.keys import (
     EXPLAIN_BINDINGS,
     RATING_BINDINGS,
     SCORE_ACTIONS,
+    DigitEntry,
     action_parts,
     binding,
     scale_has_key,
 )
-from judge_tui.tui.refused_keys import key_shown, keys_by_point, keys_that_score
+from judge_tui.tui.refused_keys import (
+    key_shown,
+    keys_by_point,
+    keys_that_score,
+    typed_score,
+)
 from judge_tui.tui.score_text import overall_label
 from judge_tui.tui.session import RatingSession
 from judge_tui.tui.widgets.columns import Columns, RubricColumn
@@ -79,6 +85,7 @@ class RatingScreen(Screen[None]):
         self._save_scheduled = False
         self._progress_due = False  # the counts wait for the commit after this frame (_show_progress)
         self._keys_shown: dict[float, str] | None = None
+        self._digits = DigitEntry()  # the first digit of a two-digit point, until its second
         self._submitted: tuple[str, str] | None = None  # (item id, overall shown) until its rating is on disk
         self._saved_mark_timer: Timer | None = None
         self._bindings_checked_for: tuple[object, ...] | None = None
@@ -389,10 +396,15 @@ class RatingScreen(Screen[None]):
     # ------------------------------------------------------------------ actions
 
     def action_score(self, number: int) -> None:
-        if self.cursor is None:
+        if self.cursor is None or self.session.state is None:
             return
-        first = 1 if self.rubric.scale.kind == "categories" else 0  # categories are keyed from 1
-        self._set_score(self.rubric.scale.points[number - first])
+        scale = self.rubric.scale
+        where = (self.session.state.item.id, self.cursor)
+        point, notice, warning = typed_score(scale, self._digits, where, number, self._score_keys())
+        if point is not None:
+            self._set_score(point)
+        else:
+            self.notify(notice, markup=False, severity="warning" if warning else "information", timeout=4)
 
     def action_pass_fail(self, label: str) -> None:
         if self.cursor is None:
