@@ -146,8 +146,8 @@ def judge_lines(page: ValidityPage, j: JudgeValidity, width: int = WIDTH) -> lis
         lines += _wrap(f"Pool estimate: n/a, {_reason(j.pool[0])}", width, "  ", "    ")
     elif j.pool:
         first = next((p.estimate for p in j.pool if not isinstance(p.estimate, Undefined)), None)
-        rated = f", {first.labelled} rated + {first.unlabelled:,} judge only" if first is not None else ""
-        lines.append(f"  {'Pool (PPI++' + rated + ')':<47} {'experts only':<13} {'gain':>4}  judge")
+        rated = f"{first.method}, {first.labelled} rated + {first.unlabelled:,} judge only" if first else "PPI++"
+        lines.append(f"  {'Pool (' + rated + ')':<47} {'experts only':<13} {'gain':>4}  judge")
         lines += [line for p in j.pool for line in _pool_lines(p)]
         if j.pool_note:
             lines += _wrap(f"Pool: {j.pool_note}", width, "  ", "    ")
@@ -221,7 +221,9 @@ def render_markdown(page: ValidityPage) -> str:
         if j.pool and all(isinstance(p.estimate, Undefined) for p in j.pool):
             out += [f"Pool estimate (PPI++): n/a, {_md(_reason(j.pool[0]))}.", ""]
         elif j.pool:
-            out += ["| Pool figure (PPI++) | Estimate | Experts only | Narrower | Judge alone |", "|---|---:|---:|---:|---:|"]
+            method = next((p.estimate.method for p in j.pool if not isinstance(p.estimate, Undefined)), "PPI++")
+            out += [f"| Pool figure ({method}) | Estimate | Experts only | Narrower | Judge alone |",
+                    "|---|---:|---:|---:|---:|"]
             for p in j.pool:
                 e = p.estimate
                 if isinstance(e, Undefined):
@@ -271,13 +273,14 @@ def _pool_dict(p: PoolFigure) -> dict[str, Any]:
     e = p.estimate
     if isinstance(e, Undefined):
         return {"key": p.key, "name": p.name, "estimate": None, "undefined": {"estimate": e.reason}}
-    return {"key": p.key, "name": p.name, "estimate": e.estimate,
+    return {"key": p.key, "name": p.name, "estimate": e.estimate, "method": e.method,
             "interval": {"low": e.interval.low, "high": e.interval.high, "method": e.interval.method,
                          "confidence": e.interval.confidence},
             "standard_error": e.standard_error, "tuning": e.tuning, "labelled": e.labelled,
             "unlabelled": e.unlabelled, "experts_only": e.experts_only,
             "experts_only_standard_error": e.experts_only_standard_error,
-            "experts_only_interval": {"low": e.experts_only_interval.low, "high": e.experts_only_interval.high},
+            "experts_only_interval": {"low": e.experts_only_interval.low, "high": e.experts_only_interval.high,
+                                      "method": e.experts_only_interval.method},
             "judge_only": e.judge_only, "narrower_by": e.narrower_by, "undefined": {}}
 
 
