@@ -256,3 +256,20 @@ def test_the_report_has_a_block_for_every_judge_the_judge_of_the_comparison_firs
     assert "(exercise-quality #1, 2026-01-01)" in text.splitlines()[0]
     assert "judge judge-v0 (exercise-quality #1, 2026-01-01)" in text
     assert "rubric version alone" not in text
+
+
+def test_the_page_offers_a_pool_figure_only_where_the_judge_narrows_it() -> None:
+    """A judge that passes every item adds nothing to the experts' pass rate: the page says to use the experts
+    alone for it, and offers the figure a judge that tracks the experts narrows."""
+    from judge_tui.analysis.validity import PoolFigure, _pool_uses, offers_pool
+    from judge_tui.stats.prediction_powered import verdict_stratified_rate
+
+    labels = np.array([1.0] * 20 + [0.0] * 10)
+    tracks = verdict_stratified_rate(labels, labels, np.array([1.0] * 200 + [0.0] * 100))
+    passes_all = verdict_stratified_rate(labels, np.ones(30), np.ones(300))
+    assert offers_pool(tracks) and not offers_pool(passes_all)
+    said = _pool_uses([PoolFigure("a", "clarity", tracks), PoolFigure("pass_rate", "pass rate", passes_all)])
+    assert said == ["may estimate the pool's clarity, corrected by the experts",
+                    "for the pool's pass rate, use the experts alone: the judge's ratings do not narrow the interval"]
+    assert _pool_uses([PoolFigure("pass_rate", "pass rate", tracks)]) == [
+        "may estimate the pool's pass rate, corrected by the experts' ratings"]

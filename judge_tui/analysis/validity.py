@@ -4,9 +4,10 @@ A block for each judge rater and each rubric version it rated in, newest version
 version's ratings alone (`RubricRatings.at_version`: every rater's first run under it, the judge's and the
 experts'): the decision on each target with its interval and what would settle it (the report's TargetChecks,
 with their assurance plans), the alternative annotator test on every judged dimension and the overall score
-(stats.alt_test), and the prediction-powered estimate of the pool (stats.prediction_powered): the mean overall
-score, each judged dimension's mean and, on a PASS/FAIL rubric, the pass rate over every item the judge rated.
-From them, the uses the evidence supports, in plain words (`uses`). An earlier version with too few ratings for
+(stats.alt_test), and the estimate of the pool (stats.prediction_powered): the mean overall score and each
+judged dimension's mean by PPI++, and on a PASS/FAIL rubric the pass rate split by the judge's verdict, over
+every item the judge rated. From them, the uses the evidence supports, in plain words (`uses`): a pool figure is
+offered only where its interval is narrower than the experts' alone (`offers_pool`). An earlier version with too few ratings for
 the alternative annotator test, or that no expert rated, is one line (`TooFew`) rather than a block of
 "undecided".
 
@@ -266,15 +267,23 @@ def uses(report: Report, targets: Sequence[TargetCheck], replacement: Sequence[R
     return tuple(said)
 
 
+def offers_pool(estimate: PoolEstimate) -> bool:
+    """Whether the page offers the corrected pool figure rather than the experts alone: where its interval is
+    the narrower (benchmarks/bench_pool_estimate.py measures both, and this choice, in the cells real studies
+    sit in)."""
+    return estimate.narrower_by > 0
+
+
 def _pool_uses(pool: Sequence[PoolFigure]) -> list[str]:
     """Which pool figures to take from the judge corrected by the experts, and which from the experts alone: the
     corrected one only where its interval is narrower (both cover as they say: docs/benchmarks.md)."""
     said = []
-    helps = [p for p in pool if isinstance(p.estimate, PoolEstimate) and p.estimate.narrower_by > 0]
-    no_help = [p.name for p in pool if isinstance(p.estimate, PoolEstimate) and p.estimate.narrower_by <= 0]
+    helps = [p for p in pool if isinstance(p.estimate, PoolEstimate) and offers_pool(p.estimate)]
+    no_help = [p.name for p in pool if isinstance(p.estimate, PoolEstimate) and not offers_pool(p.estimate)]
     if helps and len(helps) == len(pool):
-        said.append("may estimate the pool's " + ("pass rate and means" if any(p.key == PASS_RATE for p in pool)
-                                                 else "means") + ", corrected by the experts' ratings")
+        rate, means = any(p.key == PASS_RATE for p in pool), any(p.key != PASS_RATE for p in pool)
+        what = "pass rate and means" if rate and means else "pass rate" if rate else "means"
+        said.append(f"may estimate the pool's {what}, corrected by the experts' ratings")
     elif helps:
         said.append(f"may estimate the pool's {', '.join(p.name for p in helps)}, corrected by the experts")
     if no_help:
