@@ -33,7 +33,8 @@ COURSE = ("one way only", 1.00, 0.82, 0.74)  # the course judge's own pass rate
 def cell(pass_rate: float, tpr: float, tnr: float, rated: int, runs: int, rng: np.random.Generator
          ) -> dict[str, float]:
     """Coverage of every interval in one cell, and how often the page offers the pool estimate."""
-    counts = dict.fromkeys(("before", "covers", "low", "high", "alone", "offered", "offered_covers", "page"), 0)
+    counts = dict.fromkeys(("ppi", "covers", "low", "high", "alone", "offered", "offered_covers", "page",
+                            "narrower"), 0)
     ratios = []
     for _ in range(runs):
         size = rated + JUDGE_ONLY
@@ -41,8 +42,8 @@ def cell(pass_rate: float, tpr: float, tnr: float, rated: int, runs: int, rng: n
         judge = np.where(truth == 1, rng.random(size) < tpr, rng.random(size) >= tnr).astype(float)
         labels, predictions, unlabelled = truth[:rated], judge[:rated], judge[rated:]
         found = verdict_stratified_rate(labels, predictions, unlabelled)
-        before = prediction_powered_mean(labels, predictions, unlabelled)
-        counts["before"] += before.interval.contains(pass_rate)
+        ppi = prediction_powered_mean(labels, predictions, unlabelled)
+        counts["ppi"] += ppi.interval.contains(pass_rate)
         hit = found.interval.contains(pass_rate)
         counts["covers"] += hit
         counts["low"] += found.interval.high < pass_rate  # the interval sits below the truth
@@ -53,6 +54,7 @@ def cell(pass_rate: float, tpr: float, tnr: float, rated: int, runs: int, rng: n
         counts["offered"] += offered
         counts["offered_covers"] += offered and hit
         counts["page"] += hit if offered else alone
+        counts["narrower"] += hit if found.narrower_by > 0 else alone
         ratios.append(1.0 - found.narrower_by)
     shares = {k: v / runs for k, v in counts.items()}
     shares["offered_covers"] = counts["offered_covers"] / max(1, counts["offered"])
@@ -67,20 +69,23 @@ def main() -> None:
     rng = np.random.default_rng(SEED)
     start = time.perf_counter()
     print(f"Pool pass rate, 95% intervals, {runs} studies per cell, {JUDGE_ONLY:,} judge-only items")
-    print("| PASS | judge errs | rated | PPI++ t (before) | by verdict covers | below | above | experts alone "
-          "| width ÷ experts' | page offers it | covers when offered | page's figure covers |")
-    print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| PASS | judge errs | rated | PPI++ t | by verdict covers | below | above | experts alone "
+          "| width ÷ experts' | page offers it | covers when offered | page's figure covers | the narrower |")
+    print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     cells = [(p, name, tpr, tnr) for p in PASS_RATES for name, tpr, tnr in JUDGES]
     cells.append((COURSE[3], COURSE[0], COURSE[1], COURSE[2]))
-    covers = []
+    covers, pages = [], []
     for pass_rate, name, tpr, tnr in cells:
         for rated in RATED:
             s = cell(pass_rate, tpr, tnr, rated, runs, rng)
             covers.append(s["covers"])
-            print(f"| {pass_rate:.0%} | {name} (TPR {tpr:g}, TNR {tnr:g}) | {rated} | {s['before']:.1%} "
+            pages.append(s["page"])
+            print(f"| {pass_rate:.0%} | {name} (TPR {tpr:g}, TNR {tnr:g}) | {rated} | {s['ppi']:.1%} "
                   f"| {s['covers']:.1%} | {s['low']:.1%} | {s['high']:.1%} | {s['alone']:.1%} | {s['ratio']:.2f} "
-                  f"| {s['offered']:.0%} | {s['offered_covers']:.1%} | {s['page']:.1%} |", flush=True)
-    print(f"\nby verdict covers {min(covers):.1%}–{max(covers):.1%}; {time.perf_counter() - start:.0f} s")
+                  f"| {s['offered']:.0%} | {s['offered_covers']:.1%} | {s['page']:.1%} | {s['narrower']:.1%} |",
+                  flush=True)
+    print(f"\nby verdict covers {min(covers):.1%}–{max(covers):.1%}, the page's figure {min(pages):.1%}–"
+          f"{max(pages):.1%}; {time.perf_counter() - start:.0f} s")
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from judge_tui.analysis.validity import (
 from judge_tui.model.textsafe import clean
 from judge_tui.stats import assurance
 from judge_tui.stats.agreement import Undefined
+from judge_tui.stats.prediction_powered import PPI
 
 WIDTH = 80
 TITLE = "What the judge may be used for"
@@ -116,13 +117,24 @@ def _replacement_lines(r: Replacement) -> list[str]:
     return _row(r.name, 28, f"{t.winning_rate:>5.2f} {t.advantage_probability:>5.2f}  {size:<10} {verdict}")
 
 
-def _pool_lines(p: PoolFigure) -> list[str]:
+def _pool_method(pool: tuple[PoolFigure, ...]) -> str:
+    """The method the pool table's heading names: its first estimate's (a row made otherwise names its own)."""
+    return next((p.estimate.method for p in pool if not isinstance(p.estimate, Undefined)), PPI)
+
+
+def _pool_name(p: PoolFigure, heading: str) -> str:
+    e = p.estimate
+    return p.name if isinstance(e, Undefined) or e.method == heading else f"{p.name} ({e.method})"
+
+
+def _pool_lines(p: PoolFigure, heading: str) -> list[str]:
     e = p.estimate
     if isinstance(e, Undefined):
         return _row(p.name, 28, f"n/a: {e.reason}")
     ppi = figure_with_interval(e.estimate, e.interval, digits=2)
     alone = interval_text(e.experts_only_interval)
-    return _row(p.name, 28, f"{ppi:<18} {alone:<13} {e.narrower_by:>4.0%}  {decimal_text(e.judge_only, 2)}")
+    return _row(_pool_name(p, heading), 28,
+                f"{ppi:<18} {alone:<13} {e.narrower_by:>4.0%}  {decimal_text(e.judge_only, 2)}")
 
 
 def judge_lines(page: ValidityPage, j: JudgeValidity, width: int = WIDTH) -> list[str]:
@@ -146,9 +158,10 @@ def judge_lines(page: ValidityPage, j: JudgeValidity, width: int = WIDTH) -> lis
         lines += _wrap(f"Pool estimate: n/a, {_reason(j.pool[0])}", width, "  ", "    ")
     elif j.pool:
         first = next((p.estimate for p in j.pool if not isinstance(p.estimate, Undefined)), None)
-        rated = f"{first.method}, {first.labelled} rated + {first.unlabelled:,} judge only" if first else "PPI++"
-        lines.append(f"  {'Pool (' + rated + ')':<47} {'experts only':<13} {'gain':>4}  judge")
-        lines += [line for p in j.pool for line in _pool_lines(p)]
+        heading = _pool_method(j.pool)
+        rated = f", {first.labelled} rated + {first.unlabelled:,} judge only" if first is not None else ""
+        lines.append(f"  {'Pool (' + heading + rated + ')':<47} {'experts only':<13} {'gain':>4}  judge")
+        lines += [line for p in j.pool for line in _pool_lines(p, heading)]
         if j.pool_note:
             lines += _wrap(f"Pool: {j.pool_note}", width, "  ", "    ")
     elif not page.pool_shown:
@@ -221,15 +234,15 @@ def render_markdown(page: ValidityPage) -> str:
         if j.pool and all(isinstance(p.estimate, Undefined) for p in j.pool):
             out += [f"Pool estimate (PPI++): n/a, {_md(_reason(j.pool[0]))}.", ""]
         elif j.pool:
-            method = next((p.estimate.method for p in j.pool if not isinstance(p.estimate, Undefined)), "PPI++")
-            out += [f"| Pool figure ({method}) | Estimate | Experts only | Narrower | Judge alone |",
+            heading = _pool_method(j.pool)
+            out += [f"| Pool figure ({heading}) | Estimate | Experts only | Narrower | Judge alone |",
                     "|---|---:|---:|---:|---:|"]
             for p in j.pool:
                 e = p.estimate
                 if isinstance(e, Undefined):
                     out.append(f"| {_md(p.name)} | n/a | | | |")
                 else:
-                    out.append(f"| {_md(p.name)} | {figure_with_interval(e.estimate, e.interval, digits=2)} | "
+                    out.append(f"| {_md(_pool_name(p, heading))} | {figure_with_interval(e.estimate, e.interval, digits=2)} | "
                                f"{interval_text(e.experts_only_interval)} | {share_text(e.narrower_by)} | {decimal_text(e.judge_only, 2)} |")
             out.append("")
             if j.pool_note:
