@@ -1,4 +1,4 @@
-"""Prediction-powered estimates of a mean over the whole pool (PPI++ with power tuning).
+"""Estimates of a mean over the whole pool: PPI++ with power tuning, and a PASS/FAIL judge's pass rate by verdict.
 
 Angelopoulos, Bates, Fannjiang, Jordan and Zrnic, "Prediction-powered inference" (Science, 2023), and
 Angelopoulos, Duchi and Zrnic, "PPI++: Efficient prediction-powered inference" (2023). The experts rated n
