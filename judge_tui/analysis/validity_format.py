@@ -160,7 +160,10 @@ def judge_lines(page: ValidityPage, j: JudgeValidity, width: int = WIDTH) -> lis
         first = next((p.estimate for p in j.pool if not isinstance(p.estimate, Undefined)), None)
         heading = _pool_method(j.pool)
         rated = f", {first.labelled} rated + {first.unlabelled:,} judge only" if first is not None else ""
-        lines.append(f"  {'Pool (' + heading + rated + ')':<47} {'experts only':<13} {'gain':>4}  judge")
+        label = f"Pool ({heading}{rated})"
+        if len(label) > 47:  # keeps the table within the judge screen's 76 columns
+            label = label.removesuffix(" judge only)") + ")"
+        lines.append(f"  {label:<47} {'experts only':<13} {'gain':>4}  judge")
         lines += [line for p in j.pool for line in _pool_lines(p, heading)]
         if j.pool_note:
             lines += _wrap(f"Pool: {j.pool_note}", width, "  ", "    ")
