@@ -320,3 +320,22 @@ def test_no_pool_figure_leaves_its_scale_with_three_rated_items(tmp_path: Path, 
     rows = lines[start + 1 : start + 1 + len(pool)]
     numbers = [float(x) for row in rows for x in re.findall(r"-?\d+\.\d+", row)]
     assert len(numbers) >= 4 * len(pool) and all(0.0 <= x <= 1.0 for x in numbers), rows
+
+
+def test_a_pool_row_made_otherwise_than_the_heading_says_names_its_method() -> None:
+    """A PASS/FAIL rubric of several dimensions: each dimension's pass rate split by verdict, the overall score
+    (their weighted mean, not a verdict) by PPI++; the row says so, in text and Markdown."""
+    from judge_tui.analysis.validity import JudgeValidity, PoolFigure, ValidityPage
+    from judge_tui.analysis.validity_format import render_markdown
+    from judge_tui.stats.prediction_powered import prediction_powered_mean, verdict_stratified_rate
+
+    labels = np.array([1.0] * 20 + [0.0] * 10)
+    judged = np.array([1.0] * 200 + [0.0] * 100)
+    pool = (PoolFigure("a", "clarity", verdict_stratified_rate(labels, labels, judged)),
+            PoolFigure("pass_rate", "pass rate", prediction_powered_mean(labels * 0.5, labels * 0.5, judged * 0.5)))
+    block = JudgeValidity("j", None, ("ann",), (), (), pool, None, (), ())
+    page = ValidityPage("binary", 0.2, 0.05, 0.95, (block,), True)
+    text = render_text(page)
+    assert "Pool (by verdict, 30 rated + 300 judge only)" in text
+    assert "\n  clarity " in text and "\n  pass rate (PPI++) " in text
+    assert "| Pool figure (by verdict) |" in render_markdown(page) and "| pass rate (PPI++) |" in render_markdown(page)
