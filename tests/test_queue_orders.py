@@ -280,6 +280,31 @@ def test_balanced_report_weights_each_stratum_by_its_share_of_the_pool(store, bi
         assert "unweighted counts of the rated items" in " ".join(rendered.split())
 
 
+def test_the_pool_pass_rate_of_a_balanced_order_weights_each_verdict_by_its_share_of_the_pool(store, binary):
+    """The validity page's pool pass rate over a balanced draw: each of the judge's verdicts (the draw's strata)
+    counts at its size in the pool, not at its share of the rated items, and stays within 0-1."""
+    from judge_tui.analysis.report import build_report
+    from judge_tui.analysis.scores import load
+    from judge_tui.analysis.validity import judge_validity
+    from judge_tui.stats.prediction_powered import PoolEstimate
+
+    fill(store, binary, n=20)  # the judge: FAIL on P005, P010, P015, P020; PASS on the other 16
+    prepare_queue(store, binary, "ann", "balanced")
+    labels = {"P005": "FAIL", "P010": "FAIL", "P015": "FAIL", "P020": "PASS",
+              "P001": "PASS", "P002": "PASS", "P003": "PASS", "P004": "FAIL"}
+    for item_id, label in labels.items():
+        human_rating(store, binary, item_id, label)
+    ratings = load(store, binary)
+    page = judge_validity(store, build_report(store, binary, ratings=ratings), ratings, AgreementSettings())
+    [figure] = page.judges[0].pool
+    estimate = figure.estimate
+    assert isinstance(estimate, PoolEstimate) and figure.key == "pass_rate"
+    assert estimate.method == "by verdict" and page.judges[0].pool_note is None
+    # FAIL by the judge: 4 in the pool, 1 of its 4 rated passed; PASS: 16 in the pool, 3 of its 4 rated passed.
+    assert estimate.estimate == pytest.approx(4 / 20 * 1 / 4 + 16 / 20 * 3 / 4, abs=1e-12)  # the rated: 4/8
+    assert 0.0 <= estimate.interval.low < estimate.estimate < estimate.interval.high <= 1.0
+
+
 def test_uniform_weights_give_todays_figures(store, binary):
     """One stratum (or weights all 1): the design-weighted figures are the report's own to 1e-12."""
     import numpy as np

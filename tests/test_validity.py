@@ -5,6 +5,7 @@ statsmodels; the pool estimate against the same arrays read straight from the ra
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -256,3 +257,85 @@ def test_the_report_has_a_block_for_every_judge_the_judge_of_the_comparison_firs
     assert "(exercise-quality #1, 2026-01-01)" in text.splitlines()[0]
     assert "judge judge-v0 (exercise-quality #1, 2026-01-01)" in text
     assert "rubric version alone" not in text
+
+
+def test_the_page_offers_a_pool_figure_only_where_the_judge_narrows_it() -> None:
+    """A judge that passes every item adds nothing to the experts' pass rate: the page says to use the experts
+    alone for it, and offers the figure a judge that tracks the experts narrows."""
+    from judge_tui.analysis.validity import PoolFigure, _pool_uses, offers_pool
+    from judge_tui.stats.prediction_powered import verdict_stratified_rate
+
+    labels = np.array([1.0] * 20 + [0.0] * 10)
+    tracks = verdict_stratified_rate(labels, labels, np.array([1.0] * 200 + [0.0] * 100))
+    passes_all = verdict_stratified_rate(labels, np.ones(30), np.ones(300))
+    assert offers_pool(tracks) and not offers_pool(passes_all)
+    said = _pool_uses([PoolFigure("a", "clarity", tracks), PoolFigure("pass_rate", "pass rate", passes_all)])
+    assert said == ["may estimate the pool's clarity, corrected by the experts",
+                    "for the pool's pass rate, use the experts alone: the judge's ratings do not narrow the interval"]
+    assert _pool_uses([PoolFigure("pass_rate", "pass rate", tracks)]) == [
+        "may estimate the pool's pass rate, corrected by the experts' ratings"]
+
+
+def _intervals(node, path: str = ""):
+    """Every {low, high} in a JSON tree, with where it is."""
+    if isinstance(node, dict):
+        if "low" in node and "high" in node:
+            yield path, node
+        for key, value in node.items():
+            yield from _intervals(value, f"{path}.{key}")
+    elif isinstance(node, list):
+        for n, value in enumerate(node):
+            yield from _intervals(value, f"{path}[{n}]")
+
+
+@pytest.mark.parametrize("rubric_id", ["binary", "exercise-quality"])
+def test_no_pool_figure_leaves_its_scale_with_three_rated_items(tmp_path: Path, rubrics, capsys, rubric_id: str
+                                                                ) -> None:
+    """Three rated items: the t interval with one degree of freedom ran to "0.86 [-1.75, 3.48]". Every pool
+    estimate and interval of the JSON report, and the text, stay within the scale's 0-1."""
+    rubric = rubrics[rubric_id]
+    rng = np.random.default_rng(9)
+    path = tmp_path / "few.db"
+    make = binary_item if rubric_id == "binary" else exercise_item
+    ids = [make(n).id for n in range(1, 31)]
+    with Store(path) as store:
+        store.ensure_rubric_version(rubric)
+        store.add_items([make(n) for n in range(1, 31)])
+        points = (0.0, 1.0) if rubric_id == "binary" else (0.0, 0.5, 1.0)
+        for rater, kind, items in (("ann", "human", ids[:3]), (JUDGE, "judge", ids)):
+            rate(store, rubric, rater, kind,
+                 {i: {d: float(rng.choice(points)) for d in rubric.dimension_ids if d in (*DIMS, "label")}
+                  for i in items})
+    assert main(["report", "--db", str(path), "--rubric", rubric_id, "--format", "json"]) == 0
+    pool = [p for block in json.loads(capsys.readouterr().out)["judge_validity"]["judges"] for p in block["pool"]]
+    assert pool and all(p["estimate"] is not None for p in pool)
+    for p in pool:
+        assert 0.0 <= p["estimate"] <= 1.0 and 0.0 <= p["experts_only"] <= 1.0
+        for where, interval in _intervals(p):
+            assert 0.0 <= interval["low"] <= interval["high"] <= 1.0, (p["key"], where, interval)
+        assert p["interval"]["low"] <= p["estimate"] <= p["interval"]["high"]
+    assert main(["report", "--db", str(path), "--rubric", rubric_id]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    start = next(n for n, line in enumerate(lines) if line.startswith("  Pool ("))
+    rows = lines[start + 1 : start + 1 + len(pool)]
+    numbers = [float(x) for row in rows for x in re.findall(r"-?\d+\.\d+", row)]
+    assert len(numbers) >= 4 * len(pool) and all(0.0 <= x <= 1.0 for x in numbers), rows
+
+
+def test_a_pool_row_made_otherwise_than_the_heading_says_names_its_method() -> None:
+    """A PASS/FAIL rubric of several dimensions: each dimension's pass rate split by verdict, the overall score
+    (their weighted mean, not a verdict) by PPI++; the row says so, in text and Markdown."""
+    from judge_tui.analysis.validity import JudgeValidity, PoolFigure, ValidityPage
+    from judge_tui.analysis.validity_format import render_markdown
+    from judge_tui.stats.prediction_powered import prediction_powered_mean, verdict_stratified_rate
+
+    labels = np.array([1.0] * 20 + [0.0] * 10)
+    judged = np.array([1.0] * 200 + [0.0] * 100)
+    pool = (PoolFigure("a", "clarity", verdict_stratified_rate(labels, labels, judged)),
+            PoolFigure("pass_rate", "pass rate", prediction_powered_mean(labels * 0.5, labels * 0.5, judged * 0.5)))
+    block = JudgeValidity("j", None, ("ann",), (), (), pool, None, (), ())
+    page = ValidityPage("binary", 0.2, 0.05, 0.95, (block,), True)
+    text = render_text(page)
+    assert "Pool (by verdict, 30 rated + 300 judge only)" in text
+    assert "\n  clarity " in text and "\n  pass rate (PPI++) " in text
+    assert "| Pool figure (by verdict) |" in render_markdown(page) and "| pass rate (PPI++) |" in render_markdown(page)

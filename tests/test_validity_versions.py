@@ -26,7 +26,7 @@ from judge_tui.analysis.scores import load
 from judge_tui.analysis.validity import validity_by_version
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats.alt_test import alternative_annotator_test
-from judge_tui.stats.prediction_powered import prediction_powered_mean
+from judge_tui.stats.prediction_powered import verdict_stratified_rate
 from judge_tui.store import Store
 from judge_tui.store.rubric_choice import resolve_rubric
 from judge_tui.tui.screens.summary import SummaryScreen
@@ -103,7 +103,7 @@ def _expected(study: Study, judge: str, version: int) -> tuple[Any, Any, float]:
     experts = np.vstack([study.labels[(e, version)] for e in EXPERTS])
     judged = study.labels[(judge, version)]
     test = alternative_annotator_test(experts, judged[:n], EXPERTS, scoring="accuracy", epsilon=0.2, q=0.05)
-    pool = prediction_powered_mean(experts.mean(axis=0), judged[:n], judged[n:], confidence=0.95)
+    pool = verdict_stratified_rate(experts.mean(axis=0), judged[:n], judged[n:], confidence=0.95)
     majority = (experts.mean(axis=0) > 0.5).astype(int)
     return test, pool, float(cohen_kappa_score(majority, judged[:n].astype(int)))
 

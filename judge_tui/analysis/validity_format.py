@@ -32,6 +32,7 @@ from judge_tui.model.textsafe import clean
 from judge_tui.stats import assurance
 from judge_tui.stats.agreement import Undefined
 from judge_tui.stats.alt_test import Scoring
+from judge_tui.stats.prediction_powered import PPI
 
 WIDTH = 80
 TITLE = "What the judge may be used for"
@@ -127,13 +128,24 @@ def _replacement_lines(r: Replacement) -> list[str]:
     return _row(r.name, 28, f"{t.winning_rate:>5.2f} {t.advantage_probability:>5.2f}  {size:<10} {verdict}")
 
 
-def _pool_lines(p: PoolFigure) -> list[str]:
+def _pool_method(pool: tuple[PoolFigure, ...]) -> str:
+    """The method the pool table's heading names: its first estimate's (a row made otherwise names its own)."""
+    return next((p.estimate.method for p in pool if not isinstance(p.estimate, Undefined)), PPI)
+
+
+def _pool_name(p: PoolFigure, heading: str) -> str:
+    e = p.estimate
+    return p.name if isinstance(e, Undefined) or e.method == heading else f"{p.name} ({e.method})"
+
+
+def _pool_lines(p: PoolFigure, heading: str) -> list[str]:
     e = p.estimate
     if isinstance(e, Undefined):
         return _row(p.name, 28, f"n/a: {e.reason}")
     ppi = figure_with_interval(e.estimate, e.interval, digits=2)
     alone = interval_text(e.experts_only_interval)
-    return _row(p.name, 28, f"{ppi:<18} {alone:<13} {e.narrower_by:>4.0%}  {decimal_text(e.judge_only, 2)}")
+    return _row(_pool_name(p, heading), 28,
+                f"{ppi:<18} {alone:<13} {e.narrower_by:>4.0%}  {decimal_text(e.judge_only, 2)}")
 
 
 def judge_lines(page: ValidityPage, j: JudgeValidity, width: int = WIDTH) -> list[str]:
@@ -147,7 +159,7 @@ def judge_lines(page: ValidityPage, j: JudgeValidity, width: int = WIDTH) -> lis
         lines += [line for c in j.targets for line in _target_lines(c, width)]
     if j.replacement and all(r.test.passed is None for r in j.replacement):
         lines += _wrap(f"Replace an expert? not tested: {j.replacement[0].test.untested}", width, "  ", "    ")
-    else:
+    elif j.replacement:
         head = (f"  {'Replace an expert? ε ' + format(page.epsilon, 'g'):<28} {'ω':>5} {'ρ':>5}  "
                 f"{'experts×n':<10} by {SCORED_BY[j.replacement[0].test.scoring]}")
         experts = f" ({', '.join(map(clean, j.experts))})"
@@ -157,9 +169,13 @@ def judge_lines(page: ValidityPage, j: JudgeValidity, width: int = WIDTH) -> lis
         lines += _wrap(f"Pool estimate: n/a, {_reason(j.pool[0])}", width, "  ", "    ")
     elif j.pool:
         first = next((p.estimate for p in j.pool if not isinstance(p.estimate, Undefined)), None)
+        heading = _pool_method(j.pool)
         rated = f", {first.labelled} rated + {first.unlabelled:,} judge only" if first is not None else ""
-        lines.append(f"  {'Pool (PPI++' + rated + ')':<47} {'experts only':<13} {'gain':>4}  judge")
-        lines += [line for p in j.pool for line in _pool_lines(p)]
+        label = f"Pool ({heading}{rated})"
+        if len(label) > 47:  # keeps the table within the judge screen's 76 columns
+            label = label.removesuffix(" judge only)") + ")"
+        lines.append(f"  {label:<47} {'experts only':<13} {'gain':>4}  judge")
+        lines += [line for p in j.pool for line in _pool_lines(p, heading)]
         if j.pool_note:
             lines += _wrap(f"Pool: {j.pool_note}", width, "  ", "    ")
     elif not page.pool_shown:
@@ -234,13 +250,15 @@ def render_markdown(page: ValidityPage) -> str:
         if j.pool and all(isinstance(p.estimate, Undefined) for p in j.pool):
             out += [f"Pool estimate (PPI++): n/a, {_md(_reason(j.pool[0]))}.", ""]
         elif j.pool:
-            out += ["| Pool figure (PPI++) | Estimate | Experts only | Narrower | Judge alone |", "|---|---:|---:|---:|---:|"]
+            heading = _pool_method(j.pool)
+            out += [f"| Pool figure ({heading}) | Estimate | Experts only | Narrower | Judge alone |",
+                    "|---|---:|---:|---:|---:|"]
             for p in j.pool:
                 e = p.estimate
                 if isinstance(e, Undefined):
                     out.append(f"| {_md(p.name)} | n/a | | | |")
                 else:
-                    out.append(f"| {_md(p.name)} | {figure_with_interval(e.estimate, e.interval, digits=2)} | "
+                    out.append(f"| {_md(_pool_name(p, heading))} | {figure_with_interval(e.estimate, e.interval, digits=2)} | "
                                f"{interval_text(e.experts_only_interval)} | {share_text(e.narrower_by)} | {decimal_text(e.judge_only, 2)} |")
             out.append("")
             if j.pool_note:
@@ -284,13 +302,14 @@ def _pool_dict(p: PoolFigure) -> dict[str, Any]:
     e = p.estimate
     if isinstance(e, Undefined):
         return {"key": p.key, "name": p.name, "estimate": None, "undefined": {"estimate": e.reason}}
-    return {"key": p.key, "name": p.name, "estimate": e.estimate,
+    return {"key": p.key, "name": p.name, "estimate": e.estimate, "method": e.method,
             "interval": {"low": e.interval.low, "high": e.interval.high, "method": e.interval.method,
                          "confidence": e.interval.confidence},
             "standard_error": e.standard_error, "tuning": e.tuning, "labelled": e.labelled,
             "unlabelled": e.unlabelled, "experts_only": e.experts_only,
             "experts_only_standard_error": e.experts_only_standard_error,
-            "experts_only_interval": {"low": e.experts_only_interval.low, "high": e.experts_only_interval.high},
+            "experts_only_interval": {"low": e.experts_only_interval.low, "high": e.experts_only_interval.high,
+                                      "method": e.experts_only_interval.method},
             "judge_only": e.judge_only, "narrower_by": e.narrower_by, "undefined": {}}
 
 

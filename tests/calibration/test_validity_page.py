@@ -55,7 +55,7 @@ async def test_v_shows_the_page_of_the_judge_in_force_with_the_pool(judged: Path
     text, back = await _page(judged, "lead")
     assert text.startswith("What the judge may be used for: judge judge:cmd-fake:binary@")
     assert "Replace an expert? not tested" in text  # 2 experts on 12 dev items: below the test's minimum
-    assert "Pool (PPI++, 12 rated + 4 judge only)" in text
+    assert "Pool (by verdict, 12 rated + 4 judge only)" in text  # PASS/FAIL: split by the judge's verdict
     assert back == "cal-overview"
 
 
@@ -64,7 +64,7 @@ async def test_a_lead_who_rated_sees_the_page_without_the_pool(judged: Path) -> 
     """alice rated every study item but not the four new ones: the pool would use the judge's ratings of them."""
     text, _ = await _page(judged, "alice")
     assert text.startswith("What the judge may be used for: judge judge:cmd-fake:binary@")
-    assert "PPI++" not in text
+    assert "Pool (" not in text
     assert "Pool estimate: in `judge-tui report`" in text
 
 
