@@ -9,6 +9,7 @@ bidirectional characters are shown as ``<U+XXXX>``, as the app shows them.
 
 from __future__ import annotations
 
+import codecs
 import copy
 import dataclasses
 import io
@@ -28,6 +29,15 @@ from judge_tui.model.textsafe import clean
 PIPE_WIDTH = 10_000
 # On a narrow terminal an id column may be folded down to this many characters a line, no fewer.
 FOLD_FLOOR = 8
+
+
+def data_stdout() -> None:
+    """Standard output made to write UTF-8 when it is a pipe or file, for data (an export) that would lose what
+    its encoding cannot hold; JSON Lines and CSV files are UTF-8 whatever the system's encoding."""
+    stream = sys.stdout
+    if isinstance(stream, io.TextIOWrapper) and not is_terminal(stream) and codecs.lookup(stream.encoding).name != "utf-8":
+        stream.flush()
+        stream.reconfigure(encoding="utf-8", errors="strict")
 
 
 def is_terminal(stream: IO[str] | None = None) -> bool:
@@ -255,5 +265,8 @@ class _CleaningWriter:
 
 
 def safe_stdout() -> Any:
-    """Standard output for data (exports): exact on a pipe or file, cleaned on a terminal."""
-    return _CleaningWriter(sys.stdout) if is_terminal(sys.stdout) else sys.stdout
+    """Standard output for data (exports): exact (and UTF-8) on a pipe or file, cleaned on a terminal."""
+    if is_terminal(sys.stdout):
+        return _CleaningWriter(sys.stdout)
+    data_stdout()
+    return sys.stdout

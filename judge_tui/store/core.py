@@ -248,7 +248,10 @@ class StoreCore:
         ids = list(dict.fromkeys(ids))
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
-            yield from self.conn.execute(sql.format(ids=",".join("?" * len(chunk))), chunk)
+            # Not `yield from`: a generator left unfinished (memory ran out) and closed after the connection
+            # would close the cursor too, which raises on a closed database.
+            for row in self.conn.execute(sql.format(ids=",".join("?" * len(chunk))), chunk):  # noqa: UP028
+                yield row
 
     # ------------------------------------------------------------------ meta
 
