@@ -169,6 +169,8 @@ class StoreCore:
             if not isinstance(exc, sqlite3.DatabaseError):
                 raise
             code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+            if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                raise  # another process holds it (an exclusive lock): a fault of the moment, not of the path
             if code == sqlite3.SQLITE_NOTADB:
                 raise StoreError(NOT_SQLITE.format(path=path)) from None
             if code in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR):

@@ -190,3 +190,19 @@ async def test_the_status_line_names_the_demo_database(hermetic_home):
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
             assert str(app.screen.query_one(StatusLine).render()).startswith("demo database  │  0 rated")
+
+
+@pytest.mark.slow
+def test_the_app_says_at_once_that_another_program_holds_the_database(filled_store, db_path, capsys):
+    """Under another program's long write (a merge), start-up's one write (remembering --reviewer) waits a moment,
+    not the whole busy timeout on a blank screen: the app never starts, and says why."""
+    from tests.faults.locker import Locker
+
+    filled_store.close()
+    with Locker(db_path):
+        assert main(["rate", "--db", str(db_path), "--reviewer", "EXP009"]) == 1
+    err = capsys.readouterr().err
+    assert err == (f"judge-tui: {db_path} is busy: another program (a merge, an import, a judge?) is writing to it, so"
+                   " the app cannot start on it now. Start it again once the other has finished\n")
+    with Store(db_path) as store:
+        assert launch.choose_reviewer(store, None) != "EXP009"  # nothing was written
