@@ -135,6 +135,7 @@ def prepare(args: argparse.Namespace, *, lead: bool = False) -> Launch:
                             f"{', '.join(BINDING_IDS)} (`?` in the app lists the rating screen's with their keys).")
 
     check_keymap()
+    _size_from_the_terminal()
     # The lead adjudicates the study itself; the rating app opens the demo on a first start.
     store, notice = (commands.open_store(args, create=False), "") if lead else open_database(args)
     try:
@@ -163,6 +164,21 @@ def prepare(args: argparse.Namespace, *, lead: bool = False) -> Launch:
         store.close()
         raise
     return Launch(settings, store, rubric, reviewer, split, notice)
+
+
+def _size_from_the_terminal() -> None:
+    """The app takes the size of the terminal it runs in. Textual asks shutil, which reads COLUMNS and LINES first:
+    exported once (a shell profile, a script), they would fix the app's size whatever the window is, and it
+    would show "too small" in a large window or draw past a small one. Only where the terminal answers."""
+    stdout = sys.__stdout__
+    if stdout is None:
+        return
+    try:
+        os.get_terminal_size(stdout.fileno())  # what shutil asks when the variables are not set
+    except (ValueError, OSError):
+        return  # no terminal to ask: the variables are all there is
+    os.environ.pop("COLUMNS", None)
+    os.environ.pop("LINES", None)
 
 
 def run(args: argparse.Namespace) -> int:
