@@ -31,15 +31,6 @@ PIPE_WIDTH = 10_000
 FOLD_FLOOR = 8
 
 
-def data_stdout() -> None:
-    """Standard output made to write UTF-8 when it is a pipe or file, for data (an export) that would lose what
-    its encoding cannot hold; JSON Lines and CSV files are UTF-8 whatever the system's encoding."""
-    stream = sys.stdout
-    if isinstance(stream, io.TextIOWrapper) and not is_terminal(stream) and codecs.lookup(stream.encoding).name != "utf-8":
-        stream.flush()
-        stream.reconfigure(encoding="utf-8", errors="strict")
-
-
 def is_terminal(stream: IO[str] | None = None) -> bool:
     stream = stream if stream is not None else sys.stdout
     isatty = getattr(stream, "isatty", None)
@@ -265,8 +256,13 @@ class _CleaningWriter:
 
 
 def safe_stdout() -> Any:
-    """Standard output for data (exports): exact (and UTF-8) on a pipe or file, cleaned on a terminal."""
-    if is_terminal(sys.stdout):
-        return _CleaningWriter(sys.stdout)
-    data_stdout()
-    return sys.stdout
+    """Standard output for data (exports): exact on a pipe or file, cleaned on a terminal. To a pipe or file it
+    writes UTF-8 whatever the system's encoding, as the format's files are: a cp1252 or ascii output would lose
+    what it cannot hold."""
+    stream = sys.stdout
+    if is_terminal(stream):
+        return _CleaningWriter(stream)
+    if isinstance(stream, io.TextIOWrapper) and codecs.lookup(stream.encoding).name != "utf-8":
+        stream.flush()
+        stream.reconfigure(encoding="utf-8", errors="strict")
+    return stream
