@@ -90,3 +90,23 @@ def test_export_and_import_bundle_commands(tmp_path: Path, rubrics, capsys):
     assert "added 3 ratings, 2 items, 1 rater, 1 rubric version" in capsys.readouterr().out
     assert main(["import", "--bundle", str(laptop), "--db", str(lead)]) == 1
     assert "not a bundle" in capsys.readouterr().err
+
+
+def test_a_bundle_names_the_experts_database_but_never_its_folder(tmp_path: Path, rubrics, capsys):
+    """A bundle travels (mail, a USB stick): the path of the expert's database would tell whose machine and which
+    folders it came from."""
+    import sqlite3
+
+    from judge_tui.cli import main
+
+    private = tmp_path / "home" / "ann.smith" / "private-study"
+    private.mkdir(parents=True)
+    laptop = _laptop(private / "laptop.db", rubrics)
+    bundle_path = tmp_path / "ann.bundle.db"
+    assert main(["export", "--bundle", "-o", str(bundle_path), "--rater", "ann", "--db", str(laptop)]) == 0
+    capsys.readouterr()
+    with sqlite3.connect(bundle_path) as conn:
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    conn.close()
+    assert meta["bundle_source"] == "laptop.db"
+    assert b"ann.smith" not in bundle_path.read_bytes() and b"private-study" not in bundle_path.read_bytes()

@@ -448,6 +448,16 @@ def test_resamples_that_never_vary_give_no_interval_rather_than_a_point():
     assert isinstance(intervals.percentile_interval(np.array([0.3] * 95 + [np.nan] * 5)), Undefined)
 
 
+def test_resamples_a_last_bit_apart_are_the_same_value():
+    """A perfect correlation computes as 1.0 in some resamples and a bit or two under it in others, as a CPU or
+    maths library rounds: still no interval, on every machine alike. A real spread still gives one."""
+    perfect = np.array([1.0, np.nextafter(1.0, 0.0), 1.0 - 2.2e-16] * 40)
+    found = intervals.percentile_interval(perfect)
+    assert isinstance(found, Undefined) and "every resample of the items gives the same value" in found.reason
+    spread = intervals.percentile_interval(np.array([1.0, 0.99] * 60))
+    assert isinstance(spread, intervals.Interval) and spread.low == pytest.approx(0.99)
+
+
 # ---------------------------------------------------------------------------------------------- AC1, PABAK
 
 

@@ -26,7 +26,7 @@ def run_export_bundle(args: argparse.Namespace) -> int:
     expert = getattr(args, "for_expert", None)
     if expert and getattr(args, "rater", None) and args.rater != expert:
         raise UserError(f"--for {expert} and --rater {args.rater} name two experts; a bundle holds one's work")
-    with open_store(args) as store:
+    with open_store(args, create=False) as store:
         rater = expert or choose_rater(store, getattr(args, "rater", None))
         try:
             result = export_bundle(store, rater, Path(args.output), assignment=bool(expert))

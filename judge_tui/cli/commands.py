@@ -90,9 +90,10 @@ def output_format(fmt: str | None, destination: Path | None, by_suffix: dict[str
 
 def run_check(args: argparse.Namespace) -> int:
     """SQLite's full integrity check of the database (read-only; it reads every page, so it takes a while)."""
+    import contextlib
     import sqlite3
 
-    from judge_tui.store.core import check_header, connect_read_only, writable
+    from judge_tui.store.core import check_header, check_schema, connect_read_only, writable
     from judge_tui.store.faults import describe_sqlite
 
     path = db_path(args)
@@ -106,7 +107,15 @@ def run_check(args: argparse.Namespace) -> int:
     except StoreError as exc:
         raise UserError(str(exc)) from None
     try:
+        # Only a judge-tui database is vouched for: an empty file, another program's database or a newer
+        # judge-tui's is named as such. What cannot even be read this far is left to the check below.
+        with contextlib.suppress(sqlite3.DatabaseError):
+            if not check_schema(conn, path):
+                raise UserError(f"{path} holds no judge-tui database: it is empty (a new file, or one whose set-up "
+                                "never finished), so there is nothing to check. Check the path")
         problems = [row[0] for row in conn.execute("PRAGMA integrity_check")]
+    except StoreError as exc:
+        raise UserError(f"{exc}; nothing was checked") from None
     except sqlite3.DatabaseError as exc:
         code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
         if code not in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):  # not damage: say what it is

@@ -16,7 +16,7 @@ from judge_tui.store.rubric_choice import resolve_rubric
 def run_rubric_change(args: argparse.Namespace) -> int:
     """Record a rubric version in this database only: other databases keep theirs, and no file is copied."""
     items = parse_items(args.items)
-    with open_store(args) as store:
+    with open_store(args, create=False) as store:
         if args.file:
             try:
                 rubric = load_rubric(Path(args.file))

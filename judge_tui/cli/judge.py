@@ -398,7 +398,7 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
         args.concurrency = settings.openai_concurrency if isinstance(backend, OpenAIBackend) else 4
     if args.batch and not paid:
         raise UserError("--batch works with the anthropic backend only")
-    store = open_store(args)
+    store = open_store(args, create=False)
     exit_code = 0
     try:
         rubrics = _rubrics(store, args)

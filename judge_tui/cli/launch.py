@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import sqlite3
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,11 +17,13 @@ from judge_tui.model.records import reviewer_problem
 from judge_tui.model.rubrics import Rubric, Scale
 from judge_tui.model.settings import Settings, load_settings
 from judge_tui.store import Store, StoreError
+from judge_tui.store.core import is_busy
 from judge_tui.store.rubric_choice import resolve_rubric
 from judge_tui.transfer import demo_loading
 
 FIRST_PAINT_ENV = "JUDGE_TUI_EXIT_AFTER_FIRST_PAINT"
 PREFERRED_RUBRIC = "cis"
+START_WAIT = 0.5  # seconds a start-up write waits for another program's write to end
 
 
 def choose_rubric(store: Store, requested: str | None) -> Rubric:
@@ -141,23 +144,50 @@ def prepare(args: argparse.Namespace, *, lead: bool = False) -> Launch:
                             f"{', '.join(BINDING_IDS)} (`?` in the app lists the rating screen's with their keys).")
 
     check_keymap()
+    _size_from_the_terminal()
     # The lead adjudicates the study itself; the rating app opens the demo on a first start.
     store, notice = (commands.open_store(args, create=False), "") if lead else open_database(args)
     try:
         if notice:
             print(f"judge-tui: {notice}", file=sys.stderr)
-        rubric = choose_rubric(store, getattr(args, "rubric", None))
-        check_keymap(rubric.scale)  # keys 5 to 9 clash with others only on a scale with that many categories
-        split = getattr(args, "split", None)
-        if split and not store.has_items(rubric.id, split):
-            raise UserError(f"no {rubric.id} items are in split {split!r}; `judge-tui split` assigns splits")
-        reviewer = choose_reviewer(store, getattr(args, "reviewer", None), remember=not lead)
-        if lead and not reviewer:
-            raise UserError("who is adjudicating? Pass --reviewer ID (it is recorded with every consensus)")
+        # What start-up writes (the reviewer remembered, a rubric version) waits a moment at most: under another
+        # program's long write the app would sit on a blank screen for the whole busy timeout, then stop, while
+        # the keys typed meanwhile went to the shell. Said at once instead, before the app takes the terminal.
+        with store.waiting_at_most(START_WAIT):
+            rubric = choose_rubric(store, getattr(args, "rubric", None))
+            check_keymap(rubric.scale)  # keys 5 to 9 clash with others only on a scale with that many categories
+            split = getattr(args, "split", None)
+            if split and not store.has_items(rubric.id, split):
+                raise UserError(f"no {rubric.id} items are in split {split!r}; `judge-tui split` assigns splits")
+            reviewer = choose_reviewer(store, getattr(args, "reviewer", None), remember=not lead)
+            if lead and not reviewer:
+                raise UserError("who is adjudicating? Pass --reviewer ID (it is recorded with every consensus)")
+    except sqlite3.OperationalError as exc:
+        store.close()
+        if is_busy(exc):
+            raise UserError(f"{store.path} is busy: another program (a merge, an import, a judge?) is writing to "
+                            "it, so the app cannot start on it now. Start it again once the other has finished"
+                            ) from None
+        raise
     except BaseException:
         store.close()
         raise
     return Launch(settings, store, rubric, reviewer, split, notice)
+
+
+def _size_from_the_terminal() -> None:
+    """The app takes the size of the terminal it runs in. Textual asks shutil, which reads COLUMNS and LINES first:
+    exported once (a shell profile, a script), they would fix the app's size whatever the window is, and it
+    would show "too small" in a large window or draw past a small one. Only where the terminal answers."""
+    stdout = sys.__stdout__
+    if stdout is None:
+        return
+    try:
+        os.get_terminal_size(stdout.fileno())  # what shutil asks when the variables are not set
+    except (ValueError, OSError):
+        return  # no terminal to ask: the variables are all there is
+    os.environ.pop("COLUMNS", None)
+    os.environ.pop("LINES", None)
 
 
 def run(args: argparse.Namespace) -> int:

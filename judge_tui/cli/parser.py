@@ -6,8 +6,10 @@ Handlers are imported only when their command runs, so `judge-tui --help` and th
 from __future__ import annotations
 
 import argparse
+import codecs
 import gc
 import importlib
+import io
 import os
 import sqlite3
 import sys
@@ -365,6 +367,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # app until its first item is on screen (JudgeTuiApp.start_up_over).
     collecting = gc.isenabled()
     gc.disable()
+    _prepare_streams()
     try:
         args = build_parser().parse_args(argv)
         command = args.command or "rate"
@@ -376,6 +379,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             gc.enable()
 
 
+def _prepare_streams() -> None:
+    """Standard output and error that every command can print to, whatever the shell gave it.
+
+    A closed one (`cmd >&-`) is opened on the null device: printing to it costs nothing, and no file opened
+    later (the database) can take its descriptor and receive what is printed. One whose encoding is not UTF-8
+    (cp1252, latin-1, ascii) writes "?" for what it cannot encode rather than stopping the command.
+    """
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        stream = getattr(sys, name)
+        if stream is None:
+            null = os.open(os.devnull, os.O_WRONLY)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+            setattr(sys, name, open(fd, "w", encoding="utf-8", closefd=False))  # noqa: SIM115 (lives as long as the process)
+        elif (isinstance(stream, io.TextIOWrapper) and stream.errors == "strict"
+              and codecs.lookup(stream.encoding).name != "utf-8"):
+            stream.reconfigure(errors="replace")
+
+
 def _run(command: str, args: argparse.Namespace) -> int:
     try:
         return int(_handler(command)(args) or 0)
@@ -385,6 +408,11 @@ def _run(command: str, args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("judge-tui: interrupted; everything saved so far is kept.", file=sys.stderr)
         return 130
+    except MemoryError:
+        print(f"judge-tui: ran out of memory running `{command}`; every write is a transaction, so nothing was"
+              " half-written. Run it again where more memory is free (close other programs, or raise the"
+              " process's memory limit)", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         # Output piped into `head` and the like: exit quietly.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -27,6 +27,21 @@ def protect(cell: str) -> str:
     return cell
 
 
+_QUOTED = ('"', ",", "\r", "\n")
+
+
+def csv_line(cells: Iterable[object]) -> str:
+    """One row as RFC 4180 writes it, ended by "\n": a cell holding a quote, a comma, a carriage return or a line
+    feed in quotes, its quotes doubled (the csv module leaves a bare carriage return unquoted when lines end in
+    "\n", and a reader then splits the row there); None is an empty cell."""
+    written = [_cell("" if cell is None else str(cell)) for cell in cells]
+    return ('""' if written == [""] else ",".join(written)) + "\n"
+
+
+def _cell(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in _QUOTED) else text
+
+
 def unprotect(cell: str) -> str:
     if cell.startswith("'") and cell[1:2] and cell[1:2] in (*_FORMULA_STARTS, "'"):
         return cell[1:]

@@ -15,7 +15,6 @@ column named above, seconds empty or null when not known, and in CSV the formula
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import re
@@ -170,8 +169,7 @@ def write_jsonl(out: io.TextIOBase, rows: Iterable[dict[str, Any]]) -> None:
 
 def write_csv(out: io.TextIOBase, rows: Iterable[dict[str, Any]], dimensions: list[str]) -> None:
     """A header (the export's columns, one per dimension between them), then one line per row."""
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*csv_rows.EXPORT_COLUMNS, *dimensions, *csv_rows.EXPORT_TAIL])
+    out.write(csv_rows.csv_line([*csv_rows.EXPORT_COLUMNS, *dimensions, *csv_rows.EXPORT_TAIL]))
     for row in rows:
         cells = [row["item_id"], row["rater"], row["kind"], row["rubric"],
                  "" if row["rubric_version"] is None else row["rubric_version"],
@@ -180,5 +178,5 @@ def write_csv(out: io.TextIOBase, rows: Iterable[dict[str, Any]], dimensions: li
                  "" if row["seconds"] is None else row["seconds"], row["repeat"],
                  json.dumps(row["details"], ensure_ascii=False) if row.get("details") else "",
                  "yes" if row["flagged"] else "", row["flag_reason"], "yes" if row["skipped"] else ""]
-        writer.writerow([csv_rows.protect(c) if isinstance(c, str) else repr(c) if isinstance(c, float) else c
-                         for c in cells])
+        out.write(csv_rows.csv_line([csv_rows.protect(c) if isinstance(c, str) else repr(c) if isinstance(c, float)
+                                 else c for c in cells]))

@@ -10,6 +10,7 @@ bidirectional characters are shown as ``<U+XXXX>``, as the app shows them.
 
 from __future__ import annotations
 
+import codecs
 import copy
 import dataclasses
 import io
@@ -259,5 +260,13 @@ class _CleaningWriter:
 
 
 def safe_stdout() -> Any:
-    """Standard output for data (exports): exact on a pipe or file, cleaned on a terminal."""
-    return _CleaningWriter(sys.stdout) if is_terminal(sys.stdout) else sys.stdout
+    """Standard output for data (exports): exact on a pipe or file, cleaned on a terminal. To a pipe or file it
+    writes UTF-8 whatever the system's encoding, as the format's files are: a cp1252 or ascii output would lose
+    what it cannot hold."""
+    stream = sys.stdout
+    if is_terminal(stream):
+        return _CleaningWriter(stream)
+    if isinstance(stream, io.TextIOWrapper) and codecs.lookup(stream.encoding).name != "utf-8":
+        stream.flush()
+        stream.reconfigure(encoding="utf-8", errors="strict")
+    return stream

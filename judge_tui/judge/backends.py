@@ -523,10 +523,23 @@ def command_env(extra: tuple[str, ...] | list[str] = (), environ: dict[str, str]
     return {name: value for name, value in environ.items() if name in wanted or name.startswith("LC_")}
 
 
+# An answer is one JSON object of a few KB; a program that prints more is misbehaving, and what it printed would be
+# kept (as the failed answer) in the database. Past this the program is stopped and nothing it printed is kept.
+MAX_COMMAND_OUTPUT = 1_000_000
+_STDERR_KEPT = 8_000  # the end of what it wrote to stderr, for the failure's message
+_CHUNK = 65_536
+
+
+class OutputTooLarge(Exception):
+    """A local program printed more than MAX_COMMAND_OUTPUT bytes."""
+
+
 class CommandBackend:
     """Runs a local program per judgment: the request as JSON on stdin, the answer JSON on stdout.
 
-    The program gets a small environment (command_env), not judge-tui's whole one.
+    The program gets a small environment (command_env), not judge-tui's whole one. Its answer is read up to
+    MAX_COMMAND_OUTPUT bytes and the end of its stderr is kept, so a runaway program costs neither memory nor
+    database.
     """
 
     name = "command"
@@ -555,6 +568,39 @@ class CommandBackend:
                 process.kill()
         await process.communicate()  # reads the pipes to their end, so their transports close now
 
+    @staticmethod
+    async def _exchange(process: asyncio.subprocess.Process, payload: bytes) -> tuple[bytes, bytes]:
+        """Send the request and read the answer (raising OutputTooLarge past the cap) and the end of stderr."""
+        assert process.stdin and process.stdout and process.stderr  # created with PIPE for all three
+
+        async def feed(stdin: asyncio.StreamWriter) -> None:
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # a program that reads nothing
+                stdin.write(payload)
+                await stdin.drain()
+                stdin.close()
+
+        async def tail(stream: asyncio.StreamReader) -> bytes:
+            kept = b""
+            while chunk := await stream.read(_CHUNK):
+                kept = (kept + chunk)[-_STDERR_KEPT:]
+            return kept
+
+        feeding = asyncio.ensure_future(feed(process.stdin))
+        draining = asyncio.ensure_future(tail(process.stderr))
+        try:
+            out = bytearray()
+            while chunk := await process.stdout.read(_CHUNK):
+                out += chunk
+                if len(out) > MAX_COMMAND_OUTPUT:
+                    raise OutputTooLarge
+            err = await draining
+            await feeding
+            await process.wait()
+            return bytes(out), err
+        finally:
+            for task in (feeding, draining):
+                task.cancel()
+
     async def judge(self, request: JudgeRequest) -> JudgeAnswer:
         payload = json.dumps({
             "model": self.model, "rubric": request.rubric_id, "item_id": request.item_id, "repeat": request.repeat,
@@ -568,7 +614,12 @@ class CommandBackend:
         except OSError as exc:
             raise FatalError(f"cannot start {self.argv[0]!r}: {exc.strerror}") from None
         try:
-            out, err = await asyncio.wait_for(process.communicate(payload), self.timeout)
+            out, err = await asyncio.wait_for(self._exchange(process, payload), self.timeout)
+        except OutputTooLarge:
+            await self._end(process)
+            raise AnswerError(f"{self.argv[0]} printed more than {MAX_COMMAND_OUTPUT // 1_000_000} MB, so it was"
+                              " stopped and its output dropped: an answer is one JSON object (a few KB); have it"
+                              " print anything else to standard error") from None
         except TimeoutError:
             await self._end(process)
             raise AnswerError(f"{self.argv[0]} gave no answer within {short_text(self.timeout)} s") from None
@@ -610,6 +661,9 @@ class ReplayBackend:
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise ConfigError(f"{self.path}:{number}: not valid JSON ({exc.msg})") from None
+            except RecursionError:
+                raise ConfigError(f"{self.path}:{number}: nested too deeply to read; a line holds one recorded"
+                                  " answer, an object of scores and a few texts") from None
             if not isinstance(row, dict) or "item_id" not in row or "answer" not in row:
                 raise ConfigError(f"{self.path}:{number}: each line needs \"item_id\" and \"answer\"")
             repeat = row.get("repeat", 0)

@@ -59,6 +59,22 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not a JSON number")
 
 
+MAX_ANSWER_DEPTH = 20  # an answer is an object of scores (a level or two) with a few texts or lists
+_TOO_DEEP = object()
+
+
+def _deeper_than(data: Any, limit: int) -> bool:
+    """Whether parsed JSON nests objects and arrays more than ``limit`` levels (walked without recursion)."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict | list):
+            if depth > limit:
+                return True
+            stack.extend((child, depth + 1) for child in (value.values() if isinstance(value, dict) else value))
+    return False
+
+
 class OutputFormat:
     """How one rubric's judge answers, and how that answer is checked.
 
@@ -172,6 +188,11 @@ class OutputFormat:
         except (json.JSONDecodeError, ValueError) as exc:
             preview = raw.strip()[:80].replace("\n", " ")
             raise JudgmentError("invalid_json", f"the answer is not JSON ({exc}); it starts {preview!r}") from None
+        except RecursionError:  # nested deeper than Python reads: refused as any answer too deep is
+            data = _TOO_DEEP
+        if data is _TOO_DEEP or _deeper_than(data, MAX_ANSWER_DEPTH):
+            raise JudgmentError("invalid_json", f"the answer is nested more than {MAX_ANSWER_DEPTH} levels deep;"
+                                " an answer is one object of scores and a few texts or lists")
         try:
             parsed = self.model.model_validate(data)
         except ValidationError as exc:

@@ -648,6 +648,9 @@ def effective_sample_size(design_weights: np.ndarray) -> float:
     return float(w.sum() ** 2 / (w * w).sum()) if w.size else 0.0
 
 
+SAME_VALUE_TOLERANCE = 1e-12
+
+
 def percentile_interval(
     replicates: np.ndarray, confidence: float = 0.95, *, method: str = "bootstrap", low: float = -1.0, high: float = 1.0
 ) -> IntervalFigure:
@@ -659,7 +662,10 @@ def percentile_interval(
             f"the figure was defined in only {usable.size} of {replicates.size} resamples; "
             "rate more items to get an interval"
         )
-    if usable.size and np.ptp(usable) == 0.0:  # [v, v] would claim certainty from however few items
+    # [v, v] would claim certainty from however few items. Resamples that agree up to rounding are the same
+    # value: a perfect correlation computes as 1.0 in one resample and 0.9999999999999998 in another, and which
+    # resamples do depends on the CPU and maths library.
+    if usable.size and np.ptp(usable) <= SAME_VALUE_TOLERANCE:
         return Undefined("no interval: every resample of the items gives the same value, so resampling cannot show"
                          " how far it could be; items that differ will give one")
     tail = (1.0 - confidence) / 2.0 * 100.0

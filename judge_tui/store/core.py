@@ -85,6 +85,41 @@ def check_header(path: Path) -> None:
         raise StoreError(NOT_SQLITE.format(path=path))
 
 
+def check_schema(conn: sqlite3.Connection, path: Path) -> set[str]:
+    """Refuse another program's database and one a newer judge-tui has upgraded; both stay as they are.
+
+    Returns the names of the migrations the database has: none for a new (empty) database.
+    """
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+              if not r[0].startswith("sqlite_")}
+    applied = set()
+    others: set[str] = set()  # migration sets of other programs using sqlite-utils
+    if "_sqlite_migrations" in tables:
+        for migration_set, name in conn.execute("SELECT migration_set, name FROM _sqlite_migrations"):
+            if migration_set == migrations.name:
+                applied.add(name)
+            else:
+                others.add(migration_set)
+    if not applied and not others and not tables - {"_sqlite_migrations"}:
+        return applied  # a new database (or one whose first set-up was cut short): judge-tui sets it up
+    if not applied:
+        shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+        if others:
+            shown += f"; migrations of {', '.join(sorted(map(str, others)))}"
+        raise StoreError(
+            f"{path} is a SQLite database of another program (tables {shown}), not a judge-tui database; "
+            "judge-tui left it unchanged. Pass --db with a judge-tui database or a new file name")
+    unknown = sorted(applied - set(migrations.names))
+    if unknown:
+        from judge_tui import __version__
+
+        raise StoreError(
+            f"{path} was upgraded by a newer judge-tui (it has {', '.join(unknown)}, which judge-tui "
+            f"{__version__} does not know); judge-tui left it unchanged. Use the newer judge-tui "
+            "(pip install -U judge-tui)")
+    return applied
+
+
 class StoreCore:
     """One connection to a judge-tui database, migrated on opening. It belongs to the thread that opened it.
 
@@ -113,7 +148,7 @@ class StoreCore:
         conn = None
         try:
             conn = self._connect(str(path))
-            applied = self._check_schema(conn)
+            applied = check_schema(conn, self.path)
             if not applied and only_reading:
                 raise StoreError(f"{path} holds no judge-tui database yet (it is empty); judge-tui left it "
                                  f"unchanged. Import items into it first (judge-tui import FILE --db {path}), or "
@@ -134,6 +169,8 @@ class StoreCore:
             if not isinstance(exc, sqlite3.DatabaseError):
                 raise
             code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+            if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                raise  # another process holds it (an exclusive lock): a fault of the moment, not of the path
             if code == sqlite3.SQLITE_NOTADB:
                 raise StoreError(NOT_SQLITE.format(path=path)) from None
             if code in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR):
@@ -156,40 +193,6 @@ class StoreCore:
         if not self.read_only:
             return sqlite3.connect(path, timeout=BUSY_TIMEOUT)
         return connect_read_only(self.path)
-
-    def _check_schema(self, conn: sqlite3.Connection) -> set[str]:
-        """Refuse another program's database and one a newer judge-tui has upgraded; both stay as they are.
-
-        Returns the names of the migrations the database has.
-        """
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-                  if not r[0].startswith("sqlite_")}
-        applied = set()
-        others: set[str] = set()  # migration sets of other programs using sqlite-utils
-        if "_sqlite_migrations" in tables:
-            for migration_set, name in conn.execute("SELECT migration_set, name FROM _sqlite_migrations"):
-                if migration_set == migrations.name:
-                    applied.add(name)
-                else:
-                    others.add(migration_set)
-        if not applied and not others and not tables - {"_sqlite_migrations"}:
-            return applied  # a new database (or one whose first set-up was cut short): judge-tui sets it up
-        if not applied:
-            shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
-            if others:
-                shown += f"; migrations of {', '.join(sorted(map(str, others)))}"
-            raise StoreError(
-                f"{self.path} is a SQLite database of another program (tables {shown}), not a judge-tui database; "
-                "judge-tui left it unchanged. Pass --db with a judge-tui database or a new file name")
-        unknown = sorted(applied - set(migrations.names))
-        if unknown:
-            from judge_tui import __version__
-
-            raise StoreError(
-                f"{self.path} was upgraded by a newer judge-tui (it has {', '.join(unknown)}, which judge-tui "
-                f"{__version__} does not know); judge-tui left it unchanged. Use the newer judge-tui "
-                "(pip install -U judge-tui)")
-        return applied
 
     def damage(self) -> str:
         """SQLite's quick check of every page ("" when sound). It reads the whole file: not for the app's start."""
@@ -248,7 +251,10 @@ class StoreCore:
         ids = list(dict.fromkeys(ids))
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
-            yield from self.conn.execute(sql.format(ids=",".join("?" * len(chunk))), chunk)
+            # Not `yield from`: a generator left unfinished (memory ran out) and closed after the connection
+            # would close the cursor too, which raises on a closed database.
+            for row in self.conn.execute(sql.format(ids=",".join("?" * len(chunk))), chunk):  # noqa: UP028
+                yield row
 
     # ------------------------------------------------------------------ meta
 

@@ -47,7 +47,8 @@ def export_bundle(store: Store, rater_id: str, output: Path, *, assignment: bool
             result = merge_database(bundle, store.path, only_raters=[rater_id], assignments=assignment)
             bundle.set_meta(BUNDLE_META, rater_id)
             bundle.set_meta("bundle_created_at", now())
-            bundle.set_meta("bundle_source", str(store.path))
+            # The file's name, never its folder: a bundle travels, and a path tells whose machine it came from.
+            bundle.set_meta("bundle_source", store.path.name)
             bundle.conn.execute("PRAGMA journal_mode=DELETE")
     except BaseException:
         for leftover in (partial, *(partial.with_name(partial.name + end) for end in ("-wal", "-shm"))):

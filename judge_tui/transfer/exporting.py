@@ -14,6 +14,7 @@ return) are written with a leading quote; import-ratings removes it.
 
 from __future__ import annotations
 
+import glob
 import io
 import os
 import tempfile
@@ -32,6 +33,11 @@ from judge_tui.model.settings import AgreementSettings, load_settings
 from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
 from judge_tui.store.rubric_choice import resolve_rubric
+
+try:
+    import fcntl
+except ImportError:  # Windows: no record locks, so a killed export's leftover is not told from a running one's
+    fcntl = None  # type: ignore[assignment]  # leftovers stay there
 
 if TYPE_CHECKING:
     from judge_tui.analysis.report import Report
@@ -375,8 +381,11 @@ def export_to_file(store: Store, fmt: str, target: Path, *, rubric: str | None =
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise UserError(f"{target}: the folder {folder} does not exist")
+    _remove_abandoned(folder, target)
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
     try:
+        if fcntl is not None:
+            fcntl.lockf(handle, fcntl.LOCK_EX)  # held until the file is closed: it is being written
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
             written = export(store, fmt, out, rubric=rubric, rater=rater, judge=judge)
         os.replace(temporary, target)
@@ -384,3 +393,22 @@ def export_to_file(store: Store, fmt: str, target: Path, *, rubric: str | None =
         Path(temporary).unlink(missing_ok=True)
         raise
     return written
+
+
+def _remove_abandoned(folder: Path, target: Path) -> None:
+    """Remove the hidden temporaries of exports to ``target`` that were killed midway: those no process holds
+    locked (the operating system drops a lock with its process); one still locked is being written."""
+    if fcntl is None:
+        return
+    for leftover in folder.glob(f".{glob.escape(target.name)}.*.tmp"):
+        try:
+            fd = os.open(leftover, os.O_RDWR)
+        except OSError:
+            continue
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            leftover.unlink(missing_ok=True)
+        except OSError:
+            continue  # an export writing it now
+        finally:
+            os.close(fd)

@@ -369,8 +369,9 @@ def import_items(
     if checked.problems:
         raise ImportFailed(path, checked.problems + _demo_clash(store, existing, checked.problems))
     result = ImportResult(path=str(path), format=fmt, rubric=chosen.id, warnings=checked.warnings)
-    if not checked.items:
-        return result  # nothing to import: the database is not touched, not even with the rubric's version
+    if not checked.items:  # every row was left out (a promptfoo file whose every provider call failed)
+        raise ImportFailed(path, [*checked.warnings, Problem(0, "no item is left to import: every row was left out,"
+                                                                " each for the reason given")])
     parsed.records.clear()  # the checked items now hold the file's values: nothing else may keep them alive
     rows.clear()
     try:

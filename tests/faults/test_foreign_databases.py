@@ -91,3 +91,78 @@ def test_a_database_another_process_is_writing_to_opens_without_waiting(tmp_path
     with Locker(path), Store(path) as store:
         store.conn.execute("PRAGMA busy_timeout = 0")  # opening took no lock, and reading needs none
         assert store.get_meta("held_by") is None
+
+
+def _photos(path: Path) -> Path:
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE photos (path TEXT, taken TEXT)")
+    conn.close()
+    return path
+
+
+def _newer(path: Path) -> Path:
+    Store(path).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("INSERT INTO _sqlite_migrations (migration_set, name, applied_at)"
+                     " VALUES ('judge_tui', 'm999_from_the_future', '2030-01-01')")
+    conn.close()
+    return path
+
+
+@pytest.mark.parametrize(("make", "said"), [
+    (lambda p: p.write_bytes(b""), "holds no judge-tui database: it is empty"),  # a 0-byte file
+    (_photos, "is a SQLite database of another program (tables photos), not a judge-tui database"),
+    (_newer, "was upgraded by a newer judge-tui (it has m999_from_the_future"),
+])
+def test_check_tells_a_judge_tui_database_from_everything_else(tmp_path: Path, hermetic_home: Path, make, said: str,
+                                                                capsys: pytest.CaptureFixture[str]):
+    from judge_tui.cli import main
+
+    path = tmp_path / "which.db"
+    make(path)
+    before = _digest(path)
+    assert main(["check", "--db", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert said in err and "no damage found" not in out + err
+    assert _digest(path) == before
+    Store(tmp_path / "ours.db").close()
+    assert main(["check", "--db", str(tmp_path / "ours.db")]) == 0
+    assert "no damage found" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", [
+    ["judge", "--backend", "replay", "--replay", "ANSWERS"],
+    ["rubric-change", "binary", "--reason", "clearer", "--items", "P0"],
+    ["export", "--bundle", "-o", "OUT"],
+])
+def test_a_command_that_needs_a_database_never_creates_one(tmp_path: Path, hermetic_home: Path, command: list[str],
+                                                           capsys: pytest.CaptureFixture[str]):
+    from judge_tui.cli import main
+
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text('{"item_id": "P0", "answer": {"label": "PASS"}}\n')
+    typo = tmp_path / "stduy.db"
+    args = [str(answers) if a == "ANSWERS" else str(tmp_path / "b.db") if a == "OUT" else a for a in command]
+    assert main([*args, "--db", str(typo)]) == 1
+    assert f"{typo}: no such database" in capsys.readouterr().err
+    assert list(tmp_path.glob("stduy.db*")) == []
+
+
+def test_an_import_that_imports_nothing_fails_and_leaves_no_database(tmp_path: Path, hermetic_home: Path,
+                                                                    capsys: pytest.CaptureFixture[str]):
+    """A promptfoo run in which the provider failed on every test: no item to import."""
+    import json
+
+    from judge_tui.cli import main
+
+    results = json.loads((Path(__file__).parents[1] / "fixtures" / "promptfoo_v2_binary.json").read_text())
+    for entry in results["results"]["results"]:
+        entry["error"], entry["response"] = "API error: 500 Internal Server Error", None
+    failed = tmp_path / "failed.json"
+    failed.write_text(json.dumps(results))
+    db = tmp_path / "new.db"
+    assert main(["import", str(failed), "--rubric", "binary", "--db", str(db)]) == 1
+    err = capsys.readouterr().err
+    assert f"nothing imported from {failed}" in err and "no item is left to import" in err
+    assert "the provider failed on this test (API error: 500 Internal Server Error)" in err
+    assert list(tmp_path.glob("new.db*")) == []

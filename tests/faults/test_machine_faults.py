@@ -233,3 +233,34 @@ def test_a_full_disk_at_opening_says_so(tmp_path, disk, hermetic_home):
     assert proc.returncode == 1
     no_traceback(proc)
     assert "the disk may be full" in proc.stderr
+
+
+_EXCLUSIVE = """
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("PRAGMA locking_mode=EXCLUSIVE")
+conn.execute("BEGIN EXCLUSIVE")
+conn.execute("INSERT INTO meta (key, value) VALUES ('held_by', 'x') ON CONFLICT (key) DO UPDATE SET value = 'x'")
+print("locked", flush=True)
+sys.stdin.readline()
+"""
+
+
+@pytest.mark.slow
+def test_a_database_another_program_holds_exclusively_is_busy_not_a_wrong_path(tmp_path, hermetic_home):
+    import subprocess
+    import sys
+
+    db = _database(tmp_path / "study.db", 3)
+    holder = subprocess.Popen([sys.executable, "-c", _EXCLUSIVE, str(db)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        proc = run("status", "--db", db, home=hermetic_home)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert proc.returncode == 1
+    no_traceback(proc)
+    assert proc.stderr.startswith(f"judge-tui: {db} is busy: another program") and "run it again" in proc.stderr
+    assert "Check the path" not in proc.stderr and "cannot open" not in proc.stderr

@@ -103,3 +103,28 @@ def test_a_json_document_above_the_stated_size_is_refused_with_the_reason(tmp_pa
         f"which takes about three times its size in memory). JSON Lines and CSV are read line by line up to 2 GB: "
         f"write a JSON array as JSON Lines (jq -c '.[]' FILE.json > FILE.jsonl), or pass --format jsonl if the "
         f"file already holds one object per line\n")
+
+
+@pytest.mark.parametrize("command", [("report",), ("report", "--items"), ("report", "--format", "json")])
+def test_a_report_that_runs_out_of_memory_is_one_line(tmp_path: Path, command: tuple[str, ...]):
+    """One 50 MB item (a long source file) under a 300 MB limit: a report holds its text several times over."""
+    from judge_tui.model.records import Item, Rating
+    from judge_tui.model.rubrics import load_rubrics
+    from judge_tui.store import Store
+
+    db = tmp_path / "big.db"
+    with Store(db) as store:
+        version = store.ensure_rubric_version(load_rubrics()["cis"][0])
+        store.add_items([Item(f"C{n}", "cis", {"task_type": "Parser", "rationale": "r",
+                                               "source_code": "x = 1\n" * (50 * MB // 6) if n == 0 else "y"},
+                              task_type="Parser") for n in range(3)])
+        store.ensure_rater("EXP001", "human")
+        store.ensure_rater("judge:m:cis@1", "judge")
+        for n in range(3):
+            store.save_rating(Rating(f"C{n}", "EXP001", version, dict.fromkeys("ratl", 0.5), overall=0.5))
+            store.save_rating(Rating(f"C{n}", "judge:m:cis@1", version, dict.fromkeys("ratl", 1.0), overall=1.0))
+    done = capped(tmp_path, 300 * MB, *command, "--db", db)
+    assert done.returncode == 1
+    assert done.stderr == ("judge-tui: ran out of memory running `report`; every write is a transaction, so nothing"
+                           " was half-written. Run it again where more memory is free (close other programs, or"
+                           " raise the process's memory limit)\n")

@@ -52,6 +52,9 @@ def test_user_mistakes_are_messages_not_tracebacks(tmp_path: Path, capsys: pytes
                                                    rubrics: dict[str, Rubric]) -> None:
     db = tmp_path / "m.db"
     assert main(["judge", "--db", str(db)]) == 1
+    assert f"{db}: no such database" in capsys.readouterr().err and not db.exists()  # a mistyped path
+    Store(db).close()
+    assert main(["judge", "--db", str(db)]) == 1
     assert "no items to judge" in capsys.readouterr().err
     with Store(db) as store:
         add_cis_items(store, rubrics["cis"], 1)

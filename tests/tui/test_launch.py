@@ -234,3 +234,70 @@ def test_asking_the_study_database_for_demo_ratings_says_where_they_are(hermetic
     assert "no such database" in err
     assert f"Ratings made in the demo are in the demo's own database: add --db {hermetic_home / 'demo.db'}" in err
     assert not (hermetic_home / "mine.jsonl").exists()
+
+
+@pytest.mark.slow
+def test_the_app_says_at_once_that_another_program_holds_the_database(filled_store, db_path, capsys):
+    """Under another program's long write (a merge), start-up's one write (remembering --reviewer) waits a moment,
+    not the whole busy timeout on a blank screen: the app never starts, and says why."""
+    from tests.faults.locker import Locker
+
+    filled_store.close()
+    with Locker(db_path):
+        assert main(["rate", "--db", str(db_path), "--reviewer", "EXP009"]) == 1
+    err = capsys.readouterr().err
+    assert err == (f"judge-tui: {db_path} is busy: another program (a merge, an import, a judge?) is writing to it, so"
+                   " the app cannot start on it now. Start it again once the other has finished\n")
+    with Store(db_path) as store:
+        assert launch.choose_reviewer(store, None) != "EXP009"  # nothing was written
+
+
+@pytest.mark.slow
+def test_the_app_takes_the_terminals_own_size_over_an_exported_columns(filled_store, db_path, hermetic_home):
+    """COLUMNS=40 LINES=10 exported (a shell profile) in a 100 x 30 terminal: the app draws 100 x 30, not the
+    "too small" screen of a 40 x 10 window."""
+    import fcntl
+    import os
+    import pty
+    import re
+    import select
+    import struct
+    import termios
+
+    from tests.waiting import wait_until
+
+    filled_store.close()
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    app = subprocess.Popen(
+        [sys.executable, "-m", "judge_tui", "rate", "--db", str(db_path), "--reviewer", "EXP001"], cwd=REPO,
+        stdin=slave, stdout=slave, stderr=slave,
+        env={"JUDGE_TUI_HOME": str(hermetic_home), "PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO),
+             "TERM": "xterm-256color", "COLUMNS": "40", "LINES": "10"})
+    os.close(slave)
+    drawn = bytearray()
+
+    def read_what_is_there() -> bytes:
+        while select.select([master], [], [], 0)[0]:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the app has gone
+                break
+            if not chunk:
+                break
+            drawn.extend(chunk)
+        return bytes(drawn)
+
+    try:
+        # The first screen: the reviewer on the status line, or the notice of a window too small.
+        wait_until(lambda: b"window larger" in read_what_is_there() or b"EXP001" in read_what_is_there(),
+                   "the app's first screen")
+    finally:
+        os.write(master, b"\x11")  # ctrl+q
+        app.wait(timeout=60)
+        read_what_is_there()
+        os.close(master)
+    assert b"window larger" not in drawn  # the "too small" screen of a 40 x 10 terminal
+    rows = [int(row) for row in re.findall(rb"\x1b\[(\d+);\d+H", drawn)]
+    columns = [int(column) for column in re.findall(rb"\x1b\[\d+;(\d+)H", drawn)]
+    assert max(rows) == 30 and max(columns) <= 100 and max(columns) > 40

@@ -7,13 +7,11 @@ of terminal escapes for a terminal, escaped for Markdown, formula-protected in C
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import textwrap
 from typing import Any
 
-from judge_tui.formats.csv_rows import protect
+from judge_tui.formats.csv_rows import csv_line, protect
 from judge_tui.model.records import Flag
 from judge_tui.model.textsafe import clean
 
@@ -39,12 +37,8 @@ def render(flags: list[Flag], fmt: str, *, title: str = "Flagged items", width: 
     if fmt == "json":
         return json.dumps(rows, indent=2, ensure_ascii=False) + "\n"
     if fmt == "csv":
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(COLUMNS)
-        for row in rows:
-            writer.writerow([protect(str(row[c])) if row[c] is not None else "" for c in COLUMNS])
-        return out.getvalue()
+        cells = ([protect(str(row[c])) if row[c] is not None else None for c in COLUMNS] for row in rows)
+        return "".join(map(csv_line, [COLUMNS, *cells]))
     if fmt == "markdown":
         lines = [f"## {title} ({len(rows)})", ""]
         if not rows:

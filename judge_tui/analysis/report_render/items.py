@@ -3,8 +3,6 @@ paste into a spreadsheet or a review document)."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Callable
 from typing import Any
@@ -29,16 +27,12 @@ def _joined(value: Any) -> str:
 
 
 def render_csv(rows: list[dict[str, Any]], text: Callable[[str], str]) -> str:
-    from judge_tui.formats.csv_rows import protect
+    from judge_tui.formats.csv_rows import csv_line, protect
 
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
     columns = list(rows[0]) if rows else ["item_id"]
-    writer.writerow(columns)
-    for row in rows:
-        writer.writerow([protect(text(_joined(row[c]))) if isinstance(row[c], str | list | dict)
-                         else "" if row[c] is None else row[c] for c in columns])
-    return out.getvalue()
+    cells = ([protect(text(_joined(row[c]))) if isinstance(row[c], str | list | dict) else row[c] for c in columns]
+             for row in rows)
+    return "".join(map(csv_line, [columns, *cells]))
 
 
 def render_jsonl(rows: list[dict[str, Any]], text: Callable[[str], str]) -> str:
