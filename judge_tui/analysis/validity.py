@@ -34,6 +34,7 @@ import numpy as np
 from judge_tui.analysis.queue_orders import judge_strata
 from judge_tui.analysis.report import OVERALL, Group, NoComparison, Report, build_report
 from judge_tui.analysis.scores import OVERALL_COLUMN, RubricRatings, Scores, item_groups, load, mean_of
+from judge_tui.analysis.stopping import ANYTIME, FIXED_N, anytime_checks, items_left
 from judge_tui.analysis.targets import TargetCheck
 from judge_tui.model import queue_orders as qo
 from judge_tui.model.errors import UserError
@@ -49,6 +50,7 @@ from judge_tui.stats.alt_test import (
     Scoring,
     alternative_annotator_test,
 )
+from judge_tui.stats.intervals import Interval
 from judge_tui.stats.prediction_powered import PoolEstimate, prediction_powered_mean
 from judge_tui.store import Store
 
@@ -101,6 +103,7 @@ class JudgeValidity:
     settle: tuple[str, ...]  # what would settle what is undecided
     version: RubricVersion | None = None  # the rubric version whose ratings alone this block is computed from
     newest: bool = True  # the newest rubric version this judge rated in
+    decided: str = FIXED_N  # how the targets are decided: FIXED_N (the report), or ANYTIME (read while rating)
 
 
 @dataclass(frozen=True)
@@ -263,6 +266,33 @@ def _settle(targets: Sequence[TargetCheck], replacement: Sequence[Replacement]) 
     return tuple(found)
 
 
+def decided_at_any_time(report: Report, left: dict[str, int] | None = None) -> tuple[TargetCheck, ...]:
+    """The report's targets as a page read while ratings come in shows them: each decided by the rule valid at
+    any time (analysis/stopping.py), with that rule's interval; a plan only where the fixed-n rule is undecided
+    too (what it asks for settles the report read once at the end)."""
+    found = []
+    for a in anytime_checks(report, left):
+        c = a.check
+        if a.decision is None or not isinstance(c.interval, Interval):
+            found.append(c)  # nothing to decide on: the figure's own reason stands
+            continue
+        interval = (Undefined(a.reading) if a.interval is None
+                    else Interval(a.interval[0], a.interval[1], ANYTIME, c.interval.confidence))
+        keep_plan = a.decision == "undecided" and c.decision == "undecided"
+        found.append(dataclasses.replace(c, interval=interval, decision=a.decision,
+                                         plan=c.plan if keep_plan else None,
+                                         more_items=c.more_items if keep_plan else None,
+                                         more_of_class=c.more_of_class if keep_plan else None))
+    return tuple(found)
+
+
+def ratings_coming_in(store: Store, report: Report) -> bool:
+    """Whether items of some target's scope are still to be compared: a page read now is read while ratings come
+    in, so it decides at any time; once every item is compared the study's size is fixed and the report's
+    fixed-n decisions hold."""
+    return any(n > 0 for n in items_left(store, report.rubric, report).values())
+
+
 def _version_number(store: Store, report: Report, ratings: RubricRatings, judge: str) -> int | None:
     mine = ratings.versions[(ratings.rater == ratings.rater_ids.index(judge)) & (ratings.repeats == 0)]
     if mine.size == 0:
@@ -273,18 +303,19 @@ def _version_number(store: Store, report: Report, ratings: RubricRatings, judge:
 
 
 def judge_validity(store: Store, report: Report, ratings: RubricRatings, settings: AgreementSettings, *,
-                   judge_only: bool = True) -> ValidityPage:
-    """The validity page of a report: one entry per judge rater of the comparison."""
+                   judge_only: bool = True, live: bool = False) -> ValidityPage:
+    """The validity page of a report: one entry per judge rater of the comparison. ``live``: read while ratings
+    come in (the judge and summary screens), so the targets are decided by the rules valid at any time."""
     expert_runs = [ratings.first_runs(e) for e in report.human.rater_ids]
     judges = []
+    targets = decided_at_any_time(report, items_left(store, report.rubric, report)) if live else report.checks
     for judge in report.judge.rater_ids:
         judge_runs = ratings.first_runs(judge)
         replacement = _replacement(report, expert_runs, judge_runs, settings)
         pool, note = _pool(store, report, expert_runs, judge_runs, judge) if judge_only else ((), None)
-        targets = report.checks
         judges.append(JudgeValidity(judge, _version_number(store, report, ratings, judge), report.human.rater_ids,
                                     targets, replacement, pool, note, uses(report, targets, replacement, pool),
-                                    _settle(targets, replacement)))
+                                    _settle(targets, replacement), decided=ANYTIME if live else FIXED_N))
     return ValidityPage(report.rubric.id, settings.alt_test_epsilon, DEFAULT_Q, report.confidence, tuple(judges),
                         judge_only)
 
@@ -336,7 +367,8 @@ def _too_few(block: JudgeValidity) -> str | None:
 
 
 def validity_by_version(store: Store, report: Report, ratings: RubricRatings, settings: AgreementSettings, *,
-                        sides: Sequence[Group] | None = None, judge_only: bool = True) -> ValidityPage:
+                        sides: Sequence[Group] | None = None, judge_only: bool = True,
+                        live: bool = False) -> ValidityPage:
     """A block for each judge side (default: the report's judge group) and each rubric version it rated in,
     newest first, each computed from that version's ratings alone: every rater's first run under it (the
     judge's and the experts'), its own targets, alternative annotator test and pool estimate. An earlier version
@@ -354,7 +386,7 @@ def validity_by_version(store: Store, report: Report, ratings: RubricRatings, se
             if version_id not in read:
                 read[version_id] = _under(store, report, ratings, version)
             made = _version_blocks(store, report, ratings, settings, side, version, read[version_id],
-                                   newest=version_id == ids[0], whole=whole, judge_only=judge_only)
+                                   newest=version_id == ids[0], whole=whole, judge_only=judge_only, live=live)
             if isinstance(made, TooFew):
                 too_few.append(dataclasses.replace(made, position=len(blocks)))
             else:
@@ -366,7 +398,7 @@ def validity_by_version(store: Store, report: Report, ratings: RubricRatings, se
 
 def _version_blocks(store: Store, report: Report, ratings: RubricRatings, settings: AgreementSettings,
                     side: Group, version: RubricVersion, read: tuple[Rubric, RubricRatings], *, newest: bool,
-                    whole: bool, judge_only: bool) -> tuple[JudgeValidity, ...] | TooFew:
+                    whole: bool, judge_only: bool, live: bool) -> tuple[JudgeValidity, ...] | TooFew:
     """The blocks of one judge side under one rubric version (``read``: its definition and ratings alone), or
     the line that says why there are none (``whole``: never a line for too few ratings)."""
     rubric, at = read
@@ -390,7 +422,7 @@ def _version_blocks(store: Store, report: Report, ratings: RubricRatings, settin
         except (NoComparison, UserError) as exc:
             return TooFew(name, version, 0, int(judged.size), compared, str(exc))
     made = tuple(dataclasses.replace(b, rubric_version=version.number or None, version=version, newest=newest)
-                 for b in judge_validity(store, theirs, at, settings, judge_only=judge_only).judges)
+                 for b in judge_validity(store, theirs, at, settings, judge_only=judge_only, live=live).judges)
     reason = None if whole or len(made) != 1 else _too_few(made[0])
     return made if reason is None else TooFew(name, version, 0, int(judged.size), compared, reason)
 

@@ -19,6 +19,7 @@ from judge_tui.analysis.figure_format import (
     share_text,
     short_text,
 )
+from judge_tui.analysis.stopping import ANYTIME
 from judge_tui.analysis.targets import TargetCheck
 from judge_tui.analysis.validity import (
     JudgeValidity,
@@ -34,6 +35,8 @@ from judge_tui.stats.agreement import Undefined
 
 WIDTH = 80
 TITLE = "What the judge may be used for"
+LIVE_NOTE = ("Decided by rules valid at any time: ratings are still coming in. The fixed-n decisions: once every "
+             "item is compared, and in `judge-tui report`.")
 VERSIONS_NOTE = ("Each block from the ratings made under its rubric version alone (the judge's and the experts'); "
                  "the figures after this page take each rater's newest rating of each item, whatever its version.")
 
@@ -134,6 +137,8 @@ def judge_lines(page: ValidityPage, j: JudgeValidity, width: int = WIDTH) -> lis
         lines.append(f"  {'Target':<33} {f'Estimate [{share_text(page.confidence)}]':<18} {'n':>3}  "
                      f"{'Decision':<9} {'Settle':>6}")
         lines += [line for c in j.targets for line in _target_lines(c, width)]
+        if j.decided == ANYTIME:
+            lines += _wrap(LIVE_NOTE, width, "  ", "  ")
     if j.replacement and all(r.test.passed is None for r in j.replacement):
         lines += _wrap(f"Replace an expert? not tested: {j.replacement[0].test.untested}", width, "  ", "    ")
     else:
@@ -201,6 +206,8 @@ def render_markdown(page: ValidityPage) -> str:
                     f"{_more(c)} |"
                     for c in j.targets]
             out.append("")
+            if j.decided == ANYTIME:
+                out += [LIVE_NOTE, ""]
         untested = bool(j.replacement) and all(r.test.passed is None for r in j.replacement)
         out += [f"Alternative annotator test (ε = {short_text(page.epsilon)}, q = {short_text(page.q)})"
                 + (f": not tested, {j.replacement[0].test.untested}." if untested else ":"), ""]
@@ -305,6 +312,7 @@ def to_dict(page: ValidityPage) -> dict[str, Any]:
         "pool_shown": page.pool_shown,
         "judges": [{"judge": j.judge, "rubric_version": j.rubric_version, "experts": list(j.experts),
                     "uses": list(j.uses), "targets": [_target_dict(c) for c in j.targets],
+                    "decision_valid": j.decided,
                     "alt_test": [_replacement_dict(r) for r in j.replacement],
                     "pool": [_pool_dict(p) for p in j.pool], "pool_note": j.pool_note,
                     "to_settle": list(j.settle), **_version_dict(j.version), "newest_version": j.newest}
