@@ -189,23 +189,50 @@ def _pool_weights(store: Store, report: Report, judge: str, labelled: np.ndarray
     return weights, unlabelled_weights, note
 
 
+def _is_category(scores: Scores, point: float) -> Scores:
+    """1 where the score is the category at ``point``, 0 where another, NaN where unscored."""
+    def hit(values: np.ndarray) -> np.ndarray:
+        return np.where(np.isnan(values), np.nan, np.isclose(values, point, rtol=0.0, atol=1e-9).astype(float))
+    return Scores(scores.keys, hit(scores.scores), hit(scores.overall))
+
+
+def _pool_figures(report: Report, expert_runs: Sequence[Scores], judge_runs: Scores
+                  ) -> list[tuple[str, str, Scores, Scores, int]]:
+    """Each figure of the pool estimate: (key, name, the experts' figure per item, the judge's, column). A mean
+    per judged dimension and of the overall score (on PASS/FAIL, the pass rate); on nominal categories, whose
+    stored positions are names, never a mean: the share of each category (the experts' figure of an item is
+    the share of them who named it), per judged dimension (the overall is the one dimension's category)."""
+    rubric = report.rubric
+    found = []
+    for key, name, column in _columns(report):
+        if rubric.scale.nominal:
+            if key == OVERALL and len(_columns(report)) > 1:
+                continue  # the overall is the one judged dimension's category, said above
+            for category, point in zip(rubric.scale.categories, rubric.scale.points, strict=True):
+                experts = mean_of([_is_category(s, point) for s in expert_runs], len(rubric.dimension_ids))
+                found.append((f"{key}={category}", f"{name}: {category}", experts, _is_category(judge_runs, point),
+                              column))
+            continue
+        if rubric.scale.kind == "pass_fail" and key == OVERALL:
+            key, name = PASS_RATE, "pass rate"
+        elif key == OVERALL:
+            name = "mean overall score"
+        found.append((key, name, mean_of(list(expert_runs), len(rubric.dimension_ids)), judge_runs, column))
+    return found
+
+
 def _pool(store: Store, report: Report, expert_runs: Sequence[Scores], judge_runs: Scores, judge: str
           ) -> tuple[tuple[PoolFigure, ...], str | None]:
     consensus = mean_of(list(expert_runs), len(report.rubric.dimension_ids))
     rated = np.isin(judge_runs.keys, consensus.keys)
     labelled, unlabelled = judge_runs.keys[rated], judge_runs.keys[~rated]
     weights, unlabelled_weights, note = _pool_weights(store, report, judge, labelled, unlabelled)
-    pass_fail = report.rubric.scale.kind == "pass_fail"
     found = []
-    for key, name, column in _columns(report):
-        if pass_fail and key == OVERALL:
-            key, name = PASS_RATE, "pass rate"
-        elif key == OVERALL:
-            name = "mean overall score"
-        labels = consensus.on(labelled, column)
-        predictions = judge_runs.on(labelled, column)
+    for key, name, experts, judged, column in _pool_figures(report, expert_runs, judge_runs):
+        labels = experts.on(labelled, column)
+        predictions = judged.on(labelled, column)
         both = ~np.isnan(labels) & ~np.isnan(predictions)
-        others = judge_runs.on(unlabelled, column)
+        others = judged.on(unlabelled, column)
         alone = ~np.isnan(others)
         estimate: PoolEstimate | Undefined
         if both.sum() < 3 or alone.sum() < 1:
@@ -237,8 +264,9 @@ def uses(report: Report, targets: Sequence[TargetCheck], replacement: Sequence[R
         said.append(f"replacing an expert on {', '.join(unknown)}: not tested, {why}")
     estimated = [p for p in pool if not isinstance(p.estimate, Undefined)]
     if estimated and len(estimated) == len(pool):
-        said.append("may estimate the pool's " + ("pass rate and means" if any(p.key == PASS_RATE for p in pool)
-                                                 else "means") + ", corrected by the experts' ratings")
+        what = ("category shares" if report.rubric.scale.nominal  # names, never averaged
+                else "pass rate and means" if any(p.key == PASS_RATE for p in pool) else "means")
+        said.append(f"may estimate the pool's {what}, corrected by the experts' ratings")
     elif estimated:
         said.append(f"may estimate the pool's {', '.join(p.name for p in estimated)}, corrected by the experts")
     individual = ("decide individual items' PASS/FAIL" if report.rubric.scale.kind == "pass_fail"
