@@ -32,6 +32,7 @@ from judge_tui.analysis.validity import (
 from judge_tui.model.textsafe import clean
 from judge_tui.stats import assurance
 from judge_tui.stats.agreement import Undefined
+from judge_tui.stats.alt_test import AltTest
 
 WIDTH = 80
 TITLE = "What the judge may be used for"
@@ -109,12 +110,19 @@ def _reason(p: PoolFigure) -> str:
     return p.estimate.reason if isinstance(p.estimate, Undefined) else ""
 
 
+def _experts_by_items(t: AltTest) -> str:
+    """The experts compared and the items each rated with the judge and another: "3 × 60", "10 × 160–331"."""
+    counts = [c.items for c in t.compared]
+    items = str(counts[0]) if min(counts) == max(counts) else f"{min(counts)}–{max(counts)}"
+    return f"{len(counts)} × {items}"
+
+
 def _replacement_lines(r: Replacement) -> list[str]:
     t = r.test
     if t.passed is None:
         return _row(r.name, 28, f"not tested: {r.test.untested}")
     assert not isinstance(t.winning_rate, Undefined) and not isinstance(t.advantage_probability, Undefined)
-    size = f"{len(t.compared)} × {min(c.items for c in t.compared)}"
+    size = _experts_by_items(t)
     verdict = "passes" if t.passed else "fails"
     return _row(r.name, 28, f"{t.winning_rate:>5.2f} {t.advantage_probability:>5.2f}  {size:<10} {verdict}")
 
@@ -221,7 +229,7 @@ def render_markdown(page: ValidityPage) -> str:
                 rate, advantage = t.winning_rate, t.advantage_probability
                 assert isinstance(rate, float) and isinstance(advantage, float)  # a test that ran has both
                 out.append(f"| {_md(r.name)} | {decimal_text(rate, 2)} | {decimal_text(advantage, 2)} | "
-                           f"{len(t.compared)} × {min(c.items for c in t.compared)} | "
+                           f"{_experts_by_items(t)} | "
                            f"{'passes' if t.passed else 'fails'} |")
         if not untested:
             out.append("")
