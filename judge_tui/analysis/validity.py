@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from judge_tui.analysis.queue_orders import judge_strata
-from judge_tui.analysis.report import OVERALL, Group, NoComparison, Report, build_report
+from judge_tui.analysis.report import OVERALL, Group, NoComparison, Report, ReportError, build_report
 from judge_tui.analysis.scores import OVERALL_COLUMN, RubricRatings, Scores, item_groups, load, mean_of
 from judge_tui.analysis.stopping import ANYTIME, FIXED_N, anytime_checks, items_left
 from judge_tui.analysis.targets import TargetCheck
@@ -79,6 +79,41 @@ class PoolFigure:
 
 
 @dataclass(frozen=True)
+class PairCheck:
+    """A target's figure between two raters alone: an expert (``first``, the reference) and the judge, or two
+    experts, computed by the report's own rules (its interval and fixed-n decision)."""
+
+    first: str
+    second: str
+    check: TargetCheck
+
+
+@dataclass(frozen=True)
+class Against:
+    """A target compared with what: the judge against each expert beside each pair of experts."""
+
+    key: str
+    goal: str
+    judge: tuple[PairCheck, ...]
+    experts: tuple[PairCheck, ...]
+
+    @property
+    def met_by_experts(self) -> bool:
+        return any(p.check.decision == "met" for p in self.experts)
+
+
+@dataclass(frozen=True)
+class Dissent:
+    """An expert who agrees with every other expert less than any two of the others agree with each other."""
+
+    expert: str
+    figure: str  # the figure it is read on: "κ of label"
+    percent: bool
+    with_others: tuple[tuple[str, float], ...]  # (other expert, figure)
+    among_others: tuple[float, float]  # the lowest and highest figure between two of the others
+
+
+@dataclass(frozen=True)
 class RubricVersion:
     """A rubric version as the rest of the report names it: its number within the rubric (#1, #2, ...), the
     label in the rubric file, and when it was made."""
@@ -104,6 +139,8 @@ class JudgeValidity:
     version: RubricVersion | None = None  # the rubric version whose ratings alone this block is computed from
     newest: bool = True  # the newest rubric version this judge rated in
     decided: str = FIXED_N  # how the targets are decided: FIXED_N (the report), or ANYTIME (read while rating)
+    against: tuple[Against, ...] = ()  # each target, the judge against each expert beside expert against expert
+    dissent: tuple[Dissent, ...] = ()  # experts who disagree with every other one
 
 
 @dataclass(frozen=True)
@@ -294,6 +331,66 @@ def _settle(targets: Sequence[TargetCheck], replacement: Sequence[Replacement]) 
     return tuple(found)
 
 
+def _pair_checks(store: Store, report: Report, ratings: RubricRatings, settings: AgreementSettings,
+                 first: str, second: str) -> dict[str, PairCheck]:
+    """The report's targets between two raters alone, by key (none when they share no item)."""
+    try:
+        alone = build_report(store, report.rubric, human=Group("human", (first,)), judge=Group("judge", (second,)),
+                             split=report.split, settings=settings, ratings=ratings, judge_only=False,
+                             checks_only=True, plans=False)
+    except (ReportError, UserError):
+        return {}
+    return {c.key: PairCheck(first, second, c) for c in alone.checks}
+
+
+def _expert_pairs(store: Store, report: Report, ratings: RubricRatings, settings: AgreementSettings
+                  ) -> list[dict[str, PairCheck]]:
+    experts = report.human.rater_ids
+    return [_pair_checks(store, report, ratings, settings, a, b)
+            for i, a in enumerate(experts) for b in experts[i + 1:]]
+
+
+def _against(store: Store, report: Report, ratings: RubricRatings, settings: AgreementSettings, judge: str,
+             targets: Sequence[TargetCheck], pairs: Sequence[dict[str, PairCheck]]) -> tuple[Against, ...]:
+    """Each target the page decides: the judge against each expert alone beside each pair of experts."""
+    if len(report.human.rater_ids) < 2:
+        return ()  # one expert: nobody to compare them with
+    alone = [_pair_checks(store, report, ratings, settings, e, judge) for e in report.human.rater_ids]
+    found = []
+    for c in targets:
+        judged = tuple(a[c.key] for a in alone if c.key in a and a[c.key].check.decision is not None)
+        among = tuple(p[c.key] for p in pairs if c.key in p and p[c.key].check.decision is not None)
+        if among:
+            found.append(Against(c.key, c.goal, judged, among))
+    return tuple(found)
+
+
+def _dissent(report: Report, pairs: Sequence[dict[str, PairCheck]]) -> tuple[Dissent, ...]:
+    """Experts who agree with every other expert clearly less than any two of the others agree with each other:
+    each of their figures' intervals below every figure between two others, and each of those figures'
+    intervals above every one of theirs (read on the first κ target, else alignment; needs three experts)."""
+    experts = report.human.rater_ids
+    key = next((c.key for c in report.checks if c.key.startswith("kappa:")), "alignment")
+    checks = {(p[key].first, p[key].second): p[key].check for p in pairs
+              if key in p and isinstance(p[key].check.estimate, float) and isinstance(p[key].check.interval, Interval)}
+    if len(experts) < 3 or len(checks) < 3:
+        return ()
+    found = []
+    for e in experts:
+        mine = {(b if a == e else a): c for (a, b), c in checks.items() if e in (a, b)}
+        others = [c for (a, b), c in checks.items() if e not in (a, b)]
+        if len(mine) < len(experts) - 1 or not others:
+            continue
+        highs = [c.interval.high for c in mine.values() if isinstance(c.interval, Interval)]
+        lows = [c.interval.low for c in others if isinstance(c.interval, Interval)]
+        values = {name: float(c.estimate) for name, c in mine.items() if isinstance(c.estimate, float)}
+        among = [float(c.estimate) for c in others if isinstance(c.estimate, float)]
+        if max(highs) < min(among) and max(values.values()) < min(lows):
+            figure = next(c for c in report.checks if c.key == key)
+            found.append(Dissent(e, figure.figure, figure.percent, tuple(values.items()), (min(among), max(among))))
+    return tuple(found)
+
+
 def decided_at_any_time(report: Report, left: dict[str, int] | None = None) -> tuple[TargetCheck, ...]:
     """The report's targets as a page read while ratings come in shows them: each decided by the rule valid at
     any time (analysis/stopping.py), with that rule's interval; a plan only where the fixed-n rule is undecided
@@ -337,13 +434,17 @@ def judge_validity(store: Store, report: Report, ratings: RubricRatings, setting
     expert_runs = [ratings.first_runs(e) for e in report.human.rater_ids]
     judges = []
     targets = decided_at_any_time(report, items_left(store, report.rubric, report)) if live else report.checks
+    pairs = _expert_pairs(store, report, ratings, settings)
+    dissent = _dissent(report, pairs)
     for judge in report.judge.rater_ids:
         judge_runs = ratings.first_runs(judge)
         replacement = _replacement(report, expert_runs, judge_runs, settings)
         pool, note = _pool(store, report, expert_runs, judge_runs, judge) if judge_only else ((), None)
         judges.append(JudgeValidity(judge, _version_number(store, report, ratings, judge), report.human.rater_ids,
                                     targets, replacement, pool, note, uses(report, targets, replacement, pool),
-                                    _settle(targets, replacement), decided=ANYTIME if live else FIXED_N))
+                                    _settle(targets, replacement), decided=ANYTIME if live else FIXED_N,
+                                    against=_against(store, report, ratings, settings, judge, targets, pairs),
+                                    dissent=dissent))
     return ValidityPage(report.rubric.id, settings.alt_test_epsilon, DEFAULT_Q, report.confidence, tuple(judges),
                         judge_only)
 
