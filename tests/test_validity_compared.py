@@ -148,5 +148,5 @@ def test_the_page_says_when_no_two_experts_meet_what_the_judge_misses(tmp_path: 
     [block] = page.judges
     assert not any(a.met_by_experts for a in block.against)
     text = " ".join(render_text(page).split())
-    assert "No two experts meet alignment ≥ 80% and κ of label ≥ 0.61 with each other either" in text
-    assert to_dict(page)["judges"][0]["experts_short_of_targets"].startswith("No two experts meet")
+    assert "No two experts are shown to meet alignment ≥ 80% and κ of label ≥ 0.61 with each other either" in text
+    assert to_dict(page)["judges"][0]["experts_short_of_targets"].startswith("No two experts are shown to meet")

@@ -208,8 +208,8 @@ def _reconciled(j: JudgeValidity) -> str | None:
     if not short:
         return None
     named = " and ".join(short) if len(short) <= 2 else f"{short[0]} and {len(short) - 1} more targets"
-    return (f"No two experts meet {named} with each other either: the judge is held to more than the experts "
-            "reach among themselves.")
+    return (f"No two experts are shown to meet {named} with each other either: the judge is held to more than "
+            "the experts reach among themselves.")
 
 
 def _dissent_text(d: Dissent) -> str:
