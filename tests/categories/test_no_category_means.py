@@ -133,3 +133,18 @@ def test_no_report_page_or_export_shows_a_mean_of_the_categories(pairs, rubrics,
         out = tmp_path / f"ratings.{fmt}"
         assert main(["export", "--db", str(path), "--rubric", "pairwise", "--out", str(out)]) == 0
         assert "mean" not in out.read_text(encoding="utf-8")
+
+
+async def test_the_leads_and_an_experts_summary_show_no_mean_of_the_categories(pairs, rubrics) -> None:
+    from tests.test_validity_screen import Host, _texts
+
+    path, _ = pairs
+    for viewer, lead in (("lead", True), ("ann", False)):
+        with Store(path) as store:
+            app = Host(store, rubrics["pairwise"], viewer, lead)
+            async with app.run_test(size=(80, 24)) as pilot:
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+                texts = _texts(app)
+        assert texts, viewer
+        assert _mean_lines("\n".join(texts)) == [], viewer
