@@ -6,7 +6,14 @@ experts'): the decision on each target with its interval and what would settle i
 with their assurance plans), the alternative annotator test on every judged dimension and the overall score
 (stats.alt_test), and the prediction-powered estimate of the pool (stats.prediction_powered): the mean overall
 score, each judged dimension's mean and, on a PASS/FAIL rubric, the pass rate over every item the judge rated.
-From them, the uses the evidence supports, in plain words (`uses`). An earlier version with too few ratings for
+From them, the uses the evidence supports, in plain words (`uses`). Beside each target, what it is compared with:
+the judge against each expert alone and each pair of experts against each other, by the same rules (`Against`),
+and an expert who disagrees with every other one (`Dissent`). On nominal categories the pool estimate is a
+share per category, never a mean of their stored positions.
+
+Read while ratings come in (``live``: the judge screen and the lead's summary, while items are left to compare),
+the targets are decided by the rules valid at any time (analysis/stopping.py); at the end, and in the report,
+by the report's fixed-n rules. An earlier version with too few ratings for
 the alternative annotator test, or that no expert rated, is one line (`TooFew`) rather than a block of
 "undecided".
 
