@@ -134,8 +134,9 @@ def test_the_summary_screens_page_leaves_out_the_pool(study_db: Path, rubrics) -
 def test_the_page_fits_80_by_24(study_db: Path, rubrics) -> None:
     page, _ = _page(study_db, rubrics)
     lines = render_text(page).splitlines()
-    page_lines = lines[: lines.index("  To settle what is undecided:")] if "  To settle what is undecided:" in lines \
-        else lines
+    # The page ends where the comparison with the experts' own agreement begins (then what would settle the rest).
+    end = next((n for n, line in enumerate(lines) if line.startswith(("  Compared with", "  To settle"))), len(lines))
+    page_lines = lines[:end]
     assert len(page_lines) <= 24, "\n".join(page_lines)
     assert max(map(len, lines)) <= 80
 
@@ -218,7 +219,7 @@ def test_report_with_columns_80_keeps_the_page_within_80(study_db: Path) -> None
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    end = lines.index("  To settle what is undecided:")
+    end = next(n for n, line in enumerate(lines) if line.startswith(("  Compared with", "  To settle")))
     assert end <= 24 and lines[0].startswith("What the judge may be used for")
     assert max(len(line) for line in lines[:end]) <= 80
 

@@ -43,6 +43,7 @@ async def test_the_leads_summary_opens_with_the_page_without_the_pool(study_db: 
     assert "Replace an expert?" in texts[0] and "(ann, bob, cat)" in texts[0]
     assert "Pool estimate: in `judge-tui report`" in texts[0]
     assert "PPI++" not in "\n".join(texts)
+    assert "Decided by rules valid at any time" in " ".join(texts[0].split())  # 240 items left to compare
 
 
 async def test_a_reviewers_summary_has_no_page(study_db: Path, rubrics) -> None:  # noqa: F811

@@ -30,7 +30,7 @@ from judge_tui.analysis.report_render.comparison import compare_blocks
 from judge_tui.analysis.report_render.jury import jury_blocks
 from judge_tui.analysis.scores import agreeing, load, score_gaps
 from judge_tui.analysis.team import load_team
-from judge_tui.analysis.validity import ValidityPage, validity_by_version
+from judge_tui.analysis.validity import ValidityPage, ratings_coming_in, validity_by_version
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.model.rubrics import Rubric
@@ -242,7 +242,9 @@ def standing(store: Store, rubric: Rubric, *, prompt_version: str, previous: str
             figures = _figure_lines(report, experts, split, settings)
             figure_rows = _figure_rows(report)
             # A lead who rated sees the page over their own items, without the pool estimate (the blind rule).
-            validity = validity_by_version(store, report, ratings, settings, judge_only=visible is None)
+            # Read while ratings come in, it decides at any time; once every item is compared, at fixed n.
+            validity = validity_by_version(store, report, ratings, settings, judge_only=visible is None,
+                                           live=ratings_coming_in(store, report))
         except NoComparison as exc:
             notes.append(str(exc))
         misaligned = _misaligned(store, rubric, judge, split, tolerance, visible)

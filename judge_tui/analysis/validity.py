@@ -6,10 +6,16 @@ experts'): the decision on each target with its interval and what would settle i
 with their assurance plans), the alternative annotator test on every judged dimension and the overall score
 (stats.alt_test), and the estimate of the pool (stats.prediction_powered): the mean overall score and each
 judged dimension's mean by PPI++, and on a PASS/FAIL rubric the pass rate split by the judge's verdict, over
-every item the judge rated. From them, the uses the evidence supports, in plain words (`uses`): a pool figure
-is offered only where its interval is narrower than the experts' alone (`offers_pool`). An earlier version with
-too few ratings for the alternative annotator test, or that no expert rated, is one line (`TooFew`) rather than
-a block of "undecided".
+every item the judge rated; on nominal categories a share per category, never a mean of their stored
+positions. From them, the uses the evidence supports, in plain words (`uses`): a pool figure is offered only
+where its interval is narrower than the experts' alone (`offers_pool`). Beside each target, what it is compared
+with: the judge against each expert alone and each pair of experts against each other, by the same rules
+(`Against`), and an expert who disagrees with every other one (`Dissent`).
+
+Read while ratings come in (``live``: the judge screen and the lead's summary, while items are left to compare),
+the targets are decided by the rules valid at any time (analysis/stopping.py); at the end, and in the report,
+by the report's fixed-n rules. An earlier version with too few ratings for the alternative annotator test, or
+that no expert rated, is one line (`TooFew`) rather than a block of "undecided".
 
 The pool estimate needs the expert-rated items to be a random sample of the pool: a random queue order is; a
 balanced order is a known stratified sample, weighted back with the design's stratum weights; import order,
@@ -33,8 +39,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from judge_tui.analysis.queue_orders import judge_strata
-from judge_tui.analysis.report import OVERALL, Group, NoComparison, Report, build_report
+from judge_tui.analysis.report import OVERALL, Group, NoComparison, Report, ReportError, build_report
 from judge_tui.analysis.scores import OVERALL_COLUMN, RubricRatings, Scores, item_groups, load, mean_of
+from judge_tui.analysis.stopping import ANYTIME, FIXED_N, anytime_checks, items_left
 from judge_tui.analysis.targets import TargetCheck
 from judge_tui.model import queue_orders as qo
 from judge_tui.model.errors import UserError
@@ -50,6 +57,7 @@ from judge_tui.stats.alt_test import (
     Scoring,
     alternative_annotator_test,
 )
+from judge_tui.stats.intervals import Interval
 from judge_tui.stats.prediction_powered import (
     BY_VERDICT,
     PoolEstimate,
@@ -83,6 +91,41 @@ class PoolFigure:
 
 
 @dataclass(frozen=True)
+class PairCheck:
+    """A target's figure between two raters alone: an expert (``first``, the reference) and the judge, or two
+    experts, computed by the report's own rules (its interval and fixed-n decision)."""
+
+    first: str
+    second: str
+    check: TargetCheck
+
+
+@dataclass(frozen=True)
+class Against:
+    """A target compared with what: the judge against each expert beside each pair of experts."""
+
+    key: str
+    goal: str
+    judge: tuple[PairCheck, ...]
+    experts: tuple[PairCheck, ...]
+
+    @property
+    def met_by_experts(self) -> bool:
+        return any(p.check.decision == "met" for p in self.experts)
+
+
+@dataclass(frozen=True)
+class Dissent:
+    """An expert who agrees with every other expert less than any two of the others agree with each other."""
+
+    expert: str
+    figure: str  # the figure it is read on: "κ of label"
+    percent: bool
+    with_others: tuple[tuple[str, float], ...]  # (other expert, figure)
+    among_others: tuple[float, float]  # the lowest and highest figure between two of the others
+
+
+@dataclass(frozen=True)
 class RubricVersion:
     """A rubric version as the rest of the report names it: its number within the rubric (#1, #2, ...), the
     label in the rubric file, and when it was made."""
@@ -107,6 +150,9 @@ class JudgeValidity:
     settle: tuple[str, ...]  # what would settle what is undecided
     version: RubricVersion | None = None  # the rubric version whose ratings alone this block is computed from
     newest: bool = True  # the newest rubric version this judge rated in
+    decided: str = FIXED_N  # how the targets are decided: FIXED_N (the report), or ANYTIME (read while rating)
+    against: tuple[Against, ...] = ()  # each target, the judge against each expert beside expert against expert
+    dissent: tuple[Dissent, ...] = ()  # experts who disagree with every other one
 
 
 @dataclass(frozen=True)
@@ -217,6 +263,38 @@ def _verdicts(*scores: np.ndarray) -> bool:
     return all(bool(np.all(np.isin(s, (0.0, 1.0)))) for s in scores)
 
 
+def _is_category(scores: Scores, point: float) -> Scores:
+    """1 where the score is the category at ``point``, 0 where another, NaN where unscored."""
+    def hit(values: np.ndarray) -> np.ndarray:
+        return np.where(np.isnan(values), np.nan, np.isclose(values, point, rtol=0.0, atol=1e-9).astype(float))
+    return Scores(scores.keys, hit(scores.scores), hit(scores.overall))
+
+
+def _pool_figures(report: Report, expert_runs: Sequence[Scores], judge_runs: Scores
+                  ) -> list[tuple[str, str, Scores, Scores, int]]:
+    """Each figure of the pool estimate: (key, name, the experts' figure per item, the judge's, column). A mean
+    per judged dimension and of the overall score (on PASS/FAIL, the pass rate); on nominal categories, whose
+    stored positions are names, never a mean: the share of each category (the experts' figure of an item is
+    the share of them who named it), per judged dimension (the overall is the one dimension's category)."""
+    rubric = report.rubric
+    found = []
+    for key, name, column in _columns(report):
+        if rubric.scale.nominal:
+            if key == OVERALL and len(_columns(report)) > 1:
+                continue  # the overall is the one judged dimension's category, said above
+            for category, point in zip(rubric.scale.categories, rubric.scale.points, strict=True):
+                experts = mean_of([_is_category(s, point) for s in expert_runs], len(rubric.dimension_ids))
+                found.append((f"{key}={category}", f"{name}: {category}", experts, _is_category(judge_runs, point),
+                              column))
+            continue
+        if rubric.scale.kind == "pass_fail" and key == OVERALL:
+            key, name = PASS_RATE, "pass rate"
+        elif key == OVERALL:
+            name = "mean overall score"
+        found.append((key, name, mean_of(list(expert_runs), len(rubric.dimension_ids)), judge_runs, column))
+    return found
+
+
 def _pool(store: Store, report: Report, expert_runs: Sequence[Scores], judge_runs: Scores, judge: str
           ) -> tuple[tuple[PoolFigure, ...], str | None]:
     consensus = mean_of(list(expert_runs), len(report.rubric.dimension_ids))
@@ -225,17 +303,14 @@ def _pool(store: Store, report: Report, expert_runs: Sequence[Scores], judge_run
     strata, unlabelled_strata, note = _pool_design(store, report, judge, labelled, unlabelled)
     pass_fail = report.rubric.scale.kind == "pass_fail"
     points = report.rubric.scale.points
-    bounds = (min(points), max(points))
+    # A category's share lies in [0, 1]; a mean, within the scale's points.
+    bounds = (0.0, 1.0) if report.rubric.scale.nominal else (min(points), max(points))
     found = []
-    for key, name, column in _columns(report):
-        if pass_fail and key == OVERALL:
-            key, name = PASS_RATE, "pass rate"
-        elif key == OVERALL:
-            name = "mean overall score"
-        labels = consensus.on(labelled, column)
-        predictions = judge_runs.on(labelled, column)
+    for key, name, experts, judged, column in _pool_figures(report, expert_runs, judge_runs):
+        labels = experts.on(labelled, column)
+        predictions = judged.on(labelled, column)
         both = ~np.isnan(labels) & ~np.isnan(predictions)
-        others = judge_runs.on(unlabelled, column)
+        others = judged.on(unlabelled, column)
         alone = ~np.isnan(others)
         estimate: PoolEstimate | Undefined
         if both.sum() < 3 or alone.sum() < 1:
@@ -272,7 +347,7 @@ def uses(report: Report, targets: Sequence[TargetCheck], replacement: Sequence[R
         why = ("one expert only" if all(r.test.untested == ONE_EXPERT for r in replacement if r.test.passed is None)
                else "too few shared items")
         said.append(f"replacing an expert on {', '.join(unknown)}: not tested, {why}")
-    said += _pool_uses(pool)
+    said += _pool_uses(pool, nominal=report.rubric.scale.nominal)
     individual = ("decide individual items' PASS/FAIL" if report.rubric.scale.kind == "pass_fail"
                   else "score individual items")
     decided = [c for c in targets if c.decision is not None]
@@ -303,15 +378,16 @@ def offers_pool(estimate: PoolEstimate) -> bool:
     return estimate.narrower_by > 0
 
 
-def _pool_uses(pool: Sequence[PoolFigure]) -> list[str]:
+def _pool_uses(pool: Sequence[PoolFigure], *, nominal: bool = False) -> list[str]:
     """Which pool figures to take from the judge corrected by the experts, and which from the experts alone
-    (`offers_pool`)."""
+    (`offers_pool`); on nominal categories they are shares, never means."""
     said = []
     helps = [p for p in pool if isinstance(p.estimate, PoolEstimate) and offers_pool(p.estimate)]
     no_help = [p.name for p in pool if isinstance(p.estimate, PoolEstimate) and not offers_pool(p.estimate)]
     if helps and len(helps) == len(pool):
         rate, means = any(p.key == PASS_RATE for p in pool), any(p.key != PASS_RATE for p in pool)
-        what = "pass rate and means" if rate and means else "pass rate" if rate else "means"
+        what = ("category shares" if nominal  # names, never averaged
+                else "pass rate and means" if rate and means else "pass rate" if rate else "means")
         said.append(f"may estimate the pool's {what}, corrected by the experts' ratings")
     elif helps:
         said.append(f"may estimate the pool's {', '.join(p.name for p in helps)}, corrected by the experts")
@@ -332,6 +408,93 @@ def _settle(targets: Sequence[TargetCheck], replacement: Sequence[Replacement]) 
     return tuple(found)
 
 
+def _pair_checks(store: Store, report: Report, ratings: RubricRatings, settings: AgreementSettings,
+                 first: str, second: str) -> dict[str, PairCheck]:
+    """The report's targets between two raters alone, by key (none when they share no item)."""
+    try:
+        alone = build_report(store, report.rubric, human=Group("human", (first,)), judge=Group("judge", (second,)),
+                             split=report.split, settings=settings, ratings=ratings, judge_only=False,
+                             checks_only=True, plans=False)
+    except (ReportError, UserError):
+        return {}
+    return {c.key: PairCheck(first, second, c) for c in alone.checks}
+
+
+def _expert_pairs(store: Store, report: Report, ratings: RubricRatings, settings: AgreementSettings
+                  ) -> list[dict[str, PairCheck]]:
+    experts = report.human.rater_ids
+    return [_pair_checks(store, report, ratings, settings, a, b)
+            for i, a in enumerate(experts) for b in experts[i + 1:]]
+
+
+def _against(store: Store, report: Report, ratings: RubricRatings, settings: AgreementSettings, judge: str,
+             targets: Sequence[TargetCheck], pairs: Sequence[dict[str, PairCheck]]) -> tuple[Against, ...]:
+    """Each target the page decides: the judge against each expert alone beside each pair of experts."""
+    if len(report.human.rater_ids) < 2:
+        return ()  # one expert: nobody to compare them with
+    alone = [_pair_checks(store, report, ratings, settings, e, judge) for e in report.human.rater_ids]
+    found = []
+    for c in targets:
+        judged = tuple(a[c.key] for a in alone if c.key in a and a[c.key].check.decision is not None)
+        among = tuple(p[c.key] for p in pairs if c.key in p and p[c.key].check.decision is not None)
+        if among:
+            found.append(Against(c.key, c.goal, judged, among))
+    return tuple(found)
+
+
+def _dissent(report: Report, pairs: Sequence[dict[str, PairCheck]]) -> tuple[Dissent, ...]:
+    """Experts who agree with every other expert clearly less than any two of the others agree with each other:
+    each of their figures' intervals below every figure between two others, and each of those figures'
+    intervals above every one of theirs (read on the first κ target, else alignment; needs three experts)."""
+    experts = report.human.rater_ids
+    key = next((c.key for c in report.checks if c.key.startswith("kappa:")), "alignment")
+    checks = {(p[key].first, p[key].second): p[key].check for p in pairs
+              if key in p and isinstance(p[key].check.estimate, float) and isinstance(p[key].check.interval, Interval)}
+    if len(experts) < 3 or len(checks) < 3:
+        return ()
+    found = []
+    for e in experts:
+        mine = {(b if a == e else a): c for (a, b), c in checks.items() if e in (a, b)}
+        others = [c for (a, b), c in checks.items() if e not in (a, b)]
+        if len(mine) < len(experts) - 1 or not others:
+            continue
+        highs = [c.interval.high for c in mine.values() if isinstance(c.interval, Interval)]
+        lows = [c.interval.low for c in others if isinstance(c.interval, Interval)]
+        values = {name: float(c.estimate) for name, c in mine.items() if isinstance(c.estimate, float)}
+        among = [float(c.estimate) for c in others if isinstance(c.estimate, float)]
+        if max(highs) < min(among) and max(values.values()) < min(lows):
+            figure = next(c for c in report.checks if c.key == key)
+            found.append(Dissent(e, figure.figure, figure.percent, tuple(values.items()), (min(among), max(among))))
+    return tuple(found)
+
+
+def decided_at_any_time(report: Report, left: dict[str, int] | None = None) -> tuple[TargetCheck, ...]:
+    """The report's targets as a page read while ratings come in shows them: each decided by the rule valid at
+    any time (analysis/stopping.py), with that rule's interval; a plan only where the fixed-n rule is undecided
+    too (what it asks for settles the report read once at the end)."""
+    found = []
+    for a in anytime_checks(report, left):
+        c = a.check
+        if a.decision is None or not isinstance(c.interval, Interval):
+            found.append(c)  # nothing to decide on: the figure's own reason stands
+            continue
+        interval = (Undefined(a.reading) if a.interval is None
+                    else Interval(a.interval[0], a.interval[1], ANYTIME, c.interval.confidence))
+        keep_plan = a.decision == "undecided" and c.decision == "undecided"
+        found.append(dataclasses.replace(c, interval=interval, decision=a.decision,
+                                         plan=c.plan if keep_plan else None,
+                                         more_items=c.more_items if keep_plan else None,
+                                         more_of_class=c.more_of_class if keep_plan else None))
+    return tuple(found)
+
+
+def ratings_coming_in(store: Store, report: Report) -> bool:
+    """Whether items of some target's scope are still to be compared: a page read now is read while ratings come
+    in, so it decides at any time; once every item is compared the study's size is fixed and the report's
+    fixed-n decisions hold."""
+    return any(n > 0 for n in items_left(store, report.rubric, report).values())
+
+
 def _version_number(store: Store, report: Report, ratings: RubricRatings, judge: str) -> int | None:
     mine = ratings.versions[(ratings.rater == ratings.rater_ids.index(judge)) & (ratings.repeats == 0)]
     if mine.size == 0:
@@ -342,18 +505,23 @@ def _version_number(store: Store, report: Report, ratings: RubricRatings, judge:
 
 
 def judge_validity(store: Store, report: Report, ratings: RubricRatings, settings: AgreementSettings, *,
-                   judge_only: bool = True) -> ValidityPage:
-    """The validity page of a report: one entry per judge rater of the comparison."""
+                   judge_only: bool = True, live: bool = False) -> ValidityPage:
+    """The validity page of a report: one entry per judge rater of the comparison. ``live``: read while ratings
+    come in (the judge and summary screens), so the targets are decided by the rules valid at any time."""
     expert_runs = [ratings.first_runs(e) for e in report.human.rater_ids]
     judges = []
+    targets = decided_at_any_time(report, items_left(store, report.rubric, report)) if live else report.checks
+    pairs = _expert_pairs(store, report, ratings, settings)
+    dissent = _dissent(report, pairs)
     for judge in report.judge.rater_ids:
         judge_runs = ratings.first_runs(judge)
         replacement = _replacement(report, expert_runs, judge_runs, settings)
         pool, note = _pool(store, report, expert_runs, judge_runs, judge) if judge_only else ((), None)
-        targets = report.checks
         judges.append(JudgeValidity(judge, _version_number(store, report, ratings, judge), report.human.rater_ids,
                                     targets, replacement, pool, note, uses(report, targets, replacement, pool),
-                                    _settle(targets, replacement)))
+                                    _settle(targets, replacement), decided=ANYTIME if live else FIXED_N,
+                                    against=_against(store, report, ratings, settings, judge, targets, pairs),
+                                    dissent=dissent))
     return ValidityPage(report.rubric.id, settings.alt_test_epsilon, DEFAULT_Q, report.confidence, tuple(judges),
                         judge_only)
 
@@ -405,7 +573,8 @@ def _too_few(block: JudgeValidity) -> str | None:
 
 
 def validity_by_version(store: Store, report: Report, ratings: RubricRatings, settings: AgreementSettings, *,
-                        sides: Sequence[Group] | None = None, judge_only: bool = True) -> ValidityPage:
+                        sides: Sequence[Group] | None = None, judge_only: bool = True,
+                        live: bool = False) -> ValidityPage:
     """A block for each judge side (default: the report's judge group) and each rubric version it rated in,
     newest first, each computed from that version's ratings alone: every rater's first run under it (the
     judge's and the experts'), its own targets, alternative annotator test and pool estimate. An earlier version
@@ -423,7 +592,7 @@ def validity_by_version(store: Store, report: Report, ratings: RubricRatings, se
             if version_id not in read:
                 read[version_id] = _under(store, report, ratings, version)
             made = _version_blocks(store, report, ratings, settings, side, version, read[version_id],
-                                   newest=version_id == ids[0], whole=whole, judge_only=judge_only)
+                                   newest=version_id == ids[0], whole=whole, judge_only=judge_only, live=live)
             if isinstance(made, TooFew):
                 too_few.append(dataclasses.replace(made, position=len(blocks)))
             else:
@@ -435,7 +604,7 @@ def validity_by_version(store: Store, report: Report, ratings: RubricRatings, se
 
 def _version_blocks(store: Store, report: Report, ratings: RubricRatings, settings: AgreementSettings,
                     side: Group, version: RubricVersion, read: tuple[Rubric, RubricRatings], *, newest: bool,
-                    whole: bool, judge_only: bool) -> tuple[JudgeValidity, ...] | TooFew:
+                    whole: bool, judge_only: bool, live: bool) -> tuple[JudgeValidity, ...] | TooFew:
     """The blocks of one judge side under one rubric version (``read``: its definition and ratings alone), or
     the line that says why there are none (``whole``: never a line for too few ratings)."""
     rubric, at = read
@@ -459,7 +628,7 @@ def _version_blocks(store: Store, report: Report, ratings: RubricRatings, settin
         except (NoComparison, UserError) as exc:
             return TooFew(name, version, 0, int(judged.size), compared, str(exc))
     made = tuple(dataclasses.replace(b, rubric_version=version.number or None, version=version, newest=newest)
-                 for b in judge_validity(store, theirs, at, settings, judge_only=judge_only).judges)
+                 for b in judge_validity(store, theirs, at, settings, judge_only=judge_only, live=live).judges)
     reason = None if whole or len(made) != 1 else _too_few(made[0])
     return made if reason is None else TooFew(name, version, 0, int(judged.size), compared, reason)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+from collections.abc import Sequence
 from typing import Any
 
 from judge_tui.analysis.figure_format import (
@@ -19,9 +20,13 @@ from judge_tui.analysis.figure_format import (
     share_text,
     short_text,
 )
+from judge_tui.analysis.stopping import ANYTIME
 from judge_tui.analysis.targets import TargetCheck
 from judge_tui.analysis.validity import (
+    Against,
+    Dissent,
     JudgeValidity,
+    PairCheck,
     PoolFigure,
     Replacement,
     RubricVersion,
@@ -31,11 +36,14 @@ from judge_tui.analysis.validity import (
 from judge_tui.model.textsafe import clean
 from judge_tui.stats import assurance
 from judge_tui.stats.agreement import Undefined
-from judge_tui.stats.alt_test import Scoring
+from judge_tui.stats.alt_test import AltTest, Scoring
+from judge_tui.stats.intervals import Interval
 from judge_tui.stats.prediction_powered import PPI
 
 WIDTH = 80
 TITLE = "What the judge may be used for"
+LIVE_NOTE = ("Decided by rules valid at any time: ratings are still coming in. The fixed-n decisions: once every "
+             "item is compared, and in `judge-tui report`.")
 VERSIONS_NOTE = ("Each block from the ratings made under its rubric version alone (the judge's and the experts'); "
                  "the figures after this page take each rater's newest rating of each item, whatever its version.")
 
@@ -118,12 +126,19 @@ SCORED_AS: dict[Scoring, str] = {
 }
 
 
+def _experts_by_items(t: AltTest) -> str:
+    """The experts compared and the items each rated with the judge and another: "3 × 60", "10 × 160–331"."""
+    counts = [c.items for c in t.compared]
+    items = str(counts[0]) if min(counts) == max(counts) else f"{min(counts)}–{max(counts)}"
+    return f"{len(counts)} × {items}"
+
+
 def _replacement_lines(r: Replacement) -> list[str]:
     t = r.test
     if t.passed is None:
         return _row(r.name, 28, f"not tested: {r.test.untested}")
     assert not isinstance(t.winning_rate, Undefined) and not isinstance(t.advantage_probability, Undefined)
-    size = f"{len(t.compared)} × {min(c.items for c in t.compared)}"
+    size = _experts_by_items(t)
     verdict = "passes" if t.passed else "fails"
     return _row(r.name, 28, f"{t.winning_rate:>5.2f} {t.advantage_probability:>5.2f}  {size:<10} {verdict}")
 
@@ -157,6 +172,8 @@ def judge_lines(page: ValidityPage, j: JudgeValidity, width: int = WIDTH) -> lis
         lines.append(f"  {'Target':<33} {f'Estimate [{share_text(page.confidence)}]':<18} {'n':>3}  "
                      f"{'Decision':<9} {'Settle':>6}")
         lines += [line for c in j.targets for line in _target_lines(c, width)]
+        if j.decided == ANYTIME:
+            lines += _wrap(LIVE_NOTE, width, "  ", "  ")
     if j.replacement and all(r.test.passed is None for r in j.replacement):
         lines += _wrap(f"Replace an expert? not tested: {j.replacement[0].test.untested}", width, "  ", "    ")
     elif j.replacement:
@@ -183,6 +200,78 @@ def judge_lines(page: ValidityPage, j: JudgeValidity, width: int = WIDTH) -> lis
     return lines
 
 
+def _estimates(pairs: Sequence[PairCheck]) -> list[float]:
+    return [e for p in pairs if isinstance(e := p.check.estimate, float)]
+
+
+def _spread(pairs: Sequence[PairCheck]) -> str:
+    """The pairs' figures from the lowest to the highest, and from the lowest interval's low end to the highest's
+    high end: "55–75% [45, 83]", "0.30–0.46 [0.12, 0.61]"."""
+    values = _estimates(pairs)
+    if not values:
+        return "n/a"
+    percent = pairs[0].check.percent
+    def one(v: float) -> str:
+        return share_text(v) if percent else decimal_text(v, 2)
+    low, high = min(values), max(values)
+    text = one(low) if one(low) == one(high) else f"{one(low)}–{one(high)}"
+    bounds = [p.check.interval for p in pairs if isinstance(p.check.interval, Interval)]
+    if bounds:
+        text += " " + interval_text(Interval(min(b.low for b in bounds), max(b.high for b in bounds), "",
+                                             bounds[0].confidence), percent=percent)
+    return text
+
+
+def _pair_text(p: PairCheck, judge: bool) -> str:
+    who = p.first if judge else f"{p.first}–{p.second}"
+    return f"{who} {figure_with_interval(p.check.estimate, p.check.interval, percent=p.check.percent)}"
+
+
+def _reconciled(j: JudgeValidity) -> str | None:
+    """Targets the judge does not meet that no two experts meet with each other either."""
+    decided = {c.key: c.decision for c in j.targets}
+    short = [a.goal for a in j.against if decided.get(a.key) in ("not met", "undecided") and not a.met_by_experts]
+    if not short:
+        return None
+    named = " and ".join(short) if len(short) <= 2 else f"{short[0]} and {len(short) - 1} more targets"
+    return (f"No two experts are shown to meet {named} with each other either: the judge is held to more than "
+            "the experts reach among themselves.")
+
+
+def _dissent_text(d: Dissent) -> str:
+    def one(v: float) -> str:
+        return share_text(v) if d.percent else decimal_text(v, 2)
+    others = ", ".join(f"{one(v)} with {clean(e)}" for e, v in d.with_others)
+    low, high = d.among_others
+    among = one(low) if one(low) == one(high) else f"{one(low)}–{one(high)}"
+    return (f"{clean(d.expert)} disagrees with every other expert: {d.figure} {others}, against {among} between "
+            "the others; check their ratings (or rubric reading) before counting them as an expert.")
+
+
+COMPARED = "Compared with the experts' own agreement (fixed-n, each pair alone)"
+
+
+def compared_lines(j: JudgeValidity, width: int = WIDTH) -> list[str]:
+    """Each target the judge against each expert beside expert against expert; what that says; dissenters."""
+    if not j.against and not j.dissent:
+        return []
+    lines = _wrap(COMPARED + ":", width, "  ", "    ")
+    if j.against:
+        lines.append(f"  {'Target':<28} {'judge vs expert':<22} expert vs expert")
+        for a in j.against:
+            judge, experts = _spread(a.judge), _spread(a.experts)
+            row = _row(a.goal, 28, f"{judge:<22} {experts}")
+            if len(row[-1]) > width:  # wide intervals: the experts' figures under the judge's, in their column
+                row = [*_row(a.goal, 28, judge), f"  {'':<28} {'':<22} {experts}"]
+            lines += row
+    said = _reconciled(j)
+    if said:
+        lines += _wrap(said, width, "  • ", "    ")
+    for d in j.dissent:
+        lines += _wrap(f"⚠ {_dissent_text(d)}", width, "  ", "    ")
+    return lines
+
+
 def settle_lines(j: JudgeValidity, width: int = WIDTH) -> list[str]:
     if not j.settle:
         return []
@@ -202,7 +291,7 @@ def render_text(page: ValidityPage, width: int = WIDTH) -> str:
             blocks.append(thin)
         if position < len(page.judges):
             j = page.judges[position]
-            blocks.append(judge_lines(page, j, width) + settle_lines(j, width))
+            blocks.append(judge_lines(page, j, width) + compared_lines(j, width) + settle_lines(j, width))
     if page.by_version:
         blocks.append(_wrap(VERSIONS_NOTE, width, "", ""))
     return "\n\n".join("\n".join(b) for b in blocks) + "\n"
@@ -228,6 +317,8 @@ def render_markdown(page: ValidityPage) -> str:
                     f"{_more(c)} |"
                     for c in j.targets]
             out.append("")
+            if j.decided == ANYTIME:
+                out += [LIVE_NOTE, ""]
         untested = bool(j.replacement) and all(r.test.passed is None for r in j.replacement)
         scoring = j.replacement[0].test.scoring if j.replacement else None
         out += [f"Alternative annotator test (ε = {short_text(page.epsilon)}, q = {short_text(page.q)}"
@@ -243,7 +334,7 @@ def render_markdown(page: ValidityPage) -> str:
                 rate, advantage = t.winning_rate, t.advantage_probability
                 assert isinstance(rate, float) and isinstance(advantage, float)  # a test that ran has both
                 out.append(f"| {_md(r.name)} | {decimal_text(rate, 2)} | {decimal_text(advantage, 2)} | "
-                           f"{len(t.compared)} × {min(c.items for c in t.compared)} | "
+                           f"{_experts_by_items(t)} | "
                            f"{'passes' if t.passed else 'fails'} |")
         if not untested:
             out.append("")
@@ -263,6 +354,15 @@ def render_markdown(page: ValidityPage) -> str:
             out.append("")
             if j.pool_note:
                 out += [f"Pool: {_md(j.pool_note)}.", ""]
+        if j.against:
+            out += [f"{COMPARED}:", "", "| Target | Judge vs expert | Expert vs expert |", "|---|---|---|"]
+            out += [f"| {_md(a.goal)} | {'; '.join(_md(_pair_text(p, True)) for p in a.judge) or 'n/a'} | "
+                    f"{'; '.join(_md(_pair_text(p, False)) for p in a.experts)} |" for a in j.against]
+            out.append("")
+        said = _reconciled(j)
+        out += [f"- {_md(said)}"] if said else []
+        out += [f"- ⚠ {_md(_dissent_text(d))}" for d in j.dissent]
+        out += [""] if said or j.dissent else []
         if j.settle:
             out += ["To settle what is undecided:", ""] + [f"- {_md(s)}" for s in j.settle] + [""]
     last = [f"- {_md(too_few_text(page, t))}" for t in page.too_few if t.position == len(page.judges)]
@@ -323,6 +423,25 @@ def _target_dict(c: TargetCheck) -> dict[str, Any]:
             **({"undefined": {"estimate": reason}} if reason is not None else {})}
 
 
+def _pair_dict(p: PairCheck) -> dict[str, Any]:
+    c = p.check
+    return {"first": p.first, "second": p.second,
+            "estimate": c.estimate if isinstance(c.estimate, float) else None,
+            "interval": {"low": c.interval.low, "high": c.interval.high} if isinstance(c.interval, Interval) else None,
+            "n": c.n, "decision": c.decision}
+
+
+def _against_dict(a: Against) -> dict[str, Any]:
+    return {"key": a.key, "goal": a.goal, "judge_vs_expert": [_pair_dict(p) for p in a.judge],
+            "expert_vs_expert": [_pair_dict(p) for p in a.experts], "met_by_experts": a.met_by_experts}
+
+
+def _dissent_dict(d: Dissent) -> dict[str, Any]:
+    return {"expert": d.expert, "figure": d.figure,
+            "with_others": [{"expert": e, "estimate": v} for e, v in d.with_others],
+            "among_others": {"low": d.among_others[0], "high": d.among_others[1]}}
+
+
 def _version_dict(v: RubricVersion | None) -> dict[str, Any]:
     return {"rubric_version_id": v.id if v else None, "rubric_version_label": v.label if v else None,
             "rubric_version_created": v.created_at if v else None}
@@ -337,9 +456,12 @@ def to_dict(page: ValidityPage) -> dict[str, Any]:
         "pool_shown": page.pool_shown,
         "judges": [{"judge": j.judge, "rubric_version": j.rubric_version, "experts": list(j.experts),
                     "uses": list(j.uses), "targets": [_target_dict(c) for c in j.targets],
+                    "decision_valid": j.decided,
                     "alt_test": [_replacement_dict(r) for r in j.replacement],
                     "pool": [_pool_dict(p) for p in j.pool], "pool_note": j.pool_note,
-                    "to_settle": list(j.settle), **_version_dict(j.version), "newest_version": j.newest}
+                    "to_settle": list(j.settle), **_version_dict(j.version), "newest_version": j.newest,
+                    "compared_with_experts": [_against_dict(a) for a in j.against],
+                    "experts_short_of_targets": _reconciled(j), "dissent": [_dissent_dict(d) for d in j.dissent]}
                    for j in page.judges],
         "too_few_ratings": [{"judge": t.judge, "rubric_version": t.version.number or None,
                              **_version_dict(t.version), "judged": t.judged, "compared": t.compared,

@@ -56,6 +56,8 @@ async def test_v_shows_the_page_of_the_judge_in_force_with_the_pool(judged: Path
     assert text.startswith("What the judge may be used for: judge judge:cmd-fake:binary@")
     assert "Replace an expert? not tested" in text  # 2 experts on 12 dev items: below the test's minimum
     assert "Pool (by verdict, 12 rated + 4 judge only)" in text  # PASS/FAIL: split by the judge's verdict
+    # Four items are left to compare: read now, the targets are decided by the rules valid at any time.
+    assert "Decided by rules valid at any time: ratings are still coming in." in text
     assert back == "cal-overview"
 
 

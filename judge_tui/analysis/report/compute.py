@@ -131,7 +131,9 @@ def _summary(rows: Sequence[Row], pairing: Pairing, rubric: Rubric, tolerance: f
     rate = pooled_alignment(paired, tolerance, "no judged dimension was scored by both")
     lowest, highest = ag.lowest_and_highest({r.key: r.agreement.alignment_rate for r in judged})
     interval = pooled_alignment_interval(paired, tolerance, confidence)
-    return Summary(int(pairing.keys.size), items, agreements, pairs, rate, lowest, highest, interval)
+    # Fewer than the items both rated when a side left a dimension unscored or tied (several experts on PASS/FAIL).
+    behind = int(np.unique(np.concatenate([np.empty(0, np.int64), *(p.keys for p in paired)])).size)
+    return Summary(int(pairing.keys.size), items, agreements, pairs, rate, lowest, highest, interval, behind)
 
 
 def _human_group(members: list[Scores], rubric: Rubric, ratings: RubricRatings) -> tuple[Scores, int]:

@@ -48,9 +48,10 @@ def target_checks(rows: Sequence[Row], overall: Row, summary: Summary, rubric: R
     """Every target of the report, decided on its interval, with a plan for the undecided ones (``plan=False``:
     decisions only, for the rating screen's count of settled questions)."""
     scope = f"{split} split" if split else "all compared items"
-    one_score_each = summary.pairs == summary.cases  # one judged dimension: a plain Wilson share
-    checks = [check("alignment", "alignment", scope, summary.alignment_rate, summary.alignment_interval,
-                    summary.cases, thresholds.alignment_well_calibrated, percent=True, confidence=confidence, plan=plan,
+    behind = summary.cases if summary.aligned_items is None else summary.aligned_items  # the items it counts
+    one_score_each = summary.pairs == behind  # one judged dimension: a plain Wilson share
+    checks = [check("alignment", "alignment", scope, summary.alignment_rate, summary.alignment_interval, behind,
+                    thresholds.alignment_well_calibrated, percent=True, confidence=confidence, plan=plan,
                     share=(summary.agreements, summary.pairs) if one_score_each and summary.pairs else None)]
     for row in rows:
         if row.method == "judged":

@@ -89,6 +89,7 @@ class Summary:
     lowest: str | None
     highest: str | None
     alignment_interval: IntervalFigure = Undefined("no interval computed")  # a cluster bootstrap over items
+    aligned_items: int | None = None  # items behind the alignment: some judged dimension scored by both sides
 
 
 @dataclass(frozen=True)

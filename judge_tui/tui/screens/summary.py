@@ -29,7 +29,7 @@ from judge_tui.analysis.judges import default_judge
 from judge_tui.analysis.report import Group, Report, build_report
 from judge_tui.analysis.report_render import as_text
 from judge_tui.analysis.scores import RubricRatings, load
-from judge_tui.analysis.validity import ValidityPage, validity_by_version
+from judge_tui.analysis.validity import ValidityPage, ratings_coming_in, validity_by_version
 from judge_tui.formats.terminal import FittedTable
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric, RubricError
@@ -189,13 +189,14 @@ class SummaryScreen(Screen[None]):
 
     def _validity(self, store: Store, judge: str, ratings: RubricRatings) -> ValidityPage | None:
         """Every expert against the judge, a block per rubric version, without the pool estimate (it uses items no
-        expert rated)."""
+        expert rated); decided at any time while items are left to compare."""
         try:
             every = build_report(store, self.rubric, judge=Group("judge", (judge,)), settings=self.agreement,
                                  judge_only=False, ratings=ratings)
         except UserError:
             return None
-        return validity_by_version(store, every, ratings, self.agreement, judge_only=False)
+        return validity_by_version(store, every, ratings, self.agreement, judge_only=False,
+                                   live=ratings_coming_in(store, every))
 
     def on_summary_screen_ready(self, message: Ready) -> None:
         self.report = message.report
