@@ -768,8 +768,9 @@ class BatchRunner(_Base):
     Before a batch is sent it is recorded as 'sending' with its jobs: a process killed while the API takes it
     (a large batch uploads for a while) leaves that record behind, and the next run looks for the batch among
     the account's recent ones (created since, with as many requests, not known here) before sending anything
-    again, and gives the API `batch_grace` from when that process was last alive to list it. Each batch is polled by one process, its owner (judge/lease.py); a second `judge --batch` leaves a
-    live owner's batches alone and takes over those of an owner that is gone.
+    again, and gives the API `batch_grace` from when that process was last alive to list it. Each batch is
+    polled by one process, its owner (judge/lease.py); a second `judge --batch` leaves a live owner's batches
+    alone and takes over those of an owner that is gone.
     """
 
     POLLS_BATCHES = True
