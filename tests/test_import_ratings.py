@@ -235,3 +235,19 @@ def test_a_form_whose_dates_or_notes_are_not_text_is_refused(three_rubrics_db: P
     assert table_counts(three_rubrics_db)["ratings"] == 0
     exported = run_cli("export", "--format", "rating-form", "--rater", "EXP001", "--db", three_rubrics_db, home=hermetic_home)
     assert exported.returncode == 1 and "study_date" not in exported.stdout  # nothing to export, no date made up
+
+
+@pytest.mark.parametrize(("value", "rule"), [
+    ("2099-01-15T14:30:00Z", "a completion date '2099-01-15T14:30:00Z' is in the future"),
+    ("last Tuesday", "a completion date must be a date and time such as"),
+])
+def test_a_form_finished_in_the_future_or_on_no_date_is_refused(three_rubrics_db: Path, tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str], value: str,
+                                                                rule: str):
+    form = json.loads((FIXTURES / "rating_form.json").read_text())
+    form["completion_date"] = value
+    path = tmp_path / "rating_form.json"
+    path.write_text(json.dumps(form, indent=2))
+    code, _out, err = run(capsys, "import-ratings", path, "--db", three_rubrics_db)
+    assert code == 1 and rule in " ".join(err.split()), err
+    assert table_counts(three_rubrics_db)["ratings"] == 0

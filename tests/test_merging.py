@@ -9,7 +9,7 @@ import pytest
 from judge_tui.cli import main
 from judge_tui.model.records import Item
 from judge_tui.store import Store, StoreError
-from judge_tui.transfer.merge import merge_database
+from judge_tui.transfer.merge import MergeRefused, merge_database
 from tests.narrowing import present
 from tests.team_fixtures import binary_item, expert_db, rate
 
@@ -95,17 +95,21 @@ def test_same_rating_from_another_source_is_no_conflict(tmp_path: Path, rubrics)
         assert result.problems == 0 and result.unchanged_ratings == 1 and not result.changed
 
 
-def test_an_item_stored_with_another_hash_of_the_same_fields_is_the_same_item(tmp_path: Path, rubrics):
+def test_an_item_whose_hash_is_not_that_of_its_fields_is_refused_whole(tmp_path: Path, rubrics):
+    # judge-tui has always hashed an item's fields one way: a hash that is not theirs means the text was edited
+    # after it was stored, and matching by it would take the ratings onto text their raters never saw.
     binary = rubrics["binary"]
     items = [binary_item(1), binary_item(2)]
     ours = expert_db(tmp_path / "ours.db", binary, items, "ann", {"P01": {"label": 1.0}})
     theirs = expert_db(tmp_path / "theirs.db", binary, items, "bob", {"P01": {"label": 0.0}, "P02": {"label": 1.0}})
-    with sqlite3.connect(theirs) as conn:  # a hash made another way (an older judge-tui, another tool)
-        conn.execute("UPDATE items SET content_hash = 'made-elsewhere'")
+    with sqlite3.connect(theirs) as conn:
+        conn.execute("UPDATE items SET content_hash = 'made-elsewhere' WHERE id = 'P02'")
     conn.close()
     with Store(ours) as store:
-        result = merge_database(store, theirs)
-        assert result.problems == 0 and result.added["ratings"] == 2 and result.added["items"] == 0
+        with pytest.raises(MergeRefused, match="items row 'P02': content_hash 'made-elsewhere' is not the hash of"
+                                               " its fields"):
+            merge_database(store, theirs)
+        assert store.count_ratings() == 1 and store.rater("bob") is None
 
 
 def test_several_files_in_one_merge_each_add_what_is_new_and_report_their_conflicts(tmp_path: Path, rubrics,

@@ -16,6 +16,8 @@ pytestmark = pytest.mark.slow
 
 BAD_IDS = [
     ("consensus", "'consensus' is reserved: it is the id of the lead's adjudicated consensus"),
+    ("Consensus", "'Consensus' is 'consensus' in other capitals, which is reserved"),
+    ("CONSENSUS", "'CONSENSUS' is 'consensus' in other capitals, which is reserved"),
     ("ann\nbob", "a reviewer id is 1 to 40 letters"),
     ("ann\x1b[2J", "a reviewer id is 1 to 40 letters"),
     ("team/ann", "a reviewer id is 1 to 40 letters"),
@@ -46,7 +48,7 @@ def _ratings_file(tmp_path: Path, rater: str | None = None) -> Path:
     return path
 
 
-@pytest.mark.parametrize(("rater", "rule"), BAD_IDS, ids=["consensus", "newline", "escape", "slash", "500 chars"])
+@pytest.mark.parametrize(("rater", "rule"), BAD_IDS, ids=["consensus", "Consensus", "CONSENSUS", "newline", "escape", "slash", "500 chars"])
 def test_import_ratings_refuses_a_rater_id_the_app_would_refuse(study: Path, tmp_path: Path, hermetic_home: Path,
                                                                rater: str, rule: str):
     proc = run("import-ratings", _ratings_file(tmp_path), "--rater", rater, "--kind", "human", "--db", study,
@@ -76,12 +78,13 @@ def test_a_judges_id_may_hold_its_models_name_but_no_escape(study: Path, tmp_pat
 
 
 @pytest.mark.parametrize("command", ["rate", "adjudicate"])
-def test_rate_refuses_the_reviewer_id_consensus(study: Path, hermetic_home: Path, command: str):
-    proc = run(command, "--reviewer", "consensus", "--db", study, home=hermetic_home)
+@pytest.mark.parametrize("reviewer", ["consensus", "Consensus"])
+def test_rate_refuses_the_reviewer_id_consensus(study: Path, hermetic_home: Path, command: str, reviewer: str):
+    proc = run(command, "--reviewer", reviewer, "--db", study, home=hermetic_home)
     assert proc.returncode == 1
     no_traceback(proc)
-    assert "--reviewer 'consensus': 'consensus' is reserved" in proc.stderr
-    assert "consensus" not in _raters(study)
+    assert f"--reviewer {reviewer!r}: {reviewer!r} is" in proc.stderr and "reserved" in proc.stderr
+    assert reviewer not in _raters(study)
 
 
 def test_assign_refuses_consensus_by_the_same_rule(study: Path, hermetic_home: Path):

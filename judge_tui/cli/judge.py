@@ -286,12 +286,12 @@ async def _run_one(judge: Judge, options: RunOptions, batch: bool, console: Cons
     tokens = paid or isinstance(judge.backend, OpenAIBackend)
     progress = _JudgeProgress(_StatsColumn(paid, tokens), console)
     task_id = progress.add_task(judge.rubric.id, total=None)
-    offline_said = ""
+    offline_said = unlisted_said = ""
     finished_before: int | None = None  # done and failed when the run began
     batch_rows: dict[str, Any] = {}  # a row of the progress display per Message Batch
 
     def update(state: RunState) -> None:
-        nonlocal offline_said, finished_before
+        nonlocal offline_said, unlisted_said, finished_before
         if finished_before is None:
             finished_before = state.done + state.failed
         total = state.total  # with --limit, the bar ends where this run's share does
@@ -303,6 +303,11 @@ async def _run_one(judge: Judge, options: RunOptions, batch: bool, console: Cons
                 batch_rows[batch_id] = progress.add_task("", total=batch.requests)
             progress.update(batch_rows[batch_id], description=f"  batch {number} of {len(state.batches)}",
                             total=batch.requests, completed=batch.finished, batch_line=_batch_line(batch_id, batch))
+        if state.unlisted_until and state.unlisted_until != unlisted_said:
+            unlisted_said = state.unlisted_until
+            console.print(Text(f"judge: {state.unlisted:,} request(s) were in a Message Batch being sent when"
+                               " judge-tui stopped, which the API does not list yet (it can take a few minutes);"
+                               f" they are not sent again before {state.unlisted_until}, so never paid twice."))
         if state.offline and state.offline != offline_said:
             offline_said = state.offline
             console.print(Text(f"judge: offline ({clean(state.offline)}); waiting and trying again every"
@@ -359,6 +364,11 @@ def _left_over(judge: Judge, state: RunState, args: argparse.Namespace) -> tuple
         lines.append(f"{rubric_id}: {state.left_in_batches} judgment(s) wait for a Message Batch the API has not"
                      " finished (it answers within 24 h of sending). Run the same command again later: it collects"
                      " them, and --batch waits for them.")
+    if state.unlisted:
+        unfinished = True
+        lines.append(f"{rubric_id}: {state.unlisted} judgment(s) were in a Message Batch being sent when judge-tui"
+                     " stopped, which the API does not list yet. Run the same command again after"
+                     f" {state.unlisted_until}: it reads that batch if the API has it, else sends them again.")
     if state.left_elsewhere:
         lines.append(f"{rubric_id}: {state.left_elsewhere} judgment(s) are being made by another judge-tui process"
                      " still running; they land when it has them.")

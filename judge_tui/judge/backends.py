@@ -10,7 +10,8 @@ actually used) or raises one of four errors that tell the queue what to do next:
   a failed judgment that keeps the raw output.
 
 The Anthropic SDK takes seconds to import, so it is imported on first use, off the event loop.
-The API key is read from the environment when a client is made, and never stored anywhere by us.
+The API key is read from the environment when a client is made, and never stored anywhere by us; error text
+is scrubbed of it (judge_tui.model.redaction).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from typing import Any, Protocol, TypeGuard
 from judge_tui.analysis.figure_format import short_text
 from judge_tui.judge.batch_limits import json_bytes
 from judge_tui.judge.prompts import RenderedPrompt
+from judge_tui.model.redaction import redact
 
 TOOL_NAME = "record_judgment"
 API_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -88,9 +90,12 @@ class JudgeAnswer:
 
 
 class BackendError(Exception):
+    """Every failure of a backend. Its text and raw output are scrubbed of keys as it is made (a server may
+    quote the key it refused), so no message, stored error or raw answer built from it holds one."""
+
     def __init__(self, message: str, *, raw: str = "", answer: JudgeAnswer | None = None) -> None:
-        super().__init__(message)
-        self.raw = raw
+        super().__init__(redact(message))
+        self.raw = redact(raw)
         self.answer = answer
 
 

@@ -1,6 +1,7 @@
 """Failed judgments: why they failed, grouped by cause, and (`judge-tui failures`) each with its raw answer.
 
-Errors and raw answers are model output or a program's output: shown through textsafe.clean, never interpreted.
+Errors and raw answers are model output or a program's output: shown through textsafe.clean, never interpreted,
+and scrubbed of keys.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from judge_tui.model.redaction import redact
 from judge_tui.model.textsafe import clean
 
 MAX_CAUSES = 5  # causes shown after a run
@@ -25,6 +27,7 @@ def cause(error: str) -> str:
 
 
 def _first_line(text: str, limit: int = EXAMPLE_CHARS) -> str:
+    text = redact(text)  # an error stored before keys were scrubbed
     line = clean(text.strip().splitlines()[0] if text.strip() else "no reason recorded")
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
@@ -65,4 +68,4 @@ def failures_command(db: Path | None = None, rubric_id: str | None = None) -> st
 
 
 def indented(text: str) -> str:
-    return "\n".join("    " + line for line in clean(text).splitlines()) or "    (empty)"
+    return "\n".join("    " + line for line in clean(redact(text)).splitlines()) or "    (empty)"

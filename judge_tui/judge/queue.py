@@ -82,6 +82,10 @@ class JudgeQueue:
     def batch_not_sent(self, token: str) -> list[int]:
         return self.store.judge_batch_not_sent(token)
 
+    def touch_sending(self, tokens: Sequence[str]) -> None:
+        """The process sending these batches is alive: they say so (see _Base._find_interrupted_sends)."""
+        self.store.touch_sending_judge_batches(tokens)
+
     def take_batch(self, batch: Mapping[str, Any], owner: str) -> bool:
         return self.store.take_judge_batch(batch["id"], owner, batch["owner"])
 

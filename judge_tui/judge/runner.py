@@ -76,6 +76,10 @@ class RunOptions:
     # Seconds a write waits for another process before the run keeps its results and tries again later (the
     # app, whose screen shares the judge's thread); None: the store's usual wait, then the error.
     write_wait: float | None = None
+    # Seconds the API is given to list a batch that a stopped process was sending, counted from when that process
+    # was last alive: a batch the API took may appear in its list a while after, and its jobs are not sent again
+    # before (a batch sent twice is paid twice).
+    batch_grace: float = 600.0
 
 
 @dataclass
@@ -115,6 +119,10 @@ class RunState:
     batches: dict[str, BatchProgress] = field(default_factory=dict)  # this run's Message Batches, in sent order
     batches_elsewhere: int = 0  # open batches another live judge process polls (left to it)
     notice: str = ""  # something the user should know about the run that is not an error
+    # Jobs of batches a stopped process was sending that the API does not list yet: held back until `unlisted_until`
+    # (a time written for people, UTC), then sent again if the batch never appears.
+    unlisted: int = 0
+    unlisted_until: str = ""
     # At the end of a run, the running jobs no judge process is working on: waiting for the results of a
     # Message Batch that no live process polls (a `judge --batch` collects them)...
     left_in_batches: int = 0
@@ -234,6 +242,7 @@ class _Base:
         self._claimed: set[int] = set()
         self.lease = Lease(judge.store, seconds=self.options.lease_seconds)
         self._heartbeat: asyncio.Task[None] | None = None
+        self._sending: set[str] = set()  # tokens of the batches this process is uploading now
 
     @property
     def _batch_backend(self) -> BatchBackend:
@@ -306,6 +315,7 @@ class _Base:
                 self.state.left_elsewhere += row["jobs"]
             elif row["in_batch"]:
                 self.state.left_in_batches += row["jobs"]
+        self.state.left_in_batches = max(0, self.state.left_in_batches - self.state.unlisted)  # said apart
 
     async def _beat(self) -> None:
         while True:
@@ -313,6 +323,8 @@ class _Base:
             try:
                 with self._writing():
                     self.lease.beat()
+                    if self._sending:
+                        self.queue.touch_sending(list(self._sending))
                     taken_back = self.queue.requeue_orphaned(self.lease.live_owners())
             except sqlite3.OperationalError:
                 continue  # the database is busy for now: the next beat comes well within the lease
@@ -441,10 +453,13 @@ class _Base:
         return mine
 
     async def _find_interrupted_sends(self) -> bool:
-        """Batches a stopped process was sending: adopted if the API has them, else their jobs are queued
-        again. False if the queue must stop (the list could not be read: nothing is sent meanwhile)."""
+        """Batches a stopped process was sending: adopted if the API has them; else, once the API has had
+        `batch_grace` since that process was last alive to list them, their jobs are queued again (saying so).
+        Until then their jobs stay with the batch, sent nowhere. False if the queue must stop (the list could not
+        be read: nothing is sent meanwhile)."""
+        self.state.unlisted, self.state.unlisted_until = 0, ""
         for batch in self._batches_to_poll():
-            if batch["status"] != "sending":
+            if batch["status"] != "sending" or batch["id"] in self._sending:
                 continue
             since = datetime.fromisoformat(batch["created_at"]) - self.CLOCK_SKEW
             while True:
@@ -462,14 +477,25 @@ class _Base:
                 if self.POLLS_BATCHES:
                     self.state.batches[found[0]] = BatchProgress(requests=batch["request_count"])
                 continue
+            requests = f"a batch of {batch['request_count']:,} requests was being sent when judge-tui stopped"
+            last_alive = datetime.fromisoformat(batch["updated_at"])
+            due = last_alive + timedelta(seconds=self.options.batch_grace)
+            if not found and datetime.now(UTC) < due:
+                self.state.unlisted += int(batch["request_count"])
+                self.state.unlisted_until = max(self.state.unlisted_until, f"{due:%Y-%m-%d %H:%M} UTC")
+                continue
             jobs = self.queue.batch_not_sent(batch["id"])
             self.queue.release([{"id": job_id} for job_id in jobs], "its batch may not have reached the API;"
                                " queued again")
             if found:
-                self.state.notice = (f"a batch of {batch['request_count']:,} requests was being sent when judge-tui"
-                                     f" stopped; {len(found)} batches of that size were created since, so it"
+                self.state.notice = (f"{requests}; {len(found)} batches of that size were created since, so it"
                                      " could not be told which was ours: its items were sent again")
+            else:
+                self.state.notice = (f"{requests} (last seen at {last_alive:%Y-%m-%d %H:%M} UTC), and the API"
+                                     f" still did not list it at {datetime.now(UTC):%H:%M} UTC: it never reached the"
+                                     " API, so its items were sent again")
         self._load_counts()
+        self._report()
         return True
 
     async def read_results(self, batch_id: str, *, wait: bool = True) -> bool:
@@ -742,8 +768,9 @@ class BatchRunner(_Base):
     Before a batch is sent it is recorded as 'sending' with its jobs: a process killed while the API takes it
     (a large batch uploads for a while) leaves that record behind, and the next run looks for the batch among
     the account's recent ones (created since, with as many requests, not known here) before sending anything
-    again. Each batch is polled by one process, its owner (judge/lease.py); a second `judge --batch` leaves a
-    live owner's batches alone and takes over those of an owner that is gone.
+    again, and gives the API `batch_grace` from when that process was last alive to list it. Each batch is
+    polled by one process, its owner (judge/lease.py); a second `judge --batch` leaves a live owner's batches
+    alone and takes over those of an owner that is gone.
     """
 
     POLLS_BATCHES = True
@@ -824,6 +851,7 @@ class BatchRunner(_Base):
             jobs = [job for job, _, _ in batch]
             token = f"sending-{uuid.uuid4().hex}"
             self.queue.intend_batch(token, jobs, self.lease.owner)
+            self._sending.add(token)
             try:
                 batch_id = await self._batch_backend.create_batch([request for _, request, _ in batch])
             except FatalError as exc:
@@ -836,6 +864,8 @@ class BatchRunner(_Base):
                 self.queue.batch_not_sent(token)
                 self._unsent = batch + self._unsent
                 return exc  # the jobs stay claimed; sent once the API takes batches again
+            finally:
+                self._sending.discard(token)
             self.queue.batch_sent(token, batch_id)
             self.state.offline = ""
             self.state.batches[batch_id] = BatchProgress(requests=len(jobs))
@@ -850,7 +880,8 @@ class BatchRunner(_Base):
         still_open = False
         for batch in batches:
             if batch["status"] == "sending":
-                continue  # looked for by _find_interrupted_sends
+                still_open = True  # not listed by the API yet: looked for again by _find_interrupted_sends
+                continue
             batch_id = batch["id"]
             try:
                 status, counts = await self._batch_backend.batch_status(batch_id)

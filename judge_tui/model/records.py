@@ -38,6 +38,9 @@ def rater_id_problem(rater_id: object, kind: str) -> str | None:
         return "a rater id is text and cannot be empty"
     if rater_id in RESERVED_RATER_IDS:
         return f"{rater_id!r} is reserved: {RESERVED_RATER_IDS[rater_id]}"
+    if rater_id.casefold() in RESERVED_RATER_IDS:  # "Consensus" reads as the consensus to every person
+        folded = rater_id.casefold()
+        return f"{rater_id!r} is {folded!r} in other capitals, which is reserved: {RESERVED_RATER_IDS[folded]}"
     if kind == "human":
         if not REVIEWER_ID.fullmatch(rater_id):
             return ("a reviewer id is 1 to 40 letters, digits or _ . @ - (no spaces, no /), starting with a letter "

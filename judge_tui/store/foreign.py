@@ -157,6 +157,17 @@ class ForeignDatabase:
         return self._rows("SELECT d.item_id, d.rater_id, d.skipped, d.flagged, d.flag_reason, d.updated_at"
                           f" FROM drafts d{where} ORDER BY d.item_id, d.rater_id", params)
 
+    def unreadable_marks(self, only_raters: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Drafts whose skip or flag is neither 0 nor 1 (a hand edit): set_aside cannot tell whether they mark
+        their item, so they are read for the merge to refuse rather than pass over."""
+        if "drafts" not in self.tables:
+            return []
+        where, params = self._rater_filter(only_raters, "d.rater_id")
+        where = (where + " AND " if where else " WHERE ") + ("(COALESCE(d.skipped, -1) NOT IN (0, 1)"
+                                                              " OR COALESCE(d.flagged, -1) NOT IN (0, 1))")
+        return self._rows("SELECT d.item_id, d.rater_id, d.skipped, d.flagged, d.flag_reason, d.updated_at"
+                          f" FROM drafts d{where} ORDER BY d.item_id, d.rater_id", params)
+
     def assignment_plans(self, only_raters: Sequence[str] | None = None) -> list[dict[str, Any]]:
         """Assignment plans; with only_raters, the plans in force in which these raters have items."""
         if "assignment_plans" not in self.tables:

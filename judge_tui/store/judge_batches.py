@@ -45,10 +45,20 @@ class JudgeBatchQueries(StoreCore):
         return ids
 
     def take_judge_batch(self, batch_id: str, owner: str | None, previous: str | None) -> bool:
-        """Make owner the batch's poller if it is still previous's (two processes may try at once)."""
+        """Make owner the batch's poller if it is still previous's (two processes may try at once). A 'sending'
+        batch keeps its updated_at: the last time its sender was known alive (touch_sending_judge_batches)."""
         with self.transaction() as conn:
-            return conn.execute("UPDATE judge_batches SET owner = ?, updated_at = ? WHERE id = ? AND owner IS ?",
+            return conn.execute("UPDATE judge_batches SET owner = ?, updated_at = CASE WHEN status = 'sending' THEN"
+                                " updated_at ELSE ? END WHERE id = ? AND owner IS ?",
                                 [owner, now(), batch_id, previous]).rowcount == 1
+
+    def touch_sending_judge_batches(self, tokens: Sequence[str]) -> None:
+        """Batches this process is sending (their tokens), marked with the time it was last alive: should it stop
+        mid-upload, a later run gives the API time to list such a batch, counted from then, before sending its
+        jobs again."""
+        with self.transaction() as conn:
+            conn.executemany("UPDATE judge_batches SET updated_at = ? WHERE id = ? AND status = 'sending'",
+                             [(now(), token) for token in tokens])
 
     def set_judge_batch_status(self, batch_id: str, status: str) -> None:
         with self.transaction() as conn:

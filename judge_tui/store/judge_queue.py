@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from judge_tui.model.records import Rating
+from judge_tui.model.redaction import redact
 from judge_tui.store.common import _dumps, _loads, now, where
 from judge_tui.store.ratings import RatingQueries
 
@@ -148,12 +149,13 @@ class JudgeQueueQueries(RatingQueries):
 
     def fail_judge_job(self, job_id: int, error: str, raw_output: str = "",
                        call: Mapping[str, Any] | None = None) -> None:
-        """A judgment that cannot be used: kept with its error and the raw answer, never retried by itself."""
+        """A judgment that cannot be used: kept with its error and the raw answer (both scrubbed of keys), never
+        retried by itself."""
         with self.transaction() as conn:
             conn.execute(
                 "UPDATE judge_jobs SET status = 'failed', attempts = attempts + 1, last_error = ?, raw_output = ?,"
                 " batch_id = NULL, next_attempt_at = NULL, updated_at = ? WHERE id = ?",
-                [error, raw_output, now(), job_id])
+                [redact(error), redact(raw_output), now(), job_id])
             if call is not None:
                 self._record_judge_call(conn, job_id, call)
 
@@ -164,13 +166,13 @@ class JudgeQueueQueries(RatingQueries):
             conn.execute(
                 "UPDATE judge_jobs SET status = 'queued', attempts = attempts + 1, last_error = ?, raw_output = ?,"
                 " batch_id = NULL, next_attempt_at = ?, updated_at = ? WHERE id = ?",
-                [error, raw_output, next_attempt_at, now(), job_id])
+                [redact(error), redact(raw_output), next_attempt_at, now(), job_id])
             if call is not None:
                 self._record_judge_call(conn, job_id, call)
 
     def release_judge_jobs(self, job_ids: Iterable[int], note: str = "") -> None:
         """Back to the queue without counting an attempt: the job was not at fault (offline, stopped, interrupted)."""
-        stamp = now()
+        stamp, note = now(), redact(note)
         with self.transaction() as conn:
             conn.executemany(
                 "UPDATE judge_jobs SET status = 'queued', batch_id = NULL, last_error = CASE WHEN ? = '' THEN"

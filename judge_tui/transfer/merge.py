@@ -25,6 +25,10 @@ Each expert rates on a laptop; the lead merges their database files into one. Th
 * An expert's finished study (summary notes and when, per rubric, with their name) is taken when we have none
   for that expert and rubric or theirs is newer: the expert who finishes again has the last word.
 
+* Every row read is checked first (transfer/validate.py, `refuse_bad_rows`), including what the rules above
+  trust: content hashes are computed again from the fields and definitions they hash, dates are read and none
+  is in the future, no two rows share a key. One bad row refuses the whole file.
+
 The other file is opened read-only and all writes happen in one transaction per file.
 """
 
@@ -51,6 +55,7 @@ from judge_tui.store import (
 from judge_tui.transfer.validate import (
     check_id,
     stored_finish_problem,
+    stored_hash_problem,
     stored_item_problem,
     stored_json,
     stored_mark_problem,
@@ -58,6 +63,7 @@ from judge_tui.transfer.validate import (
     stored_rating_columns_problem,
     stored_rating_problem,
     stored_scores_problem,
+    time_problem,
 )
 
 
@@ -169,57 +175,97 @@ SHOWN_PROBLEMS = 20
 
 def refuse_bad_rows(store: Store, other: ForeignDatabase, only_raters: list[str] | None, assigned: bool) -> None:
     """Check every row the merge would read from `other` as an import checks a file's rows; raise MergeRefused
-    naming each bad row (table, key, the rule it breaks) before anything is written."""
+    naming each bad row (table, key, the rule it breaks) before anything is written.
+
+    What a merge trusts is checked too: content hashes are computed again from what they hash, every date is
+    read and none is in the future, and no two rows share what identifies them (a table edited by hand may
+    have lost its UNIQUE rule)."""
     problems: list[str] = []
-    rubrics = _rubric_versions_checked(other, problems)
+    refused_versions: set[Any] = set()
+    rubrics = _rubric_versions_checked(other, problems, refused_versions)
     items: dict[str, tuple[str, dict[str, Any]]] = {}  # id -> (rubric, fields), of rows that passed
     refused_items: set[Any] = set()  # their ratings and marks are not listed again
     refused_raters: set[Any] = set()
     by_name: dict[str, Rubric | None] = {name: rubric for name, rubric in rubrics.values() if rubric is not None}
+    seen: set[Any] = set()
     for row in other.items(only_raters, assigned=assigned):
         rubric = None
         if isinstance(row["rubric"], str):
             if row["rubric"] not in by_name:
                 by_name[row["rubric"]] = _our_rubric(store, row["rubric"])
             rubric = by_name[row["rubric"]]
-        problem = stored_item_problem(row, rubric) if rubric is not None else _item_shape(row)
+        problem = (_repeated(seen, row["id"], "id")
+                   or (stored_item_problem(row, rubric) if rubric is not None else _item_shape(row))
+                   or time_problem(row["created_at"], "created_at"))
         if problem:
             problems.append(f"items row {row['id']!r}: {problem}")
             refused_items.add(row["id"])
         else:
             items[row["id"]] = (row["rubric"], stored_json(row["fields"], "fields", dict))
     kinds: dict[str, str] = {}
+    seen = set()
     for row in other.raters(only_raters):
-        problem = _stored_rater(row)
+        problem = _repeated(seen, row["id"], "id") or _stored_rater(row) or time_problem(row["created_at"],
+                                                                                           "created_at")
         if problem:
             problems.append(f"raters row {row['id']!r}: {problem}")
             refused_raters.add(row["id"])
         else:
             kinds[row["id"]] = row["kind"]
     scores_checked: dict[tuple[Any, ...], str | None] = {}  # most ratings repeat a few score patterns
+    seen = set()
     for row in other.ratings(only_raters):
-        if row["item_id"] in refused_items or row["rater_id"] in refused_raters:
-            continue  # its item's or rater's own line says what is wrong
-        problem = _rating_problem(store, row, rubrics, items, kinds, scores_checked)
+        if (row["item_id"] in refused_items or row["rater_id"] in refused_raters
+                or row["rubric_version_id"] in refused_versions):
+            continue  # its item's, rater's or rubric version's own line says what is wrong
+        key = (row["item_id"], row["rater_id"], row["rubric_version_id"], row["repeat"])
+        problem = (_repeated(seen, key, "item, rater, rubric version and repeat")
+                   or _rating_problem(store, row, rubrics, items, kinds, scores_checked)
+                   or time_problem(row["created_at"], "created_at") or time_problem(row["updated_at"], "updated_at"))
         if problem:
             problems.append(f"ratings row (item {row['item_id']!r}, rater {row['rater_id']!r}, rubric version "
                             f"{row['rubric_version_id']!r}, repeat {row['repeat']!r}): {problem}")
-    for row in other.set_aside(only_raters):
+    seen = set()
+    for row in [*other.set_aside(only_raters), *other.unreadable_marks(only_raters)]:
         if row["item_id"] in refused_items or row["rater_id"] in refused_raters:
             continue
-        problem = stored_mark_problem(row) or _known_rater(store, row["rater_id"], kinds)
+        problem = (_repeated(seen, (row["item_id"], row["rater_id"]), "item and rater") or stored_mark_problem(row)
+                   or _known_rater(store, row["rater_id"], kinds) or time_problem(row["updated_at"], "updated_at"))
         if problem:
             problems.append(f"drafts row (item {row['item_id']!r}, rater {row['rater_id']!r}): {problem}")
+    seen = set()
     for row in other.finishes(only_raters):
         if row["rater_id"] in refused_raters:
             continue
-        problem = stored_finish_problem(row) or _known_rater(store, row["rater_id"], kinds)
+        problem = (_repeated(seen, (row["rater_id"], row["rubric"]), "rater and rubric")
+                   or stored_finish_problem(row) or _known_rater(store, row["rater_id"], kinds))
         if problem:
             problems.append(f"study_finishes row (rater {row['rater_id']!r}, rubric {row['rubric']!r}): {problem}")
+    seen = set()
+    for row in other.prompt_versions():
+        problem = _repeated(seen, row["prompt_version"], "prompt version") or time_problem(row["created_at"],
+                                                                                         "created_at")
+        if problem:
+            problems.append(f"prompt_versions row {row['prompt_version']!r}: {problem}")
+    for row in other.calibration_changes():
+        problem = time_problem(row["created_at"], "created_at")
+        if problem:
+            problems.append(f"calibration_changes row (rubric {row['rubric']!r}, {row['outcome']!r}): {problem}")
+    for row in other.revision_marks():
+        problem = time_problem(row["created_at"], "created_at")
+        if problem:
+            problems.append(f"revision_marks row (item {row['item_id']!r}, rubric {row['rubric']!r}): {problem}")
     if assigned or not only_raters:
         plans = other.assignment_plans(only_raters)
+        seen = set()
+        for row in plans:
+            problem = _repeated(seen, row["id"], "id") or time_problem(row["created_at"], "created_at")
+            if problem:
+                problems.append(f"assignment_plans row {row['id']!r}: {problem}")
+        seen = set()
         for row in other.assignments([p["id"] for p in plans], only_raters):
-            problem = rater_id_problem(row["rater_id"], "human")
+            problem = (_repeated(seen, (row["plan_id"], row["rater_id"], row["item_id"]), "plan, rater and item")
+                       or rater_id_problem(row["rater_id"], "human"))
             if problem:
                 problems.append(f"assignments row (plan {row['plan_id']!r}, rater {row['rater_id']!r}, item "
                                 f"{row['item_id']!r}): {problem}")
@@ -234,15 +280,37 @@ def refuse_bad_rows(store: Store, other: ForeignDatabase, only_raters: list[str]
             "(judge-tui export --bundle), and merge again.")
 
 
-def _rubric_versions_checked(other: ForeignDatabase, problems: list[str]) -> dict[int, tuple[str, Rubric | None]]:
+def _repeated(seen: set[Any], key: Any, what: str) -> str | None:
+    """A row whose key an earlier row of its table has (a table edited by hand can lose its UNIQUE rule); the
+    key is noted as seen."""
+    try:
+        if key in seen:
+            return f"duplicate: an earlier row of this table has the same {what} (no two rows may)"
+        seen.add(key)
+    except TypeError:  # a value SQLite holds that Python cannot hash: refused by the row's other checks
+        pass
+    return None
+
+
+def _rubric_versions_checked(other: ForeignDatabase, problems: list[str],
+                             refused: set[Any]) -> dict[int, tuple[str, Rubric | None]]:
     """Their rubric versions by id: the rubric's id and its definition (None when this judge-tui cannot read
-    it, as a newer judge-tui's may be: its ratings are then checked for the shape every rating has)."""
+    it, as a newer judge-tui's may be: its ratings are then checked for the shape every rating has). A
+    definition it can read must have the content hash recorded with it. The ids of rows refused go in `refused`."""
     found: dict[int, tuple[str, Rubric | None]] = {}
+    hashes: set[Any] = set()
     for row in other.rubric_versions():
+        problem = (_repeated(hashes, row["content_hash"], "content_hash")
+                   or time_problem(row["created_at"], "created_at"))
+        if problem:
+            problems.append(f"rubric_versions row {row['id']!r}: {problem}")
+            refused.add(row["id"])
+            continue
         try:
             definition = stored_json(row["definition"], "definition", dict)
         except ValueError as exc:
             problems.append(f"rubric_versions row {row['id']!r}: {exc}")
+            refused.add(row["id"])
             continue
         try:
             rubric: Rubric | None = rubric_from_definition(definition, f"{other.path} (rubric {row['rubric']})")
@@ -251,6 +319,13 @@ def _rubric_versions_checked(other: ForeignDatabase, problems: list[str]) -> dic
         if rubric is not None and rubric.id != row["rubric"]:
             problems.append(f"rubric_versions row {row['id']!r}: its definition is rubric {rubric.id!r}, not "
                             f"{row['rubric']!r}")
+            refused.add(row["id"])
+            continue
+        if rubric is not None and rubric.content_hash != row["content_hash"]:
+            problems.append(f"rubric_versions row {row['id']!r}: content_hash {row['content_hash']!r} is not the "
+                            f"hash of its definition ({rubric.content_hash!r}): the definition was changed after "
+                            "it was stored")
+            refused.add(row["id"])
             continue
         found[row["id"]] = (row["rubric"], rubric)
     return found
@@ -271,10 +346,10 @@ def _item_shape(row: dict[str, Any]) -> str | None:
         return f"rubric {row['rubric']!r} is not a rubric id"
     try:
         check_id(row["id"])
-        stored_json(row["fields"], "fields", dict)
+        fields = stored_json(row["fields"], "fields", dict)
     except ValueError as exc:
         return str(exc)
-    return None
+    return stored_hash_problem(row, fields)
 
 
 def _stored_rater(row: dict[str, Any]) -> str | None:

@@ -6,12 +6,13 @@ in a file first and then write all of it, or nothing.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from judge_tui.analysis.figure_format import short_text
@@ -409,17 +410,35 @@ def expert_name_problem(name: Any) -> str | None:
     return None
 
 
+# How far ahead of this machine's clock another machine's may run: a date beyond it was not made by a clock but
+# typed (a rubric version dated 2099 would stay the newest for ever, and every later change would be ignored).
+CLOCK_SKEW = timedelta(hours=1)
+
+
+def time_problem(value: Any, what: str, *, at: datetime | None = None) -> str | None:
+    """A date and time as judge-tui stores them ("2026-01-15T14:30:00.000+00:00"; a time without a zone is
+    UTC): one that cannot be read, or is later than now (`at`) by more than CLOCK_SKEW, is refused."""
+    moment = None
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    if moment is None:
+        return f"{what} must be a date and time such as \"2026-01-15T14:30:00Z\", not {value!r}"
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    at = at or datetime.now(UTC)
+    if moment - at > CLOCK_SKEW:
+        return (f"{what} {value!r} is in the future: later than this machine's clock ({at:%Y-%m-%d %H:%M} UTC) by "
+                f"more than the {CLOCK_SKEW.seconds // 3600} hour two clocks may differ")
+    return None
+
+
 def finished_at_problem(value: Any) -> str | None:
-    """When a study was finished: "" (not known) or a date and time such as "2026-01-15T14:30:00Z"."""
+    """When a study was finished: "" (not known) or a date and time such as "2026-01-15T14:30:00Z", not in the
+    future."""
     if value == "":
         return None
-    if isinstance(value, str):
-        try:
-            datetime.fromisoformat(value.replace("Z", "+00:00"))
-            return None
-        except ValueError:
-            pass
-    return f"a completion date must be a date and time such as \"2026-01-15T14:30:00Z\", not {value!r}"
+    return time_problem(value, "a completion date")
 
 
 def stored_finish_problem(row: Mapping[str, Any]) -> str | None:
@@ -436,7 +455,8 @@ def stored_finish_problem(row: Mapping[str, Any]) -> str | None:
 
 
 def stored_item_problem(row: Mapping[str, Any], rubric: Rubric | None) -> str | None:
-    """An items row: an id as an import takes it, fields a JSON object the rubric can show, a known split."""
+    """An items row: an id as an import takes it, fields a JSON object the rubric can show, the content hash of
+    those fields, a known split."""
     try:
         check_id(row["id"])
         fields = stored_json(row["fields"], "fields", dict)
@@ -448,7 +468,17 @@ def stored_item_problem(row: Mapping[str, Any], rubric: Rubric | None) -> str | 
         return f"task_type must be text, not {row['task_type']!r}"
     if rubric is None:
         return f"rubric {row['rubric']!r} has no recorded definition in either database"
-    return item_fields_problem(fields, rubric)
+    return item_fields_problem(fields, rubric) or stored_hash_problem(row, fields)
+
+
+def stored_hash_problem(row: Mapping[str, Any], fields: dict[str, Any]) -> str | None:
+    """An items row's content hash, computed again from its fields: a merge matches items by it, so a hash left
+    as it was on edited text would take the other side's ratings onto text their raters never saw."""
+    digest = content_hash(fields)
+    if row["content_hash"] != digest:
+        return (f"content_hash {row['content_hash']!r} is not the hash of its fields ({digest!r}): the item's text "
+                "was changed after it was stored")
+    return None
 
 
 def item_fields_problem(values: Mapping[str, Any], rubric: Rubric) -> str | None:

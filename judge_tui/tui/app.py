@@ -14,6 +14,7 @@ from textual.worker import Worker, WorkerState
 
 from judge_tui.analysis.drift import DriftSettings
 from judge_tui.model.errors import UserError
+from judge_tui.model.redaction import redact
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store
@@ -233,7 +234,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.name == "background-judge" and event.state == WorkerState.ERROR:
             self.post_message(JudgeStatusLine("judge: stopped"))
-            self.notify(f"The background judge failed: {event.worker.error}", markup=False, severity="error",
+            self.notify(f"The background judge failed: {redact(str(event.worker.error))}", markup=False, severity="error",
                         timeout=15)
 
     def first_item_painted(self) -> None:

@@ -83,6 +83,37 @@ EDITS = [
      "ratings row (item 'B001', rater 'consensus'", "'consensus' is reserved for the lead's adjudicated ratings"),
     ("a rubric definition that is not JSON", "UPDATE rubric_versions SET definition = '{{{'", "rubric_versions row 1",
      "definition is not JSON"),
+    ("an expert renamed 'Consensus'", "UPDATE raters SET id = 'Consensus' WHERE id = 'ann';"
+     " UPDATE ratings SET rater_id = 'Consensus' WHERE rater_id = 'ann'", "raters row 'Consensus'",
+     "'Consensus' is 'consensus' in other capitals, which is reserved"),
+    # What a merge trusts: hashes, dates, one row per key.
+    ("an item's text changed, its hash kept", "UPDATE items SET fields = json_set(fields, '$.task',"
+     " 'Return the largest value instead') WHERE id = 'B001'", "items row 'B001'",
+     "is not the hash of its fields"),
+    ("a rubric definition changed, its hash kept", "UPDATE rubric_versions SET definition = json_set(definition,"
+     " '$.name', 'Lenient CIS')", "rubric_versions row 1", "is not the hash of its definition"),
+    ("a rubric version dated 2099", "UPDATE rubric_versions SET created_at = '2099-01-01T00:00:00.000+00:00'",
+     "rubric_versions row 1", "created_at '2099-01-01T00:00:00.000+00:00' is in the future"),
+    ("a rating dated 2099", f"UPDATE ratings SET created_at = '2099-06-01T12:00:00.000+00:00' WHERE {ANN}",
+     f"ratings row {B001}", "created_at '2099-06-01T12:00:00.000+00:00' is in the future"),
+    ("a rating dated 'yesterday'", f"UPDATE ratings SET updated_at = 'yesterday' WHERE {ANN}", f"ratings row {B001}",
+     "updated_at must be a date and time such as"),
+    ("an item dated a year ahead", "UPDATE items SET created_at = datetime('now', '+1 year') WHERE id = 'B001'",
+     "items row 'B001'", "is in the future"),
+    ("a duplicate rating", "PRAGMA legacy_alter_table = ON; CREATE TABLE copied AS SELECT * FROM ratings;"
+     " DROP TABLE ratings; ALTER TABLE copied RENAME TO ratings;"
+     f" INSERT INTO ratings SELECT * FROM ratings WHERE {ANN}", f"ratings row {B001}",
+     "duplicate: an earlier row of this table has the same item, rater, rubric version and repeat"),
+    ("a duplicate rating that differs", "PRAGMA legacy_alter_table = ON; CREATE TABLE copied AS SELECT * FROM"
+     " ratings; DROP TABLE ratings; ALTER TABLE copied RENAME TO ratings; INSERT INTO ratings SELECT id + 1000,"
+     " item_id, rater_id, rubric_version_id, repeat, json_set(scores, '$.r', 0.25), NULL, NULL, notes, seconds,"
+     f" source, details, created_at, updated_at, flagged, flag_reason FROM ratings WHERE {ANN}",
+     f"ratings row {B001}", "duplicate: an earlier row of this table has the same item"),
+    ("a skip mark of 7", "INSERT INTO drafts (item_id, rater_id, skipped, updated_at) VALUES ('B001', 'ann', 7,"
+     " '2026-01-01T00:00:00.000+00:00')", "drafts row (item 'B001', rater 'ann')", "skipped must be 0 or 1, not 7"),
+    ("a flag mark 'yes'", "INSERT INTO drafts (item_id, rater_id, flagged, updated_at) VALUES ('B001', 'ann', 'yes',"
+     " '2026-01-01T00:00:00.000+00:00')", "drafts row (item 'B001', rater 'ann')",
+     "flagged must be 0 or 1, not 'yes'"),
 ]
 
 
@@ -154,7 +185,9 @@ def test_a_hand_edited_database_is_refused_whole_by_merge(made: dict[str, Path],
 
 BUNDLE_EDITS = [e for e in EDITS if e[0] in ("7.5 on 0-1", "scores not JSON", "seconds 1e300", "overall 'abc'",
                                              "a rating whose rubric version is missing", "garbage item fields",
-                                             "an expert renamed 'consensus'", "rater kind 'code'")]
+                                             "an expert renamed 'consensus'", "rater kind 'code'",
+                                             "an item's text changed, its hash kept", "a rubric version dated 2099",
+                                             "a duplicate rating that differs", "a skip mark of 7")]
 
 
 @pytest.mark.parametrize(("case", "sql", "row", "rule"), BUNDLE_EDITS, ids=[e[0] for e in BUNDLE_EDITS])

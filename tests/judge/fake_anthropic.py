@@ -6,7 +6,8 @@ GET /v1/messages/batches/{id} and GET .../results (JSONL).
 A batch over 100,000 requests (400) or 256 MB (413 request_too_large) is refused whole, as by the API;
 both limits can be lowered to prove the split without sending 256 MB.
 Behaviour is scriptable per request: answer well, slowly, with 429 + retry-after, 529, 500, a garbled body,
-text that is not JSON, JSON that breaks the schema, scores off the scale, a 401, or a dropped connection.
+text that is not JSON, JSON that breaks the schema, scores off the scale, a 401, a 403, or a dropped connection
+(error messages may quote the key sent, as some servers do).
 Usage is reported the way the real API reports it, with tokens estimated as characters / 4: a system
 prefix marked with cache_control and at least `min_cache_tokens` long is written to the cache by the first
 request (cache_creation_input_tokens) and read by later ones (cache_read_input_tokens); a shorter prefix is
@@ -43,6 +44,7 @@ RATE_LIMIT = "rate_limit"  # 429 with retry-after
 OVERLOADED = "overloaded"  # 529
 SERVER_ERROR = "server_error"  # 500
 UNAUTHORIZED = "unauthorized"  # 401
+FORBIDDEN = "forbidden"  # 403
 PAYMENT = "payment"  # 402
 DROP = "drop"  # close the connection without answering
 REFUSAL = "refusal"  # 200, stop_reason refusal
@@ -178,6 +180,11 @@ class FakeAnthropic(ScriptedServer):
     # When set, a batch's upload never completes: the API holds the request until this is set, then drops the
     # connection and never has the batch (as when the client is killed before its upload finished).
     batch_upload_cut: threading.Event | None = None
+    # When set, every error message quotes the key and the headers the request carried, as some servers do.
+    echo_key: bool = False
+    # When set, a batch the fake accepted is not in the list of batches until this is set: the API registers
+    # it only after a rerun first looked for it.
+    batch_listed: threading.Event | None = None
 
     def __post_init__(self) -> None:
         self.lock = threading.Lock()
@@ -347,6 +354,8 @@ class FakeAnthropic(ScriptedServer):
     def batch_list(self, query: dict[str, list[str]]) -> dict[str, Any]:
         """GET /v1/messages/batches: newest first, a page of `limit` after `after_id`, as the API pages."""
         limit = int(query.get("limit", ["20"])[0])
+        if self.batch_listed is not None and not self.batch_listed.is_set():
+            return {"data": [], "has_more": False, "first_id": None, "last_id": None}
         with self.lock:
             ids = sorted(self.batches, key=lambda b: self.batches[b]["created"], reverse=True)
         after = query.get("after_id", [None])[0]
@@ -408,6 +417,13 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _said(self, message: str) -> str:
+        """An error message, quoting the key and auth headers sent when the fake echoes them."""
+        if not self.server_state.echo_key:
+            return message
+        return (f"{message} (x-api-key: {self.headers.get('x-api-key')}; authorization:"
+                f" {self.headers.get('Authorization')})")
+
     def _authorised(self) -> bool:
         fake = self.server_state
         if fake.api_key is None:
@@ -426,7 +442,7 @@ class _Handler(BaseHTTPRequestHandler):
         fake = self.server_state
         self._record(None)
         if not self._authorised():
-            return self._send(401, _error_body("authentication_error", "invalid x-api-key"))
+            return self._send(401, _error_body("authentication_error", self._said("invalid x-api-key")))
         parts = self.path.split("?")[0].strip("/").split("/")
         if parts == ["v1", "messages", "batches"]:
             return self._send(200, fake.batch_list(parse_qs(urlsplit(self.path).query)))
@@ -464,7 +480,7 @@ class _Handler(BaseHTTPRequestHandler):
         entry.size = len(raw)
         if not self._authorised():
             entry.behaviour = UNAUTHORIZED
-            return self._send(401, _error_body("authentication_error", "invalid x-api-key"))
+            return self._send(401, _error_body("authentication_error", self._said("invalid x-api-key")))
         if self.path.startswith("/v1/messages/batches"):
             return self._create_batch(fake, body, entry)
         if not self.path.startswith("/v1/messages"):
@@ -515,9 +531,11 @@ class _Handler(BaseHTTPRequestHandler):
         if behaviour == OVERLOADED:
             return self._send(529, _error_body("overloaded_error", "Overloaded"), {"retry-after": fake.retry_after})
         if behaviour == SERVER_ERROR:
-            return self._send(500, _error_body("api_error", "Internal server error"))
+            return self._send(500, _error_body("api_error", self._said("Internal server error")))
+        if behaviour == FORBIDDEN:
+            return self._send(403, _error_body("permission_error", self._said("this key may not use the model")))
         if behaviour == UNAUTHORIZED:
-            return self._send(401, _error_body("authentication_error", "invalid x-api-key"))
+            return self._send(401, _error_body("authentication_error", self._said("invalid x-api-key")))
         if behaviour == PAYMENT:
             return self._send(402, _error_body("billing_error", "spend limit reached"))
         if behaviour == BAD_BODY:

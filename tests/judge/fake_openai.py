@@ -33,6 +33,7 @@ if __package__ in (None, ""):  # run as a script: make `tests` importable
 from tests.judge.fake_anthropic import (  # noqa: E402 - after the path, when run as a script
     BAD_BODY,
     DROP,
+    FORBIDDEN,
     NOT_JSON,
     OFF_SCALE,
     OK,
@@ -51,7 +52,7 @@ from tests.judge.fake_anthropic import (  # noqa: E402 - after the path, when ru
 SLOW = "slow"  # hold the answer until `release` is set (or 10 s): the client's timeout fires first
 TOO_LONG = "too_long"  # 400, the prompt exceeds the context (as llama.cpp's server says it)
 
-__all__ = ["BAD_BODY", "DROP", "NOT_JSON", "OFF_SCALE", "OK", "RATE_LIMIT", "REFUSAL", "SCHEMA_BREAK",
+__all__ = ["BAD_BODY", "DROP", "FORBIDDEN", "NOT_JSON", "OFF_SCALE", "OK", "RATE_LIMIT", "REFUSAL", "SCHEMA_BREAK",
            "SERVER_ERROR", "SLOW", "TOO_LONG", "UNAUTHORIZED", "FakeOpenAI", "Rule"]
 
 
@@ -69,6 +70,7 @@ class FakeOpenAI(ScriptedServer):
     max_concurrent_seen: int = 0
     record_bodies: bool = True
     release: threading.Event = field(default_factory=threading.Event)  # ends SLOW answers
+    echo_key: bool = False  # every error message quotes the Authorization header sent, as some servers do
 
     def __post_init__(self) -> None:
         self.lock = threading.Lock()
@@ -160,6 +162,12 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _said(self, message: str) -> str:
+        """An error message, quoting the Authorization header sent when the fake echoes it."""
+        if not self.server_state.echo_key:
+            return message
+        return f"{message}: {self.headers.get('Authorization')}"
+
     def do_POST(self) -> None:  # noqa: N802
         fake = self.server_state
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -180,7 +188,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(404, _error_body(f"no route {self.path}", "not_found_error"))
         if fake.api_key is not None and self.headers.get("Authorization") != f"Bearer {fake.api_key}":
             entry.behaviour = UNAUTHORIZED
-            return self._send(401, _error_body("Incorrect API key provided", "invalid_request_error",
+            return self._send(401, _error_body(self._said("Incorrect API key provided"), "invalid_request_error",
                                                "invalid_api_key"))
         with fake.call_in_flight():
             self._complete(fake, body, entry)
@@ -212,10 +220,13 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(429, _error_body("Rate limit reached", "requests", "rate_limit_exceeded"),
                               {"retry-after": fake.retry_after})
         if behaviour == SERVER_ERROR:
-            return self._send(500, _error_body("The server had an error while processing your request.",
+            return self._send(500, _error_body(self._said("The server had an error while processing your request."),
                                                "server_error"))
+        if behaviour == FORBIDDEN:
+            return self._send(403, _error_body(self._said("You are not allowed to use this model"),
+                                               "invalid_request_error", "model_not_allowed"))
         if behaviour == UNAUTHORIZED:
-            return self._send(401, _error_body("Incorrect API key provided", "invalid_request_error",
+            return self._send(401, _error_body(self._said("Incorrect API key provided"), "invalid_request_error",
                                                "invalid_api_key"))
         if behaviour == TOO_LONG:
             return self._send(400, _error_body("the request exceeds the available context size, try increasing it",

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import threading
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ import pytest
 from judge_tui.cli import build_parser
 from judge_tui.cli import judge as headless
 from judge_tui.judge.backends import AnthropicBackend
-from judge_tui.judge.runner import BatchRunner
+from judge_tui.judge.runner import BatchRunner, RunOptions
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
@@ -116,6 +117,17 @@ def test_a_plain_judge_after_a_batch_run_killed_while_sending_finishes_the_work_
             first.kill()
         held.set()
     plain = _plain_judge(db, fake, hermetic_home)
+    if api == "upload-cut-off":
+        # The API does not list the batch: it may yet (a batch can appear in the list a while after it was
+        # taken), so nothing is sent before the grace period has passed, and the user is told when that is.
+        assert plain.returncode == 3, plain.stdout + plain.stderr
+        said = " ".join(plain.stdout.split())
+        assert (f"cis: {ITEMS} judgment(s) were in a Message Batch being sent when judge-tui stopped, which the"
+                " API does not list yet. Run the same command again after") in said
+        assert fake.message_requests() == [] and len(batch_posts(fake)) == 1
+        _age_sending_batches(db, seconds=RunOptions().batch_grace + 60)  # the grace period has passed
+        plain = _plain_judge(db, fake, hermetic_home)
+        assert "it never reached the API, so its items were sent again" in " ".join(plain.stdout.split())
     if api == "processing":
         # Paid for already and not finished: nothing is asked again; the jobs wait, and the user is told so.
         assert plain.returncode == 3, plain.stderr
@@ -136,6 +148,16 @@ def test_a_plain_judge_after_a_batch_run_killed_while_sending_finishes_the_work_
         assert_consistent(store, rater, ITEMS)
         assert store.judge_job_counts(rater)["done"] == ITEMS
         assert store.open_judge_batches(rater) == []
+
+
+def _age_sending_batches(db: Path, seconds: float) -> None:
+    """Move the record of a batch being sent back in time, as the clock moves on (no test waits ten minutes)."""
+    with Store(db) as store, store.transaction() as conn:
+        for batch_id, updated in conn.execute("SELECT id, updated_at FROM judge_batches WHERE status = 'sending'"
+                                              ).fetchall():
+            earlier = datetime.fromisoformat(updated) - timedelta(seconds=seconds)
+            conn.execute("UPDATE judge_batches SET updated_at = ? WHERE id = ?",
+                         [earlier.isoformat(timespec="milliseconds"), batch_id])
 
 
 def _stopped_while_sending(store: Store, rubric: Rubric) -> tuple[str, int]:
@@ -275,3 +297,94 @@ def test_a_batch_size_limit_in_megabytes_is_kept(fake: fa.FakeAnthropic, tmp_pat
     posts = batch_posts(fake)
     assert len(posts) >= 2 and all(p.size <= 0.9e6 for p in posts)  # 2 MB less the margin and headroom
     assert sum(len(p.body["requests"]) for p in posts) == ITEMS
+
+
+def _list_calls(fake: fa.FakeAnthropic) -> int:
+    return sum(1 for r in fake.requests if r.method == "GET" and r.path.split("?")[0] == "/v1/messages/batches")
+
+
+def _killed_while_the_api_takes_its_batch(db: Path, fake: fa.FakeAnthropic, home: Path) -> None:
+    """A `judge --batch` killed after the API took its batch, which the API does not list yet."""
+    fake.batch_listed = threading.Event()
+    fake.batch_hold = threading.Event()  # the API has the batch; its answer never reaches the process
+    fake.batch_polls = 0
+    first = _spawn(db, fake, home)
+    try:
+        wait_until(lambda: fake.batches, lambda: _why(first, "a batch sent"))
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=20)
+    finally:
+        if first.poll() is None:
+            first.kill()
+        fake.batch_hold.set()
+
+
+@pytest.mark.slow
+def test_a_batch_the_api_lists_late_is_waited_for_not_sent_again(
+        fake: fa.FakeAnthropic, tmp_path: Path, rubrics: dict[str, Rubric], hermetic_home: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "late.db"
+    with Store(db) as store:
+        add_cis_items(store, rubrics["cis"], ITEMS)
+    _killed_while_the_api_takes_its_batch(db, fake, hermetic_home)
+    looked = _list_calls(fake)
+
+    def list_it_once_looked_for() -> None:  # the API registers the batch only after the rerun first looked
+        wait_until(lambda: _list_calls(fake) > looked + 1, "the rerun looking for the batch twice")
+        present(fake.batch_listed).set()
+
+    lister = threading.Thread(target=list_it_once_looked_for)
+    lister.start()
+    try:
+        code = headless.run(build_parser().parse_args(["judge", "--db", str(db), "--rubric", "cis", "--model",
+                                                       "claude-sonnet-5", "--batch"]), fast())
+    finally:
+        present(fake.batch_listed).set()
+        lister.join()
+    out = " ".join(capsys.readouterr().out.split())
+    assert code == 0, out
+    assert (f"judge: {ITEMS} request(s) were in a Message Batch being sent when judge-tui stopped, which the API does"
+            " not list yet") in out and "so never paid twice" in out
+    assert f"cis: {ITEMS} done, 0 failed" in out and "items were sent again" not in out
+    assert len(batch_posts(fake)) == 1 and fake.message_requests() == []  # paid once
+    [batch_id] = fake.batches
+    with Store(db) as store:
+        rater = store.raters("judge")[0]["id"]
+        assert_consistent(store, rater, ITEMS)
+        assert {r.details["batch_id"] for r in store.iter_ratings(rater_ids=[rater])} == {batch_id}
+
+
+@pytest.mark.slow
+def test_a_plain_judge_sends_nothing_of_a_batch_the_api_does_not_list_yet(
+        fake: fa.FakeAnthropic, tmp_path: Path, rubrics: dict[str, Rubric], hermetic_home: Path) -> None:
+    db = tmp_path / "late-plain.db"
+    with Store(db) as store:
+        add_cis_items(store, rubrics["cis"], ITEMS)
+    _killed_while_the_api_takes_its_batch(db, fake, hermetic_home)
+    plain = _plain_judge(db, fake, hermetic_home)
+    assert plain.returncode == 3, plain.stdout + plain.stderr
+    assert "which the API does not list yet. Run the same command again after" in " ".join(plain.stdout.split())
+    assert fake.message_requests() == []  # nothing of the batch sent one by one
+    present(fake.batch_listed).set()  # the API lists it now
+    plain = _plain_judge(db, fake, hermetic_home)
+    assert plain.returncode == 0, plain.stdout + plain.stderr
+    assert f"cis: {ITEMS} done, 0 failed, 0 waiting" in plain.stdout and "items were sent again" not in plain.stdout
+    assert fake.message_requests() == [] and len(batch_posts(fake)) == 1
+    with Store(db) as store:
+        assert_consistent(store, store.raters("judge")[0]["id"], ITEMS)
+
+
+def test_a_batch_being_sent_is_dated_by_its_sender_being_alive_not_by_who_takes_it_over(
+        cis_store: Store, rubrics: dict[str, Rubric]) -> None:
+    judge = make_judge(cis_store, rubrics["cis"])
+    judge.queue.enqueue()
+    jobs = judge.queue.claim(ITEMS, "gone")
+    judge.queue.intend_batch("sending-old", jobs, "gone")
+    _age_sending_batches(cis_store.path, seconds=3600)
+    [before] = cis_store.open_judge_batches(judge.rater_id)
+    assert judge.queue.take_batch(before, "new-owner")  # a later run takes the record over...
+    [taken] = cis_store.open_judge_batches(judge.rater_id)
+    assert (taken["owner"], taken["updated_at"]) == ("new-owner", before["updated_at"])  # ...its date stays
+    judge.queue.touch_sending(["sending-old"])  # its sender's heartbeat moves it on
+    [touched] = cis_store.open_judge_batches(judge.rater_id)
+    assert touched["updated_at"] > before["updated_at"]
