@@ -127,11 +127,42 @@ def test_an_estimate_on_the_threshold_says_it_plainly():
 def test_a_plan_in_the_report_says_its_chance_and_the_interval_ends():
     c = check("tnr", "TNR", "test split", 13 / 14, iv.wilson(13, 14), 14, 0.90, strict=True, share=(13, 14),
               class_share=0.25, class_label="FAIL")
-    assert c.plan is not None and c.more_of_class == c.plan.more and c.more_items == -(-present(c.plan.more) // 0.25)
+    assert c.plan is not None and c.more_items == c.plan.more and c.more_of_class == round(present(c.more_items) / 4)
     text = c.plan_text()
     assert text.startswith(f"about {c.more_items:,} more test items (≈ {c.more_of_class:,} of them FAIL) give an 80% "
                            "chance of settling TNR > 0.90 (if the judge's true TNR is at an end of its interval:")
     assert c.undecided_at_size is not None and 0 < c.undecided_at_size < 1
+
+
+def _share_assurance_exact(successes: int, n: int, more: int) -> float:
+    """scipy's beta-binomial law of the further successes against statsmodels' Wilson decisions (TNR > 0.90)."""
+    k = np.arange(more + 1)
+    law = stats.betabinom.pmf(k, more, successes + 0.5, n - successes + 0.5)
+    return float(law @ _decides(n + more, 0.90, True)[successes:successes + more + 1])
+
+
+@pytest.mark.parametrize(("successes", "n", "scope", "more"), [(13, 14, 56, 30), (3, 4, 40, 25), (20, 22, 30, 12)])
+def test_a_plan_in_test_items_averages_over_how_many_of_them_are_of_the_class(successes, n, scope, more):
+    """Of `more` test items the class count is beta-binomial from the class's Jeffreys share (n of scope so
+    far); the assurance of the test items is the class's averaged over that count, computed apart here."""
+    figure = assurance.ScopedShareFigure(assurance.ShareFigure(successes, n, 0.90, strict=True), n, scope)
+    counts = np.arange(more + 1)
+    law = stats.betabinom.pmf(counts, more, n + 0.5, scope - n + 0.5)
+    expected = sum(w * _share_assurance_exact(successes, n, int(k)) for k, w in zip(counts, law, strict=True))
+    assert figure.assurance(more) == pytest.approx(expected, abs=1e-6)
+
+
+def test_a_plan_in_many_test_items_keeps_its_chance_when_counts_are_binned():
+    """Past CLASS_COUNTS class counts the average is taken in bins: checked against a simulation of the same
+    law (20,000 draws: the share of FAIL, the count of FAIL, the true TNR, its successes; Wilson decides)."""
+    figure = assurance.ScopedShareFigure(assurance.ShareFigure(13, 14, 0.90, strict=True), 14, 56)
+    rng = np.random.default_rng(7)
+    draws = 20_000
+    fail = rng.binomial(1000, rng.beta(14.5, 42.5, draws))
+    hits = rng.binomial(fail, rng.beta(13.5, 1.5, draws))
+    low, high = proportion_confint(13 + hits, 14 + fail, alpha=0.05, method="wilson")
+    simulated = float(np.mean((low > 0.90) | (high <= 0.90)))
+    assert figure.assurance(1000) == pytest.approx(simulated, abs=0.012)  # 3.5 standard errors
 
 
 # --------------------------------------------------------------------------------------------------

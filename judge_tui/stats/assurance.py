@@ -18,6 +18,11 @@ plan):
   report's interval on the side of the target. With a flat prior, the final estimate given the current one is
   normal with variance v(n) - v(n + m), and the target is decided when it lies z·sqrt(v(n + m)) beyond it.
 
+A share of one class (TPR counts human PASS items, TNR human FAIL) is planned in items of its scope (test
+items), which is what a lead can add: which of them the experts will FAIL is not known until they are rated.
+Of m more test items, the number in the class is beta-binomial from the class's own Jeffreys posterior share,
+and the assurance of m test items is the class's assurance averaged over that count (``ScopedShareFigure``).
+
 Beside the assurance, ``power`` answers the same question for a known true value (the interval's ends, or
 the values a lead expects before the study starts), and ``undecided_at_size`` the chance that a study of a
 given size, with a judge like this one, ends undecided.
@@ -38,7 +43,8 @@ import numpy as np
 from judge_tui.stats.intervals import wilson_bounds, z_value
 
 __all__ = [
-    "ASSURANCE", "PRACTICAL_MORE", "AssurancePlan", "Figure", "NormalFigure", "ShareFigure", "fewest",
+    "ASSURANCE", "PRACTICAL_MORE", "AssurancePlan", "Figure", "NormalFigure", "ScopedShareFigure", "ShareFigure",
+    "fewest",
     "items_for_power", "plan",
 ]
 
@@ -125,6 +131,60 @@ def _binomial(more: int, share: float) -> np.ndarray:
     return np.asarray(pmf / pmf.sum())
 
 
+# Counts of class items among more scope items, evaluated one by one up to this many, else in as many bins of
+# equal width (each at its mean count, weighted by its mass): the chance moves smoothly at those counts.
+CLASS_COUNTS = 40
+# Class counts less likely than this are left out (their mass is spread over the rest).
+NEGLIGIBLE = 1e-7
+
+
+@dataclass(frozen=True)
+class ScopedShareFigure:
+    """A share of one class (``share``: TPR over human PASS items) planned in items of its scope: so far
+    ``in_class`` of ``scope_items`` items are in the class, and of m more items the number in it is
+    beta-binomial from the Jeffreys posterior of the class's share."""
+
+    share: ShareFigure
+    in_class: int
+    scope_items: int
+
+    @property
+    def target(self) -> float:
+        return self.share.target
+
+    def _class_counts(self, more: int) -> tuple[np.ndarray, np.ndarray]:
+        """The counts of class items among ``more`` scope items that matter, and their weights (summing to 1)."""
+        a, b = self.in_class + PRIOR, self.scope_items - self.in_class + PRIOR
+        pmf = _beta_binomial(more, a, b)
+        counts = np.flatnonzero(pmf > NEGLIGIBLE)
+        weights = pmf[counts]
+        if counts.size > CLASS_COUNTS:
+            edges = np.linspace(counts[0], counts[-1] + 1, CLASS_COUNTS + 1)
+            bins = np.clip(np.searchsorted(edges, counts, side="right") - 1, 0, CLASS_COUNTS - 1)
+            mass = np.bincount(bins, weights=weights, minlength=CLASS_COUNTS)
+            centre = np.bincount(bins, weights=weights * counts, minlength=CLASS_COUNTS)
+            kept = mass > 0
+            counts, weights = np.rint(centre[kept] / mass[kept]).astype(int), mass[kept]
+        return counts, weights / weights.sum()
+
+    def assurance(self, more: int) -> float:
+        """The chance that ``more`` further items of the scope, the class's share and the judge's true value
+        drawn from what the data allow, decide the target."""
+        counts, weights = self._class_counts(more)
+        return float(sum(w * self.share.assurance(int(k)) for k, w in zip(counts, weights, strict=True)))
+
+    def power(self, truth: float, more: int) -> float:
+        """The same for a known true value of the figure (the class's share still drawn)."""
+        counts, weights = self._class_counts(more)
+        return float(sum(w * self.share.power(truth, int(k)) for k, w in zip(counts, weights, strict=True)))
+
+    def undecided_at_size(self) -> float:
+        return self.share.undecided_at_size()
+
+    def ends(self) -> tuple[float, float]:
+        return self.share.ends()
+
+
 # --------------------------------------------------------------------------------------------------
 # Any other figure: a normal estimate
 # --------------------------------------------------------------------------------------------------
@@ -200,7 +260,7 @@ class NormalFigure:
         return float(1.0 - self._decides(np.array([self._scale(self.estimate)]), sd, total)[0])
 
 
-Figure = ShareFigure | NormalFigure
+Figure = ShareFigure | ScopedShareFigure | NormalFigure
 
 
 # --------------------------------------------------------------------------------------------------
@@ -212,8 +272,8 @@ Figure = ShareFigure | NormalFigure
 class AssurancePlan:
     """What more items would settle an undecided target, with the uncertainty of the estimate included.
 
-    ``more`` is the fewest further items (of the figure: for TPR/TNR, of the class) whose assurance reaches
-    ``chance``; None when even ``PRACTICAL_MORE`` would not (``chance_at_limit`` says what that many give).
+    ``more`` is the fewest further items (of the figure; for a ``ScopedShareFigure``, of its scope) whose
+    assurance reaches ``chance``; None when even ``limit`` (``PRACTICAL_MORE`` by default) would not (``chance_at_limit`` says what that many give).
     ``at_ends`` is the same for a judge whose true value is at the low and the high end of the current
     interval (``end_values``): None where that end sits on the target.
     """
@@ -252,15 +312,16 @@ def fewest(chance_of: Callable[[int], float], goal: float, limit: int = PRACTICA
     return high
 
 
-def plan(figure: Figure, *, goal: float = ASSURANCE, ends: tuple[float, float] | None = None) -> AssurancePlan:
-    """The assurance plan for an undecided target: the fewest more items for a ``goal`` chance of deciding it,
-    the same for a judge at either end of its interval (``ends``: low, high; Wilson's own for a share), and
-    the chance that a study of this size ends undecided."""
-    more = fewest(figure.assurance, goal)
-    at_limit = None if more is not None else figure.assurance(PRACTICAL_MORE)
-    low, high = ends if ends is not None else (figure.ends() if isinstance(figure, ShareFigure)
-                                               else (figure.estimate, figure.estimate))
-    at_low, at_high = (None if value == figure.target else items_for_power(figure, value, goal, PRACTICAL_MORE)
+def plan(figure: Figure, *, goal: float = ASSURANCE, ends: tuple[float, float] | None = None,
+         limit: int = PRACTICAL_MORE) -> AssurancePlan:
+    """The assurance plan for an undecided target: the fewest more items (up to ``limit``) for a ``goal``
+    chance of deciding it, the same for a judge at either end of its interval (``ends``: low, high; Wilson's
+    own for a share), and the chance that a study of this size ends undecided."""
+    more = fewest(figure.assurance, goal, limit)
+    at_limit = None if more is not None else figure.assurance(limit)
+    low, high = ends if ends is not None else (figure.estimate, figure.estimate) if isinstance(
+        figure, NormalFigure) else figure.ends()
+    at_low, at_high = (None if value == figure.target else items_for_power(figure, value, goal, limit)
                        for value in (low, high))
     return AssurancePlan(more, goal, at_limit, (low, high), (at_low, at_high), figure.undecided_at_size())
 
