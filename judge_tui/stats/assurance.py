@@ -133,7 +133,7 @@ def _binomial(more: int, share: float) -> np.ndarray:
 
 # Counts of class items among more scope items, evaluated one by one up to this many, else in as many bins of
 # equal width (each at its mean count, weighted by its mass): the chance moves smoothly at those counts.
-CLASS_COUNTS = 40
+CLASS_COUNTS = 16
 # Class counts less likely than this are left out (their mass is spread over the rest).
 NEGLIGIBLE = 1e-7
 
