@@ -34,6 +34,7 @@ and says what even that many would give.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -131,9 +132,11 @@ def _binomial(more: int, share: float) -> np.ndarray:
     return np.asarray(pmf / pmf.sum())
 
 
-# Counts of class items among more scope items, evaluated one by one up to this many, else in as many bins of
-# equal width (each at its mean count, weighted by its mass): the chance moves smoothly at those counts.
-CLASS_COUNTS = 16
+# Counts of class items among more scope items: the first EXACT_COUNTS of them that matter are evaluated one by
+# one (few class items, where the chance jumps from one count to the next), the rest in CLASS_BINS bins of equal
+# width, each at its mean count and weighted by its mass (many class items, where the chance moves smoothly).
+EXACT_COUNTS = 64
+CLASS_BINS = 24
 # Class counts less likely than this are left out (their mass is spread over the rest).
 NEGLIGIBLE = 1e-7
 
@@ -158,31 +161,44 @@ class ScopedShareFigure:
         pmf = _beta_binomial(more, a, b)
         counts = np.flatnonzero(pmf > NEGLIGIBLE)
         weights = pmf[counts]
-        if counts.size > CLASS_COUNTS:
-            edges = np.linspace(counts[0], counts[-1] + 1, CLASS_COUNTS + 1)
-            bins = np.clip(np.searchsorted(edges, counts, side="right") - 1, 0, CLASS_COUNTS - 1)
-            mass = np.bincount(bins, weights=weights, minlength=CLASS_COUNTS)
-            centre = np.bincount(bins, weights=weights * counts, minlength=CLASS_COUNTS)
+        if counts.size > EXACT_COUNTS + CLASS_BINS:
+            rest, of_rest = counts[EXACT_COUNTS:], weights[EXACT_COUNTS:]
+            edges = np.linspace(rest[0], rest[-1] + 1, CLASS_BINS + 1)
+            bins = np.clip(np.searchsorted(edges, rest, side="right") - 1, 0, CLASS_BINS - 1)
+            mass = np.bincount(bins, weights=of_rest, minlength=CLASS_BINS)
+            centre = np.bincount(bins, weights=of_rest * rest, minlength=CLASS_BINS)
             kept = mass > 0
-            counts, weights = np.rint(centre[kept] / mass[kept]).astype(int), mass[kept]
+            counts = np.concatenate([counts[:EXACT_COUNTS], np.rint(centre[kept] / mass[kept]).astype(int)])
+            weights = np.concatenate([weights[:EXACT_COUNTS], mass[kept]])
         return counts, weights / weights.sum()
 
     def assurance(self, more: int) -> float:
         """The chance that ``more`` further items of the scope, the class's share and the judge's true value
         drawn from what the data allow, decide the target."""
         counts, weights = self._class_counts(more)
-        return float(sum(w * self.share.assurance(int(k)) for k, w in zip(counts, weights, strict=True)))
+        return float(sum(w * _share_assurance(self.share, int(k)) for k, w in zip(counts, weights, strict=True)))
 
     def power(self, truth: float, more: int) -> float:
         """The same for a known true value of the figure (the class's share still drawn)."""
         counts, weights = self._class_counts(more)
-        return float(sum(w * self.share.power(truth, int(k)) for k, w in zip(counts, weights, strict=True)))
+        return float(sum(w * _share_power(self.share, truth, int(k)) for k, w in zip(counts, weights, strict=True)))
 
     def undecided_at_size(self) -> float:
         return self.share.undecided_at_size()
 
     def ends(self) -> tuple[float, float]:
         return self.share.ends()
+
+
+# A plan's search asks for the same class counts again and again (the small ones at every size it tries).
+@functools.lru_cache(maxsize=4096)
+def _share_assurance(share: ShareFigure, more: int) -> float:
+    return share.assurance(more)
+
+
+@functools.lru_cache(maxsize=4096)
+def _share_power(share: ShareFigure, truth: float, more: int) -> float:
+    return share.power(truth, more)
 
 
 # --------------------------------------------------------------------------------------------------
