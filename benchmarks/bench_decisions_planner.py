@@ -39,8 +39,17 @@ import time
 
 import numpy as np
 
-from judge_tui.analysis.study_plan import Expected, binary_table, graded_table, plan_study
+from judge_tui.analysis.study_plan import (
+    Expected,
+    TargetPlan,
+    binary_table,
+    graded_table,
+    items_for_all,
+    plan_study,
+)
 from judge_tui.analysis.targets import TargetCheck, check
+from judge_tui.analysis.whole_study import RUNS as WHOLE_RUNS
+from judge_tui.analysis.whole_study import AtSize, at_size, plan_whole
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import decisions
 from judge_tui.stats import intervals as iv
@@ -55,11 +64,11 @@ MEASURABLE = 100
 
 
 @functools.cache
-def planned(key: str, successes: int, n: int) -> TargetCheck:
-    """The report's check of TPR or TNR on `successes` of `n` items of the class (class share only converts
-    the count into test items, so it is left out of the cache key)."""
+def planned(key: str, successes: int, n: int, scope: int) -> TargetCheck:
+    """The report's check of TPR or TNR on `successes` of `n` items of the class, out of `scope` test items
+    (the plan is in test items, the share of the class among them drawn from n of scope)."""
     return check(key, key.upper(), "test split", successes / n, iv.wilson(successes, n), n, TARGET, strict=True,
-                 share=(successes, n), class_share=0.5, class_label="PASS" if key == "tpr" else "FAIL")
+                 share=(successes, n), class_share=n / scope, class_label="PASS" if key == "tpr" else "FAIL")
 
 
 def decided(successes: int, n: int) -> bool:
@@ -79,22 +88,27 @@ def point_plan(successes: int, n: int) -> int | None:
     return None
 
 
-def run_trial(rng: np.random.Generator, key: str, truth: float, class_items: int,
+def run_trial(rng: np.random.Generator, key: str, truth: float, class_items: int, size: int, share: float,
               planner: str) -> tuple[str, int | None]:
-    """One study's figure of one class: "decided", "impractical", or "settled"/"unsettled" with the N added."""
+    """One study's figure of one class: "decided", "impractical", or "settled"/"unsettled" with the N added.
+    The assurance plan's N is test items, as its text says: each added item falls in the class at the true
+    share (``share``). The point-estimate plan's N is items of the class, as it was worded."""
     if class_items == 0:
         return "empty", None
     successes = int(rng.binomial(class_items, truth))
     if decided(successes, class_items):
         return "decided", None
     if planner == "assurance":
-        more = planned(key, successes, class_items).more_of_class
+        more = planned(key, successes, class_items, size).more_items
+        of_class = None if more is None else int(rng.binomial(more, share))
     else:
-        more = point_plan(successes, class_items)
-    if more is None:
+        more = of_class = point_plan(successes, class_items)
+    if more is None or of_class is None:
         return "impractical", None
-    added = int(rng.binomial(more, truth))
-    return ("settled" if decided(successes + added, class_items + more) else "unsettled"), more
+    if of_class == 0:
+        return "unsettled", more
+    added = int(rng.binomial(of_class, truth))
+    return ("settled" if decided(successes + added, class_items + of_class) else "unsettled"), more
 
 
 def cell(rng: np.random.Generator, truth: float | None, size: int, fail_share: float, trials: int,
@@ -105,7 +119,7 @@ def cell(rng: np.random.Generator, truth: float | None, size: int, fail_share: f
         added: list[int] = []
         for _ in range(trials):
             value = truth if truth is not None else float(rng.uniform(0.5, 1.0))
-            result, more = run_trial(rng, key, value, int(rng.binomial(size, share)), planner)
+            result, more = run_trial(rng, key, value, int(rng.binomial(size, share)), size, share, planner)
             outcomes[result] = outcomes.get(result, 0) + 1
             if more is not None:
                 added.append(more)
@@ -121,15 +135,16 @@ def rate(outcomes: dict[str, int]) -> str:
 
 
 def print_cells(title: str, rng: np.random.Generator, truths: tuple[float | None, ...], trials: int,
-                planner: str) -> None:
+                planner: str, sizes: tuple[int, ...] = SIZES, fail_shares: tuple[float, ...] = FAIL_SHARES) -> None:
     print(f"\n{title}\n")
+    unit = "test items" if planner == "assurance" else "items of the class"
     print("| truth | FAIL share | n | figure | decided at start | planner declined | settled after N | "
-          "N of the class: median (range) |")
+          f"N ({unit}): median (range) |")
     print("|---|---|---|---|---|---|---|---|")
     measured: list[tuple[str, float, int, int]] = []  # (cell, settled share, planned trials, undecided trials)
     for truth in truths:
-        for fail_share in FAIL_SHARES:
-            for size in SIZES:
+        for fail_share in fail_shares:
+            for size in sizes:
                 found = cell(rng, truth, size, fail_share, trials, planner)
                 for key, result in found.items():
                     outcomes = result["outcomes"]
@@ -225,6 +240,59 @@ def before_a_study(rng: np.random.Generator, runs: int) -> None:
             print(f"| {p.key} {p.expected} (5 levels) | {p.goal} | {p.items} | {hits:.1%} |", flush=True)
 
 
+WHOLE_STUDIES = (Expected(tpr=0.97, tnr=0.97, fail_share=0.3), Expected(tpr=0.95, tnr=0.97, fail_share=0.3),
+                 Expected(tpr=0.95, tnr=0.93, fail_share=0.2), Expected(tpr=0.80, tnr=0.97, fail_share=0.1),
+                 Expected(tpr=0.97, tnr=0.80, fail_share=0.3), Expected(kappa=0.80, weighted_kappa=0.85, r=0.85),
+                 Expected(kappa=0.75, weighted_kappa=0.80, r=0.80, alignment=0.85))
+
+
+def _expected_text(e: Expected) -> str:
+    if e.fail_share is not None:
+        return f"TPR {e.tpr}, TNR {e.tnr}, FAIL {e.fail_share}"
+    given = (("κ", e.kappa), ("weighted κ", e.weighted_kappa), ("r", e.r), ("alignment", e.alignment))
+    return ", ".join(f"{name} {value}" for name, value in given if value is not None)
+
+
+def _fresh(plans: list[TargetPlan], expected: Expected, n: int, runs: int, seed: int) -> AtSize:
+    """`runs` studies of n items drawn with seeds the planner never used, decided by the same code (the
+    report's checks and the stop notice's rules valid at any time), pooled."""
+    settings = AgreementSettings()
+    found = [at_size(plans, expected, settings, n, seed=seed + i) for i in range(max(1, runs // WHOLE_RUNS))]
+    alone = tuple((goal, float(np.mean([dict(f.alone)[goal] for f in found]))) for goal, _ in found[0].alone)
+    return AtSize(n, alone, float(np.mean([f.together for f in found])), float(np.mean([f.anytime for f in found])))
+
+
+def whole_studies(runs: int, seed: int) -> None:
+    """`judge-tui plan`'s whole study: each target's own items (every target alone there, and all at once), the
+    items for every target at once, and the items for the stop notice, each measured on fresh studies."""
+    settings = AgreementSettings()
+    print(f"\nThe whole study (`judge-tui plan`): fresh studies ({runs} a size) decided by the report's checks and "
+          "the stop notice's rules\n")
+    print("| expected | each target's own items: n, each alone, all at once | every target at once: n, all at once, "
+          "stop notice | stop notice: n, fires | plan time |")
+    print("|---|---|---|---|---|")
+    within: list[float] = []
+    for expected in WHOLE_STUDIES:
+        started = time.perf_counter()
+        plans = plan_study(expected, settings)
+        each, _ = items_for_all(plans, expected.fail_share)
+        whole = plan_whole(plans, expected, settings, chance=0.8, items_each=each)
+        took = time.perf_counter() - started
+        if each is None or whole.together is None or whole.anytime is None:
+            print(f"| {_expected_text(expected)} | no practical number | — | — | {took:.1f} s |")
+            continue
+        at_each = _fresh(plans, expected, each, runs, seed)
+        at_together = _fresh(plans, expected, whole.together, runs, seed + 100)
+        at_anytime = _fresh(plans, expected, whole.anytime, runs, seed + 200)
+        within += [at_together.together - 0.8, at_anytime.anytime - 0.8]
+        alone = ", ".join(f"{chance:.0%}" for _, chance in at_each.alone)
+        print(f"| {_expected_text(expected)} | {each}: {alone}; {at_each.together:.1%} | {whole.together}: "
+              f"{at_together.together:.1%}, {at_together.anytime:.1%} | {whole.anytime}: {at_anytime.anytime:.1%} | "
+              f"{took:.1f} s |", flush=True)
+    if within:
+        print(f"\nEvery-target and stop-notice plans against their 80%: {min(within):+.1%} to {max(within):+.1%}.")
+
+
 def kappa_and_r_cells(rng: np.random.Generator, trials: int) -> None:
     """The report's plan for kappa (binary table from TPR = TNR and the FAIL share) and for r (bivariate normal
     scores), at a fixed truth: decided on the report's intervals, its N added from the same truth."""
@@ -295,15 +363,13 @@ def _row(figure: str, truth: float, size: int, outcomes: dict[str, int], added: 
 
 def speed() -> None:
     cases = [("tnr", 10, 12), ("tpr", 31, 34), ("tpr", 360, 400), ("tnr", 13, 14)]
-    print("\nPlanner time per undecided target (the report's check, uncached)\n")
+    print("\nPlanner time per undecided target (the report's check, first call: a plan keeps the chances it has "
+          "found, so a repeat is faster)\n")
     for key, successes, n in cases:
-        best = float("inf")
-        for _ in range(5):
-            started = time.perf_counter()
-            check(key, key.upper(), "test split", successes / n, iv.wilson(successes, n), n, TARGET, strict=True,
-                  share=(successes, n), class_share=0.3, class_label="FAIL")
-            best = min(best, time.perf_counter() - started)
-        print(f"- {key.upper()} {successes}/{n}: {best * 1000:.1f} ms")
+        started = time.perf_counter()
+        check(key, key.upper(), "test split", successes / n, iv.wilson(successes, n), n, TARGET, strict=True,
+              share=(successes, n), class_share=0.3, class_label="FAIL")
+        print(f"- {key.upper()} {successes}/{n}: {(time.perf_counter() - started) * 1000:.1f} ms")
     interval = iv.Interval(0.46, 0.776, "fleiss-cohen-everitt", 0.95)
     started = time.perf_counter()
     check("kappa:x", "κ", "all", 0.618, interval, 100, 0.61)
@@ -313,19 +379,25 @@ def speed() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=1000)
-    parser.add_argument("--study-runs", type=int, default=2000, help="runs per row of the before-a-study table")
+    parser.add_argument("--study-runs", type=int, default=2000, help="runs per row of the before-a-study tables")
     parser.add_argument("--seed", type=int, default=20261127)
+    parser.add_argument("--fixed", action="store_true",
+                        help="also the fixed judges at 0.70, 0.90 and 0.97 and the point-estimate plan (slow)")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     started = time.perf_counter()
     speed()
-    print_cells("The assurance plan at a fixed truth (add its N of the class, decide again)", rng, TRUTHS,
-                args.trials, "assurance")
-    print_cells("The assurance plan over judges drawn uniformly from 0.5–1 (what an 80% assurance promises)",
-                rng, (None,), 3 * args.trials, "assurance")
-    print_cells("The point-estimate plan (before), at a fixed truth", rng, (0.70, 0.97), args.trials, "point")
+    print_cells("The assurance plan over judges drawn uniformly from 0.5–1 (what an 80% assurance promises): "
+                "add its N test items, decide again", rng, (None,), 3 * args.trials, "assurance")
+    print_cells("The assurance plan at one fixed judge, TPR = TNR = 0.84 (no promise is made at a fixed judge)",
+                rng, (0.84,), args.trials, "assurance", sizes=(25, 46, 100), fail_shares=(0.1,))
+    if args.fixed:
+        print_cells("The assurance plan at a fixed truth (add its N test items, decide again)", rng, TRUTHS,
+                    args.trials, "assurance")
+        print_cells("The point-estimate plan (before), at a fixed truth", rng, (0.70, 0.97), args.trials, "point")
     kappa_and_r_cells(rng, max(args.trials // 2, 100))
     before_a_study(rng, args.study_runs)
+    whole_studies(args.study_runs, args.seed)
     print(f"\n{time.perf_counter() - started:.0f} s")
 
 

@@ -166,10 +166,12 @@ def _graded_one(key: str, expected: Expected, settings: AgreementSettings, n: in
     return out
 
 
-def at_size(plans: list[TargetPlan], expected: Expected, settings: AgreementSettings, n: int) -> AtSize:
+def at_size(plans: list[TargetPlan], expected: Expected, settings: AgreementSettings, n: int,
+            seed: int | None = None) -> AtSize:
     """Studies of n items drawn from the expected values: the share in which each target, every target read
-    once at the end, and every target by the rule valid at any time, is decided."""
-    rng = np.random.default_rng(SEED + n)
+    once at the end, and every target by the rule valid at any time, is decided (``seed``: SEED + n unless
+    given, so the same question gets the same answer)."""
+    rng = np.random.default_rng(SEED + n if seed is None else seed)
     goals = {p.key: p.goal for p in plans}
     if expected.fail_share is not None:
         outcomes = _pass_fail(expected, settings, n, rng)

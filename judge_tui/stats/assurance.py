@@ -145,11 +145,12 @@ NEGLIGIBLE = 1e-7
 class ScopedShareFigure:
     """A share of one class (``share``: TPR over human PASS items) planned in items of its scope: so far
     ``in_class`` of ``scope_items`` items are in the class, and of m more items the number in it is
-    beta-binomial from the Jeffreys posterior of the class's share."""
+    beta-binomial from the Jeffreys posterior of the class's share (binomial at ``known_share`` when given)."""
 
     share: ShareFigure
     in_class: int
     scope_items: int
+    known_share: float | None = None  # before a study: the class's share as the lead expects it (binomial counts)
 
     @property
     def target(self) -> float:
@@ -157,8 +158,10 @@ class ScopedShareFigure:
 
     def _class_counts(self, more: int) -> tuple[np.ndarray, np.ndarray]:
         """The counts of class items among ``more`` scope items that matter, and their weights (summing to 1)."""
-        a, b = self.in_class + PRIOR, self.scope_items - self.in_class + PRIOR
-        pmf = _beta_binomial(more, a, b)
+        if self.known_share is not None:
+            pmf = _binomial(more, self.known_share)
+        else:
+            pmf = _beta_binomial(more, self.in_class + PRIOR, self.scope_items - self.in_class + PRIOR)
         counts = np.flatnonzero(pmf > NEGLIGIBLE)
         weights = pmf[counts]
         if counts.size > EXACT_COUNTS + CLASS_BINS:
