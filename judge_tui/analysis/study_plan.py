@@ -112,9 +112,9 @@ def _share_plan(truth: float, target: float, strict: bool, chance: float, settin
                 size: int | None, class_share: float | None = None) -> tuple[int | None, float | None]:
     """A share planned in items to label; with ``class_share`` (TPR, TNR) the share counts only the items of
     its class, and how many of the labelled items fall in it is binomial at that share."""
-    figure: assurance.Figure = assurance.ShareFigure(0, 0, target, strict, settings.confidence)
-    if class_share is not None:
-        figure = assurance.ScopedShareFigure(figure, 0, 0, known_share=class_share)
+    share = assurance.ShareFigure(0, 0, target, strict, settings.confidence)
+    figure: assurance.Figure = (share if class_share is None
+                                else assurance.ScopedShareFigure(share, 0, 0, known_share=class_share))
     needed = _fewest(figure, truth, chance)
     return needed, None if size is None else 1.0 - figure.power(truth, size)
 
