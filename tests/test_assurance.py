@@ -359,6 +359,9 @@ def test_the_report_plan_opens_with_the_chance_of_undecided_at_this_size(tmp_pat
     section = text[text.index("What would settle it"):].splitlines()
     assert section[1].strip().startswith("Chance that a study of this size ends undecided, for a judge like this "
                                          "one: alignment ≥ 80% ")
+    opening = " ".join(line.strip() for line in section[1:8])
+    assert "80% chance of settling its target over the judges these data allow" in opening
+    assert "nil exactly on it" in opening
     assert main(["report", "--db", str(db), "--format", "json"]) == 0
     plans = json.loads(capsys.readouterr().out)["plan"]
     for p in plans:
