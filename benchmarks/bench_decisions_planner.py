@@ -1,33 +1,27 @@
-"""The planner, simulated: does adding its N (the 80% figure) from the same truth settle the question 80% of the
-time?
+"""The planner, simulated: does adding its N (the 80% figure) settle the question 80% of the time, and does
+`judge-tui plan`'s study of the size it gives decide what it promises?
 
-Each cell fixes a judge (true TPR = true TNR = 0.70, 0.90 or 0.97), a study size (12, 25, 46, 100 or 400
-test items) and a share of human FAIL items (0.1 or 0.3). Each trial draws a study from that truth, decides TPR
-> 0.90 and TNR > 0.90 on their Wilson intervals and plans the undecided ones with the report's own code
-(``analysis.targets.check``, as ``analysis.report`` calls it), adds exactly the planned number of items of the
-class (its ``more_of_class``) drawn from the same truth, and decides again with the same rule. "Settled" is the
-share of those trials that are then decided (met or not met). Trials that are decided at the start need no plan;
-trials whose plan says "no practical number" are counted apart (they get no N to add).
+The report's TPR/TNR plans. Each trial draws a judge and a study of 12, 25, 46, 100 or 400 test items with 10%
+or 30% human FAIL, decides TPR > 0.90 and TNR > 0.90 on their Wilson intervals, plans the undecided ones with the
+report's own code (``analysis.targets.check``, as ``analysis.report`` calls it), adds the plan's N **test items**
+(its ``more_items``, as its text words it: each falls in the class at the true FAIL share) drawn from the same
+judge, and decides again with the same rule. "Settled" is the share of those trials then decided (met or not
+met). Trials decided at the start need no plan; trials whose plan says "no practical number" are counted apart.
 
-A cell is one truth × one FAIL share × one study size × one figure (TPR or TNR): 3 × 2 × 5 × 2 = 60 cells
-(the kappa targets are the rows of the kappa and r table). "Planner declined" is the share of trials whose
-plan says "no practical number of items settles it"; the 75–85% promise is read over the trials that got a
-number, in each cell with at least ``MEASURABLE`` of them, and the summary under each table names the cells
-outside it.
+An assurance promises its 80% over the judges the data allow, so the first table draws the judge's true value
+afresh for every trial (uniform on 0.5–1): there 80% of plans should settle. The second holds one judge at 0.84
+with 10% FAIL (a study near its target): no plan made from the data can be calibrated at every fixed judge
+(docs/agreement.md, "How many more items"), and the table says how far it is there. ``--fixed`` adds the
+fixed judges at 0.70, 0.90 and 0.97 and the point-estimate plan the report used before.
 
-Cells where the judge sits on the target (0.90 against "> 0.90") have no threshold to settle against: the
-planner should say "no practical number" there, and adding items settles only the few studies whose chance
-draw lands clear of it. Cells decided at the start in nearly every study (large n far from 0.90) have too few
-undecided trials to measure; the table says how many there were.
-
-A second table draws the judge's true value afresh for every trial (uniform on 0.5–1), which is the promise an
-assurance makes: over the judges that could have given these data, 80% of plans settle. The third table is
-the point-estimate plan the report used before ("if the estimate stays where it is"), for comparison. The
-fourth checks the plan of `judge-tui plan` before a study: a study of the planned size drawn from the
-expected values and decided by the report's interval functions (Wilson, kappa's, Fisher's z) should decide in
-80% of trials.
+Then the kappa and r plans of the report at fixed truths; `judge-tui plan` per target (a study of the planned
+size drawn from the expected values and decided by the report's interval functions should decide in 80%); and
+`judge-tui plan` for the whole study: fresh studies (seeds the planner never used) of each size it gives, decided
+by the same code (``whole_study.at_size``: ``targets.check`` and the stop notice's ``stopping.anytime_check``),
+should decide every target at once, or fire the stop notice, in 80%.
 
 Run from the project root:  .venv/bin/python benchmarks/bench_decisions_planner.py [--trials 1000]
+[--study-runs 2000] [--parts report kappa before whole] [--fixed]
 """
 
 from __future__ import annotations
@@ -59,6 +53,7 @@ TARGET = AgreementSettings().tpr_tnr_target
 TRUTHS = (0.70, 0.90, 0.97)
 SIZES = (12, 25, 46, 100, 400)
 FAIL_SHARES = (0.1, 0.3)
+PARTS = ("report", "kappa", "before", "whole")
 # A cell's settle share is read only over this many planned trials or more (standard error ≤ 4 points at 80%).
 MEASURABLE = 100
 
@@ -212,10 +207,10 @@ def before_a_study(rng: np.random.Generator, runs: int) -> None:
                 print(f"| TPR {tpr}, TNR {tnr}, FAIL {fail} | {p.goal} | no practical number | — |")
                 continue
             table = binary_table(tpr, tnr, fail)
-            if p.key in ("tpr", "tnr"):
-                assert p.of_class is not None
-                value = tpr if p.key == "tpr" else tnr
-                hits = sum(decided(int(rng.binomial(p.of_class, value)), p.of_class) for _ in range(runs)) / runs
+            if p.key in ("tpr", "tnr"):  # the items to label, each in the class at the expected share
+                value, share = (tpr, 1 - fail) if p.key == "tpr" else (tnr, fail)
+                of_class = rng.binomial(p.items, share, size=runs)
+                hits = sum(k > 0 and decided(int(rng.binomial(k, value)), int(k)) for k in of_class) / runs
             elif p.key == "kappa":
                 hits = decides_kappa(rng, table, p.items, settings.kappa_substantial, None, runs)
             else:  # alignment: accuracy, a share of items
@@ -383,21 +378,28 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20261127)
     parser.add_argument("--fixed", action="store_true",
                         help="also the fixed judges at 0.70, 0.90 and 0.97 and the point-estimate plan (slow)")
+    parser.add_argument("--parts", nargs="*", choices=PARTS, default=list(PARTS),
+                        help="report: the report's TPR/TNR plans; kappa: its kappa and r plans; before: `judge-tui "
+                             "plan` per target; whole: `judge-tui plan` for the whole study (default: all)")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     started = time.perf_counter()
-    speed()
-    print_cells("The assurance plan over judges drawn uniformly from 0.5–1 (what an 80% assurance promises): "
-                "add its N test items, decide again", rng, (None,), 3 * args.trials, "assurance")
-    print_cells("The assurance plan at one fixed judge, TPR = TNR = 0.84 (no promise is made at a fixed judge)",
-                rng, (0.84,), args.trials, "assurance", sizes=(25, 46, 100), fail_shares=(0.1,))
+    if "report" in args.parts:
+        speed()
+        print_cells("The assurance plan over judges drawn uniformly from 0.5–1 (what an 80% assurance promises): "
+                    "add its N test items, decide again", rng, (None,), 3 * args.trials, "assurance")
+        print_cells("The assurance plan at one fixed judge, TPR = TNR = 0.84 (no promise is made at a fixed "
+                    "judge)", rng, (0.84,), args.trials, "assurance", sizes=(25, 46, 100), fail_shares=(0.1,))
     if args.fixed:
         print_cells("The assurance plan at a fixed truth (add its N test items, decide again)", rng, TRUTHS,
                     args.trials, "assurance")
         print_cells("The point-estimate plan (before), at a fixed truth", rng, (0.70, 0.97), args.trials, "point")
-    kappa_and_r_cells(rng, max(args.trials // 2, 100))
-    before_a_study(rng, args.study_runs)
-    whole_studies(args.study_runs, args.seed)
+    if "kappa" in args.parts:
+        kappa_and_r_cells(rng, max(args.trials // 2, 100))
+    if "before" in args.parts:
+        before_a_study(rng, args.study_runs)
+    if "whole" in args.parts:
+        whole_studies(args.study_runs, args.seed)
     print(f"\n{time.perf_counter() - started:.0f} s")
 
 
