@@ -50,13 +50,13 @@ def test_power_at_a_known_truth_is_the_exact_binomial_chance(truth, successes, n
 def test_assurance_is_the_exact_beta_binomial_chance(successes, n, more):
     figure = assurance.ShareFigure(successes, n, 0.90, strict=True)
     decided = _decides(n + more, 0.90, True)[successes:successes + more + 1]
-    law = stats.betabinom(more, successes + 0.5, n - successes + 0.5)  # the Jeffreys posterior's predictive
+    law = stats.betabinom(more, successes + 1, n - successes + 1)  # the uniform prior's posterior predictive
     assert figure.assurance(more) == pytest.approx(law.pmf(np.arange(more + 1)) @ decided, abs=1e-10)
 
 
 def test_undecided_at_size_is_the_chance_a_new_study_of_that_size_stays_undecided():
     figure = assurance.ShareFigure(22, 25, 0.90, strict=True)
-    law = stats.betabinom(25, 22.5, 3.5)
+    law = stats.betabinom(25, 23, 4)
     assert figure.undecided_at_size() == pytest.approx(1 - law.pmf(np.arange(26)) @ _decides(25, 0.90, True))
 
 
@@ -139,7 +139,7 @@ def test_a_plan_in_the_report_says_its_chance_and_the_interval_ends():
 def _share_assurance_exact(successes: int, n: int, more: int) -> float:
     """scipy's beta-binomial law of the further successes against statsmodels' Wilson decisions (TNR > 0.90)."""
     k = np.arange(more + 1)
-    law = stats.betabinom.pmf(k, more, successes + 0.5, n - successes + 0.5)
+    law = stats.betabinom.pmf(k, more, successes + 1, n - successes + 1)
     return float(law @ _decides(n + more, 0.90, True)[successes:successes + more + 1])
 
 
@@ -164,7 +164,7 @@ def test_a_plan_in_many_test_items_keeps_its_chance_when_counts_are_binned():
     rng = np.random.default_rng(7)
     draws = 20_000
     fail = rng.binomial(1000, rng.beta(14.5, 42.5, draws))
-    hits = rng.binomial(fail, rng.beta(13.5, 1.5, draws))
+    hits = rng.binomial(fail, rng.beta(14, 2, draws))
     low, high = proportion_confint(13 + hits, 14 + fail, alpha=0.05, method="wilson")
     simulated = float(np.mean((low > 0.90) | (high <= 0.90)))
     assert figure.assurance(1000) == pytest.approx(simulated, abs=0.012)  # 3.5 standard errors
