@@ -6,7 +6,8 @@ point estimate alone decides, as the bands always have. For an undecided target 
 (stats.assurance): how many more rated items give an 80% chance of settling it, the judge's true value drawn
 from what the data allow rather than held at the estimate, and the same for a judge at either end of its
 interval; for TPR and TNR, more test items, the share of human PASS or FAIL among them drawn from what the
-data allow too (the class of an item is known only once it is rated). Every target also says how likely a study of its size, with a judge like this one, is to end undecided.
+data allow too (the class of an item is known only once it is rated). Every target also says how likely a
+study of its size, with a judge like this one, is to end undecided.
 """
 
 from __future__ import annotations

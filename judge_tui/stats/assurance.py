@@ -297,7 +297,8 @@ class AssurancePlan:
     """What more items would settle an undecided target, with the uncertainty of the estimate included.
 
     ``more`` is the fewest further items (of the figure; for a ``ScopedShareFigure``, of its scope) whose
-    assurance reaches ``chance``; None when even ``limit`` (``PRACTICAL_MORE`` by default) would not (``chance_at_limit`` says what that many give).
+    assurance reaches ``chance``; None when even ``limit`` (``PRACTICAL_MORE`` by default) would not
+    (``chance_at_limit`` says what that many give).
     ``at_ends`` is the same for a judge whose true value is at the low and the high end of the current
     interval (``end_values``): None where that end sits on the target.
     """
