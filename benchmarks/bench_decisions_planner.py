@@ -1,33 +1,27 @@
-"""The planner, simulated: does adding its N (the 80% figure) from the same truth settle the question 80% of the
-time?
+"""The planner, simulated: does adding its N (the 80% figure) settle the question 80% of the time, and does
+`judge-tui plan`'s study of the size it gives decide what it promises?
 
-Each cell fixes a judge (true TPR = true TNR = 0.70, 0.90 or 0.97), a study size (12, 25, 46, 100 or 400
-test items) and a share of human FAIL items (0.1 or 0.3). Each trial draws a study from that truth, decides TPR
-> 0.90 and TNR > 0.90 on their Wilson intervals and plans the undecided ones with the report's own code
-(``analysis.targets.check``, as ``analysis.report`` calls it), adds exactly the planned number of items of the
-class (its ``more_of_class``) drawn from the same truth, and decides again with the same rule. "Settled" is the
-share of those trials that are then decided (met or not met). Trials that are decided at the start need no plan;
-trials whose plan says "no practical number" are counted apart (they get no N to add).
+The report's TPR/TNR plans. Each trial draws a judge and a study of 12, 25, 46, 100 or 400 test items with 10%
+or 30% human FAIL, decides TPR > 0.90 and TNR > 0.90 on their Wilson intervals, plans the undecided ones with the
+report's own code (``analysis.targets.check``, as ``analysis.report`` calls it), adds the plan's N **test items**
+(its ``more_items``, as its text words it: each falls in the class at the true FAIL share) drawn from the same
+judge, and decides again with the same rule. "Settled" is the share of those trials then decided (met or not
+met). Trials decided at the start need no plan; trials whose plan says "no practical number" are counted apart.
 
-A cell is one truth × one FAIL share × one study size × one figure (TPR or TNR): 3 × 2 × 5 × 2 = 60 cells
-(the kappa targets are the rows of the kappa and r table). "Planner declined" is the share of trials whose
-plan says "no practical number of items settles it"; the 75–85% promise is read over the trials that got a
-number, in each cell with at least ``MEASURABLE`` of them, and the summary under each table names the cells
-outside it.
+An assurance promises its 80% over the judges the data allow, so the first table draws the judge's true value
+afresh for every trial (uniform on 0.5–1): there 80% of plans should settle. The second holds one judge at 0.84
+with 10% FAIL (a study near its target): no plan made from the data can be calibrated at every fixed judge
+(docs/agreement.md, "How many more items"), and the table says how far it is there. ``--fixed`` adds the
+fixed judges at 0.70, 0.90 and 0.97 and the point-estimate plan the report used before.
 
-Cells where the judge sits on the target (0.90 against "> 0.90") have no threshold to settle against: the
-planner should say "no practical number" there, and adding items settles only the few studies whose chance
-draw lands clear of it. Cells decided at the start in nearly every study (large n far from 0.90) have too few
-undecided trials to measure; the table says how many there were.
-
-A second table draws the judge's true value afresh for every trial (uniform on 0.5–1), which is the promise an
-assurance makes: over the judges that could have given these data, 80% of plans settle. The third table is
-the point-estimate plan the report used before ("if the estimate stays where it is"), for comparison. The
-fourth checks the plan of `judge-tui plan` before a study: a study of the planned size drawn from the
-expected values and decided by the report's interval functions (Wilson, kappa's, Fisher's z) should decide in
-80% of trials.
+Then the kappa and r plans of the report at fixed truths; `judge-tui plan` per target (a study of the planned
+size drawn from the expected values and decided by the report's interval functions should decide in 80%); and
+`judge-tui plan` for the whole study: fresh studies (seeds the planner never used) of each size it gives, decided
+by the same code (``whole_study.at_size``: ``targets.check`` and the stop notice's ``stopping.anytime_check``),
+should decide every target at once, or fire the stop notice, in 80%.
 
 Run from the project root:  .venv/bin/python benchmarks/bench_decisions_planner.py [--trials 1000]
+[--study-runs 2000] [--parts report kappa before whole] [--fixed]
 """
 
 from __future__ import annotations
@@ -39,8 +33,17 @@ import time
 
 import numpy as np
 
-from judge_tui.analysis.study_plan import Expected, binary_table, graded_table, plan_study
+from judge_tui.analysis.study_plan import (
+    Expected,
+    TargetPlan,
+    binary_table,
+    graded_table,
+    items_for_all,
+    plan_study,
+)
 from judge_tui.analysis.targets import TargetCheck, check
+from judge_tui.analysis.whole_study import RUNS as WHOLE_RUNS
+from judge_tui.analysis.whole_study import AtSize, at_size, plan_whole
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import decisions
 from judge_tui.stats import intervals as iv
@@ -50,16 +53,17 @@ TARGET = AgreementSettings().tpr_tnr_target
 TRUTHS = (0.70, 0.90, 0.97)
 SIZES = (12, 25, 46, 100, 400)
 FAIL_SHARES = (0.1, 0.3)
+PARTS = ("report", "kappa", "before", "whole")
 # A cell's settle share is read only over this many planned trials or more (standard error ≤ 4 points at 80%).
 MEASURABLE = 100
 
 
 @functools.cache
-def planned(key: str, successes: int, n: int) -> TargetCheck:
-    """The report's check of TPR or TNR on `successes` of `n` items of the class (class share only converts
-    the count into test items, so it is left out of the cache key)."""
+def planned(key: str, successes: int, n: int, scope: int) -> TargetCheck:
+    """The report's check of TPR or TNR on `successes` of `n` items of the class, out of `scope` test items
+    (the plan is in test items, the share of the class among them drawn from n of scope)."""
     return check(key, key.upper(), "test split", successes / n, iv.wilson(successes, n), n, TARGET, strict=True,
-                 share=(successes, n), class_share=0.5, class_label="PASS" if key == "tpr" else "FAIL")
+                 share=(successes, n), class_share=n / scope, class_label="PASS" if key == "tpr" else "FAIL")
 
 
 def decided(successes: int, n: int) -> bool:
@@ -79,22 +83,27 @@ def point_plan(successes: int, n: int) -> int | None:
     return None
 
 
-def run_trial(rng: np.random.Generator, key: str, truth: float, class_items: int,
+def run_trial(rng: np.random.Generator, key: str, truth: float, class_items: int, size: int, share: float,
               planner: str) -> tuple[str, int | None]:
-    """One study's figure of one class: "decided", "impractical", or "settled"/"unsettled" with the N added."""
+    """One study's figure of one class: "decided", "impractical", or "settled"/"unsettled" with the N added.
+    The assurance plan's N is test items, as its text says: each added item falls in the class at the true
+    share (``share``). The point-estimate plan's N is items of the class, as it was worded."""
     if class_items == 0:
         return "empty", None
     successes = int(rng.binomial(class_items, truth))
     if decided(successes, class_items):
         return "decided", None
     if planner == "assurance":
-        more = planned(key, successes, class_items).more_of_class
+        more = planned(key, successes, class_items, size).more_items
+        of_class = None if more is None else int(rng.binomial(more, share))
     else:
-        more = point_plan(successes, class_items)
-    if more is None:
+        more = of_class = point_plan(successes, class_items)
+    if more is None or of_class is None:
         return "impractical", None
-    added = int(rng.binomial(more, truth))
-    return ("settled" if decided(successes + added, class_items + more) else "unsettled"), more
+    if of_class == 0:
+        return "unsettled", more
+    added = int(rng.binomial(of_class, truth))
+    return ("settled" if decided(successes + added, class_items + of_class) else "unsettled"), more
 
 
 def cell(rng: np.random.Generator, truth: float | None, size: int, fail_share: float, trials: int,
@@ -105,7 +114,7 @@ def cell(rng: np.random.Generator, truth: float | None, size: int, fail_share: f
         added: list[int] = []
         for _ in range(trials):
             value = truth if truth is not None else float(rng.uniform(0.5, 1.0))
-            result, more = run_trial(rng, key, value, int(rng.binomial(size, share)), planner)
+            result, more = run_trial(rng, key, value, int(rng.binomial(size, share)), size, share, planner)
             outcomes[result] = outcomes.get(result, 0) + 1
             if more is not None:
                 added.append(more)
@@ -121,15 +130,16 @@ def rate(outcomes: dict[str, int]) -> str:
 
 
 def print_cells(title: str, rng: np.random.Generator, truths: tuple[float | None, ...], trials: int,
-                planner: str) -> None:
+                planner: str, sizes: tuple[int, ...] = SIZES, fail_shares: tuple[float, ...] = FAIL_SHARES) -> None:
     print(f"\n{title}\n")
+    unit = "test items" if planner == "assurance" else "items of the class"
     print("| truth | FAIL share | n | figure | decided at start | planner declined | settled after N | "
-          "N of the class: median (range) |")
+          f"N ({unit}): median (range) |")
     print("|---|---|---|---|---|---|---|---|")
     measured: list[tuple[str, float, int, int]] = []  # (cell, settled share, planned trials, undecided trials)
     for truth in truths:
-        for fail_share in FAIL_SHARES:
-            for size in SIZES:
+        for fail_share in fail_shares:
+            for size in sizes:
                 found = cell(rng, truth, size, fail_share, trials, planner)
                 for key, result in found.items():
                     outcomes = result["outcomes"]
@@ -197,10 +207,10 @@ def before_a_study(rng: np.random.Generator, runs: int) -> None:
                 print(f"| TPR {tpr}, TNR {tnr}, FAIL {fail} | {p.goal} | no practical number | — |")
                 continue
             table = binary_table(tpr, tnr, fail)
-            if p.key in ("tpr", "tnr"):
-                assert p.of_class is not None
-                value = tpr if p.key == "tpr" else tnr
-                hits = sum(decided(int(rng.binomial(p.of_class, value)), p.of_class) for _ in range(runs)) / runs
+            if p.key in ("tpr", "tnr"):  # the items to label, each in the class at the expected share
+                value, share = (tpr, 1 - fail) if p.key == "tpr" else (tnr, fail)
+                of_class = rng.binomial(p.items, share, size=runs)
+                hits = sum(k > 0 and decided(int(rng.binomial(k, value)), int(k)) for k in of_class) / runs
             elif p.key == "kappa":
                 hits = decides_kappa(rng, table, p.items, settings.kappa_substantial, None, runs)
             else:  # alignment: accuracy, a share of items
@@ -223,6 +233,59 @@ def before_a_study(rng: np.random.Generator, runs: int) -> None:
                 hits = decides_kappa(rng, table, p.items, settings.kappa_substantial,
                                      "quadratic" if weighted else None, runs)
             print(f"| {p.key} {p.expected} (5 levels) | {p.goal} | {p.items} | {hits:.1%} |", flush=True)
+
+
+WHOLE_STUDIES = (Expected(tpr=0.97, tnr=0.97, fail_share=0.3), Expected(tpr=0.95, tnr=0.97, fail_share=0.3),
+                 Expected(tpr=0.95, tnr=0.93, fail_share=0.2), Expected(tpr=0.80, tnr=0.97, fail_share=0.1),
+                 Expected(tpr=0.97, tnr=0.80, fail_share=0.3), Expected(kappa=0.80, weighted_kappa=0.85, r=0.85),
+                 Expected(kappa=0.75, weighted_kappa=0.80, r=0.80, alignment=0.85))
+
+
+def _expected_text(e: Expected) -> str:
+    if e.fail_share is not None:
+        return f"TPR {e.tpr}, TNR {e.tnr}, FAIL {e.fail_share}"
+    given = (("κ", e.kappa), ("weighted κ", e.weighted_kappa), ("r", e.r), ("alignment", e.alignment))
+    return ", ".join(f"{name} {value}" for name, value in given if value is not None)
+
+
+def _fresh(plans: list[TargetPlan], expected: Expected, n: int, runs: int, seed: int) -> AtSize:
+    """`runs` studies of n items drawn with seeds the planner never used, decided by the same code (the
+    report's checks and the stop notice's rules valid at any time), pooled."""
+    settings = AgreementSettings()
+    found = [at_size(plans, expected, settings, n, seed=seed + i) for i in range(max(1, runs // WHOLE_RUNS))]
+    alone = tuple((goal, float(np.mean([dict(f.alone)[goal] for f in found]))) for goal, _ in found[0].alone)
+    return AtSize(n, alone, float(np.mean([f.together for f in found])), float(np.mean([f.anytime for f in found])))
+
+
+def whole_studies(runs: int, seed: int) -> None:
+    """`judge-tui plan`'s whole study: each target's own items (every target alone there, and all at once), the
+    items for every target at once, and the items for the stop notice, each measured on fresh studies."""
+    settings = AgreementSettings()
+    print(f"\nThe whole study (`judge-tui plan`): fresh studies ({runs} a size) decided by the report's checks and "
+          "the stop notice's rules\n")
+    print("| expected | each target's own items: n, each alone, all at once | every target at once: n, all at once, "
+          "stop notice | stop notice: n, fires | plan time |")
+    print("|---|---|---|---|---|")
+    within: list[float] = []
+    for expected in WHOLE_STUDIES:
+        started = time.perf_counter()
+        plans = plan_study(expected, settings)
+        each, _ = items_for_all(plans, expected.fail_share)
+        whole = plan_whole(plans, expected, settings, chance=0.8, items_each=each)
+        took = time.perf_counter() - started
+        if each is None or whole.together is None or whole.anytime is None:
+            print(f"| {_expected_text(expected)} | no practical number | — | — | {took:.1f} s |")
+            continue
+        at_each = _fresh(plans, expected, each, runs, seed)
+        at_together = _fresh(plans, expected, whole.together, runs, seed + 100)
+        at_anytime = _fresh(plans, expected, whole.anytime, runs, seed + 200)
+        within += [at_together.together - 0.8, at_anytime.anytime - 0.8]
+        alone = ", ".join(f"{chance:.0%}" for _, chance in at_each.alone)
+        print(f"| {_expected_text(expected)} | {each}: {alone}; {at_each.together:.1%} | {whole.together}: "
+              f"{at_together.together:.1%}, {at_together.anytime:.1%} | {whole.anytime}: {at_anytime.anytime:.1%} | "
+              f"{took:.1f} s |", flush=True)
+    if within:
+        print(f"\nEvery-target and stop-notice plans against their 80%: {min(within):+.1%} to {max(within):+.1%}.")
 
 
 def kappa_and_r_cells(rng: np.random.Generator, trials: int) -> None:
@@ -295,15 +358,13 @@ def _row(figure: str, truth: float, size: int, outcomes: dict[str, int], added: 
 
 def speed() -> None:
     cases = [("tnr", 10, 12), ("tpr", 31, 34), ("tpr", 360, 400), ("tnr", 13, 14)]
-    print("\nPlanner time per undecided target (the report's check, uncached)\n")
+    print("\nPlanner time per undecided target (the report's check, first call: a plan keeps the chances it has "
+          "found, so a repeat is faster)\n")
     for key, successes, n in cases:
-        best = float("inf")
-        for _ in range(5):
-            started = time.perf_counter()
-            check(key, key.upper(), "test split", successes / n, iv.wilson(successes, n), n, TARGET, strict=True,
-                  share=(successes, n), class_share=0.3, class_label="FAIL")
-            best = min(best, time.perf_counter() - started)
-        print(f"- {key.upper()} {successes}/{n}: {best * 1000:.1f} ms")
+        started = time.perf_counter()
+        check(key, key.upper(), "test split", successes / n, iv.wilson(successes, n), n, TARGET, strict=True,
+              share=(successes, n), class_share=0.3, class_label="FAIL")
+        print(f"- {key.upper()} {successes}/{n}: {(time.perf_counter() - started) * 1000:.1f} ms")
     interval = iv.Interval(0.46, 0.776, "fleiss-cohen-everitt", 0.95)
     started = time.perf_counter()
     check("kappa:x", "κ", "all", 0.618, interval, 100, 0.61)
@@ -313,19 +374,32 @@ def speed() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=1000)
-    parser.add_argument("--study-runs", type=int, default=2000, help="runs per row of the before-a-study table")
+    parser.add_argument("--study-runs", type=int, default=2000, help="runs per row of the before-a-study tables")
     parser.add_argument("--seed", type=int, default=20261127)
+    parser.add_argument("--fixed", action="store_true",
+                        help="also the fixed judges at 0.70, 0.90 and 0.97 and the point-estimate plan (slow)")
+    parser.add_argument("--parts", nargs="*", choices=PARTS, default=list(PARTS),
+                        help="report: the report's TPR/TNR plans; kappa: its kappa and r plans; before: `judge-tui "
+                             "plan` per target; whole: `judge-tui plan` for the whole study (default: all)")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     started = time.perf_counter()
-    speed()
-    print_cells("The assurance plan at a fixed truth (add its N of the class, decide again)", rng, TRUTHS,
-                args.trials, "assurance")
-    print_cells("The assurance plan over judges drawn uniformly from 0.5–1 (what an 80% assurance promises)",
-                rng, (None,), 3 * args.trials, "assurance")
-    print_cells("The point-estimate plan (before), at a fixed truth", rng, (0.70, 0.97), args.trials, "point")
-    kappa_and_r_cells(rng, max(args.trials // 2, 100))
-    before_a_study(rng, args.study_runs)
+    if "report" in args.parts:
+        speed()
+        print_cells("The assurance plan over judges drawn uniformly from 0.5–1 (what an 80% assurance promises): "
+                    "add its N test items, decide again", rng, (None,), 3 * args.trials, "assurance")
+        print_cells("The assurance plan at one fixed judge, TPR = TNR = 0.84 (no promise is made at a fixed "
+                    "judge)", rng, (0.84,), args.trials, "assurance", sizes=(25, 46, 100), fail_shares=(0.1,))
+    if args.fixed:
+        print_cells("The assurance plan at a fixed truth (add its N test items, decide again)", rng, TRUTHS,
+                    args.trials, "assurance")
+        print_cells("The point-estimate plan (before), at a fixed truth", rng, (0.70, 0.97), args.trials, "point")
+    if "kappa" in args.parts:
+        kappa_and_r_cells(rng, max(args.trials // 2, 100))
+    if "before" in args.parts:
+        before_a_study(rng, args.study_runs)
+    if "whole" in args.parts:
+        whole_studies(args.study_runs, args.seed)
     print(f"\n{time.perf_counter() - started:.0f} s")
 
 

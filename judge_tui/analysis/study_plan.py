@@ -4,8 +4,8 @@ The lead states what they expect of the judge (PASS/FAIL: TPR, TNR and the share
 kappa, weighted kappa, alignment). Each expectation is taken as the judge's true value, items are drawn from
 it, and each target is decided by the report's own rule (stats.assurance, with no data yet): the plan is the
 fewest items whose chance of a decision reaches the goal, and, for a given study size, the chance that the
-target ends undecided. TPR counts human PASS items and TNR human FAIL items, so their plans are in items of
-that class, turned into items to label at the expected FAIL share.
+target ends undecided. TPR counts human PASS items and TNR human FAIL items: their plans are in items to
+label, how many of them fall in the class binomial at the expected FAIL share.
 
 Kappa's spread depends on the whole table, not on kappa alone: the binary table follows from TPR, TNR and the
 FAIL share; a graded one is built with every level equally common and the misses spread evenly (weighted
@@ -57,7 +57,7 @@ class TargetPlan:
     key: str
     goal: str
     expected: float
-    of_class: int | None  # items of the class (TPR: human PASS, TNR: human FAIL) for the chance
+    of_class: int | None  # items of the class (TPR: human PASS, TNR: human FAIL) expected among the items
     class_label: str | None
     items: int | None  # items to label; None beyond PLAN_LIMIT
     undecided_at: float | None  # chance of "undecided" at the study size asked about
@@ -109,8 +109,12 @@ def _fewest(figure: assurance.Figure, truth: float, chance: float) -> int | None
 
 
 def _share_plan(truth: float, target: float, strict: bool, chance: float, settings: AgreementSettings,
-                size: int | None) -> tuple[int | None, float | None]:
-    figure = assurance.ShareFigure(0, 0, target, strict, settings.confidence)
+                size: int | None, class_share: float | None = None) -> tuple[int | None, float | None]:
+    """A share planned in items to label; with ``class_share`` (TPR, TNR) the share counts only the items of
+    its class, and how many of the labelled items fall in it is binomial at that share."""
+    share = assurance.ShareFigure(0, 0, target, strict, settings.confidence)
+    figure: assurance.Figure = (share if class_share is None
+                                else assurance.ScopedShareFigure(share, 0, 0, known_share=class_share))
     needed = _fewest(figure, truth, chance)
     return needed, None if size is None else 1.0 - figure.power(truth, size)
 
@@ -247,18 +251,18 @@ def plan_study(expected: Expected, settings: AgreementSettings, *, items: int | 
             of_class: str | None = None, share: float | None = None) -> None:
         needed, undecided = found
         if of_class is not None and share is not None:
-            total = None if needed is None else math.ceil(needed / share)
-            plans.append(TargetPlan(key, goal, value, needed, of_class, total, undecided,
-                                    _classes(total, expected, (of_class, needed))))
+            classes = _classes(needed, expected)
+            plans.append(TargetPlan(key, goal, value, dict(classes).get(of_class), of_class, needed, undecided,
+                                    classes))
         else:
             plans.append(TargetPlan(key, goal, value, None, None, needed, undecided, _classes(needed, expected)))
 
     if expected.tpr is not None and expected.tnr is not None and expected.fail_share is not None:
         f = expected.fail_share
         for key, value, share, label in (("tpr", expected.tpr, 1 - f, "PASS"), ("tnr", expected.tnr, f, "FAIL")):
-            size = None if items is None else round(items * share)
             add(key, f"{key.upper()} > {decimal_text(t.tpr_tnr_target, 2)}", value,
-                _share_plan(value, t.tpr_tnr_target, True, chance, t, size), of_class=label, share=share)
+                _share_plan(value, t.tpr_tnr_target, True, chance, t, items, class_share=share),
+                of_class=label, share=share)
         table = binary_table(expected.tpr, expected.tnr, f)
         kappa = float((np.trace(table) - (table.sum(1) @ table.sum(0))) / (1 - table.sum(1) @ table.sum(0)))
         add("kappa", f"κ ≥ {decimal_text(t.kappa_substantial, 2)}", kappa,
@@ -283,35 +287,29 @@ def plan_study(expected: Expected, settings: AgreementSettings, *, items: int | 
     return plans
 
 
-def _classes(total: int | None, expected: Expected,
-             fixed: tuple[str, int | None] | None = None) -> tuple[tuple[str, int], ...]:
-    """The ``total`` items to label split by class at the expected shares: human FAIL and PASS when a FAIL
-    share is given (``fixed``: a class whose count the plan itself needs, TPR's PASS or TNR's FAIL items),
+def _classes(total: int | None, expected: Expected) -> tuple[tuple[str, int], ...]:
+    """The ``total`` items to label split by class as expected: human FAIL and PASS when a FAIL share is given,
     else each of the scale's levels, taken as equally common, as the graded plans assume."""
     if total is None:
         return ()
     if expected.fail_share is not None:
-        if fixed is not None and fixed[1] is not None:
-            other = "FAIL" if fixed[0] == "PASS" else "PASS"
-            counts = {fixed[0]: fixed[1], other: total - fixed[1]}
-        else:
-            fail = math.ceil(total * expected.fail_share)
-            counts = {"FAIL": fail, "PASS": total - fail}
-        return (("PASS", counts["PASS"]), ("FAIL", counts["FAIL"]))
+        fail = round(total * expected.fail_share)
+        return (("PASS", total - fail), ("FAIL", fail))
     levels = expected.levels
     each, extra = divmod(total, levels)
     return tuple((f"level {i + 1}", each + (1 if i < extra else 0)) for i in range(levels))
 
 
 def items_for_all(plans: list[TargetPlan], fail_share: float | None) -> tuple[int | None, dict[str, int]]:
-    """The items that give every target its chance (each on its own), and how many of each class that is: the
-    most any target needs of each class, so that every target's own count is there."""
+    """The items that give every target its chance on its own (the most any target needs), and how many of
+    each class they are expected to hold."""
     if any(p.items is None for p in plans):
         return None, {}
+    total = max(p.items for p in plans if p.items is not None)
     if fail_share is None:
-        return max(p.items for p in plans if p.items is not None), {}
-    classes = {name: max(dict(p.classes).get(name, 0) for p in plans) for name in ("PASS", "FAIL")}
-    return classes["PASS"] + classes["FAIL"], classes
+        return total, {}
+    fail = round(total * fail_share)
+    return total, {"PASS": total - fail, "FAIL": fail}
 
 
 def to_dict(plans: list[TargetPlan], expected: Expected, settings: AgreementSettings, items: int | None,

@@ -5,8 +5,9 @@ A target (alignment ≥ 80%, kappa ≥ 0.61 on each judged dimension, r ≥ 0.70
 point estimate alone decides, as the bands always have. For an undecided target the plan is an assurance
 (stats.assurance): how many more rated items give an 80% chance of settling it, the judge's true value drawn
 from what the data allow rather than held at the estimate, and the same for a judge at either end of its
-interval; for TPR and TNR, more human PASS or FAIL items, converted to items at the observed share of that
-class. Every target also says how likely a study of its size, with a judge like this one, is to end undecided.
+interval; for TPR and TNR, more test items, the share of human PASS or FAIL among them drawn from what the
+data allow too (the class of an item is known only once it is rated). Every target also says how likely a
+study of its size, with a judge like this one, is to end undecided.
 """
 
 from __future__ import annotations
@@ -49,8 +50,8 @@ class TargetCheck:
     decision: Decision | None  # None when the figure cannot be computed
     point_decision: Decision | None
     plan: AssurancePlan | None  # the assurance plan of an undecided target (under either rule)
-    more_items: int | None  # the plan in items of the scope (for TPR/TNR converted from the class)
-    more_of_class: int | None  # TPR/TNR: how many of the more items would be human PASS / FAIL
+    more_items: int | None  # the plan in items of the scope (for TPR/TNR, test items, their class drawn too)
+    more_of_class: int | None  # TPR/TNR: how many of the more items are expected to be human PASS / FAIL
     class_label: str | None  # "PASS" or "FAIL"
     left: int | None = None  # items of the scope nobody of the compared group has rated yet (None: not known)
     undecided_at_size: float | None = None  # chance a study of this size, with a judge like this, ends undecided
@@ -91,9 +92,8 @@ class TargetCheck:
         assert self.plan is not None
         parts = []
         for value, more in zip(self.plan.end_values, self.plan.at_ends, strict=True):
-            scoped = None if more is None else self.in_scope(more)
-            if scoped is not None:
-                parts.append(f"{scoped:,} more at {figure_text(value, percent=self.percent)}")
+            if more is not None:
+                parts.append(f"{more:,} more at {figure_text(value, percent=self.percent)}")
         if not parts:
             return ""
         return f" (if the judge's true {self.figure} is at an end of its interval: {', '.join(parts)})"
@@ -223,16 +223,19 @@ def check(key: str, figure: str, scope: str, estimate: Figure, interval: Interva
     point = decisions.decide_point(estimate, target, strict=strict)
     found = more = of_class = at_size = None
     if n > 0 and plan:
-        model = _model(estimate, interval, n, target, strict, confidence, share, correlation)
+        model: assurance.Figure = _model(estimate, interval, n, target, strict, confidence, share, correlation)
         at_size = model.undecided_at_size()
         if decision == "undecided":
-            found = assurance.plan(model, ends=(interval.low, interval.high))
-            if found.more is not None:
-                if class_share is not None:
-                    of_class = found.more
-                    more = decisions.items_for_class(found.more, class_share)
-                else:
-                    more = found.more
+            limit = assurance.PRACTICAL_MORE
+            if class_share is not None and isinstance(model, assurance.ShareFigure):
+                # Planned in items of the scope, as the plan is worded: the class of an item added is not known
+                # until it is rated.
+                model = assurance.ScopedShareFigure(model, n, round(n / class_share))
+                limit = decisions.items_for_class(limit, class_share) or limit
+            found = assurance.plan(model, ends=(interval.low, interval.high), limit=limit)
+            more = found.more
+            if more is not None and class_share is not None:
+                of_class = round(more * class_share)
     return TargetCheck(key, figure, scope, estimate, interval, n, target, strict, percent, decision, point, found,
                        more, of_class, class_label, undecided_at_size=at_size, class_share=class_share)
 

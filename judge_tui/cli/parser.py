@@ -273,9 +273,10 @@ def build_parser() -> CommandParser:
     p = parser.add_command(
         "plan", help="before a study: how many items to label for an 80%% chance of deciding each target",
         description="Before a study: how many items (and how many human PASS and FAIL) to label for an 80% "
-        "chance that the report decides each target, if the judge is as good as you expect. Targets and the "
-        "confidence come from settings.json. With --items N, also the chance that a study of N items ends "
-        "undecided.")
+        "chance that the report decides each target, if the judge is as good as you expect; then how many for "
+        "every target at once, and how many for the rating screen's stop notice, whose rules stay valid at any "
+        "time and need more. Targets and the confidence come from settings.json. With --items N, also what a "
+        "study of N items decides: each target alone, every target at once, and the stop notice.")
     p.add_argument("--tpr", type=float, help="PASS/FAIL: the TPR you expect (share of human PASS the judge passes)")
     p.add_argument("--tnr", type=float, help="PASS/FAIL: the TNR you expect (share of human FAIL the judge fails)")
     p.add_argument("--fail-share", type=float, help="PASS/FAIL: the share of items you expect the experts to FAIL")
@@ -288,7 +289,7 @@ def build_parser() -> CommandParser:
                    help="graded: points of the scale, for kappa (default: the --rubric's, else 5)")
     p.add_argument("--rubric", help="the study's rubric (id or file): its scale gives --levels, and a rubric of "
                                     "nominal categories refuses the targets that need an order")
-    p.add_argument("--items", type=int, help="also say how likely a study of this many items ends undecided")
+    p.add_argument("--items", type=int, help="also say what a study of this many items decides")
     p.add_argument("--chance", type=float, default=0.8, help="the chance of a decision to plan for (default 0.8)")
     p.add_argument("--format", choices=["text", "json"], default="text", help="a table (default) or JSON")
 

@@ -11,12 +11,17 @@ Two models, both exact for the rule they stand for and free of random draws (the
 plan):
 
 * **a share** decided on its Wilson interval (TPR, TNR, alignment on one dimension): the true share has the
-  Jeffreys posterior Beta(s + ½, n - s + ½); the further successes are beta-binomial; the decision is
+  posterior Beta(s + 1, n - s + 1) of a uniform prior; the further successes are beta-binomial; the decision is
   Wilson's interval of all the items, counted exactly;
 * **any other figure** (kappa, weighted kappa, pooled alignment; Pearson's r on Fisher's z scale): a normal
   estimate whose variance falls as 1/n (1/(n - 3) for Fisher's z), its current standard error read off the
   report's interval on the side of the target. With a flat prior, the final estimate given the current one is
   normal with variance v(n) - v(n + m), and the target is decided when it lies z·sqrt(v(n + m)) beyond it.
+
+A share of one class (TPR counts human PASS items, TNR human FAIL) is planned in items of its scope (test
+items), which is what a lead can add: which of them the experts will FAIL is not known until they are rated.
+Of m more test items, the number in the class is beta-binomial from the class's own Jeffreys posterior share,
+and the assurance of m test items is the class's assurance averaged over that count (``ScopedShareFigure``).
 
 Beside the assurance, ``power`` answers the same question for a known true value (the interval's ends, or
 the values a lead expects before the study starts), and ``undecided_at_size`` the chance that a study of a
@@ -29,6 +34,7 @@ and says what even that many would give.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -38,15 +44,21 @@ import numpy as np
 from judge_tui.stats.intervals import wilson_bounds, z_value
 
 __all__ = [
-    "ASSURANCE", "PRACTICAL_MORE", "AssurancePlan", "Figure", "NormalFigure", "ShareFigure", "fewest",
+    "ASSURANCE", "PRACTICAL_MORE", "AssurancePlan", "Figure", "NormalFigure", "ScopedShareFigure", "ShareFigure",
+    "fewest",
     "items_for_power", "plan",
 ]
 
 ASSURANCE = 0.80
 # More items than this, on top of an expert-rated study, is no plan: past it the answer is "not practically".
 PRACTICAL_MORE = 1_000
-# Jeffreys' prior for a share: Beta(1/2, 1/2).
-PRIOR = 0.5
+# The prior of the judge's true share: uniform, Beta(1, 1). Jeffreys' Beta(1/2, 1/2) piles its mass at 0 and 1,
+# so a perfect record (23 of 23) was taken for a judge near 1: its 80% plans settled about half the time over
+# judges drawn uniformly (benchmarks/bench_decisions_planner.py), against 80% with this prior.
+PRIOR = 1.0
+# The prior of a class's share among the items (human FAIL among test items): Jeffreys', which measured closer
+# where a study holds only a few items of the class.
+CLASS_PRIOR = 0.5
 # The report decides nothing on fewer items (stats.decisions.MIN_ITEMS_TO_DECIDE; not imported, to keep this
 # module below decisions).
 MIN_ITEMS = 5
@@ -125,6 +137,78 @@ def _binomial(more: int, share: float) -> np.ndarray:
     return np.asarray(pmf / pmf.sum())
 
 
+# Counts of class items among more scope items: the first EXACT_COUNTS of them that matter are evaluated one by
+# one (few class items, where the chance jumps from one count to the next), the rest in CLASS_BINS bins of equal
+# width, each at its mean count and weighted by its mass (many class items, where the chance moves smoothly).
+EXACT_COUNTS = 64
+CLASS_BINS = 24
+# Class counts less likely than this are left out (their mass is spread over the rest).
+NEGLIGIBLE = 1e-7
+
+
+@dataclass(frozen=True)
+class ScopedShareFigure:
+    """A share of one class (``share``: TPR over human PASS items) planned in items of its scope: so far
+    ``in_class`` of ``scope_items`` items are in the class, and of m more items the number in it is
+    beta-binomial from the Jeffreys posterior of the class's share (binomial at ``known_share`` when given)."""
+
+    share: ShareFigure
+    in_class: int
+    scope_items: int
+    known_share: float | None = None  # before a study: the class's share as the lead expects it (binomial counts)
+
+    @property
+    def target(self) -> float:
+        return self.share.target
+
+    def _class_counts(self, more: int) -> tuple[np.ndarray, np.ndarray]:
+        """The counts of class items among ``more`` scope items that matter, and their weights (summing to 1)."""
+        if self.known_share is not None:
+            pmf = _binomial(more, self.known_share)
+        else:
+            pmf = _beta_binomial(more, self.in_class + CLASS_PRIOR, self.scope_items - self.in_class + CLASS_PRIOR)
+        counts = np.flatnonzero(pmf > NEGLIGIBLE)
+        weights = pmf[counts]
+        if counts.size > EXACT_COUNTS + CLASS_BINS:
+            rest, of_rest = counts[EXACT_COUNTS:], weights[EXACT_COUNTS:]
+            edges = np.linspace(rest[0], rest[-1] + 1, CLASS_BINS + 1)
+            bins = np.clip(np.searchsorted(edges, rest, side="right") - 1, 0, CLASS_BINS - 1)
+            mass = np.bincount(bins, weights=of_rest, minlength=CLASS_BINS)
+            centre = np.bincount(bins, weights=of_rest * rest, minlength=CLASS_BINS)
+            kept = mass > 0
+            counts = np.concatenate([counts[:EXACT_COUNTS], np.rint(centre[kept] / mass[kept]).astype(int)])
+            weights = np.concatenate([weights[:EXACT_COUNTS], mass[kept]])
+        return counts, weights / weights.sum()
+
+    def assurance(self, more: int) -> float:
+        """The chance that ``more`` further items of the scope, the class's share and the judge's true value
+        drawn from what the data allow, decide the target."""
+        counts, weights = self._class_counts(more)
+        return float(sum(w * _share_assurance(self.share, int(k)) for k, w in zip(counts, weights, strict=True)))
+
+    def power(self, truth: float, more: int) -> float:
+        """The same for a known true value of the figure (the class's share still drawn)."""
+        counts, weights = self._class_counts(more)
+        return float(sum(w * _share_power(self.share, truth, int(k)) for k, w in zip(counts, weights, strict=True)))
+
+    def undecided_at_size(self) -> float:
+        return self.share.undecided_at_size()
+
+    def ends(self) -> tuple[float, float]:
+        return self.share.ends()
+
+
+# A plan's search asks for the same class counts again and again (the small ones at every size it tries).
+@functools.lru_cache(maxsize=4096)
+def _share_assurance(share: ShareFigure, more: int) -> float:
+    return share.assurance(more)
+
+
+@functools.lru_cache(maxsize=4096)
+def _share_power(share: ShareFigure, truth: float, more: int) -> float:
+    return share.power(truth, more)
+
+
 # --------------------------------------------------------------------------------------------------
 # Any other figure: a normal estimate
 # --------------------------------------------------------------------------------------------------
@@ -200,7 +284,7 @@ class NormalFigure:
         return float(1.0 - self._decides(np.array([self._scale(self.estimate)]), sd, total)[0])
 
 
-Figure = ShareFigure | NormalFigure
+Figure = ShareFigure | ScopedShareFigure | NormalFigure
 
 
 # --------------------------------------------------------------------------------------------------
@@ -212,8 +296,9 @@ Figure = ShareFigure | NormalFigure
 class AssurancePlan:
     """What more items would settle an undecided target, with the uncertainty of the estimate included.
 
-    ``more`` is the fewest further items (of the figure: for TPR/TNR, of the class) whose assurance reaches
-    ``chance``; None when even ``PRACTICAL_MORE`` would not (``chance_at_limit`` says what that many give).
+    ``more`` is the fewest further items (of the figure; for a ``ScopedShareFigure``, of its scope) whose
+    assurance reaches ``chance``; None when even ``limit`` (``PRACTICAL_MORE`` by default) would not
+    (``chance_at_limit`` says what that many give).
     ``at_ends`` is the same for a judge whose true value is at the low and the high end of the current
     interval (``end_values``): None where that end sits on the target.
     """
@@ -252,15 +337,16 @@ def fewest(chance_of: Callable[[int], float], goal: float, limit: int = PRACTICA
     return high
 
 
-def plan(figure: Figure, *, goal: float = ASSURANCE, ends: tuple[float, float] | None = None) -> AssurancePlan:
-    """The assurance plan for an undecided target: the fewest more items for a ``goal`` chance of deciding it,
-    the same for a judge at either end of its interval (``ends``: low, high; Wilson's own for a share), and
-    the chance that a study of this size ends undecided."""
-    more = fewest(figure.assurance, goal)
-    at_limit = None if more is not None else figure.assurance(PRACTICAL_MORE)
-    low, high = ends if ends is not None else (figure.ends() if isinstance(figure, ShareFigure)
-                                               else (figure.estimate, figure.estimate))
-    at_low, at_high = (None if value == figure.target else items_for_power(figure, value, goal, PRACTICAL_MORE)
+def plan(figure: Figure, *, goal: float = ASSURANCE, ends: tuple[float, float] | None = None,
+         limit: int = PRACTICAL_MORE) -> AssurancePlan:
+    """The assurance plan for an undecided target: the fewest more items (up to ``limit``) for a ``goal``
+    chance of deciding it, the same for a judge at either end of its interval (``ends``: low, high; Wilson's
+    own for a share), and the chance that a study of this size ends undecided."""
+    more = fewest(figure.assurance, goal, limit)
+    at_limit = None if more is not None else figure.assurance(limit)
+    low, high = ends if ends is not None else (figure.estimate, figure.estimate) if isinstance(
+        figure, NormalFigure) else figure.ends()
+    at_low, at_high = (None if value == figure.target else items_for_power(figure, value, goal, limit)
                        for value in (low, high))
     return AssurancePlan(more, goal, at_limit, (low, high), (at_low, at_high), figure.undecided_at_size())
 

@@ -138,8 +138,9 @@ def _assurance_json(c: TargetCheck) -> dict[str, Any] | None:
     return {
         "chance": p.chance, "practical": p.practical, "more_items": c.more_items, "more_of_class": c.more_of_class,
         "practical_limit": c.in_scope(PRACTICAL_MORE), "chance_at_limit": p.chance_at_limit,
-        "at_interval_ends": [{"value": v, "more_items": None if m is None else c.in_scope(m),
-                              "more_of_class": m if c.class_share is not None else None}
+        "at_interval_ends": [{"value": v, "more_items": m,
+                              "more_of_class": None if m is None or c.class_share is None
+                              else round(m * c.class_share)}
                              for v, m in zip(p.end_values, p.at_ends, strict=True)],
     }
 

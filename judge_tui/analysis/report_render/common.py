@@ -99,8 +99,10 @@ def undecided_at_size_line(checks: Sequence[TargetCheck]) -> str:
     parts = [f"{c.goal} {share_text(c.undecided_at_size)} (n = {c.n}{' ' + c.class_label if c.class_label else ''})"
              for c in checks if c.undecided_at_size is not None]
     return ("Chance that a study of this size ends undecided, for a judge like this one: " + "; ".join(parts)
-            + ". Each plan below gives an 80% chance of settling its target, counting how unsure the estimate "
-            "still is.") if parts else ""
+            + ". Each plan below gives an 80% chance of settling its target over the judges these data allow (its "
+            "true figure drawn from what the data say, and for TPR and TNR how many of the new test items are "
+            "human PASS or FAIL too); for one particular judge the chance is higher far from the target, lower "
+            "near it, and nil exactly on it.") if parts else ""
 
 
 UNWEIGHTED_SECTIONS = ("dimensions", "confusion matrices", "breakdowns", "judge self-agreement", "team agreement")
