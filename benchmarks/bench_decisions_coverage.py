@@ -22,7 +22,7 @@ of the rest). ``--part scan`` does the same at every size from 12 to 50 items, o
 tables drawn from the graded cells (``--part three-point`` and ``four-point`` the same on the 0/0.5/1 scale and
 on four points, with experts of their own and the same three judges' slips; with ``--no-size-rule --sizes 12,15,20,24``, also the intervals the
 25-item rule withholds); ``--part large`` the PASS/FAIL kappa coverage at 400 items, from drawn
-tables.
+tables. ``--part pearson`` gives Pearson's r interval beside Fisher's z on five and three points.
 
 A third part (``--part methods``) compares, on the confusion tables of the same kind of studies, the kappa
 interval before (kappa ± 1.96·SE), the log-disagreement t interval on either weighting, and the report's own
@@ -33,7 +33,7 @@ coverage. A cell's coverage over S studies has a Monte Carlo standard error of a
 sqrt(0.95·0.05/S): 0.7 points at S = 1,000.
 
 Run from the project root:
-    .venv/bin/python benchmarks/bench_decisions_coverage.py [--studies 1000] [--part binary|graded|exact|scan|three-point|four-point|five-point|large|methods|all]
+    .venv/bin/python benchmarks/bench_decisions_coverage.py [--studies 1000] [--part binary|graded|exact|scan|three-point|four-point|five-point|large|pearson|methods|all]
 """
 
 from __future__ import annotations
@@ -296,6 +296,45 @@ def scale_kappa(studies: int, sizes: tuple[int, ...] = FIVE_POINT_SIZES, points:
                   + f" | {outside} |", flush=True)
 
 
+PEARSON_SIZES = (12, 25, 46, 100, 400)
+
+
+def pearson(studies: int, sizes: tuple[int, ...] = PEARSON_SIZES) -> None:
+    """Coverage of the report's Pearson r interval (``pearson_interval``, the function ``row_uncertainty`` and
+    every team, jury and drift pairing call) beside Fisher's z with 1/(n - 3) (the one it replaced), on scores
+    drawn from the graded cells of five and three points. Studies in which r is undefined or ±1 are left out;
+    "no interval" is the share of the rest where one item carries the figure and the interval says so."""
+    print(f"\n### Pearson's r: coverage of the 95% intervals ({studies} studies per cell)\n")
+    print("| scale | cell | true r | n | jackknife on Fisher's z, t (report) | no interval | Fisher's z, 1/(n − 3) |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for points in (5, 3):
+        for index, (cell, truth) in enumerate(graded_cells(points)):
+            rho = truth["pearson_r"]
+            k = cell.points.size
+            for n in sizes:
+                rng = np.random.default_rng(np.random.SeedSequence([779, points, index, n]))
+                drawn = rng.choice(k * k, size=(studies, n), p=cell.joint.ravel())
+                tally = {"report": [0, 0], "fisher": [0, 0]}
+                refused = defined = 0
+                for codes in drawn:
+                    x, y = cell.points[codes // k], cell.points[codes % k]
+                    if np.ptp(x) == 0 or np.ptp(y) == 0:
+                        continue
+                    r = float(np.corrcoef(x, y)[0, 1])
+                    if abs(r) >= 1.0 - 1e-12:
+                        continue
+                    defined += 1
+                    refused += isinstance(intervals.pearson_interval(x, y, r, CONFIDENCE), Undefined)
+                    for name, found in (("report", intervals.pearson_interval(x, y, r, CONFIDENCE)),
+                                        ("fisher", intervals.fisher_z(r, n, CONFIDENCE))):
+                        if isinstance(found, Interval):
+                            tally[name][0] += found.low <= rho <= found.high
+                            tally[name][1] += 1
+                text = [f"{c / g:.1%}" if g else "—" for c, g in tally.values()]
+                text.insert(1, f"{refused / defined:.1%}" if defined else "—")
+                print(f"| {points} points | {cell.name} | {rho:.3f} | {n} | " + " | ".join(text) + " |", flush=True)
+
+
 def _all_tables(n: int) -> np.ndarray:
     """Every 2×2 table of n items, as rows (a, b, c, d)."""
     rows = [(a, b, c, n - a - b - c) for a in range(n + 1) for b in range(n + 1 - a) for c in range(n + 1 - a - b)]
@@ -365,7 +404,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--studies", type=int, default=1000)
     parser.add_argument("--part", choices=("binary", "graded", "methods", "exact", "scan", "three-point", "four-point",
-                                           "five-point", "large", "all"),
+                                           "five-point", "large", "pearson", "all"),
                         default="all")
     parser.add_argument("--sizes", default=None,
                         help="study sizes for --part exact (default 12,25,46,100) or --part five-point (default "
@@ -392,6 +431,8 @@ def main() -> None:
                     else FIVE_POINT_SIZES, points)
     if args.part == "large":
         large_binary(args.studies)
+    if args.part == "pearson":
+        pearson(args.studies, tuple(int(n) for n in args.sizes.split(",")) if args.sizes_given else PEARSON_SIZES)
     if args.part in ("methods", "all"):
         compare_methods(args.studies)
     print(f"\n{time.perf_counter() - start:.0f} s")
