@@ -22,7 +22,8 @@ of the rest). ``--part scan`` does the same at every size from 12 to 50 items, o
 tables drawn from the graded cells (``--part three-point`` and ``four-point`` the same on the 0/0.5/1 scale and
 on four points, with experts of their own and the same three judges' slips; with ``--no-size-rule --sizes 12,15,20,24``, also the intervals the
 25-item rule withholds); ``--part large`` the PASS/FAIL kappa coverage at 400 items, from drawn
-tables. ``--part pearson`` gives Pearson's r interval beside Fisher's z on five and three points.
+tables. ``--part pearson`` gives Pearson's r interval beside Fisher's z on five and three points;
+``--part corrected`` the corrected pass rate's (Rogan-Gladen) interval beside the bootstrap it replaced.
 
 A third part (``--part methods``) compares, on the confusion tables of the same kind of studies, the kappa
 interval before (kappa ± 1.96·SE), the log-disagreement t interval on either weighting, and the report's own
@@ -33,7 +34,7 @@ coverage. A cell's coverage over S studies has a Monte Carlo standard error of a
 sqrt(0.95·0.05/S): 0.7 points at S = 1,000.
 
 Run from the project root:
-    .venv/bin/python benchmarks/bench_decisions_coverage.py [--studies 1000] [--part binary|graded|exact|scan|three-point|four-point|five-point|large|pearson|methods|all]
+    .venv/bin/python benchmarks/bench_decisions_coverage.py [--studies 1000] [--part binary|graded|exact|scan|three-point|four-point|five-point|large|pearson|corrected|methods|all]
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ import numpy as np
 from judge_tui.analysis.scores import AlignedPair
 from judge_tui.analysis.uncertainty import row_uncertainty
 from judge_tui.model.rubrics import get_rubric
+from judge_tui.stats import agreement as ag
 from judge_tui.stats import intervals
 from judge_tui.stats.agreement import Undefined
 from judge_tui.stats.intervals import (
@@ -335,6 +337,67 @@ def pearson(studies: int, sizes: tuple[int, ...] = PEARSON_SIZES) -> None:
                 print(f"| {points} points | {cell.name} | {rho:.3f} | {n} | " + " | ".join(text) + " |", flush=True)
 
 
+CORRECTED_SIZES = (25, 46, 100)
+JUDGE_ONLY_ITEMS = 200
+
+
+def _corrected_before(human: np.ndarray, judge: np.ndarray, only: np.ndarray, rng: np.random.Generator,
+                      draws: int = 2000) -> tuple[float, float] | None:
+    """The corrected pass rate's interval before: the labelled items bootstrapped (one multinomial over the
+    four cells), the judge-only pass rate from its Jeffreys posterior; None where over 5% of resamples fail."""
+    cells = np.array([(human & judge).sum(), (human & ~judge).sum(), (~human & ~judge).sum(), (~human & judge).sum()])
+    tp, fn, tn, fp = rng.multinomial(human.size, cells / human.size, size=draws).T
+    seen = rng.beta(only.sum() + 0.5, only.size - only.sum() + 0.5, size=draws)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tpr, tnr = tp / (tp + fn), tn / (tn + fp)
+        usable = (tp + fn > 0) & (tn + fp > 0) & (tpr + tnr > 1.0)
+        found = np.clip((seen + tnr - 1.0) / (tpr + tnr - 1.0), 0.0, 1.0)[usable]
+    if found.size < 0.95 * draws:
+        return None
+    low, high = np.percentile(found, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def corrected(studies: int, sizes: tuple[int, ...] = CORRECTED_SIZES) -> None:
+    """Coverage of the corrected pass rate's interval (``agreement.corrected_pass_rate``, as ``report`` calls it)
+    and of the bootstrap it replaced: labelled items with a known pass rate and judge TPR and TNR, and 200 items
+    the judge alone labelled, drawn from the same pool. "no interval" is the share of studies whose correction
+    is defined but gets no interval."""
+    print(f"\n### Corrected pass rate: coverage of the 95% intervals ({studies} studies per cell, "
+          f"{JUDGE_ONLY_ITEMS} judge-only items)\n")
+    print("| pass rate | TPR | TNR | labelled | Jeffreys posteriors (report) | no interval | bootstrap (before) "
+          "| no interval |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for rate in (0.5, 0.74, 0.9):
+        for tpr in (0.8, 0.95, 1.0):
+            for tnr in (0.7, 0.82, 0.95):
+                for n in sizes:
+                    rng = np.random.default_rng(np.random.SeedSequence([780, round(rate * 100), round(tpr * 100),
+                                                                        round(tnr * 100), n]))
+                    tally = {"report": [0, 0, 0], "before": [0, 0, 0]}
+                    for _ in range(studies):
+                        human = rng.random(n) < rate
+                        judge = np.where(human, rng.random(n) < tpr, rng.random(n) >= tnr)
+                        only = rng.random(JUDGE_ONLY_ITEMS) < rate * tpr + (1 - rate) * (1 - tnr)
+                        found = ag.corrected_pass_rate(only.astype(float), human.astype(float), judge.astype(float))
+                        if not ag.is_defined(found.estimate):
+                            continue
+                        before = _corrected_before(human, judge, only, rng)
+                        low, high = found.low, found.high
+                        report = (low, high) if isinstance(low, float) and isinstance(high, float) else None
+                        for name, ends in (("report", report), ("before", before)):
+                            if ends is None:
+                                tally[name][2] += 1
+                            else:
+                                tally[name][0] += ends[0] <= rate <= ends[1]
+                                tally[name][1] += 1
+                    text = []
+                    for covered, given, refused in tally.values():
+                        text += [f"{covered / given:.1%}" if given else "—",
+                                 f"{refused / (given + refused):.0%}" if given + refused else "—"]
+                    print(f"| {rate:.2f} | {tpr:.2f} | {tnr:.2f} | {n} | " + " | ".join(text) + " |", flush=True)
+
+
 def _all_tables(n: int) -> np.ndarray:
     """Every 2×2 table of n items, as rows (a, b, c, d)."""
     rows = [(a, b, c, n - a - b - c) for a in range(n + 1) for b in range(n + 1 - a) for c in range(n + 1 - a - b)]
@@ -404,7 +467,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--studies", type=int, default=1000)
     parser.add_argument("--part", choices=("binary", "graded", "methods", "exact", "scan", "three-point", "four-point",
-                                           "five-point", "large", "pearson", "all"),
+                                           "five-point", "large", "pearson", "corrected", "all"),
                         default="all")
     parser.add_argument("--sizes", default=None,
                         help="study sizes for --part exact (default 12,25,46,100) or --part five-point (default "
@@ -431,6 +494,8 @@ def main() -> None:
                     else FIVE_POINT_SIZES, points)
     if args.part == "large":
         large_binary(args.studies)
+    if args.part == "corrected":
+        corrected(args.studies, tuple(int(n) for n in args.sizes.split(",")) if args.sizes_given else CORRECTED_SIZES)
     if args.part == "pearson":
         pearson(args.studies, tuple(int(n) for n in args.sizes.split(",")) if args.sizes_given else PEARSON_SIZES)
     if args.part in ("methods", "all"):
