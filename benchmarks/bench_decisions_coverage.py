@@ -23,7 +23,9 @@ tables drawn from the graded cells (``--part three-point`` and ``four-point`` th
 on four points, with experts of their own and the same three judges' slips; with ``--no-size-rule --sizes 12,15,20,24``, also the intervals the
 25-item rule withholds); ``--part large`` the PASS/FAIL kappa coverage at 400 items, from drawn
 tables. ``--part pearson`` gives Pearson's r interval beside Fisher's z on five and three points;
-``--part corrected`` the corrected pass rate's (Rogan-Gladen) interval beside the bootstrap it replaced.
+``--part corrected`` the corrected pass rate's (Rogan-Gladen) interval beside the bootstrap it replaced;
+``--part small-kappa`` PASS/FAIL kappa at 12-24 items, exactly, for the Donner-Eliasziw goodness-of-fit and the
+profile-likelihood intervals beside the report's posterior.
 
 A third part (``--part methods``) compares, on the confusion tables of the same kind of studies, the kappa
 interval before (kappa ± 1.96·SE), the log-disagreement t interval on either weighting, and the report's own
@@ -34,7 +36,7 @@ coverage. A cell's coverage over S studies has a Monte Carlo standard error of a
 sqrt(0.95·0.05/S): 0.7 points at S = 1,000.
 
 Run from the project root:
-    .venv/bin/python benchmarks/bench_decisions_coverage.py [--studies 1000] [--part binary|graded|exact|scan|three-point|four-point|five-point|large|pearson|corrected|methods|all]
+    .venv/bin/python benchmarks/bench_decisions_coverage.py [--studies 1000] [--part binary|graded|exact|scan|three-point|four-point|five-point|large|pearson|corrected|small-kappa|methods|all]
 """
 
 from __future__ import annotations
@@ -463,11 +465,101 @@ def exact_binary(sizes: tuple[int, ...] = (12, 25, 46, 100), *, table: bool = Tr
         f"{n} items: {len(v)}" + (f" ({min(v):.1%}–{max(v):.1%})" if v else "") for n, v in outside.items()))
 
 
+SMALL_KAPPA_SIZES = (12, 18, 24)
+CHI2_1_95 = 3.841458820694124  # the chi-square quantile with one degree of freedom at 95%
+KAPPA_GRID = np.linspace(-1.0, 1.0, 801)
+
+
+def _donner_eliasziw(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The goodness-of-fit interval of Donner and Eliasziw (1992) for every 2×2 table (rows a, b, c, d): the
+    kappas at which the common-correlation model's three outcomes (both FAIL, one each, both PASS), with the
+    PASS share estimated from both raters, fit the counts with chi-square ≤ 3.84 (one degree of freedom). Read
+    on a grid of 801 kappas (steps of 0.0025); NaN where a rater's labels leave the PASS share 0 or 1."""
+    n = tables.sum(axis=1).astype(float)
+    both_fail, split, both_pass = tables[:, 0], tables[:, 1] + tables[:, 2], tables[:, 3]
+    share = (2 * both_pass + split) / (2 * n)
+    spread = share * (1 - share)
+    kappa = KAPPA_GRID[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = [(1 - share)[:, None] ** 2 + spread[:, None] * kappa, 2 * spread[:, None] * (1 - kappa),
+                    share[:, None] ** 2 + spread[:, None] * kappa]
+        chi2 = sum((seen[:, None] - n[:, None] * e) ** 2 / (n[:, None] * e)
+                   for seen, e in zip((both_fail, split, both_pass), expected, strict=True))
+        possible = np.all([e >= 0 for e in expected], axis=0)
+    inside = possible & (chi2 <= CHI2_1_95) & (spread[:, None] > 0)
+    low = np.where(inside.any(axis=1), KAPPA_GRID[np.argmax(inside, axis=1)], np.nan)
+    high = np.where(inside.any(axis=1), KAPPA_GRID[::-1][np.argmax(inside[:, ::-1], axis=1)], np.nan)
+    return low, high
+
+
+def _profile_likelihood(tables: np.ndarray, steps: int = 41) -> tuple[np.ndarray, np.ndarray]:
+    """The profile-likelihood interval of Cohen's kappa for every 2×2 table: the kappas whose multinomial
+    likelihood, maximised over both raters' PASS shares (a grid of ``steps``² pairs), is within chi-square 3.84 /
+    2 of the unconstrained maximum. Given the two PASS shares and kappa, the table's cells are fixed:
+    p(PASS, PASS) = (κ(1 − pₑ) + pₑ − 1 + p₁ + q₁) / 2."""
+    counts = tables.astype(float)
+    n = counts.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        best = np.where(counts > 0, counts * np.log(counts / n[:, None]), 0.0).sum(axis=1)
+    shares = (np.arange(steps) + 0.5) / steps
+    p1, q1 = (a.ravel() for a in np.meshgrid(shares, shares))
+    chance = p1 * q1 + (1 - p1) * (1 - q1)
+    inside = np.zeros((len(tables), KAPPA_GRID.size), dtype=bool)
+    for k, kappa in enumerate(KAPPA_GRID):
+        both = (kappa * (1 - chance) + chance - 1 + p1 + q1) / 2  # p(PASS, PASS); rows FAIL, PASS
+        cells = np.stack([1 - p1 - q1 + both, q1 - both, p1 - both, both])  # (FAIL, FAIL), (FAIL, PASS), ...
+        valid = np.all(cells >= 0, axis=0)
+        if not valid.any():
+            continue
+        with np.errstate(divide="ignore"):
+            logs = np.log(np.clip(cells[:, valid], 0.0, None))
+        # 0·log 0 = 0: a count of zero never penalises an empty cell.
+        found = np.where(counts[:, :, None] > 0, counts[:, :, None] * logs[None, :, :], 0.0).sum(axis=1).max(axis=1)
+        inside[:, k] = 2 * (best - found) <= CHI2_1_95
+    low = np.where(inside.any(axis=1), KAPPA_GRID[np.argmax(inside, axis=1)], np.nan)
+    high = np.where(inside.any(axis=1), KAPPA_GRID[::-1][np.argmax(inside[:, ::-1], axis=1)], np.nan)
+    return low, high
+
+
+def small_kappa(sizes: tuple[int, ...] = SMALL_KAPPA_SIZES) -> None:
+    """PASS/FAIL kappa below 25 items, exactly (every table with its multinomial chance): the Donner–Eliasziw
+    goodness-of-fit interval and the profile-likelihood interval beside the report's Jeffreys posterior, on the
+    18 cells (most of them with unequal marginals: the judge's TPR and TNR differ, or its errors do not balance
+    the expert's classes). A table where a rater used one label gets no interval from any of them."""
+    print("\n### PASS/FAIL kappa below 25 items: exact coverage of three intervals (the 25-item rule off)\n")
+    print("| n | interval | cells outside 93–97% (of 18) | lowest | highest |")
+    print("|---:|---|---:|---:|---:|")
+    for n in sizes:
+        tables = _all_tables(n)
+        likely = np.zeros(len(tables), dtype=bool)
+        for cell, _ in binary_cells():
+            likely |= _log_multinomial(tables, n, cell.joint.ravel()) > np.log(NEGLIGIBLE)
+        tables = tables[likely]
+        one_label = ((tables[:, 0] + tables[:, 1] == 0) | (tables[:, 2] + tables[:, 3] == 0)
+                     | (tables[:, 0] + tables[:, 2] == 0) | (tables[:, 1] + tables[:, 3] == 0))
+        ends = [intervals.kappa_posterior_interval(row.reshape(2, 2)) for row in tables]
+        posterior = np.array([(e.low, e.high) for e in ends])
+        made = {"Jeffreys posterior (report, from 25 items)": (posterior[:, 0], posterior[:, 1]),
+                "Donner–Eliasziw goodness of fit": _donner_eliasziw(tables),
+                "profile likelihood": _profile_likelihood(tables)}
+        for name, (lows, highs) in made.items():
+            given = ~one_label & np.isfinite(lows)
+            covered = []
+            for cell, truth in binary_cells():
+                chance = np.exp(_log_multinomial(tables, n, cell.joint.ravel()))
+                share = float(chance[given].sum())
+                kappa = truth["cohen_kappa"]
+                hit = given & (lows <= kappa + 1e-9) & (highs >= kappa - 1e-9)
+                covered.append(float(chance[hit].sum()) / share)
+            outside = sum(not 0.93 <= c <= 0.97 for c in covered)
+            print(f"| {n} | {name} | {outside} | {min(covered):.1%} | {max(covered):.1%} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--studies", type=int, default=1000)
     parser.add_argument("--part", choices=("binary", "graded", "methods", "exact", "scan", "three-point", "four-point",
-                                           "five-point", "large", "pearson", "corrected", "all"),
+                                           "five-point", "large", "pearson", "corrected", "small-kappa", "all"),
                         default="all")
     parser.add_argument("--sizes", default=None,
                         help="study sizes for --part exact (default 12,25,46,100) or --part five-point (default "
@@ -494,6 +586,8 @@ def main() -> None:
                     else FIVE_POINT_SIZES, points)
     if args.part == "large":
         large_binary(args.studies)
+    if args.part == "small-kappa":
+        small_kappa(tuple(int(n) for n in args.sizes.split(",")) if args.sizes_given else SMALL_KAPPA_SIZES)
     if args.part == "corrected":
         corrected(args.studies, tuple(int(n) for n in args.sizes.split(",")) if args.sizes_given else CORRECTED_SIZES)
     if args.part == "pearson":
