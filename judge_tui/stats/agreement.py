@@ -505,8 +505,8 @@ def corrected_pass_rate(
     their Jeffreys posteriors: TPR ~ Beta(true PASS + 1/2, false FAIL + 1/2), TNR ~ Beta(true FAIL + 1/2,
     false PASS + 1/2) and p_obs ~ Beta(passes + 1/2, fails + 1/2). Unlike a bootstrap of the labelled items
     (used before), a share still varies when its items all agreed: 25 labelled items with 2 human FAIL, both
-    caught, bootstrapped to TNR 1 in every resample, and the interval covered 84-90% where a judge rarely errs
-    (benchmarks/bench_decisions_coverage.py --part corrected). A fixed ``seed`` makes the interval identical on
+    caught, bootstrapped to TNR 1 in every resample, and the interval covered 81-95% at 25 labelled items (this
+    one 93.7-99.9%: benchmarks/bench_decisions_coverage.py --part corrected). A fixed ``seed`` makes the interval identical on
     every run for the same data. Draws where TPR + TNR <= 1 are left out; if more than 5% are, the interval is
     Undefined.
 
