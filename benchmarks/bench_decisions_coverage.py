@@ -22,7 +22,10 @@ of the rest). ``--part scan`` does the same at every size from 12 to 50 items, o
 tables drawn from the graded cells (``--part three-point`` and ``four-point`` the same on the 0/0.5/1 scale and
 on four points, with experts of their own and the same three judges' slips; with ``--no-size-rule --sizes 12,15,20,24``, also the intervals the
 25-item rule withholds); ``--part large`` the PASS/FAIL kappa coverage at 400 items, from drawn
-tables.
+tables. ``--part pearson`` gives Pearson's r interval beside Fisher's z on five and three points;
+``--part corrected`` the corrected pass rate's (Rogan-Gladen) interval beside the bootstrap it replaced;
+``--part small-kappa`` PASS/FAIL kappa at 12-24 items, exactly, for the Donner-Eliasziw goodness-of-fit and the
+profile-likelihood intervals beside the report's posterior.
 
 A third part (``--part methods``) compares, on the confusion tables of the same kind of studies, the kappa
 interval before (kappa ± 1.96·SE), the log-disagreement t interval on either weighting, and the report's own
@@ -33,7 +36,7 @@ coverage. A cell's coverage over S studies has a Monte Carlo standard error of a
 sqrt(0.95·0.05/S): 0.7 points at S = 1,000.
 
 Run from the project root:
-    .venv/bin/python benchmarks/bench_decisions_coverage.py [--studies 1000] [--part binary|graded|exact|scan|three-point|four-point|five-point|large|methods|all]
+    .venv/bin/python benchmarks/bench_decisions_coverage.py [--studies 1000] [--part binary|graded|exact|scan|three-point|four-point|five-point|large|pearson|corrected|small-kappa|methods|all]
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ import numpy as np
 from judge_tui.analysis.scores import AlignedPair
 from judge_tui.analysis.uncertainty import row_uncertainty
 from judge_tui.model.rubrics import get_rubric
+from judge_tui.stats import agreement as ag
 from judge_tui.stats import intervals
 from judge_tui.stats.agreement import Undefined
 from judge_tui.stats.intervals import (
@@ -296,6 +300,106 @@ def scale_kappa(studies: int, sizes: tuple[int, ...] = FIVE_POINT_SIZES, points:
                   + f" | {outside} |", flush=True)
 
 
+PEARSON_SIZES = (12, 25, 46, 100, 400)
+
+
+def pearson(studies: int, sizes: tuple[int, ...] = PEARSON_SIZES) -> None:
+    """Coverage of the report's Pearson r interval (``pearson_interval``, the function ``row_uncertainty`` and
+    every team, jury and drift pairing call) beside Fisher's z with 1/(n - 3) (the one it replaced), on scores
+    drawn from the graded cells of five and three points. Studies in which r is undefined or ±1 are left out;
+    "no interval" is the share of the rest where one item carries the figure and the interval says so."""
+    print(f"\n### Pearson's r: coverage of the 95% intervals ({studies} studies per cell)\n")
+    print("| scale | cell | true r | n | jackknife on Fisher's z, t (report) | no interval | Fisher's z, 1/(n − 3) |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for points in (5, 3):
+        for index, (cell, truth) in enumerate(graded_cells(points)):
+            rho = truth["pearson_r"]
+            k = cell.points.size
+            for n in sizes:
+                rng = np.random.default_rng(np.random.SeedSequence([779, points, index, n]))
+                drawn = rng.choice(k * k, size=(studies, n), p=cell.joint.ravel())
+                tally = {"report": [0, 0], "fisher": [0, 0]}
+                refused = defined = 0
+                for codes in drawn:
+                    x, y = cell.points[codes // k], cell.points[codes % k]
+                    if np.ptp(x) == 0 or np.ptp(y) == 0:
+                        continue
+                    r = float(np.corrcoef(x, y)[0, 1])
+                    if abs(r) >= 1.0 - 1e-12:
+                        continue
+                    defined += 1
+                    refused += isinstance(intervals.pearson_interval(x, y, r, CONFIDENCE), Undefined)
+                    for name, found in (("report", intervals.pearson_interval(x, y, r, CONFIDENCE)),
+                                        ("fisher", intervals.fisher_z(r, n, CONFIDENCE))):
+                        if isinstance(found, Interval):
+                            tally[name][0] += found.low <= rho <= found.high
+                            tally[name][1] += 1
+                text = [f"{c / g:.1%}" if g else "—" for c, g in tally.values()]
+                text.insert(1, f"{refused / defined:.1%}" if defined else "—")
+                print(f"| {points} points | {cell.name} | {rho:.3f} | {n} | " + " | ".join(text) + " |", flush=True)
+
+
+CORRECTED_SIZES = (25, 46, 100)
+JUDGE_ONLY_ITEMS = 200
+
+
+def _corrected_before(human: np.ndarray, judge: np.ndarray, only: np.ndarray, rng: np.random.Generator,
+                      draws: int = 2000) -> tuple[float, float] | None:
+    """The corrected pass rate's interval before: the labelled items bootstrapped (one multinomial over the
+    four cells), the judge-only pass rate from its Jeffreys posterior; None where over 5% of resamples fail."""
+    cells = np.array([(human & judge).sum(), (human & ~judge).sum(), (~human & ~judge).sum(), (~human & judge).sum()])
+    tp, fn, tn, fp = rng.multinomial(human.size, cells / human.size, size=draws).T
+    seen = rng.beta(only.sum() + 0.5, only.size - only.sum() + 0.5, size=draws)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tpr, tnr = tp / (tp + fn), tn / (tn + fp)
+        usable = (tp + fn > 0) & (tn + fp > 0) & (tpr + tnr > 1.0)
+        found = np.clip((seen + tnr - 1.0) / (tpr + tnr - 1.0), 0.0, 1.0)[usable]
+    if found.size < 0.95 * draws:
+        return None
+    low, high = np.percentile(found, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def corrected(studies: int, sizes: tuple[int, ...] = CORRECTED_SIZES) -> None:
+    """Coverage of the corrected pass rate's interval (``agreement.corrected_pass_rate``, as ``report`` calls it)
+    and of the bootstrap it replaced: labelled items with a known pass rate and judge TPR and TNR, and 200 items
+    the judge alone labelled, drawn from the same pool. "no interval" is the share of studies whose correction
+    is defined but gets no interval."""
+    print(f"\n### Corrected pass rate: coverage of the 95% intervals ({studies} studies per cell, "
+          f"{JUDGE_ONLY_ITEMS} judge-only items)\n")
+    print("| pass rate | TPR | TNR | labelled | Jeffreys posteriors (report) | no interval | bootstrap (before) "
+          "| no interval |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for rate in (0.5, 0.74, 0.9):
+        for tpr in (0.8, 0.95, 1.0):
+            for tnr in (0.7, 0.82, 0.95):
+                for n in sizes:
+                    rng = np.random.default_rng(np.random.SeedSequence([780, round(rate * 100), round(tpr * 100),
+                                                                        round(tnr * 100), n]))
+                    tally = {"report": [0, 0, 0], "before": [0, 0, 0]}
+                    for _ in range(studies):
+                        human = rng.random(n) < rate
+                        judge = np.where(human, rng.random(n) < tpr, rng.random(n) >= tnr)
+                        only = rng.random(JUDGE_ONLY_ITEMS) < rate * tpr + (1 - rate) * (1 - tnr)
+                        found = ag.corrected_pass_rate(only.astype(float), human.astype(float), judge.astype(float))
+                        if not ag.is_defined(found.estimate):
+                            continue
+                        before = _corrected_before(human, judge, only, rng)
+                        low, high = found.low, found.high
+                        report = (low, high) if isinstance(low, float) and isinstance(high, float) else None
+                        for name, ends in (("report", report), ("before", before)):
+                            if ends is None:
+                                tally[name][2] += 1
+                            else:
+                                tally[name][0] += ends[0] <= rate <= ends[1]
+                                tally[name][1] += 1
+                    text = []
+                    for covered, given, refused in tally.values():
+                        text += [f"{covered / given:.1%}" if given else "—",
+                                 f"{refused / (given + refused):.0%}" if given + refused else "—"]
+                    print(f"| {rate:.2f} | {tpr:.2f} | {tnr:.2f} | {n} | " + " | ".join(text) + " |", flush=True)
+
+
 def _all_tables(n: int) -> np.ndarray:
     """Every 2×2 table of n items, as rows (a, b, c, d)."""
     rows = [(a, b, c, n - a - b - c) for a in range(n + 1) for b in range(n + 1 - a) for c in range(n + 1 - a - b)]
@@ -361,11 +465,101 @@ def exact_binary(sizes: tuple[int, ...] = (12, 25, 46, 100), *, table: bool = Tr
         f"{n} items: {len(v)}" + (f" ({min(v):.1%}–{max(v):.1%})" if v else "") for n, v in outside.items()))
 
 
+SMALL_KAPPA_SIZES = (12, 18, 24)
+CHI2_1_95 = 3.841458820694124  # the chi-square quantile with one degree of freedom at 95%
+KAPPA_GRID = np.linspace(-1.0, 1.0, 801)
+
+
+def _donner_eliasziw(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The goodness-of-fit interval of Donner and Eliasziw (1992) for every 2×2 table (rows a, b, c, d): the
+    kappas at which the common-correlation model's three outcomes (both FAIL, one each, both PASS), with the
+    PASS share estimated from both raters, fit the counts with chi-square ≤ 3.84 (one degree of freedom). Read
+    on a grid of 801 kappas (steps of 0.0025); NaN where a rater's labels leave the PASS share 0 or 1."""
+    n = tables.sum(axis=1).astype(float)
+    both_fail, split, both_pass = tables[:, 0], tables[:, 1] + tables[:, 2], tables[:, 3]
+    share = (2 * both_pass + split) / (2 * n)
+    spread = share * (1 - share)
+    kappa = KAPPA_GRID[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = [(1 - share)[:, None] ** 2 + spread[:, None] * kappa, 2 * spread[:, None] * (1 - kappa),
+                    share[:, None] ** 2 + spread[:, None] * kappa]
+        chi2 = sum((seen[:, None] - n[:, None] * e) ** 2 / (n[:, None] * e)
+                   for seen, e in zip((both_fail, split, both_pass), expected, strict=True))
+        possible = np.all([e >= 0 for e in expected], axis=0)
+    inside = possible & (chi2 <= CHI2_1_95) & (spread[:, None] > 0)
+    low = np.where(inside.any(axis=1), KAPPA_GRID[np.argmax(inside, axis=1)], np.nan)
+    high = np.where(inside.any(axis=1), KAPPA_GRID[::-1][np.argmax(inside[:, ::-1], axis=1)], np.nan)
+    return low, high
+
+
+def _profile_likelihood(tables: np.ndarray, steps: int = 41) -> tuple[np.ndarray, np.ndarray]:
+    """The profile-likelihood interval of Cohen's kappa for every 2×2 table: the kappas whose multinomial
+    likelihood, maximised over both raters' PASS shares (a grid of ``steps``² pairs), is within chi-square 3.84 /
+    2 of the unconstrained maximum. Given the two PASS shares and kappa, the table's cells are fixed:
+    p(PASS, PASS) = (κ(1 − pₑ) + pₑ − 1 + p₁ + q₁) / 2."""
+    counts = tables.astype(float)
+    n = counts.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        best = np.where(counts > 0, counts * np.log(counts / n[:, None]), 0.0).sum(axis=1)
+    shares = (np.arange(steps) + 0.5) / steps
+    p1, q1 = (a.ravel() for a in np.meshgrid(shares, shares))
+    chance = p1 * q1 + (1 - p1) * (1 - q1)
+    inside = np.zeros((len(tables), KAPPA_GRID.size), dtype=bool)
+    for k, kappa in enumerate(KAPPA_GRID):
+        both = (kappa * (1 - chance) + chance - 1 + p1 + q1) / 2  # p(PASS, PASS); rows FAIL, PASS
+        cells = np.stack([1 - p1 - q1 + both, q1 - both, p1 - both, both])  # (FAIL, FAIL), (FAIL, PASS), ...
+        valid = np.all(cells >= 0, axis=0)
+        if not valid.any():
+            continue
+        with np.errstate(divide="ignore"):
+            logs = np.log(np.clip(cells[:, valid], 0.0, None))
+        # 0·log 0 = 0: a count of zero never penalises an empty cell.
+        found = np.where(counts[:, :, None] > 0, counts[:, :, None] * logs[None, :, :], 0.0).sum(axis=1).max(axis=1)
+        inside[:, k] = 2 * (best - found) <= CHI2_1_95
+    low = np.where(inside.any(axis=1), KAPPA_GRID[np.argmax(inside, axis=1)], np.nan)
+    high = np.where(inside.any(axis=1), KAPPA_GRID[::-1][np.argmax(inside[:, ::-1], axis=1)], np.nan)
+    return low, high
+
+
+def small_kappa(sizes: tuple[int, ...] = SMALL_KAPPA_SIZES) -> None:
+    """PASS/FAIL kappa below 25 items, exactly (every table with its multinomial chance): the Donner–Eliasziw
+    goodness-of-fit interval and the profile-likelihood interval beside the report's Jeffreys posterior, on the
+    18 cells (most of them with unequal marginals: the judge's TPR and TNR differ, or its errors do not balance
+    the expert's classes). A table where a rater used one label gets no interval from any of them."""
+    print("\n### PASS/FAIL kappa below 25 items: exact coverage of three intervals (the 25-item rule off)\n")
+    print("| n | interval | cells outside 93–97% (of 18) | lowest | highest |")
+    print("|---:|---|---:|---:|---:|")
+    for n in sizes:
+        tables = _all_tables(n)
+        likely = np.zeros(len(tables), dtype=bool)
+        for cell, _ in binary_cells():
+            likely |= _log_multinomial(tables, n, cell.joint.ravel()) > np.log(NEGLIGIBLE)
+        tables = tables[likely]
+        one_label = ((tables[:, 0] + tables[:, 1] == 0) | (tables[:, 2] + tables[:, 3] == 0)
+                     | (tables[:, 0] + tables[:, 2] == 0) | (tables[:, 1] + tables[:, 3] == 0))
+        ends = [intervals.kappa_posterior_interval(row.reshape(2, 2)) for row in tables]
+        posterior = np.array([(e.low, e.high) for e in ends])
+        made = {"Jeffreys posterior (report, from 25 items)": (posterior[:, 0], posterior[:, 1]),
+                "Donner–Eliasziw goodness of fit": _donner_eliasziw(tables),
+                "profile likelihood": _profile_likelihood(tables)}
+        for name, (lows, highs) in made.items():
+            given = ~one_label & np.isfinite(lows)
+            covered = []
+            for cell, truth in binary_cells():
+                chance = np.exp(_log_multinomial(tables, n, cell.joint.ravel()))
+                share = float(chance[given].sum())
+                kappa = truth["cohen_kappa"]
+                hit = given & (lows <= kappa + 1e-9) & (highs >= kappa - 1e-9)
+                covered.append(float(chance[hit].sum()) / share)
+            outside = sum(not 0.93 <= c <= 0.97 for c in covered)
+            print(f"| {n} | {name} | {outside} | {min(covered):.1%} | {max(covered):.1%} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--studies", type=int, default=1000)
     parser.add_argument("--part", choices=("binary", "graded", "methods", "exact", "scan", "three-point", "four-point",
-                                           "five-point", "large", "all"),
+                                           "five-point", "large", "pearson", "corrected", "small-kappa", "all"),
                         default="all")
     parser.add_argument("--sizes", default=None,
                         help="study sizes for --part exact (default 12,25,46,100) or --part five-point (default "
@@ -392,6 +586,12 @@ def main() -> None:
                     else FIVE_POINT_SIZES, points)
     if args.part == "large":
         large_binary(args.studies)
+    if args.part == "small-kappa":
+        small_kappa(tuple(int(n) for n in args.sizes.split(",")) if args.sizes_given else SMALL_KAPPA_SIZES)
+    if args.part == "corrected":
+        corrected(args.studies, tuple(int(n) for n in args.sizes.split(",")) if args.sizes_given else CORRECTED_SIZES)
+    if args.part == "pearson":
+        pearson(args.studies, tuple(int(n) for n in args.sizes.split(",")) if args.sizes_given else PEARSON_SIZES)
     if args.part in ("methods", "all"):
         compare_methods(args.studies)
     print(f"\n{time.perf_counter() - start:.0f} s")

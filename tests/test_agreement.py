@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats
 
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.agreement import Undefined
@@ -281,8 +282,9 @@ def test_corrected_pass_rate_undefined_without_judge_only_items_or_labels():
     assert undefined(only_passes.estimate) and undefined(only_passes.tnr)
 
 
-def test_corrected_pass_rate_gives_no_interval_when_resamples_are_often_undefined():
-    # One human PASS and one FAIL: half the resamples miss a class, so no honest interval exists.
+def test_corrected_pass_rate_gives_no_interval_when_draws_are_often_undefined():
+    # One human PASS and one FAIL: TPR and TNR are each known only to be Beta(1.5, 0.5), and in more than 5% of
+    # draws they sum to 1 or less (the judge no better than chance), so no honest interval exists.
     result = ag.corrected_pass_rate([1, 0, 1, 1], [1, 0], [1, 0], n_boot=400)
     assert result.estimate == 0.75
     assert undefined(result.low) and undefined(result.high)
@@ -348,7 +350,7 @@ def _binary_sample(seed: int, n_labelled: int = 300, n_judge_only: int = 2000):
     return judge_only, human, judged(human)
 
 
-def test_bootstrap_interval_is_identical_on_every_run():
+def test_corrected_pass_rate_interval_is_identical_on_every_run():
     sample = _binary_sample(1)
     first = ag.corrected_pass_rate(*sample)
     second = ag.corrected_pass_rate(*sample)
@@ -367,20 +369,27 @@ def test_corrected_pass_rate_recovers_the_true_rate_and_brackets_it():
     assert result.n_boot_used == 1000
 
 
-def test_bootstrap_matches_resampling_items_one_by_one():
-    # The engine draws counts (multinomial/binomial); redrawing individual items must give the same spread.
-    judge_only, human, judge = _binary_sample(3, n_labelled=200, n_judge_only=300)
-    result = ag.corrected_pass_rate(judge_only, human, judge, n_boot=4000)
-    rng = np.random.default_rng(99)
-    pairs = rng.integers(0, human.size, size=(4000, human.size))
-    alone = rng.integers(0, judge_only.size, size=(4000, judge_only.size))
-    h, j = human[pairs], judge[pairs]
-    tpr = (h * j).sum(1) / h.sum(1)
-    tnr = ((1 - h) * (1 - j)).sum(1) / (1 - h).sum(1)
-    estimates = np.clip((judge_only[alone].mean(1) + tnr - 1) / (tpr + tnr - 1), 0, 1)
-    low, high = np.percentile(estimates, [2.5, 97.5])
-    assert result.low == pytest.approx(low, abs=0.02)
-    assert result.high == pytest.approx(high, abs=0.02)
+def test_corrected_pass_rate_interval_matches_scipy_jeffreys_posteriors():
+    """The interval reads the correction off Jeffreys posteriors of TPR, TNR and the judge-only pass rate: the
+    same from scipy's beta draws (another seed), within Monte Carlo error; and it still has width when every
+    labelled FAIL was caught, where a bootstrap of the labelled items never varies TNR."""
+    for seed, n_labelled in ((3, 200), (4, 25)):
+        judge_only, human, judge = _binary_sample(seed, n_labelled=n_labelled, n_judge_only=300)
+        if seed == 4:
+            judge = np.where(human == 0, 0.0, judge)  # every human FAIL caught
+        result = ag.corrected_pass_rate(judge_only, human, judge, n_boot=4000)
+        h, j = human.astype(bool), judge.astype(bool)
+        rng = np.random.default_rng(99)
+        tpr = stats.beta.rvs((h & j).sum() + 0.5, (h & ~j).sum() + 0.5, size=100_000, random_state=rng)
+        tnr = stats.beta.rvs((~h & ~j).sum() + 0.5, (~h & j).sum() + 0.5, size=100_000, random_state=rng)
+        passes = judge_only.sum()
+        seen = stats.beta.rvs(passes + 0.5, judge_only.size - passes + 0.5, size=100_000, random_state=rng)
+        keep = tpr + tnr > 1
+        estimates = np.clip((seen + tnr - 1) / (tpr + tnr - 1), 0, 1)[keep]
+        low, high = np.percentile(estimates, [2.5, 97.5])
+        assert result.low == pytest.approx(low, abs=0.02)
+        assert result.high == pytest.approx(high, abs=0.02)
+        assert defined(result.high) - defined(result.low) > 0.05
 
 
 # --------------------------------------------------------------------------------------------------

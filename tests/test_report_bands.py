@@ -68,11 +68,11 @@ def test_corrected_pass_rate_of_twenty_passes_is_not_a_point(tmp_path, rubrics, 
     db = binary_db(tmp_path / "c.db", rubrics["binary"], skewed_split(), judge_only=[(1.0, "test")] * 20)
     corrected = report_json(db, capsys=capsys)["dimensions"][0]["corrected_pass_rate"]
     assert corrected["value"] == 1.0 and corrected["ci_high"] == 1.0
-    assert corrected["ci_low"] < 0.95  # was [1.00, 1.00]: certainty from 20 items
+    assert corrected["ci_low"] < 0.98  # was [1.00, 1.00]: certainty from 20 items
     direct = ag.corrected_pass_rate([1] * 20, [h for h, _ in skewed_split()], [j for _, j in skewed_split()])
     assert ag.is_defined(direct.low) and direct.low == corrected["ci_low"]
     nothing = ag.corrected_pass_rate([0] * 20, [h for h, _ in skewed_split()], [j for _, j in skewed_split()])
-    assert nothing.estimate == 0.0 and ag.is_defined(nothing.high) and nothing.high > 0.05
+    assert nothing.estimate == 0.0 and ag.is_defined(nothing.high) and nothing.high > 0.0  # not [0, 0] either
 
 
 def test_the_report_says_how_its_targets_combine(tmp_path, rubrics, hermetic_home, capsys):

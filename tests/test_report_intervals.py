@@ -22,6 +22,7 @@ from judge_tui.model.records import Item, Rating
 from judge_tui.store import Store
 from tests.agreement_data import exercise_items, load_ratings, ratings_file
 from tests.kappa_reference import jeffreys_kappa_quantiles
+from tests.pearson_reference import jackknife_fisher_z
 
 TOL = 1e-9
 HUMAN, JUDGE = "EXP001", "judge:test-model:binary@1"
@@ -235,9 +236,12 @@ def test_every_interval_matches_its_reference_through_the_report(tmp_path, rubri
             assert row["intervals"]["pearson_r"] is None
             assert "one straight line" in json.dumps(row)
         elif row["pearson_r"] is not None:
-            ci = stats.pearsonr(h, j).confidence_interval(0.95)
-            assert abs(row["intervals"]["pearson_r"]["low"] - ci.low) <= TOL
-            assert abs(row["intervals"]["pearson_r"]["high"] - ci.high) <= TOL
+            reference = jackknife_fisher_z(h, j)
+            if reference is None:
+                assert row["intervals"]["pearson_r"] is None
+            else:
+                assert abs(row["intervals"]["pearson_r"]["low"] - reference[0]) <= TOL
+                assert abs(row["intervals"]["pearson_r"]["high"] - reference[1]) <= TOL
         if row["spearman_rho"] is not None and abs(row["spearman_rho"]) == 1:
             # every resample of a perfect order is perfect: no interval rather than a certain [1, 1]
             assert row["intervals"]["spearman_rho"] is None

@@ -20,6 +20,7 @@ from judge_tui.stats.agreement import Undefined, cohen_kappa, kendall_tau, spear
 from judge_tui.stats.intervals import Interval
 from tests.kappa_reference import jeffreys_kappa_quantiles
 from tests.narrowing import defined
+from tests.pearson_reference import jackknife_fisher_z
 
 
 @pytest.fixture
@@ -93,6 +94,51 @@ def test_a_correlation_of_exactly_one_has_no_interval_where_scipy_claims_certain
     assert isinstance(got, Undefined)
     assert "one straight line" in got.reason and "10 pairs" in got.reason
     assert isinstance(intervals.spearman_interval_asymptotic(sign, 10), Undefined)
+
+
+def test_pearson_interval_is_the_jackknife_on_fisher_z_as_scipy_builds_it(rng):
+    """Scores on a five-point scale, piled at its top for the expert, and continuous ones: the interval equals
+    one built from scipy's pearsonr of every leave-one-out sample and scipy's t quantile."""
+    scale = np.linspace(0.0, 1.0, 5)
+    for n in (4, 5, 12, 25, 60):
+        for confidence in (0.9, 0.95):
+            expert = rng.choice(5, size=n, p=[0.03, 0.07, 0.15, 0.35, 0.40])
+            judge = np.clip(expert + rng.choice([-1, 0, 1], size=n, p=[0.1, 0.75, 0.15]), 0, 4)
+            x = rng.normal(size=n)
+            for a, b in ((scale[expert], scale[judge]), (x, 0.6 * x + rng.normal(size=n))):
+                if np.ptp(a) == 0 or np.ptp(b) == 0:
+                    continue
+                r = float(scipy_stats.pearsonr(a, b).statistic)
+                if abs(r) >= 1 - 1e-12:
+                    continue
+                reference = jackknife_fisher_z(a, b, confidence)
+                got = intervals.pearson_interval(a, b, r, confidence)
+                if reference is None:
+                    assert isinstance(got, Undefined)
+                    continue
+                got = defined(got)
+                assert (got.low, got.high) == pytest.approx(reference, abs=1e-9)
+                assert got.contains(r)
+
+
+def test_pearson_interval_is_refused_when_one_item_carries_the_figure():
+    """Without its one low score the expert's side would not vary; without its one disagreement every pair
+    would lie on one line: the items cannot show how far r could be, so no interval, and why (scipy's
+    reference agrees there is no jackknife to take)."""
+    a = np.array([0.0] + [1.0] * 11)
+    b = np.array([0.25, 1.0, 0.75, 1.0, 1.0, 0.75, 1.0, 1.0, 1.0, 0.5, 1.0, 1.0])
+    r = float(scipy_stats.pearsonr(a, b).statistic)
+    got = intervals.pearson_interval(a, b, r)
+    assert isinstance(got, Undefined) and "one item holds all the variation" in got.reason
+    assert jackknife_fisher_z(a, b) is None
+    a = np.array([0.0, 0.5, 1.0, 1.0, 0.5, 0.0, 1.0, 1.0, 0.5, 1.0, 1.0, 0.0])
+    b = a.copy()
+    b[3] = 0.5
+    r = float(scipy_stats.pearsonr(a, b).statistic)
+    got = intervals.pearson_interval(a, b, r)
+    assert isinstance(got, Undefined) and "11 of the 12 pairs lie on one straight line" in got.reason
+    assert jackknife_fisher_z(a, b) is None
+    assert isinstance(intervals.pearson_interval(a, a, 1.0), Undefined)  # all on one line: Fisher's reason
 
 
 # ---------------------------------------------------------------------------------------------- kappa

@@ -28,6 +28,7 @@ from judge_tui.stats.intervals import Interval
 from judge_tui.store import Store
 from tests.kappa_reference import log_disagreement_t
 from tests.narrowing import defined
+from tests.pearson_reference import jackknife_fisher_z
 from tests.team_fixtures import exercise_item, rate
 
 DIMS = ("difficulty_match", "instruction_clarity", "learning_objective_alignment")
@@ -196,10 +197,11 @@ def test_each_expert_and_the_consensus_against_the_judge_and_the_consensus(team,
                 (low, high), abs=1e-9)
             assert row["intervals"]["alignment"]["method"] == "wilson"
             r = stats.pearsonr(a, b)
-            ci = r.confidence_interval(0.95)
             assert row["pearson_r"] == pytest.approx(r.statistic, abs=1e-9)
+            reference = jackknife_fisher_z(a, b)
+            assert reference is not None
             assert (row["intervals"]["pearson_r"]["low"], row["intervals"]["pearson_r"]["high"]) == pytest.approx(
-                (ci.low, ci.high), abs=1e-9)
+                reference, abs=1e-9)
             points = np.abs(a[:, None] - SCALE).argmin(axis=1), np.abs(b[:, None] - SCALE).argmin(axis=1)
             table = np.zeros((3, 3))
             np.add.at(table, points, 1)

@@ -135,7 +135,7 @@ def self_agreement(store: Store, rubric: Rubric, split: str | None = None,
         paired = {d: pairing.column(column) for d, column in columns}
         by_dim = {d: p.compare(rubric, tolerance) for d, p in paired.items()}
         alignment = pooled_alignment(paired.values(), aligned_within, "no items were rated twice")
-        intervals = {d: {k: v for k, v in pair_intervals(p, confidence).items() if k != "pearson_r"}
+        intervals = {d: {k: v for k, v in pair_intervals(paired[d], p, confidence).items() if k != "pearson_r"}
                      for d, p in by_dim.items()}
         out.append(ExpertSelfAgreement(rater, int(pairing.keys.size), alignment, by_dim, paired,
                                        pooled_interval(list(paired.values()), aligned_within, confidence), intervals))

@@ -286,7 +286,7 @@ def _rater_figures(rater: str, pairs: Sequence[AlignedPair], dimensions: Sequenc
     found = []
     for dimension, p in zip(dimensions, pairs, strict=True):
         agreement = p.compare(rubric, tolerance)
-        found.append(DimensionFigures(dimension, p, agreement, pair_intervals(agreement, confidence)))
+        found.append(DimensionFigures(dimension, p, agreement, pair_intervals(p, agreement, confidence)))
     if items is None:
         items = int(np.unique(np.concatenate([p.keys for p in pairs])).size) if pairs else 0
     alignment = pooled_alignment(pairs, tolerance, "no item was rated by the experts and judged by every member")

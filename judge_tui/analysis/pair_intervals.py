@@ -29,8 +29,8 @@ from judge_tui.stats.intervals import (
     Interval,
     IntervalFigure,
     bootstrap,
-    fisher_z,
     kappa_interval,
+    pearson_interval,
     percentile_interval,
     weighted_kappa,
     weighted_pearson,
@@ -51,15 +51,17 @@ def _when_defined(figure: ag.Figure, interval: Callable[[float], IntervalFigure]
     return interval(figure) if ag.is_defined(figure) else figure  # type: ignore[return-value]
 
 
-def pair_intervals(agreement: ag.PairAgreement, confidence: float = DEFAULT_CONFIDENCE) -> dict[str, IntervalFigure]:
-    """Intervals of one pairing's alignment (Wilson), Cohen's kappa (Fleiss–Cohen–Everitt) and Pearson's r
-    (Fisher's z), by figure name as the JSON report names them."""
+def pair_intervals(paired: AlignedPair, agreement: ag.PairAgreement,
+                   confidence: float = DEFAULT_CONFIDENCE) -> dict[str, IntervalFigure]:
+    """Intervals of one pairing's alignment (Wilson), Cohen's kappa (``kappa_interval``) and Pearson's r
+    (Fisher's z with the jackknife's standard error, from the items' scores), by figure name as the JSON report
+    names them; ``agreement`` is ``paired.compare(...)``."""
     n = agreement.n
     return {
         "alignment": _when_defined(agreement.alignment_rate, lambda rate: wilson(int(round(rate * n)), n, confidence)),
         "kappa": _when_defined(agreement.cohen_kappa,
                                lambda _: kappa_interval(np.asarray(agreement.confusion), None, confidence)),
-        "pearson_r": _when_defined(agreement.pearson_r, lambda r: fisher_z(r, n, confidence)),
+        "pearson_r": _when_defined(agreement.pearson_r, lambda r: pearson_interval(paired.a, paired.b, r, confidence)),
     }
 
 
@@ -154,7 +156,7 @@ def repeat_intervals(pairs: Sequence[AlignedPair], rubric: Rubric, tolerance: fl
         reason = ag.Undefined("no items were judged twice")
         return {"alignment": reason, **({"kappa": reason} if kappa else {})}
     if len(usable) == 1:
-        found = pair_intervals(usable[0].compare(rubric, tolerance), confidence)
+        found = pair_intervals(usable[0], usable[0].compare(rubric, tolerance), confidence)
         return {"alignment": found["alignment"], **({"kappa": found["kappa"]} if kappa else {})}
     points = np.asarray(rubric.scale.points, dtype=np.float64)
     keys = np.unique(np.concatenate([p.keys for p in usable]))

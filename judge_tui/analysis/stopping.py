@@ -117,10 +117,9 @@ def _asymptotic_at(c: TargetCheck, more: float, alpha: float) -> tuple[Decision,
     estimate, shrink = _value(c), math.sqrt(c.n / n)
     low = estimate - (estimate - interval.low) * shrink
     high = estimate + (interval.high - estimate) * shrink
-    # Kappa's large-sample interval is symmetric where kappa is skewed: widened on (1 - κ)^(1/3) instead. Other
-    # kappa intervals (from the agreement's Wilson interval when every item agreed) are asymmetric already.
-    transform: sq.Transform = ("fisher_z" if interval.method.startswith("fisher") else
-                               "kappa" if interval.method == "fleiss-cohen-everitt" else "none")
+    # A correlation is widened on Fisher's z; every other interval on its own scale, each side by the same factor
+    # (kappa's are built asymmetric already: a posterior, or on log(1 - κ) or sqrt(1 - κ)).
+    transform: sq.Transform = "fisher_z" if interval.method.startswith("fisher") else "none"
     bounds = sq.sequence_bounds(estimate, low, high, z_value(interval.confidence), n, transform=transform,
                                 alpha=alpha * sq.ASYMPTOTIC_SHARE_OF_ALPHA)
     sign_low = bounds.low > c.target if c.strict else bounds.low >= c.target

@@ -255,10 +255,11 @@ def team_agreement(view: TeamView, tolerance: float = DEFAULT_TOLERANCE,
         paired = {e: AlignedPair.of(view.item_keys, matrix[i], judge) for i, e in enumerate(view.experts)}
         paired[CONSENSUS_RATER] = AlignedPair.of(view.item_keys, values, judge)
         vs_judge = {name: p.compare(rubric, tolerance) for name, p in paired.items()}
-        vs_consensus = {e: AlignedPair.of(view.item_keys, team_consensus(view, d, leave_out=i)[0], matrix[i])
-                        .compare(rubric, tolerance) for i, e in enumerate(view.experts)}
-        intervals = {f"judge:{name}": pair_intervals(p, confidence) for name, p in vs_judge.items()}
-        intervals |= {f"consensus:{e}": pair_intervals(p, confidence) for e, p in vs_consensus.items()}
+        against = {e: AlignedPair.of(view.item_keys, team_consensus(view, d, leave_out=i)[0], matrix[i])
+                   for i, e in enumerate(view.experts)}
+        vs_consensus = {e: p.compare(rubric, tolerance) for e, p in against.items()}
+        intervals = {f"judge:{name}": pair_intervals(paired[name], p, confidence) for name, p in vs_judge.items()}
+        intervals |= {f"consensus:{e}": pair_intervals(against[e], p, confidence) for e, p in vs_consensus.items()}
         levels = _alpha_levels(matrix, points, ordered, enough, confidence)
         dims.append(DimensionTeam(
             dimension=d, alpha=levels[level][0], alpha_level=level, kappa=kappa,

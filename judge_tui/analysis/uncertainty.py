@@ -78,7 +78,8 @@ def row_uncertainty(paired: AlignedPair, figures: PairAgreement, confidence: flo
         else:
             out[name] = iv.kappa_interval(table, None if table.shape[0] == 2 else weights, confidence)
     r = figures.pearson_r
-    out["pearson_r"] = iv.fisher_z(r, n, confidence) if ag.is_defined(r) else _undefined_like(r, empty)
+    out["pearson_r"] = (iv.pearson_interval(paired.a, paired.b, r, confidence) if ag.is_defined(r)
+                        else _undefined_like(r, empty))
     for name, make in (("spearman_rho", iv.spearman_interval), ("kendall_tau", iv.kendall_interval)):
         value = getattr(figures, name)
         if not ranks:

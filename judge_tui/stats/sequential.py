@@ -45,7 +45,6 @@ import numpy as np
 
 __all__ = [
     "ASYMPTOTIC_SHARE_OF_ALPHA",
-    "KAPPA_POWER",
     "MIN_ITEMS_ASYMPTOTIC",
     "ONE_SIDED_ALPHA",
     "PRIOR_WEIGHT",
@@ -74,8 +73,6 @@ ONE_SIDED_ALPHA = 0.025
 PRIOR_WEIGHT = 10.0
 # The normal-mixture boundary is tuned to be tightest at this many items (ConfSeq's v_opt).
 TUNED_FOR_ITEMS = 100
-# Kappa is widened on the scale (1 - κ)^KAPPA_POWER, where its two tails are closer to even (see sequence_bounds).
-KAPPA_POWER = 1 / 3
 # The asymptotic sequence needs the figure's normal approximation; below this many items it is not used.
 MIN_ITEMS_ASYMPTOTIC = 20
 # The asymptotic sequence is drawn at this share of the stated level: its normal approximation is optimistic at
@@ -297,25 +294,15 @@ def widened(estimate: float, low: float, high: float, z_fixed: float, n: float, 
     return SequenceBounds(estimate - factor * (estimate - low), estimate + factor * (high - estimate), factor)
 
 
-Transform = Literal["none", "fisher_z", "kappa"]
+Transform = Literal["none", "fisher_z"]
 
 
 def sequence_bounds(estimate: float, low: float, high: float, z_fixed: float, n: float, *,
                     transform: Transform = "none", alpha: float = ONE_SIDED_ALPHA) -> SequenceBounds:
-    """``widened`` on the scale where the figure is closest to normal: Fisher's z for a correlation; for kappa,
-    (1 - κ)^(1/3). Kappa's estimate and its large-sample standard error move together (a high estimate comes
-    with a small error), so on κ's own scale "met" is said about twice as often as the level says (at 100 items
-    and a 95% fixed-n interval: 4.4% above, 2.0% below); on the cube root of 1 - κ the tails are closer to even
-    (2.2% and 3.7%)."""
-    if transform == "kappa":
-        def to_y(v: float) -> float:
-            return float(max(0.0, 1.0 - v) ** KAPPA_POWER)
-
-        def back(y: float) -> float:
-            return float(1.0 - max(0.0, y) ** (1.0 / KAPPA_POWER))
-
-        on_y = widened(to_y(estimate), to_y(high), to_y(low), z_fixed, n, alpha=alpha)
-        return SequenceBounds(max(-1.0, back(on_y.high)), back(on_y.low), on_y.widening)
+    """``widened`` on the scale where the figure is closest to normal: Fisher's z for a correlation. Kappa's
+    intervals are widened on κ's own scale, each side by the same factor, which keeps the asymmetry they were
+    built with (a posterior, or a symmetric interval on log(1 - κ) or sqrt(1 - κ)); measured with a look after
+    every item in benchmarks/bench_decisions_monitoring.py."""
     if transform == "fisher_z":
         clip = 1.0 - 1e-12
         to_z = [math.atanh(max(-clip, min(clip, v))) for v in (estimate, low, high)]
