@@ -245,7 +245,7 @@ def through_the_report(args: argparse.Namespace) -> None:
         for key in undecided:
             undecided[key] += found[key] == "undecided"
     print(f"\n## Through build_report on a real database: {args.end_to_end} pools, balanced order, every item rated\n")
-    print(f"decisions as in part 2 in {same} of {args.end_to_end} pools; undecided: TPR {undecided['tpr']}, "
+    print(f"decisions as in part 3 in {same} of {args.end_to_end} pools; undecided: TPR {undecided['tpr']}, "
           f"TNR {undecided['tnr']} of {args.end_to_end}")
 
 
