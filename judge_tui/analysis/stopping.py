@@ -8,9 +8,10 @@ time (stats.sequential):
 
 * TPR and TNR on the test split (a share of independent items of one class): the one-sided conjugate beta
   mixture test, exact;
-* every other target (alignment, kappa and weighted kappa per dimension, Pearson r, a design-weighted figure):
-  the asymptotic confidence sequence, the fixed-n interval widened to the normal-mixture boundary, as valid as
-  the figure's normal approximation.
+* every other target (alignment, kappa and weighted kappa per dimension, Pearson r, a design-weighted figure,
+  a balanced order's TPR and TNR weighted within the test split among them): the asymptotic confidence
+  sequence, the fixed-n interval widened to the normal-mixture boundary, as valid as the figure's normal
+  approximation.
 
 How targets combine is stated once, in ``analysis.targets.Combined``: each target on its own, at one-sided
 (1 - confidence) / 2 per side, 2.5% by default, the same level per target as the fixed-n report's 95% intervals;
