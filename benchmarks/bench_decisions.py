@@ -6,8 +6,9 @@
                 and near it, fixed-n rule against the rule valid at any time (the stop notice's).
 * planner     — bench_decisions_planner.py: the settle rate when the plan's 80% figure is added from the same
                 truth, and `judge-tui plan` before a study.
-* orders      — bench_decisions_orders.py: ratings to a decision per queue order for the judge, and a judge on
-                its target left undecided with every item of the pool rated.
+* orders      — bench_decisions_orders.py: ratings to a decision per queue order for the judge, under the
+                fixed-n rule and under the stop notice's rule valid at any time, and a judge on its target left
+                undecided with every item of the pool rated.
 
 Each part drives the functions the report and the app call, in-process. Each can also be run alone, with its
 own options (see its docstring). The figures are in docs/benchmarks.md.

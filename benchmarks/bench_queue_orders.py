@@ -119,7 +119,7 @@ def judged(data: DataSet, rated: list[str], kind: str, pool: dict[str, int]) -> 
         of, hits = int(cls.sum()), int((cls & hit).sum())
         interval = iv.wilson(hits, of, CONFIDENCE) if of else Undefined(f"no {label} yet")
         estimate = hits / of if of else Undefined(f"no {label} yet")
-        plain[key] = check(key, key.upper(), "all compared items", estimate, interval, of, TARGET, strict=True,
+        plain[key] = check(key, key.upper(), "test split", estimate, interval, of, TARGET, strict=True,
                            confidence=CONFIDENCE, share=(hits, of), class_share=of / len(rated), class_label=label)
     if kind != qo.BALANCED:
         return plain
@@ -131,7 +131,8 @@ def judged(data: DataSet, rated: list[str], kind: str, pool: dict[str, int]) -> 
     rated_per = {name: int((strata == name).sum()) for name in pool}
     design = Design(qo.BALANCED, "judge", len(rated), dict(pool), rated_per, iv.effective_sample_size(weights),
                     figures)
-    return {c.key: c for c in reweighted_checks(list(plain.values()), design, binary_rubric(), CONFIDENCE)}
+    # Every item of the pool is a test item: the test split's design is the pool's.
+    return {c.key: c for c in reweighted_checks(list(plain.values()), design, binary_rubric(), CONFIDENCE, design)}
 
 
 def decided(checks: dict[str, TargetCheck]) -> bool:

@@ -30,10 +30,10 @@ def item_ids(n: int = N_ITEMS) -> list[str]:
     return [f"P{k:03d}" for k in range(1, n + 1)]
 
 
-def fill(store: Store, rubric: Rubric, n: int = N_ITEMS, judged: int | None = None) -> None:
-    """n items; the judge rates the first `judged` of them (all by default), every fifth FAIL."""
+def fill(store: Store, rubric: Rubric, n: int = N_ITEMS, judged: int | None = None, split: str | None = None) -> None:
+    """n items (of ``split``); the judge rates the first `judged` of them (all by default), every fifth FAIL."""
     store.ensure_rubric_version(rubric)
-    store.add_items([Item(id=i, rubric=rubric.id, fields={"query": i, "criterion": "c", "response": "r"})
+    store.add_items([Item(id=i, rubric=rubric.id, fields={"query": i, "criterion": "c", "response": "r"}, split=split)
                      for i in item_ids(n)])
     judge(store, rubric, item_ids(n)[: n if judged is None else judged])
 
@@ -220,7 +220,7 @@ def test_balanced_report_weights_each_stratum_by_its_share_of_the_pool(store, bi
     from judge_tui.analysis.report import build_report
     from judge_tui.analysis.report_render.as_json import report_to_dict
 
-    fill(store, binary, n=20)  # the judge: FAIL on P005, P010, P015, P020; PASS on the other 16
+    fill(store, binary, n=20, split="test")  # the judge: FAIL on P005, P010, P015, P020; PASS on the other 16
     prepare_queue(store, binary, "ann", "balanced")
     # Every FAIL of the judge rated (4 of 4, weight 1) and 4 of its 16 PASSes (weight 4).
     labels = {"P005": "FAIL", "P010": "FAIL", "P015": "FAIL", "P020": "PASS",
@@ -257,11 +257,12 @@ def test_balanced_report_weights_each_stratum_by_its_share_of_the_pool(store, bi
     # TPR's effective n, by hand: TPR (1 − TPR) over its two-phase variance, 0.5125 / (169 · 0.4225)
     # (tests/test_stats_intervals.py works it out).
     assert {f.key: f.n for f in design.figures}["tpr"] == pytest.approx((12 / 169) / (0.5125 / (169 * 0.4225)))
-    # The targets are decided on the weighted figures, not on the tilted plain ones.
-    from judge_tui.analysis.design import WEIGHTED_SCOPE
+    # The targets are decided on the weighted figures, not on the tilted plain ones; TPR and TNR on the test
+    # split's (every item here is a test item).
+    from judge_tui.analysis.design import TEST_WEIGHTED_SCOPE
 
     decided = {c.key: c for c in report.checks}
-    assert decided["tpr"].estimate == pytest.approx(12 / 13) and decided["tpr"].scope == WEIGHTED_SCOPE
+    assert decided["tpr"].estimate == pytest.approx(12 / 13) and decided["tpr"].scope == TEST_WEIGHTED_SCOPE
     assert decided["tnr"].estimate == pytest.approx(3 / 7) and decided["alignment"].estimate == pytest.approx(0.75)
     # The figures are the judge's, not the pool's: rating the 12 items left does not make them exact, and a
     # plan that asks for more than those says so.
@@ -456,7 +457,7 @@ def test_the_stop_check_decides_on_a_report_of_the_checks_alone(store, binary):
     from judge_tui.analysis.report import build_report
     from judge_tui.analysis.stopping import items_left, settledness_of, study_settledness
 
-    fill(store, binary)
+    fill(store, binary, split="test")
     prepare_queue(store, binary, "ann", "balanced")
     for n, (item_id, _, _) in enumerate(store.queue_entries("ann", "binary")[:20]):
         human_rating(store, binary, item_id, "FAIL" if n % 4 == 0 else "PASS")
@@ -466,7 +467,7 @@ def test_the_stop_check_decides_on_a_report_of_the_checks_alone(store, binary):
     assert lean.self_agreement == () and lean.human_agreement is None and lean.breakdowns == ()
     assert all(f.key != "corrected_pass_rate" for f in present(lean.design).figures)
     assert study_settledness(store, binary, AgreementSettings()) == settledness_of(
-        full, has_test_split=False, left=items_left(store, binary, full))
+        full, has_test_split=True, left=items_left(store, binary, full))
 
 
 def test_graded_kappa_targets_are_decided_on_weighted_kappas(store, rubrics):
@@ -618,7 +619,7 @@ def test_every_item_rated_in_balanced_order_leaves_the_judge_on_its_target_undec
 
     from judge_tui.analysis.report import build_report
 
-    fill(store, binary, n=200)  # the judge: FAIL on every fifth item (40), PASS on the other 160
+    fill(store, binary, n=200, split="test")  # the judge: FAIL on every fifth item (40), PASS on the other 160
     prepare_queue(store, binary, "ann", "balanced")
     judged_fail = [i for i in item_ids(200) if int(i[1:]) % 5 == 0]
     judged_pass = [i for i in item_ids(200) if int(i[1:]) % 5]

@@ -75,8 +75,10 @@ def design_weights(strata: Sequence[str], pool: dict[str, int]) -> np.ndarray:
 
 
 def sampling_design(store: Store, rubric: Rubric, human_ids: Sequence[str], pairing: Pairing, split: str | None,
-                    tolerance: float, confidence: float) -> Design | None:
-    """The design of the compared items' draws; None when none was recorded (rated before queue orders)."""
+                    tolerance: float, confidence: float, *, rates_only: bool = False) -> Design | None:
+    """The design of the compared items' draws; None when none was recorded (rated before queue orders).
+    ``rates_only``: of the weighted figures only TPR and TNR (the test split's design, whose other figures
+    no target reads)."""
     ids = item_groups(store, rubric, "id", pairing.keys, split)
     draws = {d.item_id: d for d in store.draws(rubric.id, human_ids)}
     compared = [draws[i] for i in ids if i in draws]
@@ -93,10 +95,10 @@ def sampling_design(store: Store, rubric: Rubric, human_ids: Sequence[str], pair
     pool = Counter(s for i, s in every.items() if i in in_pool)
     strata = [every.get(i, qo.UNJUDGED) for i in ids]
     weights = design_weights(strata, pool)
+    figures = (pass_fail_rates(rubric, pairing, np.array(strata), weights, pool, confidence) if rates_only else
+               weighted_figures(rubric, pairing, np.array(strata), weights, pool, tolerance, confidence))
     return Design(kind, judge, len(compared), dict(sorted(pool.items())), dict(sorted(Counter(strata).items())),
-                  iv.effective_sample_size(weights),
-                  weighted_figures(rubric, pairing, np.array(strata), weights, pool, tolerance, confidence),
-                  np.array(strata), weights)
+                  iv.effective_sample_size(weights), figures, np.array(strata), weights)
 
 
 def with_corrected_pass_rate(design: Design, pairing: Pairing, observed: float, n_judge_only: int,
@@ -280,10 +282,7 @@ def weighted_figures(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weigh
         if rubric.scale.kind == "pass_fail":
             human_pass, judge_pass = ca == 1, cb == 1
             figures += [
-                weighted_share_figure("tpr", "TPR", human_pass & judge_pass, human_pass, w, s, pool, confidence,
-                                      qo.PASS_FAIL_CATEGORIES["tpr"]),
-                weighted_share_figure("tnr", "TNR", ~human_pass & ~judge_pass, ~human_pass, w, s, pool, confidence,
-                                      qo.PASS_FAIL_CATEGORIES["tnr"]),
+                *_rates(human_pass, judge_pass, w, s, pool, confidence),
                 weighted_share_figure("accuracy", "accuracy", human_pass == judge_pass, np.ones(w.size), w, s, pool,
                                       confidence, qo.PASS_FAIL_CATEGORIES["accuracy"]),
             ]
@@ -293,7 +292,32 @@ def weighted_figures(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weigh
     return tuple(figures)
 
 
+def _rates(human_pass: np.ndarray, judge_pass: np.ndarray, weights: np.ndarray, strata: np.ndarray,
+           pool: dict[str, int], confidence: float) -> list[WeightedFigure]:
+    return [weighted_share_figure("tpr", "TPR", human_pass & judge_pass, human_pass, weights, strata, pool,
+                                  confidence, qo.PASS_FAIL_CATEGORIES["tpr"]),
+            weighted_share_figure("tnr", "TNR", ~human_pass & ~judge_pass, ~human_pass, weights, strata, pool,
+                                  confidence, qo.PASS_FAIL_CATEGORIES["tnr"])]
+
+
+def pass_fail_rates(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weights: np.ndarray, pool: dict[str, int],
+                    confidence: float) -> tuple[WeightedFigure, ...]:
+    """The design-weighted TPR and TNR of a PASS/FAIL rubric's overall label (nothing for another rubric)."""
+    if rubric.overall != "label" or rubric.scale.kind != "pass_fail":
+        return ()
+    a, b = pairing.a.column(OVERALL_COLUMN), pairing.b.column(OVERALL_COLUMN)
+    scored = ~np.isnan(a) & ~np.isnan(b)
+    if not scored.any():
+        return ()
+    points = rubric.scale.points
+    human_pass, judge_pass = _codes(a[scored], points) == 1, _codes(b[scored], points) == 1
+    return tuple(_rates(human_pass, judge_pass, weights[scored], strata[scored], pool, confidence))
+
+
 WEIGHTED_SCOPE = "all compared items, design-weighted"
+# TPR and TNR, decided on the test split alone and weighted within it by its own verdict groups.
+TEST_WEIGHTED_SCOPE = "test split, design-weighted"
+_TEST_KEYS = ("tpr", "tnr")
 
 
 def deciding_n(n: float, rated: dict[str, int], pool: dict[str, int]) -> int:
@@ -305,26 +329,33 @@ def deciding_n(n: float, rated: dict[str, int], pool: dict[str, int]) -> int:
     return min(round(n), *partial) if partial else round(n)
 
 
-def reweighted_checks(checks: Sequence[TargetCheck], design: Design, rubric: Rubric,
-                      confidence: float) -> list[TargetCheck]:
+def reweighted_checks(checks: Sequence[TargetCheck], design: Design, rubric: Rubric, confidence: float,
+                      tested: Design | None = None) -> list[TargetCheck]:
     """The report's targets decided on the design-weighted figures where there is one (a balanced order's
-    unweighted figures lean towards the over-sampled verdicts, so a decision must not rest on them)."""
+    unweighted figures lean towards the over-sampled verdicts, so a decision must not rest on them). TPR and
+    TNR are the test split's targets: they are read from ``tested``, the test split's own design (its compared
+    items weighted by their verdict groups in the test split), never from the figures over every compared
+    item; without a balanced draw among the test items their plain test-split check stands."""
     weighted = {f.key: f for f in design.figures}
-    unrated = max(0, sum(design.pool.values()) - sum(design.rated.values()))
+    tested_figures = {f.key: f for f in tested.figures} if tested is not None and tested.weighted else {}
     figure_of = {"alignment": "alignment_rate", "tpr": "tpr", "tnr": "tnr", "pearson": "pearson_r"}
     judged = rubric.judged_dimensions
     if rubric.overall == "label" and len(judged) == 1:  # the overall label is that dimension's score
         figure_of[f"kappa:{judged[0].id}"] = "cohen_kappa"
     out = []
     for c in checks:
-        found = weighted.get(figure_of.get(c.key, c.key))  # kappa:<dimension> is its own key
-        if found is None:
+        on_test = c.key in _TEST_KEYS
+        source = tested if on_test else design
+        found = (tested_figures if on_test else weighted).get(figure_of.get(c.key, c.key))  # kappa:<dim> as is
+        if found is None or source is None:
             out.append(c)
             continue
-        decided = check(c.key, c.figure, WEIGHTED_SCOPE, found.estimate, found.interval,
-                        deciding_n(found.n, design.rated, design.pool), c.target,
-                        strict=c.strict, percent=c.percent, confidence=confidence, class_label=c.class_label)
-        if decided.more_items is not None:  # its plan says so when rating the rest of the pool cannot settle it
+        unrated = max(0, sum(source.pool.values()) - sum(source.rated.values()))
+        decided = check(c.key, c.figure, TEST_WEIGHTED_SCOPE if on_test else WEIGHTED_SCOPE, found.estimate,
+                        found.interval, deciding_n(found.n, source.rated, source.pool), c.target,
+                        strict=c.strict, percent=c.percent, confidence=confidence, class_label=c.class_label,
+                        class_share=c.class_share)
+        if on_test or decided.more_items is not None:  # its plan says so when rating the rest cannot settle it
             decided = replace(decided, left=unrated)
         out.append(decided)
     return out

@@ -8,9 +8,10 @@ time (stats.sequential):
 
 * TPR and TNR on the test split (a share of independent items of one class): the one-sided conjugate beta
   mixture test, exact;
-* every other target (alignment, kappa and weighted kappa per dimension, Pearson r, a design-weighted figure):
-  the asymptotic confidence sequence, the fixed-n interval widened to the normal-mixture boundary, as valid as
-  the figure's normal approximation.
+* every other target (alignment, kappa and weighted kappa per dimension, Pearson r, a design-weighted figure,
+  a balanced order's TPR and TNR weighted within the test split among them): the asymptotic confidence
+  sequence, the fixed-n interval widened to the normal-mixture boundary, as valid as the figure's normal
+  approximation.
 
 How targets combine is stated once, in ``analysis.targets.Combined``: each target on its own, at one-sided
 (1 - confidence) / 2 per side, 2.5% by default, the same level per target as the fixed-n report's 95% intervals;
@@ -31,6 +32,7 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 
+from judge_tui.analysis.design import TEST_WEIGHTED_SCOPE
 from judge_tui.analysis.figure_format import decimal_text, share_text
 from judge_tui.analysis.report import Group, Report, ReportError, build_report, default_groups
 from judge_tui.analysis.targets import TargetCheck
@@ -50,6 +52,8 @@ ASYMPTOTIC = "asymptotic confidence sequence"
 # The targets that are a share of independent items of one class, on the unweighted test split.
 _SHARE_KEYS = ("tpr", "tnr")
 _SHARE_SCOPE = "test split"
+# The test split's scopes: its plain items, or (a balanced order) its items weighted within it.
+_TEST_SCOPES = (_SHARE_SCOPE, TEST_WEIGHTED_SCOPE)
 
 
 @dataclass(frozen=True)
@@ -145,7 +149,7 @@ def anytime_check(c: TargetCheck, confidence: float, left: int | None = None,
     if not ag.is_defined(c.estimate) or not isinstance(c.interval, Interval) or c.decision is None:
         # Not the figure's own reason ("the human labels contain no FAIL"): a rater may read this, and that
         # reason is an aggregate of other experts' labels. The report gives it under "n/a means".
-        pool = "the test split" if c.scope == _SHARE_SCOPE else "the pool"
+        pool = "the test split" if c.scope in _TEST_SCOPES else "the pool"
         held = (f"it cannot be computed on the items compared, and every item of {pool} is compared"
                 if left == 0 else "")
         return AnytimeCheck(c, None, method, confidence, None, held)
@@ -160,7 +164,7 @@ def anytime_check(c: TargetCheck, confidence: float, left: int | None = None,
 
 def _held_up(c: TargetCheck, left: int, alpha: float, exact: bool, class_share: float | None) -> str:
     """Why the items left cannot settle an undecided target ("" when rating them could)."""
-    pool = "the test split" if c.scope == _SHARE_SCOPE else "the pool"
+    pool = "the test split" if c.scope in _TEST_SCOPES else "the pool"
     if left == 0:
         return f"every item of {pool} is compared: only new items can settle it"
     more = left * (class_share or 0.0) if exact else float(left)
@@ -229,7 +233,7 @@ class Settledness:
 def settledness_of(report: Report, *, has_test_split: bool = True, left: dict[str, int] | None = None) -> Settledness:
     """Without a test split the test-split targets (TPR, TNR) have nothing to be read from: more ratings
     cannot settle them, so they are not questions of this study."""
-    found = [a for a in anytime_checks(report, left) if has_test_split or a.check.scope != _SHARE_SCOPE]
+    found = [a for a in anytime_checks(report, left) if has_test_split or a.check.scope not in _TEST_SCOPES]
     held = tuple((a.check.goal, a.held_up) for a in found if a.held_up and a.decision not in DECIDED)
     scopes = {a.check.scope for a in found}
     pool_rated = left is not None and all(left.get(scope) == 0 for scope in scopes)
@@ -241,10 +245,10 @@ def report_items_left(report: Report) -> dict[str, int]:
     """Items not yet compared, by scope, as far as the report itself knows: the pool's from its counts, the test
     split's from a plan that counted it (analysis/report._with_items_left)."""
     left = {c.scope: max(0, report.counts["items"] - report.counts["compared"])
-            for c in report.checks if c.scope != _SHARE_SCOPE}
-    counted = [c.left for c in report.checks if c.scope == _SHARE_SCOPE and c.left is not None]
-    if counted:
-        left[_SHARE_SCOPE] = counted[0]
+            for c in report.checks if c.scope not in _TEST_SCOPES}
+    for c in report.checks:
+        if c.scope in _TEST_SCOPES and c.left is not None:
+            left[c.scope] = c.left
     return left
 
 
@@ -256,10 +260,13 @@ def all_decided_at_any_time(report: Report) -> bool:
 def items_left(store: Store, rubric: Rubric, report: Report) -> dict[str, int]:
     """Items of each scope of the report's targets that are not yet compared (rated by both sides)."""
     left = {c.scope: max(0, report.counts["items"] - report.counts["compared"])
-            for c in report.checks if c.scope != _SHARE_SCOPE}
+            for c in report.checks if c.scope not in _TEST_SCOPES}
     tested = [c.n for c in report.checks if _is_exact_share(c)]
     if tested:
         left[_SHARE_SCOPE] = max(0, store.count_items(rubric.id, "test") - sum(tested))
+    for c in report.checks:  # a balanced order's: counted by its design (analysis/design.reweighted_checks)
+        if c.scope == TEST_WEIGHTED_SCOPE and c.left is not None:
+            left[c.scope] = c.left
     return left
 
 

@@ -80,7 +80,7 @@ class TargetCheck:
 
     def where(self, count: int | None = None) -> str:
         """"test items", "rated items" ("test item" for one)."""
-        noun = "test item" if self.scope == "test split" else "rated item"
+        noun = "test item" if self.scope.startswith("test split") else "rated item"
         return noun if count == 1 else noun + "s"
 
     def in_scope(self, more: int) -> int | None:

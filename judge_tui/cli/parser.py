@@ -136,7 +136,9 @@ def build_parser() -> CommandParser:
     p.add_argument("--order", choices=["import", "random", "balanced"],
                    help="the order your items come in (default: queue_order in settings.json, else import): random "
                    "is a fixed random order of your own; balanced brings the judge's verdicts in equal measure, "
-                   "at random and never shown. Kept per reviewer: quitting and coming back never reshuffles. "
+                   "at random and never shown, but saves no ratings before the stop notice (its rule valid at any "
+                   "time decides a balanced order's TPR and TNR more slowly; docs/benchmarks.md): prefer import or "
+                   "random. Kept per reviewer: quitting and coming back never reshuffles. "
                    "An assignment (judge-tui assign) keeps its own queue's order")
 
     p = parser.add_command("demo", help="open the rating screen on the bundled demo (a database of its own, apart "

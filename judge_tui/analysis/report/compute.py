@@ -372,7 +372,11 @@ def build_report(
     checks = with_items_left(store, rubric, checks, total, human_scores.keys, split)
     design = sampling_design(store, rubric, human.rater_ids, pairing, split, tolerance, confidence)
     if design is not None and design.weighted:
-        checks = reweighted_checks(checks, design, rubric, confidence)
+        test_design = design if split == "test" else (
+            sampling_design(store, rubric, human.rater_ids, test_pairing, "test", tolerance, confidence,
+                            rates_only=True)
+            if test_pairing is not None and test_pairing.keys.size else None)
+        checks = reweighted_checks(checks, design, rubric, confidence, test_design)
         fixed = overall.corrected or next((r.corrected for r in rows if r.corrected is not None), None)
         if fixed is not None and ag.is_defined(fixed.rate.observed_pass_rate) and not checks_only:
             design = with_corrected_pass_rate(design, pairing, float(fixed.rate.observed_pass_rate),

@@ -373,9 +373,13 @@ def design_text(report: Report) -> Text | None:
     text.append("Design-weighted figures: ", style="bold")
     parts = [f"{f.label} {figure_with_interval(f.estimate, f.interval, percent=f.key in PERCENT_FIGURES)}"
              for f in d.figures]
+    decided = "The targets are decided on these."
+    if report.split != "test" and any(f.key in ("tpr", "tnr") for f in d.figures):
+        decided = ("The targets are decided on these, except TPR and TNR: they are the test split's, decided on "
+                   "its items alone, weighted within it.")
     text.append("; ".join(parts) + f" ({share_text(report.confidence)} intervals for the judge on items like these, not "
                 "for this pool alone: stratified Jeffreys for shares and the corrected pass rate, a stratified "
-                "bootstrap for the others, both with the pool itself a sample). The targets are decided on these.\n")
+                f"bootstrap for the others, both with the pool itself a sample). {decided}\n")
     text.append("Unweighted: ", style="bold")
     text.append(UNWEIGHTED_NOTE + "\n")
     return text
