@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import os
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -105,6 +106,8 @@ def test_the_reports_are_as_pinned_with_another_cpus_arithmetic(team_db: Path, h
     """OpenBLAS run with another CPU's kernels sums in another order: with Prescott's, a Pearson interval's bound
     is -0.48007619256184075 where this machine writes -0.4800761925618408, as on an AMD EPYC. The pinned files
     hold all the same (where numpy is built on another BLAS the variable changes nothing, and they hold too)."""
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("these are x86-64 kernels of OpenBLAS")
     for name in ("team.json", "team_by_split.json", "team.md"):
         done = subprocess.run([sys.executable, "-m", "judge_tui", "report", "--db", str(team_db), *REPORTS[name]],
                               capture_output=True, timeout=120, check=True,
