@@ -429,12 +429,12 @@ def _merge_rubric_versions(store: Store, state: MergeState, other: ForeignDataba
     return version_map
 
 
-def _asked_hash(definition: str) -> str | None:
-    """The hash of what a recorded definition asks the experts (its judge's examples left out)."""
+def _asked_hash(definition: str) -> str:
+    """The hash of what a recorded definition asks the experts (its judge's examples left out); "" unreadable."""
     try:
         return definition_hash(json.loads(definition))
     except (ValueError, TypeError):
-        return None
+        return ""
 
 
 def _merge_prompt_versions(
