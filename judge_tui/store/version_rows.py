@@ -85,6 +85,10 @@ class VersionQueries(StoreCore):
         rows[0]["definition"] = _loads(rows[0]["definition"], None)
         return rows[0]
 
+    def compared_rubric_versions(self) -> dict[int, int]:
+        """Each rubric version's id -> the id its ratings are compared under (see compared_versions)."""
+        return compared_versions(self.conn)
+
     def rubric_version_ids(self, rubric_id: str) -> list[int]:
         return [r[0] for r in self.conn.execute("SELECT id FROM rubric_versions WHERE rubric = ?", [rubric_id])]
 

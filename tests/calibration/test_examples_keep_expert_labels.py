@@ -94,6 +94,9 @@ def test_a_kept_example_compares_the_kept_judge_on_every_expert_label(tmp_path: 
     history = cli(db, "history", "--rubric", "binary")
     assert "the judge passed honey" in history and "kept" in history  # the judge's change, with its reason
     assert "#2" not in history  # and no second rubric version
+    refused = subprocess.run([sys.executable, "-m", "judge_tui", "rubric-change", "binary", "--reason", "examples",
+                              "--items", "P04", "--db", str(db)], capture_output=True, text=True, check=False)
+    assert refused.returncode != 0 and "only the judge's chosen examples differ" in refused.stderr
 
 
 def old_release_database(tmp_path: Path, rubric: Rubric, first_had_example: bool) -> tuple[Path, dict[str, int]]:
@@ -158,3 +161,5 @@ def test_a_database_of_the_previous_release_opens_with_every_rating_kept_and_com
     with Store(db) as store:  # the rubric file (with or without the example) is #1, with its hash
         assert present(store.rubric_version_by_hash(rubrics["binary"].content_hash))["number"] == 1
     judge_all(db)  # no unexplained rubric change stops the judge
+    history = cli(db, "history", "--rubric", "binary")
+    assert "compared as #1: it differs only in the judge's chosen examples" in history
