@@ -17,6 +17,7 @@ from judge_tui.judge.calibration import apply_change, check_change, judge_files,
 from judge_tui.judge.prompts import JudgePrompt
 from judge_tui.model.rubrics import Rubric, definition_hash, rubric_from_definition
 from judge_tui.store import Store
+from judge_tui.store.common import now
 from judge_tui.store.rubric_choice import resolve_rubric
 from tests.calibration.fixtures import JUDGE_CMD, MODEL, SPLITS, build_study
 from tests.narrowing import present
@@ -111,6 +112,7 @@ def old_release_database(tmp_path: Path, rubric: Rubric, first_had_example: bool
                                           {"item": "P04", "rater": "alice", "explanation": "FAIL: HONEY IS NOT VEGAN"}]}
     with Store(db) as store:  # the kept judge's prompt version, as the previous release computed it too
         kept = JudgePrompt.for_rubric(rubric_from_definition(with_example, "the kept definition"), store).version
+    later = now()  # after everything build_study and the judge recorded
     conn = sqlite3.connect(db)
     with conn:
         first_id = conn.execute("SELECT id FROM rubric_versions").fetchone()[0]
@@ -120,12 +122,12 @@ def old_release_database(tmp_path: Path, rubric: Rubric, first_had_example: bool
             "INSERT INTO rubric_versions (rubric, version, content_hash, definition, reason, motivating_items,"
             " created_at) VALUES ('binary', ?, ?, ?, 'the judge passed honey', '[\"P04\"]', ?)",
             [rubric.version, definition_hash(with_example, judge_settings=True), json.dumps(with_example),
-             "2099-01-01T00:00:00+00:00"]).lastrowid
+             later]).lastrowid
         conn.execute("INSERT INTO prompt_versions (rubric, prompt_version, rubric_version_id, reason,"
                      " motivating_items, created_at) VALUES ('binary', ?, ?, 'the judge passed honey', '[\"P04\"]',"
-                     " '2099-01-01T00:00:00+00:00')", [kept, second])
+                     " ?)", [kept, second, later])
         conn.execute("INSERT INTO raters (id, kind, model, prompt_version, created_at)"
-                     " VALUES ('judge-kept', 'judge', 'cmd-fake', ?, '2099-01-01T00:00:00+00:00')", [kept])
+                     " VALUES ('judge-kept', 'judge', 'cmd-fake', ?, ?)", [kept, later])
         conn.execute("INSERT INTO ratings (item_id, rater_id, rubric_version_id, repeat, scores, overall, verdict,"
                      " created_at, updated_at) SELECT item_id, 'judge-kept', ?, 0, scores, overall, verdict,"
                      " created_at, updated_at FROM ratings WHERE rater_id = 'alice'", [second])
@@ -163,3 +165,17 @@ def test_a_database_of_the_previous_release_opens_with_every_rating_kept_and_com
     judge_all(db)  # no unexplained rubric change stops the judge
     history = cli(db, "history", "--rubric", "binary")
     assert "compared as #1: it differs only in the judge's chosen examples" in history
+
+
+@pytest.mark.slow
+def test_a_peer_of_the_previous_release_merges_in_without_a_rating_twice(tmp_path: Path,
+                                                                         rubrics: dict[str, Rubric]) -> None:
+    db, counts = old_release_database(tmp_path, rubrics["binary"], first_had_example=True)
+    peer = tmp_path / "peer.db"
+    peer.write_bytes(db.read_bytes())  # the same study, never opened by this release: its hashes are the old ones
+    cli(db, "history", "--rubric", "binary")  # ours is opened, and migrated
+    cli(db, "merge", str(peer))
+    conn = sqlite3.connect(db)
+    assert dict(conn.execute("SELECT rater_id, COUNT(*) FROM ratings GROUP BY rater_id").fetchall()) == counts
+    assert conn.execute("SELECT COUNT(*) FROM rubric_versions").fetchone()[0] == 2
+    conn.close()
