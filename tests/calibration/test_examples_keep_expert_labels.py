@@ -165,6 +165,10 @@ def test_a_database_of_the_previous_release_opens_with_every_rating_kept_and_com
     judge_all(db)  # no unexplained rubric change stops the judge
     history = cli(db, "history", "--rubric", "binary")
     assert "compared as #1: it differs only in the judge's chosen examples" in history
+    with Store(db) as store:
+        first_judge = next(r["id"] for r in store.judge_raters_with_prompt("binary") if r["id"] != "judge-kept")
+    compared = json.loads(cli(db, "report", "--rubric", "binary", "--compare", first_judge, "#2", "--format", "json"))
+    assert compared["version_comparison"]["items"] == len(SPLITS["dev"])  # #2's judgments found, as #1's
 
 
 @pytest.mark.slow
