@@ -15,6 +15,7 @@ import pytest
 
 from judge_tui.judge.calibration import apply_change, check_change, judge_files, keep, promote_example
 from judge_tui.judge.prompts import JudgePrompt
+from judge_tui.judge.runner import judge_rater_id
 from judge_tui.model.rubrics import Rubric, definition_hash, rubric_from_definition
 from judge_tui.store import Store
 from judge_tui.store.common import now
@@ -100,10 +101,12 @@ def test_a_kept_example_compares_the_kept_judge_on_every_expert_label(tmp_path: 
     assert refused.returncode != 0 and "only the judge's chosen examples differ" in refused.stderr
 
 
-def old_release_database(tmp_path: Path, rubric: Rubric, first_had_example: bool) -> tuple[Path, dict[str, int]]:
+def old_release_database(tmp_path: Path, rubric: Rubric, first_had_example: bool
+                         ) -> tuple[Path, dict[str, int], str]:
     """A database as the previous release left it after a few-shot change: rubric version #2 is #1 with one more
     example (each hashed with its examples), the experts' labels under #1, the kept judge's under #2, and one
-    expert who rated an item again under #2. ``first_had_example``: #1 already had an example."""
+    expert who rated an item again under #2. ``first_had_example``: #1 already had an example. Returns the
+    database, each rater's count of ratings and the kept judge's rater id."""
     db = build_study(tmp_path / "old.db", rubric)
     judge_all(db)
     first = {**rubric.definition(),
@@ -112,6 +115,7 @@ def old_release_database(tmp_path: Path, rubric: Rubric, first_had_example: bool
                                           {"item": "P04", "rater": "alice", "explanation": "FAIL: HONEY IS NOT VEGAN"}]}
     with Store(db) as store:  # the kept judge's prompt version, as the previous release computed it too
         kept = JudgePrompt.for_rubric(rubric_from_definition(with_example, "the kept definition"), store).version
+    judge = judge_rater_id(MODEL, "binary", kept)
     later = now()  # after everything build_study and the judge recorded
     conn = sqlite3.connect(db)
     with conn:
@@ -127,10 +131,13 @@ def old_release_database(tmp_path: Path, rubric: Rubric, first_had_example: bool
                      " motivating_items, created_at) VALUES ('binary', ?, ?, 'the judge passed honey', '[\"P04\"]',"
                      " ?)", [kept, second, later])
         conn.execute("INSERT INTO raters (id, kind, model, prompt_version, created_at)"
-                     " VALUES ('judge-kept', 'judge', 'cmd-fake', ?, ?)", [kept, later])
+                     " VALUES (?, 'judge', ?, ?, ?)", [judge, MODEL, kept, later])
         conn.execute("INSERT INTO ratings (item_id, rater_id, rubric_version_id, repeat, scores, overall, verdict,"
-                     " created_at, updated_at) SELECT item_id, 'judge-kept', ?, 0, scores, overall, verdict,"
-                     " created_at, updated_at FROM ratings WHERE rater_id = 'alice'", [second])
+                     " created_at, updated_at) SELECT item_id, ?, ?, 0, scores, overall, verdict,"
+                     " created_at, updated_at FROM ratings WHERE rater_id = 'alice'", [judge, second])
+        conn.execute("INSERT INTO judge_jobs (item_id, rater_id, rubric_version_id, repeat, status, attempts,"
+                     " rating_id, created_at, updated_at) SELECT item_id, rater_id, rubric_version_id, 0, 'done', 1,"
+                     " id, created_at, updated_at FROM ratings WHERE rater_id = ?", [judge])
         conn.execute("INSERT INTO ratings (item_id, rater_id, rubric_version_id, repeat, scores, overall, verdict,"
                      " created_at, updated_at) SELECT item_id, rater_id, ?, 0, scores, overall, verdict,"
                      " created_at, updated_at FROM ratings WHERE rater_id = 'bob' AND item_id = 'P05'", [second])
@@ -138,35 +145,38 @@ def old_release_database(tmp_path: Path, rubric: Rubric, first_had_example: bool
     counts = dict(conn.execute("SELECT rater_id, COUNT(*) FROM ratings GROUP BY rater_id").fetchall())
     conn.close()
     assert present(second) != first_id
-    return db, counts
+    return db, counts, judge
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("first_had_example", [False, True])
 def test_a_database_of_the_previous_release_opens_with_every_rating_kept_and_compared(
         tmp_path: Path, rubrics: dict[str, Rubric], first_had_example: bool) -> None:
-    db, counts = old_release_database(tmp_path, rubrics["binary"], first_had_example)
+    db, counts, judge = old_release_database(tmp_path, rubrics["binary"], first_had_example)
     if first_had_example:  # no version holds the hash of what the experts are asked until the migration gives it
         conn = sqlite3.connect(db)
         held = {h for (h,) in conn.execute("SELECT content_hash FROM rubric_versions")}
         conn.close()
         assert rubrics["binary"].content_hash not in held
-    data = report(db, "judge-kept")  # opens the file: the migration runs
+    data = report(db, judge)  # opens the file: the migration runs
     conn = sqlite3.connect(db)
     assert dict(conn.execute("SELECT rater_id, COUNT(*) FROM ratings GROUP BY rater_id").fetchall()) == counts
     assert conn.execute("SELECT COUNT(*) FROM rubric_versions").fetchone()[0] == 2  # history keeps both
     conn.close()
-    block = validity_of(data, "judge-kept")
+    block = validity_of(data, judge)
     assert block["rubric_version"] == 1  # compared as #1, the version that asks the same
     assert compared_on(block) == body_n(data) == {EVERY_ITEM}
     assert data["judge_validity"]["too_few_ratings"] == []
     with Store(db) as store:  # the rubric file (with or without the example) is #1, with its hash
         assert present(store.rubric_version_by_hash(rubrics["binary"].content_hash))["number"] == 1
-    judge_all(db)  # no unexplained rubric change stops the judge
+    judge_all(db)  # no unexplained rubric change stops the judge, and the kept judge judges nothing again
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT COUNT(*) FROM ratings WHERE rater_id = ?", [judge]).fetchone()[0] == counts[judge]
+    conn.close()
     history = cli(db, "history", "--rubric", "binary")
     assert "compared as #1: it differs only in the judge's chosen examples" in history
     with Store(db) as store:
-        first_judge = next(r["id"] for r in store.judge_raters_with_prompt("binary") if r["id"] != "judge-kept")
+        first_judge = next(r["id"] for r in store.judge_raters_with_prompt("binary") if r["id"] != judge)
     compared = json.loads(cli(db, "report", "--rubric", "binary", "--compare", first_judge, "#2", "--format", "json"))
     assert compared["version_comparison"]["items"] == len(SPLITS["dev"])  # #2's judgments found, as #1's
 
@@ -174,7 +184,7 @@ def test_a_database_of_the_previous_release_opens_with_every_rating_kept_and_com
 @pytest.mark.slow
 def test_a_peer_of_the_previous_release_merges_in_without_a_rating_twice(tmp_path: Path,
                                                                          rubrics: dict[str, Rubric]) -> None:
-    db, counts = old_release_database(tmp_path, rubrics["binary"], first_had_example=True)
+    db, counts, _judge = old_release_database(tmp_path, rubrics["binary"], first_had_example=True)
     peer = tmp_path / "peer.db"
     peer.write_bytes(db.read_bytes())  # the same study, never opened by this release: its hashes are the old ones
     cli(db, "history", "--rubric", "binary")  # ours is opened, and migrated
