@@ -4,6 +4,7 @@ database where an earlier release recorded such a change as a rubric version ope
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 import subprocess
@@ -16,7 +17,7 @@ import pytest
 from judge_tui.judge.calibration import apply_change, check_change, judge_files, keep, promote_example
 from judge_tui.judge.prompts import JudgePrompt
 from judge_tui.judge.runner import judge_rater_id
-from judge_tui.model.rubrics import Rubric, definition_hash, rubric_from_definition
+from judge_tui.model.rubrics import FewShotPin, Rubric, definition_hash, rubric_from_definition
 from judge_tui.store import Store
 from judge_tui.store.common import now
 from judge_tui.store.rubric_choice import resolve_rubric
@@ -32,6 +33,14 @@ def cli(db: Path, *args: str) -> str:
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr + done.stdout
     return done.stdout
+
+
+def test_chosen_examples_change_the_judges_hash_and_never_the_rubric_versions(rubrics: dict[str, Rubric]) -> None:
+    binary = rubrics["binary"]
+    pinned = dataclasses.replace(binary, examples=[FewShotPin("P04", "alice", "x")])
+    assert pinned.content_hash == binary.content_hash == "8827d351f1d8e9a2"  # the hash databases recorded
+    assert binary.judge_hash == binary.content_hash  # without examples, both are the one it always had
+    assert pinned.judge_hash == "1d87b9dce7e81ee8"  # with them, the previous release's: prompt versions keep theirs
 
 
 def judge_all(db: Path) -> None:
