@@ -103,7 +103,8 @@ def resolve_version(store: Store, rubric: Rubric, name: str) -> Version:
                             f"#{int(number.group(1))} for the rubric version, or more of the prompt version")
         found = one(raters, "rubric version")
         if found:
-            return Version(name, found.rater_id, (ids[0],))
+            # Its ratings as every figure reads them: under the version that asks the experts the same.
+            return Version(name, found.rater_id, (store.compared_rubric_versions().get(ids[0], ids[0]),))
     if prefixed:
         found = one(prefixed, "prompt version")
         if found:

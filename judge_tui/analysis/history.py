@@ -4,6 +4,9 @@ The rule, for rubrics and judge prompts alike:
 
 * every distinct definition is a version (rubrics by their content hash, prompts by the judge's prompt
   version, a hash of template and rubric); ratings and judgments point at the version they were made under;
+* a rubric version is what the experts are asked: the judge's chosen few-shot examples (`[[examples]]`) are
+  left out of its hash and belong to the judge's prompt version, so changing them alone needs a prompt
+  reason, never a rubric one, and every expert rating still compares;
 * the first version of a rubric (or the first judge prompt of a rubric) needs no reason;
 * every later version needs a reason and at least one motivating item. `judge-tui rubric-change` records a
   rubric change; the judge records a prompt change when run with `--reason` and `--items`;
@@ -20,7 +23,7 @@ from datetime import datetime
 from typing import Any
 
 from judge_tui.model.errors import UserError
-from judge_tui.model.rubrics import Rubric
+from judge_tui.model.rubrics import Rubric, definition_hash
 from judge_tui.store import Store
 
 
@@ -69,6 +72,13 @@ def record_rubric_change(store: Store, rubric: Rubric, reason: str | None, items
     """Record `rubric` as a new version with its reason (or add the reason to a version recorded without)."""
     reason = check_reason(reason, items, store, rubric.id, f"a change to rubric {rubric.id}")
     existing = store.rubric_version_by_hash(rubric.content_hash)
+    recorded = store.rubric_definition(existing["id"]) if existing is not None else None
+    if existing is not None and recorded is not None and definition_hash(recorded, judge_settings=True) != rubric.judge_hash:
+        raise UserError(
+            f"rubric {rubric.id} asks the experts the same as version #{existing['number']}: only the judge's chosen "
+            "examples differ, and they are part of the judge's prompt version, not a rubric version. Record that "
+            "change by running the judge with --reason TEXT --items ID,ID (`judge-tui judge`)."
+        )
     if existing is not None and existing["reason"]:
         raise UserError(
             f"rubric {rubric.id} is unchanged since version #{existing['number']} ({_short(existing['created_at'])}, "
@@ -157,6 +167,7 @@ def history_lines(store: Store, rubric_id: str | None = None) -> list[str]:
         lines.append(f"rubric {rid}")
         versions = store.rubric_versions(rid)
         number_of = {v["id"]: v["number"] for v in versions}
+        compared_as = store.compared_rubric_versions()
         entries = [("rubric", v) for v in versions] + [("prompt", p) for p in store.prompt_versions(rid)]
         entries += [("outcome", o) for o in store.calibration_changes(rid)]
         entries.sort(key=lambda e: e[1]["created_at"])
@@ -179,6 +190,10 @@ def history_lines(store: Store, rubric_id: str | None = None) -> list[str]:
                 lines.append(f"  #{v['number']}  {_short(v['created_at'])}  rubric version {v['number']} "
                              f"(label in the file: {v['version']}, hash {v['content_hash']}); ratings: "
                              f"{human} human, {judge} judge")
+                same = compared_as.get(v["id"], v["id"])
+                if same != v["id"]:  # recorded by an earlier release, which made the judge's examples a version
+                    lines.append(f"      compared as #{number_of.get(same, '?')}: it differs only in the judge's "
+                                 "chosen examples")
                 initial, first_rubric = first_rubric, False
             else:
                 on = number_of.get(v["rubric_version_id"])

@@ -220,8 +220,8 @@ class RubricRatings:
         for wanted in (0, repeat):
             this = mask & (self.repeats == wanted)
             keys = (self.item_keys[this] << 32) | self.versions[this]
-            order = np.argsort(keys, kind="stable")
-            sides.append(Scores(keys[order], self.scores[this][order], self.overall[this][order]))
+            # Versions that ask the same are one (the store's rule): the newest run of each there counts.
+            sides.append(_newest_per_item(keys, self.version_order[this], self.scores[this], self.overall[this]))
         return pair(sides[0], sides[1])
 
 

@@ -79,7 +79,7 @@ def judge_files(rubric: Rubric) -> JudgeFiles:
         raise UserError(str(exc)) from None
     in_file, source = found.get(rubric.id, (None, None))
     user_rubric = locations.user_rubrics_dir() / f"{rubric.id}{RUBRIC_SUFFIX}"
-    if in_file is None or source is None or in_file.content_hash != rubric.content_hash:
+    if in_file is None or source is None or in_file.judge_hash != rubric.judge_hash:
         raise UserError(
             f"the definition of rubric {rubric.id} in force in this database is not the one in a rubric file, so "
             f"it cannot be edited here; save it as {user_rubric} and record it with `judge-tui rubric-change "

@@ -109,8 +109,8 @@ def load_template(path: Path) -> JudgeTemplate:
 
 
 def prompt_version(rubric: Rubric, template: JudgeTemplate) -> str:
-    """Changes whenever the template or the rubric changes."""
-    return hashlib.sha256(f"{template.digest}:{rubric.content_hash}".encode()).hexdigest()[:12]
+    """Changes whenever the template or the rubric file changes, the judge's own settings (examples) included."""
+    return hashlib.sha256(f"{template.digest}:{rubric.judge_hash}".encode()).hexdigest()[:12]
 
 
 def _fill(text: str, values: dict[str, str]) -> str:

@@ -305,6 +305,30 @@ class VerdictRule(Strict):
         return not (self.every_threshold_met and any(scores[d] < t - eps for d, t in thresholds.items()))
 
 
+# What only the judge's prompt reads and a rubric version leaves out: the chosen few-shot examples. A change to
+# them is a change to the judge (its prompt version), never to what the experts are asked (the rubric version).
+JUDGE_ONLY_SETTINGS = ("examples",)
+
+
+def definition_hash(definition: Mapping[str, Any], *, judge_settings: bool = False) -> str:
+    """The content hash of a recorded definition (`Rubric.definition()`): without the judge's own settings (a
+    rubric version), or with them (``judge_settings``). A rubric without chosen examples hashes the same both
+    ways, and as it always has."""
+    copied: dict[str, Any] = json.loads(json.dumps(definition))  # a deep copy, as it is stored
+    for key in () if judge_settings else JUDGE_ONLY_SETTINGS:
+        copied.pop(key, None)
+    if not copied.get("examples"):
+        copied.pop("examples", None)  # rubrics without chosen examples keep the hash they always had
+    if not copied.get("side_by_side"):
+        copied.pop("side_by_side", None)
+    scale = copied.get("scale")
+    for key in ("categories", "order", "lowest", "highest"):  # nor do scales without categories or numbers
+        if isinstance(scale, dict) and key in scale and scale[key] in (None, []):
+            del scale[key]
+    canonical = json.dumps(copied, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
 # --------------------------------------------------------------------------- the rubric
 
 
@@ -434,17 +458,15 @@ class Rubric(Strict):
 
     @cached_property
     def content_hash(self) -> str:
-        """Identifies this exact definition; a changed rubric file gets a new rubric version."""
-        definition = self.definition()
-        if not definition["examples"]:
-            del definition["examples"]  # rubrics without chosen examples keep the hash they always had
-        if not definition["side_by_side"]:
-            del definition["side_by_side"]
-        for key in ("categories", "order", "lowest", "highest"):  # nor do scales without categories or numbers
-            if definition["scale"][key] in (None, []):
-                del definition["scale"][key]
-        canonical = json.dumps(definition, sort_keys=True, ensure_ascii=False)
-        return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+        """Identifies what the experts are asked (a rubric version): the judge's own settings are left out, so a
+        change to them makes a new judge prompt version and never a new rubric version."""
+        return definition_hash(self.definition())
+
+    @cached_property
+    def judge_hash(self) -> str:
+        """Identifies the whole definition, the judge's own settings included (part of the judge's prompt
+        version)."""
+        return definition_hash(self.definition(), judge_settings=True)
 
     # ---- scoring
 

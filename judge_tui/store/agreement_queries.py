@@ -12,6 +12,7 @@ from typing import Any
 
 from judge_tui.store.common import _json_path, now, where
 from judge_tui.store.core import StoreCore
+from judge_tui.store.version_rows import compared_versions
 
 
 class AgreementQueries(StoreCore):
@@ -73,6 +74,11 @@ class AgreementQueries(StoreCore):
         numbered = np.array(self.conn.execute("SELECT id, number FROM rubric_version_order ORDER BY id").fetchall(),
                             dtype=np.int64).reshape(-1, 2)
         at = np.clip(np.searchsorted(numbered[:, 0], versions), 0, max(len(numbered) - 1, 0))
+        order = numbered[at, 1] if len(numbered) else np.zeros_like(versions)
+        # Versions that ask the experts the same are one (their own order kept: a rater's newest rating wins).
+        for version_id, same in compared_versions(self.conn).items():
+            if same != version_id:
+                versions[versions == version_id] = same
         return RubricScores(
             dimensions=tuple(dimensions),
             raters=raters,
@@ -80,7 +86,7 @@ class AgreementQueries(StoreCore):
             item_keys=table[:, 1].astype(np.int64),
             repeats=table[:, 2].astype(np.int64),
             versions=versions,
-            version_order=numbered[at, 1] if len(numbered) else np.zeros_like(versions),
+            version_order=order,
             overall=table[:, 4].copy(),
             scores=table[:, 5:].copy(),
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -10,6 +11,7 @@ from judge_tui.model.records import Rating
 from judge_tui.model.redaction import redact
 from judge_tui.store.common import _dumps, _loads, now, where
 from judge_tui.store.ratings import RatingQueries
+from judge_tui.store.version_rows import compared_versions
 
 JOB_COLUMNS = ("id, item_id, rater_id, rubric_version_id, repeat, status, attempts, last_error, raw_output,"
                " batch_id, rating_id, next_attempt_at")
@@ -25,20 +27,31 @@ class JudgeQueueQueries(RatingQueries):
     def _missing_jobs(split: str | None) -> str:
         """The CTEs reps(n) and todo(id, position): items (of a split) lacking one of their repeats' jobs.
 
-        Parameters after the split's: repeats, rubric, [split], rater_id, rubric_version_id, limit.
+        Parameters after the split's: repeats, rubric, [split], rater_id, the versions compared as the rubric
+        version (`_same_versions`), limit.
         """
         return (
             "WITH RECURSIVE reps(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM reps WHERE n + 1 < ?),"
             " todo AS (SELECT i.id, i.position FROM items i WHERE i.rubric = ? " + ("AND i.split = ?" if split else "") +
             "   AND EXISTS (SELECT 1 FROM reps WHERE NOT EXISTS (SELECT 1 FROM judge_jobs j"
-            "     WHERE j.item_id = i.id AND j.rater_id = ? AND j.rubric_version_id = ? AND j.repeat = reps.n))"
+            "     WHERE j.item_id = i.id AND j.rater_id = ? AND j.rubric_version_id IN (SELECT value FROM json_each(?))"
+            "     AND j.repeat = reps.n))"
             "   ORDER BY i.position LIMIT ?)")
 
     def _missing_params(self, rater_id: str, rubric_version_id: int | None, rubric: str, split: str | None,
                         repeats: int, limit: int | None) -> list[Any]:
         split_params = [split] if split else []
-        return [max(1, repeats), rubric, *split_params, rater_id, rubric_version_id,
+        return [max(1, repeats), rubric, *split_params, rater_id, self._same_versions(rubric_version_id),
                 -1 if limit is None else max(0, limit)]
+
+    def _same_versions(self, rubric_version_id: int | None) -> str:
+        """The rubric versions compared as this one (a JSON list): a judgment made under any of them is made (a
+        version an earlier release recorded for the judge's examples alone is judged already)."""
+        if rubric_version_id is None:
+            return "[]"
+        same = compared_versions(self.conn)
+        this = same.get(rubric_version_id, rubric_version_id)
+        return json.dumps(sorted({rubric_version_id, *(v for v, s in same.items() if s == this)}))
 
     def enqueue_judge_jobs(
         self, rater_id: str, rubric_version_id: int, rubric: str, *, split: str | None = None,
@@ -56,9 +69,10 @@ class JudgeQueueQueries(RatingQueries):
                 ctes + " INSERT OR IGNORE INTO judge_jobs (item_id, rater_id, rubric_version_id, repeat, status,"
                 " created_at, updated_at) SELECT todo.id, ?, ?, reps.n, 'queued', ?, ? FROM todo, reps"
                 " WHERE NOT EXISTS (SELECT 1 FROM judge_jobs j WHERE j.item_id = todo.id AND j.rater_id = ?"
-                " AND j.rubric_version_id = ? AND j.repeat = reps.n) ORDER BY todo.position, reps.n",
+                " AND j.rubric_version_id IN (SELECT value FROM json_each(?)) AND j.repeat = reps.n)"
+                " ORDER BY todo.position, reps.n",
                 [*self._missing_params(rater_id, rubric_version_id, rubric, split, repeats, limit),
-                 rater_id, rubric_version_id, stamp, stamp, rater_id, rubric_version_id],
+                 rater_id, rubric_version_id, stamp, stamp, rater_id, self._same_versions(rubric_version_id)],
             )
             return conn.total_changes - before
 
@@ -70,19 +84,24 @@ class JudgeQueueQueries(RatingQueries):
         ctes = self._missing_jobs(split)
         return int(self.scalar(
             ctes + " SELECT COUNT(*) FROM todo, reps WHERE NOT EXISTS (SELECT 1 FROM judge_jobs j"
-            " WHERE j.item_id = todo.id AND j.rater_id = ? AND j.rubric_version_id = ? AND j.repeat = reps.n)",
+            " WHERE j.item_id = todo.id AND j.rater_id = ?"
+            " AND j.rubric_version_id IN (SELECT value FROM json_each(?)) AND j.repeat = reps.n)",
             [*self._missing_params(rater_id, rubric_version_id, rubric, split, repeats, limit),
-             rater_id, rubric_version_id]) or 0)
+             rater_id, self._same_versions(rubric_version_id)]) or 0)
 
     def enqueue_judge_items(self, rater_id: str, rubric_version_id: int, item_ids: Iterable[str], repeat: int = 0) -> int:
         """Queue these items (e.g. as the app opens them); already queued ones are left alone."""
         stamp = now()
+        same = self._same_versions(rubric_version_id)
         with self.transaction() as conn:
             before = conn.total_changes
             conn.executemany(
                 "INSERT OR IGNORE INTO judge_jobs (item_id, rater_id, rubric_version_id, repeat, status, created_at,"
-                " updated_at) VALUES (?, ?, ?, ?, 'queued', ?, ?)",
-                ((item_id, rater_id, rubric_version_id, repeat, stamp, stamp) for item_id in item_ids),
+                " updated_at) SELECT ?, ?, ?, ?, 'queued', ?, ? WHERE NOT EXISTS (SELECT 1 FROM judge_jobs j"
+                " WHERE j.item_id = ? AND j.rater_id = ? AND j.rubric_version_id IN (SELECT value FROM json_each(?))"
+                " AND j.repeat = ?)",
+                ((item_id, rater_id, rubric_version_id, repeat, stamp, stamp, item_id, rater_id, same, repeat)
+                 for item_id in item_ids),
             )
             return conn.total_changes - before
 

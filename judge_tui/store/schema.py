@@ -541,3 +541,34 @@ def m014_current_ratings(db: sqlite_utils.Database) -> None:
                   AND (w.created_at > v.created_at OR (w.created_at = v.created_at AND w.id > v.id)))
         """
     )
+
+
+@migrations()
+def m015_rubric_versions_without_examples(db: sqlite_utils.Database) -> None:
+    # A rubric version is what the experts are asked; the judge's chosen few-shot examples belong to its prompt
+    # version, so a rubric's content hash leaves them out (model/rubrics.py, definition_hash). An earlier release
+    # recorded a change of examples as a rubric version. Those rows stay, with every rating on them, and are
+    # compared as the oldest version that asks the same (store/version_rows.py, compared_versions); this gives
+    # that oldest version the hash without examples, so the rubric file is found among the database's versions
+    # again. A hash already held by a row of the same question is left alone (content_hash is unique).
+    import json
+
+    from judge_tui.model.rubrics import definition_hash
+
+    held = {digest for (digest,) in db.execute("SELECT content_hash FROM rubric_versions").fetchall()}
+    seen: set[tuple[str, str]] = set()
+    rows = db.execute("SELECT id, rubric, definition FROM rubric_versions ORDER BY rubric, created_at, id").fetchall()
+    asked_of: dict[int, str] = {}
+    for version_id, _rubric, definition in rows:
+        try:
+            asked_of[version_id] = definition_hash(json.loads(definition))
+        except (ValueError, TypeError):
+            continue  # a definition this release cannot read keeps its hash
+    for version_id, rubric, _definition in rows:
+        asked = asked_of.get(version_id)
+        if asked is None or (rubric, asked) in seen:
+            continue
+        seen.add((rubric, asked))
+        if asked not in held:
+            db.execute("UPDATE rubric_versions SET content_hash = ? WHERE id = ?", [asked, version_id])
+            held.add(asked)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from judge_tui.model.rubrics import definition_hash
 from judge_tui.store.common import _dumps, _loads, now
 from judge_tui.store.core import StoreCore
 
@@ -15,6 +18,23 @@ _NUMBERED = (
     "SELECT v.id, v.rubric, v.version, v.content_hash, v.reason, v.motivating_items, v.created_at, o.number"
     " FROM rubric_versions v JOIN rubric_version_order o ON o.id = v.id"
 )
+
+
+def compared_versions(conn: sqlite3.Connection) -> dict[int, int]:
+    """Each rubric version's id -> the id its ratings are compared under: the oldest version of its rubric that
+    asks the experts the same. A version is what the experts are asked, so two recorded versions that differ
+    only in the judge's examples (as an earlier release recorded a few-shot change) are one for every figure."""
+    first: dict[tuple[str, str], int] = {}
+    same: dict[int, int] = {}
+    for version_id, rubric, definition in conn.execute(
+            "SELECT v.id, v.rubric, v.definition FROM rubric_versions v JOIN rubric_version_order o ON o.id = v.id"
+            " ORDER BY v.rubric, o.number"):
+        try:
+            asked = definition_hash(json.loads(definition))
+        except (ValueError, TypeError):
+            asked = f"#{version_id}"  # unreadable: a version of its own
+        same[version_id] = first.setdefault((rubric, asked), version_id)
+    return same
 
 
 class VersionQueries(StoreCore):
@@ -64,6 +84,10 @@ class VersionQueries(StoreCore):
             return None
         rows[0]["definition"] = _loads(rows[0]["definition"], None)
         return rows[0]
+
+    def compared_rubric_versions(self) -> dict[int, int]:
+        """Each rubric version's id -> the id its ratings are compared under (see compared_versions)."""
+        return compared_versions(self.conn)
 
     def rubric_version_ids(self, rubric_id: str) -> list[int]:
         return [r[0] for r in self.conn.execute("SELECT id FROM rubric_versions WHERE rubric = ?", [rubric_id])]

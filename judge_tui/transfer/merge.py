@@ -41,7 +41,7 @@ from typing import Any
 
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import CONSENSUS_RATER, content_hash, rater_id_problem
-from judge_tui.model.rubrics import Rubric, RubricError, rubric_from_definition
+from judge_tui.model.rubrics import Rubric, RubricError, definition_hash, rubric_from_definition
 from judge_tui.store import (
     CALIBRATION_CHANGE_KEY,
     RATING_CONTENT,
@@ -321,7 +321,8 @@ def _rubric_versions_checked(other: ForeignDatabase, problems: list[str],
                             f"{row['rubric']!r}")
             refused.add(row["id"])
             continue
-        if rubric is not None and rubric.content_hash != row["content_hash"]:
+        # The hash of what the experts are asked, or (recorded by an earlier release) of the whole definition
+        if rubric is not None and row["content_hash"] not in (rubric.content_hash, rubric.judge_hash):
             problems.append(f"rubric_versions row {row['id']!r}: content_hash {row['content_hash']!r} is not the "
                             f"hash of its definition ({rubric.content_hash!r}): the definition was changed after "
                             "it was stored")
@@ -418,12 +419,22 @@ def _merge_rubric_versions(store: Store, state: MergeState, other: ForeignDataba
     version_map: dict[int, int] = {}
     for row in other.rubric_versions():
         ours = state.rubric_versions.get(row["content_hash"])
+        if ours is None:  # a version an earlier release hashed with its examples: ours asks the same
+            ours = state.rubric_versions.get(_asked_hash(row["definition"]))
         if ours is None:
             ours = store.insert_merged_rubric_version(row)
             state.rubric_versions[row["content_hash"]] = ours
             result.added["rubric_versions"] += 1
         version_map[row["id"]] = ours
     return version_map
+
+
+def _asked_hash(definition: str) -> str:
+    """The hash of what a recorded definition asks the experts (its judge's examples left out); "" unreadable."""
+    try:
+        return definition_hash(json.loads(definition))
+    except (ValueError, TypeError):
+        return ""
 
 
 def _merge_prompt_versions(
