@@ -57,7 +57,7 @@ def clopper_pearson_upper(k: int, n: int, delta: float) -> float:
     if k == n:
         return 1.0
     if k == 0:
-        return 1.0 - delta ** (1.0 / n)
+        return 1.0 - float(delta ** (1.0 / n))
     low, high = k / n, 1.0  # the CDF falls as p grows: at the observed rate it is above δ
     for _ in range(200):
         middle = (low + high) / 2.0
