@@ -43,6 +43,7 @@ HANDLERS = {
     "rubric-change": "judge_tui.cli.history:run_rubric_change",
     "adjudicate": "judge_tui.cli.launch:run_adjudicate",
     "calibrate": "judge_tui.cli.calibrate:run",
+    "certify": "judge_tui.cli.certify:run",
     "check": "judge_tui.cli.commands:run_check",
     "flags": "judge_tui.cli.flags:run",
     "status": "judge_tui.cli.status:run",
@@ -343,6 +344,24 @@ def build_parser() -> CommandParser:
                    help="at most this many judgments at once (default: settings judge_concurrency;"
                    " with --backend openai, openai_concurrency)")
     _backend_options(p)
+
+    p = parser.add_command(
+        "certify", help="on which items the judge may decide alone: a confidence threshold certified on the "
+                        "experts' ratings, and how many items go to the experts",
+        description="Certify a confidence threshold for the judge on the items the experts rated (the dev split "
+        "by default, never test): with probability at least 1 - DELTA, the judge disagrees with the experts on at "
+        "most ALPHA of the items it keeps. The judge's confidence is the agreement among its repeated runs "
+        "(judge-tui judge --repeat 3).")
+    _common(p)
+    p.add_argument("--rubric", help="rubric id (default: the one with the most items)")
+    p.add_argument("--judge", help="the judge rater (default: the judge that rated most items)")
+    p.add_argument("--alpha", type=float, default=0.1,
+                   help="the most disagreement with the experts allowed on the items the judge keeps (default 0.1)")
+    p.add_argument("--delta", type=float, default=0.1,
+                   help="the chance the certificate may be wrong (default 0.1)")
+    p.add_argument("--split", type=split_name, default="dev",
+                   help="the expert-rated items to certify on: dev (default) or train; never test")
+    p.add_argument("--format", choices=["text", "json"], default="text", help="text (default) or JSON")
 
     p = parser.add_command("check", help="check the database file for damage (reads all of it)")
     _common(p)

@@ -1,0 +1,147 @@
+"""`judge-tui certify`: the judge's confidence from its repeats, the certificate on the dev split's expert-rated
+items, and what it leaves to the experts, on a real database and through the command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.stats import beta
+
+from judge_tui.analysis.certify import certify_judge, repeat_confidence
+from judge_tui.model.errors import UserError
+from judge_tui.model.records import Item
+from judge_tui.model.rubrics import Rubric
+from judge_tui.store import Store
+from tests.formats_helpers import run
+from tests.team_fixtures import rate
+
+JUDGE = "judge:alpha:binary@p1"
+
+
+def add(store: Store, prefix: str, n: int, split: str) -> list[str]:
+    ids = [f"{prefix}{k:03d}" for k in range(n)]
+    store.add_items([Item(id=i, rubric="binary", fields={"query": i, "criterion": "c", "response": i}, split=split)
+                     for i in ids])
+    return ids
+
+
+def judge_runs(store: Store, rubric: Rubric, runs: dict[str, list[float]]) -> None:
+    """Each item's runs, the first run first."""
+    for repeat in range(max(len(r) for r in runs.values())):
+        rate(store, rubric, JUDGE, "judge", {i: {"label": r[repeat]} for i, r in runs.items() if len(r) > repeat},
+             repeat=repeat)
+
+
+def study(store: Store, rubric: Rubric, *, wrong_among_sure: int = 0, repeats: bool = True) -> None:
+    """The dev split: 40 items whose three runs agree (``wrong_among_sure`` of them against the experts) and 20
+    whose third run differs, 10 of them against the experts. Unrated (train): 6 agreeing, 4 split, 2 judged
+    once. The test split: 10 expert-rated items whose runs agree and are all wrong (never used)."""
+    sure, unsure = add(store, "S", 40, "dev"), add(store, "U", 20, "dev")
+    fresh_sure, fresh_split, fresh_once = add(store, "A", 6, "train"), add(store, "B", 4, "train"), add(
+        store, "C", 2, "train")
+    tested = add(store, "T", 10, "test")
+    truth = {i: {"label": 1.0} for i in sure + unsure + tested}
+    rate(store, rubric, "ann", "human", truth)
+    runs: dict[str, list[float]] = {}
+    for k, i in enumerate(sure):
+        said = 0.0 if k < wrong_among_sure else 1.0
+        runs[i] = [said] * 3
+    for k, i in enumerate(unsure):
+        said = 0.0 if k < 10 else 1.0
+        runs[i] = [said, said, 1.0 - said]
+    runs |= {i: [1.0, 1.0, 1.0] for i in fresh_sure} | {i: [1.0, 1.0, 0.0] for i in fresh_split}
+    runs |= {i: [0.0] for i in fresh_once} | {i: [0.0, 0.0, 0.0] for i in tested}
+    if not repeats:
+        runs = {i: r[:1] for i, r in runs.items()}
+    judge_runs(store, rubric, runs)
+
+
+def upper(k: int, n: int, delta: float) -> float:
+    return float(beta.ppf(1 - delta, k + 1, n - k))
+
+
+def test_the_certificate_on_the_dev_split_and_what_it_escalates(tmp_path: Path, rubrics: dict[str, Rubric]):
+    rubric = rubrics["binary"]
+    with Store(tmp_path / "c.db") as store:
+        study(store, rubric, wrong_among_sure=1)
+        found = certify_judge(store, rubric, alpha=0.1, delta=0.1, tolerance=0.15)
+    cert = found.certificate
+    assert found.judge == JUDGE and found.split == "dev" and found.most_runs == 3
+    assert cert.n == 60 and found.expert_rated == 60 and found.judged_once == 0
+    # Strictest first: the 40 agreeing items (1 disagrees) pass; adding the 20 at 2/3 (11 disagree of 60) fails.
+    assert [(t.threshold, t.kept, t.disagreements, t.passed) for t in cert.tests] == [
+        (1.0, 40, 1, True), (pytest.approx(2 / 3), 60, 11, False)]
+    assert cert.tests[0].bound == pytest.approx(upper(1, 40, 0.1), abs=1e-9)
+    assert cert.threshold == 1.0 and cert.coverage == pytest.approx(40 / 60)
+    # The 12 train items no expert rated: the 6 whose runs agree are the judge's; the split and the once-judged go.
+    assert (found.unrated, found.judge_decides, found.escalate) == (12, 6, 6)
+
+
+def test_no_threshold_passes_and_every_unrated_item_goes_to_the_experts(tmp_path: Path,
+                                                                       rubrics: dict[str, Rubric]):
+    rubric = rubrics["binary"]
+    with Store(tmp_path / "c.db") as store:
+        study(store, rubric, wrong_among_sure=8)
+        found = certify_judge(store, rubric, alpha=0.1, delta=0.1, tolerance=0.15)
+    assert not found.certified and found.certificate.threshold is None
+    assert len(found.certificate.tests) == 1 and found.certificate.tests[0].disagreements == 8
+    assert (found.judge_decides, found.escalate) == (0, 12)
+    assert found.to_json()["lambda"] is None and found.to_json()["coverage"] == 0.0
+
+
+def test_the_confidence_is_the_share_of_runs_agreeing_with_the_first(rubrics: dict[str, Rubric]):
+    scale = rubrics["cis"].scale  # graded, aligned within the tolerance
+    nan = np.nan
+    runs = np.array([[[0.5, 1.0], [0.5, 0.5], [0.0, nan], [nan, nan], [1.0, 1.0]],
+                     [[0.75, 1.0], [0.25, 0.5], [0.0, 1.0], [0.5, 0.5], [nan, nan]],
+                     [[0.5, 0.75], [0.5, nan], [nan, nan], [0.5, 0.5], [nan, nan]]])
+    found = repeat_confidence(runs, scale, 0.25)
+    # item 0: 0.75 and 0.75 are within 0.25 of the first run, so every run agrees; item 1: the second run's 0.25
+    # is 0.25 off (agrees), the third lacks the second dimension (disagrees); item 2: the first run's unscored
+    # dimension is not asked of the others, the third run is absent; item 3: no first run; item 4: one run.
+    assert np.allclose(found, [1.0, 2 / 3, 1.0, nan, nan], equal_nan=True)
+
+
+def test_mistakes_are_said_plainly(tmp_path: Path, rubrics: dict[str, Rubric]):
+    rubric = rubrics["binary"]
+    with Store(tmp_path / "c.db") as store:
+        study(store, rubric, repeats=False)
+        with pytest.raises(UserError, match=r"judged each expert-rated item of the dev split once.*--repeat 3"):
+            certify_judge(store, rubric, alpha=0.1, delta=0.1, tolerance=0.15)
+        with pytest.raises(UserError, match="never uses the test split"):
+            certify_judge(store, rubric, alpha=0.1, delta=0.1, tolerance=0.15, split="test")
+        with pytest.raises(UserError, match="'judge:x' is not a judge"):
+            certify_judge(store, rubric, alpha=0.1, delta=0.1, tolerance=0.15, judge="judge:x")
+        with pytest.raises(UserError, match="--alpha 1.5"):
+            certify_judge(store, rubric, alpha=1.5, delta=0.1, tolerance=0.15)
+
+
+def test_no_judge_yet(tmp_path: Path, rubrics: dict[str, Rubric]):
+    with Store(tmp_path / "c.db") as store:
+        add(store, "S", 3, "dev")
+        with pytest.raises(UserError, match=r"no judge has rated rubric 'binary': run `judge-tui judge"):
+            certify_judge(store, rubrics["binary"], alpha=0.1, delta=0.1, tolerance=0.15)
+
+
+def test_the_command_in_text_and_json(tmp_path: Path, rubrics: dict[str, Rubric], capsys: pytest.CaptureFixture[str]):
+    db = tmp_path / "c.db"
+    with Store(db) as store:
+        study(store, rubrics["binary"], wrong_among_sure=1)
+    code, out, err = run(capsys, "certify", "--db", db, "--rubric", "binary")
+    assert code == 0, err
+    assert "λ 1: the judge keeps an item when at least 100% of its runs agree" in out
+    assert "coverage 67% (40 of 60 items), 1 disagreeing; bound 0.094" in out
+    assert "λ 0.667: 60 kept, 11 disagree" in out and "failed" in out
+    assert "items no expert has rated: 12; the judge decides 6, escalate 6 to the experts" in out
+    code, out, _ = run(capsys, "certify", "--db", db, "--rubric", "binary", "--alpha", "0.3", "--delta", "0.05",
+                       "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["alpha"] == 0.3 and data["delta"] == 0.05 and data["split"] == "dev"
+    assert data["lambda"] == pytest.approx(2 / 3) and data["kept"] == 60 and data["coverage"] == 1.0
+    assert data["bound"] == pytest.approx(upper(11, 60, 0.05), abs=1e-9)
+    assert data["escalate"] == 2 and data["judge_decides"] == 10  # at λ 2/3 the split runs (2 of 3) are kept
+    code, _, err = run(capsys, "certify", "--db", db, "--rubric", "binary", "--split", "test")
+    assert code == 1 and "never uses the test split" in err and "Traceback" not in err
