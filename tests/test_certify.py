@@ -4,6 +4,7 @@ items, and what it leaves to the experts, on a real database and through the com
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -134,7 +135,8 @@ def test_the_command_in_text_and_json(tmp_path: Path, rubrics: dict[str, Rubric]
     assert code == 0, err
     assert "λ 1: the judge keeps an item when at least 100% of its runs agree" in out
     assert "coverage 67% (40 of 60 items), 1 disagreeing; bound 0.094" in out
-    assert "λ 0.667: 60 kept, 11 disagree" in out and "failed" in out
+    assert re.search(r"λ 1 +40 kept +1 disagree +bound 0\.094 +passed\n +λ 0\.667 +60 kept +11 disagree +bound "
+                     r"0\.264 +failed\n", out)
     assert "items no expert has rated: 12; the judge decides 6, escalate 6 to the experts" in out
     code, out, _ = run(capsys, "certify", "--db", db, "--rubric", "binary", "--alpha", "0.3", "--delta", "0.05",
                        "--format", "json")
@@ -143,5 +145,9 @@ def test_the_command_in_text_and_json(tmp_path: Path, rubrics: dict[str, Rubric]
     assert data["lambda"] == pytest.approx(2 / 3) and data["kept"] == 60 and data["coverage"] == 1.0
     assert data["bound"] == pytest.approx(upper(11, 60, 0.05), abs=1e-9)
     assert data["escalate"] == 2 and data["judge_decides"] == 10  # at λ 2/3 the split runs (2 of 3) are kept
+    _, out, _ = run(capsys, "certify", "--db", db, "--rubric", "binary", "--alpha", "0.02")
+    assert "no threshold is certified: the judge may decide no item" in out
+    assert "60 items are too few for any bound to reach α 0.02 (it takes 114 kept items" in out
+    assert "the judge decides 0, escalate 12 to the experts" in out
     code, _, err = run(capsys, "certify", "--db", db, "--rubric", "binary", "--split", "test")
     assert code == 1 and "never uses the test split" in err and "Traceback" not in err

@@ -11,6 +11,7 @@ from judge_tui.cli.commands import open_store
 from judge_tui.cli.report import pick_rubric
 from judge_tui.formats.terminal import echo
 from judge_tui.model.settings import load_settings
+from judge_tui.stats.selective import fewest_certifiable
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,10 +51,13 @@ def certification_lines(found: Certification) -> list[str]:
         lines.append(f"  coverage {share_text(cert.coverage)} ({kept.kept} of {cert.n} items), "
                      f"{kept.disagreements} disagreeing; bound {decimal_text(kept.bound, 3)} "
                      f"(Clopper–Pearson, one-sided at δ {delta}) ≤ α {alpha}")
-    tried = "; ".join(f"λ {_level(t.threshold)}: {t.kept} kept, {t.disagreements} disagree, bound "
-                      f"{decimal_text(t.bound, 3)}, {'passed' if t.passed else 'failed'}" for t in cert.tests)
-    lines.append(f"  thresholds tried, strictest first, stopping at the first failure: {tried or 'none'}"
-                 + ("" if cert.tests else " (too few items for any bound to reach α)"))
+    if cert.tests:
+        lines.append("  thresholds tried, strictest first, up to the first failure:")
+        lines += [f"    λ {_level(t.threshold):<6} {t.kept:>5} kept {t.disagreements:>5} disagree   bound "
+                  f"{decimal_text(t.bound, 3)}   {'passed' if t.passed else 'failed'}" for t in cert.tests]
+    else:
+        lines.append(f"  no threshold tried: {cert.n} items are too few for any bound to reach α {alpha} (it takes "
+                     f"{fewest_certifiable(cert.alpha, cert.delta)} kept items without a disagreement)")
     lines.append(f"  items no expert has rated: {found.unrated}; the judge decides {found.judge_decides}, "
                  f"escalate {found.escalate} to the experts")
     return lines
