@@ -39,11 +39,13 @@ def judge_runs(store: Store, rubric: Rubric, runs: dict[str, list[float]]) -> No
 def study(store: Store, rubric: Rubric, *, wrong_among_sure: int = 0, repeats: bool = True) -> None:
     """The dev split: 40 items whose three runs agree (``wrong_among_sure`` of them against the experts) and 20
     whose third run differs, 10 of them against the experts. Unrated (train): 6 agreeing, 4 split, 2 judged
-    once. The test split: 10 expert-rated items whose runs agree and are all wrong (never used)."""
+    once. The test split: 10 expert-rated items whose runs agree and are all wrong (never used). Not yet rated
+    by the experts, whose runs agree: 3 of dev and 2 of test (theirs to rate, never the judge's)."""
     sure, unsure = add(store, "S", 40, "dev"), add(store, "U", 20, "dev")
     fresh_sure, fresh_split, fresh_once = add(store, "A", 6, "train"), add(store, "B", 4, "train"), add(
         store, "C", 2, "train")
     tested = add(store, "T", 10, "test")
+    waiting = add(store, "D", 3, "dev") + add(store, "E", 2, "test")
     truth = {i: {"label": 1.0} for i in sure + unsure + tested}
     rate(store, rubric, "ann", "human", truth)
     runs: dict[str, list[float]] = {}
@@ -55,6 +57,7 @@ def study(store: Store, rubric: Rubric, *, wrong_among_sure: int = 0, repeats: b
         runs[i] = [said, said, 1.0 - said]
     runs |= {i: [1.0, 1.0, 1.0] for i in fresh_sure} | {i: [1.0, 1.0, 0.0] for i in fresh_split}
     runs |= {i: [0.0] for i in fresh_once} | {i: [0.0, 0.0, 0.0] for i in tested}
+    runs |= {i: [1.0, 1.0, 1.0] for i in waiting}
     if not repeats:
         runs = {i: r[:1] for i, r in runs.items()}
     judge_runs(store, rubric, runs)
@@ -79,6 +82,8 @@ def test_the_certificate_on_the_dev_split_and_what_it_escalates(tmp_path: Path, 
     assert cert.threshold == 1.0 and cert.coverage == pytest.approx(40 / 60)
     # The 12 train items no expert rated: the 6 whose runs agree are the judge's; the split and the once-judged go.
     assert (found.unrated, found.judge_decides, found.escalate) == (12, 6, 6)
+    assert found.decided == tuple(f"A{k:03d}" for k in range(6))
+    assert found.escalated == (*(f"B{k:03d}" for k in range(4)), "C000", "C001")
 
 
 def test_no_threshold_passes_and_every_unrated_item_goes_to_the_experts(tmp_path: Path,
@@ -137,7 +142,7 @@ def test_the_command_in_text_and_json(tmp_path: Path, rubrics: dict[str, Rubric]
     assert "coverage 67% (40 of 60 items), 1 disagreeing; bound 0.094" in out
     assert re.search(r"λ 1 +40 kept +1 disagree +bound 0\.094 +passed\n +λ 0\.667 +60 kept +11 disagree +bound "
                      r"0\.264 +failed\n", out)
-    assert "items no expert has rated: 12; the judge decides 6, escalate 6 to the experts" in out
+    assert "items no expert has rated outside the dev and test splits: 12; the judge decides 6, escalate 6 to the experts" in out
     code, out, _ = run(capsys, "certify", "--db", db, "--rubric", "binary", "--alpha", "0.3", "--delta", "0.05",
                        "--format", "json")
     data = json.loads(out)

@@ -10,8 +10,9 @@ Certification (`stats.selective.certify`) runs on the items of one split (dev by
 the report decides on) that the experts rated and the judge judged: the judge's verdict disagrees with the
 experts' when any judged dimension is out of the tolerance of the experts' consensus (an adjudicated score
 first, else the experts' mean, or their PASS/FAIL majority; one expert suffices, as for the jury). The
-certificate's threshold then tells, for every item no expert has rated yet, whether the judge decides it
-(confidence at or above λ̂) or it goes to the experts (below, judged once, or not judged at all).
+certificate's threshold then tells, for every item no expert has rated yet outside the certification and test
+splits (which the experts rate: the one for the certificate, the other for the report), whether the judge decides
+it (confidence at or above λ̂) or it goes to the experts (below, judged once, or not judged at all).
 """
 
 from __future__ import annotations
@@ -68,9 +69,20 @@ class Certification:
     expert_rated: int  # items of the split both the experts and the judge rated
     judged_once: int  # of them, those without a confidence (a single run): left out of the certificate
     certificate: Certificate
-    unrated: int  # the rubric's items no expert has rated (every split)
-    judge_decides: int  # of them, those the judge keeps under the certificate
-    escalate: int  # of them, those that go to the experts
+    decided: tuple[str, ...]  # the ids of the unrated items (outside this split and test) the judge keeps
+    escalated: tuple[str, ...]  # the ids of the others: the experts rate them
+
+    @property
+    def unrated(self) -> int:
+        return len(self.decided) + len(self.escalated)
+
+    @property
+    def judge_decides(self) -> int:
+        return len(self.decided)
+
+    @property
+    def escalate(self) -> int:
+        return len(self.escalated)
 
     @property
     def certified(self) -> bool:
@@ -145,19 +157,22 @@ def certify_judge(store: Store, rubric: Rubric, *, alpha: float, delta: float, t
                         f"confidence is how often its repeated runs agree: run {how}, then certify again")
     certificate = certify(confidence[rated], wrong[rated], alpha, delta)
     present_runs = ~np.isnan(runs).all(axis=2)
-    unrated_keys = _unrated(store, rubric, ratings)
+    unrated_keys, unrated_ids = _unrated(store, rubric, ratings, split)
     kept = certificate.keeps(repeat_confidence(judge_runs(ratings, judge, unrated_keys), rubric.scale, tolerance))
     return Certification(
         rubric=rubric.id, judge=judge, split=split, tolerance=tolerance,
         most_runs=int(present_runs[:, rated].sum(axis=0).max()), expert_rated=int(rated.sum()),
         judged_once=int((rated & ~has_confidence).sum()), certificate=certificate,
-        unrated=int(unrated_keys.size), judge_decides=int(kept.sum()), escalate=int((~kept).sum()),
+        decided=tuple(i for i, k in zip(unrated_ids, kept.tolist(), strict=True) if k),
+        escalated=tuple(i for i, k in zip(unrated_ids, kept.tolist(), strict=True) if not k),
     )  # fmt: skip
 
 
-def _unrated(store: Store, rubric: Rubric, ratings: RubricRatings) -> np.ndarray:
-    """The keys of the rubric's items (every split) that no expert has rated."""
-    keys, _ = store.item_keys_in_order(rubric.id, None)
+def _unrated(store: Store, rubric: Rubric, ratings: RubricRatings, split: str) -> tuple[np.ndarray, list[str]]:
+    """The keys and ids (in the rubric's order) of the items no expert has rated, outside ``split`` and the test
+    split, whose items the experts rate whatever the judge says."""
+    keys, ids = store.item_keys_in_order(rubric.id, None)
     rated = [ratings.first_runs(r).keys for r in ratings.raters_of_kind("human") if is_expert(r, "human")]
-    done = np.concatenate(rated) if rated else np.empty(0, np.int64)
-    return np.sort(keys[~np.isin(keys, done)])
+    rated += [store.item_keys_in_order(rubric.id, s)[0] for s in {split, "test"}]
+    inside = ~np.isin(keys, np.concatenate(rated))
+    return keys[inside], [i for i, k in zip(ids, inside.tolist(), strict=True) if k]

@@ -58,6 +58,6 @@ def certification_lines(found: Certification) -> list[str]:
     else:
         lines.append(f"  no threshold tried: {cert.n} items are too few for any bound to reach α {alpha} (it takes "
                      f"{fewest_certifiable(cert.alpha, cert.delta)} kept items without a disagreement)")
-    lines.append(f"  items no expert has rated: {found.unrated}; the judge decides {found.judge_decides}, "
-                 f"escalate {found.escalate} to the experts")
+    lines.append(f"  items no expert has rated outside the {found.split} and test splits: {found.unrated}; the "
+                 f"judge decides {found.judge_decides}, escalate {found.escalate} to the experts")
     return lines
