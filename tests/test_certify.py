@@ -156,3 +156,29 @@ def test_the_command_in_text_and_json(tmp_path: Path, rubrics: dict[str, Rubric]
     assert "the judge decides 0, escalate 12 to the experts" in out
     code, _, err = run(capsys, "certify", "--db", db, "--rubric", "binary", "--split", "test")
     assert code == 1 and "never uses the test split" in err and "Traceback" not in err
+
+
+def test_assign_escalate_leaves_the_certified_items_to_the_judge(tmp_path: Path, rubrics: dict[str, Rubric],
+                                                                 capsys: pytest.CaptureFixture[str]):
+    db = tmp_path / "c.db"
+    with Store(db) as store:
+        study(store, rubrics["binary"], wrong_among_sure=1)
+        every = set(store.item_keys_in_order("binary")[1])
+    code, out, err = run(capsys, "assign", "--db", db, "--rubric", "binary", "--experts", "ann,bob", "--overlap", "0",
+                         "--escalate", "--format", "json")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["left_to_judge"] == 6 and summary["certificate"]["lambda"] == 1.0
+    decided = {f"A{k:03d}" for k in range(6)}
+    with Store(db) as store:
+        queued = {row[1] for row in store.assigned_items(summary["plan"])}
+    assert queued == every - decided  # the escalated, the split's and the already rated items: the experts'
+    code, out, _ = run(capsys, "assign", "--db", db, "--rubric", "binary", "--experts", "ann,bob", "--overlap", "0",
+                       "--escalate", "--alpha", "0.02")
+    assert code == 0 and "left to the judge" not in out and "no threshold is certified" in out
+    with Store(db) as store:
+        plan = store.current_plan("binary")
+        assert plan is not None
+        assert {row[1] for row in store.assigned_items(plan["id"])} == every
+    code, _, err = run(capsys, "assign", "--db", db, "--rubric", "binary", "--experts", "ann,bob", "--alpha", "0.2")
+    assert code == 1 and "go with --escalate" in err
