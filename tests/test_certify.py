@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy.stats import beta
 
-from judge_tui.analysis.certify import certify_judge, repeat_confidence
+from judge_tui.analysis.certify import certify_judge, jury_verdicts, repeat_confidence
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import Item
 from judge_tui.model.rubrics import Rubric
@@ -73,8 +73,8 @@ def test_the_certificate_on_the_dev_split_and_what_it_escalates(tmp_path: Path, 
         study(store, rubric, wrong_among_sure=1)
         found = certify_judge(store, rubric, alpha=0.1, delta=0.1, tolerance=0.15)
     cert = found.certificate
-    assert found.judge == JUDGE and found.split == "dev" and found.most_runs == 3
-    assert cert.n == 60 and found.expert_rated == 60 and found.judged_once == 0
+    assert found.judge == JUDGE and found.split == "dev" and found.most_judgments == 3
+    assert cert.n == 60 and found.expert_rated == 60 and found.without_confidence == 0
     # Strictest first: the 40 agreeing items (1 disagrees) pass; adding the 20 at 2/3 (11 disagree of 60) fails.
     assert [(t.threshold, t.kept, t.disagreements, t.passed) for t in cert.tests] == [
         (1.0, 40, 1, True), (pytest.approx(2 / 3), 60, 11, False)]
@@ -182,3 +182,51 @@ def test_assign_escalate_leaves_the_certified_items_to_the_judge(tmp_path: Path,
         assert {row[1] for row in store.assigned_items(plan["id"])} == every
     code, _, err = run(capsys, "assign", "--db", db, "--rubric", "binary", "--experts", "ann,bob", "--alpha", "0.2")
     assert code == 1 and "go with --escalate" in err
+
+
+MEMBERS = ("judge:alpha:binary@p1", "judge:beta:binary@p1", "judge:gamma:binary@p1")
+
+
+def test_a_jurys_certificate_from_its_members_agreement(tmp_path: Path, rubrics: dict[str, Rubric],
+                                                        capsys: pytest.CaptureFixture[str]):
+    rubric = rubrics["binary"]
+    db = tmp_path / "jury.db"
+    with Store(db) as store:
+        sure, split = add(store, "S", 40, "dev"), add(store, "U", 20, "dev")
+        agreed, divided, alone = add(store, "A", 5, "train"), add(store, "B", 3, "train"), add(store, "C", 2, "train")
+        rate(store, rubric, "ann", "human", {i: {"label": 1.0} for i in sure + split})
+        for m, member in enumerate(MEMBERS):
+            said = {i: 1.0 for i in sure + agreed} | {i: float(m == 0) for i in split + divided}
+            said |= {i: 1.0 for i in alone} if m == 0 else {}
+            rate(store, rubric, member, "judge", {i: {"label": v} for i, v in said.items()})
+        found = certify_judge(store, rubric, alpha=0.1, delta=0.1, tolerance=0.15, members=MEMBERS)
+    cert = found.certificate
+    # The 20 divided items: two members say FAIL, so the jury does, against the experts' PASS, at confidence 2/3.
+    assert [(t.threshold, t.kept, t.disagreements, t.passed) for t in cert.tests] == [
+        (1.0, 40, 0, True), (pytest.approx(2 / 3), 60, 20, False)]
+    assert found.judge == "jury" and found.members == MEMBERS and found.most_judgments == 3
+    assert found.decided == tuple(agreed) and found.escalated == (*divided, *alone)
+    code, out, err = run(capsys, "certify", "--db", db, "--jury", "+".join(MEMBERS))
+    assert code == 0, err
+    assert out.startswith(f"The jury {'+'.join(MEMBERS)} on rubric binary")
+    assert "the share of its 3 members that agree with its majority" in out
+    assert "λ 1: the judge keeps an item when at least 100% of its members agree" in out
+    code, _, err = run(capsys, "certify", "--db", db, "--jury", "+".join(MEMBERS), "--judge", MEMBERS[0])
+    assert code == 1 and "not both" in err
+
+
+def test_the_jurys_verdict_and_confidence(rubrics: dict[str, Rubric]):
+    nan = np.nan
+    binary = rubrics["binary"].scale
+    members = np.array([[[1.0], [1.0], [0.0], [1.0]],
+                        [[1.0], [0.0], [1.0], [nan]],
+                        [[0.0], [nan], [1.0], [nan]]])
+    verdict, confidence = jury_verdicts(members, binary, 0.15)
+    # 2 of 3 for PASS; a 1-1 tie (no verdict); 2 of 3 for PASS; one member alone (no confidence)
+    assert np.allclose(verdict[:, 0], [1.0, nan, 1.0, 1.0], equal_nan=True)
+    assert np.allclose(confidence, [2 / 3, nan, 2 / 3, nan], equal_nan=True)
+    graded = rubrics["cis"].scale
+    scores = np.array([[[0.0, 1.0]], [[0.25, 1.0]], [[1.0, 0.75]]])  # the median: 0.25 and 1.0
+    verdict, confidence = jury_verdicts(scores, graded, 0.25)
+    assert verdict.tolist() == [[0.25, 1.0]]
+    assert confidence.tolist() == [pytest.approx(2 / 3)]  # 1.0 is 0.75 from the median on the first dimension

@@ -8,18 +8,23 @@ import json
 from judge_tui.analysis.certify import Certification, certify_judge
 from judge_tui.analysis.figure_format import decimal_text, share_text
 from judge_tui.cli.commands import open_store
+from judge_tui.cli.raters import parse_members
 from judge_tui.cli.report import pick_rubric
 from judge_tui.formats.terminal import echo
+from judge_tui.model.errors import UserError
 from judge_tui.model.settings import load_settings
 from judge_tui.stats.selective import fewest_certifiable
 
 
 def run(args: argparse.Namespace) -> int:
     tolerance = load_settings().agreement.tolerance
+    if args.judge and args.jury:
+        raise UserError("--judge and --jury: certify one judge (its repeats) or one jury, not both")
     with open_store(args, create=False) as store:
         rubric = pick_rubric(store, args.rubric)
+        members = parse_members(args.jury, store, rubric.id) if args.jury else ()
         found = certify_judge(store, rubric, alpha=args.alpha, delta=args.delta, tolerance=tolerance,
-                              judge=args.judge, split=args.split)
+                              judge=args.judge, members=members, split=args.split)
     if args.format == "json":
         print(json.dumps(found.to_json(), indent=2, ensure_ascii=False))
     else:
@@ -35,11 +40,19 @@ def _level(value: float) -> str:
 def certification_lines(found: Certification) -> list[str]:
     cert = found.certificate
     alpha, delta = _level(cert.alpha), _level(cert.delta)
-    lines = [f"Judge {found.judge} on rubric {found.rubric}, certified on the {found.split} split: {cert.n} items "
-             f"the experts rated with the judge's confidence (the share of its runs, up to {found.most_runs}, that "
-             f"agree with its first)"]
-    if found.judged_once:
-        lines.append(f"  {found.judged_once} more expert-rated items were judged once: no confidence, left out")
+    if found.members:
+        title = f"The jury {'+'.join(found.members)}"
+        source = f"the share of its {found.most_judgments} members that agree with its {found.jury_rule}"
+        runs = "members"
+    else:
+        title = f"Judge {found.judge}"
+        source = f"the share of its runs, up to {found.most_judgments}, that agree with its first"
+        runs = "runs"
+    lines = [f"{title} on rubric {found.rubric}, certified on the {found.split} split: {cert.n} items the experts "
+             f"rated with the judge's confidence ({source})"]
+    if found.without_confidence:
+        lines.append(f"  {found.without_confidence} more expert-rated items have one judgment"
+                     + (" or a tie" if found.members else "") + ": no confidence, left out")
     lines.append(f"  α {alpha}, δ {delta}: with probability at least {share_text(1 - cert.delta)}, the judge "
                  f"disagrees with the experts on at most {share_text(cert.alpha)} of the items it keeps")
     kept = cert.certified
@@ -47,7 +60,7 @@ def certification_lines(found: Certification) -> list[str]:
         lines.append("  no threshold is certified: the judge may decide no item")
     else:
         lines.append(f"  λ {_level(kept.threshold)}: the judge keeps an item when at least "
-                     f"{share_text(kept.threshold)} of its runs agree")
+                     f"{share_text(kept.threshold)} of its {runs} agree")
         lines.append(f"  coverage {share_text(cert.coverage)} ({kept.kept} of {cert.n} items), "
                      f"{kept.disagreements} disagreeing; bound {decimal_text(kept.bound, 3)} "
                      f"(Clopper–Pearson, one-sided at δ {delta}) ≤ α {alpha}")

@@ -362,6 +362,8 @@ def build_parser() -> CommandParser:
     _common(p)
     p.add_argument("--rubric", help="rubric id (default: the one with the most items)")
     p.add_argument("--judge", help="the judge rater (default: the judge that rated most items)")
+    p.add_argument("--jury", metavar="A+B+C", help="certify the jury these judges make instead of one judge: its "
+                   "confidence is the share of members agreeing with its verdict")
     p.add_argument("--alpha", type=float, default=DEFAULT_LEVEL,
                    help="the most disagreement with the experts allowed on the items the judge keeps (default 0.1)")
     p.add_argument("--delta", type=float, default=DEFAULT_LEVEL,
