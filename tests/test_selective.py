@@ -106,3 +106,36 @@ def test_no_items():
 def test_levels_outside_zero_and_one_are_refused(alpha, delta):
     with pytest.raises(ValueError, match="strictly between"):
         certify(np.ones(3), np.zeros(3, dtype=bool), alpha, delta)
+
+
+def reference_certify(confidence: np.ndarray, disagrees: np.ndarray, alpha: float, delta: float) -> list[tuple]:
+    """The procedure written again plainly, with scipy's bound: every distinct confidence from the highest,
+    the items at or above it, passed over when too few to pass with no disagreement, stop at the first failure."""
+    present = ~np.isnan(confidence)
+    c, wrong = confidence[present], disagrees[present]
+    tried = []
+    for threshold in sorted(set(c.tolist()), reverse=True):
+        kept = c >= threshold
+        n, k = int(kept.sum()), int(wrong[kept].sum())
+        if scipy_upper(0, n, delta) > alpha:
+            continue
+        bound = scipy_upper(k, n, delta)
+        tried.append((threshold, n, k, bound <= alpha))
+        if bound > alpha:
+            break
+    return tried
+
+
+def test_random_tables_agree_with_the_procedure_written_again():
+    rng = np.random.default_rng(11)
+    for _ in range(150):
+        n = int(rng.integers(1, 400))
+        levels = int(rng.integers(1, 8))
+        confidence = rng.integers(0, levels + 1, n) / max(levels, 1)
+        confidence[rng.random(n) < 0.05] = np.nan
+        wrong_rate = rng.uniform(0.0, 0.3)
+        disagrees = rng.random(n) < wrong_rate * (1.5 - confidence.clip(0, 1))
+        alpha, delta = float(rng.choice([0.05, 0.1, 0.2])), float(rng.choice([0.05, 0.1, 0.2]))
+        cert = certify(confidence, disagrees, alpha, delta)
+        expected = reference_certify(confidence, disagrees, alpha, delta)
+        assert [(t.threshold, t.kept, t.disagreements, t.passed) for t in cert.tests] == expected
