@@ -230,3 +230,33 @@ def test_the_jurys_verdict_and_confidence(rubrics: dict[str, Rubric]):
     verdict, confidence = jury_verdicts(scores, graded, 0.25)
     assert verdict.tolist() == [[0.25, 1.0]]
     assert confidence.tolist() == [pytest.approx(2 / 3)]  # 1.0 is 0.75 from the median on the first dimension
+
+
+def test_a_graded_rubric_counts_an_item_wrong_when_any_dimension_is_out_of_tolerance(tmp_path: Path,
+                                                                                     rubrics: dict[str, Rubric]):
+    from tests.judge.conftest import cis_rows
+
+    rubric = rubrics["cis"]
+    dims = [d.id for d in rubric.judged_dimensions]
+    with Store(tmp_path / "cis.db") as store:
+        items = []
+        for row in cis_rows(40):
+            item_id = row.pop("id")
+            row.pop("split", None)
+            items.append(Item(id=item_id, rubric="cis", fields=row, split="dev"))
+        store.add_items(items)
+        ids = [item.id for item in items]
+        expert = {i: dict.fromkeys(dims, 0.75) for i in ids}
+        rate(store, rubric, "ann", "human", expert)
+        off = set(ids[:3])  # the judge's every run puts the last dimension 0.5 away on these: sure and wrong
+        near = set(ids[3:6])  # 0.25 away on the first dimension, within the tolerance
+        for repeat in range(3):
+            said = {i: {**dict.fromkeys(dims, 0.75), **({dims[-1]: 0.25} if i in off else {}),
+                        **({dims[0]: 0.5} if i in near else {})} for i in ids}
+            rate(store, rubric, "judge:alpha:cis@p1", "judge", said, repeat=repeat)
+        found = certify_judge(store, rubric, alpha=0.1, delta=0.1, tolerance=0.25)
+    # Every run agrees with the first: one candidate, every item, the 3 off items disagreeing.
+    n = len(ids)
+    [tested] = found.certificate.tests
+    assert (tested.threshold, tested.kept, tested.disagreements) == (1.0, n, 3)
+    assert tested.bound == pytest.approx(upper(3, n, 0.1), abs=1e-9) and tested.passed == (upper(3, n, 0.1) <= 0.1)
