@@ -143,13 +143,14 @@ def test_the_command_in_text_and_json(tmp_path: Path, rubrics: dict[str, Rubric]
     assert re.search(r"λ 1 +40 kept +1 disagree +bound 0\.094 +passed\n +λ 0\.667 +60 kept +11 disagree +bound "
                      r"0\.264 +failed\n", out)
     assert "items no expert has rated outside the dev and test splits: 12; the judge decides 6, escalate 6 to the experts" in out
+    assert "2 of the escalated have no confidence (judged once, or not at all): `judge-tui judge --rubric binary" in out
     code, out, _ = run(capsys, "certify", "--db", db, "--rubric", "binary", "--alpha", "0.3", "--delta", "0.05",
                        "--format", "json")
     data = json.loads(out)
     assert code == 0 and data["alpha"] == 0.3 and data["delta"] == 0.05 and data["split"] == "dev"
     assert data["lambda"] == pytest.approx(2 / 3) and data["kept"] == 60 and data["coverage"] == 1.0
     assert data["bound"] == pytest.approx(upper(11, 60, 0.05), abs=1e-9)
-    assert data["escalate"] == 2 and data["judge_decides"] == 10  # at λ 2/3 the split runs (2 of 3) are kept
+    assert data["escalate"] == 2 and data["judge_decides"] == 10 and data["escalate_without_confidence"] == 2  # at λ 2/3 the split runs (2 of 3) are kept
     _, out, _ = run(capsys, "certify", "--db", db, "--rubric", "binary", "--alpha", "0.02")
     assert "no threshold is certified: the judge may decide no item" in out
     assert "60 items are too few for any bound to reach α 0.02 (it takes 114 kept items" in out

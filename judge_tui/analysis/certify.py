@@ -100,6 +100,7 @@ class Certification:
     certificate: Certificate
     decided: tuple[str, ...]  # the ids of the unrated items (outside this split and test) the judge keeps
     escalated: tuple[str, ...]  # the ids of the others: the experts rate them
+    unsure_of: int  # of the escalated, those without a confidence (one judgment, a tie, not judged)
 
     @property
     def unrated(self) -> int:
@@ -134,6 +135,7 @@ class Certification:
             "tests": [{"lambda": t.threshold, "kept": t.kept, "disagreements": t.disagreements, "bound": t.bound,
                        "passed": t.passed} for t in cert.tests],
             "unrated": self.unrated, "judge_decides": self.judge_decides, "escalate": self.escalate,
+            "escalate_without_confidence": self.unsure_of,
         }  # fmt: skip
 
 
@@ -210,7 +212,8 @@ def certify_judge(store: Store, rubric: Rubric, *, alpha: float, delta: float, t
             f"often its repeated runs agree: run {how}, then certify again")
     certificate = certify(confidence[rated], wrong[rated], alpha, delta)
     unrated_keys, unrated_ids = _unrated(store, rubric, ratings, split)
-    kept = certificate.keeps(judged(unrated_keys)[1])
+    unrated_confidence = judged(unrated_keys)[1]
+    kept = certificate.keeps(unrated_confidence)
     return Certification(
         rubric=rubric.id, judge=JURY if members else str(judge), members=tuple(members),
         jury_rule=RULE_NAMES[rule_for(rubric.scale)] if members else "", split=split,
@@ -218,6 +221,7 @@ def certify_judge(store: Store, rubric: Rubric, *, alpha: float, delta: float, t
         without_confidence=int((rated & ~has_confidence).sum()), certificate=certificate,
         decided=tuple(i for i, k in zip(unrated_ids, kept.tolist(), strict=True) if k),
         escalated=tuple(i for i, k in zip(unrated_ids, kept.tolist(), strict=True) if not k),
+        unsure_of=int(np.isnan(unrated_confidence).sum()),
     )  # fmt: skip
 
 

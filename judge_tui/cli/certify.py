@@ -73,4 +73,7 @@ def certification_lines(found: Certification) -> list[str]:
                      f"{fewest_certifiable(cert.alpha, cert.delta)} kept items without a disagreement)")
     lines.append(f"  items no expert has rated outside the {found.split} and test splits: {found.unrated}; the "
                  f"judge decides {found.judge_decides}, escalate {found.escalate} to the experts")
+    if found.unsure_of and not found.members and kept is not None:
+        lines.append(f"  {found.unsure_of} of the escalated have no confidence (judged once, or not at all): "
+                     f"`judge-tui judge --rubric {found.rubric} --repeat 3` lets the judge keep those it is sure of")
     return lines
