@@ -48,8 +48,8 @@ def certification_lines(found: Certification) -> list[str]:
         title = f"Judge {found.judge}"
         source = f"the share of its runs, up to {found.most_judgments}, that agree with its first"
         runs = "runs"
-    lines = [f"{title} on rubric {found.rubric}, certified on the {found.split} split: {cert.n} items the experts "
-             f"rated with the judge's confidence ({source})"]
+    lines = [f"{title} on rubric {found.rubric}, the {found.split} split: {cert.n} items the experts rated, each "
+             f"with {'the jury' if found.members else 'the judge'}'s confidence ({source})"]
     if found.without_confidence:
         lines.append(f"  {found.without_confidence} more expert-rated items have one judgment"
                      + (" or a tie" if found.members else "") + ": no confidence, left out")
