@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_selective.py [--studies 2000] [--runs 3] [--alpha 0.1] [--delta 0.1]
 
-Each study has N expert-rated PASS/FAIL items (50, 100, 200, 500; 80% PASS) and a judge that rated each K times.
+Each study has N expert-rated PASS/FAIL items (25, 50, 100, 200, 500; 80% PASS) and a judge that rated each K times.
 Every item belongs to a kind of item with a known chance that the judge's first run (its verdict) is wrong and
 known chances that each further run agrees with the first, depending on whether the first was right:
 
@@ -43,7 +43,7 @@ from judge_tui.analysis.certify import disagreements, repeat_confidence  # noqa:
 from judge_tui.model.rubrics import get_rubric  # noqa: E402
 from judge_tui.stats.selective import certify  # noqa: E402
 
-SIZES = (50, 100, 200, 500)
+SIZES = (25, 50, 100, 200, 500)
 PASS_SHARE = 0.8
 
 
