@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from judge_tui.analysis.figure_format import short_text
 from judge_tui.analysis.jury import RULE_NAMES, rule_for
 from judge_tui.analysis.scores import RubricRatings, agreeing, load
 from judge_tui.analysis.team import is_expert, load_team, team_consensus
@@ -169,7 +170,7 @@ def certify_judge(store: Store, rubric: Rubric, *, alpha: float, delta: float, t
                         "there would be judged on its own items; certify on --split dev (default) or train")
     for name, value in (("--alpha", alpha), ("--delta", delta)):
         if not 0.0 < value < 1.0:
-            raise UserError(f"{name} {value:g}: give a share strictly between 0 and 1, e.g. 0.1")
+            raise UserError(f"{name} {short_text(value)}: give a share strictly between 0 and 1, e.g. 0.1")
     ratings = load(store, rubric)
     judges = ratings.raters_of_kind("judge")
     how = f"`judge-tui judge --rubric {rubric.id} --split {split} --repeat 3`"

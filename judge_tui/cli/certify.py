@@ -6,7 +6,7 @@ import argparse
 import json
 
 from judge_tui.analysis.certify import Certification, certify_judge
-from judge_tui.analysis.figure_format import decimal_text, share_text
+from judge_tui.analysis.figure_format import decimal_text, share_text, short_text
 from judge_tui.cli.commands import open_store
 from judge_tui.cli.raters import parse_members
 from judge_tui.cli.report import pick_rubric
@@ -39,7 +39,7 @@ def _level(value: float) -> str:
 
 def certification_lines(found: Certification) -> list[str]:
     cert = found.certificate
-    alpha, delta = _level(cert.alpha), _level(cert.delta)
+    alpha, delta = short_text(cert.alpha), short_text(cert.delta)  # as the lead gave them
     if found.members:
         title = f"The jury {'+'.join(found.members)}"
         source = f"the share of its {found.most_judgments} members that agree with its {found.jury_rule}"
