@@ -171,59 +171,65 @@ def certify_judge(store: Store, rubric: Rubric, *, alpha: float, delta: float, t
     for name, value in (("--alpha", alpha), ("--delta", delta)):
         if not 0.0 < value < 1.0:
             raise UserError(f"{name} {short_text(value)}: give a share strictly between 0 and 1, e.g. 0.1")
-    ratings = load(store, rubric)
+    with store.snapshot():  # every read from one state of the database, as the report's
+        ratings = load(store, rubric)
+        how = f"`judge-tui judge --rubric {rubric.id} --split {split} --repeat 3`"
+        judge = None if members else _chosen_judge(ratings, judge, how)
+        keys, _ = store.item_keys_in_order(rubric.id, split)
+        if keys.size == 0:
+            raise UserError(f"rubric {rubric.id!r} has no items in the {split} split: assign splits with "
+                            f"`judge-tui split --rubric {rubric.id}`")
+
+        def judged(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            """The verdict (items x dimensions), the confidence and the number of judgments of each item."""
+            if members:
+                matrix = member_matrix(ratings, members, keys)
+                return (*jury_verdicts(matrix, rubric.scale, tolerance), (~np.isnan(matrix).all(axis=2)).sum(axis=0))
+            runs = judge_runs(ratings, str(judge), keys)
+            return runs[0], repeat_confidence(runs, rubric.scale, tolerance), (~np.isnan(runs).all(axis=2)).sum(axis=0)
+
+        view = load_team(store, rubric, split=split, ratings=ratings, notes=False)
+        reference = np.column_stack([team_consensus(view, d, min_raters=1)[0] for d in view.dimensions])
+        verdict, confidence, judgments = judged(view.item_keys)
+        rated, wrong = disagreements(reference, verdict, rubric.scale, tolerance)
+        who = f"the jury {'+'.join(members)}" if members else f"judge {judge}"
+        if not rated.any():
+            raise UserError(f"no item of the {split} split has both an expert's rating and {who}'s verdict: the "
+                            f"experts rate them in `judge-tui rate`, the judge with {how}")
+        has_confidence = ~np.isnan(confidence)
+        if not (rated & has_confidence).any():
+            raise UserError(
+                f"the jury {'+'.join(members)} has no expert-rated item of the {split} split judged by two members "
+                f"or more without a tie" if members else
+                f"judge {judge} has judged each expert-rated item of the {split} split once; its confidence is how "
+                f"often its repeated runs agree: run {how}, then certify again")
+        certificate = certify(confidence[rated], wrong[rated], alpha, delta)
+        unrated_keys, unrated_ids = _unrated(store, rubric, ratings, split)
+        unrated_confidence = judged(unrated_keys)[1]
+        kept = certificate.keeps(unrated_confidence)
+        return Certification(
+            rubric=rubric.id, judge=JURY if members else str(judge), members=tuple(members),
+            jury_rule=RULE_NAMES[rule_for(rubric.scale)] if members else "", split=split,
+            tolerance=tolerance, most_judgments=int(judgments[rated].max()), expert_rated=int(rated.sum()),
+            without_confidence=int((rated & ~has_confidence).sum()), certificate=certificate,
+            decided=tuple(i for i, k in zip(unrated_ids, kept.tolist(), strict=True) if k),
+            escalated=tuple(i for i, k in zip(unrated_ids, kept.tolist(), strict=True) if not k),
+            unsure_of=int(np.isnan(unrated_confidence).sum()),
+        )  # fmt: skip
+
+
+def _chosen_judge(ratings: RubricRatings, judge: str | None, how: str) -> str:
+    """The judge named, checked, or the judge rater with the most ratings of the rubric."""
     judges = ratings.raters_of_kind("judge")
-    how = f"`judge-tui judge --rubric {rubric.id} --split {split} --repeat 3`"
-    if members:
-        judge = None
-    elif judge is None:
+    rubric = ratings.rubric.id
+    if judge is None:
         if not judges:
-            raise UserError(f"no judge has rated rubric {rubric.id!r}: run {how}")
-        judge = max(judges, key=lambda j: ratings.rating_counts(j))
-    elif judge not in judges:
-        raise UserError(f"{judge!r} is not a judge of rubric {rubric.id!r}; its judges: "
-                        f"{', '.join(judges) or 'none yet'} (run {how})")
-    keys, _ = store.item_keys_in_order(rubric.id, split)
-    if keys.size == 0:
-        raise UserError(f"rubric {rubric.id!r} has no items in the {split} split: assign splits with "
-                        f"`judge-tui split --rubric {rubric.id}`")
-
-    def judged(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The verdict (items x dimensions), the confidence and the number of judgments of each item."""
-        if members:
-            matrix = member_matrix(ratings, members, keys)
-            return (*jury_verdicts(matrix, rubric.scale, tolerance), (~np.isnan(matrix).all(axis=2)).sum(axis=0))
-        runs = judge_runs(ratings, str(judge), keys)
-        return runs[0], repeat_confidence(runs, rubric.scale, tolerance), (~np.isnan(runs).all(axis=2)).sum(axis=0)
-
-    view = load_team(store, rubric, split=split, ratings=ratings, notes=False)
-    reference = np.column_stack([team_consensus(view, d, min_raters=1)[0] for d in view.dimensions])
-    verdict, confidence, judgments = judged(view.item_keys)
-    rated, wrong = disagreements(reference, verdict, rubric.scale, tolerance)
-    who = f"the jury {'+'.join(members)}" if members else f"judge {judge}"
-    if not rated.any():
-        raise UserError(f"no item of the {split} split has both an expert's rating and {who}'s verdict: the "
-                        f"experts rate them in `judge-tui rate`, the judge with {how}")
-    has_confidence = ~np.isnan(confidence)
-    if not (rated & has_confidence).any():
-        raise UserError(
-            f"the jury {'+'.join(members)} has no expert-rated item of the {split} split judged by two members "
-            f"or more without a tie" if members else
-            f"judge {judge} has judged each expert-rated item of the {split} split once; its confidence is how "
-            f"often its repeated runs agree: run {how}, then certify again")
-    certificate = certify(confidence[rated], wrong[rated], alpha, delta)
-    unrated_keys, unrated_ids = _unrated(store, rubric, ratings, split)
-    unrated_confidence = judged(unrated_keys)[1]
-    kept = certificate.keeps(unrated_confidence)
-    return Certification(
-        rubric=rubric.id, judge=JURY if members else str(judge), members=tuple(members),
-        jury_rule=RULE_NAMES[rule_for(rubric.scale)] if members else "", split=split,
-        tolerance=tolerance, most_judgments=int(judgments[rated].max()), expert_rated=int(rated.sum()),
-        without_confidence=int((rated & ~has_confidence).sum()), certificate=certificate,
-        decided=tuple(i for i, k in zip(unrated_ids, kept.tolist(), strict=True) if k),
-        escalated=tuple(i for i, k in zip(unrated_ids, kept.tolist(), strict=True) if not k),
-        unsure_of=int(np.isnan(unrated_confidence).sum()),
-    )  # fmt: skip
+            raise UserError(f"no judge has rated rubric {rubric!r}: run {how}")
+        return max(judges, key=lambda j: ratings.rating_counts(j))
+    if judge not in judges:
+        raise UserError(f"{judge!r} is not a judge of rubric {rubric!r}; its judges: {', '.join(judges) or 'none yet'} "
+                        f"(run {how})")
+    return judge
 
 
 def _unrated(store: Store, rubric: Rubric, ratings: RubricRatings, split: str) -> tuple[np.ndarray, list[str]]:
