@@ -214,6 +214,13 @@ def test_a_jurys_certificate_from_its_members_agreement(tmp_path: Path, rubrics:
     assert "λ 1: the judge keeps an item when at least 100% of its members agree" in out
     code, _, err = run(capsys, "certify", "--db", db, "--jury", "+".join(MEMBERS), "--judge", MEMBERS[0])
     assert code == 1 and "not both" in err
+    code, out, err = run(capsys, "assign", "--db", db, "--rubric", "binary", "--experts", "ann,bob", "--escalate",
+                         "--jury", "+".join(MEMBERS), "--format", "json")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["left_to_judge"] == 5 and summary["certificate"]["members"] == list(MEMBERS)
+    with Store(db) as store:
+        assert not set(agreed) & {row[1] for row in store.assigned_items(summary["plan"])}
 
 
 def test_the_jurys_verdict_and_confidence(rubrics: dict[str, Rubric]):
