@@ -13,7 +13,7 @@ from tests.faults.conftest import REPO, no_traceback, run
 
 pytestmark = pytest.mark.slow
 
-READING = [["report"], ["export"], ["history"], ["status"], ["flags"], ["failures"]]
+READING = [["report"], ["export"], ["history"], ["status"], ["flags"], ["failures"], ["certify"]]
 
 
 def _digest(path: Path) -> str:

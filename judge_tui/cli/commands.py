@@ -22,7 +22,7 @@ def db_path(args: argparse.Namespace) -> Path:
 # Commands that add many rows check the whole file first: they must not build on a damaged database.
 CHECKED_BEFORE_WRITING = {"import", "import-ratings", "split", "merge"}
 # Commands that never write: the only ones that run on a read-only database.
-ONLY_READING = {"report", "export", "history", "flags", "status", "failures"}
+ONLY_READING = {"report", "export", "history", "flags", "status", "failures", "certify"}
 
 
 def _demo_hint(args: argparse.Namespace) -> str:

@@ -22,6 +22,7 @@ from judge_tui.model.errors import UserError
 from judge_tui.model.records import SPLITS
 from judge_tui.model.textsafe import clean
 
+DEFAULT_LEVEL = 0.1  # certify's alpha and delta, and assign --escalate's
 DB_HELP = "database file (default: $JUDGE_TUI_DB, or judge-tui.db in the user data folder)"
 LEAD_HELP = ("open as the study lead: c adjudicates, a shows the team over every item (a reviewer sees figures "
              "only over the items they submitted)")
@@ -43,6 +44,7 @@ HANDLERS = {
     "rubric-change": "judge_tui.cli.history:run_rubric_change",
     "adjudicate": "judge_tui.cli.launch:run_adjudicate",
     "calibrate": "judge_tui.cli.calibrate:run",
+    "certify": "judge_tui.cli.certify:run",
     "check": "judge_tui.cli.commands:run_check",
     "flags": "judge_tui.cli.flags:run",
     "status": "judge_tui.cli.status:run",
@@ -264,6 +266,13 @@ def build_parser() -> CommandParser:
     p.add_argument("--per-expert", type=int, metavar="N",
                    help="N items per expert, where the pool has them (default: every item of the rubric is assigned)")
     p.add_argument("--seed", type=int, default=0, help="the same items, experts and seed give the same plan")
+    p.add_argument("--escalate", action="store_true",
+                   help="keep out of the plan the items the judge is certified to decide (judge-tui certify on the "
+                        "dev split), so the experts' queues hold only the items it leaves to them")
+    p.add_argument("--alpha", type=float, help="with --escalate: the certificate's alpha (default 0.1)")
+    p.add_argument("--delta", type=float, help="with --escalate: the certificate's delta (default 0.1)")
+    p.add_argument("--judge", help="with --escalate: the judge rater (default: the judge that rated most items)")
+    p.add_argument("--jury", metavar="A+B+C", help="with --escalate: certify the jury these judges make instead")
     p.add_argument("--format", choices=["text", "json"], default="text", help="the plan as text (default) or JSON")
 
     p = parser.add_command("status", help="where the study stands: each expert's progress and time, the judge queue")
@@ -345,6 +354,26 @@ def build_parser() -> CommandParser:
                    help="at most this many judgments at once (default: settings judge_concurrency;"
                    " with --backend openai, openai_concurrency)")
     _backend_options(p)
+
+    p = parser.add_command(
+        "certify", help="on which items the judge may decide alone: a confidence threshold certified on the "
+                        "experts' ratings, and how many items go to the experts",
+        description="Certify a confidence threshold for the judge on the items the experts rated (the dev split "
+        "by default, never test): with probability at least 1 - DELTA, the judge disagrees with the experts on at "
+        "most ALPHA of the items it keeps. The judge's confidence is the agreement among its repeated runs "
+        "(judge-tui judge --repeat 3).")
+    _common(p)
+    p.add_argument("--rubric", help="rubric id (default: the one with the most items)")
+    p.add_argument("--judge", help="the judge rater (default: the judge that rated most items)")
+    p.add_argument("--jury", metavar="A+B+C", help="certify the jury these judges make instead of one judge: its "
+                   "confidence is the share of members agreeing with its verdict")
+    p.add_argument("--alpha", type=float, default=DEFAULT_LEVEL,
+                   help="the most disagreement with the experts allowed on the items the judge keeps (default 0.1)")
+    p.add_argument("--delta", type=float, default=DEFAULT_LEVEL,
+                   help="the chance the certificate may be wrong (default 0.1)")
+    p.add_argument("--split", type=split_name, default="dev",
+                   help="the expert-rated items to certify on: dev (default) or train; never test")
+    p.add_argument("--format", choices=["text", "json"], default="text", help="text (default) or JSON")
 
     p = parser.add_command("check", help="check the database file for damage (reads all of it)")
     _common(p)

@@ -23,7 +23,7 @@ import math
 import random
 import uuid
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -96,6 +96,7 @@ class Assignment:
     kept: dict[str, int] = field(default_factory=dict)  # expert -> rated items kept with them
     left_out: int = 0  # items not in the plan (--per-expert covers fewer than all)
     rated_by_others: dict[str, int] = field(default_factory=dict)  # rater outside the plan -> items they rated
+    left_to_judge: int = 0  # items kept out of the plan: the judge is certified to decide them (assign --escalate)
     plan_id: str = ""
     number: int = 0
 
@@ -281,18 +282,22 @@ def _later_than(stamp: str, earlier: str | None) -> str:
     return (datetime.fromisoformat(earlier) + timedelta(milliseconds=1)).isoformat(timespec="milliseconds")
 
 
-def assign(store: Store, rubric: Rubric, options: Options) -> Assignment:
-    """Plan the assignment of the rubric's items and store it as the plan in force."""
+def assign(store: Store, rubric: Rubric, options: Options, *, left_to_judge: Collection[str] = ()) -> Assignment:
+    """Plan the assignment of the rubric's items and store it as the plan in force. ``left_to_judge``: items
+    kept out of the plan because the judge is certified to decide them (`analysis.certify`); the experts' queues
+    then hold only the items it leaves to them."""
     if not store.count_items(rubric.id):
         raise UserError(f"no items of rubric {rubric.id!r} in {store.path}; import some first "
                         f"(judge-tui import FILE --rubric {rubric.id})")
     balance = balance_fields(store, rubric)
-    items = [(item.id, _stratum(item, rubric, balance)) for item in store.iter_items(rubric.id)]
+    every = [(item.id, _stratum(item, rubric, balance)) for item in store.iter_items(rubric.id)]
+    items = [(item_id, stratum) for item_id, stratum in every if item_id not in left_to_judge]
     with store.transaction():
         rated = {item: raters - {CONSENSUS_RATER} for item, raters in store.experts_by_item(rubric.id).items()}
         plan = plan_assignment(items, options, balance=balance, rated={i: r for i, r in rated.items() if r})
         current = store.current_plan(rubric.id)
         plan.plan_id = uuid.uuid4().hex[:16]
+        plan.left_to_judge = len(every) - len(items)
         store.save_assignment(
             {"id": plan.plan_id, "rubric": rubric.id, "experts": options.experts, "overlap": options.overlap,
              "overlap_raters": options.raters_per_overlap_item, "per_expert": options.per_expert,
@@ -313,7 +318,7 @@ def plan_summary(plan: Assignment) -> dict[str, Any]:
         "rubric": o.rubric, "plan": plan.plan_id, "number": plan.number, "seed": o.seed,
         "overlap": o.overlap, "overlap_raters": o.raters_per_overlap_item, "per_expert": o.per_expert,
         "items_in_plan": len(plan.items), "overlap_items": len(plan.overlap_items),
-        "left_out": plan.left_out, "rated_by_others": plan.rated_by_others, "balanced_by": list(plan.balance),
+        "left_out": plan.left_out, "left_to_judge": plan.left_to_judge, "rated_by_others": plan.rated_by_others, "balanced_by": list(plan.balance),
         "experts": [{"expert": e, "items": len(q), "overlap_items": sum(s for _i, s in q),
                      "kept_rated": plan.kept.get(e, 0), "mix": plan.mix(e)} for e, q in plan.queues.items()],
     }
@@ -342,6 +347,9 @@ def format_summary(summary: dict[str, Any]) -> str:
         others = ", ".join(f"{rater} ({n})" for rater, n in summary["rated_by_others"].items())
         lines.append(f"  also rated by raters outside --experts: {others} items; the plan's experts are compared "
                      "with them on those items too")
+    if summary["left_to_judge"]:
+        lines.append(f"  left to the judge: {summary['left_to_judge']} item(s) it is certified to decide, kept out of "
+                     "the experts' queues")
     if summary["left_out"]:
         lines.append(f"  left out: {summary['left_out']} item(s) beyond --per-expert {summary['per_expert']}")
     lines.append("  Give each expert their bundle: judge-tui export --bundle --for EXPERT -o EXPERT.bundle.db")

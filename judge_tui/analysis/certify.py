@@ -1,0 +1,242 @@
+"""Trust or escalate: on which items the judge may decide alone, certified on the experts' ratings.
+
+The judge's confidence in an item needs no log-probabilities, which the Anthropic API does not give:
+
+* one judge: how often its repeated runs (`judge-tui judge --repeat K`) agree with its own verdict, the first
+  run (the rating every figure takes as the judge's): the share of its runs of the item whose scores all align
+  with the first run's, as `scores.agreeing` counts alignment on the rubric's scale;
+* a jury (several judge raters): the verdict is the jury's (`jury.rule_for`: the majority, or the median on an
+  ordered scale, from each member's first run), the confidence the share of members whose scores all align
+  with it. A tied majority gives no verdict.
+
+An item with one judgment (one run, or one member's) has no confidence and is never kept.
+
+Certification (`stats.selective.certify`) runs on the items of one split (dev by default; never test, which
+the report decides on) that the experts rated and the judge judged: the judge's verdict disagrees with the
+experts' when any judged dimension is out of the tolerance of the experts' consensus (an adjudicated score
+first, else the experts' mean, or their PASS/FAIL majority; one expert suffices, as for the jury). The
+certificate's threshold then tells, for every item no expert has rated yet outside the certification and test
+splits (which the experts rate: the one for the certificate, the other for the report), whether the judge decides
+it (confidence at or above λ̂) or it goes to the experts (below, judged once, or not judged at all).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from judge_tui.analysis.figure_format import short_text
+from judge_tui.analysis.jury import RULE_NAMES, rule_for
+from judge_tui.analysis.scores import RubricRatings, agreeing, load
+from judge_tui.analysis.team import is_expert, load_team, team_consensus
+from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import Rubric, Scale
+from judge_tui.stats.selective import Certificate, certify
+from judge_tui.store import Store
+
+DEFAULT_SPLIT = "dev"
+REPEATS, JURY = "repeats", "jury"  # where the confidence comes from
+
+
+def repeat_confidence(runs: np.ndarray, scale: Scale, tolerance: float) -> np.ndarray:
+    """Per item, the share of the judge's runs (runs x items x dimensions, the first run first) whose every
+    score aligns with the first run's; NaN where the first run is missing or fewer than two runs are there."""
+    runs = np.asarray(runs, dtype=np.float64)
+    present = ~np.isnan(runs).all(axis=2)  # runs x items
+    verdict = runs[0]
+    scored = ~np.isnan(verdict)  # items x dimensions
+    aligned = agreeing(scale, runs, verdict[np.newaxis], tolerance) | ~scored[np.newaxis]
+    agrees = aligned.all(axis=2) & present
+    counted = present.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = agrees.sum(axis=0) / counted
+    return np.where(present[0] & (counted >= 2), share, np.nan)
+
+
+def jury_verdicts(matrix: np.ndarray, scale: Scale, tolerance: float) -> tuple[np.ndarray, np.ndarray]:
+    """The jury's verdict per item and dimension (members x items x dimensions in; items x dimensions out, NaN
+    where no member scored or the members tie) and its confidence per item: the share of the members who scored
+    the item whose every score aligns with the verdict. NaN where fewer than two members scored it or a
+    dimension they scored has no verdict."""
+    matrix = np.asarray(matrix, dtype=np.float64)
+    rule = rule_for(scale)
+    verdict = np.column_stack([rule(matrix[:, :, d], scale).values for d in range(matrix.shape[2])]) \
+        if matrix.shape[1] else np.empty((0, matrix.shape[2]))
+    scored = ~np.isnan(matrix)
+    present = scored.any(axis=2)  # members x items
+    undecided = (scored.any(axis=0) & np.isnan(verdict)).any(axis=1)
+    aligned = agreeing(scale, matrix, verdict[np.newaxis], tolerance) | np.isnan(verdict)[np.newaxis]
+    agrees = aligned.all(axis=2) & present
+    counted = present.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = agrees.sum(axis=0) / counted
+    return verdict, np.where((counted >= 2) & ~undecided, share, np.nan)
+
+
+def disagreements(reference: np.ndarray, verdict: np.ndarray, scale: Scale,
+                  tolerance: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per item (items x dimensions on both sides): whether both sides scored a dimension at all, and whether
+    any dimension both scored is out of tolerance."""
+    both = ~np.isnan(reference) & ~np.isnan(verdict)
+    misaligned = both & ~agreeing(scale, reference, verdict, tolerance)
+    return both.any(axis=1), misaligned.any(axis=1)
+
+
+@dataclass(frozen=True)
+class Certification:
+    """A judge's certificate on one split and what it means for the items no expert has rated."""
+
+    rubric: str
+    judge: str  # the judge rater, or "jury" (its members in ``members``)
+    members: tuple[str, ...]  # the jury's judges; () for one judge's repeats
+    jury_rule: str  # how the jury's verdict is made: "majority" or "median" ("" for one judge)
+    split: str
+    tolerance: float
+    most_judgments: int  # the most judgments of one certification item: the judge's runs, or the jury's members
+    expert_rated: int  # items of the split both the experts and the judge (or a jury member) rated
+    without_confidence: int  # of them, those with one judgment, or a jury's tie: left out of the certificate
+    certificate: Certificate
+    decided: tuple[str, ...]  # the ids of the unrated items (outside this split and test) the judge keeps
+    escalated: tuple[str, ...]  # the ids of the others: the experts rate them
+    unsure_of: int  # of the escalated, those without a confidence (one judgment, a tie, not judged)
+
+    @property
+    def unrated(self) -> int:
+        return len(self.decided) + len(self.escalated)
+
+    @property
+    def judge_decides(self) -> int:
+        return len(self.decided)
+
+    @property
+    def escalate(self) -> int:
+        return len(self.escalated)
+
+    @property
+    def certified(self) -> bool:
+        return self.certificate.threshold is not None
+
+    def to_json(self) -> dict[str, Any]:
+        cert = self.certificate
+        found = cert.certified
+        return {
+            "rubric": self.rubric, "judge": self.judge, "members": list(self.members), "split": self.split,
+            "tolerance": self.tolerance, "confidence": JURY if self.members else REPEATS,
+            "jury_rule": self.jury_rule or None,
+            "most_judgments": self.most_judgments,
+            "alpha": cert.alpha, "delta": cert.delta, "certified": self.certified,
+            "lambda": found.threshold if found else None,
+            "coverage": cert.coverage, "kept": found.kept if found else 0,
+            "disagreements": found.disagreements if found else None,
+            "bound": found.bound if found else None,
+            "n": cert.n, "expert_rated": self.expert_rated, "without_confidence": self.without_confidence,
+            "tests": [{"lambda": t.threshold, "kept": t.kept, "disagreements": t.disagreements, "bound": t.bound,
+                       "passed": t.passed} for t in cert.tests],
+            "unrated": self.unrated, "judge_decides": self.judge_decides, "escalate": self.escalate,
+            "escalate_without_confidence": self.unsure_of,
+        }  # fmt: skip
+
+
+def judge_runs(ratings: RubricRatings, judge: str, keys: np.ndarray) -> np.ndarray:
+    """The judge's runs over ``keys``: runs x items x judged dimensions, the first run (repeat 0) first, NaN
+    where a run is missing (an item with fewer runs than another)."""
+    columns = [ratings.rubric.dimension_ids.index(d.id) for d in ratings.rubric.judged_dimensions]
+    by_repeat = ratings.by_repeat(judge, restrict=keys)
+    repeats = sorted(by_repeat, key=lambda r: (r != 0, r))
+    out = np.full((max(len(repeats), 1), keys.size, len(columns)), np.nan)
+    if 0 not in by_repeat:
+        return out  # no first run: no verdict, so no confidence either
+    for row, repeat in enumerate(repeats):
+        out[row] = by_repeat[repeat].rows_on(keys)[:, columns]
+    return out
+
+
+def member_matrix(ratings: RubricRatings, members: Sequence[str], keys: np.ndarray) -> np.ndarray:
+    """The members' first runs over ``keys``: members x items x judged dimensions."""
+    columns = [ratings.rubric.dimension_ids.index(d.id) for d in ratings.rubric.judged_dimensions]
+    return ratings.first_run_matrix(list(members), keys)[:, :, columns]
+
+
+def certify_judge(store: Store, rubric: Rubric, *, alpha: float, delta: float, tolerance: float,
+                  judge: str | None = None, members: Sequence[str] = (),
+                  split: str = DEFAULT_SPLIT) -> Certification:
+    """Certify ``judge`` (default: the judge that rated most items), or with ``members`` the jury they make,
+    on the experts' ratings of ``split``."""
+    if split == "test":
+        raise UserError("certify never uses the test split: the report decides on it, and a threshold chosen "
+                        "there would be judged on its own items; certify on --split dev (default) or train")
+    for name, value in (("--alpha", alpha), ("--delta", delta)):
+        if not 0.0 < value < 1.0:
+            raise UserError(f"{name} {short_text(value)}: give a share strictly between 0 and 1, e.g. 0.1")
+    with store.snapshot():  # every read from one state of the database, as the report's
+        ratings = load(store, rubric)
+        how = f"`judge-tui judge --rubric {rubric.id} --split {split} --repeat 3`"
+        judge = None if members else _chosen_judge(ratings, judge, how)
+        keys, _ = store.item_keys_in_order(rubric.id, split)
+        if keys.size == 0:
+            raise UserError(f"rubric {rubric.id!r} has no items in the {split} split: assign splits with "
+                            f"`judge-tui split --rubric {rubric.id}`")
+
+        def judged(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            """The verdict (items x dimensions), the confidence and the number of judgments of each item."""
+            if members:
+                matrix = member_matrix(ratings, members, keys)
+                return (*jury_verdicts(matrix, rubric.scale, tolerance), (~np.isnan(matrix).all(axis=2)).sum(axis=0))
+            runs = judge_runs(ratings, str(judge), keys)
+            return runs[0], repeat_confidence(runs, rubric.scale, tolerance), (~np.isnan(runs).all(axis=2)).sum(axis=0)
+
+        view = load_team(store, rubric, split=split, ratings=ratings, notes=False)
+        reference = np.column_stack([team_consensus(view, d, min_raters=1)[0] for d in view.dimensions])
+        verdict, confidence, judgments = judged(view.item_keys)
+        rated, wrong = disagreements(reference, verdict, rubric.scale, tolerance)
+        who = f"the jury {'+'.join(members)}" if members else f"judge {judge}"
+        if not rated.any():
+            raise UserError(f"no item of the {split} split has both an expert's rating and {who}'s verdict: the "
+                            f"experts rate them in `judge-tui rate`, the judge with {how}")
+        has_confidence = ~np.isnan(confidence)
+        if not (rated & has_confidence).any():
+            raise UserError(
+                f"the jury {'+'.join(members)} has no expert-rated item of the {split} split judged by two members "
+                f"or more without a tie" if members else
+                f"judge {judge} has judged each expert-rated item of the {split} split once; its confidence is how "
+                f"often its repeated runs agree: run {how}, then certify again")
+        certificate = certify(confidence[rated], wrong[rated], alpha, delta)
+        unrated_keys, unrated_ids = _unrated(store, rubric, ratings, split)
+        unrated_confidence = judged(unrated_keys)[1]
+        kept = certificate.keeps(unrated_confidence)
+        return Certification(
+            rubric=rubric.id, judge=JURY if members else str(judge), members=tuple(members),
+            jury_rule=RULE_NAMES[rule_for(rubric.scale)] if members else "", split=split,
+            tolerance=tolerance, most_judgments=int(judgments[rated].max()), expert_rated=int(rated.sum()),
+            without_confidence=int((rated & ~has_confidence).sum()), certificate=certificate,
+            decided=tuple(i for i, k in zip(unrated_ids, kept.tolist(), strict=True) if k),
+            escalated=tuple(i for i, k in zip(unrated_ids, kept.tolist(), strict=True) if not k),
+            unsure_of=int(np.isnan(unrated_confidence).sum()),
+        )  # fmt: skip
+
+
+def _chosen_judge(ratings: RubricRatings, judge: str | None, how: str) -> str:
+    """The judge named, checked, or the judge rater with the most ratings of the rubric."""
+    judges = ratings.raters_of_kind("judge")
+    rubric = ratings.rubric.id
+    if judge is None:
+        if not judges:
+            raise UserError(f"no judge has rated rubric {rubric!r}: run {how}")
+        return max(judges, key=lambda j: ratings.rating_counts(j))
+    if judge not in judges:
+        raise UserError(f"{judge!r} is not a judge of rubric {rubric!r}; its judges: {', '.join(judges) or 'none yet'} "
+                        f"(run {how})")
+    return judge
+
+
+def _unrated(store: Store, rubric: Rubric, ratings: RubricRatings, split: str) -> tuple[np.ndarray, list[str]]:
+    """The keys and ids (in the rubric's order) of the items no expert has rated, outside ``split`` and the test
+    split, whose items the experts rate whatever the judge says."""
+    keys, ids = store.item_keys_in_order(rubric.id, None)
+    rated = [ratings.first_runs(r).keys for r in ratings.raters_of_kind("human") if is_expert(r, "human")]
+    rated += [store.item_keys_in_order(rubric.id, s)[0] for s in {split, "test"}]
+    inside = ~np.isin(keys, np.concatenate(rated))
+    return keys[inside], [i for i, k in zip(ids, inside.tolist(), strict=True) if k]

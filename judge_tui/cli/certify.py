@@ -1,0 +1,79 @@
+"""`judge-tui certify`: on which items the judge may decide alone, certified on the experts' ratings."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from judge_tui.analysis.certify import Certification, certify_judge
+from judge_tui.analysis.figure_format import decimal_text, share_text, short_text
+from judge_tui.cli.commands import open_store
+from judge_tui.cli.raters import parse_members
+from judge_tui.cli.report import pick_rubric
+from judge_tui.formats.terminal import echo
+from judge_tui.model.errors import UserError
+from judge_tui.model.settings import load_settings
+from judge_tui.stats.selective import fewest_certifiable
+
+
+def run(args: argparse.Namespace) -> int:
+    tolerance = load_settings().agreement.tolerance
+    if args.judge and args.jury:
+        raise UserError("--judge and --jury: certify one judge (its repeats) or one jury, not both")
+    with open_store(args, create=False) as store:
+        rubric = pick_rubric(store, args.rubric)
+        members = parse_members(args.jury, store, rubric.id) if args.jury else ()
+        found = certify_judge(store, rubric, alpha=args.alpha, delta=args.delta, tolerance=tolerance,
+                              judge=args.judge, members=members, split=args.split)
+    if args.format == "json":
+        print(json.dumps(found.to_json(), indent=2, ensure_ascii=False))
+    else:
+        for line in certification_lines(found):
+            echo(line)
+    return 0
+
+
+def _level(value: float) -> str:
+    return decimal_text(value, 3).rstrip("0").rstrip(".")
+
+
+def certification_lines(found: Certification) -> list[str]:
+    cert = found.certificate
+    alpha, delta = short_text(cert.alpha), short_text(cert.delta)  # as the lead gave them
+    if found.members:
+        title = f"The jury {'+'.join(found.members)}"
+        source = f"the share of its {found.most_judgments} members that agree with its {found.jury_rule}"
+        runs = "members"
+    else:
+        title = f"Judge {found.judge}"
+        source = f"the share of its runs, up to {found.most_judgments}, that agree with its first"
+        runs = "runs"
+    lines = [f"{title} on rubric {found.rubric}, the {found.split} split: {cert.n} items the experts rated, each "
+             f"with {'the jury' if found.members else 'the judge'}'s confidence ({source})"]
+    if found.without_confidence:
+        lines.append(f"  {found.without_confidence} more expert-rated items have one judgment"
+                     + (" or a tie" if found.members else "") + ": no confidence, left out")
+    lines.append(f"  α {alpha}, δ {delta}: with probability at least {share_text(1 - cert.delta)}, the judge "
+                 f"disagrees with the experts on at most {share_text(cert.alpha)} of the items it keeps")
+    kept = cert.certified
+    if kept is None:
+        lines.append("  no threshold is certified: the judge may decide no item")
+    else:
+        lines.append(f"  λ {_level(kept.threshold)}: the judge keeps an item when at least "
+                     f"{share_text(kept.threshold)} of its {runs} agree")
+        lines.append(f"  coverage {share_text(cert.coverage)} ({kept.kept} of {cert.n} items), "
+                     f"{kept.disagreements} disagreeing; bound {decimal_text(kept.bound, 3)} "
+                     f"(Clopper–Pearson, one-sided at δ {delta}) ≤ α {alpha}")
+    if cert.tests:
+        lines.append("  thresholds tried, strictest first, up to the first failure:")
+        lines += [f"    λ {_level(t.threshold):<6} {t.kept:>5} kept {t.disagreements:>5} disagree   bound "
+                  f"{decimal_text(t.bound, 3)}   {'passed' if t.passed else 'failed'}" for t in cert.tests]
+    else:
+        lines.append(f"  no threshold tried: {cert.n} items are too few for any bound to reach α {alpha} (it takes "
+                     f"{fewest_certifiable(cert.alpha, cert.delta)} kept items without a disagreement)")
+    lines.append(f"  items no expert has rated outside the {found.split} and test splits: {found.unrated}; the "
+                 f"judge decides {found.judge_decides}, escalate {found.escalate} to the experts")
+    if found.unsure_of and not found.members and kept is not None:
+        lines.append(f"  {found.unsure_of} of the escalated have no confidence (judged once, or not at all): "
+                     f"`judge-tui judge --rubric {found.rubric} --repeat 3` lets the judge keep those it is sure of")
+    return lines
