@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import Static
 
 from judge_tui.analysis.team import load_team, team_agreement
@@ -334,6 +335,7 @@ async def test_score_keys_move_through_the_disagreeing_dimensions_only(tmp_path:
         assert {d: saved.scores[d] for d in "ratl"} == {"r": 0.75, "a": 0.75, "t": 0.0, "l": 0.25}
 
 
+@pytest.mark.slow
 async def test_enter_with_a_dimension_unset_says_which_and_goes_there(tmp_path: Path, rubrics):
     path = _cis_db(tmp_path, rubrics)
     with Store(path) as store:

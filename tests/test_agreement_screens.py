@@ -146,6 +146,7 @@ def marked_dimensions(screen: DisagreementScreen) -> list[str]:
     return [cell.plain for cell in names if "yellow" in str(cell.style)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("tolerance", "marks_some"), [(0.15, True), (1.0, False)])
 async def test_disagreements_mark_dimensions_beyond_the_set_tolerance(rated_db: Path, tolerance, marks_some):
     settings = locations.settings_path()
@@ -175,6 +176,7 @@ async def test_reviewer_with_nothing_submitted_sees_a_message(rated_db: Path):
             assert "You have not submitted any exercise-quality item yet" in screen_text(app.screen)
 
 
+@pytest.mark.slow
 async def test_empty_states_name_the_command_to_run(rated_db: Path, rubrics):
     rubric = rubrics["exercise-quality"]
     with Store(rated_db) as store:
@@ -203,6 +205,7 @@ async def test_empty_states_name_the_command_to_run(rated_db: Path, rubrics):
             assert "Run `judge-tui judge --rubric exercise-quality`" in screen_text(app.screen)
 
 
+@pytest.mark.slow
 async def test_untrusted_notes_are_shown_as_text(rated_db: Path, rubrics):
     rubric = rubrics["exercise-quality"]
     with Store(rated_db) as store:
@@ -250,6 +253,7 @@ def test_summary_snapshot(rated_db: Path, snap_compare, size):
         assert snap_compare(Host(store), terminal_size=size, run_before=ready)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 def test_disagreements_snapshot(rated_db: Path, snap_compare, size):
     with Store(rated_db) as store:
@@ -261,6 +265,7 @@ def test_disagreements_snapshot(rated_db: Path, snap_compare, size):
         assert snap_compare(Host(store), terminal_size=size, run_before=open_list)
 
 
+@pytest.mark.slow
 async def test_enter_opens_the_listed_item_and_escape_returns(rated_db: Path):
     from judge_tui.tui.screens.item import ItemScreen
 
@@ -316,6 +321,7 @@ async def test_a_rubric_given_by_path_reaches_the_summary_and_the_disagreements(
             assert len(app.screen.query_one("#dis-list", DataTable).rows) == 6
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 def test_item_opened_from_the_disagreements_snapshot(rated_db: Path, snap_compare, size):
     with Store(rated_db) as store:
@@ -376,6 +382,7 @@ def test_the_judges_reasoning_shows_its_answer_not_the_calls_bookkeeping():
     assert reasoning_text(imported).plain == "critique: [bold]vague[/bold]\n"  # shown as written, not as markup
 
 
+@pytest.mark.slow
 async def test_the_summary_reads_one_moment_of_the_database(rated_db: Path, tmp_path: Path, rubrics, monkeypatch):
     """Another program imports five more items with the reviewer's and the judge's ratings while the summary is
     computed, just after it has read the ratings: every figure describes the moment before (40 items, 24 of them

@@ -97,6 +97,7 @@ def found_biases(section: dict) -> dict[str, float]:
             "rho": section["length_bias"]["spearman_rho"]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("named", "reference", "left_out"), [
     ("ann", ANN, "bob"),
     ("bob", BOB, "ann"),
@@ -114,6 +115,7 @@ def test_the_biases_lean_from_the_experts_raters_names(study: tuple[Path, Path],
     assert f"(the human group compared: {named}; {left_out} left out)" in " ".join(markdown.split())
 
 
+@pytest.mark.slow
 def test_naming_both_experts_or_none_leans_from_their_mean(study: tuple[Path, Path]) -> None:
     home, db = study
     default = _biases(home, db)

@@ -126,6 +126,7 @@ def test_rubrics_piped_show_long_ids_dimensions_and_paths_whole(study: Path, her
     assert "…" not in out
 
 
+@pytest.mark.slow
 def test_report_piped_keeps_ids_names_and_field_values_whole(study: Path):
     for args in ([], ["--format", "markdown"]):
         out = piped("report", "--db", str(study), "--by", "topic", *args)
@@ -135,6 +136,7 @@ def test_report_piped_keeps_ids_names_and_field_values_whole(study: Path):
         assert "…" not in out
 
 
+@pytest.mark.slow
 def test_report_to_a_file_is_at_full_width_whatever_the_terminal(study: Path, tmp_path: Path):
     target = tmp_path / "report.txt"
     on_terminal("report", "--db", str(study), "--by", "topic", "-o", str(target), columns=60)
@@ -153,6 +155,7 @@ def test_history_and_merge_piped_are_whole(study: Path, tmp_path: Path):
 # --------------------------------------------------------------------------- a terminal
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("columns", [80, 120])
 def test_tables_on_a_terminal_wrap_and_never_cut(study: Path, columns: int):
     for args in (["rubrics"], ["report", "--db", str(study), "--by", "topic"]):
@@ -170,6 +173,7 @@ def _visible(line: str) -> str:
     return re.sub(r"\x1b\[[0-9;]*m", "", line)  # without Rich's own colours
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "rating-form", "review-template"])
 def test_export_to_a_terminal_shows_escapes_and_bidi_visibly(study: Path, fmt: str):
     out = on_terminal("export", "--db", str(study), "--format", fmt, "--rubric", RUBRIC_ID)

@@ -87,6 +87,7 @@ def test_self_agreement_compares_first_and_second_ratings(store: Store, rubrics)
         assert re.search(r"ann\s*[│|]\s*4\s*[│|]\s*75\.0%", text), fmt
 
 
+@pytest.mark.slow
 async def test_rating_screen_reshows_a_rated_item_blind_and_keeps_the_first_rating(tmp_path: Path, rubrics):
     from judge_tui.model.settings import Settings
     from judge_tui.tui.app import JudgeTuiApp

@@ -71,6 +71,7 @@ def test_a_known_rater_keeps_its_kind_and_a_file_naming_nobody_asks_for_rater(tm
         assert present(store.rater("EXP7"))["kind"] == "human" and present(store.rater("judge:m:cis@1"))["kind"] == "judge"
 
 
+@pytest.mark.slow
 def test_a_failed_import_leaves_no_new_database_and_keeps_an_existing_one(tmp_path: Path, cis_db: Path):
     new = tmp_path / "new.db"
     proc = cli(tmp_path, "import-ratings", FIXTURES / "rating_form.json", "--db", new)

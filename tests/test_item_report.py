@@ -86,6 +86,7 @@ def test_on_a_terminal_notes_cannot_act_on_it(rated_cis_db: Path, capsys, monkey
     assert "\x1b" not in out and "EXP001: eviction untested red" in out
 
 
+@pytest.mark.slow
 def test_wrong_format_is_a_message(rated_cis_db: Path):
     done = _cli("--db", rated_cis_db, "--format", "json")
     assert done.returncode == 1 and "--items writes csv, jsonl, markdown" in done.stderr

@@ -161,6 +161,7 @@ def test_any_change_to_a_rubric_is_judged_as_pydantic_judges_it(data):
         assert from_data(Rubric, changed) == expected
 
 
+@pytest.mark.slow
 def test_the_first_item_is_drawn_without_loading_pydantic(tmp_path, filled_db):
     """The real app in a pty, up to its first painted item (then it leaves, as in the start-up benchmark)."""
     report = tmp_path / "loaded.json"

@@ -608,6 +608,7 @@ def test_a_checkpoint_reached_while_the_ratings_wait_is_laid_out_once_they_are_w
         assert store.queue_entries("ann", "binary") != before
 
 
+@pytest.mark.slow
 def test_every_item_rated_in_balanced_order_leaves_the_judge_on_its_target_undecided(store, binary, tmp_path):
     """The figures are the judge's, not the pool's: with all 200 items of a pool rated in balanced order and the
     judge's TPR on the pool exactly 0.90 (126 of 140), "TPR > 0.90" stays undecided, on an interval as wide as

@@ -89,6 +89,7 @@ def test_every_report_is_written_as_pinned(team_db: Path, hermetic_home: Path, c
         assert_as_pinned(written, (PINNED / name).read_bytes(), name)
 
 
+@pytest.mark.slow
 def test_the_report_is_the_same_in_every_process(team_db: Path, hermetic_home: Path):
     """Nothing in it depends on the order of a set (Python orders strings differently in every process)."""
     outputs = set()

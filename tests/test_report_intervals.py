@@ -129,6 +129,7 @@ def test_point_rule_gives_the_literal_verdict(tmp_path, rubrics, hermetic_home, 
     assert data["decide_on"] == "point"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bad", [0, 1, 1.5, -0.2])
 def test_confidence_outside_zero_one_is_a_clear_error(tmp_path, rubrics, hermetic_home, bad):
     db = binary_db(tmp_path / "skew.db", rubrics["binary"], skewed_split())

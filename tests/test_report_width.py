@@ -104,6 +104,7 @@ def _on_a_terminal(args: list[str], columns: int) -> str:
     return b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
 
 
+@pytest.mark.slow
 def test_the_report_command_fits_an_80_column_terminal_and_a_file_gets_full_width(tmp_path: Path, hermetic_home):
     db = _demo_db(tmp_path, "cis")
     shown = _on_a_terminal(["report", "--db", str(db)], 80)

@@ -85,6 +85,7 @@ def test_merged_experts_report_alpha_judge_agreement_and_consensus(lead_db: Path
     assert team["pooled_alignment"]["ann"] == 1.0
 
 
+@pytest.mark.slow
 def test_report_text_in_a_real_process_and_the_prompt_change_with_compare(lead_db: Path, tmp_path: Path):
     env = {**os.environ, "JUDGE_TUI_HOME": str(tmp_path / "home")}
     done = subprocess.run([sys.executable, "-m", "judge_tui", "report", "--db", str(lead_db), "--rubric",

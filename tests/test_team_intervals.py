@@ -412,6 +412,7 @@ def _cli(*args: str, home: Path) -> subprocess.CompletedProcess:
                           timeout=120)
 
 
+@pytest.mark.slow
 def test_raters_with_no_shared_items_exit_1_in_a_real_process(tmp_path, hermetic_home):
     from judge_tui.model.rubrics import load_rubrics
 

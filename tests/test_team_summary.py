@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.app import App
 from textual.widgets import Static
 
@@ -66,6 +67,7 @@ async def test_a_reviewer_who_rated_nothing_sees_no_team_figures(tmp_path: Path,
     assert "Team" not in text and "experts" not in text and "ann" not in text and "bob" not in text
 
 
+@pytest.mark.slow
 async def test_a_lead_who_rates_is_an_expert_and_sees_the_team_over_their_items(tmp_path: Path, rubrics):
     text = await _shown("ann", _db(tmp_path, rubrics), lead=True)
     assert "2 experts (ann, bob) on 3 items" in text

@@ -196,6 +196,7 @@ def test_full_report_builds_the_page_once(study_db: Path, rubrics) -> None:
     assert full.validity is not None and full.validity.judges[0].judge == JUDGE
 
 
+@pytest.mark.slow
 def test_the_first_screen_of_report_at_80_by_24_is_the_validity_page(study_db: Path) -> None:
     """`judge-tui report` on a real 80-column terminal: its first 24 lines are the page, whole."""
     from tests.test_report_width import _on_a_terminal
@@ -209,6 +210,7 @@ def test_the_first_screen_of_report_at_80_by_24_is_the_validity_page(study_db: P
     assert all(len(line) <= 80 for line in shown)
 
 
+@pytest.mark.slow
 def test_report_with_columns_80_keeps_the_page_within_80(study_db: Path) -> None:
     import os
     import subprocess
@@ -224,6 +226,7 @@ def test_report_with_columns_80_keeps_the_page_within_80(study_db: Path) -> None
     assert max(len(line) for line in lines[:end]) <= 80
 
 
+@pytest.mark.slow
 def test_the_report_has_a_block_for_every_judge_the_judge_of_the_comparison_first(study_db: Path, rubrics) -> None:
     """A second judge (an older prompt, on the shared items and 40 more): its own block after the first, against
     the same experts, each named with its rubric version; one version only, so no line about versions."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.app import App
 from textual.widgets import Static
 
@@ -37,6 +38,7 @@ async def _shown(db: Path, rubrics, reviewer: str, lead: bool) -> list[str]:
             return _texts(app)
 
 
+@pytest.mark.slow
 async def test_the_leads_summary_opens_with_the_page_without_the_pool(study_db: Path, rubrics) -> None:  # noqa: F811
     texts = await _shown(study_db, rubrics, "lead", lead=True)
     assert texts[0].startswith("What the judge may be used for: judge judge-v1")
@@ -46,12 +48,14 @@ async def test_the_leads_summary_opens_with_the_page_without_the_pool(study_db: 
     assert "Decided by rules valid at any time" in " ".join(texts[0].split())  # 240 items left to compare
 
 
+@pytest.mark.slow
 async def test_a_reviewers_summary_has_no_page(study_db: Path, rubrics) -> None:  # noqa: F811
     """ann sees ann against the judge; the page would show the other experts' ratings through the test."""
     texts = await _shown(study_db, rubrics, "ann", lead=False)
     assert texts and not any("What the judge may be used for" in t for t in texts)
 
 
+@pytest.mark.slow
 def test_the_leads_summary_at_80_by_24(study_db: Path, rubrics, snap_compare) -> None:  # noqa: F811
     with Store(study_db) as store:
         async def ready(pilot) -> None:

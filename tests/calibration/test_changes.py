@@ -152,6 +152,7 @@ async def test_a_lead_who_rated_sees_the_judge_screen_over_their_own_items_only(
             assert len(screen.standing.misaligned) == 6 and not screen.standing.notes
 
 
+@pytest.mark.slow
 async def test_j_opens_the_judge_screen_for_the_lead_only(study):
     rubric = resolve_rubric("binary", study)
     settings = Settings(judge_in_background=False)
@@ -219,6 +220,7 @@ def test_the_example_carries_the_chosen_experts_rating_and_the_consensus_by_defa
         example_raters(study, rubric, "P05")
 
 
+@pytest.mark.slow
 async def test_the_lead_chooses_whose_rating_the_example_shows_and_sees_what_is_written(study):
     from textual.widgets import OptionList
 

@@ -42,6 +42,7 @@ def _study(tmp_path: Path, order: str, overall: str = "label") -> tuple[Path, Pa
     return home, db
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("order", ["nominal", "ordered"])
 def test_the_judges_self_agreement_gives_the_overall_category_its_kappa(tmp_path: Path, order: str) -> None:
     home, db = _study(tmp_path, order)
@@ -66,6 +67,7 @@ def test_the_judges_self_agreement_gives_the_overall_category_its_kappa(tmp_path
     assert f"{expected:.3f}" in overall_line and "n/a" not in overall_line
 
 
+@pytest.mark.slow
 def test_an_averaged_overall_keeps_kappa_undefined_with_its_reason(tmp_path: Path) -> None:
     home, db = _study(tmp_path, "ordered", overall="weighted_mean")
     data = json.loads(ok(home, "report", "--db", db, "--rubric", "topic", "--format", "json"))
@@ -78,6 +80,7 @@ def test_an_averaged_overall_keeps_kappa_undefined_with_its_reason(tmp_path: Pat
         "alignment_rate"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("order", ["nominal", "ordered"])
 def test_the_header_says_how_a_group_of_experts_makes_one_category(tmp_path: Path, order: str) -> None:
     home, db = _study(tmp_path, order)

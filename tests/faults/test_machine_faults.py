@@ -66,6 +66,7 @@ def test_import_onto_a_full_disk_says_so_and_keeps_the_database_as_it_was(tmp_pa
     assert _count(db, "items") == 5
 
 
+@pytest.mark.slow
 def test_merge_onto_a_full_disk_says_so_and_keeps_the_database_as_it_was(tmp_path, disk, hermetic_home):
     db = _database(disk("1m") / "lead.db", 5)
     other = _database(tmp_path / "expert.db", 3000, ratings=3000, prefix="X")
@@ -190,6 +191,7 @@ def test_a_settings_file_that_is_not_utf8_or_nested_too_deep_is_a_clear_error(tm
         assert f"{settings}: settings file {message}" in proc.stderr
 
 
+@pytest.mark.slow
 def test_a_broken_rubric_file_makes_only_that_rubric_unusable(tmp_path, hermetic_home):
     folder = hermetic_home / "rubrics"
     folder.mkdir()

@@ -58,17 +58,20 @@ def test_more_items_than_one_batch_holds_go_in_several_full_batches(fake: fa.Fak
     assert state.cost_usd > 0 and state.usage.output_tokens > 0  # priced from the usage the API reported
 
 
-def test_requests_over_256_mb_go_in_several_batches_none_refused(fake: fa.FakeAnthropic, tmp_path: Path,
-                                                                 rubrics: dict[str, Rubric]) -> None:
-    """The real limit: 2,700 requests of about 100 KB, some 270 MB in all."""
+def test_requests_over_the_size_limit_go_in_several_batches_none_refused(fake: fa.FakeAnthropic, tmp_path: Path,
+                                                                        rubrics: dict[str, Rubric]) -> None:
+    """The API's limits scaled down a hundredfold, the API's margin kept: 2,700 requests of about 1 KB against a
+    2.56 MB batch (at full scale, 100 KB each against 256 MB, the same split)."""
     fake.record_bodies = False
+    limits = BatchLimits(max_bytes=MAX_BYTES // 100, headroom=BatchLimits().headroom // 100)
+    fake.max_batch_bytes = limits.max_bytes
     with Store(tmp_path / "large.db") as store:
-        add_items(store, rubrics["binary"], 2_700, response="word " * 20_000)
+        add_items(store, rubrics["binary"], 2_700, response="word " * 200)
         judge = tiny_judge(store, rubrics["binary"])
         judge.queue.enqueue()
-        state = asyncio.run(BatchRunner(judge, fast()).run())
+        state = asyncio.run(BatchRunner(judge, fast(batch_limits=limits)).run())
         assert (state.done, state.failed, state.error) == (2_700, 0, "")
     posts = batch_posts(fake)
     assert len(posts) == 2 and all(p.behaviour == "" for p in posts)
-    assert sum(p.size for p in posts) > MAX_BYTES  # one batch would have been refused
-    assert all(p.size <= BatchLimits().budget for p in posts)
+    assert sum(p.size for p in posts) > limits.max_bytes  # one batch would have been refused
+    assert all(p.size <= limits.budget for p in posts)

@@ -102,6 +102,7 @@ def test_status_line_words() -> None:
     assert JudgeStatus(4, 0, 0, 0, error="401").line() == "judge: 4 queued · stopped"
 
 
+@pytest.mark.slow
 async def test_the_app_judge_beside_a_headless_judge_never_pays_twice(fake: fa.FakeAnthropic, tmp_path,
                                                                  rubrics: dict[str, Rubric]) -> None:
     from judge_tui.judge.runner import JudgeRunner

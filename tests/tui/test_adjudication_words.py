@@ -3,6 +3,8 @@ under the scores, which names the keys the user's keymap binds."""
 
 from __future__ import annotations
 
+import pytest
+
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store
 from judge_tui.tui.screens.adjudication import AdjudicationApp, AdjudicationScreen
@@ -36,6 +38,7 @@ async def test_at_80_columns_the_status_line_keeps_every_part_on_two_lines(tmp_p
             assert status[0] == "Adjudication  cis · item 2 of 2 · 1 settled · lead lead", status
 
 
+@pytest.mark.slow
 async def test_at_120_columns_the_status_line_is_one_line_and_follows_a_resize(tmp_path, rubrics):
     path = disagreement_db(tmp_path, rubrics["cis"])
     with Store(path) as store:

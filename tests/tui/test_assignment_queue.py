@@ -56,6 +56,7 @@ def current(app: JudgeTuiApp) -> str:
     return app.screen.session.state.item.id
 
 
+@pytest.mark.slow
 async def test_the_queue_serves_the_assigned_items_in_order_and_counts_against_them(team_store, rubrics):
     mine = queue(team_store, "ann")
     assert len(mine) == 9  # 6 shared + 3 of her own
@@ -78,6 +79,7 @@ async def test_the_queue_serves_the_assigned_items_in_order_and_counts_against_t
     assert team_store.progress("ann", "cis", plan=team_store.assignment_of("ann", "cis"))["rated"] == 9
 
 
+@pytest.mark.slow
 async def test_paging_follows_the_queue_and_a_restart_resumes_in_it(team_store, rubrics):
     mine = queue(team_store, "ann")
     clock = FakeClock()

@@ -119,29 +119,37 @@ class Sweep:
         await self.back_to_rating()
 
 
-@pytest.mark.slow  # about 330 key presses, each frame searched
+async def sweep(store: Store, rubric, item_ids: list[str]) -> Sweep:
+    """Every key of the rating screen and of every screen it leads to, from a fresh app."""
+    settings = Settings(judge_in_background=False, reveal_after_submit=True)
+    app = JudgeTuiApp(store, rubric, reviewer=REVIEWER, settings=settings, clock=FakeClock())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        swept = Sweep(app, pilot, store, item_ids)
+        swept.check([])
+        await swept.visit([])
+        return swept
+
+
+@pytest.mark.slow  # about 80 key presses, each frame searched
 async def test_a_new_reviewer_sees_nothing_of_the_others_from_any_key(filled_store, rubrics):
+    """Nothing submitted: every frame is free of the others, their figures and even their names."""
+    rubric = rubrics[RUBRIC]
+    item_ids = plant(filled_store, rubric)
+    swept = await sweep(filled_store, rubric, item_ids)
+    assert filled_store.rated_item_ids(REVIEWER, RUBRIC) == set()
+    assert {"RatingScreen", "HelpScreen", "FlagScreen", "SummaryScreen", "DisagreementScreen"} <= swept.screens
+    assert swept.frames > 60, swept.frames
+    assert "CalibrationScreen" not in swept.screens  # J, the lead's judge screen, only says where it opens
+
+
+@pytest.mark.slow  # about 250 key presses, each frame searched
+async def test_a_reviewer_who_submitted_one_item_sees_the_others_on_that_item_alone_from_any_key(filled_store,
+                                                                                                 rubrics):
+    """One item submitted with the real keys: its figures (and only its) appear."""
     rubric = rubrics[RUBRIC]
     item_ids = plant(filled_store, rubric)
     settings = Settings(judge_in_background=False, reveal_after_submit=True)
-
-    async def sweep() -> Sweep:
-        app = JudgeTuiApp(filled_store, rubric, reviewer=REVIEWER, settings=settings, clock=FakeClock())
-        async with app.run_test(size=(120, 40)) as pilot:
-            await pilot.pause()
-            swept = Sweep(app, pilot, filled_store, item_ids)
-            swept.check([])
-            await swept.visit([])
-            return swept
-
-    # Nothing submitted: every frame is free of the others, their figures and even their names.
-    first = await sweep()
-    assert filled_store.rated_item_ids(REVIEWER, RUBRIC) == set()
-    assert {"RatingScreen", "HelpScreen", "FlagScreen", "SummaryScreen", "DisagreementScreen"} <= first.screens
-    assert first.frames > 60, first.frames
-    assert "CalibrationScreen" not in first.screens  # J, the lead's judge screen, only says where it opens
-
-    # One item submitted with the real keys: its figures (and only its) appear.
     app = JudgeTuiApp(filled_store, rubric, reviewer=REVIEWER, settings=settings, clock=FakeClock())
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
@@ -149,7 +157,7 @@ async def test_a_new_reviewer_sees_nothing_of_the_others_from_any_key(filled_sto
         await pilot.pause()
     submitted = filled_store.rated_item_ids(REVIEWER, RUBRIC)
     assert len(submitted) == 1
-    second = await sweep()
+    swept = await sweep(filled_store, rubric, item_ids)
     assert filled_store.rated_item_ids(REVIEWER, RUBRIC) == submitted
-    assert {"SummaryScreen", "DisagreementScreen", "ItemScreen", "RevisionNoteScreen"} <= second.screens
-    assert "CalibrationScreen" not in second.screens
+    assert {"SummaryScreen", "DisagreementScreen", "ItemScreen", "RevisionNoteScreen"} <= swept.screens
+    assert "CalibrationScreen" not in swept.screens

@@ -120,6 +120,7 @@ async def test_finish_keeps_name_and_notes_and_the_form_carries_them_back_exactl
     assert again == form
 
 
+@pytest.mark.slow
 async def test_a_skipped_item_is_counted_and_left_out_of_the_ratings(make_app, filled_store, clock, db_path,
                                                                      hermetic_home, tmp_path):
     app = make_app("cis")

@@ -323,6 +323,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "judge_tui", *args], capture_output=True, text=True, check=False)
 
 
+@pytest.mark.slow
 def test_flags_command_lists_every_flag(filled_store, rubrics, clock, tmp_path):
     _expert_database(filled_store, rubrics, clock)
     db = str(filled_store.path)

@@ -3,6 +3,7 @@ layout, and the rows it drew at the width it comes back to are kept, not drawn a
 
 from __future__ import annotations
 
+import pytest
 from rich.console import Console
 from rich.style import Style
 from textual.containers import Horizontal, Vertical
@@ -68,6 +69,7 @@ def test_code_scrolled_sideways_and_back_finds_its_rows_drawn():
     assert all(a is b for a, b in zip(first, drawn(rows, 60, console), strict=True))
 
 
+@pytest.mark.slow
 async def test_folding_the_rubric_lays_the_item_out_for_its_new_width_before_the_screen_is_drawn(make_app):
     app = make_app("cis")
     async with app.run_test(size=(120, 40)) as pilot:

@@ -43,6 +43,7 @@ async def test_the_next_item_is_shown_without_a_layout_of_the_screen(make_app, s
         assert "B002  · Fibonacci" in shown and "fib(n - 1)" in shown
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)])
 async def test_items_that_need_the_scrollbar_and_items_that_do_not_wrap_alike(make_app, size):
     """The scrollbar's column is always kept (Textual's stable gutter, empty when the item fits): an item that

@@ -36,6 +36,7 @@ def bar(app: App) -> str:
     return str(app.screen.query_one(KeyBar).render()).rstrip()
 
 
+@pytest.mark.slow
 async def test_the_summary_the_disagreements_and_the_item_show_the_key_bar(rated_db: Path):
     with Store(rated_db) as store:
         app = Host(store)

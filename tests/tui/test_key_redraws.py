@@ -64,6 +64,7 @@ STEPS = ["3", "2", "3", "3", "enter", "3", "2", "3", "3", "enter", "pagedown", "
          "w", "z", "l", "l", "h", "enter", "z", "n", "c", "enter", "escape", "3", "enter"]
 
 
+@pytest.mark.slow
 async def test_what_each_key_leaves_undrawn_is_what_a_whole_redraw_shows(make_app, long_items, monkeypatch):
     monkeypatch.setattr(rating, "SAVED_SHOWN_FOR", 3600.0)  # the "saved" mark stays while the screen is compared
     app = make_app("cis", auto_submit=False)

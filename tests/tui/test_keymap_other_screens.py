@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from textual.widgets import ContentSwitcher, Label, Static
 
 from judge_tui.cli.launch import prepare
@@ -36,6 +37,7 @@ def texts(screen) -> str:
     return "\n".join(str(w.render()) for w in screen.query(Static))
 
 
+@pytest.mark.slow
 async def test_the_summary_the_disagreements_and_the_note_answer_to_the_remapped_keys(hermetic_home, rated_db):
     write_keymap(hermetic_home, {"open-disagreements": "D", "refresh-summary": "ctrl+r", "close-summary": "b",
                                  "open-item": "o", "mark-revision": "M", "unmark-revision": "U",
@@ -173,6 +175,7 @@ def test_one_key_may_act_on_different_screens():
     assert keymap_problems({"open-disagreements": "D", "cal-close": "D", "cal-keep": "d"}) == []
 
 
+@pytest.mark.slow
 async def test_a_change_under_trial_is_kept_with_the_remapped_key_the_caption_names(hermetic_home, tmp_path: Path,
                                                                                     rubrics):
     from judge_tui.judge.calibration import apply_change, check_change, judge_files, open_trial
@@ -217,6 +220,7 @@ async def test_the_leads_notice_names_the_keys_as_bound(hermetic_home, rated_db)
             assert notice.startswith("Lead: C settles the items where experts disagree; A shows the team")
 
 
+@pytest.mark.slow
 async def test_a_remapped_key_keeps_its_place_in_the_key_bar(hermetic_home, rated_db):
     """Textual lists a binding the keymap moved after the others; the key bar keeps the screen's order."""
     write_keymap(hermetic_home, {"open-disagreements": "D", "skip": "S"})

@@ -150,6 +150,7 @@ def test_first_start_opens_the_demo_in_its_own_database_and_the_study_starts_wit
         assert store.get_meta("reviewer_id") == "EXP001"
 
 
+@pytest.mark.slow
 def test_judge_tui_demo_opens_the_demo_whatever_the_study_holds(hermetic_home, tmp_path, rubrics):
     with Store(hermetic_home / "judge-tui.db") as store:
         store.add_items([Item(id="MY1", rubric="binary", fields={"query": "q", "criterion": "c", "response": "r"})])
@@ -192,6 +193,7 @@ async def test_the_status_line_names_the_demo_database(hermetic_home):
             assert str(app.screen.query_one(StatusLine).render()).startswith("demo database  │  0 rated")
 
 
+@pytest.mark.slow
 async def test_the_demo_experts_ratings_never_settle_a_newcomers_study(hermetic_home, clock):
     """The demo ships an example expert who agrees with the demo judge; a newcomer's first ratings must not
     be told that "the study's questions are settled" on the strength of that fictitious expert."""

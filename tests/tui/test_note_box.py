@@ -22,6 +22,7 @@ def test_first_line():
     assert first_line("") == ""
 
 
+@pytest.mark.slow
 async def test_the_folded_note_shows_its_first_line(make_app, filled_store):
     app = make_app("cis")
     async with app.run_test(size=SIZE) as pilot:

@@ -63,6 +63,7 @@ async def test_both_responses_are_shown_whole_and_literally(pairwise_app, size):
         assert side_by_side == (size == (120, 40))
 
 
+@pytest.mark.slow
 async def test_the_summary_shows_where_you_and_the_judge_part_by_category(pairwise_app, filled_store, rubrics):
     """After rating both pairs, the summary screen (a) has the confusion table by category name and AC1; before,
     nothing of the judge's is reachable (the blind rule)."""

@@ -79,6 +79,7 @@ async def test_balanced_order_survives_kill_9_and_resume(tmp_path, rubrics, herm
         assert sorted(rated) == sorted(order) and len(set(rated)) == N  # each once, none lost
 
 
+@pytest.mark.slow
 async def test_no_frame_of_a_balanced_session_shows_the_judge(tmp_path, rubrics, clock):
     with Store(tmp_path / "study.db") as store:
         judged_study(store, rubrics["binary"])
@@ -155,6 +156,7 @@ async def test_you_may_stop_once_every_target_is_decided_and_the_report_says_aft
         assert f"Decided after {settled_with} ratings" in text
 
 
+@pytest.mark.slow
 async def test_stop_notice_false_says_nothing(tmp_path, rubrics, clock):
     with Store(tmp_path / "study.db") as store:
         labels = agreeing_study(store, rubrics["binary"], n=20)

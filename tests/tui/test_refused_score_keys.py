@@ -53,6 +53,7 @@ def database_rows(path: Path) -> list[str]:
         return list(db.iterdump())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("rubric_id", "keys", "said"), [
     ("cis", ["7", "9"], ["7 is not a point of this scale. " + QUARTER, "9 is not a point of this scale. " + QUARTER]),
     ("cis", ["p"], ["p sets PASS only on a PASS/FAIL rubric. " + QUARTER]),

@@ -23,6 +23,7 @@ def drawn_afresh(panel: RubricPanel) -> list[list[tuple[str, object]]]:
     return drawn(panel)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
 @pytest.mark.parametrize("rubric_id", ["cis", "exercise-quality", "binary"])
 async def test_the_lines_a_key_redraws_match_a_full_redraw(make_app, rubric_id, size):

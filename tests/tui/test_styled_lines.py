@@ -44,6 +44,7 @@ STEPS = ["3", "2", "enter", "theme", "3", "g", "2", "u", "u", "pagedown", "j", "
          "w", "l", "h", "z", "narrow", "3", "wide", "enter", "theme", "g", "right", "left"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rubric_id", ["cis", "exercise-quality"])
 async def test_every_line_given_to_the_screen_is_textuals_own_styling(make_app, rubric_id):
     app = make_app(rubric_id, auto_submit=False)

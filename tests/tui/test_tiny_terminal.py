@@ -58,6 +58,7 @@ async def test_the_time_in_a_tiny_terminal_is_time_away(make_app, clock):
         assert session.timer.elapsed() == 10
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(20, 10), (36, 14), (60, 20)])
 async def test_adjudication_in_a_tiny_terminal_says_what_size_is_needed(tmp_path, rubrics, size):
     path = _db(tmp_path, rubrics)
