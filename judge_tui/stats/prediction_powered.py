@@ -106,6 +106,21 @@ def _tuning(labels: np.ndarray, predictions: np.ndarray, unlabelled: np.ndarray,
     return float(np.clip(tuned, 0.0, 1.0))
 
 
+def _checked(labels: np.ndarray, predictions: np.ndarray, unlabelled: np.ndarray, *, least: int
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The three samples as float arrays, refused when labels and predictions differ in length or when fewer
+    than `least` labelled items or no unlabelled one are given."""
+    labels = np.asarray(labels, dtype=float)
+    predictions = np.asarray(predictions, dtype=float)
+    unlabelled = np.asarray(unlabelled, dtype=float)
+    n, big_n = labels.size, unlabelled.size
+    if predictions.size != n:
+        raise ValueError(f"labels and predictions differ in length: {n} and {predictions.size}")
+    if n < least or big_n < 1:
+        raise ValueError(f"need at least {least} labelled and 1 unlabelled item, got {n} and {big_n}")
+    return labels, predictions, unlabelled
+
+
 def prediction_powered_mean(
     labels: np.ndarray,
     predictions: np.ndarray,
@@ -123,14 +138,9 @@ def prediction_powered_mean(
     design weights of the labelled and unlabelled items (None: simple random samples of the pool). ``bounds``:
     the lowest and highest score of the scale; the estimate and both intervals stay within them.
     """
-    labels = np.asarray(labels, dtype=float)
-    predictions = np.asarray(predictions, dtype=float)
-    unlabelled = np.asarray(unlabelled, dtype=float)
+    # The interval has n − 2 degrees of freedom.
+    labels, predictions, unlabelled = _checked(labels, predictions, unlabelled, least=3)
     n, big_n = labels.size, unlabelled.size
-    if predictions.size != n:
-        raise ValueError(f"labels and predictions differ in length: {n} and {predictions.size}")
-    if n < 3 or big_n < 1:  # the interval has n − 2 degrees of freedom
-        raise ValueError(f"need at least 3 labelled and 1 unlabelled item, got {n} and {big_n}")
     w = _normalised(weights, n)
     w_unlabelled = _normalised(unlabelled_weights, big_n)
     tuning = _tuning(labels, predictions, unlabelled, w, w_unlabelled)
@@ -193,14 +203,8 @@ def verdict_stratified_rate(
     hold the estimate where the prior's pull leaves it just outside. The experts-alone figure is the same with
     the strata of the draw only: with a random sample, Jeffreys' interval for a share.
     """
-    labels = np.asarray(labels, dtype=float)
-    predictions = np.asarray(predictions, dtype=float)
-    unlabelled = np.asarray(unlabelled, dtype=float)
+    labels, predictions, unlabelled = _checked(labels, predictions, unlabelled, least=1)
     n, big_n = labels.size, unlabelled.size
-    if predictions.size != n:
-        raise ValueError(f"labels and predictions differ in length: {n} and {predictions.size}")
-    if n < 1 or big_n < 1:
-        raise ValueError(f"need at least 1 labelled and 1 unlabelled item, got {n} and {big_n}")
     if not np.all(np.isin(np.concatenate([predictions, unlabelled]), (0.0, 1.0))):
         raise ValueError("the judge's verdicts must be 1 (PASS) or 0 (FAIL)")
     drawn = np.full(n, "") if strata is None else np.asarray(strata, dtype=str)
@@ -230,7 +234,7 @@ def _stratified(labels: np.ndarray, strata: np.ndarray, unlabelled_strata: np.nd
     estimate = sum(size / total * (float(labels[strata == name].mean()) if np.any(strata == name) else 0.5)
                    for name, size in pool.items())
     posterior = stratified_share(strata, labels, np.ones(labels.size), pool, draws=draws)
-    return min(max(estimate, 0.0), 1.0), posterior
+    return _within(estimate, (0.0, 1.0)), posterior
 
 
 def _posterior_interval(posterior: np.ndarray, estimate: float, method: str, confidence: float) -> Interval:
