@@ -78,22 +78,27 @@ def flags_table(flags: list[Flag]) -> Any:
     from judge_tui.formats.terminal import add_id_column
 
     table = Table(title=f"Flagged items ({len(flags)})", title_justify="left")
-    # Columns no flag fills (no task types, no splits) are left out; the reason is prose, wrapped on words and
-    # never narrower than a few words, so a narrow terminal splits the table rather than the words.
-    values = [(f.item_id, f.rater_id, f.state, f.reason, f.task_type, f.split, f.rubric,
-               f.updated_at[:19].replace("T", " ")) for f in flags]
-    shown = [index for index in range(8) if index in (0, 1, 2, 3, 7) or any(row[index] for row in values)]
-    for index in shown:
-        header = ("item", "expert", "state", "reason", "task type", "split", "rubric", "updated")[index]
-        if index in (0, 1, 6):
-            add_id_column(table, header, keep_whole=[str(row[index] or "") for row in values])
-        elif index == 3:
-            table.add_column(header, overflow="fold", min_width=min(24, max((len(r[3] or "") for r in values),
-                                                                          default=0)))
-        elif index == 7:  # a date and a time: on two lines when room is short
+    columns: dict[str, list[str | None]] = {
+        "item": [f.item_id for f in flags], "expert": [f.rater_id for f in flags], "state": [f.state for f in flags],
+        "reason": [f.reason for f in flags], "task type": [f.task_type for f in flags],
+        "split": [f.split for f in flags], "rubric": [f.rubric for f in flags],
+        "updated": [f.updated_at[:19].replace("T", " ") for f in flags],
+    }
+    shown: list[list[str]] = []
+    for header, raw in columns.items():
+        cells = [str(value or "") for value in raw]
+        if header in ("task type", "split") and not any(cells):
+            continue  # a column no flag fills
+        if header in ("item", "expert", "rubric"):
+            add_id_column(table, header, keep_whole=cells)
+        elif header == "reason":  # prose: wrapped on words, never narrower than a few, so a narrow terminal
+            # splits the table rather than the words
+            table.add_column(header, overflow="fold", min_width=min(24, max(map(len, cells), default=0)))
+        elif header == "updated":  # a date and a time: on two lines when room is short
             table.add_column(header, min_width=10)
         else:
-            table.add_column(header, no_wrap=index in (2, 5))
-    for row in values:
-        table.add_row(*(Text(clean(str(row[index] or ""))) for index in shown))
+            table.add_column(header, no_wrap=header != "task type")
+        shown.append(cells)
+    for row in zip(*shown, strict=True):
+        table.add_row(*(Text(clean(cell)) for cell in row))
     return table
