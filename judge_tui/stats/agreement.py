@@ -222,7 +222,8 @@ def _kappa_from_confusion(confusion: np.ndarray, weights: Weights) -> Figure:
             "both raters used one and the same category for every item, so chance agreement is total"
         )
     observed_disagreement = float((disagreement * confusion).sum())
-    return 1.0 - observed_disagreement / expected_disagreement
+    # Kappa lies in [-1, 1]; rounding can push a total disagreement a hair past -1.
+    return min(1.0, max(-1.0, 1.0 - observed_disagreement / expected_disagreement))
 
 
 def _check_weights(weights: Weights) -> None:
