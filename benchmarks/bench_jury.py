@@ -80,7 +80,8 @@ def jury_alone(db: Path) -> dict[str, float]:
         started = time.perf_counter()
         jury = build_jury(store, rubric, ratings=ratings)
         built = time.perf_counter() - started
-        assert jury is not None and len(jury.members) == 3
+        assert jury is not None
+        assert len(jury.members) == 3
         started = time.perf_counter()
         json.dumps(jury_to_dict(jury))
         rendered = time.perf_counter() - started

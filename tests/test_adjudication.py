@@ -47,7 +47,8 @@ async def test_lead_settles_each_disagreement_with_the_rating_keys(tmp_path: Pat
             assert screen.choice == {"difficulty_match": 1.0, "learning_objective_alignment": 1.0}
             assert screen.judged[screen.cursor] == "instruction_clarity"
             notes = str(screen.query_one("#adj-notes").render())
-            assert "[red]too hard[/red]" in notes and "\x1b" not in notes  # shown as text, escapes removed
+            assert "[red]too hard[/red]" in notes
+            assert "\x1b" not in notes  # shown as text, escapes removed
             await pilot.press("enter")  # not every dimension set: nothing is saved
             assert store.rating("E02", "consensus") is None
             await pilot.press("1", "enter")  # clarity = 0.5, save
@@ -60,7 +61,8 @@ async def test_lead_settles_each_disagreement_with_the_rating_keys(tmp_path: Pat
             await pilot.press("escape")
     with Store(path) as store:
         first = present(store.rating("E02", "consensus"))
-        assert first.scores["instruction_clarity"] == 0.5 and first.scores["structural_validity"] == 1.0
+        assert first.scores["instruction_clarity"] == 0.5
+        assert first.scores["structural_validity"] == 1.0
         assert first.details == {"adjudicated": True, "from": ["ann", "bob"], "by": "lead"}
         assert present(store.rater("consensus"))["kind"] == "human"
         second = present(store.rating("E04", "consensus"))
@@ -193,7 +195,8 @@ async def test_adjudication_and_the_summary_use_the_settings_the_app_started_wit
             await pilot.pause()
             assert isinstance(app.screen, SummaryScreen)
             text = "\n".join(str(w.render()) for w in app.screen.query(Static))
-            assert "alignment within ±0.5" in text and "±1" not in text
+            assert "alignment within ±0.5" in text
+            assert "±1" not in text
 
 
 def test_the_adjudicate_command_checks_the_keymap_and_the_reviewer_as_rate_does(tmp_path: Path, rubrics, capsys,
@@ -259,9 +262,11 @@ async def test_a_in_adjudication_shows_the_lead_the_team_over_every_item(tmp_pat
             await pilot.press("a")
             await app.workers.wait_for_complete()
             await pilot.pause()
-            assert isinstance(app.screen, SummaryScreen) and app.screen.lead
+            assert isinstance(app.screen, SummaryScreen)
+            assert app.screen.lead
             text = "\n".join(str(w.render()) for w in app.screen.query(Static))
-            assert "lead lead against the judge" in text and "2 experts (ann, bob) on 4 items" in text
+            assert "lead lead against the judge" in text
+            assert "2 experts (ann, bob) on 4 items" in text
             await pilot.press("escape")
             await pilot.pause()
             assert isinstance(app.screen, AdjudicationScreen)
@@ -294,7 +299,8 @@ async def test_at_80x24_the_score_table_shows_every_id_whole(tmp_path: Path, rub
             await pilot.pause()
             shown = screen_text(app)
     header = next(line for line in shown.splitlines() if "consensus" in line)
-    assert "demo-expert" in header and "EXP001" in header  # whole, on one line with the consensus column
+    assert "demo-expert" in header
+    assert "EXP001" in header  # whole, on one line with the consensus column
     assert "…" not in shown
 
 
@@ -320,13 +326,16 @@ async def test_score_keys_move_through_the_disagreeing_dimensions_only(tmp_path:
         async with app.run_test(size=(120, 30), notifications=True) as pilot:
             await pilot.pause()
             screen = screen_of(app, AdjudicationScreen)
-            assert present(screen.current).item_id == "B001" and screen.judged[screen.cursor] == "a"
+            assert present(screen.current).item_id == "B001"
+            assert screen.judged[screen.cursor] == "a"
             await pilot.press("3", "3")  # a, then l: t is agreed and left as it is
             assert screen.choice == {"r": 0.75, "a": 0.75, "t": 0.25, "l": 0.75}
             await pilot.press("1")  # a third key stays on the last dimension to settle
-            assert screen.choice["l"] == 0.25 and screen.choice["t"] == 0.25
+            assert screen.choice["l"] == 0.25
+            assert screen.choice["t"] == 0.25
             await pilot.press("up", "0")  # an agreed score changes when the lead goes to it
-            assert screen.choice["t"] == 0.0 and screen.judged[screen.cursor] == "l"
+            assert screen.choice["t"] == 0.0
+            assert screen.judged[screen.cursor] == "l"
             await pilot.press("enter")
             await pilot.pause()
             assert present(screen.current).item_id == "B002"

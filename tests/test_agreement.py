@@ -159,7 +159,8 @@ def test_pairwise_kappa_uses_items_both_raters_rated():
     table = ag.pairwise_kappa(matrix, BINARY)
     assert table[0][1] == table[1][0] == pytest.approx(0.6, abs=1e-12)
     assert table[0][0] == table[1][1] == 1.0
-    assert undefined(table[0][2]) and undefined(table[2][2])
+    assert undefined(table[0][2])
+    assert undefined(table[2][2])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -171,7 +172,8 @@ def test_compare_on_a_binary_scale_reports_tpr_tnr_and_equal_kappas():
     human = [1, 1, 1, 1, 1, 0, 0, 0, 0, 0]
     judge = [1, 1, 1, 1, 0, 1, 0, 0, 0, 0]
     result = ag.compare(human, judge, BINARY, ordered=False, tolerance=0.15)
-    assert result.is_binary and result.n == 10
+    assert result.is_binary
+    assert result.n == 10
     assert result.cohen_kappa == result.weighted_kappa == pytest.approx(0.6, abs=1e-12)
     assert (result.tpr, result.tnr, result.accuracy) == (0.8, 0.8, 0.8)
     assert result.alignment_rate == 0.8
@@ -222,7 +224,8 @@ def test_compare_with_no_items_is_all_undefined():
 def test_compare_is_hashable_and_comparable():
     first = ag.compare([0, 0.5, 1], [0, 1, 1], THREE, ordered=True, tolerance=0.15)
     second = ag.compare([0, 0.5, 1], [0, 1, 1], THREE, ordered=True, tolerance=0.15)
-    assert first == second and hash(first) == hash(second)
+    assert first == second
+    assert hash(first) == hash(second)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -266,7 +269,9 @@ def test_undefined_cases(figure):
 def test_corrected_pass_rate_undefined_when_the_judge_is_no_better_than_chance():
     # TPR = 0.5 and TNR = 0.5: TPR + TNR = 1.
     result = ag.corrected_pass_rate([1, 0, 1], [1, 1, 0, 0], [1, 0, 1, 0])
-    assert undefined(result.estimate) and undefined(result.low) and undefined(result.high)
+    assert undefined(result.estimate)
+    assert undefined(result.low)
+    assert undefined(result.high)
     assert "TPR + TNR" in result.estimate.reason
     # Worse than chance is Undefined as well.
     assert undefined(ag.corrected_pass_rate([1, 0], [1, 1, 0, 0], [0, 0, 1, 1]).estimate)
@@ -274,12 +279,15 @@ def test_corrected_pass_rate_undefined_when_the_judge_is_no_better_than_chance()
 
 def test_corrected_pass_rate_undefined_without_judge_only_items_or_labels():
     no_judge_only = ag.corrected_pass_rate([], [1, 0], [1, 0])
-    assert undefined(no_judge_only.estimate) and undefined(no_judge_only.observed_pass_rate)
+    assert undefined(no_judge_only.estimate)
+    assert undefined(no_judge_only.observed_pass_rate)
     assert no_judge_only.tpr == 1.0
     no_labels = ag.corrected_pass_rate([1, 0], [], [])
-    assert undefined(no_labels.estimate) and no_labels.observed_pass_rate == 0.5
+    assert undefined(no_labels.estimate)
+    assert no_labels.observed_pass_rate == 0.5
     only_passes = ag.corrected_pass_rate([1, 0], [1, 1], [1, 1])
-    assert undefined(only_passes.estimate) and undefined(only_passes.tnr)
+    assert undefined(only_passes.estimate)
+    assert undefined(only_passes.tnr)
 
 
 def test_corrected_pass_rate_gives_no_interval_when_draws_are_often_undefined():
@@ -287,7 +295,8 @@ def test_corrected_pass_rate_gives_no_interval_when_draws_are_often_undefined():
     # draws they sum to 1 or less (the judge no better than chance), so no honest interval exists.
     result = ag.corrected_pass_rate([1, 0, 1, 1], [1, 0], [1, 0], n_boot=400)
     assert result.estimate == 0.75
-    assert undefined(result.low) and undefined(result.high)
+    assert undefined(result.low)
+    assert undefined(result.high)
     assert result.n_boot_used < 0.95 * 400
 
 
@@ -442,7 +451,8 @@ def test_no_figure_is_ever_nan(case):
         value = getattr(result, name)
         assert isinstance(value, float | Undefined), name
         if isinstance(value, float):
-            assert math.isfinite(value) and -1.0 <= value <= 1.0, name
+            assert math.isfinite(value), name
+            assert -1.0 <= value <= 1.0, name
     if a:
         assert 0.0 <= defined(result.alignment_rate) <= 1.0
 

@@ -82,7 +82,8 @@ async def test_summary_compares_only_submitted_items(rated_db: Path):
             report = screen.report
             assert report is not None
             # The blind rule: only the reviewer, and only the items they submitted.
-            assert report.human.rater_ids == (REVIEWER,) and report.judge.rater_ids == (JUDGE,)
+            assert report.human.rater_ids == (REVIEWER,)
+            assert report.judge.rater_ids == (JUDGE,)
             assert report.counts["compared"] == SUBMITTED
             assert all(row.agreement.n == SUBMITTED for row in report.rows)
             assert {s.value for b in report.breakdowns for s in b.sections if b.by == "split"} == {
@@ -93,7 +94,9 @@ async def test_summary_compares_only_submitted_items(rated_db: Path):
             assert report.human_overall.size == SUBMITTED
             assert all(r.corrected is None for r in report.rows)
             text = screen_text(screen)
-            assert "Verdict" in text and "you (EXP001) against" in text and "24 items" in text
+            assert "Verdict" in text
+            assert "you (EXP001) against" in text
+            assert "24 items" in text
 
 
 @pytest.mark.slow
@@ -110,12 +113,14 @@ async def test_disagreements_sorted_marked_and_blind(rated_db: Path):
             ids = [present(row.key.value) for row in table.ordered_rows]
             assert sorted(ids) == [f"E{i:03d}" for i in range(SUBMITTED)]  # never an item not yet submitted
             gaps = [float(table.get_row_at(i)[1]) for i in range(len(ids))]
-            assert gaps == sorted(gaps, reverse=True) and gaps[0] > 0
+            assert gaps == sorted(gaps, reverse=True)
+            assert gaps[0] > 0
             first = ids[0]
             human, judge = present(store.rating(first, REVIEWER)), present(store.rating(first, JUDGE))
             assert abs(gaps[0] - abs(present(human.overall) - present(judge.overall))) < 5e-5  # shown to four decimals
             text = screen_text(screen)
-            assert f"human note on {first}" in text and f"judge reasoning on {first}" in text
+            assert f"human note on {first}" in text
+            assert f"judge reasoning on {first}" in text
 
             await pilot.press("down")
             second = ids[1]
@@ -227,8 +232,10 @@ async def test_untrusted_notes_are_shown_as_text(rated_db: Path, rubrics):
             screen = screen_of(app, DisagreementScreen)
             assert screen.current == "E000"  # the largest gap comes first
             text = screen_text(screen)
-            assert "[bold]mine[/] ok" in text and "\x1b" not in text
-            assert "[@click=app.quit]x[/]" in text and "• [red]a" in text
+            assert "[bold]mine[/] ok" in text
+            assert "\x1b" not in text
+            assert "[@click=app.quit]x[/]" in text
+            assert "• [red]a" in text
             assert app.is_running
 
 
@@ -284,10 +291,12 @@ async def test_enter_opens_the_listed_item_and_escape_returns(rated_db: Path):
             text = "\n".join(str(w.render()) for w in app.screen.query(Static))
             assert f"Item {listed}" in text
             shown = app.screen.query_one(ItemPane).text
-            assert item.fields["instruction"] in shown and item.fields["source_document"] in shown
+            assert item.fields["instruction"] in shown
+            assert item.fields["source_document"] in shown
             await pilot.press("pagedown", "escape")
             await pilot.pause()
-            assert isinstance(app.screen, DisagreementScreen) and app.screen.current == listed
+            assert isinstance(app.screen, DisagreementScreen)
+            assert app.screen.current == listed
 
 
 async def test_a_rubric_given_by_path_reaches_the_summary_and_the_disagreements(tmp_path: Path, rubrics):
@@ -315,7 +324,8 @@ async def test_a_rubric_given_by_path_reaches_the_summary_and_the_disagreements(
         app = PathHost()
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(app, pilot)
-            assert screen_of(app, SummaryScreen).report is not None and present(screen_of(app, SummaryScreen).report).counts["compared"] == 6
+            assert screen_of(app, SummaryScreen).report is not None
+            assert present(screen_of(app, SummaryScreen).report).counts["compared"] == 6
             await pilot.press("d")
             await settle(app, pilot)
             assert len(app.screen.query_one("#dis-list", DataTable).rows) == 6
@@ -355,14 +365,17 @@ async def test_summary_shows_intervals_bars_and_the_plan_over_submitted_items_on
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(app, pilot)
             report = screen_of(app, SummaryScreen).report
-            assert report is not None and report.counts["compared"] == 1
+            assert report is not None
+            assert report.counts["compared"] == 1
             assert all(c.n <= 1 for c in report.checks)
             text = screen_text(app.screen)
-            assert "[STOP]" not in text and "Stop using the judge" not in text
+            assert "[STOP]" not in text
+            assert "Stop using the judge" not in text
             assert "undecided: rate more items (only 1 so far)" in text.lower()
             assert "What would settle it" in text
             bars = [w for w in app.screen.query(Static) if type(w.content).__name__ == "IntervalBars"]
-            assert len(bars) == 4 and app.screen.query_one("#summary-body").virtual_size.width <= 80
+            assert len(bars) == 4
+            assert app.screen.query_one("#summary-body").virtual_size.width <= 80
 
 
 def test_the_judges_reasoning_shows_its_answer_not_the_calls_bookkeeping():
@@ -374,7 +387,10 @@ def test_the_judges_reasoning_shows_its_answer_not_the_calls_bookkeeping():
                                   "raw_text": '{"scores": "RAW-ANSWER"}', "batch_id": "msgbatch_1",
                                   "extras": {"issues": ["no answer key"], "suggestions": "add one"}})
     text = reasoning_text(judged_here).plain
-    assert "Too easy." in text and "issues:" in text and "• no answer key" in text and "suggestions: add one" in text
+    assert "Too easy." in text
+    assert "issues:" in text
+    assert "• no answer key" in text
+    assert "suggestions: add one" in text
     for bookkeeping in ("cost_usd", "raw_text", "RAW-ANSWER", "backend", "tokens", "msgbatch_1", "extras"):
         assert bookkeeping not in text, bookkeeping
     imported = Rating(item_id="E1", rater_id="judge-v1", rubric_version_id=1, scores={},

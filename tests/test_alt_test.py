@@ -58,7 +58,8 @@ def test_equals_the_authors_printed_figures(case: tuple[str, str, float]) -> Non
         experts, judge = _arrays(data["humans"], data["llms"][llm_name])
         result = alternative_annotator_test(experts, judge, list(data["humans"]), scoring=scoring,  # type: ignore[arg-type]  # a case's scoring is one of the two names
                                             epsilon=epsilon)
-        assert isinstance(result.winning_rate, float) and isinstance(result.advantage_probability, float)
+        assert isinstance(result.winning_rate, float)
+        assert isinstance(result.advantage_probability, float)
         assert f"{result.winning_rate:.2f}" == f"{printed_rate:.2f}", llm_name
         assert f"{result.advantage_probability:.2f}" == f"{printed_advantage:.2f}", llm_name
         assert result.passed is (result.winning_rate >= 0.5)
@@ -96,8 +97,10 @@ def test_a_judge_that_always_agrees_passes_and_one_that_never_does_fails() -> No
     experts = np.vstack([np.where(rng.random(60) < 0.85, truth, 1 - truth) for _ in range(3)])
     good = alternative_annotator_test(experts, truth, ["a", "b", "c"], scoring="accuracy")
     bad = alternative_annotator_test(experts, 1 - truth, ["a", "b", "c"], scoring="accuracy")
-    assert good.passed is True and good.winning_rate == 1.0
-    assert bad.passed is False and bad.winning_rate == 0.0
+    assert good.passed is True
+    assert good.winning_rate == 1.0
+    assert bad.passed is False
+    assert bad.winning_rate == 0.0
 
 
 def test_too_little_overlap_is_undefined_with_the_numbers() -> None:
@@ -108,14 +111,16 @@ def test_too_little_overlap_is_undefined_with_the_numbers() -> None:
     assert result.passed is None
     assert isinstance(result.winning_rate, Undefined)
     assert result.too_few_items == (("a", 25), ("b", 25), ("c", 25))
-    assert "30" in result.winning_rate.reason and "25" in result.winning_rate.reason
+    assert "30" in result.winning_rate.reason
+    assert "25" in result.winning_rate.reason
 
 
 def test_items_with_one_expert_are_dropped() -> None:
     experts = np.array([[1.0] * 40 + [np.nan] * 10, [1.0] * 40 + [2.0] * 10])
     judge = np.ones(50)
     result = alternative_annotator_test(experts, judge, ["a", "b"], scoring="accuracy")
-    assert result.items_used == 40 and result.items_dropped == 10
+    assert result.items_used == 40
+    assert result.items_dropped == 10
     assert [c.items for c in result.compared] == [40, 40]
 
 
@@ -130,7 +135,8 @@ def test_no_spread_follows_scipys_infinite_statistic() -> None:
     experts = np.ones((3, 40))
     result = alternative_annotator_test(experts, np.ones(40), ["a", "b", "c"], scoring="accuracy", epsilon=0.1)
     assert [c.p_value for c in result.compared] == [0.0, 0.0, 0.0]
-    assert result.winning_rate == 1.0 and result.advantage_probability == 1.0
+    assert result.winning_rate == 1.0
+    assert result.advantage_probability == 1.0
 
 
 def test_the_report_on_a_database_of_the_published_annotations_gives_the_printed_figures(tmp_path: Path) -> None:

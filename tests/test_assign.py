@@ -47,10 +47,12 @@ def test_every_item_once_and_a_fifth_by_every_expert():
     who = holders(plan)
     assert set(who) == {i for i, _s in items}  # nothing left out
     shared = {i for i, w in who.items() if len(w) > 1}
-    assert len(shared) == 20 and all(who[i] == set(EXPERTS) for i in shared)
+    assert len(shared) == 20
+    assert all(who[i] == set(EXPERTS) for i in shared)
     assert shared == plan.overlap_items
     loads = [len(q) for q in plan.queues.values()]
-    assert sum(loads) == 20 * 3 + 80 and max(loads) - min(loads) <= 1
+    assert sum(loads) == 20 * 3 + 80
+    assert max(loads) - min(loads) <= 1
 
 
 def test_each_expert_sees_the_same_mix_and_the_overlap_is_a_fair_sample():
@@ -82,7 +84,8 @@ def test_overlap_items_are_spread_through_each_queue_in_one_shared_order():
         places = [n for n, (_item, shared) in enumerate(queue) if shared]
         assert len(places) == 40
         # Evenly spread: one in every ~2.5 of the queue's places, never a long run without one.
-        assert places[0] < 3 and places[-1] > len(queue) - 4
+        assert places[0] < 3
+        assert places[-1] > len(queue) - 4
         assert max(b - a for a, b in zip(places, places[1:], strict=False)) <= 3
         orders.append([item for item, shared in queue if shared])
     assert orders[0] == orders[1] == orders[2]  # an early stop still leaves items rated by everyone
@@ -94,7 +97,8 @@ def test_overlap_raters_k_gives_each_overlap_item_k_experts_spread_evenly():
                            balance=("task_type",))
     who = holders(plan)
     shared = [w for w in who.values() if len(w) > 1]
-    assert len(shared) == 30 and all(len(w) == 2 for w in shared)
+    assert len(shared) == 30
+    assert all(len(w) == 2 for w in shared)
     per_expert = Counter(e for w in shared for e in w)
     assert max(per_expert.values()) - min(per_expert.values()) <= 1
 
@@ -105,7 +109,9 @@ def test_per_expert_covers_what_the_experts_can_rate_and_says_what_is_left_out()
     loads = [len(q) for q in plan.queues.values()]
     assert all(49 <= n <= 51 for n in loads), loads
     # 3 x 50 = C x (1 + 0.2 x 2): C = 107.1, 21 of them shared by all three; 87 single items fill the rest.
-    assert len(plan.items) == 108 and len(plan.overlap_items) == 21 and plan.left_out == 500 - 108
+    assert len(plan.items) == 108
+    assert len(plan.overlap_items) == 21
+    assert plan.left_out == 500 - 108
 
 
 def test_reassigning_never_moves_rated_items():
@@ -113,10 +119,14 @@ def test_reassigning_never_moves_rated_items():
     rated = {"B0001": {"ann"}, "B0002": {"bob"}, "B0003": {"ann", "cat"}, "B0004": {"dan"}}
     plan = plan_assignment(items, Options("cis", EXPERTS, seed=5), balance=("task_type",), rated=rated)
     who = holders(plan)
-    assert "ann" in who["B0001"] and "bob" in who["B0002"]
-    assert {"ann", "cat"} <= who["B0003"] and "B0003" in plan.overlap_items  # two experts: an overlap item
+    assert "ann" in who["B0001"]
+    assert "bob" in who["B0002"]
+    assert {"ann", "cat"} <= who["B0003"]
+    assert "B0003" in plan.overlap_items  # two experts: an overlap item
     # Rated by someone outside the plan: one more rater, so it is planned like any other item.
-    assert "B0004" in who and "dan" not in who["B0004"] and plan.rated_by_others == {"dan": 1}
+    assert "B0004" in who
+    assert "dan" not in who["B0004"]
+    assert plan.rated_by_others == {"dan": 1}
     assert plan.kept == {"ann": 2, "bob": 1, "cat": 1}
     # Each expert's rated items come first in their queue; what is left to rate follows.
     assert [i for i, _s in plan.queues["ann"][:2]] == ["B0001", "B0003"]
@@ -152,7 +162,8 @@ def test_options_that_cannot_make_a_plan(options, message):
 
 def test_no_overlap_gives_every_item_to_one_expert():
     plan = plan_assignment(strata_items(10), Options("cis", ("ann",), overlap=0))
-    assert len(plan.queues["ann"]) == 10 and not plan.overlap_items
+    assert len(plan.queues["ann"]) == 10
+    assert not plan.overlap_items
 
 
 # --------------------------------------------------------------------------- stored, bundled, merged
@@ -182,11 +193,15 @@ def lead(tmp_path: Path, rubrics: dict[str, Rubric]) -> Iterator[Store]:
 
 def test_a_plan_is_stored_and_the_newest_is_in_force(lead, rubrics):
     first = assign(lead, rubrics["cis"], Options("cis", EXPERTS, seed=1))
-    assert lead.current_plan("cis")["id"] == first.plan_id and first.number == 1
-    assert lead.assignment_of("ann", "cis") == first.plan_id and lead.assignment_of("dan", "cis") is None
+    assert lead.current_plan("cis")["id"] == first.plan_id
+    assert first.number == 1
+    assert lead.assignment_of("ann", "cis") == first.plan_id
+    assert lead.assignment_of("dan", "cis") is None
     second = assign(lead, rubrics["cis"], Options("cis", ("ann", "bob"), seed=2))
     plan = lead.current_plan("cis")
-    assert plan["id"] == second.plan_id and plan["number"] == 2 and plan["experts"] == ["ann", "bob"]
+    assert plan["id"] == second.plan_id
+    assert plan["number"] == 2
+    assert plan["experts"] == ["ann", "bob"]
     assert lead.assignment_of("cat", "cis") is None  # not in the plan in force: rates every item, as before
     rows = lead.assigned_items(second.plan_id, "ann")
     assert [item for _r, item, _p, _o in rows] == [item for item, _s in second.queues["ann"]]
@@ -217,7 +232,8 @@ def test_a_bundle_for_an_expert_holds_their_assignment_and_nobody_elses_scores(l
         assert [p["id"] for p in bundle.assignment_plans()] == [plan.plan_id]
     with Store(tmp_path / "ann.db") as laptop:
         result = import_bundle(laptop, tmp_path / "ann.for.db")
-        assert result.added["assignment_plans"] == 1 and result.added["assignments"] == len(plan.queues["ann"])
+        assert result.added["assignment_plans"] == 1
+        assert result.added["assignments"] == len(plan.queues["ann"])
         assert laptop.assignment_of("ann", "cis") == plan.plan_id
         assert laptop.get_meta("reviewer_id") == "ann"  # a new laptop rates as the expert it was given to
         assert laptop.assignments_in_force("ann") == {"cis": (len(plan.queues["ann"]),
@@ -236,8 +252,9 @@ def test_merging_whole_databases_carries_plans_once_and_a_work_bundle_carries_no
     plan = assign(lead, rubrics["cis"], Options("cis", EXPERTS, seed=1))
     with Store(tmp_path / "copy.db") as copy:
         first = merge_database(copy, lead.path)
-        assert first.added["assignment_plans"] == 1 and first.added["assignments"] == len(
-            lead.assigned_items(plan.plan_id))
+        assert first.added["assignment_plans"] == 1
+        assert (first.added["assignments"] == len(
+            lead.assigned_items(plan.plan_id)))
         assert present(copy.current_plan("cis"))["id"] == plan.plan_id
         assert merge_database(copy, lead.path).added["assignments"] == 0
     rate(lead, rubrics["cis"], "ann", plan.queues["ann"][0][0])
@@ -255,7 +272,8 @@ def test_a_database_from_before_assignments_is_upgraded(tmp_path, rubrics):
         store.conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm008_assignments'")
         store.conn.commit()
     with Store(path) as store:
-        assert store.current_plan("cis") is None and store.count_items("cis") == 3
+        assert store.current_plan("cis") is None
+        assert store.count_items("cis") == 3
         plan = assign(store, rubrics["cis"], Options("cis", ("ann", "bob"), seed=0))
         assert store.assignment_of("ann", "cis") == plan.plan_id
 
@@ -283,12 +301,15 @@ def test_assign_prints_the_plan_and_json(tmp_path, demo_db):
     done = cli(tmp_path, "assign", "--rubric", "cis", "--experts", "ann,bob,cat", "--db", demo_db)
     assert done.returncode == 0, done.stderr
     assert "assignment plan 1 (seed 0): 25 items, 5 of them rated by every expert (20% overlap)" in done.stdout
-    assert "balanced by task_type" in done.stdout and "Email Validator" in done.stdout
+    assert "balanced by task_type" in done.stdout
+    assert "Email Validator" in done.stdout
     done = cli(tmp_path, "assign", "--rubric", "cis", "--experts", "ann,bob,cat", "--overlap", "0.4",
                "--overlap-raters", "2", "--seed", "4", "--format", "json", "--db", demo_db)
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
-    assert summary["number"] == 2 and summary["overlap_items"] == 10 and summary["overlap_raters"] == 2
+    assert summary["number"] == 2
+    assert summary["overlap_items"] == 10
+    assert summary["overlap_raters"] == 2
     assert sum(e["items"] for e in summary["experts"]) == 25 + 10
     assert set(summary["experts"][0]["mix"]["task_type"]) == set(TASKS)
 
@@ -305,7 +326,8 @@ def test_assign_prints_the_plan_and_json(tmp_path, demo_db):
 ])
 def test_assign_errors_say_what_is_wrong(tmp_path, demo_db, args, message):
     done = cli(tmp_path, "assign", *args, "--db", demo_db)
-    assert done.returncode != 0 and message in done.stderr, done.stderr
+    assert done.returncode != 0, done.stderr
+    assert message in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
     with Store(demo_db) as store:
         assert store.current_plan("cis") is None  # nothing stored
@@ -316,12 +338,15 @@ def test_export_for_an_expert_and_its_errors(tmp_path, demo_db):
     assert cli(tmp_path, "assign", "--rubric", "cis", "--experts", "ann,bob", "--db", demo_db).returncode == 0
     done = cli(tmp_path, "export", "--bundle", "--for", "ann", "-o", tmp_path / "ann.db", "--db", demo_db)
     assert done.returncode == 0, done.stderr
-    assert "wrote" in done.stdout and "their assignment, 15 items of cis (5 shared with other experts)" in done.stdout
+    assert "wrote" in done.stdout
+    assert "their assignment, 15 items of cis (5 shared with other experts)" in done.stdout
     done = cli(tmp_path, "export", "--bundle", "--for", "zed", "-o", tmp_path / "zed.db", "--db", demo_db)
-    assert done.returncode == 1 and "'zed' has no assignment" in done.stderr
+    assert done.returncode == 1
+    assert "'zed' has no assignment" in done.stderr
     done = cli(tmp_path, "export", "--bundle", "--for", "ann", "--rater", "bob", "-o", tmp_path / "x.db",
                "--db", demo_db)
-    assert done.returncode == 1 and "name two experts" in done.stderr
+    assert done.returncode == 1
+    assert "name two experts" in done.stderr
 
 
 def test_invariants_over_many_random_plans():

@@ -69,7 +69,8 @@ def test_plan_hand_out_rate_offline_merge_back_and_see_the_team(tmp_path: Path):
     cli(home, "import", Path("data/cis.jsonl").resolve(), "--rubric", "cis", "--db", lead)
     plan = json.loads(cli(home, "assign", "--rubric", "cis", "--experts", ",".join(EXPERTS), "--overlap", "0.2",
                           "--seed", "11", "--format", "json", "--db", lead))
-    assert plan["items_in_plan"] == 25 and plan["overlap_items"] == 5
+    assert plan["items_in_plan"] == 25
+    assert plan["overlap_items"] == 5
     assigned = {e["expert"]: e["items"] for e in plan["experts"]}
     assert sum(assigned.values()) == 20 + 5 * 3
 
@@ -86,7 +87,8 @@ def test_plan_hand_out_rate_offline_merge_back_and_see_the_team(tmp_path: Path):
             assert {r.rater_id for r in store.iter_ratings("cis")} == {expert}
         cli(tmp_path / expert / "home", "export", "--bundle", "--rater", expert, "-o", tmp_path / f"{expert}.back.db",
             "--db", laptop)
-    assert len(rated["ann"]) == assigned["ann"] and len(rated["cat"]) == 6
+    assert len(rated["ann"]) == assigned["ann"]
+    assert len(rated["cat"]) == 6
 
     for expert in EXPERTS:
         cli(home, "import", "--bundle", tmp_path / f"{expert}.back.db", "--db", lead)
@@ -95,11 +97,15 @@ def test_plan_hand_out_rate_offline_merge_back_and_see_the_team(tmp_path: Path):
     by_expert = {e["expert"]: e for e in team["experts"]}
     for expert in EXPERTS:
         e = by_expert[expert]
-        assert e["assigned"] == assigned[expert] and e["rated"] == len(rated[expert])
+        assert e["assigned"] == assigned[expert]
+        assert e["rated"] == len(rated[expert])
         assert e["remaining"] == assigned[expert] - len(rated[expert])
-        assert e["seconds"] == 40.0 * len(rated[expert]) and e["time_unknown"] == 0
-    assert by_expert["cat"]["flagged"] == 1 and by_expert["ann"]["flagged"] == 0
-    assert by_expert["ann"]["overlap_rated"] == 5 and by_expert["bob"]["overlap_rated"] == 5
+        assert e["seconds"] == 40.0 * len(rated[expert])
+        assert e["time_unknown"] == 0
+    assert by_expert["cat"]["flagged"] == 1
+    assert by_expert["ann"]["flagged"] == 0
+    assert by_expert["ann"]["overlap_rated"] == 5
+    assert by_expert["bob"]["overlap_rated"] == 5
     # ann and bob rated every overlap item; cat, half-way, the ones early in her queue (they are spread out).
     assert 1 <= by_expert["cat"]["overlap_rated"] < 5
     overlap = team["overlap_items"]
@@ -117,13 +123,18 @@ def test_plan_hand_out_rate_offline_merge_back_and_see_the_team(tmp_path: Path):
                         matrix[row, col] = rating.scores[d["dimension"]]
             expected = krippendorff.alpha(reliability_data=matrix, level_of_measurement="ordinal",
                                           value_domain=list(POINTS))
-            assert d["items"] == 5 and d["alpha"] == pytest.approx(expected, abs=1e-4)
-            assert d["low"] <= d["alpha"] <= d["high"] and d["decision"] in ("met", "not met", "undecided")
-    assert team["agreement"]["target"] == 0.8 and team["agreement"]["verdict"]
+            assert d["items"] == 5
+            assert d["alpha"] == pytest.approx(expected, abs=1e-4)
+            assert d["low"] <= d["alpha"] <= d["high"]
+            assert d["decision"] in ("met", "not met", "undecided")
+    assert team["agreement"]["target"] == 0.8
+    assert team["agreement"]["verdict"]
 
     text = cli(home, "status", "--rubric", "cis", "--db", lead)
-    assert "assignment plan 1" in text and "overlap: 5 of 5 items rated by two or more experts" in text
-    assert "Krippendorff's alpha (ordinal)" in text and "enough overlap?" in text
+    assert "assignment plan 1" in text
+    assert "overlap: 5 of 5 items rated by two or more experts" in text
+    assert "Krippendorff's alpha (ordinal)" in text
+    assert "enough overlap?" in text
 
     # The lead re-plans with another seed: nothing rated moves, and cat's new bundle brings the new queue.
     again = json.loads(cli(home, "assign", "--rubric", "cis", "--experts", ",".join(EXPERTS), "--seed", "12",
@@ -139,8 +150,9 @@ def test_plan_hand_out_rate_offline_merge_back_and_see_the_team(tmp_path: Path):
     with Store(tmp_path / "cat" / "judge-tui.db") as store:
         session = RatingSession(store, resolve_rubric("cis", store), "cat", clock=FakeClock())
         assert session.plan == plan2
-        assert session.progress()["rated"] == 6 and session.total == {e["expert"]: e["items"]
-                                                                      for e in again["experts"]}["cat"]
+        assert session.progress()["rated"] == 6
+        assert (session.total == {e["expert"]: e["items"]
+                                                                      for e in again["experts"]}["cat"])
     status = json.loads(cli(home, "status", "--rubric", "cis", "--format", "json", "--db", lead))
     assert [e["rated"] for e in status["rubrics"][0]["team"]["experts"]] == [len(rated[e]) for e in EXPERTS]
 
@@ -170,7 +182,8 @@ def test_a_study_with_imported_labels_gives_the_new_experts_their_overlap_and_sh
     out = json.loads(cli(tmp_path, "assign", "--rubric", "binary", "--experts", "ann,bob", "--overlap", "0.3",
                          "--per-expert", "12", "--format", "json", "--db", db))
     assert {e["expert"]: e["items"] for e in out["experts"]} == {"ann": 12, "bob": 12}
-    assert all(e["overlap_items"] >= 5 for e in out["experts"]) and out["overlap_items"] >= 5
+    assert all(e["overlap_items"] >= 5 for e in out["experts"])
+    assert out["overlap_items"] >= 5
     assert out["rated_by_others"] == {"labels": 101}
     with Store(db) as store:
         queues = {e: {item for _e, item, _p, _s in store.assigned_items(out["plan"], e)} for e in ("ann", "bob")}

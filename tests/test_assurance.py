@@ -68,8 +68,10 @@ def test_the_plan_is_the_first_number_that_reaches_the_chance():
     low, high = found.end_values
     assert (low, high) == pytest.approx(proportion_confint(13, 14, alpha=0.05, method="wilson"))
     at_low, at_high = found.at_ends
-    assert at_low is not None and figure.power(low, at_low) >= 0.8 > figure.power(low, at_low - 1)
-    assert at_high is not None and figure.power(high, at_high) >= 0.8
+    assert at_low is not None
+    assert figure.power(low, at_low) >= 0.8 > figure.power(low, at_low - 1)
+    assert at_high is not None
+    assert figure.power(high, at_high) >= 0.8
 
 
 def test_the_plan_is_the_same_every_time():
@@ -111,17 +113,21 @@ def test_a_kappa_on_its_target_gets_no_absurd_number():
     c = check("kappa:x", "κ of x", "all compared items", 0.618, Interval(0.46, 0.776, "fleiss-cohen-everitt", 0.95),
               100, 0.61)
     text = c.plan_text()
-    assert c.decision == "undecided" and c.more_items is None
+    assert c.decision == "undecided"
+    assert c.more_items is None
     assert text.startswith("no practical number of items settles κ of x ≥ 0.61: its estimate (0.618) sits close to")
     assert "settles only if the judge is clearly above or below" in text
     numbers = [int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*(?=\s+more)", text)]
-    assert numbers and max(numbers) <= assurance.PRACTICAL_MORE
+    assert numbers
+    assert max(numbers) <= assurance.PRACTICAL_MORE
 
 
 def test_an_estimate_on_the_threshold_says_it_plainly():
     c = check("tpr", "TPR", "test split", 0.9, iv.wilson(360, 400), 400, 0.90, strict=True, share=(360, 400),
               class_share=0.9, class_label="PASS")
-    assert c.more_items is None and c.plan is not None and c.plan.chance_at_limit is not None
+    assert c.more_items is None
+    assert c.plan is not None
+    assert c.plan.chance_at_limit is not None
     assert c.plan.chance_at_limit < 0.8
     assert "its estimate (0.900) sits on the target" in c.plan_text()
 
@@ -129,11 +135,14 @@ def test_an_estimate_on_the_threshold_says_it_plainly():
 def test_a_plan_in_the_report_says_its_chance_and_the_interval_ends():
     c = check("tnr", "TNR", "test split", 13 / 14, iv.wilson(13, 14), 14, 0.90, strict=True, share=(13, 14),
               class_share=0.25, class_label="FAIL")
-    assert c.plan is not None and c.more_items == c.plan.more and c.more_of_class == round(present(c.more_items) / 4)
+    assert c.plan is not None
+    assert c.more_items == c.plan.more
+    assert c.more_of_class == round(present(c.more_items) / 4)
     text = c.plan_text()
     assert text.startswith(f"about {c.more_items:,} more test items (≈ {c.more_of_class:,} of them FAIL) give an 80% "
                            "chance of settling TNR > 0.90 (if the judge's true TNR is at an end of its interval:")
-    assert c.undecided_at_size is not None and 0 < c.undecided_at_size < 1
+    assert c.undecided_at_size is not None
+    assert 0 < c.undecided_at_size < 1
 
 
 def _share_assurance_exact(successes: int, n: int, more: int) -> float:
@@ -196,16 +205,19 @@ def test_study_plan_of_tpr_and_tnr_is_the_exact_binomial_answer():
 
 def test_study_tables_have_the_kappa_asked_for():
     table = binary_table(0.9, 0.8, 0.3)
-    assert table.sum() == pytest.approx(1.0) and table[0].sum() == pytest.approx(0.3)
+    assert table.sum() == pytest.approx(1.0)
+    assert table[0].sum() == pytest.approx(0.3)
     for weighted in (False, True):
         made = graded_table(0.7, 5, weighted)
         found = iv.kappa_standard_error(made * 1000, "quadratic" if weighted else None)
-        assert not isinstance(found, Undefined) and found[0] == pytest.approx(0.7, abs=1e-6)
+        assert not isinstance(found, Undefined)
+        assert found[0] == pytest.approx(0.7, abs=1e-6)
 
 
 def test_an_expected_value_on_the_target_has_no_practical_number():
     plans = {p.key: p for p in plan_study(Expected(tpr=0.90, tnr=0.97, fail_share=0.2), AgreementSettings())}
-    assert plans["tpr"].items is None and plans["tnr"].items is not None
+    assert plans["tpr"].items is None
+    assert plans["tnr"].items is not None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -224,7 +236,9 @@ def cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_plan_command_answers_for_each_class_and_size(tmp_path):
     done = cli(tmp_path, "--tpr", "0.97", "--tnr", "0.95", "--fail-share", "0.3", "--items", "100")
     assert done.returncode == 0, done.stderr
-    assert "TPR > 0.90" in done.stdout and "TNR > 0.90" in done.stdout and "κ ≥ 0.61" in done.stdout
+    assert "TPR > 0.90" in done.stdout
+    assert "TNR > 0.90" in done.stdout
+    assert "κ ≥ 0.61" in done.stdout
     assert "Undecided at 100 items" in done.stdout
     found = re.search(r"Label ([\d,]+) items \(([\d,]+) human PASS, ([\d,]+) human FAIL\)", done.stdout)
     assert found, done.stdout
@@ -250,10 +264,12 @@ def test_plan_command_plans_every_target_at_once_and_the_stop_notice(tmp_path):
     assert f"Every target at once: label {together:,} items for an 80% chance" in text
     assert f"label {anytime:,} items for an 80% chance that it finds every target decided" in text
     at = whole["at_items_every_target_together"]
-    assert at["every_target_together"] >= 0.8 and at["stop_notice"] < 0.8
+    assert at["every_target_together"] >= 0.8
+    assert at["stop_notice"] < 0.8
     assert whole["at_items_stop_notice"]["stop_notice"] >= 0.8
     asked = whole["at_study_items"]
-    assert asked["items"] == 100 and asked["every_target_together"] <= min(asked["each_target_alone"].values())
+    assert asked["items"] == 100
+    assert asked["every_target_together"] <= min(asked["each_target_alone"].values())
     assert "A study of 100 items decides each target alone: TPR > 0.90 " in text
 
 
@@ -284,7 +300,8 @@ def test_every_target_at_once_keeps_its_chance_in_studies_drawn_apart():
     plans = plan_study(expected, settings)
     each = max(p.items for p in plans if p.items is not None)
     whole = plan_whole(plans, expected, settings, chance=0.8, items_each=each)
-    assert whole.together is not None and whole.together > each
+    assert whole.together is not None
+    assert whole.together > each
     assert 0.75 <= _all_decided_share(0.95, 0.97, 0.3, whole.together, 4000) <= 0.85
     assert _all_decided_share(0.95, 0.97, 0.3, each, 4000) < 0.75
 
@@ -294,7 +311,8 @@ def test_plan_command_gives_the_count_of_each_class_for_every_target(tmp_path):
     data = json.loads(cli(tmp_path, "--tpr", "0.97", "--tnr", "0.95", "--fail-share", "0.3", "--format", "json").stdout)
     for t in data["targets"]:
         counts = t["of_each_class"]
-        assert set(counts) == {"PASS", "FAIL"} and sum(counts.values()) == t["items"], t
+        assert set(counts) == {"PASS", "FAIL"}, t
+        assert sum(counts.values()) == t["items"], t
         if t["class"]:  # TPR and TNR: the class the plan itself needs is counted as planned
             assert counts[t["class"]] == t["of_class"]
     every = data["of_each_class"]
@@ -304,9 +322,12 @@ def test_plan_command_gives_the_count_of_each_class_for_every_target(tmp_path):
                             "--format", "json").stdout)
     for t in graded["targets"]:
         counts = list(t["of_each_class"].values())
-        assert len(counts) == 4 and sum(counts) == t["items"] and max(counts) - min(counts) <= 1
+        assert len(counts) == 4
+        assert sum(counts) == t["items"]
+        assert max(counts) - min(counts) <= 1
     text = cli(tmp_path, "--tpr", "0.97", "--tnr", "0.95", "--fail-share", "0.3").stdout
-    assert "Of each class" in text and re.search(r"\d+ PASS, \d+ FAIL", text)
+    assert "Of each class" in text
+    assert re.search(r"\d+ PASS, \d+ FAIL", text)
 
 
 @pytest.mark.slow
@@ -334,8 +355,10 @@ def test_plan_command_uses_the_targets_in_settings(tmp_path):
 ])
 def test_plan_command_errors_say_what_to_fix(tmp_path, args, message):
     done = cli(tmp_path, *args)
-    assert done.returncode == 1 and message in done.stderr, done.stderr
-    assert "Traceback" not in done.stderr and done.stdout == ""
+    assert done.returncode == 1, done.stderr
+    assert message in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stdout == ""
 
 
 # --------------------------------------------------------------------------------------------------
@@ -368,11 +391,13 @@ def test_the_report_plan_opens_with_the_chance_of_undecided_at_this_size(tmp_pat
         assert 0.0 <= p["undecided_chance_at_this_size"] <= 1.0
         if p["decision"] == "undecided":
             a = p["assurance"]
-            assert a["chance"] == 0.8 and a["more_items"] == p["more_items"]
+            assert a["chance"] == 0.8
+            assert a["more_items"] == p["more_items"]
             assert a["practical"] == (p["more_items"] is not None) == ("no practical number" not in p["text"])
             assert [e["value"] for e in a["at_interval_ends"]] == [p["interval"]["low"], p["interval"]["high"]]
         else:
-            assert p["assurance"] is None and p["more_items"] is None
+            assert p["assurance"] is None
+            assert p["more_items"] is None
 
 
 def test_a_small_study_on_the_threshold_gets_a_number_and_the_plain_caveat():
@@ -387,7 +412,9 @@ def test_a_small_study_on_the_threshold_gets_a_number_and_the_plain_caveat():
 @pytest.mark.slow
 def test_plan_help_names_every_expectation(tmp_path):
     done = cli(tmp_path, "--help")
-    assert done.returncode == 0 and "80% chance" in done.stdout and "%%" not in done.stdout
+    assert done.returncode == 0
+    assert "80% chance" in done.stdout
+    assert "%%" not in done.stdout
     for option in ("--tpr", "--tnr", "--fail-share", "--kappa", "--weighted-kappa", "--pearson", "--alignment",
                    "--levels", "--items", "--chance"):
         assert option in done.stdout

@@ -58,7 +58,8 @@ def test_pearson_and_binary_targets():
     assert bands.meets_binary_target(0.91, 0.95).meets_target is True
     assert bands.meets_binary_target(0.90, 0.95).meets_target is False  # 0.90 is not above 0.90
     weak = bands.meets_binary_target(0.95, 0.85)
-    assert weak.label.startswith("TNR") and "FAIL" in weak.action
+    assert weak.label.startswith("TNR")
+    assert "FAIL" in weak.action
     assert bands.meets_binary_target(Undefined("no PASS"), 0.95).status == "unknown"
 
 
@@ -89,5 +90,6 @@ def test_inconsistent_thresholds_are_refused(overrides):
 def test_undefined_figures_are_interpreted_as_not_enough_data():
     why = Undefined("no items were rated by both")
     for verdict in (bands.interpret_alignment(why), bands.interpret_kappa(why), bands.meets_pearson_target(why)):
-        assert verdict.status == "unknown" and verdict.meets_target is None
+        assert verdict.status == "unknown"
+        assert verdict.meets_target is None
         assert "no items were rated by both" in verdict.action

@@ -59,10 +59,12 @@ def test_leniency_is_the_mean_difference_with_an_interval_around_it():
     # (Clopper-Pearson's one-sided bound for 0 of 80), never a certain [0, 0].
     share = proportion_confint(0, 80, alpha=0.05, method="beta")[1]
     fair = mean_difference_estimate(human, human)
-    assert fair.value == 0.0 and not fair.excludes_zero
+    assert fair.value == 0.0
+    assert not fair.excludes_zero
     assert (defined(fair.interval).low, defined(fair.interval).high) == pytest.approx((-share, share), abs=1e-12)
     always_higher = mean_difference_estimate(human + 0.25, human)  # one shift on every item: lenient
-    assert always_higher.value == pytest.approx(0.25) and always_higher.excludes_zero
+    assert always_higher.value == pytest.approx(0.25)
+    assert always_higher.excludes_zero
     assert (defined(always_higher.interval).low, defined(always_higher.interval).high) == pytest.approx(
         (0.25 - share * 1.25, 0.25 + share * 0.75), abs=1e-12)
 
@@ -92,7 +94,8 @@ def test_values_all_alike_without_bounds_have_no_interval():
 
 def test_no_items_is_undefined_not_a_crash():
     empty = mean_difference_estimate(np.array([np.nan]), np.array([1.0]))
-    assert empty.n == 0 and str(empty.value) == "n/a"
+    assert empty.n == 0
+    assert str(empty.value) == "n/a"
     assert length_correlation(np.array([1.0, 2.0]), np.array([0.0, 0.0])).excludes_zero is False
 
 
@@ -118,7 +121,8 @@ def test_biases_from_the_store_find_a_planted_length_bias_and_a_weak_level(store
     rate(store, rubric, JUDGE, "judge", judge, prompt_version="p1")
     biases = judge_biases(store, rubric, JUDGE, split="dev")
     assert biases.experts == ("alice",)
-    assert biases.length_flagged and defined(biases.length.value) > 0
+    assert biases.length_flagged
+    assert defined(biases.length.value) > 0
     weak = [g for g in biases.groups if g.weak]
     assert [(g.by, g.value) for g in weak] == [("cefr_level", "C1")]
     overall = biases.leniency[-1]
@@ -154,15 +158,19 @@ def test_the_report_shows_the_judges_biases_in_every_format_at_the_configured_co
         assert main(["report", "--db", str(store.path), "--rubric", "exercise-quality", "--format", fmt]) == 0
         out[fmt] = capsys.readouterr().out
     [section] = json.loads(out["json"])["judge_biases"]
-    assert section["judge"] == JUDGE and section["experts"] == ["alice"] and section["confidence"] == 0.9
+    assert section["judge"] == JUDGE
+    assert section["experts"] == ["alice"]
+    assert section["confidence"] == 0.9
     assert section["length_bias"]["flagged"] is True
     assert section["length_bias"]["interval"]["confidence"] == 0.9
     overall = section["leniency"][-1]
-    assert overall["key"] == "overall" and overall["interval"]["confidence"] == 0.9
+    assert overall["key"] == "overall"
+    assert overall["interval"]["confidence"] == 0.9
     assert [(g["by"], g["value"]) for g in section["groups"] if g["weak"]] == [("cefr_level", "C1")]
     for fmt in ("markdown", "text"):
         text = out[fmt]
-        assert f"Judge biases: {JUDGE}" in text and "90% intervals" in text, fmt
+        assert f"Judge biases: {JUDGE}" in text, fmt
+        assert "90% intervals" in text, fmt
         assert "FLAGGED: the judge rewards longer responses" in text, fmt
         assert "Markedly worse: cefr_level C1" in text, fmt
     assert "| overall | 40 |" in out["markdown"]

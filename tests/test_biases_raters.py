@@ -106,7 +106,8 @@ def test_the_biases_lean_from_the_experts_raters_names(study: tuple[Path, Path],
                                                        reference: np.ndarray, left_out: str) -> None:
     home, db = study
     section = _biases(home, db, "--raters", f"{named},{JUDGE}")
-    assert section["experts"] == [named] and section["experts_left_out"] == [left_out]
+    assert section["experts"] == [named]
+    assert section["experts_left_out"] == [left_out]
     assert found_biases(section) == pytest.approx(expected_biases(reference), abs=1e-12)
     text = " ".join(_run(home, "report", "--db", db, "--rubric", "essay", "--raters", f"{named},{JUDGE}").split())
     assert f"Against the experts' consensus (the human group compared: {named}; {left_out} left out)" in text
@@ -119,7 +120,8 @@ def test_the_biases_lean_from_the_experts_raters_names(study: tuple[Path, Path],
 def test_naming_both_experts_or_none_leans_from_their_mean(study: tuple[Path, Path]) -> None:
     home, db = study
     default = _biases(home, db)
-    assert default["experts"] == ["ann", "bob"] and "experts_left_out" not in default
+    assert default["experts"] == ["ann", "bob"]
+    assert "experts_left_out" not in default
     assert found_biases(default) == pytest.approx(expected_biases((ANN + BOB) / 2), abs=1e-12)
     assert _biases(home, db, "--raters", f"ann+bob,{JUDGE}") == default
     # The two experts differ: which one is named changes the figures.

@@ -67,7 +67,8 @@ def test_a_reviewer_reads_others_ratings_of_submitted_items_only(store: Store, r
     assert blind.rating("P02", "judge-x") is None  # not submitted: as if the judge had not rated it
     assert [r.rater_id for r in blind.others("P01")] == ["judge-x"]
     assert blind.others("P02") == []
-    assert blind.rating("P02", "ann") is None and present(blind.rating("P01", "ann")).scores == {"label": 0.0}
+    assert blind.rating("P02", "ann") is None
+    assert present(blind.rating("P01", "ann")).scores == {"label": 0.0}
     # The rating screen's own knowledge wins: a submission still waiting to be written counts, and an item
     # reopened for a blind re-check does not, though the store holds the reviewer's first rating of it.
     assert [r.rater_id for r in blind.others("P02", submitted=True)] == ["judge-x"]

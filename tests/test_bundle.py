@@ -28,7 +28,8 @@ def test_bundle_holds_one_experts_work_and_merges_into_the_lead_database(tmp_pat
     bundle_path = tmp_path / "out" / "ann.bundle.db"
     with Store(laptop) as store:
         export_bundle(store, "ann", bundle_path)
-    assert not list(bundle_path.parent.glob("*-wal")) and not list(bundle_path.parent.glob("*.partial"))
+    assert not list(bundle_path.parent.glob("*-wal"))
+    assert not list(bundle_path.parent.glob("*.partial"))
     with sqlite3.connect(bundle_path) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"  # a single self-contained file
         assert conn.execute("SELECT value FROM meta WHERE key = 'bundle_of'").fetchone() == ("ann",)
@@ -38,7 +39,8 @@ def test_bundle_holds_one_experts_work_and_merges_into_the_lead_database(tmp_pat
 
     with Store(tmp_path / "lead.db") as lead:
         result = import_bundle(lead, bundle_path)
-        assert result.added["ratings"] == 3 and result.added["items"] == 2
+        assert result.added["ratings"] == 3
+        assert result.added["items"] == 2
         assert not import_bundle(lead, bundle_path).changed
         assert lead.rater("judge:m:binary@v1") is None
 
@@ -109,4 +111,5 @@ def test_a_bundle_names_the_experts_database_but_never_its_folder(tmp_path: Path
         meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
     conn.close()
     assert meta["bundle_source"] == "laptop.db"
-    assert b"ann.smith" not in bundle_path.read_bytes() and b"private-study" not in bundle_path.read_bytes()
+    assert b"ann.smith" not in bundle_path.read_bytes()
+    assert b"private-study" not in bundle_path.read_bytes()

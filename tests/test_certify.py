@@ -73,13 +73,18 @@ def test_the_certificate_on_the_dev_split_and_what_it_escalates(tmp_path: Path, 
         study(store, rubric, wrong_among_sure=1)
         found = certify_judge(store, rubric, alpha=0.1, delta=0.1, tolerance=0.15)
     cert = found.certificate
-    assert found.judge == JUDGE and found.split == "dev" and found.most_judgments == 3
-    assert cert.n == 60 and found.expert_rated == 60 and found.without_confidence == 0
+    assert found.judge == JUDGE
+    assert found.split == "dev"
+    assert found.most_judgments == 3
+    assert cert.n == 60
+    assert found.expert_rated == 60
+    assert found.without_confidence == 0
     # Strictest first: the 40 agreeing items (1 disagrees) pass; adding the 20 at 2/3 (11 disagree of 60) fails.
     assert [(t.threshold, t.kept, t.disagreements, t.passed) for t in cert.tests] == [
         (1.0, 40, 1, True), (pytest.approx(2 / 3), 60, 11, False)]
     assert cert.tests[0].bound == pytest.approx(upper(1, 40, 0.1), abs=1e-9)
-    assert cert.threshold == 1.0 and cert.coverage == pytest.approx(40 / 60)
+    assert cert.threshold == 1.0
+    assert cert.coverage == pytest.approx(40 / 60)
     # The 12 train items no expert rated: the 6 whose runs agree are the judge's; the split and the once-judged go.
     assert (found.unrated, found.judge_decides, found.escalate) == (12, 6, 6)
     assert found.decided == tuple(f"A{k:03d}" for k in range(6))
@@ -92,10 +97,13 @@ def test_no_threshold_passes_and_every_unrated_item_goes_to_the_experts(tmp_path
     with Store(tmp_path / "c.db") as store:
         study(store, rubric, wrong_among_sure=8)
         found = certify_judge(store, rubric, alpha=0.1, delta=0.1, tolerance=0.15)
-    assert not found.certified and found.certificate.threshold is None
-    assert len(found.certificate.tests) == 1 and found.certificate.tests[0].disagreements == 8
+    assert not found.certified
+    assert found.certificate.threshold is None
+    assert len(found.certificate.tests) == 1
+    assert found.certificate.tests[0].disagreements == 8
     assert (found.judge_decides, found.escalate) == (0, 12)
-    assert found.to_json()["lambda"] is None and found.to_json()["coverage"] == 0.0
+    assert found.to_json()["lambda"] is None
+    assert found.to_json()["coverage"] == 0.0
 
 
 def test_the_confidence_is_the_share_of_runs_agreeing_with_the_first(rubrics: dict[str, Rubric]):
@@ -147,16 +155,25 @@ def test_the_command_in_text_and_json(tmp_path: Path, rubrics: dict[str, Rubric]
     code, out, _ = run(capsys, "certify", "--db", db, "--rubric", "binary", "--alpha", "0.3", "--delta", "0.05",
                        "--format", "json")
     data = json.loads(out)
-    assert code == 0 and data["alpha"] == 0.3 and data["delta"] == 0.05 and data["split"] == "dev"
-    assert data["lambda"] == pytest.approx(2 / 3) and data["kept"] == 60 and data["coverage"] == 1.0
+    assert code == 0
+    assert data["alpha"] == 0.3
+    assert data["delta"] == 0.05
+    assert data["split"] == "dev"
+    assert data["lambda"] == pytest.approx(2 / 3)
+    assert data["kept"] == 60
+    assert data["coverage"] == 1.0
     assert data["bound"] == pytest.approx(upper(11, 60, 0.05), abs=1e-9)
-    assert data["escalate"] == 2 and data["judge_decides"] == 10 and data["escalate_without_confidence"] == 2  # at λ 2/3 the split runs (2 of 3) are kept
+    assert data["escalate"] == 2
+    assert data["judge_decides"] == 10
+    assert data["escalate_without_confidence"] == 2  # at λ 2/3 the split runs (2 of 3) are kept
     _, out, _ = run(capsys, "certify", "--db", db, "--rubric", "binary", "--alpha", "0.02")
     assert "no threshold is certified: the judge may decide no item" in out
     assert "60 items are too few for any bound to reach α 0.02 (it takes 114 kept items" in out
     assert "the judge decides 0, escalate 12 to the experts" in out
     code, _, err = run(capsys, "certify", "--db", db, "--rubric", "binary", "--split", "test")
-    assert code == 1 and "never uses the test split" in err and "Traceback" not in err
+    assert code == 1
+    assert "never uses the test split" in err
+    assert "Traceback" not in err
 
 
 def test_assign_escalate_leaves_the_certified_items_to_the_judge(tmp_path: Path, rubrics: dict[str, Rubric],
@@ -169,20 +186,24 @@ def test_assign_escalate_leaves_the_certified_items_to_the_judge(tmp_path: Path,
                          "--escalate", "--format", "json")
     assert code == 0, err
     summary = json.loads(out)
-    assert summary["left_to_judge"] == 6 and summary["certificate"]["lambda"] == 1.0
+    assert summary["left_to_judge"] == 6
+    assert summary["certificate"]["lambda"] == 1.0
     decided = {f"A{k:03d}" for k in range(6)}
     with Store(db) as store:
         queued = {row[1] for row in store.assigned_items(summary["plan"])}
     assert queued == every - decided  # the escalated, the split's and the already rated items: the experts'
     code, out, _ = run(capsys, "assign", "--db", db, "--rubric", "binary", "--experts", "ann,bob", "--overlap", "0",
                        "--escalate", "--alpha", "0.02")
-    assert code == 0 and "left to the judge" not in out and "no threshold is certified" in out
+    assert code == 0
+    assert "left to the judge" not in out
+    assert "no threshold is certified" in out
     with Store(db) as store:
         plan = store.current_plan("binary")
         assert plan is not None
         assert {row[1] for row in store.assigned_items(plan["id"])} == every
     code, _, err = run(capsys, "assign", "--db", db, "--rubric", "binary", "--experts", "ann,bob", "--alpha", "0.2")
-    assert code == 1 and "go with --escalate" in err
+    assert code == 1
+    assert "go with --escalate" in err
 
 
 MEMBERS = ("judge:alpha:binary@p1", "judge:beta:binary@p1", "judge:gamma:binary@p1")
@@ -205,20 +226,25 @@ def test_a_jurys_certificate_from_its_members_agreement(tmp_path: Path, rubrics:
     # The 20 divided items: two members say FAIL, so the jury does, against the experts' PASS, at confidence 2/3.
     assert [(t.threshold, t.kept, t.disagreements, t.passed) for t in cert.tests] == [
         (1.0, 40, 0, True), (pytest.approx(2 / 3), 60, 20, False)]
-    assert found.judge == "jury" and found.members == MEMBERS and found.most_judgments == 3
-    assert found.decided == tuple(agreed) and found.escalated == (*divided, *alone)
+    assert found.judge == "jury"
+    assert found.members == MEMBERS
+    assert found.most_judgments == 3
+    assert found.decided == tuple(agreed)
+    assert found.escalated == (*divided, *alone)
     code, out, err = run(capsys, "certify", "--db", db, "--jury", "+".join(MEMBERS))
     assert code == 0, err
     assert out.startswith(f"The jury {'+'.join(MEMBERS)} on rubric binary")
     assert "the share of its 3 members that agree with its majority" in out
     assert "λ 1: the judge keeps an item when at least 100% of its members agree" in out
     code, _, err = run(capsys, "certify", "--db", db, "--jury", "+".join(MEMBERS), "--judge", MEMBERS[0])
-    assert code == 1 and "not both" in err
+    assert code == 1
+    assert "not both" in err
     code, out, err = run(capsys, "assign", "--db", db, "--rubric", "binary", "--experts", "ann,bob", "--escalate",
                          "--jury", "+".join(MEMBERS), "--format", "json")
     assert code == 0, err
     summary = json.loads(out)
-    assert summary["left_to_judge"] == 5 and summary["certificate"]["members"] == list(MEMBERS)
+    assert summary["left_to_judge"] == 5
+    assert summary["certificate"]["members"] == list(MEMBERS)
     with Store(db) as store:
         assert not set(agreed) & {row[1] for row in store.assigned_items(summary["plan"])}
 
@@ -267,4 +293,5 @@ def test_a_graded_rubric_counts_an_item_wrong_when_any_dimension_is_out_of_toler
     n = len(ids)
     [tested] = found.certificate.tests
     assert (tested.threshold, tested.kept, tested.disagreements) == (1.0, n, 3)
-    assert tested.bound == pytest.approx(upper(3, n, 0.1), abs=1e-9) and tested.passed == (upper(3, n, 0.1) <= 0.1)
+    assert tested.bound == pytest.approx(upper(3, n, 0.1), abs=1e-9)
+    assert tested.passed == (upper(3, n, 0.1) <= 0.1)

@@ -121,4 +121,5 @@ def test_ci_passes_when_every_step_passes(tmp_path: Path) -> None:
 @pytest.mark.parametrize("failing", range(len(ALL_STEPS)))
 def test_a_failing_step_stops_ci_and_fails_it(tmp_path: Path, failing: int) -> None:
     status, calls = _run_ci(tmp_path, fail=ALL_STEPS[failing])
-    assert status != 0 and calls == ALL_STEPS[: failing + 1]
+    assert status != 0
+    assert calls == ALL_STEPS[: failing + 1]

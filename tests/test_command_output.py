@@ -57,7 +57,8 @@ def test_dash_writes_to_standard_output_and_leaves_no_file(tmp_path: Path, study
 def test_export_to_standard_output_is_the_ratings(tmp_path: Path, study: Path):
     done = cli(tmp_path, "export", "-o", "-", "--db", study)
     rows = [json.loads(line) for line in done.stdout.splitlines()]
-    assert len(rows) == 40 and {r["rater"] for r in rows} == {"ann", "judge:m:binary@1"}
+    assert len(rows) == 40
+    assert {r["rater"] for r in rows} == {"ann", "judge:m:binary@1"}
     assert "wrote" not in done.stderr
 
 
@@ -68,7 +69,8 @@ def test_report_items_shows_pass_fail_labels_as_labels(tmp_path: Path, study: Pa
     labels = {row["item_id"]: row["label_human"] for row in rows}
     expected = {json.loads(line)["item_id"]: json.loads(line)["scores"]["label"]
                 for line in (ROOT / "data" / "binary.labels.jsonl").read_text().splitlines()}
-    assert labels == expected and set(labels.values()) == {"PASS", "FAIL"}
+    assert labels == expected
+    assert set(labels.values()) == {"PASS", "FAIL"}
     assert {row["overall_judge"] for row in rows} == {"PASS", "FAIL"}
     assert {row["label_gap"] for row in rows} == {0}  # the judge here agrees with the expert everywhere
     table = list(csv.DictReader(io.StringIO(cli(tmp_path, "report", "--items", "--db", study).stdout)))
@@ -88,5 +90,7 @@ def test_split_of_a_graded_rubric_is_stratified_on_the_overall_score(tmp_path: P
             for m in re.finditer(r"^  (\S.*?) +(\d+) +(\d+) +(\d+) +(\d+)$", done.stdout, re.MULTILINE)}
     assert "(no label)" not in rows  # every item is rated
     low, high = rows["overall below 0.5"], rows["overall 0.5 or more"]
-    assert low[3] + high[3] == 25 and low[3] > 0 and high[3] > 0
+    assert low[3] + high[3] == 25
+    assert low[3] > 0
+    assert high[3] > 0
     assert all(n > 0 for n in high[:3])  # the high scores reach train, dev and test

@@ -59,6 +59,7 @@ def test_an_all_digit_prefix_names_its_prompt_version(study: Path):
 
 def test_a_number_that_is_both_a_rubric_version_and_a_prefix_says_so(study: Path):
     done = cli(study.parent, "report", "--compare", "0001", "6797", "--db", study)
-    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
     assert "'0001' is both rubric version 1" in done.stderr
     assert "the start of prompt version 0001f00dcafe: write #1 for the rubric version" in done.stderr

@@ -93,7 +93,8 @@ def test_the_report_counts_the_newer_versions_ratings(merged: Path, capsys):
                              "--format", "json"))
     [label] = report["dimensions"]
     # Every current pair is PASS against PASS: ann's February ratings against the judge's February judgments.
-    assert label["n"] == 6 and label["confusion"] == {"labels": ["FAIL", "PASS"], "counts": [[0, 0], [0, 6]]}
+    assert label["n"] == 6
+    assert label["confusion"] == {"labels": ["FAIL", "PASS"], "counts": [[0, 0], [0, 6]]}
 
 
 def test_the_item_report_shows_the_newer_versions_scores_and_notes(merged: Path, capsys):

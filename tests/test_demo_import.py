@@ -32,7 +32,8 @@ def test_demo_items_and_ratings_load_into_a_new_database(tmp_path: Path, capsys)
             for name, rater, _kind in demo_rating_files(rubric):
                 if (data / name).is_file():
                     assert store.count_ratings(rater_id=rater, rubric=rubric) == _lines(data / name)
-        assert present(store.rater("demo-expert"))["kind"] == "human" and present(store.rater("demo-judge"))["kind"] == "judge"
+        assert present(store.rater("demo-expert"))["kind"] == "human"
+        assert present(store.rater("demo-judge"))["kind"] == "judge"
         assert load_demo(store) == 0  # never loaded twice
     if (data / "exercise-quality.judge-demo.ratings.jsonl").is_file():
         code, out, _err = run(capsys, "export", "--format", "review-template", "--db", db)
@@ -89,7 +90,8 @@ def test_ids_clashing_with_the_demo_an_earlier_version_loaded_say_so_and_the_dat
     code, _out, err = run(capsys, "import", mine, "--rubric", "binary", "--db", db)
     assert code == 1
     assert f"P01, P02 are items of the bundled demo, which an earlier judge-tui loaded into {db}" in err
-    assert "judge-tui import FILE --db study.db" in err and f"move {db} aside" in err
+    assert "judge-tui import FILE --db study.db" in err
+    assert f"move {db} aside" in err
     assert "item 'P01' already exists with different content" in err  # each line is still named
     with Store(db) as store:
         assert store.item("MY3") is None
@@ -100,7 +102,8 @@ def test_ids_clashing_with_the_demo_an_earlier_version_loaded_say_so_and_the_dat
     assert run(capsys, "import", write_jsonl(tmp_path / "a.jsonl", [binary_item("P01", 7)]), "--rubric", "binary",
                "--db", other)[0] == 0
     code, _out, err = run(capsys, "import", mine, "--rubric", "binary", "--db", other)
-    assert code == 1 and "bundled demo" not in err
+    assert code == 1
+    assert "bundled demo" not in err
 
 
 @pytest.mark.slow

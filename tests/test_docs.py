@@ -101,7 +101,8 @@ def test_the_reference_script_prints_the_reference() -> None:
     done = subprocess.run([sys.executable, "-m", "judge_tui.cli.reference"], capture_output=True, text=True,
                           check=True, cwd=ROOT, timeout=120)
     assert done.stdout == render()
-    assert "## judge-tui import-ratings" in done.stdout and "| `--map FIELD=KEY` |" in done.stdout
+    assert "## judge-tui import-ratings" in done.stdout
+    assert "| `--map FIELD=KEY` |" in done.stdout
 
 
 def test_the_reference_names_every_command_and_option() -> None:

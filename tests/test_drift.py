@@ -33,7 +33,8 @@ def test_one_recheck_per_ten_new_ratings_never_among_the_freshest(store: Store, 
     rate(store, rubrics["binary"], "ann", "human", {"P10": {"label": 0.0}})
     scheduler.record_new_rating()
     item = scheduler.next_recheck()
-    assert item is not None and item.id in {f"P{n:02d}" for n in range(1, 6)}  # P06-P10 are too fresh
+    assert item is not None
+    assert item.id in {f"P{n:02d}" for n in range(1, 6)}  # P06-P10 are too fresh
     assert scheduler.next_recheck() == item  # the same re-check until it is submitted
     assert scheduler.is_recheck(item.id)
     store.save_rating(scheduler.rating(item, {"label": 1.0}))
@@ -60,7 +61,8 @@ def test_same_seed_same_choice_and_no_item_twice(tmp_path: Path, rubrics):
                 scheduler.record_recheck(item.id)
                 chosen.append(item.id)
             picks.append(chosen)
-    assert picks[0] == picks[1] and len(picks[0]) == 3 == len(set(picks[0]))
+    assert picks[0] == picks[1]
+    assert len(picks[0]) == 3 == len(set(picks[0]))
 
 
 def test_share_is_validated(store: Store, rubrics):
@@ -77,10 +79,13 @@ def test_self_agreement_compares_first_and_second_ratings(store: Store, rubrics)
     rate(store, binary, "bob", "human", {"P01": {"label": 1.0}})  # never re-rated: no row
     rate(store, binary, "judge:x", "judge", {"P01": {"label": 0.0}}, repeat=1)  # a judge repeat is not drift
     [ann] = self_agreement(store, binary)
-    assert ann.rater_id == "ann" and ann.pairs == 4 and ann.alignment == pytest.approx(0.75)
+    assert ann.rater_id == "ann"
+    assert ann.pairs == 4
+    assert ann.alignment == pytest.approx(0.75)
     full = build_full_report(store, binary)  # the report's section, as `report` draws it
     [section] = json.loads(render_full(full, "json"))["expert_self_agreement"]
-    assert section["rater"] == "ann" and section["pairs"] == 4
+    assert section["rater"] == "ann"
+    assert section["pairs"] == 4
     for fmt in ("text", "markdown"):
         text = render_full(full, fmt, width=10_000)
         assert "Self-agreement (items re-rated blind later)" in text, fmt
@@ -107,25 +112,33 @@ async def test_rating_screen_reshows_a_rated_item_blind_and_keeps_the_first_rati
             assert present(session.state).item.id == "P09"
             await pilot.press("f", "enter")  # P09: one new rating, nothing due yet at 50%
             await pilot.pause()
-            assert present(session.state).item.id == "P10" and not present(session.state).recheck
+            assert present(session.state).item.id == "P10"
+            assert not present(session.state).recheck
             await pilot.press("f", "enter")  # two new ratings: one re-check is due
             await pilot.pause()
             state = present(session.state)
-            assert state.recheck and state.item.id in {"P01", "P02", "P03", "P04", "P05"}
+            assert state.recheck
+            assert state.item.id in {"P01", "P02", "P03", "P04", "P05"}
             # Blind: no earlier score, note or rating shown.
-            assert state.edit.scores == {} and state.edit.notes == "" and state.submitted is None
+            assert state.edit.scores == {}
+            assert state.edit.notes == ""
+            assert state.submitted is None
             assert app.screen.query_one("#notes", TextArea).text == ""
             rechecked = state.item.id
             await pilot.press("f", "enter")
             await pilot.pause()
-            assert present(session.state).item.id == "P11" and not present(session.state).recheck  # back where the expert was
+            assert present(session.state).item.id == "P11"
+            assert not present(session.state).recheck  # back where the expert was
             seed = present(session.drift).seed
             await pilot.press("q")
     with Store(path) as store:
         ratings = {r.repeat: r for r in store.ratings_for_item(rechecked) if r.rater_id == "ann"}
-        assert ratings[0].scores == {"label": 1.0} and ratings[0].notes == "earlier"
-        assert ratings[1].scores == {"label": 0.0} and ratings[1].source == "drift"
+        assert ratings[0].scores == {"label": 1.0}
+        assert ratings[0].notes == "earlier"
+        assert ratings[1].scores == {"label": 0.0}
+        assert ratings[1].source == "drift"
         assert ratings[1].details["drift"]["seed"] == seed
         assert store.draft(rechecked, "ann") is None
         [ann] = self_agreement(store, binary)
-        assert ann.pairs == 1 and ann.alignment == 0.0
+        assert ann.pairs == 1
+        assert ann.alignment == 0.0

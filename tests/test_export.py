@@ -61,14 +61,16 @@ def _ratings(db: Path, rater: str) -> list[tuple]:
 def test_export_then_import_gives_back_the_same_ratings(rated: Path, tmp_path: Path, capsys, fmt, rater, kind):
     out = tmp_path / f"all.{fmt}"
     code, _out, err = run(capsys, "export", "--format", fmt, "-o", out, "--db", rated)
-    assert code == 0 and "wrote 9 ratings" in err
+    assert code == 0
+    assert "wrote 9 ratings" in err
     fresh = _database(tmp_path / "b.db", tmp_path)
     code, _out, err = run(capsys, "import-ratings", out, "--rater", rater, "--kind", kind, "--db", fresh)
     assert code == 0, err
     assert _ratings(fresh, rater) == _ratings(rated, rater)
     # Read back into the database it came from, the export is the same ratings: nothing changes.
     code, out_text, err = run(capsys, "import-ratings", out, "--rater", rater, "--kind", kind, "--db", rated)
-    assert code == 0 and " 0 added, 0 updated, " in out_text, out_text + err
+    assert code == 0, out_text + err
+    assert " 0 added, 0 updated, " in out_text, out_text + err
 
 
 def test_rating_form_round_trip_and_shape(rated: Path, tmp_path: Path, capsys):
@@ -83,12 +85,15 @@ def test_rating_form_round_trip_and_shape(rated: Path, tmp_path: Path, capsys):
     first = form["ratings"][0]
     assert (first["submission_id"], first["task_type"], first["expert_cis"], first["time_spent_minutes"]) == (
         "C001", "LRU Cache", 0.6875, 6)
-    assert form["expert_id"] == "EXP001" and form["total_time_minutes"] == 18.5
+    assert form["expert_id"] == "EXP001"
+    assert form["total_time_minutes"] == 18.5
     assert form["summary_notes"] == "Edge-case tests were the most common gap."
-    assert form["completion_date"].endswith("Z") and len(form["study_date"]) == 10
+    assert form["completion_date"].endswith("Z")
+    assert len(form["study_date"]) == 10
     fresh = _database(tmp_path / "b.db", tmp_path)
     code, _out, err = run(capsys, "import-ratings", out, "--rater", "EXP001", "--kind", "human", "--db", fresh)
-    assert code == 0 and err == ""
+    assert code == 0
+    assert err == ""
     assert _ratings(fresh, "EXP001") == _ratings(rated, "EXP001")
 
 
@@ -102,7 +107,8 @@ def test_rating_form_minutes_are_rounded_to_hundredths(rated: Path, tmp_path: Pa
 
 def test_rating_form_needs_a_rater_when_there_are_several(rated: Path, capsys):
     code, _out, err = run(capsys, "export", "--format", "rating-form", "--db", rated)
-    assert code == 1 and "several human raters (EXP001, EXP002): choose one with --rater" in err
+    assert code == 1
+    assert "several human raters (EXP001, EXP002): choose one with --rater" in err
 
 
 def test_csv_cells_cannot_run_as_formulas(rated: Path, tmp_path: Path, capsys):
@@ -121,8 +127,11 @@ def test_jsonl_to_stdout(rated: Path, capsys):
     code, out, _err = run(capsys, "export", "--rubric", "cis", "--rater", "judge:x:cis@1", "--db", rated)
     assert code == 0
     (row,) = [json.loads(line) for line in out.splitlines()]
-    assert row["scores"] == {"r": 0.61, "a": 0.9} and row["kind"] == "judge" and row["overall"] is None
-    assert row["rubric"] == "cis" and row["rubric_version"] == 1  # the version number within the rubric
+    assert row["scores"] == {"r": 0.61, "a": 0.9}
+    assert row["kind"] == "judge"
+    assert row["overall"] is None
+    assert row["rubric"] == "cis"
+    assert row["rubric_version"] == 1  # the version number within the rubric
 
 
 def test_review_template(tmp_path: Path, capsys):
@@ -169,11 +178,14 @@ def test_review_template(tmp_path: Path, capsys):
 
 def test_export_errors(rated: Path, tmp_path: Path, capsys):
     code, _out, err = run(capsys, "export", "--format", "review-template", "--db", rated)
-    assert code == 1 and "no human rater of exercise-quality found" in err
+    assert code == 1
+    assert "no human rater of exercise-quality found" in err
     code, _out, err = run(capsys, "export", "-o", tmp_path / "missing" / "x.jsonl", "--db", rated)
-    assert code == 1 and "does not exist" in err
+    assert code == 1
+    assert "does not exist" in err
     code, _out, err = run(capsys, "export", "--format", "rating-form", "--rater", "nobody", "--db", rated)
-    assert code == 1 and "no rater 'nobody'" in err
+    assert code == 1
+    assert "no rater 'nobody'" in err
 
 
 @pytest.mark.parametrize("name,first_line", [
@@ -187,7 +199,8 @@ def test_the_output_file_name_chooses_the_format(rated: Path, tmp_path: Path, ca
     assert code == 0, err
     assert out.read_text().startswith(first_line)
     if name == "out.json":
-        assert json.loads(out.read_text())["expert_id"] == "EXP001" and "(rating-form)" in err
+        assert json.loads(out.read_text())["expert_id"] == "EXP001"
+        assert "(rating-form)" in err
 
 
 def test_rating_form_round_trip_keeps_the_expert_name_and_the_dates(rated: Path, tmp_path: Path, capsys):

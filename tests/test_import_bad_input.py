@@ -56,10 +56,12 @@ def test_a_known_rater_keeps_its_kind_and_a_file_naming_nobody_asks_for_rater(tm
     assert err == (f"judge-tui: {path}: the file does not say whose ratings these are; pass --rater NAME "
                    f"(and --kind human or judge)\n")
     code, _out, err = run(capsys, "import-ratings", path, "--rater", "judge:m:cis@1", "--db", cis_db)
-    assert code == 1 and "say whether 'judge:m:cis@1' is a person or a judge: pass --kind human" in err
+    assert code == 1
+    assert "say whether 'judge:m:cis@1' is a person or a judge: pass --kind human" in err
     assert run(capsys, "import-ratings", path, "--rater", "judge:m:cis@1", "--kind", "judge", "--db", cis_db)[0] == 0
     code, _out, err = run(capsys, "import-ratings", FIXTURES / "judge_output.json", "--db", cis_db)
-    assert code == 1 and err.endswith("the file does not say whose ratings these are; pass --rater NAME\n")
+    assert code == 1
+    assert err.endswith("the file does not say whose ratings these are; pass --rater NAME\n")
     path = write_jsonl(tmp_path / "judge2.jsonl", [{"item_id": "C002", "scores": {"r": 0.25}}])
     code, _out, err = run(capsys, "import-ratings", path, "--rater", "judge:m:cis@1", "--db", cis_db)
     assert code == 0, err  # the rater is known as a judge
@@ -68,21 +70,26 @@ def test_a_known_rater_keeps_its_kind_and_a_file_naming_nobody_asks_for_rater(tm
     code, out, err = run(capsys, "import-ratings", write_jsonl(tmp_path / "own.jsonl", rows), "--db", cis_db)
     assert code == 0, err
     with Store(cis_db) as store:
-        assert present(store.rater("EXP7"))["kind"] == "human" and present(store.rater("judge:m:cis@1"))["kind"] == "judge"
+        assert present(store.rater("EXP7"))["kind"] == "human"
+        assert present(store.rater("judge:m:cis@1"))["kind"] == "judge"
 
 
 @pytest.mark.slow
 def test_a_failed_import_leaves_no_new_database_and_keeps_an_existing_one(tmp_path: Path, cis_db: Path):
     new = tmp_path / "new.db"
     proc = cli(tmp_path, "import-ratings", FIXTURES / "rating_form.json", "--db", new)
-    assert proc.returncode == 1 and "none of the item ids in this file is in the database" in proc.stderr
-    assert not new.exists() and list(tmp_path.glob("new.db*")) == []
+    assert proc.returncode == 1
+    assert "none of the item ids in this file is in the database" in proc.stderr
+    assert not new.exists()
+    assert list(tmp_path.glob("new.db*")) == []
     bad = write_jsonl(tmp_path / "bad.jsonl", [{"id": "X1"}])
     proc = cli(tmp_path, "import", bad, "--rubric", "cis", "--db", new)
-    assert proc.returncode == 1 and not new.exists()
+    assert proc.returncode == 1
+    assert not new.exists()
     before = table_counts(cis_db)
     proc = cli(tmp_path, "import", bad, "--rubric", "cis", "--db", cis_db)
-    assert proc.returncode == 1 and table_counts(cis_db) == before
+    assert proc.returncode == 1
+    assert table_counts(cis_db) == before
 
 
 # --------------------------------------------------------------------------- what a file holds
@@ -99,7 +106,8 @@ def test_a_broken_line_is_reported_even_when_the_rubric_cannot_be_guessed(tmp_pa
     ratings.write_text('{"item_id": "Q1", "scores": {"r": 0.5}}\n{"item_id": \n')
     code, _out, err = run(capsys, "import-ratings", ratings, "--rater", "E1", "--kind", "human",
                           "--db", tmp_path / "x.db")
-    assert code == 1 and f"{ratings}:2: not valid JSON" in err
+    assert code == 1
+    assert f"{ratings}:2: not valid JSON" in err
     assert "none of the item ids in this file is in the database" in err
 
 
@@ -112,7 +120,8 @@ def test_a_lone_surrogate_escape_in_an_item_is_an_error_not_a_traceback(tmp_path
     path = tmp_path / "items.jsonl"
     path.write_text(json.dumps({"id": "Z0", "query": "q", "criterion": "c", "response": "r"}) + "\n" + where + "\n")
     proc = cli(tmp_path, "import", path, "--rubric", "binary", "--db", tmp_path / "s.db")
-    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
     assert f"{path}:2: the escape \\u" in proc.stderr
     assert "is half of a UTF-16 surrogate pair, not a character" in proc.stderr
     assert not (tmp_path / "s.db").exists()
@@ -122,16 +131,20 @@ def test_a_lone_surrogate_in_a_note_or_the_form_is_an_error(tmp_path: Path, cis_
     path = write_jsonl(tmp_path / "r.jsonl", [{"item_id": "C001", "scores": {"r": 0.5, "a": 0.5, "t": 0.5, "l": 0.5},
                                                 "notes": "fine \ud800"}])
     code, _out, err = run(capsys, "import-ratings", path, "--rater", "E1", "--kind", "human", "--db", cis_db)
-    assert code == 1 and f"{path}:1: the escape \\ud800 is half of a UTF-16 surrogate pair" in err
+    assert code == 1
+    assert f"{path}:1: the escape \\ud800 is half of a UTF-16 surrogate pair" in err
     form = tmp_path / "form.json"
     form.write_text(json.dumps({**FORM, "expert_id": "EXP\udc01"}))
     code, _out, err = run(capsys, "import-ratings", form, "--db", cis_db)
-    assert code == 1 and "Traceback" not in err
+    assert code == 1
+    assert "Traceback" not in err
     assert "cannot name a rater; pass --rater NAME" in err
     code, _out, err = run(capsys, "import-ratings", form, "--rater", "EXP001", "--db", cis_db)
-    assert code == 1 and f"{form}:1: the escape \\udc01 is half of a UTF-16 surrogate pair" in err
+    assert code == 1
+    assert f"{form}:1: the escape \\udc01 is half of a UTF-16 surrogate pair" in err
     with Store(cis_db) as store:
-        assert store.rater("E1") is None and store.rater("EXP001") is None
+        assert store.rater("E1") is None
+        assert store.rater("EXP001") is None
 
 
 def test_a_cut_off_rating_form_is_one_error_at_its_end(tmp_path: Path, cis_db: Path, capsys):
@@ -148,7 +161,9 @@ def test_a_cut_off_rating_form_is_one_error_at_its_end(tmp_path: Path, cis_db: P
     renamed = tmp_path / "form.txt"  # the name does not decide it
     renamed.write_text(cut)
     code, _out, err = run(capsys, "import-ratings", renamed, "--rater", "EXP001", "--kind", "human", "--db", cis_db)
-    assert code == 1 and "1 error\n" in err and f"{renamed}:{last}: the file ends early" in err
+    assert code == 1
+    assert "1 error\n" in err
+    assert f"{renamed}:{last}: the file ends early" in err
 
 
 # --------------------------------------------------------------------------- what can be read
@@ -164,9 +179,11 @@ def test_devices_pipes_and_folders_are_refused_without_reading(tmp_path: Path):
         assert proc.stderr == (f"judge-tui: {target}: not a regular file (a device, pipe or socket); judge-tui "
                                f"reads files saved on disk: save the data to a file first\n")
     proc = cli(tmp_path, "import-ratings", "/dev/zero", "--rater", "E", "--kind", "human", "--db", tmp_path / "s.db")
-    assert proc.returncode == 1 and "not a regular file" in proc.stderr
+    assert proc.returncode == 1
+    assert "not a regular file" in proc.stderr
     proc = cli(tmp_path, "import", tmp_path, "--rubric", "cis", "--db", tmp_path / "s.db")
-    assert proc.returncode == 1 and f"{tmp_path}: is a folder, not a file" in proc.stderr
+    assert proc.returncode == 1
+    assert f"{tmp_path}: is a folder, not a file" in proc.stderr
     assert not (tmp_path / "s.db").exists()
 
 
@@ -199,7 +216,8 @@ def test_a_file_name_that_is_not_utf8_imports(tmp_path: Path):
     name = os.fsdecode(b"caf\xe9.jsonl")  # bytes a Latin-1 system wrote, not UTF-8
     path = write_jsonl(tmp_path / name, [{"id": "Z1", "query": "q", "criterion": "c", "response": "r"}])
     proc = cli(tmp_path, "import", path, "--rubric", "binary", "--db", tmp_path / "s.db")
-    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
     with Store(tmp_path / "s.db") as store:
         assert store.conn.execute("SELECT source FROM items").fetchone()[0] == "import:caf\ufffd.jsonl"
 
@@ -209,5 +227,8 @@ def test_the_judge_sees_only_the_optional_fields_an_item_has(rubrics):
 
     fields = {"task_type": "Fibonacci", "rationale": "A loop.", "source_code": "def fib(n): ..."}
     shown = render_item_fields(rubrics["cis"], fields)
-    assert "### Source code" in shown and "### Rationale" in shown
-    assert "### Tests" not in shown and "### Test output" not in shown and "(empty)" not in shown
+    assert "### Source code" in shown
+    assert "### Rationale" in shown
+    assert "### Tests" not in shown
+    assert "### Test output" not in shown
+    assert "(empty)" not in shown

@@ -81,11 +81,14 @@ def test_values_json_cannot_carry_are_refused_at_their_line(tmp_path: Path, new_
     path = tmp_path / "items.jsonl"
     path.write_text(good + "\n" + bad + "\n", encoding="utf-8")
     code, _out, err = run(capsys, "import", path, "--rubric", "binary", "--db", new_db)
-    assert code == 1 and f"{path}:2: {message}" in err and "Traceback" not in err
+    assert code == 1
+    assert f"{path}:2: {message}" in err
+    assert "Traceback" not in err
     array = tmp_path / "items.json"
     array.write_text("[\n" + good + ",\n" + bad + "\n]\n", encoding="utf-8")
     code, _out, err = run(capsys, "import", array, "--rubric", "binary", "--db", new_db)
-    assert code == 1 and f"{array}:3: {message}" in err
+    assert code == 1
+    assert f"{array}:3: {message}" in err
     assert not new_db.exists() or table_counts(new_db)["items"] == 0
 
 
@@ -119,7 +122,8 @@ def test_odd_numbers_in_ratings_are_refused_at_their_line(tmp_path: Path, new_db
     )
     before = table_counts(new_db)
     code, _out, err = run(capsys, "import-ratings", ratings, "--rater", "judge:x", "--kind", "judge", "--db", new_db)
-    assert code == 1 and "Traceback" not in err, err
+    assert code == 1, err
+    assert "Traceback" not in err, err
     assert f"{ratings}:1: item 'B1': repeat must be a number from 0 to 1000" in err
     assert f"{ratings}:2: item 'B2': r: '0.7_5' is not a score" in err
     assert f"{ratings}:3: item 'B3': r: '１' is not a score" in err
@@ -135,7 +139,8 @@ def test_rating_form_minutes_beyond_reason_are_refused(tmp_path: Path, new_db: P
         {"submission_id": "B1", "r_score": 0.5, "a_score": 0.5, "t_score": 0.5, "l_score": 0.5,
          "time_spent_minutes": 1e300}]}, indent=2), encoding="utf-8")
     code, _out, err = run(capsys, "import-ratings", form, "--rater", "EXP001", "--kind", "human", "--db", new_db)
-    assert code == 1 and "time_spent_minutes must be a number of minutes from 0 to 10080, not 1e+300" in err
+    assert code == 1
+    assert "time_spent_minutes must be a number of minutes from 0 to 10080, not 1e+300" in err
 
 
 def test_promptfoo_component_results_that_are_not_a_list(tmp_path: Path, new_db: Path, capsys):
@@ -145,7 +150,8 @@ def test_promptfoo_component_results_that_are_not_a_list(tmp_path: Path, new_db:
     path = tmp_path / "results.json"
     path.write_text(json.dumps(results, indent=2), encoding="utf-8")
     code, _out, err = run(capsys, "import", path, "--rubric", "binary", "--db", new_db)
-    assert "gradingResult.componentResults is not a list" in err and "Traceback" not in err
+    assert "gradingResult.componentResults is not a list" in err
+    assert "Traceback" not in err
     assert code == 1
 
 
@@ -153,5 +159,6 @@ def test_a_header_only_csv_writes_nothing(tmp_path: Path, new_db: Path, capsys):
     path = tmp_path / "empty.csv"
     path.write_text("id,query,criterion,response\n", encoding="utf-8")
     code, _out, err = run(capsys, "import", path, "--rubric", "binary", "--db", new_db)
-    assert code == 1 and "the file holds no items" in err
+    assert code == 1
+    assert "the file holds no items" in err
     assert not new_db.exists()  # not even an empty database

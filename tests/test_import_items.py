@@ -37,11 +37,13 @@ def test_jsonl_import_then_reimport_changes_nothing(tmp_path: Path, new_db: Path
     assert "5 added, 0 unchanged" in out
     before = table_counts(new_db)
     code, out, _err = run(capsys, "import", path, "--rubric", "cis", "--db", new_db)
-    assert code == 0 and "0 added, 5 unchanged" in out
+    assert code == 0
+    assert "0 added, 5 unchanged" in out
     assert table_counts(new_db) == before
     with Store(new_db) as store:
         item = present(store.item("B002"))
-        assert item.task_type == "Email Validator" and item.fields["rationale"] == "My approach number 2."
+        assert item.task_type == "Email Validator"
+        assert item.fields["rationale"] == "My approach number 2."
         assert "id" not in item.fields
         assert [i.id for i in store.iter_items("cis")] == [f"B{i:03d}" for i in range(1, 6)]
 
@@ -51,11 +53,13 @@ def test_json_array_with_splits_and_rubric_guessed(tmp_path: Path, new_db: Path,
     path = tmp_path / "items.json"
     path.write_text(json.dumps(rows, indent=2))
     code, out, _err = run(capsys, "import", path, "--db", new_db)  # binary fields: the rubric is evident
-    assert code == 0 and "rubric binary" in out
+    assert code == 0
+    assert "rubric binary" in out
     with Store(new_db) as store:
         assert [i.split for i in store.iter_items("binary")] == ["test", "dev", "test", "dev"]
     code, out, _err = run(capsys, "import", path, "--db", new_db, "--split", "train")
-    assert code == 0 and "4 moved to another split" in out
+    assert code == 0
+    assert "4 moved to another split" in out
     with Store(new_db) as store:
         assert {i.split for i in store.iter_items("binary")} == {"train"}
 
@@ -76,7 +80,8 @@ def test_csv_with_column_mapping(tmp_path: Path, new_db: Path, capsys):
         first = present(store.item("E1"))
         assert first.fields["cefr_level"] == "A2"
         assert first.fields["exercise"].startswith("<exercise>We meet <blank answer=\"at\"")
-        assert "case" not in first.fields and "level" not in first.fields
+        assert "case" not in first.fields
+        assert "level" not in first.fields
         rubric_scores = present(store.item("E2")).fields["exercise"]
         assert rubric_scores == "no container here"
 
@@ -88,7 +93,8 @@ def test_csv_map_to_missing_column_and_bad_map(tmp_path: Path, new_db: Path, cap
     assert code == 1
     assert f"{path}:1: --map names column 'answer', which is not in the header" in err
     code, _out, err = run(capsys, "import", path, "--rubric", "binary", "--db", new_db, "--map", "response")
-    assert code == 1 and "--map expects FIELD=KEY" in err
+    assert code == 1
+    assert "--map expects FIELD=KEY" in err
     assert not new_db.exists() or table_counts(new_db)["items"] == 0
 
 
@@ -110,7 +116,8 @@ def test_every_bad_row_is_reported_with_its_line_and_nothing_is_imported(tmp_pat
     path = tmp_path / "bad.jsonl"
     path.write_text("\n".join(lines) + "\n")
     code, out, err = run(capsys, "import", path, "--rubric", "cis", "--db", new_db)
-    assert code == 1 and out == ""
+    assert code == 1
+    assert out == ""
     assert "Traceback" not in err
     assert f"judge-tui: nothing imported from {path}: 8 errors\n" in err
     for message in [
@@ -168,13 +175,15 @@ def test_csv_problems(tmp_path: Path, new_db: Path, capsys):
     # A column the rubric needs is missing altogether: said once, at the header, with what to do.
     path.write_text("id,query,answer\nP1,q,r\nP2,q,r\n")
     code, _out, err = run(capsys, "import", path, "--rubric", "binary", "--db", new_db)
-    assert code == 1 and "1 error\n" in err
+    assert code == 1
+    assert "1 error\n" in err
     assert (f"{path}:1: the header has no column for \"criterion\" or \"response\", which rubric binary needs: "
             "use --map criterion=KEY --map response=KEY, where each KEY is the column that holds the field, or a "
             "template that builds it from the columns with {COLUMN} in it, such as --map 'response=... {answer} ...' "
             "(columns: id, query, answer)") in err
     code, _out, err = run(capsys, "import", path, "--rubric", "binary", "--db", new_db, "--map", "response=answer")
-    assert code == 1 and f"{path}:1: the header has no column for \"criterion\", which" in err
+    assert code == 1
+    assert f"{path}:1: the header has no column for \"criterion\", which" in err
     assert not new_db.exists() or table_counts(new_db)["items"] == 0
 
 
@@ -202,11 +211,14 @@ def test_json_array_problems_name_element_lines(tmp_path: Path, new_db: Path, ca
 def test_unknown_rubric_missing_file_and_unguessable_rubric(tmp_path: Path, new_db: Path, capsys):
     path = write_jsonl(tmp_path / "x.jsonl", [{"id": "1", "text": "hello"}])
     code, _out, err = run(capsys, "import", path, "--rubric", "nope", "--db", new_db)
-    assert code == 1 and "unknown rubric 'nope'" in err
+    assert code == 1
+    assert "unknown rubric 'nope'" in err
     code, _out, err = run(capsys, "import", path, "--db", new_db)
-    assert code == 1 and "pass --rubric NAME" in err
+    assert code == 1
+    assert "pass --rubric NAME" in err
     code, _out, err = run(capsys, "import", tmp_path / "absent.jsonl", "--db", new_db)
-    assert code == 1 and "absent.jsonl: no such file" in err
+    assert code == 1
+    assert "absent.jsonl: no such file" in err
 
 
 def test_exercise_items_keep_cefr_and_focus(store: Store, tmp_path: Path):

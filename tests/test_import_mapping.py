@@ -69,7 +69,8 @@ def test_every_missing_field_is_one_error_naming_the_keys_and_the_map(tmp_path: 
         write(path, traces())
     db = tmp_path / "study.db"
     done = cli(tmp_path, "import", path, "--rubric", "binary", "--db", db)
-    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
     assert f"nothing imported from {path}: 1 error\n" in done.stderr
     what, subject = ("columns", "the header has no column for") if suffix == ".csv" else ("keys", "no item has")
     assert (f'{subject} "id" or "criterion", which rubric binary needs: use --map id=trace_id --map criterion=KEY, '
@@ -109,7 +110,8 @@ def test_a_row_without_a_key_its_template_names_is_an_error_there(tmp_path: Path
     assert done.returncode == 1
     assert (f"{path}:7: --map criterion=...: the template needs 'dietary_restriction', which this row lacks\n"
             in done.stderr)
-    assert "1 error" in done.stderr and not (tmp_path / "s.db").exists()
+    assert "1 error" in done.stderr
+    assert not (tmp_path / "s.db").exists()
 
 
 # --------------------------------------------------------------------------- ratings
@@ -124,7 +126,8 @@ def test_import_ratings_takes_the_label_with_map(tmp_path: Path, suffix: str):
     assert done.returncode == 0, done.stderr
 
     done = cli(tmp_path, "import-ratings", path, "--rater", "ann", "--kind", "human", "--db", db)
-    assert done.returncode == 1 and "1 error\n" in done.stderr
+    assert done.returncode == 1
+    assert "1 error\n" in done.stderr
     row = "column" if suffix == ".csv" else "row"
     what = "columns" if suffix == ".csv" else "keys"
     assert (f"no {row} holds the item id (item_id, id or submission_id): use --map item_id=trace_id "
@@ -149,7 +152,8 @@ def test_import_ratings_with_the_label_under_another_name(tmp_path: Path):
                "--map", TEMPLATE).returncode == 0
     done = cli(tmp_path, "import-ratings", path, "--rater", "ann", "--kind", "human", "--db", db,
                "--map", "item_id=trace_id")
-    assert done.returncode == 1 and "1 error\n" in done.stderr
+    assert done.returncode == 1
+    assert "1 error\n" in done.stderr
     assert "no row scores a dimension of rubric binary (label): name the key that holds each score with " \
            "--map label=KEY" in done.stderr
     done = cli(tmp_path, "import-ratings", path, "--rater", "ann", "--kind", "human", "--db", db,
@@ -162,7 +166,8 @@ def test_import_ratings_with_the_label_under_another_name(tmp_path: Path):
 def test_map_on_a_rating_form_is_refused(tmp_path: Path):
     done = cli(tmp_path, "import-ratings", ROOT / "tests" / "fixtures" / "rating_form.json", "--map", "item_id=x",
                "--db", tmp_path / "s.db")
-    assert done.returncode == 1 and "--map applies to ratings as JSON Lines or CSV rows, not to rating-form" in done.stderr
+    assert done.returncode == 1
+    assert "--map applies to ratings as JSON Lines or CSV rows, not to rating-form" in done.stderr
 
 
 # --------------------------------------------------------------------------- the templates themselves
@@ -193,7 +198,8 @@ def test_a_column_empty_in_every_row_is_one_error_too(tmp_path: Path):
     path = tmp_path / "empty.csv"
     path.write_text("id,query,criterion,response\n" + "".join(f"P{n},q,,r\n" for n in range(25)))
     done = cli(tmp_path, "import", path, "--rubric", "binary", "--db", tmp_path / "s.db")
-    assert done.returncode == 1 and "1 error\n" in done.stderr
+    assert done.returncode == 1
+    assert "1 error\n" in done.stderr
     assert f'{path}:1: no row has a value for "criterion", which rubric binary needs' in done.stderr
 
 
@@ -210,7 +216,8 @@ def test_a_real_promptfoo_eval_gets_its_criterion_from_a_template(tmp_path: Path
     done = cli(tmp_path, "import", results, "--rubric", "binary", "--db", db, "--map", "id=trace_id",
                "--map", TEMPLATE)
     assert done.returncode == 0, done.stderr
-    assert "items: 4 added" in done.stdout and "ratings: 4 added" in done.stdout
+    assert "items: 4 added" in done.stdout
+    assert "ratings: 4 added" in done.stdout
     stored = {item_id: json.loads(fields) for item_id, fields in rows_of(db, "SELECT id, fields FROM items")}
     assert stored["1_2"]["criterion"] == "The recipe must be keto."
     assert stored["1_2"]["response"].startswith("Here is a keto dinner: grilled chicken stir fry")

@@ -38,19 +38,24 @@ def test_v3_exercise_results(new_db: Path, capsys):
     assert "judges the output as a whole, not a dimension of rubric exercise-quality; not imported" in err
     with Store(new_db) as store:
         item = present(store.item("PF-E01"))
-        assert item.fields["cefr_level"] == "A2" and "id" not in item.fields
+        assert item.fields["cefr_level"] == "A2"
+        assert "id" not in item.fields
         assert item.fields["exercise"].startswith("<exercise>")  # response.output -> exercise
         rating = present(store.rating("PF-E01", HAIKU))
         assert rating.scores == {"structural_validity": 1.0, "difficulty_match": 1.0, "instruction_clarity": 0.8,
                                  "learning_objective_alignment": 1.0}
-        assert rating.overall == pytest.approx(0.95) and rating.verdict == "pass"
+        assert rating.overall == pytest.approx(0.95)
+        assert rating.verdict == "pass"
         assert "instruction_clarity: A word bank is given" in rating.notes
-        assert present(store.rater(HAIKU))["kind"] == "judge" and present(store.rater(HAIKU))["model"] == "anthropic:messages:claude-haiku-4-5"
+        assert present(store.rater(HAIKU))["kind"] == "judge"
+        assert present(store.rater(HAIKU))["model"] == "anthropic:messages:claude-haiku-4-5"
         broken = present(store.rating("PF-E02", HAIKU))
-        assert broken.scores["structural_validity"] == 0.0 and broken.verdict == "fail"
+        assert broken.scores["structural_validity"] == 0.0
+        assert broken.verdict == "fail"
     before = table_counts(new_db)
     code, out, _err = run(capsys, "import", V3, "--db", new_db, "--rubric", "exercise-quality")
-    assert "items: 0 added, 2 unchanged" in out and "ratings: 0 added, 0 updated, 2 unchanged" in out
+    assert "items: 0 added, 2 unchanged" in out
+    assert "ratings: 0 added, 0 updated, 2 unchanged" in out
     assert table_counts(new_db) == before
 
 
@@ -64,7 +69,8 @@ def test_v2_binary_with_human_ratings_and_hashed_ids(new_db: Path, capsys):
     with Store(new_db) as store:
         assert present(store.item(expected_id)).fields == fields
         judge = present(store.rating(expected_id, "judge:openai:gpt-4.1-mini:binary@promptfoo"))
-        assert judge.scores == {"label": 1.0} and judge.verdict == "PASS"
+        assert judge.scores == {"label": 1.0}
+        assert judge.verdict == "PASS"
         human = [r for r in store.iter_ratings(rubric="binary", kind="human")]
         assert [(r.scores["label"], r.verdict, r.notes) for r in human] == [
             (1.0, "PASS", ""), (0.0, "FAIL", "Honey is not vegan.")]
@@ -112,7 +118,8 @@ def test_judge_scores_keep_continuous_values_and_reject_out_of_range(new_db: Pat
     bad["results"]["results"][0]["gradingResult"]["componentResults"][1]["score"] = 3
     path.write_text(json.dumps(bad))
     code, _out, err = run(capsys, "import", path, "--rubric", "exercise-quality", "--db", tmp_path / "other.db")
-    assert code == 1 and "instruction_clarity: 3 is outside the scale 0 to 1" in err
+    assert code == 1
+    assert "instruction_clarity: 3 is outside the scale 0 to 1" in err
 
 
 def test_map_output_and_vars(new_db: Path, tmp_path: Path, capsys):
@@ -122,7 +129,8 @@ def test_map_output_and_vars(new_db: Path, tmp_path: Path, capsys):
     path = tmp_path / "renamed.json"
     path.write_text(json.dumps(top))
     code, _out, err = run(capsys, "import", path, "--rubric", "binary", "--db", new_db)
-    assert code == 1 and "1 error\n" in err
+    assert code == 1
+    assert "1 error\n" in err
     assert ("no test's vars hold \"query\", which rubric binary needs to rate an item: name the var that holds "
             "each with --map FIELD=VAR (--map FIELD=output for the provider's answer), or build it from the vars "
             "with a template, --map 'FIELD=text {VAR} text' (vars: criterion, question)") in err
@@ -139,16 +147,19 @@ def test_not_promptfoo_or_unsupported_version(new_db: Path, tmp_path: Path, caps
     top["results"]["version"] = 1
     path.write_text(json.dumps(top))
     code, _out, err = run(capsys, "import", path, "--rubric", "binary", "--db", new_db)
-    assert code == 1 and f"{path}:1: promptfoo results version 1 is not supported" in err
+    assert code == 1
+    assert f"{path}:1: promptfoo results version 1 is not supported" in err
     path.write_text(json.dumps({"results": "nothing"}))
     code, _out, err = run(capsys, "import", path, "--rubric", "binary", "--db", new_db, "--format", "promptfoo")
-    assert code == 1 and f"{path}:1: not a promptfoo results file" in err
+    assert code == 1
+    assert f"{path}:1: not a promptfoo results file" in err
     top = json.loads(V2.read_text())
     top["results"]["results"][2]["vars"] = "oops"
     text = json.dumps(top, indent=2)
     path.write_text(text)
     code, _out, err = run(capsys, "import", path, "--rubric", "binary", "--db", new_db)
-    assert code == 1 and f"{path}:{entry_lines(text)[2]}: result has no `vars` object" in err
+    assert code == 1
+    assert f"{path}:{entry_lines(text)[2]}: result has no `vars` object" in err
 
 
 def test_human_components_with_metrics_rate_every_dimension(new_db: Path, tmp_path: Path, capsys):
@@ -167,4 +178,5 @@ def test_human_components_with_metrics_rate_every_dimension(new_db: Path, tmp_pa
         # the item's exercise has no closing tag: the checker's 0.0 is added to the person's three scores
         assert human.scores == {"structural_validity": 0.0, "difficulty_match": 0.5, "instruction_clarity": 0.0,
                                 "learning_objective_alignment": 1.0}
-        assert human.verdict == "fail" and human.notes == "No task line for the student."
+        assert human.verdict == "fail"
+        assert human.notes == "No task line for the student."

@@ -44,13 +44,15 @@ def test_real_code_review_eval_imports_under_its_submission_ids(new_db: Path, ca
     # The same file again changes nothing.
     before = table_counts(new_db)
     code, out, _err = run(capsys, "import", REAL, "--map", "source_code=code", "--db", new_db)  # cis is evident now
-    assert code == 0 and "items: 0 added, 5 unchanged" in out
+    assert code == 0
+    assert "items: 0 added, 5 unchanged" in out
     assert table_counts(new_db) == before
 
 
 def test_without_the_map_one_error_lists_the_vars_and_the_map_that_fits(new_db: Path, capsys):
     code, out, err = run(capsys, "import", REAL, "--rubric", "cis", "--db", new_db)
-    assert code == 1 and out == ""
+    assert code == 1
+    assert out == ""
     text = REAL.read_text()
     first = line_of(text, '"results": [\n      {') + 1  # where the first result opens
     assert err == (f"judge-tui: nothing imported from {REAL}: 1 error\n"
@@ -58,7 +60,8 @@ def test_without_the_map_one_error_lists_the_vars_and_the_map_that_fits(new_db: 
                    "use --map source_code=code (vars: submission_id, task_type, rationale, code)\n")
     assert not new_db.exists()
     code, _out, err = run(capsys, "import", REAL, "--db", new_db)
-    assert code == 1 and "pass --rubric NAME" in err
+    assert code == 1
+    assert "pass --rubric NAME" in err
     assert "among the vars submission_id, task_type, rationale, code" in err
 
 
@@ -88,7 +91,8 @@ def test_map_takes_the_id_or_a_field_from_any_metadata_key(new_db: Path, tmp_pat
     assert code == 0, err
     with Store(new_db) as store:
         item = present(store.item("case-1"))
-        assert item.fields["task"] == "high" and "cohort" not in item.fields  # only what --map names
+        assert item.fields["task"] == "high"
+        assert "cohort" not in item.fields  # only what --map names
 
 
 def test_tests_without_any_id_get_content_ids_with_a_warning(new_db: Path, tmp_path: Path, capsys):

@@ -82,7 +82,8 @@ def test_reasoning_json_object_list_and_lines(three_rubrics_db: Path, tmp_path: 
     with Store(three_rubrics_db) as store:
         t2 = present(store.rating("T002", "j1"))
         assert t2.scores["accuracy"] == 0.7  # a judge's continuous score is kept exactly
-        assert t2.verdict == "needs_revision" and t2.overall == pytest.approx(0.68)
+        assert t2.verdict == "needs_revision"
+        assert t2.overall == pytest.approx(0.68)
         assert t2.details["issues"] == ["Skips the unit conversion."]
         assert "stated_verdict" not in t2.details  # kept only when the file disagrees with the rubric
         assert t2.notes == "Right answer, thin working."
@@ -97,7 +98,8 @@ def test_reasoning_json_object_list_and_lines(three_rubrics_db: Path, tmp_path: 
     listed = tmp_path / "list.json"
     listed.write_text(json.dumps(rows, indent=2))
     code, out, _err = run(capsys, "import-ratings", listed, "--rater", "j3", "--kind", "judge", "--db", three_rubrics_db)
-    assert code == 0 and "2 added" in out
+    assert code == 0
+    assert "2 added" in out
 
 
 def test_our_jsonl_and_csv(three_rubrics_db: Path, tmp_path: Path, capsys):
@@ -112,8 +114,11 @@ def test_our_jsonl_and_csv(three_rubrics_db: Path, tmp_path: Path, capsys):
     with Store(three_rubrics_db) as store:
         e1, e2 = present(store.rating("E1", "EXP002")), present(store.rating("E2", "EXP002"))
         # a person's exercise rating gets the structural validity the checker computes
-        assert e1.scores["structural_validity"] == 1.0 and e2.scores["structural_validity"] == 0.5
-        assert e1.verdict == "fail" and e1.overall == pytest.approx(0.875) and e1.seconds == 42.5
+        assert e1.scores["structural_validity"] == 1.0
+        assert e2.scores["structural_validity"] == 0.5
+        assert e1.verdict == "fail"
+        assert e1.overall == pytest.approx(0.875)
+        assert e1.seconds == 42.5
     csv_path = tmp_path / "r.csv"
     csv_path.write_text("item_id,r_score,a,t,l,notes,seconds\nC001,0.5,0.5,0.5,0.5,'=fine,30\nC002,1,1,1,1,,\n")
     code, _out, err = run(capsys, "import-ratings", csv_path, "--rater", "EXP003", "--kind", "human", "--db", three_rubrics_db)
@@ -166,7 +171,8 @@ def test_off_step_is_allowed_for_a_judge_but_not_out_of_range(three_rubrics_db: 
     assert code == 0, err
     with Store(three_rubrics_db) as store:
         rating = present(store.rating("C001", "jx"))
-        assert rating.scores == {"r": 0.6, "a": 0.83} and rating.overall is None  # partial judge rating
+        assert rating.scores == {"r": 0.6, "a": 0.83}
+        assert rating.overall is None  # partial judge rating
     path = write_jsonl(tmp_path / "j2.jsonl", [{"item_id": "C001", "scores": {"r": -0.1}}])
     code, _out, err = run(capsys, "import-ratings", path, "--rater", "jx", "--kind", "judge", "--db", three_rubrics_db)
     assert f"{path}:1: item 'C001': r: -0.1 is outside the scale 0 to 1" in err
@@ -195,17 +201,22 @@ def test_kind_clash_unknown_rubric_and_several_raters(three_rubrics_db: Path, tm
     path = write_jsonl(tmp_path / "r.jsonl", [{"item_id": "C001", "scores": {"r": 1, "a": 1, "t": 1, "l": 1}}])
     assert run(capsys, "import-ratings", path, "--rater", "EXP1", "--kind", "human", "--db", three_rubrics_db)[0] == 0
     code, _out, err = run(capsys, "import-ratings", path, "--rater", "EXP1", "--kind", "judge", "--db", three_rubrics_db)
-    assert code == 1 and "rater 'EXP1' already exists as a human rater" in err
+    assert code == 1
+    assert "rater 'EXP1' already exists as a human rater" in err
     code, _out, err = run(capsys, "import-ratings", path, "--rater", "EXP1", "--kind", "human", "--db", three_rubrics_db,
                           "--rubric", "nope")
-    assert code == 1 and "unknown rubric 'nope'" in err
+    assert code == 1
+    assert "unknown rubric 'nope'" in err
     rows = [{"item_id": "C001", "rater": "A", "scores": {"r": 1, "a": 1, "t": 1, "l": 1}},
             {"item_id": "C002", "rater": "B", "scores": {"r": 1, "a": 1, "t": 1, "l": 1}}]
     mixed = write_jsonl(tmp_path / "m.jsonl", rows)
     code, _out, err = run(capsys, "import-ratings", mixed, "--rater", "C", "--kind", "human", "--db", three_rubrics_db)
-    assert code == 1 and "the file holds ratings of several raters (A, B) and none is 'C'" in err
+    assert code == 1
+    assert "the file holds ratings of several raters (A, B) and none is 'C'" in err
     code, out, err = run(capsys, "import-ratings", mixed, "--rater", "B", "--kind", "human", "--db", three_rubrics_db)
-    assert code == 0 and "1 added" in out and "skipped 1 rows of A" in err
+    assert code == 0
+    assert "1 added" in out
+    assert "skipped 1 rows of A" in err
 
 
 def test_library_call_raises_import_failed(three_rubrics_db: Path, tmp_path: Path):
@@ -234,7 +245,8 @@ def test_a_form_whose_dates_or_notes_are_not_text_is_refused(three_rubrics_db: P
     assert f"{path}:{line_of(path.read_text(), key)}: {rule}" in proc.stderr, proc.stderr
     assert table_counts(three_rubrics_db)["ratings"] == 0
     exported = run_cli("export", "--format", "rating-form", "--rater", "EXP001", "--db", three_rubrics_db, home=hermetic_home)
-    assert exported.returncode == 1 and "study_date" not in exported.stdout  # nothing to export, no date made up
+    assert exported.returncode == 1
+    assert "study_date" not in exported.stdout  # nothing to export, no date made up
 
 
 @pytest.mark.parametrize(("value", "rule"), [
@@ -249,5 +261,6 @@ def test_a_form_finished_in_the_future_or_on_no_date_is_refused(three_rubrics_db
     path = tmp_path / "rating_form.json"
     path.write_text(json.dumps(form, indent=2))
     code, _out, err = run(capsys, "import-ratings", path, "--db", three_rubrics_db)
-    assert code == 1 and rule in " ".join(err.split()), err
+    assert code == 1, err
+    assert rule in " ".join(err.split()), err
     assert table_counts(three_rubrics_db)["ratings"] == 0

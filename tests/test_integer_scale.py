@@ -43,12 +43,16 @@ def write(tmp_path: Path, scale: str = "lowest = 0\nhighest = 6") -> Path:
 def test_a_scale_of_whole_numbers_reads_and_writes_its_numbers(tmp_path: Path) -> None:
     rubric = load_rubric(write(tmp_path))
     scale = rubric.scale
-    assert scale.labels == ("0", "1", "2", "3", "4", "5", "6") and scale.ordered and not scale.named
+    assert scale.labels == ("0", "1", "2", "3", "4", "5", "6")
+    assert scale.ordered
+    assert not scale.named
     assert rubric.parse_scores({"asymmetry": 3}) == {"asymmetry": 0.5}
     assert rubric.parse_scores({"asymmetry": "6"}) == {"asymmetry": 1.0}
     assert rubric.parse_scores({"asymmetry": 2.5}, continuous=True) == {"asymmetry": pytest.approx(2.5 / 6)}
-    assert score_value(rubric, 0.5) == 3 and isinstance(score_value(rubric, 0.5), int)
-    assert scale.value(scale.parse(4)) == 4.0 and scale.label(scale.parse_continuous(2.5)) == "2.50"
+    assert score_value(rubric, 0.5) == 3
+    assert isinstance(score_value(rubric, 0.5), int)
+    assert scale.value(scale.parse(4)) == 4.0
+    assert scale.label(scale.parse_continuous(2.5)) == "2.50"
 
 
 @pytest.mark.parametrize(("raw", "problem"), [(7, "outside the scale 0 to 6"), (2.5, "allowed values are 0, 1"),
@@ -62,7 +66,8 @@ def test_a_number_off_the_scale_is_refused(tmp_path: Path, raw: object, problem:
 def test_a_stored_place_is_not_read_as_a_number(tmp_path: Path) -> None:
     """0.5 is the number 0.5 in a file (off a scale of whole numbers), but the place of 3 when stored."""
     scale = load_rubric(write(tmp_path)).scale
-    assert scale.stored_point(0.5) == 0.5 and scale.label(scale.stored_point(0.5)) == "3"
+    assert scale.stored_point(0.5) == 0.5
+    assert scale.label(scale.stored_point(0.5)) == "3"
     with pytest.raises(ScoreError):
         scale.parse(0.5)
     with pytest.raises(ScoreError):

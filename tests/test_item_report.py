@@ -56,9 +56,13 @@ def test_csv_rows_match_the_hand_worked_gaps(rated_cis_db: Path, tmp_path: Path)
     assert [c1[f"{d}_gap"] for d in "ratl"] == ["-0.25", "0.0", "0.5", "-0.25"]
     assert (c1["r_human"], c1["r_judge"], c1["overall_human"], c1["overall_judge"], c1["overall_gap"]) == (
         "1.0", "0.75", "0.6", "0.65", "0.05")
-    assert c1["aligned"] == "1/4" and c1["flags"] == "EXP001: task text unclear"
-    assert c1["human_notes"] == f"EXP001: {NOTE}" and c1["judge_notes"] == f"{JUDGE}: tests cover eviction"
-    assert rows[1]["aligned"] == "4/4" and rows[1]["overall_gap"] == "0.0" and rows[1]["flags"] == ""
+    assert c1["aligned"] == "1/4"
+    assert c1["flags"] == "EXP001: task text unclear"
+    assert c1["human_notes"] == f"EXP001: {NOTE}"
+    assert c1["judge_notes"] == f"{JUDGE}: tests cover eviction"
+    assert rows[1]["aligned"] == "4/4"
+    assert rows[1]["overall_gap"] == "0.0"
+    assert rows[1]["flags"] == ""
     c3 = rows[2]
     assert (c3["r_human"], c3["r_judge"], c3["r_gap"], c3["aligned"]) == ("", "1.0", "", "")
 
@@ -70,26 +74,34 @@ def test_jsonl_and_markdown(rated_cis_db: Path, tmp_path: Path):
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert rows[0]["flags"] == [{"rater": "EXP001", "reason": "task text unclear"}]
     assert rows[0]["human_notes"] == {"EXP001": NOTE}  # a file keeps the note exactly
-    assert rows[0]["t_gap"] == 0.5 and rows[2]["t_human"] is None and rows[2]["t_gap"] is None
+    assert rows[0]["t_gap"] == 0.5
+    assert rows[2]["t_human"] is None
+    assert rows[2]["t_gap"] is None
     done = _cli("--db", rated_cis_db, "--format", "markdown", "--split", "test")
     assert done.returncode == 0, done.stderr
-    assert "| C2 | 0.5 / 0.5 / 0 | 0.5 / 0.5 / 0 |" in done.stdout and "| C1 |" not in done.stdout
+    assert "| C2 | 0.5 / 0.5 / 0 | 0.5 / 0.5 / 0 |" in done.stdout
+    assert "| C1 |" not in done.stdout
     markdown = _cli("--db", rated_cis_db, "--format", "markdown").stdout
     assert "| C1 | 1 / 0.75 / -0.25 | 0.75 / 0.75 / 0 | 0.5 / 1 / 0.5 |" in markdown
-    assert "\x1b" not in markdown and "EXP001: eviction untested red" in markdown
+    assert "\x1b" not in markdown
+    assert "EXP001: eviction untested red" in markdown
 
 
 def test_on_a_terminal_notes_cannot_act_on_it(rated_cis_db: Path, capsys, monkeypatch):
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     assert main(["report", "--items", "--format", "csv", "--db", str(rated_cis_db)]) == 0
     out = capsys.readouterr().out
-    assert "\x1b" not in out and "EXP001: eviction untested red" in out
+    assert "\x1b" not in out
+    assert "EXP001: eviction untested red" in out
 
 
 @pytest.mark.slow
 def test_wrong_format_is_a_message(rated_cis_db: Path):
     done = _cli("--db", rated_cis_db, "--format", "json")
-    assert done.returncode == 1 and "--items writes csv, jsonl, markdown" in done.stderr
+    assert done.returncode == 1
+    assert "--items writes csv, jsonl, markdown" in done.stderr
     plain = subprocess.run([sys.executable, "-m", "judge_tui", "report", "--format", "csv", "--db", str(rated_cis_db)],
                            capture_output=True, text=True, check=False)
-    assert plain.returncode == 1 and "add --items" in plain.stderr and "Traceback" not in plain.stderr
+    assert plain.returncode == 1
+    assert "add --items" in plain.stderr
+    assert "Traceback" not in plain.stderr

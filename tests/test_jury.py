@@ -59,7 +59,10 @@ def test_each_judge_and_the_majority_jury_equal_scikit_learn(tmp_path: Path, rub
         labels = binary_study(store, rubric)
         assert default_members(store, "binary") == JUDGES
         jury = build_jury(store, rubric, costs=False)
-    assert jury is not None and jury.members == JUDGES and jury.items == 120 and jury.rule == "majority"
+    assert jury is not None
+    assert jury.members == JUDGES
+    assert jury.items == 120
+    assert jury.rule == "majority"
     truth = labels["truth"]
     for figures in jury.judges:
         said = labels[figures.rater]
@@ -70,7 +73,8 @@ def test_each_judge_and_the_majority_jury_equal_scikit_learn(tmp_path: Path, rub
     majority_by_hand = np.array([Counter(column).most_common(1)[0][0]
                                  for column in zip(*(labels[j] for j in JUDGES), strict=True)])
     row = jury.jury.dimensions[0].agreement
-    assert row.n == 120 and jury.ties == {"label": 0}  # three judges on PASS/FAIL never tie
+    assert row.n == 120
+    assert jury.ties == {"label": 0}  # three judges on PASS/FAIL never tie
     assert row.alignment_rate == pytest.approx(accuracy_score(truth, majority_by_hand))
     assert row.cohen_kappa == pytest.approx(cohen_kappa_score(truth, majority_by_hand))
     for e in jury.errors:  # both wrong, independence and the excess, written again
@@ -95,9 +99,11 @@ def test_a_tied_majority_gives_no_verdict_and_is_counted(tmp_path: Path, rubrics
         rate(store, rubric, JUDGES[0], "judge", {i: {"label": 1.0} for i in ids})
         rate(store, rubric, JUDGES[1], "judge", {i: {"label": float(k % 2)} for k, i in enumerate(ids)})
         jury = build_jury(store, rubric, JUDGES[:2], costs=False)
-    assert jury is not None and jury.ties == {"label": 2}
+    assert jury is not None
+    assert jury.ties == {"label": 2}
     assert jury.jury.dimensions[0].agreement.n == 2  # the two items where both said PASS
-    assert jury.versus_best is not None and jury.versus_best.items == 2
+    assert jury.versus_best is not None
+    assert jury.versus_best.items == 2
     text = "\n".join(lines_of(jury_blocks(jury), "text"))
     assert "ties (a tied majority gives no verdict, left out): label: 2" in text
 
@@ -122,7 +128,9 @@ def test_the_median_of_a_graded_scale_and_split_medians(tmp_path: Path, rubrics:
         judges = tuple(r for r in given if r != "ann")
         jury = build_jury(store, rubric, judges, costs=False)
         pair_jury = build_jury(store, rubric, judges[:2], costs=False)
-    assert jury is not None and jury.rule == "median" and rule_for(rubric.scale) is median_score
+    assert jury is not None
+    assert jury.rule == "median"
+    assert rule_for(rubric.scale) is median_score
     stacked = np.stack([given[j] for j in judges])
     for k in range(len(dims)):
         figures = jury.jury.dimensions[k]
@@ -140,7 +148,8 @@ def test_the_rules_one_per_kind_of_scale(rubrics: dict[str, Rubric]) -> None:
     assert np.array_equal(found.values, [1.0, 1.0, np.nan], equal_nan=True)
     assert found.ties.tolist() == [False, False, True]
     spread = median_score(np.array([[0.0, 0.25], [1.0, 0.25], [0.5, 0.75], [0.75, 1.0]]), rubrics["cis"].scale)
-    assert spread.values.tolist() == [0.625, 0.5] and spread.ties.tolist() == [True, True]
+    assert spread.values.tolist() == [0.625, 0.5]
+    assert spread.ties.tolist() == [True, True]
 
 
 def test_jury_members_are_checked(tmp_path: Path, rubrics: dict[str, Rubric]) -> None:
@@ -201,7 +210,8 @@ def test_the_jury_against_its_best_member_is_report_compares_paired_bootstrap(
     with Store(tmp_path / "paired.db") as store:
         binary_study(store, rubric, n=200, seed=5)
         jury = build_jury(store, rubric, costs=False)
-    assert jury is not None and jury.versus_best is not None
+    assert jury is not None
+    assert jury.versus_best is not None
     best = next(j for j in jury.judges if j.rater == jury.versus_best.best)
     pairs = (best.dimensions[0].pair, jury.jury.dimensions[0].pair)
     expected = paired_changes(pairs, (pairs[0].compare(rubric, 0.15), pairs[1].compare(rubric, 0.15)), rubric, 0.15)
@@ -237,7 +247,8 @@ def test_one_draw_for_every_interval_gives_each_its_own_intervals(tmp_path: Path
     assert jury is not None
     for figures in jury.judges:
         alone = defined(pooled_interval([d.pair for d in figures.dimensions], 0.15))
-        assert figures.alignment_interval == alone and "bootstrap" in alone.method
+        assert figures.alignment_interval == alone
+        assert "bootstrap" in alone.method
     wrong = {f.rater: np.concatenate([~d.pair.aligned(0.15) for d in f.dimensions]) for f in jury.judges}
     items = np.concatenate([d.pair.keys for d in jury.judges[0].dimensions])
     for e in jury.errors:
@@ -251,5 +262,6 @@ def test_a_viewer_who_rated_sees_the_jury_over_their_items_only(tmp_path: Path, 
         binary_study(store, rubrics["binary"], n=30)
         seen = {f"I{k:03d}" for k in range(0, 30, 3)}
         jury = build_jury(store, rubrics["binary"], only_items=seen, costs=False)
-    assert jury is not None and jury.items == len(seen)
+    assert jury is not None
+    assert jury.items == len(seen)
     assert all(d.pair.n == len(seen) for figures in (*jury.judges, jury.jury) for d in figures.dimensions)

@@ -33,14 +33,17 @@ def test_the_report_shows_three_judges_the_jury_and_their_error_correlation(tmp_
     done = _report(db, "--format", "json")
     assert done.returncode == 0, done.stderr
     jury = json.loads(done.stdout)["jury"]
-    assert jury["members"] == list(JUDGES) and jury["items"] == 120 and jury["rule"] == "majority"
+    assert jury["members"] == list(JUDGES)
+    assert jury["items"] == 120
+    assert jury["rule"] == "majority"
     truth = labels["truth"]
     for judge in jury["judges"]:
         row = judge["dimensions"][0]
         assert row["alignment"] == pytest.approx(accuracy_score(truth, labels[judge["rater"]]))
         assert row["kappa"] == pytest.approx(cohen_kappa_score(truth, labels[judge["rater"]]))
         assert row["intervals"]["kappa"]["low"] < row["kappa"] < row["intervals"]["kappa"]["high"]
-        assert judge["cost"]["calls"] == 0 and judge["cost"]["mean_seconds"] == 30.0
+        assert judge["cost"]["calls"] == 0
+        assert judge["cost"]["mean_seconds"] == 30.0
     majority = (np.stack([labels[j] for j in JUDGES]).sum(axis=0) >= 2).astype(float)
     assert jury["jury"]["dimensions"][0]["kappa"] == pytest.approx(cohen_kappa_score(truth, majority))
     assert jury["jury"]["intervals"]["alignment"]["method"] == "wilson"
@@ -53,7 +56,8 @@ def test_the_report_shows_three_judges_the_jury_and_their_error_correlation(tmp_
 
     text = _report(db)
     assert text.returncode == 0, text.stderr
-    assert "Jury: 3 judges against the experts" in text.stdout and "jury (majority of 3)" in text.stdout
+    assert "Jury: 3 judges against the experts" in text.stdout
+    assert "jury (majority of 3)" in text.stdout
     assert "Does the jury beat its best member" in text.stdout
     markdown = _report(db, "--format", "markdown")
     assert "## Jury: 3 judges against the experts" in markdown.stdout
@@ -62,11 +66,14 @@ def test_the_report_shows_three_judges_the_jury_and_their_error_correlation(tmp_
     two = _report(db, "--format", "json", "--jury", f"{JUDGES[0]}+{JUDGES[2]}")
     assert json.loads(two.stdout)["jury"]["members"] == [JUDGES[0], JUDGES[2]]
     wrong = _report(db, "--jury", f"{JUDGES[0]}+nobody")
-    assert wrong.returncode == 1 and "Traceback" not in wrong.stderr
+    assert wrong.returncode == 1
+    assert "Traceback" not in wrong.stderr
     assert "--jury: 'nobody' is not a judge rater of rubric 'binary'" in wrong.stderr
     # The help says judges are joined with +: a comma in their place is refused with the form to use.
     commas = _report(db, "--jury", f"{JUDGES[0]},{JUDGES[2]}")
-    assert commas.returncode == 1 and "Traceback" not in commas.stderr and commas.stdout == ""
+    assert commas.returncode == 1
+    assert "Traceback" not in commas.stderr
+    assert commas.stdout == ""
     assert f"join the judges with +, not commas, e.g. --jury '{JUDGES[0]}+{JUDGES[2]}'" in commas.stderr
     helped = subprocess.run([sys.executable, "-m", "judge_tui", "report", "--help"], cwd=ROOT, capture_output=True,
                             text=True, timeout=300)
@@ -81,7 +88,8 @@ def test_one_judge_makes_no_jury(tmp_path: Path, rubrics: dict[str, Rubric]) -> 
         binary_study(store, rubrics["binary"], n=20)
         store.conn.execute("DELETE FROM ratings WHERE rater_id IN (?, ?)", JUDGES[1:])
         full = build_full_report(store, rubrics["binary"])
-    assert full.jury is None and "jury" not in json.loads(render_full(full, "json"))
+    assert full.jury is None
+    assert "jury" not in json.loads(render_full(full, "json"))
 
 
 @pytest.mark.slow

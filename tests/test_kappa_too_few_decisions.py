@@ -21,22 +21,30 @@ THIN = [(1.0, 1.0)] * 16 + [(0.0, 1.0)] * 3 + [(0.0, 0.0)]
 def test_too_few_items_for_a_kappa_interval_is_undecided_in_the_report(tmp_path, rubrics, hermetic_home, capsys):
     data = report_json(binary_db(tmp_path / "t.db", rubrics["binary"], THIN), capsys=capsys)
     row = data["dimensions"][0]
-    assert row["cohen_kappa"] is not None and "too few items" in row["undefined"]["cohen_kappa_interval"]
+    assert row["cohen_kappa"] is not None
+    assert "too few items" in row["undefined"]["cohen_kappa_interval"]
     kappa = next(f for f in data["verdict"] if f["topic"] == "kappa")
-    assert kappa["decision"] == "undecided" and kappa["meets_target"] is None
+    assert kappa["decision"] == "undecided"
+    assert kappa["meets_target"] is None
     plans = [p for p in data["plan"] if p["target"].startswith("kappa")]
-    assert plans and "too few items" in plans[0]["text"] and "rarer category" in plans[0]["text"]
+    assert plans
+    assert "too few items" in plans[0]["text"]
+    assert "rarer category" in plans[0]["text"]
 
 
 def test_too_few_items_is_undecided_at_any_time_and_holds_up_the_stop():
     table = [[1, 3], [0, 16]]  # human FAIL/PASS rows, judge FAIL/PASS columns
     interval = kappa_interval(table)
-    assert not isinstance(interval, Interval) and too_few(interval)
+    assert not isinstance(interval, Interval)
+    assert too_few(interval)
     c = check("kappa:label", "κ of label", "all compared items", 0.348, interval, 20, 0.61)
-    assert c.decision == "undecided" and c.point_decision == "not met" and c.plan is None
+    assert c.decision == "undecided"
+    assert c.point_decision == "not met"
+    assert c.plan is None
     assert anytime_check(c, 0.95, left=5).decision == "undecided"
     held = anytime_check(c, 0.95, left=0)
-    assert held.decision == "undecided" and "only new items" in held.held_up
+    assert held.decision == "undecided"
+    assert "only new items" in held.held_up
     assert "second rater" not in held.held_up  # a rater may read it: no word about other raters' labels
     nothing = check("kappa:label", "κ", "all", 0.3, kappa_interval([[0, 0], [0, 20]]), 20, 0.61)
     assert nothing.decision is None or too_few(nothing.interval)
@@ -59,7 +67,8 @@ def test_twelve_items_give_kappa_but_say_too_few_items_for_its_interval(tmp_path
     assert row["intervals"]["cohen_kappa"] is None
     assert "12 rated by both, 25 needed" in row["undefined"]["cohen_kappa_interval"]
     kappa = next(f for f in data["verdict"] if f["topic"] == "kappa")
-    assert kappa["decision"] == "undecided" and kappa["meets_target"] is None
+    assert kappa["decision"] == "undecided"
+    assert kappa["meets_target"] is None
 
 
 def test_from_25_items_pass_fail_kappa_gets_the_jeffreys_posterior_interval(tmp_path, rubrics, hermetic_home,
@@ -72,4 +81,5 @@ def test_from_25_items_pass_fail_kappa_gets_the_jeffreys_posterior_interval(tmp_
     interval = row["intervals"]["cohen_kappa"]
     low, high = jeffreys_kappa_quantiles(np.array([[6, 2], [2, 16]]))  # rows human FAIL, PASS
     assert interval["method"] == "bayes-jeffreys"
-    assert interval["low"] == pytest.approx(low, abs=0.02) and interval["high"] == pytest.approx(high, abs=0.02)
+    assert interval["low"] == pytest.approx(low, abs=0.02)
+    assert interval["high"] == pytest.approx(high, abs=0.02)

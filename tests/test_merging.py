@@ -33,7 +33,9 @@ def test_merge_brings_items_raters_ratings_and_is_idempotent(tmp_path: Path, rub
 
     with Store(ours) as store:
         first = merge_database(store, theirs)
-        assert first.added["ratings"] == 5 and first.added["items"] == 2 and first.added["raters"] == 1
+        assert first.added["ratings"] == 5
+        assert first.added["items"] == 2
+        assert first.added["raters"] == 1
         assert first.added["rubric_versions"] == 0  # same rubric definition, matched by content hash
         assert first.problems == 0
         assert store.count_ratings(rater_id="bob") == 5
@@ -42,7 +44,9 @@ def test_merge_brings_items_raters_ratings_and_is_idempotent(tmp_path: Path, rub
         assert [i.id for i in store.iter_items("binary")] == ["P01", "P02", "P03", "P04", "P05"]
 
         second = merge_database(store, theirs)
-        assert not second.changed and second.unchanged_ratings == 5 and second.problems == 0
+        assert not second.changed
+        assert second.unchanged_ratings == 5
+        assert second.problems == 0
     assert _file_digest(theirs) == before  # the other file is only read
     snapshot = _table_rows(ours, "SELECT * FROM ratings ORDER BY id")
     with Store(ours) as store:
@@ -73,13 +77,16 @@ def test_conflicting_rating_keeps_ours_and_is_reported(tmp_path: Path, rubrics):
     theirs = expert_db(tmp_path / "copy.db", binary, items, "ann", {"P01": {"label": 0.0}, "P02": {"label": 1.0}})
     with Store(ours) as store:
         result = merge_database(store, theirs)
-        assert result.added["ratings"] == 0 and result.unchanged_ratings == 1
+        assert result.added["ratings"] == 0
+        assert result.unchanged_ratings == 1
         [conflict] = result.rating_conflicts
         assert (conflict.item_id, conflict.rater_id, conflict.repeat) == ("P01", "ann", 0)
-        assert conflict.ours["scores"] == {"label": 1.0} and conflict.theirs["scores"] == {"label": 0.0}
+        assert conflict.ours["scores"] == {"label": 1.0}
+        assert conflict.theirs["scores"] == {"label": 0.0}
         assert present(store.rating("P01", "ann")).scores == {"label": 1.0}
         again = merge_database(store, theirs)
-        assert len(again.rating_conflicts) == 1 and not again.changed
+        assert len(again.rating_conflicts) == 1
+        assert not again.changed
 
 
 def test_same_rating_from_another_source_is_no_conflict(tmp_path: Path, rubrics):
@@ -92,7 +99,9 @@ def test_same_rating_from_another_source_is_no_conflict(tmp_path: Path, rubrics)
     conn.close()
     with Store(ours) as store:
         result = merge_database(store, theirs)
-        assert result.problems == 0 and result.unchanged_ratings == 1 and not result.changed
+        assert result.problems == 0
+        assert result.unchanged_ratings == 1
+        assert not result.changed
 
 
 def test_an_item_whose_hash_is_not_that_of_its_fields_is_refused_whole(tmp_path: Path, rubrics):
@@ -109,7 +118,8 @@ def test_an_item_whose_hash_is_not_that_of_its_fields_is_refused_whole(tmp_path:
         with pytest.raises(MergeRefused, match="items row 'P02': content_hash 'made-elsewhere' is not the hash of"
                                                " its fields"):
             merge_database(store, theirs)
-        assert store.count_ratings() == 1 and store.rater("bob") is None
+        assert store.count_ratings() == 1
+        assert store.rater("bob") is None
 
 
 def test_several_files_in_one_merge_each_add_what_is_new_and_report_their_conflicts(tmp_path: Path, rubrics,
@@ -122,11 +132,14 @@ def test_several_files_in_one_merge_each_add_what_is_new_and_report_their_confli
     assert main(["merge", str(bob), str(ann_again), str(bob), "--db", str(lead)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"{bob}: added 2 ratings, 0 items, 1 rater, 0 rubric versions (0 ratings already here)."
-    assert out[1].startswith(f"{ann_again}: added 1 rating, 0 items, 0 raters") and "(0 ratings already here)" in out[1]
-    assert "CONFLICT rating of P01 by ann" in out[2] and 'kept ours {"label": 1.0}' in out[2]
+    assert out[1].startswith(f"{ann_again}: added 1 rating, 0 items, 0 raters")
+    assert "(0 ratings already here)" in out[1]
+    assert "CONFLICT rating of P01 by ann" in out[2]
+    assert 'kept ours {"label": 1.0}' in out[2]
     assert out[3] == f"{bob}: nothing new (2 ratings already here)."
     with Store(lead) as store:
-        assert store.count_ratings() == 4 and present(store.rating("P01", "ann")).scores == {"label": 1.0}
+        assert store.count_ratings() == 4
+        assert present(store.rating("P01", "ann")).scores == {"label": 1.0}
 
 
 def test_item_with_other_content_is_reported_and_its_ratings_skipped(tmp_path: Path, rubrics):
@@ -139,7 +152,9 @@ def test_item_with_other_content_is_reported_and_its_ratings_skipped(tmp_path: P
         result = merge_database(store, theirs)
         assert result.added["ratings"] == 1
         [diff] = result.item_differences
-        assert diff.item_id == "P02" and "different content" in diff.problem and diff.skipped_ratings == ("bob",)
+        assert diff.item_id == "P02"
+        assert "different content" in diff.problem
+        assert diff.skipped_ratings == ("bob",)
         assert present(store.item("P02")).fields["query"] == "question 2"
         assert store.rating("P02", "bob") is None
 
@@ -167,7 +182,8 @@ def test_merge_keeps_judge_details_and_repeats(tmp_path: Path, rubrics):
         other.record_prompt_version("binary", "abc", 1, template="t", reason="first")
     with Store(ours) as store:
         result = merge_database(store, tmp_path / "judge.db")
-        assert result.added["ratings"] == 2 and result.added["prompt_versions"] == 1
+        assert result.added["ratings"] == 2
+        assert result.added["prompt_versions"] == 1
         assert present(store.rater("judge:m:binary@abc"))["prompt_version"] == "abc"
         assert [r.repeat for r in store.ratings_for_item("P01") if r.rater_id.startswith("judge")] == [0, 1]
 
@@ -197,7 +213,8 @@ def test_merge_command_reports_conflicts(tmp_path: Path, rubrics, capsys):
     assert main(["merge", "--db", str(ours), str(other), str(same_rater)]) == 0
     out = capsys.readouterr().out
     assert "bob.db: added 2 ratings, 0 items, 1 rater, 0 rubric versions (0 ratings already here)." in out
-    assert "CONFLICT rating of P01 by ann" in out and "kept ours" in out
+    assert "CONFLICT rating of P01 by ann" in out
+    assert "kept ours" in out
     assert "1 conflict:" in out
     assert main(["merge", "--db", str(ours), str(tmp_path / "nope.db")]) == 1
     assert "nope.db: no such file. Nothing was merged from it." in capsys.readouterr().err
@@ -246,7 +263,8 @@ def test_the_same_judgment_made_on_two_laptops_is_no_conflict(tmp_path: Path, ru
     assert proc.returncode == 0, proc.stderr
     assert "(1 rating already here)" in proc.stdout
     conflicts = [line for line in proc.stdout.splitlines() if "CONFLICT" in line]
-    assert len(conflicts) == 1 and "rating of P02" in conflicts[0], proc.stdout
+    assert len(conflicts) == 1, proc.stdout
+    assert "rating of P02" in conflicts[0], proc.stdout
     assert "1 conflict:" in proc.stdout
 
 

@@ -58,8 +58,10 @@ def test_the_check_leaves_other_formats_alone(text: str):
 
 @pytest.mark.parametrize("value", [0.0, 0.9, 0.123456, -0.004, 1234.5678, 0.15, 2.0, 1e-7])
 def test_the_formatters_write_what_the_format_specs_wrote(value: float):
-    assert share_text(value) == f"{value:.0%}" and share_text(value, 1) == f"{value:.1%}"
-    assert short_text(value) == f"{value:g}" and short_text(value, 4) == f"{value:.4g}"
+    assert share_text(value) == f"{value:.0%}"
+    assert share_text(value, 1) == f"{value:.1%}"
+    assert short_text(value) == f"{value:g}"
+    assert short_text(value, 4) == f"{value:.4g}"
     for digits in (0, 1, 2, 3, 4):
         assert decimal_text(value, digits) == f"{value:.{digits}f}"
         assert decimal_text(value, digits, signed=True) == f"{value:+.{digits}f}"

@@ -40,7 +40,8 @@ def by_pydantic(cls: type, data: object) -> object:
 def test_every_built_in_rubric_is_built_exactly_as_pydantic_builds_it(path):
     raw = tomllib.loads(path.read_text())
     built, validated = from_data(Rubric, raw), by_pydantic(Rubric, raw)
-    assert built == validated and asdict(built) == asdict(validated)
+    assert built == validated
+    assert asdict(built) == asdict(validated)
     assert built.content_hash == validated.content_hash
     # What a database records reads back the same (and as the same version).
     assert from_data(Rubric, json.loads(json.dumps(built.definition()))) == built
@@ -52,7 +53,8 @@ def test_integers_where_floats_are_declared_give_the_same_rubric_version_either_
     as_text = copy.deepcopy(CIS)
     as_text["dimensions"][0]["weight"] = "1"  # not a number's type: pydantic converts it
     direct, converted = from_data(Rubric, as_written), from_data(Rubric, as_text)
-    assert direct.dimensions[0].weight == 1.0 and isinstance(direct.dimensions[0].weight, float)
+    assert direct.dimensions[0].weight == 1.0
+    assert isinstance(direct.dimensions[0].weight, float)
     assert direct == converted == by_pydantic(Rubric, as_written)
     assert direct.content_hash == converted.content_hash
 
@@ -97,7 +99,8 @@ def test_settings_as_written_and_as_converted(tmp_path):
                                 "agreement": {"tolerance": 0.1, "decide_on": "point"}}))
     loaded = load_settings(path)
     assert loaded == by_pydantic(Settings, json.loads(path.read_text()))
-    assert loaded.idle_seconds == 60.0 and loaded.agreement == AgreementSettings(tolerance=0.1, decide_on="point")
+    assert loaded.idle_seconds == 60.0
+    assert loaded.agreement == AgreementSettings(tolerance=0.1, decide_on="point")
 
     assert settings_problem(path, {"agreement": {"kappa_moderate": 0.9}}) == (
         "(agreement: kappa bands must go down: almost_perfect >= substantial >= moderate)")

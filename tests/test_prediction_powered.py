@@ -105,7 +105,8 @@ def test_an_unrelated_judge_falls_back_to_the_experts() -> None:
     truth = rng.integers(0, 2, 400).astype(float)
     noise = rng.integers(0, 2, 400).astype(float)
     found = prediction_powered_mean(truth[:60], noise[:60], noise[60:])
-    assert found.tuning is not None and found.tuning < 0.3
+    assert found.tuning is not None
+    assert found.tuning < 0.3
     assert abs(found.narrower_by) < 0.05
 
 
@@ -157,7 +158,8 @@ def test_the_verdict_split_estimate_is_each_verdicts_expert_rate_weighted_by_its
     assert found.estimate == pytest.approx(85 / 100 * 4 / 5 + 15 / 100 * 1 / 3, abs=1e-12)
     assert found.experts_only == pytest.approx(5 / 8, abs=1e-12)
     assert found.judge_only == pytest.approx(85 / 100, abs=1e-12)
-    assert found.method == "by verdict" and found.tuning is None
+    assert found.method == "by verdict"
+    assert found.tuning is None
     assert 0 <= found.interval.low < found.estimate < found.interval.high <= 1
 
 

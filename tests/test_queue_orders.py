@@ -78,7 +78,8 @@ def test_orders_are_deterministic_permutations_and_differ_between_reviewers():
     strata = {i: "FAIL" if n % 5 == 0 else "PASS" for n, i in enumerate(ids)}
     order = qo.balanced_order(strata, 3)
     assert order == qo.balanced_order(strata, 3)
-    assert sorted(i for i, _ in order) == sorted(ids) and all(strata[i] == s for i, s in order)
+    assert sorted(i for i, _ in order) == sorted(ids)
+    assert all(strata[i] == s for i, s in order)
 
 
 def test_balanced_order_brings_the_rare_verdict_early():
@@ -178,7 +179,8 @@ def test_skipped_items_still_come_back_last(store, binary):
     session.skip()
     rated = rate_next(session, N_ITEMS - 1)
     assert first.item.id not in rated
-    assert session.state is not None and session.state.item.id == first.item.id
+    assert session.state is not None
+    assert session.state.item.id == first.item.id
 
 
 def test_an_assignment_keeps_its_own_order(store, binary):
@@ -187,7 +189,8 @@ def test_an_assignment_keeps_its_own_order(store, binary):
     fill(store, binary)
     assign(store, binary, Options("binary", ("ann", "bob"), overlap=0.0, seed=1))
     session = RatingSession(store, binary, "ann", order="balanced")
-    assert session.plan is not None and not session.ordered
+    assert session.plan is not None
+    assert not session.ordered
     queue = [i for _, i, *_ in store.assigned_items(session.plan, "ann")]
     assert rate_next(session, 3) == queue[:3]
 
@@ -201,7 +204,8 @@ def test_an_unknown_order_is_a_clear_error(store, binary):
 def test_rate_order_on_the_command_line_is_checked(tmp_path):
     done = subprocess.run([sys.executable, "-m", "judge_tui", "rate", "--order", "sideways", "--db",
                            str(tmp_path / "x.db")], capture_output=True, text=True, cwd=Path(__file__).parents[1])
-    assert done.returncode == 2 and "invalid choice: 'sideways'" in done.stderr
+    assert done.returncode == 2
+    assert "invalid choice: 'sideways'" in done.stderr
 
 
 # --------------------------------------------------------------------------- estimates that stay unbiased
@@ -229,8 +233,11 @@ def test_balanced_report_weights_each_stratum_by_its_share_of_the_pool(store, bi
         human_rating(store, binary, item_id, label)
     report = build_report(store, binary)
     design = report.design
-    assert design is not None and design.weighted and design.judge_rater == JUDGE
-    assert design.pool == {"FAIL": 4, "PASS": 16} and design.rated == {"FAIL": 4, "PASS": 4}
+    assert design is not None
+    assert design.weighted
+    assert design.judge_rater == JUDGE
+    assert design.pool == {"FAIL": 4, "PASS": 16}
+    assert design.rated == {"FAIL": 4, "PASS": 4}
     # By hand, the weighted confusion table (rows human FAIL/PASS, columns judge FAIL/PASS) is [[3, 4], [1, 12]].
     figures = {f.key: f.estimate for f in design.figures}
     assert figures["tpr"] == pytest.approx(12 / 13, abs=1e-12)
@@ -262,18 +269,23 @@ def test_balanced_report_weights_each_stratum_by_its_share_of_the_pool(store, bi
     from judge_tui.analysis.design import TEST_WEIGHTED_SCOPE
 
     decided = {c.key: c for c in report.checks}
-    assert decided["tpr"].estimate == pytest.approx(12 / 13) and decided["tpr"].scope == TEST_WEIGHTED_SCOPE
-    assert decided["tnr"].estimate == pytest.approx(3 / 7) and decided["alignment"].estimate == pytest.approx(0.75)
+    assert decided["tpr"].estimate == pytest.approx(12 / 13)
+    assert decided["tpr"].scope == TEST_WEIGHTED_SCOPE
+    assert decided["tnr"].estimate == pytest.approx(3 / 7)
+    assert decided["alignment"].estimate == pytest.approx(0.75)
     # The figures are the judge's, not the pool's: rating the 12 items left does not make them exact, and a
     # plan that asks for more than those says so.
     planned = [c for c in report.checks if c.more_items is not None]
-    assert planned and all(c.left == 12 for c in planned)
+    assert planned
+    assert all(c.left == 12 for c in planned)
     assert all("only 12 are left unrated" in c.plan_text() for c in planned if present(c.more_items) > 12)
     found = report_to_dict(report)["design"]
-    assert found["order"] == "balanced" and found["strata"]["FAIL"] == {"pool": 4, "rated": 4}
+    assert found["order"] == "balanced"
+    assert found["strata"]["FAIL"] == {"pool": 4, "rated": 4}
     assert found["weighted_figures"]["tpr"]["estimate"] == pytest.approx(12 / 13)
     # The sections that are not weighted say so, in every format.
-    assert "breakdowns" in found["unweighted_sections"] and "team agreement" in found["unweighted_sections"]
+    assert "breakdowns" in found["unweighted_sections"]
+    assert "team agreement" in found["unweighted_sections"]
     from judge_tui.analysis.report_render.as_markdown import render_markdown
     from judge_tui.analysis.report_render.as_text import render_text
 
@@ -299,8 +311,10 @@ def test_the_pool_pass_rate_of_a_balanced_order_weights_each_verdict_by_its_shar
     page = judge_validity(store, build_report(store, binary, ratings=ratings), ratings, AgreementSettings())
     [figure] = page.judges[0].pool
     estimate = figure.estimate
-    assert isinstance(estimate, PoolEstimate) and figure.key == "pass_rate"
-    assert estimate.method == "by verdict" and page.judges[0].pool_note is None
+    assert isinstance(estimate, PoolEstimate)
+    assert figure.key == "pass_rate"
+    assert estimate.method == "by verdict"
+    assert page.judges[0].pool_note is None
     # FAIL by the judge: 4 in the pool, 1 of its 4 rated passed; PASS: 16 in the pool, 3 of its 4 rated passed.
     assert estimate.estimate == pytest.approx(4 / 20 * 1 / 4 + 16 / 20 * 3 / 4, abs=1e-12)  # the rated: 4/8
     assert 0.0 <= estimate.interval.low < estimate.estimate < estimate.interval.high <= 1.0
@@ -351,7 +365,9 @@ def test_random_order_changes_no_figure_and_says_so(tmp_path, binary):
     plain, ordered = (report_to_dict(r) for r in found)
     design = ordered.pop("design")
     assert plain == ordered  # every figure exactly as in import order
-    assert design["order"] == "random" and not design["weighted"] and design["effective_sample_size"] == 15
+    assert design["order"] == "random"
+    assert not design["weighted"]
+    assert design["effective_sample_size"] == 15
     assert "Sampling design: random order" in render_text(found[1], width=120)
 
 
@@ -371,7 +387,9 @@ def test_a_merge_and_a_bundle_carry_the_draws_so_the_lead_weights_them(tmp_path,
             assert {(d.item_id, d.stratum) for d in lead.draws("binary")} == expected
             if only is None:
                 design = build_report(lead, binary).design
-                assert design is not None and design.weighted and sum(design.rated.values()) == 12
+                assert design is not None
+                assert design.weighted
+                assert sum(design.rated.values()) == 12
 
 
 def test_a_balanced_design_where_every_item_agreed_does_not_claim_certainty(store, binary):
@@ -385,7 +403,8 @@ def test_a_balanced_design_where_every_item_agreed_does_not_claim_certainty(stor
     assert design is not None
     for figure in (f for f in design.figures if f.key in ("cohen_kappa", "ac1")):
         assert figure.estimate == pytest.approx(1.0)
-        assert defined(figure.interval).method == "wilson-agreement" and defined(figure.interval).low < 0.9
+        assert defined(figure.interval).method == "wilson-agreement"
+        assert defined(figure.interval).low < 0.9
 
 
 # --------------------------------------------------------------------------- the allocation that follows the uncertainty
@@ -410,7 +429,8 @@ def test_allocation_follows_the_uncertainty_of_the_binding_target():
     assert qo.allocation_shares(pool, pool, [tpr], proportional_floor=0)["FAIL"] == pytest.approx(0.895, abs=0.01)
     assert qo.allocation_shares(pool, pool, [tnr], proportional_floor=0)["PASS"] == pytest.approx(0.895, abs=0.01)
     both = qo.allocation_shares(pool, pool, [tpr, tnr])
-    assert 0.08 < both["FAIL"] < 0.15 and sum(both.values()) == pytest.approx(1.0)
+    assert 0.08 < both["FAIL"] < 0.15
+    assert sum(both.values()) == pytest.approx(1.0)
     # The defensive floor: a stratum keeps at least half its proportional share (PASS: half of 80%).
     assert qo.allocation_shares(pool, pool, [tpr]) == pytest.approx({"FAIL": 0.6, "PASS": 0.4})
 
@@ -418,7 +438,8 @@ def test_allocation_follows_the_uncertainty_of_the_binding_target():
 def test_allocation_keeps_every_stratum_in_sight_and_skips_used_up_ones():
     pool = {"FAIL": 40, "PASS": 160, "unjudged": 5}
     shares = qo.allocation_shares(pool, {"FAIL": 40, "PASS": 160, "unjudged": 0}, _skewed_questions())
-    assert set(shares) == {"FAIL", "PASS"} and min(shares.values()) >= qo.MIN_SHARE
+    assert set(shares) == {"FAIL", "PASS"}
+    assert min(shares.values()) >= qo.MIN_SHARE
     # Nothing rated yet: Jeffreys' smoothing alone, every stratum has a share.
     assert min(qo.allocation_shares(pool, pool, qo.pass_fail_questions({}, 0.9)).values()) >= qo.MIN_SHARE
 
@@ -464,7 +485,9 @@ def test_the_stop_check_decides_on_a_report_of_the_checks_alone(store, binary):
     full = build_report(store, binary)
     lean = build_report(store, binary, checks_only=True)
     assert lean.checks == full.checks
-    assert lean.self_agreement == () and lean.human_agreement is None and lean.breakdowns == ()
+    assert lean.self_agreement == ()
+    assert lean.human_agreement is None
+    assert lean.breakdowns == ()
     assert all(f.key != "corrected_pass_rate" for f in present(lean.design).figures)
     assert study_settledness(store, binary, AgreementSettings()) == settledness_of(
         full, has_test_split=True, left=items_left(store, binary, full))
@@ -497,7 +520,8 @@ def test_graded_kappa_targets_are_decided_on_weighted_kappas(store, rubrics):
         store.save_rating(Rating(item_id=i, rater_id="ann", rubric_version_id=version, scores=scores,
                                  overall=rubric.overall_score(scores), verdict=rubric.verdict(scores)))
     report = build_report(store, rubric)
-    assert report.design is not None and report.design.weighted
+    assert report.design is not None
+    assert report.design.weighted
     assert set(report.design.pool) == {"approve", "reject"}
     pool, seen = Counter(s for _, _, s in entries), Counter(s for _, _, s in entries[:12])
     strata = {i: s for i, _, s in entries}
@@ -510,7 +534,8 @@ def test_graded_kappa_targets_are_decided_on_weighted_kappas(store, rubrics):
         chance = table.sum(axis=1) @ table.sum(axis=0)
         expected = (np.trace(table) - chance) / (1 - chance)
         found = next(c for c in report.checks if c.key == f"kappa:{d}")
-        assert found.scope == WEIGHTED_SCOPE and found.estimate == pytest.approx(expected, abs=1e-12)
+        assert found.scope == WEIGHTED_SCOPE
+        assert found.estimate == pytest.approx(expected, abs=1e-12)
 
 
 def test_a_weighted_target_waits_until_every_verdict_group_is_seen(store, binary):
@@ -524,7 +549,8 @@ def test_a_weighted_target_waits_until_every_verdict_group_is_seen(store, binary
     for item_id in ("P005", "P010", "P015", "P020", "P001", "P002", "P003"):
         human_rating(store, binary, item_id, "FAIL" if item_id in ("P005", "P010", "P015", "P020") else "PASS")
     checks = [c for c in build_report(store, binary).checks if c.scope == WEIGHTED_SCOPE]
-    assert checks and all(c.decision == "undecided" and c.n <= 3 for c in checks)
+    assert checks
+    assert all(c.decision == "undecided" and c.n <= 3 for c in checks)
     assert deciding_n(40.0, {"FAIL": 4, "PASS": 3}, {"FAIL": 4, "PASS": 16, qo.UNJUDGED: 2}) == 3
     assert deciding_n(40.0, {"FAIL": 4, "PASS": 16}, {"FAIL": 4, "PASS": 16}) == 40  # every group rated whole
 
@@ -532,7 +558,8 @@ def test_a_weighted_target_waits_until_every_verdict_group_is_seen(store, binary
 def test_the_unjudged_stratum_keeps_an_equal_chance():
     pool = {"FAIL": 40, "PASS": 160, qo.UNJUDGED: 30}
     shares = qo.allocation_shares(pool, pool, _skewed_questions())
-    assert shares[qo.UNJUDGED] == pytest.approx(1 / 3) and sum(shares.values()) == pytest.approx(1.0)
+    assert shares[qo.UNJUDGED] == pytest.approx(1 / 3)
+    assert sum(shares.values()) == pytest.approx(1.0)
     assert shares["FAIL"] / shares["PASS"] == pytest.approx(
         qo.allocation_shares({"FAIL": 40, "PASS": 160}, {"FAIL": 40, "PASS": 160}, _skewed_questions())["FAIL"]
         / qo.allocation_shares({"FAIL": 40, "PASS": 160}, {"FAIL": 40, "PASS": 160}, _skewed_questions())["PASS"])
@@ -567,7 +594,8 @@ def test_a_graded_balanced_order_follows_its_agreement_target(store, rubrics):
     prepare_queue(store, rubric, "ann", "balanced")
     assert store.allocated_with("ann", rubric.id) == qo.ALLOCATE_EVERY
     again = store.queue_entries("ann", rubric.id)
-    assert again[:qo.ALLOCATE_EVERY] == first[:qo.ALLOCATE_EVERY] and sorted(again) != sorted(first)
+    assert again[:qo.ALLOCATE_EVERY] == first[:qo.ALLOCATE_EVERY]
+    assert sorted(again) != sorted(first)
     assert sorted(i for i, _, _ in again) == sorted(ids)  # none lost, none repeated
 
 
@@ -601,7 +629,8 @@ def test_a_checkpoint_reached_while_the_ratings_wait_is_laid_out_once_they_are_w
         before = store.queue_entries("ann", "binary")
         with Locker(path):
             rate_next(session, qo.ALLOCATE_EVERY)
-            assert not session.save_pending() and session.waiting_for == "busy"
+            assert not session.save_pending()
+            assert session.waiting_for == "busy"
             assert store.allocated_with("ann", "binary") == 0
         assert session.save_pending()
         assert store.allocated_with("ann", "binary") == qo.ALLOCATE_EVERY  # laid out once the ratings landed
@@ -629,7 +658,9 @@ def test_every_item_rated_in_balanced_order_leaves_the_judge_on_its_target_undec
         human_rating(store, binary, item_id, "PASS" if item_id in expert_pass else "FAIL")
     report = build_report(store, binary)
     design = report.design
-    assert design is not None and design.weighted and design.rated == design.pool == {"FAIL": 40, "PASS": 160}
+    assert design is not None
+    assert design.weighted
+    assert design.rated == design.pool == {"FAIL": 40, "PASS": 160}
     figures = {f.key: f for f in design.figures}
     tpr = figures["tpr"]
     assert tpr.estimate == pytest.approx(0.9, abs=1e-12)
@@ -638,7 +669,8 @@ def test_every_item_rated_in_balanced_order_leaves_the_judge_on_its_target_undec
     for f in design.figures:  # no figure of the whole pool claims certainty
         assert defined(f.interval).high - defined(f.interval).low > 0.05, f.key
     decided = {c.key: c for c in report.checks}
-    assert decided["tpr"].decision == "undecided" and decided["tnr"].decision == "not met"
+    assert decided["tpr"].decision == "undecided"
+    assert decided["tnr"].decision == "not met"
     # As wide as import order's Wilson interval on the same 126 of 140, within a point.
     wilson = proportion_confint(126, 140, alpha=0.05, method="wilson")
     assert defined(tpr.interval).high - defined(tpr.interval).low == pytest.approx(wilson[1] - wilson[0], abs=0.01)
@@ -647,7 +679,8 @@ def test_every_item_rated_in_balanced_order_leaves_the_judge_on_its_target_undec
                           check=True)
     found = json.loads(done.stdout)
     interval = found["design"]["weighted_figures"]["tpr"]["interval"]
-    assert interval["low"] < 0.9 < interval["high"] and interval["method"] == "stratified Jeffreys (two-phase)"
+    assert interval["low"] < 0.9 < interval["high"]
+    assert interval["method"] == "stratified Jeffreys (two-phase)"
     assert {t["target"]: t["decision"] for t in found["plan"]}["tpr"] == "undecided"
 
 
@@ -675,7 +708,9 @@ def test_a_balanced_pool_rated_whole_in_perfect_agreement_claims_no_certainty(st
         store.save_rating(Rating(item_id=i, rater_id="ann", rubric_version_id=version, scores=given,
                                  overall=rubric.overall_score(given), verdict=rubric.verdict(given)))
     design = build_report(store, rubric).design
-    assert design is not None and design.weighted and sum(design.rated.values()) == 30
+    assert design is not None
+    assert design.weighted
+    assert sum(design.rated.values()) == 30
     figures = {f.key: f for f in design.figures}
     assert figures["pearson_r"].estimate == pytest.approx(1.0)
     assert isinstance(figures["pearson_r"].interval, Undefined)

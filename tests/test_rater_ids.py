@@ -55,7 +55,8 @@ def test_import_ratings_refuses_a_rater_id_the_app_would_refuse(study: Path, tmp
                home=hermetic_home)
     assert proc.returncode == 1
     no_traceback(proc)
-    assert rule in proc.stderr and "pass another id with --rater" in proc.stderr
+    assert rule in proc.stderr
+    assert "pass another id with --rater" in proc.stderr
     assert _raters(study) == []
 
 
@@ -73,7 +74,8 @@ def test_a_judges_id_may_hold_its_models_name_but_no_escape(study: Path, tmp_pat
     assert ok.returncode == 0, ok.stderr
     bad = run("import-ratings", _ratings_file(tmp_path), "--rater", "judge:m\x1b[31m:binary@p1", "--kind", "judge",
               "--db", study, home=hermetic_home)
-    assert bad.returncode == 1 and "cannot hold line breaks, tabs or terminal escapes" in bad.stderr
+    assert bad.returncode == 1
+    assert "cannot hold line breaks, tabs or terminal escapes" in bad.stderr
     assert _raters(study) == ["judge:meta-llama/Llama-3.1-8B:binary@p1"]
 
 
@@ -83,7 +85,8 @@ def test_rate_refuses_the_reviewer_id_consensus(study: Path, hermetic_home: Path
     proc = run(command, "--reviewer", reviewer, "--db", study, home=hermetic_home)
     assert proc.returncode == 1
     no_traceback(proc)
-    assert f"--reviewer {reviewer!r}: {reviewer!r} is" in proc.stderr and "reserved" in proc.stderr
+    assert f"--reviewer {reviewer!r}: {reviewer!r} is" in proc.stderr
+    assert "reserved" in proc.stderr
     assert reviewer not in _raters(study)
 
 

@@ -71,7 +71,8 @@ def test_another_programs_migrated_database_is_left_alone(tmp_path: Path, hermet
     proc = run(*[items if part == "ITEMS" else part for part in command], "--db", other, home=hermetic_home)
     assert proc.returncode == 1
     no_traceback(proc)
-    assert "a SQLite database of another program" in proc.stderr and "migrations of notes_app" in proc.stderr
+    assert "a SQLite database of another program" in proc.stderr
+    assert "migrations of notes_app" in proc.stderr
     assert _digest(other) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.db"]
 

@@ -96,7 +96,8 @@ def test_report_json_matches_reference_libraries(exercise_db, rubrics, capsys):
     assert abs(overall["spearman_rho"] - stats.spearmanr(h, j).statistic) <= TOL
     assert abs(overall["kendall_tau"] - stats.kendalltau(h, j).statistic) <= TOL
     assert abs(overall["alignment_rate"] - np.mean(np.abs(h - j) <= 0.15 + 1e-9)) <= TOL
-    assert overall["cohen_kappa"] is None and "cohen_kappa" in overall["undefined"]
+    assert overall["cohen_kappa"] is None
+    assert "cohen_kappa" in overall["undefined"]
     # Summary: agreements over the three judged dimensions only, as in the review template.
     judged = [rows[d.id] for d in rubric.judged_dimensions]
     agreements = sum(round(r["alignment_rate"] * r["n"]) for r in judged)
@@ -141,7 +142,8 @@ def test_split_filter_and_continuous_judge_scores(tmp_path, rubrics, capsys):
         load_ratings(store, rubric, tmp_path / "j.jsonl", "judge:x", "judge")
     data = report_json(db, "--split", "test", "--rubric", "reasoning-trace", capsys=capsys)
     ids = [it.id for it in items if it.split == "test"]
-    assert data["split"] == "test" and data["counts"]["compared"] == 40
+    assert data["split"] == "test"
+    assert data["counts"]["compared"] == 40
     snapped = 0
     for row in data["dimensions"]:
         h = np.array([human[i][row["dimension"]] for i in ids])
@@ -174,7 +176,8 @@ def test_human_group_mean_self_agreement_and_alpha(exercise_db, rubrics, tmp_pat
     assert row["snapped"]["human"] == int(np.sum(np.isin(mean, (0.25, 0.75))))
     # Judge against itself: repeat 0 and repeat 1 on the 30 items judged twice.
     (self_agreement,) = data["self_agreement"]
-    assert self_agreement["rater"] == JUDGE and self_agreement["items"] == 30
+    assert self_agreement["rater"] == JUDGE
+    assert self_agreement["items"] == 30
     self_row = next(r for r in self_agreement["dimensions"] if r["dimension"] == dim)
     ids = sorted(again)
     a, b = np.array([judge[i][dim] for i in ids]), np.array([again[i][dim] for i in ids])
@@ -190,7 +193,8 @@ def test_human_group_mean_self_agreement_and_alpha(exercise_db, rubrics, tmp_pat
     assert abs(alpha_row["krippendorff_alpha"] - expected) <= TOL
     # --raters picks single raters out of the groups.
     data = report_json(db, "--raters", f"{HUMAN2},{JUDGE}", capsys=capsys)
-    assert data["raters"]["human"]["ids"] == [HUMAN2] and data["human_agreement"] is None
+    assert data["raters"]["human"]["ids"] == [HUMAN2]
+    assert data["human_agreement"] is None
 
 
 def test_binary_rates_corrected_pass_rate_and_test_split_verdict(tmp_path, rubrics, capsys):
@@ -211,7 +215,8 @@ def test_binary_rates_corrected_pass_rate_and_test_split_verdict(tmp_path, rubri
     j = np.array([judge[i]["label"] for i in both])
     tpr = np.sum((h == 1) & (j == 1)) / np.sum(h == 1)
     tnr = np.sum((h == 0) & (j == 0)) / np.sum(h == 0)
-    assert abs(row["tpr"] - tpr) <= TOL and abs(row["tnr"] - tnr) <= TOL
+    assert abs(row["tpr"] - tpr) <= TOL
+    assert abs(row["tnr"] - tnr) <= TOL
     assert abs(row["accuracy"] - np.mean(h == j)) <= TOL
     assert_row_matches(row, {k: v for k, v in reference_figures(h, j, (0.0, 1.0)).items()
                              if k not in ("spearman_rho", "kendall_tau", "pearson_r")})
@@ -224,7 +229,8 @@ def test_binary_rates_corrected_pass_rate_and_test_split_verdict(tmp_path, rubri
     ht, jt = np.array([human[i]["label"] for i in tested]), np.array([judge[i]["label"] for i in tested])
     tpr_t, tnr_t = np.sum((ht == 1) & (jt == 1)) / np.sum(ht == 1), np.sum((ht == 0) & (jt == 0)) / np.sum(ht == 0)
     assert abs(corrected["value"] - np.clip((observed + tnr_t - 1) / (tpr_t + tnr_t - 1), 0, 1)) <= TOL
-    assert corrected["tpr_tnr_from"] == "test split" and corrected["n_labelled"] == len(tested)
+    assert corrected["tpr_tnr_from"] == "test split"
+    assert corrected["n_labelled"] == len(tested)
     assert corrected["ci_low"] <= corrected["value"] <= corrected["ci_high"]
     assert report_json(db, capsys=capsys)["dimensions"][0]["corrected_pass_rate"] == corrected  # same every run
     # The TPR/TNR target is judged on the test split, and the verdict says so.
@@ -300,7 +306,8 @@ def test_markdown_mirrors_the_summary_metrics_table(tmp_path, rubrics, capsys):
     ]
     for line in lines:
         assert line in text
-    assert "## Per dimension" in text and "| difficulty_match | 12 |" in text
+    assert "## Per dimension" in text
+    assert "| difficulty_match | 12 |" in text
 
 
 def test_thresholds_come_from_settings(exercise_db, hermetic_home, capsys):
@@ -312,7 +319,8 @@ def test_thresholds_come_from_settings(exercise_db, hermetic_home, capsys):
                        "alignment_significant_drift": 0.01, "pearson_target": 0.95, "decide_on": "point"}}))
     custom = report_json(db, capsys=capsys)
     assert custom["thresholds"]["alignment"]["well_calibrated"] == round(rate - 0.01, 4)
-    assert custom["verdict"][0]["status"] == "ok" and "well calibrated" in custom["verdict"][0]["text"]
+    assert custom["verdict"][0]["status"] == "ok"
+    assert "well calibrated" in custom["verdict"][0]["text"]
     pearson = next(v for v in custom["verdict"] if v["topic"] == "pearson")
     assert "target ≥ 0.95" in pearson["text"]
 
@@ -331,7 +339,9 @@ def test_text_format_shows_untrusted_values_as_plain_text(tmp_path, rubrics, cap
         load_ratings(store, rubric, tmp_path / "j.jsonl", JUDGE, "judge")
     assert main(["report", "--db", str(db), "--by", "focus"]) == 0
     text = capsys.readouterr().out
-    assert "[bold red]x|y" in text and "[red]EXP" in text and "\x1b" not in text
+    assert "[bold red]x|y" in text
+    assert "[red]EXP" in text
+    assert "\x1b" not in text
     assert main(["report", "--db", str(db), "--by", "focus", "--format", "markdown"]) == 0
     assert "[bold red]x\\|y |" in capsys.readouterr().out
 
@@ -360,7 +370,9 @@ def test_clear_messages_instead_of_tracebacks(tmp_path, rubrics, capsys, setup, 
             load_ratings(store, rubric, tmp_path / "h.jsonl", JUDGE, "judge")
     assert main(["report", "--db", str(db), *args]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("judge-tui: ") and message in err and "Traceback" not in err
+    assert err.startswith("judge-tui: ")
+    assert message in err
+    assert "Traceback" not in err
 
 
 def test_compare_two_prompt_versions(exercise_db, rubrics, tmp_path, capsys):
@@ -377,7 +389,8 @@ def test_compare_two_prompt_versions(exercise_db, rubrics, tmp_path, capsys):
                                   scores=r["scores"], overall=rubric.overall_score(r["scores"]))
                            for r in map(json.loads, (tmp_path / "v2.jsonl").read_text().splitlines()))
     data = report_json(db, "--compare", "1", "2", capsys=capsys)["version_comparison"]
-    assert data["v1"]["judge"] == JUDGE and data["v2"]["judge"] == "judge:v2"
+    assert data["v1"]["judge"] == JUDGE
+    assert data["v2"]["judge"] == "judge:v2"
     assert data["alignment"]["v2"] > data["alignment"]["v1"]
     assert main(["report", "--db", str(db), "--compare", "1", "2"]) == 0
     assert "Version comparison: 1 -> 2" in capsys.readouterr().out
@@ -436,7 +449,8 @@ def test_the_default_judge_is_the_one_that_covers_the_rubric_and_is_named(exerci
     assert main(["report", "--db", str(db)]) == 0
     err = capsys.readouterr().err
     assert f"report: comparing with judge {JUDGE}, which rated 50 of 60 items" in err
-    assert "other judges: judge:newer:exercise-quality@2 (2)" in err and "--raters" in err
+    assert "other judges: judge:newer:exercise-quality@2 (2)" in err
+    assert "--raters" in err
 
 
 def test_a_plan_that_asks_for_more_items_than_are_left_says_so(tmp_path, hermetic_home, capsys):

@@ -24,14 +24,17 @@ TWENTY_TWO_OF_TWENTY_SIX = [(1.0, 1.0)] * 15 + [(0.0, 0.0)] * 7 + [(1.0, 0.0)] *
 def test_band_columns_show_the_bands_the_interval_spans(tmp_path, rubrics, hermetic_home, capsys):
     db = binary_db(tmp_path / "b.db", rubrics["binary"], TWENTY_TWO_OF_TWENTY_SIX)
     row = report_json(db, capsys=capsys)["dimensions"][0]
-    assert row["alignment_rate"] == 22 / 26 and row["alignment_band"]["label"] == "well calibrated"
+    assert row["alignment_rate"] == 22 / 26
+    assert row["alignment_band"]["label"] == "well calibrated"
     assert row["alignment_band"]["interval_bands"] == "significant drift–well calibrated"
     kappa = row["intervals"]["cohen_kappa"]
     low, high = (bands.interpret_kappa(kappa[end]).label for end in ("low", "high"))
-    assert low != high and row["kappa_band"]["interval_bands"] == f"{low}–{high}"
+    assert low != high
+    assert row["kappa_band"]["interval_bands"] == f"{low}–{high}"
     for text in (report_text(db, capsys=capsys), report_text(db, "--format", "markdown", capsys=capsys)):
         line = next(line for line in text.splitlines() if line.lstrip("│| ").startswith("label"))
-        assert "significant drift–well calibrated" in line and f"{low}–{high}" in line
+        assert "significant drift–well calibrated" in line
+        assert f"{low}–{high}" in line
         assert "well calibrated" not in line.replace("significant drift–well calibrated", "")
 
 
@@ -39,9 +42,12 @@ def test_every_meets_target_field_follows_the_decision(tmp_path, rubrics, hermet
     db = binary_db(tmp_path / "m.db", rubrics["binary"], SEVENTEEN_OF_TWENTY)
     data = report_json(db, capsys=capsys)
     band = data["dimensions"][0]["alignment_band"]
-    assert band["decision"] == "undecided" and band["meets_target"] is None and band["point_meets_target"] is True
+    assert band["decision"] == "undecided"
+    assert band["meets_target"] is None
+    assert band["point_meets_target"] is True
     alignment = next(v for v in data["verdict"] if v["topic"] == "alignment")
-    assert alignment["decision"] == "undecided" and alignment["meets_target"] is None
+    assert alignment["decision"] == "undecided"
+    assert alignment["meets_target"] is None
     assert alignment["point_meets_target"] is True
     for finding in data["verdict"]:
         expected = {"met": True, "not met": False}.get(finding["decision"] or "")
@@ -50,7 +56,8 @@ def test_every_meets_target_field_follows_the_decision(tmp_path, rubrics, hermet
     (hermetic_home / "settings.json").write_text(json.dumps({"agreement": {"decide_on": "point"}}))
     data = report_json(db, capsys=capsys)
     band = data["dimensions"][0]["alignment_band"]
-    assert band["decision"] == "met" and band["meets_target"] is True
+    assert band["decision"] == "met"
+    assert band["meets_target"] is True
 
 
 def test_ac1_is_undefined_with_the_reason_when_every_human_said_pass(tmp_path, rubrics, hermetic_home, capsys):
@@ -58,31 +65,41 @@ def test_ac1_is_undefined_with_the_reason_when_every_human_said_pass(tmp_path, r
     # answering PASS always.
     db = binary_db(tmp_path / "a.db", rubrics["binary"], [(1.0, 1.0)] * 18 + [(1.0, 0.0)] * 2)
     row = report_json(db, capsys=capsys)["dimensions"][0]
-    assert row["ac1"] is None and row["intervals"]["ac1"] is None
+    assert row["ac1"] is None
+    assert row["intervals"]["ac1"] is None
     assert "same category" in row["undefined"]["ac1"]
-    assert row["intervals"]["cohen_kappa"] is None and "too few items" in row["undefined"]["cohen_kappa_interval"]
+    assert row["intervals"]["cohen_kappa"] is None
+    assert "too few items" in row["undefined"]["cohen_kappa_interval"]
     assert row["kappa_band"]["interval_bands"] == "too few items"
 
 
 def test_corrected_pass_rate_of_twenty_passes_is_not_a_point(tmp_path, rubrics, hermetic_home, capsys):
     db = binary_db(tmp_path / "c.db", rubrics["binary"], skewed_split(), judge_only=[(1.0, "test")] * 20)
     corrected = report_json(db, capsys=capsys)["dimensions"][0]["corrected_pass_rate"]
-    assert corrected["value"] == 1.0 and corrected["ci_high"] == 1.0
+    assert corrected["value"] == 1.0
+    assert corrected["ci_high"] == 1.0
     assert corrected["ci_low"] < 0.98  # was [1.00, 1.00]: certainty from 20 items
     direct = ag.corrected_pass_rate([1] * 20, [h for h, _ in skewed_split()], [j for _, j in skewed_split()])
-    assert ag.is_defined(direct.low) and direct.low == corrected["ci_low"]
+    assert ag.is_defined(direct.low)
+    assert direct.low == corrected["ci_low"]
     nothing = ag.corrected_pass_rate([0] * 20, [h for h, _ in skewed_split()], [j for _, j in skewed_split()])
-    assert nothing.estimate == 0.0 and ag.is_defined(nothing.high) and nothing.high > 0.0  # not [0, 0] either
+    assert nothing.estimate == 0.0
+    assert ag.is_defined(nothing.high)
+    assert nothing.high > 0.0  # not [0, 0] either
 
 
 def test_the_report_says_how_its_targets_combine(tmp_path, rubrics, hermetic_home, capsys):
     db = binary_db(tmp_path / "k.db", rubrics["binary"], skewed_split())
     data = report_json(db, capsys=capsys)
     combined = data["decisions_combine"]
-    assert combined["targets"] == 4 and combined["rule"] == "each target on its own interval"  # alignment, κ, TPR, TNR
-    assert combined["valid_for"] == "this n only" and combined["confidence_each"] == 0.95
-    assert np.isclose(combined["any_wrong_at_most"], 0.2) and np.isclose(combined["confidence_for_study"], 0.9875)
+    assert combined["targets"] == 4
+    assert combined["rule"] == "each target on its own interval"  # alignment, κ, TPR, TNR
+    assert combined["valid_for"] == "this n only"
+    assert combined["confidence_each"] == 0.95
+    assert np.isclose(combined["any_wrong_at_most"], 0.2)
+    assert np.isclose(combined["confidence_for_study"], 0.9875)
     for text in (report_text(db, capsys=capsys), report_text(db, "--format", "markdown", capsys=capsys)):
         flat = " ".join(text.split())
         assert "Each of the 4 targets is decided on its own 95% interval, valid for this number of items only" in flat
-        assert "can reach 20% (Bonferroni)" in flat and "agreement.confidence to 0.9875" in flat
+        assert "can reach 20% (Bonferroni)" in flat
+        assert "agreement.confidence to 0.9875" in flat

@@ -87,16 +87,19 @@ def test_skewed_test_split_is_undecided_with_kappa_and_ac1_explained(tmp_path, r
     data = report_json(db, capsys=capsys)
     row = data["dimensions"][0]
     tnr = row["intervals"]["tnr"]
-    assert (round(tnr["low"], 2), round(tnr["high"], 2)) == (0.55, 0.95) and tnr["method"] == "wilson"
+    assert (round(tnr["low"], 2), round(tnr["high"], 2)) == (0.55, 0.95)
+    assert tnr["method"] == "wilson"
     low, high = proportion_confint(10, 12, alpha=0.05, method="wilson")
-    assert abs(tnr["low"] - low) <= TOL and abs(tnr["high"] - high) <= TOL
+    assert abs(tnr["low"] - low) <= TOL
+    assert abs(tnr["high"] - high) <= TOL
     kappa = row["intervals"]["cohen_kappa"]
     assert round(row["cohen_kappa"], 3) == 0.726
     # Two categories: the Jeffreys posterior interval [0.43, 0.87], within its draws' Monte Carlo error of
     # scipy's Dirichlet; the symmetric Wald interval [0.50, 0.95] covered 91–92% of the time in tables like this.
     low, high = jeffreys_kappa_quantiles(np.array([[10, 2], [3, 31]]), 0.95)
     assert kappa["method"] == "bayes-jeffreys"
-    assert abs(kappa["low"] - low) <= 0.02 and abs(kappa["high"] - high) <= 0.02
+    assert abs(kappa["low"] - low) <= 0.02
+    assert abs(kappa["high"] - high) <= 0.02
     assert kappa["low"] < 0.61 < kappa["high"]
     assert round(row["ac1"], 2) == 0.82
     table = pd.DataFrame([[10, 2], [3, 31]], index=["F", "P"], columns=["F", "P"])
@@ -104,20 +107,29 @@ def test_skewed_test_split_is_undecided_with_kappa_and_ac1_explained(tmp_path, r
         warnings.simplefilter("ignore")
         gwet = CAC(table).gwet()["est"]
     assert abs(row["ac1"] - gwet["coefficient_value"]) <= 5e-5  # irrCAC rounds to 4 places
-    assert abs(row["prevalence"] - 34 / 46) <= TOL and abs(row["baseline_accuracy"] - 34 / 46) <= TOL
+    assert abs(row["prevalence"] - 34 / 46) <= TOL
+    assert abs(row["baseline_accuracy"] - 34 / 46) <= TOL
     assert abs(row["pabak"] - (2 * 41 / 46 - 1)) <= TOL
     binary = next(v for v in data["verdict"] if v["topic"] == "tpr_tnr")
-    assert binary["decision"] == "undecided" and binary["status"] == "unknown"
-    assert "TNR undecided" in binary["text"] and "TNR not met" not in binary["text"]
+    assert binary["decision"] == "undecided"
+    assert binary["status"] == "unknown"
+    assert "TNR undecided" in binary["text"]
+    assert "TNR not met" not in binary["text"]
     explained = next(v for v in data["verdict"] if v["topic"] == "kappa_ac1")
-    assert "74% of the human labels are PASS" in explained["text"] and "kappa paradox" in explained["text"]
+    assert "74% of the human labels are PASS" in explained["text"]
+    assert "kappa paradox" in explained["text"]
     plan = {p["target"]: p for p in data["plan"]}
-    assert plan["tnr"]["decision"] == "undecided" and plan["tnr"]["class"] == "FAIL"
+    assert plan["tnr"]["decision"] == "undecided"
+    assert plan["tnr"]["class"] == "FAIL"
     assert plan["tnr"]["more_items"] > plan["tnr"]["more_of_class"] > 0
-    assert "more test items" in plan["tnr"]["text"] and "of them FAIL" in plan["tnr"]["text"]
+    assert "more test items" in plan["tnr"]["text"]
+    assert "of them FAIL" in plan["tnr"]["text"]
     text = report_text(db, capsys=capsys)
     bounds = f"[{kappa['low']:.2f}, {kappa['high']:.2f}]"
-    assert bounds == "[0.43, 0.87]" and bounds in text and "kappa paradox" in text and "What would settle it" in text
+    assert bounds == "[0.43, 0.87]"
+    assert bounds in text
+    assert "kappa paradox" in text
+    assert "What would settle it" in text
 
 
 def test_point_rule_gives_the_literal_verdict(tmp_path, rubrics, hermetic_home, capsys):
@@ -125,7 +137,8 @@ def test_point_rule_gives_the_literal_verdict(tmp_path, rubrics, hermetic_home, 
     (hermetic_home / "settings.json").write_text(json.dumps({"agreement": {"decide_on": "point"}}))
     data = report_json(db, capsys=capsys)
     binary = next(v for v in data["verdict"] if v["topic"] == "tpr_tnr")
-    assert binary["decision"] == "not met" and binary["status"] == "act"
+    assert binary["decision"] == "not met"
+    assert binary["status"] == "act"
     assert data["decide_on"] == "point"
 
 
@@ -136,7 +149,8 @@ def test_confidence_outside_zero_one_is_a_clear_error(tmp_path, rubrics, hermeti
     (hermetic_home / "settings.json").write_text(json.dumps({"agreement": {"confidence": bad}}))
     run = subprocess.run([sys.executable, "-m", "judge_tui", "report", "--db", str(db)], capture_output=True,
                          text=True, env={**os.environ, "JUDGE_TUI_HOME": str(hermetic_home)})
-    assert run.returncode != 0 and "Traceback" not in run.stderr
+    assert run.returncode != 0
+    assert "Traceback" not in run.stderr
     assert f"invalid settings (agreement: confidence must be above 0 and below 1, not {float(bad)!r})" in run.stderr
 
 
@@ -145,7 +159,8 @@ def test_confidence_setting_changes_every_interval(tmp_path, rubrics, hermetic_h
     (hermetic_home / "settings.json").write_text(json.dumps({"agreement": {"confidence": 0.9}}))
     row = report_json(db, capsys=capsys)["dimensions"][0]
     low, high = proportion_confint(10, 12, alpha=0.10, method="wilson")
-    assert abs(row["intervals"]["tnr"]["low"] - low) <= TOL and row["intervals"]["tnr"]["confidence"] == 0.9
+    assert abs(row["intervals"]["tnr"]["low"] - low) <= TOL
+    assert row["intervals"]["tnr"]["confidence"] == 0.9
 
 
 # --------------------------------------------------------------------------------------------------
@@ -172,10 +187,12 @@ def test_one_rated_item_is_undecided_never_stop(tmp_path, rubrics, hermetic_home
     assert all(v["status"] != "stop" for v in data["verdict"])
     alignment = data["verdict"][0]
     # the only item is rated: only new items can settle it
-    assert alignment["decision"] == "undecided" and "undecided: add items to the study (only 1 so far)" in alignment["text"].lower()
+    assert alignment["decision"] == "undecided"
+    assert "undecided: add items to the study (only 1 so far)" in alignment["text"].lower()
     assert "unreliable" in alignment["text"]  # the band of the estimate is still named
     text = report_text(db, capsys=capsys)
-    assert "Stop using the judge" not in text and "[STOP]" not in text
+    assert "Stop using the judge" not in text
+    assert "[STOP]" not in text
     # The literal rule, asked for, still says stop.
     (hermetic_home / "settings.json").write_text(json.dumps({"agreement": {"decide_on": "point"}}))
     assert "[STOP]" in report_text(db, capsys=capsys)
@@ -194,7 +211,8 @@ def test_twelve_rated_items_say_how_many_more_would_settle_each_target(tmp_path,
     undecided = [p for p in data["plan"] if p["decision"] == "undecided"]
     assert undecided
     for p in undecided:
-        assert p["text"] and (p["more_items"] is None) == ("no practical number" in p["text"]
+        assert p["text"]
+        assert (p["more_items"] is None) == ("no practical number" in p["text"]
                                                              or "too few items" in p["text"])
     assert "What would settle it" in report_text(db, capsys=capsys)
 
@@ -250,7 +268,8 @@ def test_every_interval_matches_its_reference_through_the_report(tmp_path, rubri
         else:
             assert row["intervals"]["spearman_rho"]["method"] in ("bootstrap", None)
     summary = data["summary"]["intervals"]["alignment_rate"]
-    assert summary["method"] == "cluster bootstrap (items)" and summary["low"] < data["summary"]["alignment_rate"] < summary["high"]
+    assert summary["method"] == "cluster bootstrap (items)"
+    assert summary["low"] < data["summary"]["alignment_rate"] < summary["high"]
     assert report_json(db, capsys=capsys) == data  # deterministic
 
 
@@ -269,7 +288,8 @@ def test_corrected_pass_rate_equals_judgy_and_keeps_unsplit_items(tmp_path, rubr
     for extra in ((), ("--split", "test"), ("--split", "dev")):
         corrected = report_json(db, *extra, capsys=capsys)["dimensions"][0]["corrected_pass_rate"]
         assert abs(corrected["value"] - expected) <= TOL, extra
-        assert corrected["n_judge_only"] == 60 and corrected["tpr_tnr_from"] == "test split"
+        assert corrected["n_judge_only"] == 60
+        assert corrected["tpr_tnr_from"] == "test split"
         assert corrected["judge_only_by_split"] == {"(none)": 30, "dev": 20, "test": 10}
     assert "never split" in report_text(db, capsys=capsys)
 
@@ -281,7 +301,8 @@ def test_a_tied_expert_consensus_is_left_out_and_named(tmp_path, rubrics, capsys
     db = binary_db(tmp_path / "t.db", rubrics["binary"], labels,
                    humans={"EXP001": [h for h, _ in labels], "EXP002": second})
     data = report_json(db, capsys=capsys)
-    assert data["ties"]["left_out"] == 1 and data["dimensions"][0]["n"] == 45
+    assert data["ties"]["left_out"] == 1
+    assert data["dimensions"][0]["n"] == 45
     tie = next(v for v in data["verdict"] if v["topic"] == "ties")
     assert "judge-tui adjudicate" in tie["text"]
     # Once the lead adjudicates it, the item comes back with the adjudicated label, as in the team section.
@@ -290,7 +311,8 @@ def test_a_tied_expert_consensus_is_left_out_and_named(tmp_path, rubrics, capsys
         store.ensure_rater("consensus", "human")
         store.save_ratings([_rating(rubric, store.ensure_rubric_version(rubric), "T000", "consensus", 1.0)])
     data = report_json(db, capsys=capsys)
-    assert data["ties"]["left_out"] == 0 and data["dimensions"][0]["n"] == 46
+    assert data["ties"]["left_out"] == 0
+    assert data["dimensions"][0]["n"] == 46
     assert not any(v["topic"] == "ties" for v in data["verdict"])
 
 
@@ -306,7 +328,8 @@ def test_targets_at_the_boundaries():
     assert check("k", "κ", "s", 0.55, below, 50, 0.61).decision == "undecided"  # the high end reaches it
     sits = check("tnr", "TNR", "test split", 0.9, Interval(0.8, 0.97, "wilson", 0.95), 30, 0.90, strict=True,
                  share=(27, 30), class_share=0.3, class_label="FAIL")
-    assert sits.decision == "undecided" and "no practical number" in sits.plan_text()
+    assert sits.decision == "undecided"
+    assert "no practical number" in sits.plan_text()
     # The verdict does not tell the lead to add items in the same breath as "no practical number settles it".
     assert verdict_words(sits, "interval") == f"undecided: {sits.plan_text()}"
     assert check("k", "κ", "s", 0.7, on, 4, 0.61).decision == "undecided"  # too few items to decide
@@ -327,7 +350,8 @@ def test_interval_bars_fit_80_columns_and_mark_the_thresholds(tmp_path, rubrics)
     assert "60%  70%" in text.replace("   ", "  ") or "60%" in lines[1]
     for row in report.judged_rows:
         line = next(line for line in lines if line.startswith(row.key[:16]))
-        assert "●" in line and line.count("┼") + line.count("━") >= 3
+        assert "●" in line
+        assert line.count("┼") + line.count("━") >= 3
 
 
 def test_pooled_alignment_interval_is_a_cluster_bootstrap_over_items(tmp_path, rubrics, capsys):
@@ -348,4 +372,5 @@ def test_pooled_alignment_interval_is_a_cluster_bootstrap_over_items(tmp_path, r
     low, high = np.percentile(shares, [2.5, 97.5])
     got = data["summary"]["intervals"]["alignment_rate"]
     assert got["method"] == "cluster bootstrap (items)"
-    assert abs(got["low"] - low) <= 0.02 and abs(got["high"] - high) <= 0.02
+    assert abs(got["low"] - low) <= 0.02
+    assert abs(got["high"] - high) <= 0.02

@@ -51,11 +51,13 @@ def test_every_line_of_a_demo_report_fits_80_columns(tmp_path: Path, rubrics, he
     text = _text(db, rubric_id, rubrics, 80)
     assert _too_wide(text, 80) == []
     # The per-dimension figures are all there, in two or three tables named after what they hold.
-    assert "Per dimension: agreement" in text and "correlation and bias" in text
+    assert "Per dimension: agreement" in text
+    assert "correlation and bias" in text
     for header in ("Align", "κ", "r", "J−H", "Alignment band", "κ band"):
         assert f" {header} " in text, header
     wide = _text(db, rubric_id, rubrics, 10_000)  # to a pipe or a file: one table, as before
-    assert "Per dimension\n" in wide and "Per dimension:" not in wide
+    assert "Per dimension\n" in wide
+    assert "Per dimension:" not in wide
 
 
 def test_the_team_report_fits_80_columns(team_db: Path, rubrics, hermetic_home):  # noqa: F811
@@ -70,9 +72,12 @@ def test_the_team_report_fits_80_columns(team_db: Path, rubrics, hermetic_home):
 def test_the_chance_table_explains_only_the_columns_it_shows(tmp_path: Path, rubrics, hermetic_home):
     graded = _text(_demo_db(tmp_path, "cis"), "cis", rubrics, 10_000)
     assert "Chance-corrected agreement beside kappa" in graded
-    assert "Prev:" not in graded and "Bias:" not in graded and "Base: accuracy" in graded
+    assert "Prev:" not in graded
+    assert "Bias:" not in graded
+    assert "Base: accuracy" in graded
     binary = _text(_demo_db(tmp_path, "binary"), "binary", rubrics, 10_000)
-    assert "Prev: share of human PASS." in binary and "Bias: + when" in binary
+    assert "Prev: share of human PASS." in binary
+    assert "Bias: + when" in binary
 
 
 def _on_a_terminal(args: list[str], columns: int) -> str:
@@ -113,7 +118,8 @@ def test_the_report_command_fits_an_80_column_terminal_and_a_file_gets_full_widt
     out = tmp_path / "report.txt"
     assert main(["report", "--db", str(db), "--output", str(out)]) == 0
     written = out.read_text(encoding="utf-8")
-    assert "Per dimension\n" in written and max(map(len, written.splitlines())) > 80
+    assert "Per dimension\n" in written
+    assert max(map(len, written.splitlines())) > 80
 
 
 def test_the_summary_screens_breakdown_tables_are_split_to_the_width_they_are_drawn_at(tmp_path: Path, rubrics,
@@ -141,4 +147,5 @@ def test_the_summary_screens_breakdown_tables_are_split_to_the_width_they_are_dr
             assert header in text, (width, header)
         # every interval is whole on its line: none is cut into "[58," and "92]"
         assert not re.search(r"\[\d[\d.]*,\s*│", text), text
-    assert "By task_type (2 of 2)" in drawn[78] and "(2 of 2)" not in drawn[118]  # split only where needed
+    assert "By task_type (2 of 2)" in drawn[78]
+    assert "(2 of 2)" not in drawn[118]  # split only where needed

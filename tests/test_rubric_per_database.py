@@ -45,7 +45,8 @@ def test_a_rubric_given_by_path_is_remembered_by_every_command(tmp_path: Path, c
     assert code == 0, err
     code, out, err = run(capsys, "report", "--db", db)
     assert code == 0, err
-    assert "mine" in out and "unknown rubric" not in err
+    assert "mine" in out
+    assert "unknown rubric" not in err
     code, out, err = run(capsys, "report", "--db", db, "--rubric", "mine", "--format", "json")
     assert code == 0, err
     assert json.loads(out)["rubric"]["id"] == "mine"
@@ -55,7 +56,8 @@ def test_a_rubric_given_by_path_is_remembered_by_every_command(tmp_path: Path, c
     code, out, err = run(capsys, "split", "--db", db, "--rubric", "mine")
     assert code == 0, err
     code, out, _err = run(capsys, "history", "--db", db, "--rubric", "mine")
-    assert code == 0 and "rubric mine" in out
+    assert code == 0
+    assert "rubric mine" in out
     more = write_jsonl(tmp_path / "more.jsonl", [binary_item("M9", 9)])
     assert run(capsys, "import", more, "--rubric", "mine", "--db", db)[0] == 0
     with Store(db) as store:
@@ -105,7 +107,8 @@ def test_an_edit_in_the_rubrics_folder_is_still_caught_by_the_judge(tmp_path: Pa
     _rubric_file(in_folder, "tone", "Edited.")
     code, _out, err = run(capsys, *judge)
     assert code == 1
-    assert "rubric tone has changed since version #1" in err and "judge-tui rubric-change tone" in err
+    assert "rubric tone has changed since version #1" in err
+    assert "judge-tui rubric-change tone" in err
     code, out, err = run(capsys, "rubric-change", "tone", "--db", db, "--reason", "clearer", "--items", "T2")
     assert code == 0, err
     assert "recorded rubric tone version #2" in out

@@ -53,7 +53,8 @@ def test_first_runs_are_repeat_zero_under_the_newest_version_the_rater_used(rate
     assert bob.on(np.array([key["P01"]]), 0).tolist() == [1.0]  # the newer version's score
     older = ratings.first_runs("bob", versions=[first_version])
     assert older.on(np.array([key["P01"]]), 0).tolist() == [0.0]
-    assert ratings.rater_ids == ("ann", "bob", "judge:x") and ratings.raters_of_kind("judge") == ("judge:x",)
+    assert ratings.rater_ids == ("ann", "bob", "judge:x")
+    assert ratings.raters_of_kind("judge") == ("judge:x",)
 
 
 def test_repeats_stay_available_and_pair_item_by_item(rated_db: Path, rubrics):
@@ -62,19 +63,25 @@ def test_repeats_stay_available_and_pair_item_by_item(rated_db: Path, rubrics):
         ratings = load(store, binary)
         keys, ids = store.item_keys_in_order("binary")
     runs = ratings.by_repeat("judge:x")
-    assert sorted(runs) == [0, 1] and runs[1].keys.size == 2
+    assert sorted(runs) == [0, 1]
+    assert runs[1].keys.size == 2
     judge = pair(runs[0], runs[1]).column(0)
     assert [ids[keys.tolist().index(k)] for k in judge.keys.tolist()] == ["P01", "P03"]
-    assert judge.a.tolist() == [1.0, 1.0] and judge.b.tolist() == [0.0, 1.0]
+    assert judge.a.tolist() == [1.0, 1.0]
+    assert judge.b.tolist() == [0.0, 1.0]
     expert = ratings.reratings("ann", 1).column(0)
-    assert expert.n == 2 and expert.a.tolist() == [1.0, 1.0] and expert.b.tolist() == [0.0, 1.0]
+    assert expert.n == 2
+    assert expert.a.tolist() == [1.0, 1.0]
+    assert expert.b.tolist() == [0.0, 1.0]
     assert pooled_alignment([judge, expert], 0.15, "none") == pytest.approx(0.5)
     assert pooled_alignment([], 0.15, "nothing to compare") == ag.Undefined("nothing to compare")
 
 
 def test_an_aligned_pair_drops_items_either_side_left_unscored():
     paired = AlignedPair.of(np.array([1, 2, 3]), np.array([1.0, np.nan, 0.0]), np.array([1.0, 1.0, np.nan]))
-    assert paired.keys.tolist() == [1] and paired.n == 1 and paired.aligned(0.15).tolist() == [True]
+    assert paired.keys.tolist() == [1]
+    assert paired.n == 1
+    assert paired.aligned(0.15).tolist() == [True]
 
 
 def test_a_full_report_reads_the_scores_once(rated_db: Path, rubrics):
@@ -83,7 +90,9 @@ def test_a_full_report_reads_the_scores_once(rated_db: Path, rubrics):
     with Store(rated_db) as store:
         store.conn.set_trace_callback(statements.append)
         full = build_full_report(store, rubrics["binary"], by=["split"])
-    assert full.report is not None and full.team is not None and full.expert_self_agreement
+    assert full.report is not None
+    assert full.team is not None
+    assert full.expert_self_agreement
     assert full.report.self_agreement  # the judge's repeats
     score_reads = [s for s in statements if "r.scores" in s]
     assert len(score_reads) == 1, score_reads

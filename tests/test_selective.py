@@ -75,9 +75,11 @@ def test_no_threshold_passes_and_the_judge_decides_nothing():
     confidence = np.r_[np.full(40, 1.0), np.full(40, 0.5)]
     disagrees = np.r_[np.ones(8), np.zeros(32), np.zeros(40)].astype(bool)  # 8 of the surest 40 disagree
     cert = certify(confidence, disagrees, 0.1, 0.1)
-    assert len(cert.tests) == 1 and not cert.tests[0].passed
+    assert len(cert.tests) == 1
+    assert not cert.tests[0].passed
     assert cert.tests[0].bound == pytest.approx(scipy_upper(8, 40, 0.1), abs=1e-9)
-    assert cert.threshold is None and cert.certified is None
+    assert cert.threshold is None
+    assert cert.certified is None
     assert cert.coverage == 0.0
     assert not cert.keeps(confidence).any()  # not the strictest threshold: nothing at all
 
@@ -89,17 +91,22 @@ def test_thresholds_that_keep_too_few_to_ever_pass_are_skipped_not_failed():
     cert = certify(confidence, np.zeros(45, dtype=bool), 0.1, 0.1)
     assert fewest_certifiable(0.1, 0.1) == 22
     assert [(t.threshold, t.kept) for t in cert.tests] == [(0.7, 45)]
-    assert cert.threshold == 0.7 and cert.coverage == 1.0
+    assert cert.threshold == 0.7
+    assert cert.coverage == 1.0
 
 
 def test_every_candidate_passes():
     cert = certify(np.linspace(0.0, 1.0, 200), np.zeros(200, dtype=bool), 0.1, 0.1)
-    assert all(t.passed for t in cert.tests) and cert.threshold == 0.0 and cert.coverage == 1.0
+    assert all(t.passed for t in cert.tests)
+    assert cert.threshold == 0.0
+    assert cert.coverage == 1.0
 
 
 def test_no_items():
     cert = certify(np.empty(0), np.empty(0, dtype=bool), 0.1, 0.1)
-    assert cert.tests == () and cert.threshold is None and cert.coverage == 0.0
+    assert cert.tests == ()
+    assert cert.threshold is None
+    assert cert.coverage == 0.0
 
 
 @pytest.mark.parametrize(("alpha", "delta"), [(0.0, 0.1), (1.0, 0.1), (0.1, 0.0), (0.1, 1.5)])

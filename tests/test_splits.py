@@ -94,7 +94,8 @@ def test_latest_human_label_decides_the_stratum(tmp_path: Path):
 def test_quotas_add_up():
     for n in range(0, 50):
         counts = quotas(n, [0.15, 0.40, 0.45])
-        assert sum(counts) == n and all(c >= 0 for c in counts)
+        assert sum(counts) == n
+        assert all(c >= 0 for c in counts)
     assert quotas(10, [1, 0, 0]) == [10, 0, 0]
     assert quotas(4, [0.15, 0.40, 0.45]) == [1, 1, 2]  # .6/.6/.8 remainders: the tie goes to the earlier split
 
@@ -106,19 +107,22 @@ def test_quotas_add_up():
 def test_bad_proportions(labelled_db: Path, capsys, args, message):
     before = _splits(labelled_db)
     code, _out, err = run(capsys, "split", *args, "--db", labelled_db)
-    assert code == 1 and message in err
+    assert code == 1
+    assert message in err
     assert _splits(labelled_db) == before
 
 
 def test_empty_database(tmp_path: Path, capsys):
     Store(tmp_path / "empty.db").close()
     code, _out, err = run(capsys, "split", "--db", tmp_path / "empty.db")
-    assert code == 1 and "no items to split" in err
+    assert code == 1
+    assert "no items to split" in err
 
 
 def test_missing_database_is_not_created(tmp_path: Path, capsys):
     code, _out, err = run(capsys, "split", "--db", tmp_path / "typo.db")
-    assert code == 1 and "no such database" in err
+    assert code == 1
+    assert "no such database" in err
     assert not (tmp_path / "typo.db").exists()
 
 
@@ -138,7 +142,8 @@ def test_splits_set_at_import_are_kept_unless_reassigned(tmp_path: Path, capsys)
     with Store(labelled_db) as store:  # a later import that sets the split again is the user's decision too
         assert store.splits_from_import("binary") == dict.fromkeys(sorted(chosen), "test")
     code, out, _err = run(capsys, "split", "--seed", "1", "--reassign", "--db", labelled_db)
-    assert code == 0 and "kept the split set at import" not in out
+    assert code == 0
+    assert "kept the split set at import" not in out
     moved = [run(capsys, "split", "--seed", seed, "--reassign", "--db", labelled_db) and _splits(labelled_db) for seed in (4, 5, 6)]
     assert any(m[i] != "test" for m in moved for i in chosen)
     with Store(labelled_db) as store:
@@ -153,7 +158,8 @@ def test_few_shot_examples_imported_outside_train_still_go_to_train(tmp_path: Pa
         store.mark_few_shot_used(["P03"])
     assert run(capsys, "split", "--db", labelled_db)[0] == 0
     splits = _splits(labelled_db)
-    assert splits["P03"] == "train" and all(s == "dev" for i, s in splits.items() if i != "P03")
+    assert splits["P03"] == "train"
+    assert all(s == "dev" for i, s in splits.items() if i != "P03")
 
 
 def test_a_database_from_before_split_origins_keeps_every_split_until_reassigned(tmp_path: Path, capsys):
@@ -169,6 +175,7 @@ def test_a_database_from_before_split_origins_keeps_every_split_until_reassigned
         conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm007_items_split_from_import'")
     conn.close()
     code, out, _err = run(capsys, "split", "--seed", "2", "--db", labelled_db)
-    assert code == 0 and "10 item(s) kept the split set at import" in out
+    assert code == 0
+    assert "10 item(s) kept the split set at import" in out
     assert _splits(labelled_db) == before
     assert run(capsys, "split", "--seed", "2", "--reassign", "--db", labelled_db)[0] == 0

@@ -43,7 +43,8 @@ def test_wilson_equals_statsmodels(confidence):
             low, high = proportion_confint(successes, n, alpha=1 - confidence, method="wilson")
             assert got.low == pytest.approx(max(0.0, low), abs=1e-9)
             assert got.high == pytest.approx(min(1.0, high), abs=1e-9)
-            assert got.method == "wilson" and got.confidence == confidence
+            assert got.method == "wilson"
+            assert got.confidence == confidence
 
 
 def test_wilson_of_the_tnr_in_the_skewed_split():
@@ -92,7 +93,8 @@ def test_a_correlation_of_exactly_one_has_no_interval_where_scipy_claims_certain
     assert abs(reference.high - reference.low) < 1e-12  # what a reader would take for certainty
     got = intervals.fisher_z(float(result.statistic), 10)
     assert isinstance(got, Undefined)
-    assert "one straight line" in got.reason and "10 pairs" in got.reason
+    assert "one straight line" in got.reason
+    assert "10 pairs" in got.reason
     assert isinstance(intervals.spearman_interval_asymptotic(sign, 10), Undefined)
 
 
@@ -129,14 +131,16 @@ def test_pearson_interval_is_refused_when_one_item_carries_the_figure():
     b = np.array([0.25, 1.0, 0.75, 1.0, 1.0, 0.75, 1.0, 1.0, 1.0, 0.5, 1.0, 1.0])
     r = float(scipy_stats.pearsonr(a, b).statistic)
     got = intervals.pearson_interval(a, b, r)
-    assert isinstance(got, Undefined) and "one item holds all the variation" in got.reason
+    assert isinstance(got, Undefined)
+    assert "one item holds all the variation" in got.reason
     assert jackknife_fisher_z(a, b) is None
     a = np.array([0.0, 0.5, 1.0, 1.0, 0.5, 0.0, 1.0, 1.0, 0.5, 1.0, 1.0, 0.0])
     b = a.copy()
     b[3] = 0.5
     r = float(scipy_stats.pearsonr(a, b).statistic)
     got = intervals.pearson_interval(a, b, r)
-    assert isinstance(got, Undefined) and "11 of the 12 pairs lie on one straight line" in got.reason
+    assert isinstance(got, Undefined)
+    assert "11 of the 12 pairs lie on one straight line" in got.reason
     assert jackknife_fisher_z(a, b) is None
     assert isinstance(intervals.pearson_interval(a, a, 1.0), Undefined)  # all on one line: Fisher's reason
 
@@ -181,7 +185,8 @@ def test_unweighted_kappa_interval_is_the_log_disagreement_t_interval(k, confide
         table = _random_table(rng, k, n)
         got = intervals.kappa_interval(table, None, confidence)
         if _minority(table) < 2 or n < intervals.KAPPA_MIN_ITEMS:
-            assert isinstance(got, Undefined) and "too few items" in got.reason
+            assert isinstance(got, Undefined)
+            assert "too few items" in got.reason
             continue
         got = defined(got)
         if _degenerate(table):
@@ -204,7 +209,8 @@ def test_two_category_kappa_interval_is_the_jeffreys_posterior_interval(table, c
     quadratic weights (which are no weights on two categories)."""
     table = np.array(table)
     got = intervals.kappa_interval(table, None, confidence)
-    assert isinstance(got, Interval) and got.method == "bayes-jeffreys"
+    assert isinstance(got, Interval)
+    assert got.method == "bayes-jeffreys"
     low, high = jeffreys_kappa_quantiles(table, confidence)
     kappa = defined(cohen_kappa(np.repeat([0, 0, 1, 1], table.ravel()), np.repeat([0, 1, 0, 1], table.ravel()),
                                 [0, 1]))
@@ -220,7 +226,9 @@ def test_two_category_kappa_with_every_item_agreed_reaches_1():
     """Kappa 1 from 26 agreeing items: no posterior draw reaches 1, so the interval is stretched to hold the
     estimate rather than lie wholly below it."""
     got = intervals.kappa_interval(np.array([[3, 0], [0, 23]]))
-    assert isinstance(got, Interval) and got.high == 1.0 and 0.2 < got.low < 0.9
+    assert isinstance(got, Interval)
+    assert got.high == 1.0
+    assert 0.2 < got.low < 0.9
 
 
 def _exact_coverage(joint: np.ndarray, n: int) -> float:
@@ -257,7 +265,8 @@ def test_below_25_items_a_kappa_interval_is_too_few_items():
     for table in (np.array([[4, 1], [2, 5]]), np.array([[3, 2], [1, 18]]),
                   np.array([[2, 1, 0], [1, 8, 2], [0, 2, 8]])):
         got = intervals.kappa_interval(table)
-        assert isinstance(got, Undefined) and "too few items" in got.reason
+        assert isinstance(got, Undefined)
+        assert "too few items" in got.reason
         assert f"{table.sum()} rated by both, 25 needed" in got.reason
         assert not isinstance(intervals.kappa_standard_error(table), Undefined)
     assert isinstance(intervals.kappa_interval(np.array([[3, 2], [2, 18]])), Interval)
@@ -293,7 +302,8 @@ def test_weighted_kappa_interval_is_the_jackknife_root_disagreement_interval(n, 
         got = defined(intervals.kappa_interval(table, "quadratic", confidence))
         assert got.method == "jackknife (root-disagreement, t)"
         low, high = _jackknife_root_interval(table, confidence)
-        assert got.low == pytest.approx(low, abs=1e-9) and got.high == pytest.approx(high, abs=1e-9)
+        assert got.low == pytest.approx(low, abs=1e-9)
+        assert got.high == pytest.approx(high, abs=1e-9)
 
 
 def test_weighted_kappa_interval_on_a_hand_checked_table():
@@ -345,7 +355,9 @@ def test_a_degenerate_table_is_never_certain(table, weights, kappa):
     table = np.array(table)
     assert intervals.kappa_standard_error(table, weights) == (kappa, 0.0)
     got = defined(intervals.kappa_interval(table * 3, weights))
-    assert got.method == "wilson-agreement" and got.low < kappa - 0.1 and got.high <= 1.0
+    assert got.method == "wilson-agreement"
+    assert got.low < kappa - 0.1
+    assert got.high <= 1.0
 
 
 @pytest.mark.parametrize("table, weights", [([[9, 0], [1, 0]], None), ([[0, 3], [0, 7]], "quadratic")])
@@ -355,7 +367,9 @@ def test_one_rater_with_one_category_gives_kappa_0_and_no_interval(table, weight
     table = np.array(table)
     assert intervals.kappa_standard_error(table, weights) == (0.0, 0.0)
     got = intervals.kappa_interval(table, weights)
-    assert isinstance(got, Undefined) and "too few items" in got.reason and "same category" in got.reason
+    assert isinstance(got, Undefined)
+    assert "too few items" in got.reason
+    assert "same category" in got.reason
 
 
 def test_one_item_outside_a_raters_usual_category_is_too_few_on_three_or_more_categories():
@@ -363,7 +377,9 @@ def test_one_item_outside_a_raters_usual_category_is_too_few_on_three_or_more_ca
     (83% at 95%); two are enough. On PASS/FAIL the posterior interval covers with one such item."""
     one = np.array([[1, 0, 0], [0, 0, 0], [2, 1, 26]])
     got = intervals.kappa_interval(one)
-    assert isinstance(got, Undefined) and "too few items" in got.reason and "only 1 of 30" in got.reason
+    assert isinstance(got, Undefined)
+    assert "too few items" in got.reason
+    assert "only 1 of 30" in got.reason
     assert isinstance(intervals.kappa_interval(np.array([[1, 0, 0], [0, 1, 0], [2, 1, 25]])), Interval)
     assert isinstance(intervals.kappa_interval(np.array([[1, 0], [2, 27]])), Interval)
 
@@ -391,9 +407,12 @@ def test_kappa_of_the_skewed_split():
 def test_perfect_agreement_on_few_items_is_not_certain():
     for table in ([[2, 0], [0, 2]], [[1, 0], [0, 1]]):  # four or two items: too few for any interval
         got = intervals.kappa_interval(np.array(table))
-        assert isinstance(got, Undefined) and "too few items" in got.reason
+        assert isinstance(got, Undefined)
+        assert "too few items" in got.reason
     got = intervals.kappa_interval(np.array([[3, 0], [0, 22]]))
-    assert isinstance(got, Interval) and got.high == 1.0 and got.low < 0.61  # 25 cannot show it is substantial
+    assert isinstance(got, Interval)
+    assert got.high == 1.0
+    assert got.low < 0.61  # 25 cannot show it is substantial
 
 
 def test_kappa_undefined_when_one_category_only():
@@ -417,7 +436,8 @@ def test_bootstrap_share_is_close_to_wilson_at_moderate_n():
     replicates = intervals.bootstrap(lambda w: intervals.weighted_share(w, hits), hits.size)
     got = defined(intervals.percentile_interval(replicates, low=0.0, high=1.0))
     reference = defined(intervals.wilson(160, 200))
-    assert abs(got.low - reference.low) < 0.015 and abs(got.high - reference.high) < 0.015
+    assert abs(got.low - reference.low) < 0.015
+    assert abs(got.high - reference.high) < 0.015
 
 
 def test_chunked_resamples_equal_one_block(rng):
@@ -462,7 +482,8 @@ def test_rank_intervals_switch_to_fieller_at_large_n(rng):
     y = x + rng.normal(scale=0.5, size=6000)
     rho = float(scipy_stats.spearmanr(x, y).statistic)
     got = defined(intervals.spearman_interval(x, y, rho))
-    assert got.method == "fisher-z (Fieller)" and got.contains(rho)
+    assert got.method == "fisher-z (Fieller)"
+    assert got.contains(rho)
     small = defined(intervals.spearman_interval(np.round(x[:60] * 4) / 4, np.round(np.clip(y[:60], 0, 1) * 4) / 4, rho))
     assert small.method == "bootstrap"
 
@@ -476,7 +497,8 @@ def test_bootstrap_interval_within_monte_carlo_error_of_an_independent_bootstrap
         (x, y), lambda a, b: scipy_stats.spearmanr(a, b).statistic, paired=True, vectorized=False,
         n_resamples=4000, method="percentile", random_state=11,
     ).confidence_interval
-    assert abs(ours.low - reference.low) < 0.05 and abs(ours.high - reference.high) < 0.05
+    assert abs(ours.low - reference.low) < 0.05
+    assert abs(ours.high - reference.high) < 0.05
 
 
 def test_too_few_usable_resamples_give_no_interval():
@@ -490,7 +512,8 @@ def test_resamples_that_never_vary_give_no_interval_rather_than_a_point():
     x = np.arange(8.0)
     rho = float(scipy_stats.spearmanr(x, x).statistic)
     found = intervals.spearman_interval(x, x, rho)
-    assert isinstance(found, Undefined) and "every resample of the items gives the same value" in found.reason
+    assert isinstance(found, Undefined)
+    assert "every resample of the items gives the same value" in found.reason
     assert isinstance(intervals.percentile_interval(np.array([0.3] * 95 + [np.nan] * 5)), Undefined)
 
 
@@ -499,9 +522,11 @@ def test_resamples_a_last_bit_apart_are_the_same_value():
     maths library rounds: still no interval, on every machine alike. A real spread still gives one."""
     perfect = np.array([1.0, np.nextafter(1.0, 0.0), 1.0 - 2.2e-16] * 40)
     found = intervals.percentile_interval(perfect)
-    assert isinstance(found, Undefined) and "every resample of the items gives the same value" in found.reason
+    assert isinstance(found, Undefined)
+    assert "every resample of the items gives the same value" in found.reason
     spread = intervals.percentile_interval(np.array([1.0, 0.99] * 60))
-    assert isinstance(spread, intervals.Interval) and spread.low == pytest.approx(0.99)
+    assert isinstance(spread, intervals.Interval)
+    assert spread.low == pytest.approx(0.99)
 
 
 # ---------------------------------------------------------------------------------------------- AC1, PABAK
@@ -534,7 +559,8 @@ def test_ac1_resists_prevalence_where_kappa_does_not():
     table = np.array([[10, 2], [3, 31]])
     kappa, _ = defined(intervals.kappa_standard_error(table))
     ac1 = defined(chance.gwet_ac(table))
-    assert round(ac1.value, 2) == 0.82 and ac1.value > 0.80 > kappa  # almost perfect by AC1, substantial by kappa
+    assert round(ac1.value, 2) == 0.82
+    assert ac1.value > 0.80 > kappa  # almost perfect by AC1, substantial by kappa
 
 
 
@@ -545,7 +571,8 @@ def test_ac1_and_ac2_are_undefined_when_a_rater_used_one_category(table):
     all said PASS gave 0.947 "almost perfect". With one category on a side AC measures the labels' skew."""
     table = np.array(table)
     found = chance.gwet_ac(table)
-    assert isinstance(found, Undefined) and "same category" in found.reason
+    assert isinstance(found, Undefined)
+    assert "same category" in found.reason
     if table.shape[0] > 2:
         assert isinstance(chance.gwet_ac(table, "quadratic"), Undefined)
 
@@ -617,7 +644,8 @@ def test_alpha_from_unit_coincidences_equals_krippendorff(level, rng):
         reference = krippendorff.alpha(reliability_data=matrix, value_domain=scale, level_of_measurement=level)
         assert value == pytest.approx(reference, abs=1e-9)
         interval = defined(found)
-        assert interval.method == "bootstrap (units)" and interval.low <= value <= interval.high
+        assert interval.method == "bootstrap (units)"
+        assert interval.low <= value <= interval.high
 
 
 def test_alpha_of_few_units_has_a_value_but_no_interval():
@@ -633,7 +661,8 @@ def test_alpha_of_few_units_has_a_value_but_no_interval():
     value, interval = defined(raters_mod.alpha_interval(matrix, "nominal", scale, n_boot=300))
     assert value == pytest.approx(krippendorff.alpha(reliability_data=matrix, value_domain=scale,
                                                      level_of_measurement="nominal"), abs=1e-9)
-    assert isinstance(interval, Undefined) and "defined in only" in interval.reason
+    assert isinstance(interval, Undefined)
+    assert "defined in only" in interval.reason
 
 
 def test_alpha_bootstrap_resamples_equal_alpha_of_the_drawn_units(rng):
@@ -731,7 +760,8 @@ def test_a_pooled_share_equal_on_every_item_is_never_certain():
 
     found = defined(cluster_share_interval(np.array([3.0, 3.0, 3.0]), np.array([4.0, 4.0, 4.0])))
     low, high = proportion_confint(2.25, 3, alpha=0.05, method="wilson")
-    assert (found.low, found.high) == pytest.approx((low, high), abs=1e-12) and found.method == "wilson (items)"
+    assert (found.low, found.high) == pytest.approx((low, high), abs=1e-12)
+    assert found.method == "wilson (items)"
     assert found.high - found.low > 0.3
     varied = defined(cluster_share_interval(np.array([3.0, 2.0, 4.0]), np.array([4.0, 4.0, 4.0])))
     assert varied.method == "cluster bootstrap (items)"  # items that differ are still resampled
@@ -790,7 +820,8 @@ def test_stratified_share_is_seeded_and_a_stratum_not_yet_seen_is_not_certain():
     hit, counted = np.zeros(6), np.array([1, 0, 0, 0, 0, 0])
     draws = intervals.stratified_share(strata, hit, counted, {"FAIL": 60, "PASS": 140}, categories=TPR_CATEGORIES)
     low, high = np.percentile(draws, [2.5, 97.5])
-    assert low < 0.5 and high > 0.95
+    assert low < 0.5
+    assert high > 0.95
     again = intervals.stratified_share(strata, hit, counted, {"FAIL": 60, "PASS": 140}, categories=TPR_CATEGORIES)
     assert np.array_equal(draws, again)
 
@@ -873,7 +904,8 @@ def test_weighted_kappa_interval_at_6000_items_approaches_the_large_sample_one(r
     root = np.sqrt(1 - reference.kappa)
     half = scipy_stats.t.ppf(0.975, 5999) * reference.std_kappa / (2 * root)
     low, high = 1 - (root + half) ** 2, 1 - (root - half) ** 2
-    assert abs(large.low - low) < 0.02 * (high - low) and abs(large.high - high) < 0.02 * (high - low)
+    assert abs(large.low - low) < 0.02 * (high - low)
+    assert abs(large.high - high) < 0.02 * (high - low)
 
 
 @pytest.mark.parametrize("level", ["nominal", "ordinal"])
@@ -884,10 +916,13 @@ def test_alpha_of_experts_who_agreed_on_every_item_is_not_certain(level: Literal
     scale = np.linspace(0.0, 1.0, 5)
     matrix = np.tile(np.array([0.0, 0.25, 0.5, 1.0, 1.0]), (3, 1))
     value, found = defined(raters_mod.alpha_interval(matrix, level, scale))
-    assert value == pytest.approx(krippendorff.alpha(reliability_data=matrix, level_of_measurement=level,
-                                                     value_domain=list(scale)), abs=1e-12) and value == 1.0
+    assert (value == pytest.approx(krippendorff.alpha(reliability_data=matrix, level_of_measurement=level,
+                                                     value_domain=list(scale)), abs=1e-12))
+    assert value == 1.0
     interval = defined(found)
-    assert interval.method == intervals.SAME_VALUES and interval.high == 1.0 and -1.0 <= interval.low < 0.9
+    assert interval.method == intervals.SAME_VALUES
+    assert interval.high == 1.0
+    assert -1.0 <= interval.low < 0.9
 
 
 def test_alpha_all_agreed_is_wrongly_high_no_more_often_than_alpha():

@@ -52,7 +52,8 @@ def test_status_figures(study: Path):
     done = _status(study, "--format", "json")
     assert done.returncode == 0, done.stderr
     [cis] = json.loads(done.stdout)["rubrics"]
-    assert cis["rubric"] == "cis" and cis["items"] == 6
+    assert cis["rubric"] == "cis"
+    assert cis["items"] == 6
     exp1, exp2 = cis["experts"]
     assert (exp1["expert"], exp1["name"], exp1["rated"], exp1["skipped"], exp1["flagged"]) == (
         "EXP001", "Dana", 4, 1, 1)
@@ -76,7 +77,9 @@ def test_status_table_keeps_ids_whole_when_piped(study: Path, rubrics):
     done = _status(study)
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert "cis: 6 items" in out and "judge:m:cis@1" in out and long_id in out  # never cut or folded on a pipe
+    assert "cis: 6 items" in out
+    assert "judge:m:cis@1" in out
+    assert long_id in out  # never cut or folded on a pipe
     exp1 = next(line for line in out.splitlines() if "EXP001" in line and "Dana" not in line and "│" in line
                 and "LRU" not in line and "Parser" not in line)
     assert [cell.strip() for cell in exp1.strip("│ ").split("│")][:7] == [
@@ -86,7 +89,9 @@ def test_status_table_keeps_ids_whole_when_piped(study: Path, rubrics):
 
 def test_status_of_an_unknown_rubric_is_a_message(study: Path):
     done = _status(study, "--rubric", "nope")
-    assert done.returncode == 1 and "Traceback" not in done.stderr and "nope" in done.stderr
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert "nope" in done.stderr
 
 
 def test_the_leads_consensus_is_not_listed_as_an_expert(study: Path):
@@ -99,7 +104,8 @@ def test_the_leads_consensus_is_not_listed_as_an_expert(study: Path):
     assert [e["expert"] for e in cis["experts"]] == ["EXP001", "EXP002"]
     assert cis["adjudicated"] == 1
     shown = _status(study)
-    assert "│ consensus" not in shown.stdout and "│ EXP001" in shown.stdout
+    assert "│ consensus" not in shown.stdout
+    assert "│ EXP001" in shown.stdout
     assert "and 1 item(s) adjudicated by the lead" in shown.stdout
 
 
@@ -127,5 +133,9 @@ def test_a_judge_without_a_price_is_worded_as_everywhere_else(study: Path, rubri
                                  {"model": "llama3.1", "cost_usd": 0.0, "outcome": "done"})
     done = _status(study)
     assert done.returncode == 0, done.stderr
-    assert "$1.0000" in done.stdout and NO_PRICE in done.stdout and "$0.0000" not in done.stdout
-    assert cost_text(0.0, 12) == NO_PRICE and cost_text(0.0, 0) == "—" and cost_text(0.25, 1) == "$0.2500"
+    assert "$1.0000" in done.stdout
+    assert NO_PRICE in done.stdout
+    assert "$0.0000" not in done.stdout
+    assert cost_text(0.0, 12) == NO_PRICE
+    assert cost_text(0.0, 0) == "—"
+    assert cost_text(0.25, 1) == "$0.2500"

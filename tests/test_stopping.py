@@ -130,13 +130,18 @@ def test_a_kappa_the_pool_cannot_settle_is_named_with_why(tmp_path, rubrics):
         for item_id, passes in zip(ids, human, strict=True):
             rate(store, rubric, item_id, passes)
         found = study_settledness(store, rubric, SETTINGS)
-    assert found is not None and not found.settled and found.as_far_as_the_pool_allows
+    assert found is not None
+    assert not found.settled
+    assert found.as_far_as_the_pool_allows
     held = dict(found.held_up)
     assert "κ of label ≥ 0.61" in held
     assert "only new items can settle it" in held["κ of label ≥ 0.61"]
     notice = found.notice()
-    assert "as far as this pool allows" in notice and "κ of label ≥ 0.61" in notice
-    assert " met" not in notice and "PASS" not in notice and "FAIL" not in notice
+    assert "as far as this pool allows" in notice
+    assert "κ of label ≥ 0.61" in notice
+    assert " met" not in notice
+    assert "PASS" not in notice
+    assert "FAIL" not in notice
 
 
 def test_a_target_near_its_threshold_with_items_left_is_held_up_only_when_they_cannot_settle_it(tmp_path, rubrics):
@@ -159,7 +164,8 @@ def test_a_target_near_its_threshold_with_items_left_is_held_up_only_when_they_c
             tpr = next(a for a in anytime_checks(report, left) if a.check.key == "tpr")
             assert (tpr.held_up != "") == held, (judge_tpr, tpr)
             if held:
-                assert tpr.decision == "undecided" and "20 items left" in tpr.held_up
+                assert tpr.decision == "undecided"
+                assert "20 items left" in tpr.held_up
 
 
 def test_the_report_says_which_decisions_hold_for_this_n_only_and_which_at_any_time(tmp_path, rubrics):
@@ -180,7 +186,8 @@ def test_the_report_says_which_decisions_hold_for_this_n_only_and_which_at_any_t
         report = build_report(store, rubric, settings=SETTINGS)
     data = json.loads(render_json(report))
     plan = {p["target"]: p for p in data["plan"]}
-    assert plan["tpr"]["decision"] == "met" and plan["tpr"]["decision_valid"] == "valid for this n only"
+    assert plan["tpr"]["decision"] == "met"
+    assert plan["tpr"]["decision_valid"] == "valid for this n only"
     assert plan["tpr"]["anytime"]["decision"] == "met"
     assert plan["tpr"]["anytime"]["method"] == "beta mixture (exact)"
     assert plan["tpr"]["anytime"]["valid"] == "valid at any time"
@@ -191,6 +198,8 @@ def test_the_report_says_which_decisions_hold_for_this_n_only_and_which_at_any_t
     assert data["decision_rules"]["one_sided_alpha"] == pytest.approx(0.025)
     assert "Nothing is corrected across targets" in data["decision_rules"]["combination"]
     markdown = render_markdown(report)
-    assert "## Decisions valid at any time" in markdown and "- TPR > 0.90 (test split): met" in markdown
+    assert "## Decisions valid at any time" in markdown
+    assert "- TPR > 0.90 (test split): met" in markdown
     text = render_text(report, width=200)
-    assert "Decisions valid at any time" in text and "valid for this n only" in text
+    assert "Decisions valid at any time" in text
+    assert "valid for this n only" in text

@@ -152,19 +152,23 @@ def test_a_rater_created_by_another_process_meanwhile_is_accepted(tmp_path: Path
         racing = _RacingConnection(b.conn, lambda: a.ensure_rater("ann", "human"))
         monkeypatch.setattr(b, "conn", racing)
         b.ensure_rater("ann", "human")  # looked before a wrote, inserts after: no IntegrityError
-        assert racing.fired and [r["id"] for r in b.raters()] == ["ann"]
+        assert racing.fired
+        assert [r["id"] for r in b.raters()] == ["ann"]
         monkeypatch.setattr(b, "conn", _RacingConnection(racing.real, lambda: a.ensure_rater("bob", "judge")))
         with pytest.raises(ValueError, match="already exists as a judge"):
             b.ensure_rater("bob", "human")
 
 
 def test_rubric_ids_and_has_items_answer_without_counting(store: Store):
-    assert store.rubric_ids() == [] and not store.has_items()
+    assert store.rubric_ids() == []
+    assert not store.has_items()
     store.add_items([Item(id=f"C{n}", rubric="cis", fields={"task": "t"}) for n in range(3)]
                     + [Item(id="B1", rubric="binary", fields={"query": "q"}, split="dev")])
     assert store.rubric_ids() == ["binary", "cis"]  # by id, each once, however many items it has
-    assert store.has_items("cis") and store.has_items("binary", "dev")
-    assert not store.has_items("binary", "test") and not store.has_items("reasoning-trace")
+    assert store.has_items("cis")
+    assert store.has_items("binary", "dev")
+    assert not store.has_items("binary", "test")
+    assert not store.has_items("reasoning-trace")
 
 
 def test_a_second_store_in_the_process_keeps_the_first_ones_locks(tmp_path: Path):
@@ -183,6 +187,7 @@ def test_a_second_store_in_the_process_keeps_the_first_ones_locks(tmp_path: Path
                                "c.execute('SELECT COUNT(*) FROM meta').fetchall(); c.close()", str(path)],
                               capture_output=True, text=True, check=False)
         assert done.returncode == 0, done.stderr
-        assert (tmp_path / "shared.db-shm").exists() and (tmp_path / "shared.db-wal").exists()
+        assert (tmp_path / "shared.db-shm").exists()
+        assert (tmp_path / "shared.db-wal").exists()
         store.set_meta("k", "w")  # the first connection still works
         assert store.get_meta("k") == "w"

@@ -23,18 +23,23 @@ def test_rubric_scores_arrays_and_item_fields(store: Store, rubrics):
                                overall=0.0, repeat=1)])
     scores = store.rubric_scores("binary", ["label"], rater_id="H")
     assert scores.scores.shape == (2, 1)
-    assert scores.scores[0, 0] == 1.0 and np.isnan(scores.scores[1, 0]) and np.isnan(scores.overall[1])
+    assert scores.scores[0, 0] == 1.0
+    assert np.isnan(scores.scores[1, 0])
+    assert np.isnan(scores.overall[1])
     assert store.rubric_scores("binary", ["label"], split="test", rater_id="H").item_keys.size == 1
     judge = store.rubric_scores("binary", ["label"], rater_id="J")
-    assert judge.repeats.tolist() == [1] and judge.versions.tolist() == [version]
+    assert judge.repeats.tolist() == [1]
+    assert judge.versions.tolist() == [version]
     assert {scores.raters[k][0] for k in store.rubric_scores("binary", ["label"]).rater_keys} == {"H", "J"}
     assert store.rubric_scores("cis", ["r"], rater_id="H").scores.shape == (0, 1)
     keys, values = store.item_field_values("binary", "a.b")  # a dot in a field name is taken literally
-    assert values == [0, 1, 2, 3] and keys.tolist() == sorted(keys.tolist())
+    assert values == [0, 1, 2, 3]
+    assert keys.tolist() == sorted(keys.tolist())
     _, ids = store.item_field_values("binary", "id")
     assert ids == ["P0", "P1", "P2", "P3"]
     assert dict(zip(ids, store.item_field_values("binary", "split")[1], strict=True))["P1"] == "test"
-    assert store.item_fields_present("binary", "a.b") and not store.item_fields_present("binary", "colour")
+    assert store.item_fields_present("binary", "a.b")
+    assert not store.item_fields_present("binary", "colour")
     assert store.item_fields_present("binary", "tag")  # present, if null: a breakdown shows "(none)"
     assert [r["id"] for r in store.rubric_raters("binary")] == ["H", "J"]
     assert store.rubric_raters("cis") == []

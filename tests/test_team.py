@@ -31,12 +31,15 @@ def test_consensus_mean_for_ordered_and_majority_for_pass_fail():
     ordered = np.array([[0.5, 1.0, NAN, 0.0], [1.0, 1.0, 0.5, NAN], [NAN, 0.5, NAN, NAN]])
     values, tied = consensus(ordered, ordered=True)
     assert values[:2].tolist() == [0.75, pytest.approx(2.5 / 3)]
-    assert math.isnan(values[2]) and math.isnan(values[3])  # a single rating is no consensus
+    assert math.isnan(values[2])
+    assert math.isnan(values[3])  # a single rating is no consensus
     assert not tied.any()
     labels = np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 0.0], [1.0, NAN, NAN]])
     values, tied = consensus(labels, ordered=False)
-    assert values[0] == 1.0 and values[2] == 0.0
-    assert math.isnan(values[1]) and tied.tolist() == [False, True, False]  # 1 vs 1: a tie
+    assert values[0] == 1.0
+    assert values[2] == 0.0
+    assert math.isnan(values[1])
+    assert tied.tolist() == [False, True, False]  # 1 vs 1: a tie
 
 
 def test_spread_beyond_tolerance():
@@ -71,7 +74,8 @@ def test_team_figures_for_three_merged_experts(tmp_path: Path, rubrics):
     lead = _three_expert_lead_db(tmp_path, rubrics)
     with Store(lead) as store:
         view = load_team(store, rubrics["exercise-quality"])
-        assert view.experts == ("ann", "bob", "cat") and view.judge == "judge:m:exercise-quality@p1"
+        assert view.experts == ("ann", "bob", "cat")
+        assert view.judge == "judge:m:exercise-quality@p1"
         result = team_agreement(view)
     diff = result.dimensions[0]  # difficulty_match
     assert diff.alpha_level == "ordinal"
@@ -88,7 +92,8 @@ def test_team_figures_for_three_merged_experts(tmp_path: Path, rubrics):
     # Consensus (mean) difficulty: 1, .5, 1/6, 1, .5, 5/6 vs judge 1, 1, 0, 1, .5, 1: E02 off, E03 off (1/6 > .15),
     # E06 off (1/6) -> 3/6.
     assert diff.consensus_vs_judge.alignment_rate == pytest.approx(0.5)
-    assert diff.consensus_items == 6 and diff.ties == 0
+    assert diff.consensus_items == 6
+    assert diff.ties == 0
     # Pooled over the three dimensions, ann: difficulty 5/6, clarity (1,1,.5,.5,.5,1 vs 1,1,1,.5,.5,1) 5/6,
     # alignment (1,1,1,.5,0,.5 vs 1,1,1,.5,0,1) 5/6 -> 15/18.
     assert result.pooled_vs_judge["ann"] == pytest.approx(15 / 18)
@@ -100,10 +105,12 @@ def test_team_section_renders_in_every_format_without_markup(tmp_path: Path, rub
         full = build_full_report(store, rubrics["exercise-quality"])  # the report's section, as `report` draws it
     assert json.loads(render_full(full, "json"))["team"]["experts"] == ["ann", "bob", "cat"]
     text = render_full(full, "text", width=10_000)
-    assert "3 experts (ann, bob, cat) on 6 items" in text and "consensus" in text
+    assert "3 experts (ann, bob, cat) on 6 items" in text
+    assert "consensus" in text
     assert "83.3%" in text  # ann's difficulty alignment
     markdown = render_full(full, "markdown")
-    assert "## Team: agreement among experts" in markdown and "difficulty_match, against the judge" in markdown
+    assert "## Team: agreement among experts" in markdown
+    assert "difficulty_match, against the judge" in markdown
     assert "| ann | 6 |" in markdown
 
 
@@ -125,12 +132,15 @@ def test_adjudicated_consensus_replaces_the_computed_one_and_is_not_an_expert(tm
         view = load_team(store, binary)
         assert [d.item_id for d in expert_disagreements(view)] == ["P02", "P04"]
         before = team_agreement(view).dimensions[0]
-        assert before.ties == 2 and before.consensus_items == 2
+        assert before.ties == 2
+        assert before.consensus_items == 2
         rate(store, binary, "consensus", "human", {"P02": {"label": 1}})
         view = load_team(store, binary)
         assert view.experts == ("ann", "bob")
         after = team_agreement(view).dimensions[0]
-        assert after.ties == 1 and after.consensus_items == 3 and after.adjudicated_items == 1
+        assert after.ties == 1
+        assert after.consensus_items == 3
+        assert after.adjudicated_items == 1
         assert after.alpha_level == "nominal"
         assert after.consensus_vs_judge.alignment_rate == pytest.approx(2 / 3)  # P01 yes, P02 yes, P03 no
         assert [d.adjudicated for d in expert_disagreements(view)] == [True, False]
@@ -148,9 +158,11 @@ def test_consensus_over_all_items_at_once_matches_item_by_item(ordered):
     for j in range(matrix.shape[1]):
         column = matrix[:, j][~np.isnan(matrix[:, j])]
         if column.size < 2:
-            assert np.isnan(values[j]) and not tied[j]
+            assert np.isnan(values[j])
+            assert not tied[j]
         elif ordered:
-            assert values[j] == column.mean() and not tied[j]
+            assert values[j] == column.mean()
+            assert not tied[j]
         else:
             labels, counts = np.unique(column, return_counts=True)
             top = labels[counts == counts.max()]

@@ -73,7 +73,8 @@ def test_merged_experts_report_alpha_judge_agreement_and_consensus(lead_db: Path
     _run("report", "--db", str(lead_db), "--rubric", "exercise-quality", "--format", "json")
     data = json.loads(capsys.readouterr().out)
     team = data["team"]
-    assert team["experts"] == ["ann", "bob", "cat"] and team["judge"] == "judge:m:exercise-quality@p2"
+    assert team["experts"] == ["ann", "bob", "cat"]
+    assert team["judge"] == "judge:m:exercise-quality@p2"
     difficulty = team["dimensions"][0]
     expected = krippendorff.alpha(reliability_data=[[r[0] for r in SHEETS[e]] for e in SHEETS],
                                   level_of_measurement="ordinal", value_domain=[0, 0.5, 1])
@@ -92,14 +93,17 @@ def test_report_text_in_a_real_process_and_the_prompt_change_with_compare(lead_d
                            "exercise-quality"], capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert "Team: agreement among experts" in out and "3 experts (ann, bob, cat) on 6 items" in out
-    assert "alpha" in out and "consensus" in out
+    assert "Team: agreement among experts" in out
+    assert "3 experts (ann, bob, cat) on 6 items" in out
+    assert "alpha" in out
+    assert "consensus" in out
     done = subprocess.run([sys.executable, "-m", "judge_tui", "report", "--db", str(lead_db), "--rubric",
                            "exercise-quality", "--compare", "p1", "p2", "--format", "json"],
                           capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 0, done.stderr
     comparison = json.loads(done.stdout)["version_comparison"]
-    assert comparison["split"] == "dev" and comparison["items"] == 6
+    assert comparison["split"] == "dev"
+    assert comparison["items"] == 6
     assert comparison["alignment"]["v2"] > comparison["alignment"]["v1"]
     clarity = comparison["dimensions"][1]
     # Consensus clarity (mean of ann, bob, cat): 5/6, 5/6, 1/2, 2/3, 1/3, 1. p1 says 1 everywhere; 1 - 5/6 is
@@ -121,7 +125,8 @@ def test_experts_merged_before_any_judging_still_get_their_team_figures(tmp_path
     assert "3 experts (ann, bob, cat) on 6 items; judge: none yet" in out
     _run("report", "--db", str(lead), "--rubric", "exercise-quality", "--format", "json")
     data = json.loads(capsys.readouterr().out)
-    assert data["team"]["experts"] == ["ann", "bob", "cat"] and "no judge ratings" in data["judge_comparison"]
+    assert data["team"]["experts"] == ["ann", "bob", "cat"]
+    assert "no judge ratings" in data["judge_comparison"]
 
 
 def test_a_custom_tolerance_reaches_the_team_self_agreement_and_comparison_figures(
@@ -148,11 +153,14 @@ def test_a_custom_tolerance_reaches_the_team_self_agreement_and_comparison_figur
     # 8 of ann's 9 re-rated scores are within 0.5 of the first (at 0.15 it would be 7 of 9).
     [ann] = data["expert_self_agreement"]
     assert ann["alignment"] == pytest.approx(8 / 9, abs=1e-4)
-    assert ann["by_dimension"]["difficulty_match"]["alignment"] == 1.0 and ann["tolerance"] == 0.5
+    assert ann["by_dimension"]["difficulty_match"]["alignment"] == 1.0
+    assert ann["tolerance"] == 0.5
 
     _run("report", "--db", str(lead_db), "--rubric", "exercise-quality")
     text = capsys.readouterr().out
-    assert "tolerance ±0.5" in text and "alignment within ±0.5" in text and "±0.15" not in text
+    assert "tolerance ±0.5" in text
+    assert "alignment within ±0.5" in text
+    assert "±0.15" not in text
 
     _run("report", "--db", str(lead_db), "--rubric", "exercise-quality", "--compare", "p1", "p2", "--format", "json")
     comparison = json.loads(capsys.readouterr().out)["version_comparison"]
@@ -187,4 +195,5 @@ def test_a_report_that_cannot_be_made_exits_1_even_with_a_team(lead_db: Path, tm
     assert main(["report", "--db", str(lead_db), "--rubric", "exercise-quality", *args]) == 1
     captured = capsys.readouterr()
     assert captured.out == ""  # no half report
-    assert captured.err.startswith("judge-tui: ") and message in captured.err
+    assert captured.err.startswith("judge-tui: ")
+    assert message in captured.err

@@ -129,9 +129,11 @@ def test_alpha_at_every_level_with_a_bootstrap_over_units_like_an_independent_on
                                         level_of_measurement=level) for _ in range(1000)]
             low, high = _percentiles(drawn)
             got = d["intervals"][f"alpha_{level}"]
-            assert got["method"] == "bootstrap (units)" and got["confidence"] == 0.95
+            assert got["method"] == "bootstrap (units)"
+            assert got["confidence"] == 0.95
             # Monte-Carlo error of a 2.5% quantile of 1,000 resamples is about 0.02 here.
-            assert got["low"] == pytest.approx(low, abs=0.04) and got["high"] == pytest.approx(high, abs=0.04)
+            assert got["low"] == pytest.approx(low, abs=0.04)
+            assert got["high"] == pytest.approx(high, abs=0.04)
         assert d["intervals"]["alpha"] == d["intervals"]["alpha_ordinal"]
 
 
@@ -176,7 +178,8 @@ def test_fleiss_kappa_and_ac1_among_experts_and_per_pair_equal_irrcac(team, herm
 def test_each_expert_and_the_consensus_against_the_judge_and_the_consensus(team, hermetic_home, capsys):
     db, codes = team
     data = _json(capsys, db)["team"]
-    assert data["judge"] == f"{JUDGE}p2" and data["confidence"] == 0.95
+    assert data["judge"] == f"{JUDGE}p2"
+    assert data["confidence"] == 0.95
     for j, d in enumerate(data["dimensions"]):
         consensus = _consensus(codes, j)
         judge = SCALE[codes["p2"][:, j]]
@@ -208,7 +211,8 @@ def test_each_expert_and_the_consensus_against_the_judge_and_the_consensus(team,
             sm = cohens_kappa(table)
             assert row["kappa"] == pytest.approx(sm.kappa, abs=1e-9)
             reference = log_disagreement_t(table)
-            assert reference is not None and row["intervals"]["kappa"]["low"] == pytest.approx(reference[0], abs=1e-9)
+            assert reference is not None
+            assert row["intervals"]["kappa"]["low"] == pytest.approx(reference[0], abs=1e-9)
 
 
 def test_pooled_alignment_is_a_cluster_bootstrap_over_items(team, hermetic_home, capsys):
@@ -221,7 +225,8 @@ def test_pooled_alignment_is_a_cluster_bootstrap_over_items(team, hermetic_home,
     low, high = _percentiles(drawn)
     got = data["pooled_alignment_intervals"]["ann"]
     assert got["method"] == "cluster bootstrap (items)"
-    assert got["low"] == pytest.approx(low, abs=0.02) and got["high"] == pytest.approx(high, abs=0.02)
+    assert got["low"] == pytest.approx(low, abs=0.02)
+    assert got["high"] == pytest.approx(high, abs=0.02)
     # Wilson over the 180 scores would pretend they were independent: narrower than resampling whole items.
     wilson_low, wilson_high = proportion_confint(int(hits.sum()), hits.size, method="wilson")
     assert got["high"] - got["low"] != pytest.approx(wilson_high - wilson_low, abs=1e-6)
@@ -231,8 +236,10 @@ def test_a_perfect_pooled_alignment_is_not_claimed_certain():
     keys = np.arange(6)
     pairs = [AlignedPair(keys, np.ones(6), np.ones(6)) for _ in range(3)]
     got = pooled_interval(pairs, 0.15)
-    assert isinstance(got, Interval) and got.method == "wilson (items)"
-    assert got.low == pytest.approx(proportion_confint(6, 6, method="wilson")[0], abs=1e-9) and got.high == 1.0
+    assert isinstance(got, Interval)
+    assert got.method == "wilson (items)"
+    assert got.low == pytest.approx(proportion_confint(6, 6, method="wilson")[0], abs=1e-9)
+    assert got.high == 1.0
 
 
 def test_the_bootstrap_gives_way_to_the_jackknife_past_the_item_limit():
@@ -243,7 +250,8 @@ def test_the_bootstrap_gives_way_to_the_jackknife_past_the_item_limit():
              for j in range(3)]
     boot = pooled_interval(pairs, 0.15)
     jack = pooled_interval(pairs, 0.15, max_bootstrap_items=100)
-    assert isinstance(boot, Interval) and isinstance(jack, Interval)
+    assert isinstance(boot, Interval)
+    assert isinstance(jack, Interval)
     assert jack.method == "infinitesimal jackknife (items)"
     assert (jack.low, jack.high) == pytest.approx((boot.low, boot.high), abs=0.004)
 
@@ -290,7 +298,8 @@ def test_expert_self_agreement_intervals(team, hermetic_home, capsys):
         assert (row["intervals"]["alignment"]["low"], row["intervals"]["alignment"]["high"]) == pytest.approx(
             (low, high), abs=1e-9)
         # 20 repeat pairs: below the 25 items a kappa interval needs
-        assert row["intervals"]["kappa"] is None and "too few items" in row["undefined"]["kappa"]
+        assert row["intervals"]["kappa"] is None
+        assert "too few items" in row["undefined"]["kappa"]
     assert ann["intervals"]["alignment"]["method"] == "cluster bootstrap (items)"
 
 
@@ -309,8 +318,9 @@ def test_judge_self_agreement_intervals(team, hermetic_home, capsys):
         table = np.zeros((3, 3))
         np.add.at(table, (first, again), 1)
         reference = log_disagreement_t(table)
-        assert reference is not None and row["intervals"]["cohen_kappa"]["high"] == pytest.approx(reference[1],
-                                                                                                   abs=1e-9)
+        assert reference is not None
+        assert (row["intervals"]["cohen_kappa"]["high"] == pytest.approx(reference[1],
+                                                                                                   abs=1e-9))
     assert judge["dimensions"][-1]["intervals"]["cohen_kappa"] is None
     assert "overall" in judge["dimensions"][-1]["undefined"]["cohen_kappa_interval"]
 
@@ -323,7 +333,8 @@ def test_compare_is_a_paired_bootstrap_with_a_verdict(team, hermetic_home, capsy
     data = _json(capsys, db, "--compare", "p1", "p2")["version_comparison"]
     again = _json(capsys, db, "--compare", "p1", "p2")["version_comparison"]
     assert data == again  # deterministic
-    assert data["split"] == "all items (no splits assigned)" and data["items"] == N
+    assert data["split"] == "all items (no splits assigned)"
+    assert data["items"] == N
     rng = np.random.default_rng(21)
     for j, d in enumerate(data["dimensions"]):
         consensus = _consensus(codes, j)
@@ -336,7 +347,8 @@ def test_compare_is_a_paired_bootstrap_with_a_verdict(team, hermetic_home, capsy
         low, high = _percentiles(drawn)
         got = d["alignment"]["intervals"]["change"]
         assert got["method"] == "paired bootstrap (items)"
-        assert got["low"] == pytest.approx(low, abs=0.03) and got["high"] == pytest.approx(high, abs=0.03)
+        assert got["low"] == pytest.approx(low, abs=0.03)
+        assert got["high"] == pytest.approx(high, abs=0.03)
         for figure in ("alignment", "kappa", "pearson_r"):
             assert d[figure]["verdict"] == "improved", (d["dimension"], figure)
     assert data["alignment"]["verdict"] == "improved"
@@ -354,7 +366,9 @@ def test_compare_in_text_and_markdown(team, hermetic_home, capsys):
         capsys.readouterr()
         assert main(["report", "--db", str(db), "--format", fmt, "--compare", "p1", "p2"]) == 0
         out = capsys.readouterr().out
-        assert "paired bootstrap" in out and "improved" in out and " pts [+" in out
+        assert "paired bootstrap" in out
+        assert "improved" in out
+        assert " pts [+" in out
 
 
 def test_paired_change_of_kappa_and_r_against_an_independent_paired_resampling():
@@ -389,7 +403,8 @@ def test_paired_change_of_kappa_and_r_against_an_independent_paired_resampling()
     big = paired_changes(pairs, figures, Rubric, 0.15, max_bootstrap_items=10)  # type: ignore[arg-type]  # a stand-in rubric, as above
     for name in ("alignment", "kappa", "pearson_r"):
         a, b = got[name].interval, big[name].interval
-        assert isinstance(a, Interval) and isinstance(b, Interval)
+        assert isinstance(a, Interval)
+        assert isinstance(b, Interval)
         assert b.method == "infinitesimal jackknife (paired items)"
         assert (b.low, b.high) == pytest.approx((a.low, a.high), abs=0.05), name
 
@@ -425,7 +440,8 @@ def test_raters_with_no_shared_items_exit_1_in_a_real_process(tmp_path, hermetic
         rate(store, rubric, "bob", "human", {f"E0{n}": dict.fromkeys(DIMS, 0.5) for n in (4, 5, 6)})
     for fmt in ("text", "json"):
         done = _cli("report", "--db", str(db), "--raters", "ann,bob", "--format", fmt, home=hermetic_home)
-        assert done.returncode == 1 and done.stdout == ""
+        assert done.returncode == 1
+        assert done.stdout == ""
         assert "Traceback" not in done.stderr
         assert "no item of rubric 'exercise-quality' was rated by both the human rater ann and" in done.stderr
         assert "(3 rated by the first, 3 by the second)" in done.stderr
@@ -446,16 +462,23 @@ def test_the_json_report_without_a_judge_keeps_its_documented_shape(tmp_path, he
     documented = ["schema_version", "rubric", "split", "raters", "thresholds", "counts", "summary", "dimensions",
                   "overall", "verdict", "breakdowns", "self_agreement", "human_agreement", "flagged_items"]
     assert [key for key in data if key in documented] == documented
-    assert data["rubric"]["id"] == "exercise-quality" and data["rubric"]["scale"]
-    assert data["raters"]["human"]["ids"] == ["ann", "bob"] and data["raters"]["judge"]["ids"] == []
+    assert data["rubric"]["id"] == "exercise-quality"
+    assert data["rubric"]["scale"]
+    assert data["raters"]["human"]["ids"] == ["ann", "bob"]
+    assert data["raters"]["judge"]["ids"] == []
     assert data["thresholds"]["kappa"]["substantial"] == 0.61
-    assert data["counts"] is None and data["summary"] is None and data["overall"] is None
-    assert data["dimensions"] == [] and data["verdict"] == [] and data["self_agreement"] == []
+    assert data["counts"] is None
+    assert data["summary"] is None
+    assert data["overall"] is None
+    assert data["dimensions"] == []
+    assert data["verdict"] == []
+    assert data["self_agreement"] == []
     assert "no judge ratings" in data["judge_comparison"]
     assert set(data["undefined"]) == {"counts", "summary", "overall"}
     assert data["team"]["judge"] is None
     row = data["team"]["dimensions"][0]["consensus_vs_judge"]
-    assert row["intervals"]["alignment"] is None and row["undefined"]["alignment"]
+    assert row["intervals"]["alignment"] is None
+    assert row["undefined"]["alignment"]
 
 
 def test_ac1_of_perfect_agreement_is_not_claimed_certain():
@@ -464,12 +487,16 @@ def test_ac1_of_perfect_agreement_is_not_claimed_certain():
     table = np.diag([5.0, 3.0, 0.0])  # eight items, every one agreed
     for weights in (None, "quadratic"):
         found = defined(gwet_ac(table, weights))
-        assert not isinstance(found, type(None)) and found.value == 1.0 and found.standard_error == 0.0
+        assert not isinstance(found, type(None))
+        assert found.value == 1.0
+        assert found.standard_error == 0.0
         interval = found.interval
-        assert isinstance(interval, Interval) and interval.method == "wilson-agreement"
+        assert isinstance(interval, Interval)
+        assert interval.method == "wilson-agreement"
         low = proportion_confint(8, 8, method="wilson")[0]
         assert interval.low == pytest.approx((low - found.chance_agreement) / (1 - found.chance_agreement), abs=1e-12)
-        assert interval.low < 0.8 and interval.high == 1.0
+        assert interval.low < 0.8
+        assert interval.high == 1.0
 
 
 def test_status_names_the_method_of_the_team_alpha_as_the_report_does(tmp_path, hermetic_home, capsys):
@@ -498,7 +525,8 @@ def test_pooled_alignment_of_one_dimension_is_wilson():
     hits = np.array([1.0] * 7 + [0.0] * 3)
     got = pooled_interval([AlignedPair(keys, hits, np.ones(10))], 0.15)
     low, high = proportion_confint(7, 10, method="wilson")
-    assert isinstance(got, Interval) and got.method == "wilson"
+    assert isinstance(got, Interval)
+    assert got.method == "wilson"
     assert (got.low, got.high) == pytest.approx((low, high), abs=1e-12)
 
 
@@ -523,7 +551,8 @@ def test_repeat_pairs_past_the_item_limit_take_conservative_closed_forms(monkeyp
     closed = module.repeat_intervals(pairs, Rubric, 0.15, kappa=True)  # type: ignore[arg-type]  # a stand-in rubric: only its scale is read
     for name in ("alignment", "kappa"):
         a, b = boot[name], closed[name]
-        assert isinstance(a, Interval) and isinstance(b, Interval)
+        assert isinstance(a, Interval)
+        assert isinstance(b, Interval)
         assert a.method == "bootstrap (items, mean over repeat pairs)"
         assert b.method.endswith("(mean over repeat pairs, conservative)")
         # The bound on the standard error of a mean of correlated figures: at least as wide as the bootstrap's.

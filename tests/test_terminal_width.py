@@ -69,7 +69,8 @@ def test_the_judges_progress_fits_the_terminal(study: Path, tmp_path: Path, colu
     out = on_terminal("judge", "--db", str(study), "--rubric", "cis", "--backend", "command", "--cmd",
                       f"{sys.executable} {script}", columns=columns)
     assert _too_wide(out, columns) == []
-    assert "25/25" in out and "failed 0" in out
+    assert "25/25" in out
+    assert "failed 0" in out
     assert not [line for line in _lines(out) if re.match(r" {30,}\S", line)]  # no strip under a column
 
 
@@ -80,7 +81,8 @@ def test_a_flag_reason_wraps_on_words_under_itself():
     flags = [Flag("B001", "ann", REASON, "rated", "2026-12-04T12:00:00", "cis", "LRU Cache", None)]
     text = render(flags, "text", width=60)
     lines = text.splitlines()
-    assert max(map(len, lines)) <= 60 and len(lines) > 2
+    assert max(map(len, lines)) <= 60
+    assert len(lines) > 2
     assert " ".join(" ".join(lines[1:]).split()).endswith(REASON)
     assert render(flags, "text").splitlines()[1].endswith(REASON)  # to a pipe: one line, whole
     assert json.loads(render(flags, "json"))[0]["reason"] == REASON
@@ -93,5 +95,6 @@ def test_writing_to_a_file_says_where(study: Path, tmp_path: Path, capsys: pytes
         assert main([*args, "--db", str(study)]) == 0
         captured = capsys.readouterr()
         assert captured.out == ""
-        assert said in captured.err and args[-1] in captured.err, captured.err
+        assert said in captured.err, captured.err
+        assert args[-1] in captured.err, captured.err
         assert Path(args[-1]).stat().st_size > 0

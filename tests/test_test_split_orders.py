@@ -119,9 +119,11 @@ def test_a_balanced_pool_without_a_test_split_decides_no_tpr_or_tnr(store, rubri
         save(store, rubric, item_id, "ann", every[item_id][0])
     checks = {c.key: c for c in build_report(store, rubric).checks}
     assert checks["tpr"].scope == checks["tnr"].scope == "test split"
-    assert checks["tpr"].decision is None and checks["tnr"].decision is None
+    assert checks["tpr"].decision is None
+    assert checks["tnr"].decision is None
     settled = study_settledness(store, rubric, AgreementSettings())
-    assert settled is not None and settled.targets == 2  # alignment and kappa only
+    assert settled is not None
+    assert settled.targets == 2  # alignment and kappa only
 
 
 @pytest.mark.slow
@@ -145,7 +147,8 @@ def test_a_balanced_order_never_calls_a_weak_test_split_met_on_a_strong_dev_spli
             count += 1
             if count % 40 == 0:  # the stop check the rating screen runs, looked at along the way
                 settled = study_settledness(store, rubric, AgreementSettings())
-                assert settled is not None and not settled.settled, count
+                assert settled is not None, count
+                assert not settled.settled, count
             state = session.open_next_unrated()
         assert count == len(every)
     env = {**os.environ, "PYTHONPATH": str(Path.cwd())}

@@ -95,7 +95,8 @@ def test_winning_rate_and_advantage_equal_the_authors_procedure(study_db: Path, 
     page, _ = _page(study_db, rubrics)
     rubric = rubrics["exercise-quality"]
     [judge] = page.judges
-    assert judge.judge == JUDGE and judge.experts == EXPERTS
+    assert judge.judge == JUDGE
+    assert judge.experts == EXPERTS
     with Store(study_db) as store:
         ratings = load(store, rubric)
         runs = {e: ratings.first_runs(e) for e in (*EXPERTS, JUDGE)}
@@ -118,9 +119,11 @@ def test_the_pool_estimate_corrects_the_judge_over_every_judged_item(study_db: P
     for p in judge.pool:
         e = p.estimate
         assert not isinstance(e, type(None))
-        assert e.labelled == SHARED and e.unlabelled == POOL - SHARED
+        assert e.labelled == SHARED
+        assert e.unlabelled == POOL - SHARED
         assert e.interval.low < e.estimate < e.interval.high
-    assert judge.pool_note is not None and "not recorded" in judge.pool_note  # ratings saved without a draw
+    assert judge.pool_note is not None
+    assert "not recorded" in judge.pool_note  # ratings saved without a draw
     assert any("may estimate the pool's" in u for u in judge.uses)
 
 
@@ -182,9 +185,11 @@ def test_report_json_carries_the_page_and_text_opens_with_it(study_db: Path, cap
     assert main(["report", "--db", str(study_db), "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     page = data["judge_validity"]
-    assert page["epsilon"] == 0.2 and page["judges"][0]["judge"] == JUDGE
+    assert page["epsilon"] == 0.2
+    assert page["judges"][0]["judge"] == JUDGE
     assert {r["key"] for r in page["judges"][0]["alt_test"]} == {*DIMS, "overall"}
-    assert "summary" in data and "dimensions" in data  # every key the report had stays
+    assert "summary" in data
+    assert "dimensions" in data  # every key the report had stays
     assert main(["report", "--db", str(study_db)]) == 0
     text = capsys.readouterr().out
     assert text.startswith("What the judge may be used for: judge judge-v1")
@@ -193,7 +198,8 @@ def test_report_json_carries_the_page_and_text_opens_with_it(study_db: Path, cap
 def test_full_report_builds_the_page_once(study_db: Path, rubrics) -> None:
     with Store(study_db) as store:
         full = build_full_report(store, rubrics["exercise-quality"])
-    assert full.validity is not None and full.validity.judges[0].judge == JUDGE
+    assert full.validity is not None
+    assert full.validity.judges[0].judge == JUDGE
 
 
 @pytest.mark.slow
@@ -222,7 +228,8 @@ def test_report_with_columns_80_keeps_the_page_within_80(study_db: Path) -> None
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     end = next(n for n, line in enumerate(lines) if line.startswith(("  Compared with", "  To settle")))
-    assert end <= 24 and lines[0].startswith("What the judge may be used for")
+    assert end <= 24
+    assert lines[0].startswith("What the judge may be used for")
     assert max(len(line) for line in lines[:end]) <= 80
 
 
@@ -272,7 +279,8 @@ def test_the_page_offers_a_pool_figure_only_where_the_judge_narrows_it() -> None
     labels = np.array([1.0] * 20 + [0.0] * 10)
     tracks = verdict_stratified_rate(labels, labels, np.array([1.0] * 200 + [0.0] * 100))
     passes_all = verdict_stratified_rate(labels, np.ones(30), np.ones(300))
-    assert offers_pool(tracks) and not offers_pool(passes_all)
+    assert offers_pool(tracks)
+    assert not offers_pool(passes_all)
     said = _pool_uses([PoolFigure("a", "clarity", tracks), PoolFigure("pass_rate", "pass rate", passes_all)])
     assert said == ["may estimate the pool's clarity, corrected by the experts",
                     "for the pool's pass rate, use the experts alone: the judge's ratings do not narrow the interval"]
@@ -312,9 +320,11 @@ def test_no_pool_figure_leaves_its_scale_with_three_rated_items(tmp_path: Path, 
                   for i in items})
     assert main(["report", "--db", str(path), "--rubric", rubric_id, "--format", "json"]) == 0
     pool = [p for block in json.loads(capsys.readouterr().out)["judge_validity"]["judges"] for p in block["pool"]]
-    assert pool and all(p["estimate"] is not None for p in pool)
+    assert pool
+    assert all(p["estimate"] is not None for p in pool)
     for p in pool:
-        assert 0.0 <= p["estimate"] <= 1.0 and 0.0 <= p["experts_only"] <= 1.0
+        assert 0.0 <= p["estimate"] <= 1.0
+        assert 0.0 <= p["experts_only"] <= 1.0
         for where, interval in _intervals(p):
             assert 0.0 <= interval["low"] <= interval["high"] <= 1.0, (p["key"], where, interval)
         assert p["interval"]["low"] <= p["estimate"] <= p["interval"]["high"]
@@ -323,7 +333,8 @@ def test_no_pool_figure_leaves_its_scale_with_three_rated_items(tmp_path: Path, 
     start = next(n for n, line in enumerate(lines) if line.startswith("  Pool ("))
     rows = lines[start + 1 : start + 1 + len(pool)]
     numbers = [float(x) for row in rows for x in re.findall(r"-?\d+\.\d+", row)]
-    assert len(numbers) >= 4 * len(pool) and all(0.0 <= x <= 1.0 for x in numbers), rows
+    assert len(numbers) >= 4 * len(pool), rows
+    assert all(0.0 <= x <= 1.0 for x in numbers), rows
 
 
 def test_a_pool_row_made_otherwise_than_the_heading_says_names_its_method() -> None:
@@ -341,5 +352,7 @@ def test_a_pool_row_made_otherwise_than_the_heading_says_names_its_method() -> N
     page = ValidityPage("binary", 0.2, 0.05, 0.95, (block,), True)
     text = render_text(page)
     assert "Pool (by verdict, 30 rated + 300 judge only)" in text
-    assert "\n  clarity " in text and "\n  pass rate (PPI++) " in text
-    assert "| Pool figure (by verdict) |" in render_markdown(page) and "| pass rate (PPI++) |" in render_markdown(page)
+    assert "\n  clarity " in text
+    assert "\n  pass rate (PPI++) " in text
+    assert "| Pool figure (by verdict) |" in render_markdown(page)
+    assert "| pass rate (PPI++) |" in render_markdown(page)

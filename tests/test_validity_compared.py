@@ -70,7 +70,8 @@ def test_the_alt_test_gives_each_experts_count_not_the_smallest(tmp_path: Path, 
     page, _ = _page(tmp_path / "counts.db", rubrics["binary"])
     [block] = page.judges
     assert sorted(c.items for c in block.replacement[0].test.compared) == [40, 70, 70]
-    assert "3 × 40–70" in render_text(page) and "| 3 × 40–70 |" in render_markdown(page)
+    assert "3 × 40–70" in render_text(page)
+    assert "| 3 × 40–70 |" in render_markdown(page)
 
 
 def _dissent_study(path: Path, rubric) -> dict[str, np.ndarray]:
@@ -101,7 +102,8 @@ def test_each_target_shows_the_judge_against_each_expert_beside_expert_against_e
         assert p.check.estimate == pytest.approx(float(np.mean(labels[p.first] == labels[p.second])), abs=1e-12)
     assert kappa.met_by_experts  # ann and bob agree well
     text = " ".join(render_text(page).split())
-    assert "Compared with the experts' own agreement" in text and "judge vs expert" in text
+    assert "Compared with the experts' own agreement" in text
+    assert "judge vs expert" in text
     data = to_dict(page)["judges"][0]
     pairs = next(a for a in data["compared_with_experts"] if a["key"] == kappa.key)["expert_vs_expert"]
     assert {(p["first"], p["second"]) for p in pairs} == {("ann", "bob"), ("ann", "cat"), ("bob", "cat")}
@@ -115,7 +117,8 @@ def test_an_expert_who_disagrees_with_every_other_is_flagged_with_the_figures(tm
     page, _ = _page(tmp_path / "team.db", rubrics["binary"])
     [block] = page.judges
     [dissent] = block.dissent
-    assert dissent.expert == "cat" and dissent.figure == "κ of label"
+    assert dissent.expert == "cat"
+    assert dissent.figure == "κ of label"
     assert dict(dissent.with_others) == pytest.approx(
         {e: cohen_kappa_score(labels["cat"], labels[e]) for e in ("ann", "bob")}, abs=1e-12)
     between = cohen_kappa_score(labels["ann"], labels["bob"])

@@ -42,7 +42,8 @@ async def _shown(db: Path, rubrics, reviewer: str, lead: bool) -> list[str]:
 async def test_the_leads_summary_opens_with_the_page_without_the_pool(study_db: Path, rubrics) -> None:  # noqa: F811
     texts = await _shown(study_db, rubrics, "lead", lead=True)
     assert texts[0].startswith("What the judge may be used for: judge judge-v1")
-    assert "Replace an expert?" in texts[0] and "(ann, bob, cat)" in texts[0]
+    assert "Replace an expert?" in texts[0]
+    assert "(ann, bob, cat)" in texts[0]
     assert "Pool estimate: in `judge-tui report`" in texts[0]
     assert "PPI++" not in "\n".join(texts)
     assert "Decided by rules valid at any time" in " ".join(texts[0].split())  # 240 items left to compare
@@ -52,7 +53,8 @@ async def test_the_leads_summary_opens_with_the_page_without_the_pool(study_db: 
 async def test_a_reviewers_summary_has_no_page(study_db: Path, rubrics) -> None:  # noqa: F811
     """ann sees ann against the judge; the page would show the other experts' ratings through the test."""
     texts = await _shown(study_db, rubrics, "ann", lead=False)
-    assert texts and not any("What the judge may be used for" in t for t in texts)
+    assert texts
+    assert not any("What the judge may be used for" in t for t in texts)
 
 
 @pytest.mark.slow

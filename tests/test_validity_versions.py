@@ -126,7 +126,8 @@ def test_each_block_equals_the_figures_of_its_versions_ratings_alone(study: Stud
                                                                       abs=1e-12)
         assert [e["items"] for e in alt["experts"]] == [RATED[version]] * 3
         [rate] = block["pool"]
-        assert rate["key"] == "pass_rate" and rate["labelled"] == RATED[version]
+        assert rate["key"] == "pass_rate"
+        assert rate["labelled"] == RATED[version]
         assert rate["unlabelled"] == POOL - RATED[version]
         assert rate["estimate"] == pytest.approx(pool.estimate, abs=1e-12)
         assert rate["standard_error"] == pytest.approx(pool.standard_error, abs=1e-12)
@@ -198,14 +199,17 @@ async def test_the_leads_summary_has_a_block_per_version_without_the_pool(study:
     [text, *_] = await _summary(study, "lead", lead=True)
     assert text.startswith("What the judge may be used for: judge judge-y")
     assert text.index("judge judge-y (binary #2,") < text.index("Judge judge-y (binary #1,")
-    assert "PPI++" not in text and "Pool estimate: in `judge-tui report`" in text
+    assert "PPI++" not in text
+    assert "Pool estimate: in `judge-tui report`" in text
     assert max(len(line) for line in text.splitlines()) <= 76
 
 
 @pytest.mark.slow  # the study is built with the real CLI, a dozen subprocesses
 async def test_an_experts_summary_still_has_no_page(study: Study) -> None:
     text = "\n".join(await _summary(study, "ann", lead=False))
-    assert text and "What the judge may be used for" not in text and "binary #1" not in text
+    assert text
+    assert "What the judge may be used for" not in text
+    assert "binary #1" not in text
 
 
 DIMS_V1 = ("difficulty_match", "instruction_clarity", "learning_objective_alignment")

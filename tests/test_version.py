@@ -20,7 +20,8 @@ RELEASE = re.compile(r"^## (\d+)\.(\d+)\.(\d+) \((\d{4}-\d\d-\d\d)\)$", flags=re
 
 def test_pyproject_takes_the_version_from_the_package() -> None:
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert "version" not in pyproject["project"] and "version" in pyproject["project"]["dynamic"]
+    assert "version" not in pyproject["project"]
+    assert "version" in pyproject["project"]["dynamic"]
     assert pyproject["tool"]["hatch"]["version"]["path"] == "judge_tui/__init__.py"
 
 
@@ -36,7 +37,8 @@ def test_the_changelog_opens_with_unreleased_then_releases_newest_first() -> Non
     assert len(releases) == len(headings) - 1, "every heading after Unreleased is `## X.Y.Z (YYYY-MM-DD)`"
     versions = [tuple(int(n) for n in r[:3]) for r in releases]
     dates = [r[3] for r in releases]
-    assert versions == sorted(versions, reverse=True) and len(set(versions)) == len(versions)
+    assert versions == sorted(versions, reverse=True)
+    assert len(set(versions)) == len(versions)
     assert dates == sorted(dates, reverse=True)
 
 

@@ -48,11 +48,13 @@ def test_rubric_change_records_reason_and_items_in_that_database(tmp_path: Path,
     assert main(["rubric-change", "cis", "--db", str(db), "--reason", "Clarity anchors were too lenient",
                  "--items", "B003,B007", "--file", str(new_file)]) == 0
     out = capsys.readouterr().out
-    assert "recorded rubric cis version #2" in out and "motivated by B003, B007" in out
+    assert "recorded rubric cis version #2" in out
+    assert "motivated by B003, B007" in out
     assert load_rubrics()["cis"][1].parent == locations.prompts_dir()  # the shared rubric files are unchanged
     with Store(db) as store:
         [first, second] = store.rubric_versions("cis")
-        assert first["reason"] == "" and second["reason"] == "Clarity anchors were too lenient"
+        assert first["reason"] == ""
+        assert second["reason"] == "Clarity anchors were too lenient"
         assert second["motivating_items"] == ["B003", "B007"]
     # Recording the same definition again is refused: nothing changed.
     assert main(["rubric-change", "cis", "--db", str(db), "--reason", "again", "--items", "B001"]) == 1
@@ -102,9 +104,12 @@ def test_judge_refuses_unrecorded_rubric_and_prompt_changes(tmp_path: Path, rubr
         require_recorded(store, rubrics["cis"], prompt_version="p9", template="T2", reason="few-shot added",
                          items=["B001"])
         lines = "\n".join(history_lines(store, "cis"))
-    assert "rubric cis" in lines and "first version" in lines
-    assert "reason: anchors" in lines and "items: B003" in lines
-    assert "prompt p9" in lines and "reason: few-shot added" in lines
+    assert "rubric cis" in lines
+    assert "first version" in lines
+    assert "reason: anchors" in lines
+    assert "items: B003" in lines
+    assert "prompt p9" in lines
+    assert "reason: few-shot added" in lines
 
 
 def test_prompt_change_caused_by_a_recorded_rubric_change_takes_its_reason(tmp_path: Path, rubrics):
@@ -125,7 +130,8 @@ def test_history_flags_a_version_without_reason(tmp_path: Path, rubrics, capsys)
     assert main(["history", "--db", str(db), "--rubric", "cis"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "rubric cis"
-    assert out[1].startswith("  #1  ") and "ratings: 0 human, 0 judge" in out[1]
+    assert out[1].startswith("  #1  ")
+    assert "ratings: 0 human, 0 judge" in out[1]
     assert out[2] == "      first version"
     assert out[4] == "      reason: NONE RECORDED (record it: judge-tui rubric-change cis --reason TEXT --items ID,ID)"
 
@@ -169,7 +175,9 @@ def test_compare_versions_on_the_same_dev_items_with_hand_worked_figures(tmp_pat
     db = _comparison_db(tmp_path, rubrics)
     with Store(db) as store:
         c = compare_versions(store, rubrics["binary"], "aaaa", "bbbb2222")
-    assert c.split == "dev" and c.items == 9 and c.experts == ("ann", "bob")
+    assert c.split == "dev"
+    assert c.items == 9
+    assert c.experts == ("ann", "bob")
     [label] = c.dimensions
     assert label.n == 9
     assert label.alignment == pytest.approx((7 / 9, 8 / 9))
@@ -183,7 +191,10 @@ def test_compare_section_text_and_errors(tmp_path: Path, rubrics):
     with Store(db) as store:
         full = build_full_report(store, rubrics["binary"], compare=("aaaa1111", "bbbb"))  # `report --compare`
         text = render_full(full, "text", width=10_000)
-        assert "77.8%" in text and "88.9%" in text and "+11.1 pts" in text and "+0.25" in text
+        assert "77.8%" in text
+        assert "88.9%" in text
+        assert "+11.1 pts" in text
+        assert "+0.25" in text
         with Store(db) as s2, pytest.raises(UserError, match="known prompt versions: aaaa1111, bbbb2222"):
             compare_versions(s2, rubrics["binary"], "cccc", "aaaa")
         with pytest.raises(UserError, match="same version"):
@@ -192,7 +203,8 @@ def test_compare_section_text_and_errors(tmp_path: Path, rubrics):
             compare_versions(store, rubrics["binary"], "aaaa", "bbbb", split="train")
         # On the test split only P11 counts: v1 wrong, v2 right.
         on_test = compare_versions(store, rubrics["binary"], "aaaa", "bbbb", split="test")
-        assert on_test.items == 1 and on_test.alignment == (0.0, 1.0)
+        assert on_test.items == 1
+        assert on_test.alignment == (0.0, 1.0)
 
 
 def test_judge_refuses_a_changed_prompt_until_its_reason_is_given(tmp_path: Path, capsys):
@@ -216,12 +228,14 @@ def test_judge_refuses_a_changed_prompt_until_its_reason_is_given(tmp_path: Path
     capsys.readouterr()
     assert main(judge) == 1
     err = capsys.readouterr().err
-    assert "the binary judge prompt has changed since prompt version" in err and "--reason TEXT --items" in err
+    assert "the binary judge prompt has changed since prompt version" in err
+    assert "--reason TEXT --items" in err
     assert main([*judge, "--reason", "Lenient on implied ingredients", "--items", "P02"]) == 0
     capsys.readouterr()
     assert main(["history", "--db", str(db)]) == 0
     out = capsys.readouterr().out
-    assert "reason: Lenient on implied ingredients" in out and "items: P02" in out
+    assert "reason: Lenient on implied ingredients" in out
+    assert "items: P02" in out
     with Store(db) as store:
         judges = [r["id"] for r in store.raters("judge")]
     assert len(judges) == 2  # one judge rater per prompt version; both kept
@@ -243,8 +257,10 @@ def test_versions_are_numbered_per_rubric_alike_in_history_exports_and_messages(
                                      scores={"r": 1.0, "a": 1.0, "t": 1.0, "l": 1.0}))
     assert main(["history", "--db", str(db), "--rubric", "cis"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[1].startswith("  #1  ") and "(label in the file: 1, hash" in out[1]
-    assert out[3].startswith("  #2  ") and "(label in the file: 1, hash" in out[3]
+    assert out[1].startswith("  #1  ")
+    assert "(label in the file: 1, hash" in out[1]
+    assert out[3].startswith("  #2  ")
+    assert "(label in the file: 1, hash" in out[3]
     assert main(["export", "--db", str(db), "--rubric", "cis"]) == 0
     import json
 

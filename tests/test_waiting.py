@@ -35,7 +35,8 @@ def test_the_state_at_failure_is_asked_for_only_on_failure():
         asked.append("asked")
         return "the screen as it was"
 
-    assert wait_until(lambda: True, state) is True and asked == []
+    assert wait_until(lambda: True, state) is True
+    assert asked == []
     with pytest.raises(AssertionError, match="the screen as it was"):
         wait_until(lambda: False, state, limit=0, every=0)
 

@@ -85,8 +85,10 @@ def test_a_broken_rubric_is_refused_with_file_and_field_and_nothing_is_recorded(
     broken = rubric_text.replace('kind = "pass_fail"', 'kind = "five_stars"')
     with pytest.raises(UserError) as refused:
         check_change(study, rubric, files, broken, template_text)
-    assert str(files.rubric) in str(refused.value) and "field scale.kind" in str(refused.value)
-    assert _recorded(study) == before and not files.rubric.exists()
+    assert str(files.rubric) in str(refused.value)
+    assert "field scale.kind" in str(refused.value)
+    assert _recorded(study) == before
+    assert not files.rubric.exists()
 
 
 def test_a_broken_template_is_refused_with_its_file(study):
@@ -95,7 +97,8 @@ def test_a_broken_template_is_refused_with_its_file(study):
     rubric_text, template_text = files.texts()
     with pytest.raises(UserError) as refused:
         check_change(study, rubric, files, rubric_text, template_text.replace("{{examples}}", "{{exemples}}"))
-    assert str(files.template) in str(refused.value) and "exemples" in str(refused.value)
+    assert str(files.template) in str(refused.value)
+    assert "exemples" in str(refused.value)
     assert not files.template.exists()
 
 
@@ -107,7 +110,8 @@ def test_a_change_without_a_reason_writes_and_records_nothing(study):
     before = _recorded(study)
     with pytest.raises(UserError, match="needs a reason"):
         apply_change(study, rubric, files, change, "  ", ["P06"])
-    assert _recorded(study) == before and not files.template.exists()
+    assert _recorded(study) == before
+    assert not files.template.exists()
 
 
 @pytest.mark.slow  # a real process
@@ -117,7 +121,8 @@ def test_the_test_split_never_enters_the_loop(study, tmp_path):
         standing(study, rubric, prompt_version="x", previous=None, split="test")
     done = subprocess.run([sys.executable, "-m", "judge_tui", "calibrate", "--rubric", "binary", "--reviewer", "lead",
                            "--split", "test", "--db", str(study.path)], capture_output=True, text=True, check=False)
-    assert done.returncode != 0 and "judge-tui report --split test" in done.stderr
+    assert done.returncode != 0
+    assert "judge-tui report --split test" in done.stderr
     assert "Traceback" not in done.stderr
 
 
@@ -141,15 +146,18 @@ async def test_a_lead_who_rated_sees_the_judge_screen_over_their_own_items_only(
             assert [m.item_id for m in s.misaligned] == ["P06"]  # of the six honey items, the one lena rated
             assert s.figures[0].startswith("2 dev items judged and rated by the experts")
             assert any("you rated only" in note for note in s.notes)
-            assert s.biases is not None and {le.estimate.n for le in s.biases.leniency} == {2}
+            assert s.biases is not None
+            assert {le.estimate.n for le in s.biases.leniency} == {2}
             shown = "\n".join(str(w.render()) for w in screen.query("Static"))
-            assert "P08" not in shown and "honey passed again" not in shown
+            assert "P08" not in shown
+            assert "honey passed again" not in shown
         # The whole team's lead, who rated nothing, sees every dev item.
         app = CalibrationApp(store, rubric, "lead", settings=Settings(judge_in_background=False))
         async with app.run_test(size=(120, 40)) as pilot:
             screen = screen_of(app, CalibrationScreen)
             await app_until(pilot, lambda: screen.standing, "the figures")
-            assert len(screen.standing.misaligned) == 6 and not screen.standing.notes
+            assert len(screen.standing.misaligned) == 6
+            assert not screen.standing.notes
 
 
 @pytest.mark.slow
@@ -198,12 +206,15 @@ async def test_the_in_app_editor_refuses_a_broken_template_and_keeps_the_text(st
         await pilot.pause()
         assert isinstance(app.screen, CalibrationScreen)
         notices = "\n".join(app.notices)
-        assert "Not saved, nothing recorded" in notices and str(files.template) in notices and "bad" in notices
+        assert "Not saved, nothing recorded" in notices
+        assert str(files.template) in notices
+        assert "bad" in notices
         await pilot.press("t")  # the refused text comes back for the next try
         await pilot.pause()
         assert app.screen.query_one(TextArea).text.endswith("{{bad}}")
         await pilot.press("escape")
-    assert _recorded(study) == before and not files.template.exists()
+    assert _recorded(study) == before
+    assert not files.template.exists()
 
 
 def test_the_example_carries_the_chosen_experts_rating_and_the_consensus_by_default(study):
@@ -248,7 +259,8 @@ async def test_the_lead_chooses_whose_rating_the_example_shows_and_sees_what_is_
         await pilot.press("down", "down")
         await pilot.pause()
         shown = " ".join(widget_text(app).split())
-        assert 'rater = "carol"' in shown and 'explanation = "carol saw the bone char"' in shown
+        assert 'rater = "carol"' in shown
+        assert 'explanation = "carol saw the bone char"' in shown
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, AskScreen)
@@ -272,7 +284,8 @@ async def test_an_item_one_expert_rated_needs_no_choice(study):
         await pilot.pause()
         await pilot.press(*"T1", "enter", *"tofu is vegan", "enter")
         await pilot.pause()
-        assert isinstance(app.screen, AskScreen) and "Why this change" in " ".join(widget_text(app).split())
+        assert isinstance(app.screen, AskScreen)
+        assert "Why this change" in " ".join(widget_text(app).split())
         await pilot.press("escape")
 
 
@@ -281,19 +294,23 @@ def test_reverting_the_first_change_removes_the_copies_and_the_built_in_files_ar
 
     rubric = resolve_rubric("binary", study)
     files = judge_files(rubric)
-    assert not files.rubric.exists() and not files.template.exists()  # the built-in files are in force
+    assert not files.rubric.exists()
+    assert not files.template.exists()  # the built-in files are in force
     rubric_text, template_text = files.texts()
     change = check_change(study, rubric, files, rubric_text, template_text + "\nBe brief.\n")
     apply_change(study, rubric, files, change, "briefer answers", ["P06"])
-    assert files.rubric.exists() and files.template.exists()
+    assert files.rubric.exists()
+    assert files.template.exists()
     trial = present(open_trial(study, "binary"))
     revert(study, trial, "no better")
-    assert not files.rubric.exists() and not files.template.exists()  # exactly as before: no copy at all
+    assert not files.rubric.exists()
+    assert not files.template.exists()  # exactly as before: no copy at all
     assert resolve_rubric("binary", study).content_hash == rubric.content_hash
     assert JudgePrompt.for_rubric(resolve_rubric("binary", study), study).version == trial.before
     done = subprocess.run([sys.executable, "-m", "judge_tui", "rubrics"], capture_output=True, text=True,
                           check=False)
-    assert done.returncode == 0 and "replaces the built-in rubric" not in done.stderr
+    assert done.returncode == 0
+    assert "replaces the built-in rubric" not in done.stderr
 
 
 def test_a_change_kept_to_a_built_in_rubric_replaces_it_on_purpose_without_a_warning(study):
@@ -310,7 +327,8 @@ def test_a_change_kept_to_a_built_in_rubric_replaces_it_on_purpose_without_a_war
     assert files.rubric.read_text(encoding="utf-8").startswith(REPLACES_BUILT_IN)
     done = subprocess.run([sys.executable, "-m", "judge_tui", "rubrics"], capture_output=True, text=True,
                           check=False)
-    assert done.returncode == 0 and "replaces the built-in rubric" not in done.stderr
+    assert done.returncode == 0
+    assert "replaces the built-in rubric" not in done.stderr
     # a file of the user's own that takes a built-in id by chance is still pointed out
     files.rubric.write_text(files.rubric.read_text(encoding="utf-8").removeprefix(REPLACES_BUILT_IN),
                             encoding="utf-8")

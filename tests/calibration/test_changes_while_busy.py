@@ -50,7 +50,8 @@ async def test_a_change_its_keep_and_a_revert_wait_for_another_process(study, mo
                                 "said to wait")
                 assert open_trial(store, "binary") is not None
                 await pilot.press("escape")  # not left with the keep undone, without a word
-                assert app.screen is screen and "still waits for the database" in _said(app)[-1]
+                assert app.screen is screen
+                assert "still waits for the database" in _said(app)[-1]
                 locker.release()
                 await app_until(pilot, lambda: open_trial(store, "binary") is None, "kept")
 

@@ -99,15 +99,18 @@ def test_a_kept_example_compares_the_kept_judge_on_every_expert_label(tmp_path: 
     judge = judge_of(db, kept)
     data = report(db, judge)
     block = validity_of(data, judge)
-    assert block["rubric_version"] == 1 and block["newest_version"]
+    assert block["rubric_version"] == 1
+    assert block["newest_version"]
     assert compared_on(block) == body_n(data) == {EVERY_ITEM}
     assert data["judge_validity"]["too_few_ratings"] == []
     history = cli(db, "history", "--rubric", "binary")
-    assert "the judge passed honey" in history and "kept" in history  # the judge's change, with its reason
+    assert "the judge passed honey" in history
+    assert "kept" in history  # the judge's change, with its reason
     assert "#2" not in history  # and no second rubric version
     refused = subprocess.run([sys.executable, "-m", "judge_tui", "rubric-change", "binary", "--reason", "examples",
                               "--items", "P04", "--db", str(db)], capture_output=True, text=True, check=False)
-    assert refused.returncode != 0 and "only the judge's chosen examples differ" in refused.stderr
+    assert refused.returncode != 0
+    assert "only the judge's chosen examples differ" in refused.stderr
 
 
 def old_release_database(tmp_path: Path, rubric: Rubric, first_had_example: bool

@@ -37,11 +37,13 @@ async def test_j_judges_the_dev_split_when_the_prompt_in_force_has_judged_nothin
             screen = screen_of(app, CalibrationScreen)
             assert isinstance(screen, CalibrationScreen)
             await app_until(pilot, lambda: screen.standing is not None, "the first figures")
-            assert screen.standing.judge is None and screen.unjudged == 12
+            assert screen.standing.judge is None
+            assert screen.unjudged == 12
             shown = " ".join(widget_text(app).split())
             assert "j judges the 12 dev items not judged yet" in shown
             assert "Press j to judge the 12 dev items prompt" in shown
-            assert "12 calls to the local program" in shown and "(no tokens, no price)" in shown
+            assert "12 calls to the local program" in shown
+            assert "(no tokens, no price)" in shown
 
             await pilot.press("j")
             await app_until(pilot, lambda: screen.standing.judge is not None
@@ -102,7 +104,8 @@ async def test_failed_judgments_are_counted_and_j_tries_them_again(tmp_path: Pat
         async with app.run_test(size=(80, 24)) as pilot:
             screen = screen_of(app, CalibrationScreen)
             await app_until(pilot, lambda: screen.standing is not None, "the figures")
-            assert screen.unjudged == 12 and screen.failed == 12  # failed ones still count as not judged
+            assert screen.unjudged == 12
+            assert screen.failed == 12  # failed ones still count as not judged
             shown = " ".join(widget_text(app).split())
             assert "12 of them failed before (judge-tui failures shows why) and are tried again" in shown
             await pilot.press("j")
@@ -127,6 +130,7 @@ async def test_the_offer_counts_the_jobs_already_queued_for_other_splits(tmp_pat
             await app_until(pilot, lambda: screen.standing is not None, "the figures")
             assert (screen.unjudged, screen.queued_elsewhere) == (12, 8)
             shown = " ".join(widget_text(app).split())
-            assert ("Press j to judge the 12 dev items prompt " in shown and "20 calls to the local program" in shown
-                    and "(8 of them for items of other splits, already in this judge's queue)" in shown)
+            assert "Press j to judge the 12 dev items prompt " in shown
+            assert "20 calls to the local program" in shown
+            assert "(8 of them for items of other splits, already in this judge's queue)" in shown
             await pilot.press("q")

@@ -48,7 +48,8 @@ async def test_after_keep_the_rating_screen_and_the_background_judge_use_the_new
         async with app.run_test(size=(120, 40)) as pilot:
             await app_until(pilot, lambda: "20 done" in app.judge_status, "the first judge over every item")
             first_judge = app.background_judge
-            assert OLD_ANCHOR in _panel(app) and NEW_ANCHOR not in _panel(app)
+            assert OLD_ANCHOR in _panel(app)
+            assert NEW_ANCHOR not in _panel(app)
 
             await pilot.press("J")
             await app_until(pilot, lambda: isinstance(app.screen, CalibrationScreen), "the judge screen")

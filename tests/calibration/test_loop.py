@@ -57,13 +57,15 @@ async def test_the_loop_twice_edit_rejudge_compare_keep_then_revert(study, monke
             screen = app.screen
             assert isinstance(screen, CalibrationScreen)
             await app_until(pilot, lambda: screen.standing is not None, "the first figures")
-            assert screen.standing.previous is None and len(screen.standing.misaligned) == 6  # the honey items
+            assert screen.standing.previous is None
+            assert len(screen.standing.misaligned) == 6  # the honey items
 
             # Round one: the prompt gets a guard; the reason's items come from the revision marks (P06).
             await pilot.press("t")
             await _answer(pilot, app, "guard: honey is not vegan", "")
             trial = open_trial(store, "binary")
-            assert trial is not None and trial.items == ("P06",)
+            assert trial is not None
+            assert trial.items == ("P06",)
             assert GUARD in files.template.read_text()
             new_judge = f"judge:cmd-fake:binary@{trial.after}"
             await app_until(pilot, lambda: store.judge_job_counts(new_judge)["done"] == 12,
@@ -85,7 +87,8 @@ async def test_the_loop_twice_edit_rejudge_compare_keep_then_revert(study, monke
             await pilot.press("e")
             await _answer(pilot, app, "softer wording", "")
             second = open_trial(store, "binary")
-            assert second is not None and second.before == trial.after
+            assert second is not None
+            assert second.before == trial.after
             assert files.rubric.read_bytes() != rubric_before
             await pilot.press("R")
             await _answer(pilot, app, "no better on dev")
@@ -97,8 +100,11 @@ async def test_the_loop_twice_edit_rejudge_compare_keep_then_revert(study, monke
             await pilot.press("q")
 
         history = "\n".join(history_lines(store, "binary"))
-        assert "reason: guard: honey is not vegan" in history and "items: P06" in history
-        assert "kept  " in history and "reverted  " in history and "reason: no better on dev" in history
+        assert "reason: guard: honey is not vegan" in history
+        assert "items: P06" in history
+        assert "kept  " in history
+        assert "reverted  " in history
+        assert "reason: no better on dev" in history
         assert "reason: softer wording" in history
         # Both versions' judgments stay.
         assert store.judge_job_counts(f"judge:cmd-fake:binary@{trial.before}")["done"] == 12

@@ -43,7 +43,8 @@ async def _page(db: Path, lead: str) -> tuple[str, str]:
             await pilot.press("v")
             await pilot.pause()
             page = app.screen.query_one("#cal-validity-page")
-            assert page.display and app.screen.query_one("#cal-validity").display
+            assert page.display
+            assert app.screen.query_one("#cal-validity").display
             text = str(page.render())
             await pilot.press("v")
             await pilot.pause()

@@ -81,6 +81,7 @@ def test_merged_from_another_database_and_a_stray_number_refused(tmp_path: Path)
         conn.execute("UPDATE ratings SET scores = '{\"preference\": 0.3}' WHERE item_id = 'p1'")
     fresh = database(tmp_path, "fresh.db", rated=False)
     done = run("merge", other, "--db", fresh)
-    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr
     assert "not one of the categories A, B, tie" in done.stderr
     assert verdicts(fresh) == dict.fromkeys(VERDICTS)  # nothing half-merged

@@ -43,7 +43,8 @@ def test_categories_are_stored_as_positions_and_shown_by_name(tmp_path: Path) ->
     scale = rubric.scale
     assert scale.points == (0.0, 0.5, 1.0)
     assert scale.labels == ("warm", "neutral", "curt")
-    assert not scale.ordered and scale.named
+    assert not scale.ordered
+    assert scale.named
     assert rubric.parse_scores({"tone": "neutral"}) == {"tone": 0.5}
     assert rubric.verdict({"tone": 1.0}) == "curt"
     assert load_rubric(write(tmp_path, order="ordered")).scale.ordered
@@ -99,7 +100,8 @@ def test_existing_rubrics_keep_their_content_hash(rubrics) -> None:
 
 def test_the_pairwise_rubric_ships(rubrics) -> None:
     rubric = rubrics["pairwise"]
-    assert rubric.scale.labels == ("A", "B", "tie") and not rubric.scale.ordered
+    assert rubric.scale.labels == ("A", "B", "tie")
+    assert not rubric.scale.ordered
     assert [f.name for f in rubric.fields] == ["prompt", "response_a", "response_b"]
 
 

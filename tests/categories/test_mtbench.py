@@ -91,10 +91,12 @@ def test_alpha_among_the_experts_equals_krippendorff(database, tmp_path: Path) -
     expected = krippendorff.alpha(reliability_data=matrix, value_domain=[0, 1, 2], level_of_measurement="nominal")
     full = report(db, f"{'+'.join(EXPERTS)},{raters['gpt-4o']}", tmp_path / "team.json")
     humans = full["human_agreement"]
-    assert humans["level"] == "nominal" and humans["raters"] == list(EXPERTS)
+    assert humans["level"] == "nominal"
+    assert humans["raters"] == list(EXPERTS)
     assert humans["dimensions"][0]["krippendorff_alpha"] == pytest.approx(expected, abs=1e-12)
     team = full["team"]["dimensions"][0]  # the team section: alpha, Fleiss' kappa and AC1, with intervals
-    assert team["alpha_level"] == "nominal" and team["alpha"] == pytest.approx(expected, abs=1e-12)
+    assert team["alpha_level"] == "nominal"
+    assert team["alpha"] == pytest.approx(expected, abs=1e-12)
     raw = RawCAC(pd.DataFrame(matrix.T), digits=12, categories=[0.0, 1.0, 2.0])
     assert team["fleiss_kappa"] == pytest.approx(raw.fleiss()["est"]["coefficient_value"], abs=1e-9)
     assert team["ac1"] == pytest.approx(raw.gwet()["est"]["coefficient_value"], abs=1e-9)

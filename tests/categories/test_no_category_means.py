@@ -76,7 +76,8 @@ def test_the_pool_estimate_is_a_share_per_category(pairs, rubrics) -> None:
         assert found.judge_only == pytest.approx(float(np.mean(judge == index)), abs=1e-12)
     assert "may estimate the pool's category shares, corrected by the experts' ratings" in block.uses
     text = validity_format.render_text(page)
-    assert "Preference: tie" in text and "mean" not in text
+    assert "Preference: tie" in text
+    assert "mean" not in text
 
 
 # A mean of the preference in words ("the pool's means", "mean overall score"). Not one: the mean of kappas over

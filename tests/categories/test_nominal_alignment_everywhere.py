@@ -76,7 +76,8 @@ def test_an_experts_self_agreement_counts_only_the_same_category_as_aligned(tmp_
     _home, db, rubric = study(tmp_path, order)
     with Store(db) as store:
         [ann] = self_agreement(store, rubric)
-    assert ann.rater_id == "ann" and ann.pairs == 6
+    assert ann.rater_id == "ann"
+    assert ann.pairs == 6
     assert ann.alignment == pytest.approx(ALIGNED[order])
     assert ann.by_dimension["topic"].alignment_rate == pytest.approx(ALIGNED[order])
 
@@ -104,7 +105,8 @@ def test_the_judge_screen_lists_a_neighbouring_category_as_misaligned_by_one_who
         return
     assert {(m.item_id, m.gap, m.differing) for m in found.misaligned} == {("q1", 1.0, 1), ("q3", 1.0, 1),
                                                                            ("q5", 1.0, 1)}
-    assert "alignment in the same category" in found.figures[0] and "±" not in found.figures[0]
+    assert "alignment in the same category" in found.figures[0]
+    assert "±" not in found.figures[0]
 
 
 @pytest.mark.slow
@@ -153,7 +155,8 @@ async def test_the_adjudication_screen_says_different_categories_not_a_tolerance
             await pilot.pause()
             assert isinstance(app.screen, AdjudicationScreen)
             status = str(app.screen.query_one("#adj-status").render())
-    assert "where experts name different categories" in status and "±" not in status
+    assert "where experts name different categories" in status
+    assert "±" not in status
 
 
 def test_adjudicate_with_nothing_to_settle_says_so_in_categories(tmp_path: Path,

@@ -54,19 +54,26 @@ def test_the_report_leaves_leniency_and_length_undefined_on_nominal_categories(t
         ok(home, "import-ratings", rows, "--rater", rater, "--kind", kind, "--db", db)
     [section] = json.loads(ok(home, "report", "--db", db, "--rubric", "topic", "--format", "json"))["judge_biases"]
     leniency, length = section["leniency"], section["length_bias"]
-    assert [le["key"] for le in leniency] == ["topic", "overall"] and length["field"] == "question"
+    assert [le["key"] for le in leniency] == ["topic", "overall"]
+    assert length["field"] == "question"
     if order == "ordered":  # a mean of positions means something there: the old figures, no category shares
         assert all(isinstance(le["mean_difference"], float) for le in leniency)
-        assert isinstance(length["spearman_rho"], float) and "category_shares" not in section
+        assert isinstance(length["spearman_rho"], float)
+        assert "category_shares" not in section
         return
     for le in leniency:
-        assert le["n"] == 12 and le["mean_difference"] is None and le["interval"] is None
+        assert le["n"] == 12
+        assert le["mean_difference"] is None
+        assert le["interval"] is None
         assert le["undefined"] == {"mean_difference": NOMINAL_LENIENCY, "interval": NOMINAL_LENIENCY}
         assert le["excludes_zero"] is False
-    assert length["spearman_rho"] is None and length["flagged"] is False and length["n"] == 12
+    assert length["spearman_rho"] is None
+    assert length["flagged"] is False
+    assert length["n"] == 12
     assert length["undefined"] == {"spearman_rho": NOMINAL_LENGTH, "interval": NOMINAL_LENGTH}
     [shares] = section["category_shares"]
-    assert shares["key"] == "topic" and len(shares["categories"]) == 9
+    assert shares["key"] == "topic"
+    assert len(shares["categories"]) == 9
     by_name = {c["category"]: c for c in shares["categories"]}
     maths, physics, art = by_name["maths"], by_name["physics"], by_name["art"]
     assert (maths["n"], maths["judge_share"], maths["experts_share"]) == (12, 6 / 12, 3 / 12)
@@ -76,14 +83,17 @@ def test_the_report_leaves_leniency_and_length_undefined_on_nominal_categories(t
                                  "confidence": 0.95}
     assert maths["excludes_zero"] is (expected.low > 0)
     assert physics["difference"] == pytest.approx(1 / 12 - 3 / 12)
-    assert art["difference"] == 0.0 and art["judge_share"] == 0.0  # a category nobody named: 0, not n/a
+    assert art["difference"] == 0.0
+    assert art["judge_share"] == 0.0  # a category nobody named: 0, not n/a
 
     text = " ".join(ok(home, "report", "--db", db, "--rubric", "topic", "--format", "text").split())
     assert f"Leniency: n/a: {NOMINAL_LENIENCY}" in text
     assert f"Length bias: n/a: {NOMINAL_LENGTH}" in text
-    assert "Category shares of topic" in text and "+25.0 pts" in text
+    assert "Category shares of topic" in text
+    assert "+25.0 pts" in text
     markdown = ok(home, "report", "--db", db, "--rubric", "topic", "--format", "markdown")
-    assert "| maths | 50.0% | 25.0% | +25.0 pts" in markdown and "| overall |" not in markdown
+    assert "| maths | 50.0% | 25.0% | +25.0 pts" in markdown
+    assert "| overall |" not in markdown
 
 
 def test_newcombes_paired_interval_equals_the_published_worked_example() -> None:
@@ -97,7 +107,8 @@ def test_newcombes_paired_interval_equals_the_published_worked_example() -> None
     assert maths.shift.interval == found
     # Each share alone: the Wilson interval, as statsmodels computes it.
     low, high = proportion_confint(65, 161, alpha=0.05, method="wilson")
-    assert defined(wilson(65, 161)).low == pytest.approx(low) and defined(wilson(65, 161)).high == pytest.approx(high)
+    assert defined(wilson(65, 161)).low == pytest.approx(low)
+    assert defined(wilson(65, 161)).high == pytest.approx(high)
 
 
 def test_the_category_shares_interval_covers_the_true_difference_as_often_as_it_says() -> None:
@@ -168,5 +179,6 @@ async def test_the_judge_screen_says_why_leniency_and_length_are_not_shown(tmp_p
             shown = " ".join(widget_text(app).split())
     assert f"Leniency: n/a: {NOMINAL_LENIENCY}" in shown
     assert f"Length bias: n/a: {NOMINAL_LENGTH}" in shown
-    assert "Category shares of topic" in shown and "judge − experts" in shown
+    assert "Category shares of topic" in shown
+    assert "judge − experts" in shown
     assert "no detectable lean" not in shown

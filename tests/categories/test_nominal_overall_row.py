@@ -54,8 +54,10 @@ def test_the_judges_self_agreement_gives_the_overall_category_its_kappa(tmp_path
     assert rows["topic"]["cohen_kappa"] == pytest.approx(expected, abs=1e-12)
     overall = rows["overall"]
     assert overall["cohen_kappa"] == pytest.approx(expected, abs=1e-12)
-    assert overall["intervals"] == rows["topic"]["intervals"] and overall["intervals"]["cohen_kappa"] is not None
-    assert overall["undefined"] == {} and sorted(overall) == sorted(rows["topic"])  # the same keys as before
+    assert overall["intervals"] == rows["topic"]["intervals"]
+    assert overall["intervals"]["cohen_kappa"] is not None
+    assert overall["undefined"] == {}
+    assert sorted(overall) == sorted(rows["topic"])  # the same keys as before
     # The judge-vs-experts overall row is the same category, kappa and all: the two sections say the same thing.
     assert data["overall"]["cohen_kappa"] == data["dimensions"][0]["cohen_kappa"]
     for fmt in ("json", "text", "markdown"):  # no section gives the reason of an averaged overall
@@ -64,7 +66,8 @@ def test_the_judges_self_agreement_gives_the_overall_category_its_kappa(tmp_path
     text = ok(home, "report", "--db", db, "--rubric", "topic", "--format", "text")
     section = text[text.index("Judge self-agreement"):]
     overall_line = next(line for line in section.splitlines() if "│ overall" in line)
-    assert f"{expected:.3f}" in overall_line and "n/a" not in overall_line
+    assert f"{expected:.3f}" in overall_line
+    assert "n/a" not in overall_line
 
 
 @pytest.mark.slow
@@ -73,7 +76,8 @@ def test_an_averaged_overall_keeps_kappa_undefined_with_its_reason(tmp_path: Pat
     data = json.loads(ok(home, "report", "--db", db, "--rubric", "topic", "--format", "json"))
     [judge] = data["self_agreement"]
     overall = next(r for r in judge["dimensions"] if r["dimension"] == "overall")
-    assert overall["cohen_kappa"] is None and overall["intervals"]["cohen_kappa"] is None
+    assert overall["cohen_kappa"] is None
+    assert overall["intervals"]["cohen_kappa"] is None
     assert overall["undefined"] == {"cohen_kappa": AVERAGED_OVERALL, "cohen_kappa_interval": AVERAGED_OVERALL}
     assert data["overall"]["undefined"]["cohen_kappa"] == AVERAGED_OVERALL
     assert overall["alignment_rate"] == next(r for r in judge["dimensions"] if r["dimension"] == "topic")[

@@ -62,11 +62,14 @@ def test_a_weighted_mean_over_nominal_dimensions_is_refused_when_the_rubric_is_l
     items.write_text(json.dumps({"id": "r1", "reply": "Fine."}) + "\n", encoding="utf-8")
     for args in (("rubrics", "--rubric", path), ("import", items, "--rubric", path, "--db", tmp_path / "t.db")):
         done = judge_tui(tmp_path / "home", *args)
-        assert done.returncode == 1 and "Traceback" not in done.stderr
+        assert done.returncode == 1
+        assert "Traceback" not in done.stderr
         said = " ".join(done.stderr.split())
         assert f"{path}: invalid rubric" in said  # which file
-        assert 'overall = "weighted_mean"' in said and 'scale.order = "nominal"' in said  # where in it, and why
-        assert 'declare scale.order = "ordered"' in said and "a rubric of its own" in said  # what to do
+        assert 'overall = "weighted_mean"' in said
+        assert 'scale.order = "nominal"' in said  # where in it, and why
+        assert 'declare scale.order = "ordered"' in said
+        assert "a rubric of its own" in said  # what to do
     assert not (tmp_path / "t.db").exists()  # refused before anything was written
 
 
@@ -92,7 +95,9 @@ def test_one_nominal_dimension_is_told_to_use_its_label(tmp_path: Path) -> None:
 def test_plan_refuses_a_target_that_needs_an_order_on_a_nominal_rubric(tmp_path: Path, options: tuple[str, ...],
                                                                       named: str) -> None:
     done = judge_tui(tmp_path / "home", "plan", "--rubric", "pairwise", *options)
-    assert done.returncode == 1 and "Traceback" not in done.stderr and done.stdout == ""
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert done.stdout == ""
     said = " ".join(done.stderr.split())
     assert said.startswith(f"judge-tui: {named}: rubric 'pairwise' has nominal categories (A, B, tie)")
     assert "plan --kappa (Cohen's) or --alignment" in said
@@ -112,5 +117,6 @@ def test_plan_on_a_nominal_rubric_plans_kappa_over_its_categories(tmp_path: Path
 
 def test_plan_names_an_unknown_rubric(tmp_path: Path) -> None:
     done = judge_tui(tmp_path / "home", "plan", "--rubric", "nope", "--kappa", "0.7")
-    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
     assert "unknown rubric 'nope'" in done.stderr

@@ -24,7 +24,8 @@ def run(*args: object) -> subprocess.CompletedProcess[str]:
 def fields(db: Path, item_id: str) -> dict:
     with Store(db) as store:
         item = store.item(item_id)
-        assert item is not None and item.rubric == "pairwise"
+        assert item is not None
+        assert item.rubric == "pairwise"
         return item.fields
 
 
@@ -40,7 +41,8 @@ def test_json_jsonl_and_csv_with_a_map(tmp_path: Path) -> None:
         writer.writerow(["c1", "Which is larger, 9.11 or 9.9?", "9.11", "9.9, since .9 > .11"])
     for name in ("pairs.json", "pairs.jsonl"):
         done = run("import", tmp_path / name, "--db", db)  # the fields alone say it is the pairwise rubric
-        assert done.returncode == 0 and "rubric pairwise" in done.stdout, done.stderr
+        assert done.returncode == 0, done.stderr
+        assert "rubric pairwise" in done.stdout, done.stderr
     done = run("import", tmp_path / "arena.csv", "--rubric", "pairwise", "--db", db, "--map", "prompt=question",
                "--map", "response_a=model_a_answer", "--map", "response_b=model_b_answer")
     assert done.returncode == 0, done.stderr
@@ -56,7 +58,9 @@ def test_a_pair_without_its_second_response_is_refused_whole(tmp_path: Path) -> 
             {"id": "half", "prompt": "p", "response_a": "a"}]
     (tmp_path / "pairs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     done = run("import", tmp_path / "pairs.jsonl", "--rubric", "pairwise", "--db", db)
-    assert done.returncode != 0 and "Traceback" not in done.stderr
-    assert ":2:" in done.stderr and "response_b" in done.stderr
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr
+    assert ":2:" in done.stderr
+    assert "response_b" in done.stderr
     with Store(db) as store:
         assert store.item("ok") is None  # nothing half-written

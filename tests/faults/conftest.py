@@ -63,4 +63,5 @@ def remount(folder: Path, mode: str) -> None:
 
 
 def no_traceback(proc: subprocess.CompletedProcess[str]) -> None:
-    assert "Traceback" not in proc.stderr and "Error:" not in proc.stderr.split("judge-tui:")[0], proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert "Error:" not in proc.stderr.split("judge-tui:")[0], proc.stderr

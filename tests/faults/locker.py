@@ -35,7 +35,8 @@ class Locker:
 
     def release(self) -> None:
         if self.process is not None and self.process.poll() is None:
-            assert self.process.stdin is not None and self.process.stdout is not None
+            assert self.process.stdin is not None
+            assert self.process.stdout is not None
             self.process.stdin.write("\n")
             self.process.stdin.flush()
             assert self.process.stdout.readline().strip() == "released"

@@ -32,7 +32,8 @@ def test_another_programs_sqlite_file_is_refused_and_left_unchanged(tmp_path: Pa
     assert "of another program (tables photos), not a judge-tui database" in proc.stderr
     assert "left it unchanged" in proc.stderr
     assert _digest(other) == before
-    assert not Path(f"{other}-wal").exists() and not Path(f"{other}-shm").exists()
+    assert not Path(f"{other}-wal").exists()
+    assert not Path(f"{other}-shm").exists()
     with sqlite3.connect(other) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
         assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master")] == ["photos"]
@@ -123,7 +124,8 @@ def test_check_tells_a_judge_tui_database_from_everything_else(tmp_path: Path, h
     before = _digest(path)
     assert main(["check", "--db", str(path)]) == 1
     out, err = capsys.readouterr()
-    assert said in err and "no damage found" not in out + err
+    assert said in err
+    assert "no damage found" not in out + err
     assert _digest(path) == before
     Store(tmp_path / "ours.db").close()
     assert main(["check", "--db", str(tmp_path / "ours.db")]) == 0
@@ -163,6 +165,7 @@ def test_an_import_that_imports_nothing_fails_and_leaves_no_database(tmp_path: P
     db = tmp_path / "new.db"
     assert main(["import", str(failed), "--rubric", "binary", "--db", str(db)]) == 1
     err = capsys.readouterr().err
-    assert f"nothing imported from {failed}" in err and "no item is left to import" in err
+    assert f"nothing imported from {failed}" in err
+    assert "no item is left to import" in err
     assert "the provider failed on this test (API error: 500 Internal Server Error)" in err
     assert list(tmp_path.glob("new.db*")) == []

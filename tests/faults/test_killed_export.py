@@ -45,7 +45,8 @@ def test_a_killed_exports_leftover_is_removed_by_the_next_export(tmp_path: Path,
     finally:
         export.send_signal(signal.SIGKILL)
         export.wait()
-    assert _leftovers(tmp_path, out.name) and not out.exists()  # killed midway: its half-written file stays
+    assert _leftovers(tmp_path, out.name)
+    assert not out.exists()  # killed midway: its half-written file stays
 
     done = run("export", "-o", out, "--db", db, home=hermetic_home)
     assert done.returncode == 0, done.stderr
@@ -66,6 +67,8 @@ def test_an_export_still_writing_keeps_its_temporary(tmp_path: Path, hermetic_ho
         fcntl.lockf(fd, fcntl.LOCK_EX)  # as the export writing it holds it
         done = run("export", "-o", out, "--db", db, home=hermetic_home)
         assert done.returncode == 0, done.stderr
-        assert writing.exists() and not abandoned.exists() and other.exists()  # another target's is not ours
+        assert writing.exists()
+        assert not abandoned.exists()
+        assert other.exists()  # another target's is not ours
     finally:
         os.close(fd)

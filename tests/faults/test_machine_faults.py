@@ -62,7 +62,8 @@ def test_import_onto_a_full_disk_says_so_and_keeps_the_database_as_it_was(tmp_pa
                home=hermetic_home)
     assert proc.returncode == 1
     no_traceback(proc)
-    assert f"the disk holding {db} is full" in proc.stderr and "Free some space" in proc.stderr
+    assert f"the disk holding {db} is full" in proc.stderr
+    assert "Free some space" in proc.stderr
     assert _count(db, "items") == 5
 
 
@@ -74,7 +75,8 @@ def test_merge_onto_a_full_disk_says_so_and_keeps_the_database_as_it_was(tmp_pat
     assert proc.returncode == 1
     no_traceback(proc)
     assert "is full" in proc.stderr
-    assert _count(db, "items") == 5 and _count(db, "ratings") == 0
+    assert _count(db, "items") == 5
+    assert _count(db, "ratings") == 0
 
 
 def test_export_onto_a_full_disk_says_so_and_leaves_no_partial_file(tmp_path, disk, hermetic_home):
@@ -100,7 +102,8 @@ def test_a_database_on_read_only_media_can_be_read_and_merged_from_but_not_chang
     report = run("report", "--db", expert, home=hermetic_home)
     assert report.returncode == 0, report.stderr
     exported = run("export", "--db", expert, home=hermetic_home)
-    assert exported.returncode == 0 and len(exported.stdout.splitlines()) == 40
+    assert exported.returncode == 0
+    assert len(exported.stdout.splitlines()) == 40
     for command in (["import", write_items(tmp_path / "i.jsonl", 2, prefix="N"), "--rubric", "binary"], ["split"],
                     ["rate", "--reviewer", "EXP001"], ["judge", "--backend", "command", "--cmd", "false"]):
         proc = run(*command, "--db", expert, home=hermetic_home)
@@ -156,9 +159,11 @@ def test_a_damaged_database_is_named_as_such_and_a_full_check_is_offered(tmp_pat
         assert f"{db} is damaged (database disk image is malformed)" in proc.stderr
         assert f"judge-tui check --db {db}" in proc.stderr
     check = run("check", "--db", db, home=hermetic_home)
-    assert check.returncode == 1 and "is damaged" in check.stdout
+    assert check.returncode == 1
+    assert "is damaged" in check.stdout
     healthy = run("check", "--db", _database(tmp_path / "fine.db", 10), home=hermetic_home)
-    assert healthy.returncode == 0 and "no damage found" in healthy.stdout
+    assert healthy.returncode == 0
+    assert "no damage found" in healthy.stdout
 
 
 # ---------------------------------------------------------------------------------------------- a busy database
@@ -172,7 +177,8 @@ def test_a_command_waiting_too_long_for_another_process_says_so(tmp_path, hermet
                    home=hermetic_home)
     assert proc.returncode == 1
     no_traceback(proc)
-    assert f"{db} is busy: another program" in proc.stderr and "run it again" in proc.stderr
+    assert f"{db} is busy: another program" in proc.stderr
+    assert "run it again" in proc.stderr
     assert _count(db, "items") == 3
 
 
@@ -200,8 +206,10 @@ def test_a_broken_rubric_file_makes_only_that_rubric_unusable(tmp_path, hermetic
     listed = run("rubrics", home=hermetic_home)
     assert listed.returncode == 0
     no_traceback(listed)
-    assert listed.stderr.count(str(broken)) == 1 and "field name" in listed.stderr
-    assert "binary" in listed.stdout and "cis" in listed.stdout
+    assert listed.stderr.count(str(broken)) == 1
+    assert "field name" in listed.stderr
+    assert "binary" in listed.stdout
+    assert "cis" in listed.stdout
     db = tmp_path / "study.db"
     imported = run("import", write_items(tmp_path / "i.jsonl", 2), "--rubric", "binary", "--db", db,
                    home=hermetic_home)
@@ -209,7 +217,9 @@ def test_a_broken_rubric_file_makes_only_that_rubric_unusable(tmp_path, hermetic
     assert str(broken) in imported.stderr
     assert _count(db, "items") == 2
     needed = run("import", tmp_path / "i.jsonl", "--rubric", "mine", "--db", db, home=hermetic_home)
-    assert needed.returncode == 1 and "unknown rubric 'mine'" in needed.stderr and str(broken) in needed.stderr
+    assert needed.returncode == 1
+    assert "unknown rubric 'mine'" in needed.stderr
+    assert str(broken) in needed.stderr
 
 
 def test_judge_on_a_full_disk_says_so(tmp_path, disk, hermetic_home):
@@ -257,12 +267,15 @@ def test_a_database_another_program_holds_exclusively_is_busy_not_a_wrong_path(t
     holder = subprocess.Popen([sys.executable, "-c", _EXCLUSIVE, str(db)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)
     try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "locked"
         proc = run("status", "--db", db, home=hermetic_home)
     finally:
         holder.kill()
         holder.wait()
     assert proc.returncode == 1
     no_traceback(proc)
-    assert proc.stderr.startswith(f"judge-tui: {db} is busy: another program") and "run it again" in proc.stderr
-    assert "Check the path" not in proc.stderr and "cannot open" not in proc.stderr
+    assert proc.stderr.startswith(f"judge-tui: {db} is busy: another program")
+    assert "run it again" in proc.stderr
+    assert "Check the path" not in proc.stderr
+    assert "cannot open" not in proc.stderr

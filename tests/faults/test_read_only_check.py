@@ -90,7 +90,8 @@ def test_a_damaged_database_on_read_only_media_is_still_called_damaged(tmp_path:
     remount(media, "ro")
     proc = run("check", "--db", media / "study.db", home=hermetic_home)
     no_traceback(proc)
-    assert proc.returncode == 1 and "is damaged" in proc.stdout
+    assert proc.returncode == 1
+    assert "is damaged" in proc.stdout
 
 
 def test_changes_still_in_the_wal_file_on_read_only_media_ask_for_a_copy(tmp_path: Path, hermetic_home: Path, disk):

@@ -39,7 +39,8 @@ def test_a_program_printing_megabytes_is_stopped_and_none_of_it_is_kept(two_item
     script.write_text("import sys\nsys.stdin.read()\nline = 'x' * 65535 + '\\n'\n"
                       f"for _ in range({FLOOD // 65536}):\n    sys.stdout.write(line)\n")
     code, said = _judge(two_items, script, capsys)
-    assert code == 1 and "Traceback" not in said
+    assert code == 1
+    assert "Traceback" not in said
     assert f"printed more than {MAX_COMMAND_OUTPUT // 1_000_000} MB" in said
     with Store(two_items) as store:
         jobs = store.judge_jobs()
@@ -55,7 +56,8 @@ def test_an_answer_nested_too_deeply_is_a_failed_judgment(two_items: Path, tmp_p
     script = tmp_path / "deep.py"
     script.write_text(f"import sys\nsys.stdin.read()\nprint('[' * {depth} + ']' * {depth})\n")
     code, said = _judge(two_items, script, capsys)
-    assert code == 1 and "Traceback" not in said
+    assert code == 1
+    assert "Traceback" not in said
     assert f"nested more than {MAX_ANSWER_DEPTH} levels deep" in said
 
 
@@ -76,6 +78,7 @@ def test_a_replay_file_nested_too_deeply_is_one_line(two_items: Path, tmp_path: 
                       + '{"item_id": "B002", "answer": ' + nested + "}\n")
     code = main(["judge", "--db", str(two_items), "--backend", "replay", "--replay", str(replay)])
     err = capsys.readouterr().err
-    assert code == 1 and "Traceback" not in err
+    assert code == 1
+    assert "Traceback" not in err
     assert err.strip() == f"judge-tui: {replay}:2: nested too deeply to read; a line holds one recorded answer," \
                           " an object of scores and a few texts"

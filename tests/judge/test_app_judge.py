@@ -36,7 +36,8 @@ async def test_app_judges_in_the_background_and_keeps_the_results_hidden(
             shown = widget_text(app)
             assert f"judge: 0 queued · {len(ids)} done" in shown  # the status line
             for rating in judge_ratings:  # blind: no judge reasoning before the expert has rated
-                assert rating.notes and rating.notes not in shown
+                assert rating.notes
+                assert rating.notes not in shown
             await pilot.press("3")  # keys still act while and after the judge runs
             assert present(app.screen.session.state).edit.scores
             await pilot.press("q")
@@ -84,7 +85,8 @@ async def test_in_a_team_only_the_leads_app_judges_by_default(
             assert LEFT_TO_THE_LEAD in widget_text(app)
             assert app.background_judge is None
             await pilot.press("q")
-        assert store.judge_jobs() == [] and fake.message_requests() == []
+        assert store.judge_jobs() == []
+        assert fake.message_requests() == []
 
         # Her settings can still say so: then her app judges on her machine.
         app = JudgeTuiApp(store, rubric, reviewer="ann",

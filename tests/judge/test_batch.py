@@ -216,7 +216,8 @@ def test_a_queue_over_the_size_limit_goes_in_several_batches_none_refused(fake: 
         assert (state.done, state.failed, state.error) == (25, 0, "")
         assert_consistent(store, judge.rater_id, 25)
         posts = batch_posts(fake)
-        assert len(posts) >= 3 and all(p.behaviour == "" for p in posts)
+        assert len(posts) >= 3
+        assert all(p.behaviour == "" for p in posts)
         assert all(p.size <= limits.budget for p in posts)
         assert max(p.size for p in posts) > limits.budget - 15_000  # filled, not cut needlessly small
         assert sum(len(p.body["requests"]) for p in posts) == 25
@@ -253,7 +254,8 @@ def test_a_request_too_large_for_any_batch_fails_alone_saying_why(fake: fa.FakeA
     assert (state.done, state.failed, state.error) == (ITEMS - 1, 1, "")
     [failed] = cis_store.judge_jobs(judge.rater_id, status="failed")
     assert failed["item_id"] == biggest
-    assert "more than a Message Batch can hold" in failed["last_error"] and "shorten the item" in failed["last_error"]
+    assert "more than a Message Batch can hold" in failed["last_error"]
+    assert "shorten the item" in failed["last_error"]
     assert all(p.behaviour == "" for p in batch_posts(fake))
 
 
@@ -323,7 +325,8 @@ def test_the_judge_command_shows_each_batch(fake: fa.FakeAnthropic, tmp_path: Pa
     assert headless.run(args, fast(batch_limits=BatchLimits(max_requests=4))) == 0
     out = capsys.readouterr().out
     ids = list(fake.batches)
-    assert "batch 1 of 2" in out and "batch 2 of 2" in out
+    assert "batch 1 of 2" in out
+    assert "batch 2 of 2" in out
     assert f"ended · 4 succeeded · 0 errored · {ids[0]}" in out
     assert f"ended · 2 succeeded · 0 errored · {ids[1]}" in out
     assert "cis: 6 done, 0 failed, 0 waiting" in out

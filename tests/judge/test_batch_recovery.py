@@ -76,7 +76,8 @@ def test_a_batch_the_api_took_while_the_process_was_killed_is_found_not_sent_aga
     second = _spawn(db, fake, hermetic_home)
     out, err = second.communicate(timeout=60)
     assert second.returncode == 0, err
-    assert f"cis: {ITEMS} done, 0 failed" in out and "note:" not in out
+    assert f"cis: {ITEMS} done, 0 failed" in out
+    assert "note:" not in out
     assert len(batch_posts(fake)) == 1  # found among the account's batches: nothing sent twice
     [batch_id] = fake.batches
     with Store(db) as store:
@@ -124,7 +125,8 @@ def test_a_plain_judge_after_a_batch_run_killed_while_sending_finishes_the_work_
         said = " ".join(plain.stdout.split())
         assert (f"cis: {ITEMS} judgment(s) were in a Message Batch being sent when judge-tui stopped, which the"
                 " API does not list yet. Run the same command again after") in said
-        assert fake.message_requests() == [] and len(batch_posts(fake)) == 1
+        assert fake.message_requests() == []
+        assert len(batch_posts(fake)) == 1
         _age_sending_batches(db, seconds=RunOptions().batch_grace + 60)  # the grace period has passed
         plain = _plain_judge(db, fake, hermetic_home)
         assert "it never reached the API, so its items were sent again" in " ".join(plain.stdout.split())
@@ -140,9 +142,12 @@ def test_a_plain_judge_after_a_batch_run_killed_while_sending_finishes_the_work_
     assert plain.returncode == 0, plain.stdout + plain.stderr
     assert f"cis: {ITEMS} done, 0 failed, 0 waiting" in plain.stdout
     if api == "upload-cut-off":  # the API never had them: judged now, one call each
-        assert len(fake.message_requests()) == ITEMS and fake.batches == {}
+        assert len(fake.message_requests()) == ITEMS
+        assert fake.batches == {}
     else:  # read from the batch the API had: nothing paid twice
-        assert fake.message_requests() == [] and len(fake.batches) == 1 and len(batch_posts(fake)) == 1
+        assert fake.message_requests() == []
+        assert len(fake.batches) == 1
+        assert len(batch_posts(fake)) == 1
     with Store(db) as store:
         rater = store.raters("judge")[0]["id"]
         assert_consistent(store, rater, ITEMS)
@@ -214,7 +219,8 @@ def test_an_interrupted_send_waits_while_offline_and_never_sends_blind(
 
     asyncio.run(run_a_while())
     [sending] = cis_store.open_judge_batches(rater)
-    assert sending["status"] == "sending" and cis_store.judge_job_counts(rater)["running"] == jobs
+    assert sending["status"] == "sending"
+    assert cis_store.judge_job_counts(rater)["running"] == jobs
 
 
 def _live_elsewhere(store: Store) -> str:
@@ -239,7 +245,8 @@ def test_a_second_batch_process_leaves_a_live_ones_batches_alone_and_takes_over_
     judge.queue.batch_sent("sending-x", batch_id)
 
     state = asyncio.run(BatchRunner(judge, fast()).run())
-    assert state.batches_elsewhere == 1 and batch_id not in state.batches
+    assert state.batches_elsewhere == 1
+    assert batch_id not in state.batches
     assert status_polls(fake, batch_id) == 0  # never polled, never read: the live owner does that
     assert cis_store.judge_job_counts(judge.rater_id)["running"] == ITEMS
     assert "1 Message Batch(es) of this judge are polled by another judge-tui process" in \
@@ -295,7 +302,8 @@ def test_a_batch_size_limit_in_megabytes_is_kept(fake: fa.FakeAnthropic, tmp_pat
                                         "--batch", "--batch-max-mb", "2"])
     assert headless.run(parsed, fast()) == 0
     posts = batch_posts(fake)
-    assert len(posts) >= 2 and all(p.size <= 0.9e6 for p in posts)  # 2 MB less the margin and headroom
+    assert len(posts) >= 2
+    assert all(p.size <= 0.9e6 for p in posts)  # 2 MB less the margin and headroom
     assert sum(len(p.body["requests"]) for p in posts) == ITEMS
 
 
@@ -343,10 +351,13 @@ def test_a_batch_the_api_lists_late_is_waited_for_not_sent_again(
         lister.join()
     out = " ".join(capsys.readouterr().out.split())
     assert code == 0, out
-    assert (f"judge: {ITEMS} request(s) were in a Message Batch being sent when judge-tui stopped, which the API does"
-            " not list yet") in out and "so never paid twice" in out
-    assert f"cis: {ITEMS} done, 0 failed" in out and "items were sent again" not in out
-    assert len(batch_posts(fake)) == 1 and fake.message_requests() == []  # paid once
+    assert ((f"judge: {ITEMS} request(s) were in a Message Batch being sent when judge-tui stopped, which the API does"
+            " not list yet") in out)
+    assert "so never paid twice" in out
+    assert f"cis: {ITEMS} done, 0 failed" in out
+    assert "items were sent again" not in out
+    assert len(batch_posts(fake)) == 1
+    assert fake.message_requests() == []  # paid once
     [batch_id] = fake.batches
     with Store(db) as store:
         rater = store.raters("judge")[0]["id"]
@@ -368,8 +379,10 @@ def test_a_plain_judge_sends_nothing_of_a_batch_the_api_does_not_list_yet(
     present(fake.batch_listed).set()  # the API lists it now
     plain = _plain_judge(db, fake, hermetic_home)
     assert plain.returncode == 0, plain.stdout + plain.stderr
-    assert f"cis: {ITEMS} done, 0 failed, 0 waiting" in plain.stdout and "items were sent again" not in plain.stdout
-    assert fake.message_requests() == [] and len(batch_posts(fake)) == 1
+    assert f"cis: {ITEMS} done, 0 failed, 0 waiting" in plain.stdout
+    assert "items were sent again" not in plain.stdout
+    assert fake.message_requests() == []
+    assert len(batch_posts(fake)) == 1
     with Store(db) as store:
         assert_consistent(store, store.raters("judge")[0]["id"], ITEMS)
 

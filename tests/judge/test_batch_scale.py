@@ -55,7 +55,8 @@ def test_more_items_than_one_batch_holds_go_in_several_full_batches(fake: fa.Fak
     assert all(p.behaviour == "" for p in posts)  # none refused
     assert sorted(len(b["requests"]) for b in fake.batches.values()) == [200, limit]
     assert [b.requests for b in state.batches.values()] == [limit, 200]
-    assert state.cost_usd > 0 and state.usage.output_tokens > 0  # priced from the usage the API reported
+    assert state.cost_usd > 0
+    assert state.usage.output_tokens > 0  # priced from the usage the API reported
 
 
 def test_requests_over_the_size_limit_go_in_several_batches_none_refused(fake: fa.FakeAnthropic, tmp_path: Path,
@@ -72,6 +73,7 @@ def test_requests_over_the_size_limit_go_in_several_batches_none_refused(fake: f
         state = asyncio.run(BatchRunner(judge, fast(batch_limits=limits)).run())
         assert (state.done, state.failed, state.error) == (2_700, 0, "")
     posts = batch_posts(fake)
-    assert len(posts) == 2 and all(p.behaviour == "" for p in posts)
+    assert len(posts) == 2
+    assert all(p.behaviour == "" for p in posts)
     assert sum(p.size for p in posts) > limits.max_bytes  # one batch would have been refused
     assert all(p.size <= limits.budget for p in posts)

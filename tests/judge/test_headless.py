@@ -36,23 +36,28 @@ def test_headless_judges_and_reports(fake: fa.FakeAnthropic, tmp_path: Path, rub
                                    "2"), fast())
     out, err = capsys.readouterr()
     assert code == 0
-    assert "cis: 6 done, 0 failed, 0 waiting" in out and "binary: 6 done" in out
-    assert "read from cache" in out and "cost $" in out
+    assert "cis: 6 done, 0 failed, 0 waiting" in out
+    assert "binary: 6 done" in out
+    assert "read from cache" in out
+    assert "cost $" in out
     # the binary prefix is too short to cache for this model: said, not pretended
-    assert "binary: the stable prompt prefix is about" in err and "prompt caching will not apply" in err
+    assert "binary: the stable prompt prefix is about" in err
+    assert "prompt caching will not apply" in err
     assert "note: the API reported no cache write or read for the first binary call" in err
     assert "cis: the stable prompt prefix" not in err
     # a second run without --limit queues the one item left over
     code = headless.run(judge_args(db, "--model", "claude-sonnet-5", "--rubric", "cis"), fast())
     out, _ = capsys.readouterr()
-    assert "cis: 1 new job(s) queued" in out and "cis: 7 done" in out
+    assert "cis: 1 new job(s) queued" in out
+    assert "cis: 7 done" in out
 
 
 def test_user_mistakes_are_messages_not_tracebacks(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                    rubrics: dict[str, Rubric]) -> None:
     db = tmp_path / "m.db"
     assert main(["judge", "--db", str(db)]) == 1
-    assert f"{db}: no such database" in capsys.readouterr().err and not db.exists()  # a mistyped path
+    assert f"{db}: no such database" in capsys.readouterr().err
+    assert not db.exists()  # a mistyped path
     Store(db).close()
     assert main(["judge", "--db", str(db)]) == 1
     assert "no items to judge" in capsys.readouterr().err
@@ -79,7 +84,8 @@ def test_an_auth_error_stops_with_a_clear_message(fake: fa.FakeAnthropic, tmp_pa
         add_cis_items(store, rubrics["cis"], 2)
     assert headless.run(judge_args(db, "--rubric", "cis"), fast()) == 2
     err = capsys.readouterr().err
-    assert "the judge stopped: the API key was refused (401)" in err and "run the same command again" in err
+    assert "the judge stopped: the API key was refused (401)" in err
+    assert "run the same command again" in err
 
 
 def _as_in_a_terminal() -> None:
@@ -130,7 +136,8 @@ def test_killed_mid_run_then_rerun_judges_nothing_twice(fake: fa.FakeAnthropic, 
         done_first = counts["done"]
     assert 3 <= done_first < items
     if how == "ctrl-c":
-        assert first.returncode == 130 and "interrupted" in err
+        assert first.returncode == 130
+        assert "interrupted" in err
         assert in_flight_at_stop == 0  # released on the way out
     second = _spawn(db, fake, hermetic_home)
     out, err = second.communicate(timeout=60)
@@ -212,17 +219,23 @@ def test_a_run_says_why_judgments_failed_and_failures_lists_them(tmp_path: Path,
     out = capsys.readouterr().out
     assert "cis: 2 done, 2 failed" in out
     assert "rater: judge:cmd-my_judge:cis@" in out  # named after the script, not the interpreter
-    assert "tokens" not in out and "cost" not in out and "$" not in out  # a local program has neither
+    assert "tokens" not in out
+    assert "cost" not in out
+    assert "$" not in out  # a local program has neither
     assert "cis: 2 failed judgment(s), by cause:" in out
-    assert "1 × B001: " in out and "exited with status 3: model crashed on this one" in out
-    assert "1 × B002: off_scale: " in out and "0.7" in out
+    assert "1 × B001: " in out
+    assert "exited with status 3: model crashed on this one" in out
+    assert "1 × B002: off_scale: " in out
+    assert "0.7" in out
     assert f"judge-tui failures --db {db} --rubric cis" in out
     assert main(["failures", "--db", str(db), "--rubric", "cis"]) == 0
     listed = capsys.readouterr().out
     assert "2 failed judgment(s) of rubric cis, by cause:" in listed
     assert "B002 · cis · judge:cmd-my_judge:cis@" in listed
-    assert "raw answer:" in listed and '"local reasoning"}' in listed  # B002's answer as it came
-    assert "model crashed on this one" in listed and "\x1b" not in listed + out  # shown, never interpreted
+    assert "raw answer:" in listed
+    assert '"local reasoning"}' in listed  # B002's answer as it came
+    assert "model crashed on this one" in listed
+    assert "\x1b" not in listed + out  # shown, never interpreted
     assert main(["failures", "--db", str(db), "--rater", "judge:someone-else"]) == 0
     assert "No failed judgments by judge:someone-else." in capsys.readouterr().out
 
@@ -238,8 +251,10 @@ def test_headless_without_a_key_exits_at_once_saying_what_to_set(tmp_path: Path,
                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert process.returncode == 1
     assert "no ANTHROPIC_API_KEY in the environment: export ANTHROPIC_API_KEY=" in process.stderr
-    assert "--backend command" in process.stderr and "--backend replay" in process.stderr
-    assert "Traceback" not in process.stderr and "waiting and trying again" not in process.stdout
+    assert "--backend command" in process.stderr
+    assert "--backend replay" in process.stderr
+    assert "Traceback" not in process.stderr
+    assert "waiting and trying again" not in process.stdout
     assert "at list prices" not in process.stdout  # no estimate for a run that cannot start
     with Store(db) as store:
         assert store.judge_jobs() == []  # nothing queued for a run that cannot start
@@ -269,10 +284,12 @@ def test_dry_run_says_calls_and_cost_and_writes_nothing(fake: fa.FakeAnthropic, 
     assert main(["judge", "--db", str(db), "--rubric", "cis", "--model", "claude-sonnet-5", "--limit", "3",
                  "--repeat", "2", "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert "cis: about 6 call(s) to claude-sonnet-5, about $" in out and "at list prices" in out
+    assert "cis: about 6 call(s) to claude-sonnet-5, about $" in out
+    assert "at list prices" in out
     assert "Dry run: nothing was queued or judged." in out
     with Store(db) as store:
-        assert store.judge_jobs() == [] and store.prompt_versions("cis") == []
+        assert store.judge_jobs() == []
+        assert store.prompt_versions("cis") == []
         assert store.conn.execute("SELECT COUNT(*) FROM raters").fetchone()[0] == before
     assert fake.message_requests() == []
     # a paid run says the same before it starts
@@ -297,7 +314,8 @@ def test_limit_counts_and_bars_only_what_this_run_judges(fake: fa.FakeAnthropic,
     assert headless.run(judge_args(db, "--rubric", "cis", "--model", "claude-sonnet-5", "--limit", "2"), fast()) == 0
     out = capsys.readouterr().out
     assert "0 new job(s) queued; 2 to judge" in out
-    assert "2/2" in out and "/6" not in out
+    assert "2/2" in out
+    assert "/6" not in out
     assert "cis: 2 done, 0 failed, 4 waiting" in out
 
 
@@ -329,7 +347,8 @@ def test_ctrl_c_with_a_local_judge_running_ends_it_without_tracebacks(tmp_path: 
             process.kill()
     assert process.returncode == 130
     assert "interrupted; everything saved so far is kept." in err
-    assert "Traceback" not in err and "Event loop is closed" not in err, err
+    assert "Traceback" not in err, err
+    assert "Event loop is closed" not in err, err
     assert not process_running(int(pid_file.read_text()))  # the program was ended, not left behind
     with Store(db) as store:
         assert store.judge_job_counts()["running"] == 0  # released on the way out
@@ -345,4 +364,6 @@ def test_piped_summary_lines_are_never_wrapped(fake: fa.FakeAnthropic, tmp_path:
     out, err = run.communicate(timeout=60)
     assert run.returncode == 0, err
     summary = [line for line in out.splitlines() if line.startswith("cis: 2 done")]
-    assert summary and "cost $" in summary[0] and len(summary[0]) > 80  # one line, as long as it needs
+    assert summary
+    assert "cost $" in summary[0]
+    assert len(summary[0]) > 80  # one line, as long as it needs

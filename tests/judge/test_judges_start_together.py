@@ -64,7 +64,8 @@ def test_two_judges_started_together_on_a_fresh_database_both_proceed(
             with Locker(db):
                 judges = [_spawn(db, fake, hermetic_home) for _ in range(2)]
                 for judge in judges:
-                    assert judge.stdout is not None and judge.stderr is not None
+                    assert judge.stdout is not None
+                    assert judge.stderr is not None
                     assert judge.stdout.readline().startswith("cis: about"), judge.stderr.read()
                 _wait_for_the_lock(judges)  # released only then: they wait for it up to 10 s
             results = [judge.communicate(timeout=120) for judge in judges]

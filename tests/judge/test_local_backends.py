@@ -43,7 +43,8 @@ def test_command_backend_judges_through_the_same_strict_parser(tmp_path: Path, c
     assert judge.rater_id.startswith("judge:tiny-local:cis@")
     assert_consistent(cis_store, judge.rater_id, ITEMS)
     failed = {j["item_id"]: j for j in cis_store.judge_jobs(judge.rater_id, "failed")}
-    assert state.done + state.failed == ITEMS and "B001" in failed
+    assert state.done + state.failed == ITEMS
+    assert "B001" in failed
     assert "exited with status 3" in failed["B001"]["last_error"]
     assert "model crashed on this one" in failed["B001"]["last_error"]  # stderr kept
     rating = present(cis_store.rating("B003", judge.rater_id))
@@ -60,7 +61,8 @@ def test_command_timeout_is_a_failed_judgment(tmp_path: Path, cis_store: Store, 
     judge.queue.enqueue(limit=1)
     asyncio.run(JudgeRunner(judge, fast()).run())
     [job] = cis_store.judge_jobs(judge.rater_id)
-    assert job["status"] == "failed" and "no answer within 0.3 s" in job["last_error"]
+    assert job["status"] == "failed"
+    assert "no answer within 0.3 s" in job["last_error"]
 
 
 @pytest.mark.parametrize(("command", "name"), [
@@ -103,8 +105,10 @@ def test_replay_backend_answers_from_the_file(tmp_path: Path, cis_store: Store, 
     jobs = {j["item_id"]: j for j in cis_store.judge_jobs(judge.rater_id)}
     assert jobs["B001"]["status"] == "done"
     assert present(cis_store.rating("B001", judge.rater_id)).scores == {"r": 1.0, "a": 0.75, "t": 0.5, "l": 1.0}
-    assert "off_scale" in jobs["B002"]["last_error"] and "0.6" in jobs["B002"]["raw_output"]
-    assert "invalid_json" in jobs["B003"]["last_error"] and jobs["B003"]["raw_output"] == "not json at all"
+    assert "off_scale" in jobs["B002"]["last_error"]
+    assert "0.6" in jobs["B002"]["raw_output"]
+    assert "invalid_json" in jobs["B003"]["last_error"]
+    assert jobs["B003"]["raw_output"] == "not json at all"
     assert "no recorded answer for item 'B004' (repeat 0)" in jobs["B004"]["last_error"]
     assert_consistent(cis_store, judge.rater_id, ITEMS)
 
@@ -136,7 +140,8 @@ def test_each_judgment_records_its_examples_and_marks_them(tmp_path: Path, rubri
         rating = present(store.rating("P07", judge.rater_id))
         assert sorted(rating.details["few_shot_ids"]) == ["P01", "P02", "P03"]
         assert rating.details["prompt_version"] == judge.prompt.version
-        assert rating.verdict == "FAIL" and rating.notes == "honey"
+        assert rating.verdict == "FAIL"
+        assert rating.notes == "honey"
         assert store.few_shot_used_ids("binary") == {"P01", "P02", "P03"}
 
 
@@ -176,9 +181,12 @@ def test_a_local_judge_gets_no_api_key_only_what_it_needs_and_what_is_passed_on_
     done = judge()
     assert done.returncode == 0, done.stderr
     given = json.loads(seen.read_text())
-    assert "ANTHROPIC_API_KEY" not in given and "GITHUB_TOKEN" not in given and "OLLAMA_HOST" not in given
+    assert "ANTHROPIC_API_KEY" not in given
+    assert "GITHUB_TOKEN" not in given
+    assert "OLLAMA_HOST" not in given
     assert API_KEY not in json.dumps(given)
-    assert given["PATH"] == os.environ["PATH"] and given["LC_ALL"] == "C.UTF-8"
+    assert given["PATH"] == os.environ["PATH"]
+    assert given["LC_ALL"] == "C.UTF-8"
     assert set(given) <= {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TEMP",
                           "TMP", "LC_CTYPE"} | {name for name in given if name.startswith("LC_")}
 
@@ -186,11 +194,15 @@ def test_a_local_judge_gets_no_api_key_only_what_it_needs_and_what_is_passed_on_
     done = judge("--repeat", "2", "--cmd-env", "OLLAMA_HOST")  # one more judgment, with a variable passed on purpose
     assert done.returncode == 0, done.stderr
     given = json.loads(seen.read_text())
-    assert given["OLLAMA_HOST"] == "127.0.0.1:11434" and "ANTHROPIC_API_KEY" not in given
+    assert given["OLLAMA_HOST"] == "127.0.0.1:11434"
+    assert "ANTHROPIC_API_KEY" not in given
 
     for extra, message in ((("--cmd-env", "OLLAMA HOST"), "give a variable's name"),):
         done = judge(*extra)
-        assert done.returncode == 1 and message in done.stderr and "Traceback" not in done.stderr
+        assert done.returncode == 1
+        assert message in done.stderr
+        assert "Traceback" not in done.stderr
     done = subprocess.run([sys.executable, "-m", "judge_tui", "judge", "--db", str(db), "--cmd-env", "X"], cwd=root,
                           env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 1 and "--cmd-env goes with --backend command" in done.stderr
+    assert done.returncode == 1
+    assert "--cmd-env goes with --backend command" in done.stderr

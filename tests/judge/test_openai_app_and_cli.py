@@ -53,7 +53,8 @@ async def test_the_app_judges_with_a_local_server_and_no_anthropic_key(
             assert isinstance(app.screen, RatingScreen)
             shown = widget_text(app)
             for rating in judge_ratings:  # blind, as with any judge
-                assert rating.notes and rating.notes not in shown
+                assert rating.notes
+                assert rating.notes not in shown
             await pilot.press("q")
     assert len(server.completion_requests()) == len(ids)
     assert server.max_concurrent_seen <= settings.openai_concurrency
@@ -160,7 +161,8 @@ def test_without_the_sdk_the_command_says_what_to_install(server: fo.FakeOpenAI,
     done = _cli("judge", "--db", str(db), "--backend", "openai", "--model", MODEL, "--base-url", server.url,
                 pre="sys.modules['openai'] = None; ")
     assert done.returncode == 1
-    assert "pip install 'judge-tui[openai]'" in done.stderr and "Traceback" not in done.stderr
+    assert "pip install 'judge-tui[openai]'" in done.stderr
+    assert "Traceback" not in done.stderr
     assert server.completion_requests() == []
 
 

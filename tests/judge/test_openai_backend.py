@@ -55,13 +55,16 @@ def test_answers_become_ratings_with_the_schema_sent_and_temperature_zero(
     assert rating.notes == "reasoning written by the fake API"
     assert rating.source == "judge:openai"
     details = rating.details
-    assert details["model"] == MODEL and details["backend"] == "openai"
+    assert details["model"] == MODEL
+    assert details["backend"] == "openai"
     assert details["sampling"] == {"temperature": 0.0, "backend": "openai"}
-    assert details["cost_usd"] is None and details["tokens"]["input"] > 0
+    assert details["cost_usd"] is None
+    assert details["tokens"]["input"] > 0
     body = server.completion_requests()[0].body
     assert body["response_format"] == {"type": "json_schema", "json_schema": {
         "name": "judgment", "schema": judge.prompt.output.json_schema(), "strict": True}}
-    assert body["temperature"] == 0.0 and body["model"] == MODEL
+    assert body["temperature"] == 0.0
+    assert body["model"] == MODEL
     assert [m["role"] for m in body["messages"]] == ["system", "user"]
     assert body["messages"][1]["content"].startswith("Rate this submission.")
 
@@ -77,7 +80,8 @@ def test_an_answer_the_server_did_not_hold_to_the_schema_is_refused(
     assert (state.done, state.failed) == (ITEMS - 1, 1)
     assert_consistent(cis_store, judge.rater_id, ITEMS)
     failed = cis_store.judge_jobs(judge.rater_id, "failed")[0]
-    assert failed["item_id"] == "B001" and failed["attempts"] == 1
+    assert failed["item_id"] == "B001"
+    assert failed["attempts"] == 1
     assert kind in failed["last_error"]
     assert cis_store.rating("B001", judge.rater_id) is None  # never coerced into a rating
     if behaviour == fo.SCHEMA_BREAK:
@@ -107,8 +111,10 @@ def test_a_500_that_persists_fails_the_job_with_its_reason(server: fo.FakeOpenAI
     state, judge = run(cis_store, rubrics["cis"], server.url, max_attempts=3)
     assert (state.done, state.failed) == (ITEMS - 1, 1)
     failed = cis_store.judge_jobs(judge.rater_id, "failed")[0]
-    assert failed["item_id"] == "B001" and failed["attempts"] == 3
-    assert "gave up after 3 attempts" in failed["last_error"] and "the server failed (500)" in failed["last_error"]
+    assert failed["item_id"] == "B001"
+    assert failed["attempts"] == 3
+    assert "gave up after 3 attempts" in failed["last_error"]
+    assert "the server failed (500)" in failed["last_error"]
 
 
 def test_a_call_past_the_timeout_is_retried(server: fo.FakeOpenAI, cis_store: Store,
@@ -127,7 +133,8 @@ def test_a_timeout_that_persists_says_so(server: fo.FakeOpenAI, cis_store: Store
     server.add_rule(fo.SLOW, contains=B001_MARK)
     state, judge = run(cis_store, rubrics["cis"], server.url, max_attempts=2, backend={"timeout": 0.2})
     failed = cis_store.judge_jobs(judge.rater_id, "failed")[0]
-    assert failed["item_id"] == "B001" and "no answer within 0.2 s" in failed["last_error"]
+    assert failed["item_id"] == "B001"
+    assert "no answer within 0.2 s" in failed["last_error"]
     assert state.done == ITEMS - 1
 
 
@@ -183,7 +190,8 @@ def test_the_openai_api_without_a_key_is_offline(cis_store: Store, rubrics: dict
         return await asyncio.wait_for(task, 10)
 
     state = asyncio.run(main())
-    assert state.offline == "no OPENAI_API_KEY in the environment" and state.failed == 0
+    assert state.offline == "no OPENAI_API_KEY in the environment"
+    assert state.failed == 0
 
 
 def test_a_key_is_sent_from_the_environment_and_a_refused_one_stops_the_queue(
@@ -193,7 +201,8 @@ def test_a_key_is_sent_from_the_environment_and_a_refused_one_stops_the_queue(
     try:
         monkeypatch.setenv("OPENAI_API_KEY", "sk-wrong")
         state, judge = run(cis_store, rubrics["cis"], "")
-        assert "refused the API key (401)" in state.error and "OPENAI_API_KEY" in state.error
+        assert "refused the API key (401)" in state.error
+        assert "OPENAI_API_KEY" in state.error
         assert len(fake.completion_requests()) == 1  # no hammering
         assert cis_store.judge_job_counts(judge.rater_id)["queued"] == ITEMS
         monkeypatch.setenv("OPENAI_API_KEY", "sk-right")
@@ -207,7 +216,8 @@ def test_a_model_the_server_does_not_have_stops_the_queue_and_says_what_to_check
         server: fo.FakeOpenAI, cis_store: Store, rubrics: dict[str, Rubric]) -> None:
     server.models = ("qwen2.5:7b",)
     state, _judge = run(cis_store, rubrics["cis"], server.url)
-    assert f"has no {MODEL} (404)" in state.error and "ollama list" in state.error
+    assert f"has no {MODEL} (404)" in state.error
+    assert "ollama list" in state.error
     assert len(server.completion_requests()) == 1
 
 
@@ -218,9 +228,11 @@ def test_a_model_that_rejects_temperature_gets_its_default_and_the_rating_says_s
     assert (state.done, state.failed) == (ITEMS, 0)
     requests = server.completion_requests()
     assert requests[0].behaviour == "temperature_rejected"
-    assert all("temperature" not in r.body for r in requests[1:]) and len(requests) == ITEMS + 1
+    assert all("temperature" not in r.body for r in requests[1:])
+    assert len(requests) == ITEMS + 1
     sampling = present(cis_store.rating("B002", judge.rater_id)).details["sampling"]
-    assert sampling["temperature"] is None and "rejected" in sampling["note"]
+    assert sampling["temperature"] is None
+    assert "rejected" in sampling["note"]
     assert cis_store.get_meta(f"judge.temperature_rejected:{MODEL}") == "1"
 
 
@@ -241,7 +253,8 @@ def test_a_server_without_json_schema_is_asked_without_it_and_still_checked(
 def test_concurrency_limit_holds(server: fo.FakeOpenAI, cis_store: Store, rubrics: dict[str, Rubric]) -> None:
     server.latency = 0.05
     state, _judge = run(cis_store, rubrics["cis"], server.url, concurrency=2)
-    assert state.done == ITEMS and server.max_concurrent_seen <= 2
+    assert state.done == ITEMS
+    assert server.max_concurrent_seen <= 2
 
 
 def test_an_item_too_long_for_the_context_fails_alone(server: fo.FakeOpenAI, cis_store: Store,
@@ -250,4 +263,5 @@ def test_an_item_too_long_for_the_context_fails_alone(server: fo.FakeOpenAI, cis
     state, judge = run(cis_store, rubrics["cis"], server.url)
     assert (state.done, state.failed, state.error) == (ITEMS - 1, 1, "")
     failed = cis_store.judge_jobs(judge.rater_id, "failed")[0]
-    assert failed["item_id"] == "B001" and failed["last_error"].startswith("too long for the model's context (400)")
+    assert failed["item_id"] == "B001"
+    assert failed["last_error"].startswith("too long for the model's context (400)")

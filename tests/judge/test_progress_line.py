@@ -16,7 +16,8 @@ def test_time_left_is_minutes_and_seconds_rounded_up():
     assert time_left(1, 100_000.0) == "0:01"  # never zero while something is left
     assert time_left(13, 2.0) == "6:30"
     assert time_left(300, 2.0) == "2:30:00"
-    assert time_left(0, 600.0) == "-" and time_left(13, 0.0) == "-"
+    assert time_left(0, 600.0) == "-"
+    assert time_left(13, 0.0) == "-"
 
 
 def test_the_progress_line_of_a_fast_judge_with_13_items_left():

@@ -46,7 +46,10 @@ def test_cis_prompt_shows_the_submission_and_never_a_human_score(cis_store: Stor
     text = rendered.system + rendered.user
     for field_name in ("task", "rationale", "source_code", "test_code", "test_results"):
         assert str(item.fields[field_name]).strip()[:60] in rendered.user
-    assert "HUMAN-NOTE" not in text and "LEAK" not in text and "0.6875" not in text and "EXP001" not in text
+    assert "HUMAN-NOTE" not in text
+    assert "LEAK" not in text
+    assert "0.6875" not in text
+    assert "EXP001" not in text
     assert rendered.few_shot_ids == ()  # the CIS rubric asks for no examples
 
 
@@ -68,12 +71,15 @@ def test_few_shot_examples_come_only_from_rated_train_items(tmp_path: Path, rubr
         # train items with a human rating: P01 (PASS), P02, P03 (FAIL); never P04 (unrated) or P05/P06 (dev)
         assert sorted(rendered.few_shot_ids) == ["P01", "P02", "P03"]
         assert rendered.few_shot_ids[:2] in (("P01", "P02"), ("P02", "P01"))  # both labels shown first
-        assert "Response P05" not in rendered.system and "Response P04" not in rendered.system
+        assert "Response P05" not in rendered.system
+        assert "Response P04" not in rendered.system
         assert "human note for P01" in rendered.system  # the human's explanation is the example's critique
-        assert "Example 1" in rendered.system and "Example 3" in rendered.system
+        assert "Example 1" in rendered.system
+        assert "Example 3" in rendered.system
         # judging a train example never shows the item as its own example
         own = prompt.render(present(store.item("P02")))
-        assert "P02" not in own.few_shot_ids and "Response P02" not in own.system
+        assert "P02" not in own.few_shot_ids
+        assert "Response P02" not in own.system
 
 
 def test_the_version_follows_template_and_rubric(tmp_path: Path, rubrics: dict[str, Rubric],
@@ -102,7 +108,8 @@ def test_broken_templates_are_reported_with_the_file(tmp_path: Path, text: str, 
     path.write_text(text)
     with pytest.raises(PromptError) as caught:
         load_template(path)
-    assert str(path) in str(caught.value) and message in str(caught.value)
+    assert str(path) in str(caught.value)
+    assert message in str(caught.value)
 
 
 @pytest.mark.parametrize(("front_matter", "message"), [

@@ -51,13 +51,19 @@ def test_claim_complete_fail_retry_release(queue_store: tuple[Store, int]) -> No
     store.retry_judge_job(third["id"], "429", next_attempt_at="2999-01-01T00:00:00.000+00:00")
     store.release_judge_jobs([fourth["id"]], "offline")
     jobs = {j["item_id"]: j for j in store.judge_jobs(rater)}
-    assert jobs["P01"]["status"] == "done" and jobs["P01"]["rating_id"] is not None and jobs["P01"]["attempts"] == 1
-    assert jobs["P02"]["status"] == "failed" and jobs["P02"]["raw_output"] == '{"label": "MAYBE"}'
-    assert jobs["P03"]["status"] == "queued" and jobs["P03"]["attempts"] == 1
-    assert jobs["P04"]["status"] == "queued" and jobs["P04"]["attempts"] == 0
+    assert jobs["P01"]["status"] == "done"
+    assert jobs["P01"]["rating_id"] is not None
+    assert jobs["P01"]["attempts"] == 1
+    assert jobs["P02"]["status"] == "failed"
+    assert jobs["P02"]["raw_output"] == '{"label": "MAYBE"}'
+    assert jobs["P03"]["status"] == "queued"
+    assert jobs["P03"]["attempts"] == 1
+    assert jobs["P04"]["status"] == "queued"
+    assert jobs["P04"]["attempts"] == 0
     # P03 waits for its retry time; P04 is claimable again at once
     claimed = [j["item_id"] for j in store.claim_judge_jobs(rater, 10)]
-    assert "P03" not in claimed and "P04" in claimed
+    assert "P03" not in claimed
+    assert "P04" in claimed
     assert store.judge_call_totals(rater)["input_tokens"] == 10
 
 

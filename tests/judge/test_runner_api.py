@@ -54,12 +54,16 @@ def test_answers_become_ratings_with_their_provenance(fake: fa.FakeAnthropic, ci
     assert rating.overall == pytest.approx(sum(rating.scores.values()) / 4)
     assert rating.notes == "reasoning written by the fake API"
     details = rating.details
-    assert details["model"] == "claude-sonnet-5" and details["prompt_version"] == judge.prompt.version
+    assert details["model"] == "claude-sonnet-5"
+    assert details["prompt_version"] == judge.prompt.version
     assert details["sampling"] == {"temperature": 0.0}
     assert details["few_shot_ids"] == []
-    assert details["raw_text"].startswith("{") and details["cost_usd"] > 0
+    assert details["raw_text"].startswith("{")
+    assert details["cost_usd"] > 0
     calls = cis_store.judge_calls(cis_store.judge_jobs(judge.rater_id)[0]["id"])
-    assert len(calls) == 1 and calls[0]["outcome"] == "done" and calls[0]["sampling"] == {"temperature": 0.0}
+    assert len(calls) == 1
+    assert calls[0]["outcome"] == "done"
+    assert calls[0]["sampling"] == {"temperature": 0.0}
     # what went over the wire: the schema enforced by the API, temperature in the body, the prefix cacheable
     body = fake.message_requests()[0].body
     assert body["output_config"]["format"]["type"] == "json_schema"
@@ -78,7 +82,8 @@ def test_first_call_goes_alone_then_all_read_the_cache(fake: fa.FakeAnthropic, c
     # nothing else was sent until the first answer (which wrote the cache) came back
     assert all(r.at >= requests[0].at + 0.1 for r in requests[1:])
     assert fake.max_concurrent_seen == 4
-    assert present(state.first_usage).cache_write_tokens > 1000 and present(state.first_usage).cache_read_tokens == 0
+    assert present(state.first_usage).cache_write_tokens > 1000
+    assert present(state.first_usage).cache_read_tokens == 0
     reads = [c for j in cis_store.judge_jobs(judge.rater_id) for c in cis_store.judge_calls(j["id"])]
     assert sum(1 for c in reads if c["cache_read_tokens"] > 0) == ITEMS - 1
     assert sum(1 for c in reads if c["cache_write_tokens"] > 0) == 1
@@ -171,7 +176,8 @@ def test_a_problem_that_persists_fails_the_job_after_max_attempts(fake: fa.FakeA
     assert (state.done, state.failed) == (ITEMS - 1, 1)
     assert_consistent(cis_store, judge.rater_id, ITEMS)
     failed = cis_store.judge_jobs(judge.rater_id, "failed")[0]
-    assert failed["item_id"] == "B001" and failed["attempts"] == 3
+    assert failed["item_id"] == "B001"
+    assert failed["attempts"] == 3
     assert "gave up after 3 attempts" in failed["last_error"]
     assert failed["raw_output"].startswith('{"id": "msg_broken"')  # the garbled body, as received
 
@@ -188,7 +194,8 @@ def test_unusable_answers_fail_once_and_keep_the_raw_text(fake: fa.FakeAnthropic
     assert (state.done, state.failed) == (ITEMS - 1, 1)
     assert_consistent(cis_store, judge.rater_id, ITEMS)
     failed = cis_store.judge_jobs(judge.rater_id, "failed")[0]
-    assert kind in failed["last_error"] and failed["attempts"] == 1
+    assert kind in failed["last_error"]
+    assert failed["attempts"] == 1
     assert cis_store.rating("B001", judge.rater_id) is None  # never coerced into a rating
     if behaviour != fa.REFUSAL:
         assert failed["raw_output"]
@@ -209,13 +216,15 @@ def test_temperature_rejected_falls_back_and_says_so(fake: fa.FakeAnthropic, cis
     assert all("temperature" not in r.body for r in requests[1:])
     assert len(requests) == ITEMS + 1
     sampling = present(cis_store.rating("B002", judge.rater_id)).details["sampling"]
-    assert sampling["temperature"] is None and "rejected" in sampling["note"]
+    assert sampling["temperature"] is None
+    assert "rejected" in sampling["note"]
     assert cis_store.get_meta("judge.temperature_rejected:claude-sonnet-5") == "1"
     # the next run does not ask again
     fake.requests.clear()
     cis_store.requeue_failed_judge_jobs(judge.rater_id)
     judge2 = make_judge(cis_store, rubrics["cis"])
-    assert isinstance(judge2.backend, AnthropicBackend) and judge2.backend.temperature_rejected
+    assert isinstance(judge2.backend, AnthropicBackend)
+    assert judge2.backend.temperature_rejected
 
 
 @pytest.mark.parametrize(("behaviour", "words"), [(fa.UNAUTHORIZED, "401"), (fa.PAYMENT, "spend limit")])
@@ -233,7 +242,8 @@ def test_a_wrong_key_stops_the_queue(fake: fa.FakeAnthropic, cis_store: Store, r
                                      monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-wrong")
     state, _judge, _ = run(cis_store, rubrics["cis"])
-    assert "API key was refused" in state.error and "ANTHROPIC_API_KEY" in state.error
+    assert "API key was refused" in state.error
+    assert "ANTHROPIC_API_KEY" in state.error
 
 
 def _free_port() -> int:
@@ -293,7 +303,8 @@ def test_offline_waits_then_resumes_when_the_server_comes_up(cis_store: Store, r
         state = asyncio.run(main())
     finally:
         server.stop()
-    assert offline_seen and "cannot reach the API" in offline_seen[0]
+    assert offline_seen
+    assert "cannot reach the API" in offline_seen[0]
     assert (state.done, state.failed, state.offline) == (ITEMS, 0, "")
     assert all(j["attempts"] == 1 for j in cis_store.judge_jobs(judge.rater_id))
     assert_consistent(cis_store, judge.rater_id, ITEMS)
@@ -319,7 +330,8 @@ def test_no_api_key_waits_then_resumes_when_one_is_set(fake: fa.FakeAnthropic, c
 
     state = asyncio.run(main())
     assert "no ANTHROPIC_API_KEY in the environment" in states
-    assert state.done == ITEMS and state.offline == ""
+    assert state.done == ITEMS
+    assert state.offline == ""
 
 
 def test_forced_tool_structured_output(fake: fa.FakeAnthropic, cis_store: Store, rubrics: dict[str, Rubric]) -> None:
@@ -351,7 +363,8 @@ def test_the_api_key_is_never_written_anywhere(fake: fa.FakeAnthropic, tmp_path:
         run(store, rubrics["cis"])
         assert store.count_ratings() == 3
     data = b"".join(p.read_bytes() for p in tmp_path.glob("secret.db*"))
-    assert API_KEY.encode() not in data and b"DO-NOT-STORE" not in data
+    assert API_KEY.encode() not in data
+    assert b"DO-NOT-STORE" not in data
 
 
 def test_concurrency_limit_holds(fake: fa.FakeAnthropic, cis_store: Store, rubrics: dict[str, Rubric]) -> None:
@@ -374,7 +387,8 @@ def test_concurrency_limit_holds(fake: fa.FakeAnthropic, cis_store: Store, rubri
     judge = make_judge(cis_store, rubrics["cis"], AnthropicBackend("claude-sonnet-5"))
     judge.queue.enqueue()
     state = asyncio.run(JudgeRunner(judge, fast(concurrency=2), progress).run())
-    assert state.done == ITEMS and fake.max_concurrent_seen == 2
+    assert state.done == ITEMS
+    assert fake.max_concurrent_seen == 2
 
 
 def test_waiting_offline_does_not_spin(cis_store: Store, rubrics: dict[str, Rubric],

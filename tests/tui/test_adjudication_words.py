@@ -79,14 +79,16 @@ async def test_the_caption_names_the_keys_of_the_users_keymap_and_they_act(tmp_p
             screen = screen_of(app, AdjudicationScreen)
             shown = widget_text(app)  # the caption on one line, as a wide terminal shows it
             assert "e/d dimension; ^s saves; b/m other items" in shown, shown
-            assert "↑/↓" not in shown and "Enter saves" not in shown
+            assert "↑/↓" not in shown
+            assert "Enter saves" not in shown
             assert "^s Save consensus" in str(screen.query_one(KeyBar).render())
             await pilot.press("d")
             assert screen.cursor == 1
             await pilot.press("e")
             assert screen.cursor == 0
             await pilot.press("m")
-            assert screen.current is not None and screen.current.item_id == "B002"
+            assert screen.current is not None
+            assert screen.current.item_id == "B002"
             await pilot.press("b", "0", "0", "0", "0", "ctrl+s")
             await pilot.pause()
         assert store.rating("B001", "consensus") is not None

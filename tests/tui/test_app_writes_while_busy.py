@@ -102,7 +102,8 @@ async def test_the_settled_mark_found_while_another_process_writes_is_kept_and_s
             store.save_rating(Rating(item_id=item_id, rater_id="EXP001", rubric_version_id=version,
                                      scores={"label": value}, overall=value, verdict=label))
         found = study_settledness(store, rubric, agreement)
-        assert found is not None and found.settled
+        assert found is not None
+        assert found.settled
         app = JudgeTuiApp(store, rubric, reviewer="EXP001", clock=clock,
                           settings=Settings(judge_in_background=False, agreement=agreement))
         async with app.run_test(size=(120, 40), notifications=True) as pilot:
@@ -113,7 +114,8 @@ async def test_the_settled_mark_found_while_another_process_writes_is_kept_and_s
                 screen.show_settledness(found)  # and again after the next rating
                 await pilot.pause()
                 said = [m for m in _messages(app) if "questions are settled" in m]
-                assert len(said) == 1 and BUSY in _messages(app)
+                assert len(said) == 1
+                assert BUSY in _messages(app)
                 assert store.settled_after("binary") is None
                 locker.release()
                 await app_until(pilot, lambda: store.settled_after("binary") == found.ratings,

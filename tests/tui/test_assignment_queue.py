@@ -52,7 +52,8 @@ def status_line(app: JudgeTuiApp) -> str:
 
 
 def current(app: JudgeTuiApp) -> str:
-    assert isinstance(app.screen, RatingScreen) and app.screen.session.state is not None
+    assert isinstance(app.screen, RatingScreen)
+    assert app.screen.session.state is not None
     return app.screen.session.state.item.id
 
 
@@ -130,4 +131,5 @@ async def test_at_80x24_the_compact_line_says_the_count_is_of_the_assignment(tea
         app.post_message(JudgeStatusLine("judge: 18 queued · 2 running · 30 done · offline"))  # no longer fits
         await pilot.pause()
         top = screen_text(app).splitlines()[0]
-        assert top.startswith("1/9 assigned rated │") and "judge: 18 queued" in top
+        assert top.startswith("1/9 assigned rated │")
+        assert "judge: 18 queued" in top

@@ -80,10 +80,14 @@ async def test_the_rubric_folds_into_a_line_and_the_score_keys_go_on_working(mak
         assert pane.region.width < SMALL[0] - 30
         await pilot.press("z")
         await pilot.pause()
-        assert not side.display and strip.display and strip.size.height == 1
-        assert pane.region.width == SMALL[0] and pane.size.width > narrow + 30  # the whole width
+        assert not side.display
+        assert strip.display
+        assert strip.size.height == 1
+        assert pane.region.width == SMALL[0]
+        assert pane.size.width > narrow + 30  # the whole width
         shown = screen_text(app)
-        assert "▸R – · A – · T – · L –" in shown and "0→0 1→.25 2→.5 3→.75 4→1" in shown
+        assert "▸R – · A – · T – · L –" in shown
+        assert "0→0 1→.25 2→.5 3→.75 4→1" in shown
         await pilot.press("3", "4", "0")
         assert screen.session.state is not None
         assert screen.session.state.edit.scores == {"r": 0.75, "a": 1.0, "t": 0.0}
@@ -91,11 +95,14 @@ async def test_the_rubric_folds_into_a_line_and_the_score_keys_go_on_working(mak
         assert "R .75 · A 1 · T 0 · ▸L –" in screen_text(app)
         await pilot.press("2", "enter")  # submitted and on to the next item, still folded
         await pilot.pause()
-        assert screen.session.state.item.id == "B002" and not side.display
+        assert screen.session.state.item.id == "B002"
+        assert not side.display
         assert "▸R – · A – · T – · L –" in screen_text(app)
         await pilot.press("z")
         await pilot.pause()
-        assert side.display and not strip.display and pane.size.width == narrow
+        assert side.display
+        assert not strip.display
+        assert pane.size.width == narrow
 
 
 async def test_the_note_opens_beside_the_folded_item_and_folds_away_again(make_app):
@@ -144,11 +151,13 @@ async def test_unwrapped_code_keeps_its_line_numbers_and_scrolls_sideways(code_a
         pane = app.screen.query_one(ItemPane)
         await pilot.press("h")  # wrapped: nothing to scroll, and it says which key unwraps
         await pilot.pause()
-        assert pane.sideways == 0 and "unwraps" in screen_text(app)
+        assert pane.sideways == 0
+        assert "unwraps" in screen_text(app)
         await pilot.press("z", "w")
         await pilot.pause()
         rows = pane.field_rows("source_code")
-        assert pane.unwrapped and rows.row_count(pane.size.width, app.console) == 150  # a line a row
+        assert pane.unwrapped
+        assert rows.row_count(pane.size.width, app.console) == 150  # a line a row
         first = next(row for row in screen_text(app).splitlines() if row.lstrip().startswith("1 │"))
         assert first.rstrip().endswith("›") or first.rstrip().endswith("#L001$")
         for _ in range(3):
@@ -160,13 +169,15 @@ async def test_unwrapped_code_keeps_its_line_numbers_and_scrolls_sideways(code_a
         shown = screen_text(app)
         for n in range(140, 151):  # the last lines, in view: each one's end, its number kept, its start marked
             row = next(r for r in shown.splitlines() if re.match(rf"^\s*{n} │ ", r))
-            assert f"#L{n:03d}$" in row and re.match(rf"^\s*{n} │ ‹", row), row
+            assert f"#L{n:03d}$" in row, row
+            assert re.match(rf"^\s*{n} │ ‹", row), row
         await pilot.press("h", "h", "h")
         await pilot.pause()
         assert pane.sideways == 0
         await pilot.press("w")
         await pilot.pause()
-        assert not pane.unwrapped and rows.row_count(pane.size.width, app.console) > 150
+        assert not pane.unwrapped
+        assert rows.row_count(pane.size.width, app.console) > 150
 
 
 async def test_at_80_columns_the_status_line_keeps_the_reviewer_and_the_judge_state(make_app):
@@ -180,7 +191,9 @@ async def test_at_80_columns_the_status_line_keeps_the_reviewer_and_the_judge_st
         top = top_line(app)
         assert "↷1" in top or "1 skipped" in top
         assert "⚑1" in top or "1 flagged" in top
-        assert "EXP001" in top and "judge: 18 queued" in top and "offline" in top, top
+        assert "EXP001" in top, top
+        assert "judge: 18 queued" in top, top
+        assert "offline" in top, top
 
 
 async def test_the_help_screen_fits_in_two_pages_at_80x24_and_names_every_binding(make_app):
@@ -197,7 +210,8 @@ async def test_the_help_screen_fits_in_two_pages_at_80x24_and_names_every_bindin
             await pilot.pause()
         for binding_id in RATING_BINDING_IDS:
             assert binding_id in shown or binding_id.startswith("score-"), binding_id
-        assert "score-0 …" in shown and "toggle-rubric" in shown
+        assert "score-0 …" in shown
+        assert "toggle-rubric" in shown
 
 
 @pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "120x40"])
@@ -211,7 +225,8 @@ async def test_the_welcome_notice_leaves_the_item_in_view(filled_store, rubrics,
     async with app.run_test(size=size, notifications=True) as pilot:
         await pilot.pause()
         toasts = list(app.screen.query("Toast"))
-        assert toasts and "demo" in screen_text(app)
+        assert toasts
+        assert "demo" in screen_text(app)
         pane = app.screen.query_one(ItemPane).region
         assert all(not toast.region.overlaps(pane) for toast in toasts), [t.region for t in toasts]
 
@@ -225,7 +240,9 @@ async def test_code_scrolled_sideways_comes_back_when_the_pane_widens(code_app):
         assert pane.sideways > 0  # beside the rubric the lines are cut
         await pilot.press("z")  # the whole width: every line fits
         await pilot.pause()
-        assert pane.sideways == 0 and "‹" not in screen_text(app) and "#L001$" in screen_text(app)
+        assert pane.sideways == 0
+        assert "‹" not in screen_text(app)
+        assert "#L001$" in screen_text(app)
 
 
 async def test_preparing_the_next_item_leaves_the_code_scrolled_where_it_is(code_app):

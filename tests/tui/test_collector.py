@@ -54,7 +54,8 @@ def test_other_commands_run_with_the_collector_on(filled_store, monkeypatch, cap
     with pytest.raises(SystemExit):
         main(["no-such-command"])
     capsys.readouterr()
-    assert collecting == [True] and gc.isenabled()
+    assert collecting == [True]
+    assert gc.isenabled()
 
 
 async def test_the_collector_runs_again_once_the_first_item_is_on_screen(make_app, collector_off_as_judge_tui_starts):
@@ -70,7 +71,8 @@ async def test_the_collector_runs_again_while_a_new_reviewer_types_their_id(make
     app = make_app("cis", reviewer=None)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        assert isinstance(app.screen, ReviewerScreen) and gc.isenabled()
+        assert isinstance(app.screen, ReviewerScreen)
+        assert gc.isenabled()
 
 
 async def test_the_collector_runs_again_when_there_is_no_item_to_show(filled_store, rubrics,
@@ -79,4 +81,6 @@ async def test_the_collector_runs_again_when_there_is_no_item_to_show(filled_sto
                       settings=Settings(judge_in_background=False))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        assert app.session is not None and app.session.state is None and gc.isenabled()
+        assert app.session is not None
+        assert app.session.state is None
+        assert gc.isenabled()

@@ -33,12 +33,15 @@ async def test_keys_pressed_while_another_process_writes_are_saved_afterwards(ma
             await pilot.press("2")
             await app_until(pilot, lambda: "database busy" in screen_text(app), "the busy notice shown")
             assert "database busy (another program writes): changes kept, saved later" in screen_text(app)
-            assert filled_store.rating("B001", "EXP001") is None and filled_store.draft("B002", "EXP001") is None
+            assert filled_store.rating("B001", "EXP001") is None
+            assert filled_store.draft("B002", "EXP001") is None
             assert "B001 saved" not in screen_text(app)  # kept, not saved: the status line does not say saved
             await pilot.press("left")  # back to B001: shown as submitted, from what is kept
-            assert present(session.state).item.id == "B001" and present(session.state).submitted is not None
+            assert present(session.state).item.id == "B001"
+            assert present(session.state).submitted is not None
             await pilot.press("right")
-            assert present(session.state).item.id == "B002" and present(session.state).edit.scores == {"r": 0.5}
+            assert present(session.state).item.id == "B002"
+            assert present(session.state).edit.scores == {"r": 0.5}
             locker.release()
             # said once it is written
             await app_until(pilot, lambda: "B001 saved" in screen_text(app), "B001 said saved")
@@ -46,7 +49,8 @@ async def test_keys_pressed_while_another_process_writes_are_saved_afterwards(ma
             await app_until(pilot, lambda: not session.pending, "every kept change written")
             await app_until(pilot, lambda: "database busy" not in screen_text(app), "the busy notice gone")
         rating = filled_store.rating("B001", "EXP001")
-        assert rating is not None and rating.scores == {"r": 0.75, "a": 0.5, "t": 0.75, "l": 0.75}
+        assert rating is not None
+        assert rating.scores == {"r": 0.75, "a": 0.5, "t": 0.75, "l": 0.75}
         assert rating.seconds == 20.0
         assert filled_store.draft("B002", "EXP001").scores == {"r": 0.5}
         assert "1 rated" in screen_text(app) or "1/3 rated" in screen_text(app)  # compact beside "B001 saved"
@@ -63,7 +67,8 @@ async def test_the_idle_timer_save_waits_instead_of_crashing(make_app, filled_st
             clock.advance(7)
             for _ in range(5):
                 screen.tick()  # the 5-second save, as the screen's timer runs it
-            assert screen.session.pending and screen.session.waiting_for == "busy"
+            assert screen.session.pending
+            assert screen.session.waiting_for == "busy"
             await pilot.pause()
             assert "database busy" in screen_text(app)
         await app_until(pilot, lambda: not screen.session.pending, "every kept change written")
@@ -79,7 +84,8 @@ async def test_quitting_while_the_database_is_held_leaves_once_the_changes_are_s
             await pilot.press("3")
             await pilot.press("q")
             await pilot.pause()
-            assert app.is_running and "closes" in screen_text(app)  # the notice, however it wraps
+            assert app.is_running
+            assert "closes" in screen_text(app)  # the notice, however it wraps
             locker.release()
             await app_until(pilot, lambda: not app.is_running, "the app closed")
     assert filled_store.draft("B001", "EXP001").scores == {"r": 0.75}
@@ -95,14 +101,16 @@ async def test_a_full_disk_mid_session_keeps_the_changes_and_says_so(make_app, f
         filled_store.conn.execute(f"PRAGMA max_page_count = {filled_store.scalar('PRAGMA page_count')}")
         session.set_notes("a long note, " * 2000)  # needs new pages
         await pilot.press("3")
-        assert session.pending and session.waiting_for == "full"
+        assert session.pending
+        assert session.waiting_for == "full"
         assert session.state.edit.scores == {"r": 0.75}
         full = "disk full: changes kept, saved once space is freed"
         await app_until(pilot, lambda: full in screen_text(app), "the disk-full notice shown")
         filled_store.conn.execute("PRAGMA max_page_count = 1073741823")  # space freed
         await app_until(pilot, lambda: not session.pending, "every kept change written")
     draft = filled_store.draft("B001", "EXP001")
-    assert draft.scores == {"r": 0.75} and draft.notes.startswith("a long note, ")
+    assert draft.scores == {"r": 0.75}
+    assert draft.notes.startswith("a long note, ")
 
 
 def test_changes_kept_while_the_database_is_held_are_written_in_order(filled_store, rubrics, clock, db_path):
@@ -122,11 +130,15 @@ def test_changes_kept_while_the_database_is_held_are_written_in_order(filled_sto
         session.skip()  # B002 set aside
         assert [(w.item_id, w.rating is not None) for w in session.pending] == [
             ("B001", False), ("B001", True), ("B001", True), ("B002", False)]  # draft, rating, its flag, skip
-        assert not session.save_pending() and session.waiting_for == "busy"
-    assert session.save_pending() and session.waiting_for == ""
+        assert not session.save_pending()
+        assert session.waiting_for == "busy"
+    assert session.save_pending()
+    assert session.waiting_for == ""
     rating = filled_store.rating("B001", "EXP001")
-    assert rating.scores["r"] == 0.75 and rating.scores["a"] == 1.0
-    assert rating.flagged and rating.flag_reason == "test output is truncated"  # a submitted item's flag
+    assert rating.scores["r"] == 0.75
+    assert rating.scores["a"] == 1.0
+    assert rating.flagged
+    assert rating.flag_reason == "test output is truncated"  # a submitted item's flag
     assert filled_store.draft("B001", "EXP001") is None
     assert filled_store.draft("B002", "EXP001").skipped
 
@@ -138,7 +150,8 @@ async def test_a_database_that_stops_taking_writes_mid_session_keeps_the_changes
         session = app.screen.session
         filled_store.conn.execute("PRAGMA query_only = ON")  # writes now fail as on a disk remounted read-only
         await pilot.press("3", "2")
-        assert session.pending and session.state.edit.scores == {"r": 0.75, "a": 0.5}
+        assert session.pending
+        assert session.state.edit.scores == {"r": 0.75, "a": 0.5}
         refused = "cannot save (attempt to write a readonly database)"
         await app_until(pilot, lambda: refused in screen_text(app), "the cannot-save notice shown")
         filled_store.conn.execute("PRAGMA query_only = OFF")
@@ -176,7 +189,8 @@ async def test_a_new_rubric_version_while_another_process_writes_gets_a_message_
             await app_until(pilot, lambda: not app.is_running, "the app closed")
     assert app.return_code == 1
     printed = " ".join(capfd.readouterr().err.split())
-    assert "is busy: another program" in printed and "run it again" in printed
+    assert "is busy: another program" in printed
+    assert "run it again" in printed
     assert "Traceback" not in printed
 
 
@@ -189,7 +203,8 @@ async def test_the_counts_include_the_changes_kept_while_the_database_is_busy(ma
             await pilot.press("3", "2", "3", "3", "enter")  # B001 submitted, kept
             await pilot.press("s")  # B002 set aside, kept
             await app_until(pilot, lambda: "database busy" in screen_text(app), "the busy notice shown")
-            assert session.pending and filled_store.rating("B001", "EXP001") is None
+            assert session.pending
+            assert filled_store.rating("B001", "EXP001") is None
             assert session.progress() == {"rated": 1, "skipped": 1, "flagged": 0, "total": 3}
             assert "1/3 rated · 1 skipped" in screen_text(app)
         await app_until(pilot, lambda: not session.pending, "every kept change written")

@@ -86,7 +86,8 @@ async def test_keys_typed_in_a_burst_after_the_name_go_into_the_notes(make_app, 
         await pilot.pause()
     with Store(db_path) as store:
         finish = store.finish("EXP001", "cis")
-    assert finish is not None and finish.summary_notes == notes
+    assert finish is not None
+    assert finish.summary_notes == notes
 
 
 @pytest.mark.slow
@@ -96,14 +97,18 @@ async def test_finish_keeps_name_and_notes_and_the_form_carries_them_back_exactl
     assert "Rated 3 of 3 items · time 4:26 (4.44 min in the rating form)" in shown
     assert "0 flagged · 0 skipped" in shown
     finish = filled_store.finish("EXP001", "cis")
-    assert finish is not None and finish.summary_notes == SUMMARY and finish.finished_at.endswith("Z")
+    assert finish is not None
+    assert finish.summary_notes == SUMMARY
+    assert finish.finished_at.endswith("Z")
     assert filled_store.rater("EXP001")["display_name"] == NAME
     seconds = {i: filled_store.rating(i, "EXP001").seconds for i in ("B001", "B002", "B003")}
     assert seconds == {"B001": 130.0, "B002": 75.0, "B003": 61.0}
 
     form = exported_form(hermetic_home, db_path, tmp_path / "rating_form.json")
-    assert form["expert_name"] == NAME and form["expert_id"] == "EXP001"
-    assert form["summary_notes"] == SUMMARY and form["completion_date"] == finish.finished_at
+    assert form["expert_name"] == NAME
+    assert form["expert_id"] == "EXP001"
+    assert form["summary_notes"] == SUMMARY
+    assert form["completion_date"] == finish.finished_at
     minutes = [entry["time_spent_minutes"] for entry in form["ratings"]]
     assert minutes == [2.17, 1.25, 1.02]  # 130 s, 75 s, 61 s
     assert form["total_time_minutes"] == round(sum(minutes), 2) == 4.44  # the 4.44 the finish screen said
@@ -138,7 +143,8 @@ async def test_a_skipped_item_is_counted_and_left_out_of_the_ratings(make_app, f
         await pilot.pause()
         assert isinstance(app.screen, FinishScreen)
         shown = screen_text(app)
-        assert "Rated 2 of 3 items" in shown and "1 flagged · 1 skipped" in shown
+        assert "Rated 2 of 3 items" in shown
+        assert "1 flagged · 1 skipped" in shown
         await pilot.press("escape")  # later
         await pilot.pause()
         assert isinstance(app.screen, RatingScreen)
@@ -172,7 +178,9 @@ async def test_the_finish_screen_shows_no_judge_figure(make_app, filled_store, c
         assert isinstance(app.screen, FinishScreen)
         shown = widget_text(app)  # everything the finish screen holds
         assert "Rated 0 of 3 items" in shown
-        assert "JUDGE" not in shown and "judge" not in shown.lower() and "0.25" not in shown
+        assert "JUDGE" not in shown
+        assert "judge" not in shown.lower()
+        assert "0.25" not in shown
 
 
 def _finished_expert(db: Path, rubrics, notes: str, at: str) -> None:
@@ -215,7 +223,8 @@ def test_a_merge_refuses_a_bad_finish_row_and_writes_nothing(tmp_path, rubrics):
     with Store(lead) as store:
         with pytest.raises(MergeRefused, match=r"study_finishes row \(rater 'ann', rubric 'cis'\).*yesterday"):
             merge_database(store, laptop)
-        assert store.finish("ann", "cis") is None and store.rater("ann") is None
+        assert store.finish("ann", "cis") is None
+        assert store.rater("ann") is None
 
 
 def test_an_older_database_keeps_its_imported_summary_notes(tmp_path):
@@ -245,7 +254,8 @@ async def test_a_busy_database_keeps_the_name_and_notes_for_another_try(make_app
         with Locker(db_path):  # another process (a merge) holds the database
             await pilot.press("ctrl+s")
             await pilot.pause()
-            assert isinstance(app.screen, RatingScreen) and "not be saved yet" in screen_text(app)
+            assert isinstance(app.screen, RatingScreen)
+            assert "not be saved yet" in screen_text(app)
         assert filled_store.finish("EXP001", "cis") is None
         await pilot.press("F")
         await pilot.pause()
@@ -263,7 +273,9 @@ def test_an_unrated_entry_with_scores_or_no_mark_is_refused():
         {"submission_id": "B002", "skipped": True, "r_score": 0.5},
         {"submission_id": "B003"}]}, indent=2)
     parsed = rating_form.read(text)
-    assert [r.item_id for r in parsed.records] == ["B001"] and parsed.records[0].skipped
+    assert [r.item_id for r in parsed.records] == ["B001"]
+    assert parsed.records[0].skipped
     b002, b003 = (next(n for n, line in enumerate(text.splitlines(), 1) if f'"{item}"' in line) for item in ("B002", "B003"))
     assert [p.line for p in parsed.problems] == [b002 - 1, b003 - 1]  # the line each entry opens on
-    assert len(parsed.problems) == 2 and all("\"unrated\" entry" in p.message for p in parsed.problems)
+    assert len(parsed.problems) == 2
+    assert all("\"unrated\" entry" in p.message for p in parsed.problems)

@@ -54,7 +54,9 @@ EXPECTED = [("B001", "EXP001", "rated", REASON), ("B003", "EXP001", "skipped", S
 def test_submitting_moves_the_flag_and_its_reason_onto_the_rating(filled_store, rubrics, clock, db_path):
     _expert_database(filled_store, rubrics, clock)
     rating = filled_store.rating("B001", "EXP001")
-    assert rating.flagged and rating.flag_reason == REASON and rating.seconds == 30.0
+    assert rating.flagged
+    assert rating.flag_reason == REASON
+    assert rating.seconds == 30.0
     assert filled_store.draft("B001", "EXP001") is None  # nothing of B001 is left in drafts
     assert not filled_store.rating("B002", "EXP001").flagged
     assert _flags(filled_store) == EXPECTED
@@ -62,7 +64,8 @@ def test_submitting_moves_the_flag_and_its_reason_onto_the_rating(filled_store, 
     # A new session shows the flag from the rating.
     again = RatingSession(Store(db_path), rubrics["cis"], "EXP001", clock=clock)
     state = again.open(filled_store.item("B001"))
-    assert state.edit.flagged and state.edit.flag_reason == REASON
+    assert state.edit.flagged
+    assert state.edit.flag_reason == REASON
 
 
 def test_flagging_a_submitted_item_changes_its_rating(filled_store, rubrics, clock):
@@ -75,7 +78,8 @@ def test_flagging_a_submitted_item_changes_its_rating(filled_store, rubrics, clo
     assert filled_store.draft("B001", "EXP001") is None
     session.set_flag(False)
     assert not filled_store.rating("B001", "EXP001").flagged
-    assert session.undo() and filled_store.rating("B001", "EXP001").flagged  # undo brings the flag back
+    assert session.undo()
+    assert filled_store.rating("B001", "EXP001").flagged  # undo brings the flag back
     assert filled_store.rating("B001", "EXP001").scores["r"] == 0.75  # the rest of the rating untouched
 
 
@@ -110,7 +114,8 @@ def test_flags_survive_export_and_import_in_every_format(filled_store, rubrics, 
     assert f"wrote 2 ratings and 1 item skipped or flagged without a rating to {out} ({fmt})" in said
     fresh = _fresh(tmp_path, rubrics)
     summary, _ = _import(out, fresh, capsys)
-    assert "ratings: 2 added" in summary and "skipped or flagged without a rating: 1 added" in summary
+    assert "ratings: 2 added" in summary
+    assert "skipped or flagged without a rating: 1 added" in summary
     with Store(fresh) as store:
         assert _flags(store) == EXPECTED
         assert not present(store.rating("B002", "EXP001")).flagged
@@ -138,7 +143,8 @@ def test_each_format_writes_a_mark_as_a_row_without_scores(filled_store, tmp_pat
         assert "wrote 0 ratings and 2 items skipped or flagged without a rating" in _export(
             filled_store, out, fmt, capsys, "EXP002")
         texts[fmt] = out.read_text()
-        assert "unsubmitted thoughts" not in texts[fmt] and "0.5" not in texts[fmt]  # never unsubmitted work
+        assert "unsubmitted thoughts" not in texts[fmt]
+        assert "0.5" not in texts[fmt]  # never unsubmitted work
     rows = [json.loads(line) for line in texts["jsonl"].splitlines()]
     assert rows[0] == {"item_id": "B002", "rater": "EXP002", "kind": "human", "rubric": "cis", "rubric_version": None,
                        "scores": {}, "overall": None, "verdict": None, "notes": "", "seconds": None, "repeat": 0,
@@ -165,12 +171,14 @@ def test_marks_without_any_rating_import_as_marks(filled_store, rubrics, tmp_pat
     _export(filled_store, out, fmt, capsys, "EXP002")
     fresh = _fresh(tmp_path, rubrics)
     summary, _ = _import(out, fresh, capsys, "EXP002")
-    assert "skipped or flagged without a rating: 2 added" in summary and "ratings:" not in summary
+    assert "skipped or flagged without a rating: 2 added" in summary
+    assert "ratings:" not in summary
     with Store(fresh) as store:
         assert [(f.item_id, f.state, f.reason) for f in store.flags()] == [("B002", "unrated", "which task is this?")]
         assert store.draft("B002", "EXP002") == Draft("B002", "EXP002", flagged=True, flag_reason="which task is this?",
                                                       updated_at=present(store.draft("B002", "EXP002")).updated_at)
-        assert present(store.draft("B003", "EXP002")).skipped and not present(store.draft("B003", "EXP002")).flagged
+        assert present(store.draft("B003", "EXP002")).skipped
+        assert not present(store.draft("B003", "EXP002")).flagged
         assert store.count_ratings("EXP002") == 0
 
 
@@ -207,7 +215,8 @@ def test_an_imported_mark_keeps_a_draft_and_leaves_a_rated_item_alone(filled_sto
     summary, warnings = _import(mark_of_rated, fresh, capsys)
     assert "item 'B002' is rated by EXP001 here already; the file's skip without a rating is left out" in warnings
     with Store(fresh) as store:
-        assert store.draft("B002", "EXP001") is None and not present(store.rating("B002", "EXP001")).flagged
+        assert store.draft("B002", "EXP001") is None
+        assert not present(store.rating("B002", "EXP001")).flagged
 
 
 @pytest.mark.parametrize("row, problem", [
@@ -222,7 +231,8 @@ def test_a_mark_that_makes_no_sense_is_an_error_at_its_line(filled_store, tmp_pa
     assert main(["import-ratings", str(path), "--db", str(filled_store.path), "--rater", "EXP001",
                  "--kind", "human"]) == 1
     err = capsys.readouterr().err
-    assert f"{path}:1: {problem}" in err and "Traceback" not in err
+    assert f"{path}:1: {problem}" in err
+    assert "Traceback" not in err
     assert filled_store.draft("B003", "EXP001") is None
 
 
@@ -232,13 +242,15 @@ def test_flags_survive_bundle_import_and_merge(filled_store, rubrics, clock, tmp
     export_bundle(filled_store, "EXP001", bundle)
     with Store(tmp_path / "lead.db") as lead:
         result = import_bundle(lead, bundle)
-        assert result.added["ratings"] == 2 and result.added["set_aside"] == 1
+        assert result.added["ratings"] == 2
+        assert result.added["set_aside"] == 1
         assert _flags(lead) == EXPECTED
         assert lead.draft("B003", "EXP001") == Draft("B003", "EXP001", skipped=True, flagged=True,
                                                      flag_reason=SKIP_REASON, updated_at=present(lead.draft(
                                                          "B003", "EXP001")).updated_at)
         again = import_bundle(lead, bundle)  # nothing twice
-        assert not again.changed and again.problems == 0
+        assert not again.changed
+        assert again.problems == 0
     with Store(tmp_path / "lead2.db") as lead:
         merge_database(lead, filled_store.path)
         assert _flags(lead) == EXPECTED
@@ -282,11 +294,14 @@ def test_a_database_from_before_flags_moved_onto_ratings_is_upgraded(tmp_path, r
     with Store(path) as store:
         assert not migrations.pending(store.db)
         rating = present(store.rating("B001", "EXP001"))
-        assert rating.flagged and rating.flag_reason == "old flag" and rating.seconds == 12
+        assert rating.flagged
+        assert rating.flag_reason == "old flag"
+        assert rating.seconds == 12
         assert store.draft("B001", "EXP001") is None
         assert [(f.item_id, f.state) for f in store.flags()] == [("B001", "rated"), ("B002", "unrated")]
         indexes = {r[1] for r in store.conn.execute("PRAGMA index_list(ratings)")}
-        assert "ratings_by_rater" in indexes and any(i.startswith("sqlite_autoindex") for i in indexes)
+        assert "ratings_by_rater" in indexes
+        assert any(i.startswith("sqlite_autoindex") for i in indexes)
         assert store.conn.execute("PRAGMA foreign_key_check").fetchall() == []
         assert store.scalar("SELECT rating_id FROM judge_jobs") == 1  # the judge job still points at its rating
         store.conn.execute("UPDATE ratings SET seconds = NULL")  # unknown is allowed now
@@ -329,8 +344,10 @@ def test_flags_command_lists_every_flag(filled_store, rubrics, clock, tmp_path):
     db = str(filled_store.path)
     piped = _cli("flags", "--db", db)
     assert piped.returncode == 0, piped.stderr
-    assert "Flagged items (2)" in piped.stdout and REASON in piped.stdout  # full width on a pipe: never cut
-    assert "\x1b" not in piped.stdout and "task text is cut off" in piped.stdout
+    assert "Flagged items (2)" in piped.stdout
+    assert REASON in piped.stdout  # full width on a pipe: never cut
+    assert "\x1b" not in piped.stdout
+    assert "task text is cut off" in piped.stdout
     out = tmp_path / "flags.csv"
     done = _cli("flags", "--db", db, "-o", str(out))  # the format from the file name
     assert done.returncode == 0, done.stderr
@@ -340,7 +357,8 @@ def test_flags_command_lists_every_flag(filled_store, rubrics, clock, tmp_path):
     as_json = json.loads(_cli("flags", "--db", db, "--format", "json", "--rater", "EXP001").stdout)
     assert [f["item_id"] for f in as_json] == ["B001", "B003"]
     wrong = _cli("flags", "--db", db, "--rater", "EXP009")
-    assert wrong.returncode == 1 and "--rater 'EXP009': no such rater" in wrong.stderr
+    assert wrong.returncode == 1
+    assert "--rater 'EXP009': no such rater" in wrong.stderr
     assert "Traceback" not in wrong.stderr
 
 

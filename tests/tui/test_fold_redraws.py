@@ -109,7 +109,9 @@ async def test_scores_given_while_the_rubric_is_folded_show_in_it_once_unfolded_
         assert "R .75 · A 1 · T .5 · ▸L –" in Content.from_markup(str(summary.border_title)).plain
         assert "3 of 4 scored" in str(summary.content)
         shown = screen.query_one(RubricPanel).text
-        assert "0.75  R ·" in shown and "1.00  A ·" in shown and "0.50  T ·" in shown, shown
+        assert "0.75  R ·" in shown, shown
+        assert "1.00  A ·" in shown, shown
+        assert "0.50  T ·" in shown, shown
 
 
 async def test_the_columns_draw_their_own_lines_as_textual_does_and_once_per_size(make_app):

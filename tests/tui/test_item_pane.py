@@ -40,7 +40,8 @@ async def test_the_next_item_is_shown_without_a_layout_of_the_screen(make_app, s
         assert present(screen.session.state).item.id == "B002"
         assert layouts.count == 0
         shown = "\n".join(on_screen(pane))
-        assert "B002  · Fibonacci" in shown and "fib(n - 1)" in shown
+        assert "B002  · Fibonacci" in shown
+        assert "fib(n - 1)" in shown
 
 
 @pytest.mark.slow
@@ -102,7 +103,8 @@ async def test_code_has_a_numbered_gutter_and_text_wraps_at_words(make_app):
         await pilot.pause()
         pane = app.screen.query_one(ItemPane)
         drawn = every_line(pane)
-        assert " 1 │ class Counter:" in drawn and ' 2 │     """Counts calls."""' in drawn
+        assert " 1 │ class Counter:" in drawn
+        assert ' 2 │     """Counts calls."""' in drawn
         # The task, wrapped at a word boundary at the pane's width, every word kept.
         task = "Build a fixed-size cache that evicts the entry used longest ago."
         lines = pane.text.splitlines()
@@ -126,10 +128,12 @@ async def test_a_missing_required_field_says_empty_and_optional_ones_are_hidden(
         pane = screen.query_one(ItemPane)
         required = {f.name: f.required for f in screen.rubric.fields}
         for name, value in (("task", "t"), ("source_code", "x = 1")):
-            assert pane.shows_field(name) and pane.field_text(name) == value
+            assert pane.shows_field(name)
+            assert pane.field_text(name) == value
         for name in ("rationale", "test_code", "test_results"):
             if required[name]:
-                assert pane.shows_field(name) and pane.field_text(name) == "(empty)"
+                assert pane.shows_field(name)
+                assert pane.field_text(name) == "(empty)"
             else:
                 assert not pane.shows_field(name)
         assert ("(empty)" in every_line(pane)) == any(required[n] for n in ("rationale", "test_code", "test_results"))
@@ -172,7 +176,8 @@ async def test_the_next_item_is_laid_out_and_drawn_ahead_so_enter_only_swaps_it_
         await app.workers.wait_for_complete([w for w in app.workers if w.group == "prepare"])
         await pilot.pause()
         pane = screen.query_one(ItemPane)
-        assert pane.prepared_item is not None and pane.prepared_item.id == "B002"
+        assert pane.prepared_item is not None
+        assert pane.prepared_item.id == "B002"
         await pilot.press("3", "2", "4", "1", "enter")
         assert screen.session.state.item.id == "B002"
         # Shown at once from what was drawn ahead: its rows on screen were drawn before the frame.

@@ -34,7 +34,10 @@ async def test_every_printable_character_gets_the_name_textual_gives_its_key():
 
 def test_a_character_and_its_name_are_one_key():
     assert normalise_key("!") == normalise_key("exclamation_mark") == "exclamation_mark"
-    assert normalise_key("[") == "left_square_bracket" and normalise_key("+") == "plus"
-    assert normalise_key("a") == "a" and normalise_key("ctrl+s") == "ctrl+s"
+    assert normalise_key("[") == "left_square_bracket"
+    assert normalise_key("+") == "plus"
+    assert normalise_key("a") == "a"
+    assert normalise_key("ctrl+s") == "ctrl+s"
     assert normalise_key("é") == "é"  # a letter is its own name
-    assert key_problem("exclamation_mark") is None and key_problem("left_square_bracket") is None
+    assert key_problem("exclamation_mark") is None
+    assert key_problem("left_square_bracket") is None

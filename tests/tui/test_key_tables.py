@@ -33,8 +33,10 @@ def test_every_key_textual_receives_under_another_name_is_known_as_sent_as_that_
     aliases = {alias: key for key in received for alias in events.Key(key, None).aliases if alias != key}
     # Ctrl+space sends NUL, which Textual's key parser names ctrl+@ (no alias): its alias list files ctrl+space
     # under ctrl+at, a name the parser never gives, so a binding of either would never run.
-    assert aliases.pop("ctrl+space") == "ctrl+at" and SENT_AS["ctrl+space"] == "ctrl+@"
-    assert events.Key("ctrl+@", None).aliases == ["ctrl+@"] and key_problem("ctrl+@") is None
+    assert aliases.pop("ctrl+space") == "ctrl+at"
+    assert SENT_AS["ctrl+space"] == "ctrl+@"
+    assert events.Key("ctrl+@", None).aliases == ["ctrl+@"]
+    assert key_problem("ctrl+@") is None
     assert aliases == {alias: key for alias, key in SENT_AS.items() if alias != "ctrl+space"}
     for alias, key in SENT_AS.items():
         assert key_problem(alias) == f"{alias!r} reaches the app as {key!r} in a terminal: bind {key!r} instead"

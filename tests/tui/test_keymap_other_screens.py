@@ -68,7 +68,8 @@ async def test_the_summary_the_disagreements_and_the_note_answer_to_the_remapped
             assert item is not None
             await pilot.press("enter", "m", "escape")
             await pilot.pause()
-            assert app.screen is browser and item not in browser.marks
+            assert app.screen is browser
+            assert item not in browser.marks
 
             await pilot.press("M")
             await pilot.pause()
@@ -80,7 +81,8 @@ async def test_the_summary_the_disagreements_and_the_note_answer_to_the_remapped
             assert app.screen is dialog
             await pilot.press("ctrl+g")
             await pilot.pause()
-            assert app.screen is browser and item not in browser.marks
+            assert app.screen is browser
+            assert item not in browser.marks
             await pilot.press("M", "x", "enter")
             await app_until(pilot, lambda: item in launch.store.revision_marks("exercise-quality"), "the mark")
             assert "(U: remove)" in texts(browser)
@@ -129,7 +131,9 @@ async def test_the_judge_screen_answers_to_the_remapped_keys(hermetic_home, tmp_
             switcher = screen.query_one(ContentSwitcher)
             await pilot.press("i", "v", "escape", "q")  # the keys the keymap moved do nothing now
             await pilot.pause()
-            assert switcher.current == "cal-overview" and app.screen is screen and app.is_running
+            assert switcher.current == "cal-overview"
+            assert app.screen is screen
+            assert app.is_running
             await pilot.press("I")
             await pilot.pause()
             assert switcher.current == "cal-items"
@@ -200,7 +204,8 @@ async def test_a_change_under_trial_is_kept_with_the_remapped_key_the_caption_na
             assert "briefer answers · ^k keeps, X reverts" in status
             await pilot.press("K", "R")  # the keys the keymap moved: nothing kept, nothing asked
             await pilot.pause()
-            assert app.screen is screen and open_trial(store, "binary") is not None
+            assert app.screen is screen
+            assert open_trial(store, "binary") is not None
             await pilot.press("ctrl+k")
             await app_until(pilot, lambda: open_trial(store, "binary") is None, "the change kept")
 

@@ -83,11 +83,13 @@ async def test_kill_9_mid_session_loses_nothing(filled_store, db_path, make_app,
     finally:
         app.kill()
     assert app.process.returncode == -signal.SIGKILL
-    assert draft.scores == {"r": 0.25, "a": 0.5} and draft.seconds >= 1.0
+    assert draft.scores == {"r": 0.25, "a": 0.5}
+    assert draft.seconds >= 1.0
 
     with Store(db_path) as after:
         rating = present(after.rating("B001", "EXP001"))
-        assert rating.scores == {"r": 0.75, "a": 0.5, "t": 0.75, "l": 0.75} and present(rating.seconds) > 0
+        assert rating.scores == {"r": 0.75, "a": 0.5, "t": 0.75, "l": 0.75}
+        assert present(rating.seconds) > 0
         assert after.draft("B001", "EXP001") is None
         assert after.draft("B002", "EXP001") == draft
 
@@ -100,4 +102,6 @@ async def test_kill_9_mid_session_loses_nothing(filled_store, db_path, make_app,
         assert present(screen.session.state).edit.scores == {"r": 0.25, "a": 0.5}
         assert screen.session.timer.elapsed() == draft.seconds
         shown = screen_text(resumed)
-        assert "B002" in shown and "1 rated" in shown and f"⏱ 0:{int(draft.seconds):02d}" in shown
+        assert "B002" in shown
+        assert "1 rated" in shown
+        assert f"⏱ 0:{int(draft.seconds):02d}" in shown

@@ -62,7 +62,8 @@ def test_keymap_problems():
 )
 def test_keymap_refuses_keys_that_leave_an_action_without_a_working_key(keys, problem):
     found = keymap_problems({"submit": keys})
-    assert len(found) == 1 and found[0].startswith(problem), found
+    assert len(found) == 1, found
+    assert found[0].startswith(problem), found
 
 
 @pytest.mark.parametrize("keys", ["enter,ctrl+s", "f5", "backspace", "X", "alt+x", "insert", "ctrl+shift+up", "é"])
@@ -80,7 +81,8 @@ def test_bad_keymap_is_reported_without_traceback(hermetic_home, tmp_path, capsy
     (hermetic_home / "settings.json").write_text(json.dumps({"keymap": {"flag": "q"}}))
     assert main(["rate", "--db", str(tmp_path / "x.db"), "--reviewer", "EXP001"]) == 1
     err = capsys.readouterr().err
-    assert "settings.json: keymap: key 'q' is given to both 'flag' and 'quit'" in err and "Traceback" not in err
+    assert "settings.json: keymap: key 'q' is given to both 'flag' and 'quit'" in err
+    assert "Traceback" not in err
 
 
 def test_errors_quoting_user_input_reach_the_terminal_without_escape_sequences(hermetic_home, tmp_path, capsys,
@@ -93,13 +95,17 @@ def test_errors_quoting_user_input_reach_the_terminal_without_escape_sequences(h
             store.save_rating(Rating(item_id="P1", rater_id=rater, rubric_version_id=version, scores={"label": 1.0}))
     assert main(["import", str(tmp_path / "items\x1b]0;pwned\x07\x1b[2J.jsonl"), "--db", str(tmp_path / "x.db")]) == 1
     err = capsys.readouterr().err
-    assert "items.jsonl: no such file" in err and "pwned" not in err  # the title change and screen clear are gone
-    assert "\x1b" not in err and "\x07" not in err
+    assert "items.jsonl: no such file" in err
+    assert "pwned" not in err  # the title change and screen clear are gone
+    assert "\x1b" not in err
+    assert "\x07" not in err
     with pytest.raises(SystemExit):
         main(["report", "--db", str(tmp_path / "x.db"), "--split", "dev\x1b]0;pwned\x07\x1b[2J"])
     err = capsys.readouterr().err
-    assert "unknown split 'dev'" in err and "pwned" not in err
-    assert "\x1b" not in err and "\x07" not in err
+    assert "unknown split 'dev'" in err
+    assert "pwned" not in err
+    assert "\x1b" not in err
+    assert "\x07" not in err
 
 
 @pytest.mark.parametrize("command", [["report"], ["rate"], ["judge"], ["adjudicate"],
@@ -133,19 +139,23 @@ def test_first_start_opens_the_demo_in_its_own_database_and_the_study_starts_wit
     assert f"your own study goes in {study_db}" in done.stderr
     assert not study_db.exists()  # the study's database is not even created
     with Store(demo_db) as store:
-        assert store.count_items("cis") > 0 and store.get_meta("reviewer_id") == "EXP001"
+        assert store.count_items("cis") > 0
+        assert store.get_meta("reviewer_id") == "EXP001"
     # The lead's own P01 (the demo has a P01 too) goes into the study's database without a clash...
     items = tmp_path / "mine.jsonl"
     items.write_text(json.dumps({"id": "P01", "query": "q", "criterion": "c", "response": "my own"}) + "\n")
     assert main(["import", str(items), "--rubric", "binary"]) == 0
     assert "1 added" in capsys.readouterr().out
     with Store(study_db) as store:
-        assert store.count_items() == 1 and store.rater("demo-expert") is None and store.rater("demo-judge") is None
+        assert store.count_items() == 1
+        assert store.rater("demo-expert") is None
+        assert store.rater("demo-judge") is None
     # ... and from now on `judge-tui` opens the study.
     stamp.unlink()
     done = _start(hermetic_home, stamp, "--reviewer", "EXP001")
     assert done.returncode == 0, done.stderr
-    assert "demo" not in done.stderr and stamp.exists()
+    assert "demo" not in done.stderr
+    assert stamp.exists()
     with Store(study_db) as store:
         assert store.get_meta("reviewer_id") == "EXP001"
 
@@ -157,7 +167,8 @@ def test_judge_tui_demo_opens_the_demo_whatever_the_study_holds(hermetic_home, t
     stamp = tmp_path / "painted"
     done = _start(hermetic_home, stamp, "demo", "--reviewer", "EXP001")
     assert done.returncode == 0, done.stderr
-    assert stamp.exists() and "loaded into its own database" in done.stderr
+    assert stamp.exists()
+    assert "loaded into its own database" in done.stderr
     with Store(hermetic_home / "judge-tui.db") as store:
         assert store.count_items() == 1
 
@@ -166,13 +177,15 @@ def test_a_named_database_is_never_filled_with_the_demo(hermetic_home, tmp_path,
     missing = tmp_path / "typo.db"
     assert main(["rate", "--db", str(missing), "--reviewer", "EXP001"]) == 1
     err = capsys.readouterr().err
-    assert f"{missing}: no such database" in err and "judge-tui demo" in err
+    assert f"{missing}: no such database" in err
+    assert "judge-tui demo" in err
     assert not missing.exists()
     empty = tmp_path / "empty.db"
     Store(empty).close()
     assert main(["--db", str(empty), "--reviewer", "EXP001"]) == 1
     err = capsys.readouterr().err
-    assert f"{empty} has no items yet" in err and "judge-tui demo" in err
+    assert f"{empty} has no items yet" in err
+    assert "judge-tui demo" in err
     with Store(empty) as store:
         assert store.count_items() == 0
     assert not (hermetic_home / "demo.db").exists()
@@ -302,4 +315,6 @@ def test_the_app_takes_the_terminals_own_size_over_an_exported_columns(filled_st
     assert b"window larger" not in drawn  # the "too small" screen of a 40 x 10 terminal
     rows = [int(row) for row in re.findall(rb"\x1b\[(\d+);\d+H", drawn)]
     columns = [int(column) for column in re.findall(rb"\x1b\[\d+;(\d+)H", drawn)]
-    assert max(rows) == 30 and max(columns) <= 100 and max(columns) > 40
+    assert max(rows) == 30
+    assert max(columns) <= 100
+    assert max(columns) > 40

@@ -31,4 +31,6 @@ async def test_a_submission_without_task_text_or_tests_shows_only_what_it_has(tm
                 assert pane.shows_field(name)
             assert pane.field_text("source_code").startswith("from collections import OrderedDict")
             shown = screen_text(app)
-            assert "Source code" in shown and "Tests" not in shown and "(empty)" not in shown
+            assert "Source code" in shown
+            assert "Tests" not in shown
+            assert "(empty)" not in shown

@@ -36,11 +36,13 @@ async def test_a_score_shows_before_its_commit_and_is_marked_until_then(filled_s
         screen.action_score(3)  # what the key does, before the frame is painted
         assert present(screen.session.state).edit.scores == {"r": 0.75}
         assert filled_store.draft("B001", "EXP001") is None  # not on disk yet ...
-        assert status.saving and "saving…" in str(status.render())  # ... and the screen says so
+        assert status.saving
+        assert "saving…" in str(status.render())# ... and the screen says so
 
         await pilot.pause()  # the frame is painted; the commit follows with no further key
         assert filled_store.draft("B001", "EXP001").scores == {"r": 0.75}
-        assert not status.saving and "saving…" not in screen_text(app)
+        assert not status.saving
+        assert "saving…" not in screen_text(app)
 
 
 async def test_submit_opens_the_next_item_first_and_commits_the_rating_after(filled_store, make_app):
@@ -178,9 +180,11 @@ def test_a_field_shown_with_colour_later_is_plain_until_coloured():
 
     rows = FieldRows("code", "python")
     rows.set_text("def f():\n    return 1\n", colour_later=True)
-    assert rows.colour_pending and not any(line.spans for line in rows.lines)
+    assert rows.colour_pending
+    assert not any(line.spans for line in rows.lines)
     rows.colour()
-    assert not rows.colour_pending and any(line.spans for line in rows.lines)
+    assert not rows.colour_pending
+    assert any(line.spans for line in rows.lines)
 
 
 async def test_an_expanded_card_is_drawn_again_for_a_new_width(make_app):
@@ -220,23 +224,27 @@ async def test_the_counts_are_the_databases_once_each_change_is_committed(filled
         screen.action_submit()
         assert status.progress["rated"] == 0  # counted with the commit after this frame ...
         await pilot.pause()
-        assert status.progress == stored() and stored()["rated"] == 1  # ... as written
+        assert status.progress == stored()
+        assert stored()["rated"] == 1  # ... as written
 
         await pilot.press("3")  # a score, then the item set aside
         await pilot.pause()
         await pilot.press("s")
         await pilot.pause()
-        assert status.progress == stored() and stored()["skipped"] == 1
+        assert status.progress == stored()
+        assert stored()["skipped"] == 1
 
         await pilot.press("!")
         await pilot.pause()
         await pilot.press("x", "enter")  # the reason, and the flag raised
         await pilot.pause()
         await pilot.pause()
-        assert status.progress == stored() and stored()["flagged"] == 1
+        assert status.progress == stored()
+        assert stored()["flagged"] == 1
         await pilot.press("u")  # the flag undone
         await pilot.pause()
-        assert status.progress == stored() and stored()["flagged"] == 0
+        assert status.progress == stored()
+        assert stored()["flagged"] == 0
 
         with Store(filled_store.path) as other:  # the same reviewer rates in another process (a second terminal)
             item = other.next_unrated_item("EXP001", "cis", None, after_position=0)
@@ -247,4 +255,5 @@ async def test_the_counts_are_the_databases_once_each_change_is_committed(filled
         await pilot.pause()
         await pilot.press("u")
         await pilot.pause()
-        assert status.progress == stored() and stored()["rated"] == 2
+        assert status.progress == stored()
+        assert stored()["rated"] == 2

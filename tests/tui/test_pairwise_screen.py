@@ -41,7 +41,8 @@ async def test_keys_one_to_three_choose_a_b_and_tie(pairwise_app, filled_store):
         assert filled_store.rating("W001", "EXP001").verdict == "A"
         await pilot.press("0")  # not a category: said so, nothing set
         await pilot.pause()
-        assert "3 categories" in screen_text(pairwise_app) and "3→tie" in screen_text(pairwise_app)
+        assert "3 categories" in screen_text(pairwise_app)
+        assert "3→tie" in screen_text(pairwise_app)
         await pilot.press("4")
         assert filled_store.draft("W002", "EXP001") is None or not filled_store.draft("W002", "EXP001").scores
 
@@ -55,10 +56,12 @@ async def test_both_responses_are_shown_whole_and_literally(pairwise_app, size):
         pane = screen.query_one(ItemPane)
         shown = "\n".join(pane.line(y).text for y in range(pane.virtual_size.height))  # every row, scrolled or not
         flat = " ".join(shown.replace("│", " ").split())
-        assert "Response A" in shown and "Response B" in shown
+        assert "Response A" in shown
+        assert "Response B" in shown
         for word in ("Rayleigh", "scattering).", "[bold]Water[/bold]", "every part of the sky."):
             assert word in flat
-        assert "pwned" not in shown and "\x1b" not in shown
+        assert "pwned" not in shown
+        assert "\x1b" not in shown
         side_by_side = any("Response A" in line and "Response B" in line for line in shown.splitlines())
         assert side_by_side == (size == (120, 40))
 
@@ -88,7 +91,8 @@ async def test_the_summary_shows_where_you_and_the_judge_part_by_category(pairwi
         await pairwise_app.workers.wait_for_complete()
         await pilot.pause()
         before = screen_text(pairwise_app)
-        assert "human \\ judge" not in before and "test-model" not in before
+        assert "human \\ judge" not in before
+        assert "test-model" not in before
         await pilot.press("escape")
         await pilot.pause()
         await pilot.press("1", "enter", "2", "enter")  # the reviewer: A, then B
@@ -104,7 +108,8 @@ async def test_the_summary_shows_where_you_and_the_judge_part_by_category(pairwi
         for widget in pairwise_app.screen.query(Static):
             console.print(widget.content)
         shown = console.export_text()
-        assert "human \\ judge" in shown and "AC1" in shown
+        assert "human \\ judge" in shown
+        assert "AC1" in shown
         table = shown[shown.index("human \\ judge"):]
         rows = [line for line in table.splitlines() if line.strip("│ ").startswith(("A ", "B ", "tie "))]
         cells = [[cell.strip() for cell in row.strip("│").split("│")] for row in rows]

@@ -76,7 +76,8 @@ async def test_balanced_order_survives_kill_9_and_resume(tmp_path, rubrics, herm
                 await pilot.pause()
         assert seen == order[3:]  # the stored order, resumed where the killed process stopped
         rated = [d.item_id for d in store.draws("binary", ["EXP001"])]
-        assert sorted(rated) == sorted(order) and len(set(rated)) == N  # each once, none lost
+        assert sorted(rated) == sorted(order)
+        assert len(set(rated)) == N  # each once, none lost
 
 
 @pytest.mark.slow
@@ -94,8 +95,11 @@ async def test_no_frame_of_a_balanced_session_shows_the_judge(tmp_path, rubrics,
                 frames.append(screen_text(app) + widget_text(app))
         assert store.progress("EXP002", "binary", total=N)["rated"] == N
     for frame in frames:
-        assert "SECRET" not in frame and JUDGE not in frame and "secret-model" not in frame
-        assert "balanced" not in frame.lower() and "stratum" not in frame.lower()
+        assert "SECRET" not in frame
+        assert JUDGE not in frame
+        assert "secret-model" not in frame
+        assert "balanced" not in frame.lower()
+        assert "stratum" not in frame.lower()
 
 
 def agreeing_study(store: Store, rubric, n: int = 40, fail_every: int = 5) -> dict[str, str]:
@@ -143,15 +147,19 @@ async def test_you_may_stop_once_every_target_is_decided_and_the_report_says_aft
                 if notices:
                     rated_when_told = store.count_ratings()  # the judge's, and the expert's so far
                     break
-        assert len(notices) == 1 and "further ratings are optional" in notices[0]
+        assert len(notices) == 1
+        assert "further ratings are optional" in notices[0]
         settled_with = store.settled_after("binary")
-        assert settled_with is not None and settled_with < len(labels)
+        assert settled_with is not None
+        assert settled_with < len(labels)
         assert f"settled with the {settled_with} ratings" in notices[0]
         # counted with the rating just submitted (looked at once it is on disk, not one behind)
         assert settled_with == rated_when_told - len(labels)
         assert any("questions settled" in line for line in statuses)
         for line in statuses:  # a count of decided targets, never which way they went
-            assert "met" not in line and "FAIL" not in line and "PASS" not in line
+            assert "met" not in line
+            assert "FAIL" not in line
+            assert "PASS" not in line
         text = render_text(build_report(store, rubrics["binary"], settings=app.settings.agreement), width=120)
         assert f"Decided after {settled_with} ratings" in text
 
@@ -201,4 +209,5 @@ def test_balanced_snapshots_hold_no_secret():
     assert shots, "run test_balanced_session_snapshot first"
     for shot in shots:
         text = shot.read_text(encoding="utf-8")
-        assert "SECRET" not in text and "secret" not in text
+        assert "SECRET" not in text
+        assert "secret" not in text

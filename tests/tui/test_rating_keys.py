@@ -39,10 +39,13 @@ async def test_k_dimensions_take_k_plus_one_keys(make_app, filled_store, clock, 
         assert "CIS 0.6875" in widget_text(app)  # the exact mean, not "0.69"
         await pilot.press("enter")
         assert present(_session(app).state).item.id == "B002"
-        assert "B002" in await shown(pilot) and "1 rated" in await shown(pilot)
+        assert "B002" in await shown(pilot)
+        assert "1 rated" in await shown(pilot)
         assert "B001 saved: CIS 0.6875" in await shown(pilot)
     rating = filled_store.rating("B001", "EXP001")
-    assert rating.overall == pytest.approx(0.6875) and rating.seconds == 33.0 and rating.source == "app"
+    assert rating.overall == pytest.approx(0.6875)
+    assert rating.seconds == 33.0
+    assert rating.source == "app"
 
 
 async def test_a_submitted_rating_is_said_saved_in_the_status_line_once_on_disk(make_app, filled_store,
@@ -70,7 +73,8 @@ async def test_a_submitted_rating_is_said_saved_in_the_status_line_once_on_disk(
         said = [(written, line) for item_id, written, line in marks if item_id == "B001"]
         assert said, marks
         written, line = said[0]
-        assert "✓ B001 saved: CIS 0.6875" in line and "saving…" not in line
+        assert "✓ B001 saved: CIS 0.6875" in line
+        assert "saving…" not in line
         assert written is True  # said saved only with the rating on disk
         assert not app.notices  # no toast is mounted for a submit
         await app_until(pilot, lambda: "saved" not in widget_text(status), "the saved mark gone")
@@ -83,7 +87,8 @@ async def test_three_point_and_pass_fail_keys(make_app, filled_store):
         await pilot.press("4")  # off a three-point scale: explained, not applied
         assert filled_store.draft("E001", "EXP001") is None
         text = await shown(pilot)  # the notice wraps
-        assert "points (0, 0.5, 1): use the" in text and "0→0, 1→0.5, 2→1." in text
+        assert "points (0, 0.5, 1): use the" in text
+        assert "0→0, 1→0.5, 2→1." in text
         await pilot.press("2", "1", "0", "enter")
     rating = filled_store.rating("E001", "EXP001")
     assert rating.scores == {"structural_validity": 1.0, "difficulty_match": 1.0, "instruction_clarity": 0.5,
@@ -143,8 +148,10 @@ async def test_flag_with_reason_and_unflag(make_app, filled_store):
         await pilot.press(*"odd test")
         await pilot.press("enter")
         draft = filled_store.draft("B001", "EXP001")
-        assert draft.flagged and draft.flag_reason == "odd test"
-        assert "⚑ flagged: odd test" in await shown(pilot) and "1 flagged" in await shown(pilot)
+        assert draft.flagged
+        assert draft.flag_reason == "odd test"
+        assert "⚑ flagged: odd test" in await shown(pilot)
+        assert "1 flagged" in await shown(pilot)
         await pilot.press("!")
         assert not filled_store.draft("B001", "EXP001").flagged
         await pilot.press("!", "escape")  # cancelled: no flag
@@ -205,7 +212,8 @@ async def test_keymap_remaps_keys_and_help_follows(make_app, filled_store):
         assert filled_store.rating("B001", "EXP001").scores == {"r": 1.0, "a": 1.0, "t": 1.0, "l": 1.0}
         await pilot.press("?")
         help_text = await shown(pilot)
-        assert "Save the rating, open the next unrated item" in help_text and "^s" in help_text
+        assert "Save the rating, open the next unrated item" in help_text
+        assert "^s" in help_text
         await pilot.press("escape")
         assert isinstance(app.screen, RatingScreen)
 
@@ -241,7 +249,8 @@ async def test_a_judge_status_arriving_as_the_app_exits_is_ignored(make_app):
         await screen.query_one(StatusLine).remove()
         app.post_message(JudgeStatusLine("judge: 3 queued"))
         await pilot.pause()
-        assert app.is_running and app.judge_status == "judge: 3 queued"  # kept for a rating screen to come
+        assert app.is_running
+        assert app.judge_status == "judge: 3 queued"  # kept for a rating screen to come
     assert app.return_code in (None, 0)
 
 
@@ -251,7 +260,8 @@ async def test_reviewer_is_asked_once_and_remembered(make_app, filled_store):
         await pilot.press(*"a b", "enter")
         assert "Not yet" in await shown(pilot)
         await pilot.press("backspace", "backspace", "enter")
-        assert isinstance(app.screen, RatingScreen) and _session(app).reviewer == "a"
+        assert isinstance(app.screen, RatingScreen)
+        assert _session(app).reviewer == "a"
     assert filled_store.get_meta("reviewer_id") == "a"
     assert filled_store.rater("a")["kind"] == "human"
 
@@ -267,14 +277,18 @@ async def test_blind_rule_on_screen(make_app, filled_store, rubrics):
     app = make_app("cis", reveal_after_submit=True)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         shown = widget_text(app)
-        assert "JUDGE-REASONING" not in shown and "OTHER-EXPERT-NOTE" not in shown and "judge:m" not in shown
+        assert "JUDGE-REASONING" not in shown
+        assert "OTHER-EXPERT-NOTE" not in shown
+        assert "judge:m" not in shown
         await pilot.press("2", "2", "2", "2", "enter", "left")
         assert present(_session(app).state).item.id == "B001"
-        assert "JUDGE-REASONING" in widget_text(app) and "OTHER-EXPERT-NOTE" in widget_text(app)
+        assert "JUDGE-REASONING" in widget_text(app)
+        assert "OTHER-EXPERT-NOTE" in widget_text(app)
     app = make_app("cis")  # reveal is opt-in
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.press("left")
-        assert present(_session(app).state).item.id == "B001" and "JUDGE-REASONING" not in widget_text(app)
+        assert present(_session(app).state).item.id == "B001"
+        assert "JUDGE-REASONING" not in widget_text(app)
 
 
 async def test_every_item_rated(make_app, filled_store):
@@ -302,7 +316,8 @@ async def test_item_scrolls_with_keys_while_arrows_stay_on_the_rubric(make_app):
         await pilot.press("end")
         assert pane.scroll_y == pane.max_scroll_y
         await pilot.press("down")
-        assert pane.scroll_y == pane.max_scroll_y and app.screen.cursor == "a"
+        assert pane.scroll_y == pane.max_scroll_y
+        assert app.screen.cursor == "a"
 
 
 async def test_time_is_saved_every_few_seconds_without_any_key(make_app, filled_store, clock):
@@ -351,7 +366,8 @@ async def test_a_submitted_item_shows_its_time_stopped(make_app, filled_store, c
         await pilot.press("f")  # a change: the time counts on from the rating's
         clock.advance(3)
         app.screen.tick()
-        assert "⏱ 0:10" in await shown(pilot) and "stopped" not in await shown(pilot)
+        assert "⏱ 0:10" in await shown(pilot)
+        assert "stopped" not in await shown(pilot)
         await pilot.press("u")  # back to the rating as submitted: held again
         assert "⏱ 0:07 (submitted, stopped)" in await shown(pilot)
     assert filled_store.rating("P001", "EXP001").seconds == 7.0
@@ -374,7 +390,9 @@ async def test_while_the_note_is_edited_the_key_bar_shows_its_keys_and_trailing_
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("n", *"ok", "enter", "enter")
         key_bar = (await shown(pilot)).splitlines()[-1]
-        assert "Done" in key_bar and "Submit" not in key_bar and "Skip" not in key_bar
+        assert "Done" in key_bar
+        assert "Submit" not in key_bar
+        assert "Skip" not in key_bar
         assert "Enter: new line · Esc: done" in await shown(pilot)
         await pilot.press("escape")
         assert filled_store.draft("B001", "EXP001").notes == "ok"
@@ -387,7 +405,9 @@ async def test_ctrl_c_says_in_plain_words_how_to_quit(make_app):
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.press("ctrl+c")
         text = await shown(pilot)
-        assert "to quit." in text and "[b]" not in text and "q" in text.split("to quit.")[0][-12:]
+        assert "to quit." in text
+        assert "[b]" not in text
+        assert "q" in text.split("to quit.")[0][-12:]
 
 
 async def test_the_welcome_dialog_takes_q_in_an_id_and_escape_leaves(make_app, filled_store):
@@ -452,4 +472,5 @@ async def test_a_reviewer_pressing_a_leads_key_is_told_the_key_as_bound(make_app
         said = " ".join(app.notices)
         assert "or with C after `judge-tui rate --lead`" in said
         assert "or with ^j after `judge-tui rate --lead`" in said
-        assert "with c after" not in said and "with J after" not in said
+        assert "with c after" not in said
+        assert "with J after" not in said

@@ -97,7 +97,8 @@ async def test_a_score_key_sends_the_status_line_from_its_mark_on(make_app):
         before = str(status.render())
         await pilot.press("3")
         await pilot.pause()
-        assert regions and None not in regions
+        assert regions
+        assert None not in regions
         assert present(regions[0]).x == cell_len(before)  # where the line as it was ends (in the widget's content)
 
 
@@ -117,5 +118,6 @@ async def test_rich_text_is_drawn_as_textual_converts_it(make_app):
         for _again in range(2):  # the second time from the styles converted before
             converted = as_content(text, app.console, app.ansi_theme)
             expected = Content.from_rich_text(text, console=app.console)
-            assert converted.plain == expected.plain and converted.spans == expected.spans
+            assert converted.plain == expected.plain
+            assert converted.spans == expected.spans
             assert list(converted.render_segments()) == list(expected.render_segments())

@@ -92,13 +92,15 @@ async def test_the_adjudication_screen_names_the_keys_that_act_on_categories(tmp
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
             shown = screen_text(app)
-            assert "1 = A, 2 = B, 3 = tie" in shown and "0 = A" not in shown
+            assert "1 = A, 2 = B, 3 = tie" in shown
+            assert "0 = A" not in shown
             bar = str(app.screen.query_one(KeyBar).render())
             assert bar.startswith("123 score  ⏎ Save consensus"), bar
             await pilot.press("2", "enter")  # the caption's 2: B
             await pilot.pause()
         saved = store.rating("W001", "consensus")
-        assert saved is not None and pairwise.scale.label(saved.scores["preference"]) == "B"
+        assert saved is not None
+        assert pairwise.scale.label(saved.scores["preference"]) == "B"
 
 
 @pytest.mark.parametrize(("rubric_id", "starts"), [("cis", "01234 score  ⏎"), ("binary", "p PASS  f FAIL  ⏎")])
@@ -110,7 +112,8 @@ async def test_the_adjudication_key_bar_lists_the_score_keys_of_the_scale_at_80_
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.pause()
             bar = str(app.screen.query_one(KeyBar).render())
-    assert bar.startswith(starts) and bar.rstrip().endswith("esc Back"), bar  # whole, within 80 columns
+    assert bar.startswith(starts), bar
+    assert bar.rstrip().endswith("esc Back"), bar  # whole, within 80 columns
 
 
 KEYMAP = {"score-1": "x", "pass": "y"}

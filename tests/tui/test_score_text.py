@@ -18,8 +18,11 @@ def test_exact_keeps_quarter_step_means_whole(value, text):
 
 def test_overall_and_score_labels():
     cis, binary = get_rubric("cis"), get_rubric("binary")
-    assert overall_label(cis, 0.6875) == "0.6875" and overall_label(cis, None) == "—"
+    assert overall_label(cis, 0.6875) == "0.6875"
+    assert overall_label(cis, None) == "—"
     assert overall_label(binary, 1.0) == "PASS"
     quarter = Scale(kind="quarter")
-    assert score_label(quarter, 0.75) == "0.75" and score_label(quarter, 0.6) == "0.60"
-    assert score_label(quarter, float("nan")) == "—" and score_label(Scale(kind="pass_fail"), 0.0) == "FAIL"
+    assert score_label(quarter, 0.75) == "0.75"
+    assert score_label(quarter, 0.6) == "0.60"
+    assert score_label(quarter, float("nan")) == "—"
+    assert score_label(Scale(kind="pass_fail"), 0.0) == "FAIL"

@@ -22,7 +22,8 @@ def test_every_change_is_a_draft_on_disk(filled_store, rubrics, clock, db_path):
     session.set_score("r", 0.75)
     with Store(db_path) as other:  # another connection sees it: it is committed
         draft = present(other.draft("B001", "EXP001"))
-    assert draft.scores == {"r": 0.75} and draft.seconds == 7.0
+    assert draft.scores == {"r": 0.75}
+    assert draft.seconds == 7.0
 
 
 def test_submit_saves_rating_with_overall_time_and_clears_draft(filled_store, rubrics, clock):
@@ -35,8 +36,10 @@ def test_submit_saves_rating_with_overall_time_and_clears_draft(filled_store, ru
     rating = session.submit()
     stored = filled_store.rating("B001", "EXP001")
     assert stored.scores == {"r": 0.75, "a": 0.5, "t": 0.75, "l": 0.75}
-    assert stored.overall == pytest.approx(0.6875) and stored.seconds == 42.0
-    assert stored.notes == "a global slipped in" and stored.rubric_version_id == rating.rubric_version_id
+    assert stored.overall == pytest.approx(0.6875)
+    assert stored.seconds == 42.0
+    assert stored.notes == "a global slipped in"
+    assert stored.rubric_version_id == rating.rubric_version_id
     assert filled_store.draft("B001", "EXP001") is None
     assert present(session.open_next_unrated()).item.id == "B002"
 
@@ -56,7 +59,8 @@ def test_code_dimensions_and_verdict_are_added_at_submit(filled_store, rubrics, 
         session.set_score(dim, 1.0)
     rating = session.submit()
     assert rating.scores["structural_validity"] == 1.0
-    assert rating.overall == 1.0 and rating.verdict is not None
+    assert rating.overall == 1.0
+    assert rating.verdict is not None
 
 
 def test_undo_reverts_scores_notes_and_flags_and_saves(filled_store, rubrics, clock):
@@ -66,10 +70,14 @@ def test_undo_reverts_scores_notes_and_flags_and_saves(filled_store, rubrics, cl
     session.set_score("r", 1.0)
     session.set_flag(True, "ask the lead")
     session.set_notes("first thought")
-    assert session.undo() and filled_store.draft("B001", "EXP001").notes == ""
-    assert session.undo() and not filled_store.draft("B001", "EXP001").flagged
-    assert session.undo() and filled_store.draft("B001", "EXP001").scores == {"r": 0.25}
-    assert session.undo() and filled_store.draft("B001", "EXP001").scores == {}
+    assert session.undo()
+    assert filled_store.draft("B001", "EXP001").notes == ""
+    assert session.undo()
+    assert not filled_store.draft("B001", "EXP001").flagged
+    assert session.undo()
+    assert filled_store.draft("B001", "EXP001").scores == {"r": 0.25}
+    assert session.undo()
+    assert filled_store.draft("B001", "EXP001").scores == {}
     assert not session.undo()
 
 
@@ -121,7 +129,8 @@ def test_resume_reopens_the_latest_draft_with_its_time(filled_store, rubrics, cl
     with Store(db_path) as again:
         resumed = RatingSession(again, rubrics["cis"], "EXP001", clock=clock)
         state = present(resumed.resume())
-        assert state.item.id == "B002" and state.edit.scores == {"r": 0.5}
+        assert state.item.id == "B002"
+        assert state.edit.scores == {"r": 0.5}
         assert resumed.timer.elapsed() == 12.0
 
 
@@ -152,7 +161,8 @@ def test_revisiting_a_submitted_item_changes_nothing_until_edited(filled_store, 
     session.submit()
     session.open_next_unrated()
     session.open_neighbour(-1)
-    assert present(session.state).submitted is not None and session.timer.elapsed() == 30.0
+    assert present(session.state).submitted is not None
+    assert session.timer.elapsed() == 30.0
     clock.advance(100)
     session.leave()
     assert filled_store.draft("B001", "EXP001") is None  # looking again records nothing
@@ -172,6 +182,7 @@ def test_a_submitted_rating_imported_without_a_time_opens_with_its_timer_held_at
     session = _session(filled_store, rubrics, clock)
     state = session.open(filled_store.item("B001"))
     clock.advance(60)
-    assert state.submitted is not None and session.timer.elapsed() == 0.0  # looking records no time
+    assert state.submitted is not None
+    assert session.timer.elapsed() == 0.0  # looking records no time
     session.leave()
     assert filled_store.rating("B001", "EXP001").seconds is None

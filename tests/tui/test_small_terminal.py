@@ -35,7 +35,8 @@ async def test_every_anchor_of_the_focused_dimension_and_the_judge_state_show_at
             if index:
                 await pilot.press("down")
             await pilot.pause()
-            assert isinstance(app.screen, RatingScreen) and app.screen.cursor == dimension.id
+            assert isinstance(app.screen, RatingScreen)
+            assert app.screen.cursor == dimension.id
             shown = side_text(app)
             for label, meaning in rubric.anchors(dimension).items():
                 assert _words(f"{label} {meaning}") in shown, (dimension.id, label, shown)
@@ -56,7 +57,8 @@ async def test_brackets_scroll_the_rubric_to_what_does_not_fit(make_app, rubrics
         assert _words(guidance) not in side_text(app)
         await pilot.press("]")
         await pilot.pause()
-        assert panel.scroll_y > start and _words(guidance) in side_text(app)
+        assert panel.scroll_y > start
+        assert _words(guidance) in side_text(app)
         await pilot.press("[")
         assert panel.scroll_y == start
         await pilot.press("]", "down")  # the focus brings its dimension's anchors back into view

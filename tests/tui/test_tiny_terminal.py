@@ -32,7 +32,8 @@ async def test_starting_in_a_tiny_terminal_says_what_size_is_needed(make_app, fi
         assert present(rating.session.state).edit.scores == {}
         await pilot.resize_terminal(80, 24)  # large enough: the item and its rubric, as left
         await pilot.pause()
-        assert screen_of(app, RatingScreen) is rating and "B001" in screen_text(app)
+        assert screen_of(app, RatingScreen) is rating
+        assert "B001" in screen_text(app)
         await pilot.press("3")
         assert present(rating.session.state).edit.scores == {"r": 0.75}
         await pilot.resize_terminal(*size)  # and small again, while rating
@@ -69,4 +70,5 @@ async def test_adjudication_in_a_tiny_terminal_says_what_size_is_needed(tmp_path
             assert f"Terminal {size[0]}×{size[1]}: judge-tui needs 70×15 or more" in _words(app)
             await pilot.resize_terminal(80, 24)
             await pilot.pause()
-            assert isinstance(app.screen, AdjudicationScreen) and "E02" in screen_text(app)
+            assert isinstance(app.screen, AdjudicationScreen)
+            assert "E02" in screen_text(app)

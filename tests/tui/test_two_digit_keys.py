@@ -58,7 +58,8 @@ async def test_digits_that_make_no_category_set_nothing_and_say_which_keys_do(ma
         await pilot.press("0", "5", *keys)
         await pilot.pause()
         shown = screen_text(app)
-        assert f"{''.join(keys)} is not a category of this rubric" in shown and "two keys each" in shown
+        assert f"{''.join(keys)} is not a category of this rubric" in shown
+        assert "two keys each" in shown
         assert filled_store.draft("V001", "EXP001").scores == {"preference": pytest.approx(4 / 16)}  # 05 kept
 
 
@@ -115,4 +116,5 @@ async def test_the_adjudication_screen_types_two_digits_too(tmp_path, rubrics):
             await pilot.press("2", "enter")
             await pilot.pause()
         consensus = store.rating("W001", CONSENSUS_RATER)
-        assert consensus is not None and consensus.scores == {"preference": pytest.approx(11 / 16)}
+        assert consensus is not None
+        assert consensus.scores == {"preference": pytest.approx(11 / 16)}

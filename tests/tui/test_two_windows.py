@@ -34,7 +34,8 @@ async def test_a_second_window_of_the_same_reviewer_is_refused_and_a_killed_one_
             await pilot.pause()
         assert second.return_code == 1
         said = " ".join(capfd.readouterr().err.split())
-        assert "EXP001 is already rating in" in said and "in another judge-tui window" in said
+        assert "EXP001 is already rating in" in said
+        assert "in another judge-tui window" in said
         # Nothing written by the refused window: no score. (The first window saves its time to a draft once it
         # has counted 5 s, which a loaded machine reaches before this line.)
         draft = filled_store.draft("B001", "EXP001")
@@ -60,7 +61,8 @@ async def test_a_second_window_of_the_same_reviewer_is_refused_and_a_killed_one_
 @pytest.mark.slow
 async def test_a_window_closed_with_q_frees_its_reviewer(make_app, filled_store, db_path):
     first = _window(db_path, "EXP001")
-    assert first.stdin is not None and first.stdout is not None
+    assert first.stdin is not None
+    assert first.stdout is not None
     first.stdin.write("q\n")
     first.stdin.flush()
     assert first.stdout.readline().strip() == "closed 0"

@@ -32,17 +32,23 @@ async def test_markup_and_escapes_are_literal(make_app, filled_store, rubrics):
         everything = widget_text(app)
         assert "[bold]loud[/bold] a stray [/] then [@click=app.quit]quit[/]" in shown
         assert "[link=https://evil.example]x[/link]" in shown
-        assert "[b]X[/]" in shown and "[red]criterion[/red]" in shown
+        assert "[b]X[/]" in shown
+        assert "[red]criterion[/red]" in shown
         assert "red bell nul csi" in shown  # the visible text stays, the sequences are gone
         assert "red bell nul csi\nline2" in everything
-        assert "\x1b" not in everything and "\x07" not in everything and "\x9b" not in everything
+        assert "\x1b" not in everything
+        assert "\x07" not in everything
+        assert "\x9b" not in everything
         assert "pwned" not in shown  # an OSC title change is dropped whole
-        assert "note [/] [@click=app.quit]q" in shown and "⚑ flagged: why [bold]" in shown
+        assert "note [/] [@click=app.quit]q" in shown
+        assert "⚑ flagged: why [bold]" in shown
         row, line = next((y, line) for y, line in enumerate(shown.splitlines()) if "[@click=app.quit]quit" in line)
         await pilot.click(offset=(line.index("[@click=app.quit]quit") + 3, row))  # on the written link
-        assert app.is_running and isinstance(app.screen, RatingScreen)
+        assert app.is_running
+        assert isinstance(app.screen, RatingScreen)
     draft = filled_store.draft("[b]X[/]", "EXP001")
-    assert draft.notes == "note [/] [@click=app.quit]q" and draft.flag_reason == "why [bold]"
+    assert draft.notes == "note [/] [@click=app.quit]q"
+    assert draft.flag_reason == "why [bold]"
 
 
 async def test_notify_with_user_data_is_literal(make_app, filled_store, rubrics, saved_mark_stays):
@@ -86,8 +92,10 @@ async def test_invisible_and_bidi_characters_are_visible_and_keep_the_layout(mak
             await pilot.press("right")
         await pilot.pause()
         shown = screen_text(app)
-        assert "<U+202E>" in shown and "<U+2066>" in shown
-        assert "\u202e" not in widget_text(app) and "\u200d" not in widget_text(app)
+        assert "<U+202E>" in shown
+        assert "<U+2066>" in shown
+        assert "\u202e" not in widget_text(app)
+        assert "\u200d" not in widget_text(app)
         assert app.screen.query_one("#rubric").region.x == rubric_x  # the rubric panel stays where it was
 
 
