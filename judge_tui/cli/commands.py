@@ -13,6 +13,7 @@ from judge_tui.model.rubrics import (
     load_rubrics,
 )
 from judge_tui.store import Store, StoreError
+from judge_tui.store.core import BUSY_TIMEOUT
 
 
 def db_path(args: argparse.Namespace) -> Path:
@@ -33,7 +34,7 @@ def _demo_hint(args: argparse.Namespace) -> str:
     return f" Ratings made in the demo are in the demo's own database: add --db {demo}"
 
 
-def open_store(args: argparse.Namespace, *, create: bool = True) -> Store:
+def open_store(args: argparse.Namespace, *, create: bool = True, opening_wait: float = BUSY_TIMEOUT) -> Store:
     """The database named by --db, $JUDGE_TUI_DB or the default location.
 
     Commands that only read (report, export, split, ...) pass create=False, so a mistyped path is an error
@@ -47,7 +48,7 @@ def open_store(args: argparse.Namespace, *, create: bool = True) -> Store:
         raise UserError(f"{path}: no such database. Check the path, or import items first (judge-tui import)."
                         f"{_demo_hint(args)}")
     try:
-        store = Store(path, only_reading=command in ONLY_READING)
+        store = Store(path, only_reading=command in ONLY_READING, opening_wait=opening_wait)
     except StoreError as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:

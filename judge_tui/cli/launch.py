@@ -24,6 +24,8 @@ from judge_tui.transfer import demo_loading
 FIRST_PAINT_ENV = "JUDGE_TUI_EXIT_AFTER_FIRST_PAINT"
 PREFERRED_RUBRIC = "cis"
 START_WAIT = 0.5  # seconds a start-up write waits for another program's write to end
+_BUSY = ("{db} is busy: another program (a merge, an import, a judge?) is writing to it, so the app cannot start "
+         "on it now. Start it again once the other has finished")
 
 
 def choose_rubric(store: Store, requested: str | None) -> Rubric:
@@ -62,7 +64,7 @@ def open_database(args: argparse.Namespace) -> tuple[Store, str]:
         raise UserError(f"{study}: no such database. Check the path, import items into it first (judge-tui import "
                         f"FILE --rubric ID --db {study}), or try the bundled demo: judge-tui demo")
     if args.command != "demo" and (getattr(args, "db", None) or _study_started(study)):
-        return commands.open_store(args, create=False), ""
+        return commands.open_store(args, create=False, opening_wait=START_WAIT), ""
     try:
         store, added = demo_loading.open_demo()
     except StoreError as exc:
@@ -146,7 +148,13 @@ def prepare(args: argparse.Namespace, *, lead: bool = False) -> Launch:
     check_keymap()
     _size_from_the_terminal()
     # The lead adjudicates the study itself; the rating app opens the demo on a first start.
-    store, notice = (commands.open_store(args, create=False), "") if lead else open_database(args)
+    try:
+        store, notice = ((commands.open_store(args, create=False, opening_wait=START_WAIT), "") if lead
+                         else open_database(args))
+    except sqlite3.OperationalError as exc:
+        if is_busy(exc):
+            raise UserError(_BUSY.format(db=commands.db_path(args))) from None
+        raise
     try:
         if notice:
             print(f"judge-tui: {notice}", file=sys.stderr)
@@ -165,9 +173,7 @@ def prepare(args: argparse.Namespace, *, lead: bool = False) -> Launch:
     except sqlite3.OperationalError as exc:
         store.close()
         if is_busy(exc):
-            raise UserError(f"{store.path} is busy: another program (a merge, an import, a judge?) is writing to "
-                            "it, so the app cannot start on it now. Start it again once the other has finished"
-                            ) from None
+            raise UserError(_BUSY.format(db=store.path)) from None
         raise
     except BaseException:
         store.close()

@@ -46,9 +46,9 @@ def read_only_uri(path: Path, *, immutable: bool = False) -> str:
     return "file:" + quote(str(path.resolve())) + "?mode=ro" + ("&immutable=1" if immutable else "")
 
 
-def connect_read_only(path: Path) -> sqlite3.Connection:
+def connect_read_only(path: Path, wait: float = BUSY_TIMEOUT) -> sqlite3.Connection:
     """A read-only connection, even to a WAL database on read-only media (where SQLite cannot make its -shm)."""
-    conn = sqlite3.connect(read_only_uri(path), uri=True, timeout=BUSY_TIMEOUT)
+    conn = sqlite3.connect(read_only_uri(path), uri=True, timeout=wait)
     try:
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
         return conn
@@ -127,10 +127,11 @@ class StoreCore:
     only read work as usual, and a write fails with SQLite's "readonly database" error.
     """
 
-    def __init__(self, path: Path | str, *, only_reading: bool = False) -> None:
+    def __init__(self, path: Path | str, *, only_reading: bool = False, opening_wait: float = BUSY_TIMEOUT) -> None:
         """only_reading: the command never writes, so a missing or empty file is refused rather than set up, and
         the file's journal mode is left as it is (a bundle stays one file). An older judge-tui's database is
-        still upgraded, so that it can be read."""
+        still upgraded, so that it can be read. opening_wait: seconds opening waits for another program's lock
+        (then SQLite's busy error); later writes wait BUSY_TIMEOUT."""
         self.path = Path(path)
         memory = str(path) == ":memory:"
         if not memory:
@@ -147,7 +148,7 @@ class StoreCore:
         self.read_only = not memory and self.path.exists() and not writable(self.path)
         conn = None
         try:
-            conn = self._connect(str(path))
+            conn = self._connect(str(path), opening_wait)
             applied = check_schema(conn, self.path)
             if not applied and only_reading:
                 raise StoreError(f"{path} holds no judge-tui database yet (it is empty); judge-tui left it "
@@ -157,6 +158,7 @@ class StoreCore:
                 conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
             self.conn = conn
             if not set(migrations.names) <= applied:
                 if self.read_only:
@@ -189,10 +191,10 @@ class StoreCore:
         # No sqlite-utils plugins: loading them scans every installed package (~40 ms at each start).
         return sqlite_utils.Database(self.conn, execute_plugins=False)
 
-    def _connect(self, path: str) -> sqlite3.Connection:
+    def _connect(self, path: str, wait: float) -> sqlite3.Connection:
         if not self.read_only:
-            return sqlite3.connect(path, timeout=BUSY_TIMEOUT)
-        return connect_read_only(self.path)
+            return sqlite3.connect(path, timeout=wait)
+        return connect_read_only(self.path, wait)
 
     def damage(self) -> str:
         """SQLite's quick check of every page ("" when sound). It reads the whole file: not for the app's start."""

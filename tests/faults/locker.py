@@ -9,6 +9,8 @@ from pathlib import Path
 _SCRIPT = """
 import sqlite3, sys
 conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+if sys.argv[2] == "exclusive":
+    conn.execute("PRAGMA locking_mode=EXCLUSIVE")  # after its first write, not even a reader gets in
 conn.execute("BEGIN IMMEDIATE")
 conn.execute("INSERT INTO meta (key, value) VALUES ('held_by', 'another process')"
              " ON CONFLICT (key) DO UPDATE SET value = excluded.value")
@@ -20,14 +22,18 @@ print("released", flush=True)
 
 
 class Locker:
-    """`with Locker(path):` another process holds BEGIN IMMEDIATE on the database; release() commits."""
+    """`with Locker(path):` another process holds BEGIN IMMEDIATE on the database; release() commits.
 
-    def __init__(self, path: Path) -> None:
+    exclusive: the other process holds SQLite's exclusive locking mode, which shuts out readers as well."""
+
+    def __init__(self, path: Path, *, exclusive: bool = False) -> None:
         self.path = path
+        self.exclusive = exclusive
         self.process: subprocess.Popen[str] | None = None
 
     def __enter__(self) -> Locker:
-        self.process = subprocess.Popen([sys.executable, "-c", _SCRIPT, str(self.path)], stdin=subprocess.PIPE,
+        self.process = subprocess.Popen([sys.executable, "-c", _SCRIPT, str(self.path),
+                                         "exclusive" if self.exclusive else "write"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, text=True)
         assert self.process.stdout is not None
         assert self.process.stdout.readline().strip() == "locked"

@@ -252,13 +252,15 @@ def test_asking_the_study_database_for_demo_ratings_says_where_they_are(hermetic
 
 
 @pytest.mark.slow
-def test_the_app_says_at_once_that_another_program_holds_the_database(filled_store, db_path, capsys):
+@pytest.mark.parametrize("exclusive", [False, True], ids=["write-lock", "exclusive-lock"])
+def test_the_app_says_at_once_that_another_program_holds_the_database(filled_store, db_path, capsys, exclusive):
     """Under another program's long write (a merge), start-up's one write (remembering --reviewer) waits a moment,
-    not the whole busy timeout on a blank screen: the app never starts, and says why."""
+    not the whole busy timeout on a blank screen: the app never starts, and says why. Under an exclusive lock even
+    opening the database waits only that moment (the busy timeout's message would say "for over 10 s")."""
     from tests.faults.locker import Locker
 
     filled_store.close()
-    with Locker(db_path):
+    with Locker(db_path, exclusive=exclusive):
         assert main(["rate", "--db", str(db_path), "--reviewer", "EXP009"]) == 1
     err = capsys.readouterr().err
     assert err == (f"judge-tui: {db_path} is busy: another program (a merge, an import, a judge?) is writing to it, so"
