@@ -405,18 +405,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         command = args.command or "rate"
         if collecting and command not in APP_COMMANDS:
             gc.enable()
-        return _run(command, args)
+        return _said_into_a_closed_output(_run(command, args))
     finally:
         if collecting:
             gc.enable()
+
+
+class _ClosedOutput(io.TextIOWrapper):
+    """The null device standing in for a closed standard output; it counts what was lost there."""
+
+    lost = 0
+
+    def write(self, text: str) -> int:
+        self.lost += len(text)
+        return super().write(text)
 
 
 def _prepare_streams() -> None:
     """Standard output and error that every command can print to, whatever the shell gave it.
 
     A closed one (`cmd >&-`) is opened on the null device: printing to it costs nothing, and no file opened
-    later (the database) can take its descriptor and receive what is printed. One whose encoding is not UTF-8
-    (cp1252, latin-1, ascii) writes "?" for what it cannot encode rather than stopping the command.
+    later (the database) can take its descriptor and receive what is printed (_said_into_a_closed_output tells
+    the user). One whose encoding is not UTF-8 (cp1252, latin-1, ascii) writes "?" for what it cannot encode
+    rather than stopping the command.
     """
     for fd, name in ((1, "stdout"), (2, "stderr")):
         stream = getattr(sys, name)
@@ -425,10 +436,21 @@ def _prepare_streams() -> None:
             if null != fd:
                 os.dup2(null, fd)
                 os.close(null)
-            setattr(sys, name, open(fd, "w", encoding="utf-8", closefd=False))  # noqa: SIM115 (lives as long as the process)
+            raw = open(fd, "wb", closefd=False)  # noqa: SIM115 (lives as long as the process)
+            setattr(sys, name, _ClosedOutput(raw, encoding="utf-8", line_buffering=True))
         elif (isinstance(stream, io.TextIOWrapper) and stream.errors == "strict"
               and codecs.lookup(stream.encoding).name != "utf-8"):
             stream.reconfigure(errors="replace")
+
+
+def _said_into_a_closed_output(code: int) -> int:
+    """A command whose output went nowhere (`cmd >&-`) did not do what it was asked: say so, and fail."""
+    stdout = sys.stdout
+    if not isinstance(stdout, _ClosedOutput) or not stdout.lost:
+        return code
+    print(f"judge-tui: standard output is closed, so {stdout.lost:,} characters of output were lost. Run the "
+          "command again with its output open, or with -o FILE where it offers one", file=sys.stderr)
+    return code or 1
 
 
 def _run(command: str, args: argparse.Namespace) -> int:

@@ -90,12 +90,14 @@ def test_the_judge_prints_its_progress_to_an_ascii_output(study: Path, tmp_path:
 
 
 @pytest.mark.parametrize("command", [("export",), ("status",), ("report",), ("flags",)])
-def test_a_closed_output_is_no_traceback_and_never_reaches_the_database(study: Path, tmp_path: Path,
+def test_a_closed_output_fails_saying_so_and_never_reaches_the_database(study: Path, tmp_path: Path,
                                                                          command: tuple[str, ...]):
     before = study.read_bytes()
     done = _text(_run(tmp_path, *command, "--db", study, stdout=None, stderr=subprocess.PIPE,
                       preexec_fn=lambda: os.close(1)))
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr  # what was asked for went nowhere: not a success
+    assert "standard output is closed, so" in done.stderr
+    assert "characters of output were lost" in done.stderr
     no_traceback(done)
     after = _text(_run(tmp_path, "check", "--db", study, capture_output=True))
     assert after.returncode == 0
