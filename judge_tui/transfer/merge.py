@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from judge_tui.model.errors import UserError
+from judge_tui.model.queue_orders import ASSIGNED, ORDERS
 from judge_tui.model.records import CONSENSUS_RATER, content_hash, rater_id_problem
 from judge_tui.model.rubrics import Rubric, RubricError, definition_hash, rubric_from_definition
 from judge_tui.store import (
@@ -242,6 +243,14 @@ def refuse_bad_rows(store: Store, other: ForeignDatabase, only_raters: list[str]
         if problem:
             problems.append(f"study_finishes row (rater {row['rater_id']!r}, rubric {row['rubric']!r}): {problem}")
     seen = set()
+    for row in other.rating_draws(only_raters):  # they weight a balanced order's figures
+        if row["item_id"] in refused_items or row["rater_id"] in refused_raters:
+            continue
+        problem = (_repeated(seen, (row["item_id"], row["rater_id"]), "item and rater") or _draw_problem(row)
+                   or time_problem(row["created_at"], "created_at"))
+        if problem:
+            problems.append(f"rating_draws row (item {row['item_id']!r}, rater {row['rater_id']!r}): {problem}")
+    seen = set()
     for row in other.prompt_versions():
         problem = _repeated(seen, row["prompt_version"], "prompt version") or time_problem(row["created_at"],
                                                                                          "created_at")
@@ -357,6 +366,19 @@ def _stored_rater(row: dict[str, Any]) -> str | None:
     if row["id"] == CONSENSUS_RATER and row["kind"] == "human":
         return None  # the reserved id travels between databases as adjudication made it (checked per rating)
     return stored_rater_problem(row)
+
+
+def _draw_problem(row: dict[str, Any]) -> str | None:
+    """How a first rating's item was drawn: a known queue order, with a seed and a position that are numbers."""
+    if row["kind"] not in (*ORDERS, ASSIGNED):
+        return f"kind must be one of {', '.join((*ORDERS, ASSIGNED))}, not {row['kind']!r}"
+    for column in ("seed", "position"):
+        if row[column] is not None and (not isinstance(row[column], int) or isinstance(row[column], bool)):
+            return f"{column} must be a whole number, not {row[column]!r}"
+    for column in ("stratum", "judge_rater"):
+        if row[column] is not None and not isinstance(row[column], str):
+            return f"{column} must be text, not {row[column]!r}"
+    return None
 
 
 def _known_rater(store: Store, rater_id: str, kinds: dict[str, str]) -> str | None:

@@ -114,6 +114,12 @@ EDITS = [
     ("a flag mark 'yes'", "INSERT INTO drafts (item_id, rater_id, flagged, updated_at) VALUES ('B001', 'ann', 'yes',"
      " '2026-01-01T00:00:00.000+00:00')", "drafts row (item 'B001', rater 'ann')",
      "flagged must be 0 or 1, not 'yes'"),
+    ("a draw dated 2099", "INSERT INTO rating_draws (item_id, rater_id, rubric, kind, created_at) VALUES ('B001',"
+     " 'ann', 'cis', 'balanced', '2099-01-01T00:00:00.000+00:00')", "rating_draws row (item 'B001', rater 'ann')",
+     "created_at '2099-01-01T00:00:00.000+00:00' is in the future"),
+    ("a draw of an order that does not exist", "INSERT INTO rating_draws (item_id, rater_id, rubric, kind,"
+     " created_at) VALUES ('B001', 'ann', 'cis', 'sideways', '2026-01-01T00:00:00.000+00:00')",
+     "rating_draws row (item 'B001', rater 'ann')", "kind must be one of import, random, balanced, assigned"),
 ]
 
 
