@@ -1,5 +1,5 @@
-""".ci/run: the README's test command verbatim, then ruff, mypy (the package, then the tests and benchmarks) and
-lint-imports; a failing step fails the run.
+""".ci/run: the README's test command verbatim (the fast set), then the slow tests, ruff, mypy (the package, then
+the tests and benchmarks) and lint-imports, then the fast set on the lowest versions; a failing step fails the run.
 
 The script runs in a copy of the checkout with stand-ins for python3 and the virtualenv's tools, which
 record their calls and fail on demand, so the order and the exit status are checked without installing.
@@ -69,6 +69,7 @@ ALL_STEPS = [
     ".venv/pip install -q -e .[test]",
     ".venv/pip install -q --no-deps irrCAC==0.4.4",
     ".venv/python -m pytest -n 2 -q",
+    ".venv/python -m pytest -n 2 -q -m slow",
     ".venv/ruff check .",
     ".venv/mypy judge_tui",
     ".venv/mypy tests benchmarks",
@@ -84,8 +85,9 @@ LOWEST = ("python3 -m venv .venv-lowest && .venv/bin/python .ci/lowest_constrain
           " && .venv-lowest/bin/pip install -q --no-deps irrCAC==0.4.4 && .venv-lowest/bin/python -m pytest -n 2 -q")
 
 
-def test_ci_runs_the_readmes_test_command_verbatim_then_ruff_mypy_lint_imports_and_the_lowest_versions() -> None:
-    assert _ci_commands() == [_readme_test_command(), ".venv/bin/ruff check .", ".venv/bin/mypy judge_tui",
+def test_ci_runs_the_readmes_test_command_verbatim_then_the_slow_tests_the_checks_and_the_lowest_versions() -> None:
+    assert _ci_commands() == [_readme_test_command(), ".venv/bin/python -m pytest -n 2 -q -m slow",
+                              ".venv/bin/ruff check .", ".venv/bin/mypy judge_tui",
                               ".venv/bin/mypy tests benchmarks", ".venv/bin/lint-imports", LOWEST]
 
 
