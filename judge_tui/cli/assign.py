@@ -40,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
             members = parse_members(args.jury, store, rubric.id) if args.jury else ()
             found = certify_judge(store, rubric, alpha=_or_default(args.alpha), delta=_or_default(args.delta),
                                   tolerance=load_settings().agreement.tolerance, judge=args.judge, members=members)
-        plan = assign(store, rubric, replace(options, rubric=rubric.id), left_to_judge=found.decided if found else ())
+        plan = assign(store, rubric, replace(options, rubric=rubric.id), left_to_judge=found.decided if found else (),
+                      certificate=found.terms() if found else None)
         summary = plan_summary(plan)
     if found is not None:
         summary["certificate"] = found.to_json()
