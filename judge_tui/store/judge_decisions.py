@@ -32,12 +32,13 @@ class CertificateTerms:
     kept: int  # of them, those the judge keeps at λ (0 when none passed)
     disagreements: int | None
     bound: float | None
+    unrated: int  # the items no expert had rated, outside the certification and test splits: decided or escalated
     plan_id: str | None = None  # the assignment plan made with it
     created_at: str = ""  # ISO 8601 in UTC
 
 
 _COLUMNS = ("rubric, judge, members, jury_rule, confidence, split, alpha, delta, lambda, tolerance, n, kept,"
-            " disagreements, bound, plan_id, created_at")
+            " disagreements, bound, unrated, plan_id, created_at")
 
 
 class JudgeDecisionQueries(StoreCore):
@@ -52,10 +53,10 @@ class JudgeDecisionQueries(StoreCore):
             if terms is None:
                 return
             conn.execute(
-                f"INSERT INTO judge_certificates ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO judge_certificates ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [rubric, terms.judge, json.dumps(list(terms.members), ensure_ascii=False), terms.jury_rule,
                  terms.confidence, terms.split, terms.alpha, terms.delta, terms.lambda_, terms.tolerance, terms.n,
-                 terms.kept, terms.disagreements, terms.bound, terms.plan_id, terms.created_at])
+                 terms.kept, terms.disagreements, terms.bound, terms.unrated, terms.plan_id, terms.created_at])
             conn.executemany("INSERT INTO judge_decisions (rubric, item_id) VALUES (?, ?)",
                              [(rubric, item) for item in decided])
 
@@ -64,11 +65,11 @@ class JudgeDecisionQueries(StoreCore):
         if row is None:
             return None
         (rubric_id, judge, members, jury_rule, confidence, split, alpha, delta, lambda_, tolerance, n, kept,
-         disagreements, bound, plan_id, created_at) = row
+         disagreements, bound, unrated, plan_id, created_at) = row
         return CertificateTerms(rubric_id, judge, tuple(json.loads(members)), jury_rule, confidence, split,
                                 float(alpha), float(delta), None if lambda_ is None else float(lambda_),
                                 float(tolerance), int(n), int(kept), disagreements,
-                                None if bound is None else float(bound), plan_id, created_at)
+                                None if bound is None else float(bound), int(unrated), plan_id, created_at)
 
     def judge_decided(self, rubric: str) -> list[str]:
         """The ids of the items the certificate in force leaves to the judge, in the rubric's order."""

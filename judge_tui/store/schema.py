@@ -598,6 +598,7 @@ def m016_judge_decisions(db: sqlite_utils.Database) -> None:
             kept INTEGER NOT NULL,
             disagreements INTEGER,
             bound REAL,
+            unrated INTEGER NOT NULL,
             plan_id TEXT,
             created_at TEXT NOT NULL
         )
