@@ -1,10 +1,12 @@
-"""The judge's certificate in force (analysis/judge_certificate.py) on the validity page: sentences for the text
-and Markdown pages, and its JSON (`judge_validity.certificate`)."""
+"""The judge's certificate in words: the certificate in force (analysis/judge_certificate.py) on the report's
+validity page (sentences for the text and Markdown pages, and its JSON, `judge_validity.certificate`), and the
+judge screen's lines at the lead's α and δ beside the one in force."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from judge_tui.analysis.certify import Certification
 from judge_tui.analysis.figure_format import (
     decimal_text,
     figure_with_interval,
@@ -15,6 +17,8 @@ from judge_tui.analysis.figure_format import (
 from judge_tui.analysis.judge_certificate import CertificateInForce
 from judge_tui.stats.agreement import Undefined
 from judge_tui.stats.intervals import IntervalFigure
+from judge_tui.stats.selective import fewest_certifiable
+from judge_tui.store import CertificateTerms
 
 TITLE = "The judge's certificate in force"
 SOURCES = {"repeats": "its repeated runs", "jury": "its members' agreement"}
@@ -94,3 +98,39 @@ def to_dict(c: CertificateInForce) -> dict[str, Any]:
             "items": saved.items, "timed_ratings": saved.timed_ratings, "mean_seconds": saved.mean_seconds,
             "hours": saved.hours, "interval": _interval(saved.interval), "method": HOURS_METHOD},
     }  # fmt: skip
+
+
+def screen_lines(found: Certification | None, problem: str | None, in_force: CertificateTerms | None,
+                 decided: int, alpha: float, delta: float, rubric_id: str, split: str) -> list[str]:
+    """The judge screen's certificate at the lead's α and δ (``found``, or why there is none), the one in force,
+    and the command that puts these levels in force when they differ."""
+    out = [f"Trust or escalate · α {short_text(alpha)}, δ {short_text(delta)}"]
+    if found is None:
+        out.append(f"  {problem or 'no certificate yet'}")
+    else:
+        cert, kept = found.certificate, found.certificate.certified
+        if kept is None and not cert.tests:
+            out.append(f"  no threshold is certified at these levels: the judge may decide no item; its {cert.n} "
+                       f"{split} items the experts rated are too few for any bound to reach α (it takes "
+                       f"{fewest_certifiable(alpha, delta)} kept items without a disagreement)")
+        elif kept is None:
+            out.append(f"  no threshold is certified at these levels: the judge may decide no item "
+                       f"({cert.n} {split} items the experts rated)")
+        else:
+            out.append(f"  λ {_level(kept.threshold)}: the judge keeps {share_text(cert.coverage)} of the {cert.n} "
+                       f"{split} items the experts rated ({kept.kept}; {kept.disagreements} disagreeing, bound "
+                       f"{decimal_text(kept.bound, 3)} ≤ α)")
+        out.append(f"  {found.unrated} items no expert has rated (outside {split} and test): the judge decides "
+                   f"{found.judge_decides}, escalate {found.escalate} to the experts")
+    if in_force is None:
+        out.append("  In force: no certificate; every item is the experts' to rate")
+    else:
+        said = "no threshold (the judge decides no item)" if in_force.lambda_ is None else \
+            f"λ {_level(in_force.lambda_)}"
+        out.append(f"  In force: {said} at α {short_text(in_force.alpha)}, δ {short_text(in_force.delta)}, since "
+                   f"{in_force.created_at[:16].replace('T', ' ')} UTC: the judge decides {decided} items, the "
+                   f"experts' queues hold the rest")
+    if in_force is None or (in_force.alpha, in_force.delta) != (alpha, delta):
+        out.append(f"  To put these levels in force: `judge-tui assign --rubric {rubric_id} --experts … --escalate "
+                   f"--alpha {short_text(alpha)} --delta {short_text(delta)}`")
+    return out

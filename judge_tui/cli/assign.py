@@ -9,10 +9,10 @@ from dataclasses import replace
 from judge_tui.analysis.certify import certify_judge
 from judge_tui.cli.certify import certification_lines
 from judge_tui.cli.commands import open_store
-from judge_tui.cli.parser import DEFAULT_LEVEL
 from judge_tui.cli.raters import parse_members
 from judge_tui.formats.terminal import echo
 from judge_tui.model.errors import UserError
+from judge_tui.model.records import DEFAULT_LEVEL
 from judge_tui.model.settings import load_settings
 from judge_tui.store.rubric_choice import resolve_rubric
 from judge_tui.transfer.assignment import (

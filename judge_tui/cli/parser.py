@@ -19,10 +19,9 @@ from typing import Any
 
 from judge_tui import __version__
 from judge_tui.model.errors import UserError
-from judge_tui.model.records import SPLITS
+from judge_tui.model.records import DEFAULT_LEVEL, SPLITS
 from judge_tui.model.textsafe import clean
 
-DEFAULT_LEVEL = 0.1  # certify's alpha and delta, and assign --escalate's
 DB_HELP = "database file (default: $JUDGE_TUI_DB, or judge-tui.db in the user data folder)"
 LEAD_HELP = ("open as the study lead: c adjudicates, a shows the team over every item (a reviewer sees figures "
              "only over the items they submitted)")
