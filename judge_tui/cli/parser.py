@@ -267,7 +267,8 @@ def build_parser() -> CommandParser:
     p.add_argument("--seed", type=int, default=0, help="the same items, experts and seed give the same plan")
     p.add_argument("--escalate", action="store_true",
                    help="keep out of the plan the items the judge is certified to decide (judge-tui certify on the "
-                        "dev split), so the experts' queues hold only the items it leaves to them")
+                        "dev split), so the experts' queues hold only the items it leaves to them; the certificate "
+                        "and the items it decides are recorded with the plan (a plan without it removes them)")
     p.add_argument("--alpha", type=float, help="with --escalate: the certificate's alpha (default 0.1)")
     p.add_argument("--delta", type=float, help="with --escalate: the certificate's delta (default 0.1)")
     p.add_argument("--judge", help="with --escalate: the judge rater (default: the judge that rated most items)")
