@@ -42,20 +42,23 @@ def test_the_report_shows_the_certificate_in_force_with_its_figures_by_hand(
         tmp_path: Path, rubrics: dict[str, Rubric], capsys: pytest.CaptureFixture[str]):
     db = _database(tmp_path, rubrics["binary"])
     code, out, _ = run(capsys, "report", "--db", db, "--rubric", "binary", "--format", "json")
-    assert code == 0 and "certificate" not in json.loads(out)["judge_validity"]  # none recorded yet
+    assert code == 0
+    assert "certificate" not in json.loads(out)["judge_validity"]  # none recorded yet
     assert run(capsys, *ASSIGN, "--db", db, "--escalate")[0] == 0
     code, out, err = run(capsys, "report", "--db", db, "--rubric", "binary", "--format", "json")
     assert code == 0, err
     c = json.loads(out)["judge_validity"]["certificate"]
     assert (c["confidence_source"], c["split"], c["alpha"], c["delta"], c["lambda"], c["certified"]) == (
         "repeats", "dev", 0.1, 0.1, 1.0, True)
-    assert c["coverage"] == pytest.approx(40 / 60) and (c["kept"], c["n"], c["disagreements"]) == (40, 60, 1)
+    assert c["coverage"] == pytest.approx(40 / 60)
+    assert (c["kept"], c["n"], c["disagreements"]) == (40, 60, 1)
     assert (c["unrated"], c["judge_decides"], c["escalated"]) == (12, 6, 6)
     # The test split: 15 items compared, 13 kept (10 wrong + 3 right), 3 agreeing. Wilson at 95% by hand:
     # p = 3/13, z = 1.959964; centre (p + z²/26) / (1 + z²/13), half-width z·√(p(1−p)/13 + z²/676) / (1 + z²/13).
     test = c["test"]
     assert (test["compared"], test["kept"], test["agreeing"]) == (15, 13, 3)
-    assert test["agreement"] == pytest.approx(3 / 13) and test["coverage"] == pytest.approx(13 / 15)
+    assert test["agreement"] == pytest.approx(3 / 13)
+    assert test["coverage"] == pytest.approx(13 / 15)
     assert test["interval"] == pytest.approx([0.0817953, 0.5025638], abs=1e-6)
     assert test["interval"] == pytest.approx(list(proportion_confint(3, 13, alpha=0.05, method="wilson")), abs=1e-9)
     # Hours saved: 6 items x the mean of 60, 120 and 180 s = 0.2 h; the mean's interval 120 ± 1.959964·60/√3.

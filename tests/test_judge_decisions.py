@@ -40,12 +40,14 @@ def test_assign_escalate_records_the_certificate_and_marks_the_items_the_judge_d
         "lambda_": 1.0, "n": 60, "kept": 40, "disagreements": 1, "plan_id": plan}
     with Store(db) as store:
         made = store.current_plan("binary")
-    assert made is not None and terms["created_at"] == made["created_at"]  # recorded with its plan
+    assert made is not None
+    assert terms["created_at"] == made["created_at"]  # recorded with its plan
     # Certified again at a level nothing passes: the old marks go, the new terms say no threshold passed.
     code, _, err = run(capsys, *ASSIGN, "--db", db, "--escalate", "--alpha", "0.02")
     assert code == 0, err
     terms, decided = _marks(db)
-    assert decided == [] and terms is not None
+    assert decided == []
+    assert terms is not None
     assert (terms["alpha"], terms["lambda_"], terms["kept"], terms["disagreements"]) == (0.02, None, 0, None)
     # A plan without --escalate puts every item in the experts' queues: no certificate is in force.
     assert run(capsys, *ASSIGN, "--db", db, "--escalate", "--format", "json")[0] == 0
@@ -63,7 +65,9 @@ def test_a_certificate_that_fails_leaves_the_marks_it_would_replace(tmp_path: Pa
     assert run(capsys, *ASSIGN, "--db", db, "--escalate")[0] == 0
     before = _marks(db)
     code, _, err = run(capsys, *ASSIGN, "--db", db, "--escalate", "--judge", "judge:nobody:binary@p1")
-    assert code == 1 and "is not a judge" in err and "Traceback" not in err
+    assert code == 1
+    assert "is not a judge" in err
+    assert "Traceback" not in err
     assert _marks(db) == before
 
 
@@ -81,4 +85,6 @@ def test_the_migration_adds_the_tables_to_a_database_an_earlier_version_left(tmp
     code, _, err = run(capsys, *ASSIGN, "--db", db, "--escalate")
     assert code == 0, err
     terms, decided = _marks(db)
-    assert terms is not None and terms["lambda_"] == 1.0 and len(decided) == 6
+    assert terms is not None
+    assert terms["lambda_"] == 1.0
+    assert len(decided) == 6

@@ -39,7 +39,8 @@ async def test_an_expert_sees_nothing_of_the_judges_decision_on_an_item_left_to_
             await pilot.pause()
             shown.append(frame(app))
     seen = "\n".join(shown)
-    assert "List every key" in shown[1] or "Keys" in shown[1], shown[1]  # the help screen was drawn
+    assert "Keys of the rating screen" in shown[1]  # the help screen was drawn
+    assert "Agreement · cis · " in shown[3]  # and the agreement summary
     for telltale in TELLTALES:
         assert telltale not in seen, f"the expert's screens showed {telltale!r}:\n{seen}"
     for item_id in item_ids:
