@@ -10,8 +10,11 @@ from pathlib import Path
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
+from judge_tui.analysis.certificate_format import sentences, to_dict
+from judge_tui.analysis.judge_certificate import CertificateInForce, KeptOnTest, hours_saved
 from judge_tui.model.rubrics import Rubric
-from judge_tui.store import Store
+from judge_tui.stats.agreement import Undefined
+from judge_tui.store import CertificateTerms, Store
 from tests.formats_helpers import run
 from tests.team_fixtures import rate
 from tests.test_certify import add, judge_runs, study
@@ -96,3 +99,50 @@ def test_the_report_says_when_no_threshold_passed(tmp_path: Path, rubrics: dict[
     page = " ".join(out.split())
     assert "No threshold passed: the judge may decide no item. All 12 items no expert had rated are the experts' " \
            "to rate (coverage 0%)." in page
+
+
+def test_a_jurys_certificate_is_checked_on_the_test_split_with_its_own_confidence(
+        tmp_path: Path, rubrics: dict[str, Rubric], capsys: pytest.CaptureFixture[str]):
+    """Three judges as a jury: certified on dev (40 unanimous and right, 20 split 1-2 and wrong), then on the test
+    split 4 unanimous items (3 right, 1 wrong) and 2 split ones (below λ, not kept)."""
+    rubric = rubrics["binary"]
+    db = tmp_path / "jury.db"
+    members = ("judge:alpha:binary@p1", "judge:beta:binary@p1", "judge:gamma:binary@p1")
+    with Store(db) as store:
+        sure, split = add(store, "S", 40, "dev"), add(store, "U", 20, "dev")
+        fresh, tested = add(store, "A", 5, "train"), add(store, "T", 6, "test")
+        rate(store, rubric, "ann", "human", {i: {"label": 1.0} for i in sure + split + tested})
+        for m, member in enumerate(members):
+            said = {i: 1.0 for i in sure + fresh + tested[:3]} | {i: float(m == 0) for i in split + tested[4:]}
+            said |= {tested[3]: 0.0}
+            rate(store, rubric, member, "judge", {i: {"label": v} for i, v in said.items()})
+    code, _, err = run(capsys, *ASSIGN, "--db", db, "--escalate", "--jury", "+".join(members))
+    assert code == 0, err
+    code, out, err = run(capsys, "report", "--db", db, "--rubric", "binary", "--format", "json")
+    assert code == 0, err
+    c = json.loads(out)["judge_validity"]["certificate"]
+    assert c["confidence_source"] == "jury"
+    assert c["members"] == list(members)
+    assert c["jury_rule"] == "majority"
+    assert c["lambda"] == 1.0
+    assert (c["judge_decides"], c["escalated"]) == (5, 0)
+    assert (c["test"]["compared"], c["test"]["kept"], c["test"]["agreeing"]) == (6, 4, 3)
+    assert c["test"]["interval"] == pytest.approx(list(proportion_confint(3, 4, alpha=0.05, method="wilson")),
+                                                  abs=1e-9)
+    code, out, _ = run(capsys, "report", "--db", db, "--rubric", "binary")
+    page = " ".join(out.split())
+    assert "The judge's certificate in force: the jury " + "+".join(members) + ", its confidence from its members' " \
+           "agreement, certified on the dev split" in page
+
+
+def test_a_certificate_with_nothing_to_check_on_the_test_split_says_so():
+    terms = CertificateTerms(rubric="binary", judge="judge:alpha:binary@p1", members=(), jury_rule="",
+                             confidence="repeats", split="dev", alpha=0.1, delta=0.1, lambda_=1.0, tolerance=0.15,
+                             n=60, kept=40, disagreements=1, bound=0.094, unrated=12, created_at="")
+    found = CertificateInForce(terms, 6, KeptOnTest(0, 0, 0, Undefined("no item is in the test split")),
+                               hours_saved(6, [], 0.95))
+    said = sentences(found)
+    assert "On the test split: no item the experts rated has the judge's verdict with a confidence yet, so nothing " \
+           "checks the certificate there." in said
+    assert "Expert hours saved: n/a (no expert rating of this rubric has a recorded time)." in said
+    assert to_dict(found)["hours_saved"]["hours"] is None

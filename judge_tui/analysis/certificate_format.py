@@ -54,7 +54,10 @@ def sentences(c: CertificateInForce) -> list[str]:
                    f"{t.split} and test splits; {c.escalated} are escalated to the experts' queues.")
     test = c.test
     if test is not None:
-        if test.kept:
+        if not test.compared:
+            out.append("On the test split: no item the experts rated has the judge's verdict with a confidence yet, "
+                       "so nothing checks the certificate there.")
+        elif test.kept:
             agreement = figure_with_interval(test.agreement, test.interval, percent=True)
             out.append(f"On the test split: the judge would keep {test.kept} of the {test.compared} items the "
                        f"experts rated and it judged with a confidence; it agrees with the experts on {agreement} "
