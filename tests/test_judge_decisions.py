@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ ASSIGN = ("assign", "--rubric", "binary", "--experts", "ann,bob", "--overlap", "
 def _marks(db: Path) -> tuple[dict[str, object] | None, list[str]]:
     with Store(db) as store:
         terms = store.certificate_in_force("binary")
-        return (terms.__dict__ if terms else None), store.judge_decided("binary")
+        return (asdict(terms) if terms else None), store.judge_decided("binary")
 
 
 def test_assign_escalate_records_the_certificate_and_marks_the_items_the_judge_decides(
