@@ -104,9 +104,11 @@ def to_dict(c: CertificateInForce) -> dict[str, Any]:
 
 
 def screen_lines(found: Certification | None, problem: str | None, in_force: CertificateTerms | None,
-                 decided: int, alpha: float, delta: float, rubric_id: str, split: str) -> list[str]:
-    """The judge screen's certificate at the lead's α and δ (``found``, or why there is none), the one in force,
-    and the command that puts these levels in force when they differ."""
+                 decided: int, alpha: float, delta: float, rubric_id: str, split: str,
+                 judge: str | None = None) -> list[str]:
+    """The judge screen's certificate at the lead's α and δ (``found``, or why there is none), the one in force
+    (said to be another judge's when it is not ``judge``'s, the judge in force), and the command that puts these
+    levels in force when they differ."""
     out = [f"Trust or escalate · α {short_text(alpha)}, δ {short_text(delta)}"]
     if found is None:
         out.append(f"  {problem or 'no certificate yet'}")
@@ -133,7 +135,11 @@ def screen_lines(found: Certification | None, problem: str | None, in_force: Cer
         out.append(f"  In force: {said} at α {short_text(in_force.alpha)}, δ {short_text(in_force.delta)}, since "
                    f"{in_force.created_at[:16].replace('T', ' ')} UTC: the judge decides {decided} items, the "
                    f"experts' queues hold the rest")
-    if in_force is None or (in_force.alpha, in_force.delta) != (alpha, delta):
+        if judge is not None and not in_force.members and in_force.judge != judge:
+            out.append(f"  It certifies {in_force.judge}, not the judge in force: a new judge needs a new "
+                       f"certificate")
+    stale = in_force is not None and judge is not None and not in_force.members and in_force.judge != judge
+    if in_force is None or stale or (in_force.alpha, in_force.delta) != (alpha, delta):
         out.append(f"  To put these levels in force: `judge-tui assign --rubric {rubric_id} --experts … --escalate "
                    f"--alpha {short_text(alpha)} --delta {short_text(delta)}`")
     return out

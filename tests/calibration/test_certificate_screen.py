@@ -9,7 +9,7 @@ import pytest
 
 from judge_tui.model.records import Item
 from judge_tui.model.settings import Settings
-from judge_tui.store import Store
+from judge_tui.store import CertificateTerms, Store
 from judge_tui.store.rubric_choice import resolve_rubric
 from judge_tui.tui.screens.calibrate import CalibrationApp, CalibrationScreen
 from tests.calibration.fixtures import build_study, has_honey, judge_dev
@@ -74,3 +74,17 @@ async def test_the_lead_sets_alpha_and_delta_on_the_judge_screen(tmp_path: Path,
             await pilot.press("q")
     with Store(path) as store:
         assert store.certificate_in_force("binary") is None  # the screen records nothing
+        old = CertificateTerms(rubric="binary", judge="judge:old-model:binary@p0", members=(), jury_rule="",
+                               confidence="repeats", split="dev", alpha=0.2, delta=0.25, lambda_=1.0, tolerance=0.15,
+                               n=12, kept=6, disagreements=0, bound=0.2, unrated=6, created_at="2026-01-02T03:04:05Z")
+        store.record_certificate("binary", old, ["Q00", "Q01"])
+        app = CalibrationApp(store, resolve_rubric("binary", store), "lead", settings=Settings(), make_backend=None)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app_until(pilot, lambda: "In force: λ 1" in widget_text(app), "the certificate in force")
+            shown = " ".join(widget_text(app).split())
+            assert "Trust or escalate · α 0.2, δ 0.25" in shown  # the levels in force to begin with
+            assert "In force: λ 1 at α 0.2, δ 0.25, since 2026-01-02 03:04 UTC: the judge decides 2 items" in shown
+            assert "It certifies judge:old-model:binary@p0, not the judge in force: a new judge needs a new " \
+                   "certificate" in shown
+            assert "--escalate --alpha 0.2 --delta 0.25`" in shown
+            await pilot.press("q")

@@ -260,7 +260,8 @@ class CalibrationScreen(Screen[None]):
             except UserError as exc:
                 problem = str(exc)
         return screen_lines(found, problem, store.certificate_in_force(self.rubric.id),
-                            len(store.judge_decided(self.rubric.id)), alpha, delta, self.rubric.id, self.split)
+                            len(store.judge_decided(self.rubric.id)), alpha, delta, self.rubric.id, self.split,
+                            judge)
 
     def _count_unjudged(self, store: Store, prompt_version: str, model: str) -> tuple[int, int, int]:
         """What j would judge: the split's items the judge of this model has not judged under the prompt in
