@@ -22,7 +22,7 @@ it (confidence at or above λ̂) or it goes to the experts (below, judged once, 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +35,7 @@ from judge_tui.analysis.team import is_expert, load_team, team_consensus
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric, Scale
 from judge_tui.stats.selective import Certificate, certify
-from judge_tui.store import Store
+from judge_tui.store import CertificateTerms, Store
 
 DEFAULT_SPLIT = "dev"
 REPEATS, JURY = "repeats", "jury"  # where the confidence comes from
@@ -119,12 +119,27 @@ class Certification:
     def certified(self) -> bool:
         return self.certificate.threshold is not None
 
+    @property
+    def source(self) -> str:
+        """Where the confidence comes from, by name: recorded with the certificate."""
+        return JURY if self.members else REPEATS
+
+    def terms(self) -> CertificateTerms:
+        """The certificate as the store records it (store/judge_decisions.py)."""
+        found = self.certificate.certified
+        return CertificateTerms(
+            rubric=self.rubric, judge=self.judge, members=self.members, jury_rule=self.jury_rule,
+            confidence=self.source, split=self.split, alpha=self.certificate.alpha, delta=self.certificate.delta,
+            lambda_=found.threshold if found else None, tolerance=self.tolerance, n=self.certificate.n,
+            kept=found.kept if found else 0, disagreements=found.disagreements if found else None,
+            bound=found.bound if found else None, unrated=self.unrated)
+
     def to_json(self) -> dict[str, Any]:
         cert = self.certificate
         found = cert.certified
         return {
             "rubric": self.rubric, "judge": self.judge, "members": list(self.members), "split": self.split,
-            "tolerance": self.tolerance, "confidence": JURY if self.members else REPEATS,
+            "tolerance": self.tolerance, "confidence": self.source,
             "jury_rule": self.jury_rule or None,
             "most_judgments": self.most_judgments,
             "alpha": cert.alpha, "delta": cert.delta, "certified": self.certified,
@@ -160,6 +175,36 @@ def member_matrix(ratings: RubricRatings, members: Sequence[str], keys: np.ndarr
     return ratings.first_run_matrix(list(members), keys)[:, :, columns]
 
 
+def judged_with_confidence(ratings: RubricRatings, keys: np.ndarray, tolerance: float, source: str, *,
+                           judge: str | None, members: Sequence[str] = ()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Over ``keys``: the verdict (items x judged dimensions), the confidence and the number of judgments of each
+    item, with the confidence named by ``source`` (the name a certificate records): ``judge``'s repeats, or the
+    jury its ``members`` make."""
+    scale = ratings.rubric.scale
+    if source not in (REPEATS, JURY):
+        raise UserError(f"the judge's confidence {source!r} is not one this judge-tui computes ({REPEATS}, {JURY}): "
+                        "certify again with `judge-tui assign --escalate`")
+    if source == JURY:
+        matrix = member_matrix(ratings, members, keys)
+        return (*jury_verdicts(matrix, scale, tolerance), (~np.isnan(matrix).all(axis=2)).sum(axis=0))
+    runs = judge_runs(ratings, str(judge), keys)
+    return runs[0], repeat_confidence(runs, scale, tolerance), (~np.isnan(runs).all(axis=2)).sum(axis=0)
+
+
+Judged = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+
+def against_experts(store: Store, rubric: Rubric, ratings: RubricRatings, split: str, judged: Judged,
+                    tolerance: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Over the split's items, in its order: whether the experts and the judge both rated each, whether its
+    verdict disagrees with the experts' consensus, its confidence and its number of judgments."""
+    view = load_team(store, rubric, split=split, ratings=ratings, notes=False)
+    reference = np.column_stack([team_consensus(view, d, min_raters=1)[0] for d in view.dimensions])
+    verdict, confidence, judgments = judged(view.item_keys)
+    rated, wrong = disagreements(reference, verdict, rubric.scale, tolerance)
+    return rated, wrong, confidence, judgments
+
+
 def certify_judge(store: Store, rubric: Rubric, *, alpha: float, delta: float, tolerance: float,
                   judge: str | None = None, members: Sequence[str] = (),
                   split: str = DEFAULT_SPLIT) -> Certification:
@@ -180,18 +225,12 @@ def certify_judge(store: Store, rubric: Rubric, *, alpha: float, delta: float, t
             raise UserError(f"rubric {rubric.id!r} has no items in the {split} split: assign splits with "
                             f"`judge-tui split --rubric {rubric.id}`")
 
-        def judged(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-            """The verdict (items x dimensions), the confidence and the number of judgments of each item."""
-            if members:
-                matrix = member_matrix(ratings, members, keys)
-                return (*jury_verdicts(matrix, rubric.scale, tolerance), (~np.isnan(matrix).all(axis=2)).sum(axis=0))
-            runs = judge_runs(ratings, str(judge), keys)
-            return runs[0], repeat_confidence(runs, rubric.scale, tolerance), (~np.isnan(runs).all(axis=2)).sum(axis=0)
+        source = JURY if members else REPEATS
 
-        view = load_team(store, rubric, split=split, ratings=ratings, notes=False)
-        reference = np.column_stack([team_consensus(view, d, min_raters=1)[0] for d in view.dimensions])
-        verdict, confidence, judgments = judged(view.item_keys)
-        rated, wrong = disagreements(reference, verdict, rubric.scale, tolerance)
+        def judged(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            return judged_with_confidence(ratings, keys, tolerance, source, judge=judge, members=members)
+
+        rated, wrong, confidence, judgments = against_experts(store, rubric, ratings, split, judged, tolerance)
         who = f"the jury {'+'.join(members)}" if members else f"judge {judge}"
         if not rated.any():
             raise UserError(f"no item of the {split} split has both an expert's rating and {who}'s verdict: the "

@@ -10,11 +10,12 @@ comparison (compare.VersionComparison), a jury (jury.Jury), the judge's validity
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from judge_tui.analysis.biases import Biases, judge_biases
 from judge_tui.analysis.compare import VersionComparison, compare_versions
 from judge_tui.analysis.drift import ExpertSelfAgreement, drift_figures
+from judge_tui.analysis.judge_certificate import certificate_in_force
 from judge_tui.analysis.jury import Jury, build_jury
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE
 from judge_tui.analysis.position_bias import PositionBiasFigures, position_bias
@@ -100,5 +101,7 @@ def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = Non
         panel = build_jury(store, rubric, jury, split=split, tolerance=tolerance, confidence=confidence,
                            ratings=ratings, among=report.human.rater_ids if report is not None else None)
         validity = every_judge_validity(store, report, ratings, settings) if report is not None else None
+        if validity is not None:  # the certificate in force, with the page: the lead's view of the judge
+            validity = replace(validity, certificate=certificate_in_force(store, rubric, confidence, ratings))
     return FullReport(rubric, split, tolerance, report, str(problem) if problem else None, team, tuple(drift), None,
                       flagged, confidence, settings, tuple(biases), tuple(swaps), panel, validity, biases_missing)

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from judge_tui.analysis.judge_certificate import CertificateInForce
 from judge_tui.analysis.queue_orders import judge_strata
 from judge_tui.analysis.report import OVERALL, Group, NoComparison, Report, ReportError, build_report
 from judge_tui.analysis.scores import OVERALL_COLUMN, RubricRatings, Scores, item_groups, load, mean_of
@@ -177,6 +178,7 @@ class ValidityPage:
     judges: tuple[JudgeValidity, ...]  # one block per judge rater and rubric version, newest version first
     pool_shown: bool
     too_few: tuple[TooFew, ...] = ()  # the versions said in one line, in the order of the judges
+    certificate: CertificateInForce | None = None  # the judge's certificate in force (the report's page only)
 
     @property
     def by_version(self) -> bool:

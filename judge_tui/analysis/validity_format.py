@@ -13,6 +13,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
+from judge_tui.analysis import certificate_format
 from judge_tui.analysis.figure_format import (
     decimal_text,
     figure_with_interval,
@@ -294,6 +295,10 @@ def render_text(page: ValidityPage, width: int = WIDTH) -> str:
             blocks.append(judge_lines(page, j, width) + compared_lines(j, width) + settle_lines(j, width))
     if page.by_version:
         blocks.append(_wrap(VERSIONS_NOTE, width, "", ""))
+    if page.certificate is not None:
+        blocks.append(_wrap(clean(certificate_format.heading(page.certificate)), width, "", "  ")
+                      + [line for text in certificate_format.sentences(page.certificate)
+                         for line in _wrap(clean(text), width)])
     return "\n\n".join("\n".join(b) for b in blocks) + "\n"
 
 
@@ -370,6 +375,9 @@ def render_markdown(page: ValidityPage) -> str:
         out += [*([] if page.judges else [f"# {TITLE}", ""]), *last, ""]
     if page.by_version:
         out += [VERSIONS_NOTE, ""]
+    if page.certificate is not None:
+        out += [f"## {_md(certificate_format.heading(page.certificate))}", ""]
+        out += [f"- {_md(text)}" for text in certificate_format.sentences(page.certificate)] + [""]
     return "\n".join(out)
 
 
@@ -450,7 +458,8 @@ def _version_dict(v: RubricVersion | None) -> dict[str, Any]:
 def to_dict(page: ValidityPage) -> dict[str, Any]:
     """The page as JSON (the report's `judge_validity` key): `judges` holds a block per judge rater and rubric
     version (`judges[0]`: the judge of the comparison under its newest version), `too_few_ratings` the versions
-    said in one line."""
+    said in one line, `certificate` the judge's certificate in force (only when one is)."""
+    certificate = {"certificate": certificate_format.to_dict(page.certificate)} if page.certificate else {}
     return {
         "rubric": page.rubric_id, "epsilon": page.epsilon, "q": page.q, "confidence": page.confidence,
         "pool_shown": page.pool_shown,
@@ -466,4 +475,5 @@ def to_dict(page: ValidityPage) -> dict[str, Any]:
         "too_few_ratings": [{"judge": t.judge, "rubric_version": t.version.number or None,
                              **_version_dict(t.version), "judged": t.judged, "compared": t.compared,
                              "reason": t.reason} for t in page.too_few],
+        **certificate,
     }

@@ -9,10 +9,10 @@ from dataclasses import replace
 from judge_tui.analysis.certify import certify_judge
 from judge_tui.cli.certify import certification_lines
 from judge_tui.cli.commands import open_store
-from judge_tui.cli.parser import DEFAULT_LEVEL
 from judge_tui.cli.raters import parse_members
 from judge_tui.formats.terminal import echo
 from judge_tui.model.errors import UserError
+from judge_tui.model.records import DEFAULT_LEVEL
 from judge_tui.model.settings import load_settings
 from judge_tui.store.rubric_choice import resolve_rubric
 from judge_tui.transfer.assignment import (
@@ -40,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
             members = parse_members(args.jury, store, rubric.id) if args.jury else ()
             found = certify_judge(store, rubric, alpha=_or_default(args.alpha), delta=_or_default(args.delta),
                                   tolerance=load_settings().agreement.tolerance, judge=args.judge, members=members)
-        plan = assign(store, rubric, replace(options, rubric=rubric.id), left_to_judge=found.decided if found else ())
+        plan = assign(store, rubric, replace(options, rubric=rubric.id), left_to_judge=found.decided if found else (),
+                      certificate=found.terms() if found else None)
         summary = plan_summary(plan)
     if found is not None:
         summary["certificate"] = found.to_json()

@@ -19,10 +19,9 @@ from typing import Any
 
 from judge_tui import __version__
 from judge_tui.model.errors import UserError
-from judge_tui.model.records import SPLITS
+from judge_tui.model.records import DEFAULT_LEVEL, SPLITS
 from judge_tui.model.textsafe import clean
 
-DEFAULT_LEVEL = 0.1  # certify's alpha and delta, and assign --escalate's
 DB_HELP = "database file (default: $JUDGE_TUI_DB, or judge-tui.db in the user data folder)"
 LEAD_HELP = ("open as the study lead: c adjudicates, a shows the team over every item (a reviewer sees figures "
              "only over the items they submitted)")
@@ -268,7 +267,8 @@ def build_parser() -> CommandParser:
     p.add_argument("--seed", type=int, default=0, help="the same items, experts and seed give the same plan")
     p.add_argument("--escalate", action="store_true",
                    help="keep out of the plan the items the judge is certified to decide (judge-tui certify on the "
-                        "dev split), so the experts' queues hold only the items it leaves to them")
+                        "dev split), so the experts' queues hold only the items it leaves to them; the certificate "
+                        "and the items it decides are recorded with the plan (a plan without it removes them)")
     p.add_argument("--alpha", type=float, help="with --escalate: the certificate's alpha (default 0.1)")
     p.add_argument("--delta", type=float, help="with --escalate: the certificate's delta (default 0.1)")
     p.add_argument("--judge", help="with --escalate: the judge rater (default: the judge that rated most items)")

@@ -11,6 +11,7 @@ from typing import Any, Literal
 RaterKind = Literal["human", "judge", "code"]
 RATER_KINDS: tuple[str, ...] = ("human", "judge", "code")
 SPLITS: tuple[str, ...] = ("train", "dev", "test")
+DEFAULT_LEVEL = 0.1  # the judge's certificate's α and δ unless the lead gives others (certify, assign, judge screen)
 
 REVIEWER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,39}")
 CONSENSUS_RATER = "consensus"  # the lead's adjudicated ratings (judge-tui adjudicate)

@@ -7,9 +7,10 @@ A Store belongs to the thread that opened it.
 One module per area, each a class of queries that Store combines (docs/architecture.md maps them): schema.py
 (tables, migrations and the views every reader shares, current_ratings among them), core.py (connection,
 transactions, meta), then items, ratings, drafts, flags, drift_rows (re-ratings), version_rows, agreement_queries,
-judge_queue, judge_workers, judge_batches, assignments, queue_orders, finishes, status, import_export and
-merge_rows; foreign.py reads another database for a merge; faults.py turns the database's faults into messages;
-rubric_choice.py picks the rubric definition a database works with.
+judge_queue, judge_workers, judge_batches, judge_decisions (the judge's certificate and its marks), assignments,
+queue_orders, finishes, status, import_export and merge_rows; foreign.py reads another database for a merge;
+faults.py turns the database's faults into messages; rubric_choice.py picks the rubric definition a database works
+with.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from judge_tui.store.foreign import ForeignDatabase
 from judge_tui.store.import_export import ImportExportQueries
 from judge_tui.store.items import ItemQueries
 from judge_tui.store.judge_batches import JudgeBatchQueries
+from judge_tui.store.judge_decisions import CertificateTerms, JudgeDecisionQueries
 from judge_tui.store.judge_queue import JudgeQueueQueries
 from judge_tui.store.judge_workers import JudgeWorkerQueries
 from judge_tui.store.merge_rows import (
@@ -43,6 +45,7 @@ from judge_tui.store.version_rows import VersionQueries
 
 __all__ = [
     "CALIBRATION_CHANGE_KEY",
+    "CertificateTerms",
     "Finish",
     "RATING_CONTENT",
     "ForeignDatabase",
@@ -76,6 +79,7 @@ class Store(
     AssignmentQueries,
     QueueOrderQueries,
     FinishQueries,
+    JudgeDecisionQueries,
     StoreCore,
 ):
     """A judge-tui database: every query of every area, on one connection."""

@@ -572,3 +572,44 @@ def m015_rubric_versions_without_examples(db: sqlite_utils.Database) -> None:
         if asked not in held:
             db.execute("UPDATE rubric_versions SET content_hash = ? WHERE id = ?", [asked, version_id])
             held.add(asked)
+
+
+@migrations()
+def m016_judge_decisions(db: sqlite_utils.Database) -> None:
+    # Trust or escalate (analysis/certify.py): the judge's certificate in force for a rubric, with its terms, and
+    # the items it marks as decided by the judge alone (kept out of the experts' queues). One certificate per
+    # rubric: certifying again replaces it and its marks whole. lambda is NULL when no threshold passed (the
+    # judge then decides no item); confidence names where the judge's confidence came from ("repeats", "jury",
+    # or another source), so a certificate says what it was made with.
+    db.execute(
+        """
+        CREATE TABLE judge_certificates (
+            rubric TEXT PRIMARY KEY,
+            judge TEXT NOT NULL,
+            members TEXT NOT NULL DEFAULT '[]',
+            jury_rule TEXT NOT NULL DEFAULT '',
+            confidence TEXT NOT NULL,
+            split TEXT NOT NULL,
+            alpha REAL NOT NULL,
+            delta REAL NOT NULL,
+            lambda REAL,
+            tolerance REAL NOT NULL,
+            n INTEGER NOT NULL,
+            kept INTEGER NOT NULL,
+            disagreements INTEGER,
+            bound REAL,
+            unrated INTEGER NOT NULL,
+            plan_id TEXT,
+            created_at TEXT NOT NULL
+        )
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE judge_decisions (
+            rubric TEXT NOT NULL REFERENCES judge_certificates (rubric) ON DELETE CASCADE,
+            item_id TEXT NOT NULL REFERENCES items (id),
+            PRIMARY KEY (rubric, item_id)
+        )
+        """
+    )

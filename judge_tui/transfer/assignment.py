@@ -24,7 +24,7 @@ import random
 import uuid
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -32,7 +32,7 @@ from judge_tui.analysis.figure_format import share_text
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import CONSENSUS_RATER, Item, reviewer_problem
 from judge_tui.model.rubrics import Rubric
-from judge_tui.store import Store, now
+from judge_tui.store import CertificateTerms, Store, now
 from judge_tui.transfer.splits import quotas
 
 # The item properties a plan balances, when the rubric's items carry them.
@@ -282,10 +282,13 @@ def _later_than(stamp: str, earlier: str | None) -> str:
     return (datetime.fromisoformat(earlier) + timedelta(milliseconds=1)).isoformat(timespec="milliseconds")
 
 
-def assign(store: Store, rubric: Rubric, options: Options, *, left_to_judge: Collection[str] = ()) -> Assignment:
+def assign(store: Store, rubric: Rubric, options: Options, *, left_to_judge: Collection[str] = (),
+           certificate: CertificateTerms | None = None) -> Assignment:
     """Plan the assignment of the rubric's items and store it as the plan in force. ``left_to_judge``: items
     kept out of the plan because the judge is certified to decide them (`analysis.certify`); the experts' queues
-    then hold only the items it leaves to them."""
+    then hold only the items it leaves to them. ``certificate``: its terms, recorded with the plan and those
+    items marked as decided by the judge; without one, an earlier certificate and its marks are removed (every
+    item is the experts' again)."""
     if not store.count_items(rubric.id):
         raise UserError(f"no items of rubric {rubric.id!r} in {store.path}; import some first "
                         f"(judge-tui import FILE --rubric {rubric.id})")
@@ -298,14 +301,18 @@ def assign(store: Store, rubric: Rubric, options: Options, *, left_to_judge: Col
         current = store.current_plan(rubric.id)
         plan.plan_id = uuid.uuid4().hex[:16]
         plan.left_to_judge = len(every) - len(items)
+        created = _later_than(now(), current["created_at"] if current else None)
         store.save_assignment(
             {"id": plan.plan_id, "rubric": rubric.id, "experts": options.experts, "overlap": options.overlap,
              "overlap_raters": options.raters_per_overlap_item, "per_expert": options.per_expert,
              "seed": options.seed, "balance": balance,
-             "created_at": _later_than(now(), current["created_at"] if current else None)},
+             "created_at": created},
             [(expert, item, position, shared) for expert, queue in plan.queues.items()
              for position, (item, shared) in enumerate(queue, start=1)])
         plan.number = (current["number"] + 1) if current else 1
+        store.record_certificate(
+            rubric.id, replace(certificate, plan_id=plan.plan_id, created_at=created) if certificate else None,
+            left_to_judge if certificate else ())
     return plan
 
 

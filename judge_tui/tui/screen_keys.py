@@ -22,6 +22,8 @@ CALIBRATION_BINDINGS: list[Binding] = [
     Binding("K", "keep", "Keep", id="cal-keep", tooltip="Keep the change under trial"),
     Binding("R", "revert", "Revert", id="cal-revert",
             tooltip="Revert the change under trial: the files as they were, the revert recorded"),
+    Binding("a", "certificate_levels", "α δ", id="cal-levels",
+            tooltip="Change the α and δ of the judge's certificate: which items it may decide alone"),
     Binding("i", "switch('cal-items')", "Items", id="cal-items",
             tooltip="The misaligned dev items, worst first (the same key again, or Overview, goes back)"),
     Binding("v", "switch('cal-validity')", "Validity", id="cal-validity-key",

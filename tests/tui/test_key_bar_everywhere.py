@@ -69,7 +69,7 @@ async def test_the_judge_screen_shows_the_key_bar(tmp_path: Path, rubrics, size)
             await app_until(pilot, lambda: screen.standing is not None and not screen.computing, "the figures")
             await pilot.pause()
             # No judge model in the settings: nothing to judge, so no j.
-            assert bar(app) == "e Rubric  t Prompt  x Example  i Items  v Validity  esc Back"
+            assert bar(app) == "e Rubric  t Prompt  x Example  a α δ  i Items  v Validity  esc Back"
 
 
 class ItemHost(App[None]):

@@ -124,8 +124,8 @@ async def test_the_judge_screen_answers_to_the_remapped_keys(hermetic_home, tmp_
             await app_until(pilot, lambda: screen.standing is not None and not screen.computing, "the figures")
             await pilot.pause()
             # Textual lists a remapped binding after the others (as on the rating screen): the entries, in any order.
-            assert set(bar(app).split("  ")) == {"E Rubric", "t Prompt", "x Example", "I Items", "V Validity",
-                                                 "b Back"}
+            assert set(bar(app).split("  ")) == {"E Rubric", "t Prompt", "x Example", "a α δ", "I Items",
+                                                 "V Validity", "b Back"}
             status = str(screen.query_one("#cal-status", Static).render())
             assert "No change under trial · E rubric · t prompt · x example" in status
             switcher = screen.query_one(ContentSwitcher)

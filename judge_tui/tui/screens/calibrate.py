@@ -1,5 +1,6 @@
 """The judge screen, the study lead's calibration loop: where the judge stands on the dev split, a change to
-its rubric, template or examples, the dev split re-judged in the background, and the change kept or reverted.
+its rubric, template or examples, the dev split re-judged in the background, and the change kept or reverted;
+and the judge's certificate (trust or escalate) at the α and δ the lead sets with a, beside the one in force.
 
 It shows judge figures over every dev item, so it opens only for a lead who has rated no item of the rubric
 (the blind rule, analysis/blind.py): from `judge-tui calibrate`, or with J after `judge-tui rate --lead`.
@@ -29,8 +30,10 @@ from textual.widgets import ContentSwitcher, DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from judge_tui.analysis.blind import visible_items
-from judge_tui.analysis.figure_format import decimal_text, share_text
+from judge_tui.analysis.figure_format import decimal_text, share_text, short_text
 from judge_tui.model.errors import UserError
+from judge_tui.model.number_parsing import parse_number
+from judge_tui.model.records import DEFAULT_LEVEL
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings
 from judge_tui.model.textsafe import clean
@@ -107,9 +110,10 @@ class CalibrationScreen(Screen[None]):
     BINDINGS = [*CALIBRATION_BINDINGS]  # screen_keys.py: their ids, for settings.keymap
 
     class Computed(Message):
-        def __init__(self, standing: Any, unjudged: tuple[int, int, int]) -> None:
+        def __init__(self, standing: Any, unjudged: tuple[int, int, int], certificate: list[str] | None = None) -> None:
             super().__init__()
             self.standing = standing
+            self.certificate = certificate or []  # the certificate at the lead's α and δ, and the one in force
             # Split items the prompt in force has not judged yet (with this backend); how many of them failed
             # before (j tries them again); jobs already queued for this judge outside the split (the rating
             # screen's background judge queues every item), which a run judges too.
@@ -145,6 +149,7 @@ class CalibrationScreen(Screen[None]):
         self._drafts: dict[str, str] = {}  # a refused edit, kept so the next edit starts from it
         self._waiting_write = ""  # a write tried again each second while another program holds the database
         self._warned_waiting = False  # closing with it waiting was said once
+        self.levels = (DEFAULT_LEVEL, DEFAULT_LEVEL)  # the certificate's α and δ (a changes them)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that would do nothing now are left out of the key bar: K and R without a change under trial,
@@ -167,6 +172,7 @@ class CalibrationScreen(Screen[None]):
             with VerticalScroll(id="cal-overview"):
                 yield Static(id="cal-versions")
                 yield Static(id="cal-figures")
+                yield Static(id="cal-certificate")
                 yield Static(id="cal-compare")
                 yield Static(id="cal-biases")
                 yield Static(id="cal-jury")
@@ -186,6 +192,9 @@ class CalibrationScreen(Screen[None]):
         self.query_one("#cal-list", DataTable).add_columns("Item", "Gap", "Dims")
         self.query_one("#cal-overview").focus()
         self.set_interval(REFRESH_SECONDS, self._refresh_if_dirty)
+        in_force = self.store.certificate_in_force(self.rubric.id)
+        if in_force is not None:  # start from the levels of the certificate in force
+            self.levels = (in_force.alpha, in_force.delta)
         trial = self._trial()
         if trial is not None and self.make_backend is not None:
             self._start_rejudge()  # a change under trial from an earlier session: go on judging it
@@ -228,10 +237,31 @@ class CalibrationScreen(Screen[None]):
                                  split=self.split, settings=self.settings.agreement,
                                  visible=visible_items(store, self.rubric.id, self.lead, lead=True))
                 unjudged = self._count_unjudged(store, current, model) if model else (0, 0, 0)
+                certificate = self._certificate(store, found.judge)
         except UserError as exc:
             self.post_message(self.Failed(str(exc)))
             return
-        self.post_message(self.Computed(found, unjudged))
+        self.post_message(self.Computed(found, unjudged, certificate))
+
+    def _certificate(self, store: Store, judge: str | None) -> list[str]:
+        """The judge in force certified at the lead's α and δ on this split (or why not), and the certificate in
+        force, as the overview's lines."""
+        from judge_tui.analysis.certificate_format import screen_lines
+        from judge_tui.analysis.certify import certify_judge
+
+        alpha, delta = self.levels
+        found, problem = None, None
+        if judge is None:
+            problem = "the prompt in force has not judged yet"
+        else:
+            try:
+                found = certify_judge(store, self.rubric, alpha=alpha, delta=delta,
+                                      tolerance=self.settings.agreement.tolerance, judge=judge, split=self.split)
+            except UserError as exc:
+                problem = str(exc)
+        return screen_lines(found, problem, store.certificate_in_force(self.rubric.id),
+                            len(store.judge_decided(self.rubric.id)), alpha, delta, self.rubric.id, self.split,
+                            judge)
 
     def _count_unjudged(self, store: Store, prompt_version: str, model: str) -> tuple[int, int, int]:
         """What j would judge: the split's items the judge of this model has not judged under the prompt in
@@ -278,6 +308,7 @@ class CalibrationScreen(Screen[None]):
         self.query_one("#cal-biases", Static).update(biases)
         jury = Text("\n".join(clean(line) for line in s.jury)) if s.jury else Text()
         self.query_one("#cal-jury", Static).update(jury)
+        self.query_one("#cal-certificate", Static).update(self._certificate_view(message.certificate))
         self.query_one("#cal-validity-page", Static).update(self._validity(s))
         self._fill_items()
 
@@ -291,6 +322,18 @@ class CalibrationScreen(Screen[None]):
                         style="dim")
         # The pane's padding and scroll bar leave 76 of an 80-column terminal's columns.
         return Text(clean(validity_format.render_text(s.validity, validity_format.WIDTH - 4).rstrip("\n")))
+
+    @staticmethod
+    def _certificate_view(lines: list[str]) -> Any:
+        """The certificate's title, then each line indented, wrapped lines too."""
+        from rich.console import Group
+        from rich.padding import Padding
+
+        if not lines:
+            return Text()
+        title, *rest = lines
+        return Group(Text(clean(title), style="bold"),
+                     *(Padding(Text(clean(line.strip())), (0, 0, 0, 2)) for line in rest))
 
     def _figures(self, s: Any) -> Any:
         """The judge against the experts: what was compared, a row per dimension, what could not be computed,
@@ -741,6 +784,31 @@ class CalibrationScreen(Screen[None]):
 
     # ------------------------------------------------------------------ moving about
 
+    def action_certificate_levels(self) -> None:
+        """α and δ in a dialog; the certificate is computed again at the new levels (nothing is recorded: the
+        levels go in force with `judge-tui assign --escalate`)."""
+        alpha, delta = self.levels
+
+        def answered(answer: tuple[str, str] | None) -> None:
+            if answer is None:
+                return
+            try:
+                levels = (_level(answer[0], "α"), _level(answer[1], "δ"))
+            except UserError as exc:
+                self.notify(str(exc), severity="warning", timeout=10, markup=False)
+                return
+            if levels != self.levels:
+                self.levels = levels
+                self._dirty = True
+                self._refresh_if_dirty()
+
+        self.app.push_screen(AskScreen(
+            "The judge's certificate: on which items it may decide alone",
+            ("α: the most disagreement with the experts you accept on the items the judge keeps", short_text(alpha),
+             "e.g. 0.1"),
+            ("δ: the chance you accept that the certificate is wrong", short_text(delta), "e.g. 0.1"),
+        ), answered)
+
     def action_switch(self, pane: str) -> None:
         switcher = self.query_one(ContentSwitcher)
         if pane == switcher.current != "cal-overview":  # i or v again: back to the overview
@@ -757,6 +825,18 @@ class CalibrationScreen(Screen[None]):
             return
         self._stop_rejudge()
         self.dismiss()
+
+
+def _level(text: str, name: str) -> float:
+    """α or δ as the lead typed it: a share strictly between 0 and 1."""
+    try:
+        value = parse_number(text.strip())
+    except ValueError:
+        value = -1.0  # said below, as a level out of range is
+    if not 0.0 < value < 1.0:
+        raise UserError(f"{name} {clean(text.strip()) or '(empty)'}: give a share strictly between 0 and 1, e.g. "
+                        "0.1; the levels stay as they were")
+    return value
 
 
 def backend_label(backend: Backend) -> str:
