@@ -11,6 +11,14 @@ The judge's confidence in an item needs no log-probabilities, which the Anthropi
 
 An item with one judgment (one run, or one member's) has no confidence and is never kept.
 
+One judge's confidence may instead be what its judgment stored (`confidence`, the choice named by the lead):
+
+* "stated": the probability, from 0 to 1, the judge gave in its answer that the experts would give its scores;
+* "logprob": the probability of its scores' tokens, where the backend returned token log-probabilities (an
+  OpenAI-compatible server; the Anthropic API gives none).
+
+Either is read from the first run, the verdict; an item whose first run has none is never kept.
+
 Certification (`stats.selective.certify`) runs on the items of one split (dev by default; never test, which
 the report decides on) that the experts rated and the judge judged: the judge's verdict disagrees with the
 experts' when any judged dimension is out of the tolerance of the experts' consensus (an adjudicated score
@@ -39,6 +47,8 @@ from judge_tui.store import Store
 
 DEFAULT_SPLIT = "dev"
 REPEATS, JURY = "repeats", "jury"  # where the confidence comes from
+STATED, LOGPROB = "stated", "logprob"  # ... or what the judge's first run stored (judge/runner.py)
+CONFIDENCES = (REPEATS, STATED, LOGPROB)  # one judge's, the lead's choice; a jury's is always its agreement
 
 
 def repeat_confidence(runs: np.ndarray, scale: Scale, tolerance: float) -> np.ndarray:
@@ -102,6 +112,7 @@ class Certification:
     decided: tuple[str, ...]  # the ids of the unrated items (outside this split and test) the judge keeps
     escalated: tuple[str, ...]  # the ids of the others: the experts rate them
     unsure_of: int  # of the escalated, those without a confidence (one judgment, a tie, not judged)
+    confidence: str = REPEATS  # one judge's confidence: REPEATS, STATED or LOGPROB (JURY for a jury)
 
     @property
     def unrated(self) -> int:
@@ -124,7 +135,7 @@ class Certification:
         found = cert.certified
         return {
             "rubric": self.rubric, "judge": self.judge, "members": list(self.members), "split": self.split,
-            "tolerance": self.tolerance, "confidence": JURY if self.members else REPEATS,
+            "tolerance": self.tolerance, "confidence": self.confidence,
             "jury_rule": self.jury_rule or None,
             "most_judgments": self.most_judgments,
             "alpha": cert.alpha, "delta": cert.delta, "certified": self.certified,
@@ -160,11 +171,37 @@ def member_matrix(ratings: RubricRatings, members: Sequence[str], keys: np.ndarr
     return ratings.first_run_matrix(list(members), keys)[:, :, columns]
 
 
+def stored_confidence(store: Store, rubric: Rubric, judge: str, source: str, keys: np.ndarray) -> np.ndarray:
+    """The confidence named ``source`` the judge's first run of each item stored, over ``keys`` (NaN: none)."""
+    found, values = store.judgment_confidences(rubric.id, judge, source)
+    out = np.full(keys.size, np.nan)
+    if found.size:
+        at = np.clip(np.searchsorted(found, keys), 0, found.size - 1)
+        present = found[at] == keys
+        out[present] = values[at[present]]
+    return out
+
+
+def _no_stored_confidence(judge: str, source: str, split: str) -> str:
+    if source == STATED:
+        return (f"judge {judge} gave no stated confidence on the {split} split's expert-rated items: its answers were "
+                f"made before judge-tui asked for one, or the model left it out (each judgment's confidence_notes say "
+                f"why); certify on its repeats instead (--confidence repeats)")
+    return (f"judge {judge} has no token confidence on the {split} split's expert-rated items: its backend gave no "
+            f"token log-probabilities (the Anthropic API gives none; an OpenAI-compatible server, --backend openai, "
+            f"gives them where it can); certify on its stated confidence or its repeats (--confidence stated|repeats)")
+
+
 def certify_judge(store: Store, rubric: Rubric, *, alpha: float, delta: float, tolerance: float,
                   judge: str | None = None, members: Sequence[str] = (),
-                  split: str = DEFAULT_SPLIT) -> Certification:
-    """Certify ``judge`` (default: the judge that rated most items), or with ``members`` the jury they make,
-    on the experts' ratings of ``split``."""
+                  split: str = DEFAULT_SPLIT, source: str = REPEATS) -> Certification:
+    """Certify ``judge`` (default: the judge that rated most items) on its confidence from ``source`` (one of CONFIDENCES),
+    or with ``members`` the jury they make on its agreement, on the experts' ratings of ``split``."""
+    if source not in CONFIDENCES:
+        raise UserError(f"--confidence {source}: choose {', '.join(CONFIDENCES)}")
+    if members and source != REPEATS:
+        raise UserError(f"--confidence {source} is one judge's: a jury's confidence is the share of its members "
+                        f"agreeing with its verdict; leave --confidence out with --jury")
     if split == "test":
         raise UserError("certify never uses the test split: the report decides on it, and a threshold chosen "
                         "there would be judged on its own items; certify on --split dev (default) or train")
@@ -186,6 +223,10 @@ def certify_judge(store: Store, rubric: Rubric, *, alpha: float, delta: float, t
                 matrix = member_matrix(ratings, members, keys)
                 return (*jury_verdicts(matrix, rubric.scale, tolerance), (~np.isnan(matrix).all(axis=2)).sum(axis=0))
             runs = judge_runs(ratings, str(judge), keys)
+            if source != REPEATS:  # what its first run stored; the verdict is the first run's
+                runs = runs[:1]
+                return runs[0], stored_confidence(store, rubric, str(judge), source, keys), (~np.isnan(
+                    runs).all(axis=2)).sum(axis=0)
             return runs[0], repeat_confidence(runs, rubric.scale, tolerance), (~np.isnan(runs).all(axis=2)).sum(axis=0)
 
         view = load_team(store, rubric, split=split, ratings=ratings, notes=False)
@@ -197,6 +238,8 @@ def certify_judge(store: Store, rubric: Rubric, *, alpha: float, delta: float, t
             raise UserError(f"no item of the {split} split has both an expert's rating and {who}'s verdict: the "
                             f"experts rate them in `judge-tui rate`, the judge with {how}")
         has_confidence = ~np.isnan(confidence)
+        if not (rated & has_confidence).any() and not members and source != REPEATS:
+            raise UserError(_no_stored_confidence(str(judge), source, split))
         if not (rated & has_confidence).any():
             raise UserError(
                 f"the jury {'+'.join(members)} has no expert-rated item of the {split} split judged by two members "
@@ -214,7 +257,7 @@ def certify_judge(store: Store, rubric: Rubric, *, alpha: float, delta: float, t
             without_confidence=int((rated & ~has_confidence).sum()), certificate=certificate,
             decided=tuple(i for i, k in zip(unrated_ids, kept.tolist(), strict=True) if k),
             escalated=tuple(i for i, k in zip(unrated_ids, kept.tolist(), strict=True) if not k),
-            unsure_of=int(np.isnan(unrated_confidence).sum()),
+            unsure_of=int(np.isnan(unrated_confidence).sum()), confidence=JURY if members else source,
         )  # fmt: skip
 
 

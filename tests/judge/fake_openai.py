@@ -6,7 +6,7 @@ server (Ollama, llama.cpp) it can be told to accept a schema and not enforce it 
 refuse parameters it does not know (temperature, response_format, logprobs), and to know only some models.
 Asked for `logprobs`, it returns each token of the answer with its log-probability in the API's shape
 (choices[0].logprobs.content: token, logprob, bytes, top_logprobs): `token_logprob` sets a token's, every
-other token has DEFAULT_LOGPROB.
+other token has DEFAULT_LOGPROB. The answer's stated confidence is 0.5, or `stated` of its first score.
 Behaviour is scriptable per request with the same Rule and script as tests/judge/fake_anthropic.py: answer
 well, slowly (past the client's timeout), with 429 + retry-after, 500, a garbled body, prose, a refusal, a 401,
 or a dropped connection. Every request is recorded for assertions.
@@ -72,6 +72,7 @@ class FakeOpenAI(ScriptedServer):
     reject_schema: bool = False  # 400 naming response_format, as an older server answers
     reject_logprobs: bool = False  # 400 naming logprobs, as OpenAI's reasoning models answer
     token_logprob: dict[str, float] = field(default_factory=dict)  # a token's log-probability, by its text
+    stated: dict[Any, float] = field(default_factory=dict)  # the stated confidence, by the answer's first score
     retry_after: str = "0"
     rules: list[Rule] = field(default_factory=list)
     script: deque[str] = field(default_factory=deque)  # consumed in arrival order, before the rules
@@ -123,6 +124,9 @@ class FakeOpenAI(ScriptedServer):
         seed = int(hashlib.sha256(self.user_text(body).encode()).hexdigest()[:8], 16)
         schema = self.schema(body) or {"type": "object", "properties": {}}
         answer: dict[str, Any] = FakeAnthropic.value_for(schema, seed, "answer")  # the same answers
+        first_score = next(iter(answer.get("scores", answer).values()), None)
+        if "confidence" in answer and first_score in self.stated:
+            answer["confidence"] = self.stated[first_score]
         if behaviour == SCHEMA_BREAK and answer:
             answer.pop(next(iter(answer)))
         if behaviour == OFF_SCALE:
