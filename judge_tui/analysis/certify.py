@@ -11,7 +11,7 @@ The judge's confidence in an item needs no log-probabilities, which the Anthropi
 
 An item with one judgment (one run, or one member's) has no confidence and is never kept.
 
-One judge's confidence may instead be what its judgment stored (`confidence`, the choice named by the lead):
+One judge's confidence may instead be what its judgment stored (the lead's choice, `source`):
 
 * "stated": the probability, from 0 to 1, the judge gave in its answer that the experts would give its scores;
 * "logprob": the probability of its scores' tokens, where the backend returned token log-probabilities (an

@@ -227,7 +227,6 @@ class Judge:
             self.few_shot_marked.update(new)
         return True
 
-
     def confidence_details(self, judgment: Judgment, answer: JudgeAnswer) -> dict[str, Any]:
         """What a judgment keeps of the judge's confidence: `confidence` (`stated`, the answer's own; `logprob`,
         from its tokens, where the backend gave them) and `confidence_notes`, why one is missing."""
