@@ -321,6 +321,16 @@ def test_certify_on_the_confidence_the_judge_stated_and_on_its_token_probability
     assert "λ 0.9: the judge keeps an item when the confidence it stated in its answer is at least 0.9" in out
     code, out, _ = run(capsys, "certify", "--db", db, "--rubric", "binary", "--confidence", "logprob")
     assert "λ 0.95: the judge keeps an item when the probability of its scores' tokens is at least 0.95" in out
+    # Escalation on the stated confidence: the fresh items the judge passed (stated 0.9) are left to it.
+    code, out, err = run(capsys, "assign", "--db", db, "--rubric", "binary", "--experts", "ann,bob", "--overlap", "0",
+                         "--escalate", "--confidence", "stated", "--format", "json")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["certificate"]["confidence"] == "stated"
+    assert summary["left_to_judge"] == sum(said[i] == 1.0 for i in fresh) > 0
+    code, _, err = run(capsys, "assign", "--db", db, "--rubric", "binary", "--experts", "ann,bob", "--confidence",
+                       "stated")
+    assert code == 1 and "go with --escalate" in err
 
 
 def test_a_confidence_the_judge_never_gave_is_said_plainly(tmp_path: Path, rubrics: dict[str, Rubric],

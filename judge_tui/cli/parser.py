@@ -273,6 +273,8 @@ def build_parser() -> CommandParser:
     p.add_argument("--delta", type=float, help="with --escalate: the certificate's delta (default 0.1)")
     p.add_argument("--judge", help="with --escalate: the judge rater (default: the judge that rated most items)")
     p.add_argument("--jury", metavar="A+B+C", help="with --escalate: certify the jury these judges make instead")
+    p.add_argument("--confidence", choices=["repeats", "stated", "logprob"],
+                   help="with --escalate: the judge's confidence, as for judge-tui certify (default repeats)")
     p.add_argument("--format", choices=["text", "json"], default="text", help="the plan as text (default) or JSON")
 
     p = parser.add_command("status", help="where the study stands: each expert's progress and time, the judge queue")
