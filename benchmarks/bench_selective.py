@@ -1,6 +1,7 @@
 """Does `judge-tui certify` err no more often than δ? Simulated studies with a known truth.
 
     .venv/bin/python benchmarks/bench_selective.py [--studies 2000] [--runs 3] [--alpha 0.1] [--delta 0.1]
+    .venv/bin/python benchmarks/bench_selective.py --confidence stated [--studies 2000]
 
 Each study has N expert-rated PASS/FAIL items (25, 50, 100, 200, 500; 80% PASS) and a judge that rated each K times.
 Every item belongs to a kind of item with a known chance that the judge's first run (its verdict) is wrong and
@@ -16,6 +17,17 @@ known chances that each further run agrees with the first, depending on whether 
 * misleading: wrong on 11% of items, and the runs agree more often (97%) with a wrong verdict than a right one
   (70%): the surest items are the worst;
 * rarely errs: 90% of items right 99% of the time, 10% right 80%.
+
+With `--confidence stated` the judge's confidence is a number it gives with each verdict (its stated
+confidence, or its scores' token probability: `certify --confidence stated|logprob`), on 20 levels from 0.525 to
+1 drawn evenly, many more candidate thresholds than repeats give. The chance that the verdict is wrong depends
+on the level:
+
+* informative: 0.6 × (1 − level): 0 at 1, 0.285 at 0.525, 0.143 on average;
+* borderline: 0.105 on the five levels from 0.9 up, 0.3 below: the surest items are just over α = 0.1 wrong;
+* useless: 0.11 whatever the level;
+* misleading: rising with the level, from 0.01 at 0.525 to 0.22 at 1: the surest items are the worst;
+* rarely errs: 0.02 × (1 − level).
 
 The runs are drawn item by item, the judge's confidence is computed by the command's own
 `analysis.certify.repeat_confidence` and its disagreement with the experts by `analysis.certify.disagreements`,
@@ -40,7 +52,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from judge_tui.analysis.certify import disagreements, repeat_confidence  # noqa: E402
-from judge_tui.model.rubrics import get_rubric  # noqa: E402
+from judge_tui.model.rubrics import Scale, get_rubric  # noqa: E402
 from judge_tui.stats.selective import certify  # noqa: E402
 
 SIZES = (25, 50, 100, 200, 500)
@@ -71,6 +83,36 @@ SCENARIOS: dict[str, tuple[Kind, ...]] = {
     "misleading": (Kind(1.0, 0.11, 0.70, 0.97),),
     "rarely errs": (runs_right(0.9, 0.99), runs_right(0.1, 0.80)),
 }
+
+
+LEVELS = np.round(np.linspace(0.525, 1.0, 20), 12)  # the stated confidences, drawn evenly
+
+
+def _stated(wrong: np.ndarray) -> np.ndarray:
+    return np.asarray(wrong, dtype=np.float64)
+
+
+STATED_SCENARIOS: dict[str, np.ndarray] = {  # the chance the verdict is wrong at each level
+    "informative": _stated(0.6 * (1.0 - LEVELS)),
+    "borderline": _stated(np.where(LEVELS >= 0.9, 0.105, 0.3)),
+    "useless": _stated(np.full(LEVELS.size, 0.11)),
+    "misleading": _stated(0.01 + 0.21 * (LEVELS - LEVELS[0]) / (LEVELS[-1] - LEVELS[0])),
+    "rarely errs": _stated(0.02 * (1.0 - LEVELS)),
+}
+
+
+def stated_rates(wrong: np.ndarray) -> dict[float, tuple[float, float]]:
+    """For every level as a threshold: the true share of items kept and the true disagreement rate among them."""
+    return {float(level): (float((level <= LEVELS).mean()), float(wrong[level <= LEVELS].mean()))
+            for level in LEVELS.tolist()}
+
+
+def draw_stated(wrong_at: np.ndarray, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The experts' labels, the judge's verdicts (n x 1) and its stated confidences of one simulated study."""
+    level = rng.integers(0, LEVELS.size, size=n)
+    truth = (rng.random(n) < PASS_SHARE).astype(np.float64)
+    wrong = rng.random(n) < wrong_at[level]
+    return truth, np.where(wrong, 1.0 - truth, truth)[:, np.newaxis], LEVELS[level]
 
 
 def true_rates(kinds: tuple[Kind, ...], runs: int) -> dict[float, tuple[float, float]]:
@@ -110,10 +152,18 @@ def main() -> None:
     parser.add_argument("--alpha", type=float, default=0.1)
     parser.add_argument("--delta", type=float, default=0.1)
     parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--confidence", choices=["repeats", "stated"], default="repeats",
+                        help="the agreement of the judge's runs (default), or a confidence it states")
     args = parser.parse_args()
     scale = get_rubric("binary").scale
     rng = np.random.default_rng(args.seed)
     started = time.process_time()
+    if args.confidence == "stated":
+        print(f"α {args.alpha}, δ {args.delta}, a stated confidence on {LEVELS.size} levels, {args.studies} "
+              "studies a cell\n")
+        _stated_table(args.alpha, args.delta, args.studies, scale, rng)
+        print(f"\n{time.process_time() - started:.1f} CPU seconds")
+        return
     print(f"α {args.alpha}, δ {args.delta}, {args.runs} runs an item, {args.studies} studies a cell\n")
     print("| judge's confidence | true rate per threshold (kept share: rate) | items | studies erring "
           "(95% upper) | certifying any | mean true coverage |")
@@ -141,6 +191,33 @@ def main() -> None:
                   f"{certifying / args.studies:.2f} | {coverage / args.studies:.2f} |")
             described = ""
     print(f"\n{time.process_time() - started:.1f} CPU seconds")
+
+
+def _stated_table(alpha: float, delta: float, studies: int, scale: Scale, rng: np.random.Generator) -> None:
+    print("| judge's confidence | true rate at λ 1, 0.9, 0.75, 0.525 (kept share: rate) | items | studies erring "
+          "(95% upper) | certifying any | mean true coverage |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for name, wrong_at in STATED_SCENARIOS.items():
+        rates = stated_rates(wrong_at)
+        described = ", ".join(f"λ {lam:.3g}: {rates[lam][0]:.0%} kept, {rates[lam][1]:.3f}"
+                              for lam in (1.0, 0.9, 0.75, 0.525))
+        for n in SIZES:
+            erring = certifying = 0
+            coverage = 0.0
+            for _ in range(studies):
+                truth, verdict, confidence = draw_stated(wrong_at, n, rng)
+                _, wrong = disagreements(truth[:, np.newaxis], verdict, scale, 0.15)
+                threshold = certify(confidence, wrong, alpha, delta).threshold
+                if threshold is None:
+                    continue
+                certifying += 1
+                kept, rate = rates[round(threshold, 12)]
+                coverage += kept
+                erring += rate > alpha
+            upper = 1.0 - (0.05 ** (1 / studies)) if erring == 0 else _upper(erring, studies)
+            print(f"| {name} | {described} | {n} | {erring / studies:.3f} ({upper:.3f}) | "
+                  f"{certifying / studies:.2f} | {coverage / studies:.2f} |")
+            described = ""
 
 
 def _upper(k: int, n: int) -> float:

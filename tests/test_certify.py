@@ -4,6 +4,7 @@ items, and what it leaves to the experts, on a real database and through the com
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -295,3 +296,89 @@ def test_a_graded_rubric_counts_an_item_wrong_when_any_dimension_is_out_of_toler
     assert (tested.threshold, tested.kept, tested.disagreements) == (1.0, n, 3)
     assert tested.bound == pytest.approx(upper(3, n, 0.1), abs=1e-9)
     assert tested.passed == (upper(3, n, 0.1) <= 0.1)
+
+
+def test_certify_on_the_confidence_the_judge_stated_and_on_its_token_probability(
+        tmp_path: Path, rubrics: dict[str, Rubric], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch):
+    """The judge answers through an OpenAI-compatible server (the fake on 127.0.0.1, through the real SDK and the
+    command), stating 0.9 on a PASS and 0.6 on a FAIL, its PASS token at probability 0.95 and its FAIL at 0.7.
+    The experts agree with every PASS but one and with half the FAILs."""
+    from tests.judge import fake_openai as fo
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    server = fo.FakeOpenAI(stated={"PASS": 0.9, "FAIL": 0.6},
+                           token_logprob={"PASS": math.log(0.95), "FAIL": math.log(0.7)}).start()
+    db = tmp_path / "c.db"
+    try:
+        with Store(db) as store:
+            dev = add(store, "V", 120, "dev")
+            fresh = add(store, "W", 10, "train")  # no expert rates these: the certificate decides them
+        code, _, err = run(capsys, "judge", "--db", db, "--rubric", "binary", "--backend", "openai", "--model", "m",
+                           "--base-url", server.url)
+        assert code == 0, err
+    finally:
+        server.stop()
+    with Store(db) as store:
+        rubric = rubrics["binary"]
+        judge = store.scalar("SELECT id FROM raters WHERE kind = 'judge'")
+        said = {r.item_id: r.scores["label"] for r in store.iter_ratings(rater_ids=[judge])}
+        passes = [i for i in dev if said[i] == 1.0]
+        fails = [i for i in dev if said[i] == 0.0]
+        assert len(passes) >= 40
+        assert len(fails) >= 20  # the fake's labels are spread over both
+        truth = {i: {"label": 1.0 - said[i] if (i == passes[0] or k % 2 == 0 and i in fails) else said[i]}
+                 for k, i in enumerate(passes + fails)}
+        rate(store, rubric, "ann", "human", truth)
+    wrong_passes = 1
+    for source, sure, unsure in (("stated", 0.9, 0.6), ("logprob", 0.95, 0.7)):
+        code, out, err = run(capsys, "certify", "--db", db, "--rubric", "binary", "--confidence", source,
+                             "--format", "json")
+        assert code == 0, err
+        data = json.loads(out)
+        assert data["confidence"] == source
+        assert data["n"] == 120
+        assert data["without_confidence"] == 0
+        first, second = data["tests"]
+        assert (first["lambda"], first["kept"], first["disagreements"]) == (
+            pytest.approx(sure), len(passes), wrong_passes)
+        assert first["bound"] == pytest.approx(upper(wrong_passes, len(passes), 0.1), abs=1e-9)
+        assert first["passed"]
+        assert data["lambda"] == pytest.approx(sure)  # 1 of 56 or so: bound about 0.07
+        assert (second["lambda"], second["kept"], second["passed"]) == (pytest.approx(unsure), 120, False)
+        assert data["unrated"] == 10
+        assert data["judge_decides"] == sum(said[i] == 1.0 for i in fresh)
+    code, out, _ = run(capsys, "certify", "--db", db, "--rubric", "binary", "--confidence", "stated")
+    assert "each with the judge's confidence (the confidence it stated in its answer)" in out
+    assert "λ 0.9: the judge keeps an item when the confidence it stated in its answer is at least 0.9" in out
+    code, out, _ = run(capsys, "certify", "--db", db, "--rubric", "binary", "--confidence", "logprob")
+    assert "λ 0.95: the judge keeps an item when the probability of its scores' tokens is at least 0.95" in out
+    # Escalation on the stated confidence: the fresh items the judge passed (stated 0.9) are left to it.
+    code, out, err = run(capsys, "assign", "--db", db, "--rubric", "binary", "--experts", "ann,bob", "--overlap", "0",
+                         "--escalate", "--confidence", "stated", "--format", "json")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["certificate"]["confidence"] == "stated"
+    assert summary["left_to_judge"] == sum(said[i] == 1.0 for i in fresh) > 0
+    code, _, err = run(capsys, "assign", "--db", db, "--rubric", "binary", "--experts", "ann,bob", "--confidence",
+                       "stated")
+    assert code == 1
+    assert "go with --escalate" in err
+
+
+def test_a_confidence_the_judge_never_gave_is_said_plainly(tmp_path: Path, rubrics: dict[str, Rubric],
+                                                            capsys: pytest.CaptureFixture[str]):
+    db = tmp_path / "c.db"
+    with Store(db) as store:
+        study(store, rubrics["binary"])  # ratings without a stored confidence, as before it was asked for
+    code, _, err = run(capsys, "certify", "--db", db, "--rubric", "binary", "--confidence", "stated")
+    assert code == 1
+    assert "gave no stated confidence on the dev split's expert-rated items" in err
+    assert "--confidence repeats" in err
+    assert "Traceback" not in err
+    code, _, err = run(capsys, "certify", "--db", db, "--rubric", "binary", "--confidence", "logprob")
+    assert code == 1
+    assert "the Anthropic API gives none" in err
+    with Store(db) as store, pytest.raises(UserError, match="a jury's confidence is the share of its members"):
+        certify_judge(store, rubrics["binary"], alpha=0.1, delta=0.1, tolerance=0.15, members=(JUDGE, "judge:b"),
+                      source="stated")

@@ -94,7 +94,7 @@ def test_other_scales_take_no_numbers() -> None:
 def test_a_judge_answers_with_the_whole_numbers(tmp_path: Path) -> None:
     output = OutputFormat(load_rubric(write(tmp_path)), "flat", "{id}")
     assert output.json_schema()["properties"]["asymmetry"] == {"type": "integer", "enum": [0, 1, 2, 3, 4, 5, 6]}
-    assert output.example() == {"asymmetry": 0}
+    assert output.example() == {"asymmetry": 0, "confidence": 0.0}
     assert output.parse(json.dumps({"asymmetry": 4})).scores == {"asymmetry": pytest.approx(4 / 6)}
     assert json.loads(output.render({"asymmetry": 0.5}, {})) == {"asymmetry": 3}
     for wrong in (7, 3.5, "3"):

@@ -11,6 +11,14 @@ The judge's confidence in an item needs no log-probabilities, which the Anthropi
 
 An item with one judgment (one run, or one member's) has no confidence and is never kept.
 
+One judge's confidence may instead be what its judgment stored (the lead's choice, `source`):
+
+* "stated": the probability, from 0 to 1, the judge gave in its answer that the experts would give its scores;
+* "logprob": the probability of its scores' tokens, where the backend returned token log-probabilities (an
+  OpenAI-compatible server; the Anthropic API gives none).
+
+Either is read from the first run, the verdict; an item whose first run has none is never kept.
+
 Certification (`stats.selective.certify`) runs on the items of one split (dev by default; never test, which
 the report decides on) that the experts rated and the judge judged: the judge's verdict disagrees with the
 experts' when any judged dimension is out of the tolerance of the experts' consensus (an adjudicated score
@@ -39,6 +47,8 @@ from judge_tui.store import CertificateTerms, Store
 
 DEFAULT_SPLIT = "dev"
 REPEATS, JURY = "repeats", "jury"  # where the confidence comes from
+STATED, LOGPROB = "stated", "logprob"  # ... or what the judge's first run stored (judge/runner.py)
+CONFIDENCES = (REPEATS, STATED, LOGPROB)  # one judge's, the lead's choice; a jury's is always its agreement
 
 
 def repeat_confidence(runs: np.ndarray, scale: Scale, tolerance: float) -> np.ndarray:
@@ -102,6 +112,8 @@ class Certification:
     decided: tuple[str, ...]  # the ids of the unrated items (outside this split and test) the judge keeps
     escalated: tuple[str, ...]  # the ids of the others: the experts rate them
     unsure_of: int  # of the escalated, those without a confidence (one judgment, a tie, not judged)
+    confidence: str = REPEATS  # where the confidence comes from, recorded with the certificate: one of
+    # CONFIDENCES for one judge, JURY for a jury
 
     @property
     def unrated(self) -> int:
@@ -119,17 +131,12 @@ class Certification:
     def certified(self) -> bool:
         return self.certificate.threshold is not None
 
-    @property
-    def source(self) -> str:
-        """Where the confidence comes from, by name: recorded with the certificate."""
-        return JURY if self.members else REPEATS
-
     def terms(self) -> CertificateTerms:
         """The certificate as the store records it (store/judge_decisions.py)."""
         found = self.certificate.certified
         return CertificateTerms(
             rubric=self.rubric, judge=self.judge, members=self.members, jury_rule=self.jury_rule,
-            confidence=self.source, split=self.split, alpha=self.certificate.alpha, delta=self.certificate.delta,
+            confidence=self.confidence, split=self.split, alpha=self.certificate.alpha, delta=self.certificate.delta,
             lambda_=found.threshold if found else None, tolerance=self.tolerance, n=self.certificate.n,
             kept=found.kept if found else 0, disagreements=found.disagreements if found else None,
             bound=found.bound if found else None, unrated=self.unrated)
@@ -139,7 +146,7 @@ class Certification:
         found = cert.certified
         return {
             "rubric": self.rubric, "judge": self.judge, "members": list(self.members), "split": self.split,
-            "tolerance": self.tolerance, "confidence": self.source,
+            "tolerance": self.tolerance, "confidence": self.confidence,
             "jury_rule": self.jury_rule or None,
             "most_judgments": self.most_judgments,
             "alpha": cert.alpha, "delta": cert.delta, "certified": self.certified,
@@ -175,20 +182,45 @@ def member_matrix(ratings: RubricRatings, members: Sequence[str], keys: np.ndarr
     return ratings.first_run_matrix(list(members), keys)[:, :, columns]
 
 
-def judged_with_confidence(ratings: RubricRatings, keys: np.ndarray, tolerance: float, source: str, *,
+def judged_with_confidence(store: Store, ratings: RubricRatings, keys: np.ndarray, tolerance: float, source: str, *,
                            judge: str | None, members: Sequence[str] = ()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Over ``keys``: the verdict (items x judged dimensions), the confidence and the number of judgments of each
-    item, with the confidence named by ``source`` (the name a certificate records): ``judge``'s repeats, or the
-    jury its ``members`` make."""
+    item, with the confidence named by ``source`` (the name a certificate records): ``judge``'s repeats, what its
+    first run stored (stated, logprob), or the jury its ``members`` make."""
     scale = ratings.rubric.scale
-    if source not in (REPEATS, JURY):
-        raise UserError(f"the judge's confidence {source!r} is not one this judge-tui computes ({REPEATS}, {JURY}): "
-                        "certify again with `judge-tui assign --escalate`")
+    if source not in (*CONFIDENCES, JURY):
+        raise UserError(f"the judge's confidence {source!r} is not one this judge-tui computes "
+                        f"({', '.join((*CONFIDENCES, JURY))}): certify again with `judge-tui assign --escalate`")
     if source == JURY:
         matrix = member_matrix(ratings, members, keys)
         return (*jury_verdicts(matrix, scale, tolerance), (~np.isnan(matrix).all(axis=2)).sum(axis=0))
     runs = judge_runs(ratings, str(judge), keys)
+    if source != REPEATS:  # what its first run stored; the verdict is the first run's
+        first = runs[:1]
+        return (first[0], stored_confidence(store, ratings.rubric, str(judge), source, keys),
+                (~np.isnan(first).all(axis=2)).sum(axis=0))
     return runs[0], repeat_confidence(runs, scale, tolerance), (~np.isnan(runs).all(axis=2)).sum(axis=0)
+
+
+def stored_confidence(store: Store, rubric: Rubric, judge: str, source: str, keys: np.ndarray) -> np.ndarray:
+    """The confidence named ``source`` the judge's first run of each item stored, over ``keys`` (NaN: none)."""
+    found, values = store.judgment_confidences(rubric.id, judge, source)
+    out = np.full(keys.size, np.nan)
+    if found.size:
+        at = np.clip(np.searchsorted(found, keys), 0, found.size - 1)
+        present = found[at] == keys
+        out[present] = values[at[present]]
+    return out
+
+
+def _no_stored_confidence(judge: str, source: str, split: str) -> str:
+    if source == STATED:
+        return (f"judge {judge} gave no stated confidence on the {split} split's expert-rated items: its answers were "
+                f"made before judge-tui asked for one, or the model left it out (each judgment's confidence_notes say "
+                f"why); certify on its repeats instead (--confidence repeats)")
+    return (f"judge {judge} has no token confidence on the {split} split's expert-rated items: its backend gave no "
+            f"token log-probabilities (the Anthropic API gives none; an OpenAI-compatible server, --backend openai, "
+            f"gives them where it can); certify on its stated confidence or its repeats (--confidence stated|repeats)")
 
 
 Judged = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
@@ -207,9 +239,14 @@ def against_experts(store: Store, rubric: Rubric, ratings: RubricRatings, split:
 
 def certify_judge(store: Store, rubric: Rubric, *, alpha: float, delta: float, tolerance: float,
                   judge: str | None = None, members: Sequence[str] = (),
-                  split: str = DEFAULT_SPLIT) -> Certification:
-    """Certify ``judge`` (default: the judge that rated most items), or with ``members`` the jury they make,
-    on the experts' ratings of ``split``."""
+                  split: str = DEFAULT_SPLIT, source: str = REPEATS) -> Certification:
+    """Certify ``judge`` (default: the judge that rated most items) on its confidence from ``source`` (one of
+    CONFIDENCES), or with ``members`` the jury they make on its agreement, on the experts' ratings of ``split``."""
+    if source not in CONFIDENCES:
+        raise UserError(f"--confidence {source}: choose {', '.join(CONFIDENCES)}")
+    if members and source != REPEATS:
+        raise UserError(f"--confidence {source} is one judge's: a jury's confidence is the share of its members "
+                        f"agreeing with its verdict; leave --confidence out with --jury")
     if split == "test":
         raise UserError("certify never uses the test split: the report decides on it, and a threshold chosen "
                         "there would be judged on its own items; certify on --split dev (default) or train")
@@ -225,10 +262,10 @@ def certify_judge(store: Store, rubric: Rubric, *, alpha: float, delta: float, t
             raise UserError(f"rubric {rubric.id!r} has no items in the {split} split: assign splits with "
                             f"`judge-tui split --rubric {rubric.id}`")
 
-        source = JURY if members else REPEATS
+        source = JURY if members else source
 
         def judged(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-            return judged_with_confidence(ratings, keys, tolerance, source, judge=judge, members=members)
+            return judged_with_confidence(store, ratings, keys, tolerance, source, judge=judge, members=members)
 
         rated, wrong, confidence, judgments = against_experts(store, rubric, ratings, split, judged, tolerance)
         who = f"the jury {'+'.join(members)}" if members else f"judge {judge}"
@@ -236,6 +273,8 @@ def certify_judge(store: Store, rubric: Rubric, *, alpha: float, delta: float, t
             raise UserError(f"no item of the {split} split has both an expert's rating and {who}'s verdict: the "
                             f"experts rate them in `judge-tui rate`, the judge with {how}")
         has_confidence = ~np.isnan(confidence)
+        if not (rated & has_confidence).any() and source in (STATED, LOGPROB):
+            raise UserError(_no_stored_confidence(str(judge), source, split))
         if not (rated & has_confidence).any():
             raise UserError(
                 f"the jury {'+'.join(members)} has no expert-rated item of the {split} split judged by two members "
@@ -253,7 +292,7 @@ def certify_judge(store: Store, rubric: Rubric, *, alpha: float, delta: float, t
             without_confidence=int((rated & ~has_confidence).sum()), certificate=certificate,
             decided=tuple(i for i, k in zip(unrated_ids, kept.tolist(), strict=True) if k),
             escalated=tuple(i for i, k in zip(unrated_ids, kept.tolist(), strict=True) if not k),
-            unsure_of=int(np.isnan(unrated_confidence).sum()),
+            unsure_of=int(np.isnan(unrated_confidence).sum()), confidence=source,
         )  # fmt: skip
 
 

@@ -102,7 +102,7 @@ def kept_on_test(store: Store, rubric: Rubric, ratings: RubricRatings, terms: Ce
     judge = None if terms.members else terms.judge
 
     def judged(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return judged_with_confidence(ratings, keys, terms.tolerance, terms.confidence, judge=judge,
+        return judged_with_confidence(store, ratings, keys, terms.tolerance, terms.confidence, judge=judge,
                                       members=terms.members)
 
     rated, wrong, sure, _ = against_experts(store, rubric, ratings, TEST, judged, terms.tolerance)

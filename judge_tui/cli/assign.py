@@ -6,7 +6,7 @@ import argparse
 import json
 from dataclasses import replace
 
-from judge_tui.analysis.certify import certify_judge
+from judge_tui.analysis.certify import REPEATS, certify_judge
 from judge_tui.cli.certify import certification_lines
 from judge_tui.cli.commands import open_store
 from judge_tui.cli.raters import parse_members
@@ -29,8 +29,9 @@ def run(args: argparse.Namespace) -> int:
     options = Options(rubric=args.rubric, experts=parse_experts(args.experts), overlap=args.overlap,
                       overlap_raters=args.overlap_raters, per_expert=args.per_expert, seed=args.seed)
     check_options(options)  # before opening anything: a mistyped option changes nothing
-    if not args.escalate and (args.alpha, args.delta, args.judge, args.jury) != (None, None, None, None):
-        raise UserError("--alpha, --delta, --judge and --jury are the judge's certificate: they go with --escalate")
+    if not args.escalate and (args.alpha, args.delta, args.judge, args.jury, args.confidence) != (None,) * 5:
+        raise UserError("--alpha, --delta, --judge, --jury and --confidence are the judge's certificate: they go with "
+                        "--escalate")
     if args.judge and args.jury:
         raise UserError("--judge and --jury: certify one judge (its repeats) or one jury, not both")
     with open_store(args, create=False) as store:
@@ -39,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
         if args.escalate:  # the judge's certificate first: a mistake there leaves the plan in force as it was
             members = parse_members(args.jury, store, rubric.id) if args.jury else ()
             found = certify_judge(store, rubric, alpha=_or_default(args.alpha), delta=_or_default(args.delta),
-                                  tolerance=load_settings().agreement.tolerance, judge=args.judge, members=members)
+                                  tolerance=load_settings().agreement.tolerance, judge=args.judge, members=members,
+                                  source=args.confidence or REPEATS)
         plan = assign(store, rubric, replace(options, rubric=rubric.id), left_to_judge=found.decided if found else (),
                       certificate=found.terms() if found else None)
         summary = plan_summary(plan)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from judge_tui.analysis.certify import Certification, certify_judge
+from judge_tui.analysis.certify import LOGPROB, REPEATS, STATED, Certification, certify_judge
 from judge_tui.analysis.figure_format import decimal_text, share_text, short_text
 from judge_tui.cli.commands import open_store
 from judge_tui.cli.raters import parse_members
@@ -24,13 +24,18 @@ def run(args: argparse.Namespace) -> int:
         rubric = pick_rubric(store, args.rubric)
         members = parse_members(args.jury, store, rubric.id) if args.jury else ()
         found = certify_judge(store, rubric, alpha=args.alpha, delta=args.delta, tolerance=tolerance,
-                              judge=args.judge, members=members, split=args.split)
+                              judge=args.judge, members=members, split=args.split, source=args.confidence)
     if args.format == "json":
         print(json.dumps(found.to_json(), indent=2, ensure_ascii=False))
     else:
         for line in certification_lines(found):
             echo(line)
     return 0
+
+
+# What a stored confidence is, as the first line and the threshold's line say it.
+STORED_CONFIDENCE = {STATED: "the confidence it stated in its answer",
+                     LOGPROB: "the probability of its scores' tokens"}
 
 
 def _level(value: float) -> str:
@@ -44,13 +49,20 @@ def certification_lines(found: Certification) -> list[str]:
         title = f"The jury {'+'.join(found.members)}"
         source = f"the share of its {found.most_judgments} members that agree with its {found.jury_rule}"
         runs = "members"
-    else:
+    elif found.confidence == REPEATS:
         title = f"Judge {found.judge}"
         source = f"the share of its runs, up to {found.most_judgments}, that agree with its first"
         runs = "runs"
+    else:
+        title = f"Judge {found.judge}"
+        source = STORED_CONFIDENCE[found.confidence]
+        runs = ""
     lines = [f"{title} on rubric {found.rubric}, the {found.split} split: {cert.n} items the experts rated, each "
              f"with {'the jury' if found.members else 'the judge'}'s confidence ({source})"]
-    if found.without_confidence:
+    if found.without_confidence and found.confidence in STORED_CONFIDENCE:
+        lines.append(f"  {found.without_confidence} more expert-rated items have no {found.confidence} confidence: "
+                     "left out")
+    elif found.without_confidence:
         lines.append(f"  {found.without_confidence} more expert-rated items have one judgment"
                      + (" or a tie" if found.members else "") + ": no confidence, left out")
     lines.append(f"  α {alpha}, δ {delta}: with probability at least {share_text(1 - cert.delta)}, the judge "
@@ -59,8 +71,9 @@ def certification_lines(found: Certification) -> list[str]:
     if kept is None:
         lines.append("  no threshold is certified: the judge may decide no item")
     else:
-        lines.append(f"  λ {_level(kept.threshold)}: the judge keeps an item when at least "
-                     f"{share_text(kept.threshold)} of its {runs} agree")
+        lines.append(f"  λ {_level(kept.threshold)}: the judge keeps an item when "
+                     + (f"at least {share_text(kept.threshold)} of its {runs} agree" if runs else
+                        f"{source} is at least {_level(kept.threshold)}"))
         lines.append(f"  coverage {share_text(cert.coverage)} ({kept.kept} of {cert.n} items), "
                      f"{kept.disagreements} disagreeing; bound {decimal_text(kept.bound, 3)} "
                      f"(Clopper–Pearson, one-sided at δ {delta}) ≤ α {alpha}")
@@ -73,7 +86,7 @@ def certification_lines(found: Certification) -> list[str]:
                      f"{fewest_certifiable(cert.alpha, cert.delta)} kept items without a disagreement)")
     lines.append(f"  items no expert has rated outside the {found.split} and test splits: {found.unrated}; the "
                  f"judge decides {found.judge_decides}, escalate {found.escalate} to the experts")
-    if found.unsure_of and not found.members and kept is not None:
+    if found.unsure_of and found.confidence == REPEATS and kept is not None:
         lines.append(f"  {found.unsure_of} of the escalated have no confidence (judged once, or not at all): "
                      f"`judge-tui judge --rubric {found.rubric} --repeat 3` lets the judge keep those it is sure of")
     return lines

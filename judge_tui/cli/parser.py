@@ -273,6 +273,8 @@ def build_parser() -> CommandParser:
     p.add_argument("--delta", type=float, help="with --escalate: the certificate's delta (default 0.1)")
     p.add_argument("--judge", help="with --escalate: the judge rater (default: the judge that rated most items)")
     p.add_argument("--jury", metavar="A+B+C", help="with --escalate: certify the jury these judges make instead")
+    p.add_argument("--confidence", choices=["repeats", "stated", "logprob"],
+                   help="with --escalate: the judge's confidence, as for judge-tui certify (default repeats)")
     p.add_argument("--format", choices=["text", "json"], default="text", help="the plan as text (default) or JSON")
 
     p = parser.add_command("status", help="where the study stands: each expert's progress and time, the judge queue")
@@ -361,7 +363,8 @@ def build_parser() -> CommandParser:
         description="Certify a confidence threshold for the judge on the items the experts rated (the dev split "
         "by default, never test): with probability at least 1 - DELTA, the judge disagrees with the experts on at "
         "most ALPHA of the items it keeps. The judge's confidence is the agreement among its repeated runs "
-        "(judge-tui judge --repeat 3).")
+        "(judge-tui judge --repeat 3), the confidence it stated in its answers, or its scores' token probability "
+        "(OpenAI-compatible servers only).")
     _common(p)
     p.add_argument("--rubric", help="rubric id (default: the one with the most items)")
     p.add_argument("--judge", help="the judge rater (default: the judge that rated most items)")
@@ -373,6 +376,10 @@ def build_parser() -> CommandParser:
                    help="the chance the certificate may be wrong (default 0.1)")
     p.add_argument("--split", type=split_name, default="dev",
                    help="the expert-rated items to certify on: dev (default) or train; never test")
+    p.add_argument("--confidence", choices=["repeats", "stated", "logprob"], default="repeats",
+                   help="one judge's confidence: the share of its runs agreeing with its first (repeats, default), "
+                        "the confidence it stated in its answer (stated), or its scores' token probability (logprob; "
+                        "OpenAI-compatible servers only)")
     p.add_argument("--format", choices=["text", "json"], default="text", help="text (default) or JSON")
 
     p = parser.add_command("check", help="check the database file for damage (reads all of it)")

@@ -79,6 +79,9 @@ class JudgeAnswer:
     cost_usd: float | None = None
     sampling: dict[str, Any] = field(default_factory=dict)
     stop_reason: str | None = None
+    # Each generated token's bytes and log-probability, where the backend returns them (OpenAI-compatible
+    # servers asked for logprobs); None from the Anthropic API, which gives none.
+    token_logprobs: list[tuple[bytes, float]] | None = None
 
     def call_record(self, outcome: str) -> dict[str, Any]:
         """What the store keeps about this call (tokens, cost, sampling), whatever became of the answer."""

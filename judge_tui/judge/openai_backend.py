@@ -5,6 +5,8 @@ The official `openai` SDK is an optional extra (pip install 'judge-tui[openai]')
 the event loop. The answer is asked for with the rubric's JSON schema (response_format json_schema), but some
 servers accept a schema and do not enforce it: every answer goes through the same strict parsing as any other
 judge's (judge_tui.judge.schema), and one that breaks the schema is a failed judgment with its raw text.
+Each answer's token log-probabilities are asked for (`logprobs`) and kept with it, for the judge's confidence
+in its verdict (judge_tui.judge.token_confidence); a server or model that refuses them is asked without.
 A server that is not running is "offline", as the Anthropic API is without a network: the queue waits.
 The API key is read from the environment when a client is made, and never stored anywhere by us.
 """
@@ -74,6 +76,7 @@ class OpenAIBackend:
         self.temperature = temperature
         self.temperature_rejected = False
         self.schema_rejected = False  # the server refused response_format json_schema: the prompt says the shape
+        self.logprobs_rejected = False  # the server or model refused logprobs: its answers have no token confidence
         self.max_tokens_param = "max_tokens"  # newer OpenAI models take max_completion_tokens only
         self.timeout = timeout
         self._client: Any = None
@@ -119,6 +122,8 @@ class OpenAIBackend:
                 "name": SCHEMA_NAME, "schema": request.schema, "strict": True}}
         if self.temperature is not None and not self.temperature_rejected:
             params["temperature"] = self.temperature
+        if not self.logprobs_rejected:
+            params["logprobs"] = True
         return params
 
     def sampling(self) -> dict[str, Any]:
@@ -140,6 +145,9 @@ class OpenAIBackend:
             return True
         if "max_tokens" in text and "max_completion_tokens" in text and self.max_tokens_param == "max_tokens":
             self.max_tokens_param = "max_completion_tokens"
+            return True
+        if "logprobs" in text and not self.logprobs_rejected:
+            self.logprobs_rejected = True  # reasoning models refuse them: the judgment simply has no token confidence
             return True
         if ("response_format" in text or "json_schema" in text) and not self.schema_rejected:
             self.schema_rejected = True  # the prompt still gives the shape, and every answer is checked
@@ -183,6 +191,7 @@ class OpenAIBackend:
             sampling={**sampling, "backend": "openai"}, stop_reason=getattr(choice, "finish_reason", None))
         message = choice.message
         answer.raw_text = getattr(message, "content", None) or ""
+        answer.token_logprobs = token_logprobs(choice)
         refusal = getattr(message, "refusal", None)
         if refusal:
             raise AnswerError(f"the model declined to answer (refusal: {refusal})", raw=answer.raw_text or body,
@@ -199,3 +208,21 @@ class OpenAIBackend:
         return map_sdk_error(self._sdk, exc, service="server", key_env=API_KEY_ENV, model=self.model,
                              timeout=self.timeout, overloaded=503, client="the OpenAI client", place=self.base_url,
                              auth_refused="the server refused the API key")
+
+
+def token_logprobs(choice: Any) -> list[tuple[bytes, float]] | None:
+    """The answer's tokens and their log-probabilities from a chat completion's choice (`logprobs.content`:
+    token, bytes, logprob), or None when the server sent none. A token's `bytes` are its exact bytes (a
+    character may be split between tokens); a server that leaves them out is read from the token's text."""
+    content = getattr(getattr(choice, "logprobs", None), "content", None)
+    if not content:
+        return None
+    tokens = []
+    for entry in content:
+        raw = getattr(entry, "bytes", None)
+        text = getattr(entry, "token", None)
+        logprob = getattr(entry, "logprob", None)
+        if not isinstance(logprob, int | float) or (raw is None and not isinstance(text, str)):
+            return None  # a shape we do not know: no confidence rather than a wrong one
+        tokens.append((bytes(raw) if raw is not None else str(text).encode(), float(logprob)))
+    return tokens

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from judge_tui.analysis.figure_format import short_text
-from judge_tui.judge.schema import LIST_EXTRAS, Layout, OutputFormat
+from judge_tui.judge.schema import CONFIDENCE_KEY, LIST_EXTRAS, Layout, OutputFormat
 from judge_tui.model import locations
 from judge_tui.model.records import Item, Rating
 from judge_tui.model.rubrics import Rubric
@@ -259,6 +259,10 @@ def _output_format(rubric: Rubric, output: OutputFormat) -> str:
            else " (a string)." if rubric.scale.kind == "pass_fail"
            else " (a whole number)." if rubric.scale.kind == "integers" else " (a number)."),
         "An answer of any other shape is discarded as a failed judgment.",
+        f"Last, `{CONFIDENCE_KEY}`: your probability, a number from 0 to 1, that expert reviewers applying this "
+        "rubric would give exactly the scores you gave. Say how sure you are, not how good the response is; "
+        "0.5 means a coin toss. The worked examples are the experts' own answers, so they carry no confidence; "
+        "yours always does.",
         "",
         json.dumps(output.example(), ensure_ascii=False, indent=2),
     ]

@@ -46,7 +46,8 @@ from judge_tui.judge.batch_limits import BatchLimits
 from judge_tui.judge.lease import LEASE_SECONDS, Lease
 from judge_tui.judge.prompts import JudgePrompt
 from judge_tui.judge.queue import JudgeQueue
-from judge_tui.judge.schema import JudgmentError
+from judge_tui.judge.schema import Judgment, JudgmentError
+from judge_tui.judge.token_confidence import verdict_confidence
 from judge_tui.model.records import Rating
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
@@ -209,6 +210,7 @@ class Judge:
                        "cache_read": answer.usage.cache_read_tokens, "cache_write": answer.usage.cache_write_tokens},
             "cost_usd": answer.cost_usd, "raw_text": answer.raw_text,
             "extras": {k: v for k, v in judgment.extras.items() if k not in ("reasoning", "critique")},
+            **self.confidence_details(judgment, answer),
         }
         if batch_id:
             details["batch_id"] = batch_id
@@ -224,6 +226,23 @@ class Judge:
             self.store.mark_few_shot_used(new)
             self.few_shot_marked.update(new)
         return True
+
+    def confidence_details(self, judgment: Judgment, answer: JudgeAnswer) -> dict[str, Any]:
+        """What a judgment keeps of the judge's confidence: `confidence` (`stated`, the answer's own; `logprob`,
+        from its tokens, where the backend gave them) and `confidence_notes`, why one is missing."""
+        confidence: dict[str, float] = {}
+        notes: list[str] = []
+        if judgment.confidence is not None:
+            confidence["stated"] = judgment.confidence
+        else:
+            notes.append(judgment.confidence_note)
+        if answer.token_logprobs is not None:
+            found, why = verdict_confidence(answer.raw_text, answer.token_logprobs, self.prompt.output.score_paths())
+            if found is None:
+                notes.append(why)
+            else:
+                confidence["logprob"] = found
+        return {"confidence": confidence, **({"confidence_notes": notes} if notes else {})}
 
 
 class _Base:

@@ -1,9 +1,13 @@
 """The judge's answer format for a rubric: a pydantic model, its JSON schema, and a strict parser.
 
 The model is generated from the rubric: one score per judged dimension, on the rubric's scale, plus the
-rubric's `judge_output_extras` (a reasoning or critique text, lists of issues and suggestions). Parsing is
-strict on purpose: text that is not JSON, JSON of another shape, or a score off the scale is a failed
-judgment that keeps the raw text. Nothing is repaired, rounded or guessed.
+rubric's `judge_output_extras` (a reasoning or critique text, lists of issues and suggestions), then the
+judge's stated confidence. Parsing is strict on purpose: text that is not JSON, JSON of another shape, or a
+score off the scale is a failed judgment that keeps the raw text. Nothing is repaired, rounded or guessed.
+
+The stated confidence is the exception: it is asked for in every answer, but an answer without one (made
+before it was asked for, or by a model that left it out) or with one that is not a number from 0 to 1 is
+still a judgment. Its scores count; its confidence is missing, and `Judgment.confidence_note` says why.
 """
 
 from __future__ import annotations
@@ -29,6 +33,11 @@ EXTRA_DESCRIPTIONS = {
 
 Layout = Literal["scores", "flat"]
 
+# The judge's stated probability that the experts would give its scores, the last key of every answer.
+CONFIDENCE_KEY = "confidence"
+CONFIDENCE_DESCRIPTION = ("Your probability, from 0 to 1, that expert reviewers applying this rubric would give "
+                          "exactly the scores you gave.")
+
 
 class JudgmentError(ValueError):
     """An answer that cannot be used; `kind` says why: invalid_json, schema_mismatch or off_scale."""
@@ -44,6 +53,8 @@ class Judgment:
 
     scores: dict[str, float]
     extras: dict[str, Any]
+    confidence: float | None = None  # the judge's stated confidence, 0 to 1; None when missing or unusable
+    confidence_note: str = ""  # why there is no confidence ("" when there is one)
 
     @property
     def notes(self) -> str:
@@ -93,9 +104,10 @@ class OutputFormat:
         self.score_key = score_key
         self.dimensions = rubric.judged_dimensions
         self.keys = {d.id: score_key.format(id=d.id) for d in self.dimensions}
-        clash = set(self.keys.values()) & set(rubric.judge_output_extras)
-        if clash or len(set(self.keys.values())) != len(self.keys):
-            raise ValueError(f"score keys {sorted(self.keys.values())} clash with each other or with the extras")
+        clash = set(self.keys.values()) & {*rubric.judge_output_extras, CONFIDENCE_KEY}
+        if clash or len(set(self.keys.values())) != len(self.keys) or CONFIDENCE_KEY in rubric.judge_output_extras:
+            raise ValueError(f"score keys {sorted(self.keys.values())} clash with each other, with the extras or "
+                             f"with {CONFIDENCE_KEY!r}, the judge's stated confidence")
         self.model = self._build_model()
 
     # ------------------------------------------------------------------ the model and its schema
@@ -144,10 +156,12 @@ class OutputFormat:
             )
             for name in self.rubric.judge_output_extras
         }
+        # No minimum or maximum: not every API takes number bounds in a schema; the parser checks the range.
+        confidence = {"type": "number", "description": CONFIDENCE_DESCRIPTION}
         if self.layout == "flat":
-            properties = {**scores["properties"], **extras}
+            properties = {**scores["properties"], **extras, CONFIDENCE_KEY: confidence}
         else:
-            properties = {"scores": scores, **extras}
+            properties = {"scores": scores, **extras, CONFIDENCE_KEY: confidence}
         return {
             "type": "object",
             "properties": properties,
@@ -165,11 +179,17 @@ class OutputFormat:
             name: ([] if name in LIST_EXTRAS else "...") for name in self.rubric.judge_output_extras
         }
         if self.layout == "flat":
-            return {**scores, **extras}
-        return {"scores": scores, **extras}
+            return {**scores, **extras, CONFIDENCE_KEY: 0.0}
+        return {"scores": scores, **extras, CONFIDENCE_KEY: 0.0}
+
+    def score_paths(self) -> list[tuple[str, ...]]:
+        """Where each judged score sits in an answer: the keys from the top level down."""
+        return [(self.keys[d.id],) if self.layout == "flat" else ("scores", self.keys[d.id])
+                for d in self.dimensions]
 
     def render(self, scores: dict[str, float], extras: dict[str, Any]) -> str:
-        """An answer in this format from known scores (used for few-shot examples)."""
+        """An answer in this format from known scores (used for few-shot examples, which are the experts' answers
+        and so carry no stated confidence)."""
         scale = self.rubric.scale
         values = {
             self.keys[d.id]: (scale.label(scores[d.id]) if scale.named
@@ -193,6 +213,10 @@ class OutputFormat:
         if data is _TOO_DEEP or _deeper_than(data, MAX_ANSWER_DEPTH):
             raise JudgmentError("invalid_json", f"the answer is nested more than {MAX_ANSWER_DEPTH} levels deep;"
                                 " an answer is one object of scores and a few texts or lists")
+        confidence, confidence_note = None, "the answer gives no confidence"
+        if isinstance(data, dict) and CONFIDENCE_KEY in data:
+            data = dict(data)
+            confidence, confidence_note = stated_confidence(data.pop(CONFIDENCE_KEY))
         try:
             parsed = self.model.model_validate(data)
         except ValidationError as exc:
@@ -213,4 +237,15 @@ class OutputFormat:
             except ScoreError as exc:
                 raise JudgmentError("off_scale", f"{key}: {exc}") from None
         extras = {name: dumped[name] for name in self.rubric.judge_output_extras}
-        return Judgment(scores=scores, extras=extras)
+        return Judgment(scores=scores, extras=extras, confidence=confidence, confidence_note=confidence_note)
+
+
+def stated_confidence(value: Any) -> tuple[float | None, str]:
+    """The stated confidence as given, checked (a JSON number from 0 to 1, never coerced), or None and why not."""
+    shown = json.dumps(value, ensure_ascii=False)
+    shown = shown if len(shown) <= 40 else shown[:39] + "…"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None, f"the confidence {shown} is not a number: left out"
+    if not 0.0 <= value <= 1.0:
+        return None, f"the confidence {shown} is not between 0 and 1: left out"
+    return float(value), ""

@@ -91,6 +91,23 @@ class AgreementQueries(StoreCore):
             scores=table[:, 5:].copy(),
         )
 
+    def judgment_confidences(self, rubric: str, rater_id: str, source: str) -> tuple[Any, Any]:
+        """(item keys, confidences) of a judge's current rating of each item of a rubric (its first run, as the
+        view current_ratings says): the confidence named ``source`` its judgment stored
+        (`details.confidence.<source>`: "stated", "logprob"), NaN where it has none or one outside 0 to 1."""
+        import numpy as np
+
+        path = f"$.confidence.{_json_path(source)[2:]}"
+        rows = self.conn.execute(
+            "SELECT i.rowid, CASE WHEN json_type(r.details, ?) IN ('real', 'integer') THEN json_extract(r.details, ?)"
+            " END FROM current_ratings r JOIN items i ON i.id = r.item_id WHERE i.rubric = ? AND r.rater_id = ?"
+            " ORDER BY i.rowid", [path, path, rubric, rater_id]).fetchall()
+        keys = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        values = np.array([np.nan if r[1] is None else r[1] for r in rows], dtype=np.float64)
+        with np.errstate(invalid="ignore"):
+            values[(values < 0.0) | (values > 1.0)] = np.nan
+        return keys, values
+
     def item_keys_in_order(self, rubric: str, split: str | None = None) -> tuple[Any, list[str]]:
         """(item keys, item ids) of a rubric's items (optionally one split) in the items' own order."""
         import numpy as np

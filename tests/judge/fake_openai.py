@@ -3,7 +3,10 @@
 It speaks enough of the API for the official `openai` SDK (pointed at it with base_url) to work unchanged:
 POST /v1/chat/completions, answering with JSON for the request's response_format json_schema. Like a local
 server (Ollama, llama.cpp) it can be told to accept a schema and not enforce it (SCHEMA_BREAK, OFF_SCALE), to
-refuse parameters it does not know (temperature, response_format), and to know only some models.
+refuse parameters it does not know (temperature, response_format, logprobs), and to know only some models.
+Asked for `logprobs`, it returns each token of the answer with its log-probability in the API's shape
+(choices[0].logprobs.content: token, logprob, bytes, top_logprobs): `token_logprob` sets a token's, every
+other token has DEFAULT_LOGPROB. The answer's stated confidence is 0.5, or `stated` of its first score.
 Behaviour is scriptable per request with the same Rule and script as tests/judge/fake_anthropic.py: answer
 well, slowly (past the client's timeout), with 429 + retry-after, 500, a garbled body, prose, a refusal, a 401,
 or a dropped connection. Every request is recorded for assertions.
@@ -18,6 +21,7 @@ import argparse
 import hashlib
 import itertools
 import json
+import re
 import sys
 import threading
 import time
@@ -49,6 +53,9 @@ from tests.judge.fake_anthropic import (  # noqa: E402 - after the path, when ru
     estimate_tokens,
 )
 
+DEFAULT_LOGPROB = -0.01  # every token's log-probability unless `token_logprob` names it
+TOKENS = re.compile(r"[A-Za-z]+|[0-9]+|\s+|.", re.DOTALL)  # words, digit runs, spaces, one character otherwise
+
 SLOW = "slow"  # hold the answer until `release` is set (or 10 s): the client's timeout fires first
 TOO_LONG = "too_long"  # 400, the prompt exceeds the context (as llama.cpp's server says it)
 
@@ -63,6 +70,9 @@ class FakeOpenAI(ScriptedServer):
     models: tuple[str, ...] | None = None  # None: any model name; else others get 404 as from Ollama
     reject_temperature: bool = False  # 400 naming temperature, as reasoning models answer
     reject_schema: bool = False  # 400 naming response_format, as an older server answers
+    reject_logprobs: bool = False  # 400 naming logprobs, as OpenAI's reasoning models answer
+    token_logprob: dict[str, float] = field(default_factory=dict)  # a token's log-probability, by its text
+    stated: dict[Any, float] = field(default_factory=dict)  # the stated confidence, by the answer's first score
     retry_after: str = "0"
     rules: list[Rule] = field(default_factory=list)
     script: deque[str] = field(default_factory=deque)  # consumed in arrival order, before the rules
@@ -114,6 +124,9 @@ class FakeOpenAI(ScriptedServer):
         seed = int(hashlib.sha256(self.user_text(body).encode()).hexdigest()[:8], 16)
         schema = self.schema(body) or {"type": "object", "properties": {}}
         answer: dict[str, Any] = FakeAnthropic.value_for(schema, seed, "answer")  # the same answers
+        first_score = next(iter(answer.get("scores", answer).values()), None)
+        if "confidence" in answer and first_score in self.stated:
+            answer["confidence"] = self.stated[first_score]
         if behaviour == SCHEMA_BREAK and answer:
             answer.pop(next(iter(answer)))
         if behaviour == OFF_SCALE:
@@ -132,13 +145,21 @@ class FakeOpenAI(ScriptedServer):
             message["content"] = json.dumps(self.answer_for(body, behaviour))
         prompt = estimate_tokens("".join(str(m.get("content", "")) for m in body.get("messages", [])))
         completion = estimate_tokens(message["content"] or message["refusal"] or "")
+        logprobs = self.logprobs(message["content"]) if body.get("logprobs") and message["content"] else None
         return {
             "id": f"chatcmpl-fake{next(self._ids)}", "object": "chat.completion", "created": int(time.time()),
             "model": body.get("model", "unknown"),
-            "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": "stop"}],
+            "choices": [{"index": 0, "message": message, "logprobs": logprobs, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
                       "total_tokens": prompt + completion},
         }
+
+
+    def logprobs(self, content: str) -> dict[str, Any]:
+        """The answer's tokens with their log-probabilities, as the API gives them."""
+        return {"content": [
+            {"token": token, "logprob": self.token_logprob.get(token, DEFAULT_LOGPROB), "bytes": list(token.encode()),
+             "top_logprobs": []} for token in TOKENS.findall(content)], "refusal": None}
 
 
 def _error_body(message: str, kind: str, code: str | None = None) -> dict[str, Any]:
@@ -182,7 +203,8 @@ class _Handler(BaseHTTPRequestHandler):
                     and (fake.api_key is None or self.headers.get("Authorization") == f"Bearer {fake.api_key}")
                     and (fake.models is None or body.get("model") in fake.models)
                     and not (fake.reject_temperature and "temperature" in body)
-                    and not (fake.reject_schema and "response_format" in body))
+                    and not (fake.reject_schema and "response_format" in body)
+                    and not (fake.reject_logprobs and body.get("logprobs")))
         fake.record(entry, fake.user_text(body) if answered else None)
         if self.path != "/v1/chat/completions":
             return self._send(404, _error_body(f"no route {self.path}", "not_found_error"))
@@ -203,6 +225,10 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(400, _error_body("Unsupported value: 'temperature' does not support 0 with this"
                                                " model. Only the default (1) value is supported.",
                                                "invalid_request_error", "unsupported_value"))
+        if fake.reject_logprobs and body.get("logprobs"):
+            entry.behaviour = "logprobs_rejected"
+            return self._send(400, _error_body("Unsupported parameter: 'logprobs' is not supported with this model.",
+                                               "invalid_request_error", "unsupported_parameter"))
         if fake.reject_schema and "response_format" in body:
             entry.behaviour = "schema_rejected"
             return self._send(400, _error_body("response_format of type json_schema is not supported",

@@ -67,7 +67,7 @@ def test_requests_over_the_size_limit_go_in_several_batches_none_refused(fake: f
     limits = BatchLimits(max_bytes=MAX_BYTES // 100, headroom=BatchLimits().headroom // 100)
     fake.max_batch_bytes = limits.max_bytes
     with Store(tmp_path / "large.db") as store:
-        add_items(store, rubrics["binary"], 2_700, response="word " * 200)
+        add_items(store, rubrics["binary"], 2_700, response="word " * 170)
         judge = tiny_judge(store, rubrics["binary"])
         judge.queue.enqueue()
         state = asyncio.run(BatchRunner(judge, fast(batch_limits=limits)).run())

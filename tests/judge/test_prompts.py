@@ -153,3 +153,15 @@ def test_cis_prefix_is_long_enough_to_cache(rubrics: dict[str, Rubric], tmp_path
         add_cis_items(store, rubrics["cis"], 2)
         chars = JudgePrompt.for_rubric(rubrics["cis"], store).stable_prefix_chars()
     assert chars // 4 >= 1024  # the smallest published minimum; shorter rubrics get a warning instead
+
+
+def test_the_answer_format_asks_for_the_judges_confidence_last(rubrics: dict[str, Rubric]) -> None:
+    for rubric_id in ("cis", "reasoning-trace", "exercise-quality", "binary", "pairwise"):
+        prompt = JudgePrompt.for_rubric(rubrics[rubric_id])
+        system = prompt.system_text([])
+        answer_part = system[system.index("# Part 4."):]
+        keys = list(prompt.output.example())
+        assert keys[-1] == "confidence"
+        assert f"Use these keys in this order: {', '.join(keys)}." in answer_part
+        assert "Last, `confidence`: your probability, a number from 0 to 1, that expert reviewers" in answer_part
+        assert prompt.output.json_schema()["required"][-1] == "confidence"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -78,3 +79,47 @@ def test_schema_is_closed_and_complete(rubrics: dict[str, Rubric], rubric_id: st
     assert schema["required"] == list(schema["properties"])
     # the example shape in the prompt has exactly the schema's keys, in order
     assert list(output.example()) == schema["required"]
+
+
+def test_the_stated_confidence_is_the_last_key_and_checked_apart_from_the_scores(cis: OutputFormat) -> None:
+    schema = cis.json_schema()
+    assert schema["required"][-1] == "confidence"
+    assert schema["properties"]["confidence"]["type"] == "number"
+    assert cis.example()["confidence"] == 0.0
+    judgment = cis.parse(json.dumps({**GOOD_CIS, "confidence": 0.85}))
+    assert judgment.scores == {"r": 0.75, "a": 0.5, "t": 1.0, "l": 0.25}
+    assert (judgment.confidence, judgment.confidence_note) == (0.85, "")
+    assert cis.parse(json.dumps({**GOOD_CIS, "confidence": 1})).confidence == 1.0  # a whole number is a number
+
+
+@pytest.mark.parametrize(("confidence", "note"), [
+    (None, "the answer gives no confidence"),  # an answer from before it was asked for
+    (1.7, "the confidence 1.7 is not between 0 and 1: left out"),
+    (-0.1, "the confidence -0.1 is not between 0 and 1: left out"),
+    (85, "the confidence 85 is not between 0 and 1: left out"),  # a percentage is not rescaled
+    ("0.9", 'the confidence "0.9" is not a number: left out'),
+    (True, "the confidence true is not a number: left out"),
+    ("high" * 20, 'the confidence "' + "high" * 9 + "hi… is not a number: left out"),  # shortened
+])
+def test_a_missing_or_unusable_confidence_is_a_note_and_the_scores_still_count(
+        cis: OutputFormat, confidence: object, note: str) -> None:
+    answer = GOOD_CIS if confidence is None else {**GOOD_CIS, "confidence": confidence}
+    judgment = cis.parse(json.dumps(answer))
+    assert judgment.scores == {"r": 0.75, "a": 0.5, "t": 1.0, "l": 0.25}
+    assert judgment.confidence is None
+    assert judgment.confidence_note == note
+
+
+def test_a_broken_answer_fails_whatever_its_confidence(cis: OutputFormat) -> None:
+    with pytest.raises(JudgmentError) as caught:
+        cis.parse(json.dumps({**GOOD_CIS, "r_score": 0.7, "confidence": 0.9}))
+    assert caught.value.kind == "off_scale"
+    with pytest.raises(JudgmentError) as caught:
+        cis.parse(json.dumps({**GOOD_CIS, "confidence": 0.9, "certainty": 0.9}))
+    assert caught.value.kind == "schema_mismatch"
+
+
+def test_no_extra_may_take_the_confidences_name(rubrics: dict[str, Rubric]) -> None:
+    rubric = dataclasses.replace(rubrics["binary"], judge_output_extras=["critique", "confidence"])
+    with pytest.raises(ValueError, match="'confidence', the judge's stated confidence"):
+        OutputFormat(rubric, "flat", "{id}")

@@ -47,9 +47,10 @@ from judge_tui.tui.widgets.key_bar import KeyBar
 MAX_ROWS = 1000
 
 
-# What judge-tui's own judge records beside the answer (judge/runner.py): the call's bookkeeping, not reasoning.
+# What judge-tui's own judge records beside the answer (judge/runner.py): the call's bookkeeping and the judge's
+# confidence, not reasoning.
 _CALL_RECORD = frozenset({"model", "prompt_version", "few_shot_ids", "sampling", "backend", "tokens", "cost_usd",
-                          "raw_text", "batch_id", "extras"})
+                          "raw_text", "batch_id", "extras", "confidence", "confidence_notes"})
 
 
 def reasoning_fields(details: dict[str, Any]) -> dict[str, Any]:
