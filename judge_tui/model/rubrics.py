@@ -575,7 +575,8 @@ def replaces_on_purpose(path: Path) -> bool:
         return False
 
 
-def _warn_once(text: str) -> None:
+def warn_once(text: str) -> None:
+    """A warning on stderr, given once by this process."""
     if text not in _warned:
         _warned.add(text)
         print(f"judge-tui: warning: {text}", file=sys.stderr)
@@ -593,11 +594,11 @@ def load_rubrics(extra_files: Iterable[Path] = ()) -> dict[str, tuple[Rubric, Pa
         try:
             rubric = load_rubric(path)
         except RubricError as exc:
-            _warn_once(f"{exc}\n  (this rubric is left out until the file is fixed)")
+            warn_once(f"{exc}\n  (this rubric is left out until the file is fixed)")
             continue
         if (rubric.id in found and found[rubric.id][1].parent == locations.prompts_dir()
                 and not replaces_on_purpose(path)):
-            _warn_once(f"{path} defines rubric {rubric.id!r} and replaces the built-in rubric of that id "
+            warn_once(f"{path} defines rubric {rubric.id!r} and replaces the built-in rubric of that id "
                        f"(give it another id to keep both)")
         found[rubric.id] = (rubric, path)
     for path in extra_files:

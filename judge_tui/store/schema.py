@@ -572,3 +572,14 @@ def m015_rubric_versions_without_examples(db: sqlite_utils.Database) -> None:
         if asked not in held:
             db.execute("UPDATE rubric_versions SET content_hash = ? WHERE id = ?", [asked, version_id])
             held.add(asked)
+
+
+@migrations()
+def m016_judge_definitions(db: sqlite_utils.Database) -> None:
+    # The judge's whole definition kept with its prompt version in the study's own database: the rubric as the
+    # judge reads it (its chosen examples, few-shot count and output extras included), the rubric file's text and
+    # the judge template. adopted_at is when the lead last put that version in force (the judge screen's change,
+    # its revert, `rubric-change`): the judge of a study reads its definition here, never a file another study
+    # may have changed. Versions recorded before hold no definition (NULL) and are never put in force again.
+    db.execute("ALTER TABLE prompt_versions ADD COLUMN definition TEXT")
+    db.execute("ALTER TABLE prompt_versions ADD COLUMN adopted_at TEXT")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from judge_tui.model.rubrics import definition_hash
@@ -77,8 +77,9 @@ class VersionQueries(StoreCore):
         return [r[0] for r in self.conn.execute("SELECT DISTINCT rubric FROM rubric_versions ORDER BY 1")]
 
     def newest_rubric_version(self, rubric_id: str) -> dict[str, Any] | None:
-        """The rubric's newest recorded version: its definition and when it was made (merges keep that date)."""
-        rows = self.query("SELECT v.definition, v.created_at FROM rubric_versions v JOIN rubric_version_order o"
+        """The rubric's newest recorded version: its definition, number and when it was made (merges keep that
+        date)."""
+        rows = self.query("SELECT v.definition, v.created_at, o.number FROM rubric_versions v JOIN rubric_version_order o"
                           " ON o.id = v.id WHERE v.rubric = ? ORDER BY o.number DESC LIMIT 1", [rubric_id])
         if not rows:
             return None
@@ -114,26 +115,52 @@ class VersionQueries(StoreCore):
 
     def record_prompt_version(
         self, rubric_id: str, prompt_version: str, rubric_version_id: int | None, template: str = "",
-        reason: str = "", motivating_items: Sequence[str] = (),
+        reason: str = "", motivating_items: Sequence[str] = (), definition: Mapping[str, Any] | None = None,
     ) -> int:
-        """The id of a judge prompt version, recorded the first time; a reason given later fills an empty one."""
+        """The id of a judge prompt version, recorded the first time; a reason given later fills an empty one.
+
+        With its ``definition`` (the judge's rubric, rubric text and template) it is put in force when first
+        recorded, or when a version recorded without one gets it."""
         with self.transaction() as conn:
             # Read under the write lock: two judges starting together both find it new, and only one may add it.
             row = conn.execute(
-                "SELECT id, reason FROM prompt_versions WHERE prompt_version = ?", [prompt_version]
+                "SELECT id, reason, definition FROM prompt_versions WHERE prompt_version = ?", [prompt_version]
             ).fetchone()
             if row is not None:
                 if reason and not row[1]:
                     conn.execute("UPDATE prompt_versions SET reason = ?, motivating_items = ? WHERE id = ?",
                                  [reason, _dumps(list(motivating_items)), row[0]])
+                if definition is not None and row[2] is None:
+                    conn.execute("UPDATE prompt_versions SET definition = ?, adopted_at = ? WHERE id = ?",
+                                 [_dumps(dict(definition)), now(), row[0]])
                 return int(row[0])
             cursor = conn.execute(
                 "INSERT INTO prompt_versions (rubric, prompt_version, rubric_version_id, template, reason,"
-                " motivating_items, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                " motivating_items, created_at, definition, adopted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [rubric_id, prompt_version, rubric_version_id, template, reason, _dumps(list(motivating_items)),
-                 now()],
+                 now(), None if definition is None else _dumps(dict(definition)),
+                 None if definition is None else now()],
             )
             return int(cursor.lastrowid)  # type: ignore[arg-type]  # set by the INSERT just run
+
+    def adopt_prompt_version(self, prompt_version: str) -> bool:
+        """Put a recorded judge definition in force again (a revert, a change tried again); False when that
+        version holds no definition."""
+        with self.transaction() as conn:
+            done = conn.execute("UPDATE prompt_versions SET adopted_at = ? WHERE prompt_version = ?"
+                                " AND definition IS NOT NULL", [now(), prompt_version])
+            return done.rowcount > 0
+
+    def judge_definition(self, rubric_id: str) -> dict[str, Any] | None:
+        """The judge definition in force for a rubric in this database: the one put in force last (None before
+        the judge's definition was first kept here)."""
+        rows = self.query("SELECT prompt_version, rubric_version_id, definition, adopted_at FROM prompt_versions"
+                          " WHERE rubric = ? AND definition IS NOT NULL ORDER BY adopted_at DESC, id DESC LIMIT 1",
+                          [rubric_id])
+        if not rows:
+            return None
+        rows[0]["definition"] = _loads(rows[0]["definition"], None)
+        return rows[0]
 
     def prompt_versions(self, rubric_id: str | None = None) -> list[dict[str, Any]]:
         where, params = ("WHERE rubric = ?", [rubric_id]) if rubric_id else ("", [])

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from judge_tui.judge.calibration import apply_change, check_change, judge_files, keep, promote_example
+from judge_tui.judge.calibration import apply_change, check_change, judge_texts, keep, promote_example
 from judge_tui.judge.prompts import JudgePrompt
 from judge_tui.judge.runner import judge_rater_id
 from judge_tui.model.rubrics import FewShotPin, Rubric, definition_hash, rubric_from_definition
@@ -53,7 +53,7 @@ def keep_an_example(db: Path) -> str:
     Returns the kept prompt version."""
     with Store(db) as store:
         rubric = resolve_rubric("binary", store)
-        files = judge_files(rubric)
+        files = judge_texts(store, rubric)
         rubric_text, template_text = files.texts()
         new = promote_example(store, rubric, rubric_text, "P04", "FAIL: HONEY IS NOT VEGAN", "alice")
         change = check_change(store, rubric, files, new, template_text)
@@ -105,9 +105,11 @@ def test_a_kept_example_compares_the_kept_judge_on_every_expert_label(tmp_path: 
     history = cli(db, "history", "--rubric", "binary")
     assert "the judge passed honey" in history and "kept" in history  # the judge's change, with its reason
     assert "#2" not in history  # and no second rubric version
-    refused = subprocess.run([sys.executable, "-m", "judge_tui", "rubric-change", "binary", "--reason", "examples",
-                              "--items", "P04", "--db", str(db)], capture_output=True, text=True, check=False)
-    assert refused.returncode != 0 and "only the judge's chosen examples differ" in refused.stderr
+    # The rubric file without the example, adopted on purpose: a judge change again, never a rubric version.
+    back = cli(db, "rubric-change", "binary", "--reason", "examples", "--items", "P04")
+    assert "recorded judge prompt" in back and "still rubric version #1" in back
+    with Store(db) as store:
+        assert len(store.rubric_versions("binary")) == 1 and resolve_rubric("binary", store).examples == []
 
 
 def old_release_database(tmp_path: Path, rubric: Rubric, first_had_example: bool
