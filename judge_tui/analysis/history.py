@@ -4,9 +4,10 @@ The rule, for rubrics and judge prompts alike:
 
 * every distinct definition is a version (rubrics by their content hash, prompts by the judge's prompt
   version, a hash of template and rubric); ratings and judgments point at the version they were made under;
-* a rubric version is what the experts are asked: the judge's chosen few-shot examples (`[[examples]]`) are
-  left out of its hash and belong to the judge's prompt version, so changing them alone needs a prompt
-  reason, never a rubric one, and every expert rating still compares;
+* a rubric version is what the experts are asked: the judge's own settings (its chosen few-shot examples,
+  `[[examples]]`, its `few_shot_examples` count and its `judge_output_extras`) are left out of its hash and
+  belong to the judge's prompt version, so changing them alone makes a judge version, never a rubric one, and
+  every expert rating still compares;
 * the first version of a rubric (or the first judge prompt of a rubric) needs no reason;
 * every later version needs a reason and at least one motivating item. `judge-tui rubric-change` records a
   rubric change; the judge records a prompt change when run with `--reason` and `--items`;
@@ -225,9 +226,9 @@ def history_lines(store: Store, rubric_id: str | None = None) -> list[str]:
                              f"(label in the file: {v['version']}, hash {v['content_hash']}); ratings: "
                              f"{human} human, {judge} judge")
                 same = compared_as.get(v["id"], v["id"])
-                if same != v["id"]:  # recorded by an earlier release, which made the judge's examples a version
+                if same != v["id"]:  # recorded by an earlier release, which made the judge's settings a version
                     lines.append(f"      compared as #{number_of.get(same, '?')}: it differs only in the judge's "
-                                 "chosen examples")
+                                 "settings (its chosen examples, few-shot count or output extras)")
                 initial, first_rubric = first_rubric, False
             else:
                 on = number_of.get(v["rubric_version_id"])

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from judge_tui.model.rubrics import definition_hash
-from judge_tui.store.common import _dumps, _loads, now
+from judge_tui.store.common import _dumps, _loads, compared_versions, now, record_compared_versions
 from judge_tui.store.core import StoreCore
 
 # A rubric's versions are numbered 1, 2, ... in the order they were made (the view rubric_version_order, which
@@ -18,23 +15,6 @@ _NUMBERED = (
     "SELECT v.id, v.rubric, v.version, v.content_hash, v.reason, v.motivating_items, v.created_at, o.number"
     " FROM rubric_versions v JOIN rubric_version_order o ON o.id = v.id"
 )
-
-
-def compared_versions(conn: sqlite3.Connection) -> dict[int, int]:
-    """Each rubric version's id -> the id its ratings are compared under: the oldest version of its rubric that
-    asks the experts the same. A version is what the experts are asked, so two recorded versions that differ
-    only in the judge's examples (as an earlier release recorded a few-shot change) are one for every figure."""
-    first: dict[tuple[str, str], int] = {}
-    same: dict[int, int] = {}
-    for version_id, rubric, definition in conn.execute(
-            "SELECT v.id, v.rubric, v.definition FROM rubric_versions v JOIN rubric_version_order o ON o.id = v.id"
-            " ORDER BY v.rubric, o.number"):
-        try:
-            asked = definition_hash(json.loads(definition))
-        except (ValueError, TypeError):
-            asked = f"#{version_id}"  # unreadable: a version of its own
-        same[version_id] = first.setdefault((rubric, asked), version_id)
-    return same
 
 
 class VersionQueries(StoreCore):
@@ -63,6 +43,7 @@ class VersionQueries(StoreCore):
                     now(),
                 ],
             )
+            record_compared_versions(conn)
             return int(cursor.lastrowid)  # type: ignore[arg-type]  # set by the INSERT just run
 
     def rubric_versions(self, rubric_id: str | None = None) -> list[dict[str, Any]]:

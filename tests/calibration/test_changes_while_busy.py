@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge_tui.judge.calibration import judge_texts, open_trial
+from judge_tui.judge.calibration import JudgeTexts, judge_texts, open_trial
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store
 from judge_tui.store.rubric_choice import resolve_rubric
@@ -28,7 +28,7 @@ async def test_a_change_its_keep_and_a_revert_wait_for_another_process(study, mo
     monkeypatch.setenv("EDITOR", editor("# Part 3.", f"{GUARD} # Part 3."))
     with Store(study) as store:
         rubric = resolve_rubric("binary", store)
-        def in_force():  # noqa: ANN202
+        def in_force() -> JudgeTexts:
             return judge_texts(store, resolve_rubric("binary", store))
 
         first = in_force()

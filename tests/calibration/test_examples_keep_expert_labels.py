@@ -38,9 +38,11 @@ def cli(db: Path, *args: str) -> str:
 def test_chosen_examples_change_the_judges_hash_and_never_the_rubric_versions(rubrics: dict[str, Rubric]) -> None:
     binary = rubrics["binary"]
     pinned = dataclasses.replace(binary, examples=[FewShotPin("P04", "alice", "x")])
-    assert pinned.content_hash == binary.content_hash == "8827d351f1d8e9a2"  # the hash databases recorded
-    assert binary.judge_hash == binary.content_hash  # without examples, both are the one it always had
+    assert pinned.content_hash == binary.content_hash == "3ce7762da97bd64a"  # the judge's settings left out
+    assert binary.judge_hash == "8827d351f1d8e9a2"  # the whole definition: the hash databases recorded
     assert pinned.judge_hash == "1d87b9dce7e81ee8"  # with them, the previous release's: prompt versions keep theirs
+    fewer = dataclasses.replace(binary, few_shot_examples=0, judge_output_extras=[])
+    assert fewer.content_hash == binary.content_hash and fewer.judge_hash != binary.judge_hash
 
 
 def judge_all(db: Path) -> None:
@@ -185,7 +187,7 @@ def test_a_database_of_the_previous_release_opens_with_every_rating_kept_and_com
     assert conn.execute("SELECT COUNT(*) FROM ratings WHERE rater_id = ?", [judge]).fetchone()[0] == counts[judge]
     conn.close()
     history = cli(db, "history", "--rubric", "binary")
-    assert "compared as #1: it differs only in the judge's chosen examples" in history
+    assert "compared as #1: it differs only in the judge's settings" in history
     with Store(db) as store:
         first_judge = next(r["id"] for r in store.judge_raters_with_prompt("binary") if r["id"] != judge)
     compared = json.loads(cli(db, "report", "--rubric", "binary", "--compare", first_judge, "#2", "--format", "json"))

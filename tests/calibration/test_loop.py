@@ -12,7 +12,7 @@ import pytest
 
 from judge_tui.analysis.history import history_lines
 from judge_tui.judge.backends import CommandBackend
-from judge_tui.judge.calibration import judge_texts, open_trial
+from judge_tui.judge.calibration import JudgeTexts, judge_texts, open_trial
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store
@@ -50,7 +50,10 @@ async def test_the_loop_twice_edit_rejudge_compare_keep_then_revert(study, monke
     monkeypatch.setenv("EDITOR", editor("# Part 3.", f"{GUARD} # Part 3."))
     with Store(study) as store:
         rubric = resolve_rubric("binary", store)
-        in_force = lambda: judge_texts(store, resolve_rubric("binary", store))  # noqa: E731
+
+        def in_force() -> JudgeTexts:
+            return judge_texts(store, resolve_rubric("binary", store))
+
         app = CalibrationApp(store, rubric, "lead", settings=Settings(judge_concurrency=3),
                              make_backend=lambda: CommandBackend(JUDGE_CMD, model=MODEL))
         async with app.run_test(size=(120, 40)) as pilot:
