@@ -86,13 +86,14 @@ def record_rubric_change(store: Store, rubric: Rubric, reason: str | None, items
 
 
 def record_definition(store: Store, rubric: Rubric, reason: str | None, items: list[str], *, prompt_version: str,
-                      template: str, definition: Mapping[str, Any], in_force: str) -> str:
+                      template: str, definition: Mapping[str, Any], in_force: str) -> tuple[str, int]:
     """`rubric-change`: a definition from the files put in force in this database on purpose, with its reason.
 
     What the experts are asked changed: a new rubric version (the existing drift rules say which earlier
     ratings still compare), and the judge's definition with it. Only the judge's part changed (its chosen
     examples, few-shot count, output extras or template): a new judge prompt version, and no rubric version.
-    ``in_force`` is the judge prompt version the database uses now. Returns "rubric" or "judge"."""
+    ``in_force`` is the judge prompt version the database uses now. Returns "rubric" or "judge", and the number
+    of the rubric version the definition asks as."""
     reason = check_reason(reason, items, store, rubric.id, f"a change to rubric {rubric.id}")
     existing = store.rubric_version_by_hash(rubric.content_hash)
     with store.transaction():
@@ -102,7 +103,7 @@ def record_definition(store: Store, rubric: Rubric, reason: str | None, items: l
             store.record_prompt_version(rubric.id, prompt_version, version_id, template,
                                         f"rubric version #{number}: {reason}", items, definition)
             store.adopt_prompt_version(prompt_version)
-            return "rubric"
+            return "rubric", number
         if prompt_version == in_force:
             raise UserError(
                 f"rubric {rubric.id} and its judge template are what {store.path} uses already (rubric version "
@@ -112,7 +113,7 @@ def record_definition(store: Store, rubric: Rubric, reason: str | None, items: l
         store.record_prompt_version(rubric.id, prompt_version, int(existing["id"]), template, reason, items,
                                     definition)
         store.adopt_prompt_version(prompt_version)
-        return "judge"
+        return "judge", int(existing["number"])
 
 
 def version_number(store: Store, version_id: int) -> int:

@@ -38,10 +38,9 @@ def run_rubric_change(args: argparse.Namespace) -> int:
             in_force = JudgePrompt.for_rubric(resolve_rubric(rubric.id, store, notice=False), store).version
         except PromptError as exc:
             raise UserError(str(exc)) from None
-        kind = record_definition(store, rubric, args.reason, items, prompt_version=prompt.version,
-                                 template=prompt.template.digest, definition=prompt.definition(), in_force=in_force)
-        number = next(v["number"] for v in store.rubric_versions(rubric.id)
-                      if v["content_hash"] == rubric.content_hash)
+        kind, number = record_definition(store, rubric, args.reason, items, prompt_version=prompt.version,
+                                         template=prompt.template.digest, definition=prompt.definition(),
+                                         in_force=in_force)
     if kind == "rubric":
         print(f"recorded rubric {rubric.id} version #{number} (hash {rubric.content_hash}) in {store.path}; "
               f"motivated by {', '.join(items)}.")

@@ -46,7 +46,7 @@ class JudgeTexts:
     """The two texts that define a rubric's judge in a study, as the judge screen edits them, and the names
     they go by (the names `rubric-export` writes them under)."""
 
-    rubric: Path  # <id>.rubric.toml: a name for messages, never a file written
+    rubric: Path  # <id>.rubric.toml: a name for messages and for the file rubric-export writes
     template: Path  # <id>.judge.md
     rubric_text: str
     template_text: str
