@@ -243,7 +243,11 @@ def revert(store: Store, trial: Trial, reason: str) -> None:
     with store.transaction():
         record_outcome(store, trial.rubric, "reverted", trial.after, trial.before, reason, list(trial.items))
         _close_trial(store, trial.rubric)
-        store.adopt_prompt_version(trial.before)
+        if not store.adopt_prompt_version(trial.before):  # nothing recorded: the transaction is rolled back
+            raise UserError(
+                f"prompt version {trial.before} was kept in files by an earlier judge-tui, not in {store.path}, so it "
+                f"cannot be put back here: keep this change, then record the earlier rubric file with `judge-tui "
+                f"rubric-change {trial.rubric} --file FILE --reason TEXT --items ID,ID`")
 
 
 # --------------------------------------------------------------------------- choosing a few-shot example

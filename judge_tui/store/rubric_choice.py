@@ -97,11 +97,32 @@ def _rubric_of_database(store: Store, rubric_id: str, files: dict[str, tuple[Rub
 
 def _name_a_changed_file(store: Store, chosen: Rubric, in_file: Rubric, path: Path, number: int) -> None:
     """Say once that the user's rubric file differs from what this database uses, and how to adopt it."""
+    text = _changed_file_text(store, chosen, in_file, path, number)
+    if text:
+        warn_once(text)
+
+
+def _changed_file_text(store: Store, chosen: Rubric, in_file: Rubric, path: Path, number: int) -> str:
     if in_file.judge_hash == chosen.judge_hash:
-        return
-    warn_once(f"{path} differs from rubric {chosen.id} as {store.path} uses it (rubric version #{number}); this "
-              f"database keeps its own. To use the file here on purpose: judge-tui rubric-change {chosen.id} "
-              f"--reason TEXT --items ID,ID --db {store.path}")
+        return ""
+    return (f"{path} differs from rubric {chosen.id} as {store.path} uses it (rubric version #{number}); this "
+            f"database keeps its own. To use the file here on purpose: judge-tui rubric-change {chosen.id} "
+            f"--reason TEXT --items ID,ID --db {store.path}")
+
+
+def changed_file_notice(store: Store, rubric_id: str) -> str:
+    """What resolve_rubric says on stderr of a rubric file in the user's folder that differs from what this
+    database uses ("" when none does), for the app to show on its screen."""
+    try:
+        files = load_rubrics()
+        in_file, path = files.get(rubric_id, (None, None))
+        newest = store.newest_rubric_version(rubric_id)
+        if in_file is None or path is None or newest is None or path.parent == locations.prompts_dir():
+            return ""
+        return _changed_file_text(store, _rubric_of_database(store, rubric_id, files, notice=False), in_file, path,
+                                  newest["number"])
+    except RubricError:
+        return ""
 
 
 def available_rubrics(store: Store | None = None) -> dict[str, Rubric]:

@@ -334,3 +334,23 @@ def test_rubric_export_writes_the_definition_in_force_and_a_built_in_copy_says_s
     done = subprocess.run([sys.executable, "-m", "judge_tui", "rubrics"], capture_output=True, text=True,
                           check=False)
     assert "replaces the built-in rubric" in done.stderr
+
+
+def test_a_trial_an_earlier_release_kept_in_files_is_not_reverted_to_nothing(study):
+    """An earlier release kept a change under trial as files (their old bytes in the trial): its earlier version
+    has no definition in the database, so a revert here refuses, says what to do, and records nothing."""
+    import json
+
+    from judge_tui.judge.calibration import TRIAL_META, open_trial, revert
+
+    rubric = resolve_rubric("binary", study)
+    study.record_prompt_version("binary", "0123456789ab", study.ensure_rubric_version(rubric))  # no definition
+    study.set_meta(TRIAL_META.format(rubric="binary"), json.dumps({
+        "rubric": "binary", "before": "0123456789ab", "after": "ba9876543210", "reason": "briefer", "items": ["P06"],
+        "rubric_file": "/somewhere/binary.rubric.toml", "template_file": "/somewhere/binary.judge.md",
+        "rubric_bytes": "", "template_bytes": "", "rubric_was_file": False, "template_was_file": False}))
+    trial = present(open_trial(study, "binary"))
+    assert (trial.before, trial.after, trial.items) == ("0123456789ab", "ba9876543210", ("P06",))
+    with pytest.raises(UserError, match="kept in files by an earlier judge-tui"):
+        revert(study, trial, "no better")
+    assert open_trial(study, "binary") == trial and study.calibration_changes("binary") == []

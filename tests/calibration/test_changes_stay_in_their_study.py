@@ -229,3 +229,36 @@ def test_a_database_of_the_previous_release_keeps_and_compares_every_rating_and_
     assert "reason: back to three examples" in history and "judge prompt" in history
     with Store(db) as store:
         assert len(store.rubric_versions("binary")) == 2 and resolve_rubric("binary", store).few_shot_examples == 3
+
+
+@pytest.mark.slow  # real processes and a Pilot session
+async def test_a_study_adopts_another_studys_exported_judge_only_on_purpose(tmp_path: Path,
+                                                                          rubrics: dict[str, Rubric]) -> None:
+    from judge_tui.cli.launch import prepare
+    from judge_tui.cli.parser import build_parser
+
+    study_a = build_study(tmp_path / "a.db", rubrics["binary"])
+    study_b = build_study(tmp_path / "b.db", rubrics["binary"])
+    for db in (study_a, study_b):
+        judge_all(db)
+    kept = await keep_an_example_on_the_judge_screen(study_a)
+    folder = locations.user_rubrics_dir()
+    cli(study_a, "rubric-export", "binary", "--to", str(folder))  # the lead writes the files on purpose
+    assert [p.name for p in user_folder_files()] == ["binary.judge.md", "binary.rubric.toml"]
+    before = versions_of(study_b)
+    launch = prepare(build_parser().parse_args(["rate", "--db", str(study_b), "--reviewer", "carol"]))
+    try:  # study B keeps its own, and its app says once how to adopt the file
+        assert launch.rubric.examples == []
+        assert f"{folder / 'binary.rubric.toml'} differs from rubric binary as {study_b} uses it" in launch.notice
+        assert "judge-tui rubric-change binary --reason TEXT --items ID,ID" in launch.notice
+    finally:
+        launch.store.close()
+    assert versions_of(study_b) == before
+    adopted = cli(study_b, "rubric-change", "binary", "--reason", "the example that helped study A", "--items",
+                  "P04")
+    assert "recorded judge prompt" in adopted and "still rubric version #1" in adopted
+    with Store(study_b) as store:
+        assert len(store.rubric_versions("binary")) == 1  # every expert label still compares
+        in_force = resolve_rubric("binary", store)
+        assert [(p.item, p.rater) for p in in_force.examples] == [("P04", "alice")]
+        assert JudgePrompt.for_rubric(in_force, store).version == kept  # the same judge as study A's
