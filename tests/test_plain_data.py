@@ -217,6 +217,10 @@ def test_the_built_in_rubrics_keep_the_version_hashes_databases_recorded():
     """As pydantic models wrote them: a database made before sees the same rubric version, not a changed one."""
     from judge_tui.model.rubrics import load_rubrics
 
-    assert {rubric_id: rubric.content_hash for rubric_id, (rubric, _path) in load_rubrics().items()} == {
+    assert {rubric_id: rubric.judge_hash for rubric_id, (rubric, _path) in load_rubrics().items()} == {
         "binary": "8827d351f1d8e9a2", "cis": "4f7132b077c83619", "exercise-quality": "812a803f2539141a",
         "reasoning-trace": "06ee58e609058614", "pairwise": "8b8c75200be6836e"}
+    # A rubric version leaves the judge's settings out (the migration m017 gives recorded versions this hash).
+    assert {rubric_id: rubric.content_hash for rubric_id, (rubric, _path) in load_rubrics().items()} == {
+        "binary": "3ce7762da97bd64a", "cis": "a24ef5b60c317caf", "exercise-quality": "602cc2217d5f723b",
+        "reasoning-trace": "8f22572df822084f", "pairwise": "7be8831d32779345"}

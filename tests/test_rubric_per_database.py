@@ -93,8 +93,9 @@ def test_an_unknown_rubric_lists_the_databases_own_too(tmp_path: Path, capsys):
     assert "unknown rubric 'mien'; available: binary, cis, exercise-quality, mine, pairwise, reasoning-trace" in err
 
 
-def test_an_edit_in_the_rubrics_folder_is_still_caught_by_the_judge(tmp_path: Path, capsys):
-    """The folder workflow: edit the file, and the judge asks for the reason before it runs."""
+def test_an_edit_in_the_rubrics_folder_is_adopted_only_with_rubric_change(tmp_path: Path, capsys):
+    """The folder workflow: edit the file, and the study keeps its version, says so once, and adopts the file
+    when the lead records the change with its reason."""
     folder = locations.user_rubrics_dir()
     folder.mkdir(parents=True)
     in_folder = _rubric_file(folder / "tone.rubric.toml", "tone")
@@ -105,10 +106,13 @@ def test_an_edit_in_the_rubrics_folder_is_still_caught_by_the_judge(tmp_path: Pa
              _answers(tmp_path / "answers.jsonl", ["T1", "T2", "T3"])]
     assert run(capsys, *judge)[0] == 0
     _rubric_file(in_folder, "tone", "Edited.")
-    code, _out, err = run(capsys, *judge)
-    assert code == 1
-    assert "rubric tone has changed since version #1" in err
-    assert "judge-tui rubric-change tone" in err
+    code, out, err = run(capsys, *judge)
+    assert code == 0
+    assert "nothing to judge" in out  # the study's own version, never the file silently
+    assert f"{in_folder} differs from rubric tone as {db} uses it (rubric version #1)" in err
+    assert "judge-tui rubric-change tone --reason TEXT --items ID,ID" in err
+    with Store(db) as store:
+        assert not resolve_rubric("tone", store, notice=False).description.startswith("Edited.")
     code, out, err = run(capsys, "rubric-change", "tone", "--db", db, "--reason", "clearer", "--items", "T2")
     assert code == 0, err
     assert "recorded rubric tone version #2" in out

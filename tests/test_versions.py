@@ -57,8 +57,9 @@ def test_rubric_change_records_reason_and_items_in_that_database(tmp_path: Path,
         assert second["reason"] == "Clarity anchors were too lenient"
         assert second["motivating_items"] == ["B003", "B007"]
     # Recording the same definition again is refused: nothing changed.
-    assert main(["rubric-change", "cis", "--db", str(db), "--reason", "again", "--items", "B001"]) == 1
-    assert "unchanged since version #2" in capsys.readouterr().err
+    assert main(["rubric-change", "cis", "--db", str(db), "--reason", "again", "--items", "B001",
+                 "--file", str(new_file)]) == 1
+    assert "are what" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -207,7 +208,7 @@ def test_compare_section_text_and_errors(tmp_path: Path, rubrics):
         assert on_test.alignment == (0.0, 1.0)
 
 
-def test_judge_refuses_a_changed_prompt_until_its_reason_is_given(tmp_path: Path, capsys):
+def test_an_edited_template_is_used_only_once_rubric_change_adopts_it(tmp_path: Path, capsys):
     import json
 
     from judge_tui.model.locations import prompts_dir, user_rubrics_dir
@@ -220,17 +221,23 @@ def test_judge_refuses_a_changed_prompt_until_its_reason_is_given(tmp_path: Path
                               for n in range(1, 4)))
     judge = ["judge", "--db", str(db), "--rubric", "binary", "--backend", "replay", "--replay", str(replay)]
     assert main(judge) == 0
-    # The lead edits the judge prompt (a user copy of the template replaces the bundled one).
+    # The lead edits the judge prompt (a user copy of the template beside the bundled one).
     user_rubrics_dir().mkdir(parents=True, exist_ok=True)
     template = (prompts_dir() / "binary.judge.md").read_text(encoding="utf-8")
     (user_rubrics_dir() / "binary.judge.md").write_text(template + "\nBe strict about implied ingredients.\n",
                                                       encoding="utf-8")
     capsys.readouterr()
-    assert main(judge) == 1
-    err = capsys.readouterr().err
-    assert "the binary judge prompt has changed since prompt version" in err
-    assert "--reason TEXT --items" in err
-    assert main([*judge, "--reason", "Lenient on implied ingredients", "--items", "P02"]) == 0
+    assert main(judge) == 0  # the study keeps the template it judged with, and says how to adopt the file
+    out, err = capsys.readouterr()
+    assert "nothing to judge" in out
+    assert "binary.judge.md differs from the judge template" in err
+    assert "judge-tui rubric-change binary" in err
+    assert main(["rubric-change", "binary", "--db", str(db), "--reason", "Lenient on implied ingredients",
+                 "--items", "P02"]) == 0
+    out = capsys.readouterr().out
+    assert "recorded judge prompt" in out
+    assert "still rubric version #1" in out
+    assert main(judge) == 0
     capsys.readouterr()
     assert main(["history", "--db", str(db)]) == 0
     out = capsys.readouterr().out
@@ -238,6 +245,7 @@ def test_judge_refuses_a_changed_prompt_until_its_reason_is_given(tmp_path: Path
     assert "items: P02" in out
     with Store(db) as store:
         judges = [r["id"] for r in store.raters("judge")]
+        assert len(store.rubric_versions("binary")) == 1
     assert len(judges) == 2  # one judge rater per prompt version; both kept
 
 

@@ -4,9 +4,10 @@ The rule, for rubrics and judge prompts alike:
 
 * every distinct definition is a version (rubrics by their content hash, prompts by the judge's prompt
   version, a hash of template and rubric); ratings and judgments point at the version they were made under;
-* a rubric version is what the experts are asked: the judge's chosen few-shot examples (`[[examples]]`) are
-  left out of its hash and belong to the judge's prompt version, so changing them alone needs a prompt
-  reason, never a rubric one, and every expert rating still compares;
+* a rubric version is what the experts are asked: the judge's own settings (its chosen few-shot examples,
+  `[[examples]]`, its `few_shot_examples` count and its `judge_output_extras`) are left out of its hash and
+  belong to the judge's prompt version, so changing them alone makes a judge version, never a rubric one, and
+  every expert rating still compares;
 * the first version of a rubric (or the first judge prompt of a rubric) needs no reason;
 * every later version needs a reason and at least one motivating item. `judge-tui rubric-change` records a
   rubric change; the judge records a prompt change when run with `--reason` and `--items`;
@@ -19,11 +20,12 @@ The rule, for rubrics and judge prompts alike:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
 from judge_tui.model.errors import UserError
-from judge_tui.model.rubrics import Rubric, definition_hash
+from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 
 
@@ -72,13 +74,6 @@ def record_rubric_change(store: Store, rubric: Rubric, reason: str | None, items
     """Record `rubric` as a new version with its reason (or add the reason to a version recorded without)."""
     reason = check_reason(reason, items, store, rubric.id, f"a change to rubric {rubric.id}")
     existing = store.rubric_version_by_hash(rubric.content_hash)
-    recorded = store.rubric_definition(existing["id"]) if existing is not None else None
-    if existing is not None and recorded is not None and definition_hash(recorded, judge_settings=True) != rubric.judge_hash:
-        raise UserError(
-            f"rubric {rubric.id} asks the experts the same as version #{existing['number']}: only the judge's chosen "
-            "examples differ, and they are part of the judge's prompt version, not a rubric version. Record that "
-            "change by running the judge with --reason TEXT --items ID,ID (`judge-tui judge`)."
-        )
     if existing is not None and existing["reason"]:
         raise UserError(
             f"rubric {rubric.id} is unchanged since version #{existing['number']} ({_short(existing['created_at'])}, "
@@ -90,13 +85,51 @@ def record_rubric_change(store: Store, rubric: Rubric, reason: str | None, items
     return store.ensure_rubric_version(rubric, reason, items)
 
 
+def record_definition(store: Store, rubric: Rubric, reason: str | None, items: list[str], *, prompt_version: str,
+                      template: str, definition: Mapping[str, Any], in_force: str) -> tuple[str, int]:
+    """`rubric-change`: a definition from the files put in force in this database on purpose, with its reason.
+
+    What the experts are asked changed: a new rubric version (the existing drift rules say which earlier
+    ratings still compare), and the judge's definition with it. Only the judge's part changed (its chosen
+    examples, few-shot count, output extras or template): a new judge prompt version, and no rubric version.
+    ``in_force`` is the judge prompt version the database uses now. Returns "rubric" or "judge", and the number
+    of the rubric version the definition asks as."""
+    reason = check_reason(reason, items, store, rubric.id, f"a change to rubric {rubric.id}")
+    existing = store.rubric_version_by_hash(rubric.content_hash)
+    with store.transaction():
+        if existing is None or needs_reason(store, rubric) is not None:
+            version_id = record_rubric_change(store, rubric, reason, items)
+            number = version_number(store, version_id)
+            store.record_prompt_version(rubric.id, prompt_version, version_id, template,
+                                        f"rubric version #{number}: {reason}", items, definition)
+            store.adopt_prompt_version(prompt_version)
+            return "rubric", number
+        if prompt_version == in_force:
+            raise UserError(
+                f"rubric {rubric.id} and its judge template are what {store.path} uses already (rubric version "
+                f"#{existing['number']}, judge prompt {in_force}). Edit the rubric file or the judge template (or "
+                "pass --file NEW.rubric.toml) first."
+            )
+        store.record_prompt_version(rubric.id, prompt_version, int(existing["id"]), template, reason, items,
+                                    definition)
+        store.adopt_prompt_version(prompt_version)
+        return "judge", int(existing["number"])
+
+
+def version_number(store: Store, version_id: int) -> int:
+    """The number (1, 2, ...) of a recorded rubric version."""
+    row = store.rubric_version(version_id)
+    return int(row["number"]) if row is not None else 0
+
+
 def require_recorded(
     store: Store, rubric: Rubric, *, prompt_version: str | None = None, template: str = "",
-    reason: str | None = None, items: list[str] | None = None,
+    reason: str | None = None, items: list[str] | None = None, definition: Mapping[str, Any] | None = None,
 ) -> int:
     """Before the judge runs: the rubric version id, refusing an unrecorded rubric or prompt change.
 
-    With a reason (and items) the change is recorded instead. Used by `judge-tui judge`.
+    With a reason (and items) the change is recorded instead. Used by `judge-tui judge`. The judge's
+    ``definition`` is kept with its prompt version in this database the first time it is recorded here.
     """
     items = items or []
     stale = needs_reason(store, rubric)
@@ -111,29 +144,32 @@ def require_recorded(
     else:
         version_id = store.ensure_rubric_version(rubric)
     if prompt_version is not None:
-        _require_prompt(store, rubric, version_id, prompt_version, template, reason, items)
+        _require_prompt(store, rubric, version_id, prompt_version, template, reason, items, definition)
     return version_id
 
 
 def _require_prompt(store: Store, rubric: Rubric, version_id: int, prompt_version: str, template: str,
-                    reason: str | None, items: list[str]) -> None:
+                    reason: str | None, items: list[str], definition: Mapping[str, Any] | None) -> None:
     known = store.prompt_versions(rubric.id)
     if any(p["prompt_version"] == prompt_version for p in known):
+        if definition is not None:  # recorded by an earlier release: its definition is kept from now on
+            store.record_prompt_version(rubric.id, prompt_version, version_id, definition=definition)
         return
     if not known:
-        store.record_prompt_version(rubric.id, prompt_version, version_id, template, (reason or "").strip(), items)
+        store.record_prompt_version(rubric.id, prompt_version, version_id, template, (reason or "").strip(), items,
+                                    definition)
         return
     last = known[-1]
     if reason:
         reason = check_reason(reason, items, store, rubric.id, f"a change to the {rubric.id} judge prompt")
-        store.record_prompt_version(rubric.id, prompt_version, version_id, template, reason, items)
+        store.record_prompt_version(rubric.id, prompt_version, version_id, template, reason, items, definition)
         return
     same_template = last["template"] == template
     rubric_row = store.rubric_version(version_id)
     if same_template and template and rubric_row and rubric_row["reason"]:
         store.record_prompt_version(rubric.id, prompt_version, version_id, template,
                                     f"rubric version #{rubric_row['number']}: {rubric_row['reason']}",
-                                    rubric_row["motivating_items"])
+                                    rubric_row["motivating_items"], definition)
         return
     raise UserError(
         f"the {rubric.id} judge prompt has changed since prompt version {last['prompt_version']} "
@@ -191,9 +227,9 @@ def history_lines(store: Store, rubric_id: str | None = None) -> list[str]:
                              f"(label in the file: {v['version']}, hash {v['content_hash']}); ratings: "
                              f"{human} human, {judge} judge")
                 same = compared_as.get(v["id"], v["id"])
-                if same != v["id"]:  # recorded by an earlier release, which made the judge's examples a version
+                if same != v["id"]:  # recorded by an earlier release, which made the judge's settings a version
                     lines.append(f"      compared as #{number_of.get(same, '?')}: it differs only in the judge's "
-                                 "chosen examples")
+                                 "settings (its chosen examples, few-shot count or output extras)")
                 initial, first_rubric = first_rubric, False
             else:
                 on = number_of.get(v["rubric_version_id"])

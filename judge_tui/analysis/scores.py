@@ -206,10 +206,10 @@ class RubricRatings:
         keys, repeats = keys[current], repeats[current]
         scores, overall = self.scores[mask][current], self.overall[mask][current]
         out = {}
+        newest_order = order[current]
         for repeat in np.unique(repeats).tolist():
-            this = repeats == repeat
-            order = np.argsort(keys[this], kind="stable")
-            out[int(repeat)] = Scores(keys[this][order], scores[this][order], overall[this][order])
+            this = repeats == repeat  # one run per item: between versions that ask the same, the last written
+            out[int(repeat)] = _newest_per_item(keys[this], newest_order[this], scores[this], overall[this])
         return out
 
     def reratings(self, rater_id: str, repeat: int) -> Pairing:
@@ -226,6 +226,8 @@ class RubricRatings:
 
 
 def _newest_per_item(keys: np.ndarray, version_order: np.ndarray, scores: np.ndarray, overall: np.ndarray) -> Scores:
+    """Each item's rating under its newest version; between ratings of one version number (versions that ask the
+    same), the last in the store's order, which is the order they were written (a stable sort keeps it)."""
     order = np.lexsort((version_order, keys))
     sorted_keys = keys[order]
     last = order[np.r_[sorted_keys[1:] != sorted_keys[:-1], True]] if keys.size else order

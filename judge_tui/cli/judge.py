@@ -441,7 +441,8 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
             rubric, prompt = plan.rubric, plan.prompt
             # A changed rubric or prompt needs its reason recorded first (judge_tui.analysis.history).
             require_recorded(store, rubric, prompt_version=prompt.version, template=prompt.template.digest,
-                             reason=getattr(args, "reason", None), items=parse_items(getattr(args, "items", None)))
+                             reason=getattr(args, "reason", None), items=parse_items(getattr(args, "items", None)),
+                             definition=prompt.definition())
             judge = Judge(store, rubric, prompt, backend, both_orders=getattr(args, "both_orders", False))
             if getattr(args, "retry_failed", False):
                 judge.queue.requeue_failed()

@@ -18,7 +18,7 @@ from judge_tui.model.rubrics import Rubric, Scale
 from judge_tui.model.settings import Settings, load_settings
 from judge_tui.store import Store, StoreError
 from judge_tui.store.core import is_busy
-from judge_tui.store.rubric_choice import resolve_rubric
+from judge_tui.store.rubric_choice import changed_file_notice, resolve_rubric
 from judge_tui.transfer import demo_loading
 
 FIRST_PAINT_ENV = "JUDGE_TUI_EXIT_AFTER_FIRST_PAINT"
@@ -163,6 +163,7 @@ def prepare(args: argparse.Namespace, *, lead: bool = False) -> Launch:
         # the keys typed meanwhile went to the shell. Said at once instead, before the app takes the terminal.
         with store.waiting_at_most(START_WAIT):
             rubric = choose_rubric(store, getattr(args, "rubric", None))
+            notice = "\n".join(filter(None, [notice, changed_file_notice(store, rubric.id)]))  # on screen too
             check_keymap(rubric.scale)  # keys 5 to 9 clash with others only on a scale with that many categories
             split = getattr(args, "split", None)
             if split and not store.has_items(rubric.id, split):

@@ -41,6 +41,7 @@ HANDLERS = {
     "merge": "judge_tui.cli.merge:run_merge",
     "history": "judge_tui.cli.history:run_history",
     "rubric-change": "judge_tui.cli.history:run_rubric_change",
+    "rubric-export": "judge_tui.cli.history:run_rubric_export",
     "adjudicate": "judge_tui.cli.launch:run_adjudicate",
     "calibrate": "judge_tui.cli.calibrate:run",
     "certify": "judge_tui.cli.certify:run",
@@ -325,14 +326,24 @@ def build_parser() -> CommandParser:
     _common(p)
     p.add_argument("--rubric", help="only this rubric")
 
-    p = parser.add_command("rubric-change", help="record a new rubric version with its reason and motivating items")
+    p = parser.add_command("rubric-change", help="use a changed rubric file or judge template in this database, "
+                                                 "with its reason and motivating items")
     _common(p)
-    p.add_argument("rubric", help="rubric id (or rubric file)")
+    p.add_argument("rubric", help="rubric id: its file in the rubrics folder (else the built-in one) and its judge "
+                                  "template are adopted")
     p.add_argument("--reason", required=True, help="what changed and why")
     p.add_argument("--items", required=True, metavar="ID,ID", help="the items that motivated the change")
     p.add_argument("--file", type=Path, metavar="NEW.rubric.toml",
                    help="the new definition, used by every command on this database from now on (other "
                         "databases keep theirs)")
+
+    p = parser.add_command("rubric-export", help="write the rubric file and judge template this database uses")
+    _common(p)
+    p.add_argument("rubric", help="rubric id")
+    p.add_argument("--to", type=Path, required=True, metavar="FOLDER",
+                   help="where to write <id>.rubric.toml and <id>.judge.md (your rubrics folder, to use them in "
+                        "new studies)")
+    p.add_argument("--overwrite", action="store_true", help="replace files of those names already there")
 
     p = parser.add_command("adjudicate", help="settle the items where experts disagree (stored as rater 'consensus')")
     _common(p)

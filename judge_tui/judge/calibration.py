@@ -1,22 +1,21 @@
-"""Changing the judge from the judge screen: its files, the checks a change must pass, recording it, and
-keeping or reverting it.
+"""Changing the judge from the judge screen: the texts it edits, the checks a change must pass, recording it,
+and keeping or reverting it.
 
-A change is made to the user's copies of the rubric file and the judge template (the rubrics folder; the
-built-in file is copied there the first time, byte for byte), so a built-in file is never edited. The order
-on save is fixed: check the new texts (rubric, template, chosen examples, one rendered prompt) and the reason,
-and only then write the files and record the versions; a refused change leaves files and database as they
-were. The change under trial (the files as they were before it, the two prompt versions) is kept in the
-database, so the judge screen can keep or revert it after a restart. Revert writes the earlier bytes back (or
-removes a copy that did not exist, so the built-in file is in force again) and records the revert with its
-reason; both versions' judgments stay in the database.
+A study's changes live in the study's database: a change is the judge's whole definition (the rubric as the
+judge reads it, the rubric's text and the judge template), kept with its new prompt version there and put in
+force for that database alone. No file is written: the rubrics folder is only read (by a study's first run),
+and `judge-tui rubric-export` writes the files when the lead wants them. The order on save is fixed: check the
+new texts (rubric, template, chosen examples, one rendered prompt) and the reason, and only then record the
+versions; a refused change leaves the database as it was. The change under trial (the two prompt versions) is
+kept in the database, so the judge screen can keep or revert it after a restart. Revert puts the earlier
+definition in force again and records the revert with its reason; both versions' judgments stay.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from judge_tui.analysis.history import check_reason, record_outcome, require_recorded
@@ -26,7 +25,6 @@ from judge_tui.judge.prompts import (
     PromptError,
     load_template,
     select_few_shot,
-    template_path,
 )
 from judge_tui.model import locations
 from judge_tui.model.errors import UserError
@@ -36,7 +34,6 @@ from judge_tui.model.rubrics import (
     Rubric,
     RubricError,
     load_rubric,
-    load_rubrics,
 )
 from judge_tui.store import Store
 
@@ -45,50 +42,57 @@ LOOP_SPLIT = "dev"  # the loop's measurements; test is never used inside it, tra
 
 
 @dataclass(frozen=True)
-class JudgeFiles:
-    """The two files that define a rubric's judge, where a change is written, and where they are read now."""
+class JudgeTexts:
+    """The two texts that define a rubric's judge in a study, as the judge screen edits them, and the names
+    they go by (the names `rubric-export` writes them under)."""
 
-    rubric: Path  # the user's rubric file (written on save)
-    template: Path  # the user's judge template
-    rubric_source: Path  # where the rubric is read from now (the user's file, or the built-in one)
-    template_source: Path
+    rubric: Path  # <id>.rubric.toml: a name for messages and for the file rubric-export writes
+    template: Path  # <id>.judge.md
+    rubric_text: str
+    template_text: str
 
     def texts(self) -> tuple[str, str]:
-        """The texts to edit. A built-in rubric's starts with a line saying its copy replaces it on purpose."""
-        rubric = _read(self.rubric_source)
-        if self.rubric_source != self.rubric and not rubric.startswith(REPLACES_BUILT_IN):
-            rubric = REPLACES_BUILT_IN + rubric
-        return rubric, _read(self.template_source)
+        return self.rubric_text, self.template_text
 
 
-def _read(path: Path) -> str:
+def judge_texts(store: Store, rubric: Rubric) -> JudgeTexts:
+    """The texts of the judge in force for `rubric` in this database: the ones it keeps, else (before the
+    judge's definition is kept here) the rubric's files, read only. Refuses when no text of that definition is
+    at hand (a version recorded from another file with `rubric-change --file` before the judge ran)."""
     try:
-        return path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not a UTF-8 text file") from None
-
-
-def judge_files(rubric: Rubric) -> JudgeFiles:
-    """The rubric's files. Refuses when the definition in force is not the one in its rubric file (a version
-    recorded from another file with `rubric-change --file`): that text is not at hand to edit."""
-    try:
-        found = load_rubrics()
-    except RubricError as exc:
+        prompt = JudgePrompt.for_rubric(rubric, store)
+    except PromptError as exc:
         raise UserError(str(exc)) from None
-    in_file, source = found.get(rubric.id, (None, None))
-    user_rubric = locations.user_rubrics_dir() / f"{rubric.id}{RUBRIC_SUFFIX}"
-    if in_file is None or source is None or in_file.judge_hash != rubric.judge_hash:
+    names = Path(f"{rubric.id}{RUBRIC_SUFFIX}"), Path(f"{rubric.id}{TEMPLATE_SUFFIX}")
+    if not prompt.rubric_text:
         raise UserError(
-            f"the definition of rubric {rubric.id} in force in this database is not the one in a rubric file, so "
-            f"it cannot be edited here; save it as {user_rubric} and record it with `judge-tui rubric-change "
-            f"{rubric.id} --reason TEXT --items ID,ID`"
+            f"the text of rubric {rubric.id} as {store.path} uses it is not at hand to edit here (it was recorded "
+            f"from a file before its judge ran); run the judge once (`judge-tui judge --rubric {rubric.id}`), or "
+            f"record the file again with `judge-tui rubric-change {rubric.id} --file FILE --reason TEXT --items ID,ID`"
         )
-    template = template_path(rubric.id)
-    if template is None:
-        raise UserError(f"no judge template for rubric {rubric.id!r}: add {rubric.id}{TEMPLATE_SUFFIX}")
-    return JudgeFiles(user_rubric, locations.user_rubrics_dir() / f"{rubric.id}{TEMPLATE_SUFFIX}", source, template)
+    return JudgeTexts(*names, prompt.rubric_text, prompt.template.text)
+
+
+def export_texts(store: Store, rubric: Rubric, folder: Path, *, overwrite: bool = False) -> list[Path]:
+    """`judge-tui rubric-export`: the rubric file and judge template a database uses, written into `folder` (the
+    one time judge-tui writes a rubric file: the lead asks for it). A built-in rubric's copy says on its first line
+    that it replaces the built-in one on purpose. Refuses to replace a file unless ``overwrite``."""
+    texts = judge_texts(store, rubric)
+    targets = [folder / texts.rubric.name, folder / texts.template.name]
+    there = [str(path) for path in targets if path.exists()]
+    if there and not overwrite:
+        raise UserError(f"{' and '.join(there)} already there: pass --overwrite to replace, or choose another "
+                        "folder with --to")
+    rubric_text = texts.rubric_text
+    if (locations.prompts_dir() / texts.rubric.name).is_file() and not rubric_text.startswith(REPLACES_BUILT_IN):
+        rubric_text = REPLACES_BUILT_IN + rubric_text
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for path, text in zip(targets, (rubric_text, texts.template_text), strict=True):
+            path.write_bytes(text.encode("utf-8"))
+    except OSError as exc:
+        raise UserError(f"{folder}: cannot write ({exc.strerror})") from None
+    return targets
 
 
 # --------------------------------------------------------------------------- checking a change
@@ -130,7 +134,7 @@ def refuse_split(item_id: str, split: str | None, *, field: str = "") -> str:
             "split only. Assign splits with `judge-tui split`.")
 
 
-def check_change(store: Store, current: Rubric, files: JudgeFiles, rubric_text: str,
+def check_change(store: Store, current: Rubric, files: JudgeTexts, rubric_text: str,
                  template_text: str) -> CheckedChange:
     """The new definitions, checked as the judge would use them; a UserError names the file and the field."""
     with tempfile.TemporaryDirectory(prefix="judge-tui-check-") as folder:
@@ -139,7 +143,7 @@ def check_change(store: Store, current: Rubric, files: JudgeFiles, rubric_text: 
         rubric_copy.write_bytes(rubric_text.encode("utf-8"))
         template_copy.write_bytes(template_text.encode("utf-8"))
 
-        def named(message: str) -> str:  # the messages name the real files, not the copies checked
+        def named(message: str) -> str:  # the messages name the texts, not the copies checked
             return message.replace(str(rubric_copy), str(files.rubric)).replace(str(template_copy),
                                                                                 str(files.template))
 
@@ -169,36 +173,13 @@ def check_change(store: Store, current: Rubric, files: JudgeFiles, rubric_text: 
 
 @dataclass(frozen=True)
 class Trial:
-    """A change to the judge being measured: before and after, and the files as they were before it."""
+    """A change to the judge being measured: its prompt versions before and after, with its reason."""
 
     rubric: str
     before: str  # prompt versions
     after: str
     reason: str
     items: tuple[str, ...]
-    rubric_file: str
-    template_file: str
-    rubric_bytes: str  # base64 of the files before the change
-    template_bytes: str
-    rubric_was_file: bool = True  # False: the built-in file was in force, and the user's copy did not exist
-    template_was_file: bool = True
-
-    def old_bytes(self) -> tuple[bytes, bytes]:
-        return base64.b64decode(self.rubric_bytes), base64.b64decode(self.template_bytes)
-
-    def restore(self) -> None:
-        """The user's files exactly as they were: their earlier bytes, or no file where there was none (the
-        built-in one is in force again)."""
-        old_rubric, old_template = self.old_bytes()
-        _restore(Path(self.rubric_file), old_rubric, self.rubric_was_file)
-        _restore(Path(self.template_file), old_template, self.template_was_file)
-
-
-def _restore(path: Path, old: bytes, was_file: bool) -> None:
-    if was_file:
-        path.write_bytes(old)
-    else:
-        path.unlink(missing_ok=True)
 
 
 def open_trial(store: Store, rubric_id: str) -> Trial | None:
@@ -207,8 +188,9 @@ def open_trial(store: Store, rubric_id: str) -> Trial | None:
         return None
     try:
         found = json.loads(raw)
-        return Trial(**{**found, "items": tuple(found["items"])})
-    except (json.JSONDecodeError, TypeError, KeyError):
+        known = {f.name for f in fields(Trial)}  # an earlier release kept the files' old bytes here too
+        return Trial(**{**{k: v for k, v in found.items() if k in known}, "items": tuple(found["items"])})
+    except (json.JSONDecodeError, TypeError, KeyError, AttributeError):
         return None
 
 
@@ -220,45 +202,30 @@ def current_prompt_version(store: Store, rubric: Rubric) -> str:
     return JudgePrompt.for_rubric(rubric, store).version
 
 
-def apply_change(store: Store, current: Rubric, files: JudgeFiles, change: CheckedChange, reason: str,
+def apply_change(store: Store, current: Rubric, files: JudgeTexts, change: CheckedChange, reason: str,
                  items: list[str]) -> Trial:
-    """Write the checked change to the user's files and record it with its reason: the new version is in force
-    for every command from now on, and under trial until kept or reverted."""
+    """Record the checked change in this database with its reason: the new version is in force for every
+    command on this database from now on, and under trial until kept or reverted."""
     if open_trial(store, current.id) is not None:
         raise UserError("a change is still under trial: keep it or revert it first")
-    before = current_prompt_version(store, current)
+    before = JudgePrompt.for_rubric(current, store)
     after = change.prompt.version
-    if after == before:
+    if after == before.version:
         raise UserError("nothing changed for the judge: the rubric and the judge template define the same prompt "
                         "as before (comments and layout in the rubric file do not count)")
     reason = check_reason(reason, items, store, current.id, f"a change to the {current.id} judge")
-    old_rubric = files.rubric_source.read_bytes()
-    old_template = files.template_source.read_bytes()
-    trial = Trial(current.id, before, after, reason, tuple(items), str(files.rubric), str(files.template),
-                  base64.b64encode(old_rubric).decode(), base64.b64encode(old_template).decode(),
-                  files.rubric.is_file(), files.template.is_file())
-    files.rubric.parent.mkdir(parents=True, exist_ok=True)
-    # One transaction, taken before the files change: a database another program holds changes nothing at all.
-    with store.transaction():
-        try:
-            files.rubric.write_bytes(change.rubric_text.encode("utf-8"))
-            files.template.write_bytes(change.template_text.encode("utf-8"))
-            if not store.prompt_versions(current.id):  # the judge never ran: its first version is history too
-                store.record_prompt_version(current.id, before, store.ensure_rubric_version(current),
-                                            _digest(old_template))
-            require_recorded(store, change.rubric, prompt_version=after, template=change.prompt.template.digest,
-                             reason=reason, items=items)
-            store.set_meta(TRIAL_META.format(rubric=current.id), json.dumps(asdict(trial)))
-        except BaseException:
-            trial.restore()
-            raise
+    trial = Trial(current.id, before.version, after, reason, tuple(items))
+    definition = {"rubric": change.rubric.definition(), "rubric_text": change.rubric_text,
+                  "template": change.template_text}
+    with store.transaction():  # all or nothing: a database another program holds changes not at all
+        # The definition in force until now is kept too, so a revert can put it back.
+        store.record_prompt_version(current.id, before.version, store.ensure_rubric_version(current),
+                                    before.template.digest, definition=before.definition())
+        require_recorded(store, change.rubric, prompt_version=after, template=change.prompt.template.digest,
+                         reason=reason, items=items, definition=definition)
+        store.adopt_prompt_version(after)  # a change tried before (and reverted) is in force again
+        store.set_meta(TRIAL_META.format(rubric=current.id), json.dumps(asdict(trial)))
     return trial
-
-
-def _digest(raw: bytes) -> str:
-    import hashlib
-
-    return hashlib.sha256(raw).hexdigest()
 
 
 def keep(store: Store, trial: Trial, reason: str = "") -> None:
@@ -270,13 +237,17 @@ def keep(store: Store, trial: Trial, reason: str = "") -> None:
 
 
 def revert(store: Store, trial: Trial, reason: str) -> None:
-    """Write the files back exactly as they were before the change and record the revert with its reason."""
+    """Put the definition in force before the change back, and record the revert with its reason."""
     if not reason.strip():
         raise UserError("a revert needs a reason: say why the change did not help")
-    with store.transaction():  # taken first: a database another program holds leaves the files as they are
+    with store.transaction():
         record_outcome(store, trial.rubric, "reverted", trial.after, trial.before, reason, list(trial.items))
         _close_trial(store, trial.rubric)
-        trial.restore()
+        if not store.adopt_prompt_version(trial.before):  # nothing recorded: the transaction is rolled back
+            raise UserError(
+                f"prompt version {trial.before} was kept in files by an earlier judge-tui, not in {store.path}, so it "
+                f"cannot be put back here: keep this change, then record the earlier rubric file with `judge-tui "
+                f"rubric-change {trial.rubric} --file FILE --reason TEXT --items ID,ID`")
 
 
 # --------------------------------------------------------------------------- choosing a few-shot example

@@ -25,8 +25,9 @@ from judge_tui.analysis.figure_format import short_text
 from judge_tui.judge.schema import CONFIDENCE_KEY, LIST_EXTRAS, Layout, OutputFormat
 from judge_tui.model import locations
 from judge_tui.model.records import Item, Rating
-from judge_tui.model.rubrics import Rubric
+from judge_tui.model.rubrics import Rubric, RubricError, load_rubrics, warn_once
 from judge_tui.store import Store
+from judge_tui.store.rubric_choice import stored_judge
 
 TEMPLATE_SUFFIX = ".judge.md"
 GENERIC_TEMPLATE = "generic"
@@ -52,6 +53,7 @@ class JudgeTemplate:
     score_key: str = "{id}"
     max_tokens: int = 4096
     digest: str = ""
+    text: str = ""  # the template as written, kept with the judge's definition in the study's database
 
 
 def template_path(rubric_id: str) -> Path | None:
@@ -64,15 +66,44 @@ def template_path(rubric_id: str) -> Path | None:
     return generic if generic.is_file() else None
 
 
-def load_template(path: Path) -> JudgeTemplate:
-    """Read a template: optional TOML front matter between +++ lines, the stable part, the item marker, the item part."""
+def _name_a_changed_template(store: Store, rubric_id: str, kept: str) -> None:
+    """Say once that the user's template file differs from the one this database keeps, and how to adopt it."""
+    path = locations.user_rubrics_dir() / f"{rubric_id}{TEMPLATE_SUFFIX}"
     try:
-        raw = path.read_bytes()
-        text = raw.decode("utf-8")
+        differs = path.is_file() and path.read_bytes().decode("utf-8") != kept
+    except (OSError, UnicodeDecodeError):
+        differs = True
+    if differs:
+        warn_once(f"{path} differs from the judge template {store.path} keeps for rubric {rubric_id}; this database "
+                  f"keeps its own. To use the file here on purpose: judge-tui rubric-change {rubric_id} --reason TEXT "
+                  f"--items ID,ID --db {store.path}")
+
+
+def rubric_file_text(rubric: Rubric) -> str:
+    """The text of the rubric file that defines exactly `rubric` for the judge, or "" when no file does."""
+    try:
+        found = load_rubrics().get(rubric.id)
+        if found is not None and found[0].judge_hash == rubric.judge_hash:
+            return found[1].read_bytes().decode("utf-8")
+    except (RubricError, OSError, UnicodeDecodeError):
+        pass
+    return ""
+
+
+def load_template(path: Path) -> JudgeTemplate:
+    """Read a template file (see parse_template)."""
+    try:
+        return parse_template(path.read_bytes().decode("utf-8"), path)
     except OSError as exc:
         raise PromptError(f"{path}: cannot read judge template ({exc.strerror})") from None
     except UnicodeDecodeError:
         raise PromptError(f"{path}: not a UTF-8 text file") from None
+
+
+def parse_template(written: str, path: Path) -> JudgeTemplate:
+    """A template: optional TOML front matter between +++ lines, the stable part, the item marker, the item part.
+    ``path`` names where it comes from in messages."""
+    raw, text = written.encode("utf-8"), written
     options: dict[str, Any] = {}
     if text.startswith("+++\n"):
         end = text.find("\n+++\n", 4)
@@ -105,6 +136,7 @@ def load_template(path: Path) -> JudgeTemplate:
         score_key=str(options.get("score_key", "{id}")),
         max_tokens=int(options.get("max_tokens", 4096)),
         digest=hashlib.sha256(raw).hexdigest(),
+        text=written,
     )
 
 
@@ -287,6 +319,7 @@ class JudgePrompt:
     rubric: Rubric
     template: JudgeTemplate
     candidates: list[FewShotExample] = field(default_factory=list)
+    rubric_text: str = ""  # the rubric file's text, where known: kept with the definition, for the judge screen
 
     def __post_init__(self) -> None:
         try:  # OutputFormat checks the layout and the score keys the template's front matter chose
@@ -298,11 +331,23 @@ class JudgePrompt:
 
     @classmethod
     def for_rubric(cls, rubric: Rubric, store: Store | None = None) -> JudgePrompt:
+        """The judge of `rubric`: with a database that keeps this definition of the judge, its template from
+        there; else the rubric's template file (the judge's first run in a study, or a rubric given by path)."""
+        candidates = select_few_shot(store, rubric, rubric.few_shot_examples) if store is not None else []
+        kept = stored_judge(store, rubric.id) if store is not None else None
+        if store is not None and kept is not None and kept.rubric.judge_hash == rubric.judge_hash:
+            where = Path(f"{store.path} (judge template of rubric {rubric.id})")
+            _name_a_changed_template(store, rubric.id, kept.template)
+            return cls(rubric, parse_template(kept.template, where), candidates, kept.rubric_text)
         path = template_path(rubric.id)
         if path is None:
             raise PromptError(f"no judge template for rubric {rubric.id!r}: add {rubric.id}{TEMPLATE_SUFFIX}")
-        candidates = select_few_shot(store, rubric, rubric.few_shot_examples) if store is not None else []
-        return cls(rubric, load_template(path), candidates)
+        return cls(rubric, load_template(path), candidates, rubric_file_text(rubric))
+
+    def definition(self) -> dict[str, Any]:
+        """What a study's database keeps with this prompt version: the rubric as the judge reads it, the rubric
+        file's text and the template's."""
+        return {"rubric": self.rubric.definition(), "rubric_text": self.rubric_text, "template": self.template.text}
 
     def examples_for(self, item_id: str) -> list[FewShotExample]:
         """The examples for judging this item: never the item itself."""

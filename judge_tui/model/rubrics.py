@@ -305,15 +305,16 @@ class VerdictRule(Strict):
         return not (self.every_threshold_met and any(scores[d] < t - eps for d, t in thresholds.items()))
 
 
-# What only the judge's prompt reads and a rubric version leaves out: the chosen few-shot examples. A change to
-# them is a change to the judge (its prompt version), never to what the experts are asked (the rubric version).
-JUDGE_ONLY_SETTINGS = ("examples",)
+# What only the judge's prompt reads and a rubric version leaves out: the chosen few-shot examples, how many
+# examples it is shown, and what it returns besides its scores. A change to them is a change to the judge (its
+# prompt version), never to what the experts are asked (the rubric version).
+JUDGE_ONLY_SETTINGS = ("examples", "few_shot_examples", "judge_output_extras")
 
 
 def definition_hash(definition: Mapping[str, Any], *, judge_settings: bool = False) -> str:
     """The content hash of a recorded definition (`Rubric.definition()`): without the judge's own settings (a
-    rubric version), or with them (``judge_settings``). A rubric without chosen examples hashes the same both
-    ways, and as it always has."""
+    rubric version), or with them (``judge_settings``: the hash every release gave a rubric without chosen
+    examples, and the one a judge's prompt version is made from)."""
     copied: dict[str, Any] = json.loads(json.dumps(definition))  # a deep copy, as it is stored
     for key in () if judge_settings else JUDGE_ONLY_SETTINGS:
         copied.pop(key, None)
@@ -463,6 +464,13 @@ class Rubric(Strict):
         return definition_hash(self.definition())
 
     @cached_property
+    def earlier_hashes(self) -> frozenset[str]:
+        """Every hash a release of judge-tui recorded for this definition as a rubric version: the whole
+        definition's, and (when only the chosen examples were left out) that without its examples."""
+        without_examples = {key: value for key, value in self.definition().items() if key != "examples"}
+        return frozenset({self.judge_hash, definition_hash(without_examples, judge_settings=True)})
+
+    @cached_property
     def judge_hash(self) -> str:
         """Identifies the whole definition, the judge's own settings included (part of the judge's prompt
         version)."""
@@ -575,7 +583,8 @@ def replaces_on_purpose(path: Path) -> bool:
         return False
 
 
-def _warn_once(text: str) -> None:
+def warn_once(text: str) -> None:
+    """A warning on stderr, given once by this process."""
     if text not in _warned:
         _warned.add(text)
         print(f"judge-tui: warning: {text}", file=sys.stderr)
@@ -593,11 +602,11 @@ def load_rubrics(extra_files: Iterable[Path] = ()) -> dict[str, tuple[Rubric, Pa
         try:
             rubric = load_rubric(path)
         except RubricError as exc:
-            _warn_once(f"{exc}\n  (this rubric is left out until the file is fixed)")
+            warn_once(f"{exc}\n  (this rubric is left out until the file is fixed)")
             continue
         if (rubric.id in found and found[rubric.id][1].parent == locations.prompts_dir()
                 and not replaces_on_purpose(path)):
-            _warn_once(f"{path} defines rubric {rubric.id!r} and replaces the built-in rubric of that id "
+            warn_once(f"{path} defines rubric {rubric.id!r} and replaces the built-in rubric of that id "
                        f"(give it another id to keep both)")
         found[rubric.id] = (rubric, path)
     for path in extra_files:

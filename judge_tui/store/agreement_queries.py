@@ -10,9 +10,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from judge_tui.store.common import _json_path, now, where
+from judge_tui.store.common import _json_path, compared_versions, now, where
 from judge_tui.store.core import StoreCore
-from judge_tui.store.version_rows import compared_versions
 
 
 class AgreementQueries(StoreCore):
@@ -67,18 +66,20 @@ class AgreementQueries(StoreCore):
         if split:
             sql += " AND i.split = ?"
             params.append(split)
-        rows = self.conn.execute(sql, params).fetchall()
+        # In the order they were last written: among versions that ask the same, the rating written last wins.
+        rows = self.conn.execute(sql + " ORDER BY r.updated_at, r.id", params).fetchall()
         table = np.array(rows, dtype=np.float64).reshape(len(rows), 5 + len(dimensions))
         raters = {key: (rater, kind) for key, rater, kind in self.conn.execute("SELECT rowid, id, kind FROM raters")}
         versions = table[:, 3].astype(np.int64)
+        # Versions that ask the experts the same are one, numbered as the oldest of them (the view
+        # current_ratings' rule: between them, the rating written last is the current one).
+        for version_id, same in compared_versions(self.conn).items():
+            if same != version_id:
+                versions[versions == version_id] = same
         numbered = np.array(self.conn.execute("SELECT id, number FROM rubric_version_order ORDER BY id").fetchall(),
                             dtype=np.int64).reshape(-1, 2)
         at = np.clip(np.searchsorted(numbered[:, 0], versions), 0, max(len(numbered) - 1, 0))
         order = numbered[at, 1] if len(numbered) else np.zeros_like(versions)
-        # Versions that ask the experts the same are one (their own order kept: a rater's newest rating wins).
-        for version_id, same in compared_versions(self.conn).items():
-            if same != version_id:
-                versions[versions == version_id] = same
         return RubricScores(
             dimensions=tuple(dimensions),
             raters=raters,

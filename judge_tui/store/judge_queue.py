@@ -9,9 +9,8 @@ from typing import Any
 
 from judge_tui.model.records import Rating
 from judge_tui.model.redaction import redact
-from judge_tui.store.common import _dumps, _loads, now, where
+from judge_tui.store.common import _dumps, _loads, compared_versions, now, where
 from judge_tui.store.ratings import RatingQueries
-from judge_tui.store.version_rows import compared_versions
 
 JOB_COLUMNS = ("id, item_id, rater_id, rubric_version_id, repeat, status, attempts, last_error, raw_output,"
                " batch_id, rating_id, next_attempt_at")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from judge_tui.store.common import _dumps, _loads
+from judge_tui.store.common import _dumps, _loads, record_compared_versions
 from judge_tui.store.items import ItemQueries
 
 
@@ -70,6 +70,7 @@ class MergeQueries(ItemQueries):
                 f"INSERT INTO rubric_versions ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
                 [row[c] for c in columns],
             )
+            record_compared_versions(conn)
             return int(cursor.lastrowid)  # type: ignore[arg-type]  # set by the INSERT just run
 
 

@@ -613,3 +613,41 @@ def m016_judge_decisions(db: sqlite_utils.Database) -> None:
         )
         """
     )
+
+
+@migrations()
+def m017_judge_definitions(db: sqlite_utils.Database) -> None:
+    # The judge's whole definition kept with its prompt version in the study's own database: the rubric as the
+    # judge reads it (its chosen examples, few-shot count and output extras included), the rubric file's text and
+    # the judge template. adopted_at is when the lead last put that version in force (the judge screen's change,
+    # its revert, `rubric-change`): the judge of a study reads its definition here, never a file another study
+    # may have changed. Versions recorded before hold no definition (NULL) and are never put in force again.
+    db.execute("ALTER TABLE prompt_versions ADD COLUMN definition TEXT")
+    db.execute("ALTER TABLE prompt_versions ADD COLUMN adopted_at TEXT")
+    # A rubric version's hash now leaves out the judge's few-shot count and output extras too (model/rubrics.py,
+    # JUDGE_ONLY_SETTINGS): m015's rule, applied again with that hash, gives it to the oldest version that asks
+    # the same, and versions that differed only in those compare as one (version_rows.compared_versions).
+    m015_rubric_versions_without_examples(db)
+    # A rater's current rating of an item: their first run under the newest version asked differently, and among
+    # versions that ask the same (compared_as: the oldest of them; NULL, itself) the one they rated last. A
+    # re-rating under the version in force thus replaces one made under an earlier release's judge-only
+    # version, where ordering by the versions' dates kept the older rating current.
+    from judge_tui.store.common import record_compared_versions
+
+    db.execute("ALTER TABLE rubric_versions ADD COLUMN compared_as INTEGER")
+    record_compared_versions(db.conn)
+    db.execute("DROP VIEW current_ratings")
+    db.execute(
+        """
+        CREATE VIEW current_ratings AS
+        SELECT r.* FROM ratings r JOIN rubric_versions v ON v.id = r.rubric_version_id
+          JOIN rubric_versions g ON g.id = COALESCE(v.compared_as, v.id)
+         WHERE r.repeat = 0 AND NOT EXISTS (
+               SELECT 1 FROM ratings o JOIN rubric_versions w ON w.id = o.rubric_version_id
+                 JOIN rubric_versions h ON h.id = COALESCE(w.compared_as, w.id)
+                WHERE o.item_id = r.item_id AND o.rater_id = r.rater_id AND o.repeat = 0 AND o.id <> r.id
+                  AND (h.created_at > g.created_at OR (h.created_at = g.created_at AND h.id > g.id)
+                       OR (h.id = g.id AND (o.updated_at > r.updated_at
+                                            OR (o.updated_at = r.updated_at AND o.id > r.id)))))
+        """
+    )

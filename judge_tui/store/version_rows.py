@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import json
-import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from judge_tui.model.rubrics import definition_hash
-from judge_tui.store.common import _dumps, _loads, now
+from judge_tui.store.common import _dumps, _loads, compared_versions, now, record_compared_versions
 from judge_tui.store.core import StoreCore
 
 # A rubric's versions are numbered 1, 2, ... in the order they were made (the view rubric_version_order, which
@@ -18,23 +15,6 @@ _NUMBERED = (
     "SELECT v.id, v.rubric, v.version, v.content_hash, v.reason, v.motivating_items, v.created_at, o.number"
     " FROM rubric_versions v JOIN rubric_version_order o ON o.id = v.id"
 )
-
-
-def compared_versions(conn: sqlite3.Connection) -> dict[int, int]:
-    """Each rubric version's id -> the id its ratings are compared under: the oldest version of its rubric that
-    asks the experts the same. A version is what the experts are asked, so two recorded versions that differ
-    only in the judge's examples (as an earlier release recorded a few-shot change) are one for every figure."""
-    first: dict[tuple[str, str], int] = {}
-    same: dict[int, int] = {}
-    for version_id, rubric, definition in conn.execute(
-            "SELECT v.id, v.rubric, v.definition FROM rubric_versions v JOIN rubric_version_order o ON o.id = v.id"
-            " ORDER BY v.rubric, o.number"):
-        try:
-            asked = definition_hash(json.loads(definition))
-        except (ValueError, TypeError):
-            asked = f"#{version_id}"  # unreadable: a version of its own
-        same[version_id] = first.setdefault((rubric, asked), version_id)
-    return same
 
 
 class VersionQueries(StoreCore):
@@ -63,6 +43,7 @@ class VersionQueries(StoreCore):
                     now(),
                 ],
             )
+            record_compared_versions(conn)
             return int(cursor.lastrowid)  # type: ignore[arg-type]  # set by the INSERT just run
 
     def rubric_versions(self, rubric_id: str | None = None) -> list[dict[str, Any]]:
@@ -77,8 +58,9 @@ class VersionQueries(StoreCore):
         return [r[0] for r in self.conn.execute("SELECT DISTINCT rubric FROM rubric_versions ORDER BY 1")]
 
     def newest_rubric_version(self, rubric_id: str) -> dict[str, Any] | None:
-        """The rubric's newest recorded version: its definition and when it was made (merges keep that date)."""
-        rows = self.query("SELECT v.definition, v.created_at FROM rubric_versions v JOIN rubric_version_order o"
+        """The rubric's newest recorded version: its definition, number and when it was made (merges keep that
+        date)."""
+        rows = self.query("SELECT v.definition, v.created_at, o.number FROM rubric_versions v JOIN rubric_version_order o"
                           " ON o.id = v.id WHERE v.rubric = ? ORDER BY o.number DESC LIMIT 1", [rubric_id])
         if not rows:
             return None
@@ -114,26 +96,52 @@ class VersionQueries(StoreCore):
 
     def record_prompt_version(
         self, rubric_id: str, prompt_version: str, rubric_version_id: int | None, template: str = "",
-        reason: str = "", motivating_items: Sequence[str] = (),
+        reason: str = "", motivating_items: Sequence[str] = (), definition: Mapping[str, Any] | None = None,
     ) -> int:
-        """The id of a judge prompt version, recorded the first time; a reason given later fills an empty one."""
+        """The id of a judge prompt version, recorded the first time; a reason given later fills an empty one.
+
+        With its ``definition`` (the judge's rubric, rubric text and template) it is put in force when first
+        recorded, or when a version recorded without one gets it."""
         with self.transaction() as conn:
             # Read under the write lock: two judges starting together both find it new, and only one may add it.
             row = conn.execute(
-                "SELECT id, reason FROM prompt_versions WHERE prompt_version = ?", [prompt_version]
+                "SELECT id, reason, definition FROM prompt_versions WHERE prompt_version = ?", [prompt_version]
             ).fetchone()
             if row is not None:
                 if reason and not row[1]:
                     conn.execute("UPDATE prompt_versions SET reason = ?, motivating_items = ? WHERE id = ?",
                                  [reason, _dumps(list(motivating_items)), row[0]])
+                if definition is not None and row[2] is None:
+                    conn.execute("UPDATE prompt_versions SET definition = ?, adopted_at = ? WHERE id = ?",
+                                 [_dumps(dict(definition)), now(), row[0]])
                 return int(row[0])
             cursor = conn.execute(
                 "INSERT INTO prompt_versions (rubric, prompt_version, rubric_version_id, template, reason,"
-                " motivating_items, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                " motivating_items, created_at, definition, adopted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [rubric_id, prompt_version, rubric_version_id, template, reason, _dumps(list(motivating_items)),
-                 now()],
+                 now(), None if definition is None else _dumps(dict(definition)),
+                 None if definition is None else now()],
             )
             return int(cursor.lastrowid)  # type: ignore[arg-type]  # set by the INSERT just run
+
+    def adopt_prompt_version(self, prompt_version: str) -> bool:
+        """Put a recorded judge definition in force again (a revert, a change tried again); False when that
+        version holds no definition."""
+        with self.transaction() as conn:
+            done = conn.execute("UPDATE prompt_versions SET adopted_at = ? WHERE prompt_version = ?"
+                                " AND definition IS NOT NULL", [now(), prompt_version])
+            return done.rowcount > 0
+
+    def judge_definition(self, rubric_id: str) -> dict[str, Any] | None:
+        """The judge definition in force for a rubric in this database: the one put in force last (None before
+        the judge's definition was first kept here)."""
+        rows = self.query("SELECT prompt_version, rubric_version_id, definition, adopted_at FROM prompt_versions"
+                          " WHERE rubric = ? AND definition IS NOT NULL ORDER BY adopted_at DESC, id DESC LIMIT 1",
+                          [rubric_id])
+        if not rows:
+            return None
+        rows[0]["definition"] = _loads(rows[0]["definition"], None)
+        return rows[0]
 
     def prompt_versions(self, rubric_id: str | None = None) -> list[dict[str, Any]]:
         where, params = ("WHERE rubric = ?", [rubric_id]) if rubric_id else ("", [])

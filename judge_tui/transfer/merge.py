@@ -330,8 +330,8 @@ def _rubric_versions_checked(other: ForeignDatabase, problems: list[str],
                             f"{row['rubric']!r}")
             refused.add(row["id"])
             continue
-        # The hash of what the experts are asked, or (recorded by an earlier release) of the whole definition
-        if rubric is not None and row["content_hash"] not in (rubric.content_hash, rubric.judge_hash):
+        # The hash of what the experts are asked, or one an earlier release recorded for the definition
+        if rubric is not None and row["content_hash"] not in {rubric.content_hash, *rubric.earlier_hashes}:
             problems.append(f"rubric_versions row {row['id']!r}: content_hash {row['content_hash']!r} is not the "
                             f"hash of its definition ({rubric.content_hash!r}): the definition was changed after "
                             "it was stored")
@@ -452,7 +452,7 @@ def _merge_rubric_versions(store: Store, state: MergeState, other: ForeignDataba
 
 
 def _asked_hash(definition: str) -> str:
-    """The hash of what a recorded definition asks the experts (its judge's examples left out); "" unreadable."""
+    """The hash of what a recorded definition asks the experts (the judge's settings left out); "" unreadable."""
     try:
         return definition_hash(json.loads(definition))
     except (ValueError, TypeError):

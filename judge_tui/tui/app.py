@@ -185,7 +185,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
                                         on_status=self._judge_changed, write_wait=WRITE_WAIT)
                 prompt = judge.judge.prompt
                 require_recorded(self.store, self.rubric, prompt_version=prompt.version,
-                                 template=prompt.template.digest)
+                                 template=prompt.template.digest, definition=prompt.definition())
                 judge.enqueue_all(split=self.split)
         except (UserError, PromptError) as exc:
             self.post_message(JudgeStatusLine("judge: stopped"))

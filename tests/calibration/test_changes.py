@@ -15,10 +15,11 @@ from judge_tui.judge.calibration import (
     apply_change,
     check_change,
     example_raters,
-    judge_files,
+    judge_texts,
     promote_example,
 )
 from judge_tui.judge.prompts import JudgePrompt
+from judge_tui.model import locations
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import Item
 from judge_tui.model.rubrics import Rubric
@@ -44,10 +45,16 @@ def _recorded(store: Store) -> tuple[int, int]:
     return len(store.rubric_versions("binary")), len(store.prompt_versions("binary"))
 
 
+def _nothing_written() -> bool:
+    """The user-wide rubrics folder holds no file: a study's changes live in its database."""
+    folder = locations.user_rubrics_dir()
+    return not folder.exists() or not any(folder.iterdir())
+
+
 @pytest.mark.parametrize(("item", "split"), [("P05", "dev"), ("P17", "test")])
 def test_promotion_refuses_dev_and_test_items_with_the_reason(study, item, split):
     rubric = resolve_rubric("binary", study)
-    text, _template = judge_files(rubric).texts()
+    text, _template = judge_texts(study, rubric).texts()
     with pytest.raises(UserError) as refused:
         promote_example(study, rubric, text, item, "honey is not vegan")
     assert f"{item} is in the {split} split" in str(refused.value)
@@ -56,7 +63,7 @@ def test_promotion_refuses_dev_and_test_items_with_the_reason(study, item, split
 
 def test_a_promoted_train_item_leads_the_examples_with_its_explanation(study):
     rubric = resolve_rubric("binary", study)
-    files = judge_files(rubric)
+    files = judge_texts(study, rubric)
     rubric_text, template_text = files.texts()
     new_text = promote_example(study, rubric, rubric_text, "P04", "FAIL: honey comes from bees")
     change = check_change(study, rubric, files, new_text, template_text)
@@ -69,7 +76,7 @@ def test_a_promoted_train_item_leads_the_examples_with_its_explanation(study):
 
 def test_a_hand_written_example_from_the_dev_split_is_refused_with_the_field(study):
     rubric = resolve_rubric("binary", study)
-    files = judge_files(rubric)
+    files = judge_texts(study, rubric)
     rubric_text, template_text = files.texts()
     bad = rubric_text + '\n[[examples]]\nitem = "P05"\nrater = "alice"\n'
     with pytest.raises(UserError) as refused:
@@ -79,7 +86,7 @@ def test_a_hand_written_example_from_the_dev_split_is_refused_with_the_field(stu
 
 def test_a_broken_rubric_is_refused_with_file_and_field_and_nothing_is_recorded(study):
     rubric = resolve_rubric("binary", study)
-    files = judge_files(rubric)
+    files = judge_texts(study, rubric)
     rubric_text, template_text = files.texts()
     before = _recorded(study)
     broken = rubric_text.replace('kind = "pass_fail"', 'kind = "five_stars"')
@@ -88,30 +95,30 @@ def test_a_broken_rubric_is_refused_with_file_and_field_and_nothing_is_recorded(
     assert str(files.rubric) in str(refused.value)
     assert "field scale.kind" in str(refused.value)
     assert _recorded(study) == before
-    assert not files.rubric.exists()
+    assert _nothing_written()
 
 
 def test_a_broken_template_is_refused_with_its_file(study):
     rubric = resolve_rubric("binary", study)
-    files = judge_files(rubric)
+    files = judge_texts(study, rubric)
     rubric_text, template_text = files.texts()
     with pytest.raises(UserError) as refused:
         check_change(study, rubric, files, rubric_text, template_text.replace("{{examples}}", "{{exemples}}"))
     assert str(files.template) in str(refused.value)
     assert "exemples" in str(refused.value)
-    assert not files.template.exists()
+    assert _nothing_written()
 
 
 def test_a_change_without_a_reason_writes_and_records_nothing(study):
     rubric = resolve_rubric("binary", study)
-    files = judge_files(rubric)
+    files = judge_texts(study, rubric)
     rubric_text, template_text = files.texts()
     change = check_change(study, rubric, files, rubric_text, template_text + "\nBe brief.\n")
     before = _recorded(study)
     with pytest.raises(UserError, match="needs a reason"):
         apply_change(study, rubric, files, change, "  ", ["P06"])
     assert _recorded(study) == before
-    assert not files.template.exists()
+    assert _nothing_written()
 
 
 @pytest.mark.slow  # a real process
@@ -192,7 +199,7 @@ async def test_the_in_app_editor_refuses_a_broken_template_and_keeps_the_text(st
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.delenv("EDITOR", raising=False)
     rubric = resolve_rubric("binary", study)
-    files = judge_files(rubric)
+    files = judge_texts(study, rubric)
     before = _recorded(study)
     app = CalibrationApp(study, rubric, "lead")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -214,14 +221,14 @@ async def test_the_in_app_editor_refuses_a_broken_template_and_keeps_the_text(st
         assert app.screen.query_one(TextArea).text.endswith("{{bad}}")
         await pilot.press("escape")
     assert _recorded(study) == before
-    assert not files.template.exists()
+    assert _nothing_written()
 
 
 def test_the_example_carries_the_chosen_experts_rating_and_the_consensus_by_default(study):
     rubric = resolve_rubric("binary", study)
     rate(study, rubric, "carol", "human", {"P03": {"label": 0.0}})
     rate(study, rubric, "consensus", "human", {"P03": {"label": 1.0}})
-    text, _template = judge_files(rubric).texts()
+    text, _template = judge_texts(study, rubric).texts()
     assert example_raters(study, rubric, "P03") == ["consensus", "alice", "bob", "carol"]
     assert 'rater = "consensus"' in promote_example(study, rubric, text, "P03", "maple syrup is vegan")
     assert 'rater = "carol"' in promote_example(study, rubric, text, "P03", "maple syrup is vegan", "carol")
@@ -239,7 +246,7 @@ async def test_the_lead_chooses_whose_rating_the_example_shows_and_sees_what_is_
 
     rubric = resolve_rubric("binary", study)
     rate(study, rubric, "carol", "human", {"P03": {"label": 0.0}}, notes="syrup may hold bone char")
-    files = judge_files(rubric)
+    files = judge_texts(study, rubric)
     app = CalibrationApp(study, rubric, "lead")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
@@ -266,8 +273,11 @@ async def test_the_lead_chooses_whose_rating_the_example_shows_and_sees_what_is_
         assert isinstance(app.screen, AskScreen)
         await pilot.press(*"carol's view as an example", "enter", "enter")
         await pilot.pause()
-        assert 'item = "P03"\nrater = "carol"' in files.rubric.read_text()
+        assert 'item = "P03"\nrater = "carol"' in judge_texts(study, resolve_rubric("binary", study)).rubric_text
         await pilot.press("q")
+    assert [(p.item, p.rater) for p in resolve_rubric("binary", study).examples] == [("P03", "carol")]
+    assert files.rubric_text != judge_texts(study, resolve_rubric("binary", study)).rubric_text
+    assert _nothing_written()
 
 
 async def test_an_item_one_expert_rated_needs_no_choice(study):
@@ -289,49 +299,75 @@ async def test_an_item_one_expert_rated_needs_no_choice(study):
         await pilot.press("escape")
 
 
-def test_reverting_the_first_change_removes_the_copies_and_the_built_in_files_are_in_force_again(study):
+def test_reverting_a_change_puts_the_earlier_definition_in_force_and_writes_no_file(study):
     from judge_tui.judge.calibration import open_trial, revert
 
     rubric = resolve_rubric("binary", study)
-    files = judge_files(rubric)
-    assert not files.rubric.exists()
-    assert not files.template.exists()  # the built-in files are in force
+    files = judge_texts(study, rubric)
     rubric_text, template_text = files.texts()
     change = check_change(study, rubric, files, rubric_text, template_text + "\nBe brief.\n")
     apply_change(study, rubric, files, change, "briefer answers", ["P06"])
-    assert files.rubric.exists()
-    assert files.template.exists()
+    assert _nothing_written()
+    assert JudgePrompt.for_rubric(resolve_rubric("binary", study), study).version == change.prompt.version
     trial = present(open_trial(study, "binary"))
     revert(study, trial, "no better")
-    assert not files.rubric.exists()
-    assert not files.template.exists()  # exactly as before: no copy at all
-    assert resolve_rubric("binary", study).content_hash == rubric.content_hash
+    assert _nothing_written()
+    assert resolve_rubric("binary", study).judge_hash == rubric.judge_hash
     assert JudgePrompt.for_rubric(resolve_rubric("binary", study), study).version == trial.before
-    done = subprocess.run([sys.executable, "-m", "judge_tui", "rubrics"], capture_output=True, text=True,
-                          check=False)
-    assert done.returncode == 0
-    assert "replaces the built-in rubric" not in done.stderr
+    assert judge_texts(study, resolve_rubric("binary", study)).texts() == (rubric_text, template_text)
 
 
-def test_a_change_kept_to_a_built_in_rubric_replaces_it_on_purpose_without_a_warning(study):
+@pytest.mark.slow  # real processes
+def test_rubric_export_writes_the_definition_in_force_and_a_built_in_copy_says_so(study, tmp_path):
     from judge_tui.judge.calibration import keep, open_trial
     from judge_tui.model.rubrics import REPLACES_BUILT_IN
 
     rubric = resolve_rubric("binary", study)
-    files = judge_files(rubric)
+    files = judge_texts(study, rubric)
     rubric_text, template_text = files.texts()
-    assert rubric_text.startswith(REPLACES_BUILT_IN)  # the lead sees why the copy will be there
     change = check_change(study, rubric, files, rubric_text, template_text + "\nBe brief.\n")
     apply_change(study, rubric, files, change, "briefer answers", ["P06"])
     keep(study, present(open_trial(study, "binary")), "")
-    assert files.rubric.read_text(encoding="utf-8").startswith(REPLACES_BUILT_IN)
+    assert _nothing_written()
+    folder = locations.user_rubrics_dir()
+    done = subprocess.run([sys.executable, "-m", "judge_tui", "rubric-export", "binary", "--to", str(folder),
+                           "--db", str(study.path)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    written = folder / "binary.rubric.toml"
+    assert written.read_text(encoding="utf-8").startswith(REPLACES_BUILT_IN)
+    assert (folder / "binary.judge.md").read_text(encoding="utf-8").endswith("Be brief.\n")
     done = subprocess.run([sys.executable, "-m", "judge_tui", "rubrics"], capture_output=True, text=True,
                           check=False)
     assert done.returncode == 0
     assert "replaces the built-in rubric" not in done.stderr
+    again = subprocess.run([sys.executable, "-m", "judge_tui", "rubric-export", "binary", "--to", str(folder),
+                            "--db", str(study.path)], capture_output=True, text=True, check=False)
+    assert again.returncode != 0
+    assert "--overwrite" in again.stderr
+    assert "Traceback" not in again.stderr
     # a file of the user's own that takes a built-in id by chance is still pointed out
-    files.rubric.write_text(files.rubric.read_text(encoding="utf-8").removeprefix(REPLACES_BUILT_IN),
-                            encoding="utf-8")
+    written.write_text(written.read_text(encoding="utf-8").removeprefix(REPLACES_BUILT_IN), encoding="utf-8")
     done = subprocess.run([sys.executable, "-m", "judge_tui", "rubrics"], capture_output=True, text=True,
                           check=False)
     assert "replaces the built-in rubric" in done.stderr
+
+
+def test_a_trial_an_earlier_release_kept_in_files_is_not_reverted_to_nothing(study):
+    """An earlier release kept a change under trial as files (their old bytes in the trial): its earlier version
+    has no definition in the database, so a revert here refuses, says what to do, and records nothing."""
+    import json
+
+    from judge_tui.judge.calibration import TRIAL_META, open_trial, revert
+
+    rubric = resolve_rubric("binary", study)
+    study.record_prompt_version("binary", "0123456789ab", study.ensure_rubric_version(rubric))  # no definition
+    study.set_meta(TRIAL_META.format(rubric="binary"), json.dumps({
+        "rubric": "binary", "before": "0123456789ab", "after": "ba9876543210", "reason": "briefer", "items": ["P06"],
+        "rubric_file": "/somewhere/binary.rubric.toml", "template_file": "/somewhere/binary.judge.md",
+        "rubric_bytes": "", "template_bytes": "", "rubric_was_file": False, "template_was_file": False}))
+    trial = present(open_trial(study, "binary"))
+    assert (trial.before, trial.after, trial.items) == ("0123456789ab", "ba9876543210", ("P06",))
+    with pytest.raises(UserError, match="kept in files by an earlier judge-tui"):
+        revert(study, trial, "no better")
+    assert open_trial(study, "binary") == trial
+    assert study.calibration_changes("binary") == []

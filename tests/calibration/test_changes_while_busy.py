@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge_tui.judge.calibration import judge_files, open_trial
+from judge_tui.judge.calibration import JudgeTexts, judge_texts, open_trial
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store
 from judge_tui.store.rubric_choice import resolve_rubric
@@ -28,8 +28,10 @@ async def test_a_change_its_keep_and_a_revert_wait_for_another_process(study, mo
     monkeypatch.setenv("EDITOR", editor("# Part 3.", f"{GUARD} # Part 3."))
     with Store(study) as store:
         rubric = resolve_rubric("binary", store)
-        files = judge_files(rubric)
-        assert not files.template.exists()  # the user's copy is written by the first change
+        def in_force() -> JudgeTexts:
+            return judge_texts(store, resolve_rubric("binary", store))
+
+        first = in_force()
         app = CalibrationApp(store, rubric, "lead", settings=Settings(), make_backend=None)
         async with app.run_test(size=(120, 40), notifications=True) as pilot:
             screen = app.screen
@@ -40,10 +42,10 @@ async def test_a_change_its_keep_and_a_revert_wait_for_another_process(study, mo
                 await _answer(pilot, app, "guard: honey is not vegan", "")
                 await app_until(pilot, lambda: f"The change waits: {BUSY}" in _said(app), "said to wait")
                 assert open_trial(store, "binary") is None
-                assert not files.template.exists()  # the files wait with the database
+                assert in_force() == first  # nothing changed while the database is held
                 locker.release()
                 await app_until(pilot, lambda: open_trial(store, "binary") is not None, "the change saved")
-            assert GUARD in files.template.read_text()
+            assert GUARD in in_force().template_text
             with Locker(study) as locker:
                 await pilot.press("K")
                 await app_until(pilot, lambda: f"Keeping the change waits: {BUSY}" in _said(app),
@@ -56,7 +58,7 @@ async def test_a_change_its_keep_and_a_revert_wait_for_another_process(study, mo
                 await app_until(pilot, lambda: open_trial(store, "binary") is None, "kept")
 
             monkeypatch.setenv("EDITOR", editor("If you are unsure", "When unsure"))
-            rubric_before = files.rubric.read_bytes()
+            rubric_before = in_force().rubric_text
             await pilot.press("e")
             await _answer(pilot, app, "softer wording", "")
             await app_until(pilot, lambda: open_trial(store, "binary") is not None, "the second change saved")
@@ -64,9 +66,9 @@ async def test_a_change_its_keep_and_a_revert_wait_for_another_process(study, mo
                 await pilot.press("R")
                 await _answer(pilot, app, "no better on dev")
                 await app_until(pilot, lambda: f"The revert waits: {BUSY}" in _said(app), "said to wait")
-                assert files.rubric.read_bytes() != rubric_before  # not reverted while the database is held
+                assert in_force().rubric_text != rubric_before  # not reverted while the database is held
                 locker.release()
                 await app_until(pilot, lambda: open_trial(store, "binary") is None, "reverted")
-            assert files.rubric.read_bytes() == rubric_before
+            assert in_force().rubric_text == rubric_before
             assert app.is_running
             await pilot.press("q")

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from judge_tui.judge.calibration import apply_change, check_change, judge_files, keep, promote_example
+from judge_tui.judge.calibration import apply_change, check_change, judge_texts, keep, promote_example
 from judge_tui.judge.prompts import JudgePrompt
 from judge_tui.judge.runner import judge_rater_id
 from judge_tui.model.rubrics import FewShotPin, Rubric, definition_hash, rubric_from_definition
@@ -38,9 +38,12 @@ def cli(db: Path, *args: str) -> str:
 def test_chosen_examples_change_the_judges_hash_and_never_the_rubric_versions(rubrics: dict[str, Rubric]) -> None:
     binary = rubrics["binary"]
     pinned = dataclasses.replace(binary, examples=[FewShotPin("P04", "alice", "x")])
-    assert pinned.content_hash == binary.content_hash == "8827d351f1d8e9a2"  # the hash databases recorded
-    assert binary.judge_hash == binary.content_hash  # without examples, both are the one it always had
+    assert pinned.content_hash == binary.content_hash == "3ce7762da97bd64a"  # the judge's settings left out
+    assert binary.judge_hash == "8827d351f1d8e9a2"  # the whole definition: the hash databases recorded
     assert pinned.judge_hash == "1d87b9dce7e81ee8"  # with them, the previous release's: prompt versions keep theirs
+    fewer = dataclasses.replace(binary, few_shot_examples=0, judge_output_extras=[])
+    assert fewer.content_hash == binary.content_hash
+    assert fewer.judge_hash != binary.judge_hash
 
 
 def judge_all(db: Path) -> None:
@@ -53,7 +56,7 @@ def keep_an_example(db: Path) -> str:
     Returns the kept prompt version."""
     with Store(db) as store:
         rubric = resolve_rubric("binary", store)
-        files = judge_files(rubric)
+        files = judge_texts(store, rubric)
         rubric_text, template_text = files.texts()
         new = promote_example(store, rubric, rubric_text, "P04", "FAIL: HONEY IS NOT VEGAN", "alice")
         change = check_change(store, rubric, files, new, template_text)
@@ -107,10 +110,13 @@ def test_a_kept_example_compares_the_kept_judge_on_every_expert_label(tmp_path: 
     assert "the judge passed honey" in history
     assert "kept" in history  # the judge's change, with its reason
     assert "#2" not in history  # and no second rubric version
-    refused = subprocess.run([sys.executable, "-m", "judge_tui", "rubric-change", "binary", "--reason", "examples",
-                              "--items", "P04", "--db", str(db)], capture_output=True, text=True, check=False)
-    assert refused.returncode != 0
-    assert "only the judge's chosen examples differ" in refused.stderr
+    # The rubric file without the example, adopted on purpose: a judge change again, never a rubric version.
+    back = cli(db, "rubric-change", "binary", "--reason", "examples", "--items", "P04")
+    assert "recorded judge prompt" in back
+    assert "still rubric version #1" in back
+    with Store(db) as store:
+        assert len(store.rubric_versions("binary")) == 1
+        assert resolve_rubric("binary", store).examples == []
 
 
 def old_release_database(tmp_path: Path, rubric: Rubric, first_had_example: bool
@@ -186,7 +192,7 @@ def test_a_database_of_the_previous_release_opens_with_every_rating_kept_and_com
     assert conn.execute("SELECT COUNT(*) FROM ratings WHERE rater_id = ?", [judge]).fetchone()[0] == counts[judge]
     conn.close()
     history = cli(db, "history", "--rubric", "binary")
-    assert "compared as #1: it differs only in the judge's chosen examples" in history
+    assert "compared as #1: it differs only in the judge's settings" in history
     with Store(db) as store:
         first_judge = next(r["id"] for r in store.judge_raters_with_prompt("binary") if r["id"] != judge)
     compared = json.loads(cli(db, "report", "--rubric", "binary", "--compare", first_judge, "#2", "--format", "json"))

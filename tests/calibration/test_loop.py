@@ -12,7 +12,7 @@ import pytest
 
 from judge_tui.analysis.history import history_lines
 from judge_tui.judge.backends import CommandBackend
-from judge_tui.judge.calibration import judge_files, open_trial
+from judge_tui.judge.calibration import JudgeTexts, judge_texts, open_trial
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store
@@ -50,7 +50,10 @@ async def test_the_loop_twice_edit_rejudge_compare_keep_then_revert(study, monke
     monkeypatch.setenv("EDITOR", editor("# Part 3.", f"{GUARD} # Part 3."))
     with Store(study) as store:
         rubric = resolve_rubric("binary", store)
-        files = judge_files(rubric)
+
+        def in_force() -> JudgeTexts:
+            return judge_texts(store, resolve_rubric("binary", store))
+
         app = CalibrationApp(store, rubric, "lead", settings=Settings(judge_concurrency=3),
                              make_backend=lambda: CommandBackend(JUDGE_CMD, model=MODEL))
         async with app.run_test(size=(120, 40)) as pilot:
@@ -66,7 +69,7 @@ async def test_the_loop_twice_edit_rejudge_compare_keep_then_revert(study, monke
             trial = open_trial(store, "binary")
             assert trial is not None
             assert trial.items == ("P06",)
-            assert GUARD in files.template.read_text()
+            assert GUARD in in_force().template_text
             new_judge = f"judge:cmd-fake:binary@{trial.after}"
             await app_until(pilot, lambda: store.judge_job_counts(new_judge)["done"] == 12,
                             "the dev split re-judged")
@@ -81,20 +84,18 @@ async def test_the_loop_twice_edit_rejudge_compare_keep_then_revert(study, monke
             assert open_trial(store, "binary") is None
 
             # Round two: a rubric change, reverted.
-            rubric_before = files.rubric.read_bytes()
-            template_before = files.template.read_bytes()
+            before = in_force().texts()
             monkeypatch.setenv("EDITOR", editor("If you are unsure", "When unsure"))
             await pilot.press("e")
             await _answer(pilot, app, "softer wording", "")
             second = open_trial(store, "binary")
             assert second is not None
             assert second.before == trial.after
-            assert files.rubric.read_bytes() != rubric_before
+            assert in_force().rubric_text != before[0]
             await pilot.press("R")
             await _answer(pilot, app, "no better on dev")
             await pilot.pause()
-            assert files.rubric.read_bytes() == rubric_before  # byte for byte
-            assert files.template.read_bytes() == template_before
+            assert in_force().texts() == before  # character for character
             assert open_trial(store, "binary") is None
             assert resolve_rubric("binary", store).content_hash == rubric.content_hash  # in force again
             await pilot.press("q")

@@ -93,9 +93,10 @@ HASHES_BEFORE_CATEGORIES = {"binary": "8827d351f1d8e9a2", "cis": "4f7132b077c836
                             "reasoning-trace": "06ee58e609058614", "exercise-quality": "812a803f2539141a"}
 
 
-def test_existing_rubrics_keep_their_content_hash(rubrics) -> None:
-    """The new scale fields must not give every existing database's rubric a new version."""
-    assert {r: rubrics[r].content_hash for r in HASHES_BEFORE_CATEGORIES} == HASHES_BEFORE_CATEGORIES
+def test_existing_rubrics_keep_their_whole_definitions_hash(rubrics) -> None:
+    """The new scale fields must not give every existing database's rubric a new version (the whole definition's
+    hash, which a database recorded; the migration m017 gives its version the hash without the judge's settings)."""
+    assert {r: rubrics[r].judge_hash for r in HASHES_BEFORE_CATEGORIES} == HASHES_BEFORE_CATEGORIES
 
 
 def test_the_pairwise_rubric_ships(rubrics) -> None:

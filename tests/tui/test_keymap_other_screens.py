@@ -182,14 +182,14 @@ def test_one_key_may_act_on_different_screens():
 @pytest.mark.slow
 async def test_a_change_under_trial_is_kept_with_the_remapped_key_the_caption_names(hermetic_home, tmp_path: Path,
                                                                                     rubrics):
-    from judge_tui.judge.calibration import apply_change, check_change, judge_files, open_trial
+    from judge_tui.judge.calibration import apply_change, check_change, judge_texts, open_trial
 
     write_keymap(hermetic_home, {"cal-keep": "ctrl+k", "cal-revert": "X"})
     path = build_study(tmp_path / "study.db", rubrics["binary"])
     launch = prepare(build_parser().parse_args(
         ["calibrate", "--db", str(path), "--reviewer", "lead", "--rubric", "binary"]), lead=True)
     with launch.store as store:
-        files = judge_files(launch.rubric)
+        files = judge_texts(store, launch.rubric)
         rubric_text, template_text = files.texts()
         change = check_change(store, launch.rubric, files, rubric_text, template_text + "\nBe brief.\n")
         apply_change(store, launch.rubric, files, change, "briefer answers", ["P06"])

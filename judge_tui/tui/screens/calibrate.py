@@ -531,12 +531,12 @@ class CalibrationScreen(Screen[None]):
     # ------------------------------------------------------------------ changing the judge
 
     def _files(self) -> Any:
-        from judge_tui.judge.calibration import judge_files
+        from judge_tui.judge.calibration import judge_texts
 
         if self._trial() is not None:
             raise UserError(f"A change is under trial: keep it ({self._key_of('cal-keep')}) or revert it "
                             f"({self._key_of('cal-revert')}) before the next one.")
-        return judge_files(self.rubric)
+        return judge_texts(self.store, self.rubric)
 
     def action_edit(self, what: str) -> None:
         try:
@@ -560,8 +560,8 @@ class CalibrationScreen(Screen[None]):
         if editor:
             edited(self._run_editor(editor, path.name, text))
         else:
-            self.app.push_screen(TextEditorScreen(f"Editing {path}", text, "toml" if what == "rubric" else
-                                                  "markdown"), edited)
+            self.app.push_screen(TextEditorScreen(f"Editing {path} (kept in this study's database)", text,
+                                                  "toml" if what == "rubric" else "markdown"), edited)
 
     def _run_editor(self, editor: str, name: str, text: str) -> str | None:
         """The text after $VISUAL/$EDITOR edited a copy of it (the app suspended meanwhile), or None."""
@@ -625,7 +625,7 @@ class CalibrationScreen(Screen[None]):
         except UserError as exc:
             self.notify(f"Not saved, nothing recorded: {exc}", severity="error", timeout=15)
             return
-        except sqlite3.OperationalError as exc:  # nothing written, files as they were: tried again each second
+        except sqlite3.OperationalError as exc:  # nothing recorded: tried again each second
             self._wait_for_database(exc, "The change", waited,
                                     partial(self._apply, files, change, reason, items_text, waited=True))
             return
@@ -638,7 +638,7 @@ class CalibrationScreen(Screen[None]):
 
     def _now_in_force(self, rubric: Rubric) -> None:
         """This screen and the rest of the running app (the rating screen, its background judge) use `rubric`
-        and the judge template now in its files."""
+        and the judge template now in force in this database."""
         from judge_tui.tui.messages import JudgeDefinitionChanged
 
         self.rubric = rubric
@@ -693,7 +693,7 @@ class CalibrationScreen(Screen[None]):
                 self._promote(files, item_id, explanation, rater)
 
         self.app.push_screen(ChooseScreen(f"{item_id}: whose rating does the example show?", choices,
-                                            "Written to the rubric file:"), chosen)
+                                            "Added to the rubric (in this study's database):"), chosen)
 
     def _rating_line(self, item_id: str, rater: str) -> Text:
         """A rater's rating of an item, one line: who, and the score of each judged dimension."""
