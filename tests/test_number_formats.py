@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.analysis.figure_format import decimal_text, share_text, short_text
+from judge_tui.formats.numbers import decimal_text, share_text, short_text
 
 ROOT = Path(__file__).resolve().parent.parent / "judge_tui"
-HOME = "analysis/figure_format.py"
+HOME = "formats/numbers.py"
 # A float format spec in an f-string or str.format field ({x:.2f}, {x:,.1f}, {x:+.0f}, {x:.0%}, {x:g}, {x:.4g},
 # {x:.2e}) or a printf-style one ("%.2f").
 FLOAT_SPEC = re.compile(r"\{[^{}\n]*:[-+ ]?\d*,?(?:\.\d+)?[efg%]\}|%[-+ ]?\d*\.\d+[fe]\b")
@@ -42,7 +42,7 @@ def _specs() -> dict[str, list[str]]:
 def test_numbers_are_formatted_only_by_figure_format():
     found = _specs()
     ad_hoc = {name: specs for name, specs in found.items() if len(specs) != ALLOWED.get(name, (0, ""))[0]}
-    assert ad_hoc == {}, "write numbers with judge_tui.analysis.figure_format (share_text, decimal_text, short_text)"
+    assert ad_hoc == {}, "write numbers with judge_tui.formats.numbers (share_text, decimal_text, short_text)"
 
 
 @pytest.mark.parametrize("text", ['f"{rate:.1%}"', 'f"{x:+.0f}"', 'f"{cost:,.4f}"', 'f"{t:g}"', '"%.2f" % x',

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from statistics import median
 from typing import TYPE_CHECKING, Any
 
-from judge_tui.analysis.figure_format import cost_text, decimal_text, duration_text, share_text
+from judge_tui.formats.numbers import cost_text, decimal_text, duration_text, share_text
 from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.model.textsafe import clean

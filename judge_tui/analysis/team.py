@@ -28,9 +28,9 @@ from itertools import combinations
 
 import numpy as np
 
-from judge_tui.analysis.figure_format import aligned_text
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, pair_intervals, pooled_interval
 from judge_tui.analysis.scores import AlignedPair, RubricRatings, agreeing, consensus, load, pooled_alignment
+from judge_tui.formats.numbers import aligned_text
 from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.model.rubrics import Rubric, Scale
 from judge_tui.model.settings import DEFAULT_TOLERANCE

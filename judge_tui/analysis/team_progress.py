@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from judge_tui.analysis.figure_format import decimal_text, share_text
 from judge_tui.analysis.team import load_team
+from judge_tui.formats.numbers import decimal_text, share_text
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 

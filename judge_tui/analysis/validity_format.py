@@ -13,13 +13,6 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
-from judge_tui.analysis.figure_format import (
-    decimal_text,
-    figure_with_interval,
-    interval_text,
-    share_text,
-    short_text,
-)
 from judge_tui.analysis.stopping import ANYTIME
 from judge_tui.analysis.targets import TargetCheck
 from judge_tui.analysis.validity import (
@@ -32,6 +25,13 @@ from judge_tui.analysis.validity import (
     RubricVersion,
     TooFew,
     ValidityPage,
+)
+from judge_tui.formats.numbers import (
+    decimal_text,
+    figure_with_interval,
+    interval_text,
+    share_text,
+    short_text,
 )
 from judge_tui.model.textsafe import clean
 from judge_tui.stats import assurance

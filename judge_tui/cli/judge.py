@@ -20,9 +20,9 @@ from rich.console import Console, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn
 from rich.text import Text
 
-from judge_tui.analysis.figure_format import NO_PRICE, decimal_text, duration_text, share_text, short_text
 from judge_tui.analysis.history import parse_items, require_recorded
 from judge_tui.cli.commands import open_store
+from judge_tui.formats.numbers import NO_PRICE, decimal_text, duration_text, share_text, short_text
 from judge_tui.formats.terminal import message_console
 from judge_tui.judge.backends import (
     API_KEY_ENV,

@@ -8,7 +8,6 @@ import json
 
 from rich.table import Table
 
-from judge_tui.analysis.figure_format import decimal_text, share_text
 from judge_tui.analysis.study_plan import (
     DEFAULT_LEVELS,
     Expected,
@@ -18,6 +17,7 @@ from judge_tui.analysis.study_plan import (
     to_dict,
 )
 from judge_tui.analysis.whole_study import RUNS, AtSize, plan_whole
+from judge_tui.formats.numbers import decimal_text, share_text
 from judge_tui.formats.terminal import print_table
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import RubricError, get_rubric

@@ -29,7 +29,7 @@ from textual.widgets import ContentSwitcher, DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from judge_tui.analysis.blind import visible_items
-from judge_tui.analysis.figure_format import decimal_text, share_text
+from judge_tui.formats.numbers import decimal_text, share_text
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings
