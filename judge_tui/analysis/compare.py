@@ -66,7 +66,7 @@ class VersionComparison:
     alignment: tuple[ag.Figure, ag.Figure]  # over every judged dimension
     alignment_change: Change
     confidence: float
-    aligned: str  # what aligned means on the scale, in words (figure_format.aligned_text)
+    aligned: str  # what aligned means on the scale, in words (formats.numbers.aligned_text)
 
 
 def resolve_version(store: Store, rubric: Rubric, name: str) -> Version:

@@ -202,7 +202,7 @@ class Jury:
     ties: dict[str, int]  # dimension -> items where the rule met a tie (majority: no verdict; median: split)
     errors: tuple[ErrorCorrelation, ...]
     versus_best: JuryComparison | None
-    aligned: str  # what aligned means on the scale, in words (figure_format.aligned_text)
+    aligned: str  # what aligned means on the scale, in words (formats.numbers.aligned_text)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -184,7 +184,7 @@ class TeamAgreement:
     pooled_vs_judge: dict[str, ag.Figure]  # expert (and "consensus") -> alignment over every judged dimension
     pooled_intervals: dict[str, IntervalFigure]  # the same, its cluster interval
     confidence: float
-    aligned: str  # what aligned means on the scale, in words (figure_format.aligned_text)
+    aligned: str  # what aligned means on the scale, in words (formats.numbers.aligned_text)
     nominal: bool = False  # categories declared nominal: the consensus is the majority category, not a mean
 
     @property
