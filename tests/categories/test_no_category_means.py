@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from judge_tui.analysis import validity_format
 from judge_tui.analysis.calibration import standing
 from judge_tui.analysis.report import build_report
+from judge_tui.analysis.report_render import validity as validity_format
 from judge_tui.analysis.scores import load
 from judge_tui.analysis.validity import judge_validity
 from judge_tui.cli import main

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from judge_tui.analysis import validity_format
 from judge_tui.analysis.full_report import FullReport
+from judge_tui.analysis.report_render import validity as validity_format
 from judge_tui.analysis.report_render.as_json import SCHEMA_VERSION, no_comparison_to_dict, report_to_dict
 from judge_tui.analysis.report_render.as_markdown import render_markdown
 from judge_tui.analysis.report_render.as_text import rich_sections

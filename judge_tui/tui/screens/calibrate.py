@@ -284,7 +284,7 @@ class CalibrationScreen(Screen[None]):
     @staticmethod
     def _validity(s: Any) -> Text:
         """The judge-validity page of the judge in force, on this split (the report's first page)."""
-        from judge_tui.analysis import validity_format
+        from judge_tui.analysis.report_render import validity as validity_format
 
         if s.validity is None:
             return Text("No page yet: the judge in force has no figures against the experts on this split.",
