@@ -473,8 +473,8 @@ def test_ac1_of_perfect_agreement_is_not_claimed_certain():
 
 
 def test_status_names_the_method_of_the_team_alpha_as_the_report_does(tmp_path, hermetic_home, capsys):
-    from judge_tui.analysis.team_progress import team_progress
     from judge_tui.model.rubrics import load_rubrics
+    from judge_tui.study.team_progress import team_progress
 
     rubric = load_rubrics()["exercise-quality"][0]
     db = tmp_path / "plan.db"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from judge_tui.analysis.history import history_lines, parse_items, record_rubric_change
 from judge_tui.cli.commands import open_store
 from judge_tui.formats.terminal import echo
+from judge_tui.judge.history import history_lines, parse_items, record_rubric_change
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import RubricError, load_rubric
 from judge_tui.store.rubric_choice import resolve_rubric

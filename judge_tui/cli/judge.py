@@ -20,7 +20,6 @@ from rich.console import Console, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn
 from rich.text import Text
 
-from judge_tui.analysis.history import parse_items, require_recorded
 from judge_tui.cli.commands import open_store
 from judge_tui.formats.numbers import NO_PRICE, decimal_text, duration_text, share_text, short_text
 from judge_tui.formats.terminal import message_console
@@ -37,6 +36,7 @@ from judge_tui.judge.backends import (
 )
 from judge_tui.judge.batch_limits import MAX_BYTES, MAX_REQUESTS, BatchLimits
 from judge_tui.judge.failures import failures_command, grouped_lines
+from judge_tui.judge.history import parse_items, require_recorded
 from judge_tui.judge.openai_backend import (
     API_KEY_ENV as OPENAI_KEY_ENV,
 )

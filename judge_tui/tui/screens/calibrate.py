@@ -573,8 +573,8 @@ class CalibrationScreen(Screen[None]):
         ), answered)
 
     def _apply(self, files: Any, change: Any, reason: str, items_text: str, *, waited: bool = False) -> None:
-        from judge_tui.analysis.history import parse_items
         from judge_tui.judge.calibration import apply_change
+        from judge_tui.judge.history import parse_items
 
         try:
             with self.store.waiting_at_most(WRITE_WAIT):

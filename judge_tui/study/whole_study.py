@@ -25,11 +25,11 @@ from typing import Any
 import numpy as np
 
 from judge_tui.analysis.stopping import DECIDED, anytime_check
-from judge_tui.analysis.study_plan import PLAN_LIMIT, Expected, TargetPlan, binary_table, graded_table
 from judge_tui.analysis.targets import TargetCheck, check
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import intervals as iv
 from judge_tui.stats.agreement import Undefined
+from judge_tui.study.plan import PLAN_LIMIT, Expected, TargetPlan, binary_table, graded_table
 
 # Studies drawn at each size, and their seed.
 RUNS = 500

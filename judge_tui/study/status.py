@@ -20,7 +20,7 @@ from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
 
 if TYPE_CHECKING:
-    from judge_tui.analysis.team_progress import TeamProgress
+    from judge_tui.study.team_progress import TeamProgress
 
 NO_TASK_TYPE = "(none)"
 
@@ -131,8 +131,8 @@ def study_status(store: Store, rubric: str | None = None, *,
         for rubric_id, items in sorted(rubrics):
             team = None
             if store.current_plan(rubric_id) is not None:
-                from judge_tui.analysis.team_progress import team_progress
                 from judge_tui.store.rubric_choice import resolve_rubric
+                from judge_tui.study.team_progress import team_progress
 
                 team = team_progress(store, resolve_rubric(rubric_id, store), target=team_alpha_target,
                                      confidence=confidence)
