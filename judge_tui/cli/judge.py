@@ -439,7 +439,7 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
             return 0
         for plan in plans:
             rubric, prompt = plan.rubric, plan.prompt
-            # A changed rubric or prompt needs its reason recorded first (judge_tui.analysis.history).
+            # A changed rubric or prompt needs its reason recorded first (judge_tui.judge.history).
             require_recorded(store, rubric, prompt_version=prompt.version, template=prompt.template.digest,
                              reason=getattr(args, "reason", None), items=parse_items(getattr(args, "items", None)))
             judge = Judge(store, rubric, prompt, backend, both_orders=getattr(args, "both_orders", False))

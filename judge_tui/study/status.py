@@ -2,7 +2,7 @@
 
 Per rubric and per expert: items rated, skipped and flagged, the time spent (total, median per item, and per
 task type) and the last activity; per judge: its queue (queued, running, done, failed) and the cost so far.
-A rubric with an assignment plan (`judge-tui assign`) adds the team's progress on it (analysis/team_progress.py).
+A rubric with an assignment plan (`judge-tui assign`) adds the team's progress on it (study/team_progress.py).
 Time is the active time the rating screen recorded for each submitted rating (the newest first run of each
 item); ratings imported without a time are counted as "time unknown" and left out of totals and medians.
 """

@@ -12,7 +12,7 @@ more overlap items give an 80% chance of settling it (`stats.assurance`, alpha's
 normal law of its interval), and whether the overlap items still to be rated in the plan would cover that.
 
 This is the lead's view: it shows every expert's figures over every item. Nothing here is reachable from the
-rating screen. The progress is a typed object (`TeamProgress`); analysis/status.py draws its tables and its JSON.
+rating screen. The progress is a typed object (`TeamProgress`); study/status.py draws its tables and its JSON.
 """
 
 from __future__ import annotations
