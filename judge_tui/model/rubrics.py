@@ -560,7 +560,7 @@ def rubric_folders() -> list[Path]:
 
 
 _warned: set[str] = set()  # warnings about rubric files already given by this process
-_untaken: list[str] = []  # those not yet taken by the command line or the app (take_warnings)
+_untaken: list[str] = []  # those the command line has not yet taken (take_warnings)
 
 # The first line of a user's rubric file made from a built-in one on the judge screen: it replaces the built-in
 # rubric on purpose, so loading it says nothing (a user's own file with a built-in id is warned about).
