@@ -531,9 +531,9 @@ def test_repeat_pairs_past_the_item_limit_take_conservative_closed_forms(monkeyp
 
 
 def test_the_judge_screen_headline_says_whether_the_change_helped(team, hermetic_home):
-    from judge_tui.analysis.calibration import change_headline
     from judge_tui.analysis.compare import compare_versions
     from judge_tui.store.rubric_choice import resolve_rubric
+    from judge_tui.tui.screens.calibrate_figures import change_headline
 
     db, _ = team
     with Store(db) as store:

@@ -180,7 +180,7 @@ class CalibrationScreen(Screen[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        from judge_tui.analysis.calibration import TEST_NOTE
+        from judge_tui.tui.screens.calibrate_figures import TEST_NOTE
 
         self.query_one("#cal-test-note", Static).update(Text(TEST_NOTE, style="italic"))
         self.query_one("#cal-list", DataTable).add_columns("Item", "Gap", "Dims")
@@ -217,7 +217,7 @@ class CalibrationScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="calibration-figures")
     def compute(self, current: str, before: str | None, trial: bool, model: str | None) -> None:
-        from judge_tui.analysis.calibration import previous_prompt, standing
+        from judge_tui.tui.screens.calibrate_figures import previous_prompt, standing
 
         try:
             # One snapshot: the figures and the count of unjudged items describe the same moment, so a judgment
@@ -322,8 +322,8 @@ class CalibrationScreen(Screen[None]):
         paired change and its verdict, in columns narrow enough for 80 (the report's table is wider)."""
         from rich.console import Group
 
-        from judge_tui.analysis.calibration import change_headline
         from judge_tui.analysis.report_render.comparison import compare_rows, split_text
+        from judge_tui.tui.screens.calibrate_figures import change_headline
 
         title = Text("Previous version beside it", style="bold")
         c = s.comparison
