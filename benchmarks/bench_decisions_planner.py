@@ -33,7 +33,12 @@ import time
 
 import numpy as np
 
-from judge_tui.analysis.study_plan import (
+from judge_tui.analysis.targets import TargetCheck, check
+from judge_tui.model.settings import AgreementSettings
+from judge_tui.stats import decisions
+from judge_tui.stats import intervals as iv
+from judge_tui.stats.agreement import Undefined
+from judge_tui.study.plan import (
     Expected,
     TargetPlan,
     binary_table,
@@ -41,13 +46,8 @@ from judge_tui.analysis.study_plan import (
     items_for_all,
     plan_study,
 )
-from judge_tui.analysis.targets import TargetCheck, check
-from judge_tui.analysis.whole_study import RUNS as WHOLE_RUNS
-from judge_tui.analysis.whole_study import AtSize, at_size, plan_whole
-from judge_tui.model.settings import AgreementSettings
-from judge_tui.stats import decisions
-from judge_tui.stats import intervals as iv
-from judge_tui.stats.agreement import Undefined
+from judge_tui.study.whole_study import RUNS as WHOLE_RUNS
+from judge_tui.study.whole_study import AtSize, at_size, plan_whole
 
 TARGET = AgreementSettings().tpr_tnr_target
 TRUTHS = (0.70, 0.90, 0.97)

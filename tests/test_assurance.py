@@ -17,14 +17,14 @@ import pytest
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-from judge_tui.analysis.study_plan import Expected, binary_table, graded_table, plan_study
 from judge_tui.analysis.targets import check
-from judge_tui.analysis.whole_study import plan_whole
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import assurance
 from judge_tui.stats import intervals as iv
 from judge_tui.stats.agreement import Undefined
 from judge_tui.stats.intervals import Interval
+from judge_tui.study.plan import Expected, binary_table, graded_table, plan_study
+from judge_tui.study.whole_study import plan_whole
 from tests.narrowing import present
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
-from judge_tui.analysis.certificate_format import sentences, to_dict
 from judge_tui.analysis.judge_certificate import CertificateInForce, KeptOnTest, hours_saved
+from judge_tui.analysis.report_render.certificate import sentences, to_dict
 from judge_tui.model.rubrics import Rubric
 from judge_tui.stats.agreement import Undefined
 from judge_tui.store import CertificateTerms, Store

@@ -124,6 +124,17 @@ def test_status_times_the_newer_versions_ratings(merged: Path, capsys):
     assert ann["time"] == {"items": 6, "total_seconds": 240.0, "median_seconds": 40.0, "unknown": 0}
 
 
+def test_the_validity_page_orders_other_judges_by_their_newer_version(merged: Path, rubrics, capsys):
+    """Other judges come newest rubric version first, then most ratings: judge-x, whose newest ratings are
+    February's, ties with judge-w's February ratings and has more, though its January one has the higher row id."""
+    with Store(merged) as store:
+        _rate(store, rubrics["binary"], "judge-w", "judge", 1.0, 1.0, "", ITEMS)
+        _rate(store, rubrics["binary"], "judge-z", "judge", 1.0, 1.0, "", ITEMS)
+    report = json.loads(_run(capsys, "report", "--db", str(merged), "--rubric", "binary", "--raters", "ann,judge-z",
+                             "--format", "json"))
+    assert [j["judge"] for j in report["judge_validity"]["judges"]] == ["judge-z", "judge-x", "judge-w"]
+
+
 def test_flags_follow_the_newer_versions_ratings(merged: Path, capsys):
     flags = json.loads(_run(capsys, "flags", "--db", str(merged), "--rubric", "binary", "--format", "json"))
     assert flags == []  # only the January rating of P01 was flagged

@@ -1,4 +1,4 @@
-"""Numbers are written for people in one place, analysis/figure_format.py: no ad-hoc float format elsewhere."""
+"""Numbers are written for people in one place, formats/numbers.py: no ad-hoc float format elsewhere."""
 
 from __future__ import annotations
 
@@ -7,22 +7,21 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.analysis.figure_format import decimal_text, share_text, short_text
+from judge_tui.formats.numbers import decimal_text, share_text, short_text
 
 ROOT = Path(__file__).resolve().parent.parent / "judge_tui"
-HOME = "analysis/figure_format.py"
+HOME = "formats/numbers.py"
 # A float format spec in an f-string or str.format field ({x:.2f}, {x:,.1f}, {x:+.0f}, {x:.0%}, {x:g}, {x:.4g},
 # {x:.2e}) or a printf-style one ("%.2f").
 FLOAT_SPEC = re.compile(r"\{[^{}\n]*:[-+ ]?\d*,?(?:\.\d+)?[efg%]\}|%[-+ ]?\d*\.\d+[fe]\b")
 # Where a float format may stay, with how many and why.
 ALLOWED = {
-    # Below analysis/ in the import layers (pyproject.toml), so they cannot use it.
+    # Below formats/ in the import layers (pyproject.toml), or beside it (store/), so they cannot use it.
     "model/rubrics.py": (2, "a scale point's label, in the rubric model"),
     "model/queue_orders.py": (1, "a band's name, in the pure queue-order model"),
     "model/plain_data.py": (2, "a range in a settings error, in the settings model"),
     "stats/agreement.py": (1, "why a corrected pass rate is undefined, in the statistics"),
     "stats/intervals.py": (3, "why an interval is undefined, in the statistics"),
-    "formats/rating_form.py": (1, "the rating form's limit on minutes, in its reader"),
     "store/faults.py": (1, "seconds of the busy timeout, in the store's fault messages"),
     # Not figures.
     "tui/app.py": (1, "a timestamp the start-up benchmark reads"),
@@ -39,10 +38,10 @@ def _specs() -> dict[str, list[str]]:
     return found
 
 
-def test_numbers_are_formatted_only_by_figure_format():
+def test_numbers_are_formatted_only_by_the_number_formatter():
     found = _specs()
     ad_hoc = {name: specs for name, specs in found.items() if len(specs) != ALLOWED.get(name, (0, ""))[0]}
-    assert ad_hoc == {}, "write numbers with judge_tui.analysis.figure_format (share_text, decimal_text, short_text)"
+    assert ad_hoc == {}, "write numbers with judge_tui.formats.numbers (share_text, decimal_text, short_text)"
 
 
 @pytest.mark.parametrize("text", ['f"{rate:.1%}"', 'f"{x:+.0f}"', 'f"{cost:,.4f}"', 'f"{t:g}"', '"%.2f" % x',

@@ -8,9 +8,17 @@ from pathlib import Path
 
 import pytest
 
+from judge_tui.cli import main
 from judge_tui.model import locations
 from judge_tui.model.checkers import fill_blank_structure
-from judge_tui.model.rubrics import RubricError, ScoreError, get_rubric, load_rubric, load_rubrics
+from judge_tui.model.rubrics import (
+    RubricError,
+    ScoreError,
+    get_rubric,
+    load_rubric,
+    load_rubrics,
+    take_warnings,
+)
 
 
 def test_the_four_user_rubrics_ship_with_their_names(rubrics):
@@ -127,6 +135,27 @@ def test_broken_rubric_names_file_and_field(tmp_path: Path, rubrics):
     not_toml.write_text("id = \n")
     with pytest.raises(RubricError, match="not valid TOML"):
         load_rubric(not_toml)
+
+
+def test_a_broken_rubric_file_is_left_out_and_named_once_by_the_command_line(hermetic_home: Path, capsys):
+    folder = hermetic_home / "rubrics"
+    folder.mkdir()
+    broken = folder / "broken.rubric.toml"
+    broken.write_text("id = \n")
+    take_warnings()  # what other tests in this process left behind
+    assert "binary" in load_rubrics()
+    assert "broken" not in load_rubrics()
+    assert capsys.readouterr().err == ""  # the model prints nothing
+    [warning] = take_warnings()
+    assert str(broken) in warning
+    assert "left out until the file is fixed" in warning
+    load_rubrics()
+    assert take_warnings() == []  # once per process
+    broken.write_text('id = "broken"\n')  # another problem, another warning: said by the command that loads it
+    assert main(["rubrics"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("judge-tui: warning: ") == 1
+    assert str(broken) in err
 
 
 def test_user_rubric_folder_and_path(tmp_path: Path, hermetic_home: Path):

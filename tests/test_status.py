@@ -121,7 +121,7 @@ def test_status_json_keeps_its_keys_in_their_order(study: Path):
 
 
 def test_a_judge_without_a_price_is_worded_as_everywhere_else(study: Path, rubrics):
-    from judge_tui.analysis.figure_format import NO_PRICE, cost_text
+    from judge_tui.formats.numbers import NO_PRICE, cost_text
 
     with Store(study) as store:
         version = store.ensure_rubric_version(rubrics["cis"])

@@ -500,8 +500,8 @@ def test_ac1_of_perfect_agreement_is_not_claimed_certain():
 
 
 def test_status_names_the_method_of_the_team_alpha_as_the_report_does(tmp_path, hermetic_home, capsys):
-    from judge_tui.analysis.team_progress import team_progress
     from judge_tui.model.rubrics import load_rubrics
+    from judge_tui.study.team_progress import team_progress
 
     rubric = load_rubrics()["exercise-quality"][0]
     db = tmp_path / "plan.db"
@@ -560,9 +560,9 @@ def test_repeat_pairs_past_the_item_limit_take_conservative_closed_forms(monkeyp
 
 
 def test_the_judge_screen_headline_says_whether_the_change_helped(team, hermetic_home):
-    from judge_tui.analysis.calibration import change_headline
     from judge_tui.analysis.compare import compare_versions
     from judge_tui.store.rubric_choice import resolve_rubric
+    from judge_tui.tui.screens.calibrate_figures import change_headline
 
     db, _ = team
     with Store(db) as store:

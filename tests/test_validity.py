@@ -15,9 +15,9 @@ from statsmodels.stats.multitest import multipletests
 
 from judge_tui.analysis.full_report import build_full_report
 from judge_tui.analysis.report import Group, build_report
+from judge_tui.analysis.report_render.validity import render_text
 from judge_tui.analysis.scores import load
 from judge_tui.analysis.validity import judge_validity
-from judge_tui.analysis.validity_format import render_text
 from judge_tui.cli import main
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats.agreement import Undefined
@@ -340,8 +340,8 @@ def test_no_pool_figure_leaves_its_scale_with_three_rated_items(tmp_path: Path, 
 def test_a_pool_row_made_otherwise_than_the_heading_says_names_its_method() -> None:
     """A PASS/FAIL rubric of several dimensions: each dimension's pass rate split by verdict, the overall score
     (their weighted mean, not a verdict) by PPI++; the row says so, in text and Markdown."""
+    from judge_tui.analysis.report_render.validity import render_markdown
     from judge_tui.analysis.validity import JudgeValidity, PoolFigure, ValidityPage
-    from judge_tui.analysis.validity_format import render_markdown
     from judge_tui.stats.prediction_powered import prediction_powered_mean, verdict_stratified_rate
 
     labels = np.array([1.0] * 20 + [0.0] * 10)

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from judge_tui.analysis.report import build_report
+from judge_tui.analysis.report_render.validity import render_markdown, render_text, to_dict
 from judge_tui.analysis.scores import load
 from judge_tui.analysis.validity import judge_validity
-from judge_tui.analysis.validity_format import render_markdown, render_text, to_dict
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.store import Store
 from tests.team_fixtures import binary_item, rate

@@ -9,9 +9,9 @@ import pytest
 
 from judge_tui.analysis.compare import compare_versions
 from judge_tui.analysis.full_report import build_full_report
-from judge_tui.analysis.history import history_lines, require_recorded
 from judge_tui.analysis.report_render.full import render_full
 from judge_tui.cli import main
+from judge_tui.judge.history import history_lines, require_recorded
 from judge_tui.model import locations
 from judge_tui.model.errors import UserError
 from judge_tui.model.plain_data import from_data

@@ -1,1 +1,1 @@
-"""Figures built from the store: the blind rule, report, team, drift, compare, history, status, flags."""
+"""Figures built from the store: the blind rule, report, team, drift, compare, flags."""

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from judge_tui.analysis.figure_format import decimal_text
+from judge_tui.formats.numbers import decimal_text
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats.agreement import Figure, Undefined, is_defined
 

@@ -36,10 +36,10 @@ from typing import Any
 
 import numpy as np
 
-from judge_tui.analysis.figure_format import short_text
 from judge_tui.analysis.jury import RULE_NAMES, rule_for
 from judge_tui.analysis.scores import RubricRatings, agreeing, load
 from judge_tui.analysis.team import is_expert, load_team, team_consensus
+from judge_tui.formats.numbers import short_text
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric, Scale
 from judge_tui.stats.selective import Certificate, certify

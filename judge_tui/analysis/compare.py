@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from judge_tui.analysis.figure_format import aligned_text
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, Change, paired_changes, pooled_change
 from judge_tui.analysis.scores import AlignedPair, load, pooled_alignment
 from judge_tui.analysis.team import load_team, team_consensus
+from judge_tui.formats.numbers import aligned_text
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import DEFAULT_TOLERANCE
@@ -66,7 +66,7 @@ class VersionComparison:
     alignment: tuple[ag.Figure, ag.Figure]  # over every judged dimension
     alignment_change: Change
     confidence: float
-    aligned: str  # what aligned means on the scale, in words (figure_format.aligned_text)
+    aligned: str  # what aligned means on the scale, in words (formats.numbers.aligned_text)
 
 
 def resolve_version(store: Store, rubric: Rubric, name: str) -> Version:

@@ -29,10 +29,10 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from judge_tui.analysis.figure_format import decimal_text
 from judge_tui.analysis.queue_orders import judge_strata
 from judge_tui.analysis.scores import OVERALL_COLUMN, Pairing, agreeing, item_groups
 from judge_tui.analysis.targets import TargetCheck, check
+from judge_tui.formats.numbers import decimal_text
 from judge_tui.model import queue_orders as qo
 from judge_tui.model.rubrics import Rubric
 from judge_tui.stats import agreement as ag

@@ -28,7 +28,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judge_tui.analysis.figure_format import aligned_text
 from judge_tui.analysis.judges import judges_by_coverage
 from judge_tui.analysis.pair_intervals import (
     DEFAULT_CONFIDENCE,
@@ -42,6 +41,7 @@ from judge_tui.analysis.pair_intervals import (
 )
 from judge_tui.analysis.scores import AlignedPair, RubricRatings, consensus, load, pooled_alignment
 from judge_tui.analysis.team import load_team, team_consensus
+from judge_tui.formats.numbers import aligned_text
 from judge_tui.model.rubrics import Rubric, Scale
 from judge_tui.model.settings import DEFAULT_TOLERANCE
 from judge_tui.stats import agreement as ag
@@ -202,7 +202,7 @@ class Jury:
     ties: dict[str, int]  # dimension -> items where the rule met a tie (majority: no verdict; median: split)
     errors: tuple[ErrorCorrelation, ...]
     versus_best: JuryComparison | None
-    aligned: str  # what aligned means on the scale, in words (figure_format.aligned_text)
+    aligned: str  # what aligned means on the scale, in words (formats.numbers.aligned_text)
 
 
 # --------------------------------------------------------------------------------------------------

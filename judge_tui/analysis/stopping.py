@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from judge_tui.analysis.design import TEST_WEIGHTED_SCOPE
-from judge_tui.analysis.figure_format import decimal_text, share_text
 from judge_tui.analysis.report import Group, Report, ReportError, build_report, default_groups
 from judge_tui.analysis.targets import TargetCheck
+from judge_tui.formats.numbers import decimal_text, share_text
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag

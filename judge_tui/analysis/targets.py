@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from judge_tui.analysis.bands import Interpret
-from judge_tui.analysis.figure_format import (
+from judge_tui.formats.numbers import (
     decimal_text,
     figure_text,
     figure_with_interval,

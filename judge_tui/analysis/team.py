@@ -28,9 +28,9 @@ from itertools import combinations
 
 import numpy as np
 
-from judge_tui.analysis.figure_format import aligned_text
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, pair_intervals, pooled_interval
 from judge_tui.analysis.scores import AlignedPair, RubricRatings, agreeing, consensus, load, pooled_alignment
+from judge_tui.formats.numbers import aligned_text
 from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.model.rubrics import Rubric, Scale
 from judge_tui.model.settings import DEFAULT_TOLERANCE
@@ -184,7 +184,7 @@ class TeamAgreement:
     pooled_vs_judge: dict[str, ag.Figure]  # expert (and "consensus") -> alignment over every judged dimension
     pooled_intervals: dict[str, IntervalFigure]  # the same, its cluster interval
     confidence: float
-    aligned: str  # what aligned means on the scale, in words (figure_format.aligned_text)
+    aligned: str  # what aligned means on the scale, in words (formats.numbers.aligned_text)
     nominal: bool = False  # categories declared nominal: the consensus is the majority category, not a mean
 
     @property

@@ -498,10 +498,10 @@ def ratings_coming_in(store: Store, report: Report) -> bool:
 
 
 def _version_number(store: Store, report: Report, ratings: RubricRatings, judge: str) -> int | None:
-    mine = ratings.versions[(ratings.rater == ratings.rater_ids.index(judge)) & (ratings.repeats == 0)]
-    if mine.size == 0:
+    mine = ratings.versions_of(judge)  # newest first, in the store's order of versions (never by row id)
+    if not mine:
         return None
-    newest = int(mine.max())
+    newest = mine[0]
     numbers = {int(r["id"]): int(r["number"]) for r in store.rubric_versions(report.rubric.id)}
     return numbers.get(newest)
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from judge_tui.analysis.calibration import TEST_NOTE
 from judge_tui.cli.judge import make_backend
 from judge_tui.cli.launch import prepare
 from judge_tui.model.errors import UserError
+from judge_tui.tui.screens.calibrate_figures import TEST_NOTE
 
 
 def run(args: argparse.Namespace) -> int:

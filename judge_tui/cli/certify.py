@@ -6,10 +6,10 @@ import argparse
 import json
 
 from judge_tui.analysis.certify import LOGPROB, REPEATS, STATED, Certification, certify_judge
-from judge_tui.analysis.figure_format import decimal_text, share_text, short_text
 from judge_tui.cli.commands import open_store
 from judge_tui.cli.raters import parse_members
 from judge_tui.cli.report import pick_rubric
+from judge_tui.formats.numbers import decimal_text, share_text, short_text
 from judge_tui.formats.terminal import echo
 from judge_tui.model.errors import UserError
 from judge_tui.model.settings import load_settings

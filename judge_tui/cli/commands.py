@@ -11,7 +11,9 @@ from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import (
     RubricError,
     load_rubrics,
+    take_warnings,
 )
+from judge_tui.model.textsafe import clean
 from judge_tui.store import Store, StoreError
 from judge_tui.store.core import BUSY_TIMEOUT
 
@@ -66,6 +68,13 @@ def open_store(args: argparse.Namespace, *, create: bool = True, opening_wait: f
 
             raise UserError(DAMAGED.format(db=path, error=problem))
     return store
+
+
+def show_rubric_warnings() -> None:
+    """What loading the rubric folders found wrong (a broken file left out, a built-in rubric replaced), on
+    standard error: the model only collects it."""
+    for text in take_warnings():
+        print(f"judge-tui: warning: {clean(text)}", file=sys.stderr)
 
 
 def write_output(text: str, destination: Path | None, what: str) -> None:

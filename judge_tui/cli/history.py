@@ -6,10 +6,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from judge_tui.analysis.history import history_lines, parse_items, record_definition
 from judge_tui.cli.commands import open_store
 from judge_tui.formats.terminal import echo
 from judge_tui.judge.calibration import export_texts
+from judge_tui.judge.history import history_lines, parse_items, record_definition
 from judge_tui.judge.prompts import (
     TEMPLATE_SUFFIX,
     JudgePrompt,

@@ -20,9 +20,8 @@ from rich.console import Console, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn
 from rich.text import Text
 
-from judge_tui.analysis.figure_format import NO_PRICE, decimal_text, duration_text, share_text, short_text
-from judge_tui.analysis.history import parse_items, require_recorded
 from judge_tui.cli.commands import open_store
+from judge_tui.formats.numbers import NO_PRICE, decimal_text, duration_text, share_text, short_text
 from judge_tui.formats.terminal import message_console
 from judge_tui.judge.backends import (
     API_KEY_ENV,
@@ -37,6 +36,7 @@ from judge_tui.judge.backends import (
 )
 from judge_tui.judge.batch_limits import MAX_BYTES, MAX_REQUESTS, BatchLimits
 from judge_tui.judge.failures import failures_command, grouped_lines
+from judge_tui.judge.history import parse_items, require_recorded
 from judge_tui.judge.openai_backend import (
     API_KEY_ENV as OPENAI_KEY_ENV,
 )
@@ -439,7 +439,7 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
             return 0
         for plan in plans:
             rubric, prompt = plan.rubric, plan.prompt
-            # A changed rubric or prompt needs its reason recorded first (judge_tui.analysis.history).
+            # A changed rubric or prompt needs its reason recorded first (judge_tui.judge.history).
             require_recorded(store, rubric, prompt_version=prompt.version, template=prompt.template.digest,
                              reason=getattr(args, "reason", None), items=parse_items(getattr(args, "items", None)),
                              definition=prompt.definition())

@@ -179,6 +179,7 @@ def prepare(args: argparse.Namespace, *, lead: bool = False) -> Launch:
     except BaseException:
         store.close()
         raise
+    commands.show_rubric_warnings()  # before the app takes the terminal
     return Launch(settings, store, rubric, reviewer, split, notice)
 
 

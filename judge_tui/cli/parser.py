@@ -475,6 +475,7 @@ def _run(command: str, args: argparse.Namespace) -> int:
     try:
         return int(_handler(command)(args) or 0)
     except UserError as exc:
+        _show_rubric_warnings()  # a rubric file left out may be why
         print(f"judge-tui: {clean(str(exc))}", file=sys.stderr)  # messages quote what the user typed
         return exc.exit_code
     except KeyboardInterrupt:
@@ -501,3 +502,11 @@ def _run(command: str, args: argparse.Namespace) -> int:
             message = faults.describe_os(exc)
         print(f"judge-tui: {clean(message)}", file=sys.stderr)
         return 1
+    finally:
+        _show_rubric_warnings()
+
+
+def _show_rubric_warnings() -> None:
+    from judge_tui.cli.commands import show_rubric_warnings
+
+    show_rubric_warnings()

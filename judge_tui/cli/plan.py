@@ -8,8 +8,12 @@ import json
 
 from rich.table import Table
 
-from judge_tui.analysis.figure_format import decimal_text, share_text
-from judge_tui.analysis.study_plan import (
+from judge_tui.formats.numbers import decimal_text, share_text
+from judge_tui.formats.terminal import print_table
+from judge_tui.model.errors import UserError
+from judge_tui.model.rubrics import RubricError, get_rubric
+from judge_tui.model.settings import load_settings
+from judge_tui.study.plan import (
     DEFAULT_LEVELS,
     Expected,
     TargetPlan,
@@ -17,11 +21,7 @@ from judge_tui.analysis.study_plan import (
     plan_study,
     to_dict,
 )
-from judge_tui.analysis.whole_study import RUNS, AtSize, plan_whole
-from judge_tui.formats.terminal import print_table
-from judge_tui.model.errors import UserError
-from judge_tui.model.rubrics import RubricError, get_rubric
-from judge_tui.model.settings import load_settings
+from judge_tui.study.whole_study import RUNS, AtSize, plan_whole
 
 
 def _count(plan: TargetPlan) -> str:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 
-from judge_tui.analysis.status import status_tables, study_status
 from judge_tui.cli.commands import open_store
 from judge_tui.formats.terminal import print_table
 from judge_tui.model.settings import load_settings
 from judge_tui.store.rubric_choice import resolve_rubric
+from judge_tui.study.status import status_tables, study_status
 
 
 def run(args: argparse.Namespace) -> int:

@@ -19,6 +19,7 @@ import json
 from typing import Any
 
 from judge_tui.formats import Parsed, Problem, RatingRecord
+from judge_tui.formats.numbers import short_text
 from judge_tui.formats.text import load_json, source_lines
 from judge_tui.model.records import MAX_SECONDS, Draft, Rating
 
@@ -72,7 +73,7 @@ def read_rows(text: str, *, notes_key: str, describe: str) -> Parsed:
             if isinstance(minutes, bool) or not isinstance(minutes, int | float) \
                     or not 0 <= minutes <= MAX_SECONDS / 60:
                 parsed.problems.append(Problem(line, f"time_spent_minutes must be a number of minutes from 0 to "
-                                                     f"{MAX_SECONDS / 60:g}, not {minutes!r}"))
+                                                     f"{short_text(MAX_SECONDS / 60)}, not {minutes!r}"))
                 continue
             seconds = float(minutes) * 60.0
         notes = row.get(notes_key)

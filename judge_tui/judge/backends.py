@@ -30,7 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, TypeGuard
 
-from judge_tui.analysis.figure_format import short_text
+from judge_tui.formats.numbers import short_text
 from judge_tui.judge.batch_limits import json_bytes
 from judge_tui.judge.prompts import RenderedPrompt
 from judge_tui.model.redaction import redact

@@ -18,7 +18,7 @@ import tempfile
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from judge_tui.analysis.history import check_reason, record_outcome, require_recorded
+from judge_tui.judge.history import check_reason, record_outcome, require_recorded
 from judge_tui.judge.prompts import (
     TEMPLATE_SUFFIX,
     JudgePrompt,

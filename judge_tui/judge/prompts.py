@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from judge_tui.analysis.figure_format import short_text
+from judge_tui.formats.numbers import short_text
 from judge_tui.judge.schema import CONFIDENCE_KEY, LIST_EXTRAS, Layout, OutputFormat
 from judge_tui.model import locations
 from judge_tui.model.records import Item, Rating

@@ -1,5 +1,5 @@
 """Numbers written by people and by other programs, read strictly (writing numbers for people is another job:
-analysis/figure_format.py).
+formats/numbers.py).
 
 Python's float() also takes "0.7_5", "1_000", full-width "１" and "nan"; a careful tool refuses them, since each
 usually means a typing slip or a value from the wrong column. A number from a file is a JSON number, or text

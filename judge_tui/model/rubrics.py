@@ -13,7 +13,6 @@ import hashlib
 import json
 import math
 import re
-import sys
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -569,6 +568,7 @@ def rubric_folders() -> list[Path]:
 
 
 _warned: set[str] = set()  # warnings about rubric files already given by this process
+_untaken: list[str] = []  # those the command line has not yet taken (take_warnings)
 
 # The first line of a user's rubric file made from a built-in one on the judge screen: it replaces the built-in
 # rubric on purpose, so loading it says nothing (a user's own file with a built-in id is warned about).
@@ -587,14 +587,23 @@ def warn_once(text: str) -> None:
     """A warning on stderr, given once by this process."""
     if text not in _warned:
         _warned.add(text)
-        print(f"judge-tui: warning: {text}", file=sys.stderr)
+        _untaken.append(text)
+
+
+def take_warnings() -> list[str]:
+    """What loading the rubric folders found wrong since this was last asked, each problem once per process (a
+    broken file left out, a user's file replacing a built-in rubric): the model says nothing itself, the
+    command line shows them."""
+    taken = list(_untaken)
+    _untaken.clear()
+    return taken
 
 
 def load_rubrics(extra_files: Iterable[Path] = ()) -> dict[str, tuple[Rubric, Path]]:
     """Every rubric in the rubric folders plus extra files, by id. Raises RubricError on a broken extra file.
 
-    A broken file in a rubric folder makes only its own rubric unusable: it is named once on stderr and left
-    out, so commands that need other rubrics go on.
+    A broken file in a rubric folder makes only its own rubric unusable: it is left out, so commands that need
+    other rubrics go on, and named once by `take_warnings`.
     """
     found: dict[str, tuple[Rubric, Path]] = {}
     paths = [p for folder in rubric_folders() if folder.is_dir() for p in sorted(folder.glob(f"*{RUBRIC_SUFFIX}"))]

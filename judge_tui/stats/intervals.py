@@ -35,6 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from judge_tui.stats.agreement import Undefined
+from judge_tui.stats.incomplete_beta import log_incomplete_beta
 
 __all__ = [
     "BOOTSTRAP_MAX_ITEMS",
@@ -141,34 +142,7 @@ def t_cdf(t: float, df: float) -> float:
 
 def _t_tail(t: float, df: float) -> float:
     """P(T > t) for t >= 0: half the regularised incomplete beta I_x(df/2, 1/2), x = df / (df + t^2)."""
-    return 0.5 * _incomplete_beta(df / (df + t * t), df / 2.0, 0.5)
-
-
-def _incomplete_beta(x: float, a: float, b: float) -> float:
-    """The regularised incomplete beta function by its continued fraction (Lentz's method; Press et al.,
-    *Numerical Recipes*, 3rd ed., 6.4)."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
-    if x > (a + 1.0) / (a + b + 2.0):
-        return 1.0 - _incomplete_beta(1.0 - x, b, a)
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    fraction = d
-    for m in range(1, 500):
-        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
-            d = 1.0 + numerator * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + numerator / c
-            c = c if abs(c) > tiny else tiny
-            fraction *= c * d
-        if abs(c * d - 1.0) < 1e-15:
-            break
-    return front * fraction / a
+    return 0.5 * math.exp(log_incomplete_beta(df / (df + t * t), df / 2.0, 0.5))
 
 
 def wilson(successes: int, n: int, confidence: float = 0.95) -> IntervalFigure:

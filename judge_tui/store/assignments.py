@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from judge_tui.store.core import StoreCore
+from judge_tui.store.flags import UNRATED
 
 # The newest plan of each rubric (alias p): no plan of the same rubric is later.
 CURRENT_PLAN = ("NOT EXISTS (SELECT 1 FROM assignment_plans q WHERE q.rubric = p.rubric"
@@ -84,8 +85,8 @@ class AssignmentQueries(StoreCore):
         """{item: human raters holding a first-run rating of it}: the work an assignment must not move."""
         found: dict[str, set[str]] = {}
         for item_id, rater_id in self.conn.execute(
-                "SELECT DISTINCT r.item_id, r.rater_id FROM ratings r JOIN items i ON i.id = r.item_id"
-                " JOIN raters t ON t.id = r.rater_id WHERE i.rubric = ? AND t.kind = 'human' AND r.repeat = 0",
+                "SELECT r.item_id, r.rater_id FROM current_ratings r JOIN items i ON i.id = r.item_id"
+                " JOIN raters t ON t.id = r.rater_id WHERE i.rubric = ? AND t.kind = 'human'",
                 [rubric]):
             found.setdefault(item_id, set()).add(rater_id)
         return found
@@ -109,8 +110,7 @@ class AssignmentQueries(StoreCore):
             out[rater].update(rated=rated, overlap_rated=int(overlap_rated), seconds=float(seconds), timed=timed)
         for rater, skipped in self.conn.execute(
                 "SELECT a.rater_id, COUNT(*) FROM assignments a JOIN drafts d ON d.item_id = a.item_id"
-                " AND d.rater_id = a.rater_id WHERE a.plan_id = ? AND d.skipped = 1 AND NOT EXISTS (SELECT 1"
-                " FROM ratings o WHERE o.item_id = d.item_id AND o.rater_id = d.rater_id AND o.repeat = 0)"
+                f" AND d.rater_id = a.rater_id WHERE a.plan_id = ? AND d.skipped = 1 AND {UNRATED}"
                 " GROUP BY a.rater_id", [plan_id]):
             out[rater]["skipped"] = skipped
         return out
@@ -118,8 +118,8 @@ class AssignmentQueries(StoreCore):
     def overlap_coverage(self, plan_id: str) -> tuple[int, int, int]:
         """(overlap items of the plan, those rated by two or more of its experts, those rated by all assigned)."""
         rows = self.conn.execute(
-            "SELECT a.item_id, COUNT(*), COUNT(r.item_id) FROM assignments a LEFT JOIN (SELECT DISTINCT item_id,"
-            " rater_id FROM ratings WHERE repeat = 0) r ON r.item_id = a.item_id AND r.rater_id = a.rater_id"
+            "SELECT a.item_id, COUNT(*), SUM(EXISTS (SELECT 1 FROM current_ratings r WHERE r.item_id = a.item_id"
+            " AND r.rater_id = a.rater_id)) FROM assignments a"
             " WHERE a.plan_id = ? AND a.overlap = 1 GROUP BY a.item_id", [plan_id]).fetchall()
         return (len(rows), sum(1 for _i, _n, rated in rows if rated >= 2),
                 sum(1 for _i, n, rated in rows if rated >= n))

@@ -10,20 +10,23 @@ from judge_tui.model.records import Draft, Flag
 from judge_tui.store.common import where
 from judge_tui.store.core import StoreCore
 
-# A draft (alias d) that only marks its item: skipped or flagged, and the rater holds no first-run rating of it.
-SET_ASIDE = ("(d.skipped = 1 OR d.flagged = 1) AND NOT EXISTS (SELECT 1 FROM ratings o WHERE o.item_id = d.item_id"
-             " AND o.rater_id = d.rater_id AND o.repeat = 0)")
+# A draft (alias d) whose rater holds no rating of its item: no first run under any version, so no current
+# rating. Written on the ratings table rather than the view current_ratings because merges read it in databases
+# an older judge-tui made, from before the view.
+UNRATED = ("NOT EXISTS (SELECT 1 FROM ratings o WHERE o.item_id = d.item_id AND o.rater_id = d.rater_id"
+           " AND o.repeat = 0)")
+# A draft that only marks its item: skipped or flagged, and not rated.
+SET_ASIDE = f"(d.skipped = 1 OR d.flagged = 1) AND {UNRATED}"
 
 # One row per (item, rater): the flag of the rater's current rating, else of their draft if unrated.
-_FLAGS = """
+_FLAGS = f"""
     SELECT r.item_id, r.rater_id, r.flag_reason, 'rated' AS state, r.updated_at
       FROM current_ratings r
      WHERE r.flagged = 1
     UNION ALL
     SELECT d.item_id, d.rater_id, d.flag_reason, CASE WHEN d.skipped THEN 'skipped' ELSE 'unrated' END, d.updated_at
       FROM drafts d
-     WHERE d.flagged = 1 AND NOT EXISTS (
-           SELECT 1 FROM ratings o WHERE o.item_id = d.item_id AND o.rater_id = d.rater_id AND o.repeat = 0)
+     WHERE d.flagged = 1 AND {UNRATED}
 """
 
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from judge_tui.analysis.figure_format import share_text
+from judge_tui.formats.numbers import share_text
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import CONSENSUS_RATER, Item, reviewer_problem
 from judge_tui.model.rubrics import Rubric

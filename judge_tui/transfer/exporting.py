@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judge_tui.analysis.figure_format import aligned_text, share_text, short_text
 from judge_tui.formats import rating_form as form_format
 from judge_tui.formats import ratings_rows
+from judge_tui.formats.numbers import aligned_text, share_text, short_text
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import Item, Rating
 from judge_tui.model.rubrics import Rubric, RubricError, rubric_from_definition

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from judge_tui.analysis.figure_format import short_text
 from judge_tui.formats import (
     ID_KEYS,
     Parsed,
@@ -30,6 +29,7 @@ from judge_tui.formats import (
     reasoning_json,
 )
 from judge_tui.formats.field_map import apply_mapping, keys_of, named_keys, parse_mapping, template_gaps
+from judge_tui.formats.numbers import short_text
 from judge_tui.formats.text import (
     TooLarge,
     Unreadable,

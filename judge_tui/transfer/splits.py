@@ -16,7 +16,7 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from judge_tui.analysis.figure_format import short_text
+from judge_tui.formats.numbers import short_text
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import SPLITS
 from judge_tui.store import Store

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from judge_tui.analysis.figure_format import short_text
 from judge_tui.formats import ID_KEYS, Problem, RatingRecord, Record, first_present
 from judge_tui.formats.field_map import apply_mapping
+from judge_tui.formats.numbers import short_text
 from judge_tui.model.number_parsing import parse_number
 from judge_tui.model.records import (
     MAX_REPEAT,

@@ -170,7 +170,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
         """
         if not self.settings.judge_in_background or self.background_judge is not None:
             return
-        from judge_tui.analysis.history import require_recorded
+        from judge_tui.judge.history import require_recorded
         from judge_tui.judge.prompts import PromptError
         from judge_tui.judge.worker import LEFT_TO_THE_LEAD, BackgroundJudge, judges_in_background
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from judge_tui.analysis.figure_format import decimal_text
+from judge_tui.formats.numbers import decimal_text
 from judge_tui.model.rubrics import Rubric, Scale
 
 NO_SCORE = "—"

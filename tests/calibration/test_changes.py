@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.analysis.calibration import standing
 from judge_tui.judge.calibration import (
     apply_change,
     check_change,
@@ -28,6 +27,7 @@ from judge_tui.store import Store
 from judge_tui.store.rubric_choice import resolve_rubric
 from judge_tui.tui.app import JudgeTuiApp
 from judge_tui.tui.screens.calibrate import CalibrationApp, CalibrationScreen, lead_may_calibrate
+from judge_tui.tui.screens.calibrate_figures import standing
 from tests.calibration.fixtures import build_study, judge_dev
 from tests.narrowing import present, screen_of
 from tests.team_fixtures import rate

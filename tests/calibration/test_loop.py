@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.analysis.history import history_lines
 from judge_tui.judge.backends import CommandBackend
 from judge_tui.judge.calibration import JudgeTexts, judge_texts, open_trial
+from judge_tui.judge.history import history_lines
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from judge_tui.analysis.history import history_lines, record_outcome
+from judge_tui.judge.history import history_lines, record_outcome
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from judge_tui.transfer.bundle import export_bundle, import_bundle

@@ -12,9 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from judge_tui.analysis import validity_format
-from judge_tui.analysis.calibration import standing
 from judge_tui.analysis.report import build_report
+from judge_tui.analysis.report_render import validity as validity_format
 from judge_tui.analysis.scores import load
 from judge_tui.analysis.validity import judge_validity
 from judge_tui.cli import main
@@ -22,6 +21,7 @@ from judge_tui.model.records import Item
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats.prediction_powered import PoolEstimate, prediction_powered_mean
 from judge_tui.store import Store
+from judge_tui.tui.screens.calibrate_figures import standing
 from tests.team_fixtures import rate
 
 ITEMS, RATED = 60, 40

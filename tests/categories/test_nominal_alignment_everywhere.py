@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from judge_tui.analysis.calibration import standing
 from judge_tui.analysis.compare import compare_versions
 from judge_tui.analysis.design import weighted_figures
 from judge_tui.analysis.drift import self_agreement
@@ -20,6 +19,7 @@ from judge_tui.analysis.scores import load, pair
 from judge_tui.model.records import Item
 from judge_tui.model.rubrics import Rubric, load_rubric
 from judge_tui.store import Store
+from judge_tui.tui.screens.calibrate_figures import standing
 from tests.categories.topic_study import ok, write_topic_rubric
 from tests.team_fixtures import rate
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from judge_tui.analysis.figure_format import duration_text
+from judge_tui.formats.numbers import duration_text
 from judge_tui.tui.timer import ItemTimer
 from tests.tui.conftest import FakeClock
 

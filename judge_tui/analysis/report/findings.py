@@ -14,13 +14,6 @@ import numpy as np
 
 from judge_tui.analysis import bands
 from judge_tui.analysis.bands import Interpret, Interpretation
-from judge_tui.analysis.figure_format import (
-    aligned_text,
-    decimal_text,
-    figure_with_interval,
-    pct,
-    share_text,
-)
 from judge_tui.analysis.report.model import (
     Finding,
     Report,
@@ -30,6 +23,13 @@ from judge_tui.analysis.report.model import (
 )
 from judge_tui.analysis.scores import Pairing, item_groups
 from judge_tui.analysis.targets import DecideOn, TargetCheck, band_span, check, ruling, verdict_words
+from judge_tui.formats.numbers import (
+    aligned_text,
+    decimal_text,
+    figure_with_interval,
+    pct,
+    share_text,
+)
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from judge_tui.analysis.bands import Interpretation
-from judge_tui.analysis.figure_format import interval_json, share_text
 from judge_tui.analysis.report import Group, Report, Row, Summary, band_decisions, combined, meets_by_decision
 from judge_tui.analysis.report_render.common import FIGURES, UNWEIGHTED_SECTIONS, row_bands
 from judge_tui.analysis.stopping import (
@@ -24,6 +23,7 @@ from judge_tui.analysis.stopping import (
 )
 from judge_tui.analysis.targets import TargetCheck, combination, ruling
 from judge_tui.analysis.uncertainty import CHANCE_FIGURES, INTERVAL_FIGURES
+from judge_tui.formats.numbers import interval_json, share_text
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from rich.table import Table
 from rich.text import Text
 
-from judge_tui.analysis.figure_format import aligned_text, share_text, tolerance_text
 from judge_tui.analysis.report import Report, combined
 from judge_tui.analysis.report_render.as_text import (
     _columns,
@@ -31,6 +30,7 @@ from judge_tui.analysis.report_render.common import (
 )
 from judge_tui.analysis.stopping import FIXED_N
 from judge_tui.analysis.targets import combination
+from judge_tui.formats.numbers import aligned_text, share_text, tolerance_text
 
 
 def _md_table(head: Sequence[str], rows: Sequence[Sequence[str]], right_from: int = 1) -> list[str]:

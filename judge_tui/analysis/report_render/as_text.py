@@ -13,18 +13,6 @@ from rich.table import Table
 from rich.text import Text
 
 from judge_tui.analysis import bands
-from judge_tui.analysis.figure_format import (
-    aligned_text,
-    decimal_text,
-    figure_with_interval,
-    interval_text,
-    num,
-    pct,
-    share_text,
-    short_text,
-    signed,
-    tolerance_text,
-)
 from judge_tui.analysis.report import Report, Row, combined
 from judge_tui.analysis.report_render.common import (
     STATUS_MARK,
@@ -39,6 +27,18 @@ from judge_tui.analysis.report_render.common import (
 from judge_tui.analysis.report_render.interval_bars import Bar, IntervalBars
 from judge_tui.analysis.stopping import FIXED_N, all_decided_at_any_time
 from judge_tui.analysis.targets import combination
+from judge_tui.formats.numbers import (
+    aligned_text,
+    decimal_text,
+    figure_with_interval,
+    interval_text,
+    num,
+    pct,
+    share_text,
+    short_text,
+    signed,
+    tolerance_text,
+)
 from judge_tui.formats.terminal import SplittableTable, add_id_column, render_plain
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.intervals import IntervalFigure

@@ -6,14 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from judge_tui.analysis.biases import Biases, CategoryShares
-from judge_tui.analysis.figure_format import (
+from judge_tui.analysis.report_render.blocks import Block, Heading, Paragraph, TableBlock, lines_of
+from judge_tui.formats.numbers import (
     figure_text,
     figure_with_interval,
     interval_json,
     interval_text,
     share_text,
 )
-from judge_tui.analysis.report_render.blocks import Block, Heading, Paragraph, TableBlock, lines_of
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.bias import Estimate
 from judge_tui.stats.intervals import IntervalFigure

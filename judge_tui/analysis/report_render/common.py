@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 from judge_tui.analysis import bands
 from judge_tui.analysis.bands import Interpret
-from judge_tui.analysis.figure_format import figure_with_interval, pct, share_text
 from judge_tui.analysis.report import Report, Row, Summary
 from judge_tui.analysis.stopping import anytime_checks, report_items_left
 from judge_tui.analysis.targets import TargetCheck, ruling
+from judge_tui.formats.numbers import figure_with_interval, pct, share_text
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.model.textsafe import clean
 from judge_tui.stats import agreement as ag

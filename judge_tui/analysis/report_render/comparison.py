@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from judge_tui.analysis.compare import DimensionShift, VersionComparison
-from judge_tui.analysis.figure_format import decimal_text, figure_text, share_text
 from judge_tui.analysis.pair_intervals import Change
 from judge_tui.analysis.report_render.blocks import Block, Heading, Paragraph, TableBlock
 from judge_tui.analysis.report_render.section_json import figure, with_intervals
+from judge_tui.formats.numbers import decimal_text, figure_text, share_text
 from judge_tui.stats import agreement as ag
 
 ComparisonRow = tuple[str, str, str, str, str, str, str]

@@ -6,9 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from judge_tui.analysis import validity_format
-from judge_tui.analysis.figure_format import aligned_text
 from judge_tui.analysis.full_report import FullReport
+from judge_tui.analysis.report_render import validity as validity_format
 from judge_tui.analysis.report_render.as_json import SCHEMA_VERSION, no_comparison_to_dict, report_to_dict
 from judge_tui.analysis.report_render.as_markdown import render_markdown
 from judge_tui.analysis.report_render.as_text import rich_sections
@@ -21,6 +20,7 @@ from judge_tui.analysis.report_render.jury import jury_blocks, jury_to_dict
 from judge_tui.analysis.report_render.position_bias import blocks as position_blocks
 from judge_tui.analysis.report_render.position_bias import to_dict as position_dict
 from judge_tui.analysis.report_render.team import drift_blocks, drift_to_dicts, team_blocks, team_to_dict
+from judge_tui.formats.numbers import aligned_text
 from judge_tui.formats.terminal import output_width, render_plain
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
-from judge_tui.analysis.figure_format import figure_with_interval, share_text, short_text
+from judge_tui.formats.numbers import figure_with_interval, share_text, short_text
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.agreement import Figure
 from judge_tui.stats.intervals import Interval, IntervalFigure

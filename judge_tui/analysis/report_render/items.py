@@ -7,10 +7,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from judge_tui.analysis.figure_format import aligned_text, short_text
 from judge_tui.analysis.item_report import OVERALL
 from judge_tui.analysis.report import Group
 from judge_tui.analysis.report_render.blocks import md
+from judge_tui.formats.numbers import aligned_text, short_text
 from judge_tui.model.rubrics import Rubric
 
 FORMATS = ("csv", "jsonl", "markdown")

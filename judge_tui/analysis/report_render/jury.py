@@ -10,7 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from judge_tui.analysis.figure_format import (
+from judge_tui.analysis.jury import CostAndTime, ErrorCorrelation, Jury, RaterFigures
+from judge_tui.analysis.pair_intervals import Change
+from judge_tui.analysis.report_render.blocks import Block, Heading, Paragraph, TableBlock
+from judge_tui.analysis.report_render.section_json import figure, with_intervals
+from judge_tui.formats.numbers import (
     cost_text,
     decimal_text,
     duration_text,
@@ -18,10 +22,6 @@ from judge_tui.analysis.figure_format import (
     figure_with_interval,
     share_text,
 )
-from judge_tui.analysis.jury import CostAndTime, ErrorCorrelation, Jury, RaterFigures
-from judge_tui.analysis.pair_intervals import Change
-from judge_tui.analysis.report_render.blocks import Block, Heading, Paragraph, TableBlock
-from judge_tui.analysis.report_render.section_json import figure, with_intervals
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.intervals import IntervalFigure
 

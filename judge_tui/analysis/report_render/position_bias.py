@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from judge_tui.analysis.figure_format import figure_with_interval, interval_json
 from judge_tui.analysis.position_bias import FLIPPED_AS, PositionBiasFigures
 from judge_tui.analysis.report_render.blocks import Block, Heading, Paragraph, TableBlock
+from judge_tui.formats.numbers import figure_with_interval, interval_json
 from judge_tui.model.rubrics import Rubric
 from judge_tui.stats import nominal
 from judge_tui.stats.agreement import is_defined

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from judge_tui.analysis.figure_format import interval_json
+from judge_tui.formats.numbers import interval_json
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.intervals import IntervalFigure
 

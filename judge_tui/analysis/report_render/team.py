@@ -11,16 +11,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from judge_tui.analysis.drift import ExpertSelfAgreement
-from judge_tui.analysis.figure_format import (
+from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE
+from judge_tui.analysis.report_render.blocks import Block, Heading, Paragraph, TableBlock
+from judge_tui.analysis.report_render.section_json import figure, with_intervals
+from judge_tui.analysis.team import DimensionTeam, TeamAgreement
+from judge_tui.formats.numbers import (
     figure_text,
     figure_with_interval,
     interval_json,
     share_text,
 )
-from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE
-from judge_tui.analysis.report_render.blocks import Block, Heading, Paragraph, TableBlock
-from judge_tui.analysis.report_render.section_json import figure, with_intervals
-from judge_tui.analysis.team import DimensionTeam, TeamAgreement
 from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.chance import GwetAC

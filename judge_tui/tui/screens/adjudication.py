@@ -34,8 +34,8 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from judge_tui.analysis.blind import visible_items
-from judge_tui.analysis.figure_format import differ_text
 from judge_tui.analysis.team import ExpertDisagreement, TeamView, expert_disagreements, load_team
+from judge_tui.formats.numbers import differ_text
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import CONSENSUS_RATER, Rating
 from judge_tui.model.rubrics import Rubric

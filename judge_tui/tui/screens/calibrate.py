@@ -30,7 +30,7 @@ from textual.widgets import ContentSwitcher, DataTable, Static
 from textual.worker import Worker, WorkerState
 
 from judge_tui.analysis.blind import visible_items
-from judge_tui.analysis.figure_format import decimal_text, share_text, short_text
+from judge_tui.formats.numbers import decimal_text, share_text, short_text
 from judge_tui.model.errors import UserError
 from judge_tui.model.number_parsing import parse_number
 from judge_tui.model.records import DEFAULT_LEVEL
@@ -186,7 +186,7 @@ class CalibrationScreen(Screen[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        from judge_tui.analysis.calibration import TEST_NOTE
+        from judge_tui.tui.screens.calibrate_figures import TEST_NOTE
 
         self.query_one("#cal-test-note", Static).update(Text(TEST_NOTE, style="italic"))
         self.query_one("#cal-list", DataTable).add_columns("Item", "Gap", "Dims")
@@ -226,7 +226,7 @@ class CalibrationScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="calibration-figures")
     def compute(self, current: str, before: str | None, trial: bool, model: str | None) -> None:
-        from judge_tui.analysis.calibration import previous_prompt, standing
+        from judge_tui.tui.screens.calibrate_figures import previous_prompt, standing
 
         try:
             # One snapshot: the figures and the count of unjudged items describe the same moment, so a judgment
@@ -246,8 +246,8 @@ class CalibrationScreen(Screen[None]):
     def _certificate(self, store: Store, judge: str | None) -> list[str]:
         """The judge in force certified at the lead's α and δ on this split (or why not), and the certificate in
         force, as the overview's lines."""
-        from judge_tui.analysis.certificate_format import screen_lines
         from judge_tui.analysis.certify import certify_judge
+        from judge_tui.analysis.report_render.certificate import screen_lines
 
         alpha, delta = self.levels
         found, problem = None, None
@@ -315,7 +315,7 @@ class CalibrationScreen(Screen[None]):
     @staticmethod
     def _validity(s: Any) -> Text:
         """The judge-validity page of the judge in force, on this split (the report's first page)."""
-        from judge_tui.analysis import validity_format
+        from judge_tui.analysis.report_render import validity as validity_format
 
         if s.validity is None:
             return Text("No page yet: the judge in force has no figures against the experts on this split.",
@@ -365,8 +365,8 @@ class CalibrationScreen(Screen[None]):
         paired change and its verdict, in columns narrow enough for 80 (the report's table is wider)."""
         from rich.console import Group
 
-        from judge_tui.analysis.calibration import change_headline
         from judge_tui.analysis.report_render.comparison import compare_rows, split_text
+        from judge_tui.tui.screens.calibrate_figures import change_headline
 
         title = Text("Previous version beside it", style="bold")
         c = s.comparison
@@ -616,8 +616,8 @@ class CalibrationScreen(Screen[None]):
         ), answered)
 
     def _apply(self, files: Any, change: Any, reason: str, items_text: str, *, waited: bool = False) -> None:
-        from judge_tui.analysis.history import parse_items
         from judge_tui.judge.calibration import apply_change
+        from judge_tui.judge.history import parse_items
 
         try:
             with self.store.waiting_at_most(WRITE_WAIT):

@@ -17,7 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static, TextArea
 
-from judge_tui.analysis.figure_format import duration_text
+from judge_tui.formats.numbers import duration_text
 from judge_tui.model.textsafe import clean
 from judge_tui.transfer.validate import MAX_NAME_LENGTH
 

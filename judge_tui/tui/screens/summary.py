@@ -22,14 +22,14 @@ from textual.screen import Screen
 from textual.widgets import LoadingIndicator, Static
 from textual.worker import Worker, WorkerState
 
-from judge_tui.analysis import validity_format
 from judge_tui.analysis.blind import visible_items
-from judge_tui.analysis.figure_format import aligned_text, decimal_text
 from judge_tui.analysis.judges import default_judge
 from judge_tui.analysis.report import Group, Report, build_report
 from judge_tui.analysis.report_render import as_text
+from judge_tui.analysis.report_render import validity as validity_format
 from judge_tui.analysis.scores import RubricRatings, load
 from judge_tui.analysis.validity import ValidityPage, ratings_coming_in, validity_by_version
+from judge_tui.formats.numbers import aligned_text, decimal_text
 from judge_tui.formats.terminal import FittedTable
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric, RubricError

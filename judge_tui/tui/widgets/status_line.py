@@ -21,7 +21,7 @@ from typing import Any
 from rich.text import Text
 from textual import events
 
-from judge_tui.analysis.figure_format import duration_text
+from judge_tui.formats.numbers import duration_text
 from judge_tui.model.textsafe import clean
 from judge_tui.tui.timer import TimerState
 from judge_tui.tui.widgets.recurring_static import RecurringStatic

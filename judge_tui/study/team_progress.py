@@ -12,7 +12,7 @@ more overlap items give an 80% chance of settling it (`stats.assurance`, alpha's
 normal law of its interval), and whether the overlap items still to be rated in the plan would cover that.
 
 This is the lead's view: it shows every expert's figures over every item. Nothing here is reachable from the
-rating screen. The progress is a typed object (`TeamProgress`); analysis/status.py draws its tables and its JSON.
+rating screen. The progress is a typed object (`TeamProgress`); study/status.py draws its tables and its JSON.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from judge_tui.analysis.figure_format import decimal_text, share_text
 from judge_tui.analysis.team import load_team
+from judge_tui.formats.numbers import decimal_text, share_text
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 

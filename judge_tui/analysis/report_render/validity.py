@@ -13,14 +13,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
-from judge_tui.analysis import certificate_format
-from judge_tui.analysis.figure_format import (
-    decimal_text,
-    figure_with_interval,
-    interval_text,
-    share_text,
-    short_text,
-)
+from judge_tui.analysis.report_render import certificate as certificate_format
 from judge_tui.analysis.stopping import ANYTIME
 from judge_tui.analysis.targets import TargetCheck
 from judge_tui.analysis.validity import (
@@ -33,6 +26,13 @@ from judge_tui.analysis.validity import (
     RubricVersion,
     TooFew,
     ValidityPage,
+)
+from judge_tui.formats.numbers import (
+    decimal_text,
+    figure_with_interval,
+    interval_text,
+    share_text,
+    short_text,
 )
 from judge_tui.model.textsafe import clean
 from judge_tui.stats import assurance

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from judge_tui.analysis.figure_format import decimal_text, share_text, short_text
+from judge_tui.formats.numbers import decimal_text, share_text, short_text
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings

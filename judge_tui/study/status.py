@@ -2,7 +2,7 @@
 
 Per rubric and per expert: items rated, skipped and flagged, the time spent (total, median per item, and per
 task type) and the last activity; per judge: its queue (queued, running, done, failed) and the cost so far.
-A rubric with an assignment plan (`judge-tui assign`) adds the team's progress on it (analysis/team_progress.py).
+A rubric with an assignment plan (`judge-tui assign`) adds the team's progress on it (study/team_progress.py).
 Time is the active time the rating screen recorded for each submitted rating (the newest first run of each
 item); ratings imported without a time are counted as "time unknown" and left out of totals and medians.
 """
@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from statistics import median
 from typing import TYPE_CHECKING, Any
 
-from judge_tui.analysis.figure_format import cost_text, decimal_text, duration_text, share_text
+from judge_tui.formats.numbers import cost_text, decimal_text, duration_text, share_text
 from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
 
 if TYPE_CHECKING:
-    from judge_tui.analysis.team_progress import TeamProgress
+    from judge_tui.study.team_progress import TeamProgress
 
 NO_TASK_TYPE = "(none)"
 
@@ -131,8 +131,8 @@ def study_status(store: Store, rubric: str | None = None, *,
         for rubric_id, items in sorted(rubrics):
             team = None
             if store.current_plan(rubric_id) is not None:
-                from judge_tui.analysis.team_progress import team_progress
                 from judge_tui.store.rubric_choice import resolve_rubric
+                from judge_tui.study.team_progress import team_progress
 
                 team = team_progress(store, resolve_rubric(rubric_id, store), target=team_alpha_target,
                                      confidence=confidence)

@@ -7,14 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 from judge_tui.analysis.certify import Certification
-from judge_tui.analysis.figure_format import (
+from judge_tui.analysis.judge_certificate import CertificateInForce
+from judge_tui.formats.numbers import (
     decimal_text,
     figure_with_interval,
     interval_text,
     share_text,
     short_text,
 )
-from judge_tui.analysis.judge_certificate import CertificateInForce
 from judge_tui.stats.agreement import Undefined
 from judge_tui.stats.intervals import IntervalFigure
 from judge_tui.stats.selective import fewest_certifiable

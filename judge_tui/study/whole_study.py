@@ -1,7 +1,7 @@
 """`judge-tui plan` for the whole study: items for every target decided together, read once at the end or by
 the stop notice's rule valid at any time, and what a study of that size decides of each target alone.
 
-Each target planned on its own (analysis.study_plan) gets its chance alone; a study needs all of them at once,
+Each target planned on its own (study/plan.py) gets its chance alone; a study needs all of them at once,
 which takes more items, and the rating screen's stop notice decides by rules valid at any time
 (analysis.stopping), which take more again. Both are found by drawing studies from what the lead expects and
 deciding every target with the report's own code: ``targets.check`` for the fixed-n decision read once at the
@@ -25,11 +25,11 @@ from typing import Any
 import numpy as np
 
 from judge_tui.analysis.stopping import DECIDED, anytime_check
-from judge_tui.analysis.study_plan import PLAN_LIMIT, Expected, TargetPlan, binary_table, graded_table
 from judge_tui.analysis.targets import TargetCheck, check
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import intervals as iv
 from judge_tui.stats.agreement import Undefined
+from judge_tui.study.plan import PLAN_LIMIT, Expected, TargetPlan, binary_table, graded_table
 
 # Studies drawn at each size, and their seed.
 RUNS = 500

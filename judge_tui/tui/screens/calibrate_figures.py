@@ -15,14 +15,6 @@ import numpy as np
 
 from judge_tui.analysis.biases import Biases, consensus_and_judge, judge_biases
 from judge_tui.analysis.compare import VersionComparison, compare_versions
-from judge_tui.analysis.figure_format import (
-    aligned_text,
-    cost_text,
-    decimal_text,
-    figure_text,
-    figure_with_interval,
-    share_text,
-)
 from judge_tui.analysis.jury import build_jury, default_members, judge_model
 from judge_tui.analysis.report import Group, NoComparison, Report, Row, build_report
 from judge_tui.analysis.report_render.blocks import lines_of
@@ -31,6 +23,14 @@ from judge_tui.analysis.report_render.jury import jury_blocks
 from judge_tui.analysis.scores import agreeing, load, score_gaps
 from judge_tui.analysis.team import load_team
 from judge_tui.analysis.validity import ValidityPage, ratings_coming_in, validity_by_version
+from judge_tui.formats.numbers import (
+    aligned_text,
+    cost_text,
+    decimal_text,
+    figure_text,
+    figure_with_interval,
+    share_text,
+)
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.model.rubrics import Rubric
