@@ -4,16 +4,18 @@ one go; text draws every table with Rich; Markdown joins the sections."""
 from __future__ import annotations
 
 import json
+import textwrap
 from typing import Any
 
 from judge_tui.analysis import validity_format
 from judge_tui.analysis.figure_format import aligned_text
 from judge_tui.analysis.full_report import FullReport
+from judge_tui.analysis.judges import ChosenJudge
 from judge_tui.analysis.report_render.as_json import SCHEMA_VERSION, no_comparison_to_dict, report_to_dict
 from judge_tui.analysis.report_render.as_markdown import render_markdown
 from judge_tui.analysis.report_render.as_text import rich_sections
 from judge_tui.analysis.report_render.biases import biases_blocks, biases_dict
-from judge_tui.analysis.report_render.blocks import Block, Paragraph, lines_of, rich_of
+from judge_tui.analysis.report_render.blocks import Block, Paragraph, lines_of, md, rich_of
 from judge_tui.analysis.report_render.comparison import compare_blocks, comparison_to_dict
 from judge_tui.analysis.report_render.flags import flag_row
 from judge_tui.analysis.report_render.flags import render as render_flags
@@ -37,6 +39,8 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
             data = no_comparison_to_dict(
                 full.rubric, full.split, full.tolerance, full.thresholds,
                 full.team.experts if full.team is not None else (), full.judge_comparison or "")
+        if full.chosen_judge is not None:
+            data["judge"] = full.chosen_judge.to_dict()
         if full.validity is not None:
             data["judge_validity"] = validity_format.to_dict(full.validity)
         if full.judge_biases:
@@ -84,8 +88,26 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
         if full.validity is not None:  # first: the page fits the first screen of an 80-column terminal
             body = validity_format.render_text(full.validity, min(width or validity_format.WIDTH,
                                                                  validity_format.WIDTH)) + "\n" + body
+    if full.chosen_judge is not None:  # the report's first lines name the judge it compared
+        named = judge_lines(full.chosen_judge)
+        if fmt == "markdown":
+            head = "  \n".join(md(line) for line in named) + "\n"
+        else:
+            fit = min(width or output_width(), validity_format.WIDTH)
+            head = "".join(textwrap.fill(line, fit, subsequent_indent="  ", break_on_hyphens=False) + "\n"
+                           for line in named)
+        body = head + "\n" + body
     if full.flagged is None:
         return body.rstrip("\n") + "\n"
     flagged = render_flags(list(full.flagged), "markdown" if fmt == "markdown" else "text",
                            width=(width or output_width()) if fmt == "text" else None)
     return body.rstrip("\n") + "\n\n" + flagged
+
+
+def judge_lines(chosen: ChosenJudge) -> list[str]:
+    """The judge compared and why, then the rubric's other judges and how to compare one of them instead."""
+    lines = [chosen.line()]
+    if chosen.others:
+        others = ", ".join(f"{rater} ({rated})" for rater, rated in chosen.others)
+        lines.append(f"Other judges (items): {others}; compare another with --judge RATER or --judge VERSION")
+    return lines

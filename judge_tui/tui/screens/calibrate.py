@@ -93,7 +93,7 @@ def comparison_table(rows: list[tuple[str, str, str, str, str, str, str]]) -> An
 
 class CalibrationScreen(Screen[None]):
     DEFAULT_CSS = """
-    CalibrationScreen #cal-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
+    CalibrationScreen #cal-title { height: auto; max-height: 3; padding: 0 1; background: $panel; }
     CalibrationScreen #cal-status { height: auto; max-height: 4; padding: 0 1; background: $boost; }
     CalibrationScreen ContentSwitcher { height: 1fr; }
     CalibrationScreen #cal-overview { padding: 0 1; height: 1fr; }
@@ -127,12 +127,13 @@ class CalibrationScreen(Screen[None]):
             self.done = done
 
     def __init__(self, store: Store, rubric: Rubric, lead: str, *, settings: Settings | None = None,
-                 make_backend: BackendFactory | None = None, split: str = "dev") -> None:
+                 make_backend: BackendFactory | None = None, split: str = "dev", judge: str | None = None) -> None:
         super().__init__()
         self.store, self.rubric, self.lead = store, rubric, lead
         self.settings = settings or Settings()
         self.make_backend = make_backend
         self.split = split
+        self.named_judge = judge  # `calibrate --judge`: the judge shown instead of the newest kept version
         self.standing: Any = None
         self.judge: Any = None  # the background (re-)judge of the split
         self.judge_line = ""
@@ -160,8 +161,7 @@ class CalibrationScreen(Screen[None]):
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(f"Judge · {clean(self.rubric.id)} · {self.split} split · lead {clean(self.lead)}"),
-                     id="cal-title")
+        yield Static(self._title(), id="cal-title")
         yield Static(Text("Loading…", style="dim"), id="cal-status")
         with ContentSwitcher(initial="cal-overview"):
             with VerticalScroll(id="cal-overview"):
@@ -178,6 +178,13 @@ class CalibrationScreen(Screen[None]):
                 with VerticalScroll(id="cal-detail"):
                     yield Static(id="cal-item")
         yield KeyBar()
+
+    def _title(self, judge: str = "") -> Text:
+        """The screen's name, then which judge it shows (once the figures are computed)."""
+        title = Text(f"Judge · {clean(self.rubric.id)} · {self.split} split · lead {clean(self.lead)}", style="bold")
+        if judge:
+            title.append("\n" + clean(judge))
+        return title
 
     def on_mount(self) -> None:
         from judge_tui.analysis.calibration import TEST_NOTE
@@ -212,21 +219,24 @@ class CalibrationScreen(Screen[None]):
                 self._status(Text(clean(str(exc)), style="red"))
                 return
             backend = self.judge.backend if self.judge is not None else self._backend()
-            self.compute(current, trial.before if trial else None, trial is not None,
+            self.compute(current, trial is not None,
                          getattr(backend, "model", None))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="calibration-figures")
-    def compute(self, current: str, before: str | None, trial: bool, model: str | None) -> None:
-        from judge_tui.analysis.calibration import previous_prompt, standing
+    def compute(self, current: str, trial: bool, model: str | None) -> None:
+        from judge_tui.analysis.calibration import shown_judges, standing
 
         try:
             # One snapshot: the figures and the count of unjudged items describe the same moment, so a judgment
             # landing between the two reads never shows "nothing left to judge" beside figures that lack it.
             with Store(self.store.path) as store, store.snapshot():
-                previous = before if trial else previous_prompt(store, self.rubric.id, current)
-                found = standing(store, self.rubric, prompt_version=current, previous=previous, model=model,
-                                 split=self.split, settings=self.settings.agreement,
-                                 visible=visible_items(store, self.rubric.id, self.lead, lead=True))
+                # The judge every report and screen compares, beside the kept version before it; a change under
+                # trial beside the judge.
+                shown = shown_judges(store, self.rubric.id, in_force=current, trial=current if trial else None,
+                                     model=model, named=self.named_judge)
+                found = standing(store, self.rubric, prompt_version=shown.prompt_version, previous=shown.previous,
+                                 model=model, split=self.split, settings=self.settings.agreement,
+                                 visible=visible_items(store, self.rubric.id, self.lead, lead=True), shown=shown)
                 unjudged = self._count_unjudged(store, current, model) if model else (0, 0, 0)
         except UserError as exc:
             self.post_message(self.Failed(str(exc)))
@@ -256,6 +266,7 @@ class CalibrationScreen(Screen[None]):
         self.computing = False
         self.standing = s = message.standing
         self.unjudged, self.failed, self.queued_elsewhere = message.unjudged
+        self.query_one("#cal-title", Static).update(self._title(s.heading))
         self.refresh_bindings()
         self._show_status()
         versions = Text()
@@ -782,14 +793,15 @@ class CalibrationApp(PlainNoticeApp[None]):
     ENABLE_COMMAND_PALETTE = False
 
     def __init__(self, store: Store, rubric: Rubric, lead: str, *, settings: Settings | None = None,
-                 make_backend: BackendFactory | None = None, split: str = "dev") -> None:
+                 make_backend: BackendFactory | None = None, split: str = "dev", judge: str | None = None) -> None:
         super().__init__()
         self.store, self.rubric, self.lead, self.split = store, rubric, lead, split
         self.settings = settings or Settings()
         self.make_backend = make_backend
+        self.named_judge = judge
 
     def on_mount(self) -> None:
         self.set_keymap(self.settings.keymap)
         self.push_screen(CalibrationScreen(self.store, self.rubric, self.lead, settings=self.settings,
-                                           make_backend=self.make_backend, split=self.split),
+                                           make_backend=self.make_backend, split=self.split, judge=self.named_judge),
                          lambda _result: self.exit())
