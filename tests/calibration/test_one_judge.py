@@ -154,5 +154,5 @@ async def test_the_status_line_counts_items_judged_through_other_backends(tmp_pa
             await app_until(pilot, lambda: app.judge_status == f"judge: {EVERY_ITEM} judged",
                             "every item counted as judged, nothing queued")
             assert "queued" not in app.judge_status and "offline" not in app.judge_status
-            assert app.background_judge.judge.queue.counts()["queued"] == 0
+            assert present(app.background_judge).judge.queue.counts()["queued"] == 0
             await pilot.press("q")
