@@ -436,7 +436,8 @@ def test_without_judge_versions_the_judge_is_the_one_that_covers_the_rubric_and_
     data = report_json(db, capsys=capsys)
     assert data["raters"]["judge"]["ids"] == [JUDGE]
     assert data["judge"]["rater"] == JUDGE and data["judge"]["items"] == 50
-    assert data["judge"]["other_judges"] == [{"rater": "judge:newer:exercise-quality@2", "items": 2}]
+    assert data["judge"]["other_judges"] == [{"rater": "judge:newer:exercise-quality@2", "items": 2,
+                                              "version": None}]
     assert main(["report", "--db", str(db)]) == 0
     first = " ".join(capsys.readouterr().out.split("\n\n")[0].split())  # the first lines, wrapped at 80
     assert first.startswith(f"The judge: {JUDGE} (no judge version recorded: the judge that rated most items; it "

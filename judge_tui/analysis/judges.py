@@ -38,7 +38,9 @@ class ChosenJudge:
     prompt_version: str | None
     rated: int
     why: str  # NEWEST_KEPT, MOST_ITEMS or NAMED
-    others: tuple[tuple[str, int], ...] = ()  # the rubric's other judge raters with the items each rated
+    # The rubric's other judge raters: each with the items it rated and its version "kept", "reverted" or
+    # "under trial" ("": no recorded version).
+    others: tuple[tuple[str, int, str], ...] = ()
 
     def line(self) -> str:
         """What the report's first line and the screens' headings say, e.g. "The judge: judge:m:r@1a2b… (the
@@ -47,7 +49,7 @@ class ChosenJudge:
 
     def to_dict(self) -> dict[str, object]:
         return {"rater": self.rater, "prompt_version": self.prompt_version, "items": self.rated, "chosen": self.why,
-                "other_judges": [{"rater": r, "items": n} for r, n in self.others]}
+                "other_judges": [{"rater": r, "items": n, "version": state or None} for r, n, state in self.others]}
 
 
 def judges_by_coverage(store: Store, rubric_id: str) -> list[tuple[str, int]]:
@@ -76,6 +78,11 @@ def _by_coverage(judges: list[JudgeRater]) -> list[JudgeRater]:
 def kept_versions(store: Store, rubric_id: str) -> list[str]:
     """The rubric's kept judge versions, oldest first: recorded, neither reverted nor under trial, ordered by
     when each was recorded or last kept (a version kept again is as new as that keep)."""
+    return _versions(store, rubric_id)[0]
+
+
+def _versions(store: Store, rubric_id: str) -> tuple[list[str], set[str], str | None]:
+    """The kept versions (kept_versions), the reverted ones and the one under trial."""
     when = {p["prompt_version"]: p["created_at"] for p in store.prompt_versions(rubric_id)}
     reverted: set[str] = set()
     for change in store.calibration_changes(rubric_id):  # oldest first: the last outcome of a version stands
@@ -88,16 +95,16 @@ def kept_versions(store: Store, rubric_id: str) -> list[str]:
     trial = store.prompt_version_under_trial(rubric_id)
     order = list(when)  # recorded order breaks ties of time
     kept = [v for v in order if v not in reverted and v != trial]
-    return sorted(kept, key=lambda v: (when[v], order.index(v)))
+    return sorted(kept, key=lambda v: (when[v], order.index(v))), reverted, trial
 
 
 def the_judge(store: Store, rubric_id: str, named: str | None = None) -> ChosenJudge | None:
     """The judge of the rubric (see the module's docstring); None when no judge has rated an item of it."""
     judges = [j for j in judge_raters(store, rubric_id) if j.rated]
+    kept, reverted, trial = _versions(store, rubric_id)
     if named is not None:
         chosen, why = _named(judges, rubric_id, named), NAMED
     else:
-        kept = kept_versions(store, rubric_id)
         versioned = [j for j in judges if j.prompt_version in kept]
         if versioned:
             newest = max(kept.index(str(j.prompt_version)) for j in versioned)
@@ -108,7 +115,10 @@ def the_judge(store: Store, rubric_id: str, named: str | None = None) -> ChosenJ
             chosen, why = _by_coverage(unversioned)[0], MOST_ITEMS
         else:
             return None
-    others = tuple((j.rater, j.rated) for j in _by_coverage(judges) if j.rater != chosen.rater)
+    states = {**{v: "reverted" for v in reverted}, **({trial: "under trial"} if trial else {})}
+    others = tuple((j.rater, j.rated, states.get(str(j.prompt_version), "kept" if j.prompt_version else ""))
+                   for j in _by_coverage(judges)
+                   if j.rater != chosen.rater)
     return ChosenJudge(chosen.rater, chosen.prompt_version, chosen.rated, why, others)
 
 

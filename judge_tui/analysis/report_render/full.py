@@ -108,6 +108,7 @@ def judge_lines(chosen: ChosenJudge) -> list[str]:
     """The judge compared and why, then the rubric's other judges and how to compare one of them instead."""
     lines = [chosen.line()]
     if chosen.others:
-        others = ", ".join(f"{rater} ({rated})" for rater, rated in chosen.others)
+        others = ", ".join(f"{rater} ({rated}{'' if state in ('', 'kept') else ', ' + state})"
+                           for rater, rated, state in chosen.others)
         lines.append(f"Other judges (items): {others}; compare another with --judge RATER or --judge VERSION")
     return lines

@@ -341,7 +341,10 @@ class CalibrationScreen(Screen[None]):
         if c is None:
             return Group(title, Text("\n".join(clean(line) for line in s.comparison_lines)))
         table = comparison_table(compare_rows(c))
-        versions = (f"before: prompt {clean(c.v1.name)} · after: prompt {clean(c.v2.name)} "
+        def named(version: Any) -> str:  # a prompt version, or a judge rater where several models judged one
+            return f"{'judge' if version.name == version.rater_id else 'prompt'} {clean(version.name)}"
+
+        versions = (f"before: {named(c.v1)} · after: {named(c.v2)} "
                     f"· {c.items} {clean(split_text(c))} items judged by both · changes with their "
                     f"{share_text(c.confidence)} paired bootstrap interval")
         return Group(title, Text(clean(change_headline(s.comparison)), style="bold"), Text(versions, style="dim"),
