@@ -389,8 +389,8 @@ def test_output_file(exercise_db, tmp_path, capsys):
     assert main(["report", "--db", str(db), "--format", "markdown", "-o", str(target)]) == 0
     assert capsys.readouterr().out == ""
     written = target.read_text()
-    assert written.startswith("The judge: judge:test-model:exercise-quality@1 (")  # named first
-    assert "\n# What the judge may be used for: judge judge:test-model:exercise-quality@1" in written
+    assert written.startswith("# What the judge may be used for: judge judge:test-model:exercise-quality@1")
+    assert "\nThe judge is judge:test-model:exercise-quality@1 (it rated most items" in written  # and how chosen
     assert "\n# Agreement report: Exercise quality" in written
 
 
@@ -439,10 +439,11 @@ def test_without_judge_versions_the_judge_is_the_one_that_covers_the_rubric_and_
     assert data["judge"]["other_judges"] == [{"rater": "judge:newer:exercise-quality@2", "items": 2,
                                               "version": None}]
     assert main(["report", "--db", str(db)]) == 0
-    first = " ".join(capsys.readouterr().out.split("\n\n")[0].split())  # the first lines, wrapped at 80
-    assert first.startswith(f"The judge: {JUDGE} (no judge version recorded: the judge that rated most items; it "
-                            "rated 50 items)")
-    assert "judge:newer:exercise-quality@2 (2)" in first and "--judge" in first
+    out = capsys.readouterr().out
+    assert out.startswith(f"What the judge may be used for: judge {JUDGE}")  # its page's heading names it
+    said = " ".join(out.split("\nThe judge is ")[1].split("\n\n")[0].split())  # before the body, wrapped at 80
+    assert said.startswith(f"{JUDGE} (it rated most items; no judge version is recorded); it rated 50 items. Other "
+                           "judges (items): judge:newer:exercise-quality@2 (2). Compare another with --judge RATER")
 
 
 def test_a_plan_that_asks_for_more_items_than_are_left_says_so(tmp_path, hermetic_home, capsys):

@@ -18,7 +18,7 @@ from judge_tui.model.errors import UserError
 from judge_tui.store import Store
 
 NEWEST_KEPT = "the newest kept judge version"
-MOST_ITEMS = "no judge version recorded: the judge that rated most items"
+MOST_ITEMS = "it rated most items; no judge version is recorded"
 NAMED = "named with --judge"
 
 
@@ -43,19 +43,13 @@ class ChosenJudge:
     others: tuple[tuple[str, int, str], ...] = ()
 
     def line(self) -> str:
-        """What the report's first line and the screens' headings say, e.g. "The judge: judge:m:r@1a2b… (the
-        newest kept judge version; it rated 40 items)"."""
-        return f"The judge: {self.rater} ({self.why}; it rated {self.rated} item{'' if self.rated == 1 else 's'})"
+        """What the report's first line and the screens' headings say, e.g. "The judge: judge:m:r@1a2b3c4d5e6f
+        (the newest kept judge version)"."""
+        return f"The judge: {self.rater} ({self.why})"
 
     def to_dict(self) -> dict[str, object]:
         return {"rater": self.rater, "prompt_version": self.prompt_version, "items": self.rated, "chosen": self.why,
                 "other_judges": [{"rater": r, "items": n, "version": state or None} for r, n, state in self.others]}
-
-
-def judges_by_coverage(store: Store, rubric_id: str) -> list[tuple[str, int]]:
-    """The rubric's judge raters with how many of its items each rated: the most items first, then the one
-    that rated most recently."""
-    return [(j.rater, j.rated) for j in _by_coverage(judge_raters(store, rubric_id))]
 
 
 def judge_raters(store: Store, rubric_id: str) -> list[JudgeRater]:

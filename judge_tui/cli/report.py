@@ -39,10 +39,10 @@ def pick_rubric(store: Store, name: str | None) -> Rubric:
 
 
 def judge_groups(args: argparse.Namespace, store: Store, rubric_id: str) -> tuple[Group | None, Group | None]:
-    """The groups --raters names, or (None, the judge --judge names); (None, None): the report's own choice."""
-    named = getattr(args, "judge", None)
+    """The groups --raters names (which leaves nothing for --judge to name); else (None, None): the report
+    compares every expert with the judge (judges.the_judge, or the one --judge names)."""
     if getattr(args, "raters", None):
-        if named:
+        if getattr(args, "judge", None):
             raise UserError("--raters and --judge: --raters names both sides already; give one of them")
         return parse_raters(args.raters, store, rubric_id)
     return None, None

@@ -92,9 +92,13 @@ async def test_after_a_kept_prompt_every_screen_and_the_report_use_the_same_judg
     jury = set(data["jury"]["members"])
     assert kept in jury and first not in jury and tried not in jury  # the kept judge is its model's juror
     text = cli(db, "report", "--rubric", "binary")
-    assert " ".join(text.split("\n\n")[0].split()).startswith(f"The judge: {kept} (the newest kept judge version")
+    assert text.startswith(f"What the judge may be used for: judge {kept}")
+    said = " ".join(text.split("\nThe judge is ")[1].split("\n\n")[0].split())
+    assert said.startswith(f"{kept} (the newest kept judge version); it rated 12 items. Other judges")
+    assert f"{tried} (12, reverted)" in said  # the trial, marked
     markdown = cli(db, "report", "--rubric", "binary", "--format", "markdown")
-    assert markdown.startswith(f"The judge: {kept} (the newest kept judge version")
+    assert markdown.startswith(f"# What the judge may be used for: judge {kept}")
+    assert f"\nThe judge is {kept} (the newest kept judge version); it rated 12 items." in markdown
 
     screen, title = await judge_screen(db)
     standing = screen.standing

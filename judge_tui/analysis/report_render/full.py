@@ -77,26 +77,30 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
     if full.expert_self_agreement:
         blocks += drift_blocks(full.expert_self_agreement, aligned_text(full.rubric.scale, full.tolerance),
                                full.confidence)
+    named = full.chosen_judge
+    # The judge the report compares is named first: by the heading of its validity page, which leads, else by a
+    # line of its own; after the page, how it was chosen and the rubric's other judges.
+    leads = _leads(full)
     if fmt == "markdown":
         lines = [render_markdown(full.report).rstrip("\n"), ""] if full.report is not None else []
         body = "\n".join(lines + lines_of(blocks, fmt))
+        if named is not None:
+            body = md(judge_paragraph(named, leads)) + "\n\n" + body
         if full.validity is not None:
             body = validity_format.render_markdown(full.validity) + "\n" + body
+        if named is not None and not leads:
+            body = md(named.line()) + "\n\n" + body
     else:
         sections = rich_sections(full.report) if full.report is not None else []
         body = render_plain([*sections, *rich_of(blocks)], width=width, gap=True, split=True)
+        fit = min(width or output_width(), validity_format.WIDTH)
+        if named is not None:
+            body = _wrapped(judge_paragraph(named, leads), fit) + "\n" + body
         if full.validity is not None:  # first: the page fits the first screen of an 80-column terminal
             body = validity_format.render_text(full.validity, min(width or validity_format.WIDTH,
                                                                  validity_format.WIDTH)) + "\n" + body
-    if full.chosen_judge is not None:  # the report's first lines name the judge it compared
-        named = judge_lines(full.chosen_judge)
-        if fmt == "markdown":
-            head = "  \n".join(md(line) for line in named) + "\n"
-        else:
-            fit = min(width or output_width(), validity_format.WIDTH)
-            head = "".join(textwrap.fill(line, fit, subsequent_indent="  ", break_on_hyphens=False) + "\n"
-                           for line in named)
-        body = head + "\n" + body
+        if named is not None and not leads:
+            body = _wrapped(named.line(), fit) + "\n" + body
     if full.flagged is None:
         return body.rstrip("\n") + "\n"
     flagged = render_flags(list(full.flagged), "markdown" if fmt == "markdown" else "text",
@@ -104,11 +108,23 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
     return body.rstrip("\n") + "\n\n" + flagged
 
 
-def judge_lines(chosen: ChosenJudge) -> list[str]:
-    """The judge compared and why, then the rubric's other judges and how to compare one of them instead."""
-    lines = [chosen.line()]
+def judge_paragraph(chosen: ChosenJudge, named_before: bool) -> str:
+    """How the judge was chosen (the judge itself when not named before), the items it rated, and the rubric's
+    other judges (reverted or under trial where they are) with how to compare one of them instead."""
+    text = (chosen.line() if not named_before else f"The judge is {chosen.rater} ({chosen.why})")
+    text = f"{text}; it rated {chosen.rated} item{'' if chosen.rated == 1 else 's'}."
     if chosen.others:
         others = ", ".join(f"{rater} ({rated}{'' if state in ('', 'kept') else ', ' + state})"
                            for rater, rated, state in chosen.others)
-        lines.append(f"Other judges (items): {others}; compare another with --judge RATER or --judge VERSION")
-    return lines
+        text += f" Other judges (items): {others}. Compare another with --judge RATER or --judge VERSION."
+    return text
+
+
+def _leads(full: FullReport) -> bool:
+    """Whether the validity page's first block is the judge the report compares (its heading then names it)."""
+    named, page = full.chosen_judge, full.validity
+    return named is not None and page is not None and bool(page.judges) and page.judges[0].judge == named.rater
+
+
+def _wrapped(text: str, width: int) -> str:
+    return textwrap.fill(text, width, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False) + "\n"

@@ -341,6 +341,7 @@ class CalibrationScreen(Screen[None]):
         if c is None:
             return Group(title, Text("\n".join(clean(line) for line in s.comparison_lines)))
         table = comparison_table(compare_rows(c))
+
         def named(version: Any) -> str:  # a prompt version, or a judge rater where several models judged one
             return f"{'judge' if version.name == version.rater_id else 'prompt'} {clean(version.name)}"
 
