@@ -343,7 +343,7 @@ class CalibrationScreen(Screen[None]):
         table = comparison_table(compare_rows(c))
 
         def named(version: Any) -> str:  # a prompt version, or a judge rater where several models judged one
-            return f"{'judge' if version.name == version.rater_id else 'prompt'} {clean(version.name)}"
+            return clean(version.name) if version.name == version.rater_id else f"prompt {clean(version.name)}"
 
         versions = (f"before: {named(c.v1)} · after: {named(c.v2)} "
                     f"· {c.items} {clean(split_text(c))} items judged by both · changes with their "
