@@ -403,6 +403,7 @@ def test_output_file(exercise_db, tmp_path, capsys):
     assert capsys.readouterr().out == ""
     written = target.read_text()
     assert written.startswith("# What the judge may be used for: judge judge:test-model:exercise-quality@1")
+    assert "\nThe judge is judge:test-model:exercise-quality@1 (it rated most items" in written  # and how chosen
     assert "\n# Agreement report: Exercise quality" in written
 
 
@@ -436,21 +437,27 @@ def test_import_ratings_then_report_matches_references(tmp_path, rubrics, capsys
         assert_row_matches(rows[dim.id], reference_figures(h, j, rubric.scale.points))
 
 
-def test_the_default_judge_is_the_one_that_covers_the_rubric_and_is_named(exercise_db, rubrics, tmp_path, capsys):
+def test_without_judge_versions_the_judge_is_the_one_that_covers_the_rubric_and_is_named(exercise_db, rubrics, tmp_path, capsys):
     db, human, _ = exercise_db  # JUDGE rated 50 of the 60 items
     rubric = rubrics["exercise-quality"]
     with Store(db) as store:
         items = list(store.iter_items("exercise-quality"))[:2]
         ratings_file(tmp_path / "newer.jsonl", rubric, items, seed=5, base=human, kind="judge")
         load_ratings(store, rubric, tmp_path / "newer.jsonl", "judge:newer:exercise-quality@2", "judge")
-    # the newer judge has rated 2 items: the report still compares with the one that rated 50
+    # no judge version is recorded, and the newer judge has rated 2 items: the report compares with the one
+    # that rated 50, and says so in its first lines and its JSON
     data = report_json(db, capsys=capsys)
     assert data["raters"]["judge"]["ids"] == [JUDGE]
+    assert data["judge"]["rater"] == JUDGE
+    assert data["judge"]["items"] == 50
+    assert data["judge"]["other_judges"] == [{"rater": "judge:newer:exercise-quality@2", "items": 2,
+                                              "version": None}]
     assert main(["report", "--db", str(db)]) == 0
-    err = capsys.readouterr().err
-    assert f"report: comparing with judge {JUDGE}, which rated 50 of 60 items" in err
-    assert "other judges: judge:newer:exercise-quality@2 (2)" in err
-    assert "--raters" in err
+    out = capsys.readouterr().out
+    assert out.startswith(f"What the judge may be used for: judge {JUDGE}")  # its page's heading names it
+    said = " ".join(out.split("\nThe judge is ")[1].split("\n\n")[0].split())  # before the body, wrapped at 80
+    assert said.startswith(f"{JUDGE} (it rated most items; no judge version is recorded); it rated 50 items. Other "
+                           "judges (items): judge:newer:exercise-quality@2 (2). Compare another with --judge RATER")
 
 
 def test_a_plan_that_asks_for_more_items_than_are_left_says_so(tmp_path, hermetic_home, capsys):

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from judge_tui.analysis.judges import the_judge
 from judge_tui.analysis.jury import RULE_NAMES, rule_for
 from judge_tui.analysis.scores import RubricRatings, agreeing, load
 from judge_tui.analysis.team import is_expert, load_team, team_consensus
@@ -240,7 +241,7 @@ def against_experts(store: Store, rubric: Rubric, ratings: RubricRatings, split:
 def certify_judge(store: Store, rubric: Rubric, *, alpha: float, delta: float, tolerance: float,
                   judge: str | None = None, members: Sequence[str] = (),
                   split: str = DEFAULT_SPLIT, source: str = REPEATS) -> Certification:
-    """Certify ``judge`` (default: the judge that rated most items) on its confidence from ``source`` (one of
+    """Certify ``judge`` (default: the judge, judges.the_judge) on its confidence from ``source`` (one of
     CONFIDENCES), or with ``members`` the jury they make on its agreement, on the experts' ratings of ``split``."""
     if source not in CONFIDENCES:
         raise UserError(f"--confidence {source}: choose {', '.join(CONFIDENCES)}")
@@ -256,7 +257,7 @@ def certify_judge(store: Store, rubric: Rubric, *, alpha: float, delta: float, t
     with store.snapshot():  # every read from one state of the database, as the report's
         ratings = load(store, rubric)
         how = f"`judge-tui judge --rubric {rubric.id} --split {split} --repeat 3`"
-        judge = None if members else _chosen_judge(ratings, judge, how)
+        judge = None if members else _chosen_judge(store, ratings, judge, how)
         keys, _ = store.item_keys_in_order(rubric.id, split)
         if keys.size == 0:
             raise UserError(f"rubric {rubric.id!r} has no items in the {split} split: assign splits with "
@@ -296,18 +297,13 @@ def certify_judge(store: Store, rubric: Rubric, *, alpha: float, delta: float, t
         )  # fmt: skip
 
 
-def _chosen_judge(ratings: RubricRatings, judge: str | None, how: str) -> str:
-    """The judge named, checked, or the judge rater with the most ratings of the rubric."""
-    judges = ratings.raters_of_kind("judge")
+def _chosen_judge(store: Store, ratings: RubricRatings, judge: str | None, how: str) -> str:
+    """The judge named (a rater id or a judge version), checked, or the judge (judges.the_judge)."""
     rubric = ratings.rubric.id
-    if judge is None:
-        if not judges:
-            raise UserError(f"no judge has rated rubric {rubric!r}: run {how}")
-        return max(judges, key=lambda j: ratings.rating_counts(j))
-    if judge not in judges:
-        raise UserError(f"{judge!r} is not a judge of rubric {rubric!r}; its judges: {', '.join(judges) or 'none yet'} "
-                        f"(run {how})")
-    return judge
+    chosen = the_judge(store, rubric, judge)
+    if chosen is None:
+        raise UserError(f"no judge has rated rubric {rubric!r}: run {how}")
+    return chosen.rater
 
 
 def _unrated(store: Store, rubric: Rubric, ratings: RubricRatings, split: str) -> tuple[np.ndarray, list[str]]:

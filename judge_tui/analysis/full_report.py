@@ -16,7 +16,8 @@ from judge_tui.analysis.biases import Biases, judge_biases
 from judge_tui.analysis.compare import VersionComparison, compare_versions
 from judge_tui.analysis.drift import ExpertSelfAgreement, drift_figures
 from judge_tui.analysis.judge_certificate import certificate_in_force
-from judge_tui.analysis.jury import Jury, build_jury
+from judge_tui.analysis.judges import ChosenJudge, judge_model, the_judge
+from judge_tui.analysis.jury import Jury, build_jury, default_members
 from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE
 from judge_tui.analysis.position_bias import PositionBiasFigures, position_bias
 from judge_tui.analysis.report import Group, NoComparison, Report, build_report
@@ -50,14 +51,17 @@ class FullReport:
     jury: Jury | None = None  # two judges or more against the experts (analysis/jury.py)
     validity: ValidityPage | None = None  # what the judge may be used for: the report's first page
     judge_biases_missing: str | None = None  # why no judge the report names has its biases measured
+    chosen_judge: ChosenJudge | None = None  # the judge compared, when no --raters named the groups
 
 
 def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = None, judge: Group | None = None,
                       split: str | None = None, by: Iterable[str] = (), settings: AgreementSettings | None = None,
-                      compare: tuple[str, str] | None = None, jury: Sequence[str] | None = None) -> FullReport:
+                      compare: tuple[str, str] | None = None, jury: Sequence[str] | None = None,
+                      named_judge: str | None = None) -> FullReport:
     """Every section of the report. The judge comparison raises NoComparison when it cannot be made, unless
     the groups were not named and two or more experts rated: then the team section stands alone. ``jury``: its
-    members (default: one rater per judge of the rubric, shown with two or more)."""
+    members (default: one rater per judge of the rubric, shown with two or more, the judge's model by the judge
+    compared). Without ``judge``, the judge is the one `judges.the_judge` picks (``named_judge``: `--judge`)."""
     settings = settings or AgreementSettings()
     tolerance = settings.tolerance
     confidence = settings.confidence  # of every interval (`agreement.confidence` in settings.json)
@@ -65,6 +69,9 @@ def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = Non
         if compare:
             comparison = compare_versions(store, rubric, compare[0], compare[1], split, tolerance, confidence)
             return FullReport(rubric, split, tolerance, None, None, None, (), comparison, None, confidence)
+        chosen = the_judge(store, rubric.id, named_judge) if judge is None else None
+        if chosen is not None:
+            judge = Group("judge", (chosen.rater,))
         ratings = load(store, rubric, split)  # the one read of the ratings every section uses
         problem: NoComparison | None = None
         try:
@@ -98,10 +105,14 @@ def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = Non
         biases_missing = NO_EXPERTS_FOR_BIASES if measured and not biases else None
         swaps = [figures for rater in (report.judge.rater_ids if report is not None else ())
                  if (figures := position_bias(store, rubric, ratings, rater, confidence)) is not None]
+        if jury is None and chosen is not None:  # the judge compared sits on the jury for its model
+            jury = tuple(sorted({*(m for m in default_members(store, rubric.id)
+                                   if judge_model(m) != judge_model(chosen.rater)), chosen.rater}))
         panel = build_jury(store, rubric, jury, split=split, tolerance=tolerance, confidence=confidence,
                            ratings=ratings, among=report.human.rater_ids if report is not None else None)
         validity = every_judge_validity(store, report, ratings, settings) if report is not None else None
         if validity is not None:  # the certificate in force, with the page: the lead's view of the judge
             validity = replace(validity, certificate=certificate_in_force(store, rubric, confidence, ratings))
     return FullReport(rubric, split, tolerance, report, str(problem) if problem else None, team, tuple(drift), None,
-                      flagged, confidence, settings, tuple(biases), tuple(swaps), panel, validity, biases_missing)
+                      flagged, confidence, settings, tuple(biases), tuple(swaps), panel, validity, biases_missing,
+                      chosen)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judge_tui.analysis.judges import judges_by_coverage
+from judge_tui.analysis.judges import judge_of_each_model
 from judge_tui.analysis.pair_intervals import (
     DEFAULT_CONFIDENCE,
     Change,
@@ -210,28 +210,10 @@ class Jury:
 # --------------------------------------------------------------------------------------------------
 
 
-def judge_model(rater_id: str) -> str:
-    """A judge rater's id without its prompt version: the versions of one judge are one juror."""
-    return rater_id.rpartition("@")[0] or rater_id
-
-
 def default_members(store: Store, rubric_id: str) -> tuple[str, ...]:
-    """One rater per judge (model and rubric, whatever its prompt version): the one covering most items."""
-    chosen: dict[str, str] = {}
-    for rater_id, rated in judges_by_coverage(store, rubric_id):
-        if rated:
-            chosen.setdefault(judge_model(rater_id), rater_id)
-    return tuple(sorted(chosen.values()))
-
-
-def members_of(ratings: RubricRatings) -> tuple[str, ...]:
-    """`default_members` from ratings read already: per judge, the rater with the most items (then the first)."""
-    chosen: dict[str, tuple[int, str]] = {}
-    for rater_id in ratings.raters_of_kind("judge"):
-        rated = ratings.rating_counts(rater_id)
-        if rated and rated > chosen.get(judge_model(rater_id), (0, ""))[0]:
-            chosen[judge_model(rater_id)] = (rated, rater_id)
-    return tuple(sorted(rater_id for _rated, rater_id in chosen.values()))
+    """One rater per judge (model and rubric): the rater the rule for "the judge" picks of that model
+    (judges.judge_of_each_model), so the judge's model sits on the jury as the judge itself."""
+    return tuple(sorted(judge_of_each_model(store, rubric_id).values()))
 
 
 def cost_and_time(store: Store, rubric_id: str, rater_id: str) -> CostAndTime:
@@ -351,7 +333,7 @@ def build_jury(store: Store, rubric: Rubric, members: Sequence[str] | None = Non
     experts whose consensus is the reference (a report's human group; default every expert)."""
     if ratings is None:
         ratings = load(store, rubric, split)
-    members = tuple(members) if members is not None else members_of(ratings)
+    members = tuple(members) if members is not None else default_members(store, rubric.id)
     if len(members) < 2:
         return None
     view = load_team(store, rubric, split=split, ratings=ratings, notes=False, only_items=only_items, among=among)

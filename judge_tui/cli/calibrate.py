@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
+from judge_tui.analysis.judges import the_judge
 from judge_tui.cli.judge import make_backend
 from judge_tui.cli.launch import prepare
 from judge_tui.model.errors import UserError
@@ -31,11 +32,13 @@ def run(args: argparse.Namespace) -> int:
         refused = lead_may_calibrate(store, launch.rubric, lead, lead=True)
         if refused:
             raise UserError(refused)
+        if getattr(args, "judge", None):
+            the_judge(store, launch.rubric.id, args.judge)  # a judge it does not know is said before the app opens
         made = [backend]
 
         def fresh_backend() -> object:  # one backend per re-judge: each run closes its own
             return made.pop() if made else make_backend(args, settings.judge_model)
 
         CalibrationApp(store, launch.rubric, lead, settings=settings, make_backend=fresh_backend,
-                       split=args.split).run()
+                       split=args.split, judge=getattr(args, "judge", None)).run()
     return 0

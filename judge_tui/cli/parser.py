@@ -248,6 +248,8 @@ def build_parser() -> CommandParser:
     p.add_argument("--by", metavar="FIELD", help="break down by task_type, cefr_level, split or an item field")
     p.add_argument("--split", type=split_name, help="only items of this split")
     p.add_argument("--raters", help="compare these raters: A,B (groups: A+B,C)")
+    p.add_argument("--judge", help="the judge to compare: a judge rater id or judge version, as `history` lists "
+                   "it (default: the newest kept judge version)")
     p.add_argument("--compare", nargs=2, metavar=("V1", "V2"), help="alignment under two prompt versions")
     p.add_argument("--jury", metavar="A+B+C", help="the judges of the jury section, joined with + (default: one rater"
                    " per judge of the rubric, shown with two judges or more)")
@@ -272,7 +274,8 @@ def build_parser() -> CommandParser:
                         "and the items it decides are recorded with the plan (a plan without it removes them)")
     p.add_argument("--alpha", type=float, help="with --escalate: the certificate's alpha (default 0.1)")
     p.add_argument("--delta", type=float, help="with --escalate: the certificate's delta (default 0.1)")
-    p.add_argument("--judge", help="with --escalate: the judge rater (default: the judge that rated most items)")
+    p.add_argument("--judge", help="with --escalate: the judge rater or judge version (default: the newest kept "
+                   "judge version)")
     p.add_argument("--jury", metavar="A+B+C", help="with --escalate: certify the jury these judges make instead")
     p.add_argument("--confidence", choices=["repeats", "stated", "logprob"],
                    help="with --escalate: the judge's confidence, as for judge-tui certify (default repeats)")
@@ -363,6 +366,8 @@ def build_parser() -> CommandParser:
     p.add_argument("--model", help="model id for the re-judge (default: settings judge_model; with --backend "
                                    "openai, settings openai_model; with --backend command or replay, the model name "
                                    "to record)")
+    p.add_argument("--judge", help="the judge the screen shows: a judge rater id or judge version (default: the newest "
+                   "kept judge version)")
     p.add_argument("--concurrency", type=int, default=None,
                    help="at most this many judgments at once (default: settings judge_concurrency;"
                    " with --backend openai, openai_concurrency)")
@@ -378,7 +383,7 @@ def build_parser() -> CommandParser:
         "(OpenAI-compatible servers only).")
     _common(p)
     p.add_argument("--rubric", help="rubric id (default: the one with the most items)")
-    p.add_argument("--judge", help="the judge rater (default: the judge that rated most items)")
+    p.add_argument("--judge", help="the judge rater or judge version (default: the newest kept judge version)")
     p.add_argument("--jury", metavar="A+B+C", help="certify the jury these judges make instead of one judge: its "
                    "confidence is the share of members agreeing with its verdict")
     p.add_argument("--alpha", type=float, default=DEFAULT_LEVEL,

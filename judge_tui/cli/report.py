@@ -7,8 +7,8 @@ import sys
 
 from judge_tui.analysis.full_report import build_full_report
 from judge_tui.analysis.item_report import item_rows
-from judge_tui.analysis.judges import judges_by_coverage
-from judge_tui.analysis.report import ReportError, default_groups
+from judge_tui.analysis.judges import the_judge
+from judge_tui.analysis.report import Group, ReportError, default_groups
 from judge_tui.analysis.report_render.full import render_full
 from judge_tui.analysis.report_render.items import (
     FORMAT_BY_SUFFIX,
@@ -38,15 +38,14 @@ def pick_rubric(store: Store, name: str | None) -> Rubric:
     return resolve_rubric(in_use[0][0], store)
 
 
-def say_which_judge(store: Store, rubric_id: str) -> None:
-    """With several judges and no --raters, name the one compared (on stderr: the report itself stays as it is)."""
-    judges = judges_by_coverage(store, rubric_id)
-    if len(judges) < 2:
-        return
-    total = store.count_items(rubric_id)
-    others = ", ".join(f"{clean(rater)} ({rated})" for rater, rated in judges[1:])
-    print(f"report: comparing with judge {clean(judges[0][0])}, which rated {judges[0][1]} of {total} items"
-          f" (other judges: {others}); choose another with --raters HUMAN,JUDGE", file=sys.stderr)
+def judge_groups(args: argparse.Namespace, store: Store, rubric_id: str) -> tuple[Group | None, Group | None]:
+    """The groups --raters names (which leaves nothing for --judge to name); else (None, None): the report
+    compares every expert with the judge (judges.the_judge, or the one --judge names)."""
+    if getattr(args, "raters", None):
+        if getattr(args, "judge", None):
+            raise UserError("--raters and --judge: --raters names both sides already; give one of them")
+        return parse_raters(args.raters, store, rubric_id)
+    return None, None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,15 +60,15 @@ def run(args: argparse.Namespace) -> int:
     width = PIPE_WIDTH if destination else None  # a file gets every table at its full width
     with open_store(args, create=False) as store:
         rubric = pick_rubric(store, getattr(args, "rubric", None))
-        human = judge = None
-        if getattr(args, "raters", None):
-            human, judge = parse_raters(args.raters, store, rubric.id)
+        human, judge = judge_groups(args, store, rubric.id)
         compare = getattr(args, "compare", None)
+        if compare and getattr(args, "judge", None):
+            raise UserError("--compare and --judge: --compare names the two judge versions it compares; give one "
+                            "of them")
         members = parse_members(args.jury, store, rubric.id) if getattr(args, "jury", None) else None
         full = build_full_report(store, rubric, human=human, judge=judge, split=args.split, by=by,
-                                 settings=settings, compare=tuple(compare) if compare else None, jury=members)
-        if full.report is not None and human is None:
-            say_which_judge(store, rubric.id)  # once the report stands: a mistake is said alone
+                                 settings=settings, compare=tuple(compare) if compare else None, jury=members,
+                                 named_judge=getattr(args, "judge", None))
         output = render_full(full, fmt, width)
     if destination:
         try:
@@ -91,7 +90,11 @@ def run_items(args: argparse.Namespace) -> int:
     tolerance = load_settings().agreement.tolerance
     with open_store(args, create=False) as store:
         rubric = pick_rubric(store, args.rubric)
-        human, judge = parse_raters(args.raters, store, rubric.id) if args.raters else default_groups(store, rubric.id)
+        human, judge = judge_groups(args, store, rubric.id)
+        if human is None or judge is None:
+            human, judge = default_groups(store, rubric.id)  # the judge of judges.the_judge
+            named = the_judge(store, rubric.id, args.judge) if getattr(args, "judge", None) else None
+            judge = Group("judge", (named.rater,)) if named is not None else judge
         rows = item_rows(store, rubric, human, judge, args.split, tolerance)
     # On a terminal, nothing in a note may act on it (colours, titles, cursor moves); files keep the text exact.
     text = clean if args.output is None and sys.stdout.isatty() else str

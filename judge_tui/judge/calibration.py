@@ -36,8 +36,8 @@ from judge_tui.model.rubrics import (
     load_rubric,
 )
 from judge_tui.store import Store
+from judge_tui.store.version_rows import TRIAL_META
 
-TRIAL_META = "calibration.trial:{rubric}"
 LOOP_SPLIT = "dev"  # the loop's measurements; test is never used inside it, train gives the examples
 
 

@@ -14,7 +14,7 @@ keeps them out of sight until the expert has rated the item (the blind rule).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from judge_tui.judge.app_backend import app_backend, app_concurrency
 from judge_tui.judge.backends import Backend
@@ -50,9 +50,13 @@ class JudgeStatus:
     offline: str = ""  # what the judge is waiting for, e.g. "no ANTHROPIC_API_KEY in the environment"
     error: str = ""  # why the judge stopped
     database_busy: bool = False  # its results wait: another process holds the database
+    judged: int = 0  # items judged under the prompt in force by another model or backend, besides this queue
 
     def line(self) -> str:
-        """The status line text, e.g. 'judge: 18 queued · offline'."""
+        """The status line text, e.g. 'judge: 18 queued · offline', or with items judged under the prompt in
+        force through another backend, 'judge: 101 judged' (offline only while something waits)."""
+        if self.judged:
+            return self._judged_line()
         parts = [f"{self.queued} queued"]
         if self.running:
             parts.append(f"{self.running} running")
@@ -68,6 +72,18 @@ class JudgeStatus:
             parts.append("offline")
         return "judge: " + " · ".join(parts)
 
+    def _judged_line(self) -> str:
+        parts = [f"{self.judged + self.done} judged"]
+        parts += [f"{n} {what}" for n, what in ((self.queued, "queued"), (self.running, "running"),
+                                                 (self.failed, "failed")) if n]
+        if self.error:
+            parts.append("stopped")
+        elif self.database_busy:
+            parts.append("database busy")
+        elif self.offline and (self.queued or self.running):
+            parts.append("offline")
+        return "judge: " + " · ".join(parts)
+
 
 def status_of(state: RunState) -> JudgeStatus:
     return JudgeStatus(queued=max(0, state.queued), running=max(0, state.running), done=state.done,
@@ -78,9 +94,11 @@ def status_of(state: RunState) -> JudgeStatus:
 class BackgroundJudge:
     def __init__(self, store: Store, rubric: Rubric, *, on_status: Callable[[JudgeStatus], object],
                  settings: Settings | None = None, backend: Backend | None = None, options: RunOptions | None = None,
-                 write_wait: float | None = None) -> None:
+                 write_wait: float | None = None, skip_judged: bool = False) -> None:
         """write_wait: seconds a write may wait for another process before the judge keeps its results and
-        tries again (the app's screen shares this thread, so it passes a moment)."""
+        tries again (the app's screen shares this thread, so it passes a moment). skip_judged: leave out the
+        items judged under the prompt in force through another backend (the rating app; the judge screen
+        judges with the backend it was given)."""
         settings = settings or Settings()
         self.store = store
         self.on_status = on_status
@@ -93,19 +111,34 @@ class BackgroundJudge:
         options.write_wait = write_wait
         self.runner = JudgeRunner(self.judge, options, self._progress)
         self._last: JudgeStatus | None = None
+        self.skip_judged = skip_judged
+        self._judged_elsewhere: set[str] = set()  # items judged under this prompt through another backend
+        self._judged_shown = 0  # how many of them the status line counts (those of the split judged here)
 
     @property
     def rater_id(self) -> str:
         return self.judge.rater_id
 
     def _progress(self, state: RunState) -> None:
-        status = status_of(state)
+        status = replace(status_of(state), judged=self._judged_shown)
         if status != self._last:  # only real changes reach the screen
             self._last = status
             self.on_status(status)
 
+    def judged_elsewhere(self) -> set[str]:
+        """The rubric's items another judge rater (another model or backend) has judged under the prompt in
+        force: judged already, so the app does not judge them again."""
+        store, rubric_id, version = self.store, self.judge.rubric.id, self.judge.prompt.version
+        found: set[str] = set()
+        for rater in store.judge_raters_with_prompt(rubric_id):
+            if rater["id"] != self.rater_id and (rater["prompt_version"] or rater["id"].rpartition("@")[2]) == version:
+                found |= store.rated_item_ids(rater["id"], rubric_id)
+        return found - store.rated_item_ids(self.rater_id, rubric_id)
+
     def enqueue(self, item_ids: Iterable[str]) -> int:
-        """Queue these items for judging (already queued ones are left alone); returns how many were new."""
+        """Queue these items for judging (already queued ones, and those judged under the prompt in force
+        through another backend, are left alone); returns how many were new."""
+        item_ids = [i for i in item_ids if i not in self._judged_elsewhere]
         added = self.judge.queue.enqueue_items(item_ids, repeats=self.repeats)
         if added:
             self.runner.state.queued += added
@@ -114,11 +147,20 @@ class BackgroundJudge:
         return added
 
     def enqueue_all(self, split: str | None = None) -> int:
-        added = self.judge.queue.enqueue(split=split, repeats=self.repeats)
+        """Queue every item of the rubric (or of a split) not judged yet under the prompt in force."""
+        self._judged_elsewhere = self.judged_elsewhere() if self.skip_judged else set()
+        if self._judged_elsewhere:
+            ids = self.store.item_ids_in_order(self.judge.rubric.id, split)
+            self._judged_shown = sum(i in self._judged_elsewhere for i in ids)
+            added = self.judge.queue.enqueue_items([i for i in ids if i not in self._judged_elsewhere],
+                                                   repeats=self.repeats)
+        else:
+            added = self.judge.queue.enqueue(split=split, repeats=self.repeats)
         if added:
             self.runner.state.queued += added
-            self._progress(self.runner.state)
             self.runner.poke()
+        if added or self._judged_shown:
+            self._progress(self.runner.state)
         return added
 
     def stop(self) -> None:

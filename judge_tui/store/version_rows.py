@@ -8,6 +8,8 @@ from typing import Any
 from judge_tui.store.common import _dumps, _loads, compared_versions, now, record_compared_versions
 from judge_tui.store.core import StoreCore
 
+TRIAL_META = "calibration.trial:{rubric}"  # the judge screen's change under trial (judge/calibration.py)
+
 # A rubric's versions are numbered 1, 2, ... in the order they were made (the view rubric_version_order, which
 # also says which is newest); history, exports and messages all use this number. Merged versions keep their
 # date, so two databases number the same versions alike.
@@ -184,6 +186,15 @@ class VersionQueries(StoreCore):
                 "INSERT INTO calibration_changes (rubric, outcome, before_version, after_version, reason,"
                 " motivating_items, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [rubric_id, outcome, before, after, reason, _dumps(list(motivating_items)), now()])
+
+    def prompt_version_under_trial(self, rubric_id: str) -> str | None:
+        """The prompt version the judge screen is trying now and has neither kept nor reverted (None: none)."""
+        raw = self.get_meta(TRIAL_META.format(rubric=rubric_id))
+        try:
+            after = _loads(raw, {})["after"] if raw else None
+        except (ValueError, TypeError, KeyError):
+            return None
+        return after if isinstance(after, str) else None
 
     def calibration_changes(self, rubric_id: str | None = None) -> list[dict[str, Any]]:
         """Kept and reverted changes to a rubric's judge (every rubric's without one), oldest first."""

@@ -182,7 +182,7 @@ class JudgeTuiApp(PlainNoticeApp[None]):
             # Its first writes (its rater, its queue) wait a moment at most, as the rating screen's do.
             with self.store.waiting_at_most(WRITE_WAIT):
                 judge = BackgroundJudge(self.store, self.rubric, settings=self.settings,
-                                        on_status=self._judge_changed, write_wait=WRITE_WAIT)
+                                        on_status=self._judge_changed, write_wait=WRITE_WAIT, skip_judged=True)
                 prompt = judge.judge.prompt
                 require_recorded(self.store, self.rubric, prompt_version=prompt.version,
                                  template=prompt.template.digest, definition=prompt.definition())

@@ -357,7 +357,8 @@ def test_a_trial_an_earlier_release_kept_in_files_is_not_reverted_to_nothing(stu
     has no definition in the database, so a revert here refuses, says what to do, and records nothing."""
     import json
 
-    from judge_tui.judge.calibration import TRIAL_META, open_trial, revert
+    from judge_tui.judge.calibration import open_trial, revert
+    from judge_tui.store.version_rows import TRIAL_META
 
     rubric = resolve_rubric("binary", study)
     study.record_prompt_version("binary", "0123456789ab", study.ensure_rubric_version(rubric))  # no definition

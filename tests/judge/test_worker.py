@@ -101,6 +101,10 @@ def test_status_line_words() -> None:
     assert JudgeStatus(18, 0, 0, 0, offline="no network").line() == "judge: 18 queued · offline"
     assert JudgeStatus(2, 2, 5, 1).line() == "judge: 2 queued · 2 running · 5 done · 1 failed"
     assert JudgeStatus(4, 0, 0, 0, error="401").line() == "judge: 4 queued · stopped"
+    # Items judged under the prompt in force through another backend are judged: offline only while some wait.
+    assert JudgeStatus(0, 0, 0, 0, offline="no network", judged=101).line() == "judge: 101 judged"
+    assert JudgeStatus(6, 0, 2, 0, offline="no network", judged=93).line() == "judge: 95 judged · 6 queued · offline"
+    assert JudgeStatus(1, 0, 0, 1, error="401", judged=9).line() == "judge: 9 judged · 1 queued · 1 failed · stopped"
 
 
 @pytest.mark.slow

@@ -9,8 +9,8 @@ How groups combine (documented in the README, "Reading the agreement"):
 * a group of several raters scores an item with the mean of its members' scores (dimension by dimension,
   and for the overall score); means that fall between scale points are snapped to the nearest point
   (halfway goes down) for kappa, the confusion matrix and TPR/TNR, and counted as snapped;
-* by default the human group is every human rater and the judge group is the judge rater that rated most
-  recently; `--raters` names both groups.
+* by default the human group is every human rater and the judge group is the judge (analysis/judges.py: the
+  newest kept judge version); `--judge` names another, `--raters` names both groups.
 """
 
 from __future__ import annotations
@@ -264,7 +264,7 @@ def _natural_key(value: str) -> tuple[Any, ...]:
 
 
 def default_groups(store: Store, rubric_id: str) -> tuple[Group, Group]:
-    """Every human rater against the judge rater that covers the rubric best (judges_by_coverage).
+    """Every human rater against the judge (judges.the_judge: the newest kept judge version).
 
     The adjudicated "consensus" rater is derived from the experts, so it is not one of them here (see team.py).
     """

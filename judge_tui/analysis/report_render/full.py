@@ -4,15 +4,17 @@ one go; text draws every table with Rich; Markdown joins the sections."""
 from __future__ import annotations
 
 import json
+import textwrap
 from typing import Any
 
 from judge_tui.analysis.full_report import FullReport
+from judge_tui.analysis.judges import ChosenJudge
 from judge_tui.analysis.report_render import validity as validity_format
 from judge_tui.analysis.report_render.as_json import SCHEMA_VERSION, no_comparison_to_dict, report_to_dict
 from judge_tui.analysis.report_render.as_markdown import render_markdown
 from judge_tui.analysis.report_render.as_text import rich_sections
 from judge_tui.analysis.report_render.biases import biases_blocks, biases_dict
-from judge_tui.analysis.report_render.blocks import Block, Paragraph, lines_of, rich_of
+from judge_tui.analysis.report_render.blocks import Block, Paragraph, lines_of, md, rich_of
 from judge_tui.analysis.report_render.comparison import compare_blocks, comparison_to_dict
 from judge_tui.analysis.report_render.flags import flag_row
 from judge_tui.analysis.report_render.flags import render as render_flags
@@ -37,6 +39,8 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
             data = no_comparison_to_dict(
                 full.rubric, full.split, full.tolerance, full.thresholds,
                 full.team.experts if full.team is not None else (), full.judge_comparison or "")
+        if full.chosen_judge is not None:
+            data["judge"] = full.chosen_judge.to_dict()
         if full.validity is not None:
             data["judge_validity"] = validity_format.to_dict(full.validity)
         if full.judge_biases:
@@ -73,19 +77,54 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
     if full.expert_self_agreement:
         blocks += drift_blocks(full.expert_self_agreement, aligned_text(full.rubric.scale, full.tolerance),
                                full.confidence)
+    named = full.chosen_judge
+    # The judge the report compares is named first: by the heading of its validity page, which leads, else by a
+    # line of its own; after the page, how it was chosen and the rubric's other judges.
+    leads = _leads(full)
     if fmt == "markdown":
         lines = [render_markdown(full.report).rstrip("\n"), ""] if full.report is not None else []
         body = "\n".join(lines + lines_of(blocks, fmt))
+        if named is not None:
+            body = md(judge_paragraph(named, leads)) + "\n\n" + body
         if full.validity is not None:
             body = validity_format.render_markdown(full.validity) + "\n" + body
+        if named is not None and not leads:
+            body = md(named.line()) + "\n\n" + body
     else:
         sections = rich_sections(full.report) if full.report is not None else []
         body = render_plain([*sections, *rich_of(blocks)], width=width, gap=True, split=True)
+        fit = min(width or output_width(), validity_format.WIDTH)
+        if named is not None:
+            body = _wrapped(judge_paragraph(named, leads), fit) + "\n" + body
         if full.validity is not None:  # first: the page fits the first screen of an 80-column terminal
             body = validity_format.render_text(full.validity, min(width or validity_format.WIDTH,
                                                                  validity_format.WIDTH)) + "\n" + body
+        if named is not None and not leads:
+            body = _wrapped(named.line(), fit) + "\n" + body
     if full.flagged is None:
         return body.rstrip("\n") + "\n"
     flagged = render_flags(list(full.flagged), "markdown" if fmt == "markdown" else "text",
                            width=(width or output_width()) if fmt == "text" else None)
     return body.rstrip("\n") + "\n\n" + flagged
+
+
+def judge_paragraph(chosen: ChosenJudge, named_before: bool) -> str:
+    """How the judge was chosen (the judge itself when not named before), the items it rated, and the rubric's
+    other judges (reverted or under trial where they are) with how to compare one of them instead."""
+    text = (chosen.line() if not named_before else f"The judge is {chosen.rater} ({chosen.why})")
+    text = f"{text}; it rated {chosen.rated} item{'' if chosen.rated == 1 else 's'}."
+    if chosen.others:
+        others = ", ".join(f"{rater} ({rated}{'' if state in ('', 'kept') else ', ' + state})"
+                           for rater, rated, state in chosen.others)
+        text += f" Other judges (items): {others}. Compare another with --judge RATER or --judge VERSION."
+    return text
+
+
+def _leads(full: FullReport) -> bool:
+    """Whether the validity page's first block is the judge the report compares (its heading then names it)."""
+    named, page = full.chosen_judge, full.validity
+    return named is not None and page is not None and bool(page.judges) and page.judges[0].judge == named.rater
+
+
+def _wrapped(text: str, width: int) -> str:
+    return textwrap.fill(text, width, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False) + "\n"

@@ -96,7 +96,7 @@ def comparison_table(rows: list[tuple[str, str, str, str, str, str, str]]) -> An
 
 class CalibrationScreen(Screen[None]):
     DEFAULT_CSS = """
-    CalibrationScreen #cal-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
+    CalibrationScreen #cal-title { height: auto; max-height: 3; padding: 0 1; background: $panel; }
     CalibrationScreen #cal-status { height: auto; max-height: 4; padding: 0 1; background: $boost; }
     CalibrationScreen ContentSwitcher { height: 1fr; }
     CalibrationScreen #cal-overview { padding: 0 1; height: 1fr; }
@@ -131,12 +131,13 @@ class CalibrationScreen(Screen[None]):
             self.done = done
 
     def __init__(self, store: Store, rubric: Rubric, lead: str, *, settings: Settings | None = None,
-                 make_backend: BackendFactory | None = None, split: str = "dev") -> None:
+                 make_backend: BackendFactory | None = None, split: str = "dev", judge: str | None = None) -> None:
         super().__init__()
         self.store, self.rubric, self.lead = store, rubric, lead
         self.settings = settings or Settings()
         self.make_backend = make_backend
         self.split = split
+        self.named_judge = judge  # `calibrate --judge`: the judge shown instead of the newest kept version
         self.standing: Any = None
         self.judge: Any = None  # the background (re-)judge of the split
         self.judge_line = ""
@@ -165,8 +166,7 @@ class CalibrationScreen(Screen[None]):
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(f"Judge · {clean(self.rubric.id)} · {self.split} split · lead {clean(self.lead)}"),
-                     id="cal-title")
+        yield Static(self._title(), id="cal-title")
         yield Static(Text("Loading…", style="dim"), id="cal-status")
         with ContentSwitcher(initial="cal-overview"):
             with VerticalScroll(id="cal-overview"):
@@ -184,6 +184,13 @@ class CalibrationScreen(Screen[None]):
                 with VerticalScroll(id="cal-detail"):
                     yield Static(id="cal-item")
         yield KeyBar()
+
+    def _title(self, judge: str = "") -> Text:
+        """The screen's name, then which judge it shows (once the figures are computed)."""
+        title = Text(f"Judge · {clean(self.rubric.id)} · {self.split} split · lead {clean(self.lead)}", style="bold")
+        if judge:
+            title.append("\n" + clean(judge))
+        return title
 
     def on_mount(self) -> None:
         from judge_tui.tui.screens.calibrate_figures import TEST_NOTE
@@ -221,21 +228,24 @@ class CalibrationScreen(Screen[None]):
                 self._status(Text(clean(str(exc)), style="red"))
                 return
             backend = self.judge.backend if self.judge is not None else self._backend()
-            self.compute(current, trial.before if trial else None, trial is not None,
+            self.compute(current, trial is not None,
                          getattr(backend, "model", None))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="calibration-figures")
-    def compute(self, current: str, before: str | None, trial: bool, model: str | None) -> None:
-        from judge_tui.tui.screens.calibrate_figures import previous_prompt, standing
+    def compute(self, current: str, trial: bool, model: str | None) -> None:
+        from judge_tui.tui.screens.calibrate_figures import shown_judges, standing
 
         try:
             # One snapshot: the figures and the count of unjudged items describe the same moment, so a judgment
             # landing between the two reads never shows "nothing left to judge" beside figures that lack it.
             with Store(self.store.path) as store, store.snapshot():
-                previous = before if trial else previous_prompt(store, self.rubric.id, current)
-                found = standing(store, self.rubric, prompt_version=current, previous=previous, model=model,
-                                 split=self.split, settings=self.settings.agreement,
-                                 visible=visible_items(store, self.rubric.id, self.lead, lead=True))
+                # The judge every report and screen compares, beside the kept version before it; a change under
+                # trial beside the judge.
+                shown = shown_judges(store, self.rubric.id, in_force=current, trial=current if trial else None,
+                                     model=model, named=self.named_judge)
+                found = standing(store, self.rubric, prompt_version=shown.prompt_version, previous=shown.previous,
+                                 model=model, split=self.split, settings=self.settings.agreement,
+                                 visible=visible_items(store, self.rubric.id, self.lead, lead=True), shown=shown)
                 unjudged = self._count_unjudged(store, current, model) if model else (0, 0, 0)
                 certificate = self._certificate(store, found.judge)
         except UserError as exc:
@@ -286,6 +296,7 @@ class CalibrationScreen(Screen[None]):
         self.computing = False
         self.standing = s = message.standing
         self.unjudged, self.failed, self.queued_elsewhere = message.unjudged
+        self.query_one("#cal-title", Static).update(self._title(s.heading))
         self.refresh_bindings()
         self._show_status()
         versions = Text()
@@ -373,7 +384,11 @@ class CalibrationScreen(Screen[None]):
         if c is None:
             return Group(title, Text("\n".join(clean(line) for line in s.comparison_lines)))
         table = comparison_table(compare_rows(c))
-        versions = (f"before: prompt {clean(c.v1.name)} · after: prompt {clean(c.v2.name)} "
+
+        def named(version: Any) -> str:  # a prompt version, or a judge rater where several models judged one
+            return clean(version.name) if version.name == version.rater_id else f"prompt {clean(version.name)}"
+
+        versions = (f"before: {named(c.v1)} · after: {named(c.v2)} "
                     f"· {c.items} {clean(split_text(c))} items judged by both · changes with their "
                     f"{share_text(c.confidence)} paired bootstrap interval")
         return Group(title, Text(clean(change_headline(s.comparison)), style="bold"), Text(versions, style="dim"),
@@ -862,14 +877,15 @@ class CalibrationApp(PlainNoticeApp[None]):
     ENABLE_COMMAND_PALETTE = False
 
     def __init__(self, store: Store, rubric: Rubric, lead: str, *, settings: Settings | None = None,
-                 make_backend: BackendFactory | None = None, split: str = "dev") -> None:
+                 make_backend: BackendFactory | None = None, split: str = "dev", judge: str | None = None) -> None:
         super().__init__()
         self.store, self.rubric, self.lead, self.split = store, rubric, lead, split
         self.settings = settings or Settings()
         self.make_backend = make_backend
+        self.named_judge = judge
 
     def on_mount(self) -> None:
         self.set_keymap(self.settings.keymap)
         self.push_screen(CalibrationScreen(self.store, self.rubric, self.lead, settings=self.settings,
-                                           make_backend=self.make_backend, split=self.split),
+                                           make_backend=self.make_backend, split=self.split, judge=self.named_judge),
                          lambda _result: self.exit())

@@ -15,7 +15,8 @@ import numpy as np
 
 from judge_tui.analysis.biases import Biases, consensus_and_judge, judge_biases
 from judge_tui.analysis.compare import VersionComparison, compare_versions
-from judge_tui.analysis.jury import build_jury, default_members, judge_model
+from judge_tui.analysis.judges import judge_model, previous_judge, the_judge
+from judge_tui.analysis.jury import build_jury, default_members
 from judge_tui.analysis.report import Group, NoComparison, Report, Row, build_report
 from judge_tui.analysis.report_render.blocks import lines_of
 from judge_tui.analysis.report_render.comparison import compare_blocks
@@ -104,6 +105,45 @@ class Standing:
     figure_rows: tuple[tuple[str, str, str, str], ...] = field(default=())  # the figures' dimensions as a table
     jury: tuple[str, ...] = field(default=())  # with two judges or more: the jury section as the report draws it
     validity: ValidityPage | None = None  # what the judge in force may be used for (None: no comparison yet)
+    heading: str = ""  # which judge the screen shows, and why (Shown.heading)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """Which judge the judge screen shows and what it compares it with: the judge (judges.the_judge) beside the
+    previous kept version, or a version under trial beside the judge."""
+
+    prompt_version: str  # the headline's version
+    judge: str | None  # its judge rater (None: not judged yet)
+    previous: str | None  # the version beside it
+    previous_judge: str | None
+    heading: str  # the screen's heading names it
+
+
+def shown_judges(store: Store, rubric_id: str, *, in_force: str, trial: str | None, model: str | None,
+                 named: str | None = None) -> Shown:
+    """The screen's judges: under a trial, the tried version (``trial``, judged by ``model``) beside the judge;
+    otherwise the judge (or the one ``named`` with --judge) beside the kept version before it. Without any
+    judgment, the prompt in force, not judged yet."""
+    chosen = the_judge(store, rubric_id) if trial is not None else the_judge(store, rubric_id, named)
+    if trial is not None:
+        judge = judge_of(store, rubric_id, trial, model)
+        beside = chosen.rater if chosen is not None else None
+        heading = f"On trial: prompt {trial}, beside the judge {beside or '(none judged yet)'}"
+        return Shown(trial, judge, _version_of(store, rubric_id, beside), beside, heading)
+    if chosen is None:
+        return Shown(in_force, None, None, None, f"The judge: prompt {in_force}, not judged yet")
+    before = previous_judge(store, rubric_id, chosen.prompt_version) if chosen.prompt_version else None
+    return Shown(chosen.prompt_version or in_force, chosen.rater, _version_of(store, rubric_id, before), before,
+                 chosen.line())
+
+
+def _version_of(store: Store, rubric_id: str, rater: str | None) -> str | None:
+    """A judge rater's prompt version (its rater id when it has none)."""
+    if rater is None:
+        return None
+    found = next((j for j in store.judge_raters_with_prompt(rubric_id) if j["id"] == rater), None)
+    return str((found["prompt_version"] if found else None) or rater.rpartition("@")[2] or rater)
 
 
 def judge_of(store: Store, rubric_id: str, prompt_version: str | None, model: str | None = None) -> str | None:
@@ -115,16 +155,6 @@ def judge_of(store: Store, rubric_id: str, prompt_version: str | None, model: st
              if (j["prompt_version"] or j["id"].rpartition("@")[2]) == prompt_version]
     found.sort(key=lambda j: (j["model"] == model, j["ratings"]), reverse=True)
     return found[0]["id"] if found else None
-
-
-def previous_prompt(store: Store, rubric_id: str, current: str) -> str | None:
-    """The prompt version recorded just before the current one (the last recorded one if the current one is
-    not recorded yet)."""
-    versions = [p["prompt_version"] for p in store.prompt_versions(rubric_id)]
-    if current in versions:
-        index = versions.index(current)
-        return versions[index - 1] if index > 0 else None
-    return versions[-1] if versions else None
 
 
 def _version_notes(store: Store, rubric: Rubric, prompt_version: str) -> tuple[VersionNote | None, VersionNote]:
@@ -203,8 +233,9 @@ def _misaligned(store: Store, rubric: Rubric, judge: str, split: str, tolerance:
 
 def standing(store: Store, rubric: Rubric, *, prompt_version: str, previous: str | None, model: str | None = None,
              split: str = DEV, settings: AgreementSettings | None = None,
-             visible: set[str] | None = None) -> Standing:
-    """Where the judge of `prompt_version` stands on `split`, and how it compares with `previous`.
+             visible: set[str] | None = None, shown: Shown | None = None) -> Standing:
+    """Where the judge of `prompt_version` stands on `split`, and how it compares with `previous` (``shown``:
+    the judge raters of both, as `shown_judges` chose them).
 
     ``visible``: the items the viewer may see (blind.visible_items; None: every item). A lead who has rated is
     an expert too and, as on the adjudication screen, sees every figure over the items they rated only."""
@@ -214,8 +245,8 @@ def standing(store: Store, rubric: Rubric, *, prompt_version: str, previous: str
     tolerance = settings.tolerance
     notes: list[str] = []
     rubric_note, prompt_note = _version_notes(store, rubric, prompt_version)
-    judge = judge_of(store, rubric.id, prompt_version, model)
-    before = judge_of(store, rubric.id, previous, model)
+    judge = shown.judge if shown is not None else judge_of(store, rubric.id, prompt_version, model)
+    before = shown.previous_judge if shown is not None else judge_of(store, rubric.id, previous, model)
     experts = tuple(r["id"] for r in store.rubric_raters(rubric.id)
                     if r["kind"] == "human" and r["id"] != CONSENSUS_RATER)
     figures: tuple[str, ...] = ()
@@ -266,6 +297,8 @@ def standing(store: Store, rubric: Rubric, *, prompt_version: str, previous: str
                 comparison = compare_versions(store, rubric, previous, prompt_version, split=split,
                                               tolerance=tolerance, confidence=settings.confidence,
                                               only_items=visible)
+                if (comparison.v1.rater_id, comparison.v2.rater_id) != (before, judge):
+                    raise UserError("another model's judgments under these versions")
             except UserError:
                 comparison = compare_versions(store, rubric, before, judge, split=split, tolerance=tolerance,
                                               confidence=settings.confidence, only_items=visible)
@@ -275,7 +308,8 @@ def standing(store: Store, rubric: Rubric, *, prompt_version: str, previous: str
             comparison_lines = (str(exc),)
     jury = _jury_lines(store, rubric, judge, split, settings, visible) if experts else ()
     return Standing(rubric.id, split, rubric_note, prompt_note, judge, before, figures, comparison,
-                    comparison_lines, misaligned, cost, biases, tuple(notes), figure_rows, jury, validity)
+                    comparison_lines, misaligned, cost, biases, tuple(notes), figure_rows, jury, validity,
+                    shown.heading if shown is not None else "")
 
 
 def _jury_lines(store: Store, rubric: Rubric, judge: str | None, split: str, settings: AgreementSettings,

@@ -23,7 +23,7 @@ from textual.widgets import LoadingIndicator, Static
 from textual.worker import Worker, WorkerState
 
 from judge_tui.analysis.blind import visible_items
-from judge_tui.analysis.judges import default_judge
+from judge_tui.analysis.judges import the_judge
 from judge_tui.analysis.report import Group, Report, build_report
 from judge_tui.analysis.report_render import as_text
 from judge_tui.analysis.report_render import validity as validity_format
@@ -102,7 +102,7 @@ class SummaryScreen(Screen[None]):
     """Per-dimension agreement, the verdict, breakdowns, self-agreement and a plot: this reviewer vs the judge."""
 
     DEFAULT_CSS = """
-    SummaryScreen #summary-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
+    SummaryScreen #summary-title { height: auto; max-height: 3; padding: 0 1; background: $panel; }
     SummaryScreen #summary-body { padding: 0 1; }
     SummaryScreen #summary-body > Static { margin-bottom: 1; }
     SummaryScreen LoadingIndicator { height: 3; }
@@ -116,6 +116,13 @@ class SummaryScreen(Screen[None]):
             self.report = report
             self.team = team or []  # lines of the team and self-agreement sections
             self.validity = validity  # the lead's view only: what the judge may be used for, every expert
+
+    class JudgeNamed(Message):
+        """Which judge the figures compare with (judges.the_judge), for the heading."""
+
+        def __init__(self, line: str) -> None:
+            super().__init__()
+            self.line = line
 
     class Unavailable(Message):
         def __init__(self, reason: str, team: list[str] | None = None, validity: ValidityPage | None = None) -> None:
@@ -137,12 +144,21 @@ class SummaryScreen(Screen[None]):
         self.report: Report | None = None
 
     def compose(self) -> ComposeResult:
-        role = "lead " if self.lead else ""
-        yield Static(Text(f"Agreement · {clean(self.rubric.id)} · {role}{clean(self.reviewer_id)} against the judge"),
-                     id="summary-title")
+        yield Static(self._title(), id="summary-title")
         with VerticalScroll(id="summary-body"):
             yield LoadingIndicator()
         yield KeyBar()
+
+    def _title(self, judge: str = "") -> Text:
+        role = "lead " if self.lead else ""
+        title = Text(f"Agreement · {clean(self.rubric.id)} · {role}{clean(self.reviewer_id)} against the judge",
+                     style="bold")
+        if judge:
+            title.append("\n" + clean(judge))
+        return title
+
+    def on_summary_screen_judge_named(self, message: JudgeNamed) -> None:
+        self.query_one("#summary-title", Static).update(self._title(message.line))
 
     def on_mount(self) -> None:
         self.query_one("#summary-body").focus()
@@ -161,11 +177,13 @@ class SummaryScreen(Screen[None]):
                 if not submitted and not self.lead:
                     self.post_message(self.Unavailable(not_yet_submitted(rubric)))
                     return
-                judge = default_judge(store, rubric.id)
-                if judge is None:
+                chosen = the_judge(store, rubric.id)
+                if chosen is None:
                     self.post_message(self.Unavailable(judge_missing(
                         rubric, team_share=store.assignment_of(self.reviewer_id, rubric.id) is not None)))
                     return
+                judge = chosen.rater
+                self.post_message(self.JudgeNamed(chosen.line()))
                 ratings = load(store, rubric)  # one read of the ratings for every section below
                 validity = self._validity(store, judge, ratings) if self.lead else None
                 team = team_lines(store, rubric, self.reviewer_id, judge, settings.tolerance, lead=self.lead,
