@@ -7,7 +7,7 @@ import sys
 
 from judge_tui.analysis.full_report import build_full_report
 from judge_tui.analysis.item_report import item_rows
-from judge_tui.analysis.judges import judges_by_coverage
+from judge_tui.analysis.judges import judge_raters, judges_by_coverage
 from judge_tui.analysis.report import ReportError, default_groups
 from judge_tui.analysis.report_render.full import render_full
 from judge_tui.analysis.report_render.items import (
@@ -40,9 +40,9 @@ def pick_rubric(store: Store, name: str | None) -> Rubric:
 
 def say_which_judge(store: Store, rubric_id: str) -> None:
     """With several judges and no --raters, name the one compared (on stderr: the report itself stays as it is)."""
-    judges = judges_by_coverage(store, rubric_id)
-    if len(judges) < 2:
+    if len(judge_raters(store, rubric_id)) < 2:  # nothing to say: the judges' ratings are not counted
         return
+    judges = judges_by_coverage(store, rubric_id)
     total = store.count_items(rubric_id)
     others = ", ".join(f"{clean(rater)} ({rated})" for rater, rated in judges[1:])
     print(f"report: comparing with judge {clean(judges[0][0])}, which rated {judges[0][1]} of {total} items"
