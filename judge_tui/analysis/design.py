@@ -79,8 +79,10 @@ def sampling_design(store: Store, rubric: Rubric, human_ids: Sequence[str], pair
     """The design of the compared items' draws; None when none was recorded (rated before queue orders).
     ``rates_only``: of the weighted figures only TPR and TNR (the test split's design, whose other figures
     no target reads)."""
-    ids = item_groups(store, rubric, "id", pairing.keys, split)
     draws = {d.item_id: d for d in store.draws(rubric.id, human_ids)}
+    if not draws:  # none recorded: the items' ids (a read of every item) are not needed
+        return None
+    ids = item_groups(store, rubric, "id", pairing.keys, split)
     compared = [draws[i] for i in ids if i in draws]
     if not compared:
         return None

@@ -61,7 +61,12 @@ class Scores:
 
     def on(self, keys: np.ndarray, index: int) -> np.ndarray:
         """One column laid over other item keys (sorted or not): NaN where this side has no row."""
-        return self.rows_on(keys)[:, index]
+        column = self.column(index)
+        out = np.full(keys.size, np.nan)
+        if self.keys.size and keys.size:
+            position, found = self._placed(keys)
+            out[found] = column[position[found]]
+        return out
 
     def rows_on(self, keys: np.ndarray) -> np.ndarray:
         """Every column (the dimensions, then the overall score) laid over other item keys (sorted or not):
@@ -70,10 +75,14 @@ class Scores:
         out = np.full((keys.size, table.shape[1]), np.nan)
         if self.keys.size == 0 or keys.size == 0:
             return out
-        position = np.clip(np.searchsorted(self.keys, keys), 0, self.keys.size - 1)
-        found = self.keys[position] == keys
+        position, found = self._placed(keys)
         out[found] = table[position[found]]
         return out
+
+    def _placed(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Where each of ``keys`` is among this side's (sorted) keys, and whether it is there at all."""
+        position = np.clip(np.searchsorted(self.keys, keys), 0, self.keys.size - 1)
+        return position, self.keys[position] == keys
 
 
 def mean_of(members: Sequence[Scores], n_dimensions: int) -> Scores:

@@ -207,7 +207,9 @@ def alt_test_scoring(scale: Scale) -> Scoring:
 def _numbers(scale: Scale, stored: np.ndarray) -> np.ndarray:
     """Stored scores as the numbers of the scale (3 on a scale of 0 to 6, not 0.5), NaN kept: RMSE and its ties
     are then the authors' to the last bit."""
-    return np.array([scale.value(v) if v == v else np.nan for v in stored.ravel()]).reshape(stored.shape)
+    distinct, where = np.unique(stored.ravel(), return_inverse=True)  # a few scores, each converted once
+    numbers = np.array([scale.value(v) if v == v else np.nan for v in distinct], dtype=float)
+    return numbers[where].reshape(stored.shape)
 
 
 def _replacement(report: Report, expert_runs: Sequence[Scores], judge_runs: Scores,

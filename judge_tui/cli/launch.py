@@ -108,7 +108,7 @@ def choose_reviewer(store: Store, given: str | None, *, remember: bool = True) -
         rater = store.rater(given)
         if rater is not None and rater["kind"] != "human":
             raise UserError(f"--reviewer {given!r} is already the id of a {rater['kind']} rater; choose another")
-        if remember:
+        if remember and store.get_meta(REVIEWER_META_KEY) != given:  # a start that writes nothing is quicker
             store.set_meta(REVIEWER_META_KEY, given)
         return given
     return store.get_meta(REVIEWER_META_KEY)

@@ -417,6 +417,10 @@ def _handler(command: str) -> Callable[[argparse.Namespace], int | None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Before numpy is imported: OpenBLAS splits a dot product of more than a few thousand numbers across threads,
+    # which on a machine whose cores are busy wait for one another; a report over 50k items spent most of its
+    # Pearson intervals so (1.25 ms for one 50k-number product, 0.008 ms on one thread). The user's setting wins.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     # Start-up makes objects that last as long as the process: the collector's passes over them found next to
     # nothing and cost 30-45 ms before the rating app's first frame. Off until the command is known, or for the
     # app until its first item is on screen (JudgeTuiApp.start_up_over).

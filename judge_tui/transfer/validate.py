@@ -481,9 +481,12 @@ def stored_hash_problem(row: Mapping[str, Any], fields: dict[str, Any]) -> str |
     return None
 
 
+_SHAPED = (dict, list)  # a tuple, not `dict | list`: that makes a new union at every look, once per field and item
+
+
 def item_fields_problem(values: Mapping[str, Any], rubric: Rubric) -> str | None:
     """Why an item's fields cannot be rated under the rubric: a field that is not text, a required one missing."""
-    shaped = [f.name for f in rubric.fields if isinstance(values.get(f.name), dict | list)]
+    shaped = [f.name for f in rubric.fields if isinstance(values.get(f.name), _SHAPED)]
     if shaped:
         return (f"field {shaped[0]!r} must be text, not "
                 f"{'an object' if isinstance(values[shaped[0]], dict) else 'a list'} "
