@@ -42,6 +42,7 @@ Run from the project root:
 from __future__ import annotations
 
 import argparse
+import math
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -271,11 +272,12 @@ def large_binary(studies: int, n: int = 400) -> None:
 FIVE_POINT_SIZES = (25, 30, 35, 40, 46, 100, 400)
 
 
-def scale_kappa(studies: int, sizes: tuple[int, ...] = FIVE_POINT_SIZES, points: int = 5) -> None:
+def scale_kappa(studies: int, sizes: tuple[int, ...] = FIVE_POINT_SIZES, points: int = 5, seed: int = 777) -> None:
     """Coverage of the report's kappa intervals on a scale of ``points`` points (the log-disagreement t interval
     unweighted, the jackknife root-disagreement interval with quadratic weights) from the 25 items every kappa
-    interval needs, on confusion tables drawn from the graded cells; the figure beside each is the share of
-    tables whose interval lies wholly below the truth (the rest of the misses lie above)."""
+    interval needs (35 for weighted kappa on three points: "too few items" below), on confusion tables drawn from
+    the graded cells; the figure beside each is the share of tables whose interval lies wholly below the truth
+    (the rest of the misses lie above)."""
     print(f"\n### {points}-point kappa from 25 items: coverage of kappa_interval ({studies} studies per cell)\n")
     cells = list(graded_cells(points))
     print("| weights | n | " + " | ".join(cell.name for cell, _ in cells) + " | outside 93–97% |")
@@ -285,7 +287,7 @@ def scale_kappa(studies: int, sizes: tuple[int, ...] = FIVE_POINT_SIZES, points:
             found = []
             for index, (cell, _) in enumerate(cells):
                 truth = kappa_of(cell.joint, weights == "quadratic")
-                rng = np.random.default_rng(np.random.SeedSequence([777, index, n] + ([] if points == 5 else [points])))
+                rng = np.random.default_rng(np.random.SeedSequence([seed, index, n] + ([] if points == 5 else [points])))
                 tables = rng.multinomial(n, cell.joint.ravel(), size=studies).reshape(studies, points, points)
                 covered = given = below = 0
                 for table in tables:
@@ -295,8 +297,9 @@ def scale_kappa(studies: int, sizes: tuple[int, ...] = FIVE_POINT_SIZES, points:
                         covered += interval.low <= truth <= interval.high
                         below += interval.high < truth
                 found.append((covered / given, below / given) if given else (float("nan"), float("nan")))
-            outside = sum(not 0.93 <= c <= 0.97 for c, _ in found)
-            print(f"| {weights or 'none'} | {n} | " + " | ".join(f"{c:.1%} ({b:.1%})" for c, b in found)
+            outside = sum(not 0.93 <= c <= 0.97 for c, _ in found if not math.isnan(c))
+            print(f"| {weights or 'none'} | {n} | " + " | ".join("too few items" if math.isnan(c) else f"{c:.1%} ({b:.1%})"
+                                                                  for c, b in found)
                   + f" | {outside} |", flush=True)
 
 
@@ -565,10 +568,13 @@ def main() -> None:
                         help="study sizes for --part exact (default 12,25,46,100) or --part five-point (default "
                              "25,30,35,40,46,100,400), comma-separated; --part scan takes every size 12-50")
     parser.add_argument("--no-size-rule", action="store_true",
-                        help="give kappa intervals below KAPPA_MIN_ITEMS items too (to show why the rule is there)")
+                        help="give kappa intervals below their size rule too (kappa_min_items; to show why the rule is there)")
+    parser.add_argument("--seed", type=int, default=777,
+                        help="the seed of --part three-point, four-point and five-point (another draw of the same cells)")
     args = parser.parse_args()
     if args.no_size_rule:
         intervals.KAPPA_MIN_ITEMS = 0
+        intervals.WEIGHTED_KAPPA_THREE_MIN_ITEMS = 0
     args.sizes_given = args.sizes is not None
     args.sizes = args.sizes or "12,25,46,100"
     start = time.perf_counter()
@@ -583,7 +589,7 @@ def main() -> None:
     points = {"three-point": 3, "four-point": 4, "five-point": 5}.get(args.part)
     if points is not None:
         scale_kappa(args.studies, tuple(int(n) for n in args.sizes.split(",")) if args.sizes_given
-                    else FIVE_POINT_SIZES, points)
+                    else FIVE_POINT_SIZES, points, args.seed)
     if args.part == "large":
         large_binary(args.studies)
     if args.part == "small-kappa":

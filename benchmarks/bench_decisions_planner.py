@@ -9,7 +9,8 @@ judge, and decides again with the same rule. "Settled" is the share of those tri
 met). Trials decided at the start need no plan; trials whose plan says "no practical number" are counted apart.
 
 An assurance promises its 80% over the judges the data allow, so the first table draws the judge's true value
-afresh for every trial (uniform on 0.5–1): there 80% of plans should settle. The second holds one judge at 0.84
+afresh for every trial (uniform on 0.5–1; ``--lowest 0``: on 0–1, the plan's own prior): there 80% of plans
+should settle. The second holds one judge at 0.84
 with 10% FAIL (a study near its target): no plan made from the data can be calibrated at every fixed judge
 (docs/agreement.md, "How many more items"), and the table says how far it is there. ``--fixed`` adds the
 fixed judges at 0.70, 0.90 and 0.97 and the point-estimate plan the report used before.
@@ -21,7 +22,7 @@ by the same code (``whole_study.at_size``: ``targets.check`` and the stop notice
 should decide every target at once, or fire the stop notice, in 80%.
 
 Run from the project root:  .venv/bin/python benchmarks/bench_decisions_planner.py [--trials 1000]
-[--study-runs 2000] [--parts report kappa before whole] [--fixed]
+[--study-runs 2000] [--parts report kappa before whole] [--fixed] [--lowest 0.5]
 """
 
 from __future__ import annotations
@@ -107,13 +108,13 @@ def run_trial(rng: np.random.Generator, key: str, truth: float, class_items: int
 
 
 def cell(rng: np.random.Generator, truth: float | None, size: int, fail_share: float, trials: int,
-         planner: str) -> dict[str, dict[str, object]]:
+         planner: str, lowest: float = 0.5) -> dict[str, dict[str, object]]:
     out: dict[str, dict[str, object]] = {}
     for key, share in (("tpr", 1 - fail_share), ("tnr", fail_share)):
         outcomes: dict[str, int] = {}
         added: list[int] = []
         for _ in range(trials):
-            value = truth if truth is not None else float(rng.uniform(0.5, 1.0))
+            value = truth if truth is not None else float(rng.uniform(lowest, 1.0))
             result, more = run_trial(rng, key, value, int(rng.binomial(size, share)), size, share, planner)
             outcomes[result] = outcomes.get(result, 0) + 1
             if more is not None:
@@ -130,7 +131,8 @@ def rate(outcomes: dict[str, int]) -> str:
 
 
 def print_cells(title: str, rng: np.random.Generator, truths: tuple[float | None, ...], trials: int,
-                planner: str, sizes: tuple[int, ...] = SIZES, fail_shares: tuple[float, ...] = FAIL_SHARES) -> None:
+                planner: str, sizes: tuple[int, ...] = SIZES, fail_shares: tuple[float, ...] = FAIL_SHARES,
+                lowest: float = 0.5) -> None:
     print(f"\n{title}\n")
     unit = "test items" if planner == "assurance" else "items of the class"
     print("| truth | FAIL share | n | figure | decided at start | planner declined | settled after N | "
@@ -140,7 +142,7 @@ def print_cells(title: str, rng: np.random.Generator, truths: tuple[float | None
     for truth in truths:
         for fail_share in fail_shares:
             for size in sizes:
-                found = cell(rng, truth, size, fail_share, trials, planner)
+                found = cell(rng, truth, size, fail_share, trials, planner, lowest)
                 for key, result in found.items():
                     outcomes = result["outcomes"]
                     assert isinstance(outcomes, dict)
@@ -148,11 +150,12 @@ def print_cells(title: str, rng: np.random.Generator, truths: tuple[float | None
                     assert isinstance(added, list)
                     spread = (f"{statistics.median(added):.0f} ({min(added)}–{max(added)})" if added else "—")
                     planned_trials = outcomes.get("settled", 0) + outcomes.get("unsettled", 0)
-                    name = f"{'U(0.5, 1)' if truth is None else f'{truth:.2f}'}/{fail_share:.1f}/{size}/{key.upper()}"
+                    drawn = f"U({lowest:g}, 1)" if truth is None else f"{truth:.2f}"
+                    name = f"{drawn}/{fail_share:.1f}/{size}/{key.upper()}"
                     if planned_trials:
                         measured.append((name, outcomes.get("settled", 0) / planned_trials, planned_trials,
                                          planned_trials + outcomes.get("impractical", 0)))
-                    print(f"| {'U(0.5, 1)' if truth is None else f'{truth:.2f}'} | {fail_share:.1f} | {size} | "
+                    print(f"| {drawn} | {fail_share:.1f} | {size} | "
                           f"{key.upper()} | {outcomes.get('decided', 0) / trials:.0%} | "
                           f"{outcomes.get('impractical', 0) / trials:.0%} | {rate(outcomes)} | {spread} |", flush=True)
     summarise(measured)
@@ -376,6 +379,9 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=1000)
     parser.add_argument("--study-runs", type=int, default=2000, help="runs per row of the before-a-study tables")
     parser.add_argument("--seed", type=int, default=20261127)
+    parser.add_argument("--lowest", type=float, default=0.5,
+                        help="the lowest true TPR/TNR of the judges drawn for the report's plans (default 0.5; 0: "
+                             "the plan's own uniform prior)")
     parser.add_argument("--fixed", action="store_true",
                         help="also the fixed judges at 0.70, 0.90 and 0.97 and the point-estimate plan (slow)")
     parser.add_argument("--parts", nargs="*", choices=PARTS, default=list(PARTS),
@@ -386,8 +392,9 @@ def main() -> None:
     started = time.perf_counter()
     if "report" in args.parts:
         speed()
-        print_cells("The assurance plan over judges drawn uniformly from 0.5–1 (what an 80% assurance promises): "
-                    "add its N test items, decide again", rng, (None,), 3 * args.trials, "assurance")
+        print_cells(f"The assurance plan over judges drawn uniformly from {args.lowest:g}–1 (what an 80% assurance "
+                    "promises): add its N test items, decide again", rng, (None,), 3 * args.trials, "assurance",
+                    lowest=args.lowest)
         print_cells("The assurance plan at one fixed judge, TPR = TNR = 0.84 (no promise is made at a fixed "
                     "judge)", rng, (0.84,), args.trials, "assurance", sizes=(25, 46, 100), fail_shares=(0.1,))
     if args.fixed:

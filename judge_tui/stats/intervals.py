@@ -47,6 +47,7 @@ __all__ = [
     "effective_sample_size",
     "fisher_z",
     "kappa_interval",
+    "kappa_min_items",
     "kappa_posterior_interval",
     "kappa_standard_error",
     "kappa_too_few",
@@ -382,6 +383,11 @@ KAPPA_MIN_MINORITY_TWO_CATEGORIES = 1
 # items some PASS/FAIL studies are covered 90-93% and others 97-99.5% by the same interval, whichever is taken
 # (benchmarks/bench_decisions_coverage.py --part exact, docs/benchmarks.md "Kappa intervals from 25 items").
 KAPPA_MIN_ITEMS = 25
+# Quadratic-weighted kappa on three categories (a 0/0.5/1 scale) needs more: with an expert skewed to one end and
+# a loose judge its interval covered 91.8% at 25 items and 92.7-93.0% at 28-30, 93.0-94.2% at 31-35 over two draws
+# (the band's lower edge), and no other power of the disagreement or bias-corrected centre moved it
+# (benchmarks/bench_decisions_coverage.py --part three-point; 35 keeps a few items of margin).
+WEIGHTED_KAPPA_THREE_MIN_ITEMS = 35
 # Draws from the posterior of a two-category table: the ends' Monte Carlo error is about 0.01 in kappa, and the
 # fixed seed makes them the same on every run.
 KAPPA_POSTERIOR_DRAWS = 4000
@@ -406,8 +412,16 @@ def _kappa_and_se_many(tables: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, n
     return kappa, np.sqrt(np.clip(variance, 0.0, None))
 
 
-def kappa_too_few(confusion: npt.ArrayLike) -> Undefined | None:
-    """Why a kappa table is too thin for an interval, or None: fewer than ``KAPPA_MIN_ITEMS`` items, or fewer
+def kappa_min_items(categories: int, weights: KappaWeights = None) -> int:
+    """The fewest items a kappa interval needs: ``KAPPA_MIN_ITEMS``, or ``WEIGHTED_KAPPA_THREE_MIN_ITEMS`` for
+    quadratic-weighted kappa on three categories."""
+    if weights is not None and categories == 3:
+        return WEIGHTED_KAPPA_THREE_MIN_ITEMS
+    return KAPPA_MIN_ITEMS
+
+
+def kappa_too_few(confusion: npt.ArrayLike, weights: KappaWeights = None) -> Undefined | None:
+    """Why a kappa table is too thin for an interval, or None: fewer than ``kappa_min_items`` items, or fewer
     than ``KAPPA_MIN_MINORITY`` items (one on two categories) outside a rater's most common category. Kappa itself
     stays defined; only its interval would pretend."""
     table = np.asarray(confusion, dtype=np.float64)
@@ -422,8 +436,10 @@ def kappa_too_few(confusion: npt.ArrayLike) -> Undefined | None:
             return Undefined(f"too few items for a kappa interval: {side} {what}; no interval covers the truth "
                              f"this rarely (at least {needed} item{'s' if needed > 1 else ''} in another category "
                              f"{'are' if needed > 1 else 'is'} needed)")
-    if n < KAPPA_MIN_ITEMS:
-        return Undefined(f"too few items for a kappa interval: {int(round(n))} rated by both, {KAPPA_MIN_ITEMS} needed "
+    least = kappa_min_items(table.shape[0], weights)
+    if n < least:
+        of = " for weighted kappa on three categories" if least != KAPPA_MIN_ITEMS else ""
+        return Undefined(f"too few items for a kappa interval: {int(round(n))} rated by both, {least} needed{of} "
                          "(with fewer, no interval covers the truth as often as it says in every kind of study)")
     return None
 
@@ -510,7 +526,8 @@ def kappa_interval(
       above covered 90.1% at 25 items and 92.7% at 46), and the log over-corrects the skew where the square
       root does not (benchmarks/bench_decisions_coverage.py --part five-point).
 
-    Where no interval covers, it says so (:func:`kappa_too_few`): below ``KAPPA_MIN_ITEMS`` items, or with fewer
+    Where no interval covers, it says so (:func:`kappa_too_few`): below ``KAPPA_MIN_ITEMS`` items (35 for
+    quadratic-weighted kappa on three categories, ``WEIGHTED_KAPPA_THREE_MIN_ITEMS``), or with fewer
     than two items (one on two categories) outside one rater's most common category. When every item of a table
     of three or more categories agreed there is no disagreement to take a log of, and the
     standard error is 0 whatever n is: the interval is Wilson's for the observed agreement, chance agreement
@@ -524,7 +541,7 @@ def kappa_interval(
     if isinstance(found, Undefined):
         return found
     table = np.asarray(confusion, dtype=np.float64)
-    few = kappa_too_few(table)
+    few = kappa_too_few(table, weights)
     if few is not None:
         return few
     kappa, se = found

@@ -153,7 +153,8 @@ def _kappa_plan(table: np.ndarray, target: float, weights: iv.KappaWeights, chan
     figure = assurance.NormalFigure(kappa, 0, target, _spread(table, weights), settings.confidence)
     needed = _fewest(figure, kappa, chance)
     if needed is not None:
-        needed = max(needed, decisions.MIN_ITEMS_TO_DECIDE, iv.KAPPA_MIN_ITEMS)  # fewer: no kappa interval
+        # fewer: no kappa interval
+        needed = max(needed, decisions.MIN_ITEMS_TO_DECIDE, iv.kappa_min_items(table.shape[0], weights))
         while _kappa_decided(table, needed, target, weights, settings) < chance:
             needed = math.ceil(needed * 1.1)
             if needed > PLAN_LIMIT:
