@@ -301,7 +301,8 @@ def test_weighted_kappa_interval_is_the_jackknife_root_disagreement_interval(n, 
         table = np.bincount(a * k + b, minlength=k * k).reshape(k, k).astype(float)
         if n < intervals.kappa_min_items(k, "quadratic"):
             few = intervals.kappa_interval(table, "quadratic", confidence)
-            assert isinstance(few, Undefined) and "too few items" in few.reason
+            assert isinstance(few, Undefined)
+            assert "too few items" in few.reason
             continue
         got = defined(intervals.kappa_interval(table, "quadratic", confidence))
         assert got.method == "jackknife (root-disagreement, t)"

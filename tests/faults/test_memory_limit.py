@@ -110,7 +110,7 @@ def test_a_json_document_above_the_stated_size_is_refused_with_the_reason(tmp_pa
 
 @pytest.mark.parametrize("command", [("report",), ("report", "--items"), ("report", "--format", "json")])
 def test_a_report_that_runs_out_of_memory_is_one_line(tmp_path: Path, command: tuple[str, ...]):
-    """One 50 MB item (a long source file) under a 300 MB limit: a report holds its text several times over."""
+    """One 50 MB item (a long source file) under a 250 MB limit: a report holds its text several times over."""
     from judge_tui.model.records import Item, Rating
     from judge_tui.model.rubrics import load_rubrics
     from judge_tui.store import Store
@@ -126,7 +126,7 @@ def test_a_report_that_runs_out_of_memory_is_one_line(tmp_path: Path, command: t
         for n in range(3):
             store.save_rating(Rating(f"C{n}", "EXP001", version, dict.fromkeys("ratl", 0.5), overall=0.5))
             store.save_rating(Rating(f"C{n}", "judge:m:cis@1", version, dict.fromkeys("ratl", 1.0), overall=1.0))
-    done = capped(tmp_path, 300 * MB, *command, "--db", db)
+    done = capped(tmp_path, 250 * MB, *command, "--db", db)
     assert done.returncode == 1
     assert done.stderr == ("judge-tui: ran out of memory running `report`; every write is a transaction, so nothing"
                            " was half-written. Run it again where more memory is free (close other programs, or"
