@@ -36,11 +36,12 @@ def run(args: argparse.Namespace) -> int:
 def print_lines(lines: list[str]) -> None:
     """The certificate's lines: on a terminal, each wrapped at a word to its width, its rest indented under it;
     to a pipe or file, as they are."""
+    if not is_terminal():
+        for line in lines:
+            echo(line)
+        return
     width = output_width()
     for line in lines:
-        if not is_terminal():
-            echo(line)
-            continue
         indent = " " * (len(line) - len(line.lstrip(" ")) + 2)
         for part in textwrap.wrap(line, width, subsequent_indent=indent, break_on_hyphens=False,
                                   break_long_words=False, drop_whitespace=True) or [""]:
