@@ -16,9 +16,9 @@ TUI = Path(__file__).resolve().parent.parent / "judge_tui" / "tui"
 # The lead's own screens: they open only from the lead's entry (`adjudicate`, `calibrate`, `rate --lead`) and
 # apply the rule with visible_items(..., lead=True) over whole figures.
 LEAD_ONLY = {"screens/adjudication.py", "screens/calibrate.py"}
-# Store queries that return other raters' ratings, scores, notes or flags.
+# Store queries that return other raters' ratings, scores, notes or flags, or which items the judge decides.
 RATING_READS = {"rating", "ratings_for_item", "iter_ratings", "rubric_scores", "first_run_notes", "flags",
-                "judge_verdicts", "current_ratings", "set_aside"}
+                "judge_verdicts", "current_ratings", "set_aside", "certificate_in_force", "judge_decided"}
 
 
 def _store_reads(path: Path, root: Path = TUI) -> list[str]:

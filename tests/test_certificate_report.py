@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -146,3 +147,34 @@ def test_a_certificate_with_nothing_to_check_on_the_test_split_says_so():
            "checks the certificate there." in said
     assert "Expert hours saved: n/a (no expert rating of this rubric has a recorded time)." in said
     assert to_dict(found)["hours_saved"]["hours"] is None
+
+
+def test_the_report_warns_when_the_certificate_is_another_judges(tmp_path: Path, rubrics: dict[str, Rubric],
+                                                                 capsys: pytest.CaptureFixture[str]):
+    db = _database(tmp_path, rubrics["binary"])
+    assert run(capsys, *ASSIGN, "--db", db, "--escalate")[0] == 0
+    code, out, err = run(capsys, "report", "--db", db, "--rubric", "binary", "--format", "json")
+    assert code == 0, err
+    c = json.loads(out)["judge_validity"]["certificate"]
+    assert (c["compared_judge"], c["for_another_judge"]) == ("judge:alpha:binary@p1", False)
+    code, out, _ = run(capsys, "report", "--db", db, "--rubric", "binary")
+    assert "Warning: this certificate" not in " ".join(out.split())
+    with Store(db) as store:  # a certificate made for a judge the report does not compare
+        terms = store.certificate_in_force("binary")
+        assert terms is not None
+        store.record_certificate("binary", replace(terms, judge="judge:old-model:binary@p0"),
+                                 store.judge_decided("binary"))
+    code, out, err = run(capsys, "report", "--db", db, "--rubric", "binary", "--format", "json")
+    assert code == 0, err
+    c = json.loads(out)["judge_validity"]["certificate"]
+    assert (c["judge"], c["compared_judge"], c["for_another_judge"]) == (
+        "judge:old-model:binary@p0", "judge:alpha:binary@p1", True)
+    warning = ("Warning: this certificate was made for judge:old-model:binary@p0, not for judge:alpha:binary@p1, "
+               "the judge this report compares: it guarantees nothing about judge:alpha:binary@p1. A new judge "
+               "needs a new certificate (`judge-tui assign --escalate`).")
+    code, out, err = run(capsys, "report", "--db", db, "--rubric", "binary")
+    assert code == 0, err
+    assert warning in " ".join(out.split())
+    code, out, err = run(capsys, "report", "--db", db, "--rubric", "binary", "--format", "markdown")
+    assert code == 0, err
+    assert f"- {warning}" in out.replace("\\", "")

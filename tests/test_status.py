@@ -112,7 +112,7 @@ def test_the_leads_consensus_is_not_listed_as_an_expert(study: Path):
 def test_status_json_keeps_its_keys_in_their_order(study: Path):
     """The JSON is drawn from typed objects; scripts reading it see the same keys in the same order."""
     [cis] = json.loads(_status(study, "--format", "json").stdout)["rubrics"]
-    assert list(cis) == ["rubric", "items", "experts", "adjudicated", "judges"]
+    assert list(cis) == ["rubric", "items", "experts", "adjudicated", "judges", "judge_decides", "certificate"]
     expert = cis["experts"][0]
     assert list(expert) == ["expert", "name", "rated", "skipped", "flagged", "time", "time_by_task_type",
                             "last_activity"]

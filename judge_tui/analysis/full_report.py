@@ -112,7 +112,9 @@ def build_full_report(store: Store, rubric: Rubric, *, human: Group | None = Non
                            ratings=ratings, among=report.human.rater_ids if report is not None else None)
         validity = every_judge_validity(store, report, ratings, settings) if report is not None else None
         if validity is not None:  # the certificate in force, with the page: the lead's view of the judge
-            validity = replace(validity, certificate=certificate_in_force(store, rubric, confidence, ratings))
+            compared = judge_id if judge_id is not None and ratings.kinds.get(judge_id) == "judge" else None
+            in_force = certificate_in_force(store, rubric, confidence, ratings, compared)
+            validity = replace(validity, certificate=in_force)
     return FullReport(rubric, split, tolerance, report, str(problem) if problem else None, team, tuple(drift), None,
                       flagged, confidence, settings, tuple(biases), tuple(swaps), panel, validity, biases_missing,
                       chosen)

@@ -9,6 +9,9 @@ On a scale of categories a mean of category positions names no category (A and t
 is its raters' categories instead: the most frequent one (none on a tie) and the split, "B (2 of 3) · A". A
 nominal scale has no gap and its dimensions align when both sides' categories are the same; an ordered one's
 gap counts categories (judge's minus human's).
+
+With a judge's certificate in force (`judge-tui assign --escalate`), each row also says whether the certificate
+leaves the item to the judge (`judge_decides`); without one the column is left out.
 """
 
 from __future__ import annotations
@@ -67,7 +70,8 @@ def category_split(values: np.ndarray, scale: Scale) -> tuple[float | None, str 
 def item_rows(store: Store, rubric: Rubric, human: Any, judge: Any, split: str | None,
               tolerance: float) -> list[dict[str, Any]]:
     """One row per item: id, task type, split, per dimension and overall the human, judge and gap values,
-    aligned (judged dimensions within the tolerance, of those both scored), flags and notes by rater."""
+    aligned (judged dimensions within the tolerance, of those both scored), flags and notes by rater; with a
+    certificate in force, whether the judge decides the item."""
     import numpy as np
 
     from judge_tui.analysis.scores import agreeing, load, mean_of
@@ -88,6 +92,8 @@ def item_rows(store: Store, rubric: Rubric, human: Any, judge: Any, split: str |
         for flag in store.flags(rubric.id, split=split):
             if flag.rater_id in human.rater_ids:
                 flags.setdefault(flag.item_id, []).append({"rater": flag.rater_id, "reason": flag.reason})
+        in_force = store.certificate_in_force(rubric.id) is not None
+        decided = set(store.judge_decided(rubric.id)) if in_force else set()
     key_of = dict(zip(ids, keys.tolist(), strict=True))
     empty = np.full(len(dims) + 1, np.nan)
 
@@ -131,5 +137,7 @@ def item_rows(store: Store, rubric: Rubric, human: Any, judge: Any, split: str |
         by_rater = notes.get(item_id, {})
         row["human_notes"] = {r: by_rater[r] for r in human.rater_ids if r in by_rater}
         row["judge_notes"] = {r: by_rater[r] for r in judge.rater_ids if r in by_rater}
+        if in_force:
+            row["judge_decides"] = item_id in decided
         rows.append(row)
     return rows

@@ -10,6 +10,9 @@ split's items it would keep, and the expert hours it saves.
 * Expert hours saved: the items the judge decides, times the mean recorded time of the experts' current ratings
   of the rubric (ratings without a recorded time left out), one expert rating per item; its interval is the
   normal interval of that mean (stats.intervals.mean_interval) times the items.
+* Another judge's certificate: a certificate names the judge (or jury) it was made for; when the report compares
+  another judge (analysis/judges.py::the_judge picks it), the certificate says nothing of that judge, and the
+  page says so (`certifies_another_judge`, the one rule the judge screen uses too).
 """
 
 from __future__ import annotations
@@ -62,6 +65,11 @@ class CertificateInForce:
     decided: int  # items marked as decided by the judge
     test: KeptOnTest | None  # None when no threshold passed
     saved: HoursSaved
+    compared: str | None = None  # the judge the report compares (None: one is not named)
+
+    @property
+    def for_another_judge(self) -> bool:
+        return certifies_another_judge(self.terms, self.compared)
 
     @property
     def certified(self) -> bool:
@@ -76,6 +84,12 @@ class CertificateInForce:
     def escalated(self) -> int:
         """The items no expert had rated (outside the certification and test splits) left to the experts."""
         return self.terms.unrated - self.decided
+
+
+def certifies_another_judge(terms: CertificateTerms, judge: str | None) -> bool:
+    """Whether ``terms`` certify a judge other than ``judge`` (a jury's certificate stands for its members
+    together, so it is never another single judge's)."""
+    return judge is not None and not terms.members and terms.judge != judge
 
 
 def hours_saved(items: int, seconds: list[float], confidence: float) -> HoursSaved:
@@ -114,9 +128,11 @@ def kept_on_test(store: Store, rubric: Rubric, ratings: RubricRatings, terms: Ce
 
 
 def certificate_in_force(store: Store, rubric: Rubric, confidence: float,
-                         ratings: RubricRatings | None = None) -> CertificateInForce | None:
+                         ratings: RubricRatings | None = None,
+                         compared: str | None = None) -> CertificateInForce | None:
     """The rubric's certificate in force and its figures, or None when none is recorded. ``ratings``: the
-    rubric's ratings over every split or the test split, when the caller has read them."""
+    rubric's ratings over every split or the test split, when the caller has read them; ``compared``: the judge
+    the report compares, to say when the certificate is another judge's."""
     terms = store.certificate_in_force(rubric.id)
     if terms is None:
         return None
@@ -125,4 +141,5 @@ def certificate_in_force(store: Store, rubric: Rubric, confidence: float,
     decided = len(store.judge_decided(rubric.id))
     experts = [e["id"] for e in store.active_experts(rubric.id) if e["id"] != CONSENSUS_RATER]
     saved = hours_saved(decided, store.expert_rating_seconds(rubric.id, experts), confidence)
-    return CertificateInForce(terms, decided, kept_on_test(store, rubric, ratings, terms, confidence), saved)
+    return CertificateInForce(terms, decided, kept_on_test(store, rubric, ratings, terms, confidence), saved,
+                              compared)

@@ -7,7 +7,7 @@ import json
 from dataclasses import replace
 
 from judge_tui.analysis.certify import REPEATS, certify_judge
-from judge_tui.cli.certify import certification_lines
+from judge_tui.cli.certify import certification_lines, print_lines
 from judge_tui.cli.commands import open_store
 from judge_tui.cli.raters import parse_members
 from judge_tui.formats.terminal import echo
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         echo(format_summary(summary))
         if found is not None:
-            echo("\n".join(certification_lines(found)))
+            print_lines(certification_lines(found))
     return 0
 
 

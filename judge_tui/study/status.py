@@ -2,7 +2,8 @@
 
 Per rubric and per expert: items rated, skipped and flagged, the time spent (total, median per item, and per
 task type) and the last activity; per judge: its queue (queued, running, done, failed) and the cost so far.
-A rubric with an assignment plan (`judge-tui assign`) adds the team's progress on it (study/team_progress.py).
+A rubric with an assignment plan (`judge-tui assign`) adds the team's progress on it (study/team_progress.py),
+and one with a judge's certificate in force (`assign --escalate`) how many items it leaves to the judge.
 Time is the active time the rating screen recorded for each submitted rating (the newest first run of each
 item); ratings imported without a time are counted as "time unknown" and left out of totals and medians.
 """
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from statistics import median
 from typing import TYPE_CHECKING, Any
 
-from judge_tui.formats.numbers import cost_text, decimal_text, duration_text, share_text
+from judge_tui.formats.numbers import cost_text, decimal_text, duration_text, share_text, short_text
 from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.model.textsafe import clean
@@ -80,6 +81,22 @@ class JudgeQueueStatus:
 
 
 @dataclass(frozen=True)
+class CertificateStatus:
+    """The judge's certificate in force on a rubric and the items it leaves to the judge."""
+
+    judge: str  # the judge rater, or "jury"
+    members: tuple[str, ...]  # the jury's judges; () for one judge
+    alpha: float
+    delta: float
+    lambda_: float | None  # None: no threshold passed, the judge decides no item
+    judge_decides: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"judge": self.judge, "members": list(self.members), "alpha": self.alpha, "delta": self.delta,
+                "lambda": self.lambda_, "judge_decides": self.judge_decides}
+
+
+@dataclass(frozen=True)
 class RubricStatus:
     rubric: str
     items: int
@@ -87,11 +104,14 @@ class RubricStatus:
     adjudicated: int  # items the lead adjudicated
     judges: tuple[JudgeQueueStatus, ...]
     team: TeamProgress | None = None  # with an assignment plan: the team's progress on it
+    certificate: CertificateStatus | None = None  # the judge's certificate in force, when one is
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"rubric": self.rubric, "items": self.items,
                                "experts": [e.to_json() for e in self.experts], "adjudicated": self.adjudicated,
-                               "judges": [j.to_json() for j in self.judges]}
+                               "judges": [j.to_json() for j in self.judges],
+                               "judge_decides": self.certificate.judge_decides if self.certificate else 0,
+                               "certificate": self.certificate.to_json() if self.certificate else None}
         if self.team is not None:
             out["team"] = team_progress_json(self.team)
         return out
@@ -141,8 +161,17 @@ def study_status(store: Store, rubric: str | None = None, *,
             judges = tuple(JudgeQueueStatus(judge, **queue)
                            for judge, queue in sorted(store.judge_queue_by_rater(rubric_id).items()))
             parts.append(RubricStatus(rubric_id, items, experts,
-                                      len(store.current_ratings(rubric_id, CONSENSUS_RATER)), judges, team))
+                                      len(store.current_ratings(rubric_id, CONSENSUS_RATER)), judges, team,
+                                      certificate_status(store, rubric_id)))
         return StudyStatus(tuple(parts))
+
+
+def certificate_status(store: Store, rubric: str) -> CertificateStatus | None:
+    terms = store.certificate_in_force(rubric)
+    if terms is None:
+        return None
+    return CertificateStatus(terms.judge, terms.members, terms.alpha, terms.delta, terms.lambda_,
+                             len(store.judge_decided(rubric)))
 
 
 # --------------------------------------------------------------------------- rendering
@@ -195,7 +224,22 @@ def status_tables(status: StudyStatus) -> list[Any]:
             tables.append(judges)
         if part.team:
             tables.extend(team_tables(part.team))
+        if part.certificate:
+            tables.append(certificate_table(part.certificate))
     return tables
+
+
+def certificate_table(c: CertificateStatus) -> Any:
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title="the judge's certificate in force (judge-tui assign --escalate)", title_justify="left")
+    for column in ("judge", "α", "δ", "λ", "judge decides"):
+        table.add_column(column, justify="left" if column == "judge" else "right", overflow="fold")
+    judge = "jury " + "+".join(c.members) if c.members else c.judge
+    table.add_row(Text(clean(judge)), short_text(c.alpha), short_text(c.delta),
+                  "none passed" if c.lambda_ is None else short_text(c.lambda_), f"{c.judge_decides} items")
+    return table
 
 
 def team_progress_json(team: TeamProgress) -> dict[str, Any]:

@@ -20,6 +20,10 @@ Each expert rates on a laptop; the lead merges their database files into one. Th
   missing here (rows of items left out above stay out); the newest plan of a rubric is the one in force. A
   bundle of one expert's work carries no plan; a bundle made `--for` an expert carries the plans in force in
   which they have items, with their rows only.
+* The judge's certificate in force and its marks (`assign --escalate`) belong to the database whose plan they
+  were made with, the lead's: a merge never copies them, so no bundle carries them. When a merge brings a
+  plan that becomes the plan in force here, ours no longer matches the experts' queues, and is withdrawn (as a
+  plan made without `--escalate` withdraws it); `judge-tui merge` says so.
 * Kept and reverted changes to the judge (the judge screen's record of why the judge changed) are copied when
   missing here, recognised by rubric, outcome, versions and time; bundles carry them too, like prompt versions.
 * An expert's finished study (summary notes and when, per rubric, with their name) is taken when we have none
@@ -104,6 +108,7 @@ class MergeResult:
     rating_conflicts: list[RatingConflict] = field(default_factory=list)
     rater_conflicts: list[RaterConflict] = field(default_factory=list)
     split_differences: list[tuple[str, str | None, str | None]] = field(default_factory=list)  # id, ours, theirs
+    withdrawn_certificates: list[str] = field(default_factory=list)  # rubrics whose certificate a new plan ended
 
     @property
     def changed(self) -> bool:
@@ -640,6 +645,11 @@ def _merge_assignments(
         state.assignments.add(key)
     store.insert_merged("assignments", new)
     result.added["assignments"] = len(new)
+    for rubric in sorted({row["rubric"] for row in new_plans}):
+        terms, plan = store.certificate_in_force(rubric), store.current_plan(rubric)
+        if terms is not None and (plan is None or plan["id"] != terms.plan_id):  # made with a plan no longer in force
+            store.record_certificate(rubric, None, ())
+            result.withdrawn_certificates.append(rubric)
 
 
 # --------------------------------------------------------------------------- the command
@@ -692,4 +702,8 @@ def describe(result: MergeResult) -> list[str]:
                      f"there: skipped {plural(r.skipped_ratings, 'rating')}.")
     for item_id, ours, theirs in result.split_differences:
         lines.append(f"  note: item {item_id} is in split {ours} here and {theirs} there; kept {ours}.")
+    for rubric in result.withdrawn_certificates:
+        lines.append(f"  note: the plan in force for rubric {rubric} is now theirs, so the judge's certificate made "
+                     f"with ours is withdrawn: every item is the experts' to rate until `judge-tui assign --rubric "
+                     f"{rubric} --escalate` plans again.")
     return lines

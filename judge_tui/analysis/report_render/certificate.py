@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from judge_tui.analysis.certify import Certification
-from judge_tui.analysis.judge_certificate import CertificateInForce
+from judge_tui.analysis.judge_certificate import CertificateInForce, certifies_another_judge
 from judge_tui.formats.numbers import (
     decimal_text,
     figure_with_interval,
@@ -44,6 +44,10 @@ def sentences(c: CertificateInForce) -> list[str]:
     t = c.terms
     out = [f"α {short_text(t.alpha)}, δ {short_text(t.delta)}: with probability at least {share_text(1 - t.delta)}, "
            f"the judge disagrees with the experts on at most {share_text(t.alpha)} of the items it keeps."]
+    if c.for_another_judge:
+        out.insert(0, f"Warning: this certificate was made for {t.judge}, not for {c.compared}, the judge this "
+                      f"report compares: it guarantees nothing about {c.compared}. A new judge needs a new "
+                      f"certificate (`judge-tui assign --escalate`).")
     if t.lambda_ is None:
         out.append(f"No threshold passed: the judge may decide no item. All {t.unrated} items no expert had rated "
                    f"are the experts' to rate (coverage 0%).")
@@ -93,6 +97,7 @@ def to_dict(c: CertificateInForce) -> dict[str, Any]:
         "alpha": t.alpha, "delta": t.delta, "certified": c.certified, "lambda": t.lambda_,
         "coverage": c.coverage, "n": t.n, "kept": t.kept, "disagreements": t.disagreements, "bound": t.bound,
         "recorded_at": t.created_at, "plan": t.plan_id,
+        "compared_judge": c.compared, "for_another_judge": c.for_another_judge,
         "unrated": t.unrated, "judge_decides": c.decided, "escalated": c.escalated,
         "test": None if test is None else {
             "compared": test.compared, "kept": test.kept, "coverage": test.coverage, "agreeing": test.agreeing,
@@ -135,10 +140,10 @@ def screen_lines(found: Certification | None, problem: str | None, in_force: Cer
         out.append(f"  In force: {said} at α {short_text(in_force.alpha)}, δ {short_text(in_force.delta)}, since "
                    f"{in_force.created_at[:16].replace('T', ' ')} UTC: the judge decides {decided} items, the "
                    f"experts' queues hold the rest")
-        if judge is not None and not in_force.members and in_force.judge != judge:
+        if certifies_another_judge(in_force, judge):
             out.append(f"  It certifies {in_force.judge}, not the judge in force: a new judge needs a new "
                        f"certificate")
-    stale = in_force is not None and judge is not None and not in_force.members and in_force.judge != judge
+    stale = in_force is not None and certifies_another_judge(in_force, judge)
     if in_force is None or stale or (in_force.alpha, in_force.delta) != (alpha, delta):
         out.append(f"  To put these levels in force: `judge-tui assign --rubric {rubric_id} --experts … --escalate "
                    f"--alpha {short_text(alpha)} --delta {short_text(delta)}`")

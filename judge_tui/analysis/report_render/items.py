@@ -63,7 +63,9 @@ def render_markdown(rows: list[dict[str, Any]], rubric: Rubric, human: Group, ju
         return " / ".join(shown if nominal else [*shown, cell(row[f"{name}_gap"])])
 
     gap = {name: " / gap" if not nominal or (name == OVERALL and rubric.overall != "label") else "" for name in names}
-    head = ["Item", *(f"{name} (H / J{gap[name]})" for name in names), "Aligned", "Flags", "Notes"]
+    certified = bool(rows) and "judge_decides" in rows[0]  # a certificate is in force
+    head = ["Item", *(f"{name} (H / J{gap[name]})" for name in names), "Aligned", "Flags", "Notes",
+            *(["Judge decides"] if certified else [])]
     aligned = aligned_text(rubric.scale, tolerance)
     lines = [f"# Item by item: {md(rubric.name)}", "",
              f"Human: {md(', '.join(human.rater_ids))} · Judge: {md(', '.join(judge.rater_ids))} · gap = judge − "
@@ -74,5 +76,6 @@ def render_markdown(rows: list[dict[str, Any]], rubric: Rubric, human: Group, ju
         cells += [sides(row, n) for n in names]
         notes = {**row["human_notes"], **row["judge_notes"]}
         cells += [row["aligned"], md(_joined(row["flags"])), md(_joined(notes))]
+        cells += ["yes" if row["judge_decides"] else "—"] if certified else []
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join([*lines, ""])
