@@ -222,8 +222,9 @@ async def test_a_newcomers_walk_from_labelled_traces_to_a_kept_judge_and_two_new
     conn.close()
     assert queues["ann"] | queues["bob"] <= labelled
 
-    # What the lead prints fits 80 columns.
-    for args in (["status"], ["flags"], ["report", "--rubric", "binary"]):
+    # What the lead prints fits 80 columns: tables, the judge's progress and messages alike.
+    for args in (["status"], ["flags"], ["report", "--rubric", "binary"], ["split", "--seed", "42"],
+                 ["assign", "--rubric", "binary", "--experts", "ann,bob", "--overlap", "0.3", "--per-expert", "12"]):
         out = on_terminal(*args, "--db", str(study), columns=80)
         assert lines_over(out, 80) == [], args
         if args == ["flags"]:  # the lead's reason, wrapped on words
