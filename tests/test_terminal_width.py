@@ -4,6 +4,7 @@ real pseudo-terminals 80 and 120 columns wide, with long reasons and names, neve
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import sys
@@ -98,3 +99,28 @@ def test_writing_to_a_file_says_where(study: Path, tmp_path: Path, capsys: pytes
         assert said in captured.err, captured.err
         assert args[-1] in captured.err, captured.err
         assert Path(args[-1]).stat().st_size > 0
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_message_too_long_for_the_terminal_wraps_between_words(monkeypatch: pytest.MonkeyPatch):
+    from judge_tui.formats.terminal import echo, fit_lines
+
+    monkeypatch.setenv("COLUMNS", "40")
+    line = "  also rated by raters outside --experts: pat (101 items); the plan's experts are compared too"
+    terminal = _Terminal()
+    echo(f"short\n{line}\n  a-path/that/is/longer/than/the/whole/terminal/line/of/forty.db and more", terminal)
+    lines = terminal.getvalue().splitlines()
+    assert lines[0] == "short"
+    assert max(map(len, lines[:-2])) <= 40
+    assert " ".join(" ".join(lines[1:-2]).split()) == " ".join(line.split())  # every word whole, in order
+    assert lines[2].startswith("    ")  # the rest of a line indented under it
+    assert lines[-2] == "  a-path/that/is/longer/than/the/whole/terminal/line/of/forty.db"  # never cut
+    assert lines[-1] == "    and more"
+    pipe = io.StringIO()
+    echo(line, pipe)
+    assert pipe.getvalue() == line + "\n"  # to a pipe a line stays whole, for tools
+    assert fit_lines(line, pipe) == line

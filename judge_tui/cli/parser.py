@@ -485,7 +485,10 @@ def _run(command: str, args: argparse.Namespace) -> int:
         return int(_handler(command)(args) or 0)
     except UserError as exc:
         _show_rubric_warnings()  # a rubric file left out may be why
-        print(f"judge-tui: {clean(str(exc))}", file=sys.stderr)  # messages quote what the user typed
+        from judge_tui.formats.terminal import fit_lines
+
+        # Messages quote what the user typed; on a terminal they wrap between words.
+        print(fit_lines(f"judge-tui: {clean(str(exc))}", sys.stderr), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("judge-tui: interrupted; everything saved so far is kept.", file=sys.stderr)

@@ -3,7 +3,7 @@
 To a pipe or a file, a table takes the full width it needs (nothing is wrapped or cut, so ids, dimension names
 and paths can be copied into the next command) and lines are written exactly as stored (data round-trips).
 On a terminal, a table fits the window by wrapping its id, name and path columns (never an ellipsis), or is
-drawn as several narrower tables when its figures cannot fit, and
+drawn as several narrower tables when its figures cannot fit; a message line too long wraps between words; and
 untrusted text goes through ``textsafe.clean``: no escape sequence reaches the terminal, and invisible or
 bidirectional characters are shown as ``<U+XXXX>``, as the app shows them.
 """
@@ -15,6 +15,7 @@ import copy
 import dataclasses
 import io
 import sys
+import textwrap
 from collections.abc import Iterable, Sequence
 from typing import IO, Any
 
@@ -239,9 +240,29 @@ def for_terminal(text: str, stream: IO[str] | None = None) -> str:
 
 
 def echo(text: str = "", stream: IO[str] | None = None) -> None:
-    """Print a line that may hold untrusted text (item ids, notes, reasons, rater ids)."""
+    """Print a line that may hold untrusted text (item ids, notes, reasons, rater ids); on a terminal, a line
+    too long for it wrapped on words."""
     stream = stream if stream is not None else sys.stdout
-    print(for_terminal(text, stream), file=stream)
+    print(fit_lines(for_terminal(text, stream), stream), file=stream)
+
+
+def fit_lines(text: str, stream: IO[str] | None = None) -> str:
+    """``text`` with each line too wide for the terminal wrapped between words, the rest of it indented two
+    more than the line began, so it reads as one; unchanged to a pipe or file (a line stays whole there, for
+    tools). A word (a path, an id) longer than a line is never cut."""
+    if not is_terminal(stream):
+        return text
+    width = output_width(stream)
+    lines: list[str] = []
+    for line in text.split("\n"):
+        if cell_len(line) <= width:
+            lines.append(line)
+            continue
+        indent = " " * (len(line) - len(line.lstrip(" ")))
+        lines.extend(textwrap.wrap(line.lstrip(" "), width=width, initial_indent=indent,
+                                   subsequent_indent=indent + "  ", break_long_words=False, break_on_hyphens=False)
+                     or [line])
+    return "\n".join(lines)
 
 
 class _CleaningWriter:

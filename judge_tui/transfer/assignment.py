@@ -351,8 +351,8 @@ def format_summary(summary: dict[str, Any]) -> str:
         lines.append(f"  kept: {kept} rated item(s) stay with the experts who rated them (kept column); work not "
                      "merged into this database yet is not known here")
     if summary["rated_by_others"]:
-        others = ", ".join(f"{rater} ({n})" for rater, n in summary["rated_by_others"].items())
-        lines.append(f"  also rated by raters outside --experts: {others} items; the plan's experts are compared "
+        others = ", ".join(f"{rater} ({n} items)" for rater, n in summary["rated_by_others"].items())
+        lines.append(f"  also rated by raters outside --experts: {others}; the plan's experts are compared "
                      "with them on those items too")
     if summary["left_to_judge"]:
         lines.append(f"  left to the judge: {summary['left_to_judge']} item(s) it is certified to decide, kept out of "

@@ -16,7 +16,7 @@ from judge_tui.model.settings import Settings
 from judge_tui.store import Store
 from judge_tui.store.rubric_choice import resolve_rubric
 from judge_tui.tui.screens.calibrate import CalibrationApp, CalibrationScreen
-from tests.calibration.fixtures import JUDGE_CMD, MODEL, build_study
+from tests.calibration.fixtures import JUDGE_CMD, MODEL, build_study, judge_dev
 from tests.narrowing import screen_of
 from tests.tui.screen_text import widget_text
 from tests.waiting import app_until
@@ -40,7 +40,7 @@ async def test_j_judges_the_dev_split_when_the_prompt_in_force_has_judged_nothin
             assert screen.standing.judge is None
             assert screen.unjudged == 12
             shown = " ".join(widget_text(app).split())
-            assert "j judges the 12 dev items not judged yet" in shown
+            assert "j judges the 12 dev items not judged yet with cmd-fake" in shown
             assert "Press j to judge the 12 dev items prompt" in shown
             assert "12 calls to the local program" in shown
             assert "(no tokens, no price)" in shown
@@ -133,4 +133,25 @@ async def test_the_offer_counts_the_jobs_already_queued_for_other_splits(tmp_pat
             assert "Press j to judge the 12 dev items prompt " in shown
             assert "20 calls to the local program" in shown
             assert "(8 of them for items of other splits, already in this judge's queue)" in shown
+            await pilot.press("q")
+
+
+@pytest.mark.slow  # the judge program over the dev split, then a Pilot session
+async def test_the_offer_says_when_the_judge_shown_is_another_model_than_j_judges_with(tmp_path: Path, rubrics):
+    path = build_study(tmp_path / "study.db", rubrics["binary"])
+    judge_dev(path)  # the judge command with the lead's program, model cmd-fake
+    with Store(path) as store:
+        rubric = resolve_rubric("binary", store)
+        app = CalibrationApp(store, rubric, "lead", settings=Settings(),
+                             make_backend=lambda: CommandBackend(JUDGE_CMD, model="another-model"))
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = screen_of(app, CalibrationScreen)
+            await app_until(pilot, lambda: screen.standing is not None and not screen.computing, "the figures")
+            shown_judge = screen.standing.judge
+            assert shown_judge is not None
+            assert shown_judge.startswith(f"judge:{MODEL}:")
+            assert screen.unjudged == 12  # j would judge them again, as another judge
+            shown = " ".join(widget_text(app).split())
+            assert "j judges the 12 dev items not judged yet with another-model" in shown
+            assert f"The judge shown, {shown_judge}, is another model or backend: j makes another judge" in shown
             await pilot.press("q")

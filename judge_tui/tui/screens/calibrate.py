@@ -448,8 +448,9 @@ class CalibrationScreen(Screen[None]):
             text.append(f"Under trial: prompt {trial.after} over {trial.before}", style="bold")
             text.append(f" · {clean(trial.reason)} · {key('cal-keep')} keeps, {key('cal-revert')} reverts\n")
         elif self.unjudged and self.judge is None:
-            text.append(f"{key('cal-judge')} judges the {self.unjudged} {self.split} items not judged yet · {edits}\n",
-                        style="bold")
+            model = f" with {clean(self._spare_backend.model)}" if self._spare_backend is not None else ""
+            text.append(f"{key('cal-judge')} judges the {self.unjudged} {self.split} items not judged yet{model}"
+                        f" · {edits}\n", style="bold")
         else:
             text.append(f"No change under trial · {edits}\n", style="dim")
         if self.judge_line:
@@ -526,7 +527,18 @@ class CalibrationScreen(Screen[None]):
         elsewhere = (f" ({self.queued_elsewhere} of them for items of other splits, already in this judge's queue)"
                      if self.queued_elsewhere else "")
         return (f"Press {self._key_of('cal-judge')} to judge the {self.unjudged} {self.split} items {current} has "
-                f"not judged yet, in the background: {calls} calls to {backend_label(backend)}{elsewhere}.{failed}")
+                f"not judged yet with {clean(backend.model)}, in the background: {calls} calls to "
+                f"{backend_label(backend)}{elsewhere}.{failed}{self._judged_through_another(backend)}")
+
+    def _judged_through_another(self, backend: Backend) -> str:
+        """Where the judge shown is another model or backend than j's: j would make a new judge beside it."""
+        from judge_tui.judge.runner import judge_rater_id
+
+        shown = self.standing.judge if self.standing is not None else None
+        if shown is None or judge_rater_id(backend.model, self.rubric.id, shown.rpartition("@")[2]) == shown:
+            return ""
+        return (f" The judge shown, {clean(shown)}, is another model or backend: {self._key_of('cal-judge')} makes"
+                " another judge beside it; to judge with it, open this screen with its --backend and --model.")
 
     def action_judge_split(self) -> None:
         if self.make_backend is None:
