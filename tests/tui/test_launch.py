@@ -311,9 +311,15 @@ def test_the_app_takes_the_terminals_own_size_over_an_exported_columns(filled_st
                    "the app's first screen")
     finally:
         os.write(master, b"\x11")  # ctrl+q
-        app.wait(timeout=60)
-        read_what_is_there()
-        os.close(master)
+        try:
+            # Read on while it quits: with the terminal's buffer full, its writes, and so the app, would stop.
+            wait_until(lambda: read_what_is_there() is not None and app.poll() is not None, "the app to quit")
+        finally:
+            if app.poll() is None:
+                app.kill()
+                app.wait()
+            read_what_is_there()
+            os.close(master)
     assert b"window larger" not in drawn  # the "too small" screen of a 40 x 10 terminal
     rows = [int(row) for row in re.findall(rb"\x1b\[(\d+);\d+H", drawn)]
     columns = [int(column) for column in re.findall(rb"\x1b\[\d+;(\d+)H", drawn)]
