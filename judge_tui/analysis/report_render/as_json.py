@@ -181,7 +181,7 @@ def thresholds_to_dict(tolerance: float, t: AgreementSettings) -> dict[str, Any]
     }
 
 
-def no_comparison_to_dict(rubric: Rubric, split: str | None, tolerance: float, thresholds: AgreementSettings,
+def no_comparison_to_dict(rubric: Rubric, split: str | None, settings: AgreementSettings,
                           humans: Sequence[str], reason: str) -> dict[str, Any]:
     """The report's documented shape when there is no judge comparison (the team section stands alone): every
     key present, the judge comparison's figures null or empty, and why in ``undefined``."""
@@ -189,7 +189,7 @@ def no_comparison_to_dict(rubric: Rubric, split: str | None, tolerance: float, t
         "schema_version": SCHEMA_VERSION, "rubric": rubric_to_dict(rubric), "split": split,
         "raters": {"human": {"ids": list(humans), "combine": Group("human", tuple(humans)).combine(rubric.scale)},
                    "judge": {"ids": [], "combine": None}},
-        "thresholds": thresholds_to_dict(tolerance, thresholds),
+        "thresholds": thresholds_to_dict(settings.tolerance, settings),
         "counts": None, "summary": None, "dimensions": [], "overall": None, "verdict": [], "breakdowns": [],
         "self_agreement": [], "human_agreement": None, "judge_comparison": reason,
         "undefined": {name: reason for name in ("counts", "summary", "overall")},

@@ -22,7 +22,6 @@ from judge_tui.analysis.report_render.jury import jury_blocks, jury_to_dict
 from judge_tui.analysis.report_render.position_bias import blocks as position_blocks
 from judge_tui.analysis.report_render.position_bias import to_dict as position_dict
 from judge_tui.analysis.report_render.team import drift_blocks, drift_to_dicts, team_blocks, team_to_dict
-from judge_tui.formats.numbers import aligned_text
 from judge_tui.formats.terminal import output_width, render_plain
 
 
@@ -37,7 +36,7 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
             data = {**report_to_dict(full.report), "judge_comparison": None}
         else:
             data = no_comparison_to_dict(
-                full.rubric, full.split, full.tolerance, full.thresholds,
+                full.rubric, full.split, full.settings,
                 full.team.experts if full.team is not None else (), full.judge_comparison or "")
         if full.chosen_judge is not None:
             data["judge"] = full.chosen_judge.to_dict()
@@ -54,8 +53,7 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
         if full.jury is not None:
             data["jury"] = jury_to_dict(full.jury)
         if full.expert_self_agreement:
-            data["expert_self_agreement"] = drift_to_dicts(full.expert_self_agreement, full.tolerance,
-                                                           full.confidence)
+            data["expert_self_agreement"] = drift_to_dicts(full.expert_self_agreement, full.settings)
         if full.flagged is not None:
             data["flagged_items"] = [flag_row(f) for f in full.flagged]
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
@@ -75,8 +73,7 @@ def render_full(full: FullReport, fmt: str, width: int | None = None) -> str:
     if full.jury is not None:
         blocks += jury_blocks(full.jury)
     if full.expert_self_agreement:
-        blocks += drift_blocks(full.expert_self_agreement, aligned_text(full.rubric.scale, full.tolerance),
-                               full.confidence)
+        blocks += drift_blocks(full.expert_self_agreement, full.rubric.scale, full.settings)
     named = full.chosen_judge
     # The judge the report compares is named first: by the heading of its validity page, which leads, else by a
     # line of its own; after the page, how it was chosen and the rubric's other judges.
