@@ -13,7 +13,7 @@ from typing import Any
 
 from judge_tui.analysis.bands import Interpretation
 from judge_tui.analysis.report import Group, Report, Row, Summary, band_decisions, combined, meets_by_decision
-from judge_tui.analysis.report_render.common import FIGURES, UNWEIGHTED_SECTIONS, row_bands
+from judge_tui.analysis.report_render.common import UNWEIGHTED_SECTIONS, row_bands
 from judge_tui.analysis.stopping import (
     ANYTIME,
     FIXED_N,
@@ -22,7 +22,7 @@ from judge_tui.analysis.stopping import (
     report_items_left,
 )
 from judge_tui.analysis.targets import TargetCheck, combination, ruling
-from judge_tui.analysis.uncertainty import CHANCE_FIGURES, INTERVAL_FIGURES
+from judge_tui.analysis.uncertainty import CHANCE_FIGURES, INTERVAL_FIGURES, ROW_FIGURES
 from judge_tui.formats.numbers import interval_json, share_text
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
@@ -52,8 +52,8 @@ def row_to_dict(row: Row, report: Report) -> dict[str, Any]:
     pair = row.agreement
     undefined: dict[str, str] = {}
     out: dict[str, Any] = {"dimension": row.key, "name": row.name, "method": row.method, "n": pair.n}
-    for name in FIGURES:
-        out[name] = _figure(getattr(pair, name), name, undefined)
+    for f in ROW_FIGURES:
+        out[f.key] = _figure(getattr(pair, f.key), f.key, undefined)
     corrected: dict[str, Any] = {"value": None, "ci_low": None, "ci_high": None, "confidence": 0.95,
                                  "observed_pass_rate": None, "n_judge_only": 0}
     if row.corrected is not None:

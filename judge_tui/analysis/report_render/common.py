@@ -16,10 +16,6 @@ from judge_tui.stats import agreement as ag
 from judge_tui.stats.agreement import Figure
 from judge_tui.stats.intervals import Interval, IntervalFigure
 
-FIGURES = ("alignment_rate", "cohen_kappa", "weighted_kappa", "pearson_r", "spearman_rho", "kendall_tau",
-           "mean_difference", "tpr", "tnr", "accuracy")
-
-
 STATUS_STYLE = {"ok": "green", "caution": "yellow", "act": "dark_orange", "stop": "bold red", "unknown": "dim",
                 "info": "cyan"}
 
