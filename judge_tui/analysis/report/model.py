@@ -8,11 +8,13 @@ or formats text for a format of its own (the renderers do).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from judge_tui.analysis.bands import Interpretation
 from judge_tui.analysis.design import Design
+from judge_tui.analysis.report.anytime import DECIDED, AnytimeCheck, decide_at_any_time, items_left_by_scope
 from judge_tui.analysis.targets import Combined, DecideOn, TargetCheck
 from judge_tui.analysis.uncertainty import RowUncertainty
 from judge_tui.model.errors import UserError
@@ -184,6 +186,17 @@ class Report:
     @property
     def judged_rows(self) -> tuple[Row, ...]:
         return tuple(r for r in self.rows if r.method == "judged")
+
+    @cached_property
+    def anytime(self) -> tuple[AnytimeCheck, ...]:
+        """Every target decided by a rule valid at any time, beside its fixed-n check, with what may hold it up
+        as far as the report knows the items left (analysis/stopping.py counts them in the database)."""
+        return decide_at_any_time(self.checks, self.confidence, items_left_by_scope(self.checks, self.counts))
+
+    @property
+    def decided_at_any_time(self) -> bool:
+        """Whether every target is decided by a rule valid at any time."""
+        return bool(self.checks) and all(a.decision in DECIDED for a in self.anytime)
 
 
 def meets_by_decision(decision: str | None) -> bool | None:

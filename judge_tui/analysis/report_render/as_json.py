@@ -13,14 +13,8 @@ from typing import Any
 
 from judge_tui.analysis.bands import Interpretation
 from judge_tui.analysis.report import Group, Report, Row, Summary, band_decisions, combined, meets_by_decision
+from judge_tui.analysis.report.anytime import ANYTIME, FIXED_N, AnytimeCheck
 from judge_tui.analysis.report_render.common import UNWEIGHTED_SECTIONS, row_bands
-from judge_tui.analysis.stopping import (
-    ANYTIME,
-    FIXED_N,
-    AnytimeCheck,
-    anytime_checks,
-    report_items_left,
-)
 from judge_tui.analysis.targets import TargetCheck, combination, ruling
 from judge_tui.analysis.uncertainty import CHANCE_FIGURES, INTERVAL_FIGURES, ROW_FIGURES
 from judge_tui.formats.numbers import interval_json, share_text
@@ -112,8 +106,7 @@ def summary_to_dict(summary: Summary) -> dict[str, Any]:
 def plan_to_dicts(report: Report) -> list[dict[str, Any]]:
     """Every target, decided, with how many more items would settle an undecided one."""
     out = []
-    anytime = anytime_checks(report, report_items_left(report))
-    for c, a in zip(report.checks, anytime, strict=True):
+    for c, a in zip(report.checks, report.anytime, strict=True):
         undefined: dict[str, str] = {}
         out.append({
             "target": c.key, "goal": c.goal, "scope": c.scope, "threshold": c.target, "strict": c.strict,

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from judge_tui.analysis import bands
 from judge_tui.analysis.report import Report, Row, combined
+from judge_tui.analysis.report.anytime import FIXED_N
 from judge_tui.analysis.report_render.common import (
     STATUS_MARK,
     STATUS_STYLE,
@@ -25,7 +26,6 @@ from judge_tui.analysis.report_render.common import (
     summary_lines,
 )
 from judge_tui.analysis.report_render.interval_bars import Bar, IntervalBars
-from judge_tui.analysis.stopping import FIXED_N, all_decided_at_any_time
 from judge_tui.analysis.targets import combination
 from judge_tui.analysis.uncertainty import FIGURE_OF, ROW_FIGURES
 from judge_tui.formats.numbers import (
@@ -388,7 +388,7 @@ def settled_text(report: Report) -> Text | None:
     """When the rating screen found every target decided: after how many ratings (and whether it still is)."""
     if report.settled_after is None:
         return None
-    still = all_decided_at_any_time(report)
+    still = report.decided_at_any_time
     text = Text()
     text.append("Decided after ", style="bold")
     text.append(f"{report.settled_after} ratings: every target was decided then" +

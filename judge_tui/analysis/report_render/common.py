@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from judge_tui.analysis import bands
 from judge_tui.analysis.bands import Interpret
 from judge_tui.analysis.report import Report, Row, Summary
-from judge_tui.analysis.stopping import anytime_checks, report_items_left
 from judge_tui.analysis.targets import TargetCheck, ruling
 from judge_tui.formats.numbers import figure_with_interval, pct, share_text
 from judge_tui.model.settings import AgreementSettings
@@ -55,7 +54,7 @@ def row_bands(row: Row, report: Report) -> tuple[str, str]:
 def anytime_lines(report: Report) -> list[str]:
     """The targets decided by rules valid at any time, one line each, then how the targets combine."""
     lines = []
-    for a in anytime_checks(report, report_items_left(report)):
+    for a in report.anytime:
         decision = a.decision or "cannot be decided"
         held = f"; held up: {a.held_up}" if a.held_up else ""
         lines.append(f"{a.check.goal} ({a.check.scope}): {decision}, {a.reading} ({a.method}){held}")
