@@ -164,8 +164,7 @@ class Report:
     split: str | None
     human: Group
     judge: Group
-    tolerance: float
-    thresholds: AgreementSettings
+    settings: AgreementSettings  # the tolerance, the confidence, the targets and the bands' bounds it was built with
     counts: dict[str, int]  # items, rated_by_human, rated_by_judge, compared, judge_only
     summary: Summary
     rows: tuple[Row, ...]
@@ -176,12 +175,26 @@ class Report:
     human_agreement: HumanAgreement | None
     human_overall: np.ndarray  # paired overall scores, for the scatter plot
     judge_overall: np.ndarray
-    confidence: float = 0.95
-    decide_on: DecideOn = "interval"
     checks: tuple[TargetCheck, ...] = ()  # every target, decided; the undecided ones carry the plan
     ties: int = 0  # items whose PASS/FAIL human consensus is tied, left out (judge-tui adjudicate settles them)
     design: Design | None = None  # how the compared items were drawn (queue orders); None: not recorded
     settled_after: int | None = None  # the ratings every target was first found decided with (rating screen)
+
+    @property
+    def tolerance(self) -> float:
+        return self.settings.tolerance
+
+    @property
+    def thresholds(self) -> AgreementSettings:
+        return self.settings
+
+    @property
+    def confidence(self) -> float:
+        return self.settings.confidence
+
+    @property
+    def decide_on(self) -> DecideOn:
+        return self.settings.decide_on
 
     @property
     def judged_rows(self) -> tuple[Row, ...]:
