@@ -38,7 +38,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from judge_tui.analysis.stopping import anytime_check
+from judge_tui.analysis.report.anytime import anytime_check
 from judge_tui.analysis.targets import TargetCheck, check
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import intervals as iv

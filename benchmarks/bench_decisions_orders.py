@@ -57,7 +57,8 @@ from bench_queue_orders import (
 
 from judge_tui.analysis.queue_orders import prepare_queue
 from judge_tui.analysis.report import build_report
-from judge_tui.analysis.stopping import anytime_check, anytime_checks
+from judge_tui.analysis.report.anytime import anytime_check
+from judge_tui.analysis.stopping import anytime_checks
 from judge_tui.analysis.targets import TargetCheck
 from judge_tui.model import queue_orders as qo
 from judge_tui.model.records import Item, Rating

@@ -82,13 +82,14 @@ def test_the_report_shows_three_judges_the_jury_and_their_error_correlation(tmp_
 
 def test_one_judge_makes_no_jury(tmp_path: Path, rubrics: dict[str, Rubric]) -> None:
     from judge_tui.analysis.full_report import build_full_report
+    from judge_tui.analysis.jury import Jury
     from judge_tui.analysis.report_render.full import render_full
 
     with Store(tmp_path / "one.db") as store:
         binary_study(store, rubrics["binary"], n=20)
         store.conn.execute("DELETE FROM ratings WHERE rater_id IN (?, ?)", JUDGES[1:])
         full = build_full_report(store, rubrics["binary"])
-    assert full.jury is None
+    assert full.section(Jury) is None
     assert "jury" not in json.loads(render_full(full, "json"))
 
 

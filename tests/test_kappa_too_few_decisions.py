@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from judge_tui.analysis.stopping import anytime_check
+from judge_tui.analysis.report.anytime import anytime_check
 from judge_tui.analysis.targets import check, too_few
 from judge_tui.stats.intervals import Interval, kappa_interval
 from tests.kappa_reference import jeffreys_kappa_quantiles

@@ -8,12 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from judge_tui.analysis.full_report import build_full_report
+from judge_tui.analysis.full_report import SelfAgreement, build_full_report
+from judge_tui.analysis.report import Report
 from judge_tui.analysis.scores import AlignedPair, load, pair, pooled_alignment
+from judge_tui.analysis.team import TeamAgreement
 from judge_tui.model.records import Rating
 from judge_tui.model.rubrics import Rubric
 from judge_tui.stats import agreement as ag
 from judge_tui.store import Store
+from tests.narrowing import present
 from tests.team_fixtures import binary_item, rate
 
 
@@ -90,9 +93,8 @@ def test_a_full_report_reads_the_scores_once(rated_db: Path, rubrics):
     with Store(rated_db) as store:
         store.conn.set_trace_callback(statements.append)
         full = build_full_report(store, rubrics["binary"], by=["split"])
-    assert full.report is not None
-    assert full.team is not None
-    assert full.expert_self_agreement
-    assert full.report.self_agreement  # the judge's repeats
+    assert full.section(TeamAgreement) is not None
+    assert full.section(SelfAgreement) is not None
+    assert present(full.section(Report)).self_agreement  # the judge's repeats
     score_reads = [s for s in statements if "r.scores" in s]
     assert len(score_reads) == 1, score_reads

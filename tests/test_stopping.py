@@ -87,7 +87,7 @@ def test_looked_at_after_every_item_met_is_said_wrongly_at_most_at_its_level():
     """Monte Carlo with a known truth, through the same checks the report builds: a TPR of exactly 0.90 against
     "TPR > 0.90", looked at after every PASS item up to 100. The fixed-n rule says "met" in about 6% of runs;
     the rule valid at any time stays under its 2.5% (binomial sd about 0.3% at 2,000 runs)."""
-    from judge_tui.analysis.stopping import anytime_check
+    from judge_tui.analysis.report.anytime import anytime_check
 
     n_max, runs = 100, 2000
 

@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from judge_tui.analysis.full_report import build_full_report
+from judge_tui.analysis.full_report import TheJudge, build_full_report
 from judge_tui.analysis.report import Group, build_report
 from judge_tui.analysis.report_render.validity import render_text
 from judge_tui.analysis.scores import load
@@ -23,6 +23,7 @@ from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats.agreement import Undefined
 from judge_tui.stats.alt_test import ONE_EXPERT
 from judge_tui.store import Store
+from tests.narrowing import present
 from tests.team_fixtures import binary_item, exercise_item, rate
 
 DIMS = ("difficulty_match", "instruction_clarity", "learning_objective_alignment")
@@ -198,8 +199,8 @@ def test_report_json_carries_the_page_and_text_opens_with_it(study_db: Path, cap
 def test_full_report_builds_the_page_once(study_db: Path, rubrics) -> None:
     with Store(study_db) as store:
         full = build_full_report(store, rubrics["exercise-quality"])
-    assert full.validity is not None
-    assert full.validity.judges[0].judge == JUDGE
+    the_judge = present(full.section(TheJudge))
+    assert present(the_judge.validity).judges[0].judge == JUDGE
 
 
 @pytest.mark.slow

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from judge_tui.analysis.report import build_report
+from judge_tui.analysis.report.anytime import ANYTIME, FIXED_N
 from judge_tui.analysis.report_render.validity import LIVE_NOTE, render_markdown, render_text, to_dict
 from judge_tui.analysis.scores import load
-from judge_tui.analysis.stopping import ANYTIME, FIXED_N, anytime_checks, items_left
+from judge_tui.analysis.stopping import anytime_checks, items_left
 from judge_tui.analysis.validity import judge_validity, ratings_coming_in
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.store import Store

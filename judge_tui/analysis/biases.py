@@ -36,7 +36,7 @@ from judge_tui.analysis.report import Group, JudgeSelfAgreement, NoComparison, R
 from judge_tui.analysis.scores import agreeing, has_item_field, load
 from judge_tui.analysis.team import TeamView, experts_rating, load_team, names_no_expert, team_consensus
 from judge_tui.model.rubrics import Rubric
-from judge_tui.model.settings import DEFAULT_TOLERANCE, AgreementSettings
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.bias import (
     CategoryShift,
@@ -143,7 +143,7 @@ def consensus_and_judge(view: TeamView) -> tuple[np.ndarray, np.ndarray]:
 
 
 def judge_biases(store: Store, rubric: Rubric, judge_id: str, *, split: str | None = None,
-                 tolerance: float = DEFAULT_TOLERANCE, confidence: float = DEFAULT_CONFIDENCE,
+                 settings: AgreementSettings | None = None,
                  ratings: RubricRatings | None = None, report: Report | None = None,
                  among: Collection[str] | None = None) -> Biases:
     """Every bias figure of one judge rater against the experts' consensus over the items of `split`.
@@ -152,6 +152,7 @@ def judge_biases(store: Store, rubric: Rubric, judge_id: str, *, split: str | No
     comparison built from them, of this judge, whose self-agreement of this judge is taken instead of building
     another, and whose human group are the experts here (its experts: team.experts_rating), as in the rest of the
     report; ``among``: that human group, when the judge is not the report's judge (it is on the human side)."""
+    settings = settings or AgreementSettings()
     with store.snapshot():
         ratings = ratings if ratings is not None else load(store, rubric, split)
         if report is not None:
@@ -184,18 +185,18 @@ def judge_biases(store: Store, rubric: Rubric, judge_id: str, *, split: str | No
         last = len(rubric.scale.categories) - 1
         shares = [CategoryShares(d, rubric.dimension(d).name, tuple(rubric.scale.categories),
                                  category_shifts(np.rint(judge[i] * last), np.rint(human[i] * last), last + 1,
-                                                 confidence))
+                                                 settings.confidence))
                   for i, d in enumerate(dims)]
     else:
-        leniency = [Leniency(d, rubric.dimension(d).name, mean_difference_estimate(judge[i], human[i], confidence))
+        leniency = [Leniency(d, rubric.dimension(d).name, mean_difference_estimate(judge[i], human[i], settings.confidence))
                     for i, d in enumerate(dims)]
         with np.errstate(invalid="ignore", divide="ignore"):  # an item nobody scored on both sides: NaN
             residual = np.where(scored > 0, np.nansum(diff, axis=0) / scored, np.nan)
         leniency.append(Leniency(OVERALL, "overall (mean over judged dimensions)",
-                                 mean_difference_estimate(residual, np.zeros_like(residual), confidence)))
-        length = length_correlation(lengths, residual, confidence)
+                                 mean_difference_estimate(residual, np.zeros_like(residual), settings.confidence)))
+        length = length_correlation(lengths, residual, settings.confidence)
 
-    aligned = agreeing(rubric.scale, judge, human, tolerance)  # False where either is missing
+    aligned = agreeing(rubric.scale, judge, human, settings.tolerance)  # False where either is missing
     hits = aligned.sum(axis=0).astype(np.float64)
     counted = (~np.isnan(diff)).sum(axis=0).astype(np.float64)
     groups = []
@@ -210,7 +211,7 @@ def judge_biases(store: Store, rubric: Rubric, judge_id: str, *, split: str | No
             share = float(hits[inside].sum() / counted[inside].sum())
             others: ag.Figure = (float(hits[rest].sum() / counted[rest].sum()) if counted[rest].sum() > 0
                                  else ag.Undefined("no other items"))
-            interval = cluster_share_interval(hits[inside], counted[inside], confidence)
+            interval = cluster_share_interval(hits[inside], counted[inside], settings.confidence)
             weak = (isinstance(others, float) and not isinstance(interval, ag.Undefined)
                     and interval.high < others)
             groups.append(GroupAlignment(f, value, n, share, interval, others, weak))
@@ -219,14 +220,13 @@ def judge_biases(store: Store, rubric: Rubric, judge_id: str, *, split: str | No
     if report is None and view.experts:
         try:
             report = build_report(store, rubric, human=Group("human", view.experts), judge=Group("judge", (judge_id,)),
-                                  split=split, ratings=ratings, settings=AgreementSettings(tolerance=tolerance,
-                                                                                          confidence=confidence))
+                                  split=split, ratings=ratings, settings=settings)
         except NoComparison:
             report = None
     if report is not None:
         self_consistency = next((s for s in report.self_agreement if s.rater_id == judge_id), None)
     return Biases(rubric.id, judge_id, split, view.experts, field, tuple(leniency), length, self_consistency,
-                  tuple(groups), confidence, nominal, tuple(shares), left_out, note)
+                  tuple(groups), settings.confidence, nominal, tuple(shares), left_out, note)
 
 
 def _undefined(n: int, reason: str) -> Estimate:

@@ -22,13 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, Change, paired_changes, pooled_change
+from judge_tui.analysis.pair_intervals import Change, paired_changes, pooled_change
 from judge_tui.analysis.scores import AlignedPair, load, pooled_alignment
 from judge_tui.analysis.team import load_team, team_consensus
 from judge_tui.formats.numbers import aligned_text
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
-from judge_tui.model.settings import DEFAULT_TOLERANCE
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag
 from judge_tui.store import Store
 
@@ -115,12 +115,13 @@ def resolve_version(store: Store, rubric: Rubric, name: str) -> Version:
 
 
 def compare_versions(store: Store, rubric: Rubric, v1: str, v2: str, split: str | None = None,
-                     tolerance: float = DEFAULT_TOLERANCE, confidence: float = DEFAULT_CONFIDENCE,
+                     settings: AgreementSettings | None = None,
                      only_items: set[str] | None = None) -> VersionComparison:
     """Both versions against the experts' consensus on the same items (of ``only_items`` when given: those the
     viewer may see). Each change comes with the interval of
     a paired bootstrap over those items (both versions see the same resampled items), and a verdict: improved
     (the interval lies above 0), worse (below) or no detectable change (it straddles 0)."""
+    settings = settings or AgreementSettings()
     first, second = resolve_version(store, rubric, v1), resolve_version(store, rubric, v2)
     if (first.rater_id, first.rubric_version_ids) == (second.rater_id, second.rubric_version_ids):
         raise UserError(f"{v1} and {v2} name the same version; compare two different ones")
@@ -139,7 +140,7 @@ def compare_versions(store: Store, rubric: Rubric, v1: str, v2: str, split: str 
         raise UserError(f"no items of rubric {rubric.id} in the {split} split; assign splits with "
                         f"`judge-tui split` or choose one with --split")
     judged = [ratings.first_runs(v.rater_id, v.rubric_version_ids) for v in (first, second)]
-    aligned_within = rubric.scale.alignment_tolerance(tolerance)  # nominal categories: only the same category
+    aligned_within = rubric.scale.alignment_tolerance(settings.tolerance)  # nominal categories: only the same category
     shifts = []
     paired: list[list[AlignedPair]] = [[], []]
     used = np.zeros(len(view.item_ids), dtype=bool)
@@ -152,16 +153,16 @@ def compare_versions(store: Store, rubric: Rubric, v1: str, v2: str, split: str 
         pairs = [AlignedPair(view.item_keys[same], human[same], v[same]) for v in versions]
         for k, p in enumerate(pairs):
             paired[k].append(p)
-        figures = [p.compare(rubric, tolerance) for p in pairs]
+        figures = [p.compare(rubric, settings.tolerance) for p in pairs]
         both = (pairs[0], pairs[1])
         shifts.append(DimensionShift(d, int(np.count_nonzero(same)),
                                      (figures[0].alignment_rate, figures[1].alignment_rate),
                                      (figures[0].cohen_kappa, figures[1].cohen_kappa),
                                      (figures[0].pearson_r, figures[1].pearson_r), both,
-                                     paired_changes(both, (figures[0], figures[1]), rubric, aligned_within, confidence)))
+                                     paired_changes(both, (figures[0], figures[1]), rubric, aligned_within, settings.confidence)))
     empty = "no items were judged under both versions and rated by the experts"
     pooled = (pooled_alignment(paired[0], aligned_within, empty), pooled_alignment(paired[1], aligned_within, empty))
-    change = pooled_change((paired[0], paired[1]), aligned_within, pooled, confidence)
+    change = pooled_change((paired[0], paired[1]), aligned_within, pooled, settings.confidence)
     return VersionComparison(rubric.id, split, first, second, view.experts, int(np.count_nonzero(used)),
-                             tolerance, tuple(shifts), pooled, change, confidence,
-                             aligned_text(rubric.scale, tolerance))
+                             settings.tolerance, tuple(shifts), pooled, change, settings.confidence,
+                             aligned_text(rubric.scale, settings.tolerance))

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from judge_tui.model.records import Item, Rating
 from judge_tui.model.rubrics import Rubric
-from judge_tui.model.settings import DEFAULT_TOLERANCE
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.store import Store
 
 if TYPE_CHECKING:
@@ -116,38 +116,41 @@ class ExpertSelfAgreement:
 
 
 def self_agreement(store: Store, rubric: Rubric, split: str | None = None,
-                   tolerance: float = DEFAULT_TOLERANCE, ratings: RubricRatings | None = None,
-                   confidence: float = 0.95) -> list[ExpertSelfAgreement]:
+                   settings: AgreementSettings | None = None,
+                   ratings: RubricRatings | None = None) -> list[ExpertSelfAgreement]:
     """Each expert's agreement with their own earlier ratings, over the items they rated twice; two scores
-    count as aligned when at most `tolerance` apart. `ratings`: the split's ratings, when already loaded."""
+    count as aligned when at most the settings' tolerance apart. `ratings`: the split's ratings, when already
+    loaded."""
     from judge_tui.analysis.pair_intervals import pair_intervals, pooled_interval
     from judge_tui.analysis.scores import load, pooled_alignment
 
+    settings = settings or AgreementSettings()
     if ratings is None:
         ratings = load(store, rubric, split)
     columns = [(d.id, rubric.dimension_ids.index(d.id)) for d in rubric.judged_dimensions]
-    aligned_within = rubric.scale.alignment_tolerance(tolerance)  # nominal categories: only the same category
+    aligned_within = rubric.scale.alignment_tolerance(settings.tolerance)  # nominal categories: only the same category
     out = []
     for rater in ratings.raters_of_kind("human"):
         pairing = ratings.reratings(rater, DRIFT_REPEAT)
         if pairing.keys.size == 0:
             continue
         paired = {d: pairing.column(column) for d, column in columns}
-        by_dim = {d: p.compare(rubric, tolerance) for d, p in paired.items()}
+        by_dim = {d: p.compare(rubric, settings.tolerance) for d, p in paired.items()}
         alignment = pooled_alignment(paired.values(), aligned_within, "no items were rated twice")
-        intervals = {d: {k: v for k, v in pair_intervals(paired[d], p, confidence).items() if k != "pearson_r"}
+        intervals = {d: {k: v for k, v in pair_intervals(paired[d], p, settings.confidence).items() if k != "pearson_r"}
                      for d, p in by_dim.items()}
         out.append(ExpertSelfAgreement(rater, int(pairing.keys.size), alignment, by_dim, paired,
-                                       pooled_interval(list(paired.values()), aligned_within, confidence), intervals))
+                                       pooled_interval(list(paired.values()), aligned_within, settings.confidence),
+                                       intervals))
     return out
 
 
 def drift_figures(store: Store, rubric: Rubric, split: str | None = None, rater: str | None = None,
-                  tolerance: float = DEFAULT_TOLERANCE, ratings: RubricRatings | None = None,
-                  confidence: float = 0.95) -> list[ExpertSelfAgreement]:
+                  settings: AgreementSettings | None = None,
+                  ratings: RubricRatings | None = None) -> list[ExpertSelfAgreement]:
     """Each expert's (or one expert's) self-agreement over the items they rated twice (empty when none did): the
     report's section, and the summary screen's for one reviewer."""
     if ratings is None and not store.has_human_rerating(rubric.id):
         return []
-    return [s for s in self_agreement(store, rubric, split, tolerance, ratings=ratings, confidence=confidence)
+    return [s for s in self_agreement(store, rubric, split, settings, ratings=ratings)
             if rater is None or s.rater_id == rater]

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from judge_tui.model.rubrics import Rubric, Scale
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.store import Store
 
 if TYPE_CHECKING:
@@ -68,10 +69,10 @@ def category_split(values: np.ndarray, scale: Scale) -> tuple[float | None, str 
 
 
 def item_rows(store: Store, rubric: Rubric, human: Any, judge: Any, split: str | None,
-              tolerance: float) -> list[dict[str, Any]]:
+              settings: AgreementSettings) -> list[dict[str, Any]]:
     """One row per item: id, task type, split, per dimension and overall the human, judge and gap values,
-    aligned (judged dimensions within the tolerance, of those both scored), flags and notes by rater; with a
-    certificate in force, whether the judge decides the item."""
+    aligned (judged dimensions within the settings' tolerance, of those both scored), flags and notes by
+    rater; with a certificate in force, whether the judge decides the item."""
     import numpy as np
 
     from judge_tui.analysis.scores import agreeing, load, mean_of
@@ -131,7 +132,7 @@ def item_rows(store: Store, rubric: Rubric, human: Any, judge: Any, split: str |
             steps = (j[index] - h[index]) * (len(scale.points) - 1)  # categories apart, on an ordered scale
             row[f"{name}_gap"] = None if exact or np.isnan(steps) else round(float(steps))
         both = [i for i in judged if not np.isnan(h[i]) and not np.isnan(j[i])]
-        within = agreeing(scale, h[both], j[both], tolerance)
+        within = agreeing(scale, h[both], j[both], settings.tolerance)
         row["aligned"] = f"{int(np.count_nonzero(within))}/{len(both)}" if both else ""
         row["flags"] = flags.get(item_id, [])
         by_rater = notes.get(item_id, {})

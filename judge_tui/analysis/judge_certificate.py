@@ -25,6 +25,7 @@ from judge_tui.analysis.certify import against_experts, judged_with_confidence
 from judge_tui.analysis.scores import RubricRatings, load
 from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats.agreement import Undefined
 from judge_tui.stats.intervals import Interval, IntervalFigure, mean_interval, wilson
 from judge_tui.store import CertificateTerms, Store
@@ -127,7 +128,7 @@ def kept_on_test(store: Store, rubric: Rubric, ratings: RubricRatings, terms: Ce
     return KeptOnTest(int(compared.sum()), n, agreeing, wilson(agreeing, n, confidence))
 
 
-def certificate_in_force(store: Store, rubric: Rubric, confidence: float,
+def certificate_in_force(store: Store, rubric: Rubric, settings: AgreementSettings,
                          ratings: RubricRatings | None = None,
                          compared: str | None = None) -> CertificateInForce | None:
     """The rubric's certificate in force and its figures, or None when none is recorded. ``ratings``: the
@@ -140,6 +141,6 @@ def certificate_in_force(store: Store, rubric: Rubric, confidence: float,
         ratings = load(store, rubric, TEST)
     decided = len(store.judge_decided(rubric.id))
     experts = [e["id"] for e in store.active_experts(rubric.id) if e["id"] != CONSENSUS_RATER]
-    saved = hours_saved(decided, store.expert_rating_seconds(rubric.id, experts), confidence)
-    return CertificateInForce(terms, decided, kept_on_test(store, rubric, ratings, terms, confidence), saved,
+    saved = hours_saved(decided, store.expert_rating_seconds(rubric.id, experts), settings.confidence)
+    return CertificateInForce(terms, decided, kept_on_test(store, rubric, ratings, terms, settings.confidence), saved,
                               compared)

@@ -43,7 +43,7 @@ from judge_tui.analysis.scores import AlignedPair, RubricRatings, consensus, loa
 from judge_tui.analysis.team import load_team, team_consensus
 from judge_tui.formats.numbers import aligned_text
 from judge_tui.model.rubrics import Rubric, Scale
-from judge_tui.model.settings import DEFAULT_TOLERANCE
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.intervals import (
     BOOTSTRAP_MAX_ITEMS,
@@ -325,12 +325,13 @@ def error_correlation(first: str, second: str, wrong: tuple[np.ndarray, np.ndarr
 
 
 def build_jury(store: Store, rubric: Rubric, members: Sequence[str] | None = None, *, split: str | None = None,
-               tolerance: float = DEFAULT_TOLERANCE, confidence: float = DEFAULT_CONFIDENCE,
+               settings: AgreementSettings | None = None,
                ratings: RubricRatings | None = None, only_items: set[str] | None = None,
                costs: bool = True, among: Collection[str] | None = None) -> Jury | None:
     """The jury of ``members`` (default: one rater per judge of the rubric), or None when fewer than two
     judges or no experts rated. ``only_items``: the items the viewer may see (the blind rule); ``among``: the
     experts whose consensus is the reference (a report's human group; default every expert)."""
+    settings = settings or AgreementSettings()
     if ratings is None:
         ratings = load(store, rubric, split)
     members = tuple(members) if members is not None else default_members(store, rubric.id)
@@ -340,8 +341,8 @@ def build_jury(store: Store, rubric: Rubric, members: Sequence[str] | None = Non
     if not view.experts or not view.dimensions:
         return None
     rule = rule_for(rubric.scale)
-    aligned = aligned_text(rubric.scale, tolerance)
-    tolerance = rubric.scale.alignment_tolerance(tolerance)  # nominal categories: an error is another category
+    aligned = aligned_text(rubric.scale, settings.tolerance)
+    within = rubric.scale.alignment_tolerance(settings.tolerance)  # nominal categories: an error is another category
     judged = [ratings.first_runs(m) for m in members]
     columns = [rubric.dimension_ids.index(d) for d in view.dimensions]
     reference = {d: team_consensus(view, d, min_raters=1)[0] for d in view.dimensions}
@@ -365,7 +366,7 @@ def build_jury(store: Store, rubric: Rubric, members: Sequence[str] | None = Non
         for k in range(len(members)):
             p = AlignedPair(keys, human, matrices[d][k, full])
             member_pairs[k].append(p)
-            wrong[k].append(~p.aligned(tolerance))
+            wrong[k].append(~p.aligned(within))
         item_of.append(keys)
         verdicts = rule(matrices[d][:, full], rubric.scale)
         ties[d] = int(np.count_nonzero(verdicts.ties))
@@ -375,20 +376,20 @@ def build_jury(store: Store, rubric: Rubric, members: Sequence[str] | None = Non
     errs = [np.concatenate(w) if w else np.empty(0, bool) for w in wrong]
     pairs = [(i, j) for i in range(len(members)) for j in range(i + 1, len(members))]
     grouped = _grouped(scores_item, view.item_keys)
-    drawn = _draw_members(errs, pairs, grouped, confidence)  # one draw for all their intervals
-    judges = tuple(_rater_figures(m, member_pairs[k], dims, rubric, tolerance, confidence,
+    drawn = _draw_members(errs, pairs, grouped, settings.confidence)  # one draw for all their intervals
+    judges = tuple(_rater_figures(m, member_pairs[k], dims, rubric, within, settings.confidence,
                                   cost_and_time(store, rubric.id, m) if costs else None,
                                   drawn.alignment[k], grouped[1])
                    for k, m in enumerate(members))
     name = f"jury ({RULE_NAMES.get(rule, 'rule')} of {len(members)})"
-    jury = _rater_figures(name, jury_pairs, dims, rubric, tolerance, confidence, None)
+    jury = _rater_figures(name, jury_pairs, dims, rubric, within, settings.confidence, None)
     errors = tuple(
-        error_correlation(members[i], members[j], (errs[i], errs[j]), scores_item, confidence,
+        error_correlation(members[i], members[j], (errs[i], errs[j]), scores_item, settings.confidence,
                           drawn=drawn.errors.get((i, j)), grouped=grouped)
         for i, j in pairs)
-    return Jury(rubric.id, split, members, view.experts, RULE_NAMES.get(rule, "rule"), tolerance, confidence,
+    return Jury(rubric.id, split, members, view.experts, RULE_NAMES.get(rule, "rule"), within, settings.confidence,
                 int(np.count_nonzero(everyone)), int(np.count_nonzero(rated & ~everyone)), judges, jury, ties,
-                errors, _versus_best(judges, jury_pairs, rubric, tolerance, confidence), aligned)
+                errors, _versus_best(judges, jury_pairs, rubric, within, settings.confidence), aligned)
 
 
 def _versus_best(judges: Sequence[RaterFigures], jury_pairs: Sequence[AlignedPair], rubric: Rubric,

@@ -15,6 +15,7 @@ import numpy as np
 
 from judge_tui.analysis.scores import RubricRatings, Scores, majority_of
 from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import nominal
 from judge_tui.store import Store
 
@@ -42,7 +43,7 @@ def asked_both_orders(store: Store, rubric: Rubric, judge: str) -> bool:
 
 
 def position_bias(store: Store, rubric: Rubric, ratings: RubricRatings, judge: str,
-                  confidence: float) -> PositionBiasFigures | None:
+                  settings: AgreementSettings) -> PositionBiasFigures | None:
     """The figures for one judge rater, or None when it was not asked in both orders."""
     if not asked_both_orders(store, rubric, judge):
         return None
@@ -58,7 +59,7 @@ def position_bias(store: Store, rubric: Rubric, ratings: RubricRatings, judge: s
     second = swapped.on(keys, 0)
     keep = ~np.isnan(first) & ~np.isnan(second)
     keys, first_codes, second_codes = keys[keep], _codes(first[keep], k), _codes(second[keep], k)
-    bias = nominal.position_bias(first_codes, second_codes, k, a, b, confidence)
+    bias = nominal.position_bias(first_codes, second_codes, k, a, b, settings.confidence)
     experts = [ratings.first_runs(r) for r in ratings.rater_ids if ratings.kinds[r] == "human"]
     as_shown = flips_as_ties = None
     if experts and tie >= 0:
@@ -68,6 +69,6 @@ def position_bias(store: Store, rubric: Rubric, ratings: RubricRatings, judge: s
         if rated.any():
             expert_codes = _codes(expert[rated], k)
             combined = nominal.combine_orders(first_codes[rated], second_codes[rated], tie, FLIPPED_AS)
-            as_shown = nominal.pair_agreement(expert_codes, first_codes[rated], k, confidence)
-            flips_as_ties = nominal.pair_agreement(expert_codes, combined, k, confidence)
+            as_shown = nominal.pair_agreement(expert_codes, first_codes[rated], k, settings.confidence)
+            flips_as_ties = nominal.pair_agreement(expert_codes, combined, k, settings.confidence)
     return PositionBiasFigures(judge, bias, as_shown, flips_as_ties)

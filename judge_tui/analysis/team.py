@@ -28,12 +28,12 @@ from itertools import combinations
 
 import numpy as np
 
-from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, pair_intervals, pooled_interval
+from judge_tui.analysis.pair_intervals import pair_intervals, pooled_interval
 from judge_tui.analysis.scores import AlignedPair, RubricRatings, agreeing, consensus, load, pooled_alignment
 from judge_tui.formats.numbers import aligned_text
 from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.model.rubrics import Rubric, Scale
-from judge_tui.model.settings import DEFAULT_TOLERANCE
+from judge_tui.model.settings import DEFAULT_TOLERANCE, AgreementSettings
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.chance import GwetAC, gwet_ac
 from judge_tui.stats.intervals import IntervalFigure, kappa_interval
@@ -179,11 +179,10 @@ class TeamAgreement:
     experts: tuple[str, ...]
     judge: str | None
     items: int
-    tolerance: float  # scores at most this far apart count as aligned
+    settings: AgreementSettings  # the tolerance and the confidence the figures were computed at
     dimensions: tuple[DimensionTeam, ...]
     pooled_vs_judge: dict[str, ag.Figure]  # expert (and "consensus") -> alignment over every judged dimension
     pooled_intervals: dict[str, IntervalFigure]  # the same, its cluster interval
-    confidence: float
     aligned: str  # what aligned means on the scale, in words (formats.numbers.aligned_text)
     nominal: bool = False  # categories declared nominal: the consensus is the majority category, not a mean
 
@@ -239,8 +238,8 @@ def _expert_pairs(view: TeamView, matrix: np.ndarray, kappa: tuple[tuple[ag.Figu
     return tuple(out)
 
 
-def team_agreement(view: TeamView, tolerance: float = DEFAULT_TOLERANCE,
-                   confidence: float = DEFAULT_CONFIDENCE) -> TeamAgreement:
+def team_agreement(view: TeamView, settings: AgreementSettings | None = None) -> TeamAgreement:
+    settings = settings or AgreementSettings()
     rubric = view.rubric
     points, ordered = rubric.scale.points, rubric.scale.ordered
     level: ag.AlphaLevel = "ordinal" if ordered else "nominal"
@@ -254,13 +253,13 @@ def team_agreement(view: TeamView, tolerance: float = DEFAULT_TOLERANCE,
         values, ties = team_consensus(view, d)
         paired = {e: AlignedPair.of(view.item_keys, matrix[i], judge) for i, e in enumerate(view.experts)}
         paired[CONSENSUS_RATER] = AlignedPair.of(view.item_keys, values, judge)
-        vs_judge = {name: p.compare(rubric, tolerance) for name, p in paired.items()}
+        vs_judge = {name: p.compare(rubric, settings.tolerance) for name, p in paired.items()}
         against = {e: AlignedPair.of(view.item_keys, team_consensus(view, d, leave_out=i)[0], matrix[i])
                    for i, e in enumerate(view.experts)}
-        vs_consensus = {e: p.compare(rubric, tolerance) for e, p in against.items()}
-        intervals = {f"judge:{name}": pair_intervals(paired[name], p, confidence) for name, p in vs_judge.items()}
-        intervals |= {f"consensus:{e}": pair_intervals(against[e], p, confidence) for e, p in vs_consensus.items()}
-        levels = _alpha_levels(matrix, points, ordered, enough, confidence)
+        vs_consensus = {e: p.compare(rubric, settings.tolerance) for e, p in against.items()}
+        intervals = {f"judge:{name}": pair_intervals(paired[name], p, settings.confidence) for name, p in vs_judge.items()}
+        intervals |= {f"consensus:{e}": pair_intervals(against[e], p, settings.confidence) for e, p in vs_consensus.items()}
+        levels = _alpha_levels(matrix, points, ordered, enough, settings.confidence)
         dims.append(DimensionTeam(
             dimension=d, alpha=levels[level][0], alpha_level=level, kappa=kappa,
             experts_vs_judge={e: vs_judge[e] for e in view.experts},
@@ -268,24 +267,24 @@ def team_agreement(view: TeamView, tolerance: float = DEFAULT_TOLERANCE,
             consensus_items=int(np.count_nonzero(~np.isnan(values))),
             adjudicated_items=int(np.count_nonzero(~np.isnan(view.adjudicated[d]))), ties=ties, paired=paired,
             alpha_levels=levels,
-            fleiss=fleiss_kappa(matrix, np.asarray(points), confidence) if enough else ag.Undefined(
+            fleiss=fleiss_kappa(matrix, np.asarray(points), settings.confidence) if enough else ag.Undefined(
                 "Fleiss' kappa needs at least two experts"),
-            ac1=gwet_ac_raters(matrix, np.asarray(points), None, confidence) if enough else ag.Undefined(
+            ac1=gwet_ac_raters(matrix, np.asarray(points), None, settings.confidence) if enough else ag.Undefined(
                 "AC1 needs at least two experts"),
-            ac2=(gwet_ac_raters(matrix, np.asarray(points), "quadratic", confidence) if enough and ordered
+            ac2=(gwet_ac_raters(matrix, np.asarray(points), "quadratic", settings.confidence) if enough and ordered
                  else ag.Undefined("AC2 weighs near misses on an ordered scale" if enough
                                    else "AC2 needs at least two experts")),
-            expert_pairs=_expert_pairs(view, matrix, kappa, confidence),
+            expert_pairs=_expert_pairs(view, matrix, kappa, settings.confidence),
             experts_vs_consensus=vs_consensus, intervals=intervals,
         ))
         for name, pair in paired.items():
             pooled[name].append(pair)
-    aligned_within = view.rubric.scale.alignment_tolerance(tolerance)  # as each dimension's alignment counts
+    aligned_within = view.rubric.scale.alignment_tolerance(settings.tolerance)  # as each dimension's alignment counts
     pooled_rates = {name: pooled_alignment(pairs, aligned_within, "no items were rated by both")
                     for name, pairs in pooled.items()}
-    pooled_intervals = {name: pooled_interval(pairs, aligned_within, confidence) for name, pairs in pooled.items()}
-    return TeamAgreement(view.rubric.id, view.experts, view.judge, len(view.item_ids), tolerance, tuple(dims),
-                         pooled_rates, pooled_intervals, confidence, aligned_text(view.rubric.scale, tolerance),
+    pooled_intervals = {name: pooled_interval(pairs, aligned_within, settings.confidence) for name, pairs in pooled.items()}
+    return TeamAgreement(view.rubric.id, view.experts, view.judge, len(view.item_ids), settings, tuple(dims),
+                         pooled_rates, pooled_intervals, aligned_text(view.rubric.scale, settings.tolerance),
                          view.rubric.scale.nominal)
 
 
@@ -318,8 +317,8 @@ def expert_disagreements(view: TeamView, tolerance: float = DEFAULT_TOLERANCE) -
 
 
 def team_figures(store: Store, rubric: Rubric, split: str | None = None, judge: str | None = None,
-                 only_items: set[str] | None = None, tolerance: float = DEFAULT_TOLERANCE,
-                 ratings: RubricRatings | None = None, confidence: float = DEFAULT_CONFIDENCE) -> TeamAgreement | None:
+                 only_items: set[str] | None = None, settings: AgreementSettings | None = None,
+                 ratings: RubricRatings | None = None) -> TeamAgreement | None:
     """The team section's figures, or None when fewer than two experts rated this rubric. ``ratings``: the
     split's ratings (scores.load) when the caller has read them already."""
     if ratings is None:
@@ -331,4 +330,4 @@ def team_figures(store: Store, rubric: Rubric, split: str | None = None, judge: 
     view = load_team(store, rubric, split=split, judge=judge, only_items=only_items, ratings=ratings, notes=False)
     if len(view.experts) < 2:
         return None
-    return team_agreement(view, tolerance, confidence)
+    return team_agreement(view, settings)

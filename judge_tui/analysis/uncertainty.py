@@ -17,7 +17,7 @@ infinitesimal jackknife of a ratio. Everything is deterministic: the same pairs 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,9 +30,6 @@ from judge_tui.stats import intervals as iv
 from judge_tui.stats.agreement import Figure, PairAgreement, Undefined
 from judge_tui.stats.intervals import IntervalFigure
 
-# The figures of a row that get an interval, in the order the JSON lists them.
-INTERVAL_FIGURES = ("alignment_rate", "cohen_kappa", "weighted_kappa", "pearson_r", "spearman_rho", "kendall_tau",
-                    "mean_difference", "tpr", "tnr", "accuracy", "ac1", "ac2")
 # Past this many items the pooled alignment takes its large-sample limit instead of the bootstrap.
 POOLED_BOOTSTRAP_MAX_ITEMS = 1000
 # Why an overall score that is a weighted mean of dimensions has no kappa, confusion or chance-robust figure.
@@ -57,6 +54,110 @@ def _undefined_like(value: Figure, fallback: str) -> Undefined:
     return value if isinstance(value, Undefined) else Undefined(fallback)
 
 
+@dataclass(frozen=True)
+class _Row:
+    """What a row's intervals are computed from."""
+
+    paired: AlignedPair
+    figures: PairAgreement
+    confidence: float
+    table: np.ndarray | None  # the confusion matrix (None: no categories to compare)
+    ranks: bool  # the rank correlations' intervals (a bootstrap each) are wanted
+
+    @property
+    def binary(self) -> bool:
+        return self.table is not None and self.figures.scale == ag.BINARY_SCALE
+
+
+_EMPTY = "no items were rated by both"
+
+
+def _alignment_interval(row: _Row) -> IntervalFigure:
+    n = row.paired.n
+    aligned = int(np.count_nonzero(row.paired.aligned(row.figures.tolerance))) if n else 0
+    return _share(aligned, n, row.confidence, _EMPTY)
+
+
+def _kappa_interval(name: str, weights: iv.KappaWeights) -> Callable[[_Row], IntervalFigure]:
+    def interval(row: _Row) -> IntervalFigure:
+        value = getattr(row.figures, name)
+        if isinstance(value, Undefined) or row.table is None:
+            return _undefined_like(value, "no categories to compare")
+        return iv.kappa_interval(row.table, None if row.table.shape[0] == 2 else weights, row.confidence)
+    return interval
+
+
+def _pearson_interval(row: _Row) -> IntervalFigure:
+    r = row.figures.pearson_r
+    return (iv.pearson_interval(row.paired.a, row.paired.b, r, row.confidence) if ag.is_defined(r)
+            else _undefined_like(r, _EMPTY))
+
+
+def _rank_interval(name: str, make: Callable[[np.ndarray, np.ndarray, float, float], IntervalFigure],
+                   ) -> Callable[[_Row], IntervalFigure]:
+    def interval(row: _Row) -> IntervalFigure:
+        value = getattr(row.figures, name)
+        if not row.ranks:
+            return Undefined("rank-correlation intervals are given for the whole comparison, not per group")
+        return (make(row.paired.a, row.paired.b, value, row.confidence) if ag.is_defined(value)
+                else _undefined_like(value, _EMPTY))
+    return interval
+
+
+def _mean_difference_interval(row: _Row) -> IntervalFigure:
+    difference, scale = row.figures.mean_difference, row.figures.scale
+    # How far two scores of the scale can differ (an averaged overall has no scale, so no such bound).
+    bounds = (scale[0] - scale[-1], scale[-1] - scale[0]) if scale else None
+    return (iv.mean_interval(row.paired.b - row.paired.a, row.confidence, bounds=bounds)
+            if ag.is_defined(difference) else _undefined_like(difference, _EMPTY))
+
+
+def _class_share(name: str, counted: Callable[[np.ndarray, int], tuple[int, int]], empty: str,
+                 ) -> Callable[[_Row], IntervalFigure]:
+    """TPR, TNR and accuracy: the share ``counted(table, n)`` = (hits, of), on PASS/FAIL scales only (the
+    table's rows: human FAIL, PASS; its columns: the judge's)."""
+    def interval(row: _Row) -> IntervalFigure:
+        if not row.binary:
+            return _undefined_like(getattr(row.figures, name), "only PASS/FAIL scales have TPR, TNR and accuracy")
+        assert row.table is not None  # binary
+        hits, of = counted(row.table, row.paired.n)
+        return _share(hits, of, row.confidence, empty)
+    return interval
+
+
+@dataclass(frozen=True)
+class RowFigure:
+    """One figure of a row of the report (a dimension or the overall score)."""
+
+    key: str  # its name: the PairAgreement attribute, the JSON key and the key of its interval
+    label: str  # the per-dimension table's column header
+    interval: Callable[[_Row], IntervalFigure]
+    percent: bool = False  # a share, written as a percentage
+    correlation: bool = False  # in the table's "correlation and bias" group rather than "agreement"
+
+
+# Every figure of a row, in the order the JSON lists them: a new figure is one entry here (its value a field of
+# stats.agreement.PairAgreement); the JSON, the tables and the intervals follow.
+ROW_FIGURES = (
+    RowFigure("alignment_rate", "Align", _alignment_interval, percent=True),
+    RowFigure("cohen_kappa", "κ", _kappa_interval("cohen_kappa", None)),
+    RowFigure("weighted_kappa", "κ quad", _kappa_interval("weighted_kappa", "quadratic")),
+    RowFigure("pearson_r", "r", _pearson_interval, correlation=True),
+    RowFigure("spearman_rho", "ρ", _rank_interval("spearman_rho", iv.spearman_interval), correlation=True),
+    RowFigure("kendall_tau", "τ", _rank_interval("kendall_tau", iv.kendall_interval), correlation=True),
+    RowFigure("mean_difference", "J−H", _mean_difference_interval, correlation=True),
+    RowFigure("tpr", "TPR", _class_share("tpr", lambda t, n: (int(t[1, 1]), int(t[1, 1] + t[1, 0])),
+                                         "the human labels contain no PASS"), percent=True),
+    RowFigure("tnr", "TNR", _class_share("tnr", lambda t, n: (int(t[0, 0]), int(t[0, 0] + t[0, 1])),
+                                         "the human labels contain no FAIL"), percent=True),
+    RowFigure("accuracy", "Acc", _class_share("accuracy", lambda t, n: (int(t[1, 1] + t[0, 0]), n),
+                                              _EMPTY), percent=True),
+)
+FIGURE_OF = {f.key: f for f in ROW_FIGURES}
+# The figures of a row that get an interval, in the order the JSON lists them: the row's, then the chance-robust.
+INTERVAL_FIGURES = (*(f.key for f in ROW_FIGURES), "ac1", "ac2")
+
+
 def row_uncertainty(paired: AlignedPair, figures: PairAgreement, confidence: float,
                     categorical: bool = True, ranks: bool = True) -> RowUncertainty:
     """Intervals and chance-robust figures of one row; ``categorical=False`` for an overall score that is a mean.
@@ -64,44 +165,9 @@ def row_uncertainty(paired: AlignedPair, figures: PairAgreement, confidence: flo
     ``ranks=False`` leaves out the Spearman and Kendall intervals, a bootstrap each below 5,000 items: breakdown
     groups, whose tables show neither, skip the resampling (with the reason in the JSON).
     """
-    n = paired.n
-    out: dict[str, IntervalFigure] = {}
-    empty = "no items were rated by both"
-    aligned = int(np.count_nonzero(paired.aligned(figures.tolerance))) if n else 0
-    out["alignment_rate"] = _share(aligned, n, confidence, empty)
     table = np.asarray(figures.confusion, dtype=np.float64) if figures.confusion else None
-    kinds: tuple[tuple[str, iv.KappaWeights], ...] = (("cohen_kappa", None), ("weighted_kappa", "quadratic"))
-    for name, weights in kinds:
-        value = getattr(figures, name)
-        if isinstance(value, Undefined) or table is None:
-            out[name] = _undefined_like(value, "no categories to compare")
-        else:
-            out[name] = iv.kappa_interval(table, None if table.shape[0] == 2 else weights, confidence)
-    r = figures.pearson_r
-    out["pearson_r"] = (iv.pearson_interval(paired.a, paired.b, r, confidence) if ag.is_defined(r)
-                        else _undefined_like(r, empty))
-    for name, make in (("spearman_rho", iv.spearman_interval), ("kendall_tau", iv.kendall_interval)):
-        value = getattr(figures, name)
-        if not ranks:
-            out[name] = Undefined("rank-correlation intervals are given for the whole comparison, not per group")
-        else:
-            out[name] = (make(paired.a, paired.b, value, confidence) if ag.is_defined(value)
-                         else _undefined_like(value, empty))
-    difference = figures.mean_difference
-    # How far two scores of the scale can differ (an averaged overall has no scale, so no such bound).
-    bounds = (figures.scale[0] - figures.scale[-1], figures.scale[-1] - figures.scale[0]) if figures.scale else None
-    out["mean_difference"] = (iv.mean_interval(paired.b - paired.a, confidence, bounds=bounds)
-                              if ag.is_defined(difference) else _undefined_like(difference, empty))
-    binary = figures.scale == ag.BINARY_SCALE
-    if binary and table is not None:
-        true_fail, false_pass = int(table[0, 0]), int(table[0, 1])
-        false_fail, true_pass = int(table[1, 0]), int(table[1, 1])
-        out["tpr"] = _share(true_pass, true_pass + false_fail, confidence, "the human labels contain no PASS")
-        out["tnr"] = _share(true_fail, true_fail + false_pass, confidence, "the human labels contain no FAIL")
-        out["accuracy"] = _share(true_pass + true_fail, n, confidence, empty)
-    else:
-        for name in ("tpr", "tnr", "accuracy"):
-            out[name] = _undefined_like(getattr(figures, name), "only PASS/FAIL scales have TPR, TNR and accuracy")
+    row = _Row(paired, figures, confidence, table, ranks)
+    out = {f.key: f.interval(row) for f in ROW_FIGURES}
     extra = _chance_figures(table if categorical else None, figures, confidence, out)
     return RowUncertainty(out, extra)
 

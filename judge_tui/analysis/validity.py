@@ -41,8 +41,9 @@ import numpy as np
 from judge_tui.analysis.judge_certificate import CertificateInForce
 from judge_tui.analysis.queue_orders import judge_strata
 from judge_tui.analysis.report import OVERALL, Group, NoComparison, Report, ReportError, build_report
+from judge_tui.analysis.report.anytime import ANYTIME, FIXED_N
 from judge_tui.analysis.scores import OVERALL_COLUMN, RubricRatings, Scores, item_groups, load, mean_of
-from judge_tui.analysis.stopping import ANYTIME, FIXED_N, anytime_checks, items_left
+from judge_tui.analysis.stopping import anytime_checks, items_left
 from judge_tui.analysis.targets import TargetCheck
 from judge_tui.model import queue_orders as qo
 from judge_tui.model.errors import UserError

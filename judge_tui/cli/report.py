@@ -87,7 +87,7 @@ def run_items(args: argparse.Namespace) -> int:
     if fmt not in FORMATS:
         raise UserError(f"--items writes {', '.join(FORMATS)} (or a file named .csv, .jsonl or .md), "
                         f"not --format {fmt}")
-    tolerance = load_settings().agreement.tolerance
+    settings = load_settings().agreement
     with open_store(args, create=False) as store:
         rubric = pick_rubric(store, args.rubric)
         human, judge = judge_groups(args, store, rubric.id)
@@ -95,7 +95,7 @@ def run_items(args: argparse.Namespace) -> int:
             human, judge = default_groups(store, rubric.id)  # the judge of judges.the_judge
             named = the_judge(store, rubric.id, args.judge) if getattr(args, "judge", None) else None
             judge = Group("judge", (named.rater,)) if named is not None else judge
-        rows = item_rows(store, rubric, human, judge, args.split, tolerance)
+        rows = item_rows(store, rubric, human, judge, args.split, settings)
     # On a terminal, nothing in a note may act on it (colours, titles, cursor moves); files keep the text exact.
     text = clean if args.output is None and sys.stdout.isatty() else str
     if fmt == "csv":
@@ -103,6 +103,6 @@ def run_items(args: argparse.Namespace) -> int:
     elif fmt == "jsonl":
         output = render_jsonl(rows, text)
     else:
-        output = render_markdown(rows, rubric, human, judge, tolerance)
+        output = render_markdown(rows, rubric, human, judge, settings)
     write_output(output, args.output, f"{len(rows)} item row(s) ({fmt})")
     return 0

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from judge_tui.analysis.stopping import DECIDED, anytime_check
+from judge_tui.analysis.report.anytime import DECIDED, anytime_check
 from judge_tui.analysis.targets import TargetCheck, check
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import intervals as iv

@@ -25,7 +25,7 @@ import numpy as np
 from judge_tui.analysis import bands
 from judge_tui.analysis.design import reweighted_checks, sampling_design, with_corrected_pass_rate
 from judge_tui.analysis.judges import default_judge
-from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, repeat_intervals
+from judge_tui.analysis.pair_intervals import repeat_intervals
 from judge_tui.analysis.report.findings import target_checks, verdict_findings, with_items_left
 from judge_tui.analysis.report.model import (
     OVERALL,
@@ -99,38 +99,38 @@ def _continuous_overall(human: np.ndarray, judge: np.ndarray, tolerance: float) 
     )  # fmt: skip
 
 
-def _rows(pairing: Pairing, rubric: Rubric, tolerance: float, thresholds: AgreementSettings,
-          confidence: float = 0.95, ranks: bool = True) -> tuple[tuple[Row, ...], Row]:
+def _rows(pairing: Pairing, rubric: Rubric, settings: AgreementSettings,
+          ranks: bool = True) -> tuple[tuple[Row, ...], Row]:
     rows = []
     for index, dimension in enumerate(rubric.dimensions):
         paired = pairing.column(index)
-        pair = paired.compare(rubric, tolerance)
+        pair = paired.compare(rubric, settings.tolerance)
         rows.append(Row(dimension.id, dimension.name, dimension.method, pair,
-                        bands.interpret_alignment(pair.alignment_rate, thresholds),
-                        bands.interpret_kappa(pair.cohen_kappa, thresholds),
-                        uncertainty=row_uncertainty(paired, pair, confidence, ranks=ranks)))
+                        bands.interpret_alignment(pair.alignment_rate, settings),
+                        bands.interpret_kappa(pair.cohen_kappa, settings),
+                        uncertainty=row_uncertainty(paired, pair, settings.confidence, ranks=ranks)))
     paired = pairing.overall()
     categorical = overall_is_category(rubric)
     if categorical:
-        pair = paired.compare(rubric, tolerance)
+        pair = paired.compare(rubric, settings.tolerance)
     else:
-        pair = _continuous_overall(paired.a, paired.b, tolerance)
+        pair = _continuous_overall(paired.a, paired.b, settings.tolerance)
     overall = Row(OVERALL, rubric.overall_name, "overall", pair,
-                  bands.interpret_alignment(pair.alignment_rate, thresholds),
-                  bands.interpret_kappa(pair.cohen_kappa, thresholds),
-                  uncertainty=row_uncertainty(paired, pair, confidence, categorical=categorical, ranks=ranks))
+                  bands.interpret_alignment(pair.alignment_rate, settings),
+                  bands.interpret_kappa(pair.cohen_kappa, settings),
+                  uncertainty=row_uncertainty(paired, pair, settings.confidence, categorical=categorical, ranks=ranks))
     return tuple(rows), overall
 
 
-def _summary(rows: Sequence[Row], pairing: Pairing, rubric: Rubric, tolerance: float, items: int,
-             confidence: float = 0.95) -> Summary:
+def _summary(rows: Sequence[Row], pairing: Pairing, rubric: Rubric, settings: AgreementSettings,
+             items: int) -> Summary:
     judged = [r for r in rows if r.method == "judged"]
     paired = [pairing.column(rubric.dimension_ids.index(r.key)) for r in judged]
-    tolerance = rubric.scale.alignment_tolerance(tolerance)  # as each dimension's alignment counts
-    agreements, pairs = aligned_count(paired, tolerance)
-    rate = pooled_alignment(paired, tolerance, "no judged dimension was scored by both")
+    within = rubric.scale.alignment_tolerance(settings.tolerance)  # as each dimension's alignment counts
+    agreements, pairs = aligned_count(paired, within)
+    rate = pooled_alignment(paired, within, "no judged dimension was scored by both")
     lowest, highest = ag.lowest_and_highest({r.key: r.agreement.alignment_rate for r in judged})
-    interval = pooled_alignment_interval(paired, tolerance, confidence)
+    interval = pooled_alignment_interval(paired, within, settings.confidence)
     # Fewer than the items both rated when a side left a dimension unscored or tied (several experts on PASS/FAIL).
     behind = int(np.unique(np.concatenate([np.empty(0, np.int64), *(p.keys for p in paired)])).size)
     return Summary(int(pairing.keys.size), items, agreements, pairs, rate, lowest, highest, interval, behind)
@@ -190,11 +190,11 @@ def _corrected(rubric: Rubric, index: int, labelled: Pairing, judge: Scores, hum
     return Correction(rate, "test split" if from_test else "all compared items", dict(sorted(by_split.items())))
 
 
-def _self_agreement(ratings: RubricRatings, rater_id: str, tolerance: float,
-                    restrict: np.ndarray | None, confidence: float = DEFAULT_CONFIDENCE) -> JudgeSelfAgreement | None:
+def _self_agreement(ratings: RubricRatings, rater_id: str, settings: AgreementSettings,
+                    restrict: np.ndarray | None) -> JudgeSelfAgreement | None:
     """Repeat against repeat for one judge rater, on each item's newest rubric version."""
     rubric = ratings.rubric
-    tolerance = rubric.scale.alignment_tolerance(tolerance)  # the overall too: nominal counts the same category
+    within = rubric.scale.alignment_tolerance(settings.tolerance)  # the overall too: nominal counts the same category
     runs = ratings.by_repeat(rater_id, restrict)
     available = sorted(runs)[:MAX_REPEATS]
     if len(available) < 2:
@@ -211,14 +211,15 @@ def _self_agreement(ratings: RubricRatings, rater_id: str, tolerance: float,
             paired = pairing.column(index)
             columns_paired.append(paired)
             if categorical:
-                figures = paired.compare(rubric, tolerance)
+                figures = paired.compare(rubric, within)
                 alignment, kappa = figures.alignment_rate, figures.cohen_kappa
             else:
-                alignment, kappa = ag.alignment_rate(paired.a, paired.b, tolerance), averaged
+                alignment, kappa = ag.alignment_rate(paired.a, paired.b, within), averaged
             n = max(n, paired.n)
             alignments.append(alignment)
             kappas.append(kappa)
-        found = repeat_intervals(columns_paired, rubric, tolerance, kappa=categorical, confidence=confidence)
+        found = repeat_intervals(columns_paired, rubric, within, kappa=categorical,
+                                 confidence=settings.confidence)
         intervals = {"alignment_rate": found["alignment"], "cohen_kappa": found.get("kappa", averaged)}
         rows.append(SelfRow(key, n, _mean_figure(alignments), _mean_figure(kappas), intervals))
     items = items_at_least((runs[r] for r in available), 2)
@@ -310,8 +311,6 @@ def build_report(
     no plans for the undecided ones unless ``plans`` (the validity page's blocks need them).
     """
     settings = settings or AgreementSettings()
-    thresholds = settings
-    tolerance = settings.tolerance
     with store.snapshot():
         if not skip_missing_fields:  # first, so a mistyped field is never hidden behind another message
             for field in by:
@@ -343,16 +342,15 @@ def build_report(
         if rubric.scale.kind == "pass_fail" and judge_only and not checks_only:
             correction = _correction_sides(store, rubric, human, judge, ratings, human_scores, judge_scores)
 
-    confidence = settings.confidence
-    rows, overall = _rows(pairing, rubric, tolerance, thresholds, confidence, ranks=not checks_only)
+    rows, overall = _rows(pairing, rubric, settings, ranks=not checks_only)
     if correction is not None:
         labelled, all_human, all_judge, splits, from_test = correction
         rows = tuple(
             replace(r, corrected=_corrected(rubric, index, labelled, all_judge, all_human, splits, from_test,
-                                            confidence))
+                                            settings.confidence))
             for index, r in enumerate(rows)
         )
-    summary = _summary(rows, pairing, rubric, tolerance, total, confidence)
+    summary = _summary(rows, pairing, rubric, settings, total)
 
     test_binary = None
     test_pairing: Pairing | None = None
@@ -367,21 +365,23 @@ def build_report(
             tested = test_pairing.column(0)
             h, j = tested.a, tested.b
             test_binary = ag.binary_metrics(ag.snap_to_scale(h, (0.0, 1.0))[0], ag.snap_to_scale(j, (0.0, 1.0))[0])
-    checks = target_checks(rows, overall, summary, rubric, thresholds, test_pairing, split, confidence,
+    checks = target_checks(rows, overall, summary, rubric, settings, test_pairing, split, settings.confidence,
                      plan=not checks_only if plans is None else plans)
     checks = with_items_left(store, rubric, checks, total, human_scores.keys, split)
-    design = sampling_design(store, rubric, human.rater_ids, pairing, split, tolerance, confidence)
+    design = sampling_design(store, rubric, human.rater_ids, pairing, split, settings.tolerance,
+                             settings.confidence)
     if design is not None and design.weighted:
         test_design = design if split == "test" else (
-            sampling_design(store, rubric, human.rater_ids, test_pairing, "test", tolerance, confidence,
+            sampling_design(store, rubric, human.rater_ids, test_pairing, "test", settings.tolerance,
+                            settings.confidence,
                             rates_only=True)
             if test_pairing is not None and test_pairing.keys.size else None)
-        checks = reweighted_checks(checks, design, rubric, confidence, test_design)
+        checks = reweighted_checks(checks, design, rubric, settings.confidence, test_design)
         fixed = overall.corrected or next((r.corrected for r in rows if r.corrected is not None), None)
         if fixed is not None and ag.is_defined(fixed.rate.observed_pass_rate) and not checks_only:
             design = with_corrected_pass_rate(design, pairing, float(fixed.rate.observed_pass_rate),
-                                              fixed.rate.n_judge_only, confidence)
-    findings = verdict_findings(rows, overall, summary, rubric, tolerance, thresholds, test_binary, split, checks,
+                                              fixed.rate.n_judge_only, settings.confidence)
+    findings = verdict_findings(rows, overall, summary, rubric, settings.tolerance, settings, test_binary, split, checks,
                          settings.decide_on, ties)
 
     breakdowns = []
@@ -394,14 +394,14 @@ def build_report(
         sections = []
         for value in sorted(set(values), key=_natural_key):
             part = pairing.subset(np.array([v == value for v in values], dtype=bool))
-            part_rows, part_overall = _rows(part, rubric, tolerance, thresholds, confidence, ranks=False)
-            sections.append(Section(value, _summary(part_rows, part, rubric, tolerance, int(part.keys.size),
-                                                    confidence), part_rows, part_overall))
+            part_rows, part_overall = _rows(part, rubric, settings, ranks=False)
+            sections.append(Section(value, _summary(part_rows, part, rubric, settings, int(part.keys.size)),
+                                    part_rows, part_overall))
         breakdowns.append(Breakdown(field, tuple(sections)))
 
     restrict = pairing.keys if not judge_only else None
     self_agreement = () if checks_only else tuple(
-        s for s in (_self_agreement(ratings, r, tolerance, restrict, confidence) for r in judge.rater_ids) if s is not None
+        s for s in (_self_agreement(ratings, r, settings, restrict) for r in judge.rater_ids) if s is not None
     )
     counts = {
         "items": total,
@@ -412,12 +412,12 @@ def build_report(
     }
     paired_overall = pairing.overall()
     return Report(
-        rubric=rubric, split=split, human=human, judge=judge, tolerance=tolerance, thresholds=thresholds,
+        rubric=rubric, split=split, human=human, judge=judge, settings=settings,
         counts=counts, summary=summary, rows=rows, overall=overall, findings=tuple(findings),
         breakdowns=tuple(breakdowns), self_agreement=self_agreement,
         human_agreement=None if checks_only else _human_agreement(human_members, human.rater_ids, rubric),
-        human_overall=paired_overall.a, judge_overall=paired_overall.b, confidence=confidence,
-        decide_on=settings.decide_on, checks=tuple(checks), ties=ties, design=design,
+        human_overall=paired_overall.a, judge_overall=paired_overall.b,
+        checks=tuple(checks), ties=ties, design=design,
         settled_after=store.settled_after(rubric.id),
     )  # fmt: skip
 

@@ -8,11 +8,13 @@ or formats text for a format of its own (the renderers do).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from judge_tui.analysis.bands import Interpretation
 from judge_tui.analysis.design import Design
+from judge_tui.analysis.report.anytime import DECIDED, AnytimeCheck, decide_at_any_time, items_left_by_scope
 from judge_tui.analysis.targets import Combined, DecideOn, TargetCheck
 from judge_tui.analysis.uncertainty import RowUncertainty
 from judge_tui.model.errors import UserError
@@ -162,8 +164,7 @@ class Report:
     split: str | None
     human: Group
     judge: Group
-    tolerance: float
-    thresholds: AgreementSettings
+    settings: AgreementSettings  # the tolerance, the confidence, the targets and the bands' bounds it was built with
     counts: dict[str, int]  # items, rated_by_human, rated_by_judge, compared, judge_only
     summary: Summary
     rows: tuple[Row, ...]
@@ -174,16 +175,41 @@ class Report:
     human_agreement: HumanAgreement | None
     human_overall: np.ndarray  # paired overall scores, for the scatter plot
     judge_overall: np.ndarray
-    confidence: float = 0.95
-    decide_on: DecideOn = "interval"
     checks: tuple[TargetCheck, ...] = ()  # every target, decided; the undecided ones carry the plan
     ties: int = 0  # items whose PASS/FAIL human consensus is tied, left out (judge-tui adjudicate settles them)
     design: Design | None = None  # how the compared items were drawn (queue orders); None: not recorded
     settled_after: int | None = None  # the ratings every target was first found decided with (rating screen)
 
     @property
+    def tolerance(self) -> float:
+        return self.settings.tolerance
+
+    @property
+    def thresholds(self) -> AgreementSettings:
+        return self.settings
+
+    @property
+    def confidence(self) -> float:
+        return self.settings.confidence
+
+    @property
+    def decide_on(self) -> DecideOn:
+        return self.settings.decide_on
+
+    @property
     def judged_rows(self) -> tuple[Row, ...]:
         return tuple(r for r in self.rows if r.method == "judged")
+
+    @cached_property
+    def anytime(self) -> tuple[AnytimeCheck, ...]:
+        """Every target decided by a rule valid at any time, beside its fixed-n check, with what may hold it up
+        as far as the report knows the items left (analysis/stopping.py counts them in the database)."""
+        return decide_at_any_time(self.checks, self.confidence, items_left_by_scope(self.checks, self.counts))
+
+    @property
+    def decided_at_any_time(self) -> bool:
+        """Whether every target is decided by a rule valid at any time."""
+        return bool(self.checks) and all(a.decision in DECIDED for a in self.anytime)
 
 
 def meets_by_decision(decision: str | None) -> bool | None:

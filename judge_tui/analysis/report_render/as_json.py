@@ -13,16 +13,10 @@ from typing import Any
 
 from judge_tui.analysis.bands import Interpretation
 from judge_tui.analysis.report import Group, Report, Row, Summary, band_decisions, combined, meets_by_decision
-from judge_tui.analysis.report_render.common import FIGURES, UNWEIGHTED_SECTIONS, row_bands
-from judge_tui.analysis.stopping import (
-    ANYTIME,
-    FIXED_N,
-    AnytimeCheck,
-    anytime_checks,
-    report_items_left,
-)
+from judge_tui.analysis.report.anytime import ANYTIME, FIXED_N, AnytimeCheck
+from judge_tui.analysis.report_render.common import UNWEIGHTED_SECTIONS, row_bands
 from judge_tui.analysis.targets import TargetCheck, combination, ruling
-from judge_tui.analysis.uncertainty import CHANCE_FIGURES, INTERVAL_FIGURES
+from judge_tui.analysis.uncertainty import CHANCE_FIGURES, INTERVAL_FIGURES, ROW_FIGURES
 from judge_tui.formats.numbers import interval_json, share_text
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
@@ -52,8 +46,8 @@ def row_to_dict(row: Row, report: Report) -> dict[str, Any]:
     pair = row.agreement
     undefined: dict[str, str] = {}
     out: dict[str, Any] = {"dimension": row.key, "name": row.name, "method": row.method, "n": pair.n}
-    for name in FIGURES:
-        out[name] = _figure(getattr(pair, name), name, undefined)
+    for f in ROW_FIGURES:
+        out[f.key] = _figure(getattr(pair, f.key), f.key, undefined)
     corrected: dict[str, Any] = {"value": None, "ci_low": None, "ci_high": None, "confidence": 0.95,
                                  "observed_pass_rate": None, "n_judge_only": 0}
     if row.corrected is not None:
@@ -112,8 +106,7 @@ def summary_to_dict(summary: Summary) -> dict[str, Any]:
 def plan_to_dicts(report: Report) -> list[dict[str, Any]]:
     """Every target, decided, with how many more items would settle an undecided one."""
     out = []
-    anytime = anytime_checks(report, report_items_left(report))
-    for c, a in zip(report.checks, anytime, strict=True):
+    for c, a in zip(report.checks, report.anytime, strict=True):
         undefined: dict[str, str] = {}
         out.append({
             "target": c.key, "goal": c.goal, "scope": c.scope, "threshold": c.target, "strict": c.strict,
@@ -181,7 +174,7 @@ def thresholds_to_dict(tolerance: float, t: AgreementSettings) -> dict[str, Any]
     }
 
 
-def no_comparison_to_dict(rubric: Rubric, split: str | None, tolerance: float, thresholds: AgreementSettings,
+def no_comparison_to_dict(rubric: Rubric, split: str | None, settings: AgreementSettings,
                           humans: Sequence[str], reason: str) -> dict[str, Any]:
     """The report's documented shape when there is no judge comparison (the team section stands alone): every
     key present, the judge comparison's figures null or empty, and why in ``undefined``."""
@@ -189,7 +182,7 @@ def no_comparison_to_dict(rubric: Rubric, split: str | None, tolerance: float, t
         "schema_version": SCHEMA_VERSION, "rubric": rubric_to_dict(rubric), "split": split,
         "raters": {"human": {"ids": list(humans), "combine": Group("human", tuple(humans)).combine(rubric.scale)},
                    "judge": {"ids": [], "combine": None}},
-        "thresholds": thresholds_to_dict(tolerance, thresholds),
+        "thresholds": thresholds_to_dict(settings.tolerance, settings),
         "counts": None, "summary": None, "dimensions": [], "overall": None, "verdict": [], "breakdowns": [],
         "self_agreement": [], "human_agreement": None, "judge_comparison": reason,
         "undefined": {name: reason for name in ("counts", "summary", "overall")},

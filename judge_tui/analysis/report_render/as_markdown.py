@@ -8,6 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from judge_tui.analysis.report import Report, combined
+from judge_tui.analysis.report.anytime import FIXED_N
 from judge_tui.analysis.report_render.as_text import (
     _columns,
     breakdown_tables,
@@ -28,7 +29,6 @@ from judge_tui.analysis.report_render.common import (
     row_bands,
     summary_lines,
 )
-from judge_tui.analysis.stopping import FIXED_N
 from judge_tui.analysis.targets import combination
 from judge_tui.formats.numbers import aligned_text, share_text, tolerance_text
 

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from judge_tui.analysis import bands
 from judge_tui.analysis.report import Report, Row, combined
+from judge_tui.analysis.report.anytime import FIXED_N
 from judge_tui.analysis.report_render.common import (
     STATUS_MARK,
     STATUS_STYLE,
@@ -25,8 +26,8 @@ from judge_tui.analysis.report_render.common import (
     summary_lines,
 )
 from judge_tui.analysis.report_render.interval_bars import Bar, IntervalBars
-from judge_tui.analysis.stopping import FIXED_N, all_decided_at_any_time
 from judge_tui.analysis.targets import combination
+from judge_tui.analysis.uncertainty import FIGURE_OF, ROW_FIGURES
 from judge_tui.formats.numbers import (
     aligned_text,
     decimal_text,
@@ -88,24 +89,22 @@ def summary_table(report: Report) -> Table:
 
 def _columns(report: Report, compact: bool = False) -> list[tuple[str, str]]:
     """(header, figure) for the per-dimension table; compact leaves out the rank correlations."""
-    columns = [("n", "n"), ("Align", "alignment_rate"), ("κ", "cohen_kappa")]
+    keys = ["alignment_rate", "cohen_kappa"]
     if report.rubric.scale.kind == "pass_fail":
-        columns += [("TPR", "tpr"), ("TNR", "tnr"), ("Acc", "accuracy")]
-        columns += [] if compact else [("r", "pearson_r")]
+        keys += ["tpr", "tnr", "accuracy", *([] if compact else ["pearson_r"])]
     else:
-        columns += [("κ quad", "weighted_kappa"), ("r", "pearson_r")]
-        columns += [] if compact else [("ρ", "spearman_rho"), ("τ", "kendall_tau")]
-    return [*columns, ("J−H", "mean_difference")]
+        keys += ["weighted_kappa", "pearson_r", *([] if compact else ["spearman_rho", "kendall_tau"])]
+    return [("n", "n"), *((FIGURE_OF[k].label, k) for k in [*keys, "mean_difference"])]
 
 
-PERCENT_FIGURES = ("alignment_rate", "tpr", "tnr", "accuracy", "corrected_pass_rate")
+PERCENT_FIGURES = (*(f.key for f in ROW_FIGURES if f.percent), "corrected_pass_rate")
 
 
 # The figures interval_bars draws: the summary screen's compact table writes them without their intervals.
 BAR_FIGURES = ("alignment_rate", "cohen_kappa", "weighted_kappa", "pearson_r", "tpr", "tnr")
 
 
-CORRELATION_FIGURES = ("pearson_r", "spearman_rho", "kendall_tau", "mean_difference")
+CORRELATION_FIGURES = tuple(f.key for f in ROW_FIGURES if f.correlation)
 
 
 def cell(row: Row, figure: str, *, interval: bool = False) -> str:
@@ -389,7 +388,7 @@ def settled_text(report: Report) -> Text | None:
     """When the rating screen found every target decided: after how many ratings (and whether it still is)."""
     if report.settled_after is None:
         return None
-    still = all_decided_at_any_time(report)
+    still = report.decided_at_any_time
     text = Text()
     text.append("Decided after ", style="bold")
     text.append(f"{report.settled_after} ratings: every target was decided then" +

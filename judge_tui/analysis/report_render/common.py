@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from judge_tui.analysis import bands
 from judge_tui.analysis.bands import Interpret
 from judge_tui.analysis.report import Report, Row, Summary
-from judge_tui.analysis.stopping import anytime_checks, report_items_left
 from judge_tui.analysis.targets import TargetCheck, ruling
 from judge_tui.formats.numbers import figure_with_interval, pct, share_text
 from judge_tui.model.settings import AgreementSettings
@@ -15,10 +14,6 @@ from judge_tui.model.textsafe import clean
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.agreement import Figure
 from judge_tui.stats.intervals import Interval, IntervalFigure
-
-FIGURES = ("alignment_rate", "cohen_kappa", "weighted_kappa", "pearson_r", "spearman_rho", "kendall_tau",
-           "mean_difference", "tpr", "tnr", "accuracy")
-
 
 STATUS_STYLE = {"ok": "green", "caution": "yellow", "act": "dark_orange", "stop": "bold red", "unknown": "dim",
                 "info": "cyan"}
@@ -59,7 +54,7 @@ def row_bands(row: Row, report: Report) -> tuple[str, str]:
 def anytime_lines(report: Report) -> list[str]:
     """The targets decided by rules valid at any time, one line each, then how the targets combine."""
     lines = []
-    for a in anytime_checks(report, report_items_left(report)):
+    for a in report.anytime:
         decision = a.decision or "cannot be decided"
         held = f"; held up: {a.held_up}" if a.held_up else ""
         lines.append(f"{a.check.goal} ({a.check.scope}): {decision}, {a.reading} ({a.method}){held}")

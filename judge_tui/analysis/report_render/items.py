@@ -12,6 +12,7 @@ from judge_tui.analysis.report import Group
 from judge_tui.analysis.report_render.blocks import md
 from judge_tui.formats.numbers import aligned_text, short_text
 from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import AgreementSettings
 
 FORMATS = ("csv", "jsonl", "markdown")
 FORMAT_BY_SUFFIX = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".md": "markdown"}
@@ -48,7 +49,8 @@ def render_jsonl(rows: list[dict[str, Any]], text: Callable[[str], str]) -> str:
     return "".join(json.dumps(cleaned(row), ensure_ascii=False) + "\n" for row in rows)
 
 
-def render_markdown(rows: list[dict[str, Any]], rubric: Rubric, human: Group, judge: Group, tolerance: float) -> str:
+def render_markdown(rows: list[dict[str, Any]], rubric: Rubric, human: Group, judge: Group,
+                    settings: AgreementSettings) -> str:
     def cell(value: float | str | None) -> str:
         return "—" if value is None else value if isinstance(value, str) else short_text(value)
 
@@ -66,7 +68,7 @@ def render_markdown(rows: list[dict[str, Any]], rubric: Rubric, human: Group, ju
     certified = bool(rows) and "judge_decides" in rows[0]  # a certificate is in force
     head = ["Item", *(f"{name} (H / J{gap[name]})" for name in names), "Aligned", "Flags", "Notes",
             *(["Judge decides"] if certified else [])]
-    aligned = aligned_text(rubric.scale, tolerance)
+    aligned = aligned_text(rubric.scale, settings.tolerance)
     lines = [f"# Item by item: {md(rubric.name)}", "",
              f"Human: {md(', '.join(human.rater_ids))} · Judge: {md(', '.join(judge.rater_ids))} · gap = judge − "
              f"human · aligned = judged dimensions {aligned}", "",

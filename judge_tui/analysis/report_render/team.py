@@ -11,17 +11,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from judge_tui.analysis.drift import ExpertSelfAgreement
-from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE
 from judge_tui.analysis.report_render.blocks import Block, Heading, Paragraph, TableBlock
 from judge_tui.analysis.report_render.section_json import figure, with_intervals
 from judge_tui.analysis.team import DimensionTeam, TeamAgreement
 from judge_tui.formats.numbers import (
+    aligned_text,
     figure_text,
     figure_with_interval,
     interval_json,
     share_text,
 )
 from judge_tui.model.records import CONSENSUS_RATER
+from judge_tui.model.rubrics import Scale
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.chance import GwetAC
 from judge_tui.stats.intervals import IntervalFigure
@@ -77,19 +79,18 @@ def team_to_dict(result: TeamAgreement, split: str | None) -> dict[str, Any]:
     pooled = {k: interval_json(v, f"pooled_alignment_intervals.{k}", undefined)
               for k, v in result.pooled_intervals.items()}
     return {"experts": list(result.experts), "judge": result.judge, "items": result.items, "split": split,
-            "tolerance": result.tolerance, "dimensions": dims,
+            "tolerance": result.settings.tolerance, "dimensions": dims,
             "pooled_alignment": {k: figure(v) for k, v in result.pooled_vs_judge.items()},
-            "confidence": result.confidence, "pooled_alignment_intervals": pooled, "undefined": undefined}
+            "confidence": result.settings.confidence, "pooled_alignment_intervals": pooled, "undefined": undefined}
 
 
-def drift_to_dicts(results: Sequence[ExpertSelfAgreement], tolerance: float,
-                   confidence: float = DEFAULT_CONFIDENCE) -> list[dict[str, Any]]:
+def drift_to_dicts(results: Sequence[ExpertSelfAgreement], settings: AgreementSettings) -> list[dict[str, Any]]:
     return [with_intervals(
-        {"rater": s.rater_id, "pairs": s.pairs, "tolerance": tolerance, "alignment": figure(s.alignment),
+        {"rater": s.rater_id, "pairs": s.pairs, "tolerance": settings.tolerance, "alignment": figure(s.alignment),
          "by_dimension": {d: with_intervals({"alignment": figure(p.alignment_rate), "kappa": figure(p.cohen_kappa)},
                                             s.dimension_intervals[d])
                           for d, p in s.by_dimension.items()},
-         "confidence": confidence},
+         "confidence": settings.confidence},
         {"alignment": s.alignment_interval})
         for s in results]
 
@@ -133,7 +134,7 @@ def team_blocks(section: TeamAgreement) -> list[Block]:
             if section.nominal else
             "Consensus = adjudicated score, else the experts' mean (PASS/FAIL: majority; ties left out); kappa "
             "takes a mean at its nearest scale point."),
-        _confidence_line(section.confidence))))
+        _confidence_line(section.settings.confidence))))
     levels = [level for level in ("nominal", "ordinal", "interval")
               if any(ag.is_defined(d.alpha_levels[level][0]) for d in dimensions)]
     primary = dimensions[0].alpha_level if dimensions else "ordinal"
@@ -197,14 +198,13 @@ def _pair_cells(p: ag.PairAgreement, i: dict[str, IntervalFigure]) -> tuple[str,
             _ci(p.pearson_r, i["pearson_r"]))
 
 
-def drift_blocks(section: Sequence[ExpertSelfAgreement], aligned: str,
-                 confidence: float = DEFAULT_CONFIDENCE) -> list[Block]:
+def drift_blocks(section: Sequence[ExpertSelfAgreement], scale: Scale, settings: AgreementSettings) -> list[Block]:
     dims = list(section[0].by_dimension) if section else []
     rows = tuple((s.rater_id, str(s.pairs), _ci(s.alignment, s.alignment_interval, percent=True),
                   *(_ci(s.by_dimension[d].cohen_kappa, s.dimension_intervals[d]["kappa"]) for d in dims))
                  for s in section)
-    title = (f"First rating against the re-rating (alignment {aligned}; "
-             f"{share_text(confidence)} intervals):" if section else None)
+    title = (f"First rating against the re-rating (alignment {aligned_text(scale, settings.tolerance)}; "
+             f"{share_text(settings.confidence)} intervals):" if section else None)
     return [Heading("Self-agreement (items re-rated blind later)"),
             TableBlock(("expert", "items", "alignment", *(f"kappa {d}" for d in dims)), rows, title,
                        frozenset(range(1, 3 + len(dims))))]

@@ -13,8 +13,8 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
+from judge_tui.analysis.report.anytime import ANYTIME
 from judge_tui.analysis.report_render import certificate as certificate_format
-from judge_tui.analysis.stopping import ANYTIME
 from judge_tui.analysis.targets import TargetCheck
 from judge_tui.analysis.validity import (
     Against,

@@ -242,7 +242,6 @@ def standing(store: Store, rubric: Rubric, *, prompt_version: str, previous: str
     if split == "test":
         raise UserError(TEST_NOTE)
     settings = settings or AgreementSettings()
-    tolerance = settings.tolerance
     notes: list[str] = []
     rubric_note, prompt_note = _version_notes(store, rubric, prompt_version)
     judge = shown.judge if shown is not None else judge_of(store, rubric.id, prompt_version, model)
@@ -278,9 +277,8 @@ def standing(store: Store, rubric: Rubric, *, prompt_version: str, previous: str
                                            live=ratings_coming_in(store, report))
         except NoComparison as exc:
             notes.append(str(exc))
-        misaligned = _misaligned(store, rubric, judge, split, tolerance, visible)
-        biases = judge_biases(store, rubric, judge, split=split, tolerance=tolerance, confidence=settings.confidence,
-                              ratings=ratings, report=report)
+        misaligned = _misaligned(store, rubric, judge, split, settings.tolerance, visible)
+        biases = judge_biases(store, rubric, judge, split=split, settings=settings, ratings=ratings, report=report)
     if judge is not None:
         totals = store.judge_call_totals(judge)
         cost = Cost(int(totals["calls"]), float(totals["cost_usd"]),
@@ -295,13 +293,12 @@ def standing(store: Store, rubric: Rubric, *, prompt_version: str, previous: str
         try:
             try:  # by prompt version, as `history` names them; by judge rater when several models used one
                 comparison = compare_versions(store, rubric, previous, prompt_version, split=split,
-                                              tolerance=tolerance, confidence=settings.confidence,
-                                              only_items=visible)
+                                              settings=settings, only_items=visible)
                 if (comparison.v1.rater_id, comparison.v2.rater_id) != (before, judge):
                     raise UserError("another model's judgments under these versions")
             except UserError:
-                comparison = compare_versions(store, rubric, before, judge, split=split, tolerance=tolerance,
-                                              confidence=settings.confidence, only_items=visible)
+                comparison = compare_versions(store, rubric, before, judge, split=split, settings=settings,
+                                              only_items=visible)
             comparison_lines = (change_headline(comparison),
                                 *lines_of(compare_blocks(comparison), "text"))
         except UserError as exc:
@@ -319,6 +316,5 @@ def _jury_lines(store: Store, rubric: Rubric, judge: str | None, split: str, set
     members = default_members(store, rubric.id)
     if judge is not None:
         members = tuple(sorted({*(m for m in members if judge_model(m) != judge_model(judge)), judge}))
-    jury = build_jury(store, rubric, members, split=split, tolerance=settings.tolerance,
-                      confidence=settings.confidence, only_items=visible)
+    jury = build_jury(store, rubric, members, split=split, settings=settings, only_items=visible)
     return tuple(lines_of(jury_blocks(jury), "text")) if jury is not None else ()

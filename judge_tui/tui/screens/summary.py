@@ -29,7 +29,7 @@ from judge_tui.analysis.report_render import as_text
 from judge_tui.analysis.report_render import validity as validity_format
 from judge_tui.analysis.scores import RubricRatings, load
 from judge_tui.analysis.validity import ValidityPage, ratings_coming_in, validity_by_version
-from judge_tui.formats.numbers import aligned_text, decimal_text
+from judge_tui.formats.numbers import decimal_text
 from judge_tui.formats.terminal import FittedTable
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric, RubricError
@@ -74,8 +74,8 @@ def scatter_plot(human: np.ndarray, judge: np.ndarray, bins: int = PLOT_BINS) ->
     return text
 
 
-def team_lines(store: Store, rubric: Rubric, reviewer: str, judge: str, tolerance: float, *,
-               lead: bool = False, ratings: RubricRatings | None = None, confidence: float = 0.95) -> list[str]:
+def team_lines(store: Store, rubric: Rubric, reviewer: str, judge: str, settings: AgreementSettings, *,
+               lead: bool = False, ratings: RubricRatings | None = None) -> list[str]:
     """The team section and this reviewer's self-agreement, as text lines (empty when there is neither), with
     the same alignment tolerance as the rest of the summary, over the items the blind rule lets them see.
     ``ratings``: the rubric's ratings (scores.load), read once for the whole summary.
@@ -86,15 +86,14 @@ def team_lines(store: Store, rubric: Rubric, reviewer: str, judge: str, toleranc
     from judge_tui.analysis.team import team_figures
 
     visible = visible_items(store, rubric.id, reviewer, lead=lead)
-    team = (team_figures(store, rubric, judge=judge, only_items=visible, tolerance=tolerance, ratings=ratings,
-                         confidence=confidence)
+    team = (team_figures(store, rubric, judge=judge, only_items=visible, settings=settings, ratings=ratings)
             if visible is None or visible else None)
-    drift = drift_figures(store, rubric, rater=reviewer, tolerance=tolerance, ratings=ratings, confidence=confidence)
+    drift = drift_figures(store, rubric, rater=reviewer, settings=settings, ratings=ratings)
     lines: list[str] = []
     if team is not None:
         lines += lines_of(team_blocks(team), "text")
     if drift:
-        lines += lines_of(drift_blocks(drift, aligned_text(rubric.scale, tolerance), confidence), "text")
+        lines += lines_of(drift_blocks(drift, rubric.scale, settings), "text")
     return lines
 
 
@@ -186,8 +185,8 @@ class SummaryScreen(Screen[None]):
                 self.post_message(self.JudgeNamed(chosen.line()))
                 ratings = load(store, rubric)  # one read of the ratings for every section below
                 validity = self._validity(store, judge, ratings) if self.lead else None
-                team = team_lines(store, rubric, self.reviewer_id, judge, settings.tolerance, lead=self.lead,
-                                  ratings=ratings, confidence=settings.confidence)
+                team = team_lines(store, rubric, self.reviewer_id, judge, settings, lead=self.lead,
+                                  ratings=ratings)
                 if not submitted:
                     self.post_message(self.Unavailable(
                         f"You have rated no {rubric.id} item, so there is no comparison of yours with the judge.",
