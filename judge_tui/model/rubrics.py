@@ -125,6 +125,12 @@ class Scale(Strict):
         share, and its distances are already 0 or 1.)"""
         return self.kind == "categories" and self.order == "nominal"
 
+    @property
+    def jury_rule(self) -> Literal["majority", "median"]:
+        """How a jury's members' scores make its score (`analysis/jury.py`): the median on an ordered scale, the
+        majority on a nominal one (PASS/FAIL, nominal categories)."""
+        return "median" if self.ordered else "majority"
+
     def alignment_tolerance(self, tolerance: float) -> float:
         """How far apart two scores may be and still align: the agreement tolerance, except on nominal
         categories, whose stored positions say nothing of nearness (from eight on, neighbours lie within the
