@@ -221,6 +221,35 @@ class Scale(Strict):
             raise ScoreError(f"{raw!r} is outside the scale {self._range}")
         return value
 
+    # ------------------------------------------------------------------ how the judge writes a score
+
+    @property
+    def answer_type(self) -> Literal["string", "integer", "number"]:
+        """The JSON type of a score in the judge's answer: a name, a whole number or a number in 0-1."""
+        return "string" if self.named else "integer" if self.kind == "integers" else "number"
+
+    @property
+    def answers(self) -> tuple[str | int | float, ...]:
+        """Every score the judge may write, as it writes it (the answer schema's enum)."""
+        return tuple(self.answer_of(point) for point in self.points)
+
+    def answer_of(self, stored: float) -> str | int | float:
+        """A stored score as the judge writes it (a few-shot example's answer)."""
+        if self.named:
+            return self.label(stored)
+        return int(self.value(stored)) if self.answer_type == "integer" else stored
+
+    @property
+    def example_answer(self) -> str | int | float:
+        """The placeholder score of the prompt's example answer: PASS, else the scale's first answer."""
+        return "PASS" if self.kind == "pass_fail" else self.answers[0]
+
+    @property
+    def answer_wording(self) -> str:
+        """How the judge's prompt says a score is written, after the list of allowed scores."""
+        return {"categories": "a string, written exactly so", "pass_fail": "a string",
+                "integers": "a whole number"}.get(self.kind, "a number")
+
     @property
     def _range(self) -> str:
         return f"{self.lowest} to {self.highest}" if self.kind == "integers" else "0 to 1"
