@@ -221,6 +221,25 @@ class Scale(Strict):
             raise ScoreError(f"{raw!r} is outside the scale {self._range}")
         return value
 
+    # ------------------------------------------------------------------ how a reviewer types a score
+
+    @property
+    def declared(self) -> bool:
+        """Whether the rubric declares the scale's points (categories, whole numbers), each typed with its own
+        key, rather than one of the built-in grids (quarter, three points, PASS/FAIL) sharing the keys 0 to 4."""
+        return self.kind in ("categories", "integers")
+
+    @property
+    def key_numbers(self) -> tuple[int, ...]:
+        """The number typed for each point (`tui/keys.py` makes the keys): categories 1 to k as numbered on
+        screen, whole numbers as themselves, the 0-1 grids 0 up; none on PASS/FAIL, typed by its letters."""
+        if self.kind == "pass_fail":
+            return ()
+        if self.kind == "integers":
+            return tuple(int(label) for label in self.labels)
+        first = 1 if self.kind == "categories" else 0
+        return tuple(range(first, first + len(self.points)))
+
     # ------------------------------------------------------------------ how the judge writes a score
 
     @property
