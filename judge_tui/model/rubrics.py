@@ -221,6 +221,16 @@ class Scale(Strict):
             raise ScoreError(f"{raw!r} is outside the scale {self._range}")
         return value
 
+    def written(self, stored: float) -> float | str:
+        """A score as files write it (exports): PASS/FAIL or a category's name on a scale of names, a whole
+        number as itself (not its stored place between 0 and 1), otherwise the number exactly."""
+        if self.named and stored in self.points:
+            return self.label(stored)
+        if self.kind == "integers":
+            number = self.value(stored)
+            return int(number) if number.is_integer() else number
+        return stored
+
     # ------------------------------------------------------------------ how a reviewer types a score
 
     @property
@@ -489,7 +499,7 @@ class Rubric(Strict):
     def asks_in_both_orders(self) -> bool:
         """Whether a judge can be asked with the two paired fields swapped: they are shown side by side and the
         scale's first two categories say which of them wins (A, B, ...)."""
-        return len(self.side_by_side) == 2 and self.scale.kind == "categories"
+        return len(self.side_by_side) == 2 and bool(self.scale.categories)
 
     def swapped_fields(self, fields: Mapping[str, Any]) -> dict[str, Any]:
         """The item with its two paired fields exchanged (what the judge reads when asked the other way round)."""
