@@ -118,6 +118,12 @@ class Scale(Strict):
         return self.kind != "pass_fail"
 
     @property
+    def binary(self) -> bool:
+        """A verdict per item, PASS or FAIL: a classifier's figures apply (true positive and negative rates, the
+        share of each verdict), and a key per verdict (p, f) rather than a number."""
+        return self.kind == "pass_fail"
+
+    @property
     def nominal(self) -> bool:
         """Categories declared nominal: a category's stored position is a name, not a number, so no distance,
         tolerance, mean, Pearson r or weighted kappa means anything on it; two scores agree only when they are
