@@ -281,7 +281,7 @@ def weighted_figures(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weigh
         points = rubric.scale.points
         ca, cb = _codes(a, points), _codes(b, points)
         figures += _kappa_and_ac1("cohen_kappa", "", ca, cb, len(points), w, s, pool, confidence)
-        if rubric.scale.kind == "pass_fail":
+        if rubric.scale.binary:
             human_pass, judge_pass = ca == 1, cb == 1
             figures += [
                 *_rates(human_pass, judge_pass, w, s, pool, confidence),
@@ -305,7 +305,7 @@ def _rates(human_pass: np.ndarray, judge_pass: np.ndarray, weights: np.ndarray, 
 def pass_fail_rates(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weights: np.ndarray, pool: dict[str, int],
                     confidence: float) -> tuple[WeightedFigure, ...]:
     """The design-weighted TPR and TNR of a PASS/FAIL rubric's overall label (nothing for another rubric)."""
-    if rubric.overall != "label" or rubric.scale.kind != "pass_fail":
+    if rubric.overall != "label" or not rubric.scale.binary:
         return ()
     a, b = pairing.a.column(OVERALL_COLUMN), pairing.b.column(OVERALL_COLUMN)
     scored = ~np.isnan(a) & ~np.isnan(b)

@@ -107,7 +107,7 @@ def item_rows(store: Store, rubric: Rubric, human: Any, judge: Any, split: str |
     judged = [i for i, d in enumerate(rubric.dimensions) if d.method == "judged"]
     scale = rubric.scale
     # The columns that hold categories: every dimension, and the overall when it is the one dimension's label.
-    categories = range(len(dims) + (rubric.overall == "label")) if scale.kind == "categories" else range(0)
+    categories = range(len(dims) + (rubric.overall == "label")) if scale.categories else range(0)
     exact = scale.nominal  # nominal: no gap between categories
     item_keys = np.array([key_of[i] for i in ordered], dtype=np.int64)
     stacks = [np.stack([m.rows_on(item_keys) for m in group]) if group else np.empty((0, len(ordered), len(dims) + 1))

@@ -7,7 +7,7 @@ Every judge stays its own rater (as stored); the jury is derived here, item by i
   mean, or the PASS/FAIL majority with ties left out; one expert suffices);
 * everything is measured on the same items: those the experts rated and every member judged (items judged by
   only some members are counted, not compared), so the members' figures sit side by side;
-* the jury's score of an item comes from its members' scores by the rule of the scale's kind (`JURY_RULES`):
+* the jury's score of an item comes from its members' scores by the rule its scale names (`Scale.jury_rule`):
   the majority for a nominal scale (PASS/FAIL, nominal categories), a tie giving no verdict (left out and
   counted), and the median for an ordered scale (an even jury whose two middle scores differ takes their mean,
   snapped to the nearest scale point for kappa as any group mean is, and counted as a split median);
@@ -90,14 +90,13 @@ def median_score(matrix: np.ndarray, scale: Scale) -> Verdicts:
 
 
 Rule = Callable[[np.ndarray, Scale], Verdicts]
-# A scale kind named here takes its rule; any other falls back on its order (`rule_for`), so a new kind of
-# scale (named categories, ordered or nominal) needs an entry only when neither rule fits it.
-JURY_RULES: dict[str, Rule] = {"pass_fail": majority, "quarter": median_score, "three_point": median_score}
-RULE_NAMES: dict[Rule, str] = {majority: "majority", median_score: "median"}
+# The scale names its rule (`Scale.jury_rule`); a rule is added here only when neither fits a new kind of scale.
+RULES: dict[str, Rule] = {"majority": majority, "median": median_score}
+RULE_NAMES: dict[Rule, str] = {rule: name for name, rule in RULES.items()}
 
 
 def rule_for(scale: Scale) -> Rule:
-    return JURY_RULES.get(scale.kind) or (median_score if scale.ordered else majority)
+    return RULES[scale.jury_rule]
 
 
 # --------------------------------------------------------------------------------------------------

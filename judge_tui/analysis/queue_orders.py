@@ -49,7 +49,7 @@ def allocation_questions(store: Store, rubric: Rubric, reviewer: str, strata: di
     judge's (the share kappa and alignment rest on), above the alignment target."""
     own = store.judge_verdicts(reviewer, rubric.id)  # a reviewer's first ratings: (verdict, overall) per item
     judged = {i: s for i, s in strata.items() if s != qo.UNJUDGED and i in own}
-    if rubric.scale.kind == "pass_fail":
+    if rubric.scale.binary:
         return qo.pass_fail_questions({i: (s, own[i][0] == "PASS") for i, s in judged.items()},
                                       targets.tpr_tnr_target)
     points = rubric.scale.points

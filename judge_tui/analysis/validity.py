@@ -192,7 +192,7 @@ def _columns(report: Report) -> list[tuple[str, str, int]]:
     """(key, name, column) of every judged dimension, then the overall score."""
     ids = report.rubric.dimension_ids
     found = [(r.key, r.name, ids.index(r.key)) for r in report.rows if r.method == "judged"]
-    if report.rubric.scale.kind == "pass_fail" and len(found) == 1:
+    if report.rubric.scale.binary and len(found) == 1:
         found = []  # one PASS/FAIL dimension is the verdict itself: the overall figure says it
     return [*found, (OVERALL, "overall score", OVERALL_COLUMN)]
 
@@ -202,7 +202,7 @@ def alt_test_scoring(scale: Scale) -> Scoring:
     kind of scale: by the rubric's declared scale, whatever numbers its scores are stored as. Labels are right or
     wrong (PASS/FAIL and categories, ordered or not: accuracy); numbers are near or far (the 0-1 grids and whole
     numbers: negative RMSE)."""
-    return "accuracy" if scale.kind in ("pass_fail", "categories") else "neg_rmse"
+    return "accuracy" if scale.named else "neg_rmse"
 
 
 def _numbers(scale: Scale, stored: np.ndarray) -> np.ndarray:
@@ -292,7 +292,7 @@ def _pool_figures(report: Report, expert_runs: Sequence[Scores], judge_runs: Sco
                 found.append((f"{key}={category}", f"{name}: {category}", experts, _is_category(judge_runs, point),
                               column))
             continue
-        if rubric.scale.kind == "pass_fail" and key == OVERALL:
+        if rubric.scale.binary and key == OVERALL:
             key, name = PASS_RATE, "pass rate"
         elif key == OVERALL:
             name = "mean overall score"
@@ -306,7 +306,7 @@ def _pool(store: Store, report: Report, expert_runs: Sequence[Scores], judge_run
     rated = np.isin(judge_runs.keys, consensus.keys)
     labelled, unlabelled = judge_runs.keys[rated], judge_runs.keys[~rated]
     strata, unlabelled_strata, note = _pool_design(store, report, judge, labelled, unlabelled)
-    pass_fail = report.rubric.scale.kind == "pass_fail"
+    pass_fail = report.rubric.scale.binary
     points = report.rubric.scale.points
     # A category's share lies in [0, 1]; a mean, within the scale's points.
     bounds = (0.0, 1.0) if report.rubric.scale.nominal else (min(points), max(points))
@@ -353,7 +353,7 @@ def uses(report: Report, targets: Sequence[TargetCheck], replacement: Sequence[R
                else "too few shared items")
         said.append(f"replacing an expert on {', '.join(unknown)}: not tested, {why}")
     said += _pool_uses(pool, nominal=report.rubric.scale.nominal)
-    individual = ("decide individual items' PASS/FAIL" if report.rubric.scale.kind == "pass_fail"
+    individual = ("decide individual items' PASS/FAIL" if report.rubric.scale.binary
                   else "score individual items")
     decided = [c for c in targets if c.decision is not None]
     missed = [c.figure for c in decided if c.decision == "not met"]

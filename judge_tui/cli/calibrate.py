@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     if args.concurrency is not None:
         settings = dataclasses.replace(settings, judge_concurrency=args.concurrency,
                                        openai_concurrency=args.concurrency)
-    backend = make_backend(args, settings.judge_model)  # checked now: a wrong --cmd is said before the app opens
+    backend = make_backend(args, settings)  # checked now: a wrong --cmd is said before the app opens
 
     from judge_tui.tui.screens.calibrate import CalibrationApp, lead_may_calibrate
 
@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
         made = [backend]
 
         def fresh_backend() -> object:  # one backend per re-judge: each run closes its own
-            return made.pop() if made else make_backend(args, settings.judge_model)
+            return made.pop() if made else make_backend(args, settings)
 
         CalibrationApp(store, launch.rubric, lead, settings=settings, make_backend=fresh_backend,
                        split=args.split, judge=getattr(args, "judge", None)).run()

@@ -10,7 +10,6 @@ import argparse
 import asyncio
 import itertools
 import math
-import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -23,29 +22,13 @@ from rich.text import Text
 from judge_tui.cli.commands import open_store
 from judge_tui.formats.numbers import NO_PRICE, decimal_text, duration_text, share_text, short_text
 from judge_tui.formats.terminal import message_console
-from judge_tui.judge.backends import (
-    API_KEY_ENV,
-    AnthropicBackend,
-    Backend,
-    CommandBackend,
-    ConfigError,
-    ReplayBackend,
-    Usage,
-    cost_usd,
-    model_price,
-)
+from judge_tui.judge.app_backend import concurrency_for, kind_of, missing_key
+from judge_tui.judge.app_backend import make_backend as build_backend
+from judge_tui.judge.backends import AnthropicBackend, Backend, Usage, cost_usd, model_price
 from judge_tui.judge.batch_limits import MAX_BYTES, MAX_REQUESTS, BatchLimits
 from judge_tui.judge.failures import failures_command, grouped_lines
 from judge_tui.judge.history import parse_items, require_recorded
-from judge_tui.judge.openai_backend import (
-    API_KEY_ENV as OPENAI_KEY_ENV,
-)
-from judge_tui.judge.openai_backend import (
-    MISSING_SDK,
-    OpenAIBackend,
-    needs_key,
-    sdk_installed,
-)
+from judge_tui.judge.openai_backend import OpenAIBackend
 from judge_tui.judge.prompts import JudgePrompt, PromptError
 from judge_tui.judge.runner import (
     BatchProgress,
@@ -57,46 +40,24 @@ from judge_tui.judge.runner import (
     judge_rater_id,
 )
 from judge_tui.model.errors import UserError
+from judge_tui.model.judge_backends import BACKENDS, DEFAULT_BACKEND, BackendRequest, option_owner
 from judge_tui.model.rubrics import Rubric
-from judge_tui.model.settings import load_settings
+from judge_tui.model.settings import Settings, load_settings
 from judge_tui.model.textsafe import clean
 from judge_tui.store import Store
 from judge_tui.store.rubric_choice import resolve_rubric
 
 
-def make_backend(args: argparse.Namespace, default_model: str) -> Backend:
-    kind = getattr(args, "backend", "anthropic") or "anthropic"
-    if getattr(args, "base_url", None) and kind != "openai":
-        raise UserError("--base-url goes with --backend openai")
-    try:
-        if kind == "openai":
-            return _openai_backend(args)
-        if kind == "command":
-            if not args.cmd:
-                raise UserError("--backend command needs --cmd \"PROGRAM ARGS\": a program that reads the request"
-                                " as JSON on stdin and writes the answer JSON on stdout")
-            return CommandBackend(args.cmd, model=args.model, pass_env=getattr(args, "cmd_env", None) or ())
-        if getattr(args, "cmd_env", None):
-            raise UserError("--cmd-env goes with --backend command")
-        if kind == "replay":
-            if not args.replay:
-                raise UserError("--backend replay needs --replay FILE: a JSONL file of recorded answers")
-            return ReplayBackend(args.replay, model=args.model)
-        return AnthropicBackend(args.model or default_model)
-    except ConfigError as exc:
-        raise UserError(str(exc)) from None
-
-
-def _openai_backend(args: argparse.Namespace) -> OpenAIBackend:
-    """A server speaking the OpenAI API: the model and base URL from the options, else from settings.json."""
-    settings = load_settings()
-    model = args.model or settings.openai_model
-    if not model.strip():
-        raise UserError("--backend openai needs --model NAME: the name the server knows the model by (e.g."
-                        " --model llama3.1:8b for Ollama), or openai_model in settings.json")
-    if not sdk_installed():
-        raise UserError(MISSING_SDK)
-    return OpenAIBackend(model, base_url=getattr(args, "base_url", None) or settings.openai_base_url or None)
+def make_backend(args: argparse.Namespace, settings: Settings) -> Backend:
+    """The backend --backend names, from its own options (an option of another backend is a mistake said so)."""
+    name = getattr(args, "backend", None) or DEFAULT_BACKEND
+    for dest, value in vars(args).items():
+        owner = option_owner(dest)
+        if value and owner is not None and owner.name != name:
+            flag = next(option.flag for option in owner.options if option.dest == dest)
+            raise UserError(f"{flag} goes with --backend {owner.name}")
+    options = {option.dest: getattr(args, option.dest, None) for option in BACKENDS[name].options}
+    return build_backend(name, BackendRequest(settings, model=getattr(args, "model", None), options=options))
 
 
 def _rubrics(store: Store, args: argparse.Namespace) -> list[Rubric]:
@@ -112,14 +73,6 @@ def _rubrics(store: Store, args: argparse.Namespace) -> list[Rubric]:
         raise UserError(f"this database holds items of {len(in_use)} rubrics: {listed}. Say which to judge:"
                         f" --rubric {clean(in_use[0][0])}, or --rubric all for every one")
     return [resolve_rubric(rubric_id, store) for rubric_id, _count in in_use]
-
-
-def _require_key() -> None:
-    """Headless, a missing key will not appear while the process waits: say what to set, and stop."""
-    if not os.environ.get(API_KEY_ENV, "").strip():
-        raise UserError(f"no {API_KEY_ENV} in the environment: export {API_KEY_ENV}=sk-ant-... and run again,"
-                        " or judge without the API: --backend command --cmd \"PROGRAM ARGS\" (a local judge)"
-                        " or --backend replay --replay FILE (recorded answers)")
 
 
 # --------------------------------------------------------------------------- what a run will do
@@ -402,12 +355,13 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
     settings = load_settings()
     console = message_console()
     err = message_console(stderr=True)
-    backend = make_backend(args, settings.judge_model)
+    backend = make_backend(args, settings)
     paid = isinstance(backend, AnthropicBackend)
     if args.concurrency is None:  # a laptop's server judges one or two at a time; the API takes more
-        args.concurrency = settings.openai_concurrency if isinstance(backend, OpenAIBackend) else 4
-    if args.batch and not paid:
-        raise UserError("--batch works with the anthropic backend only")
+        args.concurrency = concurrency_for(backend, settings)
+    if args.batch and not kind_of(backend).batches:
+        batching = ", ".join(kind.name for kind in BACKENDS.values() if kind.batches)
+        raise UserError(f"--batch works with the {batching} backend only")
     store = open_store(args, create=False)
     exit_code = 0
     try:
@@ -416,12 +370,12 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
             _ask_both_orders(rubrics, args)
         plans = [_plan(store, rubric, backend.model, args) for rubric in rubrics]
         dry_run = getattr(args, "dry_run", False)
-        if paid and not dry_run and any(plan.calls for plan in plans):
-            _require_key()  # before the estimate: a run that cannot start says only why
-        if (isinstance(backend, OpenAIBackend) and not dry_run and any(plan.calls for plan in plans)
-                and needs_key(backend.base_url) and not os.environ.get(OPENAI_KEY_ENV, "").strip()):
-            raise UserError(f"no {OPENAI_KEY_ENV} in the environment for {backend.base_url}: export it and run"
-                            " again, or point --base-url (or $OPENAI_BASE_URL) at a local server")
+        if not dry_run and any(plan.calls for plan in plans):
+            # Headless, a missing key will not appear while the process waits: before the estimate, a run that
+            # cannot start says only why.
+            no_key = missing_key(backend)
+            if no_key:
+                raise UserError(no_key)
         for plan in plans:
             if not plan.calls:
                 if dry_run:

@@ -19,6 +19,7 @@ from typing import Any
 
 from judge_tui import __version__
 from judge_tui.model.errors import UserError
+from judge_tui.model.judge_backends import BACKENDS, DEFAULT_BACKEND
 from judge_tui.model.records import DEFAULT_LEVEL, SPLITS
 from judge_tui.model.textsafe import clean
 
@@ -73,19 +74,14 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _backend_options(parser: argparse.ArgumentParser) -> None:
-    """Which judge answers, and how to reach it: the same options wherever a judge is run."""
-    parser.add_argument("--backend", choices=["anthropic", "openai", "command", "replay"], default="anthropic",
-                        help="anthropic: the Anthropic API; openai: a server speaking the OpenAI API (a local"
-                        " model); command: a program of yours; replay: recorded answers")
-    parser.add_argument("--base-url", metavar="URL",
-                        help="for --backend openai: the server, e.g. http://127.0.0.1:11434/v1 for Ollama (default:"
-                        " settings openai_base_url, $OPENAI_BASE_URL, else the OpenAI API)")
-    parser.add_argument("--cmd",
-                        help="for --backend command: program reading a request on stdin, answering on stdout")
-    parser.add_argument("--cmd-env", action="append", metavar="NAME",
-                        help="for --backend command: pass this environment variable to the program too (it gets"
-                        " only PATH, HOME, the locale and a few more); repeat for several")
-    parser.add_argument("--replay", type=Path, metavar="FILE", help="for --backend replay: recorded answers")
+    """Which judge answers, and how to reach it: the same options wherever a judge is run (model/judge_backends.py)."""
+    parser.add_argument("--backend", choices=list(BACKENDS), default=DEFAULT_BACKEND,
+                        help="; ".join(f"{kind.name}: {kind.help}" for kind in BACKENDS.values()))
+    for kind in BACKENDS.values():
+        for option in kind.options:
+            shape: dict[str, Any] = {"type": Path} if option.path else {"action": "append"} if option.repeat else {}
+            parser.add_argument(option.flag, metavar=option.metavar, help=f"for --backend {kind.name}: {option.help}",
+                                **shape)
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -212,8 +208,8 @@ def build_parser() -> CommandParser:
     p.add_argument("--model", help="model id, pinned for the run (default: settings judge_model; with --backend"
                    " openai, settings openai_model; with --backend command, a name for the program)")
     p.add_argument("--concurrency", type=int,
-                   help="at most this many calls at once (default: 4; with --backend openai, settings"
-                   " openai_concurrency, 2)")
+                   help="at most this many calls at once (default: settings judge_concurrency, 4; with --backend"
+                   " openai, settings openai_concurrency, 2)")
     p.add_argument("--limit", type=int, help="judge at most N items")
     p.add_argument("--split", type=split_name, help="only items of this split")
     p.add_argument("--repeat", type=int, default=1, help="judge each item K times (self-agreement)")

@@ -1,40 +1,58 @@
-"""The backend of the app's own judge, as settings.json chooses: the Anthropic API or an OpenAI-compatible server.
+"""A judge's backend made from the table (model/judge_backends.py): from the command line's options or, for the
+app's own judge, from settings.json; and its calls at once.
 
-The backends' modules are imported here but their SDKs are not: those load on the first call.
+The backends' modules are imported when a judge is made, and their SDKs only on the first call.
 """
 
 from __future__ import annotations
 
-from judge_tui.judge.backends import AnthropicBackend, Backend, ConfigError
-from judge_tui.judge.openai_backend import MISSING_SDK, OpenAIBackend, sdk_installed
+import importlib
+from collections.abc import Callable
+from typing import cast
+
+from judge_tui.judge.backends import Backend, ConfigError
 from judge_tui.model.errors import UserError
+from judge_tui.model.judge_backends import BACKENDS, BackendKind, BackendRequest
 from judge_tui.model.settings import Settings
 
 
-def app_backend(settings: Settings) -> Backend:
-    """The backend settings.json asks for; UserError (said on screen) when it cannot be set up."""
-    if settings.judge_backend != "openai":
-        return AnthropicBackend(settings.judge_model)
-    if not settings.openai_model.strip():
-        raise UserError('judge_backend is "openai" but settings.json names no openai_model: add the name the'
-                        ' server knows the model by, e.g. "openai_model": "llama3.1:8b"')
-    if not sdk_installed():
-        raise UserError(MISSING_SDK)
+def _function(path: str) -> Callable[..., object]:
+    module_name, function_name = path.split(":")
+    return cast(Callable[..., object], getattr(importlib.import_module(module_name), function_name))
+
+
+def make_backend(name: str, request: BackendRequest) -> Backend:
+    """The backend `name` as the request asks; UserError when it cannot be set up (a missing option or program)."""
     try:
-        return OpenAIBackend(settings.openai_model, base_url=settings.openai_base_url or None)
+        return cast(Backend, _function(BACKENDS[name].factory)(request))
     except ConfigError as exc:
         raise UserError(str(exc)) from None
 
 
+def app_backend(settings: Settings) -> Backend:
+    """The backend settings.json asks for; UserError (said on screen) when it cannot be set up."""
+    return make_backend(settings.judge_backend, BackendRequest(settings, from_settings=True))
+
+
+def kind_of(backend: Backend) -> BackendKind:
+    """The table's entry of a backend already made."""
+    return BACKENDS[backend.name]
+
+
+def missing_key(backend: Backend) -> str | None:
+    """What to say when the API key the backend needs is not in the environment; None when nothing is missing."""
+    check = kind_of(backend).key_check
+    return None if check is None else cast(str | None, _function(check)(backend))
+
+
 def app_concurrency(settings: Settings) -> int:
     """Calls at once for the app's judge: a local server takes fewer than the API."""
-    return settings.openai_concurrency if settings.judge_backend == "openai" else settings.judge_concurrency
+    return int(getattr(settings, BACKENDS[settings.judge_backend].concurrency_setting))
 
 
 def concurrency_for(backend: Backend | None, settings: Settings) -> int:
-    """Calls at once for a backend already made (the judge screen's, from --backend): an OpenAI-compatible
-    server gets openai_concurrency, whatever settings.json's judge_backend says; None: the one settings.json
-    asks for (`app_concurrency`)."""
+    """Calls at once for a backend already made (the judge screen's, from --backend): its own setting, whatever
+    settings.json's judge_backend says; None: the one settings.json asks for (`app_concurrency`)."""
     if backend is None:
         return app_concurrency(settings)
-    return settings.openai_concurrency if isinstance(backend, OpenAIBackend) else settings.judge_concurrency
+    return int(getattr(settings, kind_of(backend).concurrency_setting))

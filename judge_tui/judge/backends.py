@@ -33,6 +33,8 @@ from typing import Any, Protocol, TypeGuard
 from judge_tui.formats.numbers import short_text
 from judge_tui.judge.batch_limits import json_bytes
 from judge_tui.judge.prompts import RenderedPrompt
+from judge_tui.model.errors import UserError
+from judge_tui.model.judge_backends import BackendRequest
 from judge_tui.model.redaction import redact
 
 TOOL_NAME = "record_judgment"
@@ -694,3 +696,33 @@ class ReplayBackend:
             raise AnswerError(f"{self.path.name} has no recorded answer for item {request.item_id!r}"
                               f" (repeat {request.repeat})")
         return JudgeAnswer(raw_text=raw, model=self.model, sampling={"backend": "replay"})
+
+
+# ----------------------------------------------------------------------- factories named in model/judge_backends.py
+
+
+def anthropic_from_request(request: BackendRequest) -> AnthropicBackend:
+    return AnthropicBackend(request.model or request.settings.judge_model)
+
+
+def missing_anthropic_key(backend: Backend) -> str | None:
+    """Headless, a missing key will not appear while the process waits: say what to set."""
+    if os.environ.get(API_KEY_ENV, "").strip():
+        return None
+    return (f"no {API_KEY_ENV} in the environment: export {API_KEY_ENV}=sk-ant-... and run again,"
+            " or judge without the API: --backend command --cmd \"PROGRAM ARGS\" (a local judge)"
+            " or --backend replay --replay FILE (recorded answers)")
+
+
+def command_from_request(request: BackendRequest) -> CommandBackend:
+    if not request.options.get("cmd"):
+        raise UserError("--backend command needs --cmd \"PROGRAM ARGS\": a program that reads the request"
+                        " as JSON on stdin and writes the answer JSON on stdout")
+    return CommandBackend(request.options["cmd"], model=request.model,
+                          pass_env=request.options.get("cmd_env") or ())
+
+
+def replay_from_request(request: BackendRequest) -> ReplayBackend:
+    if not request.options.get("replay"):
+        raise UserError("--backend replay needs --replay FILE: a JSONL file of recorded answers")
+    return ReplayBackend(request.options["replay"], model=request.model)

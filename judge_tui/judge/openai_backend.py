@@ -32,6 +32,8 @@ from judge_tui.judge.backends import (
     _error_text,
     map_sdk_error,
 )
+from judge_tui.model.errors import UserError
+from judge_tui.model.judge_backends import BackendRequest
 
 API_KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
@@ -59,6 +61,29 @@ def resolve_base_url(base_url: str | None) -> str:
 def needs_key(base_url: str) -> bool:
     """The OpenAI API always wants a key; a local server usually takes none."""
     return base_url.rstrip("/").startswith("https://api.openai.com")
+
+
+def from_request(request: BackendRequest) -> OpenAIBackend:
+    """A server speaking the OpenAI API: the model and base URL from the options, else from settings.json."""
+    settings = request.settings
+    model = request.model or settings.openai_model
+    if not model.strip():
+        if request.from_settings:
+            raise UserError('judge_backend is "openai" but settings.json names no openai_model: add the name the'
+                            ' server knows the model by, e.g. "openai_model": "llama3.1:8b"')
+        raise UserError("--backend openai needs --model NAME: the name the server knows the model by (e.g."
+                        " --model llama3.1:8b for Ollama), or openai_model in settings.json")
+    if not sdk_installed():
+        raise UserError(MISSING_SDK)
+    return OpenAIBackend(model, base_url=request.options.get("base_url") or settings.openai_base_url or None)
+
+
+def missing_key(backend: OpenAIBackend) -> str | None:
+    """The OpenAI API without a key in the environment: say what to set, or to point at a local server."""
+    if not needs_key(backend.base_url) or os.environ.get(API_KEY_ENV, "").strip():
+        return None
+    return (f"no {API_KEY_ENV} in the environment for {backend.base_url}: export it and run"
+            " again, or point --base-url (or $OPENAI_BASE_URL) at a local server")
 
 
 class OpenAIBackend:

@@ -286,10 +286,7 @@ def _output_format(rubric: Rubric, output: OutputFormat) -> str:
     lines = [
         "Reply with exactly one JSON object and nothing else: no text before or after it, no code fence.",
         f"Use these keys in this order: {', '.join(keys)}.",
-        f"Each score must be one of {', '.join(rubric.scale.labels)}"
-        + (" (a string, written exactly so)." if rubric.scale.kind == "categories"
-           else " (a string)." if rubric.scale.kind == "pass_fail"
-           else " (a whole number)." if rubric.scale.kind == "integers" else " (a number)."),
+        f"Each score must be one of {', '.join(rubric.scale.labels)} ({rubric.scale.answer_wording}).",
         "An answer of any other shape is discarded as a failed judgment.",
         f"Last, `{CONFIDENCE_KEY}`: your probability, a number from 0 to 1, that expert reviewers applying this "
         "rubric would give exactly the scores you gave. Say how sure you are, not how good the response is; "

@@ -113,11 +113,8 @@ class OutputFormat:
     # ------------------------------------------------------------------ the model and its schema
 
     def _score_type(self) -> Any:
-        if self.rubric.scale.named:  # exactly the scale's names, as strings
-            return Literal[self.rubric.scale.labels]
-        if self.rubric.scale.kind == "integers":  # exactly the scale's whole numbers
-            return Literal[tuple(int(n) for n in self.rubric.scale.labels)]
-        return float
+        scale = self.rubric.scale  # exactly the scale's names or whole numbers; a number in 0-1 checked on parsing
+        return float if scale.answer_type == "number" else Literal[scale.answers]
 
     def _build_model(self) -> type[BaseModel]:
         strict = ConfigDict(extra="forbid", strict=True)
@@ -134,11 +131,7 @@ class OutputFormat:
 
     def _score_schema(self) -> dict[str, Any]:
         scale = self.rubric.scale
-        if scale.named:
-            return {"type": "string", "enum": list(scale.labels)}
-        if scale.kind == "integers":
-            return {"type": "integer", "enum": [int(n) for n in scale.labels]}
-        return {"type": "number", "enum": list(scale.points)}
+        return {"type": scale.answer_type, "enum": list(scale.answers)}
 
     def json_schema(self) -> dict[str, Any]:
         """The schema sent to the API (output_config or a tool's input_schema): closed objects, all keys required."""
@@ -171,10 +164,7 @@ class OutputFormat:
 
     def example(self) -> dict[str, Any]:
         """The shape of an answer with placeholder values, for the prompt's output section."""
-        scale = self.rubric.scale
-        placeholder: Any = (("PASS" if scale.kind == "pass_fail" else scale.labels[0]) if scale.named
-                            else scale.lowest if scale.kind == "integers" else 0.0)
-        scores = {self.keys[d.id]: placeholder for d in self.dimensions}
+        scores = {self.keys[d.id]: self.rubric.scale.example_answer for d in self.dimensions}
         extras = {
             name: ([] if name in LIST_EXTRAS else "...") for name in self.rubric.judge_output_extras
         }
@@ -190,12 +180,7 @@ class OutputFormat:
     def render(self, scores: dict[str, float], extras: dict[str, Any]) -> str:
         """An answer in this format from known scores (used for few-shot examples, which are the experts' answers
         and so carry no stated confidence)."""
-        scale = self.rubric.scale
-        values = {
-            self.keys[d.id]: (scale.label(scores[d.id]) if scale.named
-                              else int(scale.value(scores[d.id])) if scale.kind == "integers" else scores[d.id])
-            for d in self.dimensions
-        }
+        values = {self.keys[d.id]: self.rubric.scale.answer_of(scores[d.id]) for d in self.dimensions}
         answer = {**values, **extras} if self.layout == "flat" else {"scores": values, **extras}
         return json.dumps(answer, ensure_ascii=False, indent=2)
 

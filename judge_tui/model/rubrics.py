@@ -118,12 +118,24 @@ class Scale(Strict):
         return self.kind != "pass_fail"
 
     @property
+    def binary(self) -> bool:
+        """A verdict per item, PASS or FAIL: a classifier's figures apply (true positive and negative rates, the
+        share of each verdict), and a key per verdict (p, f) rather than a number."""
+        return self.kind == "pass_fail"
+
+    @property
     def nominal(self) -> bool:
         """Categories declared nominal: a category's stored position is a name, not a number, so no distance,
         tolerance, mean, Pearson r or weighted kappa means anything on it; two scores agree only when they are
         the same category. (PASS/FAIL, though unordered, has two points a whole scale apart: its 0/1 are a
         share, and its distances are already 0 or 1.)"""
         return self.kind == "categories" and self.order == "nominal"
+
+    @property
+    def jury_rule(self) -> Literal["majority", "median"]:
+        """How a jury's members' scores make its score (`analysis/jury.py`): the median on an ordered scale, the
+        majority on a nominal one (PASS/FAIL, nominal categories)."""
+        return "median" if self.ordered else "majority"
 
     def alignment_tolerance(self, tolerance: float) -> float:
         """How far apart two scores may be and still align: the agreement tolerance, except on nominal
@@ -214,6 +226,64 @@ class Scale(Strict):
         if not math.isfinite(value) or value < 0.0 or value > 1.0:
             raise ScoreError(f"{raw!r} is outside the scale {self._range}")
         return value
+
+    def written(self, stored: float) -> float | str:
+        """A score as files write it (exports): PASS/FAIL or a category's name on a scale of names, a whole
+        number as itself (not its stored place between 0 and 1), otherwise the number exactly."""
+        if self.named and stored in self.points:
+            return self.label(stored)
+        if self.kind == "integers":
+            number = self.value(stored)
+            return int(number) if number.is_integer() else number
+        return stored
+
+    # ------------------------------------------------------------------ how a reviewer types a score
+
+    @property
+    def declared(self) -> bool:
+        """Whether the rubric declares the scale's points (categories, whole numbers), each typed with its own
+        key, rather than one of the built-in grids (quarter, three points, PASS/FAIL) sharing the keys 0 to 4."""
+        return self.kind in ("categories", "integers")
+
+    @property
+    def key_numbers(self) -> tuple[int, ...]:
+        """The number typed for each point (`tui/keys.py` makes the keys): categories 1 to k as numbered on
+        screen, whole numbers as themselves, the 0-1 grids 0 up; none on PASS/FAIL, typed by its letters."""
+        if self.kind == "pass_fail":
+            return ()
+        if self.kind == "integers":
+            return tuple(int(label) for label in self.labels)
+        first = 1 if self.kind == "categories" else 0
+        return tuple(range(first, first + len(self.points)))
+
+    # ------------------------------------------------------------------ how the judge writes a score
+
+    @property
+    def answer_type(self) -> Literal["string", "integer", "number"]:
+        """The JSON type of a score in the judge's answer: a name, a whole number or a number in 0-1."""
+        return "string" if self.named else "integer" if self.kind == "integers" else "number"
+
+    @property
+    def answers(self) -> tuple[str | int | float, ...]:
+        """Every score the judge may write, as it writes it (the answer schema's enum)."""
+        return tuple(self.answer_of(point) for point in self.points)
+
+    def answer_of(self, stored: float) -> str | int | float:
+        """A stored score as the judge writes it (a few-shot example's answer)."""
+        if self.named:
+            return self.label(stored)
+        return int(self.value(stored)) if self.answer_type == "integer" else stored
+
+    @property
+    def example_answer(self) -> str | int | float:
+        """The placeholder score of the prompt's example answer: PASS, else the scale's first answer."""
+        return "PASS" if self.kind == "pass_fail" else self.answers[0]
+
+    @property
+    def answer_wording(self) -> str:
+        """How the judge's prompt says a score is written, after the list of allowed scores."""
+        return {"categories": "a string, written exactly so", "pass_fail": "a string",
+                "integers": "a whole number"}.get(self.kind, "a number")
 
     @property
     def _range(self) -> str:
@@ -435,7 +505,7 @@ class Rubric(Strict):
     def asks_in_both_orders(self) -> bool:
         """Whether a judge can be asked with the two paired fields swapped: they are shown side by side and the
         scale's first two categories say which of them wins (A, B, ...)."""
-        return len(self.side_by_side) == 2 and self.scale.kind == "categories"
+        return len(self.side_by_side) == 2 and bool(self.scale.categories)
 
     def swapped_fields(self, fields: Mapping[str, Any]) -> dict[str, Any]:
         """The item with its two paired fields exchanged (what the judge reads when asked the other way round)."""

@@ -75,20 +75,15 @@ class Rubrics:
 
 def score_value(rubric: Rubric, value: float) -> float | str:
     """A score as exported: PASS/FAIL or a category's name on a scale of names, a whole number as itself (not its
-    stored place between 0 and 1), otherwise the number exactly."""
-    if rubric.scale.named and value in rubric.scale.points:
-        return rubric.scale.label(value)
-    if rubric.scale.kind == "integers":
-        number = rubric.scale.value(value)
-        return int(number) if number.is_integer() else number
-    return value
+    stored place between 0 and 1), otherwise the number exactly (`Scale.written`)."""
+    return rubric.scale.written(value)
 
 
 def overall_value(rubric: Rubric, value: float | None) -> float | str | None:
     """The overall as exported: on a scale of categories whose overall is its one dimension's label, that
     category's name (its stored position means nothing to a reader); otherwise the number, as always written
     (a PASS/FAIL rubric's overall 1.0 or 0.0 beside its verdict)."""
-    if value is not None and rubric.scale.kind == "categories" and rubric.overall == "label":
+    if value is not None and rubric.scale.categories and rubric.overall == "label":
         return score_value(rubric, value)
     return value
 
@@ -248,7 +243,7 @@ def _cell(value: float | None, rubric: Rubric) -> str:
     number."""
     if value is None:
         return MISSING
-    shown = score_value(rubric, value) if rubric.scale.kind in ("categories", "integers") else value
+    shown = score_value(rubric, value) if rubric.scale.declared else value
     return _text_cell(shown) if isinstance(shown, str) else short_text(shown)
 
 

@@ -99,7 +99,7 @@ def score_bindings(scale: Scale) -> list[Binding]:
     """The score keys help lists for this scale, in key order: the digits its points are typed with (1 to k for
     k categories, 0 to 9 from ten on), otherwise 0 to 4 (all five on the 0-1 grids and PASS/FAIL, as help always
     listed them)."""
-    if scale.kind not in ("categories", "integers"):
+    if not scale.declared:
         return [b for b in RATING_BINDINGS if b.group is SCORE_GROUP]
     return [b for b in (*RATING_BINDINGS, *CATEGORY_BINDINGS)
             if b.group is SCORE_GROUP and scale_has_key(scale, *action_parts(b.action))]
@@ -157,13 +157,9 @@ def point_codes(scale: Scale) -> dict[str, float]:
     """The digits typed for each point of the scale: categories 1 to k as they are numbered on screen, whole
     numbers as themselves, the 0-1 grids 0 up; two digits each (01 to 17, 00 to 10) once a number passes 9, so
     no number is the start of another. PASS/FAIL has none (p and f)."""
-    if scale.kind == "pass_fail":
+    numbers = scale.key_numbers
+    if not numbers:
         return {}
-    if scale.kind == "integers":
-        numbers = [int(label) for label in scale.labels]
-    else:
-        first = 1 if scale.kind == "categories" else 0
-        numbers = list(range(first, first + len(scale.points)))
     width = 2 if numbers[-1] > 9 else 1
     return {f"{n:0{width}d}": point for n, point in zip(numbers, scale.points, strict=True)}
 
@@ -199,16 +195,16 @@ class DigitEntry:
 
 def scale_has_key(scale: Scale, action: str, parameters: tuple[object, ...]) -> bool:
     """Whether a score key acts on this scale: digits that are part of a point's code (1 to k for categories,
-    the numbers themselves on whole numbers), p / f only on PASS/FAIL."""
-    if scale.kind == "pass_fail":
+    the numbers themselves on whole numbers), p / f only on PASS/FAIL (typed by no number)."""
+    if not scale.key_numbers:
         return action == "pass_fail"
     return action == "score" and any(str(parameters[0]) in code for code in point_codes(scale))
 
 
 def point_binding_ids(scale: Scale) -> dict[float, tuple[str, ...]]:
     """Each point of the scale -> the ids of the bindings typed to set it, in order (the keys scale_has_key lets
-    act): p / f on PASS/FAIL, otherwise a digit key for each digit of the point's code."""
-    if scale.kind == "pass_fail":
+    act): p / f on PASS/FAIL (typed by no number), otherwise a digit key for each digit of the point's code."""
+    if not scale.key_numbers:
         return {1.0: ("pass",), 0.0: ("fail",)}
     return {point: tuple(f"score-{digit}" for digit in code) for code, point in point_codes(scale).items()}
 

@@ -31,7 +31,7 @@ def keys_by_point(scale: Scale, keymap: Mapping[str, str], display: KeyDisplay) 
 
 def keys_that_score(scale: Scale, keys: Mapping[float, str]) -> str:
     """What the scale is and which key sets each of its points, as one sentence (`keys` from keys_by_point)."""
-    if scale.kind == "pass_fail":
+    if scale.binary:
         return f"This rubric is PASS/FAIL: press {keys[1.0]} for PASS or {keys[0.0]} for FAIL."
     listed = ", ".join(f"{keys[point]}→{label}" for point, label in zip(scale.points, scale.labels, strict=True))
     two = " (two keys each)" if any(len(code) == 2 for code in point_codes(scale)) else ""
@@ -52,7 +52,7 @@ def refused_score_key(scale: Scale, binding_id: str, key: str, keys: Mapping[flo
     action, parameters = action_parts(binding(binding_id).action)
     if action == "pass_fail":
         what = f"{key} sets {parameters[0]} only on a PASS/FAIL rubric."
-    elif scale.kind == "pass_fail":
+    elif scale.binary:
         what = f"{key} sets a score only on a scale of points or categories."
     elif scale.kind == "categories":
         what = f"{key} is not a category of this rubric."

@@ -155,7 +155,7 @@ def _without_ties(scores: Scores, members: int, rubric: Rubric, ratings: RubricR
     """A PASS/FAIL group's consensus with ties settled as the team section settles them: the lead's adjudicated
     score where there is one, else left out (the mean of an even split is 1/2, which has no majority).
     Returns the scores and how many items still have a tie."""
-    if members < 2 or rubric.scale.kind != "pass_fail":
+    if members < 2 or not rubric.scale.binary:
         return scores, 0
     table = np.column_stack([scores.scores, scores.overall])
     tied = np.abs(table - 0.5) < 1e-9
@@ -333,13 +333,13 @@ def build_report(
             )
         field_values = {}
         # The split of each item is needed for the PASS/FAIL target, which applies to the test split.
-        needs_split = rubric.scale.kind == "pass_fail" and not split
+        needs_split = rubric.scale.binary and not split
         wanted = list(dict.fromkeys([*by, *(["split"] if needs_split else [])]))
         for field in wanted:
             if has_item_field(store, rubric, field):
                 field_values[field] = item_groups(store, rubric, field, pairing.keys, split)
         correction = None
-        if rubric.scale.kind == "pass_fail" and judge_only and not checks_only:
+        if rubric.scale.binary and judge_only and not checks_only:
             correction = _correction_sides(store, rubric, human, judge, ratings, human_scores, judge_scores)
 
     rows, overall = _rows(pairing, rubric, settings, ranks=not checks_only)
@@ -354,7 +354,7 @@ def build_report(
 
     test_binary = None
     test_pairing: Pairing | None = None
-    if rubric.scale.kind == "pass_fail":
+    if rubric.scale.binary:
         if split == "test":
             test_pairing = pairing
         elif "split" in field_values:

@@ -63,7 +63,7 @@ def target_checks(rows: Sequence[Row], overall: Row, summary: Summary, rubric: R
                             overall.uncertainty.intervals.get("pearson_r", Undefined("no interval")),
                             overall.agreement.n, thresholds.pearson_target, confidence=confidence,
                             correlation=True, plan=plan))
-    if test_pairing is not None and rubric.scale.kind == "pass_fail":
+    if test_pairing is not None and rubric.scale.binary:
         tested = test_pairing.column(0)
         h = ag.snap_to_scale(tested.a, ag.BINARY_SCALE)[0]
         j = ag.snap_to_scale(tested.b, ag.BINARY_SCALE)[0]
@@ -119,7 +119,7 @@ def verdict_findings(report_rows: Sequence[Row], overall: Row, summary: Summary,
             "pearson", c, _pearson_band, thresholds, decide_on,
             f"Pearson r of the {rubric.overall_name} scores {c.reading}",
         ))
-    if rubric.scale.kind == "pass_fail":
+    if rubric.scale.binary:
         findings.append(_binary_finding(judged[0] if judged else overall, test_binary, thresholds,
                                         by_key.get("tpr"), by_key.get("tnr"), decide_on))
     if len(judged) > 1 and summary.lowest and summary.highest:

@@ -64,7 +64,7 @@ def row_to_dict(row: Row, report: Report) -> dict[str, Any]:
             judge_only_by_split=dict(row.corrected.judge_only_splits),
             method="rogan-gladen; interval: percentile bootstrap of the labelled pairs and the judge-only items",
         )
-    elif report.rubric.scale.kind != "pass_fail":
+    elif not report.rubric.scale.binary:
         undefined["corrected_pass_rate"] = "only PASS/FAIL scales have a corrected pass rate"
     else:
         undefined["corrected_pass_rate"] = "not computed here: it uses items only the judge rated"

@@ -90,7 +90,7 @@ def summary_table(report: Report) -> Table:
 def _columns(report: Report, compact: bool = False) -> list[tuple[str, str]]:
     """(header, figure) for the per-dimension table; compact leaves out the rank correlations."""
     keys = ["alignment_rate", "cohen_kappa"]
-    if report.rubric.scale.kind == "pass_fail":
+    if report.rubric.scale.binary:
         keys += ["tpr", "tnr", "accuracy", *([] if compact else ["pearson_r"])]
     else:
         keys += ["weighted_kappa", "pearson_r", *([] if compact else ["spearman_rho", "kendall_tau"])]
@@ -205,7 +205,7 @@ def interval_bars(report: Report) -> list[IntervalBars]:
         *([IntervalBars(f"Quadratic-weighted κ, {level} intervals against the bands",
                         [Bar(r.key, r.agreement.weighted_kappa, _interval(r, "weighted_kappa")) for r in judged],
                         (t.kappa_moderate, t.kappa_substantial, t.kappa_almost_perfect), kappa_status)]
-          if report.rubric.scale.kind != "pass_fail" else []),
+          if not report.rubric.scale.binary else []),
         *_target_bars(report, level),
     ]
 
@@ -218,7 +218,7 @@ def _target_bars(report: Report, level: str) -> list[IntervalBars]:
         return lambda value: "ok" if (value > target if strict else value >= target) else "act"
 
     rows = [*report.judged_rows, report.overall]
-    if report.rubric.scale.kind == "pass_fail":
+    if report.rubric.scale.binary:
         return [IntervalBars(f"TPR and TNR, {level} intervals against the {share_text(t.tpr_tnr_target)} target", [
             Bar(f"{r.key} {name}", getattr(r.agreement, figure), _interval(r, figure))
             for r in report.judged_rows for name, figure in (("TPR", "tpr"), ("TNR", "tnr"))],

@@ -79,7 +79,7 @@ class HelpScreen(Screen[None]):
         return [*others[:first], *score_bindings(self.scale), *others[first:]]
 
     def _hint(self) -> str:
-        if self.scale.kind not in ("categories", "integers"):
+        if not self.scale.declared:
             return SCORES_HINT
         codes = point_codes(self.scale)
         two = " (two digits each)" if any(len(code) == 2 for code in codes) else ""

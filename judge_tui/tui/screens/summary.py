@@ -258,7 +258,7 @@ class SummaryScreen(Screen[None]):
         sections.append(RichGroup(as_text.summary_table(report),
                                   as_text.dimension_table(report, compact=True)))
         sections += as_text.interval_bars(report)
-        if report.rubric.scale.kind == "categories":  # named categories: where the two of you part, and AC1
+        if report.rubric.scale.categories:  # named categories: where the two of you part, and AC1
             chance = as_text.chance_table(report)
             sections += [*([chance] if chance is not None else []), *as_text.confusion_tables(report)]
         notes = as_text.undefined_notes(report)
