@@ -41,13 +41,10 @@ def _number(node: ast.expr | None) -> float | None:
     return None
 
 
-def _copies_tolerance(node: ast.AST, value: ast.expr | None) -> bool:
-    """The default written again, or given a second name (an alias); a parameter may default to DEFAULT_TOLERANCE."""
-    if _number(value) == DEFAULT_TOLERANCE:
-        return True
-    if not (isinstance(value, ast.Name) and "TOLERANCE" in value.id):
-        return False  # not an alias
-    return isinstance(node, ast.Assign | ast.AnnAssign) or value.id != "DEFAULT_TOLERANCE"
+def _copies_tolerance(value: ast.expr | None) -> bool:
+    """The default written again, given a second name (an alias), or made a parameter's default: a tolerance
+    is always the one the settings hold, passed down."""
+    return _number(value) == DEFAULT_TOLERANCE or (isinstance(value, ast.Name) and "TOLERANCE" in value.id)
 
 
 def second_homes(root: Path, home: Path) -> list[str]:
@@ -61,7 +58,7 @@ def second_homes(root: Path, home: Path) -> list[str]:
         for node in ast.walk(tree):
             for name, value in _bound_to(node):
                 number = _number(value)
-                if "tolerance" in name.lower() and _copies_tolerance(node, value):
+                if "tolerance" in name.lower() and _copies_tolerance(value):
                     found.append(f"{where}:{getattr(node, 'lineno', getattr(value, 'lineno', '?'))}: {name}")
                 if name in FORMER_NAMES or (name in BOUNDS and number is not None):
                     found.append(f"{where}:{getattr(node, 'lineno', getattr(value, 'lineno', '?'))}: {name}")
@@ -78,7 +75,8 @@ def test_the_tolerance_and_the_bounds_live_in_agreement_settings_alone():
 
 
 def test_a_second_copy_is_found(tmp_path):
-    """The scan finds each way a copy came back before: a class of bounds, a bare default, an alias, a keyword."""
+    """The scan finds each way a copy came back before: a class of bounds, a bare default, an alias, a keyword,
+    the default made a parameter's (rather than the caller's settings passed down)."""
     package = tmp_path / "judge_tui"
     package.mkdir()
     (package / "copy.py").write_text(
@@ -91,6 +89,7 @@ def test_a_second_copy_is_found(tmp_path):
         "    binary_target: float = 0.90\n"
         "def rate(a, b, tolerance: float = 0.15): ...\n"
         "def later(a, tolerance=TOLERANCE): ...\n"
+        "def passed(a, tolerance=DEFAULT_TOLERANCE): ...\n"
         "settings = make(pearson_target=0.70)\n", encoding="utf-8")
     found = second_homes(package, package / "settings.py")
-    assert len(found) == 8, found
+    assert len(found) == 9, found

@@ -33,7 +33,7 @@ from judge_tui.analysis.scores import AlignedPair, RubricRatings, agreeing, cons
 from judge_tui.formats.numbers import aligned_text
 from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.model.rubrics import Rubric, Scale
-from judge_tui.model.settings import DEFAULT_TOLERANCE, AgreementSettings
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.chance import GwetAC, gwet_ac
 from judge_tui.stats.intervals import IntervalFigure, kappa_interval
@@ -122,7 +122,7 @@ def load_team(store: Store, rubric: Rubric, *, split: str | None = None, judge: 
 # --------------------------------------------------------------------------- pure functions on arrays
 
 
-def spread_exceeds(scale: Scale, matrix: np.ndarray, tolerance: float = DEFAULT_TOLERANCE) -> np.ndarray:
+def spread_exceeds(scale: Scale, matrix: np.ndarray, tolerance: float) -> np.ndarray:
     """Per item: True where at least two raters' scores do not align (scores.agreeing): on a nominal scale,
     where they name different categories."""
     matrix = np.asarray(matrix, dtype=np.float64)
@@ -299,7 +299,7 @@ class ExpertDisagreement:
     adjudicated: bool
 
 
-def expert_disagreements(view: TeamView, tolerance: float = DEFAULT_TOLERANCE) -> list[ExpertDisagreement]:
+def expert_disagreements(view: TeamView, tolerance: float) -> list[ExpertDisagreement]:
     """Items two or more experts rated whose scores differ by more than the tolerance on some dimension."""
     if not view.experts:
         return []

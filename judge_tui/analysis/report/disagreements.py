@@ -8,7 +8,6 @@ import numpy as np
 
 from judge_tui.analysis.scores import agreeing, load, pair
 from judge_tui.model.rubrics import Rubric
-from judge_tui.model.settings import DEFAULT_TOLERANCE
 from judge_tui.store import Store
 
 
@@ -23,7 +22,7 @@ class JudgeDisagreement:
 
 
 def judge_disagreements(store: Store, rubric: Rubric, human_id: str, judge_id: str,
-                  tolerance: float = DEFAULT_TOLERANCE) -> list[JudgeDisagreement]:
+                  tolerance: float) -> list[JudgeDisagreement]:
     """Items rated by both raters, the largest overall gap first (then the most differing dimensions)."""
     with store.snapshot():
         ratings = load(store, rubric)
