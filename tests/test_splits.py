@@ -57,11 +57,30 @@ def test_stratified_counts_are_printed_and_stored(labelled_db: Path, capsys):
 def test_same_seed_same_split_other_seed_differs(labelled_db: Path, capsys):
     run(capsys, "split", "--seed", "3", "--db", labelled_db)
     first = _splits(labelled_db)
-    run(capsys, "split", "--seed", "4", "--db", labelled_db)
+    run(capsys, "split", "--seed", "4", "--reassign", "--db", labelled_db)
     other = _splits(labelled_db)
-    run(capsys, "split", "--seed", "3", "--db", labelled_db)
+    run(capsys, "split", "--seed", "3", "--reassign", "--db", labelled_db)
     assert _splits(labelled_db) == first
     assert other != first
+
+
+def test_a_split_made_stays_made_and_only_new_items_are_placed(labelled_db: Path, tmp_path: Path, capsys):
+    """Labels that came in since, another seed, a few-shot example: nothing an item was measured on moves
+    (a judge tuned on dev is never tested on it), until --reassign; items imported later are placed."""
+    run(capsys, "split", "--seed", "3", "--db", labelled_db)
+    first = _splits(labelled_db)
+    with Store(labelled_db) as store:  # the unlabelled items get labels: every stratum changes
+        import_ratings(store, write_jsonl(tmp_path / "more.jsonl", [
+            {"item_id": f"P{i:03d}", "label": "FAIL"} for i in range(N_PASS + N_FAIL, N_PASS + N_FAIL + N_UNLABELLED)]),
+            "EXP002", "human")
+        import_items(store, write_jsonl(tmp_path / "new.jsonl", [binary_item(f"N{i:03d}", i) for i in range(20)]),
+                     "binary")
+    code, out, err = run(capsys, "split", "--seed", "4", "--db", labelled_db)
+    assert code == 0, err
+    assert f"{len(first)} item(s) kept the split they had (--reassign splits every item afresh)" in out
+    now = _splits(labelled_db)
+    assert {i: now[i] for i in first} == first
+    assert all(now[f"N{i:03d}"] in ("train", "dev", "test") for i in range(20))
 
 
 def test_few_shot_examples_stay_in_train_and_count_toward_it(labelled_db: Path, capsys):
@@ -69,17 +88,21 @@ def test_few_shot_examples_stay_in_train_and_count_toward_it(labelled_db: Path, 
     test_items = sorted(i for i, s in _splits(labelled_db).items() if s == "test" and int(i[1:]) < N_PASS)[:8]
     with Store(labelled_db) as store:
         store.mark_few_shot_used(test_items)  # as if a bad earlier run had used them: they belong in train
+    before = _splits(labelled_db)
     code, _out, err = run(capsys, "split", "--seed", "1", "--db", labelled_db)
     assert code == 0
     assert "were outside train; put back in train" in err
     splits = _splits(labelled_db)
     assert all(splits[i] == "train" for i in test_items)
-    passes = Counter(s for i, s in splits.items() if int(i[1:]) < N_PASS)
-    # 8 pinned > the 6 train places: the other 32 share dev/test as 40:45
-    assert passes == {"train": 8, "dev": 15, "test": 17}
+    assert {i: s for i, s in splits.items() if i not in test_items} == {
+        i: s for i, s in before.items() if i not in test_items}  # the others keep theirs
     for seed in (2, 3, 4):
-        run(capsys, "split", "--seed", seed, "--db", labelled_db)
-        assert all(_splits(labelled_db)[i] == "train" for i in test_items)
+        run(capsys, "split", "--seed", seed, "--reassign", "--db", labelled_db)
+        splits = _splits(labelled_db)
+        assert all(splits[i] == "train" for i in test_items)
+        passes = Counter(s for i, s in splits.items() if int(i[1:]) < N_PASS)
+        # 8 pinned > the 6 train places: the other 32 share dev/test as 40:45
+        assert passes == {"train": 8, "dev": 15, "test": 17}
 
 
 def test_latest_human_label_decides_the_stratum(tmp_path: Path):
@@ -134,7 +157,7 @@ def test_splits_set_at_import_are_kept_unless_reassigned(tmp_path: Path, capsys)
     for seed in (1, 2, 3):
         code, out, err = run(capsys, "split", "--seed", seed, "--db", labelled_db)
         assert code == 0, err
-        assert "4 item(s) kept the split set at import (--reassign splits them too)" in out
+        assert f"{4 if seed == 1 else 20} item(s) kept the split they had" in out
         splits = _splits(labelled_db)
         assert all(splits[i] == "test" for i in chosen)
         # They count toward test's share: 15/40/45 of 20 is 3/8/9 in all.
@@ -143,7 +166,7 @@ def test_splits_set_at_import_are_kept_unless_reassigned(tmp_path: Path, capsys)
         assert store.splits_from_import("binary") == dict.fromkeys(sorted(chosen), "test")
     code, out, _err = run(capsys, "split", "--seed", "1", "--reassign", "--db", labelled_db)
     assert code == 0
-    assert "kept the split set at import" not in out
+    assert "kept the split they had" not in out
     moved = [run(capsys, "split", "--seed", seed, "--reassign", "--db", labelled_db) and _splits(labelled_db) for seed in (4, 5, 6)]
     assert any(m[i] != "test" for m in moved for i in chosen)
     with Store(labelled_db) as store:
@@ -176,6 +199,6 @@ def test_a_database_from_before_split_origins_keeps_every_split_until_reassigned
     conn.close()
     code, out, _err = run(capsys, "split", "--seed", "2", "--db", labelled_db)
     assert code == 0
-    assert "10 item(s) kept the split set at import" in out
+    assert "10 item(s) kept the split they had" in out
     assert _splits(labelled_db) == before
     assert run(capsys, "split", "--seed", "2", "--reassign", "--db", labelled_db)[0] == 0

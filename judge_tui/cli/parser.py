@@ -200,7 +200,8 @@ def build_parser() -> CommandParser:
     p.add_argument("--dev", type=float, default=0.40, help="share of the items for dev (default 0.40)")
     p.add_argument("--test", type=float, default=0.45, help="share of the items for test (default 0.45)")
     p.add_argument("--reassign", action="store_true",
-                   help="also move items whose split was set at import (kept by default)")
+                   help="split every item afresh (by default an item keeps the split it has, from import or"
+                   " an earlier split, and only items without one are placed)")
 
     p = parser.add_command("judge", help="judge items with an LLM (headless, resumable)")
     _common(p)

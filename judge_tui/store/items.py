@@ -212,6 +212,10 @@ class ItemQueries(StoreCore):
             conn.executemany("UPDATE items SET split = ?, split_from_import = 0 WHERE id = ?",
                              [(s, i) for i, s in splits.items()])
 
+    def current_splits(self, rubric: str) -> dict[str, str]:
+        """{item id: split} of the rubric's items that have one."""
+        return dict(self.conn.execute("SELECT id, split FROM items WHERE rubric = ? AND split IS NOT NULL", [rubric]))
+
     def splits_from_import(self, rubric: str) -> dict[str, str]:
         """{item id: split} of the rubric's items whose split was set when they were imported."""
         return dict(self.conn.execute(

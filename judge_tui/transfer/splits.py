@@ -5,8 +5,9 @@ without verdicts (cis's graded scores) is stratified on that rating's overall sc
 middle of the scale or not, so that low and high scores reach every split. Items nobody has rated form a
 stratum of their own. Within a stratum the ids are sorted and shuffled with a random
 generator seeded from --seed, the rubric and the stratum, so the same database and seed give the same
-split. Items already shown to a judge as few-shot examples stay in train, and items whose split was set at
-import keep it (unless --reassign); both count toward their split's share.
+split. Items already shown to a judge as few-shot examples stay in train, and items that have a split (set at
+import or by an earlier split) keep it unless --reassign, so that a judge tuned on dev is never tested on what
+it was tuned on; both count toward their split's share, and only items without a split are placed.
 """
 
 from __future__ import annotations
@@ -109,11 +110,11 @@ def human_strata(store: Store, rubric: str) -> tuple[dict[str, str], str]:
 
 def split_rubric(store: Store, rubric: str, *, seed: int, proportions: tuple[float, float, float],
                  reassign: bool = False) -> SplitPlan:
-    """Plan and store the split of one rubric's items (keeping splits set at import, unless reassign)."""
+    """Plan and store the split of one rubric's items (keeping the splits items have, unless reassign)."""
     ids = store.item_ids(rubric)
     few_shot = store.few_shot_used_ids(rubric)
     before = {item.id: item.split for item in store.items_by_id(few_shot).values()}
-    kept = {} if reassign else store.splits_from_import(rubric)
+    kept = {} if reassign else store.current_splits(rubric)
     labels, stratified_on = human_strata(store, rubric)
     plan = plan_split(ids, labels, few_shot, seed=seed, rubric=rubric, proportions=proportions, kept=kept)
     plan.stratified_on = stratified_on
@@ -138,5 +139,5 @@ def format_plan(plan: SplitPlan) -> str:
     if plan.pinned:
         lines.append(f"  {plan.pinned} few-shot example(s) kept in train")
     if plan.kept:
-        lines.append(f"  {plan.kept} item(s) kept the split set at import (--reassign splits them too)")
+        lines.append(f"  {plan.kept} item(s) kept the split they had (--reassign splits every item afresh)")
     return "\n".join(lines)
