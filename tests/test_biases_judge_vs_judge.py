@@ -50,7 +50,7 @@ def _study(root: Path, raters: tuple[tuple[str, str, np.ndarray], ...]) -> tuple
 
 
 @pytest.fixture(scope="module")
-def study(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+def study_dbs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return _study(tmp_path_factory.mktemp("judges"), (("ann", "human", ANN), ("bob", "human", BOB),
                                                       (JUDGE_A, "judge", A_SCORES), (JUDGE_B, "judge", B_SCORES)))
 
@@ -60,8 +60,8 @@ def _report(home: Path, db: Path, *args: str) -> str:
 
 
 @pytest.mark.slow
-def test_two_judges_compared_lean_from_every_expert_and_say_so(study: tuple[Path, Path]) -> None:
-    home, db = study
+def test_two_judges_compared_lean_from_every_expert_and_say_so(study_dbs: tuple[Path, Path]) -> None:
+    home, db = study_dbs
     data = json.loads(_report(home, db, "--raters", f"{JUDGE_A},{JUDGE_B}", "--format", "json"))
     sections = {s["judge"]: s for s in data["judge_biases"]}
     assert list(sections) == [JUDGE_A, JUDGE_B]  # each judge named, the human side's first

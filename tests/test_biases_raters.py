@@ -59,7 +59,7 @@ def _run(home: Path, *args: object) -> str:
 
 
 @pytest.fixture(scope="module")
-def study(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+def study_dbs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("raters")
     home, db = root / "home", root / "essay.db"
     (home / "rubrics").mkdir(parents=True)
@@ -102,9 +102,9 @@ def found_biases(section: dict) -> dict[str, float]:
     ("ann", ANN, "bob"),
     ("bob", BOB, "ann"),
 ])
-def test_the_biases_lean_from_the_experts_raters_names(study: tuple[Path, Path], named: str,
+def test_the_biases_lean_from_the_experts_raters_names(study_dbs: tuple[Path, Path], named: str,
                                                        reference: np.ndarray, left_out: str) -> None:
-    home, db = study
+    home, db = study_dbs
     section = _biases(home, db, "--raters", f"{named},{JUDGE}")
     assert section["experts"] == [named]
     assert section["experts_left_out"] == [left_out]
@@ -117,8 +117,8 @@ def test_the_biases_lean_from_the_experts_raters_names(study: tuple[Path, Path],
 
 
 @pytest.mark.slow
-def test_naming_both_experts_or_none_leans_from_their_mean(study: tuple[Path, Path]) -> None:
-    home, db = study
+def test_naming_both_experts_or_none_leans_from_their_mean(study_dbs: tuple[Path, Path]) -> None:
+    home, db = study_dbs
     default = _biases(home, db)
     assert default["experts"] == ["ann", "bob"]
     assert "experts_left_out" not in default

@@ -43,7 +43,7 @@ def _jsonl(path: Path, rows: list[dict]) -> Path:
 
 
 @pytest.fixture
-def study(tmp_path: Path, hermetic_home: Path) -> Path:
+def study_db(tmp_path: Path, hermetic_home: Path) -> Path:
     """A rubric with a 60-character id in a deep folder, rated by an expert and a judge."""
     deep = hermetic_home / "rubrics"
     deep.mkdir(parents=True, exist_ok=True)
@@ -117,7 +117,7 @@ def _line_with(text: str, *wanted: str) -> str:
     return lines[0]
 
 
-def test_rubrics_piped_show_long_ids_dimensions_and_paths_whole(study: Path, hermetic_home: Path):
+def test_rubrics_piped_show_long_ids_dimensions_and_paths_whole(study_db: Path, hermetic_home: Path):
     out = piped("rubrics")
     path = str(hermetic_home / "rubrics" / f"{RUBRIC_ID}.rubric.toml")
     assert len(path) > 80
@@ -127,9 +127,9 @@ def test_rubrics_piped_show_long_ids_dimensions_and_paths_whole(study: Path, her
 
 
 @pytest.mark.slow
-def test_report_piped_keeps_ids_names_and_field_values_whole(study: Path):
+def test_report_piped_keeps_ids_names_and_field_values_whole(study_db: Path):
     for args in ([], ["--format", "markdown"]):
-        out = piped("report", "--db", str(study), "--by", "topic", *args)
+        out = piped("report", "--db", str(study_db), "--by", "topic", *args)
         _line_with(out, JUDGE)
         _line_with(out, DIMENSION, "62.5%")
         _line_with(out, TOPIC + "0")
@@ -137,19 +137,19 @@ def test_report_piped_keeps_ids_names_and_field_values_whole(study: Path):
 
 
 @pytest.mark.slow
-def test_report_to_a_file_is_at_full_width_whatever_the_terminal(study: Path, tmp_path: Path):
+def test_report_to_a_file_is_at_full_width_whatever_the_terminal(study_db: Path, tmp_path: Path):
     target = tmp_path / "report.txt"
-    on_terminal("report", "--db", str(study), "--by", "topic", "-o", str(target), columns=60)
+    on_terminal("report", "--db", str(study_db), "--by", "topic", "-o", str(target), columns=60)
     text = target.read_text(encoding="utf-8")
     _line_with(text, DIMENSION, "62.5%", "unreliable–well calibrated")  # the bands 5 of 8's interval spans
     _line_with(text, JUDGE)
 
 
-def test_history_and_merge_piped_are_whole(study: Path, tmp_path: Path):
-    _line_with(piped("history", "--db", str(study)), f"rubric {RUBRIC_ID}")
+def test_history_and_merge_piped_are_whole(study_db: Path, tmp_path: Path):
+    _line_with(piped("history", "--db", str(study_db)), f"rubric {RUBRIC_ID}")
     target = tmp_path / "lead.db"
-    merged = piped("merge", "--db", str(target), str(study))
-    _line_with(merged, str(study), "added 16 ratings")
+    merged = piped("merge", "--db", str(target), str(study_db))
+    _line_with(merged, str(study_db), "added 16 ratings")
 
 
 # --------------------------------------------------------------------------- a terminal
@@ -157,8 +157,8 @@ def test_history_and_merge_piped_are_whole(study: Path, tmp_path: Path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("columns", [80, 120])
-def test_tables_on_a_terminal_wrap_and_never_cut(study: Path, columns: int):
-    for args in (["rubrics"], ["report", "--db", str(study), "--by", "topic"]):
+def test_tables_on_a_terminal_wrap_and_never_cut(study_db: Path, columns: int):
+    for args in (["rubrics"], ["report", "--db", str(study_db), "--by", "topic"]):
         out = on_terminal(*args, columns=columns)
         assert "…" not in out
         # Every figure is there: tables too wide for the window are printed wider, never cropped.
@@ -176,54 +176,54 @@ def _visible(line: str) -> str:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "rating-form", "review-template"])
-def test_export_to_a_terminal_shows_escapes_and_bidi_visibly(study: Path, fmt: str):
-    out = on_terminal("export", "--db", str(study), "--format", fmt, "--rubric", RUBRIC_ID)
+def test_export_to_a_terminal_shows_escapes_and_bidi_visibly(study_db: Path, fmt: str):
+    out = on_terminal("export", "--db", str(study_db), "--format", fmt, "--rubric", RUBRIC_ID)
     assert "\x1b" not in out  # not a single escape sequence reaches the terminal
     assert_safe(out)
     if fmt in ("csv", "jsonl"):
         assert "<U+202E>evil<U+2066>x<U+2069>" in out
 
 
-def test_export_piped_is_exact_and_round_trips(study: Path):
-    out = piped("export", "--db", str(study), "--format", "csv", "--rubric", RUBRIC_ID)
+def test_export_piped_is_exact_and_round_trips(study_db: Path):
+    out = piped("export", "--db", str(study_db), "--format", "csv", "--rubric", RUBRIC_ID)
     notes = [row["notes"] for row in csv.DictReader(io.StringIO(out)) if row["rater"] == EXPERT]
     assert notes == [HOSTILE] * 8
-    rows = [json.loads(line) for line in piped("export", "--db", str(study), "--format", "jsonl").splitlines()]
+    rows = [json.loads(line) for line in piped("export", "--db", str(study_db), "--format", "jsonl").splitlines()]
     assert {r["notes"] for r in rows if r["rater"] == EXPERT} == {HOSTILE}
 
 
 @pytest.mark.slow
-def test_report_on_a_terminal_shows_hostile_rater_ids_visibly(study: Path, tmp_path: Path):
+def test_report_on_a_terminal_shows_hostile_rater_ids_visibly(study_db: Path, tmp_path: Path):
     rater = "ann\u202eevil\x1b]0;pwned\x07"  # no road in takes such an id now; an older judge-tui's database may hold it
-    with Store(study) as store:
+    with Store(study_db) as store:
         version = store.rubric_version_ids(RUBRIC_ID)[0]
         store.ensure_rater(rater, "human")
         store.save_ratings([Rating(f"I{n}", rater, version, {DIMENSION: 1.0}, overall=1.0, verdict="PASS")
                             for n in range(8)])
     for fmt in ("text", "markdown", "json"):
-        out = on_terminal("report", "--db", str(study), "--format", fmt)
+        out = on_terminal("report", "--db", str(study_db), "--format", fmt)
         assert_safe(out)
         assert "ann<U+202E>evil" in out
 
 
 @pytest.mark.slow
-def test_history_and_merge_on_a_terminal_are_safe_and_piped_exact(study: Path, tmp_path: Path):
-    with Store(study) as store:
+def test_history_and_merge_on_a_terminal_are_safe_and_piped_exact(study_db: Path, tmp_path: Path):
+    with Store(study_db) as store:
         store.set_rubric_version_reason(store.rubric_versions(RUBRIC_ID)[0]["id"], HOSTILE, ["I1"])
-    shown = on_terminal("history", "--db", str(study))
+    shown = on_terminal("history", "--db", str(study_db))
     assert_safe(shown)
     assert "<U+202E>evil" in shown
-    assert f"reason: {HOSTILE}" in piped("history", "--db", str(study))
+    assert f"reason: {HOSTILE}" in piped("history", "--db", str(study_db))
 
     # Someone else's database (an older judge-tui's) names a rater with escapes: the refusal shows it inert.
     other = tmp_path / "other.db"
-    shutil.copy(study, other)
+    shutil.copy(study_db, other)
     rater = "ann\u202eevil\x1b]0;pwned\x07"
     with Store(other) as store:
         store.ensure_rater(rater, "judge")
         store.save_ratings([Rating("I1", rater, store.rubric_version_ids(RUBRIC_ID)[0], {DIMENSION: 1.0},
                                    overall=1.0, verdict="PASS")])
-    merged = subprocess.run([sys.executable, "-m", "judge_tui", "merge", "--db", str(study), str(other)],
+    merged = subprocess.run([sys.executable, "-m", "judge_tui", "merge", "--db", str(study_db), str(other)],
                             capture_output=True, text=True, env=_env(100), check=False)
     assert merged.returncode == 1
     assert "raters row 'ann\\u202eevil\\x1b]0;pwned\\x07': a rater id cannot hold line breaks" in merged.stderr

@@ -25,7 +25,7 @@ def cli(cwd: Path, *args: object) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def study_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp_path = tmp_path_factory.mktemp("study")
     db = tmp_path / "study.db"
     assert cli(tmp_path, "import", ROOT / "data" / "binary.jsonl", "--db", db).returncode == 0
@@ -45,25 +45,25 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ["report", "--items", "-o", "-"],
     ["flags", "-o", "-"],
 ])
-def test_dash_writes_to_standard_output_and_leaves_no_file(tmp_path: Path, study: Path, command: list[str]):
-    done = cli(tmp_path, *command, "--db", study)
+def test_dash_writes_to_standard_output_and_leaves_no_file(tmp_path: Path, study_db: Path, command: list[str]):
+    done = cli(tmp_path, *command, "--db", study_db)
     assert done.returncode == 0, done.stderr
     assert not (tmp_path / "-").exists()
-    without = cli(tmp_path, *[c for c in command if c not in ("-o", "-")], "--db", study)
+    without = cli(tmp_path, *[c for c in command if c not in ("-o", "-")], "--db", study_db)
     assert done.stdout == without.stdout  # the same output as with no -o at all
     assert done.stdout.strip()
 
 
-def test_export_to_standard_output_is_the_ratings(tmp_path: Path, study: Path):
-    done = cli(tmp_path, "export", "-o", "-", "--db", study)
+def test_export_to_standard_output_is_the_ratings(tmp_path: Path, study_db: Path):
+    done = cli(tmp_path, "export", "-o", "-", "--db", study_db)
     rows = [json.loads(line) for line in done.stdout.splitlines()]
     assert len(rows) == 40
     assert {r["rater"] for r in rows} == {"ann", "judge:m:binary@1"}
     assert "wrote" not in done.stderr
 
 
-def test_report_items_shows_pass_fail_labels_as_labels(tmp_path: Path, study: Path):
-    done = cli(tmp_path, "report", "--items", "--format", "jsonl", "--db", study)
+def test_report_items_shows_pass_fail_labels_as_labels(tmp_path: Path, study_db: Path):
+    done = cli(tmp_path, "report", "--items", "--format", "jsonl", "--db", study_db)
     assert done.returncode == 0, done.stderr
     rows = [json.loads(line) for line in done.stdout.splitlines()]
     labels = {row["item_id"]: row["label_human"] for row in rows}
@@ -73,7 +73,7 @@ def test_report_items_shows_pass_fail_labels_as_labels(tmp_path: Path, study: Pa
     assert set(labels.values()) == {"PASS", "FAIL"}
     assert {row["overall_judge"] for row in rows} == {"PASS", "FAIL"}
     assert {row["label_gap"] for row in rows} == {0}  # the judge here agrees with the expert everywhere
-    table = list(csv.DictReader(io.StringIO(cli(tmp_path, "report", "--items", "--db", study).stdout)))
+    table = list(csv.DictReader(io.StringIO(cli(tmp_path, "report", "--items", "--db", study_db).stdout)))
     assert {(row["label_human"], row["overall_judge"]) for row in table} == {("PASS", "PASS"), ("FAIL", "FAIL")}
 
 

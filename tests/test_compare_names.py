@@ -37,7 +37,7 @@ def _judge(tmp_path: Path, db: Path, prompt: str, flip: int) -> str:
 
 
 @pytest.fixture(scope="module")
-def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def study_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp_path = tmp_path_factory.mktemp("study")
     db = tmp_path / "study.db"
     assert cli(tmp_path, "import", ROOT / "data" / "binary.jsonl", "--db", db).returncode == 0
@@ -49,16 +49,16 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return db
 
 
-def test_an_all_digit_prefix_names_its_prompt_version(study: Path):
-    done = cli(study.parent, "report", "--compare", "6797", "0001f", "--format", "json", "--db", study)
+def test_an_all_digit_prefix_names_its_prompt_version(study_db: Path):
+    done = cli(study_db.parent, "report", "--compare", "6797", "0001f", "--format", "json", "--db", study_db)
     assert done.returncode == 0, done.stderr
     comparison = json.loads(done.stdout)["version_comparison"]
     assert (comparison["v1"]["judge"], comparison["v2"]["judge"]) == ("judge:m:binary@6797a1b2c3d4",
                                                                       "judge:m:binary@0001f00dcafe")
 
 
-def test_a_number_that_is_both_a_rubric_version_and_a_prefix_says_so(study: Path):
-    done = cli(study.parent, "report", "--compare", "0001", "6797", "--db", study)
+def test_a_number_that_is_both_a_rubric_version_and_a_prefix_says_so(study_db: Path):
+    done = cli(study_db.parent, "report", "--compare", "0001", "6797", "--db", study_db)
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     assert "'0001' is both rubric version 1" in done.stderr

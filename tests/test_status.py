@@ -14,7 +14,7 @@ from judge_tui.store import Store
 
 
 @pytest.fixture
-def study(tmp_path: Path, rubrics) -> Path:
+def study_db(tmp_path: Path, rubrics) -> Path:
     """Six CIS items of two task types. EXP001 rated four (one without a time), skipped one, flagged one;
     EXP002 rated four; a judge has two jobs done, one failed and three queued, at a known cost."""
     path = tmp_path / "study.db"
@@ -48,8 +48,8 @@ def _status(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, check=False)
 
 
-def test_status_figures(study: Path):
-    done = _status(study, "--format", "json")
+def test_status_figures(study_db: Path):
+    done = _status(study_db, "--format", "json")
     assert done.returncode == 0, done.stderr
     [cis] = json.loads(done.stdout)["rubrics"]
     assert cis["rubric"] == "cis"
@@ -68,13 +68,13 @@ def test_status_figures(study: Path):
                               "calls": 3, "cost_usd": 1.0}]
 
 
-def test_status_table_keeps_ids_whole_when_piped(study: Path, rubrics):
+def test_status_table_keeps_ids_whole_when_piped(study_db: Path, rubrics):
     long_id = "expert-" + "x" * 90 + "-end"
-    with Store(study) as store:
+    with Store(study_db) as store:
         store.ensure_rater(long_id, "human")
         store.save_rating(Rating("C1", long_id, store.ensure_rubric_version(rubrics["cis"]),
                                  dict.fromkeys("ratl", 0.5), seconds=5))
-    done = _status(study)
+    done = _status(study_db)
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "cis: 6 items" in out
@@ -87,31 +87,31 @@ def test_status_table_keeps_ids_whole_when_piped(study: Path, rubrics):
     assert "$1.0000" in out
 
 
-def test_status_of_an_unknown_rubric_is_a_message(study: Path):
-    done = _status(study, "--rubric", "nope")
+def test_status_of_an_unknown_rubric_is_a_message(study_db: Path):
+    done = _status(study_db, "--rubric", "nope")
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     assert "nope" in done.stderr
 
 
-def test_the_leads_consensus_is_not_listed_as_an_expert(study: Path):
-    with Store(study) as store:  # what the adjudication screen saves
+def test_the_leads_consensus_is_not_listed_as_an_expert(study_db: Path):
+    with Store(study_db) as store:  # what the adjudication screen saves
         version = store.rubric_version_ids("cis")[0]
         store.ensure_rater("consensus", "human", display_name="Adjudicated consensus")
         store.save_rating(Rating("C1", "consensus", version, dict.fromkeys("ratl", 0.5), notes="adjudicated by lead",
                                  source="adjudication", details={"adjudicated": True, "from": ["EXP001", "EXP002"]}))
-    [cis] = json.loads(_status(study, "--format", "json").stdout)["rubrics"]
+    [cis] = json.loads(_status(study_db, "--format", "json").stdout)["rubrics"]
     assert [e["expert"] for e in cis["experts"]] == ["EXP001", "EXP002"]
     assert cis["adjudicated"] == 1
-    shown = _status(study)
+    shown = _status(study_db)
     assert "│ consensus" not in shown.stdout
     assert "│ EXP001" in shown.stdout
     assert "and 1 item(s) adjudicated by the lead" in shown.stdout
 
 
-def test_status_json_keeps_its_keys_in_their_order(study: Path):
+def test_status_json_keeps_its_keys_in_their_order(study_db: Path):
     """The JSON is drawn from typed objects; scripts reading it see the same keys in the same order."""
-    [cis] = json.loads(_status(study, "--format", "json").stdout)["rubrics"]
+    [cis] = json.loads(_status(study_db, "--format", "json").stdout)["rubrics"]
     assert list(cis) == ["rubric", "items", "experts", "adjudicated", "judges", "judge_decides", "certificate"]
     expert = cis["experts"][0]
     assert list(expert) == ["expert", "name", "rated", "skipped", "flagged", "time", "time_by_task_type",
@@ -120,10 +120,10 @@ def test_status_json_keeps_its_keys_in_their_order(study: Path):
     assert list(cis["judges"][0]) == ["judge", "queued", "running", "done", "failed", "calls", "cost_usd"]
 
 
-def test_a_judge_without_a_price_is_worded_as_everywhere_else(study: Path, rubrics):
+def test_a_judge_without_a_price_is_worded_as_everywhere_else(study_db: Path, rubrics):
     from judge_tui.formats.numbers import NO_PRICE, cost_text
 
-    with Store(study) as store:
+    with Store(study_db) as store:
         version = store.ensure_rubric_version(rubrics["cis"])
         local = "judge:llama3.1:cis@1"
         store.ensure_rater(local, "judge")
@@ -131,7 +131,7 @@ def test_a_judge_without_a_price_is_worded_as_everywhere_else(study: Path, rubri
         [job] = store.claim_judge_jobs(local, 1)
         store.complete_judge_job(job["id"], Rating("C1", local, version, dict.fromkeys("ratl", 0.5), seconds=1.0),
                                  {"model": "llama3.1", "cost_usd": 0.0, "outcome": "done"})
-    done = _status(study)
+    done = _status(study_db)
     assert done.returncode == 0, done.stderr
     assert "$1.0000" in done.stdout
     assert NO_PRICE in done.stdout

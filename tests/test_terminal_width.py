@@ -26,7 +26,7 @@ print(json.dumps({k: (v["enum"][0] if "enum" in v else "fine") for k, v in props
 
 
 @pytest.fixture
-def study(tmp_path: Path, hermetic_home: Path) -> Path:
+def study_db(tmp_path: Path, hermetic_home: Path) -> Path:
     """The demo's code submissions, rated by an expert with a long id who flagged three items, and a judge."""
     db = tmp_path / "study.db"
     assert main(["import", str(DATA / "cis.jsonl"), "--db", str(db)]) == 0
@@ -50,24 +50,24 @@ def _too_wide(text: str, columns: int) -> list[str]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("columns", [80, 120])
-def test_status_flags_and_report_fit_the_terminal(study: Path, columns: int):
+def test_status_flags_and_report_fit_the_terminal(study_db: Path, columns: int):
     for args in (["status"], ["flags"], ["report", "--rubric", "cis"]):
-        out = on_terminal(*args, "--db", str(study), columns=columns)
+        out = on_terminal(*args, "--db", str(study_db), columns=columns)
         assert _too_wide(out, columns) == [], args
-    flags = _lines(on_terminal("flags", "--db", str(study), columns=columns))
+    flags = _lines(on_terminal("flags", "--db", str(study_db), columns=columns))
     words = " ".join(line for line in flags if "│" in line).replace("│", " ").split()
     for word in REASON.split():  # reasons wrap between words, never inside one
         assert word in words, word
-    status = on_terminal("status", "--db", str(study), columns=columns)
+    status = on_terminal("status", "--db", str(study_db), columns=columns)
     assert "expert-with-a-longer-name" in status  # ids stay whole on one line for copying
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("columns", [80, 120])
-def test_the_judges_progress_fits_the_terminal(study: Path, tmp_path: Path, columns: int):
+def test_the_judges_progress_fits_the_terminal(study_db: Path, tmp_path: Path, columns: int):
     script = tmp_path / "my_judge.py"
     script.write_text(JUDGE)
-    out = on_terminal("judge", "--db", str(study), "--rubric", "cis", "--backend", "command", "--cmd",
+    out = on_terminal("judge", "--db", str(study_db), "--rubric", "cis", "--backend", "command", "--cmd",
                       f"{sys.executable} {script}", columns=columns)
     assert _too_wide(out, columns) == []
     assert "25/25" in out
@@ -89,11 +89,11 @@ def test_a_flag_reason_wraps_on_words_under_itself():
     assert json.loads(render(flags, "json"))[0]["reason"] == REASON
 
 
-def test_writing_to_a_file_says_where(study: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+def test_writing_to_a_file_says_where(study_db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     for args, said in ((["report", "--rubric", "cis", "-o", str(tmp_path / "r.md")], "wrote the report to"),
                        (["report", "--items", "--rubric", "cis", "-o", str(tmp_path / "i.csv")], "25 item row(s)"),
                        (["flags", "-o", str(tmp_path / "f.csv")], "wrote 3 flag(s) to")):
-        assert main([*args, "--db", str(study)]) == 0
+        assert main([*args, "--db", str(study_db)]) == 0
         captured = capsys.readouterr()
         assert captured.out == ""
         assert said in captured.err, captured.err

@@ -32,7 +32,7 @@ def _labels() -> tuple[list[float], list[float]]:
 
 
 @pytest.fixture
-def study(tmp_path: Path, rubrics) -> Path:
+def study_db(tmp_path: Path, rubrics) -> Path:
     """The expert has rated 60 of 100 items; the judge all of them."""
     rubric = rubrics["binary"]
     expert, judge = _labels()
@@ -53,17 +53,17 @@ def _page(path: Path, rubric, *, live: bool):
         return judge_validity(store, report, ratings, AgreementSettings(), live=live), report
 
 
-def test_read_while_rating_the_targets_are_decided_at_any_time(study: Path, rubrics) -> None:
+def test_read_while_rating_the_targets_are_decided_at_any_time(study_db: Path, rubrics) -> None:
     """Fixed-n, 56 of 60 alike is "met" on alignment and κ; the rule valid at any time is not sure yet, and the
     live page says what that rule says, never "every target met"."""
     rubric = rubrics["binary"]
-    report_page, report = _page(study, rubric, live=False)
+    report_page, report = _page(study_db, rubric, live=False)
     assert [c.decision for c in report.checks[:2]] == ["met", "met"]
     assert "may decide individual items' PASS/FAIL: every target met" in report_page.judges[0].uses
-    with Store(study) as store:
+    with Store(study_db) as store:
         assert ratings_coming_in(store, report)  # 40 items left to compare
         expected = anytime_checks(report, items_left(store, rubric, report))
-    live, _ = _page(study, rubric, live=True)
+    live, _ = _page(study_db, rubric, live=True)
     [block] = live.judges
     assert block.decided == ANYTIME
     assert report_page.judges[0].decided == FIXED_N
@@ -74,9 +74,9 @@ def test_read_while_rating_the_targets_are_decided_at_any_time(study: Path, rubr
     assert "may not yet decide individual items' PASS/FAIL: alignment, κ of label undecided" in block.uses
 
 
-def test_the_live_page_says_how_it_decides_in_text_markdown_and_json(study: Path, rubrics) -> None:
-    live, _ = _page(study, rubrics["binary"], live=True)
-    fixed, _ = _page(study, rubrics["binary"], live=False)
+def test_the_live_page_says_how_it_decides_in_text_markdown_and_json(study_db: Path, rubrics) -> None:
+    live, _ = _page(study_db, rubrics["binary"], live=True)
+    fixed, _ = _page(study_db, rubrics["binary"], live=False)
     assert " ".join(LIVE_NOTE.split()) in " ".join(render_text(live).split())
     assert LIVE_NOTE in render_markdown(live)
     assert to_dict(live)["judges"][0]["decision_valid"] == ANYTIME

@@ -61,7 +61,7 @@ def _jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
 
 
 @pytest.fixture(scope="module")
-def study(tmp_path_factory: pytest.TempPathFactory) -> Study:
+def versioned_study(tmp_path_factory: pytest.TempPathFactory) -> Study:
     home = tmp_path_factory.mktemp("versions")
     db = home / "study.db"
     rng = np.random.default_rng(2028)
@@ -93,15 +93,15 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> Study:
     return Study(db, home, labels)
 
 
-def _report(study: Study, *args: str) -> str:
-    return _cli(study.home, "report", "--db", study.db, "--raters", "ann+bob+cat,judge-x", *args)
+def _report(versioned_study: Study, *args: str) -> str:
+    return _cli(versioned_study.home, "report", "--db", versioned_study.db, "--raters", "ann+bob+cat,judge-x", *args)
 
 
-def _expected(study: Study, judge: str, version: int) -> tuple[Any, Any, float]:
+def _expected(versioned_study: Study, judge: str, version: int) -> tuple[Any, Any, float]:
     """The alternative annotator test, the pool's pass rate and κ from the version's imported labels alone."""
     n = RATED[version]
-    experts = np.vstack([study.labels[(e, version)] for e in EXPERTS])
-    judged = study.labels[(judge, version)]
+    experts = np.vstack([versioned_study.labels[(e, version)] for e in EXPERTS])
+    judged = versioned_study.labels[(judge, version)]
     test = alternative_annotator_test(experts, judged[:n], EXPERTS, scoring="accuracy", epsilon=0.2, q=0.05)
     pool = verdict_stratified_rate(experts.mean(axis=0), judged[:n], judged[n:], confidence=0.95)
     majority = (experts.mean(axis=0) > 0.5).astype(int)
@@ -109,8 +109,8 @@ def _expected(study: Study, judge: str, version: int) -> tuple[Any, Any, float]:
 
 
 @pytest.mark.slow  # the study is built with the real CLI, a dozen subprocesses
-def test_each_block_equals_the_figures_of_its_versions_ratings_alone(study: Study) -> None:
-    page = json.loads(_report(study, "--format", "json"))["judge_validity"]
+def test_each_block_equals_the_figures_of_its_versions_ratings_alone(versioned_study: Study) -> None:
+    page = json.loads(_report(versioned_study, "--format", "json"))["judge_validity"]
     blocks = {(b["judge"], b["rubric_version"]): b for b in page["judges"]}
     # The judge of the comparison first, newest version first, then the other judge; judge-y's #1 (8 items,
     # below the test's 30 per expert) is one line, not a block.
@@ -118,7 +118,7 @@ def test_each_block_equals_the_figures_of_its_versions_ratings_alone(study: Stud
                                                                           ("judge-y", 2)]
     assert [b["newest_version"] for b in page["judges"]] == [True, False, True]
     for (judge, version), block in blocks.items():
-        test, pool, kappa = _expected(study, judge, version)
+        test, pool, kappa = _expected(versioned_study, judge, version)
         [alt] = block["alt_test"]
         assert alt["winning_rate"] == pytest.approx(test.winning_rate, abs=1e-12), (judge, version)
         assert alt["advantage_probability"] == pytest.approx(test.advantage_probability, abs=1e-12)
@@ -146,20 +146,20 @@ def test_each_block_equals_the_figures_of_its_versions_ratings_alone(study: Stud
 
 
 @pytest.mark.slow  # the study is built with the real CLI, a dozen subprocesses
-def test_the_report_keys_before_the_page_still_describe_the_current_ratings(study: Study) -> None:
+def test_the_report_keys_before_the_page_still_describe_the_current_ratings(versioned_study: Study) -> None:
     """The top-level keys stay the comparison of each rater's current rating (the newest version they rated each
     item in): 60 items here, the experts' #2 ratings on 40 and their #1 ratings on 20 more; `judges[0]` of the
     page is judge-x under #2 alone, on 40."""
-    data = json.loads(_report(study, "--format", "json"))
+    data = json.loads(_report(versioned_study, "--format", "json"))
     assert data["counts"]["compared"] == 60
     assert data["judge_validity"]["judges"][0]["targets"][0]["n"] == 40
 
 
 @pytest.mark.slow  # the study is built with the real CLI, a dozen subprocesses
-def test_the_text_report_names_each_blocks_version(study: Study) -> None:
-    text = _report(study)
+def test_the_text_report_names_each_blocks_version(versioned_study: Study) -> None:
+    text = _report(versioned_study)
     lines = text.splitlines()
-    with Store(study.db) as store:
+    with Store(versioned_study.db) as store:
         made = {v["number"]: v["created_at"][:10] for v in store.rubric_versions("binary")}
     assert lines[0] == f"What the judge may be used for: judge judge-x (binary #2, {made[2]})"
     first = text.index(f"judge judge-x (binary #2, {made[2]})")
@@ -170,7 +170,7 @@ def test_the_text_report_names_each_blocks_version(study: Study) -> None:
     assert "Each block from the ratings made under its rubric version alone" in text
     assert max(len(line) for line in lines[: lines.index("Agreement: Binary criterion (PASS/FAIL) (binary, scale "
                                                          "pass_fail)")]) <= 80
-    markdown = _report(study, "--format", "markdown")
+    markdown = _report(versioned_study, "--format", "markdown")
     assert markdown.startswith(f"# What the judge may be used for: judge judge-x (binary #2, {made[2]})")
     assert f"- Judge judge-y (binary #1, {made[1]}): 8 of its 8 items" in markdown
 
@@ -185,8 +185,8 @@ class Host(App[None]):
                                        agreement=AgreementSettings(), lead=self.lead))
 
 
-async def _summary(study: Study, reviewer: str, lead: bool) -> list[str]:
-    with Store(study.db) as store:
+async def _summary(versioned_study: Study, reviewer: str, lead: bool) -> list[str]:
+    with Store(versioned_study.db) as store:
         app = Host(store, reviewer, lead)
         async with app.run_test(size=(80, 24)) as pilot:
             await app.workers.wait_for_complete()
@@ -195,8 +195,8 @@ async def _summary(study: Study, reviewer: str, lead: bool) -> list[str]:
 
 
 @pytest.mark.slow  # the study is built with the real CLI, a dozen subprocesses
-async def test_the_leads_summary_has_a_block_per_version_without_the_pool(study: Study) -> None:
-    [text, *_] = await _summary(study, "lead", lead=True)
+async def test_the_leads_summary_has_a_block_per_version_without_the_pool(versioned_study: Study) -> None:
+    [text, *_] = await _summary(versioned_study, "lead", lead=True)
     assert text.startswith("What the judge may be used for: judge judge-y")
     assert text.index("judge judge-y (binary #2,") < text.index("Judge judge-y (binary #1,")
     assert "PPI++" not in text
@@ -205,8 +205,8 @@ async def test_the_leads_summary_has_a_block_per_version_without_the_pool(study:
 
 
 @pytest.mark.slow  # the study is built with the real CLI, a dozen subprocesses
-async def test_an_experts_summary_still_has_no_page(study: Study) -> None:
-    text = "\n".join(await _summary(study, "ann", lead=False))
+async def test_an_experts_summary_still_has_no_page(versioned_study: Study) -> None:
+    text = "\n".join(await _summary(versioned_study, "ann", lead=False))
     assert text
     assert "What the judge may be used for" not in text
     assert "binary #1" not in text

@@ -36,7 +36,7 @@ from tests.waiting import app_until
 
 
 @pytest.fixture
-def study(tmp_path: Path, rubrics: dict[str, Rubric]) -> Iterator[Store]:
+def study_store(tmp_path: Path, rubrics: dict[str, Rubric]) -> Iterator[Store]:
     with Store(build_study(tmp_path / "study.db", rubrics["binary"])) as store:
         yield store
 
@@ -52,82 +52,82 @@ def _nothing_written() -> bool:
 
 
 @pytest.mark.parametrize(("item", "split"), [("P05", "dev"), ("P17", "test")])
-def test_promotion_refuses_dev_and_test_items_with_the_reason(study, item, split):
-    rubric = resolve_rubric("binary", study)
-    text, _template = judge_texts(study, rubric).texts()
+def test_promotion_refuses_dev_and_test_items_with_the_reason(study_store, item, split):
+    rubric = resolve_rubric("binary", study_store)
+    text, _template = judge_texts(study_store, rubric).texts()
     with pytest.raises(UserError) as refused:
-        promote_example(study, rubric, text, item, "honey is not vegan")
+        promote_example(study_store, rubric, text, item, "honey is not vegan")
     assert f"{item} is in the {split} split" in str(refused.value)
     assert "train split only" in str(refused.value)
 
 
-def test_a_promoted_train_item_leads_the_examples_with_its_explanation(study):
-    rubric = resolve_rubric("binary", study)
-    files = judge_texts(study, rubric)
+def test_a_promoted_train_item_leads_the_examples_with_its_explanation(study_store):
+    rubric = resolve_rubric("binary", study_store)
+    files = judge_texts(study_store, rubric)
     rubric_text, template_text = files.texts()
-    new_text = promote_example(study, rubric, rubric_text, "P04", "FAIL: honey comes from bees")
-    change = check_change(study, rubric, files, new_text, template_text)
+    new_text = promote_example(study_store, rubric, rubric_text, "P04", "FAIL: honey comes from bees")
+    change = check_change(study_store, rubric, files, new_text, template_text)
     assert [(p.item, p.rater) for p in change.rubric.examples] == [("P04", "alice")]
-    shown = change.prompt.render(study.item("P05"))
+    shown = change.prompt.render(study_store.item("P05"))
     assert shown.few_shot_ids[0] == "P04"
     assert "Why this answer: FAIL: honey comes from bees" in shown.system
-    assert change.prompt.version != JudgePrompt.for_rubric(rubric, study).version
+    assert change.prompt.version != JudgePrompt.for_rubric(rubric, study_store).version
 
 
-def test_a_hand_written_example_from_the_dev_split_is_refused_with_the_field(study):
-    rubric = resolve_rubric("binary", study)
-    files = judge_texts(study, rubric)
+def test_a_hand_written_example_from_the_dev_split_is_refused_with_the_field(study_store):
+    rubric = resolve_rubric("binary", study_store)
+    files = judge_texts(study_store, rubric)
     rubric_text, template_text = files.texts()
     bad = rubric_text + '\n[[examples]]\nitem = "P05"\nrater = "alice"\n'
     with pytest.raises(UserError) as refused:
-        check_change(study, rubric, files, bad, template_text)
+        check_change(study_store, rubric, files, bad, template_text)
     assert f"{files.rubric}: field examples.0.item: P05 is in the dev split" in str(refused.value)
 
 
-def test_a_broken_rubric_is_refused_with_file_and_field_and_nothing_is_recorded(study):
-    rubric = resolve_rubric("binary", study)
-    files = judge_texts(study, rubric)
+def test_a_broken_rubric_is_refused_with_file_and_field_and_nothing_is_recorded(study_store):
+    rubric = resolve_rubric("binary", study_store)
+    files = judge_texts(study_store, rubric)
     rubric_text, template_text = files.texts()
-    before = _recorded(study)
+    before = _recorded(study_store)
     broken = rubric_text.replace('kind = "pass_fail"', 'kind = "five_stars"')
     with pytest.raises(UserError) as refused:
-        check_change(study, rubric, files, broken, template_text)
+        check_change(study_store, rubric, files, broken, template_text)
     assert str(files.rubric) in str(refused.value)
     assert "field scale.kind" in str(refused.value)
-    assert _recorded(study) == before
+    assert _recorded(study_store) == before
     assert _nothing_written()
 
 
-def test_a_broken_template_is_refused_with_its_file(study):
-    rubric = resolve_rubric("binary", study)
-    files = judge_texts(study, rubric)
+def test_a_broken_template_is_refused_with_its_file(study_store):
+    rubric = resolve_rubric("binary", study_store)
+    files = judge_texts(study_store, rubric)
     rubric_text, template_text = files.texts()
     with pytest.raises(UserError) as refused:
-        check_change(study, rubric, files, rubric_text, template_text.replace("{{examples}}", "{{exemples}}"))
+        check_change(study_store, rubric, files, rubric_text, template_text.replace("{{examples}}", "{{exemples}}"))
     assert str(files.template) in str(refused.value)
     assert "exemples" in str(refused.value)
     assert _nothing_written()
 
 
-def test_a_change_without_a_reason_writes_and_records_nothing(study):
-    rubric = resolve_rubric("binary", study)
-    files = judge_texts(study, rubric)
+def test_a_change_without_a_reason_writes_and_records_nothing(study_store):
+    rubric = resolve_rubric("binary", study_store)
+    files = judge_texts(study_store, rubric)
     rubric_text, template_text = files.texts()
-    change = check_change(study, rubric, files, rubric_text, template_text + "\nBe brief.\n")
-    before = _recorded(study)
+    change = check_change(study_store, rubric, files, rubric_text, template_text + "\nBe brief.\n")
+    before = _recorded(study_store)
     with pytest.raises(UserError, match="needs a reason"):
-        apply_change(study, rubric, files, change, "  ", ["P06"])
-    assert _recorded(study) == before
+        apply_change(study_store, rubric, files, change, "  ", ["P06"])
+    assert _recorded(study_store) == before
     assert _nothing_written()
 
 
 @pytest.mark.slow  # a real process
-def test_the_test_split_never_enters_the_loop(study, tmp_path):
-    rubric = resolve_rubric("binary", study)
+def test_the_test_split_never_enters_the_loop(study_store, tmp_path):
+    rubric = resolve_rubric("binary", study_store)
     with pytest.raises(UserError, match="report --split test"):
-        standing(study, rubric, prompt_version="x", previous=None, split="test")
+        standing(study_store, rubric, prompt_version="x", previous=None, split="test")
     done = subprocess.run([sys.executable, "-m", "judge_tui", "calibrate", "--rubric", "binary", "--reviewer", "lead",
-                           "--split", "test", "--db", str(study.path)], capture_output=True, text=True, check=False)
+                           "--split", "test", "--db", str(study_store.path)], capture_output=True, text=True, check=False)
     assert done.returncode != 0
     assert "judge-tui report --split test" in done.stderr
     assert "Traceback" not in done.stderr
@@ -168,10 +168,10 @@ async def test_a_lead_who_rated_sees_the_judge_screen_over_their_own_items_only(
 
 
 @pytest.mark.slow
-async def test_j_opens_the_judge_screen_for_the_lead_only(study):
-    rubric = resolve_rubric("binary", study)
+async def test_j_opens_the_judge_screen_for_the_lead_only(study_store):
+    rubric = resolve_rubric("binary", study_store)
     settings = Settings(judge_in_background=False)
-    lead = JudgeTuiApp(study, rubric, reviewer="lead", settings=settings, lead=True)
+    lead = JudgeTuiApp(study_store, rubric, reviewer="lead", settings=settings, lead=True)
     async with lead.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("J")
@@ -180,7 +180,7 @@ async def test_j_opens_the_judge_screen_for_the_lead_only(study):
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(lead.screen, CalibrationScreen)
-    expert = JudgeTuiApp(study, rubric, reviewer="carol", settings=settings)
+    expert = JudgeTuiApp(study_store, rubric, reviewer="carol", settings=settings)
     async with expert.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("J")
@@ -190,7 +190,7 @@ async def test_j_opens_the_judge_screen_for_the_lead_only(study):
         assert any("The judge screen is the lead's" in n for n in notices)
 
 
-async def test_the_in_app_editor_refuses_a_broken_template_and_keeps_the_text(study, monkeypatch):
+async def test_the_in_app_editor_refuses_a_broken_template_and_keeps_the_text(study_store, monkeypatch):
     from textual.widgets import TextArea
 
     from judge_tui.tui.screens.calibrate import CalibrationApp
@@ -198,10 +198,10 @@ async def test_the_in_app_editor_refuses_a_broken_template_and_keeps_the_text(st
 
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.delenv("EDITOR", raising=False)
-    rubric = resolve_rubric("binary", study)
-    files = judge_texts(study, rubric)
-    before = _recorded(study)
-    app = CalibrationApp(study, rubric, "lead")
+    rubric = resolve_rubric("binary", study_store)
+    files = judge_texts(study_store, rubric)
+    before = _recorded(study_store)
+    app = CalibrationApp(study_store, rubric, "lead")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("t")
@@ -220,41 +220,41 @@ async def test_the_in_app_editor_refuses_a_broken_template_and_keeps_the_text(st
         await pilot.pause()
         assert app.screen.query_one(TextArea).text.endswith("{{bad}}")
         await pilot.press("escape")
-    assert _recorded(study) == before
+    assert _recorded(study_store) == before
     assert _nothing_written()
 
 
-def test_the_example_carries_the_chosen_experts_rating_and_the_consensus_by_default(study):
-    rubric = resolve_rubric("binary", study)
-    rate(study, rubric, "carol", "human", {"P03": {"label": 0.0}})
-    rate(study, rubric, "consensus", "human", {"P03": {"label": 1.0}})
-    text, _template = judge_texts(study, rubric).texts()
-    assert example_raters(study, rubric, "P03") == ["consensus", "alice", "bob", "carol"]
-    assert 'rater = "consensus"' in promote_example(study, rubric, text, "P03", "maple syrup is vegan")
-    assert 'rater = "carol"' in promote_example(study, rubric, text, "P03", "maple syrup is vegan", "carol")
+def test_the_example_carries_the_chosen_experts_rating_and_the_consensus_by_default(study_store):
+    rubric = resolve_rubric("binary", study_store)
+    rate(study_store, rubric, "carol", "human", {"P03": {"label": 0.0}})
+    rate(study_store, rubric, "consensus", "human", {"P03": {"label": 1.0}})
+    text, _template = judge_texts(study_store, rubric).texts()
+    assert example_raters(study_store, rubric, "P03") == ["consensus", "alice", "bob", "carol"]
+    assert 'rater = "consensus"' in promote_example(study_store, rubric, text, "P03", "maple syrup is vegan")
+    assert 'rater = "carol"' in promote_example(study_store, rubric, text, "P03", "maple syrup is vegan", "carol")
     with pytest.raises(UserError, match="'dave' has no rating of P03; choose one of consensus, alice, bob, carol"):
-        promote_example(study, rubric, text, "P03", "maple syrup is vegan", "dave")
+        promote_example(study_store, rubric, text, "P03", "maple syrup is vegan", "dave")
     with pytest.raises(UserError, match="P05 is in the dev split"):
-        example_raters(study, rubric, "P05")
+        example_raters(study_store, rubric, "P05")
 
 
 @pytest.mark.slow
-async def test_the_lead_chooses_whose_rating_the_example_shows_and_sees_what_is_written(study):
+async def test_the_lead_chooses_whose_rating_the_example_shows_and_sees_what_is_written(study_store):
     from textual.widgets import OptionList
 
     from judge_tui.tui.widgets.dialogs import AskScreen, ChooseScreen
 
-    rubric = resolve_rubric("binary", study)
-    rate(study, rubric, "carol", "human", {"P03": {"label": 0.0}}, notes="syrup may hold bone char")
-    files = judge_texts(study, rubric)
-    app = CalibrationApp(study, rubric, "lead")
+    rubric = resolve_rubric("binary", study_store)
+    rate(study_store, rubric, "carol", "human", {"P03": {"label": 0.0}}, notes="syrup may hold bone char")
+    files = judge_texts(study_store, rubric)
+    app = CalibrationApp(study_store, rubric, "lead")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("x")
         await pilot.pause()
         from textual.widgets import Input
 
-        train = next(iter(study.iter_items("binary", "train"))).id
+        train = next(iter(study_store.iter_items("binary", "train"))).id
         assert app.screen.query(Input).first().placeholder == f"e.g. {train}"  # this study's own train item
         await pilot.press(*"P03", "enter", *"carol saw the bone char", "enter")
         await pilot.pause()
@@ -273,21 +273,21 @@ async def test_the_lead_chooses_whose_rating_the_example_shows_and_sees_what_is_
         assert isinstance(app.screen, AskScreen)
         await pilot.press(*"carol's view as an example", "enter", "enter")
         await pilot.pause()
-        assert 'item = "P03"\nrater = "carol"' in judge_texts(study, resolve_rubric("binary", study)).rubric_text
+        assert 'item = "P03"\nrater = "carol"' in judge_texts(study_store, resolve_rubric("binary", study_store)).rubric_text
         await pilot.press("q")
-    assert [(p.item, p.rater) for p in resolve_rubric("binary", study).examples] == [("P03", "carol")]
-    assert files.rubric_text != judge_texts(study, resolve_rubric("binary", study)).rubric_text
+    assert [(p.item, p.rater) for p in resolve_rubric("binary", study_store).examples] == [("P03", "carol")]
+    assert files.rubric_text != judge_texts(study_store, resolve_rubric("binary", study_store)).rubric_text
     assert _nothing_written()
 
 
-async def test_an_item_one_expert_rated_needs_no_choice(study):
+async def test_an_item_one_expert_rated_needs_no_choice(study_store):
     from judge_tui.tui.widgets.dialogs import AskScreen
 
-    rubric = resolve_rubric("binary", study)
-    study.add_items([Item(id="T1", rubric="binary", split="train",
+    rubric = resolve_rubric("binary", study_store)
+    study_store.add_items([Item(id="T1", rubric="binary", split="train",
                           fields={"query": "q", "criterion": "vegan", "response": "tofu"})])
-    rate(study, rubric, "carol", "human", {"T1": {"label": 1.0}})
-    app = CalibrationApp(study, rubric, "lead")
+    rate(study_store, rubric, "carol", "human", {"T1": {"label": 1.0}})
+    app = CalibrationApp(study_store, rubric, "lead")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("x")
@@ -299,39 +299,39 @@ async def test_an_item_one_expert_rated_needs_no_choice(study):
         await pilot.press("escape")
 
 
-def test_reverting_a_change_puts_the_earlier_definition_in_force_and_writes_no_file(study):
+def test_reverting_a_change_puts_the_earlier_definition_in_force_and_writes_no_file(study_store):
     from judge_tui.judge.calibration import open_trial, revert
 
-    rubric = resolve_rubric("binary", study)
-    files = judge_texts(study, rubric)
+    rubric = resolve_rubric("binary", study_store)
+    files = judge_texts(study_store, rubric)
     rubric_text, template_text = files.texts()
-    change = check_change(study, rubric, files, rubric_text, template_text + "\nBe brief.\n")
-    apply_change(study, rubric, files, change, "briefer answers", ["P06"])
+    change = check_change(study_store, rubric, files, rubric_text, template_text + "\nBe brief.\n")
+    apply_change(study_store, rubric, files, change, "briefer answers", ["P06"])
     assert _nothing_written()
-    assert JudgePrompt.for_rubric(resolve_rubric("binary", study), study).version == change.prompt.version
-    trial = present(open_trial(study, "binary"))
-    revert(study, trial, "no better")
+    assert JudgePrompt.for_rubric(resolve_rubric("binary", study_store), study_store).version == change.prompt.version
+    trial = present(open_trial(study_store, "binary"))
+    revert(study_store, trial, "no better")
     assert _nothing_written()
-    assert resolve_rubric("binary", study).judge_hash == rubric.judge_hash
-    assert JudgePrompt.for_rubric(resolve_rubric("binary", study), study).version == trial.before
-    assert judge_texts(study, resolve_rubric("binary", study)).texts() == (rubric_text, template_text)
+    assert resolve_rubric("binary", study_store).judge_hash == rubric.judge_hash
+    assert JudgePrompt.for_rubric(resolve_rubric("binary", study_store), study_store).version == trial.before
+    assert judge_texts(study_store, resolve_rubric("binary", study_store)).texts() == (rubric_text, template_text)
 
 
 @pytest.mark.slow  # real processes
-def test_rubric_export_writes_the_definition_in_force_and_a_built_in_copy_says_so(study, tmp_path):
+def test_rubric_export_writes_the_definition_in_force_and_a_built_in_copy_says_so(study_store, tmp_path):
     from judge_tui.judge.calibration import keep, open_trial
     from judge_tui.model.rubrics import REPLACES_BUILT_IN
 
-    rubric = resolve_rubric("binary", study)
-    files = judge_texts(study, rubric)
+    rubric = resolve_rubric("binary", study_store)
+    files = judge_texts(study_store, rubric)
     rubric_text, template_text = files.texts()
-    change = check_change(study, rubric, files, rubric_text, template_text + "\nBe brief.\n")
-    apply_change(study, rubric, files, change, "briefer answers", ["P06"])
-    keep(study, present(open_trial(study, "binary")), "")
+    change = check_change(study_store, rubric, files, rubric_text, template_text + "\nBe brief.\n")
+    apply_change(study_store, rubric, files, change, "briefer answers", ["P06"])
+    keep(study_store, present(open_trial(study_store, "binary")), "")
     assert _nothing_written()
     folder = locations.user_rubrics_dir()
     done = subprocess.run([sys.executable, "-m", "judge_tui", "rubric-export", "binary", "--to", str(folder),
-                           "--db", str(study.path)], capture_output=True, text=True, check=False)
+                           "--db", str(study_store.path)], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     written = folder / "binary.rubric.toml"
     assert written.read_text(encoding="utf-8").startswith(REPLACES_BUILT_IN)
@@ -341,7 +341,7 @@ def test_rubric_export_writes_the_definition_in_force_and_a_built_in_copy_says_s
     assert done.returncode == 0
     assert "replaces the built-in rubric" not in done.stderr
     again = subprocess.run([sys.executable, "-m", "judge_tui", "rubric-export", "binary", "--to", str(folder),
-                            "--db", str(study.path)], capture_output=True, text=True, check=False)
+                            "--db", str(study_store.path)], capture_output=True, text=True, check=False)
     assert again.returncode != 0
     assert "--overwrite" in again.stderr
     assert "Traceback" not in again.stderr
@@ -352,7 +352,7 @@ def test_rubric_export_writes_the_definition_in_force_and_a_built_in_copy_says_s
     assert "replaces the built-in rubric" in done.stderr
 
 
-def test_a_trial_an_earlier_release_kept_in_files_is_not_reverted_to_nothing(study):
+def test_a_trial_an_earlier_release_kept_in_files_is_not_reverted_to_nothing(study_store):
     """An earlier release kept a change under trial as files (their old bytes in the trial): its earlier version
     has no definition in the database, so a revert here refuses, says what to do, and records nothing."""
     import json
@@ -360,15 +360,15 @@ def test_a_trial_an_earlier_release_kept_in_files_is_not_reverted_to_nothing(stu
     from judge_tui.judge.calibration import open_trial, revert
     from judge_tui.store.version_rows import TRIAL_META
 
-    rubric = resolve_rubric("binary", study)
-    study.record_prompt_version("binary", "0123456789ab", study.ensure_rubric_version(rubric))  # no definition
-    study.set_meta(TRIAL_META.format(rubric="binary"), json.dumps({
+    rubric = resolve_rubric("binary", study_store)
+    study_store.record_prompt_version("binary", "0123456789ab", study_store.ensure_rubric_version(rubric))  # no definition
+    study_store.set_meta(TRIAL_META.format(rubric="binary"), json.dumps({
         "rubric": "binary", "before": "0123456789ab", "after": "ba9876543210", "reason": "briefer", "items": ["P06"],
         "rubric_file": "/somewhere/binary.rubric.toml", "template_file": "/somewhere/binary.judge.md",
         "rubric_bytes": "", "template_bytes": "", "rubric_was_file": False, "template_was_file": False}))
-    trial = present(open_trial(study, "binary"))
+    trial = present(open_trial(study_store, "binary"))
     assert (trial.before, trial.after, trial.items) == ("0123456789ab", "ba9876543210", ("P06",))
     with pytest.raises(UserError, match="kept in files by an earlier judge-tui"):
-        revert(study, trial, "no better")
-    assert open_trial(study, "binary") == trial
-    assert study.calibration_changes("binary") == []
+        revert(study_store, trial, "no better")
+    assert open_trial(study_store, "binary") == trial
+    assert study_store.calibration_changes("binary") == []

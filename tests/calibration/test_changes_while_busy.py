@@ -11,7 +11,7 @@ from judge_tui.model.settings import Settings
 from judge_tui.store import Store
 from judge_tui.store.rubric_choice import resolve_rubric
 from judge_tui.tui.screens.calibrate import CalibrationApp, CalibrationScreen
-from tests.calibration.test_loop import GUARD, _answer, editor, study  # noqa: F401 - study: a fixture
+from tests.calibration.test_loop import GUARD, _answer, editor, study_db  # noqa: F401 - study_db: a fixture
 from tests.faults.locker import Locker
 from tests.waiting import app_until
 
@@ -23,10 +23,10 @@ def _said(app) -> list[str]:  # noqa: ANN001
 
 
 @pytest.mark.slow
-async def test_a_change_its_keep_and_a_revert_wait_for_another_process(study, monkeypatch):  # noqa: F811
+async def test_a_change_its_keep_and_a_revert_wait_for_another_process(study_db, monkeypatch):  # noqa: F811
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.setenv("EDITOR", editor("# Part 3.", f"{GUARD} # Part 3."))
-    with Store(study) as store:
+    with Store(study_db) as store:
         rubric = resolve_rubric("binary", store)
         def in_force() -> JudgeTexts:
             return judge_texts(store, resolve_rubric("binary", store))
@@ -37,7 +37,7 @@ async def test_a_change_its_keep_and_a_revert_wait_for_another_process(study, mo
             screen = app.screen
             assert isinstance(screen, CalibrationScreen)
             await app_until(pilot, lambda: screen.standing is not None, "the first figures")
-            with Locker(study) as locker:
+            with Locker(study_db) as locker:
                 await pilot.press("t")
                 await _answer(pilot, app, "guard: honey is not vegan", "")
                 await app_until(pilot, lambda: f"The change waits: {BUSY}" in _said(app), "said to wait")
@@ -46,7 +46,7 @@ async def test_a_change_its_keep_and_a_revert_wait_for_another_process(study, mo
                 locker.release()
                 await app_until(pilot, lambda: open_trial(store, "binary") is not None, "the change saved")
             assert GUARD in in_force().template_text
-            with Locker(study) as locker:
+            with Locker(study_db) as locker:
                 await pilot.press("K")
                 await app_until(pilot, lambda: f"Keeping the change waits: {BUSY}" in _said(app),
                                 "said to wait")
@@ -62,7 +62,7 @@ async def test_a_change_its_keep_and_a_revert_wait_for_another_process(study, mo
             await pilot.press("e")
             await _answer(pilot, app, "softer wording", "")
             await app_until(pilot, lambda: open_trial(store, "binary") is not None, "the second change saved")
-            with Locker(study) as locker:
+            with Locker(study_db) as locker:
                 await pilot.press("R")
                 await _answer(pilot, app, "no better on dev")
                 await app_until(pilot, lambda: f"The revert waits: {BUSY}" in _said(app), "said to wait")

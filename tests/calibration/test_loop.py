@@ -38,17 +38,17 @@ async def _answer(pilot, app, *lines: str) -> None:
 
 
 @pytest.fixture
-def study(tmp_path: Path, rubrics: dict[str, Rubric]) -> Path:
+def study_db(tmp_path: Path, rubrics: dict[str, Rubric]) -> Path:
     path = build_study(tmp_path / "study.db", rubrics["binary"])
     judge_dev(path)
     return path
 
 
 @pytest.mark.slow  # a real judge program per item, twice over the dev split
-async def test_the_loop_twice_edit_rejudge_compare_keep_then_revert(study, monkeypatch):
+async def test_the_loop_twice_edit_rejudge_compare_keep_then_revert(study_db, monkeypatch):
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.setenv("EDITOR", editor("# Part 3.", f"{GUARD} # Part 3."))
-    with Store(study) as store:
+    with Store(study_db) as store:
         rubric = resolve_rubric("binary", store)
 
         def in_force() -> JudgeTexts:

@@ -26,7 +26,7 @@ COMMANDS = [("status",), ("report",), ("report", "--format", "json"), ("report",
 
 
 @pytest.fixture
-def study(tmp_path: Path) -> Path:
+def study_db(tmp_path: Path) -> Path:
     """Three CIS items, rated by an expert and a judge, with notes, a flag and a reason beyond latin-1."""
     rubric = load_rubrics()["cis"][0]
     path = tmp_path / "study.db"
@@ -57,32 +57,32 @@ def _text(done: subprocess.CompletedProcess[bytes]) -> subprocess.CompletedProce
 
 
 @pytest.mark.parametrize("encoding", ["cp1252", "latin-1", "ascii"])
-def test_every_command_prints_to_an_output_that_is_not_utf8(study: Path, tmp_path: Path, encoding: str):
+def test_every_command_prints_to_an_output_that_is_not_utf8(study_db: Path, tmp_path: Path, encoding: str):
     for command in COMMANDS:
-        done = _text(_run(tmp_path, *command, "--db", study, encoding=encoding, capture_output=True))
+        done = _text(_run(tmp_path, *command, "--db", study_db, encoding=encoding, capture_output=True))
         assert done.returncode == 0, (command, done.stderr)
         no_traceback(done)
-    status = _run(tmp_path, "status", "--db", study, encoding=encoding, capture_output=True)
+    status = _run(tmp_path, "status", "--db", study_db, encoding=encoding, capture_output=True)
     assert b"EXP001" in status.stdout
-    report = _run(tmp_path, "report", "--items", "--format", "jsonl", "--db", study, encoding=encoding,
+    report = _run(tmp_path, "report", "--items", "--format", "jsonl", "--db", study_db, encoding=encoding,
                   capture_output=True)
     assert "C0" in report.stdout.decode(encoding)
     assert "?" in report.stdout.decode(encoding)  # replaced, not fatal
 
 
 @pytest.mark.parametrize("encoding", ["cp1252", "ascii"])
-def test_an_export_to_a_pipe_stays_exact_whatever_the_encoding(study: Path, tmp_path: Path, encoding: str):
-    done = _run(tmp_path, "export", "--format", "jsonl", "--db", study, encoding=encoding, capture_output=True)
+def test_an_export_to_a_pipe_stays_exact_whatever_the_encoding(study_db: Path, tmp_path: Path, encoding: str):
+    done = _run(tmp_path, "export", "--format", "jsonl", "--db", study_db, encoding=encoding, capture_output=True)
     assert done.returncode == 0
     notes = [json.loads(line)["notes"] for line in done.stdout.decode("utf-8").splitlines()]
     assert notes == [NOTE] * 6
 
 
-def test_the_judge_prints_its_progress_to_an_ascii_output(study: Path, tmp_path: Path):
+def test_the_judge_prints_its_progress_to_an_ascii_output(study_db: Path, tmp_path: Path):
     replay = tmp_path / "answers.jsonl"
     replay.write_text("".join(json.dumps({"item_id": f"C{n}", "answer": {"reasoning": "fine ✓", "r": 1, "a": 1,
                                                                           "t": 1, "l": 1}}) + "\n" for n in range(3)))
-    done = _text(_run(tmp_path, "judge", "--db", study, "--backend", "replay", "--replay", replay, encoding="ascii",
+    done = _text(_run(tmp_path, "judge", "--db", study_db, "--backend", "replay", "--replay", replay, encoding="ascii",
                       capture_output=True))
     no_traceback(done)
     assert done.returncode in (0, 1)
@@ -90,24 +90,24 @@ def test_the_judge_prints_its_progress_to_an_ascii_output(study: Path, tmp_path:
 
 
 @pytest.mark.parametrize("command", [("export",), ("status",), ("report",), ("flags",)])
-def test_a_closed_output_fails_saying_so_and_never_reaches_the_database(study: Path, tmp_path: Path,
+def test_a_closed_output_fails_saying_so_and_never_reaches_the_database(study_db: Path, tmp_path: Path,
                                                                          command: tuple[str, ...]):
-    before = study.read_bytes()
-    done = _text(_run(tmp_path, *command, "--db", study, stdout=None, stderr=subprocess.PIPE,
+    before = study_db.read_bytes()
+    done = _text(_run(tmp_path, *command, "--db", study_db, stdout=None, stderr=subprocess.PIPE,
                       preexec_fn=lambda: os.close(1)))
     assert done.returncode == 1, done.stderr  # what was asked for went nowhere: not a success
     assert "standard output is closed, so" in done.stderr
     assert "characters of output were lost" in done.stderr
     no_traceback(done)
-    after = _text(_run(tmp_path, "check", "--db", study, capture_output=True))
+    after = _text(_run(tmp_path, "check", "--db", study_db, capture_output=True))
     assert after.returncode == 0
     assert "no damage found" in after.stdout
-    assert study.read_bytes() == before
+    assert study_db.read_bytes() == before
 
 
-def test_export_to_a_file_works_with_its_output_closed(study: Path, tmp_path: Path):
+def test_export_to_a_file_works_with_its_output_closed(study_db: Path, tmp_path: Path):
     out = tmp_path / "ratings.csv"
-    done = _text(_run(tmp_path, "export", "-o", out, "--db", study, stdout=None, stderr=subprocess.PIPE,
+    done = _text(_run(tmp_path, "export", "-o", out, "--db", study_db, stdout=None, stderr=subprocess.PIPE,
                       preexec_fn=lambda: os.close(1)))
     assert done.returncode == 0, done.stderr
     assert "wrote 6 ratings" in done.stderr
