@@ -3,13 +3,6 @@ it; to a pipe they stay one line each (test_certify.py). The real command in a p
 
 from __future__ import annotations
 
-import fcntl
-import os
-import pty
-import struct
-import subprocess
-import sys
-import termios
 from pathlib import Path
 
 import pytest
@@ -17,8 +10,7 @@ import pytest
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
 from tests.test_certify import study
-
-REPO = Path(__file__).resolve().parent.parent
+from tests.test_cli_output import on_terminal
 
 
 @pytest.mark.slow  # the command in a real process on a pseudo-terminal
@@ -26,24 +18,7 @@ def test_certify_wraps_its_sentences_at_words_to_the_terminal(tmp_path: Path, ru
     db = tmp_path / "c.db"
     with Store(db) as store:
         study(store, rubrics["binary"], wrong_among_sure=1)
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")} | {"TERM": "xterm-256color"}
-    process = subprocess.Popen([sys.executable, "-m", "judge_tui", "certify", "--db", str(db), "--rubric", "binary"],
-                               stdin=slave, stdout=slave, stderr=slave, cwd=REPO, env=env)
-    os.close(slave)
-    output = bytearray()
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        output.extend(chunk)
-    assert process.wait(timeout=60) == 0, bytes(output[-2000:])
-    os.close(master)
-    lines = output.decode().replace("\r\n", "\n").splitlines()
+    lines = on_terminal("certify", "--db", str(db), "--rubric", "binary", columns=80).splitlines()
     assert max(len(line) for line in lines) <= 80
     assert lines[:3] == [
         "Judge judge:alpha:binary@p1 on rubric binary, the dev split: 60 items the",
