@@ -34,6 +34,7 @@ from judge_tui.tui.screens.summary import SummaryScreen
 from judge_tui.tui.widgets.dialogs import AskScreen
 from tests.calibration.fixtures import JUDGE_CMD
 from tests.calibration.test_changes_stay_in_their_study import user_folder_files, versions_of
+from tests.calibration.test_one_judge import judge_screen, rater_of
 from tests.test_cli_output import on_terminal
 from tests.waiting import app_until
 
@@ -118,22 +119,6 @@ async def keep_an_example(db: Path, item_id: str) -> str:
         return JudgePrompt.for_rubric(resolve_rubric("binary", store), store).version
 
 
-def kept_judge(db: Path, version: str) -> str:
-    with Store(db) as store:
-        return next(r["id"] for r in store.judge_raters_with_prompt("binary")
-                    if r["prompt_version"] == version and r["model"] == MODEL)
-
-
-async def judge_screen_heading(db: Path) -> str:
-    with Store(db) as store:
-        app = CalibrationApp(store, resolve_rubric("binary", store), "lead", settings=Settings())
-        async with app.run_test(size=(120, 40)) as pilot:
-            screen = app.screen
-            assert isinstance(screen, CalibrationScreen)
-            await app_until(pilot, lambda: screen.standing is not None and not screen.computing, "the figures")
-            return str(screen.query_one("#cal-title", Static).render())
-
-
 async def summary_heading(db: Path, judge_id: str) -> str:
     with Store(db) as store:
         app = JudgeTuiApp(store, resolve_rubric("binary", store), reviewer="lead", lead=True,
@@ -175,7 +160,7 @@ async def test_a_newcomers_walk_from_labelled_traces_to_a_kept_judge_and_two_new
                            "--model", MODEL, "--db", str(study), columns=80)  # the kept judge, every item
     assert lines_over(progress, 80) == []
     judge(study, "--limit", "5", model=OTHER)
-    the_judge = kept_judge(study, version)
+    the_judge = rater_of(study, version, MODEL)
 
     # Another study and the demo keep their own definitions; no file was written for the user.
     for db in (other, demo_db):
@@ -205,7 +190,7 @@ async def test_a_newcomers_walk_from_labelled_traces_to_a_kept_judge_and_two_new
     text = cli(study, "report", "--rubric", "binary")
     assert text.startswith(f"What the judge may be used for: judge {the_judge}")
     assert f"The judge is {the_judge} (the newest kept judge version)" in " ".join(text.split())
-    assert f"The judge: {the_judge}" in await judge_screen_heading(study)
+    assert f"The judge: {the_judge}" in (await judge_screen(study))[1]
     assert f"The judge: {the_judge}" in await summary_heading(study, the_judge)
 
     # Two new experts: 12 items each, an overlap with each other, every item compared with the labels too.
