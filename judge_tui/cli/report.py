@@ -92,9 +92,8 @@ def run_items(args: argparse.Namespace) -> int:
         rubric = pick_rubric(store, args.rubric)
         human, judge = judge_groups(args, store, rubric.id)
         if human is None or judge is None:
-            human, judge = default_groups(store, rubric.id)  # the judge of judges.the_judge
             named = the_judge(store, rubric.id, args.judge) if getattr(args, "judge", None) else None
-            judge = Group("judge", (named.rater,)) if named is not None else judge
+            human, judge = default_groups(store, rubric.id, Group("judge", (named.rater,)) if named else None)
         rows = item_rows(store, rubric, human, judge, args.split, settings)
     # On a terminal, nothing in a note may act on it (colours, titles, cursor moves); files keep the text exact.
     text = clean if args.output is None and sys.stdout.isatty() else str

@@ -264,8 +264,9 @@ def _natural_key(value: str) -> tuple[Any, ...]:
     return (value == "(none)", value.lower())
 
 
-def default_groups(store: Store, rubric_id: str) -> tuple[Group, Group]:
-    """Every human rater against the judge (judges.the_judge: the newest kept judge version).
+def default_groups(store: Store, rubric_id: str, judge_group: Group | None = None) -> tuple[Group, Group]:
+    """Every human rater against the judge (judges.the_judge: the newest kept judge version), or against
+    ``judge_group`` when one is already chosen (then the judge is not looked for again).
 
     The adjudicated "consensus" rater is derived from the experts, so it is not one of them here (see team.py).
     """
@@ -273,13 +274,15 @@ def default_groups(store: Store, rubric_id: str) -> tuple[Group, Group]:
 
     raters = store.rubric_raters(rubric_id)
     humans = tuple(r["id"] for r in raters if is_expert(r["id"], r["kind"]))
-    judge = default_judge(store, rubric_id)
+    judge = None if judge_group is not None else default_judge(store, rubric_id)
     if not raters:
         raise NoComparison(f"no ratings of rubric {rubric_id!r} yet: rate items, or bring ratings in with "
                           "`judge-tui import-ratings FILE --rater ID --kind human|judge`")
     if not humans:
         raise NoComparison(f"rubric {rubric_id!r} has no human ratings to compare the judge with: rate items in "
                           "the app, or `judge-tui import-ratings FILE --rater ID --kind human`")
+    if judge_group is not None:
+        return Group("human", humans), judge_group
     if judge is None:
         raise NoComparison(f"rubric {rubric_id!r} has no judge ratings yet: run `judge-tui judge --rubric "
                           f"{rubric_id}`, or `judge-tui import-ratings FILE --rater ID --kind judge`")
@@ -316,8 +319,8 @@ def build_report(
             for field in by:
                 _require_field(store, rubric, field)
         if human is None or judge is None:
-            default_human, default_judge = default_groups(store, rubric.id)
-            human, judge = human or default_human, judge or default_judge
+            default_human, judge = default_groups(store, rubric.id, judge)
+            human = human or default_human
         if ratings is None:
             ratings = load(store, rubric, split)
         human_members = [ratings.first_runs(r) for r in human.rater_ids]
