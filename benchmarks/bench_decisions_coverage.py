@@ -363,6 +363,23 @@ def _corrected_before(human: np.ndarray, judge: np.ndarray, only: np.ndarray, rn
     return float(low), float(high)
 
 
+def corrected_studies(rate: float, tpr: float, tnr: float, n: int, studies: int) -> Iterator[
+        tuple[np.ndarray, np.ndarray, np.ndarray, ag.CorrectedPassRate, np.random.Generator]]:
+    """One cell's simulated studies whose correction is defined, as ``report`` computes it: (the experts' and
+    the judge's verdicts on the n labelled items, the judge's on the judge-only items, the corrected pass rate,
+    the cell's generator). The same seed a cell, so every benchmark that draws through here sees the same
+    studies; a caller that draws more from the generator does so between studies, as before."""
+    rng = np.random.default_rng(np.random.SeedSequence([780, round(rate * 100), round(tpr * 100),
+                                                        round(tnr * 100), n]))
+    for _ in range(studies):
+        human = rng.random(n) < rate
+        judge = np.where(human, rng.random(n) < tpr, rng.random(n) >= tnr)
+        only = rng.random(JUDGE_ONLY_ITEMS) < rate * tpr + (1 - rate) * (1 - tnr)
+        found = ag.corrected_pass_rate(only.astype(float), human.astype(float), judge.astype(float))
+        if ag.is_defined(found.estimate):
+            yield human, judge, only, found, rng
+
+
 def corrected(studies: int, sizes: tuple[int, ...] = CORRECTED_SIZES) -> None:
     """Coverage of the corrected pass rate's interval (``agreement.corrected_pass_rate``, as ``report`` calls it)
     and of the bootstrap it replaced: labelled items with a known pass rate and judge TPR and TNR, and 200 items
@@ -377,16 +394,8 @@ def corrected(studies: int, sizes: tuple[int, ...] = CORRECTED_SIZES) -> None:
         for tpr in (0.8, 0.95, 1.0):
             for tnr in (0.7, 0.82, 0.95):
                 for n in sizes:
-                    rng = np.random.default_rng(np.random.SeedSequence([780, round(rate * 100), round(tpr * 100),
-                                                                        round(tnr * 100), n]))
                     tally = {"report": [0, 0, 0], "before": [0, 0, 0]}
-                    for _ in range(studies):
-                        human = rng.random(n) < rate
-                        judge = np.where(human, rng.random(n) < tpr, rng.random(n) >= tnr)
-                        only = rng.random(JUDGE_ONLY_ITEMS) < rate * tpr + (1 - rate) * (1 - tnr)
-                        found = ag.corrected_pass_rate(only.astype(float), human.astype(float), judge.astype(float))
-                        if not ag.is_defined(found.estimate):
-                            continue
+                    for human, judge, only, found, rng in corrected_studies(rate, tpr, tnr, n, studies):
                         before = _corrected_before(human, judge, only, rng)
                         low, high = found.low, found.high
                         report = (low, high) if isinstance(low, float) and isinstance(high, float) else None

@@ -36,7 +36,7 @@ import math
 import time
 
 import numpy as np
-from bench_decisions_coverage import JUDGE_ONLY_ITEMS, graded_cells
+from bench_decisions_coverage import JUDGE_ONLY_ITEMS, corrected_studies, graded_cells
 
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.intervals import Interval, pearson_interval, t_value, z_value
@@ -162,16 +162,8 @@ def corrected(studies: int, rates: tuple[float, ...]) -> None:
         for tpr in (0.8, 0.95, 1.0):
             for tnr in (0.7, 0.82, 0.95):
                 for n in (25, 46, 100):
-                    rng = np.random.default_rng(np.random.SeedSequence([780, round(rate * 100), round(tpr * 100),
-                                                                        round(tnr * 100), n]))
                     tally: dict[str, list[int]] = {}
-                    for _ in range(studies):
-                        human = rng.random(n) < rate
-                        judge = np.where(human, rng.random(n) < tpr, rng.random(n) >= tnr)
-                        only = rng.random(JUDGE_ONLY_ITEMS) < rate * tpr + (1 - rate) * (1 - tnr)
-                        found = ag.corrected_pass_rate(only.astype(float), human.astype(float), judge.astype(float))
-                        if not ag.is_defined(found.estimate):
-                            continue
+                    for human, judge, only, found, rng in corrected_studies(rate, tpr, tnr, n, studies):
                         counts = (int((human & judge).sum()), int((human & ~judge).sum()),
                                   int((~human & ~judge).sum()), int((~human & judge).sum()), int(only.sum()),
                                   JUDGE_ONLY_ITEMS)
