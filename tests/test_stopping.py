@@ -203,3 +203,22 @@ def test_the_report_says_which_decisions_hold_for_this_n_only_and_which_at_any_t
     text = render_text(report, width=200)
     assert "Decisions valid at any time" in text
     assert "valid for this n only" in text
+
+
+def test_a_balanced_orders_tpr_counts_only_its_class_among_the_items_left():
+    """A balanced order's TPR is decided on the test split weighted within it (asymptotic rule) and carries its
+    class's share itself: of 300 test items left, only the PASS ones can move it. At a tenth PASS the 30 that
+    would count cannot settle it; were every item left a PASS item, they could."""
+    from judge_tui.analysis.design import TEST_WEIGHTED_SCOPE
+    from judge_tui.analysis.report.anytime import anytime_check
+
+    def tpr(class_share: float):
+        found = check("tpr", "TPR", TEST_WEIGHTED_SCOPE, 0.97, iv.Interval(0.91, 0.99, "wilson, weighted", 0.95),
+                      40, 0.90, strict=True, class_share=class_share)
+        return anytime_check(found, SETTINGS.confidence, left=300)
+
+    rare, every = tpr(0.1), tpr(1.0)
+    assert rare.decision == "undecided"
+    assert "cannot settle it" in rare.held_up
+    assert every.decision == "undecided"
+    assert every.held_up == ""

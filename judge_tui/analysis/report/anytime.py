@@ -130,7 +130,8 @@ def anytime_check(c: TargetCheck, confidence: float, left: int | None = None,
     widened = None if found is None or exact else (found[1], found[2])
     held = ""
     if decision == "undecided" and left is not None:
-        held = _held_up(c, left, alpha, exact, class_share)
+        # A balanced order's TPR/TNR carry their class's share themselves (analysis/design.reweighted_checks).
+        held = _held_up(c, left, alpha, exact, c.class_share if class_share is None else class_share)
     return AnytimeCheck(c, decision, method, confidence, widened, held)
 
 
@@ -139,7 +140,8 @@ def _held_up(c: TargetCheck, left: int, alpha: float, exact: bool, class_share: 
     pool = "the test split" if c.scope in TEST_SCOPES else "the pool"
     if left == 0:
         return f"every item of {pool} is compared: only new items can settle it"
-    more = left * (class_share or 0.0) if exact else float(left)
+    # Of the items left, only those of the figure's class add to TPR or TNR.
+    more = left * (class_share or 0.0) if exact else left * (1.0 if class_share is None else class_share)
     if not exact and c.n + more < sq.MIN_ITEMS_ASYMPTOTIC:
         return f"{pool} holds too few items for it ({c.n + left} at most, {sq.MIN_ITEMS_ASYMPTOTIC} needed)"
     if _value(c) == c.target or more <= 0:
