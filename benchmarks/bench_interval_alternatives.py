@@ -10,7 +10,9 @@ Pearson's r (studies where r is undefined or ±1, or the report gives no interva
 * ``jackknife, z`` — the same SE with the normal quantile;
 * ``delta, t`` — the infinitesimal jackknife's (delta method's) SE of r from ``linearised.pearson_influence``,
   on z's scale, with t(n − 1); ``delta × n/(n − 1), t`` the same variance scaled up by n/(n − 1);
-* ``mean of both, t`` — the mean of the jackknife's and the delta method's variances.
+* ``mean of both, t`` — the mean of the jackknife's and the delta method's variances;
+* not a method but a yardstick: z ± 1.96 × z's true standard deviation in the cell, which no study knows, and
+  the half-width on z that would cover exactly 95% there (``oracle``).
 
 The corrected pass rate (labelled items and 200 judge-only items from one pool; studies whose correction is
 undefined left out; "no interval" counted apart):
@@ -22,7 +24,8 @@ undefined left out; "no interval" counted apart):
 * ``Lang–Reiczigel`` — Lang and Reiczigel (2014), the adjusted Wald interval with its shift;
 * ``posterior over the pass rate`` — the pass rate's own posterior under a Jeffreys prior, TPR and TNR from
   their Jeffreys posteriors, the judge-only passes binomial in π·TPR + (1 − π)(1 − TNR) (a 400-point grid,
-  1,000 draws of TPR and TNR).
+  1,000 draws of TPR and TNR);
+* and the same yardstick as for r: the estimate ± 1.96 × its true standard deviation in the cell.
 
 Run from the project root (niced on a shared machine):
     nice .venv/bin/python benchmarks/bench_interval_alternatives.py --part pearson --studies 1000
@@ -67,6 +70,22 @@ def pearson_methods(x: np.ndarray, y: np.ndarray, r: float, found: Interval) -> 
     return {name: (math.tanh(centre - half), math.tanh(centre + half)) for name, half in halves.items()}
 
 
+# Not methods: what an interval could do in a cell if it knew the cell (see ``oracle``).
+ORACLE = "z ± 1.96 × its true SD (knows the cell)"
+ORACLE_RATE = "estimate ± 1.96 × its true SD (knows the cell)"
+
+
+def oracle(estimates: np.ndarray, truth: float) -> tuple[float, float]:
+    """The estimate ± 1.96 × its true standard deviation in this cell (read off the cell's own studies; for r,
+    on Fisher's z): its coverage, and the half-width a fixed-width interval around the estimate needs to cover
+    exactly 95%, in those deviations (1.96 for a normal estimate). Where that is far from 1.96 the estimate's
+    draws are lumped or skewed (a skewed expert's few distinct scores, a judge whose rare errors most samples
+    never show), and no interval as wide as the estimate's own spread covers 95% there."""
+    spread = float(np.std(estimates))
+    errors = np.abs(estimates - truth)
+    return float(np.mean(errors <= 1.96 * spread)), float(np.quantile(errors, 0.95)) / spread
+
+
 def pearson(studies: int, sizes: tuple[int, ...]) -> None:
     print(f"\n### Pearson's r: coverage of each method ({studies} studies a cell)\n")
     tallies: dict[str, list[float]] = {}
@@ -77,7 +96,7 @@ def pearson(studies: int, sizes: tuple[int, ...]) -> None:
                 rng = np.random.default_rng(np.random.SeedSequence([779, points, index, n]))
                 drawn = rng.choice(k * k, size=(studies, n), p=cell.joint.ravel())
                 covered: dict[str, int] = {}
-                given = 0
+                given, zs = 0, []
                 for codes in drawn:
                     x, y = cell.points[codes // k], cell.points[codes % k]
                     if np.ptp(x) == 0 or np.ptp(y) == 0:
@@ -87,14 +106,17 @@ def pearson(studies: int, sizes: tuple[int, ...]) -> None:
                     if not isinstance(found, Interval):
                         continue
                     given += 1
+                    zs.append(math.atanh(r))
                     for name, ends in pearson_methods(x, y, r, found).items():
                         assert ends is not None
                         covered[name] = covered.get(name, 0) + (ends[0] <= rho <= ends[1])
                 shares = {name: c / given for name, c in covered.items()}
+                shares[ORACLE], needed = oracle(np.asarray(zs), math.atanh(rho))
                 for name, share in shares.items():
                     tallies.setdefault(name, []).append(share)
                 print(f"| {points} points | {cell.name} | {n} | "
-                      + " | ".join(f"{name} {share:.1%}" for name, share in shares.items()) + " |", flush=True)
+                      + " | ".join(f"{name} {share:.1%}" for name, share in shares.items())
+                      + f" | 95% needs ± {needed:.2f} true SDs |", flush=True)
     summary(tallies)
 
 
@@ -163,7 +185,10 @@ def corrected(studies: int, rates: tuple[float, ...]) -> None:
             for tnr in (0.7, 0.82, 0.95):
                 for n in (25, 46, 100):
                     tally: dict[str, list[int]] = {}
+                    estimates = []
                     for human, judge, only, found, rng in corrected_studies(rate, tpr, tnr, n, studies):
+                        assert isinstance(found.estimate, float)
+                        estimates.append(found.estimate)
                         counts = (int((human & judge).sum()), int((human & ~judge).sum()),
                                   int((~human & ~judge).sum()), int((~human & judge).sum()), int(only.sum()),
                                   JUDGE_ONLY_ITEMS)
@@ -188,9 +213,11 @@ def corrected(studies: int, rates: tuple[float, ...]) -> None:
                                 entry[1] += 1
                     for name, (c, g, _) in tally.items():
                         tallies.setdefault(name, []).append(c / g)
+                    known, needed = oracle(np.asarray(estimates), rate)
+                    tallies.setdefault(ORACLE_RATE, []).append(known)
                     print(f"| {rate:.2f} | {tpr:.2f} | {tnr:.2f} | {n} | " + " | ".join(
-                        f"{name} {c / g:.1%} ({none} none)" for name, (c, g, none) in tally.items()) + " |",
-                        flush=True)
+                        f"{name} {c / g:.1%} ({none} none)" for name, (c, g, none) in tally.items())
+                        + f" | {ORACLE_RATE} {known:.1%} | 95% needs ± {needed:.2f} true SDs |", flush=True)
     summary(tallies)
 
 

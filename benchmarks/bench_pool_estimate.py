@@ -41,7 +41,7 @@ def cell(pass_rate: float, tpr: float, tnr: float, rated: int, runs: int, rng: n
     """Coverage of every interval in one cell, and how often the page offers the pool estimate."""
     counts = dict.fromkeys(("ppi", "covers", "low", "high", "alone", "offered", "offered_covers", "page",
                             "narrower", "unseen", "seen_covers", "fallback0", "fallback1"), 0)
-    ratios = []
+    ratios, estimates = [], []
     for _ in range(runs):
         size = rated + JUDGE_ONLY
         truth = (rng.random(size) < pass_rate).astype(float)
@@ -69,11 +69,25 @@ def cell(pass_rate: float, tpr: float, tnr: float, rated: int, runs: int, rng: n
         counts["fallback0"] += alone if disagreements == 0 else hit
         counts["fallback1"] += alone if disagreements <= 1 else hit
         ratios.append(1.0 - found.narrower_by)
+        estimates.append(found.estimate)
     shares = {k: v / runs for k, v in counts.items()}
+    shares.update(oracle(np.asarray(estimates), pass_rate))
     shares["offered_covers"] = counts["offered_covers"] / max(1, counts["offered"])
     shares["seen_covers"] = counts["seen_covers"] / max(1, runs - counts["unseen"])
     shares["ratio"] = float(np.mean(ratios))
     return shares
+
+
+def oracle(estimates: np.ndarray, truth: float) -> dict[str, float]:
+    """What an interval could do in this cell if it knew the cell: the estimate ± 1.96 × its true standard
+    deviation (read off the cell's own draws), and the half-width a fixed-width interval around the estimate
+    needs to cover exactly 95%, in those standard deviations (1.96 for a normal estimate). Where the estimate's
+    draws lump near the truth, that half-width is well under 1.96: an interval covering only 95% there must be
+    narrower than the estimate's own spread."""
+    spread = float(np.std(estimates))
+    errors = np.abs(estimates - truth)
+    return {"oracle": float(np.mean(errors <= 1.96 * spread)),
+            "needed": float(np.quantile(errors, 0.95)) / spread if spread > 0 else float("nan")}
 
 
 PRIORS = (("Jeffreys (½)", 0.5, False), ("¼", 0.25, False), ("1/10", 0.1, False), ("Jeffreys, shortest", 0.5, True))
@@ -134,30 +148,38 @@ def main() -> None:
     print(f"Pool pass rate, 95% intervals, {runs} studies per cell, {JUDGE_ONLY:,} judge-only items")
     print("| PASS | judge errs | rated | PPI++ t | by verdict covers | below | above | experts alone "
           "| width ÷ experts' | page offers it | covers when offered | page's figure covers | the narrower "
-          "| no disagreement seen | covers when one was | experts alone at 0 disagreements | at 0–1 |")
+          "| no disagreement seen | covers when one was | experts alone at 0 disagreements | at 0–1 "
+          "| ± 1.96 true SD covers | half-width for 95%, in SDs |")
     print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
-          "| ---: | ---: |")
+          "| ---: | ---: | ---: | ---: |")
     cells = [(p, name, tpr, tnr) for p in PASS_RATES for name, tpr, tnr in JUDGES]
     cells.append((COURSE[3], COURSE[0], COURSE[1], COURSE[2]))
     if args.priors:
         priors(runs, cells, rng)
         return
-    covers, pages, fallbacks = [], [], []
+    covers, pages, fallbacks, wide = [], [], [], []
     for pass_rate, name, tpr, tnr in cells:
         for rated in RATED:
             s = cell(pass_rate, tpr, tnr, rated, runs, rng)
             covers.append(s["covers"])
+            if s["covers"] > 0.97:
+                wide.append((s["oracle"], s["needed"]))
             pages.append(s["page"])
             fallbacks.append((s["fallback0"], s["fallback1"]))
             print(f"| {pass_rate:.0%} | {name} (TPR {tpr:g}, TNR {tnr:g}) | {rated} | {s['ppi']:.1%} "
                   f"| {s['covers']:.1%} | {s['low']:.1%} | {s['high']:.1%} | {s['alone']:.1%} | {s['ratio']:.2f} "
                   f"| {s['offered']:.0%} | {s['offered_covers']:.1%} | {s['page']:.1%} | {s['narrower']:.1%} "
-                  f"| {s['unseen']:.1%} | {s['seen_covers']:.1%} | {s['fallback0']:.1%} | {s['fallback1']:.1%} |",
+                  f"| {s['unseen']:.1%} | {s['seen_covers']:.1%} | {s['fallback0']:.1%} | {s['fallback1']:.1%} "
+                  f"| {s['oracle']:.1%} | {s['needed']:.2f} |",
                   flush=True)
     print(f"\nby verdict covers {min(covers):.1%}–{max(covers):.1%}, the page's figure {min(pages):.1%}–"
           f"{max(pages):.1%}; experts alone at 0 disagreements {min(f[0] for f in fallbacks):.1%}–"
           f"{max(f[0] for f in fallbacks):.1%}, at 0–1 {min(f[1] for f in fallbacks):.1%}–"
           f"{max(f[1] for f in fallbacks):.1%}; {time.perf_counter() - start:.0f} s")
+    if wide:
+        print(f"In the {len(wide)} cells where it covers above 97%, the estimate ± 1.96 × its true SD covers "
+              f"{min(w[0] for w in wide):.1%}–{max(w[0] for w in wide):.1%}, and 95% needs ± "
+              f"{min(w[1] for w in wide):.2f}–{max(w[1] for w in wide):.2f} true SDs")
 
 
 if __name__ == "__main__":
