@@ -33,6 +33,12 @@ from judge_tui.stats.intervals import Interval, IntervalFigure
 
 DecideOn = Literal["interval", "point"]
 
+# TPR and TNR are planned in test items, the share of their class among new items read from the test items
+# compared so far. Below this many, that share rests on a handful of items and the plan's 80% is a guess: at 12
+# items its settle rate strayed to 70% (10% FAIL) and 86% (30% FAIL); from 25, 77–84% in every cell measured
+# (benchmarks/bench_decisions_planner.py, docs/benchmarks.md "The planner").
+MIN_TEST_ITEMS_TO_PLAN = 25
+
 
 @dataclass(frozen=True)
 class TargetCheck:
@@ -98,6 +104,11 @@ class TargetCheck:
             return ""
         return f" (if the judge's true {self.figure} is at an end of its interval: {', '.join(parts)})"
 
+    @property
+    def too_few_to_plan(self) -> bool:
+        """TPR/TNR over fewer compared test items than a plan needs to know its class's share of new items."""
+        return self.class_share is not None and too_few_to_plan(self.n, self.class_share)
+
     def plan_text(self) -> str:
         """The next step for an undecided target, e.g. "about 120 more test items (≈ 30 of them FAIL) give an
         80% chance of settling TNR > 0.90 (…)"; "" when the target is decided."""
@@ -105,6 +116,11 @@ class TargetCheck:
             if self.decision == "undecided" and not isinstance(self.interval, Interval) and too_few(self.interval):
                 return (f"{self.interval.reason}; more items, above all of the rarer category, give it an interval "
                         "and a plan")
+            if self.decision == "undecided" and self.too_few_to_plan:
+                assert self.class_share is not None
+                return (f"too few test items to plan {self.goal}: how many {self.class_label} items new ones bring "
+                        f"is read from the {round(self.n / self.class_share)} compared so far; from "
+                        f"{MIN_TEST_ITEMS_TO_PLAN} the report gives a plan")
             return ""
         chance = share_text(self.plan.chance)
         if self.plan.more is None:
@@ -225,7 +241,7 @@ def check(key: str, figure: str, scope: str, estimate: Figure, interval: Interva
     if n > 0 and plan:
         model: assurance.Figure = _model(estimate, interval, n, target, strict, confidence, share, correlation)
         at_size = model.undecided_at_size()
-        if decision == "undecided":
+        if decision == "undecided" and not (class_share is not None and too_few_to_plan(n, class_share)):
             limit = assurance.PRACTICAL_MORE
             if class_share is not None and isinstance(model, assurance.ShareFigure):
                 # Planned in items of the scope, as the plan is worded: the class of an item added is not known
@@ -238,6 +254,12 @@ def check(key: str, figure: str, scope: str, estimate: Figure, interval: Interva
                 of_class = round(more * class_share)
     return TargetCheck(key, figure, scope, estimate, interval, n, target, strict, percent, decision, point, found,
                        more, of_class, class_label, undecided_at_size=at_size, class_share=class_share)
+
+
+def too_few_to_plan(n: int, class_share: float) -> bool:
+    """Whether TPR or TNR over ``n`` items of its class, ``class_share`` of the compared test items, rests on
+    too few test items for a plan (MIN_TEST_ITEMS_TO_PLAN)."""
+    return class_share > 0 and round(n / class_share) < MIN_TEST_ITEMS_TO_PLAN
 
 
 def too_few(interval: IntervalFigure) -> bool:
