@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -106,6 +107,31 @@ def test_the_test_splits_targets_read_only_test_items_in_every_order(store, rubr
     for found in anytime_checks(report):
         if found.check.key in ("tpr", "tnr"):
             assert found.decision != "met"
+
+
+def test_a_balanced_orders_design_line_gives_tpr_and_tnr_of_the_test_split_only(store, rubrics):
+    """The text report's design-weighted figures, for a balanced order over both splits: TPR and TNR as the test
+    split's targets read them (weighted within it), never the figures over every split beside them."""
+    from judge_tui.analysis.report_render.as_text import render_text
+
+    rubric = rubrics["binary"]
+    test = split_labels("T", 20, 17, 20, 17, seed=1)
+    dev = split_labels("D", 60, 60, 60, 59, seed=2)
+    every = study(store, rubric, test, dev)
+    prepare_queue(store, rubric, "ann", "balanced")
+    for item_id, _, _ in store.queue_entries("ann", rubric.id)[:140]:
+        save(store, rubric, item_id, "ann", every[item_id][0])
+    report = build_report(store, rubric)
+    assert report.design is not None
+    pooled = {f.key: f for f in report.design.figures}
+    checks = {c.key: c for c in report.checks}
+    text = " ".join(render_text(report, width=100).split())
+    line = text[text.index("Design-weighted figures"):text.index("Unweighted:")]
+    for key in ("tpr", "tnr"):
+        assert f"{checks[key].figure} {checks[key].reading}" in line
+        assert defined(pooled[key].estimate) > defined(checks[key].estimate)  # the dev items lift the pool's
+        assert len(re.findall(rf"{checks[key].figure} \d", line)) == 1  # one figure given for it, not two
+    assert "on the test split's items alone" in line
 
 
 def test_a_balanced_pool_without_a_test_split_decides_no_tpr_or_tnr(store, rubrics):

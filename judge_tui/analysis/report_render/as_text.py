@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from judge_tui.analysis import bands
+from judge_tui.analysis.design import TEST_WEIGHTED_SCOPE
 from judge_tui.analysis.report import Report, Row, combined
 from judge_tui.analysis.report.anytime import FIXED_N
 from judge_tui.analysis.report_render.common import (
@@ -370,12 +371,15 @@ def design_text(report: Report) -> Text | None:
     strata = ", ".join(f"{safe(s)} {d.rated.get(s, 0)} of {d.pool.get(s, 0)}" for s in sorted({*d.pool, *d.rated}))
     text.append(f"Rated per stratum: {strata}. Effective sample size {decimal_text(d.effective_n, 1)} of {n} compared.\n")
     text.append("Design-weighted figures: ", style="bold")
+    # TPR and TNR over every split would sit here beside the test split's, which decide: only those are shown.
+    tested = {c.key: c for c in report.checks if c.scope == TEST_WEIGHTED_SCOPE}
     parts = [f"{f.label} {figure_with_interval(f.estimate, f.interval, percent=f.key in PERCENT_FIGURES)}"
-             for f in d.figures]
+             for f in d.figures if f.key not in tested]
     decided = "The targets are decided on these."
-    if report.split != "test" and any(f.key in ("tpr", "tnr") for f in d.figures):
-        decided = ("The targets are decided on these, except TPR and TNR: they are the test split's, decided on "
-                   "its items alone, weighted within it.")
+    if tested:
+        on_test = "; ".join(f"{c.figure} {c.reading}" for c in tested.values())
+        decided = (f"The targets are decided on these, and TPR and TNR on the test split's items alone, weighted "
+                   f"within it: {on_test}.")
     text.append("; ".join(parts) + f" ({share_text(report.confidence)} intervals for the judge on items like these, not "
                 "for this pool alone: stratified Jeffreys for shares and the corrected pass rate, a stratified "
                 f"bootstrap for the others, both with the pool itself a sample). {decided}\n")
