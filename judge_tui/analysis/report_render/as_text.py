@@ -27,7 +27,7 @@ from judge_tui.analysis.report_render.common import (
 )
 from judge_tui.analysis.report_render.interval_bars import Bar, IntervalBars
 from judge_tui.analysis.targets import combination
-from judge_tui.analysis.uncertainty import FIGURE_OF, ROW_FIGURES
+from judge_tui.analysis.uncertainty import ROW_FIGURES, DimensionTable
 from judge_tui.formats.numbers import (
     aligned_text,
     decimal_text,
@@ -88,16 +88,16 @@ def summary_table(report: Report) -> Table:
 
 
 def _columns(report: Report, compact: bool = False) -> list[tuple[str, str]]:
-    """(header, figure) for the per-dimension table; compact leaves out the rank correlations."""
-    keys = ["alignment_rate", "cohen_kappa"]
-    if report.rubric.scale.binary:
-        keys += ["tpr", "tnr", "accuracy", *([] if compact else ["pearson_r"])]
-    else:
-        keys += ["weighted_kappa", "pearson_r", *([] if compact else ["spearman_rho", "kendall_tau"])]
-    return [("n", "n"), *((FIGURE_OF[k].label, k) for k in [*keys, "mean_difference"])]
+    """(header, figure) for the per-dimension table: the item count, then the figures whose entry in ROW_FIGURES
+    names this table (compact: the summary screen's), in their column order."""
+    table: DimensionTable = (("binary compact" if compact else "binary") if report.rubric.scale.binary
+                             else ("non-binary compact" if compact else "non-binary"))
+    shown = sorted((f for f in ROW_FIGURES if table in f.tables), key=lambda f: f.column)
+    return [("n", "n"), *((f.label, f.key) for f in shown)]
 
 
 PERCENT_FIGURES = (*(f.key for f in ROW_FIGURES if f.percent), "corrected_pass_rate")
+SIGNED_FIGURES = tuple(f.key for f in ROW_FIGURES if f.signed)
 
 
 # The figures interval_bars draws: the summary screen's compact table writes them without their intervals.
@@ -114,7 +114,7 @@ def cell(row: Row, figure: str, *, interval: bool = False) -> str:
     value = getattr(row.agreement, figure)
     if figure in PERCENT_FIGURES:
         text = pct(value)
-    elif figure == "mean_difference":
+    elif figure in SIGNED_FIGURES:
         text = signed(value)
     else:
         text = num(value)
