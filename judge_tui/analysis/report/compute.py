@@ -368,8 +368,8 @@ def build_report(
             tested = test_pairing.column(0)
             h, j = tested.a, tested.b
             test_binary = ag.binary_metrics(ag.snap_to_scale(h, (0.0, 1.0))[0], ag.snap_to_scale(j, (0.0, 1.0))[0])
-    checks = target_checks(rows, overall, summary, rubric, settings, test_pairing, split, settings.confidence,
-                     plan=not checks_only if plans is None else plans)
+    checks = target_checks(rows, overall, summary, rubric, settings, test_pairing, split,
+                           plan=not checks_only if plans is None else plans)
     checks = with_items_left(store, rubric, checks, total, human_scores.keys, split)
     design = sampling_design(store, rubric, human.rater_ids, pairing, split, settings.tolerance,
                              settings.confidence)
@@ -384,8 +384,7 @@ def build_report(
         if fixed is not None and ag.is_defined(fixed.rate.observed_pass_rate) and not checks_only:
             design = with_corrected_pass_rate(design, pairing, float(fixed.rate.observed_pass_rate),
                                               fixed.rate.n_judge_only, settings.confidence)
-    findings = verdict_findings(rows, overall, summary, rubric, settings.tolerance, settings, test_binary, split, checks,
-                         settings.decide_on, ties)
+    findings = verdict_findings(rows, overall, summary, rubric, settings, test_binary, split, checks, ties)
 
     breakdowns = []
     for field in dict.fromkeys(() if checks_only else by):

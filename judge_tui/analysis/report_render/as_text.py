@@ -170,7 +170,7 @@ def dimension_table(report: Report, *, compact: bool = False) -> Table:
         table.add_row(Text(name, style="bold" if row.method == "overall" else ""), *cells, *bands,
                       end_section=row is rows[-1])
     if compact:
-        t = report.thresholds
+        t = report.settings
         table.caption = Text(
             f"Colours: alignment ≥ {share_text(t.alignment_well_calibrated)} green, ≥ {share_text(t.alignment_minor_drift)} yellow, "
             f"≥ {share_text(t.alignment_significant_drift)} orange, else red; κ ≥ {short_text(t.kappa_substantial)} green, "
@@ -181,7 +181,7 @@ def dimension_table(report: Report, *, compact: bool = False) -> Table:
 
 def interval_bars(report: Report) -> list[IntervalBars]:
     """Each judged dimension's alignment and kappa as an interval against the band thresholds."""
-    t = report.thresholds
+    t = report.settings
     judged = report.judged_rows
     if not judged:
         return []
@@ -212,7 +212,7 @@ def interval_bars(report: Report) -> list[IntervalBars]:
 
 def _target_bars(report: Report, level: str) -> list[IntervalBars]:
     """The figures with a target of their own against it: TPR and TNR on a PASS/FAIL scale, else Pearson's r."""
-    t = report.thresholds
+    t = report.settings
 
     def against(target: float, strict: bool = False) -> Callable[[float], str]:
         return lambda value: "ok" if (value > target if strict else value >= target) else "act"
