@@ -132,7 +132,8 @@ def judged(data: DataSet, rated: list[str], kind: str, pool: dict[str, int]) -> 
     design = Design(qo.BALANCED, "judge", len(rated), dict(pool), rated_per, iv.effective_sample_size(weights),
                     figures)
     # Every item of the pool is a test item: the test split's design is the pool's.
-    return {c.key: c for c in reweighted_checks(list(plain.values()), design, binary_rubric(), CONFIDENCE, design)}
+    return {c.key: c for c in reweighted_checks(list(plain.values()), design, binary_rubric(),
+                                                  AgreementSettings(confidence=CONFIDENCE), design)}
 
 
 def decided(checks: dict[str, TargetCheck]) -> bool:

@@ -1,7 +1,8 @@
 """The alignment tolerance and the band bounds have one home, AgreementSettings in model/settings.py: no other
-module of judge_tui defines them again, by value or by name."""
+module of judge_tui defines them again, by value or by name, and no object of a report keeps a copy of a setting."""
 
 import ast
+import contextlib
 import dataclasses
 from pathlib import Path
 
@@ -93,3 +94,81 @@ def test_a_second_copy_is_found(tmp_path):
         "settings = make(pearson_target=0.70)\n", encoding="utf-8")
     found = second_homes(package, package / "settings.py")
     assert len(found) == 9, found
+
+
+# What a report or `judge-tui status` holds, from its top object down through the types of its fields.
+REPORT_TOPS = ("FullReport", "StudyStatus")
+# The settings' names, and ε, the alternative annotator test's name for alt_test_epsilon.
+SETTING_NAMES = tuple(f.name for f in dataclasses.fields(AgreementSettings)) + ("epsilon",)
+
+
+def _names_in(node: ast.expr) -> set[str]:
+    """Every name an annotation (or an alias's value) mentions, quoted ones included."""
+    found: set[str] = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            found.add(n.id)
+        elif isinstance(n, ast.Attribute):
+            found.add(n.attr)
+        elif isinstance(n, ast.Constant) and isinstance(n.value, str):
+            with contextlib.suppress(SyntaxError):  # a Literal's value, not a name
+                found |= _names_in(ast.parse(n.value, mode="eval").body)
+    return found
+
+
+def copied_settings(packages: list[Path]) -> list[str]:
+    """The float fields named after a setting (a tolerance, a confidence, ε) in the classes a report or the study's
+    status is made of, found from REPORT_TOPS through the names in each field's annotation: such an object carries
+    the settings instead, as Report does."""
+    fields: dict[str, list[tuple[str, dict[str, ast.expr]]]] = {}
+    aliases: dict[str, list[ast.expr]] = {}  # Section = (Report | ...)
+    for package in packages:
+        for path in sorted(package.rglob("*.py")):
+            for node in ast.parse(path.read_text(encoding="utf-8")).body:
+                if isinstance(node, ast.ClassDef):
+                    fields.setdefault(node.name, []).append((path.name, {
+                        n.target.id: n.annotation for n in node.body
+                        if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}))
+                elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                    aliases.setdefault(node.targets[0].id, []).append(node.value)
+    found, seen, todo = [], set(), list(REPORT_TOPS)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for value in aliases.get(name, []):
+            todo += _names_in(value)
+        for module, annotated in fields.get(name, []):
+            for field, annotation in annotated.items():
+                mentioned = _names_in(annotation)
+                if field in SETTING_NAMES and "float" in mentioned:
+                    found.append(f"{module}: {name}.{field}")
+                todo += mentioned
+    return sorted(found)
+
+
+def test_no_object_of_a_report_keeps_a_copy_of_a_setting():
+    assert copied_settings([PACKAGE / "analysis", PACKAGE / "study"]) == []
+
+
+def test_a_copied_setting_is_found_in_an_object_the_report_reaches(tmp_path):
+    package = tmp_path / "analysis"
+    package.mkdir()
+    (package / "model.py").write_text(
+        "from dataclasses import dataclass\n"
+        "@dataclass(frozen=True)\n"
+        "class Jury:\n"
+        "    confidence: float\n"
+        "@dataclass(frozen=True)\n"
+        "class Page:\n"
+        "    epsilon: 'float | None'\n"
+        "    settings: AgreementSettings\n"
+        "@dataclass(frozen=True)\n"
+        "class Unreached:\n"
+        "    tolerance: float\n"
+        "Section = Jury | Page\n"
+        "@dataclass(frozen=True)\n"
+        "class FullReport:\n"
+        "    sections: tuple[Section, ...]\n", encoding="utf-8")
+    assert copied_settings([package]) == ["model.py: Jury.confidence", "model.py: Page.epsilon"]

@@ -23,6 +23,7 @@ from statsmodels.stats.proportion import proportion_confint
 from judge_tui.analysis.pair_intervals import change_verdict, paired_changes, pooled_interval
 from judge_tui.analysis.scores import AlignedPair
 from judge_tui.cli import main
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats.agreement import compare
 from judge_tui.stats.intervals import Interval
 from judge_tui.store import Store
@@ -515,7 +516,7 @@ def test_status_names_the_method_of_the_team_alpha_as_the_report_does(tmp_path, 
     with Store(db) as store:
         for e in ("ann", "bob"):
             rate(store, rubric, e, "human", _sheet(_noisy(rng, truth, 0.2), range(1, 21)))
-        progress = team_progress(store, rubric, target=0.8)
+        progress = team_progress(store, rubric, AgreementSettings(team_alpha_target=0.8))
     assert progress is not None
     assert {d.method for d in progress.agreement.dimensions} == {"bootstrap (units)"}
 

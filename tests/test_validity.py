@@ -350,7 +350,7 @@ def test_a_pool_row_made_otherwise_than_the_heading_says_names_its_method() -> N
     pool = (PoolFigure("a", "clarity", verdict_stratified_rate(labels, labels, judged)),
             PoolFigure("pass_rate", "pass rate", prediction_powered_mean(labels * 0.5, labels * 0.5, judged * 0.5)))
     block = JudgeValidity("j", None, ("ann",), (), (), pool, None, (), ())
-    page = ValidityPage("binary", 0.2, 0.05, 0.95, (block,), True)
+    page = ValidityPage("binary", AgreementSettings(alt_test_epsilon=0.2, confidence=0.95), 0.05, (block,), True)
     text = render_text(page)
     assert "Pool (by verdict, 30 rated + 300 judge only)" in text
     assert "\n  clarity " in text

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from judge_tui.analysis.pair_intervals import DEFAULT_CONFIDENCE, cluster_share_interval
+from judge_tui.analysis.pair_intervals import cluster_share_interval
 from judge_tui.analysis.report import Group, JudgeSelfAgreement, NoComparison, Report, build_report
 from judge_tui.analysis.scores import agreeing, has_item_field, load
 from judge_tui.analysis.team import TeamView, experts_rating, load_team, names_no_expert, team_consensus
@@ -99,7 +99,7 @@ class Biases:
     length: Estimate
     self_consistency: JudgeSelfAgreement | None
     groups: tuple[GroupAlignment, ...]
-    confidence: float = DEFAULT_CONFIDENCE  # of every interval
+    settings: AgreementSettings  # the tolerance and the confidence of every interval it was measured at
     nominal: bool = False  # nominal categories: leniency and length undefined, category_shares instead
     category_shares: tuple[CategoryShares, ...] = ()
     left_out: tuple[str, ...] = ()  # experts who rated but are not in the report's human group (`--raters`)
@@ -226,7 +226,7 @@ def judge_biases(store: Store, rubric: Rubric, judge_id: str, *, split: str | No
     if report is not None:
         self_consistency = next((s for s in report.self_agreement if s.rater_id == judge_id), None)
     return Biases(rubric.id, judge_id, split, view.experts, field, tuple(leniency), length, self_consistency,
-                  tuple(groups), settings.confidence, nominal, tuple(shares), left_out, note)
+                  tuple(groups), settings, nominal, tuple(shares), left_out, note)
 
 
 def _undefined(n: int, reason: str) -> Estimate:

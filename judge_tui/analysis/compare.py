@@ -61,11 +61,10 @@ class VersionComparison:
     v2: Version
     experts: tuple[str, ...]
     items: int  # items in the comparison (rated by the experts and judged under both versions)
-    tolerance: float  # scores at most this far apart count as aligned
+    settings: AgreementSettings  # the tolerance and the confidence of every interval it was measured at
     dimensions: tuple[DimensionShift, ...]
     alignment: tuple[ag.Figure, ag.Figure]  # over every judged dimension
     alignment_change: Change
-    confidence: float
     aligned: str  # what aligned means on the scale, in words (formats.numbers.aligned_text)
 
 
@@ -164,5 +163,4 @@ def compare_versions(store: Store, rubric: Rubric, v1: str, v2: str, split: str 
     pooled = (pooled_alignment(paired[0], aligned_within, empty), pooled_alignment(paired[1], aligned_within, empty))
     change = pooled_change((paired[0], paired[1]), aligned_within, pooled, settings.confidence)
     return VersionComparison(rubric.id, split, first, second, view.experts, int(np.count_nonzero(used)),
-                             settings.tolerance, tuple(shifts), pooled, change, settings.confidence,
-                             aligned_text(rubric.scale, settings.tolerance))
+                             settings, tuple(shifts), pooled, change, aligned_text(rubric.scale, settings.tolerance))

@@ -35,6 +35,7 @@ from judge_tui.analysis.targets import TargetCheck, check
 from judge_tui.formats.numbers import decimal_text
 from judge_tui.model import queue_orders as qo
 from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag
 from judge_tui.stats import intervals as iv
 from judge_tui.stats.agreement import Figure, Undefined
@@ -75,8 +76,9 @@ def design_weights(strata: Sequence[str], pool: dict[str, int]) -> np.ndarray:
 
 
 def sampling_design(store: Store, rubric: Rubric, human_ids: Sequence[str], pairing: Pairing, split: str | None,
-                    tolerance: float, confidence: float, *, rates_only: bool = False) -> Design | None:
-    """The design of the compared items' draws; None when none was recorded (rated before queue orders).
+                    settings: AgreementSettings, *, rates_only: bool = False) -> Design | None:
+    """The design of the compared items' draws, its figures at the settings' tolerance and confidence; None when
+    none was recorded (rated before queue orders).
     ``rates_only``: of the weighted figures only TPR and TNR (the test split's design, whose other figures
     no target reads)."""
     draws = {d.item_id: d for d in store.draws(rubric.id, human_ids)}
@@ -97,14 +99,15 @@ def sampling_design(store: Store, rubric: Rubric, human_ids: Sequence[str], pair
     pool = Counter(s for i, s in every.items() if i in in_pool)
     strata = [every.get(i, qo.UNJUDGED) for i in ids]
     weights = design_weights(strata, pool)
-    figures = (pass_fail_rates(rubric, pairing, np.array(strata), weights, pool, confidence) if rates_only else
-               weighted_figures(rubric, pairing, np.array(strata), weights, pool, tolerance, confidence))
+    figures = (pass_fail_rates(rubric, pairing, np.array(strata), weights, pool, settings.confidence) if rates_only
+               else weighted_figures(rubric, pairing, np.array(strata), weights, pool, settings.tolerance,
+                                     settings.confidence))
     return Design(kind, judge, len(compared), dict(sorted(pool.items())), dict(sorted(Counter(strata).items())),
                   iv.effective_sample_size(weights), figures, np.array(strata), weights)
 
 
 def with_corrected_pass_rate(design: Design, pairing: Pairing, observed: float, n_judge_only: int,
-                             confidence: float) -> Design:
+                             settings: AgreementSettings) -> Design:
     """Add the corrected pass rate of the judge-only items (Rogan-Gladen) from the weighted TPR and TNR. Its
     interval draws TPR and TNR together from the two-phase stratified posterior (every stratum one judge
     verdict, PASS or FAIL, as a balanced order's strata are) and the judge-only pass rate from its posterior
@@ -143,7 +146,7 @@ def with_corrected_pass_rate(design: Design, pairing: Pairing, observed: float, 
                 replicates = np.where(tpr + tnr > 1.0, ag.rogan_gladen(seen, tpr, tnr), np.nan)
             method = STRATIFIED
         figure = WeightedFigure("corrected_pass_rate", label, value,
-                                iv.percentile_interval(replicates, confidence, method=method, low=0.0, high=1.0),
+                                iv.percentile_interval(replicates, settings.confidence, method=method, low=0.0, high=1.0),
                                 float(n_judge_only))
     return replace(design, figures=(*design.figures, figure))
 
@@ -331,7 +334,7 @@ def deciding_n(n: float, rated: dict[str, int], pool: dict[str, int]) -> int:
     return min(round(n), *partial) if partial else round(n)
 
 
-def reweighted_checks(checks: Sequence[TargetCheck], design: Design, rubric: Rubric, confidence: float,
+def reweighted_checks(checks: Sequence[TargetCheck], design: Design, rubric: Rubric, settings: AgreementSettings,
                       tested: Design | None = None) -> list[TargetCheck]:
     """The report's targets decided on the design-weighted figures where there is one (a balanced order's
     unweighted figures lean towards the over-sampled verdicts, so a decision must not rest on them). TPR and
@@ -355,7 +358,7 @@ def reweighted_checks(checks: Sequence[TargetCheck], design: Design, rubric: Rub
         unrated = max(0, sum(source.pool.values()) - sum(source.rated.values()))
         decided = check(c.key, c.figure, TEST_WEIGHTED_SCOPE if on_test else WEIGHTED_SCOPE, found.estimate,
                         found.interval, deciding_n(found.n, source.rated, source.pool), c.target,
-                        strict=c.strict, percent=c.percent, confidence=confidence, class_label=c.class_label,
+                        strict=c.strict, percent=c.percent, confidence=settings.confidence, class_label=c.class_label,
                         class_share=c.class_share)
         if on_test or decided.more_items is not None:  # its plan says so when rating the rest cannot settle it
             decided = replace(decided, left=unrated)

@@ -192,8 +192,8 @@ class Jury:
     members: tuple[str, ...]
     experts: tuple[str, ...]
     rule: str  # "majority" or "median"
-    tolerance: float
-    confidence: float
+    settings: AgreementSettings  # the tolerance and the confidence of every interval it was measured at
+    within: float  # how far apart aligned scores may be: Scale.alignment_tolerance of the tolerance
     items: int  # items rated by the experts and judged by every member
     partly_judged: int  # items rated by the experts and judged by some members but not all (left out)
     judges: tuple[RaterFigures, ...]
@@ -386,7 +386,7 @@ def build_jury(store: Store, rubric: Rubric, members: Sequence[str] | None = Non
         error_correlation(members[i], members[j], (errs[i], errs[j]), scores_item, settings.confidence,
                           drawn=drawn.errors.get((i, j)), grouped=grouped)
         for i, j in pairs)
-    return Jury(rubric.id, split, members, view.experts, RULE_NAMES.get(rule, "rule"), within, settings.confidence,
+    return Jury(rubric.id, split, members, view.experts, RULE_NAMES.get(rule, "rule"), settings, within,
                 int(np.count_nonzero(everyone)), int(np.count_nonzero(rated & ~everyone)), judges, jury, ties,
                 errors, _versus_best(judges, jury_pairs, rubric, within, settings.confidence), aligned)
 

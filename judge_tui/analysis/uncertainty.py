@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
@@ -125,6 +126,12 @@ def _class_share(name: str, counted: Callable[[np.ndarray, int], tuple[int, int]
     return interval
 
 
+# The per-dimension tables a figure can be a column of: on PASS/FAIL scales ("binary") or on the others
+# ("non-binary"), each as a report writes it, or as the summary screen's narrower table does ("... compact").
+DimensionTable = Literal["binary", "binary compact", "non-binary", "non-binary compact"]
+EVERY_TABLE: frozenset[DimensionTable] = frozenset({"binary", "binary compact", "non-binary", "non-binary compact"})
+
+
 @dataclass(frozen=True)
 class RowFigure:
     """One figure of a row of the report (a dimension or the overall score)."""
@@ -134,26 +141,40 @@ class RowFigure:
     interval: Callable[[_Row], IntervalFigure]
     percent: bool = False  # a share, written as a percentage
     correlation: bool = False  # in the table's "correlation and bias" group rather than "agreement"
+    signed: bool = False  # a difference, written with its sign
+    tables: frozenset[DimensionTable] = frozenset()  # the per-dimension tables that show it (none: the JSON only)
+    column: int = 0  # its place in those tables, left to right, after the item count
+
+
+def _shown(*tables: DimensionTable) -> frozenset[DimensionTable]:
+    return frozenset(tables)
 
 
 # Every figure of a row, in the order the JSON lists them: a new figure is one entry here (its value a field of
-# stats.agreement.PairAgreement); the JSON, the tables and the intervals follow.
+# stats.agreement.PairAgreement); the JSON, the text and Markdown tables and the intervals follow.
 ROW_FIGURES = (
-    RowFigure("alignment_rate", "Align", _alignment_interval, percent=True),
-    RowFigure("cohen_kappa", "κ", _kappa_interval("cohen_kappa", None)),
-    RowFigure("weighted_kappa", "κ quad", _kappa_interval("weighted_kappa", "quadratic")),
-    RowFigure("pearson_r", "r", _pearson_interval, correlation=True),
-    RowFigure("spearman_rho", "ρ", _rank_interval("spearman_rho", iv.spearman_interval), correlation=True),
-    RowFigure("kendall_tau", "τ", _rank_interval("kendall_tau", iv.kendall_interval), correlation=True),
-    RowFigure("mean_difference", "J−H", _mean_difference_interval, correlation=True),
+    RowFigure("alignment_rate", "Align", _alignment_interval, percent=True, tables=EVERY_TABLE, column=10),
+    RowFigure("cohen_kappa", "κ", _kappa_interval("cohen_kappa", None), tables=EVERY_TABLE, column=20),
+    RowFigure("weighted_kappa", "κ quad", _kappa_interval("weighted_kappa", "quadratic"),
+              tables=_shown("non-binary", "non-binary compact"), column=30),
+    RowFigure("pearson_r", "r", _pearson_interval, correlation=True,
+              tables=_shown("binary", "non-binary", "non-binary compact"), column=70),
+    RowFigure("spearman_rho", "ρ", _rank_interval("spearman_rho", iv.spearman_interval), correlation=True,
+              tables=_shown("non-binary"), column=80),
+    RowFigure("kendall_tau", "τ", _rank_interval("kendall_tau", iv.kendall_interval), correlation=True,
+              tables=_shown("non-binary"), column=90),
+    RowFigure("mean_difference", "J−H", _mean_difference_interval, correlation=True, signed=True,
+              tables=EVERY_TABLE, column=100),
     RowFigure("tpr", "TPR", _class_share("tpr", lambda t, n: (int(t[1, 1]), int(t[1, 1] + t[1, 0])),
-                                         "the human labels contain no PASS"), percent=True),
+                                         "the human labels contain no PASS"), percent=True,
+              tables=_shown("binary", "binary compact"), column=40),
     RowFigure("tnr", "TNR", _class_share("tnr", lambda t, n: (int(t[0, 0]), int(t[0, 0] + t[0, 1])),
-                                         "the human labels contain no FAIL"), percent=True),
+                                         "the human labels contain no FAIL"), percent=True,
+              tables=_shown("binary", "binary compact"), column=50),
     RowFigure("accuracy", "Acc", _class_share("accuracy", lambda t, n: (int(t[1, 1] + t[0, 0]), n),
-                                              _EMPTY), percent=True),
+                                              _EMPTY), percent=True,
+              tables=_shown("binary", "binary compact"), column=60),
 )
-FIGURE_OF = {f.key: f for f in ROW_FIGURES}
 # The figures of a row that get an interval, in the order the JSON lists them: the row's, then the chance-robust.
 INTERVAL_FIGURES = (*(f.key for f in ROW_FIGURES), "ac1", "ac2")
 

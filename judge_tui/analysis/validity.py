@@ -173,9 +173,8 @@ class TooFew:
 @dataclass(frozen=True)
 class ValidityPage:
     rubric_id: str
-    epsilon: float
+    settings: AgreementSettings  # the test's ε (alt_test_epsilon) and the confidence of every interval
     q: float
-    confidence: float
     judges: tuple[JudgeValidity, ...]  # one block per judge rater and rubric version, newest version first
     pool_shown: bool
     too_few: tuple[TooFew, ...] = ()  # the versions said in one line, in the order of the judges
@@ -530,7 +529,7 @@ def judge_validity(store: Store, report: Report, ratings: RubricRatings, setting
                                     _settle(targets, replacement), decided=ANYTIME if live else FIXED_N,
                                     against=_against(store, report, ratings, settings, judge, targets, pairs),
                                     dissent=dissent))
-    return ValidityPage(report.rubric.id, settings.alt_test_epsilon, DEFAULT_Q, report.confidence, tuple(judges),
+    return ValidityPage(report.rubric.id, settings, DEFAULT_Q, tuple(judges),
                         judge_only)
 
 
@@ -606,7 +605,7 @@ def validity_by_version(store: Store, report: Report, ratings: RubricRatings, se
             else:
                 blocks += made
                 whole = False
-    return ValidityPage(report.rubric.id, settings.alt_test_epsilon, DEFAULT_Q, report.confidence, tuple(blocks),
+    return ValidityPage(report.rubric.id, settings, DEFAULT_Q, tuple(blocks),
                         judge_only, tuple(too_few))
 
 

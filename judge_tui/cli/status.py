@@ -15,9 +15,7 @@ from judge_tui.study.status import status_tables, study_status
 def run(args: argparse.Namespace) -> int:
     with open_store(args, create=False) as store:
         rubric = resolve_rubric(args.rubric, store).id if args.rubric else None
-        agreement = load_settings().agreement
-        status = study_status(store, rubric, team_alpha_target=agreement.team_alpha_target,
-                              confidence=agreement.confidence)
+        status = study_status(store, rubric, settings=load_settings().agreement)
     if args.format == "json":
         print(json.dumps(status.to_json(), indent=2, ensure_ascii=False))
         return 0

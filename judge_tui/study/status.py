@@ -141,10 +141,10 @@ def expert_status(store: Store, rubric: str, rater: dict[str, Any]) -> ExpertSta
 
 
 def study_status(store: Store, rubric: str | None = None, *,
-                 team_alpha_target: float = AgreementSettings.team_alpha_target,
-                 confidence: float = 0.95) -> StudyStatus:
+                 settings: AgreementSettings | None = None) -> StudyStatus:
     """Every rubric in use (or one): its items, each expert's work and each judge's queue; with an assignment
-    plan, the team's progress on it (`team`)."""
+    plan, the team's progress on it (`team`), against the target and at the confidence of ``settings``."""
+    settings = settings or AgreementSettings()
     rubrics = [(r, n) for r, n in store.rubrics_in_use() if rubric is None or r == rubric]
     with store.snapshot():
         parts = []
@@ -154,8 +154,7 @@ def study_status(store: Store, rubric: str | None = None, *,
                 from judge_tui.store.rubric_choice import resolve_rubric
                 from judge_tui.study.team_progress import team_progress
 
-                team = team_progress(store, resolve_rubric(rubric_id, store), target=team_alpha_target,
-                                     confidence=confidence)
+                team = team_progress(store, resolve_rubric(rubric_id, store), settings)
             experts = tuple(expert_status(store, rubric_id, r) for r in store.active_experts(rubric_id)
                             if r["id"] != CONSENSUS_RATER)  # the lead's adjudications, not an expert
             judges = tuple(JudgeQueueStatus(judge, **queue)
@@ -256,7 +255,8 @@ def team_progress_json(team: TeamProgress) -> dict[str, Any]:
                           "rated_by_two_or_more": team.overlap_items.rated_by_two_or_more,
                           "rated_by_all_assigned": team.overlap_items.rated_by_all_assigned},
         "agreement": {
-            "measure": agreement.measure, "confidence": agreement.confidence, "target": agreement.target,
+            "measure": agreement.measure, "confidence": agreement.settings.confidence,
+            "target": agreement.settings.team_alpha_target,
             "experts": list(agreement.experts),
             "dimensions": [{"dimension": d.dimension, "items": d.items, "alpha": d.alpha, "low": d.low,
                             "high": d.high, "method": d.method, "decision": d.decision,
@@ -284,9 +284,9 @@ def team_tables(team: TeamProgress) -> list[Any]:
     o = team.overlap_items
     figures = Table(title=f"overlap: {o.rated_by_two_or_more} of {o.planned} items rated by two or more "
                           f"experts ({o.rated_by_all_assigned} by all assigned); team agreement so far: "
-                          f"{agreement.measure}, {share_text(agreement.confidence)} interval, target "
-                          f"{decimal_text(agreement.target, 2)}", title_justify="left")
-    target = decimal_text(agreement.target, 2)
+                          f"{agreement.measure}, {share_text(agreement.settings.confidence)} interval, target "
+                          f"{decimal_text(agreement.settings.team_alpha_target, 2)}", title_justify="left")
+    target = decimal_text(agreement.settings.team_alpha_target, 2)
     for column in ("dimension", "items", "alpha", "interval", f"vs {target}", "more items"):
         figures.add_column(column, justify="left" if column == "dimension" or column.startswith("vs") else "right",
                            overflow="fold")

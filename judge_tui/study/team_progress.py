@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Literal
 from judge_tui.analysis.team import load_team
 from judge_tui.formats.numbers import decimal_text, share_text
 from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.store import Store
 
 # A progress view recomputed at every `status`: half the report's 2,000 resamples halves the time (0.16 s per
@@ -84,8 +85,7 @@ class TeamAlpha:
     """Is the overlap already enough to tell the team's agreement? Alpha per dimension against the target."""
 
     measure: str
-    confidence: float
-    target: float
+    settings: AgreementSettings  # the target (team_alpha_target) and the confidence of every interval
     experts: tuple[str, ...]
     dimensions: tuple[DimensionAlpha, ...]
     enough: bool  # every dimension decided
@@ -108,7 +108,7 @@ class TeamProgress:
     agreement: TeamAlpha
 
 
-def team_progress(store: Store, rubric: Rubric, *, target: float, confidence: float = 0.95) -> TeamProgress | None:
+def team_progress(store: Store, rubric: Rubric, settings: AgreementSettings) -> TeamProgress | None:
     """The plan in force for this rubric and the team's progress on it; None when the rubric has no plan."""
     plan = store.current_plan(rubric.id)
     if plan is None:
@@ -125,11 +125,11 @@ def team_progress(store: Store, rubric: Rubric, *, target: float, confidence: fl
     return TeamProgress(
         plan["id"], plan["number"], plan["created_at"], plan["seed"], plan["overlap"], plan["overlap_raters"],
         plan["per_expert"], tuple(experts), coverage,
-        _agreement(store, rubric, plan["id"], target, coverage.left, confidence))
+        _agreement(store, rubric, plan["id"], settings, coverage.left))
 
 
-def _agreement(store: Store, rubric: Rubric, plan_id: str, target: float, overlap_left: int,
-               confidence: float) -> TeamAlpha:
+def _agreement(store: Store, rubric: Rubric, plan_id: str, settings: AgreementSettings,
+               overlap_left: int) -> TeamAlpha:
     import numpy as np
 
     from judge_tui.stats import assurance
@@ -144,7 +144,7 @@ def _agreement(store: Store, rubric: Rubric, plan_id: str, target: float, overla
     for dimension in view.dimensions:
         matrix = view.expert_scores[dimension]
         units = int(np.count_nonzero((~np.isnan(matrix)).sum(axis=0) >= 2))
-        found = (alpha_interval(matrix, level, points, confidence, n_boot=RESAMPLES) if len(view.experts) >= 2
+        found = (alpha_interval(matrix, level, points, settings.confidence, n_boot=RESAMPLES) if len(view.experts) >= 2
                  else Undefined("alpha needs ratings by at least two experts"))
         interval = found if isinstance(found, Undefined) else found[1]
         if isinstance(found, Undefined) or isinstance(interval, Undefined):
@@ -154,14 +154,15 @@ def _agreement(store: Store, rubric: Rubric, plan_id: str, target: float, overla
                                              undefined.reason))
             continue
         value = found[0]
-        decision = decide(interval, target, n=units)
+        decision = decide(interval, settings.team_alpha_target, n=units)
         more_items, why = None, ""
         if units < MIN_ITEMS_TO_DECIDE:  # an interval over a handful of items says little
             more_items = MIN_ITEMS_TO_DECIDE - units
             why = f"at least {MIN_ITEMS_TO_DECIDE} items rated by two experts are needed to decide"
         elif decision == "undecided":
-            figure = assurance.NormalFigure.from_interval(value, interval.low, interval.high, units, target,
-                                                          confidence=confidence)
+            figure = assurance.NormalFigure.from_interval(value, interval.low, interval.high, units,
+                                                          settings.team_alpha_target,
+                                                          confidence=settings.confidence)
             plan = assurance.plan(figure, ends=(interval.low, interval.high))
             more_items = plan.more
             why = "" if plan.more is not None else (
@@ -191,5 +192,5 @@ def _agreement(store: Store, rubric: Rubric, plan_id: str, target: float, overla
             verdict = (f"not yet, and the plan may fall short: about {most} more overlap items give an 80% "
                        f"chance of settling it, and {overlap_left} are left in the plan (re-assign with a larger "
                        "--overlap to add more)")
-    return TeamAlpha(f"Krippendorff's alpha ({level})", confidence, target, tuple(view.experts), tuple(dimensions),
+    return TeamAlpha(f"Krippendorff's alpha ({level})", settings, tuple(view.experts), tuple(dimensions),
                      decided, verdict)

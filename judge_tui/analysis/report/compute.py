@@ -169,7 +169,7 @@ def _without_ties(scores: Scores, members: int, rubric: Rubric, ratings: RubricR
 
 
 def _corrected(rubric: Rubric, index: int, labelled: Pairing, judge: Scores, human: Scores,
-               splits: dict[int, str], from_test: bool, confidence: float) -> Correction:
+               splits: dict[int, str], from_test: bool, settings: AgreementSettings) -> Correction:
     """Rogan-Gladen on every item only the judge labelled (whatever its split), with TPR/TNR from ``labelled``:
     the test split's labelled items when splits exist, as `estimate_success_rate` of judgy takes them."""
     points = rubric.scale.points
@@ -182,7 +182,7 @@ def _corrected(rubric: Rubric, index: int, labelled: Pairing, judge: Scores, hum
     for key in judge.keys[only].tolist():
         name = splits.get(key) or "(none)"
         by_split[name] = by_split.get(name, 0) + 1
-    rate = ag.corrected_pass_rate(judge_only, human_labels, judge_labels, confidence=confidence)
+    rate = ag.corrected_pass_rate(judge_only, human_labels, judge_labels, confidence=settings.confidence)
     if from_test and paired.n == 0 and judge_only.size:
         why = Undefined("no test-split item was labelled by both, and TPR and TNR for the correction come from "
                         "the test split only: label some test items")
@@ -350,7 +350,7 @@ def build_report(
         labelled, all_human, all_judge, splits, from_test = correction
         rows = tuple(
             replace(r, corrected=_corrected(rubric, index, labelled, all_judge, all_human, splits, from_test,
-                                            settings.confidence))
+                                            settings))
             for index, r in enumerate(rows)
         )
     summary = _summary(rows, pairing, rubric, settings, total)
@@ -368,24 +368,20 @@ def build_report(
             tested = test_pairing.column(0)
             h, j = tested.a, tested.b
             test_binary = ag.binary_metrics(ag.snap_to_scale(h, (0.0, 1.0))[0], ag.snap_to_scale(j, (0.0, 1.0))[0])
-    checks = target_checks(rows, overall, summary, rubric, settings, test_pairing, split, settings.confidence,
-                     plan=not checks_only if plans is None else plans)
+    checks = target_checks(rows, overall, summary, rubric, settings, test_pairing, split,
+                           plan=not checks_only if plans is None else plans)
     checks = with_items_left(store, rubric, checks, total, human_scores.keys, split)
-    design = sampling_design(store, rubric, human.rater_ids, pairing, split, settings.tolerance,
-                             settings.confidence)
+    design = sampling_design(store, rubric, human.rater_ids, pairing, split, settings)
     if design is not None and design.weighted:
         test_design = design if split == "test" else (
-            sampling_design(store, rubric, human.rater_ids, test_pairing, "test", settings.tolerance,
-                            settings.confidence,
-                            rates_only=True)
+            sampling_design(store, rubric, human.rater_ids, test_pairing, "test", settings, rates_only=True)
             if test_pairing is not None and test_pairing.keys.size else None)
-        checks = reweighted_checks(checks, design, rubric, settings.confidence, test_design)
+        checks = reweighted_checks(checks, design, rubric, settings, test_design)
         fixed = overall.corrected or next((r.corrected for r in rows if r.corrected is not None), None)
         if fixed is not None and ag.is_defined(fixed.rate.observed_pass_rate) and not checks_only:
             design = with_corrected_pass_rate(design, pairing, float(fixed.rate.observed_pass_rate),
-                                              fixed.rate.n_judge_only, settings.confidence)
-    findings = verdict_findings(rows, overall, summary, rubric, settings.tolerance, settings, test_binary, split, checks,
-                         settings.decide_on, ties)
+                                              fixed.rate.n_judge_only, settings)
+    findings = verdict_findings(rows, overall, summary, rubric, settings, test_binary, split, checks, ties)
 
     breakdowns = []
     for field in dict.fromkeys(() if checks_only else by):

@@ -22,7 +22,7 @@ from judge_tui.analysis.report.model import (
     meets_by_decision,
 )
 from judge_tui.analysis.scores import Pairing, item_groups
-from judge_tui.analysis.targets import DecideOn, TargetCheck, band_span, check, ruling, verdict_words
+from judge_tui.analysis.targets import TargetCheck, band_span, check, ruling, verdict_words
 from judge_tui.formats.numbers import (
     aligned_text,
     decimal_text,
@@ -43,25 +43,26 @@ _SEVERITY = {"ok": 0, "info": 0, "unknown": 1, "caution": 2, "act": 3, "stop": 4
 
 
 def target_checks(rows: Sequence[Row], overall: Row, summary: Summary, rubric: Rubric,
-                  thresholds: AgreementSettings, test_pairing: Pairing | None, split: str | None, confidence: float, *,
+                  settings: AgreementSettings, test_pairing: Pairing | None, split: str | None, *,
                   plan: bool = True) -> list[TargetCheck]:
-    """Every target of the report, decided on its interval, with a plan for the undecided ones (``plan=False``:
-    decisions only, for the rating screen's count of settled questions)."""
+    """Every target of the report (its value in ``settings``), decided on its interval at the settings'
+    confidence, with a plan for the undecided ones (``plan=False``: decisions only, for the rating screen's count
+    of settled questions)."""
     scope = f"{split} split" if split else "all compared items"
     behind = summary.cases if summary.aligned_items is None else summary.aligned_items  # the items it counts
     one_score_each = summary.pairs == behind  # one judged dimension: a plain Wilson share
     checks = [check("alignment", "alignment", scope, summary.alignment_rate, summary.alignment_interval, behind,
-                    thresholds.alignment_well_calibrated, percent=True, confidence=confidence, plan=plan,
+                    settings.alignment_well_calibrated, percent=True, confidence=settings.confidence, plan=plan,
                     share=(summary.agreements, summary.pairs) if one_score_each and summary.pairs else None)]
     for row in rows:
         if row.method == "judged":
             checks.append(check(f"kappa:{row.key}", f"κ of {row.key}", scope, row.agreement.cohen_kappa,
                                 row.uncertainty.intervals.get("cohen_kappa", Undefined("no interval")),
-                                row.agreement.n, thresholds.kappa_substantial, confidence=confidence, plan=plan))
+                                row.agreement.n, settings.kappa_substantial, confidence=settings.confidence, plan=plan))
     if rubric.overall != "label":
         checks.append(check("pearson", f"r of the {rubric.overall_name}", scope, overall.agreement.pearson_r,
                             overall.uncertainty.intervals.get("pearson_r", Undefined("no interval")),
-                            overall.agreement.n, thresholds.pearson_target, confidence=confidence,
+                            overall.agreement.n, settings.pearson_target, confidence=settings.confidence,
                             correlation=True, plan=plan))
     if test_pairing is not None and rubric.scale.binary:
         tested = test_pairing.column(0)
@@ -72,9 +73,9 @@ def target_checks(rows: Sequence[Row], overall: Row, summary: Summary, rubric: R
         # Without a test-split pair there is no label at all: said so, rather than "no PASS" or "no FAIL".
         unlabelled = None if m.n else Undefined("no test-split item was labelled by both")
         for key, hits, of, label in (("tpr", m.true_pass, human_pass, "PASS"), ("tnr", m.true_fail, human_fail, "FAIL")):
-            interval = iv.wilson(hits, of, confidence) if of else Undefined(f"the human labels contain no {label}")
+            interval = iv.wilson(hits, of, settings.confidence) if of else Undefined(f"the human labels contain no {label}")
             checks.append(check(key, key.upper(), "test split", unlabelled or getattr(m, key), unlabelled or interval, of,
-                                thresholds.tpr_tnr_target, strict=True, confidence=confidence, share=(hits, of),
+                                settings.tpr_tnr_target, strict=True, confidence=settings.confidence, share=(hits, of),
                                 class_share=of / m.n if m.n else None, class_label=label, plan=plan))
     return checks
 
@@ -93,22 +94,21 @@ def with_items_left(store: Store, rubric: Rubric, checks: Sequence[TargetCheck],
 
 
 def verdict_findings(report_rows: Sequence[Row], overall: Row, summary: Summary, rubric: Rubric,
-                     tolerance: float, thresholds: AgreementSettings, test_binary: ag.BinaryMetrics | None,
-                     split: str | None, checks: Sequence[TargetCheck], decide_on: DecideOn,
-                     ties: int) -> list[Finding]:
+                     settings: AgreementSettings, test_binary: ag.BinaryMetrics | None, split: str | None,
+                     checks: Sequence[TargetCheck], ties: int) -> list[Finding]:
     scope = f"{split} split" if split else "all compared items"
     by_key = {c.key: c for c in checks}
     findings = []
     findings.append(_target_finding(
-        "alignment", by_key["alignment"], bands.interpret_alignment, thresholds, decide_on,
+        "alignment", by_key["alignment"], bands.interpret_alignment, settings,
         f"Alignment {figure_with_interval(summary.alignment_rate, summary.alignment_interval, percent=True)} "
-        f"({summary.agreements} of {summary.pairs} judged scores {aligned_text(rubric.scale, tolerance)})",
+        f"({summary.agreements} of {summary.pairs} judged scores {aligned_text(rubric.scale, settings.tolerance)})",
     ))
     judged = [r for r in report_rows if r.method == "judged"]
     defined = [r for r in judged if ag.is_defined(r.agreement.cohen_kappa)]
     if defined:
-        findings.append(_kappa_finding(defined, by_key, thresholds, decide_on, scope))
-        findings += _kappa_ac1_findings(defined, rubric, thresholds, scope)
+        findings.append(_kappa_finding(defined, by_key, settings, scope))
+        findings += _kappa_ac1_findings(defined, rubric, settings, scope)
     else:
         reason = judged[0].agreement.cohen_kappa if judged else Undefined("no judged dimension")
         assert isinstance(reason, Undefined)  # no judged dimension has a defined kappa here
@@ -116,12 +116,12 @@ def verdict_findings(report_rows: Sequence[Row], overall: Row, summary: Summary,
     if rubric.overall != "label":
         c = by_key["pearson"]
         findings.append(_target_finding(
-            "pearson", c, _pearson_band, thresholds, decide_on,
+            "pearson", c, _pearson_band, settings,
             f"Pearson r of the {rubric.overall_name} scores {c.reading}",
         ))
     if rubric.scale.binary:
-        findings.append(_binary_finding(judged[0] if judged else overall, test_binary, thresholds,
-                                        by_key.get("tpr"), by_key.get("tnr"), decide_on))
+        findings.append(_binary_finding(judged[0] if judged else overall, test_binary, settings,
+                                        by_key.get("tpr"), by_key.get("tnr")))
     if len(judged) > 1 and summary.lowest and summary.highest:
         rates = {r.key: r.agreement.alignment_rate for r in judged}
         findings.append(Finding(
@@ -156,42 +156,42 @@ def verdict_findings(report_rows: Sequence[Row], overall: Row, summary: Summary,
     return findings
 
 
-def _pearson_band(r: Figure, thresholds: AgreementSettings) -> Interpretation:
-    return bands.meets_pearson_target(r, thresholds)
+def _pearson_band(r: Figure, settings: AgreementSettings) -> Interpretation:
+    return bands.meets_pearson_target(r, settings)
 
 
 def _target_finding(topic: str, c: TargetCheck, interpret: Interpret,
-                    thresholds: AgreementSettings, decide_on: DecideOn, opening: str) -> Finding:
+                    settings: AgreementSettings, opening: str) -> Finding:
     """A finding for one target: the band of the estimate, the bands its interval spans, the decision, and
     advice only as strong as the interval supports (the band of the interval's best end when not met)."""
-    band = interpret(c.estimate, thresholds)
-    decision = ruling(c, decide_on)
-    span = band_span(c.interval, interpret, thresholds)
+    band = interpret(c.estimate, settings)
+    decision = ruling(c, settings.decide_on)
+    span = band_span(c.interval, interpret, settings)
     sign = ">" if c.strict else "≥"
     goal = f"{share_text(c.target)}" if c.percent else f"{decimal_text(c.target, 2)}"
     text = f"{opening} (target {sign} {goal}): {band.label}" + (f"; the interval lies {span}" if span else "")
     status, action = band.status, band.action
     if decision is not None:
-        words = verdict_words(c, decide_on)
+        words = verdict_words(c, settings.decide_on)
         text += f". {words[0].upper()}{words[1:]}"
         if decision == "undecided":
             status, action = "unknown", ""
-        elif decision == "not met" and decide_on == "interval" and isinstance(c.interval, Interval):
-            best = interpret(c.interval.high, thresholds)  # the most the data allows
+        elif decision == "not met" and settings.decide_on == "interval" and isinstance(c.interval, Interval):
+            best = interpret(c.interval.high, settings)  # the most the data allows
             status, action = best.status, best.action
     text += "." + (f" {action}" if action else "")
     return Finding(topic, status, meets_by_decision(decision), c.scope, text, decision, band.meets_target)
 
 
-def _kappa_finding(defined: Sequence[Row], by_key: dict[str, TargetCheck], thresholds: AgreementSettings,
-                   decide_on: DecideOn, scope: str) -> Finding:
+def _kappa_finding(defined: Sequence[Row], by_key: dict[str, TargetCheck], settings: AgreementSettings,
+                   scope: str) -> Finding:
     groups: dict[str, list[str]] = {"met": [], "not met": [], "undecided": []}
     statuses: list[str] = []
     actions: list[str] = []
     for row in defined:
         c = by_key[f"kappa:{row.key}"]
-        decision = ruling(c, decide_on) or "undecided"
-        span = band_span(c.interval, bands.interpret_kappa, thresholds)
+        decision = ruling(c, settings.decide_on) or "undecided"
+        span = band_span(c.interval, bands.interpret_kappa, settings)
         detail = f"{row.key} ({c.reading}, {row.kappa_band.label}" + (f", {span}" if span else "") + ")"
         groups[decision].append(row.key if decision == "met" else detail)
         if decision == "met":
@@ -199,12 +199,12 @@ def _kappa_finding(defined: Sequence[Row], by_key: dict[str, TargetCheck], thres
         elif decision == "undecided":
             statuses.append("unknown")
         else:
-            best = (bands.interpret_kappa(c.interval.high, thresholds)
-                    if decide_on == "interval" and isinstance(c.interval, Interval) else row.kappa_band)
+            best = (bands.interpret_kappa(c.interval.high, settings)
+                    if settings.decide_on == "interval" and isinstance(c.interval, Interval) else row.kappa_band)
             statuses.append(best.status)
             actions.append(best.action)
     worst = max(statuses, key=lambda s: _SEVERITY[s])
-    text = f"Cohen's kappa target (≥ {decimal_text(thresholds.kappa_substantial, 2)}) on {len(defined)} judged dimension(s): "
+    text = f"Cohen's kappa target (≥ {decimal_text(settings.kappa_substantial, 2)}) on {len(defined)} judged dimension(s): "
     parts = [f"{name} on {', '.join(keys)}" for name, keys in groups.items() if keys]
     text += "; ".join(parts) + "."
     if groups["undecided"]:
@@ -220,14 +220,14 @@ def _kappa_finding(defined: Sequence[Row], by_key: dict[str, TargetCheck], thres
 SKEWED_BY = 0.2
 
 
-def _kappa_ac1_findings(defined: Sequence[Row], rubric: Rubric, thresholds: AgreementSettings, scope: str) -> list[Finding]:
+def _kappa_ac1_findings(defined: Sequence[Row], rubric: Rubric, settings: AgreementSettings, scope: str) -> list[Finding]:
     """When kappa and Gwet's AC1 fall in different bands, say why: skewed labels (the kappa paradox)."""
     out = []
     for row in defined:
         ac1 = row.uncertainty.figures.get("ac1", Undefined("not computed"))
         if not ag.is_defined(ac1):
             continue
-        kappa_band, ac1_band = row.kappa_band, bands.interpret_kappa(ac1, thresholds)
+        kappa_band, ac1_band = row.kappa_band, bands.interpret_kappa(ac1, settings)
         if kappa_band.label == ac1_band.label:
             continue
         counts = np.asarray(row.agreement.confusion).sum(axis=1)
@@ -257,9 +257,9 @@ def _kappa_ac1_findings(defined: Sequence[Row], rubric: Rubric, thresholds: Agre
     return out
 
 
-def _binary_finding(row: Row, test: ag.BinaryMetrics | None, thresholds: AgreementSettings,
-                    tpr: TargetCheck | None, tnr: TargetCheck | None, decide_on: DecideOn) -> Finding:
-    target = thresholds.tpr_tnr_target
+def _binary_finding(row: Row, test: ag.BinaryMetrics | None, settings: AgreementSettings,
+                    tpr: TargetCheck | None, tnr: TargetCheck | None) -> Finding:
+    target = settings.tpr_tnr_target
     if test is None or test.n == 0 or tpr is None or tnr is None:
         intervals = row.uncertainty.intervals
         return Finding(
@@ -269,8 +269,8 @@ def _binary_finding(row: Row, test: ag.BinaryMetrics | None, thresholds: Agreeme
             f"and TNR {figure_with_interval(row.agreement.tnr, intervals.get('tnr'))}, for guidance only. "
             "Assign splits with `judge-tui split`.",
         )
-    verdict = bands.meets_binary_target(test.tpr, test.tnr, thresholds)
-    rulings = [ruling(c, decide_on) for c in (tpr, tnr)]
+    verdict = bands.meets_binary_target(test.tpr, test.tnr, settings)
+    rulings = [ruling(c, settings.decide_on) for c in (tpr, tnr)]
     if None in rulings:
         decision = None
     elif "not met" in rulings:
@@ -284,7 +284,7 @@ def _binary_finding(row: Row, test: ag.BinaryMetrics | None, thresholds: Agreeme
         baseline = Undefined("the test split is part of the compared items")
     text = (f"On the test split ({test.n} items): TPR {tpr.reading}, TNR {tnr.reading} "
             f"(target: both above {decimal_text(target, 2)}): ")
-    text += "; ".join(f"{c.figure} {verdict_words(c, decide_on)}" for c in (tpr, tnr))
+    text += "; ".join(f"{c.figure} {verdict_words(c, settings.decide_on)}" for c in (tpr, tnr))
     status, action = verdict.status, verdict.action
     if decision == "undecided":
         status, action = "unknown", ""
@@ -300,7 +300,7 @@ def _binary_finding(row: Row, test: ag.BinaryMetrics | None, thresholds: Agreeme
 def band_decisions(row: Row, report: Report) -> dict[str, Decision | None]:
     """The alignment and kappa targets decided on this row's own intervals ("alignment", "kappa"), as the
     report decides its targets (targets.check, under agreement.decide_on); None where a figure is undefined."""
-    t = report.thresholds
+    t = report.settings
     intervals = row.uncertainty.intervals
     found: dict[str, Decision | None] = {}
     for name, figure, target, percent in (("alignment", "alignment_rate", t.alignment_well_calibrated, True),

@@ -185,10 +185,6 @@ class Report:
         return self.settings.tolerance
 
     @property
-    def thresholds(self) -> AgreementSettings:
-        return self.settings
-
-    @property
     def confidence(self) -> float:
         return self.settings.confidence
 

@@ -162,9 +162,9 @@ def rubric_to_dict(rubric: Rubric) -> dict[str, Any]:
             "overall_name": rubric.overall_name}
 
 
-def thresholds_to_dict(tolerance: float, t: AgreementSettings) -> dict[str, Any]:
+def thresholds_to_dict(t: AgreementSettings) -> dict[str, Any]:
     return {
-        "tolerance": tolerance,
+        "tolerance": t.tolerance,
         "alignment": {"well_calibrated": t.alignment_well_calibrated, "minor_drift": t.alignment_minor_drift,
                       "significant_drift": t.alignment_significant_drift},
         "kappa": {"almost_perfect": t.kappa_almost_perfect, "substantial": t.kappa_substantial,
@@ -182,7 +182,7 @@ def no_comparison_to_dict(rubric: Rubric, split: str | None, settings: Agreement
         "schema_version": SCHEMA_VERSION, "rubric": rubric_to_dict(rubric), "split": split,
         "raters": {"human": {"ids": list(humans), "combine": Group("human", tuple(humans)).combine(rubric.scale)},
                    "judge": {"ids": [], "combine": None}},
-        "thresholds": thresholds_to_dict(settings.tolerance, settings),
+        "thresholds": thresholds_to_dict(settings),
         "counts": None, "summary": None, "dimensions": [], "overall": None, "verdict": [], "breakdowns": [],
         "self_agreement": [], "human_agreement": None, "judge_comparison": reason,
         "undefined": {name: reason for name in ("counts", "summary", "overall")},
@@ -223,7 +223,7 @@ def report_to_dict(report: Report) -> dict[str, Any]:
             "human": {"ids": list(report.human.rater_ids), "combine": report.human.combine(report.rubric.scale)},
             "judge": {"ids": list(report.judge.rater_ids), "combine": report.judge.combine(report.rubric.scale)},
         },
-        "thresholds": thresholds_to_dict(report.tolerance, report.thresholds),
+        "thresholds": thresholds_to_dict(report.settings),
         "counts": dict(report.counts),
         "summary": summary_to_dict(report.summary),
         "dimensions": [row_to_dict(r, report) for r in report.rows],

@@ -28,7 +28,7 @@ from judge_tui.analysis.report_render.common import (
 )
 from judge_tui.analysis.report_render.interval_bars import Bar, IntervalBars
 from judge_tui.analysis.targets import combination
-from judge_tui.analysis.uncertainty import FIGURE_OF, ROW_FIGURES
+from judge_tui.analysis.uncertainty import ROW_FIGURES, DimensionTable
 from judge_tui.formats.numbers import (
     aligned_text,
     decimal_text,
@@ -89,16 +89,16 @@ def summary_table(report: Report) -> Table:
 
 
 def _columns(report: Report, compact: bool = False) -> list[tuple[str, str]]:
-    """(header, figure) for the per-dimension table; compact leaves out the rank correlations."""
-    keys = ["alignment_rate", "cohen_kappa"]
-    if report.rubric.scale.binary:
-        keys += ["tpr", "tnr", "accuracy", *([] if compact else ["pearson_r"])]
-    else:
-        keys += ["weighted_kappa", "pearson_r", *([] if compact else ["spearman_rho", "kendall_tau"])]
-    return [("n", "n"), *((FIGURE_OF[k].label, k) for k in [*keys, "mean_difference"])]
+    """(header, figure) for the per-dimension table: the item count, then the figures whose entry in ROW_FIGURES
+    names this table (compact: the summary screen's), in their column order."""
+    table: DimensionTable = (("binary compact" if compact else "binary") if report.rubric.scale.binary
+                             else ("non-binary compact" if compact else "non-binary"))
+    shown = sorted((f for f in ROW_FIGURES if table in f.tables), key=lambda f: f.column)
+    return [("n", "n"), *((f.label, f.key) for f in shown)]
 
 
 PERCENT_FIGURES = (*(f.key for f in ROW_FIGURES if f.percent), "corrected_pass_rate")
+SIGNED_FIGURES = tuple(f.key for f in ROW_FIGURES if f.signed)
 
 
 # The figures interval_bars draws: the summary screen's compact table writes them without their intervals.
@@ -115,7 +115,7 @@ def cell(row: Row, figure: str, *, interval: bool = False) -> str:
     value = getattr(row.agreement, figure)
     if figure in PERCENT_FIGURES:
         text = pct(value)
-    elif figure == "mean_difference":
+    elif figure in SIGNED_FIGURES:
         text = signed(value)
     else:
         text = num(value)
@@ -171,7 +171,7 @@ def dimension_table(report: Report, *, compact: bool = False) -> Table:
         table.add_row(Text(name, style="bold" if row.method == "overall" else ""), *cells, *bands,
                       end_section=row is rows[-1])
     if compact:
-        t = report.thresholds
+        t = report.settings
         table.caption = Text(
             f"Colours: alignment ≥ {share_text(t.alignment_well_calibrated)} green, ≥ {share_text(t.alignment_minor_drift)} yellow, "
             f"≥ {share_text(t.alignment_significant_drift)} orange, else red; κ ≥ {short_text(t.kappa_substantial)} green, "
@@ -182,7 +182,7 @@ def dimension_table(report: Report, *, compact: bool = False) -> Table:
 
 def interval_bars(report: Report) -> list[IntervalBars]:
     """Each judged dimension's alignment and kappa as an interval against the band thresholds."""
-    t = report.thresholds
+    t = report.settings
     judged = report.judged_rows
     if not judged:
         return []
@@ -213,7 +213,7 @@ def interval_bars(report: Report) -> list[IntervalBars]:
 
 def _target_bars(report: Report, level: str) -> list[IntervalBars]:
     """The figures with a target of their own against it: TPR and TNR on a PASS/FAIL scale, else Pearson's r."""
-    t = report.thresholds
+    t = report.settings
 
     def against(target: float, strict: bool = False) -> Callable[[float], str]:
         return lambda value: "ok" if (value > target if strict else value >= target) else "act"

@@ -47,7 +47,7 @@ def biases_dict(biases: Biases) -> dict[str, Any]:
         "judge": biases.judge, "split": biases.split, "reference": "experts' consensus", "experts": list(biases.experts),
         **({"experts_left_out": list(biases.left_out)} if biases.left_out else {}),
         **({"reference_note": biases.reference_note} if biases.reference_note else {}),
-        "confidence": biases.confidence,
+        "confidence": biases.settings.confidence,
         "leniency": [{"key": le.key, "name": le.name, **_estimate_dict(le.estimate, "mean_difference")}
                      for le in biases.leniency],
         "length_bias": {"field": biases.length_field, **_estimate_dict(biases.length, "spearman_rho"),
@@ -96,7 +96,7 @@ def _signed_with_interval(value: ag.Figure, interval: IntervalFigure) -> str:
 
 def biases_blocks(section: Biases, *, heading: bool = True) -> list[Block]:
     """The biases section as blocks: the same figures in Markdown, Rich or plain lines (biases_dict: JSON)."""
-    level = share_text(section.confidence)
+    level = share_text(section.settings.confidence)
     every = " (against every expert)" if section.reference_note else ""
     blocks: list[Block] = [Heading(f"Judge biases: {section.judge}{every}")] if heading else []
     where = f"the {section.split} split" if section.split else "all items"

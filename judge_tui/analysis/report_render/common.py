@@ -42,7 +42,7 @@ def interval_bands(estimate: Figure, interval: IntervalFigure,
 
 def row_bands(row: Row, report: Report) -> tuple[str, str]:
     """The alignment and kappa band cells of a row: the bands each interval spans."""
-    intervals, t = row.uncertainty.intervals, report.thresholds
+    intervals, t = row.uncertainty.intervals, report.settings
     alignment = interval_bands(row.agreement.alignment_rate, intervals.get("alignment_rate", ag.Undefined("none")),
                                bands.interpret_alignment, t)
     if row.method == "overall" and not ag.is_defined(row.agreement.cohen_kappa):

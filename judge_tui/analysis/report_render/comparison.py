@@ -47,7 +47,7 @@ def comparison_to_dict(c: VersionComparison) -> dict[str, Any]:
         "rubric": c.rubric, "split": split_text(c),
         "v1": {"name": c.v1.name, "judge": c.v1.rater_id}, "v2": {"name": c.v2.name, "judge": c.v2.rater_id},
         "reference": reference_text(c), "items": c.items,
-        "tolerance": c.tolerance, "confidence": c.confidence,
+        "tolerance": c.settings.tolerance, "confidence": c.settings.confidence,
         "alignment": _change_dict(c.alignment, c.alignment_change),
         "dimensions": [{"dimension": s.dimension, "n": s.n,
                         **{key: _change_dict(pair, change) for _name, key, pair, change, _share in _figures(s)}}
@@ -102,7 +102,7 @@ def compare_blocks(c: VersionComparison) -> list[Block]:
                    f"Rubric {c.rubric}, split {split_text(c)}, {c.items} items judged "
                    f"under both and rated by the experts; reference: {reference_text(c)}; alignment "
                    f"{c.aligned}.",
-                   f"Change: {v2} minus {v1}, with the {share_text(c.confidence)} "
+                   f"Change: {v2} minus {v1}, with the {share_text(c.settings.confidence)} "
                    f"interval of a "
                    "paired bootstrap over the same items; improved or worse only when the whole interval lies "
                    "above or below 0.")),

@@ -92,7 +92,7 @@ def jury_to_dict(jury: Jury) -> dict[str, Any]:
     return {
         "rubric": jury.rubric, "split": jury.split, "members": list(jury.members),
         "reference": _reference(jury),
-        "rule": jury.rule, "tolerance": jury.tolerance, "confidence": jury.confidence,
+        "rule": jury.rule, "tolerance": jury.within, "confidence": jury.settings.confidence,
         "items": jury.items, "partly_judged": jury.partly_judged, "ties": jury.ties,
         "judges": [_rater(j) for j in jury.judges],
         "jury": {**_rater(jury.jury), "cost": {
@@ -153,7 +153,7 @@ def jury_blocks(jury: Jury) -> list[Block]:
            else "") + f"; reference: {_reference(jury)}; aligned {jury.aligned}.",
         f"The jury is derived, never stored: the {jury.rule} of its members' scores per item; ties "
         f"({tie_word}): {ties or 'none'}.",
-        f"[low, high]: {share_text(jury.confidence)} intervals; docs/juries.md names each method.")))
+        f"[low, high]: {share_text(jury.settings.confidence)} intervals; docs/juries.md names each method.")))
     raters: list[tuple[RaterFigures, CostAndTime | None]] = [*((j, j.cost) for j in jury.judges),
                                                              (jury.jury, jury_cost(jury))]
     short = {r.rater: f"J{k}" for k, r in enumerate(jury.judges, 1)}  # the error table's names

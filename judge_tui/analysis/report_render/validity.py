@@ -170,7 +170,7 @@ def judge_lines(page: ValidityPage, j: JudgeValidity, width: int = WIDTH) -> lis
     for use in j.uses:
         lines += _wrap(use, width, "  • ", "    ")
     if j.targets:
-        lines.append(f"  {'Target':<33} {f'Estimate [{share_text(page.confidence)}]':<18} {'n':>3}  "
+        lines.append(f"  {'Target':<33} {f'Estimate [{share_text(page.settings.confidence)}]':<18} {'n':>3}  "
                      f"{'Decision':<9} {'Settle':>6}")
         lines += [line for c in j.targets for line in _target_lines(c, width)]
         if j.decided == ANYTIME:
@@ -178,7 +178,7 @@ def judge_lines(page: ValidityPage, j: JudgeValidity, width: int = WIDTH) -> lis
     if j.replacement and all(r.test.passed is None for r in j.replacement):
         lines += _wrap(f"Replace an expert? not tested: {j.replacement[0].test.untested}", width, "  ", "    ")
     elif j.replacement:
-        head = (f"  {'Replace an expert? ε ' + format(page.epsilon, 'g'):<28} {'ω':>5} {'ρ':>5}  "
+        head = (f"  {'Replace an expert? ε ' + format(page.settings.alt_test_epsilon, 'g'):<28} {'ω':>5} {'ρ':>5}  "
                 f"{'experts×n':<10} by {SCORED_BY[j.replacement[0].test.scoring]}")
         experts = f" ({', '.join(map(clean, j.experts))})"
         lines += [head + experts] if len(head + experts) <= width else [head, *_wrap(f"experts{experts}", width)]
@@ -316,7 +316,7 @@ def render_markdown(page: ValidityPage) -> str:
                 f"Experts: {', '.join(map(_md, j.experts))}.", ""]
         out += [f"- {_md(u)}" for u in j.uses] + [""]
         if j.targets:
-            out += [f"| Target | Estimate [{share_text(page.confidence)} interval] | n | Decision | To settle |",
+            out += [f"| Target | Estimate [{share_text(page.settings.confidence)} interval] | n | Decision | To settle |",
                     "|---|---:|---:|---|---:|"]
             out += [f"| {_md(c.goal)} | {_md(_target_cell(c))} | {c.n} | {c.decision or 'n/a'} | "
                     f"{_more(c)} |"
@@ -326,7 +326,7 @@ def render_markdown(page: ValidityPage) -> str:
                 out += [LIVE_NOTE, ""]
         untested = bool(j.replacement) and all(r.test.passed is None for r in j.replacement)
         scoring = j.replacement[0].test.scoring if j.replacement else None
-        out += [f"Alternative annotator test (ε = {short_text(page.epsilon)}, q = {short_text(page.q)}"
+        out += [f"Alternative annotator test (ε = {short_text(page.settings.alt_test_epsilon)}, q = {short_text(page.q)}"
                 + (f"; {SCORED_AS[scoring]}" if scoring else "") + ")"
                 + (f": not tested, {j.replacement[0].test.untested}." if untested else ":"), ""]
         if not untested:
@@ -461,7 +461,7 @@ def to_dict(page: ValidityPage) -> dict[str, Any]:
     said in one line, `certificate` the judge's certificate in force (only when one is)."""
     certificate = {"certificate": certificate_format.to_dict(page.certificate)} if page.certificate else {}
     return {
-        "rubric": page.rubric_id, "epsilon": page.epsilon, "q": page.q, "confidence": page.confidence,
+        "rubric": page.rubric_id, "epsilon": page.settings.alt_test_epsilon, "q": page.q, "confidence": page.settings.confidence,
         "pool_shown": page.pool_shown,
         "judges": [{"judge": j.judge, "rubric_version": j.rubric_version, "experts": list(j.experts),
                     "uses": list(j.uses), "targets": [_target_dict(c) for c in j.targets],

@@ -390,7 +390,7 @@ class CalibrationScreen(Screen[None]):
 
         versions = (f"before: {named(c.v1)} · after: {named(c.v2)} "
                     f"· {c.items} {clean(split_text(c))} items judged by both · changes with their "
-                    f"{share_text(c.confidence)} paired bootstrap interval")
+                    f"{share_text(c.settings.confidence)} paired bootstrap interval")
         return Group(title, Text(clean(change_headline(s.comparison)), style="bold"), Text(versions, style="dim"),
                      table)
 
