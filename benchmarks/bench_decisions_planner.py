@@ -202,12 +202,13 @@ def before_a_study(rng: np.random.Generator, runs: int) -> None:
     settings = AgreementSettings()
     print("\nBefore a study (`judge-tui plan`): a study of the planned size, drawn from the expected values, "
           "decided by the report's interval\n")
-    print("| expected | target | planned items | decided in |")
-    print("|---|---|---|---|")
+    print("| expected | target | planned items | the plan says | decided in |")
+    print("|---|---|---|---|---|")
+    gaps: list[float] = []
     for tpr, tnr, fail in ((0.97, 0.97, 0.3), (0.95, 0.80, 0.3), (0.80, 0.97, 0.1)):
         for p in plan_study(Expected(tpr=tpr, tnr=tnr, fail_share=fail), settings):
             if p.items is None:
-                print(f"| TPR {tpr}, TNR {tnr}, FAIL {fail} | {p.goal} | no practical number | — |")
+                print(f"| TPR {tpr}, TNR {tnr}, FAIL {fail} | {p.goal} | no practical number | — | — |")
                 continue
             table = binary_table(tpr, tnr, fail)
             if p.key in ("tpr", "tnr"):  # the items to label, each in the class at the expected share
@@ -221,12 +222,14 @@ def before_a_study(rng: np.random.Generator, runs: int) -> None:
                 hits = sum(decisions.decide(iv.wilson_at(int(rng.binomial(p.items, accuracy)) / p.items, p.items),
                                             settings.alignment_well_calibrated, n=p.items) != "undecided"
                            for _ in range(runs)) / runs
-            print(f"| TPR {tpr}, TNR {tnr}, FAIL {fail} | {p.goal} | {p.items} | {hits:.1%} |", flush=True)
+            gaps.append(hits - (p.chance_at_items or 0.0))
+            print(f"| TPR {tpr}, TNR {tnr}, FAIL {fail} | {p.goal} | {p.items} | {p.chance_at_items:.1%} "
+                  f"| {hits:.1%} |", flush=True)
     for kappa, weighted_kappa, r in ((0.80, 0.85, 0.85), (0.75, 0.80, 0.80), (0.45, 0.50, 0.55)):
         expected = Expected(kappa=kappa, weighted_kappa=weighted_kappa, r=r)
         for p in plan_study(expected, settings):
             if p.items is None:
-                print(f"| {p.goal.split(' ')[0]} {p.expected} | {p.goal} | no practical number | — |")
+                print(f"| {p.goal.split(' ')[0]} {p.expected} | {p.goal} | no practical number | — | — |")
                 continue
             if p.key == "pearson":
                 hits = decides_r(rng, r, p.items, settings.pearson_target, runs)
@@ -235,7 +238,11 @@ def before_a_study(rng: np.random.Generator, runs: int) -> None:
                 table = graded_table(p.expected, 5, weighted)
                 hits = decides_kappa(rng, table, p.items, settings.kappa_substantial,
                                      "quadratic" if weighted else None, runs)
-            print(f"| {p.key} {p.expected} (5 levels) | {p.goal} | {p.items} | {hits:.1%} |", flush=True)
+            gaps.append(hits - (p.chance_at_items or 0.0))
+            print(f"| {p.key} {p.expected} (5 levels) | {p.goal} | {p.items} | {p.chance_at_items:.1%} "
+                  f"| {hits:.1%} |", flush=True)
+    print(f"\nDecided minus what the plan says: {min(gaps):+.1%} to {max(gaps):+.1%} over {len(gaps)} targets "
+          "(the plan says its chance at the items it gives, above 80% where fewer items cannot give 80%)")
 
 
 WHOLE_STUDIES = (Expected(tpr=0.97, tnr=0.97, fail_share=0.3), Expected(tpr=0.95, tnr=0.97, fail_share=0.3),

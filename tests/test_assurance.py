@@ -19,7 +19,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from judge_tui.analysis.targets import check
 from judge_tui.model.settings import AgreementSettings
-from judge_tui.stats import assurance
+from judge_tui.stats import assurance, decisions
 from judge_tui.stats import intervals as iv
 from judge_tui.stats.agreement import Undefined
 from judge_tui.stats.intervals import Interval
@@ -212,6 +212,29 @@ def test_study_tables_have_the_kappa_asked_for():
         found = iv.kappa_standard_error(made * 1000, "quadratic" if weighted else None)
         assert not isinstance(found, Undefined)
         assert found[0] == pytest.approx(0.7, abs=1e-6)
+
+
+def test_a_plan_says_its_chance_at_the_items_it_gives_above_the_one_asked_for_where_fewer_cannot():
+    """Weighted kappa needs 25 items for an interval, and at 0.85 on five levels 25 already decide it far more
+    often than 80%: the plan says what its items give (the report's own kappa interval on drawn studies), not
+    80%. A share's chance is its exact binomial power at the items planned."""
+    settings = AgreementSettings()
+    graded = {p.key: p for p in plan_study(Expected(weighted_kappa=0.85), settings)}
+    floor = graded["weighted_kappa"]
+    assert floor.items == 25
+    assert present(floor.chance_at_items) > 0.9
+    rng = np.random.default_rng(5)
+    table = graded_table(0.85, 5, True)
+    decided = 0
+    for counts in rng.multinomial(25, table.ravel(), size=2000):
+        interval = iv.kappa_interval(counts.reshape(table.shape), "quadratic", settings.confidence)
+        decided += not isinstance(interval, Undefined) and decisions.decide(
+            interval, settings.kappa_substantial, n=25) != "undecided"
+    assert present(floor.chance_at_items) == pytest.approx(decided / 2000, abs=0.03)
+    shares = {p.key: p for p in plan_study(Expected(tpr=0.97, tnr=0.95, fail_share=0.3), settings)}
+    tpr = shares["tpr"]
+    assert present(tpr.chance_at_items) == pytest.approx(_chance_labelled(present(tpr.items), 0.7, 0.97), abs=0.005)
+    assert present(tpr.chance_at_items) >= 0.795
 
 
 def test_an_expected_value_on_the_target_has_no_practical_number():

@@ -24,6 +24,10 @@ from judge_tui.study.plan import (
 from judge_tui.study.whole_study import RUNS, AtSize, plan_whole
 
 
+# A chance at the planned items this far above the one asked for is said, and why.
+MORE_THAN_ASKED = 0.05
+
+
 def _count(plan: TargetPlan) -> str:
     if plan.items is None:
         return "no practical number"
@@ -61,12 +65,13 @@ def run(args: argparse.Namespace) -> int:
     chance = f"{'an' if percent.startswith(('8', '11', '18')) else 'a'} {percent} chance"
     table = Table(title=f"Items to label for {chance} of deciding each target "
                         f"({share_text(settings.confidence)} intervals)", title_justify="left")
-    for header in ("Target", "Expected", "Items to label", "Of each class"):
+    for header in ("Target", "Expected", "Items to label", "Chance", "Of each class"):
         table.add_column(header, justify="left" if header == "Target" else "right")
     if args.items is not None:
         table.add_column(f"Undecided at {args.items:,} items", justify="right")
     for p in plans:
-        row = [p.goal, decimal_text(p.expected, 3), _count(p), _of_each_class(p)]
+        row = [p.goal, decimal_text(p.expected, 3), _count(p),
+               "—" if p.chance_at_items is None else share_text(p.chance_at_items), _of_each_class(p)]
         if args.items is not None:
             row.append("—" if p.undecided_at is None else share_text(p.undecided_at))
         table.add_row(*row)
@@ -78,6 +83,11 @@ def run(args: argparse.Namespace) -> int:
     else:
         of = f" ({classes['PASS']:,} human PASS, {classes['FAIL']:,} human FAIL)" if classes else ""
         print(f"Label {total:,} items{of} for {chance} of deciding each target on its own.")
+        above = [p for p in plans if p.chance_at_items is not None and p.chance_at_items >= args.chance + MORE_THAN_ASKED]
+        if above:
+            print(f"{', '.join(p.goal for p in above)}: the planned items give more than {chance} (the Chance "
+                  "column), since a kappa interval needs 25 items or more and a share's chance rises and falls in "
+                  "steps as items are added.")
     if whole.together is not None and whole.at_together is not None:
         print(f"Every target at once: label {whole.together:,} items for {chance} that the report decides them all, "
               f"read once when rating ends (at that size each alone: {_alone(whole.at_together)}).")
