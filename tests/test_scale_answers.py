@@ -64,3 +64,10 @@ def test_each_point_is_typed_with_a_number_of_its_scale(scale: Scale, numbers: t
 def test_only_declared_scales_have_a_key_per_point_and_only_pass_fail_gives_verdicts() -> None:
     assert [scale.declared for scale in EVERY] == [False, False, False, True, True, True]
     assert [scale.binary for scale in EVERY] == [False, False, True, False, False, False]
+
+
+def test_the_screens_name_each_scale_s_points_as_the_scale_says() -> None:
+    assert [scale.numbered for scale in EVERY] == [False, False, False, False, False, True]
+    assert [scale.point_name for scale in EVERY] == ["point", "point", "verdict", "category", "category", "number"]
+    assert [scale.points_name for scale in EVERY] == [
+        "points", "points", "verdicts", "categories", "categories", "whole numbers"]

@@ -256,6 +256,23 @@ class Scale(Strict):
         first = 1 if self.kind == "categories" else 0
         return tuple(range(first, first + len(self.points)))
 
+    @property
+    def numbered(self) -> bool:
+        """Whether each point is a number typed as itself (whole numbers): the screens name the scale's range and
+        say "type the number", rather than list a key per point."""
+        return self.kind == "integers"
+
+    @property
+    def point_name(self) -> str:
+        """What one point is called where the screens explain the score keys: a category, a number, a point."""
+        return {"categories": "category", "integers": "number", "pass_fail": "verdict"}.get(self.kind, "point")
+
+    @property
+    def points_name(self) -> str:
+        """What the points are called together: "This scale has 3 categories", "Whole numbers 1 to 5"."""
+        return {"categories": "categories", "integers": "whole numbers",
+                "pass_fail": "verdicts"}.get(self.kind, "points")
+
     # ------------------------------------------------------------------ how the judge writes a score
 
     @property
