@@ -12,15 +12,17 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
-from judge_tui.model.rubrics import Scale
+from judge_tui.model.rubrics import GRIDS, Scale
 from judge_tui.tui.keys import RATING_BINDINGS, SCORE_GROUP, keys_of, point_codes, score_bindings
 from judge_tui.tui.widgets.key_bar import KeyBar
 
 WIDE_HELP = 110  # columns from which the binding ids have a column of their own
 SCORE_KEYS = "Score the focused dimension (scales below)"  # the 0-1 grids and PASS/FAIL, as SCORES_HINT lists them
+# "0–2 give 0 / 0.5 / 1 on a three-point scale", for each grid
+_GRID_KEYS = " and ".join(f"{grid.key_numbers[0]}–{grid.key_numbers[-1]} give {' / '.join(grid.labels)} on a "
+                          f"{grid.called}" for grid in GRIDS)
 SCORES_HINT = (
-    "Scores: 0–4 give 0.00 / 0.25 / 0.50 / 0.75 / 1.00 on a quarter scale and 0–2 give "
-    "0 / 0.5 / 1 on a three-point scale; p and f give PASS and FAIL. Setting a score moves to "
+    f"Scores: {_GRID_KEYS}; p and f give PASS and FAIL. Setting a score moves to "
     "the next dimension, so an item with k dimensions takes k + 1 keys. Every change is saved "
     "at once. Remap any key in settings.json, e.g. {\"keymap\": {\"submit\": \"enter,ctrl+s\"}}."
 )
