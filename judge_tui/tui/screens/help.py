@@ -18,9 +18,10 @@ from judge_tui.tui.widgets.key_bar import KeyBar
 
 WIDE_HELP = 110  # columns from which the binding ids have a column of their own
 SCORE_KEYS = "Score the focused dimension (scales below)"  # the 0-1 grids and PASS/FAIL, as SCORES_HINT lists them
-# "0–2 give 0 / 0.5 / 1 on a three-point scale", for each grid
-_GRID_KEYS = " and ".join(f"{grid.key_numbers[0]}–{grid.key_numbers[-1]} give {' / '.join(grid.labels)} on a "
-                          f"{grid.called}" for grid in GRIDS)
+# "0–2 give 0 / 0.5 / 1 on a three-point scale", for each grid: "a, b and c"
+_GIVE = [f"{grid.key_numbers[0]}–{grid.key_numbers[-1]} give {' / '.join(grid.labels)} on a {grid.called}"
+         for grid in GRIDS]
+_GRID_KEYS = f"{', '.join(_GIVE[:-1])} and {_GIVE[-1]}" if len(_GIVE) > 1 else _GIVE[0]
 SCORES_HINT = (
     f"Scores: {_GRID_KEYS}; p and f give PASS and FAIL. Setting a score moves to "
     "the next dimension, so an item with k dimensions takes k + 1 keys. Every change is saved "
