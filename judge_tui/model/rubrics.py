@@ -264,7 +264,7 @@ class Scale(Strict):
 
     @property
     def point_name(self) -> str:
-        """What one point is called where the screens explain the score keys: a category, a number, a point."""
+        """What one point is called where the screens explain the score keys (after "a"): category, number, point."""
         return {"categories": "category", "integers": "number", "pass_fail": "verdict"}.get(self.kind, "point")
 
     @property
