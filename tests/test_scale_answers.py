@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import typing
+
 import pytest
 
 from judge_tui.analysis.jury import majority, median_score, rule_for
-from judge_tui.model.rubrics import Scale
+from judge_tui.model.rubrics import GRIDS, Scale
 from judge_tui.tui.keys import point_codes
 
 QUARTER = Scale(kind="quarter")
@@ -64,3 +66,27 @@ def test_each_point_is_typed_with_a_number_of_its_scale(scale: Scale, numbers: t
 def test_only_declared_scales_have_a_key_per_point_and_only_pass_fail_gives_verdicts() -> None:
     assert [scale.declared for scale in EVERY] == [False, False, False, True, True, True]
     assert [scale.binary for scale in EVERY] == [False, False, True, False, False, False]
+
+
+def test_the_screens_name_each_scale_s_points_as_the_scale_says() -> None:
+    assert [scale.numbered for scale in EVERY] == [False, False, False, False, False, True]
+    assert [scale.point_name for scale in EVERY] == ["point", "point", "verdict", "category", "category", "number"]
+    assert [scale.points_name for scale in EVERY] == [
+        "points", "points", "verdicts", "categories", "categories", "whole numbers"]
+    assert [scale.called for scale in EVERY] == [
+        "quarter scale", "three-point scale", "PASS/FAIL scale", "scale of categories", "scale of categories",
+        "scale of whole numbers"]
+
+
+def test_every_scale_a_rubric_only_names_is_a_grid_the_screens_list() -> None:
+    """A kind whose points the rubric does not declare shares the keys 0 up, so help lists what each key gives on it
+    (GRIDS); PASS/FAIL is typed by its letters."""
+    named_only = []
+    for kind in typing.get_args(typing.get_type_hints(Scale)["kind"]):
+        try:
+            named_only.append(Scale(kind=kind))
+        except ValueError:  # a kind whose points the rubric declares (categories, whole numbers)
+            continue
+    assert [scale for scale in named_only if not scale.binary] == list(GRIDS)
+    assert all(not grid.declared for grid in GRIDS)
+    assert [grid.key_numbers for grid in GRIDS] == [(0, 1, 2, 3, 4), (0, 1, 2)]

@@ -256,6 +256,29 @@ class Scale(Strict):
         first = 1 if self.kind == "categories" else 0
         return tuple(range(first, first + len(self.points)))
 
+    @property
+    def numbered(self) -> bool:
+        """Whether each point is a number typed as itself (whole numbers): the screens name the scale's range and
+        say "type the number", rather than list a key per point."""
+        return self.kind == "integers"
+
+    @property
+    def point_name(self) -> str:
+        """What one point is called where the screens explain the score keys (after "a"): category, number, point."""
+        return {"categories": "category", "integers": "number", "pass_fail": "verdict"}.get(self.kind, "point")
+
+    @property
+    def called(self) -> str:
+        """What the scale is called in a sentence: "0–2 give 0 / 0.5 / 1 on a three-point scale"."""
+        return {"quarter": "quarter scale", "three_point": "three-point scale", "pass_fail": "PASS/FAIL scale",
+                "categories": "scale of categories", "integers": "scale of whole numbers"}[self.kind]
+
+    @property
+    def points_name(self) -> str:
+        """What the points are called together: "This scale has 3 categories", "Whole numbers 1 to 5"."""
+        return {"categories": "categories", "integers": "whole numbers",
+                "pass_fail": "verdicts"}.get(self.kind, "points")
+
     # ------------------------------------------------------------------ how the judge writes a score
 
     @property
@@ -288,6 +311,11 @@ class Scale(Strict):
     @property
     def _range(self) -> str:
         return f"{self.lowest} to {self.highest}" if self.kind == "integers" else "0 to 1"
+
+
+# The scales a rubric names without declaring their points (not PASS/FAIL, typed by its letters): their points share
+# the keys 0 up, and the rating screen's help and keys say what each key gives on each of them.
+GRIDS = (Scale(kind="quarter"), Scale(kind="three_point"))
 
 
 # --------------------------------------------------------------------------- parts of a rubric

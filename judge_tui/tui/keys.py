@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from textual.binding import Binding
 
-from judge_tui.model.rubrics import Scale
+from judge_tui.model.rubrics import GRIDS, Scale
 from judge_tui.tui.screen_keys import OTHER_SCREENS
 
 SCORE_GROUP = Binding.Group("score", compact=True)
@@ -26,10 +26,11 @@ def action_parts(action: str) -> tuple[str, tuple[object, ...]]:
 
 
 def _score_tooltip(number: int) -> str:
-    quarter = Scale(kind="quarter").labels[number]
-    three = Scale(kind="three_point").labels
-    also = f", {three[number]} on a three-point scale" if number < len(three) else " (quarter scale only)"
-    return f"Score the focused dimension {quarter} on a quarter scale{also}; then on to the next dimension"
+    """What the key `number` gives on each grid that has it: "0.50 on a quarter scale, 1 on a three-point scale"."""
+    grids = [grid for grid in GRIDS if number in grid.key_numbers]
+    gives = ", ".join(f"{grid.labels[grid.key_numbers.index(number)]} on a {grid.called}" for grid in grids)
+    only = f" ({grids[0].called} only)" if len(grids) == 1 < len(GRIDS) else ""
+    return f"Score the focused dimension {gives}{only}; then on to the next dimension"
 
 RATING_BINDINGS: list[Binding] = [
     *(

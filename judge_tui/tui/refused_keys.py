@@ -35,15 +35,14 @@ def keys_that_score(scale: Scale, keys: Mapping[float, str]) -> str:
         return f"This rubric is PASS/FAIL: press {keys[1.0]} for PASS or {keys[0.0]} for FAIL."
     listed = ", ".join(f"{keys[point]}→{label}" for point, label in zip(scale.points, scale.labels, strict=True))
     two = " (two keys each)" if any(len(code) == 2 for code in point_codes(scale)) else ""
-    if scale.kind == "categories":
-        return f"This scale has {len(scale.points)} categories: use the keys{two} {listed}."
-    if scale.kind == "integers" and all(keys[p] == label.zfill(len(keys[p])) for p, label in
-                                        zip(scale.points, scale.labels, strict=True)):
-        return (f"This scale runs from {scale.labels[0]} to {scale.labels[-1]}: type the number"
+    if not scale.numbered:  # names are read beside their keys; a grid's numbers are listed first as well
+        shown = "" if scale.named else f" ({', '.join(scale.labels)})"
+        return f"This scale has {len(scale.points)} {scale.points_name}{shown}: use the keys{two} {listed}."
+    runs = f"This scale runs from {scale.labels[0]} to {scale.labels[-1]}"
+    if all(keys[p] == label.zfill(len(keys[p])) for p, label in zip(scale.points, scale.labels, strict=True)):
+        return (f"{runs}: type the number"
                 + (f" in two digits ({keys[scale.points[0]]} to {keys[scale.points[-1]]})." if two else "."))
-    if scale.kind == "integers":
-        return f"This scale runs from {scale.labels[0]} to {scale.labels[-1]}: use the keys{two} {listed}."
-    return f"This scale has {len(scale.points)} points ({', '.join(scale.labels)}): use the keys {listed}."
+    return f"{runs}: use the keys{two} {listed}."  # the keymap moved a digit: the number is typed otherwise
 
 
 def refused_score_key(scale: Scale, binding_id: str, key: str, keys: Mapping[float, str]) -> str:
@@ -54,12 +53,8 @@ def refused_score_key(scale: Scale, binding_id: str, key: str, keys: Mapping[flo
         what = f"{key} sets {parameters[0]} only on a PASS/FAIL rubric."
     elif scale.binary:
         what = f"{key} sets a score only on a scale of points or categories."
-    elif scale.kind == "categories":
-        what = f"{key} is not a category of this rubric."
-    elif scale.kind == "integers":
-        what = f"{key} is not a number of this scale."
-    else:
-        what = f"{key} is not a point of this scale."
+    else:  # the rubric names its categories; numbers and points are the scale's
+        what = f"{key} is not a {scale.point_name} of this {'rubric' if scale.named else 'scale'}."
     return f"{what} {keys_that_score(scale, keys)}"
 
 

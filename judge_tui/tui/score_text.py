@@ -67,7 +67,9 @@ def compact_score(scale: Scale, value: float | None) -> str:
     """A score in as few characters as reads unambiguously: .75, 1, 0, .5; PASS and FAIL as written."""
     if value is None or math.isnan(value):
         return UNSCORED
-    if scale.kind in ("pass_fail", "integers") or (scale.named and any(abs(value - p) <= 1e-9 for p in scale.points)):
+    # A verdict reads as one on either side of 0.5, a whole number as itself (never its place in 0-1); a name only
+    # on its point.
+    if scale.binary or scale.numbered or (scale.named and any(abs(value - p) <= 1e-9 for p in scale.points)):
         return scale.label(value)
     text = decimal_text(value, 4).rstrip("0").rstrip(".")
     return text[1:] if text.startswith("0.") else text

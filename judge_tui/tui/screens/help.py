@@ -12,17 +12,18 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
-from judge_tui.model.rubrics import Scale
+from judge_tui.model.rubrics import GRIDS, Scale
 from judge_tui.tui.keys import RATING_BINDINGS, SCORE_GROUP, keys_of, point_codes, score_bindings
 from judge_tui.tui.widgets.key_bar import KeyBar
 
 WIDE_HELP = 110  # columns from which the binding ids have a column of their own
-SCORE_KEYS = "Score the focused dimension (scales below)"
-CATEGORY_KEYS = "Category of the focused dimension (names below)"
-NUMBER_KEYS = "The focused dimension's number (typed as shown below)"
+SCORE_KEYS = "Score the focused dimension (scales below)"  # the 0-1 grids and PASS/FAIL, as SCORES_HINT lists them
+# "0–2 give 0 / 0.5 / 1 on a three-point scale", for each grid: "a, b and c"
+_GIVE = [f"{grid.key_numbers[0]}–{grid.key_numbers[-1]} give {' / '.join(grid.labels)} on a {grid.called}"
+         for grid in GRIDS]
+_GRID_KEYS = f"{', '.join(_GIVE[:-1])} and {_GIVE[-1]}" if len(_GIVE) > 1 else _GIVE[0]
 SCORES_HINT = (
-    "Scores: 0–4 give 0.00 / 0.25 / 0.50 / 0.75 / 1.00 on a quarter scale and 0–2 give "
-    "0 / 0.5 / 1 on a three-point scale; p and f give PASS and FAIL. Setting a score moves to "
+    f"Scores: {_GRID_KEYS}; p and f give PASS and FAIL. Setting a score moves to "
     "the next dimension, so an item with k dimensions takes k + 1 keys. Every change is saved "
     "at once. Remap any key in settings.json, e.g. {\"keymap\": {\"submit\": \"enter,ctrl+s\"}}."
 )
@@ -56,7 +57,7 @@ class HelpScreen(Screen[None]):
         """(keys, what they do, binding ids): the score keys of one group on one row."""
         rows: list[tuple[str, str, str]] = []
         grouped: dict[object, int] = {}
-        scored = {"categories": CATEGORY_KEYS, "integers": NUMBER_KEYS}.get(self.scale.kind, SCORE_KEYS)
+        scored = self._score_keys()
         for binding in self._listed():
             keys = ", ".join(self.app.get_key_display(binding.with_key(k)) for k in keys_of(binding, self.keymap))
             if binding.group is not None and binding.group in grouped:
@@ -78,17 +79,27 @@ class HelpScreen(Screen[None]):
         others = [b for b in RATING_BINDINGS if b.group is not SCORE_GROUP]
         return [*others[:first], *score_bindings(self.scale), *others[first:]]
 
+    def _score_keys(self) -> str:
+        """What the score keys' row says they do: the hint below names the points of a declared scale."""
+        if not self.scale.declared:
+            return SCORE_KEYS
+        point = self.scale.point_name
+        if self.scale.numbered:
+            return f"The focused dimension's {point} (typed as shown below)"
+        return f"{point.capitalize()} of the focused dimension (names below)"
+
     def _hint(self) -> str:
         if not self.scale.declared:
             return SCORES_HINT
         codes = point_codes(self.scale)
         two = " (two digits each)" if any(len(code) == 2 for code in codes) else ""
-        if self.scale.kind == "integers":
+        points = self.scale.points_name.capitalize()
+        if self.scale.numbered:
             first, last = min(codes), max(codes)
-            what = f"Whole numbers {self.scale.labels[0]} to {self.scale.labels[-1]}: type the number{two}, {first} to {last}"
+            what = f"{points} {self.scale.labels[0]} to {self.scale.labels[-1]}: type the number{two}, {first} to {last}"
         else:
-            what = f"Categories{two}: " + " · ".join(f"{code} {name}" for code, name
-                                                      in zip(codes, self.scale.categories, strict=True))
+            what = f"{points}{two}: " + " · ".join(f"{code} {name}" for code, name
+                                                   in zip(codes, self.scale.labels, strict=True))
         return (f"{what}. Choosing one moves to the next dimension; every change is saved at once. "
                 "Remap any key in settings.json, e.g. {\"keymap\": {\"score-9\": \"9,x\"}}.")
 
