@@ -23,7 +23,6 @@ from judge_tui.study.plan import (
 )
 from judge_tui.study.whole_study import RUNS, AtSize, plan_whole
 
-
 # A chance at the planned items this far above the one asked for is said, and why.
 MORE_THAN_ASKED = 0.05
 
