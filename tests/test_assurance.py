@@ -454,8 +454,9 @@ def test_tpr_and_tnr_from_fewer_than_25_test_items_get_no_plan_and_say_why():
     assert few.plan is None
     assert few.more_items is None
     assert few.undecided_at_size is not None  # the chance a study this size ends undecided still stands
-    assert few.plan_text() == ("too few test items to plan TNR > 0.90: how many FAIL items new ones bring is read "
-                               f"from the 12 compared so far; from {MIN_TEST_ITEMS_TO_PLAN} the report gives a plan")
+    assert few.plan_text() == ("too few test items to plan TNR > 0.90: the share of FAIL among new test items is "
+                               f"read from the 12 compared so far; from {MIN_TEST_ITEMS_TO_PLAN} the report gives a "
+                               "plan")
     enough = check("tnr", "TNR", "test split", 0.5, iv.wilson(2, 4), 4, 0.90, strict=True, share=(2, 4),
                    class_share=4 / MIN_TEST_ITEMS_TO_PLAN, class_label="FAIL")
     assert enough.plan is not None

@@ -118,8 +118,8 @@ class TargetCheck:
                         "and a plan")
             if self.decision == "undecided" and self.too_few_to_plan:
                 assert self.class_share is not None
-                return (f"too few test items to plan {self.goal}: how many {self.class_label} items new ones bring "
-                        f"is read from the {round(self.n / self.class_share)} compared so far; from "
+                return (f"too few test items to plan {self.goal}: the share of {self.class_label} among new test "
+                        f"items is read from the {round(self.n / self.class_share)} compared so far; from "
                         f"{MIN_TEST_ITEMS_TO_PLAN} the report gives a plan")
             return ""
         chance = share_text(self.plan.chance)
