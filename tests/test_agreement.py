@@ -501,3 +501,20 @@ def test_lowest_and_highest_dimension():
     assert ag.lowest_and_highest({"b": 0.7, "a": 0.7, "c": 0.7}) == ("b", "b")
     assert ag.lowest_and_highest({"x": Undefined("none")}) == (None, None)
     assert ag.lowest_and_highest({}) == (None, None)
+
+
+def test_an_averaged_overall_score_has_the_figures_of_scores_and_none_of_categories():
+    """An overall score that is a weighted mean of dimensions lies between the scale's points: alignment, the
+    correlations and the mean difference as for any scores; kappa, the confusion matrix and TPR/TNR say why not."""
+    human = np.array([0.25, 0.5, 0.625, 0.875, 1.0, 0.375])
+    judge = np.array([0.25, 0.625, 0.5, 1.0, 0.875, 0.5])
+    found = ag.compare_averaged(human, judge, tolerance=0.15)
+    assert found.n == 6
+    assert found.alignment_rate == pytest.approx(ag.alignment_rate(human, judge, 0.15))
+    assert found.pearson_r == pytest.approx(ag.pearson_r(human, judge))
+    assert found.mean_difference == pytest.approx(float(np.mean(judge - human)))
+    assert found.confusion == ()
+    for figure in (found.cohen_kappa, found.weighted_kappa):
+        assert isinstance(figure, ag.Undefined)
+        assert figure.reason == ag.AVERAGED_OVERALL
+    assert isinstance(found.tpr, ag.Undefined)

@@ -28,13 +28,11 @@ from judge_tui.analysis.scores import AlignedPair
 from judge_tui.stats import agreement as ag
 from judge_tui.stats import chance
 from judge_tui.stats import intervals as iv
-from judge_tui.stats.agreement import Figure, PairAgreement, Undefined
+from judge_tui.stats.agreement import AVERAGED_OVERALL, Figure, PairAgreement, Undefined
 from judge_tui.stats.intervals import IntervalFigure
 
 # Past this many items the pooled alignment takes its large-sample limit instead of the bootstrap.
 POOLED_BOOTSTRAP_MAX_ITEMS = 1000
-# Why an overall score that is a weighted mean of dimensions has no kappa, confusion or chance-robust figure.
-AVERAGED_OVERALL = "the overall score is an average of dimensions, not a category of the scale"
 CHANCE_FIGURES = ("ac1", "ac1_standard_error", "ac2", "ac2_standard_error", "pabak", "prevalence", "bias_index",
                   "baseline_accuracy")
 

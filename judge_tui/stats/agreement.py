@@ -670,6 +670,28 @@ def _coded_on_scale(codes: np.ndarray, k: int) -> CodedScores:
     return CodedScores(codes, np.bincount(codes, minlength=k))
 
 
+# Why an overall score that is a weighted mean of dimensions has no kappa, confusion or chance-robust figure.
+AVERAGED_OVERALL = "the overall score is an average of dimensions, not a category of the scale"
+_BINARY_ONLY = "only PASS/FAIL scales have TPR, TNR and accuracy"
+
+
+def compare_averaged(human: ArrayLike, judge: ArrayLike, *, tolerance: float) -> PairAgreement:
+    """The figures of an overall score that is a weighted mean of dimensions: its values lie between the scale's
+    points, so it has the figures of scores as given (alignment, the correlations, the mean difference) and
+    none of those of a scale's categories (kappa, the confusion matrix, TPR/TNR): each of those says why."""
+    h, j = _paired(human, judge, ("human", "judge"))
+    why = Undefined(AVERAGED_OVERALL)
+    return PairAgreement(
+        n=int(h.size), scale=(), ordered=True, tolerance=tolerance,
+        alignment_rate=alignment_rate(h, j, tolerance),
+        cohen_kappa=why, weighted_kappa=why,
+        pearson_r=pearson_r(h, j), spearman_rho=spearman_rho(h, j),
+        kendall_tau=kendall_tau(h, j), mean_difference=mean_difference(j, h),
+        confusion=(), snapped_human=0, snapped_judge=0,
+        tpr=Undefined(_BINARY_ONLY), tnr=Undefined(_BINARY_ONLY), accuracy=Undefined(_BINARY_ONLY),
+    )  # fmt: skip
+
+
 def compare(
     human: ArrayLike,
     judge: ArrayLike,

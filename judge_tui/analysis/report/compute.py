@@ -59,12 +59,12 @@ from judge_tui.analysis.scores import (
     pair,
     pooled_alignment,
 )
-from judge_tui.analysis.uncertainty import AVERAGED_OVERALL, pooled_alignment_interval, row_uncertainty
+from judge_tui.analysis.uncertainty import pooled_alignment_interval, row_uncertainty
 from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag
-from judge_tui.stats.agreement import Figure, PairAgreement, Undefined
+from judge_tui.stats.agreement import AVERAGED_OVERALL, Figure, Undefined
 from judge_tui.store import Store
 
 # Self-agreement compares at most this many repeats pairwise (10 pairs).
@@ -82,23 +82,6 @@ def overall_is_category(rubric: Rubric) -> bool:
     return rubric.overall == "label"
 
 
-def _continuous_overall(human: np.ndarray, judge: np.ndarray, tolerance: float) -> PairAgreement:
-    """Figures for an overall score that is an average: no categories, so no kappa or confusion."""
-    why = Undefined(AVERAGED_OVERALL)
-    n = int(human.size)
-    return PairAgreement(
-        n=n, scale=(), ordered=True, tolerance=tolerance,
-        alignment_rate=ag.alignment_rate(human, judge, tolerance),
-        cohen_kappa=why, weighted_kappa=why,
-        pearson_r=ag.pearson_r(human, judge), spearman_rho=ag.spearman_rho(human, judge),
-        kendall_tau=ag.kendall_tau(human, judge), mean_difference=ag.mean_difference(judge, human),
-        confusion=(), snapped_human=0, snapped_judge=0,
-        tpr=Undefined("only PASS/FAIL scales have TPR, TNR and accuracy"),
-        tnr=Undefined("only PASS/FAIL scales have TPR, TNR and accuracy"),
-        accuracy=Undefined("only PASS/FAIL scales have TPR, TNR and accuracy"),
-    )  # fmt: skip
-
-
 def _rows(pairing: Pairing, rubric: Rubric, settings: AgreementSettings,
           ranks: bool = True) -> tuple[tuple[Row, ...], Row]:
     rows = []
@@ -114,7 +97,7 @@ def _rows(pairing: Pairing, rubric: Rubric, settings: AgreementSettings,
     if categorical:
         pair = paired.compare(rubric, settings.tolerance)
     else:
-        pair = _continuous_overall(paired.a, paired.b, settings.tolerance)
+        pair = ag.compare_averaged(paired.a, paired.b, tolerance=settings.tolerance)
     overall = Row(OVERALL, rubric.overall_name, "overall", pair,
                   bands.interpret_alignment(pair.alignment_rate, settings),
                   bands.interpret_kappa(pair.cohen_kappa, settings),
