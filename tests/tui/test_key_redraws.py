@@ -48,12 +48,14 @@ async def redrawn_whole(pilot, screen: RatingScreen) -> str:
 
 
 async def settled(pilot) -> str:
-    """The screen once what the key left for after its frame is done (the commit, the next item drawn ahead)."""
-    drawn = ""
-    for _ in range(20):
+    """The screen once what the key left for after its frame is done (the commit, the next item drawn ahead):
+    the same three looks in a row, since on a loaded machine one idle look can come before that work has run."""
+    drawn, same = "", 0
+    for _ in range(40):
         await pilot.pause()
         drawn, before = pilot.app.export_screenshot(), drawn
-        if drawn == before:
+        same = same + 1 if drawn == before else 0
+        if same == 2:
             break
     return drawn
 
