@@ -435,3 +435,66 @@ async def test_the_summary_reads_one_moment_of_the_database(rated_db: Path, tmp_
             report = present(screen_of(app, SummaryScreen).report)
             assert (report.counts["items"], report.counts["rated_by_human"], report.counts["compared"]) == (
                 45, SUBMITTED + 5, SUBMITTED + 5)
+
+
+def test_an_imported_judges_own_confidence_is_shown_like_any_other_detail():
+    """A judge imported with its own `confidence` field shows it as written; the confidences a judgment made here
+    stored (`confidence.stated`, `confidence.logprob`) are named as such, and its notes stay bookkeeping."""
+    from judge_tui.tui.screens.disagreements import reasoning_text
+
+    imported = Rating(item_id="E1", rater_id="judge-v1", rubric_version_id=1, scores={},
+                      details={"critique": "vague", "confidence": 0.73})
+    assert reasoning_text(imported).plain == "critique: vague\nconfidence: 0.73\n"
+    worded = Rating(item_id="E1", rater_id="judge-v1", rubric_version_id=1, scores={},
+                    details={"confidence": "high", "confidence_notes": "from the grader's log"})
+    assert reasoning_text(worded).plain == "confidence: high\nconfidence_notes: from the grader's log\n"
+    judged_here = Rating(item_id="E1", rater_id="judge:m:r@v", rubric_version_id=1, scores={}, notes="Too easy.",
+                         details={"model": "m", "confidence": {"stated": 0.8, "logprob": 0.9125},
+                                  "confidence_notes": ["kept for the record"]})
+    text = reasoning_text(judged_here).plain
+    assert text == "Too easy.\nconfidence: 0.80 stated · 0.9125 from its scores' tokens\n"
+    none_stated = Rating(item_id="E1", rater_id="judge:m:r@v", rubric_version_id=1, scores={}, notes="Fine.",
+                         details={"model": "m", "confidence": {}, "confidence_notes": ["the answer stated none"]})
+    assert reasoning_text(none_stated).plain == "Fine.\n"
+
+
+@pytest.mark.slow
+async def test_the_disagreements_show_an_imported_judges_confidence(tmp_path: Path, rubrics):
+    """Through a real import (a judge's JSON Lines with its own `confidence` in the details) to the browser: the
+    imported value is shown beside the judge's reasoning, and a judgment made here shows its stated confidence."""
+    from judge_tui.transfer.importing import import_ratings
+
+    rubric = rubrics["exercise-quality"]
+    items = exercise_items(2, rubric)
+    low, high = rubric.scale.points[0], rubric.scale.points[-1]
+    db = tmp_path / "confidence.db"
+    with Store(db) as store:
+        store.add_items(items)
+
+        def row(item_id: str, value: float, details: dict[str, object] | None = None) -> str:
+            scores = {d.id: value for d in rubric.judged_dimensions}
+            scores.update(rubric.code_scores(present(store.item(item_id)).fields))
+            return json.dumps({"item_id": item_id, "scores": scores, **({"details": details} if details else {})})
+
+        mine = tmp_path / "me.jsonl"
+        mine.write_text(row("E000", low) + "\n" + row("E001", low) + "\n", encoding="utf-8")
+        import_ratings(store, mine, REVIEWER, "human", rubric)
+        judged = tmp_path / "judge.jsonl"
+        judged.write_text(row("E000", high, {"reasoning": "far too easy", "confidence": 0.73}) + "\n"
+                          + row("E001", rubric.scale.points[1], {"reasoning": "a little easy",
+                                                                 "confidence": {"stated": 0.6}}) + "\n",
+                          encoding="utf-8")
+        import_ratings(store, judged, JUDGE, "judge", rubric)
+        app = Host(store)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            await pilot.press("d")
+            await settle(app, pilot)
+            screen = screen_of(app, DisagreementScreen)
+            assert screen.current == "E000"  # the larger gap first
+            text = screen_text(screen)
+            assert "far too easy" in text
+            assert "confidence: 0.73" in text
+            await pilot.press("down")
+            assert screen.current == "E001"
+            assert "confidence: 0.60 stated" in screen_text(screen)

@@ -55,3 +55,28 @@ def test_revision_marks(store: Store):
     store.unmark_for_revision("E2", "exercise-quality")
     assert store.revision_marks("exercise-quality") == {"E1": "anchors for 0.5 are vague"}
     assert store.revision_marks("cis") == {}
+
+
+def test_item_field_lengths_count_in_sql_what_python_counts(store: Store):
+    """Each item's response length, counted without reading its text, is the length Python gives the value it
+    reads (characters, not bytes; a JSON object's or list's JSON text; a number or truth value as Python writes
+    it); NaN where the item lacks the field or holds null."""
+    values = ["plain", "Grüße, 東京 🎉 \u00e9", "", {"k": [1, "ü"]}, [1, 2.5], 7, 1.5, 1e20, True, False, None]
+    items = [Item(id=f"P{i}", rubric="binary", split="test" if i % 2 else "dev",
+                  fields={"query": "q", "criterion": "c", "response": value}) for i, value in enumerate(values)]
+    items.append(Item(id="P-none", rubric="binary", split="dev", fields={"query": "q", "criterion": "c"}))
+    store.add_items(items)
+    keys, lengths = store.item_field_lengths("binary", "response")
+    known, read = store.item_field_values("binary", "response")
+    assert keys.tolist() == known.tolist()
+    python = [len(v) if isinstance(v, str) else len(str(v)) if v is not None else np.nan for v in read]
+    np.testing.assert_array_equal(lengths, np.array(python, dtype=np.float64))
+    by_id = dict(zip(store.item_field_values("binary", "id")[1], lengths.tolist(), strict=True))
+    assert by_id["P1"] == len("Grüße, 東京 🎉 é")  # characters, not UTF-8 bytes
+    assert by_id["P7"] == len("1e+20")  # as Python writes it, not as SQLite would
+    assert np.isnan(by_id["P10"])
+    assert np.isnan(by_id["P-none"])
+    test_keys, test_lengths = store.item_field_lengths("binary", "response", split="test")
+    assert test_keys.tolist() == keys[1:len(values):2].tolist()
+    assert test_lengths.tolist() == lengths[1:len(values):2].tolist()
+    assert np.isnan(store.item_field_lengths("binary", "colour")[1]).all()

@@ -123,15 +123,12 @@ def response_length_field(rubric: Rubric) -> str | None:
 
 
 def _lengths(store: Store, rubric: Rubric, field: str | None, keys: np.ndarray, split: str | None) -> np.ndarray:
-    out = np.full(keys.size, np.nan)
+    """The response's length of each item key, NaN where it has none (counted in SQL: store.item_field_lengths)."""
     if field is None:
-        return out
-    known, values = store.item_field_values(rubric.id, field, split)
-    length_of = {int(k): (len(v) if isinstance(v, str) else len(str(v)) if v is not None else np.nan)
-                 for k, v in zip(known.tolist(), values, strict=True)}
-    for i, key in enumerate(keys.tolist()):
-        out[i] = length_of.get(int(key), np.nan)
-    return out
+        return np.full(keys.size, np.nan)
+    known, lengths = store.item_field_lengths(rubric.id, field, split)
+    length_of = dict(zip(known.tolist(), lengths.tolist(), strict=True))
+    return np.array([length_of.get(key, np.nan) for key in keys.tolist()], dtype=np.float64)
 
 
 def consensus_and_judge(view: TeamView) -> tuple[np.ndarray, np.ndarray]:

@@ -253,16 +253,31 @@ def fit_lines(text: str, stream: IO[str] | None = None) -> str:
     if not is_terminal(stream):
         return text
     width = output_width(stream)
-    lines: list[str] = []
-    for line in text.split("\n"):
-        if cell_len(line) <= width:
-            lines.append(line)
-            continue
-        indent = " " * (len(line) - len(line.lstrip(" ")))
-        lines.extend(textwrap.wrap(line.lstrip(" "), width=width, initial_indent=indent,
-                                   subsequent_indent=indent + "  ", break_long_words=False, break_on_hyphens=False)
-                     or [line])
-    return "\n".join(lines)
+    return "\n".join(part for line in text.split("\n") for part in wrapped_under(line, width))
+
+
+def wrapped_under(line: str, width: int) -> list[str]:
+    """One line in lines of at most ``width`` cells, wrapped between words, the rest of it indented two more than
+    the line began, so it reads as one. A word (a path, an id) longer than a line is never cut."""
+    if cell_len(line) <= width:
+        return [line]
+    indent = " " * (len(line) - len(line.lstrip(" ")))
+    return textwrap.wrap(line.lstrip(" "), width=width, initial_indent=indent, subsequent_indent=indent + "  ",
+                         break_long_words=False, break_on_hyphens=False) or [line]
+
+
+class WrappedLines:
+    """Lines wrapped as ``wrapped_under`` wraps them, at the width they are drawn in: for screens, where that
+    width is known only when drawing. Each line is shown as text, never read as markup (clean untrusted text
+    before: textsafe.clean)."""
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self.lines = list(lines)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for line in self.lines:
+            for part in wrapped_under(line, options.max_width):
+                yield Text(part)
 
 
 class _CleaningWriter:

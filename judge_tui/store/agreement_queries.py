@@ -137,6 +137,30 @@ class AgreementQueries(StoreCore):
         keys = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         return keys, [r[1] for r in rows]
 
+    def item_field_lengths(self, rubric: str, field: str, split: str | None = None) -> tuple[Any, Any]:
+        """(item keys, lengths) of one field of a rubric's items (optionally one split), keys sorted: a text's length
+        in characters (a JSON object's or list's, of its JSON text), NaN where the item lacks the field or holds
+        null. SQL counts the texts, so none is read into Python; a number or a truth value comes back as itself
+        and is measured as Python writes it (1.5 as "1.5", true as "1")."""
+        import numpy as np
+
+        path = _json_path(field)
+        sql = ("SELECT i.rowid,"
+               " CASE WHEN json_type(i.fields, ?1) IN ('text', 'object', 'array') THEN length(json_extract(i.fields, ?1))"
+               " END,"
+               " CASE WHEN json_type(i.fields, ?1) IN ('integer', 'real', 'true', 'false') THEN json_extract(i.fields, ?1)"
+               " END"
+               " FROM items i WHERE i.rubric = ?2")
+        params: list[Any] = [path, rubric]
+        if split:
+            sql += " AND i.split = ?3"
+            params.append(split)
+        rows = self.conn.execute(sql + " ORDER BY i.rowid", params).fetchall()
+        keys = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        lengths = np.fromiter((r[1] if r[1] is not None else len(str(r[2])) if r[2] is not None else np.nan
+                               for r in rows), dtype=np.float64, count=len(rows))
+        return keys, lengths
+
     def item_fields_present(self, rubric: str, field: str) -> bool:
         """Whether any item of the rubric has this field (to tell a typo in --by from a missing value)."""
         return self.scalar(

@@ -88,3 +88,42 @@ async def test_the_lead_sets_alpha_and_delta_on_the_judge_screen(tmp_path: Path,
                    "certificate" in shown
             assert "--escalate --alpha 0.2 --delta 0.25`" in shown
             await pilot.press("q")
+
+
+@pytest.mark.slow  # the first judge is the judge command with a local program
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_a_wrapped_certificate_line_is_indented_under_its_text(tmp_path: Path, rubrics, size) -> None:
+    """Each certificate line starts two columns in; a line too long for the pane goes on two columns further in,
+    so it reads as one (as `judge-tui certify` prints it on a terminal), never back at the pane's edge."""
+    from textual.geometry import Region
+    from textual.widgets import Static
+
+    path = tmp_path / "study.db"
+    study(path, rubrics["binary"])
+    with Store(path) as store:
+        app = CalibrationApp(store, resolve_rubric("binary", store), "lead", settings=Settings(), make_backend=None)
+        async with app.run_test(size=size) as pilot:
+            await app_until(pilot, lambda: "Trust or escalate" in widget_text(app), "the certificate")
+            pane = app.screen.query_one("#cal-certificate", Static)
+            width = pane.size.width
+            drawn = [strip.text.rstrip() for strip in pane.render_lines(Region(0, 0, *pane.size))]
+            await pilot.press("q")
+    title, *rest = [line for line in drawn if line]
+    assert title == "Trust or escalate · α 0.1, δ 0.1"
+    assert max(len(line) for line in drawn) <= width
+    lines: list[str] = []
+    for line in rest:
+        if line.startswith("    "):  # the rest of the line above
+            lines[-1] += " " + line.strip()
+        else:
+            assert line.startswith("  "), line
+            assert not line.startswith("   "), line
+            lines.append(line.strip())
+    assert len(lines) < len(rest)  # something wrapped, at either size
+    assert lines == [
+        "no threshold is certified at these levels: the judge may decide no item; its 12 dev items the experts "
+        "rated are too few for any bound to reach α (it takes 22 kept items without a disagreement)",
+        "6 items no expert has rated (outside dev and test): the judge decides 0, escalate 6 to the experts",
+        "In force: no certificate; every item is the experts' to rate",
+        "To put these levels in force: `judge-tui assign --rubric binary --experts … --escalate --alpha 0.1 "
+        "--delta 0.1`"]

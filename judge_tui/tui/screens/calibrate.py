@@ -336,15 +336,15 @@ class CalibrationScreen(Screen[None]):
 
     @staticmethod
     def _certificate_view(lines: list[str]) -> Any:
-        """The certificate's title, then each line indented, wrapped lines too."""
+        """The certificate's title, then each line indented, the rest of a wrapped line two columns further in."""
         from rich.console import Group
-        from rich.padding import Padding
+
+        from judge_tui.formats.terminal import WrappedLines
 
         if not lines:
             return Text()
         title, *rest = lines
-        return Group(Text(clean(title), style="bold"),
-                     *(Padding(Text(clean(line.strip())), (0, 0, 0, 2)) for line in rest))
+        return Group(Text(clean(title), style="bold"), WrappedLines(clean(line) for line in rest))
 
     def _figures(self, s: Any) -> Any:
         """The judge against the experts: what was compared, a row per dimension, what could not be computed,

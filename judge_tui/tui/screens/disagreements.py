@@ -23,6 +23,7 @@ from textual.widgets import DataTable, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
 from judge_tui.analysis.blind import BlindReader, visible_items
+from judge_tui.analysis.certify import LOGPROB, STATED
 from judge_tui.analysis.judges import default_judge
 from judge_tui.analysis.report import JudgeDisagreement, judge_disagreements
 from judge_tui.analysis.scores import agreeing
@@ -47,17 +48,32 @@ from judge_tui.tui.widgets.key_bar import KeyBar
 MAX_ROWS = 1000
 
 
-# What judge-tui's own judge records beside the answer (judge/runner.py): the call's bookkeeping and the judge's
-# confidence, not reasoning.
+# What judge-tui's own judge records beside the answer (judge/runner.py): the call's bookkeeping, not reasoning.
 _CALL_RECORD = frozenset({"model", "prompt_version", "few_shot_ids", "sampling", "backend", "tokens", "cost_usd",
-                          "raw_text", "batch_id", "extras", "confidence", "confidence_notes"})
+                          "raw_text", "batch_id", "extras"})
+# How the judge's own confidences are named, by the key judge/runner.py stores them under.
+_OWN_CONFIDENCE = {STATED: "stated", LOGPROB: "from its scores' tokens"}
+
+
+def own_confidence(details: dict[str, Any]) -> dict[str, float] | None:
+    """The confidences a judgment made here stored (`confidence`: {"stated": ..., "logprob": ...}, judge/runner.py),
+    or None where `confidence` is anything else: an imported judge's own field, shown as the judge wrote it."""
+    confidence = details.get("confidence")
+    if not isinstance(confidence, dict):
+        return None
+    if not all(key in _OWN_CONFIDENCE and isinstance(value, int | float) and not isinstance(value, bool)
+               for key, value in confidence.items()):
+        return None
+    return {key: float(value) for key, value in confidence.items()}
 
 
 def reasoning_fields(details: dict[str, Any]) -> dict[str, Any]:
     """The fields of a judge's answer beyond its scores and notes (critique, issues, ...): the answer's extras
-    for a judgment made here, every detail but the call's bookkeeping for an imported one."""
+    for a judgment made here, every detail but the call's bookkeeping for an imported one. The confidences a
+    judgment made here stored, and its notes on a missing one, are left out (reasoning_text names them)."""
     extras = details.get("extras")
-    return {**{k: v for k, v in details.items() if k not in _CALL_RECORD},
+    recorded = _CALL_RECORD | ({"confidence", "confidence_notes"} if own_confidence(details) is not None else set())
+    return {**{k: v for k, v in details.items() if k not in recorded},
             **(extras if isinstance(extras, dict) else {})}
 
 
@@ -68,6 +84,10 @@ def reasoning_text(rating: Rating | None) -> Text:
         return Text("(no rating)", style="dim")
     if rating.notes:
         text.append(clean(rating.notes) + "\n")
+    confidence = own_confidence(rating.details)
+    if confidence:
+        text.append("confidence: ", style="bold")
+        text.append(" · ".join(f"{exact(value)} {_OWN_CONFIDENCE[key]}" for key, value in confidence.items()) + "\n")
     for key, value in reasoning_fields(rating.details).items():
         text.append(f"{clean(str(key))}: ", style="bold")
         if isinstance(value, list):
