@@ -202,3 +202,11 @@ def test_a_database_from_before_split_origins_keeps_every_split_until_reassigned
     assert "10 item(s) kept the split they had" in out
     assert _splits(labelled_db) == before
     assert run(capsys, "split", "--seed", "2", "--reassign", "--db", labelled_db)[0] == 0
+
+
+def test_the_few_shot_line_counts_each_kind_in_words() -> None:
+    from judge_tui.transfer.splits import few_shot_line
+
+    assert few_shot_line(1, 1) == "1 few-shot example kept in train: 1 chosen"
+    assert few_shot_line(1, 0) == "1 few-shot example kept in train: 1 picked by the judge itself"
+    assert few_shot_line(4, 1) == "4 few-shot examples kept in train: 1 chosen and 3 picked by the judge itself"

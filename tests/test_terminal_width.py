@@ -75,6 +75,27 @@ def test_the_judges_progress_fits_the_terminal(study_db: Path, tmp_path: Path, c
     assert not [line for line in _lines(out) if re.match(r" {30,}\S", line)]  # no strip under a column
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("columns", [80, 120])
+def test_status_never_breaks_an_id_a_lead_copies(study_db: Path, tmp_path: Path, columns: int):
+    """A judge rater id (copied into --judge) and an expert id (into --rater) stay whole on one line, however
+    narrow the terminal: the other columns wrap, or the table is drawn as several."""
+    script = tmp_path / "my_judge.py"
+    script.write_text(JUDGE)
+    assert main(["judge", "--db", str(study_db), "--rubric", "cis", "--backend", "command", "--cmd",
+                 f"{sys.executable} {script}", "--model", "claude-sonnet-4-5-20250929"]) == 0
+    with Store(study_db) as store:
+        judge = next(r["id"] for r in store.judge_raters_with_prompt("cis") if r["model"] == "claude-sonnet-4-5-20250929")
+    assert len(judge) > 40  # judge:claude-sonnet-4-5-20250929:cis@<version>
+    out = on_terminal("status", "--db", str(study_db), columns=columns)
+    assert _too_wide(out, columns) == []
+    lines = _lines(out)
+    for rater, start in ((judge, "judge:"), ("expert-with-a-longer-name", "expert-wi")):
+        cells = [cell.strip() for line in lines for cell in line.split("│") if cell.strip().startswith(start)]
+        assert cells, rater
+        assert set(cells) == {rater}  # every cell naming it holds it whole
+
+
 def test_a_flag_reason_wraps_on_words_under_itself():
     from judge_tui.analysis.report_render.flags import render
     from judge_tui.model.records import Flag

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from judge_tui.judge.app_backend import app_backend, app_concurrency
+from judge_tui.judge.app_backend import app_backend, app_concurrency, missing_key
 from judge_tui.judge.backends import Backend
 from judge_tui.judge.prompts import JudgePrompt
 from judge_tui.judge.runner import Judge, JudgeRunner, RunOptions, RunState
@@ -51,11 +51,15 @@ class JudgeStatus:
     error: str = ""  # why the judge stopped
     database_busy: bool = False  # its results wait: another process holds the database
     judged: int = 0  # items judged under the prompt in force by another model or backend, besides this queue
+    imported: int = 0  # items whose judge ratings were imported (no recorded judge version): judged, never queued
+    no_key: bool = False  # the backend needs an API key that is not in the environment
 
     def line(self) -> str:
         """The status line text, e.g. 'judge: 18 queued · offline', or with items judged under the prompt in
-        force through another backend, 'judge: 101 judged' (offline only while something waits)."""
-        if self.judged:
+        force through another backend, 'judge: 101 judged' (offline only while something waits); with imported
+        judge ratings, 'judge: 25 imported'. Without an API key and nothing to judge, 'no API key' says why the
+        judge does not run."""
+        if self.judged or self.imported:
             return self._judged_line()
         parts = [f"{self.queued} queued"]
         if self.running:
@@ -70,10 +74,14 @@ class JudgeStatus:
             parts.append("database busy")
         elif self.offline:
             parts.append("offline")
+        elif self.no_key and not (self.queued or self.running):
+            parts.append("no API key")
         return "judge: " + " · ".join(parts)
 
     def _judged_line(self) -> str:
-        parts = [f"{self.judged + self.done} judged"]
+        parts = [f"{self.imported} imported"] if self.imported else []
+        if self.judged + self.done or not self.imported:
+            parts.append(f"{self.judged + self.done} judged")
         parts += [f"{n} {what}" for n, what in ((self.queued, "queued"), (self.running, "running"),
                                                  (self.failed, "failed")) if n]
         if self.error:
@@ -82,6 +90,8 @@ class JudgeStatus:
             parts.append("database busy")
         elif self.offline and (self.queued or self.running):
             parts.append("offline")
+        elif self.no_key and not (self.queued or self.running):
+            parts.append("no API key")
         return "judge: " + " · ".join(parts)
 
 
@@ -97,8 +107,8 @@ class BackgroundJudge:
                  write_wait: float | None = None, skip_judged: bool = False) -> None:
         """write_wait: seconds a write may wait for another process before the judge keeps its results and
         tries again (the app's screen shares this thread, so it passes a moment). skip_judged: leave out the
-        items judged under the prompt in force through another backend (the rating app; the judge screen
-        judges with the backend it was given)."""
+        items judged already (`judged_already`: the rating app; the judge screen judges with the backend it was
+        given)."""
         settings = settings or Settings()
         self.store = store
         self.on_status = on_status
@@ -112,33 +122,46 @@ class BackgroundJudge:
         self.runner = JudgeRunner(self.judge, options, self._progress)
         self._last: JudgeStatus | None = None
         self.skip_judged = skip_judged
-        self._judged_elsewhere: set[str] = set()  # items judged under this prompt through another backend
-        self._judged_shown = 0  # how many of them the status line counts (those of the split judged here)
+        self._no_key = missing_key(self.backend) is not None
+        self._judged_already: set[str] = set()  # items judged elsewhere or imported: never queued here
+        self._judged_shown = 0  # how many judged elsewhere the status line counts (those of the split judged here)
+        self._imported_shown = 0  # and how many imported
 
     @property
     def rater_id(self) -> str:
         return self.judge.rater_id
 
     def _progress(self, state: RunState) -> None:
-        status = replace(status_of(state), judged=self._judged_shown)
+        status = replace(status_of(state), judged=self._judged_shown, imported=self._imported_shown,
+                         no_key=self._no_key)
         if status != self._last:  # only real changes reach the screen
             self._last = status
             self.on_status(status)
 
-    def judged_elsewhere(self) -> set[str]:
-        """The rubric's items another judge rater (another model or backend) has judged under the prompt in
-        force: judged already, so the app does not judge them again."""
+    def judged_already(self) -> tuple[set[str], set[str]]:
+        """The rubric's items judged already, which the app does not judge again: those another judge rater (of
+        another model or backend) judged under the prompt in force, and those imported: rated by a judge rater
+        with no recorded judge version (`import-ratings --kind judge`, the demo's judge among them). Judging
+        imported items again would be paid for unasked; `judge-tui judge` does it when the lead asks."""
         store, rubric_id, version = self.store, self.judge.rubric.id, self.judge.prompt.version
-        found: set[str] = set()
+        recorded = {p["prompt_version"] for p in store.prompt_versions(rubric_id)}
+        elsewhere: set[str] = set()
+        imported: set[str] = set()
         for rater in store.judge_raters_with_prompt(rubric_id):
-            if rater["id"] != self.rater_id and (rater["prompt_version"] or rater["id"].rpartition("@")[2]) == version:
-                found |= store.rated_item_ids(rater["id"], rubric_id)
-        return found - store.rated_item_ids(self.rater_id, rubric_id)
+            if rater["id"] == self.rater_id:
+                continue
+            rater_version = rater["prompt_version"] or rater["id"].rpartition("@")[2]
+            if rater_version == version:
+                elsewhere |= store.rated_item_ids(rater["id"], rubric_id)
+            elif rater_version not in recorded:
+                imported |= store.rated_item_ids(rater["id"], rubric_id)
+        mine = store.rated_item_ids(self.rater_id, rubric_id)
+        return elsewhere - mine, imported - elsewhere - mine
 
     def enqueue(self, item_ids: Iterable[str]) -> int:
         """Queue these items for judging (already queued ones, and those judged under the prompt in force
-        through another backend, are left alone); returns how many were new."""
-        item_ids = [i for i in item_ids if i not in self._judged_elsewhere]
+        through another backend or imported, are left alone); returns how many were new."""
+        item_ids = [i for i in item_ids if i not in self._judged_already]
         added = self.judge.queue.enqueue_items(item_ids, repeats=self.repeats)
         if added:
             self.runner.state.queued += added
@@ -147,19 +170,22 @@ class BackgroundJudge:
         return added
 
     def enqueue_all(self, split: str | None = None) -> int:
-        """Queue every item of the rubric (or of a split) not judged yet under the prompt in force."""
-        self._judged_elsewhere = self.judged_elsewhere() if self.skip_judged else set()
-        if self._judged_elsewhere:
+        """Queue every item of the rubric (or of a split) not judged yet under the prompt in force, nor by
+        imported judge ratings."""
+        elsewhere, imported = self.judged_already() if self.skip_judged else (set(), set())
+        self._judged_already = elsewhere | imported
+        if self._judged_already:
             ids = self.store.item_ids_in_order(self.judge.rubric.id, split)
-            self._judged_shown = sum(i in self._judged_elsewhere for i in ids)
-            added = self.judge.queue.enqueue_items([i for i in ids if i not in self._judged_elsewhere],
+            self._judged_shown = sum(i in elsewhere for i in ids)
+            self._imported_shown = sum(i in imported for i in ids)
+            added = self.judge.queue.enqueue_items([i for i in ids if i not in self._judged_already],
                                                    repeats=self.repeats)
         else:
             added = self.judge.queue.enqueue(split=split, repeats=self.repeats)
         if added:
             self.runner.state.queued += added
             self.runner.poke()
-        if added or self._judged_shown:
+        if added or self._judged_shown or self._imported_shown:
             self._progress(self.runner.state)
         return added
 

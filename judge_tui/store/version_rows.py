@@ -145,6 +145,15 @@ class VersionQueries(StoreCore):
         rows[0]["definition"] = _loads(rows[0]["definition"], None)
         return rows[0]
 
+    def chosen_example_ids(self, rubric_id: str) -> set[str]:
+        """Items chosen as the judge's few-shot examples (`[[examples]]`) in any recorded definition of the
+        rubric's judge, in force or not, or of the rubric (where an earlier release recorded them)."""
+        return {row[0] for row in self.conn.execute(
+            "SELECT json_extract(e.value, '$.item') FROM prompt_versions p, json_each(p.definition, '$.rubric.examples') e"
+            " WHERE p.rubric = ? AND json_valid(p.definition)"
+            " UNION SELECT json_extract(e.value, '$.item') FROM rubric_versions v, json_each(v.definition, '$.examples') e"
+            " WHERE v.rubric = ? AND json_valid(v.definition)", [rubric_id, rubric_id]) if row[0] is not None}
+
     def prompt_versions(self, rubric_id: str | None = None) -> list[dict[str, Any]]:
         where, params = ("WHERE rubric = ?", [rubric_id]) if rubric_id else ("", [])
         rows = self.query(

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from judge_tui.study.team_progress import TeamProgress
 
 NO_TASK_TYPE = "(none)"
+ID_COLUMNS = ("expert", "judge")  # ids a lead copies into --rater, --experts or --judge: never broken inside
 
 
 @dataclass(frozen=True)
@@ -192,7 +193,7 @@ def status_tables(status: StudyStatus) -> list[Any]:
         for column in ("expert", "rated", "skipped", "flagged", "time", "median/item", "time unknown",
                        "last activity"):
             experts.add_column(column, justify="left" if column in ("expert", "last activity") else "right",
-                               overflow="fold")
+                               overflow="fold", no_wrap=column in ID_COLUMNS)
         for e in part.experts:
             experts.add_row(Text(clean(e.expert)), str(e.rated), str(e.skipped), str(e.flagged),
                             duration(e.time.total_seconds), duration(e.time.median_seconds),
@@ -206,7 +207,7 @@ def status_tables(status: StudyStatus) -> list[Any]:
         by_task = Table(title="time per task type", title_justify="left")
         for column in ("expert", "task type", "items", "time", "median/item"):
             by_task.add_column(column, justify="left" if column in ("expert", "task type") else "right",
-                               overflow="fold")
+                               overflow="fold", no_wrap=column in ID_COLUMNS)
         for e in part.experts:
             for task, t in e.time_by_task_type.items():
                 by_task.add_row(Text(clean(e.expert)), Text(clean(task)), str(t.items),
@@ -216,7 +217,8 @@ def status_tables(status: StudyStatus) -> list[Any]:
         if part.judges:
             judges = Table(title="judge queue", title_justify="left")
             for column in ("judge", "queued", "running", "done", "failed", "calls", "cost so far"):
-                judges.add_column(column, justify="left" if column == "judge" else "right", overflow="fold")
+                judges.add_column(column, justify="left" if column == "judge" else "right", overflow="fold",
+                                  no_wrap=column in ID_COLUMNS)
             for j in part.judges:
                 judges.add_row(Text(clean(j.judge)), str(j.queued), str(j.running), str(j.done),
                                str(j.failed), str(j.calls), cost_text(j.cost_usd, j.calls))  # as `judge-tui judge` shows cost
@@ -234,7 +236,8 @@ def certificate_table(c: CertificateStatus) -> Any:
 
     table = Table(title="the judge's certificate in force (judge-tui assign --escalate)", title_justify="left")
     for column in ("judge", "α", "δ", "λ", "judge decides"):
-        table.add_column(column, justify="left" if column == "judge" else "right", overflow="fold")
+        table.add_column(column, justify="left" if column == "judge" else "right", overflow="fold",
+                         no_wrap=column in ID_COLUMNS)
     judge = "jury " + "+".join(c.members) if c.members else c.judge
     table.add_row(Text(clean(judge)), short_text(c.alpha), short_text(c.delta),
                   "none passed" if c.lambda_ is None else short_text(c.lambda_), f"{c.judge_decides} items")
@@ -276,7 +279,8 @@ def team_tables(team: TeamProgress) -> list[Any]:
     progress = Table(title=f"assignment plan {team.number} ({team.created_at[:10]}, seed {team.seed}, "
                            f"{share_text(team.overlap)} overlap rated by {who})", title_justify="left")
     for column in ("expert", "assigned", "rated", "remaining", "skipped", "flagged", "overlap rated", "time"):
-        progress.add_column(column, justify="left" if column == "expert" else "right", overflow="fold")
+        progress.add_column(column, justify="left" if column == "expert" else "right", overflow="fold",
+                            no_wrap=column in ID_COLUMNS)
     for e in team.experts:
         progress.add_row(Text(clean(e.expert)), str(e.assigned), str(e.rated), str(e.remaining),
                          str(e.skipped), str(e.flagged), f"{e.overlap_rated}/{e.overlap_assigned}",

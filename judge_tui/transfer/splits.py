@@ -56,7 +56,8 @@ class SplitPlan:
     rubric: str
     assignment: dict[str, str] = field(default_factory=dict)
     counts: dict[str, dict[str, int]] = field(default_factory=dict)  # stratum -> split -> count
-    pinned: int = 0
+    pinned: int = 0  # few-shot examples kept in train
+    chosen: int = 0  # of them, those chosen as examples (the rest the judge picked itself)
     kept: int = 0  # items keeping the split they were imported with
     moved_to_train: list[str] = field(default_factory=list)
     stratified_on: str = BY_VERDICT
@@ -119,6 +120,7 @@ def split_rubric(store: Store, rubric: str, *, seed: int, proportions: tuple[flo
     plan = plan_split(ids, labels, few_shot, seed=seed, rubric=rubric, proportions=proportions, kept=kept)
     plan.stratified_on = stratified_on
     plan.moved_to_train = sorted(i for i, split in before.items() if split not in (None, "train"))
+    plan.chosen = len(few_shot & store.chosen_example_ids(rubric))
     store.set_splits({i: s for i, s in plan.assignment.items() if kept.get(i) != s})
     return plan
 
@@ -137,7 +139,15 @@ def format_plan(plan: SplitPlan) -> str:
     lines.append(f"  {'all'.ljust(width)}  " + " ".join(f"{totals[s]:>6}" for s in SPLITS)
                  + f" {sum(totals.values()):>6}")
     if plan.pinned:
-        lines.append(f"  {plan.pinned} few-shot example(s) kept in train")
+        lines.append(f"  {few_shot_line(plan.pinned, plan.chosen)}")
     if plan.kept:
         lines.append(f"  {plan.kept} item(s) kept the split they had (--reassign splits every item afresh)")
     return "\n".join(lines)
+
+
+def few_shot_line(shown: int, chosen: int) -> str:
+    """The items shown to a judge as few-shot examples, by who chose them, e.g. "4 few-shot examples kept in
+    train: 1 chosen and 3 picked by the judge itself"."""
+    picked = shown - chosen
+    parts = ([f"{chosen} chosen"] if chosen else []) + ([f"{picked} picked by the judge itself"] if picked else [])
+    return f"{shown} few-shot {'example' if shown == 1 else 'examples'} kept in train: {' and '.join(parts)}"

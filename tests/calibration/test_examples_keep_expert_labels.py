@@ -119,6 +119,19 @@ def test_a_kept_example_compares_the_kept_judge_on_every_expert_label(tmp_path: 
         assert resolve_rubric("binary", store).examples == []
 
 
+@pytest.mark.slow
+def test_split_says_which_few_shot_examples_were_chosen_and_which_the_judge_picked(tmp_path: Path,
+                                                                                    rubrics: dict[str, Rubric]) -> None:
+    db = build_study(tmp_path / "study.db", rubrics["binary"])
+    judge_all(db)  # three examples a prompt, four train items: each is shown the three others
+    assert "  4 few-shot examples kept in train: 4 picked by the judge itself\n" in cli(db, "split")
+    keep_an_example(db)  # P04 chosen: shown first, the judge picks the other two of each prompt
+    judge_all(db)
+    out = cli(db, "split")
+    assert "  4 few-shot examples kept in train: 1 chosen and 3 picked by the judge itself\n" in out
+    assert "(s) kept in train" not in out
+
+
 def old_release_database(tmp_path: Path, rubric: Rubric, first_had_example: bool
                          ) -> tuple[Path, dict[str, int], str]:
     """A database as the previous release left it after a few-shot change: rubric version #2 is #1 with one more

@@ -160,13 +160,13 @@ async def test_the_status_line_counts_items_judged_through_other_backends(tmp_pa
     db = build_study(tmp_path / "study.db", rubrics["binary"])
     judge(db)
     judge(db, model=OTHER)
-    with Store(db) as store:  # the app's own judge is the Anthropic API's, with no key here: offline
+    with Store(db) as store:  # the app's own judge is the Anthropic API's, with no key here
         app = JudgeTuiApp(store, resolve_rubric("binary", store), reviewer="lead", lead=True,
                           settings=Settings(judge_model="claude-sonnet-5"))
         async with app.run_test(size=(80, 24)) as pilot:
             await app_until(pilot, lambda: app.background_judge is not None and app.judge_status,
                             "the background judge's status")
-            await app_until(pilot, lambda: app.judge_status == f"judge: {EVERY_ITEM} judged",
+            await app_until(pilot, lambda: app.judge_status == f"judge: {EVERY_ITEM} judged · no API key",
                             "every item counted as judged, nothing queued")
             assert "queued" not in app.judge_status
             assert "offline" not in app.judge_status

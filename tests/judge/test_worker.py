@@ -12,6 +12,7 @@ from textual.events import Key
 from textual.widgets import Static
 
 from judge_tui.judge.worker import BackgroundJudge, JudgeStatus
+from judge_tui.model import locations
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store
@@ -107,6 +108,37 @@ def test_status_line_words() -> None:
     assert JudgeStatus(0, 0, 0, 0, offline="no network", judged=101).line() == "judge: 101 judged"
     assert JudgeStatus(6, 0, 2, 0, offline="no network", judged=93).line() == "judge: 95 judged · 6 queued · offline"
     assert JudgeStatus(1, 0, 0, 1, error="401", judged=9).line() == "judge: 9 judged · 1 queued · 1 failed · stopped"
+    # Imported judge ratings are judged too; without an API key, nothing left to judge says so rather than "offline".
+    assert JudgeStatus(0, 0, 0, 0, imported=25, no_key=True).line() == "judge: 25 imported · no API key"
+    assert JudgeStatus(3, 0, 0, 0, offline="no key", imported=22, no_key=True).line() == \
+        "judge: 22 imported · 3 queued · offline"
+    assert JudgeStatus(0, 0, 4, 0, imported=2).line() == "judge: 2 imported · 4 judged"
+    assert JudgeStatus(0, 0, 0, 0, no_key=True).line() == "judge: 0 queued · no API key"
+
+
+async def test_the_app_judge_leaves_imported_judge_ratings_alone(fake: fa.FakeAnthropic, cis_store: Store,
+                                                                  rubrics: dict[str, Rubric], tmp_path) -> None:
+    """Items rated by imported judge ratings (no recorded judge version) are judged already: never queued, never
+    paid for again; the status line counts them as imported."""
+    from judge_tui.transfer.importing import import_ratings
+
+    imported = tmp_path / "judge.jsonl"
+    lines = (locations.data_dir() / "cis.judge-demo.ratings.jsonl").read_text(encoding="utf-8").splitlines()
+    imported.write_text("\n".join(lines[:2]) + "\n", encoding="utf-8")  # B001 and B002
+    import_ratings(cis_store, imported, "other-tool-judge", "judge", rubric=rubrics["cis"], fmt="jsonl")
+    lines_seen: list[str] = []
+    judge = BackgroundJudge(cis_store, rubrics["cis"], on_status=lambda s: lines_seen.append(s.line()),
+                            settings=Settings(judge_model="claude-sonnet-5"), options=fast(concurrency=2),
+                            skip_judged=True)
+    assert judge.enqueue_all() == ITEMS - 2
+    assert judge.enqueue(["B001"]) == 0
+    run = asyncio.create_task(judge.run())
+    await until(lambda: cis_store.judge_job_counts(judge.rater_id)["done"] == ITEMS - 2, "the other items judged")
+    judge.stop()
+    await run
+    assert len(fake.message_requests()) == ITEMS - 2
+    assert cis_store.rated_item_ids(judge.rater_id, "cis") == {f"B00{n}" for n in range(3, ITEMS + 1)}
+    assert lines_seen[-1] == "judge: 2 imported · 4 judged"
 
 
 @pytest.mark.slow

@@ -14,6 +14,8 @@ from judge_tui.model.errors import UserError
 from judge_tui.model.records import Item, Rating
 from judge_tui.store import Store
 from judge_tui.tui.keys import keymap_problems
+from tests.narrowing import present
+from tests.waiting import app_until
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -204,6 +206,28 @@ async def test_the_status_line_names_the_demo_database(hermetic_home):
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
             assert str(app.screen.query_one(StatusLine).render()).startswith("demo database  │  0 rated")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_the_demos_imported_judge_is_not_queued_and_no_key_is_said(hermetic_home, size):
+    """The demo as the README's first command opens it, without an API key: its judge's ratings are imported, so
+    nothing waits for a judge that cannot run, and the status line says why the judge does not run."""
+    from judge_tui.transfer.demo_loading import open_demo
+    from judge_tui.tui.app import JudgeTuiApp
+    from judge_tui.tui.widgets.status_line import StatusLine
+
+    store, _added = open_demo()
+    with store:
+        app = JudgeTuiApp(store, launch.choose_rubric(store, None), reviewer="EXP001")
+        async with app.run_test(size=size) as pilot:
+            await app_until(pilot, lambda: app.background_judge is not None and app.judge_status,
+                            "the background judge's status")
+            line = str(app.screen.query_one(StatusLine).render())
+            assert "judge: 25 imported · no API key" in line
+            assert "queued" not in line
+            assert "offline" not in line
+            assert store.judge_job_counts(present(app.background_judge).rater_id)["queued"] == 0
+            await pilot.press("q")
 
 
 @pytest.mark.slow
