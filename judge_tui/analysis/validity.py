@@ -275,12 +275,13 @@ def _is_category(scores: Scores, point: float) -> Scores:
     return Scores(scores.keys, hit(scores.scores), hit(scores.overall))
 
 
-def _pool_figures(report: Report, expert_runs: Sequence[Scores], judge_runs: Scores
+def _pool_figures(report: Report, expert_runs: Sequence[Scores], consensus: Scores, judge_runs: Scores
                   ) -> list[tuple[str, str, Scores, Scores, int]]:
     """Each figure of the pool estimate: (key, name, the experts' figure per item, the judge's, column). A mean
     per judged dimension and of the overall score (on PASS/FAIL, the pass rate); on nominal categories, whose
     stored positions are names, never a mean: the share of each category (the experts' figure of an item is
-    the share of them who named it), per judged dimension (the overall is the one dimension's category)."""
+    the share of them who named it), per judged dimension (the overall is the one dimension's category).
+    ``consensus``: the experts' mean per item (mean_of), made once for every column."""
     rubric = report.rubric
     found = []
     for key, name, column in _columns(report):
@@ -296,7 +297,7 @@ def _pool_figures(report: Report, expert_runs: Sequence[Scores], judge_runs: Sco
             key, name = PASS_RATE, "pass rate"
         elif key == OVERALL:
             name = "mean overall score"
-        found.append((key, name, mean_of(list(expert_runs), len(rubric.dimension_ids)), judge_runs, column))
+        found.append((key, name, consensus, judge_runs, column))
     return found
 
 
@@ -311,7 +312,7 @@ def _pool(store: Store, report: Report, expert_runs: Sequence[Scores], judge_run
     # A category's share lies in [0, 1]; a mean, within the scale's points.
     bounds = (0.0, 1.0) if report.rubric.scale.nominal else (min(points), max(points))
     found = []
-    for key, name, experts, judged, column in _pool_figures(report, expert_runs, judge_runs):
+    for key, name, experts, judged, column in _pool_figures(report, expert_runs, consensus, judge_runs):
         labels = experts.on(labelled, column)
         predictions = judged.on(labelled, column)
         both = ~np.isnan(labels) & ~np.isnan(predictions)
