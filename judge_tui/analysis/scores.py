@@ -144,6 +144,9 @@ class RubricRatings:
     version_order: np.ndarray  # each rating's version's number in its rubric (the store's order): higher is newer
     overall: np.ndarray
     scores: np.ndarray  # ratings x dimensions
+    # Each rater's first runs, made once: a report asks for the same rater's dozens of times. Never copied by
+    # dataclasses.replace (a subset of the ratings starts with none).
+    _first_runs: dict[str, Scores] = dataclasses.field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def n_dimensions(self) -> int:
@@ -184,12 +187,20 @@ class RubricRatings:
 
     def first_runs(self, rater_id: str, versions: Sequence[int] | None = None) -> Scores:
         """The rule for a rater's rating of an item: their first run (repeat 0) under the newest rubric
-        version they rated the item in (only among ``versions`` when given)."""
+        version they rated the item in (only among ``versions`` when given). The arrays are shared between
+        callers, so they are read-only."""
+        if versions is None and rater_id in self._first_runs:
+            return self._first_runs[rater_id]
         keep = self._of(rater_id) & (self.repeats == 0)
         if versions is not None:
             keep &= np.isin(self.versions, np.asarray(versions, dtype=np.int64))
-        return _newest_per_item(self.item_keys[keep], self.version_order[keep], self.scores[keep],
-                                self.overall[keep])
+        found = _newest_per_item(self.item_keys[keep], self.version_order[keep], self.scores[keep],
+                                 self.overall[keep])
+        if versions is None:
+            for array in (found.keys, found.scores, found.overall):
+                array.setflags(write=False)
+            self._first_runs[rater_id] = found
+        return found
 
     def first_run_matrix(self, rater_ids: Sequence[str | None], keys: np.ndarray) -> np.ndarray:
         """Raters x items x dimensions of first runs over the items ``keys``, NaN where a rater left a score
