@@ -55,11 +55,13 @@ def unit_category_counts(matrix: np.ndarray, scale: np.ndarray) -> np.ndarray:
 
 def unit_coincidences(counts: np.ndarray) -> np.ndarray:
     """Each pairable unit's coincidence table (n_uc n_uk - [c = k] n_uc) / (m_u - 1): shape (units, k, k)."""
+    counts = np.asarray(counts, dtype=np.float64)
     m = counts.sum(axis=1)
-    pairs = counts[:, :, None] * counts[:, None, :]
+    pairs: np.ndarray = counts[:, :, None] * counts[:, None, :]
     index = np.arange(counts.shape[1])
     pairs[:, index, index] -= counts
-    return np.asarray(pairs / (m - 1.0)[:, None, None])
+    pairs /= (m - 1.0)[:, None, None]  # in place: a second table of every unit costs its memory's first touch
+    return pairs
 
 
 def _squared_distance(level: Level, scale: np.ndarray, marginals: np.ndarray) -> np.ndarray:
@@ -112,13 +114,16 @@ def alpha_intervals(
         return dict.fromkeys(levels, Undefined("alpha needs at least two items rated by at least two raters"))
     points = np.asarray(scale, dtype=np.float64)
     per_unit = unit_coincidences(counts)
-    return {level: _alpha_interval(counts, per_unit, level, points, confidence, n_boot=n_boot, seed=seed,
+    total = per_unit.sum(axis=0)
+    return {level: _alpha_interval(counts, per_unit, total, level, points, confidence, n_boot=n_boot, seed=seed,
                                    max_bootstrap_units=max_bootstrap_units) for level in levels}
 
 
-def _alpha_interval(counts: np.ndarray, per_unit: np.ndarray, level: Level, points: np.ndarray, confidence: float,
-                    *, n_boot: int, seed: int, max_bootstrap_units: int) -> tuple[float, IntervalFigure] | Undefined:
-    value = float(alpha_from_coincidences(per_unit.sum(axis=0), level, points))
+def _alpha_interval(counts: np.ndarray, per_unit: np.ndarray, total: np.ndarray, level: Level, points: np.ndarray,
+                    confidence: float, *, n_boot: int, seed: int, max_bootstrap_units: int
+                    ) -> tuple[float, IntervalFigure] | Undefined:
+    """One level's alpha from the units' coincidences (``total``: their sum) and its interval."""
+    value = float(alpha_from_coincidences(total, level, points))
     if np.isnan(value):
         return Undefined("every rating is the same value, so agreement cannot be told apart from chance")
     k = points.size
@@ -126,8 +131,7 @@ def _alpha_interval(counts: np.ndarray, per_unit: np.ndarray, level: Level, poin
         return value, _all_agreed_interval(counts, per_unit, level, points, confidence)
     flat = per_unit.reshape(per_unit.shape[0], k * k)
     if counts.shape[0] > max_bootstrap_units:
-        gradient = table_gradient(lambda tables: alpha_from_coincidences(tables, level, points),
-                                  per_unit.sum(axis=0))
+        gradient = table_gradient(lambda tables: alpha_from_coincidences(tables, level, points), total)
         return value, normal_interval(value, flat @ gradient.ravel(), confidence, "infinitesimal jackknife (units)")
 
     def statistic(weights: np.ndarray) -> np.ndarray:
