@@ -42,7 +42,15 @@ from judge_tui.analysis.judge_certificate import CertificateInForce
 from judge_tui.analysis.queue_orders import judge_strata
 from judge_tui.analysis.report import OVERALL, Group, NoComparison, Report, ReportError, build_report
 from judge_tui.analysis.report.anytime import ANYTIME, FIXED_N
-from judge_tui.analysis.scores import OVERALL_COLUMN, RubricRatings, Scores, item_groups, load, mean_of
+from judge_tui.analysis.scores import (
+    OVERALL_COLUMN,
+    RubricRatings,
+    Scores,
+    item_groups,
+    key_places,
+    load,
+    mean_of,
+)
 from judge_tui.analysis.stopping import anytime_checks, items_left
 from judge_tui.analysis.targets import TargetCheck
 from judge_tui.model import queue_orders as qo
@@ -215,7 +223,7 @@ def _numbers(scale: Scale, stored: np.ndarray) -> np.ndarray:
 
 def _replacement(report: Report, expert_runs: Sequence[Scores], judge_runs: Scores,
                  settings: AgreementSettings) -> tuple[Replacement, ...]:
-    keys = np.unique(np.concatenate([s.keys for s in (*expert_runs, judge_runs)]))
+    keys = key_places(np.concatenate([s.keys for s in (*expert_runs, judge_runs)]))[0]
     tables = [s.rows_on(keys) for s in expert_runs]
     judge_table = judge_runs.rows_on(keys)
     scale = report.rubric.scale
@@ -617,9 +625,9 @@ def _version_blocks(store: Store, report: Report, ratings: RubricRatings, settin
     """The blocks of one judge side under one rubric version (``read``: its definition and ratings alone), or
     the line that says why there are none (``whole``: never a line for too few ratings)."""
     rubric, at = read
-    judged = np.unique(np.concatenate([at.first_runs(r).keys for r in side.rater_ids]))
+    judged = key_places(np.concatenate([at.first_runs(r).keys for r in side.rater_ids]))[0]
     experts = tuple(e for e in report.human.rater_ids if at.rating_counts(e) > 0)
-    shared = np.unique(np.concatenate([np.empty(0, np.int64), *(at.first_runs(e).keys for e in experts)]))
+    shared = key_places(np.concatenate([np.empty(0, np.int64), *(at.first_runs(e).keys for e in experts)]))[0]
     compared = int(np.count_nonzero(np.isin(judged, shared)))
     name = ", ".join(side.rater_ids)
     if compared == 0:

@@ -53,6 +53,7 @@ from judge_tui.analysis.scores import (
     has_item_field,
     item_groups,
     items_at_least,
+    key_places,
     load,
     majority_of,
     mean_of,
@@ -242,7 +243,7 @@ def _human_agreement(members: Sequence[Scores], rater_ids: Sequence[str],
                      rubric: Rubric) -> HumanAgreement | None:
     if len(members) < 2:
         return None
-    keys = np.unique(np.concatenate([m.keys for m in members]))
+    keys = key_places(np.concatenate([m.keys for m in members]))[0]
     level: ag.AlphaLevel = "ordinal" if rubric.scale.ordered else "nominal"
     points = rubric.scale.points
     rows = []
