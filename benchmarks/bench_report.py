@@ -1,12 +1,19 @@
 """How fast the agreement report and the summary screen are on large databases.
 
-    .venv/bin/python benchmarks/bench_report.py [--items 100000] [--keep DIR]
+    .venv/bin/python benchmarks/bench_report.py [--items 100000] [--keep DIR] [--runs 5] [--code DIR ...]
+                                                [--reports-only | --sections]
 
 1. Builds synthetic databases (not timed): N items of the reasoning-trace rubric (5 dimensions, 0-1 in
    0.25 steps), rated by one human and one judge: N x 5 x 2 scores (1M for N = 100,000); and a team
    database of N/2 items rated by three experts and the judge (1M scores again), one expert re-rating
    every tenth item blind (the team and self-agreement sections then appear in the report).
-2. Times `judge-tui report --format json` in a fresh process (open, load, compute, render), 5 runs each.
+2. Times `judge-tui report --format json` in a fresh process (open, load, compute, render), 5 runs each: the wall
+   clock and the process's CPU time (user + system), which a machine shared with other work moves far less. With
+   `--code DIR` (once or more) the processes run the judge_tui of those checkouts (say a worktree of an earlier
+   commit beside this one), in turn, run by run; `--reports-only` stops after this step.
+   `--sections` instead: the CPU time of each part of the report (reading the scores, the judge comparison, each
+   section after it) in this process, the least of three runs, for both databases (PYTHONPATH=DIR in the
+   environment measures another checkout's).
 3. Times the phases in one process, and the two ways of reading the scores (json_extract in SQL against
    json.loads in Python).
 4. Times the summary screen and the disagreement browser opening on 10,000 rated items.
@@ -17,25 +24,30 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
-
-import numpy as np
+from typing import TypeVar
 
 from judge_tui.model.records import Item, Rating
 from judge_tui.model.rubrics import get_rubric
 from judge_tui.store import Store
 
 RUBRIC = "reasoning-trace"
+T = TypeVar("T")
 HUMAN, JUDGE = "EXP001", "judge:bench:reasoning-trace@1"
 
 
 def build(path: Path, n: int, seed: int = 7, experts: tuple[str, ...] = (HUMAN,)) -> None:
+    import numpy as np  # here, not at the top: main sets numpy's threads first, as judge-tui does
+
     rubric = get_rubric(RUBRIC)
     rng = np.random.default_rng(seed)
     points = np.asarray(rubric.scale.points)
@@ -70,21 +82,31 @@ def build(path: Path, n: int, seed: int = 7, experts: tuple[str, ...] = (HUMAN,)
         store.save_ratings(ratings())
 
 
-def timed(function: Callable[[], object], runs: int) -> tuple[float, float]:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times), statistics.median(times)
-
-
-def fresh_process(db: Path, runs: int = 5) -> tuple[float, float]:
+def fresh_process(db: Path, runs: int, codes: list[Path]) -> dict[Path, tuple[list[float], list[float]]]:
+    """Wall and CPU seconds (user + system) of each run of the report in a fresh process, per checkout, the
+    checkouts in turn run by run."""
     command = [sys.executable, "-m", "judge_tui", "report", "--db", str(db), "--format", "json", "-o", "/dev/null"]
-    return timed(lambda: subprocess.run(command, check=True), runs)
+    out: dict[Path, tuple[list[float], list[float]]] = {code: ([], []) for code in codes}
+    for _ in range(runs):
+        for code in codes:
+            env = {**os.environ, "PYTHONPATH": str(code)}
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            subprocess.run(command, check=True, env=env, cwd=code)
+            wall = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            out[code][0].append(wall)
+            out[code][1].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return out
+
+
+def said(times: list[float]) -> str:
+    return f"best {min(times):.2f} s, median {statistics.median(times):.2f} s"
 
 
 def phases(db: Path) -> dict[str, float]:
+    import numpy as np
+
     from judge_tui.analysis.report import build_report
     from judge_tui.analysis.report_render import as_json, as_text
     from judge_tui.analysis.scores import load
@@ -118,6 +140,37 @@ def phases(db: Path) -> dict[str, float]:
     return out
 
 
+def sections(db: Path, runs: int = 3) -> dict[str, float]:
+    """CPU seconds of each part of `judge-tui report` (as analysis/full_report.py builds it), the least of
+    ``runs`` runs in this process."""
+    from judge_tui.analysis import full_report
+    from judge_tui.analysis.judges import the_judge
+    from judge_tui.analysis.report import Group, build_report
+    from judge_tui.analysis.scores import load
+    from judge_tui.model.settings import AgreementSettings
+
+    rubric, settings = get_rubric(RUBRIC), AgreementSettings()
+    out: dict[str, float] = {}
+
+    def timed(name: str, run: Callable[[], T]) -> T:
+        start = time.process_time()
+        found = run()
+        out[name] = min(out.get(name, float("inf")), time.process_time() - start)
+        return found
+
+    for _ in range(runs):
+        with Store(db) as store, store.snapshot():
+            chosen = the_judge(store, rubric.id)
+            assert chosen is not None  # the benchmark's databases have a judge
+            ratings = timed("read the scores (scores.load)", partial(load, store, rubric))
+            report = timed("the judge comparison (build_report)", partial(
+                build_report, store, rubric, judge=Group("judge", (chosen.rater,)), settings=settings, ratings=ratings))
+            context = full_report.ReportContext(store, rubric, None, settings, ratings, report, chosen, None)
+            for build in full_report.SECTIONS:
+                timed(build.__name__, partial(build, context))
+    return out
+
+
 async def screens(db: Path) -> dict[str, float]:
     from textual.app import App
 
@@ -146,11 +199,22 @@ async def screens(db: Path) -> dict[str, float]:
 
 
 def main() -> None:
+    # One OpenBLAS thread, as judge-tui's commands set it (cli/parser.py) before numpy loads: the in-process
+    # figures are then the command's.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     parser = argparse.ArgumentParser()
     parser.add_argument("--items", type=int, default=100_000)
     parser.add_argument("--screen-items", type=int, default=10_000)
     parser.add_argument("--keep", type=Path, help="keep (and reuse) the synthetic databases in this folder")
+    parser.add_argument("--runs", type=int, default=5, help="fresh processes per database (and per checkout)")
+    parser.add_argument("--code", type=Path, action="append",
+                        help="a checkout whose judge_tui the fresh processes run (default: this one); give it again "
+                             "for another, run in turn with it")
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument("--reports-only", action="store_true", help="only the fresh processes' figures")
+    only.add_argument("--sections", action="store_true", help="only the CPU of each part of the report, in-process")
     args = parser.parse_args()
+    codes = [code.resolve() for code in args.code or [Path(__file__).resolve().parents[1]]]
     folder = args.keep or Path(tempfile.mkdtemp(prefix="bench-report-"))
     folder.mkdir(parents=True, exist_ok=True)
     big = folder / f"report-{args.items}.db"
@@ -159,24 +223,37 @@ def main() -> None:
     experts = ("EXP001", "EXP002", "EXP003")
     for path, n, raters in ((big, args.items, (HUMAN,)), (team, args.items // 2, experts),
                             (small, args.screen_items, (HUMAN,))):
-        if not path.exists():
+        if not path.exists() and not (path == small and (args.reports_only or args.sections)):
             start = time.perf_counter()
             build(path, n, experts=raters)
             print(f"built {path.name}: {n} items x 5 dimensions x {len(raters) + 1} raters in "
                   f"{time.perf_counter() - start:.1f} s")
 
-    best, median = fresh_process(big)
-    print(f"\njudge-tui report --format json, fresh process, {args.items * 10:,} scores: "
-          f"best {best:.2f} s, median {median:.2f} s")
-    best, median = fresh_process(team)
-    print(f"the same with three experts, their team and self-agreement sections, {args.items // 2 * 20:,} scores: "
-          f"best {best:.2f} s, median {median:.2f} s")
-    print("\nphases, one process:")
-    for name, seconds in phases(big).items():
-        print(f"  {name}: {seconds * 1000:.0f} ms")
-    print(f"\nscreens on {args.screen_items:,} rated items:")
-    for name, seconds in asyncio.run(screens(small)).items():
-        print(f"  {name}: {seconds * 1000:.0f} ms")
+    for path, what in ((big, f"{args.items * 10:,} scores, one expert and a judge"),
+                       (team, f"{args.items // 2 * 20:,} scores, three experts and a judge (their team and "
+                              "self-agreement sections)")):
+        if args.sections:
+            import judge_tui
+
+            print(f"\nCPU of each part of the report in this process, least of 3, {what} "
+                  f"({Path(judge_tui.__file__).parents[1]}, load average {os.getloadavg()[0]:.1f} before):")
+            for name, seconds in sections(path).items():
+                print(f"  {name}: {seconds:.3f} s")
+            continue
+        print(f"\njudge-tui report --format json in a fresh process, {what} (load average "
+              f"{os.getloadavg()[0]:.1f} before):")
+        for code, (wall, cpu) in fresh_process(path, args.runs, codes).items():
+            print(f"  {code}: wall {said(wall)}; CPU {said(cpu)} ({', '.join(f'{c:.2f}' for c in cpu)})")
+        print(f"  load average after: {os.getloadavg()[0]:.1f}")
+    if args.sections:
+        print(f"load average after: {os.getloadavg()[0]:.1f}")
+    if not (args.reports_only or args.sections):
+        print("\nphases, one process:")
+        for name, seconds in phases(big).items():
+            print(f"  {name}: {seconds * 1000:.0f} ms")
+        print(f"\nscreens on {args.screen_items:,} rated items:")
+        for name, seconds in asyncio.run(screens(small)).items():
+            print(f"  {name}: {seconds * 1000:.0f} ms")
     if not args.keep:
         for path in folder.iterdir():
             path.unlink()

@@ -19,7 +19,7 @@ from typing import Literal
 
 import numpy as np
 
-from judge_tui.analysis.scores import AlignedPair
+from judge_tui.analysis.scores import AlignedPair, key_places
 from judge_tui.model.rubrics import Rubric
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.intervals import (
@@ -77,7 +77,7 @@ class Clusters:
     def of(cls, pairs: Sequence[AlignedPair], tolerance: float) -> Clusters:
         keys = np.concatenate([p.keys for p in pairs]) if pairs else np.empty(0, np.int64)
         flags = np.concatenate([p.aligned(tolerance) for p in pairs]) if pairs else np.empty(0, bool)
-        unique, inverse = np.unique(keys, return_inverse=True)
+        unique, inverse = key_places(keys)
         return cls(unique, np.bincount(inverse, flags, unique.size), np.bincount(inverse, minlength=unique.size)
                    .astype(np.float64))
 

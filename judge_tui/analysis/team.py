@@ -41,9 +41,10 @@ from judge_tui.stats.raters import (
     FleissKappa,
     GwetAgreement,
     Level,
-    alpha_interval,
+    alpha_intervals,
     fleiss_kappa,
     gwet_ac_raters,
+    unit_category_counts,
 )
 from judge_tui.store import Store
 
@@ -206,17 +207,16 @@ def team_consensus(view: TeamView, dimension: str, min_raters: int = 2,
 
 
 def _alpha_levels(matrix: np.ndarray, points: tuple[float, ...], ordered: bool, enough: bool,
-                  confidence: float) -> dict[str, tuple[ag.Figure, IntervalFigure]]:
-    out: dict[str, tuple[ag.Figure, IntervalFigure]] = {}
-    for level in ALPHA_LEVELS:
-        if not enough:
-            found: tuple[float, IntervalFigure] | ag.Undefined = ag.Undefined("alpha needs at least two experts")
-        elif level != "nominal" and not ordered:
-            found = ag.Undefined("the scale's categories have no order")
-        else:
-            found = alpha_interval(matrix, level, np.asarray(points), confidence)
-        out[level] = (found, found) if isinstance(found, ag.Undefined) else found
-    return out
+                  confidence: float, counts: np.ndarray) -> dict[str, tuple[ag.Figure, IntervalFigure]]:
+    """Alpha at each level; ``counts``: the matrix's unit_category_counts."""
+    found: dict[Level, tuple[float, IntervalFigure] | ag.Undefined]
+    if not enough:
+        found = dict.fromkeys(ALPHA_LEVELS, ag.Undefined("alpha needs at least two experts"))
+    else:
+        levels = [level for level in ALPHA_LEVELS if level == "nominal" or ordered]
+        found = {**dict.fromkeys(ALPHA_LEVELS, ag.Undefined("the scale's categories have no order")),
+                 **alpha_intervals(matrix, levels, np.asarray(points), confidence, counts=counts)}
+    return {level: (f, f) if isinstance(f, ag.Undefined) else f for level, f in found.items()}
 
 
 def _expert_pairs(view: TeamView, matrix: np.ndarray, kappa: tuple[tuple[ag.Figure, ...], ...],
@@ -259,7 +259,8 @@ def team_agreement(view: TeamView, settings: AgreementSettings | None = None) ->
         vs_consensus = {e: p.compare(rubric, settings.tolerance) for e, p in against.items()}
         intervals = {f"judge:{name}": pair_intervals(paired[name], p, settings.confidence) for name, p in vs_judge.items()}
         intervals |= {f"consensus:{e}": pair_intervals(against[e], p, settings.confidence) for e, p in vs_consensus.items()}
-        levels = _alpha_levels(matrix, points, ordered, enough, settings.confidence)
+        counts = unit_category_counts(matrix, np.asarray(points))  # one table for alpha, Fleiss' kappa and AC1/AC2
+        levels = _alpha_levels(matrix, points, ordered, enough, settings.confidence, counts)
         dims.append(DimensionTeam(
             dimension=d, alpha=levels[level][0], alpha_level=level, kappa=kappa,
             experts_vs_judge={e: vs_judge[e] for e in view.experts},
@@ -267,11 +268,12 @@ def team_agreement(view: TeamView, settings: AgreementSettings | None = None) ->
             consensus_items=int(np.count_nonzero(~np.isnan(values))),
             adjudicated_items=int(np.count_nonzero(~np.isnan(view.adjudicated[d]))), ties=ties, paired=paired,
             alpha_levels=levels,
-            fleiss=fleiss_kappa(matrix, np.asarray(points), settings.confidence) if enough else ag.Undefined(
-                "Fleiss' kappa needs at least two experts"),
-            ac1=gwet_ac_raters(matrix, np.asarray(points), None, settings.confidence) if enough else ag.Undefined(
-                "AC1 needs at least two experts"),
-            ac2=(gwet_ac_raters(matrix, np.asarray(points), "quadratic", settings.confidence) if enough and ordered
+            fleiss=fleiss_kappa(matrix, np.asarray(points), settings.confidence, counts=counts) if enough
+            else ag.Undefined("Fleiss' kappa needs at least two experts"),
+            ac1=gwet_ac_raters(matrix, np.asarray(points), None, settings.confidence, counts=counts) if enough
+            else ag.Undefined("AC1 needs at least two experts"),
+            ac2=(gwet_ac_raters(matrix, np.asarray(points), "quadratic", settings.confidence, counts=counts)
+                 if enough and ordered
                  else ag.Undefined("AC2 weighs near misses on an ordered scale" if enough
                                    else "AC2 needs at least two experts")),
             expert_pairs=_expert_pairs(view, matrix, kappa, settings.confidence),

@@ -42,7 +42,15 @@ from judge_tui.analysis.judge_certificate import CertificateInForce
 from judge_tui.analysis.queue_orders import judge_strata
 from judge_tui.analysis.report import OVERALL, Group, NoComparison, Report, ReportError, build_report
 from judge_tui.analysis.report.anytime import ANYTIME, FIXED_N
-from judge_tui.analysis.scores import OVERALL_COLUMN, RubricRatings, Scores, item_groups, load, mean_of
+from judge_tui.analysis.scores import (
+    OVERALL_COLUMN,
+    RubricRatings,
+    Scores,
+    item_groups,
+    key_places,
+    load,
+    mean_of,
+)
 from judge_tui.analysis.stopping import anytime_checks, items_left
 from judge_tui.analysis.targets import TargetCheck
 from judge_tui.model import queue_orders as qo
@@ -214,7 +222,7 @@ def _numbers(scale: Scale, stored: np.ndarray) -> np.ndarray:
 
 def _replacement(report: Report, expert_runs: Sequence[Scores], judge_runs: Scores,
                  settings: AgreementSettings) -> tuple[Replacement, ...]:
-    keys = np.unique(np.concatenate([s.keys for s in (*expert_runs, judge_runs)]))
+    keys = key_places(np.concatenate([s.keys for s in (*expert_runs, judge_runs)]))[0]
     tables = [s.rows_on(keys) for s in expert_runs]
     judge_table = judge_runs.rows_on(keys)
     scale = report.rubric.scale
@@ -274,12 +282,13 @@ def _is_category(scores: Scores, point: float) -> Scores:
     return Scores(scores.keys, hit(scores.scores), hit(scores.overall))
 
 
-def _pool_figures(report: Report, expert_runs: Sequence[Scores], judge_runs: Scores
+def _pool_figures(report: Report, expert_runs: Sequence[Scores], consensus: Scores, judge_runs: Scores
                   ) -> list[tuple[str, str, Scores, Scores, int]]:
     """Each figure of the pool estimate: (key, name, the experts' figure per item, the judge's, column). A mean
     per judged dimension and of the overall score (on PASS/FAIL, the pass rate); on nominal categories, whose
     stored positions are names, never a mean: the share of each category (the experts' figure of an item is
-    the share of them who named it), per judged dimension (the overall is the one dimension's category)."""
+    the share of them who named it), per judged dimension (the overall is the one dimension's category).
+    ``consensus``: the experts' mean per item (mean_of), made once for every column."""
     rubric = report.rubric
     found = []
     for key, name, column in _columns(report):
@@ -295,7 +304,7 @@ def _pool_figures(report: Report, expert_runs: Sequence[Scores], judge_runs: Sco
             key, name = PASS_RATE, "pass rate"
         elif key == OVERALL:
             name = "mean overall score"
-        found.append((key, name, mean_of(list(expert_runs), len(rubric.dimension_ids)), judge_runs, column))
+        found.append((key, name, consensus, judge_runs, column))
     return found
 
 
@@ -310,7 +319,7 @@ def _pool(store: Store, report: Report, expert_runs: Sequence[Scores], judge_run
     # A category's share lies in [0, 1]; a mean, within the scale's points.
     bounds = (0.0, 1.0) if report.rubric.scale.nominal else (min(points), max(points))
     found = []
-    for key, name, experts, judged, column in _pool_figures(report, expert_runs, judge_runs):
+    for key, name, experts, judged, column in _pool_figures(report, expert_runs, consensus, judge_runs):
         labels = experts.on(labelled, column)
         predictions = judged.on(labelled, column)
         both = ~np.isnan(labels) & ~np.isnan(predictions)
@@ -615,9 +624,9 @@ def _version_blocks(store: Store, report: Report, ratings: RubricRatings, settin
     """The blocks of one judge side under one rubric version (``read``: its definition and ratings alone), or
     the line that says why there are none (``whole``: never a line for too few ratings)."""
     rubric, at = read
-    judged = np.unique(np.concatenate([at.first_runs(r).keys for r in side.rater_ids]))
+    judged = key_places(np.concatenate([at.first_runs(r).keys for r in side.rater_ids]))[0]
     experts = tuple(e for e in report.human.rater_ids if at.rating_counts(e) > 0)
-    shared = np.unique(np.concatenate([np.empty(0, np.int64), *(at.first_runs(e).keys for e in experts)]))
+    shared = key_places(np.concatenate([np.empty(0, np.int64), *(at.first_runs(e).keys for e in experts)]))[0]
     compared = int(np.count_nonzero(np.isin(judged, shared)))
     name = ", ".join(side.rater_ids)
     if compared == 0:

@@ -15,6 +15,7 @@ Both take a raters x items matrix with NaN for a missing rating and values on th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -35,7 +36,8 @@ from judge_tui.stats.intervals import (
 )
 from judge_tui.stats.linearised import normal_interval, table_gradient
 
-__all__ = ["FleissKappa", "GwetAgreement", "alpha_interval", "fleiss_kappa", "gwet_ac_raters", "unit_category_counts"]
+__all__ = ["FleissKappa", "GwetAgreement", "alpha_interval", "alpha_intervals", "fleiss_kappa", "gwet_ac_raters",
+           "unit_category_counts"]
 
 Level = Literal["nominal", "ordinal", "interval"]
 
@@ -53,11 +55,13 @@ def unit_category_counts(matrix: np.ndarray, scale: np.ndarray) -> np.ndarray:
 
 def unit_coincidences(counts: np.ndarray) -> np.ndarray:
     """Each pairable unit's coincidence table (n_uc n_uk - [c = k] n_uc) / (m_u - 1): shape (units, k, k)."""
+    counts = np.asarray(counts, dtype=np.float64)
     m = counts.sum(axis=1)
-    pairs = counts[:, :, None] * counts[:, None, :]
+    pairs: np.ndarray = counts[:, :, None] * counts[:, None, :]
     index = np.arange(counts.shape[1])
     pairs[:, index, index] -= counts
-    return np.asarray(pairs / (m - 1.0)[:, None, None])
+    pairs /= (m - 1.0)[:, None, None]  # in place: a second table of every unit costs its memory's first touch
+    return pairs
 
 
 def _squared_distance(level: Level, scale: np.ndarray, marginals: np.ndarray) -> np.ndarray:
@@ -92,13 +96,34 @@ def alpha_interval(
 ) -> tuple[float, IntervalFigure] | Undefined:
     """Krippendorff's alpha and its percentile bootstrap interval over units (items rated by two or more);
     past ``max_bootstrap_units`` units, the infinitesimal jackknife over the units."""
-    counts = unit_category_counts(matrix, scale)
+    return alpha_intervals(matrix, (level,), scale, confidence, n_boot=n_boot, seed=seed,
+                           max_bootstrap_units=max_bootstrap_units)[level]
+
+
+def alpha_intervals(
+    matrix: np.ndarray, levels: Sequence[Level], scale: np.ndarray, confidence: float = 0.95, *,
+    n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, max_bootstrap_units: int = BOOTSTRAP_MAX_ITEMS,
+    counts: np.ndarray | None = None,
+) -> dict[Level, tuple[float, IntervalFigure] | Undefined]:
+    """`alpha_interval` at each of ``levels``, the units' coincidences made once for all of them. ``counts``: the
+    matrix's `unit_category_counts`, when the caller has them already."""
+    if counts is None:
+        counts = unit_category_counts(matrix, scale)
     counts = counts[counts.sum(axis=1) >= 2]
     if counts.shape[0] < 2:
-        return Undefined("alpha needs at least two items rated by at least two raters")
+        return dict.fromkeys(levels, Undefined("alpha needs at least two items rated by at least two raters"))
     points = np.asarray(scale, dtype=np.float64)
     per_unit = unit_coincidences(counts)
-    value = float(alpha_from_coincidences(per_unit.sum(axis=0), level, points))
+    total = per_unit.sum(axis=0)
+    return {level: _alpha_interval(counts, per_unit, total, level, points, confidence, n_boot=n_boot, seed=seed,
+                                   max_bootstrap_units=max_bootstrap_units) for level in levels}
+
+
+def _alpha_interval(counts: np.ndarray, per_unit: np.ndarray, total: np.ndarray, level: Level, points: np.ndarray,
+                    confidence: float, *, n_boot: int, seed: int, max_bootstrap_units: int
+                    ) -> tuple[float, IntervalFigure] | Undefined:
+    """One level's alpha from the units' coincidences (``total``: their sum) and its interval."""
+    value = float(alpha_from_coincidences(total, level, points))
     if np.isnan(value):
         return Undefined("every rating is the same value, so agreement cannot be told apart from chance")
     k = points.size
@@ -106,8 +131,7 @@ def alpha_interval(
         return value, _all_agreed_interval(counts, per_unit, level, points, confidence)
     flat = per_unit.reshape(per_unit.shape[0], k * k)
     if counts.shape[0] > max_bootstrap_units:
-        gradient = table_gradient(lambda tables: alpha_from_coincidences(tables, level, points),
-                                  per_unit.sum(axis=0))
+        gradient = table_gradient(lambda tables: alpha_from_coincidences(tables, level, points), total)
         return value, normal_interval(value, flat @ gradient.ravel(), confidence, "infinitesimal jackknife (units)")
 
     def statistic(weights: np.ndarray) -> np.ndarray:
@@ -138,13 +162,16 @@ class FleissKappa:
     interval: Interval
 
 
-def fleiss_kappa(matrix: np.ndarray, scale: np.ndarray, confidence: float = 0.95) -> FleissKappa | Undefined:
+def fleiss_kappa(matrix: np.ndarray, scale: np.ndarray, confidence: float = 0.95, *,
+                 counts: np.ndarray | None = None) -> FleissKappa | Undefined:
     """Fleiss' kappa for any number of raters per item, with Gwet's standard error.
 
     p_a is the mean, over items rated by two or more, of the share of agreeing rater pairs; p_e = sum_k pi_k^2
     with pi_k the mean share of category k over items. The interval is kappa ± z·SE clipped to [-1, 1].
+    ``counts``: the matrix's `unit_category_counts`, when the caller has them already.
     """
-    counts = unit_category_counts(matrix, scale)
+    if counts is None:
+        counts = unit_category_counts(matrix, scale)
     counts = counts[counts.sum(axis=1) > 0]
     n = counts.shape[0]
     raters = counts.sum(axis=1)
@@ -182,14 +209,16 @@ class GwetAgreement:
 
 
 def gwet_ac_raters(matrix: np.ndarray, scale: np.ndarray, weights: Literal["quadratic"] | None = None,
-                   confidence: float = 0.95) -> GwetAgreement | Undefined:
+                   confidence: float = 0.95, *, counts: np.ndarray | None = None) -> GwetAgreement | Undefined:
     """Gwet's AC1 (``weights=None``) or AC2 with quadratic agreement weights among any number of raters.
 
     p_a is the mean, over items rated by two or more, of the (weighted) share of agreeing rater pairs;
     p_e = T_w / (q (q - 1)) · sum_k pi_k (1 - pi_k), pi_k the mean share of category k over items. The variance
     linearises each item's contribution as Gwet (2008) does; the interval is AC ± z·SE clipped to [-1, 1].
+    ``counts``: the matrix's `unit_category_counts`, when the caller has them already.
     """
-    counts = unit_category_counts(matrix, scale)
+    if counts is None:
+        counts = unit_category_counts(matrix, scale)
     counts = counts[counts.sum(axis=1) > 0]
     n, q = counts.shape
     raters = counts.sum(axis=1)

@@ -53,6 +53,7 @@ from judge_tui.analysis.scores import (
     has_item_field,
     item_groups,
     items_at_least,
+    key_places,
     load,
     majority_of,
     mean_of,
@@ -115,7 +116,11 @@ def _summary(rows: Sequence[Row], pairing: Pairing, rubric: Rubric, settings: Ag
     lowest, highest = ag.lowest_and_highest({r.key: r.agreement.alignment_rate for r in judged})
     interval = pooled_alignment_interval(paired, within, settings.confidence)
     # Fewer than the items both rated when a side left a dimension unscored or tied (several experts on PASS/FAIL).
-    behind = int(np.unique(np.concatenate([np.empty(0, np.int64), *(p.keys for p in paired)])).size)
+    # Each dimension's items are some of the pairing's (sorted) items: marked there rather than sorted again.
+    covered = np.zeros(pairing.keys.size, dtype=bool)
+    for p in paired:
+        covered[np.searchsorted(pairing.keys, p.keys)] = True
+    behind = int(np.count_nonzero(covered))
     return Summary(int(pairing.keys.size), items, agreements, pairs, rate, lowest, highest, interval, behind)
 
 
@@ -221,7 +226,7 @@ def _human_agreement(members: Sequence[Scores], rater_ids: Sequence[str],
                      rubric: Rubric) -> HumanAgreement | None:
     if len(members) < 2:
         return None
-    keys = np.unique(np.concatenate([m.keys for m in members]))
+    keys = key_places(np.concatenate([m.keys for m in members]))[0]
     level: ag.AlphaLevel = "ordinal" if rubric.scale.ordered else "nominal"
     points = rubric.scale.points
     rows = []
