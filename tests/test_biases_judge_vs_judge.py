@@ -77,7 +77,7 @@ def test_two_judges_compared_lean_from_every_expert_and_say_so(study_dbs: tuple[
     assert {k: v for k, v in sections[JUDGE_B].items() if k != "reference_note"} == named
     assert sections[JUDGE_A]["leniency"] != sections[JUDGE_B]["leniency"]
     # The jury follows the same rule (team.names_no_expert): the two judges against every expert.
-    assert data["jury"]["reference"] == "consensus of 2 expert(s): ann, bob"
+    assert data["jury"]["reference"] == "consensus of 2 experts: ann, bob"
 
     for fmt in ("text", "markdown"):
         out = " ".join(_report(home, db, "--raters", f"{JUDGE_A},{JUDGE_B}", "--format", fmt).split())

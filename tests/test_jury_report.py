@@ -109,8 +109,8 @@ def test_the_jury_leans_on_the_experts_raters_names(tmp_path: Path, rubrics: dic
     alone = _report(db, "--format", "json", "--raters", f"cat,{JUDGES[0]}")
     assert alone.returncode == 0, alone.stderr
     jury = json.loads(alone.stdout)["jury"]
-    assert jury["reference"].endswith("consensus of 1 expert(s): cat")
+    assert jury["reference"].endswith("consensus of 1 expert: cat")
     for judge in jury["judges"]:
         assert judge["dimensions"][0]["kappa"] == pytest.approx(cohen_kappa_score(cat, labels[judge["rater"]]))
     everyone = json.loads(_report(db, "--format", "json").stdout)["jury"]
-    assert everyone["reference"].endswith("consensus of 3 expert(s): ann, bob, cat")
+    assert everyone["reference"].endswith("consensus of 3 experts: ann, bob, cat")

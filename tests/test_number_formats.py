@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.formats.numbers import decimal_text, share_text, short_text
+from judge_tui.formats.numbers import decimal_text, plural, share_text, short_text, word_for
 
 ROOT = Path(__file__).resolve().parent.parent / "judge_tui"
 HOME = "formats/numbers.py"
@@ -65,3 +65,18 @@ def test_the_formatters_write_what_the_format_specs_wrote(value: float):
         assert decimal_text(value, digits) == f"{value:.{digits}f}"
         assert decimal_text(value, digits, signed=True) == f"{value:+.{digits}f}"
         assert decimal_text(value, digits, grouped=True) == f"{value:,.{digits}f}"
+
+
+@pytest.mark.parametrize(("written", "expected"), [
+    (plural(1, "flag"), "1 flag"),
+    (plural(0, "flag"), "0 flags"),
+    (plural(2, "flag"), "2 flags"),
+    (plural(1000, "call", grouped=True), "1,000 calls"),
+    (plural(1000, "call"), "1000 calls"),
+    (plural(1, "finished study", "finished studies"), "1 finished study"),
+    (plural(2, "finished study", "finished studies"), "2 finished studies"),
+    (word_for(1, "was", "were"), "was"),
+    (word_for(0, "was", "were"), "were"),
+])
+def test_a_count_takes_the_singular_only_when_it_is_one(written: str, expected: str):
+    assert written == expected

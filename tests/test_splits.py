@@ -77,7 +77,7 @@ def test_a_split_made_stays_made_and_only_new_items_are_placed(labelled_db: Path
                      "binary")
     code, out, err = run(capsys, "split", "--seed", "4", "--db", labelled_db)
     assert code == 0, err
-    assert f"{len(first)} item(s) kept the split they had (--reassign splits every item afresh)" in out
+    assert f"{len(first)} items kept the split they had (--reassign splits every item afresh)" in out
     now = _splits(labelled_db)
     assert {i: now[i] for i in first} == first
     assert all(now[f"N{i:03d}"] in ("train", "dev", "test") for i in range(20))
@@ -157,7 +157,7 @@ def test_splits_set_at_import_are_kept_unless_reassigned(tmp_path: Path, capsys)
     for seed in (1, 2, 3):
         code, out, err = run(capsys, "split", "--seed", seed, "--db", labelled_db)
         assert code == 0, err
-        assert f"{4 if seed == 1 else 20} item(s) kept the split they had" in out
+        assert f"{4 if seed == 1 else 20} items kept the split they had" in out
         splits = _splits(labelled_db)
         assert all(splits[i] == "test" for i in chosen)
         # They count toward test's share: 15/40/45 of 20 is 3/8/9 in all.
@@ -199,7 +199,7 @@ def test_a_database_from_before_split_origins_keeps_every_split_until_reassigned
     conn.close()
     code, out, _err = run(capsys, "split", "--seed", "2", "--db", labelled_db)
     assert code == 0
-    assert "10 item(s) kept the split they had" in out
+    assert "10 items kept the split they had" in out
     assert _splits(labelled_db) == before
     assert run(capsys, "split", "--seed", "2", "--reassign", "--db", labelled_db)[0] == 0
 

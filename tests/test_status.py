@@ -106,7 +106,7 @@ def test_the_leads_consensus_is_not_listed_as_an_expert(study_db: Path):
     shown = _status(study_db)
     assert "│ consensus" not in shown.stdout
     assert "│ EXP001" in shown.stdout
-    assert "and 1 item(s) adjudicated by the lead" in shown.stdout
+    assert "and 1 item adjudicated by the lead" in shown.stdout
 
 
 def test_status_json_keeps_its_keys_in_their_order(study_db: Path):

@@ -112,8 +112,8 @@ def test_a_flag_reason_wraps_on_words_under_itself():
 
 def test_writing_to_a_file_says_where(study_db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     for args, said in ((["report", "--rubric", "cis", "-o", str(tmp_path / "r.md")], "wrote the report to"),
-                       (["report", "--items", "--rubric", "cis", "-o", str(tmp_path / "i.csv")], "25 item row(s)"),
-                       (["flags", "-o", str(tmp_path / "f.csv")], "wrote 3 flag(s) to")):
+                       (["report", "--items", "--rubric", "cis", "-o", str(tmp_path / "i.csv")], "25 item rows"),
+                       (["flags", "-o", str(tmp_path / "f.csv")], "wrote 3 flags to")):
         assert main([*args, "--db", str(study_db)]) == 0
         captured = capsys.readouterr()
         assert captured.out == ""

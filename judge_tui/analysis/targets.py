@@ -20,8 +20,10 @@ from judge_tui.formats.numbers import (
     decimal_text,
     figure_text,
     figure_with_interval,
+    plural,
     share_text,
     short_text,
+    word_for,
 )
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag
@@ -179,7 +181,8 @@ class Combined:
     def text(self) -> str:
         """The fixed-n verdict's statement."""
         if self.decide_on == "point":
-            return (f"The {self.targets} target(s) are decided on the point estimates alone (agreement.decide_on = "
+            return (f"The {plural(self.targets, 'target')} {word_for(self.targets, 'is', 'are')} decided on the point"
+                    " estimates alone (agreement.decide_on = "
                     "\"point\"): no error rate is claimed for any of them.")
         each = share_text(self.confidence)
         if self.targets <= 1:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from judge_tui.cli.commands import open_store
+from judge_tui.formats.numbers import plural
 from judge_tui.judge.failures import grouped_lines, indented
 from judge_tui.model.errors import UserError
 from judge_tui.model.textsafe import clean
@@ -22,13 +23,14 @@ def run(args: argparse.Namespace) -> int:
     if not jobs:
         print(f"No failed judgments{scope}.")
         return 0
-    print(f"{len(jobs)} failed judgment(s){scope}, by cause:")
+    print(f"{plural(len(jobs), 'failed judgment')}{scope}, by cause:")
     print("\n".join(grouped_lines(jobs, max_causes=len(jobs))))
     shown = jobs if not limit else jobs[:limit]
     for job in shown:
         print()
         print(f"{clean(str(job['item_id']))} · {clean(job['rubric'])} · {clean(job['rater_id'])}"
-              f" · repeat {job['repeat']} · {job['attempts']} attempt(s) · {job['updated_at'][:16].replace('T', ' ')}")
+              f" · repeat {job['repeat']} · {plural(job['attempts'], 'attempt')}"
+              f" · {job['updated_at'][:16].replace('T', ' ')}")
         print("  reason:")
         print(indented(job["last_error"]))
         print("  raw answer:")

@@ -6,6 +6,7 @@ import argparse
 
 from judge_tui.analysis.report_render.flags import FORMAT_BY_SUFFIX, flags_table, render
 from judge_tui.cli.commands import open_store, output_format, write_output
+from judge_tui.formats.numbers import plural
 from judge_tui.formats.terminal import print_table
 from judge_tui.model.errors import UserError
 from judge_tui.store.rubric_choice import resolve_rubric
@@ -26,5 +27,5 @@ def run(args: argparse.Namespace) -> int:
         else:
             print("No item is flagged.")
         return 0
-    write_output(render(flags, fmt), args.output, f"{len(flags)} flag(s)")
+    write_output(render(flags, fmt), args.output, plural(len(flags), "flag"))
     return 0

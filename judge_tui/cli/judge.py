@@ -20,7 +20,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColum
 from rich.text import Text
 
 from judge_tui.cli.commands import open_store
-from judge_tui.formats.numbers import NO_PRICE, decimal_text, duration_text, share_text, short_text
+from judge_tui.formats.numbers import (
+    NO_PRICE,
+    decimal_text,
+    duration_text,
+    plural,
+    share_text,
+    short_text,
+    word_for,
+)
 from judge_tui.formats.terminal import message_console
 from judge_tui.judge.app_backend import concurrency_for, kind_of, missing_key
 from judge_tui.judge.app_backend import make_backend as build_backend
@@ -104,7 +112,7 @@ def _estimate(store: Store, plan: _Plan, model: str, args: argparse.Namespace) -
     """'about N calls, about $X at list prices', from the prompts' length (about 4 characters a token) and the
     answers' length in earlier calls to this model (or, before any, the answer's token limit)."""
     calls = plan.calls
-    head = f"{plan.rubric.id}: about {calls:,} call(s) to {model}"
+    head = f"{plan.rubric.id}: about {plural(calls, 'call', grouped=True)} to {model}"
     price = model_price(model)
     if price is None:
         return f"{head}; judge-tui has no list price for {model}, so no cost estimate"
@@ -258,9 +266,11 @@ async def _run_one(judge: Judge, options: RunOptions, batch: bool, console: Cons
                             total=batch.requests, completed=batch.finished, batch_line=_batch_line(batch_id, batch))
         if state.unlisted_until and state.unlisted_until != unlisted_said:
             unlisted_said = state.unlisted_until
-            console.print(Text(f"judge: {state.unlisted:,} request(s) were in a Message Batch being sent when"
-                               " judge-tui stopped, which the API does not list yet (it can take a few minutes);"
-                               f" they are not sent again before {state.unlisted_until}, so never paid twice."))
+            n = state.unlisted
+            console.print(Text(f"judge: {plural(n, 'request', grouped=True)} {word_for(n, 'was', 'were')} in a"
+                               " Message Batch being sent when judge-tui stopped, which the API does not list yet (it"
+                               f" can take a few minutes); {word_for(n, 'it is', 'they are')} not sent again before"
+                               f" {state.unlisted_until}, so never paid twice."))
         if state.offline and state.offline != offline_said:
             offline_said = state.offline
             console.print(Text(f"judge: offline ({clean(state.offline)}); waiting and trying again every"
@@ -287,9 +297,10 @@ def run_summary(judge: Judge, state: RunState) -> Text:
     elif isinstance(judge.backend, OpenAIBackend):  # the server counts tokens; judge-tui knows no price for it
         line += f" · {_openai_usage(judge.model, state)}"
     if state.batches_elsewhere:
-        line += (f"\n{state.batches_elsewhere} Message Batch(es) of this judge are polled by another judge-tui"
-                 " process still running: their results land when it reads them (or this command takes them"
-                 " over once that process has ended).")
+        n = state.batches_elsewhere
+        line += (f"\n{plural(n, 'Message Batch', 'Message Batches')} of this judge {word_for(n, 'is', 'are')} polled"
+                 f" by another judge-tui process still running: {word_for(n, 'its', 'their')} results land when it"
+                 f" reads them (or this command takes {word_for(n, 'it', 'them')} over once that process has ended).")
     if state.notice:
         line += f"\nnote: {clean(state.notice)}"
     return Text(f"{line}\nrater: {clean(judge.rater_id)}")
@@ -314,25 +325,31 @@ def _left_over(judge: Judge, state: RunState, args: argparse.Namespace) -> tuple
     rubric_id, lines, unfinished = judge.rubric.id, [], False
     if state.left_in_batches:
         unfinished = True
-        lines.append(f"{rubric_id}: {state.left_in_batches} judgment(s) wait for a Message Batch the API has not"
-                     " finished (it answers within 24 h of sending). Run the same command again later: it collects"
-                     " them, and --batch waits for them.")
+        n = state.left_in_batches
+        them = word_for(n, "it", "them")
+        lines.append(f"{rubric_id}: {plural(n, 'judgment')} {word_for(n, 'waits', 'wait')} for a Message Batch the"
+                     " API has not finished (it answers within 24 h of sending). Run the same command again later: it"
+                     f" collects {them}, and --batch waits for {them}.")
     if state.unlisted:
         unfinished = True
-        lines.append(f"{rubric_id}: {state.unlisted} judgment(s) were in a Message Batch being sent when judge-tui"
-                     " stopped, which the API does not list yet. Run the same command again after"
-                     f" {state.unlisted_until}: it reads that batch if the API has it, else sends them again.")
+        n = state.unlisted
+        lines.append(f"{rubric_id}: {plural(n, 'judgment')} {word_for(n, 'was', 'were')} in a Message Batch being"
+                     " sent when judge-tui stopped, which the API does not list yet. Run the same command again after"
+                     f" {state.unlisted_until}: it reads that batch if the API has it, else sends"
+                     f" {word_for(n, 'it', 'them')} again.")
     if state.left_elsewhere:
-        lines.append(f"{rubric_id}: {state.left_elsewhere} judgment(s) are being made by another judge-tui process"
-                     " still running; they land when it has them.")
+        n = state.left_elsewhere
+        lines.append(f"{rubric_id}: {plural(n, 'judgment')} {word_for(n, 'is', 'are')} being made by another"
+                     f" judge-tui process still running; {word_for(n, 'it lands', 'they land')} when it has"
+                     f" {word_for(n, 'it', 'them')}.")
     if state.queued:
         if args.limit:
-            lines.append(f"{rubric_id}: {state.queued} judgment(s) still queued beyond --limit {args.limit}; run the"
-                         " same command again to judge more.")
+            lines.append(f"{rubric_id}: {plural(state.queued, 'judgment')} still queued beyond --limit {args.limit};"
+                         " run the same command again to judge more.")
         else:
             unfinished = True
-            lines.append(f"{rubric_id}: {state.queued} judgment(s) still queued; run the same command again to"
-                         " judge them.")
+            lines.append(f"{rubric_id}: {plural(state.queued, 'judgment')} still queued; run the same command again"
+                         f" to judge {word_for(state.queued, 'it', 'them')}.")
     return lines, unfinished
 
 
@@ -342,7 +359,7 @@ def _print_failures(console: Console, store: Store, judge: Judge, args: argparse
     if not jobs:
         return
     listing = failures_command(getattr(args, "db", None), judge.rubric.id)
-    lines = [f"{judge.rubric.id}: {len(jobs)} failed judgment(s), by cause:", *grouped_lines(jobs),
+    lines = [f"{judge.rubric.id}: {plural(len(jobs), 'failed judgment')}, by cause:", *grouped_lines(jobs),
              f"See each with its raw answer: {listing}; judge them again"
              " with --retry-failed."]
     for line in lines:
@@ -383,10 +400,12 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
             elif paid:
                 console.print(Text(_estimate(store, plan, backend.model, args)), soft_wrap=True)
             elif dry_run and isinstance(backend, OpenAIBackend):
-                console.print(Text(f"{plan.rubric.id}: {plan.calls:,} judgment(s) to make with {backend.model}"
+                console.print(Text(f"{plan.rubric.id}: {plural(plan.calls, 'judgment', grouped=True)} to make"
+                                   f" with {backend.model}"
                                    f" at {backend.base_url} (judge-tui has no price list for it)"))
             elif dry_run:
-                console.print(Text(f"{plan.rubric.id}: {plan.calls:,} judgment(s) to make with {backend.model}"
+                console.print(Text(f"{plan.rubric.id}: {plural(plan.calls, 'judgment', grouped=True)} to make"
+                                   f" with {backend.model}"
                                    f" ({backend.name} backend, no API cost)"))
         if dry_run:
             console.print("Dry run: nothing was queued or judged.")
@@ -409,8 +428,9 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
                                    f"{'; --retry-failed queues the failed ones again' if counts['failed'] else ''})."))
                 _print_failures(console, store, judge, args)
                 continue
-            console.print(Text(f"{rubric.id}: {added} new job(s) queued; {min(to_judge, max_jobs or to_judge)}"
-                               f" to judge with {judge.model} ({backend.name} backend)."))
+            console.print(Text(f"{rubric.id}: {plural(added, 'new job')} queued;"
+                               f" {min(to_judge, max_jobs or to_judge)} to judge with {judge.model}"
+                               f" ({backend.name} backend)."))
             note = judge.cache_note() if paid else ""
             if note:
                 err.print(Text(f"note: {note}"))

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 
 from judge_tui.cli.commands import open_store
+from judge_tui.formats.numbers import plural
 from judge_tui.formats.terminal import echo
 from judge_tui.model.errors import UserError
 from judge_tui.store import StoreError
-from judge_tui.transfer.merge import MergeRefused, MergeResult, describe, merge_database, plural
+from judge_tui.transfer.merge import MergeRefused, MergeResult, describe, merge_database
 
 
 def run_merge(args: argparse.Namespace) -> int:

@@ -19,6 +19,7 @@ from judge_tui.analysis.report_render.items import (
 )
 from judge_tui.cli.commands import open_store, output_format, write_output
 from judge_tui.cli.raters import parse_members, parse_raters
+from judge_tui.formats.numbers import plural
 from judge_tui.formats.terminal import PIPE_WIDTH, for_terminal
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
@@ -103,5 +104,5 @@ def run_items(args: argparse.Namespace) -> int:
         output = render_jsonl(rows, text)
     else:
         output = render_markdown(rows, rubric, human, judge, settings)
-    write_output(output, args.output, f"{len(rows)} item row(s) ({fmt})")
+    write_output(output, args.output, f"{plural(len(rows), 'item row')} ({fmt})")
     return 0

@@ -81,6 +81,19 @@ def duration_text(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
+def word_for(count: int, word: str, words: str | None = None) -> str:
+    """The word that agrees with a count: ``word`` for exactly one, else ``words`` (by default ``word`` + "s");
+    a verb or pronoun as well as a noun: word_for(n, "was", "were")."""
+    return word if count == 1 else words or word + "s"
+
+
+def plural(count: int, word: str, words: str | None = None, *, grouped: bool = False) -> str:
+    """A count with its noun, exact in number: "1 flag", "3 flags", plural(2, "study", "studies");
+    ``grouped`` separates thousands (1,000 calls)."""
+    number = f"{count:,}" if grouped else str(count)
+    return f"{number} {word_for(count, word, words)}"
+
+
 NO_PRICE = "no price (a local model or program)"
 
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from judge_tui.formats.numbers import plural
 from judge_tui.model.redaction import redact
 from judge_tui.model.textsafe import clean
 
@@ -53,7 +54,7 @@ def grouped_lines(jobs: Sequence[Mapping[str, Any]], max_causes: int = MAX_CAUSE
                      + (f" (also {also})" if also else ""))
     hidden = sum(len(members) for _cause, members in groups[max_causes:])
     if hidden:
-        lines.append(f"  ... and {hidden} more with {len(groups) - max_causes} other cause(s)")
+        lines.append(f"  ... and {hidden} more with {plural(len(groups) - max_causes, 'other cause')}")
     return lines
 
 

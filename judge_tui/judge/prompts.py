@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from judge_tui.formats.numbers import short_text
+from judge_tui.formats.numbers import short_text, word_for
 from judge_tui.judge.schema import CONFIDENCE_KEY, LIST_EXTRAS, Layout, OutputFormat
 from judge_tui.model import locations
 from judge_tui.model.records import Item, Rating
@@ -124,7 +124,8 @@ def parse_template(written: str, path: Path) -> JudgeTemplate:
         bad = set(PLACEHOLDER.findall(part)) - allowed
         if bad:
             raise PromptError(
-                f"{path}: unknown placeholder(s) {sorted(bad)} in the {part_name} part; allowed: {sorted(allowed)}"
+                f"{path}: unknown {word_for(len(bad), 'placeholder')} {sorted(bad)} in the {part_name} part;"
+                f" allowed: {sorted(allowed)}"
             )
     if "{{item}}" not in item_text.replace(" ", ""):
         raise PromptError(f"{path}: the item part must contain {{{{item}}}}")

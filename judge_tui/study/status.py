@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from statistics import median
 from typing import TYPE_CHECKING, Any
 
-from judge_tui.formats.numbers import cost_text, decimal_text, duration_text, share_text, short_text
+from judge_tui.formats.numbers import cost_text, decimal_text, duration_text, plural, share_text, short_text
 from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.model.textsafe import clean
@@ -201,7 +201,7 @@ def status_tables(status: StudyStatus) -> list[Any]:
         if not part.experts:
             experts.add_row("(no expert has rated yet)", *[""] * 7)
         if part.adjudicated:
-            experts.caption = f"and {part.adjudicated} item(s) adjudicated by the lead (judge-tui adjudicate)"
+            experts.caption = f"and {plural(part.adjudicated, 'item')} adjudicated by the lead (judge-tui adjudicate)"
             experts.caption_justify = "left"
         tables.append(experts)
         by_task = Table(title="time per task type", title_justify="left")

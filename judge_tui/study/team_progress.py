@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from judge_tui.analysis.team import load_team
-from judge_tui.formats.numbers import decimal_text, share_text
+from judge_tui.formats.numbers import decimal_text, plural, share_text
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.store import Store
@@ -178,7 +178,7 @@ def _agreement(store: Store, rubric: Rubric, plan_id: str, settings: AgreementSe
     if decided:
         verdict = "enough: every dimension's interval is decided against the target"
     elif fewest < MIN_ITEMS_TO_DECIDE:
-        verdict = (f"not yet: {fewest} overlap item(s) rated by two or more experts so far, and at least "
+        verdict = (f"not yet: {plural(fewest, 'overlap item')} rated by two or more experts so far, and at least "
                    f"{MIN_ITEMS_TO_DECIDE} are needed before an interval can decide")
     elif any(n is None for n in needed):
         why = next(d.why for d in dimensions if d.decision == "undecided" and d.more_items is None)

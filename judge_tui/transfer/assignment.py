@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from judge_tui.formats.numbers import share_text
+from judge_tui.formats.numbers import plural, share_text, word_for
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import CONSENSUS_RATER, Item, reviewer_problem
 from judge_tui.model.rubrics import Rubric
@@ -348,16 +348,17 @@ def format_summary(summary: dict[str, Any]) -> str:
         lines.append(f"  balanced by {', '.join(summary['balanced_by'])}")
     kept = sum(e["kept_rated"] for e in summary["experts"])
     if kept:
-        lines.append(f"  kept: {kept} rated item(s) stay with the experts who rated them (kept column); work not "
-                     "merged into this database yet is not known here")
+        lines.append(f"  kept: {plural(kept, 'rated item')} {word_for(kept, 'stays', 'stay')} with the experts who"
+                     f" rated {word_for(kept, 'it', 'them')} (kept column); work not merged into this database yet is"
+                     " not known here")
     if summary["rated_by_others"]:
         others = ", ".join(f"{rater} ({n} items)" for rater, n in summary["rated_by_others"].items())
         lines.append(f"  also rated by raters outside --experts: {others}; the plan's experts are compared "
                      "with them on those items too")
     if summary["left_to_judge"]:
-        lines.append(f"  left to the judge: {summary['left_to_judge']} item(s) it is certified to decide, kept out of "
-                     "the experts' queues")
+        lines.append(f"  left to the judge: {plural(summary['left_to_judge'], 'item')} it is certified to decide,"
+                     " kept out of the experts' queues")
     if summary["left_out"]:
-        lines.append(f"  left out: {summary['left_out']} item(s) beyond --per-expert {summary['per_expert']}")
+        lines.append(f"  left out: {plural(summary['left_out'], 'item')} beyond --per-expert {summary['per_expert']}")
     lines.append("  Give each expert their bundle: judge-tui export --bundle --for EXPERT -o EXPERT.bundle.db")
     return "\n".join(lines)

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from judge_tui.formats.numbers import plural
 from judge_tui.model.errors import UserError
 from judge_tui.model.queue_orders import ASSIGNED, ORDERS
 from judge_tui.model.records import CONSENSUS_RATER, content_hash, rater_id_problem
@@ -653,10 +654,6 @@ def _merge_assignments(
 
 
 # --------------------------------------------------------------------------- the command
-
-
-def plural(count: int, word: str, words: str | None = None) -> str:
-    return f"{count} {word if count == 1 else words or word + 's'}"
 
 
 def _shown(rating: dict[str, Any], other: dict[str, Any]) -> str:

@@ -17,7 +17,7 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from judge_tui.formats.numbers import short_text
+from judge_tui.formats.numbers import plural, short_text, word_for
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import SPLITS
 from judge_tui.store import Store
@@ -141,7 +141,8 @@ def format_plan(plan: SplitPlan) -> str:
     if plan.pinned:
         lines.append(f"  {few_shot_line(plan.pinned, plan.chosen)}")
     if plan.kept:
-        lines.append(f"  {plan.kept} item(s) kept the split they had (--reassign splits every item afresh)")
+        lines.append(f"  {plural(plan.kept, 'item')} kept the split {word_for(plan.kept, 'it', 'they')} had"
+                     " (--reassign splits every item afresh)")
     return "\n".join(lines)
 
 
@@ -150,4 +151,4 @@ def few_shot_line(shown: int, chosen: int) -> str:
     train: 1 chosen and 3 picked by the judge itself"."""
     picked = shown - chosen
     parts = ([f"{chosen} chosen"] if chosen else []) + ([f"{picked} picked by the judge itself"] if picked else [])
-    return f"{shown} few-shot {'example' if shown == 1 else 'examples'} kept in train: {' and '.join(parts)}"
+    return f"{plural(shown, 'few-shot example')} kept in train: {' and '.join(parts)}"

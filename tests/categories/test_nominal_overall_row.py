@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from judge_tui.analysis.uncertainty import AVERAGED_OVERALL
 from judge_tui.model.records import Item
 from judge_tui.model.rubrics import load_rubric
+from judge_tui.stats.agreement import AVERAGED_OVERALL
 from judge_tui.store import Store
 from tests.categories.topic_study import TOPICS, ok, topic_rubric
 from tests.team_fixtures import rate

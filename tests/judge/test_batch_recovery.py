@@ -123,7 +123,7 @@ def test_a_plain_judge_after_a_batch_run_killed_while_sending_finishes_the_work_
         # taken), so nothing is sent before the grace period has passed, and the user is told when that is.
         assert plain.returncode == 3, plain.stdout + plain.stderr
         said = " ".join(plain.stdout.split())
-        assert (f"cis: {ITEMS} judgment(s) were in a Message Batch being sent when judge-tui stopped, which the"
+        assert (f"cis: {ITEMS} judgments were in a Message Batch being sent when judge-tui stopped, which the"
                 " API does not list yet. Run the same command again after") in said
         assert fake.message_requests() == []
         assert len(batch_posts(fake)) == 1
@@ -133,7 +133,7 @@ def test_a_plain_judge_after_a_batch_run_killed_while_sending_finishes_the_work_
     if api == "processing":
         # Paid for already and not finished: nothing is asked again; the jobs wait, and the user is told so.
         assert plain.returncode == 3, plain.stderr
-        assert (f"cis: {ITEMS} judgment(s) wait for a Message Batch the API has not finished (it answers within"
+        assert (f"cis: {ITEMS} judgments wait for a Message Batch the API has not finished (it answers within"
                 " 24 h of sending). Run the same command again later") in plain.stdout
         with Store(db) as store:
             assert store.judge_job_counts(store.raters("judge")[0]["id"])["running"] == ITEMS
@@ -249,7 +249,7 @@ def test_a_second_batch_process_leaves_a_live_ones_batches_alone_and_takes_over_
     assert batch_id not in state.batches
     assert status_polls(fake, batch_id) == 0  # never polled, never read: the live owner does that
     assert cis_store.judge_job_counts(judge.rater_id)["running"] == ITEMS
-    assert "1 Message Batch(es) of this judge are polled by another judge-tui process" in \
+    assert "1 Message Batch of this judge is polled by another judge-tui process" in \
         headless.run_summary(judge, state).plain
 
     cis_store.remove_judge_workers([owner])  # that process is gone
@@ -351,7 +351,7 @@ def test_a_batch_the_api_lists_late_is_waited_for_not_sent_again(
         lister.join()
     out = " ".join(capsys.readouterr().out.split())
     assert code == 0, out
-    assert ((f"judge: {ITEMS} request(s) were in a Message Batch being sent when judge-tui stopped, which the API does"
+    assert ((f"judge: {ITEMS} requests were in a Message Batch being sent when judge-tui stopped, which the API does"
             " not list yet") in out)
     assert "so never paid twice" in out
     assert f"cis: {ITEMS} done, 0 failed" in out

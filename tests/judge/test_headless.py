@@ -48,7 +48,7 @@ def test_headless_judges_and_reports(fake: fa.FakeAnthropic, tmp_path: Path, rub
     # a second run without --limit queues the one item left over
     code = headless.run(judge_args(db, "--model", "claude-sonnet-5", "--rubric", "cis"), fast())
     out, _ = capsys.readouterr()
-    assert "cis: 1 new job(s) queued" in out
+    assert "cis: 1 new job queued" in out
     assert "cis: 7 done" in out
 
 
@@ -222,7 +222,7 @@ def test_a_run_says_why_judgments_failed_and_failures_lists_them(tmp_path: Path,
     assert "tokens" not in out
     assert "cost" not in out
     assert "$" not in out  # a local program has neither
-    assert "cis: 2 failed judgment(s), by cause:" in out
+    assert "cis: 2 failed judgments, by cause:" in out
     assert "1 × B001: " in out
     assert "exited with status 3: model crashed on this one" in out
     assert "1 × B002: off_scale: " in out
@@ -230,7 +230,7 @@ def test_a_run_says_why_judgments_failed_and_failures_lists_them(tmp_path: Path,
     assert f"judge-tui failures --db {db} --rubric cis" in out
     assert main(["failures", "--db", str(db), "--rubric", "cis"]) == 0
     listed = capsys.readouterr().out
-    assert "2 failed judgment(s) of rubric cis, by cause:" in listed
+    assert "2 failed judgments of rubric cis, by cause:" in listed
     assert "B002 · cis · judge:cmd-my_judge:cis@" in listed
     assert "raw answer:" in listed
     assert '"local reasoning"}' in listed  # B002's answer as it came
@@ -284,7 +284,7 @@ def test_dry_run_says_calls_and_cost_and_writes_nothing(fake: fa.FakeAnthropic, 
     assert main(["judge", "--db", str(db), "--rubric", "cis", "--model", "claude-sonnet-5", "--limit", "3",
                  "--repeat", "2", "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert "cis: about 6 call(s) to claude-sonnet-5, about $" in out
+    assert "cis: about 6 calls to claude-sonnet-5, about $" in out
     assert "at list prices" in out
     assert "Dry run: nothing was queued or judged." in out
     with Store(db) as store:
@@ -295,7 +295,7 @@ def test_dry_run_says_calls_and_cost_and_writes_nothing(fake: fa.FakeAnthropic, 
     # a paid run says the same before it starts
     assert headless.run(judge_args(db, "--rubric", "cis", "--model", "claude-sonnet-5", "--limit", "1"), fast()) == 0
     out = capsys.readouterr().out
-    assert out.index("cis: about 1 call(s) to claude-sonnet-5, about $") < out.index("1 new job(s) queued")
+    assert out.index("cis: about 1 call to claude-sonnet-5, about $") < out.index("1 new job queued")
 
 
 def test_limit_counts_and_bars_only_what_this_run_judges(fake: fa.FakeAnthropic, tmp_path: Path,
@@ -313,7 +313,7 @@ def test_limit_counts_and_bars_only_what_this_run_judges(fake: fa.FakeAnthropic,
     capsys.readouterr()
     assert headless.run(judge_args(db, "--rubric", "cis", "--model", "claude-sonnet-5", "--limit", "2"), fast()) == 0
     out = capsys.readouterr().out
-    assert "0 new job(s) queued; 2 to judge" in out
+    assert "0 new jobs queued; 2 to judge" in out
     assert "2/2" in out
     assert "/6" not in out
     assert "cis: 2 done, 0 failed, 4 waiting" in out

@@ -121,7 +121,7 @@ def test_the_command_judges_with_a_local_server(server: fo.FakeOpenAI, tmp_path:
         add_cis_items(store, rubrics["cis"], 3)
     done = _cli("judge", "--db", str(db), "--backend", "openai", "--base-url", server.url, "--model", MODEL)
     assert done.returncode == 0, done.stderr
-    assert "3 new job(s) queued; 3 to judge with qwen2.5:7b (openai backend)" in done.stdout
+    assert "3 new jobs queued; 3 to judge with qwen2.5:7b (openai backend)" in done.stdout
     assert "cis: 3 done, 0 failed" in done.stdout
     assert server.max_concurrent_seen <= 2  # the laptop default
     # the base URL and the model from the environment and settings.json instead of options
@@ -145,7 +145,7 @@ def test_command_mistakes_are_messages(server: fo.FakeOpenAI, tmp_path: Path, ru
     assert "no OPENAI_API_KEY in the environment for https://api.openai.com/v1" in err
     assert main(["judge", "--db", str(db), "--backend", "openai", "--model", MODEL, "--base-url", server.url,
                  "--dry-run"]) == 0
-    assert f"cis: 1 judgment(s) to make with {MODEL} at {server.url}" in capsys.readouterr().out
+    assert f"cis: 1 judgment to make with {MODEL} at {server.url}" in capsys.readouterr().out
     assert server.completion_requests() == []
     assert main(["judge", "--db", str(db), "--backend", "openai", "--model", MODEL, "--base-url", server.url,
                  "--batch"]) == 1

@@ -28,7 +28,9 @@ from judge_tui.formats.numbers import (
     decimal_text,
     figure_with_interval,
     pct,
+    plural,
     share_text,
+    word_for,
 )
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
@@ -135,7 +137,7 @@ def verdict_findings(report_rows: Sequence[Row], overall: Row, summary: Summary,
             if differ:
                 findings.append(Finding(
                     "checker", "act", False, scope,
-                    f"{row.key} is computed by code, yet the two sides differ on {differ} item(s): "
+                    f"{row.key} is computed by code, yet the two sides differ on {plural(differ, 'item')}: "
                     "look for a bug in the checker or in the imported scores, not in the judge.",
                 ))
     snapped_judge = sum(r.agreement.snapped_judge for r in report_rows)
@@ -143,15 +145,17 @@ def verdict_findings(report_rows: Sequence[Row], overall: Row, summary: Summary,
     if snapped_judge or snapped_human:
         findings.append(Finding(
             "snapped", "info", None, scope,
-            f"{snapped_judge} judge score(s) and {snapped_human} human-group score(s) lay between scale points; "
+            f"{plural(snapped_judge, 'judge score')} and {plural(snapped_human, 'human-group score')} lay between"
+            " scale points; "
             "they were moved to the nearest point (halfway goes down) for kappa, the confusion matrix and "
             "TPR/TNR. Alignment and correlations use them as given.",
         ))
     if ties:
         findings.append(Finding(
             "ties", "info", None, scope,
-            f"{ties} item(s) have a tied PASS/FAIL human consensus (as many PASS as FAIL) and are left out of "
-            "this comparison, as in the team section; settle them with `judge-tui adjudicate`.",
+            f"{plural(ties, 'item')} {word_for(ties, 'has', 'have')} a tied PASS/FAIL human consensus (as many PASS"
+            f" as FAIL) and {word_for(ties, 'is', 'are')} left out of this comparison, as in the team section; settle"
+            f" {word_for(ties, 'it', 'them')} with `judge-tui adjudicate`.",
         ))
     return findings
 
@@ -204,7 +208,8 @@ def _kappa_finding(defined: Sequence[Row], by_key: dict[str, TargetCheck], setti
             statuses.append(best.status)
             actions.append(best.action)
     worst = max(statuses, key=lambda s: _SEVERITY[s])
-    text = f"Cohen's kappa target (≥ {decimal_text(settings.kappa_substantial, 2)}) on {len(defined)} judged dimension(s): "
+    text = (f"Cohen's kappa target (≥ {decimal_text(settings.kappa_substantial, 2)}) on"
+            f" {plural(len(defined), 'judged dimension')}: ")
     parts = [f"{name} on {', '.join(keys)}" for name, keys in groups.items() if keys]
     text += "; ".join(parts) + "."
     if groups["undecided"]:

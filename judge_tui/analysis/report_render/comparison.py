@@ -12,7 +12,7 @@ from judge_tui.analysis.compare import DimensionShift, VersionComparison
 from judge_tui.analysis.pair_intervals import Change
 from judge_tui.analysis.report_render.blocks import Block, Heading, Paragraph, TableBlock
 from judge_tui.analysis.report_render.section_json import figure, with_intervals
-from judge_tui.formats.numbers import decimal_text, figure_text, share_text
+from judge_tui.formats.numbers import decimal_text, figure_text, plural, share_text
 from judge_tui.stats import agreement as ag
 
 ComparisonRow = tuple[str, str, str, str, str, str, str]
@@ -24,7 +24,7 @@ def split_text(c: VersionComparison) -> str:
 
 
 def reference_text(c: VersionComparison) -> str:
-    return f"consensus of {len(c.experts)} expert(s): {', '.join(c.experts)}"
+    return f"consensus of {plural(len(c.experts), 'expert')}: {', '.join(c.experts)}"
 
 
 def _figures(s: DimensionShift) -> tuple[tuple[str, str, tuple[ag.Figure, ag.Figure], Change, bool], ...]:

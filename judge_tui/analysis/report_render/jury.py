@@ -20,6 +20,7 @@ from judge_tui.formats.numbers import (
     duration_text,
     figure_text,
     figure_with_interval,
+    plural,
     share_text,
 )
 from judge_tui.stats import agreement as ag
@@ -27,7 +28,7 @@ from judge_tui.stats.intervals import IntervalFigure
 
 
 def _reference(jury: Jury) -> str:
-    return f"consensus of {len(jury.experts)} expert(s): {', '.join(jury.experts)}"
+    return f"consensus of {plural(len(jury.experts), 'expert')}: {', '.join(jury.experts)}"
 
 
 def jury_cost(jury: Jury) -> CostAndTime | None:
