@@ -190,5 +190,6 @@ def test_a_balanced_order_never_calls_a_weak_test_split_met_on_a_strong_dev_spli
     text = subprocess.run([sys.executable, "-m", "judge_tui", "report", "--db", str(db)], capture_output=True,
                           text=True, env=env, check=True, timeout=120).stdout
     assert "On the test split (100 items): TPR 0.850" in text
-    # The sampling design's figures over every item say that TPR and TNR are not decided on them.
-    assert "except TPR and TNR: they are the test split's, decided on its items alone" in " ".join(text.split())
+    # The sampling design's line gives TPR and TNR of the test split alone, the ones decided, not every item's.
+    assert ("and TPR and TNR on the test split's items alone, weighted within it: TPR 0.850"
+            in " ".join(text.split()))
