@@ -175,6 +175,8 @@ class BackgroundJudge:
         elsewhere, imported = self.judged_already() if self.skip_judged else (set(), set())
         self._judged_already = elsewhere | imported
         if self._judged_already:
+            # Queued here before they counted as judged (a database of an earlier release): never to be sent.
+            self.store.withdraw_queued_judge_jobs(self.rater_id, self._judged_already)
             ids = self.store.item_ids_in_order(self.judge.rubric.id, split)
             self._judged_shown = sum(i in elsewhere for i in ids)
             self._imported_shown = sum(i in imported for i in ids)

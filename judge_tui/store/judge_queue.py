@@ -104,6 +104,17 @@ class JudgeQueueQueries(RatingQueries):
             )
             return conn.total_changes - before
 
+    def withdraw_queued_judge_jobs(self, rater_id: str, item_ids: Iterable[str]) -> int:
+        """Drop this rater's jobs of these items that are still queued and were never sent (no call recorded):
+        work queued before the items counted as judged already. Jobs with a call keep their history."""
+        with self.transaction() as conn:
+            before = conn.total_changes
+            conn.executemany(
+                "DELETE FROM judge_jobs WHERE rater_id = ? AND item_id = ? AND status = 'queued' AND batch_id IS NULL"
+                " AND NOT EXISTS (SELECT 1 FROM judge_calls c WHERE c.job_id = judge_jobs.id)",
+                ((rater_id, item_id) for item_id in item_ids))
+            return conn.total_changes - before
+
     def requeue_orphaned_judge_jobs(self, rater_id: str | None = None, live_owners: Iterable[str] = ()) -> int:
         """Jobs left 'running' by a process that is gone go back to the queue (not those waiting in a batch).
 

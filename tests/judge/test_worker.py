@@ -141,6 +141,35 @@ async def test_the_app_judge_leaves_imported_judge_ratings_alone(fake: fa.FakeAn
     assert lines_seen[-1] == "judge: 2 imported · 4 judged"
 
 
+async def test_jobs_queued_before_items_counted_as_imported_are_never_sent(fake: fa.FakeAnthropic, cis_store: Store,
+                                                                          rubrics: dict[str, Rubric], tmp_path) -> None:
+    """A database of an earlier release queued the app judge's jobs for items whose judge ratings were imported:
+    those jobs, never sent, are withdrawn when the app starts its judge; only the other items are paid for."""
+    from judge_tui.transfer.importing import import_ratings
+
+    def judge_made() -> BackgroundJudge:
+        return BackgroundJudge(cis_store, rubrics["cis"], on_status=lambda s: None,
+                               settings=Settings(judge_model="claude-sonnet-5"), options=fast(concurrency=2),
+                               skip_judged=True)
+
+    earlier = judge_made()
+    earlier.judge.queue.enqueue_items([f"B00{n}" for n in range(1, ITEMS + 1)], repeats=1)  # as before the rule
+    assert cis_store.judge_job_counts(earlier.rater_id)["queued"] == ITEMS
+    imported = tmp_path / "judge.jsonl"
+    lines = (locations.data_dir() / "cis.judge-demo.ratings.jsonl").read_text(encoding="utf-8").splitlines()
+    imported.write_text("\n".join(lines[:2]) + "\n", encoding="utf-8")  # B001 and B002
+    import_ratings(cis_store, imported, "other-tool-judge", "judge", rubric=rubrics["cis"], fmt="jsonl")
+    judge = judge_made()
+    judge.enqueue_all()
+    assert cis_store.judge_job_counts(judge.rater_id)["queued"] == ITEMS - 2
+    run = asyncio.create_task(judge.run())
+    await until(lambda: cis_store.judge_job_counts(judge.rater_id)["done"] == ITEMS - 2, "the other items judged")
+    judge.stop()
+    await run
+    assert len(fake.message_requests()) == ITEMS - 2
+    assert cis_store.judge_job_counts(judge.rater_id) == {"queued": 0, "running": 0, "done": ITEMS - 2, "failed": 0}
+
+
 @pytest.mark.slow
 async def test_the_app_judge_beside_a_headless_judge_never_pays_twice(fake: fa.FakeAnthropic, tmp_path,
                                                                  rubrics: dict[str, Rubric]) -> None:
