@@ -39,3 +39,12 @@ def test_both_statements_come_from_the_same_rule():
     assert "one-sided 2.5% per side" in anytime
     assert "k × 2.5%" in anytime
     assert "one-sided 0.5% per side" in combination(0.99)
+
+
+def test_the_point_rule_speaks_of_one_target_as_one():
+    assert Combined(1, 0.95, "point").text() == (
+        'The 1 target is decided on the point estimate alone (agreement.decide_on = "point"): no error rate is '
+        "claimed for it.")
+    assert Combined(3, 0.95, "point").text() == (
+        'The 3 targets are decided on the point estimates alone (agreement.decide_on = "point"): no error rate is '
+        "claimed for any of them.")

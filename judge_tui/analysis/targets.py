@@ -182,8 +182,8 @@ class Combined:
         """The fixed-n verdict's statement."""
         if self.decide_on == "point":
             return (f"The {plural(self.targets, 'target')} {word_for(self.targets, 'is', 'are')} decided on the point"
-                    " estimates alone (agreement.decide_on = "
-                    "\"point\"): no error rate is claimed for any of them.")
+                    f" {word_for(self.targets, 'estimate')} alone (agreement.decide_on = "
+                    f"\"point\"): no error rate is claimed for {word_for(self.targets, 'it', 'any of them')}.")
         each = share_text(self.confidence)
         if self.targets <= 1:
             return (f"The target is decided on its own {each} interval, valid for this number of items only: it is "

@@ -53,6 +53,7 @@ from judge_tui.analysis.scores import (
 )
 from judge_tui.analysis.stopping import anytime_checks, items_left
 from judge_tui.analysis.targets import TargetCheck
+from judge_tui.formats.numbers import plural
 from judge_tui.model import queue_orders as qo
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric, RubricError, Scale, rubric_from_definition
@@ -584,7 +585,7 @@ def _too_few(block: JudgeValidity) -> str | None:
             said.append(f"{', '.join(figures)} {decision}")
     undecided = sum(c.decision == "undecided" for c in block.targets)
     if undecided:
-        said.append(f"{undecided} target{'s' if undecided > 1 else ''} undecided")
+        said.append(f"{plural(undecided, 'target')} undecided")
     return "; ".join(said)
 
 

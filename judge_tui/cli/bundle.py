@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from judge_tui.cli.commands import open_store
+from judge_tui.formats.numbers import word_for
 from judge_tui.formats.terminal import echo
 from judge_tui.model.errors import UserError
 from judge_tui.store import StoreError
@@ -34,7 +35,7 @@ def run_export_bundle(args: argparse.Namespace) -> int:
             raise UserError(f"{args.output}: cannot write the bundle ({exc})") from None
         queues = store.assignments_in_force(rater) if expert else {}
     marks = result.added["set_aside"]
-    also = f", and {marks} skipped or flagged item{'s' if marks != 1 else ''} not yet rated" if marks else ""
+    also = f", and {marks} skipped or flagged {word_for(marks, 'item')} not yet rated" if marks else ""
     if expert:
         shown = "; ".join(f"{n} items of {rubric} ({overlap} shared with other experts)"
                           for rubric, (n, overlap) in queues.items())

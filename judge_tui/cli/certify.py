@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import textwrap
 
 from judge_tui.analysis.certify import LOGPROB, REPEATS, STATED, Certification, certify_judge
 from judge_tui.cli.commands import open_store
 from judge_tui.cli.raters import parse_members
 from judge_tui.cli.report import pick_rubric
 from judge_tui.formats.numbers import decimal_text, share_text, short_text
-from judge_tui.formats.terminal import echo, is_terminal, output_width
+from judge_tui.formats.terminal import echo
 from judge_tui.model.errors import UserError
 from judge_tui.model.settings import load_settings
 from judge_tui.stats.selective import fewest_certifiable
@@ -34,18 +33,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def print_lines(lines: list[str]) -> None:
-    """The certificate's lines: on a terminal, each wrapped at a word to its width, its rest indented under it;
-    to a pipe or file, as they are."""
-    if not is_terminal():
-        for line in lines:
-            echo(line)
-        return
-    width = output_width()
+    """The certificate's lines: on a terminal, each wrapped at a word to its width, its rest indented under it
+    (as `echo` wraps a line); to a pipe or file, as they are."""
     for line in lines:
-        indent = " " * (len(line) - len(line.lstrip(" ")) + 2)
-        for part in textwrap.wrap(line, width, subsequent_indent=indent, break_on_hyphens=False,
-                                  break_long_words=False, drop_whitespace=True) or [""]:
-            echo(part)
+        echo(line)
 
 
 # What a stored confidence is, as the first line and the threshold's line say it.

@@ -360,8 +360,8 @@ def _print_failures(console: Console, store: Store, judge: Judge, args: argparse
         return
     listing = failures_command(getattr(args, "db", None), judge.rubric.id)
     lines = [f"{judge.rubric.id}: {plural(len(jobs), 'failed judgment')}, by cause:", *grouped_lines(jobs),
-             f"See each with its raw answer: {listing}; judge them again"
-             " with --retry-failed."]
+             f"See {word_for(len(jobs), 'it', 'each')} with its raw answer: {listing}; judge"
+             f" {word_for(len(jobs), 'it', 'them')} again with --retry-failed."]
     for line in lines:
         console.print(Text(line), soft_wrap=True)  # whole lines, so they can be copied and searched
 

@@ -55,10 +55,11 @@ class JudgeStatus:
     no_key: bool = False  # the backend needs an API key that is not in the environment
 
     def line(self) -> str:
-        """The status line text, e.g. 'judge: 18 queued · offline', or with items judged under the prompt in
-        force through another backend, 'judge: 101 judged' (offline only while something waits); with imported
-        judge ratings, 'judge: 25 imported'. Without an API key and nothing to judge, 'no API key' says why the
-        judge does not run."""
+        """The status line text, e.g. 'judge: 18 queued · offline' (the network), or with items judged under the
+        prompt in force through another backend, 'judge: 101 judged' (offline only while something waits); with
+        imported judge ratings, 'judge: 25 imported'. Without the API key the backend needs, 'no API key' says why
+        the judge does not run, whether or not items wait ('judge: 3 queued · no API key'): "offline" would send
+        the user to their network."""
         if self.judged or self.imported:
             return self._judged_line()
         parts = [f"{self.queued} queued"]
@@ -72,10 +73,10 @@ class JudgeStatus:
             parts.append("stopped")
         elif self.database_busy:
             parts.append("database busy")
+        elif self.no_key:
+            parts.append("no API key")
         elif self.offline:
             parts.append("offline")
-        elif self.no_key and not (self.queued or self.running):
-            parts.append("no API key")
         return "judge: " + " · ".join(parts)
 
     def _judged_line(self) -> str:
@@ -88,10 +89,10 @@ class JudgeStatus:
             parts.append("stopped")
         elif self.database_busy:
             parts.append("database busy")
+        elif self.no_key:
+            parts.append("no API key")
         elif self.offline and (self.queued or self.running):
             parts.append("offline")
-        elif self.no_key and not (self.queued or self.running):
-            parts.append("no API key")
         return "judge: " + " · ".join(parts)
 
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from judge_tui.formats import rating_form as form_format
 from judge_tui.formats import ratings_rows
-from judge_tui.formats.numbers import aligned_text, share_text, short_text
+from judge_tui.formats.numbers import aligned_text, plural, share_text, short_text
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import Item, Rating
 from judge_tui.model.rubrics import Rubric, RubricError, rubric_from_definition
@@ -128,8 +128,8 @@ class Written:
     def describe(self, fmt: str) -> str:
         if fmt == "review-template":
             return f"{self.ratings} rows"
-        marks = f" and {self.marks} item{'s' if self.marks != 1 else ''} skipped or flagged without a rating"
-        return f"{self.ratings} rating{'s' if self.ratings != 1 else ''}{marks if self.marks else ''}"
+        marks = f" and {plural(self.marks, 'item')} skipped or flagged without a rating"
+        return f"{plural(self.ratings, 'rating')}{marks if self.marks else ''}"
 
 
 def export_rows(store: Store, rubric: str | None, rater: str | None, written: Written) -> Iterator[dict[str, Any]]:

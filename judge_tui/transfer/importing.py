@@ -30,7 +30,7 @@ from judge_tui.formats import (
     reasoning_json,
 )
 from judge_tui.formats.field_map import apply_mapping, keys_of, named_keys, parse_mapping, template_gaps
-from judge_tui.formats.numbers import short_text
+from judge_tui.formats.numbers import plural, short_text, word_for
 from judge_tui.formats.text import (
     TooLarge,
     Unreadable,
@@ -90,7 +90,7 @@ class ImportFailed(UserError):
         if len(self.problems) > MAX_SHOWN:
             shown.append(f"... and {len(self.problems) - MAX_SHOWN} more errors")
         count = len(self.problems)
-        super().__init__(f"nothing imported from {self.path}: {count} error{'s' if count != 1 else ''}\n"
+        super().__init__(f"nothing imported from {self.path}: {plural(count, 'error')}\n"
                          + "\n".join(shown))
 
 
@@ -423,7 +423,7 @@ def _demo_clash(store: Store, existing: dict[str, tuple[str, str]], problems: li
     how = (f"which an earlier judge-tui loaded into {store.path} (the demo now has a database of its own: "
            "judge-tui demo)" if loaded else
            f"whose item file (judge-tui's data folder) was imported into {store.path}")
-    return [Problem(0, f"{shown} {'is an item' if len(clashing) == 1 else 'are items'} of the bundled demo, {how}. "
+    return [Problem(0, f"{shown} {word_for(len(clashing), 'is an item', 'are items')} of the bundled demo, {how}. "
                        "To start your study without the demo, import into a new database "
                        "(judge-tui import FILE --db study.db, then --db study.db with every command), or move "
                        f"{store.path} aside and import again")]

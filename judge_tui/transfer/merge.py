@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judge_tui.formats.numbers import plural
+from judge_tui.formats.numbers import plural, word_for
 from judge_tui.model.errors import UserError
 from judge_tui.model.queue_orders import ASSIGNED, ORDERS
 from judge_tui.model.records import CONSENSUS_RATER, content_hash, rater_id_problem
@@ -289,7 +289,7 @@ def refuse_bad_rows(store: Store, other: ForeignDatabase, only_raters: list[str]
         more = f"\n  ... and {len(problems) - SHOWN_PROBLEMS} more" if len(problems) > SHOWN_PROBLEMS else ""
         raise MergeRefused(
             f"{other.path}: refused, nothing was merged from it: {plural(len(problems), 'row')} "
-            f"{'breaks' if len(problems) == 1 else 'break'} the rules "
+            f"{word_for(len(problems), 'breaks', 'break')} the rules "
             f"every rating and item in judge-tui obeys (edited by hand, or written by a faulty program?):\n"
             f"{shown}{more}\nCorrect or delete these rows in {other.path}, or ask for a fresh copy of it "
             "(judge-tui export --bundle), and merge again.")

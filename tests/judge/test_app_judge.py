@@ -44,15 +44,18 @@ async def test_app_judges_in_the_background_and_keeps_the_results_hidden(
     assert len(fake.message_requests()) == len(ids)
 
 
-async def test_app_says_the_judge_is_offline_without_a_key(tmp_path: Path, rubrics: dict[str, Rubric]) -> None:
+async def test_app_says_the_judge_has_no_api_key(tmp_path: Path, rubrics: dict[str, Rubric]) -> None:
     rubric = rubrics["cis"]
 
-    with Store(tmp_path / "offline.db") as store:
+    with Store(tmp_path / "nokey.db") as store:
         ids = add_cis_items(store, rubric, 3)
         app = JudgeTuiApp(store, rubric, reviewer="EXP001", settings=Settings())
         async with app.run_test(size=(120, 40)) as pilot:
-            await app_until(pilot, lambda: "offline" in app.judge_status, "the judge offline")
-            assert app.judge_status == f"judge: {len(ids)} queued · offline"
+            # Once the judge has tried and handed its jobs back, the line has settled.
+            await app_until(pilot, lambda: app.background_judge is not None
+                            and bool(app.background_judge.runner.state.offline)
+                            and app.judge_status == f"judge: {len(ids)} queued · no API key",
+                            "the judge waiting for a key, every item queued")
             assert app.judge_status in widget_text(app)
             await pilot.press("q")
         assert store.count_ratings() == 0  # nothing judged and nothing lost: the jobs wait in the queue

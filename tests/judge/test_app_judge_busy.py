@@ -77,7 +77,7 @@ async def test_judge_results_that_arrive_while_another_process_writes_are_record
 @pytest.mark.slow
 async def test_the_judge_status_catches_up_with_a_judge_in_another_process(tmp_path: Path, rubrics,
                                                                            hermetic_home: Path) -> None:
-    """The app's judge is offline (no key here); `judge-tui judge` in another process does the whole queue."""
+    """The app's judge has no key here; `judge-tui judge` in another process, with one, does the whole queue."""
     rubric = rubrics["cis"]
     path = tmp_path / "app.db"
     server = fa.FakeAnthropic(api_key=API_KEY).start()
@@ -86,8 +86,11 @@ async def test_the_judge_status_catches_up_with_a_judge_in_another_process(tmp_p
             ids = add_cis_items(store, rubric, 3)
             app = JudgeTuiApp(store, rubric, reviewer="EXP001", settings=Settings(judge_model="claude-sonnet-5"))
             async with app.run_test(size=(120, 40)) as pilot:
-                await app_until(pilot, lambda: app.judge_status == f"judge: {len(ids)} queued · offline",
-                                "the judge offline, every item queued")
+                # Once the app's judge has tried and handed its jobs back, every item is queued.
+                await app_until(pilot, lambda: app.background_judge is not None
+                                and bool(app.background_judge.runner.state.offline)
+                                and app.judge_status == f"judge: {len(ids)} queued · no API key",
+                                "the app's judge waiting for a key, every item queued")
                 env = {**os.environ, "ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": server.url,
                        "JUDGE_TUI_HOME": str(hermetic_home), "PYTHONPATH": str(ROOT)}
                 headless = subprocess.run(

@@ -227,7 +227,8 @@ def test_a_run_says_why_judgments_failed_and_failures_lists_them(tmp_path: Path,
     assert "exited with status 3: model crashed on this one" in out
     assert "1 × B002: off_scale: " in out
     assert "0.7" in out
-    assert f"judge-tui failures --db {db} --rubric cis" in out
+    assert (f"See each with its raw answer: judge-tui failures --db {db} --rubric cis; judge them again with "
+            "--retry-failed.") in out
     assert main(["failures", "--db", str(db), "--rubric", "cis"]) == 0
     listed = capsys.readouterr().out
     assert "2 failed judgments of rubric cis, by cause:" in listed
@@ -238,6 +239,20 @@ def test_a_run_says_why_judgments_failed_and_failures_lists_them(tmp_path: Path,
     assert "\x1b" not in listed + out  # shown, never interpreted
     assert main(["failures", "--db", str(db), "--rater", "judge:someone-else"]) == 0
     assert "No failed judgments by judge:someone-else." in capsys.readouterr().out
+
+
+def test_one_failed_judgment_is_spoken_of_as_one(tmp_path: Path, rubrics: dict[str, Rubric],
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "one.db"
+    with Store(db) as store:
+        assert add_cis_items(store, rubrics["cis"], 1) == ["B001"]  # the item LOCAL_JUDGE crashes on
+    script = tmp_path / "my_judge.py"
+    script.write_text(LOCAL_JUDGE)
+    assert main(["judge", "--db", str(db), "--backend", "command", "--cmd", f"{sys.executable} {script}"]) == 1
+    out = capsys.readouterr().out
+    assert "cis: 1 failed judgment, by cause:" in out
+    assert (f"See it with its raw answer: judge-tui failures --db {db} --rubric cis; judge it again with "
+            "--retry-failed.") in out
 
 
 def test_headless_without_a_key_exits_at_once_saying_what_to_set(tmp_path: Path, rubrics: dict[str, Rubric],

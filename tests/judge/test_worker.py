@@ -82,18 +82,19 @@ async def test_background_judging_never_delays_a_key_press(fake: fa.FakeAnthropi
     assert cis_store.count_ratings(rater_id=app.judge.rater_id) == ITEMS
 
 
-async def test_without_a_key_the_status_says_offline(cis_store: Store, rubrics: dict[str, Rubric]) -> None:
+async def test_without_a_key_the_status_says_no_api_key(cis_store: Store, rubrics: dict[str, Rubric]) -> None:
     app = Host(cis_store, rubrics["cis"])
     async with app.run_test() as pilot:
         app.judge.enqueue(["B001", "B002", "B003"])
-        # Claimed jobs go back to the queue once the runner finds it is offline: wait for that to settle.
-        await until(lambda: bool(app.lines) and app.lines[-1] == "judge: 3 queued · offline",
-                    "the judge offline, its jobs queued again")
+        # Claimed jobs go back to the queue once the runner finds the key missing: wait for that to settle.
+        await until(lambda: bool(app.progress) and bool(app.progress[-1].status.offline)
+                    and app.lines[-1] == "judge: 3 queued · no API key", "the judge without a key, its jobs queued again")
         await pilot.press("j")
-        # A key changes nothing here, but the offline runner may still be handing a claimed job back on a loaded
+        # A key changes nothing here, but the waiting runner may still be handing a claimed job back on a loaded
         # machine: read the line once it has settled, not mid-way.
-        await until(lambda: app.lines[-1] == "judge: 3 queued · offline", "the judge offline again after j")
+        await until(lambda: app.lines[-1] == "judge: 3 queued · no API key", "the judge without a key again after j")
         assert app.progress[-1].status.offline == "no ANTHROPIC_API_KEY in the environment"
+        assert [line for line in app.lines if "offline" in line] == []  # the network is not what is missing
         app.judge.stop()
         await until(lambda: app.workers and all(w.is_finished for w in app.workers) or not app.workers,
                     "the judge's worker finished")
@@ -108,12 +109,17 @@ def test_status_line_words() -> None:
     assert JudgeStatus(0, 0, 0, 0, offline="no network", judged=101).line() == "judge: 101 judged"
     assert JudgeStatus(6, 0, 2, 0, offline="no network", judged=93).line() == "judge: 95 judged · 6 queued · offline"
     assert JudgeStatus(1, 0, 0, 1, error="401", judged=9).line() == "judge: 9 judged · 1 queued · 1 failed · stopped"
-    # Imported judge ratings are judged too; without an API key, nothing left to judge says so rather than "offline".
+    # Imported judge ratings are judged too. Without an API key the line says so, whether or not items wait:
+    # "offline" is the network's word.
     assert JudgeStatus(0, 0, 0, 0, imported=25, no_key=True).line() == "judge: 25 imported · no API key"
     assert JudgeStatus(3, 0, 0, 0, offline="no key", imported=22, no_key=True).line() == \
-        "judge: 22 imported · 3 queued · offline"
+        "judge: 22 imported · 3 queued · no API key"
     assert JudgeStatus(0, 0, 4, 0, imported=2).line() == "judge: 2 imported · 4 judged"
     assert JudgeStatus(0, 0, 0, 0, no_key=True).line() == "judge: 0 queued · no API key"
+    assert JudgeStatus(3, 0, 0, 0, no_key=True).line() == "judge: 3 queued · no API key"
+    assert JudgeStatus(3, 0, 0, 0, offline="no key", no_key=True).line() == "judge: 3 queued · no API key"
+    assert JudgeStatus(2, 1, 0, 0, offline="no key", no_key=True).line() == "judge: 2 queued · 1 running · no API key"
+    assert JudgeStatus(3, 0, 0, 0, error="401", no_key=True).line() == "judge: 3 queued · stopped"
 
 
 async def test_the_app_judge_leaves_imported_judge_ratings_alone(fake: fa.FakeAnthropic, cis_store: Store,

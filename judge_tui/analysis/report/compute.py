@@ -61,6 +61,7 @@ from judge_tui.analysis.scores import (
     pooled_alignment,
 )
 from judge_tui.analysis.uncertainty import pooled_alignment_interval, row_uncertainty
+from judge_tui.formats.numbers import word_for
 from judge_tui.model.records import CONSENSUS_RATER
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
@@ -440,4 +441,4 @@ def _require_field(store: Store, rubric: Rubric, field: str) -> None:
 
 def _names(group: Group) -> str:
     ids = ", ".join(group.rater_ids)
-    return f"the {group.role} rater{'s' if len(group.rater_ids) > 1 else ''} {ids}"
+    return f"the {group.role} {word_for(len(group.rater_ids), 'rater')} {ids}"

@@ -36,6 +36,7 @@ from judge_tui.analysis.report_render.position_bias import blocks as position_bl
 from judge_tui.analysis.report_render.position_bias import to_dict as position_dict
 from judge_tui.analysis.report_render.team import drift_blocks, drift_to_dicts, team_blocks, team_to_dict
 from judge_tui.analysis.team import TeamAgreement
+from judge_tui.formats.numbers import plural
 from judge_tui.formats.terminal import output_width, render_plain
 
 
@@ -152,7 +153,7 @@ def judge_paragraph(chosen: ChosenJudge, named_before: bool) -> str:
     """How the judge was chosen (the judge itself when not named before), the items it rated, and the rubric's
     other judges (reverted or under trial where they are) with how to compare one of them instead."""
     text = (chosen.line() if not named_before else f"The judge is {chosen.rater} ({chosen.why})")
-    text = f"{text}; it rated {chosen.rated} item{'' if chosen.rated == 1 else 's'}."
+    text = f"{text}; it rated {plural(chosen.rated, 'item')}."
     if chosen.others:
         others = ", ".join(f"{rater} ({rated}{'' if state in ('', 'kept') else ', ' + state})"
                            for rater, rated, state in chosen.others)

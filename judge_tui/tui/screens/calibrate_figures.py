@@ -30,6 +30,7 @@ from judge_tui.formats.numbers import (
     decimal_text,
     figure_text,
     figure_with_interval,
+    plural,
     share_text,
 )
 from judge_tui.model.errors import UserError
@@ -84,7 +85,7 @@ class Cost:
 
     @property
     def calls_text(self) -> str:
-        return f"{self.calls:,} call{'' if self.calls == 1 else 's'}"
+        return plural(self.calls, "call", grouped=True)
 
 
 @dataclass(frozen=True)
