@@ -6,6 +6,7 @@ app opens and names the flags to give; with --backend, the screen judges with th
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -24,6 +25,7 @@ from judge_tui.model.settings import Settings
 from judge_tui.store import Store
 from judge_tui.store.rubric_choice import resolve_rubric
 from judge_tui.tui.screens.calibrate import CalibrationApp, CalibrationScreen
+from judge_tui.tui.screens.calibrate_figures import judge_in_view
 from tests.calibration.fixtures import MODEL as COMMAND_MODEL
 from tests.calibration.fixtures import build_study, judge_dev
 from tests.judge import fake_openai as fo
@@ -117,6 +119,23 @@ def test_the_server_comes_from_the_environment_and_a_named_backend_wins(tmp_path
 def test_without_a_judge_the_screen_judges_with_the_settings_model(tmp_path: Path, rubrics):
     path = build_study(tmp_path / "study.db", rubrics["binary"])
     with Store(path) as store:
+        backend = screen_backend(store, Settings(judge_model="claude-test"))
+        assert isinstance(backend, AnthropicBackend)
+        assert backend.model == "claude-test"
+
+
+def test_an_imported_judge_leaves_the_screen_the_settings_model(tmp_path: Path, rubrics):
+    path = build_study(tmp_path / "study.db", rubrics["binary"])
+    rows = tmp_path / "judge.jsonl"
+    rows.write_text("".join(json.dumps({"item_id": f"P{n:02d}", "scores": {"label": "PASS"}}) + "\n"
+                            for n in range(5, 17)), encoding="utf-8")
+    assert main(["import-ratings", str(rows), "--rubric", "binary", "--rater", "judge:gpt-x:binary@elsewhere",
+                 "--kind", "judge", "--model", "gpt-x", "--db", str(path)]) == 0
+    with Store(path) as store:
+        shown = judge_in_view(store, "binary", trial=False)
+        assert shown is not None
+        assert shown.rater == "judge:gpt-x:binary@elsewhere"
+        assert store.judge_backend(shown.rater) is None  # judged elsewhere: no backend of ours
         backend = screen_backend(store, Settings(judge_model="claude-test"))
         assert isinstance(backend, AnthropicBackend)
         assert backend.model == "claude-test"
