@@ -62,7 +62,7 @@ class RaterQueries(StoreCore):
         of it was judged by judge-tui (imported ones)."""
         row = self.conn.execute(
             "SELECT substr(source, ?) FROM ratings WHERE rater_id = ? AND substr(source, 1, ?) = ?"
-            " ORDER BY created_at DESC, id DESC LIMIT 1",
+            " ORDER BY created_at DESC LIMIT 1",
             [len(JUDGED_BY) + 1, rater_id, len(JUDGED_BY), JUDGED_BY]).fetchone()
         return str(row[0]) if row else None
 
