@@ -73,10 +73,12 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", type=Path, help=DB_HELP, default=argparse.SUPPRESS)
 
 
-def _backend_options(parser: argparse.ArgumentParser) -> None:
-    """Which judge answers, and how to reach it: the same options wherever a judge is run (model/judge_backends.py)."""
-    parser.add_argument("--backend", choices=list(BACKENDS), default=DEFAULT_BACKEND,
-                        help="; ".join(f"{kind.name}: {kind.help}" for kind in BACKENDS.values()))
+def _backend_options(parser: argparse.ArgumentParser, default: str | None = DEFAULT_BACKEND,
+                     default_help: str = "") -> None:
+    """Which judge answers, and how to reach it: the same options wherever a judge is run (model/judge_backends.py).
+    default=None: the command chooses when none is given, as default_help says."""
+    parser.add_argument("--backend", choices=list(BACKENDS), default=default,
+                        help="; ".join(f"{kind.name}: {kind.help}" for kind in BACKENDS.values()) + default_help)
     for kind in BACKENDS.values():
         for option in kind.options:
             shape: dict[str, Any] = {"type": Path} if option.path else {"action": "append"} if option.repeat else {}
@@ -360,15 +362,17 @@ def build_parser() -> CommandParser:
                    default=argparse.SUPPRESS)
     p.add_argument("--split", type=split_name, default="dev",
                    help="the split the loop measures on: dev (default) or train; never test")
-    p.add_argument("--model", help="model id for the re-judge (default: settings judge_model; with --backend "
-                                   "openai, settings openai_model; with --backend command or replay, the model name "
-                                   "to record)")
+    p.add_argument("--model", help="model id for the re-judge (default: without --backend, the judge shown's; with "
+                                   "--backend anthropic, settings judge_model; with --backend openai, settings "
+                                   "openai_model; with --backend command or replay, the model name to record)")
     p.add_argument("--judge", help="the judge the screen shows: a judge rater id or judge version (default: the newest "
                    "kept judge version)")
     p.add_argument("--concurrency", type=int, default=None,
                    help="at most this many judgments at once (default: settings judge_concurrency;"
                    " with --backend openai, openai_concurrency)")
-    _backend_options(p)
+    _backend_options(p, default=None,
+                     default_help=" (default: the backend that made the judge shown, with its model; with --model"
+                     " alone, a judge imported, or none yet: anthropic)")
 
     p = parser.add_command(
         "certify", help="on which items the judge may decide alone: a confidence threshold certified on the "

@@ -48,6 +48,7 @@ from judge_tui.judge.prompts import JudgePrompt
 from judge_tui.judge.queue import JudgeQueue
 from judge_tui.judge.schema import Judgment, JudgmentError
 from judge_tui.judge.token_confidence import verdict_confidence
+from judge_tui.model.judge_backends import JUDGED_BY
 from judge_tui.model.records import Rating
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store
@@ -219,7 +220,7 @@ class Judge:
         rating = Rating(item_id=job["item_id"], rater_id=self.rater_id, rubric_version_id=self.rubric_version_id,
                         scores=scores, overall=self.rubric.overall_score(scores), verdict=self.rubric.verdict(scores),
                         notes=judgment.notes, seconds=round(seconds, 3), repeat=job["repeat"],
-                        source=f"judge:{details['backend']}", details=details)
+                        source=JUDGED_BY + self.backend.name, details=details)
         self.queue.done(job, rating, answer.call_record("done"))
         new = [i for i in few_shot if i not in self.few_shot_marked]
         if new:

@@ -24,6 +24,9 @@ class BackendOption:
     metavar: str | None = None
     path: bool = False  # a file name (argparse type=Path)
     repeat: bool = False  # given once per value (argparse action="append")
+    # Where its value comes from when it is not given: a settings.json field, then an environment variable.
+    setting: str | None = None
+    env: str | None = None
 
     @property
     def dest(self) -> str:
@@ -63,7 +66,7 @@ BACKENDS: dict[str, BackendKind] = {kind.name: kind for kind in (
                 "judge_tui.judge.openai_backend:from_request",
                 options=(BackendOption("--base-url", "the server, e.g. http://127.0.0.1:11434/v1 for Ollama (default:"
                                        " settings openai_base_url, $OPENAI_BASE_URL, else the OpenAI API)",
-                                       metavar="URL"),),
+                                       metavar="URL", setting="openai_base_url", env="OPENAI_BASE_URL"),),
                 concurrency_setting="openai_concurrency", in_settings=True, key_check="judge_tui.judge.openai_backend:missing_key", logprobs=True),
     BackendKind("command", "a program of yours", "judge_tui.judge.backends:command_from_request",
                 options=(BackendOption("--cmd", "program reading a request on stdin, answering on stdout"),
@@ -74,6 +77,7 @@ BACKENDS: dict[str, BackendKind] = {kind.name: kind for kind in (
                 options=(BackendOption("--replay", "recorded answers", metavar="FILE", path=True),)),
 )}
 DEFAULT_BACKEND = "anthropic"
+JUDGED_BY = "judge:"  # a judgment's ratings.source: this and the name of the backend that made it
 
 
 def option_owner(dest: str) -> BackendKind | None:

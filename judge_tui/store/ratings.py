@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from judge_tui.model.judge_backends import JUDGED_BY
 from judge_tui.model.records import Rating
 from judge_tui.store.common import _dumps, _loads, now, where
 from judge_tui.store.core import StoreCore
@@ -55,6 +56,15 @@ class RaterQueries(StoreCore):
 
     def rater_kinds(self) -> dict[str, str]:
         return dict(self.conn.execute("SELECT id, kind FROM raters").fetchall())
+
+    def judge_backend(self, rater_id: str) -> str | None:
+        """The backend that made the judge rater's newest judgment (its rating's source); None when no rating
+        of it was judged by judge-tui (imported ones)."""
+        row = self.conn.execute(
+            "SELECT substr(source, ?) FROM ratings WHERE rater_id = ? AND substr(source, 1, ?) = ?"
+            " ORDER BY created_at DESC LIMIT 1",
+            [len(JUDGED_BY) + 1, rater_id, len(JUDGED_BY), JUDGED_BY]).fetchone()
+        return str(row[0]) if row else None
 
 
 class RatingQueries(StoreCore):

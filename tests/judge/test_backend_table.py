@@ -26,7 +26,8 @@ def _option(command: str, flag: str) -> typing.Any:
 def test_every_backend_and_its_options_are_on_the_command_line(command: str) -> None:
     backend = _option(command, "--backend")
     assert list(backend.choices) == list(BACKENDS)
-    assert backend.default == DEFAULT_BACKEND
+    # the judge screen, without --backend, judges with the backend of the judge it shows (cli/calibrate.py)
+    assert backend.default == (None if command == "calibrate" else DEFAULT_BACKEND)
     for kind in BACKENDS.values():
         assert f"{kind.name}: {kind.help}" in backend.help
         for option in kind.options:

@@ -15,7 +15,7 @@ import numpy as np
 
 from judge_tui.analysis.biases import Biases, consensus_and_judge, judge_biases
 from judge_tui.analysis.compare import VersionComparison, compare_versions
-from judge_tui.analysis.judges import judge_model, previous_judge, the_judge
+from judge_tui.analysis.judges import ChosenJudge, judge_model, previous_judge, the_judge
 from judge_tui.analysis.jury import build_jury, default_members
 from judge_tui.analysis.report import Group, NoComparison, Report, Row, build_report
 from judge_tui.analysis.report_render.blocks import lines_of
@@ -126,7 +126,7 @@ def shown_judges(store: Store, rubric_id: str, *, in_force: str, trial: str | No
     """The screen's judges: under a trial, the tried version (``trial``, judged by ``model``) beside the judge;
     otherwise the judge (or the one ``named`` with --judge) beside the kept version before it. Without any
     judgment, the prompt in force, not judged yet."""
-    chosen = the_judge(store, rubric_id) if trial is not None else the_judge(store, rubric_id, named)
+    chosen = judge_in_view(store, rubric_id, trial=trial is not None, named=named)
     if trial is not None:
         judge = judge_of(store, rubric_id, trial, model)
         beside = chosen.rater if chosen is not None else None
@@ -137,6 +137,11 @@ def shown_judges(store: Store, rubric_id: str, *, in_force: str, trial: str | No
     before = previous_judge(store, rubric_id, chosen.prompt_version) if chosen.prompt_version else None
     return Shown(chosen.prompt_version or in_force, chosen.rater, _version_of(store, rubric_id, before), before,
                  chosen.line())
+
+
+def judge_in_view(store: Store, rubric_id: str, *, trial: bool, named: str | None = None) -> ChosenJudge | None:
+    """The judge the screen shows: the judge, or the one --judge names; beside a change under trial, the judge."""
+    return the_judge(store, rubric_id) if trial else the_judge(store, rubric_id, named)
 
 
 def _version_of(store: Store, rubric_id: str, rater: str | None) -> str | None:
