@@ -298,6 +298,7 @@ def test_a_graded_rubric_counts_an_item_wrong_when_any_dimension_is_out_of_toler
     assert tested.passed == (upper(3, n, 0.1) <= 0.1)
 
 
+@pytest.mark.slow
 def test_certify_on_the_confidence_the_judge_stated_and_on_its_token_probability(
         tmp_path: Path, rubrics: dict[str, Rubric], capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch):

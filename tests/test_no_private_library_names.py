@@ -122,6 +122,7 @@ def trees() -> dict[Path, ast.Module]:
     return {path: ast.parse(path.read_text(encoding="utf-8"), str(path)) for path in SOURCES}
 
 
+@pytest.mark.slow
 def test_no_private_textual_module_is_imported(trees):
     offenders = []
     for path, tree in trees.items():
@@ -163,6 +164,7 @@ def test_the_documented_modules_check_finds_what_it_is_for():
     assert _undocumented_textual_imports(now) == []
 
 
+@pytest.mark.slow
 def test_no_private_name_of_a_library_is_reached_where_textual_is_used(trees):
     """In every module that uses Textual, each private name read on an object is one our code defines."""
     ours = _our_names(trees)

@@ -139,6 +139,7 @@ def _places(data: object, prefix: tuple = ()) -> list[tuple]:
     return places
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_any_change_to_a_rubric_is_judged_as_pydantic_judges_it(data):

@@ -930,6 +930,7 @@ def test_alpha_of_experts_who_agreed_on_every_item_is_not_certain(level: Literal
     assert -1.0 <= interval.low < 0.9
 
 
+@pytest.mark.slow
 def test_alpha_all_agreed_is_wrongly_high_no_more_often_than_alpha():
     """Units like these: three experts agree, except that on a share p of units one of them is two steps off.
     A sample of n units in which every unit agreed gets the interval above; its low end lies above the

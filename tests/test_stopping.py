@@ -83,6 +83,7 @@ def test_a_judge_exactly_on_the_tpr_target_never_gets_a_stop_notice_that_says_me
     assert wrong_notices == 0
 
 
+@pytest.mark.slow
 def test_looked_at_after_every_item_met_is_said_wrongly_at_most_at_its_level():
     """Monte Carlo with a known truth, through the same checks the report builds: a TPR of exactly 0.90 against
     "TPR > 0.90", looked at after every PASS item up to 100. The fixed-n rule says "met" in about 6% of runs;

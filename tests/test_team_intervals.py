@@ -372,6 +372,7 @@ def test_compare_in_text_and_markdown(team, hermetic_home, capsys):
         assert " pts [+" in out
 
 
+@pytest.mark.slow
 def test_paired_change_of_kappa_and_r_against_an_independent_paired_resampling():
     rng = np.random.default_rng(8)
     n = 80

@@ -280,6 +280,7 @@ async def test_the_lead_chooses_whose_rating_the_example_shows_and_sees_what_is_
     assert _nothing_written()
 
 
+@pytest.mark.slow
 async def test_an_item_one_expert_rated_needs_no_choice(study_store):
     from judge_tui.tui.widgets.dialogs import AskScreen
 

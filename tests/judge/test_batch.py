@@ -25,6 +25,7 @@ def batch_posts(fake: fa.FakeAnthropic) -> list[fa.Recorded]:
     return [r for r in fake.requests if r.method == "POST" and r.path == "/v1/messages/batches"]
 
 
+@pytest.mark.slow
 def test_a_batch_judges_everything_and_matches_results_by_custom_id(fake: fa.FakeAnthropic, cis_store: Store,
                                                                     rubrics: dict[str, Rubric]) -> None:
     fake.batch_polls = 3

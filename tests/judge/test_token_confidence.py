@@ -88,6 +88,7 @@ def test_a_model_that_refuses_logprobs_is_asked_without_them(server: fo.FakeOpen
     assert all(d["confidence"] == {"stated": 0.5} and "confidence_notes" not in d for d in ratings.values())
 
 
+@pytest.mark.slow
 def test_the_anthropic_api_gives_a_stated_confidence_and_no_token_confidence(fake: fa.FakeAnthropic, tmp_path: Path,
                                                                               rubrics: dict[str, Rubric]) -> None:
     with Store(tmp_path / "j.db") as store:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import string
 
+import pytest
 from textual import events
 from textual.app import App
 
@@ -22,6 +23,7 @@ class KeyRecorder(App[None]):
         self.keys.append((event.key, event.character))
 
 
+@pytest.mark.slow
 async def test_every_printable_character_gets_the_name_textual_gives_its_key():
     app = KeyRecorder()
     async with app.run_test() as pilot:

@@ -80,6 +80,7 @@ class ActionRecorder(App[None]):
         self.received.append(arguments)
 
 
+@pytest.mark.slow
 async def test_textual_calls_each_action_with_the_arguments_we_read_from_it():
     """Each binding's action, renamed to one that records its arguments, run by Textual itself."""
     assert len(WITH_ARGUMENTS) <= len(KEYS)  # a key each

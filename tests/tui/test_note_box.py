@@ -36,6 +36,7 @@ async def test_the_folded_note_shows_its_first_line(make_app, filled_store):
     assert filled_store.draft("B001", "EXP001").notes == NOTE
 
 
+@pytest.mark.slow
 async def test_a_note_opened_again_takes_typing_at_its_end(make_app, filled_store):
     app = make_app("cis")
     async with app.run_test(size=SIZE) as pilot:

@@ -206,6 +206,7 @@ async def test_an_expanded_card_is_drawn_again_for_a_new_width(make_app):
         assert "Failed: does not work," in screen_text(app)  # the anchors wrapped to the new width, not cut
 
 
+@pytest.mark.slow
 async def test_the_counts_are_the_databases_once_each_change_is_committed(filled_store, make_app):
     """The status line counts a change with the commit after its frame (no query per pending change before
     the frame): after submit, skip, flag, unflag, undo and another process's rating, as the database has them."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from rich.cells import cell_len
 from rich.text import Text
 from textual.geometry import Region
@@ -57,6 +58,7 @@ def watch_refreshes(widget: RecurringStatic) -> list[Region | None]:
     return asked
 
 
+@pytest.mark.slow
 async def test_what_a_key_redraws_is_all_that_changed_after_every_key(make_app):
     """A line redrawn from its first changed cell: the cells before it are the same as before the key, and the
     lines kept for each look are the lines a widget that has kept nothing draws."""
