@@ -296,3 +296,11 @@ def test_every_format_is_written_as_pinned(rated: Path, tmp_path: Path, capsys):
         import_ratings(store, marks, "EXP003", "human")
     for name, written in pinned_exports(rated, tmp_path, capsys).items():
         assert_as_pinned(written, (PINNED / name).read_bytes(), name)
+
+
+def test_what_an_export_wrote_is_counted_in_words_that_agree():
+    from judge_tui.transfer.exporting import Written
+
+    assert Written(ratings=1, marks=0).describe("review-template") == "1 row"
+    assert Written(ratings=2, marks=0).describe("review-template") == "2 rows"
+    assert Written(ratings=1, marks=1).describe("jsonl") == "1 rating and 1 item skipped or flagged without a rating"

@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from judge_tui.cli.commands import open_store
-from judge_tui.formats.numbers import word_for
+from judge_tui.formats.numbers import plural, word_for
 from judge_tui.formats.terminal import echo
 from judge_tui.model.errors import UserError
 from judge_tui.store import StoreError
@@ -37,14 +37,14 @@ def run_export_bundle(args: argparse.Namespace) -> int:
     marks = result.added["set_aside"]
     also = f", and {marks} skipped or flagged {word_for(marks, 'item')} not yet rated" if marks else ""
     if expert:
-        shown = "; ".join(f"{n} items of {rubric} ({overlap} shared with other experts)"
+        shown = "; ".join(f"{plural(n, 'item')} of {rubric} ({overlap} shared with other experts)"
                           for rubric, (n, overlap) in queues.items())
-        echo(f"wrote {args.output} for {rater}: their assignment, {shown}; {result.added['items']} items and "
-             f"{result.added['ratings']} ratings of theirs{also}.")
+        echo(f"wrote {args.output} for {rater}: their assignment, {shown}; {plural(result.added['items'], 'item')} "
+             f"and {plural(result.added['ratings'], 'rating')} of theirs{also}.")
         echo(f"On their machine: judge-tui import --bundle {args.output}, then judge-tui rate --reviewer {rater}")
         return 0
-    echo(f"wrote {args.output}: {result.added['ratings']} ratings of {result.added['items']} items by {rater}"
-         f"{also}.")
+    echo(f"wrote {args.output}: {plural(result.added['ratings'], 'rating')} of {plural(result.added['items'], 'item')}"
+         f" by {rater}{also}.")
     return 0
 
 
@@ -57,7 +57,7 @@ def run_import_bundle(args: argparse.Namespace) -> int:
         if result.added["assignments"]:
             expert = bundle_rater(Path(args.bundle))
             for rubric, (n, overlap) in store.assignments_in_force(expert).items():
-                echo(f"{expert}'s assignment: {n} items of {rubric} ({overlap} shared with other experts). "
+                echo(f"{expert}'s assignment: {plural(n, 'item')} of {rubric} ({overlap} shared with other experts). "
                      f"Rate them with: judge-tui rate --reviewer {expert} --rubric {rubric}")
             if store.get_meta(REVIEWER_META_KEY) == expert:
                 echo(f"This database now rates as {expert}: `judge-tui rate` opens their queue.")

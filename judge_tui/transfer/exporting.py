@@ -127,7 +127,7 @@ class Written:
 
     def describe(self, fmt: str) -> str:
         if fmt == "review-template":
-            return f"{self.ratings} rows"
+            return plural(self.ratings, "row")
         marks = f" and {plural(self.marks, 'item')} skipped or flagged without a rating"
         return f"{plural(self.ratings, 'rating')}{marks if self.marks else ''}"
 
