@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from textual import events
 from textual.app import ComposeResult
+from textual.geometry import Region
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import TextArea
@@ -215,7 +216,7 @@ class RatingScreen(Screen[None]):
         scores = {**state.edit.scores, **code_scores}
         overall = self.rubric.overall_score(scores)
         strip = self.query_one(RubricStrip)
-        shown: list[Widget] = [self.query_one(StatusLine), self.query_one(KeyBar)]
+        shown: list[Widget | Region] = [self.query_one(StatusLine), self.query_one(KeyBar)]
         if strip.display:
             marks = "".join(mark for mark, on in (("✓", state.submitted is not None and not state.changed_since_submit),
                                                   ("↷", state.skipped), ("⚑", state.edit.flagged)) if on)
@@ -226,6 +227,7 @@ class RatingScreen(Screen[None]):
             # The rubric's column only while it shows (folded, it is brought up to date as it unfolds): a
             # hidden widget told to redraw has Textual map the whole screen again, hidden widgets included.
             panel = self.query_one(RubricPanel)
+            scrolled_from = panel.scroll_offset
             panel.show(state.edit.scores, code_scores, cursor=self.cursor, guidance_on=self.guidance_on,
                        task_type=self._task_type(state.item), keys=self._score_keys(),
                        compact=self.has_class("-short"))
@@ -239,7 +241,12 @@ class RatingScreen(Screen[None]):
             panel.show_others(self.session.others())
             if self.cursor:
                 panel.scroll_to_dimension(self.cursor, after_layout=scroll_after_layout)
-            shown += [panel, self.query_one(ScoreSummary)]
+            changed = panel.take_changed()
+            if panel.scroll_offset != scrolled_from or scroll_after_layout:
+                shown.append(panel)  # scrolled: every line of it moved
+            elif changed is not None:
+                shown.append(changed)  # the card or two the key changed, not the whole column
+            shown.append(self.query_one(ScoreSummary))
             self.call_after_refresh(self._prepare_next_card)
         self._show_time()  # a change to a submitted item starts its timer; an undo may stop it again
         self._refresh_bindings_if_changed()
@@ -265,15 +272,17 @@ class RatingScreen(Screen[None]):
             task_type=self._task_type(state.item), keys=self._score_keys(), compact=self.has_class("-short"),
             values=values)
 
-    def _draw_together(self, *widgets: Widget) -> None:
+    def _draw_together(self, *widgets: Widget | Region) -> None:
         """Have these widgets' changes drawn in one frame. Textual hands each widget's repaint to the screen
         from that widget's own message loop, so the screen's next frame (on its 60 fps timer) can come between
         two of them: a score and its "saving…" mark reached the terminal a frame apart, 16–30 ms. Their places
         on the screen marked for repaint now, the screen draws them all in its first frame (Screen.refresh with
-        regions: each from the widget's lines as they are now). Hidden ones are left out: their place is
-        another widget's, or nothing."""
-        regions = [widget.region for widget in widgets if widget.display and all(
-            ancestor.display for ancestor in widget.ancestors if isinstance(ancestor, Widget))]
+        regions: each from the widget's lines as they are now). A region stands for a part of a widget whose
+        other lines did not change (the rubric panel's card or two a score key changes): the rest of its place is
+        not drawn again. Hidden ones are left out: their place is another widget's, or nothing."""
+        regions = [widget if isinstance(widget, Region) else widget.region for widget in widgets
+                   if isinstance(widget, Region) or (widget.display and all(
+                       ancestor.display for ancestor in widget.ancestors if isinstance(ancestor, Widget)))]
         if regions:
             self.refresh(*regions)
 

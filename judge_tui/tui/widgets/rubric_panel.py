@@ -77,6 +77,7 @@ class RubricPanel(ScrollView, can_focus=False):
         self._lines: list[Strip] = []
         self._spans: dict[str, tuple[int, int]] = {}  # block -> its first line and the line after it
         self._built_for: tuple[object, ...] | None = None
+        self._changed: Region | None = None  # where on screen the lines changed since last taken (take_changed)
         self._scroll_wanted: str | None = None
         self._drawing_at: tuple[int, int] | None = None  # while Textual asks for the lines: width and scroll
         self._cards_wanted: list[_CardArgs] = []  # cards to draw ahead once the panel has a width
@@ -269,7 +270,18 @@ class RubricPanel(ScrollView, can_focus=False):
         changed = [y for y in range(max(len(before), len(after)))
                    if y >= len(before) or y >= len(after) or (before[y] is not after[y] and before[y] != after[y])]
         if changed:
-            self.refresh_lines(changed[0], changed[-1] - changed[0] + 1)
+            start, count = changed[0], changed[-1] - changed[0] + 1
+            self.refresh_lines(start, count)
+            shown = self.scrollable_content_region
+            run = Region(shown.x, shown.y + start - round(self.scroll_offset.y), shown.width, count).intersection(shown)
+            if run.area:
+                self._changed = run if self._changed is None else self._changed.union(run)
+
+    def take_changed(self) -> Region | None:
+        """Where on the screen the panel's lines changed since this was last asked (None: nowhere in view), so
+        that the screen can draw those lines alone with the other widgets a key changes."""
+        found, self._changed = self._changed, None
+        return found
 
     def _drawn_block(
         self, key: tuple[object, ...], source: Text | _CardArgs, look: str, style: tuple[Any, RichStyle],
