@@ -91,10 +91,9 @@ class AdjudicationScreen(Screen[None]):
         self.keymap = dict(keymap or {})
         self.store, self.rubric, self.lead, self.split = store, rubric, lead, split
         self.agreement = agreement or AgreementSettings()
-        self.tolerance = self.agreement.tolerance  # experts further apart than this disagree
         self.judged = [d.id for d in rubric.judged_dimensions]
         self.view = view if view is not None else load_team(store, rubric, split=split)
-        self.items = items if items is not None else visible_disagreements(store, self.view, lead, self.tolerance)
+        self.items = items if items is not None else visible_disagreements(store, self.view, lead, self.agreement.tolerance)
         self.index = 0
         self.cursor = 0
         self._digits = DigitEntry()  # the first digit of a two-digit point, until its second
@@ -114,7 +113,7 @@ class AdjudicationScreen(Screen[None]):
     def on_mount(self) -> None:
         if not self.items:
             self.query_one("#adj-status", Static).update(Text(
-                f"{nothing_to_settle(self.rubric, self.tolerance)} {self._key_of('agreement')}: the agreement "
+                f"{nothing_to_settle(self.rubric, self.agreement.tolerance)} {self._key_of('agreement')}: the agreement "
                 "summary · Escape: back"))
             return
         first_open = next((i for i, d in enumerate(self.items) if not d.adjudicated), 0)
@@ -169,7 +168,7 @@ class AdjudicationScreen(Screen[None]):
         items goes to a second line rather than off the edge."""
         title = Text.assemble(("Adjudication", "bold"), f"  {clean(self.rubric.id)}")
         position = f"item {self.index + 1} of {len(self.items)}"
-        rule = f"where experts {differ_text(self.rubric.scale, self.tolerance)}"
+        rule = f"where experts {differ_text(self.rubric.scale, self.agreement.tolerance)}"
         settled = f"{sum(d.adjudicated for d in self.items)} settled"
         lead = Text.assemble("lead ", (clean(self.lead), "bold"))
         line = Text(" · ").join([title, Text(f"{position} {rule}"), Text(settled), lead])
@@ -255,7 +254,7 @@ class AdjudicationScreen(Screen[None]):
     def action_explain(self, binding_id: str) -> None:
         """A score key of another scale (see EXPLAIN_BINDINGS): what it would set, why not, and which keys do."""
         if self.current is None:
-            self.notify(nothing_to_settle(self.rubric, self.tolerance), markup=False, severity="warning", timeout=4)
+            self.notify(nothing_to_settle(self.rubric, self.agreement.tolerance), markup=False, severity="warning", timeout=4)
             return
         key = key_shown(binding_id, self.keymap, self.app.get_key_display)
         self.notify(refused_score_key(self.rubric.scale, binding_id, key, self._score_keys()), markup=False,

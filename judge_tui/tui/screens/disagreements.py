@@ -178,7 +178,7 @@ class DisagreementScreen(Screen[None]):
         self.reviewer_id = reviewer_id
         self.blind = BlindReader(store, rubric.id, reviewer_id)
         self.judge_id: str | None = None
-        self.tolerance = agreement.tolerance  # scores further apart than this are marked
+        self.agreement = agreement  # its tolerance: scores further apart than this are marked
         self.marks: dict[str, str] = {}
         self.current: str | None = None
 
@@ -215,7 +215,7 @@ class DisagreementScreen(Screen[None]):
                     self.post_message(self.Unavailable(judge_missing(
                         rubric, team_share=store.assignment_of(self.reviewer_id, rubric.id) is not None)))
                     return
-                rows = [row for row in judge_disagreements(store, rubric, self.reviewer_id, judge, self.tolerance)
+                rows = [row for row in judge_disagreements(store, rubric, self.reviewer_id, judge, self.agreement.tolerance)
                         if row.item_id in visible]
                 marks = store.revision_marks(rubric.id)
         except (UserError, RubricError) as exc:
@@ -285,7 +285,7 @@ class DisagreementScreen(Screen[None]):
             mine = human.scores.get(dimension.id) if human else None
             theirs = judge.scores.get(dimension.id) if judge else None
             differ = mine is not None and theirs is not None and \
-                not agreeing(rubric.scale, [mine], [theirs], self.tolerance).all()
+                not agreeing(rubric.scale, [mine], [theirs], self.agreement.tolerance).all()
             table.add_row(Text(clean(dimension.name) + (" (code)" if dimension.method == "code" else ""),
                                style="bold yellow" if differ else ""),
                           score_label(rubric.scale, mine), score_label(rubric.scale, theirs))
