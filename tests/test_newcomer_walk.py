@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Input, Static
+from textual.widgets import Input
 
 from judge_tui.analysis.judges import NEWEST_KEPT
 from judge_tui.judge.calibration import open_trial
@@ -28,13 +28,11 @@ from judge_tui.model.settings import Settings
 from judge_tui.store import Store
 from judge_tui.store.rubric_choice import resolve_rubric
 from judge_tui.transfer.demo_loading import open_demo
-from judge_tui.tui.app import JudgeTuiApp
 from judge_tui.tui.screens.calibrate import CalibrationApp, CalibrationScreen
-from judge_tui.tui.screens.summary import SummaryScreen
 from judge_tui.tui.widgets.dialogs import AskScreen
 from tests.calibration.fixtures import JUDGE_CMD
 from tests.calibration.test_changes_stay_in_their_study import user_folder_files, versions_of
-from tests.calibration.test_one_judge import judge_screen, rater_of
+from tests.calibration.test_one_judge import judge_screen, rater_of, summary_heading
 from tests.test_cli_output import on_terminal
 from tests.waiting import app_until
 
@@ -117,20 +115,6 @@ async def keep_an_example(db: Path, item_id: str) -> str:
             await pilot.press("q")
         assert [(p.item, p.rater) for p in resolve_rubric("binary", store).examples] == [(item_id, EXPERT)]
         return JudgePrompt.for_rubric(resolve_rubric("binary", store), store).version
-
-
-async def summary_heading(db: Path, judge_id: str) -> str:
-    with Store(db) as store:
-        app = JudgeTuiApp(store, resolve_rubric("binary", store), reviewer="lead", lead=True,
-                          settings=Settings(judge_in_background=False))
-        async with app.run_test(size=(120, 40)) as pilot:
-            await app_until(pilot, lambda: app.session is not None, "the rating screen")
-            await pilot.press("a")
-            await app_until(pilot, lambda: isinstance(app.screen, SummaryScreen), "the summary")
-            summary = app.screen
-            await app_until(pilot, lambda: judge_id in str(summary.query_one("#summary-title", Static).render()),
-                            "the summary's heading naming the kept judge")
-            return str(summary.query_one("#summary-title", Static).render())
 
 
 def validity_block(data: dict[str, Any], judge_id: str) -> dict[str, Any]:

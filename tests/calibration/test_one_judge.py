@@ -115,6 +115,12 @@ async def test_after_a_kept_prompt_every_screen_and_the_report_use_the_same_judg
     assert standing.validity.judges[0].judge == kept
     assert tried not in " ".join(standing.comparison_lines)
 
+    assert f"The judge: {kept}" in await summary_heading(db, kept, with_page=True)
+
+
+async def summary_heading(db: Path, judge_id: str, *, with_page: bool = False) -> str:
+    """The lead's summary screen, opened from the rating screen (a): its heading once it names the judge
+    (``with_page``: once its validity page is that judge's too)."""
     with Store(db) as store:
         app = JudgeTuiApp(store, resolve_rubric("binary", store), reviewer="lead", lead=True,
                           settings=Settings(judge_in_background=False))
@@ -123,12 +129,13 @@ async def test_after_a_kept_prompt_every_screen_and_the_report_use_the_same_judg
             await pilot.press("a")
             await app_until(pilot, lambda: isinstance(app.screen, SummaryScreen), "the summary")
             summary = app.screen
-            await app_until(pilot, lambda: f"The judge: {kept}" in str(summary.query_one("#summary-title",
-                                                                                          Static).render()),
-                            "the summary's heading naming the kept judge")
-            await app_until(pilot, lambda: any(f"judge {kept}" in str(s.render())
-                                               for s in summary.query("#summary-body Static")),
-                            "the summary's validity page of the kept judge")
+            await app_until(pilot, lambda: judge_id in str(summary.query_one("#summary-title", Static).render()),
+                            "the summary's heading naming the judge")
+            if with_page:
+                await app_until(pilot, lambda: any(f"judge {judge_id}" in str(s.render())
+                                                   for s in summary.query("#summary-body Static")),
+                                "the summary's validity page of the judge")
+            return str(summary.query_one("#summary-title", Static).render())
 
 
 @pytest.mark.slow  # the judge program several times, then a Pilot session

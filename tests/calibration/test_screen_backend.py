@@ -38,11 +38,8 @@ LOCAL_MODEL = "qwen2.5:7b"
 
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[fo.FakeOpenAI]:
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY"):  # offline from every API
-        monkeypatch.delenv(name, raising=False)
-    fake = fo.FakeOpenAI(models=(LOCAL_MODEL,)).start()
-    yield fake
-    fake.stop()
+    with fo.serving(monkeypatch, models=(LOCAL_MODEL,)) as fake:
+        yield fake
 
 
 def judged_by_the_local_model(path: Path, rubric: Rubric, server: fo.FakeOpenAI) -> Path:

@@ -18,6 +18,7 @@ It prints "PORT <n>" once it listens; the base URL is http://127.0.0.1:<n>/v1.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import itertools
 import json
@@ -26,10 +27,14 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pytest
 
 if __package__ in (None, ""):  # run as a script: make `tests` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -104,6 +109,7 @@ class FakeOpenAI(ScriptedServer):
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
+
 
     def completion_requests(self) -> list[Recorded]:
         return [r for r in self.requests if r.method == "POST" and r.path == "/v1/chat/completions"]
@@ -260,6 +266,24 @@ class _Handler(BaseHTTPRequestHandler):
         if behaviour == BAD_BODY:
             return self._send(200, '{"id": "chatcmpl-broken", "choices": [')
         self._send(200, fake.completion(body, behaviour))
+
+
+# Taken out of a test's environment while a fake serves: a local server takes no key, and no call may reach a
+# hosted API.
+HOSTED_API_SETTINGS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")
+
+
+@contextlib.contextmanager
+def serving(monkeypatch: pytest.MonkeyPatch, **options: Any) -> Iterator[FakeOpenAI]:
+    """A fake OpenAI-compatible server on 127.0.0.1 for the length of a test (``options``: FakeOpenAI's), every
+    hosted API's key and address out of the environment meanwhile."""
+    for name in HOSTED_API_SETTINGS:
+        monkeypatch.delenv(name, raising=False)
+    fake = FakeOpenAI(**options).start()
+    try:
+        yield fake
+    finally:
+        fake.stop()
 
 
 def main(argv: list[str] | None = None) -> int:

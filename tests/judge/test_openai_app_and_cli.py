@@ -30,11 +30,8 @@ MODEL = "qwen2.5:7b"
 
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[fo.FakeOpenAI]:
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY"):  # offline from every API
-        monkeypatch.delenv(name, raising=False)
-    fake = fo.FakeOpenAI(models=(MODEL,)).start()
-    yield fake
-    fake.stop()
+    with fo.serving(monkeypatch, models=(MODEL,)) as fake:
+        yield fake
 
 
 @pytest.mark.slow

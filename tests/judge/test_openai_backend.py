@@ -29,11 +29,8 @@ MODEL = "llama3.1:8b"
 
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[fo.FakeOpenAI]:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # a local server takes none
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    fake = fo.FakeOpenAI().start()
-    yield fake
-    fake.stop()
+    with fo.serving(monkeypatch) as fake:
+        yield fake
 
 
 def run(store: Store, rubric: Rubric, base_url: str, **option_changes: Any) -> tuple[RunState, Judge]:

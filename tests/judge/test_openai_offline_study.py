@@ -35,11 +35,8 @@ N = 6
 
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[fo.FakeOpenAI]:
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)  # offline from every hosted API
-    fake = fo.FakeOpenAI(models=(MODEL,), latency=0.05).start()
-    yield fake
-    fake.stop()
+    with fo.serving(monkeypatch, models=(MODEL,), latency=0.05) as fake:
+        yield fake
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:

@@ -27,11 +27,8 @@ MODEL = "llama3.1:8b"
 
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[fo.FakeOpenAI]:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    fake = fo.FakeOpenAI().start()
-    yield fake
-    fake.stop()
+    with fo.serving(monkeypatch) as fake:
+        yield fake
 
 
 def judged(store: Store, rubric: Rubric, backend: OpenAIBackend | AnthropicBackend) -> dict[str, dict[str, object]]:
