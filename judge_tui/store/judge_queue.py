@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from judge_tui.model.records import Rating
@@ -104,15 +104,20 @@ class JudgeQueueQueries(RatingQueries):
             )
             return conn.total_changes - before
 
-    def withdraw_queued_judge_jobs(self, rater_id: str, item_ids: Iterable[str]) -> int:
+    def withdraw_queued_judge_jobs(self, rater_id: str, item_ids: Collection[str]) -> int:
         """Drop this rater's jobs of these items that are still queued and were never sent (no call recorded):
-        work queued before the items counted as judged already. Jobs with a call keep their history."""
+        work queued before the items counted as judged already. Jobs with a call keep their history. One read of
+        the rater's queue (usually empty) and a write only when some of it goes, since the app asks at every
+        start."""
+        never_sent = self.conn.execute(
+            "SELECT id, item_id FROM judge_jobs j WHERE rater_id = ? AND status = 'queued' AND batch_id IS NULL"
+            " AND NOT EXISTS (SELECT 1 FROM judge_calls c WHERE c.job_id = j.id)", [rater_id]).fetchall()
+        gone = [(job_id,) for job_id, item_id in never_sent if item_id in item_ids]
+        if not gone:
+            return 0
         with self.transaction() as conn:
             before = conn.total_changes
-            conn.executemany(
-                "DELETE FROM judge_jobs WHERE rater_id = ? AND item_id = ? AND status = 'queued' AND batch_id IS NULL"
-                " AND NOT EXISTS (SELECT 1 FROM judge_calls c WHERE c.job_id = judge_jobs.id)",
-                ((rater_id, item_id) for item_id in item_ids))
+            conn.executemany("DELETE FROM judge_jobs WHERE id = ? AND status = 'queued'", gone)
             return conn.total_changes - before
 
     def requeue_orphaned_judge_jobs(self, rater_id: str | None = None, live_owners: Iterable[str] = ()) -> int:
