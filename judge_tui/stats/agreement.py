@@ -772,7 +772,7 @@ def compare(
         tpr = tnr = Undefined("only PASS/FAIL scales have TPR and TNR")
         accuracy = float(np.trace(confusion) / n) if n else Undefined("no items were rated by both")
     else:
-        tpr = tnr = accuracy = Undefined("only PASS/FAIL scales have TPR, TNR and accuracy")
+        tpr = tnr = accuracy = Undefined(_BINARY_ONLY)
 
     return PairAgreement(
         n=n,
