@@ -68,6 +68,13 @@ async def settle(app: App, pilot) -> None:
     await pilot.pause()
 
 
+async def disagreements_opened(pilot) -> None:
+    """The summary settled, then d: the disagreement browser, once it has settled too."""
+    await settle(pilot.app, pilot)
+    await pilot.press("d")
+    await settle(pilot.app, pilot)
+
+
 def screen_text(screen) -> str:
     return "\n".join(str(w.render()) for w in screen.query(Static))
 
@@ -104,9 +111,7 @@ async def test_disagreements_sorted_marked_and_blind(rated_db: Path):
     with Store(rated_db) as store:
         app = Host(store)
         async with app.run_test(size=(120, 40)) as pilot:
-            await settle(app, pilot)
-            await pilot.press("d")
-            await settle(app, pilot)
+            await disagreements_opened(pilot)
             screen = app.screen
             assert isinstance(screen, DisagreementScreen)
             table = screen.query_one("#dis-list", DataTable)
@@ -160,9 +165,7 @@ async def test_disagreements_mark_dimensions_beyond_the_set_tolerance(rated_db: 
     with Store(rated_db) as store:
         app = Host(store)
         async with app.run_test(size=(120, 40)) as pilot:
-            await settle(app, pilot)
-            await pilot.press("d")
-            await settle(app, pilot)
+            await disagreements_opened(pilot)
             screen = app.screen
             assert isinstance(screen, DisagreementScreen)
             assert bool(marked_dimensions(screen)) is marks_some
@@ -226,9 +229,7 @@ async def test_untrusted_notes_are_shown_as_text(rated_db: Path, rubrics):
                                  details={"issues": ["[red]a", {"k": 1}]}))
         app = Host(store)
         async with app.run_test(size=(120, 40)) as pilot:
-            await settle(app, pilot)
-            await pilot.press("d")
-            await settle(app, pilot)
+            await disagreements_opened(pilot)
             screen = screen_of(app, DisagreementScreen)
             assert screen.current == "E000"  # the largest gap comes first
             text = screen_text(screen)
@@ -264,12 +265,7 @@ def test_summary_snapshot(rated_db: Path, snap_compare, size):
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 def test_disagreements_snapshot(rated_db: Path, snap_compare, size):
     with Store(rated_db) as store:
-        async def open_list(pilot) -> None:
-            await settle(pilot.app, pilot)
-            await pilot.press("d")
-            await settle(pilot.app, pilot)
-
-        assert snap_compare(Host(store), terminal_size=size, run_before=open_list)
+        assert snap_compare(Host(store), terminal_size=size, run_before=disagreements_opened)
 
 
 @pytest.mark.slow
@@ -279,9 +275,7 @@ async def test_enter_opens_the_listed_item_and_escape_returns(rated_db: Path):
     with Store(rated_db) as store:
         app = Host(store)
         async with app.run_test(size=(120, 40)) as pilot:
-            await settle(app, pilot)
-            await pilot.press("d")
-            await settle(app, pilot)
+            await disagreements_opened(pilot)
             await pilot.press("down")
             listed = screen_of(app, DisagreementScreen).current
             await pilot.press("enter")
@@ -487,9 +481,7 @@ async def test_the_disagreements_show_an_imported_judges_confidence(tmp_path: Pa
         import_ratings(store, judged, JUDGE, "judge", rubric)
         app = Host(store)
         async with app.run_test(size=(120, 40)) as pilot:
-            await settle(app, pilot)
-            await pilot.press("d")
-            await settle(app, pilot)
+            await disagreements_opened(pilot)
             screen = screen_of(app, DisagreementScreen)
             assert screen.current == "E000"  # the larger gap first
             text = screen_text(screen)
