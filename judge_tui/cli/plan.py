@@ -9,7 +9,7 @@ import json
 from rich.table import Table
 
 from judge_tui.formats.numbers import decimal_text, share_text
-from judge_tui.formats.terminal import print_table
+from judge_tui.formats.terminal import echo, print_table
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import RubricError, get_rubric
 from judge_tui.model.settings import load_settings
@@ -77,28 +77,28 @@ def run(args: argparse.Namespace) -> int:
     print_table(table)
     if total is None:
         stuck = ", ".join(p.goal for p in plans if p.items is None)
-        print(f"{stuck}: the value you expect sits on or very near the target, so no practical number of items "
+        echo(f"{stuck}: the value you expect sits on or very near the target, so no practical number of items "
               "decides it; it is decided only if the judge turns out clearly above or below.")
     else:
         of = f" ({classes['PASS']:,} human PASS, {classes['FAIL']:,} human FAIL)" if classes else ""
-        print(f"Label {total:,} items{of} for {chance} of deciding each target on its own.")
+        echo(f"Label {total:,} items{of} for {chance} of deciding each target on its own.")
         above = [p for p in plans if p.chance_at_items is not None and p.chance_at_items >= args.chance + MORE_THAN_ASKED]
         if above:
-            print(f"{', '.join(p.goal for p in above)}: the planned items give more than {chance} (the Chance "
+            echo(f"{', '.join(p.goal for p in above)}: the planned items give more than {chance} (the Chance "
                   "column), since a kappa interval needs 25 items or more and a share's chance rises and falls in "
                   "steps as items are added.")
     if whole.together is not None and whole.at_together is not None:
-        print(f"Every target at once: label {whole.together:,} items for {chance} that the report decides them all, "
+        echo(f"Every target at once: label {whole.together:,} items for {chance} that the report decides them all, "
               f"read once when rating ends (at that size each alone: {_alone(whole.at_together)}).")
     if whole.anytime is not None and whole.at_together is not None:
-        print(f"The stop notice decides while ratings come in, by rules valid at any time, which need more: label "
+        echo(f"The stop notice decides while ratings come in, by rules valid at any time, which need more: label "
               f"{whole.anytime:,} items for {chance} that it finds every target decided by the last rating "
               f"(at {whole.together:,} items: {share_text(whole.at_together.anytime)}).")
     if whole.at_asked is not None:
         a = whole.at_asked
-        print(f"A study of {a.items:,} items decides each target alone: {_alone(a)}; every target at once "
+        echo(f"A study of {a.items:,} items decides each target alone: {_alone(a)}; every target at once "
               f"{share_text(a.together)}; the stop notice fires by its last rating in {share_text(a.anytime)}.")
-    print("Each expected value is taken as the judge's true one; if the judge is nearer a target than you "
+    echo("Each expected value is taken as the judge's true one; if the judge is nearer a target than you "
           "expect, more items are needed. The figures for every target at once, the stop notice and each target "
           f"at a given size come from {RUNS:,} studies drawn from the expected values and decided by the report's "
           "own rules (within about 2 points).")
