@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from textual.geometry import Region
+from textual.screen import Screen
 from textual.strip import Strip
 from textual.widgets import TextArea
 
@@ -13,8 +14,10 @@ from judge_tui.store import Store
 from judge_tui.tui.screens import rating
 from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.widgets.item_pane import ItemPane
+from judge_tui.tui.widgets.key_bar import KeyBar
 from judge_tui.tui.widgets.notes_editor import NotesEditor
-from judge_tui.tui.widgets.rubric_panel import RubricPanel
+from judge_tui.tui.widgets.rubric_panel import RubricPanel, ScoreSummary
+from judge_tui.tui.widgets.status_line import StatusLine
 
 
 def code_of(lines: int) -> str:
@@ -95,3 +98,52 @@ async def test_what_each_key_leaves_undrawn_is_what_a_whole_redraw_shows(make_ap
                 crop = Region(0, 0, *editor.region.size)
                 assert segments(editor.render_lines(crop)) == segments(TextArea.render_lines(editor, crop)), step
         assert len(thumbs) >= 4  # the scroll column's thumb was resized between items: the test tests something
+
+
+async def test_a_line_of_text_hands_the_screen_only_its_changed_cells(make_app):
+    """A score key's frame draws the rectangle around all it draws: the status line hands over the cells its
+    "saving…" changed, not the whole line, so that the rectangle stays clear of the item pane."""
+    app = make_app("cis", auto_submit=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        status, keys = screen.query_one(StatusLine), screen.query_one(KeyBar)
+        await settled(pilot)
+        status.take_changed(), keys.take_changed()  # whatever the first paint left
+        before = status.content.plain
+        status.set_saving(not status.saving)
+        after = status.content.plain
+        changed = status.take_changed()
+        assert changed is not None
+        first = next((n for n, (a, b) in enumerate(zip(before, after, strict=False)) if a != b),
+                     min(len(before), len(after)))  # the mark added (or taken off) at the end
+        assert changed.y == status.content_region.y and changed.height == 1
+        assert changed.x == status.content_region.x + first > status.content_region.x
+        assert changed.right == status.content_region.right
+        assert status.take_changed() is None  # handed over once
+        assert keys.take_changed() is None  # nothing changed there
+        summary = screen.query_one(ScoreSummary)
+        summary.take_changed()
+        summary.border_title = "R .75 · ▸A –"  # the scores in the rule above it: the whole widget drawn again
+        assert summary.take_changed() == summary.region
+        await pilot.press("3")
+        assert status.take_changed() is None and keys.take_changed() is None  # the key's frame drew them
+
+
+async def test_the_screens_own_lines_are_its_background_as_textual_draws_it(make_app):
+    app = make_app("cis", auto_submit=False)
+    async with app.run_test(size=(84, 26)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        for change in ("", "theme", "resize", "short"):
+            if change == "theme":
+                app.theme = "textual-light"
+            elif change == "resize":
+                await pilot.resize_terminal(100, 30)
+            elif change == "short":
+                await pilot.resize_terminal(80, 24)
+            await pilot.pause()
+            width, height = screen.size
+            for crop in (Region(0, 0, width, height), Region(3, 2, 10, 4), Region(width - 7, height - 3, 7, 3)):
+                screen.refresh()  # Textual's own drawing of the screen, from scratch
+                assert segments(screen.render_lines(crop)) == segments(Screen.render_lines(screen, crop)), change

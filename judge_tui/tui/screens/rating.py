@@ -12,6 +12,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.geometry import Region
 from textual.screen import ModalScreen, Screen
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import TextArea
 
@@ -42,6 +43,7 @@ from judge_tui.tui.widgets.columns import Columns, RubricColumn
 from judge_tui.tui.widgets.item_pane import SCROLLS, ItemPane, prepare_item
 from judge_tui.tui.widgets.key_bar import KeyBar
 from judge_tui.tui.widgets.notes_editor import NotePreview, NotesEditor
+from judge_tui.tui.widgets.recurring_static import RecurringStatic
 from judge_tui.tui.widgets.rubric_panel import RubricPanel, RubricStrip, ScoreSummary, score_line
 from judge_tui.tui.widgets.status_line import StatusLine
 
@@ -92,8 +94,19 @@ class RatingScreen(Screen[None]):
         self._bindings_checked_for: tuple[object, ...] | None = None
         self._unsaved_finish: Finished | None = None  # a finish the database could not take yet
         self._rubric_collapsed = False  # toggle-rubric: the rubric folded into one line under the item
+        self._background: tuple[object, list[Strip]] | None = None  # (size and look, lines): render_lines
 
     # ------------------------------------------------------------------ building
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The screen's own lines: its background, under the widgets that cover it, drawn once for its size and
+        look and cut to each frame's rectangle. A key's frame (_draw_together: Screen.refresh with regions)
+        would otherwise draw the background of every line in that rectangle again, a quarter of the frame."""
+        size = self.region.size  # what Textual draws the screen at (its size moves first, on a resize)
+        look = (size, self.visual_style, self.app.theme)
+        if self._background is None or self._background[0] != look:
+            self._background = (look, super().render_lines(size.region))
+        return [line.crop(crop.x, crop.right) for line in self._background[1][crop.y:crop.bottom]]
 
     def compose(self) -> ComposeResult:
         demo = is_demo_database(self.session.store)
@@ -279,10 +292,17 @@ class RatingScreen(Screen[None]):
         on the screen marked for repaint now, the screen draws them all in its first frame (Screen.refresh with
         regions: each from the widget's lines as they are now). A region stands for a part of a widget whose
         other lines did not change (the rubric panel's card or two a score key changes): the rest of its place is
-        not drawn again. Hidden ones are left out: their place is another widget's, or nothing."""
-        regions = [widget if isinstance(widget, Region) else widget.region for widget in widgets
-                   if isinstance(widget, Region) or (widget.display and all(
-                       ancestor.display for ancestor in widget.ancestors if isinstance(ancestor, Widget)))]
+        not drawn again; so do the cells of a line of text that changed (a status line's "saving…"), and a line
+        that did not change is left out. Hidden ones are left out: their place is another widget's, or nothing."""
+        regions: list[Region] = []
+        for widget in widgets:
+            if isinstance(widget, Region):
+                regions.append(widget)
+            elif widget.display and all(ancestor.display for ancestor in widget.ancestors
+                                        if isinstance(ancestor, Widget)):
+                changed = widget.take_changed() if isinstance(widget, RecurringStatic) else widget.region
+                if changed is not None:
+                    regions.append(changed)
         if regions:
             self.refresh(*regions)
 

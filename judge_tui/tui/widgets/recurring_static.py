@@ -10,7 +10,7 @@ of the last looks are kept, for the widget's size, style and theme.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any
+from typing import Any, Self
 
 from rich.cells import cell_len
 from rich.console import Console
@@ -88,6 +88,7 @@ class RecurringStatic(Widget, inherit_bindings=False):
         self._text: Text | Content = Text()
         self._look: Hashable = look_of(self._text)
         self._drawn_looks = KeptLines(_LOOKS_KEPT)
+        self._undrawn: Region | None = None  # where on the screen a change waits to be drawn
 
     @property
     def content(self) -> Text | Content:
@@ -120,11 +121,27 @@ class RecurringStatic(Widget, inherit_bindings=False):
                 self.refresh(Region(start, 0, width - start, 1))
         return True
 
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
+        if repaint:  # what is to be drawn again, on the screen (the border's title set redraws it all)
+            offset = self.content_region.offset
+            undrawn = [region.translate(offset) for region in regions] if regions else [self.region]
+            self._undrawn = Region.from_union([*undrawn, *([self._undrawn] if self._undrawn else [])])
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    def take_changed(self) -> Region | None:
+        """Where on the screen this widget's text changed and has not been drawn since (None: nowhere), so that
+        a screen drawing several widgets' changes in one frame draws these cells alone, not the whole line: the
+        frame draws every widget within the rectangle around all it draws, and a key bar or status line drawn
+        whole stretches that rectangle over the item pane."""
+        found, self._undrawn = self._undrawn, None
+        return found
+
     def forget_looks(self) -> None:
         """Draw the text afresh when next drawn (as a widget that has kept nothing would)."""
         self._drawn_looks.clear()
 
     def render_lines(self, crop: Region) -> list[Strip]:
+        self._undrawn = None  # drawn now (its own refresh draws it too, whoever asks)
         # A theme's colours ($accent); a border's title is drawn with the lines.
         key = (self._look, crop, self.size, self.visual_style, self.app.theme, self.border_title)
         return self._drawn_looks.lines(key, crop, super().render_lines)
