@@ -1,4 +1,4 @@
-"""The figure table (analysis/uncertainty.py: ROW_FIGURES) lays out the per-dimension tables: each entry names the
+"""The figure table (analysis/row_figures.py: ROW_FIGURES) lays out the per-dimension tables: each entry names the
 tables that show it and its place there, so a new figure reaches the text and Markdown tables from its entry."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import get_args
 
 import pytest
 
-from judge_tui.analysis.uncertainty import ROW_FIGURES, DimensionTable
+from judge_tui.analysis.row_figures import ROW_FIGURES, DimensionTable
 from judge_tui.cli import main
 from judge_tui.store import Store
 from tests.agreement_data import binary_items, exercise_items, load_ratings, ratings_file
