@@ -62,7 +62,7 @@ def _exact_share_of(p: PairedScores) -> Figure:
 
 
 def _exact_share_interval(row: RowData) -> IntervalFigure:
-    return _share(int(np.count_nonzero(row.a == row.b)), row.n, row.confidence, _EMPTY)
+    return _share(int(np.count_nonzero(row.paired.a == row.paired.b)), row.paired.n, row.confidence, _EMPTY)
 
 
 '''

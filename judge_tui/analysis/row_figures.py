@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 import numpy as np
 
@@ -36,20 +36,30 @@ def _undefined_like(value: Figure, fallback: str) -> Undefined:
     return value if isinstance(value, Undefined) else Undefined(fallback)
 
 
+class Pair(Protocol):
+    """The two sides of a row's figure item by item, as ``scores.AlignedPair`` holds them."""
+
+    @property
+    def a(self) -> np.ndarray: ...  # the human side's scores
+
+    @property
+    def b(self) -> np.ndarray: ...  # the judge's
+
+    @property
+    def n(self) -> int: ...
+
+    def aligned(self, tolerance: float) -> np.ndarray: ...
+
+
 @dataclass(frozen=True)
 class RowData:
     """What a row's intervals are computed from."""
 
-    a: np.ndarray  # the human side's scores, item by item
-    b: np.ndarray  # the judge's
+    paired: Pair
     agreement: PairAgreement  # the row's figures, by key in its ``figures``
     confidence: float
     table: np.ndarray | None  # the confusion matrix (None: no categories to compare)
     ranks: bool  # the rank correlations' intervals (a bootstrap each) are wanted
-
-    @property
-    def n(self) -> int:
-        return int(self.a.size)
 
     @property
     def binary(self) -> bool:
@@ -60,8 +70,8 @@ _EMPTY = "no items were rated by both"
 
 
 def _alignment_interval(row: RowData) -> IntervalFigure:
-    n = row.n
-    aligned = int(np.count_nonzero(ag.within_tolerance(row.a, row.b, row.agreement.tolerance))) if n else 0
+    n = row.paired.n
+    aligned = int(np.count_nonzero(row.paired.aligned(row.agreement.tolerance))) if n else 0
     return _share(aligned, n, row.confidence, _EMPTY)
 
 
@@ -76,7 +86,7 @@ def _kappa_interval(name: str, weights: iv.KappaWeights) -> Callable[[RowData], 
 
 def _pearson_interval(row: RowData) -> IntervalFigure:
     r = row.agreement.pearson_r
-    return (iv.pearson_interval(row.a, row.b, r, row.confidence) if ag.is_defined(r)
+    return (iv.pearson_interval(row.paired.a, row.paired.b, r, row.confidence) if ag.is_defined(r)
             else _undefined_like(r, _EMPTY))
 
 
@@ -86,7 +96,7 @@ def _rank_interval(name: str, make: Callable[[np.ndarray, np.ndarray, float, flo
         value = row.agreement.figures[name]
         if not row.ranks:
             return Undefined("rank-correlation intervals are given for the whole comparison, not per group")
-        return (make(row.a, row.b, value, row.confidence) if ag.is_defined(value)
+        return (make(row.paired.a, row.paired.b, value, row.confidence) if ag.is_defined(value)
                 else _undefined_like(value, _EMPTY))
     return interval
 
@@ -95,7 +105,7 @@ def _mean_difference_interval(row: RowData) -> IntervalFigure:
     difference, scale = row.agreement.mean_difference, row.agreement.scale
     # How far two scores of the scale can differ (an averaged overall has no scale, so no such bound).
     bounds = (scale[0] - scale[-1], scale[-1] - scale[0]) if scale else None
-    return (iv.mean_interval(row.b - row.a, row.confidence, bounds=bounds)
+    return (iv.mean_interval(row.paired.b - row.paired.a, row.confidence, bounds=bounds)
             if ag.is_defined(difference) else _undefined_like(difference, _EMPTY))
 
 
@@ -107,7 +117,7 @@ def _class_share(name: str, counted: Callable[[np.ndarray, int], tuple[int, int]
         if not row.binary:
             return _undefined_like(row.agreement.figures[name], "only PASS/FAIL scales have TPR, TNR and accuracy")
         assert row.table is not None  # binary
-        hits, of = counted(row.table, row.n)
+        hits, of = counted(row.table, row.paired.n)
         return _share(hits, of, row.confidence, empty)
     return interval
 

@@ -53,7 +53,7 @@ def row_uncertainty(paired: AlignedPair, figures: PairAgreement, confidence: flo
     groups, whose tables show neither, skip the resampling (with the reason in the JSON).
     """
     table = np.asarray(figures.confusion, dtype=np.float64) if figures.confusion else None
-    row = RowData(paired.a, paired.b, figures, confidence, table, ranks)
+    row = RowData(paired, figures, confidence, table, ranks)
     out = {f.key: f.interval(row) for f in ROW_FIGURES}
     extra = _chance_figures(table if categorical else None, figures, confidence, out)
     return RowUncertainty(out, extra)
