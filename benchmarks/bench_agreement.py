@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from judge_tui.analysis.row_figures import ROW_FIGURES
 from judge_tui.stats import agreement as ag
 
 ITEMS = 100_000
@@ -58,7 +59,7 @@ def main() -> None:
 
     def compare_all(pairs: list[tuple[np.ndarray, np.ndarray]]) -> None:
         for human, judge in pairs:
-            ag.compare(human, judge, FIVE_POINTS, ordered=True, tolerance=0.15)
+            ag.compare(human, judge, FIVE_POINTS, ordered=True, tolerance=0.15, figures=ROW_FIGURES)
 
     print(f"{ITEMS:,} items x {DIMENSIONS} dimensions x 2 raters, {REPEATS} runs each")
     report("compare(), all 5 dimensions, scores on the scale", lambda: compare_all(on_scale))

@@ -9,6 +9,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+from judge_tui.analysis.row_figures import ROW_FIGURES
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.agreement import Undefined
 from tests.narrowing import defined
@@ -171,7 +172,7 @@ def test_pairwise_kappa_uses_items_both_raters_rated():
 def test_compare_on_a_binary_scale_reports_tpr_tnr_and_equal_kappas():
     human = [1, 1, 1, 1, 1, 0, 0, 0, 0, 0]
     judge = [1, 1, 1, 1, 0, 1, 0, 0, 0, 0]
-    result = ag.compare(human, judge, BINARY, ordered=False, tolerance=0.15)
+    result = ag.compare(human, judge, BINARY, ordered=False, tolerance=0.15, figures=ROW_FIGURES)
     assert result.is_binary
     assert result.n == 10
     assert result.cohen_kappa == result.weighted_kappa == pytest.approx(0.6, abs=1e-12)
@@ -187,7 +188,7 @@ def test_compare_on_a_binary_scale_reports_tpr_tnr_and_equal_kappas():
 def test_compare_snaps_continuous_judge_scores_for_kappa_only():
     human = [0.0, 0.5, 1.0, 0.5]
     judge = [0.1, 0.55, 0.83, 0.5]  # snaps to 0, .5, 1, .5
-    result = ag.compare(human, judge, THREE, ordered=True, tolerance=0.15)
+    result = ag.compare(human, judge, THREE, ordered=True, tolerance=0.15, figures=ROW_FIGURES)
     assert (result.snapped_human, result.snapped_judge, result.snapped) == (0, 3, 3)
     assert result.cohen_kappa == 1.0
     assert result.confusion == ((1, 0, 0), (0, 2, 0), (0, 0, 1))
@@ -198,7 +199,7 @@ def test_compare_snaps_continuous_judge_scores_for_kappa_only():
 
 
 def test_compare_on_an_unordered_scale_leaves_order_based_figures_undefined():
-    result = ag.compare([0, 1, 2, 2], [0, 1, 2, 1], (0, 1, 2), ordered=False, tolerance=0.15)
+    result = ag.compare([0, 1, 2, 2], [0, 1, 2, 1], (0, 1, 2), ordered=False, tolerance=0.15, figures=ROW_FIGURES)
     assert result.cohen_kappa == pytest.approx(ag.cohen_kappa([0, 1, 2, 2], [0, 1, 2, 1], (0, 1, 2)))
     for figure in (result.weighted_kappa, result.pearson_r, result.spearman_rho, result.kendall_tau):
         assert undefined(figure)
@@ -206,7 +207,7 @@ def test_compare_on_an_unordered_scale_leaves_order_based_figures_undefined():
 
 
 def test_compare_with_no_items_is_all_undefined():
-    result = ag.compare([], [], FIVE, ordered=True, tolerance=0.15)
+    result = ag.compare([], [], FIVE, ordered=True, tolerance=0.15, figures=ROW_FIGURES)
     assert result.n == 0
     assert result.confusion == tuple((0,) * 5 for _ in range(5))
     for name in (
@@ -222,8 +223,8 @@ def test_compare_with_no_items_is_all_undefined():
 
 
 def test_compare_is_hashable_and_comparable():
-    first = ag.compare([0, 0.5, 1], [0, 1, 1], THREE, ordered=True, tolerance=0.15)
-    second = ag.compare([0, 0.5, 1], [0, 1, 1], THREE, ordered=True, tolerance=0.15)
+    first = ag.compare([0, 0.5, 1], [0, 1, 1], THREE, ordered=True, tolerance=0.15, figures=ROW_FIGURES)
+    second = ag.compare([0, 0.5, 1], [0, 1, 1], THREE, ordered=True, tolerance=0.15, figures=ROW_FIGURES)
     assert first == second
     assert hash(first) == hash(second)
 
@@ -301,7 +302,7 @@ def test_corrected_pass_rate_gives_no_interval_when_draws_are_often_undefined():
 
 
 def test_figures_are_plain_floats_not_numpy_scalars():
-    result = ag.compare([0, 0.5, 1, 1], [0, 1, 1, 0.5], THREE, ordered=True, tolerance=0.15)
+    result = ag.compare([0, 0.5, 1, 1], [0, 1, 1, 0.5], THREE, ordered=True, tolerance=0.15, figures=ROW_FIGURES)
     for name in (
         "alignment_rate",
         "cohen_kappa",
@@ -445,7 +446,7 @@ def test_kappa_of_identical_ratings_is_one_when_defined(case, weights):
 @example(((0.0, 0.5, 1.0), [0.5, 0.0, 1.0], [0.5, 1.0, 0.0]))  # quadratic kappa's rounding once gave -1 - 4e-16
 def test_no_figure_is_ever_nan(case):
     points, a, b = case
-    result = ag.compare(a, b, points, ordered=True, tolerance=0.15)
+    result = ag.compare(a, b, points, ordered=True, tolerance=0.15, figures=ROW_FIGURES)
     bounded = ("alignment_rate", "cohen_kappa", "weighted_kappa", "pearson_r", "spearman_rho", "kendall_tau")
     for name in (*bounded, "mean_difference", "tpr", "tnr", "accuracy"):
         value = getattr(result, name)
@@ -508,7 +509,7 @@ def test_an_averaged_overall_score_has_the_figures_of_scores_and_none_of_categor
     correlations and the mean difference as for any scores; kappa, the confusion matrix and TPR/TNR say why not."""
     human = np.array([0.25, 0.5, 0.625, 0.875, 1.0, 0.375])
     judge = np.array([0.25, 0.625, 0.5, 1.0, 0.875, 0.5])
-    found = ag.compare_averaged(human, judge, tolerance=0.15)
+    found = ag.compare_averaged(human, judge, tolerance=0.15, figures=ROW_FIGURES)
     assert found.n == 6
     assert found.alignment_rate == pytest.approx(ag.alignment_rate(human, judge, 0.15))
     assert found.pearson_r == pytest.approx(ag.pearson_r(human, judge))

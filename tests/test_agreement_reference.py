@@ -11,6 +11,7 @@ from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 from sklearn.metrics import confusion_matrix as sk_confusion_matrix
 
+from judge_tui.analysis.row_figures import ROW_FIGURES
 from judge_tui.stats import agreement as ag
 from judge_tui.stats.agreement import Undefined
 
@@ -166,7 +167,7 @@ def test_pairwise_kappa_matches_scikit_learn(seed, points):
 @pytest.mark.parametrize(("seed", "points", "n"), CASES)
 def test_compare_matches_the_references(seed, points, n):
     human, judge = rated_pair(seed, points, n)
-    result = ag.compare(human, judge, points, ordered=True, tolerance=0.15)
+    result = ag.compare(human, judge, points, ordered=True, tolerance=0.15, figures=ROW_FIGURES)
     labels = list(range(len(points)))
     with quiet():
         kappa = cohen_kappa_score(codes(human, points), codes(judge, points), labels=labels)
@@ -193,7 +194,7 @@ def test_compare_with_continuous_judge_scores_matches_the_references():
     points = (0.0, 0.5, 1.0)
     human = rng.choice(points, 300)
     judge = np.round(np.clip(human + rng.normal(0, 0.25, 300), 0, 1), 2)  # e.g. 0.83
-    result = ag.compare(human, judge, points, ordered=True, tolerance=0.15)
+    result = ag.compare(human, judge, points, ordered=True, tolerance=0.15, figures=ROW_FIGURES)
     snapped, moved = ag.snap_to_scale(judge, points)
     assert result.snapped_judge == moved > 0
     labels = [0, 1, 2]

@@ -21,6 +21,7 @@ from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.proportion import proportion_confint
 
 from judge_tui.analysis.pair_intervals import change_verdict, paired_changes, pooled_interval
+from judge_tui.analysis.row_figures import ROW_FIGURES
 from judge_tui.analysis.scores import AlignedPair
 from judge_tui.cli import main
 from judge_tui.model.settings import AgreementSettings
@@ -388,12 +389,12 @@ def test_paired_change_of_kappa_and_r_against_an_independent_paired_resampling()
     class Rubric:
         scale = Scale
 
-    figures = tuple(compare(p.a, p.b, SCALE, ordered=True, tolerance=0.15) for p in pairs)
+    figures = tuple(compare(p.a, p.b, SCALE, ordered=True, tolerance=0.15, figures=ROW_FIGURES) for p in pairs)
     got = paired_changes(pairs, figures, Rubric, 0.15)  # type: ignore[arg-type]  # a stand-in rubric: only its scale is read
     drawn_kappa, drawn_r = [], []
     for _ in range(2000):
         pick = rng.integers(0, n, n)
-        f = [compare(human[pick], p.b[pick], SCALE, ordered=True, tolerance=0.15) for p in pairs]
+        f = [compare(human[pick], p.b[pick], SCALE, ordered=True, tolerance=0.15, figures=ROW_FIGURES) for p in pairs]
         drawn_kappa.append(defined(f[1].cohen_kappa) - defined(f[0].cohen_kappa))
         drawn_r.append(stats.pearsonr(human[pick], second[pick])[0] - stats.pearsonr(human[pick], first[pick])[0])
     for name, drawn in (("kappa", drawn_kappa), ("pearson_r", drawn_r)):

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from judge_tui.analysis.row_figures import ROW_FIGURES
 from judge_tui.model.rubrics import Rubric, Scale
 from judge_tui.stats import agreement as ag
 from judge_tui.store import RubricScores, Store
@@ -360,7 +361,7 @@ class AlignedPair:
         """Every pairwise figure on the rubric's scale (alignment: as `agreeing` counts it)."""
         scale = rubric.scale
         return ag.compare(self.a, self.b, scale.points, ordered=scale.ordered,
-                          tolerance=scale.alignment_tolerance(tolerance))
+                          tolerance=scale.alignment_tolerance(tolerance), figures=ROW_FIGURES)
 
     def subset(self, mask: np.ndarray) -> AlignedPair:
         return AlignedPair(self.keys[mask], self.a[mask], self.b[mask])

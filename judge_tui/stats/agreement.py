@@ -19,9 +19,10 @@ for trusting the judge (bands, advice) is analysis/bands.py's.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Literal, TypeGuard
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal, Protocol, TypeGuard
 
 import numpy as np
 import numpy.typing as npt
@@ -31,23 +32,36 @@ __all__ = [
     "CorrectedPassRate",
     "Figure",
     "PairAgreement",
+    "PairedScores",
+    "PointFigure",
     "Undefined",
+    "accuracy_of",
+    "alignment_of",
     "alignment_rate",
     "binary_metrics",
     "cohen_kappa",
     "compare",
+    "compare_averaged",
     "confusion_matrix",
     "corrected_pass_rate",
     "is_defined",
     "judge_only_pass_rates",
+    "kappa_of",
+    "kendall_of",
     "kendall_tau",
     "krippendorff_alpha",
     "lowest_and_highest",
     "mean_difference",
+    "mean_difference_of",
     "pairwise_kappa",
+    "pearson_of",
     "pearson_r",
     "snap_to_scale",
+    "spearman_of",
     "spearman_rho",
+    "tnr_of",
+    "tpr_of",
+    "weighted_kappa_of",
 ]
 
 PASS = 1.0
@@ -646,6 +660,20 @@ def pairwise_kappa(
 # --------------------------------------------------------------------------------------------------
 
 
+class _FigureOf:
+    """A figure of ``PairAgreement.figures`` read as an attribute: ``pair.cohen_kappa`` is
+    ``pair.figures["cohen_kappa"]``. Only the figures other code reads by name have one; the report reads every
+    figure of its table by key."""
+
+    key = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.key = name
+
+    def __get__(self, pair: PairAgreement, owner: type | None = None) -> Figure:
+        return pair.figures[self.key]
+
+
 @dataclass(frozen=True)
 class PairAgreement:
     """Every agreement figure for one human/judge pairing on one dimension."""
@@ -654,19 +682,23 @@ class PairAgreement:
     scale: tuple[float, ...]
     ordered: bool
     tolerance: float
-    alignment_rate: Figure
-    cohen_kappa: Figure
-    weighted_kappa: Figure  # quadratic weights
-    pearson_r: Figure
-    spearman_rho: Figure
-    kendall_tau: Figure
-    mean_difference: Figure  # judge - human
     confusion: tuple[tuple[int, ...], ...]  # rows: human category, columns: judge category
     snapped_human: int  # values moved onto the scale before kappa and the confusion matrix
     snapped_judge: int
-    tpr: Figure  # PASS/FAIL scales only
-    tnr: Figure
-    accuracy: Figure
+    # By key, one for each entry of the figure table compare was given; read-only. Equal figures make equal
+    # agreements, and the fields above make the hash.
+    figures: Mapping[str, Figure] = field(hash=False)
+
+    alignment_rate = _FigureOf()
+    cohen_kappa = _FigureOf()
+    weighted_kappa = _FigureOf()  # quadratic weights
+    pearson_r = _FigureOf()
+    spearman_rho = _FigureOf()
+    kendall_tau = _FigureOf()
+    mean_difference = _FigureOf()  # judge - human
+    tpr = _FigureOf()  # PASS/FAIL scales only
+    tnr = _FigureOf()
+    accuracy = _FigureOf()
 
     @property
     def snapped(self) -> int:
@@ -677,6 +709,38 @@ class PairAgreement:
         return self.scale == BINARY_SCALE
 
 
+@dataclass(frozen=True, eq=False)
+class PairedScores:
+    """What every figure of one comparison is computed from, worked out once by ``compare``: the two sides' scores
+    as given and, on a scale, their categories. The figure table's point functions read it."""
+
+    human: np.ndarray
+    judge: np.ndarray
+    scale: tuple[float, ...]  # () for an overall score that is a weighted mean of dimensions
+    ordered: bool
+    tolerance: float  # the one alignment uses
+    confusion: np.ndarray  # rows: human category, columns: judge category (0 x 0 without a scale)
+    ranked: tuple[CodedScores, CodedScores] | None  # both sides coded for the rank correlations; None: no order
+
+    @property
+    def n(self) -> int:
+        return int(self.human.size)
+
+    @property
+    def binary(self) -> bool:
+        return self.scale == BINARY_SCALE
+
+
+class PointFigure(Protocol):
+    """A figure as compare() is given it (an entry of the report's figure table): its key and its value's function."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def point(self) -> Callable[[PairedScores], Figure]: ...
+
+
 def _coded_on_scale(codes: np.ndarray, k: int) -> CodedScores:
     return CodedScores(codes, np.bincount(codes, minlength=k))
 
@@ -684,23 +748,106 @@ def _coded_on_scale(codes: np.ndarray, k: int) -> CodedScores:
 # Why an overall score that is a weighted mean of dimensions has no kappa, confusion or chance-robust figure.
 AVERAGED_OVERALL = "the overall score is an average of dimensions, not a category of the scale"
 _BINARY_ONLY = "only PASS/FAIL scales have TPR, TNR and accuracy"
+_EMPTY = "no items were rated by both"
+_NO_ORDER = "the scale has no order"
 
 
-def compare_averaged(human: ArrayLike, judge: ArrayLike, *, tolerance: float) -> PairAgreement:
+# The point functions of the figure table: one figure each from the scores of one comparison.
+
+
+def alignment_of(p: PairedScores) -> Figure:
+    """The alignment rate: on unordered categories, the share given the same category."""
+    if p.n == 0:
+        return Undefined(_EMPTY)
+    if p.scale and not p.ordered and not p.binary:
+        # Unordered categories are near one another only as codes: alignment is exact agreement.
+        return float(np.trace(p.confusion) / p.n)
+    return float(np.count_nonzero(within_tolerance(p.human, p.judge, p.tolerance)) / p.n)
+
+
+def kappa_of(p: PairedScores) -> Figure:
+    return _kappa_from_confusion(p.confusion, None) if p.scale else Undefined(AVERAGED_OVERALL)
+
+
+def weighted_kappa_of(p: PairedScores) -> Figure:
+    """Quadratic weights; with two categories they change nothing, so a PASS/FAIL scale's is Cohen's kappa."""
+    if not p.scale:
+        return Undefined(AVERAGED_OVERALL)
+    if p.binary:
+        return _kappa_from_confusion(p.confusion, None)
+    if p.ordered:
+        return _kappa_from_confusion(p.confusion, "quadratic")
+    return Undefined("weighted kappa needs an ordered scale")
+
+
+def pearson_of(p: PairedScores) -> Figure:
+    return Undefined(_NO_ORDER) if p.ranked is None else _pearson(p.human, p.judge)
+
+
+def spearman_of(p: PairedScores) -> Figure:
+    return Undefined(_NO_ORDER) if p.ranked is None else _spearman(*p.ranked)
+
+
+def kendall_of(p: PairedScores) -> Figure:
+    if p.ranked is None:
+        return Undefined(_NO_ORDER)
+    human, judge = p.ranked
+    return kendall_tau_coded(_compact(human), _compact(judge))
+
+
+def mean_difference_of(p: PairedScores) -> Figure:
+    """Judge minus human: positive means the judge is more lenient."""
+    if p.ranked is None:
+        return Undefined(_NO_ORDER)
+    return float(np.mean(p.judge - p.human)) if p.n else Undefined(_EMPTY)
+
+
+def tpr_of(p: PairedScores) -> Figure:
+    if p.binary:
+        return _binary_from_confusion(p.confusion).tpr
+    return Undefined(_BINARY_ONLY if p.ordered else "only PASS/FAIL scales have TPR and TNR")
+
+
+def tnr_of(p: PairedScores) -> Figure:
+    if p.binary:
+        return _binary_from_confusion(p.confusion).tnr
+    return Undefined(_BINARY_ONLY if p.ordered else "only PASS/FAIL scales have TPR and TNR")
+
+
+def accuracy_of(p: PairedScores) -> Figure:
+    """Human as the truth; on named categories, the share of items given the same category."""
+    if p.binary:
+        return _binary_from_confusion(p.confusion).accuracy
+    if not p.ordered:
+        return float(np.trace(p.confusion) / p.n) if p.n else Undefined(_EMPTY)
+    return Undefined(_BINARY_ONLY)
+
+
+def _agreement(paired: PairedScores, snapped: tuple[int, int], figures: Iterable[PointFigure]) -> PairAgreement:
+    return PairAgreement(
+        n=paired.n, scale=paired.scale, ordered=paired.ordered, tolerance=paired.tolerance,
+        confusion=tuple(tuple(int(c) for c in row) for row in paired.confusion),
+        snapped_human=snapped[0], snapped_judge=snapped[1],
+        figures=MappingProxyType({f.key: f.point(paired) for f in figures}),
+    )  # fmt: skip
+
+
+def _check_tolerance(tolerance: float) -> None:
+    if tolerance < 0:
+        raise ValueError(f"tolerance must be zero or positive, got {tolerance}")
+
+
+def compare_averaged(human: ArrayLike, judge: ArrayLike, *, tolerance: float,
+                     figures: Iterable[PointFigure]) -> PairAgreement:
     """The figures of an overall score that is a weighted mean of dimensions: its values lie between the scale's
     points, so it has the figures of scores as given (alignment, the correlations, the mean difference) and
-    none of those of a scale's categories (kappa, the confusion matrix, TPR/TNR): each of those says why."""
+    none of those of a scale's categories (kappa, the confusion matrix, TPR/TNR): each of those says why.
+    ``figures``: the figures to compute (the report's figure table)."""
+    _check_tolerance(tolerance)
     h, j = _paired(human, judge, ("human", "judge"))
-    why = Undefined(AVERAGED_OVERALL)
-    return PairAgreement(
-        n=int(h.size), scale=(), ordered=True, tolerance=tolerance,
-        alignment_rate=alignment_rate(h, j, tolerance),
-        cohen_kappa=why, weighted_kappa=why,
-        pearson_r=pearson_r(h, j), spearman_rho=spearman_rho(h, j),
-        kendall_tau=kendall_tau(h, j), mean_difference=mean_difference(j, h),
-        confusion=(), snapped_human=0, snapped_judge=0,
-        tpr=Undefined(_BINARY_ONLY), tnr=Undefined(_BINARY_ONLY), accuracy=Undefined(_BINARY_ONLY),
-    )  # fmt: skip
+    no_categories = np.zeros((0, 0), dtype=np.int64)
+    paired = PairedScores(h, j, (), True, tolerance, no_categories, (coded_scores(h), coded_scores(j)))
+    return _agreement(paired, (0, 0), figures)
 
 
 def compare(
@@ -710,8 +857,10 @@ def compare(
     *,
     ordered: bool,
     tolerance: float,
+    figures: Iterable[PointFigure],
 ) -> PairAgreement:
-    """All agreement figures between aligned human and judge scores on one dimension.
+    """The agreement figures between aligned human and judge scores on one dimension: one for each of ``figures``
+    (the report's figure table), by its key.
 
     Alignment rate, mean difference and the three correlations use the scores as given; kappa, the
     confusion matrix and TPR/TNR use the scores snapped to the scale (``snapped_*`` says how many moved).
@@ -724,75 +873,23 @@ def compare(
       kappa of a PASS/FAIL scale equals Cohen's kappa; the correlations of 0/1 data are the phi
       coefficient, and the mean difference is the judge's pass rate minus the human's.
     """
-    if tolerance < 0:
-        raise ValueError(f"tolerance must be zero or positive, got {tolerance}")
+    _check_tolerance(tolerance)
     scale = _scale(scale_points)
     points = tuple(float(p) for p in scale)
     h, j = _paired(human, judge, ("human", "judge"))
-    n = int(h.size)
     k = scale.size
     codes_h, codes_j = _nearest(h, scale), _nearest(j, scale)
     snapped_h = int(np.count_nonzero(np.abs(h - scale[codes_h]) > ON_SCALE_EPSILON))
     snapped_j = int(np.count_nonzero(np.abs(j - scale[codes_j]) > ON_SCALE_EPSILON))
-    confusion = _confusion_from_codes(codes_h, codes_j, k)
     binary = points == BINARY_SCALE
-
-    if n == 0:
-        empty = Undefined("no items were rated by both")
-        alignment: Figure = empty
-    elif not ordered and not binary:
-        # Unordered categories are near one another only as codes: alignment is exact agreement.
-        alignment = float(np.trace(confusion) / n)
-    else:
-        alignment = float(np.count_nonzero(within_tolerance(h, j, tolerance)) / n)
-
-    kappa = _kappa_from_confusion(confusion, None)
-    if binary:
-        weighted: Figure = kappa
-    elif ordered:
-        weighted = _kappa_from_confusion(confusion, "quadratic")
-    else:
-        weighted = Undefined("weighted kappa needs an ordered scale")
-
+    ranked = None
     if ordered or binary:
         # Scores already on the scale reuse their scale codes; off-scale scores need their own coding.
-        coded_h = _coded_on_scale(codes_h, k) if snapped_h == 0 else coded_scores(h)
-        coded_j = _coded_on_scale(codes_j, k) if snapped_j == 0 else coded_scores(j)
-        pearson = _pearson(h, j)
-        spearman = _spearman(coded_h, coded_j)
-        kendall = kendall_tau_coded(_compact(coded_h), _compact(coded_j))
-        difference: Figure = float(np.mean(j - h)) if n else Undefined("no items were rated by both")
-    else:
-        pearson = spearman = kendall = difference = Undefined("the scale has no order")
-
-    if binary:
-        metrics = _binary_from_confusion(confusion)
-        tpr, tnr, accuracy = metrics.tpr, metrics.tnr, metrics.accuracy
-    elif not ordered:  # named categories: the share of items given the same category
-        tpr = tnr = Undefined("only PASS/FAIL scales have TPR and TNR")
-        accuracy = float(np.trace(confusion) / n) if n else Undefined("no items were rated by both")
-    else:
-        tpr = tnr = accuracy = Undefined(_BINARY_ONLY)
-
-    return PairAgreement(
-        n=n,
-        scale=points,
-        ordered=ordered,
-        tolerance=0.0 if not ordered and not binary else tolerance,  # the one its alignment used (exact above)
-        alignment_rate=alignment,
-        cohen_kappa=kappa,
-        weighted_kappa=weighted,
-        pearson_r=pearson,
-        spearman_rho=spearman,
-        kendall_tau=kendall,
-        mean_difference=difference,
-        confusion=tuple(tuple(int(c) for c in row) for row in confusion),
-        snapped_human=snapped_h,
-        snapped_judge=snapped_j,
-        tpr=tpr,
-        tnr=tnr,
-        accuracy=accuracy,
-    )
+        ranked = (_coded_on_scale(codes_h, k) if snapped_h == 0 else coded_scores(h),
+                  _coded_on_scale(codes_j, k) if snapped_j == 0 else coded_scores(j))
+    within = tolerance if ordered or binary else 0.0  # unordered categories align only when exactly the same
+    paired = PairedScores(h, j, points, ordered, within, _confusion_from_codes(codes_h, codes_j, k), ranked)
+    return _agreement(paired, (snapped_h, snapped_j), figures)
 
 
 def _compact(coded: CodedScores) -> CodedScores:

@@ -43,6 +43,7 @@ from judge_tui.analysis.report.model import (
     SelfRow,
     Summary,
 )
+from judge_tui.analysis.row_figures import ROW_FIGURES
 from judge_tui.analysis.scores import (
     ITEM_COLUMNS,
     OVERALL_COLUMN,
@@ -99,7 +100,7 @@ def _rows(pairing: Pairing, rubric: Rubric, settings: AgreementSettings,
     if categorical:
         pair = paired.compare(rubric, settings.tolerance)
     else:
-        pair = ag.compare_averaged(paired.a, paired.b, tolerance=settings.tolerance)
+        pair = ag.compare_averaged(paired.a, paired.b, tolerance=settings.tolerance, figures=ROW_FIGURES)
     overall = Row(OVERALL, rubric.overall_name, "overall", pair,
                   bands.interpret_alignment(pair.alignment_rate, settings),
                   bands.interpret_kappa(pair.cohen_kappa, settings),

@@ -15,8 +15,9 @@ from judge_tui.analysis.bands import Interpretation
 from judge_tui.analysis.report import Group, Report, Row, Summary, band_decisions, combined, meets_by_decision
 from judge_tui.analysis.report.anytime import ANYTIME, FIXED_N, AnytimeCheck
 from judge_tui.analysis.report_render.common import UNWEIGHTED_SECTIONS, row_bands
+from judge_tui.analysis.row_figures import ROW_FIGURES
 from judge_tui.analysis.targets import TargetCheck, combination, ruling
-from judge_tui.analysis.uncertainty import CHANCE_FIGURES, INTERVAL_FIGURES, ROW_FIGURES
+from judge_tui.analysis.uncertainty import CHANCE_FIGURES, INTERVAL_FIGURES
 from judge_tui.formats.numbers import interval_json, share_text
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import AgreementSettings
@@ -47,7 +48,7 @@ def row_to_dict(row: Row, report: Report) -> dict[str, Any]:
     undefined: dict[str, str] = {}
     out: dict[str, Any] = {"dimension": row.key, "name": row.name, "method": row.method, "n": pair.n}
     for f in ROW_FIGURES:
-        out[f.key] = _figure(getattr(pair, f.key), f.key, undefined)
+        out[f.key] = _figure(pair.figures[f.key], f.key, undefined)
     corrected: dict[str, Any] = {"value": None, "ci_low": None, "ci_high": None, "confidence": 0.95,
                                  "observed_pass_rate": None, "n_judge_only": 0}
     if row.corrected is not None:

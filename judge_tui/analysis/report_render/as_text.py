@@ -27,8 +27,8 @@ from judge_tui.analysis.report_render.common import (
     summary_lines,
 )
 from judge_tui.analysis.report_render.interval_bars import Bar, IntervalBars
+from judge_tui.analysis.row_figures import ROW_FIGURES, DimensionTable
 from judge_tui.analysis.targets import combination
-from judge_tui.analysis.uncertainty import ROW_FIGURES, DimensionTable
 from judge_tui.formats.numbers import (
     aligned_text,
     decimal_text,
@@ -112,7 +112,7 @@ def cell(row: Row, figure: str, *, interval: bool = False) -> str:
     """A figure of a row; with ``interval`` followed by its interval ("83.3% [55, 95]")."""
     if figure == "n":
         return str(row.agreement.n)
-    value = getattr(row.agreement, figure)
+    value = row.agreement.figures[figure]
     if figure in PERCENT_FIGURES:
         text = pct(value)
     elif figure in SIGNED_FIGURES:
@@ -314,7 +314,7 @@ def undefined_notes(report: Report) -> Text | None:
     notes: dict[str, dict[str, list[str]]] = {}  # reason: {row: the table's column headers}
     for row in [*report.rows, report.overall]:
         for header, figure in shown:
-            value = getattr(row.agreement, figure)
+            value = row.agreement.figures[figure]
             if isinstance(value, ag.Undefined):
                 notes.setdefault(value.reason, {}).setdefault(row.key, []).append(header)
     if not notes:
