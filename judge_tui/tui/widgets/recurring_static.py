@@ -10,7 +10,7 @@ of the last looks are kept, for the widget's size, style and theme.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 from rich.cells import cell_len
 from rich.console import Console
@@ -88,7 +88,8 @@ class RecurringStatic(Widget, inherit_bindings=False):
         self._text: Text | Content = Text()
         self._look: Hashable = look_of(self._text)
         self._drawn_looks = KeptLines(_LOOKS_KEPT)
-        self._undrawn: Region | None = None  # where on the screen a change waits to be drawn
+        # What waits to be drawn: all of it (border and padding too), or a region of its content, or nothing.
+        self._undrawn: Region | Literal["all"] | None = None
 
     @property
     def content(self) -> Text | Content:
@@ -122,10 +123,10 @@ class RecurringStatic(Widget, inherit_bindings=False):
         return True
 
     def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
-        if repaint:  # what is to be drawn again, on the screen (the border's title set redraws it all)
-            offset = self.content_region.offset
-            undrawn = [region.translate(offset) for region in regions] if regions else [self.region]
-            self._undrawn = Region.from_union([*undrawn, *([self._undrawn] if self._undrawn else [])])
+        if repaint:  # what is to be drawn again (the border's title set redraws it all); on the screen when taken
+            undrawn = self._undrawn
+            self._undrawn = "all" if not regions or undrawn == "all" else Region.from_union(
+                [*regions, *([undrawn] if undrawn else [])])
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def take_changed(self) -> Region | None:
@@ -134,7 +135,9 @@ class RecurringStatic(Widget, inherit_bindings=False):
         frame draws every widget within the rectangle around all it draws, and a key bar or status line drawn
         whole stretches that rectangle over the item pane."""
         found, self._undrawn = self._undrawn, None
-        return found
+        if found is None or found == "all":
+            return None if found is None else self.region
+        return found.translate(self.content_region.offset)
 
     def forget_looks(self) -> None:
         """Draw the text afresh when next drawn (as a widget that has kept nothing would)."""
