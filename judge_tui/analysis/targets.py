@@ -88,8 +88,7 @@ class TargetCheck:
 
     def where(self, count: int | None = None) -> str:
         """"test items", "rated items" ("test item" for one)."""
-        noun = "test item" if self.scope.startswith("test split") else "rated item"
-        return noun if count == 1 else noun + "s"
+        return word_for(count or 0, "test item" if self.scope.startswith("test split") else "rated item")
 
     def in_scope(self, more: int) -> int | None:
         """More items of the figure (for TPR/TNR: of its class) as items of the scope."""
@@ -137,7 +136,7 @@ class TargetCheck:
         of_class = (f" (≈ {self.more_of_class:,} of them {self.class_label})"
                     if self.more_of_class is not None and self.class_label else "")
         article = "an" if chance.startswith(("8", "11", "18")) else "a"
-        verb = "gives" if self.more_items == 1 else "give"
+        verb = word_for(self.more_items, "gives", "give")
         text = (f"about {self.more_items:,} more {self.where(self.more_items)}{of_class} {verb} {article} {chance} chance of settling "
                 f"{self.goal}" + self._ends_text())
         stays = figure_text(self.estimate, percent=self.percent)
