@@ -21,6 +21,7 @@ from judge_tui.model.judge_backends import DEFAULT_BACKEND, BackendRequest
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store
+from judge_tui.tui.screens.calibrate import backend_label
 from tests.judge.conftest import add_cis_items
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -193,6 +194,7 @@ def test_a_new_backend_module_is_made_and_judges(tmp_path: Path, rubrics: dict[s
     assert made.name == "trial"
     assert kind_of(made) is backend_kinds()["trial"]
     assert concurrency_for(made, settings) == 3
+    assert backend_label(made) == "trial-model through the trial backend"  # the judge screen's words for it
     with pytest.raises(UserError, match="judge_backend: \"trial\" is not a backend the app can judge with"):
         app_kind(Settings(judge_backend="trial"))  # it needs an option, so settings.json may not name it
     db = tmp_path / "trial.db"
