@@ -246,7 +246,6 @@ class AnthropicBackend:
                 yield entry.custom_id, RetryableError(f"batch request {result.type}")
 
 
-
 def from_request(request: BackendRequest) -> AnthropicBackend:
     return AnthropicBackend(request.model or request.settings.judge_model)
 

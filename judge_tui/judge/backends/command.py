@@ -17,7 +17,8 @@ from judge_tui.model.errors import UserError
 from judge_tui.model.judge_backends import BackendKind, BackendOption, BackendRequest
 
 if TYPE_CHECKING:
-    import asyncio
+    import asyncio  # imported where it runs: the command line reads this module, and asyncio takes 25 ms to load
+
 
 # Programs that run a script: a judge run as `python3 my_judge.py` is named after the script, not the interpreter.
 _RUNNERS = re.compile(r"(python|pypy|node|deno|bun|ruby|perl|php|bash|sh|zsh|rscript|julia|uv|uvx|npx|pipx)[\d.]*"
@@ -171,7 +172,6 @@ class CommandBackend:
             raise AnswerError(f"{self.argv[0]} exited with status {process.returncode}: {stderr[-2000:]}",
                               raw=stdout)
         return JudgeAnswer(raw_text=stdout, model=self.model, sampling={"backend": "command"})
-
 
 
 def from_request(request: BackendRequest) -> CommandBackend:

@@ -59,7 +59,6 @@ class ReplayBackend:
         return JudgeAnswer(raw_text=raw, model=self.model, sampling={"backend": "replay"})
 
 
-
 def from_request(request: BackendRequest) -> ReplayBackend:
     if not request.options.get("replay"):
         raise UserError("--backend replay needs --replay FILE: a JSONL file of recorded answers")
