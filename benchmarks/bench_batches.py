@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_judge import KEY, FakeServer, judge_for, make_items  # noqa: E402
 
-from judge_tui.judge.backends import AnthropicBackend  # noqa: E402
+from judge_tui.judge.backends.anthropic import AnthropicBackend  # noqa: E402
 from judge_tui.judge.batch_limits import BatchLimits  # noqa: E402
 from judge_tui.judge.runner import BatchRunner, JudgeRunner, RunOptions, RunState  # noqa: E402
 from judge_tui.model.rubrics import Rubric, load_rubrics  # noqa: E402

@@ -29,8 +29,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from judge_tui.judge.backends import AnthropicBackend, JudgeRequest  # noqa: E402
-from judge_tui.judge.openai_backend import OpenAIBackend  # noqa: E402
+from judge_tui.judge.backends import JudgeRequest  # noqa: E402
+from judge_tui.judge.backends.anthropic import AnthropicBackend  # noqa: E402
+from judge_tui.judge.backends.openai import OpenAIBackend  # noqa: E402
 from judge_tui.judge.prompts import JudgePrompt  # noqa: E402
 from judge_tui.judge.runner import Judge, JudgeRunner, RunOptions, RunState  # noqa: E402
 from judge_tui.model import locations  # noqa: E402

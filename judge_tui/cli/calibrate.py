@@ -14,9 +14,10 @@ import shlex
 from judge_tui.analysis.judges import the_judge
 from judge_tui.cli.judge import make_backend
 from judge_tui.cli.launch import prepare
+from judge_tui.judge.backends import backend_kinds
 from judge_tui.judge.calibration import open_trial
 from judge_tui.model.errors import UserError
-from judge_tui.model.judge_backends import BACKENDS, DEFAULT_BACKEND, BackendOption
+from judge_tui.model.judge_backends import DEFAULT_BACKEND, BackendOption
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store
 from judge_tui.tui.screens.calibrate_figures import TEST_NOTE, judge_in_view
@@ -61,7 +62,8 @@ def backend_args(args: argparse.Namespace, store: Store, rubric_id: str, setting
     elsewhere (imported ratings), or none yet: the default backend with the settings' model. UserError when
     that backend needs an option its judgments do not record and neither settings.json nor the environment
     gives, naming the flags to give."""
-    options = [option for kind in BACKENDS.values() for option in kind.options]
+    kinds = backend_kinds()
+    options = [option for kind in kinds.values() for option in kind.options]
     if getattr(args, "backend", None) or getattr(args, "model", None) or any(
             getattr(args, option.dest, None) for option in options):
         return args
@@ -72,10 +74,10 @@ def backend_args(args: argparse.Namespace, store: Store, rubric_id: str, setting
     name = store.judge_backend(shown.rater)
     rater = store.rater(shown.rater)
     model = rater["model"] if rater else None
-    if name not in BACKENDS or not model:
+    if name not in kinds or not model:
         return args
     # Where the judge is (its program, its file, its server) is not recorded with its judgments.
-    missing = [option for option in BACKENDS[name].options
+    missing = [option for option in kinds[name].options
                if not option.repeat and not _given_elsewhere(option, settings)]
     if missing:
         raise UserError(_refusal(shown.rater, name, model, missing))

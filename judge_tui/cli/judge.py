@@ -30,13 +30,14 @@ from judge_tui.formats.numbers import (
     word_for,
 )
 from judge_tui.formats.terminal import message_console
-from judge_tui.judge.app_backend import concurrency_for, kind_of, missing_key
+from judge_tui.judge.app_backend import concurrency_for, kind_of, missing_key, option_owner
 from judge_tui.judge.app_backend import make_backend as build_backend
-from judge_tui.judge.backends import AnthropicBackend, Backend, Usage, cost_usd, model_price
+from judge_tui.judge.backends import Backend, Usage, backend_kinds, cost_usd, model_price
+from judge_tui.judge.backends.anthropic import AnthropicBackend
+from judge_tui.judge.backends.openai import OpenAIBackend
 from judge_tui.judge.batch_limits import MAX_BYTES, MAX_REQUESTS, BatchLimits
 from judge_tui.judge.failures import failures_command, grouped_lines
 from judge_tui.judge.history import parse_items, require_recorded
-from judge_tui.judge.openai_backend import OpenAIBackend
 from judge_tui.judge.prompts import JudgePrompt, PromptError
 from judge_tui.judge.runner import (
     BatchProgress,
@@ -48,7 +49,7 @@ from judge_tui.judge.runner import (
     judge_rater_id,
 )
 from judge_tui.model.errors import UserError
-from judge_tui.model.judge_backends import BACKENDS, DEFAULT_BACKEND, BackendRequest, option_owner
+from judge_tui.model.judge_backends import DEFAULT_BACKEND, BackendRequest
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings, load_settings
 from judge_tui.model.textsafe import clean
@@ -64,7 +65,7 @@ def make_backend(args: argparse.Namespace, settings: Settings) -> Backend:
         if value and owner is not None and owner.name != name:
             flag = next(option.flag for option in owner.options if option.dest == dest)
             raise UserError(f"{flag} goes with --backend {owner.name}")
-    options = {option.dest: getattr(args, option.dest, None) for option in BACKENDS[name].options}
+    options = {option.dest: getattr(args, option.dest, None) for option in backend_kinds()[name].options}
     return build_backend(name, BackendRequest(settings, model=getattr(args, "model", None), options=options))
 
 
@@ -377,7 +378,7 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
     if args.concurrency is None:  # a laptop's server judges one or two at a time; the API takes more
         args.concurrency = concurrency_for(backend, settings)
     if args.batch and not kind_of(backend).batches:
-        batching = ", ".join(kind.name for kind in BACKENDS.values() if kind.batches)
+        batching = ", ".join(kind.name for kind in backend_kinds().values() if kind.batches)
         raise UserError(f"--batch works with the {batching} backend only")
     store = open_store(args, create=False)
     exit_code = 0

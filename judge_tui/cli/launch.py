@@ -136,6 +136,7 @@ def prepare(args: argparse.Namespace, *, lead: bool = False) -> Launch:
     settings = load_settings()
     if getattr(args, "order", None):  # rate --order wins over queue_order in settings.json
         settings = dataclasses.replace(settings, queue_order=args.order)
+    from judge_tui.judge.app_backend import app_kind
     from judge_tui.model.locations import settings_path
     from judge_tui.tui.keys import BINDING_IDS, keymap_problems
 
@@ -146,6 +147,7 @@ def prepare(args: argparse.Namespace, *, lead: bool = False) -> Launch:
                             f"{', '.join(BINDING_IDS)} (`?` in the app lists the rating screen's with their keys).")
 
     check_keymap()
+    app_kind(settings)  # a judge_backend the app cannot judge with is said now, as an invalid setting
     _size_from_the_terminal()
     # The lead adjudicates the study itself; the rating app opens the demo on a first start.
     try:

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from judge_tui import __version__
+from judge_tui.judge.backends import backend_kinds
 from judge_tui.model.errors import UserError
-from judge_tui.model.judge_backends import BACKENDS, DEFAULT_BACKEND
+from judge_tui.model.judge_backends import DEFAULT_BACKEND
 from judge_tui.model.records import DEFAULT_LEVEL, SPLITS
 from judge_tui.model.textsafe import clean
 
@@ -75,11 +76,12 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 def _backend_options(parser: argparse.ArgumentParser, default: str | None = DEFAULT_BACKEND,
                      default_help: str = "") -> None:
-    """Which judge answers, and how to reach it: the same options wherever a judge is run (model/judge_backends.py).
-    default=None: the command chooses when none is given, as default_help says."""
-    parser.add_argument("--backend", choices=list(BACKENDS), default=default,
-                        help="; ".join(f"{kind.name}: {kind.help}" for kind in BACKENDS.values()) + default_help)
-    for kind in BACKENDS.values():
+    """Which judge answers, and how to reach it: the same options wherever a judge is run (the table of
+    judge/backends/). default=None: the command chooses when none is given, as default_help says."""
+    kinds = backend_kinds()
+    parser.add_argument("--backend", choices=list(kinds), default=default,
+                        help="; ".join(f"{kind.name}: {kind.help}" for kind in kinds.values()) + default_help)
+    for kind in kinds.values():
         for option in kind.options:
             shape: dict[str, Any] = {"type": Path} if option.path else {"action": "append"} if option.repeat else {}
             parser.add_argument(option.flag, metavar=option.metavar, help=f"for --backend {kind.name}: {option.help}",

@@ -66,8 +66,9 @@ class Settings(Strict):
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys, e.g. {"submit": "enter,ctrl+s"}
     judge_model: str = "claude-sonnet-5-5"  # model for the Anthropic judge backend
     judge_concurrency: int = 4
-    # The app's judge: the Anthropic API, or a server speaking the OpenAI API (a local model, offline too).
-    judge_backend: Literal["anthropic", "openai"] = "anthropic"
+    # The app's judge: the Anthropic API, or a server speaking the OpenAI API (a local model, offline too). One of
+    # the backends whose entry says in_settings, checked where the app's judge is made (judge/app_backend.py).
+    judge_backend: str = "anthropic"
     openai_base_url: str = ""  # empty: $OPENAI_BASE_URL, else the OpenAI API; Ollama: http://127.0.0.1:11434/v1
     openai_model: str = ""  # the name the server knows the model by, e.g. "llama3.1:8b"
     openai_concurrency: int = 2  # calls at once to that server: a laptop's server judges one or two at a time

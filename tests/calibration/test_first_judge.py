@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.judge.backends import CommandBackend
+from judge_tui.judge.backends.command import CommandBackend
 from judge_tui.judge.prompts import JudgePrompt
 from judge_tui.judge.runner import judge_rater_id
 from judge_tui.model.records import Item

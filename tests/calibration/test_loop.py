@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.judge.backends import CommandBackend
+from judge_tui.judge.backends.command import CommandBackend
 from judge_tui.judge.calibration import JudgeTexts, judge_texts, open_trial
 from judge_tui.judge.history import history_lines
 from judge_tui.model.rubrics import Rubric

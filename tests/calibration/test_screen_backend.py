@@ -17,8 +17,9 @@ import pytest
 from judge_tui.cli.calibrate import backend_args
 from judge_tui.cli.judge import make_backend
 from judge_tui.cli.parser import build_parser, main
-from judge_tui.judge.backends import AnthropicBackend, Backend
-from judge_tui.judge.openai_backend import OpenAIBackend
+from judge_tui.judge.backends import Backend
+from judge_tui.judge.backends.anthropic import AnthropicBackend
+from judge_tui.judge.backends.openai import OpenAIBackend
 from judge_tui.model.records import Item
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings

@@ -112,7 +112,7 @@ def test_the_app_judge_asks_both_orders_when_the_settings_say_so(db: Path, both:
     swapped, and reads the swapped verdict back, as `judge --both-orders` does; the report then measures it."""
     import asyncio
 
-    from judge_tui.judge.backends import CommandBackend
+    from judge_tui.judge.backends.command import CommandBackend
     from judge_tui.judge.worker import BackgroundJudge
     from judge_tui.model.settings import Settings
     from judge_tui.store import Store
@@ -146,7 +146,7 @@ def test_the_app_judge_asks_both_orders_when_the_settings_say_so(db: Path, both:
 
 
 def test_the_app_judge_asks_once_on_a_rubric_that_is_not_pairwise(tmp_path: Path) -> None:
-    from judge_tui.judge.backends import CommandBackend
+    from judge_tui.judge.backends.command import CommandBackend
     from judge_tui.judge.worker import BackgroundJudge
     from judge_tui.model.settings import Settings
     from judge_tui.store import Store

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from judge_tui.judge.backends import AnthropicBackend, Backend
+from judge_tui.judge.backends import Backend
+from judge_tui.judge.backends.anthropic import AnthropicBackend
 from judge_tui.judge.prompts import JudgePrompt
 from judge_tui.judge.runner import Judge, RunOptions
 from judge_tui.model import locations

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from judge_tui.cli import main
-from judge_tui.judge.backends import MAX_COMMAND_OUTPUT
+from judge_tui.judge.backends.command import MAX_COMMAND_OUTPUT
 from judge_tui.judge.schema import MAX_ANSWER_DEPTH
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store

@@ -1,21 +1,31 @@
-"""The table of backends (model/judge_backends.py) is what the command line, the app's settings and the docs offer."""
+"""The table of backends (the `BACKEND` of each module of judge/backends/) is what the command line, the app's
+settings and the docs offer, and a new backend is its module alone."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import typing
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from judge_tui.cli.parser import build_parser, main
-from judge_tui.judge.app_backend import app_concurrency, concurrency_for, kind_of, make_backend
-from judge_tui.model.judge_backends import BACKENDS, DEFAULT_BACKEND, BackendRequest
+from judge_tui.judge import backends
+from judge_tui.judge.app_backend import app_concurrency, app_kind, concurrency_for, kind_of, make_backend
+from judge_tui.judge.backends import backend_kinds
+from judge_tui.model.errors import UserError
+from judge_tui.model.judge_backends import DEFAULT_BACKEND, BackendRequest
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store
+from judge_tui.tui.screens.calibrate import backend_label
 from tests.judge.conftest import add_cis_items
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
 
 
 def _option(command: str, flag: str) -> typing.Any:
@@ -25,10 +35,10 @@ def _option(command: str, flag: str) -> typing.Any:
 @pytest.mark.parametrize("command", ["judge", "calibrate"])
 def test_every_backend_and_its_options_are_on_the_command_line(command: str) -> None:
     backend = _option(command, "--backend")
-    assert list(backend.choices) == list(BACKENDS)
+    assert list(backend.choices) == list(backend_kinds())
     # the judge screen, without --backend, judges with the backend of the judge it shows (cli/calibrate.py)
     assert backend.default == (None if command == "calibrate" else DEFAULT_BACKEND)
-    for kind in BACKENDS.values():
+    for kind in backend_kinds().values():
         assert f"{kind.name}: {kind.help}" in backend.help
         for option in kind.options:
             assert _option(command, option.flag).help.startswith(f"for --backend {kind.name}: ")
@@ -37,7 +47,7 @@ def test_every_backend_and_its_options_are_on_the_command_line(command: str) -> 
 def test_every_backend_is_described_in_the_docs() -> None:
     judging = (DOCS / "judging.md").read_text(encoding="utf-8")
     cli = (DOCS / "cli.md").read_text(encoding="utf-8")
-    for kind in BACKENDS.values():
+    for kind in backend_kinds().values():
         if kind.name != DEFAULT_BACKEND:
             assert f"--backend {kind.name}" in judging
         for option in kind.options:
@@ -46,8 +56,31 @@ def test_every_backend_is_described_in_the_docs() -> None:
 
 
 def test_settings_name_the_backends_the_app_can_make_without_options() -> None:
-    allowed = typing.get_args(typing.get_type_hints(Settings)["judge_backend"])
-    assert set(allowed) == {kind.name for kind in BACKENDS.values() if kind.in_settings}
+    for kind in backend_kinds().values():
+        settings = Settings(judge_backend=kind.name)
+        if kind.in_settings:
+            assert app_kind(settings) is kind
+        else:
+            with pytest.raises(UserError, match=f'judge_backend: "{kind.name}" is not a backend the app can judge'):
+                app_kind(settings)
+    with pytest.raises(UserError, match='use "anthropic" or "openai"'):
+        app_concurrency(Settings(judge_backend="ollama"))
+
+
+def test_each_backend_is_the_module_of_its_name_in_the_order_of_the_help() -> None:
+    kinds = list(backend_kinds().values())
+    for kind in kinds:
+        assert kind.factory.__module__ == f"judge_tui.judge.backends.{kind.name}"
+    assert [kind.name for kind in kinds] == ["anthropic", "openai", "command", "replay"]  # docs/cli.md's order
+
+
+def test_reading_the_command_line_imports_no_sdk_and_no_asyncio() -> None:
+    """Every backend's module is imported to build the parser, on every start of the app and of every command."""
+    heavy = ("anthropic", "openai", "httpx", "pydantic", "asyncio")
+    code = ("import sys, json; from judge_tui.cli.parser import build_parser; build_parser(); "
+            f"print(json.dumps(sorted(m for m in {heavy!r} if m in sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == []
 
 
 def test_each_factory_makes_a_backend_of_its_own_name(tmp_path: Path) -> None:
@@ -56,7 +89,7 @@ def test_each_factory_makes_a_backend_of_its_own_name(tmp_path: Path) -> None:
     options: dict[str, dict[str, object]] = {"openai": {"base_url": "http://127.0.0.1:9/v1"}, "command": {"cmd": "true"},
                "replay": {"replay": replay}}
     settings = Settings(openai_model="local-model", judge_concurrency=5, openai_concurrency=3)
-    for kind in BACKENDS.values():
+    for kind in backend_kinds().values():
         backend = make_backend(kind.name, BackendRequest(settings, options=options.get(kind.name, {})))
         assert backend.name == kind.name
         assert kind_of(backend) is kind
@@ -83,3 +116,100 @@ def test_batches_are_offered_only_where_the_table_says(tmp_path: Path, rubrics: 
         add_cis_items(store, rubrics["cis"], 1)
     assert main(["judge", "--db", str(db), "--backend", "command", "--cmd", "true", "--batch"]) == 1
     assert "--batch works with the anthropic backend only" in capsys.readouterr().err
+
+
+# A new backend, written as a contributor would: one module that declares its own entry, and nothing else.
+TRIAL_MODULE = '''
+"""A trial judge: the lowest point on every scale, with a note of the user's."""
+
+from __future__ import annotations
+
+import json
+
+from judge_tui.judge.backends import JudgeAnswer, JudgeRequest
+from judge_tui.model.errors import UserError
+from judge_tui.model.judge_backends import BackendKind, BackendOption, BackendRequest
+
+
+class TrialBackend:
+    name = "trial"
+
+    def __init__(self, note: str, model: str) -> None:
+        self.note = note
+        self.model = model
+
+    async def judge(self, request: JudgeRequest) -> JudgeAnswer:
+        props = request.schema["properties"]
+        answer = {key: (value["enum"][0] if "enum" in value else self.note) for key, value in props.items()}
+        return JudgeAnswer(raw_text=json.dumps(answer), model=self.model, sampling={"backend": "trial"})
+
+    async def close(self) -> None:
+        return None
+
+
+def from_request(request: BackendRequest) -> TrialBackend:
+    if not request.options.get("trial_note"):
+        raise UserError("--backend trial needs --trial-note TEXT")
+    return TrialBackend(request.options["trial_note"], request.model or "trial-model")
+
+
+BACKEND = BackendKind("trial", "a trial judge of the tests", from_request,
+                      options=(BackendOption("--trial-note", "what it writes as its reasoning", metavar="TEXT"),))
+'''
+
+
+@pytest.fixture
+def trial_backend(tmp_path: Path) -> Iterator[None]:
+    """The trial module in a folder of its own, made part of the package judge_tui/judge/backends/ (as a file
+    added there would be), so that no file of the project changes."""
+    folder = tmp_path / "more_backends"
+    folder.mkdir()
+    (folder / "trial.py").write_text(TRIAL_MODULE)
+    package_path = list(backends.__path__)
+    backends.__path__.append(str(folder))
+    backend_kinds.cache_clear()
+    try:
+        yield
+    finally:
+        backends.__path__[:] = package_path
+        sys.modules.pop("judge_tui.judge.backends.trial", None)
+        backend_kinds.cache_clear()
+
+
+@pytest.mark.usefixtures("trial_backend")
+@pytest.mark.parametrize("command", ["judge", "calibrate"])
+def test_a_new_backend_module_is_on_the_command_line(command: str) -> None:
+    backend = _option(command, "--backend")
+    assert "trial" in backend.choices
+    assert "trial: a trial judge of the tests" in backend.help
+    assert _option(command, "--trial-note").help == "for --backend trial: what it writes as its reasoning"
+    assert list(backend.choices)[-1] == "trial"  # neither the default nor one settings.json may name: last
+
+
+@pytest.mark.usefixtures("trial_backend")
+def test_a_new_backend_module_is_made_and_judges(tmp_path: Path, rubrics: dict[str, Rubric],
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    settings = Settings(judge_concurrency=3)
+    made = make_backend("trial", BackendRequest(settings, options={"trial_note": "tried"}))
+    assert made.name == "trial"
+    assert kind_of(made) is backend_kinds()["trial"]
+    assert concurrency_for(made, settings) == 3
+    assert backend_label(made) == "trial-model through the trial backend"  # the judge screen's words for it
+    with pytest.raises(UserError, match="judge_backend: \"trial\" is not a backend the app can judge with"):
+        app_kind(Settings(judge_backend="trial"))  # it needs an option, so settings.json may not name it
+    db = tmp_path / "trial.db"
+    with Store(db) as store:
+        add_cis_items(store, rubrics["cis"], 2)
+    assert main(["judge", "--db", str(db), "--backend", "trial"]) == 1
+    assert "--backend trial needs --trial-note TEXT" in capsys.readouterr().err
+    assert main(["judge", "--db", str(db), "--backend", "command", "--cmd", "true", "--trial-note", "x"]) == 1
+    assert "--trial-note goes with --backend trial" in capsys.readouterr().err
+    assert main(["judge", "--db", str(db), "--backend", "trial", "--trial-note", "tried"]) == 0
+    assert "cis: 2 done, 0 failed" in capsys.readouterr().out
+    with Store(db) as store:
+        (rater,) = [row["id"] for row in store.query("SELECT id FROM raters WHERE kind = 'judge'")]
+        assert store.judge_backend(rater) == "trial"  # its judgments say which backend made them
+        assert rater.startswith("judge:trial-model:cis@")
+        rating = store.rating("B001", rater)
+        assert rating is not None
+        assert rating.notes == "tried"

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from judge_tui.judge.backends import AnthropicBackend
+from judge_tui.judge.backends.anthropic import AnthropicBackend
 from judge_tui.judge.batch_limits import BatchLimits
 from judge_tui.judge.runner import BatchRunner, RunState
 from judge_tui.model.rubrics import Rubric
@@ -122,7 +122,7 @@ def test_a_restart_mid_batch_resumes_polling_the_same_batch(fake: fa.FakeAnthrop
 
 
 def test_batch_mode_needs_the_anthropic_backend(cis_store: Store, rubrics: dict[str, Rubric]) -> None:
-    from judge_tui.judge.backends import ReplayBackend
+    from judge_tui.judge.backends.replay import ReplayBackend
 
     replay = tmp_replay(cis_store)
     judge = make_judge(cis_store, rubrics["cis"], ReplayBackend(replay))

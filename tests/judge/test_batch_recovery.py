@@ -16,7 +16,7 @@ import pytest
 
 from judge_tui.cli import build_parser
 from judge_tui.cli import judge as headless
-from judge_tui.judge.backends import AnthropicBackend
+from judge_tui.judge.backends.anthropic import AnthropicBackend
 from judge_tui.judge.runner import BatchRunner, RunOptions
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.judge.backends import AnthropicBackend
+from judge_tui.judge.backends.anthropic import AnthropicBackend
 from judge_tui.judge.batch_limits import MAX_BYTES, BatchLimits
 from judge_tui.judge.prompts import JudgePrompt, JudgeTemplate
 from judge_tui.judge.runner import BatchRunner, Judge

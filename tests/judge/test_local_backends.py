@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.judge.backends import CommandBackend, ConfigError, ReplayBackend, program_name
+from judge_tui.judge.backends import ConfigError
+from judge_tui.judge.backends.command import CommandBackend, program_name
+from judge_tui.judge.backends.replay import ReplayBackend
 from judge_tui.judge.runner import JudgeRunner
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store

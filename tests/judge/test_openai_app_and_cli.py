@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from judge_tui.cli import main
+from judge_tui.judge.app_backend import app_backend
 from judge_tui.model import locations
+from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings, load_settings
 from judge_tui.store import Store
@@ -82,15 +84,26 @@ async def test_the_app_says_why_its_judge_did_not_start_without_a_model(
             await pilot.press("q")
 
 
-def test_settings_name_the_backend_and_refuse_an_unknown_one(tmp_path: Path) -> None:
-    path = tmp_path / "settings.json"
+def test_settings_name_the_backend_and_refuse_an_unknown_one(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    path = locations.settings_path()  # this test's own home
     path.write_text(json.dumps({"judge_backend": "openai", "openai_model": MODEL,
                                 "openai_base_url": "http://127.0.0.1:11434/v1", "openai_concurrency": 1}))
     settings = load_settings(path)
     assert (settings.judge_backend, settings.openai_model, settings.openai_concurrency) == ("openai", MODEL, 1)
-    path.write_text(json.dumps({"judge_backend": "ollama"}))
-    with pytest.raises(Exception, match="judge_backend"):
-        load_settings(path)
+    # A name the app cannot judge with (unknown, or a backend that needs options) stops the app before it opens.
+    refusal = (f'{path}: invalid settings (judge_backend: "{{}}" is not a backend the app can judge with: use'
+               ' "anthropic" or "openai"; see docs/settings.md)')
+    for name in ("ollama", "command"):
+        path.write_text(json.dumps({"judge_backend": name}))
+        with pytest.raises(UserError) as refused:
+            app_backend(load_settings(path))
+        assert str(refused.value) == refusal.format(name)
+        assert main(["rate", "--db", str(tmp_path / "x.db"), "--reviewer", "EXP001"]) == 1
+        err = capsys.readouterr().err
+        assert refusal.format(name) in err
+        assert "Traceback" not in err
+    assert not (tmp_path / "x.db").exists()
     path.write_text(json.dumps({"openai_concurrency": 0}))
     with pytest.raises(Exception, match="openai_concurrency"):
         load_settings(path)
@@ -164,7 +177,7 @@ def test_without_the_sdk_the_command_says_what_to_install(server: fo.FakeOpenAI,
 
 
 def test_the_judge_screen_names_the_server_not_the_anthropic_api() -> None:
-    from judge_tui.judge.openai_backend import OpenAIBackend
+    from judge_tui.judge.backends.openai import OpenAIBackend
     from judge_tui.tui.screens.calibrate import backend_label
 
     label = backend_label(OpenAIBackend(MODEL, base_url="http://127.0.0.1:11434/v1"))

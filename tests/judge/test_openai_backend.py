@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from judge_tui.judge.openai_backend import OpenAIBackend
+from judge_tui.judge.backends.openai import OpenAIBackend
 from judge_tui.judge.runner import Judge, JudgeRunner, RunState
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store

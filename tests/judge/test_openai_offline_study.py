@@ -79,7 +79,7 @@ async def test_the_expert_rates_while_the_local_judge_judges_every_item_and_repo
 @pytest.mark.slow
 async def test_the_judge_screen_holds_a_local_server_to_openai_concurrency(
         server: fo.FakeOpenAI, tmp_path: Path, rubrics: dict[str, Rubric]) -> None:
-    from judge_tui.judge.openai_backend import OpenAIBackend
+    from judge_tui.judge.backends.openai import OpenAIBackend
 
     path = build_study(tmp_path / "study.db", rubrics["binary"])
     settings = Settings(judge_concurrency=8, openai_concurrency=1)  # 12 dev items: 8 at once would show

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from judge_tui.judge.backends import AnthropicBackend, JudgeAnswer, JudgeRequest, OfflineError
+from judge_tui.judge.backends import JudgeAnswer, JudgeRequest, OfflineError
+from judge_tui.judge.backends.anthropic import AnthropicBackend
 from judge_tui.judge.runner import Judge, JudgeRunner, RunState
 from judge_tui.model.rubrics import Rubric
 from judge_tui.store import Store

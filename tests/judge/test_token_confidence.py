@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from judge_tui.judge.backends import AnthropicBackend, ReplayBackend
-from judge_tui.judge.openai_backend import OpenAIBackend
+from judge_tui.judge.backends.anthropic import AnthropicBackend
+from judge_tui.judge.backends.openai import OpenAIBackend
+from judge_tui.judge.backends.replay import ReplayBackend
 from judge_tui.judge.runner import JudgeRunner
 from judge_tui.judge.token_confidence import value_spans, verdict_confidence
 from judge_tui.model.rubrics import Rubric

@@ -868,8 +868,10 @@ def _level(text: str, name: str) -> float:
 
 def backend_label(backend: Backend) -> str:
     """Which judge a run calls, and whether it costs money."""
-    from judge_tui.judge.backends import CommandBackend, ReplayBackend
-    from judge_tui.judge.openai_backend import OpenAIBackend
+    from judge_tui.judge.backends.anthropic import AnthropicBackend
+    from judge_tui.judge.backends.command import CommandBackend
+    from judge_tui.judge.backends.openai import OpenAIBackend
+    from judge_tui.judge.backends.replay import ReplayBackend
 
     model = clean(backend.model)
     if isinstance(backend, CommandBackend):
@@ -878,7 +880,9 @@ def backend_label(backend: Backend) -> str:
         return f"answers recorded in {clean(str(backend.path))} (no calls to a model)"
     if isinstance(backend, OpenAIBackend):
         return f"{model} at {clean(str(backend.base_url))} (an OpenAI-compatible server; no price list)"
-    return f"{model} through the Anthropic API (billed per token, at list prices)"
+    if isinstance(backend, AnthropicBackend):
+        return f"{model} through the Anthropic API (billed per token, at list prices)"
+    return f"{model} through the {clean(backend.name)} backend"
 
 
 class CalibrationApp(PlainNoticeApp[None]):

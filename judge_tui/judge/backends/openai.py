@@ -13,7 +13,6 @@ The API key is read from the environment when a client is made, and never stored
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import importlib.util
 import os
@@ -33,7 +32,7 @@ from judge_tui.judge.backends import (
     map_sdk_error,
 )
 from judge_tui.model.errors import UserError
-from judge_tui.model.judge_backends import BackendRequest
+from judge_tui.model.judge_backends import BackendKind, BackendOption, BackendRequest
 
 API_KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
@@ -109,6 +108,8 @@ class OpenAIBackend:
 
     async def _sdk_module(self) -> Any:
         if self._sdk is None:
+            import asyncio  # here, not at the top: the module is read with the command line (see the package)
+
             try:
                 self._sdk = await asyncio.to_thread(importlib.import_module, "openai")
             except ImportError:
@@ -251,3 +252,10 @@ def token_logprobs(choice: Any) -> list[tuple[bytes, float]] | None:
             return None  # a shape we do not know: no confidence rather than a wrong one
         tokens.append((bytes(raw) if raw is not None else str(text).encode(), float(logprob)))
     return tokens
+
+
+BACKEND = BackendKind("openai", "a server speaking the OpenAI API (a local model)", from_request,
+                      options=(BackendOption("--base-url", "the server, e.g. http://127.0.0.1:11434/v1 for Ollama"
+                                             " (default: settings openai_base_url, $OPENAI_BASE_URL, else the OpenAI"
+                                             " API)", metavar="URL", setting="openai_base_url", env="OPENAI_BASE_URL"),),
+                      concurrency_setting="openai_concurrency", in_settings=True, key_check=missing_key, logprobs=True)
