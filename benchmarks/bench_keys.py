@@ -14,8 +14,9 @@ comes and goes). How the screen is watched:
   item's id) is reported beside it. Polling starts a tmux client process after another, which competes with
   the app for the machine's cores while the app draws.
 * `--via pipe`: tmux copies everything each app writes to its terminal (`tmux pipe-pane -O`) into a pipe the
-  script reads as it arrives, so nothing polls; the figure ends when the last output that draws below the
-  status line (a cursor move to a row under the first) has reached tmux, once output has been quiet for 0.15 s.
+  script reads as it arrives, so nothing polls; the figure ends when the last output that changes what is shown
+  below the status line (a run after a cursor move to a row under the first, unlike the last run drawn at that
+  place) has reached tmux, once output has been quiet for 0.15 s: a place drawn again as it was is no change.
   The screen is then captured once, untimed, to check that it shows the change.
 
 Keys alternate between the two apps, so both see the same load.
@@ -106,7 +107,7 @@ class Tmux:
 class Output:
     """What one app writes to its terminal, as tmux receives it (`pipe-pane -O` into a named pipe)."""
 
-    CURSOR_MOVE = re.compile(rb"\x1b\[(\d+);\d+H")
+    CURSOR_MOVE = re.compile(rb"\x1b\[(\d+);(\d+)H")
     STYLE = re.compile(rb"\x1b\[[0-9;]*m")
 
     def __init__(self, tmux: Tmux, name: str, folder: Path) -> None:
@@ -114,6 +115,7 @@ class Output:
         fifo.unlink(missing_ok=True)
         os.mkfifo(fifo)
         self.fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # opened before tmux's writer, so it never blocks
+        self.shown: dict[tuple[int, int], bytes] = {}  # the last run drawn at each place (row, column)
         tmux.run("pipe-pane", "-O", "-t", name, f"exec cat > {_quote(str(fifo))}")
 
     def read(self, quiet: float) -> tuple[bytes, list[tuple[float, int]]]:
@@ -130,21 +132,29 @@ class Output:
         return data, arrivals
 
     def drawn(self, quiet: float, from_row: int) -> list[float]:
-        """When each run of text drawn on a row from `from_row` on arrived. A frame ends by moving the cursor
-        to where it rests (the note box's, say) with nothing drawn after it: that move is not a change."""
+        """When each run of text drawn on a row from `from_row` on arrived, if it changed what that place
+        showed: a frame that draws a place again as it was (a widget's own repaint after the screen drew its
+        change) changes nothing on screen. A frame ends by moving the cursor to where it rests (the note
+        box's, say) with nothing drawn after it: that move is not a change."""
         data, arrivals = self.read(quiet)
-        moves = list(self.CURSOR_MOVE.finditer(data))
         times: list[float] = []
-        if not moves:
-            return times
-        for move, following in zip(moves, [*moves[1:], None], strict=True):
-            end = following.start() if following else len(data)
-            if int(move.group(1)) >= from_row and self.STYLE.sub(b"", data[move.end():end]):
+        for place, run, end in self._runs(data):
+            if place[0] >= from_row and self.STYLE.sub(b"", run) and self.shown.get(place) != run:
                 times.append(next(when for when, upto in arrivals if upto >= end))
+            self.shown[place] = run
         return times
 
+    def _runs(self, data: bytes) -> list[tuple[tuple[int, int], bytes, int]]:
+        """Each run of output after a cursor move: ((row, column) it starts at, its bytes, where it ends)."""
+        moves = list(self.CURSOR_MOVE.finditer(data))
+        ends = [following.start() for following in moves[1:]] + [len(data)]
+        return [((int(move.group(1)), int(move.group(2))), data[move.end():end], end)
+                for move, end in zip(moves, ends, strict=False)]
+
     def drain(self, quiet: float = 0.15) -> None:
-        self.read(quiet)
+        data, _arrivals = self.read(quiet)
+        for place, run, _end in self._runs(data):
+            self.shown[place] = run
 
 
 def _quote(text: str) -> str:
