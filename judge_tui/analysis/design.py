@@ -358,7 +358,7 @@ def reweighted_checks(checks: Sequence[TargetCheck], design: Design, rubric: Rub
         unrated = max(0, sum(source.pool.values()) - sum(source.rated.values()))
         decided = check(c.key, c.figure, TEST_WEIGHTED_SCOPE if on_test else WEIGHTED_SCOPE, found.estimate,
                         found.interval, deciding_n(found.n, source.rated, source.pool), c.target,
-                        strict=c.strict, percent=c.percent, confidence=settings.confidence, class_label=c.class_label,
+                        strict=c.strict, percent=c.percent, settings=settings, class_label=c.class_label,
                         class_share=c.class_share)
         if on_test or decided.more_items is not None:  # its plan says so when rating the rest cannot settle it
             decided = replace(decided, left=unrated)

@@ -159,37 +159,36 @@ class Combined:
     error rates (Bonferroni)."""
 
     targets: int  # decided targets (a figure that cannot be computed has no decision)
-    confidence: float  # of each target's interval
-    decide_on: DecideOn = "interval"
+    settings: AgreementSettings  # each target's interval at its confidence, decided as its decide_on says
 
     @property
     def wrong_at_most(self) -> float:
         """The chance that at least one decision is wrong, at most (Bonferroni): the sum of the error rates."""
-        return min(1.0, self.targets * (1.0 - self.confidence))
+        return min(1.0, self.targets * (1.0 - self.settings.confidence))
 
     @property
     def study_confidence(self) -> float:
         """The level at which each interval would keep the whole study's chance of any wrong decision at
         1 - confidence (Bonferroni)."""
-        return 1.0 - (1.0 - self.confidence) / max(1, self.targets)
+        return 1.0 - (1.0 - self.settings.confidence) / max(1, self.targets)
 
     @property
     def one_sided(self) -> float:
         """Each side's error rate: a wrong "met" (or a wrong "not met") in at most this share of studies."""
-        return (1.0 - self.confidence) / 2.0
+        return (1.0 - self.settings.confidence) / 2.0
 
     def text(self) -> str:
         """The fixed-n verdict's statement."""
-        if self.decide_on == "point":
+        if self.settings.decide_on == "point":
             return (f"The {plural(self.targets, 'target')} {word_for(self.targets, 'is', 'are')} decided on the point"
                     f" {word_for(self.targets, 'estimate')} alone (agreement.decide_on = "
                     f"\"point\"): no error rate is claimed for {word_for(self.targets, 'it', 'any of them')}.")
-        each = share_text(self.confidence)
+        each = share_text(self.settings.confidence)
         if self.targets <= 1:
             return (f"The target is decided on its own {each} interval, valid for this number of items only: it is "
-                    f"wrong at most {share_text(1 - self.confidence)} of the time.")
+                    f"wrong at most {share_text(1 - self.settings.confidence)} of the time.")
         return (f"Each of the {self.targets} targets is decided on its own {each} interval, valid for this number of "
-                f"items only: each decision alone is wrong at most {share_text(1 - self.confidence)} of the time, and the "
+                f"items only: each decision alone is wrong at most {share_text(1 - self.settings.confidence)} of the time, and the "
                 f"chance that at least one of the {self.targets} is wrong can reach {share_text(self.wrong_at_most)} "
                 f"(Bonferroni). For {each} on the study as a whole, set agreement.confidence to "
                 f"{short_text(self.study_confidence, 4)}.")
@@ -203,23 +202,23 @@ class Combined:
                 f"decision is wrong is at most k × {share_text(alpha, 1)}.")
 
 
-def combination(confidence: float) -> str:
+def combination(settings: AgreementSettings) -> str:
     """How targets decided at any time combine, at the report's level (``Combined.anytime_text``)."""
-    return Combined(0, confidence).anytime_text()
+    return Combined(0, settings).anytime_text()
 
 
-def _model(estimate: float, interval: Interval, n: int, target: float, strict: bool, confidence: float,
+def _model(estimate: float, interval: Interval, n: int, target: float, strict: bool, settings: AgreementSettings,
            share: tuple[int, int] | None, correlation: bool) -> assurance.Figure:
     """The figure as the assurance sees it: a Wilson share counted exactly, else a normal estimate whose
     spread is read off the report's own interval (Fisher's z for a correlation)."""
     if share is not None:
-        return assurance.ShareFigure(share[0], share[1], target, strict, confidence)
+        return assurance.ShareFigure(share[0], share[1], target, strict, settings.confidence)
     return assurance.NormalFigure.from_interval(estimate, interval.low, interval.high, n, target,
-                                                confidence=confidence, fisher=correlation)
+                                                confidence=settings.confidence, fisher=correlation)
 
 
 def check(key: str, figure: str, scope: str, estimate: Figure, interval: IntervalFigure, n: int, target: float, *,
-          strict: bool = False, percent: bool = False, confidence: float = 0.95,
+          settings: AgreementSettings, strict: bool = False, percent: bool = False,
           share: tuple[int, int] | None = None, class_share: float | None = None,
           class_label: str | None = None, correlation: bool = False, plan: bool = True) -> TargetCheck:
     """Decide one target and plan for it.
@@ -242,7 +241,7 @@ def check(key: str, figure: str, scope: str, estimate: Figure, interval: Interva
     point = decisions.decide_point(estimate, target, strict=strict)
     found = more = of_class = at_size = None
     if n > 0 and plan:
-        model: assurance.Figure = _model(estimate, interval, n, target, strict, confidence, share, correlation)
+        model: assurance.Figure = _model(estimate, interval, n, target, strict, settings, share, correlation)
         at_size = model.undecided_at_size()
         if decision == "undecided" and not (class_share is not None and too_few_to_plan(n, class_share)):
             limit = assurance.PRACTICAL_MORE

@@ -200,7 +200,7 @@ class Report:
     def anytime(self) -> tuple[AnytimeCheck, ...]:
         """Every target decided by a rule valid at any time, beside its fixed-n check, with what may hold it up
         as far as the report knows the items left (analysis/stopping.py counts them in the database)."""
-        return decide_at_any_time(self.checks, self.confidence, items_left_by_scope(self.checks, self.counts))
+        return decide_at_any_time(self.checks, self.settings, items_left_by_scope(self.checks, self.counts))
 
     @property
     def decided_at_any_time(self) -> bool:
@@ -217,4 +217,4 @@ def meets_by_decision(decision: str | None) -> bool | None:
 def combined(report: Report) -> Combined | None:
     """The statement of how the report's decided targets combine, or None when none was decided."""
     decided = [c for c in report.checks if c.decision is not None]
-    return Combined(len(decided), report.confidence, report.decide_on) if decided else None
+    return Combined(len(decided), report.settings) if decided else None

@@ -154,7 +154,7 @@ def decision_rules(report: Report) -> dict[str, Any]:
                        "more often than it says",
             "anytime": f"{ANYTIME}: the stop notice and the settled count; a wrong decision per target and side in "
                        f"at most {share_text(alpha, 1)} of studies however often the figures are looked at",
-            "one_sided_alpha": alpha, "combination": combination(report.confidence)}
+            "one_sided_alpha": alpha, "combination": combination(report.settings)}
 
 
 def rubric_to_dict(rubric: Rubric) -> dict[str, Any]:
@@ -256,10 +256,10 @@ def _combined_to_dict(report: Report) -> dict[str, Any] | None:
     found = combined(report)
     if found is None:
         return None
-    return {"rule": "each target on its own interval" if found.decide_on == "interval" else "point estimates",
-            "valid_for": "this n only", "targets": found.targets, "confidence_each": found.confidence,
-            "any_wrong_at_most": found.wrong_at_most if found.decide_on == "interval" else None,
-            "confidence_for_study": found.study_confidence if found.decide_on == "interval" else None,
+    return {"rule": "each target on its own interval" if found.settings.decide_on == "interval" else "point estimates",
+            "valid_for": "this n only", "targets": found.targets, "confidence_each": found.settings.confidence,
+            "any_wrong_at_most": found.wrong_at_most if found.settings.decide_on == "interval" else None,
+            "confidence_for_study": found.study_confidence if found.settings.decide_on == "interval" else None,
             "text": found.text()}
 
 

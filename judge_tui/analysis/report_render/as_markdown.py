@@ -68,7 +68,7 @@ def render_markdown(report: Report) -> str:
                 f"The verdict's decisions are {FIXED_N}. These stay valid however often the figures are looked at "
                 "while ratings come in; the stop notice uses only them.", ""]
         out += [f"- {md(line)}" for line in anytime]
-        out += ["", md(combination(report.confidence))]
+        out += ["", md(combination(report.settings))]
     out += ["", "## Per dimension", ""]
     columns = _columns(report)
     out += _md_table(["Dimension", *(h for h, _ in columns), "Alignment band", "Kappa band"],

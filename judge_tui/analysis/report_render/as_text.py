@@ -56,7 +56,7 @@ def anytime_text(report: Report) -> Text | None:
                 "however often the figures are looked at while ratings come in; the stop notice uses only them.\n")
     for line in lines:
         text.append(f"  {line}\n")
-    text.append(f"  {combination(report.confidence)}\n")
+    text.append(f"  {combination(report.settings)}\n")
     return text
 
 
