@@ -126,7 +126,7 @@ def judged(data: DataSet, rated: list[str], kind: str, pool: dict[str, int]) -> 
         return plain
     strata = np.array(["PASS" if j else "FAIL" for j in judge])
     weights = design_weights(list(strata), pool)
-    figures = tuple(weighted_share_figure(key, key.upper(), cls & hit, cls, weights, strata, pool, CONFIDENCE,
+    figures = tuple(weighted_share_figure(key, key.upper(), cls & hit, cls, weights, strata, pool, SETTINGS,
                                           qo.PASS_FAIL_CATEGORIES[key])
                     for key, cls, hit in (("tpr", human, judge), ("tnr", ~human, ~judge)))
     rated_per = {name: int((strata == name).sum()) for name in pool}
