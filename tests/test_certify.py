@@ -114,7 +114,7 @@ def test_the_confidence_is_the_share_of_runs_agreeing_with_the_first(rubrics: di
     runs = np.array([[[0.5, 1.0], [0.5, 0.5], [0.0, nan], [nan, nan], [1.0, 1.0]],
                      [[0.75, 1.0], [0.25, 0.5], [0.0, 1.0], [0.5, 0.5], [nan, nan]],
                      [[0.5, 0.75], [0.5, nan], [nan, nan], [0.5, 0.5], [nan, nan]]])
-    found = repeat_confidence(runs, scale, 0.25)
+    found = repeat_confidence(runs, scale, AgreementSettings(tolerance=0.25))
     # item 0: 0.75 and 0.75 are within 0.25 of the first run, so every run agrees; item 1: the second run's 0.25
     # is 0.25 off (agrees), the third lacks the second dimension (disagrees); item 2: the first run's unscored
     # dimension is not asked of the others, the third run is absent; item 3: no first run; item 4: one run.
@@ -257,13 +257,13 @@ def test_the_jurys_verdict_and_confidence(rubrics: dict[str, Rubric]):
     members = np.array([[[1.0], [1.0], [0.0], [1.0]],
                         [[1.0], [0.0], [1.0], [nan]],
                         [[0.0], [nan], [1.0], [nan]]])
-    verdict, confidence = jury_verdicts(members, binary, 0.15)
+    verdict, confidence = jury_verdicts(members, binary, AgreementSettings())
     # 2 of 3 for PASS; a 1-1 tie (no verdict); 2 of 3 for PASS; one member alone (no confidence)
     assert np.allclose(verdict[:, 0], [1.0, nan, 1.0, 1.0], equal_nan=True)
     assert np.allclose(confidence, [2 / 3, nan, 2 / 3, nan], equal_nan=True)
     graded = rubrics["cis"].scale
     scores = np.array([[[0.0, 1.0]], [[0.25, 1.0]], [[1.0, 0.75]]])  # the median: 0.25 and 1.0
-    verdict, confidence = jury_verdicts(scores, graded, 0.25)
+    verdict, confidence = jury_verdicts(scores, graded, AgreementSettings(tolerance=0.25))
     assert verdict.tolist() == [[0.25, 1.0]]
     assert confidence.tolist() == [pytest.approx(2 / 3)]  # 1.0 is 0.75 from the median on the first dimension
 

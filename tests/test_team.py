@@ -18,7 +18,7 @@ from judge_tui.analysis.team import (
     team_figures,
 )
 from judge_tui.model.rubrics import Scale
-from judge_tui.model.settings import DEFAULT_TOLERANCE, AgreementSettings
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag
 from judge_tui.store import Store
 from judge_tui.transfer.merge import merge_database
@@ -45,7 +45,7 @@ def test_consensus_mean_for_ordered_and_majority_for_pass_fail():
 
 def test_spread_beyond_tolerance():
     matrix = np.array([[0.5, 0.5, 1.0, 0.75], [0.5, 0.65, 0.0, NAN]])
-    assert spread_exceeds(Scale(kind="quarter"), matrix, DEFAULT_TOLERANCE).tolist() == [False, False, True, False]
+    assert spread_exceeds(Scale(kind="quarter"), matrix, AgreementSettings()).tolist() == [False, False, True, False]
 
 
 def _three_expert_lead_db(tmp_path: Path, rubrics) -> Path:

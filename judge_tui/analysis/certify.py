@@ -53,14 +53,14 @@ STATED, LOGPROB = "stated", "logprob"  # ... or what the judge's first run store
 CONFIDENCES = (REPEATS, STATED, LOGPROB)  # one judge's, the lead's choice; a jury's is always its agreement
 
 
-def repeat_confidence(runs: np.ndarray, scale: Scale, tolerance: float) -> np.ndarray:
+def repeat_confidence(runs: np.ndarray, scale: Scale, settings: AgreementSettings) -> np.ndarray:
     """Per item, the share of the judge's runs (runs x items x dimensions, the first run first) whose every
     score aligns with the first run's; NaN where the first run is missing or fewer than two runs are there."""
     runs = np.asarray(runs, dtype=np.float64)
     present = ~np.isnan(runs).all(axis=2)  # runs x items
     verdict = runs[0]
     scored = ~np.isnan(verdict)  # items x dimensions
-    aligned = agreeing(scale, runs, verdict[np.newaxis], tolerance) | ~scored[np.newaxis]
+    aligned = agreeing(scale, runs, verdict[np.newaxis], settings.tolerance) | ~scored[np.newaxis]
     agrees = aligned.all(axis=2) & present
     counted = present.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -68,7 +68,7 @@ def repeat_confidence(runs: np.ndarray, scale: Scale, tolerance: float) -> np.nd
     return np.where(present[0] & (counted >= 2), share, np.nan)
 
 
-def jury_verdicts(matrix: np.ndarray, scale: Scale, tolerance: float) -> tuple[np.ndarray, np.ndarray]:
+def jury_verdicts(matrix: np.ndarray, scale: Scale, settings: AgreementSettings) -> tuple[np.ndarray, np.ndarray]:
     """The jury's verdict per item and dimension (members x items x dimensions in; items x dimensions out, NaN
     where no member scored or the members tie) and its confidence per item: the share of the members who scored
     the item whose every score aligns with the verdict. NaN where fewer than two members scored it or a
@@ -80,7 +80,7 @@ def jury_verdicts(matrix: np.ndarray, scale: Scale, tolerance: float) -> tuple[n
     scored = ~np.isnan(matrix)
     present = scored.any(axis=2)  # members x items
     undecided = (scored.any(axis=0) & np.isnan(verdict)).any(axis=1)
-    aligned = agreeing(scale, matrix, verdict[np.newaxis], tolerance) | np.isnan(verdict)[np.newaxis]
+    aligned = agreeing(scale, matrix, verdict[np.newaxis], settings.tolerance) | np.isnan(verdict)[np.newaxis]
     agrees = aligned.all(axis=2) & present
     counted = present.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -89,11 +89,11 @@ def jury_verdicts(matrix: np.ndarray, scale: Scale, tolerance: float) -> tuple[n
 
 
 def disagreements(reference: np.ndarray, verdict: np.ndarray, scale: Scale,
-                  tolerance: float) -> tuple[np.ndarray, np.ndarray]:
+                  settings: AgreementSettings) -> tuple[np.ndarray, np.ndarray]:
     """Per item (items x dimensions on both sides): whether both sides scored a dimension at all, and whether
     any dimension both scored is out of tolerance."""
     both = ~np.isnan(reference) & ~np.isnan(verdict)
-    misaligned = both & ~agreeing(scale, reference, verdict, tolerance)
+    misaligned = both & ~agreeing(scale, reference, verdict, settings.tolerance)
     return both.any(axis=1), misaligned.any(axis=1)
 
 
@@ -196,13 +196,13 @@ def judged_with_confidence(store: Store, ratings: RubricRatings, keys: np.ndarra
                         f"({', '.join((*CONFIDENCES, JURY))}): certify again with `judge-tui assign --escalate`")
     if source == JURY:
         matrix = member_matrix(ratings, members, keys)
-        return (*jury_verdicts(matrix, scale, settings.tolerance), (~np.isnan(matrix).all(axis=2)).sum(axis=0))
+        return (*jury_verdicts(matrix, scale, settings), (~np.isnan(matrix).all(axis=2)).sum(axis=0))
     runs = judge_runs(ratings, str(judge), keys)
     if source != REPEATS:  # what its first run stored; the verdict is the first run's
         first = runs[:1]
         return (first[0], stored_confidence(store, ratings.rubric, str(judge), source, keys),
                 (~np.isnan(first).all(axis=2)).sum(axis=0))
-    return runs[0], repeat_confidence(runs, scale, settings.tolerance), (~np.isnan(runs).all(axis=2)).sum(axis=0)
+    return runs[0], repeat_confidence(runs, scale, settings), (~np.isnan(runs).all(axis=2)).sum(axis=0)
 
 
 def stored_confidence(store: Store, rubric: Rubric, judge: str, source: str, keys: np.ndarray) -> np.ndarray:
@@ -236,7 +236,7 @@ def against_experts(store: Store, rubric: Rubric, ratings: RubricRatings, split:
     view = load_team(store, rubric, split=split, ratings=ratings, notes=False)
     reference = np.column_stack([team_consensus(view, d, min_raters=1)[0] for d in view.dimensions])
     verdict, confidence, judgments = judged(view.item_keys)
-    rated, wrong = disagreements(reference, verdict, rubric.scale, settings.tolerance)
+    rated, wrong = disagreements(reference, verdict, rubric.scale, settings)
     return rated, wrong, confidence, judgments
 
 

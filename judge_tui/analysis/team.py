@@ -123,7 +123,7 @@ def load_team(store: Store, rubric: Rubric, *, split: str | None = None, judge: 
 # --------------------------------------------------------------------------- pure functions on arrays
 
 
-def spread_exceeds(scale: Scale, matrix: np.ndarray, tolerance: float) -> np.ndarray:
+def spread_exceeds(scale: Scale, matrix: np.ndarray, settings: AgreementSettings) -> np.ndarray:
     """Per item: True where at least two raters' scores do not align (scores.agreeing): on a nominal scale,
     where they name different categories."""
     matrix = np.asarray(matrix, dtype=np.float64)
@@ -131,7 +131,7 @@ def spread_exceeds(scale: Scale, matrix: np.ndarray, tolerance: float) -> np.nda
     enough = present.sum(axis=0) >= 2
     high = np.where(present, matrix, -np.inf).max(axis=0)
     low = np.where(present, matrix, np.inf).min(axis=0)
-    exceeds: np.ndarray = enough & ~agreeing(scale, low, high, tolerance)
+    exceeds: np.ndarray = enough & ~agreeing(scale, low, high, settings.tolerance)
     return exceeds
 
 
@@ -305,7 +305,7 @@ def expert_disagreements(view: TeamView, settings: AgreementSettings) -> list[Ex
     """Items two or more experts rated whose scores differ by more than the tolerance on some dimension."""
     if not view.experts:
         return []
-    flags = {d: spread_exceeds(view.rubric.scale, view.expert_scores[d], settings.tolerance) for d in view.dimensions}
+    flags = {d: spread_exceeds(view.rubric.scale, view.expert_scores[d], settings) for d in view.dimensions}
     first = view.dimensions[0]
     present = ~np.isnan(np.stack([view.expert_scores[d] for d in view.dimensions])).all(axis=0)
     out = []
