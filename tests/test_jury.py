@@ -215,7 +215,8 @@ def test_the_jury_against_its_best_member_is_report_compares_paired_bootstrap(
     assert jury.versus_best is not None
     best = next(j for j in jury.judges if j.rater == jury.versus_best.best)
     pairs = (best.dimensions[0].pair, jury.jury.dimensions[0].pair)
-    expected = paired_changes(pairs, (pairs[0].compare(rubric, 0.15), pairs[1].compare(rubric, 0.15)), rubric, 0.15)
+    expected = paired_changes(pairs, (pairs[0].compare(rubric, 0.15), pairs[1].compare(rubric, 0.15)), rubric, 0.15,
+                              0.95)
     _dimension, n, found, _figures = jury.versus_best.dimensions[0]
     assert n == 200
     for name in ("alignment", "kappa"):
@@ -247,7 +248,7 @@ def test_one_draw_for_every_interval_gives_each_its_own_intervals(tmp_path: Path
         jury = build_jury(store, rubric, judges, costs=False)
     assert jury is not None
     for figures in jury.judges:
-        alone = defined(pooled_interval([d.pair for d in figures.dimensions], 0.15))
+        alone = defined(pooled_interval([d.pair for d in figures.dimensions], 0.15, 0.95))
         assert figures.alignment_interval == alone
         assert "bootstrap" in alone.method
     wrong = {f.rater: np.concatenate([~d.pair.aligned(0.15) for d in f.dimensions]) for f in jury.judges}
