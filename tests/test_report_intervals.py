@@ -170,6 +170,14 @@ def test_confidence_setting_changes_every_interval(tmp_path, rubrics, hermetic_h
 # --------------------------------------------------------------------------------------------------
 
 
+def test_a_row_without_a_corrected_pass_rate_names_the_reports_confidence(tmp_path, rubrics, hermetic_home, capsys):
+    db = _exercise_db(tmp_path, rubrics, 12, noise=0.3)  # a graded scale: no pass rate to correct
+    (hermetic_home / "settings.json").write_text(json.dumps({"agreement": {"confidence": 0.9}}))
+    corrected = report_json(db, capsys=capsys)["dimensions"][0]["corrected_pass_rate"]
+    assert corrected["value"] is None
+    assert corrected["confidence"] == 0.9
+
+
 def _exercise_db(tmp_path: Path, rubrics, n: int, noise: float, seed: int = 3) -> Path:
     rubric = rubrics["exercise-quality"]
     items = exercise_items(n, rubric)

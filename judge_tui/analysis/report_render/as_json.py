@@ -48,7 +48,7 @@ def row_to_dict(row: Row, report: Report) -> dict[str, Any]:
     out: dict[str, Any] = {"dimension": row.key, "name": row.name, "method": row.method, "n": pair.n}
     for f in ROW_FIGURES:
         out[f.key] = _figure(getattr(pair, f.key), f.key, undefined)
-    corrected: dict[str, Any] = {"value": None, "ci_low": None, "ci_high": None, "confidence": 0.95,
+    corrected: dict[str, Any] = {"value": None, "ci_low": None, "ci_high": None, "confidence": report.confidence,
                                  "observed_pass_rate": None, "n_judge_only": 0}
     if row.corrected is not None:
         c = row.corrected.rate
