@@ -344,7 +344,7 @@ def test_targets_at_the_boundaries():
     assert sits.decision == "undecided"
     assert "no practical number" in sits.plan_text()
     # The verdict does not tell the lead to add items in the same breath as "no practical number settles it".
-    assert verdict_words(sits, "interval") == f"undecided: {sits.plan_text()}"
+    assert verdict_words(sits, SETTINGS) == f"undecided: {sits.plan_text()}"
     assert check("k", "κ", "s", 0.7, on, 4, 0.61, settings=SETTINGS).decision == "undecided"  # too few items to decide
 
 

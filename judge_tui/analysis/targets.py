@@ -270,26 +270,26 @@ def too_few(interval: IntervalFigure) -> bool:
     return not isinstance(interval, Interval) and interval.reason.startswith("too few items")
 
 
-def ruling(c: TargetCheck, decide_on: DecideOn) -> Decision | None:
-    return c.point_decision if decide_on == "point" else c.decision
+def ruling(c: TargetCheck, settings: AgreementSettings) -> Decision | None:
+    return c.point_decision if settings.decide_on == "point" else c.decision
 
 
-def band_span(interval: IntervalFigure, interpret: Interpret, thresholds: AgreementSettings) -> str:
+def band_span(interval: IntervalFigure, interpret: Interpret, settings: AgreementSettings) -> str:
     """"between minor drift and well calibrated" when the interval's ends fall in different bands, else ""."""
     if not isinstance(interval, Interval):
         return ""
-    low, high = interpret(interval.low, thresholds), interpret(interval.high, thresholds)
+    low, high = interpret(interval.low, settings), interpret(interval.high, settings)
     return "" if low.label == high.label else f"between {low.label} and {high.label}"
 
 
-def verdict_words(c: TargetCheck, decide_on: DecideOn) -> str:
+def verdict_words(c: TargetCheck, settings: AgreementSettings) -> str:
     """"met", "not met", "undecided: rate more items (…)" for a sentence of the verdict."""
-    decision = ruling(c, decide_on)
+    decision = ruling(c, settings)
     if decision is None:
         return "cannot be decided"
     if decision != "undecided":
         text: str = decision
-        if decide_on == "point" and c.decision != decision:
+        if settings.decide_on == "point" and c.decision != decision:
             text += f" on the point estimate (the interval leaves it {c.decision})"
         return text
     if c.plan is not None and c.plan.more is None:  # "add items" would contradict it

@@ -169,14 +169,14 @@ def _target_finding(topic: str, c: TargetCheck, interpret: Interpret,
     """A finding for one target: the band of the estimate, the bands its interval spans, the decision, and
     advice only as strong as the interval supports (the band of the interval's best end when not met)."""
     band = interpret(c.estimate, settings)
-    decision = ruling(c, settings.decide_on)
+    decision = ruling(c, settings)
     span = band_span(c.interval, interpret, settings)
     sign = ">" if c.strict else "≥"
     goal = f"{share_text(c.target)}" if c.percent else f"{decimal_text(c.target, 2)}"
     text = f"{opening} (target {sign} {goal}): {band.label}" + (f"; the interval lies {span}" if span else "")
     status, action = band.status, band.action
     if decision is not None:
-        words = verdict_words(c, settings.decide_on)
+        words = verdict_words(c, settings)
         text += f". {words[0].upper()}{words[1:]}"
         if decision == "undecided":
             status, action = "unknown", ""
@@ -194,7 +194,7 @@ def _kappa_finding(defined: Sequence[Row], by_key: dict[str, TargetCheck], setti
     actions: list[str] = []
     for row in defined:
         c = by_key[f"kappa:{row.key}"]
-        decision = ruling(c, settings.decide_on) or "undecided"
+        decision = ruling(c, settings) or "undecided"
         span = band_span(c.interval, bands.interpret_kappa, settings)
         detail = f"{row.key} ({c.reading}, {row.kappa_band.label}" + (f", {span}" if span else "") + ")"
         groups[decision].append(row.key if decision == "met" else detail)
@@ -275,7 +275,7 @@ def _binary_finding(row: Row, test: ag.BinaryMetrics | None, settings: Agreement
             "Assign splits with `judge-tui split`.",
         )
     verdict = bands.meets_binary_target(test.tpr, test.tnr, settings)
-    rulings = [ruling(c, settings.decide_on) for c in (tpr, tnr)]
+    rulings = [ruling(c, settings) for c in (tpr, tnr)]
     if None in rulings:
         decision = None
     elif "not met" in rulings:
@@ -289,7 +289,7 @@ def _binary_finding(row: Row, test: ag.BinaryMetrics | None, settings: Agreement
         baseline = Undefined("the test split is part of the compared items")
     text = (f"On the test split ({test.n} items): TPR {tpr.reading}, TNR {tnr.reading} "
             f"(target: both above {decimal_text(target, 2)}): ")
-    text += "; ".join(f"{c.figure} {verdict_words(c, settings.decide_on)}" for c in (tpr, tnr))
+    text += "; ".join(f"{c.figure} {verdict_words(c, settings)}" for c in (tpr, tnr))
     status, action = verdict.status, verdict.action
     if decision == "undecided":
         status, action = "unknown", ""
@@ -312,5 +312,5 @@ def band_decisions(row: Row, report: Report) -> dict[str, Decision | None]:
                                           ("kappa", "cohen_kappa", t.kappa_substantial, False)):
         c = check(name, name, "", getattr(row.agreement, figure), intervals.get(figure, Undefined("no interval")),
                   row.agreement.n, target, percent=percent, settings=report.settings)
-        found[name] = ruling(c, report.decide_on)
+        found[name] = ruling(c, report.settings)
     return found

@@ -112,7 +112,7 @@ def plan_to_dicts(report: Report) -> list[dict[str, Any]]:
             "target": c.key, "goal": c.goal, "scope": c.scope, "threshold": c.target, "strict": c.strict,
             "estimate": _figure(c.estimate, "estimate", undefined), "n": c.n,
             "interval": interval_json(c.interval, "interval", undefined),
-            "decision": ruling(c, report.decide_on), "decision_interval": c.decision,
+            "decision": ruling(c, report.settings), "decision_interval": c.decision,
             "decision_point": c.point_decision,
             "more_items": c.more_items, "more_of_class": c.more_of_class, "class": c.class_label,
             "text": c.plan_text() or None, "undefined": undefined,
@@ -162,15 +162,16 @@ def rubric_to_dict(rubric: Rubric) -> dict[str, Any]:
             "overall_name": rubric.overall_name}
 
 
-def thresholds_to_dict(t: AgreementSettings) -> dict[str, Any]:
+def thresholds_to_dict(settings: AgreementSettings) -> dict[str, Any]:
     return {
-        "tolerance": t.tolerance,
-        "alignment": {"well_calibrated": t.alignment_well_calibrated, "minor_drift": t.alignment_minor_drift,
-                      "significant_drift": t.alignment_significant_drift},
-        "kappa": {"almost_perfect": t.kappa_almost_perfect, "substantial": t.kappa_substantial,
-                  "moderate": t.kappa_moderate},
-        "pearson_target": t.pearson_target,
-        "tpr_tnr_target": t.tpr_tnr_target,
+        "tolerance": settings.tolerance,
+        "alignment": {"well_calibrated": settings.alignment_well_calibrated,
+                      "minor_drift": settings.alignment_minor_drift,
+                      "significant_drift": settings.alignment_significant_drift},
+        "kappa": {"almost_perfect": settings.kappa_almost_perfect, "substantial": settings.kappa_substantial,
+                  "moderate": settings.kappa_moderate},
+        "pearson_target": settings.pearson_target,
+        "tpr_tnr_target": settings.tpr_tnr_target,
     }
 
 
