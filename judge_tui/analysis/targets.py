@@ -13,7 +13,6 @@ study of its size, with a judge like this one, is to end undecided.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from judge_tui.analysis.bands import Interpret
 from judge_tui.formats.numbers import (
@@ -32,8 +31,6 @@ from judge_tui.stats.agreement import Figure
 from judge_tui.stats.assurance import AssurancePlan
 from judge_tui.stats.decisions import Decision
 from judge_tui.stats.intervals import Interval, IntervalFigure
-
-DecideOn = Literal["interval", "point"]
 
 # TPR and TNR are planned in test items, the share of their class among new items read from the test items
 # compared so far. Below this many, that share rests on a handful of items and the plan's 80% is a guess: at 12

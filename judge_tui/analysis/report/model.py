@@ -15,7 +15,7 @@ import numpy as np
 from judge_tui.analysis.bands import Interpretation
 from judge_tui.analysis.design import Design
 from judge_tui.analysis.report.anytime import DECIDED, AnytimeCheck, decide_at_any_time, items_left_by_scope
-from judge_tui.analysis.targets import Combined, DecideOn, TargetCheck
+from judge_tui.analysis.targets import Combined, TargetCheck
 from judge_tui.analysis.uncertainty import RowUncertainty
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric, Scale
@@ -179,18 +179,6 @@ class Report:
     ties: int = 0  # items whose PASS/FAIL human consensus is tied, left out (judge-tui adjudicate settles them)
     design: Design | None = None  # how the compared items were drawn (queue orders); None: not recorded
     settled_after: int | None = None  # the ratings every target was first found decided with (rating screen)
-
-    @property
-    def tolerance(self) -> float:
-        return self.settings.tolerance
-
-    @property
-    def confidence(self) -> float:
-        return self.settings.confidence
-
-    @property
-    def decide_on(self) -> DecideOn:
-        return self.settings.decide_on
 
     @property
     def judged_rows(self) -> tuple[Row, ...]:

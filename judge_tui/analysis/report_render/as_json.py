@@ -48,8 +48,9 @@ def row_to_dict(row: Row, report: Report) -> dict[str, Any]:
     out: dict[str, Any] = {"dimension": row.key, "name": row.name, "method": row.method, "n": pair.n}
     for f in ROW_FIGURES:
         out[f.key] = _figure(getattr(pair, f.key), f.key, undefined)
-    corrected: dict[str, Any] = {"value": None, "ci_low": None, "ci_high": None, "confidence": report.confidence,
-                                 "observed_pass_rate": None, "n_judge_only": 0}
+    corrected: dict[str, Any] = {"value": None, "ci_low": None, "ci_high": None,
+                                 "confidence": report.settings.confidence, "observed_pass_rate": None,
+                                 "n_judge_only": 0}
     if row.corrected is not None:
         c = row.corrected.rate
         corrected.update(
@@ -148,8 +149,8 @@ def anytime_to_dict(a: AnytimeCheck) -> dict[str, Any]:
 
 def decision_rules(report: Report) -> dict[str, Any]:
     """Which decisions hold for this n only, which at any time, and how several targets combine."""
-    alpha = (1.0 - report.confidence) / 2.0
-    return {"fixed_n": f"{FIXED_N}: each target's {share_text(report.confidence)} interval read once, at the "
+    alpha = (1.0 - report.settings.confidence) / 2.0
+    return {"fixed_n": f"{FIXED_N}: each target's {share_text(report.settings.confidence)} interval read once, at the "
                        f"{report.counts['compared']} items compared; looked at again as ratings come in, it errs "
                        "more often than it says",
             "anytime": f"{ANYTIME}: the stop notice and the settled count; a wrong decision per target and side in "
@@ -241,8 +242,8 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         ],
         "self_agreement": self_agreement,
         "human_agreement": human_agreement,
-        "confidence": report.confidence,
-        "decide_on": report.decide_on,
+        "confidence": report.settings.confidence,
+        "decide_on": report.settings.decide_on,
         "plan": plan_to_dicts(report),
         "decisions_combine": _combined_to_dict(report),
         "decision_rules": decision_rules(report),
