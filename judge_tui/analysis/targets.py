@@ -180,12 +180,12 @@ class Combined:
             return (f"The {plural(self.targets, 'target')} {word_for(self.targets, 'is', 'are')} decided on the point"
                     f" {word_for(self.targets, 'estimate')} alone (agreement.decide_on = "
                     f"\"point\"): no error rate is claimed for {word_for(self.targets, 'it', 'any of them')}.")
-        each = share_text(self.settings.confidence)
+        each, wrong = share_text(self.settings.confidence), share_text(1 - self.settings.confidence)
         if self.targets <= 1:
             return (f"The target is decided on its own {each} interval, valid for this number of items only: it is "
-                    f"wrong at most {share_text(1 - self.settings.confidence)} of the time.")
+                    f"wrong at most {wrong} of the time.")
         return (f"Each of the {self.targets} targets is decided on its own {each} interval, valid for this number of "
-                f"items only: each decision alone is wrong at most {share_text(1 - self.settings.confidence)} of the time, and the "
+                f"items only: each decision alone is wrong at most {wrong} of the time, and the "
                 f"chance that at least one of the {self.targets} is wrong can reach {share_text(self.wrong_at_most)} "
                 f"(Bonferroni). For {each} on the study as a whole, set agreement.confidence to "
                 f"{short_text(self.study_confidence, 4)}.")

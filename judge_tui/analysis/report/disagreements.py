@@ -33,8 +33,8 @@ def judge_disagreements(store: Store, rubric: Rubric, human_id: str, judge_id: s
     gap = np.abs(human_overall - judge_overall)
     gap = np.where(np.isnan(gap), 0.0, gap)
     compared = ~np.isnan(pairing.a.scores) & ~np.isnan(pairing.b.scores)
-    differing = np.count_nonzero(compared & ~agreeing(rubric.scale, pairing.a.scores, pairing.b.scores, settings.tolerance),
-                                 axis=1)
+    aligned = agreeing(rubric.scale, pairing.a.scores, pairing.b.scores, settings.tolerance)
+    differing = np.count_nonzero(compared & ~aligned, axis=1)
     if rubric.scale.nominal:
         # How far apart two nominal categories are stored means nothing (A to tie is not further than A to B):
         # the gap is the share of dimensions in another category, 1 for a one-dimension rubric, as on PASS/FAIL.

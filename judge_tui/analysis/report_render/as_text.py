@@ -382,8 +382,8 @@ def design_text(report: Report) -> Text | None:
         decided = (f"The targets are decided on these, and TPR and TNR on the test split's items alone, weighted "
                    f"within it: {on_test}.")
     text.append("; ".join(parts) + f" ({share_text(report.settings.confidence)} intervals for the judge on items like "
-                "these, not for this pool alone: stratified Jeffreys for shares and the corrected pass rate, a stratified "
-                f"bootstrap for the others, both with the pool itself a sample). {decided}\n")
+                "these, not for this pool alone: stratified Jeffreys for shares and the corrected pass rate, a "
+                f"stratified bootstrap for the others, both with the pool itself a sample). {decided}\n")
     text.append("Unweighted: ", style="bold")
     text.append(UNWEIGHTED_NOTE + "\n")
     return text
