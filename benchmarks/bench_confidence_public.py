@@ -46,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 from judge_tui.analysis.certify import disagreements, jury_verdicts  # noqa: E402
 from judge_tui.analysis.scores import agreeing, consensus  # noqa: E402
 from judge_tui.model.rubrics import Scale  # noqa: E402
-from judge_tui.model.settings import DEFAULT_TOLERANCE  # noqa: E402
+from judge_tui.model.settings import DEFAULT_TOLERANCE, AgreementSettings  # noqa: E402
 from judge_tui.stats.selective import certify, clopper_pearson_upper  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "alt_test"
@@ -165,7 +165,7 @@ def main() -> None:
         llms = matrix(scale, data["llms"], items)
         reference, _ = consensus(experts, ordered=not scale.nominal, min_raters=1)
         sources: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        verdict, confidence = jury_verdicts(llms[:, :, np.newaxis], scale, DEFAULT_TOLERANCE)
+        verdict, confidence = jury_verdicts(llms[:, :, np.newaxis], scale, AgreementSettings())
         sources[f"jury of {len(data['llms'])} LLMs"] = (verdict, confidence)
         one = list(data["llms"]).index(ONE_JUDGE)
         others = np.delete(llms, one, axis=0)
@@ -174,7 +174,7 @@ def main() -> None:
         rng = np.random.default_rng(args.seed)
         sources[f"{ONE_JUDGE}, chance"] = (llms[one][:, np.newaxis], rng.random(len(items)))
         for label, (verdict, confidence) in sources.items():
-            rated, wrong = disagreements(reference[:, np.newaxis], verdict, scale, DEFAULT_TOLERANCE)
+            rated, wrong = disagreements(reference[:, np.newaxis], verdict, scale, AgreementSettings())
             usable = rated & ~np.isnan(confidence)
             c, w = confidence[usable], wrong[usable]
             among = f"{expert_agreement(experts, scale):.1%}" if label.startswith("jury") else ""

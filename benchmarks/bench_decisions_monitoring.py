@@ -56,7 +56,7 @@ def tpr_check(successes: int, n: int) -> TargetCheck:
     """The TPR target as the report builds it (analysis/report._checks) for `successes` of `n` human PASS items."""
     interval = iv.wilson(successes, n, CONFIDENCE) if n else Undefined("no PASS item")
     estimate = successes / n if n else Undefined("no PASS item")
-    return check("tpr", "TPR", "test split", estimate, interval, n, TARGET, strict=True, confidence=CONFIDENCE,
+    return check("tpr", "TPR", "test split", estimate, interval, n, TARGET, strict=True, settings=SETTINGS,
                  share=(successes, n), class_share=None, class_label="PASS")
 
 
@@ -65,7 +65,7 @@ def fixed_n(successes: int, n: int) -> Decision | None:
 
 
 def any_time(successes: int, n: int) -> Decision | None:
-    return anytime_check(tpr_check(successes, n), CONFIDENCE).decision
+    return anytime_check(tpr_check(successes, n), SETTINGS).decision
 
 
 def table(rule: Callable[[int, int], Decision | None], n_max: int) -> tuple[np.ndarray, np.ndarray]:
@@ -160,8 +160,8 @@ def kappa_run(labels: np.ndarray, agrees: np.ndarray) -> tuple[tuple[str, int] |
         if isinstance(found, Undefined) or isinstance(interval, Undefined):
             continue
         c = check("kappa:label", "κ of label", "all compared items", found[0], interval, n, KAPPA_TARGET,
-                  confidence=CONFIDENCE)
-        decisions = (c.decision, anytime_check(c, CONFIDENCE).decision)
+                  settings=SETTINGS)
+        decisions = (c.decision, anytime_check(c, SETTINGS).decision)
         for rule, decision in enumerate(decisions):
             if first[rule] is None and decision in ("met", "not met"):
                 first[rule] = (str(decision), n)

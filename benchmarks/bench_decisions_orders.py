@@ -43,6 +43,7 @@ from pathlib import Path
 import numpy as np
 from bench_queue_orders import (
     SETS,
+    SETTINGS,
     TARGET,
     VARIANTS,
     DataSet,
@@ -69,7 +70,6 @@ from judge_tui.store import Store
 
 ON_TARGET = {"n": 200, "fail_rate": 0.30, "tpr": 0.90, "tnr": 0.90}
 ORDERS = (qo.IMPORT, qo.RANDOM, qo.BALANCED)
-CONFIDENCE = 0.95
 DECIDED = ("met", "not met")
 # The any-time sets: the fixed-n benchmark's three, and a judge that rarely errs either way.
 ANYTIME_SETS = {**SETS, "D": {"n": 200, "fail_rate": 0.30, "tpr": 0.97, "tnr": 0.97}}
@@ -96,7 +96,7 @@ def ratings_to_decision(args: argparse.Namespace) -> None:
 
 def anytime(checks: dict[str, TargetCheck]) -> dict[str, Decision | None]:
     """Each target as the stop check decides it: the rule valid at any time, on the report's own check."""
-    return {key: anytime_check(c, CONFIDENCE).decision for key, c in checks.items()}
+    return {key: anytime_check(c, SETTINGS).decision for key, c in checks.items()}
 
 
 def anytime_run(variant: Variant, seed: int, step: int, shape: dict[str, float]

@@ -50,7 +50,8 @@ from judge_tui.study.plan import (
 from judge_tui.study.whole_study import RUNS as WHOLE_RUNS
 from judge_tui.study.whole_study import AtSize, at_size, plan_whole
 
-TARGET = AgreementSettings().tpr_tnr_target
+SETTINGS = AgreementSettings()
+TARGET = SETTINGS.tpr_tnr_target
 TRUTHS = (0.70, 0.90, 0.97)
 SIZES = (12, 25, 46, 100, 400)
 FAIL_SHARES = (0.1, 0.3)
@@ -64,7 +65,8 @@ def planned(key: str, successes: int, n: int, scope: int) -> TargetCheck:
     """The report's check of TPR or TNR on `successes` of `n` items of the class, out of `scope` test items
     (the plan is in test items, the share of the class among them drawn from n of scope)."""
     return check(key, key.upper(), "test split", successes / n, iv.wilson(successes, n), n, TARGET, strict=True,
-                 share=(successes, n), class_share=n / scope, class_label="PASS" if key == "tpr" else "FAIL")
+                 settings=SETTINGS, share=(successes, n), class_share=n / scope,
+                 class_label="PASS" if key == "tpr" else "FAIL")
 
 
 def decided(successes: int, n: int) -> bool:
@@ -319,7 +321,8 @@ def kappa_and_r_cells(rng: np.random.Generator, trials: int) -> None:
                 if isinstance(interval, Undefined) or isinstance(estimate, Undefined):
                     outcomes["undefined"] = outcomes.get("undefined", 0) + 1
                     continue
-                c = check("kappa:label", "κ", "all", estimate[0], interval, size, settings.kappa_substantial)
+                c = check("kappa:label", "κ", "all", estimate[0], interval, size, settings.kappa_substantial,
+                          settings=settings)
                 if c.decision != "undecided":
                     outcomes["decided"] = outcomes.get("decided", 0) + 1
                     continue
@@ -343,7 +346,8 @@ def kappa_and_r_cells(rng: np.random.Generator, trials: int) -> None:
                 r_estimate = float(np.corrcoef(x, y)[0, 1])
                 interval = iv.fisher_z(r_estimate, size)
                 assert not isinstance(interval, Undefined)
-                c = check("pearson", "r", "all", r_estimate, interval, size, settings.pearson_target, correlation=True)
+                c = check("pearson", "r", "all", r_estimate, interval, size, settings.pearson_target, settings=settings,
+                          correlation=True)
                 if c.decision != "undecided":
                     outcomes["decided"] = outcomes.get("decided", 0) + 1
                     continue
@@ -373,11 +377,11 @@ def speed() -> None:
     for key, successes, n in cases:
         started = time.perf_counter()
         check(key, key.upper(), "test split", successes / n, iv.wilson(successes, n), n, TARGET, strict=True,
-              share=(successes, n), class_share=0.3, class_label="FAIL")
+              settings=SETTINGS, share=(successes, n), class_share=0.3, class_label="FAIL")
         print(f"- {key.upper()} {successes}/{n}: {(time.perf_counter() - started) * 1000:.1f} ms")
     interval = iv.Interval(0.46, 0.776, "fleiss-cohen-everitt", 0.95)
     started = time.perf_counter()
-    check("kappa:x", "κ", "all", 0.618, interval, 100, 0.61)
+    check("kappa:x", "κ", "all", 0.618, interval, 100, 0.61, settings=SETTINGS)
     print(f"- κ 0.618 [0.46, 0.78] on 100 items: {(time.perf_counter() - started) * 1000:.1f} ms")
 
 

@@ -45,6 +45,7 @@ from judge_tui.stats.intervals import Interval
 
 TARGET = AgreementSettings().tpr_tnr_target
 CONFIDENCE = 0.95
+SETTINGS = AgreementSettings(confidence=CONFIDENCE)
 
 
 @dataclass(frozen=True)
@@ -120,12 +121,12 @@ def judged(data: DataSet, rated: list[str], kind: str, pool: dict[str, int]) -> 
         interval = iv.wilson(hits, of, CONFIDENCE) if of else Undefined(f"no {label} yet")
         estimate = hits / of if of else Undefined(f"no {label} yet")
         plain[key] = check(key, key.upper(), "test split", estimate, interval, of, TARGET, strict=True,
-                           confidence=CONFIDENCE, share=(hits, of), class_share=of / len(rated), class_label=label)
+                           settings=SETTINGS, share=(hits, of), class_share=of / len(rated), class_label=label)
     if kind != qo.BALANCED:
         return plain
     strata = np.array(["PASS" if j else "FAIL" for j in judge])
     weights = design_weights(list(strata), pool)
-    figures = tuple(weighted_share_figure(key, key.upper(), cls & hit, cls, weights, strata, pool, CONFIDENCE,
+    figures = tuple(weighted_share_figure(key, key.upper(), cls & hit, cls, weights, strata, pool, SETTINGS,
                                           qo.PASS_FAIL_CATEGORIES[key])
                     for key, cls, hit in (("tpr", human, judge), ("tnr", ~human, ~judge)))
     rated_per = {name: int((strata == name).sum()) for name in pool}
@@ -133,7 +134,7 @@ def judged(data: DataSet, rated: list[str], kind: str, pool: dict[str, int]) -> 
                     figures)
     # Every item of the pool is a test item: the test split's design is the pool's.
     return {c.key: c for c in reweighted_checks(list(plain.values()), design, binary_rubric(),
-                                                  AgreementSettings(confidence=CONFIDENCE), design)}
+                                                  SETTINGS, design)}
 
 
 def decided(checks: dict[str, TargetCheck]) -> bool:

@@ -53,10 +53,12 @@ sys.path.insert(0, str(ROOT))
 
 from judge_tui.analysis.certify import disagreements, repeat_confidence  # noqa: E402
 from judge_tui.model.rubrics import Scale, get_rubric  # noqa: E402
+from judge_tui.model.settings import AgreementSettings  # noqa: E402
 from judge_tui.stats.selective import certify  # noqa: E402
 
 SIZES = (25, 50, 100, 200, 500)
 PASS_SHARE = 0.8
+SETTINGS = AgreementSettings(tolerance=0.15)
 
 
 @dataclass(frozen=True)
@@ -177,8 +179,8 @@ def main() -> None:
             coverage = 0.0
             for _ in range(args.studies):
                 truth, runs = draw_study(kinds, n, args.runs, rng)
-                confidence = repeat_confidence(runs, scale, 0.15)
-                _, wrong = disagreements(truth[:, np.newaxis], runs[0], scale, 0.15)
+                confidence = repeat_confidence(runs, scale, SETTINGS)
+                _, wrong = disagreements(truth[:, np.newaxis], runs[0], scale, SETTINGS)
                 threshold = certify(confidence, wrong, args.alpha, args.delta).threshold
                 if threshold is None:
                     continue
@@ -206,7 +208,7 @@ def _stated_table(alpha: float, delta: float, studies: int, scale: Scale, rng: n
             coverage = 0.0
             for _ in range(studies):
                 truth, verdict, confidence = draw_stated(wrong_at, n, rng)
-                _, wrong = disagreements(truth[:, np.newaxis], verdict, scale, 0.15)
+                _, wrong = disagreements(truth[:, np.newaxis], verdict, scale, SETTINGS)
                 threshold = certify(confidence, wrong, alpha, delta).threshold
                 if threshold is None:
                     continue

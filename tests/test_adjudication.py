@@ -239,7 +239,7 @@ async def test_the_tolerance_from_the_settings_decides_what_is_a_disagreement(tm
             assert [d.item_id for d in app.screen.items] == ["E02", "E04"]
             assert "differ by more than ±0.5" in str(app.screen.query_one("#adj-status").render())
     with Store(path) as store:  # at the default tolerance E05 is a disagreement too
-        assert [d.item_id for d in visible_disagreements(store, load_team(store, eq), "lead", 0.15)] == [
+        assert [d.item_id for d in visible_disagreements(store, load_team(store, eq), "lead", AgreementSettings())] == [
             "E02", "E04", "E05"]
     (hermetic_home / "settings.json").write_text('{"agreement": {"tolerance": 1.0}}', encoding="utf-8")
     capsys.readouterr()

@@ -27,6 +27,8 @@ from judge_tui.study.plan import Expected, binary_table, graded_table, plan_stud
 from judge_tui.study.whole_study import plan_whole
 from tests.narrowing import present
 
+SETTINGS = AgreementSettings()
+
 
 def _decides(total: int, target: float, strict: bool) -> np.ndarray:
     """Which success counts 0..total statsmodels' Wilson interval decides (n >= 5, as the report)."""
@@ -111,7 +113,7 @@ def test_fisher_power_matches_a_simulation_of_correlated_data():
 def test_a_kappa_on_its_target_gets_no_absurd_number():
     """κ 0.618 against 0.61 was planned as tens of thousands more items from the point estimate alone."""
     c = check("kappa:x", "κ of x", "all compared items", 0.618, Interval(0.46, 0.776, "fleiss-cohen-everitt", 0.95),
-              100, 0.61)
+              100, 0.61, settings=SETTINGS)
     text = c.plan_text()
     assert c.decision == "undecided"
     assert c.more_items is None
@@ -124,7 +126,7 @@ def test_a_kappa_on_its_target_gets_no_absurd_number():
 
 def test_an_estimate_on_the_threshold_says_it_plainly():
     c = check("tpr", "TPR", "test split", 0.9, iv.wilson(360, 400), 400, 0.90, strict=True, share=(360, 400),
-              class_share=0.9, class_label="PASS")
+              settings=SETTINGS, class_share=0.9, class_label="PASS")
     assert c.more_items is None
     assert c.plan is not None
     assert c.plan.chance_at_limit is not None
@@ -134,7 +136,7 @@ def test_an_estimate_on_the_threshold_says_it_plainly():
 
 def test_a_plan_in_the_report_says_its_chance_and_the_interval_ends():
     c = check("tnr", "TNR", "test split", 13 / 14, iv.wilson(13, 14), 14, 0.90, strict=True, share=(13, 14),
-              class_share=0.25, class_label="FAIL")
+              settings=SETTINGS, class_share=0.25, class_label="FAIL")
     assert c.plan is not None
     assert c.more_items == c.plan.more
     assert c.more_of_class == round(present(c.more_items) / 4)
@@ -425,7 +427,7 @@ def test_the_report_plan_opens_with_the_chance_of_undecided_at_this_size(tmp_pat
 
 def test_a_small_study_on_the_threshold_gets_a_number_and_the_plain_caveat():
     c = check("tpr", "TPR", "test split", 0.9, iv.wilson(9, 10), 10, 0.90, strict=True, share=(9, 10),
-              class_share=0.4, class_label="PASS")  # 10 PASS of 25 test items
+              settings=SETTINGS, class_share=0.4, class_label="PASS")  # 10 PASS of 25 test items
     assert c.more_items is not None  # ten items cannot yet tell a judge at 0.90 from one at 0.75 or 0.99
     assert c.plan_text().endswith("its estimate (0.900) sits on the target, so that chance is the chance that the "
                                   "judge is clearly above or below: if it is truly on the target, no number of "
@@ -448,7 +450,7 @@ def test_tpr_and_tnr_from_fewer_than_25_test_items_get_no_plan_and_say_why():
     FAIL) the plan's 80% strayed to 70% and 86% (docs/benchmarks.md, "The planner"), so no plan is given there."""
     from judge_tui.analysis.targets import MIN_TEST_ITEMS_TO_PLAN
 
-    few = check("tnr", "TNR", "test split", 0.5, iv.wilson(1, 2), 2, 0.90, strict=True, share=(1, 2),
+    few = check("tnr", "TNR", "test split", 0.5, iv.wilson(1, 2), 2, 0.90, settings=SETTINGS, strict=True, share=(1, 2),
                 class_share=2 / 12, class_label="FAIL")
     assert few.decision == "undecided"
     assert few.plan is None
@@ -458,6 +460,6 @@ def test_tpr_and_tnr_from_fewer_than_25_test_items_get_no_plan_and_say_why():
                                f"read from the 12 compared so far; from {MIN_TEST_ITEMS_TO_PLAN} the report gives a "
                                "plan")
     enough = check("tnr", "TNR", "test split", 0.5, iv.wilson(2, 4), 4, 0.90, strict=True, share=(2, 4),
-                   class_share=4 / MIN_TEST_ITEMS_TO_PLAN, class_label="FAIL")
+                   settings=SETTINGS, class_share=4 / MIN_TEST_ITEMS_TO_PLAN, class_label="FAIL")
     assert enough.plan is not None
     assert "too few test items" not in enough.plan_text()

@@ -6,6 +6,9 @@ from judge_tui.analysis import bands
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats.agreement import Undefined
 
+DEFAULTS = AgreementSettings()
+
+
 # --------------------------------------------------------------------------------------------------
 # Interpretation bands
 # --------------------------------------------------------------------------------------------------
@@ -27,7 +30,7 @@ from judge_tui.stats.agreement import Undefined
     ],
 )
 def test_alignment_bands(rate, label, status):
-    verdict = bands.interpret_alignment(rate)
+    verdict = bands.interpret_alignment(rate, DEFAULTS)
     assert (verdict.label, verdict.status) == (label, status)
     assert verdict.meets_target is (label == "well calibrated")
     assert verdict.action
@@ -48,19 +51,19 @@ def test_alignment_bands(rate, label, status):
     ],
 )
 def test_kappa_bands(kappa, label, meets):
-    verdict = bands.interpret_kappa(kappa)
+    verdict = bands.interpret_kappa(kappa, DEFAULTS)
     assert (verdict.label, verdict.meets_target) == (label, meets)
 
 
 def test_pearson_and_binary_targets():
-    assert bands.meets_pearson_target(0.70).meets_target is True
-    assert bands.meets_pearson_target(0.6999).meets_target is False
-    assert bands.meets_binary_target(0.91, 0.95).meets_target is True
-    assert bands.meets_binary_target(0.90, 0.95).meets_target is False  # 0.90 is not above 0.90
-    weak = bands.meets_binary_target(0.95, 0.85)
+    assert bands.meets_pearson_target(0.70, DEFAULTS).meets_target is True
+    assert bands.meets_pearson_target(0.6999, DEFAULTS).meets_target is False
+    assert bands.meets_binary_target(0.91, 0.95, DEFAULTS).meets_target is True
+    assert bands.meets_binary_target(0.90, 0.95, DEFAULTS).meets_target is False  # 0.90 is not above 0.90
+    weak = bands.meets_binary_target(0.95, 0.85, DEFAULTS)
     assert weak.label.startswith("TNR")
     assert "FAIL" in weak.action
-    assert bands.meets_binary_target(Undefined("no PASS"), 0.95).status == "unknown"
+    assert bands.meets_binary_target(Undefined("no PASS"), 0.95, DEFAULTS).status == "unknown"
 
 
 def test_user_thresholds_replace_the_defaults():
@@ -89,7 +92,8 @@ def test_inconsistent_thresholds_are_refused(overrides):
 
 def test_undefined_figures_are_interpreted_as_not_enough_data():
     why = Undefined("no items were rated by both")
-    for verdict in (bands.interpret_alignment(why), bands.interpret_kappa(why), bands.meets_pearson_target(why)):
+    for verdict in (bands.interpret_alignment(why, DEFAULTS), bands.interpret_kappa(why, DEFAULTS),
+                    bands.meets_pearson_target(why, DEFAULTS)):
         assert verdict.status == "unknown"
         assert verdict.meets_target is None
         assert "no items were rated by both" in verdict.action

@@ -14,6 +14,7 @@ from statsmodels.stats.proportion import proportion_confint
 from judge_tui.analysis.judge_certificate import CertificateInForce, KeptOnTest, hours_saved
 from judge_tui.analysis.report_render.certificate import sentences, to_dict
 from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats.agreement import Undefined
 from judge_tui.store import CertificateTerms, Store
 from tests.formats_helpers import run
@@ -141,7 +142,7 @@ def test_a_certificate_with_nothing_to_check_on_the_test_split_says_so():
                              confidence="repeats", split="dev", alpha=0.1, delta=0.1, lambda_=1.0, tolerance=0.15,
                              n=60, kept=40, disagreements=1, bound=0.094, unrated=12, created_at="")
     found = CertificateInForce(terms, 6, KeptOnTest(0, 0, 0, Undefined("no item is in the test split")),
-                               hours_saved(6, [], 0.95))
+                               hours_saved(6, [], AgreementSettings()))
     said = sentences(found)
     assert "On the test split: no item the experts rated has the judge's verdict with a confidence yet, so nothing " \
            "checks the certificate there." in said

@@ -16,6 +16,7 @@ from judge_tui.analysis.certify import certify_judge, jury_verdicts, repeat_conf
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import Item
 from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.store import Store
 from tests.formats_helpers import run
 from tests.team_fixtures import rate
@@ -72,7 +73,7 @@ def test_the_certificate_on_the_dev_split_and_what_it_escalates(tmp_path: Path, 
     rubric = rubrics["binary"]
     with Store(tmp_path / "c.db") as store:
         study(store, rubric, wrong_among_sure=1)
-        found = certify_judge(store, rubric, alpha=0.1, delta=0.1, tolerance=0.15)
+        found = certify_judge(store, rubric, AgreementSettings(), alpha=0.1, delta=0.1)
     cert = found.certificate
     assert found.judge == JUDGE
     assert found.split == "dev"
@@ -97,7 +98,7 @@ def test_no_threshold_passes_and_every_unrated_item_goes_to_the_experts(tmp_path
     rubric = rubrics["binary"]
     with Store(tmp_path / "c.db") as store:
         study(store, rubric, wrong_among_sure=8)
-        found = certify_judge(store, rubric, alpha=0.1, delta=0.1, tolerance=0.15)
+        found = certify_judge(store, rubric, AgreementSettings(), alpha=0.1, delta=0.1)
     assert not found.certified
     assert found.certificate.threshold is None
     assert len(found.certificate.tests) == 1
@@ -113,7 +114,7 @@ def test_the_confidence_is_the_share_of_runs_agreeing_with_the_first(rubrics: di
     runs = np.array([[[0.5, 1.0], [0.5, 0.5], [0.0, nan], [nan, nan], [1.0, 1.0]],
                      [[0.75, 1.0], [0.25, 0.5], [0.0, 1.0], [0.5, 0.5], [nan, nan]],
                      [[0.5, 0.75], [0.5, nan], [nan, nan], [0.5, 0.5], [nan, nan]]])
-    found = repeat_confidence(runs, scale, 0.25)
+    found = repeat_confidence(runs, scale, AgreementSettings(tolerance=0.25))
     # item 0: 0.75 and 0.75 are within 0.25 of the first run, so every run agrees; item 1: the second run's 0.25
     # is 0.25 off (agrees), the third lacks the second dimension (disagrees); item 2: the first run's unscored
     # dimension is not asked of the others, the third run is absent; item 3: no first run; item 4: one run.
@@ -125,20 +126,20 @@ def test_mistakes_are_said_plainly(tmp_path: Path, rubrics: dict[str, Rubric]):
     with Store(tmp_path / "c.db") as store:
         study(store, rubric, repeats=False)
         with pytest.raises(UserError, match=r"judged each expert-rated item of the dev split once.*--repeat 3"):
-            certify_judge(store, rubric, alpha=0.1, delta=0.1, tolerance=0.15)
+            certify_judge(store, rubric, AgreementSettings(), alpha=0.1, delta=0.1)
         with pytest.raises(UserError, match="never uses the test split"):
-            certify_judge(store, rubric, alpha=0.1, delta=0.1, tolerance=0.15, split="test")
+            certify_judge(store, rubric, AgreementSettings(), alpha=0.1, delta=0.1, split="test")
         with pytest.raises(UserError, match="'judge:x' is not a judge"):
-            certify_judge(store, rubric, alpha=0.1, delta=0.1, tolerance=0.15, judge="judge:x")
+            certify_judge(store, rubric, AgreementSettings(), alpha=0.1, delta=0.1, judge="judge:x")
         with pytest.raises(UserError, match="--alpha 1.5"):
-            certify_judge(store, rubric, alpha=1.5, delta=0.1, tolerance=0.15)
+            certify_judge(store, rubric, AgreementSettings(), alpha=1.5, delta=0.1)
 
 
 def test_no_judge_yet(tmp_path: Path, rubrics: dict[str, Rubric]):
     with Store(tmp_path / "c.db") as store:
         add(store, "S", 3, "dev")
         with pytest.raises(UserError, match=r"no judge has rated rubric 'binary': run `judge-tui judge"):
-            certify_judge(store, rubrics["binary"], alpha=0.1, delta=0.1, tolerance=0.15)
+            certify_judge(store, rubrics["binary"], AgreementSettings(), alpha=0.1, delta=0.1)
 
 
 def test_the_command_in_text_and_json(tmp_path: Path, rubrics: dict[str, Rubric], capsys: pytest.CaptureFixture[str]):
@@ -222,7 +223,7 @@ def test_a_jurys_certificate_from_its_members_agreement(tmp_path: Path, rubrics:
             said = {i: 1.0 for i in sure + agreed} | {i: float(m == 0) for i in split + divided}
             said |= {i: 1.0 for i in alone} if m == 0 else {}
             rate(store, rubric, member, "judge", {i: {"label": v} for i, v in said.items()})
-        found = certify_judge(store, rubric, alpha=0.1, delta=0.1, tolerance=0.15, members=MEMBERS)
+        found = certify_judge(store, rubric, AgreementSettings(), alpha=0.1, delta=0.1, members=MEMBERS)
     cert = found.certificate
     # The 20 divided items: two members say FAIL, so the jury does, against the experts' PASS, at confidence 2/3.
     assert [(t.threshold, t.kept, t.disagreements, t.passed) for t in cert.tests] == [
@@ -256,13 +257,13 @@ def test_the_jurys_verdict_and_confidence(rubrics: dict[str, Rubric]):
     members = np.array([[[1.0], [1.0], [0.0], [1.0]],
                         [[1.0], [0.0], [1.0], [nan]],
                         [[0.0], [nan], [1.0], [nan]]])
-    verdict, confidence = jury_verdicts(members, binary, 0.15)
+    verdict, confidence = jury_verdicts(members, binary, AgreementSettings())
     # 2 of 3 for PASS; a 1-1 tie (no verdict); 2 of 3 for PASS; one member alone (no confidence)
     assert np.allclose(verdict[:, 0], [1.0, nan, 1.0, 1.0], equal_nan=True)
     assert np.allclose(confidence, [2 / 3, nan, 2 / 3, nan], equal_nan=True)
     graded = rubrics["cis"].scale
     scores = np.array([[[0.0, 1.0]], [[0.25, 1.0]], [[1.0, 0.75]]])  # the median: 0.25 and 1.0
-    verdict, confidence = jury_verdicts(scores, graded, 0.25)
+    verdict, confidence = jury_verdicts(scores, graded, AgreementSettings(tolerance=0.25))
     assert verdict.tolist() == [[0.25, 1.0]]
     assert confidence.tolist() == [pytest.approx(2 / 3)]  # 1.0 is 0.75 from the median on the first dimension
 
@@ -289,7 +290,7 @@ def test_a_graded_rubric_counts_an_item_wrong_when_any_dimension_is_out_of_toler
             said = {i: {**dict.fromkeys(dims, 0.75), **({dims[-1]: 0.25} if i in off else {}),
                         **({dims[0]: 0.5} if i in near else {})} for i in ids}
             rate(store, rubric, "judge:alpha:cis@p1", "judge", said, repeat=repeat)
-        found = certify_judge(store, rubric, alpha=0.1, delta=0.1, tolerance=0.25)
+        found = certify_judge(store, rubric, AgreementSettings(tolerance=0.25), alpha=0.1, delta=0.1)
     # Every run agrees with the first: one candidate, every item, the 3 off items disagreeing.
     n = len(ids)
     [tested] = found.certificate.tests
@@ -381,5 +382,5 @@ def test_a_confidence_the_judge_never_gave_is_said_plainly(tmp_path: Path, rubri
     assert code == 1
     assert "the Anthropic API gives none" in err
     with Store(db) as store, pytest.raises(UserError, match="a jury's confidence is the share of its members"):
-        certify_judge(store, rubrics["binary"], alpha=0.1, delta=0.1, tolerance=0.15, members=(JUDGE, "judge:b"),
+        certify_judge(store, rubrics["binary"], AgreementSettings(), alpha=0.1, delta=0.1, members=(JUDGE, "judge:b"),
                       source="stated")

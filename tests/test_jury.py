@@ -25,6 +25,7 @@ from judge_tui.cli.raters import parse_members
 from judge_tui.model.errors import UserError
 from judge_tui.model.records import Item
 from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.store import Store
 from tests.narrowing import defined
 from tests.team_fixtures import rate
@@ -170,7 +171,7 @@ def test_the_linearised_interval_past_the_bootstrap_is_the_delta_method() -> Non
     n = 6000
     a = rng.random(n) < 0.3
     b = np.where(rng.random(n) < 0.5, a, rng.random(n) < 0.3)
-    found = error_correlation("A", "B", (a, b), np.arange(n), max_bootstrap_items=5000)
+    found = error_correlation("A", "B", (a, b), np.arange(n), AgreementSettings(), max_bootstrap_items=5000)
     # The delta method for p_ab - p_a p_b over independent items, written out here.
     pa, pb, pab = a.mean(), b.mean(), (a & b).mean()
     g = (a & b) - pab - pb * (a - pa) - pa * (b - pb)
@@ -193,7 +194,7 @@ def test_the_excess_interval_covers_the_truth_and_independent_judges_are_rarely_
         for run in range(runs):
             kind = rng.choice(4, size=n, p=cells)
             a, b = (kind == 0) | (kind == 1), (kind == 0) | (kind == 2)
-            found = error_correlation("A", "B", (a, b), np.arange(n), n_boot=1000, seed=run)
+            found = error_correlation("A", "B", (a, b), np.arange(n), AgreementSettings(), n_boot=1000, seed=run)
             interval = defined(found.excess_interval)
             covered += interval.low <= excess <= interval.high
             dependent += interval.low > 0
@@ -214,7 +215,8 @@ def test_the_jury_against_its_best_member_is_report_compares_paired_bootstrap(
     assert jury.versus_best is not None
     best = next(j for j in jury.judges if j.rater == jury.versus_best.best)
     pairs = (best.dimensions[0].pair, jury.jury.dimensions[0].pair)
-    expected = paired_changes(pairs, (pairs[0].compare(rubric, 0.15), pairs[1].compare(rubric, 0.15)), rubric, 0.15)
+    expected = paired_changes(pairs, (pairs[0].compare(rubric, 0.15), pairs[1].compare(rubric, 0.15)), rubric, 0.15,
+                              0.95)
     _dimension, n, found, _figures = jury.versus_best.dimensions[0]
     assert n == 200
     for name in ("alignment", "kappa"):
@@ -246,13 +248,14 @@ def test_one_draw_for_every_interval_gives_each_its_own_intervals(tmp_path: Path
         jury = build_jury(store, rubric, judges, costs=False)
     assert jury is not None
     for figures in jury.judges:
-        alone = defined(pooled_interval([d.pair for d in figures.dimensions], 0.15))
+        alone = defined(pooled_interval([d.pair for d in figures.dimensions], 0.15, 0.95))
         assert figures.alignment_interval == alone
         assert "bootstrap" in alone.method
     wrong = {f.rater: np.concatenate([~d.pair.aligned(0.15) for d in f.dimensions]) for f in jury.judges}
     items = np.concatenate([d.pair.keys for d in jury.judges[0].dimensions])
     for e in jury.errors:
-        pair_alone = defined(error_correlation(e.first, e.second, (wrong[e.first], wrong[e.second]), items))
+        pair_alone = defined(error_correlation(e.first, e.second, (wrong[e.first], wrong[e.second]), items,
+                                                      AgreementSettings()))
         assert (e.both_interval, e.independent_interval, e.excess_interval) == (
             pair_alone.both_interval, pair_alone.independent_interval, pair_alone.excess_interval)
 

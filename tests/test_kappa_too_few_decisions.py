@@ -10,9 +10,12 @@ from sklearn.metrics import cohen_kappa_score
 
 from judge_tui.analysis.report.anytime import anytime_check
 from judge_tui.analysis.targets import check, too_few
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats.intervals import Interval, kappa_interval
 from tests.kappa_reference import jeffreys_kappa_quantiles
 from tests.test_report_intervals import binary_db, report_json
+
+SETTINGS = AgreementSettings()
 
 # 16 items both PASS, 3 the human FAILs and the judge passes, 1 both FAIL: the judge puts one item outside PASS.
 THIN = [(1.0, 1.0)] * 16 + [(0.0, 1.0)] * 3 + [(0.0, 0.0)]
@@ -37,16 +40,16 @@ def test_too_few_items_is_undecided_at_any_time_and_holds_up_the_stop():
     interval = kappa_interval(table)
     assert not isinstance(interval, Interval)
     assert too_few(interval)
-    c = check("kappa:label", "κ of label", "all compared items", 0.348, interval, 20, 0.61)
+    c = check("kappa:label", "κ of label", "all compared items", 0.348, interval, 20, 0.61, settings=SETTINGS)
     assert c.decision == "undecided"
     assert c.point_decision == "not met"
     assert c.plan is None
-    assert anytime_check(c, 0.95, left=5).decision == "undecided"
-    held = anytime_check(c, 0.95, left=0)
+    assert anytime_check(c, SETTINGS, left=5).decision == "undecided"
+    held = anytime_check(c, SETTINGS, left=0)
     assert held.decision == "undecided"
     assert "only new items" in held.held_up
     assert "second rater" not in held.held_up  # a rater may read it: no word about other raters' labels
-    nothing = check("kappa:label", "κ", "all", 0.3, kappa_interval([[0, 0], [0, 20]]), 20, 0.61)
+    nothing = check("kappa:label", "κ", "all", 0.3, kappa_interval([[0, 0], [0, 20]]), 20, 0.61, settings=SETTINGS)
     assert nothing.decision is None or too_few(nothing.interval)
 
 

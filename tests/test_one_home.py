@@ -1,8 +1,8 @@
 """The alignment tolerance and the band bounds have one home, AgreementSettings in model/settings.py: no other
-module of judge_tui defines them again, by value or by name, and no object of a report keeps a copy of a setting."""
+module of judge_tui defines them again, by value or by name, and the code that reads the settings is handed them
+whole, never a setting copied into a float of a field or a parameter."""
 
 import ast
-import contextlib
 import dataclasses
 from pathlib import Path
 
@@ -63,11 +63,6 @@ def second_homes(root: Path, home: Path) -> list[str]:
                     found.append(f"{where}:{getattr(node, 'lineno', getattr(value, 'lineno', '?'))}: {name}")
                 if name in FORMER_NAMES or (name in BOUNDS and number is not None):
                     found.append(f"{where}:{getattr(node, 'lineno', getattr(value, 'lineno', '?'))}: {name}")
-            if isinstance(node, ast.ClassDef):
-                fields = {n.target.id for n in node.body
-                          if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
-                if len(fields & {*BOUNDS, *FORMER_NAMES}) >= 3:
-                    found.append(f"{where}:{node.lineno}: class {node.name} holds band bounds")
     return found
 
 
@@ -76,8 +71,8 @@ def test_the_tolerance_and_the_bounds_live_in_agreement_settings_alone():
 
 
 def test_a_second_copy_is_found(tmp_path):
-    """The scan finds each way a copy came back before: a class of bounds, a bare default, an alias, a keyword,
-    the default made a parameter's (rather than the caller's settings passed down)."""
+    """The scan finds each way a copy came back before: a class of bounds (field by field), a bare default, an
+    alias, a keyword, the default made a parameter's (rather than the caller's settings passed down)."""
     package = tmp_path / "judge_tui"
     package.mkdir()
     (package / "copy.py").write_text(
@@ -93,82 +88,57 @@ def test_a_second_copy_is_found(tmp_path):
         "def passed(a, tolerance=DEFAULT_TOLERANCE): ...\n"
         "settings = make(pearson_target=0.70)\n", encoding="utf-8")
     found = second_homes(package, package / "settings.py")
-    assert len(found) == 9, found
+    assert len(found) == 8, found
 
 
-# What a report or `judge-tui status` holds, from its top object down through the types of its fields.
-REPORT_TOPS = ("FullReport", "StudyStatus")
+# The packages that carry the settings, and within them the modules that take a setting as a plain number on
+# purpose, as stats/ does (their callers read it from the settings). judge/ is left out: a judgment's confidence
+# is the judge's answer, not a setting.
+CARRIERS = ("analysis", "study", "transfer", "tui", "cli")
+EXPLICIT_NUMBERS = {
+    "analysis/scores.py": "the agreement rule (agreeing, AlignedPair.compare) at the tolerance it is given",
+    "analysis/pair_intervals.py": "intervals of aligned scores at the confidence they are given",
+    "analysis/uncertainty.py": "a row's intervals at the confidence they are given",
+    "analysis/row_figures.py": "the figure table's intervals, which uncertainty.py calls at the confidence it is given",
+}
 # The settings' names, and ε, the alternative annotator test's name for alt_test_epsilon.
 SETTING_NAMES = tuple(f.name for f in dataclasses.fields(AgreementSettings)) + ("epsilon",)
 
 
-def _names_in(node: ast.expr) -> set[str]:
-    """Every name an annotation (or an alias's value) mentions, quoted ones included."""
-    found: set[str] = set()
-    for n in ast.walk(node):
-        if isinstance(n, ast.Name):
-            found.add(n.id)
-        elif isinstance(n, ast.Attribute):
-            found.add(n.attr)
-        elif isinstance(n, ast.Constant) and isinstance(n.value, str):
-            with contextlib.suppress(SyntaxError):  # a Literal's value, not a name
-                found |= _names_in(ast.parse(n.value, mode="eval").body)
+def copied_settings(root: Path) -> list[str]:
+    """The fields and parameters named after a setting (a tolerance, a confidence, ε) that hold a float, in the
+    packages under ``root`` that carry the settings, outside EXPLICIT_NUMBERS: there the settings go instead."""
+    found = []
+    for path in sorted(p for package in CARRIERS for p in (root / package).rglob("*.py")):
+        where = path.relative_to(root).as_posix()
+        if where in EXPLICIT_NUMBERS:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            named: list[tuple[str, ast.expr | None]]
+            if isinstance(node, ast.ClassDef):
+                named = [(n.target.id, n.annotation) for n in node.body
+                         if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)]
+            elif isinstance(node, ast.arguments):
+                named = [(a.arg, a.annotation) for a in (*node.posonlyargs, *node.args, *node.kwonlyargs)]
+            else:
+                continue
+            found += [f"{where}:{annotation.lineno}: {name}" for name, annotation in named
+                      if name in SETTING_NAMES and annotation is not None and "float" in ast.unparse(annotation)]
     return found
 
 
-def copied_settings(packages: list[Path]) -> list[str]:
-    """The float fields named after a setting (a tolerance, a confidence, ε) in the classes a report or the study's
-    status is made of, found from REPORT_TOPS through the names in each field's annotation: such an object carries
-    the settings instead, as Report does."""
-    fields: dict[str, list[tuple[str, dict[str, ast.expr]]]] = {}
-    aliases: dict[str, list[ast.expr]] = {}  # Section = (Report | ...)
-    for package in packages:
-        for path in sorted(package.rglob("*.py")):
-            for node in ast.parse(path.read_text(encoding="utf-8")).body:
-                if isinstance(node, ast.ClassDef):
-                    fields.setdefault(node.name, []).append((path.name, {
-                        n.target.id: n.annotation for n in node.body
-                        if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}))
-                elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                    aliases.setdefault(node.targets[0].id, []).append(node.value)
-    found, seen, todo = [], set(), list(REPORT_TOPS)
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        for value in aliases.get(name, []):
-            todo += _names_in(value)
-        for module, annotated in fields.get(name, []):
-            for field, annotation in annotated.items():
-                mentioned = _names_in(annotation)
-                if field in SETTING_NAMES and "float" in mentioned:
-                    found.append(f"{module}: {name}.{field}")
-                todo += mentioned
-    return sorted(found)
+def test_the_settings_travel_whole():
+    assert copied_settings(PACKAGE) == []
 
 
-def test_no_object_of_a_report_keeps_a_copy_of_a_setting():
-    assert copied_settings([PACKAGE / "analysis", PACKAGE / "study"]) == []
-
-
-def test_a_copied_setting_is_found_in_an_object_the_report_reaches(tmp_path):
-    package = tmp_path / "analysis"
-    package.mkdir()
-    (package / "model.py").write_text(
-        "from dataclasses import dataclass\n"
-        "@dataclass(frozen=True)\n"
+def test_a_copied_setting_is_found_in_a_field_or_a_parameter(tmp_path):
+    (tmp_path / "analysis").mkdir()
+    (tmp_path / "analysis" / "model.py").write_text(
         "class Jury:\n"
         "    confidence: float\n"
-        "@dataclass(frozen=True)\n"
-        "class Page:\n"
         "    epsilon: 'float | None'\n"
-        "    settings: AgreementSettings\n"
-        "@dataclass(frozen=True)\n"
-        "class Unreached:\n"
-        "    tolerance: float\n"
-        "Section = Jury | Page\n"
-        "@dataclass(frozen=True)\n"
-        "class FullReport:\n"
-        "    sections: tuple[Section, ...]\n", encoding="utf-8")
-    assert copied_settings([package]) == ["model.py: Jury.confidence", "model.py: Page.epsilon"]
+        "    source: str\n"
+        "def decide(checks, settings: AgreementSettings, tolerance: float): ...\n", encoding="utf-8")
+    (tmp_path / "analysis" / "scores.py").write_text("def agreeing(a, b, tolerance: float): ...\n", encoding="utf-8")
+    assert copied_settings(tmp_path) == ["analysis/model.py:2: confidence", "analysis/model.py:3: epsilon",
+                                         "analysis/model.py:5: tolerance"]

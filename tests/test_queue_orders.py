@@ -337,7 +337,7 @@ def test_uniform_weights_give_todays_figures(store, binary):
     pairing = pair(ratings.first_runs("ann"), ratings.first_runs(JUDGE))
     n = int(pairing.keys.size)
     figures = {f.key: f.estimate for f in weighted_figures(binary, pairing, np.zeros(n, dtype=int), np.ones(n),
-                                                          {"0": n}, 0.0, 0.95)}
+                                                          {"0": n}, AgreementSettings(tolerance=0.0))}
     row = report.overall
     assert figures["tpr"] == pytest.approx(row.agreement.tpr, abs=1e-12)
     assert figures["tnr"] == pytest.approx(row.agreement.tnr, abs=1e-12)

@@ -10,6 +10,7 @@ import json
 import numpy as np
 
 from judge_tui.analysis import bands
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag
 from tests.test_report_intervals import binary_db, report_json, report_text, skewed_split
 
@@ -28,7 +29,7 @@ def test_band_columns_show_the_bands_the_interval_spans(tmp_path, rubrics, herme
     assert row["alignment_band"]["label"] == "well calibrated"
     assert row["alignment_band"]["interval_bands"] == "significant drift–well calibrated"
     kappa = row["intervals"]["cohen_kappa"]
-    low, high = (bands.interpret_kappa(kappa[end]).label for end in ("low", "high"))
+    low, high = (bands.interpret_kappa(kappa[end], AgreementSettings()).label for end in ("low", "high"))
     assert low != high
     assert row["kappa_band"]["interval_bands"] == f"{low}–{high}"
     for text in (report_text(db, capsys=capsys), report_text(db, "--format", "markdown", capsys=capsys)):

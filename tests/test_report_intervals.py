@@ -19,12 +19,14 @@ from statsmodels.stats.proportion import proportion_confint
 
 from judge_tui.cli import main
 from judge_tui.model.records import Item, Rating
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.store import Store
 from tests.agreement_data import exercise_items, load_ratings, ratings_file
 from tests.kappa_reference import jeffreys_kappa_quantiles
 from tests.pearson_reference import jackknife_fisher_z
 
 TOL = 1e-9
+SETTINGS = AgreementSettings()
 HUMAN, JUDGE = "EXP001", "judge:test-model:binary@1"
 
 
@@ -166,6 +168,14 @@ def test_confidence_setting_changes_every_interval(tmp_path, rubrics, hermetic_h
 # --------------------------------------------------------------------------------------------------
 # Few items: undecided, never stop
 # --------------------------------------------------------------------------------------------------
+
+
+def test_a_row_without_a_corrected_pass_rate_names_the_reports_confidence(tmp_path, rubrics, hermetic_home, capsys):
+    db = _exercise_db(tmp_path, rubrics, 12, noise=0.3)  # a graded scale: no pass rate to correct
+    (hermetic_home / "settings.json").write_text(json.dumps({"agreement": {"confidence": 0.9}}))
+    corrected = report_json(db, capsys=capsys)["dimensions"][0]["corrected_pass_rate"]
+    assert corrected["value"] is None
+    assert corrected["confidence"] == 0.9
 
 
 def _exercise_db(tmp_path: Path, rubrics, n: int, noise: float, seed: int = 3) -> Path:
@@ -321,18 +331,21 @@ def test_targets_at_the_boundaries():
     from judge_tui.stats.intervals import Interval
 
     on = Interval(0.61, 0.9, "test", 0.95)
-    assert check("k", "κ", "s", 0.7, on, 50, 0.61).decision == "met"  # ≥: the low end on the target clears it
+    # ≥: the low end on the target clears it
+    assert check("k", "κ", "s", 0.7, on, 50, 0.61, settings=SETTINGS).decision == "met"
     strict = Interval(0.90, 0.97, "test", 0.95)
-    assert check("tnr", "TNR", "s", 0.93, strict, 50, 0.90, strict=True).decision == "undecided"  # > needs more
+    # > needs more
+    assert check("tnr", "TNR", "s", 0.93, strict, 50, 0.90, settings=SETTINGS, strict=True).decision == "undecided"
     below = Interval(0.5, 0.61, "test", 0.95)
-    assert check("k", "κ", "s", 0.55, below, 50, 0.61).decision == "undecided"  # the high end reaches it
+    # the high end reaches it
+    assert check("k", "κ", "s", 0.55, below, 50, 0.61, settings=SETTINGS).decision == "undecided"
     sits = check("tnr", "TNR", "test split", 0.9, Interval(0.8, 0.97, "wilson", 0.95), 30, 0.90, strict=True,
-                 share=(27, 30), class_share=0.3, class_label="FAIL")
+                 settings=SETTINGS, share=(27, 30), class_share=0.3, class_label="FAIL")
     assert sits.decision == "undecided"
     assert "no practical number" in sits.plan_text()
     # The verdict does not tell the lead to add items in the same breath as "no practical number settles it".
-    assert verdict_words(sits, "interval") == f"undecided: {sits.plan_text()}"
-    assert check("k", "κ", "s", 0.7, on, 4, 0.61).decision == "undecided"  # too few items to decide
+    assert verdict_words(sits, SETTINGS) == f"undecided: {sits.plan_text()}"
+    assert check("k", "κ", "s", 0.7, on, 4, 0.61, settings=SETTINGS).decision == "undecided"  # too few items to decide
 
 
 def test_interval_bars_fit_80_columns_and_mark_the_thresholds(tmp_path, rubrics):

@@ -763,12 +763,12 @@ def test_a_pooled_share_equal_on_every_item_is_never_certain():
     interval is Wilson's counting each item once (statsmodels), not [75, 75]."""
     from judge_tui.analysis.pair_intervals import cluster_share_interval
 
-    found = defined(cluster_share_interval(np.array([3.0, 3.0, 3.0]), np.array([4.0, 4.0, 4.0])))
+    found = defined(cluster_share_interval(np.array([3.0, 3.0, 3.0]), np.array([4.0, 4.0, 4.0]), 0.95))
     low, high = proportion_confint(2.25, 3, alpha=0.05, method="wilson")
     assert (found.low, found.high) == pytest.approx((low, high), abs=1e-12)
     assert found.method == "wilson (items)"
     assert found.high - found.low > 0.3
-    varied = defined(cluster_share_interval(np.array([3.0, 2.0, 4.0]), np.array([4.0, 4.0, 4.0])))
+    varied = defined(cluster_share_interval(np.array([3.0, 2.0, 4.0]), np.array([4.0, 4.0, 4.0]), 0.95))
     assert varied.method == "cluster bootstrap (items)"  # items that differ are still resampled
 # The two-phase stratified interval of a design-weighted share (a balanced queue order's TPR, TNR, ...): for the
 # judge on items like these, the pool itself a sample of them.

@@ -115,10 +115,10 @@ def test_looked_at_after_every_item_met_is_said_wrongly_at_most_at_its_level():
 
     def tpr(s: int, n: int):
         return check("tpr", "TPR", "test split", s / n, iv.wilson(s, n), n, 0.90, strict=True, share=(s, n),
-                     class_label="PASS")
+                     settings=SETTINGS, class_label="PASS")
 
     assert first_met(lambda s, n: tpr(s, n).decision) > 0.045
-    assert first_met(lambda s, n: anytime_check(tpr(s, n), 0.95).decision) <= 0.025
+    assert first_met(lambda s, n: anytime_check(tpr(s, n), SETTINGS).decision) <= 0.025
 
 
 def test_a_kappa_the_pool_cannot_settle_is_named_with_why(tmp_path, rubrics):
@@ -215,8 +215,8 @@ def test_a_balanced_orders_tpr_counts_only_its_class_among_the_items_left():
 
     def tpr(class_share: float):
         found = check("tpr", "TPR", TEST_WEIGHTED_SCOPE, 0.97, iv.Interval(0.91, 0.99, "wilson, weighted", 0.95),
-                      40, 0.90, strict=True, class_share=class_share)
-        return anytime_check(found, SETTINGS.confidence, left=300)
+                      40, 0.90, settings=SETTINGS, strict=True, class_share=class_share)
+        return anytime_check(found, SETTINGS, left=300)
 
     rare, every = tpr(0.1), tpr(1.0)
     assert rare.decision == "undecided"

@@ -18,7 +18,7 @@ from judge_tui.analysis.team import (
     team_figures,
 )
 from judge_tui.model.rubrics import Scale
-from judge_tui.model.settings import DEFAULT_TOLERANCE
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag
 from judge_tui.store import Store
 from judge_tui.transfer.merge import merge_database
@@ -45,7 +45,7 @@ def test_consensus_mean_for_ordered_and_majority_for_pass_fail():
 
 def test_spread_beyond_tolerance():
     matrix = np.array([[0.5, 0.5, 1.0, 0.75], [0.5, 0.65, 0.0, NAN]])
-    assert spread_exceeds(Scale(kind="quarter"), matrix, DEFAULT_TOLERANCE).tolist() == [False, False, True, False]
+    assert spread_exceeds(Scale(kind="quarter"), matrix, AgreementSettings()).tolist() == [False, False, True, False]
 
 
 def _three_expert_lead_db(tmp_path: Path, rubrics) -> Path:
@@ -131,7 +131,7 @@ def test_adjudicated_consensus_replaces_the_computed_one_and_is_not_an_expert(tm
                                              "P04": {"label": 0}})
         rate(store, binary, "judge:x", "judge", {f"P0{n}": {"label": 1} for n in range(1, 5)})
         view = load_team(store, binary)
-        assert [d.item_id for d in expert_disagreements(view, DEFAULT_TOLERANCE)] == ["P02", "P04"]
+        assert [d.item_id for d in expert_disagreements(view, AgreementSettings())] == ["P02", "P04"]
         before = team_agreement(view).dimensions[0]
         assert before.ties == 2
         assert before.consensus_items == 2
@@ -144,7 +144,7 @@ def test_adjudicated_consensus_replaces_the_computed_one_and_is_not_an_expert(tm
         assert after.adjudicated_items == 1
         assert after.alpha_level == "nominal"
         assert after.consensus_vs_judge.alignment_rate == pytest.approx(2 / 3)  # P01 yes, P02 yes, P03 no
-        assert [d.adjudicated for d in expert_disagreements(view, DEFAULT_TOLERANCE)] == [True, False]
+        assert [d.adjudicated for d in expert_disagreements(view, AgreementSettings())] == [True, False]
         # alpha is computed from the two experts only
         expected = ag.krippendorff_alpha(np.array([[1, 1, 0, 1], [1, 0, 0, 0]], dtype=float), "nominal", (0, 1))
         assert after.alpha == pytest.approx(expected)

@@ -237,7 +237,7 @@ def test_pooled_alignment_is_a_cluster_bootstrap_over_items(team, hermetic_home,
 def test_a_perfect_pooled_alignment_is_not_claimed_certain():
     keys = np.arange(6)
     pairs = [AlignedPair(keys, np.ones(6), np.ones(6)) for _ in range(3)]
-    got = pooled_interval(pairs, 0.15)
+    got = pooled_interval(pairs, 0.15, 0.95)
     assert isinstance(got, Interval)
     assert got.method == "wilson (items)"
     assert got.low == pytest.approx(proportion_confint(6, 6, method="wilson")[0], abs=1e-9)
@@ -250,8 +250,8 @@ def test_the_bootstrap_gives_way_to_the_jackknife_past_the_item_limit():
     truth = rng.integers(0, 3, (n, 3)) * 0.5
     pairs = [AlignedPair(np.arange(n), truth[:, j], np.clip(truth[:, j] + rng.choice([-0.5, 0, 0, 0.5], n), 0, 1))
              for j in range(3)]
-    boot = pooled_interval(pairs, 0.15)
-    jack = pooled_interval(pairs, 0.15, max_bootstrap_items=100)
+    boot = pooled_interval(pairs, 0.15, 0.95)
+    jack = pooled_interval(pairs, 0.15, 0.95, max_bootstrap_items=100)
     assert isinstance(boot, Interval)
     assert isinstance(jack, Interval)
     assert jack.method == "infinitesimal jackknife (items)"
@@ -390,7 +390,7 @@ def test_paired_change_of_kappa_and_r_against_an_independent_paired_resampling()
         scale = Scale
 
     figures = tuple(compare(p.a, p.b, SCALE, ordered=True, tolerance=0.15, figures=ROW_FIGURES) for p in pairs)
-    got = paired_changes(pairs, figures, Rubric, 0.15)  # type: ignore[arg-type]  # a stand-in rubric: only its scale is read
+    got = paired_changes(pairs, figures, Rubric, 0.15, 0.95)  # type: ignore[arg-type]  # a stand-in rubric: only its scale is read
     drawn_kappa, drawn_r = [], []
     for _ in range(2000):
         pick = rng.integers(0, n, n)
@@ -403,7 +403,7 @@ def test_paired_change_of_kappa_and_r_against_an_independent_paired_resampling()
         assert isinstance(interval, Interval)
         assert (interval.low, interval.high) == pytest.approx((low, high), abs=0.04), name
     # Past the item limit the same changes are linearised, and agree with the bootstrap.
-    big = paired_changes(pairs, figures, Rubric, 0.15, max_bootstrap_items=10)  # type: ignore[arg-type]  # a stand-in rubric, as above
+    big = paired_changes(pairs, figures, Rubric, 0.15, 0.95, max_bootstrap_items=10)  # type: ignore[arg-type]  # a stand-in rubric, as above
     for name in ("alignment", "kappa", "pearson_r"):
         a, b = got[name].interval, big[name].interval
         assert isinstance(a, Interval)
@@ -526,7 +526,7 @@ def test_status_names_the_method_of_the_team_alpha_as_the_report_does(tmp_path, 
 def test_pooled_alignment_of_one_dimension_is_wilson():
     keys = np.arange(10)
     hits = np.array([1.0] * 7 + [0.0] * 3)
-    got = pooled_interval([AlignedPair(keys, hits, np.ones(10))], 0.15)
+    got = pooled_interval([AlignedPair(keys, hits, np.ones(10))], 0.15, 0.95)
     low, high = proportion_confint(7, 10, method="wilson")
     assert isinstance(got, Interval)
     assert got.method == "wilson"
@@ -549,9 +549,9 @@ def test_repeat_pairs_past_the_item_limit_take_conservative_closed_forms(monkeyp
     class Rubric:
         scale = Scale
 
-    boot = module.repeat_intervals(pairs, Rubric, 0.15, kappa=True)  # type: ignore[arg-type]  # a stand-in rubric: only its scale is read
+    boot = module.repeat_intervals(pairs, Rubric, 0.15, kappa=True, confidence=0.95)  # type: ignore[arg-type]  # a stand-in rubric: only its scale is read
     monkeypatch.setattr(module, "BOOTSTRAP_MAX_ITEMS", 10)
-    closed = module.repeat_intervals(pairs, Rubric, 0.15, kappa=True)  # type: ignore[arg-type]  # a stand-in rubric: only its scale is read
+    closed = module.repeat_intervals(pairs, Rubric, 0.15, kappa=True, confidence=0.95)  # type: ignore[arg-type]  # a stand-in rubric: only its scale is read
     for name in ("alignment", "kappa"):
         a, b = boot[name], closed[name]
         assert isinstance(a, Interval)

@@ -18,9 +18,6 @@ from judge_tui.formats.numbers import decimal_text
 from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats.agreement import Figure, Undefined, is_defined
 
-# The bounds interpretations use when the caller names none: the defaults of settings.json.
-DEFAULTS = AgreementSettings()
-
 Status = Literal["ok", "caution", "act", "stop", "unknown"]
 
 # Tolerates float noise when a figure sits exactly on a band edge (e.g. 7/10 against 0.70).
@@ -41,19 +38,18 @@ def _unknown(figure: Undefined) -> Interpretation:
     return Interpretation("not enough data", f"Cannot judge yet: {figure.reason}.", "unknown", None)
 
 
-def interpret_alignment(rate: Figure, thresholds: AgreementSettings = DEFAULTS) -> Interpretation:
+def interpret_alignment(rate: Figure, settings: AgreementSettings) -> Interpretation:
     """Band of an alignment rate (share of scores within the tolerance)."""
     if isinstance(rate, Undefined):
         return _unknown(rate)
-    t = thresholds
-    if rate >= t.alignment_well_calibrated - _EDGE:
+    if rate >= settings.alignment_well_calibrated - _EDGE:
         return Interpretation(
             "well calibrated",
             "The judge agrees closely with the reviewers; it can be extended to more item types.",
             "ok",
             True,
         )
-    if rate >= t.alignment_minor_drift - _EDGE:
+    if rate >= settings.alignment_minor_drift - _EDGE:
         return Interpretation(
             "minor drift",
             "Record the items where judge and reviewers part ways and sharpen the anchors of one or two "
@@ -61,7 +57,7 @@ def interpret_alignment(rate: Figure, thresholds: AgreementSettings = DEFAULTS) 
             "caution",
             False,
         )
-    if rate >= t.alignment_significant_drift - _EDGE:
+    if rate >= settings.alignment_significant_drift - _EDGE:
         return Interpretation(
             "significant drift",
             "Rework the judge prompt for the weakest dimensions and check again on a handful of items "
@@ -77,23 +73,22 @@ def interpret_alignment(rate: Figure, thresholds: AgreementSettings = DEFAULTS) 
     )
 
 
-def interpret_kappa(kappa: Figure, thresholds: AgreementSettings = DEFAULTS) -> Interpretation:
+def interpret_kappa(kappa: Figure, settings: AgreementSettings) -> Interpretation:
     """Band of a Cohen's kappa; substantial or better meets the target."""
     if isinstance(kappa, Undefined):
         return _unknown(kappa)
-    t = thresholds
-    if kappa > t.kappa_almost_perfect + _EDGE:
+    if kappa > settings.kappa_almost_perfect + _EDGE:
         return Interpretation(
             "almost perfect", "Agreement is far beyond chance; the judge can be relied on.", "ok", True
         )
-    if kappa >= t.kappa_substantial - _EDGE:
+    if kappa >= settings.kappa_substantial - _EDGE:
         return Interpretation(
             "substantial",
             "Agreement is in the target band; keep an eye on it as the rubric changes.",
             "ok",
             True,
         )
-    if kappa >= t.kappa_moderate - _EDGE:
+    if kappa >= settings.kappa_moderate - _EDGE:
         return Interpretation(
             "moderate",
             "Below the target band: make the rubric anchors more precise and compare again.",
@@ -108,11 +103,11 @@ def interpret_kappa(kappa: Figure, thresholds: AgreementSettings = DEFAULTS) -> 
     )
 
 
-def meets_pearson_target(r: Figure, thresholds: AgreementSettings = DEFAULTS) -> Interpretation:
+def meets_pearson_target(r: Figure, settings: AgreementSettings) -> Interpretation:
     """Whether the correlation of overall scores reaches the target (r at or above 0.70 by default)."""
     if isinstance(r, Undefined):
         return _unknown(r)
-    target = thresholds.pearson_target
+    target = settings.pearson_target
     if r >= target - _EDGE:
         return Interpretation(
             f"r meets {decimal_text(target, 2)}",
@@ -130,14 +125,14 @@ def meets_pearson_target(r: Figure, thresholds: AgreementSettings = DEFAULTS) ->
 
 
 def meets_binary_target(
-    tpr: Figure, tnr: Figure, thresholds: AgreementSettings = DEFAULTS
+    tpr: Figure, tnr: Figure, settings: AgreementSettings
 ) -> Interpretation:
     """Whether a PASS/FAIL judge catches both classes well enough (TPR and TNR above 0.90 by default)."""
     for figure in (tpr, tnr):
         if isinstance(figure, Undefined):
             return _unknown(figure)
     assert is_defined(tpr) and is_defined(tnr)
-    target = thresholds.tpr_tnr_target
+    target = settings.tpr_tnr_target
     if tpr > target + _EDGE and tnr > target + _EDGE:
         return Interpretation(
             f"TPR and TNR above {decimal_text(target, 2)}",

@@ -43,6 +43,7 @@ from judge_tui.analysis.team import is_expert, load_team, team_consensus
 from judge_tui.formats.numbers import short_text
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric, Scale
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats.selective import Certificate, certify
 from judge_tui.store import CertificateTerms, Store
 
@@ -52,14 +53,14 @@ STATED, LOGPROB = "stated", "logprob"  # ... or what the judge's first run store
 CONFIDENCES = (REPEATS, STATED, LOGPROB)  # one judge's, the lead's choice; a jury's is always its agreement
 
 
-def repeat_confidence(runs: np.ndarray, scale: Scale, tolerance: float) -> np.ndarray:
+def repeat_confidence(runs: np.ndarray, scale: Scale, settings: AgreementSettings) -> np.ndarray:
     """Per item, the share of the judge's runs (runs x items x dimensions, the first run first) whose every
     score aligns with the first run's; NaN where the first run is missing or fewer than two runs are there."""
     runs = np.asarray(runs, dtype=np.float64)
     present = ~np.isnan(runs).all(axis=2)  # runs x items
     verdict = runs[0]
     scored = ~np.isnan(verdict)  # items x dimensions
-    aligned = agreeing(scale, runs, verdict[np.newaxis], tolerance) | ~scored[np.newaxis]
+    aligned = agreeing(scale, runs, verdict[np.newaxis], settings.tolerance) | ~scored[np.newaxis]
     agrees = aligned.all(axis=2) & present
     counted = present.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -67,7 +68,7 @@ def repeat_confidence(runs: np.ndarray, scale: Scale, tolerance: float) -> np.nd
     return np.where(present[0] & (counted >= 2), share, np.nan)
 
 
-def jury_verdicts(matrix: np.ndarray, scale: Scale, tolerance: float) -> tuple[np.ndarray, np.ndarray]:
+def jury_verdicts(matrix: np.ndarray, scale: Scale, settings: AgreementSettings) -> tuple[np.ndarray, np.ndarray]:
     """The jury's verdict per item and dimension (members x items x dimensions in; items x dimensions out, NaN
     where no member scored or the members tie) and its confidence per item: the share of the members who scored
     the item whose every score aligns with the verdict. NaN where fewer than two members scored it or a
@@ -79,7 +80,7 @@ def jury_verdicts(matrix: np.ndarray, scale: Scale, tolerance: float) -> tuple[n
     scored = ~np.isnan(matrix)
     present = scored.any(axis=2)  # members x items
     undecided = (scored.any(axis=0) & np.isnan(verdict)).any(axis=1)
-    aligned = agreeing(scale, matrix, verdict[np.newaxis], tolerance) | np.isnan(verdict)[np.newaxis]
+    aligned = agreeing(scale, matrix, verdict[np.newaxis], settings.tolerance) | np.isnan(verdict)[np.newaxis]
     agrees = aligned.all(axis=2) & present
     counted = present.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -88,11 +89,11 @@ def jury_verdicts(matrix: np.ndarray, scale: Scale, tolerance: float) -> tuple[n
 
 
 def disagreements(reference: np.ndarray, verdict: np.ndarray, scale: Scale,
-                  tolerance: float) -> tuple[np.ndarray, np.ndarray]:
+                  settings: AgreementSettings) -> tuple[np.ndarray, np.ndarray]:
     """Per item (items x dimensions on both sides): whether both sides scored a dimension at all, and whether
     any dimension both scored is out of tolerance."""
     both = ~np.isnan(reference) & ~np.isnan(verdict)
-    misaligned = both & ~agreeing(scale, reference, verdict, tolerance)
+    misaligned = both & ~agreeing(scale, reference, verdict, settings.tolerance)
     return both.any(axis=1), misaligned.any(axis=1)
 
 
@@ -105,7 +106,7 @@ class Certification:
     members: tuple[str, ...]  # the jury's judges; () for one judge's repeats
     jury_rule: str  # how the jury's verdict is made: "majority" or "median" ("" for one judge)
     split: str
-    tolerance: float
+    settings: AgreementSettings  # its tolerance is the one the certificate is made with
     most_judgments: int  # the most judgments of one certification item: the judge's runs, or the jury's members
     expert_rated: int  # items of the split both the experts and the judge (or a jury member) rated
     without_confidence: int  # of them, those with one judgment, or a jury's tie: left out of the certificate
@@ -138,7 +139,7 @@ class Certification:
         return CertificateTerms(
             rubric=self.rubric, judge=self.judge, members=self.members, jury_rule=self.jury_rule,
             confidence=self.confidence, split=self.split, alpha=self.certificate.alpha, delta=self.certificate.delta,
-            lambda_=found.threshold if found else None, tolerance=self.tolerance, n=self.certificate.n,
+            lambda_=found.threshold if found else None, tolerance=self.settings.tolerance, n=self.certificate.n,
             kept=found.kept if found else 0, disagreements=found.disagreements if found else None,
             bound=found.bound if found else None, unrated=self.unrated)
 
@@ -147,7 +148,7 @@ class Certification:
         found = cert.certified
         return {
             "rubric": self.rubric, "judge": self.judge, "members": list(self.members), "split": self.split,
-            "tolerance": self.tolerance, "confidence": self.confidence,
+            "tolerance": self.settings.tolerance, "confidence": self.confidence,
             "jury_rule": self.jury_rule or None,
             "most_judgments": self.most_judgments,
             "alpha": cert.alpha, "delta": cert.delta, "certified": self.certified,
@@ -183,7 +184,8 @@ def member_matrix(ratings: RubricRatings, members: Sequence[str], keys: np.ndarr
     return ratings.first_run_matrix(list(members), keys)[:, :, columns]
 
 
-def judged_with_confidence(store: Store, ratings: RubricRatings, keys: np.ndarray, tolerance: float, source: str, *,
+def judged_with_confidence(store: Store, ratings: RubricRatings, keys: np.ndarray, settings: AgreementSettings,
+                           source: str, *,
                            judge: str | None, members: Sequence[str] = ()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Over ``keys``: the verdict (items x judged dimensions), the confidence and the number of judgments of each
     item, with the confidence named by ``source`` (the name a certificate records): ``judge``'s repeats, what its
@@ -194,13 +196,13 @@ def judged_with_confidence(store: Store, ratings: RubricRatings, keys: np.ndarra
                         f"({', '.join((*CONFIDENCES, JURY))}): certify again with `judge-tui assign --escalate`")
     if source == JURY:
         matrix = member_matrix(ratings, members, keys)
-        return (*jury_verdicts(matrix, scale, tolerance), (~np.isnan(matrix).all(axis=2)).sum(axis=0))
+        return (*jury_verdicts(matrix, scale, settings), (~np.isnan(matrix).all(axis=2)).sum(axis=0))
     runs = judge_runs(ratings, str(judge), keys)
     if source != REPEATS:  # what its first run stored; the verdict is the first run's
         first = runs[:1]
         return (first[0], stored_confidence(store, ratings.rubric, str(judge), source, keys),
                 (~np.isnan(first).all(axis=2)).sum(axis=0))
-    return runs[0], repeat_confidence(runs, scale, tolerance), (~np.isnan(runs).all(axis=2)).sum(axis=0)
+    return runs[0], repeat_confidence(runs, scale, settings), (~np.isnan(runs).all(axis=2)).sum(axis=0)
 
 
 def stored_confidence(store: Store, rubric: Rubric, judge: str, source: str, keys: np.ndarray) -> np.ndarray:
@@ -228,17 +230,17 @@ Judged = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
 
 
 def against_experts(store: Store, rubric: Rubric, ratings: RubricRatings, split: str, judged: Judged,
-                    tolerance: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                    settings: AgreementSettings) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Over the split's items, in its order: whether the experts and the judge both rated each, whether its
     verdict disagrees with the experts' consensus, its confidence and its number of judgments."""
     view = load_team(store, rubric, split=split, ratings=ratings, notes=False)
     reference = np.column_stack([team_consensus(view, d, min_raters=1)[0] for d in view.dimensions])
     verdict, confidence, judgments = judged(view.item_keys)
-    rated, wrong = disagreements(reference, verdict, rubric.scale, tolerance)
+    rated, wrong = disagreements(reference, verdict, rubric.scale, settings)
     return rated, wrong, confidence, judgments
 
 
-def certify_judge(store: Store, rubric: Rubric, *, alpha: float, delta: float, tolerance: float,
+def certify_judge(store: Store, rubric: Rubric, settings: AgreementSettings, *, alpha: float, delta: float,
                   judge: str | None = None, members: Sequence[str] = (),
                   split: str = DEFAULT_SPLIT, source: str = REPEATS) -> Certification:
     """Certify ``judge`` (default: the judge, judges.the_judge) on its confidence from ``source`` (one of
@@ -266,9 +268,9 @@ def certify_judge(store: Store, rubric: Rubric, *, alpha: float, delta: float, t
         source = JURY if members else source
 
         def judged(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-            return judged_with_confidence(store, ratings, keys, tolerance, source, judge=judge, members=members)
+            return judged_with_confidence(store, ratings, keys, settings, source, judge=judge, members=members)
 
-        rated, wrong, confidence, judgments = against_experts(store, rubric, ratings, split, judged, tolerance)
+        rated, wrong, confidence, judgments = against_experts(store, rubric, ratings, split, judged, settings)
         who = f"the jury {'+'.join(members)}" if members else f"judge {judge}"
         if not rated.any():
             raise UserError(f"no item of the {split} split has both an expert's rating and {who}'s verdict: the "
@@ -289,7 +291,7 @@ def certify_judge(store: Store, rubric: Rubric, *, alpha: float, delta: float, t
         return Certification(
             rubric=rubric.id, judge=JURY if members else str(judge), members=tuple(members),
             jury_rule=RULE_NAMES[rule_for(rubric.scale)] if members else "", split=split,
-            tolerance=tolerance, most_judgments=int(judgments[rated].max()), expert_rated=int(rated.sum()),
+            settings=settings, most_judgments=int(judgments[rated].max()), expert_rated=int(rated.sum()),
             without_confidence=int((rated & ~has_confidence).sum()), certificate=certificate,
             decided=tuple(i for i, k in zip(unrated_ids, kept.tolist(), strict=True) if k),
             escalated=tuple(i for i, k in zip(unrated_ids, kept.tolist(), strict=True) if not k),

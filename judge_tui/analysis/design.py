@@ -99,9 +99,8 @@ def sampling_design(store: Store, rubric: Rubric, human_ids: Sequence[str], pair
     pool = Counter(s for i, s in every.items() if i in in_pool)
     strata = [every.get(i, qo.UNJUDGED) for i in ids]
     weights = design_weights(strata, pool)
-    figures = (pass_fail_rates(rubric, pairing, np.array(strata), weights, pool, settings.confidence) if rates_only
-               else weighted_figures(rubric, pairing, np.array(strata), weights, pool, settings.tolerance,
-                                     settings.confidence))
+    figures = (pass_fail_rates(rubric, pairing, np.array(strata), weights, pool, settings) if rates_only
+               else weighted_figures(rubric, pairing, np.array(strata), weights, pool, settings))
     return Design(kind, judge, len(compared), dict(sorted(pool.items())), dict(sorted(Counter(strata).items())),
                   iv.effective_sample_size(weights), figures, np.array(strata), weights)
 
@@ -170,13 +169,13 @@ def _stratified_tpr_tnr(design: Design, strata: np.ndarray, human_pass: np.ndarr
 
 
 def _figure(key: str, label: str, statistic: iv.WeightedStatistic, weights: np.ndarray, strata: np.ndarray,
-            pool: dict[str, int], confidence: float) -> WeightedFigure:
+            pool: dict[str, int], settings: AgreementSettings) -> WeightedFigure:
     value = float(statistic(weights[None, :])[0])
     if not np.isfinite(value):
         why = Undefined("not defined on the compared items")
         return WeightedFigure(key, label, why, why)
     replicates = iv.bootstrap(statistic, weights.size, strata=strata, design_weights=weights, pool=pool)
-    interval = iv.percentile_interval(replicates, confidence, method=STRATIFIED_BOOTSTRAP)
+    interval = iv.percentile_interval(replicates, settings.confidence, method=STRATIFIED_BOOTSTRAP)
     if isinstance(interval, Interval) and interval.high - interval.low < 1e-12:
         # Every resample the same (r = 1 on items on one line): a point would claim certainty about the judge.
         interval = Undefined(f"no interval: every resample of the compared items gives "
@@ -190,7 +189,7 @@ STRATIFIED_BOOTSTRAP = "stratified bootstrap (two-phase)"
 
 
 def weighted_share_figure(key: str, label: str, hits: np.ndarray, counted: np.ndarray, weights: np.ndarray,
-                          strata: np.ndarray, pool: dict[str, int], confidence: float,
+                          strata: np.ndarray, pool: dict[str, int], settings: AgreementSettings,
                           categories: dict[str, list[tuple[float, float]]] | None = None) -> WeightedFigure:
     """A design-weighted share (TPR, TNR, accuracy, alignment) with the two-phase stratified Jeffreys interval
     (a percentile bootstrap of a share that is all hits in a few items would claim certainty). Its n is the
@@ -209,12 +208,12 @@ def weighted_share_figure(key: str, label: str, hits: np.ndarray, counted: np.nd
     else:  # Kish's n over the scores counted (an item counting c scores weighs c times)
         n = float(mass**2 / ((weights * counted) ** 2 / np.maximum(counted, 1)).sum())
     draws = iv.stratified_share(strata, hits, counted, judged, categories=categories)
-    interval = iv.percentile_interval(draws, confidence, method=STRATIFIED, low=0.0, high=1.0)
+    interval = iv.percentile_interval(draws, settings.confidence, method=STRATIFIED, low=0.0, high=1.0)
     return WeightedFigure(key, label, value, interval, n)
 
 
 def _all_agreed(kappa: WeightedFigure, ac1: WeightedFigure, codes: np.ndarray, weights: np.ndarray, k: int,
-                confidence: float) -> tuple[WeightedFigure, WeightedFigure]:
+                settings: AgreementSettings) -> tuple[WeightedFigure, WeightedFigure]:
     """Kappa's and AC1's intervals when every compared item agreed: Wilson's for the agreement at the effective
     sample size, chance agreement held fixed (as the report's own kappa interval does)."""
     share = np.bincount(codes, weights=weights, minlength=k) / weights.sum()  # both raters' share, the same
@@ -222,7 +221,7 @@ def _all_agreed(kappa: WeightedFigure, ac1: WeightedFigure, codes: np.ndarray, w
     found = []
     for figure, chance in ((kappa, float((share * share).sum())), (ac1, float((share * (1 - share)).sum() / (k - 1)))):
         if chance < 1.0 and ag.is_defined(figure.estimate):
-            figure = replace(figure, interval=iv.chance_held_interval(1.0, chance, n, confidence), n=n)
+            figure = replace(figure, interval=iv.chance_held_interval(1.0, chance, n, settings.confidence), n=n)
         found.append(figure)
     return found[0], found[1]
 
@@ -232,17 +231,17 @@ def _codes(scores: np.ndarray, points: Sequence[float]) -> np.ndarray:
 
 
 def _kappa_and_ac1(key: str, label: str, ca: np.ndarray, cb: np.ndarray, k: int, w: np.ndarray, s: np.ndarray,
-                   pool: dict[str, int], confidence: float) -> tuple[WeightedFigure, WeightedFigure]:
-    kappa = _figure(key, f"κ{label}", lambda v: iv.weighted_kappa(v, ca, cb, k), w, s, pool, confidence)
+                   pool: dict[str, int], settings: AgreementSettings) -> tuple[WeightedFigure, WeightedFigure]:
+    kappa = _figure(key, f"κ{label}", lambda v: iv.weighted_kappa(v, ca, cb, k), w, s, pool, settings)
     ac1 = _figure(key.replace("cohen_kappa", "ac1"), f"AC1{label}", lambda v: iv.weighted_ac1(v, ca, cb, k), w, s,
-                  pool, confidence)
+                  pool, settings)
     if np.all(ca == cb):  # every item agreed: every resample is 1, which would claim certainty
-        kappa, ac1 = _all_agreed(kappa, ac1, ca, w, k, confidence)
+        kappa, ac1 = _all_agreed(kappa, ac1, ca, w, k, settings)
     return kappa, ac1
 
 
 def _dimension_kappas(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weights: np.ndarray,
-                      pool: dict[str, int], confidence: float) -> list[WeightedFigure]:
+                      pool: dict[str, int], settings: AgreementSettings) -> list[WeightedFigure]:
     """Each judged dimension's kappa (the report's kappa targets, one per dimension), design-weighted, on
     the items where both sides scored it; keyed as the targets are (kappa:<dimension>)."""
     points = rubric.scale.points
@@ -256,13 +255,13 @@ def _dimension_kappas(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weig
         if not both.any():
             continue
         kappa, _ = _kappa_and_ac1("cohen_kappa", "", _codes(a[both], points), _codes(b[both], points), len(points),
-                                  weights[both], strata[both], pool, confidence)
+                                  weights[both], strata[both], pool, settings)
         found.append(replace(kappa, key=f"kappa:{dimension.id}", label=f"κ of {dimension.id}"))
     return found
 
 
 def weighted_figures(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weights: np.ndarray, pool: dict[str, int],
-                     tolerance: float, confidence: float) -> tuple[WeightedFigure, ...]:
+                     settings: AgreementSettings) -> tuple[WeightedFigure, ...]:
     """The overall score's figures, each item weighted by its stratum (and the judged dimensions' pooled
     alignment), on the items where both sides scored the overall score."""
     figures = []
@@ -270,11 +269,11 @@ def weighted_figures(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weigh
     a_all, b_all = pairing.a.scores[:, judged], pairing.b.scores[:, judged]
     both = ~np.isnan(a_all) & ~np.isnan(b_all)
     # Per item, its aligned scores and its scores compared (an item is a cluster of dimension scores).
-    hits = (agreeing(rubric.scale, a_all, b_all, tolerance) & both).sum(axis=1)
+    hits = (agreeing(rubric.scale, a_all, b_all, settings.tolerance) & both).sum(axis=1)
     counted = both.sum(axis=1)
     figures.append(weighted_share_figure("alignment_rate", "alignment", hits, counted, weights, strata, pool,
-                                         confidence))
-    figures += _dimension_kappas(rubric, pairing, strata, weights, pool, confidence)
+                                         settings))
+    figures += _dimension_kappas(rubric, pairing, strata, weights, pool, settings)
     a, b = pairing.a.column(OVERALL_COLUMN), pairing.b.column(OVERALL_COLUMN)
     scored = ~np.isnan(a) & ~np.isnan(b)
     a, b, w, s = a[scored], b[scored], weights[scored], strata[scored]
@@ -283,30 +282,30 @@ def weighted_figures(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weigh
     if rubric.overall == "label":
         points = rubric.scale.points
         ca, cb = _codes(a, points), _codes(b, points)
-        figures += _kappa_and_ac1("cohen_kappa", "", ca, cb, len(points), w, s, pool, confidence)
+        figures += _kappa_and_ac1("cohen_kappa", "", ca, cb, len(points), w, s, pool, settings)
         if rubric.scale.binary:
             human_pass, judge_pass = ca == 1, cb == 1
             figures += [
-                *_rates(human_pass, judge_pass, w, s, pool, confidence),
+                *_rates(human_pass, judge_pass, w, s, pool, settings),
                 weighted_share_figure("accuracy", "accuracy", human_pass == judge_pass, np.ones(w.size), w, s, pool,
-                                      confidence, qo.PASS_FAIL_CATEGORIES["accuracy"]),
+                                      settings, qo.PASS_FAIL_CATEGORIES["accuracy"]),
             ]
     else:
         figures.append(_figure("pearson_r", f"r of the {rubric.overall_name}",
-                               lambda v: iv.weighted_pearson(v, a, b), w, s, pool, confidence))
+                               lambda v: iv.weighted_pearson(v, a, b), w, s, pool, settings))
     return tuple(figures)
 
 
 def _rates(human_pass: np.ndarray, judge_pass: np.ndarray, weights: np.ndarray, strata: np.ndarray,
-           pool: dict[str, int], confidence: float) -> list[WeightedFigure]:
+           pool: dict[str, int], settings: AgreementSettings) -> list[WeightedFigure]:
     return [weighted_share_figure("tpr", "TPR", human_pass & judge_pass, human_pass, weights, strata, pool,
-                                  confidence, qo.PASS_FAIL_CATEGORIES["tpr"]),
+                                  settings, qo.PASS_FAIL_CATEGORIES["tpr"]),
             weighted_share_figure("tnr", "TNR", ~human_pass & ~judge_pass, ~human_pass, weights, strata, pool,
-                                  confidence, qo.PASS_FAIL_CATEGORIES["tnr"])]
+                                  settings, qo.PASS_FAIL_CATEGORIES["tnr"])]
 
 
 def pass_fail_rates(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weights: np.ndarray, pool: dict[str, int],
-                    confidence: float) -> tuple[WeightedFigure, ...]:
+                    settings: AgreementSettings) -> tuple[WeightedFigure, ...]:
     """The design-weighted TPR and TNR of a PASS/FAIL rubric's overall label (nothing for another rubric)."""
     if rubric.overall != "label" or not rubric.scale.binary:
         return ()
@@ -316,7 +315,7 @@ def pass_fail_rates(rubric: Rubric, pairing: Pairing, strata: np.ndarray, weight
         return ()
     points = rubric.scale.points
     human_pass, judge_pass = _codes(a[scored], points) == 1, _codes(b[scored], points) == 1
-    return tuple(_rates(human_pass, judge_pass, weights[scored], strata[scored], pool, confidence))
+    return tuple(_rates(human_pass, judge_pass, weights[scored], strata[scored], pool, settings))
 
 
 WEIGHTED_SCOPE = "all compared items, design-weighted"
@@ -358,7 +357,7 @@ def reweighted_checks(checks: Sequence[TargetCheck], design: Design, rubric: Rub
         unrated = max(0, sum(source.pool.values()) - sum(source.rated.values()))
         decided = check(c.key, c.figure, TEST_WEIGHTED_SCOPE if on_test else WEIGHTED_SCOPE, found.estimate,
                         found.interval, deciding_n(found.n, source.rated, source.pool), c.target,
-                        strict=c.strict, percent=c.percent, confidence=settings.confidence, class_label=c.class_label,
+                        strict=c.strict, percent=c.percent, settings=settings, class_label=c.class_label,
                         class_share=c.class_share)
         if on_test or decided.more_items is not None:  # its plan says so when rating the rest cannot settle it
             decided = replace(decided, left=unrated)

@@ -17,7 +17,7 @@ split's items it would keep, and the expert hours it saves.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -93,13 +93,13 @@ def certifies_another_judge(terms: CertificateTerms, judge: str | None) -> bool:
     return judge is not None and not terms.members and terms.judge != judge
 
 
-def hours_saved(items: int, seconds: list[float], confidence: float) -> HoursSaved:
+def hours_saved(items: int, seconds: list[float], settings: AgreementSettings) -> HoursSaved:
     """``items`` expert ratings saved, each as long as the mean of ``seconds``."""
     times = np.asarray(seconds, dtype=np.float64)
     if times.size == 0:
         return HoursSaved(items, 0, None, None, Undefined("no expert rating of this rubric has a recorded time"))
     mean = float(times.mean())
-    per_item = mean_interval(times, confidence)
+    per_item = mean_interval(times, settings.confidence)
     interval: IntervalFigure = per_item
     if not isinstance(per_item, Undefined):
         interval = Interval(max(per_item.low, 0.0) * items / 3600, per_item.high * items / 3600,
@@ -108,24 +108,26 @@ def hours_saved(items: int, seconds: list[float], confidence: float) -> HoursSav
 
 
 def kept_on_test(store: Store, rubric: Rubric, ratings: RubricRatings, terms: CertificateTerms,
-                 confidence: float) -> KeptOnTest | None:
-    """The certificate checked on the test split (None when it certified no threshold)."""
+                 settings: AgreementSettings) -> KeptOnTest | None:
+    """The certificate checked on the test split (None when it certified no threshold), by the tolerance it was
+    made with."""
     if terms.lambda_ is None:
         return None
     if not store.item_keys_in_order(rubric.id, TEST)[0].size:
         return KeptOnTest(0, 0, 0, Undefined("no item is in the test split"))
     judge = None if terms.members else terms.judge
+    made_with = replace(settings, tolerance=terms.tolerance)
 
     def judged(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return judged_with_confidence(store, ratings, keys, terms.tolerance, terms.confidence, judge=judge,
+        return judged_with_confidence(store, ratings, keys, made_with, terms.confidence, judge=judge,
                                       members=terms.members)
 
-    rated, wrong, sure, _ = against_experts(store, rubric, ratings, TEST, judged, terms.tolerance)
+    rated, wrong, sure, _ = against_experts(store, rubric, ratings, TEST, judged, made_with)
     with np.errstate(invalid="ignore"):
         compared = rated & ~np.isnan(sure)
         kept = compared & (sure >= terms.lambda_)
     n, agreeing = int(kept.sum()), int((kept & ~wrong).sum())
-    return KeptOnTest(int(compared.sum()), n, agreeing, wilson(agreeing, n, confidence))
+    return KeptOnTest(int(compared.sum()), n, agreeing, wilson(agreeing, n, settings.confidence))
 
 
 def certificate_in_force(store: Store, rubric: Rubric, settings: AgreementSettings,
@@ -141,6 +143,6 @@ def certificate_in_force(store: Store, rubric: Rubric, settings: AgreementSettin
         ratings = load(store, rubric, TEST)
     decided = len(store.judge_decided(rubric.id))
     experts = [e["id"] for e in store.active_experts(rubric.id) if e["id"] != CONSENSUS_RATER]
-    saved = hours_saved(decided, store.expert_rating_seconds(rubric.id, experts), settings.confidence)
-    return CertificateInForce(terms, decided, kept_on_test(store, rubric, ratings, terms, settings.confidence), saved,
+    saved = hours_saved(decided, store.expert_rating_seconds(rubric.id, experts), settings)
+    return CertificateInForce(terms, decided, kept_on_test(store, rubric, ratings, terms, settings), saved,
                               compared)

@@ -30,7 +30,6 @@ import numpy as np
 
 from judge_tui.analysis.judges import judge_of_each_model
 from judge_tui.analysis.pair_intervals import (
-    DEFAULT_CONFIDENCE,
     Change,
     change_verdict,
     cluster_share_interval,
@@ -250,36 +249,36 @@ def _share_of(hits: np.ndarray, counted: np.ndarray | None = None) -> Callable[[
     return lambda w: weighted_share(w, hits, counted)
 
 
-def _cluster_share(hits: np.ndarray, counted: np.ndarray, replicates: np.ndarray | None, confidence: float,
+def _cluster_share(hits: np.ndarray, counted: np.ndarray, replicates: np.ndarray | None, settings: AgreementSettings,
                    max_bootstrap_items: int = BOOTSTRAP_MAX_ITEMS) -> IntervalFigure:
     """`cluster_share_interval`, its bootstrap taken from ``replicates`` when they were drawn already (the same
     statistic on the same resamples: the same interval)."""
     shares = hits[counted > 0] / counted[counted > 0]
     if (replicates is None or hits.size == 0 or hits.size > max_bootstrap_items or np.all(counted == 1)
             or (shares.size and np.ptp(shares) == 0.0)):
-        return cluster_share_interval(hits, counted, confidence, max_bootstrap_items=max_bootstrap_items)
-    return percentile_interval(replicates, confidence, method="cluster bootstrap (items)", low=0.0, high=1.0)
+        return cluster_share_interval(hits, counted, settings.confidence, max_bootstrap_items=max_bootstrap_items)
+    return percentile_interval(replicates, settings.confidence, method="cluster bootstrap (items)", low=0.0, high=1.0)
 
 
 def _rater_figures(rater: str, pairs: Sequence[AlignedPair], dimensions: Sequence[str], rubric: Rubric,
-                   tolerance: float, confidence: float, cost: CostAndTime | None,
+                   within: float, settings: AgreementSettings, cost: CostAndTime | None,
                    interval: IntervalFigure | None = None, items: int | None = None) -> RaterFigures:
     found = []
     for dimension, p in zip(dimensions, pairs, strict=True):
-        agreement = p.compare(rubric, tolerance)
-        found.append(DimensionFigures(dimension, p, agreement, pair_intervals(p, agreement, confidence)))
+        agreement = p.compare(rubric, within)
+        found.append(DimensionFigures(dimension, p, agreement, pair_intervals(p, agreement, settings.confidence)))
     if items is None:
         items = int(np.unique(np.concatenate([p.keys for p in pairs])).size) if pairs else 0
-    alignment = pooled_alignment(pairs, tolerance, "no item was rated by the experts and judged by every member")
+    alignment = pooled_alignment(pairs, within, "no item was rated by the experts and judged by every member")
     if isinstance(alignment, ag.Undefined):
         interval = alignment
     elif interval is None:
-        interval = pooled_interval(pairs, tolerance, confidence)
+        interval = pooled_interval(pairs, within, settings.confidence)
     return RaterFigures(rater, items, alignment, interval, tuple(found), cost)
 
 
 def error_correlation(first: str, second: str, wrong: tuple[np.ndarray, np.ndarray], item_of: np.ndarray,
-                      confidence: float = DEFAULT_CONFIDENCE, *, n_boot: int = DEFAULT_RESAMPLES,
+                      settings: AgreementSettings, *, n_boot: int = DEFAULT_RESAMPLES,
                       seed: int = DEFAULT_SEED, max_bootstrap_items: int = BOOTSTRAP_MAX_ITEMS,
                       drawn: Sequence[np.ndarray] | None = None,
                       grouped: tuple[np.ndarray, int] | None = None) -> ErrorCorrelation:
@@ -302,23 +301,23 @@ def error_correlation(first: str, second: str, wrong: tuple[np.ndarray, np.ndarr
         why = ag.Undefined(f"{who} erred on {'every' if (pa if who == first else pb) else 'no'} score compared:"
                            " whether its errors coincide cannot be measured")
         return ErrorCorrelation(first, second, scores, n, pa, pb, both,
-                                _cluster_share(per_item[2], counted, drawn[2] if drawn else None, confidence,
+                                _cluster_share(per_item[2], counted, drawn[2] if drawn else None, settings,
                                                max_bootstrap_items), independent, why, both - independent, why)
     if n > max_bootstrap_items:
         ga, gb, gboth = (share_influence(x, counted) for x in per_item)
         method = "infinitesimal jackknife (items)"
-        both_interval = normal_interval(both, gboth, confidence, method, low=0.0, high=1.0)
-        independent_interval = normal_interval(independent, pb * ga + pa * gb, confidence, method, low=0.0,
+        both_interval = normal_interval(both, gboth, settings.confidence, method, low=0.0, high=1.0)
+        independent_interval = normal_interval(independent, pb * ga + pa * gb, settings.confidence, method, low=0.0,
                                                high=1.0)
-        excess_interval = normal_interval(both - independent, gboth - pb * ga - pa * gb, confidence, method)
+        excess_interval = normal_interval(both - independent, gboth - pb * ga - pa * gb, settings.confidence, method)
     else:
         shares = list(drawn) if drawn is not None else bootstrap_together(
             [_share_of(x, counted) for x in per_item], n, n_boot=n_boot, seed=seed)
-        both_interval = _cluster_share(per_item[2], counted, shares[2], confidence, max_bootstrap_items)
+        both_interval = _cluster_share(per_item[2], counted, shares[2], settings, max_bootstrap_items)
         method = "cluster bootstrap (items)"
-        independent_interval = percentile_interval(shares[0] * shares[1], confidence, method=method, low=0.0,
+        independent_interval = percentile_interval(shares[0] * shares[1], settings.confidence, method=method, low=0.0,
                                                    high=1.0)
-        excess_interval = percentile_interval(shares[2] - shares[0] * shares[1], confidence, method=method)
+        excess_interval = percentile_interval(shares[2] - shares[0] * shares[1], settings.confidence, method=method)
     return ErrorCorrelation(first, second, scores, n, pa, pb, both, both_interval, independent,
                             independent_interval, both - independent, excess_interval)
 
@@ -375,24 +374,24 @@ def build_jury(store: Store, rubric: Rubric, members: Sequence[str] | None = Non
     errs = [np.concatenate(w) if w else np.empty(0, bool) for w in wrong]
     pairs = [(i, j) for i in range(len(members)) for j in range(i + 1, len(members))]
     grouped = _grouped(scores_item, view.item_keys)
-    drawn = _draw_members(errs, pairs, grouped, settings.confidence)  # one draw for all their intervals
-    judges = tuple(_rater_figures(m, member_pairs[k], dims, rubric, within, settings.confidence,
+    drawn = _draw_members(errs, pairs, grouped, settings)  # one draw for all their intervals
+    judges = tuple(_rater_figures(m, member_pairs[k], dims, rubric, within, settings,
                                   cost_and_time(store, rubric.id, m) if costs else None,
                                   drawn.alignment[k], grouped[1])
                    for k, m in enumerate(members))
     name = f"jury ({RULE_NAMES.get(rule, 'rule')} of {len(members)})"
-    jury = _rater_figures(name, jury_pairs, dims, rubric, within, settings.confidence, None)
+    jury = _rater_figures(name, jury_pairs, dims, rubric, within, settings, None)
     errors = tuple(
-        error_correlation(members[i], members[j], (errs[i], errs[j]), scores_item, settings.confidence,
+        error_correlation(members[i], members[j], (errs[i], errs[j]), scores_item, settings,
                           drawn=drawn.errors.get((i, j)), grouped=grouped)
         for i, j in pairs)
     return Jury(rubric.id, split, members, view.experts, RULE_NAMES.get(rule, "rule"), settings, within,
                 int(np.count_nonzero(everyone)), int(np.count_nonzero(rated & ~everyone)), judges, jury, ties,
-                errors, _versus_best(judges, jury_pairs, rubric, within, settings.confidence), aligned)
+                errors, _versus_best(judges, jury_pairs, rubric, within, settings), aligned)
 
 
 def _versus_best(judges: Sequence[RaterFigures], jury_pairs: Sequence[AlignedPair], rubric: Rubric,
-                 tolerance: float, confidence: float) -> JuryComparison | None:
+                 within: float, settings: AgreementSettings) -> JuryComparison | None:
     """The jury against the member with the highest alignment, on the items where the jury gave a verdict."""
     defined = [(float(j.alignment), -k, j) for k, j in enumerate(judges) if not isinstance(j.alignment, ag.Undefined)]
     if not defined:
@@ -400,20 +399,20 @@ def _versus_best(judges: Sequence[RaterFigures], jury_pairs: Sequence[AlignedPai
     best = max(defined, key=lambda found: found[:2])[2]  # the first of equals
     best_pairs = [f.pair.subset(np.isin(f.pair.keys, j.keys)) for f, j in zip(best.dimensions, jury_pairs,
                                                                             strict=True)]
-    compared = [(b.compare(rubric, tolerance), j.compare(rubric, tolerance))
+    compared = [(b.compare(rubric, within), j.compare(rubric, within))
                 for b, j in zip(best_pairs, jury_pairs, strict=True)]
     same_items = all(np.array_equal(p.keys, jury_pairs[0].keys) for p in jury_pairs)
     if same_items and 0 < jury_pairs[0].n <= BOOTSTRAP_MAX_ITEMS:
-        changes = _shared_changes(best_pairs, jury_pairs, compared, rubric, tolerance, confidence)
+        changes = _shared_changes(best_pairs, jury_pairs, compared, rubric, within, settings)
     else:  # dimensions over different items, or past the bootstrap: report --compare's own, dimension by dimension
-        changes = [paired_changes((b, j), c, rubric, tolerance, confidence)
+        changes = [paired_changes((b, j), c, rubric, within, settings.confidence)
                    for b, j, c in zip(best_pairs, jury_pairs, compared, strict=True)]
     dims = [(f.dimension, b.n, change, c)
             for f, b, change, c in zip(best.dimensions, best_pairs, changes, compared, strict=True)]
     empty = "no item with a jury verdict"
-    pooled = (pooled_alignment(best_pairs, tolerance, empty), pooled_alignment(jury_pairs, tolerance, empty))
+    pooled = (pooled_alignment(best_pairs, within, empty), pooled_alignment(jury_pairs, within, empty))
     keys = np.unique(np.concatenate([p.keys for p in jury_pairs])) if jury_pairs else np.empty(0)
-    change = pooled_change((best_pairs, list(jury_pairs)), tolerance, pooled, confidence)
+    change = pooled_change((best_pairs, list(jury_pairs)), within, pooled, settings.confidence)
     return JuryComparison(best.rater, int(keys.size), pooled, change, tuple(dims))
 
 
@@ -423,15 +422,15 @@ def _codes(values: np.ndarray, points: np.ndarray) -> np.ndarray:
 
 
 def _shared_changes(best: Sequence[AlignedPair], jury: Sequence[AlignedPair],
-                    compared: Sequence[tuple[ag.PairAgreement, ag.PairAgreement]], rubric: Rubric, tolerance: float,
-                    confidence: float) -> list[dict[str, Change]]:
+                    compared: Sequence[tuple[ag.PairAgreement, ag.PairAgreement]], rubric: Rubric, within: float,
+                    settings: AgreementSettings) -> list[dict[str, Change]]:
     """report --compare's paired bootstrap of alignment and kappa (`pair_intervals.paired_changes`: the same
     statistics on the same resamples), every dimension's from one draw, as all hold the same items."""
     points = np.asarray(rubric.scale.points, dtype=np.float64)
     k = points.size
     statistics: list[Callable[[np.ndarray], np.ndarray]] = []
     for b, j in zip(best, jury, strict=True):
-        hits = (b.aligned(tolerance).astype(np.float64), j.aligned(tolerance).astype(np.float64))
+        hits = (b.aligned(within).astype(np.float64), j.aligned(within).astype(np.float64))
         human, said = _codes(b.a, points), (_codes(b.b, points), _codes(j.b, points))
         statistics += [_alignment_change(*hits), _kappa_change(human, *said, k)]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -447,7 +446,7 @@ def _shared_changes(best: Sequence[AlignedPair], jury: Sequence[AlignedPair],
                 reason = ag.Undefined(f"one of the two figures is not defined: {missing.reason}")
                 found[name] = Change(reason, reason, None)
                 continue
-            interval = percentile_interval(replicates[2 * index + offset], confidence, method=method, low=-2.0,
+            interval = percentile_interval(replicates[2 * index + offset], settings.confidence, method=method, low=-2.0,
                                            high=2.0)
             found[name] = Change(b - a, interval, None if isinstance(interval, ag.Undefined)
                                  else change_verdict(interval))
@@ -484,7 +483,7 @@ class _Drawn:
 
 
 def _draw_members(wrong: Sequence[np.ndarray], pairs: Sequence[tuple[int, int]], grouped: tuple[np.ndarray, int],
-                  confidence: float = DEFAULT_CONFIDENCE) -> _Drawn:
+                  settings: AgreementSettings) -> _Drawn:
     """Every member's alignment interval (`pooled_interval`'s, from the members' errors item by item) and every
     pair's error shares over one bootstrap draw of the jury's items (the draws are what costs); past the
     bootstrap's size no draw, each figure being linearised on its own."""
@@ -493,12 +492,12 @@ def _draw_members(wrong: Sequence[np.ndarray], pairs: Sequence[tuple[int, int]],
     errors = [np.bincount(inverse, w.astype(np.float64), n) for w in wrong]
     hits = [counted - e for e in errors]
     if n == 0 or n > BOOTSTRAP_MAX_ITEMS:
-        return _Drawn([_cluster_share(h, counted, None, confidence) for h in hits], {})
+        return _Drawn([_cluster_share(h, counted, None, settings) for h in hits], {})
     both = {(i, j): np.bincount(inverse, (wrong[i] & wrong[j]).astype(np.float64), n) for i, j in pairs}
     statistics = [_share_of(x, counted) for x in (*hits, *errors, *both.values())]
     replicates = bootstrap_together(statistics, n)
     m = len(wrong)
-    alignment = [_cluster_share(h, counted, replicates[k], confidence) for k, h in enumerate(hits)]
+    alignment = [_cluster_share(h, counted, replicates[k], settings) for k, h in enumerate(hits)]
     shares = {pair: [replicates[m + pair[0]], replicates[m + pair[1]], replicates[2 * m + k]]
               for k, pair in enumerate(both)}
     return _Drawn(alignment, shares)

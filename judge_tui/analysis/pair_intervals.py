@@ -9,6 +9,9 @@ The choice of method lives here, so every section makes it alike (docs/agreement
   over a rater's repeat pairs, and every change between two judges on the same items: a seeded bootstrap over
   items (a cluster bootstrap; a paired one for changes, both judges seeing the same resampled items), or past
   ``BOOTSTRAP_MAX_ITEMS`` items its large-sample limit, the infinitesimal jackknife (``stats.linearised``).
+
+Like stats/, it takes explicit numbers: the confidence its callers read from the agreement settings, and
+``within``, the settings' tolerance on the rubric's scale (Scale.alignment_tolerance).
 """
 
 from __future__ import annotations
@@ -41,8 +44,6 @@ from judge_tui.stats.intervals import (
 )
 from judge_tui.stats.linearised import kappa_influence, normal_interval, pearson_influence, share_influence
 
-DEFAULT_CONFIDENCE = 0.95
-
 ChangeVerdict = Literal["improved", "worse", "no detectable change"]
 
 
@@ -52,7 +53,7 @@ def _when_defined(figure: ag.Figure, interval: Callable[[float], IntervalFigure]
 
 
 def pair_intervals(paired: AlignedPair, agreement: ag.PairAgreement,
-                   confidence: float = DEFAULT_CONFIDENCE) -> dict[str, IntervalFigure]:
+                   confidence: float) -> dict[str, IntervalFigure]:
     """Intervals of one pairing's alignment (Wilson), Cohen's kappa (``kappa_interval``) and Pearson's r
     (Fisher's z with the jackknife's standard error, from the items' scores), by figure name as the JSON report
     names them; ``agreement`` is ``paired.compare(...)``."""
@@ -74,9 +75,9 @@ class Clusters:
     counted: np.ndarray
 
     @classmethod
-    def of(cls, pairs: Sequence[AlignedPair], tolerance: float) -> Clusters:
+    def of(cls, pairs: Sequence[AlignedPair], within: float) -> Clusters:
         keys = np.concatenate([p.keys for p in pairs]) if pairs else np.empty(0, np.int64)
-        flags = np.concatenate([p.aligned(tolerance) for p in pairs]) if pairs else np.empty(0, bool)
+        flags = np.concatenate([p.aligned(within) for p in pairs]) if pairs else np.empty(0, bool)
         unique, inverse = key_places(keys)
         return cls(unique, np.bincount(inverse, flags, unique.size), np.bincount(inverse, minlength=unique.size)
                    .astype(np.float64))
@@ -99,17 +100,17 @@ def _resampled(statistic: Callable[[np.ndarray], np.ndarray], n: int, confidence
                                low=low, high=high)
 
 
-def pooled_interval(pairs: Sequence[AlignedPair], tolerance: float, confidence: float = DEFAULT_CONFIDENCE, *,
+def pooled_interval(pairs: Sequence[AlignedPair], within: float, confidence: float, *,
                     n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
                     max_bootstrap_items: int = BOOTSTRAP_MAX_ITEMS) -> IntervalFigure:
     """The interval of alignment pooled over several dimensions: items are resampled with all their scores
     (Wilson's interval when each item has one score)."""
-    c = Clusters.of(pairs, tolerance)
+    c = Clusters.of(pairs, within)
     return cluster_share_interval(c.hits, c.counted, confidence, n_boot=n_boot, seed=seed,
                                   max_bootstrap_items=max_bootstrap_items)
 
 
-def cluster_share_interval(hits: np.ndarray, counted: np.ndarray, confidence: float = DEFAULT_CONFIDENCE, *,
+def cluster_share_interval(hits: np.ndarray, counted: np.ndarray, confidence: float, *,
                            n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
                            max_bootstrap_items: int = BOOTSTRAP_MAX_ITEMS) -> IntervalFigure:
     """The interval of a share of scores counted per item (``hits`` aligned of ``counted``, item by item):
@@ -143,8 +144,8 @@ def _codes(values: np.ndarray, points: np.ndarray) -> np.ndarray:
     return np.asarray(np.abs(np.asarray(values, dtype=np.float64)[:, None] - points[None, :]).argmin(axis=1))
 
 
-def repeat_intervals(pairs: Sequence[AlignedPair], rubric: Rubric, tolerance: float, *, kappa: bool,
-                     confidence: float = DEFAULT_CONFIDENCE, n_boot: int = DEFAULT_RESAMPLES,
+def repeat_intervals(pairs: Sequence[AlignedPair], rubric: Rubric, within: float, *, kappa: bool,
+                     confidence: float, n_boot: int = DEFAULT_RESAMPLES,
                      seed: int = DEFAULT_SEED) -> dict[str, IntervalFigure]:
     """Intervals of alignment (and kappa) averaged over repeat pairs (first run against second, ...).
 
@@ -156,12 +157,12 @@ def repeat_intervals(pairs: Sequence[AlignedPair], rubric: Rubric, tolerance: fl
         reason = ag.Undefined("no items were judged twice")
         return {"alignment": reason, **({"kappa": reason} if kappa else {})}
     if len(usable) == 1:
-        found = pair_intervals(usable[0], usable[0].compare(rubric, tolerance), confidence)
+        found = pair_intervals(usable[0], usable[0].compare(rubric, within), confidence)
         return {"alignment": found["alignment"], **({"kappa": found["kappa"]} if kappa else {})}
     points = np.asarray(rubric.scale.points, dtype=np.float64)
     keys = np.unique(np.concatenate([p.keys for p in usable]))
     where = [np.searchsorted(keys, p.keys) for p in usable]
-    hits = [p.aligned(tolerance).astype(np.float64) for p in usable]
+    hits = [p.aligned(within).astype(np.float64) for p in usable]
     codes = [(_codes(p.a, points), _codes(p.b, points)) for p in usable]
     out: dict[str, IntervalFigure] = {}
     if keys.size > BOOTSTRAP_MAX_ITEMS:
@@ -257,7 +258,7 @@ def _change(first: ag.Figure, second: ag.Figure, interval: IntervalFigure | None
 
 
 def paired_changes(pairs: tuple[AlignedPair, AlignedPair], figures: tuple[ag.PairAgreement, ag.PairAgreement],
-                   rubric: Rubric, tolerance: float, confidence: float = DEFAULT_CONFIDENCE, *,
+                   rubric: Rubric, within: float, confidence: float, *,
                    n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
                    max_bootstrap_items: int = BOOTSTRAP_MAX_ITEMS) -> dict[str, Change]:
     """The change in alignment, Cohen's kappa and Pearson's r from the first judge to the second, each pair
@@ -266,7 +267,7 @@ def paired_changes(pairs: tuple[AlignedPair, AlignedPair], figures: tuple[ag.Pai
     n = first.n
     points = np.asarray(rubric.scale.points, dtype=np.float64)
     k = points.size
-    hits = [p.aligned(tolerance).astype(np.float64) for p in pairs]
+    hits = [p.aligned(within).astype(np.float64) for p in pairs]
     human = _codes(first.a, points)
     judged = [_codes(p.b, points) for p in pairs]
     big = n > max_bootstrap_items
@@ -295,13 +296,13 @@ def paired_changes(pairs: tuple[AlignedPair, AlignedPair], figures: tuple[ag.Pai
     return out
 
 
-def pooled_change(pairs: tuple[Sequence[AlignedPair], Sequence[AlignedPair]], tolerance: float,
-                  pooled: tuple[ag.Figure, ag.Figure], confidence: float = DEFAULT_CONFIDENCE, *,
+def pooled_change(pairs: tuple[Sequence[AlignedPair], Sequence[AlignedPair]], within: float,
+                  pooled: tuple[ag.Figure, ag.Figure], confidence: float, *,
                   n_boot: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
                   max_bootstrap_items: int = BOOTSTRAP_MAX_ITEMS) -> Change:
     """The change in alignment over every judged dimension, items resampled with all their scores under both
     judges (the two sides' pairs hold the same items and reference scores, dimension by dimension)."""
-    first, second = Clusters.of(pairs[0], tolerance), Clusters.of(pairs[1], tolerance)
+    first, second = Clusters.of(pairs[0], within), Clusters.of(pairs[1], within)
     n = first.keys.size
     if n == 0 or not (ag.is_defined(pooled[0]) and ag.is_defined(pooled[1])):
         return _change(pooled[0], pooled[1], None)

@@ -43,7 +43,7 @@ def judge_strata(store: Store, rubric: Rubric, judge: str | None) -> dict[str, s
 
 
 def allocation_questions(store: Store, rubric: Rubric, reviewer: str, strata: dict[str, str],
-                         targets: AgreementSettings) -> list[qo.Question]:
+                         settings: AgreementSettings) -> list[qo.Question]:
     """The targets a balanced order's allocation works toward, with the reviewer's own first ratings: TPR and
     TNR on a PASS/FAIL rubric; on a graded one the agreement of the reviewer's overall verdict or band with the
     judge's (the share kappa and alignment rest on), above the alignment target."""
@@ -51,17 +51,17 @@ def allocation_questions(store: Store, rubric: Rubric, reviewer: str, strata: di
     judged = {i: s for i, s in strata.items() if s != qo.UNJUDGED and i in own}
     if rubric.scale.binary:
         return qo.pass_fail_questions({i: (s, own[i][0] == "PASS") for i, s in judged.items()},
-                                      targets.tpr_tnr_target)
+                                      settings.tpr_tnr_target)
     points = rubric.scale.points
     outcomes: dict[str, list[tuple[float, float]]] = {}
     for item_id, stratum in judged.items():
         outcomes.setdefault(stratum, []).append((float(qo.stratum_of(*own[item_id], points) == stratum), 1.0))
     either = [(0.0, 1.0), (1.0, 1.0)]
-    return [qo.Question(targets.alignment_well_calibrated, outcomes, {s: either for s in set(strata.values())})]
+    return [qo.Question(settings.alignment_well_calibrated, outcomes, {s: either for s in set(strata.values())})]
 
 
 def prepare_queue(store: Store, rubric: Rubric, reviewer: str, kind: str, *, assigned: bool = False,
-                  seed: int | None = None, targets: AgreementSettings | None = None) -> QueueOrder:
+                  seed: int | None = None, settings: AgreementSettings | None = None) -> QueueOrder:
     """Record and, for random or balanced, build or bring up to date the reviewer's order. With an
     assignment, its queue wins (recorded as ASSIGNED) and nothing is built."""
     rubric_id = rubric.id
@@ -99,7 +99,7 @@ def prepare_queue(store: Store, rubric: Rubric, reviewer: str, kind: str, *, ass
         if checkpoint:
             pool = Counter(strata.values())
             left = Counter(rest.values())
-            questions = allocation_questions(store, rubric, reviewer, strata, targets or AgreementSettings())
+            questions = allocation_questions(store, rubric, reviewer, strata, settings or AgreementSettings())
             shares = qo.allocation_shares(pool, left, questions)
         new_entries = list(qo.balanced_order(rest, rest_seed, shares))
     store.set_queue_order(reviewer, rubric_id, order, new_entries, keep=keep, allocated_with=checkpoint)

@@ -353,9 +353,10 @@ class AlignedPair:
     def n(self) -> int:
         return int(self.keys.size)
 
-    def aligned(self, tolerance: float) -> np.ndarray:
-        """Pair by pair, whether the two scores are within the tolerance."""
-        return ag.within_tolerance(self.a, self.b, tolerance)
+    def aligned(self, within: float) -> np.ndarray:
+        """Pair by pair, whether the two scores are at most ``within`` apart (the tolerance on the rubric's scale,
+        Scale.alignment_tolerance)."""
+        return ag.within_tolerance(self.a, self.b, within)
 
     def compare(self, rubric: Rubric, tolerance: float) -> ag.PairAgreement:
         """Every pairwise figure on the rubric's scale (alignment: as `agreeing` counts it)."""
@@ -396,16 +397,16 @@ def pair(a: Scores, b: Scores) -> Pairing:
     return Pairing(common, _rows(a, ia), _rows(b, ib))
 
 
-def aligned_count(pairs: Iterable[AlignedPair], tolerance: float) -> tuple[int, int]:
+def aligned_count(pairs: Iterable[AlignedPair], within: float) -> tuple[int, int]:
     """(aligned scores, scores compared) over several AlignedPairs taken together."""
-    flags = [p.aligned(tolerance) for p in pairs]
+    flags = [p.aligned(within) for p in pairs]
     return sum(int(np.count_nonzero(f)) for f in flags), sum(int(f.size) for f in flags)
 
 
-def pooled_alignment(pairs: Iterable[AlignedPair], tolerance: float, empty: str) -> ag.Figure:
+def pooled_alignment(pairs: Iterable[AlignedPair], within: float, empty: str) -> ag.Figure:
     """The share of aligned scores over several AlignedPairs taken together (e.g. every judged dimension);
     Undefined, for the reason ``empty``, when there is no pair at all."""
-    aligned, total = aligned_count(pairs, tolerance)
+    aligned, total = aligned_count(pairs, within)
     return aligned / total if total else ag.Undefined(empty)
 
 

@@ -48,7 +48,7 @@ from judge_tui.store import Store
 def anytime_checks(report: Report, left: dict[str, int] | None = None) -> tuple[AnytimeCheck, ...]:
     """Every target of the report decided by a rule valid at any time (``left``: items not yet compared, by
     scope, when known; the report's own, `Report.anytime`, count what the report knows)."""
-    return decide_at_any_time(report.checks, report.confidence, left)
+    return decide_at_any_time(report.checks, report.settings, left)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ study of its size, with a judge like this one, is to end undecided.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from judge_tui.analysis.bands import Interpret
 from judge_tui.formats.numbers import (
@@ -32,8 +31,6 @@ from judge_tui.stats.agreement import Figure
 from judge_tui.stats.assurance import AssurancePlan
 from judge_tui.stats.decisions import Decision
 from judge_tui.stats.intervals import Interval, IntervalFigure
-
-DecideOn = Literal["interval", "point"]
 
 # TPR and TNR are planned in test items, the share of their class among new items read from the test items
 # compared so far. Below this many, that share rests on a handful of items and the plan's 80% is a guess: at 12
@@ -136,7 +133,7 @@ class TargetCheck:
         of_class = (f" (≈ {self.more_of_class:,} of them {self.class_label})"
                     if self.more_of_class is not None and self.class_label else "")
         article = "an" if chance.startswith(("8", "11", "18")) else "a"
-        verb = word_for(self.more_items, "gives", "give")
+        verb = word_for(self.more_items or 0, "gives", "give")
         text = (f"about {self.more_items:,} more {self.where(self.more_items)}{of_class} {verb} {article} {chance} chance of settling "
                 f"{self.goal}" + self._ends_text())
         stays = figure_text(self.estimate, percent=self.percent)
@@ -158,37 +155,36 @@ class Combined:
     error rates (Bonferroni)."""
 
     targets: int  # decided targets (a figure that cannot be computed has no decision)
-    confidence: float  # of each target's interval
-    decide_on: DecideOn = "interval"
+    settings: AgreementSettings  # each target's interval at its confidence, decided as its decide_on says
 
     @property
     def wrong_at_most(self) -> float:
         """The chance that at least one decision is wrong, at most (Bonferroni): the sum of the error rates."""
-        return min(1.0, self.targets * (1.0 - self.confidence))
+        return min(1.0, self.targets * (1.0 - self.settings.confidence))
 
     @property
     def study_confidence(self) -> float:
         """The level at which each interval would keep the whole study's chance of any wrong decision at
         1 - confidence (Bonferroni)."""
-        return 1.0 - (1.0 - self.confidence) / max(1, self.targets)
+        return 1.0 - (1.0 - self.settings.confidence) / max(1, self.targets)
 
     @property
     def one_sided(self) -> float:
         """Each side's error rate: a wrong "met" (or a wrong "not met") in at most this share of studies."""
-        return (1.0 - self.confidence) / 2.0
+        return (1.0 - self.settings.confidence) / 2.0
 
     def text(self) -> str:
         """The fixed-n verdict's statement."""
-        if self.decide_on == "point":
+        if self.settings.decide_on == "point":
             return (f"The {plural(self.targets, 'target')} {word_for(self.targets, 'is', 'are')} decided on the point"
                     f" {word_for(self.targets, 'estimate')} alone (agreement.decide_on = "
                     f"\"point\"): no error rate is claimed for {word_for(self.targets, 'it', 'any of them')}.")
-        each = share_text(self.confidence)
+        each, wrong = share_text(self.settings.confidence), share_text(1 - self.settings.confidence)
         if self.targets <= 1:
             return (f"The target is decided on its own {each} interval, valid for this number of items only: it is "
-                    f"wrong at most {share_text(1 - self.confidence)} of the time.")
+                    f"wrong at most {wrong} of the time.")
         return (f"Each of the {self.targets} targets is decided on its own {each} interval, valid for this number of "
-                f"items only: each decision alone is wrong at most {share_text(1 - self.confidence)} of the time, and the "
+                f"items only: each decision alone is wrong at most {wrong} of the time, and the "
                 f"chance that at least one of the {self.targets} is wrong can reach {share_text(self.wrong_at_most)} "
                 f"(Bonferroni). For {each} on the study as a whole, set agreement.confidence to "
                 f"{short_text(self.study_confidence, 4)}.")
@@ -202,23 +198,23 @@ class Combined:
                 f"decision is wrong is at most k × {share_text(alpha, 1)}.")
 
 
-def combination(confidence: float) -> str:
+def combination(settings: AgreementSettings) -> str:
     """How targets decided at any time combine, at the report's level (``Combined.anytime_text``)."""
-    return Combined(0, confidence).anytime_text()
+    return Combined(0, settings).anytime_text()
 
 
-def _model(estimate: float, interval: Interval, n: int, target: float, strict: bool, confidence: float,
+def _model(estimate: float, interval: Interval, n: int, target: float, strict: bool, settings: AgreementSettings,
            share: tuple[int, int] | None, correlation: bool) -> assurance.Figure:
     """The figure as the assurance sees it: a Wilson share counted exactly, else a normal estimate whose
     spread is read off the report's own interval (Fisher's z for a correlation)."""
     if share is not None:
-        return assurance.ShareFigure(share[0], share[1], target, strict, confidence)
+        return assurance.ShareFigure(share[0], share[1], target, strict, settings.confidence)
     return assurance.NormalFigure.from_interval(estimate, interval.low, interval.high, n, target,
-                                                confidence=confidence, fisher=correlation)
+                                                confidence=settings.confidence, fisher=correlation)
 
 
 def check(key: str, figure: str, scope: str, estimate: Figure, interval: IntervalFigure, n: int, target: float, *,
-          strict: bool = False, percent: bool = False, confidence: float = 0.95,
+          settings: AgreementSettings, strict: bool = False, percent: bool = False,
           share: tuple[int, int] | None = None, class_share: float | None = None,
           class_label: str | None = None, correlation: bool = False, plan: bool = True) -> TargetCheck:
     """Decide one target and plan for it.
@@ -241,7 +237,7 @@ def check(key: str, figure: str, scope: str, estimate: Figure, interval: Interva
     point = decisions.decide_point(estimate, target, strict=strict)
     found = more = of_class = at_size = None
     if n > 0 and plan:
-        model: assurance.Figure = _model(estimate, interval, n, target, strict, confidence, share, correlation)
+        model: assurance.Figure = _model(estimate, interval, n, target, strict, settings, share, correlation)
         at_size = model.undecided_at_size()
         if decision == "undecided" and not (class_share is not None and too_few_to_plan(n, class_share)):
             limit = assurance.PRACTICAL_MORE
@@ -270,26 +266,26 @@ def too_few(interval: IntervalFigure) -> bool:
     return not isinstance(interval, Interval) and interval.reason.startswith("too few items")
 
 
-def ruling(c: TargetCheck, decide_on: DecideOn) -> Decision | None:
-    return c.point_decision if decide_on == "point" else c.decision
+def ruling(c: TargetCheck, settings: AgreementSettings) -> Decision | None:
+    return c.point_decision if settings.decide_on == "point" else c.decision
 
 
-def band_span(interval: IntervalFigure, interpret: Interpret, thresholds: AgreementSettings) -> str:
+def band_span(interval: IntervalFigure, interpret: Interpret, settings: AgreementSettings) -> str:
     """"between minor drift and well calibrated" when the interval's ends fall in different bands, else ""."""
     if not isinstance(interval, Interval):
         return ""
-    low, high = interpret(interval.low, thresholds), interpret(interval.high, thresholds)
+    low, high = interpret(interval.low, settings), interpret(interval.high, settings)
     return "" if low.label == high.label else f"between {low.label} and {high.label}"
 
 
-def verdict_words(c: TargetCheck, decide_on: DecideOn) -> str:
+def verdict_words(c: TargetCheck, settings: AgreementSettings) -> str:
     """"met", "not met", "undecided: rate more items (…)" for a sentence of the verdict."""
-    decision = ruling(c, decide_on)
+    decision = ruling(c, settings)
     if decision is None:
         return "cannot be decided"
     if decision != "undecided":
         text: str = decision
-        if decide_on == "point" and c.decision != decision:
+        if settings.decide_on == "point" and c.decision != decision:
             text += f" on the point estimate (the interval leaves it {c.decision})"
         return text
     if c.plan is not None and c.plan.more is None:  # "add items" would contradict it

@@ -123,7 +123,7 @@ def load_team(store: Store, rubric: Rubric, *, split: str | None = None, judge: 
 # --------------------------------------------------------------------------- pure functions on arrays
 
 
-def spread_exceeds(scale: Scale, matrix: np.ndarray, tolerance: float) -> np.ndarray:
+def spread_exceeds(scale: Scale, matrix: np.ndarray, settings: AgreementSettings) -> np.ndarray:
     """Per item: True where at least two raters' scores do not align (scores.agreeing): on a nominal scale,
     where they name different categories."""
     matrix = np.asarray(matrix, dtype=np.float64)
@@ -131,7 +131,7 @@ def spread_exceeds(scale: Scale, matrix: np.ndarray, tolerance: float) -> np.nda
     enough = present.sum(axis=0) >= 2
     high = np.where(present, matrix, -np.inf).max(axis=0)
     low = np.where(present, matrix, np.inf).min(axis=0)
-    exceeds: np.ndarray = enough & ~agreeing(scale, low, high, tolerance)
+    exceeds: np.ndarray = enough & ~agreeing(scale, low, high, settings.tolerance)
     return exceeds
 
 
@@ -207,7 +207,7 @@ def team_consensus(view: TeamView, dimension: str, min_raters: int = 2,
 
 
 def _alpha_levels(matrix: np.ndarray, points: tuple[float, ...], ordered: bool, enough: bool,
-                  confidence: float, counts: np.ndarray) -> dict[str, tuple[ag.Figure, IntervalFigure]]:
+                  settings: AgreementSettings, counts: np.ndarray) -> dict[str, tuple[ag.Figure, IntervalFigure]]:
     """Alpha at each level; ``counts``: the matrix's unit_category_counts."""
     found: dict[Level, tuple[float, IntervalFigure] | ag.Undefined]
     if not enough:
@@ -215,12 +215,12 @@ def _alpha_levels(matrix: np.ndarray, points: tuple[float, ...], ordered: bool, 
     else:
         levels = [level for level in ALPHA_LEVELS if level == "nominal" or ordered]
         found = {**dict.fromkeys(ALPHA_LEVELS, ag.Undefined("the scale's categories have no order")),
-                 **alpha_intervals(matrix, levels, np.asarray(points), confidence, counts=counts)}
+                 **alpha_intervals(matrix, levels, np.asarray(points), settings.confidence, counts=counts)}
     return {level: (f, f) if isinstance(f, ag.Undefined) else f for level, f in found.items()}
 
 
 def _expert_pairs(view: TeamView, matrix: np.ndarray, kappa: tuple[tuple[ag.Figure, ...], ...],
-                  confidence: float) -> tuple[ExpertPair, ...]:
+                  settings: AgreementSettings) -> tuple[ExpertPair, ...]:
     points = view.rubric.scale.points
     out = []
     for i, j in combinations(range(len(view.experts)), 2):
@@ -230,11 +230,11 @@ def _expert_pairs(view: TeamView, matrix: np.ndarray, kappa: tuple[tuple[ag.Figu
         table = ag.confusion_matrix(a, b, points)
         n = int(np.count_nonzero(both))
         value = kappa[i][j]
-        kappa_ci = value if isinstance(value, ag.Undefined) else kappa_interval(table, None, confidence)
-        ac2 = (gwet_ac(table, "quadratic", confidence) if view.rubric.scale.ordered
+        kappa_ci = value if isinstance(value, ag.Undefined) else kappa_interval(table, None, settings.confidence)
+        ac2 = (gwet_ac(table, "quadratic", settings.confidence) if view.rubric.scale.ordered
                else ag.Undefined("AC2 weighs near misses on an ordered scale; this scale has no order"))
         out.append(ExpertPair((view.experts[i], view.experts[j]), n, kappa[i][j], kappa_ci,
-                              gwet_ac(table, None, confidence), ac2))
+                              gwet_ac(table, None, settings.confidence), ac2))
     return tuple(out)
 
 
@@ -260,7 +260,7 @@ def team_agreement(view: TeamView, settings: AgreementSettings | None = None) ->
         intervals = {f"judge:{name}": pair_intervals(paired[name], p, settings.confidence) for name, p in vs_judge.items()}
         intervals |= {f"consensus:{e}": pair_intervals(against[e], p, settings.confidence) for e, p in vs_consensus.items()}
         counts = unit_category_counts(matrix, np.asarray(points))  # one table for alpha, Fleiss' kappa and AC1/AC2
-        levels = _alpha_levels(matrix, points, ordered, enough, settings.confidence, counts)
+        levels = _alpha_levels(matrix, points, ordered, enough, settings, counts)
         dims.append(DimensionTeam(
             dimension=d, alpha=levels[level][0], alpha_level=level, kappa=kappa,
             experts_vs_judge={e: vs_judge[e] for e in view.experts},
@@ -276,7 +276,7 @@ def team_agreement(view: TeamView, settings: AgreementSettings | None = None) ->
                  if enough and ordered
                  else ag.Undefined("AC2 weighs near misses on an ordered scale" if enough
                                    else "AC2 needs at least two experts")),
-            expert_pairs=_expert_pairs(view, matrix, kappa, settings.confidence),
+            expert_pairs=_expert_pairs(view, matrix, kappa, settings),
             experts_vs_consensus=vs_consensus, intervals=intervals,
         ))
         for name, pair in paired.items():
@@ -301,11 +301,11 @@ class ExpertDisagreement:
     adjudicated: bool
 
 
-def expert_disagreements(view: TeamView, tolerance: float) -> list[ExpertDisagreement]:
+def expert_disagreements(view: TeamView, settings: AgreementSettings) -> list[ExpertDisagreement]:
     """Items two or more experts rated whose scores differ by more than the tolerance on some dimension."""
     if not view.experts:
         return []
-    flags = {d: spread_exceeds(view.rubric.scale, view.expert_scores[d], tolerance) for d in view.dimensions}
+    flags = {d: spread_exceeds(view.rubric.scale, view.expert_scores[d], settings) for d in view.dimensions}
     first = view.dimensions[0]
     present = ~np.isnan(np.stack([view.expert_scores[d] for d in view.dimensions])).all(axis=0)
     out = []

@@ -332,7 +332,7 @@ def _pool(store: Store, report: Report, expert_runs: Sequence[Scores], judge_run
                                  f"{int(alone.sum())})")
         elif pass_fail and _verdicts(predictions[both], others[alone]):  # split by the judge's verdict
             estimate = verdict_stratified_rate(
-                labels[both], predictions[both], others[alone], confidence=report.confidence,
+                labels[both], predictions[both], others[alone], confidence=report.settings.confidence,
                 strata=None if strata is None else strata[both],
                 unlabelled_strata=None if unlabelled_strata is None else unlabelled_strata[alone])
         else:
@@ -340,7 +340,7 @@ def _pool(store: Store, report: Report, expert_runs: Sequence[Scores], judge_run
             if strata is not None and unlabelled_strata is not None:
                 weights, unlabelled_weights = _design_weights(strata[both], unlabelled_strata[alone])
             estimate = prediction_powered_mean(
-                labels[both], predictions[both], others[alone], confidence=report.confidence,
+                labels[both], predictions[both], others[alone], confidence=report.settings.confidence,
                 weights=weights, unlabelled_weights=unlabelled_weights, bounds=bounds)
         found.append(PoolFigure(key, name, estimate))
     return tuple(found), note

@@ -39,8 +39,8 @@ def run(args: argparse.Namespace) -> int:
         found = None
         if args.escalate:  # the judge's certificate first: a mistake there leaves the plan in force as it was
             members = parse_members(args.jury, store, rubric.id) if args.jury else ()
-            found = certify_judge(store, rubric, alpha=_or_default(args.alpha), delta=_or_default(args.delta),
-                                  tolerance=load_settings().agreement.tolerance, judge=args.judge, members=members,
+            found = certify_judge(store, rubric, load_settings().agreement, alpha=_or_default(args.alpha),
+                                  delta=_or_default(args.delta), judge=args.judge, members=members,
                                   source=args.confidence or REPEATS)
         plan = assign(store, rubric, replace(options, rubric=rubric.id), left_to_judge=found.decided if found else (),
                       certificate=found.terms() if found else None)

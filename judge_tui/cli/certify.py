@@ -17,13 +17,13 @@ from judge_tui.stats.selective import fewest_certifiable
 
 
 def run(args: argparse.Namespace) -> int:
-    tolerance = load_settings().agreement.tolerance
+    settings = load_settings().agreement
     if args.judge and args.jury:
         raise UserError("--judge and --jury: certify one judge (its repeats) or one jury, not both")
     with open_store(args, create=False) as store:
         rubric = pick_rubric(store, args.rubric)
         members = parse_members(args.jury, store, rubric.id) if args.jury else ()
-        found = certify_judge(store, rubric, alpha=args.alpha, delta=args.delta, tolerance=tolerance,
+        found = certify_judge(store, rubric, settings, alpha=args.alpha, delta=args.delta,
                               judge=args.judge, members=members, split=args.split, source=args.confidence)
     if args.format == "json":
         print(json.dumps(found.to_json(), indent=2, ensure_ascii=False))

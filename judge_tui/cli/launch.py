@@ -224,11 +224,10 @@ def run_adjudicate(args: argparse.Namespace) -> int:
     lead = launch.reviewer
     assert lead is not None  # prepare(lead=True) refuses to start without one
     with launch.store as store:
-        tolerance = launch.settings.agreement.tolerance
         view, items = disagreements_to_settle(store, launch.rubric, lead, split=launch.split,
-                                              tolerance=tolerance)
+                                              settings=launch.settings.agreement)
         if not items:
-            print(nothing_to_settle(launch.rubric, tolerance))
+            print(nothing_to_settle(launch.rubric, launch.settings.agreement))
             return 0
         AdjudicationApp(store, launch.rubric, lead, split=launch.split, settings=launch.settings,
                         view=view, items=items).run()

@@ -79,7 +79,7 @@ Outcome = tuple[int, dict[str, tuple[bool, bool]]]
 
 
 def _decided(c: TargetCheck, settings: AgreementSettings) -> tuple[bool, bool]:
-    return c.decision in DECIDED, anytime_check(c, settings.confidence).decision in DECIDED
+    return c.decision in DECIDED, anytime_check(c, settings).decision in DECIDED
 
 
 def _share_check(key: str, goal: str, hits: int, of: int, target: float, strict: bool,
@@ -87,7 +87,7 @@ def _share_check(key: str, goal: str, hits: int, of: int, target: float, strict:
     interval = iv.wilson(hits, of, settings.confidence) if of else Undefined("no item of the class")
     estimate = hits / of if of else Undefined("no item of the class")
     return check(key, goal, scope, estimate, interval, of, target, strict=strict, percent=key == "alignment",
-                 confidence=settings.confidence, share=(hits, of), plan=False)
+                 settings=settings, share=(hits, of), plan=False)
 
 
 def _kappa_check(table: np.ndarray, n: int, target: float, weights: iv.KappaWeights,
@@ -95,7 +95,7 @@ def _kappa_check(table: np.ndarray, n: int, target: float, weights: iv.KappaWeig
     found = iv.kappa_standard_error(table, weights)
     estimate = found if isinstance(found, Undefined) else found[0]
     interval = iv.kappa_interval(table, weights, settings.confidence)
-    return check("kappa", "κ", "all compared items", estimate, interval, n, target, confidence=settings.confidence,
+    return check("kappa", "κ", "all compared items", estimate, interval, n, target, settings=settings,
                  plan=False)
 
 
@@ -154,7 +154,7 @@ def _graded_one(key: str, expected: Expected, settings: AgreementSettings, n: in
             x, y = rng.multivariate_normal([0.0, 0.0], cov, n).T
             r = float(np.corrcoef(x, y)[0, 1])
             c = check("pearson", "r", "all compared items", r, iv.fisher_z(r, n, t.confidence), n, t.pearson_target,
-                      confidence=t.confidence, correlation=True, plan=False)
+                      settings=t, correlation=True, plan=False)
             out.append((1, _decided(c, t)))
     else:
         assert expected.alignment is not None

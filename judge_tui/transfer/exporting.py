@@ -269,7 +269,6 @@ def review_template(store: Store, rubric_name: str | None, human: str | None, ju
     from judge_tui.analysis.scores import agreeing
 
     settings = settings or load_settings().agreement
-    tolerance = settings.tolerance
     rubric = resolve_rubric(rubric_name or "exercise-quality", store)
     human = human or _rater_of_kind(store, rubric.id, "human", "--rater")
     judge = judge or _rater_of_kind(store, rubric.id, "judge", "--judge")
@@ -285,7 +284,7 @@ def review_template(store: Store, rubric_name: str | None, human: str | None, ju
     source = "the categories are nominal" if rubric.scale.nominal else "agreement.tolerance in the settings"
     lines = [f"# Review template: {rubric.name}", "",
              f"Human: {_text_cell(human)} · Judge: {_text_cell(judge)} · agreement = every judged dimension "
-             f"{aligned_text(rubric.scale, tolerance)} ({source}, as in `judge-tui report`)", "",
+             f"{aligned_text(rubric.scale, settings.tolerance)} ({source}, as in `judge-tui report`)", "",
              "| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
     items: list[Item] = list(store.iter_items(rubric=rubric.id))
     for number, item in enumerate(items, start=1):
@@ -303,7 +302,7 @@ def review_template(store: Store, rubric_name: str | None, human: str | None, ju
             both = [d for d in judged if d in h.scores and d in j.scores]
             if both:
                 within = agreeing(rubric.scale, [h.scores[d] for d in both], [j.scores[d] for d in both],
-                                  tolerance).tolist()
+                                  settings.tolerance).tolist()
                 agreement = "yes" if all(within) else f"no ({sum(within)}/{len(within)})"
         cells += [agreement, _text_cell(h.notes) if h else ""]
         lines.append("| " + " | ".join(cells) + " |")
@@ -312,7 +311,7 @@ def review_template(store: Store, rubric_name: str | None, human: str | None, ju
                               settings=settings)
     except ReportError:
         report = None  # no item rated by both: every figure is missing
-    lines += ["", *_summary(report, len(items), aligned_text(rubric.scale, tolerance)), ""]
+    lines += ["", *_summary(report, len(items), aligned_text(rubric.scale, settings.tolerance)), ""]
     return "\n".join(lines)
 
 

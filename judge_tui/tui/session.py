@@ -105,7 +105,7 @@ class RatingSession:
         # The queue order (rate --order, queue_order): fixed per reviewer and rubric; an assignment's queue wins.
         self.targets = targets
         self.order = prepare_queue(store, rubric, reviewer, order, assigned=self.plan is not None, seed=order_seed,
-                                   targets=targets)
+                                   settings=targets)
         self.ordered = self.order.kind in (qo.RANDOM, qo.BALANCED)
         self._allocation_due = False  # a checkpoint's allocation waits for the ratings behind it to be written
         # The app imports nothing, so this holds.
@@ -492,7 +492,7 @@ class RatingSession:
         try:
             with self.store.waiting_at_most(WRITE_WAIT):
                 self.order = prepare_queue(self.store, self.rubric, self.reviewer, qo.BALANCED,
-                                           seed=self.order.seed, targets=self.targets)
+                                           seed=self.order.seed, settings=self.targets)
         except sqlite3.OperationalError:
             return  # the database is held again: laid out after the next write
         self._allocation_due = False

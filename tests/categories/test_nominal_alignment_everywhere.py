@@ -18,6 +18,7 @@ from judge_tui.analysis.drift import self_agreement
 from judge_tui.analysis.scores import load, pair
 from judge_tui.model.records import Item
 from judge_tui.model.rubrics import Rubric, load_rubric
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.store import Store
 from judge_tui.tui.screens.calibrate_figures import standing
 from tests.categories.topic_study import ok, write_topic_rubric
@@ -90,7 +91,7 @@ def test_the_design_weighted_alignment_counts_only_the_same_category(tmp_path: P
         pairing = pair(ratings.first_runs("ann"), ratings.first_runs(V1))
     n = int(pairing.keys.size)
     found = {f.key: f.estimate for f in weighted_figures(rubric, pairing, np.zeros(n, dtype=int), np.ones(n),
-                                                        {"0": n}, 0.15, 0.95)}
+                                                        {"0": n}, AgreementSettings())}
     assert found["alignment_rate"] == pytest.approx(ALIGNED[order])
 
 

@@ -13,6 +13,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from judge_tui.analysis.report import judge_disagreements
 from judge_tui.model.rubrics import load_rubric
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.store import Store
 from judge_tui.tui.screens.adjudication import disagreements_to_settle
 from tests.categories.topic_study import ok, rate, write_topic_rubric
@@ -62,9 +63,9 @@ def test_neighbouring_categories_are_a_disagreement_for_the_lead_and_the_disagre
                                                   "q4": "music", "q5": "history"})
     rubric = load_rubric(home / "rubrics" / "topic.rubric.toml")
     with Store(db) as store:
-        _view, items = disagreements_to_settle(store, rubric, "lead", split=None, tolerance=0.15)
+        _view, items = disagreements_to_settle(store, rubric, "lead", split=None, settings=AgreementSettings())
         assert sorted(d.item_id for d in items) == ["q1", "q3", "q5"]
-        listed = judge_disagreements(store, rubric, "ann", "judge:m", 0.15)
+        listed = judge_disagreements(store, rubric, "ann", "judge:m", AgreementSettings())
     # maths against physics (stored 0.125 apart) is as much a disagreement as physics against sport (0.875)
     assert {row.item_id: (row.gap, row.differing) for row in listed if row.differing} == {
         "q0": (1.0, 1), "q1": (1.0, 1)}

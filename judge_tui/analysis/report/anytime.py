@@ -11,6 +11,7 @@ from functools import cached_property
 from judge_tui.analysis.design import TEST_WEIGHTED_SCOPE
 from judge_tui.analysis.targets import TargetCheck
 from judge_tui.formats.numbers import decimal_text, share_text
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.stats import agreement as ag
 from judge_tui.stats import sequential as sq
 from judge_tui.stats.decisions import Decision
@@ -35,7 +36,7 @@ class AnytimeCheck:
     check: TargetCheck
     decision: Decision | None  # None: the figure cannot be computed
     method: str  # EXACT_SHARE or ASYMPTOTIC
-    confidence: float
+    settings: AgreementSettings  # decided at its confidence
     widened: tuple[float, float] | None = None  # the asymptotic sequence at this n (None: not that method, or none)
     held_up: str = ""  # why no rating left in the pool can settle it ("" when one may, or it is decided)
 
@@ -45,7 +46,7 @@ class AnytimeCheck:
         the decision)."""
         if self.method == ASYMPTOTIC or self.decision is None:
             return self.widened
-        return _share_at(self.check, 0, _alpha(self.confidence))[1:]
+        return _share_at(self.check, 0, _alpha(self.settings))[1:]
 
     @property
     def reading(self) -> str:
@@ -59,8 +60,8 @@ class AnytimeCheck:
         return f"[{decimal_text(low, 2)}, {decimal_text(high, 2)}]"
 
 
-def _alpha(confidence: float) -> float:
-    return (1.0 - confidence) / 2.0
+def _alpha(settings: AgreementSettings) -> float:
+    return (1.0 - settings.confidence) / 2.0
 
 
 def is_exact_share(c: TargetCheck) -> bool:
@@ -104,12 +105,12 @@ def _asymptotic_at(c: TargetCheck, more: float, alpha: float) -> tuple[Decision,
     return decision, bounds.low, bounds.high
 
 
-def anytime_check(c: TargetCheck, confidence: float, left: int | None = None,
+def anytime_check(c: TargetCheck, settings: AgreementSettings, left: int | None = None,
                   class_share: float | None = None) -> AnytimeCheck:
     """Decide one target at any time; with ``left`` (items of its scope not yet compared), say whether rating
     all of them could settle it if its estimate stayed where it is. ``class_share``: for TPR and TNR, the share
     of the compared test items in the figure's class (the items left bring that many of it)."""
-    alpha = _alpha(confidence)
+    alpha = _alpha(settings)
     exact = is_exact_share(c)
     method = EXACT_SHARE if exact else ASYMPTOTIC
     if c.decision == "undecided" and not isinstance(c.interval, Interval):
@@ -117,14 +118,14 @@ def anytime_check(c: TargetCheck, confidence: float, left: int | None = None,
         # reason, which speaks of other experts' labels.
         held = ("too few items of each kind for an interval, and every item of the pool is compared: only new "
                 "items can settle it" if left == 0 else "")
-        return AnytimeCheck(c, "undecided", method, confidence, None, held)
+        return AnytimeCheck(c, "undecided", method, settings, None, held)
     if not ag.is_defined(c.estimate) or not isinstance(c.interval, Interval) or c.decision is None:
         # Not the figure's own reason ("the human labels contain no FAIL"): a rater may read this, and that
         # reason is an aggregate of other experts' labels. The report gives it under "n/a means".
         pool = "the test split" if c.scope in TEST_SCOPES else "the pool"
         held = (f"it cannot be computed on the items compared, and every item of {pool} is compared"
                 if left == 0 else "")
-        return AnytimeCheck(c, None, method, confidence, None, held)
+        return AnytimeCheck(c, None, method, settings, None, held)
     found = _share_at(c, 0, alpha, bounds=False) if exact else _asymptotic_at(c, 0, alpha)
     decision: Decision = "undecided" if found is None else found[0]
     widened = None if found is None or exact else (found[1], found[2])
@@ -132,7 +133,7 @@ def anytime_check(c: TargetCheck, confidence: float, left: int | None = None,
     if decision == "undecided" and left is not None:
         # A balanced order's TPR/TNR carry their class's share themselves (analysis/design.reweighted_checks).
         held = _held_up(c, left, alpha, exact, c.class_share if class_share is None else class_share)
-    return AnytimeCheck(c, decision, method, confidence, widened, held)
+    return AnytimeCheck(c, decision, method, settings, widened, held)
 
 
 def _held_up(c: TargetCheck, left: int, alpha: float, exact: bool, class_share: float | None) -> str:
@@ -163,13 +164,13 @@ def _settles(c: TargetCheck, more: float, alpha: float, exact: bool) -> bool:
     return projected is not None and projected[0] in DECIDED
 
 
-def decide_at_any_time(checks: Sequence[TargetCheck], confidence: float,
+def decide_at_any_time(checks: Sequence[TargetCheck], settings: AgreementSettings,
                        left: Mapping[str, int] | None = None) -> tuple[AnytimeCheck, ...]:
     """Every target decided by a rule valid at any time (``left``: items not yet compared, by scope, when
     known)."""
     left = left or {}
     tested = sum(c.n for c in checks if is_exact_share(c))  # human PASS + FAIL on the test split
-    return tuple(anytime_check(c, confidence, left.get(c.scope),
+    return tuple(anytime_check(c, settings, left.get(c.scope),
                                c.n / tested if is_exact_share(c) and tested else None)
                  for c in checks)
 

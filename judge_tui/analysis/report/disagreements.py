@@ -8,6 +8,7 @@ import numpy as np
 
 from judge_tui.analysis.scores import agreeing, load, pair
 from judge_tui.model.rubrics import Rubric
+from judge_tui.model.settings import AgreementSettings
 from judge_tui.store import Store
 
 
@@ -22,7 +23,7 @@ class JudgeDisagreement:
 
 
 def judge_disagreements(store: Store, rubric: Rubric, human_id: str, judge_id: str,
-                  tolerance: float) -> list[JudgeDisagreement]:
+                        settings: AgreementSettings) -> list[JudgeDisagreement]:
     """Items rated by both raters, the largest overall gap first (then the most differing dimensions)."""
     with store.snapshot():
         ratings = load(store, rubric)
@@ -32,8 +33,8 @@ def judge_disagreements(store: Store, rubric: Rubric, human_id: str, judge_id: s
     gap = np.abs(human_overall - judge_overall)
     gap = np.where(np.isnan(gap), 0.0, gap)
     compared = ~np.isnan(pairing.a.scores) & ~np.isnan(pairing.b.scores)
-    differing = np.count_nonzero(compared & ~agreeing(rubric.scale, pairing.a.scores, pairing.b.scores, tolerance),
-                                 axis=1)
+    aligned = agreeing(rubric.scale, pairing.a.scores, pairing.b.scores, settings.tolerance)
+    differing = np.count_nonzero(compared & ~aligned, axis=1)
     if rubric.scale.nominal:
         # How far apart two nominal categories are stored means nothing (A to tie is not further than A to B):
         # the gap is the share of dimensions in another category, 1 for a one-dimension rubric, as on PASS/FAIL.

@@ -54,17 +54,17 @@ def target_checks(rows: Sequence[Row], overall: Row, summary: Summary, rubric: R
     behind = summary.cases if summary.aligned_items is None else summary.aligned_items  # the items it counts
     one_score_each = summary.pairs == behind  # one judged dimension: a plain Wilson share
     checks = [check("alignment", "alignment", scope, summary.alignment_rate, summary.alignment_interval, behind,
-                    settings.alignment_well_calibrated, percent=True, confidence=settings.confidence, plan=plan,
+                    settings.alignment_well_calibrated, percent=True, settings=settings, plan=plan,
                     share=(summary.agreements, summary.pairs) if one_score_each and summary.pairs else None)]
     for row in rows:
         if row.method == "judged":
             checks.append(check(f"kappa:{row.key}", f"κ of {row.key}", scope, row.agreement.cohen_kappa,
                                 row.uncertainty.intervals.get("cohen_kappa", Undefined("no interval")),
-                                row.agreement.n, settings.kappa_substantial, confidence=settings.confidence, plan=plan))
+                                row.agreement.n, settings.kappa_substantial, settings=settings, plan=plan))
     if rubric.overall != "label":
         checks.append(check("pearson", f"r of the {rubric.overall_name}", scope, overall.agreement.pearson_r,
                             overall.uncertainty.intervals.get("pearson_r", Undefined("no interval")),
-                            overall.agreement.n, settings.pearson_target, confidence=settings.confidence,
+                            overall.agreement.n, settings.pearson_target, settings=settings,
                             correlation=True, plan=plan))
     if test_pairing is not None and rubric.scale.binary:
         tested = test_pairing.column(0)
@@ -77,7 +77,7 @@ def target_checks(rows: Sequence[Row], overall: Row, summary: Summary, rubric: R
         for key, hits, of, label in (("tpr", m.true_pass, human_pass, "PASS"), ("tnr", m.true_fail, human_fail, "FAIL")):
             interval = iv.wilson(hits, of, settings.confidence) if of else Undefined(f"the human labels contain no {label}")
             checks.append(check(key, key.upper(), "test split", unlabelled or getattr(m, key), unlabelled or interval, of,
-                                settings.tpr_tnr_target, strict=True, confidence=settings.confidence, share=(hits, of),
+                                settings.tpr_tnr_target, strict=True, settings=settings, share=(hits, of),
                                 class_share=of / m.n if m.n else None, class_label=label, plan=plan))
     return checks
 
@@ -169,14 +169,14 @@ def _target_finding(topic: str, c: TargetCheck, interpret: Interpret,
     """A finding for one target: the band of the estimate, the bands its interval spans, the decision, and
     advice only as strong as the interval supports (the band of the interval's best end when not met)."""
     band = interpret(c.estimate, settings)
-    decision = ruling(c, settings.decide_on)
+    decision = ruling(c, settings)
     span = band_span(c.interval, interpret, settings)
     sign = ">" if c.strict else "≥"
     goal = f"{share_text(c.target)}" if c.percent else f"{decimal_text(c.target, 2)}"
     text = f"{opening} (target {sign} {goal}): {band.label}" + (f"; the interval lies {span}" if span else "")
     status, action = band.status, band.action
     if decision is not None:
-        words = verdict_words(c, settings.decide_on)
+        words = verdict_words(c, settings)
         text += f". {words[0].upper()}{words[1:]}"
         if decision == "undecided":
             status, action = "unknown", ""
@@ -194,7 +194,7 @@ def _kappa_finding(defined: Sequence[Row], by_key: dict[str, TargetCheck], setti
     actions: list[str] = []
     for row in defined:
         c = by_key[f"kappa:{row.key}"]
-        decision = ruling(c, settings.decide_on) or "undecided"
+        decision = ruling(c, settings) or "undecided"
         span = band_span(c.interval, bands.interpret_kappa, settings)
         detail = f"{row.key} ({c.reading}, {row.kappa_band.label}" + (f", {span}" if span else "") + ")"
         groups[decision].append(row.key if decision == "met" else detail)
@@ -275,7 +275,7 @@ def _binary_finding(row: Row, test: ag.BinaryMetrics | None, settings: Agreement
             "Assign splits with `judge-tui split`.",
         )
     verdict = bands.meets_binary_target(test.tpr, test.tnr, settings)
-    rulings = [ruling(c, settings.decide_on) for c in (tpr, tnr)]
+    rulings = [ruling(c, settings) for c in (tpr, tnr)]
     if None in rulings:
         decision = None
     elif "not met" in rulings:
@@ -289,7 +289,7 @@ def _binary_finding(row: Row, test: ag.BinaryMetrics | None, settings: Agreement
         baseline = Undefined("the test split is part of the compared items")
     text = (f"On the test split ({test.n} items): TPR {tpr.reading}, TNR {tnr.reading} "
             f"(target: both above {decimal_text(target, 2)}): ")
-    text += "; ".join(f"{c.figure} {verdict_words(c, settings.decide_on)}" for c in (tpr, tnr))
+    text += "; ".join(f"{c.figure} {verdict_words(c, settings)}" for c in (tpr, tnr))
     status, action = verdict.status, verdict.action
     if decision == "undecided":
         status, action = "unknown", ""
@@ -311,6 +311,6 @@ def band_decisions(row: Row, report: Report) -> dict[str, Decision | None]:
     for name, figure, target, percent in (("alignment", "alignment_rate", t.alignment_well_calibrated, True),
                                           ("kappa", "cohen_kappa", t.kappa_substantial, False)):
         c = check(name, name, "", getattr(row.agreement, figure), intervals.get(figure, Undefined("no interval")),
-                  row.agreement.n, target, percent=percent, confidence=report.confidence)
-        found[name] = ruling(c, report.decide_on)
+                  row.agreement.n, target, percent=percent, settings=report.settings)
+        found[name] = ruling(c, report.settings)
     return found

@@ -15,7 +15,7 @@ import numpy as np
 from judge_tui.analysis.bands import Interpretation
 from judge_tui.analysis.design import Design
 from judge_tui.analysis.report.anytime import DECIDED, AnytimeCheck, decide_at_any_time, items_left_by_scope
-from judge_tui.analysis.targets import Combined, DecideOn, TargetCheck
+from judge_tui.analysis.targets import Combined, TargetCheck
 from judge_tui.analysis.uncertainty import RowUncertainty
 from judge_tui.model.errors import UserError
 from judge_tui.model.rubrics import Rubric, Scale
@@ -181,18 +181,6 @@ class Report:
     settled_after: int | None = None  # the ratings every target was first found decided with (rating screen)
 
     @property
-    def tolerance(self) -> float:
-        return self.settings.tolerance
-
-    @property
-    def confidence(self) -> float:
-        return self.settings.confidence
-
-    @property
-    def decide_on(self) -> DecideOn:
-        return self.settings.decide_on
-
-    @property
     def judged_rows(self) -> tuple[Row, ...]:
         return tuple(r for r in self.rows if r.method == "judged")
 
@@ -200,7 +188,7 @@ class Report:
     def anytime(self) -> tuple[AnytimeCheck, ...]:
         """Every target decided by a rule valid at any time, beside its fixed-n check, with what may hold it up
         as far as the report knows the items left (analysis/stopping.py counts them in the database)."""
-        return decide_at_any_time(self.checks, self.confidence, items_left_by_scope(self.checks, self.counts))
+        return decide_at_any_time(self.checks, self.settings, items_left_by_scope(self.checks, self.counts))
 
     @property
     def decided_at_any_time(self) -> bool:
@@ -217,4 +205,4 @@ def meets_by_decision(decision: str | None) -> bool | None:
 def combined(report: Report) -> Combined | None:
     """The statement of how the report's decided targets combine, or None when none was decided."""
     decided = [c for c in report.checks if c.decision is not None]
-    return Combined(len(decided), report.confidence, report.decide_on) if decided else None
+    return Combined(len(decided), report.settings) if decided else None

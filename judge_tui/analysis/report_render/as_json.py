@@ -49,8 +49,9 @@ def row_to_dict(row: Row, report: Report) -> dict[str, Any]:
     out: dict[str, Any] = {"dimension": row.key, "name": row.name, "method": row.method, "n": pair.n}
     for f in ROW_FIGURES:
         out[f.key] = _figure(pair.figures[f.key], f.key, undefined)
-    corrected: dict[str, Any] = {"value": None, "ci_low": None, "ci_high": None, "confidence": 0.95,
-                                 "observed_pass_rate": None, "n_judge_only": 0}
+    corrected: dict[str, Any] = {"value": None, "ci_low": None, "ci_high": None,
+                                 "confidence": report.settings.confidence, "observed_pass_rate": None,
+                                 "n_judge_only": 0}
     if row.corrected is not None:
         c = row.corrected.rate
         corrected.update(
@@ -113,7 +114,7 @@ def plan_to_dicts(report: Report) -> list[dict[str, Any]]:
             "target": c.key, "goal": c.goal, "scope": c.scope, "threshold": c.target, "strict": c.strict,
             "estimate": _figure(c.estimate, "estimate", undefined), "n": c.n,
             "interval": interval_json(c.interval, "interval", undefined),
-            "decision": ruling(c, report.decide_on), "decision_interval": c.decision,
+            "decision": ruling(c, report.settings), "decision_interval": c.decision,
             "decision_point": c.point_decision,
             "more_items": c.more_items, "more_of_class": c.more_of_class, "class": c.class_label,
             "text": c.plan_text() or None, "undefined": undefined,
@@ -149,13 +150,13 @@ def anytime_to_dict(a: AnytimeCheck) -> dict[str, Any]:
 
 def decision_rules(report: Report) -> dict[str, Any]:
     """Which decisions hold for this n only, which at any time, and how several targets combine."""
-    alpha = (1.0 - report.confidence) / 2.0
-    return {"fixed_n": f"{FIXED_N}: each target's {share_text(report.confidence)} interval read once, at the "
+    alpha = (1.0 - report.settings.confidence) / 2.0
+    return {"fixed_n": f"{FIXED_N}: each target's {share_text(report.settings.confidence)} interval read once, at the "
                        f"{report.counts['compared']} items compared; looked at again as ratings come in, it errs "
                        "more often than it says",
             "anytime": f"{ANYTIME}: the stop notice and the settled count; a wrong decision per target and side in "
                        f"at most {share_text(alpha, 1)} of studies however often the figures are looked at",
-            "one_sided_alpha": alpha, "combination": combination(report.confidence)}
+            "one_sided_alpha": alpha, "combination": combination(report.settings)}
 
 
 def rubric_to_dict(rubric: Rubric) -> dict[str, Any]:
@@ -163,15 +164,16 @@ def rubric_to_dict(rubric: Rubric) -> dict[str, Any]:
             "overall_name": rubric.overall_name}
 
 
-def thresholds_to_dict(t: AgreementSettings) -> dict[str, Any]:
+def thresholds_to_dict(settings: AgreementSettings) -> dict[str, Any]:
     return {
-        "tolerance": t.tolerance,
-        "alignment": {"well_calibrated": t.alignment_well_calibrated, "minor_drift": t.alignment_minor_drift,
-                      "significant_drift": t.alignment_significant_drift},
-        "kappa": {"almost_perfect": t.kappa_almost_perfect, "substantial": t.kappa_substantial,
-                  "moderate": t.kappa_moderate},
-        "pearson_target": t.pearson_target,
-        "tpr_tnr_target": t.tpr_tnr_target,
+        "tolerance": settings.tolerance,
+        "alignment": {"well_calibrated": settings.alignment_well_calibrated,
+                      "minor_drift": settings.alignment_minor_drift,
+                      "significant_drift": settings.alignment_significant_drift},
+        "kappa": {"almost_perfect": settings.kappa_almost_perfect, "substantial": settings.kappa_substantial,
+                  "moderate": settings.kappa_moderate},
+        "pearson_target": settings.pearson_target,
+        "tpr_tnr_target": settings.tpr_tnr_target,
     }
 
 
@@ -241,8 +243,8 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         ],
         "self_agreement": self_agreement,
         "human_agreement": human_agreement,
-        "confidence": report.confidence,
-        "decide_on": report.decide_on,
+        "confidence": report.settings.confidence,
+        "decide_on": report.settings.decide_on,
         "plan": plan_to_dicts(report),
         "decisions_combine": _combined_to_dict(report),
         "decision_rules": decision_rules(report),
@@ -257,10 +259,10 @@ def _combined_to_dict(report: Report) -> dict[str, Any] | None:
     found = combined(report)
     if found is None:
         return None
-    return {"rule": "each target on its own interval" if found.decide_on == "interval" else "point estimates",
-            "valid_for": "this n only", "targets": found.targets, "confidence_each": found.confidence,
-            "any_wrong_at_most": found.wrong_at_most if found.decide_on == "interval" else None,
-            "confidence_for_study": found.study_confidence if found.decide_on == "interval" else None,
+    return {"rule": "each target on its own interval" if found.settings.decide_on == "interval" else "point estimates",
+            "valid_for": "this n only", "targets": found.targets, "confidence_each": found.settings.confidence,
+            "any_wrong_at_most": found.wrong_at_most if found.settings.decide_on == "interval" else None,
+            "confidence_for_study": found.study_confidence if found.settings.decide_on == "interval" else None,
             "text": found.text()}
 
 

@@ -45,14 +45,15 @@ def render_markdown(report: Report) -> str:
     c = report.counts
     out = [f"# Agreement report: {md(rubric.name)}", ""]
     out.append(f"Rubric `{rubric.id}` (version {md(rubric.version)}, scale {rubric.scale.kind}); "
-               f"split: {md(report.split or 'all')}; {tolerance_text(rubric.scale, report.tolerance)}.  ")
+               f"split: {md(report.split or 'all')}; {tolerance_text(rubric.scale, report.settings.tolerance)}.  ")
     out.append(f"Human: {md(', '.join(report.human.rater_ids))} ({report.human.combine(rubric.scale)}).  ")
     out.append(f"Judge: {md(', '.join(report.judge.rater_ids))} ({report.judge.combine(rubric.scale)}).  ")
     out.append(f"Items: {c['items']}; rated by the human side {c['rated_by_human']}, by the judge "
                f"{c['rated_by_judge']}, by both {c['compared']}, by the judge only {c['judge_only']}.")
     out += ["", "## Summary metrics", ""]
     rates = {r.key: r.agreement.alignment_rate for r in report.rows}
-    out += _md_table(["Metric", "Value"], summary_lines(report.summary, rates, aligned_text(report.rubric.scale, report.tolerance)), right_from=2)
+    aligned = aligned_text(report.rubric.scale, report.settings.tolerance)
+    out += _md_table(["Metric", "Value"], summary_lines(report.summary, rates, aligned), right_from=2)
     out += ["", "## Verdict", ""]
     out += [f"- **{STATUS_MARK[f.status]}** {md(f.text)}" for f in report.findings]
     found = combined(report)
@@ -68,14 +69,15 @@ def render_markdown(report: Report) -> str:
                 f"The verdict's decisions are {FIXED_N}. These stay valid however often the figures are looked at "
                 "while ratings come in; the stop notice uses only them.", ""]
         out += [f"- {md(line)}" for line in anytime]
-        out += ["", md(combination(report.confidence))]
+        out += ["", md(combination(report.settings))]
     out += ["", "## Per dimension", ""]
     columns = _columns(report)
     out += _md_table(["Dimension", *(h for h, _ in columns), "Alignment band", "Kappa band"],
                      [[f"**{r.key}**" if r.method == "overall" else r.key + (" (code)" if r.method == "code" else ""),
                        *(cell(r, f, interval=True) for _, f in columns), *row_bands(r, report)]
                       for r in [*report.rows, report.overall]])
-    out += ["", f"Intervals: {share_text(report.confidence)}, in brackets after each figure (shares in percent)."]
+    out += ["", f"Intervals: {share_text(report.settings.confidence)}, in brackets after each figure "
+                "(shares in percent)."]
     chance = chance_table(report)
     if chance is not None:
         out += ["", "## Chance-corrected agreement beside kappa", ""]

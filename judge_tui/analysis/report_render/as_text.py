@@ -56,7 +56,7 @@ def anytime_text(report: Report) -> Text | None:
                 "however often the figures are looked at while ratings come in; the stop notice uses only them.\n")
     for line in lines:
         text.append(f"  {line}\n")
-    text.append(f"  {combination(report.confidence)}\n")
+    text.append(f"  {combination(report.settings)}\n")
     return text
 
 
@@ -71,7 +71,8 @@ def header(report: Report) -> Text:
     text.append("Judge: ", style="bold")
     text.append(safe(", ".join(report.judge.rater_ids)))
     text.append(f" ({report.judge.combine(report.rubric.scale)})\n")
-    text.append(f"Split: {safe(report.split or 'all')} · {tolerance_text(report.rubric.scale, report.tolerance)} · "
+    text.append(f"Split: {safe(report.split or 'all')} · "
+                f"{tolerance_text(report.rubric.scale, report.settings.tolerance)} · "
                 f"compared {c['compared']} of {c['items']} items (human rated {c['rated_by_human']}, "
                 f"judge {c['rated_by_judge']}, judge only {c['judge_only']})")
     return text
@@ -83,7 +84,7 @@ def summary_table(report: Report) -> Table:
     table = Table(title="Summary metrics", title_justify="left")
     table.add_column("Metric")
     add_id_column(table, "Value")  # names a dimension
-    for metric, value in summary_lines(s, rates, aligned_text(report.rubric.scale, report.tolerance)):
+    for metric, value in summary_lines(s, rates, aligned_text(report.rubric.scale, report.settings.tolerance)):
         table.add_row(metric, Text(value))
     return table
 
@@ -193,7 +194,7 @@ def interval_bars(report: Report) -> list[IntervalBars]:
     def kappa_status(value: float) -> str:
         return bands.interpret_kappa(value, t).status
 
-    level = f"{share_text(report.confidence)}"
+    level = f"{share_text(report.settings.confidence)}"
     return [
         IntervalBars(f"Alignment, {level} intervals against the bands", [
             Bar(r.key, r.agreement.alignment_rate, _interval(r, "alignment_rate")) for r in judged
@@ -380,9 +381,9 @@ def design_text(report: Report) -> Text | None:
         on_test = "; ".join(f"{c.figure} {c.reading}" for c in tested.values())
         decided = (f"The targets are decided on these, and TPR and TNR on the test split's items alone, weighted "
                    f"within it: {on_test}.")
-    text.append("; ".join(parts) + f" ({share_text(report.confidence)} intervals for the judge on items like these, not "
-                "for this pool alone: stratified Jeffreys for shares and the corrected pass rate, a stratified "
-                f"bootstrap for the others, both with the pool itself a sample). {decided}\n")
+    text.append("; ".join(parts) + f" ({share_text(report.settings.confidence)} intervals for the judge on items like "
+                "these, not for this pool alone: stratified Jeffreys for shares and the corrected pass rate, a "
+                f"stratified bootstrap for the others, both with the pool itself a sample). {decided}\n")
     text.append("Unweighted: ", style="bold")
     text.append(UNWEIGHTED_NOTE + "\n")
     return text

@@ -27,16 +27,16 @@ def safe(text: object) -> str:
 
 
 def interval_bands(estimate: Figure, interval: IntervalFigure,
-                   interpret: Interpret, thresholds: AgreementSettings) -> str:
+                   interpret: Interpret, settings: AgreementSettings) -> str:
     """The bands an interval spans, lowest first: "moderate–almost perfect", or one band when the whole interval
     lies in it. Without an interval the point estimate's band says so ("substantial (no interval)"), and a figure
     too thin for an interval says "too few items"."""
     if isinstance(interval, Interval):
-        low, high = interpret(interval.low, thresholds).label, interpret(interval.high, thresholds).label
+        low, high = interpret(interval.low, settings).label, interpret(interval.high, settings).label
         return low if low == high else f"{low}–{high}"
     if "too few items" in interval.reason:
         return "too few items"
-    point = interpret(estimate, thresholds)
+    point = interpret(estimate, settings)
     return point.label if point.status == "unknown" else f"{point.label} (no interval)"
 
 
@@ -80,7 +80,7 @@ def plan_lines(report: Report) -> list[str]:
     study's size."""
     lines = []
     for c in report.checks:
-        if ruling(c, report.decide_on) == "undecided" or (c.decision == "undecided" and c.plan is not None):
+        if ruling(c, report.settings) == "undecided" or (c.decision == "undecided" and c.plan is not None):
             text = c.plan_text()
             if text:
                 lines.append(f"{c.goal} ({c.scope}): undecided; {text}.")

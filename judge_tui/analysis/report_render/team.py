@@ -107,8 +107,8 @@ def _ci(value: ag.Figure, interval: IntervalFigure | None, percent: bool = False
     return figure_with_interval(value, interval, digits=2, percent=percent)
 
 
-def _confidence_line(confidence: float) -> str:
-    return f"[low, high]: {share_text(confidence)} intervals; docs/agreement.md names each method."
+def _confidence_line(settings: AgreementSettings) -> str:
+    return f"[low, high]: {share_text(settings.confidence)} intervals; docs/agreement.md names each method."
 
 
 def _gwet_parts(value: GwetAgreement | GwetAC | ag.Undefined) -> tuple[ag.Figure, IntervalFigure]:
@@ -134,7 +134,7 @@ def team_blocks(section: TeamAgreement) -> list[Block]:
             if section.nominal else
             "Consensus = adjudicated score, else the experts' mean (PASS/FAIL: majority; ties left out); kappa "
             "takes a mean at its nearest scale point."),
-        _confidence_line(section.settings.confidence))))
+        _confidence_line(section.settings))))
     levels = [level for level in ("nominal", "ordinal", "interval")
               if any(ag.is_defined(d.alpha_levels[level][0]) for d in dimensions)]
     primary = dimensions[0].alpha_level if dimensions else "ordinal"

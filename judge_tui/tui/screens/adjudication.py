@@ -57,25 +57,26 @@ from judge_tui.tui.widgets.item_pane import ItemPane
 from judge_tui.tui.widgets.key_bar import KeyBar
 
 
-def visible_disagreements(store: Store, view: TeamView, lead: str, tolerance: float) -> list[ExpertDisagreement]:
+def visible_disagreements(store: Store, view: TeamView, lead: str,
+                          settings: AgreementSettings) -> list[ExpertDisagreement]:
     """The disagreements the lead may see: all of them, or only on items they rated if they are an expert."""
-    found = expert_disagreements(view, tolerance)
+    found = expert_disagreements(view, settings)
     visible = visible_items(store, view.rubric.id, lead, lead=True)
     return found if visible is None else [d for d in found if d.item_id in visible]
 
 
 def disagreements_to_settle(store: Store, rubric: Rubric, lead: str, *, split: str | None,
-                            tolerance: float) -> tuple[TeamView, list[ExpertDisagreement]]:
+                            settings: AgreementSettings) -> tuple[TeamView, list[ExpertDisagreement]]:
     """The team and the disagreements this lead may settle (possibly none); UserError without two experts."""
     view = load_team(store, rubric, split=split)
     if len(view.experts) < 2:
         raise UserError(f"adjudication needs ratings of {rubric.id} by at least two experts; found "
                         f"{len(view.experts)}. Merge their databases first: `judge-tui merge OTHER.db`.")
-    return view, visible_disagreements(store, view, lead, tolerance)
+    return view, visible_disagreements(store, view, lead, settings)
 
 
-def nothing_to_settle(rubric: Rubric, tolerance: float) -> str:
-    return f"No {rubric.id} items where experts {differ_text(rubric.scale, tolerance)}: nothing to settle."
+def nothing_to_settle(rubric: Rubric, settings: AgreementSettings) -> str:
+    return f"No {rubric.id} items where experts {differ_text(rubric.scale, settings.tolerance)}: nothing to settle."
 
 
 class AdjudicationScreen(Screen[None]):
@@ -93,7 +94,7 @@ class AdjudicationScreen(Screen[None]):
         self.agreement = agreement or AgreementSettings()
         self.judged = [d.id for d in rubric.judged_dimensions]
         self.view = view if view is not None else load_team(store, rubric, split=split)
-        self.items = items if items is not None else visible_disagreements(store, self.view, lead, self.agreement.tolerance)
+        self.items = items if items is not None else visible_disagreements(store, self.view, lead, self.agreement)
         self.index = 0
         self.cursor = 0
         self._digits = DigitEntry()  # the first digit of a two-digit point, until its second
@@ -113,7 +114,7 @@ class AdjudicationScreen(Screen[None]):
     def on_mount(self) -> None:
         if not self.items:
             self.query_one("#adj-status", Static).update(Text(
-                f"{nothing_to_settle(self.rubric, self.agreement.tolerance)} {self._key_of('agreement')}: the agreement "
+                f"{nothing_to_settle(self.rubric, self.agreement)} {self._key_of('agreement')}: the agreement "
                 "summary · Escape: back"))
             return
         first_open = next((i for i, d in enumerate(self.items) if not d.adjudicated), 0)
@@ -254,7 +255,7 @@ class AdjudicationScreen(Screen[None]):
     def action_explain(self, binding_id: str) -> None:
         """A score key of another scale (see EXPLAIN_BINDINGS): what it would set, why not, and which keys do."""
         if self.current is None:
-            self.notify(nothing_to_settle(self.rubric, self.agreement.tolerance), markup=False, severity="warning", timeout=4)
+            self.notify(nothing_to_settle(self.rubric, self.agreement), markup=False, severity="warning", timeout=4)
             return
         key = key_shown(binding_id, self.keymap, self.app.get_key_display)
         self.notify(refused_score_key(self.rubric.scale, binding_id, key, self._score_keys()), markup=False,

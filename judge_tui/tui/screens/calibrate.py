@@ -265,8 +265,8 @@ class CalibrationScreen(Screen[None]):
             problem = "the prompt in force has not judged yet"
         else:
             try:
-                found = certify_judge(store, self.rubric, alpha=alpha, delta=delta,
-                                      tolerance=self.settings.agreement.tolerance, judge=judge, split=self.split)
+                found = certify_judge(store, self.rubric, self.settings.agreement, alpha=alpha, delta=delta,
+                                      judge=judge, split=self.split)
             except UserError as exc:
                 problem = str(exc)
         return screen_lines(found, problem, store.certificate_in_force(self.rubric.id),

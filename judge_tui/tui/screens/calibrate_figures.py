@@ -212,7 +212,7 @@ def change_headline(comparison: VersionComparison) -> str:
     return f"{text}: {change.verdict}" + (" yet" if change.verdict == "no detectable change" else "")
 
 
-def _misaligned(store: Store, rubric: Rubric, judge: str, split: str, tolerance: float,
+def _misaligned(store: Store, rubric: Rubric, judge: str, split: str, settings: AgreementSettings,
                 visible: set[str] | None) -> tuple[Misaligned, ...]:
     view = load_team(store, rubric, split=split, judge=judge, only_items=visible)
     dims = view.dimensions
@@ -220,7 +220,7 @@ def _misaligned(store: Store, rubric: Rubric, judge: str, split: str, tolerance:
         return ()
     human, machine = consensus_and_judge(view)
     diff = score_gaps(rubric.scale, machine, human)  # on nominal categories: 1 for another category
-    differing = np.count_nonzero(~np.isnan(diff) & ~agreeing(rubric.scale, machine, human, tolerance), axis=0)
+    differing = np.count_nonzero(~np.isnan(diff) & ~agreeing(rubric.scale, machine, human, settings.tolerance), axis=0)
     gap = np.where(np.isnan(diff), -1.0, diff).max(axis=0)
     order = np.lexsort((np.arange(gap.size), -differing, -gap))
     out = []
@@ -283,7 +283,7 @@ def standing(store: Store, rubric: Rubric, *, prompt_version: str, previous: str
                                            live=ratings_coming_in(store, report))
         except NoComparison as exc:
             notes.append(str(exc))
-        misaligned = _misaligned(store, rubric, judge, split, settings.tolerance, visible)
+        misaligned = _misaligned(store, rubric, judge, split, settings, visible)
         biases = judge_biases(store, rubric, judge, split=split, settings=settings, ratings=ratings, report=report)
     if judge is not None:
         totals = store.judge_call_totals(judge)

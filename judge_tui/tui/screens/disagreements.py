@@ -215,7 +215,7 @@ class DisagreementScreen(Screen[None]):
                     self.post_message(self.Unavailable(judge_missing(
                         rubric, team_share=store.assignment_of(self.reviewer_id, rubric.id) is not None)))
                     return
-                rows = [row for row in judge_disagreements(store, rubric, self.reviewer_id, judge, self.agreement.tolerance)
+                rows = [row for row in judge_disagreements(store, rubric, self.reviewer_id, judge, self.agreement)
                         if row.item_id in visible]
                 marks = store.revision_marks(rubric.id)
         except (UserError, RubricError) as exc:

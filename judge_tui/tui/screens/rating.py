@@ -714,12 +714,12 @@ class RatingScreen(Screen[None]):
 
         try:
             view, items = disagreements_to_settle(self.session.store, self.rubric, self.session.reviewer,
-                                                  split=self.session.split, tolerance=self.agreement.tolerance)
+                                                  split=self.session.split, settings=self.agreement)
         except UserError as exc:
             self.notify(str(exc), markup=False, severity="warning", timeout=8)
             return
         if not items:
-            self.notify(nothing_to_settle(self.rubric, self.agreement.tolerance), markup=False, timeout=8)
+            self.notify(nothing_to_settle(self.rubric, self.agreement), markup=False, timeout=8)
             return
         self.app.push_screen(AdjudicationScreen(self.session.store, self.rubric, self.session.reviewer,
                                                 split=self.session.split, agreement=self.agreement, view=view,
