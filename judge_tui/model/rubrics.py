@@ -645,11 +645,18 @@ def _describe_problems(path: Path, exc: DataError) -> str:
 
 def load_rubric(path: Path) -> Rubric:
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise RubricError(f"{path}: cannot read rubric file ({exc.strerror})") from None
     except UnicodeDecodeError:
         raise RubricError(f"{path}: not a UTF-8 text file") from None
+    return rubric_from_text(text, path)
+
+
+def rubric_from_text(text: str, path: Path) -> Rubric:
+    """A rubric file's text (as a database keeps it with the judge's definition); `path` names it in messages."""
+    try:
+        raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RubricError(f"{path}: not valid TOML ({exc})") from None
     except RecursionError:

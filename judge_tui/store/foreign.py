@@ -69,10 +69,13 @@ class ForeignDatabase:
                           " created_at FROM rubric_versions ORDER BY id")
 
     def prompt_versions(self) -> list[dict[str, Any]]:
+        """Judge prompt versions with their judge definitions (None where a version has none: always in a
+        database from before they were kept). When the other side put one in force is its own, not read."""
         if "prompt_versions" not in self.tables:
             return []
+        definition = "definition" if "definition" in self._columns("prompt_versions") else "NULL AS definition"
         return self._rows("SELECT rubric, prompt_version, rubric_version_id, template, reason, motivating_items,"
-                          " created_at FROM prompt_versions ORDER BY id")
+                          f" created_at, {definition} FROM prompt_versions ORDER BY id")
 
     def calibration_changes(self) -> list[dict[str, Any]]:
         """Kept and reverted changes to the judge (a database from before their table has none to give)."""

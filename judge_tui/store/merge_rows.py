@@ -17,8 +17,11 @@ class MergeQueries(ItemQueries):
         state = MergeState()
         for rv_id, digest in self.conn.execute("SELECT id, content_hash FROM rubric_versions"):
             state.rubric_versions[digest] = rv_id
-        for pv_id, version in self.conn.execute("SELECT id, prompt_version FROM prompt_versions"):
+        for pv_id, version, defined in self.conn.execute(
+                "SELECT id, prompt_version, definition IS NOT NULL FROM prompt_versions"):
             state.prompt_versions[version] = pv_id
+            if defined:
+                state.judge_definitions.add(version)
         for item_id, rubric, digest, split in self.conn.execute("SELECT id, rubric, content_hash, split FROM items"):
             state.items[item_id] = (rubric, digest, split)
         state.raters.update(self.conn.execute("SELECT id, kind FROM raters"))
@@ -55,6 +58,19 @@ class MergeQueries(ItemQueries):
         with self.transaction() as conn:
             conn.executemany(sql, [[row[c] for c in columns] for row in rows])
 
+    def add_merged_definitions(self, definitions: Mapping[str, Mapping[str, Any]]) -> set[str]:
+        """Give each prompt version held here without a judge definition the one another database brought
+        (checked by the caller); returns the versions given one. None is put in force: that is the lead's choice
+        (adopted_at stays as it was)."""
+        given = set()
+        with self.transaction() as conn:
+            for version, definition in definitions.items():
+                done = conn.execute("UPDATE prompt_versions SET definition = ? WHERE prompt_version = ?"
+                                    " AND definition IS NULL", [_dumps(dict(definition)), version])
+                if done.rowcount:
+                    given.add(version)
+        return given
+
     def insert_merged_draws(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Draw records copied from another database; an item's first draw here is kept."""
         with self.transaction() as conn:
@@ -80,6 +96,7 @@ class MergeState:
     def __init__(self) -> None:
         self.rubric_versions: dict[str, int] = {}  # content hash -> id
         self.prompt_versions: dict[str, int] = {}  # prompt version -> id
+        self.judge_definitions: set[str] = set()  # prompt versions that hold their judge definition
         self.items: dict[str, tuple[str, str, str | None]] = {}  # id -> (rubric, content hash, split)
         self.raters: dict[str, str] = {}  # id -> kind
         # Keys only, read from their index: a rating's content (MergeQueries.merged_rating_content) and an item's

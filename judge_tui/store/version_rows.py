@@ -136,10 +136,11 @@ class VersionQueries(StoreCore):
 
     def judge_definition(self, rubric_id: str) -> dict[str, Any] | None:
         """The judge definition in force for a rubric in this database: the one put in force last (None before
-        the judge's definition was first kept here)."""
+        the judge's definition was first kept here). A definition a merge brought is not in force until put in
+        force here."""
         rows = self.query("SELECT prompt_version, rubric_version_id, definition, adopted_at FROM prompt_versions"
-                          " WHERE rubric = ? AND definition IS NOT NULL ORDER BY adopted_at DESC, id DESC LIMIT 1",
-                          [rubric_id])
+                          " WHERE rubric = ? AND definition IS NOT NULL AND adopted_at IS NOT NULL"
+                          " ORDER BY adopted_at DESC, id DESC LIMIT 1", [rubric_id])
         if not rows:
             return None
         rows[0]["definition"] = _loads(rows[0]["definition"], None)

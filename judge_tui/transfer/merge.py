@@ -3,6 +3,10 @@
 Each expert rates on a laptop; the lead merges their database files into one. The rules:
 
 * Rubric and prompt versions are matched by content hash; the other file's ids are remapped to ours.
+* A prompt version's judge definition (the judge's rubric, rubric text and template) comes with it when new
+  here, and fills ours when we hold the version without one. A merge never puts a judge in force: which
+  definition the judge uses stays the lead's choice (the judge screen, `rubric-change`). A definition this
+  judge-tui cannot read (a later release's) cannot be checked, so it is not taken, and the merge says so.
 * Items are matched by id. The same id with the same content is one item. The same id with different
   content (or under another rubric) is reported: ours is kept and the other file's ratings of that item are
   skipped and listed, never attached to content the rater did not see.
@@ -30,8 +34,9 @@ Each expert rates on a laptop; the lead merges their database files into one. Th
   for that expert and rubric or theirs is newer: the expert who finishes again has the last word.
 
 * Every row read is checked first (transfer/validate.py, `refuse_bad_rows`), including what the rules above
-  trust: content hashes are computed again from the fields and definitions they hash, dates are read and none
-  is in the future, no two rows share a key. One bad row refuses the whole file.
+  trust: content hashes and a judge definition's prompt version are computed again from the fields and
+  definitions they hash, dates are read and none is in the future, no two rows share a key. One bad row
+  refuses the whole file.
 
 The other file is opened read-only and all writes happen in one transaction per file.
 """
@@ -44,10 +49,17 @@ from pathlib import Path
 from typing import Any
 
 from judge_tui.formats.numbers import plural, word_for
+from judge_tui.judge.prompts import PromptError, parse_template, prompt_version
 from judge_tui.model.errors import UserError
 from judge_tui.model.queue_orders import ASSIGNED, ORDERS
 from judge_tui.model.records import CONSENSUS_RATER, content_hash, rater_id_problem
-from judge_tui.model.rubrics import Rubric, RubricError, definition_hash, rubric_from_definition
+from judge_tui.model.rubrics import (
+    Rubric,
+    RubricError,
+    definition_hash,
+    rubric_from_definition,
+    rubric_from_text,
+)
 from judge_tui.store import (
     CALIBRATION_CHANGE_KEY,
     RATING_CONTENT,
@@ -102,14 +114,15 @@ class RaterConflict:
 class MergeResult:
     source: Path
     added: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
-        ("items", "raters", "rubric_versions", "prompt_versions", "ratings", "revision_marks", "set_aside",
-         "assignment_plans", "assignments", "calibration_changes", "finishes"), 0))
+        ("items", "raters", "rubric_versions", "prompt_versions", "judge_definitions", "ratings", "revision_marks",
+         "set_aside", "assignment_plans", "assignments", "calibration_changes", "finishes"), 0))
     unchanged_ratings: int = 0
     item_differences: list[ItemDifference] = field(default_factory=list)
     rating_conflicts: list[RatingConflict] = field(default_factory=list)
     rater_conflicts: list[RaterConflict] = field(default_factory=list)
     split_differences: list[tuple[str, str | None, str | None]] = field(default_factory=list)  # id, ours, theirs
     withdrawn_certificates: list[str] = field(default_factory=list)  # rubrics whose certificate a new plan ended
+    unread_definitions: list[str] = field(default_factory=list)  # prompt versions whose definition was not taken
 
     @property
     def changed(self) -> bool:
@@ -258,8 +271,8 @@ def refuse_bad_rows(store: Store, other: ForeignDatabase, only_raters: list[str]
             problems.append(f"rating_draws row (item {row['item_id']!r}, rater {row['rater_id']!r}): {problem}")
     seen = set()
     for row in other.prompt_versions():
-        problem = _repeated(seen, row["prompt_version"], "prompt version") or time_problem(row["created_at"],
-                                                                                         "created_at")
+        problem = (_repeated(seen, row["prompt_version"], "prompt version")
+                   or time_problem(row["created_at"], "created_at") or _judge_definition_problem(row, other.path))
         if problem:
             problems.append(f"prompt_versions row {row['prompt_version']!r}: {problem}")
     for row in other.calibration_changes():
@@ -468,14 +481,69 @@ def _asked_hash(definition: str) -> str:
 def _merge_prompt_versions(
     store: Store, state: MergeState, other: ForeignDatabase, version_map: dict[int, int], result: MergeResult
 ) -> None:
+    """New prompt versions, and the judge definitions of those new here or held here without one; never in force
+    here (adopted_at stays NULL)."""
     new = []
+    definitions: dict[str, dict[str, Any]] = {}
     for row in other.prompt_versions():
+        if row["prompt_version"] not in state.judge_definitions:
+            definition = _judge_definition(row, other.path)  # refuse_bad_rows refused what it raises on
+            if definition is not None:
+                definitions[row["prompt_version"]] = definition
+            elif row["definition"] is not None:
+                result.unread_definitions.append(row["prompt_version"])
         if row["prompt_version"] in state.prompt_versions:
             continue
-        new.append({**row, "rubric_version_id": version_map.get(row["rubric_version_id"])})
+        new.append({**row, "rubric_version_id": version_map.get(row["rubric_version_id"]), "definition": None})
         state.prompt_versions[row["prompt_version"]] = -1
     store.insert_merged("prompt_versions", new)
+    given = store.add_merged_definitions(definitions)
+    state.judge_definitions.update(given)
     result.added["prompt_versions"] += len(new)
+    result.added["judge_definitions"] += len(given - {row["prompt_version"] for row in new})
+
+
+def _judge_definition(row: dict[str, Any], path: Path) -> dict[str, Any] | None:
+    """A prompt_versions row's judge definition, checked as the judge reads it: its rubric and template must make
+    the row's prompt version again (the judge's own rule, `prompt_version`), and be of the row's rubric. None when
+    it has none, or when this judge-tui cannot read its rubric or template (a later release's), so cannot check
+    it. Raises ValueError saying what is wrong with it."""
+    if row["definition"] is None:
+        return None
+    definition: dict[str, Any] = stored_json(row["definition"], "definition", dict)
+    parts = (definition.get("rubric"), definition.get("rubric_text"), definition.get("template"))
+    if not isinstance(parts[0], dict) or not isinstance(parts[1], str) or not isinstance(parts[2], str):
+        raise ValueError("definition must be a JSON object with the judge's rubric (an object), its rubric_text "
+                         "and template (text)")
+    where = f"{path} (judge of prompt version {row['prompt_version']})"
+    try:
+        rubric = rubric_from_definition(parts[0], where)
+        template = parse_template(parts[2], Path(where))
+    except (RubricError, PromptError, ValueError, TypeError):  # front matter of types it does not expect, too
+        return None
+    if rubric.id != row["rubric"]:
+        raise ValueError(f"its definition is the judge of rubric {rubric.id!r}, not {row['rubric']!r}")
+    made = prompt_version(rubric, template)
+    if made != row["prompt_version"]:
+        raise ValueError(f"its definition makes prompt version {made!r}, not {row['prompt_version']!r}: the "
+                         "definition was changed after it was stored")
+    if parts[1]:  # the text the judge screen edits and rubric-export writes: the file of that same rubric
+        try:
+            same = rubric_from_text(parts[1], Path(where)).judge_hash == rubric.judge_hash
+        except RubricError:
+            same = False
+        if not same:
+            raise ValueError("its definition's rubric_text is not the text of its rubric: the definition was "
+                             "changed after it was stored")
+    return definition
+
+
+def _judge_definition_problem(row: dict[str, Any], path: Path) -> str | None:
+    try:
+        _judge_definition(row, path)
+    except ValueError as exc:
+        return str(exc)
+    return None
 
 
 def _merge_calibration_changes(store: Store, state: MergeState, other: ForeignDatabase, result: MergeResult) -> None:
@@ -672,6 +740,8 @@ def describe(result: MergeResult) -> list[str]:
                 f"{plural(a['raters'], 'rater')}, {plural(a['rubric_versions'], 'rubric version')}")
         if a["prompt_versions"]:
             head += f", {plural(a['prompt_versions'], 'prompt version')}"
+        if a["judge_definitions"]:
+            head += f", the judge definition of {plural(a['judge_definitions'], 'prompt version')} already here"
         if a["revision_marks"]:
             head += f", {plural(a['revision_marks'], 'revision mark')}"
         if a["calibration_changes"]:
@@ -699,6 +769,10 @@ def describe(result: MergeResult) -> list[str]:
                      f"there: skipped {plural(r.skipped_ratings, 'rating')}.")
     for item_id, ours, theirs in result.split_differences:
         lines.append(f"  note: item {item_id} is in split {ours} here and {theirs} there; kept {ours}.")
+    for version in result.unread_definitions:
+        lines.append(f"  note: the judge definition of prompt version {version} is not one this judge-tui can read "
+                     "(a later release's?), so it was not checked nor taken: that version is here without it, as "
+                     "from a database of an earlier release.")
     for rubric in result.withdrawn_certificates:
         lines.append(f"  note: the plan in force for rubric {rubric} is now theirs, so the judge's certificate made "
                      f"with ours is withdrawn: every item is the experts' to rate until `judge-tui assign --rubric "
