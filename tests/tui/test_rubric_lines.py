@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from textual.geometry import Region
 
 from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.widgets.rubric_panel import RubricPanel, ScoreSummary
@@ -137,6 +138,8 @@ async def test_enter_shows_the_next_item_with_no_layout(make_app):
 
 
 async def test_a_score_key_sends_only_the_panel_lines_it_changed(make_app, monkeypatch):
+    """The run of lines a key changed is handed to the screen, which draws it in the key's frame; the panel does
+    not also have Textual repaint it from its own message loop (a frame later, the same lines again)."""
     app = make_app("cis")
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
@@ -145,14 +148,20 @@ async def test_a_score_key_sends_only_the_panel_lines_it_changed(make_app, monke
         before = list(panel.lines)
         refreshed: list[tuple[int, int]] = []
         monkeypatch.setattr(panel, "refresh_lines", lambda start, count=1: refreshed.append((start, count)))
+        taken: list[Region | None] = []
+        take = panel.take_changed
+        monkeypatch.setattr(panel, "take_changed", lambda: taken.append(take()) or taken[-1])
         await pilot.press("3")  # R folds, A unfolds: the title above them is not sent again
         after = panel.lines
-        assert len(refreshed) == 1
-        start, count = refreshed[0]
+        assert refreshed == []
+        assert len(taken) == 1 and taken[0] is not None
+        shown, top = panel.scrollable_content_region, round(panel.scroll_offset.y)
+        start, end = taken[0].y - shown.y + top, taken[0].bottom - shown.y + top
+        assert (taken[0].x, taken[0].width) == (shown.x, shown.width)
         first_change = next(y for y, (old, new) in enumerate(zip(before, after, strict=False)) if old != new)
         assert start == first_change > 0
         assert all(before[y] == after[y] for y in range(start))
-        assert start + count == max(len(before), len(after)) or before[start + count:] == after[start + count:]
+        assert end in (max(len(before), len(after)), top + shown.height) or before[end:] == after[end:]
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])

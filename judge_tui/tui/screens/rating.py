@@ -243,7 +243,7 @@ class RatingScreen(Screen[None]):
             scrolled_from = panel.scroll_offset
             panel.show(state.edit.scores, code_scores, cursor=self.cursor, guidance_on=self.guidance_on,
                        task_type=self._task_type(state.item), keys=self._score_keys(),
-                       compact=self.has_class("-short"))
+                       compact=self.has_class("-short"), drawn_by_screen=True)
             self.query_one(ScoreSummary).show(
                 overall=overall, verdict=self.rubric.verdict(scores),
                 scored=len(self.judged) - len(self.session.missing), needed=len(self.judged),

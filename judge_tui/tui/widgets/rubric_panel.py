@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
@@ -97,8 +97,11 @@ class RubricPanel(ScrollView, can_focus=False):
     def show(
         self, scores: Mapping[str, float], code_scores: Mapping[str, float], *, cursor: str | None,
         guidance_on: bool, task_type: str | None, keys: Mapping[float, str], compact: bool = False,
+        drawn_by_screen: bool = False,
     ) -> None:
-        """Compact: the focused dimension's anchors first, and computed dimensions on one line each."""
+        """Compact: the focused dimension's anchors first, and computed dimensions on one line each.
+        Drawn_by_screen: the caller has the screen draw what changed (take_changed) in its next frame, so the
+        panel does not also have Textual repaint those lines from its own message loop, a frame later, unchanged."""
         for dim in self.rubric.dimensions:
             value = code_scores.get(dim.id) if dim.method == "code" else scores.get(dim.id)
             self._blocks[f"dim-{dim.id}"] = self._card(dim, value, focused=dim.id == cursor, guidance_on=guidance_on,
@@ -114,7 +117,7 @@ class RubricPanel(ScrollView, can_focus=False):
         else:
             self._blocks.pop("definitions", None)
         self._order_blocks()
-        self._build()
+        self._build(refresh="by screen" if drawn_by_screen else True)
 
     def show_others(self, ratings: Sequence[Rating]) -> None:
         """Other raters' ratings: only ever given ratings of an item this reviewer has submitted."""
@@ -237,7 +240,7 @@ class RubricPanel(ScrollView, can_focus=False):
         self._styled.forget()
         self.refresh()
 
-    def _build(self, *, refresh: bool = True) -> None:
+    def _build(self, *, refresh: bool | Literal["by screen"] = True) -> None:
         """Put the panel's lines together from its blocks, drawing only the blocks not drawn before."""
         width = self.scrollable_content_region.width
         if width <= 2:  # not laid out yet: built when first drawn
@@ -262,16 +265,20 @@ class RubricPanel(ScrollView, can_focus=False):
             # No layout of the screen: only the scrollbar's reach changes (it appearing or going is a layout).
             set_scroll_size(self, size)
         if refresh:
-            self._refresh_changed(before, lines)
+            self._refresh_changed(before, lines, by_screen=refresh == "by screen")
 
-    def _refresh_changed(self, before: list[Strip], after: list[Strip]) -> None:
+    def _refresh_changed(self, before: list[Strip], after: list[Strip], *, by_screen: bool = False) -> None:
         """Draw again, and send to the terminal, only the run of lines that changed (a key changes a card or
-        two; the blocks above them are the same strips). A scroll draws whatever else comes into view."""
+        two; the blocks above them are the same strips). A scroll draws whatever else comes into view. By the
+        screen: only noted for take_changed (Textual styling the lines itself keeps them until told to repaint)."""
         changed = [y for y in range(max(len(before), len(after)))
                    if y >= len(before) or y >= len(after) or (before[y] is not after[y] and before[y] != after[y])]
         if changed:
             start, count = changed[0], changed[-1] - changed[0] + 1
-            self.refresh_lines(start, count)
+            if by_screen and styling_of(self) is not None:
+                self._styled.changed()
+            else:
+                self.refresh_lines(start, count)
             shown = self.scrollable_content_region
             run = Region(shown.x, shown.y + start - round(self.scroll_offset.y), shown.width, count).intersection(shown)
             if run.area:
