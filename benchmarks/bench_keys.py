@@ -83,6 +83,7 @@ class Tmux:
     """A tmux server of our own (its own socket), so nothing else running in tmux is touched."""
 
     def __init__(self, folder: Path) -> None:
+        self.folder = folder
         self.socket = str(folder / "tmux.sock")
 
     def run(self, *args: str) -> str:
@@ -92,7 +93,10 @@ class Tmux:
     def start(self, name: str, command: list[str], size: tuple[int, int], env: dict[str, str]) -> None:
         exports = " ".join(f"{key}={_quote(value)}" for key, value in env.items())
         line = f"env {exports} {' '.join(_quote(part) for part in command)}"
-        self.run("new-session", "-d", "-s", name, "-x", str(size[0]), "-y", str(size[1]), line)
+        # Started in the work folder: `python -m` puts the current folder first on the path, and a checkout
+        # there would be measured instead of the one PYTHONPATH names.
+        self.run("new-session", "-d", "-s", name, "-c", str(self.folder), "-x", str(size[0]), "-y", str(size[1]),
+                 line)
 
     def screen(self, name: str) -> str:
         return self.run("capture-pane", "-p", "-t", name)
