@@ -105,8 +105,16 @@ async def test_a_wrapped_certificate_line_is_indented_under_its_text(tmp_path: P
         async with app.run_test(size=size) as pilot:
             await app_until(pilot, lambda: "Trust or escalate" in widget_text(app), "the certificate")
             pane = app.screen.query_one("#cal-certificate", Static)
-            width = pane.size.width
-            drawn = [strip.text.rstrip() for strip in pane.render_lines(Region(0, 0, *pane.size))]
+            # Read once the pane has settled (its text shown and laid out at its width: three equal looks in a
+            # row, since on a loaded machine the text can show before the pane has its final size).
+            looks: list[tuple[int, list[str]]] = []
+            for _ in range(40):
+                await pilot.pause()
+                looks.append((pane.size.width,
+                               [strip.text.rstrip() for strip in pane.render_lines(Region(0, 0, *pane.size))]))
+                if len(looks) >= 3 and looks[-1] == looks[-2] == looks[-3]:
+                    break
+            width, drawn = looks[-1]
             await pilot.press("q")
     title, *rest = [line for line in drawn if line]
     assert title == "Trust or escalate · α 0.1, δ 0.1"
