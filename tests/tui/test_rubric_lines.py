@@ -150,7 +150,12 @@ async def test_a_score_key_sends_only_the_panel_lines_it_changed(make_app, monke
         monkeypatch.setattr(panel, "refresh_lines", lambda start, count=1: refreshed.append((start, count)))
         taken: list[Region | None] = []
         take = panel.take_changed
-        monkeypatch.setattr(panel, "take_changed", lambda: taken.append(take()) or taken[-1])
+
+        def noted() -> Region | None:
+            taken.append(take())
+            return taken[-1]
+
+        monkeypatch.setattr(panel, "take_changed", noted)
         await pilot.press("3")  # R folds, A unfolds: the title above them is not sent again
         after = panel.lines
         assert refreshed == []
