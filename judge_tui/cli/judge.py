@@ -30,11 +30,9 @@ from judge_tui.formats.numbers import (
     word_for,
 )
 from judge_tui.formats.terminal import message_console
-from judge_tui.judge.app_backend import concurrency_for, kind_of, missing_key, option_owner
+from judge_tui.judge.app_backend import concurrency_for, described, kind_of, missing_key, option_owner
 from judge_tui.judge.app_backend import make_backend as build_backend
 from judge_tui.judge.backends import Backend, Usage, backend_kinds, cost_usd, model_price
-from judge_tui.judge.backends.anthropic import AnthropicBackend
-from judge_tui.judge.backends.openai import OpenAIBackend
 from judge_tui.judge.batch_limits import MAX_BYTES, MAX_REQUESTS, BatchLimits
 from judge_tui.judge.failures import failures_command, grouped_lines
 from judge_tui.judge.history import parse_items, require_recorded
@@ -197,7 +195,7 @@ class _StatsColumn(ProgressColumn):
     def __init__(self, paid: bool, tokens: bool = False) -> None:
         super().__init__()
         self.paid = paid
-        self.tokens = tokens or paid  # an OpenAI-compatible server counts tokens but has no price here
+        self.tokens = tokens or paid  # a server may count tokens but have no price here
 
     def render(self, task: Task) -> Text:
         if "batch_line" in task.fields:
@@ -244,9 +242,8 @@ def _batch_line(batch_id: str, batch: BatchProgress) -> str:
 
 
 async def _run_one(judge: Judge, options: RunOptions, batch: bool, console: Console) -> RunState:
-    paid = isinstance(judge.backend, AnthropicBackend)
-    tokens = paid or isinstance(judge.backend, OpenAIBackend)
-    progress = _JudgeProgress(_StatsColumn(paid, tokens), console)
+    usage = kind_of(judge.backend).usage
+    progress = _JudgeProgress(_StatsColumn(usage == "priced", usage != "none"), console)
     task_id = progress.add_task(judge.rubric.id, total=None)
     offline_said = unlisted_said = ""
     finished_before: int | None = None  # done and failed when the run began
@@ -289,14 +286,15 @@ async def _run_one(judge: Judge, options: RunOptions, batch: bool, console: Cons
 def run_summary(judge: Judge, state: RunState) -> Text:
     line = (f"{judge.rubric.id}: {state.done} done, {state.failed} failed, {state.queued + state.running} waiting"
             f" (this run: {state.done_now} judged, {state.failed_now} failed) · {state.calls} calls")
-    if isinstance(judge.backend, AnthropicBackend):  # a local program or a replay has no tokens or price
+    kind = kind_of(judge.backend).usage  # a local program or a replay has no tokens or price
+    if kind == "priced":
         usage = state.usage
         cached = usage.cache_read_tokens / usage.total_input if usage.total_input else 0.0
         line += (f" · input {usage.total_input:,} tokens ({share_text(cached)} read from cache,"
                  f" {usage.cache_write_tokens:,} written) · output {usage.output_tokens:,}"
                  f" · cost {_money(state.cost_usd, state.cost_unknown)}")
-    elif isinstance(judge.backend, OpenAIBackend):  # the server counts tokens; judge-tui knows no price for it
-        line += f" · {_openai_usage(judge.model, state)}"
+    elif kind == "tokens":  # the server counts tokens; judge-tui may know no price for its model
+        line += f" · {_counted_usage(judge.model, state)}"
     if state.batches_elsewhere:
         n = state.batches_elsewhere
         line += (f"\n{plural(n, 'Message Batch', 'Message Batches')} of this judge {word_for(n, 'is', 'are')} polled"
@@ -307,15 +305,14 @@ def run_summary(judge: Judge, state: RunState) -> Text:
     return Text(f"{line}\nrater: {clean(judge.rater_id)}")
 
 
-def _openai_usage(model: str, state: RunState) -> str:
+def _counted_usage(model: str, state: RunState) -> str:
     """Tokens as the server reported them, and the cost only where judge-tui knows the model's price."""
     usage = state.usage
     cached = f", {usage.cache_read_tokens:,} read from cache" if usage.cache_read_tokens else ""
     tokens = f"input {usage.total_input:,} tokens{cached} · output {usage.output_tokens:,}"
     if state.cost_usd and not state.cost_unknown:
         return f"{tokens} · cost {_money(state.cost_usd, False)}"
-    return (f"{tokens} · cost: {NO_PRICE}; judge-tui keeps no price list for {clean(model)} on an "
-            "OpenAI-compatible server")
+    return f"{tokens} · cost: {NO_PRICE}; judge-tui keeps no price list for {clean(model)}"
 
 
 WORK_LEFT = 3  # exit status: judgments are left that this run could not make; its last lines say what to do
@@ -374,7 +371,7 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
     console = message_console()
     err = message_console(stderr=True)
     backend = make_backend(args, settings)
-    paid = isinstance(backend, AnthropicBackend)
+    paid = kind_of(backend).usage == "priced"
     if args.concurrency is None:  # a laptop's server judges one or two at a time; the API takes more
         args.concurrency = concurrency_for(backend, settings)
     if args.batch and not kind_of(backend).batches:
@@ -400,14 +397,9 @@ def run(args: argparse.Namespace, options: RunOptions | None = None) -> int:
                     console.print(Text(f"{plan.rubric.id}: nothing to judge."))
             elif paid:
                 console.print(Text(_estimate(store, plan, backend.model, args)), soft_wrap=True)
-            elif dry_run and isinstance(backend, OpenAIBackend):
-                console.print(Text(f"{plan.rubric.id}: {plural(plan.calls, 'judgment', grouped=True)} to make"
-                                   f" with {backend.model}"
-                                   f" at {backend.base_url} (judge-tui has no price list for it)"))
             elif dry_run:
                 console.print(Text(f"{plan.rubric.id}: {plural(plan.calls, 'judgment', grouped=True)} to make"
-                                   f" with {backend.model}"
-                                   f" ({backend.name} backend, no API cost)"))
+                                   f" with {described(backend)}"))
         if dry_run:
             console.print("Dry run: nothing was queued or judged.")
             return 0

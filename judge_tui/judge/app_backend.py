@@ -50,6 +50,12 @@ def option_owner(dest: str) -> BackendKind | None:
     return next((kind for kind in backend_kinds().values() for option in kind.options if option.dest == dest), None)
 
 
+def described(backend: Backend) -> str:
+    """Which judge a run calls, and whether it costs money (the judge screen's and `judge --dry-run`'s words)."""
+    describe = kind_of(backend).describe
+    return describe(backend) if describe is not None else f"{clean(backend.model)} through the {clean(backend.name)} backend"
+
+
 def missing_key(backend: Backend) -> str | None:
     """What to say when the API key the backend needs is not in the environment; None when nothing is missing."""
     check = kind_of(backend).key_check

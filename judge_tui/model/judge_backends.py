@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from judge_tui.model.settings import Settings
 
@@ -47,6 +47,13 @@ class BackendKind:
     key_check: Callable[[Any], str | None] | None = None
     batches: bool = False  # offers the Message Batches calls (judge --batch)
     logprobs: bool = False  # may give its scores' token log-probabilities (certify --confidence logprob)
+    # What `judge` says of its calls: "priced" (tokens, the cache and the cost at list prices, and an estimate
+    # before it runs), "tokens" (as the server counts them; a cost only where the price list knows the model),
+    # "none" (a program, recorded answers)
+    usage: Literal["none", "tokens", "priced"] = "none"
+    # Given the backend made, which judge a run calls and whether it costs money, in the words of the judge
+    # screen and `judge --dry-run` (None: "MODEL through the NAME backend")
+    describe: Callable[[Any], str] | None = None
 
 
 @dataclass(frozen=True)

@@ -14,14 +14,20 @@ import pytest
 
 from judge_tui.cli.parser import build_parser, main
 from judge_tui.judge import backends
-from judge_tui.judge.app_backend import app_concurrency, app_kind, concurrency_for, kind_of, make_backend
+from judge_tui.judge.app_backend import (
+    app_concurrency,
+    app_kind,
+    concurrency_for,
+    described,
+    kind_of,
+    make_backend,
+)
 from judge_tui.judge.backends import backend_kinds
 from judge_tui.model.errors import UserError
 from judge_tui.model.judge_backends import DEFAULT_BACKEND, BackendRequest
 from judge_tui.model.rubrics import Rubric
 from judge_tui.model.settings import Settings
 from judge_tui.store import Store
-from judge_tui.tui.screens.calibrate import backend_label
 from tests.judge.conftest import add_cis_items
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -158,13 +164,27 @@ BACKEND = BackendKind("trial", "a trial judge of the tests", from_request,
 '''
 
 
+# The same judge, telling the tokens it used and saying in its own words what it is.
+COUNTING_TRIAL_MODULE = TRIAL_MODULE.replace("import json", "import dataclasses\nimport json").replace(
+    "import JudgeAnswer, JudgeRequest", "import JudgeAnswer, JudgeRequest, Usage").replace(
+    'sampling={"backend": "trial"})', 'sampling={"backend": "trial"}, usage=Usage(input_tokens=100, output_tokens=7))',
+) + '''
+
+def describe(backend: TrialBackend) -> str:
+    return f"the trial judge, writing {backend.note!r} (no price list)"
+
+
+BACKEND = dataclasses.replace(BACKEND, usage="tokens", describe=describe)
+'''
+
+
 @pytest.fixture
-def trial_backend(tmp_path: Path) -> Iterator[None]:
+def trial_backend(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[None]:
     """The trial module in a folder of its own, made part of the package judge_tui/judge/backends/ (as a file
     added there would be), so that no file of the project changes."""
     folder = tmp_path / "more_backends"
     folder.mkdir()
-    (folder / "trial.py").write_text(TRIAL_MODULE)
+    (folder / "trial.py").write_text(getattr(request, "param", TRIAL_MODULE))
     package_path = list(backends.__path__)
     backends.__path__.append(str(folder))
     backend_kinds.cache_clear()
@@ -194,7 +214,7 @@ def test_a_new_backend_module_is_made_and_judges(tmp_path: Path, rubrics: dict[s
     assert made.name == "trial"
     assert kind_of(made) is backend_kinds()["trial"]
     assert concurrency_for(made, settings) == 3
-    assert backend_label(made) == "trial-model through the trial backend"  # the judge screen's words for it
+    assert described(made) == "trial-model through the trial backend"  # the judge screen's words for it
     with pytest.raises(UserError, match="judge_backend: \"trial\" is not a backend the app can judge with"):
         app_kind(Settings(judge_backend="trial"))  # it needs an option, so settings.json may not name it
     db = tmp_path / "trial.db"
@@ -213,3 +233,19 @@ def test_a_new_backend_module_is_made_and_judges(tmp_path: Path, rubrics: dict[s
         rating = store.rating("B001", rater)
         assert rating is not None
         assert rating.notes == "tried"
+
+
+@pytest.mark.parametrize("trial_backend", [COUNTING_TRIAL_MODULE], indirect=True, ids=["counting"])
+def test_a_new_backend_says_what_it_is_and_the_tokens_it_used(trial_backend: None, tmp_path: Path,
+                                                             rubrics: dict[str, Rubric],
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Its entry's description and usage are what `judge` prints of it: nothing else names the backend."""
+    db = tmp_path / "trial.db"
+    with Store(db) as store:
+        add_cis_items(store, rubrics["cis"], 2)
+    assert main(["judge", "--db", str(db), "--backend", "trial", "--trial-note", "tried", "--dry-run"]) == 0
+    assert "cis: 2 judgments to make with the trial judge, writing 'tried' (no price list)" in capsys.readouterr().out
+    assert main(["judge", "--db", str(db), "--backend", "trial", "--trial-note", "tried"]) == 0
+    out = capsys.readouterr().out
+    assert "cis: 2 done, 0 failed" in out
+    assert "input 200 tokens · output 14 · cost: no price (a local model or program)" in out

@@ -177,8 +177,8 @@ def test_without_the_sdk_the_command_says_what_to_install(server: fo.FakeOpenAI,
 
 
 def test_the_judge_screen_names_the_server_not_the_anthropic_api() -> None:
+    from judge_tui.judge.app_backend import described
     from judge_tui.judge.backends.openai import OpenAIBackend
-    from judge_tui.tui.screens.calibrate import backend_label
 
-    label = backend_label(OpenAIBackend(MODEL, base_url="http://127.0.0.1:11434/v1"))
+    label = described(OpenAIBackend(MODEL, base_url="http://127.0.0.1:11434/v1"))
     assert label == f"{MODEL} at http://127.0.0.1:11434/v1 (an OpenAI-compatible server; no price list)"

@@ -29,6 +29,7 @@ from judge_tui.judge.backends import (
 )
 from judge_tui.judge.batch_limits import json_bytes
 from judge_tui.model.judge_backends import BackendKind, BackendRequest
+from judge_tui.model.textsafe import clean
 
 TOOL_NAME = "record_judgment"
 API_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -259,5 +260,9 @@ def missing_key(backend: Backend) -> str | None:
             " or --backend replay --replay FILE (recorded answers)")
 
 
+def describe(backend: AnthropicBackend) -> str:
+    return f"{clean(backend.model)} through the Anthropic API (billed per token, at list prices)"
+
+
 BACKEND = BackendKind("anthropic", "the Anthropic API", from_request, in_settings=True, key_check=missing_key,
-                      batches=True)
+                      batches=True, usage="priced", describe=describe)

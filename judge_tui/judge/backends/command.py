@@ -15,6 +15,7 @@ from judge_tui.formats.numbers import short_text
 from judge_tui.judge.backends import AnswerError, ConfigError, FatalError, JudgeAnswer, JudgeRequest
 from judge_tui.model.errors import UserError
 from judge_tui.model.judge_backends import BackendKind, BackendOption, BackendRequest
+from judge_tui.model.textsafe import clean
 
 if TYPE_CHECKING:
     import asyncio  # imported where it runs: the command line reads this module, and asyncio takes 25 ms to load
@@ -182,7 +183,11 @@ def from_request(request: BackendRequest) -> CommandBackend:
                           pass_env=request.options.get("cmd_env") or ())
 
 
-BACKEND = BackendKind("command", "a program of yours", from_request,
+def describe(backend: CommandBackend) -> str:
+    return f"the local program {clean(shlex.join(backend.argv))} (no tokens, no price)"
+
+
+BACKEND = BackendKind("command", "a program of yours", from_request, describe=describe,
                       options=(BackendOption("--cmd", "program reading a request on stdin, answering on stdout"),
                                BackendOption("--cmd-env", "pass this environment variable to the program too (it"
                                              " gets only PATH, HOME, the locale and a few more); repeat for several",

@@ -33,6 +33,7 @@ from judge_tui.judge.backends import (
 )
 from judge_tui.model.errors import UserError
 from judge_tui.model.judge_backends import BackendKind, BackendOption, BackendRequest
+from judge_tui.model.textsafe import clean
 
 API_KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
@@ -254,8 +255,13 @@ def token_logprobs(choice: Any) -> list[tuple[bytes, float]] | None:
     return tokens
 
 
+def describe(backend: OpenAIBackend) -> str:
+    return f"{clean(backend.model)} at {clean(str(backend.base_url))} (an OpenAI-compatible server; no price list)"
+
+
 BACKEND = BackendKind("openai", "a server speaking the OpenAI API (a local model)", from_request,
                       options=(BackendOption("--base-url", "the server, e.g. http://127.0.0.1:11434/v1 for Ollama"
                                              " (default: settings openai_base_url, $OPENAI_BASE_URL, else the OpenAI"
                                              " API)", metavar="URL", setting="openai_base_url", env="OPENAI_BASE_URL"),),
-                      concurrency_setting="openai_concurrency", in_settings=True, key_check=missing_key, logprobs=True)
+                      concurrency_setting="openai_concurrency", in_settings=True, key_check=missing_key, logprobs=True,
+                      usage="tokens", describe=describe)

@@ -8,6 +8,7 @@ from pathlib import Path
 from judge_tui.judge.backends import AnswerError, ConfigError, JudgeAnswer, JudgeRequest
 from judge_tui.model.errors import UserError
 from judge_tui.model.judge_backends import BackendKind, BackendOption, BackendRequest
+from judge_tui.model.textsafe import clean
 
 
 class ReplayBackend:
@@ -65,5 +66,9 @@ def from_request(request: BackendRequest) -> ReplayBackend:
     return ReplayBackend(request.options["replay"], model=request.model)
 
 
-BACKEND = BackendKind("replay", "recorded answers", from_request,
+def describe(backend: ReplayBackend) -> str:
+    return f"answers recorded in {clean(str(backend.path))} (no calls to a model)"
+
+
+BACKEND = BackendKind("replay", "recorded answers", from_request, describe=describe,
                       options=(BackendOption("--replay", "recorded answers", metavar="FILE", path=True),))

@@ -517,6 +517,8 @@ class CalibrationScreen(Screen[None]):
 
     def _judge_offer(self) -> str:
         """What j does and costs, while there is something for it to judge."""
+        from judge_tui.judge.app_backend import described
+
         backend = self._spare_backend
         if not self.unjudged or self.judge is not None or backend is None:
             return ""
@@ -528,7 +530,7 @@ class CalibrationScreen(Screen[None]):
                      if self.queued_elsewhere else "")
         return (f"Press {self._key_of('cal-judge')} to judge the {self.unjudged} {self.split} items {current} has "
                 f"not judged yet with {clean(backend.model)}, in the background: {calls} calls to "
-                f"{backend_label(backend)}{elsewhere}.{failed}{self._judged_through_another(backend)}")
+                f"{described(backend)}{elsewhere}.{failed}{self._judged_through_another(backend)}")
 
     def _judged_through_another(self, backend: Backend) -> str:
         """Where the judge shown is another model or backend than j's: j would make a new judge beside it."""
@@ -864,25 +866,6 @@ def _level(text: str, name: str) -> float:
         raise UserError(f"{name} {clean(text.strip()) or '(empty)'}: give a share strictly between 0 and 1, e.g. "
                         "0.1; the levels stay as they were")
     return value
-
-
-def backend_label(backend: Backend) -> str:
-    """Which judge a run calls, and whether it costs money."""
-    from judge_tui.judge.backends.anthropic import AnthropicBackend
-    from judge_tui.judge.backends.command import CommandBackend
-    from judge_tui.judge.backends.openai import OpenAIBackend
-    from judge_tui.judge.backends.replay import ReplayBackend
-
-    model = clean(backend.model)
-    if isinstance(backend, CommandBackend):
-        return f"the local program {clean(shlex.join(backend.argv))} (no tokens, no price)"
-    if isinstance(backend, ReplayBackend):
-        return f"answers recorded in {clean(str(backend.path))} (no calls to a model)"
-    if isinstance(backend, OpenAIBackend):
-        return f"{model} at {clean(str(backend.base_url))} (an OpenAI-compatible server; no price list)"
-    if isinstance(backend, AnthropicBackend):
-        return f"{model} through the Anthropic API (billed per token, at list prices)"
-    return f"{model} through the {clean(backend.name)} backend"
 
 
 class CalibrationApp(PlainNoticeApp[None]):
