@@ -286,14 +286,14 @@ async def _run_one(judge: Judge, options: RunOptions, batch: bool, console: Cons
 def run_summary(judge: Judge, state: RunState) -> Text:
     line = (f"{judge.rubric.id}: {state.done} done, {state.failed} failed, {state.queued + state.running} waiting"
             f" (this run: {state.done_now} judged, {state.failed_now} failed) · {state.calls} calls")
-    kind = kind_of(judge.backend).usage  # a local program or a replay has no tokens or price
-    if kind == "priced":
+    reported = kind_of(judge.backend).usage  # a local program or a replay has no tokens or price
+    if reported == "priced":
         usage = state.usage
         cached = usage.cache_read_tokens / usage.total_input if usage.total_input else 0.0
         line += (f" · input {usage.total_input:,} tokens ({share_text(cached)} read from cache,"
                  f" {usage.cache_write_tokens:,} written) · output {usage.output_tokens:,}"
                  f" · cost {_money(state.cost_usd, state.cost_unknown)}")
-    elif kind == "tokens":  # the server counts tokens; judge-tui may know no price for its model
+    elif reported == "tokens":  # the server counts tokens; judge-tui may know no price for its model
         line += f" · {_counted_usage(judge.model, state)}"
     if state.batches_elsewhere:
         n = state.batches_elsewhere

@@ -109,7 +109,8 @@ async def test_a_line_of_text_hands_the_screen_only_its_changed_cells(make_app):
         screen = app.screen
         status, keys = screen.query_one(StatusLine), screen.query_one(KeyBar)
         await settled(pilot)
-        status.take_changed(), keys.take_changed()  # whatever the first paint left
+        for line in (status, keys):
+            line.take_changed()  # whatever the first paint left
         before = status.content.plain
         status.set_saving(not status.saving)
         after = status.content.plain

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any, Literal, Self
+from typing import Any, Self
 
 from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
@@ -117,7 +117,7 @@ class RubricPanel(ScrollView, can_focus=False):
         else:
             self._blocks.pop("definitions", None)
         self._order_blocks()
-        self._build(refresh="by screen" if drawn_by_screen else True)
+        self._build(by_screen=drawn_by_screen)
 
     def show_others(self, ratings: Sequence[Rating]) -> None:
         """Other raters' ratings: only ever given ratings of an item this reviewer has submitted."""
@@ -240,7 +240,7 @@ class RubricPanel(ScrollView, can_focus=False):
         self._styled.forget()
         self.refresh()
 
-    def _build(self, *, refresh: bool | Literal["by screen"] = True) -> None:
+    def _build(self, *, refresh: bool = True, by_screen: bool = False) -> None:
         """Put the panel's lines together from its blocks, drawing only the blocks not drawn before."""
         width = self.scrollable_content_region.width
         if width <= 2:  # not laid out yet: built when first drawn
@@ -265,7 +265,7 @@ class RubricPanel(ScrollView, can_focus=False):
             # No layout of the screen: only the scrollbar's reach changes (it appearing or going is a layout).
             set_scroll_size(self, size)
         if refresh:
-            self._refresh_changed(before, lines, by_screen=refresh == "by screen")
+            self._refresh_changed(before, lines, by_screen=by_screen)
 
     def _refresh_changed(self, before: list[Strip], after: list[Strip], *, by_screen: bool = False) -> None:
         """Draw again, and send to the terminal, only the run of lines that changed (a key changes a card or
