@@ -9,14 +9,18 @@ from typing import Any
 import pytest
 from rich.cells import cell_len
 from rich.text import Text
+from textual.content import Content
 from textual.geometry import Region
 from textual.strip import Strip
+from textual.visual import Visual
+from textual.widget import Widget
 
 from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.widgets.key_bar import KeyBar
 from judge_tui.tui.widgets.recurring_static import RecurringStatic, first_changed_cell
 from judge_tui.tui.widgets.rubric_panel import ScoreSummary
 from judge_tui.tui.widgets.status_line import StatusLine
+from judge_tui.tui.widgets.styled_lines import styling_of
 from tests.narrowing import present
 
 Cells = list[list[tuple[str, object]]]
@@ -107,7 +111,6 @@ async def test_a_score_key_sends_the_status_line_from_its_mark_on(make_app):
 async def test_rich_text_is_drawn_as_textual_converts_it(make_app):
     """The looks' text is converted with each style converted once: the Content is Textual's own conversion."""
     from rich.style import Style as RichStyle
-    from textual.content import Content
 
     from judge_tui.tui.widgets.recurring_static import as_content
 
@@ -123,3 +126,67 @@ async def test_rich_text_is_drawn_as_textual_converts_it(make_app):
             assert converted.plain == expected.plain
             assert converted.spans == expected.spans
             assert list(converted.render_segments()) == list(expected.render_segments())
+
+
+def drawn_by_textual(widget: RecurringStatic) -> Cells:
+    """The widget's lines as Textual's own styling draws its text, nothing kept from before."""
+    widget.refresh()
+    return cells(Widget.render_lines(widget, Region(0, 0, *widget.region.size)))
+
+
+async def test_a_line_drawn_ahead_is_the_line_textual_draws(make_app):
+    """The status line and the key bar draw their own lines (so that a look can be drawn before it shows, the
+    status line's "saving…"): segment for segment what Textual draws, in every theme, for text that looks like
+    markup too, and whole or cut to any part a frame asks for."""
+    app = make_app("cis")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RatingScreen)
+        status, keys = screen.query_one(StatusLine), screen.query_one(KeyBar)
+        status.set_judge("judge: [bold red]3 queued[/] \x1b[31m")
+        for theme in ("textual-dark", "textual-light", "gruvbox"):
+            app.theme = theme
+            await pilot.pause()
+            for widget in (status, keys):
+                assert styling_of(widget) is not None  # drawn by the widget: this test tests something
+                widget.forget_looks()
+                ours = cells(widget.render_lines(Region(0, 0, *widget.region.size)))
+                assert ours == drawn_by_textual(widget), (theme, type(widget).__name__)
+                part = Region(30, 0, 40, 1)
+                assert cells(widget.render_lines(part)) == [row[30:70] for row in ours], theme
+
+            # "saving…" drawn ahead, before it shows, then shown: the lines Textual draws for it.
+            ahead = Text("drawn ahead │ saving…")
+            status.prepare_look(ahead)
+            status.show_look(ahead)
+            assert cells(status.render_lines(Region(0, 0, *status.region.size))) == drawn_by_textual(status), theme
+
+
+async def test_the_line_with_saving_is_drawn_before_the_key(make_app, monkeypatch):
+    """Once a frame has shown the status line, the line the next score key shows ("saving…" at its end) is worked
+    out and drawn ahead: the key only sends it."""
+    app = make_app("cis")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RatingScreen)
+        status = screen.query_one(StatusLine)
+        await pilot.press("3")
+        for _ in range(3):
+            await pilot.pause()
+        assert not status.saving
+        drawn_at_key: list[object] = []
+        to_strips = Visual.to_strips
+
+        def drawing(widget: Widget, *args: Any, **kwargs: Any) -> list[Strip]:
+            if widget is status:
+                drawn_at_key.append(args[0])
+            return to_strips(widget, *args, **kwargs)
+
+        monkeypatch.setattr(Visual, "to_strips", drawing)
+        monkeypatch.setattr(status, "_widest_that_fits", lambda width: pytest.fail("worked out at the key"))
+        screen.action_score(2)
+        assert status.saving and "saving…" in status.content.plain
+        status.render_lines(Region(0, 0, *status.region.size))  # as the key's frame asks
+        assert drawn_at_key == []

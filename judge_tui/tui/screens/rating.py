@@ -92,6 +92,7 @@ class RatingScreen(Screen[None]):
         self._submitted: tuple[str, str] | None = None  # (item id, overall shown) until its rating is on disk
         self._saved_mark_timer: Timer | None = None
         self._bindings_checked_for: tuple[object, ...] | None = None
+        self._time_shown_for: str | None = None  # the item whose time the status line shows
         self._unsaved_finish: Finished | None = None  # a finish the database could not take yet
         self._rubric_collapsed = False  # toggle-rubric: the rubric folded into one line under the item
         self._background: tuple[object, list[Strip]] | None = None  # (size and look, lines): render_lines
@@ -261,7 +262,8 @@ class RatingScreen(Screen[None]):
                 shown.append(changed)  # the card or two the key changed, not the whole column
             shown.append(self.query_one(ScoreSummary))
             self.call_after_refresh(self._prepare_next_card)
-        self._show_time()  # a change to a submitted item starts its timer; an undo may stop it again
+        # A change to a submitted item starts its timer, an undo may stop it again; its seconds go on at the tick.
+        self._show_time(seconds_too=False)
         self._refresh_bindings_if_changed()
         self._draw_together(*shown)
 
@@ -316,9 +318,16 @@ class RatingScreen(Screen[None]):
         self._progress_due = False
         self.query_one(StatusLine).set_progress(self.session.progress())
 
-    def _show_time(self) -> None:
+    def _show_time(self, *, seconds_too: bool = True) -> None:
+        """The item's time in the status line. Without seconds_too, only another item's or a change of the
+        timer's state: a key then sends the line as drawn ahead of time, "saving…" and all, and its seconds
+        catch up at the next tick, as they do between ticks."""
         timer = self.session.timer
-        self.query_one(StatusLine).set_time(timer.elapsed(), timer.state)
+        status = self.query_one(StatusLine)
+        item = self.session.state.item.id if self.session.state is not None else None
+        if seconds_too or timer.state != status.timer_state or item != self._time_shown_for:
+            status.set_time(timer.elapsed(), timer.state)
+            self._time_shown_for = item
 
     def tick(self, count: bool = True) -> None:
         self._show_time()

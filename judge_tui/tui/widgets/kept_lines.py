@@ -27,5 +27,8 @@ class KeptLines:
             self.kept.move_to_end(key)
         return strips
 
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self.kept
+
     def clear(self) -> None:
         self.kept.clear()

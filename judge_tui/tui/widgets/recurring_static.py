@@ -4,7 +4,10 @@ The status line, the key bar and the score under the rubric go back and forth be
 pressed ("saving…" on and off, a key usable or not, "2 of 4 scored" on every item). Textual's Static turns its
 text into Content when it is given, and into styled lines again each time it is drawn (~0.2 ms a line, in the
 frame that answers the key); here the text is turned into lines only for a look not drawn lately: the lines
-of the last looks are kept, for the widget's size, style and theme.
+of the last looks are kept whole, for the widget's size, style and theme, and cut to what each frame asks for
+(a frame asks for the part of a widget within the rectangle around all it draws, which moves from key to key).
+A look the next key is likely to show can be drawn ahead of time (`prepare_look`: the status line's "saving…"),
+so that the key's frame only sends it.
 """
 
 from __future__ import annotations
@@ -21,9 +24,11 @@ from textual.content import Content, Span
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.style import Style
+from textual.visual import Visual, visualize
 from textual.widget import Widget
 
 from judge_tui.tui.widgets.kept_lines import KeptLines
+from judge_tui.tui.widgets.styled_lines import styling_of
 
 _LOOKS_KEPT = 8
 
@@ -143,8 +148,42 @@ class RecurringStatic(Widget, inherit_bindings=False):
         """Draw the text afresh when next drawn (as a widget that has kept nothing would)."""
         self._drawn_looks.clear()
 
+    def prepare_look(self, text: Text | Content) -> None:
+        """Draw a look ahead of time, when the widget's styles are ones it draws itself (see _draw), so that
+        showing it later only sends its lines."""
+        look = look_of(text)
+        key = self._kept_as(look)
+        if look != self._look and self.region.width and key not in self._drawn_looks:
+            drawn = self._draw(text)
+            if drawn is not None:
+                self._drawn_looks.lines(key, self.region, lambda _whole: drawn)
+
     def render_lines(self, crop: Region) -> list[Strip]:
         self._undrawn = None  # drawn now (its own refresh draws it too, whoever asks)
-        # A theme's colours ($accent); a border's title is drawn with the lines.
-        key = (self._look, crop, self.size, self.visual_style, self.app.theme, self.border_title)
-        return self._drawn_looks.lines(key, crop, super().render_lines)
+        lines = self._drawn_looks.lines(self._kept_as(self._look), crop, self._draw_shown)
+        if crop.column_span != (0, self.region.width):
+            start, end = crop.column_span
+            return [line.crop(start, end) for line in lines[crop.y:crop.bottom]]
+        return lines[crop.y:crop.bottom]
+
+    def _kept_as(self, look: Hashable) -> Hashable:
+        """What a look's lines are kept under: the widget's size, style and theme ($accent) with it, and its
+        border's titles, drawn with the lines."""
+        return look, self.region.size, self.visual_style, self.app.theme, self.border_title, self.border_subtitle
+
+    def _draw_shown(self, _crop: Region) -> list[Strip]:
+        """The whole widget's lines for the look shown (whatever part the frame asks for: they are kept)."""
+        drawn = self._draw(self._text)
+        return super().render_lines(Region(0, 0, *self.region.size)) if drawn is None else drawn
+
+    def _draw(self, text: Text | Content) -> list[Strip] | None:
+        """A look's lines as Textual draws this widget's text (its padding at the sides, background and line
+        filters; tests/tui/test_recurring_looks.py compares the two); None when its styles (a border, a title,
+        vertical padding) are ones only Textual draws."""
+        styling = styling_of(self)
+        if styling is None or self.border_title or self.border_subtitle:
+            return None
+        content = as_content(text, self.app.console, self.app.ansi_theme) if isinstance(text, Text) else text
+        strips = Visual.to_strips(self, visualize(self, content, markup=False), styling.content_width,
+                                  self.size.height, self.visual_style)
+        return [styling.style(strip) for strip in strips]

@@ -14,7 +14,8 @@ balanced queue order, how many of the study's targets are decided ("2/4 question
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections import OrderedDict
+from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -27,6 +28,7 @@ from judge_tui.tui.timer import TimerState
 from judge_tui.tui.widgets.recurring_static import RecurringStatic
 
 _PAUSED = {"running": "", "idle": " (idle, paused)", "away": " (away, paused)", "held": " (submitted, stopped)"}
+_LINES_KEPT = 8  # the lines worked out for the last few states (a key's "saving…" on and off among them)
 _PAUSED_SHORT = {"running": "", "idle": " idle", "away": " away", "held": " stopped"}
 
 
@@ -46,6 +48,8 @@ class StatusLine(RecurringStatic):
         self.saved = ("", "")  # the last submitted rating once on disk: (item id, its overall score shown)
         self._held = 0  # inside `changing()`: the line is worked out at its end
         self._redraw_due = False
+        self._lines: OrderedDict[Hashable, Text] = OrderedDict()  # the line for each state lately shown
+        self._preparing = False
 
     def set_progress(self, progress: dict[str, int]) -> None:
         self.progress = dict(progress)
@@ -105,7 +109,36 @@ class StatusLine(RecurringStatic):
             self._redraw_due = True
             return
         self._redraw_due = False
-        self.show_look(self._widest_that_fits(self.content_region.width))
+        self.show_look(self._line_for_state())
+        if not self.saving and not self._preparing:
+            self._preparing = True
+            self.call_after_refresh(self._prepare_saving)
+
+    def _line_for_state(self) -> Text:
+        """The line for what it shows now, worked out once for each state."""
+        width = self.content_region.width
+        state = (tuple(self.progress.items()), duration_text(self.seconds), self.timer_state, self.judge,
+                 self.settling, self.waiting, self.saving, self.saved, self.reviewer, self.database, self.assigned,
+                 width)
+        line = self._lines.get(state)
+        if line is None:
+            line = self._lines[state] = self._widest_that_fits(width)
+            if len(self._lines) > _LINES_KEPT:
+                self._lines.popitem(last=False)
+        return line
+
+    def _prepare_saving(self) -> None:
+        """Work out and draw the line as it is with "saving…" (what the next key shows), once this frame is
+        painted, so that the key's own frame only sends it."""
+        self._preparing = False
+        if self.saving or not self.is_attached:
+            return
+        self.saving = True  # the line as it will be: worked out, not shown
+        try:
+            line = self._line_for_state()
+        finally:
+            self.saving = False
+        self.prepare_look(line)
 
     def _widest_that_fits(self, width: int) -> Text:
         line = None
