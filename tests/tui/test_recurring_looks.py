@@ -12,7 +12,6 @@ from rich.text import Text
 from textual.content import Content
 from textual.geometry import Region
 from textual.strip import Strip
-from textual.visual import Visual
 from textual.widget import Widget
 
 from judge_tui.tui.screens.rating import RatingScreen
@@ -135,21 +134,21 @@ def drawn_by_textual(widget: RecurringStatic) -> Cells:
 
 
 async def test_a_line_drawn_ahead_is_the_line_textual_draws(make_app):
-    """The status line and the key bar draw their own lines (so that a look can be drawn before it shows, the
-    status line's "saving…"): segment for segment what Textual draws, in every theme, for text that looks like
-    markup too, and whole or cut to any part a frame asks for."""
+    """The status line draws its own lines (so that a look can be drawn before it shows: its "saving…"): segment
+    for segment what Textual draws, in every theme, for text that looks like markup too; and every line of text
+    gives a frame the part it asks for cut from the whole line."""
     app = make_app("cis")
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, RatingScreen)
         status, keys = screen.query_one(StatusLine), screen.query_one(KeyBar)
+        assert styling_of(status) is not None  # drawn by the widget itself: this test tests something
         status.set_judge("judge: [bold red]3 queued[/] \x1b[31m")
         for theme in ("textual-dark", "textual-light", "gruvbox"):
             app.theme = theme
             await pilot.pause()
             for widget in (status, keys):
-                assert styling_of(widget) is not None  # drawn by the widget: this test tests something
                 widget.forget_looks()
                 ours = cells(widget.render_lines(Region(0, 0, *widget.region.size)))
                 assert ours == drawn_by_textual(widget), (theme, type(widget).__name__)
@@ -158,6 +157,7 @@ async def test_a_line_drawn_ahead_is_the_line_textual_draws(make_app):
 
             # "saving…" drawn ahead, before it shows, then shown: the lines Textual draws for it.
             ahead = Text("drawn ahead │ saving…")
+            ahead.stylize("italic", 14)
             status.prepare_look(ahead)
             status.show_look(ahead)
             assert cells(status.render_lines(Region(0, 0, *status.region.size))) == drawn_by_textual(status), theme
@@ -173,18 +173,19 @@ async def test_the_line_with_saving_is_drawn_before_the_key(make_app, monkeypatc
         assert isinstance(screen, RatingScreen)
         status = screen.query_one(StatusLine)
         await pilot.press("3")
+        status.set_time(status.seconds + 60, status.timer_state)  # a tick: a line not shown before, "saving…" too
         for _ in range(3):
             await pilot.pause()
         assert not status.saving
-        drawn_at_key: list[object] = []
-        to_strips = Visual.to_strips
+        drawn_at_key: list[str] = []
+        render_strips = Content.render_strips
 
-        def drawing(widget: Widget, *args: Any, **kwargs: Any) -> list[Strip]:
-            if widget is status:
-                drawn_at_key.append(args[0])
-            return to_strips(widget, *args, **kwargs)
+        def drawing(content: Content, *args: Any, **kwargs: Any) -> list[Strip]:
+            if "saving…" in content.plain:
+                drawn_at_key.append(content.plain)
+            return render_strips(content, *args, **kwargs)
 
-        monkeypatch.setattr(Visual, "to_strips", drawing)
+        monkeypatch.setattr(Content, "render_strips", drawing)
         monkeypatch.setattr(status, "_widest_that_fits", lambda width: pytest.fail("worked out at the key"))
         screen.action_score(2)
         assert status.saving and "saving…" in status.content.plain

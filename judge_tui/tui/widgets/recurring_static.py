@@ -24,11 +24,11 @@ from textual.content import Content, Span
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.style import Style
-from textual.visual import Visual, visualize
 from textual.widget import Widget
 
 from judge_tui.tui.widgets.kept_lines import KeptLines
 from judge_tui.tui.widgets.styled_lines import styling_of
+from judge_tui.tui.widgets.text_strips import text_strips
 
 _LOOKS_KEPT = 8
 
@@ -177,13 +177,15 @@ class RecurringStatic(Widget, inherit_bindings=False):
         return super().render_lines(Region(0, 0, *self.region.size)) if drawn is None else drawn
 
     def _draw(self, text: Text | Content) -> list[Strip] | None:
-        """A look's lines as Textual draws this widget's text (its padding at the sides, background and line
-        filters; tests/tui/test_recurring_looks.py compares the two); None when its styles (a border, a title,
-        vertical padding) are ones only Textual draws."""
+        """A line of Rich text as Textual draws it on this widget (padding at the sides, background, line
+        filters; tests/tui/test_recurring_looks.py compares the two), or None for what only Textual draws: a
+        border or its titles, vertical padding, aligned content, Content whose styles name the theme's
+        variables, text that does not fill the widget's lines."""
         styling = styling_of(self)
-        if styling is None or self.border_title or self.border_subtitle:
+        if (styling is None or not isinstance(text, Text) or self.border_title or self.border_subtitle
+                or self.styles.content_align != ("left", "top")):
             return None
-        content = as_content(text, self.app.console, self.app.ansi_theme) if isinstance(text, Text) else text
-        strips = Visual.to_strips(self, visualize(self, content, markup=False), styling.content_width,
-                                  self.size.height, self.visual_style)
+        strips = text_strips(self, text, styling.content_width, self.visual_style)
+        if len(strips) != self.size.height:
+            return None
         return [styling.style(strip) for strip in strips]
