@@ -3,6 +3,8 @@ worked out once a frame): whatever is left as it was must be what a redraw of ev
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from textual.geometry import Region
 from textual.screen import Screen
@@ -100,9 +102,10 @@ async def test_what_each_key_leaves_undrawn_is_what_a_whole_redraw_shows(make_ap
         assert len(thumbs) >= 4  # the scroll column's thumb was resized between items: the test tests something
 
 
-async def test_a_line_of_text_hands_the_screen_only_its_changed_cells(make_app):
+async def test_a_line_of_text_hands_the_screen_only_its_changed_cells(make_app, monkeypatch):
     """A score key's frame draws the rectangle around all it draws: the status line hands over the cells its
-    "saving…" changed, not the whole line, so that the rectangle stays clear of the item pane."""
+    "saving…" changed, not the whole line, so that the rectangle stays clear of the item pane; and, drawing its
+    own lines, hands them to the screen at once (not from its own message loop, a moment and a frame later)."""
     app = make_app("cis", auto_submit=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
@@ -111,17 +114,25 @@ async def test_a_line_of_text_hands_the_screen_only_its_changed_cells(make_app):
         await settled(pilot)
         for line in (status, keys):
             line.take_changed()  # whatever the first paint left
+        handed: list[Region] = []
+        refresh = screen.refresh
+
+        def noting(*regions: Region, **kwargs: Any) -> Any:
+            handed.extend(regions)
+            return refresh(*regions, **kwargs)
+
+        monkeypatch.setattr(screen, "refresh", noting)
         before = status.content.plain
         status.set_saving(not status.saving)
         after = status.content.plain
-        changed = status.take_changed()
-        assert changed is not None
+        assert len(handed) == 1
+        changed = handed[0]
         first = next((n for n, (a, b) in enumerate(zip(before, after, strict=False)) if a != b),
                      min(len(before), len(after)))  # the mark added (or taken off) at the end
         assert changed.y == status.content_region.y and changed.height == 1
         assert changed.x == status.content_region.x + first > status.content_region.x
         assert changed.right == status.content_region.right
-        assert status.take_changed() is None  # handed over once
+        assert status.take_changed() is None  # handed over already
         assert keys.take_changed() is None  # nothing changed there
         summary = screen.query_one(ScoreSummary)
         summary.take_changed()

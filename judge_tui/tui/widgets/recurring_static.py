@@ -95,6 +95,7 @@ class RecurringStatic(Widget, inherit_bindings=False):
         self._drawn_looks = KeptLines(_LOOKS_KEPT)
         # What waits to be drawn: all of it (border and padding too), or a region of its content, or nothing.
         self._undrawn: Region | Literal["all"] | None = None
+        self._draws_itself = False  # the lines last drawn were its own, not Textual's (see _draw)
 
     @property
     def content(self) -> Text | Content:
@@ -128,6 +129,14 @@ class RecurringStatic(Widget, inherit_bindings=False):
         return True
 
     def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
+        if repaint and regions and not (layout or recompose) and self._draws_itself and self.is_attached \
+                and isinstance(self._text, Text):
+            # Cells of a line it draws itself (nothing of Textual's to forget): the screen is told at once, so
+            # they are drawn in its next frame with whatever else the key changed, and once (handed over from
+            # this widget's own message loop, they came a moment later and were drawn again a frame after).
+            offset = self.content_region.offset
+            self.screen.refresh(*(region.translate(offset) for region in regions))
+            return self
         if repaint:  # what is to be drawn again (the border's title set redraws it all); on the screen when taken
             undrawn = self._undrawn
             self._undrawn = "all" if not regions or undrawn == "all" else Region.from_union(
@@ -174,6 +183,7 @@ class RecurringStatic(Widget, inherit_bindings=False):
     def _draw_shown(self, _crop: Region) -> list[Strip]:
         """The whole widget's lines for the look shown (whatever part the frame asks for: they are kept)."""
         drawn = self._draw(self._text)
+        self._draws_itself = drawn is not None
         return super().render_lines(Region(0, 0, *self.region.size)) if drawn is None else drawn
 
     def _draw(self, text: Text | Content) -> list[Strip] | None:
