@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -92,6 +92,9 @@ class RatingScreen(Screen[None]):
         self._submitted: tuple[str, str] | None = None  # (item id, overall shown) until its rating is on disk
         self._saved_mark_timer: Timer | None = None
         self._bindings_checked_for: tuple[object, ...] | None = None
+        self._rubrics_used = 0  # rubrics put in force here (use_rubric): each has its own score keys
+        # What check_action's answers depend on, while the screen has the key bar told of a change to it.
+        self.keys_state: Hashable = None
         self._time_shown_for: str | None = None  # the item whose time the status line shows
         self._unsaved_finish: Finished | None = None  # a finish the database could not take yet
         self._rubric_collapsed = False  # toggle-rubric: the rubric folded into one line under the item
@@ -164,7 +167,7 @@ class RatingScreen(Screen[None]):
         if self.cursor not in self.judged:
             self.cursor = self.judged[0] if self.judged else None
         self._keys_shown = None
-        self._bindings_checked_for = None  # another scale: other score keys act
+        self._rubrics_used += 1  # another scale: other score keys act
         self.query_one(ItemPane).rubric = rubric
         self.query_one(RubricPanel).use_rubric(rubric)
         self.query_one(ScoreSummary).rubric = rubric
@@ -392,11 +395,12 @@ class RatingScreen(Screen[None]):
         """Have the keys checked again (the key bar dims those that cannot act) when something check_action
         asks has changed: most keys change none of it, and checking every binding is a key bar's worth of work."""
         state = self.session.state
-        asked = (self._note_before is not None, state is None,
+        asked = (self._rubrics_used, self._note_before is not None, state is None,
                  state is not None and not self.session.missing, self.session.can_undo)
         if asked != self._bindings_checked_for:
-            self._bindings_checked_for = asked
-            self.refresh_bindings()
+            self._bindings_checked_for = self.keys_state = asked
+            self.refresh_bindings()  # the key bar, told at once, draws the keys once for each of these states
+            self.keys_state = None
 
     def why_not(self, action: str, parameters: tuple[object, ...]) -> str:
         scale = self.rubric.scale

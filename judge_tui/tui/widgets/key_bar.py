@@ -5,7 +5,9 @@ old ones: on a screen whose bindings change with every score that grew memory by
 draws the same information as one line of text.
 
 The bindings are checked again after every key, and most keys change none of them: which keys show and which
-can act now is compared first, and the line for each such state is built once.
+can act now is compared first, and the line for each such state is built once. A screen that knows what its
+check_action answers depend on says so while it has the bar told of a change (its `keys_state`): the line
+drawn for that state, the focus and the width is shown again without asking Textual for every binding.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class KeyBar(RecurringStatic):
     def __init__(self) -> None:
         super().__init__()
         self._described: dict[Hashable, Content] = {}
+        self._for_screen_state: dict[Hashable, Content] = {}  # by the screen's keys_state, focus and width
 
     def on_mount(self) -> None:
         # At once, inside the key's handler: the screen draws the bar in the key's own frame (_draw_together);
@@ -48,15 +51,28 @@ class KeyBar(RecurringStatic):
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
         if self.is_attached and screen is self.screen:
-            state = (self.content_region.width, *((entry.binding.key, entry.binding.action,
-                                                   entry.binding.description, entry.enabled)
-                                                  for entry in screen.active_bindings.values() if entry.binding.show))
-            described = self._described.get(state)
+            keys_state = getattr(screen, "keys_state", None)
+            told = None if keys_state is None else (self.content_region.width, screen.focused, keys_state)
+            described = None if told is None else self._for_screen_state.get(told)
             if described is None:
-                if len(self._described) >= _STATES_KEPT:
-                    self._described.clear()
-                described = self._described[state] = self.describe(screen)
+                described = self._for_bindings(screen)
+                if told is not None:
+                    if len(self._for_screen_state) >= _STATES_KEPT:
+                        self._for_screen_state.clear()
+                    self._for_screen_state[told] = described
             self.show_look(described)
+
+    def _for_bindings(self, screen: Screen[Any]) -> Content:
+        """The line for the screen's bindings as they are now (which show, which can act)."""
+        state = (self.content_region.width, *((entry.binding.key, entry.binding.action,
+                                               entry.binding.description, entry.enabled)
+                                              for entry in screen.active_bindings.values() if entry.binding.show))
+        described = self._described.get(state)
+        if described is None:
+            if len(self._described) >= _STATES_KEPT:
+                self._described.clear()
+            described = self._described[state] = self.describe(screen)
+        return described
 
     def on_resize(self) -> None:
         if self.is_attached:
