@@ -21,7 +21,7 @@ from judge_tui.model.rubrics import ItemField, Rubric
 from judge_tui.model.textsafe import clean
 from judge_tui.tui.widgets.field_rows import FieldRows, prepare
 from judge_tui.tui.widgets.pair_rows import PairRows
-from judge_tui.tui.widgets.styled_lines import LinesBeside, StyledLines, Styling, styling_of
+from judge_tui.tui.widgets.styled_lines import LinesBeside, StyledLines, Styling
 from judge_tui.tui.widgets.text_strips import text_strips
 
 
@@ -138,7 +138,7 @@ class ItemPane(ScrollView, can_focus=False):
             return
         content = self._content_of(item, colour_later=False)
         self._apply_view(content, x=0)  # as it opens: from its first column
-        styling = styling_of(self)
+        styling = self._styled.styling(self)
         if other_width > 0 and other_width != width:
             gained = other_width - width
             self._draw_ahead(content, other_width, None if styling is None else Styling(
@@ -438,7 +438,7 @@ class ItemPane(ScrollView, can_focus=False):
     def render_lines(self, crop: Region) -> list[Strip]:
         # The scroll and width looked up once for all the lines Textual asks for, not once a line.
         top = self._top()
-        styling = styling_of(self)
+        styling = self._styled.styling(self)
         if styling is None:  # styles this pane does not draw itself: Textual styles each line
             self._top_drawn = top
             try:
@@ -464,7 +464,7 @@ class ItemPane(ScrollView, can_focus=False):
 
     def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
         if repaint:
-            self._styled.changed()
+            self._styled.refreshed()
             self._worked_out = None
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 

@@ -26,7 +26,7 @@ from judge_tui.model.textsafe import clean
 from judge_tui.tui.score_text import compact_score, exact, overall_label, score_label, short_names
 from judge_tui.tui.widgets.recurring_static import RecurringStatic, look_of
 from judge_tui.tui.widgets.scroll_size import set_scroll_size
-from judge_tui.tui.widgets.styled_lines import StyledLines, styling_of
+from judge_tui.tui.widgets.styled_lines import StyledLines
 from judge_tui.tui.widgets.text_strips import text_height, text_strips
 
 _DRAWN_LIMIT = 64  # blocks kept drawn (per panel): the cards of the dimensions the reviewer moves between
@@ -180,7 +180,7 @@ class RubricPanel(ScrollView, can_focus=False):
         dim, value, options = self._cards_wanted.pop(0)
         key, source, look = self._card(dim, value, focused=True, **options)
         drawn = self._drawn_block(key, source, look, self._look(look), width)
-        styling = styling_of(self)
+        styling = self._styled.styling(self)
         if styling is not None:  # styled too: the key's frame only sends it
             for line in drawn:
                 self._styled.styled(line, styling)
@@ -271,11 +271,12 @@ class RubricPanel(ScrollView, can_focus=False):
         """Draw again, and send to the terminal, only the run of lines that changed (a key changes a card or
         two; the blocks above them are the same strips). A scroll draws whatever else comes into view. By the
         screen: only noted for take_changed (Textual styling the lines itself keeps them until told to repaint)."""
+        # The blocks a key leaves as they were are the same strips; a line of a block drawn anew is taken as changed.
         changed = [y for y in range(max(len(before), len(after)))
-                   if y >= len(before) or y >= len(after) or (before[y] is not after[y] and before[y] != after[y])]
+                   if y >= len(before) or y >= len(after) or before[y] is not after[y]]
         if changed:
             start, count = changed[0], changed[-1] - changed[0] + 1
-            if by_screen and styling_of(self) is not None:
+            if by_screen and self._styled.styling(self) is not None:
                 self._styled.changed()
             else:
                 self.refresh_lines(start, count)
@@ -375,7 +376,7 @@ class RubricPanel(ScrollView, can_focus=False):
     def render_lines(self, crop: Region) -> list[Strip]:
         # The width and scroll looked up once for all the lines Textual asks for, not once a line.
         where = self._where_drawn()
-        styling = styling_of(self)
+        styling = self._styled.styling(self)
         if styling is None:  # styles this panel does not draw itself: Textual styles each line
             self._drawing_at = where
             try:
@@ -387,7 +388,7 @@ class RubricPanel(ScrollView, can_focus=False):
 
     def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
         if repaint:
-            self._styled.changed()
+            self._styled.refreshed()
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def render_line(self, y: int) -> Strip:

@@ -113,6 +113,21 @@ class StyledLines:
         self._changes = 0  # counts the widget's refreshes
         # What the screen was last given, what for, and what held the lines then (so that its id stays its own).
         self._last: tuple[Hashable, list[Strip], object] | None = None
+        self._styling_of: tuple[Hashable, Styling | None] | None = None  # the widget's styling, and what for
+
+    def styling(self, widget: Widget) -> Styling | None:
+        """styling_of(widget), kept until the widget is refreshed by Textual (an inline style set does that),
+        told of new styles (forget), moved or resized, or a link in it hovered: a frame asks for it for every
+        widget it draws, and working it out walks the widget's styles and its ancestors' backgrounds."""
+        key = (widget.region, widget.auto_links and widget.hover_style.link_id)
+        if self._styling_of is None or self._styling_of[0] != key:
+            self._styling_of = (key, styling_of(widget))
+        return self._styling_of[1]
+
+    def refreshed(self) -> None:
+        """The widget was refreshed through Textual: its lines may differ, and its styles too."""
+        self._changes += 1
+        self._styling_of = None
 
     def changed(self) -> None:
         """The widget was refreshed: the lines it gives may differ from the last it gave."""
@@ -147,5 +162,6 @@ class StyledLines:
         return list(styled)
 
     def forget(self) -> None:
+        """New styles: nothing styled before is used again."""
         self._kept.clear()
-        self._styling = self._last = None
+        self._styling = self._last = self._styling_of = None
