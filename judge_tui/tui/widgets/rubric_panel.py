@@ -24,7 +24,7 @@ from judge_tui.model.records import Rating
 from judge_tui.model.rubrics import Dimension, Rubric
 from judge_tui.model.textsafe import clean
 from judge_tui.tui.score_text import compact_score, exact, overall_label, score_label, short_names
-from judge_tui.tui.widgets.recurring_static import RecurringStatic, look_of
+from judge_tui.tui.widgets.recurring_static import RecurringStatic, as_content, look_of
 from judge_tui.tui.widgets.scroll_size import set_scroll_size
 from judge_tui.tui.widgets.styled_lines import StyledLines
 from judge_tui.tui.widgets.text_strips import text_height, text_strips
@@ -510,7 +510,8 @@ class ScoreSummary(RecurringStatic):
         text = Text()
         if scores is not None and look_of(scores) != self._scores_look:
             self._scores_look = look_of(scores)
-            self.border_title = scores
+            # As Content, its styles converted once (Textual converts Rich text given as a title anew each time).
+            self.border_title = as_content(scores, self.app.console, self.app.ansi_theme)
         name = clean(rubric.overall_name) if rubric.overall != "label" else "label"
         if overall is None:
             text.append(f"{name} —", "bold")
