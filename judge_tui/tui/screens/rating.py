@@ -41,6 +41,7 @@ from judge_tui.tui.score_text import overall_label
 from judge_tui.tui.session import RatingSession
 from judge_tui.tui.widgets.columns import Columns, RubricColumn
 from judge_tui.tui.widgets.item_pane import SCROLLS, ItemPane, prepare_item
+from judge_tui.tui.widgets.kept_lines import KeptLines
 from judge_tui.tui.widgets.key_bar import KeyBar
 from judge_tui.tui.widgets.notes_editor import NotePreview, NotesEditor
 from judge_tui.tui.widgets.recurring_static import RecurringStatic
@@ -99,6 +100,7 @@ class RatingScreen(Screen[None]):
         self._unsaved_finish: Finished | None = None  # a finish the database could not take yet
         self._rubric_collapsed = False  # toggle-rubric: the rubric folded into one line under the item
         self._background: tuple[object, list[Strip]] | None = None  # (size and look, lines): render_lines
+        self._background_cut = KeptLines(4)  # its lines cut to the rectangles frames asked for lately
 
     # ------------------------------------------------------------------ building
 
@@ -110,7 +112,12 @@ class RatingScreen(Screen[None]):
         look = (size, self.visual_style, self.app.theme)
         if self._background is None or self._background[0] != look:
             self._background = (look, super().render_lines(size.region))
-        return [line.crop(crop.x, crop.right) for line in self._background[1][crop.y:crop.bottom]]
+            self._background_cut.clear()
+        lines = self._background[1]
+        # Cut once for each rectangle: a score key's frames ask for the same few (the status line's mark, the
+        # rubric's column, the score under it).
+        return list(self._background_cut.lines(crop, crop, lambda part: [
+            line.crop(part.x, part.right) for line in lines[part.y:part.bottom]]))
 
     def compose(self) -> ComposeResult:
         demo = is_demo_database(self.session.store)
