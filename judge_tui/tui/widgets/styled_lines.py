@@ -130,7 +130,8 @@ class StyledLines:
         self._styling_of = None
 
     def changed(self) -> None:
-        """The widget was refreshed: the lines it gives may differ from the last it gave."""
+        """The lines the widget gives may differ from the last it gave (drawn by the screen: no refresh through
+        Textual, and its styles as they were)."""
         self._changes += 1
 
     def styled(self, line: Strip, styling: Styling) -> Strip:
