@@ -242,7 +242,8 @@ def _connect_failed(exc: BaseException) -> bool:
     return False
 
 
-def _error_text(exc: Any) -> str:
+def error_text(exc: Any) -> str:
+    """What an SDK's error says, without its class name: the API's own message when it gives one."""
     message = getattr(exc, "api_message", None) or getattr(exc, "message", None) or str(exc)
     return str(message)
 
@@ -251,27 +252,27 @@ def map_sdk_error(sdk: Any, exc: BaseException, *, service: str, key_env: str, m
     """An SDK's exception as the queue's kind of failure. The anthropic and openai SDKs share their error
     classes' names and meanings, so one mapping serves both."""
     if isinstance(exc, sdk.AuthenticationError):
-        return FatalError(f"{auth_refused} (401): {_error_text(exc)}. Check {key_env}.")
+        return FatalError(f"{auth_refused} (401): {error_text(exc)}. Check {key_env}.")
     if isinstance(exc, sdk.PermissionDeniedError):
-        return FatalError(f"this key may not use {model} (403): {_error_text(exc)}")
+        return FatalError(f"this key may not use {model} (403): {error_text(exc)}")
     if isinstance(exc, sdk.RateLimitError):
-        return RetryableError(f"rate limited (429): {_error_text(exc)}",
+        return RetryableError(f"rate limited (429): {error_text(exc)}",
                               retry_after=_retry_after(exc.response.headers), throttle=True)
     if isinstance(exc, sdk.APIStatusError):
         status = exc.status_code
         if status >= 500 or status in (408, 409):
-            return RetryableError(f"the {service} failed ({status}): {_error_text(exc)}",
+            return RetryableError(f"the {service} failed ({status}): {error_text(exc)}",
                                   retry_after=_retry_after(exc.response.headers), throttle=status == overloaded,
                                   raw=exc.response.text if exc.response.is_stream_consumed else "")
         if status == 402:
-            return FatalError(f"billing problem or spend limit reached (402): {_error_text(exc)}")
-        return FatalError(f"the {service} refused the request ({status}): {_error_text(exc)}")
+            return FatalError(f"billing problem or spend limit reached (402): {error_text(exc)}")
+        return FatalError(f"the {service} refused the request ({status}): {error_text(exc)}")
     if isinstance(exc, sdk.APITimeoutError):
         return RetryableError(f"no answer within {short_text(timeout)} s")
     if isinstance(exc, sdk.APIConnectionError):
         if _connect_failed(exc):
             return OfflineError(f"cannot reach the {service} ({place})")
-        return RetryableError(f"the connection dropped ({_error_text(exc)})")
+        return RetryableError(f"the connection dropped ({error_text(exc)})")
     if isinstance(exc, (OSError, TimeoutError)):
         return RetryableError(f"network error ({exc})")
     return FatalError(f"unexpected error from {client}: {type(exc).__name__}: {exc}")

@@ -23,8 +23,8 @@ from judge_tui.judge.backends import (
     OfflineError,
     RetryableError,
     Usage,
-    _error_text,
     cost_usd,
+    error_text,
     map_sdk_error,
 )
 from judge_tui.judge.batch_limits import json_bytes
@@ -119,10 +119,10 @@ class AnthropicBackend:
                 response = await client.messages.with_raw_response.create(**params, extra_body=self._extra_body())
                 body = (await response.read()).decode("utf-8", errors="replace")
             except sdk.BadRequestError as exc:
-                if self._extra_body() is not None and "temperature" in _error_text(exc).lower():
+                if self._extra_body() is not None and "temperature" in error_text(exc).lower():
                     self.temperature_rejected = True  # fall back to the model's default and say so
                     continue
-                raise FatalError(f"the API refused the request (400): {_error_text(exc)}") from None
+                raise FatalError(f"the API refused the request (400): {error_text(exc)}") from None
             except Exception as exc:  # noqa: BLE001 - mapped to what the queue should do
                 raise self._map_error(exc) from None
             try:

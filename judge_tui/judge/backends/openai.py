@@ -28,7 +28,7 @@ from judge_tui.judge.backends import (
     OfflineError,
     RetryableError,
     Usage,
-    _error_text,
+    error_text,
     map_sdk_error,
 )
 from judge_tui.model.errors import UserError
@@ -190,11 +190,11 @@ class OpenAIBackend:
                 response = await client.chat.completions.with_raw_response.create(**self.params(request))
                 body = response.text
             except sdk.BadRequestError as exc:
-                if self._fallback(_error_text(exc)):
+                if self._fallback(error_text(exc)):
                     continue
-                if "context" in _error_text(exc).lower():  # this item's prompt is too long: the others go on
-                    raise AnswerError(f"too long for the model's context (400): {_error_text(exc)}") from None
-                raise FatalError(f"the server refused the request (400): {_error_text(exc)}") from None
+                if "context" in error_text(exc).lower():  # this item's prompt is too long: the others go on
+                    raise AnswerError(f"too long for the model's context (400): {error_text(exc)}") from None
+                raise FatalError(f"the server refused the request (400): {error_text(exc)}") from None
             except Exception as exc:  # noqa: BLE001 - mapped to what the queue should do
                 raise self._map_error(exc) from None
             try:
@@ -230,7 +230,7 @@ class OpenAIBackend:
 
     def _map_error(self, exc: BaseException) -> BackendError:
         if isinstance(exc, self._sdk.NotFoundError):
-            return FatalError(f"the server at {self.base_url} has no {self.model} (404): {_error_text(exc)}."
+            return FatalError(f"the server at {self.base_url} has no {self.model} (404): {error_text(exc)}."
                               " Check the model name (ollama list) and the base URL (it usually ends in /v1).")
         return map_sdk_error(self._sdk, exc, service="server", key_env=API_KEY_ENV, model=self.model,
                              timeout=self.timeout, overloaded=503, client="the OpenAI client", place=self.base_url,
