@@ -12,7 +12,6 @@ from rich.text import Text
 from textual.content import Content
 from textual.geometry import Region
 from textual.strip import Strip
-from textual.widget import Widget
 
 from judge_tui.tui.screens.rating import RatingScreen
 from judge_tui.tui.widgets.key_bar import KeyBar
@@ -21,6 +20,7 @@ from judge_tui.tui.widgets.rubric_panel import ScoreSummary
 from judge_tui.tui.widgets.status_line import StatusLine
 from judge_tui.tui.widgets.styled_lines import styling_of
 from tests.narrowing import present
+from tests.tui.test_styled_lines import given_to_the_screen, styled_by_textual
 
 Cells = list[list[tuple[str, object]]]
 
@@ -127,12 +127,6 @@ async def test_rich_text_is_drawn_as_textual_converts_it(make_app):
             assert list(converted.render_segments()) == list(expected.render_segments())
 
 
-def drawn_by_textual(widget: RecurringStatic) -> Cells:
-    """The widget's lines as Textual's own styling draws its text, nothing kept from before."""
-    widget.refresh()
-    return cells(Widget.render_lines(widget, Region(0, 0, *widget.region.size)))
-
-
 async def test_a_line_drawn_ahead_is_the_line_textual_draws(make_app):
     """The status line draws its own lines (so that a look can be drawn before it shows: its "saving…"): segment
     for segment what Textual draws, in every theme, for text that looks like markup too; and every line of text
@@ -150,17 +144,17 @@ async def test_a_line_drawn_ahead_is_the_line_textual_draws(make_app):
             await pilot.pause()
             for widget in (status, keys):
                 widget.forget_looks()
-                ours = cells(widget.render_lines(Region(0, 0, *widget.region.size)))
-                assert ours == drawn_by_textual(widget), (theme, type(widget).__name__)
+                assert given_to_the_screen(widget) == styled_by_textual(widget), (theme, type(widget).__name__)
+                whole = cells(widget.render_lines(Region(0, 0, *widget.region.size)))
                 part = Region(30, 0, 40, 1)
-                assert cells(widget.render_lines(part)) == [row[30:70] for row in ours], theme
+                assert cells(widget.render_lines(part)) == [row[30:70] for row in whole], theme
 
             # "saving…" drawn ahead, before it shows, then shown: the lines Textual draws for it.
             ahead = Text("drawn ahead │ saving…")
             ahead.stylize("italic", 14)
             status.prepare_look(ahead)
             status.show_look(ahead)
-            assert cells(status.render_lines(Region(0, 0, *status.region.size))) == drawn_by_textual(status), theme
+            assert given_to_the_screen(status) == styled_by_textual(status), theme
 
 
 async def test_the_line_with_saving_is_drawn_before_the_key(make_app, monkeypatch):
